@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * ringbuf/event.h - the on-page record format of libringbuf.
+ *
+ * This is the only layout the library makes public, and it is byte for
+ * byte the Linux kernel's (include/linux/ring_buffer.h), so that pages
+ * produced by ringbuf_read_page() decode with libtraceevent's kbuffer and
+ * trace-cmd.
+ *
+ * A sub-buffer ("page") is:
+ *
+ *	off 0	u64	time_stamp	clock value of the page's first event
+ *	off 8	u64	commit		bytes of committed data in data[]
+ *					bit 31 RINGBUF_MISSED_EVENTS
+ *					bit 30 RINGBUF_MISSED_STORED
+ *	off 16	data[subbuf_size - 16]	records, 4-byte aligned
+ *
+ * A record starts with a 32-bit header, little endian:
+ *
+ *	type_len:5	see enum ringbuf_type below
+ *	time_delta:27	clock delta to the previous record of the page
+ */
+#ifndef RINGBUF_EVENT_H
+#define RINGBUF_EVENT_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * enum ringbuf_type - the meaning of a record's type_len field
+ * @RINGBUF_TYPE_DATA_TYPE_LEN_MAX: type_len 1..28: a data record whose
+ *	payload is type_len * 4 bytes and starts at array[0].
+ *	type_len 0: a data record whose payload length (plus 4) is in
+ *	array[0] and whose payload starts at array[1]; used for payloads
+ *	over 112 bytes.
+ * @RINGBUF_TYPE_PADDING: time_delta 0: the rest of the page is empty.
+ *	time_delta != 0: a discarded record; array[0] holds the number of
+ *	bytes that follow the 4-byte header.
+ * @RINGBUF_TYPE_TIME_EXTEND: an 8-byte record extending the delta of the
+ *	next record: delta = (array[0] << 27) | time_delta.
+ * @RINGBUF_TYPE_TIME_STAMP: an 8-byte absolute time stamp, same layout;
+ *	the next record's delta is relative to it.
+ */
+enum ringbuf_type {
+	RINGBUF_TYPE_DATA_TYPE_LEN_MAX = 28,
+	RINGBUF_TYPE_PADDING = 29,
+	RINGBUF_TYPE_TIME_EXTEND = 30,
+	RINGBUF_TYPE_TIME_STAMP = 31,
+};
+
+/** Bit 31 of a page's commit word: events were lost before this page. */
+#define RINGBUF_MISSED_EVENTS (1UL << 31)
+/** Bit 30 of a page's commit word: the lost count (u64) follows the data. */
+#define RINGBUF_MISSED_STORED (1UL << 30)
+/** Mask of a page's commit word that holds the byte count. */
+#define RINGBUF_COMMIT_MASK ((1UL << 27) - 1)
+
+/** Size of the record header. */
+#define RINGBUF_EVENT_HDR_SIZE 4u
+/** Largest payload encoded in type_len (28 * 4 bytes). */
+#define RINGBUF_MAX_SMALL_DATA 112u
+/** Size of the data page header (time_stamp + commit). */
+#define RINGBUF_PAGE_HDR_SIZE 16u
+
+/**
+ * struct ringbuf_event - one record in a page
+ * @type_len: see enum ringbuf_type
+ * @time_delta: delta to the previous record of the page
+ * @array: payload, or for type_len 0 the length word then the payload
+ *
+ * The bit-field layout equals the kernel's on little-endian machines
+ * (type_len in the 5 low bits), which is all this library supports.
+ */
+struct ringbuf_event {
+	uint32_t type_len : 5, time_delta : 27;
+	uint32_t array[];
+};
+
+/**
+ * struct ringbuf_data_page - a sub-buffer as stored and as returned by
+ *	ringbuf_read_page()
+ * @time_stamp: clock value the first record's delta is relative to
+ * @commit: bytes of data; RINGBUF_MISSED_* flags in bits 31 and 30
+ * @data: the records
+ */
+struct ringbuf_data_page {
+	uint64_t time_stamp;
+	uint64_t commit;
+	unsigned char data[];
+};
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RINGBUF_EVENT_H */

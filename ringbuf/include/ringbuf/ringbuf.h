@@ -1,0 +1,757 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * ringbuf/ringbuf.h - libringbuf, a userspace port of the Linux kernel's
+ * lockless per-CPU page ring buffer.
+ *
+ * The names are the kernel's (include/linux/ring_buffer.h) with
+ * "ring_buffer_" spelled "ringbuf_". Where an argument or a meaning had to
+ * change for userspace, the function's comment says so under "Userspace:".
+ *
+ * Conventions:
+ *  - Functions returning int return 0 (or a count) on success and a
+ *    negative errno value on failure; they also set errno.
+ *  - Constructors return NULL with errno set.
+ *  - "cpu" is a per-CPU buffer index in [0, ringbuf_nr_cpus(rb)). In the
+ *    per-thread writer model it is a thread slot.
+ *  - "Context:" lines say who may call a function: "any thread", "signal
+ *    handler" (async-signal-safe), "reader" (serialised with other readers
+ *    by the library), and whether it is lock-free or may block.
+ *
+ * Synchronisation table (X = may run concurrently on the same cpu buffer):
+ *
+ *			write	read	iter	resize	reset
+ *	write		X(1)	X	X	X(2)	X(2)
+ *	read		X	X(3)	X(3)	X(3)	X(3)
+ *	iter		X	X(3)	X	-	-
+ *	resize/reset	X(2)	X(3)	-	X(3)	X(3)
+ *
+ *  write  = lock_reserve/unlock_commit/discard_commit/write
+ *  read   = peek/consume/read_page/consume_next
+ *  (1) writers of one cpu buffer are one thread plus its signal handlers,
+ *      in stack order; other threads are sent to another buffer.
+ *  (2) writes that race with resize/reset are dropped, never corrupted.
+ *  (3) serialised internally by the cpu buffer's reader lock.
+ */
+#ifndef RINGBUF_RINGBUF_H
+#define RINGBUF_RINGBUF_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+#include <ringbuf/event.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__) && __GNUC__ >= 4
+#define RINGBUF_API __attribute__((visibility("default")))
+#else
+#define RINGBUF_API
+#endif
+
+/** The buffer object. Opaque: use the functions below. */
+struct ringbuf;
+/** A non-consuming iterator over one cpu buffer. Opaque. */
+struct ringbuf_iter;
+
+/** Flag for ringbuf_alloc(): overwrite the oldest data when full. */
+#define RINGBUF_FL_OVERWRITE (1u << 0)
+
+/** cpu argument meaning "every cpu buffer". */
+#define RINGBUF_ALL_CPUS (-1)
+
+/**
+ * enum ringbuf_clock - the clock a buffer stamps its events with
+ * @RINGBUF_CLOCK_MONO: CLOCK_MONOTONIC, nanoseconds (the default)
+ * @RINGBUF_CLOCK_MONO_RAW: CLOCK_MONOTONIC_RAW, nanoseconds
+ * @RINGBUF_CLOCK_BOOT: CLOCK_BOOTTIME, nanoseconds
+ * @RINGBUF_CLOCK_TSC: the CPU's time stamp counter, in cycles (the
+ *	kernel's "x86-tsc" trace clock); CLOCK_MONOTONIC_RAW where the
+ *	architecture has none
+ */
+enum ringbuf_clock {
+	RINGBUF_CLOCK_MONO = 0,
+	RINGBUF_CLOCK_MONO_RAW,
+	RINGBUF_CLOCK_BOOT,
+	RINGBUF_CLOCK_TSC,
+};
+
+/**
+ * enum ringbuf_writer_model - how writers pick a buffer
+ * @RINGBUF_PER_CPU: write into the buffer of the CPU the thread runs on;
+ *	a buffer is claimed by one thread for the span of a write, and a
+ *	thread that finds its CPU's buffer claimed (its owner was preempted
+ *	mid-write) takes another unclaimed buffer
+ * @RINGBUF_PER_THREAD: every writing thread gets a buffer (a "slot") of
+ *	its own for its lifetime; slots are recycled when threads exit
+ */
+enum ringbuf_writer_model {
+	RINGBUF_PER_CPU = 0,
+	RINGBUF_PER_THREAD,
+};
+
+/**
+ * struct ringbuf_opts - options for ringbuf_create()
+ * @sz: sizeof(struct ringbuf_opts), for forward compatibility
+ * @size: bytes per cpu buffer; rounded up to whole sub-buffers, at least
+ *	two sub-buffers (as ring_buffer_alloc()'s size)
+ * @flags: RINGBUF_FL_*
+ * @subbuf_order: sub-buffer size is 4096 << subbuf_order bytes (the
+ *	kernel's buffer_subbuf_size_kb / subbuf order); 0..7
+ * @nr_cpus: number of cpu buffers; 0 means the number of configured CPUs
+ *	(per-CPU model) or four times that (per-thread model, thread slots)
+ * @model: enum ringbuf_writer_model
+ * @clock: enum ringbuf_clock
+ */
+struct ringbuf_opts {
+	size_t sz;
+	size_t size;
+	unsigned int flags;
+	unsigned int subbuf_order;
+	int nr_cpus;
+	int model;
+	int clock;
+};
+
+/** Declare a zero-initialised struct ringbuf_opts with sz set. */
+#define RINGBUF_OPTS(name, ...)                                           \
+	struct ringbuf_opts name = { .sz = sizeof(struct ringbuf_opts),   \
+				     __VA_ARGS__ }
+
+/* -------------------------------------------------------------------- */
+/* Allocation                                                            */
+
+/**
+ * ringbuf_alloc - allocate a ring buffer with default options
+ * @size: bytes per cpu buffer
+ * @flags: RINGBUF_FL_OVERWRITE or 0 (producer/consumer)
+ *
+ * Context: any thread; may block (allocates memory).
+ * Return: the buffer, or NULL with errno set (EINVAL, ENOMEM).
+ */
+RINGBUF_API struct ringbuf *ringbuf_alloc(size_t size, unsigned int flags);
+
+/**
+ * ringbuf_create - allocate a ring buffer with options
+ * @opts: options; NULL means the defaults of ringbuf_alloc(1 MiB, 0)
+ *
+ * All sub-buffers and the per-cpu control state live in one mapping (a
+ * meta area then the sub-buffers by ascending id); the page links inside
+ * it are page ids, never pointers.
+ *
+ * Context: any thread; may block.
+ * Return: the buffer, or NULL with errno set (EINVAL for a bad option,
+ * ENOMEM).
+ */
+RINGBUF_API struct ringbuf *ringbuf_create(const struct ringbuf_opts *opts);
+
+/**
+ * ringbuf_free - free a ring buffer
+ * @rb: the buffer (NULL is ignored)
+ *
+ * Context: any thread, once no other thread uses @rb; may block.
+ */
+RINGBUF_API void ringbuf_free(struct ringbuf *rb);
+
+/**
+ * ringbuf_resize - change the size of one or all cpu buffers
+ * @rb: the buffer
+ * @size: new bytes per cpu buffer (rounded as for ringbuf_alloc())
+ * @cpu: a cpu buffer or RINGBUF_ALL_CPUS
+ *
+ * Recording is stopped, writers in flight are waited for (a writer never
+ * waits for the resize: it drops its event and counts it), the buffer is
+ * rebuilt and recording resumes.
+ *
+ * Userspace: all cpu buffers share one mapping, so a resize rebuilds the
+ * mapping. The unread events of the resized cpu buffers are dropped and
+ * added to their overrun count; the other cpu buffers keep their data.
+ * Event pointers returned earlier by peek/consume become invalid.
+ *
+ * Context: any thread; blocks. Fails with -EBUSY while an iterator is open
+ * or while a writer stays preempted mid-write for more than 10 seconds.
+ * Return: 0, or -EINVAL, -EBUSY, -ENOMEM.
+ */
+RINGBUF_API int ringbuf_resize(struct ringbuf *rb, size_t size, int cpu);
+
+/**
+ * ringbuf_size - bytes of one cpu buffer (whole sub-buffers)
+ * @rb: the buffer
+ * @cpu: the cpu buffer
+ *
+ * Context: any thread; lock-free.
+ * Return: the size, or 0 for a bad @cpu.
+ */
+RINGBUF_API size_t ringbuf_size(struct ringbuf *rb, int cpu);
+
+/**
+ * ringbuf_subbuf_size - bytes of one sub-buffer, header included
+ * @rb: the buffer
+ *
+ * Context: any thread; lock-free.
+ */
+RINGBUF_API size_t ringbuf_subbuf_size(struct ringbuf *rb);
+
+/**
+ * ringbuf_max_event_size - largest payload ringbuf_lock_reserve() accepts
+ * @rb: the buffer
+ *
+ * Context: any thread; lock-free.
+ */
+RINGBUF_API size_t ringbuf_max_event_size(struct ringbuf *rb);
+
+/**
+ * ringbuf_nr_cpus - number of cpu buffers (or thread slots)
+ * @rb: the buffer
+ *
+ * Context: any thread; lock-free.
+ */
+RINGBUF_API int ringbuf_nr_cpus(struct ringbuf *rb);
+
+/* -------------------------------------------------------------------- */
+/* Writing                                                               */
+
+/**
+ * ringbuf_lock_reserve - reserve space for an event
+ * @rb: the buffer
+ * @length: payload bytes
+ *
+ * Must be paired with ringbuf_unlock_commit() (or ringbuf_discard_commit())
+ * by the same thread, unless NULL is returned. If NULL is returned, nothing
+ * was reserved and nothing needs to be released. Reservations nest: a
+ * signal handler may reserve and commit while its thread holds a
+ * reservation, up to five levels (six inside ringbuf_nest_start()).
+ *
+ * The failure is counted: in dropped_events of a cpu buffer when the
+ * buffer is full in producer/consumer mode, when every buffer is claimed
+ * by other preempted writers, or when nesting is too deep; in
+ * commit_overrun when nested writers filled the whole buffer.
+ *
+ * Context: any thread, signal handler; lock-free, never blocks, never
+ * calls the kernel except to read the clock.
+ * Return: the event (write the payload at ringbuf_event_data()), or NULL
+ * with errno set: EINVAL (@length 0 is allowed; larger than
+ * ringbuf_max_event_size()), EAGAIN (recording disabled), ENOSPC (full or
+ * overrun), EBUSY (all buffers claimed, nesting too deep).
+ */
+RINGBUF_API struct ringbuf_event *ringbuf_lock_reserve(struct ringbuf *rb,
+						       unsigned long length);
+
+/**
+ * ringbuf_unlock_commit - commit the innermost reservation on @rb
+ * @rb: the buffer
+ *
+ * Userspace: the kernel finds the cpu buffer from the current CPU, which a
+ * preempted userspace thread may have left; the commit here finds the
+ * buffer the matching reserve used from the thread's own stack of
+ * reservations.
+ *
+ * Context: the thread (or signal handler) that reserved; lock-free.
+ * Return: 0, or -EINVAL if the thread has no reservation on @rb.
+ */
+RINGBUF_API int ringbuf_unlock_commit(struct ringbuf *rb);
+
+/**
+ * ringbuf_discard_commit - discard the innermost reservation on @rb
+ * @rb: the buffer
+ * @event: the event returned by the reserve
+ *
+ * If nothing was written after @event its space is given back; otherwise
+ * it is turned into padding that readers skip. It is not counted in
+ * entries.
+ *
+ * Context: the thread (or signal handler) that reserved; lock-free.
+ */
+RINGBUF_API void ringbuf_discard_commit(struct ringbuf *rb,
+					struct ringbuf_event *event);
+
+/**
+ * ringbuf_write - reserve, copy and commit in one call
+ * @rb: the buffer
+ * @length: payload bytes
+ * @data: payload
+ *
+ * Context: any thread, signal handler; lock-free.
+ * Return: 0, or a negative errno as ringbuf_lock_reserve() sets it.
+ */
+RINGBUF_API int ringbuf_write(struct ringbuf *rb, unsigned long length,
+			      const void *data);
+
+/**
+ * ringbuf_nest_start - allow one more level of nested writes
+ * @rb: the buffer
+ *
+ * For a writer that must write into a buffer while it holds a
+ * reservation in the same context (the kernel's use: writing into one
+ * buffer from inside an event of another). Pair with ringbuf_nest_end().
+ *
+ * Context: any thread, signal handler; lock-free.
+ */
+RINGBUF_API void ringbuf_nest_start(struct ringbuf *rb);
+
+/**
+ * ringbuf_nest_end - end a ringbuf_nest_start() section
+ * @rb: the buffer
+ *
+ * Context: the thread that called ringbuf_nest_start(); lock-free.
+ */
+RINGBUF_API void ringbuf_nest_end(struct ringbuf *rb);
+
+/**
+ * ringbuf_event_data - the payload of a data event
+ * @event: a data event
+ *
+ * Context: any thread; lock-free.
+ */
+RINGBUF_API void *ringbuf_event_data(struct ringbuf_event *event);
+
+/**
+ * ringbuf_event_length - the payload length of a data event
+ * @event: a data event
+ *
+ * The length is the reserved length rounded up to 4 bytes (as the kernel
+ * reports it).
+ *
+ * Context: any thread; lock-free.
+ */
+RINGBUF_API unsigned int ringbuf_event_length(struct ringbuf_event *event);
+
+/* -------------------------------------------------------------------- */
+/* Reading                                                               */
+
+/**
+ * ringbuf_peek - the next event of a cpu buffer, without consuming it
+ * @rb: the buffer
+ * @cpu: the cpu buffer
+ * @ts: if not NULL, receives the event's time stamp
+ * @lost_events: if not NULL, receives the number of events lost (overrun)
+ *	since the last read of this cpu buffer
+ *
+ * Context: any thread; takes the cpu buffer's reader lock. The event stays
+ * valid until the next read operation on @cpu.
+ * Return: the event, or NULL if the cpu buffer is empty or @cpu is bad.
+ */
+RINGBUF_API struct ringbuf_event *ringbuf_peek(struct ringbuf *rb, int cpu,
+					       uint64_t *ts,
+					       unsigned long *lost_events);
+
+/**
+ * ringbuf_consume - return the next event of a cpu buffer and consume it
+ * @rb: the buffer
+ * @cpu: the cpu buffer
+ * @ts: if not NULL, receives the event's time stamp
+ * @lost_events: if not NULL, receives the number of events lost since the
+ *	last read of this cpu buffer
+ *
+ * Context: any thread; takes the cpu buffer's reader lock. The event stays
+ * valid until the next read operation on @cpu.
+ * Return: the event, or NULL if the cpu buffer is empty or @cpu is bad.
+ */
+RINGBUF_API struct ringbuf_event *ringbuf_consume(struct ringbuf *rb, int cpu,
+						  uint64_t *ts,
+						  unsigned long *lost_events);
+
+/**
+ * ringbuf_consume_next - consume the oldest event across all cpu buffers
+ * @rb: the buffer
+ * @cpu: if not NULL, receives the cpu buffer the event came from
+ * @ts: if not NULL, receives the event's time stamp
+ * @lost_events: if not NULL, receives the events lost on that cpu buffer
+ *	since its last read
+ *
+ * The merge trace_pipe does: the event with the smallest time stamp among
+ * the heads of all cpu buffers.
+ *
+ * Context: any thread; takes the reader locks one at a time. The event
+ * stays valid until the next read operation on its cpu buffer.
+ * Return: the event, or NULL if every cpu buffer is empty.
+ */
+RINGBUF_API struct ringbuf_event *
+ringbuf_consume_next(struct ringbuf *rb, int *cpu, uint64_t *ts,
+		     unsigned long *lost_events);
+
+/**
+ * ringbuf_read_start - start a non-consuming iteration of a cpu buffer
+ * @rb: the buffer
+ * @cpu: the cpu buffer
+ *
+ * Writers keep writing; if they overwrite the page the iterator is on, it
+ * restarts from the oldest data and ringbuf_iter_dropped() says so (the
+ * kernel's "LOST EVENTS" in the trace file). Resizes fail while an
+ * iterator is open.
+ *
+ * Context: any thread; may block (allocates).
+ * Return: the iterator, or NULL with errno set.
+ */
+RINGBUF_API struct ringbuf_iter *ringbuf_read_start(struct ringbuf *rb,
+						    int cpu);
+
+/**
+ * ringbuf_read_finish - end an iteration
+ * @iter: the iterator (NULL is ignored)
+ *
+ * Context: the thread that uses @iter.
+ */
+RINGBUF_API void ringbuf_read_finish(struct ringbuf_iter *iter);
+
+/**
+ * ringbuf_iter_peek - the event at the iterator
+ * @iter: the iterator
+ * @ts: if not NULL, receives its time stamp
+ *
+ * The event is a copy held by the iterator, valid until the next call on
+ * @iter.
+ *
+ * Context: the thread that uses @iter; takes the reader lock.
+ * Return: the event, or NULL at the end of the data.
+ */
+RINGBUF_API struct ringbuf_event *ringbuf_iter_peek(struct ringbuf_iter *iter,
+						    uint64_t *ts);
+
+/**
+ * ringbuf_iter_advance - move the iterator to the next event
+ * @iter: the iterator
+ *
+ * Context: the thread that uses @iter; takes the reader lock.
+ */
+RINGBUF_API void ringbuf_iter_advance(struct ringbuf_iter *iter);
+
+/**
+ * ringbuf_iter_reset - move the iterator back to the oldest event
+ * @iter: the iterator
+ *
+ * Context: the thread that uses @iter; takes the reader lock.
+ */
+RINGBUF_API void ringbuf_iter_reset(struct ringbuf_iter *iter);
+
+/**
+ * ringbuf_iter_empty - whether the iterator is at the end of the data
+ * @iter: the iterator
+ *
+ * Context: the thread that uses @iter; takes the reader lock.
+ */
+RINGBUF_API bool ringbuf_iter_empty(struct ringbuf_iter *iter);
+
+/**
+ * ringbuf_iter_dropped - whether events were overwritten under the
+ *	iterator since the last call
+ * @iter: the iterator
+ *
+ * Context: the thread that uses @iter; lock-free.
+ * Return: true once per overwrite noticed (the flag is cleared).
+ */
+RINGBUF_API bool ringbuf_iter_dropped(struct ringbuf_iter *iter);
+
+/**
+ * ringbuf_alloc_read_page - allocate a page for ringbuf_read_page()
+ * @rb: the buffer
+ * @cpu: the cpu buffer it will be used with
+ *
+ * Context: any thread; may block (allocates).
+ * Return: a page of ringbuf_subbuf_size() bytes (a struct
+ * ringbuf_data_page), or NULL with errno set.
+ */
+RINGBUF_API void *ringbuf_alloc_read_page(struct ringbuf *rb, int cpu);
+
+/**
+ * ringbuf_free_read_page - free a page from ringbuf_alloc_read_page()
+ * @rb: the buffer
+ * @cpu: the cpu buffer
+ * @data: the page (NULL is ignored)
+ *
+ * Context: any thread.
+ */
+RINGBUF_API void ringbuf_free_read_page(struct ringbuf *rb, int cpu,
+					void *data);
+
+/**
+ * ringbuf_read_page - consume whole events of a cpu buffer into a page
+ * @rb: the buffer
+ * @data_page: a page from ringbuf_alloc_read_page()
+ * @len: bytes of @data_page that may be filled (ringbuf_subbuf_size()
+ *	for a whole page)
+ * @cpu: the cpu buffer
+ * @full: only succeed with a whole sub-buffer the writer has left
+ *
+ * The page gets the kernel's format: time_stamp, commit with
+ * RINGBUF_MISSED_EVENTS set when events were lost before it and
+ * RINGBUF_MISSED_STORED with the count stored after the data when there is
+ * room, the records, and zeroes after them.
+ *
+ * Userspace: the kernel swaps a fully unread sub-buffer out of the ring
+ * for the caller's page. Here sub-buffers stay at fixed places in the
+ * mapping another process may share, so the whole sub-buffer is copied
+ * instead; the result is the same.
+ *
+ * Context: any thread; takes the cpu buffer's reader lock.
+ * Return: the offset of the first record in data (always 0 here), or a
+ * negative errno: -EINVAL (bad arguments), -ENODATA (nothing to read, or
+ * nothing whole when @full).
+ */
+RINGBUF_API int ringbuf_read_page(struct ringbuf *rb, void *data_page,
+				  size_t len, int cpu, int full);
+
+/* -------------------------------------------------------------------- */
+/* Control                                                               */
+
+/**
+ * ringbuf_reset_cpu - empty one cpu buffer
+ * @rb: the buffer
+ * @cpu: the cpu buffer
+ *
+ * Writers racing with the reset drop their events (counted in
+ * dropped_events); nothing is corrupted. Counters are reset.
+ *
+ * Context: any thread; blocks while a writer is mid-write on @cpu.
+ */
+RINGBUF_API void ringbuf_reset_cpu(struct ringbuf *rb, int cpu);
+
+/**
+ * ringbuf_reset - empty every cpu buffer
+ * @rb: the buffer
+ *
+ * Context: any thread; blocks as ringbuf_reset_cpu().
+ */
+RINGBUF_API void ringbuf_reset(struct ringbuf *rb);
+
+/**
+ * ringbuf_swap_cpu - swap one cpu buffer of @a with the same of @b
+ * @a: a buffer
+ * @b: another buffer of the same geometry (sub-buffer size, cpu count,
+ *	size of that cpu buffer)
+ * @cpu: the cpu buffer
+ *
+ * The snapshot primitive: @b receives what @a recorded, @a continues in
+ * @b's old pages. Writers racing with the swap drop their event.
+ *
+ * Context: any thread; blocks as ringbuf_reset_cpu().
+ * Return: 0, or -EINVAL (different geometry), -EBUSY (iterator open, or a
+ * writer preempted mid-write for too long).
+ */
+RINGBUF_API int ringbuf_swap_cpu(struct ringbuf *a, struct ringbuf *b,
+				 int cpu);
+
+/**
+ * ringbuf_change_overwrite - switch overwrite mode on or off
+ * @rb: the buffer
+ * @val: nonzero for overwrite, zero for producer/consumer
+ *
+ * Context: any thread; lock-free. Writers see the change at their next
+ * page crossing.
+ */
+RINGBUF_API void ringbuf_change_overwrite(struct ringbuf *rb, int val);
+
+/**
+ * ringbuf_empty - whether every cpu buffer is empty
+ * @rb: the buffer
+ *
+ * Context: any thread; lock-free.
+ */
+RINGBUF_API bool ringbuf_empty(struct ringbuf *rb);
+
+/**
+ * ringbuf_empty_cpu - whether one cpu buffer is empty
+ * @rb: the buffer
+ * @cpu: the cpu buffer (a bad @cpu reads as empty)
+ *
+ * Context: any thread; lock-free.
+ */
+RINGBUF_API bool ringbuf_empty_cpu(struct ringbuf *rb, int cpu);
+
+/**
+ * ringbuf_record_disable - stop recording (nests)
+ * @rb: the buffer
+ *
+ * Writes fail until as many ringbuf_record_enable() calls were made.
+ * Writers already past their check finish their event.
+ *
+ * Context: any thread, signal handler; lock-free.
+ */
+RINGBUF_API void ringbuf_record_disable(struct ringbuf *rb);
+
+/**
+ * ringbuf_record_enable - undo one ringbuf_record_disable()
+ * @rb: the buffer
+ *
+ * Context: any thread, signal handler; lock-free.
+ */
+RINGBUF_API void ringbuf_record_enable(struct ringbuf *rb);
+
+/**
+ * ringbuf_record_off - stop recording (the tracing_on switch; no nesting)
+ * @rb: the buffer
+ *
+ * Context: any thread, signal handler; lock-free.
+ */
+RINGBUF_API void ringbuf_record_off(struct ringbuf *rb);
+
+/**
+ * ringbuf_record_on - resume recording after ringbuf_record_off()
+ * @rb: the buffer
+ *
+ * Context: any thread, signal handler; lock-free.
+ */
+RINGBUF_API void ringbuf_record_on(struct ringbuf *rb);
+
+/**
+ * ringbuf_record_is_on - whether the buffer records
+ * @rb: the buffer
+ *
+ * Context: any thread; lock-free.
+ * Return: true if neither switched off nor disabled.
+ */
+RINGBUF_API bool ringbuf_record_is_on(struct ringbuf *rb);
+
+/**
+ * ringbuf_record_disable_cpu - stop recording on one cpu buffer (nests)
+ * @rb: the buffer
+ * @cpu: the cpu buffer
+ *
+ * Writers that would have used it pick another buffer (per-CPU model) or
+ * fail (per-thread model).
+ *
+ * Context: any thread, signal handler; lock-free.
+ */
+RINGBUF_API void ringbuf_record_disable_cpu(struct ringbuf *rb, int cpu);
+
+/**
+ * ringbuf_record_enable_cpu - undo one ringbuf_record_disable_cpu()
+ * @rb: the buffer
+ * @cpu: the cpu buffer
+ *
+ * Context: any thread, signal handler; lock-free.
+ */
+RINGBUF_API void ringbuf_record_enable_cpu(struct ringbuf *rb, int cpu);
+
+/**
+ * ringbuf_set_time_stamp_abs - stamp every event with an absolute time
+ * @rb: the buffer
+ * @abs: true for absolute TIME_STAMP records, false for deltas
+ *
+ * Context: any thread; lock-free.
+ */
+RINGBUF_API void ringbuf_set_time_stamp_abs(struct ringbuf *rb, bool abs);
+
+/**
+ * ringbuf_time_stamp_abs - whether absolute time stamps are on
+ * @rb: the buffer
+ *
+ * Context: any thread; lock-free.
+ */
+RINGBUF_API bool ringbuf_time_stamp_abs(struct ringbuf *rb);
+
+/**
+ * ringbuf_time_stamp - the buffer's clock now
+ * @rb: the buffer
+ *
+ * Context: any thread, signal handler; lock-free.
+ * Return: the clock value, in the clock's units.
+ */
+RINGBUF_API uint64_t ringbuf_time_stamp(struct ringbuf *rb);
+
+/**
+ * ringbuf_clock - the buffer's clock
+ * @rb: the buffer
+ *
+ * Context: any thread; lock-free.
+ * Return: an enum ringbuf_clock value.
+ */
+RINGBUF_API int ringbuf_clock(struct ringbuf *rb);
+
+/* -------------------------------------------------------------------- */
+/* Counters (the kernel's meanings)                                      */
+
+/**
+ * ringbuf_entries_cpu - events in a cpu buffer not yet read or overwritten
+ * @rb: the buffer
+ * @cpu: the cpu buffer
+ *
+ * Context: any thread; lock-free; a racy snapshot while writers run.
+ */
+RINGBUF_API unsigned long ringbuf_entries_cpu(struct ringbuf *rb, int cpu);
+
+/**
+ * ringbuf_overrun_cpu - events lost to overwrite on a cpu buffer
+ * @rb: the buffer
+ * @cpu: the cpu buffer
+ *
+ * Context: any thread; lock-free.
+ */
+RINGBUF_API unsigned long ringbuf_overrun_cpu(struct ringbuf *rb, int cpu);
+
+/**
+ * ringbuf_commit_overrun_cpu - writes dropped because nested writers
+ *	wrapped the whole buffer onto a pending commit
+ * @rb: the buffer
+ * @cpu: the cpu buffer
+ *
+ * Context: any thread; lock-free.
+ */
+RINGBUF_API unsigned long ringbuf_commit_overrun_cpu(struct ringbuf *rb,
+						     int cpu);
+
+/**
+ * ringbuf_dropped_events_cpu - writes refused on a cpu buffer
+ * @rb: the buffer
+ * @cpu: the cpu buffer
+ *
+ * Full in producer/consumer mode, every buffer claimed, nesting too deep.
+ *
+ * Context: any thread; lock-free.
+ */
+RINGBUF_API unsigned long ringbuf_dropped_events_cpu(struct ringbuf *rb,
+						     int cpu);
+
+/**
+ * ringbuf_read_events_cpu - events consumed from a cpu buffer
+ * @rb: the buffer
+ * @cpu: the cpu buffer
+ *
+ * Context: any thread; lock-free.
+ */
+RINGBUF_API unsigned long ringbuf_read_events_cpu(struct ringbuf *rb, int cpu);
+
+/**
+ * ringbuf_bytes_cpu - bytes of unread records (padding included) in a cpu
+ *	buffer
+ * @rb: the buffer
+ * @cpu: the cpu buffer
+ *
+ * Context: any thread; lock-free.
+ */
+RINGBUF_API unsigned long ringbuf_bytes_cpu(struct ringbuf *rb, int cpu);
+
+/**
+ * ringbuf_oldest_event_ts - time stamp of the oldest unread page of a cpu
+ *	buffer
+ * @rb: the buffer
+ * @cpu: the cpu buffer
+ *
+ * Context: any thread; takes the reader lock.
+ * Return: the time stamp, or 0 if the cpu buffer is empty.
+ */
+RINGBUF_API uint64_t ringbuf_oldest_event_ts(struct ringbuf *rb, int cpu);
+
+/**
+ * ringbuf_entries - ringbuf_entries_cpu() summed over all cpu buffers
+ * @rb: the buffer
+ *
+ * Context: any thread; lock-free.
+ */
+RINGBUF_API unsigned long ringbuf_entries(struct ringbuf *rb);
+
+/**
+ * ringbuf_overruns - ringbuf_overrun_cpu() summed over all cpu buffers
+ * @rb: the buffer
+ *
+ * Context: any thread; lock-free.
+ */
+RINGBUF_API unsigned long ringbuf_overruns(struct ringbuf *rb);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RINGBUF_RINGBUF_H */

@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * cpu.c - what the kernel gets from its environment and userspace must
+ * build: the current CPU, thread ids, the asymmetric barrier that stands in
+ * for synchronize_rcu(), thread-slot recycling, the clocks and warnings.
+ */
+#include <linux/membarrier.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+__thread struct rb_tls rb_tls __attribute__((tls_model("initial-exec")));
+extern const unsigned int __rseq_size __attribute__((weak));
+int rb_rseq_ok;
+_Atomic bool rb_writer_fence;
+static int rb_membarrier_cmd;
+
+static pthread_key_t rb_thread_key;
+static pthread_mutex_t rb_registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct ringbuf **rb_registry;
+static size_t rb_registry_nr, rb_registry_cap;
+
+static void rb_thread_exit(void *arg);
+
+static void rb_atfork_child(void)
+{
+	/* The child's threads have new ids; the cached one is the parent's. */
+	memset(&rb_tls, 0, sizeof(rb_tls));
+}
+
+__attribute__((constructor)) static void rb_cpu_init(void)
+{
+	int ret;
+
+	rb_rseq_ok = &__rseq_offset != NULL && &__rseq_size != NULL &&
+		     __rseq_size >= 8;
+
+	/*
+	 * The writer's "I am writing" mark (ringbuf_cpu.active) is a plain
+	 * store; the resizer makes it visible with membarrier(), which runs a
+	 * full barrier on every CPU running one of our threads (the
+	 * sys_membarrier scheme of liburcu's urcu-memb flavour). If the kernel
+	 * has no private expedited membarrier, fall back to the global one;
+	 * if there is none, writers issue a full fence themselves.
+	 */
+	ret = syscall(__NR_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+	if (ret > 0 && (ret & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
+	    syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED,
+		    0, 0) == 0)
+		rb_membarrier_cmd = MEMBARRIER_CMD_PRIVATE_EXPEDITED;
+	else if (ret > 0 && (ret & MEMBARRIER_CMD_GLOBAL))
+		rb_membarrier_cmd = MEMBARRIER_CMD_GLOBAL;
+	else
+		atomic_store_explicit(&rb_writer_fence, true,
+				      memory_order_relaxed);
+
+	pthread_key_create(&rb_thread_key, rb_thread_exit);
+	pthread_atfork(NULL, NULL, rb_atfork_child);
+}
+
+int rb_membarrier(void)
+{
+	if (rb_membarrier_cmd)
+		return (int)syscall(__NR_membarrier, rb_membarrier_cmd, 0, 0);
+	/* Writers fence themselves (rb_writer_fence); pairs with that fence. */
+	atomic_thread_fence(memory_order_seq_cst);
+	return 0;
+}
+
+bool rb_have_membarrier(void)
+{
+	return rb_membarrier_cmd != 0;
+}
+
+uint32_t rb_gettid(void)
+{
+	if (!rb_tls.tid)
+		rb_tls.tid = (uint32_t)syscall(SYS_gettid);
+	return rb_tls.tid;
+}
+
+int rb_current_cpu_slow(void)
+{
+	int cpu = sched_getcpu();
+
+	return cpu < 0 ? 0 : cpu;
+}
+
+int rb_nr_possible_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+
+	return n < 1 ? 1 : (int)n;
+}
+
+/* ------------------------------------------------------------------ */
+/* Buffer registry and thread slots                                    */
+
+void rb_buffer_register(struct ringbuf *rb)
+{
+	pthread_mutex_lock(&rb_registry_lock);
+	if (rb_registry_nr == rb_registry_cap) {
+		size_t cap = rb_registry_cap ? rb_registry_cap * 2 : 16;
+		struct ringbuf **n = realloc(rb_registry, cap * sizeof(*n));
+
+		if (!n) {
+			/* Without the entry, exiting threads keep their slots
+			 * until ringbuf_free(); nothing else goes wrong. */
+			pthread_mutex_unlock(&rb_registry_lock);
+			return;
+		}
+		rb_registry = n;
+		rb_registry_cap = cap;
+	}
+	rb_registry[rb_registry_nr++] = rb;
+	pthread_mutex_unlock(&rb_registry_lock);
+}
+
+void rb_buffer_unregister(struct ringbuf *rb)
+{
+	pthread_mutex_lock(&rb_registry_lock);
+	for (size_t i = 0; i < rb_registry_nr; i++) {
+		if (rb_registry[i] == rb) {
+			rb_registry[i] = rb_registry[--rb_registry_nr];
+			break;
+		}
+	}
+	pthread_mutex_unlock(&rb_registry_lock);
+}
+
+/*
+ * A thread took a per-thread slot: arm the destructor that gives it back
+ * when the thread exits (Devel::RingBuffer's free map, here the owner
+ * words themselves).
+ *
+ * Userspace: pthread_setspecific() is not on the async-signal-safe list;
+ * for key indexes below PTHREAD_KEY_2NDLEVEL_SIZE glibc implements it as a
+ * store into the thread descriptor, which is what a signal handler that
+ * takes the thread's first slot relies on.
+ */
+void rb_thread_slot_track(struct ringbuf *rb, uint32_t slot)
+{
+	(void)rb;
+	(void)slot;
+	if (!pthread_getspecific(rb_thread_key))
+		pthread_setspecific(rb_thread_key, (void *)1);
+}
+
+static void rb_thread_exit(void *arg)
+{
+	uint32_t tid = rb_tls.tid;
+
+	(void)arg;
+	if (!tid)
+		return;
+	pthread_mutex_lock(&rb_registry_lock);
+	for (size_t i = 0; i < rb_registry_nr; i++) {
+		struct ringbuf *rb = rb_registry[i];
+
+		if (rb->model != RINGBUF_PER_THREAD)
+			continue;
+		for (int c = 0; c < rb->nr_cpus; c++) {
+			struct ringbuf_cpu *cb = rb->buffers[c];
+			uint32_t expect = tid;
+
+			/* Release: pairs with the acquire of the next thread's
+			 * claim, which then sees every write of ours. Failure
+			 * means the slot is not ours: nothing to give back. */
+			atomic_compare_exchange_strong_explicit(
+				&cb->owner, &expect, 0, memory_order_release,
+				memory_order_relaxed);
+		}
+	}
+	pthread_mutex_unlock(&rb_registry_lock);
+	memset(rb_tls.slot, 0, sizeof(rb_tls.slot));
+}
+
+/* ------------------------------------------------------------------ */
+/* Clocks                                                              */
+
+static const clockid_t rb_clockids[] = {
+	[RINGBUF_CLOCK_MONO] = CLOCK_MONOTONIC,
+	[RINGBUF_CLOCK_MONO_RAW] = CLOCK_MONOTONIC_RAW,
+	[RINGBUF_CLOCK_BOOT] = CLOCK_BOOTTIME,
+	[RINGBUF_CLOCK_TSC] = CLOCK_MONOTONIC_RAW,
+};
+
+uint64_t rb_clock_read_slow(int clock)
+{
+	struct timespec ts;
+
+	clock_gettime(rb_clockids[clock], &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* ------------------------------------------------------------------ */
+/* Warnings                                                            */
+
+void rb_warn(struct ringbuf *rb, const char *cond, const char *func, int line)
+{
+	int expect = 0;
+
+	/* Fail stop: recording stays off on this buffer from now on. */
+	atomic_fetch_add_explicit(&rb->record_disabled, 1,
+				  memory_order_relaxed);
+	/* Report once per buffer; losing the race means someone reported. */
+	if (atomic_compare_exchange_strong_explicit(&rb->warned, &expect, 1,
+						    memory_order_relaxed,
+						    memory_order_relaxed))
+		fprintf(stderr,
+			"libringbuf: WARNING: %s at %s:%d; recording disabled on this buffer\n",
+			cond, func, line);
+}
+
+#ifdef RINGBUF_TESTHOOKS
+ringbuf_test_hook_fn rb_test_hook;
+void *rb_test_hook_arg;
+
+void ringbuf_test_set_hook(ringbuf_test_hook_fn fn, void *arg)
+{
+	rb_test_hook_arg = arg;
+	rb_test_hook = fn;
+}
+
+bool ringbuf_test_warned(struct ringbuf *rb)
+{
+	return atomic_load_explicit(&rb->warned, memory_order_relaxed) != 0;
+}
+
+void ringbuf_test_set_cpu(int cpu)
+{
+	rb_tls.forced_cpu1 = cpu < 0 ? 0 : cpu + 1;
+}
+#endif

@@ -1,0 +1,571 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * internal.h - libringbuf's types, the page-list helpers and the local_t
+ * operations. Shared by the library's .c files only.
+ *
+ * The layout follows the kernel's ring buffer (kernel/trace/ring_buffer.c):
+ * per cpu buffer, a ring of pages linked through their "next" links plus
+ * one reader page outside the ring. Here every page, its control block and
+ * every cpu buffer's control state live in one mapping:
+ *
+ *	+------------------+ 0
+ *	| struct rb_meta   |   magic, version, geometry
+ *	+------------------+ cpu_meta_off
+ *	| rb_cpu_meta[0]   |   head/tail/commit/reader page ids, stamps,
+ *	| rb_cpu_meta[1]   |   counters (cache-line groups by owner)
+ *	| ...              |
+ *	+------------------+ page_ctl_off
+ *	| rb_page_ctl[]    |   per page: next/prev links, write, entries,
+ *	|                  |   read (the kernel's struct buffer_page)
+ *	+------------------+ data_off (page aligned)
+ *	| sub-buffer 0     |   struct ringbuf_data_page, by ascending id
+ *	| sub-buffer 1     |
+ *	| ...              |
+ *	+------------------+
+ *
+ * Page ids are local to a cpu buffer: cpu c owns the global pages
+ * [first_page, first_page + nr_pages], and its links hold local ids. So a
+ * cpu buffer can be copied into another mapping unchanged.
+ *
+ * The link word: (id << 2) | flags, with the flags of the design doc:
+ *
+ *	prev->next to this page		bit 1	bit 0
+ *	Normal page			0	0
+ *	Points to head page		0	1	RB_PAGE_HEAD
+ *	New head page (being moved)	1	0	RB_PAGE_UPDATE
+ */
+#ifndef RINGBUF_INTERNAL_H
+#define RINGBUF_INTERNAL_H
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <ringbuf/ringbuf.h>
+#ifdef RINGBUF_TESTHOOKS
+#include <ringbuf/ringbuf-private.h>
+#endif
+
+#define RB_HIDDEN __attribute__((visibility("hidden")))
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+#define RB_NOINLINE __attribute__((noinline))
+#define RB_ALWAYS_INLINE inline __attribute__((always_inline))
+/* Compiler barrier: orders the program against our own signal handlers. */
+#define barrier() atomic_signal_fence(memory_order_seq_cst)
+
+#define RB_CACHELINE 64
+#define RB_PAGE_SIZE_MIN 4096u
+#define RB_SUBBUF_ORDER_MAX 7u
+#define RB_META_MAGIC 0x31465542474e4952ULL /* "RINGBUF1" */
+#define RB_META_VERSION 1u
+
+/* Link flags (the design doc's HEADER and UPDATE); MOVED is a return value. */
+#define RB_PAGE_NORMAL 0u
+#define RB_PAGE_HEAD 1u
+#define RB_PAGE_UPDATE 2u
+#define RB_FLAG_MASK 3u
+#define RB_PAGE_MOVED 4u
+
+/*
+ * A page's write and entries counters: the low 20 bits are the index, the
+ * upper bits count the writers that reset the page (rb_tail_page_update),
+ * so a nested writer's reset is not lost (the kernel's RB_WRITE_INTCNT).
+ */
+#define RB_WRITE_MASK 0xfffffUL
+#define RB_WRITE_INTCNT (1UL << 20)
+
+#define RB_EVNT_HDR_SIZE 4u
+#define RB_MAX_SMALL_DATA RINGBUF_MAX_SMALL_DATA
+#define RB_ALIGNMENT 4u
+#define RB_EVNT_MIN_SIZE 8u
+#define RB_LEN_TIME_EXTEND 8u
+#define RB_LEN_TIME_STAMP 8u
+#define TS_SHIFT 27
+#define TS_MASK ((1ULL << TS_SHIFT) - 1)
+#define TS_DELTA_TEST (~TS_MASK)
+#define ABS_TS_MASK ((1ULL << 59) - 1)
+#define TS_MSB (~ABS_TS_MASK)
+
+/* Writer nesting: thread + 4 signal levels, one more inside nest_start. */
+#define RB_MAX_NEST 5u
+#define RB_MAX_FRAMES (RB_MAX_NEST + 1u)
+
+/* Bit of ringbuf.record_disabled set by record_off (the kernel's RB_BUFFER_OFF). */
+#define RB_BUFFER_OFF (1 << 20)
+
+/* ------------------------------------------------------------------ */
+/* The mapping                                                          */
+
+/* Header of the mapping. Written once at creation. */
+struct rb_meta {
+	uint64_t magic;
+	uint32_t version;
+	uint32_t meta_struct_len; /* sizeof(struct rb_meta) */
+	uint32_t subbuf_size; /* bytes per sub-buffer, header included */
+	uint32_t nr_cpus;
+	uint32_t total_pages; /* sum over cpus of nr_pages + 1 */
+	uint32_t clock; /* enum ringbuf_clock */
+	uint32_t model; /* enum ringbuf_writer_model */
+	uint32_t cpu_meta_size; /* stride of rb_cpu_meta[] */
+	uint64_t cpu_meta_off;
+	uint64_t page_ctl_off;
+	uint64_t data_off;
+	uint64_t map_size;
+};
+
+/*
+ * The kernel's struct buffer_page: the control block of one sub-buffer.
+ * @next: link word, modified by writers and the reader with cmpxchg
+ * @prev: id of the previous page; written by the reader only
+ * @real_end: end of data before the closing padding (writer)
+ * @write: write index (local_t of the owning writer)
+ * @entries: events on the page (local_t of the owning writer)
+ * @read: read index (reader only)
+ */
+struct rb_page_ctl {
+	_Atomic uint32_t next;
+	_Atomic uint32_t prev;
+	_Atomic uint32_t real_end;
+	uint32_t id;
+	_Atomic uint64_t write;
+	_Atomic uint64_t entries;
+	uint64_t read;
+};
+
+/* The sub-buffer header as the library accesses it (same layout as
+ * struct ringbuf_data_page). */
+struct rb_data_page {
+	_Atomic uint64_t time_stamp;
+	_Atomic uint64_t commit;
+	unsigned char data[];
+};
+
+/*
+ * Per cpu buffer state in the mapping (the kernel's ring_buffer_per_cpu,
+ * minus what is process-local). Groups by owner, each on its own cache
+ * lines so the reader and the writer do not share lines they write.
+ */
+struct rb_cpu_meta {
+	/* Geometry: fixed for the life of the mapping. */
+	uint32_t nr_pages; /* pages in the ring; page nr_pages is the spare */
+	uint32_t first_page; /* global index of local page 0 */
+
+	/* Writer group: written by the owner writer (and its signal
+	 * handlers) with local ops; read by the reader. */
+	alignas(RB_CACHELINE) _Atomic uint32_t tail_page;
+	_Atomic uint32_t commit_page;
+	_Atomic uint64_t before_stamp;
+	_Atomic uint64_t write_stamp;
+	_Atomic uint64_t entries;
+	_Atomic uint64_t entries_bytes;
+	_Atomic uint64_t overrun;
+	_Atomic uint64_t commit_overrun;
+	_Atomic uint64_t pages_touched;
+	_Atomic uint64_t pages_lost;
+
+	/* Written by any thread (rare paths), with real atomic RMWs. */
+	alignas(RB_CACHELINE) _Atomic uint64_t dropped_events;
+
+	/* Reader group: written under the reader lock. */
+	alignas(RB_CACHELINE) _Atomic uint32_t reader_page;
+	_Atomic uint32_t head_page;
+	_Atomic uint64_t read;
+	_Atomic uint64_t read_bytes;
+	uint64_t last_overrun;
+	uint64_t lost_events;
+	uint64_t read_stamp;
+	_Atomic uint64_t pages_read;
+};
+
+/* ------------------------------------------------------------------ */
+/* Process-local state                                                 */
+
+/*
+ * One cpu buffer as this process sees it. Stable for the life of the
+ * ringbuf (a resize changes what the pointers point to, not this struct).
+ */
+struct ringbuf_cpu {
+	/* Writer claim and nesting (per-CPU model: owner is claimed for the
+	 * span of a write; per-thread model: for the thread's life). */
+	alignas(RB_CACHELINE) _Atomic uint32_t owner;
+	_Atomic int record_disabled;
+	/* The kernel's committing/commits (local ops of the owner). */
+	_Atomic uint64_t committing;
+	_Atomic uint64_t commits;
+	/* Writers inside reserve..commit; what resize/reset wait for. */
+	_Atomic uint64_t active;
+
+	/* Read-mostly: where this cpu buffer currently lives. */
+	alignas(RB_CACHELINE) struct ringbuf *buffer;
+	struct rb_cpu_meta *meta;
+	struct rb_page_ctl *pages; /* nr_pages + 1 control blocks */
+	unsigned char *data; /* sub-buffer of local id 0 */
+	uint32_t nr_pages;
+	int cpu;
+
+	/* Readers of this cpu buffer serialise on this lock. */
+	alignas(RB_CACHELINE) pthread_mutex_t reader_lock;
+};
+
+struct ringbuf {
+	/* Read-mostly, every write looks at these. */
+	alignas(RB_CACHELINE) _Atomic int record_disabled;
+	_Atomic int flags; /* RINGBUF_FL_* */
+	_Atomic bool time_stamp_abs;
+	int clock;
+	int model;
+	int nr_cpus;
+	uint32_t subbuf_size; /* bytes per sub-buffer */
+	uint32_t bsize; /* data bytes per sub-buffer (subbuf_size - 16) */
+	uint32_t max_data_size; /* largest record, headers included */
+	uint64_t uid; /* never reused; identifies the buffer in TLS caches */
+	struct ringbuf_cpu **buffers;
+
+	/* Rare paths. */
+	alignas(RB_CACHELINE) _Atomic int warned;
+	_Atomic int iterators; /* open iterators: resize refuses */
+	pthread_mutex_t resize_lock; /* serialises resize/reset/swap */
+	void *map;
+	size_t map_size;
+	struct rb_meta *meta;
+};
+
+/* ------------------------------------------------------------------ */
+/* local_t                                                              */
+
+/*
+ * The kernel's local_t: a counter modified by one CPU, atomic against
+ * that CPU's interrupts. Here the writers of one cpu buffer are one thread
+ * and its signal handlers, so a single read-modify-write instruction
+ * without the LOCK prefix is atomic against them, exactly as local_t is.
+ * Other threads (the reader) only load these words; aligned 64-bit loads
+ * never tear. Release/acquire is not needed from these ops: where the
+ * reader depends on a value, the store is a release done with rb_*_release.
+ *
+ * Userspace: there is no preempt_disable, so the words must stay with one
+ * thread for the span of a write; the owner claim (per-CPU model) or the
+ * per-thread slot guarantees it. Under ThreadSanitizer (which cannot see
+ * inline asm) and on other architectures these are relaxed C11 RMWs.
+ */
+#if defined(__SANITIZE_THREAD__)
+#define RB_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define RB_TSAN 1
+#endif
+#endif
+#if defined(__x86_64__) && !defined(RB_TSAN)
+#define RB_LOCAL_ASM 1
+#else
+#define RB_LOCAL_ASM 0
+#endif
+
+static inline uint64_t local_read(_Atomic uint64_t *l)
+{
+	return atomic_load_explicit(l, memory_order_relaxed);
+}
+
+static inline void local_set(_Atomic uint64_t *l, uint64_t v)
+{
+	atomic_store_explicit(l, v, memory_order_relaxed);
+}
+
+#if RB_LOCAL_ASM
+static inline uint64_t local_add_return(uint64_t v, _Atomic uint64_t *l)
+{
+	uint64_t old = v;
+	__asm__ __volatile__("xaddq %0, %1"
+			     : "+r"(old), "+m"(*(volatile uint64_t *)l)
+			     :
+			     : "memory");
+	return old + v;
+}
+
+static inline void local_add(uint64_t v, _Atomic uint64_t *l)
+{
+	__asm__ __volatile__("addq %1, %0"
+			     : "+m"(*(volatile uint64_t *)l)
+			     : "er"(v)
+			     : "memory");
+}
+
+static inline bool local_cmpxchg(_Atomic uint64_t *l, uint64_t old,
+				 uint64_t new_val)
+{
+	uint64_t prev = old;
+	__asm__ __volatile__("cmpxchgq %2, %1"
+			     : "+a"(prev), "+m"(*(volatile uint64_t *)l)
+			     : "r"(new_val)
+			     : "memory");
+	return prev == old;
+}
+#else
+static inline uint64_t local_add_return(uint64_t v, _Atomic uint64_t *l)
+{
+	return atomic_fetch_add_explicit(l, v, memory_order_relaxed) + v;
+}
+
+static inline void local_add(uint64_t v, _Atomic uint64_t *l)
+{
+	atomic_fetch_add_explicit(l, v, memory_order_relaxed);
+}
+
+static inline bool local_cmpxchg(_Atomic uint64_t *l, uint64_t old,
+				 uint64_t new_val)
+{
+	/* Relaxed: callers only need atomicity against their own signal
+	 * handlers; ordering for the reader comes from release stores. */
+	return atomic_compare_exchange_strong_explicit(
+		l, &old, new_val, memory_order_relaxed, memory_order_relaxed);
+}
+#endif
+
+static inline void local_inc(_Atomic uint64_t *l)
+{
+	local_add(1, l);
+}
+
+static inline void local_sub(uint64_t v, _Atomic uint64_t *l)
+{
+	local_add((uint64_t)0 - v, l);
+}
+
+static inline void local_dec(_Atomic uint64_t *l)
+{
+	local_sub(1, l);
+}
+
+/* ------------------------------------------------------------------ */
+/* Warnings and test points                                            */
+
+RB_HIDDEN void rb_warn(struct ringbuf *rb, const char *cond, const char *func,
+		       int line);
+
+/*
+ * RB_WARN_ON - the kernel's fail-stop check: if @cond holds, report once
+ * per buffer and disable recording on the buffer. Evaluates to @cond.
+ */
+#define RB_WARN_ON(rb, cond)                                              \
+	({                                                                \
+		bool __c = !!(cond);                                      \
+		if (unlikely(__c))                                        \
+			rb_warn((rb), #cond, __func__, __LINE__);         \
+		__c;                                                      \
+	})
+
+#ifdef RINGBUF_TESTHOOKS
+RB_HIDDEN extern ringbuf_test_hook_fn rb_test_hook;
+RB_HIDDEN extern void *rb_test_hook_arg;
+#define RB_TESTPOINT(cpu_buffer, tp)                                      \
+	do {                                                              \
+		if (rb_test_hook)                                         \
+			rb_test_hook((cpu_buffer)->buffer, (cpu_buffer)->cpu, \
+				     (tp), rb_test_hook_arg);             \
+	} while (0)
+#else
+#define RB_TESTPOINT(cpu_buffer, tp) do { } while (0)
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Page helpers                                                        */
+
+static inline uint32_t rb_link(uint32_t id, uint32_t flag)
+{
+	return (id << 2) | flag;
+}
+
+static inline uint32_t rb_link_id(uint32_t link)
+{
+	return link >> 2;
+}
+
+static inline struct rb_page_ctl *rb_page(struct ringbuf_cpu *cpu_buffer,
+					  uint32_t id)
+{
+	return &cpu_buffer->pages[id];
+}
+
+static inline struct rb_data_page *rb_data(struct ringbuf_cpu *cpu_buffer,
+					   uint32_t id)
+{
+	return (struct rb_data_page *)(cpu_buffer->data +
+				       (size_t)id *
+					       cpu_buffer->buffer->subbuf_size);
+}
+
+/* The id the page's next link points to, flags masked (rb_inc_page). */
+static inline uint32_t rb_next_id(struct ringbuf_cpu *cpu_buffer, uint32_t id)
+{
+	/* Relaxed: the id is a plain index; the flag protocol that gives it
+	 * meaning uses cmpxchg on the same word. */
+	return rb_link_id(atomic_load_explicit(&rb_page(cpu_buffer, id)->next,
+					       memory_order_relaxed));
+}
+
+static inline uint64_t rb_page_write(struct ringbuf_cpu *cpu_buffer,
+				     uint32_t id)
+{
+	return local_read(&rb_page(cpu_buffer, id)->write) & RB_WRITE_MASK;
+}
+
+static inline uint64_t rb_page_entries(struct ringbuf_cpu *cpu_buffer,
+				       uint32_t id)
+{
+	return local_read(&rb_page(cpu_buffer, id)->entries) & RB_WRITE_MASK;
+}
+
+/* Committed size of a page; pairs with the release in rb_set_commit_to_write. */
+static inline uint64_t rb_page_commit(struct ringbuf_cpu *cpu_buffer,
+				      uint32_t id)
+{
+	/* Acquire: pairs with the release store of commit in
+	 * rb_set_commit_to_write(), so the records below the commit index
+	 * are visible. */
+	return atomic_load_explicit(&rb_data(cpu_buffer, id)->commit,
+				    memory_order_acquire);
+}
+
+/*
+ * rb_is_reader_page - whether @id is outside the ring: the next link of
+ * its prev page does not point back to it.
+ */
+static inline bool rb_is_reader_page(struct ringbuf_cpu *cpu_buffer,
+				     uint32_t id)
+{
+	uint32_t prev = atomic_load_explicit(&rb_page(cpu_buffer, id)->prev,
+					     memory_order_relaxed);
+
+	return rb_next_id(cpu_buffer, prev) != id;
+}
+
+/* ------------------------------------------------------------------ */
+/* Events                                                              */
+
+static inline bool rb_null_event(const struct ringbuf_event *event)
+{
+	return event->type_len == RINGBUF_TYPE_PADDING && !event->time_delta;
+}
+
+/* Bytes of one record, header included; 0 for the end-of-page padding. */
+static inline unsigned int rb_event_length(const struct ringbuf_event *event)
+{
+	switch (event->type_len) {
+	case RINGBUF_TYPE_PADDING:
+		if (rb_null_event(event))
+			return 0;
+		return event->array[0] + RB_EVNT_HDR_SIZE;
+	case RINGBUF_TYPE_TIME_EXTEND:
+	case RINGBUF_TYPE_TIME_STAMP:
+		return RB_LEN_TIME_EXTEND;
+	case 0:
+		return event->array[0] + RB_EVNT_HDR_SIZE;
+	default:
+		return event->type_len * 4u + RB_EVNT_HDR_SIZE;
+	}
+}
+
+static inline uint64_t rb_event_time_stamp(const struct ringbuf_event *event)
+{
+	return ((uint64_t)event->array[0] << TS_SHIFT) + event->time_delta;
+}
+
+/* Restore the bits of an absolute stamp that did not fit in 59 bits. */
+static inline uint64_t rb_fix_abs_ts(uint64_t abs, uint64_t save_ts)
+{
+	if (save_ts & TS_MSB) {
+		abs |= save_ts & TS_MSB;
+		if (abs < save_ts)
+			abs += 1ULL << 59;
+	}
+	return abs;
+}
+
+/* ------------------------------------------------------------------ */
+/* Per-thread writer state                                             */
+
+/*
+ * One reservation of the calling thread: which buffer and cpu buffer it
+ * used, and whether it claimed the cpu buffer's owner word (the outermost
+ * writer of that buffer on this thread releases it at commit).
+ */
+struct rb_frame {
+	struct ringbuf *rb;
+	struct ringbuf_cpu *cpu_buffer;
+	bool claimed;
+};
+
+/* Per-thread model: a cache of the slots this thread holds. */
+struct rb_slot_ref {
+	uint64_t uid;
+	struct ringbuf_cpu *cpu_buffer;
+};
+#define RB_SLOT_CACHE 4
+
+/*
+ * The thread's stack of reservations. Its signal handlers push on the same
+ * stack and pop before they return, so it stays a stack (the kernel's
+ * interrupt nesting). @depth is raised before a frame is written and
+ * lowered after it is read, so a handler arriving in between uses the
+ * next frame.
+ */
+struct rb_tls {
+	unsigned int depth;
+	unsigned int nest_extra;
+	uint32_t tid;
+	int forced_cpu1; /* tests: forced cpu + 1, 0 = the real cpu */
+	struct rb_frame frame[RB_MAX_FRAMES];
+	struct rb_slot_ref slot[RB_SLOT_CACHE];
+};
+
+RB_HIDDEN extern __thread struct rb_tls rb_tls
+	__attribute__((tls_model("initial-exec")));
+
+/*
+ * Userspace: smp_processor_id() is replaced by the cpu_id field of the
+ * thread's rseq area that glibc registers (free to read); without rseq,
+ * sched_getcpu(). The result is a hint only: the thread may migrate right
+ * after, which the owner claim makes harmless.
+ */
+extern const ptrdiff_t __rseq_offset __attribute__((weak));
+RB_HIDDEN extern int rb_rseq_ok;
+RB_HIDDEN int rb_current_cpu_slow(void);
+
+static inline int rb_current_cpu(void)
+{
+	if (likely(rb_rseq_ok)) {
+		/* rseq->cpu_id, updated by the kernel on every migration */
+		int32_t cpu = *(volatile int32_t *)((char *)__builtin_thread_pointer() +
+						   __rseq_offset + 4);
+		if (likely(cpu >= 0))
+			return cpu;
+	}
+	return rb_current_cpu_slow();
+}
+
+/* ------------------------------------------------------------------ */
+/* Cross-file prototypes                                               */
+
+RB_HIDDEN uint64_t rb_clock_read_slow(int clock);
+RB_HIDDEN int rb_membarrier(void);
+RB_HIDDEN bool rb_have_membarrier(void);
+RB_HIDDEN extern _Atomic bool rb_writer_fence;
+RB_HIDDEN uint32_t rb_gettid(void);
+RB_HIDDEN int rb_current_cpu_slow(void);
+RB_HIDDEN int rb_nr_possible_cpus(void);
+RB_HIDDEN void rb_thread_slot_track(struct ringbuf *rb, uint32_t slot);
+RB_HIDDEN void rb_buffer_register(struct ringbuf *rb);
+RB_HIDDEN void rb_buffer_unregister(struct ringbuf *rb);
+
+RB_HIDDEN void rb_init_cpu_pages(struct ringbuf_cpu *cpu_buffer);
+RB_HIDDEN int rb_writers_drain(struct ringbuf *rb, int cpu);
+RB_HIDDEN struct ringbuf_event *rb_reader_peek_locked(struct ringbuf_cpu *cb,
+						       uint64_t *ts,
+						       unsigned long *lost);
+RB_HIDDEN unsigned long rb_num_of_entries(struct ringbuf_cpu *cpu_buffer);
+
+#endif /* RINGBUF_INTERNAL_H */

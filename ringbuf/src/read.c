@@ -1,0 +1,983 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * read.c - the reader side: the reader page swap, peek/consume, the merged
+ * read, read_page and the non-consuming iterator.
+ *
+ * A port of the reader half of kernel/trace/ring_buffer.c. Readers of one
+ * cpu buffer serialise on its reader_lock; writers never take it. The only
+ * words both sides modify are the page links, and those change by cmpxchg
+ * (the HEAD/UPDATE protocol).
+ */
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "internal.h"
+
+#define RB_NO_PAGE UINT32_MAX
+
+static struct ringbuf_cpu *rb_cpu(struct ringbuf *rb, int cpu)
+{
+	if (!rb || cpu < 0 || cpu >= rb->nr_cpus)
+		return NULL;
+	return rb->buffers[cpu];
+}
+
+/* Committed bytes of a page, flags masked; acquire as rb_page_commit(). */
+static inline uint64_t rb_page_size(struct ringbuf_cpu *cpu_buffer, uint32_t id)
+{
+	return rb_page_commit(cpu_buffer, id) & RINGBUF_COMMIT_MASK;
+}
+
+static inline struct ringbuf_event *
+rb_reader_event(struct ringbuf_cpu *cpu_buffer)
+{
+	struct rb_cpu_meta *m = cpu_buffer->meta;
+	uint32_t reader = atomic_load_explicit(&m->reader_page,
+					       memory_order_relaxed);
+
+	return (struct ringbuf_event *)(rb_data(cpu_buffer, reader)->data +
+					rb_page(cpu_buffer, reader)->read);
+}
+
+unsigned long rb_num_of_entries(struct ringbuf_cpu *cpu_buffer)
+{
+	struct rb_cpu_meta *m = cpu_buffer->meta;
+
+	return (unsigned long)(local_read(&m->entries) -
+			       (local_read(&m->overrun) +
+				atomic_load_explicit(&m->read,
+						     memory_order_relaxed)));
+}
+
+/* A short pause for a reader waiting on a (maybe preempted) writer. */
+static void rb_reader_pause(unsigned int spins)
+{
+	if (spins < 64) {
+#if defined(__x86_64__) || defined(__i386__)
+		__builtin_ia32_pause();
+#endif
+	} else if (spins < 256) {
+		sched_yield();
+	} else {
+		struct timespec ts = { 0, 50000 };
+
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* 256 yields then 50 us sleeps: about two seconds in all. */
+#define RB_READER_SPINS_MAX (256u + 40000u)
+
+/*
+ * rb_set_head_page - find the head page: the page whose incoming link
+ * carries HEAD (or UPDATE while a writer pushes it). A writer may move it
+ * while we look, so go around up to three times.
+ */
+static uint32_t rb_set_head_page(struct ringbuf_cpu *cpu_buffer)
+{
+	struct rb_cpu_meta *m = cpu_buffer->meta;
+	uint32_t head, page;
+
+	head = atomic_load_explicit(&m->head_page, memory_order_relaxed);
+	if (RB_WARN_ON(cpu_buffer->buffer, head >= cpu_buffer->nr_pages + 1))
+		return RB_NO_PAGE;
+	page = head;
+	for (int i = 0; i < 3; i++) {
+		unsigned int n = 0;
+
+		do {
+			uint32_t prev = atomic_load_explicit(
+				&rb_page(cpu_buffer, page)->prev,
+				memory_order_relaxed);
+			/* Acquire: pairs with the writers' acq_rel cmpxchgs
+			 * of the link (rb_head_page_set()). */
+			uint32_t link = atomic_load_explicit(
+				&rb_page(cpu_buffer, prev)->next,
+				memory_order_acquire);
+
+			if (rb_link_id(link) == page &&
+			    (link & RB_FLAG_MASK) != RB_PAGE_NORMAL) {
+				atomic_store_explicit(&m->head_page, page,
+						      memory_order_relaxed);
+				return page;
+			}
+			page = rb_next_id(cpu_buffer, page);
+		} while (page != head && ++n <= cpu_buffer->nr_pages);
+	}
+	RB_WARN_ON(cpu_buffer->buffer, 1);
+	return RB_NO_PAGE;
+}
+
+/* Swap @new in for the head page @old: cmpxchg prev(old)->next from
+ * old|HEAD to new. Fails if a writer holds UPDATE or moved the head. */
+static bool rb_head_page_replace(struct ringbuf_cpu *cpu_buffer, uint32_t old,
+				 uint32_t new_page)
+{
+	uint32_t prev = atomic_load_explicit(&rb_page(cpu_buffer, old)->prev,
+					     memory_order_relaxed);
+	uint32_t expect = rb_link(old, RB_PAGE_HEAD);
+
+	/* Acq_rel: the reader side of the HEAD protocol; pairs with the
+	 * writers' cmpxchgs on the same link in rb_head_page_set(). The
+	 * caller retries on failure. */
+	return atomic_compare_exchange_strong_explicit(
+		&rb_page(cpu_buffer, prev)->next, &expect,
+		rb_link(new_page, RB_PAGE_NORMAL), memory_order_acq_rel,
+		memory_order_relaxed);
+}
+
+/*
+ * rb_get_reader_page - the reader page with unread data, swapping the
+ * head page in when the current one is used up. Returns RB_NO_PAGE when
+ * there is nothing to read. Reader lock held.
+ */
+static uint32_t rb_get_reader_page(struct ringbuf_cpu *cpu_buffer)
+{
+	struct rb_cpu_meta *m = cpu_buffer->meta;
+	struct ringbuf *rb = cpu_buffer->buffer;
+	uint32_t reader = RB_NO_PAGE, commit_page;
+	uint64_t overwrite;
+	unsigned int nr_loops = 0, spins = 0;
+
+again:
+	/* Twice normally; a third time when the first swap brought in the
+	 * initial empty page. */
+	if (RB_WARN_ON(rb, ++nr_loops > 3)) {
+		reader = RB_NO_PAGE;
+		goto out;
+	}
+
+	reader = atomic_load_explicit(&m->reader_page, memory_order_relaxed);
+	/*
+	 * Userspace: the kernel looks at the reader page's size before it
+	 * looks at the commit page. A writer that commits more on the reader
+	 * page and moves on between the two looks makes that order swap out
+	 * a page with unread events. Read the commit page first: if the
+	 * writer has left the reader page, the size read after is final.
+	 * Acquire: pairs with the release of commit_page in
+	 * rb_set_commit_to_write(), which follows the page's last commit.
+	 */
+	commit_page = atomic_load_explicit(&m->commit_page,
+					   memory_order_acquire);
+
+	/* If there's more to read, return this page */
+	if (rb_page(cpu_buffer, reader)->read < rb_page_size(cpu_buffer, reader))
+		goto out;
+
+	/* Never should we have an index greater than the size */
+	if (RB_WARN_ON(rb, rb_page(cpu_buffer, reader)->read >
+				   rb_page_size(cpu_buffer, reader)))
+		goto out;
+
+	/* check if we caught up to the tail */
+	reader = RB_NO_PAGE;
+	if (commit_page ==
+	    atomic_load_explicit(&m->reader_page, memory_order_relaxed))
+		goto out;
+
+	/* Don't bother swapping if the ring buffer is empty */
+	if (rb_num_of_entries(cpu_buffer) == 0)
+		goto out;
+
+	{
+		uint32_t rp = atomic_load_explicit(&m->reader_page,
+						   memory_order_relaxed);
+		struct rb_page_ctl *rpage = rb_page(cpu_buffer, rp);
+		uint32_t head;
+
+		/* Reset the reader page to size zero. */
+		local_set(&rpage->write, 0);
+		local_set(&rpage->entries, 0);
+		atomic_store_explicit(&rb_data(cpu_buffer, rp)->commit, 0,
+				      memory_order_relaxed);
+		atomic_store_explicit(&rpage->real_end, 0,
+				      memory_order_relaxed);
+
+spin:
+		/* Splice the empty reader page into the list around the head. */
+		head = rb_set_head_page(cpu_buffer);
+		if (head == RB_NO_PAGE)
+			goto out;
+		/* The reader page points to the page after the head, as HEAD:
+		 * once swapped in, the page after it is the new head. */
+		atomic_store_explicit(&rpage->next,
+				      rb_link(rb_next_id(cpu_buffer, head),
+					      RB_PAGE_HEAD),
+				      memory_order_relaxed);
+		atomic_store_explicit(&rpage->prev,
+				      atomic_load_explicit(
+					      &rb_page(cpu_buffer, head)->prev,
+					      memory_order_relaxed),
+				      memory_order_relaxed);
+
+		/*
+		 * Read the overrun after setting up our links: a writer
+		 * crossing into the head does its cmpxchg on the link before
+		 * adding to overrun, and our swap fails while it holds
+		 * UPDATE, so the overrun read here covers every page lost
+		 * before the one we take. Pairs with the acq_rel cmpxchg in
+		 * rb_head_page_set().
+		 */
+		atomic_thread_fence(memory_order_seq_cst);
+		overwrite = local_read(&m->overrun);
+		RB_TESTPOINT(cpu_buffer, RINGBUF_TP_READER_SWAP);
+
+		/*
+		 * Move the head past the head page, unless a writer is moving
+		 * it (UPDATE) or moved it (NORMAL): then look again.
+		 *
+		 * Userspace: the kernel spins here because the writer holding
+		 * UPDATE runs with preemption off. A userspace writer can be
+		 * preempted in that window, so the spin backs off to yields
+		 * and sleeps, and gives up (no data this time) after about
+		 * two seconds.
+		 */
+		if (!rb_head_page_replace(cpu_buffer, head, rp)) {
+			if (++spins > RB_READER_SPINS_MAX)
+				goto out;
+			rb_reader_pause(spins);
+			goto spin;
+		}
+
+		/* Now make the new head point back to the reader page. */
+		atomic_store_explicit(
+			&rb_page(cpu_buffer, rb_next_id(cpu_buffer, head))->prev,
+			rp, memory_order_relaxed);
+		atomic_store_explicit(&m->head_page,
+				      rb_next_id(cpu_buffer, head),
+				      memory_order_relaxed);
+		atomic_fetch_add_explicit(&m->pages_read, 1,
+					  memory_order_relaxed);
+
+		/* Finally update the reader page to the new head */
+		atomic_store_explicit(&m->reader_page, head,
+				      memory_order_relaxed);
+		rb_page(cpu_buffer, head)->read = 0;
+
+		if (overwrite != m->last_overrun) {
+			m->lost_events += overwrite - m->last_overrun;
+			m->last_overrun = overwrite;
+		}
+	}
+	goto again;
+
+out:
+	/* Update the read_stamp on the first event */
+	if (reader != RB_NO_PAGE && rb_page(cpu_buffer, reader)->read == 0)
+		m->read_stamp = atomic_load_explicit(
+			&rb_data(cpu_buffer, reader)->time_stamp,
+			memory_order_relaxed);
+
+	/*
+	 * A write index past the page end means a writer is in
+	 * rb_move_tail() on this page, about to put the index back; wait for
+	 * it, bounded (userspace: it may be preempted there).
+	 */
+	for (spins = 0; reader != RB_NO_PAGE &&
+			rb_page_write(cpu_buffer, reader) > rb->bsize;
+	     spins++) {
+		if (spins > RB_READER_SPINS_MAX)
+			return RB_NO_PAGE;
+		rb_reader_pause(spins);
+	}
+
+	/* Acquire: pairs with the release fence in rb_reset_tail(), so the
+	 * padding written before the write index dropped is visible. */
+	atomic_thread_fence(memory_order_acquire);
+	return reader;
+}
+
+static void rb_update_read_stamp(struct ringbuf_cpu *cpu_buffer,
+				 struct ringbuf_event *event)
+{
+	struct rb_cpu_meta *m = cpu_buffer->meta;
+
+	switch (event->type_len) {
+	case RINGBUF_TYPE_PADDING:
+		return;
+	case RINGBUF_TYPE_TIME_EXTEND:
+		m->read_stamp += rb_event_time_stamp(event);
+		return;
+	case RINGBUF_TYPE_TIME_STAMP:
+		m->read_stamp = rb_fix_abs_ts(rb_event_time_stamp(event),
+					      m->read_stamp);
+		return;
+	default:
+		m->read_stamp += event->time_delta;
+		return;
+	}
+}
+
+static void rb_advance_reader(struct ringbuf_cpu *cpu_buffer)
+{
+	struct rb_cpu_meta *m = cpu_buffer->meta;
+	uint32_t reader = atomic_load_explicit(&m->reader_page,
+					       memory_order_relaxed);
+	struct ringbuf_event *event = rb_reader_event(cpu_buffer);
+	unsigned int length;
+
+	if (event->type_len <= RINGBUF_TYPE_DATA_TYPE_LEN_MAX)
+		atomic_store_explicit(&m->read,
+				      atomic_load_explicit(&m->read,
+							   memory_order_relaxed) +
+					      1,
+				      memory_order_relaxed);
+	rb_update_read_stamp(cpu_buffer, event);
+	length = rb_event_length(event);
+	if (!length) /* end-of-page padding: the page is used up */
+		length = (unsigned int)(rb_page_size(cpu_buffer, reader) -
+					rb_page(cpu_buffer, reader)->read);
+	rb_page(cpu_buffer, reader)->read += length;
+	atomic_store_explicit(&m->read_bytes,
+			      atomic_load_explicit(&m->read_bytes,
+						   memory_order_relaxed) +
+				      length,
+			      memory_order_relaxed);
+}
+
+/*
+ * rb_buffer_peek - the next record that is data or padding, with time
+ * extends and time stamps applied. Reader lock held.
+ */
+static struct ringbuf_event *rb_buffer_peek(struct ringbuf_cpu *cpu_buffer,
+					    uint64_t *ts,
+					    unsigned long *lost_events)
+{
+	struct rb_cpu_meta *m = cpu_buffer->meta;
+	struct ringbuf_event *event;
+	uint32_t reader;
+	int nr_loops = 0;
+
+again:
+	/* A time extend or stamp always precedes a data record: at most
+	 * two of them in a row. */
+	if (RB_WARN_ON(cpu_buffer->buffer, ++nr_loops > 3))
+		return NULL;
+
+	reader = rb_get_reader_page(cpu_buffer);
+	if (reader == RB_NO_PAGE)
+		return NULL;
+
+	event = rb_reader_event(cpu_buffer);
+
+	switch (event->type_len) {
+	case RINGBUF_TYPE_PADDING:
+		/* Returned so the caller advances past it and drops the
+		 * lock between records of a writer that discards a lot. */
+		return event;
+	case RINGBUF_TYPE_TIME_EXTEND:
+	case RINGBUF_TYPE_TIME_STAMP:
+		rb_advance_reader(cpu_buffer);
+		goto again;
+	default:
+		if (ts)
+			*ts = m->read_stamp + event->time_delta;
+		if (lost_events)
+			*lost_events = (unsigned long)m->lost_events;
+		return event;
+	}
+}
+
+/* Peek past any padding; the reader lock is held. */
+struct ringbuf_event *rb_reader_peek_locked(struct ringbuf_cpu *cb,
+					    uint64_t *ts, unsigned long *lost)
+{
+	struct ringbuf_event *event;
+	/* Every round consumes at least 8 bytes of the buffer. */
+	unsigned long max = (unsigned long)(cb->nr_pages + 1) *
+				    cb->buffer->bsize / RB_EVNT_MIN_SIZE +
+			    8;
+
+	while ((event = rb_buffer_peek(cb, ts, lost)) &&
+	       event->type_len == RINGBUF_TYPE_PADDING) {
+		rb_advance_reader(cb);
+		if (RB_WARN_ON(cb->buffer, !--max))
+			return NULL;
+	}
+	return event;
+}
+
+struct ringbuf_event *ringbuf_peek(struct ringbuf *rb, int cpu, uint64_t *ts,
+				   unsigned long *lost_events)
+{
+	struct ringbuf_cpu *cb = rb_cpu(rb, cpu);
+	struct ringbuf_event *event;
+
+	if (!cb)
+		return NULL;
+	pthread_mutex_lock(&cb->reader_lock);
+	event = rb_reader_peek_locked(cb, ts, lost_events);
+	pthread_mutex_unlock(&cb->reader_lock);
+	return event;
+}
+
+struct ringbuf_event *ringbuf_consume(struct ringbuf *rb, int cpu,
+				      uint64_t *ts, unsigned long *lost_events)
+{
+	struct ringbuf_cpu *cb = rb_cpu(rb, cpu);
+	struct ringbuf_event *event;
+
+	if (!cb)
+		return NULL;
+	pthread_mutex_lock(&cb->reader_lock);
+	event = rb_reader_peek_locked(cb, ts, lost_events);
+	if (event) {
+		/* The loss is reported with this event: start counting anew. */
+		cb->meta->lost_events = 0;
+		rb_advance_reader(cb);
+	}
+	pthread_mutex_unlock(&cb->reader_lock);
+	return event;
+}
+
+struct ringbuf_event *ringbuf_consume_next(struct ringbuf *rb, int *cpu,
+					   uint64_t *ts,
+					   unsigned long *lost_events)
+{
+	int best = -1;
+	uint64_t best_ts = 0;
+
+	if (!rb)
+		return NULL;
+	for (int c = 0; c < rb->nr_cpus; c++) {
+		uint64_t t;
+
+		if (ringbuf_peek(rb, c, &t, NULL) && (best < 0 || t < best_ts)) {
+			best = c;
+			best_ts = t;
+		}
+	}
+	if (best < 0)
+		return NULL;
+	if (cpu)
+		*cpu = best;
+	return ringbuf_consume(rb, best, ts, lost_events);
+}
+
+/* ------------------------------------------------------------------ */
+/* read_page                                                           */
+
+static unsigned int rb_event_ts_length(struct ringbuf_event *event)
+{
+	unsigned int len = 0;
+
+	if (event->type_len == RINGBUF_TYPE_TIME_EXTEND ||
+	    event->type_len == RINGBUF_TYPE_TIME_STAMP) {
+		/* time extends include the data event after it */
+		len = RB_LEN_TIME_EXTEND;
+		event = (struct ringbuf_event *)((char *)event +
+						 RB_LEN_TIME_EXTEND);
+	}
+	return len + rb_event_length(event);
+}
+
+void *ringbuf_alloc_read_page(struct ringbuf *rb, int cpu)
+{
+	void *page;
+
+	if (!rb_cpu(rb, cpu)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	page = calloc(1, rb->subbuf_size);
+	if (!page)
+		errno = ENOMEM;
+	return page;
+}
+
+void ringbuf_free_read_page(struct ringbuf *rb, int cpu, void *data)
+{
+	(void)rb;
+	(void)cpu;
+	free(data);
+}
+
+int ringbuf_read_page(struct ringbuf *rb, void *data_page, size_t len,
+		      int cpu, int full)
+{
+	struct ringbuf_cpu *cb = rb_cpu(rb, cpu);
+	struct ringbuf_data_page *dpage = data_page;
+	struct rb_cpu_meta *m;
+	struct ringbuf_event *event;
+	uint64_t read, commit, missed_events;
+	uint32_t reader;
+	int ret = -ENODATA;
+
+	if (!cb || !data_page || len <= RINGBUF_PAGE_HDR_SIZE) {
+		errno = EINVAL;
+		return -EINVAL;
+	}
+	if (len > rb->subbuf_size)
+		len = rb->subbuf_size;
+	len -= RINGBUF_PAGE_HDR_SIZE;
+	m = cb->meta;
+
+	pthread_mutex_lock(&cb->reader_lock);
+
+	reader = rb_get_reader_page(cb);
+	if (reader == RB_NO_PAGE)
+		goto out_unlock;
+
+	event = rb_reader_event(cb);
+	read = rb_page(cb, reader)->read;
+	commit = rb_page_size(cb, reader);
+
+	/* Check if any events were dropped */
+	missed_events = m->lost_events;
+
+	/*
+	 * A partly read page, a page bigger than @len, or a page a writer is
+	 * still on: copy the whole events that fit.
+	 */
+	if (read || len < commit - read ||
+	    atomic_load_explicit(&m->commit_page, memory_order_acquire) ==
+		    reader) {
+		struct rb_data_page *rpage = rb_data(cb, reader);
+		uint64_t rpos = read, pos = 0, save_timestamp;
+		unsigned int size;
+
+		/*
+		 * A full page can still be returned if a previous partial
+		 * read left the rest of it and the writer is off it.
+		 */
+		if (full &&
+		    (!read || len < commit - read ||
+		     atomic_load_explicit(&m->commit_page,
+					  memory_order_relaxed) == reader))
+			goto out_unlock;
+
+		if (len > commit - read)
+			len = commit - read;
+
+		/* Always keep the time extend and data together */
+		size = rb_event_ts_length(event);
+		if (len < size)
+			goto out_unlock;
+
+		/* save the current timestamp, since the user will need it */
+		save_timestamp = m->read_stamp;
+
+		/* Need to copy one event at a time */
+		do {
+			/* rb_advance_reader() moves by one record; a time
+			 * extend's data event is copied in the next round. */
+			size = rb_event_length(event);
+			if (!size)
+				break;
+			memcpy(dpage->data + pos, rpage->data + rpos, size);
+			len -= size;
+			rb_advance_reader(cb);
+			rpos = rb_page(cb, reader)->read;
+			pos += size;
+			if (rpos >= commit)
+				break;
+			event = rb_reader_event(cb);
+			/* Always keep the time extend and data together */
+			size = rb_event_ts_length(event);
+		} while (len >= size);
+
+		dpage->commit = pos;
+		dpage->time_stamp = save_timestamp;
+	} else {
+		/*
+		 * Userspace: the kernel swaps this sub-buffer out for the
+		 * caller's page. Ours stays in the shared mapping; copy it
+		 * whole and mark it read, which is the same to the caller.
+		 */
+		struct rb_data_page *rpage = rb_data(cb, reader);
+		uint32_t real_end = atomic_load_explicit(
+			&rb_page(cb, reader)->real_end, memory_order_relaxed);
+
+		atomic_store_explicit(&m->read,
+				      atomic_load_explicit(&m->read,
+							   memory_order_relaxed) +
+					      rb_page_entries(cb, reader),
+				      memory_order_relaxed);
+		atomic_store_explicit(&m->read_bytes,
+				      atomic_load_explicit(&m->read_bytes,
+							   memory_order_relaxed) +
+					      commit,
+				      memory_order_relaxed);
+		/* The real end leaves the closing padding out, so the lost
+		 * count can be stored after the data. */
+		if (real_end && real_end < commit)
+			commit = real_end;
+		dpage->time_stamp = atomic_load_explicit(&rpage->time_stamp,
+							 memory_order_relaxed);
+		memcpy(dpage->data, rpage->data, commit);
+		dpage->commit = commit;
+		rb_page(cb, reader)->read = rb_page_size(cb, reader);
+	}
+	ret = 0;
+
+	m->lost_events = 0;
+
+	commit = dpage->commit;
+	/* Set a flag in the commit field if we lost events */
+	if (missed_events) {
+		/* Store the count after the data if there is room. */
+		if (rb->bsize - commit >= sizeof(missed_events)) {
+			memcpy(&dpage->data[commit], &missed_events,
+			       sizeof(missed_events));
+			dpage->commit |= RINGBUF_MISSED_STORED;
+			commit += sizeof(missed_events);
+		}
+		dpage->commit |= RINGBUF_MISSED_EVENTS;
+	}
+
+	/* This page may go to a file: no stale bytes after the data. */
+	if (commit < rb->bsize)
+		memset(&dpage->data[commit], 0, rb->bsize - commit);
+
+out_unlock:
+	pthread_mutex_unlock(&cb->reader_lock);
+	if (ret < 0)
+		errno = -ret;
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* Empty and oldest                                                    */
+
+static bool rb_per_cpu_empty_locked(struct ringbuf_cpu *cpu_buffer)
+{
+	struct rb_cpu_meta *m = cpu_buffer->meta;
+	uint32_t reader = atomic_load_explicit(&m->reader_page,
+					       memory_order_relaxed);
+	uint32_t head = rb_set_head_page(cpu_buffer);
+	/* Acquire: pairs with the release in rb_set_commit_to_write(). */
+	uint32_t commit = atomic_load_explicit(&m->commit_page,
+					       memory_order_acquire);
+
+	if (unlikely(head == RB_NO_PAGE))
+		return true;
+	/* Reader should exhaust content in reader page */
+	if (rb_page(cpu_buffer, reader)->read !=
+	    rb_page_size(cpu_buffer, reader))
+		return false;
+	/* Writers committing on the reader page, all of it read: empty. */
+	if (commit == reader)
+		return true;
+	/* Writers on a page other than the head: there is data between. */
+	if (commit != head)
+		return false;
+	/* Writers are on the head page: empty if it has no content. */
+	return rb_page_size(cpu_buffer, commit) == 0;
+}
+
+bool ringbuf_empty_cpu(struct ringbuf *rb, int cpu)
+{
+	struct ringbuf_cpu *cb = rb_cpu(rb, cpu);
+	bool ret;
+
+	if (!cb)
+		return true;
+	pthread_mutex_lock(&cb->reader_lock);
+	ret = rb_per_cpu_empty_locked(cb);
+	pthread_mutex_unlock(&cb->reader_lock);
+	return ret;
+}
+
+bool ringbuf_empty(struct ringbuf *rb)
+{
+	if (!rb)
+		return true;
+	for (int c = 0; c < rb->nr_cpus; c++)
+		if (!ringbuf_empty_cpu(rb, c))
+			return false;
+	return true;
+}
+
+uint64_t ringbuf_oldest_event_ts(struct ringbuf *rb, int cpu)
+{
+	struct ringbuf_cpu *cb = rb_cpu(rb, cpu);
+	uint64_t ts = 0;
+
+	if (!cb)
+		return 0;
+	pthread_mutex_lock(&cb->reader_lock);
+	if (!rb_per_cpu_empty_locked(cb)) {
+		struct rb_cpu_meta *m = cb->meta;
+		uint32_t reader = atomic_load_explicit(&m->reader_page,
+						       memory_order_relaxed);
+
+		/* Unread data on the reader page is the oldest. */
+		if (rb_page(cb, reader)->read < rb_page_size(cb, reader))
+			ts = rb_page(cb, reader)->read ?
+				     m->read_stamp :
+				     atomic_load_explicit(
+					     &rb_data(cb, reader)->time_stamp,
+					     memory_order_relaxed);
+		else
+			ts = atomic_load_explicit(
+				&rb_data(cb, rb_set_head_page(cb))->time_stamp,
+				memory_order_relaxed);
+	}
+	pthread_mutex_unlock(&cb->reader_lock);
+	return ts;
+}
+
+/* ------------------------------------------------------------------ */
+/* The non-consuming iterator                                          */
+
+struct ringbuf_iter {
+	struct ringbuf *rb;
+	struct ringbuf_cpu *cb;
+	uint32_t head_page;
+	uint64_t head; /* offset of the record at the iterator */
+	uint64_t next_event; /* offset after it, once copied */
+	uint64_t read_stamp;
+	uint64_t page_stamp;
+	uint32_t cache_reader_page;
+	uint64_t cache_read;
+	bool missed_events;
+	uint32_t event_size;
+	unsigned char *event; /* copy of the record at the iterator */
+};
+
+static void rb_iter_reset(struct ringbuf_iter *iter)
+{
+	struct ringbuf_cpu *cb = iter->cb;
+	struct rb_cpu_meta *m = cb->meta;
+	uint32_t reader = atomic_load_explicit(&m->reader_page,
+					       memory_order_relaxed);
+
+	/* Iterator usage is expected to have record disabled */
+	iter->head_page = reader;
+	iter->head = rb_page(cb, reader)->read;
+	iter->next_event = iter->head;
+	iter->cache_reader_page = reader;
+	iter->cache_read = atomic_load_explicit(&m->read, memory_order_relaxed);
+	if (iter->head) {
+		iter->read_stamp = m->read_stamp;
+		iter->page_stamp = atomic_load_explicit(
+			&rb_data(cb, reader)->time_stamp, memory_order_relaxed);
+	} else {
+		iter->read_stamp = atomic_load_explicit(
+			&rb_data(cb, reader)->time_stamp, memory_order_relaxed);
+		iter->page_stamp = iter->read_stamp;
+	}
+}
+
+/* Move to the next page of the ring; false at the commit page. */
+static bool rb_inc_iter(struct ringbuf_iter *iter)
+{
+	struct ringbuf_cpu *cb = iter->cb;
+	struct rb_cpu_meta *m = cb->meta;
+	uint32_t next;
+
+	if (iter->head_page ==
+	    atomic_load_explicit(&m->commit_page, memory_order_acquire))
+		return false;
+	if (iter->head_page ==
+	    atomic_load_explicit(&m->reader_page, memory_order_relaxed))
+		next = rb_set_head_page(cb);
+	else
+		next = rb_next_id(cb, iter->head_page);
+	if (next == RB_NO_PAGE)
+		return false;
+	iter->head_page = next;
+	iter->page_stamp = iter->read_stamp = atomic_load_explicit(
+		&rb_data(cb, next)->time_stamp, memory_order_relaxed);
+	iter->head = iter->next_event = 0;
+	return true;
+}
+
+/*
+ * Copy a record out of a page a writer may be overwriting (overwrite
+ * mode), then check the page did not change under the copy: a seqlock
+ * read, with the page time stamp and commit as the sequence. The copy is
+ * a deliberate race with the writer, hidden from ThreadSanitizer; a torn
+ * copy is detected and thrown away.
+ */
+__attribute__((no_sanitize("thread"))) static void
+rb_iter_copy(uint32_t *dst, const unsigned char *src, unsigned int len)
+{
+	const volatile uint32_t *s = (const volatile uint32_t *)src;
+
+	for (unsigned int i = 0; i < len / 4; i++)
+		dst[i] = s[i];
+}
+
+/* Returns the copied record, NULL after a reset (missed_events set). */
+static struct ringbuf_event *rb_iter_head_event(struct ringbuf_iter *iter)
+{
+	struct ringbuf_cpu *cb = iter->cb;
+	struct rb_data_page *page = rb_data(cb, iter->head_page);
+	uint64_t commit = rb_page_size(cb, iter->head_page);
+	struct ringbuf_event *event = (struct ringbuf_event *)iter->event;
+	unsigned int length;
+
+	if (iter->head + RB_EVNT_MIN_SIZE > commit &&
+	    iter->head + RB_EVNT_HDR_SIZE > commit)
+		goto reset;
+	rb_iter_copy((uint32_t *)iter->event, page->data + iter->head,
+		     iter->head + RB_EVNT_MIN_SIZE <= cb->buffer->bsize ?
+			     RB_EVNT_MIN_SIZE :
+			     RB_EVNT_HDR_SIZE);
+	length = rb_event_length(event);
+	if (!length)
+		length = (unsigned int)(commit - iter->head);
+	if (iter->head + length > commit || length > iter->event_size ||
+	    length < RB_EVNT_HDR_SIZE)
+		goto reset;
+	rb_iter_copy((uint32_t *)iter->event, page->data + iter->head, length);
+
+	/* Acquire: the copy is complete before the stamp and commit are
+	 * checked again; pairs with the writer's release of commit. */
+	atomic_thread_fence(memory_order_acquire);
+	if (iter->page_stamp != atomic_load_explicit(&page->time_stamp,
+						     memory_order_relaxed) ||
+	    commit > rb_page_size(cb, iter->head_page))
+		goto reset;
+
+	iter->next_event = iter->head + length;
+	return event;
+
+reset:
+	rb_iter_reset(iter);
+	iter->missed_events = true;
+	return NULL;
+}
+
+/* The next data record at or after the iterator; reader lock held. */
+static struct ringbuf_event *rb_iter_peek(struct ringbuf_iter *iter,
+					  uint64_t *ts)
+{
+	struct ringbuf_cpu *cb = iter->cb;
+	struct rb_cpu_meta *m = cb->meta;
+	struct ringbuf_event *event;
+	unsigned long max = (unsigned long)(cb->nr_pages + 2) *
+				    (cb->buffer->bsize / RB_EVNT_MIN_SIZE + 2);
+
+	/* A consumer read since: restart from where it is now. */
+	if (iter->cache_read !=
+		    atomic_load_explicit(&m->read, memory_order_relaxed) ||
+	    iter->cache_reader_page !=
+		    atomic_load_explicit(&m->reader_page, memory_order_relaxed))
+		rb_iter_reset(iter);
+
+	while (max--) {
+		if (iter->head >= rb_page_size(cb, iter->head_page)) {
+			if (!rb_inc_iter(iter))
+				return NULL;
+			continue;
+		}
+		event = rb_iter_head_event(iter);
+		if (!event)
+			continue;
+		switch (event->type_len) {
+		case RINGBUF_TYPE_PADDING:
+			iter->head = iter->next_event;
+			continue;
+		case RINGBUF_TYPE_TIME_EXTEND:
+			iter->read_stamp += rb_event_time_stamp(event);
+			iter->head = iter->next_event;
+			continue;
+		case RINGBUF_TYPE_TIME_STAMP:
+			iter->read_stamp = rb_fix_abs_ts(
+				rb_event_time_stamp(event), iter->read_stamp);
+			iter->head = iter->next_event;
+			continue;
+		default:
+			if (ts)
+				*ts = iter->read_stamp + event->time_delta;
+			return event;
+		}
+	}
+	RB_WARN_ON(cb->buffer, 1);
+	return NULL;
+}
+
+struct ringbuf_iter *ringbuf_read_start(struct ringbuf *rb, int cpu)
+{
+	struct ringbuf_cpu *cb = rb_cpu(rb, cpu);
+	struct ringbuf_iter *iter;
+
+	if (!cb) {
+		errno = EINVAL;
+		return NULL;
+	}
+	iter = calloc(1, sizeof(*iter));
+	if (iter)
+		iter->event = malloc(rb->subbuf_size);
+	if (!iter || !iter->event) {
+		if (iter)
+			free(iter);
+		errno = ENOMEM;
+		return NULL;
+	}
+	iter->rb = rb;
+	iter->cb = cb;
+	iter->event_size = rb->bsize;
+	atomic_fetch_add_explicit(&rb->iterators, 1, memory_order_relaxed);
+	pthread_mutex_lock(&cb->reader_lock);
+	rb_iter_reset(iter);
+	pthread_mutex_unlock(&cb->reader_lock);
+	return iter;
+}
+
+void ringbuf_read_finish(struct ringbuf_iter *iter)
+{
+	if (!iter)
+		return;
+	atomic_fetch_sub_explicit(&iter->rb->iterators, 1,
+				  memory_order_relaxed);
+	free(iter->event);
+	free(iter);
+}
+
+struct ringbuf_event *ringbuf_iter_peek(struct ringbuf_iter *iter,
+					uint64_t *ts)
+{
+	struct ringbuf_event *event;
+
+	if (!iter)
+		return NULL;
+	pthread_mutex_lock(&iter->cb->reader_lock);
+	event = rb_iter_peek(iter, ts);
+	pthread_mutex_unlock(&iter->cb->reader_lock);
+	return event;
+}
+
+void ringbuf_iter_advance(struct ringbuf_iter *iter)
+{
+	struct ringbuf_event *event;
+
+	if (!iter)
+		return;
+	pthread_mutex_lock(&iter->cb->reader_lock);
+	event = rb_iter_peek(iter, NULL);
+	if (event) {
+		iter->read_stamp += event->time_delta;
+		iter->head = iter->next_event;
+	}
+	pthread_mutex_unlock(&iter->cb->reader_lock);
+}
+
+void ringbuf_iter_reset(struct ringbuf_iter *iter)
+{
+	if (!iter)
+		return;
+	pthread_mutex_lock(&iter->cb->reader_lock);
+	rb_iter_reset(iter);
+	pthread_mutex_unlock(&iter->cb->reader_lock);
+}
+
+bool ringbuf_iter_empty(struct ringbuf_iter *iter)
+{
+	return !iter || !ringbuf_iter_peek(iter, NULL);
+}
+
+bool ringbuf_iter_dropped(struct ringbuf_iter *iter)
+{
+	bool ret;
+
+	if (!iter)
+		return false;
+	ret = iter->missed_events;
+	iter->missed_events = false;
+	return ret;
+}

@@ -1,0 +1,881 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * ringbuf.c - allocation, the mapping, resize/reset/swap, switches and
+ * counters.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+_Static_assert(sizeof(struct ringbuf_event) == 4, "event header is 4 bytes");
+_Static_assert(offsetof(struct rb_data_page, data) == RINGBUF_PAGE_HDR_SIZE,
+	       "page header is 16 bytes");
+_Static_assert(sizeof(_Atomic uint64_t) == 8 && sizeof(_Atomic uint32_t) == 4,
+	       "lock-free words are plain words in the mapping");
+
+static _Atomic uint64_t rb_next_uid = 1;
+
+static size_t rb_align(size_t v, size_t a)
+{
+	return (v + a - 1) & ~(a - 1);
+}
+
+static struct ringbuf_cpu *rb_cpu_get(struct ringbuf *rb, int cpu)
+{
+	if (!rb || cpu < 0 || cpu >= rb->nr_cpus)
+		return NULL;
+	return rb->buffers[cpu];
+}
+
+static uint32_t rb_size_to_pages(struct ringbuf *rb, size_t size)
+{
+	size_t n = (size + rb->bsize - 1) / rb->bsize;
+
+	/* A ring needs two pages: the tail page and the one it moves to. */
+	return n < 2 ? 2 : (uint32_t)n;
+}
+
+/* ------------------------------------------------------------------ */
+/* The mapping                                                         */
+
+struct rb_layout {
+	size_t cpu_meta_off, cpu_meta_size, page_ctl_off, data_off, map_size;
+	uint32_t total_pages;
+};
+
+static int rb_layout(struct ringbuf *rb, const uint32_t *nr_pages,
+		     struct rb_layout *l)
+{
+	uint64_t total = 0;
+
+	for (int c = 0; c < rb->nr_cpus; c++)
+		total += (uint64_t)nr_pages[c] + 1;
+	/* Page ids and the 20-bit write index bound the geometry. */
+	if (total > (UINT32_MAX >> 3))
+		return -ENOMEM;
+	l->total_pages = (uint32_t)total;
+	l->cpu_meta_off = rb_align(sizeof(struct rb_meta), RB_CACHELINE);
+	l->cpu_meta_size = rb_align(sizeof(struct rb_cpu_meta), RB_CACHELINE);
+	l->page_ctl_off = l->cpu_meta_off +
+			  (size_t)rb->nr_cpus * l->cpu_meta_size;
+	l->data_off = rb_align(l->page_ctl_off +
+				       total * sizeof(struct rb_page_ctl),
+			       4096);
+	if (total > (SIZE_MAX - l->data_off) / rb->subbuf_size)
+		return -ENOMEM;
+	l->map_size = l->data_off + total * rb->subbuf_size;
+	return 0;
+}
+
+/* Point a cpu buffer at its place in a mapping. */
+static void rb_cpu_bind(struct ringbuf *rb, struct ringbuf_cpu *cb, void *map,
+			const struct rb_layout *l)
+{
+	struct rb_cpu_meta *m = (struct rb_cpu_meta *)((char *)map +
+						       l->cpu_meta_off +
+						       (size_t)cb->cpu *
+							       l->cpu_meta_size);
+
+	cb->meta = m;
+	cb->nr_pages = m->nr_pages;
+	cb->pages = (struct rb_page_ctl *)((char *)map + l->page_ctl_off) +
+		    m->first_page;
+	cb->data = (unsigned char *)map + l->data_off +
+		   (size_t)m->first_page * rb->subbuf_size;
+}
+
+/*
+ * rb_init_cpu_pages - an empty cpu buffer: the ring 0 -> 1 -> ... -> n-1
+ * -> 0 with HEAD on the link to page 0, head = tail = commit = 0, and the
+ * spare page n as the reader page (linked to itself, outside the ring),
+ * every counter zero. The kernel's rb_allocate_pages() plus
+ * rb_head_page_activate() plus rb_reset_cpu().
+ */
+void rb_init_cpu_pages(struct ringbuf_cpu *cb)
+{
+	struct rb_cpu_meta *m = cb->meta;
+	uint32_t n = cb->nr_pages;
+	uint32_t nr_pages = m->nr_pages, first_page = m->first_page;
+
+	memset(m, 0, sizeof(*m));
+	m->nr_pages = nr_pages;
+	m->first_page = first_page;
+	for (uint32_t i = 0; i <= n; i++) {
+		struct rb_page_ctl *p = &cb->pages[i];
+		struct rb_data_page *d = rb_data(cb, i);
+
+		memset(p, 0, sizeof(*p));
+		p->id = i;
+		if (i < n) {
+			atomic_init(&p->next, rb_link((i + 1) % n, 0));
+			atomic_init(&p->prev, (i + n - 1) % n);
+		} else {
+			atomic_init(&p->next, rb_link(n, 0));
+			atomic_init(&p->prev, n);
+		}
+		atomic_init(&d->time_stamp, 0);
+		atomic_init(&d->commit, 0);
+	}
+	/* rb_head_page_activate(): the link to the head page carries HEAD. */
+	atomic_init(&cb->pages[n - 1].next, rb_link(0, RB_PAGE_HEAD));
+	atomic_init(&m->head_page, 0);
+	atomic_init(&m->tail_page, 0);
+	atomic_init(&m->commit_page, 0);
+	atomic_init(&m->reader_page, n);
+}
+
+static void *rb_map_alloc(size_t size)
+{
+	/*
+	 * MAP_SHARED: one mapping that another process can be given (a
+	 * memfd or a named file later); anonymous for now.
+	 */
+	void *map = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	return map == MAP_FAILED ? NULL : map;
+}
+
+static void rb_meta_fill(struct ringbuf *rb, void *map,
+			 const struct rb_layout *l, const uint32_t *nr_pages)
+{
+	struct rb_meta *meta = map;
+	uint32_t first = 0;
+
+	meta->magic = RB_META_MAGIC;
+	meta->version = RB_META_VERSION;
+	meta->meta_struct_len = sizeof(*meta);
+	meta->subbuf_size = rb->subbuf_size;
+	meta->nr_cpus = (uint32_t)rb->nr_cpus;
+	meta->total_pages = l->total_pages;
+	meta->clock = (uint32_t)rb->clock;
+	meta->model = (uint32_t)rb->model;
+	meta->cpu_meta_size = (uint32_t)l->cpu_meta_size;
+	meta->cpu_meta_off = l->cpu_meta_off;
+	meta->page_ctl_off = l->page_ctl_off;
+	meta->data_off = l->data_off;
+	meta->map_size = l->map_size;
+	for (int c = 0; c < rb->nr_cpus; c++) {
+		struct rb_cpu_meta *m =
+			(struct rb_cpu_meta *)((char *)map + l->cpu_meta_off +
+					       (size_t)c * l->cpu_meta_size);
+
+		m->nr_pages = nr_pages[c];
+		m->first_page = first;
+		first += nr_pages[c] + 1;
+	}
+}
+
+static void rb_cpu_free(struct ringbuf_cpu *cb)
+{
+	if (!cb)
+		return;
+	pthread_mutex_destroy(&cb->reader_lock);
+	free(cb);
+}
+
+struct ringbuf *ringbuf_create(const struct ringbuf_opts *opts)
+{
+	struct ringbuf_opts o = { .sz = sizeof(o), .size = 1 << 20 };
+	struct ringbuf *rb;
+	struct rb_layout l;
+	uint32_t *nr_pages = NULL;
+	int err = EINVAL;
+
+	if (opts) {
+		if (opts->sz < offsetof(struct ringbuf_opts, clock) +
+				       sizeof(opts->clock) ||
+		    opts->sz > sizeof(o))
+			goto fail_args;
+		memcpy(&o, opts, opts->sz);
+	}
+	if (!o.size || o.subbuf_order > RB_SUBBUF_ORDER_MAX ||
+	    o.nr_cpus < 0 || o.nr_cpus > 4096 ||
+	    (o.flags & ~RINGBUF_FL_OVERWRITE) ||
+	    (o.model != RINGBUF_PER_CPU && o.model != RINGBUF_PER_THREAD) ||
+	    o.clock < RINGBUF_CLOCK_MONO || o.clock > RINGBUF_CLOCK_TSC)
+		goto fail_args;
+
+	rb = aligned_alloc(RB_CACHELINE, rb_align(sizeof(*rb), RB_CACHELINE));
+	if (!rb) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	memset(rb, 0, sizeof(*rb));
+	rb->clock = o.clock;
+	rb->model = o.model;
+	rb->nr_cpus = o.nr_cpus;
+	if (!rb->nr_cpus) {
+		rb->nr_cpus = rb_nr_possible_cpus();
+		if (rb->model == RINGBUF_PER_THREAD)
+			rb->nr_cpus *= 4;
+	}
+	rb->subbuf_size = RB_PAGE_SIZE_MIN << o.subbuf_order;
+	rb->bsize = rb->subbuf_size - RINGBUF_PAGE_HDR_SIZE;
+	/* The largest payload that still fits with a time extend. */
+	rb->max_data_size = rb->bsize - RB_EVNT_HDR_SIZE - sizeof(uint32_t) -
+			    RB_LEN_TIME_EXTEND;
+	atomic_init(&rb->flags, (int)(o.flags & RINGBUF_FL_OVERWRITE));
+	rb->uid = atomic_fetch_add_explicit(&rb_next_uid, 1,
+					    memory_order_relaxed);
+	pthread_mutex_init(&rb->resize_lock, NULL);
+
+	err = ENOMEM;
+	if (o.size / rb->bsize > (UINT32_MAX >> 4))
+		goto fail;
+	nr_pages = calloc((size_t)rb->nr_cpus, sizeof(*nr_pages));
+	rb->buffers = calloc((size_t)rb->nr_cpus, sizeof(*rb->buffers));
+	if (!nr_pages || !rb->buffers)
+		goto fail;
+	for (int c = 0; c < rb->nr_cpus; c++)
+		nr_pages[c] = rb_size_to_pages(rb, o.size);
+	if (rb_layout(rb, nr_pages, &l))
+		goto fail;
+	rb->map = rb_map_alloc(l.map_size);
+	if (!rb->map)
+		goto fail;
+	rb->map_size = l.map_size;
+	rb->meta = rb->map;
+	rb_meta_fill(rb, rb->map, &l, nr_pages);
+
+	for (int c = 0; c < rb->nr_cpus; c++) {
+		struct ringbuf_cpu *cb = aligned_alloc(
+			RB_CACHELINE, rb_align(sizeof(*cb), RB_CACHELINE));
+
+		if (!cb)
+			goto fail;
+		memset(cb, 0, sizeof(*cb));
+		cb->buffer = rb;
+		cb->cpu = c;
+		pthread_mutex_init(&cb->reader_lock, NULL);
+		rb->buffers[c] = cb;
+		rb_cpu_bind(rb, cb, rb->map, &l);
+		rb_init_cpu_pages(cb);
+	}
+	free(nr_pages);
+	rb_buffer_register(rb);
+	return rb;
+
+fail:
+	free(nr_pages);
+	if (rb->buffers)
+		for (int c = 0; c < rb->nr_cpus; c++)
+			rb_cpu_free(rb->buffers[c]);
+	free(rb->buffers);
+	if (rb->map)
+		munmap(rb->map, rb->map_size);
+	pthread_mutex_destroy(&rb->resize_lock);
+	free(rb);
+fail_args:
+	errno = err;
+	return NULL;
+}
+
+struct ringbuf *ringbuf_alloc(size_t size, unsigned int flags)
+{
+	RINGBUF_OPTS(o, .size = size, .flags = flags);
+
+	return ringbuf_create(&o);
+}
+
+void ringbuf_free(struct ringbuf *rb)
+{
+	if (!rb)
+		return;
+	rb_buffer_unregister(rb);
+	for (int c = 0; c < rb->nr_cpus; c++)
+		rb_cpu_free(rb->buffers[c]);
+	free(rb->buffers);
+	munmap(rb->map, rb->map_size);
+	pthread_mutex_destroy(&rb->resize_lock);
+	free(rb);
+}
+
+/* ------------------------------------------------------------------ */
+/* Quiescing writers                                                   */
+
+/*
+ * rb_writers_drain - wait until no writer is inside reserve..commit on
+ * @cpu (or every cpu buffer), after recording was disabled. The kernel
+ * uses synchronize_rcu() (writers run with preemption off); here writers
+ * mark ringbuf_cpu.active with a plain store, membarrier() makes every
+ * running thread's marks visible (as liburcu's urcu-memb grace period
+ * does), and we wait for the marks to drop. A writer that saw the disable
+ * flag leaves without touching the buffer.
+ *
+ * Userspace: a writer can be preempted while active; we wait for it with
+ * sleeps, bounded at ten seconds, then give up with -EBUSY.
+ */
+int rb_writers_drain(struct ringbuf *rb, int cpu)
+{
+	struct timespec ts = { 0, 100000 };
+	int first = cpu < 0 ? 0 : cpu;
+	int last = cpu < 0 ? rb->nr_cpus - 1 : cpu;
+
+	/* Pairs with the writer's mark-then-check in ringbuf_lock_reserve(). */
+	rb_membarrier();
+	for (int c = first; c <= last; c++) {
+		struct ringbuf_cpu *cb = rb->buffers[c];
+
+		/* Acquire: pairs with the writer's active decrement being
+		 * its last access (rb_writer_put()); after we see zero its
+		 * writes to the mapping are visible to us. */
+		for (int i = 0; atomic_load_explicit(&cb->active,
+						     memory_order_acquire);
+		     i++) {
+			if (i >= 100000)
+				return -EBUSY;
+			nanosleep(&ts, NULL);
+		}
+	}
+	return 0;
+}
+
+static void rb_lock_readers(struct ringbuf *rb)
+{
+	for (int c = 0; c < rb->nr_cpus; c++)
+		pthread_mutex_lock(&rb->buffers[c]->reader_lock);
+}
+
+static void rb_unlock_readers(struct ringbuf *rb)
+{
+	for (int c = rb->nr_cpus - 1; c >= 0; c--)
+		pthread_mutex_unlock(&rb->buffers[c]->reader_lock);
+}
+
+static void rb_disable_all(struct ringbuf *rb)
+{
+	/* Seq_cst: the store half of the store-buffer pattern with the
+	 * writer's active mark; rb_writers_drain()'s membarrier follows. */
+	atomic_fetch_add_explicit(&rb->record_disabled, 1,
+				  memory_order_seq_cst);
+}
+
+static void rb_enable_all(struct ringbuf *rb)
+{
+	/* Release: the rebuilt cpu buffers are visible to a writer that
+	 * sees recording on; pairs with its acquire load. */
+	atomic_fetch_sub_explicit(&rb->record_disabled, 1,
+				  memory_order_release);
+}
+
+/* ------------------------------------------------------------------ */
+/* Resize                                                              */
+
+int ringbuf_resize(struct ringbuf *rb, size_t size, int cpu)
+{
+	uint32_t *nr_pages;
+	struct rb_layout l;
+	void *map, *old_map;
+	size_t old_size;
+	int err = 0;
+
+	if (!rb || !size || (cpu != RINGBUF_ALL_CPUS &&
+			     (cpu < 0 || cpu >= rb->nr_cpus))) {
+		errno = EINVAL;
+		return -EINVAL;
+	}
+	if (size / rb->bsize > (UINT32_MAX >> 4)) {
+		errno = ENOMEM;
+		return -ENOMEM;
+	}
+	nr_pages = calloc((size_t)rb->nr_cpus, sizeof(*nr_pages));
+	if (!nr_pages) {
+		errno = ENOMEM;
+		return -ENOMEM;
+	}
+
+	pthread_mutex_lock(&rb->resize_lock);
+	if (atomic_load_explicit(&rb->iterators, memory_order_relaxed)) {
+		err = -EBUSY;
+		goto out;
+	}
+	for (int c = 0; c < rb->nr_cpus; c++)
+		nr_pages[c] = (cpu == RINGBUF_ALL_CPUS || cpu == c) ?
+				      rb_size_to_pages(rb, size) :
+				      rb->buffers[c]->nr_pages;
+	{
+		bool same = true;
+
+		for (int c = 0; c < rb->nr_cpus; c++)
+			same &= nr_pages[c] == rb->buffers[c]->nr_pages;
+		if (same)
+			goto out;
+	}
+	err = rb_layout(rb, nr_pages, &l);
+	if (err)
+		goto out;
+	map = rb_map_alloc(l.map_size);
+	if (!map) {
+		err = -ENOMEM;
+		goto out;
+	}
+	rb_meta_fill(rb, map, &l, nr_pages);
+
+	rb_lock_readers(rb);
+	rb_disable_all(rb);
+	err = rb_writers_drain(rb, RINGBUF_ALL_CPUS);
+	if (err) {
+		rb_enable_all(rb);
+		rb_unlock_readers(rb);
+		munmap(map, l.map_size);
+		goto out;
+	}
+
+	for (int c = 0; c < rb->nr_cpus; c++) {
+		struct ringbuf_cpu *cb = rb->buffers[c];
+		struct rb_cpu_meta old = *cb->meta;
+		struct rb_page_ctl *old_pages = cb->pages;
+		unsigned char *old_data = cb->data;
+		uint32_t old_n = cb->nr_pages;
+		uint64_t unread = rb_num_of_entries(cb);
+
+		rb_cpu_bind(rb, cb, map, &l);
+		if (nr_pages[c] == old_n) {
+			/* Unchanged: carry the cpu buffer over as it is; its
+			 * links are local page ids. */
+			uint32_t first = cb->meta->first_page;
+
+			memcpy(cb->meta, &old, sizeof(old));
+			cb->meta->first_page = first;
+			memcpy(cb->pages, old_pages,
+			       (old_n + 1) * sizeof(*old_pages));
+			memcpy(cb->data, old_data,
+			       (size_t)(old_n + 1) * rb->subbuf_size);
+			continue;
+		}
+		/*
+		 * Userspace: rebuilt empty; the unread events are counted
+		 * as overrun (the reader's next swap reports them lost).
+		 */
+		rb_init_cpu_pages(cb);
+		local_set(&cb->meta->entries, local_read(&old.entries));
+		local_set(&cb->meta->overrun, local_read(&old.overrun) + unread);
+		local_set(&cb->meta->commit_overrun,
+			  local_read(&old.commit_overrun));
+		atomic_store_explicit(&cb->meta->dropped_events,
+				      atomic_load_explicit(&old.dropped_events,
+							   memory_order_relaxed),
+				      memory_order_relaxed);
+		atomic_store_explicit(&cb->meta->read,
+				      atomic_load_explicit(&old.read,
+							   memory_order_relaxed),
+				      memory_order_relaxed);
+		cb->meta->last_overrun = old.last_overrun;
+		cb->meta->lost_events = old.lost_events;
+		local_set(&cb->meta->pages_lost, local_read(&old.pages_lost));
+		local_set(&cb->meta->pages_touched,
+			  local_read(&old.pages_touched));
+	}
+	old_map = rb->map;
+	old_size = rb->map_size;
+	rb->map = map;
+	rb->map_size = l.map_size;
+	rb->meta = map;
+	munmap(old_map, old_size);
+
+	rb_enable_all(rb);
+	rb_unlock_readers(rb);
+out:
+	pthread_mutex_unlock(&rb->resize_lock);
+	free(nr_pages);
+	if (err < 0)
+		errno = -err;
+	return err;
+}
+
+size_t ringbuf_size(struct ringbuf *rb, int cpu)
+{
+	struct ringbuf_cpu *cb = rb_cpu_get(rb, cpu);
+
+	return cb ? (size_t)cb->nr_pages * rb->subbuf_size : 0;
+}
+
+size_t ringbuf_subbuf_size(struct ringbuf *rb)
+{
+	return rb ? rb->subbuf_size : 0;
+}
+
+size_t ringbuf_max_event_size(struct ringbuf *rb)
+{
+	return rb ? rb->max_data_size : 0;
+}
+
+int ringbuf_nr_cpus(struct ringbuf *rb)
+{
+	return rb ? rb->nr_cpus : 0;
+}
+
+int ringbuf_clock(struct ringbuf *rb)
+{
+	return rb ? rb->clock : -EINVAL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Reset and swap                                                      */
+
+static int rb_quiesce_cpu(struct ringbuf *rb, int cpu)
+{
+	int err;
+
+	rb_disable_all(rb);
+	err = rb_writers_drain(rb, cpu);
+	if (err)
+		rb_enable_all(rb);
+	return err;
+}
+
+void ringbuf_reset_cpu(struct ringbuf *rb, int cpu)
+{
+	struct ringbuf_cpu *cb = rb_cpu_get(rb, cpu);
+
+	if (!cb)
+		return;
+	pthread_mutex_lock(&rb->resize_lock);
+	pthread_mutex_lock(&cb->reader_lock);
+	if (!rb_quiesce_cpu(rb, cpu)) {
+		rb_init_cpu_pages(cb);
+		rb_enable_all(rb);
+	}
+	pthread_mutex_unlock(&cb->reader_lock);
+	pthread_mutex_unlock(&rb->resize_lock);
+}
+
+void ringbuf_reset(struct ringbuf *rb)
+{
+	if (!rb)
+		return;
+	for (int c = 0; c < rb->nr_cpus; c++)
+		ringbuf_reset_cpu(rb, c);
+}
+
+/* Swap the bytes of two equal-sized regions through a bounce buffer. */
+static void rb_memswap(void *a, void *b, size_t n, void *tmp)
+{
+	memcpy(tmp, a, n);
+	memcpy(a, b, n);
+	memcpy(b, tmp, n);
+}
+
+int ringbuf_swap_cpu(struct ringbuf *a, struct ringbuf *b, int cpu)
+{
+	struct ringbuf_cpu *ca = rb_cpu_get(a, cpu), *cb = rb_cpu_get(b, cpu);
+	struct ringbuf *first, *second;
+	size_t data_size;
+	void *tmp;
+	int err;
+
+	if (!ca || !cb || a == b || a->subbuf_size != b->subbuf_size ||
+	    ca->nr_pages != cb->nr_pages) {
+		errno = EINVAL;
+		return -EINVAL;
+	}
+	data_size = (size_t)(ca->nr_pages + 1) * a->subbuf_size;
+	tmp = malloc(data_size);
+	if (!tmp) {
+		errno = ENOMEM;
+		return -ENOMEM;
+	}
+	/* Lock order: by address, so two swaps of the same pair agree. */
+	first = a < b ? a : b;
+	second = a < b ? b : a;
+	pthread_mutex_lock(&first->resize_lock);
+	pthread_mutex_lock(&second->resize_lock);
+	pthread_mutex_lock(&rb_cpu_get(first, cpu)->reader_lock);
+	pthread_mutex_lock(&rb_cpu_get(second, cpu)->reader_lock);
+	err = -EBUSY;
+	if (atomic_load_explicit(&a->iterators, memory_order_relaxed) ||
+	    atomic_load_explicit(&b->iterators, memory_order_relaxed))
+		goto out;
+	err = rb_quiesce_cpu(a, cpu);
+	if (err)
+		goto out;
+	err = rb_quiesce_cpu(b, cpu);
+	if (err) {
+		rb_enable_all(a);
+		goto out;
+	}
+	{
+		uint32_t fa = ca->meta->first_page, fb = cb->meta->first_page;
+
+		rb_memswap(ca->meta, cb->meta, sizeof(*ca->meta), tmp);
+		ca->meta->first_page = fa;
+		cb->meta->first_page = fb;
+		rb_memswap(ca->pages, cb->pages,
+			   (ca->nr_pages + 1) * sizeof(*ca->pages), tmp);
+		rb_memswap(ca->data, cb->data, data_size, tmp);
+	}
+	rb_enable_all(b);
+	rb_enable_all(a);
+out:
+	pthread_mutex_unlock(&rb_cpu_get(second, cpu)->reader_lock);
+	pthread_mutex_unlock(&rb_cpu_get(first, cpu)->reader_lock);
+	pthread_mutex_unlock(&second->resize_lock);
+	pthread_mutex_unlock(&first->resize_lock);
+	free(tmp);
+	if (err < 0)
+		errno = -err;
+	return err;
+}
+
+/* ------------------------------------------------------------------ */
+/* Switches                                                            */
+
+void ringbuf_change_overwrite(struct ringbuf *rb, int val)
+{
+	if (!rb)
+		return;
+	/* Relaxed: writers read the flag at page crossings; any value they
+	 * see is a valid mode. */
+	if (val)
+		atomic_fetch_or_explicit(&rb->flags, RINGBUF_FL_OVERWRITE,
+					 memory_order_relaxed);
+	else
+		atomic_fetch_and_explicit(&rb->flags, ~RINGBUF_FL_OVERWRITE,
+					  memory_order_relaxed);
+}
+
+void ringbuf_record_disable(struct ringbuf *rb)
+{
+	if (rb)
+		rb_disable_all(rb);
+}
+
+void ringbuf_record_enable(struct ringbuf *rb)
+{
+	if (rb)
+		rb_enable_all(rb);
+}
+
+void ringbuf_record_off(struct ringbuf *rb)
+{
+	/* Seq_cst as rb_disable_all(): a switch, no drain needed. */
+	if (rb)
+		atomic_fetch_or_explicit(&rb->record_disabled, RB_BUFFER_OFF,
+					 memory_order_seq_cst);
+}
+
+void ringbuf_record_on(struct ringbuf *rb)
+{
+	/* Release: pairs with the writers' acquire load of the flags. */
+	if (rb)
+		atomic_fetch_and_explicit(&rb->record_disabled, ~RB_BUFFER_OFF,
+					  memory_order_release);
+}
+
+bool ringbuf_record_is_on(struct ringbuf *rb)
+{
+	return rb && !atomic_load_explicit(&rb->record_disabled,
+					   memory_order_relaxed);
+}
+
+void ringbuf_record_disable_cpu(struct ringbuf *rb, int cpu)
+{
+	struct ringbuf_cpu *cb = rb_cpu_get(rb, cpu);
+
+	/* Relaxed: a switch; writers racing with it may still write. */
+	if (cb)
+		atomic_fetch_add_explicit(&cb->record_disabled, 1,
+					  memory_order_relaxed);
+}
+
+void ringbuf_record_enable_cpu(struct ringbuf *rb, int cpu)
+{
+	struct ringbuf_cpu *cb = rb_cpu_get(rb, cpu);
+
+	/* Relaxed: as ringbuf_record_disable_cpu(). */
+	if (cb && atomic_load_explicit(&cb->record_disabled,
+				       memory_order_relaxed) > 0)
+		atomic_fetch_sub_explicit(&cb->record_disabled, 1,
+					  memory_order_relaxed);
+}
+
+void ringbuf_set_time_stamp_abs(struct ringbuf *rb, bool abs)
+{
+	/* Relaxed: each write reads it once; either mode is valid. */
+	if (rb)
+		atomic_store_explicit(&rb->time_stamp_abs, abs,
+				      memory_order_relaxed);
+}
+
+bool ringbuf_time_stamp_abs(struct ringbuf *rb)
+{
+	return rb && atomic_load_explicit(&rb->time_stamp_abs,
+					  memory_order_relaxed);
+}
+
+/* ------------------------------------------------------------------ */
+/* Events                                                              */
+
+static struct ringbuf_event *rb_skip_time_extend(struct ringbuf_event *event)
+{
+	if (event->type_len == RINGBUF_TYPE_TIME_EXTEND ||
+	    event->type_len == RINGBUF_TYPE_TIME_STAMP)
+		return (struct ringbuf_event *)((char *)event +
+						RB_LEN_TIME_EXTEND);
+	return event;
+}
+
+void *ringbuf_event_data(struct ringbuf_event *event)
+{
+	event = rb_skip_time_extend(event);
+	return event->type_len ? (void *)&event->array[0] :
+				 (void *)&event->array[1];
+}
+
+unsigned int ringbuf_event_length(struct ringbuf_event *event)
+{
+	event = rb_skip_time_extend(event);
+	if (event->type_len > RINGBUF_TYPE_DATA_TYPE_LEN_MAX)
+		return rb_event_length(event);
+	if (event->type_len)
+		return event->type_len * 4u;
+	return event->array[0] - (unsigned int)sizeof(uint32_t);
+}
+
+/* ------------------------------------------------------------------ */
+/* Counters                                                            */
+
+unsigned long ringbuf_entries_cpu(struct ringbuf *rb, int cpu)
+{
+	struct ringbuf_cpu *cb = rb_cpu_get(rb, cpu);
+
+	return cb ? rb_num_of_entries(cb) : 0;
+}
+
+unsigned long ringbuf_overrun_cpu(struct ringbuf *rb, int cpu)
+{
+	struct ringbuf_cpu *cb = rb_cpu_get(rb, cpu);
+
+	return cb ? (unsigned long)local_read(&cb->meta->overrun) : 0;
+}
+
+unsigned long ringbuf_commit_overrun_cpu(struct ringbuf *rb, int cpu)
+{
+	struct ringbuf_cpu *cb = rb_cpu_get(rb, cpu);
+
+	return cb ? (unsigned long)local_read(&cb->meta->commit_overrun) : 0;
+}
+
+unsigned long ringbuf_dropped_events_cpu(struct ringbuf *rb, int cpu)
+{
+	struct ringbuf_cpu *cb = rb_cpu_get(rb, cpu);
+
+	return cb ? (unsigned long)atomic_load_explicit(
+			    &cb->meta->dropped_events, memory_order_relaxed) :
+		    0;
+}
+
+unsigned long ringbuf_read_events_cpu(struct ringbuf *rb, int cpu)
+{
+	struct ringbuf_cpu *cb = rb_cpu_get(rb, cpu);
+
+	return cb ? (unsigned long)atomic_load_explicit(&cb->meta->read,
+							memory_order_relaxed) :
+		    0;
+}
+
+unsigned long ringbuf_bytes_cpu(struct ringbuf *rb, int cpu)
+{
+	struct ringbuf_cpu *cb = rb_cpu_get(rb, cpu);
+
+	if (!cb)
+		return 0;
+	return (unsigned long)(local_read(&cb->meta->entries_bytes) -
+			       atomic_load_explicit(&cb->meta->read_bytes,
+						    memory_order_relaxed));
+}
+
+unsigned long ringbuf_entries(struct ringbuf *rb)
+{
+	unsigned long n = 0;
+
+	for (int c = 0; rb && c < rb->nr_cpus; c++)
+		n += ringbuf_entries_cpu(rb, c);
+	return n;
+}
+
+unsigned long ringbuf_overruns(struct ringbuf *rb)
+{
+	unsigned long n = 0;
+
+	for (int c = 0; rb && c < rb->nr_cpus; c++)
+		n += ringbuf_overrun_cpu(rb, c);
+	return n;
+}
+
+/* ------------------------------------------------------------------ */
+/* Test inspection                                                     */
+
+#ifdef RINGBUF_TESTHOOKS
+int ringbuf_test_state(struct ringbuf *rb, int cpu,
+		       struct ringbuf_test_state *st)
+{
+	struct ringbuf_cpu *cb = rb_cpu_get(rb, cpu);
+	struct rb_cpu_meta *m;
+
+	if (!cb || !st)
+		return -EINVAL;
+	m = cb->meta;
+	memset(st, 0, sizeof(*st));
+	st->nr_pages = cb->nr_pages;
+	st->head_page = atomic_load(&m->head_page);
+	st->tail_page = atomic_load(&m->tail_page);
+	st->commit_page = atomic_load(&m->commit_page);
+	st->reader_page = atomic_load(&m->reader_page);
+	for (uint32_t i = 0; i <= cb->nr_pages && i < 64; i++) {
+		uint32_t link = atomic_load(&cb->pages[i].next);
+
+		st->next[i] = rb_link_id(link);
+		st->flags[i] = link & RB_FLAG_MASK;
+	}
+	st->write = (unsigned long)rb_page_write(cb, st->tail_page);
+	st->commit = (unsigned long)(atomic_load(&rb_data(cb, st->commit_page)->commit) &
+				     RINGBUF_COMMIT_MASK);
+	st->committing = (unsigned long)local_read(&cb->committing);
+	st->commits = (unsigned long)local_read(&cb->commits);
+	return 0;
+}
+
+int ringbuf_test_check_pages(struct ringbuf *rb, int cpu)
+{
+	struct ringbuf_cpu *cb = rb_cpu_get(rb, cpu);
+	uint32_t n, page, flagged = 0, reader;
+
+	if (!cb)
+		return -EINVAL;
+	n = cb->nr_pages;
+	reader = atomic_load(&cb->meta->reader_page);
+	page = atomic_load(&cb->meta->head_page);
+	/* Walk the ring from the head page: n pages, each
+	 * next/prev consistent, back to the start, reader page not met. */
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t link = atomic_load(&cb->pages[page].next);
+		uint32_t next = rb_link_id(link);
+
+		if (next > n || next == reader ||
+		    atomic_load(&cb->pages[next].prev) != page) {
+			fprintf(stderr,
+				"check_pages: cpu %d page %u -> %u (prev %u, reader %u)\n",
+				cpu, page, next,
+				next <= n ? atomic_load(&cb->pages[next].prev) : 0,
+				reader);
+			return -EIO;
+		}
+		if (link & RB_FLAG_MASK)
+			flagged++;
+		page = next;
+	}
+	if (page != atomic_load(&cb->meta->head_page) || flagged != 1) {
+		fprintf(stderr, "check_pages: cpu %d ring not closed or %u flags\n",
+			cpu, flagged);
+		return -EIO;
+	}
+	return 0;
+}
+#endif

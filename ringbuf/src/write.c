@@ -1,0 +1,1198 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * write.c - the writer side: reserve, commit, discard.
+ *
+ * A port of the writer half of the kernel's kernel/trace/ring_buffer.c,
+ * keeping its function names so the two can be read side by side.
+ *
+ * Writers of one cpu buffer nest as a stack, exactly as the kernel's
+ * contexts of one CPU do (task, softirq, irq, NMI): here the stack is one
+ * thread and its signal handlers. The kernel gets this from
+ * preempt_disable(); userspace gets it from the owner claim:
+ *
+ *  - per-CPU model: the outermost writer claims the cpu buffer with one
+ *    cmpxchg of its thread id into ringbuf_cpu.owner and releases it at
+ *    commit. A signal handler of the owner finds its own id there and
+ *    nests. A thread that finds the buffer claimed by another (preempted)
+ *    thread claims another free buffer; only when every buffer is claimed
+ *    is the event dropped and counted. Nobody ever waits for another
+ *    thread.
+ *  - per-thread model: the thread claims a buffer (a slot) once and keeps
+ *    it until it exits; no claim on the write path.
+ *
+ * Inside a claimed buffer everything of the kernel holds verbatim: the
+ * tail page moves by cmpxchg, the head page is pushed with
+ * HEAD -> UPDATE -> NORMAL, only the outermost writer moves the commit
+ * page, and the kernel's local_t operations are single instructions
+ * without LOCK (see local_add_return() in internal.h).
+ *
+ * The fast path (ringbuf_lock_reserve, __rb_reserve_next, ringbuf_unlock_
+ * commit) is inline; page crossings go to rb_move_tail() and the
+ * interrupted-writer time stamp case to its own branch. Per-CPU fast path:
+ * one LOCK cmpxchg (the claim), one release store (the release), no other
+ * atomic RMW with a LOCK prefix; per-thread: none.
+ */
+#include <string.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#endif
+
+#include "internal.h"
+
+/* Returned by rb_move_tail(): the tail moved, reserve again (ERR_PTR(-EAGAIN)). */
+#define RB_AGAIN ((struct ringbuf_event *)(uintptr_t)1)
+
+enum {
+	RB_ADD_STAMP_NONE = 0,
+	RB_ADD_STAMP_EXTEND = 1 << 1,
+	RB_ADD_STAMP_ABSOLUTE = 1 << 2,
+	RB_ADD_STAMP_FORCE = 1 << 3,
+};
+
+struct rb_event_info {
+	uint64_t ts;
+	uint64_t delta;
+	uint64_t before;
+	uint64_t after;
+	unsigned long length;
+	uint32_t tail_page;
+	int add_timestamp;
+};
+
+static RB_ALWAYS_INLINE uint64_t rb_time_stamp(struct ringbuf *rb)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	if (rb->clock == RINGBUF_CLOCK_TSC)
+		return __rdtsc();
+#endif
+	return rb_clock_read_slow(rb->clock);
+}
+
+uint64_t ringbuf_time_stamp(struct ringbuf *rb)
+{
+	return rb_time_stamp(rb);
+}
+
+static inline void rb_event_set(struct ringbuf_event *event, unsigned int type,
+				uint64_t delta)
+{
+	event->type_len = type & 0x1f;
+	event->time_delta = (uint32_t)(delta & TS_MASK);
+}
+
+static inline struct ringbuf_event *
+rb_page_index(struct ringbuf_cpu *cpu_buffer, uint32_t id, uint64_t index)
+{
+	return (struct ringbuf_event *)(rb_data(cpu_buffer, id)->data + index);
+}
+
+/* The page (local id) an event of this cpu buffer lies on. */
+static inline uint32_t rb_event_page(struct ringbuf_cpu *cpu_buffer,
+				     const struct ringbuf_event *event)
+{
+	return (uint32_t)(((const unsigned char *)event - cpu_buffer->data) /
+			  cpu_buffer->buffer->subbuf_size);
+}
+
+static inline unsigned long rb_calculate_event_length(unsigned long length)
+{
+	/* zero length can cause confusions */
+	if (!length)
+		length++;
+	if (length > RB_MAX_SMALL_DATA)
+		length += sizeof(uint32_t);
+	length += RB_EVNT_HDR_SIZE;
+	length = (length + RB_ALIGNMENT - 1) & ~(unsigned long)(RB_ALIGNMENT - 1);
+	/*
+	 * A discarded event may later be overwritten by a time extend of
+	 * the same place; what is left must be empty or at least a minimal
+	 * padding record, so a 12-byte event is made 16.
+	 */
+	if (length == RB_LEN_TIME_EXTEND + RB_ALIGNMENT)
+		length += RB_ALIGNMENT;
+	return length;
+}
+
+/* ------------------------------------------------------------------ */
+/* Head page flags                                                     */
+
+/*
+ * rb_head_page_set - cmpxchg the link prev -> head from @old_flag to
+ * @new_flag. Returns the flag that was there, or RB_PAGE_MOVED if the
+ * link no longer points to @head (a reader swapped it out).
+ */
+static int rb_head_page_set(struct ringbuf_cpu *cpu_buffer, uint32_t head,
+			    uint32_t prev, uint32_t old_flag, uint32_t new_flag)
+{
+	uint32_t old = rb_link(head, old_flag);
+
+	/*
+	 * Acq_rel: this cmpxchg and the reader's swap cmpxchg in
+	 * rb_head_page_replace() are the two sides of the HEAD protocol on
+	 * the same link word; the writer's overrun update after a HEAD ->
+	 * UPDATE must be visible to a reader whose swap follows it.
+	 * Failure is the answer, not an error: the old value says who won.
+	 */
+	atomic_compare_exchange_strong_explicit(
+		&rb_page(cpu_buffer, prev)->next, &old,
+		rb_link(head, new_flag), memory_order_acq_rel,
+		memory_order_acquire);
+	if (rb_link_id(old) != head)
+		return RB_PAGE_MOVED;
+	return old & RB_FLAG_MASK;
+}
+
+static int rb_head_page_set_update(struct ringbuf_cpu *cpu_buffer,
+				   uint32_t head, uint32_t prev,
+				   uint32_t old_flag)
+{
+	return rb_head_page_set(cpu_buffer, head, prev, old_flag,
+				RB_PAGE_UPDATE);
+}
+
+static int rb_head_page_set_head(struct ringbuf_cpu *cpu_buffer, uint32_t head,
+				 uint32_t prev, uint32_t old_flag)
+{
+	return rb_head_page_set(cpu_buffer, head, prev, old_flag, RB_PAGE_HEAD);
+}
+
+static int rb_head_page_set_normal(struct ringbuf_cpu *cpu_buffer,
+				   uint32_t head, uint32_t prev,
+				   uint32_t old_flag)
+{
+	return rb_head_page_set(cpu_buffer, head, prev, old_flag,
+				RB_PAGE_NORMAL);
+}
+
+/*
+ * rb_is_head_page - the flag of the link @prev -> @page: RB_PAGE_HEAD or
+ * RB_PAGE_UPDATE if @page is (becoming) the head, 0 if not, RB_PAGE_MOVED
+ * if @prev no longer links to @page.
+ */
+static int rb_is_head_page(struct ringbuf_cpu *cpu_buffer, uint32_t page,
+			   uint32_t prev)
+{
+	/* Acquire: pairs with the acq_rel cmpxchgs on the link (reader swap,
+	 * other writers' flag changes). */
+	uint32_t val = atomic_load_explicit(&rb_page(cpu_buffer, prev)->next,
+					    memory_order_acquire);
+
+	if (rb_link_id(val) != page)
+		return RB_PAGE_MOVED;
+	return val & RB_FLAG_MASK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Commit                                                              */
+
+/*
+ * rb_set_commit_to_write - move the commit page and index up to the
+ * write position. Only the outermost writer of the stack runs this: every
+ * writer that interrupted it has finished (stack order), so all space up
+ * to the tail is committed.
+ */
+static RB_NOINLINE void rb_set_commit_to_write(struct ringbuf_cpu *cpu_buffer)
+{
+	struct rb_cpu_meta *m = cpu_buffer->meta;
+	struct ringbuf *rb = cpu_buffer->buffer;
+	unsigned long max_count;
+	uint32_t commit;
+
+again:
+	max_count = cpu_buffer->nr_pages * 100ul;
+	commit = atomic_load_explicit(&m->commit_page, memory_order_relaxed);
+	while (commit != atomic_load_explicit(&m->tail_page,
+					      memory_order_relaxed)) {
+		if (RB_WARN_ON(rb, !(--max_count)))
+			return;
+		if (RB_WARN_ON(rb, rb_is_reader_page(cpu_buffer,
+						     atomic_load_explicit(
+							     &m->tail_page,
+							     memory_order_relaxed))))
+			return;
+		/* Release: the records of the page are visible before its
+		 * commit index. Pairs with the acquire in rb_page_commit(). */
+		atomic_store_explicit(&rb_data(cpu_buffer, commit)->commit,
+				      rb_page_write(cpu_buffer, commit),
+				      memory_order_release);
+		commit = rb_next_id(cpu_buffer, commit);
+		/* Release: the previous page's final commit is visible before
+		 * the commit page moves past it. Pairs with the acquire load
+		 * of commit_page in rb_get_reader_page(). */
+		atomic_store_explicit(&m->commit_page, commit,
+				      memory_order_release);
+		barrier();
+	}
+	while (atomic_load_explicit(&rb_data(cpu_buffer, commit)->commit,
+				    memory_order_relaxed) !=
+	       rb_page_write(cpu_buffer, commit)) {
+		/* Release: make the readers see the content of what is
+		 * committed. Pairs with the acquire in rb_page_commit(). */
+		atomic_store_explicit(&rb_data(cpu_buffer, commit)->commit,
+				      rb_page_write(cpu_buffer, commit),
+				      memory_order_release);
+		barrier();
+	}
+	/* again, set the commit page to the tail page */
+	if (unlikely(commit != atomic_load_explicit(&m->tail_page,
+						    memory_order_relaxed)))
+		goto again;
+}
+
+static RB_ALWAYS_INLINE void rb_start_commit(struct ringbuf_cpu *cpu_buffer)
+{
+	local_inc(&cpu_buffer->committing);
+	local_inc(&cpu_buffer->commits);
+}
+
+static RB_ALWAYS_INLINE void rb_end_commit(struct ringbuf_cpu *cpu_buffer)
+{
+	uint64_t commits;
+
+	if (RB_WARN_ON(cpu_buffer->buffer,
+		       !local_read(&cpu_buffer->committing)))
+		return;
+
+again:
+	commits = local_read(&cpu_buffer->commits);
+	/* synchronize with our signal handlers */
+	barrier();
+	if (local_read(&cpu_buffer->committing) == 1) {
+		RB_TESTPOINT(cpu_buffer, RINGBUF_TP_COMMIT);
+		rb_set_commit_to_write(cpu_buffer);
+	}
+
+	local_dec(&cpu_buffer->committing);
+
+	/* synchronize with our signal handlers */
+	barrier();
+	RB_TESTPOINT(cpu_buffer, RINGBUF_TP_COMMIT_END);
+
+	/*
+	 * A handler may have reserved and committed between the commit page
+	 * update and the committing decrement; it was not the outermost, so
+	 * its data is not committed yet. Do it.
+	 */
+	if (unlikely(local_read(&cpu_buffer->commits) != commits) &&
+	    !local_read(&cpu_buffer->committing)) {
+		local_inc(&cpu_buffer->committing);
+		goto again;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Page crossing (the slow path)                                       */
+
+static void rb_reset_tail(struct ringbuf_cpu *cpu_buffer, unsigned long tail,
+			  struct rb_event_info *info)
+{
+	struct ringbuf *rb = cpu_buffer->buffer;
+	unsigned long bsize = rb->bsize;
+	struct rb_page_ctl *tail_page = rb_page(cpu_buffer, info->tail_page);
+	struct ringbuf_event *event;
+	unsigned long length = info->length;
+
+	/* Only the event that crossed the page boundary pads the page. */
+	if (tail >= bsize) {
+		/* A page filled exactly needs no real_end. */
+		if (tail == bsize)
+			atomic_store_explicit(&tail_page->real_end, 0,
+					      memory_order_relaxed);
+		local_sub(length, &tail_page->write);
+		return;
+	}
+
+	event = rb_page_index(cpu_buffer, info->tail_page, tail);
+	/* Where the data ends, so read_page can store a lost count there. */
+	atomic_store_explicit(&tail_page->real_end, (uint32_t)tail,
+			      memory_order_relaxed);
+
+	if (tail > bsize - RB_EVNT_MIN_SIZE) {
+		/* No room for any event: a null padding closes the page. */
+		rb_event_set(event, RINGBUF_TYPE_PADDING, 0);
+		/* Release: the padding is visible before the write index
+		 * drops back. Pairs with the acquire fence in
+		 * rb_get_reader_page() after it sees write <= bsize. */
+		atomic_thread_fence(memory_order_release);
+		local_sub(length, &tail_page->write);
+		return;
+	}
+
+	/* Put in a discarded event covering the rest of the page. */
+	event->array[0] = (uint32_t)((bsize - tail) - RB_EVNT_HDR_SIZE);
+	/* time delta must be non zero */
+	rb_event_set(event, RINGBUF_TYPE_PADDING, 1);
+
+	local_add(bsize - tail, &cpu_buffer->meta->entries_bytes);
+
+	/* Release: as above, the padding before the write update. */
+	atomic_thread_fence(memory_order_release);
+
+	/* Set write to the end of the page. */
+	length = (tail + length) - bsize;
+	local_sub(length, &tail_page->write);
+}
+
+static void rb_tail_page_update(struct ringbuf_cpu *cpu_buffer,
+				uint32_t tail_page, uint32_t next_page)
+{
+	struct rb_cpu_meta *m = cpu_buffer->meta;
+	struct rb_page_ctl *next = rb_page(cpu_buffer, next_page);
+	uint64_t old_write, old_entries;
+
+	/*
+	 * Reset the next page without erasing what a nested writer that
+	 * already moved the tail onto it has written: bump the updater
+	 * count in the upper bits, and clear the index only if no one
+	 * touched the words since.
+	 */
+	old_write = local_add_return(RB_WRITE_INTCNT, &next->write);
+	old_entries = local_add_return(RB_WRITE_INTCNT, &next->entries);
+	RB_TESTPOINT(cpu_buffer, RINGBUF_TP_TAIL_UPDATE);
+
+	/* Our reads of old_write happen before the tail check below. */
+	barrier();
+
+	if (tail_page == atomic_load_explicit(&m->tail_page,
+					      memory_order_relaxed)) {
+		uint64_t val = old_write & ~RB_WRITE_MASK;
+		uint64_t eval = old_entries & ~RB_WRITE_MASK;
+		uint32_t expect = tail_page;
+
+		/*
+		 * These only succeed if no nested writer changed the words;
+		 * if one did, it did the reset for us, so failure is fine.
+		 */
+		(void)local_cmpxchg(&next->write, old_write, val);
+		(void)local_cmpxchg(&next->entries, old_entries, eval);
+
+		/* Only the outermost commit raises commit, so clearing it
+		 * here cannot lose a commit. */
+		atomic_store_explicit(&rb_data(cpu_buffer, next_page)->commit,
+				      0, memory_order_relaxed);
+
+		/*
+		 * Either we update tail_page or a nested writer does; failure
+		 * means it did. Release: the page reset above is visible
+		 * before the tail points at the page; pairs with the acquire
+		 * load of tail_page in the readers (rb_per_cpu_empty()).
+		 */
+		if (atomic_compare_exchange_strong_explicit(
+			    &m->tail_page, &expect, next_page,
+			    memory_order_release, memory_order_relaxed))
+			local_inc(&m->pages_touched);
+	}
+}
+
+/*
+ * rb_handle_head_page - push the head page forward in overwrite mode.
+ * Returns 0 when the tail may move, 1 when the caller should retry, -1 on
+ * an impossible state (warned).
+ */
+static int rb_handle_head_page(struct ringbuf_cpu *cpu_buffer,
+			       uint32_t tail_page, uint32_t next_page)
+{
+	struct rb_cpu_meta *m = cpu_buffer->meta;
+	struct ringbuf *rb = cpu_buffer->buffer;
+	uint32_t new_head;
+	uint64_t entries;
+	int type, ret;
+
+	entries = rb_page_entries(cpu_buffer, next_page);
+
+	/*
+	 * Move the head forward, protected against a reader swapping it
+	 * (from another thread) and against our own signal handlers doing
+	 * the same push.
+	 */
+	type = rb_head_page_set_update(cpu_buffer, next_page, tail_page,
+				       RB_PAGE_HEAD);
+	RB_TESTPOINT(cpu_buffer, RINGBUF_TP_HEAD_UPDATE);
+
+	switch (type) {
+	case RB_PAGE_HEAD:
+		/* We changed HEAD to UPDATE: the page's events are ours to
+		 * account as lost. Its counters are cleared when the tail
+		 * moves onto it. */
+		local_add(entries, &m->overrun);
+		local_sub(rb_page_commit(cpu_buffer, next_page),
+			  &m->entries_bytes);
+		local_inc(&m->pages_lost);
+		break;
+	case RB_PAGE_UPDATE:
+		/* We interrupted a writer in the middle of this push. */
+		break;
+	case RB_PAGE_NORMAL:
+		/* A handler that interrupted us did the push already. */
+		return 1;
+	case RB_PAGE_MOVED:
+		/* The reader swapped next_page out; look again. */
+		return 1;
+	default:
+		RB_WARN_ON(rb, 1);
+		return -1;
+	}
+
+	/*
+	 * The old head link is UPDATE: the reader cannot swap it and spins
+	 * until we are done. Make the page after it the head. Only the
+	 * writer that set UPDATE turns it back to NORMAL.
+	 */
+	new_head = rb_next_id(cpu_buffer, next_page);
+
+	ret = rb_head_page_set_head(cpu_buffer, new_head, next_page,
+				    RB_PAGE_NORMAL);
+	RB_TESTPOINT(cpu_buffer, RINGBUF_TP_HEAD_NEW);
+
+	/*
+	 * HEAD: a handler set it already. NORMAL: we set it, or handlers
+	 * came in, set it and moved the head on again.
+	 */
+	switch (ret) {
+	case RB_PAGE_HEAD:
+	case RB_PAGE_NORMAL:
+		break;
+	default:
+		RB_WARN_ON(rb, 1);
+		return -1;
+	}
+
+	/*
+	 * The three-deep case: handlers set the head, moved the tail on and
+	 * reset it, and we just set a stale HEAD again. Then the tail is
+	 * neither where we left it nor on next_page: undo our HEAD.
+	 */
+	if (ret == RB_PAGE_NORMAL) {
+		uint32_t buffer_tail_page =
+			atomic_load_explicit(&m->tail_page,
+					     memory_order_relaxed);
+
+		if (buffer_tail_page != tail_page &&
+		    buffer_tail_page != next_page)
+			rb_head_page_set_normal(cpu_buffer, new_head,
+						next_page, RB_PAGE_HEAD);
+	}
+
+	/* The writer that set UPDATE turns it back to NORMAL. */
+	if (type == RB_PAGE_HEAD) {
+		ret = rb_head_page_set_normal(cpu_buffer, next_page,
+					      tail_page, RB_PAGE_UPDATE);
+		if (RB_WARN_ON(rb, ret != RB_PAGE_UPDATE))
+			return -1;
+	}
+
+	return 0;
+}
+
+static RB_NOINLINE struct ringbuf_event *
+rb_move_tail(struct ringbuf_cpu *cpu_buffer, unsigned long tail,
+	     struct rb_event_info *info)
+{
+	struct rb_cpu_meta *m = cpu_buffer->meta;
+	struct ringbuf *rb = cpu_buffer->buffer;
+	uint32_t tail_page = info->tail_page;
+	uint32_t commit_page =
+		atomic_load_explicit(&m->commit_page, memory_order_relaxed);
+	uint32_t next_page;
+	int ret;
+
+	next_page = rb_next_id(cpu_buffer, tail_page);
+	RB_TESTPOINT(cpu_buffer, RINGBUF_TP_MOVE_TAIL);
+
+	/*
+	 * Nested writers went all the way around the buffer onto the
+	 * commit of the writer they interrupted: drop.
+	 */
+	if (unlikely(next_page == commit_page)) {
+		local_inc(&m->commit_overrun);
+		errno = ENOSPC;
+		goto out_reset;
+	}
+
+	/*
+	 * The next page is the head: the buffer is full, unless the commit
+	 * is still on the reader page.
+	 */
+	if (rb_is_head_page(cpu_buffer, next_page, tail_page)) {
+		if (!rb_is_reader_page(cpu_buffer, commit_page)) {
+			if (!(atomic_load_explicit(&rb->flags,
+						   memory_order_relaxed) &
+			      RINGBUF_FL_OVERWRITE)) {
+				atomic_fetch_add_explicit(&m->dropped_events, 1,
+							  memory_order_relaxed);
+				errno = ENOSPC;
+				goto out_reset;
+			}
+			ret = rb_handle_head_page(cpu_buffer, tail_page,
+						  next_page);
+			if (ret < 0) {
+				errno = EIO;
+				goto out_reset;
+			}
+			if (ret)
+				goto out_again;
+		} else {
+			/*
+			 * The commit is on the reader page and the tail
+			 * wrapped around to the head: nested writers filled
+			 * the buffer. If the tail is on the reader page
+			 * too, let it move out.
+			 */
+			if (unlikely(commit_page !=
+					     atomic_load_explicit(
+						     &m->tail_page,
+						     memory_order_relaxed) &&
+				     commit_page ==
+					     atomic_load_explicit(
+						     &m->reader_page,
+						     memory_order_relaxed))) {
+				local_inc(&m->commit_overrun);
+				errno = ENOSPC;
+				goto out_reset;
+			}
+		}
+	}
+
+	rb_tail_page_update(cpu_buffer, tail_page, next_page);
+
+out_again:
+	rb_reset_tail(cpu_buffer, tail, info);
+
+	/* Commit what we have for now. */
+	rb_end_commit(cpu_buffer);
+	/* rb_end_commit() decremented committing */
+	local_inc(&cpu_buffer->committing);
+
+	/* fail and let the caller try again */
+	return RB_AGAIN;
+
+out_reset:
+	rb_reset_tail(cpu_buffer, tail, info);
+	return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Reserve                                                             */
+
+static RB_NOINLINE struct ringbuf_event *
+rb_add_timestamp(struct ringbuf_event *event, struct rb_event_info *info,
+		 uint64_t *delta, unsigned long *length)
+{
+	bool abs = info->add_timestamp &
+		   (RB_ADD_STAMP_FORCE | RB_ADD_STAMP_ABSOLUTE);
+
+	if (unlikely(info->delta > (1ULL << 59))) {
+		/* A clock over 59 bits: keep the low bits, the reader
+		 * restores the top ones (rb_fix_abs_ts()). */
+		if (abs && (info->ts & TS_MSB))
+			info->delta &= ABS_TS_MASK;
+		/* Otherwise the clock went backwards: a zero delta keeps
+		 * time monotonic for the reader. */
+		if (!abs)
+			info->delta = 0;
+	}
+	rb_event_set(event,
+		     abs ? RINGBUF_TYPE_TIME_STAMP : RINGBUF_TYPE_TIME_EXTEND,
+		     info->delta);
+	event->array[0] = (uint32_t)(info->delta >> TS_SHIFT);
+	*length -= RB_LEN_TIME_EXTEND;
+	*delta = 0;
+	return (struct ringbuf_event *)((char *)event + RB_LEN_TIME_EXTEND);
+}
+
+static RB_ALWAYS_INLINE struct ringbuf_event *
+rb_update_event(struct ringbuf_event *event, struct rb_event_info *info)
+{
+	unsigned long length = info->length;
+	uint64_t delta = info->delta;
+
+	if (unlikely(info->add_timestamp))
+		event = rb_add_timestamp(event, info, &delta, &length);
+
+	length -= RB_EVNT_HDR_SIZE;
+	if (length > RB_MAX_SMALL_DATA) {
+		rb_event_set(event, 0, delta);
+		event->array[0] = (uint32_t)length;
+	} else {
+		rb_event_set(event, (unsigned int)((length + RB_ALIGNMENT - 1) /
+						   RB_ALIGNMENT),
+			     delta);
+	}
+	return event;
+}
+
+static RB_ALWAYS_INLINE struct ringbuf_event *
+__rb_reserve_next(struct ringbuf_cpu *cpu_buffer, struct rb_event_info *info)
+{
+	struct rb_cpu_meta *m = cpu_buffer->meta;
+	struct ringbuf *rb = cpu_buffer->buffer;
+	struct ringbuf_event *event;
+	struct rb_page_ctl *tail_page;
+	unsigned long tail, write, w;
+
+	/* Only our own signal handlers move the tail: no ordering needed. */
+	info->tail_page = atomic_load_explicit(&m->tail_page,
+					       memory_order_relaxed);
+	tail_page = rb_page(cpu_buffer, info->tail_page);
+
+	/*A*/ w = local_read(&tail_page->write) & RB_WRITE_MASK;
+	barrier();
+	info->before = local_read(&m->before_stamp);
+	info->after = local_read(&m->write_stamp);
+	barrier();
+	info->ts = rb_time_stamp(rb);
+	/*
+	 * Userspace: a per-CPU buffer is handed from thread to thread, and
+	 * each reads the clock on its own CPU; a stamp read just after a
+	 * hand-over may lie a few cycles before the last one written. The
+	 * kernel would give it a zero delta; clamping the stamp does that
+	 * and also keeps the next page's time stamp monotonic.
+	 */
+	if (unlikely(info->ts < info->after))
+		info->ts = info->after;
+
+	if (info->add_timestamp & RB_ADD_STAMP_ABSOLUTE) {
+		info->delta = info->ts;
+	} else {
+		if (!w) {
+			/* Start of a page: the page time stamp is the base. */
+			info->delta = 0;
+		} else if (unlikely(info->before != info->after)) {
+			/*
+			 * We interrupted a writer between its B and D: the
+			 * write stamp is not the previous event's. Use an
+			 * absolute stamp.
+			 */
+			info->add_timestamp |=
+				RB_ADD_STAMP_FORCE | RB_ADD_STAMP_EXTEND;
+			info->length += RB_LEN_TIME_EXTEND;
+		} else {
+			info->delta = info->ts - info->after;
+			if (unlikely(info->delta & TS_DELTA_TEST)) {
+				info->add_timestamp |= RB_ADD_STAMP_EXTEND;
+				info->length += RB_LEN_TIME_EXTEND;
+			}
+		}
+	}
+	RB_TESTPOINT(cpu_buffer, RINGBUF_TP_RESERVE_A_B);
+
+	/*B*/ local_set(&m->before_stamp, info->ts);
+	RB_TESTPOINT(cpu_buffer, RINGBUF_TP_RESERVE_B_C);
+
+	/*C*/ write = local_add_return(info->length, &tail_page->write);
+
+	/* set write to only the index of the write */
+	write &= RB_WRITE_MASK;
+	tail = write - info->length;
+
+	/* See if we shot past the end of this page */
+	if (unlikely(write > rb->bsize))
+		return rb_move_tail(cpu_buffer, tail, info);
+	RB_TESTPOINT(cpu_buffer, RINGBUF_TP_RESERVE_C_D);
+
+	if (likely(tail == w)) {
+		/* Nothing interrupted us between A and C */
+		/*D*/ local_set(&m->write_stamp, info->ts);
+		/*
+		 * Something coming in between C and D leaves the write
+		 * stamp out of sync; but then before_stamp differs and the
+		 * next event uses an absolute stamp.
+		 */
+		if (likely(!(info->add_timestamp &
+			     (RB_ADD_STAMP_FORCE | RB_ADD_STAMP_ABSOLUTE))))
+			/* This did not interrupt any time update */
+			info->delta = info->ts - info->after;
+		else
+			/* Just use the full stamp for the interrupting event */
+			info->delta = info->ts;
+	} else {
+		uint64_t ts;
+
+		/* SLOW PATH - interrupted between A and C */
+
+		/* Save the old before_stamp */
+		info->before = local_read(&m->before_stamp);
+
+		/*
+		 * A new stamp in before_stamp makes the next event use an
+		 * absolute stamp, in case something comes in between E and F.
+		 */
+		ts = rb_time_stamp(rb);
+		if (unlikely(ts < info->ts))
+			ts = info->ts;
+		local_set(&m->before_stamp, ts);
+		RB_TESTPOINT(cpu_buffer, RINGBUF_TP_RESERVE_E);
+
+		barrier();
+		/*E*/ info->after = local_read(&m->write_stamp);
+		barrier();
+		/*F*/ if (write == rb_page_write(cpu_buffer, info->tail_page) &&
+			  info->after == info->before && info->after < ts) {
+			/*
+			 * Nothing came in after this event between C and F:
+			 * after matched before and is still valid.
+			 */
+			info->delta = ts - info->after;
+		} else {
+			/*
+			 * Interrupted between C and F: the previous event's
+			 * stamp is lost. Delta 0 gives this event the time of
+			 * the event it interrupted; later events still build
+			 * on correct deltas.
+			 */
+			info->delta = 0;
+		}
+		info->ts = ts;
+		info->add_timestamp &= ~RB_ADD_STAMP_FORCE;
+	}
+
+	/* The first event of a page has the page's time stamp. */
+	if (unlikely(!tail && !(info->add_timestamp & (RB_ADD_STAMP_FORCE |
+						       RB_ADD_STAMP_ABSOLUTE))))
+		info->delta = 0;
+
+	/* We reserved something on the buffer */
+	event = rb_update_event(rb_page_index(cpu_buffer, info->tail_page, tail),
+				info);
+
+	local_inc(&tail_page->entries);
+
+	/* The first event of a page sets the page's time stamp. */
+	if (unlikely(!tail))
+		atomic_store_explicit(
+			&rb_data(cpu_buffer, info->tail_page)->time_stamp,
+			info->ts, memory_order_relaxed);
+
+	/* account for these added bytes */
+	local_add(info->length, &m->entries_bytes);
+
+	return event;
+}
+
+static RB_ALWAYS_INLINE struct ringbuf_event *
+rb_reserve_next_event(struct ringbuf *rb, struct ringbuf_cpu *cpu_buffer,
+		      unsigned long length)
+{
+	struct ringbuf_event *event;
+	struct rb_event_info info;
+	int nr_loops = 0;
+	int add_ts_default;
+
+	rb_start_commit(cpu_buffer);
+	/* The commit page can not change after this */
+
+	info.length = rb_calculate_event_length(length);
+	if (unlikely(atomic_load_explicit(&rb->time_stamp_abs,
+					  memory_order_relaxed))) {
+		add_ts_default = RB_ADD_STAMP_ABSOLUTE;
+		info.length += RB_LEN_TIME_STAMP;
+	} else {
+		add_ts_default = RB_ADD_STAMP_NONE;
+	}
+
+again:
+	info.add_timestamp = add_ts_default;
+	info.delta = 0;
+
+	/*
+	 * Handlers may come in here and write; each makes us loop once.
+	 * A thousand loops in a row is a signal storm or a bug: bail.
+	 */
+	if (RB_WARN_ON(rb, ++nr_loops > 1000)) {
+		errno = EIO;
+		goto out_fail;
+	}
+
+	event = __rb_reserve_next(cpu_buffer, &info);
+
+	if (unlikely(event == RB_AGAIN)) {
+		if (info.add_timestamp &
+		    (RB_ADD_STAMP_FORCE | RB_ADD_STAMP_EXTEND))
+			info.length -= RB_LEN_TIME_EXTEND;
+		goto again;
+	}
+
+	if (likely(event))
+		return event;
+out_fail:
+	rb_end_commit(cpu_buffer);
+	return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Picking the cpu buffer (userspace's preempt_disable)                */
+
+static void rb_slot_cache_put(struct rb_tls *t, struct ringbuf *rb,
+			      struct ringbuf_cpu *cpu_buffer)
+{
+	memmove(&t->slot[1], &t->slot[0],
+		sizeof(t->slot[0]) * (RB_SLOT_CACHE - 1));
+	t->slot[0].cpu_buffer = cpu_buffer;
+	/* A signal handler may look at slot[0] between these stores: the
+	 * uid goes last, so it never pairs with a wrong buffer. */
+	barrier();
+	t->slot[0].uid = rb->uid;
+}
+
+/* Per-thread model: find or take this thread's slot. */
+static RB_NOINLINE struct ringbuf_cpu *rb_thread_slot_slow(struct ringbuf *rb,
+							   struct rb_tls *t)
+{
+	uint32_t tid = rb_gettid();
+	int nr = rb->nr_cpus;
+	int start, i;
+
+	for (i = 1; i < (int)RB_SLOT_CACHE; i++) {
+		if (t->slot[i].uid == rb->uid) {
+			struct ringbuf_cpu *cb = t->slot[i].cpu_buffer;
+
+			rb_slot_cache_put(t, rb, cb);
+			return cb;
+		}
+	}
+	/* Ours but fell out of the cache. */
+	for (i = 0; i < nr; i++) {
+		struct ringbuf_cpu *cb = rb->buffers[i];
+
+		if (atomic_load_explicit(&cb->owner, memory_order_relaxed) ==
+		    tid) {
+			rb_slot_cache_put(t, rb, cb);
+			return cb;
+		}
+	}
+	/* Take a free one, starting at a spot that spreads threads. */
+	start = (int)(tid % (uint32_t)nr);
+	for (i = 0; i < nr; i++) {
+		struct ringbuf_cpu *cb = rb->buffers[(start + i) % nr];
+		uint32_t expect = 0;
+
+		/* Acquire: pairs with the release of the slot by the exiting
+		 * thread (rb_thread_exit), so we see its last writes. A
+		 * failure means another thread has it: try the next. */
+		if (atomic_compare_exchange_strong_explicit(
+			    &cb->owner, &expect, tid, memory_order_acquire,
+			    memory_order_relaxed)) {
+			rb_thread_slot_track(rb, (uint32_t)((start + i) % nr));
+			rb_slot_cache_put(t, rb, cb);
+			return cb;
+		}
+	}
+	atomic_fetch_add_explicit(&rb->buffers[start]->meta->dropped_events, 1,
+				  memory_order_relaxed);
+	errno = EBUSY;
+	return NULL;
+}
+
+/*
+ * Per-CPU model, slow path: the CPU's buffer is claimed by another thread
+ * (preempted mid-write), or the thread id or CPU index needs work. Claim
+ * the first buffer that is ours or free; never wait.
+ */
+static RB_NOINLINE struct ringbuf_cpu *
+rb_claim_slow(struct ringbuf *rb, struct rb_tls *t, int cpu, bool *claimed)
+{
+	uint32_t tid = rb_gettid();
+	int nr = rb->nr_cpus;
+	int start = cpu % nr;
+
+	for (int i = 0; i < nr; i++) {
+		struct ringbuf_cpu *cb = rb->buffers[(start + i) % nr];
+		uint32_t own = atomic_load_explicit(&cb->owner,
+						    memory_order_relaxed);
+
+		if (own == tid) {
+			*claimed = false;
+			return cb;
+		}
+		/* Acquire: pairs with the release in rb_writer_put() of the
+		 * previous owner; we see its writes to the cpu buffer. A
+		 * failure means another thread took it: try the next. */
+		if (!own && atomic_compare_exchange_strong_explicit(
+				    &cb->owner, &own, tid,
+				    memory_order_acquire,
+				    memory_order_relaxed)) {
+			*claimed = true;
+			return cb;
+		}
+	}
+	(void)t;
+	atomic_fetch_add_explicit(&rb->buffers[start]->meta->dropped_events, 1,
+				  memory_order_relaxed);
+	errno = EBUSY;
+	return NULL;
+}
+
+static RB_ALWAYS_INLINE struct ringbuf_cpu *
+rb_writer_get(struct ringbuf *rb, struct rb_tls *t, bool *claimed)
+{
+	struct ringbuf_cpu *cb;
+	uint32_t own, expect = 0;
+	int cpu;
+
+	if (rb->model == RINGBUF_PER_THREAD) {
+		*claimed = false;
+		if (likely(t->slot[0].uid == rb->uid))
+			return t->slot[0].cpu_buffer;
+		return rb_thread_slot_slow(rb, t);
+	}
+
+	cpu = rb_current_cpu();
+#ifdef RINGBUF_TESTHOOKS
+	if (t->forced_cpu1)
+		cpu = t->forced_cpu1 - 1;
+#endif
+	if (unlikely(!t->tid || cpu >= rb->nr_cpus))
+		return rb_claim_slow(rb, t, cpu, claimed);
+
+	cb = rb->buffers[cpu];
+	own = atomic_load_explicit(&cb->owner, memory_order_relaxed);
+	if (own == t->tid) {
+		/* We are a signal handler of the writer that holds it. */
+		*claimed = false;
+		return cb;
+	}
+	/* Acquire: pairs with the release in rb_writer_put() by the previous
+	 * owner, so its writes to the cpu buffer are visible to us. On
+	 * failure the slow path tries the other buffers. */
+	if (likely(!own && atomic_compare_exchange_strong_explicit(
+				   &cb->owner, &expect, t->tid,
+				   memory_order_acquire,
+				   memory_order_relaxed))) {
+		*claimed = true;
+		return cb;
+	}
+	return rb_claim_slow(rb, t, cpu, claimed);
+}
+
+/* Pop the frame and give the cpu buffer back (end of a write). */
+static RB_ALWAYS_INLINE void rb_writer_put(struct rb_tls *t, unsigned int d,
+					   struct ringbuf_cpu *cb, bool claimed)
+{
+	/* Nothing of the write touches the mapping after this. */
+	local_dec(&cb->active);
+	barrier();
+	t->depth = d;
+	barrier();
+	/* Release: our writes to the cpu buffer happen before the next
+	 * owner's claim (acquire in rb_writer_get()/rb_claim_slow()). */
+	if (claimed)
+		atomic_store_explicit(&cb->owner, 0, memory_order_release);
+}
+
+static RB_NOINLINE struct ringbuf_event *rb_reserve_refused(struct ringbuf *rb,
+							   unsigned long length)
+{
+	struct rb_tls *t = &rb_tls;
+	int cpu;
+
+	if (length > ringbuf_max_event_size(rb)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	/* Nesting too deep: drop and count on the buffer of this CPU. */
+	cpu = rb->model == RINGBUF_PER_THREAD ? (int)(rb_gettid() % (uint32_t)rb->nr_cpus)
+					      : rb_current_cpu() % rb->nr_cpus;
+	if (rb->model == RINGBUF_PER_THREAD && t->slot[0].uid == rb->uid)
+		cpu = t->slot[0].cpu_buffer->cpu;
+	atomic_fetch_add_explicit(&rb->buffers[cpu]->meta->dropped_events, 1,
+				  memory_order_relaxed);
+	errno = EBUSY;
+	return NULL;
+}
+
+struct ringbuf_event *ringbuf_lock_reserve(struct ringbuf *rb,
+					   unsigned long length)
+{
+	struct rb_tls *t = &rb_tls;
+	unsigned int d = t->depth;
+	struct ringbuf_event *event;
+	struct ringbuf_cpu *cb;
+	bool claimed;
+
+	if (unlikely(d >= RB_MAX_NEST + (t->nest_extra != 0) ||
+		     length > rb->max_data_size))
+		return rb_reserve_refused(rb, length);
+
+	/* The recursion guard: raise depth before the frame is ours. */
+	t->depth = d + 1;
+	barrier();
+
+	cb = rb_writer_get(rb, t, &claimed);
+	if (unlikely(!cb)) {
+		t->depth = d;
+		return NULL;
+	}
+	t->frame[d].rb = rb;
+	t->frame[d].cpu_buffer = cb;
+	t->frame[d].claimed = claimed;
+
+	/*
+	 * Mark the cpu buffer busy, then look at the disable flags. A
+	 * resize/reset sets the flag, runs membarrier() (a full barrier on
+	 * every CPU running our threads; rb_writers_drain()) and waits for
+	 * active to drop: either it sees our mark or we see its flag (the
+	 * store-buffer pattern, with the barrier on its side only).
+	 */
+	local_inc(&cb->active);
+	barrier();
+	if (unlikely(atomic_load_explicit(&rb_writer_fence,
+					  memory_order_relaxed)))
+		/* No membarrier in this kernel: pairs with the seq_cst fence
+		 * in rb_membarrier(). */
+		atomic_thread_fence(memory_order_seq_cst);
+	/* Acquire: pairs with the release that re-enables recording after a
+	 * resize/reset, so the cpu buffer's new pointers are visible. */
+	if (unlikely(atomic_load_explicit(&rb->record_disabled,
+					  memory_order_acquire) |
+		     atomic_load_explicit(&cb->record_disabled,
+					  memory_order_relaxed))) {
+		errno = EAGAIN;
+		goto out_put;
+	}
+
+	event = rb_reserve_next_event(rb, cb, length);
+	if (unlikely(!event))
+		goto out_put;
+
+	RB_TESTPOINT(cb, RINGBUF_TP_RESERVED);
+	return event;
+
+out_put:
+	rb_writer_put(t, d, cb, claimed);
+	return NULL;
+}
+
+static RB_NOINLINE int rb_commit_unmatched(void)
+{
+	errno = EINVAL;
+	return -EINVAL;
+}
+
+int ringbuf_unlock_commit(struct ringbuf *rb)
+{
+	struct rb_tls *t = &rb_tls;
+	unsigned int d = t->depth;
+	struct ringbuf_cpu *cb;
+
+	if (unlikely(!d || t->frame[d - 1].rb != rb))
+		return rb_commit_unmatched();
+	cb = t->frame[d - 1].cpu_buffer;
+
+	local_inc(&cb->meta->entries);
+	rb_end_commit(cb);
+	rb_writer_put(t, d - 1, cb, t->frame[d - 1].claimed);
+	return 0;
+}
+
+int ringbuf_write(struct ringbuf *rb, unsigned long length, const void *data)
+{
+	struct ringbuf_event *event = ringbuf_lock_reserve(rb, length);
+
+	if (!event)
+		return -errno;
+	memcpy(ringbuf_event_data(event), data, length);
+	return ringbuf_unlock_commit(rb);
+}
+
+/* ------------------------------------------------------------------ */
+/* Discard                                                             */
+
+static void rb_event_discard(struct ringbuf_event *event)
+{
+	unsigned int length = rb_event_length(event) - RB_EVNT_HDR_SIZE;
+
+	/* array[0] holds the actual length for the discarded event */
+	event->array[0] = length;
+	event->type_len = RINGBUF_TYPE_PADDING;
+	/* time delta must be non zero */
+	if (!event->time_delta)
+		event->time_delta = 1;
+}
+
+/*
+ * Userspace: the kernel searches the ring for the page of the event; here
+ * the pages lie at fixed places in the mapping, so it is arithmetic.
+ */
+static void rb_decrement_entry(struct ringbuf_cpu *cpu_buffer,
+			       struct ringbuf_event *event)
+{
+	uint32_t id = rb_event_page(cpu_buffer, event);
+
+	if (RB_WARN_ON(cpu_buffer->buffer, id > cpu_buffer->nr_pages))
+		return;
+	local_dec(&rb_page(cpu_buffer, id)->entries);
+}
+
+static bool rb_try_to_discard(struct ringbuf_cpu *cpu_buffer,
+			      struct ringbuf_event *event)
+{
+	struct rb_cpu_meta *m = cpu_buffer->meta;
+	uint32_t id = rb_event_page(cpu_buffer, event);
+	uint32_t tail = atomic_load_explicit(&m->tail_page,
+					     memory_order_relaxed);
+	struct rb_page_ctl *bpage = rb_page(cpu_buffer, tail);
+	uint64_t new_index, old_index;
+
+	new_index = (uint64_t)((unsigned char *)event -
+			       rb_data(cpu_buffer, id)->data);
+	old_index = new_index + rb_event_length(event);
+
+	/* Only if the tail is still on this page right after the event. */
+	if (id == tail && rb_page_write(cpu_buffer, tail) == old_index) {
+		uint64_t write_mask = local_read(&bpage->write) &
+				      ~RB_WRITE_MASK;
+		uint64_t event_length = rb_event_length(event);
+
+		/*
+		 * The write stamp now belongs to a discarded event. Zeroing
+		 * before_stamp makes it differ from write_stamp, so the next
+		 * event uses an absolute stamp and never builds on it.
+		 */
+		local_set(&m->before_stamp, 0);
+
+		old_index += write_mask;
+		new_index += write_mask;
+
+		/* Fails if a handler wrote after the event: then it stays
+		 * as padding, which readers skip. */
+		if (local_cmpxchg(&bpage->write, old_index, new_index)) {
+			local_sub(event_length, &m->entries_bytes);
+			return true;
+		}
+	}
+	return false;
+}
+
+void ringbuf_discard_commit(struct ringbuf *rb, struct ringbuf_event *event)
+{
+	struct rb_tls *t = &rb_tls;
+	unsigned int d = t->depth;
+	struct ringbuf_cpu *cb;
+
+	if (unlikely(!d || t->frame[d - 1].rb != rb || !event)) {
+		rb_commit_unmatched();
+		return;
+	}
+	cb = t->frame[d - 1].cpu_buffer;
+
+	/* The event is discarded regardless */
+	rb_event_discard(event);
+	RB_WARN_ON(rb, !local_read(&cb->committing));
+	rb_decrement_entry(cb, event);
+	rb_try_to_discard(cb, event);
+	rb_end_commit(cb);
+	rb_writer_put(t, d - 1, cb, t->frame[d - 1].claimed);
+}
+
+void ringbuf_nest_start(struct ringbuf *rb)
+{
+	(void)rb;
+	rb_tls.nest_extra++;
+}
+
+void ringbuf_nest_end(struct ringbuf *rb)
+{
+	(void)rb;
+	if (rb_tls.nest_extra)
+		rb_tls.nest_extra--;
+}
