@@ -57,6 +57,7 @@ struct rb_event_info {
 	unsigned long length;
 	uint32_t tail_page;
 	int add_timestamp;
+	int err; /* why a reserve failed (negative errno) */
 };
 
 static RB_ALWAYS_INLINE uint64_t rb_time_stamp(struct ringbuf *rb)
@@ -505,7 +506,7 @@ rb_move_tail(struct ringbuf_cpu *cpu_buffer, unsigned long tail,
 	 */
 	if (unlikely(next_page == commit_page)) {
 		local_inc(&m->commit_overrun);
-		errno = ENOSPC;
+		info->err = -ENOSPC;
 		goto out_reset;
 	}
 
@@ -520,13 +521,13 @@ rb_move_tail(struct ringbuf_cpu *cpu_buffer, unsigned long tail,
 			      RINGBUF_FL_OVERWRITE)) {
 				atomic_fetch_add_explicit(&m->dropped_events, 1,
 							  memory_order_relaxed);
-				errno = ENOSPC;
+				info->err = -ENOSPC;
 				goto out_reset;
 			}
 			ret = rb_handle_head_page(cpu_buffer, tail_page,
 						  next_page);
 			if (ret < 0) {
-				errno = EIO;
+				info->err = -EIO;
 				goto out_reset;
 			}
 			if (ret)
@@ -547,7 +548,7 @@ rb_move_tail(struct ringbuf_cpu *cpu_buffer, unsigned long tail,
 						     &m->reader_page,
 						     memory_order_relaxed))) {
 				local_inc(&m->commit_overrun);
-				errno = ENOSPC;
+				info->err = -ENOSPC;
 				goto out_reset;
 			}
 		}
@@ -771,7 +772,7 @@ __rb_reserve_next(struct ringbuf_cpu *cpu_buffer, struct rb_event_info *info)
 
 static RB_ALWAYS_INLINE struct ringbuf_event *
 rb_reserve_next_event(struct ringbuf *rb, struct ringbuf_cpu *cpu_buffer,
-		      unsigned long length)
+		      unsigned long length, int *err)
 {
 	struct ringbuf_event *event;
 	struct rb_event_info info;
@@ -782,6 +783,7 @@ rb_reserve_next_event(struct ringbuf *rb, struct ringbuf_cpu *cpu_buffer,
 	/* The commit page can not change after this */
 
 	info.length = rb_calculate_event_length(length);
+	info.err = -ENOSPC;
 	if (unlikely(atomic_load_explicit(&rb->time_stamp_abs,
 					  memory_order_relaxed))) {
 		add_ts_default = RB_ADD_STAMP_ABSOLUTE;
@@ -799,7 +801,7 @@ again:
 	 * A thousand loops in a row is a signal storm or a bug: bail.
 	 */
 	if (RB_WARN_ON(rb, ++nr_loops > 1000)) {
-		errno = EIO;
+		info.err = -EIO;
 		goto out_fail;
 	}
 
@@ -815,6 +817,7 @@ again:
 	if (likely(event))
 		return event;
 out_fail:
+	*err = info.err;
 	rb_end_commit(cpu_buffer);
 	return NULL;
 }
@@ -835,8 +838,8 @@ static void rb_slot_cache_put(struct rb_tls *t, struct ringbuf *rb,
 }
 
 /* Per-thread model: find or take this thread's slot. */
-static RB_NOINLINE struct ringbuf_cpu *rb_thread_slot_slow(struct ringbuf *rb,
-							   struct rb_tls *t)
+static RB_NOINLINE struct ringbuf_cpu *
+rb_thread_slot_slow(struct ringbuf *rb, struct rb_tls *t, int *err)
 {
 	uint32_t tid = rb_gettid();
 	int nr = rb->nr_cpus;
@@ -879,7 +882,7 @@ static RB_NOINLINE struct ringbuf_cpu *rb_thread_slot_slow(struct ringbuf *rb,
 	}
 	atomic_fetch_add_explicit(&rb->buffers[start]->meta->dropped_events, 1,
 				  memory_order_relaxed);
-	errno = EBUSY;
+	*err = -EBUSY;
 	return NULL;
 }
 
@@ -889,7 +892,8 @@ static RB_NOINLINE struct ringbuf_cpu *rb_thread_slot_slow(struct ringbuf *rb,
  * the first buffer that is ours or free; never wait.
  */
 static RB_NOINLINE struct ringbuf_cpu *
-rb_claim_slow(struct ringbuf *rb, struct rb_tls *t, int cpu, bool *claimed)
+rb_claim_slow(struct ringbuf *rb, struct rb_tls *t, int cpu, bool *claimed,
+	      int *err)
 {
 	uint32_t tid = rb_gettid();
 	int nr = rb->nr_cpus;
@@ -918,12 +922,12 @@ rb_claim_slow(struct ringbuf *rb, struct rb_tls *t, int cpu, bool *claimed)
 	(void)t;
 	atomic_fetch_add_explicit(&rb->buffers[start]->meta->dropped_events, 1,
 				  memory_order_relaxed);
-	errno = EBUSY;
+	*err = -EBUSY;
 	return NULL;
 }
 
 static RB_ALWAYS_INLINE struct ringbuf_cpu *
-rb_writer_get(struct ringbuf *rb, struct rb_tls *t, bool *claimed)
+rb_writer_get(struct ringbuf *rb, struct rb_tls *t, bool *claimed, int *err)
 {
 	struct ringbuf_cpu *cb;
 	uint32_t own, expect = 0;
@@ -933,7 +937,7 @@ rb_writer_get(struct ringbuf *rb, struct rb_tls *t, bool *claimed)
 		*claimed = false;
 		if (likely(t->slot[0].uid == rb->uid))
 			return t->slot[0].cpu_buffer;
-		return rb_thread_slot_slow(rb, t);
+		return rb_thread_slot_slow(rb, t, err);
 	}
 
 	cpu = rb_current_cpu();
@@ -942,7 +946,7 @@ rb_writer_get(struct ringbuf *rb, struct rb_tls *t, bool *claimed)
 		cpu = t->forced_cpu1 - 1;
 #endif
 	if (unlikely(!t->tid || cpu >= rb->nr_cpus))
-		return rb_claim_slow(rb, t, cpu, claimed);
+		return rb_claim_slow(rb, t, cpu, claimed, err);
 
 	cb = rb->buffers[cpu];
 	own = atomic_load_explicit(&cb->owner, memory_order_relaxed);
@@ -961,7 +965,7 @@ rb_writer_get(struct ringbuf *rb, struct rb_tls *t, bool *claimed)
 		*claimed = true;
 		return cb;
 	}
-	return rb_claim_slow(rb, t, cpu, claimed);
+	return rb_claim_slow(rb, t, cpu, claimed, err);
 }
 
 /* Pop the frame and give the cpu buffer back (end of a write). */
@@ -979,14 +983,14 @@ static RB_ALWAYS_INLINE void rb_writer_put(struct rb_tls *t, unsigned int d,
 		atomic_store_explicit(&cb->owner, 0, memory_order_release);
 }
 
-static RB_NOINLINE struct ringbuf_event *rb_reserve_refused(struct ringbuf *rb,
-							   unsigned long length)
+static RB_NOINLINE struct ringbuf_event *
+rb_reserve_refused(struct ringbuf *rb, unsigned long length, int *err)
 {
 	struct rb_tls *t = &rb_tls;
 	int cpu;
 
 	if (length > ringbuf_max_event_size(rb)) {
-		errno = EINVAL;
+		*err = -EINVAL;
 		return NULL;
 	}
 	/* Nesting too deep: drop and count on the buffer of this CPU. */
@@ -996,12 +1000,17 @@ static RB_NOINLINE struct ringbuf_event *rb_reserve_refused(struct ringbuf *rb,
 		cpu = t->slot[0].cpu_buffer->cpu;
 	atomic_fetch_add_explicit(&rb->buffers[cpu]->meta->dropped_events, 1,
 				  memory_order_relaxed);
-	errno = EBUSY;
+	*err = -EBUSY;
 	return NULL;
 }
 
-struct ringbuf_event *ringbuf_lock_reserve(struct ringbuf *rb,
-					   unsigned long length)
+/*
+ * __ringbuf_lock_reserve - the reserve, with the reason of a failure in
+ * @err. Userspace: errno is not set, because a signal handler that writes
+ * must leave the interrupted code's errno alone.
+ */
+static RB_ALWAYS_INLINE struct ringbuf_event *
+__ringbuf_lock_reserve(struct ringbuf *rb, unsigned long length, int *err)
 {
 	struct rb_tls *t = &rb_tls;
 	unsigned int d = t->depth;
@@ -1011,13 +1020,13 @@ struct ringbuf_event *ringbuf_lock_reserve(struct ringbuf *rb,
 
 	if (unlikely(d >= RB_MAX_NEST + (t->nest_extra != 0) ||
 		     length > rb->max_data_size))
-		return rb_reserve_refused(rb, length);
+		return rb_reserve_refused(rb, length, err);
 
 	/* The recursion guard: raise depth before the frame is ours. */
 	t->depth = d + 1;
 	barrier();
 
-	cb = rb_writer_get(rb, t, &claimed);
+	cb = rb_writer_get(rb, t, &claimed, err);
 	if (unlikely(!cb)) {
 		t->depth = d;
 		return NULL;
@@ -1046,11 +1055,11 @@ struct ringbuf_event *ringbuf_lock_reserve(struct ringbuf *rb,
 					  memory_order_acquire) |
 		     atomic_load_explicit(&cb->record_disabled,
 					  memory_order_relaxed))) {
-		errno = EAGAIN;
+		*err = -EAGAIN;
 		goto out_put;
 	}
 
-	event = rb_reserve_next_event(rb, cb, length);
+	event = rb_reserve_next_event(rb, cb, length, err);
 	if (unlikely(!event))
 		goto out_put;
 
@@ -1062,9 +1071,18 @@ out_put:
 	return NULL;
 }
 
+struct ringbuf_event *ringbuf_lock_reserve(struct ringbuf *rb,
+					   unsigned long length)
+{
+	int err;
+
+	if (unlikely(!rb))
+		return NULL;
+	return __ringbuf_lock_reserve(rb, length, &err);
+}
+
 static RB_NOINLINE int rb_commit_unmatched(void)
 {
-	errno = EINVAL;
 	return -EINVAL;
 }
 
@@ -1086,10 +1104,14 @@ int ringbuf_unlock_commit(struct ringbuf *rb)
 
 int ringbuf_write(struct ringbuf *rb, unsigned long length, const void *data)
 {
-	struct ringbuf_event *event = ringbuf_lock_reserve(rb, length);
+	struct ringbuf_event *event;
+	int err = 0;
 
+	if (unlikely(!rb || (!data && length)))
+		return -EINVAL;
+	event = __ringbuf_lock_reserve(rb, length, &err);
 	if (!event)
-		return -errno;
+		return err;
 	memcpy(ringbuf_event_data(event), data, length);
 	return ringbuf_unlock_commit(rb);
 }

@@ -231,10 +231,14 @@ RINGBUF_API int ringbuf_nr_cpus(struct ringbuf *rb);
  *
  * Context: any thread, signal handler; lock-free, never blocks, never
  * calls the kernel except to read the clock.
+ * Userspace: errno is never changed by the write functions, since a signal
+ * handler that writes must leave the interrupted code's errno alone.
+ * ringbuf_write() returns the reason of a failure.
+ *
  * Return: the event (write the payload at ringbuf_event_data()), or NULL
- * with errno set: EINVAL (@length 0 is allowed; larger than
- * ringbuf_max_event_size()), EAGAIN (recording disabled), ENOSPC (full or
- * overrun), EBUSY (all buffers claimed, nesting too deep).
+ * when nothing was reserved: @rb NULL, @length larger than
+ * ringbuf_max_event_size() (0 is allowed), recording disabled, full or
+ * overrun, all buffers claimed or nesting too deep.
  */
 RINGBUF_API struct ringbuf_event *ringbuf_lock_reserve(struct ringbuf *rb,
 						       unsigned long length);
@@ -274,7 +278,11 @@ RINGBUF_API void ringbuf_discard_commit(struct ringbuf *rb,
  * @data: payload
  *
  * Context: any thread, signal handler; lock-free.
- * Return: 0, or a negative errno as ringbuf_lock_reserve() sets it.
+ * Return: 0, or -EINVAL (@rb NULL, @data NULL with a length, @length over
+ * ringbuf_max_event_size()), -EAGAIN (recording disabled), -ENOSPC (full
+ * in producer/consumer mode, or nested writers wrapped the buffer), -EBUSY
+ * (every buffer claimed by preempted writers, nesting too deep), -EIO
+ * (the buffer disabled itself after an internal check failed).
  */
 RINGBUF_API int ringbuf_write(struct ringbuf *rb, unsigned long length,
 			      const void *data);

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Runs every test: a -Werror build, an ASan+UBSan build and a TSan build,
+# each through ctest. Usage: bash scripts/test.sh [ctest arguments]
+#   TEST_CONFIGS="default asan tsan" selects the builds.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/scripts/deps.sh"
+ringtrace_install_deps
+jobs=$(nproc)
+status=0
+for cfg in ${TEST_CONFIGS:-default asan tsan}; do
+	case $cfg in
+	default) san="" ;;
+	asan) san=asan ;;
+	tsan) san=tsan ;;
+	*) echo "test.sh: unknown configuration '$cfg' (default, asan, tsan)" >&2; exit 2 ;;
+	esac
+	build=$top/build/test-$cfg
+	echo "=== $cfg build ==="
+	cmake -S "$top" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRINGBUF_WERROR=ON \
+		-DRINGBUF_SANITIZE="$san" >/dev/null
+	cmake --build "$build" -j"$jobs"
+	echo "=== $cfg tests ==="
+	if ! ctest --test-dir "$build" --output-on-failure -j"$jobs" "$@"; then
+		status=1
+	fi
+done
+exit $status
