@@ -32,6 +32,20 @@ static void rb_atfork_child(void)
 {
 	/* The child's threads have new ids; the cached one is the parent's. */
 	memset(&rb_tls, 0, sizeof(rb_tls));
+
+	/*
+	 * Userspace: the mapping is MAP_SHARED, so after fork() the child
+	 * would write into the parent's live pages while its copies of the
+	 * owner words say nobody writes: the two processes would corrupt each
+	 * other. The child's buffers stop recording for good. The child is
+	 * single-threaded here, so the registry is read without its lock
+	 * (which another parent thread may have held at the fork).
+	 */
+	pthread_mutex_init(&rb_registry_lock, NULL);
+	for (size_t i = 0; i < rb_registry_nr; i++)
+		atomic_fetch_or_explicit(&rb_registry[i]->record_disabled,
+					 RB_BUFFER_FORKED,
+					 memory_order_relaxed);
 }
 
 __attribute__((constructor)) static void rb_cpu_init(void)

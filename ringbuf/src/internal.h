@@ -97,6 +97,8 @@
 
 /* Bit of ringbuf.record_disabled set by record_off (the kernel's RB_BUFFER_OFF). */
 #define RB_BUFFER_OFF (1 << 20)
+/* Bit set in a forked child's copy: the parent owns the shared pages. */
+#define RB_BUFFER_FORKED (1 << 21)
 
 /* ------------------------------------------------------------------ */
 /* The mapping                                                          */

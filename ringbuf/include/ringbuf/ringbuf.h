@@ -139,7 +139,10 @@ RINGBUF_API struct ringbuf *ringbuf_alloc(size_t size, unsigned int flags);
  *
  * All sub-buffers and the per-cpu control state live in one mapping (a
  * meta area then the sub-buffers by ascending id); the page links inside
- * it are page ids, never pointers.
+ * it are page ids, never pointers. The mapping is shared memory: after
+ * fork() the child's view of the buffer never records (its writes would
+ * land in the parent's live pages); readers in the child see the parent's
+ * data.
  *
  * Context: any thread; may block.
  * Return: the buffer, or NULL with errno set (EINVAL for a bad option,
