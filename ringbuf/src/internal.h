@@ -208,6 +208,7 @@ struct ringbuf_cpu {
 	struct rb_page_ctl *pages; /* nr_pages + 1 control blocks */
 	unsigned char *data; /* sub-buffer of local id 0 */
 	uint32_t nr_pages;
+	uint32_t subbuf_shift; /* log2 of the sub-buffer size */
 	int cpu;
 
 	/* Readers of this cpu buffer serialise on this lock. */
@@ -290,10 +291,11 @@ static inline uint64_t local_add_return(uint64_t v, _Atomic uint64_t *l)
 
 static inline void local_add(uint64_t v, _Atomic uint64_t *l)
 {
+	/* No "memory" clobber (as the kernel's local_add): callers that
+	 * order other accesses against it use barrier(). */
 	__asm__ __volatile__("addq %1, %0"
 			     : "+m"(*(volatile uint64_t *)l)
-			     : "er"(v)
-			     : "memory");
+			     : "er"(v));
 }
 
 static inline bool local_cmpxchg(_Atomic uint64_t *l, uint64_t old,
@@ -396,8 +398,7 @@ static inline struct rb_data_page *rb_data(struct ringbuf_cpu *cpu_buffer,
 					   uint32_t id)
 {
 	return (struct rb_data_page *)(cpu_buffer->data +
-				       (size_t)id *
-					       cpu_buffer->buffer->subbuf_size);
+				       ((size_t)id << cpu_buffer->subbuf_shift));
 }
 
 /* The id the page's next link points to, flags masked (rb_inc_page). */
@@ -491,14 +492,13 @@ static inline uint64_t rb_fix_abs_ts(uint64_t abs, uint64_t save_ts)
 /* Per-thread writer state                                             */
 
 /*
- * One reservation of the calling thread: which buffer and cpu buffer it
- * used, and whether it claimed the cpu buffer's owner word (the outermost
- * writer of that buffer on this thread releases it at commit).
+ * One reservation of the calling thread: the cpu buffer it used (which
+ * knows its ringbuf), with bit 0 set if this reservation claimed the cpu
+ * buffer's owner word (the outermost writer of that buffer on this thread
+ * releases it at commit). One word, one store on the fast path.
  */
 struct rb_frame {
-	struct ringbuf *rb;
-	struct ringbuf_cpu *cpu_buffer;
-	bool claimed;
+	uintptr_t cpu_buffer_claimed;
 };
 
 /* Per-thread model: a cache of the slots this thread holds. */

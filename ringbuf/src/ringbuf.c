@@ -252,6 +252,7 @@ struct ringbuf *ringbuf_create(const struct ringbuf_opts *opts)
 		memset(cb, 0, sizeof(*cb));
 		cb->buffer = rb;
 		cb->cpu = c;
+		cb->subbuf_shift = (uint32_t)__builtin_ctz(rb->subbuf_size);
 		pthread_mutex_init(&cb->reader_lock, NULL);
 		rb->buffers[c] = cb;
 		rb_cpu_bind(rb, cb, rb->map, &l);

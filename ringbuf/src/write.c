@@ -74,11 +74,14 @@ uint64_t ringbuf_time_stamp(struct ringbuf *rb)
 	return rb_time_stamp(rb);
 }
 
+/* Write a record header in one 32-bit store (type_len in the low 5 bits,
+ * as the bit-fields of struct ringbuf_event lay out on little endian). */
 static inline void rb_event_set(struct ringbuf_event *event, unsigned int type,
 				uint64_t delta)
 {
-	event->type_len = type & 0x1f;
-	event->time_delta = (uint32_t)(delta & TS_MASK);
+	uint32_t hdr = (type & 0x1f) | ((uint32_t)(delta & TS_MASK) << 5);
+
+	memcpy(event, &hdr, sizeof(hdr));
 }
 
 static inline struct ringbuf_event *
@@ -249,6 +252,7 @@ static RB_ALWAYS_INLINE void rb_start_commit(struct ringbuf_cpu *cpu_buffer)
 static RB_ALWAYS_INLINE void rb_end_commit(struct ringbuf_cpu *cpu_buffer)
 {
 	uint64_t commits;
+	unsigned int nr_loops = 0;
 
 	if (RB_WARN_ON(cpu_buffer->buffer,
 		       !local_read(&cpu_buffer->committing)))
@@ -259,8 +263,27 @@ again:
 	/* synchronize with our signal handlers */
 	barrier();
 	if (local_read(&cpu_buffer->committing) == 1) {
+		struct rb_cpu_meta *m = cpu_buffer->meta;
+		uint32_t commit = atomic_load_explicit(&m->commit_page,
+						       memory_order_relaxed);
+
 		RB_TESTPOINT(cpu_buffer, RINGBUF_TP_COMMIT);
-		rb_set_commit_to_write(cpu_buffer);
+		/*
+		 * The common case, inline: the commit page is the tail page,
+		 * so committing is one store of the write index. A handler
+		 * reserving after we read the index changes commits, which
+		 * sends us around again below.
+		 */
+		if (likely(commit == atomic_load_explicit(&m->tail_page,
+							  memory_order_relaxed)))
+			/* Release: the records are visible before the commit
+			 * index; pairs with the acquire in rb_page_commit(). */
+			atomic_store_explicit(
+				&rb_data(cpu_buffer, commit)->commit,
+				rb_page_write(cpu_buffer, commit),
+				memory_order_release);
+		else
+			rb_set_commit_to_write(cpu_buffer);
 	}
 
 	local_dec(&cpu_buffer->committing);
@@ -276,6 +299,9 @@ again:
 	 */
 	if (unlikely(local_read(&cpu_buffer->commits) != commits) &&
 	    !local_read(&cpu_buffer->committing)) {
+		/* Each round needs a handler's commit: bounded, as a storm. */
+		if (RB_WARN_ON(cpu_buffer->buffer, ++nr_loops > 1000))
+			return;
 		local_inc(&cpu_buffer->committing);
 		goto again;
 	}
@@ -1031,9 +1057,7 @@ __ringbuf_lock_reserve(struct ringbuf *rb, unsigned long length, int *err)
 		t->depth = d;
 		return NULL;
 	}
-	t->frame[d].rb = rb;
-	t->frame[d].cpu_buffer = cb;
-	t->frame[d].claimed = claimed;
+	t->frame[d].cpu_buffer_claimed = (uintptr_t)cb | claimed;
 
 	/*
 	 * Mark the cpu buffer busy, then look at the disable flags. A
@@ -1092,13 +1116,18 @@ int ringbuf_unlock_commit(struct ringbuf *rb)
 	unsigned int d = t->depth;
 	struct ringbuf_cpu *cb;
 
-	if (unlikely(!d || t->frame[d - 1].rb != rb))
+	uintptr_t f;
+
+	if (unlikely(!d))
 		return rb_commit_unmatched();
-	cb = t->frame[d - 1].cpu_buffer;
+	f = t->frame[d - 1].cpu_buffer_claimed;
+	cb = (struct ringbuf_cpu *)(f & ~(uintptr_t)1);
+	if (unlikely(cb->buffer != rb))
+		return rb_commit_unmatched();
 
 	local_inc(&cb->meta->entries);
 	rb_end_commit(cb);
-	rb_writer_put(t, d - 1, cb, t->frame[d - 1].claimed);
+	rb_writer_put(t, d - 1, cb, f & 1);
 	return 0;
 }
 
@@ -1191,11 +1220,14 @@ void ringbuf_discard_commit(struct ringbuf *rb, struct ringbuf_event *event)
 	unsigned int d = t->depth;
 	struct ringbuf_cpu *cb;
 
-	if (unlikely(!d || t->frame[d - 1].rb != rb || !event)) {
-		rb_commit_unmatched();
+	uintptr_t f;
+
+	if (unlikely(!d || !event))
 		return;
-	}
-	cb = t->frame[d - 1].cpu_buffer;
+	f = t->frame[d - 1].cpu_buffer_claimed;
+	cb = (struct ringbuf_cpu *)(f & ~(uintptr_t)1);
+	if (unlikely(cb->buffer != rb))
+		return;
 
 	/* The event is discarded regardless */
 	rb_event_discard(event);
@@ -1203,7 +1235,7 @@ void ringbuf_discard_commit(struct ringbuf *rb, struct ringbuf_event *event)
 	rb_decrement_entry(cb, event);
 	rb_try_to_discard(cb, event);
 	rb_end_commit(cb);
-	rb_writer_put(t, d - 1, cb, t->frame[d - 1].claimed);
+	rb_writer_put(t, d - 1, cb, f & 1);
 }
 
 void ringbuf_nest_start(struct ringbuf *rb)
