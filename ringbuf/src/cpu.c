@@ -92,17 +92,24 @@ bool rb_have_membarrier(void)
 	return rb_membarrier_cmd != 0;
 }
 
+/* Writers may run in signal handlers: the helpers below keep errno. */
 uint32_t rb_gettid(void)
 {
-	if (!rb_tls.tid)
+	if (!rb_tls.tid) {
+		int saved = errno;
+
 		rb_tls.tid = (uint32_t)syscall(SYS_gettid);
+		errno = saved;
+	}
 	return rb_tls.tid;
 }
 
 int rb_current_cpu_slow(void)
 {
+	int saved = errno;
 	int cpu = sched_getcpu();
 
+	errno = saved;
 	return cpu < 0 ? 0 : cpu;
 }
 
@@ -218,7 +225,7 @@ uint64_t rb_clock_read_slow(int clock)
 
 void rb_warn(struct ringbuf *rb, const char *cond, const char *func, int line)
 {
-	int expect = 0;
+	int expect = 0, saved = errno;
 
 	/* Fail stop: recording stays off on this buffer from now on. */
 	atomic_fetch_add_explicit(&rb->record_disabled, 1,
@@ -230,6 +237,7 @@ void rb_warn(struct ringbuf *rb, const char *cond, const char *func, int line)
 		fprintf(stderr,
 			"libringbuf: WARNING: %s at %s:%d; recording disabled on this buffer\n",
 			cond, func, line);
+	errno = saved;
 }
 
 #ifdef RINGBUF_TESTHOOKS

@@ -490,13 +490,6 @@ out:
 	return err;
 }
 
-size_t ringbuf_size(struct ringbuf *rb, int cpu)
-{
-	struct ringbuf_cpu *cb = rb_cpu_get(rb, cpu);
-
-	return cb ? (size_t)cb->nr_pages * rb->subbuf_size : 0;
-}
-
 size_t ringbuf_subbuf_size(struct ringbuf *rb)
 {
 	return rb ? rb->subbuf_size : 0;
@@ -742,54 +735,96 @@ unsigned int ringbuf_event_length(struct ringbuf_event *event)
 /* ------------------------------------------------------------------ */
 /* Counters                                                            */
 
-unsigned long ringbuf_entries_cpu(struct ringbuf *rb, int cpu)
+enum rb_counter {
+	RB_CNT_ENTRIES,
+	RB_CNT_OVERRUN,
+	RB_CNT_COMMIT_OVERRUN,
+	RB_CNT_DROPPED,
+	RB_CNT_READ,
+	RB_CNT_BYTES,
+	RB_CNT_SIZE,
+};
+
+/*
+ * Read one counter of a cpu buffer. Userspace: a resize moves the cpu
+ * buffer's state to a new mapping and unmaps the old one, so the
+ * counters are read under the reader lock that the resize holds.
+ */
+static unsigned long rb_counter_read(struct ringbuf *rb, int cpu,
+				     enum rb_counter which)
 {
 	struct ringbuf_cpu *cb = rb_cpu_get(rb, cpu);
+	struct rb_cpu_meta *m;
+	unsigned long v = 0;
 
-	return cb ? rb_num_of_entries(cb) : 0;
+	if (!cb)
+		return 0;
+	pthread_mutex_lock(&cb->reader_lock);
+	m = cb->meta;
+	switch (which) {
+	case RB_CNT_ENTRIES:
+		v = rb_num_of_entries(cb);
+		break;
+	case RB_CNT_OVERRUN:
+		v = (unsigned long)local_read(&m->overrun);
+		break;
+	case RB_CNT_COMMIT_OVERRUN:
+		v = (unsigned long)local_read(&m->commit_overrun);
+		break;
+	case RB_CNT_DROPPED:
+		v = (unsigned long)atomic_load_explicit(&m->dropped_events,
+							memory_order_relaxed);
+		break;
+	case RB_CNT_READ:
+		v = (unsigned long)atomic_load_explicit(&m->read,
+							memory_order_relaxed);
+		break;
+	case RB_CNT_BYTES:
+		v = (unsigned long)(local_read(&m->entries_bytes) -
+				    atomic_load_explicit(&m->read_bytes,
+							 memory_order_relaxed));
+		break;
+	case RB_CNT_SIZE:
+		v = (unsigned long)cb->nr_pages * rb->subbuf_size;
+		break;
+	}
+	pthread_mutex_unlock(&cb->reader_lock);
+	return v;
+}
+
+unsigned long ringbuf_entries_cpu(struct ringbuf *rb, int cpu)
+{
+	return rb_counter_read(rb, cpu, RB_CNT_ENTRIES);
 }
 
 unsigned long ringbuf_overrun_cpu(struct ringbuf *rb, int cpu)
 {
-	struct ringbuf_cpu *cb = rb_cpu_get(rb, cpu);
-
-	return cb ? (unsigned long)local_read(&cb->meta->overrun) : 0;
+	return rb_counter_read(rb, cpu, RB_CNT_OVERRUN);
 }
 
 unsigned long ringbuf_commit_overrun_cpu(struct ringbuf *rb, int cpu)
 {
-	struct ringbuf_cpu *cb = rb_cpu_get(rb, cpu);
-
-	return cb ? (unsigned long)local_read(&cb->meta->commit_overrun) : 0;
+	return rb_counter_read(rb, cpu, RB_CNT_COMMIT_OVERRUN);
 }
 
 unsigned long ringbuf_dropped_events_cpu(struct ringbuf *rb, int cpu)
 {
-	struct ringbuf_cpu *cb = rb_cpu_get(rb, cpu);
-
-	return cb ? (unsigned long)atomic_load_explicit(
-			    &cb->meta->dropped_events, memory_order_relaxed) :
-		    0;
+	return rb_counter_read(rb, cpu, RB_CNT_DROPPED);
 }
 
 unsigned long ringbuf_read_events_cpu(struct ringbuf *rb, int cpu)
 {
-	struct ringbuf_cpu *cb = rb_cpu_get(rb, cpu);
-
-	return cb ? (unsigned long)atomic_load_explicit(&cb->meta->read,
-							memory_order_relaxed) :
-		    0;
+	return rb_counter_read(rb, cpu, RB_CNT_READ);
 }
 
 unsigned long ringbuf_bytes_cpu(struct ringbuf *rb, int cpu)
 {
-	struct ringbuf_cpu *cb = rb_cpu_get(rb, cpu);
+	return rb_counter_read(rb, cpu, RB_CNT_BYTES);
+}
 
-	if (!cb)
-		return 0;
-	return (unsigned long)(local_read(&cb->meta->entries_bytes) -
-			       atomic_load_explicit(&cb->meta->read_bytes,
-						    memory_order_relaxed));
+size_t ringbuf_size(struct ringbuf *rb, int cpu)
+{
+	return rb_counter_read(rb, cpu, RB_CNT_SIZE);
 }
 
 unsigned long ringbuf_entries(struct ringbuf *rb)

@@ -9,7 +9,9 @@
  *
  * Conventions:
  *  - Functions returning int return 0 (or a count) on success and a
- *    negative errno value on failure; they also set errno.
+ *    negative errno value on failure; they also set errno, except the
+ *    write functions (reserve, commit, discard, write), which never touch
+ *    errno because signal handlers call them.
  *  - Constructors return NULL with errno set.
  *  - "cpu" is a per-CPU buffer index in [0, ringbuf_nr_cpus(rb)). In the
  *    per-thread writer model it is a thread slot.
@@ -22,15 +24,20 @@
  *			write	read	iter	resize	reset
  *	write		X(1)	X	X	X(2)	X(2)
  *	read		X	X(3)	X(3)	X(3)	X(3)
- *	iter		X	X(3)	X	-	-
- *	resize/reset	X(2)	X(3)	-	X(3)	X(3)
+ *	iter		X	X(3)	X	-	X(4)
+ *	resize/reset	X(2)	X(3)	-/X(4)	X(3)	X(3)
  *
  *  write  = lock_reserve/unlock_commit/discard_commit/write
  *  read   = peek/consume/read_page/consume_next
  *  (1) writers of one cpu buffer are one thread plus its signal handlers,
  *      in stack order; other threads are sent to another buffer.
- *  (2) writes that race with resize/reset are dropped, never corrupted.
+ *  (2) recording is off for the span of a resize/reset (as with
+ *      ringbuf_record_disable()): racing writes are refused, never
+ *      corrupted, and not counted, as in the kernel.
  *  (3) serialised internally by the cpu buffer's reader lock.
+ *  (4) resize and swap refuse while an iterator is open (-EBUSY); a reset
+ *      is allowed and the iterator restarts, reporting the loss through
+ *      ringbuf_iter_dropped().
  */
 #ifndef RINGBUF_RINGBUF_H
 #define RINGBUF_RINGBUF_H
@@ -142,7 +149,8 @@ RINGBUF_API struct ringbuf *ringbuf_alloc(size_t size, unsigned int flags);
  * it are page ids, never pointers. The mapping is shared memory: after
  * fork() the child's view of the buffer never records (its writes would
  * land in the parent's live pages); readers in the child see the parent's
- * data.
+ * data, but must not read while the parent reads (reader locks are per
+ * process).
  *
  * Context: any thread; may block.
  * Return: the buffer, or NULL with errno set (EINVAL for a bad option,
@@ -184,7 +192,7 @@ RINGBUF_API int ringbuf_resize(struct ringbuf *rb, size_t size, int cpu);
  * @rb: the buffer
  * @cpu: the cpu buffer
  *
- * Context: any thread; lock-free.
+ * Context: any thread; takes the reader lock(s).
  * Return: the size, or 0 for a bad @cpu.
  */
 RINGBUF_API size_t ringbuf_size(struct ringbuf *rb, int cpu);
@@ -232,8 +240,10 @@ RINGBUF_API int ringbuf_nr_cpus(struct ringbuf *rb);
  * by other preempted writers, or when nesting is too deep; in
  * commit_overrun when nested writers filled the whole buffer.
  *
- * Context: any thread, signal handler; lock-free, never blocks, never
- * calls the kernel except to read the clock.
+ * Context: any thread, signal handler; lock-free, never blocks. System
+ * calls: the clock read (vDSO), gettid() once per thread, sched_getcpu()
+ * only where the kernel has no rseq, and a one-time report on stderr if
+ * an internal check fails; errno is preserved.
  * Userspace: errno is never changed by the write functions, since a signal
  * handler that writes must leave the interrupted code's errno alone.
  * ringbuf_write() returns the reason of a failure.
@@ -322,8 +332,10 @@ RINGBUF_API void *ringbuf_event_data(struct ringbuf_event *event);
  * ringbuf_event_length - the payload length of a data event
  * @event: a data event
  *
- * The length is the reserved length rounded up to 4 bytes (as the kernel
- * reports it).
+ * As the kernel reports it: the space the record holds for its payload,
+ * which is the reserved length rounded up to 4 bytes, except that a
+ * length of 0 reads as 4 and lengths of 5 to 8 as 12 (the kernel's
+ * minimum record sizes).
  *
  * Context: any thread; lock-free.
  */
@@ -512,8 +524,13 @@ RINGBUF_API int ringbuf_read_page(struct ringbuf *rb, void *data_page,
  * @rb: the buffer
  * @cpu: the cpu buffer
  *
- * Writers racing with the reset drop their events (counted in
- * dropped_events); nothing is corrupted. Counters are reset.
+ * Recording is off during the reset (racing writes are refused, not
+ * counted); nothing is corrupted. Counters are reset. An open iterator
+ * restarts.
+ *
+ * Userspace: if a writer stays preempted in the middle of a write on @cpu
+ * for more than ten seconds, the reset is not done (the kernel's version
+ * returns nothing either; check ringbuf_entries_cpu()).
  *
  * Context: any thread; blocks while a writer is mid-write on @cpu.
  */
@@ -538,8 +555,8 @@ RINGBUF_API void ringbuf_reset(struct ringbuf *rb);
  * @b's old pages. Writers racing with the swap drop their event.
  *
  * Context: any thread; blocks as ringbuf_reset_cpu().
- * Return: 0, or -EINVAL (different geometry), -EBUSY (iterator open, or a
- * writer preempted mid-write for too long).
+ * Return: 0, or -EINVAL (different geometry), -ENOMEM, -EBUSY (iterator
+ * open, or a writer preempted mid-write for too long).
  */
 RINGBUF_API int ringbuf_swap_cpu(struct ringbuf *a, struct ringbuf *b,
 				 int cpu);
@@ -558,7 +575,7 @@ RINGBUF_API void ringbuf_change_overwrite(struct ringbuf *rb, int val);
  * ringbuf_empty - whether every cpu buffer is empty
  * @rb: the buffer
  *
- * Context: any thread; lock-free.
+ * Context: any thread; takes each reader lock in turn.
  */
 RINGBUF_API bool ringbuf_empty(struct ringbuf *rb);
 
@@ -567,7 +584,7 @@ RINGBUF_API bool ringbuf_empty(struct ringbuf *rb);
  * @rb: the buffer
  * @cpu: the cpu buffer (a bad @cpu reads as empty)
  *
- * Context: any thread; lock-free.
+ * Context: any thread; takes the reader lock.
  */
 RINGBUF_API bool ringbuf_empty_cpu(struct ringbuf *rb, int cpu);
 
@@ -620,8 +637,9 @@ RINGBUF_API bool ringbuf_record_is_on(struct ringbuf *rb);
  * @rb: the buffer
  * @cpu: the cpu buffer
  *
- * Writers that would have used it pick another buffer (per-CPU model) or
- * fail (per-thread model).
+ * Writers that land on it are refused, and not counted (the kernel's
+ * semantics); in the per-CPU model that is every writer running on that
+ * CPU whose buffer is free.
  *
  * Context: any thread, signal handler; lock-free.
  */
@@ -667,7 +685,7 @@ RINGBUF_API uint64_t ringbuf_time_stamp(struct ringbuf *rb);
  * @rb: the buffer
  *
  * Context: any thread; lock-free.
- * Return: an enum ringbuf_clock value.
+ * Return: an enum ringbuf_clock value, or -EINVAL for a NULL @rb.
  */
 RINGBUF_API int ringbuf_clock(struct ringbuf *rb);
 
@@ -679,7 +697,8 @@ RINGBUF_API int ringbuf_clock(struct ringbuf *rb);
  * @rb: the buffer
  * @cpu: the cpu buffer
  *
- * Context: any thread; lock-free; a racy snapshot while writers run.
+ * Context: any thread; takes the reader lock (a resize may move the
+ * counters); a snapshot while writers run.
  */
 RINGBUF_API unsigned long ringbuf_entries_cpu(struct ringbuf *rb, int cpu);
 
@@ -688,7 +707,7 @@ RINGBUF_API unsigned long ringbuf_entries_cpu(struct ringbuf *rb, int cpu);
  * @rb: the buffer
  * @cpu: the cpu buffer
  *
- * Context: any thread; lock-free.
+ * Context: any thread; takes the reader lock(s).
  */
 RINGBUF_API unsigned long ringbuf_overrun_cpu(struct ringbuf *rb, int cpu);
 
@@ -698,7 +717,7 @@ RINGBUF_API unsigned long ringbuf_overrun_cpu(struct ringbuf *rb, int cpu);
  * @rb: the buffer
  * @cpu: the cpu buffer
  *
- * Context: any thread; lock-free.
+ * Context: any thread; takes the reader lock(s).
  */
 RINGBUF_API unsigned long ringbuf_commit_overrun_cpu(struct ringbuf *rb,
 						     int cpu);
@@ -710,7 +729,7 @@ RINGBUF_API unsigned long ringbuf_commit_overrun_cpu(struct ringbuf *rb,
  *
  * Full in producer/consumer mode, every buffer claimed, nesting too deep.
  *
- * Context: any thread; lock-free.
+ * Context: any thread; takes the reader lock(s).
  */
 RINGBUF_API unsigned long ringbuf_dropped_events_cpu(struct ringbuf *rb,
 						     int cpu);
@@ -720,7 +739,7 @@ RINGBUF_API unsigned long ringbuf_dropped_events_cpu(struct ringbuf *rb,
  * @rb: the buffer
  * @cpu: the cpu buffer
  *
- * Context: any thread; lock-free.
+ * Context: any thread; takes the reader lock(s).
  */
 RINGBUF_API unsigned long ringbuf_read_events_cpu(struct ringbuf *rb, int cpu);
 
@@ -730,7 +749,7 @@ RINGBUF_API unsigned long ringbuf_read_events_cpu(struct ringbuf *rb, int cpu);
  * @rb: the buffer
  * @cpu: the cpu buffer
  *
- * Context: any thread; lock-free.
+ * Context: any thread; takes the reader lock(s).
  */
 RINGBUF_API unsigned long ringbuf_bytes_cpu(struct ringbuf *rb, int cpu);
 
@@ -749,7 +768,7 @@ RINGBUF_API uint64_t ringbuf_oldest_event_ts(struct ringbuf *rb, int cpu);
  * ringbuf_entries - ringbuf_entries_cpu() summed over all cpu buffers
  * @rb: the buffer
  *
- * Context: any thread; lock-free.
+ * Context: any thread; takes the reader lock(s).
  */
 RINGBUF_API unsigned long ringbuf_entries(struct ringbuf *rb);
 
@@ -757,7 +776,7 @@ RINGBUF_API unsigned long ringbuf_entries(struct ringbuf *rb);
  * ringbuf_overruns - ringbuf_overrun_cpu() summed over all cpu buffers
  * @rb: the buffer
  *
- * Context: any thread; lock-free.
+ * Context: any thread; takes the reader lock(s).
  */
 RINGBUF_API unsigned long ringbuf_overruns(struct ringbuf *rb);
 
