@@ -17,6 +17,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,6 +173,7 @@ int main(int argc, char **argv)
 	pthread_t intr, reader;
 	struct sigaction sa;
 	unsigned long total_overrun = 0, total_dropped = 0, total_cov = 0;
+	int ncpus = (int)sysconf(_SC_NPROCESSORS_CONF);
 
 	while ((c = getopt(argc, argv, "t:s:k:oTPh")) != -1) {
 		switch (c) {
@@ -238,25 +240,35 @@ int main(int argc, char **argv)
 		       sample_ts[i], sample[i].writer & 0x8000 ? "sig/" : "",
 		       sample[i].writer & 0x7fff, sample[i].text);
 
-	printf("\nper-CPU statistics:\n");
+	printf("\nper-CPU statistics (spare buffers are shown when used):\n");
 	for (int cpu = 0; cpu < ringbuf_nr_cpus(rb); cpu++) {
-		printf("  cpu%d: entries: %lu overrun: %lu commit overrun: %lu bytes: %lu oldest event ts: %" PRIu64
+		bool spare = !per_thread && cpu >= ncpus;
+
+		total_overrun += ringbuf_overrun_cpu(rb, cpu);
+		total_dropped += ringbuf_dropped_events_cpu(rb, cpu);
+		total_cov += ringbuf_commit_overrun_cpu(rb, cpu);
+
+		if (spare && !ringbuf_read_events_cpu(rb, cpu) &&
+		    !ringbuf_overrun_cpu(rb, cpu) &&
+		    !ringbuf_dropped_events_cpu(rb, cpu) &&
+		    !ringbuf_entries_cpu(rb, cpu))
+			continue;
+		printf("  %s%d: entries: %lu overrun: %lu commit overrun: %lu bytes: %lu oldest event ts: %" PRIu64
 		       " dropped events: %lu read events: %lu\n",
-		       cpu, ringbuf_entries_cpu(rb, cpu),
+		       per_thread ? "slot" : spare ? "spare" : "cpu", cpu,
+		       ringbuf_entries_cpu(rb, cpu),
 		       ringbuf_overrun_cpu(rb, cpu),
 		       ringbuf_commit_overrun_cpu(rb, cpu),
 		       ringbuf_bytes_cpu(rb, cpu),
 		       ringbuf_oldest_event_ts(rb, cpu),
 		       ringbuf_dropped_events_cpu(rb, cpu),
 		       ringbuf_read_events_cpu(rb, cpu));
-		total_overrun += ringbuf_overrun_cpu(rb, cpu);
-		total_dropped += ringbuf_dropped_events_cpu(rb, cpu);
-		total_cov += ringbuf_commit_overrun_cpu(rb, cpu);
 	}
 
 	{
 		unsigned long w = written + sig_written, f = failed + sig_failed;
-		double ns = (t1 - t0) * 1e9 * nr_writers / (double)(w + f);
+		double ns = (t1 - t0) * 1e9 * (double)sysconf(_SC_NPROCESSORS_ONLN) /
+			    (double)(w + f);
 		int ok = nread + total_overrun == w && nbad == 0 &&
 			 total_dropped + total_cov == f && nlost == total_overrun;
 
@@ -267,8 +279,9 @@ int main(int argc, char **argv)
 		printf("read + lost == written: %s;  failed == dropped + commit overrun: %s\n",
 		       nread + total_overrun == w ? "yes" : "NO",
 		       total_dropped + total_cov == f ? "yes" : "NO");
-		printf("about %.0f ns per event per writer thread (wall time, includes the reader and %d threads on %ld CPUs)\n",
-		       ns, nr_writers, sysconf(_SC_NPROCESSORS_ONLN));
+		printf("throughput: %.1f M events/s, %.0f ns of CPU time per event (%d writer threads, signal handlers and a reader on %ld CPUs)\n",
+		       (double)(w + f) / (t1 - t0) / 1e6, ns, nr_writers,
+		       sysconf(_SC_NPROCESSORS_ONLN));
 		ringbuf_free(rb);
 		return ok ? 0 : 1;
 	}

@@ -109,7 +109,8 @@ struct rb_meta {
 	uint32_t version;
 	uint32_t meta_struct_len; /* sizeof(struct rb_meta) */
 	uint32_t subbuf_size; /* bytes per sub-buffer, header included */
-	uint32_t nr_cpus;
+	uint32_t nr_cpus; /* cpu buffers, spares included */
+	uint32_t nr_cpu_bufs; /* CPU buffers (or thread slots) */
 	uint32_t total_pages; /* sum over cpus of nr_pages + 1 */
 	uint32_t clock; /* enum ringbuf_clock */
 	uint32_t model; /* enum ringbuf_writer_model */
@@ -222,7 +223,8 @@ struct ringbuf {
 	_Atomic bool time_stamp_abs;
 	int clock;
 	int model;
-	int nr_cpus;
+	int nr_cpus; /* every cpu buffer: CPU buffers (or slots), then spares */
+	int nr_cpu_bufs; /* the CPU buffers (per-CPU) or slots (per-thread) */
 	uint32_t subbuf_size; /* bytes per sub-buffer */
 	uint32_t bsize; /* data bytes per sub-buffer (subbuf_size - 16) */
 	uint32_t max_data_size; /* largest record, headers included */

@@ -107,7 +107,6 @@ void rb_init_cpu_pages(struct ringbuf_cpu *cb)
 	m->first_page = first_page;
 	for (uint32_t i = 0; i <= n; i++) {
 		struct rb_page_ctl *p = &cb->pages[i];
-		struct rb_data_page *d = rb_data(cb, i);
 
 		memset(p, 0, sizeof(*p));
 		p->id = i;
@@ -118,9 +117,19 @@ void rb_init_cpu_pages(struct ringbuf_cpu *cb)
 			atomic_init(&p->next, rb_link(n, 0));
 			atomic_init(&p->prev, n);
 		}
-		atomic_init(&d->time_stamp, 0);
-		atomic_init(&d->commit, 0);
 	}
+	/*
+	 * Only the first tail page and the reader page need a clean header;
+	 * every other page is reset when the tail moves onto it
+	 * (rb_tail_page_update()). So the data of a cpu buffer nobody writes
+	 * (a spare) is never touched and costs no memory.
+	 */
+	atomic_store_explicit(&rb_data(cb, 0)->commit, 0, memory_order_relaxed);
+	atomic_store_explicit(&rb_data(cb, 0)->time_stamp, 0,
+			      memory_order_relaxed);
+	atomic_store_explicit(&rb_data(cb, n)->commit, 0, memory_order_relaxed);
+	atomic_store_explicit(&rb_data(cb, n)->time_stamp, 0,
+			      memory_order_relaxed);
 	/* rb_head_page_activate(): the link to the head page carries HEAD. */
 	atomic_init(&cb->pages[n - 1].next, rb_link(0, RB_PAGE_HEAD));
 	atomic_init(&m->head_page, 0);
@@ -152,6 +161,7 @@ static void rb_meta_fill(struct ringbuf *rb, void *map,
 	meta->meta_struct_len = sizeof(*meta);
 	meta->subbuf_size = rb->subbuf_size;
 	meta->nr_cpus = (uint32_t)rb->nr_cpus;
+	meta->nr_cpu_bufs = (uint32_t)rb->nr_cpu_bufs;
 	meta->total_pages = l->total_pages;
 	meta->clock = (uint32_t)rb->clock;
 	meta->model = (uint32_t)rb->model;
@@ -195,7 +205,8 @@ struct ringbuf *ringbuf_create(const struct ringbuf_opts *opts)
 		memcpy(&o, opts, opts->sz);
 	}
 	if (!o.size || o.subbuf_order > RB_SUBBUF_ORDER_MAX ||
-	    o.nr_cpus < 0 || o.nr_cpus > 4096 ||
+	    o.nr_cpus < 0 || o.nr_cpus > 4096 || o.spare_buffers < -1 ||
+	    o.spare_buffers > 4096 ||
 	    (o.flags & ~RINGBUF_FL_OVERWRITE) ||
 	    (o.model != RINGBUF_PER_CPU && o.model != RINGBUF_PER_THREAD) ||
 	    o.clock < RINGBUF_CLOCK_MONO || o.clock > RINGBUF_CLOCK_TSC)
@@ -209,12 +220,21 @@ struct ringbuf *ringbuf_create(const struct ringbuf_opts *opts)
 	memset(rb, 0, sizeof(*rb));
 	rb->clock = o.clock;
 	rb->model = o.model;
-	rb->nr_cpus = o.nr_cpus;
-	if (!rb->nr_cpus) {
-		rb->nr_cpus = rb_nr_possible_cpus();
+	rb->nr_cpu_bufs = o.nr_cpus;
+	if (!rb->nr_cpu_bufs) {
+		rb->nr_cpu_bufs = rb_nr_possible_cpus();
 		if (rb->model == RINGBUF_PER_THREAD)
-			rb->nr_cpus *= 4;
+			rb->nr_cpu_bufs *= 4;
 	}
+	rb->nr_cpus = rb->nr_cpu_bufs;
+	/*
+	 * Userspace: a writer preempted mid-write keeps its CPU buffer
+	 * claimed; spare buffers give the writers displaced meanwhile a place
+	 * to write instead of dropping. Per-thread slots need none.
+	 */
+	if (rb->model == RINGBUF_PER_CPU && o.spare_buffers != RINGBUF_NO_SPARES)
+		rb->nr_cpus += o.spare_buffers ? o.spare_buffers :
+						 3 * rb->nr_cpu_bufs;
 	rb->subbuf_size = RB_PAGE_SIZE_MIN << o.subbuf_order;
 	rb->bsize = rb->subbuf_size - RINGBUF_PAGE_HDR_SIZE;
 	/* The largest payload that still fits with a time extend. */

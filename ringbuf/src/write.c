@@ -915,18 +915,23 @@ rb_thread_slot_slow(struct ringbuf *rb, struct rb_tls *t, int *err)
 /*
  * Per-CPU model, slow path: the CPU's buffer is claimed by another thread
  * (preempted mid-write), or the thread id or CPU index needs work. Claim
- * the first buffer that is ours or free; never wait.
+ * the first buffer that is ours or free, in this order: the CPU's buffer,
+ * the spare buffers (from a place that depends on the thread, so displaced
+ * threads spread out), the other CPUs' buffers. Never wait.
  */
 static RB_NOINLINE struct ringbuf_cpu *
 rb_claim_slow(struct ringbuf *rb, struct rb_tls *t, int cpu, bool *claimed,
 	      int *err)
 {
 	uint32_t tid = rb_gettid();
-	int nr = rb->nr_cpus;
-	int start = cpu % nr;
+	int c = rb->nr_cpu_bufs, nr = rb->nr_cpus, s = nr - c;
+	int start = cpu % c;
 
 	for (int i = 0; i < nr; i++) {
-		struct ringbuf_cpu *cb = rb->buffers[(start + i) % nr];
+		int idx = i == 0 ? start :
+			  i <= s ? c + (int)((tid + (uint32_t)i) % (uint32_t)s) :
+				   (start + (i - s)) % c;
+		struct ringbuf_cpu *cb = rb->buffers[idx];
 		uint32_t own = atomic_load_explicit(&cb->owner,
 						    memory_order_relaxed);
 
@@ -971,7 +976,7 @@ rb_writer_get(struct ringbuf *rb, struct rb_tls *t, bool *claimed, int *err)
 	if (t->forced_cpu1)
 		cpu = t->forced_cpu1 - 1;
 #endif
-	if (unlikely(!t->tid || cpu >= rb->nr_cpus))
+	if (unlikely(!t->tid || cpu >= rb->nr_cpu_bufs))
 		return rb_claim_slow(rb, t, cpu, claimed, err);
 
 	cb = rb->buffers[cpu];
@@ -1020,8 +1025,9 @@ rb_reserve_refused(struct ringbuf *rb, unsigned long length, int *err)
 		return NULL;
 	}
 	/* Nesting too deep: drop and count on the buffer of this CPU. */
-	cpu = rb->model == RINGBUF_PER_THREAD ? (int)(rb_gettid() % (uint32_t)rb->nr_cpus)
-					      : rb_current_cpu() % rb->nr_cpus;
+	cpu = rb->model == RINGBUF_PER_THREAD ?
+		      (int)(rb_gettid() % (uint32_t)rb->nr_cpus) :
+		      rb_current_cpu() % rb->nr_cpu_bufs;
 	if (rb->model == RINGBUF_PER_THREAD && t->slot[0].uid == rb->uid)
 		cpu = t->slot[0].cpu_buffer->cpu;
 	atomic_fetch_add_explicit(&rb->buffers[cpu]->meta->dropped_events, 1,

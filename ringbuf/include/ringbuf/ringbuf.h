@@ -107,10 +107,18 @@ enum ringbuf_writer_model {
  * @flags: RINGBUF_FL_*
  * @subbuf_order: sub-buffer size is 4096 << subbuf_order bytes (the
  *	kernel's buffer_subbuf_size_kb / subbuf order); 0..7
- * @nr_cpus: number of cpu buffers; 0 means the number of configured CPUs
- *	(per-CPU model) or four times that (per-thread model, thread slots)
+ * @nr_cpus: per-CPU model: number of CPU buffers, 0 for the number of
+ *	configured CPUs; per-thread model: number of thread slots, 0 for
+ *	four times the number of configured CPUs
  * @model: enum ringbuf_writer_model
  * @clock: enum ringbuf_clock
+ * @spare_buffers: per-CPU model only: cpu buffers beyond the CPU buffers,
+ *	taken by a writer whose CPU buffer is claimed by a preempted thread.
+ *	0 means the default, three per CPU buffer; RINGBUF_NO_SPARES none.
+ *	A spare costs address space, not memory, until a writer uses it.
+ *
+ * ringbuf_nr_cpus() counts every cpu buffer: the CPU buffers (or slots)
+ * first, then the spares.
  */
 struct ringbuf_opts {
 	size_t sz;
@@ -120,7 +128,11 @@ struct ringbuf_opts {
 	int nr_cpus;
 	int model;
 	int clock;
+	int spare_buffers;
 };
+
+/** ringbuf_opts.spare_buffers value for no spare buffers. */
+#define RINGBUF_NO_SPARES (-1)
 
 /** Declare a zero-initialised struct ringbuf_opts with sz set. */
 #define RINGBUF_OPTS(name, ...)                                           \
@@ -214,7 +226,8 @@ RINGBUF_API size_t ringbuf_subbuf_size(struct ringbuf *rb);
 RINGBUF_API size_t ringbuf_max_event_size(struct ringbuf *rb);
 
 /**
- * ringbuf_nr_cpus - number of cpu buffers (or thread slots)
+ * ringbuf_nr_cpus - number of cpu buffers: CPU buffers (or thread slots)
+ *	plus spare buffers; valid cpu arguments are 0 .. ringbuf_nr_cpus() - 1
  * @rb: the buffer
  *
  * Context: any thread; lock-free.
