@@ -648,6 +648,53 @@ rb_update_event(struct ringbuf_event *event, struct rb_event_info *info)
 	return event;
 }
 
+/*
+ * The slow path of __rb_reserve_next(): a nested writer came in between A
+ * and C, so the stamps read at A are stale. Out of line, to keep the
+ * second clock read off the fast path.
+ */
+static RB_NOINLINE void rb_reserve_interrupted(struct ringbuf_cpu *cpu_buffer,
+					       struct rb_event_info *info,
+					       unsigned long write)
+{
+	struct rb_cpu_meta *m = cpu_buffer->meta;
+	uint64_t ts;
+
+	/* Save the old before_stamp */
+	info->before = local_read(&m->before_stamp);
+
+	/*
+	 * A new stamp in before_stamp makes the next event use an absolute
+	 * stamp, in case something comes in between E and F.
+	 */
+	ts = rb_time_stamp(cpu_buffer->buffer);
+	if (unlikely(ts < info->ts))
+		ts = info->ts;
+	local_set(&m->before_stamp, ts);
+	RB_TESTPOINT(cpu_buffer, RINGBUF_TP_RESERVE_E);
+
+	barrier();
+	/*E*/ info->after = local_read(&m->write_stamp);
+	barrier();
+	/*F*/ if (write == rb_page_write(cpu_buffer, info->tail_page) &&
+		  info->after == info->before && info->after < ts) {
+		/*
+		 * Nothing came in after this event between C and F: after
+		 * matched before and is still valid.
+		 */
+		info->delta = ts - info->after;
+	} else {
+		/*
+		 * Interrupted between C and F: the previous event's stamp is
+		 * lost. Delta 0 gives this event the time of the event it
+		 * interrupted; later events still build on correct deltas.
+		 */
+		info->delta = 0;
+	}
+	info->ts = ts;
+	info->add_timestamp &= ~RB_ADD_STAMP_FORCE;
+}
+
 static RB_ALWAYS_INLINE struct ringbuf_event *
 __rb_reserve_next(struct ringbuf_cpu *cpu_buffer, struct rb_event_info *info)
 {
@@ -733,44 +780,8 @@ __rb_reserve_next(struct ringbuf_cpu *cpu_buffer, struct rb_event_info *info)
 			/* Just use the full stamp for the interrupting event */
 			info->delta = info->ts;
 	} else {
-		uint64_t ts;
-
 		/* SLOW PATH - interrupted between A and C */
-
-		/* Save the old before_stamp */
-		info->before = local_read(&m->before_stamp);
-
-		/*
-		 * A new stamp in before_stamp makes the next event use an
-		 * absolute stamp, in case something comes in between E and F.
-		 */
-		ts = rb_time_stamp(rb);
-		if (unlikely(ts < info->ts))
-			ts = info->ts;
-		local_set(&m->before_stamp, ts);
-		RB_TESTPOINT(cpu_buffer, RINGBUF_TP_RESERVE_E);
-
-		barrier();
-		/*E*/ info->after = local_read(&m->write_stamp);
-		barrier();
-		/*F*/ if (write == rb_page_write(cpu_buffer, info->tail_page) &&
-			  info->after == info->before && info->after < ts) {
-			/*
-			 * Nothing came in after this event between C and F:
-			 * after matched before and is still valid.
-			 */
-			info->delta = ts - info->after;
-		} else {
-			/*
-			 * Interrupted between C and F: the previous event's
-			 * stamp is lost. Delta 0 gives this event the time of
-			 * the event it interrupted; later events still build
-			 * on correct deltas.
-			 */
-			info->delta = 0;
-		}
-		info->ts = ts;
-		info->add_timestamp &= ~RB_ADD_STAMP_FORCE;
+		rb_reserve_interrupted(cpu_buffer, info, write);
 	}
 
 	/* The first event of a page has the page's time stamp. */
