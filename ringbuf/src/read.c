@@ -296,6 +296,13 @@ static void rb_update_read_stamp(struct ringbuf_cpu *cpu_buffer,
 
 	switch (event->type_len) {
 	case RINGBUF_TYPE_PADDING:
+		/*
+		 * A discarded record keeps the delta it was written with,
+		 * and records written after it (by a nested writer, before
+		 * the discard) build on it. The kernel's reader drops it;
+		 * libtraceevent adds it, which is right, and what we do.
+		 */
+		m->read_stamp += event->time_delta;
 		return;
 	case RINGBUF_TYPE_TIME_EXTEND:
 		m->read_stamp += rb_event_time_stamp(event);
@@ -512,9 +519,10 @@ int ringbuf_read_page(struct ringbuf *rb, void *data_page, size_t len,
 	if (len > rb->subbuf_size)
 		len = rb->subbuf_size;
 	len -= RINGBUF_PAGE_HDR_SIZE;
-	m = cb->meta;
 
 	pthread_mutex_lock(&cb->reader_lock);
+	/* Under the lock: a resize moves the cpu buffer's state. */
+	m = cb->meta;
 
 	reader = rb_get_reader_page(cb);
 	if (reader == RB_NO_PAGE)
@@ -870,6 +878,8 @@ static struct ringbuf_event *rb_iter_peek(struct ringbuf_iter *iter,
 			continue;
 		switch (event->type_len) {
 		case RINGBUF_TYPE_PADDING:
+			/* as rb_update_read_stamp() */
+			iter->read_stamp += event->time_delta;
 			iter->head = iter->next_event;
 			continue;
 		case RINGBUF_TYPE_TIME_EXTEND:

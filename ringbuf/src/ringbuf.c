@@ -585,7 +585,7 @@ int ringbuf_swap_cpu(struct ringbuf *a, struct ringbuf *b, int cpu)
 	int err;
 
 	if (!ca || !cb || a == b || a->subbuf_size != b->subbuf_size ||
-	    ca->nr_pages != cb->nr_pages) {
+	    a->nr_cpus != b->nr_cpus || ca->nr_pages != cb->nr_pages) {
 		errno = EINVAL;
 		return -EINVAL;
 	}

@@ -789,9 +789,13 @@ __rb_reserve_next(struct ringbuf_cpu *cpu_buffer, struct rb_event_info *info)
 						       RB_ADD_STAMP_ABSOLUTE))))
 		info->delta = 0;
 
-	/* We reserved something on the buffer */
-	event = rb_update_event(rb_page_index(cpu_buffer, info->tail_page, tail),
-				info);
+	/*
+	 * We reserved something on the buffer. As in the kernel, the event
+	 * handed out starts at the time extend if there is one:
+	 * ringbuf_event_data() skips it, and a discard gives both back.
+	 */
+	event = rb_page_index(cpu_buffer, info->tail_page, tail);
+	rb_update_event(event, info);
 
 	local_inc(&tail_page->entries);
 
@@ -1167,7 +1171,13 @@ int ringbuf_write(struct ringbuf *rb, unsigned long length, const void *data)
 
 static void rb_event_discard(struct ringbuf_event *event)
 {
-	unsigned int length = rb_event_length(event) - RB_EVNT_HDR_SIZE;
+	unsigned int length;
+
+	if (event->type_len == RINGBUF_TYPE_TIME_EXTEND ||
+	    event->type_len == RINGBUF_TYPE_TIME_STAMP)
+		event = (struct ringbuf_event *)((char *)event +
+						 RB_LEN_TIME_EXTEND);
+	length = rb_event_length(event) - RB_EVNT_HDR_SIZE;
 
 	/* array[0] holds the actual length for the discarded event */
 	event->array[0] = length;
@@ -1203,13 +1213,18 @@ static bool rb_try_to_discard(struct ringbuf_cpu *cpu_buffer,
 
 	new_index = (uint64_t)((unsigned char *)event -
 			       rb_data(cpu_buffer, id)->data);
+	/* With the time extend in front of it, if any */
 	old_index = new_index + rb_event_length(event);
+	if (event->type_len == RINGBUF_TYPE_TIME_EXTEND ||
+	    event->type_len == RINGBUF_TYPE_TIME_STAMP)
+		old_index += rb_event_length((struct ringbuf_event *)(
+			(char *)event + RB_LEN_TIME_EXTEND));
 
 	/* Only if the tail is still on this page right after the event. */
 	if (id == tail && rb_page_write(cpu_buffer, tail) == old_index) {
 		uint64_t write_mask = local_read(&bpage->write) &
 				      ~RB_WRITE_MASK;
-		uint64_t event_length = rb_event_length(event);
+		uint64_t event_length = old_index - new_index;
 
 		/*
 		 * The write stamp now belongs to a discarded event. Zeroing
