@@ -1162,7 +1162,8 @@ int ringbuf_write(struct ringbuf *rb, unsigned long length, const void *data)
 	event = __ringbuf_lock_reserve(rb, length, &err);
 	if (!event)
 		return err;
-	memcpy(ringbuf_event_data(event), data, length);
+	if (length)
+		memcpy(ringbuf_event_data(event), data, length);
 	return ringbuf_unlock_commit(rb);
 }
 
