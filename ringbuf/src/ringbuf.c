@@ -343,9 +343,9 @@ int rb_writers_drain(struct ringbuf *rb, int cpu)
 	for (int c = first; c <= last; c++) {
 		struct ringbuf_cpu *cb = rb->buffers[c];
 
-		/* Acquire: pairs with the writer's active decrement being
-		 * its last access (rb_writer_put()); after we see zero its
-		 * writes to the mapping are visible to us. */
+		/* Acquire: pairs with the release store of active, the
+		 * writer's last access (rb_writer_put()); after we see zero
+		 * its writes to the mapping are visible to us. */
 		for (int i = 0; atomic_load_explicit(&cb->active,
 						     memory_order_acquire);
 		     i++) {

@@ -1018,8 +1018,16 @@ rb_writer_get(struct ringbuf *rb, struct rb_tls *t, bool *claimed, int *err)
 static RB_ALWAYS_INLINE void rb_writer_put(struct rb_tls *t, unsigned int d,
 					   struct ringbuf_cpu *cb, bool claimed)
 {
-	/* Nothing of the write touches the mapping after this. */
-	local_dec(&cb->active);
+	/*
+	 * Nothing of the write touches the mapping after this. Release: the
+	 * write's accesses to the cpu buffer happen before a resize/reset
+	 * that sees active drop (acquire in rb_writers_drain()). A load and a
+	 * store rather than one RMW: a signal handler coming in between
+	 * leaves active as it found it, and on x86 a release store is a
+	 * plain store where a release RMW would be a LOCKed one.
+	 */
+	atomic_store_explicit(&cb->active, local_read(&cb->active) - 1,
+			      memory_order_release);
 	barrier();
 	t->depth = d;
 	barrier();
