@@ -954,6 +954,11 @@ rb_claim_slow(struct ringbuf *rb, struct rb_tls *t, int cpu, bool *claimed,
 			*claimed = false;
 			return cb;
 		}
+		/* A disabled cpu buffer takes no new writer (relaxed: a
+		 * switch; lock_reserve checks it again). */
+		if (atomic_load_explicit(&cb->record_disabled,
+					 memory_order_relaxed))
+			continue;
 		/* Acquire: pairs with the release in rb_writer_put() of the
 		 * previous owner; we see its writes to the cpu buffer. A
 		 * failure means another thread took it: try the next. */
@@ -1004,10 +1009,12 @@ rb_writer_get(struct ringbuf *rb, struct rb_tls *t, bool *claimed, int *err)
 	/* Acquire: pairs with the release in rb_writer_put() by the previous
 	 * owner, so its writes to the cpu buffer are visible to us. On
 	 * failure the slow path tries the other buffers. */
-	if (likely(!own && atomic_compare_exchange_strong_explicit(
-				   &cb->owner, &expect, t->tid,
-				   memory_order_acquire,
-				   memory_order_relaxed))) {
+	if (likely(!own &&
+		   !atomic_load_explicit(&cb->record_disabled,
+					 memory_order_relaxed) &&
+		   atomic_compare_exchange_strong_explicit(
+			   &cb->owner, &expect, t->tid, memory_order_acquire,
+			   memory_order_relaxed))) {
 		*claimed = true;
 		return cb;
 	}

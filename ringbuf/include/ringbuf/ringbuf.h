@@ -650,9 +650,12 @@ RINGBUF_API bool ringbuf_record_is_on(struct ringbuf *rb);
  * @rb: the buffer
  * @cpu: the cpu buffer
  *
- * Writers that land on it are refused, and not counted (the kernel's
- * semantics); in the per-CPU model that is every writer running on that
- * CPU whose buffer is free.
+ * Nothing new is written into it. Per-CPU model: a writer whose CPU
+ * buffer is disabled writes into another free one (a spare first), as if
+ * it were claimed; only when none is free is the write dropped (counted
+ * in dropped_events). Per-thread model: the slot's writes are refused
+ * and not counted, as the kernel refuses writes to a disabled cpu buffer.
+ * A writer racing with the call may still be refused.
  *
  * Context: any thread, signal handler; lock-free.
  */
