@@ -7,7 +7,9 @@
  * tracefs per_cpu/cpuN/stats shows them) and checks that every event is
  * accounted for: read + lost == written.
  *
- * Usage: ringbuf-demo [-t threads] [-s seconds] [-k size_kb] [-o] [-T]
+ * Usage: ringbuf-demo [-t threads] [-s seconds] [-k size_kb] [-w work] [-o] [-T] [-P]
+ *   -w  work between two events of a writer, in loop iterations
+ *       (default 2000, about a microsecond; 0 writes flat out)
  *   -o  overwrite mode (default: producer/consumer)
  *   -T  TSC clock (default: CLOCK_MONOTONIC)
  *   -P  per-thread writer model (default: per-CPU)
@@ -33,7 +35,7 @@ struct demo_event {
 	uint16_t len; /* payload bytes */
 	uint32_t seq;
 	uint64_t check;
-	char text[48];
+	char text[8];
 };
 
 static struct ringbuf *rb;
@@ -41,11 +43,13 @@ static atomic_bool stop_writers, stop_reader;
 static _Atomic unsigned long written, failed, sig_written, sig_failed;
 static pthread_t writers[MAX_WRITERS];
 static int nr_writers = 4;
+static long work = 2000;
 
 static uint64_t checksum(const struct demo_event *e)
 {
-	return ((uint64_t)e->writer << 48) ^ ((uint64_t)e->seq * 0x9e3779b97f4a7c15ULL) ^
-	       e->len;
+	return ((uint64_t)e->writer << 48) ^
+	       ((uint64_t)e->seq * 0x9e3779b97f4a7c15ULL) ^ e->len ^
+	       (uint64_t)e->text[0] << 40;
 }
 
 static int emit(uint16_t writer, uint32_t seq, const char *what)
@@ -61,8 +65,8 @@ static int emit(uint16_t writer, uint32_t seq, const char *what)
 	e->writer = writer;
 	e->len = (uint16_t)len;
 	e->seq = seq;
+	memcpy(e->text, what, sizeof(e->text));
 	e->check = checksum(e);
-	snprintf(e->text, sizeof(e->text), "%s %u", what, seq);
 	return ringbuf_unlock_commit(rb);
 }
 
@@ -74,28 +78,66 @@ static __thread uint16_t my_index;
 static void on_signal(int sig)
 {
 	(void)sig;
-	if (emit(0x8000 | my_index, sig_seq++, "signal") == 0)
+	if (emit(0x8000 | my_index, sig_seq++, "signal\0") == 0)
 		atomic_fetch_add_explicit(&sig_written, 1, memory_order_relaxed);
 	else
 		atomic_fetch_add_explicit(&sig_failed, 1, memory_order_relaxed);
 }
 
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+/* The cost of one write (reserve, fill, commit), sampled on every 64th
+ * event so the clock reads do not slow the writers down; the median is
+ * reported, as a sample may include a preemption. */
+#define MAX_SAMPLES (1 << 16)
+static float samples[MAX_WRITERS][MAX_SAMPLES];
+static unsigned int nr_samples[MAX_WRITERS];
+static double clock_pair_ns;
+
+static int cmp_float(const void *a, const void *b)
+{
+	float x = *(const float *)a, y = *(const float *)b;
+
+	return (x > y) - (x < y);
+}
+
 static void *writer_main(void *arg)
 {
 	uint32_t seq = 0;
+	unsigned int n = 0;
 
 	my_index = (uint16_t)(uintptr_t)arg;
 	while (!atomic_load_explicit(&stop_writers, memory_order_relaxed)) {
-		if (emit(my_index, seq, "thread") == 0)
+		int ret;
+
+		if ((seq & 63) == 0) {
+			double t0 = now_ns();
+
+			ret = emit(my_index, seq, "thread\0");
+			if (n < MAX_SAMPLES)
+				samples[my_index][n++] =
+					(float)(now_ns() - t0 - clock_pair_ns);
+		} else {
+			ret = emit(my_index, seq, "thread\0");
+		}
+		if (ret == 0)
 			atomic_fetch_add_explicit(&written, 1,
 						  memory_order_relaxed);
 		else
 			atomic_fetch_add_explicit(&failed, 1,
 						  memory_order_relaxed);
 		seq++;
-		if ((seq & 1023) == 0)
-			sched_yield();
+		/* the traced program's own work between two events */
+		for (volatile long i = 0; i < work; i++)
+			;
 	}
+	nr_samples[my_index] = n;
 	return NULL;
 }
 
@@ -152,7 +194,9 @@ static void *reader_main(void *arg)
 		}
 		if (atomic_load_explicit(&stop_reader, memory_order_acquire))
 			break;
-		usleep(200);
+		/* Drained: let the writers fill pages for a while, as a
+		 * trace_pipe reader woken by a watermark would. */
+		usleep(5000);
 	}
 	return NULL;
 }
@@ -175,24 +219,25 @@ int main(int argc, char **argv)
 	unsigned long total_overrun = 0, total_dropped = 0, total_cov = 0;
 	int ncpus = (int)sysconf(_SC_NPROCESSORS_CONF);
 
-	while ((c = getopt(argc, argv, "t:s:k:oTPh")) != -1) {
+	while ((c = getopt(argc, argv, "t:s:k:w:oTPh")) != -1) {
 		switch (c) {
 		case 't': nr_writers = atoi(optarg); break;
 		case 's': seconds = atof(optarg); break;
 		case 'k': size_kb = (size_t)atol(optarg); break;
+		case 'w': work = atol(optarg); break;
 		case 'o': overwrite = 1; break;
 		case 'T': tsc = 1; break;
 		case 'P': per_thread = 1; break;
 		default:
 			fprintf(stderr,
-				"usage: %s [-t threads] [-s seconds] [-k size_kb] [-o] [-T] [-P]\n",
+				"usage: %s [-t threads] [-s seconds] [-k size_kb] [-w work] [-o] [-T] [-P]\n",
 				argv[0]);
 			return c == 'h' ? 0 : 2;
 		}
 	}
 	if (nr_writers < 1 || nr_writers > MAX_WRITERS || seconds <= 0 ||
-	    !size_kb) {
-		fprintf(stderr, "ringbuf-demo: bad argument (threads 1..%d, seconds > 0, size > 0)\n",
+	    !size_kb || work < 0) {
+		fprintf(stderr, "ringbuf-demo: bad argument (threads 1..%d, seconds > 0, size > 0, work >= 0)\n",
 			MAX_WRITERS);
 		return 2;
 	}
@@ -219,6 +264,14 @@ int main(int argc, char **argv)
 	       per_thread ? "per-thread" : "per-CPU", tsc ? "TSC" : "monotonic",
 	       size_kb, ringbuf_nr_cpus(rb), seconds);
 
+	/* what two back-to-back clock reads cost, to take it off samples */
+	{
+		double c0 = now_ns(), c1 = c0;
+
+		for (int i = 0; i < 1000; i++)
+			c1 = now_ns();
+		clock_pair_ns = (c1 - c0) / 1000;
+	}
 	pthread_create(&reader, NULL, reader_main, NULL);
 	t0 = now_s();
 	for (int i = 0; i < nr_writers; i++)
@@ -236,9 +289,11 @@ int main(int argc, char **argv)
 
 	printf("\nfirst events read (merged across CPUs):\n");
 	for (unsigned long i = 0; i < nread && i < 8; i++)
-		printf("  [%03d] %" PRIu64 ": writer %s%u %s\n", sample_cpu[i],
-		       sample_ts[i], sample[i].writer & 0x8000 ? "sig/" : "",
-		       sample[i].writer & 0x7fff, sample[i].text);
+		printf("  [%03d] %" PRIu64 ": writer %s%u %.8s %u\n",
+		       sample_cpu[i], sample_ts[i],
+		       sample[i].writer & 0x8000 ? "sig/" : "",
+		       sample[i].writer & 0x7fff, sample[i].text,
+		       sample[i].seq);
 
 	printf("\nper-CPU statistics (spare buffers are shown when used):\n");
 	for (int cpu = 0; cpu < ringbuf_nr_cpus(rb); cpu++) {
@@ -267,8 +322,6 @@ int main(int argc, char **argv)
 
 	{
 		unsigned long w = written + sig_written, f = failed + sig_failed;
-		double ns = (t1 - t0) * 1e9 * (double)sysconf(_SC_NPROCESSORS_ONLN) /
-			    (double)(w + f);
 		int ok = nread + total_overrun == w && nbad == 0 &&
 			 total_dropped + total_cov == f && nlost == total_overrun;
 
@@ -279,8 +332,20 @@ int main(int argc, char **argv)
 		printf("read + lost == written: %s;  failed == dropped + commit overrun: %s\n",
 		       nread + total_overrun == w ? "yes" : "NO",
 		       total_dropped + total_cov == f ? "yes" : "NO");
-		printf("throughput: %.1f M events/s, %.0f ns of CPU time per event (%d writer threads, signal handlers and a reader on %ld CPUs)\n",
-		       (double)(w + f) / (t1 - t0) / 1e6, ns, nr_writers,
+		float *all = malloc(sizeof(float) * MAX_SAMPLES * (size_t)nr_writers);
+		size_t na = 0;
+
+		for (int i = 0; all && i < nr_writers; i++)
+			for (unsigned int j = 0; j < nr_samples[i]; j++)
+				all[na++] = samples[i][j];
+		if (na) {
+			qsort(all, na, sizeof(*all), cmp_float);
+			printf("writer cost: median %.0f ns per event (reserve, fill, commit; %zu samples, clock overhead removed)\n",
+			       all[na / 2], na);
+		}
+		free(all);
+		printf("throughput: %.2f M events/s (%d writer threads, signal handlers and a reader on %ld CPUs)\n",
+		       (double)(w + f) / (t1 - t0) / 1e6, nr_writers,
 		       sysconf(_SC_NPROCESSORS_ONLN));
 		ringbuf_free(rb);
 		return ok ? 0 : 1;

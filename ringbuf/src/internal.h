@@ -214,6 +214,10 @@ struct ringbuf_cpu {
 
 	/* Readers of this cpu buffer serialise on this lock. */
 	alignas(RB_CACHELINE) pthread_mutex_t reader_lock;
+	/* commits when a merged read last found the buffer empty with no
+	 * writer active (UINT64_MAX: unknown); lets ringbuf_consume_next()
+	 * skip idle buffers without the lock. */
+	_Atomic uint64_t empty_at_commits;
 };
 
 struct ringbuf {

@@ -439,6 +439,33 @@ struct ringbuf_event *ringbuf_consume(struct ringbuf *rb, int cpu,
 	return event;
 }
 
+/*
+ * Peek for the merge, skipping a cpu buffer that was empty when last
+ * looked at and has had no write since. The mark is only set when no
+ * writer was active: then every write counted in @commits had finished
+ * (acquire on active, pairing with the release in rb_writer_put()), so
+ * the peek under the lock saw it. Any later reserve changes commits.
+ */
+static bool rb_merge_peek(struct ringbuf_cpu *cb, uint64_t *ts)
+{
+	uint64_t commits = local_read(&cb->commits);
+	uint64_t active;
+	struct ringbuf_event *event;
+
+	if (commits == atomic_load_explicit(&cb->empty_at_commits,
+					    memory_order_relaxed))
+		return false;
+	active = atomic_load_explicit(&cb->active, memory_order_acquire);
+	pthread_mutex_lock(&cb->reader_lock);
+	event = rb_reader_peek_locked(cb, ts, NULL);
+	/* Relaxed: a hint read by readers only, written under the lock. */
+	if (!event && !active)
+		atomic_store_explicit(&cb->empty_at_commits, commits,
+				      memory_order_relaxed);
+	pthread_mutex_unlock(&cb->reader_lock);
+	return event != NULL;
+}
+
 struct ringbuf_event *ringbuf_consume_next(struct ringbuf *rb, int *cpu,
 					   uint64_t *ts,
 					   unsigned long *lost_events)
@@ -451,7 +478,8 @@ struct ringbuf_event *ringbuf_consume_next(struct ringbuf *rb, int *cpu,
 	for (int c = 0; c < rb->nr_cpus; c++) {
 		uint64_t t;
 
-		if (ringbuf_peek(rb, c, &t, NULL) && (best < 0 || t < best_ts)) {
+		if (rb_merge_peek(rb->buffers[c], &t) &&
+		    (best < 0 || t < best_ts)) {
 			best = c;
 			best_ts = t;
 		}

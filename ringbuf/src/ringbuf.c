@@ -273,6 +273,7 @@ struct ringbuf *ringbuf_create(const struct ringbuf_opts *opts)
 		cb->buffer = rb;
 		cb->cpu = c;
 		cb->subbuf_shift = (uint32_t)__builtin_ctz(rb->subbuf_size);
+		atomic_init(&cb->empty_at_commits, UINT64_MAX);
 		pthread_mutex_init(&cb->reader_lock, NULL);
 		rb->buffers[c] = cb;
 		rb_cpu_bind(rb, cb, rb->map, &l);
@@ -623,6 +624,11 @@ int ringbuf_swap_cpu(struct ringbuf *a, struct ringbuf *b, int cpu)
 		rb_memswap(ca->pages, cb->pages,
 			   (ca->nr_pages + 1) * sizeof(*ca->pages), tmp);
 		rb_memswap(ca->data, cb->data, data_size, tmp);
+		/* The contents changed without a write: forget the marks. */
+		atomic_store_explicit(&ca->empty_at_commits, UINT64_MAX,
+				      memory_order_relaxed);
+		atomic_store_explicit(&cb->empty_at_commits, UINT64_MAX,
+				      memory_order_relaxed);
 	}
 	rb_enable_all(b);
 	rb_enable_all(a);
