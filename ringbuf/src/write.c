@@ -249,7 +249,7 @@ static RB_ALWAYS_INLINE void rb_start_commit(struct ringbuf_cpu *cpu_buffer)
 	local_inc(&cpu_buffer->commits);
 }
 
-static RB_ALWAYS_INLINE void rb_end_commit(struct ringbuf_cpu *cpu_buffer)
+static RB_NOINLINE void rb_end_commit_slow(struct ringbuf_cpu *cpu_buffer)
 {
 	uint64_t commits;
 	unsigned int nr_loops = 0;
@@ -305,6 +305,48 @@ again:
 		local_inc(&cpu_buffer->committing);
 		goto again;
 	}
+}
+
+/*
+ * rb_end_commit - end a write: the outermost writer commits everything up
+ * to the tail. The common case inline: we are the outermost writer, the
+ * commit page is the tail page, and no handler wrote while we committed.
+ * Everything else (nested writers, a commit page behind the tail, a
+ * handler coming in) is the kernel's loop in rb_end_commit_slow().
+ */
+static RB_ALWAYS_INLINE void rb_end_commit(struct ringbuf_cpu *cpu_buffer)
+{
+	struct rb_cpu_meta *m = cpu_buffer->meta;
+	uint64_t commits = local_read(&cpu_buffer->commits);
+
+	/* synchronize with our signal handlers */
+	barrier();
+	if (likely(local_read(&cpu_buffer->committing) == 1)) {
+		uint32_t commit;
+
+		RB_TESTPOINT(cpu_buffer, RINGBUF_TP_COMMIT);
+		commit = atomic_load_explicit(&m->commit_page,
+					      memory_order_relaxed);
+		if (likely(commit == atomic_load_explicit(&m->tail_page,
+							  memory_order_relaxed))) {
+			/* Release: the records are visible before the commit
+			 * index; pairs with the acquire in rb_page_commit(). */
+			atomic_store_explicit(
+				&rb_data(cpu_buffer, commit)->commit,
+				rb_page_write(cpu_buffer, commit),
+				memory_order_release);
+			local_dec(&cpu_buffer->committing);
+			/* synchronize with our signal handlers */
+			barrier();
+			RB_TESTPOINT(cpu_buffer, RINGBUF_TP_COMMIT_END);
+			if (likely(local_read(&cpu_buffer->commits) == commits))
+				return;
+			/* A handler reserved after we read the write index:
+			 * its data is not committed yet. */
+			local_inc(&cpu_buffer->committing);
+		}
+	}
+	rb_end_commit_slow(cpu_buffer);
 }
 
 /* ------------------------------------------------------------------ */
@@ -586,7 +628,7 @@ out_again:
 	rb_reset_tail(cpu_buffer, tail, info);
 
 	/* Commit what we have for now. */
-	rb_end_commit(cpu_buffer);
+	rb_end_commit_slow(cpu_buffer);
 	/* rb_end_commit() decremented committing */
 	local_inc(&cpu_buffer->committing);
 
@@ -859,7 +901,7 @@ again:
 		return event;
 out_fail:
 	*err = info.err;
-	rb_end_commit(cpu_buffer);
+	rb_end_commit_slow(cpu_buffer);
 	return NULL;
 }
 
