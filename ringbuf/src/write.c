@@ -529,7 +529,9 @@ static int rb_handle_head_page(struct ringbuf_cpu *cpu_buffer,
 	/*
 	 * The three-deep case: handlers set the head, moved the tail on and
 	 * reset it, and we just set a stale HEAD again. Then the tail is
-	 * neither where we left it nor on next_page: undo our HEAD.
+	 * neither where we left it nor on next_page: undo our HEAD. Only we
+	 * (stack order) can touch that link now, so the cmpxchg cannot fail;
+	 * if it did, the link would not be ours to fix anyway.
 	 */
 	if (ret == RB_PAGE_NORMAL) {
 		uint32_t buffer_tail_page =
