@@ -55,7 +55,8 @@
 #define unlikely(x) __builtin_expect(!!(x), 0)
 #define RB_NOINLINE __attribute__((noinline))
 #define RB_ALWAYS_INLINE inline __attribute__((always_inline))
-/* Compiler barrier: orders the program against our own signal handlers. */
+/* Compiler barrier. Orders the program against our own signal handlers
+ * (which run on this thread, so no CPU fence is needed). */
 #define barrier() atomic_signal_fence(memory_order_seq_cst)
 
 #define RB_CACHELINE 64

@@ -455,6 +455,7 @@ static bool rb_merge_peek(struct ringbuf_cpu *cb, uint64_t *ts)
 	if (commits == atomic_load_explicit(&cb->empty_at_commits,
 					    memory_order_relaxed))
 		return false;
+	/* Acquire: pairs with the release of active in rb_writer_put(). */
 	active = atomic_load_explicit(&cb->active, memory_order_acquire);
 	pthread_mutex_lock(&cb->reader_lock);
 	event = rb_reader_peek_locked(cb, ts, NULL);
@@ -565,7 +566,8 @@ int ringbuf_read_page(struct ringbuf *rb, void *data_page, size_t len,
 
 	/*
 	 * A partly read page, a page bigger than @len, or a page a writer is
-	 * still on: copy the whole events that fit.
+	 * still on: copy the whole events that fit. Acquire on commit_page:
+	 * pairs with its release in rb_set_commit_to_write().
 	 */
 	if (read || len < commit - read ||
 	    atomic_load_explicit(&m->commit_page, memory_order_acquire) ==
@@ -804,6 +806,8 @@ static bool rb_inc_iter(struct ringbuf_iter *iter)
 	struct rb_cpu_meta *m = cb->meta;
 	uint32_t next;
 
+	/* Acquire: pairs with the release of commit_page in
+	 * rb_set_commit_to_write(); the pages behind it are committed. */
 	if (iter->head_page ==
 	    atomic_load_explicit(&m->commit_page, memory_order_acquire))
 		return false;

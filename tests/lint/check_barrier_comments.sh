@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Every ordering atomic and fence in ringbuf/src carries a comment that
+# names what it orders: the 12 lines before it (or its own line) must say
+# "pairs with", "Pairs with", "Release:", "Acquire:", "Seq_cst", "Acq_rel",
+# "Relaxed" or "Orders". Our version of checkpatch's "memory barrier
+# without comment".
+set -u
+src=${1:-$(dirname "$0")/../../ringbuf/src}
+status=0
+for f in "$src"/*.c "$src"/*.h; do
+	awk -v file="$f" '
+	{ line[NR] = $0 }
+	/memory_order_(acquire|release|acq_rel|seq_cst)|atomic_thread_fence/ {
+		ok = 0
+		for (i = NR; i >= NR - 12 && i > 0; i--)
+			if (line[i] ~ /[Pp]airs with|Release:|Acquire:|Seq_cst|Acq_rel|Relaxed|Orders|seq_cst fence|store-buffer/) { ok = 1; break }
+		if (!ok) { printf "%s:%d: ordering without a comment naming its pair: %s\n", file, NR, $0; bad = 1 }
+	}
+	END { exit bad }' "$f" || status=1
+done
+exit $status
