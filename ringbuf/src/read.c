@@ -538,6 +538,7 @@ int ringbuf_read_page(struct ringbuf *rb, void *data_page, size_t len,
 	struct rb_cpu_meta *m;
 	struct ringbuf_event *event;
 	uint64_t read, commit, missed_events;
+	bool writer_on_page;
 	uint32_t reader;
 	int ret = -ENODATA;
 
@@ -559,6 +560,16 @@ int ringbuf_read_page(struct ringbuf *rb, void *data_page, size_t len,
 
 	event = rb_reader_event(cb);
 	read = rb_page(cb, reader)->read;
+	/*
+	 * Whether a writer is still on the page, before its size: if the
+	 * commit page has moved on, the size read after is final. (Read the
+	 * other way round, a writer could finish the page in between, and
+	 * the whole-page path would copy the old size but account the whole
+	 * page as read.) Acquire: pairs with the release of commit_page in
+	 * rb_set_commit_to_write().
+	 */
+	writer_on_page = atomic_load_explicit(&m->commit_page,
+					      memory_order_acquire) == reader;
 	commit = rb_page_size(cb, reader);
 
 	/* Check if any events were dropped */
@@ -566,12 +577,9 @@ int ringbuf_read_page(struct ringbuf *rb, void *data_page, size_t len,
 
 	/*
 	 * A partly read page, a page bigger than @len, or a page a writer is
-	 * still on: copy the whole events that fit. Acquire on commit_page:
-	 * pairs with its release in rb_set_commit_to_write().
+	 * still on: copy the whole events that fit.
 	 */
-	if (read || len < commit - read ||
-	    atomic_load_explicit(&m->commit_page, memory_order_acquire) ==
-		    reader) {
+	if (read || len < commit - read || writer_on_page) {
 		struct rb_data_page *rpage = rb_data(cb, reader);
 		uint64_t rpos = read, pos = 0, save_timestamp;
 		unsigned int size;
@@ -580,10 +588,7 @@ int ringbuf_read_page(struct ringbuf *rb, void *data_page, size_t len,
 		 * A full page can still be returned if a previous partial
 		 * read left the rest of it and the writer is off it.
 		 */
-		if (full &&
-		    (!read || len < commit - read ||
-		     atomic_load_explicit(&m->commit_page,
-					  memory_order_relaxed) == reader))
+		if (full && (!read || len < commit - read || writer_on_page))
 			goto out_unlock;
 
 		if (len > commit - read)
@@ -627,6 +632,7 @@ int ringbuf_read_page(struct ringbuf *rb, void *data_page, size_t len,
 		struct rb_data_page *rpage = rb_data(cb, reader);
 		uint32_t real_end = atomic_load_explicit(
 			&rb_page(cb, reader)->real_end, memory_order_relaxed);
+		uint64_t size = commit; /* final: the writer has left */
 
 		atomic_store_explicit(&m->read,
 				      atomic_load_explicit(&m->read,
@@ -646,7 +652,7 @@ int ringbuf_read_page(struct ringbuf *rb, void *data_page, size_t len,
 							 memory_order_relaxed);
 		memcpy(dpage->data, rpage->data, commit);
 		dpage->commit = commit;
-		rb_page(cb, reader)->read = rb_page_size(cb, reader);
+		rb_page(cb, reader)->read = size;
 	}
 	ret = 0;
 
