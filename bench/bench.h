@@ -140,7 +140,11 @@ struct bench_team {
 	double secs;					/* writing phase */
 };
 
-int bench_team_run(struct bench_team *t);
+/* Allocate the writers of @t for @c; 0, or -1 with @r marked skipped. */
+int bench_team_init(struct bench_team *t, const struct bench_case *c,
+		    struct bench_result *r);
+/* Run the team; 0, or -1 with @r marked skipped. */
+int bench_team_run(struct bench_team *t, struct bench_result *r);
 void bench_team_sum(const struct bench_team *t, struct bench_result *r);
 
 /* Write @seq then the rest of the payload pattern: what every writer stores. */

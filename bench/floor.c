@@ -188,11 +188,8 @@ void bench_run_floor(const struct bench_case *c, struct bench_result *r)
 		t.w[i].priv = &bufs[i];
 	t.warmup = floor_warmup;
 	t.loop = floor_loop_fn;
-	if (bench_team_run(&t)) {
-		r->skipped = true;
-		snprintf(r->why, sizeof(r->why), "could not run the writers");
+	if (bench_team_run(&t, r))
 		goto out;
-	}
 	bench_team_sum(&t, r);
 	/* No reader: everything written is still "in the buffer". */
 	r->entries = r->written;

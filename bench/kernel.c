@@ -229,23 +229,14 @@ void bench_run_kernel(const struct bench_case *c, struct bench_result *r)
 		k.pipes[cpu] = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	}
 
-	t.c = c;
-	t.nw = c->writers;
-	t.w = calloc(c->writers, sizeof(*t.w));
-	if (!t.w) {
-		r->skipped = true;
-		bench_msg(r->why, sizeof(r->why), "out of memory");
+	if (bench_team_init(&t, c, r))
 		goto out;
-	}
 	t.impl = &k;
 	t.loop = k_loop_fn;
 	if (c->consumer != CONS_NONE)
 		t.consumer = k_consumer;
-	if (bench_team_run(&t)) {
-		r->skipped = true;
-		bench_msg(r->why, sizeof(r->why), "could not run the writers");
+	if (bench_team_run(&t, r))
 		goto out;
-	}
 	bench_team_sum(&t, r);
 	r->read = k.cons_events;
 	r->read_bytes = k.cons_bytes;

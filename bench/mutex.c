@@ -251,23 +251,14 @@ void bench_run_mutex(const struct bench_case *c, struct bench_result *r)
 	m.overwrite = c->overwrite;
 	m.clock = c->clock;
 
-	t.c = c;
-	t.nw = c->writers;
-	t.w = calloc(c->writers, sizeof(*t.w));
-	if (!t.w) {
-		r->skipped = true;
-		snprintf(r->why, sizeof(r->why), "out of memory");
+	if (bench_team_init(&t, c, r))
 		goto out;
-	}
 	t.impl = &m;
 	t.loop = mr_loop_fn;
 	if (c->consumer != CONS_NONE)
 		t.consumer = mr_consumer;
-	if (bench_team_run(&t)) {
-		r->skipped = true;
-		snprintf(r->why, sizeof(r->why), "could not run the writers");
+	if (bench_team_run(&t, r))
 		goto out;
-	}
 	bench_team_sum(&t, r);
 	r->read = m.cons_events;
 	r->read_bytes = m.cons_bytes;

@@ -424,14 +424,8 @@ void bench_run_ringbuf(const struct bench_case *c, struct bench_result *r)
 		goto out;
 	}
 
-	t.c = c;
-	t.nw = c->writers;
-	t.w = calloc(c->writers, sizeof(*t.w));
-	if (!t.w) {
-		r->skipped = true;
-		snprintf(r->why, sizeof(r->why), "out of memory");
+	if (bench_team_init(&t, c, r))
 		goto out;
-	}
 	/*
 	 * One pinned writer, no signals: its counter must reach the reader in
 	 * order, skipping only what was refused or overwritten (checked in
@@ -445,11 +439,8 @@ void bench_run_ringbuf(const struct bench_case *c, struct bench_result *r)
 	t.loop = rb_loop_fn;
 	if (c->consumer != CONS_NONE)
 		t.consumer = rb_consumer;
-	if (bench_team_run(&t)) {
-		r->skipped = true;
-		snprintf(r->why, sizeof(r->why), "could not run the writers");
+	if (bench_team_run(&t, r))
 		goto out;
-	}
 	for (i = 0; i < t.nw; i++) {
 		if (t.w[i].error) {
 			r->skipped = true;

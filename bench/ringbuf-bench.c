@@ -187,7 +187,31 @@ static void join_or_die(const struct bench_team *t, pthread_t tid, const char *w
 		pthread_join(tid, NULL);
 }
 
-int bench_team_run(struct bench_team *t)
+int bench_team_init(struct bench_team *t, const struct bench_case *c,
+		    struct bench_result *r)
+{
+	t->c = c;
+	t->nw = c->writers;
+	t->w = calloc(c->writers, sizeof(*t->w));
+	if (t->w)
+		return 0;
+	r->skipped = true;
+	snprintf(r->why, sizeof(r->why), "out of memory");
+	return -1;
+}
+
+static int bench_team_run_threads(struct bench_team *t);
+
+int bench_team_run(struct bench_team *t, struct bench_result *r)
+{
+	if (!bench_team_run_threads(t))
+		return 0;
+	r->skipped = true;
+	snprintf(r->why, sizeof(r->why), "could not run the writers");
+	return -1;
+}
+
+static int bench_team_run_threads(struct bench_team *t)
 {
 	const struct bench_case *c = t->c;
 	pthread_t cons;
