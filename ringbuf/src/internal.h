@@ -203,6 +203,13 @@ struct ringbuf_cpu {
 	_Atomic uint64_t commits;
 	/* Writers inside reserve..commit; what resize/reset wait for. */
 	_Atomic uint64_t active;
+	/*
+	 * Writes dropped by threads that hold no claim on this cpu buffer
+	 * (every buffer claimed, nesting too deep): counted here, in memory
+	 * that a resize does not move, with real atomic adds. Added to the
+	 * mapping's dropped_events when read.
+	 */
+	_Atomic uint64_t dropped_unclaimed;
 
 	/* Read-mostly: where this cpu buffer currently lives. */
 	alignas(RB_CACHELINE) struct ringbuf *buffer;

@@ -555,6 +555,8 @@ void ringbuf_reset_cpu(struct ringbuf *rb, int cpu)
 	pthread_mutex_lock(&cb->reader_lock);
 	if (!rb_quiesce_cpu(rb, cpu)) {
 		rb_init_cpu_pages(cb);
+		atomic_store_explicit(&cb->dropped_unclaimed, 0,
+				      memory_order_relaxed);
 		rb_enable_all(rb);
 	}
 	pthread_mutex_unlock(&cb->reader_lock);
@@ -624,6 +626,16 @@ int ringbuf_swap_cpu(struct ringbuf *a, struct ringbuf *b, int cpu)
 		rb_memswap(ca->pages, cb->pages,
 			   (ca->nr_pages + 1) * sizeof(*ca->pages), tmp);
 		rb_memswap(ca->data, cb->data, data_size, tmp);
+		/* The counters travel with the contents. */
+		uint64_t da = atomic_load_explicit(&ca->dropped_unclaimed,
+						   memory_order_relaxed);
+
+		atomic_store_explicit(&ca->dropped_unclaimed,
+				      atomic_load_explicit(&cb->dropped_unclaimed,
+							   memory_order_relaxed),
+				      memory_order_relaxed);
+		atomic_store_explicit(&cb->dropped_unclaimed, da,
+				      memory_order_relaxed);
 		/* The contents changed without a write: forget the marks. */
 		atomic_store_explicit(&ca->empty_at_commits, UINT64_MAX,
 				      memory_order_relaxed);
@@ -798,8 +810,10 @@ static unsigned long rb_counter_read(struct ringbuf *rb, int cpu,
 		v = (unsigned long)local_read(&m->commit_overrun);
 		break;
 	case RB_CNT_DROPPED:
-		v = (unsigned long)atomic_load_explicit(&m->dropped_events,
-							memory_order_relaxed);
+		v = (unsigned long)(atomic_load_explicit(&m->dropped_events,
+							 memory_order_relaxed) +
+				    atomic_load_explicit(&cb->dropped_unclaimed,
+							 memory_order_relaxed));
 		break;
 	case RB_CNT_READ:
 		v = (unsigned long)atomic_load_explicit(&m->read,

@@ -965,7 +965,9 @@ rb_thread_slot_slow(struct ringbuf *rb, struct rb_tls *t, int *err)
 			return cb;
 		}
 	}
-	atomic_fetch_add_explicit(&rb->buffers[start]->meta->dropped_events, 1,
+	/* Relaxed: a statistic. Not the mapping's counter: we hold no claim,
+	 * so a resize may be moving it. */
+	atomic_fetch_add_explicit(&rb->buffers[start]->dropped_unclaimed, 1,
 				  memory_order_relaxed);
 	*err = -EBUSY;
 	return NULL;
@@ -1015,7 +1017,9 @@ rb_claim_slow(struct ringbuf *rb, struct rb_tls *t, int cpu, bool *claimed,
 		}
 	}
 	(void)t;
-	atomic_fetch_add_explicit(&rb->buffers[start]->meta->dropped_events, 1,
+	/* Relaxed: a statistic. Not the mapping's counter: we hold no claim,
+	 * so a resize may be moving it. */
+	atomic_fetch_add_explicit(&rb->buffers[start]->dropped_unclaimed, 1,
 				  memory_order_relaxed);
 	*err = -EBUSY;
 	return NULL;
@@ -1104,7 +1108,8 @@ rb_reserve_refused(struct ringbuf *rb, unsigned long length, int *err)
 		      rb_current_cpu() % rb->nr_cpu_bufs;
 	if (rb->model == RINGBUF_PER_THREAD && t->slot[0].uid == rb->uid)
 		cpu = t->slot[0].cpu_buffer->cpu;
-	atomic_fetch_add_explicit(&rb->buffers[cpu]->meta->dropped_events, 1,
+	/* Relaxed: a statistic, kept off the mapping (no claim held). */
+	atomic_fetch_add_explicit(&rb->buffers[cpu]->dropped_unclaimed, 1,
 				  memory_order_relaxed);
 	*err = -EBUSY;
 	return NULL;
