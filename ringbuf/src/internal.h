@@ -100,6 +100,8 @@
 #define RB_BUFFER_OFF (1 << 20)
 /* Bit set in a forked child's copy: the parent owns the shared pages. */
 #define RB_BUFFER_FORKED (1 << 21)
+/* Bit set in an attached view: the creating process is the writer. */
+#define RB_BUFFER_ATTACHED (1 << 22)
 
 /* ------------------------------------------------------------------ */
 /* The mapping                                                          */
@@ -120,7 +122,28 @@ struct rb_meta {
 	uint64_t page_ctl_off;
 	uint64_t data_off;
 	uint64_t map_size;
+	uint64_t lock_off; /* rb_cpu_lock[nr_cpus] */
+	uint32_t lock_size; /* stride of rb_cpu_lock[] */
+	uint32_t flags; /* RB_META_SHARED when the locks are in use */
 };
+
+/* rb_meta.flags: a file or memfd other processes may attach to. */
+#define RB_META_SHARED 1u
+
+/*
+ * The readers' lock of one cpu buffer, shared by every process that maps
+ * the file: robust, so a reader killed while holding it does not wedge
+ * the cpu buffer; apart from the cpu buffer state so that a reset (which
+ * clears that state under the lock) leaves it alone.
+ * @swap_head: the head page a reader is swapping in (rb_get_reader_page),
+ *	RB_NO_SWAP otherwise: lets the next reader finish the swap of a
+ *	reader that died in the middle of it.
+ */
+struct rb_cpu_lock {
+	pthread_mutex_t lock;
+	_Atomic uint32_t swap_head;
+};
+#define RB_NO_SWAP UINT32_MAX
 
 /*
  * The kernel's struct buffer_page: the control block of one sub-buffer.
@@ -220,8 +243,10 @@ struct ringbuf_cpu {
 	uint32_t subbuf_shift; /* log2 of the sub-buffer size */
 	int cpu;
 
-	/* Readers of this cpu buffer serialise on this lock. */
+	/* Readers of this cpu buffer serialise on this lock, and across
+	 * processes also on shared->lock when the buffer is in a file. */
 	alignas(RB_CACHELINE) pthread_mutex_t reader_lock;
+	struct rb_cpu_lock *shared;
 	/* commits when a merged read last found the buffer empty with no
 	 * writer active (UINT64_MAX: unknown); lets ringbuf_consume_next()
 	 * skip idle buffers without the lock. */
@@ -250,6 +275,10 @@ struct ringbuf {
 	void *map;
 	size_t map_size;
 	struct rb_meta *meta;
+	int fd; /* file or memfd behind the mapping, -1 if anonymous */
+	char *path; /* the named file this process created (unlinked at free) */
+	bool attached; /* a reader's view of another process's buffer */
+	bool read_only; /* attached to another user's file */
 };
 
 /* ------------------------------------------------------------------ */
@@ -578,6 +607,8 @@ RB_HIDDEN void rb_buffer_register(struct ringbuf *rb);
 RB_HIDDEN void rb_buffer_unregister(struct ringbuf *rb);
 
 RB_HIDDEN void rb_init_cpu_pages(struct ringbuf_cpu *cpu_buffer);
+RB_HIDDEN void rb_reader_lock(struct ringbuf_cpu *cpu_buffer);
+RB_HIDDEN void rb_reader_unlock(struct ringbuf_cpu *cpu_buffer);
 RB_HIDDEN int rb_writers_drain(struct ringbuf *rb, int cpu);
 RB_HIDDEN struct ringbuf_event *rb_reader_peek_locked(struct ringbuf_cpu *cb,
 						       uint64_t *ts,

@@ -24,6 +24,15 @@ static struct ringbuf_cpu *rb_cpu(struct ringbuf *rb, int cpu)
 	return rb->buffers[cpu];
 }
 
+/* A cpu buffer that may be consumed: not in a read-only view of another
+ * user's file (consuming writes the reader state into the file). */
+static struct ringbuf_cpu *rb_cpu_consumer(struct ringbuf *rb, int cpu)
+{
+	if (rb && rb->read_only)
+		return NULL;
+	return rb_cpu(rb, cpu);
+}
+
 /* Committed bytes of a page, flags masked; acquire as rb_page_commit(). */
 static inline uint64_t rb_page_size(struct ringbuf_cpu *cpu_buffer, uint32_t id)
 {
@@ -49,6 +58,67 @@ unsigned long rb_num_of_entries(struct ringbuf_cpu *cpu_buffer)
 			       (local_read(&m->overrun) +
 				atomic_load_explicit(&m->read,
 						     memory_order_relaxed)));
+}
+
+/*
+ * A reader that died holding the shared lock may have stopped in the
+ * middle of a swap (rb_get_reader_page()). If its cmpxchg already put the
+ * reader page into the ring, finish the swap as it would have: the page it
+ * took out becomes the reader page, with its data. Otherwise the ring is
+ * as it was; the reader page's own links are rewritten by the next swap.
+ * Lost-event accounting is left to the next swap, which compares overrun
+ * with last_overrun as usual.
+ */
+static void rb_finish_dead_swap(struct ringbuf_cpu *cb)
+{
+	struct rb_cpu_meta *m = cb->meta;
+	uint32_t n = cb->nr_pages;
+	/* Relaxed, here and below: we hold the lock the dead reader held;
+	 * the robust mutex hand-over orders its stores before our loads. */
+	uint32_t head = atomic_load_explicit(&cb->shared->swap_head,
+					     memory_order_relaxed);
+	uint32_t rp = atomic_load_explicit(&m->reader_page,
+					   memory_order_relaxed);
+
+	if (head <= n && rp <= n && head != rp) {
+		uint32_t prev = atomic_load_explicit(&rb_page(cb, rp)->prev,
+						     memory_order_relaxed);
+
+		if (prev <= n && rb_next_id(cb, prev) == rp) {
+			uint32_t next = rb_next_id(cb, head);
+
+			if (next <= n) {
+				atomic_store_explicit(&rb_page(cb, next)->prev,
+						      rp, memory_order_relaxed);
+				atomic_store_explicit(&m->head_page, next,
+						      memory_order_relaxed);
+			}
+			atomic_store_explicit(&m->reader_page, head,
+					      memory_order_relaxed);
+			rb_page(cb, head)->read = 0;
+		}
+	}
+	atomic_store_explicit(&cb->shared->swap_head, RB_NO_SWAP,
+			      memory_order_relaxed);
+}
+
+void rb_reader_lock(struct ringbuf_cpu *cb)
+{
+	pthread_mutex_lock(&cb->reader_lock);
+	/* Across processes: the robust lock in the file. EOWNERDEAD means a
+	 * reader died holding it; repair what it left and carry on. */
+	if (cb->shared &&
+	    pthread_mutex_lock(&cb->shared->lock) == EOWNERDEAD) {
+		rb_finish_dead_swap(cb);
+		pthread_mutex_consistent(&cb->shared->lock);
+	}
+}
+
+void rb_reader_unlock(struct ringbuf_cpu *cb)
+{
+	if (cb->shared)
+		pthread_mutex_unlock(&cb->shared->lock);
+	pthread_mutex_unlock(&cb->reader_lock);
 }
 
 /* A short pause for a reader waiting on a (maybe preempted) writer. */
@@ -91,19 +161,32 @@ static uint32_t rb_set_head_page(struct ringbuf_cpu *cpu_buffer)
 			uint32_t prev = atomic_load_explicit(
 				&rb_page(cpu_buffer, page)->prev,
 				memory_order_relaxed);
+			uint32_t link;
+
+			/* Every id read from the mapping is bound-checked: it
+			 * may be another process's file. */
+			if (RB_WARN_ON(cpu_buffer->buffer,
+				       prev > cpu_buffer->nr_pages))
+				return RB_NO_PAGE;
 			/* Acquire: pairs with the writers' acq_rel cmpxchgs
 			 * of the link (rb_head_page_set()). */
-			uint32_t link = atomic_load_explicit(
+			link = atomic_load_explicit(
 				&rb_page(cpu_buffer, prev)->next,
 				memory_order_acquire);
 
 			if (rb_link_id(link) == page &&
 			    (link & RB_FLAG_MASK) != RB_PAGE_NORMAL) {
-				atomic_store_explicit(&m->head_page, page,
-						      memory_order_relaxed);
+				/* The hint; a read-only view cannot keep it. */
+				if (!cpu_buffer->buffer->read_only)
+					atomic_store_explicit(
+						&m->head_page, page,
+						memory_order_relaxed);
 				return page;
 			}
 			page = rb_next_id(cpu_buffer, page);
+			if (RB_WARN_ON(cpu_buffer->buffer,
+				       page > cpu_buffer->nr_pages))
+				return RB_NO_PAGE;
 		} while (page != head && ++n <= cpu_buffer->nr_pages);
 	}
 	RB_WARN_ON(cpu_buffer->buffer, 1);
@@ -161,6 +244,11 @@ again:
 	 */
 	commit_page = atomic_load_explicit(&m->commit_page,
 					   memory_order_acquire);
+	if (RB_WARN_ON(rb, reader > cpu_buffer->nr_pages ||
+			       rb_page_size(cpu_buffer, reader) > rb->bsize)) {
+		reader = RB_NO_PAGE;
+		goto out;
+	}
 
 	/* If there's more to read, return this page */
 	if (rb_page(cpu_buffer, reader)->read < rb_page_size(cpu_buffer, reader))
@@ -222,6 +310,11 @@ spin:
 		 */
 		atomic_thread_fence(memory_order_seq_cst);
 		overwrite = local_read(&m->overrun);
+		/* For a reader that finds we died from here on. Relaxed: read
+		 * under the lock by the next holder. */
+		if (cpu_buffer->shared)
+			atomic_store_explicit(&cpu_buffer->shared->swap_head,
+					      head, memory_order_relaxed);
 		RB_TESTPOINT(cpu_buffer, RINGBUF_TP_READER_SWAP);
 
 		/*
@@ -235,8 +328,14 @@ spin:
 		 * two seconds.
 		 */
 		if (!rb_head_page_replace(cpu_buffer, head, rp)) {
-			if (++spins > RB_READER_SPINS_MAX)
+			if (++spins > RB_READER_SPINS_MAX) {
+				if (cpu_buffer->shared)
+					atomic_store_explicit(
+						&cpu_buffer->shared->swap_head,
+						RB_NO_SWAP,
+						memory_order_relaxed);
 				goto out;
+			}
 			rb_reader_pause(spins);
 			goto spin;
 		}
@@ -260,6 +359,9 @@ spin:
 			m->lost_events += overwrite - m->last_overrun;
 			m->last_overrun = overwrite;
 		}
+		if (cpu_buffer->shared)
+			atomic_store_explicit(&cpu_buffer->shared->swap_head,
+					      RB_NO_SWAP, memory_order_relaxed);
 	}
 	goto again;
 
@@ -368,6 +470,22 @@ again:
 		return NULL;
 
 	event = rb_reader_event(cpu_buffer);
+	{
+		/* A record (8 bytes at least) must lie inside the committed
+		 * data: the file may be another process's. */
+		uint64_t read = rb_page(cpu_buffer, reader)->read;
+		uint64_t size = rb_page_size(cpu_buffer, reader);
+		unsigned int len = read + RB_EVNT_MIN_SIZE <= size ?
+					   rb_event_length(event) :
+					   0;
+
+		if (RB_WARN_ON(cpu_buffer->buffer,
+			       read + RB_EVNT_MIN_SIZE > size ||
+				       (len && read + len > size))) {
+			rb_page(cpu_buffer, reader)->read = size;
+			return NULL;
+		}
+	}
 
 	switch (event->type_len) {
 	case RINGBUF_TYPE_PADDING:
@@ -409,33 +527,33 @@ struct ringbuf_event *rb_reader_peek_locked(struct ringbuf_cpu *cb,
 struct ringbuf_event *ringbuf_peek(struct ringbuf *rb, int cpu, uint64_t *ts,
 				   unsigned long *lost_events)
 {
-	struct ringbuf_cpu *cb = rb_cpu(rb, cpu);
+	struct ringbuf_cpu *cb = rb_cpu_consumer(rb, cpu);
 	struct ringbuf_event *event;
 
 	if (!cb)
 		return NULL;
-	pthread_mutex_lock(&cb->reader_lock);
+	rb_reader_lock(cb);
 	event = rb_reader_peek_locked(cb, ts, lost_events);
-	pthread_mutex_unlock(&cb->reader_lock);
+	rb_reader_unlock(cb);
 	return event;
 }
 
 struct ringbuf_event *ringbuf_consume(struct ringbuf *rb, int cpu,
 				      uint64_t *ts, unsigned long *lost_events)
 {
-	struct ringbuf_cpu *cb = rb_cpu(rb, cpu);
+	struct ringbuf_cpu *cb = rb_cpu_consumer(rb, cpu);
 	struct ringbuf_event *event;
 
 	if (!cb)
 		return NULL;
-	pthread_mutex_lock(&cb->reader_lock);
+	rb_reader_lock(cb);
 	event = rb_reader_peek_locked(cb, ts, lost_events);
 	if (event) {
 		/* The loss is reported with this event: start counting anew. */
 		cb->meta->lost_events = 0;
 		rb_advance_reader(cb);
 	}
-	pthread_mutex_unlock(&cb->reader_lock);
+	rb_reader_unlock(cb);
 	return event;
 }
 
@@ -457,13 +575,13 @@ static bool rb_merge_peek(struct ringbuf_cpu *cb, uint64_t *ts)
 		return false;
 	/* Acquire: pairs with the release of active in rb_writer_put(). */
 	active = atomic_load_explicit(&cb->active, memory_order_acquire);
-	pthread_mutex_lock(&cb->reader_lock);
+	rb_reader_lock(cb);
 	event = rb_reader_peek_locked(cb, ts, NULL);
 	/* Relaxed: a hint read by readers only, written under the lock. */
 	if (!event && !active)
 		atomic_store_explicit(&cb->empty_at_commits, commits,
 				      memory_order_relaxed);
-	pthread_mutex_unlock(&cb->reader_lock);
+	rb_reader_unlock(cb);
 	return event != NULL;
 }
 
@@ -474,7 +592,7 @@ struct ringbuf_event *ringbuf_consume_next(struct ringbuf *rb, int *cpu,
 	int best = -1;
 	uint64_t best_ts = 0;
 
-	if (!rb)
+	if (!rb || rb->read_only)
 		return NULL;
 	for (int c = 0; c < rb->nr_cpus; c++) {
 		uint64_t t;
@@ -533,7 +651,7 @@ void ringbuf_free_read_page(struct ringbuf *rb, int cpu, void *data)
 int ringbuf_read_page(struct ringbuf *rb, void *data_page, size_t len,
 		      int cpu, int full)
 {
-	struct ringbuf_cpu *cb = rb_cpu(rb, cpu);
+	struct ringbuf_cpu *cb = rb_cpu_consumer(rb, cpu);
 	struct ringbuf_data_page *dpage = data_page;
 	struct rb_cpu_meta *m;
 	struct ringbuf_event *event;
@@ -550,7 +668,7 @@ int ringbuf_read_page(struct ringbuf *rb, void *data_page, size_t len,
 		len = rb->subbuf_size;
 	len -= RINGBUF_PAGE_HDR_SIZE;
 
-	pthread_mutex_lock(&cb->reader_lock);
+	rb_reader_lock(cb);
 	/* Under the lock: a resize moves the cpu buffer's state. */
 	m = cb->meta;
 
@@ -676,7 +794,7 @@ int ringbuf_read_page(struct ringbuf *rb, void *data_page, size_t len,
 		memset(&dpage->data[commit], 0, rb->bsize - commit);
 
 out_unlock:
-	pthread_mutex_unlock(&cb->reader_lock);
+	rb_reader_unlock(cb);
 	if (ret < 0)
 		errno = -ret;
 	return ret;
@@ -718,9 +836,9 @@ bool ringbuf_empty_cpu(struct ringbuf *rb, int cpu)
 
 	if (!cb)
 		return true;
-	pthread_mutex_lock(&cb->reader_lock);
+	rb_reader_lock(cb);
 	ret = rb_per_cpu_empty_locked(cb);
-	pthread_mutex_unlock(&cb->reader_lock);
+	rb_reader_unlock(cb);
 	return ret;
 }
 
@@ -741,7 +859,7 @@ uint64_t ringbuf_oldest_event_ts(struct ringbuf *rb, int cpu)
 
 	if (!cb)
 		return 0;
-	pthread_mutex_lock(&cb->reader_lock);
+	rb_reader_lock(cb);
 	if (!rb_per_cpu_empty_locked(cb)) {
 		struct rb_cpu_meta *m = cb->meta;
 		uint32_t reader = atomic_load_explicit(&m->reader_page,
@@ -754,12 +872,11 @@ uint64_t ringbuf_oldest_event_ts(struct ringbuf *rb, int cpu)
 				     atomic_load_explicit(
 					     &rb_data(cb, reader)->time_stamp,
 					     memory_order_relaxed);
-		else
-			ts = atomic_load_explicit(
-				&rb_data(cb, rb_set_head_page(cb))->time_stamp,
-				memory_order_relaxed);
+		else if ((reader = rb_set_head_page(cb)) != RB_NO_PAGE)
+			ts = atomic_load_explicit(&rb_data(cb, reader)->time_stamp,
+						  memory_order_relaxed);
 	}
-	pthread_mutex_unlock(&cb->reader_lock);
+	rb_reader_unlock(cb);
 	return ts;
 }
 
@@ -961,9 +1078,9 @@ struct ringbuf_iter *ringbuf_read_start(struct ringbuf *rb, int cpu)
 	iter->cb = cb;
 	iter->event_size = rb->bsize;
 	atomic_fetch_add_explicit(&rb->iterators, 1, memory_order_relaxed);
-	pthread_mutex_lock(&cb->reader_lock);
+	rb_reader_lock(cb);
 	rb_iter_reset(iter);
-	pthread_mutex_unlock(&cb->reader_lock);
+	rb_reader_unlock(cb);
 	return iter;
 }
 
@@ -984,9 +1101,9 @@ struct ringbuf_event *ringbuf_iter_peek(struct ringbuf_iter *iter,
 
 	if (!iter)
 		return NULL;
-	pthread_mutex_lock(&iter->cb->reader_lock);
+	rb_reader_lock(iter->cb);
 	event = rb_iter_peek(iter, ts);
-	pthread_mutex_unlock(&iter->cb->reader_lock);
+	rb_reader_unlock(iter->cb);
 	return event;
 }
 
@@ -996,22 +1113,22 @@ void ringbuf_iter_advance(struct ringbuf_iter *iter)
 
 	if (!iter)
 		return;
-	pthread_mutex_lock(&iter->cb->reader_lock);
+	rb_reader_lock(iter->cb);
 	event = rb_iter_peek(iter, NULL);
 	if (event) {
 		iter->read_stamp += event->time_delta;
 		iter->head = iter->next_event;
 	}
-	pthread_mutex_unlock(&iter->cb->reader_lock);
+	rb_reader_unlock(iter->cb);
 }
 
 void ringbuf_iter_reset(struct ringbuf_iter *iter)
 {
 	if (!iter)
 		return;
-	pthread_mutex_lock(&iter->cb->reader_lock);
+	rb_reader_lock(iter->cb);
 	rb_iter_reset(iter);
-	pthread_mutex_unlock(&iter->cb->reader_lock);
+	rb_reader_unlock(iter->cb);
 }
 
 bool ringbuf_iter_empty(struct ringbuf_iter *iter)

@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -44,7 +46,8 @@ static uint32_t rb_size_to_pages(struct ringbuf *rb, size_t size)
 /* The mapping                                                         */
 
 struct rb_layout {
-	size_t cpu_meta_off, cpu_meta_size, page_ctl_off, data_off, map_size;
+	size_t cpu_meta_off, cpu_meta_size, lock_off, lock_size, page_ctl_off,
+		data_off, map_size;
 	uint32_t total_pages;
 };
 
@@ -61,8 +64,9 @@ static int rb_layout(struct ringbuf *rb, const uint32_t *nr_pages,
 	l->total_pages = (uint32_t)total;
 	l->cpu_meta_off = rb_align(sizeof(struct rb_meta), RB_CACHELINE);
 	l->cpu_meta_size = rb_align(sizeof(struct rb_cpu_meta), RB_CACHELINE);
-	l->page_ctl_off = l->cpu_meta_off +
-			  (size_t)rb->nr_cpus * l->cpu_meta_size;
+	l->lock_off = l->cpu_meta_off + (size_t)rb->nr_cpus * l->cpu_meta_size;
+	l->lock_size = rb_align(sizeof(struct rb_cpu_lock), RB_CACHELINE);
+	l->page_ctl_off = l->lock_off + (size_t)rb->nr_cpus * l->lock_size;
 	l->data_off = rb_align(l->page_ctl_off +
 				       total * sizeof(struct rb_page_ctl),
 			       4096);
@@ -87,6 +91,11 @@ static void rb_cpu_bind(struct ringbuf *rb, struct ringbuf_cpu *cb, void *map,
 		    m->first_page;
 	cb->data = (unsigned char *)map + l->data_off +
 		   (size_t)m->first_page * rb->subbuf_size;
+	cb->shared = NULL;
+	if (((struct rb_meta *)map)->flags & RB_META_SHARED)
+		cb->shared = (struct rb_cpu_lock *)((char *)map + l->lock_off +
+						    (size_t)cb->cpu *
+							    l->lock_size);
 }
 
 /*
@@ -138,16 +147,70 @@ void rb_init_cpu_pages(struct ringbuf_cpu *cb)
 	atomic_init(&m->reader_page, n);
 }
 
-static void *rb_map_alloc(size_t size)
+/* Map @size bytes: of @fd (sized to fit) if it is >= 0, else anonymous.
+ * MAP_SHARED either way: the pages are what other processes see. */
+static void *rb_map_alloc(size_t size, int fd)
 {
-	/*
-	 * MAP_SHARED: one mapping that another process can be given (a
-	 * memfd or a named file later); anonymous for now.
-	 */
-	void *map = mmap(NULL, size, PROT_READ | PROT_WRITE,
-			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	void *map;
 
+	if (fd >= 0 && ftruncate(fd, (off_t)size))
+		return NULL;
+	map = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		   fd >= 0 ? MAP_SHARED : MAP_SHARED | MAP_ANONYMOUS, fd, 0);
 	return map == MAP_FAILED ? NULL : map;
+}
+
+/*
+ * Where a plain name lives: $XDG_RUNTIME_DIR if it is set and absolute,
+ * else /dev/shm. Absolute paths are used as they are. Returns a malloc'ed
+ * path, or NULL with errno set (EINVAL for a name that is neither).
+ */
+static char *rb_shm_path(const char *name)
+{
+	const char *dir = getenv("XDG_RUNTIME_DIR");
+	char *path;
+
+	if (!name || !*name || strlen(name) > 255) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (name[0] == '/')
+		return strdup(name);
+	if (strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, "..")) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!dir || dir[0] != '/')
+		dir = "/dev/shm";
+	path = malloc(strlen(dir) + strlen(name) + 2);
+	if (!path) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	sprintf(path, "%s/%s", dir, name);
+	return path;
+}
+
+/* The robust, process-shared readers' locks of a shared buffer. */
+static int rb_init_shared_locks(struct ringbuf *rb)
+{
+	pthread_mutexattr_t attr;
+	int err = 0;
+
+	if (pthread_mutexattr_init(&attr))
+		return -ENOMEM;
+	if (pthread_mutexattr_setpshared(&attr, PTHREAD_PROCESS_SHARED) ||
+	    pthread_mutexattr_setrobust(&attr, PTHREAD_MUTEX_ROBUST))
+		err = -ENOTSUP;
+	for (int c = 0; !err && c < rb->nr_cpus; c++) {
+		struct rb_cpu_lock *l = rb->buffers[c]->shared;
+
+		if (pthread_mutex_init(&l->lock, &attr))
+			err = -ENOMEM;
+		atomic_init(&l->swap_head, RB_NO_SWAP);
+	}
+	pthread_mutexattr_destroy(&attr);
+	return err;
 }
 
 static void rb_meta_fill(struct ringbuf *rb, void *map,
@@ -170,6 +233,9 @@ static void rb_meta_fill(struct ringbuf *rb, void *map,
 	meta->page_ctl_off = l->page_ctl_off;
 	meta->data_off = l->data_off;
 	meta->map_size = l->map_size;
+	meta->lock_off = l->lock_off;
+	meta->lock_size = (uint32_t)l->lock_size;
+	meta->flags = rb->fd >= 0 ? RB_META_SHARED : 0;
 	for (int c = 0; c < rb->nr_cpus; c++) {
 		struct rb_cpu_meta *m =
 			(struct rb_cpu_meta *)((char *)map + l->cpu_meta_off +
@@ -207,7 +273,8 @@ struct ringbuf *ringbuf_create(const struct ringbuf_opts *opts)
 	if (!o.size || o.subbuf_order > RB_SUBBUF_ORDER_MAX ||
 	    o.nr_cpus < 0 || o.nr_cpus > 4096 || o.spare_buffers < -1 ||
 	    o.spare_buffers > 4096 ||
-	    (o.flags & ~RINGBUF_FL_OVERWRITE) ||
+	    (o.flags & ~(RINGBUF_FL_OVERWRITE | RINGBUF_FL_MEMFD)) ||
+	    (o.path && (o.flags & RINGBUF_FL_MEMFD)) ||
 	    (o.model != RINGBUF_PER_CPU && o.model != RINGBUF_PER_THREAD) ||
 	    o.clock < RINGBUF_CLOCK_MONO || o.clock > RINGBUF_CLOCK_TSC)
 		goto fail_args;
@@ -218,6 +285,7 @@ struct ringbuf *ringbuf_create(const struct ringbuf_opts *opts)
 		return NULL;
 	}
 	memset(rb, 0, sizeof(*rb));
+	rb->fd = -1;
 	rb->clock = o.clock;
 	rb->model = o.model;
 	rb->nr_cpu_bufs = o.nr_cpus;
@@ -256,9 +324,34 @@ struct ringbuf *ringbuf_create(const struct ringbuf_opts *opts)
 		nr_pages[c] = rb_size_to_pages(rb, o.size);
 	if (rb_layout(rb, nr_pages, &l))
 		goto fail;
-	rb->map = rb_map_alloc(l.map_size);
-	if (!rb->map)
+	if (o.path) {
+		rb->path = rb_shm_path(o.path);
+		if (!rb->path) {
+			err = errno;
+			goto fail;
+		}
+		/* Ours alone: a new file (O_EXCL), never through a link. */
+		rb->fd = open(rb->path,
+			      O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			      0600);
+		if (rb->fd < 0) {
+			err = errno;
+			free(rb->path);
+			rb->path = NULL;
+			goto fail;
+		}
+	} else if (o.flags & RINGBUF_FL_MEMFD) {
+		rb->fd = memfd_create("ringbuf", MFD_CLOEXEC);
+		if (rb->fd < 0) {
+			err = errno;
+			goto fail;
+		}
+	}
+	rb->map = rb_map_alloc(l.map_size, rb->fd);
+	if (!rb->map) {
+		err = errno ? errno : ENOMEM;
 		goto fail;
+	}
 	rb->map_size = l.map_size;
 	rb->meta = rb->map;
 	rb_meta_fill(rb, rb->map, &l, nr_pages);
@@ -279,6 +372,10 @@ struct ringbuf *ringbuf_create(const struct ringbuf_opts *opts)
 		rb_cpu_bind(rb, cb, rb->map, &l);
 		rb_init_cpu_pages(cb);
 	}
+	if (rb->fd >= 0 && rb_init_shared_locks(rb)) {
+		err = ENOTSUP;
+		goto fail;
+	}
 	free(nr_pages);
 	rb_buffer_register(rb);
 	return rb;
@@ -291,6 +388,11 @@ fail:
 	free(rb->buffers);
 	if (rb->map)
 		munmap(rb->map, rb->map_size);
+	if (rb->path)
+		unlink(rb->path);
+	free(rb->path);
+	if (rb->fd >= 0)
+		close(rb->fd);
 	pthread_mutex_destroy(&rb->resize_lock);
 	free(rb);
 fail_args:
@@ -310,12 +412,306 @@ void ringbuf_free(struct ringbuf *rb)
 	if (!rb)
 		return;
 	rb_buffer_unregister(rb);
-	for (int c = 0; c < rb->nr_cpus; c++)
+	for (int c = 0; rb->buffers && c < rb->nr_cpus; c++)
 		rb_cpu_free(rb->buffers[c]);
 	free(rb->buffers);
-	munmap(rb->map, rb->map_size);
+	if (rb->map)
+		munmap(rb->map, rb->map_size);
+	/* A clean exit removes the named file; a crash leaves it. */
+	if (rb->path && !rb->attached)
+		unlink(rb->path);
+	free(rb->path);
+	if (rb->fd >= 0)
+		close(rb->fd);
 	pthread_mutex_destroy(&rb->resize_lock);
 	free(rb);
+}
+
+/* ------------------------------------------------------------------ */
+/* Attaching to another process's buffer                               */
+
+static int rb_attach_fail(const char *what, const char *why)
+{
+	fprintf(stderr, "libringbuf: cannot attach %s: %s\n", what, why);
+	return -EINVAL;
+}
+
+/*
+ * rb_attach_check - validate the file before anything in it is followed:
+ * the header, the geometry of every cpu buffer against the layout it
+ * implies, and every page id the cpu buffers hold. The writer may run
+ * meanwhile, so only what it never changes (the geometry) or what stays in
+ * range whatever it does (ids) is checked; the readers bound-check the
+ * rest as they go.
+ */
+static int rb_attach_check(struct ringbuf *rb, const void *map, size_t size,
+			   uint32_t **nr_pages_out, struct rb_layout *l,
+			   const char *what)
+{
+	const struct rb_meta *meta = map;
+	uint32_t *nr_pages, first = 0;
+	size_t cpu_meta_off, cpu_meta_size;
+
+	if (size < sizeof(*meta) || meta->magic != RB_META_MAGIC)
+		return rb_attach_fail(what, "not a ringbuf file (bad magic)");
+	if (meta->version != RB_META_VERSION ||
+	    meta->meta_struct_len != sizeof(*meta))
+		return rb_attach_fail(what, "unsupported layout version");
+	if (meta->subbuf_size < RB_PAGE_SIZE_MIN ||
+	    meta->subbuf_size > (RB_PAGE_SIZE_MIN << RB_SUBBUF_ORDER_MAX) ||
+	    (meta->subbuf_size & (meta->subbuf_size - 1)))
+		return rb_attach_fail(what, "bad sub-buffer size");
+	if (!meta->nr_cpus || meta->nr_cpus > 8192 || !meta->nr_cpu_bufs ||
+	    meta->nr_cpu_bufs > meta->nr_cpus)
+		return rb_attach_fail(what, "bad cpu buffer count");
+	if (meta->clock > RINGBUF_CLOCK_TSC || meta->model > RINGBUF_PER_THREAD)
+		return rb_attach_fail(what, "bad clock or writer model");
+	if (meta->map_size != size)
+		return rb_attach_fail(what, "file size does not match its header (truncated?)");
+	if (!(meta->flags & RB_META_SHARED))
+		return rb_attach_fail(what, "not a shared buffer");
+
+	rb->subbuf_size = meta->subbuf_size;
+	rb->bsize = rb->subbuf_size - RINGBUF_PAGE_HDR_SIZE;
+	rb->max_data_size = rb->bsize - RB_EVNT_HDR_SIZE - sizeof(uint32_t) -
+			    RB_LEN_TIME_EXTEND;
+	rb->nr_cpus = (int)meta->nr_cpus;
+	rb->nr_cpu_bufs = (int)meta->nr_cpu_bufs;
+	rb->clock = (int)meta->clock;
+	rb->model = (int)meta->model;
+
+	/* The cpu meta array depends on the cpu count only. */
+	cpu_meta_off = rb_align(sizeof(struct rb_meta), RB_CACHELINE);
+	cpu_meta_size = rb_align(sizeof(struct rb_cpu_meta), RB_CACHELINE);
+	if (meta->cpu_meta_off != cpu_meta_off ||
+	    meta->cpu_meta_size != cpu_meta_size ||
+	    cpu_meta_off + (size_t)rb->nr_cpus * cpu_meta_size > size)
+		return rb_attach_fail(what, "bad cpu state offsets");
+	nr_pages = calloc((size_t)rb->nr_cpus, sizeof(*nr_pages));
+	if (!nr_pages)
+		return -ENOMEM;
+	for (int c = 0; c < rb->nr_cpus; c++) {
+		const struct rb_cpu_meta *m =
+			(const void *)((const char *)map + cpu_meta_off +
+				       (size_t)c * cpu_meta_size);
+
+		nr_pages[c] = m->nr_pages;
+		if (m->nr_pages < 2 || m->nr_pages > (1u << 24) ||
+		    m->first_page != first) {
+			free(nr_pages);
+			return rb_attach_fail(what, "bad cpu buffer geometry");
+		}
+		first += m->nr_pages + 1;
+	}
+	if (rb_layout(rb, nr_pages, l) || l->map_size != size ||
+	    l->total_pages != meta->total_pages ||
+	    l->lock_off != meta->lock_off || l->lock_size != meta->lock_size ||
+	    l->page_ctl_off != meta->page_ctl_off ||
+	    l->data_off != meta->data_off) {
+		free(nr_pages);
+		return rb_attach_fail(what, "layout does not match the geometry");
+	}
+	for (int c = 0; c < rb->nr_cpus; c++) {
+		const struct rb_cpu_meta *m =
+			(const void *)((const char *)map + cpu_meta_off +
+				       (size_t)c * cpu_meta_size);
+		const struct rb_page_ctl *pages =
+			(const struct rb_page_ctl *)((const char *)map +
+						     l->page_ctl_off) +
+			m->first_page;
+		uint32_t n = m->nr_pages;
+
+		if (atomic_load(&m->head_page) > n ||
+		    atomic_load(&m->tail_page) > n ||
+		    atomic_load(&m->commit_page) > n ||
+		    atomic_load(&m->reader_page) > n) {
+			free(nr_pages);
+			return rb_attach_fail(what, "page id out of range");
+		}
+		for (uint32_t i = 0; i <= n; i++) {
+			if (rb_link_id(atomic_load(&pages[i].next)) > n ||
+			    atomic_load(&pages[i].prev) > n) {
+				free(nr_pages);
+				return rb_attach_fail(what,
+						      "page link out of range");
+			}
+		}
+	}
+	*nr_pages_out = nr_pages;
+	return 0;
+}
+
+static struct ringbuf *rb_attach_fd(int fd, bool read_only, const char *what)
+{
+	struct stat st;
+	struct ringbuf *rb;
+	struct rb_layout l;
+	uint32_t *nr_pages = NULL;
+	int err;
+
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size <= 0) {
+		rb_attach_fail(what, "not a regular file");
+		close(fd);
+		errno = EINVAL;
+		return NULL;
+	}
+	rb = aligned_alloc(RB_CACHELINE, rb_align(sizeof(*rb), RB_CACHELINE));
+	if (!rb) {
+		close(fd);
+		errno = ENOMEM;
+		return NULL;
+	}
+	memset(rb, 0, sizeof(*rb));
+	rb->fd = fd;
+	rb->attached = true;
+	rb->read_only = read_only;
+	rb->map_size = (size_t)st.st_size;
+	pthread_mutex_init(&rb->resize_lock, NULL);
+	rb->map = mmap(NULL, rb->map_size,
+		       read_only ? PROT_READ : PROT_READ | PROT_WRITE,
+		       MAP_SHARED, fd, 0);
+	if (rb->map == MAP_FAILED) {
+		rb->map = NULL;
+		err = errno;
+		goto fail;
+	}
+	rb->meta = rb->map;
+	err = -rb_attach_check(rb, rb->map, rb->map_size, &nr_pages, &l, what);
+	if (err)
+		goto fail;
+	/* A reader's view: the creator writes. */
+	atomic_init(&rb->record_disabled, RB_BUFFER_ATTACHED);
+	rb->uid = atomic_fetch_add_explicit(&rb_next_uid, 1,
+					    memory_order_relaxed);
+	err = ENOMEM;
+	rb->buffers = calloc((size_t)rb->nr_cpus, sizeof(*rb->buffers));
+	if (!rb->buffers)
+		goto fail;
+	for (int c = 0; c < rb->nr_cpus; c++) {
+		struct ringbuf_cpu *cb = aligned_alloc(
+			RB_CACHELINE, rb_align(sizeof(*cb), RB_CACHELINE));
+
+		if (!cb)
+			goto fail;
+		memset(cb, 0, sizeof(*cb));
+		cb->buffer = rb;
+		cb->cpu = c;
+		cb->subbuf_shift = (uint32_t)__builtin_ctz(rb->subbuf_size);
+		atomic_init(&cb->empty_at_commits, UINT64_MAX);
+		pthread_mutex_init(&cb->reader_lock, NULL);
+		rb->buffers[c] = cb;
+		rb_cpu_bind(rb, cb, rb->map, &l);
+		/* A read-only view cannot take the lock in the file; it only
+		 * iterates, which needs no lock against other readers. */
+		if (read_only)
+			cb->shared = NULL;
+	}
+	free(nr_pages);
+	return rb;
+
+fail:
+	free(nr_pages);
+	ringbuf_free(rb);
+	errno = err;
+	return NULL;
+}
+
+struct ringbuf *ringbuf_attach_fd(int fd, unsigned int flags)
+{
+	struct stat st;
+	bool read_only;
+	int mode, dup_fd;
+
+	if (fd < 0 || (flags & ~RINGBUF_ATTACH_FOREIGN)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	mode = fcntl(fd, F_GETFL);
+	if (mode < 0 || fstat(fd, &st)) {
+		errno = EBADF;
+		return NULL;
+	}
+	read_only = (mode & O_ACCMODE) == O_RDONLY;
+	if (st.st_uid != geteuid()) {
+		if (!(flags & RINGBUF_ATTACH_FOREIGN)) {
+			fprintf(stderr,
+				"libringbuf: cannot attach fd %d: owned by uid %u, not by us (RINGBUF_ATTACH_FOREIGN attaches read-only)\n",
+				fd, (unsigned int)st.st_uid);
+			errno = EACCES;
+			return NULL;
+		}
+		read_only = true;
+	}
+	dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (dup_fd < 0)
+		return NULL;
+	return rb_attach_fd(dup_fd, read_only, "descriptor");
+}
+
+struct ringbuf *ringbuf_attach(const char *name, unsigned int flags)
+{
+	struct ringbuf *rb;
+	struct stat st;
+	char *path;
+	int fd, saved;
+
+	if (flags & ~RINGBUF_ATTACH_FOREIGN) {
+		errno = EINVAL;
+		return NULL;
+	}
+	path = rb_shm_path(name);
+	if (!path)
+		return NULL;
+	/* Never through a symbolic link. */
+	fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == EACCES && (flags & RINGBUF_ATTACH_FOREIGN))
+		fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		saved = errno;
+		fprintf(stderr, "libringbuf: cannot attach %s: %s\n", path,
+			strerror(saved));
+		free(path);
+		errno = saved;
+		return NULL;
+	}
+	if (!fstat(fd, &st) && st.st_uid != geteuid()) {
+		if (!(flags & RINGBUF_ATTACH_FOREIGN)) {
+			fprintf(stderr,
+				"libringbuf: cannot attach %s: owned by uid %u, not by us (RINGBUF_ATTACH_FOREIGN attaches read-only)\n",
+				path, (unsigned int)st.st_uid);
+			close(fd);
+			free(path);
+			errno = EACCES;
+			return NULL;
+		}
+		/* Read-only: reopen without write access. */
+		close(fd);
+		fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0) {
+			free(path);
+			return NULL;
+		}
+		rb = rb_attach_fd(fd, true, path);
+	} else {
+		rb = rb_attach_fd(fd, false, path);
+	}
+	saved = errno;
+	if (rb)
+		rb->path = path;
+	else
+		free(path);
+	errno = saved;
+	return rb;
+}
+
+int ringbuf_fd(struct ringbuf *rb)
+{
+	return rb && rb->fd >= 0 ? rb->fd : -EINVAL;
+}
+
+const char *ringbuf_path(struct ringbuf *rb)
+{
+	return rb && !rb->attached ? rb->path : NULL;
 }
 
 /* ------------------------------------------------------------------ */
@@ -361,13 +757,13 @@ int rb_writers_drain(struct ringbuf *rb, int cpu)
 static void rb_lock_readers(struct ringbuf *rb)
 {
 	for (int c = 0; c < rb->nr_cpus; c++)
-		pthread_mutex_lock(&rb->buffers[c]->reader_lock);
+		rb_reader_lock(rb->buffers[c]);
 }
 
 static void rb_unlock_readers(struct ringbuf *rb)
 {
 	for (int c = rb->nr_cpus - 1; c >= 0; c--)
-		pthread_mutex_unlock(&rb->buffers[c]->reader_lock);
+		rb_reader_unlock(rb->buffers[c]);
 }
 
 static void rb_disable_all(struct ringbuf *rb)
@@ -406,6 +802,13 @@ int ringbuf_resize(struct ringbuf *rb, size_t size, int cpu)
 		errno = ENOMEM;
 		return -ENOMEM;
 	}
+	/* Other processes map the file at its size; an attached view is a
+	 * reader's. */
+	if (rb->attached || rb->fd >= 0) {
+		err = rb->attached ? -EPERM : -EBUSY;
+		errno = -err;
+		return err;
+	}
 	nr_pages = calloc((size_t)rb->nr_cpus, sizeof(*nr_pages));
 	if (!nr_pages) {
 		errno = ENOMEM;
@@ -432,7 +835,7 @@ int ringbuf_resize(struct ringbuf *rb, size_t size, int cpu)
 	err = rb_layout(rb, nr_pages, &l);
 	if (err)
 		goto out;
-	map = rb_map_alloc(l.map_size);
+	map = rb_map_alloc(l.map_size, -1);
 	if (!map) {
 		err = -ENOMEM;
 		goto out;
@@ -549,17 +952,18 @@ void ringbuf_reset_cpu(struct ringbuf *rb, int cpu)
 {
 	struct ringbuf_cpu *cb = rb_cpu_get(rb, cpu);
 
-	if (!cb)
+	/* An attached view is a reader's: the creator resets. */
+	if (!cb || rb->attached)
 		return;
 	pthread_mutex_lock(&rb->resize_lock);
-	pthread_mutex_lock(&cb->reader_lock);
+	rb_reader_lock(cb);
 	if (!rb_quiesce_cpu(rb, cpu)) {
 		rb_init_cpu_pages(cb);
 		atomic_store_explicit(&cb->dropped_unclaimed, 0,
 				      memory_order_relaxed);
 		rb_enable_all(rb);
 	}
-	pthread_mutex_unlock(&cb->reader_lock);
+	rb_reader_unlock(cb);
 	pthread_mutex_unlock(&rb->resize_lock);
 }
 
@@ -587,7 +991,8 @@ int ringbuf_swap_cpu(struct ringbuf *a, struct ringbuf *b, int cpu)
 	void *tmp;
 	int err;
 
-	if (!ca || !cb || a == b || a->subbuf_size != b->subbuf_size ||
+	if (!ca || !cb || a == b || a->attached || b->attached ||
+	    a->subbuf_size != b->subbuf_size ||
 	    a->nr_cpus != b->nr_cpus || ca->nr_pages != cb->nr_pages) {
 		errno = EINVAL;
 		return -EINVAL;
@@ -603,8 +1008,8 @@ int ringbuf_swap_cpu(struct ringbuf *a, struct ringbuf *b, int cpu)
 	second = a < b ? b : a;
 	pthread_mutex_lock(&first->resize_lock);
 	pthread_mutex_lock(&second->resize_lock);
-	pthread_mutex_lock(&rb_cpu_get(first, cpu)->reader_lock);
-	pthread_mutex_lock(&rb_cpu_get(second, cpu)->reader_lock);
+	rb_reader_lock(rb_cpu_get(first, cpu));
+	rb_reader_lock(rb_cpu_get(second, cpu));
 	err = -EBUSY;
 	if (atomic_load_explicit(&a->iterators, memory_order_relaxed) ||
 	    atomic_load_explicit(&b->iterators, memory_order_relaxed))
@@ -645,8 +1050,8 @@ int ringbuf_swap_cpu(struct ringbuf *a, struct ringbuf *b, int cpu)
 	rb_enable_all(b);
 	rb_enable_all(a);
 out:
-	pthread_mutex_unlock(&rb_cpu_get(second, cpu)->reader_lock);
-	pthread_mutex_unlock(&rb_cpu_get(first, cpu)->reader_lock);
+	rb_reader_unlock(rb_cpu_get(second, cpu));
+	rb_reader_unlock(rb_cpu_get(first, cpu));
 	pthread_mutex_unlock(&second->resize_lock);
 	pthread_mutex_unlock(&first->resize_lock);
 	free(tmp);
@@ -797,7 +1202,7 @@ static unsigned long rb_counter_read(struct ringbuf *rb, int cpu,
 
 	if (!cb)
 		return 0;
-	pthread_mutex_lock(&cb->reader_lock);
+	rb_reader_lock(cb);
 	m = cb->meta;
 	switch (which) {
 	case RB_CNT_ENTRIES:
@@ -828,7 +1233,7 @@ static unsigned long rb_counter_read(struct ringbuf *rb, int cpu,
 		v = (unsigned long)cb->nr_pages * rb->subbuf_size;
 		break;
 	}
-	pthread_mutex_unlock(&cb->reader_lock);
+	rb_reader_unlock(cb);
 	return v;
 }
 

@@ -65,6 +65,11 @@ struct ringbuf_iter;
 
 /** Flag for ringbuf_alloc(): overwrite the oldest data when full. */
 #define RINGBUF_FL_OVERWRITE (1u << 0)
+/**
+ * Flag for ringbuf_create(): put the mapping in a memfd, which another
+ * process can inherit and attach with ringbuf_attach_fd() (ringbuf_fd()).
+ */
+#define RINGBUF_FL_MEMFD (1u << 1)
 
 /** cpu argument meaning "every cpu buffer". */
 #define RINGBUF_ALL_CPUS (-1)
@@ -117,6 +122,13 @@ enum ringbuf_writer_model {
  *	0 means the default, three per CPU buffer; RINGBUF_NO_SPARES none.
  *	A spare costs address space, not memory, until a writer uses it.
  *
+ * @path: create the buffer in a named file that other processes can
+ *	attach with ringbuf_attach(): a plain name (no '/') is made under
+ *	$XDG_RUNTIME_DIR, or /dev/shm without it; an absolute path is used
+ *	as it is. The file is created with O_EXCL and O_NOFOLLOW, mode
+ *	0600; ringbuf_free() removes it, a crash leaves it for a reader to
+ *	recover. NULL: an anonymous mapping (or a memfd, RINGBUF_FL_MEMFD).
+ *
  * ringbuf_nr_cpus() counts every cpu buffer: the CPU buffers (or slots)
  * first, then the spares.
  */
@@ -129,6 +141,7 @@ struct ringbuf_opts {
 	int model;
 	int clock;
 	int spare_buffers;
+	const char *path;
 };
 
 /** ringbuf_opts.spare_buffers value for no spare buffers. */
@@ -177,6 +190,65 @@ RINGBUF_API struct ringbuf *ringbuf_create(const struct ringbuf_opts *opts);
  * Context: any thread, once no other thread uses @rb; may block.
  */
 RINGBUF_API void ringbuf_free(struct ringbuf *rb);
+
+/** Flag for ringbuf_attach(): accept a file owned by another user,
+ * read-only (only the non-consuming iterator and the counters work). */
+#define RINGBUF_ATTACH_FOREIGN (1u << 0)
+
+/**
+ * ringbuf_attach - attach to a buffer another process created in a file
+ * @path: the file: a plain name is looked up as ringbuf_create() makes it
+ *	($XDG_RUNTIME_DIR, else /dev/shm), an absolute path as it is
+ * @flags: RINGBUF_ATTACH_FOREIGN or 0
+ *
+ * The returned buffer is a reader's view: peek, consume, consume_next,
+ * read_page, the iterator and the counters work as on the creator's; the
+ * write functions refuse (the creating process is the writer) and so do
+ * resize, reset and swap. The file is validated first (magic, layout
+ * version, sizes, offsets, every cpu buffer's geometry and page links)
+ * and refused with a message on stderr if anything is inconsistent.
+ * Symbolic links are not followed; a file owned by another user is
+ * refused unless RINGBUF_ATTACH_FOREIGN asks for a read-only view.
+ * Readers of one cpu buffer serialise across processes on a robust
+ * process-shared lock in the file, which a killed reader does not wedge.
+ * ringbuf_free() detaches (the file stays).
+ *
+ * Context: any thread; may block.
+ * Return: the reader's view, or NULL with errno set: ENOENT, ELOOP (a
+ * symbolic link), EACCES or EPERM (another user's file), EINVAL (not a
+ * ringbuf file, or an inconsistent one), ENOMEM.
+ */
+RINGBUF_API struct ringbuf *ringbuf_attach(const char *path,
+					   unsigned int flags);
+
+/**
+ * ringbuf_attach_fd - ringbuf_attach() on an open file descriptor (a memfd
+ *	inherited from the creator, or a file opened by the caller)
+ * @fd: the descriptor; it is duplicated, the caller keeps @fd
+ * @flags: RINGBUF_ATTACH_FOREIGN or 0
+ *
+ * Context: any thread; may block.
+ * Return: as ringbuf_attach().
+ */
+RINGBUF_API struct ringbuf *ringbuf_attach_fd(int fd, unsigned int flags);
+
+/**
+ * ringbuf_fd - the file descriptor behind a file- or memfd-backed buffer
+ * @rb: the buffer
+ *
+ * Context: any thread; lock-free.
+ * Return: the descriptor (owned by @rb), or -EINVAL for an anonymous one.
+ */
+RINGBUF_API int ringbuf_fd(struct ringbuf *rb);
+
+/**
+ * ringbuf_path - the full path of a buffer created with opts.path
+ * @rb: the buffer
+ *
+ * Context: any thread; lock-free.
+ * Return: the path (owned by @rb), or NULL.
+ */
+RINGBUF_API const char *ringbuf_path(struct ringbuf *rb);
 
 /**
  * ringbuf_resize - change the size of one or all cpu buffers
