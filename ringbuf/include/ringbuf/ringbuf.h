@@ -266,8 +266,10 @@ RINGBUF_API const char *ringbuf_path(struct ringbuf *rb);
  * Event pointers returned earlier by peek/consume become invalid.
  *
  * Context: any thread; blocks. Fails with -EBUSY while an iterator is open
- * or while a writer stays preempted mid-write for more than 10 seconds.
- * Return: 0, or -EINVAL, -EBUSY, -ENOMEM.
+ * or while a writer stays preempted mid-write for more than 10 seconds,
+ * and for a buffer in a file or memfd (other processes map it at its
+ * size); -EPERM on an attached view.
+ * Return: 0, or -EINVAL, -EBUSY, -EPERM, -ENOMEM.
  */
 RINGBUF_API int ringbuf_resize(struct ringbuf *rb, size_t size, int cpu);
 
