@@ -92,6 +92,32 @@ bool rb_have_membarrier(void)
 	return rb_membarrier_cmd != 0;
 }
 
+/*
+ * The same asymmetric barrier across processes: a reader waiting on a
+ * buffer another process writes. That process registered for it when it
+ * created the shared buffer (rb_membarrier_register_global()). Returns 0,
+ * or -1 where the kernel has no such command (the waiter then sleeps in
+ * short slices instead of relying on the wake-up).
+ */
+int rb_membarrier_global(void)
+{
+	int saved = errno;
+	int ret = (int)syscall(__NR_membarrier,
+			       MEMBARRIER_CMD_GLOBAL_EXPEDITED, 0, 0);
+
+	errno = saved;
+	return ret ? -1 : 0;
+}
+
+void rb_membarrier_register_global(void)
+{
+	int saved = errno;
+
+	(void)syscall(__NR_membarrier,
+		      MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED, 0, 0);
+	errno = saved;
+}
+
 /* Writers may run in signal handlers: the helpers below keep errno. */
 uint32_t rb_gettid(void)
 {

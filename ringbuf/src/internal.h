@@ -125,6 +125,11 @@ struct rb_meta {
 	uint64_t lock_off; /* rb_cpu_lock[nr_cpus] */
 	uint32_t lock_size; /* stride of rb_cpu_lock[] */
 	uint32_t flags; /* RB_META_SHARED when the locks are in use */
+	uint32_t creator_pid; /* the writing process */
+	/* Readers waiting on every cpu buffer (ringbuf_wait(ALL_CPUS)) sleep
+	 * on wake_seq_all; waiters_all says whether any does. */
+	_Atomic uint32_t waiters_all;
+	_Atomic uint32_t wake_seq_all;
 };
 
 /* rb_meta.flags: a file or memfd other processes may attach to. */
@@ -197,6 +202,15 @@ struct rb_cpu_meta {
 
 	/* Written by any thread (rare paths), with real atomic RMWs. */
 	alignas(RB_CACHELINE) _Atomic uint64_t dropped_events;
+
+	/* Blocking readers (ringbuf_wait()): written by readers, read by the
+	 * writer at each commit; a line of their own. @waiters counts the
+	 * readers waiting on this cpu buffer (those waiting on all count on
+	 * every one), @wait_full is a waiter's buffer_percent, @wake_seq the
+	 * futex word the writer bumps to wake them. */
+	alignas(RB_CACHELINE) _Atomic uint32_t waiters;
+	_Atomic uint32_t wait_full;
+	_Atomic uint32_t wake_seq;
 
 	/* Reader group: written under the reader lock. */
 	alignas(RB_CACHELINE) _Atomic uint32_t reader_page;
@@ -278,6 +292,7 @@ struct ringbuf {
 	int fd; /* file or memfd behind the mapping, -1 if anonymous */
 	char *path; /* the named file this process created (unlinked at free) */
 	bool attached; /* a reader's view of another process's buffer */
+	int writer_pidfd; /* attached: the creator's pidfd, or -1 */
 	bool read_only; /* attached to another user's file */
 };
 
@@ -608,6 +623,9 @@ RB_HIDDEN void rb_buffer_unregister(struct ringbuf *rb);
 
 RB_HIDDEN void rb_init_cpu_pages(struct ringbuf_cpu *cpu_buffer);
 RB_HIDDEN void rb_reader_lock(struct ringbuf_cpu *cpu_buffer);
+RB_HIDDEN void rb_wake_waiters(struct ringbuf_cpu *cpu_buffer);
+RB_HIDDEN int rb_membarrier_global(void);
+RB_HIDDEN void rb_membarrier_register_global(void);
 RB_HIDDEN void rb_reader_unlock(struct ringbuf_cpu *cpu_buffer);
 RB_HIDDEN int rb_writers_drain(struct ringbuf *rb, int cpu);
 RB_HIDDEN struct ringbuf_event *rb_reader_peek_locked(struct ringbuf_cpu *cb,

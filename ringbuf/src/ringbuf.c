@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -110,10 +111,17 @@ void rb_init_cpu_pages(struct ringbuf_cpu *cb)
 	struct rb_cpu_meta *m = cb->meta;
 	uint32_t n = cb->nr_pages;
 	uint32_t nr_pages = m->nr_pages, first_page = m->first_page;
+	/* Blocking readers may be waiting across a reset: keep their state. */
+	uint32_t waiters = atomic_load(&m->waiters);
+	uint32_t wait_full = atomic_load(&m->wait_full);
+	uint32_t wake_seq = atomic_load(&m->wake_seq);
 
 	memset(m, 0, sizeof(*m));
 	m->nr_pages = nr_pages;
 	m->first_page = first_page;
+	atomic_init(&m->waiters, waiters);
+	atomic_init(&m->wait_full, wait_full);
+	atomic_init(&m->wake_seq, wake_seq);
 	for (uint32_t i = 0; i <= n; i++) {
 		struct rb_page_ctl *p = &cb->pages[i];
 
@@ -236,6 +244,7 @@ static void rb_meta_fill(struct ringbuf *rb, void *map,
 	meta->lock_off = l->lock_off;
 	meta->lock_size = (uint32_t)l->lock_size;
 	meta->flags = rb->fd >= 0 ? RB_META_SHARED : 0;
+	meta->creator_pid = (uint32_t)getpid();
 	for (int c = 0; c < rb->nr_cpus; c++) {
 		struct rb_cpu_meta *m =
 			(struct rb_cpu_meta *)((char *)map + l->cpu_meta_off +
@@ -286,6 +295,7 @@ struct ringbuf *ringbuf_create(const struct ringbuf_opts *opts)
 	}
 	memset(rb, 0, sizeof(*rb));
 	rb->fd = -1;
+	rb->writer_pidfd = -1;
 	rb->clock = o.clock;
 	rb->model = o.model;
 	rb->nr_cpu_bufs = o.nr_cpus;
@@ -376,6 +386,10 @@ struct ringbuf *ringbuf_create(const struct ringbuf_opts *opts)
 		err = ENOTSUP;
 		goto fail;
 	}
+	/* Readers in other processes run membarrier(GLOBAL_EXPEDITED) to
+	 * order their waiter mark against our commits (ringbuf_wait()). */
+	if (rb->fd >= 0)
+		rb_membarrier_register_global();
 	free(nr_pages);
 	rb_buffer_register(rb);
 	return rb;
@@ -423,6 +437,8 @@ void ringbuf_free(struct ringbuf *rb)
 	free(rb->path);
 	if (rb->fd >= 0)
 		close(rb->fd);
+	if (rb->writer_pidfd >= 0)
+		close(rb->writer_pidfd);
 	pthread_mutex_destroy(&rb->resize_lock);
 	free(rb);
 }
@@ -563,6 +579,7 @@ static struct ringbuf *rb_attach_fd(int fd, bool read_only, const char *what)
 	}
 	memset(rb, 0, sizeof(*rb));
 	rb->fd = fd;
+	rb->writer_pidfd = -1;
 	rb->attached = true;
 	rb->read_only = read_only;
 	rb->map_size = (size_t)st.st_size;
@@ -581,6 +598,9 @@ static struct ringbuf *rb_attach_fd(int fd, bool read_only, const char *what)
 		goto fail;
 	/* A reader's view: the creator writes. */
 	atomic_init(&rb->record_disabled, RB_BUFFER_ATTACHED);
+	/* To notice the writer's exit (ringbuf_wait()); -1 if unavailable. */
+	rb->writer_pidfd = (int)syscall(SYS_pidfd_open,
+					(pid_t)rb->meta->creator_pid, 0);
 	rb->uid = atomic_fetch_add_explicit(&rb_next_uid, 1,
 					    memory_order_relaxed);
 	err = ENOMEM;

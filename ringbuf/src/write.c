@@ -1212,6 +1212,15 @@ int ringbuf_unlock_commit(struct ringbuf *rb)
 
 	local_inc(&cb->meta->entries);
 	rb_end_commit(cb);
+	/*
+	 * A blocking reader waits: one plain load while nobody does. The
+	 * compiler barrier keeps it after the commit store; the CPU ordering
+	 * is the waiter's membarrier() (see wait.c).
+	 */
+	barrier();
+	if (unlikely(atomic_load_explicit(&cb->meta->waiters,
+					  memory_order_relaxed)))
+		rb_wake_waiters(cb);
 	rb_writer_put(t, d - 1, cb, f & 1);
 	return 0;
 }

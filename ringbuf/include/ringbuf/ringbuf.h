@@ -483,6 +483,35 @@ ringbuf_consume_next(struct ringbuf *rb, int *cpu, uint64_t *ts,
 		     unsigned long *lost_events);
 
 /**
+ * ringbuf_wait - block until a cpu buffer (or any) has data to read
+ * @rb: the buffer (the creator's, or an attached view)
+ * @cpu: a cpu buffer, or RINGBUF_ALL_CPUS for any of them
+ * @full: the watermark, as the kernel's buffer_percent: 0 wakes on any
+ *	data; otherwise the share of the cpu buffer's pages that must hold
+ *	unread data (100: full)
+ * @timeout_ms: longest wait, -1 for none
+ *
+ * The writer wakes the reader when its commit crosses the watermark (a
+ * futex in the mapping, so across processes too), and pays one plain load
+ * per commit while nobody waits. The waiter also wakes on @timeout_ms, and
+ * returns when the writing process of an attached view has exited. When
+ * several readers wait on one cpu buffer with different watermarks, the
+ * last one to start waiting sets the writer's threshold; the others notice
+ * their own within 100 ms.
+ *
+ * Userspace: the kernel defers its wake-ups through irq_work; here the
+ * writer makes the futex system call itself, only when a reader waits and
+ * the watermark is crossed.
+ *
+ * Context: any thread except a writer holding a reservation; blocks.
+ * Return: 1 when there is data (at the watermark), 0 on timeout, -ESRCH
+ * when the writing process is gone (after the data it left was looked
+ * at), -EINVAL for bad arguments.
+ */
+RINGBUF_API int ringbuf_wait(struct ringbuf *rb, int cpu, int full,
+			     int timeout_ms);
+
+/**
  * ringbuf_read_start - start a non-consuming iteration of a cpu buffer
  * @rb: the buffer
  * @cpu: the cpu buffer

@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * wait.c - blocking readers: ringbuf_wait() with a fill watermark (the
+ * kernel's buffer_percent), woken by the writer through a futex word in
+ * the mapping, so it works across processes.
+ *
+ * The writer pays one plain load per commit while nobody waits
+ * (cpu_buffer->meta->waiters in ringbuf_unlock_commit()). The handshake is
+ * the store-buffer pattern again:
+ *
+ *	waiter					writer
+ *	waiters++ (seq_cst)			commit index store (release)
+ *	membarrier()				load waiters
+ *	look for data				if waiters: wake
+ *	futex_wait(wake_seq, seen)
+ *
+ * The membarrier() makes every CPU running the writer execute a full
+ * barrier: either the writer's load comes after it and sees the waiter, or
+ * its commit store is visible to the waiter's look. The futex compares
+ * wake_seq with the value read before the look, so a wake between the look
+ * and the sleep is not lost either.
+ */
+#include <limits.h>
+#include <linux/futex.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+/* Longest single sleep: the waiter also watches the writer's liveness. */
+#define RB_WAIT_SLICE_MS 100
+/* Without a cross-process membarrier, sleep in short slices. */
+#define RB_WAIT_SLICE_NOBARRIER_MS 2
+
+static void rb_futex_wake(_Atomic uint32_t *word)
+{
+	int saved = errno;
+
+	/* Not FUTEX_PRIVATE_FLAG: waiters may be in other processes. */
+	(void)syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE, INT_MAX, NULL,
+		      NULL, 0);
+	errno = saved;
+}
+
+static uint64_t rb_dirty_pages(struct ringbuf_cpu *cb)
+{
+	struct rb_cpu_meta *m = cb->meta;
+	uint64_t touched = local_read(&m->pages_touched);
+	uint64_t read = atomic_load_explicit(&m->pages_read,
+					     memory_order_relaxed);
+
+	/* The page being written counts: one more, as the kernel does. */
+	return (touched > read ? touched - read : 0) + 1;
+}
+
+static bool rb_full_hit(struct ringbuf_cpu *cb, uint32_t full)
+{
+	return !full || rb_dirty_pages(cb) * 100 >= (uint64_t)full *
+							      cb->nr_pages;
+}
+
+/*
+ * The writer's side, out of line: someone waits on this cpu buffer (or on
+ * all). Wake them if their watermark is crossed. Called by the writer
+ * while it is active on the cpu buffer.
+ */
+void rb_wake_waiters(struct ringbuf_cpu *cb)
+{
+	struct rb_cpu_meta *m = cb->meta;
+	struct rb_meta *meta = cb->buffer->meta;
+
+	/* Relaxed: the waiter re-checks the data itself after waking. */
+	if (!rb_full_hit(cb, atomic_load_explicit(&m->wait_full,
+						  memory_order_relaxed)))
+		return;
+	/* Release: the commit before it is visible to a waiter that sees the
+	 * new sequence; pairs with the acquire load in ringbuf_wait(). */
+	atomic_fetch_add_explicit(&m->wake_seq, 1, memory_order_release);
+	rb_futex_wake(&m->wake_seq);
+	if (atomic_load_explicit(&meta->waiters_all, memory_order_relaxed)) {
+		/* Release: as above, for the waiters on every cpu buffer. */
+		atomic_fetch_add_explicit(&meta->wake_seq_all, 1,
+					  memory_order_release);
+		rb_futex_wake(&meta->wake_seq_all);
+	}
+}
+
+static bool rb_ready(struct ringbuf *rb, int cpu, int full)
+{
+	if (cpu != RINGBUF_ALL_CPUS)
+		return !ringbuf_empty_cpu(rb, cpu) &&
+		       rb_full_hit(rb->buffers[cpu], (uint32_t)full);
+	for (int c = 0; c < rb->nr_cpus; c++)
+		if (rb_ready(rb, c, full))
+			return true;
+	return false;
+}
+
+static int64_t rb_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * The writing process of an attached view is gone: its pidfd (opened at
+ * attach, so a reused pid cannot fool us) turns readable when it exits,
+ * zombie or reaped. Without pidfds, fall back to kill(pid, 0).
+ */
+static bool rb_writer_gone(struct ringbuf *rb)
+{
+	pid_t pid = (pid_t)rb->meta->creator_pid;
+	int saved = errno;
+	bool gone;
+
+	if (!rb->attached || pid <= 0)
+		return false;
+	if (rb->writer_pidfd >= 0) {
+		struct pollfd pfd = { .fd = rb->writer_pidfd, .events = POLLIN };
+
+		gone = poll(&pfd, 1, 0) == 1;
+	} else {
+		gone = kill(pid, 0) < 0 && errno == ESRCH;
+	}
+	errno = saved;
+	return gone;
+}
+
+/* Register (or unregister, @d = -1) as a waiter on @cpu or on all. */
+static void rb_waiters_add(struct ringbuf *rb, int cpu, int d, int full)
+{
+	int first = cpu == RINGBUF_ALL_CPUS ? 0 : cpu;
+	int last = cpu == RINGBUF_ALL_CPUS ? rb->nr_cpus - 1 : cpu;
+
+	/* Seq_cst: the store half of the store-buffer pattern above. */
+	if (cpu == RINGBUF_ALL_CPUS)
+		atomic_fetch_add_explicit(&rb->meta->waiters_all, (uint32_t)d,
+					  memory_order_seq_cst);
+	for (int c = first; c <= last; c++) {
+		struct rb_cpu_meta *m = rb->buffers[c]->meta;
+
+		if (d > 0)
+			/* Relaxed: a hint for the writer's wake decision. */
+			atomic_store_explicit(&m->wait_full, (uint32_t)full,
+					      memory_order_relaxed);
+		/* Seq_cst: as waiters_all. */
+		atomic_fetch_add_explicit(&m->waiters, (uint32_t)d,
+					  memory_order_seq_cst);
+	}
+}
+
+int ringbuf_wait(struct ringbuf *rb, int cpu, int full, int timeout_ms)
+{
+	int64_t deadline;
+
+	if (!rb || full < 0 || full > 100 ||
+	    (cpu != RINGBUF_ALL_CPUS && (cpu < 0 || cpu >= rb->nr_cpus))) {
+		errno = EINVAL;
+		return -EINVAL;
+	}
+	deadline = timeout_ms < 0 ? INT64_MAX : rb_now_ms() + timeout_ms;
+	for (;;) {
+		_Atomic uint32_t *word;
+		struct timespec ts;
+		int64_t left, slice;
+		uint32_t seen;
+		bool ready;
+		int barrier;
+
+		if (rb_ready(rb, cpu, full))
+			return 1;
+		if (rb_writer_gone(rb)) {
+			errno = ESRCH;
+			return -ESRCH;
+		}
+		left = deadline - rb_now_ms();
+		if (left <= 0)
+			return 0;
+		if (rb->read_only) {
+			/* Cannot register in another user's file: poll. */
+			ts.tv_sec = 0;
+			ts.tv_nsec = RB_WAIT_SLICE_NOBARRIER_MS * 1000000L;
+			nanosleep(&ts, NULL);
+			continue;
+		}
+
+		word = cpu == RINGBUF_ALL_CPUS ?
+			       &rb->meta->wake_seq_all :
+			       &rb->buffers[cpu]->meta->wake_seq;
+		/* Acquire: pairs with the release increment in
+		 * rb_wake_waiters(). */
+		seen = atomic_load_explicit(word, memory_order_acquire);
+		rb_waiters_add(rb, cpu, 1, full);
+		barrier = rb->fd >= 0 ? rb_membarrier_global() :
+					rb_membarrier();
+		ready = rb_ready(rb, cpu, full);
+		if (!ready) {
+			slice = barrier ? RB_WAIT_SLICE_NOBARRIER_MS :
+					  RB_WAIT_SLICE_MS;
+			if (left < slice)
+				slice = left;
+			ts.tv_sec = slice / 1000;
+			ts.tv_nsec = (slice % 1000) * 1000000L;
+			{
+				int saved = errno;
+
+				(void)syscall(SYS_futex, (uint32_t *)word,
+					      FUTEX_WAIT, seen, &ts, NULL, 0);
+				errno = saved;
+			}
+		}
+		rb_waiters_add(rb, cpu, -1, full);
+		if (ready)
+			return 1;
+	}
+}
