@@ -623,6 +623,7 @@ RB_HIDDEN void rb_buffer_unregister(struct ringbuf *rb);
 
 RB_HIDDEN void rb_init_cpu_pages(struct ringbuf_cpu *cpu_buffer);
 RB_HIDDEN void rb_reader_lock(struct ringbuf_cpu *cpu_buffer);
+RB_HIDDEN bool rb_reader_trylock(struct ringbuf_cpu *cpu_buffer);
 RB_HIDDEN void rb_wake_waiters(struct ringbuf_cpu *cpu_buffer);
 RB_HIDDEN int rb_membarrier_global(void);
 RB_HIDDEN void rb_membarrier_register_global(void);

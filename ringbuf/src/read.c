@@ -114,6 +114,25 @@ void rb_reader_lock(struct ringbuf_cpu *cb)
 	}
 }
 
+bool rb_reader_trylock(struct ringbuf_cpu *cb)
+{
+	int ret;
+
+	if (pthread_mutex_trylock(&cb->reader_lock))
+		return false;
+	if (!cb->shared)
+		return true;
+	ret = pthread_mutex_trylock(&cb->shared->lock);
+	if (ret == EOWNERDEAD) {
+		rb_finish_dead_swap(cb);
+		pthread_mutex_consistent(&cb->shared->lock);
+	} else if (ret) {
+		pthread_mutex_unlock(&cb->reader_lock);
+		return false;
+	}
+	return true;
+}
+
 void rb_reader_unlock(struct ringbuf_cpu *cb)
 {
 	if (cb->shared)
@@ -570,7 +589,10 @@ static bool rb_merge_peek(struct ringbuf_cpu *cb, uint64_t *ts)
 	uint64_t active;
 	struct ringbuf_event *event;
 
-	if (commits == atomic_load_explicit(&cb->empty_at_commits,
+	/* The counts are the writing process's: an attached view, in another
+	 * process, always looks. */
+	if (!cb->buffer->attached &&
+	    commits == atomic_load_explicit(&cb->empty_at_commits,
 					    memory_order_relaxed))
 		return false;
 	/* Acquire: pairs with the release of active in rb_writer_put(). */
@@ -898,6 +920,17 @@ struct ringbuf_iter {
 	unsigned char *event; /* copy of the record at the iterator */
 };
 
+/* The committed size of the iterator's page; a size past the page end
+ * (a corrupt or hostile file) reads as an empty page. */
+static uint64_t rb_iter_page_size(struct ringbuf_iter *iter)
+{
+	uint64_t size = rb_page_size(iter->cb, iter->head_page);
+
+	if (RB_WARN_ON(iter->rb, size > iter->rb->bsize))
+		return 0;
+	return size;
+}
+
 static void rb_iter_reset(struct ringbuf_iter *iter)
 {
 	struct ringbuf_cpu *cb = iter->cb;
@@ -939,7 +972,7 @@ static bool rb_inc_iter(struct ringbuf_iter *iter)
 		next = rb_set_head_page(cb);
 	else
 		next = rb_next_id(cb, iter->head_page);
-	if (next == RB_NO_PAGE)
+	if (next == RB_NO_PAGE || RB_WARN_ON(cb->buffer, next > cb->nr_pages))
 		return false;
 	iter->head_page = next;
 	iter->page_stamp = iter->read_stamp = atomic_load_explicit(
@@ -969,23 +1002,20 @@ static struct ringbuf_event *rb_iter_head_event(struct ringbuf_iter *iter)
 {
 	struct ringbuf_cpu *cb = iter->cb;
 	struct rb_data_page *page = rb_data(cb, iter->head_page);
-	uint64_t commit = rb_page_size(cb, iter->head_page);
+	uint64_t commit = rb_iter_page_size(iter);
 	struct ringbuf_event *event = (struct ringbuf_event *)iter->event;
 	unsigned int length;
 
-	if (iter->head + RB_EVNT_MIN_SIZE > commit &&
-	    iter->head + RB_EVNT_HDR_SIZE > commit)
-		goto reset;
+	if (iter->head + RB_EVNT_MIN_SIZE > commit)
+		goto bad;
 	rb_iter_copy((uint32_t *)iter->event, page->data + iter->head,
-		     iter->head + RB_EVNT_MIN_SIZE <= cb->buffer->bsize ?
-			     RB_EVNT_MIN_SIZE :
-			     RB_EVNT_HDR_SIZE);
+		     RB_EVNT_MIN_SIZE);
 	length = rb_event_length(event);
 	if (!length)
 		length = (unsigned int)(commit - iter->head);
 	if (iter->head + length > commit || length > iter->event_size ||
 	    length < RB_EVNT_HDR_SIZE)
-		goto reset;
+		goto bad;
 	rb_iter_copy((uint32_t *)iter->event, page->data + iter->head, length);
 
 	/* Acquire: the copy is complete before the stamp and commit are
@@ -993,12 +1023,27 @@ static struct ringbuf_event *rb_iter_head_event(struct ringbuf_iter *iter)
 	atomic_thread_fence(memory_order_acquire);
 	if (iter->page_stamp != atomic_load_explicit(&page->time_stamp,
 						     memory_order_relaxed) ||
-	    commit > rb_page_size(cb, iter->head_page))
+	    commit > rb_iter_page_size(iter))
 		goto reset;
 
 	iter->next_event = iter->head + length;
 	return event;
 
+bad:
+	/*
+	 * A record that does not fit. If the page changed under the copy, a
+	 * writer overwrote it: start again from the oldest data. If it did
+	 * not, the page itself is corrupt (another process's file): skip the
+	 * rest of it, once, rather than read it again and again.
+	 */
+	atomic_thread_fence(memory_order_acquire); /* Acquire: as above. */
+	if (iter->page_stamp == atomic_load_explicit(&page->time_stamp,
+						     memory_order_relaxed) &&
+	    commit == rb_iter_page_size(iter)) {
+		RB_WARN_ON(iter->rb, 1);
+		iter->head = iter->next_event = commit;
+		return NULL;
+	}
 reset:
 	rb_iter_reset(iter);
 	iter->missed_events = true;
@@ -1023,7 +1068,7 @@ static struct ringbuf_event *rb_iter_peek(struct ringbuf_iter *iter,
 		rb_iter_reset(iter);
 
 	while (max--) {
-		if (iter->head >= rb_page_size(cb, iter->head_page)) {
+		if (iter->head >= rb_iter_page_size(iter)) {
 			if (!rb_inc_iter(iter))
 				return NULL;
 			continue;

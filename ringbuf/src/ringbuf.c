@@ -557,6 +557,36 @@ static int rb_attach_check(struct ringbuf *rb, const void *map, size_t size,
 	return 0;
 }
 
+/*
+ * The page ring of an attached cpu buffer, under the reader locks (so no
+ * swap moves ids meanwhile; writers only ever change the flags): every
+ * page but the reader page is on one cycle of exactly nr_pages links whose
+ * prev links agree, and at least one link carries HEAD or UPDATE.
+ */
+static int rb_attach_check_ring(struct ringbuf_cpu *cb, const char *what)
+{
+	uint32_t n = cb->nr_pages;
+	uint32_t rp = atomic_load(&cb->meta->reader_page);
+	uint32_t start = rp == 0 ? 1 : 0, page = start, flags = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t link = atomic_load(&cb->pages[page].next);
+		uint32_t next = rb_link_id(link);
+
+		if (next > n || next == rp ||
+		    atomic_load(&cb->pages[next].prev) != page ||
+		    (next == start && i != n - 1))
+			return rb_attach_fail(what, "page ring is broken");
+		flags |= link & RB_FLAG_MASK;
+		page = next;
+	}
+	if (page != start)
+		return rb_attach_fail(what, "page ring is broken");
+	if (!flags)
+		return rb_attach_fail(what, "no head page");
+	return 0;
+}
+
 static struct ringbuf *rb_attach_fd(int fd, bool read_only, const char *what)
 {
 	struct stat st;
@@ -623,8 +653,18 @@ static struct ringbuf *rb_attach_fd(int fd, bool read_only, const char *what)
 		rb_cpu_bind(rb, cb, rb->map, &l);
 		/* A read-only view cannot take the lock in the file; it only
 		 * iterates, which needs no lock against other readers. */
-		if (read_only)
+		if (read_only) {
 			cb->shared = NULL;
+			continue;
+		}
+		/* Attaching does not wait for another reader: if one holds
+		 * the lock, the ring is left to the readers' own checks. */
+		if (!rb_reader_trylock(cb))
+			continue;
+		err = -rb_attach_check_ring(cb, what);
+		rb_reader_unlock(cb);
+		if (err)
+			goto fail;
 	}
 	free(nr_pages);
 	return rb;
@@ -726,7 +766,10 @@ struct ringbuf *ringbuf_attach(const char *name, unsigned int flags)
 
 int ringbuf_fd(struct ringbuf *rb)
 {
-	return rb && rb->fd >= 0 ? rb->fd : -EINVAL;
+	if (rb && rb->fd >= 0)
+		return rb->fd;
+	errno = EINVAL;
+	return -EINVAL;
 }
 
 const char *ringbuf_path(struct ringbuf *rb)
