@@ -147,6 +147,15 @@ struct rb_meta {
 struct rb_cpu_lock {
 	pthread_mutex_t lock;
 	_Atomic uint32_t swap_head;
+	/*
+	 * A reader's progress, written ahead of applying it
+	 * (rb_reader_progress()): the page and offset it reads to and the
+	 * values of read, read_bytes and read_stamp after. While @adv_valid is
+	 * set, the next holder of the lock applies it again (idempotent).
+	 */
+	_Atomic uint32_t adv_valid;
+	uint32_t adv_page;
+	uint64_t adv_to, adv_read, adv_bytes, adv_stamp;
 };
 #define RB_NO_SWAP UINT32_MAX
 
@@ -446,17 +455,44 @@ static inline uint32_t rb_link_id(uint32_t link)
 	return link >> 2;
 }
 
+/*
+ * Page ids come from the mapping, which another process may share (and
+ * corrupt): an id past the cpu buffer's last page is clamped to it, so no
+ * access ever leaves the cpu buffer's own pages, whatever the file says.
+ * The readers also check ids where a bad one must stop them.
+ */
+static inline uint32_t rb_id_clamp(struct ringbuf_cpu *cpu_buffer, uint32_t id)
+{
+	return id <= cpu_buffer->nr_pages ? id : cpu_buffer->nr_pages;
+}
+
 static inline struct rb_page_ctl *rb_page(struct ringbuf_cpu *cpu_buffer,
 					  uint32_t id)
 {
+	return &cpu_buffer->pages[rb_id_clamp(cpu_buffer, id)];
+}
+
+/* Unchecked, for the write fast path: the writer's own tail and commit
+ * page ids, which only it (and its signal handlers) set. */
+static inline struct rb_page_ctl *__rb_page(struct ringbuf_cpu *cpu_buffer,
+					    uint32_t id)
+{
 	return &cpu_buffer->pages[id];
+}
+
+static inline struct rb_data_page *__rb_data(struct ringbuf_cpu *cpu_buffer,
+					     uint32_t id)
+{
+	return (struct rb_data_page *)(cpu_buffer->data +
+				       ((size_t)id << cpu_buffer->subbuf_shift));
 }
 
 static inline struct rb_data_page *rb_data(struct ringbuf_cpu *cpu_buffer,
 					   uint32_t id)
 {
 	return (struct rb_data_page *)(cpu_buffer->data +
-				       ((size_t)id << cpu_buffer->subbuf_shift));
+				       ((size_t)rb_id_clamp(cpu_buffer, id)
+					<< cpu_buffer->subbuf_shift));
 }
 
 /* The id the page's next link points to, flags masked (rb_inc_page). */
@@ -464,8 +500,10 @@ static inline uint32_t rb_next_id(struct ringbuf_cpu *cpu_buffer, uint32_t id)
 {
 	/* Relaxed: the id is a plain index; the flag protocol that gives it
 	 * meaning uses cmpxchg on the same word. */
-	return rb_link_id(atomic_load_explicit(&rb_page(cpu_buffer, id)->next,
-					       memory_order_relaxed));
+	return rb_id_clamp(cpu_buffer,
+			   rb_link_id(atomic_load_explicit(
+				   &rb_page(cpu_buffer, id)->next,
+				   memory_order_relaxed)));
 }
 
 static inline uint64_t rb_page_write(struct ringbuf_cpu *cpu_buffer,
@@ -527,6 +565,36 @@ static inline unsigned int rb_event_length(const struct ringbuf_event *event)
 		return event->array[0] + RB_EVNT_HDR_SIZE;
 	default:
 		return event->type_len * 4u + RB_EVNT_HDR_SIZE;
+	}
+}
+
+/*
+ * Whether a record is well formed and fits in @room bytes: what a reader
+ * checks before trusting a record of a file another process writes.
+ */
+static inline bool rb_event_valid(const struct ringbuf_event *event,
+				  uint64_t room)
+{
+	if (room < RB_EVNT_MIN_SIZE)
+		return false;
+	switch (event->type_len) {
+	case RINGBUF_TYPE_PADDING:
+		if (rb_null_event(event))
+			return true;
+		/* a discarded record has a length word, as a large one */
+		__attribute__((fallthrough));
+	case 0:
+		if (event->array[0] % RB_ALIGNMENT ||
+		    (event->type_len == 0 &&
+		     event->array[0] < RB_MAX_SMALL_DATA + 2 * RB_ALIGNMENT) ||
+		    event->array[0] < RB_ALIGNMENT)
+			return false;
+		return (uint64_t)event->array[0] + RB_EVNT_HDR_SIZE <= room;
+	case RINGBUF_TYPE_TIME_EXTEND:
+	case RINGBUF_TYPE_TIME_STAMP:
+		return true;
+	default:
+		return event->type_len * 4u + RB_EVNT_HDR_SIZE <= room;
 	}
 }
 

@@ -69,7 +69,7 @@ unsigned long rb_num_of_entries(struct ringbuf_cpu *cpu_buffer)
  * Lost-event accounting is left to the next swap, which compares overrun
  * with last_overrun as usual.
  */
-static void rb_finish_dead_swap(struct ringbuf_cpu *cb)
+static void rb_reader_repair(struct ringbuf_cpu *cb)
 {
 	struct rb_cpu_meta *m = cb->meta;
 	uint32_t n = cb->nr_pages;
@@ -100,6 +100,22 @@ static void rb_finish_dead_swap(struct ringbuf_cpu *cb)
 	}
 	atomic_store_explicit(&cb->shared->swap_head, RB_NO_SWAP,
 			      memory_order_relaxed);
+
+	/* A progress record still valid: apply it (again). Acquire: pairs
+	 * with the release that made it valid in rb_reader_progress(). */
+	if (atomic_load_explicit(&cb->shared->adv_valid, memory_order_acquire)) {
+		struct rb_cpu_lock *l = cb->shared;
+
+		if (l->adv_page <= n && l->adv_to <= cb->buffer->bsize) {
+			rb_page(cb, l->adv_page)->read = l->adv_to;
+			atomic_store_explicit(&m->read, l->adv_read,
+					      memory_order_relaxed);
+			atomic_store_explicit(&m->read_bytes, l->adv_bytes,
+					      memory_order_relaxed);
+			m->read_stamp = l->adv_stamp;
+		}
+		atomic_store_explicit(&l->adv_valid, 0, memory_order_relaxed);
+	}
 }
 
 void rb_reader_lock(struct ringbuf_cpu *cb)
@@ -109,7 +125,7 @@ void rb_reader_lock(struct ringbuf_cpu *cb)
 	 * reader died holding it; repair what it left and carry on. */
 	if (cb->shared &&
 	    pthread_mutex_lock(&cb->shared->lock) == EOWNERDEAD) {
-		rb_finish_dead_swap(cb);
+		rb_reader_repair(cb);
 		pthread_mutex_consistent(&cb->shared->lock);
 	}
 }
@@ -124,7 +140,7 @@ bool rb_reader_trylock(struct ringbuf_cpu *cb)
 		return true;
 	ret = pthread_mutex_trylock(&cb->shared->lock);
 	if (ret == EOWNERDEAD) {
-		rb_finish_dead_swap(cb);
+		rb_reader_repair(cb);
 		pthread_mutex_consistent(&cb->shared->lock);
 	} else if (ret) {
 		pthread_mutex_unlock(&cb->reader_lock);
@@ -410,11 +426,10 @@ out:
 	return reader;
 }
 
-static void rb_update_read_stamp(struct ringbuf_cpu *cpu_buffer,
-				 struct ringbuf_event *event)
+/* The read stamp after @event (the kernel's rb_update_read_stamp()). */
+static uint64_t rb_next_read_stamp(uint64_t stamp,
+				   const struct ringbuf_event *event)
 {
-	struct rb_cpu_meta *m = cpu_buffer->meta;
-
 	switch (event->type_len) {
 	case RINGBUF_TYPE_PADDING:
 		/*
@@ -423,19 +438,48 @@ static void rb_update_read_stamp(struct ringbuf_cpu *cpu_buffer,
 		 * the discard) build on it. The kernel's reader drops it;
 		 * libtraceevent adds it, which is right, and what we do.
 		 */
-		m->read_stamp += event->time_delta;
-		return;
+		return stamp + event->time_delta;
 	case RINGBUF_TYPE_TIME_EXTEND:
-		m->read_stamp += rb_event_time_stamp(event);
-		return;
+		return stamp + rb_event_time_stamp(event);
 	case RINGBUF_TYPE_TIME_STAMP:
-		m->read_stamp = rb_fix_abs_ts(rb_event_time_stamp(event),
-					      m->read_stamp);
-		return;
+		return rb_fix_abs_ts(rb_event_time_stamp(event), stamp);
 	default:
-		m->read_stamp += event->time_delta;
-		return;
+		return stamp + event->time_delta;
 	}
+}
+
+/*
+ * Apply a reader's progress on the reader page. In a shared buffer it is
+ * written ahead into the lock area first, so that if this process dies
+ * half-way the next reader completes it (rb_reader_repair()) and no
+ * counter disagrees with what was consumed.
+ */
+static void rb_reader_progress(struct ringbuf_cpu *cb, uint32_t page,
+			       uint64_t to, uint64_t read, uint64_t bytes,
+			       uint64_t stamp)
+{
+	struct rb_cpu_lock *l = cb->shared;
+	struct rb_cpu_meta *m = cb->meta;
+
+	if (l) {
+		l->adv_page = page;
+		l->adv_to = to;
+		l->adv_read = read;
+		l->adv_bytes = bytes;
+		l->adv_stamp = stamp;
+		/* Release: the record is complete before it is valid; pairs
+		 * with the acquire in rb_reader_repair(). */
+		atomic_store_explicit(&l->adv_valid, 1, memory_order_release);
+	}
+	rb_page(cb, page)->read = to;
+	/* Relaxed: counters other readers snapshot; the lock orders us. */
+	atomic_store_explicit(&m->read, read, memory_order_relaxed);
+	atomic_store_explicit(&m->read_bytes, bytes, memory_order_relaxed);
+	m->read_stamp = stamp;
+	if (l)
+		/* Release: the progress is applied before the record is
+		 * retired; pairs with the acquire in rb_reader_repair(). */
+		atomic_store_explicit(&l->adv_valid, 0, memory_order_release);
 }
 
 static void rb_advance_reader(struct ringbuf_cpu *cpu_buffer)
@@ -444,25 +488,21 @@ static void rb_advance_reader(struct ringbuf_cpu *cpu_buffer)
 	uint32_t reader = atomic_load_explicit(&m->reader_page,
 					       memory_order_relaxed);
 	struct ringbuf_event *event = rb_reader_event(cpu_buffer);
+	uint64_t read = atomic_load_explicit(&m->read, memory_order_relaxed);
 	unsigned int length;
 
 	if (event->type_len <= RINGBUF_TYPE_DATA_TYPE_LEN_MAX)
-		atomic_store_explicit(&m->read,
-				      atomic_load_explicit(&m->read,
-							   memory_order_relaxed) +
-					      1,
-				      memory_order_relaxed);
-	rb_update_read_stamp(cpu_buffer, event);
+		read++;
 	length = rb_event_length(event);
 	if (!length) /* end-of-page padding: the page is used up */
 		length = (unsigned int)(rb_page_size(cpu_buffer, reader) -
 					rb_page(cpu_buffer, reader)->read);
-	rb_page(cpu_buffer, reader)->read += length;
-	atomic_store_explicit(&m->read_bytes,
-			      atomic_load_explicit(&m->read_bytes,
-						   memory_order_relaxed) +
-				      length,
-			      memory_order_relaxed);
+	rb_reader_progress(cpu_buffer, reader,
+			   rb_page(cpu_buffer, reader)->read + length, read,
+			   atomic_load_explicit(&m->read_bytes,
+						memory_order_relaxed) +
+				   length,
+			   rb_next_read_stamp(m->read_stamp, event));
 }
 
 /*
@@ -494,13 +534,10 @@ again:
 		 * data: the file may be another process's. */
 		uint64_t read = rb_page(cpu_buffer, reader)->read;
 		uint64_t size = rb_page_size(cpu_buffer, reader);
-		unsigned int len = read + RB_EVNT_MIN_SIZE <= size ?
-					   rb_event_length(event) :
-					   0;
 
 		if (RB_WARN_ON(cpu_buffer->buffer,
-			       read + RB_EVNT_MIN_SIZE > size ||
-				       (len && read + len > size))) {
+			       read > size ||
+				       !rb_event_valid(event, size - read))) {
 			rb_page(cpu_buffer, reader)->read = size;
 			return NULL;
 		}
@@ -774,16 +811,6 @@ int ringbuf_read_page(struct ringbuf *rb, void *data_page, size_t len,
 			&rb_page(cb, reader)->real_end, memory_order_relaxed);
 		uint64_t size = commit; /* final: the writer has left */
 
-		atomic_store_explicit(&m->read,
-				      atomic_load_explicit(&m->read,
-							   memory_order_relaxed) +
-					      rb_page_entries(cb, reader),
-				      memory_order_relaxed);
-		atomic_store_explicit(&m->read_bytes,
-				      atomic_load_explicit(&m->read_bytes,
-							   memory_order_relaxed) +
-					      commit,
-				      memory_order_relaxed);
 		/* The real end leaves the closing padding out, so the lost
 		 * count can be stored after the data. */
 		if (real_end && real_end < commit)
@@ -792,7 +819,14 @@ int ringbuf_read_page(struct ringbuf *rb, void *data_page, size_t len,
 							 memory_order_relaxed);
 		memcpy(dpage->data, rpage->data, commit);
 		dpage->commit = commit;
-		rb_page(cb, reader)->read = size;
+		rb_reader_progress(cb, reader, size,
+				   atomic_load_explicit(&m->read,
+							memory_order_relaxed) +
+					   rb_page_entries(cb, reader),
+				   atomic_load_explicit(&m->read_bytes,
+							memory_order_relaxed) +
+					   size,
+				   m->read_stamp);
 	}
 	ret = 0;
 
@@ -1010,11 +1044,12 @@ static struct ringbuf_event *rb_iter_head_event(struct ringbuf_iter *iter)
 		goto bad;
 	rb_iter_copy((uint32_t *)iter->event, page->data + iter->head,
 		     RB_EVNT_MIN_SIZE);
+	if (!rb_event_valid(event, commit - iter->head))
+		goto bad;
 	length = rb_event_length(event);
 	if (!length)
 		length = (unsigned int)(commit - iter->head);
-	if (iter->head + length > commit || length > iter->event_size ||
-	    length < RB_EVNT_HDR_SIZE)
+	if (length > iter->event_size)
 		goto bad;
 	rb_iter_copy((uint32_t *)iter->event, page->data + iter->head, length);
 

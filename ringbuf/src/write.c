@@ -87,7 +87,7 @@ static inline void rb_event_set(struct ringbuf_event *event, unsigned int type,
 static inline struct ringbuf_event *
 rb_page_index(struct ringbuf_cpu *cpu_buffer, uint32_t id, uint64_t index)
 {
-	return (struct ringbuf_event *)(rb_data(cpu_buffer, id)->data + index);
+	return (struct ringbuf_event *)(__rb_data(cpu_buffer, id)->data + index);
 }
 
 /* The page (local id) an event of this cpu buffer lies on. */
@@ -332,8 +332,9 @@ static RB_ALWAYS_INLINE void rb_end_commit(struct ringbuf_cpu *cpu_buffer)
 			/* Release: the records are visible before the commit
 			 * index; pairs with the acquire in rb_page_commit(). */
 			atomic_store_explicit(
-				&rb_data(cpu_buffer, commit)->commit,
-				rb_page_write(cpu_buffer, commit),
+				&__rb_data(cpu_buffer, commit)->commit,
+				local_read(&__rb_page(cpu_buffer, commit)->write) &
+					RB_WRITE_MASK,
 				memory_order_release);
 			local_dec(&cpu_buffer->committing);
 			/* synchronize with our signal handlers */
@@ -751,7 +752,7 @@ __rb_reserve_next(struct ringbuf_cpu *cpu_buffer, struct rb_event_info *info)
 	/* Only our own signal handlers move the tail: no ordering needed. */
 	info->tail_page = atomic_load_explicit(&m->tail_page,
 					       memory_order_relaxed);
-	tail_page = rb_page(cpu_buffer, info->tail_page);
+	tail_page = __rb_page(cpu_buffer, info->tail_page);
 
 	/*A*/ w = local_read(&tail_page->write) & RB_WRITE_MASK;
 	barrier();
@@ -846,7 +847,7 @@ __rb_reserve_next(struct ringbuf_cpu *cpu_buffer, struct rb_event_info *info)
 	/* The first event of a page sets the page's time stamp. */
 	if (unlikely(!tail))
 		atomic_store_explicit(
-			&rb_data(cpu_buffer, info->tail_page)->time_stamp,
+			&__rb_data(cpu_buffer, info->tail_page)->time_stamp,
 			info->ts, memory_order_relaxed);
 
 	/* account for these added bytes */
