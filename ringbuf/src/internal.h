@@ -230,6 +230,9 @@ struct rb_cpu_meta {
 	uint64_t lost_events;
 	uint64_t read_stamp;
 	_Atomic uint64_t pages_read;
+	/* Reserved but never committed when the writing process died: the
+	 * regions a recovering reader skipped (rb_recover_cpu()). */
+	_Atomic uint64_t torn_events;
 };
 
 /* ------------------------------------------------------------------ */
@@ -693,6 +696,9 @@ RB_HIDDEN void rb_init_cpu_pages(struct ringbuf_cpu *cpu_buffer);
 RB_HIDDEN void rb_reader_lock(struct ringbuf_cpu *cpu_buffer);
 RB_HIDDEN bool rb_reader_trylock(struct ringbuf_cpu *cpu_buffer);
 RB_HIDDEN void rb_wake_waiters(struct ringbuf_cpu *cpu_buffer);
+RB_HIDDEN bool rb_writer_gone(struct ringbuf *rb);
+RB_HIDDEN void rb_recover_cpu(struct ringbuf_cpu *cpu_buffer);
+RB_HIDDEN void rb_recover_all(struct ringbuf *rb);
 RB_HIDDEN int rb_membarrier_global(void);
 RB_HIDDEN void rb_membarrier_register_global(void);
 RB_HIDDEN void rb_reader_unlock(struct ringbuf_cpu *cpu_buffer);

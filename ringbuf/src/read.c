@@ -130,6 +130,16 @@ void rb_reader_lock(struct ringbuf_cpu *cb)
 	}
 }
 
+/* Recover every cpu buffer of a view whose writing process died. */
+void rb_recover_all(struct ringbuf *rb)
+{
+	for (int c = 0; c < rb->nr_cpus; c++) {
+		rb_reader_lock(rb->buffers[c]);
+		rb_recover_cpu(rb->buffers[c]);
+		rb_reader_unlock(rb->buffers[c]);
+	}
+}
+
 bool rb_reader_trylock(struct ringbuf_cpu *cb)
 {
 	int ret;
@@ -174,6 +184,8 @@ static void rb_reader_pause(unsigned int spins)
 
 /* 256 yields then 50 us sleeps: about two seconds in all. */
 #define RB_READER_SPINS_MAX (256u + 40000u)
+/* When the spinning starts to sleep, see whether the writer died. */
+#define RB_READER_SPINS_CHECK 256u
 
 /*
  * rb_set_head_page - find the head page: the page whose incoming link
@@ -247,6 +259,88 @@ static bool rb_head_page_replace(struct ringbuf_cpu *cpu_buffer, uint32_t old,
 }
 
 /*
+ * rb_recover_cpu - make a cpu buffer readable after its writing process
+ * died (the flight recorder case). Reader lock held. The writer may have
+ * died anywhere in a write:
+ *  - with space reserved but not committed: every event committed before
+ *    is below the commit index and is read as usual; the reserved space
+ *    (write index past the commit index) is skipped and counted as torn;
+ *  - in the middle of a page crossing (write index past the page end):
+ *    the write index is put back to the commit index;
+ *  - in the middle of a head push, leaving UPDATE, or two HEAD flags (the
+ *    three-deep case): the first flagged link after the tail page is made
+ *    the head and every other flag cleared, so the reader can swap again.
+ * Events a signal handler committed inside an outer write that never
+ * committed stay beyond the commit index and are lost with the torn one.
+ */
+void rb_recover_cpu(struct ringbuf_cpu *cb)
+{
+	struct rb_cpu_meta *m = cb->meta;
+	struct ringbuf *rb = cb->buffer;
+	uint32_t n = cb->nr_pages;
+	uint32_t rp = rb_id_clamp(cb, atomic_load_explicit(&m->reader_page,
+							   memory_order_relaxed));
+	uint32_t tail = rb_id_clamp(cb, atomic_load_explicit(
+						&m->tail_page,
+						memory_order_relaxed));
+	uint32_t page = rb_id_clamp(cb, atomic_load_explicit(
+						&m->commit_page,
+						memory_order_relaxed));
+	bool torn = false, found = false;
+
+	/* Relaxed throughout: the writer is gone and we hold the lock. */
+	for (uint32_t i = 0; i <= n; i++) {
+		struct rb_page_ctl *p = rb_page(cb, page);
+		uint64_t w = local_read(&p->write);
+		uint64_t c = rb_page_size(cb, page);
+
+		if (c > rb->bsize)
+			c = rb->bsize;
+		if ((w & RB_WRITE_MASK) > c)
+			torn = true;
+		local_set(&p->write, (w & ~RB_WRITE_MASK) | c);
+		if (page == tail)
+			break;
+		page = rb_next_id(cb, page);
+	}
+	if (torn)
+		atomic_fetch_add_explicit(&m->torn_events, 1,
+					  memory_order_relaxed);
+	atomic_store_explicit(&m->tail_page,
+			      atomic_load_explicit(&m->commit_page,
+						   memory_order_relaxed),
+			      memory_order_relaxed);
+
+	/* One head: the first flagged link after the tail. */
+	page = tail == rp ? rb_next_id(cb, rp) : tail;
+	for (uint32_t i = 0; i < n; i++) {
+		struct rb_page_ctl *p = rb_page(cb, page);
+		uint32_t link = atomic_load_explicit(&p->next,
+						     memory_order_relaxed);
+
+		if (link & RB_FLAG_MASK) {
+			atomic_store_explicit(&p->next,
+					      rb_link(rb_link_id(link),
+						      found ? RB_PAGE_NORMAL :
+							      RB_PAGE_HEAD),
+					      memory_order_relaxed);
+			found = true;
+		}
+		page = rb_next_id(cb, page);
+	}
+	/* No flag at all: the page after the tail is the oldest. */
+	if (!found && tail != rp) {
+		struct rb_page_ctl *p = rb_page(cb, tail);
+		uint32_t link = atomic_load_explicit(&p->next,
+						     memory_order_relaxed);
+
+		atomic_store_explicit(&p->next,
+				      rb_link(rb_link_id(link), RB_PAGE_HEAD),
+				      memory_order_relaxed);
+	}
+}
+
+/*
  * rb_get_reader_page - the reader page with unread data, swapping the
  * head page in when the current one is used up. Returns RB_NO_PAGE when
  * there is nothing to read. Reader lock held.
@@ -258,6 +352,7 @@ static uint32_t rb_get_reader_page(struct ringbuf_cpu *cpu_buffer)
 	uint32_t reader = RB_NO_PAGE, commit_page;
 	uint64_t overwrite;
 	unsigned int nr_loops = 0, spins = 0;
+	bool recovered = false;
 
 again:
 	/* Twice normally; a third time when the first swap brought in the
@@ -363,6 +458,17 @@ spin:
 		 * two seconds.
 		 */
 		if (!rb_head_page_replace(cpu_buffer, head, rp)) {
+			/*
+			 * A writer that holds UPDATE this long may be dead
+			 * (a process that shared the buffer with us): then
+			 * repair and try again, once.
+			 */
+			if (spins == RB_READER_SPINS_CHECK && !recovered &&
+			    rb_writer_gone(rb)) {
+				rb_recover_cpu(cpu_buffer);
+				recovered = true;
+				goto spin;
+			}
 			if (++spins > RB_READER_SPINS_MAX) {
 				if (cpu_buffer->shared)
 					atomic_store_explicit(
@@ -415,6 +521,12 @@ out:
 	for (spins = 0; reader != RB_NO_PAGE &&
 			rb_page_write(cpu_buffer, reader) > rb->bsize;
 	     spins++) {
+		if (spins == RB_READER_SPINS_CHECK && !recovered &&
+		    rb_writer_gone(rb)) {
+			/* The writer died in the page crossing. */
+			rb_recover_cpu(cpu_buffer);
+			recovered = true;
+		}
 		if (spins > RB_READER_SPINS_MAX)
 			return RB_NO_PAGE;
 		rb_reader_pause(spins);

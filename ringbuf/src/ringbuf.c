@@ -667,6 +667,9 @@ static struct ringbuf *rb_attach_fd(int fd, bool read_only, const char *what)
 			goto fail;
 	}
 	free(nr_pages);
+	/* The flight recorder: the writer died; make what it left readable. */
+	if (!read_only && rb_writer_gone(rb))
+		rb_recover_all(rb);
 	return rb;
 
 fail:
@@ -1249,6 +1252,7 @@ enum rb_counter {
 	RB_CNT_READ,
 	RB_CNT_BYTES,
 	RB_CNT_SIZE,
+	RB_CNT_TORN,
 };
 
 /*
@@ -1295,6 +1299,10 @@ static unsigned long rb_counter_read(struct ringbuf *rb, int cpu,
 	case RB_CNT_SIZE:
 		v = (unsigned long)cb->nr_pages * rb->subbuf_size;
 		break;
+	case RB_CNT_TORN:
+		v = (unsigned long)atomic_load_explicit(&m->torn_events,
+							memory_order_relaxed);
+		break;
 	}
 	rb_reader_unlock(cb);
 	return v;
@@ -1333,6 +1341,11 @@ unsigned long ringbuf_bytes_cpu(struct ringbuf *rb, int cpu)
 size_t ringbuf_size(struct ringbuf *rb, int cpu)
 {
 	return rb_counter_read(rb, cpu, RB_CNT_SIZE);
+}
+
+unsigned long ringbuf_torn_events_cpu(struct ringbuf *rb, int cpu)
+{
+	return rb_counter_read(rb, cpu, RB_CNT_TORN);
 }
 
 unsigned long ringbuf_entries(struct ringbuf *rb)

@@ -112,7 +112,7 @@ static int64_t rb_now_ms(void)
  * attach, so a reused pid cannot fool us) turns readable when it exits,
  * zombie or reaped. Without pidfds, fall back to kill(pid, 0).
  */
-static bool rb_writer_gone(struct ringbuf *rb)
+bool rb_writer_gone(struct ringbuf *rb)
 {
 	pid_t pid = (pid_t)rb->meta->creator_pid;
 	int saved = errno;
@@ -175,6 +175,12 @@ int ringbuf_wait(struct ringbuf *rb, int cpu, int full, int timeout_ms)
 		if (rb_ready(rb, cpu, full))
 			return 1;
 		if (rb_writer_gone(rb)) {
+			/* Make what it left readable (a write it died in),
+			 * then say so; a last look first. */
+			if (!rb->read_only)
+				rb_recover_all(rb);
+			if (rb_ready(rb, cpu, full))
+				return 1;
 			errno = ESRCH;
 			return -ESRCH;
 		}

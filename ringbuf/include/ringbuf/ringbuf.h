@@ -884,6 +884,24 @@ RINGBUF_API unsigned long ringbuf_bytes_cpu(struct ringbuf *rb, int cpu);
 RINGBUF_API uint64_t ringbuf_oldest_event_ts(struct ringbuf *rb, int cpu);
 
 /**
+ * ringbuf_torn_events_cpu - writes found reserved but never committed when
+ *	the writing process had died (a crash in the middle of a write)
+ * @rb: the buffer (an attached view of a file whose writer died)
+ * @cpu: the cpu buffer
+ *
+ * Userspace: the kernel has no such case. A reader attached to a buffer
+ * whose writing process died (ringbuf_attach(), ringbuf_wait(), or a
+ * reader stuck on the dead writer's page) makes the buffer readable again:
+ * every committed event is read as usual, the reserved space after them
+ * is skipped and counted here (once per interrupted write; a signal
+ * handler's events nested inside it are lost with it), and a head push or
+ * page crossing cut short is completed.
+ *
+ * Context: any thread; takes the reader lock.
+ */
+RINGBUF_API unsigned long ringbuf_torn_events_cpu(struct ringbuf *rb, int cpu);
+
+/**
  * ringbuf_entries - ringbuf_entries_cpu() summed over all cpu buffers
  * @rb: the buffer
  *
