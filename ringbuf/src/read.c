@@ -418,12 +418,19 @@ spin:
 		head = rb_set_head_page(cpu_buffer);
 		if (head == RB_NO_PAGE)
 			goto out;
-		/* The reader page points to the page after the head, as HEAD:
-		 * once swapped in, the page after it is the new head. */
+		/*
+		 * The reader page points to the page after the head, as HEAD:
+		 * once swapped in, the page after it is the new head.
+		 * Release: everything we read from this page while it was
+		 * ours (read_page's copy) happens before a writer that later
+		 * follows this link into the page after it and reuses pages
+		 * from there; pairs with the acquire load of the link in
+		 * rb_is_head_page() on the writer's page crossing.
+		 */
 		atomic_store_explicit(&rpage->next,
 				      rb_link(rb_next_id(cpu_buffer, head),
 					      RB_PAGE_HEAD),
-				      memory_order_relaxed);
+				      memory_order_release);
 		atomic_store_explicit(&rpage->prev,
 				      atomic_load_explicit(
 					      &rb_page(cpu_buffer, head)->prev,
