@@ -166,6 +166,32 @@ void rb_reader_unlock(struct ringbuf_cpu *cb)
 	pthread_mutex_unlock(&cb->reader_lock);
 }
 
+static uint64_t rb_mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Whether a reader waiting on a writer has waited long enough: two
+ * seconds by the clock once it sleeps (sleeps overrun), or the spin count.
+ * @start is set on the first sleeping round.
+ */
+static bool rb_reader_gave_up(unsigned int spins, uint64_t *start)
+{
+	if (spins > RB_READER_SPINS_MAX)
+		return true;
+	if (spins < 256)
+		return false;
+	if (!*start) {
+		*start = rb_mono_ns();
+		return false;
+	}
+	return rb_mono_ns() - *start > RB_READER_WAIT_NS;
+}
+
 /* A short pause for a reader waiting on a (maybe preempted) writer. */
 static void rb_reader_pause(unsigned int spins)
 {
@@ -182,8 +208,10 @@ static void rb_reader_pause(unsigned int spins)
 	}
 }
 
-/* 256 yields then 50 us sleeps: about two seconds in all. */
+/* 256 yields then 50 us sleeps, for two seconds at most (see
+ * rb_reader_gave_up()); the count is a backstop. */
 #define RB_READER_SPINS_MAX (256u + 40000u)
+#define RB_READER_WAIT_NS 2000000000ull
 /* When the spinning starts to sleep, see whether the writer died. */
 #define RB_READER_SPINS_CHECK 256u
 
@@ -352,6 +380,7 @@ static uint32_t rb_get_reader_page(struct ringbuf_cpu *cpu_buffer)
 	uint32_t reader = RB_NO_PAGE, commit_page;
 	uint64_t overwrite;
 	unsigned int nr_loops = 0, spins = 0;
+	uint64_t wait_start = 0;
 	bool recovered = false;
 
 again:
@@ -476,7 +505,7 @@ spin:
 				recovered = true;
 				goto spin;
 			}
-			if (++spins > RB_READER_SPINS_MAX) {
+			if (rb_reader_gave_up(++spins, &wait_start)) {
 				if (cpu_buffer->shared)
 					atomic_store_explicit(
 						&cpu_buffer->shared->swap_head,
@@ -525,7 +554,7 @@ out:
 	 * rb_move_tail() on this page, about to put the index back; wait for
 	 * it, bounded (userspace: it may be preempted there).
 	 */
-	for (spins = 0; reader != RB_NO_PAGE &&
+	for (spins = 0, wait_start = 0; reader != RB_NO_PAGE &&
 			rb_page_write(cpu_buffer, reader) > rb->bsize;
 	     spins++) {
 		if (spins == RB_READER_SPINS_CHECK && !recovered &&
@@ -534,7 +563,7 @@ out:
 			rb_recover_cpu(cpu_buffer);
 			recovered = true;
 		}
-		if (spins > RB_READER_SPINS_MAX)
+		if (rb_reader_gave_up(spins, &wait_start))
 			return RB_NO_PAGE;
 		rb_reader_pause(spins);
 	}

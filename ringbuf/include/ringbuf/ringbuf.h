@@ -173,9 +173,10 @@ RINGBUF_API struct ringbuf *ringbuf_alloc(size_t size, unsigned int flags);
  * meta area then the sub-buffers by ascending id); the page links inside
  * it are page ids, never pointers. The mapping is shared memory: after
  * fork() the child's view of the buffer never records (its writes would
- * land in the parent's live pages); readers in the child see the parent's
- * data, but must not read while the parent reads (reader locks are per
- * process).
+ * land in the parent's live pages). Readers in the child see the parent's
+ * data; for an anonymous buffer they must not read while the parent reads
+ * (its reader locks are per process), while a file or memfd buffer's
+ * locks are in the file and serialise both.
  *
  * Context: any thread; may block.
  * Return: the buffer, or NULL with errno set (EINVAL for a bad option,
@@ -211,7 +212,10 @@ RINGBUF_API void ringbuf_free(struct ringbuf *rb);
  * refused unless RINGBUF_ATTACH_FOREIGN asks for a read-only view.
  * Readers of one cpu buffer serialise across processes on a robust
  * process-shared lock in the file, which a killed reader does not wedge.
- * ringbuf_free() detaches (the file stays).
+ * An event returned by peek or consume stays valid until the next read of
+ * that cpu buffer by any reader, in any process: with several reading
+ * processes, copy it out (or use ringbuf_read_page()) before another may
+ * read. ringbuf_free() detaches (the file stays).
  *
  * Context: any thread; may block.
  * Return: the reader's view, or NULL with errno set: ENOENT, ELOOP (a
