@@ -166,6 +166,11 @@ void rb_reader_unlock(struct ringbuf_cpu *cb)
 	pthread_mutex_unlock(&cb->reader_lock);
 }
 
+/* 256 yields then 50 us sleeps, for two seconds at most (see
+ * rb_reader_gave_up()); the count is a backstop. */
+#define RB_READER_SPINS_MAX (256u + 40000u)
+#define RB_READER_WAIT_NS 2000000000ull
+
 static uint64_t rb_mono_ns(void)
 {
 	struct timespec ts;
@@ -208,10 +213,6 @@ static void rb_reader_pause(unsigned int spins)
 	}
 }
 
-/* 256 yields then 50 us sleeps, for two seconds at most (see
- * rb_reader_gave_up()); the count is a backstop. */
-#define RB_READER_SPINS_MAX (256u + 40000u)
-#define RB_READER_WAIT_NS 2000000000ull
 /* When the spinning starts to sleep, see whether the writer died. */
 #define RB_READER_SPINS_CHECK 256u
 
