@@ -1099,6 +1099,7 @@ struct ringbuf_iter {
 	uint32_t cache_reader_page;
 	uint64_t cache_read;
 	bool missed_events;
+	uint32_t pages_seen; /* since the last reset: one lap at most */
 	uint32_t event_size;
 	unsigned char *event; /* copy of the record at the iterator */
 };
@@ -1127,6 +1128,7 @@ static void rb_iter_reset(struct ringbuf_iter *iter)
 	iter->next_event = iter->head;
 	iter->cache_reader_page = reader;
 	iter->cache_read = atomic_load_explicit(&m->read, memory_order_relaxed);
+	iter->pages_seen = 0;
 	if (iter->head) {
 		iter->read_stamp = m->read_stamp;
 		iter->page_stamp = atomic_load_explicit(
@@ -1156,6 +1158,10 @@ static bool rb_inc_iter(struct ringbuf_iter *iter)
 	else
 		next = rb_next_id(cb, iter->head_page);
 	if (next == RB_NO_PAGE || RB_WARN_ON(cb->buffer, next > cb->nr_pages))
+		return false;
+	/* One lap of the ring at most: a writer that keeps moving the commit
+	 * page on, or a corrupt ring that never reaches it, ends the view. */
+	if (++iter->pages_seen > cb->nr_pages + 1)
 		return false;
 	iter->head_page = next;
 	iter->page_stamp = iter->read_stamp = atomic_load_explicit(
