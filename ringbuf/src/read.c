@@ -369,6 +369,47 @@ void rb_recover_cpu(struct ringbuf_cpu *cb)
 	}
 }
 
+static uint64_t rb_next_read_stamp(uint64_t stamp,
+				   const struct ringbuf_event *event);
+
+/*
+ * rb_page_valid - the persistent-buffer check, for a page of a file another
+ * process writes, before a reader trusts it: every record up to @size well
+ * formed and inside the page, and time never going backwards (an absolute
+ * stamp below the running time). Deltas cannot go backwards by encoding.
+ */
+static bool rb_page_valid(struct ringbuf_cpu *cb, uint32_t id, uint64_t size)
+{
+	const struct rb_data_page *dp = rb_data(cb, id);
+	uint64_t ts = atomic_load_explicit(&dp->time_stamp,
+					   memory_order_relaxed);
+	uint64_t off = 0;
+
+	while (off < size) {
+		const struct ringbuf_event *ev =
+			(const struct ringbuf_event *)(dp->data + off);
+		unsigned int len;
+
+		if (!rb_event_valid(ev, size - off))
+			return false;
+		len = rb_event_length(ev);
+		if (!len) /* closing padding */
+			break;
+		if (ev->type_len == RINGBUF_TYPE_TIME_STAMP) {
+			uint64_t abs = rb_fix_abs_ts(rb_event_time_stamp(ev),
+						     ts);
+
+			if (abs < ts)
+				return false;
+			ts = abs;
+		} else {
+			ts = rb_next_read_stamp(ts, ev);
+		}
+		off += len;
+	}
+	return true;
+}
+
 /*
  * rb_get_reader_page - the reader page with unread data, swapping the
  * head page in when the current one is used up. Returns RB_NO_PAGE when
@@ -545,10 +586,26 @@ spin:
 
 out:
 	/* Update the read_stamp on the first event */
-	if (reader != RB_NO_PAGE && rb_page(cpu_buffer, reader)->read == 0)
-		m->read_stamp = atomic_load_explicit(
-			&rb_data(cpu_buffer, reader)->time_stamp,
-			memory_order_relaxed);
+	if (reader != RB_NO_PAGE && rb_page(cpu_buffer, reader)->read == 0) {
+		/*
+		 * Userspace: a page of another process's file is checked
+		 * before it is read (as the kernel checks a persistent buffer
+		 * left by the previous boot); a bad one is reported once and
+		 * skipped, never trusted.
+		 */
+		if (rb->attached &&
+		    RB_WARN_ON(rb, !rb_page_valid(cpu_buffer, reader,
+						  rb_page_size(cpu_buffer,
+							       reader)))) {
+			rb_page(cpu_buffer, reader)->read =
+				rb_page_size(cpu_buffer, reader);
+			reader = RB_NO_PAGE;
+		} else {
+			m->read_stamp = atomic_load_explicit(
+				&rb_data(cpu_buffer, reader)->time_stamp,
+				memory_order_relaxed);
+		}
+	}
 
 	/*
 	 * A write index past the page end means a writer is in
