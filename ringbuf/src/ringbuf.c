@@ -256,6 +256,26 @@ static void rb_meta_fill(struct ringbuf *rb, void *map,
 	}
 }
 
+/* A cpu buffer's process-local state, bound to its place in rb->map. */
+static struct ringbuf_cpu *rb_cpu_new(struct ringbuf *rb, int c,
+				      const struct rb_layout *l)
+{
+	struct ringbuf_cpu *cb = aligned_alloc(
+		RB_CACHELINE, rb_align(sizeof(*cb), RB_CACHELINE));
+
+	if (!cb)
+		return NULL;
+	memset(cb, 0, sizeof(*cb));
+	cb->buffer = rb;
+	cb->cpu = c;
+	cb->subbuf_shift = (uint32_t)__builtin_ctz(rb->subbuf_size);
+	atomic_init(&cb->empty_at_commits, UINT64_MAX);
+	pthread_mutex_init(&cb->reader_lock, NULL);
+	rb->buffers[c] = cb;
+	rb_cpu_bind(rb, cb, rb->map, l);
+	return cb;
+}
+
 static void rb_cpu_free(struct ringbuf_cpu *cb)
 {
 	if (!cb)
@@ -367,19 +387,10 @@ struct ringbuf *ringbuf_create(const struct ringbuf_opts *opts)
 	rb_meta_fill(rb, rb->map, &l, nr_pages);
 
 	for (int c = 0; c < rb->nr_cpus; c++) {
-		struct ringbuf_cpu *cb = aligned_alloc(
-			RB_CACHELINE, rb_align(sizeof(*cb), RB_CACHELINE));
+		struct ringbuf_cpu *cb = rb_cpu_new(rb, c, &l);
 
 		if (!cb)
 			goto fail;
-		memset(cb, 0, sizeof(*cb));
-		cb->buffer = rb;
-		cb->cpu = c;
-		cb->subbuf_shift = (uint32_t)__builtin_ctz(rb->subbuf_size);
-		atomic_init(&cb->empty_at_commits, UINT64_MAX);
-		pthread_mutex_init(&cb->reader_lock, NULL);
-		rb->buffers[c] = cb;
-		rb_cpu_bind(rb, cb, rb->map, &l);
 		rb_init_cpu_pages(cb);
 	}
 	if (rb->fd >= 0 && rb_init_shared_locks(rb)) {
@@ -638,19 +649,10 @@ static struct ringbuf *rb_attach_fd(int fd, bool read_only, const char *what)
 	if (!rb->buffers)
 		goto fail;
 	for (int c = 0; c < rb->nr_cpus; c++) {
-		struct ringbuf_cpu *cb = aligned_alloc(
-			RB_CACHELINE, rb_align(sizeof(*cb), RB_CACHELINE));
+		struct ringbuf_cpu *cb = rb_cpu_new(rb, c, &l);
 
 		if (!cb)
 			goto fail;
-		memset(cb, 0, sizeof(*cb));
-		cb->buffer = rb;
-		cb->cpu = c;
-		cb->subbuf_shift = (uint32_t)__builtin_ctz(rb->subbuf_size);
-		atomic_init(&cb->empty_at_commits, UINT64_MAX);
-		pthread_mutex_init(&cb->reader_lock, NULL);
-		rb->buffers[c] = cb;
-		rb_cpu_bind(rb, cb, rb->map, &l);
 		/* A read-only view cannot take the lock in the file; it only
 		 * iterates, which needs no lock against other readers. */
 		if (read_only) {
