@@ -451,14 +451,25 @@ again:
 		goto out;
 	}
 
+	/* A read index off the 4-byte grid (a corrupt file): used up. */
+	if (RB_WARN_ON(rb, rb_page(cpu_buffer, reader)->read % RB_ALIGNMENT))
+		rb_page(cpu_buffer, reader)->read =
+			rb_page_size(cpu_buffer, reader);
+
 	/* If there's more to read, return this page */
 	if (rb_page(cpu_buffer, reader)->read < rb_page_size(cpu_buffer, reader))
 		goto out;
 
-	/* Never should we have an index greater than the size */
+	/*
+	 * Never should we have an index greater than the size, nor one off
+	 * the 4-byte grid (a corrupt file): the page is used up.
+	 */
 	if (RB_WARN_ON(rb, rb_page(cpu_buffer, reader)->read >
-				   rb_page_size(cpu_buffer, reader)))
-		goto out;
+				   rb_page_size(cpu_buffer, reader) ||
+			       rb_page(cpu_buffer, reader)->read %
+				       RB_ALIGNMENT))
+		rb_page(cpu_buffer, reader)->read =
+			rb_page_size(cpu_buffer, reader);
 
 	/* check if we caught up to the tail */
 	reader = RB_NO_PAGE;
@@ -742,7 +753,7 @@ again:
 		uint64_t size = rb_page_size(cpu_buffer, reader);
 
 		if (RB_WARN_ON(cpu_buffer->buffer,
-			       read > size ||
+			       read > size || read % RB_ALIGNMENT ||
 				       !rb_event_valid(event, size - read))) {
 			rb_page(cpu_buffer, reader)->read = size;
 			return NULL;
@@ -878,16 +889,26 @@ struct ringbuf_event *ringbuf_consume_next(struct ringbuf *rb, int *cpu,
 /* ------------------------------------------------------------------ */
 /* read_page                                                           */
 
-static unsigned int rb_event_ts_length(struct ringbuf_event *event)
+/*
+ * The bytes of a record with the data record after a time extend, both
+ * checked to lie within @room; 0 if they do not (a corrupt page).
+ */
+static unsigned int rb_event_ts_length(struct ringbuf_event *event,
+				       uint64_t room)
 {
 	unsigned int len = 0;
 
+	if (!rb_event_valid(event, room))
+		return 0;
 	if (event->type_len == RINGBUF_TYPE_TIME_EXTEND ||
 	    event->type_len == RINGBUF_TYPE_TIME_STAMP) {
 		/* time extends include the data event after it */
 		len = RB_LEN_TIME_EXTEND;
+		room -= RB_LEN_TIME_EXTEND;
 		event = (struct ringbuf_event *)((char *)event +
 						 RB_LEN_TIME_EXTEND);
+		if (!rb_event_valid(event, room))
+			return 0;
 	}
 	return len + rb_event_length(event);
 }
@@ -954,6 +975,10 @@ int ringbuf_read_page(struct ringbuf *rb, void *data_page, size_t len,
 	writer_on_page = atomic_load_explicit(&m->commit_page,
 					      memory_order_acquire) == reader;
 	commit = rb_page_size(cb, reader);
+	/* Changed under us by another process since the checks: give up. */
+	if (RB_WARN_ON(rb, read > commit || read % RB_ALIGNMENT ||
+				   commit > rb->bsize))
+		goto out_unlock;
 
 	/* Check if any events were dropped */
 	missed_events = m->lost_events;
@@ -978,8 +1003,8 @@ int ringbuf_read_page(struct ringbuf *rb, void *data_page, size_t len,
 			len = commit - read;
 
 		/* Always keep the time extend and data together */
-		size = rb_event_ts_length(event);
-		if (len < size)
+		size = rb_event_ts_length(event, commit - read);
+		if (!size || len < size)
 			goto out_unlock;
 
 		/* save the current timestamp, since the user will need it */
@@ -1001,8 +1026,8 @@ int ringbuf_read_page(struct ringbuf *rb, void *data_page, size_t len,
 				break;
 			event = rb_reader_event(cb);
 			/* Always keep the time extend and data together */
-			size = rb_event_ts_length(event);
-		} while (len >= size);
+			size = rb_event_ts_length(event, commit - rpos);
+		} while (size && len >= size);
 
 		dpage->commit = pos;
 		dpage->time_stamp = save_timestamp;
@@ -1252,7 +1277,8 @@ static struct ringbuf_event *rb_iter_head_event(struct ringbuf_iter *iter)
 	struct ringbuf_event *event = (struct ringbuf_event *)iter->event;
 	unsigned int length;
 
-	if (iter->head + RB_EVNT_MIN_SIZE > commit)
+	if (iter->head + RB_EVNT_MIN_SIZE > commit ||
+	    iter->head % RB_ALIGNMENT)
 		goto bad;
 	rb_iter_copy((uint32_t *)iter->event, page->data + iter->head,
 		     RB_EVNT_MIN_SIZE);
