@@ -208,6 +208,11 @@ struct rb_cpu_meta {
 	_Atomic uint64_t commit_overrun;
 	_Atomic uint64_t pages_touched;
 	_Atomic uint64_t pages_lost;
+	/* A head push in progress by the outermost writer (page id + 1, 0
+	 * for none) and the overrun before it: lets a reader finish the push
+	 * of a writer that died in it (rb_recover_cpu()). */
+	_Atomic uint32_t push_page;
+	_Atomic uint64_t push_overrun;
 
 	/* Written by any thread (rare paths), with real atomic RMWs. */
 	alignas(RB_CACHELINE) _Atomic uint64_t dropped_events;

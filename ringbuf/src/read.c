@@ -316,6 +316,7 @@ void rb_recover_cpu(struct ringbuf_cpu *cb)
 						&m->commit_page,
 						memory_order_relaxed));
 	bool torn = false, found = false;
+	uint32_t pushed;
 
 	/* Relaxed throughout: the writer is gone and we hold the lock. */
 	for (uint32_t i = 0; i <= n; i++) {
@@ -339,6 +340,35 @@ void rb_recover_cpu(struct ringbuf_cpu *cb)
 			      atomic_load_explicit(&m->commit_page,
 						   memory_order_relaxed),
 			      memory_order_relaxed);
+
+	/*
+	 * A head push the writer died in: finish it. The pushed page's
+	 * events count as overrun whether or not the writer got to add
+	 * them, and the page after it is the head. Acquire: pairs with the
+	 * release that set the record in rb_handle_head_page().
+	 */
+	pushed = atomic_load_explicit(&m->push_page, memory_order_acquire);
+	if (pushed && pushed - 1 <= n && pushed - 1 != rp) {
+		uint32_t np = pushed - 1;
+
+		local_set(&m->overrun, local_read(&m->push_overrun) +
+					       rb_page_entries(cb, np));
+		for (uint32_t i = 0, p = np; i < n; i++) {
+			struct rb_page_ctl *pc = rb_page(cb, p);
+			uint32_t link = atomic_load_explicit(
+				&pc->next, memory_order_relaxed);
+
+			atomic_store_explicit(&pc->next,
+					      rb_link(rb_link_id(link),
+						      p == np ? RB_PAGE_HEAD :
+								RB_PAGE_NORMAL),
+					      memory_order_relaxed);
+			p = rb_next_id(cb, p);
+		}
+		atomic_store_explicit(&m->push_page, 0, memory_order_relaxed);
+		return;
+	}
+	atomic_store_explicit(&m->push_page, 0, memory_order_relaxed);
 
 	/* One head: the first flagged link after the tail. */
 	page = tail == rp ? rb_next_id(cb, rp) : tail;

@@ -454,6 +454,15 @@ static void rb_tail_page_update(struct ringbuf_cpu *cpu_buffer,
 	}
 }
 
+/* The outermost writer's head push is over (see rb_handle_head_page()). */
+static void rb_push_done(struct ringbuf_cpu *cpu_buffer)
+{
+	/* Release: the push is complete before the record goes. */
+	if (local_read(&cpu_buffer->committing) == 1)
+		atomic_store_explicit(&cpu_buffer->meta->push_page, 0,
+				      memory_order_release);
+}
+
 /*
  * rb_handle_head_page - push the head page forward in overwrite mode.
  * Returns 0 when the tail may move, 1 when the caller should retry, -1 on
@@ -469,6 +478,19 @@ static int rb_handle_head_page(struct ringbuf_cpu *cpu_buffer,
 	int type, ret;
 
 	entries = rb_page_entries(cpu_buffer, next_page);
+
+	/*
+	 * Userspace: the writer is a process that can be killed here, and a
+	 * reader of its file then finishes the push. Record it first (the
+	 * outermost writer only: a nested push completes before we resume).
+	 * Release: the overrun before it is in place when the record is seen
+	 * by a recovering reader (acquire in rb_recover_cpu()).
+	 */
+	if (local_read(&cpu_buffer->committing) == 1) {
+		local_set(&m->push_overrun, local_read(&m->overrun));
+		atomic_store_explicit(&m->push_page, next_page + 1,
+				      memory_order_release);
+	}
 
 	/*
 	 * Move the head forward, protected against a reader swapping it
@@ -494,11 +516,14 @@ static int rb_handle_head_page(struct ringbuf_cpu *cpu_buffer,
 		break;
 	case RB_PAGE_NORMAL:
 		/* A handler that interrupted us did the push already. */
+		rb_push_done(cpu_buffer);
 		return 1;
 	case RB_PAGE_MOVED:
 		/* The reader swapped next_page out; look again. */
+		rb_push_done(cpu_buffer);
 		return 1;
 	default:
+		rb_push_done(cpu_buffer);
 		RB_WARN_ON(rb, 1);
 		return -1;
 	}
@@ -552,7 +577,7 @@ static int rb_handle_head_page(struct ringbuf_cpu *cpu_buffer,
 		if (RB_WARN_ON(rb, ret != RB_PAGE_UPDATE))
 			return -1;
 	}
-
+	rb_push_done(cpu_buffer);
 	return 0;
 }
 
