@@ -947,6 +947,17 @@ int ringbuf_resize(struct ringbuf *rb, size_t size, int cpu)
 		 * as overrun (the reader's next swap reports them lost).
 		 */
 		rb_init_cpu_pages(cb);
+		/* Blocking readers keep counting on this cpu buffer (as
+		 * below for all cpu buffers). */
+		atomic_store_explicit(&cb->meta->waiters,
+				      atomic_load(&old.waiters),
+				      memory_order_relaxed);
+		atomic_store_explicit(&cb->meta->wait_full,
+				      atomic_load(&old.wait_full),
+				      memory_order_relaxed);
+		atomic_store_explicit(&cb->meta->wake_seq,
+				      atomic_load(&old.wake_seq),
+				      memory_order_relaxed);
 		local_set(&cb->meta->entries, local_read(&old.entries));
 		local_set(&cb->meta->overrun, local_read(&old.overrun) + unread);
 		local_set(&cb->meta->commit_overrun,
@@ -965,6 +976,18 @@ int ringbuf_resize(struct ringbuf *rb, size_t size, int cpu)
 		local_set(&cb->meta->pages_touched,
 			  local_read(&old.pages_touched));
 	}
+	/*
+	 * Carry the blocking readers over. Relaxed: waiters register without
+	 * the reader lock, so one registering during the resize lands in the
+	 * old mapping and can leave a count off by one (a spare wake call, or
+	 * a waiter that notices at its 100 ms slice); nothing worse.
+	 */
+	atomic_store_explicit(&((struct rb_meta *)map)->waiters_all,
+			      atomic_load(&rb->meta->waiters_all),
+			      memory_order_relaxed);
+	atomic_store_explicit(&((struct rb_meta *)map)->wake_seq_all,
+			      atomic_load(&rb->meta->wake_seq_all),
+			      memory_order_relaxed);
 	old_map = rb->map;
 	old_size = rb->map_size;
 	rb->map = map;
