@@ -191,10 +191,8 @@ void rb_buffer_unregister(struct ringbuf *rb)
  * store into the thread descriptor, which is what a signal handler that
  * takes the thread's first slot relies on.
  */
-void rb_thread_slot_track(struct ringbuf *rb, uint32_t slot)
+void rb_thread_slot_track(void)
 {
-	(void)rb;
-	(void)slot;
 	if (!pthread_getspecific(rb_thread_key))
 		pthread_setspecific(rb_thread_key, (void *)1);
 }

@@ -693,7 +693,7 @@ RB_HIDDEN extern _Atomic bool rb_writer_fence;
 RB_HIDDEN uint32_t rb_gettid(void);
 RB_HIDDEN int rb_current_cpu_slow(void);
 RB_HIDDEN int rb_nr_possible_cpus(void);
-RB_HIDDEN void rb_thread_slot_track(struct ringbuf *rb, uint32_t slot);
+RB_HIDDEN void rb_thread_slot_track(void);
 RB_HIDDEN void rb_buffer_register(struct ringbuf *rb);
 RB_HIDDEN void rb_buffer_unregister(struct ringbuf *rb);
 

@@ -986,7 +986,7 @@ rb_thread_slot_slow(struct ringbuf *rb, struct rb_tls *t, int *err)
 		if (atomic_compare_exchange_strong_explicit(
 			    &cb->owner, &expect, tid, memory_order_acquire,
 			    memory_order_relaxed)) {
-			rb_thread_slot_track(rb, (uint32_t)((start + i) % nr));
+			rb_thread_slot_track();
 			rb_slot_cache_put(t, rb, cb);
 			return cb;
 		}
@@ -1007,7 +1007,7 @@ rb_thread_slot_slow(struct ringbuf *rb, struct rb_tls *t, int *err)
  * threads spread out), the other CPUs' buffers. Never wait.
  */
 static RB_NOINLINE struct ringbuf_cpu *
-rb_claim_slow(struct ringbuf *rb, struct rb_tls *t, int cpu, bool *claimed,
+rb_claim_slow(struct ringbuf *rb, int cpu, bool *claimed,
 	      int *err)
 {
 	uint32_t tid = rb_gettid();
@@ -1042,7 +1042,6 @@ rb_claim_slow(struct ringbuf *rb, struct rb_tls *t, int cpu, bool *claimed,
 			return cb;
 		}
 	}
-	(void)t;
 	/* Relaxed: a statistic. Not the mapping's counter: we hold no claim,
 	 * so a resize may be moving it. */
 	atomic_fetch_add_explicit(&rb->buffers[start]->dropped_unclaimed, 1,
@@ -1071,7 +1070,7 @@ rb_writer_get(struct ringbuf *rb, struct rb_tls *t, bool *claimed, int *err)
 		cpu = t->forced_cpu1 - 1;
 #endif
 	if (unlikely(!t->tid || cpu >= rb->nr_cpu_bufs))
-		return rb_claim_slow(rb, t, cpu, claimed, err);
+		return rb_claim_slow(rb, cpu, claimed, err);
 
 	cb = rb->buffers[cpu];
 	own = atomic_load_explicit(&cb->owner, memory_order_relaxed);
@@ -1092,7 +1091,7 @@ rb_writer_get(struct ringbuf *rb, struct rb_tls *t, bool *claimed, int *err)
 		*claimed = true;
 		return cb;
 	}
-	return rb_claim_slow(rb, t, cpu, claimed, err);
+	return rb_claim_slow(rb, cpu, claimed, err);
 }
 
 /* Pop the frame and give the cpu buffer back (end of a write). */
@@ -1128,12 +1127,14 @@ rb_reserve_refused(struct ringbuf *rb, unsigned long length, int *err)
 		*err = -EINVAL;
 		return NULL;
 	}
-	/* Nesting too deep: drop and count on the buffer of this CPU. */
-	cpu = rb->model == RINGBUF_PER_THREAD ?
-		      (int)(rb_gettid() % (uint32_t)rb->nr_cpus) :
-		      rb_current_cpu() % rb->nr_cpu_bufs;
-	if (rb->model == RINGBUF_PER_THREAD && t->slot[0].uid == rb->uid)
-		cpu = t->slot[0].cpu_buffer->cpu;
+	/* Nesting too deep: drop and count on the buffer the thread writes
+	 * to (its slot, or its CPU's buffer). */
+	if (rb->model == RINGBUF_PER_THREAD)
+		cpu = t->slot[0].uid == rb->uid ?
+			      t->slot[0].cpu_buffer->cpu :
+			      (int)(rb_gettid() % (uint32_t)rb->nr_cpus);
+	else
+		cpu = rb_current_cpu() % rb->nr_cpu_bufs;
 	/* Relaxed: a statistic, kept off the mapping (no claim held). */
 	atomic_fetch_add_explicit(&rb->buffers[cpu]->dropped_unclaimed, 1,
 				  memory_order_relaxed);
