@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * golden.h - compare tracer output with the files in tests/tracer/golden
+ *
+ * Output is normalised first: thread ids, time stamps, durations,
+ * symbol offsets and machine facts (#P, the kernel release) become fixed
+ * placeholders of the same width, so that everything else is compared
+ * byte for byte. RT_GOLDEN_UPDATE=1 rewrites the files instead.
+ */
+#ifndef RT_TEST_GOLDEN_H
+#define RT_TEST_GOLDEN_H
+
+#include <stdio.h>
+
+/* Run fn(out, arg) on a memory stream and return what it wrote. */
+char *golden_capture(int (*fn)(FILE *out, void *arg), void *arg);
+/* Normalise @text in place (it may only shrink). */
+void golden_normalise(char *text);
+/* Assert that normalised @text equals golden/@name. */
+void golden_check(const char *name, const char *text);
+
+#endif /* RT_TEST_GOLDEN_H */

@@ -1,0 +1,1056 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The tracer: event formats, every field kind in the trace output, every
+ * output option, set_event, filters (per event and per subsystem),
+ * markers, trace vs trace_pipe, lost events, instances, snapshots,
+ * tracing_on, buffer size, trace_clock, the usersoff latency tracer, and
+ * enabling/filtering while threads trace.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define CREATE_TRACE_POINTS
+#include "sample_events.h"
+#define CREATE_TRACE_POINTS
+#include "other_events.h"
+
+#include <ringbuf/ringbuf.h>
+#include <ringtrace/tracer.h>
+
+#include "golden.h"
+#include "test.h"
+
+static char err[1024];
+
+/* One thread, one cpu buffer, one name: the golden outputs stay put. */
+static struct ringtrace_instance *setup(void)
+{
+	cpu_set_t set;
+	struct ringtrace_instance *tr;
+
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+	prctl(PR_SET_NAME, "rt-test", 0, 0, 0);
+	tr = ringtrace_top();
+	ASSERT_NOT_NULL(tr);
+	ringtrace_clear(tr);
+	return tr;
+}
+
+static int print_trace_cb(FILE *out, void *arg)
+{
+	return ringtrace_print_trace(arg, out);
+}
+
+static int print_snapshot_cb(FILE *out, void *arg)
+{
+	return ringtrace_print_snapshot(arg, out);
+}
+
+static int read_pipe_cb(FILE *out, void *arg)
+{
+	return ringtrace_read_pipe(arg, out, 0);
+}
+
+static char *trace_text(struct ringtrace_instance *tr)
+{
+	return golden_capture(print_trace_cb, tr);
+}
+
+static char *pipe_text(struct ringtrace_instance *tr)
+{
+	return golden_capture(read_pipe_cb, tr);
+}
+
+static int count_lines(const char *text, const char *needle)
+{
+	int n = 0;
+	const char *p = text;
+
+	while ((p = strstr(p, needle))) {
+		n++;
+		p += strlen(needle);
+	}
+	return n;
+}
+
+static void emit_all_kinds(void)
+{
+	static const unsigned char bytes[5] = { 0xde, 0xad, 0xbe, 0xef, 0x01 };
+
+	trace_request(5, "/x");
+	trace_request(-1, NULL);
+	trace_ints(-1);
+	trace_ints(0x7fffffffffffffffLL);
+	trace_ints(-128);
+	trace_arrays("short", 7, bytes, 5);
+	trace_arrays("exactly16chars!!", -3, bytes, 0);
+	trace_callback((void *)setup, (unsigned long)setup + 3);
+	trace_callback(NULL, 0);
+	trace_io_read(3, 4096);
+	trace_io_write(4, -11);
+}
+
+/* ---- formats ------------------------------------------------------------ */
+
+static void format_files(void)
+{
+	static const char *const ev[][2] = {
+		{ "sample", "request" },  { "sample", "ints" },
+		{ "sample", "arrays" },	  { "sample", "callback" },
+		{ "sample", "io_read" },  { "sample", "io_write" },
+		{ "net", "net_send" },	  { "ftrace", "function" },
+		{ "ftrace", "print" },	  { "ftrace", "funcgraph_entry" },
+		{ "ftrace", "funcgraph_exit" }, { "ftrace", "raw_data" },
+	};
+	char *all = calloc(1, 1 << 16), buf[4096];
+	size_t i;
+
+	ASSERT_NOT_NULL(all);
+	for (i = 0; i < sizeof(ev) / sizeof(ev[0]); i++) {
+		ssize_t n = ringtrace_event_format(ev[i][0], ev[i][1], buf,
+						   sizeof(buf));
+
+		ASSERT_GT(n, 0);
+		ASSERT_LT(n, (ssize_t)sizeof(buf));
+		strcat(all, buf);
+	}
+	golden_check("formats.txt", all);
+	ASSERT_EQ(ringtrace_event_format("sample", "nope", buf, sizeof(buf)),
+		  -ENOENT);
+	ASSERT_EQ(ringtrace_event_id("ftrace", "function"), 1);
+	ASSERT_EQ(ringtrace_event_id("ftrace", "print"), 5);
+	ASSERT_GE(ringtrace_event_id("sample", "request"), 32);
+	free(all);
+}
+
+/* ---- output of every field kind ---------------------------------------- */
+
+static void output_all_kinds(void)
+{
+	struct ringtrace_instance *tr = setup();
+	char *t;
+
+	ASSERT_EQ(ringtrace_set_event(tr, "sample:*", err, sizeof(err)), 0);
+	emit_all_kinds();
+	ASSERT_EQ(ringtrace_marker_write(tr, "hello marker", 12), 0);
+	ASSERT_EQ(ringtrace_printf("printf %d", 42), 0);
+	ASSERT_EQ(ringtrace_marker_raw(tr, 0x1234, "\x01\x02\x03", 3), 0);
+	t = trace_text(tr);
+	golden_check("kinds.txt", t);
+	free(t);
+}
+
+/* Each option against the same records */
+static void options_golden(void)
+{
+	static const char *const opts[] = {
+		"noprint-parent", "sym-offset",	 "sym-addr",
+		"raw",		  "hex",	 "nocontext-info",
+		"latency-format", "record-tgid", "noirq-info",
+	};
+	struct ringtrace_instance *tr = setup();
+	size_t i;
+
+	ASSERT_EQ(ringtrace_set_event(tr, "request,callback,io_read", err,
+				      sizeof(err)), 0);
+	trace_request(1, "/a");
+	trace_callback((void *)setup, (unsigned long)setup + 5);
+	trace_io_read(9, 10);
+	ASSERT_EQ(ringtrace_marker_write(tr, "mark\n", 5), 0);
+	for (i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+		char name[64], *t;
+		const char *o = opts[i];
+		bool neg = !strncmp(o, "no", 2);
+
+		ASSERT_EQ(ringtrace_set_option(tr, o), 0);
+		ASSERT_EQ(ringtrace_option(tr, neg ? o + 2 : o), !neg);
+		t = trace_text(tr);
+		snprintf(name, sizeof(name), "opt-%s.txt", o);
+		golden_check(name, t);
+		free(t);
+		/* back to the default */
+		if (neg)
+			ASSERT_EQ(ringtrace_set_option(tr, o + 2), 0);
+		else {
+			snprintf(name, sizeof(name), "no%s", o);
+			ASSERT_EQ(ringtrace_set_option(tr, name), 0);
+		}
+	}
+	ASSERT_EQ(ringtrace_set_option(tr, "no-such-option"), -EINVAL);
+	ASSERT_EQ(ringtrace_option(tr, "no-such-option"), -EINVAL);
+}
+
+static void option_bin(void)
+{
+	struct ringtrace_instance *tr = setup();
+	char *t;
+	int pid;
+
+	ASSERT_EQ(ringtrace_set_event(tr, "io_read", err, sizeof(err)), 0);
+	trace_io_read(9, 10);
+	ASSERT_EQ(ringtrace_set_option(tr, "bin"), 0);
+	t = trace_text(tr);
+	/* after the header: pid, cpu, ts in binary, then "type: N\n" */
+	{
+		char *body = strstr(t, "FUNCTION\n");
+
+		ASSERT_NOT_NULL(body);
+		body = strchr(body + 9, '\n');
+		ASSERT_NOT_NULL(body);
+		body += 1;
+		memcpy(&pid, body, sizeof(pid));
+		ASSERT_EQ(pid, (int)gettid());
+		ASSERT_NOT_NULL(strstr(body + 16, "type: "));
+	}
+	free(t);
+}
+
+static void option_markers_off(void)
+{
+	struct ringtrace_instance *tr = setup();
+
+	ASSERT_EQ(ringtrace_set_option(tr, "nomarkers"), 0);
+	ASSERT_EQ(ringtrace_marker_write(tr, "x", 1), -EINVAL);
+	ASSERT_EQ(ringtrace_marker_raw(tr, 1, "x", 1), -EINVAL);
+	ASSERT_TRUE(ringbuf_empty(ringtrace_buffer(tr)));
+	ASSERT_EQ(ringtrace_set_option(tr, "markers"), 0);
+	ASSERT_EQ(ringtrace_marker_write(tr, "x", 1), 0);
+	ASSERT_FALSE(ringbuf_empty(ringtrace_buffer(tr)));
+}
+
+/* nooverwrite: a full buffer keeps its oldest records */
+static void option_overwrite(void)
+{
+	struct ringtrace_instance *tr = setup();
+	char *t;
+	int i;
+
+	ASSERT_EQ(ringtrace_set_buffer_size_kb(tr, 8), 0);
+	ASSERT_EQ(ringtrace_set_event(tr, "io_read", err, sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_set_option(tr, "nooverwrite"), 0);
+	for (i = 0; i < 5000; i++)
+		trace_io_read(1, i);
+	t = pipe_text(tr);
+	ASSERT_NOT_NULL(strstr(t, "bytes=0\n"));
+	ASSERT_NULL(strstr(t, "bytes=4999\n"));
+	ASSERT_NULL(strstr(t, "LOST"));
+	free(t);
+	ASSERT_EQ(ringtrace_set_option(tr, "overwrite"), 0);
+	for (i = 0; i < 5000; i++)
+		trace_io_read(1, i);
+	t = pipe_text(tr);
+	ASSERT_NULL(strstr(t, "bytes=0\n"));
+	ASSERT_NOT_NULL(strstr(t, "bytes=4999\n"));
+	ASSERT_NOT_NULL(strstr(t, "CPU:0 [LOST "));
+	free(t);
+}
+
+/* ---- trace vs trace_pipe ------------------------------------------------- */
+
+static void trace_vs_pipe(void)
+{
+	struct ringtrace_instance *tr = setup();
+	char *a, *b, *p;
+	int i;
+
+	ASSERT_EQ(ringtrace_set_event(tr, "request", err, sizeof(err)), 0);
+	for (i = 0; i < 10; i++)
+		trace_request(i, "/p");
+	a = trace_text(tr);
+	b = trace_text(tr);
+	ASSERT_EQ(strcmp(a, b), 0); /* trace does not consume */
+	ASSERT_EQ(count_lines(a, "request: id="), 10);
+	ASSERT_NOT_NULL(strstr(a, "entries-in-buffer/entries-written: 10/10"));
+	p = pipe_text(tr); /* trace_pipe consumes, without a header */
+	ASSERT_EQ(count_lines(p, "request: id="), 10);
+	ASSERT_NULL(strstr(p, "# tracer"));
+	ASSERT_TRUE(ringbuf_empty(ringtrace_buffer(tr)));
+	free(a);
+	free(b);
+	free(p);
+	a = trace_text(tr);
+	ASSERT_EQ(count_lines(a, "request: id="), 0);
+	ASSERT_NOT_NULL(strstr(a, "entries-in-buffer/entries-written: 0/0"));
+	free(a);
+	/* the pipe times out when there is nothing */
+	ASSERT_EQ(ringtrace_read_pipe(tr, stdout, 10), 0);
+}
+
+/* trace_pipe reports the events the writer overwrote */
+static void pipe_lost_events(void)
+{
+	struct ringtrace_instance *tr = setup();
+	char *p;
+	int i;
+
+	ASSERT_EQ(ringtrace_set_buffer_size_kb(tr, 8), 0);
+	ASSERT_EQ(ringtrace_set_event(tr, "io_read", err, sizeof(err)), 0);
+	for (i = 0; i < 3000; i++)
+		trace_io_read(1, i);
+	p = pipe_text(tr);
+	ASSERT_NOT_NULL(strstr(p, "CPU:0 [LOST "));
+	ASSERT_NOT_NULL(strstr(p, "bytes=2999\n"));
+	{
+		unsigned long lost = 0;
+		int shown = count_lines(p, "io_read: ");
+
+		ASSERT_EQ(sscanf(strstr(p, "[LOST ") + 6, "%lu", &lost), 1);
+		ASSERT_EQ(lost + (unsigned long)shown, 3000);
+	}
+	free(p);
+}
+
+/* A stream that writes events while `trace` is being printed, so that
+ * the writer laps the reader's iterator. */
+struct lap_cookie {
+	int writes;
+};
+
+static ssize_t lap_write(void *c, const char *buf, size_t n)
+{
+	struct lap_cookie *lc = c;
+	int i;
+
+	(void)buf;
+	if (lc->writes++ == 2)
+		for (i = 0; i < 3000; i++)
+			trace_io_read(2, 100000 + i);
+	return (ssize_t)n;
+}
+
+static void trace_lost_events(void)
+{
+	struct ringtrace_instance *tr = setup();
+	struct lap_cookie lc = { 0 };
+	cookie_io_functions_t io = { .write = lap_write };
+	char *t;
+	FILE *f;
+	int i;
+
+	ASSERT_EQ(ringtrace_set_buffer_size_kb(tr, 8), 0);
+	ASSERT_EQ(ringtrace_set_event(tr, "io_read", err, sizeof(err)), 0);
+	for (i = 0; i < 200; i++)
+		trace_io_read(1, i);
+	/* the header line counts: 200 in the buffer, 200 written */
+	t = trace_text(tr);
+	ASSERT_NOT_NULL(strstr(t, "entries-written: 200/200"));
+	free(t);
+	for (i = 0; i < 3000; i++)
+		trace_io_read(1, i);
+	t = trace_text(tr);
+	{
+		unsigned long in, wr;
+		char *h = strstr(t, "entries-written: ");
+
+		ASSERT_NOT_NULL(h);
+		ASSERT_EQ(sscanf(h, "entries-written: %lu/%lu", &in, &wr), 2);
+		ASSERT_EQ(wr, 3200);
+		ASSERT_LT(in, 3200);
+		ASSERT_EQ(count_lines(t, "io_read: "), (long long)in);
+	}
+	free(t);
+	/* lapped while printing: still a well-formed listing */
+	f = fopencookie(&lc, "w", io);
+	ASSERT_NOT_NULL(f);
+	setvbuf(f, NULL, _IONBF, 0);
+	ASSERT_EQ(ringtrace_print_trace(tr, f), 0);
+	fclose(f);
+	ASSERT_GE(lc.writes, 3);
+}
+
+/* The same, reading the lines printed while lapped */
+struct lap_capture {
+	int writes;
+	FILE *copy;
+};
+
+static ssize_t lap_copy_write(void *c, const char *buf, size_t n)
+{
+	struct lap_capture *lc = c;
+	int i;
+
+	fwrite(buf, 1, n, lc->copy);
+	if (lc->writes++ == 2)
+		for (i = 0; i < 3000; i++)
+			trace_io_read(2, 100000 + i);
+	return (ssize_t)n;
+}
+
+static void trace_lost_events_line(void)
+{
+	struct ringtrace_instance *tr = setup();
+	struct lap_capture lc = { 0 };
+	cookie_io_functions_t io = { .write = lap_copy_write };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int i;
+
+	ASSERT_EQ(ringtrace_set_buffer_size_kb(tr, 8), 0);
+	ASSERT_EQ(ringtrace_set_event(tr, "io_read", err, sizeof(err)), 0);
+	for (i = 0; i < 300; i++)
+		trace_io_read(1, i);
+	lc.copy = open_memstream(&buf, &len);
+	ASSERT_NOT_NULL(lc.copy);
+	f = fopencookie(&lc, "w", io);
+	ASSERT_NOT_NULL(f);
+	setvbuf(f, NULL, _IONBF, 0);
+	ASSERT_EQ(ringtrace_print_trace(tr, f), 0);
+	fclose(f);
+	fclose(lc.copy);
+	ASSERT_NOT_NULL(strstr(buf, "CPU:0 [LOST EVENTS]\n"));
+	free(buf);
+}
+
+/* ---- set_event ------------------------------------------------------------ */
+
+static int enabled_count(struct ringtrace_instance *tr)
+{
+	char buf[4096];
+
+	ringtrace_show_set_event(tr, buf, sizeof(buf));
+	return count_lines(buf, "\n");
+}
+
+static void set_event_syntax(void)
+{
+	struct ringtrace_instance *tr = setup();
+	char buf[4096];
+
+	ASSERT_EQ(enabled_count(tr), 0);
+	ASSERT_EQ(ringtrace_set_event(tr, "sample:request", err, sizeof(err)), 0);
+	ASSERT_EQ(enabled_count(tr), 1);
+	ASSERT_TRUE(trace_request_enabled());
+	ASSERT_FALSE(trace_ints_enabled());
+	ASSERT_EQ(ringtrace_set_event(tr, "sample:*", err, sizeof(err)), 0);
+	ASSERT_EQ(enabled_count(tr), 6);
+	ASSERT_EQ(ringtrace_set_event(tr, "!sample:io_*", err, sizeof(err)), 0);
+	ASSERT_EQ(enabled_count(tr), 4);
+	ASSERT_EQ(ringtrace_set_event(tr, "!ints", err, sizeof(err)), 0);
+	ASSERT_EQ(enabled_count(tr), 3);
+	ASSERT_FALSE(trace_ints_enabled());
+	ASSERT_EQ(ringtrace_set_event(tr, "net", err, sizeof(err)), 0);
+	ASSERT_EQ(enabled_count(tr), 5);
+	ringtrace_clear_events(tr);
+	ASSERT_EQ(enabled_count(tr), 0);
+	ASSERT_EQ(ringtrace_set_event(tr, "*:*", err, sizeof(err)), 0);
+	ASSERT_EQ(enabled_count(tr), 8);
+	ASSERT_EQ(ringtrace_set_event(tr, "!*:*", err, sizeof(err)), 0);
+	ASSERT_EQ(enabled_count(tr), 0);
+	ASSERT_EQ(ringtrace_set_event(tr, "request io_read,net:net_close",
+				      err, sizeof(err)), 0);
+	ringtrace_show_set_event(tr, buf, sizeof(buf));
+	ASSERT_NOT_NULL(strstr(buf, "sample:request\n"));
+	ASSERT_NOT_NULL(strstr(buf, "sample:io_read\n"));
+	ASSERT_NOT_NULL(strstr(buf, "net:net_close\n"));
+	ASSERT_EQ(enabled_count(tr), 3);
+	/* unknown */
+	ASSERT_EQ(ringtrace_set_event(tr, "nosuch:event", err, sizeof(err)),
+		  -ENOENT);
+	ASSERT_NOT_NULL(strstr(err, "nosuch:event"));
+	ASSERT_EQ(ringtrace_set_event(tr, "bogus", err, sizeof(err)), -ENOENT);
+	/* ftrace's own records cannot be enabled */
+	ASSERT_EQ(ringtrace_set_event(tr, "ftrace:print", err, sizeof(err)),
+		  -ENOENT);
+	/* the enable files */
+	ringtrace_clear_events(tr);
+	ASSERT_EQ(ringtrace_event_enable(tr, "net", NULL, true), 0);
+	ASSERT_EQ(enabled_count(tr), 2);
+	ASSERT_EQ(ringtrace_event_enable(tr, "net", "net_send", false), 0);
+	ASSERT_EQ(enabled_count(tr), 1);
+	ASSERT_EQ(ringtrace_event_enable(tr, NULL, NULL, true), 0);
+	ASSERT_EQ(enabled_count(tr), 8);
+	ASSERT_EQ(ringtrace_event_enable(tr, "nope", NULL, true), -ENOENT);
+	/* the available_events list */
+	{
+		char *list = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&list, &len);
+
+		ringtrace_available_events(m);
+		fclose(m);
+		ASSERT_NOT_NULL(strstr(list, "sample:request\n"));
+		ASSERT_NOT_NULL(strstr(list, "net:net_close\n"));
+		ASSERT_NULL(strstr(list, "ftrace:"));
+		free(list);
+	}
+}
+
+/* RINGTRACE_EVENTS (the kernel's trace_event=) applies at start-up: the
+ * case runs itself again with the variable set. */
+static void boot_events(void)
+{
+	const char *self = "/proc/self/exe";
+
+	if (getenv("RT_BOOT_CHILD")) {
+		struct ringtrace_instance *tr = ringtrace_top();
+		char buf[1024];
+
+		ASSERT_TRUE(trace_request_enabled());
+		ASSERT_TRUE(trace_net_send_enabled());
+		ASSERT_FALSE(trace_net_close_enabled());
+		ASSERT_FALSE(trace_ints_enabled());
+		ASSERT_EQ(ringtrace_option(tr, "sym-offset"), 1);
+		ASSERT_EQ(ringtrace_option(tr, "print-parent"), 0);
+		ASSERT_EQ(strcmp(ringtrace_current_tracer(tr), "function"), 0);
+		ASSERT_EQ(ringtrace_buffer_size_kb(tr), 64);
+		ringtrace_show_clock(tr, buf, sizeof(buf));
+		ASSERT_NOT_NULL(strstr(buf, "[mono_raw]"));
+		exit(0);
+	}
+	setenv("RT_BOOT_CHILD", "1", 1);
+	setenv("RINGTRACE_EVENTS", "sample:request,net:*,!net_close", 1);
+	setenv("RINGTRACE_OPTIONS", "sym-offset,noprint-parent", 1);
+	setenv("RINGTRACE_TRACER", "function", 1);
+	setenv("RINGTRACE_BUF_SIZE_KB", "64", 1);
+	setenv("RINGTRACE_CLOCK", "mono_raw", 1);
+	{
+		pid_t pid = fork();
+		int st;
+
+		ASSERT_GE(pid, 0);
+		if (pid == 0) {
+			execl(self, self, "boot_events", (char *)NULL);
+			_exit(99);
+		}
+		ASSERT_EQ(waitpid(pid, &st, 0), pid);
+		ASSERT_TRUE(WIFEXITED(st));
+		ASSERT_EQ(WEXITSTATUS(st), 0);
+	}
+}
+
+/* ---- filters ----------------------------------------------------------- */
+
+static void filter_event(void)
+{
+	struct ringtrace_instance *tr = setup();
+	char buf[512], *p;
+
+	ASSERT_EQ(ringtrace_set_event(tr, "request", err, sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_set_filter(tr, "sample", "request",
+				       "id >= 10 && path ~ \"/a*\"", err,
+				       sizeof(err)), 0);
+	ringtrace_show_filter(tr, "sample", "request", buf, sizeof(buf));
+	ASSERT_EQ(strcmp(buf, "id >= 10 && path ~ \"/a*\"\n"), 0);
+	trace_request(9, "/a");
+	trace_request(10, "/ab");
+	trace_request(11, "/b");
+	trace_request(12, "/a");
+	p = pipe_text(tr);
+	ASSERT_EQ(count_lines(p, "request: "), 2);
+	ASSERT_NOT_NULL(strstr(p, "id=10 path=/ab"));
+	ASSERT_NOT_NULL(strstr(p, "id=12 path=/a\n"));
+	free(p);
+	/* a bad filter leaves the old one and reports the caret */
+	ASSERT_EQ(ringtrace_set_filter(tr, "sample", "request",
+				       "id >= 10 && pth == \"x\"", err,
+				       sizeof(err)), -EINVAL);
+	ASSERT_EQ(strcmp(err, "id >= 10 && pth == \"x\"\n"
+			      "            ^\n"
+			      "parse_error: Field not found\n"), 0);
+	ringtrace_show_filter(tr, "sample", "request", buf, sizeof(buf));
+	ASSERT_EQ(strcmp(buf, "id >= 10 && path ~ \"/a*\"\n"), 0);
+	/* "0" clears */
+	ASSERT_EQ(ringtrace_set_filter(tr, "sample", "request", "0", err,
+				       sizeof(err)), 0);
+	ringtrace_show_filter(tr, "sample", "request", buf, sizeof(buf));
+	ASSERT_EQ(strcmp(buf, "none\n"), 0);
+	trace_request(1, "/z");
+	p = pipe_text(tr);
+	ASSERT_EQ(count_lines(p, "request: "), 1);
+	free(p);
+	/* common fields filter too */
+	ASSERT_EQ(ringtrace_set_filter(tr, "sample", "request",
+				       "common_pid != 0", err, sizeof(err)), 0);
+	trace_request(2, "/c");
+	p = pipe_text(tr);
+	ASSERT_EQ(count_lines(p, "request: "), 1);
+	free(p);
+	ASSERT_EQ(ringtrace_set_filter(tr, "sample", "nosuch", "id == 1", err,
+				       sizeof(err)), -ENOENT);
+}
+
+/* A subsystem filter goes to every event that has the fields; the
+ * others keep the filter they had. */
+static void filter_subsystem(void)
+{
+	struct ringtrace_instance *tr = setup();
+	char buf[256], *p;
+
+	ASSERT_EQ(ringtrace_set_event(tr, "net:*", err, sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_set_filter(tr, "net", "net_close", "fd == 7", err,
+				       sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_set_filter(tr, "net", NULL, "len > 100", err,
+				       sizeof(err)), 0);
+	ringtrace_show_filter(tr, "net", "net_send", buf, sizeof(buf));
+	ASSERT_EQ(strcmp(buf, "len > 100\n"), 0);
+	ringtrace_show_filter(tr, "net", "net_close", buf, sizeof(buf));
+	ASSERT_EQ(strcmp(buf, "fd == 7\n"), 0);
+	trace_net_send(1, 50);
+	trace_net_send(1, 500);
+	trace_net_close(6);
+	trace_net_close(7);
+	p = pipe_text(tr);
+	ASSERT_EQ(count_lines(p, "net_send: "), 1);
+	ASSERT_NOT_NULL(strstr(p, "len=500"));
+	ASSERT_EQ(count_lines(p, "net_close: "), 1);
+	ASSERT_NOT_NULL(strstr(p, "net_close: fd=7"));
+	free(p);
+	/* a field no event of the system has: an error, nothing changes */
+	ASSERT_EQ(ringtrace_set_filter(tr, "net", NULL, "nosuch == 1", err,
+				       sizeof(err)), -EINVAL);
+	ASSERT_NOT_NULL(strstr(err, "Field not found"));
+	ringtrace_show_filter(tr, "net", "net_send", buf, sizeof(buf));
+	ASSERT_EQ(strcmp(buf, "len > 100\n"), 0);
+	/* a syntax error anywhere: nothing changes */
+	ASSERT_EQ(ringtrace_set_filter(tr, "net", NULL, "fd == ", err,
+				       sizeof(err)), -EINVAL);
+	ringtrace_show_filter(tr, "net", "net_close", buf, sizeof(buf));
+	ASSERT_EQ(strcmp(buf, "fd == 7\n"), 0);
+}
+
+/* ---- markers ------------------------------------------------------------ */
+
+static void markers(void)
+{
+	struct ringtrace_instance *tr = setup();
+	char big[8192], *p;
+
+	ASSERT_EQ(ringtrace_marker_write(tr, "one", 3), 0);
+	ASSERT_EQ(ringtrace_marker_write(tr, "two\n", 4), 0);
+	ASSERT_EQ(ringtrace_printf("three %s", "3"), 0);
+	ASSERT_EQ(ringtrace_marker_raw(tr, 7, "\xff\x00", 2), 0);
+	memset(big, 'b', sizeof(big));
+	ASSERT_EQ(ringtrace_marker_write(tr, big, sizeof(big)), 0);
+	p = pipe_text(tr);
+	ASSERT_NOT_NULL(strstr(p, ": tracing_mark_write: one\n"));
+	ASSERT_NOT_NULL(strstr(p, ": tracing_mark_write: two\n"));
+	ASSERT_NULL(strstr(p, "two\n\n"));
+	ASSERT_NOT_NULL(strstr(p, ": markers: three 3\n"));
+	ASSERT_NOT_NULL(strstr(p, ": # 7 buf: ff 00 00 00\n"));
+	ASSERT_NOT_NULL(strstr(p, "bbbbbbbb\n")); /* cut, but there */
+	free(p);
+	ASSERT_EQ(ringtrace_marker_write(tr, NULL, 0), -EINVAL);
+}
+
+/* ---- instances, snapshot, switches ------------------------------------ */
+
+static void instances(void)
+{
+	struct ringtrace_instance *tr = setup(), *a, *b;
+	char *t;
+
+	a = ringtrace_instance_create("foo");
+	ASSERT_NOT_NULL(a);
+	ASSERT_NULL_ERRNO(ringtrace_instance_create("foo"), EEXIST);
+	ASSERT_NULL_ERRNO(ringtrace_instance_create("a/b"), EINVAL);
+	ASSERT_NULL_ERRNO(ringtrace_instance_create(""), EINVAL);
+	b = ringtrace_instance_create("bar");
+	ASSERT_NOT_NULL(b);
+	ASSERT_TRUE(ringtrace_instance_lookup("foo") == a);
+	ASSERT_TRUE(ringtrace_instance_lookup("") == tr);
+	ASSERT_NULL_ERRNO(ringtrace_instance_lookup("nope"), ENOENT);
+	ASSERT_EQ(strcmp(ringtrace_instance_name(a), "foo"), 0);
+	/* each instance has its own events and options */
+	ASSERT_EQ(ringtrace_set_event(a, "request", err, sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_set_event(b, "io_read", err, sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_set_event(tr, "request,io_read", err, sizeof(err)),
+		  0);
+	ASSERT_EQ(ringtrace_set_option(b, "noirq-info"), 0);
+	ASSERT_EQ(ringtrace_set_filter(tr, "sample", "request", "id == 2",
+				       err, sizeof(err)), 0);
+	trace_request(1, "/1");
+	trace_request(2, "/2");
+	trace_io_read(3, 3);
+	ASSERT_EQ(ringtrace_marker_write(b, "to-b", 4), 0);
+	t = pipe_text(a);
+	ASSERT_EQ(count_lines(t, "request: "), 2);
+	ASSERT_EQ(count_lines(t, "io_read: "), 0);
+	free(t);
+	t = trace_text(b);
+	ASSERT_EQ(count_lines(t, "io_read: "), 1);
+	ASSERT_EQ(count_lines(t, "tracing_mark_write: to-b"), 1);
+	ASSERT_NULL(strstr(t, "irqs-off"));
+	free(t);
+	t = pipe_text(tr);
+	ASSERT_EQ(count_lines(t, "request: "), 1);
+	ASSERT_EQ(count_lines(t, "io_read: "), 1);
+	ASSERT_EQ(count_lines(t, "to-b"), 0);
+	free(t);
+	ASSERT_EQ(ringtrace_instance_destroy(a), 0);
+	ASSERT_EQ(ringtrace_instance_destroy(tr), -EINVAL);
+	ASSERT_NULL_ERRNO(ringtrace_instance_lookup("foo"), ENOENT);
+	trace_request(2, "/2"); /* no instance "foo" any more */
+	a = ringtrace_instance_create("foo");
+	ASSERT_NOT_NULL(a);
+	ASSERT_FALSE(ringtrace_tracing_is_on(a) == false);
+	ASSERT_TRUE(ringbuf_empty(ringtrace_buffer(a)));
+	ASSERT_EQ(ringtrace_instance_destroy(a), 0);
+	ASSERT_EQ(ringtrace_instance_destroy(b), 0);
+}
+
+static void snapshot(void)
+{
+	struct ringtrace_instance *tr = setup();
+	char *t;
+
+	t = golden_capture(print_snapshot_cb, tr);
+	ASSERT_NOT_NULL(strstr(t, "SNAPSHOT NOT ALLOCATED"));
+	free(t);
+	ASSERT_EQ(ringtrace_set_event(tr, "request", err, sizeof(err)), 0);
+	trace_request(1, "/before");
+	ASSERT_EQ(ringtrace_snapshot(tr, 1), 0);
+	trace_request(2, "/after");
+	t = golden_capture(print_snapshot_cb, tr);
+	ASSERT_EQ(count_lines(t, "request: "), 1);
+	ASSERT_NOT_NULL(strstr(t, "path=/before"));
+	free(t);
+	t = trace_text(tr);
+	ASSERT_EQ(count_lines(t, "request: "), 1);
+	ASSERT_NOT_NULL(strstr(t, "path=/after"));
+	free(t);
+	ASSERT_EQ(ringtrace_snapshot(tr, 2), 0); /* clear */
+	t = golden_capture(print_snapshot_cb, tr);
+	ASSERT_EQ(count_lines(t, "request: "), 0);
+	free(t);
+	ASSERT_EQ(ringtrace_snapshot(tr, 1), 0);
+	ASSERT_EQ(ringtrace_snapshot(tr, 0), 0); /* free */
+	t = golden_capture(print_snapshot_cb, tr);
+	ASSERT_NOT_NULL(strstr(t, "SNAPSHOT NOT ALLOCATED"));
+	free(t);
+	ASSERT_EQ(ringtrace_snapshot(tr, 3), -EINVAL);
+}
+
+static void switches(void)
+{
+	struct ringtrace_instance *tr = setup();
+	char buf[256], *t;
+
+	ASSERT_EQ(ringtrace_set_event(tr, "request", err, sizeof(err)), 0);
+	ringtrace_tracing_on(tr, false);
+	ASSERT_FALSE(ringtrace_tracing_is_on(tr));
+	trace_request(1, "/off");
+	ASSERT_EQ(ringtrace_marker_write(tr, "off", 3), -ENOSPC);
+	ringtrace_tracing_on(tr, true);
+	trace_request(2, "/on");
+	t = pipe_text(tr);
+	ASSERT_EQ(count_lines(t, "request: "), 1);
+	ASSERT_NOT_NULL(strstr(t, "/on"));
+	free(t);
+	/* buffer size */
+	ASSERT_EQ(ringtrace_set_buffer_size_kb(tr, 256), 0);
+	ASSERT_EQ(ringtrace_buffer_size_kb(tr), 256);
+	ASSERT_EQ(ringtrace_set_buffer_size_kb(tr, 0), -EINVAL);
+	/* buffer_percent */
+	ASSERT_EQ(ringtrace_set_buffer_percent(tr, 0), 0);
+	ASSERT_EQ(ringtrace_set_buffer_percent(tr, 101), -EINVAL);
+	/* trace_clock */
+	ringtrace_show_clock(tr, buf, sizeof(buf));
+	ASSERT_EQ(strcmp(buf, "[mono] mono_raw boot x86-tsc\n"), 0);
+	trace_request(3, "/mono");
+	ASSERT_EQ(ringtrace_set_clock(tr, "boot"), 0);
+	ringtrace_show_clock(tr, buf, sizeof(buf));
+	ASSERT_EQ(strcmp(buf, "mono mono_raw [boot] x86-tsc\n"), 0);
+	ASSERT_TRUE(ringbuf_empty(ringtrace_buffer(tr))); /* cleared */
+	trace_request(4, "/boot");
+	ASSERT_EQ(ringtrace_set_clock(tr, "x86-tsc"), 0);
+	trace_request(5, "/tsc");
+	t = pipe_text(tr);
+	ASSERT_EQ(count_lines(t, "request: "), 1);
+	/* counter clocks print raw counts: "[000] ..... 123456789012: " */
+	{
+		char *c = strstr(t, "] ..... ");
+		unsigned long long v;
+		char colon;
+
+		ASSERT_NOT_NULL(c);
+		ASSERT_EQ(sscanf(c + 8, "%llu%c", &v, &colon), 2);
+		ASSERT_EQ(colon, ':');
+	}
+	free(t);
+	ASSERT_EQ(ringtrace_set_clock(tr, "local"), 0);
+	ASSERT_EQ(ringtrace_set_clock(tr, "sundial"), -EINVAL);
+	/* tracers */
+	ASSERT_EQ(ringtrace_set_tracer(tr, "function_graph"), 0);
+	ASSERT_EQ(strcmp(ringtrace_current_tracer(tr), "function_graph"), 0);
+	ASSERT_EQ(ringtrace_set_tracer(tr, "blk"), -EINVAL);
+	ASSERT_EQ(ringtrace_set_tracer(tr, "nop"), 0);
+	ringtrace_show_options(tr, buf, sizeof(buf));
+	ASSERT_NOT_NULL(strstr(buf, "print-parent\nnosym-offset\n"));
+}
+
+/* ---- signal handlers ---------------------------------------------------- */
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	ringtrace_irq_enter();
+	trace_io_write(99, sig);
+	ringtrace_irq_exit();
+}
+
+static void irq_flags(void)
+{
+	struct ringtrace_instance *tr = setup();
+	char *t;
+
+	ASSERT_EQ(ringtrace_set_event(tr, "io_write", err, sizeof(err)), 0);
+	signal(SIGUSR1, on_usr1);
+	trace_io_write(1, 1);
+	raise(SIGUSR1);
+	t = pipe_text(tr);
+	ASSERT_NOT_NULL(strstr(t, "[000] ..... "));
+	ASSERT_NOT_NULL(strstr(t, "[000] ..h.. "));
+	free(t);
+}
+
+/* ---- the usersoff latency tracer --------------------------------------- */
+
+/* Not a sibling call: the end of the section must return into critical(). */
+static void __attribute__((noinline, optimize("no-optimize-sibling-calls")))
+critical(unsigned int us)
+{
+	ringtrace_critical_start();
+	trace_io_read(0, us);
+	usleep(us);
+	ringtrace_critical_end();
+}
+
+static void usersoff(void)
+{
+	struct ringtrace_instance *tr = setup();
+	char *t;
+
+	ASSERT_EQ(ringtrace_set_event(tr, "io_read", err, sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_set_tracer(tr, "usersoff"), 0);
+	ASSERT_EQ(ringtrace_option(tr, "latency-format"), 1);
+	critical(1000);
+	critical(20000);
+	critical(2000);
+	ASSERT_GE(ringtrace_max_latency(tr), 20000);
+	ASSERT_LT(ringtrace_max_latency(tr), 20000 + 500000);
+	t = trace_text(tr);
+	ASSERT_NOT_NULL(strstr(t, "# tracer: usersoff\n"));
+	ASSERT_NOT_NULL(strstr(t, "# usersoff latency trace v1.1.5 on "));
+	ASSERT_NOT_NULL(strstr(t, "#  => started at: critical"));
+	ASSERT_NOT_NULL(strstr(t, "#  => ended at:   critical"));
+	ASSERT_NOT_NULL(strstr(t, "io_read: fd=0 bytes=20000"));
+	ASSERT_NULL(strstr(t, "bytes=1000\n"));
+	ASSERT_NULL(strstr(t, "bytes=2000\n"));
+	golden_check("usersoff.txt", t);
+	free(t);
+	/* a threshold above every section: no new maximum */
+	ringtrace_set_max_latency(tr, 0);
+	ringtrace_set_thresh(tr, 1000000);
+	critical(3000);
+	ASSERT_EQ(ringtrace_max_latency(tr), 0);
+	ASSERT_EQ(ringtrace_snapshot(tr, 0), -EBUSY);
+	ASSERT_EQ(ringtrace_set_tracer(tr, "nop"), 0);
+	ASSERT_EQ(ringtrace_option(tr, "latency-format"), 0);
+}
+
+/* ---- changing events and filters while threads trace ------------------- */
+
+static _Atomic int stop_flag;
+static _Atomic long loops;
+
+static void *tracer_thread(void *arg)
+{
+	long n = 0;
+
+	(void)arg;
+	while (!atomic_load(&stop_flag)) {
+		atomic_fetch_add(&loops, 1);
+		trace_request(1, "a");
+		trace_request(1, "b");
+		trace_request(200, "a");
+		trace_request(200, "b");
+		trace_net_send(1, 1);
+		n++;
+	}
+	return (void *)n;
+}
+
+static void check_no_torn(const char *t)
+{
+	const char *p = t;
+
+	/* filter A passes only (1,a), filter B only (200,b) */
+	while ((p = strstr(p, "request: "))) {
+		int id;
+		char path[8];
+
+		ASSERT_EQ(sscanf(p, "request: id=%d path=%7s", &id, path), 2);
+		if (id == 1 && !strcmp(path, "b"))
+			RBT_FAIL("(1,b) passed a filter: torn filter");
+		if (id == 200 && !strcmp(path, "a"))
+			RBT_FAIL("(200,a) passed a filter: torn filter");
+		p++;
+	}
+}
+
+static void concurrent_control(void)
+{
+	struct ringtrace_instance *tr = ringtrace_top(), *inst;
+	pthread_t th[4];
+	int i, rounds = 300 / (int)rbt_timeout_mult();
+	long total = 0;
+	char *t;
+
+	ASSERT_NOT_NULL(tr);
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(pthread_create(&th[i], NULL, tracer_thread, NULL), 0);
+	while (atomic_load(&loops) < 1000)
+		rbt_msleep(1);
+	for (i = 0; i < rounds; i++) {
+		const char *f = (i & 1) ? "id < 100 && path == \"a\"" :
+					  "id >= 100 && path == \"b\"";
+
+		ASSERT_EQ(ringtrace_set_filter(tr, "sample", "request", f, err,
+					       sizeof(err)), 0);
+		ASSERT_EQ(ringtrace_set_event(tr, (i % 3) ? "request" :
+							   "!request",
+					      err, sizeof(err)), 0);
+		ASSERT_EQ(ringtrace_set_event(tr, (i % 5) ? "net" : "!net",
+					      err, sizeof(err)), 0);
+		if (i % 50 == 0) {
+			inst = ringtrace_instance_create("churn");
+			ASSERT_NOT_NULL(inst);
+			ASSERT_EQ(ringtrace_set_event(inst, "*:*", err,
+						      sizeof(err)), 0);
+			ASSERT_EQ(ringtrace_instance_destroy(inst), 0);
+		}
+		if (i % 10 == 0) {
+			t = pipe_text(tr);
+			check_no_torn(t);
+			free(t);
+		}
+	}
+	ASSERT_GT(atomic_load(&loops), 1000);
+	atomic_store(&stop_flag, 1);
+	for (i = 0; i < 4; i++) {
+		void *r;
+
+		ASSERT_EQ(pthread_join(th[i], &r), 0);
+		total += (long)r;
+	}
+	ASSERT_GT(total, 0);
+	t = pipe_text(tr);
+	check_no_torn(t);
+	free(t);
+}
+
+/* ---- the kernel's own trace_marker line, where tracefs is mounted ----- */
+
+static int kernel_read_line(const char *pipe_path, char *line, size_t len)
+{
+	int fd = open(pipe_path, O_RDONLY | O_NONBLOCK);
+	size_t n = 0;
+	int tries;
+
+	if (fd < 0)
+		return -errno;
+	for (tries = 0; tries < 200 && n < len - 1; tries++) {
+		ssize_t r = read(fd, line + n, len - 1 - n);
+
+		if (r > 0) {
+			n += (size_t)r;
+			line[n] = '\0';
+			if (strchr(line, '\n'))
+				break;
+		} else {
+			usleep(10000);
+		}
+	}
+	close(fd);
+	line[n] = '\0';
+	return strchr(line, '\n') ? 0 : -ETIMEDOUT;
+}
+
+/* Blank out what differs between two tracers by nature: comm, pid, cpu
+ * and time stamp. What is left is the layout. */
+static void blank_context(char *line)
+{
+	char *p = strstr(line, "] ");
+	char *colon;
+	size_t i;
+
+	if (!p)
+		return;
+	for (i = 0; line + i < p; i++)
+		if (line[i] != ' ' && line[i] != '[' && line[i] != '-')
+			line[i] = 'x';
+	colon = strstr(p, ": ");
+	for (p += 8; colon && p < colon; p++)
+		if (*p != ' ' && *p != '.')
+			*p = '9';
+}
+
+static void kernel_marker_line(void)
+{
+	static const char *const roots[] = { "/sys/kernel/tracing",
+					     "/sys/kernel/debug/tracing" };
+	struct ringtrace_instance *tr = setup();
+	char inst[256], path[320], kline[512], *ours, *nl;
+	const char *root = NULL;
+	size_t i;
+	int fd;
+
+	for (i = 0; i < 2 && !root; i++) {
+		snprintf(path, sizeof(path), "%s/instances", roots[i]);
+		if (access(path, W_OK) == 0)
+			root = roots[i];
+	}
+	if (!root)
+		rbt_skip("tracefs is not mounted here (or its instances directory is not writable): no kernel trace_marker line to compare with");
+	snprintf(inst, sizeof(inst), "%s/instances/ringtrace-test-%d", root,
+		 (int)getpid());
+	ASSERT_EQ(mkdir(inst, 0755), 0);
+	snprintf(path, sizeof(path), "%s/trace_marker", inst);
+	fd = open(path, O_WRONLY);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(write(fd, "hello from ringtrace", 20), 20);
+	close(fd);
+	snprintf(path, sizeof(path), "%s/trace_pipe", inst);
+	ASSERT_EQ(kernel_read_line(path, kline, sizeof(kline)), 0);
+	rmdir(inst);
+	ASSERT_EQ(ringtrace_marker_write(tr, "hello from ringtrace", 20), 0);
+	ours = pipe_text(tr);
+	nl = strchr(ours, '\n');
+	ASSERT_NOT_NULL(nl);
+	nl[1] = '\0';
+	rbt_note("kernel: %s", kline);
+	rbt_note("ours:   %s", ours);
+	blank_context(kline);
+	blank_context(ours);
+	if (strcmp(kline, ours) != 0)
+		RBT_FAIL("layouts differ:\nkernel: %sours:   %s", kline, ours);
+	free(ours);
+}
+
+static const struct rbt_case cases[] = {
+	RBT_CASE(format_files),	    RBT_CASE(output_all_kinds),
+	RBT_CASE(options_golden),   RBT_CASE(option_bin),
+	RBT_CASE(option_markers_off), RBT_CASE(option_overwrite),
+	RBT_CASE(trace_vs_pipe),    RBT_CASE(pipe_lost_events),
+	RBT_CASE(trace_lost_events), RBT_CASE(trace_lost_events_line),
+	RBT_CASE(set_event_syntax), RBT_CASE(boot_events),
+	RBT_CASE(filter_event),	    RBT_CASE(filter_subsystem),
+	RBT_CASE(markers),	    RBT_CASE(instances),
+	RBT_CASE(snapshot),	    RBT_CASE(switches),
+	RBT_CASE(irq_flags),	    RBT_CASE(usersoff),
+	RBT_CASE(concurrent_control), RBT_CASE(kernel_marker_line),
+};
+RBT_MAIN(cases)

@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * ringtrace/event.h - what the TRACE_EVENT() macros expand to call
+ *
+ * Programs do not use this header directly: they define events with
+ * <ringtrace/tracepoint.h> and create them with <ringtrace/define_trace.h>,
+ * as kernel code does with <linux/tracepoint.h> and
+ * <trace/define_trace.h>.
+ */
+#ifndef RINGTRACE_EVENT_H
+#define RINGTRACE_EVENT_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__) && defined(RINGTRACE_BUILDING)
+#define RINGTRACE_API __attribute__((visibility("default")))
+#else
+#define RINGTRACE_API
+#endif
+
+/**
+ * struct ringtrace_entry - the header of every record (the kernel's
+ *	struct trace_entry, byte for byte)
+ * @type: the event's id
+ * @flags: RINGTRACE_FLAG_* of the writing context
+ * @preempt_count: low nibble: the tracer's nesting depth at the write
+ *	(shown where the kernel shows the preempt depth)
+ * @pid: the writing thread's id
+ */
+struct ringtrace_entry {
+	uint16_t type;
+	uint8_t flags;
+	uint8_t preempt_count;
+	int32_t pid;
+};
+
+/* Bits of ringtrace_entry.flags; the values are the kernel's. */
+#define RINGTRACE_FLAG_HARDIRQ 0x08 /* written from a signal handler */
+
+/* enum rt_field_kind values, for the field declarations below */
+#define RINGTRACE_FIELD_INT 0
+#define RINGTRACE_FIELD_ARRAY 1
+#define RINGTRACE_FIELD_STRING 2
+#define RINGTRACE_FIELD_DYNSTR 3
+#define RINGTRACE_FIELD_PTR 4
+
+/**
+ * struct ringtrace_field_decl - a field as TP_STRUCT__entry() declares it
+ * @type: the C type as written ("int", "char[16]", "__data_loc char[]")
+ * @name: the field's name
+ * @size: bytes in the record
+ * @align: its alignment
+ * @is_signed: 1 for signed integers
+ * @kind: RINGTRACE_FIELD_*
+ * @elem_size: element size of arrays
+ *
+ * Offsets are not declared: the registry lays the fields out after the
+ * header with the C rules, and checks the result against the size of the
+ * generated struct.
+ */
+struct ringtrace_field_decl {
+	const char *type;
+	const char *name;
+	uint16_t size;
+	uint16_t align;
+	uint8_t is_signed;
+	uint8_t kind;
+	uint16_t elem_size;
+};
+
+struct ringtrace_seq;
+struct rt_event_priv;
+
+/**
+ * struct ringtrace_event - one event, defined by TRACE_EVENT()
+ * @enabled: bit N set while the event is enabled in instance N; the only
+ *	thing trace_<event>() reads while the event is off
+ * @system: the TRACE_SYSTEM it belongs to
+ * @name: the event's name
+ * @fields: the fields after the common header, ended by a NULL name
+ * @print_fmt: the "print fmt:" text of the format file
+ * @print: prints the record as TP_printk() says
+ * @size: sizeof the fixed part of the record
+ * @priv: the registry's state for the event
+ */
+struct ringtrace_event {
+	_Atomic uint64_t enabled;
+	const char *system;
+	const char *name;
+	const struct ringtrace_field_decl *fields;
+	const char *print_fmt;
+	void (*print)(struct ringtrace_seq *s, const void *rec);
+	size_t size;
+	struct rt_event_priv *priv;
+};
+
+/**
+ * struct ringtrace_write - one event being written to every instance
+ *	that enabled it (internal to the generated code)
+ */
+struct ringtrace_write {
+	struct ringtrace_event *event;
+	uint64_t mask;
+	size_t size;
+	void *rb;
+	void *rbev;
+	void *rec;
+	int inst;
+	int depth;
+};
+
+RINGTRACE_API void *ringtrace_write_first(struct ringtrace_event *ev,
+					  struct ringtrace_write *w,
+					  size_t size);
+RINGTRACE_API void *ringtrace_write_next(struct ringtrace_write *w);
+RINGTRACE_API void ringtrace_write_commit(struct ringtrace_write *w);
+RINGTRACE_API int ringtrace_event_register(struct ringtrace_event *ev);
+RINGTRACE_API void ringtrace_event_unregister(struct ringtrace_event *ev);
+RINGTRACE_API void ringtrace_seq_printf(struct ringtrace_seq *s,
+					const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RINGTRACE_EVENT_H */

@@ -1,0 +1,277 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * ringtrace/trace_events.h - the passes over a trace header
+ *
+ * Included by <ringtrace/define_trace.h> only. No include guard: each
+ * trace header created in a file goes through all passes.
+ *
+ *  1. struct ringtrace_raw_<class>: the record
+ *  2. struct ringtrace_data_offsets_<class>: where the dynamic parts go
+ *  3. ringtrace_get_offsets_<class>(): sizes the dynamic parts
+ *  4. ringtrace_fields_<class>[] and ringtrace_print_<class>()
+ *  5. ringtrace_print_fmt_<class>[]: the "print fmt:" text, with
+ *     __entry spelled REC as in the kernel's format files
+ *  6. the write function of the class, then per event its
+ *     struct ringtrace_event, __ringtrace_do_<event>() and registration
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* Longest __string() kept, NUL included; longer strings are cut. */
+#ifndef RINGTRACE_MAX_STRING
+#define RINGTRACE_MAX_STRING 2048
+#endif
+
+#undef TP_STRUCT__entry
+#define TP_STRUCT__entry(...) __VA_ARGS__
+#undef TP_fast_assign
+#define TP_fast_assign(...) __VA_ARGS__
+#undef TP_printk
+#define TP_printk(...) __VA_ARGS__
+
+#undef TRACE_EVENT
+#define TRACE_EVENT(name, proto, args, tstruct, assign, print)              \
+	DECLARE_EVENT_CLASS(name, PARAMS(proto), PARAMS(args),              \
+			    PARAMS(tstruct), PARAMS(assign), PARAMS(print)) \
+	DEFINE_EVENT(name, name, PARAMS(proto), PARAMS(args))
+
+/* Classification of a field's type, for the format and the filter. */
+#define __RT_IS_PTR(type) (__builtin_classify_type((type)0) == 5)
+#define __RT_IS_SIGNED(type)                                                \
+	__builtin_choose_expr(__RT_IS_PTR(type), 0,                         \
+			      ((type)-1 < (type)1))
+#define __RT_KIND(type)                                                     \
+	__builtin_choose_expr(__RT_IS_PTR(type), RINGTRACE_FIELD_PTR,       \
+			      RINGTRACE_FIELD_INT)
+#define __RT_ARRAY_KIND(type)                                               \
+	_Generic((type)0, char: RINGTRACE_FIELD_STRING,                     \
+		 signed char: RINGTRACE_FIELD_STRING,                       \
+		 unsigned char: RINGTRACE_FIELD_STRING,                     \
+		 default: RINGTRACE_FIELD_ARRAY)
+#define __RT_DYN_KIND(type)                                                 \
+	_Generic((type)0, char: RINGTRACE_FIELD_DYNSTR,                     \
+		 signed char: RINGTRACE_FIELD_DYNSTR,                       \
+		 unsigned char: RINGTRACE_FIELD_DYNSTR,                     \
+		 default: RINGTRACE_FIELD_ARRAY)
+
+/* Accessors of TP_fast_assign() and TP_printk() */
+#undef __get_dynamic_array
+#define __get_dynamic_array(item)                                           \
+	((void *)((char *)(uintptr_t)__entry +                              \
+		  ((__entry)->__data_loc_##item & 0xffff)))
+#undef __get_dynamic_array_len
+#define __get_dynamic_array_len(item) ((__entry)->__data_loc_##item >> 16)
+#undef __get_str
+#define __get_str(item) ((char *)__get_dynamic_array(item))
+#undef __assign_str
+#define __assign_str(item, ...)                                             \
+	do {                                                                \
+		size_t __l = __get_dynamic_array_len(item);                 \
+		memcpy(__get_str(item), __data_offsets.item##__src, __l - 1);\
+		__get_str(item)[__l - 1] = '\0';                            \
+	} while (0)
+
+/* Generated functions take every TP_PROTO() argument, used or not. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+
+/* ---- pass 1: the record ---------------------------------------------- */
+#undef __field
+#undef __array
+#undef __string
+#undef __dynamic_array
+#define __field(type, item) type item;
+#define __array(type, item, len) type item[len];
+#define __string(item, src) uint32_t __data_loc_##item;
+#define __dynamic_array(type, item, len) uint32_t __data_loc_##item;
+#undef DECLARE_EVENT_CLASS
+#define DECLARE_EVENT_CLASS(name, proto, args, tstruct, assign, print)      \
+	struct ringtrace_raw_##name {                                       \
+		struct ringtrace_entry ent;                                 \
+		tstruct                                                     \
+		char __data[];                                              \
+	};
+#undef DEFINE_EVENT
+#define DEFINE_EVENT(template, name, proto, args)
+#include RT_TRACE_INCLUDE(TRACE_INCLUDE_FILE)
+
+/* ---- pass 2: the dynamic parts' offsets -------------------------------- */
+#undef __field
+#undef __array
+#undef __string
+#undef __dynamic_array
+#define __field(type, item)
+#define __array(type, item, len)
+#define __string(item, src) uint32_t item; const char *item##__src;
+#define __dynamic_array(type, item, len) uint32_t item; const void *item##__src;
+#undef DECLARE_EVENT_CLASS
+#define DECLARE_EVENT_CLASS(name, proto, args, tstruct, assign, print)      \
+	struct ringtrace_data_offsets_##name {                              \
+		uint32_t __rt_unused;                                       \
+		tstruct                                                     \
+	};
+#include RT_TRACE_INCLUDE(TRACE_INCLUDE_FILE)
+
+/* ---- pass 3: sizing the dynamic parts ---------------------------------- */
+#undef __string
+#undef __dynamic_array
+#define __string(item, src)                                                 \
+	{                                                                   \
+		const char *__s = (src);                                    \
+		size_t __n;                                                 \
+		if (!__s)                                                   \
+			__s = "(null)";                                     \
+		__n = strnlen(__s, RINGTRACE_MAX_STRING - 1) + 1;           \
+		__data_offsets->item##__src = __s;                          \
+		__data_offsets->item = (uint32_t)(__data_size +             \
+			offsetof(__typeof__(*__rt_entry_type), __data)) |   \
+			(uint32_t)(__n << 16);                              \
+		__data_size += __n;                                         \
+	}
+#define __dynamic_array(type, item, len)                                    \
+	{                                                                   \
+		size_t __n = (size_t)(len) * sizeof(type);                  \
+		if (__n > RINGTRACE_MAX_STRING)                             \
+			__n = RINGTRACE_MAX_STRING / sizeof(type) *         \
+			      sizeof(type);                                 \
+		__data_offsets->item##__src = NULL;                         \
+		__data_offsets->item = (uint32_t)(__data_size +             \
+			offsetof(__typeof__(*__rt_entry_type), __data)) |   \
+			(uint32_t)(__n << 16);                              \
+		__data_size += __n;                                         \
+	}
+#undef DECLARE_EVENT_CLASS
+#define DECLARE_EVENT_CLASS(name, proto, args, tstruct, assign, print)      \
+	static inline __attribute__((no_instrument_function, unused))      \
+	size_t ringtrace_get_offsets_##name(                                \
+		struct ringtrace_data_offsets_##name *__data_offsets, proto) \
+	{                                                                   \
+		struct ringtrace_raw_##name *__rt_entry_type = NULL;        \
+		size_t __data_size = 0;                                     \
+		(void)__rt_entry_type;                                      \
+		(void)__data_offsets;                                       \
+		tstruct                                                     \
+		return __data_size;                                         \
+	}
+#include RT_TRACE_INCLUDE(TRACE_INCLUDE_FILE)
+
+/* ---- pass 4: the field list and the print function --------------------- */
+#undef __field
+#undef __array
+#undef __string
+#undef __dynamic_array
+#define __field(type, item)                                                 \
+	{ #type, #item, sizeof(type), _Alignof(type), __RT_IS_SIGNED(type), \
+	  __RT_KIND(type), 0 },
+#define __array(type, item, len)                                            \
+	{ #type "[" __rt_stringify(len) "]", #item, sizeof(type) * (len),   \
+	  _Alignof(type), __RT_IS_SIGNED(type), __RT_ARRAY_KIND(type),      \
+	  sizeof(type) },
+#define __string(item, src)                                                 \
+	{ "__data_loc char[]", #item, 4, 4, 0, RINGTRACE_FIELD_DYNSTR, 1 },
+#define __dynamic_array(type, item, len)                                    \
+	{ "__data_loc " #type "[]", #item, 4, 4, __RT_IS_SIGNED(type),      \
+	  __RT_DYN_KIND(type), sizeof(type) },
+#undef DECLARE_EVENT_CLASS
+#define DECLARE_EVENT_CLASS(name, proto, args, tstruct, assign, print)      \
+	static const struct ringtrace_field_decl ringtrace_fields_##name[] = {\
+		tstruct { NULL, NULL, 0, 0, 0, 0, 0 }                       \
+	};                                                                  \
+	static __attribute__((no_instrument_function)) void                 \
+	ringtrace_print_##name(struct ringtrace_seq *__s, const void *__rec)\
+	{                                                                   \
+		const struct ringtrace_raw_##name *__entry = __rec;         \
+		(void)__entry;                                              \
+		ringtrace_seq_printf(__s, print);                           \
+	}
+#include RT_TRACE_INCLUDE(TRACE_INCLUDE_FILE)
+
+/* ---- pass 5: the print fmt text ---------------------------------------- */
+#undef __get_str
+#undef __get_dynamic_array
+#undef __get_dynamic_array_len
+#define __entry REC
+#undef DECLARE_EVENT_CLASS
+#define DECLARE_EVENT_CLASS(name, proto, args, tstruct, assign, print)      \
+	static const char ringtrace_print_fmt_##name[] = __rt_stringify(print);
+#include RT_TRACE_INCLUDE(TRACE_INCLUDE_FILE)
+#undef __entry
+#define __get_dynamic_array(item)                                           \
+	((void *)((char *)(uintptr_t)__entry +                              \
+		  ((__entry)->__data_loc_##item & 0xffff)))
+#define __get_dynamic_array_len(item) ((__entry)->__data_loc_##item >> 16)
+#define __get_str(item) ((char *)__get_dynamic_array(item))
+
+/* ---- pass 6: writing, the events and their registration ---------------- */
+#undef __field
+#undef __array
+#undef __string
+#undef __dynamic_array
+#define __field(type, item)
+#define __array(type, item, len)
+#define __string(item, src) __entry->__data_loc_##item = __data_offsets.item;
+#define __dynamic_array(type, item, len)                                    \
+	__entry->__data_loc_##item = __data_offsets.item;
+#undef DECLARE_EVENT_CLASS
+#define DECLARE_EVENT_CLASS(name, proto, args, tstruct, assign, print)      \
+	static __attribute__((no_instrument_function, unused)) void         \
+	ringtrace_do_class_##name(struct ringtrace_event *__ev, proto)      \
+	{                                                                   \
+		struct ringtrace_data_offsets_##name __data_offsets;        \
+		struct ringtrace_write __w;                                 \
+		struct ringtrace_raw_##name *__entry;                       \
+		size_t __size = offsetof(struct ringtrace_raw_##name,       \
+					 __data);                           \
+		if (__size < sizeof(struct ringtrace_raw_##name))           \
+			__size = sizeof(struct ringtrace_raw_##name);       \
+		__size += ringtrace_get_offsets_##name(&__data_offsets,     \
+						       args);               \
+		for (__entry = ringtrace_write_first(__ev, &__w, __size);   \
+		     __entry; __entry = ringtrace_write_next(&__w)) {       \
+			tstruct                                             \
+			{ assign }                                          \
+			ringtrace_write_commit(&__w);                       \
+		}                                                           \
+	}
+#undef DEFINE_EVENT
+#define DEFINE_EVENT(template, call, proto, args)                           \
+	struct ringtrace_event __ringtrace_event_##call = {                 \
+		.system = __rt_stringify(TRACE_SYSTEM),                     \
+		.name = #call,                                              \
+		.fields = ringtrace_fields_##template,                      \
+		.print_fmt = ringtrace_print_fmt_##template,                \
+		.print = ringtrace_print_##template,                        \
+		.size = sizeof(struct ringtrace_raw_##template),            \
+	};                                                                  \
+	__attribute__((no_instrument_function)) void                        \
+	__ringtrace_do_##call(proto)                                        \
+	{                                                                   \
+		ringtrace_do_class_##template(&__ringtrace_event_##call,     \
+					      args);                        \
+	}                                                                   \
+	static __attribute__((constructor, no_instrument_function)) void   \
+	__ringtrace_register_##call(void)                                   \
+	{                                                                   \
+		ringtrace_event_register(&__ringtrace_event_##call);        \
+	}                                                                   \
+	static __attribute__((destructor, no_instrument_function)) void    \
+	__ringtrace_unregister_##call(void)                                 \
+	{                                                                   \
+		ringtrace_event_unregister(&__ringtrace_event_##call);      \
+	}
+#include RT_TRACE_INCLUDE(TRACE_INCLUDE_FILE)
+
+#undef __field
+#undef __array
+#undef __string
+#undef __dynamic_array
+#undef __get_dynamic_array
+#undef __get_dynamic_array_len
+#undef __get_str
+#undef __assign_str
+#undef TP_STRUCT__entry
+#undef TP_fast_assign
+#undef TP_printk
+
+#pragma GCC diagnostic pop

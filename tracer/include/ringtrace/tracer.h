@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * ringtrace/tracer.h - the tracer's control and output API
+ *
+ * Each call stands for one tracefs file; its comment names it. An
+ * instance is a trace array: the top-level one (ringtrace_top()) or one
+ * made with ringtrace_instance_create() (mkdir instances/NAME). Control
+ * calls take the instance's control lock and may block; they never block
+ * a writer. Every call that can fail returns 0 or a negative errno, and
+ * where a message helps, writes it to @err (@errlen bytes, may be NULL).
+ */
+#ifndef RINGTRACE_TRACER_H
+#define RINGTRACE_TRACER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include <ringtrace/event.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct ringtrace_instance;
+
+/* ---- instances ---------------------------------------------------------- */
+
+/* The top-level instance, made at the first call. NULL with errno set if
+ * its buffer cannot be made. */
+RINGTRACE_API struct ringtrace_instance *ringtrace_top(void);
+/* mkdir instances/NAME. NULL with errno: EEXIST, EINVAL, ENOSPC (64
+ * instances), ENOMEM. */
+RINGTRACE_API struct ringtrace_instance *ringtrace_instance_create(
+	const char *name);
+/* An existing instance by name; "" or NULL is the top one. */
+RINGTRACE_API struct ringtrace_instance *ringtrace_instance_lookup(
+	const char *name);
+/* rmdir instances/NAME: -EINVAL for the top instance. */
+RINGTRACE_API int ringtrace_instance_destroy(struct ringtrace_instance *tr);
+RINGTRACE_API const char *ringtrace_instance_name(
+	struct ringtrace_instance *tr);
+
+/* ---- events ------------------------------------------------------------- */
+
+/* echo SPEC >> set_event: "sys:event", "sys:*", "*:*", "event", "sys",
+ * each prefixed with '!' to disable; several separated by blanks or
+ * commas. -ENOENT (with @err naming the spec) if one matches nothing. */
+RINGTRACE_API int ringtrace_set_event(struct ringtrace_instance *tr,
+				      const char *spec, char *err,
+				      size_t errlen);
+/* echo > set_event: disable every event of the instance. */
+RINGTRACE_API void ringtrace_clear_events(struct ringtrace_instance *tr);
+/* cat set_event: the enabled events as "sys:event" lines. */
+RINGTRACE_API size_t ringtrace_show_set_event(struct ringtrace_instance *tr,
+					      char *buf, size_t len);
+/* events/SYS/EVENT/enable (event NULL: events/SYS/enable; system NULL
+ * too: events/enable). */
+RINGTRACE_API int ringtrace_event_enable(struct ringtrace_instance *tr,
+					 const char *system,
+					 const char *event, bool on);
+/* events/SYS/EVENT/filter (event NULL: the subsystem filter, set on every
+ * event of SYS that has the fields, others keep theirs; system NULL too:
+ * every event). "0" or "" clears. On a parse error -EINVAL and @err holds
+ * the kernel-style report with the caret under the error. */
+RINGTRACE_API int ringtrace_set_filter(struct ringtrace_instance *tr,
+				       const char *system, const char *event,
+				       const char *expr, char *err,
+				       size_t errlen);
+/* cat events/SYS/EVENT/filter ("none" when there is none). */
+RINGTRACE_API size_t ringtrace_show_filter(struct ringtrace_instance *tr,
+					   const char *system,
+					   const char *event, char *buf,
+					   size_t len);
+/* cat events/SYS/EVENT/format. -ENOENT for an unknown event. */
+RINGTRACE_API ssize_t ringtrace_event_format(const char *system,
+					     const char *event, char *buf,
+					     size_t len);
+/* cat events/SYS/EVENT/id */
+RINGTRACE_API int ringtrace_event_id(const char *system, const char *event);
+/* cat available_events */
+RINGTRACE_API void ringtrace_available_events(FILE *out);
+
+/* ---- tracers and options ------------------------------------------------ */
+
+/* echo NAME > current_tracer: "nop", "function", "function_graph",
+ * "usersoff" (the critical-section latency tracer). */
+RINGTRACE_API int ringtrace_set_tracer(struct ringtrace_instance *tr,
+				       const char *name);
+RINGTRACE_API const char *ringtrace_current_tracer(
+	struct ringtrace_instance *tr);
+/* echo OPT > trace_options ("noOPT" clears); -EINVAL for unknown. */
+RINGTRACE_API int ringtrace_set_option(struct ringtrace_instance *tr,
+				       const char *opt);
+/* cat options/OPT: 1, 0, or -EINVAL. */
+RINGTRACE_API int ringtrace_option(struct ringtrace_instance *tr,
+				   const char *opt);
+/* cat trace_options */
+RINGTRACE_API size_t ringtrace_show_options(struct ringtrace_instance *tr,
+					    char *buf, size_t len);
+
+/* tracing_on */
+RINGTRACE_API void ringtrace_tracing_on(struct ringtrace_instance *tr,
+					bool on);
+RINGTRACE_API bool ringtrace_tracing_is_on(struct ringtrace_instance *tr);
+/* buffer_size_kb (per cpu buffer) */
+RINGTRACE_API int ringtrace_set_buffer_size_kb(struct ringtrace_instance *tr,
+					       size_t kb);
+RINGTRACE_API size_t ringtrace_buffer_size_kb(struct ringtrace_instance *tr);
+/* buffer_percent: how full a cpu buffer is before trace_pipe wakes. */
+RINGTRACE_API int ringtrace_set_buffer_percent(struct ringtrace_instance *tr,
+					       int percent);
+/* trace_clock: "mono" (also "local", "global", "perf"), "mono_raw",
+ * "boot", "x86-tsc". Changing it clears the buffer. */
+RINGTRACE_API int ringtrace_set_clock(struct ringtrace_instance *tr,
+				      const char *name);
+RINGTRACE_API size_t ringtrace_show_clock(struct ringtrace_instance *tr,
+					  char *buf, size_t len);
+/* echo > trace: empty the buffer. */
+RINGTRACE_API void ringtrace_clear(struct ringtrace_instance *tr);
+/* echo N > snapshot: 0 frees the snapshot buffer, 1 allocates it and
+ * swaps it with the live buffer, 2 clears it. */
+RINGTRACE_API int ringtrace_snapshot(struct ringtrace_instance *tr, int cmd);
+/* The instance's ring buffer (for raw readers). */
+RINGTRACE_API struct ringbuf *ringtrace_buffer(struct ringtrace_instance *tr);
+
+/* ---- output ------------------------------------------------------------- */
+
+/* cat trace: a non-consuming view with the header. */
+RINGTRACE_API int ringtrace_print_trace(struct ringtrace_instance *tr,
+					FILE *out);
+/* cat snapshot */
+RINGTRACE_API int ringtrace_print_snapshot(struct ringtrace_instance *tr,
+					   FILE *out);
+/* One read of trace_pipe: consumes what is there (waits up to
+ * @timeout_ms for data at the buffer_percent watermark, -1 forever) and
+ * writes the lines to @out. Return: lines written, 0 on timeout, or a
+ * negative errno. */
+RINGTRACE_API int ringtrace_read_pipe(struct ringtrace_instance *tr,
+				      FILE *out, int timeout_ms);
+
+/* ---- markers ------------------------------------------------------------ */
+
+/* echo TEXT > trace_marker: a ftrace:print record shown as
+ * "tracing_mark_write: TEXT". No system call. -EBADF if the markers
+ * option is off, -ENOSPC if the buffer refused it. */
+RINGTRACE_API int ringtrace_marker_write(struct ringtrace_instance *tr,
+					 const char *text, size_t len);
+/* trace_printk(): a ftrace:print record shown as "caller: TEXT". */
+RINGTRACE_API int ringtrace_printf(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+/* trace_marker_raw: an id and a binary payload (ftrace:raw_data). */
+RINGTRACE_API int ringtrace_marker_raw(struct ringtrace_instance *tr,
+				       unsigned int id, const void *data,
+				       size_t len);
+
+/* ---- signal handlers ---------------------------------------------------- */
+
+/* Mark a signal handler's body, so its records show 'h' in the flags
+ * (the kernel's irq_enter()/irq_exit()). Records made while another
+ * record of the same thread is being written are marked anyway. */
+RINGTRACE_API void ringtrace_irq_enter(void);
+RINGTRACE_API void ringtrace_irq_exit(void);
+
+/* ---- the usersoff latency tracer --------------------------------------- */
+
+/* Begin and end a critical section on this thread. With the usersoff
+ * tracer current, the longest section (over tracing_thresh) becomes the
+ * snapshot and tracing_max_latency. Async-signal-safe. */
+RINGTRACE_API void ringtrace_critical_start(void);
+RINGTRACE_API void ringtrace_critical_end(void);
+/* tracing_max_latency, in microseconds; writing 0 rearms. */
+RINGTRACE_API uint64_t ringtrace_max_latency(struct ringtrace_instance *tr);
+RINGTRACE_API void ringtrace_set_max_latency(struct ringtrace_instance *tr,
+					     uint64_t usecs);
+/* tracing_thresh, in microseconds (0: keep every new maximum). */
+RINGTRACE_API void ringtrace_set_thresh(struct ringtrace_instance *tr,
+					uint64_t usecs);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RINGTRACE_TRACER_H */

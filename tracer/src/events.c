@@ -1,0 +1,780 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * events.c - the event registry: ids, systems, enabling (set_event and
+ *	the enable files), filters and format descriptions
+ *
+ * The kernel's trace_events.c, for events defined with TRACE_EVENT().
+ * Events register from constructors (and unregister from destructors,
+ * which is what makes dlclose() of a traced library safe). The id table
+ * is published through RCU for the readers that turn ids back into
+ * events; the enable bits and the filters are read by writers without a
+ * lock (see trace.c).
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "filter.h"
+#include "rcu.h"
+#include "trace.h"
+
+/* The id -> event table, replaced whole when it grows */
+struct rt_ev_table {
+	unsigned int nr;
+	struct rt_event_priv *ev[];
+};
+
+static struct rt_ev_table *_Atomic rt_table;
+static pthread_mutex_t rt_reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned int rt_next_id = RT_TYPE_FIRST_DYNAMIC;
+static bool rt_exiting;
+static char *rt_boot_events;
+
+void rt_registry_lock(void)
+{
+	pthread_mutex_lock(&rt_reg_lock);
+}
+
+void rt_registry_unlock(void)
+{
+	pthread_mutex_unlock(&rt_reg_lock);
+}
+
+/* The common fields, as the kernel's format files list them */
+static const struct rt_field rt_common_fields[] = {
+	{ "unsigned short", "common_type", 0, 2, 0, RT_FIELD_INT, 0 },
+	{ "unsigned char", "common_flags", 2, 1, 0, RT_FIELD_INT, 0 },
+	{ "unsigned char", "common_preempt_count", 3, 1, 0, RT_FIELD_INT, 0 },
+	{ "int", "common_pid", 4, 4, 1, RT_FIELD_INT, 0 },
+};
+#define RT_NR_COMMON 4
+
+/* ---- the built-in ftrace events --------------------------------------- */
+
+static const struct ringtrace_field_decl rt_fn_fields[] = {
+	{ "unsigned long", "ip", 8, 8, 0, RINGTRACE_FIELD_PTR, 0 },
+	{ "unsigned long", "parent_ip", 8, 8, 0, RINGTRACE_FIELD_PTR, 0 },
+	{ NULL, NULL, 0, 0, 0, 0, 0 },
+};
+static const struct ringtrace_field_decl rt_print_fields[] = {
+	{ "unsigned long", "ip", 8, 8, 0, RINGTRACE_FIELD_PTR, 0 },
+	{ "char[]", "buf", 0, 1, 1, RINGTRACE_FIELD_STRING, 1 },
+	{ NULL, NULL, 0, 0, 0, 0, 0 },
+};
+static const struct ringtrace_field_decl rt_graph_ent_fields[] = {
+	{ "unsigned long", "func", 8, 8, 0, RINGTRACE_FIELD_PTR, 0 },
+	{ "int", "depth", 4, 4, 1, RINGTRACE_FIELD_INT, 0 },
+	{ NULL, NULL, 0, 0, 0, 0, 0 },
+};
+static const struct ringtrace_field_decl rt_graph_ret_fields[] = {
+	{ "unsigned long", "func", 8, 8, 0, RINGTRACE_FIELD_PTR, 0 },
+	{ "int", "depth", 4, 4, 1, RINGTRACE_FIELD_INT, 0 },
+	{ "unsigned int", "overrun", 4, 4, 0, RINGTRACE_FIELD_INT, 0 },
+	{ "unsigned long long", "calltime", 8, 8, 0, RINGTRACE_FIELD_INT, 0 },
+	{ "unsigned long long", "rettime", 8, 8, 0, RINGTRACE_FIELD_INT, 0 },
+	{ NULL, NULL, 0, 0, 0, 0, 0 },
+};
+static const struct ringtrace_field_decl rt_raw_fields[] = {
+	{ "unsigned int", "id", 4, 4, 0, RINGTRACE_FIELD_INT, 0 },
+	{ "char[]", "buf", 0, 1, 1, RINGTRACE_FIELD_ARRAY, 1 },
+	{ NULL, NULL, 0, 0, 0, 0, 0 },
+};
+
+static struct ringtrace_event rt_builtin[] = {
+	{ .system = "ftrace", .name = "function", .fields = rt_fn_fields,
+	  .print_fmt = "\" %ps <-- %ps\", (void *)REC->ip, (void *)REC->parent_ip",
+	  .size = sizeof(struct rt_fn_entry) },
+	{ .system = "ftrace", .name = "print", .fields = rt_print_fields,
+	  .print_fmt = "\"%ps: %s\", (void *)REC->ip, REC->buf",
+	  .size = sizeof(struct rt_print_entry) },
+	{ .system = "ftrace", .name = "funcgraph_exit",
+	  .fields = rt_graph_ret_fields,
+	  .print_fmt = "\"<-- %ps (%d) (start: %llx  end: %llx) over: %d\", "
+		       "(void *)REC->func, REC->depth, REC->calltime, "
+		       "REC->rettime, REC->depth",
+	  .size = sizeof(struct rt_graph_ret_entry) },
+	{ .system = "ftrace", .name = "funcgraph_entry",
+	  .fields = rt_graph_ent_fields,
+	  .print_fmt = "\"--> %ps (%d)\", (void *)REC->func, REC->depth",
+	  .size = sizeof(struct rt_graph_ent_entry) },
+	{ .system = "ftrace", .name = "raw_data", .fields = rt_raw_fields,
+	  .print_fmt = "\"id:%04x %08x\", REC->id, (int)REC->buf[0]",
+	  .size = sizeof(struct rt_raw_data_entry) },
+};
+static const uint16_t rt_builtin_ids[] = { RT_TYPE_FN, RT_TYPE_PRINT,
+					   RT_TYPE_GRAPH_RET, RT_TYPE_GRAPH_ENT,
+					   RT_TYPE_RAW_DATA };
+
+/* ---- the table --------------------------------------------------------- */
+
+struct rt_event_priv *rt_event_by_id(unsigned int id)
+{
+	/* Pairs with the release store in rt_table_set(); the caller is
+	 * inside a read-side section. */
+	struct rt_ev_table *t =
+		atomic_load_explicit(&rt_table, memory_order_acquire);
+
+	if (!t || id >= t->nr)
+		return NULL;
+	return t->ev[id];
+}
+
+/* Called with rt_reg_lock held. */
+static int rt_table_set(unsigned int id, struct rt_event_priv *p)
+{
+	struct rt_ev_table *t =
+		atomic_load_explicit(&rt_table, memory_order_relaxed);
+	struct rt_ev_table *nt;
+	unsigned int nr;
+
+	if (t && id < t->nr) {
+		/* Pairs with the acquire load in rt_event_by_id(). */
+		struct rt_event_priv *_Atomic *slot =
+			(struct rt_event_priv *_Atomic *)&t->ev[id];
+
+		atomic_store_explicit(slot, p, memory_order_release);
+		return 0;
+	}
+	nr = t ? t->nr : 64;
+	while (nr <= id)
+		nr *= 2;
+	nt = calloc(1, sizeof(*nt) + nr * sizeof(nt->ev[0]));
+	if (!nt)
+		return -ENOMEM;
+	nt->nr = nr;
+	if (t)
+		memcpy(nt->ev, t->ev, t->nr * sizeof(t->ev[0]));
+	nt->ev[id] = p;
+	/* Publishes the filled table; pairs with rt_event_by_id(). */
+	atomic_store_explicit(&rt_table, nt, memory_order_release);
+	if (t) {
+		rt_synchronize_rcu();
+		free(t);
+	}
+	return 0;
+}
+
+/* Lay the declared fields out after the header with the C rules. */
+static int rt_layout(struct rt_event_priv *p)
+{
+	const struct ringtrace_field_decl *d = p->ev->fields;
+	size_t n = 0, off = sizeof(struct ringtrace_entry), maxal = 4, i;
+
+	while (d && d[n].name)
+		n++;
+	p->fields = calloc(RT_NR_COMMON + n, sizeof(*p->fields));
+	if (!p->fields)
+		return -ENOMEM;
+	memcpy(p->fields, rt_common_fields, sizeof(rt_common_fields));
+	for (i = 0; i < n; i++) {
+		struct rt_field *f = &p->fields[RT_NR_COMMON + i];
+		size_t al = d[i].align ? d[i].align : 1;
+
+		off = (off + al - 1) & ~(al - 1);
+		if (al > maxal)
+			maxal = al;
+		f->type = d[i].type;
+		f->name = d[i].name;
+		f->offset = (uint16_t)off;
+		f->size = d[i].size;
+		f->is_signed = d[i].is_signed;
+		f->kind = d[i].kind;
+		f->elem_size = d[i].elem_size;
+		off += d[i].size;
+	}
+	p->nr_fields = (unsigned int)(RT_NR_COMMON + n);
+	off = (off + maxal - 1) & ~(maxal - 1);
+	if (off != p->ev->size && !p->builtin) {
+		rt_warn("ringtrace: event %s:%s: computed layout (%zu bytes) does not match its struct (%zu bytes); not registered\n",
+			p->ev->system, p->ev->name, off, p->ev->size);
+		free(p->fields);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int rt_register_locked(struct ringtrace_event *ev, int id,
+			      bool builtin)
+{
+	struct rt_event_priv *p;
+	int ret;
+
+	if (ev->priv)
+		return -EEXIST;
+	if (rt_event_find(ev->system, ev->name)) {
+		rt_warn("ringtrace: event %s:%s defined twice; the second is ignored\n",
+			ev->system, ev->name);
+		return -EEXIST;
+	}
+	if (id < 0) {
+		if (rt_next_id > 0xffff)
+			return -ENOSPC;
+		id = (int)rt_next_id++;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->ev = ev;
+	p->id = (uint16_t)id;
+	p->builtin = builtin;
+	ret = rt_layout(p);
+	if (!ret)
+		ret = rt_table_set((unsigned int)id, p);
+	if (ret) {
+		free(p);
+		return ret;
+	}
+	ev->priv = p;
+	return 0;
+}
+
+static pthread_once_t rt_builtin_once = PTHREAD_ONCE_INIT;
+
+static void rt_note_exit(void)
+{
+	rt_exiting = true;
+}
+
+static void rt_register_builtins(void)
+{
+	size_t i;
+
+	pthread_mutex_lock(&rt_reg_lock);
+	for (i = 0; i < sizeof(rt_builtin) / sizeof(rt_builtin[0]); i++)
+		rt_register_locked(&rt_builtin[i], rt_builtin_ids[i], true);
+	pthread_mutex_unlock(&rt_reg_lock);
+	atexit(rt_note_exit);
+}
+
+void rt_events_init(void)
+{
+	pthread_once(&rt_builtin_once, rt_register_builtins);
+}
+
+static bool rt_boot_match(struct ringtrace_event *ev);
+
+int ringtrace_event_register(struct ringtrace_event *ev)
+{
+	int ret;
+	bool boot;
+
+	rt_events_init();
+	pthread_mutex_lock(&rt_reg_lock);
+	ret = rt_register_locked(ev, -1, false);
+	boot = !ret && rt_boot_events && rt_boot_match(ev);
+	pthread_mutex_unlock(&rt_reg_lock);
+	if (boot) {
+		struct ringtrace_instance *tr = ringtrace_top();
+
+		if (tr)
+			atomic_fetch_or_explicit(&ev->enabled, 1ull << tr->id,
+						 memory_order_relaxed);
+	}
+	return ret;
+}
+
+void ringtrace_event_unregister(struct ringtrace_event *ev)
+{
+	struct rt_event_priv *p;
+	int i;
+
+	pthread_mutex_lock(&rt_reg_lock);
+	p = ev->priv;
+	if (!p) {
+		pthread_mutex_unlock(&rt_reg_lock);
+		return;
+	}
+	/* Relaxed: writers recheck nothing else; after the grace period
+	 * below none is still inside this event. */
+	atomic_store_explicit(&ev->enabled, 0, memory_order_relaxed);
+	rt_table_set(p->id, NULL);
+	if (rt_exiting) {
+		/* The process is exiting: nothing reads the registry any
+		 * more, and waiting a grace period per event would only slow
+		 * the exit down. Leak what is left. */
+		pthread_mutex_unlock(&rt_reg_lock);
+		return;
+	}
+	rt_synchronize_rcu();
+	ev->priv = NULL;
+	for (i = 0; i < RT_MAX_INSTANCES; i++) {
+		rt_filter_free(atomic_load_explicit(&p->filter[i],
+						    memory_order_relaxed));
+		free(p->filter_text[i]);
+	}
+	free(p->fields);
+	free(p);
+	pthread_mutex_unlock(&rt_reg_lock);
+}
+
+/* Called with rt_reg_lock held, or from a read-side section. */
+struct rt_event_priv *rt_event_find(const char *system, const char *name)
+{
+	struct rt_ev_table *t =
+		atomic_load_explicit(&rt_table, memory_order_acquire);
+	unsigned int i;
+
+	for (i = 0; t && i < t->nr; i++) {
+		struct rt_event_priv *p = t->ev[i];
+
+		if (p && (!system || !strcmp(p->ev->system, system)) &&
+		    !strcmp(p->ev->name, name))
+			return p;
+	}
+	return NULL;
+}
+
+/* ---- enabling ---------------------------------------------------------- */
+
+static void rt_set_enabled(struct rt_event_priv *p, int inst, bool on)
+{
+	/*
+	 * Relaxed: a writer that sees the bit loads the instance and the
+	 * filter with acquire loads of their own; a writer that misses a
+	 * fresh bit records nothing, as if it had run just before.
+	 */
+	if (on)
+		atomic_fetch_or_explicit(&p->ev->enabled, 1ull << inst,
+					 memory_order_relaxed);
+	else
+		atomic_fetch_and_explicit(&p->ev->enabled, ~(1ull << inst),
+					  memory_order_relaxed);
+}
+
+static bool rt_glob(const char *pat, const char *s)
+{
+	return fnmatch(pat, s, 0) == 0;
+}
+
+/*
+ * Match one set_event token against an event: "sys:event" (either part
+ * may be a glob), or a bare word that names an event or a system.
+ */
+static bool rt_spec_match(const char *spec, struct rt_event_priv *p)
+{
+	const char *colon = strchr(spec, ':');
+
+	if (p->builtin)
+		return false; /* ftrace's own records have no enable switch */
+	if (colon) {
+		char sys[128];
+		size_t n = (size_t)(colon - spec);
+
+		if (n >= sizeof(sys))
+			return false;
+		memcpy(sys, spec, n);
+		sys[n] = '\0';
+		return rt_glob(sys, p->ev->system) &&
+		       rt_glob(colon[1] ? colon + 1 : "*", p->ev->name);
+	}
+	return rt_glob(spec, p->ev->name) || rt_glob(spec, p->ev->system);
+}
+
+/* Apply one token; returns how many events it matched. */
+static int rt_apply_spec(int inst, const char *tok)
+{
+	struct rt_ev_table *t =
+		atomic_load_explicit(&rt_table, memory_order_relaxed);
+	bool on = true;
+	unsigned int i;
+	int n = 0;
+
+	if (*tok == '!') {
+		on = false;
+		tok++;
+	}
+	for (i = 0; t && i < t->nr; i++) {
+		if (t->ev[i] && rt_spec_match(tok, t->ev[i])) {
+			rt_set_enabled(t->ev[i], inst, on);
+			n++;
+		}
+	}
+	return n;
+}
+
+int ringtrace_set_event(struct ringtrace_instance *tr, const char *spec,
+			char *err, size_t errlen)
+{
+	char *copy, *save = NULL, *tok;
+	int ret = 0;
+
+	tr = rt_instance_get(tr);
+	if (!tr || !spec)
+		return -EINVAL;
+	rt_events_init();
+	copy = strdup(spec);
+	if (!copy)
+		return -ENOMEM;
+	pthread_mutex_lock(&rt_reg_lock);
+	for (tok = strtok_r(copy, " \t\n,", &save); tok;
+	     tok = strtok_r(NULL, " \t\n,", &save)) {
+		if (rt_apply_spec(tr->id, tok) == 0 && !ret) {
+			if (err && errlen)
+				snprintf(err, errlen,
+					 "no event matches '%s'", tok);
+			ret = -ENOENT;
+		}
+	}
+	pthread_mutex_unlock(&rt_reg_lock);
+	free(copy);
+	return ret;
+}
+
+void ringtrace_clear_events(struct ringtrace_instance *tr)
+{
+	struct rt_ev_table *t;
+	unsigned int i;
+
+	tr = rt_instance_get(tr);
+	if (!tr)
+		return;
+	pthread_mutex_lock(&rt_reg_lock);
+	t = atomic_load_explicit(&rt_table, memory_order_relaxed);
+	for (i = 0; t && i < t->nr; i++)
+		if (t->ev[i])
+			rt_set_enabled(t->ev[i], tr->id, false);
+	pthread_mutex_unlock(&rt_reg_lock);
+}
+
+size_t ringtrace_show_set_event(struct ringtrace_instance *tr, char *buf,
+				size_t len)
+{
+	struct rt_ev_table *t;
+	unsigned int i;
+	size_t n = 0;
+
+	tr = rt_instance_get(tr);
+	if (len)
+		buf[0] = '\0';
+	if (!tr)
+		return 0;
+	pthread_mutex_lock(&rt_reg_lock);
+	t = atomic_load_explicit(&rt_table, memory_order_relaxed);
+	for (i = 0; t && i < t->nr; i++) {
+		struct rt_event_priv *p = t->ev[i];
+
+		if (p && (atomic_load_explicit(&p->ev->enabled,
+					       memory_order_relaxed) &
+			  (1ull << tr->id)))
+			n += (size_t)snprintf(buf + (n < len ? n : len),
+					      n < len ? len - n : 0, "%s:%s\n",
+					      p->ev->system, p->ev->name);
+	}
+	pthread_mutex_unlock(&rt_reg_lock);
+	return n;
+}
+
+int ringtrace_event_enable(struct ringtrace_instance *tr, const char *system,
+			   const char *event, bool on)
+{
+	struct rt_ev_table *t;
+	unsigned int i;
+	int n = 0;
+
+	tr = rt_instance_get(tr);
+	if (!tr)
+		return -EINVAL;
+	rt_events_init();
+	pthread_mutex_lock(&rt_reg_lock);
+	t = atomic_load_explicit(&rt_table, memory_order_relaxed);
+	for (i = 0; t && i < t->nr; i++) {
+		struct rt_event_priv *p = t->ev[i];
+
+		if (!p || p->builtin)
+			continue;
+		if (system && strcmp(system, p->ev->system))
+			continue;
+		if (event && strcmp(event, p->ev->name))
+			continue;
+		rt_set_enabled(p, tr->id, on);
+		n++;
+	}
+	pthread_mutex_unlock(&rt_reg_lock);
+	return n ? 0 : -ENOENT;
+}
+
+void rt_events_instance_gone(int inst)
+{
+	struct rt_ev_table *t;
+	unsigned int i;
+
+	pthread_mutex_lock(&rt_reg_lock);
+	t = atomic_load_explicit(&rt_table, memory_order_relaxed);
+	for (i = 0; t && i < t->nr; i++)
+		if (t->ev[i])
+			rt_set_enabled(t->ev[i], inst, false);
+	rt_synchronize_rcu();
+	for (i = 0; t && i < t->nr; i++) {
+		struct rt_event_priv *p = t->ev[i];
+
+		if (!p)
+			continue;
+		rt_filter_free(atomic_exchange_explicit(
+			&p->filter[inst], NULL, memory_order_relaxed));
+		free(p->filter_text[inst]);
+		p->filter_text[inst] = NULL;
+	}
+	pthread_mutex_unlock(&rt_reg_lock);
+}
+
+/* ---- boot-time events (RINGTRACE_EVENTS, the kernel's trace_event=) --- */
+
+static bool rt_boot_match(struct ringtrace_event *ev)
+{
+	char *copy = strdup(rt_boot_events), *save = NULL, *tok;
+	bool on = false;
+
+	for (tok = copy ? strtok_r(copy, ", \t", &save) : NULL; tok;
+	     tok = strtok_r(NULL, ", \t", &save)) {
+		bool neg = *tok == '!';
+
+		if (rt_spec_match(neg ? tok + 1 : tok, ev->priv))
+			on = !neg;
+	}
+	free(copy);
+	return on;
+}
+
+void rt_events_apply_boot(void)
+{
+	const char *s = getenv("RINGTRACE_EVENTS");
+	struct ringtrace_instance *tr =
+		atomic_load_explicit(&rt_instances[0], memory_order_acquire);
+	struct rt_ev_table *t;
+	unsigned int i;
+
+	if (!s || !*s || !tr)
+		return;
+	rt_events_init();
+	pthread_mutex_lock(&rt_reg_lock);
+	free(rt_boot_events);
+	rt_boot_events = strdup(s);
+	t = atomic_load_explicit(&rt_table, memory_order_relaxed);
+	for (i = 0; rt_boot_events && t && i < t->nr; i++)
+		if (t->ev[i] && !t->ev[i]->builtin &&
+		    rt_boot_match(t->ev[i]->ev))
+			rt_set_enabled(t->ev[i], tr->id, true);
+	pthread_mutex_unlock(&rt_reg_lock);
+}
+
+/* ---- filters ----------------------------------------------------------- */
+
+static bool rt_blank(const char *s)
+{
+	while (*s == ' ' || *s == '\t' || *s == '\n')
+		s++;
+	return *s == '\0' || (s[0] == '0' && strspn(s + 1, " \t\n") ==
+						     strlen(s + 1));
+}
+
+/* Called with rt_reg_lock held; the grace period is the caller's. */
+static struct rt_filter *rt_filter_swap(struct rt_event_priv *p, int inst,
+					struct rt_filter *f, const char *text)
+{
+	free(p->filter_text[inst]);
+	p->filter_text[inst] = f && text ? strdup(text) : NULL;
+	/* Publishes the compiled filter; pairs with the acquire load in
+	 * ringtrace_write_commit(). */
+	return atomic_exchange_explicit(&p->filter[inst], f,
+					memory_order_acq_rel);
+}
+
+int ringtrace_set_filter(struct ringtrace_instance *tr, const char *system,
+			 const char *event, const char *expr, char *err,
+			 size_t errlen)
+{
+	struct rt_ev_table *t;
+	struct rt_filter **newf = NULL, **oldf = NULL;
+	struct rt_filter_error fe, first_field_err = { 0 };
+	bool clear, any_field_err = false;
+	unsigned int i, nmatch = 0, nset = 0;
+	int ret = 0;
+
+	tr = rt_instance_get(tr);
+	if (!tr || !expr)
+		return -EINVAL;
+	if (err && errlen)
+		err[0] = '\0';
+	rt_events_init();
+	clear = rt_blank(expr);
+	pthread_mutex_lock(&rt_reg_lock);
+	t = atomic_load_explicit(&rt_table, memory_order_relaxed);
+	newf = calloc(t ? t->nr : 1, sizeof(*newf));
+	oldf = calloc(t ? t->nr : 1, sizeof(*oldf));
+	if (!newf || !oldf) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	/* Compile for every matching event first: nothing changes unless
+	 * the expression is valid. */
+	for (i = 0; t && i < t->nr; i++) {
+		struct rt_event_priv *p = t->ev[i];
+
+		if (!p || (system && strcmp(system, p->ev->system)) ||
+		    (event && strcmp(event, p->ev->name)))
+			continue;
+		nmatch++;
+		if (clear)
+			continue;
+		if (rt_filter_parse(expr, p->fields, p->nr_fields, &newf[i],
+				    &fe) == 0)
+			continue;
+		if (fe.code == RT_FILTER_E_FIELD && !event) {
+			/* A subsystem filter skips events that lack a field;
+			 * they keep the filter they had. */
+			if (!any_field_err)
+				first_field_err = fe;
+			any_field_err = true;
+			continue;
+		}
+		if (err && errlen)
+			rt_filter_error_print(err, errlen, expr, &fe);
+		ret = -EINVAL;
+		goto out;
+	}
+	if (nmatch == 0) {
+		if (err && errlen)
+			snprintf(err, errlen, "no such event");
+		ret = -ENOENT;
+		goto out;
+	}
+	for (i = 0; t && i < t->nr; i++) {
+		struct rt_event_priv *p = t->ev[i];
+
+		if (!p || (system && strcmp(system, p->ev->system)) ||
+		    (event && strcmp(event, p->ev->name)))
+			continue;
+		if (!clear && !newf[i])
+			continue;
+		oldf[i] = rt_filter_swap(p, tr->id, newf[i], expr);
+		newf[i] = NULL;
+		nset++;
+	}
+	if (!clear && nset == 0 && any_field_err) {
+		if (err && errlen)
+			rt_filter_error_print(err, errlen, expr,
+					      &first_field_err);
+		ret = -EINVAL;
+	}
+	/* The old filters may still be in use by writers. */
+	rt_synchronize_rcu();
+out:
+	for (i = 0; t && i < t->nr && newf && oldf; i++) {
+		rt_filter_free(newf[i]);
+		rt_filter_free(oldf[i]);
+	}
+	pthread_mutex_unlock(&rt_reg_lock);
+	free(newf);
+	free(oldf);
+	return ret;
+}
+
+size_t ringtrace_show_filter(struct ringtrace_instance *tr,
+			     const char *system, const char *event, char *buf,
+			     size_t len)
+{
+	struct rt_event_priv *p;
+	size_t n;
+
+	tr = rt_instance_get(tr);
+	if (len)
+		buf[0] = '\0';
+	if (!tr || !event)
+		return 0;
+	pthread_mutex_lock(&rt_reg_lock);
+	p = rt_event_find(system, event);
+	n = (size_t)snprintf(buf, len, "%s\n",
+			     p && p->filter_text[tr->id] ?
+				     p->filter_text[tr->id] :
+				     "none");
+	pthread_mutex_unlock(&rt_reg_lock);
+	return n;
+}
+
+/* ---- format files ------------------------------------------------------ */
+
+static size_t rt_format_field(const struct rt_field *f, char *buf,
+			      size_t len)
+{
+	const char *br = strchr(f->type, '[');
+
+	if (br && strncmp(f->type, "__data_loc", 10) != 0)
+		return (size_t)snprintf(buf, len,
+					"\tfield:%.*s %s%s;\toffset:%u;\tsize:%u;\tsigned:%d;\n",
+					(int)(br - f->type), f->type, f->name,
+					br, f->offset, f->size, f->is_signed);
+	return (size_t)snprintf(buf, len,
+				"\tfield:%s %s;\toffset:%u;\tsize:%u;\tsigned:%d;\n",
+				f->type, f->name, f->offset, f->size,
+				f->is_signed);
+}
+
+size_t rt_format_event(struct rt_event_priv *p, char *buf, size_t len)
+{
+	size_t n;
+	unsigned int i;
+
+#define RT_AT (n < len ? buf + n : NULL), (n < len ? len - n : 0)
+	n = (size_t)snprintf(buf, len, "name: %s\nID: %u\nformat:\n",
+			     p->ev->name, p->id);
+	for (i = 0; i < p->nr_fields; i++) {
+		n += rt_format_field(&p->fields[i], RT_AT);
+		if (i == RT_NR_COMMON - 1)
+			n += (size_t)snprintf(RT_AT, "\n");
+	}
+	n += (size_t)snprintf(RT_AT, "\nprint fmt: %s\n", p->ev->print_fmt);
+#undef RT_AT
+	return n;
+}
+
+ssize_t ringtrace_event_format(const char *system, const char *event,
+			       char *buf, size_t len)
+{
+	struct rt_event_priv *p;
+	size_t n;
+
+	if (!event)
+		return -EINVAL;
+	rt_events_init();
+	pthread_mutex_lock(&rt_reg_lock);
+	p = rt_event_find(system, event);
+	if (!p) {
+		pthread_mutex_unlock(&rt_reg_lock);
+		return -ENOENT;
+	}
+	n = rt_format_event(p, buf, len);
+	pthread_mutex_unlock(&rt_reg_lock);
+	return (ssize_t)n;
+}
+
+int ringtrace_event_id(const char *system, const char *event)
+{
+	struct rt_event_priv *p;
+	int id;
+
+	if (!event)
+		return -EINVAL;
+	rt_events_init();
+	pthread_mutex_lock(&rt_reg_lock);
+	p = rt_event_find(system, event);
+	id = p ? p->id : -ENOENT;
+	pthread_mutex_unlock(&rt_reg_lock);
+	return id;
+}
+
+void ringtrace_available_events(FILE *out)
+{
+	struct rt_ev_table *t;
+	unsigned int i;
+
+	rt_events_init();
+	pthread_mutex_lock(&rt_reg_lock);
+	t = atomic_load_explicit(&rt_table, memory_order_relaxed);
+	for (i = 0; t && i < t->nr; i++)
+		if (t->ev[i] && !t->ev[i]->builtin)
+			fprintf(out, "%s:%s\n", t->ev[i]->ev->system,
+				t->ev[i]->ev->name);
+	pthread_mutex_unlock(&rt_reg_lock);
+}

@@ -1,0 +1,1370 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * trace.c - trace arrays (instances), the write path of events, markers
+ *	and function records, options, the trace clock and snapshots
+ *
+ * The kernel's kernel/trace/trace.c, in the parts that carry over. An
+ * instance owns one ring buffer (libringbuf, per-CPU writer model) and
+ * optionally a snapshot buffer of the same geometry. Instances live in
+ * rt_instances[], published with release stores and retired through an
+ * RCU grace period, so writers never take a lock:
+ *
+ *	writer (any thread, signal handler)     control (one thread at a time)
+ *	  rcu_read_lock                           clear the enable bits
+ *	  mask = event->enabled                   rt_instances[i] = NULL
+ *	  tr = rt_instances[i] (acquire)          synchronize_rcu
+ *	  reserve, assign, filter, commit         ringbuf_free
+ *	  rcu_read_unlock
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "filter.h"
+#include "ftrace.h"
+#include "rcu.h"
+#include "symbols.h"
+#include "trace.h"
+
+#ifdef RT_TSAN
+char rt_rcu_token;
+#endif
+
+struct ringtrace_instance *_Atomic rt_instances[RT_MAX_INSTANCES];
+pthread_mutex_t rt_control_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Instances whose current tracer is function / function_graph / usersoff */
+static _Atomic uint64_t rt_fn_mask, rt_graph_mask, rt_lat_mask;
+_Atomic unsigned int rt_ftrace_enabled;
+
+#define RT_DEFAULT_SIZE_KB 1408 /* the kernel's default trace_buf_size */
+
+static const struct {
+	const char *name;
+	bool on;
+} rt_opt_table[RT_OPT_NR] = {
+	[RT_OPT_PRINT_PARENT] = { "print-parent", true },
+	[RT_OPT_SYM_OFFSET] = { "sym-offset", false },
+	[RT_OPT_SYM_ADDR] = { "sym-addr", false },
+	[RT_OPT_VERBOSE] = { "verbose", false },
+	[RT_OPT_RAW] = { "raw", false },
+	[RT_OPT_HEX] = { "hex", false },
+	[RT_OPT_BIN] = { "bin", false },
+	[RT_OPT_CONTEXT_INFO] = { "context-info", true },
+	[RT_OPT_LATENCY_FMT] = { "latency-format", false },
+	[RT_OPT_RECORD_CMD] = { "record-cmd", true },
+	[RT_OPT_RECORD_TGID] = { "record-tgid", false },
+	[RT_OPT_OVERWRITE] = { "overwrite", true },
+	[RT_OPT_IRQ_INFO] = { "irq-info", true },
+	[RT_OPT_MARKERS] = { "markers", true },
+	[RT_OPT_FUNCGRAPH_OVERRUN] = { "funcgraph-overrun", false },
+	[RT_OPT_FUNCGRAPH_CPU] = { "funcgraph-cpu", true },
+	[RT_OPT_FUNCGRAPH_OVERHEAD] = { "funcgraph-overhead", true },
+	[RT_OPT_FUNCGRAPH_PROC] = { "funcgraph-proc", false },
+	[RT_OPT_FUNCGRAPH_DURATION] = { "funcgraph-duration", true },
+	[RT_OPT_FUNCGRAPH_ABSTIME] = { "funcgraph-abstime", false },
+	[RT_OPT_FUNCGRAPH_TAIL] = { "funcgraph-tail", false },
+};
+
+static const char *const rt_tracer_names[RT_TRACER_NR] = {
+	[RT_TRACER_NOP] = "nop",
+	[RT_TRACER_FUNCTION] = "function",
+	[RT_TRACER_GRAPH] = "function_graph",
+	[RT_TRACER_USERSOFF] = "usersoff",
+};
+
+static const struct {
+	const char *name;
+	int clock;
+} rt_clocks[] = {
+	{ "mono", RINGBUF_CLOCK_MONO },	    { "mono_raw", RINGBUF_CLOCK_MONO_RAW },
+	{ "boot", RINGBUF_CLOCK_BOOT },	    { "x86-tsc", RINGBUF_CLOCK_TSC },
+	{ "local", RINGBUF_CLOCK_MONO },    { "global", RINGBUF_CLOCK_MONO },
+	{ "perf", RINGBUF_CLOCK_MONO },
+};
+#define RT_NR_SHOWN_CLOCKS 4
+
+/* ------------------------------------------------------------------------ */
+/* The writing thread                                                       */
+
+/**
+ * struct rt_thread - what the write path keeps per thread
+ * @pid: the thread id, cached
+ * @depth: records of this thread being written right now; more than
+ *	one means a signal handler interrupted a write
+ * @irq: ringtrace_irq_enter() nesting
+ * @comm_saved: the thread's name is in the cmdline table
+ * @crit_start: ringtrace_critical_start() time stamp, 0 outside one
+ * @crit_nest: critical section nesting
+ */
+struct rt_thread {
+	int pid;
+	int depth;
+	int irq;
+	bool comm_saved;
+	uint64_t crit_start;
+	unsigned long crit_ip;
+	int crit_nest;
+};
+
+/* Userspace: the kernel keeps this state in the task and per CPU; here
+ * it is initial-exec TLS, so that reaching it from a signal handler
+ * never allocates. */
+static __thread struct rt_thread rt_cur
+	__attribute__((tls_model("initial-exec")));
+
+static inline __attribute__((no_instrument_function)) int rt_gettid(void)
+{
+	if (__builtin_expect(rt_cur.pid == 0, 0))
+		rt_cur.pid = (int)syscall(SYS_gettid);
+	return rt_cur.pid;
+}
+
+/* ------------------------------------------------------------------------ */
+/* saved_cmdlines                                                           */
+
+#define RT_CMDLINES 4096
+
+/*
+ * One slot per pid hash. A slot is a seqcount: the saving thread moves
+ * seq from even to odd with a cmpxchg (so two threads hashing to one slot
+ * do not write it together), stores the words, and makes seq even with a
+ * release store. The name is kept in relaxed atomic words so that a
+ * reader racing with a save reads a mix it then throws away, not a data
+ * race.
+ */
+struct rt_cmdline {
+	_Atomic unsigned int seq;
+	_Atomic int pid;
+	_Atomic int tgid;
+	_Atomic uint64_t comm[2];
+};
+static struct rt_cmdline rt_cmdlines[RT_CMDLINES];
+
+__attribute__((no_instrument_function)) void rt_cmdline_save(void)
+{
+	int pid = rt_gettid();
+	struct rt_cmdline *c = &rt_cmdlines[(unsigned int)pid % RT_CMDLINES];
+	unsigned int seq = atomic_load_explicit(&c->seq, memory_order_relaxed);
+	char comm[RT_COMM_LEN] = { 0 };
+	uint64_t w[2];
+
+	if (seq & 1)
+		return; /* someone else is saving into the slot: next time */
+	/*
+	 * acquire: nothing; the cmpxchg only claims the slot. Failure means
+	 * another thread claimed it: this thread saves at a later write.
+	 */
+	if (!atomic_compare_exchange_strong_explicit(&c->seq, &seq, seq + 1,
+						     memory_order_relaxed,
+						     memory_order_relaxed))
+		return;
+	/* Orders the claim (odd seq) before the word stores below; pairs
+	 * with the reader's acquire fence before its second seq load. */
+	atomic_thread_fence(memory_order_release);
+	prctl(PR_GET_NAME, comm, 0, 0, 0);
+	memcpy(w, comm, sizeof(w));
+	atomic_store_explicit(&c->pid, pid, memory_order_relaxed);
+	atomic_store_explicit(&c->tgid, (int)getpid(), memory_order_relaxed);
+	atomic_store_explicit(&c->comm[0], w[0], memory_order_relaxed);
+	atomic_store_explicit(&c->comm[1], w[1], memory_order_relaxed);
+	/* Publishes the words; pairs with the reader's first acquire load
+	 * of seq in rt_cmdline_find(). */
+	atomic_store_explicit(&c->seq, seq + 2, memory_order_release);
+	rt_cur.comm_saved = true;
+}
+
+bool rt_cmdline_find(int pid, char *comm, int *tgid)
+{
+	struct rt_cmdline *c = &rt_cmdlines[(unsigned int)pid % RT_CMDLINES];
+	unsigned int s1, s2;
+	uint64_t w[2];
+	int p, t;
+
+	/* Pairs with the release store that ends rt_cmdline_save(). */
+	s1 = atomic_load_explicit(&c->seq, memory_order_acquire);
+	if (s1 & 1 || s1 == 0)
+		return false;
+	p = atomic_load_explicit(&c->pid, memory_order_relaxed);
+	t = atomic_load_explicit(&c->tgid, memory_order_relaxed);
+	w[0] = atomic_load_explicit(&c->comm[0], memory_order_relaxed);
+	w[1] = atomic_load_explicit(&c->comm[1], memory_order_relaxed);
+	/* Orders the word loads before the seq re-check; pairs with the
+	 * release fence after the saver's claim. */
+	atomic_thread_fence(memory_order_acquire);
+	s2 = atomic_load_explicit(&c->seq, memory_order_relaxed);
+	if (s1 != s2 || p != pid)
+		return false;
+	memcpy(comm, w, RT_COMM_LEN);
+	comm[RT_COMM_LEN - 1] = '\0';
+	if (tgid)
+		*tgid = t;
+	return true;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Writing                                                                  */
+
+static inline __attribute__((no_instrument_function)) void
+rt_fill_entry(struct ringtrace_entry *ent, uint16_t type, int depth)
+{
+	ent->type = type;
+	ent->flags = (depth > 0 || rt_cur.irq > 0) ? RINGTRACE_FLAG_HARDIRQ
+						   : 0;
+	ent->preempt_count = (uint8_t)(depth > 15 ? 15 : depth);
+	ent->pid = rt_gettid();
+}
+
+/* The instance's buffer inside a read-side section. Pairs with the
+ * release stores that publish instances and buffers. */
+static inline __attribute__((no_instrument_function)) struct ringbuf *
+rt_inst_rb(int i)
+{
+	struct ringtrace_instance *tr =
+		atomic_load_explicit(&rt_instances[i], memory_order_acquire);
+
+	if (!tr)
+		return NULL;
+	return atomic_load_explicit(&tr->rb, memory_order_acquire);
+}
+
+__attribute__((no_instrument_function)) void *
+ringtrace_write_next(struct ringtrace_write *w)
+{
+	while (w->mask) {
+		int i = __builtin_ctzll(w->mask);
+		struct ringbuf *rb;
+		struct ringbuf_event *e;
+		void *rec;
+
+		w->mask &= w->mask - 1;
+		rb = rt_inst_rb(i);
+		if (!rb)
+			continue;
+		e = ringbuf_lock_reserve(rb, w->size);
+		if (!e)
+			continue;
+		rec = ringbuf_event_data(e);
+		rt_fill_entry(rec, w->event->priv->id, w->depth);
+		w->rb = rb;
+		w->rbev = e;
+		w->rec = rec;
+		w->inst = i;
+		return rec;
+	}
+	rt_rcu_read_unlock();
+	rt_cur.depth--;
+	return NULL;
+}
+
+__attribute__((no_instrument_function)) void *
+ringtrace_write_first(struct ringtrace_event *ev, struct ringtrace_write *w,
+		      size_t size)
+{
+	w->event = ev;
+	w->size = size;
+	w->depth = rt_cur.depth++;
+	if (__builtin_expect(!rt_cur.comm_saved, 0))
+		rt_cmdline_save();
+	rt_rcu_read_lock();
+	/* Relaxed: each bit is checked again through rt_instances[] (an
+	 * acquire load) before anything of the instance is used. */
+	w->mask = atomic_load_explicit(&ev->enabled, memory_order_relaxed);
+	if (!ev->priv)
+		w->mask = 0;
+	return ringtrace_write_next(w);
+}
+
+__attribute__((no_instrument_function)) void
+ringtrace_write_commit(struct ringtrace_write *w)
+{
+	/* Pairs with the release store of a new filter in events.c; the
+	 * old one is freed only after a grace period. */
+	struct rt_filter *f = atomic_load_explicit(
+		&w->event->priv->filter[w->inst], memory_order_acquire);
+
+	if (f && !rt_filter_match(f, w->rec, w->size))
+		ringbuf_discard_commit(w->rb, w->rbev);
+	else
+		ringbuf_unlock_commit(w->rb);
+}
+
+/*
+ * rt_write_builtin - write one built-in record (function, graph, print,
+ * raw_data) into every instance of @mask. @fill writes the payload after
+ * the header.
+ */
+static __attribute__((no_instrument_function)) int
+rt_write_builtin(uint64_t mask, uint16_t type, size_t size,
+		 void (*fill)(void *rec, const void *arg), const void *arg)
+{
+	int depth = rt_cur.depth++;
+	int written = 0;
+
+	if (__builtin_expect(!rt_cur.comm_saved, 0))
+		rt_cmdline_save();
+	rt_rcu_read_lock();
+	while (mask) {
+		int i = __builtin_ctzll(mask);
+		struct ringbuf *rb;
+		struct ringbuf_event *e;
+		void *rec;
+
+		mask &= mask - 1;
+		rb = rt_inst_rb(i);
+		if (!rb)
+			continue;
+		e = ringbuf_lock_reserve(rb, size);
+		if (!e)
+			continue;
+		rec = ringbuf_event_data(e);
+		rt_fill_entry(rec, type, depth);
+		fill(rec, arg);
+		ringbuf_unlock_commit(rb);
+		written++;
+	}
+	rt_rcu_read_unlock();
+	rt_cur.depth--;
+	return written;
+}
+
+/* ---- function tracer records ------------------------------------------- */
+
+struct rt_fn_arg {
+	unsigned long a, b;
+	int depth;
+	unsigned int overrun;
+	uint64_t t0, t1;
+};
+
+static __attribute__((no_instrument_function)) void
+rt_fill_fn(void *rec, const void *arg)
+{
+	struct rt_fn_entry *e = rec;
+	const struct rt_fn_arg *a = arg;
+
+	e->ip = a->a;
+	e->parent_ip = a->b;
+}
+
+__attribute__((no_instrument_function)) void
+rt_ftrace_function_event(unsigned long ip, unsigned long parent_ip)
+{
+	struct rt_fn_arg a = { .a = ip, .b = parent_ip };
+	uint64_t mask = atomic_load_explicit(&rt_fn_mask, memory_order_relaxed);
+
+	if (mask)
+		rt_write_builtin(mask, RT_TYPE_FN, sizeof(struct rt_fn_entry),
+				 rt_fill_fn, &a);
+}
+
+static __attribute__((no_instrument_function)) void
+rt_fill_graph_ent(void *rec, const void *arg)
+{
+	struct rt_graph_ent_entry *e = rec;
+	const struct rt_fn_arg *a = arg;
+
+	e->func = a->a;
+	e->depth = a->depth;
+}
+
+__attribute__((no_instrument_function)) void
+rt_ftrace_graph_entry_event(unsigned long func, int depth)
+{
+	struct rt_fn_arg a = { .a = func, .depth = depth };
+	uint64_t mask =
+		atomic_load_explicit(&rt_graph_mask, memory_order_relaxed);
+
+	if (mask)
+		rt_write_builtin(mask, RT_TYPE_GRAPH_ENT,
+				 sizeof(struct rt_graph_ent_entry),
+				 rt_fill_graph_ent, &a);
+}
+
+static __attribute__((no_instrument_function)) void
+rt_fill_graph_ret(void *rec, const void *arg)
+{
+	struct rt_graph_ret_entry *e = rec;
+	const struct rt_fn_arg *a = arg;
+
+	e->func = a->a;
+	e->depth = a->depth;
+	e->overrun = a->overrun;
+	e->calltime = a->t0;
+	e->rettime = a->t1;
+}
+
+__attribute__((no_instrument_function)) void
+rt_ftrace_graph_return_event(unsigned long func, int depth, uint64_t calltime,
+			     uint64_t rettime, unsigned int overrun)
+{
+	struct rt_fn_arg a = { .a = func,
+			       .depth = depth,
+			       .overrun = overrun,
+			       .t0 = calltime,
+			       .t1 = rettime };
+	uint64_t mask =
+		atomic_load_explicit(&rt_graph_mask, memory_order_relaxed);
+
+	if (mask)
+		rt_write_builtin(mask, RT_TYPE_GRAPH_RET,
+				 sizeof(struct rt_graph_ret_entry),
+				 rt_fill_graph_ret, &a);
+}
+
+__attribute__((no_instrument_function)) uint64_t rt_ftrace_clock(void)
+{
+	uint64_t mask =
+		atomic_load_explicit(&rt_graph_mask, memory_order_relaxed);
+	uint64_t now = 0;
+	struct ringbuf *rb;
+
+	if (!mask)
+		mask = atomic_load_explicit(&rt_lat_mask, memory_order_relaxed);
+	if (!mask)
+		return 0;
+	rt_rcu_read_lock();
+	rb = rt_inst_rb(__builtin_ctzll(mask));
+	if (rb)
+		now = ringbuf_time_stamp(rb);
+	rt_rcu_read_unlock();
+	return now;
+}
+
+/* ---- markers ------------------------------------------------------------ */
+
+struct rt_print_arg {
+	unsigned long ip;
+	const char *text;
+	size_t len;
+	bool nl;
+};
+
+static void rt_fill_print(void *rec, const void *arg)
+{
+	struct rt_print_entry *e = rec;
+	const struct rt_print_arg *a = arg;
+
+	size_t n = a->len;
+
+	e->ip = a->ip;
+	memcpy(e->buf, a->text, n);
+	if (a->nl)
+		e->buf[n++] = '\n';
+	e->buf[n] = '\0';
+}
+
+static uint64_t rt_marker_mask(struct ringtrace_instance *tr)
+{
+	uint64_t mask = 0;
+
+	if (tr) {
+		if (atomic_load_explicit(&tr->options, memory_order_relaxed) &
+		    RT_OPT(RT_OPT_MARKERS))
+			mask = 1ull << tr->id;
+	}
+	return mask;
+}
+
+static int rt_print_record(struct ringtrace_instance *tr, unsigned long ip,
+			   const char *text, size_t len)
+{
+	struct rt_print_arg a = { .ip = ip, .text = text };
+	uint64_t mask = rt_marker_mask(tr);
+	size_t max;
+	struct ringbuf *rb;
+
+	if (!mask)
+		return -EINVAL;
+	rb = atomic_load_explicit(&tr->rb, memory_order_acquire);
+	max = ringbuf_max_event_size(rb) - sizeof(struct rt_print_entry) - 2;
+	if (len > max)
+		len = max;
+	a.len = len;
+	a.nl = len == 0 || text[len - 1] != '\n';
+	return rt_write_builtin(mask, RT_TYPE_PRINT,
+				sizeof(struct rt_print_entry) + len + 2,
+				rt_fill_print, &a) ?
+		       0 :
+		       -ENOSPC;
+}
+
+/*
+ * Named as the kernel's trace_marker write handler, so that the record's
+ * ip resolves to the name the kernel shows: "tracing_mark_write: text".
+ */
+__attribute__((noinline, used)) int tracing_mark_write(
+	struct ringtrace_instance *tr, const char *text, size_t len)
+{
+	return rt_print_record(tr, (unsigned long)tracing_mark_write, text,
+			       len);
+}
+
+unsigned long rt_tracing_mark_write_ip(void)
+{
+	return (unsigned long)tracing_mark_write;
+}
+
+int ringtrace_marker_write(struct ringtrace_instance *tr, const char *text,
+			   size_t len)
+{
+	tr = rt_instance_get(tr);
+	if (!tr || !text)
+		return -EINVAL;
+	return tracing_mark_write(tr, text, len);
+}
+
+__attribute__((noinline)) int ringtrace_printf(const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	int n;
+	struct ringtrace_instance *tr = rt_instance_get(NULL);
+
+	if (!tr)
+		return -ENOMEM;
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -EINVAL;
+	if ((size_t)n >= sizeof(buf))
+		n = sizeof(buf) - 1;
+	return rt_print_record(tr, (unsigned long)__builtin_return_address(0),
+			       buf, (size_t)n);
+}
+
+struct rt_raw_arg {
+	unsigned int id;
+	const void *data;
+	size_t len;
+};
+
+static void rt_fill_raw(void *rec, const void *arg)
+{
+	struct rt_raw_data_entry *e = rec;
+	const struct rt_raw_arg *a = arg;
+
+	e->id = a->id;
+	memcpy(e->buf, a->data, a->len);
+}
+
+int ringtrace_marker_raw(struct ringtrace_instance *tr, unsigned int id,
+			 const void *data, size_t len)
+{
+	struct rt_raw_arg a = { .id = id, .data = data, .len = len };
+	uint64_t mask;
+	struct ringbuf *rb;
+
+	tr = rt_instance_get(tr);
+	if (!tr || (!data && len))
+		return -EINVAL;
+	mask = rt_marker_mask(tr);
+	if (!mask)
+		return -EINVAL;
+	rb = atomic_load_explicit(&tr->rb, memory_order_acquire);
+	if (len > ringbuf_max_event_size(rb) - sizeof(struct rt_raw_data_entry))
+		return -EINVAL;
+	return rt_write_builtin(mask, RT_TYPE_RAW_DATA,
+				sizeof(struct rt_raw_data_entry) + len,
+				rt_fill_raw, &a) ?
+		       0 :
+		       -ENOSPC;
+}
+
+void ringtrace_irq_enter(void)
+{
+	rt_cur.irq++;
+}
+
+void ringtrace_irq_exit(void)
+{
+	if (rt_cur.irq > 0)
+		rt_cur.irq--;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The usersoff latency tracer                                              */
+
+static void rt_latency_check(uint64_t mask, uint64_t start, uint64_t end,
+			     unsigned long start_ip, unsigned long end_ip);
+
+__attribute__((noinline)) void ringtrace_critical_start(void)
+{
+	uint64_t mask = atomic_load_explicit(&rt_lat_mask,
+					     memory_order_relaxed);
+	struct rt_fn_arg a;
+
+	if (!mask || rt_cur.crit_nest++ > 0)
+		return;
+	/* The start stamp first, so that the section's own first record
+	 * is inside it. */
+	rt_cur.crit_start = rt_ftrace_clock();
+	a.a = (unsigned long)__builtin_return_address(0);
+	a.b = 0;
+	rt_write_builtin(mask, RT_TYPE_FN, sizeof(struct rt_fn_entry),
+			 rt_fill_fn, &a);
+	rt_cur.crit_ip = a.a;
+}
+
+__attribute__((noinline)) void ringtrace_critical_end(void)
+{
+	uint64_t mask = atomic_load_explicit(&rt_lat_mask,
+					     memory_order_relaxed);
+	uint64_t end;
+	struct rt_fn_arg a;
+
+	if (rt_cur.crit_nest == 0 || --rt_cur.crit_nest > 0)
+		return;
+	if (!mask || !rt_cur.crit_start)
+		return;
+	end = rt_ftrace_clock();
+	a.a = (unsigned long)__builtin_return_address(0);
+	a.b = 0;
+	rt_write_builtin(mask, RT_TYPE_FN, sizeof(struct rt_fn_entry),
+			 rt_fill_fn, &a);
+	rt_latency_check(mask, rt_cur.crit_start, end, rt_cur.crit_ip, a.a);
+	rt_cur.crit_start = 0;
+}
+
+struct rt_latency_info rt_latency[RT_MAX_INSTANCES];
+
+static void rt_latency_check(uint64_t mask, uint64_t start, uint64_t end,
+			     unsigned long start_ip, unsigned long end_ip)
+{
+	uint64_t delta = end > start ? end - start : 0;
+
+	/* Userspace: the kernel swaps the max buffer with interrupts off;
+	 * here a nested writer (signal handler inside a write) cannot wait
+	 * for the buffer to drain, so it only records the maximum. */
+	while (mask) {
+		int i = __builtin_ctzll(mask);
+		struct ringtrace_instance *tr;
+
+		mask &= mask - 1;
+		rt_rcu_read_lock();
+		tr = atomic_load_explicit(&rt_instances[i],
+					  memory_order_acquire);
+		if (!tr || delta <= atomic_load_explicit(&tr->thresh_ns,
+							 memory_order_relaxed) ||
+		    delta <= atomic_load_explicit(&tr->max_latency_ns,
+						  memory_order_relaxed)) {
+			rt_rcu_read_unlock();
+			continue;
+		}
+		/* trylock: a signal handler must never wait for the lock its
+		 * own thread may hold; losing the race loses one report. */
+		if (pthread_mutex_trylock(&tr->max_lock) != 0) {
+			rt_rcu_read_unlock();
+			continue;
+		}
+		if (delta > atomic_load_explicit(&tr->max_latency_ns,
+						 memory_order_relaxed)) {
+			atomic_store_explicit(&tr->max_latency_ns, delta,
+					      memory_order_relaxed);
+			rt_latency[i] = (struct rt_latency_info){
+				.start_ts = start,
+				.end_ts = end,
+				.start_ip = start_ip,
+				.end_ip = end_ip,
+				.pid = rt_gettid(),
+			};
+			if (rt_cur.depth == 0 && tr->snap) {
+				struct ringbuf *rb = atomic_load_explicit(
+					&tr->rb, memory_order_acquire);
+				int cpu, n = ringbuf_nr_cpus(rb);
+
+				ringbuf_reset(tr->snap);
+				for (cpu = 0; cpu < n; cpu++)
+					ringbuf_swap_cpu(rb, tr->snap, cpu);
+			}
+		}
+		pthread_mutex_unlock(&tr->max_lock);
+		rt_rcu_read_unlock();
+	}
+}
+
+uint64_t ringtrace_max_latency(struct ringtrace_instance *tr)
+{
+	tr = rt_instance_get(tr);
+	if (!tr)
+		return 0;
+	return atomic_load_explicit(&tr->max_latency_ns,
+				    memory_order_relaxed) / 1000;
+}
+
+void ringtrace_set_max_latency(struct ringtrace_instance *tr, uint64_t usecs)
+{
+	tr = rt_instance_get(tr);
+	if (tr)
+		atomic_store_explicit(&tr->max_latency_ns, usecs * 1000,
+				      memory_order_relaxed);
+}
+
+void ringtrace_set_thresh(struct ringtrace_instance *tr, uint64_t usecs)
+{
+	tr = rt_instance_get(tr);
+	if (tr)
+		atomic_store_explicit(&tr->thresh_ns, usecs * 1000,
+				      memory_order_relaxed);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Instances                                                                */
+
+static struct ringbuf *rt_make_buffer(size_t size_kb, int clock,
+				      bool overwrite)
+{
+	RINGBUF_OPTS(o, .size = size_kb * 1024,
+		     .flags = overwrite ? RINGBUF_FL_OVERWRITE : 0,
+		     .model = RINGBUF_PER_CPU, .clock = clock);
+
+	return ringbuf_create(&o);
+}
+
+static uint64_t rt_default_options(void)
+{
+	uint64_t o = 0;
+	int i;
+
+	for (i = 0; i < RT_OPT_NR; i++)
+		if (rt_opt_table[i].on)
+			o |= RT_OPT(i);
+	return o;
+}
+
+static struct ringtrace_instance *rt_instance_new(const char *name, int id,
+						  size_t size_kb, int clock)
+{
+	struct ringtrace_instance *tr = calloc(1, sizeof(*tr));
+
+	if (!tr)
+		return NULL;
+	snprintf(tr->name, sizeof(tr->name), "%s", name);
+	tr->id = id;
+	tr->size_kb = size_kb;
+	tr->clock = clock;
+	tr->buffer_percent = 50;
+	atomic_init(&tr->options, rt_default_options());
+	pthread_mutex_init(&tr->lock, NULL);
+	pthread_mutex_init(&tr->max_lock, NULL);
+	atomic_init(&tr->rb, rt_make_buffer(size_kb, clock, true));
+	if (!atomic_load_explicit(&tr->rb, memory_order_relaxed)) {
+		free(tr);
+		return NULL;
+	}
+	tr->time_start = ringbuf_time_stamp(tr->rb);
+	return tr;
+}
+
+static size_t rt_boot_size_kb = RT_DEFAULT_SIZE_KB;
+static int rt_boot_clock = RINGBUF_CLOCK_MONO;
+static pthread_once_t rt_init_once = PTHREAD_ONCE_INIT;
+
+static int rt_clock_by_name(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(rt_clocks) / sizeof(rt_clocks[0]); i++)
+		if (!strcmp(rt_clocks[i].name, name))
+			return rt_clocks[i].clock;
+	return -1;
+}
+
+static void rt_apply_boot_options(struct ringtrace_instance *tr);
+
+static void rt_do_init(void)
+{
+	const char *s = getenv("RINGTRACE_BUF_SIZE_KB");
+	struct ringtrace_instance *tr;
+
+	if (s && atol(s) > 0)
+		rt_boot_size_kb = (size_t)atol(s);
+	s = getenv("RINGTRACE_CLOCK");
+	if (s && rt_clock_by_name(s) >= 0)
+		rt_boot_clock = rt_clock_by_name(s);
+	tr = rt_instance_new("", 0, rt_boot_size_kb, rt_boot_clock);
+	if (!tr) {
+		rt_warn("ringtrace: cannot allocate the trace buffer\n");
+		return;
+	}
+	/* Publishes the initialised instance; pairs with the acquire loads
+	 * in rt_inst_rb() and rt_instance_get(). */
+	atomic_store_explicit(&rt_instances[0], tr, memory_order_release);
+	rt_apply_boot_options(tr);
+}
+
+void rt_lazy_init(void)
+{
+	pthread_once(&rt_init_once, rt_do_init);
+}
+
+struct ringtrace_instance *rt_instance_get(struct ringtrace_instance *tr)
+{
+	if (tr)
+		return tr;
+	rt_lazy_init();
+	/* Pairs with the release store in rt_do_init(). */
+	return atomic_load_explicit(&rt_instances[0], memory_order_acquire);
+}
+
+struct ringtrace_instance *ringtrace_top(void)
+{
+	struct ringtrace_instance *tr = rt_instance_get(NULL);
+
+	if (!tr)
+		errno = ENOMEM;
+	return tr;
+}
+
+struct ringtrace_instance *ringtrace_instance_lookup(const char *name)
+{
+	struct ringtrace_instance *found = NULL;
+	int i;
+
+	if (!name || !*name)
+		return ringtrace_top();
+	pthread_mutex_lock(&rt_control_lock);
+	for (i = 1; i < RT_MAX_INSTANCES; i++) {
+		struct ringtrace_instance *tr = atomic_load_explicit(
+			&rt_instances[i], memory_order_relaxed);
+
+		if (tr && !strcmp(tr->name, name)) {
+			found = tr;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&rt_control_lock);
+	if (!found)
+		errno = ENOENT;
+	return found;
+}
+
+struct ringtrace_instance *ringtrace_instance_create(const char *name)
+{
+	struct ringtrace_instance *tr;
+	int i, slot = -1;
+	const char *p;
+
+	if (!ringtrace_top())
+		return NULL;
+	if (!name || !*name || strlen(name) >= sizeof(tr->name)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	for (p = name; *p; p++) {
+		if (*p == '/' || *p <= ' ') {
+			errno = EINVAL;
+			return NULL;
+		}
+	}
+	pthread_mutex_lock(&rt_control_lock);
+	for (i = 1; i < RT_MAX_INSTANCES; i++) {
+		tr = atomic_load_explicit(&rt_instances[i],
+					  memory_order_relaxed);
+		if (!tr && slot < 0)
+			slot = i;
+		if (tr && !strcmp(tr->name, name)) {
+			pthread_mutex_unlock(&rt_control_lock);
+			errno = EEXIST;
+			return NULL;
+		}
+	}
+	if (slot < 0) {
+		pthread_mutex_unlock(&rt_control_lock);
+		errno = ENOSPC;
+		return NULL;
+	}
+	tr = rt_instance_new(name, slot, rt_boot_size_kb, rt_boot_clock);
+	if (tr)
+		/* Publishes the instance; pairs with rt_inst_rb(). */
+		atomic_store_explicit(&rt_instances[slot], tr,
+				      memory_order_release);
+	pthread_mutex_unlock(&rt_control_lock);
+	if (!tr)
+		errno = ENOMEM;
+	return tr;
+}
+
+static void rt_update_tracer_masks(void)
+{
+	uint64_t fn = 0, graph = 0, lat = 0;
+	unsigned int en = 0;
+	int i;
+
+	for (i = 0; i < RT_MAX_INSTANCES; i++) {
+		struct ringtrace_instance *tr = atomic_load_explicit(
+			&rt_instances[i], memory_order_relaxed);
+
+		if (!tr)
+			continue;
+		switch (atomic_load_explicit(&tr->tracer,
+					     memory_order_relaxed)) {
+		case RT_TRACER_FUNCTION:
+			fn |= 1ull << i;
+			break;
+		case RT_TRACER_GRAPH:
+			graph |= 1ull << i;
+			break;
+		case RT_TRACER_USERSOFF:
+			lat |= 1ull << i;
+			break;
+		}
+	}
+	/* Relaxed: the hooks check each bit again through rt_instances[]
+	 * under RCU; a stale mask costs one record or misses one. */
+	atomic_store_explicit(&rt_fn_mask, fn, memory_order_relaxed);
+	atomic_store_explicit(&rt_graph_mask, graph, memory_order_relaxed);
+	atomic_store_explicit(&rt_lat_mask, lat, memory_order_relaxed);
+	if (fn)
+		en |= RT_FTRACE_FUNCTION;
+	if (graph)
+		en |= RT_FTRACE_GRAPH;
+	atomic_store_explicit(&rt_ftrace_enabled, en, memory_order_relaxed);
+}
+
+int ringtrace_instance_destroy(struct ringtrace_instance *tr)
+{
+	if (!tr || tr->id == 0)
+		return -EINVAL;
+	pthread_mutex_lock(&rt_control_lock);
+	rt_events_instance_gone(tr->id);
+	atomic_store_explicit(&rt_instances[tr->id], NULL,
+			      memory_order_relaxed);
+	rt_update_tracer_masks();
+	pthread_mutex_unlock(&rt_control_lock);
+	/* Every writer that saw the instance has left its read-side
+	 * section after this. */
+	rt_synchronize_rcu();
+	ringbuf_free(atomic_load_explicit(&tr->rb, memory_order_relaxed));
+	if (tr->snap)
+		ringbuf_free(tr->snap);
+	pthread_mutex_destroy(&tr->lock);
+	pthread_mutex_destroy(&tr->max_lock);
+	free(tr);
+	return 0;
+}
+
+const char *ringtrace_instance_name(struct ringtrace_instance *tr)
+{
+	tr = rt_instance_get(tr);
+	return tr ? tr->name : "";
+}
+
+struct ringbuf *ringtrace_buffer(struct ringtrace_instance *tr)
+{
+	tr = rt_instance_get(tr);
+	return tr ? atomic_load_explicit(&tr->rb, memory_order_acquire) : NULL;
+}
+
+int rt_nr_cpus(struct ringtrace_instance *tr)
+{
+	return ringbuf_nr_cpus(ringtrace_buffer(tr));
+}
+
+/* ------------------------------------------------------------------------ */
+/* Tracers and options                                                      */
+
+int ringtrace_set_tracer(struct ringtrace_instance *tr, const char *name)
+{
+	int i, cur;
+
+	tr = rt_instance_get(tr);
+	if (!tr || !name)
+		return -EINVAL;
+	for (i = 0; i < RT_TRACER_NR; i++)
+		if (!strcmp(rt_tracer_names[i], name))
+			break;
+	if (i == RT_TRACER_NR)
+		return -EINVAL;
+	pthread_mutex_lock(&tr->lock);
+	if (i == RT_TRACER_USERSOFF && !tr->snap) {
+		struct ringbuf *rb =
+			atomic_load_explicit(&tr->rb, memory_order_relaxed);
+
+		tr->snap = rt_make_buffer(tr->size_kb, ringbuf_clock(rb), true);
+		if (!tr->snap) {
+			pthread_mutex_unlock(&tr->lock);
+			return -ENOMEM;
+		}
+	}
+	/* The latency tracer shows its trace in the latency format and
+	 * restores the option when it is switched off, as irqsoff does. */
+	cur = atomic_load_explicit(&tr->tracer, memory_order_relaxed);
+	if (i == RT_TRACER_USERSOFF && cur != RT_TRACER_USERSOFF) {
+		uint64_t o = atomic_fetch_or_explicit(
+			&tr->options, RT_OPT(RT_OPT_LATENCY_FMT),
+			memory_order_relaxed);
+
+		tr->saved_lat_fmt = (o & RT_OPT(RT_OPT_LATENCY_FMT)) != 0;
+		atomic_store_explicit(&tr->max_latency_ns, 0,
+				      memory_order_relaxed);
+	} else if (i != RT_TRACER_USERSOFF && cur == RT_TRACER_USERSOFF &&
+		   !tr->saved_lat_fmt) {
+		atomic_fetch_and_explicit(&tr->options,
+					  ~RT_OPT(RT_OPT_LATENCY_FMT),
+					  memory_order_relaxed);
+	}
+	pthread_mutex_lock(&rt_control_lock);
+	atomic_store_explicit(&tr->tracer, i, memory_order_relaxed);
+	rt_update_tracer_masks();
+	pthread_mutex_unlock(&rt_control_lock);
+	pthread_mutex_unlock(&tr->lock);
+	return 0;
+}
+
+const char *ringtrace_current_tracer(struct ringtrace_instance *tr)
+{
+	tr = rt_instance_get(tr);
+	if (!tr)
+		return "nop";
+	return rt_tracer_names[atomic_load_explicit(&tr->tracer,
+						    memory_order_relaxed)];
+}
+
+static int rt_opt_index(const char *name)
+{
+	int i;
+
+	for (i = 0; i < RT_OPT_NR; i++)
+		if (!strcmp(rt_opt_table[i].name, name))
+			return i;
+	return -1;
+}
+
+int ringtrace_set_option(struct ringtrace_instance *tr, const char *opt)
+{
+	bool on = true;
+	int i;
+
+	tr = rt_instance_get(tr);
+	if (!tr || !opt)
+		return -EINVAL;
+	while (*opt == ' ' || *opt == '\t')
+		opt++;
+	if (!strncmp(opt, "no", 2) && rt_opt_index(opt) < 0) {
+		on = false;
+		opt += 2;
+	}
+	i = rt_opt_index(opt);
+	if (i < 0)
+		return -EINVAL;
+	pthread_mutex_lock(&tr->lock);
+	if (on)
+		atomic_fetch_or_explicit(&tr->options, RT_OPT(i),
+					 memory_order_relaxed);
+	else
+		atomic_fetch_and_explicit(&tr->options, ~RT_OPT(i),
+					  memory_order_relaxed);
+	if (i == RT_OPT_OVERWRITE) {
+		ringbuf_change_overwrite(
+			atomic_load_explicit(&tr->rb, memory_order_relaxed),
+			on);
+		if (tr->snap)
+			ringbuf_change_overwrite(tr->snap, on);
+	}
+	pthread_mutex_unlock(&tr->lock);
+	return 0;
+}
+
+int ringtrace_option(struct ringtrace_instance *tr, const char *opt)
+{
+	int i;
+
+	tr = rt_instance_get(tr);
+	if (!tr || !opt || (i = rt_opt_index(opt)) < 0)
+		return -EINVAL;
+	return !!(atomic_load_explicit(&tr->options, memory_order_relaxed) &
+		  RT_OPT(i));
+}
+
+size_t ringtrace_show_options(struct ringtrace_instance *tr, char *buf,
+			      size_t len)
+{
+	size_t n = 0;
+	uint64_t o;
+	int i;
+
+	tr = rt_instance_get(tr);
+	if (len)
+		buf[0] = '\0';
+	if (!tr)
+		return 0;
+	o = atomic_load_explicit(&tr->options, memory_order_relaxed);
+	for (i = 0; i < RT_OPT_NR; i++) {
+		int w = snprintf(buf + (n < len ? n : len),
+				 n < len ? len - n : 0, "%s%s\n",
+				 (o & RT_OPT(i)) ? "" : "no",
+				 rt_opt_table[i].name);
+
+		n += (size_t)w;
+	}
+	return n;
+}
+
+void ringtrace_tracing_on(struct ringtrace_instance *tr, bool on)
+{
+	struct ringbuf *rb;
+
+	tr = rt_instance_get(tr);
+	if (!tr)
+		return;
+	pthread_mutex_lock(&tr->lock);
+	rb = atomic_load_explicit(&tr->rb, memory_order_relaxed);
+	if (on)
+		ringbuf_record_on(rb);
+	else
+		ringbuf_record_off(rb);
+	pthread_mutex_unlock(&tr->lock);
+}
+
+bool ringtrace_tracing_is_on(struct ringtrace_instance *tr)
+{
+	tr = rt_instance_get(tr);
+	return tr && ringbuf_record_is_on(ringtrace_buffer(tr));
+}
+
+int ringtrace_set_buffer_size_kb(struct ringtrace_instance *tr, size_t kb)
+{
+	int ret;
+
+	tr = rt_instance_get(tr);
+	if (!tr || kb == 0)
+		return -EINVAL;
+	pthread_mutex_lock(&tr->lock);
+	ret = ringbuf_resize(atomic_load_explicit(&tr->rb,
+						  memory_order_relaxed),
+			     kb * 1024, RINGBUF_ALL_CPUS);
+	if (!ret && tr->snap)
+		ret = ringbuf_resize(tr->snap, kb * 1024, RINGBUF_ALL_CPUS);
+	if (!ret)
+		tr->size_kb = kb;
+	pthread_mutex_unlock(&tr->lock);
+	return ret;
+}
+
+size_t ringtrace_buffer_size_kb(struct ringtrace_instance *tr)
+{
+	size_t kb;
+
+	tr = rt_instance_get(tr);
+	if (!tr)
+		return 0;
+	/* As tracefs shows it: the size asked for, not the page-rounded
+	 * size the buffer holds. */
+	pthread_mutex_lock(&tr->lock);
+	kb = tr->size_kb;
+	pthread_mutex_unlock(&tr->lock);
+	return kb;
+}
+
+int ringtrace_set_buffer_percent(struct ringtrace_instance *tr, int percent)
+{
+	tr = rt_instance_get(tr);
+	if (!tr || percent < 0 || percent > 100)
+		return -EINVAL;
+	pthread_mutex_lock(&tr->lock);
+	tr->buffer_percent = percent;
+	pthread_mutex_unlock(&tr->lock);
+	return 0;
+}
+
+int ringtrace_set_clock(struct ringtrace_instance *tr, const char *name)
+{
+	struct ringbuf *old, *nrb, *snap = NULL;
+	bool on;
+	int clock;
+
+	tr = rt_instance_get(tr);
+	if (!tr || !name)
+		return -EINVAL;
+	clock = rt_clock_by_name(name);
+	if (clock < 0)
+		return -EINVAL;
+	pthread_mutex_lock(&tr->lock);
+	old = atomic_load_explicit(&tr->rb, memory_order_relaxed);
+	if (ringbuf_clock(old) == clock) {
+		pthread_mutex_unlock(&tr->lock);
+		return 0;
+	}
+	on = (atomic_load_explicit(&tr->options, memory_order_relaxed) &
+	      RT_OPT(RT_OPT_OVERWRITE)) != 0;
+	nrb = rt_make_buffer(tr->size_kb, clock, on);
+	if (nrb && tr->snap) {
+		snap = rt_make_buffer(tr->size_kb, clock, on);
+		if (!snap) {
+			ringbuf_free(nrb);
+			nrb = NULL;
+		}
+	}
+	if (!nrb) {
+		pthread_mutex_unlock(&tr->lock);
+		return -ENOMEM;
+	}
+	if (!ringbuf_record_is_on(old))
+		ringbuf_record_off(nrb);
+	/* Userspace: the kernel changes the clock of the live buffer and
+	 * resets it; here the clock is fixed at creation, so a new buffer
+	 * is published (release, pairs with rt_inst_rb()) and the old one
+	 * freed after a grace period. */
+	atomic_store_explicit(&tr->rb, nrb, memory_order_release);
+	rt_synchronize_rcu();
+	ringbuf_free(old);
+	if (tr->snap) {
+		ringbuf_free(tr->snap);
+		tr->snap = snap;
+	}
+	tr->clock = clock;
+	tr->time_start = ringbuf_time_stamp(nrb);
+	pthread_mutex_unlock(&tr->lock);
+	return 0;
+}
+
+size_t ringtrace_show_clock(struct ringtrace_instance *tr, char *buf,
+			    size_t len)
+{
+	size_t n = 0;
+	int i, cur;
+
+	tr = rt_instance_get(tr);
+	if (len)
+		buf[0] = '\0';
+	if (!tr)
+		return 0;
+	cur = ringbuf_clock(ringtrace_buffer(tr));
+	for (i = 0; i < RT_NR_SHOWN_CLOCKS; i++) {
+		bool sel = rt_clocks[i].clock == cur;
+		int w = snprintf(buf + (n < len ? n : len),
+				 n < len ? len - n : 0, "%s%s%s%s", i ? " " : "",
+				 sel ? "[" : "", rt_clocks[i].name,
+				 sel ? "]" : "");
+
+		n += (size_t)w;
+	}
+	n += (size_t)snprintf(buf + (n < len ? n : len), n < len ? len - n : 0,
+			      "\n");
+	return n;
+}
+
+void ringtrace_clear(struct ringtrace_instance *tr)
+{
+	struct ringbuf *rb;
+
+	tr = rt_instance_get(tr);
+	if (!tr)
+		return;
+	pthread_mutex_lock(&tr->lock);
+	rb = atomic_load_explicit(&tr->rb, memory_order_relaxed);
+	ringbuf_reset(rb);
+	tr->time_start = ringbuf_time_stamp(rb);
+	pthread_mutex_unlock(&tr->lock);
+}
+
+int ringtrace_snapshot(struct ringtrace_instance *tr, int cmd)
+{
+	struct ringbuf *rb;
+	int ret = 0, cpu, n;
+
+	tr = rt_instance_get(tr);
+	if (!tr)
+		return -EINVAL;
+	pthread_mutex_lock(&tr->lock);
+	rb = atomic_load_explicit(&tr->rb, memory_order_relaxed);
+	switch (cmd) {
+	case 0:
+		if (atomic_load_explicit(&tr->tracer, memory_order_relaxed) ==
+		    RT_TRACER_USERSOFF) {
+			ret = -EBUSY; /* the latency tracer owns it */
+			break;
+		}
+		if (tr->snap)
+			ringbuf_free(tr->snap);
+		tr->snap = NULL;
+		break;
+	case 1:
+		if (atomic_load_explicit(&tr->tracer, memory_order_relaxed) ==
+		    RT_TRACER_USERSOFF) {
+			ret = -EBUSY;
+			break;
+		}
+		if (!tr->snap) {
+			tr->snap = rt_make_buffer(
+				tr->size_kb, ringbuf_clock(rb),
+				(atomic_load_explicit(&tr->options,
+						      memory_order_relaxed) &
+				 RT_OPT(RT_OPT_OVERWRITE)) != 0);
+			if (!tr->snap) {
+				ret = -ENOMEM;
+				break;
+			}
+		}
+		ringbuf_reset(tr->snap);
+		n = ringbuf_nr_cpus(rb);
+		for (cpu = 0; cpu < n && !ret; cpu++)
+			ret = ringbuf_swap_cpu(rb, tr->snap, cpu);
+		break;
+	case 2:
+		if (tr->snap)
+			ringbuf_reset(tr->snap);
+		break;
+	default:
+		ret = -EINVAL;
+	}
+	pthread_mutex_unlock(&tr->lock);
+	return ret;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Boot-time settings from the environment (the kernel's command line)     */
+
+/*
+ *	RINGTRACE_EVENTS	trace_event=	set_event list (commas)
+ *	RINGTRACE_TRACER	ftrace=		current_tracer
+ *	RINGTRACE_OPTIONS	trace_options=	options (commas)
+ *	RINGTRACE_BUF_SIZE_KB	trace_buf_size=	buffer_size_kb
+ *	RINGTRACE_CLOCK		trace_clock=	trace_clock
+ *	RINGTRACE_FTRACE_FILTER	ftrace_filter=	set_ftrace_filter
+ *	RINGTRACE_FTRACE_NOTRACE ftrace_notrace= set_ftrace_notrace
+ *	RINGTRACE_GRAPH_FILTER	ftrace_graph_filter= set_graph_function
+ */
+static void rt_apply_boot_options(struct ringtrace_instance *tr)
+{
+	const char *s = getenv("RINGTRACE_OPTIONS");
+
+	if (s) {
+		char *copy = strdup(s), *save = NULL, *tok;
+
+		for (tok = copy ? strtok_r(copy, ",", &save) : NULL; tok;
+		     tok = strtok_r(NULL, ",", &save))
+			if (ringtrace_set_option(tr, tok))
+				rt_warn("ringtrace: RINGTRACE_OPTIONS: unknown option '%s'\n",
+					tok);
+		free(copy);
+	}
+	s = getenv("RINGTRACE_TRACER");
+	if (s && ringtrace_set_tracer(tr, s))
+		rt_warn("ringtrace: RINGTRACE_TRACER: unknown tracer '%s'\n", s);
+	rt_events_apply_boot();
+}
+
+void rt_warn(const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n > 0) {
+		ssize_t w = write(2, buf, (size_t)n < sizeof(buf) ?
+					  (size_t)n :
+					  sizeof(buf) - 1);
+		(void)w;
+	}
+}

@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * trace.h - the tracer's internals shared by trace.c, events.c,
+ *	output.c and latency.c
+ */
+#ifndef RINGTRACE_TRACE_H
+#define RINGTRACE_TRACE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <ringbuf/ringbuf.h>
+#include <ringtrace/event.h>
+#include <ringtrace/tracer.h>
+
+#include "field.h"
+
+#define RT_MAX_INSTANCES 64
+#define RT_COMM_LEN 16
+
+/* Ids of the built-in ftrace events (the kernel's TRACE_* values). */
+enum {
+	RT_TYPE_FN = 1,
+	RT_TYPE_PRINT = 5,
+	RT_TYPE_GRAPH_RET = 10,
+	RT_TYPE_GRAPH_ENT = 11,
+	RT_TYPE_RAW_DATA = 18,
+	RT_TYPE_FIRST_DYNAMIC = 32,
+};
+
+/* The built-in records */
+struct rt_fn_entry {
+	struct ringtrace_entry ent;
+	unsigned long ip;
+	unsigned long parent_ip;
+};
+struct rt_print_entry {
+	struct ringtrace_entry ent;
+	unsigned long ip;
+	char buf[];
+};
+struct rt_graph_ent_entry {
+	struct ringtrace_entry ent;
+	unsigned long func;
+	int depth;
+};
+struct rt_graph_ret_entry {
+	struct ringtrace_entry ent;
+	unsigned long func;
+	int depth;
+	unsigned int overrun;
+	unsigned long long calltime;
+	unsigned long long rettime;
+};
+struct rt_raw_data_entry {
+	struct ringtrace_entry ent;
+	unsigned int id;
+	char buf[];
+};
+
+/* Options (trace_options); the order is the table's in trace.c. */
+enum rt_opt {
+	RT_OPT_PRINT_PARENT,
+	RT_OPT_SYM_OFFSET,
+	RT_OPT_SYM_ADDR,
+	RT_OPT_VERBOSE,
+	RT_OPT_RAW,
+	RT_OPT_HEX,
+	RT_OPT_BIN,
+	RT_OPT_CONTEXT_INFO,
+	RT_OPT_LATENCY_FMT,
+	RT_OPT_RECORD_CMD,
+	RT_OPT_RECORD_TGID,
+	RT_OPT_OVERWRITE,
+	RT_OPT_IRQ_INFO,
+	RT_OPT_MARKERS,
+	RT_OPT_FUNCGRAPH_OVERRUN,
+	RT_OPT_FUNCGRAPH_CPU,
+	RT_OPT_FUNCGRAPH_OVERHEAD,
+	RT_OPT_FUNCGRAPH_PROC,
+	RT_OPT_FUNCGRAPH_DURATION,
+	RT_OPT_FUNCGRAPH_ABSTIME,
+	RT_OPT_FUNCGRAPH_TAIL,
+	RT_OPT_NR,
+};
+#define RT_OPT(o) (1ull << (o))
+
+enum rt_tracer {
+	RT_TRACER_NOP = 0,
+	RT_TRACER_FUNCTION,
+	RT_TRACER_GRAPH,
+	RT_TRACER_USERSOFF,
+	RT_TRACER_NR,
+};
+
+/**
+ * struct ringtrace_instance - a trace array
+ * @rb: the live buffer; replaced (RCU) only when the clock changes
+ * @snap: the snapshot buffer, or NULL
+ * @options: RT_OPT() bits; writers read RT_OPT_MARKERS relaxed
+ * @lock: serialises control calls on the instance
+ */
+struct ringtrace_instance {
+	char name[64];
+	int id;
+	struct ringbuf *_Atomic rb;
+	struct ringbuf *snap;
+	_Atomic uint64_t options;
+	_Atomic int tracer;
+	size_t size_kb;
+	bool saved_lat_fmt;
+	int buffer_percent;
+	int clock;
+	uint64_t time_start;
+	_Atomic uint64_t max_latency_ns;
+	_Atomic uint64_t thresh_ns;
+	pthread_mutex_t max_lock;
+	pthread_mutex_t lock;
+};
+
+/**
+ * struct rt_event_priv - the registry's side of an event
+ * @ev: the event
+ * @id: its id (common_type)
+ * @fields: common fields first, then the event's, with offsets
+ * @filter: per instance, the compiled filter (RCU) or NULL
+ * @filter_text: per instance, the filter as set (control side)
+ */
+struct rt_event_priv {
+	struct ringtrace_event *ev;
+	uint16_t id;
+	bool builtin;
+	unsigned int nr_fields;
+	struct rt_field *fields;
+	struct rt_filter *_Atomic filter[RT_MAX_INSTANCES];
+	char *filter_text[RT_MAX_INSTANCES];
+};
+
+/* trace.c */
+extern struct ringtrace_instance *_Atomic rt_instances[RT_MAX_INSTANCES];
+extern pthread_mutex_t rt_control_lock;
+void rt_lazy_init(void);
+struct ringtrace_instance *rt_instance_get(struct ringtrace_instance *tr);
+void rt_cmdline_save(void);
+bool rt_cmdline_find(int pid, char *comm, int *tgid);
+int rt_nr_cpus(struct ringtrace_instance *tr);
+
+/* events.c */
+struct rt_event_priv *rt_event_by_id(unsigned int id);
+struct rt_event_priv *rt_event_find(const char *system, const char *name);
+void rt_events_instance_gone(int inst);
+void rt_registry_lock(void);
+void rt_registry_unlock(void);
+size_t rt_format_event(struct rt_event_priv *p, char *buf, size_t len);
+void rt_events_init(void);
+void rt_events_apply_boot(void);
+
+/* output.c */
+struct ringtrace_seq {
+	char *buf;
+	size_t len;
+	size_t size;
+	bool overflow;
+};
+void rt_seq_init(struct ringtrace_seq *s);
+void rt_seq_free(struct ringtrace_seq *s);
+void rt_seq_putc(struct ringtrace_seq *s, char c);
+void rt_seq_puts(struct ringtrace_seq *s, const char *str);
+void rt_seq_write(struct ringtrace_seq *s, const void *p, size_t n);
+int rt_print_buffer(struct ringtrace_instance *tr, struct ringbuf *rb,
+		    FILE *out, bool snapshot);
+
+/* The worst critical section of each instance (usersoff tracer) */
+struct rt_latency_info {
+	uint64_t start_ts;
+	uint64_t end_ts;
+	unsigned long start_ip;
+	unsigned long end_ip;
+	int pid;
+};
+extern struct rt_latency_info rt_latency[RT_MAX_INSTANCES];
+unsigned long rt_tracing_mark_write_ip(void);
+int tracing_mark_write(struct ringtrace_instance *tr, const char *text,
+		       size_t len);
+
+/* Async-signal-safe warning to stderr */
+void rt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif /* RINGTRACE_TRACE_H */
