@@ -62,11 +62,11 @@ static void sub_all(char *text, const char *re, int g, const char *repl,
 void golden_normalise(char *text)
 {
 	/* comm-pid columns: the pid and its padding */
+	sub_all(text, "task: [^ ]*-([0-9]+)", 1, "PID", 0);
 	sub_all(text, "-([0-9]+ *)[[(]", 1, "PID", 1);
 	sub_all(text, "^ *[^ ]+-([0-9]+ +)[0-9]", 1, "PID", 1);
 	sub_all(text, "-([0-9]+) => ", 1, "PID", 0);
 	sub_all(text, "=> [^ ]+-([0-9]+)", 1, "PID", 0);
-	sub_all(text, "task: [^ ]*-([0-9]+)", 1, "PID", 0);
 	sub_all(text, "\\(( *[0-9]+)\\) \\[", 1, "TGID", 1);
 	/* the raw and hex context columns: pid, cpu, time stamp */
 	sub_all(text, "^([0-9]+ [0-9]+ [0-9]+) ", 1, "PID CPU TS", 0);
@@ -75,10 +75,10 @@ void golden_normalise(char *text)
 	sub_all(text, "^PID CPU TS # ([0-9a-f]+) ", 1, "ADDR", 0);
 	/* time stamps */
 	sub_all(text, "( +[0-9]+\\.[0-9]{6})(:| \\|)", 1, " SSSSS.UUUUUU", 0);
-	sub_all(text, "^([0-9]+\\.[0-9]{6}) \\|", 1, "SSSSS.UUUUUU", 1);
+	sub_all(text, "^( *[0-9]+\\.[0-9]{6}) \\|", 1, "SSSSS.UUUUUU", 0);
 	/* durations and latency columns */
-	sub_all(text, "([ +!#*@$] +[0-9]+(\\.[0-9]+)? us +)\\|", 1,
-		"  D.DDD us", 1);
+	sub_all(text, "(\\) |^| \\| )([ +!#*@$] +[0-9]+(\\.[0-9]+)? us +)\\|",
+		2, "  D.DDD us", 1);
 	sub_all(text, "( +[0-9]+us[ +!#*@$]): ", 1, "    Nus ", 0);
 	sub_all(text, "latency: ([0-9]+) us", 1, "N", 0);
 	/* symbols and addresses */

@@ -1320,6 +1320,53 @@ int ringtrace_snapshot(struct ringtrace_instance *tr, int cmd)
 }
 
 /* ------------------------------------------------------------------------ */
+/* The function tracers' controls (function.c holds the lists)             */
+
+int ringtrace_set_ftrace_list(enum ringtrace_ftrace_list list,
+			      const char *globs, bool append, char *err,
+			      size_t errlen)
+{
+	if ((int)list < 0 || (int)list >= RT_FTRACE_NR_LISTS)
+		return -EINVAL;
+	return rt_ftrace_list_set((enum rt_ftrace_list)list, globs, append,
+				  err, errlen);
+}
+
+size_t ringtrace_show_ftrace_list(enum ringtrace_ftrace_list list, char *buf,
+				  size_t len)
+{
+	if ((int)list < 0 || (int)list >= RT_FTRACE_NR_LISTS) {
+		if (len)
+			buf[0] = '\0';
+		return 0;
+	}
+	return rt_ftrace_list_show((enum rt_ftrace_list)list, buf, len);
+}
+
+int ringtrace_available_filter_functions(FILE *out)
+{
+	return rt_ftrace_available_functions(out);
+}
+
+int ringtrace_set_max_graph_depth(int depth)
+{
+	if (depth < 0)
+		return -EINVAL;
+	/* Relaxed: the hooks read it relaxed; a hook racing with the change
+	 * uses either value. */
+	atomic_store_explicit(&rt_max_graph_depth, depth,
+			      memory_order_relaxed);
+	return 0;
+}
+
+void ringtrace_function_trace_stop(bool stop)
+{
+	/* Relaxed: a hook already past the check finishes its record. */
+	atomic_store_explicit(&rt_function_trace_stop, stop ? 1 : 0,
+			      memory_order_relaxed);
+}
+
+/* ------------------------------------------------------------------------ */
 /* Boot-time settings from the environment (the kernel's command line)     */
 
 /*
@@ -1345,6 +1392,35 @@ static void rt_apply_boot_options(struct ringtrace_instance *tr)
 				rt_warn("ringtrace: RINGTRACE_OPTIONS: unknown option '%s'\n",
 					tok);
 		free(copy);
+	}
+	{
+		static const struct {
+			const char *env;
+			enum ringtrace_ftrace_list list;
+		} lists[] = {
+			{ "RINGTRACE_FTRACE_FILTER", RINGTRACE_FTRACE_FILTER },
+			{ "RINGTRACE_FTRACE_NOTRACE", RINGTRACE_FTRACE_NOTRACE },
+			{ "RINGTRACE_GRAPH_FILTER", RINGTRACE_GRAPH_FUNCTION },
+		};
+		char e[256];
+		size_t i;
+
+		for (i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
+			char *c, *copy;
+
+			s = getenv(lists[i].env);
+			copy = s ? strdup(s) : NULL;
+			if (!copy)
+				continue;
+			/* commas, as on the kernel's command line */
+			for (c = copy; *c; c++)
+				if (*c == ',')
+					*c = ' ';
+			if (ringtrace_set_ftrace_list(lists[i].list, copy, false,
+						      e, sizeof(e)))
+				rt_warn("ringtrace: %s: %s\n", lists[i].env, e);
+			free(copy);
+		}
 	}
 	s = getenv("RINGTRACE_TRACER");
 	if (s && ringtrace_set_tracer(tr, s))

@@ -91,6 +91,35 @@ RINGTRACE_API int ringtrace_set_tracer(struct ringtrace_instance *tr,
 				       const char *name);
 RINGTRACE_API const char *ringtrace_current_tracer(
 	struct ringtrace_instance *tr);
+/*
+ * The function tracers' filter lists, shared by all instances (the
+ * kernel has them per instance): set_ftrace_filter, set_ftrace_notrace,
+ * set_graph_function, set_graph_notrace. @globs: blank-separated globs,
+ * "!glob" removes; @append is ">>" rather than ">". A glob that matches
+ * no function is -EINVAL and leaves the list as it was. Functions of
+ * shared objects loaded later with dlopen() are matched when they load.
+ */
+enum ringtrace_ftrace_list {
+	RINGTRACE_FTRACE_FILTER = 0,
+	RINGTRACE_FTRACE_NOTRACE,
+	RINGTRACE_GRAPH_FUNCTION,
+	RINGTRACE_GRAPH_NOTRACE,
+};
+RINGTRACE_API int ringtrace_set_ftrace_list(enum ringtrace_ftrace_list list,
+					    const char *globs, bool append,
+					    char *err, size_t errlen);
+/* cat of the list: one function per line, "name [module]" for a shared
+ * object's. Returns the length as snprintf() does. */
+RINGTRACE_API size_t ringtrace_show_ftrace_list(enum ringtrace_ftrace_list list,
+						char *buf, size_t len);
+/* cat available_filter_functions */
+RINGTRACE_API int ringtrace_available_filter_functions(FILE *out);
+/* max_graph_depth (0: no limit) */
+RINGTRACE_API int ringtrace_set_max_graph_depth(int depth);
+/* The global stop switch (function_trace_stop): no function is recorded
+ * while it is set, whatever the tracers. */
+RINGTRACE_API void ringtrace_function_trace_stop(bool stop);
+
 /* echo OPT > trace_options ("noOPT" clears); -EINVAL for unknown. */
 RINGTRACE_API int ringtrace_set_option(struct ringtrace_instance *tr,
 				       const char *opt);
