@@ -4,7 +4,7 @@
 # Sourced by demo.sh and test.sh; usable alone: bash scripts/deps.sh
 set -euo pipefail
 
-RINGTRACE_PACKAGES=(gcc make cmake pkg-config liburcu-dev libtraceevent-dev)
+RINGTRACE_PACKAGES=(gcc make cmake pkg-config liburcu-dev libtraceevent-dev libelf-dev)
 
 ringtrace_install_deps() {
 	local missing=() p

@@ -14,8 +14,8 @@
 
 /* Run fn(out, arg) on a memory stream and return what it wrote. */
 char *golden_capture(int (*fn)(FILE *out, void *arg), void *arg);
-/* Normalise @text in place (it may only shrink). */
-void golden_normalise(char *text);
+/* Normalise @text (malloc()ed; it is freed) into a new string. */
+char *golden_normalise(char *text);
 /* Assert that normalised @text equals golden/@name. */
 void golden_check(const char *name, const char *text);
 

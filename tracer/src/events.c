@@ -615,6 +615,10 @@ int ringtrace_set_filter(struct ringtrace_instance *tr, const char *system,
 		if (!p || (system && strcmp(system, p->ev->system)) ||
 		    (event && strcmp(event, p->ev->name)))
 			continue;
+		/* ftrace's own records are written without the event
+		 * machinery and have no filter, as in the kernel */
+		if (p->builtin)
+			continue;
 		nmatch++;
 		if (clear)
 			continue;
@@ -643,7 +647,8 @@ int ringtrace_set_filter(struct ringtrace_instance *tr, const char *system,
 	for (i = 0; t && i < t->nr; i++) {
 		struct rt_event_priv *p = t->ev[i];
 
-		if (!p || (system && strcmp(system, p->ev->system)) ||
+		if (!p || p->builtin ||
+		    (system && strcmp(system, p->ev->system)) ||
 		    (event && strcmp(event, p->ev->name)))
 			continue;
 		if (!clear && !newf[i])

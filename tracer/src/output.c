@@ -79,6 +79,8 @@ void rt_seq_puts(struct ringtrace_seq *s, const char *str)
 }
 
 static void rt_seq_vprintf(struct ringtrace_seq *s, const char *fmt,
+			   va_list ap) __attribute__((format(printf, 2, 0)));
+static void rt_seq_vprintf(struct ringtrace_seq *s, const char *fmt,
 			   va_list ap)
 {
 	va_list aq;
@@ -433,18 +435,17 @@ static bool rt_iter_leaf_return(struct rt_iter *it,
 {
 	const struct rt_graph_ent_entry *cur = (const void *)it->rec;
 	struct ringbuf_event *e;
-	const struct rt_graph_ret_entry *next;
 	uint64_t ts;
 
 	e = it->consume ? ringbuf_peek(it->rb, it->cpu, &ts, NULL) :
 			  ringbuf_iter_peek(it->it[it->cpu], &ts);
-	if (!e || ringbuf_event_length(e) < sizeof(*next))
+	if (!e || ringbuf_event_length(e) < sizeof(*ret))
 		return false;
-	next = ringbuf_event_data(e);
-	if (next->ent.type != RT_TYPE_GRAPH_RET ||
-	    next->ent.pid != cur->ent.pid || next->func != cur->func)
+	/* copied out: records are only 4-byte aligned */
+	memcpy(ret, ringbuf_event_data(e), sizeof(*ret));
+	if (ret->ent.type != RT_TYPE_GRAPH_RET ||
+	    ret->ent.pid != cur->ent.pid || ret->func != cur->func)
 		return false;
-	memcpy(ret, next, sizeof(*ret));
 	if (it->consume)
 		ringbuf_consume(it->rb, it->cpu, NULL, NULL);
 	else
@@ -1272,17 +1273,16 @@ int ringtrace_read_pipe(struct ringtrace_instance *tr, FILE *out,
 {
 	struct ringbuf *rb;
 	struct rt_iter it;
-	int ret, lines = 0, percent;
+	unsigned long budget;
+	int ret, lines = 0;
 
 	tr = rt_instance_get(tr);
 	if (!tr || !out)
 		return -EINVAL;
-	pthread_mutex_lock(&tr->lock);
-	rb = atomic_load_explicit(&tr->rb, memory_order_relaxed);
-	percent = tr->buffer_percent;
-	pthread_mutex_unlock(&tr->lock);
+	rb = ringtrace_buffer(tr);
 	if (ringbuf_empty(rb)) {
-		ret = ringbuf_wait(rb, RINGBUF_ALL_CPUS, percent, timeout_ms);
+		/* Any record wakes trace_pipe (full = 0), as in the kernel. */
+		ret = ringbuf_wait(rb, RINGBUF_ALL_CPUS, 0, timeout_ms);
 		if (ret <= 0)
 			return ret == 0 ? 0 : ret;
 	}
@@ -1293,9 +1293,15 @@ int ringtrace_read_pipe(struct ringtrace_instance *tr, FILE *out,
 		pthread_mutex_unlock(&tr->lock);
 		return ret;
 	}
+	/*
+	 * One read takes what the buffer held when it began: writers that
+	 * keep up with the reader would otherwise keep it here forever (the
+	 * kernel's read stops when the user's buffer is full).
+	 */
+	budget = ringbuf_entries(rb);
 	/* trace_pipe keeps the per-cpu graph state between reads */
 	rt_pipe_state_load(&it, tr);
-	while (!ret && rt_iter_next(&it)) {
+	while (!ret && budget-- > 0 && rt_iter_next(&it)) {
 		rt_print_line(&it);
 		ret = rt_flush(&it, out);
 		lines++;

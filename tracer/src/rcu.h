@@ -21,7 +21,13 @@
 #ifndef RINGTRACE_RCU_H
 #define RINGTRACE_RCU_H
 
-#define _LGPL_SOURCE
+/*
+ * The library calls, not the inline read side (_LGPL_SOURCE): the inline
+ * code reaches the thread's registry entry through a type aligned to 128
+ * bytes that urcu-bp's registry does not align so, which UBSan reports in
+ * every read-side section. A call costs a few nanoseconds, and only when
+ * an event is enabled.
+ */
 #include <urcu-bp.h>
 
 #if defined(__SANITIZE_THREAD__)

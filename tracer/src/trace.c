@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "filter.h"
@@ -99,7 +100,9 @@ static const struct {
  *	one means a signal handler interrupted a write
  * @irq: ringtrace_irq_enter() nesting
  * @comm_saved: the thread's name is in the cmdline table
- * @crit_start: ringtrace_critical_start() time stamp, 0 outside one
+ * @crit_start: ringtrace_critical_start()'s rt_ftrace_clock(), 0 outside
+ *	a section
+ * @crit_buf_start: the same moment on the buffer's clock
  * @crit_nest: critical section nesting
  */
 struct rt_thread {
@@ -108,6 +111,7 @@ struct rt_thread {
 	int irq;
 	bool comm_saved;
 	uint64_t crit_start;
+	uint64_t crit_buf_start;
 	unsigned long crit_ip;
 	int crit_nest;
 };
@@ -342,7 +346,7 @@ struct rt_fn_arg {
 	uint64_t t0, t1;
 };
 
-static __attribute__((no_instrument_function)) void
+static __attribute__((no_instrument_function)) RINGTRACE_RECORD_ACCESS void
 rt_fill_fn(void *rec, const void *arg)
 {
 	struct rt_fn_entry *e = rec;
@@ -363,7 +367,7 @@ rt_ftrace_function_event(unsigned long ip, unsigned long parent_ip)
 				 rt_fill_fn, &a);
 }
 
-static __attribute__((no_instrument_function)) void
+static __attribute__((no_instrument_function)) RINGTRACE_RECORD_ACCESS void
 rt_fill_graph_ent(void *rec, const void *arg)
 {
 	struct rt_graph_ent_entry *e = rec;
@@ -386,7 +390,7 @@ rt_ftrace_graph_entry_event(unsigned long func, int depth)
 				 rt_fill_graph_ent, &a);
 }
 
-static __attribute__((no_instrument_function)) void
+static __attribute__((no_instrument_function)) RINGTRACE_RECORD_ACCESS void
 rt_fill_graph_ret(void *rec, const void *arg)
 {
 	struct rt_graph_ret_entry *e = rec;
@@ -417,15 +421,27 @@ rt_ftrace_graph_return_event(unsigned long func, int depth, uint64_t calltime,
 				 rt_fill_graph_ret, &a);
 }
 
+/*
+ * The graph's calltime and rettime, and critical-section lengths: always
+ * CLOCK_MONOTONIC nanoseconds, whatever the buffers' trace_clock, as the
+ * kernel takes them from trace_clock_local(). Durations then read in
+ * microseconds even when the buffer counts TSC cycles.
+ */
 __attribute__((no_instrument_function)) uint64_t rt_ftrace_clock(void)
 {
-	uint64_t mask =
-		atomic_load_explicit(&rt_graph_mask, memory_order_relaxed);
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/* The clock of the first buffer in @mask, in its own unit. */
+static __attribute__((no_instrument_function)) uint64_t
+rt_buffer_clock(uint64_t mask)
+{
 	uint64_t now = 0;
 	struct ringbuf *rb;
 
-	if (!mask)
-		mask = atomic_load_explicit(&rt_lat_mask, memory_order_relaxed);
 	if (!mask)
 		return 0;
 	rt_rcu_read_lock();
@@ -445,7 +461,8 @@ struct rt_print_arg {
 	bool nl;
 };
 
-static void rt_fill_print(void *rec, const void *arg)
+static RINGTRACE_RECORD_ACCESS void rt_fill_print(void *rec,
+						  const void *arg)
 {
 	struct rt_print_entry *e = rec;
 	const struct rt_print_arg *a = arg;
@@ -545,7 +562,8 @@ struct rt_raw_arg {
 	size_t len;
 };
 
-static void rt_fill_raw(void *rec, const void *arg)
+static RINGTRACE_RECORD_ACCESS void rt_fill_raw(void *rec,
+						const void *arg)
 {
 	struct rt_raw_data_entry *e = rec;
 	const struct rt_raw_arg *a = arg;
@@ -591,8 +609,9 @@ void ringtrace_irq_exit(void)
 /* ------------------------------------------------------------------------ */
 /* The usersoff latency tracer                                              */
 
-static void rt_latency_check(uint64_t mask, uint64_t start, uint64_t end,
-			     unsigned long start_ip, unsigned long end_ip);
+static void rt_latency_check(uint64_t mask, uint64_t delta,
+			     uint64_t buf_start, unsigned long start_ip,
+			     unsigned long end_ip);
 
 __attribute__((noinline)) void ringtrace_critical_start(void)
 {
@@ -602,8 +621,9 @@ __attribute__((noinline)) void ringtrace_critical_start(void)
 
 	if (!mask || rt_cur.crit_nest++ > 0)
 		return;
-	/* The start stamp first, so that the section's own first record
+	/* The start stamps first, so that the section's own first record
 	 * is inside it. */
+	rt_cur.crit_buf_start = rt_buffer_clock(mask);
 	rt_cur.crit_start = rt_ftrace_clock();
 	a.a = (unsigned long)__builtin_return_address(0);
 	a.b = 0;
@@ -628,32 +648,37 @@ __attribute__((noinline)) void ringtrace_critical_end(void)
 	a.b = 0;
 	rt_write_builtin(mask, RT_TYPE_FN, sizeof(struct rt_fn_entry),
 			 rt_fill_fn, &a);
-	rt_latency_check(mask, rt_cur.crit_start, end, rt_cur.crit_ip, a.a);
+	rt_latency_check(mask, end - rt_cur.crit_start, rt_cur.crit_buf_start,
+			 rt_cur.crit_ip, a.a);
 	rt_cur.crit_start = 0;
 }
 
 struct rt_latency_info rt_latency[RT_MAX_INSTANCES];
 
-static void rt_latency_check(uint64_t mask, uint64_t start, uint64_t end,
-			     unsigned long start_ip, unsigned long end_ip)
+static void rt_latency_check(uint64_t mask, uint64_t delta,
+			     uint64_t buf_start, unsigned long start_ip,
+			     unsigned long end_ip)
 {
-	uint64_t delta = end > start ? end - start : 0;
-
 	/* Userspace: the kernel swaps the max buffer with interrupts off;
 	 * here a nested writer (signal handler inside a write) cannot wait
 	 * for the buffer to drain, so it only records the maximum. */
 	while (mask) {
 		int i = __builtin_ctzll(mask);
 		struct ringtrace_instance *tr;
+		uint64_t thresh;
 
 		mask &= mask - 1;
 		rt_rcu_read_lock();
 		tr = atomic_load_explicit(&rt_instances[i],
 					  memory_order_acquire);
-		if (!tr || delta <= atomic_load_explicit(&tr->thresh_ns,
-							 memory_order_relaxed) ||
-		    delta <= atomic_load_explicit(&tr->max_latency_ns,
-						  memory_order_relaxed)) {
+		thresh = tr ? atomic_load_explicit(&tr->thresh_ns,
+						   memory_order_relaxed) : 0;
+		/* As the kernel's report_latency(): with a threshold, every
+		 * section over it is kept; without, only a new maximum. */
+		if (!tr || (thresh && delta < thresh) ||
+		    (!thresh && delta <= atomic_load_explicit(
+					       &tr->max_latency_ns,
+					       memory_order_relaxed))) {
 			rt_rcu_read_unlock();
 			continue;
 		}
@@ -663,13 +688,12 @@ static void rt_latency_check(uint64_t mask, uint64_t start, uint64_t end,
 			rt_rcu_read_unlock();
 			continue;
 		}
-		if (delta > atomic_load_explicit(&tr->max_latency_ns,
-						 memory_order_relaxed)) {
+		if (thresh || delta > atomic_load_explicit(&tr->max_latency_ns,
+							   memory_order_relaxed)) {
 			atomic_store_explicit(&tr->max_latency_ns, delta,
 					      memory_order_relaxed);
 			rt_latency[i] = (struct rt_latency_info){
-				.start_ts = start,
-				.end_ts = end,
+				.start_ts = buf_start,
 				.start_ip = start_ip,
 				.end_ip = end_ip,
 				.pid = rt_gettid(),
@@ -783,11 +807,22 @@ static void rt_do_init(void)
 	const char *s = getenv("RINGTRACE_BUF_SIZE_KB");
 	struct ringtrace_instance *tr;
 
-	if (s && atol(s) > 0)
-		rt_boot_size_kb = (size_t)atol(s);
+	if (s) {
+		char *end;
+		long kb = strtol(s, &end, 10);
+
+		if (kb > 0 && *end == '\0')
+			rt_boot_size_kb = (size_t)kb;
+		else
+			rt_warn("ringtrace: RINGTRACE_BUF_SIZE_KB: '%s' is not a size in KiB; using %zu\n",
+				s, rt_boot_size_kb);
+	}
 	s = getenv("RINGTRACE_CLOCK");
 	if (s && rt_clock_by_name(s) >= 0)
 		rt_boot_clock = rt_clock_by_name(s);
+	else if (s)
+		rt_warn("ringtrace: RINGTRACE_CLOCK: unknown clock '%s'; using mono\n",
+			s);
 	tr = rt_instance_new("", 0, rt_boot_size_kb, rt_boot_clock);
 	if (!tr) {
 		rt_warn("ringtrace: cannot allocate the trace buffer\n");
@@ -802,6 +837,24 @@ static void rt_do_init(void)
 void rt_lazy_init(void)
 {
 	pthread_once(&rt_init_once, rt_do_init);
+}
+
+/*
+ * With a RINGTRACE_* setting in the environment, the tracer starts when
+ * the library loads (the kernel applies its boot options at boot), so
+ * that the events named there record from the program's first call on.
+ * Without one, nothing is allocated until the program uses the API.
+ */
+__attribute__((constructor)) static void rt_boot(void)
+{
+	extern char **environ;
+	char **e;
+
+	for (e = environ; e && *e; e++)
+		if (!strncmp(*e, "RINGTRACE_", 10)) {
+			rt_lazy_init();
+			return;
+		}
 }
 
 struct ringtrace_instance *rt_instance_get(struct ringtrace_instance *tr)
@@ -858,7 +911,7 @@ struct ringtrace_instance *ringtrace_instance_create(const char *name)
 		return NULL;
 	}
 	for (p = name; *p; p++) {
-		if (*p == '/' || *p <= ' ') {
+		if (*p == '/' || (unsigned char)*p <= ' ' || *p == 0x7f) {
 			errno = EINVAL;
 			return NULL;
 		}
@@ -1172,6 +1225,19 @@ int ringtrace_set_buffer_percent(struct ringtrace_instance *tr, int percent)
 	tr->buffer_percent = percent;
 	pthread_mutex_unlock(&tr->lock);
 	return 0;
+}
+
+int ringtrace_buffer_percent(struct ringtrace_instance *tr)
+{
+	int p;
+
+	tr = rt_instance_get(tr);
+	if (!tr)
+		return -EINVAL;
+	pthread_mutex_lock(&tr->lock);
+	p = tr->buffer_percent;
+	pthread_mutex_unlock(&tr->lock);
+	return p;
 }
 
 int ringtrace_set_clock(struct ringtrace_instance *tr, const char *name)

@@ -174,8 +174,7 @@ int rt_print_buffer(struct ringtrace_instance *tr, struct ringbuf *rb,
 
 /* The worst critical section of each instance (usersoff tracer) */
 struct rt_latency_info {
-	uint64_t start_ts;
-	uint64_t end_ts;
+	uint64_t start_ts; /* on the buffer's clock */
 	unsigned long start_ip;
 	unsigned long end_ip;
 	int pid;

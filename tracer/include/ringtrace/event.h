@@ -26,6 +26,21 @@ extern "C" {
 #define RINGTRACE_API
 #endif
 
+/*
+ * Records start 4-byte aligned, as the kernel's do on x86 (the ring
+ * buffer's RB_ALIGNMENT), so an 8-byte field may sit at an address that is
+ * 4 mod 8. x86 loads and stores those at full speed, and the kernel
+ * writes its records the same way; the functions that touch records in
+ * place say so to UBSan's alignment check. Userspace: the kernel forces
+ * 8-byte alignment on the architectures that need it
+ * (CONFIG_HAVE_64BIT_ALIGNED_ACCESS); this port supports x86 only.
+ */
+#if defined(__GNUC__) && (__GNUC__ >= 8 || defined(__clang__))
+#define RINGTRACE_RECORD_ACCESS __attribute__((no_sanitize("alignment")))
+#else
+#define RINGTRACE_RECORD_ACCESS
+#endif
+
 /**
  * struct ringtrace_entry - the header of every record (the kernel's
  *	struct trace_entry, byte for byte)

@@ -178,8 +178,8 @@
 	static const struct ringtrace_field_decl ringtrace_fields_##name[] = {\
 		tstruct { NULL, NULL, 0, 0, 0, 0, 0 }                       \
 	};                                                                  \
-	static __attribute__((no_instrument_function)) void                 \
-	ringtrace_print_##name(struct ringtrace_seq *__s, const void *__rec)\
+	static __attribute__((no_instrument_function)) RINGTRACE_RECORD_ACCESS\
+	void ringtrace_print_##name(struct ringtrace_seq *__s, const void *__rec)\
 	{                                                                   \
 		const struct ringtrace_raw_##name *__entry = __rec;         \
 		(void)__entry;                                              \
@@ -215,7 +215,8 @@
 	__entry->__data_loc_##item = __data_offsets.item;
 #undef DECLARE_EVENT_CLASS
 #define DECLARE_EVENT_CLASS(name, proto, args, tstruct, assign, print)      \
-	static __attribute__((no_instrument_function, unused)) void         \
+	static __attribute__((no_instrument_function, unused))             \
+	RINGTRACE_RECORD_ACCESS void                                        \
 	ringtrace_do_class_##name(struct ringtrace_event *__ev, proto)      \
 	{                                                                   \
 		struct ringtrace_data_offsets_##name __data_offsets;        \
@@ -236,7 +237,7 @@
 	}
 #undef DEFINE_EVENT
 #define DEFINE_EVENT(template, call, proto, args)                           \
-	struct ringtrace_event __ringtrace_event_##call = {                 \
+	__RT_EVENT_VIS struct ringtrace_event __ringtrace_event_##call = {  \
 		.system = __rt_stringify(TRACE_SYSTEM),                     \
 		.name = #call,                                              \
 		.fields = ringtrace_fields_##template,                      \
@@ -244,7 +245,7 @@
 		.print = ringtrace_print_##template,                        \
 		.size = sizeof(struct ringtrace_raw_##template),            \
 	};                                                                  \
-	__attribute__((no_instrument_function)) void                        \
+	__RT_EVENT_VIS __attribute__((no_instrument_function)) void         \
 	__ringtrace_do_##call(proto)                                        \
 	{                                                                   \
 		ringtrace_do_class_##template(&__ringtrace_event_##call,     \

@@ -64,9 +64,23 @@
  * publishes everything the slow path reads through RCU before it sets
  * the bit (see rt_event_set_enabled()).
  */
+/*
+ * An event belongs to the object (program or shared library) that creates
+ * it, so two libraries may each have an event of the same C name. To use
+ * an object's events from another object, define RINGTRACE_EXPORT_EVENTS
+ * in the creating file and in the users (the kernel's
+ * EXPORT_TRACEPOINT_SYMBOL).
+ */
+#ifdef RINGTRACE_EXPORT_EVENTS
+#define __RT_EVENT_VIS __attribute__((visibility("default")))
+#else
+#define __RT_EVENT_VIS __attribute__((visibility("hidden")))
+#endif
+
 #define __RT_DECLARE_TRACE(name, proto, args)                                \
-	extern struct ringtrace_event __ringtrace_event_##name;              \
-	void __ringtrace_do_##name(proto);                                   \
+	extern __RT_EVENT_VIS struct ringtrace_event                         \
+		__ringtrace_event_##name;                                    \
+	__RT_EVENT_VIS void __ringtrace_do_##name(proto);                    \
 	static inline __attribute__((always_inline, unused,                  \
 				     no_instrument_function)) void           \
 	trace_##name(proto)                                                  \

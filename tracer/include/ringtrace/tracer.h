@@ -138,9 +138,11 @@ RINGTRACE_API bool ringtrace_tracing_is_on(struct ringtrace_instance *tr);
 RINGTRACE_API int ringtrace_set_buffer_size_kb(struct ringtrace_instance *tr,
 					       size_t kb);
 RINGTRACE_API size_t ringtrace_buffer_size_kb(struct ringtrace_instance *tr);
-/* buffer_percent: how full a cpu buffer is before trace_pipe wakes. */
+/* buffer_percent: how full a cpu buffer is before a raw (page) reader
+ * blocked on it wakes. */
 RINGTRACE_API int ringtrace_set_buffer_percent(struct ringtrace_instance *tr,
 					       int percent);
+RINGTRACE_API int ringtrace_buffer_percent(struct ringtrace_instance *tr);
 /* trace_clock: "mono" (also "local", "global", "perf"), "mono_raw",
  * "boot", "x86-tsc". Changing it clears the buffer. */
 RINGTRACE_API int ringtrace_set_clock(struct ringtrace_instance *tr,
@@ -163,18 +165,21 @@ RINGTRACE_API int ringtrace_print_trace(struct ringtrace_instance *tr,
 /* cat snapshot */
 RINGTRACE_API int ringtrace_print_snapshot(struct ringtrace_instance *tr,
 					   FILE *out);
-/* One read of trace_pipe: consumes what is there (waits up to
- * @timeout_ms for data at the buffer_percent watermark, -1 forever) and
- * writes the lines to @out. Return: lines written, 0 on timeout, or a
- * negative errno. */
+/* One read of trace_pipe: waits up to @timeout_ms (-1: forever) for a
+ * record, then consumes what the buffer held when the read began and
+ * writes the lines to @out (records that arrive meanwhile are left for
+ * the next read). buffer_percent does not apply, as in the kernel, whose
+ * trace_pipe wakes at the first record. Return: lines written, 0 on
+ * timeout, or a negative errno. */
 RINGTRACE_API int ringtrace_read_pipe(struct ringtrace_instance *tr,
 				      FILE *out, int timeout_ms);
 
 /* ---- markers ------------------------------------------------------------ */
 
 /* echo TEXT > trace_marker: a ftrace:print record shown as
- * "tracing_mark_write: TEXT". No system call. -EBADF if the markers
- * option is off, -ENOSPC if the buffer refused it. */
+ * "tracing_mark_write: TEXT". No system call. -EINVAL if the markers
+ * option is off, -ENOSPC if the buffer refused it (tracing off, or a
+ * full buffer without overwrite). */
 RINGTRACE_API int ringtrace_marker_write(struct ringtrace_instance *tr,
 					 const char *text, size_t len);
 /* trace_printk(): a ftrace:print record shown as "caller: TEXT". */

@@ -1,0 +1,1150 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * function.c - the function and function_graph tracers' hooks, their
+ * filter lists (set_ftrace_filter and family) and the dlopen() hook that
+ * keeps the lists current
+ *
+ * A program compiled with -finstrument-functions calls
+ * __cyg_profile_func_enter(this_fn, call_site) on entry to each of its
+ * functions and __cyg_profile_func_exit(this_fn, call_site) on the way
+ * out. They play the parts of the kernel's mcount/ftrace_caller (the
+ * entry) and return_to_handler (the return): the entry records an
+ * ftrace:function event and pushes a frame on the thread's return stack
+ * (the kernel's ret_stack), the exit pops it and records the
+ * funcgraph_exit event.
+ *
+ * Disabled cost: the global stop switch (the kernel's function_trace_stop)
+ * and the core's rt_ftrace_enabled, two relaxed loads and two branches,
+ * then a call to an out-of-line slow path.
+ *
+ * Filters: each list is a sorted array of function start addresses,
+ * resolved from its globs when it is written (the hooks never look up a
+ * name), all four arrays published together behind one RCU-protected
+ * pointer; NULL when every list is empty, which the hooks test before
+ * entering a read-side section.
+ *
+ * The return stack. The kernel's ret_stack holds a frame for each traced
+ * function and every return pops one, because the return address was
+ * replaced: the return comes back through the tracer whatever the tracer
+ * switches say. Here the exit hook is a plain call that returns at once
+ * while tracing is off, so the stack must survive entries without exits
+ * and exits without entries:
+ *
+ *  - Entries the graph tracer does not record (filtered out, below a
+ *    set_graph_notrace function, beyond max_graph_depth, outside
+ *    set_graph_function, or overrunning the stack) push no frame but
+ *    count in hidden[top]; the next exit at that level with a count
+ *    pending is theirs. Exits never look at the filter lists, so a list
+ *    changing between an entry and its exit cannot unbalance them.
+ *  - An exit that is neither hidden nor the top frame's looks down the
+ *    stack for its function past frames that lie deeper on the machine
+ *    stack than itself: those returned while tracing was off (or were
+ *    longjmp()ed over) and are dropped without a return event. If it
+ *    meets a frame that is not deeper, its own entry was never pushed
+ *    (tracing came on in between) and it records nothing.
+ *  - An entry drops the top frames that lie at or below its own place on
+ *    the machine stack: a function still running is always above (at a
+ *    higher address than) any function it calls.
+ *
+ * So a return event always closes an entry event recorded on the same
+ * thread at the same depth, and depths are never negative.
+ *
+ * The machine-stack place of a call is the hook's CFA (the caller's
+ * stack pointer at the call): it is not the same at a function's entry
+ * and at its exit (the exit may be a tail call, made after the frame is
+ * popped, or come after an alloca()), so frames are matched by function,
+ * and the place only orders calls. Signal handlers on an alternate stack
+ * and stack switching (makecontext/swapcontext) break the ordering: an
+ * entry checks sigaltstack() before dropping frames; code that switches
+ * stacks gets depths that may be wrong, never unbalanced returns.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <urcu-bp.h>
+
+#include "ftrace.h"
+#include "symbols.h"
+
+/* Never instrument the tracer itself, whatever the build flags say. */
+#define RT_NOTRACE __attribute__((no_instrument_function))
+#define RT_EXPORT __attribute__((visibility("default")))
+
+/* Frames on a thread's return stack (the kernel's FTRACE_RETFUNC_DEPTH). */
+#define RT_FGRAPH_DEPTH 256
+
+/*
+ * Two machine-stack places farther apart than this are taken to be on
+ * different stacks (a thread's stack is far smaller).
+ */
+#define RT_STACK_SPAN (64UL << 20)
+
+_Atomic int rt_function_trace_stop;
+_Atomic int rt_max_graph_depth;
+
+/* ---- per-thread state --------------------------------------------------- */
+
+/**
+ * struct rt_fgraph_frame - a traced function on the return stack
+ * @func: its address (this_fn)
+ * @sp: the machine-stack place of its entry hook
+ * @calltime: rt_ftrace_clock() at entry
+ */
+struct rt_fgraph_frame {
+	unsigned long func;
+	unsigned long sp;
+	uint64_t calltime;
+};
+
+/**
+ * struct rt_ftrace_thread - a thread's tracer state
+ * @busy: a hook of this thread is running (the recursion guard)
+ * @top: frames on @ret_stack; the depth of the next traced function
+ * @overrun: entries refused because @ret_stack was full (cumulative, as
+ *	the kernel's trace_overrun)
+ * @notrace: inside a set_graph_notrace function
+ * @notrace_top: @top when it was entered
+ * @notrace_mark: @hidden[@notrace_top] right after its entry
+ * @notrace_sp: the machine-stack place of its entry
+ * @hidden: per level, entries not pushed whose exit is still to come
+ * @ret_stack: the traced functions, outermost first
+ */
+struct rt_ftrace_thread {
+	volatile sig_atomic_t busy;
+	int top;
+	unsigned int overrun;
+	bool notrace;
+	int notrace_top;
+	unsigned int notrace_mark;
+	unsigned long notrace_sp;
+	unsigned int hidden[RT_FGRAPH_DEPTH + 1];
+	struct rt_fgraph_frame ret_stack[RT_FGRAPH_DEPTH];
+};
+
+/*
+ * Userspace: initial-exec TLS, so that the hooks reach it without a call
+ * (and without the allocation a dynamic TLS block needs at a thread's
+ * first access, which a signal handler must not do). It is static TLS:
+ * libringtrace is linked or preloaded, not dlopen()ed. The kernel keeps
+ * the ret_stack in the task.
+ */
+static _Thread_local struct rt_ftrace_thread rt_ftrace_current
+	__attribute__((tls_model("initial-exec")));
+
+/* ---- the published filter lists ----------------------------------------- */
+
+/**
+ * struct rt_ftrace_hash - one list as the hooks see it
+ * @count: how many functions
+ * @ips: their start addresses, ascending
+ */
+struct rt_ftrace_hash {
+	size_t count;
+	const unsigned long *ips;
+};
+
+/* All four lists, in one allocation, immutable once published. */
+struct rt_ftrace_filters {
+	struct rt_ftrace_hash hash[RT_FTRACE_NR_LISTS];
+	unsigned long ips[];
+};
+
+/*
+ * Written under rt_ftrace_lock by rt_ftrace_publish(); read by the hooks
+ * in an RCU read-side section.
+ */
+static _Atomic(struct rt_ftrace_filters *) rt_ftrace_filters;
+
+/* ---- the control side's view of the lists ------------------------------- */
+
+/*
+ * One glob as written: "!" removes. @prefix is the length of its literal
+ * start (up to the first of * ? [ \), compared before fnmatch() runs;
+ * @literal says the glob is all prefix.
+ */
+struct rt_ftrace_glob {
+	char *glob;
+	size_t prefix;
+	bool literal;
+	bool neg;
+};
+
+/* One function in a list. */
+struct rt_ftrace_func {
+	unsigned long ip;
+	const char *name;
+	const char *mod; /* NULL for the program's own */
+};
+
+/**
+ * struct rt_ftrace_list_state - a list as written
+ * @globs: every glob since the list was last replaced, in order; matched
+ *	again when a shared object is loaded
+ * @nr_globs: how many
+ * @funcs: what they select now, by address
+ * @nr_funcs: how many
+ */
+struct rt_ftrace_list_state {
+	struct rt_ftrace_glob *globs;
+	size_t nr_globs;
+	struct rt_ftrace_func *funcs;
+	size_t nr_funcs;
+};
+
+static pthread_mutex_t rt_ftrace_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct rt_ftrace_list_state rt_ftrace_lists[RT_FTRACE_NR_LISTS];
+
+/* ---- RCU ---------------------------------------------------------------- */
+
+/*
+ * liburcu-bp through its library calls, not its inline read side
+ * (_LGPL_SOURCE): the inline code reads the thread's registry entry
+ * through a type aligned to 128 bytes that the registry does not align
+ * so, which UBSan reports in every read-side section.
+ *
+ * Under ThreadSanitizer the grace period is invisible (liburcu is not
+ * instrumented): a read-side unlock releases, and the end of a grace
+ * period acquires, one token; that is the happens-before RCU gives from
+ * a reader's last look at the lists to the free() of them.
+ */
+#if defined(__SANITIZE_THREAD__)
+#define RT_FTRACE_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define RT_FTRACE_TSAN 1
+#endif
+#endif
+
+#ifdef RT_FTRACE_TSAN
+void __tsan_acquire(void *addr);
+void __tsan_release(void *addr);
+static char rt_ftrace_gp_token;
+#endif
+
+static inline RT_NOTRACE void rt_ftrace_read_lock(void)
+{
+	urcu_bp_read_lock();
+}
+
+static inline RT_NOTRACE void rt_ftrace_read_unlock(void)
+{
+#ifdef RT_FTRACE_TSAN
+	__tsan_release(&rt_ftrace_gp_token);
+#endif
+	urcu_bp_read_unlock();
+}
+
+static RT_NOTRACE void rt_ftrace_synchronize(void)
+{
+	urcu_bp_synchronize_rcu();
+#ifdef RT_FTRACE_TSAN
+	__tsan_acquire(&rt_ftrace_gp_token);
+#endif
+}
+
+/* ---- the hooks' side of the filters ------------------------------------- */
+
+/**
+ * struct rt_ftrace_match - what the lists say about one function
+ * @func: set_ftrace_filter (when not empty) lists it and
+ *	set_ftrace_notrace does not
+ * @graph_func: set_graph_function is empty or lists it
+ * @graph_notrace: set_graph_notrace lists it
+ */
+struct rt_ftrace_match {
+	bool func;
+	bool graph_func;
+	bool graph_notrace;
+};
+
+static RT_NOTRACE bool rt_ftrace_lookup_ip(const struct rt_ftrace_hash *hash,
+					   unsigned long ip)
+{
+	size_t lo = 0, hi = hash->count;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (hash->ips[mid] == ip)
+			return true;
+		if (hash->ips[mid] < ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+/*
+ * Userspace: the kernel's callbacks run with preemption disabled, which
+ * is their RCU read-side section; a hook here may be preempted and runs
+ * in threads nobody registered, so it takes a urcu-bp read-side section.
+ * urcu-bp registers a thread at its first section: that first time
+ * blocks all signals (two sigprocmask calls), takes urcu-bp's registry
+ * mutex, may map a page for the registry and sets a thread-specific key.
+ * In a signal handler of a thread that never traced (with some list
+ * set) that is what the handler's first traced call costs, and it can
+ * wait for another thread's registration or grace period to let go of
+ * the mutex; it cannot deadlock against its own thread, because urcu-bp
+ * blocks signals while it holds the mutex. Every later section is a few
+ * thread-local stores.
+ */
+static RT_NOTRACE void rt_ftrace_test(unsigned long ip, unsigned int enabled,
+				      struct rt_ftrace_match *m)
+{
+	const struct rt_ftrace_filters *f;
+	const struct rt_ftrace_hash *h;
+
+	m->func = true;
+	m->graph_func = true;
+	m->graph_notrace = false;
+	/*
+	 * Relaxed: only compared with NULL, to skip the read-side section
+	 * when no list is set; the pointer is read again below.
+	 */
+	if (!atomic_load_explicit(&rt_ftrace_filters, memory_order_relaxed))
+		return;
+
+	rt_ftrace_read_lock();
+	/*
+	 * Acquire: the arrays behind the pointer are seen filled; pairs
+	 * with the release store in rt_ftrace_publish() (rcu_dereference).
+	 */
+	f = atomic_load_explicit(&rt_ftrace_filters, memory_order_acquire);
+	if (f) {
+		h = f->hash;
+		if (h[RT_FTRACE_FILTER].count &&
+		    !rt_ftrace_lookup_ip(&h[RT_FTRACE_FILTER], ip))
+			m->func = false;
+		else if (rt_ftrace_lookup_ip(&h[RT_FTRACE_NOTRACE], ip))
+			m->func = false;
+		if ((enabled & RT_FTRACE_GRAPH) && m->func) {
+			if (h[RT_GRAPH_FUNCTION].count)
+				m->graph_func = rt_ftrace_lookup_ip(
+					&h[RT_GRAPH_FUNCTION], ip);
+			m->graph_notrace =
+				rt_ftrace_lookup_ip(&h[RT_GRAPH_NOTRACE], ip);
+		}
+	}
+	rt_ftrace_read_unlock();
+}
+
+/* ---- the return stack --------------------------------------------------- */
+
+/* Is machine-stack place @a deeper than @b, on the same stack? */
+static inline RT_NOTRACE bool rt_stack_below(unsigned long a, unsigned long b)
+{
+	return a < b && b - a < RT_STACK_SPAN;
+}
+
+static inline RT_NOTRACE bool rt_stack_at_or_below(unsigned long a,
+						   unsigned long b)
+{
+	return a <= b && b - a < RT_STACK_SPAN;
+}
+
+static RT_NOTRACE bool rt_on_sigaltstack(void)
+{
+	stack_t ss;
+
+	return !sigaltstack(NULL, &ss) && (ss.ss_flags & SS_ONSTACK);
+}
+
+/*
+ * Frames at or below the entry at @sp belong to functions that returned
+ * while tracing was off. On an alternate signal stack the places of the
+ * interrupted code's frames say nothing: keep them.
+ */
+static RT_NOTRACE void rt_fgraph_drop_stale(struct rt_ftrace_thread *t,
+					    unsigned long sp)
+{
+	int top = t->top;
+
+	while (top > 0 && rt_stack_at_or_below(t->ret_stack[top - 1].sp, sp))
+		top--;
+	if (top != t->top && !rt_on_sigaltstack())
+		t->top = top;
+}
+
+/* Has the set_graph_notrace function we are in returned? */
+static RT_NOTRACE void rt_fgraph_notrace_check(struct rt_ftrace_thread *t,
+					       unsigned long sp)
+{
+	if (!t->notrace)
+		return;
+	if (t->top != t->notrace_top ||
+	    t->hidden[t->top] < t->notrace_mark ||
+	    rt_stack_below(t->notrace_sp, sp))
+		t->notrace = false;
+}
+
+/*
+ * The kernel's function_graph_enter() + ftrace_push_return_trace() +
+ * trace_graph_entry(): push a frame and record the entry, or count the
+ * entry as hidden.
+ */
+static RT_NOTRACE void rt_function_graph_enter(struct rt_ftrace_thread *t,
+					       unsigned long ip,
+					       unsigned long sp,
+					       const struct rt_ftrace_match *m)
+{
+	struct rt_fgraph_frame *frame;
+	int depth, max;
+
+	rt_fgraph_drop_stale(t, sp);
+	rt_fgraph_notrace_check(t, sp);
+	depth = t->top;
+
+	/* Not hooked at all in the kernel: set_ftrace_filter/notrace. */
+	if (t->notrace || !m->func)
+		goto hide;
+	/* set_graph_notrace: neither it nor anything it calls. */
+	if (m->graph_notrace) {
+		t->hidden[depth]++;
+		t->notrace = true;
+		t->notrace_top = depth;
+		t->notrace_mark = t->hidden[depth];
+		t->notrace_sp = sp;
+		return;
+	}
+	/* ftrace_graph_ignore_func(): set_graph_function picks the roots. */
+	if (!depth && !m->graph_func)
+		goto hide;
+	/* Relaxed: a setting; a change may take a few calls to be seen. */
+	max = atomic_load_explicit(&rt_max_graph_depth, memory_order_relaxed);
+	if (max > 0 && depth >= max)
+		goto hide;
+	if (depth >= RT_FGRAPH_DEPTH) {
+		t->overrun++;
+		goto hide;
+	}
+
+	frame = &t->ret_stack[depth];
+	frame->func = ip;
+	frame->sp = sp;
+	frame->calltime = rt_ftrace_clock();
+	t->hidden[depth + 1] = 0;
+	t->top = depth + 1;
+	rt_ftrace_graph_entry_event(ip, depth);
+	return;
+hide:
+	t->hidden[depth]++;
+}
+
+/*
+ * The kernel's ftrace_return_to_handler() + ftrace_pop_return_trace() +
+ * trace_graph_return().
+ */
+static RT_NOTRACE void rt_ftrace_return_to_handler(struct rt_ftrace_thread *t,
+						   unsigned long ip,
+						   unsigned long sp)
+{
+	struct rt_fgraph_frame *frame;
+	uint64_t rettime;
+	int i;
+
+	if (t->hidden[t->top]) {
+		t->hidden[t->top]--;
+		rt_fgraph_notrace_check(t, sp);
+		return;
+	}
+	for (i = t->top - 1; i >= 0; i--) {
+		if (t->ret_stack[i].func == ip)
+			break;
+		/* A function still running that is not ours: we were not
+		 * pushed. */
+		if (!rt_stack_below(t->ret_stack[i].sp, sp))
+			return;
+	}
+	if (i < 0)
+		return;
+
+	frame = &t->ret_stack[i];
+	rettime = rt_ftrace_clock();
+	t->top = i;
+	rt_ftrace_graph_return_event(ip, i, frame->calltime, rettime,
+				     t->overrun);
+	rt_fgraph_notrace_check(t, sp);
+}
+
+/* ---- the hooks ---------------------------------------------------------- */
+
+/*
+ * Userspace: the kernel guards each context (normal, softirq, irq, NMI)
+ * with its own recursion bit, so an interrupt that arrives while the
+ * tracer runs is still traced. A thread and its signal handlers have no
+ * such levels, and a handler may itself be interrupted. One flag per
+ * thread: while a hook runs, anything it calls and any signal handler
+ * that interrupts it finds the flag set and is not traced at all,
+ * entries and exits alike (the handler returns before the hook goes on,
+ * so the two stay paired). That keeps every update of the thread's state
+ * free of async-signal-safety concerns at the price of the handlers that
+ * land in a hook's few hundred instructions. A handler that lands
+ * anywhere else nests on the thread's return stack above the function it
+ * interrupted, as an interrupt shows up inside the interrupted function
+ * in the kernel's function_graph output. A handler that siglongjmp()s out
+ * of a hook leaves the flag set, and the thread is not traced again.
+ */
+static __attribute__((noinline)) RT_NOTRACE void
+rt_ftrace_func_enter(unsigned long ip, unsigned long parent_ip,
+		     unsigned int enabled, unsigned long sp)
+{
+	struct rt_ftrace_thread *t = &rt_ftrace_current;
+	struct rt_ftrace_match m;
+	int saved_errno;
+
+	if (t->busy)
+		return;
+	t->busy = 1;
+	/*
+	 * Orders (compiler barrier): the flag is set before the state is
+	 * touched, as seen by a signal handler of this thread.
+	 */
+	atomic_signal_fence(memory_order_seq_cst);
+	saved_errno = errno;
+
+	rt_ftrace_test(ip, enabled, &m);
+	if ((enabled & RT_FTRACE_FUNCTION) && m.func)
+		rt_ftrace_function_event(ip, parent_ip);
+	if (enabled & RT_FTRACE_GRAPH)
+		rt_function_graph_enter(t, ip, sp, &m);
+
+	errno = saved_errno;
+	/* Orders (compiler barrier): the state is done with first. */
+	atomic_signal_fence(memory_order_seq_cst);
+	t->busy = 0;
+}
+
+static __attribute__((noinline)) RT_NOTRACE void
+rt_ftrace_func_exit(unsigned long ip, unsigned long sp)
+{
+	struct rt_ftrace_thread *t = &rt_ftrace_current;
+	int saved_errno;
+
+	if (t->busy)
+		return;
+	t->busy = 1;
+	/* Orders: as in rt_ftrace_func_enter(). */
+	atomic_signal_fence(memory_order_seq_cst);
+	saved_errno = errno;
+
+	rt_ftrace_return_to_handler(t, ip, sp);
+
+	errno = saved_errno;
+	/* Orders: as in rt_ftrace_func_enter(). */
+	atomic_signal_fence(memory_order_seq_cst);
+	t->busy = 0;
+}
+
+void __cyg_profile_func_enter(void *this_fn, void *call_site);
+void __cyg_profile_func_exit(void *this_fn, void *call_site);
+
+/**
+ * __cyg_profile_func_enter - called on entry to every instrumented function
+ * @this_fn: the function's address
+ * @call_site: where it returns to (the parent ip)
+ *
+ * Context: any thread and signal handler; lock-free except for a thread's
+ * first read-side section (see rt_ftrace_test()).
+ */
+RT_EXPORT RT_NOTRACE void __cyg_profile_func_enter(void *this_fn,
+						   void *call_site)
+{
+	unsigned int enabled;
+
+	/* Relaxed: a switch; the hooks act on it within a few calls. */
+	if (atomic_load_explicit(&rt_function_trace_stop, memory_order_relaxed))
+		return;
+	/* Relaxed: as above, for the core's switch. */
+	enabled = atomic_load_explicit(&rt_ftrace_enabled,
+				       memory_order_relaxed);
+	if (!enabled)
+		return;
+	rt_ftrace_func_enter((unsigned long)this_fn, (unsigned long)call_site,
+			     enabled, (unsigned long)__builtin_dwarf_cfa());
+}
+
+/**
+ * __cyg_profile_func_exit - called on exit from every instrumented function
+ * @this_fn: the function's address
+ * @call_site: where it returns to
+ *
+ * Context: as __cyg_profile_func_enter().
+ */
+RT_EXPORT RT_NOTRACE void __cyg_profile_func_exit(void *this_fn,
+						  void *call_site)
+{
+	(void)call_site;
+	/* Relaxed: as in __cyg_profile_func_enter(). */
+	if (atomic_load_explicit(&rt_function_trace_stop, memory_order_relaxed))
+		return;
+	/* Relaxed: as in __cyg_profile_func_enter(). */
+	if (!(atomic_load_explicit(&rt_ftrace_enabled, memory_order_relaxed) &
+	      RT_FTRACE_GRAPH))
+		return;
+	rt_ftrace_func_exit((unsigned long)this_fn,
+			    (unsigned long)__builtin_dwarf_cfa());
+}
+
+/* ---- matching globs against the symbol tables --------------------------- */
+
+/*
+ * A walk over every function symbol (the kernel's match_records()). The
+ * names of one address come together: a glob selects the address when it
+ * matches any of them, and the address keeps its preferred name.
+ */
+struct rt_ftrace_matcher {
+	const struct rt_ftrace_glob *globs;
+	size_t nr_globs;
+	bool *hit;     /* per glob: matches the address being gathered */
+	bool *matched; /* per glob: matched some function */
+	bool have;
+	struct rt_sym first;
+	struct rt_ftrace_func *funcs;
+	size_t nr;
+	size_t cap;
+};
+
+static RT_NOTRACE int rt_matcher_flush(struct rt_ftrace_matcher *mt)
+{
+	struct rt_ftrace_func *f;
+	bool in = false;
+	size_t i;
+
+	if (!mt->have)
+		return 0;
+	mt->have = false;
+	/* In the list when the last glob that names it added it. */
+	for (i = 0; i < mt->nr_globs; i++) {
+		if (!mt->hit[i])
+			continue;
+		mt->matched[i] = true;
+		in = !mt->globs[i].neg;
+	}
+	if (!in)
+		return 0;
+	if (mt->nr == mt->cap) {
+		size_t cap = mt->cap ? 2 * mt->cap : 64;
+
+		f = realloc(mt->funcs, cap * sizeof(*f));
+		if (!f)
+			return -ENOMEM;
+		mt->funcs = f;
+		mt->cap = cap;
+	}
+	f = &mt->funcs[mt->nr++];
+	f->ip = mt->first.start;
+	f->name = mt->first.name;
+	f->mod = rt_sym_modname(&mt->first);
+	return 0;
+}
+
+static RT_NOTRACE bool rt_glob_match(const struct rt_ftrace_glob *g,
+				     const char *name)
+{
+	if (strncmp(name, g->glob, g->prefix))
+		return false;
+	if (g->literal)
+		return !name[g->prefix];
+	return !fnmatch(g->glob, name, 0);
+}
+
+static RT_NOTRACE int rt_matcher_cb(const struct rt_sym *sym, void *arg)
+{
+	struct rt_ftrace_matcher *mt = arg;
+	size_t i;
+	int ret;
+
+	if (mt->have && sym->start != mt->first.start) {
+		ret = rt_matcher_flush(mt);
+		if (ret)
+			return ret;
+	}
+	if (!mt->have) {
+		mt->first = *sym;
+		mt->have = true;
+		memset(mt->hit, 0, mt->nr_globs * sizeof(*mt->hit));
+	}
+	for (i = 0; i < mt->nr_globs; i++)
+		if (!mt->hit[i] && rt_glob_match(&mt->globs[i], sym->name))
+			mt->hit[i] = true;
+	return 0;
+}
+
+static RT_NOTRACE int rt_ftrace_func_cmp(const void *a, const void *b)
+{
+	const struct rt_ftrace_func *x = a, *y = b;
+
+	if (x->ip != y->ip)
+		return x->ip < y->ip ? -1 : 1;
+	return 0;
+}
+
+/*
+ * What @globs select among the functions loaded now: *@funcs (by address,
+ * to be freed) and, per glob, whether it matched anything (@matched).
+ */
+static RT_NOTRACE int
+rt_ftrace_match_records(const struct rt_ftrace_glob *globs, size_t nr_globs,
+			bool *matched, struct rt_ftrace_func **funcs,
+			size_t *nr_funcs)
+{
+	struct rt_ftrace_matcher mt = {
+		.globs = globs,
+		.nr_globs = nr_globs,
+		.matched = matched,
+	};
+	int ret;
+
+	*funcs = NULL;
+	*nr_funcs = 0;
+	if (!nr_globs)
+		return 0;
+	mt.hit = calloc(nr_globs, sizeof(*mt.hit));
+	if (!mt.hit)
+		return -ENOMEM;
+	ret = rt_syms_foreach(rt_matcher_cb, &mt);
+	if (!ret)
+		ret = rt_matcher_flush(&mt);
+	free(mt.hit);
+	if (ret < 0) {
+		free(mt.funcs);
+		return ret;
+	}
+	if (mt.nr > 1)
+		qsort(mt.funcs, mt.nr, sizeof(*mt.funcs), rt_ftrace_func_cmp);
+	*funcs = mt.funcs;
+	*nr_funcs = mt.nr;
+	return 0;
+}
+
+/* ---- publishing --------------------------------------------------------- */
+
+/*
+ * One block with the four lists' addresses, or NULL (and 0) when they are
+ * all empty; -ENOMEM in *@err when it cannot be allocated.
+ */
+static RT_NOTRACE struct rt_ftrace_filters *
+rt_ftrace_filters_build(struct rt_ftrace_func *const funcs[],
+			const size_t nr[], int *err)
+{
+	struct rt_ftrace_filters *f;
+	size_t total = 0, i, l;
+	unsigned long *p;
+
+	*err = 0;
+	for (l = 0; l < RT_FTRACE_NR_LISTS; l++)
+		total += nr[l];
+	if (!total)
+		return NULL;
+	f = malloc(sizeof(*f) + total * sizeof(f->ips[0]));
+	if (!f) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	p = f->ips;
+	for (l = 0; l < RT_FTRACE_NR_LISTS; l++) {
+		f->hash[l].count = nr[l];
+		f->hash[l].ips = p;
+		for (i = 0; i < nr[l]; i++)
+			*p++ = funcs[l][i].ip;
+	}
+	return f;
+}
+
+/*
+ * Under rt_ftrace_lock: make @f the lists the hooks use, and free the old
+ * ones once no hook can be looking at them.
+ */
+static RT_NOTRACE void rt_ftrace_publish(struct rt_ftrace_filters *f)
+{
+	struct rt_ftrace_filters *old;
+
+	/* Relaxed: only ever written here, under rt_ftrace_lock. */
+	old = atomic_load_explicit(&rt_ftrace_filters, memory_order_relaxed);
+	/*
+	 * Release: the arrays are filled before a hook can find them; pairs
+	 * with the acquire load in rt_ftrace_test() (rcu_assign_pointer).
+	 */
+	atomic_store_explicit(&rt_ftrace_filters, f, memory_order_release);
+	if (old) {
+		rt_ftrace_synchronize();
+		free(old);
+	}
+}
+
+/* ---- the control API ---------------------------------------------------- */
+
+static RT_NOTRACE void rt_globs_free(struct rt_ftrace_glob *globs, size_t nr)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		free(globs[i].glob);
+	free(globs);
+}
+
+/* Split @text into globs; "!" alone is an error. */
+static RT_NOTRACE int rt_globs_parse(const char *text,
+				     struct rt_ftrace_glob **globs,
+				     size_t *nr, char *err, size_t errlen)
+{
+	static const char space[] = " \t\n\r\f\v";
+	struct rt_ftrace_glob *v = NULL, *nv;
+	size_t n = 0, len;
+	const char *p = text ? text : "";
+	bool neg;
+
+	for (;;) {
+		p += strspn(p, space);
+		if (!*p)
+			break;
+		len = strcspn(p, space);
+		neg = *p == '!';
+		if (neg && len == 1) {
+			if (err && errlen)
+				snprintf(err, errlen, "'!' without a glob");
+			rt_globs_free(v, n);
+			return -EINVAL;
+		}
+		nv = realloc(v, (n + 1) * sizeof(*v));
+		if (!nv)
+			goto nomem;
+		v = nv;
+		v[n].neg = neg;
+		v[n].glob = strndup(p + neg, len - neg);
+		if (!v[n].glob)
+			goto nomem;
+		v[n].prefix = strcspn(v[n].glob, "*?[\\");
+		v[n].literal = !v[n].glob[v[n].prefix];
+		n++;
+		p += len;
+	}
+	*globs = v;
+	*nr = n;
+	return 0;
+nomem:
+	rt_globs_free(v, n);
+	return -ENOMEM;
+}
+
+RT_NOTRACE int rt_ftrace_list_set(enum rt_ftrace_list list, const char *text,
+				  bool append, char *err, size_t errlen)
+{
+	struct rt_ftrace_func *funcs[RT_FTRACE_NR_LISTS], *nfuncs = NULL;
+	struct rt_ftrace_glob *nglobs = NULL, *globs = NULL;
+	size_t nr[RT_FTRACE_NR_LISTS], nr_new = 0, nr_old, nr_funcs, i;
+	struct rt_ftrace_list_state *st;
+	struct rt_ftrace_filters *f;
+	bool *matched = NULL;
+	int ret;
+
+	if (err && errlen)
+		err[0] = '\0';
+	if ((unsigned int)list >= RT_FTRACE_NR_LISTS) {
+		if (err && errlen)
+			snprintf(err, errlen, "no such list");
+		errno = EINVAL;
+		return -EINVAL;
+	}
+	ret = rt_globs_parse(text, &nglobs, &nr_new, err, errlen);
+	if (ret) {
+		errno = -ret;
+		return ret;
+	}
+	if (append && !nr_new)
+		return 0;
+
+	pthread_mutex_lock(&rt_ftrace_lock);
+	st = &rt_ftrace_lists[list];
+	nr_old = append ? st->nr_globs : 0;
+	ret = -ENOMEM;
+	if (nr_old + nr_new) {
+		globs = malloc((nr_old + nr_new) * sizeof(*globs));
+		matched = calloc(nr_old + nr_new, sizeof(*matched));
+		if (!globs || !matched)
+			goto fail;
+		if (nr_old)
+			memcpy(globs, st->globs, nr_old * sizeof(*globs));
+		if (nr_new)
+			memcpy(globs + nr_old, nglobs, nr_new * sizeof(*globs));
+	}
+	ret = rt_ftrace_match_records(globs, nr_old + nr_new, matched, &nfuncs,
+				      &nr_funcs);
+	if (ret)
+		goto fail;
+	/* Only the new globs must match: an old one may name an object
+	 * that has been unloaded since. */
+	for (i = nr_old; i < nr_old + nr_new; i++) {
+		if (matched[i])
+			continue;
+		if (err && errlen)
+			snprintf(err, errlen, "no function matches '%s'",
+				 globs[i].glob);
+		ret = -EINVAL;
+		goto fail;
+	}
+
+	for (i = 0; i < RT_FTRACE_NR_LISTS; i++) {
+		funcs[i] = rt_ftrace_lists[i].funcs;
+		nr[i] = rt_ftrace_lists[i].nr_funcs;
+	}
+	funcs[list] = nfuncs;
+	nr[list] = nr_funcs;
+	f = rt_ftrace_filters_build(funcs, nr, &ret);
+	if (ret)
+		goto fail;
+
+	/* Commit: the list takes the old globs it kept and the new ones. */
+	if (!append)
+		rt_globs_free(st->globs, st->nr_globs);
+	else
+		free(st->globs);
+	st->globs = globs;
+	st->nr_globs = nr_old + nr_new;
+	free(st->funcs);
+	st->funcs = nfuncs;
+	st->nr_funcs = nr_funcs;
+	rt_ftrace_publish(f);
+	pthread_mutex_unlock(&rt_ftrace_lock);
+	free(nglobs);
+	free(matched);
+	return 0;
+
+fail:
+	pthread_mutex_unlock(&rt_ftrace_lock);
+	free(nfuncs);
+	free(globs);
+	free(matched);
+	rt_globs_free(nglobs, nr_new);
+	errno = -ret;
+	return ret;
+}
+
+static RT_NOTRACE int rt_ftrace_func_name_cmp(const void *a, const void *b)
+{
+	const struct rt_ftrace_func *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	if (c)
+		return c;
+	if (!x->mod || !y->mod)
+		return !x->mod ? (y->mod ? -1 : 0) : 1;
+	return strcmp(x->mod, y->mod);
+}
+
+RT_NOTRACE size_t rt_ftrace_list_show(enum rt_ftrace_list list, char *buf,
+				      size_t len)
+{
+	const struct rt_ftrace_list_state *st;
+	struct rt_ftrace_func *sorted;
+	const struct rt_ftrace_func *v;
+	size_t total = 0, i;
+
+	if (buf && len)
+		buf[0] = '\0';
+	if ((unsigned int)list >= RT_FTRACE_NR_LISTS)
+		return 0;
+
+	pthread_mutex_lock(&rt_ftrace_lock);
+	st = &rt_ftrace_lists[list];
+	v = st->funcs;
+	sorted = st->nr_funcs ? malloc(st->nr_funcs * sizeof(*sorted)) : NULL;
+	if (sorted) {
+		memcpy(sorted, st->funcs, st->nr_funcs * sizeof(*sorted));
+		qsort(sorted, st->nr_funcs, sizeof(*sorted),
+		      rt_ftrace_func_name_cmp);
+		v = sorted;
+	}
+	for (i = 0; i < st->nr_funcs; i++) {
+		size_t room = total < len ? len - total : 0;
+		char *at = room ? buf + total : NULL;
+		int n;
+
+		if (v[i].mod)
+			n = snprintf(at, room, "%s [%s]\n", v[i].name,
+				     v[i].mod);
+		else
+			n = snprintf(at, room, "%s\n", v[i].name);
+		if (n > 0)
+			total += (size_t)n;
+	}
+	pthread_mutex_unlock(&rt_ftrace_lock);
+	free(sorted);
+	return total;
+}
+
+static RT_NOTRACE int rt_available_cb(const struct rt_sym *sym, void *arg)
+{
+	const char *mod = rt_sym_modname(sym);
+	FILE *out = arg;
+	int n;
+
+	if (mod)
+		n = fprintf(out, "%s [%s]\n", sym->name, mod);
+	else
+		n = fprintf(out, "%s\n", sym->name);
+	return n < 0 ? -EIO : 0;
+}
+
+RT_NOTRACE int rt_ftrace_available_functions(FILE *out)
+{
+	int ret;
+
+	if (!out) {
+		errno = EINVAL;
+		return -EINVAL;
+	}
+	ret = rt_syms_foreach(rt_available_cb, out);
+	if (!ret && fflush(out))
+		ret = -EIO;
+	if (ret < 0) {
+		errno = -ret;
+		return ret;
+	}
+	return 0;
+}
+
+/* ---- new shared objects ------------------------------------------------- */
+
+/*
+ * Match every list's globs again, after objects were loaded: a glob may
+ * now name functions of the new ones. A list that cannot be matched for
+ * want of memory keeps what it had.
+ */
+static RT_NOTRACE void rt_ftrace_update_lists(void)
+{
+	struct rt_ftrace_func *funcs[RT_FTRACE_NR_LISTS];
+	struct rt_ftrace_func *nfuncs[RT_FTRACE_NR_LISTS] = { NULL };
+	size_t nr[RT_FTRACE_NR_LISTS];
+	struct rt_ftrace_filters *f;
+	bool any = false, *matched;
+	size_t l;
+	int ret;
+
+	pthread_mutex_lock(&rt_ftrace_lock);
+	for (l = 0; l < RT_FTRACE_NR_LISTS; l++) {
+		struct rt_ftrace_list_state *st = &rt_ftrace_lists[l];
+
+		funcs[l] = st->funcs;
+		nr[l] = st->nr_funcs;
+		if (!st->nr_globs)
+			continue;
+		matched = calloc(st->nr_globs, sizeof(*matched));
+		if (!matched)
+			continue;
+		if (!rt_ftrace_match_records(st->globs, st->nr_globs, matched,
+					     &nfuncs[l], &nr[l])) {
+			funcs[l] = nfuncs[l];
+			any = true;
+		} else {
+			nr[l] = st->nr_funcs;
+		}
+		free(matched);
+	}
+	if (!any)
+		goto out;
+	f = rt_ftrace_filters_build(funcs, nr, &ret);
+	if (ret)
+		goto out;
+	for (l = 0; l < RT_FTRACE_NR_LISTS; l++) {
+		struct rt_ftrace_list_state *st = &rt_ftrace_lists[l];
+
+		if (!nfuncs[l] && funcs[l] == st->funcs)
+			continue;
+		free(st->funcs);
+		st->funcs = nfuncs[l];
+		st->nr_funcs = nr[l];
+		nfuncs[l] = NULL;
+	}
+	rt_ftrace_publish(f);
+out:
+	pthread_mutex_unlock(&rt_ftrace_lock);
+	for (l = 0; l < RT_FTRACE_NR_LISTS; l++)
+		free(nfuncs[l]);
+}
+
+typedef void *(*rt_dlopen_fn)(const char *file, int mode);
+
+/* The next dlopen() in the lookup order (libc's, or a sanitizer's). */
+static _Atomic(rt_dlopen_fn) rt_real_dlopen;
+
+/**
+ * dlopen - load a shared object, then make its functions known
+ * @file: as dlopen(3)
+ * @mode: as dlopen(3)
+ *
+ * After a load that brought in new objects, the symbol tables are read
+ * again and every filter list's globs matched again.
+ *
+ * Userspace: the kernel's module loader tells ftrace about a module's
+ * functions; here interposing dlopen() is the way to hear of new objects.
+ * The loader searches a bare @file in its caller's DT_RUNPATH (and
+ * DT_RPATH), and the caller it sees is now libringtrace: a program that
+ * relies on its own run path to find a plugin by bare name must give the
+ * path (LD_LIBRARY_PATH, the cache and the default directories still
+ * apply). Objects loaded by other ways (dlmopen, a loaded object's own
+ * dependencies) are found by the lookups' reread on a miss.
+ *
+ * Context: as dlopen(3).
+ * Return: as dlopen(3).
+ */
+RT_EXPORT RT_NOTRACE void *dlopen(const char *file, int mode)
+{
+	/*
+	 * Relaxed: every thread that resolves it stores the same value,
+	 * and the code it points to was there before us.
+	 */
+	rt_dlopen_fn real =
+		atomic_load_explicit(&rt_real_dlopen, memory_order_relaxed);
+	void *handle;
+	int saved_errno;
+
+	if (!real) {
+		real = (rt_dlopen_fn)dlsym(RTLD_NEXT, "dlopen");
+		if (!real)
+			return NULL;
+		/* Relaxed: see above. */
+		atomic_store_explicit(&rt_real_dlopen, real,
+				      memory_order_relaxed);
+	}
+	handle = real(file, mode);
+	if (handle && !(mode & RTLD_NOLOAD)) {
+		saved_errno = errno;
+		if (rt_syms_refresh() > 0)
+			rt_ftrace_update_lists();
+		errno = saved_errno;
+	}
+	return handle;
+}
+
+/* ---- fork --------------------------------------------------------------- */
+
+/*
+ * Hold the control lock across fork() so the child never inherits it
+ * held; registered after symbols.c's handlers so it is taken before its
+ * locks, the order they nest in at run time.
+ */
+static RT_NOTRACE void rt_ftrace_fork_prepare(void)
+{
+	pthread_mutex_lock(&rt_ftrace_lock);
+}
+
+static RT_NOTRACE void rt_ftrace_fork_done(void)
+{
+	pthread_mutex_unlock(&rt_ftrace_lock);
+}
+
+__attribute__((constructor(102))) static RT_NOTRACE void rt_ftrace_init(void)
+{
+	pthread_atfork(rt_ftrace_fork_prepare, rt_ftrace_fork_done,
+		       rt_ftrace_fork_done);
+}

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * ftrace.h - the function tracers: the hooks of -finstrument-functions
+ * (function.c) and the core's recording side (trace.c)
+ *
+ * function.c owns the entry/exit hooks, the per-thread shadow stack,
+ * recursion protection, the stop switch and the set_ftrace_filter
+ * family. trace.c owns the buffers: it writes the ftrace:function,
+ * ftrace:funcgraph_entry and ftrace:funcgraph_exit records into every
+ * instance whose current tracer asks for them.
+ */
+#ifndef RINGTRACE_FTRACE_H
+#define RINGTRACE_FTRACE_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Bits of rt_ftrace_enabled */
+#define RT_FTRACE_FUNCTION (1u << 0) /* some instance runs "function" */
+#define RT_FTRACE_GRAPH (1u << 1)    /* some instance runs "function_graph" */
+
+/* ---- provided by trace.c (the core) ---------------------------------- */
+
+/*
+ * Which tracers are current in some instance with tracing on. The hooks
+ * load it relaxed, first thing after the stop switch.
+ */
+extern _Atomic unsigned int rt_ftrace_enabled;
+
+/* Record one function entry (function tracer). Async-signal-safe. */
+void rt_ftrace_function_event(unsigned long ip, unsigned long parent_ip);
+/* Record a graph entry at @depth (0 = outermost). Async-signal-safe. */
+void rt_ftrace_graph_entry_event(unsigned long func, int depth);
+/* Record a graph return. Async-signal-safe. */
+void rt_ftrace_graph_return_event(unsigned long func, int depth,
+				  uint64_t calltime, uint64_t rettime,
+				  unsigned int overrun);
+/* The tracer's clock, in the unit of the records' time stamps. */
+uint64_t rt_ftrace_clock(void);
+
+/* ---- provided by function.c ------------------------------------------ */
+
+/*
+ * The global stop switch (the kernel's function_trace_stop): when set,
+ * the hooks return before anything else.
+ */
+extern _Atomic int rt_function_trace_stop;
+
+/*
+ * The filter lists, as the tracefs files of the same names:
+ * set_ftrace_filter, set_ftrace_notrace, set_graph_function,
+ * set_graph_notrace.
+ */
+enum rt_ftrace_list {
+	RT_FTRACE_FILTER = 0,
+	RT_FTRACE_NOTRACE,
+	RT_GRAPH_FUNCTION,
+	RT_GRAPH_NOTRACE,
+	RT_FTRACE_NR_LISTS,
+};
+
+/* ---- control, provided by function.c ---------------------------------- */
+
+#include <stdio.h>
+
+/*
+ * max_graph_depth: function_graph records no function deeper than this
+ * (0, the default, means no limit). The hooks load it relaxed.
+ */
+extern _Atomic int rt_max_graph_depth;
+
+/**
+ * rt_ftrace_list_set - write a filter list, like echo > or >> to its file
+ * @list: which list
+ * @text: globs separated by white space; "!glob" removes what it matches.
+ *	Empty (or NULL) clears the list when @append is false and does
+ *	nothing when it is true.
+ * @append: add to the list (">>") instead of replacing it (">")
+ * @err: where an error is explained (may be NULL)
+ * @errlen: the size of @err
+ *
+ * The globs have fnmatch() syntax ("foo", "foo*", "*foo", "*foo*",
+ * "foo*bar", "?", "[...]") and are matched against every function symbol
+ * of the program and of its shared objects. They are kept: when a shared
+ * object is dlopen()ed the lists are matched again, so its functions can
+ * be filtered. A function is in the list when the last glob naming it
+ * added it. An empty set_ftrace_filter or set_graph_function means every
+ * function, as in the kernel (so removing the last entry traces all).
+ *
+ * Context: any thread but a signal handler; blocks (takes the control
+ * lock, waits for a grace period). Safe against the hooks running.
+ * Return: 0, or a negative errno (errno set too): -EINVAL for a bad @list
+ * or a glob that matches no function (the list is then unchanged and
+ * @err says "no function matches 'glob'"), -ENOMEM.
+ */
+int rt_ftrace_list_set(enum rt_ftrace_list list, const char *text,
+		       bool append, char *err, size_t errlen);
+
+/**
+ * rt_ftrace_list_show - read a filter list, like cat of its file
+ * @list: which list
+ * @buf: where the text goes (may be NULL when @len is 0)
+ * @len: the size of @buf
+ *
+ * One function per line, sorted by name: "name", or "name [module]" for a
+ * function of a shared object (module = the object's file name).
+ *
+ * Context: any thread but a signal handler; takes the control lock.
+ * Return: the length of the whole text, as snprintf(): @buf holds it when
+ * the return is below @len, else a NUL-terminated prefix.
+ */
+size_t rt_ftrace_list_show(enum rt_ftrace_list list, char *buf, size_t len);
+
+/**
+ * rt_ftrace_available_functions - write available_filter_functions
+ * @out: the stream
+ *
+ * Every function symbol of every loaded object, one per line: "name" for
+ * the program's own, "name [module]" for a shared object's.
+ *
+ * Context: any thread but a signal handler; may block.
+ * Return: 0, or a negative errno (-EINVAL for a NULL @out, -EIO when
+ * writing failed).
+ */
+int rt_ftrace_available_functions(FILE *out);
+
+#endif /* RINGTRACE_FTRACE_H */
