@@ -870,7 +870,7 @@ static void long_chains(void)
 	char *buf = malloc(RT_FILTER_MAX_LEN + 64);
 
 	ASSERT_NOT_NULL(buf);
-	ASSERT_EQ(n, 819);
+	ASSERT_GE(n, 10000); /* far more than the kernel's old limit of 16 */
 	for (size_t w = 0; w < sizeof(where) / sizeof(where[0]); w++) {
 		struct rt_filter *f;
 

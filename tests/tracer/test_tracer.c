@@ -553,6 +553,23 @@ static void filter_event(void)
 	ASSERT_NOT_NULL(strstr(p, "id=10 path=/ab"));
 	ASSERT_NOT_NULL(strstr(p, "id=12 path=/a\n"));
 	free(p);
+	/* records too big for the per-thread filter buffer are assigned
+	 * in the ring buffer and discarded there */
+	{
+		char big[700];
+
+		memset(big, 'a', sizeof(big) - 1);
+		big[0] = '/';
+		big[sizeof(big) - 1] = '\0';
+		trace_request(5, big);	/* id fails */
+		trace_request(20, big); /* passes */
+		big[1] = 'b';
+		trace_request(21, big); /* path fails */
+		p = pipe_text(tr);
+		ASSERT_EQ(count_lines(p, "request: "), 1);
+		ASSERT_NOT_NULL(strstr(p, "request: id=20 path=/aaa"));
+		free(p);
+	}
 	/* a bad filter leaves the old one and reports the caret */
 	ASSERT_EQ(ringtrace_set_filter(tr, "sample", "request",
 				       "id >= 10 && pth == \"x\"", err,
@@ -753,9 +770,17 @@ static void switches(void)
 	ASSERT_EQ(ringtrace_set_buffer_size_kb(tr, 256), 0);
 	ASSERT_EQ(ringtrace_buffer_size_kb(tr), 256);
 	ASSERT_EQ(ringtrace_set_buffer_size_kb(tr, 0), -EINVAL);
-	/* buffer_percent */
-	ASSERT_EQ(ringtrace_set_buffer_percent(tr, 0), 0);
+	/* buffer_percent: a raw reader wakes at the watermark only */
+	ASSERT_EQ(ringtrace_buffer_percent(tr), 50);
 	ASSERT_EQ(ringtrace_set_buffer_percent(tr, 101), -EINVAL);
+	ASSERT_EQ(ringtrace_set_buffer_size_kb(tr, 16), 0);
+	trace_request(1, "/one");
+	ASSERT_EQ(ringtrace_buffer_wait(tr, RINGBUF_ALL_CPUS, 20), 0);
+	ASSERT_EQ(ringtrace_set_buffer_percent(tr, 0), 0);
+	ASSERT_EQ(ringtrace_buffer_percent(tr), 0);
+	ASSERT_EQ(ringtrace_buffer_wait(tr, RINGBUF_ALL_CPUS, 20), 1);
+	ringtrace_clear(tr);
+	ASSERT_EQ(ringtrace_set_buffer_size_kb(tr, 256), 0);
 	/* trace_clock */
 	ringtrace_show_clock(tr, buf, sizeof(buf));
 	ASSERT_EQ(strcmp(buf, "[mono] mono_raw boot x86-tsc\n"), 0);

@@ -72,7 +72,7 @@ enum rt_filter_errcode {
 };
 
 /** The longest expression rt_filter_parse() accepts, in bytes. */
-#define RT_FILTER_MAX_LEN 4096
+#define RT_FILTER_MAX_LEN 65536
 
 /**
  * struct rt_filter_error - where and why rt_filter_parse() failed

@@ -237,6 +237,19 @@ rt_inst_rb(int i)
 	return atomic_load_explicit(&tr->rb, memory_order_acquire);
 }
 
+/*
+ * Filtered events are assigned in a per-thread buffer first, one per
+ * nesting level, and only a record that passes its filter is copied into
+ * the ring buffer (the kernel's trace_buffered_event): a rejected record
+ * then costs neither a clock read nor a reservation and a discard.
+ * Records too big for it, and writes nested deeper, are assigned in the
+ * ring buffer and discarded there when they fail.
+ */
+#define RT_TEMP_SIZE 512
+#define RT_TEMP_NEST 4
+static __thread uint64_t rt_temp[RT_TEMP_NEST][RT_TEMP_SIZE / 8]
+	__attribute__((tls_model("initial-exec")));
+
 __attribute__((no_instrument_function)) void *
 ringtrace_write_next(struct ringtrace_write *w)
 {
@@ -244,21 +257,33 @@ ringtrace_write_next(struct ringtrace_write *w)
 		int i = __builtin_ctzll(w->mask);
 		struct ringbuf *rb;
 		struct ringbuf_event *e;
+		const struct rt_filter *f;
 		void *rec;
 
 		w->mask &= w->mask - 1;
 		rb = rt_inst_rb(i);
 		if (!rb)
 			continue;
-		e = ringbuf_lock_reserve(rb, w->size);
-		if (!e)
-			continue;
-		rec = ringbuf_event_data(e);
-		rt_fill_entry(rec, w->event->priv->id, w->depth);
+		/* Pairs with the release store of a new filter in events.c;
+		 * the old one is freed only after a grace period, and this
+		 * write is inside a read-side section until it commits. */
+		f = atomic_load_explicit(&w->event->priv->filter[i],
+					 memory_order_acquire);
+		w->filter = f;
 		w->rb = rb;
-		w->rbev = e;
-		w->rec = rec;
 		w->inst = i;
+		if (f && w->size <= RT_TEMP_SIZE && w->depth < RT_TEMP_NEST) {
+			rec = rt_temp[w->depth];
+			w->rbev = NULL;
+		} else {
+			e = ringbuf_lock_reserve(rb, w->size);
+			if (!e)
+				continue;
+			rec = ringbuf_event_data(e);
+			w->rbev = e;
+		}
+		rt_fill_entry(rec, w->event->priv->id, w->depth);
+		w->rec = rec;
 		return rec;
 	}
 	rt_rcu_read_unlock();
@@ -287,11 +312,20 @@ ringtrace_write_first(struct ringtrace_event *ev, struct ringtrace_write *w,
 __attribute__((no_instrument_function)) void
 ringtrace_write_commit(struct ringtrace_write *w)
 {
-	/* Pairs with the release store of a new filter in events.c; the
-	 * old one is freed only after a grace period. */
-	struct rt_filter *f = atomic_load_explicit(
-		&w->event->priv->filter[w->inst], memory_order_acquire);
+	const struct rt_filter *f = w->filter;
+	struct ringbuf_event *e;
 
+	if (!w->rbev) {
+		/* assigned in the per-thread buffer: copy it in if it passes */
+		if (!rt_filter_match(f, w->rec, w->size))
+			return;
+		e = ringbuf_lock_reserve(w->rb, w->size);
+		if (!e)
+			return;
+		memcpy(ringbuf_event_data(e), w->rec, w->size);
+		ringbuf_unlock_commit(w->rb);
+		return;
+	}
 	if (f && !rt_filter_match(f, w->rec, w->size))
 		ringbuf_discard_commit(w->rb, w->rbev);
 	else
@@ -1238,6 +1272,16 @@ int ringtrace_buffer_percent(struct ringtrace_instance *tr)
 	p = tr->buffer_percent;
 	pthread_mutex_unlock(&tr->lock);
 	return p;
+}
+
+int ringtrace_buffer_wait(struct ringtrace_instance *tr, int cpu,
+			  int timeout_ms)
+{
+	int percent = ringtrace_buffer_percent(tr);
+
+	if (percent < 0)
+		return percent;
+	return ringbuf_wait(ringtrace_buffer(tr), cpu, percent, timeout_ms);
 }
 
 int ringtrace_set_clock(struct ringtrace_instance *tr, const char *name)

@@ -128,6 +128,7 @@ struct ringtrace_write {
 	void *rb;
 	void *rbev;
 	void *rec;
+	const void *filter;
 	int inst;
 	int depth;
 };

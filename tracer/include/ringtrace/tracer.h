@@ -143,6 +143,11 @@ RINGTRACE_API size_t ringtrace_buffer_size_kb(struct ringtrace_instance *tr);
 RINGTRACE_API int ringtrace_set_buffer_percent(struct ringtrace_instance *tr,
 					       int percent);
 RINGTRACE_API int ringtrace_buffer_percent(struct ringtrace_instance *tr);
+/* What a trace_pipe_raw reader blocks in: wait until cpu buffer @cpu
+ * (RINGBUF_ALL_CPUS: any) is buffer_percent full, or @timeout_ms passes
+ * (-1: forever). Return: 1 data, 0 timeout, negative errno. */
+RINGTRACE_API int ringtrace_buffer_wait(struct ringtrace_instance *tr, int cpu,
+					int timeout_ms);
 /* trace_clock: "mono" (also "local", "global", "perf"), "mono_raw",
  * "boot", "x86-tsc". Changing it clears the buffer. */
 RINGTRACE_API int ringtrace_set_clock(struct ringtrace_instance *tr,
