@@ -4,9 +4,11 @@
  */
 #include <ctype.h>
 #include <regex.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "golden.h"
@@ -15,6 +17,16 @@
 #ifndef RT_GOLDEN_DIR
 #error "RT_GOLDEN_DIR must name the golden directory"
 #endif
+
+void golden_setup_thread(void)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+	prctl(PR_SET_NAME, "rt-test", 0, 0, 0);
+}
 
 char *golden_capture(int (*fn)(FILE *out, void *arg), void *arg)
 {

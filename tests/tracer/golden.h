@@ -12,6 +12,9 @@
 
 #include <stdio.h>
 
+/* One thread, one cpu buffer, one name: pin the caller to CPU 0 and
+ * call it "rt-test", so that the golden outputs stay put. */
+void golden_setup_thread(void);
 /* Run fn(out, arg) on a memory stream and return what it wrote. */
 char *golden_capture(int (*fn)(FILE *out, void *arg), void *arg);
 /* Normalise @text (malloc()ed; it is freed) into a new string. */

@@ -31,13 +31,9 @@ static char err[512];
 static struct ringtrace_instance *setup(const char *tracer)
 {
 	struct ringtrace_instance *tr;
-	cpu_set_t set;
 	void *h;
 
-	CPU_ZERO(&set);
-	CPU_SET(0, &set);
-	sched_setaffinity(0, sizeof(set), &set);
-	prctl(PR_SET_NAME, "rt-test", 0, 0, 0);
+	golden_setup_thread();
 	h = dlopen(FGRAPH_DL_PATH, RTLD_NOW);
 	if (!h)
 		RBT_FAIL("dlopen %s: %s", FGRAPH_DL_PATH, dlerror());

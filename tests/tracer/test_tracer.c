@@ -35,13 +35,9 @@ static char err[1024];
 /* One thread, one cpu buffer, one name: the golden outputs stay put. */
 static struct ringtrace_instance *setup(void)
 {
-	cpu_set_t set;
 	struct ringtrace_instance *tr;
 
-	CPU_ZERO(&set);
-	CPU_SET(0, &set);
-	sched_setaffinity(0, sizeof(set), &set);
-	prctl(PR_SET_NAME, "rt-test", 0, 0, 0);
+	golden_setup_thread();
 	tr = ringtrace_top();
 	ASSERT_NOT_NULL(tr);
 	ringtrace_clear(tr);

@@ -69,7 +69,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <urcu-bp.h>
+#include "rcu.h"
 
 #include "ftrace.h"
 #include "symbols.h"
@@ -204,51 +204,11 @@ static struct rt_ftrace_list_state rt_ftrace_lists[RT_FTRACE_NR_LISTS];
 
 /* ---- RCU ---------------------------------------------------------------- */
 
-/*
- * liburcu-bp through its library calls, not its inline read side
- * (_LGPL_SOURCE): the inline code reads the thread's registry entry
- * through a type aligned to 128 bytes that the registry does not align
- * so, which UBSan reports in every read-side section.
- *
- * Under ThreadSanitizer the grace period is invisible (liburcu is not
- * instrumented): a read-side unlock releases, and the end of a grace
- * period acquires, one token; that is the happens-before RCU gives from
- * a reader's last look at the lists to the free() of them.
- */
-#if defined(__SANITIZE_THREAD__)
-#define RT_FTRACE_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define RT_FTRACE_TSAN 1
-#endif
-#endif
-
-#ifdef RT_FTRACE_TSAN
-void __tsan_acquire(void *addr);
-void __tsan_release(void *addr);
-static char rt_ftrace_gp_token;
-#endif
-
-static inline RT_NOTRACE void rt_ftrace_read_lock(void)
-{
-	urcu_bp_read_lock();
-}
-
-static inline RT_NOTRACE void rt_ftrace_read_unlock(void)
-{
-#ifdef RT_FTRACE_TSAN
-	__tsan_release(&rt_ftrace_gp_token);
-#endif
-	urcu_bp_read_unlock();
-}
-
-static RT_NOTRACE void rt_ftrace_synchronize(void)
-{
-	urcu_bp_synchronize_rcu();
-#ifdef RT_FTRACE_TSAN
-	__tsan_acquire(&rt_ftrace_gp_token);
-#endif
-}
+/* The lists are read under urcu-bp (see rcu.h for why that flavour, the
+ * library calls and the ThreadSanitizer token). */
+#define rt_ftrace_read_lock rt_rcu_read_lock
+#define rt_ftrace_read_unlock rt_rcu_read_unlock
+#define rt_ftrace_synchronize rt_synchronize_rcu
 
 /* ---- the hooks' side of the filters ------------------------------------- */
 

@@ -41,7 +41,8 @@
 #ifdef RT_TSAN
 void __tsan_acquire(void *addr);
 void __tsan_release(void *addr);
-extern char rt_rcu_token;
+/* one token for the whole library: weak, so every user's copy merges */
+__attribute__((weak, visibility("hidden"))) char rt_rcu_token;
 #define rt_tsan_acquire() __tsan_acquire(&rt_rcu_token)
 #define rt_tsan_release() __tsan_release(&rt_rcu_token)
 #else
@@ -49,18 +50,21 @@ extern char rt_rcu_token;
 #define rt_tsan_release() ((void)0)
 #endif
 
-static inline void rt_rcu_read_lock(void)
+static inline __attribute__((no_instrument_function)) void
+rt_rcu_read_lock(void)
 {
 	urcu_bp_read_lock();
 }
 
-static inline void rt_rcu_read_unlock(void)
+static inline __attribute__((no_instrument_function)) void
+rt_rcu_read_unlock(void)
 {
 	rt_tsan_release();
 	urcu_bp_read_unlock();
 }
 
-static inline void rt_synchronize_rcu(void)
+static inline __attribute__((no_instrument_function)) void
+rt_synchronize_rcu(void)
 {
 	urcu_bp_synchronize_rcu();
 	rt_tsan_acquire();

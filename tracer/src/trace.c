@@ -32,10 +32,6 @@
 #include "symbols.h"
 #include "trace.h"
 
-#ifdef RT_TSAN
-char rt_rcu_token;
-#endif
-
 struct ringtrace_instance *_Atomic rt_instances[RT_MAX_INSTANCES];
 pthread_mutex_t rt_control_lock = PTHREAD_MUTEX_INITIALIZER;
 

@@ -40,14 +40,7 @@
 #endif
 
 /* Back to the declaring meaning, for trace headers included later. */
-#undef TRACE_EVENT
-#undef DECLARE_EVENT_CLASS
-#undef DEFINE_EVENT
-#define TRACE_EVENT(name, proto, args, tstruct, assign, print)              \
-	__RT_DECLARE_TRACE(name, PARAMS(proto), PARAMS(args))
-#define DECLARE_EVENT_CLASS(name, proto, args, tstruct, assign, print)
-#define DEFINE_EVENT(template, name, proto, args)                           \
-	__RT_DECLARE_TRACE(name, PARAMS(proto), PARAMS(args))
+#include <ringtrace/trace_declare.h>
 
 #define CREATE_TRACE_POINTS
 #endif /* CREATE_TRACE_POINTS */

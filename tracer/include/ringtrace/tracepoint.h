@@ -105,12 +105,5 @@
  * redefines these for its passes and restores them afterwards.
  */
 #ifndef TRACE_HEADER_MULTI_READ
-#undef TRACE_EVENT
-#undef DECLARE_EVENT_CLASS
-#undef DEFINE_EVENT
-#define TRACE_EVENT(name, proto, args, tstruct, assign, print)              \
-	__RT_DECLARE_TRACE(name, PARAMS(proto), PARAMS(args))
-#define DECLARE_EVENT_CLASS(name, proto, args, tstruct, assign, print)
-#define DEFINE_EVENT(template, name, proto, args)                           \
-	__RT_DECLARE_TRACE(name, PARAMS(proto), PARAMS(args))
+#include <ringtrace/trace_declare.h>
 #endif
