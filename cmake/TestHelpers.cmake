@@ -17,7 +17,10 @@ function(rb_add_test)
   math(EXPR t "${T_TIMEOUT} * ${RB_TIMEOUT_MULT}")
   add_test(NAME ${T_NAME} COMMAND ${T_COMMAND})
   set_tests_properties(${T_NAME} PROPERTIES TIMEOUT ${t} LABELS "${T_LABELS}")
-  set(env "RB_TIMEOUT_MULT=${RB_TIMEOUT_MULT}")
+  # Traced test programs publish their files in the build tree, not in
+  # /dev/shm: a test that exits with _exit() (a skip) leaves them.
+  set(env "RB_TIMEOUT_MULT=${RB_TIMEOUT_MULT}"
+    "RINGTRACE_DIR=${PROJECT_BINARY_DIR}/ringtrace-run")
   if(RINGBUF_SANITIZE STREQUAL "tsan")
     list(APPEND env "TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=${PROJECT_SOURCE_DIR}/tests/tsan.supp")
   elseif(RINGBUF_SANITIZE STREQUAL "asan")

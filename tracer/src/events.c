@@ -272,6 +272,8 @@ int ringtrace_event_register(struct ringtrace_event *ev)
 			atomic_fetch_or_explicit(&ev->enabled, 1ull << tr->id,
 						 memory_order_relaxed);
 	}
+	if (!ret)
+		rt_publish_events();
 	return ret;
 }
 
@@ -307,6 +309,7 @@ void ringtrace_event_unregister(struct ringtrace_event *ev)
 	free(p->fields);
 	free(p);
 	pthread_mutex_unlock(&rt_reg_lock);
+	rt_publish_events();
 }
 
 /* Called with rt_reg_lock held, or from a read-side section. */
@@ -767,6 +770,32 @@ int ringtrace_event_id(const char *system, const char *event)
 	id = p ? p->id : -ENOENT;
 	pthread_mutex_unlock(&rt_reg_lock);
 	return id;
+}
+
+/* The published events file (ctl.h): every event's system and format. */
+void rt_events_dump(FILE *f)
+{
+	struct rt_ev_table *t;
+	char *buf = malloc(65536);
+	unsigned int i;
+
+	if (!buf)
+		return;
+	rt_events_init();
+	pthread_mutex_lock(&rt_reg_lock);
+	t = atomic_load_explicit(&rt_table, memory_order_relaxed);
+	for (i = 0; t && i < t->nr; i++) {
+		size_t n;
+
+		if (!t->ev[i])
+			continue;
+		n = rt_format_event(t->ev[i], buf, 65536);
+		if (n >= 65536)
+			continue;
+		fprintf(f, "system: %s\n%s--\n", t->ev[i]->ev->system, buf);
+	}
+	pthread_mutex_unlock(&rt_reg_lock);
+	free(buf);
 }
 
 void ringtrace_available_events(FILE *out)

@@ -17,6 +17,7 @@
  *	  rcu_read_unlock
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,7 @@
 #include <unistd.h>
 
 #include "filter.h"
+#include "ctl.h"
 #include "ftrace.h"
 #include "rcu.h"
 #include "symbols.h"
@@ -128,28 +130,26 @@ static inline __attribute__((no_instrument_function)) int rt_gettid(void)
 /* ------------------------------------------------------------------------ */
 /* saved_cmdlines                                                           */
 
-#define RT_CMDLINES 4096
-
 /*
- * One slot per pid hash. A slot is a seqcount: the saving thread moves
- * seq from even to odd with a cmpxchg (so two threads hashing to one slot
- * do not write it together), stores the words, and makes seq even with a
- * release store. The name is kept in relaxed atomic words so that a
- * reader racing with a save reads a mix it then throws away, not a data
- * race.
+ * One slot per pid hash (struct rt_ctl_cmdline, ctl.h). A slot is a
+ * seqcount: the saving thread moves seq from even to odd with a cmpxchg
+ * (so two threads hashing to one slot do not write it together), stores
+ * the words, and makes seq even with a release store. The name is kept
+ * in relaxed atomic words so that a reader racing with a save reads a
+ * mix it then throws away, not a data race.
+ *
+ * The table lives in the published control file, where tools read it,
+ * and in this array until then; rt_publish_init() moves it before any
+ * writer can run (writers need an instance, made after it).
  */
-struct rt_cmdline {
-	_Atomic unsigned int seq;
-	_Atomic int pid;
-	_Atomic int tgid;
-	_Atomic uint64_t comm[2];
-};
-static struct rt_cmdline rt_cmdlines[RT_CMDLINES];
+static struct rt_ctl_cmdline rt_cmdline_local[RT_CTL_CMDLINES];
+struct rt_ctl_cmdline *rt_cmdline_tab = rt_cmdline_local;
 
 __attribute__((no_instrument_function)) void rt_cmdline_save(void)
 {
 	int pid = rt_gettid();
-	struct rt_cmdline *c = &rt_cmdlines[(unsigned int)pid % RT_CMDLINES];
+	struct rt_ctl_cmdline *c =
+		&rt_cmdline_tab[(unsigned int)pid % RT_CTL_CMDLINES];
 	unsigned int seq = atomic_load_explicit(&c->seq, memory_order_relaxed);
 	char comm[RT_COMM_LEN] = { 0 };
 	uint64_t w[2];
@@ -181,30 +181,7 @@ __attribute__((no_instrument_function)) void rt_cmdline_save(void)
 
 bool rt_cmdline_find(int pid, char *comm, int *tgid)
 {
-	struct rt_cmdline *c = &rt_cmdlines[(unsigned int)pid % RT_CMDLINES];
-	unsigned int s1, s2;
-	uint64_t w[2];
-	int p, t;
-
-	/* Pairs with the release store that ends rt_cmdline_save(). */
-	s1 = atomic_load_explicit(&c->seq, memory_order_acquire);
-	if (s1 & 1 || s1 == 0)
-		return false;
-	p = atomic_load_explicit(&c->pid, memory_order_relaxed);
-	t = atomic_load_explicit(&c->tgid, memory_order_relaxed);
-	w[0] = atomic_load_explicit(&c->comm[0], memory_order_relaxed);
-	w[1] = atomic_load_explicit(&c->comm[1], memory_order_relaxed);
-	/* Orders the word loads before the seq re-check; pairs with the
-	 * release fence after the saver's claim. */
-	atomic_thread_fence(memory_order_acquire);
-	s2 = atomic_load_explicit(&c->seq, memory_order_relaxed);
-	if (s1 != s2 || p != pid)
-		return false;
-	memcpy(comm, w, RT_COMM_LEN);
-	comm[RT_COMM_LEN - 1] = '\0';
-	if (tgid)
-		*tgid = t;
-	return true;
+	return rt_cmdline_lookup(rt_cmdline_tab, pid, comm, tgid);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -771,13 +748,21 @@ void ringtrace_set_thresh(struct ringtrace_instance *tr, uint64_t usecs)
 /* ------------------------------------------------------------------------ */
 /* Instances                                                                */
 
-static struct ringbuf *rt_make_buffer(size_t size_kb, int clock,
+/*
+ * A buffer for @tr (its snapshot buffer with @snap): a shared file in the
+ * publish directory when the process is published, private otherwise.
+ */
+static struct ringbuf *rt_make_buffer(struct ringtrace_instance *tr,
+				      bool snap, size_t size_kb, int clock,
 				      bool overwrite)
 {
+	char path[PATH_MAX];
 	RINGBUF_OPTS(o, .size = size_kb * 1024,
 		     .flags = overwrite ? RINGBUF_FL_OVERWRITE : 0,
 		     .model = RINGBUF_PER_CPU, .clock = clock);
 
+	if (rt_publish_buffer_path(tr, snap, path, sizeof(path)) == 0)
+		o.path = path;
 	return ringbuf_create(&o);
 }
 
@@ -807,7 +792,7 @@ static struct ringtrace_instance *rt_instance_new(const char *name, int id,
 	atomic_init(&tr->options, rt_default_options());
 	pthread_mutex_init(&tr->lock, NULL);
 	pthread_mutex_init(&tr->max_lock, NULL);
-	atomic_init(&tr->rb, rt_make_buffer(size_kb, clock, true));
+	atomic_init(&tr->rb, rt_make_buffer(tr, false, size_kb, clock, true));
 	if (!atomic_load_explicit(&tr->rb, memory_order_relaxed)) {
 		free(tr);
 		return NULL;
@@ -816,6 +801,8 @@ static struct ringtrace_instance *rt_instance_new(const char *name, int id,
 	return tr;
 }
 
+static int rt_replace_buffers(struct ringtrace_instance *tr, size_t size_kb,
+			      int clock);
 static size_t rt_boot_size_kb = RT_DEFAULT_SIZE_KB;
 static int rt_boot_clock = RINGBUF_CLOCK_MONO;
 static pthread_once_t rt_init_once = PTHREAD_ONCE_INIT;
@@ -853,6 +840,7 @@ static void rt_do_init(void)
 	else if (s)
 		rt_warn("ringtrace: RINGTRACE_CLOCK: unknown clock '%s'; using mono\n",
 			s);
+	rt_publish_init();
 	tr = rt_instance_new("", 0, rt_boot_size_kb, rt_boot_clock);
 	if (!tr) {
 		rt_warn("ringtrace: cannot allocate the trace buffer\n");
@@ -861,6 +849,7 @@ static void rt_do_init(void)
 	/* Publishes the initialised instance; pairs with the acquire loads
 	 * in rt_inst_rb() and rt_instance_get(). */
 	atomic_store_explicit(&rt_instances[0], tr, memory_order_release);
+	rt_publish_instance(tr);
 	rt_apply_boot_options(tr);
 }
 
@@ -969,6 +958,8 @@ struct ringtrace_instance *ringtrace_instance_create(const char *name)
 		atomic_store_explicit(&rt_instances[slot], tr,
 				      memory_order_release);
 	pthread_mutex_unlock(&rt_control_lock);
+	if (tr)
+		rt_publish_instance(tr);
 	if (!tr)
 		errno = ENOMEM;
 	return tr;
@@ -1021,6 +1012,7 @@ int ringtrace_instance_destroy(struct ringtrace_instance *tr)
 			      memory_order_relaxed);
 	rt_update_tracer_masks();
 	pthread_mutex_unlock(&rt_control_lock);
+	rt_unpublish_instance(tr);
 	/* Every writer that saw the instance has left its read-side
 	 * section after this. */
 	rt_synchronize_rcu();
@@ -1070,7 +1062,8 @@ int ringtrace_set_tracer(struct ringtrace_instance *tr, const char *name)
 		struct ringbuf *rb =
 			atomic_load_explicit(&tr->rb, memory_order_relaxed);
 
-		tr->snap = rt_make_buffer(tr->size_kb, ringbuf_clock(rb), true);
+		tr->snap = rt_make_buffer(tr, true, tr->size_kb,
+					  ringbuf_clock(rb), true);
 		if (!tr->snap) {
 			pthread_mutex_unlock(&tr->lock);
 			return -ENOMEM;
@@ -1098,6 +1091,11 @@ int ringtrace_set_tracer(struct ringtrace_instance *tr, const char *name)
 	rt_update_tracer_masks();
 	pthread_mutex_unlock(&rt_control_lock);
 	pthread_mutex_unlock(&tr->lock);
+	rt_publish_instance(tr);
+	/* tools (and an extract after a crash) name the functions from the
+	 * published symbols */
+	if (i == RT_TRACER_FUNCTION || i == RT_TRACER_GRAPH)
+		rt_publish_syms();
 	return 0;
 }
 
@@ -1220,13 +1218,18 @@ int ringtrace_set_buffer_size_kb(struct ringtrace_instance *tr, size_t kb)
 	if (!tr || kb == 0)
 		return -EINVAL;
 	pthread_mutex_lock(&tr->lock);
-	ret = ringbuf_resize(atomic_load_explicit(&tr->rb,
-						  memory_order_relaxed),
-			     kb * 1024, RINGBUF_ALL_CPUS);
-	if (!ret && tr->snap)
-		ret = ringbuf_resize(tr->snap, kb * 1024, RINGBUF_ALL_CPUS);
-	if (!ret)
-		tr->size_kb = kb;
+	if (rt_published()) {
+		ret = rt_replace_buffers(tr, kb, tr->clock);
+	} else {
+		ret = ringbuf_resize(atomic_load_explicit(&tr->rb,
+							  memory_order_relaxed),
+				     kb * 1024, RINGBUF_ALL_CPUS);
+		if (!ret && tr->snap)
+			ret = ringbuf_resize(tr->snap, kb * 1024,
+					     RINGBUF_ALL_CPUS);
+		if (!ret)
+			tr->size_kb = kb;
+	}
 	pthread_mutex_unlock(&tr->lock);
 	return ret;
 }
@@ -1280,44 +1283,35 @@ int ringtrace_buffer_wait(struct ringtrace_instance *tr, int cpu,
 	return ringbuf_wait(ringtrace_buffer(tr), cpu, percent, timeout_ms);
 }
 
-int ringtrace_set_clock(struct ringtrace_instance *tr, const char *name)
+/*
+ * Give @tr new buffers of @size_kb and @clock (called with tr->lock).
+ * Userspace: the kernel changes the clock of the live buffer and resets
+ * it, and resizes it in place; here the clock is fixed at creation and a
+ * published (shared) buffer cannot be resized, so new buffers are made,
+ * published (release, pairs with rt_inst_rb()), and the old ones freed
+ * after a grace period. The records of the old buffer go with it.
+ */
+static int rt_replace_buffers(struct ringtrace_instance *tr, size_t size_kb,
+			      int clock)
 {
-	struct ringbuf *old, *nrb, *snap = NULL;
-	bool on;
-	int clock;
+	struct ringbuf *old = atomic_load_explicit(&tr->rb,
+						   memory_order_relaxed);
+	struct ringbuf *nrb, *snap = NULL;
+	bool on = (atomic_load_explicit(&tr->options, memory_order_relaxed) &
+		   RT_OPT(RT_OPT_OVERWRITE)) != 0;
 
-	tr = rt_instance_get(tr);
-	if (!tr || !name)
-		return -EINVAL;
-	clock = rt_clock_by_name(name);
-	if (clock < 0)
-		return -EINVAL;
-	pthread_mutex_lock(&tr->lock);
-	old = atomic_load_explicit(&tr->rb, memory_order_relaxed);
-	if (ringbuf_clock(old) == clock) {
-		pthread_mutex_unlock(&tr->lock);
-		return 0;
-	}
-	on = (atomic_load_explicit(&tr->options, memory_order_relaxed) &
-	      RT_OPT(RT_OPT_OVERWRITE)) != 0;
-	nrb = rt_make_buffer(tr->size_kb, clock, on);
+	nrb = rt_make_buffer(tr, false, size_kb, clock, on);
 	if (nrb && tr->snap) {
-		snap = rt_make_buffer(tr->size_kb, clock, on);
+		snap = rt_make_buffer(tr, true, size_kb, clock, on);
 		if (!snap) {
 			ringbuf_free(nrb);
 			nrb = NULL;
 		}
 	}
-	if (!nrb) {
-		pthread_mutex_unlock(&tr->lock);
+	if (!nrb)
 		return -ENOMEM;
-	}
 	if (!ringbuf_record_is_on(old))
 		ringbuf_record_off(nrb);
-	/* Userspace: the kernel changes the clock of the live buffer and
-	 * resets it; here the clock is fixed at creation, so a new buffer
-	 * is published (release, pairs with rt_inst_rb()) and the old one
-	 * freed after a grace period. */
 	atomic_store_explicit(&tr->rb, nrb, memory_order_release);
 	rt_synchronize_rcu();
 	ringbuf_free(old);
@@ -1326,9 +1320,38 @@ int ringtrace_set_clock(struct ringtrace_instance *tr, const char *name)
 		tr->snap = snap;
 	}
 	tr->clock = clock;
+	tr->size_kb = size_kb;
 	tr->time_start = ringbuf_time_stamp(nrb);
-	pthread_mutex_unlock(&tr->lock);
+	rt_publish_instance(tr);
 	return 0;
+}
+
+int ringtrace_set_clock(struct ringtrace_instance *tr, const char *name)
+{
+	int clock, ret = 0;
+
+	tr = rt_instance_get(tr);
+	if (!tr || !name)
+		return -EINVAL;
+	clock = rt_clock_by_name(name);
+	if (clock < 0)
+		return -EINVAL;
+	pthread_mutex_lock(&tr->lock);
+	if (ringbuf_clock(atomic_load_explicit(&tr->rb,
+					       memory_order_relaxed)) != clock)
+		ret = rt_replace_buffers(tr, tr->size_kb, clock);
+	pthread_mutex_unlock(&tr->lock);
+	return ret;
+}
+
+const char *rt_clock_name(int clock)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(rt_clocks) / sizeof(rt_clocks[0]); i++)
+		if (rt_clocks[i].clock == clock)
+			return rt_clocks[i].name;
+	return "mono";
 }
 
 size_t ringtrace_show_clock(struct ringtrace_instance *tr, char *buf,
@@ -1391,6 +1414,7 @@ int ringtrace_snapshot(struct ringtrace_instance *tr, int cmd)
 		if (tr->snap)
 			ringbuf_free(tr->snap);
 		tr->snap = NULL;
+		rt_publish_instance(tr);
 		break;
 	case 1:
 		if (atomic_load_explicit(&tr->tracer, memory_order_relaxed) ==
@@ -1400,7 +1424,7 @@ int ringtrace_snapshot(struct ringtrace_instance *tr, int cmd)
 		}
 		if (!tr->snap) {
 			tr->snap = rt_make_buffer(
-				tr->size_kb, ringbuf_clock(rb),
+				tr, true, tr->size_kb, ringbuf_clock(rb),
 				(atomic_load_explicit(&tr->options,
 						      memory_order_relaxed) &
 				 RT_OPT(RT_OPT_OVERWRITE)) != 0);
@@ -1413,6 +1437,7 @@ int ringtrace_snapshot(struct ringtrace_instance *tr, int cmd)
 		n = ringbuf_nr_cpus(rb);
 		for (cpu = 0; cpu < n && !ret; cpu++)
 			ret = ringbuf_swap_cpu(rb, tr->snap, cpu);
+		rt_publish_instance(tr);
 		break;
 	case 2:
 		if (tr->snap)

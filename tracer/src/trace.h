@@ -10,6 +10,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <ringbuf/ringbuf.h>
 #include <ringtrace/event.h>
@@ -147,7 +148,19 @@ void rt_cmdline_save(void);
 bool rt_cmdline_find(int pid, char *comm, int *tgid);
 int rt_nr_cpus(struct ringtrace_instance *tr);
 
+/* publish.c (ctl.h) */
+int rt_publish_init(void);
+bool rt_published(void);
+int rt_publish_buffer_path(struct ringtrace_instance *tr, bool snap,
+			   char *buf, size_t len);
+void rt_publish_instance(struct ringtrace_instance *tr);
+void rt_unpublish_instance(struct ringtrace_instance *tr);
+void rt_publish_events(void);
+int rt_publish_syms(void);
+const char *rt_clock_name(int clock);
+
 /* events.c */
+void rt_events_dump(FILE *f);
 struct rt_event_priv *rt_event_by_id(unsigned int id);
 struct rt_event_priv *rt_event_find(const char *system, const char *name);
 void rt_events_instance_gone(int inst);

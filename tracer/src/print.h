@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * print.h - the trace and trace_pipe text of any buffer: this process's
+ *	own instances, or the attached view of a traced process's buffer
+ *	(the ringtrace tool)
+ *
+ * The caller supplies what only it knows: how to print an event of a
+ * given id (a TP_printk function here, libtraceevent and the events file
+ * in the tool), how to name an address, and how to find a thread's name.
+ */
+#ifndef RINGTRACE_PRINT_H
+#define RINGTRACE_PRINT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <ringbuf/ringbuf.h>
+
+struct ringtrace_seq;
+
+/**
+ * struct rt_printer_ops - what the printer asks its caller
+ * @event: print the text after "<name>: " for a record of a type that is
+ *	not one of ftrace's own (function, graph, print, raw_data) into @s,
+ *	and set *@name to the event's name; false for an unknown type
+ * @sym: write @addr as "name" or, with @offset, "name+0x1a/0x50" (the
+ *	kernel's %ps and %pS), "0x%lx" when unknown; returns the length
+ * @comm: the name (16 bytes) and process id of thread @pid; false when
+ *	unknown (printed "<...>")
+ * @ctx: passed back to each
+ */
+struct rt_printer_ops {
+	bool (*event)(void *ctx, struct ringtrace_seq *s, const void *rec,
+		      unsigned int len, const char **name);
+	size_t (*sym)(void *ctx, char *buf, size_t len, unsigned long addr,
+		      bool offset);
+	bool (*comm)(void *ctx, int pid, char *comm, int *tgid);
+	void *ctx;
+};
+
+/**
+ * struct rt_print_cfg - how to print
+ * @opts: RT_OPT() bits (trace.h)
+ * @tracer: enum rt_tracer
+ * @time_start: the latency format's time origin (buffer clock)
+ * @min_ts: records older than this are skipped (0: none)
+ * @lat_start_ip: usersoff: where the worst section started (0: none)
+ * @lat_end_ip: and where it ended
+ * @lat_pid: the thread it ran in
+ * @max_latency_us: tracing_max_latency
+ */
+struct rt_print_cfg {
+	uint64_t opts;
+	int tracer;
+	uint64_t time_start;
+	uint64_t min_ts;
+	unsigned long lat_start_ip;
+	unsigned long lat_end_ip;
+	int lat_pid;
+	uint64_t max_latency_us;
+};
+
+/* What trace_pipe keeps between reads (the graph's per-cpu state). */
+struct rt_pipe_state;
+struct rt_pipe_state *rt_pipe_state_new(void);
+void rt_pipe_state_free(struct rt_pipe_state *st);
+
+/* cat trace: a non-consuming view of @rb with the header. 0 or -errno. */
+int rt_print_view(struct ringbuf *rb, const struct rt_print_cfg *cfg,
+		  const struct rt_printer_ops *ops, FILE *out);
+/* One read of trace_pipe: consume at most what @rb holds now (@cpu:
+ * RINGBUF_ALL_CPUS or one cpu buffer), without a header. Returns the
+ * lines written or -errno. Does not wait. */
+int rt_print_pipe(struct ringbuf *rb, int cpu, const struct rt_print_cfg *cfg,
+		  const struct rt_printer_ops *ops, struct rt_pipe_state *st,
+		  FILE *out);
+
+#endif /* RINGTRACE_PRINT_H */

@@ -1,0 +1,657 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * publish.c - the traced process's side of ctl.h: its files in the
+ *	publish directory, and the control thread that runs the commands of
+ *	the ringtrace tool
+ *
+ * Publication happens once, when the tracer starts (rt_do_init()), before
+ * any instance exists, so no writer ever saves a thread name anywhere but
+ * in the control file. RINGTRACE_PUBLISH=0 turns it off; a failure to
+ * publish (no directory, no space) is reported once on stderr and the
+ * tracer works unpublished.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ctl.h"
+#include "ftrace.h"
+#include "symbols.h"
+#include "trace.h"
+
+static struct rt_ctl *rt_ctl;
+/* <dir>/<pid>-<start>; short enough that every file name fits the
+ * control file's RT_CTL_PATH_MAX */
+static char rt_prefix[RT_CTL_PATH_MAX - 48];
+static int rt_ctl_pid;
+static pthread_mutex_t rt_pub_lock = PTHREAD_MUTEX_INITIALIZER;
+
+extern struct rt_ctl_cmdline *rt_cmdline_tab;
+
+bool rt_published(void)
+{
+	return rt_ctl != NULL && rt_ctl_pid == getpid();
+}
+
+/* ---- files ------------------------------------------------------------ */
+
+static int rt_mkdir_private(const char *dir)
+{
+	struct stat st;
+
+	if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+		return -errno;
+	if (lstat(dir, &st) != 0)
+		return -errno;
+	/* Someone else's directory, or a link: not ours to write into. */
+	if (!S_ISDIR(st.st_mode) || st.st_uid != getuid() ||
+	    (st.st_mode & 0077))
+		return -EPERM;
+	return 0;
+}
+
+/* Write @text to @path atomically (a temporary file renamed over it). */
+static int rt_write_file(const char *path, const char *text, size_t len)
+{
+	char tmp[PATH_MAX + 8];
+	size_t done = 0;
+	int fd, ret = 0;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+		  0600);
+	if (fd < 0)
+		return -errno;
+	while (done < len) {
+		ssize_t w = write(fd, text + done, len - done);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			ret = w < 0 ? -errno : -EIO;
+			break;
+		}
+		done += (size_t)w;
+	}
+	if (close(fd) != 0 && !ret)
+		ret = -errno;
+	if (!ret && rename(tmp, path) != 0)
+		ret = -errno;
+	if (ret)
+		unlink(tmp);
+	return ret;
+}
+
+/* Bump the generation tools compare to see a change (release: the new
+ * paths and files are complete before; pairs with the tool's acquire). */
+static void rt_ctl_changed(void)
+{
+	atomic_fetch_add_explicit(&rt_ctl->gen, 1, memory_order_release);
+}
+
+int rt_publish_buffer_path(struct ringtrace_instance *tr, bool snap,
+			   char *buf, size_t len)
+{
+	static _Atomic unsigned int serial;
+	int n;
+
+	if (!rt_published())
+		return -ENOENT;
+	/* a serial number: a replaced buffer gets a fresh name, since the
+	 * old file exists until the old buffer is freed */
+	n = snprintf(buf, len, "%s.%s.%u.%s", rt_prefix,
+		     tr->id ? tr->name : "top",
+		     atomic_fetch_add_explicit(&serial, 1,
+					       memory_order_relaxed),
+		     snap ? "snap" : "buf");
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+void rt_publish_instance(struct ringtrace_instance *tr)
+{
+	struct rt_ctl_inst *ci;
+	struct ringbuf *rb;
+	const char *p;
+
+	if (!rt_published() || tr->id >= RT_CTL_MAX_INSTANCES)
+		return;
+	pthread_mutex_lock(&rt_pub_lock);
+	ci = &rt_ctl->inst[tr->id];
+	rb = atomic_load_explicit(&tr->rb, memory_order_acquire);
+	snprintf(ci->name, sizeof(ci->name), "%s", tr->id ? tr->name : "");
+	p = rb ? ringbuf_path(rb) : NULL;
+	snprintf(ci->buf, sizeof(ci->buf), "%s", p ? p : "");
+	p = tr->snap ? ringbuf_path(tr->snap) : NULL;
+	snprintf(ci->snap, sizeof(ci->snap), "%s", p ? p : "");
+	atomic_fetch_add_explicit(&ci->gen, 1, memory_order_relaxed);
+	atomic_store_explicit(&ci->used, 1, memory_order_relaxed);
+	if (tr->id == 0)
+		snprintf(rt_ctl->clock, sizeof(rt_ctl->clock), "%s",
+			 rt_clock_name(ringbuf_clock(rb)));
+	rt_ctl_changed();
+	pthread_mutex_unlock(&rt_pub_lock);
+}
+
+void rt_unpublish_instance(struct ringtrace_instance *tr)
+{
+	struct rt_ctl_inst *ci;
+
+	if (!rt_published() || tr->id >= RT_CTL_MAX_INSTANCES)
+		return;
+	pthread_mutex_lock(&rt_pub_lock);
+	ci = &rt_ctl->inst[tr->id];
+	atomic_store_explicit(&ci->used, 0, memory_order_relaxed);
+	ci->buf[0] = ci->snap[0] = '\0';
+	rt_ctl_changed();
+	pthread_mutex_unlock(&rt_pub_lock);
+}
+
+/* Rewrite the events file: every registered event's format. */
+void rt_publish_events(void)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (!rt_published())
+		return;
+	f = open_memstream(&text, &len);
+	if (!f)
+		return;
+	rt_events_dump(f);
+	if (fclose(f) == 0) {
+		pthread_mutex_lock(&rt_pub_lock);
+		if (rt_write_file(rt_ctl->events, text, len) == 0)
+			rt_ctl_changed();
+		pthread_mutex_unlock(&rt_pub_lock);
+	}
+	free(text);
+}
+
+static int rt_sym_line(const struct rt_sym *sym, void *arg)
+{
+	const char *mod = rt_sym_modname(sym);
+
+	if (mod)
+		fprintf(arg, "%016lx T %s\t[%s]\n", sym->start, sym->name, mod);
+	else
+		fprintf(arg, "%016lx T %s\n", sym->start, sym->name);
+	return 0;
+}
+
+/* Write the symbols file (kallsyms lines), for %ps and the function
+ * tracers in a tool, and after a crash. */
+int rt_publish_syms(void)
+{
+	char path[PATH_MAX], *text = NULL;
+	size_t len = 0;
+	FILE *f;
+	int ret;
+
+	if (!rt_published())
+		return -ENOENT;
+	rt_syms_refresh();
+	f = open_memstream(&text, &len);
+	if (!f)
+		return -ENOMEM;
+	rt_syms_foreach(rt_sym_line, f);
+	if (fclose(f) != 0) {
+		free(text);
+		return -ENOMEM;
+	}
+	if (snprintf(path, sizeof(path), "%s.syms", rt_prefix) >=
+	    (int)sizeof(rt_ctl->syms)) {
+		free(text);
+		return -ENAMETOOLONG;
+	}
+	pthread_mutex_lock(&rt_pub_lock);
+	ret = rt_write_file(path, text, len);
+	if (!ret) {
+		memcpy(rt_ctl->syms, path, strlen(path) + 1);
+		rt_ctl_changed();
+	}
+	pthread_mutex_unlock(&rt_pub_lock);
+	free(text);
+	return ret;
+}
+
+/* ---- the control thread ------------------------------------------------ */
+
+static long rt_futex(_Atomic uint32_t *word, int op, uint32_t val,
+		     const struct timespec *ts)
+{
+	/* Not FUTEX_PRIVATE_FLAG: the word is shared with other processes. */
+	return syscall(SYS_futex, (uint32_t *)word, op, val, ts, NULL, 0);
+}
+
+struct rt_reply {
+	char *buf;
+	size_t len;
+	size_t cap;
+};
+
+static void rt_reply_printf(struct rt_reply *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void rt_reply_printf(struct rt_reply *r, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (r->len >= r->cap)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(r->buf + r->len, r->cap - r->len, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		r->len += (size_t)n < r->cap - r->len ? (size_t)n :
+							r->cap - r->len - 1;
+}
+
+/* Split off the next blank-separated word of *@p (in place). */
+static char *rt_word(char **p)
+{
+	char *s = *p, *e;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (!*s)
+		return NULL;
+	e = s;
+	while (*e && *e != ' ' && *e != '\t')
+		e++;
+	if (*e)
+		*e++ = '\0';
+	*p = e;
+	return s;
+}
+
+static const char *rt_star(const char *w)
+{
+	return (!w || !strcmp(w, "*")) ? NULL : w;
+}
+
+static int rt_stat(struct ringtrace_instance *tr, struct rt_reply *r)
+{
+	struct ringbuf *rb = ringtrace_buffer(tr);
+	int cpu, n = ringbuf_nr_cpus(rb);
+	uint64_t now = ringbuf_time_stamp(rb);
+
+	for (cpu = 0; cpu < n; cpu++) {
+		uint64_t old = ringbuf_oldest_event_ts(rb, cpu);
+
+		rt_reply_printf(r, "cpu%d:\n", cpu);
+		rt_reply_printf(r, "entries: %lu\n",
+				ringbuf_entries_cpu(rb, cpu));
+		rt_reply_printf(r, "overrun: %lu\n",
+				ringbuf_overrun_cpu(rb, cpu));
+		rt_reply_printf(r, "commit overrun: %lu\n",
+				ringbuf_commit_overrun_cpu(rb, cpu));
+		rt_reply_printf(r, "bytes: %lu\n", ringbuf_bytes_cpu(rb, cpu));
+		rt_reply_printf(r, "oldest event ts: %5llu.%06llu\n",
+				(unsigned long long)old / 1000000000ull,
+				(unsigned long long)(old % 1000000000ull) /
+					1000);
+		rt_reply_printf(r, "now ts: %5llu.%06llu\n",
+				(unsigned long long)now / 1000000000ull,
+				(unsigned long long)(now % 1000000000ull) /
+					1000);
+		rt_reply_printf(r, "dropped events: %lu\n",
+				ringbuf_dropped_events_cpu(rb, cpu));
+		rt_reply_printf(r, "read events: %lu\n",
+				ringbuf_read_events_cpu(rb, cpu));
+	}
+	return 0;
+}
+
+static int rt_ftrace_list_by_name(const char *name)
+{
+	static const char *const names[] = { "set_ftrace_filter",
+					     "set_ftrace_notrace",
+					     "set_graph_function",
+					     "set_graph_notrace" };
+	int i;
+
+	for (i = 0; i < 4; i++)
+		if (!strcmp(names[i], name))
+			return i;
+	return -1;
+}
+
+/*
+ * rt_ctl_execute - run one command line; the reply text goes to @r.
+ * Return: 0 or a negative errno (the reply then explains it).
+ */
+static int rt_ctl_execute(char *line, struct rt_reply *r)
+{
+	char *p = line, *verb, *iname, *a, *b;
+	struct ringtrace_instance *tr = NULL;
+	char err[4096];
+	size_t n;
+	int ret = 0;
+
+	line[strcspn(line, "\n")] = '\0';
+	verb = rt_word(&p);
+	iname = rt_word(&p);
+	if (!verb || !iname) {
+		rt_reply_printf(r, "expected: <verb> <instance> <arguments>");
+		return -EINVAL;
+	}
+	if (!strcmp(verb, "ping")) {
+		rt_reply_printf(r, "pong %d", (int)getpid());
+		return 0;
+	}
+	if (!strcmp(verb, "mkinstance") || !strcmp(verb, "rminstance")) {
+		a = rt_word(&p);
+		if (!a) {
+			rt_reply_printf(r, "%s: missing the instance name", verb);
+			return -EINVAL;
+		}
+		if (verb[0] == 'm') {
+			if (!ringtrace_instance_create(a)) {
+				ret = -errno;
+				rt_reply_printf(r, "instance '%s': %s", a,
+						strerror(errno));
+			}
+			return ret;
+		}
+		tr = ringtrace_instance_lookup(a);
+		if (!tr || tr->id == 0) {
+			rt_reply_printf(r, "no instance '%s'", a);
+			return -ENOENT;
+		}
+		return ringtrace_instance_destroy(tr);
+	}
+	if (!strcmp(verb, "syms")) {
+		ret = rt_publish_syms();
+		if (ret)
+			rt_reply_printf(r, "writing the symbols: %s",
+					strerror(-ret));
+		else
+			rt_reply_printf(r, "%s", rt_ctl->syms);
+		return ret;
+	}
+	if (!strcmp(verb, "ftrace_list")) {
+		int list;
+
+		a = rt_word(&p);
+		list = a ? rt_ftrace_list_by_name(a) : -1;
+		if (list < 0) {
+			rt_reply_printf(r, "unknown list '%s'", a ? a : "");
+			return -EINVAL;
+		}
+		ret = ringtrace_set_ftrace_list(list, p, false, err,
+						sizeof(err));
+		if (ret)
+			rt_reply_printf(r, "%s", err);
+		return ret;
+	}
+	tr = strcmp(iname, "-") ? ringtrace_instance_lookup(iname) :
+				  ringtrace_top();
+	if (!tr) {
+		rt_reply_printf(r, "no instance '%s'", iname);
+		return -ENOENT;
+	}
+	if (!strcmp(verb, "set_event")) {
+		err[0] = '\0';
+		ret = ringtrace_set_event(tr, p, err, sizeof(err));
+		if (ret)
+			rt_reply_printf(r, "%s", err);
+	} else if (!strcmp(verb, "enable") || !strcmp(verb, "disable")) {
+		a = rt_word(&p);
+		b = rt_word(&p);
+		ret = ringtrace_event_enable(tr, rt_star(a), rt_star(b),
+					     verb[0] == 'e');
+		if (ret)
+			rt_reply_printf(r, "no event matches %s:%s",
+					a ? a : "*", b ? b : "*");
+	} else if (!strcmp(verb, "filter")) {
+		a = rt_word(&p);
+		b = rt_word(&p);
+		while (*p == ' ')
+			p++;
+		err[0] = '\0';
+		ret = ringtrace_set_filter(tr, rt_star(a), rt_star(b), p, err,
+					   sizeof(err));
+		if (ret)
+			rt_reply_printf(r, "%s", err);
+	} else if (!strcmp(verb, "show_filter")) {
+		a = rt_word(&p);
+		b = rt_word(&p);
+		n = ringtrace_show_filter(tr, rt_star(a), b, err, sizeof(err));
+		rt_reply_printf(r, "%.*s", (int)n, err);
+	} else if (!strcmp(verb, "show_set_event")) {
+		char *buf = malloc(RT_CTL_REPLY_MAX);
+
+		if (!buf)
+			return -ENOMEM;
+		n = ringtrace_show_set_event(tr, buf, RT_CTL_REPLY_MAX);
+		rt_reply_printf(r, "%s", buf);
+		free(buf);
+		(void)n;
+	} else if (!strcmp(verb, "tracing_on")) {
+		a = rt_word(&p);
+		ringtrace_tracing_on(tr, a && atoi(a) != 0);
+	} else if (!strcmp(verb, "clear")) {
+		ringtrace_clear(tr);
+	} else if (!strcmp(verb, "buffer_size_kb")) {
+		a = rt_word(&p);
+		ret = ringtrace_set_buffer_size_kb(tr, a ? strtoul(a, NULL, 10) :
+							   0);
+		if (ret)
+			rt_reply_printf(r, "buffer_size_kb %s: %s", a ? a : "",
+					strerror(-ret));
+	} else if (!strcmp(verb, "buffer_percent")) {
+		a = rt_word(&p);
+		ret = ringtrace_set_buffer_percent(tr, a ? atoi(a) : -1);
+		if (ret)
+			rt_reply_printf(r, "buffer_percent takes 0 to 100");
+	} else if (!strcmp(verb, "snapshot")) {
+		a = rt_word(&p);
+		ret = ringtrace_snapshot(tr, a ? atoi(a) : 1);
+		if (ret)
+			rt_reply_printf(r, "snapshot: %s", strerror(-ret));
+	} else if (!strcmp(verb, "option")) {
+		a = rt_word(&p);
+		ret = a ? ringtrace_set_option(tr, a) : -EINVAL;
+		if (ret)
+			rt_reply_printf(r, "unknown option '%s'", a ? a : "");
+	} else if (!strcmp(verb, "options")) {
+		n = ringtrace_show_options(tr, err, sizeof(err));
+		rt_reply_printf(r, "%.*s", (int)n, err);
+	} else if (!strcmp(verb, "tracer")) {
+		a = rt_word(&p);
+		ret = a ? ringtrace_set_tracer(tr, a) : -EINVAL;
+		if (ret)
+			rt_reply_printf(r, "unknown tracer '%s' (nop, function, function_graph, usersoff)",
+					a ? a : "");
+	} else if (!strcmp(verb, "clock")) {
+		a = rt_word(&p);
+		ret = a ? ringtrace_set_clock(tr, a) : -EINVAL;
+		if (ret)
+			rt_reply_printf(r, "unknown clock '%s' (mono, mono_raw, boot, x86-tsc)",
+					a ? a : "");
+	} else if (!strcmp(verb, "stat")) {
+		ret = rt_stat(tr, r);
+	} else {
+		rt_reply_printf(r, "unknown command '%s'", verb);
+		ret = -EINVAL;
+	}
+	return ret;
+}
+
+static void *rt_ctl_thread(void *arg)
+{
+	uint32_t done = atomic_load_explicit(&rt_ctl->done_seq,
+					     memory_order_relaxed);
+	sigset_t all;
+
+	(void)arg;
+	/* Signals go to the program's own threads, never to this one. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	prctl(PR_SET_NAME, "ringtrace-ctl", 0, 0, 0);
+	for (;;) {
+		/* Pairs with the tool's release store of cmd_seq after it
+		 * wrote the command. */
+		uint32_t seq = atomic_load_explicit(&rt_ctl->cmd_seq,
+						    memory_order_acquire);
+		struct rt_reply r;
+		char line[RT_CTL_CMD_MAX];
+
+		if (seq == done) {
+			rt_futex(&rt_ctl->cmd_seq, FUTEX_WAIT, seq, NULL);
+			continue;
+		}
+		memcpy(line, rt_ctl->cmd, sizeof(line));
+		line[sizeof(line) - 1] = '\0';
+		r.buf = rt_ctl->reply;
+		r.cap = sizeof(rt_ctl->reply);
+		r.len = 0;
+		r.buf[0] = '\0';
+		rt_ctl->status = rt_ctl_execute(line, &r);
+		rt_ctl->reply_len = (uint32_t)r.len;
+		done = seq;
+		/* Publishes status and reply; pairs with the tool's acquire
+		 * load of done_seq. */
+		atomic_store_explicit(&rt_ctl->done_seq, seq,
+				      memory_order_release);
+		rt_futex(&rt_ctl->done_seq, FUTEX_WAKE, INT_MAX, NULL);
+	}
+	return NULL;
+}
+
+/* ---- publication --------------------------------------------------------- */
+
+/* A clean exit removes the files (a crash leaves them). Only the process
+ * that published: a forked child shares the mapping, not the files. */
+static void rt_unpublish(void)
+{
+	int i;
+
+	if (!rt_published())
+		return;
+	atomic_store_explicit(&rt_ctl->state, RT_CTL_EXITED,
+			      memory_order_release);
+	pthread_mutex_lock(&rt_pub_lock);
+	for (i = 0; i < RT_CTL_MAX_INSTANCES; i++) {
+		struct rt_ctl_inst *ci = &rt_ctl->inst[i];
+
+		if (ci->buf[0])
+			unlink(ci->buf);
+		if (ci->snap[0])
+			unlink(ci->snap);
+	}
+	unlink(rt_ctl->events);
+	if (rt_ctl->syms[0])
+		unlink(rt_ctl->syms);
+	{
+		char path[PATH_MAX + 8];
+
+		snprintf(path, sizeof(path), "%s.ctl", rt_prefix);
+		unlink(path);
+	}
+	pthread_mutex_unlock(&rt_pub_lock);
+}
+
+int rt_publish_init(void)
+{
+	const char *s = getenv("RINGTRACE_PUBLISH");
+	char dir[RT_CTL_PATH_MAX], path[RT_CTL_PATH_MAX + 8];
+	pthread_mutexattr_t ma;
+	pthread_attr_t ta;
+	pthread_t th;
+	struct rt_ctl *ctl;
+	uint64_t start;
+	ssize_t n;
+	int fd, ret;
+
+	if (s && !strcmp(s, "0"))
+		return 0;
+	ret = rt_publish_dir(dir, sizeof(dir));
+	if (!ret)
+		ret = rt_mkdir_private(dir);
+	if (ret) {
+		rt_warn("ringtrace: not published: directory %s: %s\n", dir,
+			strerror(-ret));
+		return ret;
+	}
+	start = rt_proc_start_time((int)getpid());
+	if (snprintf(rt_prefix, sizeof(rt_prefix), "%s/%d-%llu", dir,
+		     (int)getpid(), (unsigned long long)start) >=
+	    (int)sizeof(rt_prefix)) {
+		rt_warn("ringtrace: not published: the directory name %s is too long\n",
+			dir);
+		return -ENAMETOOLONG;
+	}
+	snprintf(path, sizeof(path), "%s.ctl", rt_prefix);
+	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		  0600);
+	if (fd < 0) {
+		rt_warn("ringtrace: not published: %s: %s\n", path,
+			strerror(errno));
+		return -errno;
+	}
+	if (ftruncate(fd, sizeof(*ctl)) != 0) {
+		ret = -errno;
+		close(fd);
+		unlink(path);
+		rt_warn("ringtrace: not published: %s: %s\n", path,
+			strerror(-ret));
+		return ret;
+	}
+	ctl = mmap(NULL, sizeof(*ctl), PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		   0);
+	close(fd);
+	if (ctl == MAP_FAILED) {
+		unlink(path);
+		return -ENOMEM;
+	}
+	ctl->magic = RT_CTL_MAGIC;
+	ctl->version = RT_CTL_VERSION;
+	ctl->size = sizeof(*ctl);
+	ctl->pid = (int32_t)getpid();
+	ctl->uid = (uint32_t)getuid();
+	ctl->start = start;
+	prctl(PR_GET_NAME, ctl->comm, 0, 0, 0);
+	n = readlink("/proc/self/exe", ctl->exe, sizeof(ctl->exe) - 1);
+	ctl->exe[n > 0 ? n : 0] = '\0';
+	if (snprintf(ctl->events, sizeof(ctl->events), "%s.events",
+		     rt_prefix) >= (int)sizeof(ctl->events))
+		ctl->events[0] = '\0'; /* cannot happen: rt_prefix is short */
+	pthread_mutexattr_init(&ma);
+	pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED);
+	pthread_mutexattr_setrobust(&ma, PTHREAD_MUTEX_ROBUST);
+	pthread_mutex_init(&ctl->cmd_lock, &ma);
+	pthread_mutexattr_destroy(&ma);
+	/* Names saved so far (none: no instance exists yet) move along. */
+	memcpy(ctl->cmdlines, rt_cmdline_tab, sizeof(ctl->cmdlines));
+	rt_cmdline_tab = ctl->cmdlines;
+	rt_ctl = ctl;
+	rt_ctl_pid = (int)getpid();
+	rt_publish_events();
+	pthread_attr_init(&ta);
+	pthread_attr_setdetachstate(&ta, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&ta, 256 * 1024);
+	ret = pthread_create(&th, &ta, rt_ctl_thread, NULL);
+	pthread_attr_destroy(&ta);
+	if (ret)
+		rt_warn("ringtrace: no control thread: %s\n", strerror(ret));
+	atexit(rt_unpublish);
+	/* Ready: tools may talk to us (pairs with their acquire load). */
+	atomic_store_explicit(&ctl->state, RT_CTL_RUNNING,
+			      memory_order_release);
+	return 0;
+}
