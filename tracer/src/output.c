@@ -1,1208 +1,107 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * output.c - the trace and trace_pipe text, as the kernel prints them
- *
- * The kernel's trace.c (s_show, print_trace_line, the headers),
- * trace_output.c (the context columns, the lat format, the built-in
- * events) and trace_functions_graph.c (the function_graph columns),
- * rewritten for records read back from libringbuf. Every format string
- * here reproduces the kernel's output column for column, because users
- * and their scripts (trace-cmd, the function-graph fold script) parse it.
+ * output.c - cat trace, cat snapshot and trace_pipe of this process's
+ *	instances: the printer (print.c) with the process's own events,
+ *	symbols and thread names
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
-#include "ftrace.h"
+#include "print.h"
 #include "rcu.h"
 #include "symbols.h"
 #include "trace.h"
 
-#define RT_MAX_REC 65536
-#define RT_GRAPH_DEPTH 128
-#define RT_GRAPH_INDENT 2
-#define RT_GRAPH_PROCINFO_LENGTH 14
-
-/* ---- trace_seq ---------------------------------------------------------- */
-
-void rt_seq_init(struct ringtrace_seq *s)
+static bool rt_self_event(void *ctx, struct ringtrace_seq *s, const void *rec,
+			  unsigned int len, const char **name)
 {
-	memset(s, 0, sizeof(*s));
-}
+	const struct ringtrace_entry *ent = rec;
+	struct rt_event_priv *p;
+	bool ok = false;
 
-void rt_seq_free(struct ringtrace_seq *s)
-{
-	free(s->buf);
-	memset(s, 0, sizeof(*s));
-}
-
-static bool rt_seq_grow(struct ringtrace_seq *s, size_t need)
-{
-	size_t size = s->size ? s->size : 256;
-	char *nb;
-
-	if (s->len + need + 1 <= s->size)
-		return true;
-	while (size < s->len + need + 1)
-		size *= 2;
-	nb = realloc(s->buf, size);
-	if (!nb) {
-		s->overflow = true;
-		return false;
+	(void)ctx;
+	(void)len;
+	rt_rcu_read_lock();
+	p = rt_event_by_id(ent->type);
+	if (p && p->ev->print) {
+		*name = p->ev->name;
+		p->ev->print(s, rec);
+		ok = true;
 	}
-	s->buf = nb;
-	s->size = size;
-	return true;
+	rt_rcu_read_unlock();
+	return ok;
 }
 
-void rt_seq_write(struct ringtrace_seq *s, const void *p, size_t n)
+static size_t rt_self_sym(void *ctx, char *buf, size_t len,
+			  unsigned long addr, bool offset)
 {
-	if (!rt_seq_grow(s, n))
-		return;
-	memcpy(s->buf + s->len, p, n);
-	s->len += n;
-	s->buf[s->len] = '\0';
-}
+	size_t n;
 
-void rt_seq_putc(struct ringtrace_seq *s, char c)
-{
-	rt_seq_write(s, &c, 1);
-}
-
-void rt_seq_puts(struct ringtrace_seq *s, const char *str)
-{
-	rt_seq_write(s, str, strlen(str));
-}
-
-static void rt_seq_vprintf(struct ringtrace_seq *s, const char *fmt,
-			   va_list ap) __attribute__((format(printf, 2, 0)));
-static void rt_seq_vprintf(struct ringtrace_seq *s, const char *fmt,
-			   va_list ap)
-{
-	va_list aq;
-	int n;
-
-	va_copy(aq, ap);
-	n = vsnprintf(NULL, 0, fmt, aq);
-	va_end(aq);
-	if (n < 0 || !rt_seq_grow(s, (size_t)n))
-		return;
-	vsnprintf(s->buf + s->len, (size_t)n + 1, fmt, ap);
-	s->len += (size_t)n;
-}
-
-static void rt_seq_printf(struct ringtrace_seq *s, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void rt_seq_printf(struct ringtrace_seq *s, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	rt_seq_vprintf(s, fmt, ap);
-	va_end(ap);
-}
-
-/* The symbol of @ip: "name" or "name+0x1a/0x50" (the kernel's %ps/%pS). */
-static void rt_seq_sym(struct ringtrace_seq *s, unsigned long ip, bool offset)
-{
-	char buf[512];
-
-	rt_sym_format(buf, sizeof(buf), ip, offset);
+	(void)ctx;
+	n = rt_sym_format(buf, len, addr, offset);
 	/* A stripped libringtrace still names its marker function. */
-	if (ip && ip == rt_tracing_mark_write_ip() && !strncmp(buf, "0x", 2))
-		snprintf(buf, sizeof(buf), "tracing_mark_write");
-	rt_seq_puts(s, buf);
+	if (addr && addr == rt_tracing_mark_write_ip() &&
+	    !strncmp(buf, "0x", 2))
+		n = (size_t)snprintf(buf, len, "tracing_mark_write");
+	return n;
 }
 
-/*
- * ringtrace_seq_printf - printf for TP_printk(): the C conversions, plus
- * %ps and %pS for addresses. Each conversion is handed to vsnprintf()
- * on its own with the argument fetched by its type.
- */
-#pragma GCC diagnostic push
-/* Each conversion is a piece of the event's own format string. */
-#pragma GCC diagnostic ignored "-Wformat-nonliteral"
-void ringtrace_seq_printf(struct ringtrace_seq *s, const char *fmt, ...)
-{
-	va_list ap;
-	const char *p = fmt;
-
-	va_start(ap, fmt);
-	while (*p) {
-		const char *start = p;
-		char spec[64];
-		int lmod = 0; /* 0 int, 1 long, 2 long long, 3 size_t, 4 intmax, 5 ptrdiff */
-		size_t n;
-
-		if (*p != '%') {
-			while (*p && *p != '%')
-				p++;
-			rt_seq_write(s, start, (size_t)(p - start));
-			continue;
-		}
-		p++;
-		if (*p == '%') {
-			rt_seq_putc(s, '%');
-			p++;
-			continue;
-		}
-		while (*p && strchr("-+ #0'", *p))
-			p++;
-		if (*p == '*') {
-			/* a '*' width: not used by TP_printk formats */
-			rt_seq_puts(s, "[*]");
-			va_end(ap);
-			return;
-		}
-		while (*p >= '0' && *p <= '9')
-			p++;
-		if (*p == '.') {
-			p++;
-			if (*p == '*') {
-				rt_seq_puts(s, "[*]");
-				va_end(ap);
-				return;
-			}
-			while (*p >= '0' && *p <= '9')
-				p++;
-		}
-		if (*p == 'h') {
-			p++;
-			if (*p == 'h')
-				p++;
-		} else if (*p == 'l') {
-			p++;
-			lmod = 1;
-			if (*p == 'l') {
-				p++;
-				lmod = 2;
-			}
-		} else if (*p == 'z') {
-			p++;
-			lmod = 3;
-		} else if (*p == 'j') {
-			p++;
-			lmod = 4;
-		} else if (*p == 't') {
-			p++;
-			lmod = 5;
-		}
-		if (!*p)
-			break;
-		n = (size_t)(p - start) + 1;
-		if (n >= sizeof(spec))
-			n = sizeof(spec) - 1;
-		memcpy(spec, start, n);
-		spec[n] = '\0';
-		switch (*p) {
-		case 'd':
-		case 'i':
-		case 'u':
-		case 'x':
-		case 'X':
-		case 'o':
-		case 'c':
-			switch (lmod) {
-			case 0:
-				rt_seq_printf(s, spec, va_arg(ap, int));
-				break;
-			case 1:
-				rt_seq_printf(s, spec, va_arg(ap, long));
-				break;
-			case 2:
-				rt_seq_printf(s, spec, va_arg(ap, long long));
-				break;
-			case 3:
-				rt_seq_printf(s, spec, va_arg(ap, size_t));
-				break;
-			case 4:
-				rt_seq_printf(s, spec, va_arg(ap, intmax_t));
-				break;
-			default:
-				rt_seq_printf(s, spec, va_arg(ap, ptrdiff_t));
-			}
-			p++;
-			break;
-		case 's': {
-			const char *str = va_arg(ap, const char *);
-
-			rt_seq_printf(s, spec, str ? str : "(null)");
-			p++;
-			break;
-		}
-		case 'p': {
-			void *ptr = va_arg(ap, void *);
-
-			p++;
-			if (*p == 's' || *p == 'S' || *p == 'F' || *p == 'f') {
-				rt_seq_sym(s, (unsigned long)ptr,
-					   *p == 'S' || *p == 'F');
-				p++;
-			} else {
-				rt_seq_printf(s, spec, ptr);
-			}
-			break;
-		}
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'E':
-		case 'G':
-		case 'a':
-			rt_seq_printf(s, spec, va_arg(ap, double));
-			p++;
-			break;
-		default:
-			/* unknown conversion: print it as written */
-			rt_seq_write(s, start, (size_t)(p - start) + 1);
-			p++;
-		}
-	}
-	va_end(ap);
-}
-#pragma GCC diagnostic pop
-
-/* ---- the iterator over a buffer ---------------------------------------- */
-
-struct rt_graph_cpu {
-	int depth;
-	int last_pid;
-	unsigned long enter_funcs[RT_GRAPH_DEPTH];
-};
-
-/**
- * struct rt_iter - what print_trace_line() needs (the kernel's
- *	struct trace_iterator)
- */
-struct rt_iter {
-	struct ringtrace_instance *tr;
-	struct ringbuf *rb;
-	bool consume;
-	int nr_cpus;
-	struct ringbuf_iter **it;
-	uint64_t opts;
-	int tracer;
-	bool lat;
-	bool ns;
-	uint64_t time_start;
-	uint64_t min_ts;
-	/* the current record, copied out of the buffer */
-	int cpu;
-	uint64_t ts;
-	unsigned long lost;
-	bool lost_unknown;
-	unsigned int len;
-	unsigned char *rec;
-	struct rt_graph_cpu *graph;
-	int cpu_width;
-	struct ringtrace_seq seq;
-};
-
-static int rt_iter_init(struct rt_iter *it, struct ringtrace_instance *tr,
-			struct ringbuf *rb, bool consume)
-{
-	int cpu, n;
-
-	memset(it, 0, sizeof(*it));
-	it->tr = tr;
-	it->rb = rb;
-	it->consume = consume;
-	it->nr_cpus = ringbuf_nr_cpus(rb);
-	it->opts = atomic_load_explicit(&tr->options, memory_order_relaxed);
-	it->tracer = atomic_load_explicit(&tr->tracer, memory_order_relaxed);
-	it->lat = (it->opts & RT_OPT(RT_OPT_LATENCY_FMT)) != 0;
-	it->ns = ringbuf_clock(rb) != RINGBUF_CLOCK_TSC;
-	it->time_start = tr->time_start;
-	it->rec = malloc(RT_MAX_REC);
-	it->graph = calloc((size_t)it->nr_cpus, sizeof(*it->graph));
-	if (!it->rec || !it->graph)
-		goto fail;
-	for (cpu = 0; cpu < it->nr_cpus; cpu++)
-		it->graph[cpu].last_pid = -1;
-	n = it->nr_cpus > 1 ? it->nr_cpus - 1 : 0;
-	it->cpu_width = snprintf(NULL, 0, "%d", n);
-	if (!consume) {
-		it->it = calloc((size_t)it->nr_cpus, sizeof(*it->it));
-		if (!it->it)
-			goto fail;
-		for (cpu = 0; cpu < it->nr_cpus; cpu++) {
-			it->it[cpu] = ringbuf_read_start(rb, cpu);
-			if (!it->it[cpu])
-				goto fail;
-		}
-	}
-	rt_seq_init(&it->seq);
-	return 0;
-fail:
-	if (it->it)
-		for (cpu = 0; cpu < it->nr_cpus; cpu++)
-			ringbuf_read_finish(it->it[cpu]);
-	free(it->it);
-	free(it->rec);
-	free(it->graph);
-	return -ENOMEM;
-}
-
-static void rt_iter_fini(struct rt_iter *it)
-{
-	int cpu;
-
-	if (it->it)
-		for (cpu = 0; cpu < it->nr_cpus; cpu++)
-			ringbuf_read_finish(it->it[cpu]);
-	free(it->it);
-	free(it->rec);
-	free(it->graph);
-	rt_seq_free(&it->seq);
-}
-
-static void rt_iter_copy(struct rt_iter *it, struct ringbuf_event *e)
-{
-	unsigned int len = ringbuf_event_length(e);
-
-	if (len > RT_MAX_REC)
-		len = RT_MAX_REC;
-	memcpy(it->rec, ringbuf_event_data(e), len);
-	it->len = len;
-}
-
-/* The next record in time order; false at the end. */
-static bool rt_iter_next(struct rt_iter *it)
-{
-	int cpu, best = -1;
-	uint64_t ts, best_ts = 0;
-	struct ringbuf_event *e;
-
-	it->lost = 0;
-	it->lost_unknown = false;
-	if (it->consume) {
-		e = ringbuf_consume_next(it->rb, &it->cpu, &it->ts, &it->lost);
-		if (!e)
-			return false;
-		rt_iter_copy(it, e);
-		return true;
-	}
-	for (cpu = 0; cpu < it->nr_cpus; cpu++) {
-		e = ringbuf_iter_peek(it->it[cpu], &ts);
-		if (e && (best < 0 || ts < best_ts)) {
-			best = cpu;
-			best_ts = ts;
-		}
-	}
-	if (best < 0)
-		return false;
-	e = ringbuf_iter_peek(it->it[best], &ts);
-	rt_iter_copy(it, e);
-	it->cpu = best;
-	it->ts = ts;
-	if (ringbuf_iter_dropped(it->it[best]))
-		it->lost_unknown = true;
-	ringbuf_iter_advance(it->it[best]);
-	return true;
-}
-
-/* The time stamp of the record after the current one (lat format). */
-static uint64_t rt_iter_next_ts(struct rt_iter *it)
-{
-	uint64_t ts, best = 0;
-	bool found = false;
-	int cpu;
-
-	for (cpu = 0; cpu < it->nr_cpus; cpu++) {
-		struct ringbuf_event *e =
-			it->consume ? ringbuf_peek(it->rb, cpu, &ts, NULL) :
-				      ringbuf_iter_peek(it->it[cpu], &ts);
-
-		if (e && (!found || ts < best)) {
-			best = ts;
-			found = true;
-		}
-	}
-	return found ? best : it->ts;
-}
-
-/*
- * The record after the current one on the same cpu buffer, if it is
- * the graph return that closes the current graph entry: consumed and
- * copied to @ret (the kernel's get_return_for_leaf()).
- */
-static bool rt_iter_leaf_return(struct rt_iter *it,
-				struct rt_graph_ret_entry *ret)
-{
-	const struct rt_graph_ent_entry *cur = (const void *)it->rec;
-	struct ringbuf_event *e;
-	uint64_t ts;
-
-	e = it->consume ? ringbuf_peek(it->rb, it->cpu, &ts, NULL) :
-			  ringbuf_iter_peek(it->it[it->cpu], &ts);
-	if (!e || ringbuf_event_length(e) < sizeof(*ret))
-		return false;
-	/* copied out: records are only 4-byte aligned */
-	memcpy(ret, ringbuf_event_data(e), sizeof(*ret));
-	if (ret->ent.type != RT_TYPE_GRAPH_RET ||
-	    ret->ent.pid != cur->ent.pid || ret->func != cur->func)
-		return false;
-	if (it->consume)
-		ringbuf_consume(it->rb, it->cpu, NULL, NULL);
-	else
-		ringbuf_iter_advance(it->it[it->cpu]);
-	return true;
-}
-
-/* ---- context columns ---------------------------------------------------- */
-
-static void rt_find_comm(int pid, char *comm, int *tgid)
+static bool rt_self_comm(void *ctx, int pid, char *comm, int *tgid)
 {
 	char path[64];
 	FILE *f;
 
-	*tgid = 0;
-	if (pid == 0) {
-		strcpy(comm, "<idle>");
-		return;
-	}
+	(void)ctx;
 	if (rt_cmdline_find(pid, comm, tgid))
-		return;
+		return true;
 	snprintf(path, sizeof(path), "/proc/self/task/%d/comm", pid);
 	f = fopen(path, "re");
-	if (f) {
-		if (fgets(comm, RT_COMM_LEN, f)) {
-			comm[strcspn(comm, "\n")] = '\0';
-			fclose(f);
-			*tgid = (int)getpid();
-			return;
-		}
+	if (!f)
+		return false;
+	if (!fgets(comm, RT_COMM_LEN, f)) {
 		fclose(f);
+		return false;
 	}
-	strcpy(comm, "<...>");
+	fclose(f);
+	comm[strcspn(comm, "\n")] = '\0';
+	*tgid = (int)getpid();
+	return true;
 }
 
-static void rt_print_lat_fmt(struct ringtrace_seq *s,
-			     const struct ringtrace_entry *ent)
+static const struct rt_printer_ops rt_self_ops = {
+	.event = rt_self_event,
+	.sym = rt_self_sym,
+	.comm = rt_self_comm,
+};
+
+/* What the printer needs of @tr (called with tr->lock held). */
+static void rt_cfg_of(struct ringtrace_instance *tr, bool snapshot,
+		      struct rt_print_cfg *cfg)
 {
-	char hardsoft = (ent->flags & RINGTRACE_FLAG_HARDIRQ) ? 'h' : '.';
+	const struct rt_latency_info *li = &rt_latency[tr->id];
 
-	rt_seq_printf(s, "%c%c%c", '.', '.', hardsoft);
-	if (ent->preempt_count & 0xf)
-		rt_seq_printf(s, "%x", ent->preempt_count & 0xf);
-	else
-		rt_seq_putc(s, '.');
-	if (ent->preempt_count & 0xf0)
-		rt_seq_printf(s, "%x", ent->preempt_count >> 4);
-	else
-		rt_seq_putc(s, '.');
-}
-
-static unsigned long long rt_ns2usecs(uint64_t ns)
-{
-	return (ns + 500) / 1000;
-}
-
-static void rt_print_time(struct rt_iter *it, struct ringtrace_seq *s,
-			  uint64_t ts)
-{
-	if (it->ns) {
-		unsigned long long t = rt_ns2usecs(ts);
-
-		rt_seq_printf(s, " %5llu.%06llu", t / 1000000, t % 1000000);
-	} else {
-		rt_seq_printf(s, " %12llu", (unsigned long long)ts);
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->opts = atomic_load_explicit(&tr->options, memory_order_relaxed);
+	cfg->tracer = atomic_load_explicit(&tr->tracer, memory_order_relaxed);
+	cfg->time_start = tr->time_start;
+	cfg->max_latency_us = atomic_load_explicit(&tr->max_latency_ns,
+						   memory_order_relaxed) /
+			      1000;
+	cfg->lat_pid = li->pid;
+	cfg->lat_start_ip = li->start_ip;
+	cfg->lat_end_ip = li->end_ip;
+	if (snapshot && cfg->tracer == RT_TRACER_USERSOFF) {
+		cfg->time_start = li->start_ts;
+		cfg->min_ts = li->start_ts;
 	}
-}
-
-static void rt_print_context(struct rt_iter *it)
-{
-	const struct ringtrace_entry *ent = (const void *)it->rec;
-	struct ringtrace_seq *s = &it->seq;
-	char comm[RT_COMM_LEN];
-	int tgid;
-
-	rt_find_comm(ent->pid, comm, &tgid);
-	rt_seq_printf(s, "%16s-%-7d ", comm, ent->pid);
-	if (it->opts & RT_OPT(RT_OPT_RECORD_TGID)) {
-		if (!tgid)
-			rt_seq_puts(s, "(-------) ");
-		else
-			rt_seq_printf(s, "(%7d) ", tgid);
-	}
-	rt_seq_printf(s, "[%03d] ", it->cpu);
-	if (it->opts & RT_OPT(RT_OPT_IRQ_INFO))
-		rt_print_lat_fmt(s, ent);
-	rt_print_time(it, s, it->ts);
-	rt_seq_puts(s, ": ");
-}
-
-static char rt_find_mark(unsigned long long d)
-{
-	if (d > 1000000000ULL)
-		return '$';
-	if (d > 100000000ULL)
-		return '@';
-	if (d > 10000000ULL)
-		return '*';
-	if (d > 1000000ULL)
-		return '#';
-	if (d > 100000ULL)
-		return '!';
-	if (d > 10000ULL)
-		return '+';
-	return ' ';
-}
-
-static void rt_print_lat_context(struct rt_iter *it)
-{
-	const struct ringtrace_entry *ent = (const void *)it->rec;
-	struct ringtrace_seq *s = &it->seq;
-	uint64_t next_ts = rt_iter_next_ts(it);
-	unsigned long long abs_usecs, rel_usecs;
-	char comm[RT_COMM_LEN];
-	int tgid;
-
-	rt_find_comm(ent->pid, comm, &tgid);
-	rt_seq_printf(s, "%8.8s-%-7d %3d", comm, ent->pid, it->cpu);
-	rt_print_lat_fmt(s, ent);
-	abs_usecs = rt_ns2usecs(it->ts - it->time_start);
-	rel_usecs = rt_ns2usecs(next_ts - it->ts);
-	rt_seq_printf(s, " %4lldus%c: ", abs_usecs,
-		      rt_find_mark(rel_usecs * 1000));
-}
-
-/* ---- the records -------------------------------------------------------- */
-
-static void rt_print_ip_sym(struct rt_iter *it, unsigned long ip)
-{
-	if (!ip) {
-		rt_seq_putc(&it->seq, '0');
-		return;
-	}
-	rt_seq_sym(&it->seq, ip, it->opts & RT_OPT(RT_OPT_SYM_OFFSET));
-	if (it->opts & RT_OPT(RT_OPT_SYM_ADDR))
-		rt_seq_printf(&it->seq, " <%016lx>", ip);
-}
-
-/* The record's text after the context (the event's trace() output). */
-static void rt_print_event(struct rt_iter *it, bool msg_only)
-{
-	const struct ringtrace_entry *ent = (const void *)it->rec;
-	struct ringtrace_seq *s = &it->seq;
-	struct rt_event_priv *p;
-
-	switch (ent->type) {
-	case RT_TYPE_FN: {
-		const struct rt_fn_entry *f = (const void *)it->rec;
-
-		rt_print_ip_sym(it, f->ip);
-		if ((it->opts & RT_OPT(RT_OPT_PRINT_PARENT)) && f->parent_ip) {
-			rt_seq_puts(s, " <-");
-			rt_print_ip_sym(it, f->parent_ip);
-		}
-		rt_seq_putc(s, '\n');
-		return;
-	}
-	case RT_TYPE_PRINT: {
-		const struct rt_print_entry *f = (const void *)it->rec;
-		size_t max = it->len - sizeof(*f);
-
-		if (!msg_only) {
-			rt_print_ip_sym(it, f->ip);
-			rt_seq_puts(s, ": ");
-		}
-		rt_seq_write(s, f->buf, strnlen(f->buf, max));
-		return;
-	}
-	case RT_TYPE_RAW_DATA: {
-		const struct rt_raw_data_entry *f = (const void *)it->rec;
-		size_t i;
-
-		rt_seq_printf(s, "# %x buf:", f->id);
-		for (i = 0; i + sizeof(*f) < it->len; i++)
-			rt_seq_printf(s, " %02x", (unsigned char)f->buf[i]);
-		rt_seq_putc(s, '\n');
-		return;
-	}
-	}
-	rt_rcu_read_lock();
-	p = rt_event_by_id(ent->type);
-	if (p && p->ev->print) {
-		rt_seq_printf(s, "%s: ", p->ev->name);
-		p->ev->print(s, it->rec);
-		rt_seq_putc(s, '\n');
-	} else {
-		rt_seq_printf(s, "Unknown type %d\n", ent->type);
-	}
-	rt_rcu_read_unlock();
-}
-
-static void rt_put_hex(struct ringtrace_seq *s, const void *p, size_t n)
-{
-	const unsigned char *b = p;
-	size_t i;
-
-	/* Most significant byte first, as trace_seq_putmem_hex() does on a
-	 * little-endian machine. */
-	for (i = n; i-- > 0;)
-		rt_seq_printf(s, "%02x", b[i]);
-	rt_seq_putc(s, ' ');
-}
-
-static void rt_print_raw_like(struct rt_iter *it, int mode)
-{
-	const struct ringtrace_entry *ent = (const void *)it->rec;
-	struct ringtrace_seq *s = &it->seq;
-	bool ctx = it->opts & RT_OPT(RT_OPT_CONTEXT_INFO);
-	int pid = ent->pid, cpu = it->cpu;
-	unsigned long long ts = it->ts;
-
-	if (mode == RT_OPT_RAW) {
-		if (ctx)
-			rt_seq_printf(s, "%d %d %llu ", pid, cpu, ts);
-		if (ent->type == RT_TYPE_FN) {
-			const struct rt_fn_entry *f = (const void *)it->rec;
-
-			rt_seq_printf(s, "%lx %lx\n", f->ip, f->parent_ip);
-		} else if (ent->type == RT_TYPE_PRINT) {
-			const struct rt_print_entry *f = (const void *)it->rec;
-
-			rt_seq_printf(s, "# %lx %.*s", f->ip,
-				      (int)strnlen(f->buf, it->len - sizeof(*f)),
-				      f->buf);
-		} else {
-			rt_seq_printf(s, "type: %d\n", ent->type);
-		}
-		return;
-	}
-	if (mode == RT_OPT_HEX) {
-		if (ctx) {
-			rt_put_hex(s, &pid, sizeof(pid));
-			rt_put_hex(s, &cpu, sizeof(cpu));
-			rt_put_hex(s, &ts, sizeof(ts));
-		}
-		if (ent->type == RT_TYPE_FN) {
-			const struct rt_fn_entry *f = (const void *)it->rec;
-
-			rt_put_hex(s, &f->ip, sizeof(f->ip));
-			rt_put_hex(s, &f->parent_ip, sizeof(f->parent_ip));
-		} else {
-			rt_seq_printf(s, "type: %d\n", ent->type);
-		}
-		rt_seq_putc(s, '\n');
-		return;
-	}
-	/* bin */
-	if (ctx) {
-		rt_seq_write(s, &pid, sizeof(pid));
-		rt_seq_write(s, &cpu, sizeof(cpu));
-		rt_seq_write(s, &ts, sizeof(ts));
-	}
-	if (ent->type == RT_TYPE_FN) {
-		const struct rt_fn_entry *f = (const void *)it->rec;
-
-		rt_seq_write(s, &f->ip, sizeof(f->ip));
-		rt_seq_write(s, &f->parent_ip, sizeof(f->parent_ip));
-	} else {
-		rt_seq_printf(s, "type: %d\n", ent->type);
-	}
-}
-
-/* ---- function_graph ----------------------------------------------------- */
-
-static uint32_t rt_graph_flags(struct rt_iter *it)
-{
-	return (uint32_t)(it->opts >> RT_OPT_FUNCGRAPH_OVERRUN);
-}
-#define GF(o) (1u << ((o) - RT_OPT_FUNCGRAPH_OVERRUN))
-
-enum { RT_FILL_NONE, RT_FILL_FULL };
-
-static void rt_graph_cpu(struct rt_iter *it, int cpu)
-{
-	rt_seq_printf(&it->seq, " %*d) ", it->cpu_width, cpu);
-}
-
-static void rt_graph_proc(struct rt_iter *it, int pid)
-{
-	char comm[RT_COMM_LEN], pid_str[12];
-	int tgid, len, spaces = 0, i;
-
-	rt_find_comm(pid, comm, &tgid);
-	comm[7] = '\0';
-	snprintf(pid_str, sizeof(pid_str), "%d", pid);
-	len = (int)(strlen(comm) + strlen(pid_str) + 1);
-	if (len < RT_GRAPH_PROCINFO_LENGTH)
-		spaces = RT_GRAPH_PROCINFO_LENGTH - len;
-	for (i = 0; i < spaces / 2; i++)
-		rt_seq_putc(&it->seq, ' ');
-	rt_seq_printf(&it->seq, "%s-%s", comm, pid_str);
-	for (i = 0; i < spaces - spaces / 2; i++)
-		rt_seq_putc(&it->seq, ' ');
-}
-
-/* A context switch on a cpu buffer: the kernel's verif_pid(). */
-static void rt_graph_verif_pid(struct rt_iter *it, int pid)
-{
-	struct rt_graph_cpu *g = &it->graph[it->cpu];
-	int prev = g->last_pid;
-
-	if (prev == pid)
-		return;
-	g->last_pid = pid;
-	if (prev == -1)
-		return;
-	rt_seq_puts(&it->seq, " ------------------------------------------\n");
-	rt_graph_cpu(it, it->cpu);
-	rt_graph_proc(it, prev);
-	rt_seq_puts(&it->seq, " => ");
-	rt_graph_proc(it, pid);
-	rt_seq_puts(&it->seq, "\n ------------------------------------------\n\n");
-}
-
-static void rt_graph_prologue(struct rt_iter *it)
-{
-	const struct ringtrace_entry *ent = (const void *)it->rec;
-	uint32_t fl = rt_graph_flags(it);
-
-	rt_graph_verif_pid(it, ent->pid);
-	if (!(it->opts & RT_OPT(RT_OPT_CONTEXT_INFO)))
-		return;
-	if (fl & GF(RT_OPT_FUNCGRAPH_ABSTIME)) {
-		unsigned long long t = it->ts;
-
-		rt_seq_printf(&it->seq, "%5llu.%06llu |  ", t / 1000000000ULL,
-			      (t % 1000000000ULL) / 1000);
-	}
-	if (fl & GF(RT_OPT_FUNCGRAPH_CPU))
-		rt_graph_cpu(it, it->cpu);
-	if (fl & GF(RT_OPT_FUNCGRAPH_PROC)) {
-		rt_graph_proc(it, ent->pid);
-		rt_seq_puts(&it->seq, " | ");
-	}
-	if (it->lat) {
-		rt_seq_putc(&it->seq, ' ');
-		rt_print_lat_fmt(&it->seq, ent);
-		rt_seq_puts(&it->seq, " | ");
-	}
-}
-
-static void rt_graph_duration(struct rt_iter *it, unsigned long long d,
-			      int fill)
-{
-	struct ringtrace_seq *s = &it->seq;
-	uint32_t fl = rt_graph_flags(it);
-	char usecs[24], nsecs[8];
-	unsigned long long nrem = d % 1000;
-	int len, i;
-
-	if (!(fl & GF(RT_OPT_FUNCGRAPH_DURATION)) ||
-	    !(it->opts & RT_OPT(RT_OPT_CONTEXT_INFO)))
-		return;
-	if (fill == RT_FILL_FULL) {
-		rt_seq_puts(s, "              |  ");
-		return;
-	}
-	if (fl & GF(RT_OPT_FUNCGRAPH_OVERHEAD))
-		rt_seq_printf(s, "%c ", rt_find_mark(d));
-	else
-		rt_seq_puts(s, "  ");
-	snprintf(usecs, sizeof(usecs), "%llu", d / 1000);
-	rt_seq_puts(s, usecs);
-	len = (int)strlen(usecs);
-	if (len < 7) {
-		size_t slen = sizeof(nsecs) < (size_t)(8 - len) ?
-				      sizeof(nsecs) :
-				      (size_t)(8 - len);
-
-		if (slen > 5)
-			slen = 5;
-		snprintf(nsecs, slen, "%03llu", nrem);
-		rt_seq_printf(s, ".%s", nsecs);
-		len += (int)strlen(nsecs) + 1;
-	}
-	rt_seq_puts(s, " us ");
-	for (i = len; i < 8; i++)
-		rt_seq_putc(s, ' ');
-	rt_seq_puts(s, "|  ");
-}
-
-static void rt_graph_indent(struct rt_iter *it, int depth)
-{
-	int i;
-
-	for (i = 0; i < depth * RT_GRAPH_INDENT; i++)
-		rt_seq_putc(&it->seq, ' ');
-}
-
-static void rt_graph_entry(struct rt_iter *it)
-{
-	struct rt_graph_ent_entry call;
-	struct rt_graph_ret_entry ret;
-	struct rt_graph_cpu *g = &it->graph[it->cpu];
-
-	memcpy(&call, it->rec, sizeof(call));
-	rt_graph_prologue(it);
-	if (rt_iter_leaf_return(it, &ret)) {
-		g->depth = call.depth - 1;
-		if (call.depth >= 0 && call.depth < RT_GRAPH_DEPTH)
-			g->enter_funcs[call.depth] = 0;
-		rt_graph_duration(it, ret.rettime - ret.calltime, RT_FILL_NONE);
-		rt_graph_indent(it, call.depth);
-		rt_seq_sym(&it->seq, ret.func, false);
-		rt_seq_puts(&it->seq, "();\n");
-		return;
-	}
-	g->depth = call.depth;
-	if (call.depth >= 0 && call.depth < RT_GRAPH_DEPTH)
-		g->enter_funcs[call.depth] = call.func;
-	rt_graph_duration(it, 0, RT_FILL_FULL);
-	rt_graph_indent(it, call.depth);
-	rt_seq_sym(&it->seq, call.func, false);
-	rt_seq_puts(&it->seq, "() {\n");
-}
-
-static void rt_graph_return(struct rt_iter *it)
-{
-	struct rt_graph_ret_entry r;
-	struct rt_graph_cpu *g = &it->graph[it->cpu];
-	bool match = true;
-
-	memcpy(&r, it->rec, sizeof(r));
-	g->depth = r.depth - 1;
-	if (r.depth >= 0 && r.depth < RT_GRAPH_DEPTH) {
-		if (g->enter_funcs[r.depth] != r.func)
-			match = false;
-		g->enter_funcs[r.depth] = 0;
-	}
-	rt_graph_prologue(it);
-	rt_graph_duration(it, r.rettime - r.calltime, RT_FILL_NONE);
-	rt_graph_indent(it, r.depth);
-	if (match && !(rt_graph_flags(it) & GF(RT_OPT_FUNCGRAPH_TAIL))) {
-		rt_seq_puts(&it->seq, "}\n");
-	} else {
-		rt_seq_puts(&it->seq, "} /* ");
-		rt_seq_sym(&it->seq, r.func, false);
-		rt_seq_puts(&it->seq, " */\n");
-	}
-	if (rt_graph_flags(it) & GF(RT_OPT_FUNCGRAPH_OVERRUN))
-		rt_seq_printf(&it->seq, " (Overruns: %u)\n", r.overrun);
-}
-
-static void rt_graph_comment(struct rt_iter *it)
-{
-	int depth = it->graph[it->cpu].depth, i;
-	const struct ringtrace_entry *ent = (const void *)it->rec;
-
-	rt_graph_prologue(it);
-	rt_graph_duration(it, 0, RT_FILL_FULL);
-	if (depth > 0)
-		for (i = 0; i < (depth + 1) * RT_GRAPH_INDENT; i++)
-			rt_seq_putc(&it->seq, ' ');
-	rt_seq_puts(&it->seq, "/* ");
-	rt_print_event(it, ent->type == RT_TYPE_PRINT);
-	if (it->seq.len && it->seq.buf[it->seq.len - 1] == '\n')
-		it->seq.buf[--it->seq.len] = '\0';
-	rt_seq_puts(&it->seq, " */\n");
-}
-
-/* ---- print_trace_line ---------------------------------------------------- */
-
-static void rt_print_line(struct rt_iter *it)
-{
-	const struct ringtrace_entry *ent = (const void *)it->rec;
-	struct ringtrace_seq *s = &it->seq;
-
-	if (it->lost_unknown)
-		rt_seq_printf(s, "CPU:%d [LOST EVENTS]\n", it->cpu);
-	else if (it->lost)
-		rt_seq_printf(s, "CPU:%d [LOST %lu EVENTS]\n", it->cpu,
-			      it->lost);
-	if (it->len < sizeof(*ent)) {
-		rt_seq_printf(s, "CPU:%d [short record of %u bytes]\n", it->cpu,
-			      it->len);
-		return;
-	}
-	if (it->tracer == RT_TRACER_GRAPH ||
-	    ent->type == RT_TYPE_GRAPH_ENT || ent->type == RT_TYPE_GRAPH_RET) {
-		switch (ent->type) {
-		case RT_TYPE_GRAPH_ENT:
-			if (it->len >= sizeof(struct rt_graph_ent_entry))
-				rt_graph_entry(it);
-			return;
-		case RT_TYPE_GRAPH_RET:
-			if (it->len >= sizeof(struct rt_graph_ret_entry))
-				rt_graph_return(it);
-			return;
-		case RT_TYPE_FN:
-			break;
-		default:
-			rt_graph_comment(it);
-			return;
-		}
-	}
-	if (it->opts & RT_OPT(RT_OPT_BIN)) {
-		rt_print_raw_like(it, RT_OPT_BIN);
-		return;
-	}
-	if (it->opts & RT_OPT(RT_OPT_HEX)) {
-		rt_print_raw_like(it, RT_OPT_HEX);
-		return;
-	}
-	if (it->opts & RT_OPT(RT_OPT_RAW)) {
-		rt_print_raw_like(it, RT_OPT_RAW);
-		return;
-	}
-	if (it->opts & RT_OPT(RT_OPT_CONTEXT_INFO)) {
-		if (it->lat)
-			rt_print_lat_context(it);
-		else
-			rt_print_context(it);
-	}
-	rt_print_event(it, false);
-}
-
-/* ---- headers ------------------------------------------------------------ */
-
-static void rt_get_totals(struct ringbuf *rb, unsigned long *entries,
-			  unsigned long *total)
-{
-	int cpu, n = ringbuf_nr_cpus(rb);
-
-	*entries = 0;
-	*total = 0;
-	for (cpu = 0; cpu < n; cpu++) {
-		unsigned long e = ringbuf_entries_cpu(rb, cpu);
-
-		*entries += e;
-		*total += e + ringbuf_overrun_cpu(rb, cpu);
-	}
-}
-
-static int rt_online_cpus(void)
-{
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-
-	return n > 0 ? (int)n : 1;
-}
-
-static void rt_print_event_info(struct rt_iter *it)
-{
-	unsigned long entries, total;
-
-	rt_get_totals(it->rb, &entries, &total);
-	rt_seq_printf(&it->seq,
-		      "# entries-in-buffer/entries-written: %lu/%lu   #P:%d\n",
-		      entries, total, rt_online_cpus());
-	rt_seq_puts(&it->seq, "#\n");
-}
-
-static void rt_func_help_header(struct rt_iter *it)
-{
-	bool tgid = it->opts & RT_OPT(RT_OPT_RECORD_TGID);
-
-	rt_print_event_info(it);
-	rt_seq_printf(&it->seq,
-		      "#           TASK-PID    %s CPU#     TIMESTAMP  FUNCTION\n",
-		      tgid ? "   TGID   " : "");
-	rt_seq_printf(&it->seq,
-		      "#              | |      %s   |         |         |\n",
-		      tgid ? "     |    " : "");
-}
-
-static void rt_func_help_header_irq(struct rt_iter *it)
-{
-	bool tgid = it->opts & RT_OPT(RT_OPT_RECORD_TGID);
-	static const char space[] = "            ";
-	int prec = tgid ? 12 : 2;
-	struct ringtrace_seq *s = &it->seq;
-
-	rt_print_event_info(it);
-	rt_seq_printf(s, "#                            %.*s  _-----=> irqs-off/BH-disabled\n", prec, space);
-	rt_seq_printf(s, "#                            %.*s / _----=> need-resched\n", prec, space);
-	rt_seq_printf(s, "#                            %.*s| / _---=> hardirq/softirq\n", prec, space);
-	rt_seq_printf(s, "#                            %.*s|| / _--=> preempt-depth\n", prec, space);
-	rt_seq_printf(s, "#                            %.*s||| / _-=> migrate-disable\n", prec, space);
-	rt_seq_printf(s, "#                            %.*s|||| /     delay\n", prec, space);
-	rt_seq_printf(s, "#           TASK-PID  %.*s CPU#  |||||  TIMESTAMP  FUNCTION\n", prec, "     TGID   ");
-	rt_seq_printf(s, "#              | |    %.*s   |   |||||     |         |\n", prec, "       |    ");
-}
-
-static void rt_lat_help_header(struct rt_iter *it)
-{
-	rt_seq_puts(&it->seq,
-		    "#                    _------=> CPU#            \n"
-		    "#                   / _-----=> irqs-off/BH-disabled\n"
-		    "#                  | / _----=> need-resched    \n"
-		    "#                  || / _---=> hardirq/softirq \n"
-		    "#                  ||| / _--=> preempt-depth   \n"
-		    "#                  |||| / _-=> migrate-disable \n"
-		    "#                  ||||| /     delay           \n"
-		    "#  cmd     pid     |||||| time  |   caller     \n"
-		    "#     \\   /        ||||||  \\    |    /       \n");
-}
-
-static void rt_print_trace_header(struct rt_iter *it)
-{
-	struct ringtrace_seq *s = &it->seq;
-	unsigned long entries, total;
-	struct utsname u;
-	const struct rt_latency_info *li = &rt_latency[it->tr->id];
-	char comm[RT_COMM_LEN];
-	int tgid;
-
-	rt_get_totals(it->rb, &entries, &total);
-	if (uname(&u) != 0)
-		strcpy(u.release, "unknown");
-	rt_seq_printf(s, "# %s latency trace v1.1.5 on %s\n",
-		      ringtrace_current_tracer(it->tr), u.release);
-	rt_seq_puts(s, "# --------------------------------------------------------------------\n");
-	rt_seq_printf(s,
-		      "# latency: %llu us, #%lu/%lu, CPU#%d | (M:user VP:0, KP:0, SP:0 HP:0 #P:%d)\n",
-		      (unsigned long long)ringtrace_max_latency(it->tr),
-		      entries, total, 0, rt_online_cpus());
-	rt_seq_puts(s, "#    -----------------\n");
-	rt_find_comm(li->pid, comm, &tgid);
-	rt_seq_printf(s,
-		      "#    | task: %.16s-%d (uid:%d nice:0 policy:0 rt_prio:0)\n",
-		      li->pid ? comm : "", li->pid, (int)getuid());
-	rt_seq_puts(s, "#    -----------------\n");
-	if (li->start_ip) {
-		rt_seq_puts(s, "#  => started at: ");
-		rt_print_ip_sym(it, li->start_ip);
-		rt_seq_puts(s, "\n#  => ended at:   ");
-		rt_print_ip_sym(it, li->end_ip);
-		rt_seq_puts(s, "\n#\n");
-	}
-	rt_seq_puts(s, "#\n");
-}
-
-static bool rt_buffer_empty(struct ringbuf *rb)
-{
-	return ringbuf_empty(rb);
-}
-
-static void rt_graph_headers(struct rt_iter *it)
-{
-	struct ringtrace_seq *s = &it->seq;
-	uint32_t fl = rt_graph_flags(it);
-
-	if (!(it->opts & RT_OPT(RT_OPT_CONTEXT_INFO)))
-		return;
-	if (it->lat) {
-		static const char spaces[] = "                "
-					     "    "
-					     "                 ";
-		int size = 0;
-
-		if (rt_buffer_empty(it->rb))
-			return;
-		rt_print_trace_header(it);
-		if (fl & GF(RT_OPT_FUNCGRAPH_ABSTIME))
-			size += 16;
-		if (fl & GF(RT_OPT_FUNCGRAPH_CPU))
-			size += 4;
-		if (fl & GF(RT_OPT_FUNCGRAPH_PROC))
-			size += 17;
-		rt_seq_printf(s, "#%.*s  _-----=> irqs-off        \n", size, spaces);
-		rt_seq_printf(s, "#%.*s / _----=> need-resched    \n", size, spaces);
-		rt_seq_printf(s, "#%.*s| / _---=> hardirq/softirq \n", size, spaces);
-		rt_seq_printf(s, "#%.*s|| / _--=> preempt-depth   \n", size, spaces);
-		rt_seq_printf(s, "#%.*s||| /                      \n", size, spaces);
-	}
-	rt_seq_putc(s, '#');
-	if (fl & GF(RT_OPT_FUNCGRAPH_ABSTIME))
-		rt_seq_puts(s, "     TIME       ");
-	if (fl & GF(RT_OPT_FUNCGRAPH_CPU))
-		rt_seq_puts(s, " CPU");
-	if (fl & GF(RT_OPT_FUNCGRAPH_PROC))
-		rt_seq_puts(s, "  TASK/PID       ");
-	if (it->lat)
-		rt_seq_puts(s, "||||   ");
-	if (fl & GF(RT_OPT_FUNCGRAPH_DURATION))
-		rt_seq_puts(s, "  DURATION   ");
-	rt_seq_puts(s, "               FUNCTION CALLS\n");
-	rt_seq_putc(s, '#');
-	if (fl & GF(RT_OPT_FUNCGRAPH_ABSTIME))
-		rt_seq_puts(s, "      |         ");
-	if (fl & GF(RT_OPT_FUNCGRAPH_CPU))
-		rt_seq_puts(s, " |  ");
-	if (fl & GF(RT_OPT_FUNCGRAPH_PROC))
-		rt_seq_puts(s, "   |    |        ");
-	if (it->lat)
-		rt_seq_puts(s, "||||   ");
-	if (fl & GF(RT_OPT_FUNCGRAPH_DURATION))
-		rt_seq_puts(s, "   |   |      ");
-	rt_seq_puts(s, "               |   |   |   |\n");
-}
-
-static void rt_default_header(struct rt_iter *it)
-{
-	if (!(it->opts & RT_OPT(RT_OPT_CONTEXT_INFO)))
-		return;
-	if (it->lat) {
-		if (rt_buffer_empty(it->rb))
-			return;
-		rt_print_trace_header(it);
-		if (!(it->opts & RT_OPT(RT_OPT_VERBOSE)))
-			rt_lat_help_header(it);
-		return;
-	}
-	if (it->opts & RT_OPT(RT_OPT_VERBOSE))
-		return;
-	if (it->opts & RT_OPT(RT_OPT_IRQ_INFO))
-		rt_func_help_header_irq(it);
-	else
-		rt_func_help_header(it);
-}
-
-static int rt_flush(struct rt_iter *it, FILE *out)
-{
-	int ret = 0;
-
-	if (it->seq.len && fwrite(it->seq.buf, 1, it->seq.len, out) !=
-				   it->seq.len)
-		ret = -EIO;
-	it->seq.len = 0;
-	if (it->seq.buf)
-		it->seq.buf[0] = '\0';
-	return ret;
-}
-
-/* cat trace / cat snapshot */
-int rt_print_buffer(struct ringtrace_instance *tr, struct ringbuf *rb,
-		    FILE *out, bool snapshot)
-{
-	struct rt_iter it;
-	int ret;
-
-	ret = rt_iter_init(&it, tr, rb, false);
-	if (ret)
-		return ret;
-	if (snapshot && it.tracer == RT_TRACER_USERSOFF) {
-		it.time_start = rt_latency[tr->id].start_ts;
-		it.min_ts = rt_latency[tr->id].start_ts;
-	}
-	rt_seq_printf(&it.seq, "# tracer: %s\n", ringtrace_current_tracer(tr));
-	rt_seq_puts(&it.seq, "#\n");
-	if (it.tracer == RT_TRACER_GRAPH)
-		rt_graph_headers(&it);
-	else
-		rt_default_header(&it);
-	ret = rt_flush(&it, out);
-	while (!ret && rt_iter_next(&it)) {
-		if (it.ts < it.min_ts)
-			continue;
-		rt_print_line(&it);
-		ret = rt_flush(&it, out);
-	}
-	rt_iter_fini(&it);
-	return ret;
 }
 
 int ringtrace_print_trace(struct ringtrace_instance *tr, FILE *out)
 {
-	struct ringbuf *rb;
+	struct rt_print_cfg cfg;
 	int ret;
 
 	tr = rt_instance_get(tr);
@@ -1212,11 +111,14 @@ int ringtrace_print_trace(struct ringtrace_instance *tr, FILE *out)
 	/* The latency tracer shows its worst section, as the kernel's
 	 * latency tracers show their max buffer. */
 	if (atomic_load_explicit(&tr->tracer, memory_order_relaxed) ==
-		    RT_TRACER_USERSOFF && tr->snap)
-		ret = rt_print_buffer(tr, tr->snap, out, true);
-	else {
-		rb = atomic_load_explicit(&tr->rb, memory_order_relaxed);
-		ret = rt_print_buffer(tr, rb, out, false);
+		    RT_TRACER_USERSOFF && tr->snap) {
+		rt_cfg_of(tr, true, &cfg);
+		ret = rt_print_view(tr->snap, &cfg, &rt_self_ops, out);
+	} else {
+		rt_cfg_of(tr, false, &cfg);
+		ret = rt_print_view(atomic_load_explicit(&tr->rb,
+							 memory_order_relaxed),
+				    &cfg, &rt_self_ops, out);
 	}
 	pthread_mutex_unlock(&tr->lock);
 	return ret;
@@ -1224,6 +126,7 @@ int ringtrace_print_trace(struct ringtrace_instance *tr, FILE *out)
 
 int ringtrace_print_snapshot(struct ringtrace_instance *tr, FILE *out)
 {
+	struct rt_print_cfg cfg;
 	int ret;
 
 	tr = rt_instance_get(tr);
@@ -1235,46 +138,22 @@ int ringtrace_print_snapshot(struct ringtrace_instance *tr, FILE *out)
 		fputs("# *** SNAPSHOT NOT ALLOCATED ***\n", out);
 		return 0;
 	}
-	ret = rt_print_buffer(tr, tr->snap, out, true);
+	rt_cfg_of(tr, true, &cfg);
+	ret = rt_print_view(tr->snap, &cfg, &rt_self_ops, out);
 	pthread_mutex_unlock(&tr->lock);
 	return ret;
 }
 
-/* Graph state (depth, last pid, open functions) of each instance's pipe;
- * used under the instance's lock. */
-static struct rt_graph_cpu *rt_pipe_graph[RT_MAX_INSTANCES];
-static int rt_pipe_graph_n[RT_MAX_INSTANCES];
-
-static void rt_pipe_state_load(struct rt_iter *it,
-			       struct ringtrace_instance *tr)
-{
-	if (rt_pipe_graph[tr->id] && rt_pipe_graph_n[tr->id] == it->nr_cpus)
-		memcpy(it->graph, rt_pipe_graph[tr->id],
-		       (size_t)it->nr_cpus * sizeof(*it->graph));
-}
-
-static void rt_pipe_state_save(struct rt_iter *it,
-			       struct ringtrace_instance *tr)
-{
-	if (rt_pipe_graph_n[tr->id] != it->nr_cpus) {
-		free(rt_pipe_graph[tr->id]);
-		rt_pipe_graph[tr->id] =
-			malloc((size_t)it->nr_cpus * sizeof(*it->graph));
-		rt_pipe_graph_n[tr->id] =
-			rt_pipe_graph[tr->id] ? it->nr_cpus : 0;
-	}
-	if (rt_pipe_graph[tr->id])
-		memcpy(rt_pipe_graph[tr->id], it->graph,
-		       (size_t)it->nr_cpus * sizeof(*it->graph));
-}
+/* Each instance's pipe keeps the graph state between reads; used under
+ * the instance's lock. */
+static struct rt_pipe_state *rt_pipe_state[RT_MAX_INSTANCES];
 
 int ringtrace_read_pipe(struct ringtrace_instance *tr, FILE *out,
 			int timeout_ms)
 {
+	struct rt_print_cfg cfg;
 	struct ringbuf *rb;
-	struct rt_iter it;
-	unsigned long budget;
-	int ret, lines = 0;
+	int ret;
 
 	tr = rt_instance_get(tr);
 	if (!tr || !out)
@@ -1287,28 +166,13 @@ int ringtrace_read_pipe(struct ringtrace_instance *tr, FILE *out,
 			return ret == 0 ? 0 : ret;
 	}
 	pthread_mutex_lock(&tr->lock);
-	rb = atomic_load_explicit(&tr->rb, memory_order_relaxed);
-	ret = rt_iter_init(&it, tr, rb, true);
-	if (ret) {
-		pthread_mutex_unlock(&tr->lock);
-		return ret;
-	}
-	/*
-	 * One read takes what the buffer held when it began: writers that
-	 * keep up with the reader would otherwise keep it here forever (the
-	 * kernel's read stops when the user's buffer is full).
-	 */
-	budget = ringbuf_entries(rb);
-	/* trace_pipe keeps the per-cpu graph state between reads */
-	rt_pipe_state_load(&it, tr);
-	while (!ret && budget-- > 0 && rt_iter_next(&it)) {
-		rt_print_line(&it);
-		ret = rt_flush(&it, out);
-		lines++;
-	}
-	rt_pipe_state_save(&it, tr);
-	rt_iter_fini(&it);
+	if (!rt_pipe_state[tr->id])
+		rt_pipe_state[tr->id] = rt_pipe_state_new();
+	rt_cfg_of(tr, false, &cfg);
+	ret = rt_print_pipe(atomic_load_explicit(&tr->rb, memory_order_relaxed),
+			    RINGBUF_ALL_CPUS, &cfg, &rt_self_ops,
+			    rt_pipe_state[tr->id], out);
 	pthread_mutex_unlock(&tr->lock);
 	fflush(out);
-	return ret ? ret : lines;
+	return ret;
 }

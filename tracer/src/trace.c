@@ -70,12 +70,6 @@ static const struct {
 	[RT_OPT_FUNCGRAPH_TAIL] = { "funcgraph-tail", false },
 };
 
-static const char *const rt_tracer_names[RT_TRACER_NR] = {
-	[RT_TRACER_NOP] = "nop",
-	[RT_TRACER_FUNCTION] = "function",
-	[RT_TRACER_GRAPH] = "function_graph",
-	[RT_TRACER_USERSOFF] = "usersoff",
-};
 
 static const struct {
 	const char *name;
@@ -1053,7 +1047,7 @@ int ringtrace_set_tracer(struct ringtrace_instance *tr, const char *name)
 	if (!tr || !name)
 		return -EINVAL;
 	for (i = 0; i < RT_TRACER_NR; i++)
-		if (!strcmp(rt_tracer_names[i], name))
+		if (!strcmp(rt_tracer_name(i), name))
 			break;
 	if (i == RT_TRACER_NR)
 		return -EINVAL;
@@ -1104,8 +1098,8 @@ const char *ringtrace_current_tracer(struct ringtrace_instance *tr)
 	tr = rt_instance_get(tr);
 	if (!tr)
 		return "nop";
-	return rt_tracer_names[atomic_load_explicit(&tr->tracer,
-						    memory_order_relaxed)];
+	return rt_tracer_name(atomic_load_explicit(&tr->tracer,
+						   memory_order_relaxed));
 }
 
 static int rt_opt_index(const char *name)

@@ -182,8 +182,7 @@ void rt_seq_free(struct ringtrace_seq *s);
 void rt_seq_putc(struct ringtrace_seq *s, char c);
 void rt_seq_puts(struct ringtrace_seq *s, const char *str);
 void rt_seq_write(struct ringtrace_seq *s, const void *p, size_t n);
-int rt_print_buffer(struct ringtrace_instance *tr, struct ringbuf *rb,
-		    FILE *out, bool snapshot);
+const char *rt_tracer_name(int tracer);
 
 /* The worst critical section of each instance (usersoff tracer) */
 struct rt_latency_info {
