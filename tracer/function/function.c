@@ -1103,8 +1103,14 @@ static RT_NOTRACE void rt_ftrace_fork_done(void)
 	pthread_mutex_unlock(&rt_ftrace_lock);
 }
 
+/* In the child, a fresh lock (as symbols.c does with its own). */
+static RT_NOTRACE void rt_ftrace_fork_child(void)
+{
+	pthread_mutex_init(&rt_ftrace_lock, NULL);
+}
+
 __attribute__((constructor(102))) static RT_NOTRACE void rt_ftrace_init(void)
 {
 	pthread_atfork(rt_ftrace_fork_prepare, rt_ftrace_fork_done,
-		       rt_ftrace_fork_done);
+		       rt_ftrace_fork_child);
 }

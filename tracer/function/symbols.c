@@ -721,8 +721,19 @@ static RT_NOTRACE void rt_syms_fork_done(void)
 	pthread_mutex_unlock(&rt_syms_refresh_lock);
 }
 
+/*
+ * In the child the locks are made anew: the writer of a rwlock is known
+ * by its thread id, which the child's thread does not share, so an
+ * unlock there would be taken for a reader's and leave the lock held.
+ */
+static RT_NOTRACE void rt_syms_fork_child(void)
+{
+	pthread_rwlock_init(&rt_syms_lock, NULL);
+	pthread_mutex_init(&rt_syms_refresh_lock, NULL);
+}
+
 __attribute__((constructor(101))) static RT_NOTRACE void rt_syms_init(void)
 {
 	pthread_atfork(rt_syms_fork_prepare, rt_syms_fork_done,
-		       rt_syms_fork_done);
+		       rt_syms_fork_child);
 }

@@ -864,7 +864,10 @@ __attribute__((constructor)) static void rt_boot(void)
 	char **e;
 
 	for (e = environ; e && *e; e++)
-		if (!strncmp(*e, "RINGTRACE_", 10)) {
+		if (!strncmp(*e, "RINGTRACE_", 10) &&
+		    /* where to publish is not a tracing setting */
+		    strncmp(*e + 10, "DIR=", 4) &&
+		    strncmp(*e + 10, "PUBLISH=", 8)) {
 			rt_lazy_init();
 			return;
 		}

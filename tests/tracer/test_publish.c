@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Publication (ctl.h): a traced child process publishes its control file,
+ * buffers and event formats; this process, playing the tool, sends
+ * commands through the control file and reads the child's buffer through
+ * an attached view. Files go on a clean exit and stay after a SIGKILL.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CREATE_TRACE_POINTS
+#include "sample_events.h"
+
+#include <ringbuf/ringbuf.h>
+#include <ringtrace/tracer.h>
+
+#include "ctl.h"
+#include "test.h"
+
+static char dir[PATH_MAX];
+
+static void use_private_dir(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/rt-publish-test-%d", (int)getpid());
+	mkdir(dir, 0700);
+	setenv("RINGTRACE_DIR", dir, 1);
+}
+
+static void remove_dir(void)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char p[PATH_MAX + 300];
+
+	while (d && (e = readdir(d)))
+		if (e->d_name[0] != '.') {
+			snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+			unlink(p);
+		}
+	if (d)
+		closedir(d);
+	rmdir(dir);
+}
+
+static int count_files(const char *suffix)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	while (d && (e = readdir(d))) {
+		size_t l = strlen(e->d_name), sl = strlen(suffix);
+
+		if (l > sl && !strcmp(e->d_name + l - sl, suffix))
+			n++;
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* The traced child: traces requests until its parent kills it or the
+ * pipe says stop. */
+static void child_main(int rfd)
+{
+	char c;
+	int i = 0;
+
+	ASSERT_NOT_NULL(ringtrace_top());
+	/* wait for the parent's go, tracing as it comes */
+	fcntl(rfd, F_SETFL, O_NONBLOCK);
+	for (;;) {
+		ssize_t r = read(rfd, &c, 1);
+
+		if (r == 1 && c == 'q')
+			exit(0);
+		if (r == 0)
+			exit(0);
+		trace_request(i++, "/child");
+		usleep(1000);
+	}
+}
+
+static struct rt_ctl *map_ctl(pid_t pid)
+{
+	DIR *d;
+	struct dirent *e;
+	char prefix[32], path[PATH_MAX + 300];
+	struct rt_ctl *ctl = NULL;
+	int tries, fd;
+
+	snprintf(prefix, sizeof(prefix), "%d-", (int)pid);
+	for (tries = 0; tries < 500 && !ctl; tries++) {
+		d = opendir(dir);
+		while (d && (e = readdir(d))) {
+			size_t l = strlen(e->d_name);
+
+			if (strncmp(e->d_name, prefix, strlen(prefix)) ||
+			    l < 4 || strcmp(e->d_name + l - 4, ".ctl"))
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+			fd = open(path, O_RDWR);
+			if (fd < 0)
+				continue;
+			ctl = mmap(NULL, sizeof(*ctl), PROT_READ | PROT_WRITE,
+				   MAP_SHARED, fd, 0);
+			close(fd);
+			if (ctl == MAP_FAILED)
+				ctl = NULL;
+		}
+		if (d)
+			closedir(d);
+		if (ctl && atomic_load(&ctl->state) != RT_CTL_RUNNING) {
+			munmap(ctl, sizeof(*ctl));
+			ctl = NULL;
+		}
+		if (!ctl)
+			rbt_msleep(10);
+	}
+	ASSERT_NOT_NULL(ctl);
+	ASSERT_EQ(ctl->magic, RT_CTL_MAGIC);
+	ASSERT_EQ(ctl->version, RT_CTL_VERSION);
+	ASSERT_EQ(ctl->size, sizeof(*ctl));
+	ASSERT_EQ(ctl->pid, pid);
+	ASSERT_EQ(ctl->start, rt_proc_start_time(pid));
+	return ctl;
+}
+
+/* The tool's side of the protocol, as small as it gets. */
+static int command(struct rt_ctl *ctl, const char *cmd, char *reply,
+		   size_t len)
+{
+	uint32_t seq;
+	struct timespec ts = { 0, 100 * 1000 * 1000 };
+	int tries = 0, ret = pthread_mutex_lock(&ctl->cmd_lock);
+
+	if (ret == EOWNERDEAD)
+		pthread_mutex_consistent(&ctl->cmd_lock);
+	snprintf(ctl->cmd, sizeof(ctl->cmd), "%s", cmd);
+	seq = atomic_load(&ctl->cmd_seq) + 1;
+	atomic_store_explicit(&ctl->cmd_seq, seq, memory_order_release);
+	syscall(SYS_futex, &ctl->cmd_seq, FUTEX_WAKE, 1, NULL, NULL, 0);
+	while (atomic_load_explicit(&ctl->done_seq, memory_order_acquire) !=
+	       seq) {
+		if (tries++ >= 100)
+			RBT_FAIL("no answer to \"%s\"", cmd);
+		syscall(SYS_futex, &ctl->done_seq, FUTEX_WAIT,
+			atomic_load(&ctl->done_seq), &ts, NULL, 0);
+	}
+	snprintf(reply, len, "%.*s", (int)ctl->reply_len, ctl->reply);
+	ret = ctl->status;
+	pthread_mutex_unlock(&ctl->cmd_lock);
+	return ret;
+}
+
+static pid_t start_child(int *wfd)
+{
+	int p[2];
+	pid_t pid;
+
+	ASSERT_EQ(pipe(p), 0);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		close(p[1]);
+		child_main(p[0]);
+	}
+	close(p[0]);
+	*wfd = p[1];
+	return pid;
+}
+
+static void control(void)
+{
+	struct rt_ctl *ctl;
+	char reply[8192], *events;
+	struct ringbuf *view;
+	int wfd, st, found = 0;
+	pid_t pid;
+	FILE *f;
+
+	use_private_dir();
+	pid = start_child(&wfd);
+	ctl = map_ctl(pid);
+	ASSERT_EQ(command(ctl, "ping -", reply, sizeof(reply)), 0);
+	ASSERT_NOT_NULL(strstr(reply, "pong"));
+	/* the events file names the child's events */
+	f = fopen(ctl->events, "r");
+	ASSERT_NOT_NULL(f);
+	events = calloc(1, 1 << 20);
+	ASSERT_NOT_NULL(events);
+	ASSERT_GT(fread(events, 1, (1 << 20) - 1, f), 0);
+	fclose(f);
+	ASSERT_NOT_NULL(strstr(events, "system: sample\nname: request\nID: "));
+	ASSERT_NOT_NULL(strstr(events, "system: ftrace\nname: print\n"));
+	free(events);
+	/* enable, with a filter; a bad filter comes back with its caret */
+	ASSERT_EQ(command(ctl, "set_event - sample:request", reply,
+			  sizeof(reply)), 0);
+	ASSERT_EQ(command(ctl, "filter - sample request id >= 0 && bogus == 1",
+			  reply, sizeof(reply)), -EINVAL);
+	ASSERT_EQ(strcmp(reply, "id >= 0 && bogus == 1\n"
+				"           ^\n"
+				"parse_error: Field not found\n"), 0);
+	ASSERT_EQ(command(ctl, "filter - sample request path == \"/child\"",
+			  reply, sizeof(reply)), 0);
+	ASSERT_EQ(command(ctl, "show_filter - sample request", reply,
+			  sizeof(reply)), 0);
+	ASSERT_EQ(strcmp(reply, "path == \"/child\"\n"), 0);
+	ASSERT_EQ(command(ctl, "frobnicate -", reply, sizeof(reply)),
+		  -EINVAL);
+	ASSERT_NOT_NULL(strstr(reply, "unknown command 'frobnicate'"));
+	ASSERT_EQ(command(ctl, "set_event nosuchinstance request", reply,
+			  sizeof(reply)), -ENOENT);
+	ASSERT_EQ(command(ctl, "option - nosuchoption", reply, sizeof(reply)),
+		  -EINVAL);
+	/* the child's records, through an attached view */
+	view = ringbuf_attach(ctl->inst[0].buf, 0);
+	ASSERT_NOT_NULL(view);
+	for (int tries = 0; tries < 200 && found < 5; tries++) {
+		int cpu;
+		struct ringbuf_event *e;
+
+		while ((e = ringbuf_consume_next(view, &cpu, NULL, NULL)))
+			found++;
+		rbt_msleep(10);
+	}
+	ASSERT_GE(found, 5);
+	/* a new buffer size gives the instance a new buffer file */
+	{
+		uint32_t gen = atomic_load(&ctl->inst[0].gen);
+		char old[RT_CTL_PATH_MAX];
+
+		snprintf(old, sizeof(old), "%s", ctl->inst[0].buf);
+		ASSERT_EQ(command(ctl, "buffer_size_kb - 64", reply,
+				  sizeof(reply)), 0);
+		ASSERT_NE(atomic_load(&ctl->inst[0].gen), gen);
+		ASSERT_NE(strcmp(old, ctl->inst[0].buf), 0);
+		ASSERT_NE(access(old, F_OK), 0);
+	}
+	ringbuf_free(view);
+	ASSERT_EQ(command(ctl, "stat -", reply, sizeof(reply)), 0);
+	ASSERT_NOT_NULL(strstr(reply, "cpu0:\nentries: "));
+	ASSERT_EQ(command(ctl, "syms -", reply, sizeof(reply)), 0);
+	ASSERT_EQ(access(reply, R_OK), 0);
+	ASSERT_EQ(command(ctl, "mkinstance - side", reply, sizeof(reply)), 0);
+	ASSERT_EQ(atomic_load(&ctl->inst[1].used), 1);
+	ASSERT_EQ(strcmp(ctl->inst[1].name, "side"), 0);
+	ASSERT_EQ(access(ctl->inst[1].buf, R_OK), 0);
+	/* a clean exit takes the files away */
+	ASSERT_EQ(write(wfd, "q", 1), 1);
+	ASSERT_EQ(waitpid(pid, &st, 0), pid);
+	ASSERT_TRUE(WIFEXITED(st));
+	ASSERT_EQ(count_files(".ctl"), 0);
+	ASSERT_EQ(count_files(".buf"), 0);
+	ASSERT_EQ(count_files(".events"), 0);
+	munmap(ctl, sizeof(*ctl));
+	close(wfd);
+	remove_dir();
+}
+
+/* A killed process leaves its files, and its records in them. */
+static void crash_leaves_files(void)
+{
+	struct rt_ctl *ctl;
+	char reply[256], buf[RT_CTL_PATH_MAX];
+	struct ringbuf *view;
+	struct ringbuf_event *e;
+	int wfd, st, cpu, n = 0;
+	pid_t pid;
+
+	use_private_dir();
+	pid = start_child(&wfd);
+	ctl = map_ctl(pid);
+	ASSERT_EQ(command(ctl, "set_event - request", reply, sizeof(reply)),
+		  0);
+	rbt_msleep(100);
+	snprintf(buf, sizeof(buf), "%s", ctl->inst[0].buf);
+	kill(pid, SIGKILL);
+	ASSERT_EQ(waitpid(pid, &st, 0), pid);
+	ASSERT_EQ(count_files(".ctl"), 1);
+	ASSERT_EQ(count_files(".buf"), 1);
+	ASSERT_EQ(atomic_load(&ctl->state), RT_CTL_RUNNING);
+	ASSERT_EQ(rt_proc_start_time(pid), 0);
+	view = ringbuf_attach(buf, 0);
+	ASSERT_NOT_NULL(view);
+	while ((e = ringbuf_consume_next(view, &cpu, NULL, NULL)))
+		n++;
+	ASSERT_GT(n, 10);
+	ringbuf_free(view);
+	munmap(ctl, sizeof(*ctl));
+	close(wfd);
+	remove_dir();
+}
+
+/* RINGTRACE_PUBLISH=0: nothing in the directory */
+static void publish_off(void)
+{
+	int wfd, st;
+	pid_t pid;
+
+	use_private_dir();
+	setenv("RINGTRACE_PUBLISH", "0", 1);
+	pid = start_child(&wfd);
+	rbt_msleep(100);
+	ASSERT_EQ(count_files(".ctl"), 0);
+	ASSERT_EQ(write(wfd, "q", 1), 1);
+	ASSERT_EQ(waitpid(pid, &st, 0), pid);
+	close(wfd);
+	remove_dir();
+}
+
+static const struct rbt_case cases[] = {
+	RBT_CASE(control),
+	RBT_CASE(crash_leaves_files),
+	RBT_CASE(publish_off),
+};
+RBT_MAIN(cases)
