@@ -289,6 +289,7 @@ struct rt_iter {
 	const struct rt_printer_ops *ops;
 	struct ringbuf *rb;
 	bool consume;
+	const struct rt_record_source *src;
 	int only_cpu;
 	int nr_cpus;
 	struct ringbuf_iter **it;
@@ -382,6 +383,42 @@ static void rt_iter_copy(struct rt_iter *it, struct ringbuf_event *e)
 	it->len = len;
 }
 
+/* A record source's next record in time order (see print.h). */
+static bool rt_src_next(struct rt_iter *it)
+{
+	const struct rt_record_source *src = it->src;
+	int cpu, best = -1;
+	uint64_t ts, best_ts = 0;
+	const void *data;
+	unsigned int len;
+	long lost;
+
+	for (cpu = 0; cpu < it->nr_cpus; cpu++) {
+		if (it->only_cpu != RINGBUF_ALL_CPUS && cpu != it->only_cpu)
+			continue;
+		if (src->peek(src->ctx, cpu, &ts, &data, &len, NULL) &&
+		    (best < 0 || ts < best_ts)) {
+			best = cpu;
+			best_ts = ts;
+		}
+	}
+	if (best < 0)
+		return false;
+	src->peek(src->ctx, best, &ts, &data, &len, &lost);
+	if (len > RT_MAX_REC)
+		len = RT_MAX_REC;
+	memcpy(it->rec, data, len);
+	it->len = len;
+	it->cpu = best;
+	it->ts = ts;
+	if (lost < 0)
+		it->lost_unknown = true;
+	else
+		it->lost = (unsigned long)lost;
+	src->advance(src->ctx, best);
+	return true;
+}
+
 /* The next record in time order; false at the end. */
 static bool rt_iter_next(struct rt_iter *it)
 {
@@ -391,6 +428,8 @@ static bool rt_iter_next(struct rt_iter *it)
 
 	it->lost = 0;
 	it->lost_unknown = false;
+	if (it->src)
+		return rt_src_next(it);
 	if (it->consume && it->only_cpu != RINGBUF_ALL_CPUS) {
 		e = ringbuf_consume(it->rb, it->only_cpu, &it->ts, &it->lost);
 		if (!e)
@@ -433,11 +472,18 @@ static uint64_t rt_iter_next_ts(struct rt_iter *it)
 	int cpu;
 
 	for (cpu = 0; cpu < it->nr_cpus; cpu++) {
-		struct ringbuf_event *e =
-			it->consume ? ringbuf_peek(it->rb, cpu, &ts, NULL) :
-				      ringbuf_iter_peek(it->it[cpu], &ts);
+		const void *data;
+		unsigned int len;
+		bool have;
 
-		if (e && (!found || ts < best)) {
+		if (it->src)
+			have = it->src->peek(it->src->ctx, cpu, &ts, &data,
+					     &len, NULL);
+		else if (it->consume)
+			have = ringbuf_peek(it->rb, cpu, &ts, NULL) != NULL;
+		else
+			have = ringbuf_iter_peek(it->it[cpu], &ts) != NULL;
+		if (have && (!found || ts < best)) {
 			best = ts;
 			found = true;
 		}
@@ -457,6 +503,21 @@ static bool rt_iter_leaf_return(struct rt_iter *it,
 	struct ringbuf_event *e;
 	uint64_t ts;
 
+	if (it->src) {
+		const void *data;
+		unsigned int len;
+
+		if (!it->src->peek(it->src->ctx, it->cpu, &ts, &data, &len,
+				   NULL) ||
+		    len < sizeof(*ret))
+			return false;
+		memcpy(ret, data, sizeof(*ret));
+		if (ret->ent.type != RT_TYPE_GRAPH_RET ||
+		    ret->ent.pid != cur->ent.pid || ret->func != cur->func)
+			return false;
+		it->src->advance(it->src->ctx, it->cpu);
+		return true;
+	}
 	e = it->consume ? ringbuf_peek(it->rb, it->cpu, &ts, NULL) :
 			  ringbuf_iter_peek(it->it[it->cpu], &ts);
 	if (!e || ringbuf_event_length(e) < sizeof(*ret))
@@ -1288,6 +1349,52 @@ int rt_print_pipe(struct ringbuf *rb, int cpu, const struct rt_print_cfg *cfg,
 			memcpy(st->graph, it.graph,
 			       (size_t)it.nr_cpus * sizeof(*it.graph));
 	}
+	rt_iter_fini(&it);
+	return ret ? ret : lines;
+}
+
+int rt_print_source(const struct rt_record_source *src, int cpu,
+		    const struct rt_print_cfg *cfg,
+		    const struct rt_printer_ops *ops, FILE *out)
+{
+	const struct rt_printer_ops *saved = rt_cur_ops;
+	struct rt_iter it;
+	int cpu_i, ret = 0, lines = 0;
+
+	memset(&it, 0, sizeof(it));
+	it.cfg = cfg;
+	it.ops = ops;
+	it.src = src;
+	it.only_cpu = cpu;
+	it.nr_cpus = src->nr_cpus;
+	it.opts = cfg->opts;
+	it.tracer = cfg->tracer;
+	it.lat = (it.opts & RT_OPT(RT_OPT_LATENCY_FMT)) != 0;
+	it.ns = src->clock != RINGBUF_CLOCK_TSC;
+	it.time_start = cfg->time_start;
+	it.min_ts = cfg->min_ts;
+	it.rec = malloc(RT_MAX_REC);
+	it.graph = calloc((size_t)(it.nr_cpus > 0 ? it.nr_cpus : 1),
+			  sizeof(*it.graph));
+	if (!it.rec || !it.graph) {
+		free(it.rec);
+		free(it.graph);
+		return -ENOMEM;
+	}
+	for (cpu_i = 0; cpu_i < it.nr_cpus; cpu_i++)
+		it.graph[cpu_i].last_pid = -1;
+	it.cpu_width = snprintf(NULL, 0, "%d",
+				it.nr_cpus > 1 ? it.nr_cpus - 1 : 0);
+	rt_seq_init(&it.seq);
+	rt_cur_ops = ops;
+	while (!ret && rt_iter_next(&it)) {
+		if (it.ts < it.min_ts)
+			continue;
+		rt_print_line(&it);
+		ret = rt_flush(&it, out);
+		lines++;
+	}
+	rt_cur_ops = saved;
 	rt_iter_fini(&it);
 	return ret ? ret : lines;
 }

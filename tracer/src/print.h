@@ -76,4 +76,34 @@ int rt_print_pipe(struct ringbuf *rb, int cpu, const struct rt_print_cfg *cfg,
 		  const struct rt_printer_ops *ops, struct rt_pipe_state *st,
 		  FILE *out);
 
+/**
+ * struct rt_record_source - records from somewhere else than a ring
+ *	buffer (the pages of a trace.dat file), one stream per cpu buffer,
+ *	each in time order
+ * @nr_cpus: streams 0..nr_cpus-1
+ * @clock: the RINGBUF_CLOCK_* of the time stamps (RINGBUF_CLOCK_TSC
+ *	prints them raw, the others as seconds)
+ * @peek: the next record of @cpu without taking it: its time stamp, its
+ *	data (valid until @advance) and length; and when @lost is not NULL,
+ *	the events lost just before it (0, a count, or -1 when unknown);
+ *	false at the end of @cpu
+ * @advance: take the record @peek showed
+ * @ctx: passed back to each
+ */
+struct rt_record_source {
+	int nr_cpus;
+	int clock;
+	bool (*peek)(void *ctx, int cpu, uint64_t *ts, const void **data,
+		     unsigned int *len, long *lost);
+	void (*advance)(void *ctx, int cpu);
+	void *ctx;
+};
+
+/* Print every record of @src (only cpu @cpu unless RINGBUF_ALL_CPUS)
+ * merged by time, as trace_pipe does, without a header. Returns the
+ * lines written or -errno. */
+int rt_print_source(const struct rt_record_source *src, int cpu,
+		    const struct rt_print_cfg *cfg,
+		    const struct rt_printer_ops *ops, FILE *out);
+
 #endif /* RINGTRACE_PRINT_H */

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The printer (print.h) on its own: the same records printed from a ring
+ * buffer and from a record source (what "ringtrace report" gives it from
+ * trace.dat pages) come out the same, function_graph nesting included.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ringbuf/ringbuf.h>
+
+#include "print.h"
+#include "test.h"
+#include "trace.h"
+
+static bool ev_op(void *ctx, struct ringtrace_seq *s, const void *rec,
+		  unsigned int len, const char **name)
+{
+	const struct ringtrace_entry *e = rec;
+
+	(void)ctx;
+	(void)len;
+	*name = "myevent";
+	ringtrace_seq_printf(s, "type=%d fn=%ps", e->type,
+			     (void *)(unsigned long)0x1010);
+	return true;
+}
+
+static size_t sym_op(void *ctx, char *buf, size_t len, unsigned long addr,
+		     bool offset)
+{
+	(void)ctx;
+	(void)offset;
+	return (size_t)snprintf(buf, len, "fn_%lx", addr);
+}
+
+static bool comm_op(void *ctx, int pid, char *comm, int *tgid)
+{
+	(void)ctx;
+	snprintf(comm, 16, "task%d", pid);
+	*tgid = pid;
+	return true;
+}
+
+static const struct rt_printer_ops ops = { ev_op, sym_op, comm_op, NULL };
+
+static void put(struct ringbuf *rb, const void *rec, size_t len)
+{
+	ASSERT_EQ(ringbuf_write(rb, len, rec), 0);
+}
+
+static void fill(struct ringbuf *rb)
+{
+	struct rt_graph_ent_entry ent = { { RT_TYPE_GRAPH_ENT, 0, 0, 7 },
+					  0x1000, 0 };
+	struct rt_graph_ret_entry ret = { { RT_TYPE_GRAPH_RET, 0, 0, 7 },
+					  0x1000, 0, 0, 100, 2600 };
+	struct rt_fn_entry fn = { { RT_TYPE_FN, 0, 0, 7 }, 0x2000, 0x1000 };
+	struct ringtrace_entry other = { 40, 0, 0, 8 };
+
+	put(rb, &ent, sizeof(ent));
+	ent.func = 0x1100;
+	ent.depth = 1;
+	put(rb, &ent, sizeof(ent));
+	ret.func = 0x1100;
+	ret.depth = 1;
+	put(rb, &ret, sizeof(ret));
+	put(rb, &other, sizeof(other));
+	ret.func = 0x1000;
+	ret.depth = 0;
+	ret.rettime = 123456;
+	put(rb, &ret, sizeof(ret));
+	put(rb, &fn, sizeof(fn));
+}
+
+/* A source over a ring buffer, consuming */
+struct rbsrc {
+	struct ringbuf *rb;
+	unsigned char copy[4096];
+};
+
+static bool src_peek(void *ctx, int cpu, uint64_t *ts, const void **data,
+		     unsigned int *len, long *lost)
+{
+	struct rbsrc *s = ctx;
+	unsigned long l = 0;
+	struct ringbuf_event *e = ringbuf_peek(s->rb, cpu, ts, &l);
+
+	if (!e)
+		return false;
+	*len = ringbuf_event_length(e);
+	memcpy(s->copy, ringbuf_event_data(e), *len);
+	*data = s->copy;
+	if (lost)
+		*lost = (long)l;
+	return true;
+}
+
+static void src_advance(void *ctx, int cpu)
+{
+	struct rbsrc *s = ctx;
+
+	ASSERT_NOT_NULL(ringbuf_consume(s->rb, cpu, NULL, NULL));
+}
+
+static char *capture_view(struct ringbuf *rb, const struct rt_print_cfg *cfg)
+{
+	char *buf = NULL, *body;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	ASSERT_EQ(rt_print_view(rb, cfg, &ops, f), 0);
+	fclose(f);
+	/* the body: after the header */
+	body = buf;
+	while (*body == '#')
+		body = strchr(body, '\n') + 1;
+	body = strdup(body);
+	free(buf);
+	return body;
+}
+
+static char *capture_source(struct ringbuf *rb, const struct rt_print_cfg *cfg)
+{
+	struct rbsrc s = { .rb = rb };
+	struct rt_record_source src = { ringbuf_nr_cpus(rb), ringbuf_clock(rb),
+					src_peek, src_advance, &s };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	ASSERT_EQ(rt_print_source(&src, RINGBUF_ALL_CPUS, cfg, &ops, f), 6 - 1);
+	fclose(f);
+	return buf;
+}
+
+static void view_equals_source(void)
+{
+	struct rt_print_cfg cfg = { .opts = RT_OPT(RT_OPT_PRINT_PARENT) |
+					    RT_OPT(RT_OPT_CONTEXT_INFO) |
+					    RT_OPT(RT_OPT_IRQ_INFO) |
+					    RT_OPT(RT_OPT_FUNCGRAPH_CPU) |
+					    RT_OPT(RT_OPT_FUNCGRAPH_DURATION) |
+					    RT_OPT(RT_OPT_FUNCGRAPH_OVERHEAD),
+				    .tracer = RT_TRACER_GRAPH };
+	struct ringbuf *rb = ringbuf_alloc(1 << 16, RINGBUF_FL_OVERWRITE);
+	char *a, *b;
+
+	ASSERT_NOT_NULL(rb);
+	fill(rb);
+	a = capture_view(rb, &cfg);
+	b = capture_source(rb, &cfg);
+	if (strcmp(a, b) || getenv("RT_SHOW"))
+		fprintf(stderr, "view:\n%s\nsource:\n%s", a, b);
+	ASSERT_EQ(strcmp(a, b), 0);
+	ASSERT_NOT_NULL(strstr(a, "|  fn_1000() {\n"));
+	ASSERT_NOT_NULL(strstr(a, "2.500 us    |    fn_1100();\n"));
+	/* after a leaf, comments go at the leaf's parent's depth */
+	ASSERT_NOT_NULL(strstr(a, "|  /* myevent: type=40 fn=fn_1010 */\n"));
+	ASSERT_NOT_NULL(strstr(a, " 1) ! 123.356 us  |  }\n"));
+	ASSERT_NOT_NULL(strstr(a, " 1)    task7-7     =>    task8-8    \n"));
+	ASSERT_NOT_NULL(strstr(a, "task7-7 "));
+	free(a);
+	free(b);
+	ringbuf_free(rb);
+}
+
+static const struct rbt_case cases[] = {
+	RBT_CASE(view_equals_source),
+};
+RBT_MAIN(cases)
