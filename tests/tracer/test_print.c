@@ -158,8 +158,8 @@ static void view_equals_source(void)
 	ASSERT_NOT_NULL(strstr(a, "2.500 us    |    fn_1100();\n"));
 	/* after a leaf, comments go at the leaf's parent's depth */
 	ASSERT_NOT_NULL(strstr(a, "|  /* myevent: type=40 fn=fn_1010 */\n"));
-	ASSERT_NOT_NULL(strstr(a, " 1) ! 123.356 us  |  }\n"));
-	ASSERT_NOT_NULL(strstr(a, " 1)    task7-7     =>    task8-8    \n"));
+	ASSERT_NOT_NULL(strstr(a, ") ! 123.356 us  |  }\n"));
+	ASSERT_NOT_NULL(strstr(a, ")    task7-7     =>    task8-8    \n"));
 	ASSERT_NOT_NULL(strstr(a, "task7-7 "));
 	free(a);
 	free(b);
