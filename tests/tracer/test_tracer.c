@@ -1012,8 +1012,9 @@ static int kernel_read_line(const char *pipe_path, char *line, size_t len)
 	return strchr(line, '\n') ? 0 : -ETIMEDOUT;
 }
 
-/* Blank out what differs between two tracers by nature: comm, pid, cpu
- * and time stamp. What is left is the layout. */
+/* Blank out what differs between two tracers by nature: comm, pid, cpu,
+ * time stamp, and the preempt-depth digit (the kernel writes a marker
+ * with preemption disabled). What is left is the layout. */
 static void blank_context(char *line)
 {
 	char *p = strstr(line, "] ");
@@ -1022,9 +1023,13 @@ static void blank_context(char *line)
 
 	if (!p)
 		return;
+	/* "%16s-%-7d ": the names differ in length, not the column */
 	for (i = 0; line + i < p; i++)
-		if (line[i] != ' ' && line[i] != '[' && line[i] != '-')
+		if (line[i] != '[')
 			line[i] = 'x';
+	for (i = 2; i < 7 && p[i]; i++)
+		if (p[i] >= '0' && p[i] <= '9')
+			p[i] = '.';
 	colon = strstr(p, ": ");
 	for (p += 8; colon && p < colon; p++)
 		if (*p != ' ' && *p != '.')

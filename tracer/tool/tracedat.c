@@ -1,0 +1,1940 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * tracedat.c - trace.dat version 6: the writer, the reader and the page
+ * decoder (see tracedat.h for the layout).
+ *
+ * Writer. Everything but the pages is kept in memory. Each cpu's pages go,
+ * as they are added, to an unlinked temporary file in the output's
+ * directory (O_TMPFILE, or mkstemp() and unlink()), so that a recording
+ * may be larger than memory and a crash leaves nothing behind. Assembling
+ * the file (td_assemble()) builds the header in memory, where the cpu
+ * table can be filled once the header's length is known, writes it to
+ * "<path>.tmp", copies each cpu's pages after it and renames the result
+ * over the path. The pages are copied rather than moved so that the
+ * recording can go on after a checkpoint; copy_file_range() keeps the copy
+ * in the kernel (or shares the blocks on file systems that can).
+ *
+ * Reader. The file is mapped read-only and parsed with a cursor that
+ * checks every length against the file before it is used; the texts are
+ * copied out (NUL-terminated), the pages are handed out in place.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <ringbuf/event.h>
+
+#include "tracedat.h"
+
+/* The file's first bytes: magic, "tracing", the version string "6\0". */
+static const unsigned char td_magic[10] = { 0x17, 0x08, 0x44, 't', 'r',
+					    'a',  'c',	'i',  'n', 'g' };
+
+/* Option ids (the values trace-cmd gives them). */
+enum {
+	TD_OPT_DONE = 0,
+	TD_OPT_TRACECLOCK = 4,
+	TD_OPT_UNAME = 5,
+};
+
+/* Longest clock name td_writer_set_clock() takes. */
+#define TD_CLOCK_MAX 64
+
+/* The end line td_writer_set_kallsyms() adds after the last symbol. */
+#define TD_KALLSYMS_END "ffffffffffffffff T _etext\n"
+
+/* Chunk of one copy_file_range() or pread()/pwrite() step. */
+#define TD_COPY_CHUNK (1u << 20)
+
+/**
+ * td_page_size_ok - whether a page size is one a file may have
+ * @page_size: the size
+ *
+ * Context: any thread.
+ * Return: true for a power of two from TD_MIN_PAGE_SIZE to
+ * TD_MAX_PAGE_SIZE.
+ */
+static bool td_page_size_ok(uint64_t page_size)
+{
+	return page_size >= TD_MIN_PAGE_SIZE && page_size <= TD_MAX_PAGE_SIZE &&
+	       !(page_size & (page_size - 1));
+}
+
+/**
+ * td_get32 - read a little-endian u32
+ * @p: the bytes (any alignment)
+ *
+ * Context: any thread.
+ * Return: the value.
+ */
+static uint32_t td_get32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+/**
+ * td_get64 - read a little-endian u64
+ * @p: the bytes (any alignment)
+ *
+ * Context: any thread.
+ * Return: the value.
+ */
+static uint64_t td_get64(const unsigned char *p)
+{
+	return (uint64_t)td_get32(p) | (uint64_t)td_get32(p + 4) << 32;
+}
+
+/**
+ * td_put64 - write a little-endian u64
+ * @p: where (any alignment)
+ * @v: the value
+ *
+ * Context: any thread.
+ */
+static void td_put64(unsigned char *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+/* ------------------------------------------------------------------ */
+/* Page decoder                                                        */
+
+int td_page_for_each(const void *page, unsigned int page_size,
+		     void (*cb)(const struct td_record *rec, void *arg),
+		     unsigned long *missed, void *arg)
+{
+	const unsigned char *pg = page, *data;
+	unsigned long lost = 0;
+	uint64_t ts, word, pos = 0, size, avail;
+
+	if (missed)
+		*missed = 0;
+	if (!page || page_size < RINGBUF_PAGE_HDR_SIZE)
+		return -EINVAL;
+	data = pg + RINGBUF_PAGE_HDR_SIZE;
+	avail = page_size - RINGBUF_PAGE_HDR_SIZE;
+	ts = td_get64(pg);
+	word = td_get64(pg + 8);
+	size = word & RINGBUF_COMMIT_MASK;
+	if (size > avail)
+		return -EPROTO;
+	if (word & RINGBUF_MISSED_EVENTS) {
+		lost = TD_MISSED_UNKNOWN;
+		if (word & RINGBUF_MISSED_STORED) {
+			/* the count is a long right after the data */
+			if (avail - size < 8)
+				return -EPROTO;
+			lost = (unsigned long)td_get64(data + size);
+		}
+	}
+	if (missed)
+		*missed = lost;
+
+	while (pos < size) {
+		uint64_t left = size - pos, len, val;
+		struct td_record rec;
+		unsigned int type_len, delta;
+		uint32_t hdr, a0;
+
+		if (left < RINGBUF_EVENT_HDR_SIZE)
+			return -EPROTO;
+		hdr = td_get32(data + pos);
+		type_len = hdr & 0x1f;
+		delta = hdr >> 5;
+		/* array[0]: the length word, or the high bits of a time */
+		a0 = left >= 8 ? td_get32(data + pos + 4) : 0;
+
+		switch (type_len) {
+		case RINGBUF_TYPE_PADDING:
+			/* delta 0: nothing follows on this page */
+			if (!delta)
+				return 0;
+			/*
+			 * A discarded record: array[0] bytes follow the
+			 * header. Its delta stays in the running time, as
+			 * the records written after it were stamped
+			 * relative to it (libtraceevent adds it too).
+			 */
+			if (left < 8 || a0 > left - 4)
+				return -EPROTO;
+			ts += delta;
+			pos += 4 + (uint64_t)a0;
+			continue;
+		case RINGBUF_TYPE_TIME_EXTEND:
+		case RINGBUF_TYPE_TIME_STAMP:
+			if (left < 8)
+				return -EPROTO;
+			val = ((uint64_t)a0 << 27) | delta;
+			if (type_len == RINGBUF_TYPE_TIME_EXTEND)
+				ts += val;
+			else
+				ts = (ts & ~((1ULL << 59) - 1)) | val;
+			pos += 8;
+			continue;
+		case 0:
+			/* array[0] = payload length + 4, payload at array[1] */
+			if (left < 8 || a0 < 4)
+				return -EPROTO;
+			len = ((uint64_t)a0 - 4 + 3) & ~(uint64_t)3;
+			if (len > left - 8)
+				return -EPROTO;
+			rec.data = data + pos + 8;
+			pos += 8 + len;
+			break;
+		default:
+			len = (uint64_t)type_len * 4;
+			if (len > left - 4)
+				return -EPROTO;
+			rec.data = data + pos + 4;
+			pos += 4 + len;
+			break;
+		}
+		ts += delta;
+		rec.ts = ts;
+		rec.len = (unsigned int)len;
+		if (cb)
+			cb(&rec, arg);
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Growable memory buffer (the header being assembled)                 */
+
+/**
+ * struct td_buf - bytes appended at the end, with a sticky error
+ * @p: the bytes
+ * @len: bytes used
+ * @cap: bytes allocated
+ * @err: 0, or -ENOMEM once an append failed (later appends do nothing)
+ */
+struct td_buf {
+	unsigned char *p;
+	size_t len;
+	size_t cap;
+	int err;
+};
+
+/**
+ * td_buf_put - append bytes
+ * @b: the buffer
+ * @d: the bytes (NULL with @n 0 is fine; NULL with @n > 0 appends zeroes)
+ * @n: how many
+ *
+ * Context: any thread.
+ */
+static void td_buf_put(struct td_buf *b, const void *d, size_t n)
+{
+	if (b->err || !n)
+		return;
+	if (n > b->cap - b->len) {
+		size_t cap = b->cap ? b->cap : 4096;
+		unsigned char *p;
+
+		while (cap - b->len < n) {
+			if (cap > SIZE_MAX / 2) {
+				b->err = -ENOMEM;
+				return;
+			}
+			cap *= 2;
+		}
+		p = realloc(b->p, cap);
+		if (!p) {
+			b->err = -ENOMEM;
+			return;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	if (d)
+		memcpy(b->p + b->len, d, n);
+	else
+		memset(b->p + b->len, 0, n);
+	b->len += n;
+}
+
+/**
+ * td_buf_le - append a little-endian number
+ * @b: the buffer
+ * @v: the value
+ * @bytes: its size in the file: 2, 4 or 8
+ *
+ * Context: any thread.
+ */
+static void td_buf_le(struct td_buf *b, uint64_t v, unsigned int bytes)
+{
+	unsigned char le[8];
+
+	for (unsigned int i = 0; i < bytes; i++)
+		le[i] = (unsigned char)(v >> (8 * i));
+	td_buf_put(b, le, bytes);
+}
+
+/**
+ * td_buf_str - append a string with its NUL
+ * @b: the buffer
+ * @s: the string
+ *
+ * Context: any thread.
+ */
+static void td_buf_str(struct td_buf *b, const char *s)
+{
+	td_buf_put(b, s, strlen(s) + 1);
+}
+
+/**
+ * td_buf_text - append a length (of @lenbytes) then the text without NUL
+ * @b: the buffer
+ * @s: the text (NULL: empty)
+ * @lenbytes: size of the length field: 4 or 8
+ *
+ * Context: any thread.
+ */
+static void td_buf_text(struct td_buf *b, const char *s, unsigned int lenbytes)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	td_buf_le(b, n, lenbytes);
+	td_buf_put(b, s, n);
+}
+
+/* ------------------------------------------------------------------ */
+/* File helpers                                                        */
+
+/**
+ * td_write_all - write a whole buffer at an offset
+ * @fd: the file
+ * @buf: the bytes
+ * @len: how many
+ * @off: the file offset
+ *
+ * Short writes and EINTR are retried; a write that makes no progress is
+ * reported as -EIO.
+ *
+ * Context: blocks.
+ * Return: 0, or the negative errno of the failing write (-ENOSPC, -EFBIG,
+ * -EDQUOT, -EIO, ...).
+ */
+static int td_write_all(int fd, const void *buf, size_t len, uint64_t off)
+{
+	const unsigned char *p = buf;
+
+	while (len) {
+		size_t chunk = len > TD_COPY_CHUNK ? TD_COPY_CHUNK : len;
+		ssize_t n = pwrite(fd, p, chunk, (off_t)off);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			return -EIO;
+		p += n;
+		len -= (size_t)n;
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
+/**
+ * td_copy_slow - copy a file range through a buffer
+ * @in: the source, read from @ioff
+ * @ioff: source offset
+ * @out: the destination, written at @ooff
+ * @ooff: destination offset
+ * @len: bytes
+ *
+ * Context: blocks.
+ * Return: 0, -ENOMEM, -EIO when the source is shorter, or a read/write
+ * error.
+ */
+static int td_copy_slow(int in, uint64_t ioff, int out, uint64_t ooff,
+			uint64_t len)
+{
+	unsigned char *buf = malloc(TD_COPY_CHUNK);
+	int ret = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	while (len) {
+		size_t chunk =
+			len > TD_COPY_CHUNK ? TD_COPY_CHUNK : (size_t)len;
+		ssize_t n = pread(in, buf, chunk, (off_t)ioff);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			ret = n < 0 ? -errno : -EIO;
+			break;
+		}
+		ret = td_write_all(out, buf, (size_t)n, ooff);
+		if (ret)
+			break;
+		ioff += (uint64_t)n;
+		ooff += (uint64_t)n;
+		len -= (uint64_t)n;
+	}
+	free(buf);
+	return ret;
+}
+
+/**
+ * td_copy - copy the first @len bytes of @in to @out at @ooff
+ * @in: the source
+ * @out: the destination
+ * @ooff: destination offset
+ * @len: bytes
+ *
+ * copy_file_range() first; where the kernel or the file systems cannot do
+ * it, a read/write loop.
+ *
+ * Context: blocks.
+ * Return: 0 or a negative errno (-ENOSPC, -EFBIG, -EIO, ...).
+ */
+static int td_copy(int in, int out, uint64_t ooff, uint64_t len)
+{
+	off64_t io = 0, oo = (off64_t)ooff;
+
+	while (len) {
+		size_t chunk =
+			len > TD_COPY_CHUNK ? TD_COPY_CHUNK : (size_t)len;
+		ssize_t n = copy_file_range(in, &io, out, &oo, chunk, 0);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EXDEV || errno == ENOSYS ||
+			    errno == EOPNOTSUPP || errno == EINVAL)
+				return td_copy_slow(in, (uint64_t)io, out,
+						    (uint64_t)oo, len);
+			return -errno;
+		}
+		if (n == 0)
+			return -EIO;
+		len -= (uint64_t)n;
+	}
+	return 0;
+}
+
+/**
+ * td_spool_open - create an unlinked temporary file in a directory
+ * @dir: the directory
+ *
+ * Context: blocks.
+ * Return: the descriptor (read-write), or a negative errno.
+ */
+static int td_spool_open(const char *dir)
+{
+	size_t n = strlen(dir);
+	char *tmpl;
+	int fd;
+
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		return fd;
+	/* file systems (and old kernels) without O_TMPFILE */
+	if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
+		return -errno;
+	tmpl = malloc(n + sizeof("/.tdspool-XXXXXX"));
+	if (!tmpl)
+		return -ENOMEM;
+	memcpy(tmpl, dir, n);
+	memcpy(tmpl + n, "/.tdspool-XXXXXX", sizeof("/.tdspool-XXXXXX"));
+	fd = mkostemp(tmpl, O_CLOEXEC);
+	if (fd < 0) {
+		fd = -errno;
+	} else if (unlink(tmpl)) {
+		int e = -errno;
+
+		close(fd);
+		fd = e;
+	}
+	free(tmpl);
+	return fd;
+}
+
+/* ------------------------------------------------------------------ */
+/* Writer                                                              */
+
+/* struct td_fmt's @sys for the formats of the "ftrace" system. */
+#define TD_SYS_FTRACE SIZE_MAX
+
+/**
+ * struct td_fmt - one event format added to a writer
+ * @sys: its system: an index in the writer's @systems, or TD_SYS_FTRACE
+ * @text: the format text
+ * @id: the ID the text gives
+ */
+struct td_fmt {
+	size_t sys;
+	char *text;
+	unsigned int id;
+};
+
+/**
+ * struct td_spool - the pages of one cpu buffer
+ * @fd: the temporary file, -1 until the first page
+ * @pages: pages in it (the next one goes at pages * page_size)
+ */
+struct td_spool {
+	int fd;
+	uint64_t pages;
+};
+
+/**
+ * struct td_writer - a trace.dat being written
+ * @path: the output
+ * @tmp_path: "<path>.tmp", where a checkpoint assembles the file
+ * @dir: the directory of @path (for the temporary files)
+ * @page_size: the sub-buffer size
+ * @nr_cpus: cpu buffers
+ * @header_page: the header_page text, NULL for the default
+ * @header_event: the header_event text, NULL for the default
+ * @fmts: the event formats, in the order added
+ * @nr_fmts: entries in @fmts
+ * @fmt_cap: entries allocated
+ * @systems: the systems of the formats but "ftrace", in the order they
+ *	first appeared (the order of the file's event systems section)
+ * @nr_systems: entries in @systems
+ * @kallsyms: the sorted kallsyms text with its end line, or NULL
+ * @cmdlines: the saved cmdlines text, or NULL
+ * @clock: the trace_clock text ("... [name] ...\n"), or NULL
+ * @uname: the UNAME text, or NULL
+ * @spool: per cpu, its pages
+ * @pages: pages of all cpus
+ * @dirty: something changed since the file was last assembled
+ */
+struct td_writer {
+	char *path;
+	char *tmp_path;
+	char *dir;
+	unsigned int page_size;
+	int nr_cpus;
+	char *header_page;
+	char *header_event;
+	struct td_fmt *fmts;
+	size_t nr_fmts;
+	size_t fmt_cap;
+	char **systems;
+	size_t nr_systems;
+	char *kallsyms;
+	char *cmdlines;
+	char *clock;
+	char *uname;
+	struct td_spool *spool;
+	uint64_t pages;
+	bool dirty;
+};
+
+const char *td_default_header_page(unsigned int page_size)
+{
+	static _Thread_local char text[320];
+
+	snprintf(text, sizeof(text),
+		 "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+		 "\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+		 "\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+		 "\tfield: char data;\toffset:16;\tsize:%u;\tsigned:0;\n",
+		 page_size > RINGBUF_PAGE_HDR_SIZE ?
+			 page_size - RINGBUF_PAGE_HDR_SIZE :
+			 0);
+	return text;
+}
+
+const char *td_default_header_event(void)
+{
+	return "# compressed entry header\n"
+	       "\ttype_len    :    5 bits\n"
+	       "\ttime_delta  :   27 bits\n"
+	       "\tarray       :   32 bits\n"
+	       "\n"
+	       "\tpadding     : type == 29\n"
+	       "\ttime_extend : type == 30\n"
+	       "\ttime_stamp : type == 31\n"
+	       "\tdata max type_len  == 28\n";
+}
+
+/**
+ * td_writer_free - free a writer and everything it holds
+ * @w: the writer
+ *
+ * Closing the temporary files frees their blocks (they are unlinked).
+ *
+ * Context: the writer's thread.
+ */
+static void td_writer_free(struct td_writer *w)
+{
+	if (w->spool) {
+		for (int cpu = 0; cpu < w->nr_cpus; cpu++)
+			if (w->spool[cpu].fd >= 0)
+				close(w->spool[cpu].fd);
+	}
+	for (size_t i = 0; i < w->nr_fmts; i++)
+		free(w->fmts[i].text);
+	for (size_t i = 0; i < w->nr_systems; i++)
+		free(w->systems[i]);
+	free(w->systems);
+	free(w->fmts);
+	free(w->spool);
+	free(w->header_page);
+	free(w->header_event);
+	free(w->kallsyms);
+	free(w->cmdlines);
+	free(w->clock);
+	free(w->uname);
+	free(w->dir);
+	free(w->tmp_path);
+	free(w->path);
+	free(w);
+}
+
+int td_writer_open(const char *path, unsigned int page_size, int nr_cpus,
+		   struct td_writer **out)
+{
+	struct td_writer *w;
+	const char *slash;
+	size_t n;
+	int fd;
+
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	if (!path || !*path || !strcmp(path, "-") ||
+	    !td_page_size_ok(page_size) || nr_cpus < 1 || nr_cpus > TD_MAX_CPUS)
+		return -EINVAL;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->page_size = page_size;
+	w->nr_cpus = nr_cpus;
+	w->dirty = true;
+	n = strlen(path);
+	w->path = strdup(path);
+	w->tmp_path = malloc(n + sizeof(".tmp"));
+	slash = strrchr(path, '/');
+	if (!slash)
+		w->dir = strdup(".");
+	else if (slash == path)
+		w->dir = strdup("/");
+	else
+		w->dir = strndup(path, (size_t)(slash - path));
+	w->spool = calloc((size_t)nr_cpus, sizeof(*w->spool));
+	if (!w->path || !w->tmp_path || !w->dir || !w->spool) {
+		td_writer_free(w);
+		return -ENOMEM;
+	}
+	memcpy(w->tmp_path, path, n);
+	memcpy(w->tmp_path + n, ".tmp", sizeof(".tmp"));
+	for (int cpu = 0; cpu < nr_cpus; cpu++)
+		w->spool[cpu].fd = -1;
+
+	/* no symbolic link: the checkpoints would replace it, not its target */
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+		  0644);
+	if (fd < 0) {
+		int ret = -errno;
+
+		td_writer_free(w);
+		return ret;
+	}
+	close(fd);
+	*out = w;
+	return 0;
+}
+
+/**
+ * td_set_text - replace one of the writer's texts by a copy
+ * @w: the writer
+ * @slot: the text's field
+ * @text: the new text
+ *
+ * Context: the writer's thread.
+ * Return: 0, -EINVAL (NULL), -ENOMEM.
+ */
+static int td_set_text(struct td_writer *w, char **slot, const char *text)
+{
+	char *copy;
+
+	if (!w || !text)
+		return -EINVAL;
+	copy = strdup(text);
+	if (!copy)
+		return -ENOMEM;
+	free(*slot);
+	*slot = copy;
+	w->dirty = true;
+	return 0;
+}
+
+int td_writer_set_header_page(struct td_writer *w, const char *text)
+{
+	if (!w || !text || !*text)
+		return -EINVAL;
+	return td_set_text(w, &w->header_page, text);
+}
+
+int td_writer_set_header_event(struct td_writer *w, const char *text)
+{
+	return w ? td_set_text(w, &w->header_event, text) : -EINVAL;
+}
+
+int td_writer_set_cmdlines(struct td_writer *w, const char *text)
+{
+	return w ? td_set_text(w, &w->cmdlines, text) : -EINVAL;
+}
+
+int td_writer_set_uname(struct td_writer *w, const char *text)
+{
+	/* an option's size is a u32 */
+	if (text && strlen(text) >= UINT32_MAX)
+		return -EFBIG;
+	return w ? td_set_text(w, &w->uname, text) : -EINVAL;
+}
+
+/**
+ * td_format_id - find the "ID:" line of a format text
+ * @text: the text
+ * @id: receives the ID
+ *
+ * Context: any thread.
+ * Return: 0, or -EINVAL when no line starts with "ID:" followed by a
+ * number up to 65535 (and nothing else but blanks).
+ */
+static int td_format_id(const char *text, unsigned int *id)
+{
+	for (const char *l = text; *l;) {
+		const char *p = l + 3;
+		unsigned long v = 0;
+
+		if (strncmp(l, "ID:", 3)) {
+			l = strchr(l, '\n');
+			if (!l)
+				break;
+			l++;
+			continue;
+		}
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p < '0' || *p > '9')
+			return -EINVAL;
+		for (; *p >= '0' && *p <= '9'; p++) {
+			v = v * 10 + (unsigned long)(*p - '0');
+			if (v > 65535)
+				return -EINVAL;
+		}
+		while (*p == ' ' || *p == '\t' || *p == '\r')
+			p++;
+		if (*p && *p != '\n')
+			return -EINVAL;
+		*id = (unsigned int)v;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int td_writer_add_format(struct td_writer *w, const char *system,
+			 const char *format_text)
+{
+	size_t sys = TD_SYS_FTRACE;
+	struct td_fmt *f;
+	unsigned int id;
+	int ret;
+
+	if (!w || !system || !format_text || !*system)
+		return -EINVAL;
+	for (const char *p = system; *p; p++)
+		if ((unsigned char)*p <= ' ' || *p == '/')
+			return -EINVAL;
+	ret = td_format_id(format_text, &id);
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < w->nr_fmts; i++)
+		if (w->fmts[i].id == id)
+			return -EEXIST;
+	if (strcmp(system, "ftrace")) {
+		for (sys = 0; sys < w->nr_systems; sys++)
+			if (!strcmp(w->systems[sys], system))
+				break;
+	}
+	/* room for one more format and maybe one more system */
+	if (w->nr_fmts == w->fmt_cap) {
+		size_t cap = w->fmt_cap ? 2 * w->fmt_cap : 16;
+		struct td_fmt *fmts = realloc(w->fmts, cap * sizeof(*fmts));
+
+		if (!fmts)
+			return -ENOMEM;
+		w->fmts = fmts;
+		w->fmt_cap = cap;
+	}
+	f = &w->fmts[w->nr_fmts];
+	f->text = strdup(format_text);
+	if (!f->text)
+		return -ENOMEM;
+	if (sys == w->nr_systems) {
+		char **systems =
+			realloc(w->systems, (sys + 1) * sizeof(*systems));
+		char *name = strdup(system);
+
+		if (systems)
+			w->systems = systems;
+		if (!systems || !name) {
+			free(name);
+			free(f->text);
+			return -ENOMEM;
+		}
+		w->systems[w->nr_systems++] = name;
+	}
+	f->sys = sys;
+	f->id = id;
+	w->nr_fmts++;
+	w->dirty = true;
+	return 0;
+}
+
+/**
+ * struct td_sym - one kallsyms line being sorted
+ * @addr: its address
+ * @line: the line (in the caller's text)
+ * @len: its length without the newline
+ * @idx: its position in the text (ties keep the text's order)
+ */
+struct td_sym {
+	uint64_t addr;
+	const char *line;
+	size_t len;
+	size_t idx;
+};
+
+/**
+ * td_sym_cmp - qsort() order of kallsyms lines: address, then position
+ * @a: a struct td_sym
+ * @b: another
+ *
+ * Context: any thread.
+ * Return: <0, 0 or >0.
+ */
+static int td_sym_cmp(const void *a, const void *b)
+{
+	const struct td_sym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/**
+ * td_word_char - whether a byte may be part of a symbol or module name
+ * @c: the byte
+ *
+ * Context: any thread.
+ * Return: true for anything but blanks and control characters.
+ */
+static bool td_word_char(char c)
+{
+	return (unsigned char)c > ' ' && c != 0x7f;
+}
+
+/**
+ * td_sym_parse - check one kallsyms line and read its address
+ * @s: the line
+ * @n: its length (no newline)
+ * @addr: receives the address
+ *
+ * The form readers accept: 1 to 16 hex digits, a blank, a type letter, a
+ * blank, the name, and optionally a tab and "[module]".
+ *
+ * Context: any thread.
+ * Return: true if the line has that form.
+ */
+static bool td_sym_parse(const char *s, size_t n, uint64_t *addr)
+{
+	size_t i = 0, start;
+	uint64_t a = 0;
+
+	for (; i < n && i < 17; i++) {
+		char c = s[i];
+		unsigned int d;
+
+		if (c >= '0' && c <= '9')
+			d = (unsigned int)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			d = (unsigned int)(c - 'a' + 10);
+		else if (c >= 'A' && c <= 'F')
+			d = (unsigned int)(c - 'A' + 10);
+		else
+			break;
+		a = a << 4 | d;
+	}
+	if (i == 0 || i > 16)
+		return false;
+	if (n - i < 4 || s[i] != ' ' || !td_word_char(s[i + 1]) ||
+	    s[i + 2] != ' ')
+		return false;
+	i += 3;
+	for (start = i; i < n && td_word_char(s[i]); i++)
+		;
+	if (i == start)
+		return false;
+	if (i < n) {
+		/* "\t[module]" up to the end of the line */
+		if (n - i < 4 || s[i] != '\t' || s[i + 1] != '[' ||
+		    s[n - 1] != ']')
+			return false;
+		for (i += 2; i < n - 1; i++)
+			if (!td_word_char(s[i]) || s[i] == ']')
+				return false;
+	}
+	*addr = a;
+	return true;
+}
+
+int td_writer_set_kallsyms(struct td_writer *w, const char *text)
+{
+	struct td_sym *syms = NULL;
+	size_t nr = 0, cap = 0, total = 0;
+	char *out = NULL, *at;
+
+	if (!w || !text)
+		return -EINVAL;
+	for (const char *l = text; *l;) {
+		const char *nl = strchr(l, '\n');
+		size_t len = nl ? (size_t)(nl - l) : strlen(l);
+		uint64_t addr;
+
+		if (len) {
+			if (!td_sym_parse(l, len, &addr)) {
+				free(syms);
+				return -EINVAL;
+			}
+			if (nr == cap) {
+				size_t ncap = cap ? 2 * cap : 256;
+				struct td_sym *s =
+					realloc(syms, ncap * sizeof(*s));
+
+				if (!s) {
+					free(syms);
+					return -ENOMEM;
+				}
+				syms = s;
+				cap = ncap;
+			}
+			syms[nr] = (struct td_sym){ addr, l, len, nr };
+			nr++;
+			total += len + 1;
+		}
+		l += len + (nl ? 1 : 0);
+	}
+	if (nr) {
+		total += sizeof(TD_KALLSYMS_END) - 1;
+		/* the section's length is a u32 */
+		if (total > UINT32_MAX) {
+			free(syms);
+			return -EFBIG;
+		}
+		qsort(syms, nr, sizeof(*syms), td_sym_cmp);
+		out = malloc(total + 1);
+		if (!out) {
+			free(syms);
+			return -ENOMEM;
+		}
+		at = out;
+		for (size_t i = 0; i < nr; i++) {
+			memcpy(at, syms[i].line, syms[i].len);
+			at += syms[i].len;
+			*at++ = '\n';
+		}
+		memcpy(at, TD_KALLSYMS_END, sizeof(TD_KALLSYMS_END));
+	}
+	free(syms);
+	free(w->kallsyms);
+	w->kallsyms = out;
+	w->dirty = true;
+	return 0;
+}
+
+int td_writer_set_clock(struct td_writer *w, const char *clock_name)
+{
+	static const char *const known[] = {
+		"local", "global", "counter", "uptime", "perf",
+		"mono", "mono_raw", "boot", "tai", "x86-tsc",
+	};
+	size_t n, room, used = 0;
+	bool found = false;
+	char *text;
+
+	if (!w || !clock_name)
+		return -EINVAL;
+	n = strlen(clock_name);
+	if (!n || n >= TD_CLOCK_MAX)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		char c = clock_name[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9') || c == '-' || c == '_'))
+			return -EINVAL;
+	}
+	room = sizeof(known) / sizeof(known[0]) * 12 + TD_CLOCK_MAX + 8;
+	text = malloc(room);
+	if (!text)
+		return -ENOMEM;
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
+		bool cur = !strcmp(known[i], clock_name);
+
+		used += (size_t)snprintf(text + used, room - used,
+					 cur ? "%s[%s]" : "%s%s",
+					 used ? " " : "", known[i]);
+		found |= cur;
+	}
+	if (!found)
+		used += (size_t)snprintf(text + used, room - used, " [%s]",
+					 clock_name);
+	snprintf(text + used, room - used, "\n");
+	free(w->clock);
+	w->clock = text;
+	w->dirty = true;
+	return 0;
+}
+
+int td_writer_add_page(struct td_writer *w, int cpu, const void *page)
+{
+	struct td_spool *sp;
+	int ret;
+
+	if (!w || !page || cpu < 0 || cpu >= w->nr_cpus)
+		return -EINVAL;
+	if (td_page_for_each(page, w->page_size, NULL, NULL, NULL))
+		return -EINVAL;
+	sp = &w->spool[cpu];
+	if (sp->fd < 0) {
+		ret = td_spool_open(w->dir);
+		if (ret < 0)
+			return ret;
+		sp->fd = ret;
+	}
+	/*
+	 * At the page's own place: a page that fails half-written is
+	 * overwritten by the next one and never counted.
+	 */
+	ret = td_write_all(sp->fd, page, w->page_size,
+			   sp->pages * w->page_size);
+	if (ret)
+		return ret;
+	sp->pages++;
+	w->pages++;
+	w->dirty = true;
+	return 0;
+}
+
+void td_writer_stats(struct td_writer *w, uint64_t *pages, uint64_t *bytes)
+{
+	if (pages)
+		*pages = w ? w->pages : 0;
+	if (bytes)
+		*bytes = w ? w->pages * w->page_size : 0;
+}
+
+/**
+ * td_build_header - the file up to its first data page
+ * @w: the writer
+ * @b: receives the bytes: the header, the cpu table filled in for the
+ *	current page counts, the trace_clock record, zeroes up to a page
+ *	boundary
+ *
+ * Context: the writer's thread.
+ * Return: 0, -ENOMEM.
+ */
+static int td_build_header(struct td_writer *w, struct td_buf *b)
+{
+	static const char ver[] = { '6', 0, 0 /* little endian */,
+				    8 /* long size */ };
+	size_t table, nr_ftrace = 0;
+	uint64_t off;
+
+	td_buf_put(b, td_magic, sizeof(td_magic));
+	td_buf_put(b, ver, sizeof(ver));
+	td_buf_le(b, w->page_size, 4);
+
+	td_buf_str(b, "header_page");
+	td_buf_text(b,
+		    w->header_page ? w->header_page :
+				     td_default_header_page(w->page_size),
+		    8);
+	td_buf_str(b, "header_event");
+	td_buf_text(b,
+		    w->header_event ? w->header_event :
+				      td_default_header_event(),
+		    8);
+
+	/* the ftrace formats, then the others grouped by system */
+	for (size_t i = 0; i < w->nr_fmts; i++)
+		nr_ftrace += w->fmts[i].sys == TD_SYS_FTRACE;
+	td_buf_le(b, nr_ftrace, 4);
+	for (size_t i = 0; i < w->nr_fmts; i++)
+		if (w->fmts[i].sys == TD_SYS_FTRACE)
+			td_buf_text(b, w->fmts[i].text, 8);
+	td_buf_le(b, w->nr_systems, 4);
+	for (size_t sys = 0; sys < w->nr_systems; sys++) {
+		size_t n = 0;
+
+		for (size_t i = 0; i < w->nr_fmts; i++)
+			n += w->fmts[i].sys == sys;
+		td_buf_str(b, w->systems[sys]);
+		td_buf_le(b, n, 4);
+		for (size_t i = 0; i < w->nr_fmts; i++)
+			if (w->fmts[i].sys == sys)
+				td_buf_text(b, w->fmts[i].text, 8);
+	}
+
+	td_buf_text(b, w->kallsyms, 4);
+	td_buf_le(b, 0, 4); /* printk formats */
+	td_buf_text(b, w->cmdlines, 8);
+	td_buf_le(b, (uint64_t)w->nr_cpus, 4);
+
+	td_buf_put(b, "options  ", 10);
+	if (w->clock) {
+		td_buf_le(b, TD_OPT_TRACECLOCK, 2);
+		td_buf_le(b, strlen(w->clock) + 1, 4);
+		td_buf_str(b, w->clock);
+	}
+	if (w->uname) {
+		td_buf_le(b, TD_OPT_UNAME, 2);
+		td_buf_le(b, strlen(w->uname) + 1, 4);
+		td_buf_str(b, w->uname);
+	}
+	td_buf_le(b, TD_OPT_DONE, 2);
+
+	td_buf_put(b, "flyrecord", 10);
+	table = b->len;
+	td_buf_put(b, NULL, (size_t)w->nr_cpus * 16);
+	/* read by version 6 readers because the TRACECLOCK option is there */
+	if (w->clock)
+		td_buf_text(b, w->clock, 8);
+	td_buf_put(b, NULL,
+		   (w->page_size - b->len % w->page_size) % w->page_size);
+	if (b->err)
+		return b->err;
+
+	off = b->len;
+	for (int cpu = 0; cpu < w->nr_cpus; cpu++) {
+		uint64_t size = w->spool[cpu].pages * w->page_size;
+		unsigned char *e = b->p + table + (size_t)cpu * 16;
+
+		td_put64(e, size ? off : 0);
+		td_put64(e + 8, size);
+		off += size;
+	}
+	return 0;
+}
+
+/**
+ * td_assemble - write the whole file to "<path>.tmp" and rename it over
+ *	the path
+ * @w: the writer
+ *
+ * Context: the writer's thread; blocks.
+ * Return: 0 (the writer is clean), or a negative errno (the path is left
+ * as it was, "<path>.tmp" is removed).
+ */
+static int td_assemble(struct td_writer *w)
+{
+	struct td_buf b = { 0 };
+	uint64_t off;
+	int fd, ret;
+
+	ret = td_build_header(w, &b);
+	if (ret)
+		goto out;
+	/* a new file: not a leftover of a killed recorder, nor a link */
+	if (unlink(w->tmp_path) && errno != ENOENT) {
+		ret = -errno;
+		goto out;
+	}
+	fd = open(w->tmp_path,
+		  O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0) {
+		ret = -errno;
+		goto out;
+	}
+	ret = td_write_all(fd, b.p, b.len, 0);
+	off = b.len;
+	for (int cpu = 0; cpu < w->nr_cpus && !ret; cpu++) {
+		uint64_t size = w->spool[cpu].pages * w->page_size;
+
+		if (!size)
+			continue;
+		ret = td_copy(w->spool[cpu].fd, fd, off, size);
+		off += size;
+	}
+	/* close() reports delayed write errors on some file systems */
+	if (close(fd) && errno != EINTR && !ret)
+		ret = -errno;
+	if (!ret && rename(w->tmp_path, w->path))
+		ret = -errno;
+	if (ret)
+		unlink(w->tmp_path);
+	else
+		w->dirty = false;
+out:
+	free(b.p);
+	return ret;
+}
+
+int td_writer_checkpoint(struct td_writer *w)
+{
+	if (!w)
+		return -EINVAL;
+	return w->dirty ? td_assemble(w) : 0;
+}
+
+int td_writer_close(struct td_writer *w)
+{
+	int ret;
+
+	if (!w)
+		return 0;
+	ret = td_writer_checkpoint(w);
+	td_writer_free(w);
+	return ret;
+}
+
+void td_writer_abort(struct td_writer *w)
+{
+	if (w)
+		td_writer_free(w);
+}
+
+/* ------------------------------------------------------------------ */
+/* Reader                                                              */
+
+/**
+ * struct td_rfmt - one format of the file
+ * @system: its system
+ * @text: its text
+ */
+struct td_rfmt {
+	char *system;
+	char *text;
+};
+
+/**
+ * struct td_rcpu - one cpu's data in the file
+ * @offset: file offset of its first page
+ * @size: bytes (whole pages)
+ */
+struct td_rcpu {
+	uint64_t offset;
+	uint64_t size;
+};
+
+/**
+ * struct td_reader - a trace.dat open for reading
+ * @map: the file, mapped read-only (NULL for an empty file)
+ * @size: its size
+ * @page_size: the page size
+ * @nr_cpus: cpu buffers
+ * @cpus: their data
+ * @fmts: the formats
+ * @nr_fmts: entries in @fmts
+ * @fmt_cap: entries allocated
+ * @clock: the clock name
+ * @kallsyms: the kallsyms text
+ * @cmdlines: the cmdlines text
+ * @uname: the UNAME text
+ */
+struct td_reader {
+	unsigned char *map;
+	size_t size;
+	unsigned int page_size;
+	int nr_cpus;
+	struct td_rcpu *cpus;
+	struct td_rfmt *fmts;
+	unsigned int nr_fmts;
+	unsigned int fmt_cap;
+	char *clock;
+	char *kallsyms;
+	char *cmdlines;
+	char *uname;
+};
+
+/**
+ * struct td_cursor - where the parse of a file is
+ * @p: the file's bytes
+ * @size: how many
+ * @off: the offset of the next byte to read
+ * @err: where the message goes (may be NULL)
+ * @errlen: its size
+ */
+struct td_cursor {
+	const unsigned char *p;
+	size_t size;
+	size_t off;
+	char *err;
+	size_t errlen;
+};
+
+/**
+ * td_fail - record why the file is refused
+ * @c: the cursor
+ * @ret: the error to return
+ * @fmt: printf format of the message
+ *
+ * Context: any thread.
+ * Return: @ret.
+ */
+static int __attribute__((format(printf, 3, 4)))
+td_fail(struct td_cursor *c, int ret, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (c->err && c->errlen) {
+		va_start(ap, fmt);
+		vsnprintf(c->err, c->errlen, fmt, ap);
+		va_end(ap);
+	}
+	return ret;
+}
+
+/**
+ * td_take - consume @n bytes
+ * @c: the cursor
+ * @n: how many
+ * @what: what they are, for the message
+ * @at: receives a pointer to them
+ *
+ * Context: any thread.
+ * Return: 0, or -EPROTO when the file ends before.
+ */
+static int td_take(struct td_cursor *c, uint64_t n, const char *what,
+		   const unsigned char **at)
+{
+	*at = c->p;
+	if (n > c->size - c->off)
+		return td_fail(c, -EPROTO,
+			       "truncated: %s (%llu bytes at offset %zu) "
+			       "runs past the end of the file at %zu",
+			       what, (unsigned long long)n, c->off, c->size);
+	*at = c->p + c->off;
+	c->off += (size_t)n;
+	return 0;
+}
+
+/**
+ * td_num - consume a little-endian number
+ * @c: the cursor
+ * @bytes: its size: 2, 4 or 8
+ * @what: what it is, for the message
+ * @v: receives it
+ *
+ * Context: any thread.
+ * Return: 0, -EPROTO.
+ */
+static int td_num(struct td_cursor *c, unsigned int bytes, const char *what,
+		  uint64_t *v)
+{
+	const unsigned char *p;
+	int ret = td_take(c, bytes, what, &p);
+
+	if (ret)
+		return ret;
+	*v = 0;
+	for (unsigned int i = 0; i < bytes; i++)
+		*v |= (uint64_t)p[i] << (8 * i);
+	return 0;
+}
+
+/**
+ * td_text - consume a text of @n bytes and copy it out
+ * @c: the cursor
+ * @n: its length
+ * @what: what it is, for the message
+ * @out: receives a NUL-terminated copy (owned by the caller)
+ *
+ * Context: any thread.
+ * Return: 0, -EPROTO, -ENOMEM.
+ */
+static int td_text(struct td_cursor *c, uint64_t n, const char *what,
+		   char **out)
+{
+	const unsigned char *p;
+	int ret = td_take(c, n, what, &p);
+
+	if (ret)
+		return ret;
+	*out = malloc((size_t)n + 1);
+	if (!*out)
+		return td_fail(c, -ENOMEM, "out of memory");
+	memcpy(*out, p, (size_t)n);
+	(*out)[n] = 0;
+	return 0;
+}
+
+/**
+ * td_sized_text - consume a length of @lenbytes and the text after it
+ * @c: the cursor
+ * @lenbytes: 4 or 8
+ * @what: what it is, for the message
+ * @out: receives a NUL-terminated copy, or NULL to skip the text
+ *
+ * Context: any thread.
+ * Return: 0, -EPROTO, -ENOMEM.
+ */
+static int td_sized_text(struct td_cursor *c, unsigned int lenbytes,
+			 const char *what, char **out)
+{
+	const unsigned char *p;
+	uint64_t n;
+	int ret;
+
+	ret = td_num(c, lenbytes, what, &n);
+	if (ret)
+		return ret;
+	if (!out)
+		return td_take(c, n, what, &p);
+	return td_text(c, n, what, out);
+}
+
+/**
+ * td_cstring - consume a NUL-terminated string
+ * @c: the cursor
+ * @what: what it is, for the message
+ * @out: receives a copy
+ *
+ * Context: any thread.
+ * Return: 0, -EPROTO, -ENOMEM.
+ */
+static int td_cstring(struct td_cursor *c, const char *what, char **out)
+{
+	const unsigned char *p = c->p + c->off;
+	const unsigned char *nul = memchr(p, 0, c->size - c->off);
+	int ret;
+
+	if (!nul)
+		return td_fail(c, -EPROTO,
+			       "truncated: %s at offset %zu has no end before "
+			       "the end of the file at %zu",
+			       what, c->off, c->size);
+	ret = td_text(c, (uint64_t)(nul - p), what, out);
+	if (!ret)
+		c->off++; /* the NUL */
+	return ret;
+}
+
+/**
+ * td_add_format - keep one format of the file
+ * @r: the reader
+ * @c: the cursor, at the format's u64 length
+ * @system: its system
+ *
+ * Context: any thread.
+ * Return: 0, -EPROTO, -ENOMEM.
+ */
+static int td_add_format(struct td_reader *r, struct td_cursor *c,
+			 const char *system)
+{
+	struct td_rfmt *f;
+	int ret;
+
+	if (r->nr_fmts == r->fmt_cap) {
+		unsigned int cap = r->fmt_cap ? 2 * r->fmt_cap : 32;
+
+		f = realloc(r->fmts, cap * sizeof(*f));
+		if (!f)
+			return td_fail(c, -ENOMEM, "out of memory");
+		r->fmts = f;
+		r->fmt_cap = cap;
+	}
+	f = &r->fmts[r->nr_fmts];
+	f->system = strdup(system);
+	if (!f->system)
+		return td_fail(c, -ENOMEM, "out of memory");
+	ret = td_sized_text(c, 8, "an event format", &f->text);
+	if (ret) {
+		free(f->system);
+		return ret;
+	}
+	r->nr_fmts++;
+	return 0;
+}
+
+/**
+ * td_check_header_page - the page layout must be the 64-bit one
+ * @c: the cursor (for the message)
+ * @text: the header_page text
+ * @at: its file offset
+ *
+ * The commit field's size decides where a page's data starts (8 + size);
+ * this reader and td_page_for_each() know the 8-byte one.
+ *
+ * Context: any thread.
+ * Return: 0, -EPROTO (no commit field), -ENOTSUP (an empty text, the
+ * pre-2.6.31 format; a commit of another size).
+ */
+static int td_check_header_page(struct td_cursor *c, const char *text,
+				size_t at)
+{
+	const char *f, *s, *eol;
+	unsigned long size;
+
+	if (!*text)
+		return td_fail(c, -ENOTSUP,
+			       "the header_page at offset %zu is empty (the "
+			       "pre-2.6.31 page format)", at);
+	f = strstr(text, "commit;");
+	s = f ? strstr(f, "size:") : NULL;
+	eol = f ? strchr(f, '\n') : NULL;
+	if (!s || (eol && s > eol))
+		return td_fail(c, -EPROTO,
+			       "the header_page at offset %zu has no commit "
+			       "field with a size", at);
+	size = strtoul(s + 5, NULL, 10);
+	if (size != 8)
+		return td_fail(c, size == 4 ? -ENOTSUP : -EPROTO,
+			       "the header_page at offset %zu gives the commit "
+			       "field size %lu; only 8 (64-bit kernels) is "
+			       "read", at, size);
+	return 0;
+}
+
+/**
+ * td_clock_of - the bracketed word of a trace_clock text
+ * @text: the text, e.g. "local [mono] boot"
+ *
+ * Context: any thread.
+ * Return: a copy of the word, or NULL (none, or no memory).
+ */
+static char *td_clock_of(const char *text)
+{
+	const char *o = strchr(text, '['), *e;
+
+	if (!o)
+		return NULL;
+	e = strchr(o + 1, ']');
+	if (!e || e == o + 1)
+		return NULL;
+	return strndup(o + 1, (size_t)(e - o - 1));
+}
+
+/**
+ * td_parse - parse and check the whole file
+ * @r: the reader, with @map and @size set
+ * @c: the cursor over the mapping
+ *
+ * Context: any thread.
+ * Return: 0, or a negative errno with the message in @c's buffer.
+ */
+static int td_parse(struct td_reader *r, struct td_cursor *c)
+{
+	const unsigned char *p;
+	char *version = NULL, *clock_opt = NULL, *text = NULL;
+	uint64_t v, ncpus;
+	size_t at, header_end;
+	int ret;
+
+	if (c->size < sizeof(td_magic))
+		return td_fail(c, -EPROTO,
+			       "truncated: the file is %zu bytes, shorter than "
+			       "the magic", c->size);
+	if (memcmp(c->p, td_magic, sizeof(td_magic)))
+		return td_fail(c, -EPROTO,
+			       "not a trace.dat file: bad magic at offset 0");
+	c->off = sizeof(td_magic);
+	ret = td_cstring(c, "the version string", &version);
+	if (ret)
+		return ret;
+	if (strcmp(version, "6")) {
+		char *end;
+		long n = strtol(version, &end, 10);
+
+		if (!*version || *end)
+			ret = td_fail(c, -EPROTO,
+				      "bad version string \"%.16s\" at "
+				      "offset 10", version);
+		else if (n >= 7)
+			ret = td_fail(c, -ENOTSUP,
+				      "version %ld files: convert with "
+				      "trace-cmd convert --file-version 6 "
+				      "--compression none", n);
+		else
+			ret = td_fail(c, -ENOTSUP,
+				      "version %ld files are not read (only "
+				      "version 6)", n);
+		free(version);
+		return ret;
+	}
+	free(version);
+
+	at = c->off;
+	ret = td_take(c, 6, "the endianness, long size and page size", &p);
+	if (ret)
+		return ret;
+	if (p[0] == 1)
+		return td_fail(c, -ENOTSUP,
+			       "big-endian file (offset %zu): only little "
+			       "endian is read", at);
+	if (p[0] != 0)
+		return td_fail(c, -EPROTO,
+			       "bad endianness byte %u at offset %zu", p[0],
+			       at);
+	if (p[1] != 8)
+		return td_fail(c, p[1] == 4 ? -ENOTSUP : -EPROTO,
+			       "long size %u at offset %zu: only 8 is read",
+			       p[1], at + 1);
+	v = td_get32(p + 2);
+	if (!td_page_size_ok(v))
+		return td_fail(c, -EPROTO,
+			       "bad page size %llu at offset %zu (a power of "
+			       "two from 4096 to 1048576 is expected)",
+			       (unsigned long long)v, at + 2);
+	r->page_size = (unsigned int)v;
+
+	at = c->off;
+	ret = td_take(c, 12, "the header_page tag", &p);
+	if (ret)
+		return ret;
+	if (memcmp(p, "header_page", 12))
+		return td_fail(c, -EPROTO,
+			       "expected \"header_page\" at offset %zu", at);
+	at = c->off + 8;
+	ret = td_sized_text(c, 8, "the header_page text", &text);
+	if (ret)
+		return ret;
+	ret = td_check_header_page(c, text, at);
+	free(text);
+	if (ret)
+		return ret;
+	at = c->off;
+	ret = td_take(c, 13, "the header_event tag", &p);
+	if (ret)
+		return ret;
+	if (memcmp(p, "header_event", 13))
+		return td_fail(c, -EPROTO,
+			       "expected \"header_event\" at offset %zu", at);
+	ret = td_sized_text(c, 8, "the header_event text", NULL);
+	if (ret)
+		return ret;
+
+	/* each entry takes at least its length: the loops are bounded */
+	ret = td_num(c, 4, "the ftrace format count", &v);
+	for (uint64_t i = 0; !ret && i < v; i++)
+		ret = td_add_format(r, c, "ftrace");
+	if (ret)
+		return ret;
+	ret = td_num(c, 4, "the event system count", &v);
+	for (uint64_t i = 0; !ret && i < v; i++) {
+		char *system;
+		uint64_t n;
+
+		ret = td_cstring(c, "an event system name", &system);
+		if (ret)
+			break;
+		ret = td_num(c, 4, "an event system's format count", &n);
+		for (uint64_t j = 0; !ret && j < n; j++)
+			ret = td_add_format(r, c, system);
+		free(system);
+	}
+	if (ret)
+		return ret;
+
+	ret = td_sized_text(c, 4, "the kallsyms section", &r->kallsyms);
+	if (ret)
+		return ret;
+	ret = td_sized_text(c, 4, "the printk formats section", NULL);
+	if (ret)
+		return ret;
+	ret = td_sized_text(c, 8, "the cmdlines section", &r->cmdlines);
+	if (ret)
+		return ret;
+	at = c->off;
+	ret = td_num(c, 4, "the cpu count", &ncpus);
+	if (ret)
+		return ret;
+	if (ncpus > TD_MAX_CPUS)
+		return td_fail(c, -EPROTO,
+			       "implausible cpu count %llu at offset %zu",
+			       (unsigned long long)ncpus, at);
+	r->nr_cpus = (int)ncpus;
+
+	at = c->off;
+	ret = td_take(c, 10, "the options or flyrecord tag", &p);
+	if (ret)
+		return ret;
+	if (!memcmp(p, "options", 7)) {
+		for (;;) {
+			uint64_t id, size;
+
+			ret = td_num(c, 2, "an option id", &id);
+			if (ret)
+				goto out;
+			if (id == TD_OPT_DONE)
+				break;
+			ret = td_num(c, 4, "an option size", &size);
+			if (ret)
+				goto out;
+			if (id == TD_OPT_TRACECLOCK || id == TD_OPT_UNAME) {
+				ret = td_text(c, size, "an option", &text);
+				if (ret)
+					goto out;
+				if (id == TD_OPT_UNAME) {
+					free(r->uname);
+					r->uname = text;
+				} else {
+					free(clock_opt);
+					clock_opt = text;
+				}
+				continue;
+			}
+			ret = td_take(c, size, "an option", &p);
+			if (ret)
+				goto out;
+		}
+		at = c->off;
+		ret = td_take(c, 10, "the flyrecord tag", &p);
+		if (ret)
+			goto out;
+	}
+	if (!memcmp(p, "latency", 7)) {
+		ret = td_fail(c, -ENOTSUP,
+			      "a latency-format trace (offset %zu): only "
+			      "flyrecord files are read", at);
+		goto out;
+	}
+	if (memcmp(p, "flyrecord", 9)) {
+		ret = td_fail(c, -EPROTO,
+			      "expected \"flyrecord\" at offset %zu", at);
+		goto out;
+	}
+
+	at = c->off;
+	ret = td_take(c, ncpus * 16, "the cpu table", &p);
+	if (ret)
+		goto out;
+	r->cpus = calloc(ncpus ? ncpus : 1, sizeof(*r->cpus));
+	if (!r->cpus) {
+		ret = td_fail(c, -ENOMEM, "out of memory");
+		goto out;
+	}
+	for (uint64_t cpu = 0; cpu < ncpus; cpu++) {
+		r->cpus[cpu].offset = td_get64(p + cpu * 16);
+		r->cpus[cpu].size = td_get64(p + cpu * 16 + 8);
+	}
+	header_end = c->off;
+	if (clock_opt) {
+		/*
+		 * With the TRACECLOCK option the trace_clock record follows
+		 * the table. A file that lacks it (an old writer's bug) has
+		 * padding or data there: then the option names the clock,
+		 * as trace-cmd does.
+		 */
+		size_t save = c->off;
+		uint64_t n;
+
+		if (!td_num(c, 8, "the trace_clock record", &n) &&
+		    n <= c->size - c->off &&
+		    !td_text(c, n, "the trace_clock record", &text)) {
+			r->clock = td_clock_of(text);
+			free(text);
+			header_end = c->off;
+		} else {
+			c->off = save;
+		}
+		if (!r->clock)
+			r->clock = td_clock_of(clock_opt);
+		if (c->err && c->errlen)
+			c->err[0] = 0;
+	}
+
+	for (int cpu = 0; cpu < r->nr_cpus; cpu++) {
+		uint64_t off = r->cpus[cpu].offset, size = r->cpus[cpu].size;
+		uint64_t end = off + size;
+
+		if (!size)
+			continue;
+		if (off % r->page_size || size % r->page_size) {
+			ret = td_fail(c, -EPROTO,
+				      "the cpu %d data (offset %llu, size "
+				      "%llu, cpu table at %zu) is not whole "
+				      "pages of %u bytes",
+				      cpu, (unsigned long long)off,
+				      (unsigned long long)size, at,
+				      r->page_size);
+			goto out;
+		}
+		if (off < header_end) {
+			ret = td_fail(c, -EPROTO,
+				      "the cpu %d data at offset %llu "
+				      "overlaps the header, which ends at %zu",
+				      cpu, (unsigned long long)off, header_end);
+			goto out;
+		}
+		if (off > c->size || size > c->size - off) {
+			if (end < off)
+				end = UINT64_MAX;
+			ret = td_fail(c, -EPROTO,
+				      "truncated: the cpu %d data ends at "
+				      "%llu, the file at %zu",
+				      cpu, (unsigned long long)end, c->size);
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	free(clock_opt);
+	return ret;
+}
+
+/**
+ * td_reader_free - free a reader and unmap its file
+ * @r: the reader
+ *
+ * Context: any thread.
+ */
+static void td_reader_free(struct td_reader *r)
+{
+	for (unsigned int i = 0; i < r->nr_fmts; i++) {
+		free(r->fmts[i].system);
+		free(r->fmts[i].text);
+	}
+	free(r->fmts);
+	free(r->cpus);
+	free(r->clock);
+	free(r->kallsyms);
+	free(r->cmdlines);
+	free(r->uname);
+	if (r->map)
+		munmap(r->map, r->size);
+	free(r);
+}
+
+int td_reader_open(const char *path, struct td_reader **out, char *err,
+		   size_t errlen)
+{
+	struct td_cursor c = { .err = err, .errlen = errlen };
+	struct td_reader *r;
+	struct stat st;
+	int fd, ret;
+
+	if (err && errlen)
+		err[0] = 0;
+	if (!out)
+		return td_fail(&c, -EINVAL, "no place for the reader");
+	*out = NULL;
+	if (!path)
+		return td_fail(&c, -EINVAL, "no path");
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		ret = -errno;
+		return td_fail(&c, ret, "%s: %s", path, strerror(-ret));
+	}
+	if (fstat(fd, &st)) {
+		ret = -errno;
+		close(fd);
+		return td_fail(&c, ret, "%s: %s", path, strerror(-ret));
+	}
+	if (S_ISDIR(st.st_mode)) {
+		close(fd);
+		return td_fail(&c, -EISDIR, "%s: is a directory", path);
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return td_fail(&c, -EPROTO, "%s: not a regular file", path);
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		close(fd);
+		return td_fail(&c, -ENOMEM, "out of memory");
+	}
+	r->size = (size_t)st.st_size;
+	if (r->size) {
+		void *m = mmap(NULL, r->size, PROT_READ, MAP_PRIVATE, fd, 0);
+
+		if (m == MAP_FAILED) {
+			ret = -errno;
+			close(fd);
+			free(r);
+			return td_fail(&c, ret, "%s: mmap: %s", path,
+				       strerror(-ret));
+		}
+		r->map = m;
+	}
+	close(fd);
+	c.p = r->map;
+	c.size = r->size;
+	ret = td_parse(r, &c);
+	if (ret) {
+		td_reader_free(r);
+		return ret;
+	}
+	*out = r;
+	return 0;
+}
+
+unsigned int td_reader_page_size(struct td_reader *r)
+{
+	return r->page_size;
+}
+
+int td_reader_nr_cpus(struct td_reader *r)
+{
+	return r->nr_cpus;
+}
+
+const char *td_reader_clock(struct td_reader *r)
+{
+	return r->clock ? r->clock : "local";
+}
+
+const char *td_reader_kallsyms(struct td_reader *r)
+{
+	return r->kallsyms ? r->kallsyms : "";
+}
+
+const char *td_reader_cmdlines(struct td_reader *r)
+{
+	return r->cmdlines ? r->cmdlines : "";
+}
+
+const char *td_reader_uname(struct td_reader *r)
+{
+	return r->uname ? r->uname : "";
+}
+
+const char *td_reader_format(struct td_reader *r, unsigned int i,
+			     const char **system)
+{
+	if (i >= r->nr_fmts)
+		return NULL;
+	if (system)
+		*system = r->fmts[i].system;
+	return r->fmts[i].text;
+}
+
+uint64_t td_reader_nr_pages(struct td_reader *r, int cpu)
+{
+	if (cpu < 0 || cpu >= r->nr_cpus)
+		return 0;
+	return r->cpus[cpu].size / r->page_size;
+}
+
+const void *td_reader_page(struct td_reader *r, int cpu, uint64_t idx)
+{
+	if (idx >= td_reader_nr_pages(r, cpu))
+		return NULL;
+	return r->map + r->cpus[cpu].offset + idx * r->page_size;
+}
+
+void td_reader_close(struct td_reader *r)
+{
+	if (r)
+		td_reader_free(r);
+}

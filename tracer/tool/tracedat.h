@@ -1,0 +1,456 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * tracedat.h - trace.dat files (trace-cmd's format, version 6, little
+ * endian, 64-bit layout, uncompressed): a streaming writer that spools the
+ * pages of each cpu buffer and assembles the file, a reader over an mmap
+ * of such a file, and a decoder of one page's records.
+ *
+ * Layout of a version 6 file (every number little endian):
+ *
+ *	17 08 44 "tracing" "6\0"	magic and version
+ *	u8 0, u8 8, u32 page_size	little endian, 8-byte long, page size
+ *	"header_page\0" u64 + text	the page header (commit size 8)
+ *	"header_event\0" u64 + text	the record header format
+ *	u32 n, n x (u64 + text)		formats of the "ftrace" system
+ *	u32 n, n x ("system\0" u32 m, m x (u64 + text))	other systems
+ *	u32 + text			kallsyms
+ *	u32 + text			printk formats (always empty here)
+ *	u64 + text			saved cmdlines ("pid comm\n")
+ *	u32 nr_cpus
+ *	"options  \0" (u16 id, u32 size, data)... u16 0
+ *	"flyrecord\0" nr_cpus x (u64 offset, u64 size)
+ *	u64 + text			trace_clock, only with option 4
+ *	zeroes up to a multiple of page_size, then each cpu's pages
+ *
+ * The per-cpu table comes before the data, so the writer cannot stream
+ * into the final file: it keeps each cpu's pages in an unlinked temporary
+ * file next to the output and copies them into place when it assembles
+ * the file (td_writer_checkpoint(), td_writer_close()).
+ *
+ * Conventions: functions returning int return 0 or a negative errno. None
+ * of the objects is thread-safe: one thread at a time uses a writer or a
+ * reader.
+ */
+#ifndef RINGTRACE_TRACEDAT_H
+#define RINGTRACE_TRACEDAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Smallest and largest page (sub-buffer) size of a file. */
+#define TD_MIN_PAGE_SIZE 4096u
+#define TD_MAX_PAGE_SIZE (1u << 20)
+/** Most cpu buffers a file may describe. */
+#define TD_MAX_CPUS 65536
+
+/* -------------------------------------------------------------------- */
+/* Writer                                                                */
+
+/** A trace.dat being written. Opaque. */
+struct td_writer;
+
+/**
+ * td_writer_open - start writing a trace.dat
+ * @path: the file to create (truncated if it exists); "-" is refused
+ * @page_size: the sub-buffer size of the pages that will be added, a
+ *	power of two from TD_MIN_PAGE_SIZE to TD_MAX_PAGE_SIZE
+ * @nr_cpus: cpu buffers 0 .. @nr_cpus - 1 (1 .. TD_MAX_CPUS)
+ * @out: receives the writer
+ *
+ * @path is created empty (mode 0644 less the umask) at once, so that a
+ * bad path fails here; it receives its content at the first
+ * td_writer_checkpoint() or at td_writer_close(). A recorder that wants
+ * the path to read even if it dies before its first page calls
+ * td_writer_checkpoint() once the sections are set. The pages go to
+ * temporary files in the directory of @path.
+ *
+ * Context: any thread; blocks (file system).
+ * Return: 0, -EINVAL (bad argument), -ENOMEM, or the error of creating
+ * @path (-ENOENT, -EACCES, -ELOOP for a symbolic link, ...).
+ */
+int td_writer_open(const char *path, unsigned int page_size, int nr_cpus,
+		   struct td_writer **out);
+
+/**
+ * td_default_header_page - the header_page text of a 64-bit little-endian
+ *	kernel for a sub-buffer size
+ * @page_size: the sub-buffer size (its data field is page_size - 16)
+ *
+ * Context: any thread; the text is in a buffer of the calling thread,
+ * valid until its next call.
+ * Return: the text.
+ */
+const char *td_default_header_page(unsigned int page_size);
+
+/**
+ * td_default_header_event - the header_event text of the kernel's record
+ *	header (type_len 5 bits, time_delta 27 bits)
+ *
+ * Context: any thread.
+ * Return: the text (static).
+ */
+const char *td_default_header_event(void);
+
+/**
+ * td_writer_set_header_page - set the header_page section
+ * @w: the writer
+ * @text: the text, as tracefs's events/header_page prints it
+ *
+ * Without it the file gets td_default_header_page(). An empty text is
+ * refused: it would make readers take the pre-2.6.31 page format. This
+ * and the other text setters may be called again to replace the text
+ * (for example new cmdlines before a checkpoint); the text is copied.
+ *
+ * Context: the writer's thread.
+ * Return: 0, -EINVAL, -ENOMEM.
+ */
+int td_writer_set_header_page(struct td_writer *w, const char *text);
+
+/**
+ * td_writer_set_header_event - set the header_event section
+ * @w: the writer
+ * @text: the text, as tracefs's events/header_event prints it
+ *
+ * Without it the file gets td_default_header_event().
+ *
+ * Context: the writer's thread.
+ * Return: 0, -EINVAL, -ENOMEM.
+ */
+int td_writer_set_header_event(struct td_writer *w, const char *text);
+
+/**
+ * td_writer_add_format - add one event format
+ * @w: the writer
+ * @system: the event's system; "ftrace" goes to the ftrace section, any
+ *	other to the event systems section (grouped by system, in the order
+ *	the systems first appear)
+ * @format_text: the format, as tracefs's events/<system>/<event>/format
+ *	prints it, with an "ID: n" line
+ *
+ * Context: the writer's thread.
+ * Return: 0, -EINVAL (no "ID:" line, an ID over 65535, an empty or
+ * malformed @system), -EEXIST (another format has that ID), -ENOMEM.
+ */
+int td_writer_add_format(struct td_writer *w, const char *system,
+			 const char *format_text);
+
+/**
+ * td_writer_set_kallsyms - set the symbol table
+ * @w: the writer
+ * @text: lines "%016lx T name\n" or "%016lx T name\t[module]\n" (1 to 16
+ *	hex digits, a type letter, a name without blanks), in any order;
+ *	empty lines are ignored
+ *
+ * The lines are stored sorted by address (lines of one address keep their
+ * order) and followed by an end line "ffffffffffffffff T _etext": readers
+ * resolve an address to the symbol at or below it only when a symbol
+ * follows, so without it the last symbol would match its exact address
+ * only. An empty @text means no symbols (and no end line).
+ *
+ * Context: the writer's thread.
+ * Return: 0, -EINVAL (a malformed line; readers stop at the first one),
+ * -EFBIG (4 GiB or more), -ENOMEM.
+ */
+int td_writer_set_kallsyms(struct td_writer *w, const char *text);
+
+/**
+ * td_writer_set_cmdlines - set the saved cmdlines
+ * @w: the writer
+ * @text: lines "pid comm\n" (a comm may contain blanks)
+ *
+ * Context: the writer's thread.
+ * Return: 0, -EINVAL, -ENOMEM.
+ */
+int td_writer_set_cmdlines(struct td_writer *w, const char *text);
+
+/**
+ * td_writer_set_clock - name the clock the pages' time stamps are in
+ * @w: the writer
+ * @clock_name: "local", "mono", "mono_raw", "boot", "x86-tsc", ...: a
+ *	word of letters, digits, '-' and '_'
+ *
+ * Written as the TRACECLOCK option and as the trace_clock record after the
+ * cpu table (a version 6 reader reads the one when it saw the other), as
+ * tracefs's trace_clock file prints it: the known clocks with the current
+ * one in brackets. Readers print the time stamps of the clocks "local",
+ * "global", "uptime", "perf", "mono*", "tai" as seconds; of the others as
+ * raw numbers. Without a clock, readers take "local".
+ *
+ * Context: the writer's thread.
+ * Return: 0, -EINVAL, -ENOMEM.
+ */
+int td_writer_set_clock(struct td_writer *w, const char *clock_name);
+
+/**
+ * td_writer_set_uname - set the UNAME option (the traced system)
+ * @w: the writer
+ * @text: for example "Linux host 6.1.0 #1 SMP x86_64"
+ *
+ * Context: the writer's thread.
+ * Return: 0, -EINVAL, -EFBIG (4 GiB or more), -ENOMEM.
+ */
+int td_writer_set_uname(struct td_writer *w, const char *text);
+
+/**
+ * td_writer_add_page - append a sub-buffer to a cpu's data
+ * @w: the writer
+ * @cpu: the cpu buffer, 0 .. nr_cpus - 1
+ * @page: page_size bytes, a struct ringbuf_data_page as
+ *	ringbuf_read_page() fills it
+ *
+ * Pages of one cpu must come in time order. The page is checked before it
+ * is kept: the commit (flags masked) within page_size - 16, room for the
+ * lost-event count when RINGBUF_MISSED_STORED says it is there, and every
+ * record well formed (td_page_for_each()); trace-cmd refuses a whole file
+ * for one page with a bad commit. The page is written at once to the
+ * cpu's temporary file (created at the cpu's first page, unlinked at once,
+ * so nothing is left behind by a crash), which is what lets a recording
+ * be larger than memory. A page that could not be written is not counted
+ * and the writer stays usable.
+ *
+ * Context: the writer's thread; blocks (file system).
+ * Return: 0, -EINVAL (bad @cpu, NULL @page, malformed page), or a write
+ * error: -ENOSPC, -EDQUOT, -EFBIG, -EIO, ...
+ */
+int td_writer_add_page(struct td_writer *w, int cpu, const void *page);
+
+/**
+ * td_writer_stats - what was added so far
+ * @w: the writer
+ * @pages: if not NULL, receives the pages added (all cpus)
+ * @bytes: if not NULL, receives the bytes they take in the file
+ *	(pages * page_size)
+ *
+ * Context: the writer's thread.
+ */
+void td_writer_stats(struct td_writer *w, uint64_t *pages, uint64_t *bytes);
+
+/**
+ * td_writer_checkpoint - make the file at the path complete now
+ * @w: the writer
+ *
+ * Assembles a complete trace.dat with everything added so far into
+ * "<path>.tmp" and renames it over the path, so that whatever happens to
+ * the recording process later (a crash, SIGKILL, a full disk) the path
+ * holds a file that reads, and a reader never sees a half-written one.
+ * The pages are copied from the temporary files (copy_file_range(), which
+ * shares or copies the blocks in the kernel where the file system can): a
+ * checkpoint costs a write of the whole file, and until the rename the
+ * disk holds both the old and the new file, besides the temporary files.
+ * A checkpoint with nothing new since the previous one does nothing.
+ * After a failure the path keeps the previous checkpoint and
+ * "<path>.tmp" is removed. Each checkpoint makes a new file (mode 0644
+ * less the umask): a reader that opened an earlier one keeps reading it.
+ *
+ * Context: the writer's thread; blocks (file system).
+ * Return: 0, -ENOMEM, or the file system's error (-ENOSPC, -EFBIG, -EIO,
+ * ...).
+ */
+int td_writer_checkpoint(struct td_writer *w);
+
+/**
+ * td_writer_close - write the file and free the writer
+ * @w: the writer (NULL is ignored)
+ *
+ * A last td_writer_checkpoint(); the writer is freed whatever its result.
+ * After a failure the path keeps the last successful checkpoint (or is
+ * empty if there was none).
+ *
+ * Context: the writer's thread; blocks (file system).
+ * Return: as td_writer_checkpoint().
+ */
+int td_writer_close(struct td_writer *w);
+
+/**
+ * td_writer_abort - free a writer without writing the file
+ * @w: the writer (NULL is ignored)
+ *
+ * The path is left as it is (empty, or the last checkpoint).
+ *
+ * Context: the writer's thread.
+ */
+void td_writer_abort(struct td_writer *w);
+
+/* -------------------------------------------------------------------- */
+/* Reader                                                                */
+
+/** A trace.dat open for reading. Opaque. */
+struct td_reader;
+
+/**
+ * td_reader_open - open and validate a trace.dat
+ * @path: the file
+ * @out: receives the reader
+ * @err: if not NULL, receives a message on failure: what is wrong and at
+ *	which file offset
+ * @errlen: size of @err
+ *
+ * Files written by td_writer and by trace-cmd (version 6, uncompressed,
+ * little endian, 64-bit) are accepted. Everything the reader will use is
+ * checked here: the header, every section's length against the file, the
+ * page size (a power of two from 4 KiB to 1 MiB), the header_page's
+ * commit size (8), and the cpu table: each cpu's data page-aligned, a
+ * whole number of pages, after the header and within the file. The file
+ * is mapped read-only; a file replaced later by a checkpoint's rename is
+ * a new file and does not disturb the mapping.
+ *
+ * Context: any thread; blocks (file system).
+ * Return: 0, the open(2) error (-ENOENT, -EACCES, ...), -EPROTO (a
+ * malformed or truncated file), -ENOTSUP (a valid file in a form this
+ * reader does not read: version 7 or compressed, big endian, 32-bit, a
+ * latency trace), -ENOMEM.
+ */
+int td_reader_open(const char *path, struct td_reader **out, char *err,
+		   size_t errlen);
+
+/**
+ * td_reader_page_size - the file's page (sub-buffer) size
+ * @r: the reader
+ *
+ * Context: any thread.
+ */
+unsigned int td_reader_page_size(struct td_reader *r);
+
+/**
+ * td_reader_nr_cpus - the number of cpu buffers in the file
+ * @r: the reader
+ *
+ * Context: any thread.
+ */
+int td_reader_nr_cpus(struct td_reader *r);
+
+/**
+ * td_reader_clock - the trace clock
+ * @r: the reader
+ *
+ * Context: any thread.
+ * Return: the bracketed clock of the file's trace_clock text, or "local"
+ * when the file names none.
+ */
+const char *td_reader_clock(struct td_reader *r);
+
+/**
+ * td_reader_kallsyms - the symbol table text
+ * @r: the reader
+ *
+ * Context: any thread.
+ * Return: the text, "" when the file has none.
+ */
+const char *td_reader_kallsyms(struct td_reader *r);
+
+/**
+ * td_reader_cmdlines - the saved cmdlines text
+ * @r: the reader
+ *
+ * Context: any thread.
+ * Return: the text, "" when the file has none.
+ */
+const char *td_reader_cmdlines(struct td_reader *r);
+
+/**
+ * td_reader_uname - the UNAME option
+ * @r: the reader
+ *
+ * Context: any thread.
+ * Return: the text, "" when the file has none.
+ */
+const char *td_reader_uname(struct td_reader *r);
+
+/**
+ * td_reader_format - one event format of the file
+ * @r: the reader
+ * @i: its index: the ftrace formats first, then the other systems' in
+ *	file order
+ * @system: if not NULL, receives the system name ("ftrace" for the
+ *	ftrace section)
+ *
+ * Context: any thread.
+ * Return: the format text, or NULL when @i is past the last one.
+ */
+const char *td_reader_format(struct td_reader *r, unsigned int i,
+			     const char **system);
+
+/**
+ * td_reader_nr_pages - the number of pages of a cpu buffer
+ * @r: the reader
+ * @cpu: the cpu buffer
+ *
+ * Context: any thread.
+ * Return: the count, 0 for a cpu without data or out of range.
+ */
+uint64_t td_reader_nr_pages(struct td_reader *r, int cpu);
+
+/**
+ * td_reader_page - one page of a cpu buffer
+ * @r: the reader
+ * @cpu: the cpu buffer
+ * @idx: the page, 0 .. td_reader_nr_pages() - 1, in time order
+ *
+ * Context: any thread.
+ * Return: the page (page_size bytes in the read-only mapping, valid until
+ * td_reader_close()), or NULL when @cpu or @idx is out of range.
+ */
+const void *td_reader_page(struct td_reader *r, int cpu, uint64_t idx);
+
+/**
+ * td_reader_close - unmap the file and free the reader
+ * @r: the reader (NULL is ignored)
+ *
+ * Context: any thread.
+ */
+void td_reader_close(struct td_reader *r);
+
+/* -------------------------------------------------------------------- */
+/* Page decoder                                                          */
+
+/**
+ * struct td_record - one data record of a page
+ * @ts: its absolute time stamp, in the clock's units
+ * @data: the payload (the event's common header first)
+ * @len: the payload's length as the page holds it (rounded up to 4)
+ */
+struct td_record {
+	uint64_t ts;
+	const void *data;
+	unsigned int len;
+};
+
+/** td_page_for_each()'s *missed when events were lost, count unknown. */
+#define TD_MISSED_UNKNOWN ((unsigned long)-1)
+
+/**
+ * td_page_for_each - decode the data records of one page
+ * @page: the page, @page_size bytes (struct ringbuf_data_page layout)
+ * @page_size: its size, at least 16
+ * @cb: called for each data record in page order (NULL: only check)
+ * @missed: if not NULL, receives before the first call of @cb the events
+ *	lost before this page: 0 for none, the count the page stores, or
+ *	TD_MISSED_UNKNOWN when the page says events were lost but not how
+ *	many
+ * @arg: passed to @cb
+ *
+ * Time stamps follow the page's time_stamp and each record's delta:
+ * TIME_EXTEND adds its extended delta, TIME_STAMP sets the time (bits 59
+ * to 63 of the running time are kept), and a discarded record's delta is
+ * added as libtraceevent does. A padding record with delta 0 ends the
+ * page. The decoder never reads outside the page; a malformed record
+ * stops it, after @cb saw the records before it.
+ *
+ * Context: any thread.
+ * Return: 0, -EINVAL (NULL @page, @page_size < 16), -EPROTO (commit past
+ * the page, no room for a stored count, a record crossing the commit, a
+ * long record's length word under 4).
+ */
+int td_page_for_each(const void *page, unsigned int page_size,
+		     void (*cb)(const struct td_record *rec, void *arg),
+		     unsigned long *missed, void *arg);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RINGTRACE_TRACEDAT_H */
