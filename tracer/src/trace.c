@@ -853,19 +853,24 @@ void rt_lazy_init(void)
 }
 
 /*
- * With a RINGTRACE_* setting in the environment, the tracer starts when
- * the library loads (the kernel applies its boot options at boot), so
- * that the events named there record from the program's first call on.
- * Without one, nothing is allocated until the program uses the API.
+ * The tracer starts when the library loads: the process publishes itself
+ * (ctl.h) so that the ringtrace tool can attach to it at any time, and
+ * the RINGTRACE_* settings apply from the program's first call on, as the
+ * kernel's boot options do. RINGTRACE_PUBLISH=0 without any other
+ * RINGTRACE_ setting keeps the start lazy (at the first API call).
  */
 __attribute__((constructor)) static void rt_boot(void)
 {
 	extern char **environ;
+	const char *pub = getenv("RINGTRACE_PUBLISH");
 	char **e;
 
+	if (!pub || strcmp(pub, "0")) {
+		rt_lazy_init();
+		return;
+	}
 	for (e = environ; e && *e; e++)
 		if (!strncmp(*e, "RINGTRACE_", 10) &&
-		    /* where to publish is not a tracing setting */
 		    strncmp(*e + 10, "DIR=", 4) &&
 		    strncmp(*e + 10, "PUBLISH=", 8)) {
 			rt_lazy_init();
