@@ -155,7 +155,7 @@ static int command(struct rt_ctl *ctl, const char *cmd, char *reply,
 	syscall(SYS_futex, &ctl->cmd_seq, FUTEX_WAKE, 1, NULL, NULL, 0);
 	while (atomic_load_explicit(&ctl->done_seq, memory_order_acquire) !=
 	       seq) {
-		if (tries++ >= 100)
+		if (tries++ >= 100 * (int)rbt_timeout_mult())
 			RBT_FAIL("no answer to \"%s\"", cmd);
 		syscall(SYS_futex, &ctl->done_seq, FUTEX_WAIT,
 			atomic_load(&ctl->done_seq), &ts, NULL, 0);
