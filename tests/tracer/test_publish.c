@@ -166,6 +166,30 @@ static int command(struct rt_ctl *ctl, const char *cmd, char *reply,
 	return ret;
 }
 
+/* The events file, once it names the child's events: they register
+ * after the library published, from the program's constructors. */
+static char *wait_events(struct rt_ctl *ctl)
+{
+	char *events = calloc(1, 1 << 20);
+	FILE *f;
+
+	ASSERT_NOT_NULL(events);
+	for (int tries = 0; tries < 200 * (int)rbt_timeout_mult(); tries++) {
+		size_t n;
+
+		f = fopen(ctl->events, "r");
+		ASSERT_NOT_NULL(f);
+		n = fread(events, 1, (1 << 20) - 1, f);
+		events[n] = '\0';
+		fclose(f);
+		if (strstr(events, "system: sample\n"))
+			return events;
+		rbt_msleep(10);
+	}
+	RBT_FAIL("the events file never named the child's events");
+	return NULL;
+}
+
 static pid_t start_child(int *wfd)
 {
 	int p[2];
@@ -197,29 +221,13 @@ static void control(void)
 	struct ringbuf *view;
 	int wfd, st, found = 0;
 	pid_t pid;
-	FILE *f;
 
 	use_private_dir();
 	pid = start_child(&wfd);
 	ctl = map_ctl(pid);
 	ASSERT_EQ(command(ctl, "ping -", reply, sizeof(reply)), 0);
 	ASSERT_NOT_NULL(strstr(reply, "pong"));
-	/* the events file names the child's events (they register after
-	 * the library published, from the program's constructors) */
-	events = calloc(1, 1 << 20);
-	ASSERT_NOT_NULL(events);
-	for (int tries = 0; tries < 200; tries++) {
-		size_t n;
-
-		f = fopen(ctl->events, "r");
-		ASSERT_NOT_NULL(f);
-		n = fread(events, 1, (1 << 20) - 1, f);
-		events[n] = '\0';
-		fclose(f);
-		if (strstr(events, "system: sample\n"))
-			break;
-		rbt_msleep(10);
-	}
+	events = wait_events(ctl);
 	ASSERT_NOT_NULL(strstr(events, "system: sample\nname: request\nID: "));
 	ASSERT_NOT_NULL(strstr(events, "system: ftrace\nname: print\n"));
 	free(events);
@@ -301,6 +309,7 @@ static void crash_leaves_files(void)
 	use_private_dir();
 	pid = start_child(&wfd);
 	ctl = map_ctl(pid);
+	free(wait_events(ctl));
 	ASSERT_EQ(command(ctl, "set_event - request", reply, sizeof(reply)),
 		  0);
 	rbt_msleep(100);
