@@ -19,8 +19,10 @@
  * <start> is the process's start time (field 22 of /proc/<pid>/stat), so
  * a reused pid never meets the files of an older process. All files are
  * created 0600 with O_EXCL and O_NOFOLLOW in a 0700 directory. A clean
- * exit removes them; after a crash they stay, with everything committed
- * to the buffers, for "ringtrace extract".
+ * exit removes them (unless RINGTRACE_KEEP_FILES=1: a recorder that
+ * started the program reads them after its exit, then removes them);
+ * after a crash they stay, with everything committed to the buffers, for
+ * "ringtrace extract".
  *
  * The events file: for each event, "system: <sys>\n" then the event's
  * format text exactly as the format file shows it, then a line "--\n".

@@ -289,6 +289,7 @@ struct rt_iter {
 	const struct rt_printer_ops *ops;
 	struct ringbuf *rb;
 	bool consume;
+	unsigned int repeeks;
 	const struct rt_record_source *src;
 	int only_cpu;
 	int nr_cpus;
@@ -454,7 +455,15 @@ static bool rt_iter_next(struct rt_iter *it)
 	}
 	if (best < 0)
 		return false;
+	/* Peek again: the first peek's copy was overwritten by the other
+	 * cpus' peeks. A writer may have lapped the iterator meanwhile and
+	 * left it at the end: then look again from the top. */
 	e = ringbuf_iter_peek(it->it[best], &ts);
+	if (!e) {
+		if (++it->repeeks > 1000)
+			return false;
+		return rt_iter_next(it);
+	}
 	rt_iter_copy(it, e);
 	it->cpu = best;
 	it->ts = ts;

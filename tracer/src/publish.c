@@ -166,7 +166,11 @@ void rt_publish_events(void)
 	size_t len = 0;
 	FILE *f;
 
-	if (!rt_published())
+	/* Not once the exit began: destructors unregister the program's
+	 * events, and the file must keep them for a reader after the exit. */
+	if (!rt_published() || atomic_load_explicit(&rt_ctl->state,
+						    memory_order_relaxed) ==
+				       RT_CTL_EXITED)
 		return;
 	f = open_memstream(&text, &len);
 	if (!f)
@@ -473,7 +477,12 @@ static int rt_ctl_execute(char *line, struct rt_reply *r)
 		rt_reply_printf(r, "%.*s", (int)n, err);
 	} else if (!strcmp(verb, "tracer")) {
 		a = rt_word(&p);
-		ret = a ? ringtrace_set_tracer(tr, a) : -EINVAL;
+		if (!a) {
+			/* cat current_tracer */
+			rt_reply_printf(r, "%s", ringtrace_current_tracer(tr));
+			return 0;
+		}
+		ret = ringtrace_set_tracer(tr, a);
 		if (ret)
 			rt_reply_printf(r, "unknown tracer '%s' (nop, function, function_graph, usersoff)",
 					a ? a : "");
@@ -541,10 +550,16 @@ static void rt_unpublish(void)
 {
 	int i;
 
+	const char *keep = getenv("RINGTRACE_KEEP_FILES");
+
 	if (!rt_published())
 		return;
 	atomic_store_explicit(&rt_ctl->state, RT_CTL_EXITED,
 			      memory_order_release);
+	/* A recorder that started the program reads them after the exit
+	 * and removes them itself. */
+	if (keep && !strcmp(keep, "1"))
+		return;
 	pthread_mutex_lock(&rt_pub_lock);
 	for (i = 0; i < RT_CTL_MAX_INSTANCES; i++) {
 		struct rt_ctl_inst *ci = &rt_ctl->inst[i];

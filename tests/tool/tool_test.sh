@@ -1,0 +1,895 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# tool_test.sh CASE - the ringtrace tool end to end, one case per run.
+#
+# Environment (set by tests/tool/CMakeLists.txt):
+#   RTT_TOOL       the ringtrace program
+#   RTT_SAMPLE     the traced sample program (sample_app.c)
+#   RTT_TRACE_CMD  trace-cmd, or empty when it is not installed
+#   RTT_SRC        the source tree (the docs case reads the man page)
+#
+# Each case runs in its own directory with its own publish directory
+# (RINGTRACE_DIR), kills what it started and removes what it made. Exit
+# status: 0 pass, 1 fail, 77 skipped (the reason is printed).
+set -u
+
+T=${RTT_TOOL:?RTT_TOOL is not set}
+S=${RTT_SAMPLE:?RTT_SAMPLE is not set}
+TRACE_CMD=${RTT_TRACE_CMD:-}
+CASE=${1:?usage: tool_test.sh CASE}
+
+W=$(mktemp -d /tmp/rtt-tool.XXXXXX)
+chmod 755 "$W"
+export RINGTRACE_DIR=$W/pub
+PIDS=()
+MOUNTED=
+
+cleanup() {
+	local p
+	for p in "${PIDS[@]}"; do
+		kill -9 "$p" 2>/dev/null
+	done
+	wait 2>/dev/null
+	[ -n "$MOUNTED" ] && umount "$MOUNTED" 2>/dev/null
+	rm -rf "$W"
+}
+trap cleanup EXIT
+
+fail() {
+	echo "FAIL ($CASE): $*" >&2
+	exit 1
+}
+
+skip() {
+	echo "SKIP ($CASE): $*"
+	exit 77
+}
+
+# run EXPECTED_RC CMD...: run CMD, output in $W/out and $W/err
+run() {
+	local want=$1 rc
+	shift
+	"$@" >"$W/out" 2>"$W/err"
+	rc=$?
+	if [ "$rc" != "$want" ]; then
+		echo "--- stdout" >&2
+		head -20 "$W/out" >&2
+		echo "--- stderr" >&2
+		head -20 "$W/err" >&2
+		fail "'$*' exited with $rc, expected $want"
+	fi
+}
+
+# err_has REGEX: the last run's stderr matches
+err_has() {
+	grep -Eq -- "$1" "$W/err" || {
+		cat "$W/err" >&2
+		fail "stderr does not match '$1'"
+	}
+}
+
+out_has() {
+	grep -Eq -- "$1" "$W/out" || {
+		head -30 "$W/out" >&2
+		fail "stdout does not match '$1'"
+	}
+}
+
+# start_sample [ENV=VAL...] -- ARGS...: start the sample in the
+# background, wait until it published its trace; sets SP
+start_sample() {
+	local envs=() i
+	while [ $# -gt 0 ] && [ "$1" != "--" ]; do
+		envs+=("$1")
+		shift
+	done
+	[ "${1:-}" = "--" ] && shift
+	rm -f "$W/ready"
+	env "${envs[@]}" "$S" --ready "$W/ready" "$@" >"$W/sample.out" \
+		2>"$W/sample.err" &
+	SP=$!
+	PIDS+=("$SP")
+	for i in $(seq 1 500); do
+		[ -s "$W/ready" ] && return 0
+		kill -0 "$SP" 2>/dev/null || fail "the sample exited early"
+		sleep 0.01
+	done
+	fail "the sample did not start"
+}
+
+# wait_exit PID: wait until the process is gone (at most 20 s)
+wait_exit() {
+	local i
+	for i in $(seq 1 2000); do
+		kill -0 "$1" 2>/dev/null || return 0
+		sleep 0.01
+	done
+	fail "process $1 did not exit"
+}
+
+# count FILE EVENT: the sample's count of EVENT (system:event)
+count() {
+	awk -v e="$2" '$1 == e { print $2 }' "$1"
+}
+
+# lines FILE NAME: records of event NAME in a text trace
+lines() {
+	grep -c -- " $2: " "$1"
+}
+
+unused_pid() {
+	local p=4194000
+	while kill -0 $p 2>/dev/null; do
+		p=$((p - 1))
+	done
+	echo $p
+}
+
+# ---------------------------------------------------------------- cases
+
+case_usage() {
+	run 2 "$T"
+	err_has "usage: ringtrace VERB"
+	run 2 "$T" bogus
+	err_has "^ringtrace: unknown verb 'bogus'"
+	run 0 "$T" --help
+	out_has "^  pipe "
+	out_has "Exit status"
+	run 0 "$T" --version
+	out_has "^ringtrace "
+	for v in list pipe stream show enable disable filter on off clear \
+		buffer-size snapshot options tracer clock record report \
+		extract stat; do
+		run 0 "$T" "$v" --help
+		out_has "^usage: ringtrace "
+	done
+	run 0 "$T" help record
+	out_has "^usage: ringtrace record"
+	run 2 "$T" pipe --bogus 1
+	err_has "^ringtrace: pipe: unknown option '--bogus'"
+	run 2 "$T" pipe -x 1
+	err_has "unknown option '-x'"
+	run 2 "$T" pipe
+	err_has "missing the process id"
+	run 2 "$T" pipe --cpu
+	err_has "option '--cpu' needs an argument"
+	run 2 "$T" pipe abc
+	err_has "^ringtrace: 'abc' is not a process id"
+	run 2 "$T" pipe --cpu x 1
+	err_has "bad cpu 'x'"
+	run 2 "$T" record -o x.dat
+	err_has "nothing to record"
+	run 2 "$T" record -P 1 -- true
+	err_has "not both"
+	run 2 "$T" report
+	err_has "missing the trace.dat file"
+	run 2 "$T" report --format=xml x.dat
+	err_has "unknown format 'xml'"
+	run 2 "$T" buffer-size
+	err_has "missing the process id"
+}
+
+case_bad_pid() {
+	local p
+	p=$(unused_pid)
+	for v in pipe show stat; do
+		run 3 "$T" "$v" "$p"
+		err_has "^ringtrace: no such process: $p$"
+	done
+	run 3 "$T" enable "$p" app:work
+	err_has "no such process: $p"
+	run 3 "$T" record -o "$W/x.dat" -P "$p"
+	err_has "no such process: $p"
+	run 3 "$T" extract "$p"
+	err_has "no such process: $p"
+}
+
+case_not_traced() {
+	sleep 100 &
+	local sp=$! i
+	PIDS+=("$sp")
+	for i in $(seq 1 100); do
+		[ "$(cat /proc/$sp/comm 2>/dev/null)" = sleep ] && break
+		sleep 0.01
+	done
+	run 3 "$T" pipe "$sp"
+	err_has "^ringtrace: process $sp \(sleep\) is not traced"
+	run 3 "$T" enable "$sp" app:work
+	err_has "is not traced"
+	run 3 "$T" show "$sp"
+	err_has "is not traced"
+	# a program that never publishes: record gives up when it exits
+	run 3 "$T" record -q -o "$W/x.dat" -- true
+	err_has "exited before publishing its trace"
+	run 2 "$T" record -q -o "$W/x.dat" -- "$W/no-such-program"
+	err_has "cannot run '$W/no-such-program'"
+}
+
+case_unknown_event() {
+	start_sample -- --threads 1 --seconds 20 --gap-ms 20
+	run 2 "$T" enable "$SP" app:work nosuch:event
+	err_has "unknown event 'nosuch:event' in process $SP"
+	run 2 "$T" disable "$SP" nosuch
+	err_has "unknown event 'nosuch'"
+	run 2 "$T" filter "$SP" nosuch:event 'x == 1'
+	err_has "unknown event 'nosuch:event' in process $SP"
+	run 2 "$T" pipe -e app:nosuch "$SP"
+	err_has "app:nosuch"
+	run 2 "$T" pipe -f 'nosuch x == 1' "$SP"
+	err_has "unknown event 'nosuch'"
+	run 2 "$T" tracer "$SP" bogus
+	err_has "unknown tracer 'bogus'"
+	run 2 "$T" clock "$SP" bogus
+	err_has "unknown clock 'bogus'"
+	run 2 "$T" options "$SP" bogus
+	err_has "unknown option 'bogus'"
+	run 2 "$T" show -i nosuch "$SP"
+	err_has "has no instance 'nosuch'"
+	run 2 "$T" pipe --cpu 999 "$SP"
+	err_has "bad cpu 999"
+}
+
+case_bad_filter() {
+	start_sample -- --threads 1 --seconds 20 --gap-ms 20
+	run 2 "$T" filter "$SP" app:work 'worker == 1 && bogus == 2'
+	err_has "^ringtrace: bad filter for app:work:"
+	err_has "^worker == 1 && bogus == 2$"
+	err_has "^               \^$"
+	err_has "^parse_error: "
+	run 2 "$T" filter "$SP" app:work 'worker == '
+	err_has "^          \^$"
+	run 2 "$T" pipe -f 'app:work (worker == 1' "$SP"
+	err_has "^ringtrace: bad filter for app:work:"
+	err_has "^\(worker == 1$"
+	err_has "^\^$"
+	run 2 "$T" pipe -f 'app:work' "$SP"
+	err_has "expected 'SYS:EVENT EXPR'"
+	# a good one is accepted, and "0" clears it
+	run 0 "$T" filter "$SP" app:work worker == 0
+	run 0 "$T" filter "$SP" app:work 0
+}
+
+case_no_permission() {
+	[ "$(id -u)" = 0 ] || skip "needs root to run the tool as another user"
+	command -v setpriv >/dev/null || skip "setpriv is not installed"
+	local nobody="setpriv --reuid=65534 --regid=65534 --clear-groups"
+	$nobody true 2>/dev/null || skip "cannot switch to uid 65534"
+	$nobody test -x "$T" || skip "uid 65534 cannot run $T"
+	start_sample -- --threads 1 --seconds 20 --gap-ms 20
+	# the publish directory is 0700: nobody else may look into it
+	run 4 $nobody env RINGTRACE_DIR="$RINGTRACE_DIR" "$T" pipe "$SP"
+	err_has "^ringtrace: permission denied: $RINGTRACE_DIR$"
+	run 4 $nobody env RINGTRACE_DIR="$RINGTRACE_DIR" "$T" list
+	err_has "permission denied|cannot read"
+	# an opened directory, a control file it may not read
+	chmod 755 "$RINGTRACE_DIR"
+	chmod 000 "$RINGTRACE_DIR/$SP"-*.ctl
+	run 4 $nobody env RINGTRACE_DIR="$RINGTRACE_DIR" "$T" enable "$SP" app:work
+	err_has "^ringtrace: permission denied: $RINGTRACE_DIR/$SP-[0-9]+\.ctl$"
+	run 4 $nobody env RINGTRACE_DIR="$RINGTRACE_DIR" "$T" stat "$SP"
+	err_has "permission denied"
+	chmod 600 "$RINGTRACE_DIR/$SP"-*.ctl
+	chmod 700 "$RINGTRACE_DIR"
+	# a trace.dat it may not read
+	run 0 "$T" record -q -o "$W/p.dat" -e app:work -- "$S" --threads 1 \
+		--bursts 2 --burst 10 --gap-ms 30
+	chmod 600 "$W/p.dat"
+	run 4 $nobody "$T" report "$W/p.dat"
+	err_has "^ringtrace: permission denied: $W/p.dat$"
+}
+
+# leave the files of a killed sample in $RINGTRACE_DIR; sets DEAD
+make_leftovers() {
+	start_sample RINGTRACE_EVENTS=app:work,io:request -- --threads 2 \
+		--seconds 20 --burst 50 --gap-ms 5
+	sleep 0.3
+	kill -9 "$SP"
+	wait "$SP" 2>/dev/null
+	DEAD=$SP
+}
+
+case_corrupt_ctl() {
+	make_leftovers
+	local ctl
+	ctl=$(echo "$RINGTRACE_DIR/$DEAD"-*.ctl)
+	[ -f "$ctl" ] || fail "no control file left by the killed sample"
+	run 0 "$T" list
+	out_has "^$DEAD +sample_app +dead "
+	mkdir "$W/copy"
+	cp "$RINGTRACE_DIR"/* "$W/copy/"
+	local copy=$W/copy/${ctl##*/}
+	# truncated
+	truncate -s 1000 "$copy"
+	run 5 "$T" extract -o "$W/x.dat" "$copy"
+	err_has "^ringtrace: corrupt control file $copy: 1000 bytes, expected [0-9]+ \(truncated\?\)"
+	# bad magic
+	cp "$ctl" "$copy"
+	printf '\xff\xff' | dd of="$copy" bs=1 seek=0 conv=notrunc 2>/dev/null
+	run 5 "$T" extract -o "$W/x.dat" "$copy"
+	err_has "^ringtrace: corrupt control file $copy: bad magic"
+	# bad size field
+	cp "$ctl" "$copy"
+	printf '\x01' | dd of="$copy" bs=1 seek=8 conv=notrunc 2>/dev/null
+	run 5 "$T" extract -o "$W/x.dat" "$copy"
+	err_has "corrupt control file $copy: its layout is"
+	# the same through the publish directory: list warns and goes on
+	printf '\xff\xff' | dd of="$ctl" bs=1 seek=0 conv=notrunc 2>/dev/null
+	run 0 "$T" list
+	out_has "^$DEAD +\? +corrupt"
+	err_has "bad magic"
+	run 5 "$T" stat "$DEAD"
+	err_has "bad magic"
+	# not a published file at all
+	run 2 "$T" extract -o "$W/x.dat" "$W/sample.out"
+	err_has "is not a file a traced process publishes"
+}
+
+case_truncated_buf() {
+	make_leftovers
+	local buf
+	buf=$(echo "$RINGTRACE_DIR/$DEAD"-*.top.*.buf)
+	[ -f "$buf" ] || fail "no buffer file left by the killed sample"
+	cp "$buf" "$W/saved.buf"
+	truncate -s 8192 "$buf"
+	run 5 "$T" extract -o "$W/x.dat" "$DEAD"
+	err_has "^ringtrace: corrupt buffer file $buf"
+	[ -e "$buf" ] || fail "a failed extract removed the files"
+	run 5 "$T" stat "$DEAD"
+	err_has "corrupt buffer file"
+	# bytes flipped in the header
+	cp "$W/saved.buf" "$buf"
+	printf '\x55\xaa\x55\xaa' | dd of="$buf" bs=1 seek=0 conv=notrunc \
+		2>/dev/null
+	run 5 "$T" extract -o "$W/x.dat" "$DEAD"
+	err_has "corrupt buffer file"
+	# a truncated events file
+	cp "$W/saved.buf" "$buf"
+	local ev
+	ev=$(echo "$RINGTRACE_DIR/$DEAD"-*.events)
+	truncate -s 300 "$ev"
+	run 5 "$T" extract -o "$W/x.dat" "$DEAD"
+	err_has "malformed events file|truncated"
+}
+
+case_list_and_events() {
+	start_sample RINGTRACE_EVENTS=app:work -- --threads 2 --seconds 20 \
+		--gap-ms 20
+	run 0 "$T" list
+	out_has "^PID +NAME +STATE +BUFFERS +EVENTS +LOST$"
+	out_has "^$SP +sample_app +running +top +1 +0$"
+	run 0 "$T" list -e "$SP"
+	out_has "^app:work$"
+	out_has "^io:request$"
+	out_has "^ftrace:function$"
+	out_has "field:int worker;"
+	out_has "field:__data_loc char\[\] path;"
+	out_has "print fmt: \"worker=%d seq=%llu value=%ld\""
+	run 0 "$T" enable "$SP" io
+	run 0 "$T" list
+	out_has "^$SP +sample_app +running +top +3 "
+	kill -9 "$SP"
+	wait "$SP" 2>/dev/null
+	run 0 "$T" list
+	out_has "^$SP +sample_app +dead +top +- +[0-9]+$"
+	run 0 "$T" list -e "$SP"
+	out_has "^app:big$"
+}
+
+case_control() {
+	start_sample -- --threads 2 --seconds 25 --gap-ms 10
+	run 0 "$T" enable "$SP" app:work io:request
+	run 0 "$T" options "$SP"
+	out_has "^print-parent$"
+	out_has "^noverbose$"
+	run 0 "$T" options "$SP" noprint-parent verbose
+	run 0 "$T" options "$SP"
+	out_has "^noprint-parent$"
+	out_has "^verbose$"
+	run 0 "$T" options "$SP" noverbose
+	run 0 "$T" off "$SP"
+	sleep 0.2
+	run 0 "$T" clear "$SP"
+	sleep 0.1
+	run 0 "$T" stat "$SP"
+	local e
+	e=$(awk '$1 == "entries:" { s += $2 } END { print s }' "$W/out")
+	[ "$e" = 0 ] || fail "entries after off and clear: $e"
+	run 0 "$T" on "$SP"
+	sleep 0.3
+	run 0 "$T" stat "$SP"
+	e=$(awk '$1 == "entries:" { s += $2 } END { print s }' "$W/out")
+	[ "$e" -gt 0 ] || fail "no entries after on"
+	run 0 "$T" buffer-size "$SP" 64
+	run 2 "$T" buffer-size "$SP" lots
+	err_has "bad size 'lots'"
+	run 0 "$T" clock "$SP" mono_raw
+	run 0 "$T" tracer "$SP" function_graph
+	sleep 0.2
+	run 0 "$T" show "$SP"
+	out_has "sample_fn_leaf\(\);"
+	grep -q "^# tracer: function_graph" "$W/out" ||
+		fail "show's header does not name the current tracer (the process answers 'tracer INST' without a name with it)"
+	run 0 "$T" tracer "$SP" nop
+	run 0 "$T" disable "$SP" app:work io:request
+	run 0 "$T" list
+	out_has "^$SP +sample_app +running +top +0 "
+}
+
+# Everything the sample emits is read by pipe or reported lost.
+case_pipe_counts() {
+	start_sample RINGTRACE_EVENTS=app:work,app:big,app:tick,io:request,io:done \
+		-- --threads 3 --seconds 2.5 --burst 100 --gap-ms 5 \
+		--timer-us 2000 --counts "$W/counts"
+	"$T" pipe --stats "$SP" >"$W/pipe.txt" 2>"$W/pipe.err"
+	local rc=$?
+	[ $rc = 0 ] || { cat "$W/pipe.err" >&2; fail "pipe exited with $rc"; }
+	wait_exit "$SP"
+	grep -q "^ringtrace: process $SP exited$" "$W/pipe.err" ||
+		fail "pipe did not say the process exited"
+	local read lost
+	read=$(sed -n 's/^ringtrace: \([0-9]*\) events read, \([0-9]*\) lost.*/\1/p' "$W/pipe.err")
+	lost=$(sed -n 's/^ringtrace: \([0-9]*\) events read, \([0-9]*\) lost.*/\2/p' "$W/pipe.err")
+	[ -n "$read" ] || fail "no summary line: $(cat "$W/pipe.err")"
+	local total=0 e n c
+	for e in app:work app:big app:tick io:request io:done; do
+		n=$(lines "$W/pipe.txt" "${e#*:}")
+		c=$(count "$W/counts" "$e")
+		[ "$c" -gt 0 ] || fail "the sample emitted no $e"
+		total=$((total + c))
+		if [ "$lost" = 0 ] && [ "$n" != "$c" ]; then
+			fail "$e: emitted $c, pipe printed $n, none lost"
+		fi
+		[ "$n" -le "$c" ] || fail "$e: printed $n of $c"
+	done
+	n=$(grep -c "tracing_mark_write: marker" "$W/pipe.txt")
+	c=$(count "$W/counts" ftrace:print)
+	total=$((total + c))
+	[ "$lost" != 0 ] || [ "$n" = "$c" ] || fail "markers: $c written, $n printed"
+	[ $((read + lost)) = "$total" ] ||
+		fail "emitted $total, read $read + lost $lost"
+	# every work record once
+	n=$(grep -o ' work: worker=[0-9]* seq=[0-9]*' "$W/pipe.txt" |
+		sed 's/.*seq=//' | sort -n | uniq | wc -l)
+	[ "$lost" != 0 ] || [ "$n" = "$(count "$W/counts" app:work)" ] ||
+		fail "work records repeated or missing: $n distinct"
+	# signal-handler records carry the hardirq flag
+	grep -q '\[[0-9]*\] \.\.h\.\. [0-9.]*: tick: seq=' "$W/pipe.txt" ||
+		fail "no tick record marked h"
+	grep -q '^ *worker-[0-2]-[0-9]* *\[[0-9]*\] \.\.\.\.\. [0-9]*\.[0-9]\{6\}: big: seq=[0-9]* text=a record longer than 112 bytes' \
+		"$W/pipe.txt" || fail "no big record in the trace_pipe format"
+}
+
+case_pipe_filter() {
+	# filters before events: no record escapes them
+	start_sample -- --threads 3 --seconds 1.5 --burst 50 --gap-ms 5
+	"$T" pipe -f 'app:work worker == 1' -f 'io fd == 5' -e app:work \
+		-e io "$SP" \
+		>"$W/pipe.txt" 2>"$W/pipe.err" || fail "pipe failed: $(cat "$W/pipe.err")"
+	local n
+	n=$(grep -c ' work: worker=1 ' "$W/pipe.txt")
+	[ "$n" -gt 0 ] || fail "no work record of worker 1"
+	! grep -q ' work: worker=[02] ' "$W/pipe.txt" ||
+		fail "the filter let other workers through"
+	grep -q ' request: seq=[0-9]* fd=5 ' "$W/pipe.txt" ||
+		fail "no request with fd 5"
+	! grep -Eq ' (request|done): seq=[0-9]* fd=[^5] ' "$W/pipe.txt" ||
+		fail "the subsystem filter let other fds through"
+	# one cpu buffer
+	start_sample RINGTRACE_EVENTS=app:work -- --threads 3 --seconds 1 \
+		--burst 50 --gap-ms 5
+	"$T" pipe --cpu 0 "$SP" >"$W/pipe0.txt" 2>/dev/null ||
+		fail "pipe --cpu 0 failed"
+	grep -q ' work: ' "$W/pipe0.txt" || fail "nothing on cpu 0"
+	! grep -q '^ *[^ ]*-[0-9]* *\[00[1-9]\]' "$W/pipe0.txt" ||
+		fail "pipe --cpu 0 printed other cpus"
+}
+
+case_pipe_options() {
+	start_sample RINGTRACE_EVENTS=app:work -- --threads 1 --seconds 1 \
+		--burst 20 --gap-ms 10
+	"$T" pipe -O noirq-info -O sym-offset "$SP" >"$W/pipe.txt" \
+		2>"$W/pipe.err" || fail "pipe -O failed: $(cat "$W/pipe.err")"
+	grep -q '^ *worker-0-[0-9]* *\[[0-9]\{3\}\]  *[0-9]*\.[0-9]\{6\}: work: ' \
+		"$W/pipe.txt" || fail "noirq-info did not drop the flags column"
+	start_sample -- --threads 1 --seconds 1 --burst 20 --gap-ms 10
+	run 2 "$T" pipe -O nosuch "$SP"
+	err_has "unknown option 'nosuch'"
+	"$T" pipe -r -e io:request "$SP" >"$W/raw.txt" 2>/dev/null ||
+		fail "pipe --raw failed"
+	grep -q ' request: seq=[0-9]* fd=[0-9]* path=/data/' "$W/raw.txt" ||
+		fail "--raw did not print the fields"
+}
+
+case_show_and_stat() {
+	start_sample RINGTRACE_EVENTS=app:work,io:request -- --threads 2 \
+		--seconds 20 --burst 50 --gap-ms 20
+	sleep 0.5
+	run 0 "$T" off "$SP"
+	sleep 0.1
+	run 0 "$T" show "$SP"
+	out_has "^# tracer: nop$"
+	out_has "^# entries-in-buffer/entries-written: [0-9]+/[0-9]+ +#P:[0-9]+$"
+	out_has "^#           TASK-PID     CPU#  \|\|\|\|\|  TIMESTAMP  FUNCTION$"
+	out_has " work: worker=[01] seq="
+	cp "$W/out" "$W/show1"
+	run 0 "$T" show "$SP"
+	cmp -s "$W/out" "$W/show1" || fail "show consumed the records"
+	local n e
+	n=$(grep -vc '^#' "$W/show1")
+	run 0 "$T" stat "$SP"
+	out_has "^cpu0:$"
+	out_has "^oldest event ts: +[0-9]+\.[0-9]{6}$"
+	out_has "^now ts: +[0-9]+\.[0-9]{6}$"
+	out_has "^dropped events: [0-9]+$"
+	e=$(awk '$1 == "entries:" { s += $2 } END { print s }' "$W/out")
+	[ "$e" = "$n" ] || fail "stat counts $e entries, show printed $n"
+	# show and stat work on a dead process's files
+	kill -9 "$SP"
+	wait "$SP" 2>/dev/null
+	run 0 "$T" show "$SP"
+	out_has " work: worker=[01] seq="
+	run 0 "$T" stat "$SP"
+	out_has "^entries: "
+}
+
+case_snapshot() {
+	start_sample RINGTRACE_EVENTS=app:work -- --threads 1 --seconds 20 \
+		--burst 20 --gap-ms 20
+	sleep 0.3
+	run 0 "$T" snapshot "$SP"
+	out_has "^# tracer: nop"
+	out_has " work: worker=0 seq="
+	run 0 "$T" show --snapshot "$SP"
+	out_has " work: worker=0 seq="
+	run 0 "$T" snapshot --clear "$SP"
+	run 0 "$T" show --snapshot "$SP"
+	! grep -q " work: " "$W/out" || fail "the snapshot was not cleared"
+	run 0 "$T" snapshot --free "$SP"
+	run 2 "$T" show --snapshot "$SP"
+	err_has "has no snapshot buffer"
+}
+
+# record a running process, stop with SIGINT, report
+case_record_report() {
+	start_sample RINGTRACE_EVENTS=app:work -- --threads 2 --seconds 20 \
+		--burst 50 --gap-ms 10
+	"$T" record -o "$W/r.dat" -P "$SP" -e io:request -e app:big \
+		>"$W/rec.out" 2>"$W/rec.err" &
+	local rp=$!
+	PIDS+=("$rp")
+	sleep 1.5
+	kill -INT "$rp"
+	wait "$rp" || fail "record exited with $?: $(cat "$W/rec.err")"
+	grep -q "^ringtrace: [0-9.]* events/s, [0-9.]* MB written, [0-9]* events lost" \
+		"$W/rec.err" || fail "no progress line: $(cat "$W/rec.err")"
+	grep -q "^ringtrace: [0-9]* events recorded in $W/r.dat" "$W/rec.err" ||
+		fail "no summary line"
+	# the events record enabled are switched off again
+	run 0 "$T" list
+	out_has "^$SP +sample_app +running +top +1 "
+	run 0 "$T" report "$W/r.dat"
+	out_has "^# tracer: nop$"
+	out_has "^ *worker-[01]-[0-9]+ +\[[0-9]{3}\] \.\.\.\.\. [0-9]+\.[0-9]{6}: work: worker=[01] seq=[0-9]+ value=[0-9]+$"
+	out_has " request: seq=[0-9]+ fd=[0-9]+ path=/data/"
+	out_has " big: seq=[0-9]+ text=a record longer than 112 bytes"
+	# the same line format as pipe
+	"$T" pipe -e app:work "$SP" >"$W/pipe.txt" 2>/dev/null &
+	local pp=$!
+	PIDS+=("$pp")
+	sleep 0.5
+	kill -INT "$pp"
+	wait "$pp"
+	local a b
+	a=$(grep ' work: ' "$W/out" | head -1 | sed 's/[0-9]\+/N/g')
+	b=$(grep ' work: ' "$W/pipe.txt" | head -1 | sed 's/[0-9]\+/N/g')
+	[ "$a" = "$b" ] || fail "report and pipe differ: '$a' vs '$b'"
+}
+
+# normalise a trace-cmd or ringtrace report to
+# "cpu ts pid event info" lines; lost-event lines to "cpu LOST n"
+normalise() {
+	sed -E -n \
+		-e 's/^CPU:([0-9]+) \[([0-9]+) EVENTS DROPPED\]$/\1 LOST \2/p' \
+		-e 's/^CPU:([0-9]+) \[LOST ([0-9]+) EVENTS\]$/\1 LOST \2/p' \
+		-e 's/^ *.*-([0-9]+) +\[([0-9]+)\] +(\.\.\.\.\.|\.\.h\.\.)? *([0-9]+\.[0-9]+): ([a-z_]+): +(.*)$/\2 \4 \1 \5 \6/p' |
+		sed -E -e 's/^0*([0-9])/\1/' \
+			-e 's/ print tracing_mark_write: / tracing_mark_write /'
+}
+
+# has_time_extend FILE: normalised records with two of one cpu buffer
+# more than 2^27 ns apart (the largest delta a record header holds)
+has_time_extend() {
+	awk '$2 != "LOST" { split($2, t, ".");
+		ns = t[1] * 1000000000 + t[2] * 10 ^ (9 - length(t[2]));
+		if (last[$1] && ns - last[$1] > 134217728) gap = 1;
+		last[$1] = ns } END { exit !gap }' "$1"
+}
+
+# trace-cmd reads what record wrote: the same records (time stamps, cpus,
+# pids, fields), lost-event marks, records over 112 bytes, time extends
+case_record_trace_cmd() {
+	[ -n "$TRACE_CMD" ] || skip "trace-cmd is not installed"
+	# a small buffer: pages are lost, and marked
+	RINGTRACE_BUF_SIZE_KB=16 "$T" record -q -o "$W/r.dat" \
+		-e app:work -e app:big -e app:tick -e io -- "$S" --threads 3 \
+		--bursts 12 --burst 300 --gap-ms 150 --pin \
+		--counts "$W/counts" >"$W/rec.out" 2>"$W/rec.err" ||
+		fail "record failed: $(cat "$W/rec.err")"
+	run 0 "$T" report "$W/r.dat"
+	normalise <"$W/out" | sort >"$W/ours"
+	"$TRACE_CMD" report "$W/r.dat" >"$W/tc.txt" 2>"$W/tc.err" ||
+		fail "trace-cmd report failed: $(cat "$W/tc.err")"
+	normalise <"$W/tc.txt" | sort >"$W/theirs"
+	local n
+	n=$(wc -l <"$W/ours")
+	[ "$n" -gt 1000 ] || fail "only $n records"
+	if ! cmp -s "$W/ours" "$W/theirs"; then
+		diff "$W/ours" "$W/theirs" | head -20 >&2
+		fail "ringtrace report and trace-cmd report differ"
+	fi
+	grep -q ' LOST ' "$W/ours" || fail "no lost-event mark"
+	grep -q ' big seq=[0-9]* text=a record longer than 112 bytes' "$W/ours" ||
+		fail "no record over 112 bytes"
+	# several cpu buffers (with more than one cpu)
+	[ "$(nproc)" = 1 ] ||
+		[ "$(awk '{ print $1 }' "$W/ours" | sort -u | wc -l)" -gt 1 ] ||
+		fail "one cpu buffer only"
+	# a pause over 134 ms between two records of a cpu buffer (a time
+	# extend), with the time stamps agreeing
+	has_time_extend "$W/ours" || fail "no gap needing a time extend"
+	# the function_graph records are read too
+	RINGTRACE_BUF_SIZE_KB=2048 "$T" record -q -o "$W/g.dat" \
+		-p function_graph -e app:work -- "$S" --threads 2 --bursts 3 \
+		--burst 40 --gap-ms 30 --counts "$W/gcounts" >/dev/null \
+		2>"$W/rec.err" ||
+		fail "record -p function_graph failed: $(cat "$W/rec.err")"
+	run 0 "$T" report "$W/g.dat"
+	out_has "^ [0-9]\) +[0-9.]+ us +\|  +sample_fn_leaf\(\);$"
+	out_has "^ [0-9]\) +\|  sample_fn_outer\(\) \{$"
+	out_has "/\* work: worker=[01] seq="
+	local calls entries
+	calls=$(count "$W/gcounts" graph:calls)
+	entries=$("$TRACE_CMD" report "$W/g.dat" 2>/dev/null |
+		grep -c 'funcgraph_entry:.*sample_fn_outer')
+	[ "$entries" = "$calls" ] ||
+		fail "trace-cmd shows $entries calls of sample_fn_outer, $calls made"
+	entries=$(grep -c 'sample_fn_outer() {' "$W/out")
+	[ "$entries" = "$calls" ] ||
+		fail "report shows $entries calls of sample_fn_outer, $calls made"
+}
+
+# record -- COMMAND: everything it emitted is in the file or lost
+case_record_command() {
+	"$T" record -o "$W/r.dat" -e app:work -e app:big -e io:request \
+		-e app:tick -- "$S" --threads 3 --seconds 1.5 --burst 100 \
+		--gap-ms 5 --counts "$W/counts" >"$W/rec.out" 2>"$W/rec.err" ||
+		fail "record failed: $(cat "$W/rec.err")"
+	local lost
+	lost=$(sed -n 's/^ringtrace: [0-9]* events recorded in .*; \([0-9]*\) lost$/\1/p' "$W/rec.err")
+	[ -n "$lost" ] || fail "no summary line: $(cat "$W/rec.err")"
+	run 0 "$T" report "$W/r.dat"
+	local e n c total=0 sum=0
+	for e in app:work app:big io:request app:tick; do
+		n=$(lines "$W/out" "${e#*:}")
+		c=$(count "$W/counts" "$e")
+		total=$((total + c))
+		sum=$((sum + n))
+		[ "$lost" != 0 ] || [ "$n" = "$c" ] ||
+			fail "$e: emitted $c, recorded $n, none lost"
+	done
+	n=$(grep -c "tracing_mark_write: marker" "$W/out")
+	total=$((total + $(count "$W/counts" ftrace:print)))
+	sum=$((sum + n))
+	[ $((sum + lost)) = "$total" ] ||
+		fail "emitted $total, recorded $sum + lost $lost"
+	# io:done was not enabled
+	! grep -q ' done: ' "$W/out" || fail "io:done recorded"
+	# thread names came along
+	out_has "^ +worker-2-[0-9]+ +\["
+}
+
+case_report_json() {
+	RINGTRACE_BUF_SIZE_KB=2048 "$T" record -q -o "$W/g.dat" \
+		-p function_graph -e app:work -e io:request -- "$S" --threads 2 \
+		--bursts 3 --burst 40 --gap-ms 30 >/dev/null 2>"$W/rec.err" ||
+		fail "record failed: $(cat "$W/rec.err")"
+	run 0 "$T" report --format=json "$W/g.dat"
+	python3 - "$W/out" <<'EOF' || fail "bad JSON"
+import json, sys
+d = json.load(open(sys.argv[1]))
+ev = d["traceEvents"]
+assert ev, "no events"
+depth = {}
+b = e = i = 0
+for x in ev:
+    assert x["ph"] in ("B", "E", "i", "M"), x
+    if x["ph"] == "M":
+        continue
+    assert isinstance(x["ts"], (int, float)) and x["ts"] > 0, x
+    assert "pid" in x and "tid" in x, x
+    t = x["tid"]
+    if x["ph"] == "B":
+        b += 1
+        depth[t] = depth.get(t, 0) + 1
+    elif x["ph"] == "E":
+        e += 1
+        depth[t] = depth.get(t, 0) - 1
+        assert depth[t] >= 0, "E without B"
+    else:
+        i += 1
+assert b > 0 and b == e, (b, e)
+assert all(v == 0 for v in depth.values())
+names = {x["name"] for x in ev if x["ph"] == "B"}
+assert "sample_fn_outer" in names and "sample_fn_leaf" in names, names
+work = [x for x in ev if x["ph"] == "i" and x["name"] == "work"]
+assert work and work[0]["cat"] == "app", work[:1]
+assert set(work[0]["args"]) >= {"worker", "seq", "value", "cpu"}, work[0]
+req = [x for x in ev if x["name"] == "request"]
+assert req and req[0]["args"]["path"].startswith("/data/"), req[:1]
+pids = {x["pid"] for x in ev}
+assert len(pids) == 1, pids
+assert any(x["ph"] == "M" and x["name"] == "thread_name" for x in ev)
+EOF
+}
+
+case_report_filter() {
+	RINGTRACE_BUF_SIZE_KB=2048 "$T" record -q -o "$W/r.dat" -e app:work \
+		-e io -- "$S" --threads 3 --bursts 4 --burst 60 --gap-ms 30 \
+		>/dev/null 2>"$W/rec.err" || fail "record failed: $(cat "$W/rec.err")"
+	run 0 "$T" report -f 'app:work worker == 1' "$W/r.dat"
+	out_has " work: worker=1 "
+	! grep -Eq ' work: worker=[02] | request: | done: ' "$W/out" ||
+		fail "records the filter excludes"
+	run 0 "$T" report -f 'io fd == 5' -f 'work worker == 2' "$W/r.dat"
+	out_has " request: seq=[0-9]+ fd=5 "
+	out_has " done: seq=[0-9]+ fd=5 "
+	out_has " work: worker=2 "
+	! grep -Eq ' fd=[^5]| worker=[01] ' "$W/out" || fail "filter leak"
+	run 0 "$T" report -f 'io:request path ~ "*other*"' "$W/r.dat"
+	out_has "path=/data/other file"
+	! grep -q "path=/data/file" "$W/out" || fail "glob filter leak"
+	run 2 "$T" report -f 'app:work worker = = 1' "$W/r.dat"
+	err_has "^ringtrace: bad filter for app:work:"
+	err_has "^worker = = 1$"
+	err_has "^ +\^$"
+	run 2 "$T" report -f 'app:nosuch x == 1' "$W/r.dat"
+	err_has "unknown event 'app:nosuch'"
+	run 0 "$T" report --cpu 1 "$W/r.dat"
+	! grep -q '\[00[02-9]\]' "$W/out" || fail "--cpu 1 printed other cpus"
+	run 2 "$T" report --cpu 99 "$W/r.dat"
+	err_has "bad cpu 99"
+}
+
+case_truncated_dat() {
+	RINGTRACE_BUF_SIZE_KB=2048 "$T" record -q -o "$W/r.dat" -e app:work \
+		-- "$S" --threads 2 --bursts 4 --burst 200 --gap-ms 30 >/dev/null \
+		2>"$W/rec.err" || fail "record failed: $(cat "$W/rec.err")"
+	run 0 "$T" report "$W/r.dat"
+	local size
+	size=$(stat -c %s "$W/r.dat")
+	cp "$W/r.dat" "$W/t.dat"
+	truncate -s $((size - 5000)) "$W/t.dat"
+	run 5 "$T" report "$W/t.dat"
+	err_has "^ringtrace: $W/t.dat: corrupt or truncated trace.dat: "
+	truncate -s 100 "$W/t.dat"
+	run 5 "$T" report "$W/t.dat"
+	err_has "corrupt or truncated"
+	: >"$W/t.dat"
+	run 5 "$T" report "$W/t.dat"
+	err_has "corrupt or truncated"
+	head -c 20000 /dev/urandom >"$W/t.dat"
+	run 5 "$T" report "$W/t.dat"
+	err_has "corrupt or truncated"
+	run 2 "$T" report "$W/nosuch.dat"
+	err_has "^ringtrace: no such file: $W/nosuch.dat$"
+}
+
+# a full disk while recording: a clear message, and the file keeps its
+# last checkpoint. The tmpfs is 4 MiB: a sanitizer build's symbols alone
+# take most of 1 MiB in the trace.dat's header.
+case_disk_full() {
+	[ "$(id -u)" = 0 ] || skip "needs root to mount a small tmpfs"
+	mkdir "$W/mnt"
+	mount -t tmpfs -o size=4m tmpfs "$W/mnt" 2>/dev/null ||
+		skip "cannot mount a tmpfs here"
+	MOUNTED=$W/mnt
+	"$T" record -o "$W/mnt/r.dat" -e app:work -e app:big -e io -- "$S" \
+		--threads 3 --seconds 6 --burst 200 --gap-ms 5 \
+		>"$W/rec.out" 2>"$W/rec.err"
+	local rc=$?
+	[ $rc = 1 ] || fail "record on a full disk exited with $rc: $(cat "$W/rec.err")"
+	grep -q "^ringtrace: writing $W/mnt/r.dat: No space left on device; the file keeps what its last checkpoint wrote$" \
+		"$W/rec.err" || fail "no clear message: $(cat "$W/rec.err")"
+	run 0 "$T" report "$W/mnt/r.dat"
+	out_has " work: worker=[0-2] seq="
+	if [ -n "$TRACE_CMD" ]; then
+		"$TRACE_CMD" report "$W/mnt/r.dat" >"$W/tc.txt" 2>&1 ||
+			fail "trace-cmd cannot read the partial file"
+		grep -q ' work: ' "$W/tc.txt" || fail "trace-cmd reads no record"
+	fi
+}
+
+# SIGKILL mid-run: extract recovers every event the sample had committed
+case_extract_crash() {
+	mkdir "$W/log"
+	# pauses over 134 ms: the pages extract writes need time extends
+	start_sample RINGTRACE_BUF_SIZE_KB=16384 \
+		RINGTRACE_EVENTS=app:work,app:big,io:request,io:done -- \
+		--threads 3 --seconds 30 --burst 400 --gap-ms 140 --pin \
+		--log "$W/log"
+	sleep 1.2
+	kill -9 "$SP"
+	wait "$SP" 2>/dev/null
+	run 3 "$T" pipe "$SP"
+	err_has "no such process: $SP \(a dead process $SP left its trace in"
+	# what the buffers hold, read in place
+	run 0 "$T" show "$SP"
+	grep -v '^#' "$W/out" | sort >"$W/shown"
+	run 0 "$T" extract --keep -o "$W/k.dat" "$SP"
+	err_has "^ringtrace: [0-9]+ events of process $SP \(sample_app\) written to $W/k.dat; 0 lost before"
+	ls "$RINGTRACE_DIR/$SP"-*.ctl >/dev/null 2>&1 || fail "--keep removed the files"
+	run 0 "$T" extract -o "$W/x.dat" "$(echo "$RINGTRACE_DIR/$SP"-*.ctl)"
+	! ls "$RINGTRACE_DIR/$SP"-* >/dev/null 2>&1 || fail "files left after extract"
+	run 0 "$T" report "$W/x.dat"
+	cp "$W/out" "$W/x.txt"
+	grep -v '^#' "$W/x.txt" | sort >"$W/reported"
+	cmp -s "$W/shown" "$W/reported" || {
+		diff "$W/shown" "$W/reported" | head >&2
+		fail "the extracted trace differs from what the buffers held"
+	}
+	run 0 "$T" report "$W/x.dat"
+	normalise <"$W/out" | sort -k2 >"$W/xn"
+	has_time_extend "$W/xn" || fail "no time extend in the extracted pages"
+	run 0 "$T" report "$W/k.dat"
+	cmp -s "$W/out" "$W/x.txt" || fail "two extracts differ"
+	# every logged (committed) event is in the trace
+	cat "$W"/log/log.* | sort -u >"$W/logged"
+	local n
+	n=$(wc -l <"$W/logged")
+	[ "$n" -gt 1000 ] || fail "only $n events logged"
+	sed -E -n 's/^.* (work|big|request|done): (worker=[0-9]+ )?seq=([0-9]+) .*$/\1 \3/p' \
+		"$W/x.txt" | sed -E 's/^(work|big)/app:\1/; s/^(request|done)/io:\1/' |
+		sort -u >"$W/found"
+	comm -23 "$W/logged" "$W/found" >"$W/missing"
+	[ ! -s "$W/missing" ] ||
+		fail "$(wc -l <"$W/missing") committed events missing, e.g. $(head -3 "$W/missing" | tr '\n' ' ')"
+	if [ -n "$TRACE_CMD" ]; then
+		"$TRACE_CMD" report "$W/x.dat" >"$W/tc.txt" 2>&1 ||
+			fail "trace-cmd cannot read the extracted file"
+		[ "$(grep -c ' work: ' "$W/tc.txt")" = "$(grep -c ' work: ' "$W/x.txt")" ] ||
+			fail "trace-cmd and ringtrace count different work records"
+	fi
+	# a running process is not extracted
+	start_sample -- --threads 1 --seconds 20 --gap-ms 20
+	run 2 "$T" extract -o "$W/y.dat" "$SP"
+	err_has "process $SP is still running"
+}
+
+# every verb of the tool is in the man page and in the document, and
+# every exit status too
+case_docs() {
+	local src=${RTT_SRC:?RTT_SRC is not set} v
+	run 0 "$T" --help
+	for v in $(sed -n 's/^  \([a-z-]*\) .*/\1/p' "$W/out" | sort -u) stream; do
+		grep -qF -- "\\fB${v//-/\\-}\\fR" "$src/tracer/tool/ringtrace.1" ||
+			fail "verb $v is not in the man page"
+		grep -qF -- "\`\`$v" "$src/Documentation/ringtrace.rst" ||
+			fail "verb $v is not in Documentation/ringtrace.rst"
+	done
+	for v in 0 1 2 3 4 5; do
+		grep -q "^\.B $v$" "$src/tracer/tool/ringtrace.1" ||
+			fail "exit status $v is not in the man page"
+		grep -q "^\`\`$v\`\`$" "$src/Documentation/ringtrace.rst" ||
+			fail "exit status $v is not in Documentation/ringtrace.rst"
+	done
+	if command -v groff >/dev/null; then
+		groff -man -Tutf8 -ww -z "$src/tracer/tool/ringtrace.1" \
+			2>"$W/groff.err"
+		[ ! -s "$W/groff.err" ] || fail "groff: $(cat "$W/groff.err")"
+	fi
+}
+
+declare -F "case_$CASE" >/dev/null || fail "unknown case '$CASE'"
+"case_$CASE"
+echo "PASS ($CASE)"

@@ -1,0 +1,330 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * client.h - the ringtrace tool's side of the control file (ctl.h):
+ *	finding a traced process, sending it commands, attaching its
+ *	buffers and reading the files it publishes
+ *
+ * Every function that can fail returns 0 (or a count) or a negative
+ * errno, and writes a message naming what was wrong to the caller's
+ * error buffer. The errno values carry the tool's exit codes
+ * (rtt_exit_code()):
+ *
+ *	-ESRCH		no such process, or the process is not traced
+ *	-EACCES, -EPERM	permission denied
+ *	-EPROTO		a corrupt or truncated file
+ *	-EINVAL, -ENOENT	a bad argument (an unknown event, a bad
+ *			filter)
+ *	others		a runtime failure
+ */
+#ifndef RINGTRACE_TOOL_CLIENT_H
+#define RINGTRACE_TOOL_CLIENT_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ctl.h"
+
+struct ringbuf;
+
+/* The tool's exit codes (ringtrace(1), EXIT STATUS). */
+enum rtt_exit {
+	RTT_EXIT_OK = 0,
+	RTT_EXIT_FAIL = 1,	/* runtime failure: I/O, disk full */
+	RTT_EXIT_USAGE = 2,	/* bad usage or argument */
+	RTT_EXIT_NOPROC = 3,	/* no such process, or not traced */
+	RTT_EXIT_PERM = 4,	/* permission denied */
+	RTT_EXIT_CORRUPT = 5,	/* corrupt or truncated input */
+};
+
+/* The message buffers the client functions fill. */
+#define RTT_ERR_MAX 1024
+
+/* The longest a command waits for its answer by default. */
+#define RTT_CMD_TIMEOUT_MS 5000
+
+/**
+ * enum rtt_state - what became of a process that published files
+ * @RTT_ALIVE: the process runs (same pid, same start time)
+ * @RTT_DEAD: the pid is gone or belongs to a newer process: the files
+ *	are what a crash or a kill left
+ * @RTT_EXITING: the process is in its clean exit (its files go next)
+ */
+enum rtt_state {
+	RTT_ALIVE = 0,
+	RTT_DEAD,
+	RTT_EXITING,
+};
+
+/**
+ * struct rtt_proc - an opened control file
+ * @pid: the process id
+ * @start: its start time, as in the file name
+ * @base: the path of its files without the suffix (DIR/<pid>-<start>)
+ * @ctl: the control file, mapped shared
+ * @writable: @ctl is mapped for writing (commands can be sent)
+ * @state: enum rtt_state, as found when opened
+ * @uid: the owner of the control file
+ */
+struct rtt_proc {
+	int pid;
+	uint64_t start;
+	char base[PATH_MAX];
+	struct rt_ctl *ctl;
+	bool writable;
+	int state;
+	unsigned int uid;
+};
+
+/* Flags of rtt_proc_open() */
+#define RTT_OPEN_DEAD (1u << 0)	   /* accept a dead process's files */
+#define RTT_OPEN_READONLY (1u << 1) /* no commands: map read-only */
+
+/**
+ * rtt_exit_code - the tool's exit code for a negative errno
+ * @err: 0 or a negative errno from a client function
+ *
+ * Context: any thread.
+ * Return: an enum rtt_exit value.
+ */
+int rtt_exit_code(int err);
+
+/**
+ * rtt_publish_dir - the directory traced processes publish in
+ * @buf: where the path goes
+ * @len: its size
+ *
+ * Context: any thread.
+ * Return: 0, or -ENAMETOOLONG.
+ */
+int rtt_publish_dir(char *buf, size_t len);
+
+/**
+ * rtt_parse_pid - a process id argument
+ * @arg: the text
+ * @pid: where the value goes
+ *
+ * Context: any thread.
+ * Return: 0, or -EINVAL if @arg is not a positive decimal number.
+ */
+int rtt_parse_pid(const char *arg, int *pid);
+
+/**
+ * rtt_proc_open - open the control file of a process
+ * @pid: the process id
+ * @flags: RTT_OPEN_*
+ * @p: filled on success
+ * @err: the reason of a failure
+ *
+ * The file whose start time matches the running process is taken; with
+ * RTT_OPEN_DEAD, the files of a dead process with that pid are taken
+ * when no live one exists (the newest if several).
+ *
+ * Context: any thread; may block briefly.
+ * Return: 0; -ESRCH when there is no such process, when it is not traced
+ * or (without RTT_OPEN_DEAD) when only a dead process's files remain;
+ * -EACCES, -EPERM; -EPROTO for a corrupt control file; -ENOMEM.
+ */
+int rtt_proc_open(int pid, unsigned int flags, struct rtt_proc *p,
+		  char err[RTT_ERR_MAX]);
+
+/**
+ * rtt_proc_open_path - open a control file by its path
+ * @path: a .ctl file, or one of the process's other files (.buf, .snap,
+ *	.events, .syms), or the DIR/<pid>-<start> base
+ * @flags: RTT_OPEN_*
+ * @p: filled on success
+ * @err: the reason of a failure
+ *
+ * Context: any thread.
+ * Return: as rtt_proc_open(), -EINVAL for a name that is not one of the
+ * published files'.
+ */
+int rtt_proc_open_path(const char *path, unsigned int flags,
+		       struct rtt_proc *p, char err[RTT_ERR_MAX]);
+
+/**
+ * rtt_proc_close - unmap a control file
+ * @p: the process (its fields are cleared)
+ *
+ * Context: any thread.
+ */
+void rtt_proc_close(struct rtt_proc *p);
+
+/**
+ * rtt_proc_state - what the process is now
+ * @p: the process
+ *
+ * Context: any thread.
+ * Return: an enum rtt_state value.
+ */
+int rtt_proc_state(const struct rtt_proc *p);
+
+/**
+ * rtt_command - send one command and wait for its answer
+ * @p: the process (opened writable)
+ * @timeout_ms: the longest wait, for the lock and for the answer
+ * @reply: if not NULL, receives the answer's text (malloc()ed,
+ *	NUL-terminated; free() it), on success and on failure
+ * @err: the reason of a failure of the exchange itself, or the process's
+ *	error message when it refused the command
+ * @fmt: the command line, printf style
+ *
+ * Context: any thread; blocks up to @timeout_ms (twice: lock, answer).
+ * Return: the process's status (0 or its negative errno: -EINVAL,
+ * -ENOENT, ...), or -ESRCH when the process died or exited meanwhile,
+ * -ETIMEDOUT when it did not answer, -E2BIG for a command line too long,
+ * -EPERM when @p is read-only.
+ */
+int rtt_command(struct rtt_proc *p, int timeout_ms, char **reply,
+		char err[RTT_ERR_MAX], const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+/**
+ * rtt_inst_find - the slot of an instance
+ * @p: the process
+ * @name: the instance's name; NULL, "" or "-" for the top one
+ *
+ * Context: any thread.
+ * Return: the slot index, or -ENOENT.
+ */
+int rtt_inst_find(const struct rtt_proc *p, const char *name);
+
+/**
+ * rtt_inst_path - the buffer file of an instance, read consistently
+ * @p: the process
+ * @inst: the slot
+ * @snap: the snapshot buffer rather than the live one
+ * @path: where the path goes (PATH_MAX bytes)
+ * @gen: if not NULL, receives the slot's generation
+ *
+ * Context: any thread.
+ * Return: 0, -ENOENT for a free slot or no snapshot buffer, -EPROTO for
+ * a path that is not NUL-terminated.
+ */
+int rtt_inst_path(const struct rtt_proc *p, int inst, bool snap, char *path,
+		  uint32_t *gen);
+
+/**
+ * rtt_inst_gen - the generation of an instance slot now
+ * @p: the process
+ * @inst: the slot
+ *
+ * Context: any thread; lock-free.
+ */
+uint32_t rtt_inst_gen(const struct rtt_proc *p, int inst);
+
+/* Flags of rtt_attach() */
+#define RTT_ATTACH_CONSUME (1u << 0) /* the caller must be able to consume */
+
+/**
+ * rtt_attach - attach to an instance's buffer
+ * @p: the process
+ * @inst: the slot
+ * @snap: the snapshot buffer
+ * @flags: RTT_ATTACH_*
+ * @gen: if not NULL, receives the generation attached to
+ * @rbp: receives the attached view
+ * @err: the reason of a failure
+ *
+ * A file owned by another user is attached read-only
+ * (RINGBUF_ATTACH_FOREIGN) unless RTT_ATTACH_CONSUME asks for a consuming
+ * reader, which such a view cannot be.
+ *
+ * Context: any thread; may block.
+ * Return: 0, -ENOENT, -EACCES, -EPERM, -EPROTO (a corrupt buffer file),
+ * -ENOMEM.
+ */
+int rtt_attach(const struct rtt_proc *p, int inst, bool snap,
+	       unsigned int flags, uint32_t *gen, struct ringbuf **rbp,
+	       char err[RTT_ERR_MAX]);
+
+/**
+ * rtt_read_file - read a whole file
+ * @path: the file
+ * @max: refuse files larger than this
+ * @out: receives the contents (malloc()ed, NUL-terminated)
+ * @len: receives the length
+ *
+ * Context: any thread.
+ * Return: 0, or a negative errno (-EFBIG over @max).
+ */
+int rtt_read_file(const char *path, size_t max, char **out, size_t *len);
+
+/**
+ * rtt_events_text - read a process's events file
+ * @p: the process
+ * @out: receives the text (malloc()ed)
+ * @len: receives its length
+ * @err: the reason of a failure
+ *
+ * Context: any thread.
+ * Return: 0 or a negative errno (-EPROTO for a path that is not
+ * NUL-terminated).
+ */
+int rtt_events_text(const struct rtt_proc *p, char **out, size_t *len,
+		    char err[RTT_ERR_MAX]);
+
+/**
+ * rtt_syms_text - the process's symbols file, asking a live process to
+ *	write it first
+ * @p: the process
+ * @out: receives the text (malloc()ed), or NULL when there is none
+ * @len: receives its length
+ * @err: the reason of a failure
+ *
+ * Context: any thread; blocks on the command.
+ * Return: 0 (with *@out NULL when the process has no symbols file), or a
+ * negative errno.
+ */
+int rtt_syms_text(struct rtt_proc *p, char **out, size_t *len,
+		  char err[RTT_ERR_MAX]);
+
+/**
+ * rtt_cmdlines_text - the process's saved_cmdlines as "pid comm" lines
+ * @p: the process
+ * @out: receives the text (malloc()ed)
+ * @len: receives its length
+ *
+ * Context: any thread.
+ * Return: 0 or -ENOMEM.
+ */
+int rtt_cmdlines_text(const struct rtt_proc *p, char **out, size_t *len);
+
+/**
+ * struct rtt_entry - one published process, as rtt_list() finds it
+ * @pid: the pid in the file name
+ * @start: the start time in the file name
+ * @base: DIR/<pid>-<start>
+ */
+struct rtt_entry {
+	int pid;
+	uint64_t start;
+	char base[PATH_MAX];
+};
+
+/**
+ * rtt_list - the control files of the publish directory
+ * @out: receives an array (malloc()ed), sorted by pid then start
+ * @nr: receives its length
+ * @err: the reason of a failure
+ *
+ * A missing directory is an empty list.
+ *
+ * Context: any thread.
+ * Return: 0, -EACCES, -ENOMEM, or another negative errno.
+ */
+int rtt_list(struct rtt_entry **out, size_t *nr, char err[RTT_ERR_MAX]);
+
+/**
+ * rtt_remove_files - remove every file a process published
+ * @p: the process
+ * @err: the first failure
+ *
+ * Context: any thread.
+ * Return: 0 or the first negative errno.
+ */
+int rtt_remove_files(const struct rtt_proc *p, char err[RTT_ERR_MAX]);
+
+#endif /* RINGTRACE_TOOL_CLIENT_H */

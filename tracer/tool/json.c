@@ -1,0 +1,384 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * json.c - a trace as Chrome / Perfetto trace-event JSON
+ *
+ * The document is {"traceEvents":[...]} with one object per record:
+ * function_graph entries and exits become "B" and "E" events (nested
+ * slices on the thread's track), every other event an "i" instant with
+ * its fields in "args". Times ("ts") are microseconds. All threads of a
+ * trace belong to the traced process, shown as one "pid" the caller
+ * gives.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <traceevent/event-parse.h>
+
+#include "tep.h"
+
+/**
+ * struct rtt_json_thread - a thread seen in the trace
+ * @tid: its id
+ * @open: function_graph slices begun and not yet ended
+ * @last_ts: the time of its last record (to end what stays open)
+ */
+struct rtt_json_thread {
+	int tid;
+	unsigned int open;
+	uint64_t last_ts;
+};
+
+struct rtt_json {
+	FILE *out;
+	const struct rtt_print_ctx *ctx;
+	bool ns;
+	bool first;
+	int pid;
+	struct rtt_json_thread *th;
+	size_t nr_th;
+	size_t cap_th;
+	uint64_t last_ts;
+};
+
+static void rtt_json_str(FILE *out, const char *s, size_t max)
+{
+	size_t i;
+
+	fputc('"', out);
+	for (i = 0; i < max && s[i]; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		switch (c) {
+		case '"':
+			fputs("\\\"", out);
+			break;
+		case '\\':
+			fputs("\\\\", out);
+			break;
+		case '\n':
+			fputs("\\n", out);
+			break;
+		case '\t':
+			fputs("\\t", out);
+			break;
+		case '\r':
+			fputs("\\r", out);
+			break;
+		default:
+			if (c < 0x20 || c >= 0x7f)
+				fprintf(out, "\\u%04x", c);
+			else
+				fputc(c, out);
+		}
+	}
+	fputc('"', out);
+}
+
+static void rtt_json_ts(struct rtt_json *j, uint64_t ts)
+{
+	if (j->ns)
+		fprintf(j->out, "%" PRIu64 ".%03u", ts / 1000,
+			(unsigned int)(ts % 1000));
+	else
+		fprintf(j->out, "%" PRIu64, ts);
+}
+
+static struct rtt_json_thread *rtt_json_thread(struct rtt_json *j, int tid)
+{
+	size_t i;
+
+	for (i = 0; i < j->nr_th; i++)
+		if (j->th[i].tid == tid)
+			return &j->th[i];
+	if (j->nr_th == j->cap_th) {
+		size_t nc = j->cap_th ? j->cap_th * 2 : 64;
+		struct rtt_json_thread *nv = realloc(j->th, nc * sizeof(*nv));
+
+		if (!nv)
+			return NULL;
+		j->th = nv;
+		j->cap_th = nc;
+	}
+	j->th[j->nr_th].tid = tid;
+	j->th[j->nr_th].open = 0;
+	j->th[j->nr_th].last_ts = 0;
+	return &j->th[j->nr_th++];
+}
+
+struct rtt_json *rtt_json_begin(FILE *out, const struct rtt_print_ctx *ctx,
+				bool ns, int pid)
+{
+	struct rtt_json *j = calloc(1, sizeof(*j));
+
+	if (!j)
+		return NULL;
+	j->out = out;
+	j->ctx = ctx;
+	j->ns = ns;
+	j->pid = pid;
+	j->first = true;
+	fputs("{\"traceEvents\":[\n", out);
+	return j;
+}
+
+/* Start one event object: {"name":...,"ph":...,"ts":...,"pid":,"tid": */
+static void rtt_json_head(struct rtt_json *j, const char *name,
+			  const char *cat, const char *ph, uint64_t ts,
+			  int tid)
+{
+	FILE *out = j->out;
+
+	if (!j->first)
+		fputs(",\n", out);
+	j->first = false;
+	fputs("{\"name\":", out);
+	rtt_json_str(out, name, 4096);
+	if (cat) {
+		fputs(",\"cat\":", out);
+		rtt_json_str(out, cat, 256);
+	}
+	fprintf(out, ",\"ph\":\"%s\",\"ts\":", ph);
+	rtt_json_ts(j, ts);
+	fprintf(out, ",\"pid\":%d,\"tid\":%d", j->pid > 0 ? j->pid : tid, tid);
+}
+
+static unsigned long long rtt_json_num(const struct tep_format_field *f,
+				       const void *rec, bool *ok)
+{
+	unsigned long long v = 0;
+
+	*ok = tep_read_number_field((struct tep_format_field *)f, rec, &v) ==
+	      0;
+	return v;
+}
+
+static void rtt_json_field(struct rtt_json *j, struct tep_format_field *f,
+			   const void *rec, unsigned int len)
+{
+	FILE *out = j->out;
+	const unsigned char *base = rec;
+	unsigned int off = (unsigned int)f->offset;
+	unsigned int size = (unsigned int)f->size;
+	bool ok;
+
+	rtt_json_str(out, f->name, 256);
+	fputc(':', out);
+	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
+		uint32_t loc;
+
+		if (off + 4 > len) {
+			fputs("null", out);
+			return;
+		}
+		memcpy(&loc, base + off, 4);
+		off = loc & 0xffff;
+		size = loc >> 16;
+		if (f->flags & TEP_FIELD_IS_RELATIVE)
+			off += (unsigned int)f->offset + 4;
+	}
+	if (off + size > len) {
+		fputs("null", out);
+		return;
+	}
+	if ((f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)) &&
+	    (f->flags & TEP_FIELD_IS_STRING ||
+	     strstr(f->type, "char"))) {
+		rtt_json_str(out, (const char *)base + off, size);
+		return;
+	}
+	if (f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)) {
+		unsigned int es = f->elementsize ? f->elementsize : 1, i;
+
+		fputc('[', out);
+		for (i = 0; es <= 8 && i + es <= size; i += es) {
+			unsigned long long v = 0;
+
+			memcpy(&v, base + off + i, es);
+			fprintf(out, "%s%llu", i ? "," : "", v);
+		}
+		fputc(']', out);
+		return;
+	}
+	{
+		unsigned long long v = rtt_json_num(f, rec, &ok);
+
+		if (!ok)
+			fputs("null", out);
+		else if (f->flags & TEP_FIELD_IS_SIGNED) {
+			long long sv;
+
+			switch (size) {
+			case 1:
+				sv = (signed char)v;
+				break;
+			case 2:
+				sv = (short)v;
+				break;
+			case 4:
+				sv = (int)v;
+				break;
+			default:
+				sv = (long long)v;
+			}
+			fprintf(out, "%lld", sv);
+		} else if (f->flags & TEP_FIELD_IS_POINTER ||
+			   (size == sizeof(long) && strstr(f->type, "long") &&
+			    (strstr(f->name, "ip") || strstr(f->name, "func")))) {
+			char sym[512];
+
+			rtt_sym_format(j->ctx->syms, sym, sizeof(sym),
+				       (unsigned long)v, true);
+			rtt_json_str(out, sym, sizeof(sym));
+		} else {
+			fprintf(out, "%llu", v);
+		}
+	}
+}
+
+static unsigned long long rtt_json_get(struct tep_event *te, const char *name,
+				       const void *rec, unsigned int len)
+{
+	struct tep_format_field *f = tep_find_field(te, name);
+	unsigned long long v = 0;
+
+	if (!f || (unsigned int)(f->offset + f->size) > len ||
+	    tep_read_number_field(f, rec, &v))
+		return 0;
+	return v;
+}
+
+void rtt_json_record(struct rtt_json *j, int cpu, uint64_t ts,
+		     const void *rec, unsigned int len)
+{
+	struct rtt_json_thread *t;
+	struct rtt_event *e;
+	struct tep_format_field *f;
+	int32_t tid = 0;
+	uint16_t id;
+	char name[512];
+
+	if (len < 8)
+		return;
+	memcpy(&id, rec, sizeof(id));
+	memcpy(&tid, (const char *)rec + 4, sizeof(tid));
+	e = rtt_events_by_id(j->ctx->ev, id);
+	t = rtt_json_thread(j, tid);
+	if (t)
+		t->last_ts = ts;
+	if (ts > j->last_ts)
+		j->last_ts = ts;
+	if (!e) {
+		snprintf(name, sizeof(name), "unknown event %u", id);
+		rtt_json_head(j, name, NULL, "i", ts, tid);
+		fprintf(j->out, ",\"s\":\"t\",\"args\":{\"cpu\":%d}}", cpu);
+		return;
+	}
+	if (!strcmp(e->system, "ftrace") &&
+	    (!strcmp(e->name, "funcgraph_entry") ||
+	     !strcmp(e->name, "funcgraph_exit"))) {
+		bool entry = !strcmp(e->name, "funcgraph_entry");
+		unsigned long func =
+			(unsigned long)rtt_json_get(e->tep, "func", rec, len);
+
+		if (!entry && (!t || !t->open))
+			return; /* its entry was before the trace began */
+		rtt_sym_format(j->ctx->syms, name, sizeof(name), func, false);
+		rtt_json_head(j, name, "function", entry ? "B" : "E", ts, tid);
+		fputs("}", j->out);
+		if (t) {
+			if (entry)
+				t->open++;
+			else
+				t->open--;
+		}
+		return;
+	}
+	if (!strcmp(e->system, "ftrace") && !strcmp(e->name, "function")) {
+		rtt_sym_format(j->ctx->syms, name, sizeof(name),
+			       (unsigned long)rtt_json_get(e->tep, "ip", rec,
+							   len),
+			       false);
+		rtt_json_head(j, name, "function", "i", ts, tid);
+		fprintf(j->out, ",\"s\":\"t\",\"args\":{\"cpu\":%d,\"parent\":",
+			cpu);
+		rtt_sym_format(j->ctx->syms, name, sizeof(name),
+			       (unsigned long)rtt_json_get(e->tep, "parent_ip",
+							   rec, len),
+			       false);
+		rtt_json_str(j->out, name, sizeof(name));
+		fputs("}}", j->out);
+		return;
+	}
+	snprintf(name, sizeof(name), "%s:%s", e->system, e->name);
+	rtt_json_head(j, e->name, e->system, "i", ts, tid);
+	fprintf(j->out, ",\"s\":\"t\",\"args\":{\"cpu\":%d", cpu);
+	for (f = e->tep->format.fields; f; f = f->next) {
+		fputc(',', j->out);
+		rtt_json_field(j, f, rec, len);
+	}
+	fputs("}}", j->out);
+}
+
+void rtt_json_lost(struct rtt_json *j, int cpu, uint64_t ts,
+		   unsigned long count)
+{
+	if (!j->first)
+		fputs(",\n", j->out);
+	j->first = false;
+	fputs("{\"name\":\"lost events\",\"ph\":\"i\",\"s\":\"g\",\"ts\":",
+	      j->out);
+	rtt_json_ts(j, ts);
+	fprintf(j->out, ",\"pid\":%d,\"tid\":0,\"args\":{\"cpu\":%d",
+		j->pid > 0 ? j->pid : 0, cpu);
+	if (count == (unsigned long)-1)
+		fputs(",\"count\":\"unknown\"}}", j->out);
+	else
+		fprintf(j->out, ",\"count\":%lu}}", count);
+}
+
+int rtt_json_end(struct rtt_json *j)
+{
+	FILE *out = j->out;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < j->nr_th; i++) {
+		struct rtt_json_thread *t = &j->th[i];
+		char comm[16];
+
+		/* slices still open when the trace ended */
+		while (t->open) {
+			rtt_json_head(j, "", "function", "E", j->last_ts, t->tid);
+			fputs("}", out);
+			t->open--;
+		}
+		if (t->tid <= 0)
+			continue;
+		if (!rtt_comms_find(j->ctx->comms, t->tid, comm) &&
+		    !(j->ctx->cmdlines &&
+		      rt_cmdline_lookup(j->ctx->cmdlines, t->tid, comm, NULL)))
+			continue;
+		fprintf(out,
+			"%s{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":",
+			j->first ? "" : ",\n", j->pid > 0 ? j->pid : t->tid,
+			t->tid);
+		j->first = false;
+		rtt_json_str(out, comm, sizeof(comm));
+		fputs("}}", out);
+		if (t->tid == j->pid) {
+			fprintf(out,
+				",\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":",
+				j->pid, t->tid);
+			rtt_json_str(out, comm, sizeof(comm));
+			fputs("}}", out);
+		}
+	}
+	fputs("\n],\"displayTimeUnit\":\"ns\"}\n", out);
+	ret = fflush(out) || ferror(out) ? -EIO : 0;
+	free(j->th);
+	free(j);
+	return ret;
+}

@@ -1,0 +1,581 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * tep.c - event text through libtraceevent, symbols from kallsyms-style
+ *	lines, thread names, and the printer operations made of them
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <traceevent/event-parse.h>
+#include <traceevent/trace-seq.h>
+
+#include "tep.h"
+#include "trace.h"
+
+/* ---- symbols ------------------------------------------------------------ */
+
+static int rtt_sym_cmp(const void *a, const void *b)
+{
+	const struct rtt_sym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return 0;
+}
+
+void rtt_syms_free(struct rtt_syms *t)
+{
+	size_t i;
+
+	if (!t)
+		return;
+	for (i = 0; i < t->nr; i++) {
+		free(t->v[i].name);
+		free(t->v[i].module);
+	}
+	free(t->v);
+	free(t);
+}
+
+static bool rtt_same_module(const struct rtt_sym *a, const struct rtt_sym *b)
+{
+	if (!a->module || !b->module)
+		return !a->module && !b->module;
+	return !strcmp(a->module, b->module);
+}
+
+int rtt_syms_parse(const char *text, struct rtt_syms **out)
+{
+	struct rtt_syms *t = calloc(1, sizeof(*t));
+	const char *line = text;
+	size_t cap = 0, i, j;
+
+	*out = NULL;
+	if (!t)
+		return -ENOMEM;
+	while (line && *line) {
+		const char *eol = strchr(line, '\n');
+		size_t ll = eol ? (size_t)(eol - line) : strlen(line);
+		char buf[1024], type, name[512], mod[512];
+		unsigned long addr;
+		int n;
+
+		if (ll < sizeof(buf)) {
+			memcpy(buf, line, ll);
+			buf[ll] = '\0';
+			mod[0] = '\0';
+			n = sscanf(buf, "%lx %c %511s [%511[^]]]", &addr, &type,
+				   name, mod);
+			if (n >= 3) {
+				struct rtt_sym *s;
+
+				if (t->nr == cap) {
+					size_t nc = cap ? cap * 2 : 1024;
+					struct rtt_sym *nv =
+						realloc(t->v, nc * sizeof(*nv));
+
+					if (!nv)
+						goto nomem;
+					t->v = nv;
+					cap = nc;
+				}
+				s = &t->v[t->nr];
+				s->addr = addr;
+				s->size = 0;
+				s->name = strdup(name);
+				s->module = mod[0] ? strdup(mod) : NULL;
+				if (!s->name || (mod[0] && !s->module)) {
+					free(s->name);
+					free(s->module);
+					goto nomem;
+				}
+				t->nr++;
+			}
+		}
+		line = eol ? eol + 1 : NULL;
+	}
+	if (t->nr)
+		qsort(t->v, t->nr, sizeof(*t->v), rtt_sym_cmp);
+	/* A symbol ends where the next one of its object starts; aliases
+	 * (same address) share the size of the first distinct follower. */
+	for (i = 0; i < t->nr; i = j) {
+		for (j = i + 1; j < t->nr && t->v[j].addr == t->v[i].addr; j++)
+			;
+		if (j < t->nr && rtt_same_module(&t->v[i], &t->v[j])) {
+			size_t k;
+
+			for (k = i; k < j; k++)
+				t->v[k].size = t->v[j].addr - t->v[i].addr;
+		}
+	}
+	*out = t;
+	return 0;
+nomem:
+	rtt_syms_free(t);
+	return -ENOMEM;
+}
+
+const struct rtt_sym *rtt_sym_find(const struct rtt_syms *t,
+				   unsigned long addr)
+{
+	size_t lo = 0, hi;
+	const struct rtt_sym *s;
+
+	if (!t || !t->nr)
+		return NULL;
+	hi = t->nr;
+	/* the last symbol at or below addr */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->v[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	s = &t->v[lo - 1];
+	/* the first name of that address, as the in-process lookup */
+	while (s > t->v && s[-1].addr == s->addr)
+		s--;
+	if (s->size && addr - s->addr >= s->size)
+		return NULL;
+	return s;
+}
+
+size_t rtt_sym_format(const struct rtt_syms *t, char *buf, size_t len,
+		      unsigned long addr, bool offset)
+{
+	const struct rtt_sym *s = rtt_sym_find(t, addr);
+	int n;
+
+	if (!s)
+		n = snprintf(buf, len, "0x%lx", addr);
+	else if (!offset)
+		n = snprintf(buf, len, "%s", s->name);
+	else if (s->size)
+		n = snprintf(buf, len, "%s+0x%lx/0x%lx", s->name,
+			     addr - s->addr, s->size);
+	else
+		n = snprintf(buf, len, "%s+0x%lx", s->name, addr - s->addr);
+	return n < 0 ? 0 : (size_t)n;
+}
+
+/* libtraceevent's %ps and %pS: the start and the name of a function. */
+static char *rtt_tep_resolver(void *priv, unsigned long long *addrp,
+			      char **modp)
+{
+	const struct rtt_events *ev = priv;
+	const struct rtt_sym *s = rtt_sym_find(ev->syms, (unsigned long)*addrp);
+
+	if (!s)
+		return NULL;
+	*addrp = s->addr;
+	if (modp)
+		*modp = s->module;
+	return s->name;
+}
+
+/* ---- events ------------------------------------------------------------- */
+
+struct rtt_events *rtt_events_new(void)
+{
+	struct rtt_events *ev = calloc(1, sizeof(*ev));
+
+	if (!ev)
+		return NULL;
+	ev->tep = tep_alloc();
+	if (!ev->tep) {
+		free(ev);
+		return NULL;
+	}
+	/* The records are this machine's: little endian, 8-byte longs. */
+	tep_set_file_bigendian(ev->tep, TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(ev->tep, TEP_LITTLE_ENDIAN);
+	tep_set_long_size(ev->tep, (int)sizeof(long));
+	tep_set_page_size(ev->tep, 4096);
+	return ev;
+}
+
+void rtt_events_free(struct rtt_events *ev)
+{
+	size_t i;
+
+	if (!ev)
+		return;
+	for (i = 0; i < ev->nr; i++) {
+		free(ev->v[i].system);
+		free(ev->v[i].name);
+		free(ev->v[i].format);
+		free(ev->v[i].fields);
+	}
+	free(ev->v);
+	tep_free(ev->tep);
+	free(ev);
+}
+
+void rtt_events_set_syms(struct rtt_events *ev, const struct rtt_syms *syms)
+{
+	ev->syms = syms;
+	if (syms)
+		tep_set_function_resolver(ev->tep, rtt_tep_resolver, ev);
+	else
+		tep_reset_function_resolver(ev->tep);
+}
+
+int rtt_events_add(struct rtt_events *ev, const char *system,
+		   const char *format, size_t len, char *err, size_t errlen)
+{
+	struct tep_event *te = NULL;
+	struct rtt_event *e, *nv;
+	enum tep_errno r;
+	char msg[256];
+
+	r = tep_parse_event(ev->tep, format, len, system);
+	if (r) {
+		tep_strerror(ev->tep, r, msg, sizeof(msg));
+		snprintf(err, errlen, "the format of an event of system '%s': %s",
+			 system, msg);
+		return r == TEP_ERRNO__MEM_ALLOC_FAILED ? -ENOMEM : -EPROTO;
+	}
+	/* tep_parse_event() keeps the event last in its own list; find it
+	 * by the id the text gives. */
+	{
+		const char *id = strstr(format, "\nID: ");
+		int n = -1;
+
+		if (id && sscanf(id + 5, "%d", &n) == 1)
+			te = tep_find_event(ev->tep, n);
+	}
+	if (!te) {
+		snprintf(err, errlen,
+			 "an event format of system '%s' has no ID line", system);
+		return -EPROTO;
+	}
+	nv = realloc(ev->v, (ev->nr + 1) * sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	ev->v = nv;
+	e = &ev->v[ev->nr];
+	memset(e, 0, sizeof(*e));
+	e->system = strdup(system);
+	e->name = strdup(te->name);
+	e->format = strndup(format, len);
+	e->id = te->id;
+	e->tep = te;
+	if (!e->system || !e->name || !e->format) {
+		free(e->system);
+		free(e->name);
+		free(e->format);
+		return -ENOMEM;
+	}
+	ev->nr++;
+	return 0;
+}
+
+int rtt_events_parse_file(struct rtt_events *ev, const char *text, char *err,
+			  size_t errlen)
+{
+	const char *p = text;
+	int nr = 0, ret;
+
+	while (*p) {
+		const char *eol = strchr(p, '\n'), *body, *end;
+		char system[128];
+		size_t sl;
+
+		if (strncmp(p, "system: ", 8) || !eol) {
+			snprintf(err, errlen,
+				 "malformed events file: event %d does not start with 'system: '",
+				 nr + 1);
+			return -EPROTO;
+		}
+		sl = (size_t)(eol - (p + 8));
+		if (sl == 0 || sl >= sizeof(system)) {
+			snprintf(err, errlen,
+				 "malformed events file: bad system name in event %d",
+				 nr + 1);
+			return -EPROTO;
+		}
+		memcpy(system, p + 8, sl);
+		system[sl] = '\0';
+		body = eol + 1;
+		/* the format runs to a line "--" */
+		end = body;
+		for (;;) {
+			if (!strncmp(end, "--\n", 3) ||
+			    (!strncmp(end, "--", 2) && end[2] == '\0'))
+				break;
+			end = strchr(end, '\n');
+			if (!end) {
+				snprintf(err, errlen,
+					 "malformed events file: event %d (%s) is not ended by a '--' line (truncated?)",
+					 nr + 1, system);
+				return -EPROTO;
+			}
+			end++;
+		}
+		ret = rtt_events_add(ev, system, body, (size_t)(end - body),
+				     err, errlen);
+		if (ret)
+			return ret;
+		nr++;
+		p = end[2] ? end + 3 : end + 2;
+	}
+	return 0;
+}
+
+int rtt_events_keep(struct rtt_events *ev, const struct rtt_events *old)
+{
+	char err[256];
+	size_t i;
+	int ret;
+
+	for (i = 0; i < old->nr; i++) {
+		if (rtt_events_by_id(ev, old->v[i].id))
+			continue;
+		ret = rtt_events_add(ev, old->v[i].system, old->v[i].format,
+				     strlen(old->v[i].format), err,
+				     sizeof(err));
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+struct rtt_event *rtt_events_by_id(const struct rtt_events *ev, int id)
+{
+	size_t i;
+
+	for (i = 0; i < ev->nr; i++)
+		if (ev->v[i].id == id)
+			return &ev->v[i];
+	return NULL;
+}
+
+struct rtt_event *rtt_events_find(const struct rtt_events *ev,
+				  const char *system, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ev->nr; i++)
+		if ((!system || !strcmp(ev->v[i].system, system)) &&
+		    !strcmp(ev->v[i].name, name))
+			return &ev->v[i];
+	return NULL;
+}
+
+static void rtt_field_from_tep(const struct tep_format_field *f,
+			       struct rt_field *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->type = f->type;
+	out->name = f->name;
+	out->offset = (uint16_t)f->offset;
+	out->size = (uint16_t)f->size;
+	out->is_signed = (f->flags & TEP_FIELD_IS_SIGNED) ? 1 : 0;
+	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
+		out->kind = (f->flags & TEP_FIELD_IS_STRING) ||
+					    !strncmp(f->type, "__data_loc char", 15) ?
+				    RT_FIELD_DYNSTR :
+				    RT_FIELD_ARRAY;
+		out->elem_size =
+			(uint16_t)(f->elementsize ? f->elementsize : 1);
+	} else if (f->flags & TEP_FIELD_IS_ARRAY) {
+		out->kind = (f->flags & TEP_FIELD_IS_STRING) ||
+					    !strncmp(f->type, "char", 4) ?
+				    RT_FIELD_STRING :
+				    RT_FIELD_ARRAY;
+		out->elem_size =
+			(uint16_t)(f->elementsize ? f->elementsize : 1);
+	} else {
+		out->kind = RT_FIELD_INT;
+	}
+}
+
+int rtt_event_fields(struct rtt_event *e)
+{
+	struct tep_format_field *f;
+	size_t n = 0;
+
+	if (e->fields)
+		return 0;
+	for (f = e->tep->format.common_fields; f; f = f->next)
+		n++;
+	for (f = e->tep->format.fields; f; f = f->next)
+		n++;
+	e->fields = calloc(n ? n : 1, sizeof(*e->fields));
+	if (!e->fields)
+		return -ENOMEM;
+	n = 0;
+	for (f = e->tep->format.common_fields; f; f = f->next)
+		rtt_field_from_tep(f, &e->fields[n++]);
+	for (f = e->tep->format.fields; f; f = f->next)
+		rtt_field_from_tep(f, &e->fields[n++]);
+	e->nr_fields = n;
+	return 0;
+}
+
+struct rtt_event *rtt_event_text(const struct rtt_events *ev, const void *rec,
+				 unsigned int len, bool raw, char **buf)
+{
+	struct tep_record r;
+	struct trace_seq s;
+	struct rtt_event *e;
+	uint16_t id;
+
+	if (len < sizeof(id))
+		return NULL;
+	memcpy(&id, rec, sizeof(id));
+	e = rtt_events_by_id(ev, id);
+	if (!e)
+		return NULL;
+	memset(&r, 0, sizeof(r));
+	r.data = (void *)rec;
+	r.size = (int)len;
+	trace_seq_init(&s);
+	tep_print_event(ev->tep, &s, &r, "%s",
+			raw ? TEP_PRINT_INFO_RAW : TEP_PRINT_INFO);
+	trace_seq_terminate(&s);
+	{
+		const char *t = s.buffer ? s.buffer : "";
+		size_t n = s.len;
+
+		/* the fields form starts with a blank */
+		while (raw && n && *t == ' ') {
+			t++;
+			n--;
+		}
+		*buf = strndup(t, n);
+	}
+	trace_seq_destroy(&s);
+	return e;
+}
+
+/* ---- thread names ------------------------------------------------------- */
+
+struct rtt_comm {
+	int pid;
+	char comm[16];
+};
+
+struct rtt_comms {
+	struct rtt_comm *v;
+	size_t nr;
+};
+
+static int rtt_comm_cmp(const void *a, const void *b)
+{
+	const struct rtt_comm *x = a, *y = b;
+
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+struct rtt_comms *rtt_comms_parse(const char *text)
+{
+	struct rtt_comms *c = calloc(1, sizeof(*c));
+	size_t cap = 0;
+
+	if (!c)
+		return NULL;
+	while (text && *text) {
+		const char *eol = strchr(text, '\n');
+		char comm[64];
+		int pid;
+
+		if (sscanf(text, "%d %63[^\n]", &pid, comm) == 2) {
+			if (c->nr == cap) {
+				size_t nc = cap ? cap * 2 : 256;
+				struct rtt_comm *nv =
+					realloc(c->v, nc * sizeof(*nv));
+
+				if (!nv) {
+					rtt_comms_free(c);
+					return NULL;
+				}
+				c->v = nv;
+				cap = nc;
+			}
+			c->v[c->nr].pid = pid;
+			/* names are 15 characters at most, as the kernel's */
+			comm[sizeof(c->v[c->nr].comm) - 1] = '\0';
+			memcpy(c->v[c->nr].comm, comm,
+			       sizeof(c->v[c->nr].comm));
+			c->nr++;
+		}
+		text = eol ? eol + 1 : NULL;
+	}
+	if (c->nr)
+		qsort(c->v, c->nr, sizeof(*c->v), rtt_comm_cmp);
+	return c;
+}
+
+void rtt_comms_free(struct rtt_comms *c)
+{
+	if (!c)
+		return;
+	free(c->v);
+	free(c);
+}
+
+bool rtt_comms_find(const struct rtt_comms *c, int pid, char *comm)
+{
+	struct rtt_comm key = { .pid = pid }, *f;
+
+	if (!c || !c->nr)
+		return false;
+	f = bsearch(&key, c->v, c->nr, sizeof(*c->v), rtt_comm_cmp);
+	if (!f)
+		return false;
+	memcpy(comm, f->comm, sizeof(f->comm));
+	return true;
+}
+
+/* ---- printer operations ------------------------------------------------- */
+
+static bool rtt_op_event(void *arg, struct ringtrace_seq *s, const void *rec,
+			 unsigned int len, const char **name)
+{
+	struct rtt_print_ctx *ctx = arg;
+	struct rtt_event *e;
+	char *text = NULL;
+
+	e = rtt_event_text(ctx->ev, rec, len, ctx->raw, &text);
+	if (!e)
+		return false;
+	if (text)
+		rt_seq_puts(s, text);
+	free(text);
+	*name = e->name;
+	return true;
+}
+
+static size_t rtt_op_sym(void *arg, char *buf, size_t len, unsigned long addr,
+			 bool offset)
+{
+	struct rtt_print_ctx *ctx = arg;
+
+	return rtt_sym_format(ctx->syms, buf, len, addr, offset);
+}
+
+static bool rtt_op_comm(void *arg, int pid, char *comm, int *tgid)
+{
+	struct rtt_print_ctx *ctx = arg;
+
+	if (tgid)
+		*tgid = 0;
+	if (ctx->cmdlines && rt_cmdline_lookup(ctx->cmdlines, pid, comm, tgid))
+		return true;
+	return rtt_comms_find(ctx->comms, pid, comm);
+}
+
+void rtt_printer_ops(struct rtt_print_ctx *ctx, struct rt_printer_ops *ops)
+{
+	ops->event = rtt_op_event;
+	ops->sym = rtt_op_sym;
+	ops->comm = rtt_op_comm;
+	ops->ctx = ctx;
+}

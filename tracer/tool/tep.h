@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * tep.h - what the ringtrace tool knows of a traced process's events,
+ *	symbols and thread names, and the printer operations (print.h)
+ *	built on them: event text through libtraceevent, symbols from a
+ *	kallsyms-style table, names from saved_cmdlines
+ */
+#ifndef RINGTRACE_TOOL_TEP_H
+#define RINGTRACE_TOOL_TEP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ctl.h"
+#include "field.h"
+#include "print.h"
+
+struct tep_handle;
+struct tep_event;
+struct rt_filter;
+
+/* ---- symbols ------------------------------------------------------------ */
+
+/**
+ * struct rtt_sym - one symbol of the table
+ * @addr: its address
+ * @size: the distance to the next symbol of the same object (0 for the
+ *	last one)
+ * @name: its name
+ * @module: the object's name, or NULL for the program
+ */
+struct rtt_sym {
+	unsigned long addr;
+	unsigned long size;
+	char *name;
+	char *module;
+};
+
+/**
+ * struct rtt_syms - a symbol table sorted by address
+ * @v: the symbols
+ * @nr: how many
+ */
+struct rtt_syms {
+	struct rtt_sym *v;
+	size_t nr;
+};
+
+/**
+ * rtt_syms_parse - read kallsyms lines ("%016lx T name\t[module]")
+ * @text: the lines (NUL-terminated)
+ * @out: receives the table (free with rtt_syms_free())
+ *
+ * Lines that do not parse are skipped.
+ *
+ * Context: any thread.
+ * Return: 0 or -ENOMEM.
+ */
+int rtt_syms_parse(const char *text, struct rtt_syms **out);
+void rtt_syms_free(struct rtt_syms *t);
+
+/**
+ * rtt_sym_find - the symbol containing @addr
+ * @t: the table (may be NULL)
+ * @addr: the address
+ *
+ * Context: any thread.
+ * Return: the symbol at or below @addr within its size, or NULL.
+ */
+const struct rtt_sym *rtt_sym_find(const struct rtt_syms *t,
+				   unsigned long addr);
+
+/**
+ * rtt_sym_format - @addr as the kernel's %ps ("name") or %pS
+ *	("name+0x1a/0x50")
+ * @t: the table (may be NULL)
+ * @buf: where the text goes
+ * @len: its size
+ * @addr: the address
+ * @offset: %pS rather than %ps
+ *
+ * Context: any thread.
+ * Return: the length of the whole text, as snprintf(); "0x%lx" when no
+ * symbol holds @addr.
+ */
+size_t rtt_sym_format(const struct rtt_syms *t, char *buf, size_t len,
+		      unsigned long addr, bool offset);
+
+/* ---- events ------------------------------------------------------------- */
+
+/**
+ * struct rtt_event - one event of the process
+ * @system: its system
+ * @name: its name
+ * @id: its id (common_type)
+ * @format: its format text, as the format file shows it
+ * @tep: libtraceevent's parse of it
+ * @fields: the fields as the filter compiler wants them (common first),
+ *	made by rtt_event_fields()
+ * @nr_fields: how many
+ */
+struct rtt_event {
+	char *system;
+	char *name;
+	int id;
+	char *format;
+	struct tep_event *tep;
+	struct rt_field *fields;
+	size_t nr_fields;
+};
+
+/**
+ * struct rtt_events - the events of one process or one trace.dat file
+ * @tep: libtraceevent's handle
+ * @v: the events, in the order read
+ * @nr: how many
+ * @syms: the symbol table %ps and %pS use (not owned)
+ */
+struct rtt_events {
+	struct tep_handle *tep;
+	struct rtt_event *v;
+	size_t nr;
+	const struct rtt_syms *syms;
+};
+
+/**
+ * rtt_events_new - an empty set of events
+ *
+ * Context: any thread.
+ * Return: the set, or NULL (out of memory).
+ */
+struct rtt_events *rtt_events_new(void);
+void rtt_events_free(struct rtt_events *ev);
+
+/**
+ * rtt_events_add - parse one format text
+ * @ev: the set
+ * @system: the event's system
+ * @format: the text ("name: ...\nID: ...\nformat:\n...print fmt: ...")
+ * @len: its length
+ * @err: the reason of a failure
+ *
+ * Context: any thread.
+ * Return: 0, -EPROTO (a format libtraceevent refused, or without name or
+ * ID), -ENOMEM.
+ */
+int rtt_events_add(struct rtt_events *ev, const char *system,
+		   const char *format, size_t len, char *err, size_t errlen);
+
+/**
+ * rtt_events_parse_file - parse a process's events file (ctl.h: for each
+ *	event "system: <sys>", its format text, then "--")
+ * @ev: the set
+ * @text: the file's contents (NUL-terminated)
+ * @err: the reason of a failure
+ *
+ * Context: any thread.
+ * Return: 0, -EPROTO for a malformed file, -ENOMEM.
+ */
+int rtt_events_parse_file(struct rtt_events *ev, const char *text, char *err,
+			  size_t errlen);
+
+/**
+ * rtt_events_keep - add to @ev the events of @old it does not have
+ * @ev: a newer reading of the events
+ * @old: the previous one
+ *
+ * An event unregistered since (a library unloaded, the program exiting)
+ * may still have records in the buffer: its format stays readable.
+ *
+ * Context: any thread.
+ * Return: 0, or a negative errno (@ev then lacks some of them).
+ */
+int rtt_events_keep(struct rtt_events *ev, const struct rtt_events *old);
+
+/**
+ * rtt_events_set_syms - the table %ps and %pS resolve with
+ * @ev: the set
+ * @syms: the table (kept, not copied), or NULL
+ *
+ * Context: any thread.
+ */
+void rtt_events_set_syms(struct rtt_events *ev, const struct rtt_syms *syms);
+
+/* The event of id @id, or NULL. */
+struct rtt_event *rtt_events_by_id(const struct rtt_events *ev, int id);
+/* The event @system:@name (@system NULL: the first named @name), or NULL. */
+struct rtt_event *rtt_events_find(const struct rtt_events *ev,
+				  const char *system, const char *name);
+
+/**
+ * rtt_event_fields - the event's fields for the filter compiler
+ * @e: the event
+ *
+ * Fills @e->fields (kept for the life of the set).
+ *
+ * Context: any thread.
+ * Return: 0 or -ENOMEM.
+ */
+int rtt_event_fields(struct rtt_event *e);
+
+/**
+ * rtt_event_text - the event's text after "name: " (its print format, or
+ *	its fields as "name=value" pairs with @raw)
+ * @ev: the set
+ * @rec: the record, struct ringtrace_entry first
+ * @len: its length
+ * @raw: the fields rather than the print format
+ * @buf: where the text goes (malloc()ed, NUL-terminated; free() it)
+ *
+ * Context: any thread.
+ * Return: the event, or NULL for an unknown id (*@buf untouched).
+ */
+struct rtt_event *rtt_event_text(const struct rtt_events *ev, const void *rec,
+				 unsigned int len, bool raw, char **buf);
+
+/* ---- thread names ------------------------------------------------------- */
+
+/**
+ * struct rtt_comms - thread names read from "pid comm" lines
+ */
+struct rtt_comms;
+
+/**
+ * rtt_comms_parse - read "pid comm" lines (a trace.dat's cmdlines)
+ * @text: the lines (NUL-terminated; may be NULL)
+ *
+ * Context: any thread.
+ * Return: the table, or NULL (out of memory).
+ */
+struct rtt_comms *rtt_comms_parse(const char *text);
+void rtt_comms_free(struct rtt_comms *c);
+/* The name of @pid: true and @comm (16 bytes) filled, else false. */
+bool rtt_comms_find(const struct rtt_comms *c, int pid, char *comm);
+
+/* ---- printer operations ------------------------------------------------- */
+
+/**
+ * struct rtt_print_ctx - what the printer operations read
+ * @ev: the events
+ * @syms: the symbols (may be NULL)
+ * @cmdlines: a live process's saved_cmdlines (mapped), or NULL
+ * @comms: names from a trace.dat, or NULL
+ * @raw: print events' fields rather than their print format
+ */
+struct rtt_print_ctx {
+	const struct rtt_events *ev;
+	const struct rtt_syms *syms;
+	struct rt_ctl_cmdline *cmdlines;
+	const struct rtt_comms *comms;
+	bool raw;
+};
+
+/**
+ * rtt_printer_ops - fill the printer's operations for @ctx
+ * @ctx: the context (must outlive the printing)
+ * @ops: filled
+ *
+ * Context: any thread.
+ */
+void rtt_printer_ops(struct rtt_print_ctx *ctx, struct rt_printer_ops *ops);
+
+/* ---- Chrome / Perfetto trace-event JSON (json.c) ------------------------- */
+
+struct rtt_json;
+
+/**
+ * rtt_json_begin - start a {"traceEvents":[...]} document
+ * @out: the stream
+ * @ctx: the events, symbols and names (must outlive the document)
+ * @ns: time stamps are nanoseconds (else clock ticks, written as they are)
+ * @pid: the process every thread is shown in (0: each thread its own)
+ *
+ * function_graph entries and exits become "B"/"E" slices per thread,
+ * other events "i" instants with their fields in "args", lost events an
+ * instant "lost events" on the cpu's track.
+ *
+ * Context: any thread.
+ * Return: the document, or NULL (out of memory).
+ */
+struct rtt_json *rtt_json_begin(FILE *out, const struct rtt_print_ctx *ctx,
+				bool ns, int pid);
+/* One record of cpu buffer @cpu at time @ts. */
+void rtt_json_record(struct rtt_json *j, int cpu, uint64_t ts,
+		     const void *rec, unsigned int len);
+/* @count events lost on @cpu before @ts (TD_MISSED_UNKNOWN: unknown). */
+void rtt_json_lost(struct rtt_json *j, int cpu, uint64_t ts,
+		   unsigned long count);
+/* Close the slices left open, name the threads, end the document.
+ * Return: 0, or -EIO when writing failed. Frees @j. */
+int rtt_json_end(struct rtt_json *j);
+
+#endif /* RINGTRACE_TOOL_TEP_H */
