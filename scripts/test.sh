@@ -6,7 +6,7 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/deps.sh"
-ringtrace_install_deps
+ringtrace_install_deps trace-cmd
 jobs=$(nproc)
 status=0
 for cfg in ${TEST_CONFIGS:-default asan tsan}; do

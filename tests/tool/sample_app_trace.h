@@ -40,7 +40,8 @@ TRACE_EVENT(big,
 	TP_fast_assign(
 		__entry->seq = seq;
 		memset(__entry->text, 0, sizeof(__entry->text));
-		strncpy(__entry->text, text, sizeof(__entry->text) - 1);
+		memcpy(__entry->text, text,
+		       strnlen(text, sizeof(__entry->text) - 1));
 	),
 	TP_printk("seq=%llu text=%s", __entry->seq, __entry->text)
 );

@@ -1476,7 +1476,8 @@ static const char rtt_record_help[] =
 	"record until it exits. Ctrl-C stops and leaves a complete file. A\n"
 	"progress line (events/s, MB written, events lost) is refreshed every\n"
 	"second on stderr; the file is checkpointed each time, so it always\n"
-	"holds a readable trace. With -P, events and a tracer set here are\n"
+	"holds a readable trace. With -P, the buffer is cleared first (as\n"
+	"trace-cmd record does), and events and a tracer set here are\n"
 	"switched off again at the end.\n"
 	"\n"
 	"  -o, --output FILE    the trace.dat (default: trace.dat)\n"
@@ -1889,6 +1890,9 @@ static int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 		if (!ret && tracer)
 			ret = rtt_cmd(&r.p, NULL, "tracer %s %s",
 				      rtt_iarg(inst), tracer);
+		/* start from an empty buffer, as trace-cmd record does */
+		if (!ret)
+			ret = rtt_cmd(&r.p, NULL, "clear %s", rtt_iarg(inst));
 		if (ret)
 			goto out;
 	} else {

@@ -1632,7 +1632,7 @@ static int td_parse(struct td_reader *r, struct td_cursor *c)
 		return ret;
 	ret = td_num(c, 4, "the event system count", &v);
 	for (uint64_t i = 0; !ret && i < v; i++) {
-		char *system;
+		char *system = NULL;
 		uint64_t n;
 
 		ret = td_cstring(c, "an event system name", &system);
