@@ -70,7 +70,8 @@ static const char *const ev_names[EV_NR] = {
 
 static _Atomic unsigned long long counts[EV_NR];
 static _Atomic unsigned long long seqs[EV_NR];
-static volatile sig_atomic_t stop;
+/* read by every worker, set by the main thread or a signal handler */
+static _Atomic int stop;
 static int nr_threads = 2, burst = 200, gap_ms = 0;
 static long max_bursts = -1;
 static const char *log_dir;

@@ -7,7 +7,8 @@
  */
 #include "sample_fn.h"
 
-static volatile long sample_sink;
+/* per thread: the workers call these functions at the same time */
+static __thread volatile long sample_sink;
 
 __attribute__((noinline)) long sample_fn_leaf(long x)
 {
