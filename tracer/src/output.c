@@ -91,6 +91,7 @@ static void rt_cfg_of(struct ringtrace_instance *tr, bool snapshot,
 						   memory_order_relaxed) /
 			      1000;
 	cfg->lat_pid = li->pid;
+	cfg->lat_cpu = li->cpu;
 	cfg->lat_start_ip = li->start_ip;
 	cfg->lat_end_ip = li->end_ip;
 	if (snapshot && cfg->tracer == RT_TRACER_USERSOFF) {

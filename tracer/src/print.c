@@ -1143,7 +1143,7 @@ static void rt_print_trace_header(struct rt_iter *it)
 	rt_seq_printf(s,
 		      "# latency: %llu us, #%lu/%lu, CPU#%d | (M:user VP:0, KP:0, SP:0 HP:0 #P:%d)\n",
 		      (unsigned long long)it->cfg->max_latency_us,
-		      entries, total, 0, rt_online_cpus());
+		      entries, total, it->cfg->lat_cpu, rt_online_cpus());
 	rt_seq_puts(s, "#    -----------------\n");
 	rt_find_comm(it, it->cfg->lat_pid, comm, &tgid);
 	rt_seq_printf(s,

@@ -48,6 +48,7 @@ struct rt_printer_ops {
  * @lat_start_ip: usersoff: where the worst section started (0: none)
  * @lat_end_ip: and where it ended
  * @lat_pid: the thread it ran in
+ * @lat_cpu: the cpu it ended on
  * @max_latency_us: tracing_max_latency
  */
 struct rt_print_cfg {
@@ -58,6 +59,7 @@ struct rt_print_cfg {
 	unsigned long lat_start_ip;
 	unsigned long lat_end_ip;
 	int lat_pid;
+	int lat_cpu;
 	uint64_t max_latency_us;
 };
 

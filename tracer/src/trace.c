@@ -18,6 +18,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -698,6 +699,7 @@ static void rt_latency_check(uint64_t mask, uint64_t delta,
 				.start_ip = start_ip,
 				.end_ip = end_ip,
 				.pid = rt_gettid(),
+				.cpu = sched_getcpu(),
 			};
 			if (rt_cur.depth == 0 && tr->snap) {
 				struct ringbuf *rb = atomic_load_explicit(

@@ -190,6 +190,7 @@ struct rt_latency_info {
 	unsigned long start_ip;
 	unsigned long end_ip;
 	int pid;
+	int cpu;
 };
 extern struct rt_latency_info rt_latency[RT_MAX_INSTANCES];
 unsigned long rt_tracing_mark_write_ip(void);
