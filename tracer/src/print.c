@@ -665,7 +665,25 @@ static void rt_print_event(struct rt_iter *it, bool msg_only)
 {
 	const struct ringtrace_entry *ent = (const void *)it->rec;
 	struct ringtrace_seq *s = &it->seq;
+	static const struct {
+		uint16_t type;
+		uint16_t size;
+	} min_len[] = {
+		{ RT_TYPE_FN, sizeof(struct rt_fn_entry) },
+		{ RT_TYPE_PRINT, sizeof(struct rt_print_entry) },
+		{ RT_TYPE_RAW_DATA, sizeof(struct rt_raw_data_entry) },
+	};
+	size_t i;
 
+	/* A record too short for its type (a corrupt buffer, or one that
+	 * another process wrote) is reported, never read past its end. */
+	for (i = 0; i < sizeof(min_len) / sizeof(min_len[0]); i++) {
+		if (ent->type == min_len[i].type && it->len < min_len[i].size) {
+			rt_seq_printf(s, "[short record: type %d, %u bytes]\n",
+				      ent->type, it->len);
+			return;
+		}
+	}
 	switch (ent->type) {
 	case RT_TYPE_FN: {
 		const struct rt_fn_entry *f = (const void *)it->rec;
@@ -691,7 +709,6 @@ static void rt_print_event(struct rt_iter *it, bool msg_only)
 	}
 	case RT_TYPE_RAW_DATA: {
 		const struct rt_raw_data_entry *f = (const void *)it->rec;
-		size_t i;
 
 		rt_seq_printf(s, "# %x buf:", f->id);
 		for (i = 0; i + sizeof(*f) < it->len; i++)
@@ -752,7 +769,9 @@ static void rt_print_raw_like(struct rt_iter *it, int mode)
 			const struct rt_print_entry *f = (const void *)it->rec;
 
 			rt_seq_printf(s, "# %lx %.*s", f->ip,
-				      (int)strnlen(f->buf, it->len - sizeof(*f)),
+				      (int)strnlen(f->buf, it->len > sizeof(*f) ?
+							   it->len - sizeof(*f) :
+							   0),
 				      f->buf);
 		} else {
 			rt_seq_printf(s, "type: %d\n", ent->type);
