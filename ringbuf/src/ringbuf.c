@@ -160,9 +160,21 @@ void rb_init_cpu_pages(struct ringbuf_cpu *cb)
 static void *rb_map_alloc(size_t size, int fd)
 {
 	void *map;
+	int err;
 
 	if (fd >= 0 && ftruncate(fd, (off_t)size))
 		return NULL;
+	/*
+	 * Userspace: the kernel allocates a buffer's pages when it makes it.
+	 * A sparse file would get its blocks at the first write to each
+	 * page, and on a full file system (a small tmpfs) that write would
+	 * kill the writer with SIGBUS; so the blocks are taken now, and a
+	 * full file system is an ENOSPC here.
+	 */
+	if (fd >= 0 && (err = posix_fallocate(fd, 0, (off_t)size)) != 0) {
+		errno = err;
+		return NULL;
+	}
 	map = mmap(NULL, size, PROT_READ | PROT_WRITE,
 		   fd >= 0 ? MAP_SHARED : MAP_SHARED | MAP_ANONYMOUS, fd, 0);
 	return map == MAP_FAILED ? NULL : map;

@@ -32,6 +32,11 @@ static unsigned int rt_next_id = RT_TYPE_FIRST_DYNAMIC;
 static bool rt_exiting;
 static char *rt_boot_events;
 
+void rt_events_fork_child(void)
+{
+	pthread_mutex_init(&rt_reg_lock, NULL);
+}
+
 void rt_registry_lock(void)
 {
 	pthread_mutex_lock(&rt_reg_lock);

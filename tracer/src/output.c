@@ -149,20 +149,26 @@ int ringtrace_print_snapshot(struct ringtrace_instance *tr, FILE *out)
  * the instance's lock. */
 static struct rt_pipe_state *rt_pipe_state[RT_MAX_INSTANCES];
 
+/* An instance slot is free again: what was kept for it goes. */
+void rt_instance_slot_gone(int id)
+{
+	rt_pipe_state_free(rt_pipe_state[id]);
+	rt_pipe_state[id] = NULL;
+	memset(&rt_latency[id], 0, sizeof(rt_latency[id]));
+}
+
 int ringtrace_read_pipe(struct ringtrace_instance *tr, FILE *out,
 			int timeout_ms)
 {
 	struct rt_print_cfg cfg;
-	struct ringbuf *rb;
 	int ret;
 
 	tr = rt_instance_get(tr);
 	if (!tr || !out)
 		return -EINVAL;
-	rb = ringtrace_buffer(tr);
-	if (ringbuf_empty(rb)) {
+	if (ringbuf_empty(ringtrace_buffer(tr))) {
 		/* Any record wakes trace_pipe (full = 0), as in the kernel. */
-		ret = ringbuf_wait(rb, RINGBUF_ALL_CPUS, 0, timeout_ms);
+		ret = rt_wait_slice(tr, RINGBUF_ALL_CPUS, 0, timeout_ms);
 		if (ret <= 0)
 			return ret == 0 ? 0 : ret;
 	}

@@ -40,6 +40,11 @@ static pthread_mutex_t rt_pub_lock = PTHREAD_MUTEX_INITIALIZER;
 
 extern struct rt_ctl_cmdline *rt_cmdline_tab;
 
+void rt_publish_fork_child(void)
+{
+	pthread_mutex_init(&rt_pub_lock, NULL);
+}
+
 bool rt_published(void)
 {
 	return rt_ctl != NULL && rt_ctl_pid == getpid();
@@ -364,17 +369,27 @@ static int rt_ctl_execute(char *line, struct rt_reply *r)
 			return -EINVAL;
 		}
 		if (verb[0] == 'm') {
-			if (!ringtrace_instance_create(a)) {
+			tr = ringtrace_instance_create(a);
+			if (!tr) {
 				ret = -errno;
 				rt_reply_printf(r, "instance '%s': %s", a,
 						strerror(errno));
+				return ret;
 			}
-			return ret;
+			tr->remote = true;
+			return 0;
 		}
 		tr = ringtrace_instance_lookup(a);
 		if (!tr || tr->id == 0) {
 			rt_reply_printf(r, "no instance '%s'", a);
 			return -ENOENT;
+		}
+		/* The program may hold a pointer to an instance it made:
+		 * only the ones a tool made can be removed by a tool. */
+		if (!tr->remote) {
+			rt_reply_printf(r, "instance '%s' belongs to the program",
+					a);
+			return -EBUSY;
 		}
 		return ringtrace_instance_destroy(tr);
 	}

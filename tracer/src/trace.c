@@ -701,14 +701,27 @@ static void rt_latency_check(uint64_t mask, uint64_t delta,
 				.pid = rt_gettid(),
 				.cpu = sched_getcpu(),
 			};
-			if (rt_cur.depth == 0 && tr->snap) {
+			/*
+			 * The swap allocates, takes reader locks and waits
+			 * for writers: only in a thread's own context (not
+			 * inside a write, not in a marked signal handler),
+			 * and only with the instance's lock, which keeps
+			 * the buffers from being replaced meanwhile. A busy
+			 * lock loses this snapshot, not the maximum.
+			 */
+			if (rt_cur.depth == 0 && rt_cur.irq == 0 &&
+			    pthread_mutex_trylock(&tr->lock) == 0) {
 				struct ringbuf *rb = atomic_load_explicit(
-					&tr->rb, memory_order_acquire);
+					&tr->rb, memory_order_relaxed);
 				int cpu, n = ringbuf_nr_cpus(rb);
 
-				ringbuf_reset(tr->snap);
-				for (cpu = 0; cpu < n; cpu++)
-					ringbuf_swap_cpu(rb, tr->snap, cpu);
+				if (tr->snap) {
+					ringbuf_reset(tr->snap);
+					for (cpu = 0; cpu < n; cpu++)
+						ringbuf_swap_cpu(rb, tr->snap,
+								 cpu);
+				}
+				pthread_mutex_unlock(&tr->lock);
 			}
 		}
 		pthread_mutex_unlock(&tr->max_lock);
@@ -799,6 +812,29 @@ static struct ringtrace_instance *rt_instance_new(const char *name, int id,
 
 static int rt_replace_buffers(struct ringtrace_instance *tr, size_t size_kb,
 			      int clock);
+
+/* Keep a replaced buffer until the instance goes (called with tr->lock);
+ * its file is removed now. */
+static void rt_retire(struct ringtrace_instance *tr, struct ringbuf *rb)
+{
+	struct ringbuf **n;
+	const char *path = ringbuf_path(rb);
+
+	ringbuf_record_off(rb);
+	if (path)
+		unlink(path);
+	n = realloc(tr->retired, (tr->nr_retired + 1) * sizeof(*n));
+	if (!n) {
+		/* no room to keep it: free it after a grace period, which
+		 * covers every writer (not a waiter, which is rare) */
+		rt_synchronize_rcu();
+		ringbuf_free(rb);
+		return;
+	}
+	tr->retired = n;
+	tr->retired[tr->nr_retired++] = rb;
+}
+
 static size_t rt_boot_size_kb = RT_DEFAULT_SIZE_KB;
 static int rt_boot_clock = RINGBUF_CLOCK_MONO;
 static pthread_once_t rt_init_once = PTHREAD_ONCE_INIT;
@@ -847,6 +883,36 @@ static void rt_do_init(void)
 	atomic_store_explicit(&rt_instances[0], tr, memory_order_release);
 	rt_publish_instance(tr);
 	rt_apply_boot_options(tr);
+}
+
+/*
+ * A forked child starts with a single thread and fresh locks: any of
+ * them may have been held by another thread of the parent at the fork,
+ * and the child would hang on it (at exit, unregistering its events).
+ * The child records nothing (its buffers refuse writes), so the state
+ * those locks protect only has to be good enough to exit.
+ */
+static void rt_fork_child(void)
+{
+	int i;
+
+	pthread_mutex_init(&rt_control_lock, NULL);
+	rt_events_fork_child();
+	rt_publish_fork_child();
+	for (i = 0; i < RT_MAX_INSTANCES; i++) {
+		struct ringtrace_instance *tr = atomic_load_explicit(
+			&rt_instances[i], memory_order_relaxed);
+
+		if (tr) {
+			pthread_mutex_init(&tr->lock, NULL);
+			pthread_mutex_init(&tr->max_lock, NULL);
+		}
+	}
+}
+
+__attribute__((constructor)) static void rt_fork_setup(void)
+{
+	pthread_atfork(NULL, NULL, rt_fork_child);
 }
 
 void rt_lazy_init(void)
@@ -1023,6 +1089,10 @@ int ringtrace_instance_destroy(struct ringtrace_instance *tr)
 	ringbuf_free(atomic_load_explicit(&tr->rb, memory_order_relaxed));
 	if (tr->snap)
 		ringbuf_free(tr->snap);
+	while (tr->nr_retired)
+		ringbuf_free(tr->retired[--tr->nr_retired]);
+	free(tr->retired);
+	rt_instance_slot_gone(tr->id);
 	pthread_mutex_destroy(&tr->lock);
 	pthread_mutex_destroy(&tr->max_lock);
 	free(tr);
@@ -1277,6 +1347,30 @@ int ringtrace_buffer_percent(struct ringtrace_instance *tr)
 	return p;
 }
 
+/*
+ * Wait on @tr's live buffer for at most @timeout_ms (-1: forever), in
+ * slices of 100 ms, so that a waiter on a buffer that was replaced
+ * meanwhile (rt_retire()) moves to the new one.
+ */
+int rt_wait_slice(struct ringtrace_instance *tr, int cpu, int full,
+		  int timeout_ms)
+{
+	int left = timeout_ms, ret;
+
+	for (;;) {
+		int slice = left < 0 || left > 100 ? 100 : left;
+
+		ret = ringbuf_wait(ringtrace_buffer(tr), cpu, full, slice);
+		if (ret != 0 || left == 0)
+			return ret;
+		if (left > 0) {
+			left -= slice;
+			if (left <= 0)
+				return 0;
+		}
+	}
+}
+
 int ringtrace_buffer_wait(struct ringtrace_instance *tr, int cpu,
 			  int timeout_ms)
 {
@@ -1284,7 +1378,7 @@ int ringtrace_buffer_wait(struct ringtrace_instance *tr, int cpu,
 
 	if (percent < 0)
 		return percent;
-	return ringbuf_wait(ringtrace_buffer(tr), cpu, percent, timeout_ms);
+	return rt_wait_slice(rt_instance_get(tr), cpu, percent, timeout_ms);
 }
 
 /*
@@ -1317,10 +1411,16 @@ static int rt_replace_buffers(struct ringtrace_instance *tr, size_t size_kb,
 	if (!ringbuf_record_is_on(old))
 		ringbuf_record_off(nrb);
 	atomic_store_explicit(&tr->rb, nrb, memory_order_release);
-	rt_synchronize_rcu();
-	ringbuf_free(old);
+	/*
+	 * The old buffers are retired, not freed: calls outside the control
+	 * lock (a trace_pipe waiting on the old buffer, a marker sizing its
+	 * record) may still hold them; they go with the instance. Their
+	 * files go now, and a waiter finds the new buffer within its wait
+	 * slice (rt_wait_slice()).
+	 */
+	rt_retire(tr, old);
 	if (tr->snap) {
-		ringbuf_free(tr->snap);
+		rt_retire(tr, tr->snap);
 		tr->snap = snap;
 	}
 	tr->clock = clock;

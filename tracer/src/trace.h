@@ -108,6 +108,9 @@ struct ringtrace_instance {
 	int id;
 	struct ringbuf *_Atomic rb;
 	struct ringbuf *snap;
+	struct ringbuf **retired;
+	size_t nr_retired;
+	bool remote;
 	_Atomic uint64_t options;
 	_Atomic int tracer;
 	size_t size_kb;
@@ -147,6 +150,11 @@ struct ringtrace_instance *rt_instance_get(struct ringtrace_instance *tr);
 void rt_cmdline_save(void);
 bool rt_cmdline_find(int pid, char *comm, int *tgid);
 int rt_nr_cpus(struct ringtrace_instance *tr);
+int rt_wait_slice(struct ringtrace_instance *tr, int cpu, int full,
+		  int timeout_ms);
+void rt_instance_slot_gone(int id);
+void rt_events_fork_child(void);
+void rt_publish_fork_child(void);
 
 /* publish.c (ctl.h) */
 int rt_publish_init(void);

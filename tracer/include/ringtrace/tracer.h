@@ -207,7 +207,10 @@ RINGTRACE_API void ringtrace_irq_exit(void);
 
 /* Begin and end a critical section on this thread. With the usersoff
  * tracer current, the longest section (over tracing_thresh) becomes the
- * snapshot and tracing_max_latency. Async-signal-safe. */
+ * snapshot and tracing_max_latency. In a signal handler (marked with
+ * ringtrace_irq_enter()) or inside another record's write, the end
+ * records the maximum but takes no snapshot, which would have to wait
+ * for locks and writers. */
 RINGTRACE_API void ringtrace_critical_start(void);
 RINGTRACE_API void ringtrace_critical_end(void);
 /* tracing_max_latency, in microseconds; writing 0 rearms. */
