@@ -15,6 +15,37 @@
 #include "symbols.h"
 #include "trace.h"
 
+/*
+ * Whether TP_printk() may run on @rec: long enough for the event's fixed
+ * part, and every __data_loc area inside the record (the record was
+ * copied out of a buffer another process can write to).
+ */
+static bool rt_record_sane(const struct rt_event_priv *p, const void *rec,
+			   unsigned int len)
+{
+	unsigned int i;
+
+	if (len < p->ev->size && len < p->fields[p->nr_fields - 1].offset +
+					       p->fields[p->nr_fields - 1].size)
+		return false;
+	for (i = 0; i < p->nr_fields; i++) {
+		const struct rt_field *f = &p->fields[i];
+		uint32_t loc;
+		unsigned int off, n;
+
+		if (f->kind != RT_FIELD_DYNSTR)
+			continue;
+		memcpy(&loc, (const char *)rec + f->offset, sizeof(loc));
+		off = loc & 0xffff;
+		n = loc >> 16;
+		/* no NUL is checked: the printer's copy of the record is
+		 * followed by zeroes, so a %s stops inside it */
+		if (off + n > len)
+			return false;
+	}
+	return true;
+}
+
 static bool rt_self_event(void *ctx, struct ringtrace_seq *s, const void *rec,
 			  unsigned int len, const char **name)
 {
@@ -23,12 +54,15 @@ static bool rt_self_event(void *ctx, struct ringtrace_seq *s, const void *rec,
 	bool ok = false;
 
 	(void)ctx;
-	(void)len;
 	rt_rcu_read_lock();
 	p = rt_event_by_id(ent->type);
 	if (p && p->ev->print) {
 		*name = p->ev->name;
-		p->ev->print(s, rec);
+		if (rt_record_sane(p, rec, len))
+			p->ev->print(s, rec);
+		else
+			ringtrace_seq_printf(s, "[malformed record of %u bytes]",
+					     len);
 		ok = true;
 	}
 	rt_rcu_read_unlock();

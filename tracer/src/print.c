@@ -331,7 +331,7 @@ static int rt_iter_init(struct rt_iter *it, struct ringbuf *rb,
 	it->ns = ringbuf_clock(rb) != RINGBUF_CLOCK_TSC;
 	it->time_start = cfg->time_start;
 	it->min_ts = cfg->min_ts;
-	it->rec = malloc(RT_MAX_REC);
+	it->rec = calloc(1, RT_MAX_REC);
 	it->graph = calloc((size_t)it->nr_cpus, sizeof(*it->graph));
 	if (!it->rec || !it->graph)
 		goto fail;
@@ -934,6 +934,12 @@ static void rt_graph_indent(struct rt_iter *it, int depth)
 {
 	int i;
 
+	/* the depth comes from the record: a corrupt one must not make
+	 * a line of a billion blanks */
+	if (depth < 0)
+		depth = 0;
+	if (depth >= RT_GRAPH_DEPTH)
+		depth = RT_GRAPH_DEPTH - 1;
 	for (i = 0; i < depth * RT_GRAPH_INDENT; i++)
 		rt_seq_putc(&it->seq, ' ');
 }
@@ -994,14 +1000,13 @@ static void rt_graph_return(struct rt_iter *it)
 
 static void rt_graph_comment(struct rt_iter *it)
 {
-	int depth = it->graph[it->cpu].depth, i;
+	int depth = it->graph[it->cpu].depth;
 	const struct ringtrace_entry *ent = (const void *)it->rec;
 
 	rt_graph_prologue(it);
 	rt_graph_duration(it, 0, RT_FILL_FULL);
 	if (depth > 0)
-		for (i = 0; i < (depth + 1) * RT_GRAPH_INDENT; i++)
-			rt_seq_putc(&it->seq, ' ');
+		rt_graph_indent(it, depth + 1);
 	rt_seq_puts(&it->seq, "/* ");
 	rt_print_event(it, ent->type == RT_TYPE_PRINT);
 	if (it->seq.len && it->seq.buf[it->seq.len - 1] == '\n')
@@ -1401,7 +1406,7 @@ int rt_print_source(const struct rt_record_source *src, int cpu,
 	it.ns = src->clock != RINGBUF_CLOCK_TSC;
 	it.time_start = cfg->time_start;
 	it.min_ts = cfg->min_ts;
-	it.rec = malloc(RT_MAX_REC);
+	it.rec = calloc(1, RT_MAX_REC);
 	it.graph = calloc((size_t)(it.nr_cpus > 0 ? it.nr_cpus : 1),
 			  sizeof(*it.graph));
 	if (!it.rec || !it.graph) {
