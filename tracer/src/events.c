@@ -336,6 +336,13 @@ struct rt_event_priv *rt_event_find(const char *system, const char *name)
 
 /* ---- enabling ---------------------------------------------------------- */
 
+/* Called with rt_reg_lock: @tr is still in the instance array. */
+static bool rt_instance_live(struct ringtrace_instance *tr)
+{
+	return atomic_load_explicit(&rt_instances[tr->id],
+				    memory_order_relaxed) == tr;
+}
+
 static void rt_set_enabled(struct rt_event_priv *p, int inst, bool on)
 {
 	/*
@@ -416,6 +423,11 @@ int ringtrace_set_event(struct ringtrace_instance *tr, const char *spec,
 	if (!copy)
 		return -ENOMEM;
 	pthread_mutex_lock(&rt_reg_lock);
+	if (!rt_instance_live(tr)) {
+		pthread_mutex_unlock(&rt_reg_lock);
+		free(copy);
+		return -ENOENT;
+	}
 	for (tok = strtok_r(copy, " \t\n,", &save); tok;
 	     tok = strtok_r(NULL, " \t\n,", &save)) {
 		if (rt_apply_spec(tr->id, tok) == 0 && !ret) {
@@ -486,6 +498,10 @@ int ringtrace_event_enable(struct ringtrace_instance *tr, const char *system,
 		return -EINVAL;
 	rt_events_init();
 	pthread_mutex_lock(&rt_reg_lock);
+	if (!rt_instance_live(tr)) {
+		pthread_mutex_unlock(&rt_reg_lock);
+		return -ENOENT;
+	}
 	t = atomic_load_explicit(&rt_table, memory_order_relaxed);
 	for (i = 0; t && i < t->nr; i++) {
 		struct rt_event_priv *p = t->ev[i];
@@ -608,6 +624,10 @@ int ringtrace_set_filter(struct ringtrace_instance *tr, const char *system,
 	rt_events_init();
 	clear = rt_blank(expr);
 	pthread_mutex_lock(&rt_reg_lock);
+	if (!rt_instance_live(tr)) {
+		pthread_mutex_unlock(&rt_reg_lock);
+		return -ENOENT;
+	}
 	t = atomic_load_explicit(&rt_table, memory_order_relaxed);
 	newf = calloc(t ? t->nr : 1, sizeof(*newf));
 	oldf = calloc(t ? t->nr : 1, sizeof(*oldf));

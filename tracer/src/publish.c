@@ -541,11 +541,27 @@ static void *rt_ctl_thread(void *arg)
 		}
 		memcpy(line, rt_ctl->cmd, sizeof(line));
 		line[sizeof(line) - 1] = '\0';
+		/* A tool that gave up waiting may have let another write a
+		 * new command while this one was copied: take the newest.
+		 * The fence orders the copy before the re-check of cmd_seq;
+		 * it pairs with the release store of cmd_seq by the tool
+		 * that wrote the newer command. */
+		atomic_thread_fence(memory_order_acquire);
+		if (atomic_load_explicit(&rt_ctl->cmd_seq,
+					 memory_order_relaxed) != seq)
+			continue;
 		r.buf = rt_ctl->reply;
 		r.cap = sizeof(rt_ctl->reply);
 		r.len = 0;
 		r.buf[0] = '\0';
-		rt_ctl->status = rt_ctl_execute(line, &r);
+		if (atomic_load_explicit(&rt_ctl->state, memory_order_acquire) ==
+		    RT_CTL_EXITED) {
+			/* the files are going: change nothing now */
+			rt_reply_printf(&r, "the process is exiting");
+			rt_ctl->status = -ESRCH;
+		} else {
+			rt_ctl->status = rt_ctl_execute(line, &r);
+		}
 		rt_ctl->reply_len = (uint32_t)r.len;
 		done = seq;
 		/* Publishes status and reply; pairs with the tool's acquire
@@ -596,6 +612,55 @@ static void rt_unpublish(void)
 	pthread_mutex_unlock(&rt_pub_lock);
 }
 
+/*
+ * The control file @path exists already with our pid and start time: an
+ * earlier image of this same process, replaced by exec() (which runs no
+ * exit handlers). Remove its files so this image can publish. Anything
+ * else (another user's file, a link, garbage) is left alone.
+ */
+static bool rt_remove_earlier_image(const char *path, uint64_t start)
+{
+	struct rt_ctl *old;
+	struct stat st;
+	bool ours;
+	int fd, i;
+
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    st.st_uid != getuid() || (size_t)st.st_size < sizeof(*old)) {
+		close(fd);
+		return false;
+	}
+	old = mmap(NULL, sizeof(*old), PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (old == MAP_FAILED)
+		return false;
+	ours = old->magic == RT_CTL_MAGIC && old->size == sizeof(*old) &&
+	       old->pid == (int32_t)getpid() && old->start == start;
+	if (ours) {
+		for (i = 0; i < RT_CTL_MAX_INSTANCES; i++) {
+			if (old->inst[i].buf[0] &&
+			    !strncmp(old->inst[i].buf, rt_prefix,
+				     strlen(rt_prefix)))
+				unlink(old->inst[i].buf);
+			if (old->inst[i].snap[0] &&
+			    !strncmp(old->inst[i].snap, rt_prefix,
+				     strlen(rt_prefix)))
+				unlink(old->inst[i].snap);
+		}
+		if (!strncmp(old->events, rt_prefix, strlen(rt_prefix)))
+			unlink(old->events);
+		if (old->syms[0] &&
+		    !strncmp(old->syms, rt_prefix, strlen(rt_prefix)))
+			unlink(old->syms);
+		unlink(path);
+	}
+	munmap(old, sizeof(*old));
+	return ours;
+}
+
 int rt_publish_init(void)
 {
 	const char *s = getenv("RINGTRACE_PUBLISH");
@@ -629,6 +694,10 @@ int rt_publish_init(void)
 	snprintf(path, sizeof(path), "%s.ctl", rt_prefix);
 	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 		  0600);
+	if (fd < 0 && errno == EEXIST && rt_remove_earlier_image(path, start))
+		fd = open(path,
+			  O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			  0600);
 	if (fd < 0) {
 		rt_warn("ringtrace: not published: %s: %s\n", path,
 			strerror(errno));

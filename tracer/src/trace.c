@@ -1077,9 +1077,12 @@ int ringtrace_instance_destroy(struct ringtrace_instance *tr)
 	if (!tr || tr->id == 0)
 		return -EINVAL;
 	pthread_mutex_lock(&rt_control_lock);
-	rt_events_instance_gone(tr->id);
+	/* Out of the array first: a set_event racing with this sees the
+	 * instance gone (rt_instance_live()) or has its bits cleared by
+	 * rt_events_instance_gone() right after. */
 	atomic_store_explicit(&rt_instances[tr->id], NULL,
 			      memory_order_relaxed);
+	rt_events_instance_gone(tr->id);
 	rt_update_tracer_masks();
 	pthread_mutex_unlock(&rt_control_lock);
 	rt_unpublish_instance(tr);
