@@ -348,15 +348,71 @@ static void publish_off(void)
 	remove_dir();
 }
 
+static void exec_republishes(void);
+
 static const struct rbt_case cases[] = {
 	RBT_CASE(control),
 	RBT_CASE(crash_leaves_files),
 	RBT_CASE(publish_off),
+	RBT_CASE(exec_republishes),
 };
+
+/* exec() keeps the pid and the start time and runs no exit handler: the
+ * new image finds the old image's files and must publish anyway. */
+static void exec_republishes(void)
+{
+	struct rt_ctl *ctl;
+	char reply[256];
+	int p[2], st;
+	pid_t pid;
+
+	use_private_dir();
+	ASSERT_EQ(pipe(p), 0);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		char fd[16];
+
+		close(p[1]);
+		snprintf(fd, sizeof(fd), "%d", p[0]);
+		execl("/proc/self/exe", "test_publish", "--exec-child", fd,
+		      (char *)NULL);
+		_exit(99);
+	}
+	close(p[0]);
+	/* the second image's control file answers */
+	for (int tries = 0; tries < 500; tries++) {
+		ctl = map_ctl(pid);
+		if (command(ctl, "ping -", reply, sizeof(reply)) == 0 &&
+		    count_files(".ctl") == 1 && access(ctl->inst[0].buf, F_OK) ==
+		    0 && atomic_load(&ctl->state) == RT_CTL_RUNNING &&
+		    strstr(reply, "pong"))
+			break;
+		munmap(ctl, sizeof(*ctl));
+		ctl = NULL;
+		rbt_msleep(10);
+	}
+	ASSERT_NOT_NULL(ctl);
+	ASSERT_EQ(count_files(".buf"), 1);
+	ASSERT_EQ(write(p[1], "q", 1), 1);
+	ASSERT_EQ(waitpid(pid, &st, 0), pid);
+	ASSERT_TRUE(WIFEXITED(st));
+	ASSERT_EQ(WEXITSTATUS(st), 0);
+	ASSERT_EQ(count_files(".ctl"), 0);
+	munmap(ctl, sizeof(*ctl));
+	close(p[1]);
+	remove_dir();
+}
 
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "--child"))
 		child_main(atoi(argv[2]));
+	if (argc == 3 && !strcmp(argv[1], "--exec-child")) {
+		/* published at load already; become a new image */
+		execl("/proc/self/exe", "test_publish", "--child", argv[2],
+		      (char *)NULL);
+		_exit(98);
+	}
 	return rbt_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
 }
