@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Every ordering atomic and fence in ringbuf/src carries a comment that
+# Every ordering atomic and fence in ringbuf/src (and in the other
+# directories given as arguments) carries a comment that
 # names what it orders: the 12 lines before it (or its own line) must say
 # "pairs with", "Pairs with", "Release:", "Acquire:", "Seq_cst", "Acq_rel",
 # "Relaxed" or "Orders". Our version of checkpatch's "memory barrier
 # without comment".
 set -u
-src=${1:-$(dirname "$0")/../../ringbuf/src}
+shopt -s nullglob
+[ $# -gt 0 ] || set -- "$(dirname "$0")/../../ringbuf/src"
 status=0
-for f in "$src"/*.c "$src"/*.h; do
+for f in $(for d in "$@"; do echo "$d"/*.c "$d"/*.h; done); do
 	awk -v file="$f" '
 	{ line[NR] = $0 }
 	/memory_order_(acquire|release|acq_rel|seq_cst)|atomic_thread_fence/ {

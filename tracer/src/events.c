@@ -320,6 +320,7 @@ void ringtrace_event_unregister(struct ringtrace_event *ev)
 /* Called with rt_reg_lock held, or from a read-side section. */
 struct rt_event_priv *rt_event_find(const char *system, const char *name)
 {
+	/* Pairs with the release store of a new table in rt_table_set(). */
 	struct rt_ev_table *t =
 		atomic_load_explicit(&rt_table, memory_order_acquire);
 	unsigned int i;
@@ -564,6 +565,8 @@ static bool rt_boot_match(struct ringtrace_event *ev)
 void rt_events_apply_boot(void)
 {
 	const char *s = getenv("RINGTRACE_EVENTS");
+	/* Pairs with the release store that publishes the top instance in
+	 * rt_do_init(). */
 	struct ringtrace_instance *tr =
 		atomic_load_explicit(&rt_instances[0], memory_order_acquire);
 	struct rt_ev_table *t;

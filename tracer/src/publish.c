@@ -135,13 +135,15 @@ void rt_publish_instance(struct ringtrace_instance *tr)
 		return;
 	pthread_mutex_lock(&rt_pub_lock);
 	ci = &rt_ctl->inst[tr->id];
-	rb = atomic_load_explicit(&tr->rb, memory_order_acquire);
+	rb = ringtrace_buffer(tr);
 	snprintf(ci->name, sizeof(ci->name), "%s", tr->id ? tr->name : "");
 	p = rb ? ringbuf_path(rb) : NULL;
 	snprintf(ci->buf, sizeof(ci->buf), "%s", p ? p : "");
 	p = tr->snap ? ringbuf_path(tr->snap) : NULL;
 	snprintf(ci->snap, sizeof(ci->snap), "%s", p ? p : "");
-	atomic_fetch_add_explicit(&ci->gen, 1, memory_order_relaxed);
+	/* Release: the paths above before the new generation; pairs with
+	 * the tool's acquire load in rtt_inst_gen(). */
+	atomic_fetch_add_explicit(&ci->gen, 1, memory_order_release);
 	atomic_store_explicit(&ci->used, 1, memory_order_relaxed);
 	if (tr->id == 0)
 		snprintf(rt_ctl->clock, sizeof(rt_ctl->clock), "%s",
@@ -585,6 +587,9 @@ static void rt_unpublish(void)
 
 	if (!rt_published())
 		return;
+	/* Release: pairs with the acquire load of state in the control
+	 * thread, which then refuses commands, and in tools reading the
+	 * file. */
 	atomic_store_explicit(&rt_ctl->state, RT_CTL_EXITED,
 			      memory_order_release);
 	/* A recorder that started the program reads them after the exit

@@ -500,7 +500,7 @@ static int rt_print_record(struct ringtrace_instance *tr, unsigned long ip,
 
 	if (!mask)
 		return -EINVAL;
-	rb = atomic_load_explicit(&tr->rb, memory_order_acquire);
+	rb = ringtrace_buffer(tr);
 	max = ringbuf_max_event_size(rb) - sizeof(struct rt_print_entry) - 2;
 	if (len > max)
 		len = max;
@@ -587,7 +587,7 @@ int ringtrace_marker_raw(struct ringtrace_instance *tr, unsigned int id,
 	mask = rt_marker_mask(tr);
 	if (!mask)
 		return -EINVAL;
-	rb = atomic_load_explicit(&tr->rb, memory_order_acquire);
+	rb = ringtrace_buffer(tr);
 	if (len > ringbuf_max_event_size(rb) - sizeof(struct rt_raw_data_entry))
 		return -EINVAL;
 	return rt_write_builtin(mask, RT_TYPE_RAW_DATA,
@@ -671,6 +671,7 @@ static void rt_latency_check(uint64_t mask, uint64_t delta,
 
 		mask &= mask - 1;
 		rt_rcu_read_lock();
+		/* Pairs with the release stores that publish instances. */
 		tr = atomic_load_explicit(&rt_instances[i],
 					  memory_order_acquire);
 		thresh = tr ? atomic_load_explicit(&tr->thresh_ns,
@@ -1111,6 +1112,9 @@ const char *ringtrace_instance_name(struct ringtrace_instance *tr)
 struct ringbuf *ringtrace_buffer(struct ringtrace_instance *tr)
 {
 	tr = rt_instance_get(tr);
+	/* Pairs with the release store of a new buffer in
+	 * rt_replace_buffers(); the old one is kept until the instance goes
+	 * (rt_retire()), so the caller may keep using what it got. */
 	return tr ? atomic_load_explicit(&tr->rb, memory_order_acquire) : NULL;
 }
 
@@ -1413,6 +1417,8 @@ static int rt_replace_buffers(struct ringtrace_instance *tr, size_t size_kb,
 		return -ENOMEM;
 	if (!ringbuf_record_is_on(old))
 		ringbuf_record_off(nrb);
+	/* Publishes the initialised buffer; pairs with the acquire loads
+	 * in rt_inst_rb() and ringtrace_buffer(). */
 	atomic_store_explicit(&tr->rb, nrb, memory_order_release);
 	/*
 	 * The old buffers are retired, not freed: calls outside the control

@@ -656,8 +656,17 @@ int rtt_inst_path(const struct rtt_proc *p, int inst, bool snap, char *path,
 
 uint32_t rtt_inst_gen(const struct rtt_proc *p, int inst)
 {
+	/* Pairs with the release increment in rt_publish_instance(), made
+	 * after the slot's paths were written. */
 	return atomic_load_explicit(&p->ctl->inst[inst].gen,
 				    memory_order_acquire);
+}
+
+uint32_t rtt_ctl_gen(const struct rtt_proc *p)
+{
+	/* Pairs with the release increment in rt_ctl_changed() (publish.c),
+	 * made after the files and paths it announces were complete. */
+	return atomic_load_explicit(&p->ctl->gen, memory_order_acquire);
 }
 
 int rtt_attach(const struct rtt_proc *p, int inst, bool snap,

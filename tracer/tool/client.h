@@ -214,6 +214,9 @@ int rtt_inst_path(const struct rtt_proc *p, int inst, bool snap, char *path,
  * Context: any thread; lock-free.
  */
 uint32_t rtt_inst_gen(const struct rtt_proc *p, int inst);
+/* The control file's generation: changes with its instances, buffers,
+ * events and symbols (ctl.h). */
+uint32_t rtt_ctl_gen(const struct rtt_proc *p);
 
 /* Flags of rtt_attach() */
 #define RTT_ATTACH_CONSUME (1u << 0) /* the caller must be able to consume */

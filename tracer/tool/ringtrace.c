@@ -877,7 +877,7 @@ static int rtt_do_pipe(const struct rtt_verb *v, int argc, char **argv)
 		goto out;
 	}
 	/* the generation first: a change after it reloads the events */
-	pp.ctl_gen = atomic_load_explicit(&pp.p.ctl->gen, memory_order_acquire);
+	pp.ctl_gen = rtt_ctl_gen(&pp.p);
 	ret = rtt_load_events(&pp.p, &pp.ev, false);
 	if (ret)
 		goto out;
@@ -921,7 +921,7 @@ static int rtt_do_pipe(const struct rtt_verb *v, int argc, char **argv)
 		uint32_t g;
 		int n;
 
-		g = atomic_load_explicit(&pp.p.ctl->gen, memory_order_acquire);
+		g = rtt_ctl_gen(&pp.p);
 		if (g != pp.ctl_gen) {
 			pp.ctl_gen = g;
 			rtt_pipe_reload_events(&pp);
@@ -1605,14 +1605,14 @@ static void rtt_record_progress(struct rtt_record *r, double rate)
 static void rtt_settle(struct rtt_proc *p)
 {
 	uint64_t start = rtt_now_ms(), since = start;
-	uint32_t g = atomic_load_explicit(&p->ctl->gen, memory_order_acquire);
+	uint32_t g = rtt_ctl_gen(p);
 
 	while (rtt_now_ms() - since < 20 && rtt_now_ms() - start < 1000 &&
 	       rtt_proc_state(p) == RTT_ALIVE) {
 		uint32_t n;
 
 		usleep(2000);
-		n = atomic_load_explicit(&p->ctl->gen, memory_order_acquire);
+		n = rtt_ctl_gen(p);
 		if (n != g) {
 			g = n;
 			since = rtt_now_ms();
@@ -1881,8 +1881,7 @@ static int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 		if (ret)
 			goto out;
 		before = rtt_show_set_event(&r.p, inst);
-		ctl_gen = atomic_load_explicit(&r.p.ctl->gen,
-					       memory_order_acquire);
+		ctl_gen = rtt_ctl_gen(&r.p);
 		ret = rtt_load_events(&r.p, &ev, false);
 		if (!ret)
 			ret = rtt_apply_settings(&r.p, ev, inst, &topts,
@@ -1900,8 +1899,7 @@ static int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 				       &r.p, &child);
 		if (ret)
 			goto out_free;
-		ctl_gen = atomic_load_explicit(&r.p.ctl->gen,
-					       memory_order_acquire);
+		ctl_gen = rtt_ctl_gen(&r.p);
 		ret = rtt_load_events(&r.p, &ev, false);
 		if (ret == -ESRCH) {
 			/* gone with its files before we could read them */
@@ -1943,7 +1941,7 @@ static int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 		uint32_t g;
 		int w, moved;
 
-		g = atomic_load_explicit(&r.p.ctl->gen, memory_order_acquire);
+		g = rtt_ctl_gen(&r.p);
 		if (g != ctl_gen) {
 			ctl_gen = g;
 			rtt_record_formats(&r, &ev);
@@ -2000,7 +1998,7 @@ static int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 	}
 	if (!ret) {
 		/* events registered at the end (their files may be gone) */
-		if (atomic_load_explicit(&r.p.ctl->gen, memory_order_acquire) !=
+		if (rtt_ctl_gen(&r.p) !=
 		    ctl_gen)
 			rtt_record_formats(&r, &ev);
 		/* the symbols of what was loaded meanwhile */
