@@ -757,6 +757,7 @@ static void rt_print_raw_like(struct rt_iter *it, int mode)
 	bool ctx = it->opts & RT_OPT(RT_OPT_CONTEXT_INFO);
 	int pid = ent->pid, cpu = it->cpu;
 	unsigned long long ts = it->ts;
+	void (*put)(struct ringtrace_seq *s, const void *p, size_t n);
 
 	if (mode == RT_OPT_RAW) {
 		if (ctx)
@@ -778,37 +779,23 @@ static void rt_print_raw_like(struct rt_iter *it, int mode)
 		}
 		return;
 	}
-	if (mode == RT_OPT_HEX) {
-		if (ctx) {
-			rt_put_hex(s, &pid, sizeof(pid));
-			rt_put_hex(s, &cpu, sizeof(cpu));
-			rt_put_hex(s, &ts, sizeof(ts));
-		}
-		if (ent->type == RT_TYPE_FN) {
-			const struct rt_fn_entry *f = (const void *)it->rec;
-
-			rt_put_hex(s, &f->ip, sizeof(f->ip));
-			rt_put_hex(s, &f->parent_ip, sizeof(f->parent_ip));
-		} else {
-			rt_seq_printf(s, "type: %d\n", ent->type);
-		}
-		rt_seq_putc(s, '\n');
-		return;
-	}
-	/* bin */
+	/* hex and bin: the same fields, as hex words or as raw bytes */
+	put = mode == RT_OPT_HEX ? rt_put_hex : rt_seq_write;
 	if (ctx) {
-		rt_seq_write(s, &pid, sizeof(pid));
-		rt_seq_write(s, &cpu, sizeof(cpu));
-		rt_seq_write(s, &ts, sizeof(ts));
+		put(s, &pid, sizeof(pid));
+		put(s, &cpu, sizeof(cpu));
+		put(s, &ts, sizeof(ts));
 	}
 	if (ent->type == RT_TYPE_FN) {
 		const struct rt_fn_entry *f = (const void *)it->rec;
 
-		rt_seq_write(s, &f->ip, sizeof(f->ip));
-		rt_seq_write(s, &f->parent_ip, sizeof(f->parent_ip));
+		put(s, &f->ip, sizeof(f->ip));
+		put(s, &f->parent_ip, sizeof(f->parent_ip));
 	} else {
 		rt_seq_printf(s, "type: %d\n", ent->type);
 	}
+	if (mode == RT_OPT_HEX)
+		rt_seq_putc(s, '\n');
 }
 
 /* ---- function_graph ----------------------------------------------------- */
