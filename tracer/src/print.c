@@ -289,7 +289,6 @@ struct rt_iter {
 	const struct rt_printer_ops *ops;
 	struct ringbuf *rb;
 	bool consume;
-	unsigned int repeeks;
 	const struct rt_record_source *src;
 	int only_cpu;
 	int nr_cpus;
@@ -425,7 +424,7 @@ static bool rt_iter_next(struct rt_iter *it)
 {
 	int cpu, best = -1;
 	uint64_t ts, best_ts = 0;
-	struct ringbuf_event *e;
+	struct ringbuf_event *e, *best_e = NULL;
 
 	it->lost = 0;
 	it->lost_unknown = false;
@@ -446,27 +445,22 @@ static bool rt_iter_next(struct rt_iter *it)
 		rt_iter_copy(it, e);
 		return true;
 	}
+	/* Each cpu's iterator holds its own copy of the event it showed,
+	 * valid until the next call on that iterator: the best one is used
+	 * as peeked, with no second peek a writer could race with. */
 	for (cpu = 0; cpu < it->nr_cpus; cpu++) {
 		e = ringbuf_iter_peek(it->it[cpu], &ts);
 		if (e && (best < 0 || ts < best_ts)) {
 			best = cpu;
 			best_ts = ts;
+			best_e = e;
 		}
 	}
 	if (best < 0)
 		return false;
-	/* Peek again: the first peek's copy was overwritten by the other
-	 * cpus' peeks. A writer may have lapped the iterator meanwhile and
-	 * left it at the end: then look again from the top. */
-	e = ringbuf_iter_peek(it->it[best], &ts);
-	if (!e) {
-		if (++it->repeeks > 1000)
-			return false;
-		return rt_iter_next(it);
-	}
-	rt_iter_copy(it, e);
+	rt_iter_copy(it, best_e);
 	it->cpu = best;
-	it->ts = ts;
+	it->ts = best_ts;
 	if (ringbuf_iter_dropped(it->it[best]))
 		it->lost_unknown = true;
 	ringbuf_iter_advance(it->it[best]);
