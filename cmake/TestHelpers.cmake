@@ -1,7 +1,11 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# rb_add_test(NAME n COMMAND cmd... [LABELS l...] [TIMEOUT s])
+# rb_add_test(NAME n COMMAND cmd... [LABELS l...] [TIMEOUT s] [CLOCKS])
 # The only way tests are registered: every test has labels and a timeout.
 # Sanitizer builds stretch the timeout (RB_TIMEOUT_MULT).
+# CLOCKS: the test prints time stamps; it also runs as clock.small.<n>
+# and clock.large.<n>, in time namespaces whose clocks start at 1 000 s
+# and at 200 000 s (tests/clock/clockns.sh), so both widths of the
+# kernel's "%5lu.%06lu" are checked whatever the machine's uptime.
 if(RINGBUF_SANITIZE STREQUAL "tsan")
   set(RB_TIMEOUT_MULT 4)
 elseif(RINGBUF_SANITIZE STREQUAL "asan")
@@ -10,7 +14,7 @@ else()
   set(RB_TIMEOUT_MULT 1)
 endif()
 function(rb_add_test)
-  cmake_parse_arguments(T "" "NAME;TIMEOUT" "COMMAND;LABELS;ENV" ${ARGN})
+  cmake_parse_arguments(T "CLOCKS" "NAME;TIMEOUT" "COMMAND;LABELS;ENV" ${ARGN})
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 60)
   endif()
@@ -28,4 +32,17 @@ function(rb_add_test)
   endif()
   list(APPEND env ${T_ENV})
   set_tests_properties(${T_NAME} PROPERTIES ENVIRONMENT "${env}")
+  if(T_CLOCKS)
+    foreach(c small:1000 large:200000)
+      string(REPLACE ":" ";" c "${c}")
+      list(GET c 0 which)
+      list(GET c 1 secs)
+      set(n clock.${which}.${T_NAME})
+      add_test(NAME ${n} COMMAND sh
+        ${PROJECT_SOURCE_DIR}/tests/clock/clockns.sh ${secs} ${T_COMMAND})
+      set_tests_properties(${n} PROPERTIES TIMEOUT ${t}
+        LABELS "${T_LABELS};clock" ENVIRONMENT "${env}"
+        SKIP_RETURN_CODE 77)
+    endforeach()
+  endif()
 endfunction()

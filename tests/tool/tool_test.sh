@@ -13,6 +13,8 @@
 # (RINGTRACE_DIR), kills what it started and removes what it made. Exit
 # status: 0 pass, 1 fail, 77 skipped (the reason is printed).
 set -u
+# the patterns below are written for the C locale's character classes and sort
+export LC_ALL=C
 
 T=${RTT_TOOL:?RTT_TOOL is not set}
 S=${RTT_SAMPLE:?RTT_SAMPLE is not set}
@@ -116,6 +118,35 @@ count() {
 # lines FILE NAME: records of event NAME in a text trace
 lines() {
 	grep -c -- " $2: " "$1"
+}
+
+# stamps_ok FILE: every context line's time stamp keeps the kernel's
+# "%5lu.%06lu" rule after its separator (one space after the flags
+# columns, two after the cpu when they are off): the seconds right
+# aligned in five columns, wider only when they need it. The clock
+# namespace runs of these cases cover both widths.
+stamps_ok() {
+	awk '
+	BEGIN { c = "[.a-zA-Z0-9]"; fl = c c c c c " "; u = "[0-9]"
+		re = "\\] (" fl ")? *[0-9]+\\." u u u u u u ": " }
+	match($0, re) {
+		f = substr($0, RSTART + 2, RLENGTH - 2)
+		sep = 1
+		if (f ~ ("^" fl)) {
+			f = substr(f, 7)
+			sep = 0
+		}
+		d = f; sub(/^ */, "", d); sub(/\..*/, "", d)
+		pad = length(f) - length(d) - 9
+		w = length(d) < 5 ? 5 : length(d)
+		if (pad - sep + length(d) != w) {
+			print "bad time stamp width: " $0
+			bad = 1
+		}
+		n++
+	}
+	END { if (!n) print "no time stamp"; exit bad || !n }' "$1" >&2 ||
+		fail "time stamps in $1 break the %5lu.%06lu rule"
 }
 
 unused_pid() {
@@ -454,10 +485,11 @@ case_pipe_counts() {
 	[ "$lost" != 0 ] || [ "$n" = "$(count "$W/counts" app:work)" ] ||
 		fail "work records repeated or missing: $n distinct"
 	# signal-handler records carry the hardirq flag
-	grep -q '\[[0-9]*\] \.\.h\.\. [0-9.]*: tick: seq=' "$W/pipe.txt" ||
+	grep -q '\[[0-9]*\] \.\.h\.\.  *[0-9.]*: tick: seq=' "$W/pipe.txt" ||
 		fail "no tick record marked h"
-	grep -q '^ *worker-[0-2]-[0-9]* *\[[0-9]*\] \.\.\.\.\. [0-9]*\.[0-9]\{6\}: big: seq=[0-9]* text=a record longer than 112 bytes' \
+	grep -q '^ *worker-[0-2]-[0-9]* *\[[0-9]*\] \.\.\.\.\.  *[0-9]*\.[0-9]\{6\}: big: seq=[0-9]* text=a record longer than 112 bytes' \
 		"$W/pipe.txt" || fail "no big record in the trace_pipe format"
+	stamps_ok "$W/pipe.txt"
 }
 
 case_pipe_filter() {
@@ -493,6 +525,7 @@ case_pipe_options() {
 		2>"$W/pipe.err" || fail "pipe -O failed: $(cat "$W/pipe.err")"
 	grep -q '^ *worker-0-[0-9]* *\[[0-9]\{3\}\]  *[0-9]*\.[0-9]\{6\}: work: ' \
 		"$W/pipe.txt" || fail "noirq-info did not drop the flags column"
+	stamps_ok "$W/pipe.txt"
 	start_sample -- --threads 1 --seconds 1 --burst 20 --gap-ms 10
 	run 2 "$T" pipe -O nosuch "$SP"
 	err_has "unknown option 'nosuch'"
@@ -571,7 +604,8 @@ case_record_report() {
 	out_has "^$SP +sample_app +running +top +1 "
 	run 0 "$T" report "$W/r.dat"
 	out_has "^# tracer: nop$"
-	out_has "^ *worker-[01]-[0-9]+ +\[[0-9]{3}\] \.\.\.\.\. [0-9]+\.[0-9]{6}: work: worker=[01] seq=[0-9]+ value=[0-9]+$"
+	out_has "^ *worker-[01]-[0-9]+ +\[[0-9]{3}\] \.\.\.\.\. +[0-9]+\.[0-9]{6}: work: worker=[01] seq=[0-9]+ value=[0-9]+$"
+	stamps_ok "$W/out"
 	out_has " request: seq=[0-9]+ fd=[0-9]+ path=/data/"
 	out_has " big: seq=[0-9]+ text=a record longer than 112 bytes"
 	# the same line format as pipe
