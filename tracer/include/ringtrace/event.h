@@ -10,11 +10,28 @@
 #ifndef RINGTRACE_EVENT_H
 #define RINGTRACE_EVENT_H
 
+#ifndef __cplusplus
 #include <stdatomic.h>
 #include <stdbool.h>
+#endif
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+
+/*
+ * The enable mask is read by the inline trace_<event>() of C and C++
+ * programs and changed by the library with C11 atomics. C++ has no
+ * _Atomic: it sees a plain uint64_t of the same size and alignment and
+ * reads it with the compiler's atomic builtin, which is the same relaxed
+ * load.
+ */
+#ifdef __cplusplus
+#define RINGTRACE_ATOMIC_U64 uint64_t
+#define RINGTRACE_LOAD_RELAXED(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#else
+#define RINGTRACE_ATOMIC_U64 _Atomic uint64_t
+#define RINGTRACE_LOAD_RELAXED(p) atomic_load_explicit((p), memory_order_relaxed)
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -107,7 +124,7 @@ struct rt_event_priv;
  * @priv: the registry's state for the event
  */
 struct ringtrace_event {
-	_Atomic uint64_t enabled;
+	RINGTRACE_ATOMIC_U64 enabled;
 	const char *system;
 	const char *name;
 	const struct ringtrace_field_decl *fields;
@@ -147,5 +164,67 @@ RINGTRACE_API void ringtrace_seq_printf(struct ringtrace_seq *s,
 #ifdef __cplusplus
 }
 #endif
+
+/*
+ * What the field macros need to know of a type, as constant expressions:
+ * C has __builtin_choose_expr() and _Generic, C++ has templates.
+ */
+#ifdef __cplusplus
+#include <type_traits>
+
+template <typename T, bool = std::is_enum<T>::value> struct __rt_type_info {
+	static constexpr bool is_ptr = std::is_pointer<T>::value;
+	static constexpr int is_signed = std::is_signed<T>::value ? 1 : 0;
+	static constexpr bool is_char =
+		std::is_same<T, char>::value ||
+		std::is_same<T, signed char>::value ||
+		std::is_same<T, unsigned char>::value;
+};
+template <typename T> struct __rt_type_info<T, true>
+	: __rt_type_info<typename std::underlying_type<T>::type> {
+};
+#define __RT_IS_PTR(type) (__rt_type_info<type>::is_ptr)
+#define __RT_IS_SIGNED(type) (__rt_type_info<type>::is_signed)
+#define __RT_KIND(type)                                                     \
+	(__RT_IS_PTR(type) ? RINGTRACE_FIELD_PTR : RINGTRACE_FIELD_INT)
+#define __RT_ARRAY_KIND(type)                                               \
+	(__rt_type_info<type>::is_char ? RINGTRACE_FIELD_STRING             \
+				       : RINGTRACE_FIELD_ARRAY)
+#define __RT_DYN_KIND(type)                                                 \
+	(__rt_type_info<type>::is_char ? RINGTRACE_FIELD_DYNSTR             \
+				       : RINGTRACE_FIELD_ARRAY)
+#define __RT_ALIGNOF(type) alignof(type)
+#define __RT_CAST(type, p) (reinterpret_cast<type>(p))
+#else
+#define __RT_IS_PTR(type) (__builtin_classify_type((type)0) == 5)
+#define __RT_IS_SIGNED(type)                                                \
+	__builtin_choose_expr(__RT_IS_PTR(type), 0,                         \
+			      ((type)-1 < (type)1))
+#define __RT_KIND(type)                                                     \
+	__builtin_choose_expr(__RT_IS_PTR(type), RINGTRACE_FIELD_PTR,       \
+			      RINGTRACE_FIELD_INT)
+#define __RT_ARRAY_KIND(type)                                               \
+	_Generic((type)0, char: RINGTRACE_FIELD_STRING,                     \
+		 signed char: RINGTRACE_FIELD_STRING,                       \
+		 unsigned char: RINGTRACE_FIELD_STRING,                     \
+		 default: RINGTRACE_FIELD_ARRAY)
+#define __RT_DYN_KIND(type)                                                 \
+	_Generic((type)0, char: RINGTRACE_FIELD_DYNSTR,                     \
+		 signed char: RINGTRACE_FIELD_DYNSTR,                       \
+		 unsigned char: RINGTRACE_FIELD_DYNSTR,                     \
+		 default: RINGTRACE_FIELD_ARRAY)
+#define __RT_ALIGNOF(type) _Alignof(type)
+#define __RT_CAST(type, p) ((type)(p))
+#endif
+
+/* strnlen() is POSIX, not C: a program built with -std=c11 and no feature
+ * macro has no declaration of it. */
+static inline __attribute__((always_inline, unused, no_instrument_function))
+size_t __rt_strnlen(const char *s, size_t max)
+{
+	const char *e = (const char *)memchr(s, '\0', max);
+
+	return e ? (size_t)(e - s) : max;
+}
 
 #endif /* RINGTRACE_EVENT_H */

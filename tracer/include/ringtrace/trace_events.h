@@ -13,7 +13,10 @@
  *     __entry spelled REC as in the kernel's format files
  *  6. the write function of the class, then per event its
  *     struct ringtrace_event, __ringtrace_do_<event>() and registration
+ *
+ * Included on its own (outside define_trace.h) it does nothing.
  */
+#ifdef RT_TRACE_INCLUDE
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -36,24 +39,8 @@
 			    PARAMS(tstruct), PARAMS(assign), PARAMS(print)) \
 	DEFINE_EVENT(name, name, PARAMS(proto), PARAMS(args))
 
-/* Classification of a field's type, for the format and the filter. */
-#define __RT_IS_PTR(type) (__builtin_classify_type((type)0) == 5)
-#define __RT_IS_SIGNED(type)                                                \
-	__builtin_choose_expr(__RT_IS_PTR(type), 0,                         \
-			      ((type)-1 < (type)1))
-#define __RT_KIND(type)                                                     \
-	__builtin_choose_expr(__RT_IS_PTR(type), RINGTRACE_FIELD_PTR,       \
-			      RINGTRACE_FIELD_INT)
-#define __RT_ARRAY_KIND(type)                                               \
-	_Generic((type)0, char: RINGTRACE_FIELD_STRING,                     \
-		 signed char: RINGTRACE_FIELD_STRING,                       \
-		 unsigned char: RINGTRACE_FIELD_STRING,                     \
-		 default: RINGTRACE_FIELD_ARRAY)
-#define __RT_DYN_KIND(type)                                                 \
-	_Generic((type)0, char: RINGTRACE_FIELD_DYNSTR,                     \
-		 signed char: RINGTRACE_FIELD_DYNSTR,                       \
-		 unsigned char: RINGTRACE_FIELD_DYNSTR,                     \
-		 default: RINGTRACE_FIELD_ARRAY)
+/* The classification of a field's type (__RT_IS_SIGNED() and friends,
+ * for the format and the filter) is in <ringtrace/event.h>. */
 
 /* Accessors of TP_fast_assign() and TP_printk() */
 #undef __get_dynamic_array
@@ -122,7 +109,7 @@
 		size_t __n;                                                 \
 		if (!__s)                                                   \
 			__s = "(null)";                                     \
-		__n = strnlen(__s, RINGTRACE_MAX_STRING - 1) + 1;           \
+		__n = __rt_strnlen(__s, RINGTRACE_MAX_STRING - 1) + 1;      \
 		__data_offsets->item##__src = __s;                          \
 		__data_offsets->item = (uint32_t)(__data_size +             \
 			offsetof(__typeof__(*__rt_entry_type), __data)) |   \
@@ -162,11 +149,11 @@
 #undef __string
 #undef __dynamic_array
 #define __field(type, item)                                                 \
-	{ #type, #item, sizeof(type), _Alignof(type), __RT_IS_SIGNED(type), \
-	  __RT_KIND(type), 0 },
+	{ #type, #item, sizeof(type), __RT_ALIGNOF(type),                  \
+	  __RT_IS_SIGNED(type), __RT_KIND(type), 0 },
 #define __array(type, item, len)                                            \
 	{ #type "[" __rt_stringify(len) "]", #item, sizeof(type) * (len),   \
-	  _Alignof(type), __RT_IS_SIGNED(type), __RT_ARRAY_KIND(type),      \
+	  __RT_ALIGNOF(type), __RT_IS_SIGNED(type), __RT_ARRAY_KIND(type),  \
 	  sizeof(type) },
 #define __string(item, src)                                                 \
 	{ "__data_loc char[]", #item, 4, 4, 0, RINGTRACE_FIELD_DYNSTR, 1 },
@@ -181,7 +168,8 @@
 	static __attribute__((no_instrument_function)) RINGTRACE_RECORD_ACCESS\
 	void ringtrace_print_##name(struct ringtrace_seq *__s, const void *__rec)\
 	{                                                                   \
-		const struct ringtrace_raw_##name *__entry = __rec;         \
+		const struct ringtrace_raw_##name *__entry = __RT_CAST(    \
+			const struct ringtrace_raw_##name *, __rec);        \
 		(void)__entry;                                              \
 		ringtrace_seq_printf(__s, print);                           \
 	}
@@ -228,8 +216,10 @@
 			__size = sizeof(struct ringtrace_raw_##name);       \
 		__size += ringtrace_get_offsets_##name(&__data_offsets,     \
 						       args);               \
-		for (__entry = ringtrace_write_first(__ev, &__w, __size);   \
-		     __entry; __entry = ringtrace_write_next(&__w)) {       \
+		for (__entry = __RT_CAST(struct ringtrace_raw_##name *,    \
+				ringtrace_write_first(__ev, &__w, __size)); \
+		     __entry; __entry = __RT_CAST(struct ringtrace_raw_##name *,\
+				ringtrace_write_next(&__w))) {              \
 			tstruct                                             \
 			{ assign }                                          \
 			ringtrace_write_commit(&__w);                       \
@@ -237,13 +227,17 @@
 	}
 #undef DEFINE_EVENT
 #define DEFINE_EVENT(template, call, proto, args)                           \
+	/* in the order of struct ringtrace_event: C++17 has no         \
+	 * designated initializers */                                       \
 	__RT_EVENT_VIS struct ringtrace_event __ringtrace_event_##call = {  \
-		.system = __rt_stringify(TRACE_SYSTEM),                     \
-		.name = #call,                                              \
-		.fields = ringtrace_fields_##template,                      \
-		.print_fmt = ringtrace_print_fmt_##template,                \
-		.print = ringtrace_print_##template,                        \
-		.size = sizeof(struct ringtrace_raw_##template),            \
+		0, /* enabled */                                            \
+		__rt_stringify(TRACE_SYSTEM),                               \
+		#call,                                                      \
+		ringtrace_fields_##template,                                \
+		ringtrace_print_fmt_##template,                             \
+		ringtrace_print_##template,                                 \
+		sizeof(struct ringtrace_raw_##template),                    \
+		NULL, /* priv */                                            \
 	};                                                                  \
 	__RT_EVENT_VIS __attribute__((no_instrument_function)) void         \
 	__ringtrace_do_##call(proto)                                        \
@@ -276,3 +270,5 @@
 #undef TP_printk
 
 #pragma GCC diagnostic pop
+
+#endif /* RT_TRACE_INCLUDE */

@@ -77,25 +77,32 @@
 #define __RT_EVENT_VIS __attribute__((visibility("hidden")))
 #endif
 
+/* The event and its write function have C linkage in C++ too, so a trace
+ * header may be created in a C file and used from C++, or the reverse. */
+#ifdef __cplusplus
+#define __RT_EXTERN_C extern "C"
+#else
+#define __RT_EXTERN_C extern
+#endif
+
 #define __RT_DECLARE_TRACE(name, proto, args)                                \
-	extern __RT_EVENT_VIS struct ringtrace_event                         \
+	__RT_EXTERN_C __RT_EVENT_VIS struct ringtrace_event                  \
 		__ringtrace_event_##name;                                    \
-	__RT_EVENT_VIS void __ringtrace_do_##name(proto);                    \
+	__RT_EXTERN_C __RT_EVENT_VIS void __ringtrace_do_##name(proto);      \
 	static inline __attribute__((always_inline, unused,                  \
 				     no_instrument_function)) void           \
 	trace_##name(proto)                                                  \
 	{                                                                    \
-		if (__builtin_expect(atomic_load_explicit(                   \
-				&__ringtrace_event_##name.enabled,           \
-				memory_order_relaxed) != 0, 0))              \
+		if (__builtin_expect(RINGTRACE_LOAD_RELAXED(                 \
+				&__ringtrace_event_##name.enabled) != 0, 0)) \
 			__ringtrace_do_##name(args);                         \
 	}                                                                    \
 	static inline __attribute__((always_inline, unused,                  \
 				     no_instrument_function)) bool           \
 	trace_##name##_enabled(void)                                         \
 	{                                                                    \
-		return atomic_load_explicit(&__ringtrace_event_##name.enabled,\
-					    memory_order_relaxed) != 0;      \
+		return RINGTRACE_LOAD_RELAXED(                               \
+			&__ringtrace_event_##name.enabled) != 0;             \
 	}
 
 #endif /* RINGTRACE_TRACEPOINT_H */

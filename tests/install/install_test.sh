@@ -1,0 +1,115 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# install_test.sh BUILD_DIR CMAKE CC CXX [SANITIZER_FLAGS]
+#
+# The installed tree works from a prefix nobody searches: the build is
+# installed into a temporary prefix; its programs start with no
+# LD_LIBRARY_PATH; programs outside the tree (this directory) build
+# against it through pkg-config (ringbuf, and ringtrace in C and C++),
+# through find_package(ringbuf) with both targets, and by hand with
+# -lringtrace alone as Documentation/tracer.rst writes it; each runs
+# from there and its output is checked.
+set -u
+export LC_ALL=C
+build=${1:?usage: install_test.sh BUILD_DIR CMAKE CC CXX [SANITIZER_FLAGS]}
+cmake=${2:?}
+cc=${3:?}
+cxx=${4:?}
+san=${5:-}
+src=$(cd "$(dirname "$0")" && pwd)
+W=$(mktemp -d /tmp/rt-install.XXXXXX)
+trap 'rm -rf "$W"' EXIT
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+unset LD_LIBRARY_PATH
+export RINGTRACE_PUBLISH=0
+warn="-Wall -Wextra -Werror"
+cwarn="$warn -Werror=implicit-function-declaration"
+
+prefix=$W/prefix
+"$cmake" --install "$build" --prefix "$prefix" >"$W/install.log" 2>&1 ||
+	fail "cmake --install: $(tail -5 "$W/install.log")"
+pc=$(find "$prefix" -name ringtrace.pc)
+[ -n "$pc" ] || fail "no ringtrace.pc installed"
+[ -f "$(dirname "$pc")/ringbuf.pc" ] || fail "no ringbuf.pc beside ringtrace.pc"
+export PKG_CONFIG_PATH=$(dirname "$pc")
+libdir=$(pkg-config --variable=libdir ringtrace) || fail "pkg-config ringtrace"
+
+# the installed programs find their libraries
+n=0
+for p in "$prefix"/bin/*; do
+	ldd "$p" >"$W/ldd" 2>&1 || fail "ldd $p: $(cat "$W/ldd")"
+	! grep -q "not found" "$W/ldd" ||
+		fail "$(basename "$p") does not start from $prefix: $(grep 'not found' "$W/ldd")"
+	n=$((n + 1))
+done
+[ "$n" -ge 3 ] || fail "only $n programs installed"
+for l in libringbuf libringtrace; do
+	ldd "$libdir/$l.so" | grep -q "not found" &&
+		fail "$l.so does not find its libraries"
+done
+"$prefix/bin/ringtrace" --help >"$W/out" 2>&1 ||
+	fail "the installed ringtrace does not run: $(head -3 "$W/out")"
+
+# run NAME: the program runs from its place, its output in $W/NAME.out
+run() {
+	"$W/$1" >"$W/$1.out" 2>"$W/$1.err" ||
+		fail "$1 failed: $(cat "$W/$1.err")"
+}
+event_line() {
+	grep -Eq "^ +$2-[0-9]+ +\[[0-9]{3}\] \.\.\.\.\. +[0-9]+\.[0-9]{6}: request: id=42 delta=-7 path=/from/outside$" \
+		"$W/$1.out" || {
+		cat "$W/$1.out" >&2
+		fail "$1 did not print its event"
+	}
+}
+
+# pkg-config: libringbuf; libringtrace in C and in C++
+# shellcheck disable=SC2046,SC2086
+$cc -std=c11 $cwarn $san -o "$W/pc_rb" "$src/rb_app.c" \
+	$(pkg-config --cflags --libs ringbuf) -Wl,-rpath,"$libdir" ||
+	fail "building against ringbuf.pc"
+run pc_rb
+grep -qx "ringbuf: 3 records" "$W/pc_rb.out" || fail "pc_rb: $(cat "$W/pc_rb.out")"
+# shellcheck disable=SC2046,SC2086
+$cc -std=c11 $cwarn $san -I"$src" -o "$W/pc_rt" "$src/rt_app.c" \
+	$(pkg-config --cflags --libs ringtrace) -Wl,-rpath,"$libdir" ||
+	fail "building against ringtrace.pc (C11)"
+run pc_rt
+event_line pc_rt pc_rt
+cp "$src/rt_app.c" "$W/pc_rtxx.cc"
+# shellcheck disable=SC2046,SC2086
+$cxx -std=c++17 $warn $san -I"$src" -o "$W/pc_rtxx" "$W/pc_rtxx.cc" \
+	$(pkg-config --cflags --libs ringtrace) -Wl,-rpath,"$libdir" ||
+	fail "building against ringtrace.pc (C++17)"
+run pc_rtxx
+event_line pc_rtxx pc_rtxx
+
+# by hand, as Documentation/tracer.rst writes it: -lringtrace alone
+# shellcheck disable=SC2086
+$cc -std=c11 $cwarn $san -I"$src" -I"$prefix/include" -c -o "$W/app.o" \
+	"$src/rt_app.c" || fail "compiling the documented example"
+# shellcheck disable=SC2086
+$cc $san -rdynamic -o "$W/hand" "$W/app.o" -L"$libdir" -lringtrace \
+	-Wl,-rpath,"$libdir" 2>"$W/link.err" ||
+	fail "cc app.o -lringtrace does not link: $(head -5 "$W/link.err")"
+run hand
+event_line hand hand
+
+# find_package(ringbuf): ringbuf::ringbuf and ringbuf::ringtrace
+"$cmake" -S "$src/cmake_app" -B "$W/cm" -DCMAKE_PREFIX_PATH="$prefix" \
+	-DAPP_SRC="$src" -DCMAKE_C_COMPILER="$cc" -DCMAKE_C_FLAGS="$san $cwarn" \
+	-DCMAKE_EXE_LINKER_FLAGS="$san" >"$W/cm.log" 2>&1 ||
+	fail "configuring the CMake project: $(tail -5 "$W/cm.log")"
+"$cmake" --build "$W/cm" >>"$W/cm.log" 2>&1 ||
+	fail "building the CMake project: $(tail -5 "$W/cm.log")"
+cp "$W/cm/rb_app" "$W/cm_rb" && cp "$W/cm/rt_app" "$W/cm_rt" ||
+	fail "the CMake project made no programs"
+run cm_rb
+grep -qx "ringbuf: 3 records" "$W/cm_rb.out" || fail "cm_rb: $(cat "$W/cm_rb.out")"
+run cm_rt
+event_line cm_rt cm_rt
+echo "OK: $n installed programs start; pkg-config (C, C++), -lringtrace and find_package() programs run from $prefix"
