@@ -2,9 +2,24 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Installs the Debian packages ringtrace needs, when they are missing.
 # Sourced by demo.sh and test.sh; usable alone: bash scripts/deps.sh
+# [--test] [PACKAGE...] (--test: what the tests need too).
 set -euo pipefail
 
+# to build
 RINGTRACE_PACKAGES=(gcc make cmake pkg-config liburcu-dev libtraceevent-dev libelf-dev)
+# what the tests run besides the build (scripts/test.sh installs these):
+#   trace-cmd      the oracle the trace.dat files are read back with
+#   python3        tool.report_json checks the JSON is valid
+#   groff-base     tool.docs renders the man page (-ww: no warnings)
+#   g++ clang      lint.headers and install.external_projects compile the
+#                  headers and programs as C and C++ with gcc and clang
+#   binutils       lint.exports (nm)
+#   util-linux     setpriv (tool.no_permission runs as another user),
+#                  unshare (the clock.* runs in time namespaces)
+#   libc-bin       ldd (install.external_projects)
+#   coreutils grep sed mawk findutils: the shell tests' text tools
+RINGTRACE_TEST_PACKAGES=(trace-cmd python3 groff-base g++ clang binutils
+	util-linux libc-bin coreutils grep sed mawk findutils)
 
 ringtrace_install_deps() {
 	local missing=() p
@@ -21,5 +36,9 @@ ringtrace_install_deps() {
 }
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+	if [ "${1:-}" = "--test" ]; then
+		shift
+		set -- "${RINGTRACE_TEST_PACKAGES[@]}" "$@"
+	fi
 	ringtrace_install_deps "$@"
 fi
