@@ -18,8 +18,14 @@ if [ ! -e /proc/self/ns/time ]; then
 	echo "clockns.sh: skipped: this kernel has no time namespaces" >&2
 	exit 77
 fi
+# Offsets count from the machine's own clock, not from an enclosing
+# namespace's: take the enclosing offset out of what /proc/uptime shows.
 up=$(cut -d. -f1 /proc/uptime)
-off=$((want - up))
+outer=0
+if [ -r /proc/self/timens_offsets ]; then
+	outer=$(awk '$1 == "boottime" { print $2 }' /proc/self/timens_offsets)
+fi
+off=$((want - (up - ${outer:-0})))
 if [ "$(id -u)" -eq 0 ]; then
 	ns="unshare --time --fork --monotonic=$off --boottime=$off"
 else

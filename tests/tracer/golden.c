@@ -102,7 +102,7 @@ static char *sub_all(char *text, const char *re, int g, const char *repl,
  * widths are exercised: the clock namespace tests run this with a
  * clock below 10 000 s and one above 100 000 s.
  */
-static char *normalise_stamps(char *text)
+char *golden_normalise_stamps(char *text)
 {
 	regex_t r;
 	regmatch_t m[5];
@@ -170,7 +170,7 @@ char *golden_normalise(char *text)
 		"PID CPU TS", 0);
 	text = sub_all(text, "^PID CPU TS # ([0-9a-f]+) ", 1, "ADDR", 0);
 	/* time stamps, after their width rule is checked */
-	text = normalise_stamps(text);
+	text = golden_normalise_stamps(text);
 	/* durations and latency columns */
 	text = sub_all(text, "(\\) |^| \\| )([ +!#*@$] +[0-9]+(\\.[0-9]+)? us +)\\|",
 		2, "  D.DDD us", 1);

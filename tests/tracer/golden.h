@@ -19,6 +19,9 @@ void golden_setup_thread(void);
 char *golden_capture(int (*fn)(FILE *out, void *arg), void *arg);
 /* Normalise @text (malloc()ed; it is freed) into a new string. */
 char *golden_normalise(char *text);
+/* Only the time stamps: "%5lu.%06lu" becomes SSSSS.UUUUUU where its
+ * padding keeps the kernel's width rule, BADWIDTH marks it where not. */
+char *golden_normalise_stamps(char *text);
 /* Assert that normalised @text equals golden/@name. */
 void golden_check(const char *name, const char *text);
 
