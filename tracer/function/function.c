@@ -26,42 +26,53 @@
  * The return stack. The kernel's ret_stack holds a frame for each traced
  * function and every return pops one, because the return address was
  * replaced: the return comes back through the tracer whatever the tracer
- * switches say. Here the exit hook is a plain call that returns at once
- * while tracing is off, so the stack must survive entries without exits
- * and exits without entries:
+ * switches say. Here the hooks are plain calls, and GCC and clang call
+ * them for inlined callees too, from the caller's machine frame with the
+ * caller's return address as call site. The stack keeps the kernel's
+ * pairing this way:
  *
+ *  - Exits pop even while the graph tracer is off (without an event), as
+ *    return_to_handler does: a function entered while it was on and
+ *    returning while it is off leaves nothing behind. The off path costs
+ *    one TLS load unless the exit is the top frame's.
  *  - Entries the graph tracer does not record (filtered out, below a
  *    set_graph_notrace function, beyond max_graph_depth, outside
  *    set_graph_function, or overrunning the stack) push no frame but
  *    count in hidden[top]; the next exit at that level with a count
  *    pending is theirs. Exits never look at the filter lists, so a list
  *    changing between an entry and its exit cannot unbalance them.
+ *  - A longjmp() is interposed: the frames deeper than the stack pointer
+ *    it restores are dropped without a return event.
+ *  - As a safety net, an entry drops the top frames that lie deeper on
+ *    the machine stack than its own place (a function still running is
+ *    never deeper than one it calls), and those at the same place with
+ *    another call site (a sibling of the same caller whose exit never
+ *    came). A frame at the same place with the same call site is the
+ *    same machine frame: the new entry is a callee inlined into it.
  *  - An exit that is neither hidden nor the top frame's looks down the
- *    stack for its function past frames that lie deeper on the machine
- *    stack than itself: those returned while tracing was off (or were
- *    longjmp()ed over) and are dropped without a return event. If it
- *    meets a frame that is not deeper, its own entry was never pushed
- *    (tracing came on in between) and it records nothing.
- *  - An entry drops the top frames that lie at or below its own place on
- *    the machine stack: a function still running is always above (at a
- *    higher address than) any function it calls.
+ *    stack for its function past frames at or below its own place
+ *    (inlined callees or callees whose exits never came). If it meets a
+ *    frame above its place, its own entry was never pushed (tracing came
+ *    on in between) and it records nothing.
  *
  * So a return event always closes an entry event recorded on the same
  * thread at the same depth, and depths are never negative.
  *
- * The machine-stack place of a call is the hook's CFA (the caller's
- * stack pointer at the call): it is not the same at a function's entry
- * and at its exit (the exit may be a tail call, made after the frame is
- * popped, or come after an alloca()), so frames are matched by function,
- * and the place only orders calls. Signal handlers on an alternate stack
- * and stack switching (makecontext/swapcontext) break the ordering: an
- * entry checks sigaltstack() before dropping frames; code that switches
- * stacks gets depths that may be wrong, never unbalanced returns.
+ * The machine-stack place of a call is the hook's CFA (the instrumented
+ * function's stack pointer at the call): it is not the same at a
+ * function's entry and at its exit (the exit may come after an alloca()),
+ * and two siblings' places differ by their prologues, so frames are
+ * matched by function, and the place only orders calls. Signal handlers
+ * on an alternate stack and stack switching (makecontext/swapcontext)
+ * break the ordering: an entry checks sigaltstack() before dropping
+ * frames; code that switches stacks gets depths that may be wrong, never
+ * unbalanced returns.
  */
 #include <dlfcn.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -96,11 +107,13 @@ _Atomic int rt_max_graph_depth;
  * struct rt_fgraph_frame - a traced function on the return stack
  * @func: its address (this_fn)
  * @sp: the machine-stack place of its entry hook
+ * @cs: its call site (where the machine frame it runs in returns to)
  * @calltime: rt_ftrace_clock() at entry
  */
 struct rt_fgraph_frame {
 	unsigned long func;
 	unsigned long sp;
+	unsigned long cs;
 	uint64_t calltime;
 };
 
@@ -324,12 +337,23 @@ static RT_NOTRACE bool rt_on_sigaltstack(void)
  * interrupted code's frames say nothing: keep them.
  */
 static RT_NOTRACE void rt_fgraph_drop_stale(struct rt_ftrace_thread *t,
-					    unsigned long sp)
+					    unsigned long sp, unsigned long cs)
 {
 	int top = t->top;
 
-	while (top > 0 && rt_stack_at_or_below(t->ret_stack[top - 1].sp, sp))
+	while (top > 0) {
+		const struct rt_fgraph_frame *f = &t->ret_stack[top - 1];
+
+		/*
+		 * The same place with the same call site is the same machine
+		 * frame: the entry of a callee inlined into @f (GCC calls
+		 * the hooks of an inlined callee from its caller's frame,
+		 * with the caller's return address). Keep it.
+		 */
+		if (!(rt_stack_below(f->sp, sp) || (f->sp == sp && f->cs != cs)))
+			break;
 		top--;
+	}
 	if (top != t->top && !rt_on_sigaltstack())
 		t->top = top;
 }
@@ -353,13 +377,14 @@ static RT_NOTRACE void rt_fgraph_notrace_check(struct rt_ftrace_thread *t,
  */
 static RT_NOTRACE void rt_function_graph_enter(struct rt_ftrace_thread *t,
 					       unsigned long ip,
+					       unsigned long cs,
 					       unsigned long sp,
 					       const struct rt_ftrace_match *m)
 {
 	struct rt_fgraph_frame *frame;
 	int depth, max;
 
-	rt_fgraph_drop_stale(t, sp);
+	rt_fgraph_drop_stale(t, sp, cs);
 	rt_fgraph_notrace_check(t, sp);
 	depth = t->top;
 
@@ -390,6 +415,7 @@ static RT_NOTRACE void rt_function_graph_enter(struct rt_ftrace_thread *t,
 	frame = &t->ret_stack[depth];
 	frame->func = ip;
 	frame->sp = sp;
+	frame->cs = cs;
 	frame->calltime = rt_ftrace_clock();
 	t->hidden[depth + 1] = 0;
 	t->top = depth + 1;
@@ -401,11 +427,15 @@ hide:
 
 /*
  * The kernel's ftrace_return_to_handler() + ftrace_pop_return_trace() +
- * trace_graph_return().
+ * trace_graph_return(). With @record false (the graph tracer is off, or
+ * function_trace_stop is set) the frame is popped without an event, as
+ * the kernel's return_to_handler still pops what was pushed: a function
+ * that returns while the tracer is off leaves no stale frame behind.
  */
 static RT_NOTRACE void rt_ftrace_return_to_handler(struct rt_ftrace_thread *t,
 						   unsigned long ip,
-						   unsigned long sp)
+						   unsigned long sp,
+						   bool record)
 {
 	struct rt_fgraph_frame *frame;
 	uint64_t rettime;
@@ -419,19 +449,24 @@ static RT_NOTRACE void rt_ftrace_return_to_handler(struct rt_ftrace_thread *t,
 	for (i = t->top - 1; i >= 0; i--) {
 		if (t->ret_stack[i].func == ip)
 			break;
-		/* A function still running that is not ours: we were not
-		 * pushed. */
-		if (!rt_stack_below(t->ret_stack[i].sp, sp))
+		/*
+		 * A function still running that is not ours: we were not
+		 * pushed. One at our place is an inlined callee of ours
+		 * (or of our caller) whose exit never came.
+		 */
+		if (!rt_stack_at_or_below(t->ret_stack[i].sp, sp))
 			return;
 	}
 	if (i < 0)
 		return;
 
 	frame = &t->ret_stack[i];
-	rettime = rt_ftrace_clock();
 	t->top = i;
-	rt_ftrace_graph_return_event(ip, i, frame->calltime, rettime,
-				     t->overrun);
+	if (record) {
+		rettime = rt_ftrace_clock();
+		rt_ftrace_graph_return_event(ip, i, frame->calltime, rettime,
+					     t->overrun);
+	}
 	rt_fgraph_notrace_check(t, sp);
 }
 
@@ -475,7 +510,7 @@ rt_ftrace_func_enter(unsigned long ip, unsigned long parent_ip,
 	if ((enabled & RT_FTRACE_FUNCTION) && m.func)
 		rt_ftrace_function_event(ip, parent_ip);
 	if (enabled & RT_FTRACE_GRAPH)
-		rt_function_graph_enter(t, ip, sp, &m);
+		rt_function_graph_enter(t, ip, parent_ip, sp, &m);
 
 	errno = saved_errno;
 	/* Orders (compiler barrier): the state is done with first. */
@@ -484,7 +519,7 @@ rt_ftrace_func_enter(unsigned long ip, unsigned long parent_ip,
 }
 
 static __attribute__((noinline)) RT_NOTRACE void
-rt_ftrace_func_exit(unsigned long ip, unsigned long sp)
+rt_ftrace_func_exit(unsigned long ip, unsigned long sp, bool record)
 {
 	struct rt_ftrace_thread *t = &rt_ftrace_current;
 	int saved_errno;
@@ -496,7 +531,7 @@ rt_ftrace_func_exit(unsigned long ip, unsigned long sp)
 	atomic_signal_fence(memory_order_seq_cst);
 	saved_errno = errno;
 
-	rt_ftrace_return_to_handler(t, ip, sp);
+	rt_ftrace_return_to_handler(t, ip, sp, record);
 
 	errno = saved_errno;
 	/* Orders: as in rt_ftrace_func_enter(). */
@@ -542,16 +577,30 @@ RT_EXPORT RT_NOTRACE void __cyg_profile_func_enter(void *this_fn,
 RT_EXPORT RT_NOTRACE void __cyg_profile_func_exit(void *this_fn,
 						  void *call_site)
 {
+	bool record;
+
 	(void)call_site;
 	/* Relaxed: as in __cyg_profile_func_enter(). */
-	if (atomic_load_explicit(&rt_function_trace_stop, memory_order_relaxed))
-		return;
-	/* Relaxed: as in __cyg_profile_func_enter(). */
-	if (!(atomic_load_explicit(&rt_ftrace_enabled, memory_order_relaxed) &
-	      RT_FTRACE_GRAPH))
-		return;
+	record = !atomic_load_explicit(&rt_function_trace_stop,
+				       memory_order_relaxed) &&
+		 /* Relaxed: as in __cyg_profile_func_enter(). */
+		 (atomic_load_explicit(&rt_ftrace_enabled,
+				       memory_order_relaxed) & RT_FTRACE_GRAPH);
+	/*
+	 * Off: only the exit of a function entered while the graph tracer
+	 * was on has anything to pop, and it returns in order: it is the
+	 * top frame, or a hidden entry at the top level.
+	 */
+	if (!record) {
+		const struct rt_ftrace_thread *t = &rt_ftrace_current;
+
+		if (!t->hidden[t->top] &&
+		    !(t->top && t->ret_stack[t->top - 1].func ==
+				       (unsigned long)this_fn))
+			return;
+	}
 	rt_ftrace_func_exit((unsigned long)this_fn,
-			    (unsigned long)__builtin_dwarf_cfa());
+			    (unsigned long)__builtin_dwarf_cfa(), record);
 }
 
 /* ---- matching globs against the symbol tables --------------------------- */
@@ -1086,6 +1135,117 @@ RT_EXPORT RT_NOTRACE void *dlopen(const char *file, int mode)
 	return handle;
 }
 
+/* ---- longjmp ------------------------------------------------------------ */
+
+/*
+ * A longjmp() leaves the frames between its caller and the setjmp()
+ * caller without their exits. Interposing the jumps tells the return
+ * stack which frames that was: those deeper than the stack pointer the
+ * jump restores, read from the jmp_buf.
+ *
+ * Userspace: the kernel has no longjmp; its ret_stack is popped by
+ * return_to_handler only. The saved stack pointer is glibc's on x86-64
+ * (__jmpbuf[6], mangled with the thread's pointer guard, as glibc's
+ * PTR_MANGLE does); rt_jmpbuf_check() verifies the layout at start-up
+ * and, where it does not hold, a jump drops nothing and the next entry's
+ * stale-frame rule is all there is.
+ */
+#define RT_JB_RSP 6
+
+typedef void (*rt_longjmp_fn)(struct __jmp_buf_tag *env, int val);
+
+enum { RT_LJ_LONGJMP, RT_LJ__LONGJMP, RT_LJ_SIGLONGJMP, RT_LJ_CHK, RT_LJ_NR };
+static const char *const rt_longjmp_names[RT_LJ_NR] = {
+	"longjmp", "_longjmp", "siglongjmp", "__longjmp_chk",
+};
+/* Written once by the constructor (or a jump before it), read by jumps. */
+static _Atomic(rt_longjmp_fn) rt_real_longjmp[RT_LJ_NR];
+static bool rt_jmpbuf_ok;
+
+static RT_NOTRACE unsigned long rt_jmpbuf_sp(const struct __jmp_buf_tag *env)
+{
+#if defined(__x86_64__) && defined(__GLIBC__)
+	unsigned long v, guard;
+
+	memcpy(&v, (const char *)env->__jmpbuf + RT_JB_RSP * sizeof(long),
+	       sizeof(v));
+	__asm__("mov %%fs:0x30, %0" : "=r"(guard));
+	v = (v >> 0x11) | (v << (64 - 0x11));
+	return v ^ guard;
+#else
+	(void)env;
+	return 0;
+#endif
+}
+
+/* Does the jmp_buf hold the stack pointer where we think it does? */
+static RT_NOTRACE __attribute__((noinline)) void rt_jmpbuf_check(void)
+{
+	jmp_buf jb;
+	volatile char here;
+	unsigned long sp, at = (unsigned long)&here;
+
+	if (setjmp(jb))
+		return;
+	sp = rt_jmpbuf_sp(jb);
+	rt_jmpbuf_ok = sp && (sp > at ? sp - at : at - sp) < 4096;
+}
+
+static RT_NOTRACE rt_longjmp_fn rt_longjmp_real(int which)
+{
+	/* Relaxed: every thread that resolves it stores the same value. */
+	rt_longjmp_fn fn = atomic_load_explicit(&rt_real_longjmp[which],
+						memory_order_relaxed);
+
+	if (!fn) {
+		fn = (rt_longjmp_fn)dlsym(RTLD_NEXT, rt_longjmp_names[which]);
+		if (!fn)
+			abort();
+		/* Relaxed: see above. */
+		atomic_store_explicit(&rt_real_longjmp[which], fn,
+				      memory_order_relaxed);
+	}
+	return fn;
+}
+
+/* Drop the frames the jump leaves. Async-signal-safe (siglongjmp). */
+static RT_NOTRACE void rt_ftrace_longjmp(const struct __jmp_buf_tag *env)
+{
+	struct rt_ftrace_thread *t = &rt_ftrace_current;
+	unsigned long target;
+	int top;
+
+	/* a handler leaving a hook it interrupted: the hook's state is
+	 * half updated, leave it (the thread is not traced again) */
+	if (t->busy || !rt_jmpbuf_ok)
+		return;
+	target = rt_jmpbuf_sp(env);
+	top = t->top;
+	while (top > 0 && rt_stack_below(t->ret_stack[top - 1].sp, target))
+		top--;
+	if (top != t->top) {
+		t->top = top;
+		t->hidden[top + 1] = 0;
+	}
+	rt_fgraph_notrace_check(t, target);
+}
+
+#define RT_LONGJMP(name, which)                                               \
+	RT_EXPORT RT_NOTRACE __attribute__((noreturn)) void name(             \
+		struct __jmp_buf_tag env[1], int val)                         \
+	{                                                                     \
+		rt_ftrace_longjmp(env);                                       \
+		rt_longjmp_real(which)(env, val);                             \
+		__builtin_unreachable();                                      \
+	}
+
+void __longjmp_chk(struct __jmp_buf_tag env[1], int val)
+	__attribute__((noreturn));
+RT_LONGJMP(longjmp, RT_LJ_LONGJMP)
+RT_LONGJMP(_longjmp, RT_LJ__LONGJMP)
+RT_LONGJMP(siglongjmp, RT_LJ_SIGLONGJMP)
+RT_LONGJMP(__longjmp_chk, RT_LJ_CHK)
+
 /* ---- fork --------------------------------------------------------------- */
 
 /*
@@ -1111,6 +1271,11 @@ static RT_NOTRACE void rt_ftrace_fork_child(void)
 
 __attribute__((constructor(102))) static RT_NOTRACE void rt_ftrace_init(void)
 {
+	int i;
+
+	rt_jmpbuf_check();
+	for (i = 0; i < RT_LJ_NR; i++)
+		rt_longjmp_real(i);
 	pthread_atfork(rt_ftrace_fork_prepare, rt_ftrace_fork_done,
 		       rt_ftrace_fork_child);
 }
