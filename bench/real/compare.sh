@@ -1,0 +1,222 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# compare.sh [-n RUNS] [-w WORK_DIR] [-b BUILD_DIR]: ringtrace against
+# uftrace on two real programs nobody here wrote, Debian 12's lz4 1.9.4
+# (compressing 1 MiB at -1) and sqlite3 3.40.1 (the shell running a
+# 20 000-row SQL script), from their Debian sources, built -O2
+# -finstrument-functions. The same binaries are recorded by both tools
+# (ringtrace with `record -p function_graph` and its defaults, libringtrace
+# preloaded; uftrace with `record --no-libcall`), and compared:
+#
+#   - the call tree, call by call (depth and name; calltree.awk), and
+#     the per-function call counts (`uftrace report` against ours);
+#   - events lost with the defaults, over RUNS recordings;
+#   - the recording's wall time, median of RUNS interleaved runs of
+#     each tool, as a ratio to uftrace's;
+#   - the bytes the recorder wrote (wchar) against the file's size, and
+#     the file's bytes per event against uftrace's.
+#
+# Needs root (apt-get), the network to the Debian mirror, about 3 GB
+# in WORK_DIR. Not part of the test suite: it downloads sources. The
+# targets are printed as "met" or "MISSED"; the exit code is 0 when all
+# are met.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+here=$top/bench/real
+runs=10
+work=/var/tmp/ringtrace-real
+build=
+while getopts "n:w:b:h" o; do
+	case $o in
+	n) runs=$OPTARG ;;
+	w) work=$OPTARG ;;
+	b) build=$OPTARG ;;
+	*) sed -n '3,25p' "$0"; exit 2 ;;
+	esac
+done
+case $runs in '' | *[!0-9]* | 0) echo "compare.sh: -n wants a count" >&2; exit 2 ;; esac
+mkdir -p "$work"
+work=$(cd "$work" && pwd)
+export LC_ALL=C
+
+# ---- tools and sources ----------------------------------------------------
+. "$top/scripts/deps.sh"
+ringtrace_install_deps uftrace dpkg-dev tcl python3 trace-cmd
+if ! grep -rqs '^Types:.*deb-src\|^deb-src' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+	echo "compare.sh: adding a deb-src entry (ringtrace-deb-src.sources)" >&2
+	sed 's/^Types: deb$/Types: deb-src/' /etc/apt/sources.list.d/debian.sources \
+		>/etc/apt/sources.list.d/ringtrace-deb-src.sources
+	apt-get update -qq
+fi
+if [ -z "$build" ]; then
+	build=$work/build
+	cmake -S "$top" -B "$build" -DCMAKE_BUILD_TYPE=Release \
+		-DRINGBUF_BUILD_TESTS=OFF >/dev/null
+	cmake --build "$build" -j"$(nproc)" --target ringtrace-tool ringtrace >/dev/null
+fi
+RT=$build/tracer/tool/ringtrace
+LIB=$build/tracer/libringtrace.so
+[ -x "$RT" ] && [ -f "$LIB" ] || { echo "compare.sh: no ringtrace in $build" >&2; exit 1; }
+
+cd "$work"
+[ -d lz4-1.9.4 ] || apt-get source -qq lz4=1.9.4-1 >/dev/null 2>&1 || apt-get source -qq lz4 >/dev/null
+[ -d sqlite3-3.40.1 ] || apt-get source -qq sqlite3 >/dev/null
+CFLAGS_INS="-O2 -finstrument-functions"
+if [ ! -x lz4-ins ]; then
+	echo "compare.sh: building lz4 ($CFLAGS_INS)" >&2
+	# shellcheck disable=SC2086
+	gcc $CFLAGS_INS -I lz4-1.9.4/lib lz4-1.9.4/lib/lz4.c lz4-1.9.4/lib/lz4hc.c \
+		lz4-1.9.4/lib/lz4frame.c lz4-1.9.4/lib/xxhash.c \
+		lz4-1.9.4/programs/*.c -o lz4-ins -pthread
+fi
+if [ ! -x sqlite3-ins ]; then
+	echo "compare.sh: building sqlite3 ($CFLAGS_INS)" >&2
+	mkdir -p sqlite3-3.40.1/bld
+	(cd sqlite3-3.40.1/bld && ../configure --disable-tcl --disable-readline \
+		--disable-editline >/dev/null && make sqlite3.c shell.c >/dev/null)
+	# shellcheck disable=SC2086
+	gcc $CFLAGS_INS -DSQLITE_THREADSAFE=0 -DSQLITE_OMIT_LOAD_EXTENSION \
+		-I sqlite3-3.40.1/bld sqlite3-3.40.1/bld/shell.c \
+		sqlite3-3.40.1/bld/sqlite3.c -o sqlite3-ins -lm
+fi
+# the inputs: 1 MiB of lz4's own sources; 20 000 rows
+for i in 1 2 3 4 5 6 7 8 9 10; do
+	cat lz4-1.9.4/lib/*.c lz4-1.9.4/programs/*.c
+done 2>/dev/null | head -c 1048576 >in.dat || true  # (head ends the loop early)
+awk 'BEGIN {
+	print "CREATE TABLE t(id INTEGER PRIMARY KEY, name TEXT, v REAL);"
+	print "BEGIN;"
+	for (i = 1; i <= 20000; i++)
+		printf "INSERT INTO t VALUES(%d, %cname%d%c, %d.5);\n", i, 39,
+			(i * 7919) % 20000, 39, (i * 31) % 1000
+	print "COMMIT;"
+	print "CREATE INDEX i ON t(name);"
+	print "SELECT count(*), sum(v) FROM t WHERE id % 7 = 3;"
+	print "SELECT name FROM t ORDER BY v DESC, id LIMIT 5;"
+}' >script.sql
+
+export RINGTRACE_DIR=$work/pub
+mkdir -p -m 700 "$RINGTRACE_DIR"
+status=0
+target() { # NAME OK TEXT
+	if [ "$2" = 1 ]; then
+		printf '  %-34s met     %s\n' "$1" "$3"
+	else
+		printf '  %-34s MISSED  %s\n' "$1" "$3"
+		status=1
+	fi
+}
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+json() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"; }
+
+# compare NAME COMMAND...
+compare() {
+	local name=$1 i lost total_lost=0 ev dat ut u r
+	shift
+	echo
+	echo "== $name: $*"
+	# one recording of each for the trees and the counts
+	rm -rf "ut.$name" "rt.$name.dat"
+	python3 "$here/measure.py" "m.ut.$name.0" \
+		uftrace record --no-libcall -d "ut.$name" "$@"
+	python3 "$here/measure.py" "m.rt.$name.0" \
+		"$RT" record -q -p function_graph -o "rt.$name.dat" -- \
+		env LD_PRELOAD="$LIB" "$@"
+	[ "$(json "m.rt.$name.0" rc)" = 0 ] ||
+		{ cat "m.rt.$name.0.err"; echo "ringtrace record failed" >&2; exit 1; }
+	uftrace replay -d "ut.$name" -f none --no-pager 2>/dev/null |
+		awk -f "$here/calltree.awk" >"ut.$name.tree"
+	"$RT" report "rt.$name.dat" | awk -f "$here/calltree.awk" >"rt.$name.tree"
+	local calls same
+	calls=$(grep -c '[;{]$' "ut.$name.tree")
+	# calls whose line (depth and name) is where uftrace has it
+	# (the n-th call of each tree, compared: name and depth)
+	same=$(awk 'NR == FNR { if ($0 ~ /[;{]$/) a[++n] = $0; next }
+		$0 ~ /[;{]$/ { if (a[++m] == $0) s++ } END { print s + 0 }' \
+		"rt.$name.tree" "ut.$name.tree")
+	if cmp -s "rt.$name.tree" "ut.$name.tree"; then
+		target "call tree = uftrace's" 1 "$calls of $calls calls, identical"
+	else
+		target "call tree = uftrace's" 0 \
+			"$same of $calls calls in place; first difference: $(diff "rt.$name.tree" "ut.$name.tree" | head -3 | tr '\n' ' ')"
+		# the nesting alone, with a buffer that holds the whole run
+		rm -f "rt.$name.big.dat"
+		RINGTRACE_BUF_SIZE_KB=1048576 "$RT" record -q -p function_graph \
+			-o "rt.$name.big.dat" -- env LD_PRELOAD="$LIB" "$@" \
+			>/dev/null 2>&1 || true
+		"$RT" report "rt.$name.big.dat" 2>/dev/null |
+			awk -f "$here/calltree.awk" >"rt.$name.big.tree"
+		if cmp -s "rt.$name.big.tree" "ut.$name.tree"; then
+			echo "  (with a 1 GiB buffer, nothing lost: the call tree is identical, $calls calls)"
+		else
+			echo "  (with a 1 GiB buffer the call tree still differs)"
+		fi
+		rm -f "rt.$name.big.dat" "rt.$name.big.tree"
+	fi
+	# per-function call counts: uftrace report against ours
+	uftrace report -d "ut.$name" --no-pager 2>/dev/null |
+		awk 'NR > 2 && NF >= 4 && $NF !~ /^[(]|:/ { print $NF, $(NF - 1) }' |
+		sort >"ut.$name.calls"
+	if "$RT" report --help 2>&1 | grep -q -- '--stat'; then
+		"$RT" report --stat "rt.$name.dat" 2>/dev/null |
+			awk '$NF ~ /^[A-Za-z_]/ && $1 ~ /^[0-9]+$/ { print $NF, $1 }' |
+			sort >"rt.$name.calls"
+		local how="report --stat"
+	else
+		awk '$2 != "}" { f = $2; sub(/\(\).*/, "", f); c[f]++ }
+			END { for (f in c) print f, c[f] }' "rt.$name.tree" |
+			sort >"rt.$name.calls"
+		local how="counted from the call tree (no report --stat)"
+	fi
+	local nf
+	nf=$(wc -l <"ut.$name.calls")
+	if cmp -s "rt.$name.calls" "ut.$name.calls"; then
+		target "call counts = uftrace report" 1 "$nf of $nf functions ($how)"
+	else
+		target "call counts = uftrace report" 0 \
+			"$(comm -3 "rt.$name.calls" "ut.$name.calls" | head -4 | tr '\n' ' ') ($how)"
+	fi
+	# losses, time and bytes over interleaved runs
+	: >"t.ut.$name"
+	: >"t.rt.$name"
+	for i in $(seq 1 "$runs"); do
+		rm -rf "ut.$name.r"
+		python3 "$here/measure.py" "m.ut" uftrace record --no-libcall \
+			-d "ut.$name.r" "$@"
+		json m.ut seconds >>"t.ut.$name"
+		rm -f "rt.$name.r.dat"
+		python3 "$here/measure.py" "m.rt" "$RT" record -p function_graph \
+			-o "rt.$name.r.dat" -- env LD_PRELOAD="$LIB" "$@"
+		json m.rt seconds >>"t.rt.$name"
+		lost=$(sed -n 's/^ringtrace: \([0-9]*\) events recorded in .*; \([0-9]*\) lost$/\2/p' m.rt.err | tail -1)
+		[ -n "$lost" ] || lost=unknown
+		[ "$lost" = unknown ] && total_lost=unknown
+		[ "$total_lost" != unknown ] && total_lost=$((total_lost + lost))
+	done
+	ev=$(sed -n 's/^ringtrace: \([0-9]*\) events recorded in .*/\1/p' m.rt.err | tail -1)
+	target "0 events lost ($runs runs)" "$([ "$total_lost" = 0 ] && echo 1 || echo 0)" \
+		"$total_lost lost in all, $ev recorded in the last run"
+	u=$(median <"t.ut.$name")
+	r=$(median <"t.rt.$name")
+	target "record time <= 1.0x uftrace" \
+		"$(awk -v r="$r" -v u="$u" 'BEGIN { print (r <= u) ? 1 : 0 }')" \
+		"$(awk -v r="$r" -v u="$u" 'BEGIN { printf "%.2fx (ringtrace %.3f s, uftrace %.3f s, medians)", r / u, r, u }')"
+	dat=$(stat -c %s "rt.$name.r.dat")
+	local wchar
+	wchar=$(json m.rt wchar)
+	target "bytes written <= 1.1x file size" \
+		"$(awk -v w="$wchar" -v d="$dat" 'BEGIN { print (w <= 1.1 * d) ? 1 : 0 }')" \
+		"$(awk -v w="$wchar" -v d="$dat" 'BEGIN { printf "%.2fx (%.1f MB written, %.1f MB file)", w / d, w / 1e6, d / 1e6 }')"
+	ut=$(du -sb "ut.$name.r" | cut -f1)
+	awk -v d="$dat" -v e="${ev:-0}" -v u="$ut" -v c="$calls" 'BEGIN {
+		printf "  %-34s %.1f B (ringtrace, %d events), %.1f B per call (uftrace, %d calls)\n",
+			"file size per event", e ? d / e : 0, e, c ? u / c / 2 : 0, c }'
+}
+
+echo "ringtrace $($RT --version 2>/dev/null | head -1) vs $(uftrace --version | head -1); $runs runs; $(nproc) CPUs"
+compare lz4 ./lz4-ins -1 -f in.dat out.lz4
+compare sqlite3 ./sqlite3-ins :memory: ".read script.sql"
+echo
+[ $status = 0 ] && echo "all targets met" || echo "some targets MISSED"
+exit $status
