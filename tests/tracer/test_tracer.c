@@ -1037,32 +1037,84 @@ static void blank_context(char *line)
 			*p = '9';
 }
 
-static void kernel_marker_line(void)
+static const char *const kernel_roots[] = { "/sys/kernel/tracing",
+					    "/sys/kernel/debug/tracing" };
+
+/* The kernel's tracefs, mounted for the test (as root) if it was not;
+ * skips the test where there is none. */
+static const char *kernel_tracefs(int *mounted)
 {
-	static const char *const roots[] = { "/sys/kernel/tracing",
-					     "/sys/kernel/debug/tracing" };
-	struct ringtrace_instance *tr = setup();
-	char inst[256], path[320], kline[512], *ours, *theirs, *nl;
 	const char *root = NULL;
-	int fd, mounted = 0;
+	char path[320];
 	size_t i;
 
+	*mounted = 0;
 	for (i = 0; i < 2 && !root; i++) {
-		snprintf(path, sizeof(path), "%s/instances", roots[i]);
+		snprintf(path, sizeof(path), "%s/instances", kernel_roots[i]);
 		if (access(path, W_OK) == 0)
-			root = roots[i];
+			root = kernel_roots[i];
 	}
 	/* as root, mount tracefs for the comparison and unmount it after */
-	if (!root && mount("nodev", roots[0], "tracefs", 0, NULL) == 0) {
-		mounted = 1;
-		snprintf(path, sizeof(path), "%s/instances", roots[0]);
+	if (!root && mount("nodev", kernel_roots[0], "tracefs", 0, NULL) == 0) {
+		*mounted = 1;
+		snprintf(path, sizeof(path), "%s/instances", kernel_roots[0]);
 		if (access(path, W_OK) == 0)
-			root = roots[0];
+			root = kernel_roots[0];
 	}
-	if (!root && mounted)
-		umount(roots[0]);
+	if (!root && *mounted)
+		umount(kernel_roots[0]);
 	if (!root)
-		rbt_skip("tracefs is not mounted here (or its instances directory is not writable): no kernel trace_marker line to compare with");
+		rbt_skip("tracefs is not mounted here (or its instances directory is not writable): no kernel to compare with");
+	return root;
+}
+
+/* The built-in events have the running kernel's ids. */
+static void kernel_ftrace_ids(void)
+{
+	static const char *const names[] = { "function", "print",
+					     "funcgraph_exit",
+					     "funcgraph_entry", "raw_data" };
+	char path[320], ours[4096], line[256];
+	int mounted;
+	const char *root = kernel_tracefs(&mounted);
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		FILE *f;
+		unsigned int theirs = 0;
+
+		snprintf(path, sizeof(path), "%s/events/ftrace/%s/format", root,
+			 names[i]);
+		f = fopen(path, "r");
+		ASSERT_NOT_NULL(f);
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "ID: %u", &theirs) == 1)
+				break;
+		fclose(f);
+		ASSERT_GT(ringtrace_event_format("ftrace", names[i], ours,
+						 sizeof(ours)), 0);
+		/* kernels before 6.13 number raw_data 18; ours follow the
+		 * newer ones */
+		if (!strcmp(names[i], "raw_data") && theirs == 18) {
+			rbt_note("this kernel predates 6.13: raw_data is 18 here");
+			continue;
+		}
+		snprintf(line, sizeof(line), "\nID: %u\n", theirs);
+		if (!strstr(ours, line))
+			RBT_FAIL("ftrace:%s: the kernel's id is %u; ours:\n%s",
+				 names[i], theirs, ours);
+	}
+	if (mounted)
+		umount(root);
+}
+
+static void kernel_marker_line(void)
+{
+	struct ringtrace_instance *tr = setup();
+	char inst[256], path[320], kline[512], *ours, *theirs, *nl;
+	int fd, mounted;
+	const char *root = kernel_tracefs(&mounted);
+
 	snprintf(inst, sizeof(inst), "%s/instances/ringtrace-test-%d", root,
 		 (int)getpid());
 	ASSERT_EQ(mkdir(inst, 0755), 0);
@@ -1075,7 +1127,7 @@ static void kernel_marker_line(void)
 	ASSERT_EQ(kernel_read_line(path, kline, sizeof(kline)), 0);
 	rmdir(inst);
 	if (mounted)
-		umount(roots[0]);
+		umount(root);
 	ASSERT_EQ(ringtrace_marker_write(tr, "hello from ringtrace", 20), 0);
 	ours = pipe_text(tr);
 	nl = strchr(ours, '\n');
@@ -1108,5 +1160,6 @@ static const struct rbt_case cases[] = {
 	RBT_CASE(snapshot),	    RBT_CASE(switches),
 	RBT_CASE(irq_flags),	    RBT_CASE(usersoff),
 	RBT_CASE(concurrent_control), RBT_CASE(kernel_marker_line),
+	RBT_CASE(kernel_ftrace_ids),
 };
 RBT_MAIN(cases)

@@ -747,6 +747,129 @@ static size_t rt_format_field(const struct rt_field *f, char *buf,
 				f->is_signed);
 }
 
+/* The field @name of @p's event, or NULL. */
+static const struct rt_field *rt_field_named(const struct rt_event_priv *p,
+					     const char *name, size_t n)
+{
+	unsigned int i;
+
+	for (i = 0; i < p->nr_fields; i++)
+		if (strlen(p->fields[i].name) == n &&
+		    !strncmp(p->fields[i].name, name, n))
+			return &p->fields[i];
+	return NULL;
+}
+
+/*
+ * The length modifier a plain "%d"/"%i" of argument @arg needs in the
+ * format file: "h" for a signed 2-byte field, "hh" for a signed 1-byte
+ * one, given as REC->field alone. libtraceevent (trace-cmd, the tool)
+ * reads a field zero-extended and hands it to printf with the format's
+ * conversion, so a negative short printed with "%d" shows as 65535; the
+ * kernel's own events print such fields with "%hd". In the program the
+ * C compiler promotes the value and "%d" is right, so only the format
+ * file says "%hd".
+ */
+static const char *rt_arg_length(const struct rt_event_priv *p,
+				 const char *arg, size_t n)
+{
+	const struct rt_field *f;
+
+	while (n && (*arg == ' ' || *arg == '\t')) {
+		arg++;
+		n--;
+	}
+	while (n && (arg[n - 1] == ' ' || arg[n - 1] == '\t'))
+		n--;
+	if (n <= 5 || strncmp(arg, "REC->", 5))
+		return "";
+	f = rt_field_named(p, arg + 5, n - 5);
+	if (!f || !f->is_signed || f->kind != RINGTRACE_FIELD_INT)
+		return "";
+	return f->size == 2 ? "h" : f->size == 1 ? "hh" : "";
+}
+
+/*
+ * Copy the print fmt text into @buf, giving "%d"/"%i" conversions of
+ * signed 1- and 2-byte fields their length modifier (rt_arg_length()).
+ * The text is '"format", arg, arg...': the arguments are split at the
+ * commas outside parentheses and quotes, and the conversions counted in
+ * order ('*' widths take an argument too).
+ */
+static size_t rt_format_print_fmt(const struct rt_event_priv *p, char *buf,
+				  size_t len)
+{
+	const char *fmt = p->ev->print_fmt, *end, *args[64], *q;
+	size_t alen[64], nargs = 0, n = 0, conv = 0;
+	int depth = 0;
+	bool quoted = false;
+
+#define RT_PUT(c)                                                            \
+	do {                                                                 \
+		if (n + 1 < len)                                             \
+			buf[n] = (c);                                        \
+		n++;                                                         \
+	} while (0)
+	if (fmt[0] != '"' || !(end = strchr(fmt + 1, '"')))
+		return (size_t)snprintf(buf, len, "%s", fmt);
+	while (end[-1] == '\\' && (end = strchr(end + 1, '"')))
+		;
+	if (!end)
+		return (size_t)snprintf(buf, len, "%s", fmt);
+	/* the arguments after the format string */
+	for (q = end + 1; *q && nargs < 64; q++) {
+		if (quoted) {
+			if (*q == '\\' && q[1])
+				q++;
+			else if (*q == '"')
+				quoted = false;
+		} else if (*q == '"') {
+			quoted = true;
+		} else if (*q == '(') {
+			depth++;
+		} else if (*q == ')') {
+			depth--;
+		} else if (*q == ',' && depth == 0) {
+			if (nargs)
+				alen[nargs - 1] = (size_t)(q - args[nargs - 1]);
+			args[nargs++] = q + 1;
+		}
+	}
+	if (nargs)
+		alen[nargs - 1] = strlen(args[nargs - 1]);
+	for (q = fmt; q <= end; q++) {
+		RT_PUT(*q);
+		if (q == fmt || *q != '%')
+			continue;
+		if (q[1] == '%') {
+			RT_PUT('%');
+			q++;
+			continue;
+		}
+		/* flags, width, precision: '*' consumes an argument */
+		while (q + 1 < end && strchr("-+ #0123456789.*", q[1])) {
+			if (q[1] == '*')
+				conv++;
+			RT_PUT(*++q);
+		}
+		if (q + 1 < end && (q[1] == 'd' || q[1] == 'i') &&
+		    conv < nargs) {
+			const char *m = rt_arg_length(p, args[conv],
+						      alen[conv]);
+
+			while (*m)
+				RT_PUT(*m++);
+		}
+		conv++;
+	}
+	for (q = end + 1; *q; q++)
+		RT_PUT(*q);
+	if (len)
+		buf[n < len ? n : len - 1] = '\0';
+#undef RT_PUT
+	return n;
+}
+
 size_t rt_format_event(struct rt_event_priv *p, char *buf, size_t len)
 {
 	size_t n;
@@ -760,7 +883,9 @@ size_t rt_format_event(struct rt_event_priv *p, char *buf, size_t len)
 		if (i == RT_NR_COMMON - 1)
 			n += (size_t)snprintf(RT_AT, "\n");
 	}
-	n += (size_t)snprintf(RT_AT, "\nprint fmt: %s\n", p->ev->print_fmt);
+	n += (size_t)snprintf(RT_AT, "\nprint fmt: ");
+	n += rt_format_print_fmt(p, RT_AT);
+	n += (size_t)snprintf(RT_AT, "\n");
 #undef RT_AT
 	return n;
 }
