@@ -1148,6 +1148,53 @@ static void kernel_marker_line(void)
 	free(ours);
 }
 
+/*
+ * A RINGTRACE_BUF_SIZE_KB too large to allocate is reported and the
+ * default size used, as for one that does not parse: the process stays
+ * traceable.
+ */
+static void boot_size_too_large(void)
+{
+	const char *self = "/proc/self/exe";
+	pid_t pid;
+	int st, fd[2];
+	char msg[512] = "";
+	ssize_t n;
+
+	if (getenv("RT_BOOT_CHILD")) {
+		struct ringtrace_instance *tr = ringtrace_top();
+
+		ASSERT_NOT_NULL(tr);
+		ASSERT_EQ(ringtrace_buffer_size_kb(tr), 1408);
+		ASSERT_EQ(ringtrace_set_event(tr, "sample:request", err,
+					      sizeof(err)), 0);
+		trace_request(1, "/x");
+		ASSERT_EQ(ringbuf_entries(ringtrace_buffer(tr)), 1);
+		exit(0);
+	}
+	ASSERT_EQ(pipe(fd), 0);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		dup2(fd[1], 2);
+		setenv("RT_BOOT_CHILD", "1", 1);
+		/* 16 TiB per cpu */
+		setenv("RINGTRACE_BUF_SIZE_KB", "17179869184", 1);
+		setenv("RINGTRACE_PUBLISH", "0", 1);
+		execl(self, self, "boot_size_too_large", (char *)NULL);
+		_exit(99);
+	}
+	close(fd[1]);
+	n = read(fd[0], msg, sizeof(msg) - 1);
+	msg[n > 0 ? n : 0] = '\0';
+	close(fd[0]);
+	ASSERT_EQ(waitpid(pid, &st, 0), pid);
+	ASSERT_TRUE(WIFEXITED(st));
+	ASSERT_EQ(WEXITSTATUS(st), 0);
+	if (!strstr(msg, "RINGTRACE_BUF_SIZE_KB: cannot allocate 17179869184 KiB per cpu"))
+		RBT_FAIL("no warning about the size: '%s'", msg);
+}
+
 static const struct rbt_case cases[] = {
 	RBT_CASE(format_files),	    RBT_CASE(output_all_kinds),
 	RBT_CASE(options_golden),   RBT_CASE(option_bin),
@@ -1160,6 +1207,6 @@ static const struct rbt_case cases[] = {
 	RBT_CASE(snapshot),	    RBT_CASE(switches),
 	RBT_CASE(irq_flags),	    RBT_CASE(usersoff),
 	RBT_CASE(concurrent_control), RBT_CASE(kernel_marker_line),
-	RBT_CASE(kernel_ftrace_ids),
+	RBT_CASE(kernel_ftrace_ids), RBT_CASE(boot_size_too_large),
 };
 RBT_MAIN(cases)

@@ -875,6 +875,14 @@ static void rt_do_init(void)
 			s);
 	rt_publish_init();
 	tr = rt_instance_new("", 0, rt_boot_size_kb, rt_boot_clock);
+	if (!tr && rt_boot_size_kb != RT_DEFAULT_SIZE_KB) {
+		/* a size too large for this machine is reported like an
+		 * unparsable one: the process stays traceable */
+		rt_warn("ringtrace: RINGTRACE_BUF_SIZE_KB: cannot allocate %zu KiB per cpu (%s); using %u\n",
+			rt_boot_size_kb, strerror(errno), RT_DEFAULT_SIZE_KB);
+		rt_boot_size_kb = RT_DEFAULT_SIZE_KB;
+		tr = rt_instance_new("", 0, rt_boot_size_kb, rt_boot_clock);
+	}
 	if (!tr) {
 		rt_warn("ringtrace: cannot allocate the trace buffer\n");
 		return;
