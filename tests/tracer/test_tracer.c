@@ -1195,6 +1195,37 @@ static void boot_size_too_large(void)
 		RBT_FAIL("no warning about the size: '%s'", msg);
 }
 
+/* The show calls with a NULL buffer give the length, as snprintf(). */
+static void null_buffers(void)
+{
+	struct ringtrace_instance *tr = setup();
+	char buf[8192];
+
+	ASSERT_EQ(ringtrace_set_event(tr, "sample:request", err, sizeof(err)),
+		  0);
+	ASSERT_EQ(ringtrace_set_filter(tr, "sample", "request", "id > 4", err,
+				       sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_show_set_event(tr, NULL, 100),
+		  ringtrace_show_set_event(tr, buf, sizeof(buf)));
+	ASSERT_GT(ringtrace_show_set_event(tr, NULL, 100), 0);
+	ASSERT_EQ(ringtrace_show_filter(tr, "sample", "request", NULL, 100),
+		  ringtrace_show_filter(tr, "sample", "request", buf,
+					sizeof(buf)));
+	ASSERT_EQ(ringtrace_event_format("sample", "request", NULL, 100),
+		  ringtrace_event_format("sample", "request", buf,
+					 sizeof(buf)));
+	ASSERT_EQ(ringtrace_show_options(tr, NULL, 100),
+		  ringtrace_show_options(tr, buf, sizeof(buf)));
+	ASSERT_EQ(ringtrace_show_clock(tr, NULL, 100),
+		  ringtrace_show_clock(tr, buf, sizeof(buf)));
+	ASSERT_EQ(ringtrace_show_ftrace_list(RINGTRACE_FTRACE_FILTER, NULL,
+					     100),
+		  ringtrace_show_ftrace_list(RINGTRACE_FTRACE_FILTER, buf,
+					     sizeof(buf)));
+	ringtrace_set_filter(tr, "sample", "request", "0", err, sizeof(err));
+	ringtrace_clear_events(tr);
+}
+
 static const struct rbt_case cases[] = {
 	RBT_CASE(format_files),	    RBT_CASE(output_all_kinds),
 	RBT_CASE(options_golden),   RBT_CASE(option_bin),
@@ -1208,5 +1239,6 @@ static const struct rbt_case cases[] = {
 	RBT_CASE(irq_flags),	    RBT_CASE(usersoff),
 	RBT_CASE(concurrent_control), RBT_CASE(kernel_marker_line),
 	RBT_CASE(kernel_ftrace_ids), RBT_CASE(boot_size_too_large),
+	RBT_CASE(null_buffers),
 };
 RBT_MAIN(cases)

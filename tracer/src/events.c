@@ -466,6 +466,9 @@ size_t ringtrace_show_set_event(struct ringtrace_instance *tr, char *buf,
 	unsigned int i;
 	size_t n = 0;
 
+	/* NULL @buf: only the length is wanted (as snprintf()) */
+	if (!buf)
+		len = 0;
 	tr = rt_instance_get(tr);
 	if (len)
 		buf[0] = '\0';
@@ -714,6 +717,9 @@ size_t ringtrace_show_filter(struct ringtrace_instance *tr,
 	struct rt_event_priv *p;
 	size_t n;
 
+	/* NULL @buf: only the length is wanted (as snprintf()) */
+	if (!buf)
+		len = 0;
 	tr = rt_instance_get(tr);
 	if (len)
 		buf[0] = '\0';
@@ -896,6 +902,9 @@ ssize_t ringtrace_event_format(const char *system, const char *event,
 	struct rt_event_priv *p;
 	size_t n;
 
+	/* NULL @buf: only the length is wanted (as snprintf()) */
+	if (!buf)
+		len = 0;
 	if (!event)
 		return -EINVAL;
 	rt_events_init();

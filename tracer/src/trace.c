@@ -1260,6 +1260,9 @@ size_t ringtrace_show_options(struct ringtrace_instance *tr, char *buf,
 	uint64_t o;
 	int i;
 
+	/* NULL @buf: only the length is wanted (as snprintf()) */
+	if (!buf)
+		len = 0;
 	tr = rt_instance_get(tr);
 	if (len)
 		buf[0] = '\0';
@@ -1481,6 +1484,9 @@ size_t ringtrace_show_clock(struct ringtrace_instance *tr, char *buf,
 	size_t n = 0;
 	int i, cur;
 
+	/* NULL @buf: only the length is wanted (as snprintf()) */
+	if (!buf)
+		len = 0;
 	tr = rt_instance_get(tr);
 	if (len)
 		buf[0] = '\0';
@@ -1587,6 +1593,9 @@ int ringtrace_set_ftrace_list(enum ringtrace_ftrace_list list,
 size_t ringtrace_show_ftrace_list(enum ringtrace_ftrace_list list, char *buf,
 				  size_t len)
 {
+	/* NULL @buf: only the length is wanted (as snprintf()) */
+	if (!buf)
+		len = 0;
 	if ((int)list < 0 || (int)list >= RT_FTRACE_NR_LISTS) {
 		if (len)
 			buf[0] = '\0';

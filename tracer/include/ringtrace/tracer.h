@@ -8,6 +8,8 @@
  * calls take the instance's control lock and may block; they never block
  * a writer. Every call that can fail returns 0 or a negative errno, and
  * where a message helps, writes it to @err (@errlen bytes, may be NULL).
+ * The show calls fill @buf as snprintf() does and return the length the
+ * whole text needs; a NULL @buf asks for that length only.
  */
 #ifndef RINGTRACE_TRACER_H
 #define RINGTRACE_TRACER_H
