@@ -40,6 +40,22 @@ char *golden_capture(int (*fn)(FILE *out, void *arg), void *arg)
 	return buf;
 }
 
+/* The end of a rebuilt text: @out (@out_len of @cap bytes used) gets
+ * the rest of the source from @p; the source @text is freed. */
+static char *finish_rebuild(char *out, size_t out_len, size_t cap,
+			    const char *p, char *text)
+{
+	size_t rest = strlen(p);
+
+	if (out_len + rest + 1 > cap) {
+		out = realloc(out, out_len + rest + 1);
+		ASSERT_NOT_NULL(out);
+	}
+	memcpy(out + out_len, p, rest + 1);
+	free(text);
+	return out;
+}
+
 /* Replace match group @g of every match of @re by @repl; @keep pads the
  * placeholder with spaces to the matched width when that is wider. The
  * text is rebuilt, so a placeholder may be longer than what it replaces. */
@@ -77,17 +93,7 @@ static char *sub_all(char *text, const char *re, int g, const char *repl,
 		}
 	}
 	regfree(&r);
-	{
-		size_t rest = strlen(p);
-
-		if (out_len + rest + 1 > cap) {
-			out = realloc(out, out_len + rest + 1);
-			ASSERT_NOT_NULL(out);
-		}
-		memcpy(out + out_len, p, rest + 1);
-	}
-	free(text);
-	return out;
+	return finish_rebuild(out, out_len, cap, p, text);
 }
 
 /*
@@ -142,17 +148,7 @@ char *golden_normalise_stamps(char *text)
 		p += m[4].rm_so;
 	}
 	regfree(&r);
-	{
-		size_t rest = strlen(p);
-
-		if (out_len + rest + 1 > cap) {
-			out = realloc(out, out_len + rest + 1);
-			ASSERT_NOT_NULL(out);
-		}
-		memcpy(out + out_len, p, rest + 1);
-	}
-	free(text);
-	return out;
+	return finish_rebuild(out, out_len, cap, p, text);
 }
 
 char *golden_normalise(char *text)
