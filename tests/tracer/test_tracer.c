@@ -1226,6 +1226,54 @@ static void null_buffers(void)
 	ringtrace_clear_events(tr);
 }
 
+/*
+ * RINGTRACE_GRAPH_NOTRACE and RINGTRACE_MAX_GRAPH_DEPTH apply at load; a
+ * RINGTRACE_* variable the library does not know, and a bad depth, are
+ * reported.
+ */
+static void boot_graph_settings(void)
+{
+	const char *self = "/proc/self/exe";
+	char msg[1024] = "";
+	int st, fd[2];
+	ssize_t n, got = 0;
+	pid_t pid;
+
+	if (getenv("RT_BOOT_CHILD")) {
+		char buf[256];
+
+		ringtrace_show_ftrace_list(RINGTRACE_GRAPH_NOTRACE, buf,
+					   sizeof(buf));
+		ASSERT_EQ(strcmp(buf, "main\n"), 0);
+		exit(0);
+	}
+	ASSERT_EQ(pipe(fd), 0);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		dup2(fd[1], 2);
+		setenv("RT_BOOT_CHILD", "1", 1);
+		setenv("RINGTRACE_GRAPH_NOTRACE", "main", 1);
+		setenv("RINGTRACE_MAX_GRAPH_DEPTH", "deep", 1);
+		setenv("RINGTRACE_MAX_GRAPH_DEPHT", "3", 1);
+		setenv("RINGTRACE_PUBLISH", "0", 1);
+		execl(self, self, "boot_graph_settings", (char *)NULL);
+		_exit(99);
+	}
+	close(fd[1]);
+	while ((n = read(fd[0], msg + got, sizeof(msg) - 1 - (size_t)got)) > 0)
+		got += n;
+	msg[got] = '\0';
+	close(fd[0]);
+	ASSERT_EQ(waitpid(pid, &st, 0), pid);
+	ASSERT_TRUE(WIFEXITED(st));
+	ASSERT_EQ(WEXITSTATUS(st), 0);
+	if (!strstr(msg, "ringtrace: unknown variable RINGTRACE_MAX_GRAPH_DEPHT (ignored)") ||
+	    !strstr(msg, "RINGTRACE_MAX_GRAPH_DEPTH: 'deep' is not a depth") ||
+	    strstr(msg, "GRAPH_NOTRACE"))
+		RBT_FAIL("unexpected warnings: '%s'", msg);
+}
+
 static const struct rbt_case cases[] = {
 	RBT_CASE(format_files),	    RBT_CASE(output_all_kinds),
 	RBT_CASE(options_golden),   RBT_CASE(option_bin),
@@ -1239,6 +1287,6 @@ static const struct rbt_case cases[] = {
 	RBT_CASE(irq_flags),	    RBT_CASE(usersoff),
 	RBT_CASE(concurrent_control), RBT_CASE(kernel_marker_line),
 	RBT_CASE(kernel_ftrace_ids), RBT_CASE(boot_size_too_large),
-	RBT_CASE(null_buffers),
+	RBT_CASE(null_buffers),	    RBT_CASE(boot_graph_settings),
 };
 RBT_MAIN(cases)

@@ -1639,11 +1639,48 @@ void ringtrace_function_trace_stop(bool stop)
  *	RINGTRACE_FTRACE_FILTER	ftrace_filter=	set_ftrace_filter
  *	RINGTRACE_FTRACE_NOTRACE ftrace_notrace= set_ftrace_notrace
  *	RINGTRACE_GRAPH_FILTER	ftrace_graph_filter= set_graph_function
+ *	RINGTRACE_GRAPH_NOTRACE	ftrace_graph_notrace= set_graph_notrace
+ *	RINGTRACE_MAX_GRAPH_DEPTH (no boot option)	max_graph_depth
+ *
+ * and, not the tracer's settings: RINGTRACE_DIR and RINGTRACE_PUBLISH
+ * (publication, ctl.h), RINGTRACE_KEEP_FILES (publish.c). Any other
+ * RINGTRACE_* variable is reported: a misspelt setting is not ignored
+ * in silence.
  */
+static const char *const rt_env_names[] = {
+	"EVENTS", "TRACER", "OPTIONS", "BUF_SIZE_KB", "CLOCK",
+	"FTRACE_FILTER", "FTRACE_NOTRACE", "GRAPH_FILTER", "GRAPH_NOTRACE",
+	"MAX_GRAPH_DEPTH", "DIR", "PUBLISH", "KEEP_FILES",
+};
+
+static void rt_check_env_names(void)
+{
+	extern char **environ;
+	char **e;
+
+	for (e = environ; e && *e; e++) {
+		const char *name = *e + 10, *eq = strchr(*e, '=');
+		size_t i, n;
+
+		if (strncmp(*e, "RINGTRACE_", 10) || !eq)
+			continue;
+		n = (size_t)(eq - name);
+		for (i = 0; i < sizeof(rt_env_names) / sizeof(rt_env_names[0]);
+		     i++)
+			if (strlen(rt_env_names[i]) == n &&
+			    !strncmp(rt_env_names[i], name, n))
+				break;
+		if (i == sizeof(rt_env_names) / sizeof(rt_env_names[0]))
+			rt_warn("ringtrace: unknown variable %.*s (ignored)\n",
+				(int)(eq - *e), *e);
+	}
+}
+
 static void rt_apply_boot_options(struct ringtrace_instance *tr)
 {
 	const char *s = getenv("RINGTRACE_OPTIONS");
 
+	rt_check_env_names();
 	if (s) {
 		char *copy = strdup(s), *save = NULL, *tok;
 
@@ -1662,6 +1699,7 @@ static void rt_apply_boot_options(struct ringtrace_instance *tr)
 			{ "RINGTRACE_FTRACE_FILTER", RINGTRACE_FTRACE_FILTER },
 			{ "RINGTRACE_FTRACE_NOTRACE", RINGTRACE_FTRACE_NOTRACE },
 			{ "RINGTRACE_GRAPH_FILTER", RINGTRACE_GRAPH_FUNCTION },
+			{ "RINGTRACE_GRAPH_NOTRACE", RINGTRACE_GRAPH_NOTRACE },
 		};
 		char e[256];
 		size_t i;
@@ -1682,6 +1720,17 @@ static void rt_apply_boot_options(struct ringtrace_instance *tr)
 				rt_warn("ringtrace: %s: %s\n", lists[i].env, e);
 			free(copy);
 		}
+	}
+	s = getenv("RINGTRACE_MAX_GRAPH_DEPTH");
+	if (s) {
+		char *end;
+		long d = strtol(s, &end, 10);
+
+		if (*s && !*end && d >= 0 && d <= INT_MAX)
+			ringtrace_set_max_graph_depth((int)d);
+		else
+			rt_warn("ringtrace: RINGTRACE_MAX_GRAPH_DEPTH: '%s' is not a depth (0: no limit)\n",
+				s);
 	}
 	s = getenv("RINGTRACE_TRACER");
 	if (s && ringtrace_set_tracer(tr, s))
