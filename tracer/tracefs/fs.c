@@ -204,7 +204,8 @@ static void rtfs_refresh_syms(void)
 }
 
 /* The tracer's own records (ftrace:*): they have formats and ids, but
- * are not events one enables, as in the kernel. */
+ * are not events one enables or filters; they are left out of events/
+ * (the kernel shows their format there). */
 static bool rtfs_internal(const struct rtt_event *e)
 {
 	return !strcmp(e->system, "ftrace");
@@ -219,7 +220,8 @@ static bool rtfs_event_exists(const char *sys, const char *name)
 	pthread_mutex_lock(&fs.print_lock);
 	rtfs_refresh_events();
 	for (i = 0; fs.ev && i < fs.ev->nr && !found; i++)
-		found = !strcmp(fs.ev->v[i].system, sys) &&
+		found = !rtfs_internal(&fs.ev->v[i]) &&
+			!strcmp(fs.ev->v[i].system, sys) &&
 			(!name || !strcmp(fs.ev->v[i].name, name));
 	pthread_mutex_unlock(&fs.print_lock);
 	return found;
@@ -1382,6 +1384,8 @@ static int rtfs_readdir(const char *path, void *buf, fuse_fill_dir_t fill,
 			size_t j;
 			bool seen = false;
 
+			if (rtfs_internal(e))
+				continue;
 			if (n.kind == RTFS_DIR_SYS) {
 				if (!strcmp(e->system, n.sys))
 					fill(buf, e->name, NULL, 0, 0);
