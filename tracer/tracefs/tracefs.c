@@ -4,11 +4,11 @@
  *	the mount point and the unmount; the file system is fs.c
  */
 #include <dirent.h>
+#include <err.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <spawn.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,18 +40,6 @@ const char rtfs_umount_help[] =
 	"\n"
 	"  -h, --help           this text\n";
 
-static void rtfs_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void rtfs_msg(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("ringtrace: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
 static int rtfs_usage(const char *verb, const char *synopsis, const char *why)
 {
 	fprintf(stderr, "ringtrace: %s: %s\nusage: ringtrace %s\nTry 'ringtrace %s --help'.\n",
@@ -68,20 +56,20 @@ static int rtfs_check_dir(const char *dir)
 	int n = 0;
 
 	if (stat(dir, &st)) {
-		rtfs_msg("mount point %s: %s", dir, strerror(errno));
+		warnx("mount point %s: %s", dir, strerror(errno));
 		return RTT_EXIT_USAGE;
 	}
 	if (!S_ISDIR(st.st_mode)) {
-		rtfs_msg("mount point %s is not a directory", dir);
+		warnx("mount point %s is not a directory", dir);
 		return RTT_EXIT_USAGE;
 	}
 	if (st.st_uid != getuid()) {
-		rtfs_msg("mount point %s belongs to another user", dir);
+		warnx("mount point %s belongs to another user", dir);
 		return RTT_EXIT_USAGE;
 	}
 	dp = opendir(dir);
 	if (!dp) {
-		rtfs_msg("mount point %s: %s", dir, strerror(errno));
+		warnx("mount point %s: %s", dir, strerror(errno));
 		return errno == EACCES ? RTT_EXIT_PERM : RTT_EXIT_USAGE;
 	}
 	while ((d = readdir(dp)))
@@ -89,7 +77,7 @@ static int rtfs_check_dir(const char *dir)
 			n++;
 	closedir(dp);
 	if (n) {
-		rtfs_msg("mount point %s is not empty", dir);
+		warnx("mount point %s is not empty", dir);
 		return RTT_EXIT_USAGE;
 	}
 	return RTT_EXIT_OK;
@@ -129,7 +117,7 @@ int rtfs_do_mount(const struct rtt_verb *v, int argc, char **argv)
 				  argc - optind < 2 ? "missing an argument" :
 						      "too many arguments");
 	if (rtt_parse_pid(argv[optind], &pid)) {
-		rtfs_msg("'%s' is not a process id", argv[optind]);
+		warnx("'%s' is not a process id", argv[optind]);
 		return RTT_EXIT_USAGE;
 	}
 	ret = rtfs_check_dir(argv[optind + 1]);
@@ -137,20 +125,20 @@ int rtfs_do_mount(const struct rtt_verb *v, int argc, char **argv)
 		return ret;
 	ret = rtt_proc_open(pid, 0, &p, err);
 	if (ret) {
-		rtfs_msg("%s", err);
+		warnx("%s", err);
 		return rtt_exit_code(ret);
 	}
 	ret = p.state == RTT_ALIVE ? 0 : -ESRCH;
 	rtt_proc_close(&p);
 	if (ret) {
-		rtfs_msg("process %d is exiting", pid);
+		warnx("process %d is exiting", pid);
 		return RTT_EXIT_NOPROC;
 	}
 #ifdef RTFS_HAVE_FUSE
 	return rtfs_serve(pid, argv[optind + 1], fg);
 #else
 	(void)fg;
-	rtfs_msg("mount: this ringtrace was built without FUSE (libfuse3)");
+	warnx("mount: this ringtrace was built without FUSE (libfuse3)");
 	return RTT_EXIT_FAIL;
 #endif
 }
@@ -212,16 +200,16 @@ int rtfs_do_umount(const struct rtt_verb *v, int argc, char **argv)
 				  argc - optind < 1 ? "missing the directory" :
 						      "too many arguments");
 	if (!realpath(argv[optind], real)) {
-		rtfs_msg("%s: %s", argv[optind], strerror(errno));
+		warnx("%s: %s", argv[optind], strerror(errno));
 		return RTT_EXIT_USAGE;
 	}
 	if (!rtfs_is_ours(real)) {
-		rtfs_msg("%s is not a ringtrace mount", argv[optind]);
+		warnx("%s is not a ringtrace mount", argv[optind]);
 		return RTT_EXIT_USAGE;
 	}
 	ret = rtfs_unmount(real);
 	if (ret) {
-		rtfs_msg("unmounting %s: %s", argv[optind], strerror(-ret));
+		warnx("unmounting %s: %s", argv[optind], strerror(-ret));
 		return ret == -EPERM ? RTT_EXIT_PERM : RTT_EXIT_FAIL;
 	}
 	return RTT_EXIT_OK;
