@@ -34,6 +34,18 @@ records() {
 	grep -vc '^#' "$1" || true
 }
 
+# wait_records TRACE REGEX N: until TRACE (a trace file of the mount)
+# has N records matching REGEX (the sample also writes markers: waits
+# count the events they are after)
+wait_records() {
+	_i=0
+	while [ "$(grep -Ec -- "$2" "$1" || true)" -lt "$3" ]; do
+		_i=$((_i + 1))
+		[ $_i -lt 2000 ] || fail "waited too long for $3 '$2' in $1"
+		sleep 0.01
+	done
+}
+
 # wait_for CMD...: until CMD succeeds (at most 20 s)
 wait_for() {
 	_i=0

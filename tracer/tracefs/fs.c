@@ -83,6 +83,7 @@ static struct rtfs {
 	gid_t gid;
 	struct timespec mounted;
 	_Atomic bool dead;
+	_Atomic bool stop; /* the loop ended: the watcher returns */
 	struct fuse *fuse;
 
 	pthread_mutex_t lock; /* errlog, pipes, events cache */
@@ -1633,6 +1634,12 @@ static void *rtfs_watch(void *arg)
 
 	(void)arg;
 	for (;;) {
+		/* Relaxed: a flag polled; the join orders the rest. */
+		if (atomic_load_explicit(&fs.stop, memory_order_relaxed)) {
+			if (pidfd >= 0)
+				close(pidfd);
+			return NULL;
+		}
 		if (pidfd >= 0) {
 			struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
 
@@ -1667,6 +1674,26 @@ static void *rtfs_watch(void *arg)
 }
 
 /* ---- the mount ---------------------------------------------------------- */
+
+/* After the loop: no operation runs any more. */
+static void rtfs_free_all(void)
+{
+	struct rtfs_pipe *pp;
+
+	while ((pp = fs.pipes)) {
+		fs.pipes = pp->next;
+		ringbuf_free(pp->rb);
+		rt_pipe_state_free(pp->st);
+		pthread_mutex_destroy(&pp->lock);
+		free(pp->pend);
+		free(pp);
+	}
+	rtt_events_free(fs.ev);
+	rtt_syms_free(fs.syms);
+	fs.ev = NULL;
+	fs.syms = NULL;
+	rtt_proc_close(&fs.p);
+}
 
 /* libfuse interrupts a request's thread with SIGUSR1 (intr_signal): it
  * only has to end the thread's wait, not the daemon. */
@@ -1746,7 +1773,6 @@ int rtfs_serve(int pid, const char *dir, bool foreground)
 		ret = RTT_EXIT_FAIL;
 		goto out_unmount;
 	}
-	pthread_detach(watcher);
 	{
 		struct sigaction sa;
 
@@ -1759,11 +1785,16 @@ int rtfs_serve(int pid, const char *dir, bool foreground)
 	ret = fuse_loop_mt(fs.fuse, 0) ? RTT_EXIT_FAIL : RTT_EXIT_OK;
 	if (rtfs_dead())
 		ret = RTT_EXIT_OK;
+	/* Relaxed: the watcher polls it; pthread_join() orders its last
+	 * uses of the state before the frees below. */
+	atomic_store_explicit(&fs.stop, true, memory_order_relaxed);
+	pthread_join(watcher, NULL);
 out_unmount:
 	fuse_unmount(fs.fuse);
 out_destroy:
 	fuse_destroy(fs.fuse);
 out:
 	fuse_opt_free_args(&args);
+	rtfs_free_all();
 	return ret;
 }
