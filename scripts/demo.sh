@@ -6,7 +6,8 @@
 # from signal handlers, a few functions compiled with
 # -finstrument-functions) starts untraced; ringtrace attaches to it,
 # enables events, sets a filter (and shows a bad one with its caret),
-# streams trace_pipe, switches to function_graph, prints the per-CPU
+# streams trace_pipe, mounts the program's tracing directory (FUSE) and
+# reads trace_pipe there too, switches to function_graph, prints the per-CPU
 # statistics, records a trace.dat, and reads it back with its own report
 # and with trace-cmd.
 #
@@ -38,6 +39,9 @@ export RINGTRACE_DIR=$work/run
 mkdir -m 700 "$RINGTRACE_DIR"
 pid=
 cleanup() {
+	if grep -q " $work/tracing " /proc/self/mountinfo 2>/dev/null; then
+		"$build/tracer/tool/ringtrace" umount "$work/tracing" || true
+	fi
 	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
 	rm -rf "$work"
 }
@@ -72,6 +76,26 @@ run "$rt" filter "$pid" app:work 'worker == 0 || valeu < 100' || true
 
 say "trace_pipe, merged across the cpu buffers"
 stream 25 "$rt" pipe "$pid"
+
+say "the same trace as files: ringtrace mount (tracefs over FUSE)"
+mnt=$work/tracing
+mkdir "$mnt"
+printf '%s$ %s%s\n' "$bold" "ringtrace mount $pid $mnt" "$plain"
+if [ -c /dev/fuse ] && "$rt" mount "$pid" "$mnt" 2>"$work/err"; then
+	run ls "$mnt"
+	run cat "$mnt/set_event"
+	printf '%s$ %s%s\n' "$bold" "echo 'worker == 1' > $mnt/events/app/work/filter" "$plain"
+	echo 'worker == 1' >"$mnt/events/app/work/filter"
+	printf '%s$ %s%s\n' "$bold" "echo 'wroker == 1' > $mnt/events/app/work/filter" "$plain"
+	{ echo 'wroker == 1' >"$mnt/events/app/work/filter"; } 2>&1 || true
+	run cat "$mnt/error_log"
+	say "cat trace_pipe from the mount, next to ringtrace pipe: the same lines"
+	stream 8 cat "$mnt/trace_pipe"
+	stream 8 "$rt" pipe "$pid"
+	run "$rt" umount "$mnt"
+else
+	echo "(skipped: FUSE cannot mount here: $(head -n 1 "$work/err"))"
+fi
 
 say "function_graph on the instrumented functions"
 run "$rt" disable "$pid" app:work app:tick io:request

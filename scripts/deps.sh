@@ -6,7 +6,9 @@
 set -euo pipefail
 
 # to build
-RINGTRACE_PACKAGES=(gcc make cmake pkg-config liburcu-dev libtraceevent-dev libelf-dev)
+# (libfuse3-dev: ringtrace mount; the build goes on without it)
+RINGTRACE_PACKAGES=(gcc make cmake pkg-config liburcu-dev libtraceevent-dev libelf-dev
+	libfuse3-dev)
 # what the tests run besides the build (scripts/test.sh installs these):
 #   trace-cmd      the oracle the trace.dat files are read back with
 #   python3        tool.report_json checks the JSON is valid
@@ -18,8 +20,9 @@ RINGTRACE_PACKAGES=(gcc make cmake pkg-config liburcu-dev libtraceevent-dev libe
 #                  unshare (the clock.* runs in time namespaces)
 #   libc-bin       ldd (install.external_projects)
 #   coreutils grep sed mawk findutils: the shell tests' text tools
+#   fuse3          fusermount3, for the tracefs cases (ringtrace mount)
 RINGTRACE_TEST_PACKAGES=(trace-cmd python3 groff-base g++ clang binutils
-	util-linux libc-bin coreutils grep sed mawk findutils)
+	util-linux libc-bin coreutils grep sed mawk findutils fuse3)
 
 ringtrace_install_deps() {
 	local missing=() p

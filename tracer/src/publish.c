@@ -342,6 +342,59 @@ static int rt_ftrace_list_by_name(const char *name)
 }
 
 /*
+ * rt_get - "get INST NAME": the value a tracefs file of that name shows
+ * (tracing_on, buffer_size_kb, buffer_percent, trace_clock,
+ * tracing_max_latency, the ftrace lists), or "print_cfg": the options as
+ * a hexadecimal mask and the current tracer's number (enum rt_tracer),
+ * what a tool needs to print the instance's trace as it would.
+ */
+static int rt_get(struct ringtrace_instance *tr, const char *name,
+		  struct rt_reply *r)
+{
+	char buf[4096];
+	int list;
+
+	if (!name) {
+		rt_reply_printf(r, "get: missing the name");
+		return -EINVAL;
+	}
+	list = rt_ftrace_list_by_name(name);
+	if (list >= 0) {
+		char *big = malloc(RT_CTL_REPLY_MAX);
+
+		if (!big)
+			return -ENOMEM;
+		ringtrace_show_ftrace_list(list, big, RT_CTL_REPLY_MAX);
+		rt_reply_printf(r, "%s", big);
+		free(big);
+	} else if (!strcmp(name, "tracing_on")) {
+		rt_reply_printf(r, "%d\n", ringtrace_tracing_is_on(tr) ? 1 : 0);
+	} else if (!strcmp(name, "buffer_size_kb")) {
+		rt_reply_printf(r, "%zu\n", ringtrace_buffer_size_kb(tr));
+	} else if (!strcmp(name, "buffer_percent")) {
+		rt_reply_printf(r, "%d\n", ringtrace_buffer_percent(tr));
+	} else if (!strcmp(name, "trace_clock")) {
+		ringtrace_show_clock(tr, buf, sizeof(buf));
+		rt_reply_printf(r, "%s", buf);
+	} else if (!strcmp(name, "tracing_max_latency")) {
+		rt_reply_printf(r, "%llu\n",
+				(unsigned long long)ringtrace_max_latency(tr));
+	} else if (!strcmp(name, "print_cfg")) {
+		/* Relaxed: a setting changing meanwhile shows either value,
+		 * as a read of the file would. */
+		rt_reply_printf(r, "%llx %d\n",
+				(unsigned long long)atomic_load_explicit(
+					&tr->options, memory_order_relaxed),
+				atomic_load_explicit(&tr->tracer,
+						     memory_order_relaxed));
+	} else {
+		rt_reply_printf(r, "get: unknown name '%s'", name);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
  * rt_ctl_execute - run one command line; the reply text goes to @r.
  * Return: 0 or a negative errno (the reply then explains it).
  */
@@ -511,6 +564,17 @@ static int rt_ctl_execute(char *line, struct rt_reply *r)
 					a ? a : "");
 	} else if (!strcmp(verb, "stat")) {
 		ret = rt_stat(tr, r);
+	} else if (!strcmp(verb, "get")) {
+		ret = rt_get(tr, rt_word(&p), r);
+	} else if (!strcmp(verb, "marker")) {
+		/* the rest of the line, as written to trace_marker */
+		while (*p == ' ')
+			p++;
+		ret = ringtrace_marker_write(tr, p, strlen(p));
+		if (ret < 0)
+			rt_reply_printf(r, "trace_marker: %s", strerror(-ret));
+		else
+			ret = 0;
 	} else {
 		rt_reply_printf(r, "unknown command '%s'", verb);
 		ret = -EINVAL;

@@ -37,6 +37,7 @@
 #include "tep.h"
 #include "trace.h"
 #include "tracedat.h"
+#include "tracefs.h"
 
 #ifndef RINGTRACE_VERSION
 #define RINGTRACE_VERSION "0"
@@ -2947,6 +2948,9 @@ static const struct rtt_verb rtt_verbs[] = {
 	{ "extract", NULL, rtt_do_extract,
 	  "extract [-o FILE] [-i NAME] [-k] PID|FILE", rtt_extract_help },
 	{ "stat", NULL, rtt_do_stat, "stat [-i NAME] PID", rtt_stat_full },
+	/* tracefs over FUSE (tracer/tracefs) */
+	{ "mount", NULL, rtfs_do_mount, "mount [-f] PID DIR", rtfs_mount_help },
+	{ "umount", NULL, rtfs_do_umount, "umount DIR", rtfs_umount_help },
 };
 
 #define RTT_NR_VERBS (sizeof(rtt_verbs) / sizeof(rtt_verbs[0]))

@@ -1,0 +1,1800 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * fs.c - a traced process's tracing directory over FUSE (libfuse3)
+ *
+ * Every path names a node: the top instance's files at the root, an
+ * instance's under instances/NAME/, the events tree under events/, the
+ * options under options/, the cpu buffers under per_cpu/cpuN/. A file is
+ * a row of rtfs_files: its name, its mode, what reading it shows (made
+ * at open, into the open file's text: reads then serve that text, as
+ * seq_file does), what a write does (each write() is one command to the
+ * process, through the same control path the tool's verbs use) and what
+ * opening it with O_TRUNC does.
+ *
+ * trace_pipe is the exception: its reads consume the buffer. One
+ * consuming reader per instance and cpu is shared by every open of the
+ * file, with the text printed but not yet read kept with it: a reader
+ * killed in the middle leaves that text to the next one.
+ *
+ * The process's exit is watched (a pidfd): trace_pipe readers then get
+ * what was left and end of file, commands fail with ENODEV, and the file
+ * system unmounts itself once no trace_pipe is open.
+ */
+#define FUSE_USE_VERSION 31
+
+#include <errno.h>
+#include <fcntl.h>
+#include <fuse.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <ringbuf/ringbuf.h>
+
+#include "client.h"
+#include "print.h"
+#include "tep.h"
+#include "tracefs.h"
+
+#define RTFS_ERRLOG_MAX 16 /* entries kept per instance, as the kernel */
+
+/* ---- the state of the mount --------------------------------------------- */
+
+struct rtfs_errlog {
+	char inst[64];
+	uint64_t ts_ns;
+	char loc[64];
+	char msg[256];
+	char cmd[512];
+	int pos;
+};
+
+struct rtfs_pipe {
+	char inst[64];
+	int cpu; /* RINGBUF_ALL_CPUS for trace_pipe */
+	int slot;
+	int users;
+	uint32_t gen;
+	struct ringbuf *rb;
+	struct rt_pipe_state *st;
+	struct rt_print_cfg cfg;
+	char *pend; /* printed, not yet read */
+	size_t plen, poff;
+	pthread_mutex_t lock; /* one reader consumes at a time */
+	struct rtfs_pipe *next;
+};
+
+static struct rtfs {
+	int pid;
+	const char *dir;
+	struct rtt_proc p;
+	int nr_cpus;
+	uid_t uid;
+	gid_t gid;
+	struct timespec mounted;
+	_Atomic bool dead;
+	_Atomic bool stop; /* the loop ended: the watcher returns */
+	struct fuse *fuse;
+
+	pthread_mutex_t lock; /* errlog, pipes, events cache */
+	struct rtfs_errlog errlog[RTFS_ERRLOG_MAX];
+	int nr_err, next_err;
+	struct rtfs_pipe *pipes;
+	int pipes_open;
+
+	/* printing: libtraceevent and the printer are not thread-safe */
+	pthread_mutex_t print_lock;
+	struct rtt_events *ev;
+	struct rtt_syms *syms;
+	uint32_t ev_gen;
+	bool syms_loaded;
+	struct rtt_print_ctx ctx;
+	struct rt_printer_ops ops;
+} fs = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.print_lock = PTHREAD_MUTEX_INITIALIZER,
+};
+
+static bool rtfs_dead(void)
+{
+	/* Relaxed: a flag polled by readers; what it stands for (the
+	 * process is gone) is checked again by every command. */
+	return atomic_load_explicit(&fs.dead, memory_order_relaxed);
+}
+
+/* ---- commands ----------------------------------------------------------- */
+
+static const char *rtfs_iarg(const char *inst)
+{
+	return inst && *inst ? inst : "-";
+}
+
+/* A command to the process; its reply text (or error) in *@reply when
+ * not NULL. The errno a file operation returns. */
+static int rtfs_cmd(char **reply, char err[RTT_ERR_MAX], const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int rtfs_cmd(char **reply, char err[RTT_ERR_MAX], const char *fmt, ...)
+{
+	char line[RT_CTL_CMD_MAX], e[RTT_ERR_MAX];
+	va_list ap;
+	int n, ret;
+
+	if (reply)
+		*reply = NULL;
+	if (rtfs_dead())
+		return -ENODEV;
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(line) - 1)
+		return -E2BIG;
+	ret = rtt_command(&fs.p, RTT_CMD_TIMEOUT_MS, reply, err ? err : e, "%s",
+			  line);
+	if (ret == -ESRCH || ret == -ETIMEDOUT) {
+		if (ret == -ESRCH || rtt_proc_state(&fs.p) != RTT_ALIVE)
+			return -ENODEV;
+	}
+	return ret;
+}
+
+/* ---- events (cached, reloaded when the process registers more) ---------- */
+
+/* Under print_lock. */
+static void rtfs_refresh_events(void)
+{
+	char err[RTT_ERR_MAX], *text;
+	struct rtt_events *ev;
+	uint32_t gen = rtt_ctl_gen(&fs.p);
+	size_t len;
+
+	if (fs.ev && gen == fs.ev_gen)
+		return;
+	if (rtt_events_text(&fs.p, &text, &len, err))
+		return;
+	ev = rtt_events_new();
+	if (!ev) {
+		free(text);
+		return;
+	}
+	if (rtt_events_parse_file(ev, text, err, sizeof(err))) {
+		free(text);
+		rtt_events_free(ev);
+		return;
+	}
+	free(text);
+	if (fs.ev)
+		rtt_events_keep(ev, fs.ev); /* records of gone events */
+	rtt_events_set_syms(ev, fs.syms);
+	rtt_events_free(fs.ev);
+	fs.ev = ev;
+	fs.ev_gen = gen;
+	fs.ctx.ev = ev;
+	fs.syms_loaded = false;
+}
+
+/* The symbols, for the function tracers' records. Under print_lock. */
+static void rtfs_refresh_syms(void)
+{
+	char err[RTT_ERR_MAX], *text = NULL;
+	struct rtt_syms *syms = NULL;
+	size_t len;
+
+	if (fs.syms_loaded || rtfs_dead())
+		return;
+	if (rtt_syms_text(&fs.p, &text, &len, err) || !text)
+		return;
+	if (!rtt_syms_parse(text, &syms)) {
+		rtt_syms_free(fs.syms);
+		fs.syms = syms;
+		fs.ctx.syms = syms;
+		if (fs.ev)
+			rtt_events_set_syms(fs.ev, syms);
+		fs.syms_loaded = true;
+	}
+	free(text);
+}
+
+/* The tracer's own records (ftrace:*): they have formats and ids, but
+ * are not events one enables or filters; they are left out of events/
+ * (the kernel shows their format there). */
+static bool rtfs_internal(const struct rtt_event *e)
+{
+	return !strcmp(e->system, "ftrace");
+}
+
+/* Is there an event SYS:NAME (NAME NULL: any event of SYS)? */
+static bool rtfs_event_exists(const char *sys, const char *name)
+{
+	bool found = false;
+	size_t i;
+
+	pthread_mutex_lock(&fs.print_lock);
+	rtfs_refresh_events();
+	for (i = 0; fs.ev && i < fs.ev->nr && !found; i++)
+		found = !rtfs_internal(&fs.ev->v[i]) &&
+			!strcmp(fs.ev->v[i].system, sys) &&
+			(!name || !strcmp(fs.ev->v[i].name, name));
+	pthread_mutex_unlock(&fs.print_lock);
+	return found;
+}
+
+/* ---- error_log ---------------------------------------------------------- */
+
+static uint64_t rtfs_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void rtfs_log_err(const char *inst, const char *loc, const char *msg,
+			 const char *cmd, int pos)
+{
+	struct rtfs_errlog *e;
+
+	pthread_mutex_lock(&fs.lock);
+	e = &fs.errlog[fs.next_err];
+	fs.next_err = (fs.next_err + 1) % RTFS_ERRLOG_MAX;
+	if (fs.nr_err < RTFS_ERRLOG_MAX)
+		fs.nr_err++;
+	snprintf(e->inst, sizeof(e->inst), "%s", rtfs_iarg(inst));
+	e->ts_ns = rtfs_now_ns();
+	snprintf(e->loc, sizeof(e->loc), "%s", loc);
+	snprintf(e->msg, sizeof(e->msg), "%s", msg);
+	snprintf(e->cmd, sizeof(e->cmd), "%s", cmd);
+	e->pos = pos;
+	pthread_mutex_unlock(&fs.lock);
+}
+
+/*
+ * A filter the process refused: its report is the expression, a line
+ * with the caret under the error, and "parse_error: MESSAGE". Logged as
+ * the kernel logs it.
+ */
+static void rtfs_log_filter_err(const char *inst, const char *expr,
+				const char *report)
+{
+	const char *caret = strchr(report, '\n'), *msg;
+	char text[256];
+	int pos = 0;
+
+	if (caret) {
+		caret++;
+		while (caret[pos] == ' ')
+			pos++;
+		if (caret[pos] != '^')
+			pos = 0;
+	}
+	msg = strstr(report, "parse_error: ");
+	msg = msg ? msg + strlen("parse_error: ") : report;
+	snprintf(text, sizeof(text), "%.*s", (int)strcspn(msg, "\n"), msg);
+	rtfs_log_err(inst, "event filter parse error", text, expr, pos);
+}
+
+/* ---- the open files ----------------------------------------------------- */
+
+struct rtfs_node;
+
+struct rtfs_file_ops {
+	const char *name;
+	mode_t mode;
+	bool top_only;
+	int (*show)(const struct rtfs_node *n, FILE *out);
+	int (*write)(const struct rtfs_node *n, char *buf);
+	int (*trunc)(const struct rtfs_node *n);
+};
+
+enum rtfs_kind {
+	RTFS_DIR_INST,	  /* the root, or instances/NAME */
+	RTFS_DIR_INSTANCES,
+	RTFS_DIR_EVENTS,
+	RTFS_DIR_SYS,
+	RTFS_DIR_EVENT,
+	RTFS_DIR_OPTIONS,
+	RTFS_DIR_PER_CPU,
+	RTFS_DIR_CPU,
+	RTFS_FILE,
+};
+
+struct rtfs_node {
+	enum rtfs_kind kind;
+	char inst[64]; /* "" for the top instance */
+	char sys[128];
+	char ev[128];
+	char opt[64];
+	int cpu;
+	const struct rtfs_file_ops *f;
+};
+
+/* What an open file keeps. */
+struct rtfs_fh {
+	struct rtfs_node n;
+	char *text;
+	size_t len;
+	struct rtfs_pipe *pipe;
+};
+
+/* Each writes a command's reply (or its own text) to @out. */
+static int rtfs_show_reply(FILE *out, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int rtfs_show_reply(FILE *out, const char *fmt, ...)
+{
+	char line[1024], *reply = NULL;
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	ret = rtfs_cmd(&reply, NULL, "%s", line);
+	if (!ret && reply) {
+		fputs(reply, out);
+		if (reply[0] && reply[strlen(reply) - 1] != '\n')
+			fputc('\n', out);
+	}
+	free(reply);
+	return ret;
+}
+
+/* Parse a number written to a file: 0 or -EINVAL. */
+static int rtfs_parse_ul(const char *s, unsigned long *v)
+{
+	char *end;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	*v = strtoul(s, &end, 0);
+	while (*end == ' ' || *end == '\t' || *end == '\n')
+		end++;
+	return errno || *end ? -EINVAL : 0;
+}
+
+static void rtfs_chomp(char *s)
+{
+	size_t n = strlen(s);
+
+	while (n && (s[n - 1] == '\n' || s[n - 1] == ' ' || s[n - 1] == '\t'))
+		s[--n] = '\0';
+}
+
+static int rtfs_show_text(const struct rtfs_node *n, FILE *out)
+{
+	(void)n;
+	(void)out;
+	return 0;
+}
+
+static int rtfs_write_ignore(const struct rtfs_node *n, char *buf)
+{
+	(void)n;
+	(void)buf;
+	return 0;
+}
+
+static int rtfs_trunc_none(const struct rtfs_node *n)
+{
+	(void)n;
+	return 0;
+}
+
+/* available_events */
+static int rtfs_show_available_events(const struct rtfs_node *n, FILE *out)
+{
+	size_t i;
+
+	(void)n;
+	pthread_mutex_lock(&fs.print_lock);
+	rtfs_refresh_events();
+	for (i = 0; fs.ev && i < fs.ev->nr; i++)
+		if (!rtfs_internal(&fs.ev->v[i]))
+			fprintf(out, "%s:%s\n", fs.ev->v[i].system,
+				fs.ev->v[i].name);
+	pthread_mutex_unlock(&fs.print_lock);
+	return 0;
+}
+
+/* set_event */
+static int rtfs_show_set_event(const struct rtfs_node *n, FILE *out)
+{
+	char *reply = NULL;
+	int ret = rtfs_cmd(&reply, NULL, "show_set_event %s",
+			   rtfs_iarg(n->inst));
+
+	if (!ret && reply)
+		fputs(reply, out);
+	free(reply);
+	return ret;
+}
+
+static int rtfs_write_set_event(const struct rtfs_node *n, char *buf)
+{
+	char *save = NULL, *tok;
+	int ret = 0, r;
+
+	for (tok = strtok_r(buf, " \t\n", &save); tok;
+	     tok = strtok_r(NULL, " \t\n", &save)) {
+		r = rtfs_cmd(NULL, NULL, "set_event %s %s", rtfs_iarg(n->inst),
+			     tok);
+		/* the kernel: no event matched is EINVAL */
+		if (r == -ENOENT)
+			r = -EINVAL;
+		if (r && !ret)
+			ret = r;
+	}
+	return ret;
+}
+
+static int rtfs_trunc_set_event(const struct rtfs_node *n)
+{
+	int ret = rtfs_cmd(NULL, NULL, "set_event %s !*:*", rtfs_iarg(n->inst));
+
+	return ret == -ENOENT ? 0 : ret; /* no events at all */
+}
+
+/* enable at the top of events/, of a system, of an event */
+static int rtfs_show_enable(const struct rtfs_node *n, FILE *out)
+{
+	char *reply = NULL, *line, *save = NULL;
+	size_t i, total = 0, on = 0;
+	int ret;
+
+	ret = rtfs_cmd(&reply, NULL, "show_set_event %s", rtfs_iarg(n->inst));
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&fs.print_lock);
+	rtfs_refresh_events();
+	for (i = 0; fs.ev && i < fs.ev->nr; i++) {
+		const struct rtt_event *e = &fs.ev->v[i];
+
+		if ((n->sys[0] && strcmp(e->system, n->sys)) ||
+		    (n->ev[0] && strcmp(e->name, n->ev)) || rtfs_internal(e))
+			continue;
+		total++;
+	}
+	pthread_mutex_unlock(&fs.print_lock);
+	for (line = reply ? strtok_r(reply, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *colon = strchr(line, ':');
+
+		if (!colon)
+			continue;
+		*colon = '\0';
+		if ((n->sys[0] && strcmp(line, n->sys)) ||
+		    (n->ev[0] && strcmp(colon + 1, n->ev)))
+			continue;
+		on++;
+	}
+	free(reply);
+	fputs(!on ? "0\n" : on >= total ? "1\n" : "X\n", out);
+	return 0;
+}
+
+static int rtfs_write_enable(const struct rtfs_node *n, char *buf)
+{
+	unsigned long v;
+	int ret;
+
+	if (rtfs_parse_ul(buf, &v) || v > 1)
+		return -EINVAL;
+	ret = rtfs_cmd(NULL, NULL, "%s %s %s %s", v ? "enable" : "disable",
+		       rtfs_iarg(n->inst), n->sys[0] ? n->sys : "*",
+		       n->ev[0] ? n->ev : "*");
+	return ret == -ENOENT && !n->sys[0] ? 0 : ret;
+}
+
+/* filter of an event or of a system */
+static int rtfs_show_filter(const struct rtfs_node *n, FILE *out)
+{
+	if (!n->ev[0]) {
+		fputs("none\n", out);
+		return 0;
+	}
+	return rtfs_show_reply(out, "show_filter %s %s %s", rtfs_iarg(n->inst),
+			       n->sys, n->ev);
+}
+
+static int rtfs_write_filter(const struct rtfs_node *n, char *buf)
+{
+	char err[RTT_ERR_MAX];
+	int ret;
+
+	rtfs_chomp(buf);
+	if (!buf[0])
+		snprintf(buf, 2, "0");
+	ret = rtfs_cmd(NULL, err, "filter %s %s %s %s", rtfs_iarg(n->inst),
+		       n->sys, n->ev[0] ? n->ev : "*", buf);
+	if (ret == -EINVAL && strstr(err, "parse_error"))
+		rtfs_log_filter_err(n->inst, buf, err);
+	else if (ret == -EINVAL)
+		rtfs_log_err(n->inst, "event filter parse error", err, buf, 0);
+	return ret;
+}
+
+static int rtfs_show_format(const struct rtfs_node *n, FILE *out)
+{
+	size_t i;
+
+	pthread_mutex_lock(&fs.print_lock);
+	rtfs_refresh_events();
+	for (i = 0; fs.ev && i < fs.ev->nr; i++)
+		if (!strcmp(fs.ev->v[i].system, n->sys) &&
+		    !strcmp(fs.ev->v[i].name, n->ev)) {
+			const char *f = fs.ev->v[i].format;
+
+			fputs(f, out);
+			if (f[0] && f[strlen(f) - 1] != '\n')
+				fputc('\n', out);
+			break;
+		}
+	pthread_mutex_unlock(&fs.print_lock);
+	return 0;
+}
+
+static int rtfs_show_id(const struct rtfs_node *n, FILE *out)
+{
+	size_t i;
+
+	pthread_mutex_lock(&fs.print_lock);
+	rtfs_refresh_events();
+	for (i = 0; fs.ev && i < fs.ev->nr; i++)
+		if (!strcmp(fs.ev->v[i].system, n->sys) &&
+		    !strcmp(fs.ev->v[i].name, n->ev)) {
+			fprintf(out, "%d\n", fs.ev->v[i].id);
+			break;
+		}
+	pthread_mutex_unlock(&fs.print_lock);
+	return 0;
+}
+
+/* simple values: "get INST NAME" to read, a command to write */
+static int rtfs_show_get(const struct rtfs_node *n, FILE *out)
+{
+	return rtfs_show_reply(out, "get %s %s", rtfs_iarg(n->inst),
+			       n->f->name);
+}
+
+static int rtfs_write_tracing_on(const struct rtfs_node *n, char *buf)
+{
+	unsigned long v;
+
+	if (rtfs_parse_ul(buf, &v))
+		return -EINVAL;
+	return rtfs_cmd(NULL, NULL, "tracing_on %s %d", rtfs_iarg(n->inst),
+			v != 0);
+}
+
+static int rtfs_write_buffer_size(const struct rtfs_node *n, char *buf)
+{
+	unsigned long v;
+
+	if (rtfs_parse_ul(buf, &v) || !v || v > (1ul << 30))
+		return -EINVAL;
+	return rtfs_cmd(NULL, NULL, "buffer_size_kb %s %lu", rtfs_iarg(n->inst),
+			v);
+}
+
+static int rtfs_show_total_size(const struct rtfs_node *n, FILE *out)
+{
+	char *reply = NULL;
+	int ret = rtfs_cmd(&reply, NULL, "get %s buffer_size_kb",
+			   rtfs_iarg(n->inst));
+
+	if (!ret)
+		fprintf(out, "%lu\n",
+			strtoul(reply ? reply : "0", NULL, 10) *
+				(unsigned long)fs.nr_cpus);
+	free(reply);
+	return ret;
+}
+
+static int rtfs_write_buffer_percent(const struct rtfs_node *n, char *buf)
+{
+	unsigned long v;
+
+	if (rtfs_parse_ul(buf, &v) || v > 100)
+		return -EINVAL;
+	return rtfs_cmd(NULL, NULL, "buffer_percent %s %lu", rtfs_iarg(n->inst),
+			v);
+}
+
+static int rtfs_show_tracer(const struct rtfs_node *n, FILE *out)
+{
+	return rtfs_show_reply(out, "tracer %s", rtfs_iarg(n->inst));
+}
+
+static int rtfs_write_tracer(const struct rtfs_node *n, char *buf)
+{
+	rtfs_chomp(buf);
+	if (!buf[0] || strpbrk(buf, " \t\n"))
+		return -EINVAL;
+	return rtfs_cmd(NULL, NULL, "tracer %s %s", rtfs_iarg(n->inst), buf);
+}
+
+static int rtfs_show_available_tracers(const struct rtfs_node *n, FILE *out)
+{
+	(void)n;
+	fputs("function_graph function usersoff nop\n", out);
+	return 0;
+}
+
+static int rtfs_write_clock(const struct rtfs_node *n, char *buf)
+{
+	rtfs_chomp(buf);
+	if (!buf[0] || strpbrk(buf, " \t\n"))
+		return -EINVAL;
+	return rtfs_cmd(NULL, NULL, "clock %s %s", rtfs_iarg(n->inst), buf);
+}
+
+/* trace_options and options/NAME */
+static int rtfs_show_options(const struct rtfs_node *n, FILE *out)
+{
+	return rtfs_show_reply(out, "options %s", rtfs_iarg(n->inst));
+}
+
+static int rtfs_write_options(const struct rtfs_node *n, char *buf)
+{
+	char *save = NULL, *tok;
+	int ret = 0, r;
+
+	for (tok = strtok_r(buf, " \t\n", &save); tok;
+	     tok = strtok_r(NULL, " \t\n", &save)) {
+		r = rtfs_cmd(NULL, NULL, "option %s %s", rtfs_iarg(n->inst),
+			     tok);
+		if (r && !ret)
+			ret = r;
+	}
+	return ret;
+}
+
+static int rtfs_show_option(const struct rtfs_node *n, FILE *out)
+{
+	char *reply = NULL, *line, *save = NULL;
+	int ret = rtfs_cmd(&reply, NULL, "options %s", rtfs_iarg(n->inst));
+
+	if (ret)
+		return ret;
+	ret = -ENOENT;
+	for (line = reply ? strtok_r(reply, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (!strcmp(line, n->opt)) {
+			fputs("1\n", out);
+			ret = 0;
+		} else if (!strncmp(line, "no", 2) && !strcmp(line + 2, n->opt)) {
+			fputs("0\n", out);
+			ret = 0;
+		}
+	}
+	free(reply);
+	return ret;
+}
+
+static int rtfs_write_option(const struct rtfs_node *n, char *buf)
+{
+	unsigned long v;
+
+	if (rtfs_parse_ul(buf, &v) || v > 1)
+		return -EINVAL;
+	return rtfs_cmd(NULL, NULL, "option %s %s%s", rtfs_iarg(n->inst),
+			v ? "" : "no", n->opt);
+}
+
+/* trace and snapshot: the buffer printed with its header */
+static void rtfs_get_cfg(const char *inst, struct rt_print_cfg *cfg)
+{
+	char *reply = NULL;
+	unsigned long long opts;
+	int tracer;
+
+	memset(cfg, 0, sizeof(*cfg));
+	if (!rtfs_cmd(&reply, NULL, "get %s print_cfg", rtfs_iarg(inst)) &&
+	    reply && sscanf(reply, "%llx %d", &opts, &tracer) == 2) {
+		cfg->opts = opts;
+		cfg->tracer = tracer;
+	}
+	free(reply);
+}
+
+static int rtfs_print_view(const struct rtfs_node *n, bool snap, FILE *out)
+{
+	char err[RTT_ERR_MAX];
+	struct rt_print_cfg cfg;
+	struct ringbuf *rb;
+	int slot, ret;
+
+	slot = rtt_inst_find(&fs.p, n->inst);
+	if (slot < 0)
+		return -ENOENT;
+	rtfs_get_cfg(n->inst, &cfg);
+	ret = rtt_attach(&fs.p, slot, snap, 0, NULL, &rb, err);
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&fs.print_lock);
+	rtfs_refresh_events();
+	rtfs_refresh_syms();
+	ret = fs.ev ? rt_print_view(rb, &cfg, &fs.ops, out) : -ENODEV;
+	pthread_mutex_unlock(&fs.print_lock);
+	ringbuf_free(rb);
+	return ret;
+}
+
+static int rtfs_show_trace(const struct rtfs_node *n, FILE *out)
+{
+	return rtfs_print_view(n, false, out);
+}
+
+static int rtfs_trunc_trace(const struct rtfs_node *n)
+{
+	return rtfs_cmd(NULL, NULL, "clear %s", rtfs_iarg(n->inst));
+}
+
+static int rtfs_show_snapshot(const struct rtfs_node *n, FILE *out)
+{
+	int ret = rtfs_print_view(n, true, out);
+
+	if (ret != -ENOENT)
+		return ret;
+	fputs("# tracer: nop\n"
+	      "#\n"
+	      "#\n"
+	      "# * Snapshot is freed *\n"
+	      "#\n"
+	      "# Snapshot commands:\n"
+	      "# echo 0 > snapshot : Clears and frees snapshot buffer\n"
+	      "# echo 1 > snapshot : Allocates snapshot buffer, if not already allocated.\n"
+	      "#                      Takes a snapshot of the main buffer.\n"
+	      "# echo 2 > snapshot : Clears snapshot buffer (but does not allocate or free)\n"
+	      "#                      (Doesn't have to be a full snapshot buffer)\n",
+	      out);
+	return 0;
+}
+
+static int rtfs_write_snapshot(const struct rtfs_node *n, char *buf)
+{
+	unsigned long v;
+
+	if (rtfs_parse_ul(buf, &v))
+		return -EINVAL;
+	return rtfs_cmd(NULL, NULL, "snapshot %s %lu", rtfs_iarg(n->inst),
+			v > 2 ? 2 : v);
+}
+
+static int rtfs_write_marker(const struct rtfs_node *n, char *buf)
+{
+	int ret;
+
+	/* one line per command: the process records the rest of it */
+	buf[strcspn(buf, "\n")] = '\0';
+	ret = rtfs_cmd(NULL, NULL, "marker %s %s", rtfs_iarg(n->inst), buf);
+	return ret == -ENOSPC ? -EBADF : ret; /* tracing off: as the kernel */
+}
+
+/* error_log */
+static int rtfs_show_error_log(const struct rtfs_node *n, FILE *out)
+{
+	int i, k;
+
+	pthread_mutex_lock(&fs.lock);
+	for (k = 0; k < fs.nr_err; k++) {
+		const struct rtfs_errlog *e;
+
+		i = (fs.next_err - fs.nr_err + k + RTFS_ERRLOG_MAX) %
+		    RTFS_ERRLOG_MAX;
+		e = &fs.errlog[i];
+		if (strcmp(e->inst, rtfs_iarg(n->inst)))
+			continue;
+		fprintf(out, "[%5" PRIu64 ".%06" PRIu64 "] %s: error: %s\n",
+			e->ts_ns / 1000000000u, (e->ts_ns % 1000000000u) / 1000u,
+			e->loc, e->msg);
+		fprintf(out, "  Command: %s\n", e->cmd);
+		fprintf(out, "%*s^\n", (int)strlen("  Command: ") + e->pos, "");
+	}
+	pthread_mutex_unlock(&fs.lock);
+	return 0;
+}
+
+static int rtfs_trunc_error_log(const struct rtfs_node *n)
+{
+	int i;
+
+	pthread_mutex_lock(&fs.lock);
+	for (i = 0; i < RTFS_ERRLOG_MAX; i++)
+		if (!strcmp(fs.errlog[i].inst, rtfs_iarg(n->inst)))
+			fs.errlog[i].inst[0] = '\0';
+	pthread_mutex_unlock(&fs.lock);
+	return 0;
+}
+
+/* set_ftrace_filter and the other function lists (the process's own,
+ * shared by its instances) */
+static int rtfs_write_ftrace_list(const struct rtfs_node *n, char *buf)
+{
+	rtfs_chomp(buf);
+	return rtfs_cmd(NULL, NULL, "ftrace_list - %s %s", n->f->name, buf);
+}
+
+static int rtfs_trunc_ftrace_list(const struct rtfs_node *n)
+{
+	return rtfs_cmd(NULL, NULL, "ftrace_list - %s", n->f->name);
+}
+
+static int rtfs_show_saved_cmdlines(const struct rtfs_node *n, FILE *out)
+{
+	char *text = NULL;
+	size_t len;
+	int ret;
+
+	(void)n;
+	ret = rtt_cmdlines_text(&fs.p, &text, &len);
+	if (!ret && text)
+		fwrite(text, 1, len, out);
+	free(text);
+	return ret;
+}
+
+/* per_cpu/cpuN/stats: the process's stat reply, cut to cpu N */
+static int rtfs_show_stats(const struct rtfs_node *n, FILE *out)
+{
+	char *reply = NULL, *s, *e, head[32];
+	int ret = rtfs_cmd(&reply, NULL, "stat %s", rtfs_iarg(n->inst));
+
+	if (ret)
+		return ret;
+	snprintf(head, sizeof(head), "cpu%d:\n", n->cpu);
+	s = reply ? strstr(reply, head) : NULL;
+	if (s) {
+		s += strlen(head);
+		e = strstr(s, "\ncpu");
+		if (e)
+			e++;
+		fwrite(s, 1, e ? (size_t)(e - s) : strlen(s), out);
+	}
+	free(reply);
+	return 0;
+}
+
+static const char rtfs_readme[] =
+	"tracing mini-HOWTO (ringtrace: the tracing directory of one process)\n"
+	"\n"
+	"  available_events\t- the events this process can record\n"
+	"  set_event\t\t- enabled events: 'echo sys:event >> set_event',\n"
+	"\t\t\t  '!sys:event' disables, 'echo > set_event' clears all\n"
+	"  events/\t\t- per system and event: enable, filter, format, id\n"
+	"  trace\t\t\t- the buffer, not consumed; 'echo > trace' clears it\n"
+	"  trace_pipe\t\t- the buffer, consumed as read; blocks when empty\n"
+	"  tracing_on\t\t- 0 stops recording, 1 starts it again\n"
+	"  trace_marker\t\t- a line written here is recorded\n"
+	"  current_tracer\t- nop, function, function_graph, usersoff\n"
+	"  trace_clock\t\t- the clock of the time stamps\n"
+	"  trace_options\t\t- options; options/ holds one file each\n"
+	"  buffer_size_kb\t- the size of each cpu buffer\n"
+	"  snapshot\t\t- 1 takes a snapshot, 0 frees it, 2 clears it\n"
+	"  instances/\t\t- mkdir and rmdir make and remove instances\n"
+	"  error_log\t\t- why the last writes were refused\n"
+	"  set_ftrace_filter\t- the functions the function tracers record\n";
+
+static int rtfs_show_readme(const struct rtfs_node *n, FILE *out)
+{
+	(void)n;
+	fputs(rtfs_readme, out);
+	return 0;
+}
+
+/* The files of an instance directory (the top one has them all). */
+static const struct rtfs_file_ops rtfs_files[] = {
+	{ "README", 0444, true, rtfs_show_readme, NULL, NULL },
+	{ "available_events", 0444, true, rtfs_show_available_events, NULL,
+	  NULL },
+	{ "available_tracers", 0444, false, rtfs_show_available_tracers,
+	  NULL, NULL },
+	{ "buffer_percent", 0644, false, rtfs_show_get,
+	  rtfs_write_buffer_percent, rtfs_trunc_none },
+	{ "buffer_size_kb", 0644, false, rtfs_show_get, rtfs_write_buffer_size,
+	  rtfs_trunc_none },
+	{ "buffer_total_size_kb", 0444, false, rtfs_show_total_size, NULL,
+	  NULL },
+	{ "current_tracer", 0644, false, rtfs_show_tracer, rtfs_write_tracer,
+	  rtfs_trunc_none },
+	{ "error_log", 0644, false, rtfs_show_error_log, rtfs_write_ignore,
+	  rtfs_trunc_error_log },
+	{ "saved_cmdlines", 0444, true, rtfs_show_saved_cmdlines, NULL, NULL },
+	{ "set_event", 0644, false, rtfs_show_set_event, rtfs_write_set_event,
+	  rtfs_trunc_set_event },
+	{ "set_ftrace_filter", 0644, true, rtfs_show_get,
+	  rtfs_write_ftrace_list, rtfs_trunc_ftrace_list },
+	{ "set_ftrace_notrace", 0644, true, rtfs_show_get,
+	  rtfs_write_ftrace_list, rtfs_trunc_ftrace_list },
+	{ "set_graph_function", 0644, true, rtfs_show_get,
+	  rtfs_write_ftrace_list, rtfs_trunc_ftrace_list },
+	{ "set_graph_notrace", 0644, true, rtfs_show_get,
+	  rtfs_write_ftrace_list, rtfs_trunc_ftrace_list },
+	{ "snapshot", 0644, false, rtfs_show_snapshot, rtfs_write_snapshot,
+	  rtfs_trunc_none },
+	{ "trace", 0644, false, rtfs_show_trace, rtfs_write_ignore,
+	  rtfs_trunc_trace },
+	{ "trace_clock", 0644, false, rtfs_show_get, rtfs_write_clock,
+	  rtfs_trunc_none },
+	{ "trace_marker", 0220, false, NULL, rtfs_write_marker,
+	  rtfs_trunc_none },
+	{ "trace_options", 0644, false, rtfs_show_options, rtfs_write_options,
+	  rtfs_trunc_none },
+	{ "trace_pipe", 0444, false, rtfs_show_text, NULL, NULL },
+	{ "tracing_max_latency", 0644, false, rtfs_show_get, rtfs_write_ignore,
+	  rtfs_trunc_none },
+	{ "tracing_on", 0644, false, rtfs_show_get, rtfs_write_tracing_on,
+	  rtfs_trunc_none },
+};
+
+#define RTFS_NR_FILES (sizeof(rtfs_files) / sizeof(rtfs_files[0]))
+
+static const struct rtfs_file_ops rtfs_enable_file = {
+	"enable", 0644, false, rtfs_show_enable, rtfs_write_enable,
+	rtfs_trunc_none
+};
+static const struct rtfs_file_ops rtfs_filter_file = {
+	"filter", 0644, false, rtfs_show_filter, rtfs_write_filter,
+	rtfs_trunc_none
+};
+static const struct rtfs_file_ops rtfs_event_files[] = {
+	{ "format", 0444, false, rtfs_show_format, NULL, NULL },
+	{ "id", 0444, false, rtfs_show_id, NULL, NULL },
+};
+static const struct rtfs_file_ops rtfs_option_file = {
+	"option", 0644, false, rtfs_show_option, rtfs_write_option,
+	rtfs_trunc_none
+};
+static const struct rtfs_file_ops rtfs_cpu_files[] = {
+	{ "buffer_size_kb", 0444, false, rtfs_show_get, NULL, NULL },
+	{ "stats", 0444, false, rtfs_show_stats, NULL, NULL },
+	{ "trace_pipe", 0444, false, rtfs_show_text, NULL, NULL },
+};
+
+static bool rtfs_is_pipe(const struct rtfs_node *n)
+{
+	return n->kind == RTFS_FILE && !strcmp(n->f->name, "trace_pipe");
+}
+
+/* ---- paths to nodes ----------------------------------------------------- */
+
+/* The next component of *@p into @buf; false at the end or if too long. */
+static bool rtfs_next(const char **p, char *buf, size_t len)
+{
+	const char *s = *p, *e;
+
+	while (*s == '/')
+		s++;
+	if (!*s)
+		return false;
+	e = strchr(s, '/');
+	if (!e)
+		e = s + strlen(s);
+	if ((size_t)(e - s) >= len)
+		return false;
+	memcpy(buf, s, (size_t)(e - s));
+	buf[e - s] = '\0';
+	*p = e;
+	return true;
+}
+
+static bool rtfs_at_end(const char *p)
+{
+	while (*p == '/')
+		p++;
+	return !*p;
+}
+
+static bool rtfs_option_exists(const char *inst, const char *opt)
+{
+	struct rtfs_node n;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int ret;
+
+	if (!f)
+		return false;
+	memset(&n, 0, sizeof(n));
+	snprintf(n.inst, sizeof(n.inst), "%s", inst);
+	snprintf(n.opt, sizeof(n.opt), "%s", opt);
+	ret = rtfs_show_option(&n, f);
+	fclose(f);
+	free(buf);
+	return ret == 0;
+}
+
+/* Resolve @path: 0, or -ENOENT. */
+static int rtfs_lookup(const char *path, struct rtfs_node *n)
+{
+	char c[256];
+	size_t i;
+
+	memset(n, 0, sizeof(*n));
+	n->kind = RTFS_DIR_INST;
+	if (!rtfs_next(&path, c, sizeof(c)))
+		return 0;
+	if (!strcmp(c, "instances")) {
+		n->kind = RTFS_DIR_INSTANCES;
+		if (!rtfs_next(&path, c, sizeof(c)))
+			return 0;
+		if (strlen(c) >= sizeof(n->inst) ||
+		    rtt_inst_find(&fs.p, c) <= 0)
+			return -ENOENT;
+		snprintf(n->inst, sizeof(n->inst), "%s", c);
+		n->kind = RTFS_DIR_INST;
+		if (!rtfs_next(&path, c, sizeof(c)))
+			return 0;
+	}
+	if (!strcmp(c, "events")) {
+		n->kind = RTFS_DIR_EVENTS;
+		if (!rtfs_next(&path, c, sizeof(c)))
+			return 0;
+		if (!strcmp(c, "enable")) {
+			n->kind = RTFS_FILE;
+			n->f = &rtfs_enable_file;
+			return rtfs_at_end(path) ? 0 : -ENOTDIR;
+		}
+		if (strlen(c) >= sizeof(n->sys) || !rtfs_event_exists(c, NULL))
+			return -ENOENT;
+		snprintf(n->sys, sizeof(n->sys), "%s", c);
+		n->kind = RTFS_DIR_SYS;
+		if (!rtfs_next(&path, c, sizeof(c)))
+			return 0;
+		if (!strcmp(c, "enable") || !strcmp(c, "filter")) {
+			n->kind = RTFS_FILE;
+			n->f = c[0] == 'e' ? &rtfs_enable_file : &rtfs_filter_file;
+			return rtfs_at_end(path) ? 0 : -ENOTDIR;
+		}
+		if (strlen(c) >= sizeof(n->ev) ||
+		    !rtfs_event_exists(n->sys, c))
+			return -ENOENT;
+		snprintf(n->ev, sizeof(n->ev), "%s", c);
+		n->kind = RTFS_DIR_EVENT;
+		if (!rtfs_next(&path, c, sizeof(c)))
+			return 0;
+		n->kind = RTFS_FILE;
+		if (!strcmp(c, "enable"))
+			n->f = &rtfs_enable_file;
+		else if (!strcmp(c, "filter"))
+			n->f = &rtfs_filter_file;
+		for (i = 0; !n->f && i < 2; i++)
+			if (!strcmp(c, rtfs_event_files[i].name))
+				n->f = &rtfs_event_files[i];
+		if (!n->f)
+			return -ENOENT;
+		return rtfs_at_end(path) ? 0 : -ENOTDIR;
+	}
+	if (!strcmp(c, "options")) {
+		n->kind = RTFS_DIR_OPTIONS;
+		if (!rtfs_next(&path, c, sizeof(c)))
+			return 0;
+		if (strlen(c) >= sizeof(n->opt) ||
+		    !rtfs_option_exists(n->inst, c))
+			return -ENOENT;
+		snprintf(n->opt, sizeof(n->opt), "%s", c);
+		n->kind = RTFS_FILE;
+		n->f = &rtfs_option_file;
+		return rtfs_at_end(path) ? 0 : -ENOTDIR;
+	}
+	if (!strcmp(c, "per_cpu")) {
+		char *end;
+		long cpu;
+
+		n->kind = RTFS_DIR_PER_CPU;
+		if (!rtfs_next(&path, c, sizeof(c)))
+			return 0;
+		if (strncmp(c, "cpu", 3) || c[3] < '0' || c[3] > '9')
+			return -ENOENT;
+		cpu = strtol(c + 3, &end, 10);
+		if (*end || cpu >= fs.nr_cpus)
+			return -ENOENT;
+		n->cpu = (int)cpu;
+		n->kind = RTFS_DIR_CPU;
+		if (!rtfs_next(&path, c, sizeof(c)))
+			return 0;
+		for (i = 0; i < 3; i++)
+			if (!strcmp(c, rtfs_cpu_files[i].name)) {
+				n->kind = RTFS_FILE;
+				n->f = &rtfs_cpu_files[i];
+				return rtfs_at_end(path) ? 0 : -ENOTDIR;
+			}
+		return -ENOENT;
+	}
+	n->cpu = RINGBUF_ALL_CPUS;
+	for (i = 0; i < RTFS_NR_FILES; i++) {
+		if (strcmp(c, rtfs_files[i].name))
+			continue;
+		if (rtfs_files[i].top_only && n->inst[0])
+			return -ENOENT;
+		n->kind = RTFS_FILE;
+		n->f = &rtfs_files[i];
+		return rtfs_at_end(path) ? 0 : -ENOTDIR;
+	}
+	return -ENOENT;
+}
+
+/* ---- trace_pipe --------------------------------------------------------- */
+
+static struct rtfs_pipe *rtfs_pipe_get(const struct rtfs_node *n, int *errp)
+{
+	char err[RTT_ERR_MAX];
+	struct rtfs_pipe *pp;
+	int slot, ret;
+
+	pthread_mutex_lock(&fs.lock);
+	for (pp = fs.pipes; pp; pp = pp->next)
+		if (!strcmp(pp->inst, n->inst) && pp->cpu == n->cpu)
+			break;
+	if (pp) {
+		pp->users++;
+		fs.pipes_open++;
+		pthread_mutex_unlock(&fs.lock);
+		return pp;
+	}
+	pthread_mutex_unlock(&fs.lock);
+	slot = rtt_inst_find(&fs.p, n->inst);
+	if (slot < 0) {
+		*errp = -ENOENT;
+		return NULL;
+	}
+	pp = calloc(1, sizeof(*pp));
+	if (!pp) {
+		*errp = -ENOMEM;
+		return NULL;
+	}
+	snprintf(pp->inst, sizeof(pp->inst), "%s", n->inst);
+	pp->cpu = n->cpu;
+	pp->slot = slot;
+	pthread_mutex_init(&pp->lock, NULL);
+	rtfs_get_cfg(n->inst, &pp->cfg);
+	ret = rtt_attach(&fs.p, slot, false, RTT_ATTACH_CONSUME, &pp->gen,
+			 &pp->rb, err);
+	pp->st = ret ? NULL : rt_pipe_state_new();
+	if (ret || !pp->st) {
+		ringbuf_free(pp->rb);
+		free(pp);
+		*errp = ret ? ret : -ENOMEM;
+		return NULL;
+	}
+	pthread_mutex_lock(&fs.lock);
+	pp->users = 1;
+	pp->next = fs.pipes;
+	fs.pipes = pp;
+	fs.pipes_open++;
+	pthread_mutex_unlock(&fs.lock);
+	return pp;
+}
+
+/* The shared reader stays while the mount lives: its unread text is
+ * the next reader's. */
+static void rtfs_pipe_put(struct rtfs_pipe *pp)
+{
+	pthread_mutex_lock(&fs.lock);
+	pp->users--;
+	fs.pipes_open--;
+	pthread_mutex_unlock(&fs.lock);
+}
+
+/* Print what the buffer holds into pp->pend. Under pp->lock. Return: the
+ * bytes printed, or a negative errno. */
+static int rtfs_pipe_fill(struct rtfs_pipe *pp)
+{
+	char *buf = NULL, err[RTT_ERR_MAX];
+	size_t len = 0;
+	FILE *f;
+	int n;
+
+	if (!rtfs_dead() && rtt_inst_gen(&fs.p, pp->slot) != pp->gen) {
+		struct ringbuf *rb;
+		uint32_t gen;
+
+		/* a new buffer (size, clock): what the old one held first */
+		if (!rtt_attach(&fs.p, pp->slot, false, RTT_ATTACH_CONSUME,
+				&gen, &rb, err)) {
+			f = open_memstream(&buf, &len);
+			if (f) {
+				pthread_mutex_lock(&fs.print_lock);
+				while (rt_print_pipe(pp->rb, pp->cpu, &pp->cfg,
+						     &fs.ops, pp->st, f) > 0)
+					;
+				pthread_mutex_unlock(&fs.print_lock);
+				fclose(f);
+			}
+			ringbuf_free(pp->rb);
+			pp->rb = rb;
+			pp->gen = gen;
+			rtfs_get_cfg(pp->inst, &pp->cfg);
+			if (len) {
+				pp->pend = buf;
+				pp->plen = len;
+				pp->poff = 0;
+				return (int)len;
+			}
+			free(buf);
+			buf = NULL;
+			len = 0;
+		}
+	}
+	f = open_memstream(&buf, &len);
+	if (!f)
+		return -ENOMEM;
+	pthread_mutex_lock(&fs.print_lock);
+	rtfs_refresh_events();
+	rtfs_refresh_syms();
+	n = fs.ev ? rt_print_pipe(pp->rb, pp->cpu, &pp->cfg, &fs.ops, pp->st,
+				  f) :
+		    0;
+	pthread_mutex_unlock(&fs.print_lock);
+	fclose(f);
+	if (n < 0 || !len) {
+		free(buf);
+		return n < 0 ? n : 0;
+	}
+	pp->pend = buf;
+	pp->plen = len;
+	pp->poff = 0;
+	return (int)len;
+}
+
+static int rtfs_pipe_read(struct rtfs_pipe *pp, char *out, size_t size,
+			  bool nonblock)
+{
+	size_t k;
+	int ret;
+
+	for (;;) {
+		pthread_mutex_lock(&pp->lock);
+		/* a reader that was interrupted consumes nothing */
+		if (fuse_interrupted()) {
+			pthread_mutex_unlock(&pp->lock);
+			return -EINTR;
+		}
+		if (pp->plen == pp->poff) {
+			free(pp->pend);
+			pp->pend = NULL;
+			pp->plen = pp->poff = 0;
+			ret = rtfs_pipe_fill(pp);
+			if (ret < 0) {
+				pthread_mutex_unlock(&pp->lock);
+				return ret;
+			}
+		}
+		if (pp->plen > pp->poff) {
+			k = pp->plen - pp->poff;
+			if (k > size)
+				k = size;
+			memcpy(out, pp->pend + pp->poff, k);
+			pp->poff += k;
+			pthread_mutex_unlock(&pp->lock);
+			return (int)k;
+		}
+		if (rtfs_dead()) {
+			pthread_mutex_unlock(&pp->lock);
+			return 0; /* the process is gone: end of file */
+		}
+		if (nonblock) {
+			pthread_mutex_unlock(&pp->lock);
+			return -EAGAIN;
+		}
+		/* short waits: an interrupt or the exit is seen soon */
+		ret = ringbuf_wait(pp->rb, pp->cpu, 0, 100);
+		pthread_mutex_unlock(&pp->lock);
+		if (ret == -ESRCH)
+			atomic_store_explicit(&fs.dead, true,
+					      memory_order_relaxed);
+	}
+}
+
+/* ---- FUSE operations ---------------------------------------------------- */
+
+static void rtfs_fill_stat(const struct rtfs_node *n, struct stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_uid = fs.uid;
+	st->st_gid = fs.gid;
+	st->st_atim = st->st_mtim = st->st_ctim = fs.mounted;
+	if (n->kind == RTFS_FILE) {
+		st->st_mode = S_IFREG | n->f->mode;
+		st->st_nlink = 1;
+	} else {
+		/* the root is the owner's alone, as the mount */
+		st->st_mode = S_IFDIR |
+			      (n->kind == RTFS_DIR_INST && !n->inst[0] ? 0700 :
+									 0755);
+		st->st_nlink = 2;
+	}
+}
+
+static int rtfs_getattr(const char *path, struct stat *st,
+			struct fuse_file_info *fi)
+{
+	struct rtfs_node n;
+	int ret;
+
+	(void)fi;
+	ret = rtfs_lookup(path, &n);
+	if (ret)
+		return ret;
+	rtfs_fill_stat(&n, st);
+	return 0;
+}
+
+static int rtfs_readdir(const char *path, void *buf, fuse_fill_dir_t fill,
+			off_t off, struct fuse_file_info *fi,
+			enum fuse_readdir_flags flags)
+{
+	struct rtfs_node n;
+	char name[256];
+	size_t i;
+	int ret;
+
+	(void)off;
+	(void)fi;
+	(void)flags;
+	ret = rtfs_lookup(path, &n);
+	if (ret)
+		return ret;
+	if (n.kind == RTFS_FILE)
+		return -ENOTDIR;
+	fill(buf, ".", NULL, 0, 0);
+	fill(buf, "..", NULL, 0, 0);
+	switch (n.kind) {
+	case RTFS_DIR_INST:
+		for (i = 0; i < RTFS_NR_FILES; i++)
+			if (!rtfs_files[i].top_only || !n.inst[0])
+				fill(buf, rtfs_files[i].name, NULL, 0, 0);
+		fill(buf, "events", NULL, 0, 0);
+		fill(buf, "options", NULL, 0, 0);
+		fill(buf, "per_cpu", NULL, 0, 0);
+		if (!n.inst[0])
+			fill(buf, "instances", NULL, 0, 0);
+		break;
+	case RTFS_DIR_INSTANCES:
+		for (i = 1; i < RT_CTL_MAX_INSTANCES; i++) {
+			char p[PATH_MAX];
+
+			if (rtt_inst_path(&fs.p, (int)i, false, p, NULL))
+				continue;
+			snprintf(name, sizeof(name), "%.63s",
+				 fs.p.ctl->inst[i].name);
+			if (name[0])
+				fill(buf, name, NULL, 0, 0);
+		}
+		break;
+	case RTFS_DIR_EVENTS:
+	case RTFS_DIR_SYS:
+		fill(buf, "enable", NULL, 0, 0);
+		if (n.kind == RTFS_DIR_SYS)
+			fill(buf, "filter", NULL, 0, 0);
+		pthread_mutex_lock(&fs.print_lock);
+		rtfs_refresh_events();
+		for (i = 0; fs.ev && i < fs.ev->nr; i++) {
+			const struct rtt_event *e = &fs.ev->v[i];
+			size_t j;
+			bool seen = false;
+
+			if (rtfs_internal(e))
+				continue;
+			if (n.kind == RTFS_DIR_SYS) {
+				if (!strcmp(e->system, n.sys))
+					fill(buf, e->name, NULL, 0, 0);
+				continue;
+			}
+			for (j = 0; j < i && !seen; j++)
+				seen = !strcmp(fs.ev->v[j].system, e->system);
+			if (!seen)
+				fill(buf, e->system, NULL, 0, 0);
+		}
+		pthread_mutex_unlock(&fs.print_lock);
+		break;
+	case RTFS_DIR_EVENT:
+		fill(buf, "enable", NULL, 0, 0);
+		fill(buf, "filter", NULL, 0, 0);
+		fill(buf, "format", NULL, 0, 0);
+		fill(buf, "id", NULL, 0, 0);
+		break;
+	case RTFS_DIR_OPTIONS: {
+		char *reply = NULL, *line, *save = NULL;
+
+		if (rtfs_cmd(&reply, NULL, "options %s", rtfs_iarg(n.inst)))
+			break;
+		for (line = reply ? strtok_r(reply, "\n", &save) : NULL; line;
+		     line = strtok_r(NULL, "\n", &save))
+			fill(buf, line + (rtfs_option_exists(n.inst, line) ? 0 : 2),
+			     NULL, 0, 0);
+		free(reply);
+		break;
+	}
+	case RTFS_DIR_PER_CPU:
+		for (i = 0; i < (size_t)fs.nr_cpus; i++) {
+			snprintf(name, sizeof(name), "cpu%zu", i);
+			fill(buf, name, NULL, 0, 0);
+		}
+		break;
+	case RTFS_DIR_CPU:
+		for (i = 0; i < 3; i++)
+			fill(buf, rtfs_cpu_files[i].name, NULL, 0, 0);
+		break;
+	case RTFS_FILE:
+		break;
+	}
+	return 0;
+}
+
+static int rtfs_open(const char *path, struct fuse_file_info *fi)
+{
+	struct rtfs_fh *fh;
+	int acc = fi->flags & O_ACCMODE, ret;
+
+	fh = calloc(1, sizeof(*fh));
+	if (!fh)
+		return -ENOMEM;
+	ret = rtfs_lookup(path, &fh->n);
+	if (!ret && fh->n.kind != RTFS_FILE)
+		ret = -EISDIR;
+	if (!ret && acc != O_WRONLY && !fh->n.f->show)
+		ret = -EACCES;
+	if (!ret && acc != O_RDONLY && !fh->n.f->write)
+		ret = -EACCES;
+	if (!ret && (fi->flags & O_TRUNC) && fh->n.f->trunc)
+		ret = fh->n.f->trunc(&fh->n);
+	if (!ret && rtfs_is_pipe(&fh->n)) {
+		fh->pipe = rtfs_pipe_get(&fh->n, &ret);
+	} else if (!ret && acc != O_WRONLY) {
+		/* the text is made once: reads at any offset see one state */
+		FILE *f = open_memstream(&fh->text, &fh->len);
+
+		if (!f) {
+			ret = -ENOMEM;
+		} else {
+			ret = fh->n.f->show(&fh->n, f);
+			if (fclose(f))
+				ret = ret ? ret : -ENOMEM;
+		}
+	}
+	if (ret) {
+		if (ret == -ESRCH)
+			ret = -ENODEV;
+		else if (ret == -EPROTO)
+			ret = -EIO;
+		free(fh->text);
+		free(fh);
+		return ret;
+	}
+	fi->fh = (uintptr_t)fh;
+	fi->direct_io = 1;
+	fi->nonseekable = rtfs_is_pipe(&fh->n);
+	return 0;
+}
+
+static int rtfs_read(const char *path, char *buf, size_t size, off_t off,
+		     struct fuse_file_info *fi)
+{
+	struct rtfs_fh *fh = (struct rtfs_fh *)(uintptr_t)fi->fh;
+
+	(void)path;
+	if (fh->pipe)
+		return rtfs_pipe_read(fh->pipe, buf, size,
+				      (fi->flags & O_NONBLOCK) != 0);
+	if (off < 0 || (size_t)off >= fh->len)
+		return 0;
+	if (size > fh->len - (size_t)off)
+		size = fh->len - (size_t)off;
+	memcpy(buf, fh->text + off, size);
+	return (int)size;
+}
+
+static int rtfs_write(const char *path, const char *buf, size_t size,
+		      off_t off, struct fuse_file_info *fi)
+{
+	struct rtfs_fh *fh = (struct rtfs_fh *)(uintptr_t)fi->fh;
+	char *copy;
+	int ret;
+
+	(void)path;
+	(void)off;
+	if (!fh->n.f->write)
+		return -EACCES;
+	if (size >= RT_CTL_CMD_MAX - 256)
+		return -E2BIG;
+	copy = malloc(size + 2);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, buf, size);
+	copy[size] = '\0';
+	ret = fh->n.f->write(&fh->n, copy);
+	free(copy);
+	if (ret == -ESRCH)
+		ret = -ENODEV;
+	return ret ? ret : (int)size;
+}
+
+static int rtfs_truncate(const char *path, off_t size,
+			 struct fuse_file_info *fi)
+{
+	struct rtfs_node n;
+	int ret;
+
+	(void)fi;
+	ret = rtfs_lookup(path, &n);
+	if (ret)
+		return ret;
+	if (n.kind != RTFS_FILE)
+		return -EISDIR;
+	if (!n.f->write)
+		return -EACCES;
+	/* only "> file" (size 0) means something, as in tracefs */
+	return size == 0 && n.f->trunc ? n.f->trunc(&n) : 0;
+}
+
+static int rtfs_release(const char *path, struct fuse_file_info *fi)
+{
+	struct rtfs_fh *fh = (struct rtfs_fh *)(uintptr_t)fi->fh;
+
+	(void)path;
+	if (fh->pipe)
+		rtfs_pipe_put(fh->pipe);
+	free(fh->text);
+	free(fh);
+	return 0;
+}
+
+/* mkdir and rmdir of instances/NAME */
+static int rtfs_instance_op(const char *path, bool make)
+{
+	const char *name;
+	int ret;
+
+	if (strncmp(path, "/instances/", 11))
+		return -EPERM; /* elsewhere, tracefs refuses too */
+	name = path + 11;
+	if (!*name || strchr(name, '/'))
+		return -EPERM;
+	if (strlen(name) >= 64 || strpbrk(name, " \t\n"))
+		return -EINVAL;
+	ret = rtfs_cmd(NULL, NULL, "%s - %s", make ? "mkinstance" : "rminstance",
+		       name);
+	return ret;
+}
+
+static int rtfs_mkdir(const char *path, mode_t mode)
+{
+	(void)mode;
+	return rtfs_instance_op(path, true);
+}
+
+static int rtfs_rmdir(const char *path)
+{
+	return rtfs_instance_op(path, false);
+}
+
+static int rtfs_chmod(const char *path, mode_t mode, struct fuse_file_info *fi)
+{
+	(void)path;
+	(void)mode;
+	(void)fi;
+	return -EPERM;
+}
+
+static int rtfs_utimens(const char *path, const struct timespec tv[2],
+			struct fuse_file_info *fi)
+{
+	struct rtfs_node n;
+
+	(void)tv;
+	(void)fi;
+	return rtfs_lookup(path, &n);
+}
+
+static void *rtfs_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
+{
+	(void)conn;
+	/* the contents change under the kernel's feet: no caching */
+	cfg->direct_io = 1;
+	cfg->entry_timeout = 0;
+	cfg->attr_timeout = 0;
+	cfg->negative_timeout = 0;
+	/* a killed trace_pipe reader interrupts its read */
+	cfg->intr = 1;
+	return NULL;
+}
+
+static const struct fuse_operations rtfs_ops = {
+	.init = rtfs_init,
+	.getattr = rtfs_getattr,
+	.readdir = rtfs_readdir,
+	.open = rtfs_open,
+	.read = rtfs_read,
+	.write = rtfs_write,
+	.truncate = rtfs_truncate,
+	.release = rtfs_release,
+	.mkdir = rtfs_mkdir,
+	.rmdir = rtfs_rmdir,
+	.chmod = rtfs_chmod,
+	.utimens = rtfs_utimens,
+};
+
+/* ---- the process's exit ------------------------------------------------- */
+
+static void *rtfs_watch(void *arg)
+{
+	int pidfd = (int)syscall(SYS_pidfd_open, fs.pid, 0), i;
+
+	(void)arg;
+	for (;;) {
+		/* Relaxed: a flag polled; the join orders the rest. */
+		if (atomic_load_explicit(&fs.stop, memory_order_relaxed)) {
+			if (pidfd >= 0)
+				close(pidfd);
+			return NULL;
+		}
+		if (pidfd >= 0) {
+			struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
+
+			if (poll(&pfd, 1, 500) > 0)
+				break;
+		} else {
+			usleep(200 * 1000);
+		}
+		if (rtfs_dead() || rtt_proc_state(&fs.p) == RTT_DEAD)
+			break;
+	}
+	if (pidfd >= 0)
+		close(pidfd);
+	/* Relaxed: readers poll it (rtfs_dead()). */
+	atomic_store_explicit(&fs.dead, true, memory_order_relaxed);
+	/* the trace_pipe readers get what is left, then end of file; the
+	 * mount goes when they closed (or after 10 s: one that stays open
+	 * keeps the lazily unmounted file system until it closes) */
+	for (i = 0; i < 100; i++) {
+		int open;
+
+		pthread_mutex_lock(&fs.lock);
+		open = fs.pipes_open;
+		pthread_mutex_unlock(&fs.lock);
+		if (!open)
+			break;
+		usleep(100 * 1000);
+	}
+	fuse_exit(fs.fuse);
+	rtfs_unmount(fs.dir);
+	return NULL;
+}
+
+/* ---- the mount ---------------------------------------------------------- */
+
+/* After the loop: no operation runs any more. */
+static void rtfs_free_all(void)
+{
+	struct rtfs_pipe *pp;
+
+	while ((pp = fs.pipes)) {
+		fs.pipes = pp->next;
+		ringbuf_free(pp->rb);
+		rt_pipe_state_free(pp->st);
+		pthread_mutex_destroy(&pp->lock);
+		free(pp->pend);
+		free(pp);
+	}
+	rtt_events_free(fs.ev);
+	rtt_syms_free(fs.syms);
+	fs.ev = NULL;
+	fs.syms = NULL;
+	rtt_proc_close(&fs.p);
+}
+
+/* libfuse interrupts a request's thread with SIGUSR1 (intr_signal): it
+ * only has to end the thread's wait, not the daemon. */
+static void rtfs_on_intr(int sig)
+{
+	(void)sig;
+}
+
+int rtfs_serve(int pid, const char *dir, bool foreground)
+{
+	char err[RTT_ERR_MAX], opt[256], real[PATH_MAX];
+	struct fuse_args args = FUSE_ARGS_INIT(0, NULL);
+	struct ringbuf *rb;
+	pthread_t watcher;
+	int ret, slot;
+
+	if (access("/dev/fuse", R_OK | W_OK)) {
+		fprintf(stderr, "ringtrace: mount: /dev/fuse: %s\n",
+			strerror(errno));
+		return errno == EACCES ? RTT_EXIT_PERM : RTT_EXIT_FAIL;
+	}
+	if (!realpath(dir, real)) {
+		fprintf(stderr, "ringtrace: mount point %s: %s\n", dir,
+			strerror(errno));
+		return RTT_EXIT_USAGE;
+	}
+	fs.pid = pid;
+	fs.dir = real;
+	fs.uid = getuid();
+	fs.gid = getgid();
+	clock_gettime(CLOCK_REALTIME, &fs.mounted);
+	ret = rtt_proc_open(pid, 0, &fs.p, err);
+	if (ret) {
+		fprintf(stderr, "ringtrace: %s\n", err);
+		return rtt_exit_code(ret);
+	}
+	/* the number of cpu buffers, from the top instance's */
+	fs.nr_cpus = 1;
+	slot = rtt_inst_find(&fs.p, NULL);
+	if (slot >= 0 && !rtt_attach(&fs.p, slot, false, 0, NULL, &rb, err)) {
+		fs.nr_cpus = ringbuf_nr_cpus(rb);
+		ringbuf_free(rb);
+	}
+	fs.ctx.cmdlines = fs.p.ctl->cmdlines;
+	rtt_printer_ops(&fs.ctx, &fs.ops);
+	pthread_mutex_lock(&fs.print_lock);
+	rtfs_refresh_events();
+	pthread_mutex_unlock(&fs.print_lock);
+
+	/* never allow_other: the mount is the owner's */
+	snprintf(opt, sizeof(opt),
+		 "fsname=ringtrace-%d,subtype=ringtrace,default_permissions,noatime",
+		 pid);
+	if (fuse_opt_add_arg(&args, "ringtrace") ||
+	    fuse_opt_add_arg(&args, "-o") || fuse_opt_add_arg(&args, opt)) {
+		ret = RTT_EXIT_FAIL;
+		goto out;
+	}
+	fs.fuse = fuse_new(&args, &rtfs_ops, sizeof(rtfs_ops), NULL);
+	if (!fs.fuse) {
+		fprintf(stderr, "ringtrace: mount: cannot start FUSE\n");
+		ret = RTT_EXIT_FAIL;
+		goto out;
+	}
+	if (fuse_mount(fs.fuse, real)) {
+		fprintf(stderr, "ringtrace: mount: cannot mount %s (FUSE)\n",
+			dir);
+		ret = RTT_EXIT_PERM;
+		goto out_destroy;
+	}
+	if (fuse_daemonize(foreground)) {
+		ret = RTT_EXIT_FAIL;
+		goto out_unmount;
+	}
+	/* after the fork: the daemon's thread */
+	if (pthread_create(&watcher, NULL, rtfs_watch, NULL)) {
+		ret = RTT_EXIT_FAIL;
+		goto out_unmount;
+	}
+	{
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = rtfs_on_intr;
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGUSR1, &sa, NULL);
+		signal(SIGPIPE, SIG_IGN);
+	}
+	ret = fuse_loop_mt(fs.fuse, 0) ? RTT_EXIT_FAIL : RTT_EXIT_OK;
+	if (rtfs_dead())
+		ret = RTT_EXIT_OK;
+	/* Relaxed: the watcher polls it; pthread_join() orders its last
+	 * uses of the state before the frees below. */
+	atomic_store_explicit(&fs.stop, true, memory_order_relaxed);
+	pthread_join(watcher, NULL);
+out_unmount:
+	fuse_unmount(fs.fuse);
+out_destroy:
+	fuse_destroy(fs.fuse);
+out:
+	fuse_opt_free_args(&args);
+	rtfs_free_all();
+	return ret;
+}
