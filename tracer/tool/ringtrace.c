@@ -1467,6 +1467,22 @@ static void rtt_count_cb(const struct td_record *rec, void *arg)
 
 /* ---- record ------------------------------------------------------------- */
 
+/* Bytes this process wrote (wchar of /proc/self/io), or @dflt. */
+static uint64_t rtt_self_wchar(uint64_t dflt)
+{
+	unsigned long long v;
+	char line[128];
+	FILE *f = fopen("/proc/self/io", "re");
+
+	if (!f)
+		return dflt;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "wchar: %llu", &v) == 1)
+			dflt = v;
+	fclose(f);
+	return dflt;
+}
+
 static const char rtt_record_help[] =
 	"Record the trace of a process into a trace.dat that 'trace-cmd\n"
 	"report' and 'ringtrace report' read: whole pages of its buffer,\n"
@@ -1492,14 +1508,24 @@ static const char rtt_record_help[] =
 	"  -h, --help           this text\n";
 
 /* Pages moved between two looks at the clock and the checkpoints. */
-#define RTT_RECORD_BATCH 64
+#define RTT_RECORD_BATCH 256
 
+/**
+ * struct rtt_record - a recording in progress
+ * @dropped: per cpu buffer, the writes it refused (a full buffer in
+ *	producer/consumer mode) as counted when last looked at
+ * @marked: per cpu buffer, how many of @dropped the file marks already
+ * @caught_up: per cpu buffer, the reader found it without a whole page
+ *	since drops were last seen: the next page is newer than them
+ */
 struct rtt_record {
 	const char *out;
 	struct rtt_proc p;
 	struct ringbuf *rb;
 	struct td_writer *w;
-	void **pages;
+	unsigned long *dropped;
+	unsigned long *marked;
+	bool *caught_up;
 	int nr_cpus;
 	unsigned long events;
 	unsigned long missed;
@@ -1509,9 +1535,37 @@ struct rtt_record {
 };
 
 /*
+ * Mark @n events dropped before @page as the kernel marks overwritten
+ * ones: RINGBUF_MISSED_EVENTS, and the count after the data when there
+ * is room (added to a count the page has already).
+ */
+static void rtt_mark_dropped(void *page, size_t size, unsigned long n)
+{
+	struct ringbuf_data_page *dp = page;
+	uint64_t commit = dp->commit, len = commit & RINGBUF_COMMIT_MASK;
+	unsigned char *at = (unsigned char *)dp->data + len;
+	uint64_t count;
+
+	if (commit & RINGBUF_MISSED_STORED) {
+		memcpy(&count, at, sizeof(count));
+		count += n;
+		memcpy(at, &count, sizeof(count));
+	} else if (!(commit & RINGBUF_MISSED_EVENTS) &&
+		   size - RINGBUF_PAGE_HDR_SIZE - len >= sizeof(count)) {
+		count = n;
+		memcpy(at, &count, sizeof(count));
+		commit |= RINGBUF_MISSED_STORED;
+	}
+	dp->commit = commit | RINGBUF_MISSED_EVENTS;
+}
+
+/*
  * Move at most @max pages into the file: the pages the writer has left
  * (@full), or whatever the buffers hold (!@full), a page of each cpu
- * buffer in turn. Return: the pages moved, or a negative errno.
+ * buffer in turn, read straight into the writer's staging. Writes a full
+ * buffer refused (producer/consumer mode) are marked on the first page
+ * read after the reader caught up with the writer, which holds records
+ * written after them. Return: the pages moved, or a negative errno.
  */
 static int rtt_record_pages(struct rtt_record *r, int full, int max)
 {
@@ -1522,21 +1576,31 @@ static int rtt_record_pages(struct rtt_record *r, int full, int max)
 	do {
 		any = false;
 		for (cpu = 0; cpu < r->nr_cpus; cpu++) {
-			unsigned long n = 0, missed = 0;
+			unsigned long n = 0, missed = 0, d;
+			void *page;
 
 			if (moved >= max)
 				return moved;
-			if (!r->pages[cpu]) {
-				r->pages[cpu] = ringbuf_alloc_read_page(r->rb,
-									cpu);
-				if (!r->pages[cpu])
-					return -ENOMEM;
+			d = ringbuf_dropped_events_cpu(r->rb, cpu);
+			if (d != r->dropped[cpu]) {
+				r->dropped[cpu] = d;
+				r->caught_up[cpu] = false;
 			}
-			if (ringbuf_read_page(r->rb, r->pages[cpu], size, cpu,
-					      full) < 0)
+			page = td_writer_page_slot(r->w, cpu);
+			if (!page)
+				return -errno;
+			if (ringbuf_read_page(r->rb, page, size, cpu, full) < 0) {
+				r->caught_up[cpu] = true;
 				continue;
+			}
 			any = true;
-			ret = td_writer_add_page(r->w, cpu, r->pages[cpu]);
+			if (r->marked[cpu] != r->dropped[cpu] &&
+			    (r->caught_up[cpu] || !full)) {
+				rtt_mark_dropped(page, size,
+						 r->dropped[cpu] - r->marked[cpu]);
+				r->marked[cpu] = r->dropped[cpu];
+			}
+			ret = td_writer_commit_slot(r->w, cpu);
 			if (ret == -EINVAL) {
 				rtt_msg("cpu %d: a malformed page skipped", cpu);
 				continue;
@@ -1544,7 +1608,7 @@ static int rtt_record_pages(struct rtt_record *r, int full, int max)
 			if (ret)
 				return ret;
 			moved++;
-			td_page_for_each(r->pages[cpu], (unsigned int)size,
+			td_page_for_each(page, (unsigned int)size,
 					 rtt_count_cb, &missed, &n);
 			r->events += n;
 			if (missed != TD_MISSED_UNKNOWN)
@@ -1555,10 +1619,10 @@ static int rtt_record_pages(struct rtt_record *r, int full, int max)
 }
 
 /*
- * A checkpoint each second (@timed), and one each time the data has
- * doubled since the last: a checkpoint copies the whole file, so
- * doubling keeps the copying linear in the size, and a short recording
- * on a small disk still gets its data in.
+ * A checkpoint each second (@timed). Writing in place, a checkpoint
+ * writes the header alone; otherwise it copies the whole file, so it is
+ * only taken when the data has doubled since the last (which keeps the
+ * copying linear in the size), and at the end.
  */
 static int rtt_record_ckpt(struct rtt_record *r, bool timed)
 {
@@ -1568,7 +1632,7 @@ static int rtt_record_ckpt(struct rtt_record *r, bool timed)
 	int ret;
 
 	td_writer_stats(r->w, NULL, &bytes);
-	if (!timed && bytes < 2 * r->ckpt_bytes)
+	if (td_writer_in_place(r->w) ? !timed : bytes < 2 * r->ckpt_bytes)
 		return 0;
 	/* threads started meanwhile */
 	if (!rtt_cmdlines_text(&r->p, &cmdl, &len)) {
@@ -1821,7 +1885,7 @@ static int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 	struct rtt_record r;
 	char err[RTT_ERR_MAX], *syms = NULL, *cmdl = NULL, *before = NULL;
 	const char *pid_arg = NULL, *tracer = NULL, *inst = NULL;
-	uint64_t last, start;
+	uint64_t last, start, written = 0;
 	unsigned long last_events = 0;
 	uint32_t ctl_gen = 0;
 	char clock[32];
@@ -1918,11 +1982,17 @@ static int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 		goto out;
 	}
 	r.nr_cpus = ringbuf_nr_cpus(r.rb);
-	r.pages = calloc((size_t)r.nr_cpus, sizeof(*r.pages));
-	if (!r.pages) {
+	r.dropped = calloc((size_t)r.nr_cpus, sizeof(*r.dropped));
+	r.marked = calloc((size_t)r.nr_cpus, sizeof(*r.marked));
+	r.caught_up = calloc((size_t)r.nr_cpus, sizeof(*r.caught_up));
+	if (!r.dropped || !r.marked || !r.caught_up) {
 		ret = -ENOMEM;
 		goto out;
 	}
+	/* what was dropped before the recording is not in it */
+	for (c = 0; c < r.nr_cpus; c++)
+		r.dropped[c] = r.marked[c] =
+			ringbuf_dropped_events_cpu(r.rb, c);
 	if (rtt_syms_text(&r.p, &syms, &len, err))
 		rtt_msg("warning: the trace will have no symbols: %s", err);
 	rtt_cmdlines_text(&r.p, &cmdl, &len);
@@ -2012,6 +2082,7 @@ static int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 		cmdl = NULL;
 		if (!rtt_cmdlines_text(&r.p, &cmdl, &len))
 			td_writer_set_cmdlines(r.w, cmdl);
+		written = td_writer_written(r.w);
 		ret = td_writer_close(r.w);
 		r.w = NULL;
 		if (ret)
@@ -2029,10 +2100,16 @@ static int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 		fputs("\r\033[K", stderr);
 	if (!ret) {
 		struct rtt_counts cs;
+		struct stat st;
 
 		rtt_get_counts(r.rb, &cs);
-		rtt_msg("%lu events recorded in %s in %.1f s; %lu lost",
-			r.events, r.out,
+		if (stat(r.out, &st))
+			st.st_size = 0;
+		/* the kernel's count, where there is one */
+		written = rtt_self_wchar(written);
+		rtt_msg("%lu events recorded in %s (%.1f MB, %.1f MB written) in %.1f s; %lu lost",
+			r.events, r.out, (double)st.st_size / 1e6,
+			(double)written / 1e6,
 			(double)(rtt_now_ms() - start) / 1000.0, rtt_lost(&cs));
 	}
 	if (exited && !child)
@@ -2051,13 +2128,9 @@ static int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 		}
 	}
 out:
-	if (r.pages) {
-		int cpu;
-
-		for (cpu = 0; cpu < r.nr_cpus; cpu++)
-			ringbuf_free_read_page(r.rb, cpu, r.pages[cpu]);
-	}
-	free(r.pages);
+	free(r.dropped);
+	free(r.marked);
+	free(r.caught_up);
 	td_writer_abort(r.w);
 	ringbuf_free(r.rb);
 	rtt_proc_close(&r.p);
