@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -404,6 +405,18 @@ static int rt_ctl_execute(char *line, struct rt_reply *r)
 			rt_reply_printf(r, "%s", rt_ctl->syms);
 		return ret;
 	}
+	if (!strcmp(verb, "max_graph_depth")) {
+		char *end = NULL;
+		long d;
+
+		a = rt_word(&p);
+		d = a ? strtol(a, &end, 10) : -1;
+		if (!a || *end || d < 0 || d > INT_MAX) {
+			rt_reply_printf(r, "bad depth '%s'", a ? a : "");
+			return -EINVAL;
+		}
+		return ringtrace_set_max_graph_depth((int)d);
+	}
 	if (!strcmp(verb, "ftrace_list")) {
 		int list;
 
@@ -758,4 +771,103 @@ int rt_publish_init(void)
 	atomic_store_explicit(&ctl->state, RT_CTL_RUNNING,
 			      memory_order_release);
 	return 0;
+}
+
+/* ---- start under a recorder ---------------------------------------------- */
+
+/*
+ * The RINGTRACE_ variables the library reads (trace.c, events.c, ctl.c,
+ * publish.c): any other is a typo worth a warning.
+ */
+static const char *const rt_known_env[] = {
+	"BUF_SIZE_KB", "CLOCK",		"DIR",		  "EVENTS",
+	"FTRACE_FILTER", "FTRACE_NOTRACE", "GRAPH_FILTER", "HOLD",
+	"KEEP_FILES",	"OPTIONS",	"PUBLISH",	  "TRACER",
+};
+
+static void rt_check_env(void)
+{
+	extern char **environ;
+	char **e;
+	size_t i, n;
+
+	for (e = environ; e && *e; e++) {
+		const char *name = *e + 10;
+
+		if (strncmp(*e, "RINGTRACE_", 10))
+			continue;
+		n = strcspn(name, "=");
+		for (i = 0; i < sizeof(rt_known_env) / sizeof(rt_known_env[0]);
+		     i++)
+			if (strlen(rt_known_env[i]) == n &&
+			    !strncmp(rt_known_env[i], name, n))
+				break;
+		if (i == sizeof(rt_known_env) / sizeof(rt_known_env[0]))
+			rt_warn("ringtrace: unknown variable RINGTRACE_%.*s (ignored)\n",
+				(int)n, name);
+	}
+}
+
+/*
+ * RINGTRACE_HOLD=FD:PID: the ringtrace tool (process PID) started this
+ * program to record it and holds it until its recorder is attached and
+ * its settings made: wait, before main() and before the constructors of
+ * the program itself, until the tool writes a byte to the pipe FD or
+ * closes it (or exits, which closes it), at most RT_HOLD_MS. Only the
+ * child of that tool waits (not a program it starts with the same
+ * environment), and only once: the variable is removed.
+ */
+#define RT_HOLD_MS 30000
+
+static void rt_hold(void)
+{
+	const char *s = getenv("RINGTRACE_HOLD");
+	struct pollfd pfd;
+	long fd, pid;
+	char *end, c;
+	int ret, waited = 0;
+
+	if (!s)
+		return;
+	fd = strtol(s, &end, 10);
+	pid = *end == ':' ? strtol(end + 1, &end, 10) : -1;
+	unsetenv("RINGTRACE_HOLD");
+	if (*end || fd < 0 || fd > INT_MAX || pid != (long)getppid())
+		return;
+	pfd.fd = (int)fd;
+	pfd.events = POLLIN;
+	/* bounded: EINTR retries count against the same deadline */
+	while (waited < RT_HOLD_MS) {
+		ret = poll(&pfd, 1, 100);
+		if (ret > 0 || (ret < 0 && errno != EINTR))
+			break;
+		waited += 100;
+	}
+	if (waited >= RT_HOLD_MS)
+		rt_warn("ringtrace: the recorder did not start within %d s; running without waiting\n",
+			RT_HOLD_MS / 1000);
+	else if (pfd.revents & POLLIN && read((int)fd, &c, 1) < 0)
+		c = 0; /* the same as a closed pipe: go on */
+	close((int)fd);
+}
+
+/*
+ * After the tracer started at load (trace.c's constructor; whichever of
+ * the two runs first starts it, the other finds it started).
+ */
+__attribute__((constructor)) static void rt_publish_boot(void)
+{
+	extern char **environ;
+	char **e;
+
+	for (e = environ; e && *e; e++)
+		if (!strncmp(*e, "RINGTRACE_", 10))
+			break;
+	if (!e || !*e)
+		return;
+	rt_check_env();
+	if (getenv("RINGTRACE_HOLD")) {
+		rt_lazy_init();
+		rt_hold();
+	}
 }

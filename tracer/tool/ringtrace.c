@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
@@ -24,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -1688,26 +1690,50 @@ static void rtt_settle(struct rtt_proc *p)
  * publishes its control file. */
 static int rtt_record_spawn(char **cmd, const struct rtt_strv *events,
 			    const char *tracer, const struct rtt_strv *opts,
+			    unsigned long size_kb, int *hold,
 			    struct rtt_proc *p, pid_t *child)
 {
 	char err[RTT_ERR_MAX], *ev = NULL, *op = NULL, *tr = NULL;
+	char hold_env[64], size_env[64];
 	char **envp = NULL;
 	size_t n = 0, i, len;
 	uint64_t deadline;
-	int ret, status;
+	int ret, status, fds[2];
 
 	for (i = 0; environ[i]; i++)
 		n++;
-	envp = calloc(n + 6, sizeof(*envp));
+	envp = calloc(n + 8, sizeof(*envp));
 	if (!envp)
 		return -ENOMEM;
+	/* the command waits on fds[0] until tracing is set up (rt_hold()) */
+	if (pipe2(fds, O_CLOEXEC)) {
+		free(envp);
+		return -errno;
+	}
+	/* the read end goes to the command (the write end stays here) */
+	if (fcntl(fds[0], F_SETFD, 0)) {
+		close(fds[0]);
+		close(fds[1]);
+		free(envp);
+		return -errno;
+	}
 	n = 0;
 	for (i = 0; environ[i]; i++) {
 		if ((events->nr && !strncmp(environ[i], "RINGTRACE_EVENTS=", 17)) ||
 		    (tracer && !strncmp(environ[i], "RINGTRACE_TRACER=", 17)) ||
-		    (opts->nr && !strncmp(environ[i], "RINGTRACE_OPTIONS=", 18)))
+		    (opts->nr && !strncmp(environ[i], "RINGTRACE_OPTIONS=", 18)) ||
+		    !strncmp(environ[i], "RINGTRACE_HOLD=", 15) ||
+		    (size_kb && !strncmp(environ[i], "RINGTRACE_BUF_SIZE_KB=", 22)))
 			continue;
 		envp[n++] = environ[i];
+	}
+	snprintf(hold_env, sizeof(hold_env), "RINGTRACE_HOLD=%d:%d", fds[0],
+		 (int)getpid());
+	envp[n++] = hold_env;
+	if (size_kb) {
+		snprintf(size_env, sizeof(size_env), "RINGTRACE_BUF_SIZE_KB=%lu",
+			 size_kb);
+		envp[n++] = size_env;
 	}
 	/* any RINGTRACE_ variable starts the tracer at load: the process
 	 * publishes before its main() runs */
@@ -1751,6 +1777,11 @@ static int rtt_record_spawn(char **cmd, const struct rtt_strv *events,
 	free(op);
 	free(tr);
 	free(envp);
+	close(fds[0]);
+	if (ret)
+		close(fds[1]);
+	else
+		*hold = fds[1];
 	if (ret) {
 		rtt_msg("cannot run '%s': %s", cmd[0], strerror(ret));
 		return ret == ENOENT || ret == EACCES ? -EINVAL : -ret;
@@ -1868,6 +1899,135 @@ static void rtt_record_formats(struct rtt_record *r, struct rtt_events **evp)
 	*evp = ev;
 }
 
+/* Largest -b: 4 GiB per cpu buffer. */
+#define RTT_MAX_BUF_KB (4ul << 20)
+
+/*
+ * How full a cpu buffer is when the recorder wakes, in percent: early,
+ * so that the rest of the buffer is the time the recorder may be kept
+ * off a cpu before a writer at full speed outruns it.
+ */
+#define RTT_RECORD_WATERMARK 10
+
+/*
+ * The cpu buffer size of a command started by record, unless -b or its
+ * own RINGTRACE_BUF_SIZE_KB says otherwise: RTT_RECORD_BUDGET_KB over
+ * every cpu buffer (with the spares: four per cpu), from 4 MiB to 32 MiB
+ * each, and no more than an eighth of the free space of the publish
+ * directory's file system. A function_graph writer at full speed fills
+ * 32 MiB in about a tenth of a second; the library's default, 1408 KiB
+ * (the kernel's), is sized for events, not for every function call.
+ */
+#define RTT_RECORD_BUDGET_KB (256ul << 10)
+#define RTT_RECORD_MIN_KB (4ul << 10)
+#define RTT_RECORD_MAX_KB (32ul << 10)
+
+static unsigned long rtt_record_default_kb(void)
+{
+	const char *s = getenv("RINGTRACE_BUF_SIZE_KB");
+	long cpus = sysconf(_SC_NPROCESSORS_CONF);
+	unsigned long kb, free_kb;
+	char dir[PATH_MAX];
+	struct statvfs sv;
+
+	/* the user's own setting wins (the library checks it) */
+	if (s && !rtt_parse_uint(s, RTT_MAX_BUF_KB, &kb) && kb)
+		return 0;
+	if (cpus < 1)
+		cpus = 1;
+	kb = RTT_RECORD_BUDGET_KB / (4ul * (unsigned long)cpus);
+	if (kb > RTT_RECORD_MAX_KB)
+		kb = RTT_RECORD_MAX_KB;
+	if (kb < RTT_RECORD_MIN_KB)
+		kb = RTT_RECORD_MIN_KB;
+	if (!rtt_publish_dir(dir, sizeof(dir)) && !statvfs(dir, &sv)) {
+		free_kb = (unsigned long)(sv.f_bavail * sv.f_frsize / 1024);
+		if (kb > free_kb / 8 / (4ul * (unsigned long)cpus))
+			kb = free_kb / 8 / (4ul * (unsigned long)cpus);
+	}
+	/* at least the library's default */
+	return kb < 1408 ? 1408 : kb;
+}
+
+/*
+ * The function lists (-l, -n, -g) and max_graph_depth: set in the
+ * process before it records. A glob that matches no function is left
+ * out with a warning (the process refuses a list with one); a list whose
+ * globs all match nothing is an error, since an empty filter would trace
+ * every function.
+ */
+static int rtt_record_lists(struct rtt_proc *p, const struct rtt_strv lists[3],
+			    bool depth_set, unsigned long depth)
+{
+	static const char *const names[3] = { "set_ftrace_filter",
+					      "set_ftrace_notrace",
+					      "set_graph_function" };
+	static const char opt[3] = { 'l', 'n', 'g' };
+	char err[RTT_ERR_MAX], line[RT_CTL_CMD_MAX];
+	int l, i, ret;
+
+	for (l = 0; l < 3; l++) {
+		bool *skip;
+		int left = lists[l].nr;
+
+		if (!lists[l].nr)
+			continue;
+		skip = calloc((size_t)lists[l].nr, sizeof(*skip));
+		if (!skip)
+			return -ENOMEM;
+		/* one glob fewer per round: bounded by the globs */
+		for (ret = -EINVAL; ret == -EINVAL && left > 0;) {
+			size_t used = 0;
+
+			for (i = 0; i < lists[l].nr; i++)
+				if (!skip[i])
+					used += (size_t)snprintf(
+						line + used,
+						used < sizeof(line) ?
+							sizeof(line) - used :
+							0,
+						" %s", lists[l].v[i]);
+			if (used >= sizeof(line)) {
+				rtt_msg("-%c: too many globs", opt[l]);
+				free(skip);
+				return -E2BIG;
+			}
+			ret = rtt_command(p, RTT_CMD_TIMEOUT_MS, NULL, err,
+					  "ftrace_list - %s%s", names[l], line);
+			if (ret != -EINVAL)
+				break;
+			rtt_msg("warning: -%c: %s", opt[l], err);
+			/* leave out the glob the error names */
+			for (i = 0; i < lists[l].nr; i++) {
+				char q[300];
+
+				snprintf(q, sizeof(q), "'%s'", lists[l].v[i]);
+				if (!skip[i] && strstr(err, q)) {
+					skip[i] = true;
+					left--;
+					break;
+				}
+			}
+			if (i == lists[l].nr)
+				break;
+		}
+		free(skip);
+		if (ret == -EINVAL && !left) {
+			rtt_msg("-%c: no function matches any of the globs given",
+				opt[l]);
+			return -EINVAL;
+		}
+		if (ret) {
+			rtt_msg("process %d: %s", p->pid, err);
+			return ret;
+		}
+	}
+	if (depth_set &&
+	    rtt_cmd(p, NULL, "max_graph_depth - %lu", depth))
+		return -EINVAL;
+	return 0;
+}
+
 static int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -1877,10 +2037,19 @@ static int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 		{ "tracer", required_argument, NULL, 'p' },
 		{ "instance", required_argument, NULL, 'i' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "buffer-size", required_argument, NULL, 'b' },
+		{ "filter", required_argument, NULL, 'l' },
+		{ "notrace", required_argument, NULL, 'n' },
+		{ "graph-function", required_argument, NULL, 'g' },
+		{ "max-graph-depth", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct rtt_strv events = { 0 }, topts = { 0 }, none = { 0 };
+	struct rtt_strv lists[3] = { { 0 } };
+	unsigned long size_kb = 0, depth = 0;
+	bool depth_set = false;
+	int hold = -1;
 	struct rtt_events *ev = NULL;
 	struct rtt_record r;
 	char err[RTT_ERR_MAX], *syms = NULL, *cmdl = NULL, *before = NULL;
@@ -1897,11 +2066,31 @@ static int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 
 	memset(&r, 0, sizeof(r));
 	r.out = "trace.dat";
-	while ((c = getopt_long(argc, argv, "+:o:P:e:p:i:O:qh", opts, NULL)) !=
-	       -1) {
+	while ((c = getopt_long(argc, argv, "+:o:P:e:p:i:O:qb:l:n:g:h", opts,
+				NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			r.out = optarg;
+			break;
+		case 'b':
+			if (rtt_parse_uint(optarg, RTT_MAX_BUF_KB, &size_kb) ||
+			    !size_kb)
+				return rtt_usage(v, "bad buffer size '%s' (KiB, 1 to %lu)",
+						 optarg, RTT_MAX_BUF_KB);
+			break;
+		case 'l':
+			rtt_strv_add(&lists[0], optarg);
+			break;
+		case 'n':
+			rtt_strv_add(&lists[1], optarg);
+			break;
+		case 'g':
+			rtt_strv_add(&lists[2], optarg);
+			break;
+		case 'D':
+			if (rtt_parse_uint(optarg, INT_MAX, &depth))
+				return rtt_usage(v, "bad depth '%s'", optarg);
+			depth_set = true;
 			break;
 		case 'P':
 			pid_arg = optarg;
@@ -1950,6 +2139,11 @@ static int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 		if (!ret)
 			ret = rtt_apply_settings(&r.p, ev, inst, &topts,
 						 &events, &none);
+		if (!ret)
+			ret = rtt_record_lists(&r.p, lists, depth_set, depth);
+		if (!ret && size_kb)
+			ret = rtt_cmd(&r.p, NULL, "buffer_size_kb %s %lu",
+				      rtt_iarg(inst), size_kb);
 		if (!ret && tracer)
 			ret = rtt_cmd(&r.p, NULL, "tracer %s %s",
 				      rtt_iarg(inst), tracer);
@@ -1960,11 +2154,14 @@ static int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 			goto out;
 	} else {
 		ret = rtt_record_spawn(argv + optind, &events, tracer, &topts,
-				       &r.p, &child);
+				       size_kb ? size_kb : rtt_record_default_kb(),
+				       &hold, &r.p, &child);
 		if (ret)
 			goto out_free;
 		ctl_gen = rtt_ctl_gen(&r.p);
-		ret = rtt_load_events(&r.p, &ev, false);
+		ret = rtt_record_lists(&r.p, lists, depth_set, depth);
+		if (!ret)
+			ret = rtt_load_events(&r.p, &ev, false);
 		if (ret == -ESRCH) {
 			/* gone with its files before we could read them */
 			rtt_msg("'%s' (pid %d) exited before its trace could be read",
@@ -2005,6 +2202,14 @@ static int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 	 * holds a trace.dat that reads */
 	r.ckpt_bytes = 32768;
 	ret = td_writer_checkpoint(r.w);
+	/* the recorder is attached: the command may run */
+	if (hold >= 0) {
+		if (write(hold, "g", 1) < 0)
+			rtt_msg("warning: could not release '%s'; it goes on after 30 s",
+				argv[optind]);
+		close(hold);
+		hold = -1;
+	}
 	start = last = rtt_now_ms();
 	while (!ret) {
 		uint64_t now;
@@ -2039,7 +2244,7 @@ static int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 			continue;
 		/* short waits at first: a starting program registers its
 		 * events, whose formats are read at the next turn */
-		w = ringbuf_wait(r.rb, RINGBUF_ALL_CPUS, 50,
+		w = ringbuf_wait(r.rb, RINGBUF_ALL_CPUS, RTT_RECORD_WATERMARK,
 				 now - start < 2000 ? 20 : 200);
 		if (w == -ESRCH || rtt_proc_state(&r.p) == RTT_DEAD) {
 			exited = true;
@@ -2143,8 +2348,13 @@ out:
 			waitpid(child, &status, 0);
 	}
 out_free:
+	/* closing it releases a held command too */
+	if (hold >= 0)
+		close(hold);
 	if (ret)
 		code = rtt_exit_code(ret);
+	for (c = 0; c < 3; c++)
+		free(lists[c].v);
 	rtt_events_free(ev);
 	free(syms);
 	free(cmdl);
