@@ -18,6 +18,7 @@ export LC_ALL=C
 
 T=${RTT_TOOL:?RTT_TOOL is not set}
 S=${RTT_SAMPLE:?RTT_SAMPLE is not set}
+C=${RTT_CALLS:-}
 TRACE_CMD=${RTT_TRACE_CMD:-}
 CASE=${1:?usage: tool_test.sh CASE}
 
@@ -722,6 +723,151 @@ case_record_command() {
 	! grep -q ' done: ' "$W/out" || fail "io:done recorded"
 	# thread names came along
 	out_has "^ +worker-2-[0-9]+ +\["
+}
+
+# summary LINE-FILE: "recorded lost file_mb written_mb" from record's
+# last line
+summary() {
+	sed -n 's/^ringtrace: \([0-9]*\) events recorded in .* (\([0-9.]*\) MB, \([0-9.]*\) MB written) in [0-9.]* s; \([0-9]*\) lost$/\1 \4 \2 \3/p' "$1"
+}
+
+# A function_graph writer at full speed, recorded with the defaults:
+# every record the program wrote is in the file or counted as lost
+# (none, unless the machine kept the recorder off the cpu for long),
+# each page was written once (the bytes the recording wrote, counted by
+# the kernel, within a tenth of the file's size), the file has no holes
+# left and trace-cmd reads it.
+case_record_complete() {
+	[ -n "$C" ] || skip "no sample_calls"
+	bash -c '"$@" >"'"$W/calls"'" 2>"'"$W/rec.err"'"; grep "^wchar:" /proc/$$/io' \
+		rec "$T" record -o "$W/c.dat" -p function_graph -- "$C" 100000 \
+		>"$W/io" || fail "record failed: $(cat "$W/rec.err")"
+	local rec lost want wchar size blocks
+	read -r rec lost _ _ < <(summary "$W/rec.err")
+	[ -n "$rec" ] || fail "no summary line: $(cat "$W/rec.err")"
+	want=$(count "$W/calls" records)
+	[ "$want" = 800000 ] || fail "the sample wrote $want records"
+	[ $((rec + lost)) = "$want" ] ||
+		fail "emitted $want, recorded $rec + lost $lost"
+	wchar=$(awk '{ print $2 }' "$W/io")
+	size=$(stat -c %s "$W/c.dat")
+	blocks=$(($(stat -c %b "$W/c.dat") * $(stat -c %B "$W/c.dat")))
+	echo "records $want lost $lost; file $size bytes, $wchar written"
+	[ "$size" -gt 20000000 ] || fail "a file of $size bytes"
+	[ $((wchar * 10)) -le $((size * 11)) ] ||
+		fail "$wchar bytes written for a file of $size"
+	# no hole left (a spooled file has none either)
+	[ "$size" -le $((blocks + 65536)) ] ||
+		fail "a file of $size bytes in $blocks bytes of blocks"
+	if [ "$lost" = 0 ]; then
+		run 0 "$T" report "$W/c.dat"
+		[ "$(grep -c 'calls_outer() {$' "$W/out")" = 100000 ] ||
+			fail "not every call of calls_outer is in the report"
+	fi
+	if [ -n "$TRACE_CMD" ]; then
+		"$TRACE_CMD" report "$W/c.dat" >"$W/tc.out" 2>"$W/tc.err" ||
+			fail "trace-cmd report: $(head -5 "$W/tc.err")"
+		[ "$(grep -c 'calls_outer() {$' "$W/tc.out")" = \
+			"$(grep -c 'calls_outer() {$' "$W/out" 2>/dev/null ||
+				grep -c 'calls_outer() {$' "$W/tc.out")" ] ||
+			fail "trace-cmd and ringtrace count different calls"
+	fi
+}
+
+# record -- COMMAND holds the command until the recorder is attached: a
+# program that is done in microseconds is recorded from its first call.
+case_record_hold() {
+	[ -n "$C" ] || skip "no sample_calls"
+	local i
+	for i in 1 2 3; do
+		run 0 "$T" record -q -o "$W/h.dat" -p function_graph -- "$C" 5
+		err_has "^ringtrace: 40 events recorded in .*; 0 lost$"
+		run 0 "$T" report "$W/h.dat"
+		[ "$(grep -c 'calls_outer() {$' "$W/out")" = 5 ] ||
+			fail "run $i: the first calls are missing"
+	done
+	# a command that execs the traced program is held the same way
+	run 0 "$T" record -q -o "$W/h.dat" -p function_graph -- \
+		sh -c "exec $C 5"
+	run 0 "$T" report "$W/h.dat"
+	[ "$(grep -c 'calls_outer() {$' "$W/out")" = 5 ] ||
+		fail "through exec: the first calls are missing"
+}
+
+# -l, -n, -g, --max-graph-depth: set in the process before it runs; a
+# glob that matches nothing is left out with a warning, a list of such
+# globs only is an error; -b sets the buffer size.
+case_record_lists() {
+	[ -n "$C" ] || skip "no sample_calls"
+	run 0 "$T" record -q -o "$W/l.dat" -p function_graph -l calls_middle \
+		-l nosuch -- "$C" 10
+	err_has "warning: -l: no function matches 'nosuch'"
+	run 0 "$T" report "$W/l.dat"
+	[ "$(grep -c 'calls_middle();$' "$W/out")" = 10 ] ||
+		fail "-l: not ten calls of calls_middle alone"
+	! grep -q 'calls_outer\|calls_leaf' "$W/out" || fail "-l: other functions"
+	run 0 "$T" record -q -o "$W/l.dat" -p function_graph -n 'calls_l*' \
+		-- "$C" 10
+	run 0 "$T" report "$W/l.dat"
+	! grep -q calls_leaf "$W/out" || fail "-n: calls_leaf traced"
+	[ "$(grep -c 'calls_middle();$' "$W/out")" = 10 ] || fail "-n"
+	run 0 "$T" record -q -o "$W/l.dat" -p function_graph -g calls_middle \
+		-- "$C" 10
+	run 0 "$T" report "$W/l.dat"
+	! grep -q calls_outer "$W/out" || fail "-g: calls_outer traced"
+	[ "$(grep -c 'calls_leaf();$' "$W/out")" = 20 ] || fail "-g"
+	run 0 "$T" record -q -o "$W/l.dat" -p function_graph \
+		--max-graph-depth 2 -- "$C" 10
+	run 0 "$T" report "$W/l.dat"
+	! grep -q calls_leaf "$W/out" || fail "--max-graph-depth: too deep"
+	[ "$(grep -c 'calls_middle();$' "$W/out")" = 10 ] ||
+		fail "--max-graph-depth"
+	run 2 "$T" record -q -o "$W/l.dat" -p function_graph -l nosuch \
+		-- "$C" 10
+	err_has "-l: no function matches any of the globs given"
+	run 2 "$T" record -o "$W/l.dat" -b 0 -- "$C" 10
+	err_has "bad buffer size"
+	run 2 "$T" record -o "$W/l.dat" --max-graph-depth x -- "$C" 10
+	err_has "bad depth"
+	run 0 "$T" record -q -o "$W/l.dat" -b 64 -p function_graph -- "$C" 10
+}
+
+# Warnings: an unknown RINGTRACE_ variable, a function tracer that
+# recorded no call.
+case_record_warnings() {
+	[ -n "$C" ] || skip "no sample_calls"
+	RINGTRACE_EVNTS=x run 0 "$T" record -q -o "$W/w.dat" \
+		-p function_graph -- "$C" 10
+	err_has "unknown variable RINGTRACE_EVNTS"
+	run 0 "$T" record -q -o "$W/w.dat" -p function_graph -n 'calls_*' \
+		-- "$C" 10
+	err_has "warning: no function call was recorded: is .*sample_calls compiled with -finstrument-functions"
+	run 0 "$T" record -q -o "$W/w.dat" -p function_graph -- "$C" 10
+	! grep -q "no function call" "$W/err" || fail "a warning with calls"
+}
+
+# A full buffer that refuses records (nooverwrite): what it refused is
+# counted, marked in the file where the records go on, and reported; the
+# records in the file and the lost ones add up to what was written.
+case_record_drops() {
+	[ -n "$C" ] || skip "no sample_calls"
+	run 0 "$T" record -o "$W/d.dat" -b 16 -O nooverwrite \
+		-p function_graph -- "$C" -d 12 20000
+	local rec lost want marked
+	read -r rec lost _ _ < <(summary "$W/err")
+	[ -n "$rec" ] || fail "no summary line: $(cat "$W/err")"
+	want=$(count "$W/out" records)
+	[ $((rec + lost)) = "$want" ] ||
+		fail "emitted $want, recorded $rec + lost $lost"
+	echo "records $want, recorded $rec, lost $lost"
+	[ "$lost" -gt 0 ] || return 0
+	run 0 "$T" report "$W/d.dat"
+	out_has "^CPU:[0-9]+ \[LOST [0-9]+ EVENTS\]$|^CPU:[0-9]+ \[LOST EVENTS\]$"
+	marked=$(sed -n 's/^CPU:[0-9]* \[LOST \([0-9]*\) EVENTS\]$/\1/p' \
+		"$W/out" | awk '{ s += $1 } END { print s + 0 }')
+	[ "$marked" -le "$lost" ] || fail "$marked marked, $lost lost"
+	[ "$marked" -gt 0 ] || grep -q "LOST EVENTS" "$W/out" ||
+		fail "no loss marked"
 }
 
 case_report_json() {

@@ -1460,11 +1460,28 @@ static int rtt_td_open(const char *path, struct ringbuf *rb,
 	return 0;
 }
 
-/* Count the records of a page (events/s and the final tally). */
+/*
+ * Count the records of a page (events/s and the final tally), and those
+ * of the function tracers (@fn_ids: ftrace:function and
+ * ftrace:funcgraph_exit, -1 when unknown).
+ */
+struct rtt_tally {
+	unsigned long records;
+	unsigned long calls;
+	int fn_ids[2];
+};
+
 static void rtt_count_cb(const struct td_record *rec, void *arg)
 {
-	(void)rec;
-	(*(unsigned long *)arg)++;
+	struct rtt_tally *t = arg;
+	uint16_t type;
+
+	t->records++;
+	if (rec->len >= sizeof(type)) {
+		memcpy(&type, rec->data, sizeof(type));
+		if (type == t->fn_ids[0] || type == t->fn_ids[1])
+			t->calls++;
+	}
 }
 
 /* ---- record ------------------------------------------------------------- */
@@ -1529,6 +1546,7 @@ struct rtt_record {
 	unsigned long *marked;
 	bool *caught_up;
 	int nr_cpus;
+	struct rtt_tally tally;
 	unsigned long events;
 	unsigned long missed;
 	uint64_t ckpt_bytes;
@@ -1578,7 +1596,7 @@ static int rtt_record_pages(struct rtt_record *r, int full, int max)
 	do {
 		any = false;
 		for (cpu = 0; cpu < r->nr_cpus; cpu++) {
-			unsigned long n = 0, missed = 0, d;
+			unsigned long n, missed = 0, d;
 			void *page;
 
 			if (moved >= max)
@@ -1610,9 +1628,10 @@ static int rtt_record_pages(struct rtt_record *r, int full, int max)
 			if (ret)
 				return ret;
 			moved++;
+			n = r->tally.records;
 			td_page_for_each(page, (unsigned int)size,
-					 rtt_count_cb, &missed, &n);
-			r->events += n;
+					 rtt_count_cb, &missed, &r->tally);
+			r->events += r->tally.records - n;
 			if (missed != TD_MISSED_UNKNOWN)
 				r->missed += missed;
 		}
@@ -2028,6 +2047,15 @@ static int rtt_record_lists(struct rtt_proc *p, const struct rtt_strv lists[3],
 	return 0;
 }
 
+/* Whether the recording was of the function or function_graph tracer. */
+static bool rtt_function_tracer(const char *tracer, pid_t child)
+{
+	if (!tracer && child)
+		tracer = getenv("RINGTRACE_TRACER");
+	return tracer && (!strcmp(tracer, "function") ||
+			  !strcmp(tracer, "function_graph"));
+}
+
 static int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -2186,6 +2214,15 @@ static int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 		ret = -ENOMEM;
 		goto out;
 	}
+	r.tally.fn_ids[0] = r.tally.fn_ids[1] = -1;
+	for (len = 0; len < ev->nr; len++) {
+		if (strcmp(ev->v[len].system, "ftrace"))
+			continue;
+		if (!strcmp(ev->v[len].name, "function"))
+			r.tally.fn_ids[0] = ev->v[len].id;
+		else if (!strcmp(ev->v[len].name, "funcgraph_exit"))
+			r.tally.fn_ids[1] = ev->v[len].id;
+	}
 	/* what was dropped before the recording is not in it */
 	for (c = 0; c < r.nr_cpus; c++)
 		r.dropped[c] = r.marked[c] =
@@ -2317,6 +2354,10 @@ static int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 			(double)written / 1e6,
 			(double)(rtt_now_ms() - start) / 1000.0, rtt_lost(&cs));
 	}
+	if (!ret && !r.tally.calls && rtt_function_tracer(tracer, child))
+		rtt_msg("warning: no function call was recorded: is %s compiled with -finstrument-functions%s?",
+			child ? argv[optind] : "the process",
+			lists[0].nr || lists[2].nr ? ", and do -l and -g name its functions" : "");
 	if (exited && !child)
 		rtt_msg("process %d exited", r.p.pid);
 	/* the files a command we started kept at its exit */
