@@ -36,6 +36,7 @@
 #include "client.h"
 #include "filter.h"
 #include "print.h"
+#include "profile.h"
 #include "tep.h"
 #include "trace.h"
 #include "tracedat.h"
@@ -2688,11 +2689,29 @@ static const char rtt_report_help[] =
 	"      --format=FMT     text (default) or json: Chrome / Perfetto\n"
 	"                       trace-event JSON (function_graph calls as\n"
 	"                       nested slices, other events as instants)\n"
+	"      --stat           instead of the records, one line per function\n"
+	"                       of a function_graph trace: total time, self\n"
+	"                       time (without its calls), calls, average,\n"
+	"                       shortest and longest call\n"
+	"      --graph FUNC     instead of the records, the calls of FUNC (a\n"
+	"                       glob) with its callers and the calls it made\n"
+	"  -s, --sort KEY       the order of --stat and --graph: total\n"
+	"                       (default), self, calls, avg, min, max, func\n"
+	"  -F, --function FUNC  only FUNC (a glob) and what it calls, with the\n"
+	"                       thread's other events meanwhile; repeatable\n"
+	"  -D, --depth N        only function calls less than N deep\n"
+	"      --tid TID        only the records of thread TID; repeatable\n"
+	"      --time-range START~END  only the records from START to END\n"
+	"                       (time stamps as printed; either may be left out)\n"
+	"  -t, --threshold TIME  --stat and --graph count only the calls that\n"
+	"                       took at least TIME (10us, 2ms, 1s; ns without\n"
+	"                       a unit)\n"
 	"  -h, --help           this text\n";
 
 /* The records of the current page of one cpu buffer. */
 struct rtt_rcpu {
 	uint64_t page;
+	uint64_t released;
 	uint64_t nr_pages;
 	struct td_record *v;
 	size_t nr;
@@ -2724,7 +2743,12 @@ struct rtt_report {
 	bool ns_clock;
 	bool graph;
 	unsigned long bad_pages;
+	struct rtt_sel *sel;
+	int cur;
 };
+
+/* Pages of a cpu buffer read before their memory is given back. */
+#define RTT_RELEASE_PAGES 256
 
 static void rtt_collect_cb(const struct td_record *rec, void *arg)
 {
@@ -2756,6 +2780,12 @@ static bool rtt_rcpu_next(struct rtt_report *rp, int cpu)
 
 		if (c->page >= c->nr_pages)
 			return false;
+		/* the pages before this one are done with */
+		if (c->page - c->released >= RTT_RELEASE_PAGES) {
+			td_reader_release(rp->r, cpu, c->released,
+					  c->page - c->released);
+			c->released = c->page;
+		}
 		page = td_reader_page(rp->r, cpu, c->page);
 		c->nr = c->pos = 0;
 		ret = page ? td_page_for_each(page, rp->page_size,
@@ -2819,13 +2849,54 @@ static const struct td_record *rtt_report_peek_rec(struct rtt_report *rp,
 	return NULL;
 }
 
+/*
+ * The cpu buffer of the next record in time order, or -1 at the end.
+ * With a selection (-F, -D, --tid, --time-range), which needs the
+ * records in time order, the records it leaves out are skipped here (a
+ * lost-event mark moves on to the next record shown) and the record
+ * found is kept as the current one until it is taken.
+ */
+static int rtt_report_next(struct rtt_report *rp)
+{
+	if (rp->sel && rp->cur >= 0)
+		return rp->cur;
+	for (;;) {
+		const struct td_record *rec;
+		int best = -1, i;
+		uint64_t best_ts = 0;
+
+		for (i = 0; i < rp->nr_cpus; i++) {
+			if (rp->only_cpu >= 0 && i != rp->only_cpu)
+				continue;
+			rec = rtt_report_peek_rec(rp, i);
+			if (rec && (best < 0 || rec->ts < best_ts)) {
+				best = i;
+				best_ts = rec->ts;
+			}
+		}
+		if (best < 0 || !rp->sel)
+			return best;
+		rec = &rp->cpus[best].v[rp->cpus[best].pos];
+		if (rec->len < sizeof(struct ringtrace_entry) ||
+		    rtt_sel_keep(rp->sel, rec->ts, rec->data, rec->len)) {
+			rp->cur = best;
+			return best;
+		}
+		rp->cpus[best].pos++;
+	}
+}
+
 static bool rtt_src_peek(void *ctx, int cpu, uint64_t *ts, const void **data,
 			 unsigned int *len, long *lost)
 {
 	struct rtt_report *rp = ctx;
 	struct rtt_rcpu *c = &rp->cpus[cpu];
-	const struct td_record *rec = rtt_report_peek_rec(rp, cpu);
+	const struct td_record *rec;
 
+	/* with a selection, only the buffer of the next record shown */
+	if (rp->sel && rtt_report_next(rp) != cpu)
+		return false;
+	rec = rtt_report_peek_rec(rp, cpu);
 	if (!rec)
 		return false;
 	*ts = rec->ts;
@@ -2841,11 +2912,14 @@ static void rtt_src_advance(void *ctx, int cpu)
 	struct rtt_report *rp = ctx;
 	struct rtt_rcpu *c = &rp->cpus[cpu];
 
+	if (rp->sel && rp->cur != cpu)
+		return;
 	if (rtt_report_peek_rec(rp, cpu)) {
 		c->pos++;
 		c->missed = 0;
 		c->missed_unknown = false;
 	}
+	rp->cur = -1;
 }
 
 /* The records in time order into a JSON document. */
@@ -2854,18 +2928,8 @@ static void rtt_report_json(struct rtt_report *rp, struct rtt_json *json)
 	for (;;) {
 		const struct td_record *rec;
 		struct rtt_rcpu *cc;
-		int best = -1, i;
-		uint64_t best_ts = 0;
+		int best = rtt_report_next(rp);
 
-		for (i = 0; i < rp->nr_cpus; i++) {
-			if (rp->only_cpu >= 0 && i != rp->only_cpu)
-				continue;
-			rec = rtt_report_peek_rec(rp, i);
-			if (rec && (best < 0 || rec->ts < best_ts)) {
-				best = i;
-				best_ts = rec->ts;
-			}
-		}
 		if (best < 0 || ferror(stdout))
 			break;
 		cc = &rp->cpus[best];
@@ -2879,6 +2943,21 @@ static void rtt_report_json(struct rtt_report *rp, struct rtt_json *json)
 					rec->len);
 		rtt_src_advance(rp, best);
 	}
+}
+
+/* Every record (selected) into the function summaries. */
+static int rtt_report_prof(struct rtt_report *rp, struct rtt_prof *prof)
+{
+	int best, ret = 0;
+
+	while (!ret && (best = rtt_report_next(rp)) >= 0) {
+		struct rtt_rcpu *cc = &rp->cpus[best];
+		const struct td_record *rec = &cc->v[cc->pos];
+
+		ret = rtt_prof_add(prof, rec->data, rec->len);
+		rtt_src_advance(rp, best);
+	}
+	return ret;
 }
 
 /* Compile the --filter arguments against the file's events. */
@@ -2966,7 +3045,8 @@ static void rtt_report_scan(struct rtt_report *rp, int *pid)
 {
 	int cpu;
 
-	*pid = 0;
+	if (pid)
+		*pid = 0;
 	for (cpu = 0; cpu < rp->nr_cpus; cpu++) {
 		struct rtt_rcpu c;
 		uint64_t i;
@@ -2976,6 +3056,13 @@ static void rtt_report_scan(struct rtt_report *rp, int *pid)
 			const void *page = td_reader_page(rp->r, cpu, i);
 			size_t k;
 
+			/* without JSON, the first graph record is enough */
+			if (!pid && rp->graph)
+				break;
+			if (i && i % RTT_RELEASE_PAGES == 0)
+				td_reader_release(rp->r, cpu,
+						  i - RTT_RELEASE_PAGES,
+						  RTT_RELEASE_PAGES);
 			c.nr = 0;
 			if (!page)
 				continue;
@@ -2987,13 +3074,15 @@ static void rtt_report_scan(struct rtt_report *rp, int *pid)
 				if (c.v[k].len < sizeof(ent))
 					continue;
 				memcpy(&ent, c.v[k].data, sizeof(ent));
-				if (ent.pid > 0 && (!*pid || ent.pid < *pid))
+				if (pid && ent.pid > 0 &&
+				    (!*pid || ent.pid < *pid))
 					*pid = ent.pid;
 				if (ent.type == RT_TYPE_GRAPH_ENT ||
 				    ent.type == RT_TYPE_GRAPH_RET)
 					rp->graph = true;
 			}
 		}
+		td_reader_release(rp->r, cpu, 0, rp->cpus[cpu].nr_pages);
 		free(c.v);
 	}
 }
@@ -3017,17 +3106,78 @@ static void rtt_report_header(struct rtt_report *rp)
 	printf("#              | |         |   |||||     |         |\n");
 }
 
+/* Long options without a short one. */
+enum {
+	RTT_OPT_FORMAT = 256,
+	RTT_OPT_STAT,
+	RTT_OPT_GRAPH,
+	RTT_OPT_TID,
+	RTT_OPT_RANGE,
+};
+
+/* A time stamp as report prints it: seconds (ns clocks) or a count. */
+static int rtt_parse_stamp(const char *s, size_t n, bool ns, uint64_t *out)
+{
+	char buf[64], *end;
+	double d;
+
+	if (n >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, s, n);
+	buf[n] = 0;
+	d = strtod(buf, &end);
+	if (end == buf || *end || d < 0)
+		return -EINVAL;
+	d = ns ? d * 1e9 : d;
+	if (d >= 1.8e19)
+		return -EINVAL;
+	*out = (uint64_t)(d + 0.5);
+	return 0;
+}
+
+/* START~END, either part optional. */
+static int rtt_parse_range(const char *s, bool ns, uint64_t *from,
+			   uint64_t *to)
+{
+	const char *t = strchr(s, '~');
+
+	if (!t)
+		return -EINVAL;
+	*from = 0;
+	*to = UINT64_MAX;
+	if (t > s && rtt_parse_stamp(s, (size_t)(t - s), ns, from))
+		return -EINVAL;
+	if (t[1] && rtt_parse_stamp(t + 1, strlen(t + 1), ns, to))
+		return -EINVAL;
+	return *from <= *to ? 0 : -EINVAL;
+}
+
 static int rtt_do_report(const struct rtt_verb *v, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "cpu", required_argument, NULL, 'c' },
 		{ "filter", required_argument, NULL, 'f' },
 		{ "raw", no_argument, NULL, 'r' },
-		{ "format", required_argument, NULL, 'F' },
+		{ "format", required_argument, NULL, RTT_OPT_FORMAT },
+		{ "stat", no_argument, NULL, RTT_OPT_STAT },
+		{ "graph", required_argument, NULL, RTT_OPT_GRAPH },
+		{ "sort", required_argument, NULL, 's' },
+		{ "function", required_argument, NULL, 'F' },
+		{ "depth", required_argument, NULL, 'D' },
+		{ "tid", required_argument, NULL, RTT_OPT_TID },
+		{ "time-range", required_argument, NULL, RTT_OPT_RANGE },
+		{ "threshold", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct rtt_strv fargs = { 0 };
+	struct rtt_strv fargs = { 0 }, funcs = { 0 };
+	struct rtt_sel_opts so = { .to = UINT64_MAX };
+	struct rtt_prof *prof = NULL;
+	const char *graph = NULL, *range = NULL;
+	int *tids = NULL, nr_tids = 0, sort = RTT_SORT_TOTAL;
+	unsigned long ul;
+	uint64_t threshold = 0;
+	bool want_stat = false, threshold_set = false;
 	struct rtt_report rp;
 	struct rtt_json *json = NULL;
 	char err[RTT_ERR_MAX];
@@ -3038,7 +3188,9 @@ static int rtt_do_report(const struct rtt_verb *v, int argc, char **argv)
 	size_t k;
 
 	memset(&rp, 0, sizeof(rp));
-	while ((c = getopt_long(argc, argv, ":c:f:rh", opts, NULL)) != -1) {
+	rp.cur = -1;
+	while ((c = getopt_long(argc, argv, ":c:f:rs:F:D:t:h", opts, NULL)) !=
+	       -1) {
 		switch (c) {
 		case 'c':
 			if (rtt_parse_uint(optarg, 65535, &cpu_arg))
@@ -3050,12 +3202,53 @@ static int rtt_do_report(const struct rtt_verb *v, int argc, char **argv)
 		case 'r':
 			rp.ctx.raw = true;
 			break;
-		case 'F':
+		case RTT_OPT_FORMAT:
 			if (!strcmp(optarg, "json"))
 				want_json = true;
 			else if (strcmp(optarg, "text"))
 				return rtt_usage(v, "unknown format '%s' (text, json)",
 						 optarg);
+			break;
+		case RTT_OPT_STAT:
+			want_stat = true;
+			break;
+		case RTT_OPT_GRAPH:
+			graph = optarg;
+			break;
+		case 's':
+			sort = rtt_prof_sort_by_name(optarg);
+			if (sort < 0)
+				return rtt_usage(v, "unknown sort key '%s' (total, self, calls, avg, min, max, func)",
+						 optarg);
+			break;
+		case 'F':
+			rtt_strv_add(&funcs, optarg);
+			break;
+		case 'D':
+			if (rtt_parse_uint(optarg, INT_MAX, &ul) || !ul)
+				return rtt_usage(v, "bad depth '%s'", optarg);
+			so.max_depth = (int)ul;
+			break;
+		case RTT_OPT_TID: {
+			int *nt;
+
+			if (rtt_parse_uint(optarg, INT_MAX, &ul) || !ul)
+				return rtt_usage(v, "bad thread id '%s'", optarg);
+			nt = realloc(tids, (size_t)(nr_tids + 1) * sizeof(*nt));
+			if (!nt)
+				return rtt_usage(v, "out of memory");
+			tids = nt;
+			tids[nr_tids++] = (int)ul;
+			break;
+		}
+		case RTT_OPT_RANGE:
+			range = optarg;
+			break;
+		case 't':
+			if (rtt_parse_duration(optarg, &threshold))
+				return rtt_usage(v, "bad threshold '%s' (10us, 2ms, 1s, or ns)",
+						 optarg);
+			threshold_set = true;
 			break;
 		case 'h':
 			return rtt_help(v);
@@ -3065,8 +3258,28 @@ static int rtt_do_report(const struct rtt_verb *v, int argc, char **argv)
 	}
 	if (optind != argc - 1) {
 		free(fargs.v);
+		free(funcs.v);
+		free(tids);
 		return rtt_usage(v, optind < argc ? "too many arguments" :
 						    "missing the trace.dat file");
+	}
+	if ((want_stat || graph) && (want_json || rp.ctx.raw)) {
+		free(fargs.v);
+		free(funcs.v);
+		free(tids);
+		return rtt_usage(v, "--stat and --graph print a table: not with --format=json or --raw");
+	}
+	if (want_stat && graph) {
+		free(fargs.v);
+		free(funcs.v);
+		free(tids);
+		return rtt_usage(v, "give --stat or --graph, not both");
+	}
+	if (threshold_set && !want_stat && !graph) {
+		free(fargs.v);
+		free(funcs.v);
+		free(tids);
+		return rtt_usage(v, "--threshold applies to --stat and --graph");
 	}
 	rp.path = argv[optind];
 	ret = td_reader_open(rp.path, &rp.r, err, sizeof(err));
@@ -3138,6 +3351,23 @@ static int rtt_do_report(const struct rtt_verb *v, int argc, char **argv)
 	ret = rtt_report_filters(&rp, &fargs);
 	if (ret)
 		goto out;
+	if (range && rtt_parse_range(range, rp.ns_clock, &so.from, &so.to)) {
+		rtt_msg("bad time range '%s': expected START~END, each a time stamp as printed (either may be left out)",
+			range);
+		ret = -EINVAL;
+		goto out;
+	}
+	if (funcs.nr || so.max_depth || nr_tids || range) {
+		so.funcs = funcs.v;
+		so.nr_funcs = funcs.nr;
+		so.tids = tids;
+		so.nr_tids = nr_tids;
+		rp.sel = rtt_sel_new(&so, rp.syms);
+		if (!rp.sel) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
 	rp.cpus = calloc((size_t)rp.nr_cpus, sizeof(*rp.cpus));
 	if (!rp.cpus) {
 		ret = -ENOMEM;
@@ -3145,9 +3375,23 @@ static int rtt_do_report(const struct rtt_verb *v, int argc, char **argv)
 	}
 	for (i = 0; i < rp.nr_cpus; i++)
 		rp.cpus[i].nr_pages = td_reader_nr_pages(rp.r, i);
-	rtt_report_scan(&rp, &pid);
+	rtt_report_scan(&rp, want_json ? &pid : NULL);
 	signal(SIGPIPE, SIG_IGN);
-	if (want_json) {
+	if (want_stat || graph) {
+		if (!rp.graph)
+			rtt_msg("warning: %s holds no function_graph records",
+				rp.path);
+		prof = rtt_prof_new(rp.syms, threshold, graph);
+		ret = prof ? rtt_report_prof(&rp, prof) : -ENOMEM;
+		if (!ret && want_stat)
+			ret = rtt_prof_print(prof, stdout, sort);
+		else if (!ret) {
+			ret = rtt_prof_print_graph(prof, stdout, sort);
+			if (ret == -ENOENT)
+				rtt_msg("no call of '%s' in %s", graph,
+					rp.path);
+		}
+	} else if (want_json) {
 		json = rtt_json_begin(stdout, &rp.ctx, rp.ns_clock, pid);
 		if (!json) {
 			ret = -ENOMEM;
@@ -3189,6 +3433,10 @@ static int rtt_do_report(const struct rtt_verb *v, int argc, char **argv)
 	if (!ret && rp.bad_pages)
 		ret = -EPROTO;
 out:
+	rtt_prof_free(prof);
+	rtt_sel_free(rp.sel);
+	free(funcs.v);
+	free(tids);
 	if (json)
 		rtt_json_end(json);
 	if (rp.cpus)
@@ -3205,6 +3453,9 @@ out:
 	free(fargs.v);
 	if (ret == -ENOMEM)
 		rtt_msg("out of memory");
+	/* no call of the --graph function: nothing wrong with the file */
+	if (ret == -ENOENT && graph)
+		return RTT_EXIT_FAIL;
 	return rtt_exit_code(ret);
 }
 
@@ -3266,7 +3517,7 @@ static const struct rtt_verb rtt_verbs[] = {
 	  "record [-o FILE] [-e EVENT]... [-p TRACER] [-O OPT]... [-q] (-P PID [-i NAME] | -- COMMAND [ARG]...)",
 	  rtt_record_help },
 	{ "report", NULL, rtt_do_report,
-	  "report [-c CPU] [-f 'EVENT EXPR']... [-r] [--format=text|json] FILE",
+	  "report [-c CPU] [-f 'EVENT EXPR']... [-r] [--format=text|json] [--stat | --graph FUNC] [-s KEY] [-F FUNC]... [-D N] [--tid TID]... [--time-range START~END] [-t TIME] FILE",
 	  rtt_report_help },
 	{ "extract", NULL, rtt_do_extract,
 	  "extract [-o FILE] [-i NAME] [-k] PID|FILE", rtt_extract_help },

@@ -2308,6 +2308,25 @@ const void *td_reader_page(struct td_reader *r, int cpu, uint64_t idx)
 	return r->map + r->cpus[cpu].offset + idx * r->page_size;
 }
 
+void td_reader_release(struct td_reader *r, int cpu, uint64_t first,
+		       uint64_t n)
+{
+	long sys = sysconf(_SC_PAGESIZE);
+	uint64_t nr = td_reader_nr_pages(r, cpu), start, end;
+
+	if (sys <= 0 || first >= nr)
+		return;
+	if (n > nr - first)
+		n = nr - first;
+	start = r->cpus[cpu].offset + first * r->page_size;
+	end = start + n * r->page_size;
+	/* whole pages of the mapping within the range only */
+	start = (start + (uint64_t)sys - 1) / (uint64_t)sys * (uint64_t)sys;
+	end = end / (uint64_t)sys * (uint64_t)sys;
+	if (end > start)
+		madvise(r->map + start, (size_t)(end - start), MADV_DONTNEED);
+}
+
 void td_reader_close(struct td_reader *r)
 {
 	if (r)

@@ -460,6 +460,23 @@ uint64_t td_reader_nr_pages(struct td_reader *r, int cpu);
 const void *td_reader_page(struct td_reader *r, int cpu, uint64_t idx);
 
 /**
+ * td_reader_release - give back the memory of pages read
+ * @r: the reader
+ * @cpu: the cpu buffer
+ * @first: its first page to release
+ * @n: how many
+ *
+ * The file is mapped whole; a reader that goes through it once releases
+ * what it is done with, so that its memory stays bounded whatever the
+ * file's size. A released page still reads (it is mapped again from the
+ * file on access).
+ *
+ * Context: the reader's thread.
+ */
+void td_reader_release(struct td_reader *r, int cpu, uint64_t first,
+		       uint64_t n);
+
+/**
  * td_reader_close - unmap the file and free the reader
  * @r: the reader (NULL is ignored)
  *
