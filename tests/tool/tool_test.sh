@@ -870,6 +870,133 @@ case_record_drops() {
 		fail "no loss marked"
 }
 
+# stat_calls FILE FUNC: the Calls column of FUNC in a --stat table
+stat_calls() {
+	awk -v f="$2" '$NF == f && NF >= 8 { print $(NF - 7) }' "$1" | head -1
+}
+
+# report --stat: one line per function with the calls the program made
+# (its own counts), in the order asked; the self times add up to the
+# total of the outermost function; two threads, a deeper tree.
+case_report_stat() {
+	[ -n "$C" ] || skip "no sample_calls"
+	run 0 "$T" record -q -o "$W/s.dat" -p function_graph -- "$C" -t 2 \
+		-d 7 3000
+	cp "$W/out" "$W/calls"
+	grep -q "; 0 lost$" "$W/err" || skip "events were lost: $(tail -1 "$W/err")"
+	run 0 "$T" report --stat "$W/s.dat"
+	cp "$W/out" "$W/stat"
+	out_has "^  Total time   Self time       Calls    Avg time    Min time    Max time  Function$"
+	local f n
+	for f in calls_outer calls_middle calls_leaf calls_deep; do
+		n=$(stat_calls "$W/stat" "$f")
+		[ "$n" = "$(count "$W/calls" "$f")" ] ||
+			fail "$f: $n calls in --stat, the program made $(count "$W/calls" "$f")"
+	done
+	[ "$(grep -c '^ .* calls_' "$W/stat")" = 4 ] || fail "not four functions"
+	# the default order is by total time: the outermost function first
+	sed -n 3p "$W/stat" | grep -q ' calls_outer$' ||
+		fail "calls_outer is not first: $(sed -n 3p "$W/stat")"
+	run 0 "$T" report --stat -s calls "$W/s.dat"
+	sed -n 3p "$W/out" | grep -q ' calls_deep$' || fail "-s calls"
+	run 0 "$T" report --stat -s func "$W/s.dat"
+	[ "$(sed -n '3,6s/.* //p' "$W/out" | tr '\n' ' ')" = \
+		"calls_deep calls_leaf calls_middle calls_outer " ] || fail "-s func"
+	# a threshold keeps the longer calls only
+	run 0 "$T" report --stat -t 1s "$W/s.dat"
+	[ "$(grep -c ' calls_' "$W/out")" = 0 ] || fail "-t 1s kept calls"
+	# one thread: half the calls
+	local tid
+	tid=$(trace_tids "$W/s.dat" | head -1)
+	run 0 "$T" report --stat --tid "$tid" "$W/s.dat"
+	[ "$(stat_calls "$W/out" calls_outer)" = 3000 ] || fail "--tid: $(cat "$W/out")"
+	# the selections: a subtree, a depth
+	run 0 "$T" report --stat -F calls_middle "$W/s.dat"
+	[ -z "$(stat_calls "$W/out" calls_outer)" ] || fail "-F kept calls_outer"
+	[ "$(stat_calls "$W/out" calls_leaf)" = 12000 ] || fail "-F: calls_leaf"
+	run 0 "$T" report --stat -D 2 "$W/s.dat"
+	[ "$(grep -c ' calls_' "$W/out")" = 2 ] || fail "-D 2: $(cat "$W/out")"
+	# --graph: callers and callees
+	run 0 "$T" report --graph calls_middle "$W/s.dat"
+	out_has "^# the calls of calls_middle$"
+	awk '/^# their callers/ { p = 1 } /^# the calls they made/ { p = 2 }
+	     p == 1 && / calls_outer$/ { c++ } p == 2 && / calls_(leaf|deep)$/ { d++ }
+	     END { exit !(c == 1 && d == 2) }' "$W/out" ||
+		fail "--graph: $(cat "$W/out")"
+	run 1 "$T" report --graph nosuch "$W/s.dat"
+	err_has "no call of 'nosuch'"
+	# bad arguments
+	run 2 "$T" report --stat -s bogus "$W/s.dat"
+	run 2 "$T" report --stat --format=json "$W/s.dat"
+	run 2 "$T" report -t 10us "$W/s.dat"
+	run 2 "$T" report --time-range 5 "$W/s.dat"
+	run 2 "$T" report -D x "$W/s.dat"
+}
+
+# trace_tids FILE: the thread ids of a trace's function records
+trace_tids() {
+	"$T" report --format=json "$1" |
+		grep -o '"tid":[0-9]*' | sort -u | sed 's/.*://'
+}
+
+# The selections in the text and JSON output: a subtree (-F), a depth
+# (-D), a thread (--tid), a time range; and the memory of report stays
+# bounded when the file is large.
+case_report_select() {
+	[ -n "$C" ] || skip "no sample_calls"
+	run 0 "$T" record -q -o "$W/s.dat" -p function_graph -- "$C" -t 2 \
+		-d 5 200
+	grep -q "; 0 lost$" "$W/err" || skip "events were lost: $(tail -1 "$W/err")"
+	run 0 "$T" report -F calls_deep "$W/s.dat"
+	! grep -q 'calls_outer\|calls_middle\|calls_leaf' "$W/out" ||
+		fail "-F: other functions shown"
+	[ "$(grep -c 'calls_deep() {$' "$W/out")" = 400 ] ||
+		fail "-F: $(grep -c 'calls_deep() {$' "$W/out") outer calls_deep"
+	run 0 "$T" report -D 2 "$W/s.dat"
+	! grep -q 'calls_leaf\|calls_deep' "$W/out" || fail "-D 2: too deep"
+	[ "$(grep -c 'calls_middle();$' "$W/out")" = 400 ] || fail "-D 2"
+	local tids t1 first last mid
+	tids=$(trace_tids "$W/s.dat")
+	t1=$(echo "$tids" | head -1)
+	[ "$(echo "$tids" | wc -l)" = 2 ] || fail "threads: $tids"
+	run 0 "$T" report --format=json --tid "$t1" "$W/s.dat"
+	[ "$(grep -o '"tid":[0-9]*' "$W/out" | sort -u)" = "\"tid\":$t1" ] ||
+		fail "--tid in JSON"
+	# a time range: the records within it only
+	"$T" report "$W/s.dat" --format=json |
+		grep -o '"ts":[0-9.]*' | sed 's/.*://' | sort -n >"$W/ts"
+	first=$(head -1 "$W/ts")
+	last=$(tail -1 "$W/ts")
+	mid=$(awk -v a="$first" -v b="$last" 'BEGIN { printf "%.6f", (a + b) / 2 / 1e6 }')
+	run 0 "$T" report --format=json --time-range "~$mid" "$W/s.dat"
+	grep -o '"ts":[0-9.]*' "$W/out" | sed 's/.*://' |
+		awk -v m="$mid" '$1 / 1e6 > m + 0.000001 { bad++ } END { exit bad > 0 }' ||
+		fail "--time-range: records after $mid"
+	local n_all n_half
+	n_all=$(wc -l <"$W/ts")
+	n_half=$(grep -c '"ts":' "$W/out")
+	[ "$n_half" -lt "$n_all" ] && [ "$n_half" -gt 0 ] ||
+		fail "--time-range: $n_half of $n_all records"
+	# memory: a file of about 30 MB, read with about a tenth of it
+	if [ -x /usr/bin/time ]; then
+		run 0 "$T" record -q -o "$W/big.dat" -p function_graph -- \
+			"$C" 100000
+		local size rss
+		size=$(stat -c %s "$W/big.dat")
+		/usr/bin/time -f %M -o "$W/rss" "$T" report --stat \
+			"$W/big.dat" >/dev/null || fail "report --stat failed"
+		rss=$(tail -1 "$W/rss")
+		echo "report --stat: $rss KiB for a file of $size bytes"
+		[ $((rss * 1024)) -lt $((size / 2)) ] ||
+			fail "report --stat used $rss KiB for $size bytes"
+		/usr/bin/time -f %M -o "$W/rss" "$T" report "$W/big.dat" \
+			>/dev/null || fail "report failed"
+		rss=$(tail -1 "$W/rss")
+		[ $((rss * 1024)) -lt $((size / 2)) ] ||
+			fail "report used $rss KiB for $size bytes"
+	fi
+}
+
 case_report_json() {
 	RINGTRACE_BUF_SIZE_KB=2048 "$T" record -q -o "$W/g.dat" \
 		-p function_graph -e app:work -e io:request -- "$S" --threads 2 \
