@@ -894,9 +894,13 @@ case_report_stat() {
 			fail "$f: $n calls in --stat, the program made $(count "$W/calls" "$f")"
 	done
 	[ "$(grep -c '^ .* calls_' "$W/stat")" = 4 ] || fail "not four functions"
-	# the default order is by total time: the outermost function first
-	sed -n 3p "$W/stat" | grep -q ' calls_outer$' ||
-		fail "calls_outer is not first: $(sed -n 3p "$W/stat")"
+	# the default order is by total time: a caller before its callees
+	# (calls_deep, recursive, counts its nested time at each level)
+	[ "$(grep -o 'calls_[a-z]*$' "$W/stat" | grep -v calls_deep |
+		tr '\n' ' ')" = "calls_outer calls_middle calls_leaf " ] ||
+		fail "not by total time: $(cat "$W/stat")"
+	run 0 "$T" report --stat -s total "$W/s.dat"
+	cmp -s "$W/out" "$W/stat" || fail "-s total is not the default"
 	run 0 "$T" report --stat -s calls "$W/s.dat"
 	sed -n 3p "$W/out" | grep -q ' calls_deep$' || fail "-s calls"
 	run 0 "$T" report --stat -s func "$W/s.dat"

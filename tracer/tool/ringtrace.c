@@ -1509,10 +1509,15 @@ static const char rtt_record_help[] =
 	"with the event formats, symbols, thread names and clock. Either\n"
 	"attach to a running process (-P) or start COMMAND with the events and\n"
 	"tracer set in its environment (RINGTRACE_EVENTS, RINGTRACE_TRACER) and\n"
-	"record until it exits. Ctrl-C stops and leaves a complete file. A\n"
-	"progress line (events/s, MB written, events lost) is refreshed every\n"
-	"second on stderr; the file is checkpointed each time, so it always\n"
-	"holds a readable trace. With -P, the buffer is cleared first (as\n"
+	"record until it exits; COMMAND is held before its main() until the\n"
+	"recorder is attached, so nothing it does is missed. Ctrl-C stops and\n"
+	"leaves a complete file. Each page is written once: where the file\n"
+	"system allows (ext4, XFS), the file is written in place and a\n"
+	"checkpoint each second rewrites only its header. A progress line\n"
+	"(events/s, MB written, events lost) is refreshed every second on\n"
+	"stderr. Events the buffer lost (overwritten, or refused when full\n"
+	"with nooverwrite) are counted, marked in the file where the records\n"
+	"go on, and reported. With -P, the buffer is cleared first (as\n"
 	"trace-cmd record does), and events and a tracer set here are\n"
 	"switched off again at the end.\n"
 	"\n"
@@ -1523,6 +1528,17 @@ static const char rtt_record_help[] =
 	"  -p, --tracer NAME    the tracer: nop, function, function_graph,\n"
 	"                       usersoff\n"
 	"  -O OPT               set trace option OPT (or noOPT); repeatable\n"
+	"  -b, --buffer-size KB  the size of each cpu buffer (default with\n"
+	"                       COMMAND: 4 to 32 MiB, by the number of cpus;\n"
+	"                       with -P: unchanged)\n"
+	"  -l, --filter FUNC    trace only the functions FUNC names (a glob,\n"
+	"                       as set_ftrace_filter); repeatable\n"
+	"  -n, --notrace FUNC   do not trace FUNC (set_ftrace_notrace);\n"
+	"                       repeatable\n"
+	"  -g, --graph-function FUNC  function_graph: only FUNC and what it\n"
+	"                       calls (set_graph_function); repeatable\n"
+	"      --max-graph-depth N  function_graph: N levels at most (0: no\n"
+	"                       limit)\n"
 	"  -i, --instance NAME  record that instance (with -P)\n"
 	"  -q, --quiet          no progress line\n"
 	"  -h, --help           this text\n";
@@ -3514,7 +3530,7 @@ static const struct rtt_verb rtt_verbs[] = {
 	  "  -i, --instance NAME  the instance (default: the top one)\n"
 	  "  -h, --help           this text\n" },
 	{ "record", NULL, rtt_do_record,
-	  "record [-o FILE] [-e EVENT]... [-p TRACER] [-O OPT]... [-q] (-P PID [-i NAME] | -- COMMAND [ARG]...)",
+	  "record [-o FILE] [-e EVENT]... [-p TRACER] [-O OPT]... [-b KB] [-l FUNC]... [-n FUNC]... [-g FUNC]... [--max-graph-depth N] [-q] (-P PID [-i NAME] | -- COMMAND [ARG]...)",
 	  rtt_record_help },
 	{ "report", NULL, rtt_do_report,
 	  "report [-c CPU] [-f 'EVENT EXPR']... [-r] [--format=text|json] [--stat | --graph FUNC] [-s KEY] [-F FUNC]... [-D N] [--tid TID]... [--time-range START~END] [-t TIME] FILE",
