@@ -19,6 +19,7 @@ export LC_ALL=C
 T=${RTT_TOOL:?RTT_TOOL is not set}
 S=${RTT_SAMPLE:?RTT_SAMPLE is not set}
 C=${RTT_CALLS:-}
+CB=${RTT_CALLS_BARE:-}
 TRACE_CMD=${RTT_TRACE_CMD:-}
 CASE=${1:?usage: tool_test.sh CASE}
 
@@ -1002,6 +1003,29 @@ case_report_select() {
 		[ $((rss * 1024)) -lt $((size / 2)) ] ||
 			fail "report used $rss KiB for $size bytes"
 	fi
+}
+
+# A program compiled with -finstrument-functions that does not link
+# libringtrace (its hooks are the C library's no-ops) gets the library
+# preloaded: every call is recorded. --no-preload leaves it alone (it
+# publishes nothing: exit 3); a command without the hooks (sh) is not
+# preloaded.
+case_record_preload() {
+	[ -n "$CB" ] || skip "no sample_calls_bare"
+	run 0 "$T" record -q -o "$W/p.dat" -p function_graph -- "$CB" 50
+	err_has "^ringtrace: 400 events recorded in .*; 0 lost$"
+	run 0 "$T" report --stat "$W/p.dat"
+	[ "$(stat_calls "$W/out" calls_leaf)" = 100 ] ||
+		fail "preloaded: $(cat "$W/out")"
+	run 3 "$T" record -q -o "$W/p.dat" --no-preload -p function_graph \
+		-- "$CB" 50
+	err_has "exited before publishing its trace"
+	run 2 "$T" record -q -o "$W/p.dat" --preload="$W/nosuch.so" \
+		-- "$CB" 50
+	err_has "cannot read the library"
+	# nothing is left in the publish directory
+	[ -z "$(ls -A "$RINGTRACE_DIR")" ] ||
+		fail "left behind: $(ls "$RINGTRACE_DIR")"
 }
 
 case_report_json() {

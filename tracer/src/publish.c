@@ -590,6 +590,10 @@ static void *rt_ctl_thread(void *arg)
 
 /* ---- publication --------------------------------------------------------- */
 
+/* RINGTRACE_KEEP_FILES=1 as the recorder that holds us set it (rt_hold()
+ * takes it out of the environment the program's children inherit). */
+static bool rt_keep_files;
+
 /* A clean exit removes the files (a crash leaves them). Only the process
  * that published: a forked child shares the mapping, not the files. */
 static void rt_unpublish(void)
@@ -607,7 +611,7 @@ static void rt_unpublish(void)
 			      memory_order_release);
 	/* A recorder that started the program reads them after the exit
 	 * and removes them itself. */
-	if (keep && !strcmp(keep, "1"))
+	if (rt_keep_files || (keep && !strcmp(keep, "1")))
 		return;
 	pthread_mutex_lock(&rt_pub_lock);
 	for (i = 0; i < RT_CTL_MAX_INSTANCES; i++) {
@@ -834,6 +838,13 @@ static void rt_hold(void)
 	unsetenv("RINGTRACE_HOLD");
 	if (*end || fd < 0 || fd > INT_MAX || pid != (long)getppid())
 		return;
+	/* for this process only: the recorder removes its files, not those
+	 * of the programs it starts */
+	s = getenv("RINGTRACE_KEEP_FILES");
+	if (s && !strcmp(s, "1")) {
+		rt_keep_files = true;
+		unsetenv("RINGTRACE_KEEP_FILES");
+	}
 	pfd.fd = (int)fd;
 	pfd.events = POLLIN;
 	/* bounded: EINTR retries count against the same deadline */

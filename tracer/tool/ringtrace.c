@@ -13,6 +13,7 @@
  * argument, 3 no such process or not traced, 4 permission denied, 5
  * corrupt or truncated input.
  */
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -1539,6 +1540,10 @@ static const char rtt_record_help[] =
 	"                       calls (set_graph_function); repeatable\n"
 	"      --max-graph-depth N  function_graph: N levels at most (0: no\n"
 	"                       limit)\n"
+	"      --preload[=LIB]  preload libringtrace (or LIB) into COMMAND;\n"
+	"                       the default when COMMAND is compiled with\n"
+	"                       -finstrument-functions and does not link it\n"
+	"      --no-preload     never preload\n"
 	"  -i, --instance NAME  record that instance (with -P)\n"
 	"  -q, --quiet          no progress line\n"
 	"  -h, --help           this text\n";
@@ -1726,11 +1731,12 @@ static void rtt_settle(struct rtt_proc *p)
  * publishes its control file. */
 static int rtt_record_spawn(char **cmd, const struct rtt_strv *events,
 			    const char *tracer, const struct rtt_strv *opts,
-			    unsigned long size_kb, int *hold,
-			    struct rtt_proc *p, pid_t *child)
+			    unsigned long size_kb, const char *preload,
+			    int *hold, struct rtt_proc *p, pid_t *child)
 {
-	char err[RTT_ERR_MAX], *ev = NULL, *op = NULL, *tr = NULL;
+	char err[RTT_ERR_MAX], *ev = NULL, *op = NULL, *tr = NULL, *pl = NULL;
 	char hold_env[64], size_env[64];
+	const char *old_pl = getenv("LD_PRELOAD");
 	char **envp = NULL;
 	size_t n = 0, i, len;
 	uint64_t deadline;
@@ -1759,10 +1765,16 @@ static int rtt_record_spawn(char **cmd, const struct rtt_strv *events,
 		    (tracer && !strncmp(environ[i], "RINGTRACE_TRACER=", 17)) ||
 		    (opts->nr && !strncmp(environ[i], "RINGTRACE_OPTIONS=", 18)) ||
 		    !strncmp(environ[i], "RINGTRACE_HOLD=", 15) ||
-		    (size_kb && !strncmp(environ[i], "RINGTRACE_BUF_SIZE_KB=", 22)))
+		    (size_kb && !strncmp(environ[i], "RINGTRACE_BUF_SIZE_KB=", 22)) ||
+		    (preload && !strncmp(environ[i], "LD_PRELOAD=", 11)))
 			continue;
 		envp[n++] = environ[i];
 	}
+	/* the library first, then what the user preloads */
+	if (preload &&
+	    asprintf(&pl, "LD_PRELOAD=%s%s%s", preload,
+		     old_pl && *old_pl ? " " : "", old_pl ? old_pl : "") > 0)
+		envp[n++] = pl;
 	snprintf(hold_env, sizeof(hold_env), "RINGTRACE_HOLD=%d:%d", fds[0],
 		 (int)getpid());
 	envp[n++] = hold_env;
@@ -1812,6 +1824,7 @@ static int rtt_record_spawn(char **cmd, const struct rtt_strv *events,
 	free(ev);
 	free(op);
 	free(tr);
+	free(pl);
 	free(envp);
 	close(fds[0]);
 	if (ret)
@@ -1933,6 +1946,141 @@ static void rtt_record_formats(struct rtt_record *r, struct rtt_events **evp)
 	rtt_events_keep(ev, *evp);
 	rtt_events_free(*evp);
 	*evp = ev;
+}
+
+/* The file posix_spawnp() runs for @cmd: @cmd itself, or found in PATH. */
+static bool rtt_which(const char *cmd, char *out, size_t len)
+{
+	const char *path = getenv("PATH"), *p, *end;
+
+	if (strchr(cmd, '/')) {
+		snprintf(out, len, "%s", cmd);
+		return access(out, X_OK) == 0;
+	}
+	for (p = path ? path : "/usr/local/bin:/usr/bin:/bin"; *p; p = end) {
+		size_t n;
+
+		end = strchr(p, ':');
+		if (!end)
+			end = p + strlen(p);
+		n = (size_t)(end - p);
+		if (*end)
+			end++;
+		if ((int)len <= snprintf(out, len, "%.*s/%s", (int)(n ? n : 1),
+					  n ? p : ".", cmd))
+			continue;
+		if (access(out, X_OK) == 0)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Read the dynamic string table of the ELF file @path (64-bit, this
+ * machine's byte order): whether it names __cyg_profile_func_enter (the
+ * hook -finstrument-functions calls, which the C library defines as a
+ * no-op unless libringtrace comes first) and whether it names
+ * libringtrace (a library the program is linked with).
+ */
+static bool rtt_elf_hooks(const char *path, bool *hooks, bool *linked)
+{
+	Elf64_Ehdr eh;
+	Elf64_Shdr sh, str;
+	char *tab = NULL;
+	bool ok = false;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	unsigned int i;
+
+	*hooks = *linked = false;
+	if (fd < 0)
+		return false;
+	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_shentsize != sizeof(Elf64_Shdr))
+		goto out;
+	for (i = 0; i < eh.e_shnum; i++) {
+		if (pread(fd, &sh, sizeof(sh),
+			  (off_t)(eh.e_shoff + (uint64_t)i * sizeof(sh))) !=
+		    (ssize_t)sizeof(sh))
+			goto out;
+		if (sh.sh_type == SHT_DYNSYM)
+			break;
+	}
+	/* no dynamic symbols: a static program, nothing to preload into */
+	if (i == eh.e_shnum || sh.sh_link >= eh.e_shnum ||
+	    pread(fd, &str, sizeof(str),
+		  (off_t)(eh.e_shoff + (uint64_t)sh.sh_link * sizeof(str))) !=
+		    (ssize_t)sizeof(str) ||
+	    str.sh_size == 0 || str.sh_size > (64u << 20))
+		goto out;
+	tab = malloc(str.sh_size + 1);
+	if (!tab || pread(fd, tab, str.sh_size, (off_t)str.sh_offset) !=
+			    (ssize_t)str.sh_size)
+		goto out;
+	tab[str.sh_size] = 0;
+	for (char *s = tab; s < tab + str.sh_size; s += strlen(s) + 1) {
+		if (!strcmp(s, "__cyg_profile_func_enter"))
+			*hooks = true;
+		else if (!strncmp(s, "libringtrace.so", 15))
+			*linked = true;
+	}
+	ok = true;
+out:
+	free(tab);
+	close(fd);
+	return ok;
+}
+
+/* The libringtrace to preload: installed beside the tool, or built. */
+static bool rtt_preload_lib(char *out, size_t len)
+{
+	char self[PATH_MAX], *slash;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n > 0) {
+		self[n] = 0;
+		slash = strrchr(self, '/');
+		if (slash) {
+			*slash = 0;
+			if ((int)len > snprintf(out, len, "%s/%s", self,
+						RTT_PRELOAD_INSTALLED) &&
+			    access(out, R_OK) == 0)
+				return true;
+		}
+	}
+	snprintf(out, len, "%s", RTT_PRELOAD_BUILD);
+	return access(out, R_OK) == 0;
+}
+
+/*
+ * What to preload for COMMAND: @mode 1 (--preload) always, 0 (--no-preload)
+ * never, -1 when the program calls the hooks but does not link the library.
+ * Returns @lib filled, or NULL.
+ */
+static const char *rtt_record_preload(const char *cmd, int mode,
+				      const char *given, char *lib,
+				      size_t len)
+{
+	char path[PATH_MAX];
+	bool hooks = false, linked = false;
+
+	if (!mode)
+		return NULL;
+	if (mode < 0) {
+		if (!rtt_which(cmd, path, sizeof(path)) ||
+		    !rtt_elf_hooks(path, &hooks, &linked) || !hooks || linked)
+			return NULL;
+	}
+	if (given) {
+		snprintf(lib, len, "%s", given);
+		return lib;
+	}
+	if (rtt_preload_lib(lib, len))
+		return lib;
+	rtt_msg("warning: %s: libringtrace was not found to preload (give --preload=LIB)",
+		cmd);
+	return NULL;
 }
 
 /* Largest -b: 4 GiB per cpu buffer. */
@@ -2087,11 +2235,16 @@ static int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 		{ "notrace", required_argument, NULL, 'n' },
 		{ "graph-function", required_argument, NULL, 'g' },
 		{ "max-graph-depth", required_argument, NULL, 'D' },
+		{ "preload", optional_argument, NULL, 'L' },
+		{ "no-preload", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct rtt_strv events = { 0 }, topts = { 0 }, none = { 0 };
 	struct rtt_strv lists[3] = { { 0 } };
+	const char *preload_arg = NULL, *preload = NULL;
+	char preload_lib[PATH_MAX];
+	int preload_mode = -1;
 	unsigned long size_kb = 0, depth = 0;
 	bool depth_set = false;
 	int hold = -1;
@@ -2136,6 +2289,16 @@ static int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 			if (rtt_parse_uint(optarg, INT_MAX, &depth))
 				return rtt_usage(v, "bad depth '%s'", optarg);
 			depth_set = true;
+			break;
+		case 'L':
+			preload_mode = 1;
+			preload_arg = optarg;
+			if (optarg && access(optarg, R_OK))
+				return rtt_usage(v, "cannot read the library '%s'",
+						 optarg);
+			break;
+		case 'N':
+			preload_mode = 0;
 			break;
 		case 'P':
 			pid_arg = optarg;
@@ -2198,9 +2361,12 @@ static int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 		if (ret)
 			goto out;
 	} else {
+		preload = rtt_record_preload(argv[optind], preload_mode,
+					     preload_arg, preload_lib,
+					     sizeof(preload_lib));
 		ret = rtt_record_spawn(argv + optind, &events, tracer, &topts,
 				       size_kb ? size_kb : rtt_record_default_kb(),
-				       &hold, &r.p, &child);
+				       preload, &hold, &r.p, &child);
 		if (ret)
 			goto out_free;
 		ctl_gen = rtt_ctl_gen(&r.p);
@@ -3530,7 +3696,7 @@ static const struct rtt_verb rtt_verbs[] = {
 	  "  -i, --instance NAME  the instance (default: the top one)\n"
 	  "  -h, --help           this text\n" },
 	{ "record", NULL, rtt_do_record,
-	  "record [-o FILE] [-e EVENT]... [-p TRACER] [-O OPT]... [-b KB] [-l FUNC]... [-n FUNC]... [-g FUNC]... [--max-graph-depth N] [-q] (-P PID [-i NAME] | -- COMMAND [ARG]...)",
+	  "record [-o FILE] [-e EVENT]... [-p TRACER] [-O OPT]... [-b KB] [-l FUNC]... [-n FUNC]... [-g FUNC]... [--max-graph-depth N] [--preload[=LIB] | --no-preload] [-q] (-P PID [-i NAME] | -- COMMAND [ARG]...)",
 	  rtt_record_help },
 	{ "report", NULL, rtt_do_report,
 	  "report [-c CPU] [-f 'EVENT EXPR']... [-r] [--format=text|json] [--stat | --graph FUNC] [-s KEY] [-F FUNC]... [-D N] [--tid TID]... [--time-range START~END] [-t TIME] FILE",
