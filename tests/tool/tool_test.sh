@@ -1028,6 +1028,35 @@ case_record_preload() {
 		fail "left behind: $(ls "$RINGTRACE_DIR")"
 }
 
+# record -c: the programs the command starts are recorded too, each into
+# FILE.PID, from their first call (they wait for the recorder); a shell
+# in between gets the library preloaded.
+case_record_follow() {
+	[ -n "$C" ] || skip "no sample_calls"
+	run 0 "$T" record -c -q -o "$W/f.dat" -p function_graph -- \
+		sh -c "'$C' 10 >/dev/null; '$CB' 20 >/dev/null; true"
+	local files n f
+	files=$(ls "$W"/f.dat.* 2>/dev/null)
+	[ "$(echo "$files" | grep -c .)" = 2 ] || fail "files: $files $(cat "$W/err")"
+	n=0
+	for f in $files; do
+		run 0 "$T" report --stat "$f"
+		n=$((n + $(stat_calls "$W/out" calls_outer)))
+		# trace-cmd reads them too
+		if [ -n "$TRACE_CMD" ]; then
+			"$TRACE_CMD" report "$f" >/dev/null 2>&1 ||
+				fail "trace-cmd cannot read $f"
+		fi
+	done
+	[ "$n" = 30 ] || fail "$n calls of calls_outer in the files, 30 made"
+	! grep -q "no function call was recorded" "$W/err" ||
+		fail "a warning: $(cat "$W/err")"
+	[ -z "$(ls -A "$RINGTRACE_DIR")" ] ||
+		fail "left behind: $(ls "$RINGTRACE_DIR")"
+	run 2 "$T" record -c -P 1 -o "$W/f.dat"
+	err_has "not with -P"
+}
+
 case_report_json() {
 	RINGTRACE_BUF_SIZE_KB=2048 "$T" record -q -o "$W/g.dat" \
 		-p function_graph -e app:work -e io:request -- "$S" --threads 2 \

@@ -32,6 +32,9 @@
 #include "symbols.h"
 #include "trace.h"
 
+/* Set by the "go" command: a recorder that follows us is attached. */
+static atomic_int rt_go;
+
 static struct rt_ctl *rt_ctl;
 /* <dir>/<pid>-<start>; short enough that every file name fits the
  * control file's RT_CTL_PATH_MAX */
@@ -404,6 +407,11 @@ static int rt_ctl_execute(char *line, struct rt_reply *r)
 		else
 			rt_reply_printf(r, "%s", rt_ctl->syms);
 		return ret;
+	}
+	if (!strcmp(verb, "go")) {
+		/* Release: pairs with the acquire load in rt_follow_hold(). */
+		atomic_store_explicit(&rt_go, 1, memory_order_release);
+		return 0;
 	}
 	if (!strcmp(verb, "max_graph_depth")) {
 		char *end = NULL;
@@ -784,9 +792,10 @@ int rt_publish_init(void)
  * publish.c): any other is a typo worth a warning.
  */
 static const char *const rt_known_env[] = {
-	"BUF_SIZE_KB", "CLOCK",		"DIR",		  "EVENTS",
-	"FTRACE_FILTER", "FTRACE_NOTRACE", "GRAPH_FILTER", "HOLD",
-	"KEEP_FILES",	"OPTIONS",	"PUBLISH",	  "TRACER",
+	"BUF_SIZE_KB",	 "CLOCK",	  "DIR",	    "EVENTS",
+	"FOLLOW",	 "FTRACE_FILTER", "FTRACE_NOTRACE", "GRAPH_FILTER",
+	"HOLD",		 "KEEP_FILES",	  "OPTIONS",	    "PUBLISH",
+	"TRACER",
 };
 
 static void rt_check_env(void)
@@ -863,6 +872,38 @@ static void rt_hold(void)
 }
 
 /*
+ * RINGTRACE_FOLLOW=PID: a program started, directly or not, by a command
+ * that ringtrace record -c (process PID) records. The recorder finds it
+ * in the publish directory and starts recording it: wait until it says
+ * "go" (at most RT_FOLLOW_MS, and not at all once PID is gone), and keep
+ * the files at exit for it to read what is left.
+ */
+#define RT_FOLLOW_MS 5000
+
+static void rt_follow_hold(void)
+{
+	const char *s = getenv("RINGTRACE_FOLLOW");
+	struct timespec ms = { 0, 1000000 };
+	char *end;
+	long pid = s ? strtol(s, &end, 10) : 0;
+	int waited;
+
+	if (!s || *end || pid <= 0 || pid > INT_MAX || kill((pid_t)pid, 0))
+		return;
+	rt_keep_files = true;
+	/* bounded: one look a millisecond */
+	for (waited = 0; waited < RT_FOLLOW_MS; waited++) {
+		/* Acquire: pairs with the release store of the "go"
+		 * command in rt_ctl_execute(). */
+		if (atomic_load_explicit(&rt_go, memory_order_acquire))
+			return;
+		if (waited % 100 == 0 && kill((pid_t)pid, 0))
+			return;
+		nanosleep(&ms, NULL);
+	}
+}
+
+/*
  * After the tracer started at load (trace.c's constructor; whichever of
  * the two runs first starts it, the other finds it started).
  */
@@ -880,5 +921,9 @@ __attribute__((constructor)) static void rt_publish_boot(void)
 	if (getenv("RINGTRACE_HOLD")) {
 		rt_lazy_init();
 		rt_hold();
+	} else if (getenv("RINGTRACE_FOLLOW")) {
+		rt_lazy_init();
+		if (rt_published())
+			rt_follow_hold();
 	}
 }

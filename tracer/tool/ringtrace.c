@@ -1544,6 +1544,9 @@ static const char rtt_record_help[] =
 	"                       the default when COMMAND is compiled with\n"
 	"                       -finstrument-functions and does not link it\n"
 	"      --no-preload     never preload\n"
+	"  -c, --follow         also record the programs COMMAND starts that\n"
+	"                       load libringtrace (preloaded into every one),\n"
+	"                       each into FILE.PID, from their start\n"
 	"  -i, --instance NAME  record that instance (with -P)\n"
 	"  -q, --quiet          no progress line\n"
 	"  -h, --help           this text\n";
@@ -1553,6 +1556,15 @@ static const char rtt_record_help[] =
 
 /**
  * struct rtt_record - a recording in progress
+ * @ev: the process's events (the formats in the file)
+ * @ctl_gen: the control file's generation when they were read
+ * @syms: its symbols file, @cmdl its thread names, as last read
+ * @start: when the recording started (ms), @last the last progress line
+ * @last_events: the events recorded at the last progress line
+ * @exited: the process exited
+ * @quiet_written: the summary gives the bytes of this file, not those
+ *	the tool wrote (a followed process)
+ * @out_path: @out when the recording owns it
  * @dropped: per cpu buffer, the writes it refused (a full buffer in
  *	producer/consumer mode) as counted when last looked at
  * @marked: per cpu buffer, how many of @dropped the file marks already
@@ -1564,6 +1576,14 @@ struct rtt_record {
 	struct rtt_proc p;
 	struct ringbuf *rb;
 	struct td_writer *w;
+	struct rtt_events *ev;
+	uint32_t ctl_gen;
+	char *syms;
+	char *cmdl;
+	uint64_t start;
+	uint64_t last;
+	unsigned long last_events;
+	bool exited;
 	unsigned long *dropped;
 	unsigned long *marked;
 	bool *caught_up;
@@ -1573,7 +1593,9 @@ struct rtt_record {
 	unsigned long missed;
 	uint64_t ckpt_bytes;
 	bool quiet;
+	bool quiet_written;
 	bool tty;
+	char *out_path;
 };
 
 /*
@@ -1732,10 +1754,11 @@ static void rtt_settle(struct rtt_proc *p)
 static int rtt_record_spawn(char **cmd, const struct rtt_strv *events,
 			    const char *tracer, const struct rtt_strv *opts,
 			    unsigned long size_kb, const char *preload,
-			    int *hold, struct rtt_proc *p, pid_t *child)
+			    bool follow, int *hold, struct rtt_proc *p,
+			    pid_t *child)
 {
 	char err[RTT_ERR_MAX], *ev = NULL, *op = NULL, *tr = NULL, *pl = NULL;
-	char hold_env[64], size_env[64];
+	char hold_env[64], size_env[64], follow_env[64];
 	const char *old_pl = getenv("LD_PRELOAD");
 	char **envp = NULL;
 	size_t n = 0, i, len;
@@ -1744,7 +1767,7 @@ static int rtt_record_spawn(char **cmd, const struct rtt_strv *events,
 
 	for (i = 0; environ[i]; i++)
 		n++;
-	envp = calloc(n + 8, sizeof(*envp));
+	envp = calloc(n + 9, sizeof(*envp));
 	if (!envp)
 		return -ENOMEM;
 	/* the command waits on fds[0] until tracing is set up (rt_hold()) */
@@ -1766,7 +1789,8 @@ static int rtt_record_spawn(char **cmd, const struct rtt_strv *events,
 		    (opts->nr && !strncmp(environ[i], "RINGTRACE_OPTIONS=", 18)) ||
 		    !strncmp(environ[i], "RINGTRACE_HOLD=", 15) ||
 		    (size_kb && !strncmp(environ[i], "RINGTRACE_BUF_SIZE_KB=", 22)) ||
-		    (preload && !strncmp(environ[i], "LD_PRELOAD=", 11)))
+		    (preload && !strncmp(environ[i], "LD_PRELOAD=", 11)) ||
+		    !strncmp(environ[i], "RINGTRACE_FOLLOW=", 17))
 			continue;
 		envp[n++] = environ[i];
 	}
@@ -1778,6 +1802,11 @@ static int rtt_record_spawn(char **cmd, const struct rtt_strv *events,
 	snprintf(hold_env, sizeof(hold_env), "RINGTRACE_HOLD=%d:%d", fds[0],
 		 (int)getpid());
 	envp[n++] = hold_env;
+	if (follow) {
+		snprintf(follow_env, sizeof(follow_env),
+			 "RINGTRACE_FOLLOW=%d", (int)getpid());
+		envp[n++] = follow_env;
+	}
 	if (size_kb) {
 		snprintf(size_env, sizeof(size_env), "RINGTRACE_BUF_SIZE_KB=%lu",
 			 size_kb);
@@ -2083,6 +2112,356 @@ static const char *rtt_record_preload(const char *cmd, int mode,
 	return NULL;
 }
 
+/*
+ * Attach to the buffer of the process's instance @inst (r->p open, r->ev
+ * read) and create the file, complete at once: whatever happens next,
+ * the path holds a trace.dat that reads.
+ */
+static int rtt_rec_open(struct rtt_record *r, const char *inst)
+{
+	char err[RTT_ERR_MAX], clock[32];
+	size_t len;
+	int c, ret;
+
+	ret = rtt_attach(&r->p, rtt_find_inst(&r->p, inst), false,
+			 RTT_ATTACH_CONSUME, NULL, &r->rb, err);
+	if (ret) {
+		rtt_msg("%s", err);
+		return ret;
+	}
+	r->nr_cpus = ringbuf_nr_cpus(r->rb);
+	r->dropped = calloc((size_t)r->nr_cpus, sizeof(*r->dropped));
+	r->marked = calloc((size_t)r->nr_cpus, sizeof(*r->marked));
+	r->caught_up = calloc((size_t)r->nr_cpus, sizeof(*r->caught_up));
+	if (!r->dropped || !r->marked || !r->caught_up)
+		return -ENOMEM;
+	r->tally.fn_ids[0] = r->tally.fn_ids[1] = -1;
+	for (len = 0; len < r->ev->nr; len++) {
+		if (strcmp(r->ev->v[len].system, "ftrace"))
+			continue;
+		if (!strcmp(r->ev->v[len].name, "function"))
+			r->tally.fn_ids[0] = r->ev->v[len].id;
+		else if (!strcmp(r->ev->v[len].name, "funcgraph_exit"))
+			r->tally.fn_ids[1] = r->ev->v[len].id;
+	}
+	/* what was dropped before the recording is not in it */
+	for (c = 0; c < r->nr_cpus; c++)
+		r->dropped[c] = r->marked[c] =
+			ringbuf_dropped_events_cpu(r->rb, c);
+	if (rtt_syms_text(&r->p, &r->syms, &len, err))
+		rtt_msg("warning: the trace will have no symbols: %s", err);
+	rtt_cmdlines_text(&r->p, &r->cmdl, &len);
+	snprintf(clock, sizeof(clock), "%.*s",
+		 (int)sizeof(r->p.ctl->clock) - 1, r->p.ctl->clock);
+	ret = rtt_td_open(r->out, r->rb, r->ev, r->syms, r->cmdl, clock,
+			  &r->w);
+	if (ret)
+		return ret;
+	r->ckpt_bytes = 32768;
+	r->start = r->last = rtt_now_ms();
+	return td_writer_checkpoint(r->w);
+}
+
+/*
+ * One turn of a recording: the formats of events registered since, the
+ * whole pages the writers left, a checkpoint and a progress line each
+ * second. Return: the pages moved, or a negative errno.
+ */
+static int rtt_rec_turn(struct rtt_record *r)
+{
+	uint32_t g = rtt_ctl_gen(&r->p);
+	uint64_t now;
+	int moved, ret;
+
+	if (g != r->ctl_gen) {
+		r->ctl_gen = g;
+		rtt_record_formats(r, &r->ev);
+	}
+	moved = rtt_record_pages(r, 1, RTT_RECORD_BATCH);
+	if (moved < 0)
+		return moved;
+	now = rtt_now_ms();
+	ret = rtt_record_ckpt(r, now - r->last >= 1000);
+	if (ret)
+		return ret;
+	if (now - r->last >= 1000) {
+		double rate = (double)(r->events - r->last_events) * 1000.0 /
+			      (double)(now - r->last);
+
+		rtt_record_progress(r, rate);
+		r->last_events = r->events;
+		r->last = now;
+	}
+	return moved;
+}
+
+/*
+ * The end of a recording (@ret: how the turns ended): what the buffer
+ * still holds, partial pages included (no more than it holds now, should
+ * a live writer keep filling it), the last formats, symbols and thread
+ * names, the file completed, the summary line. Return: 0 or a negative
+ * errno (reported).
+ */
+static int rtt_rec_finish(struct rtt_record *r, int ret)
+{
+	char err[RTT_ERR_MAX];
+	uint64_t written = 0;
+	long drain = r->nr_cpus;
+	size_t len;
+	int c;
+
+	for (c = 0; c < r->nr_cpus; c++)
+		drain += (long)(ringbuf_size(r->rb, c) /
+				ringbuf_subbuf_size(r->rb));
+	while (!ret && drain > 0) {
+		int moved = rtt_record_pages(r, 0, RTT_RECORD_BATCH);
+
+		if (moved <= 0) {
+			ret = moved;
+			break;
+		}
+		drain -= moved;
+		ret = rtt_record_ckpt(r, false);
+	}
+	if (!ret) {
+		/* events registered at the end (their files may be gone) */
+		if (rtt_ctl_gen(&r->p) != r->ctl_gen)
+			rtt_record_formats(r, &r->ev);
+		/* the symbols of what was loaded meanwhile */
+		if (!r->exited) {
+			free(r->syms);
+			r->syms = NULL;
+			if (!rtt_syms_text(&r->p, &r->syms, &len, err) &&
+			    r->syms)
+				td_writer_set_kallsyms(r->w, r->syms);
+		}
+		free(r->cmdl);
+		r->cmdl = NULL;
+		if (!rtt_cmdlines_text(&r->p, &r->cmdl, &len))
+			td_writer_set_cmdlines(r->w, r->cmdl);
+		written = td_writer_written(r->w);
+		ret = td_writer_close(r->w);
+		r->w = NULL;
+		if (ret)
+			ret = rtt_td_error(r->out, ret);
+	} else if (ret == -ENOMEM) {
+		rtt_msg("out of memory");
+	} else {
+		/* a last try with what could be written (the disk may take
+		 * a smaller copy) */
+		if (ret != -EINVAL)
+			td_writer_checkpoint(r->w);
+		ret = rtt_td_error(r->out, ret);
+	}
+	if (r->tty && !r->quiet)
+		fputs("\r\033[K", stderr);
+	if (!ret) {
+		struct rtt_counts cs;
+		struct stat st;
+
+		rtt_get_counts(r->rb, &cs);
+		if (stat(r->out, &st))
+			st.st_size = 0;
+		/* the kernel's count, where there is one (followed
+		 * processes share it: their own count then) */
+		if (!r->quiet_written)
+			written = rtt_self_wchar(written);
+		rtt_msg("%lu events recorded in %s (%.1f MB, %.1f MB written) in %.1f s; %lu lost",
+			r->events, r->out, (double)st.st_size / 1e6,
+			(double)written / 1e6,
+			(double)(rtt_now_ms() - r->start) / 1000.0,
+			rtt_lost(&cs));
+	}
+	return ret;
+}
+
+static void rtt_rec_free(struct rtt_record *r)
+{
+	free(r->dropped);
+	free(r->marked);
+	free(r->caught_up);
+	td_writer_abort(r->w);
+	ringbuf_free(r->rb);
+	rtt_proc_close(&r->p);
+	rtt_events_free(r->ev);
+	free(r->syms);
+	free(r->cmdl);
+	free(r->out_path);
+	memset(r, 0, sizeof(*r));
+}
+
+/* ---- record -c: the processes the command starts ------------------------ */
+
+/* Room for index @i in an int array; false: out of memory. */
+static bool rtt_grow_ints(int **v, size_t *cap, size_t i)
+{
+	size_t n = *cap ? 2 * *cap : 16;
+	int *nv;
+
+	if (i < *cap)
+		return true;
+	nv = realloc(*v, n * sizeof(*nv));
+	if (!nv)
+		return false;
+	*v = nv;
+	*cap = n;
+	return true;
+}
+
+/**
+ * struct rtt_follow - the descendants of the recorded process that
+ *	publish a trace, each recorded into FILE.PID
+ * @v: their recordings
+ * @nr: how many
+ * @cap: entries allocated
+ * @seen: the pids looked at already (followed or not)
+ * @nr_seen: how many
+ * @seen_cap: entries allocated
+ * @last_scan: when the publish directory was last listed (ms)
+ * @calls: function calls recorded in the files completed
+ */
+struct rtt_follow {
+	struct rtt_record *v;
+	size_t nr;
+	size_t cap;
+	int *seen;
+	size_t nr_seen;
+	size_t seen_cap;
+	uint64_t last_scan;
+	unsigned long calls;
+};
+
+/* Whether process @pid was started under this recorder (it inherited
+ * RINGTRACE_FOLLOW with our pid). */
+static bool rtt_follow_ours(int pid)
+{
+	char path[64], want[64], *buf = NULL;
+	size_t len = 0, i;
+	bool ours = false;
+
+	snprintf(path, sizeof(path), "/proc/%d/environ", pid);
+	snprintf(want, sizeof(want), "RINGTRACE_FOLLOW=%d", (int)getpid());
+	if (rtt_read_file(path, 1 << 20, &buf, &len))
+		return false;
+	for (i = 0; i < len && !ours; i += strlen(buf + i) + 1)
+		ours = !strcmp(buf + i, want);
+	free(buf);
+	return ours;
+}
+
+/* Start recording process @pid into OUT.PID; false to try again later
+ * (not ready yet). */
+static bool rtt_follow_start(struct rtt_follow *fl, int pid, const char *out)
+{
+	struct rtt_record *f;
+	char err[RTT_ERR_MAX];
+	int ret;
+
+	if (fl->nr == fl->cap) {
+		size_t n = fl->cap ? 2 * fl->cap : 8;
+		struct rtt_record *nv = realloc(fl->v, n * sizeof(*nv));
+
+		if (!nv)
+			return true;
+		fl->v = nv;
+		fl->cap = n;
+	}
+	f = &fl->v[fl->nr];
+	memset(f, 0, sizeof(*f));
+	if (rtt_proc_open(pid, 0, &f->p, err))
+		return false;
+	if (rtt_inst_find(&f->p, NULL) < 0) {
+		rtt_proc_close(&f->p);
+		return false;
+	}
+	f->quiet = f->quiet_written = true;
+	f->ctl_gen = rtt_ctl_gen(&f->p);
+	if (asprintf(&f->out_path, "%s.%d", out, pid) < 0) {
+		f->out_path = NULL;
+		ret = -ENOMEM;
+	} else {
+		f->out = f->out_path;
+		ret = rtt_load_events(&f->p, &f->ev, true);
+	}
+	if (!ret)
+		ret = rtt_rec_open(f, NULL);
+	/* it waits for this before its main() */
+	rtt_command(&f->p, RTT_CMD_TIMEOUT_MS, NULL, err, "go -");
+	if (ret) {
+		rtt_msg("process %d (%s) is not recorded", pid, f->p.ctl->comm);
+		rtt_rec_free(f);
+		return true;
+	}
+	fl->nr++;
+	return true;
+}
+
+/* The end of the recording of follower @i: complete its file, remove the
+ * files its process kept. */
+static void rtt_follow_stop(struct rtt_follow *fl, size_t i, int ret)
+{
+	struct rtt_record *f = &fl->v[i];
+	char err[RTT_ERR_MAX];
+
+	rtt_rec_finish(f, ret);
+	fl->calls += f->tally.calls;
+	if (rtt_proc_state(&f->p) == RTT_DEAD && rtt_remove_files(&f->p, err))
+		rtt_msg("%s", err);
+	rtt_rec_free(f);
+	fl->v[i] = fl->v[--fl->nr];
+}
+
+/*
+ * One turn over the followed processes, and a look at the publish
+ * directory every 10 ms for new ones.
+ */
+static void rtt_follow_turn(struct rtt_follow *fl, int root, const char *out)
+{
+	struct rtt_entry *e = NULL;
+	char err[RTT_ERR_MAX];
+	size_t nr = 0, i, j;
+
+	for (i = fl->nr; i-- > 0;) {
+		struct rtt_record *f = &fl->v[i];
+		int moved = rtt_rec_turn(f);
+
+		if (moved < 0 || rtt_proc_state(&f->p) == RTT_DEAD) {
+			f->exited = moved >= 0;
+			rtt_follow_stop(fl, i, moved < 0 ? moved : 0);
+		}
+	}
+	if (rtt_now_ms() - fl->last_scan < 10 || rtt_list(&e, &nr, err))
+		return;
+	fl->last_scan = rtt_now_ms();
+	for (i = 0; i < nr; i++) {
+		if (e[i].pid == root)
+			continue;
+		for (j = 0; j < fl->nr_seen && fl->seen[j] != e[i].pid; j++)
+			;
+		if (j < fl->nr_seen)
+			continue;
+		if (rtt_follow_ours(e[i].pid) &&
+		    !rtt_follow_start(fl, e[i].pid, out))
+			continue; /* not ready: next time */
+		if (rtt_grow_ints(&fl->seen, &fl->seen_cap, fl->nr_seen))
+			fl->seen[fl->nr_seen++] = e[i].pid;
+	}
+	free(e);
+}
+
+/* The end: every followed process's file completed. */
+static void rtt_follow_end(struct rtt_follow *fl)
+{
+	while (fl->nr) {
+		struct rtt_record *f = &fl->v[fl->nr - 1];
+
+		f->exited = rtt_proc_state(&f->p) == RTT_DEAD;
+		rtt_follow_stop(fl, fl->nr - 1, 0);
+	}
+	free(fl->v);
+	free(fl->seen);
+}
+
 /* Largest -b: 4 GiB per cpu buffer. */
 #define RTT_MAX_BUF_KB (4ul << 20)
 
@@ -2237,6 +2616,7 @@ static int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 		{ "max-graph-depth", required_argument, NULL, 'D' },
 		{ "preload", optional_argument, NULL, 'L' },
 		{ "no-preload", no_argument, NULL, 'N' },
+		{ "follow", no_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -2250,21 +2630,17 @@ static int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 	int hold = -1;
 	struct rtt_events *ev = NULL;
 	struct rtt_record r;
-	char err[RTT_ERR_MAX], *syms = NULL, *cmdl = NULL, *before = NULL;
+	struct rtt_follow fl;
+	char err[RTT_ERR_MAX], *before = NULL;
 	const char *pid_arg = NULL, *tracer = NULL, *inst = NULL;
-	uint64_t last, start, written = 0;
-	unsigned long last_events = 0;
-	uint32_t ctl_gen = 0;
-	char clock[32];
-	long drain;
 	pid_t child = 0;
-	size_t len;
-	int c, ret, slot, code = RTT_EXIT_OK;
-	bool exited = false;
+	int c, ret, code = RTT_EXIT_OK;
+	bool exited = false, follow = false;
 
 	memset(&r, 0, sizeof(r));
+	memset(&fl, 0, sizeof(fl));
 	r.out = "trace.dat";
-	while ((c = getopt_long(argc, argv, "+:o:P:e:p:i:O:qb:l:n:g:h", opts,
+	while ((c = getopt_long(argc, argv, "+:o:P:e:p:i:O:qb:l:n:g:ch", opts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'o':
@@ -2300,6 +2676,9 @@ static int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 		case 'N':
 			preload_mode = 0;
 			break;
+		case 'c':
+			follow = true;
+			break;
 		case 'P':
 			pid_arg = optarg;
 			break;
@@ -2330,6 +2709,8 @@ static int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 		return rtt_usage(v, "give -P PID or a COMMAND, not both");
 	if (!pid_arg && inst)
 		return rtt_usage(v, "-i needs -P: a new process has only the top instance");
+	if (pid_arg && follow)
+		return rtt_usage(v, "-c follows the processes COMMAND starts: not with -P");
 	if (!r.out[0] || !strcmp(r.out, "-"))
 		return rtt_usage(v, "bad output file '%s'", r.out);
 	r.tty = isatty(2);
@@ -2342,7 +2723,7 @@ static int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 		if (ret)
 			goto out;
 		before = rtt_show_set_event(&r.p, inst);
-		ctl_gen = rtt_ctl_gen(&r.p);
+		r.ctl_gen = rtt_ctl_gen(&r.p);
 		ret = rtt_load_events(&r.p, &ev, false);
 		if (!ret)
 			ret = rtt_apply_settings(&r.p, ev, inst, &topts,
@@ -2361,15 +2742,19 @@ static int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 		if (ret)
 			goto out;
 	} else {
+		/* -c: into every program, so that a shell or make that
+		 * starts the traced programs is followed too */
+		if (follow && preload_mode < 0)
+			preload_mode = 1;
 		preload = rtt_record_preload(argv[optind], preload_mode,
 					     preload_arg, preload_lib,
 					     sizeof(preload_lib));
 		ret = rtt_record_spawn(argv + optind, &events, tracer, &topts,
 				       size_kb ? size_kb : rtt_record_default_kb(),
-				       preload, &hold, &r.p, &child);
+				       preload, follow, &hold, &r.p, &child);
 		if (ret)
 			goto out_free;
-		ctl_gen = rtt_ctl_gen(&r.p);
+		r.ctl_gen = rtt_ctl_gen(&r.p);
 		ret = rtt_record_lists(&r.p, lists, depth_set, depth);
 		if (!ret)
 			ret = rtt_load_events(&r.p, &ev, false);
@@ -2382,46 +2767,11 @@ static int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 		if (ret)
 			goto out;
 	}
-	slot = rtt_find_inst(&r.p, inst);
-	ret = rtt_attach(&r.p, slot, false, RTT_ATTACH_CONSUME, NULL, &r.rb,
-			 err);
-	if (ret) {
-		rtt_msg("%s", err);
-		goto out;
-	}
-	r.nr_cpus = ringbuf_nr_cpus(r.rb);
-	r.dropped = calloc((size_t)r.nr_cpus, sizeof(*r.dropped));
-	r.marked = calloc((size_t)r.nr_cpus, sizeof(*r.marked));
-	r.caught_up = calloc((size_t)r.nr_cpus, sizeof(*r.caught_up));
-	if (!r.dropped || !r.marked || !r.caught_up) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	r.tally.fn_ids[0] = r.tally.fn_ids[1] = -1;
-	for (len = 0; len < ev->nr; len++) {
-		if (strcmp(ev->v[len].system, "ftrace"))
-			continue;
-		if (!strcmp(ev->v[len].name, "function"))
-			r.tally.fn_ids[0] = ev->v[len].id;
-		else if (!strcmp(ev->v[len].name, "funcgraph_exit"))
-			r.tally.fn_ids[1] = ev->v[len].id;
-	}
-	/* what was dropped before the recording is not in it */
-	for (c = 0; c < r.nr_cpus; c++)
-		r.dropped[c] = r.marked[c] =
-			ringbuf_dropped_events_cpu(r.rb, c);
-	if (rtt_syms_text(&r.p, &syms, &len, err))
-		rtt_msg("warning: the trace will have no symbols: %s", err);
-	rtt_cmdlines_text(&r.p, &cmdl, &len);
-	snprintf(clock, sizeof(clock), "%.*s", (int)sizeof(r.p.ctl->clock) - 1,
-		 r.p.ctl->clock);
-	ret = rtt_td_open(r.out, r.rb, ev, syms, cmdl, clock, &r.w);
+	r.ev = ev;
+	ev = NULL;
+	ret = rtt_rec_open(&r, inst);
 	if (ret)
 		goto out;
-	/* a complete (empty) file at once: whatever happens next, the path
-	 * holds a trace.dat that reads */
-	r.ckpt_bytes = 32768;
-	ret = td_writer_checkpoint(r.w);
 	/* the recorder is attached: the command may run */
 	if (hold >= 0) {
 		if (write(hold, "g", 1) < 0)
@@ -2430,114 +2780,42 @@ static int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 		close(hold);
 		hold = -1;
 	}
-	start = last = rtt_now_ms();
 	while (!ret) {
 		uint64_t now;
-		uint32_t g;
 		int w, moved;
 
-		g = rtt_ctl_gen(&r.p);
-		if (g != ctl_gen) {
-			ctl_gen = g;
-			rtt_record_formats(&r, &ev);
-		}
-		moved = rtt_record_pages(&r, 1, RTT_RECORD_BATCH);
+		moved = rtt_rec_turn(&r);
 		if (moved < 0) {
 			ret = moved;
 			break;
 		}
-		now = rtt_now_ms();
-		ret = rtt_record_ckpt(&r, now - last >= 1000);
-		if (ret)
-			break;
-		if (now - last >= 1000) {
-			double rate = (double)(r.events - last_events) *
-				      1000.0 / (double)(now - last);
-
-			rtt_record_progress(&r, rate);
-			last_events = r.events;
-			last = now;
-		}
+		if (follow)
+			rtt_follow_turn(&fl, r.p.pid, r.out);
 		if (rtt_stop)
 			break;
 		if (moved == RTT_RECORD_BATCH)
 			continue;
 		/* short waits at first: a starting program registers its
-		 * events, whose formats are read at the next turn */
+		 * events, whose formats are read at the next turn; and
+		 * while other processes are followed */
+		now = rtt_now_ms();
 		w = ringbuf_wait(r.rb, RINGBUF_ALL_CPUS, RTT_RECORD_WATERMARK,
-				 now - start < 2000 ? 20 : 200);
+				 now - r.start < 2000 || follow ? 20 : 200);
 		if (w == -ESRCH || rtt_proc_state(&r.p) == RTT_DEAD) {
-			exited = true;
+			r.exited = true;
 			break;
 		}
 		/* at the watermark with no whole page to take (the writer
 		 * is still on it): do not spin */
 		if (w > 0 && !moved)
-			usleep(20000);
+			usleep(follow ? 2000 : 20000);
 	}
-	/* what is left, partial pages included; no more than the buffer
-	 * holds now, should a live writer keep filling it */
-	drain = r.nr_cpus;
-	for (c = 0; c < r.nr_cpus; c++)
-		drain += (long)(ringbuf_size(r.rb, c) /
-				ringbuf_subbuf_size(r.rb));
-	while (!ret && drain > 0) {
-		int moved = rtt_record_pages(&r, 0, RTT_RECORD_BATCH);
-
-		if (moved <= 0) {
-			ret = moved;
-			break;
-		}
-		drain -= moved;
-		ret = rtt_record_ckpt(&r, false);
-	}
-	if (!ret) {
-		/* events registered at the end (their files may be gone) */
-		if (rtt_ctl_gen(&r.p) !=
-		    ctl_gen)
-			rtt_record_formats(&r, &ev);
-		/* the symbols of what was loaded meanwhile */
-		if (!exited) {
-			free(syms);
-			syms = NULL;
-			if (!rtt_syms_text(&r.p, &syms, &len, err) && syms)
-				td_writer_set_kallsyms(r.w, syms);
-		}
-		free(cmdl);
-		cmdl = NULL;
-		if (!rtt_cmdlines_text(&r.p, &cmdl, &len))
-			td_writer_set_cmdlines(r.w, cmdl);
-		written = td_writer_written(r.w);
-		ret = td_writer_close(r.w);
-		r.w = NULL;
-		if (ret)
-			ret = rtt_td_error(r.out, ret);
-	} else if (ret == -ENOMEM) {
-		rtt_msg("out of memory");
-	} else {
-		/* a last try with what could be written (the disk may take
-		 * a smaller copy) */
-		if (ret != -EINVAL)
-			td_writer_checkpoint(r.w);
-		ret = rtt_td_error(r.out, ret);
-	}
-	if (r.tty && !r.quiet)
-		fputs("\r\033[K", stderr);
-	if (!ret) {
-		struct rtt_counts cs;
-		struct stat st;
-
-		rtt_get_counts(r.rb, &cs);
-		if (stat(r.out, &st))
-			st.st_size = 0;
-		/* the kernel's count, where there is one */
-		written = rtt_self_wchar(written);
-		rtt_msg("%lu events recorded in %s (%.1f MB, %.1f MB written) in %.1f s; %lu lost",
-			r.events, r.out, (double)st.st_size / 1e6,
-			(double)written / 1e6,
-			(double)(rtt_now_ms() - start) / 1000.0, rtt_lost(&cs));
-	}
-	if (!ret && !r.tally.calls && rtt_function_tracer(tracer, child))
+	ret = rtt_rec_finish(&r, ret);
+	if (follow)
+		rtt_follow_end(&fl);
+	exited = r.exited;
+	if (!ret && !r.tally.calls && !fl.calls &&
+	    rtt_function_tracer(tracer, child))
 		rtt_msg("warning: no function call was recorded: is %s compiled with -finstrument-functions%s?",
 			child ? argv[optind] : "the process",
 			lists[0].nr || lists[2].nr ? ", and do -l and -g name its functions" : "");
@@ -2557,12 +2835,7 @@ static int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 		}
 	}
 out:
-	free(r.dropped);
-	free(r.marked);
-	free(r.caught_up);
-	td_writer_abort(r.w);
-	ringbuf_free(r.rb);
-	rtt_proc_close(&r.p);
+	rtt_rec_free(&r);
 	if (child) {
 		int status;
 
@@ -2580,8 +2853,6 @@ out_free:
 	for (c = 0; c < 3; c++)
 		free(lists[c].v);
 	rtt_events_free(ev);
-	free(syms);
-	free(cmdl);
 	free(before);
 	free(events.v);
 	free(topts.v);
@@ -3696,7 +3967,7 @@ static const struct rtt_verb rtt_verbs[] = {
 	  "  -i, --instance NAME  the instance (default: the top one)\n"
 	  "  -h, --help           this text\n" },
 	{ "record", NULL, rtt_do_record,
-	  "record [-o FILE] [-e EVENT]... [-p TRACER] [-O OPT]... [-b KB] [-l FUNC]... [-n FUNC]... [-g FUNC]... [--max-graph-depth N] [--preload[=LIB] | --no-preload] [-q] (-P PID [-i NAME] | -- COMMAND [ARG]...)",
+	  "record [-o FILE] [-e EVENT]... [-p TRACER] [-O OPT]... [-b KB] [-l FUNC]... [-n FUNC]... [-g FUNC]... [--max-graph-depth N] [--preload[=LIB] | --no-preload] [-c] [-q] (-P PID [-i NAME] | -- COMMAND [ARG]...)",
 	  rtt_record_help },
 	{ "report", NULL, rtt_do_report,
 	  "report [-c CPU] [-f 'EVENT EXPR']... [-r] [--format=text|json] [--stat | --graph FUNC] [-s KEY] [-F FUNC]... [-D N] [--tid TID]... [--time-range START~END] [-t TIME] FILE",
