@@ -582,7 +582,8 @@ static int rtt_pset_print(const struct rtt_pset *set, FILE *out,
 
 	if (!v)
 		return -ENOMEM;
-	memcpy(v, set->v, set->nr * sizeof(*v));
+	if (set->nr)
+		memcpy(v, set->v, set->nr * sizeof(*v));
 	rtt_sort_key = sort;
 	rtt_sort_syms = syms;
 	qsort(v, set->nr, sizeof(*v), rtt_pfn_cmp);
