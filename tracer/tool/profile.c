@@ -129,6 +129,25 @@ static bool rtt_grow(void **v, size_t *cap, size_t i, size_t size)
 	return true;
 }
 
+/*
+ * The index of @key's entry in the array @v (@nr entries of @size bytes,
+ * @cap allocated), a zeroed entry added for a new key. Return: the index
+ * (*@added says whether it is new), or -1 (out of memory).
+ */
+static int64_t rtt_map_index(struct rtt_map *m, void **v, size_t *nr,
+			     size_t *cap, size_t size, uint64_t key,
+			     bool *added)
+{
+	int64_t i = rtt_map_get(m, key);
+
+	*added = i < 0;
+	if (i >= 0)
+		return i;
+	if (!rtt_grow(v, cap, *nr, size) || rtt_map_put(m, key, (uint32_t)*nr))
+		return -1;
+	return (int64_t)(*nr)++;
+}
+
 /* ---- the records ----------------------------------------------------- */
 
 /**
@@ -156,6 +175,9 @@ static bool rtt_grec(const void *data, unsigned int len, struct rtt_grec *g)
 		return false;
 	memcpy(&ent, data, sizeof(ent));
 	g->tid = ent.pid;
+	g->depth = -1;
+	g->exit = false;
+	g->time = 0;
 	if (ent.type == RT_TYPE_GRAPH_ENT &&
 	    len >= sizeof(struct rt_graph_ent_entry)) {
 		struct rt_graph_ent_entry e;
@@ -163,8 +185,6 @@ static bool rtt_grec(const void *data, unsigned int len, struct rtt_grec *g)
 		memcpy(&e, data, sizeof(e));
 		g->func = e.func;
 		g->depth = e.depth;
-		g->exit = false;
-		g->time = 0;
 	} else if (ent.type == RT_TYPE_GRAPH_RET &&
 		   len >= sizeof(struct rt_graph_ret_entry)) {
 		struct rt_graph_ret_entry e;
@@ -180,9 +200,6 @@ static bool rtt_grec(const void *data, unsigned int len, struct rtt_grec *g)
 
 		memcpy(&e, data, sizeof(e));
 		g->func = e.ip;
-		g->depth = -1;
-		g->exit = false;
-		g->time = 0;
 	} else {
 		return false;
 	}
@@ -255,16 +272,16 @@ static bool rtt_func_match(struct rtt_map *cache, const struct rtt_syms *syms,
 /* The thread's state slot, or NULL (no memory). */
 static int *rtt_sel_thread(struct rtt_sel *s, int tid)
 {
-	int64_t i = rtt_map_get(&s->threads, (uint32_t)tid);
+	bool added;
+	int64_t i = rtt_map_index(&s->threads, (void **)&s->inside,
+				  &s->nr_threads, &s->cap, sizeof(*s->inside),
+				  (uint32_t)tid, &added);
 
-	if (i >= 0)
-		return &s->inside[i];
-	if (!rtt_grow((void **)&s->inside, &s->cap, s->nr_threads,
-		      sizeof(*s->inside)) ||
-	    rtt_map_put(&s->threads, (uint32_t)tid, (uint32_t)s->nr_threads))
+	if (i < 0)
 		return NULL;
-	s->inside[s->nr_threads] = -1;
-	return &s->inside[s->nr_threads++];
+	if (added)
+		s->inside[i] = -1;
+	return &s->inside[i];
 }
 
 bool rtt_sel_keep(struct rtt_sel *s, uint64_t ts, const void *data,
@@ -414,15 +431,14 @@ struct rtt_prof *rtt_prof_new(const struct rtt_syms *syms,
 static int rtt_pset_add(struct rtt_pset *set, unsigned long func,
 			uint64_t time, uint64_t self)
 {
-	int64_t i = rtt_map_get(&set->map, func);
+	bool added;
+	int64_t i = rtt_map_index(&set->map, (void **)&set->v, &set->nr,
+				  &set->cap, sizeof(*set->v), func, &added);
 	struct rtt_pfn *f;
 
-	if (i < 0) {
-		if (!rtt_grow((void **)&set->v, &set->cap, set->nr,
-			      sizeof(*set->v)) ||
-		    rtt_map_put(&set->map, func, (uint32_t)set->nr))
-			return -ENOMEM;
-		i = (int64_t)set->nr++;
+	if (i < 0)
+		return -ENOMEM;
+	if (added) {
 		set->v[i].func = func;
 		set->v[i].min = UINT64_MAX;
 	}
@@ -439,15 +455,12 @@ static int rtt_pset_add(struct rtt_pset *set, unsigned long func,
 
 static struct rtt_pthr *rtt_prof_thread(struct rtt_prof *p, int tid)
 {
-	int64_t i = rtt_map_get(&p->threads, (uint32_t)tid);
+	bool added;
+	int64_t i = rtt_map_index(&p->threads, (void **)&p->thr, &p->nr_thr,
+				  &p->thr_cap, sizeof(*p->thr), (uint32_t)tid,
+				  &added);
 
-	if (i >= 0)
-		return &p->thr[i];
-	if (!rtt_grow((void **)&p->thr, &p->thr_cap, p->nr_thr,
-		      sizeof(*p->thr)) ||
-	    rtt_map_put(&p->threads, (uint32_t)tid, (uint32_t)p->nr_thr))
-		return NULL;
-	return &p->thr[p->nr_thr++];
+	return i < 0 ? NULL : &p->thr[i];
 }
 
 static bool rtt_prof_is_graph(struct rtt_prof *p, unsigned long func)
