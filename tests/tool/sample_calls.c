@@ -26,7 +26,8 @@
 
 static unsigned long nr_calls = 1000;
 static int depth = 3;
-static volatile long calls_sink;
+/* per thread: the threads call the functions at the same time */
+static _Thread_local volatile long calls_sink;
 
 __attribute__((noinline)) long calls_deep(long x, int left);
 __attribute__((noinline)) long calls_leaf(long x);
