@@ -900,8 +900,11 @@ case_report_stat() {
 			fail "$f: $n calls in --stat, the program made $(count "$W/calls" "$f")"
 	done
 	[ "$(grep -c '^ .* calls_' "$W/stat")" = 4 ] || fail "not four functions"
+	# calls_deep is recursive: its total is that of its outermost calls,
+	# which is the sum of the self times of all of them
+	awk '$NF == "calls_deep" { exit !($1 == $3 && $2 == $4) }' "$W/stat" ||
+		fail "calls_deep: total and self differ: $(grep calls_deep "$W/stat")"
 	# the default order is by total time: a caller before its callees
-	# (calls_deep, recursive, counts its nested time at each level)
 	[ "$(grep -o 'calls_[a-z]*$' "$W/stat" | grep -v calls_deep |
 		tr '\n' ' ')" = "calls_outer calls_middle calls_leaf " ] ||
 		fail "not by total time: $(cat "$W/stat")"

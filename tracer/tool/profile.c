@@ -427,9 +427,10 @@ struct rtt_prof *rtt_prof_new(const struct rtt_syms *syms,
 	return p;
 }
 
-/* Add a call of @func taking @time (@self of its own) to @set. */
+/* Add a call of @func taking @time (@self of its own; @total to add to
+ * the total) to @set. */
 static int rtt_pset_add(struct rtt_pset *set, unsigned long func,
-			uint64_t time, uint64_t self)
+			uint64_t time, uint64_t total, uint64_t self)
 {
 	bool added;
 	int64_t i = rtt_map_index(&set->map, (void **)&set->v, &set->nr,
@@ -444,7 +445,7 @@ static int rtt_pset_add(struct rtt_pset *set, unsigned long func,
 	}
 	f = &set->v[i];
 	f->calls++;
-	f->total += time;
+	f->total += total;
 	f->self += self;
 	if (time < f->min)
 		f->min = time;
@@ -476,7 +477,7 @@ int rtt_prof_add(struct rtt_prof *p, const void *data, unsigned int len)
 	struct rtt_pthr *t;
 	unsigned long parent;
 	uint64_t self, kids;
-	size_t d;
+	size_t d, i;
 	int ret = 0;
 
 	if (!rtt_grec(data, len, &g) || g.depth < 0)
@@ -501,13 +502,20 @@ int rtt_prof_add(struct rtt_prof *p, const void *data, unsigned int len)
 	t->sums[d] += g.time;
 	if (g.time < p->threshold)
 		return 0;
-	ret = rtt_pset_add(&p->fns, g.func, g.time, self);
+	/* a recursive call's time is in its outermost call's already, as
+	 * uftrace counts it: the total takes nothing more */
+	for (i = 0; i < d && t->funcs[i] != g.func; i++)
+		;
+	ret = rtt_pset_add(&p->fns, g.func, g.time, i < d ? 0 : g.time,
+			   self);
 	if (!ret && p->graph) {
 		parent = d ? t->funcs[d - 1] : 0;
 		if (rtt_prof_is_graph(p, g.func))
-			ret = rtt_pset_add(&p->callers, parent, g.time, self);
+			ret = rtt_pset_add(&p->callers, parent, g.time, g.time,
+					   self);
 		if (!ret && rtt_prof_is_graph(p, parent))
-			ret = rtt_pset_add(&p->callees, g.func, g.time, self);
+			ret = rtt_pset_add(&p->callees, g.func, g.time, g.time,
+					   self);
 	}
 	return ret;
 }
