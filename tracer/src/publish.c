@@ -844,8 +844,10 @@ static void rt_hold(void)
 		return;
 	fd = strtol(s, &end, 10);
 	pid = *end == ':' ? strtol(end + 1, &end, 10) : -1;
+	if (*end)
+		pid = -1;
 	unsetenv("RINGTRACE_HOLD");
-	if (*end || fd < 0 || fd > INT_MAX || pid != (long)getppid())
+	if (fd < 0 || fd > INT_MAX || pid != (long)getppid())
 		return;
 	/* for this process only: the recorder removes its files, not those
 	 * of the programs it starts */
