@@ -1554,6 +1554,9 @@ static const char rtt_record_help[] =
 /* Pages moved between two looks at the clock and the checkpoints. */
 #define RTT_RECORD_BATCH 256
 
+/* Pages of one cpu buffer taken before the next one's turn. */
+#define RTT_RECORD_BURST 64
+
 /**
  * struct rtt_record - a recording in progress
  * @ev: the process's events (the formats in the file)
@@ -1625,59 +1628,70 @@ static void rtt_mark_dropped(void *page, size_t size, unsigned long n)
 
 /*
  * Move at most @max pages into the file: the pages the writer has left
- * (@full), or whatever the buffers hold (!@full), a page of each cpu
- * buffer in turn, read straight into the writer's staging. Writes a full
- * buffer refused (producer/consumer mode) are marked on the first page
- * read after the reader caught up with the writer, which holds records
- * written after them. Return: the pages moved, or a negative errno.
+ * (@full), or whatever the buffers hold (!@full), up to a stage of pages
+ * of each cpu buffer in turn, read straight into the writer's staging
+ * (an empty cpu buffer costs one look a turn, not one a page). Writes a
+ * full buffer refused (producer/consumer mode) are marked on the first
+ * page read after the reader caught up with the writer, which holds
+ * records written after them. Return: the pages moved, or a negative
+ * errno.
  */
 static int rtt_record_pages(struct rtt_record *r, int full, int max)
 {
 	size_t size = ringbuf_subbuf_size(r->rb);
-	int cpu, ret, moved = 0;
+	int cpu, ret, n, moved = 0;
 	bool any;
 
 	do {
 		any = false;
 		for (cpu = 0; cpu < r->nr_cpus; cpu++) {
-			unsigned long n, missed = 0, d;
-			void *page;
+			for (n = 0; n < RTT_RECORD_BURST; n++) {
+				struct rtt_tally t = r->tally;
+				unsigned long missed = 0, d;
+				void *page;
 
-			if (moved >= max)
-				return moved;
-			d = ringbuf_dropped_events_cpu(r->rb, cpu);
-			if (d != r->dropped[cpu]) {
-				r->dropped[cpu] = d;
-				r->caught_up[cpu] = false;
+				if (moved >= max)
+					return moved;
+				d = ringbuf_dropped_events_cpu(r->rb, cpu);
+				if (d != r->dropped[cpu]) {
+					r->dropped[cpu] = d;
+					r->caught_up[cpu] = false;
+				}
+				page = td_writer_page_slot(r->w, cpu);
+				if (!page)
+					return -errno;
+				if (ringbuf_read_page(r->rb, page, size, cpu,
+						      full) < 0) {
+					r->caught_up[cpu] = true;
+					break;
+				}
+				any = true;
+				if (r->marked[cpu] != r->dropped[cpu] &&
+				    (r->caught_up[cpu] || !full)) {
+					rtt_mark_dropped(page, size,
+							 r->dropped[cpu] -
+								 r->marked[cpu]);
+					r->marked[cpu] = r->dropped[cpu];
+				}
+				/* checked and counted in one pass */
+				t.records = t.calls = 0;
+				ret = td_writer_commit_slot(r->w, cpu,
+							    rtt_count_cb,
+							    &missed, &t);
+				if (ret == -EINVAL) {
+					rtt_msg("cpu %d: a malformed page skipped",
+						cpu);
+					continue;
+				}
+				if (ret)
+					return ret;
+				moved++;
+				r->tally.records += t.records;
+				r->tally.calls += t.calls;
+				r->events += t.records;
+				if (missed != TD_MISSED_UNKNOWN)
+					r->missed += missed;
 			}
-			page = td_writer_page_slot(r->w, cpu);
-			if (!page)
-				return -errno;
-			if (ringbuf_read_page(r->rb, page, size, cpu, full) < 0) {
-				r->caught_up[cpu] = true;
-				continue;
-			}
-			any = true;
-			if (r->marked[cpu] != r->dropped[cpu] &&
-			    (r->caught_up[cpu] || !full)) {
-				rtt_mark_dropped(page, size,
-						 r->dropped[cpu] - r->marked[cpu]);
-				r->marked[cpu] = r->dropped[cpu];
-			}
-			ret = td_writer_commit_slot(r->w, cpu);
-			if (ret == -EINVAL) {
-				rtt_msg("cpu %d: a malformed page skipped", cpu);
-				continue;
-			}
-			if (ret)
-				return ret;
-			moved++;
-			n = r->tally.records;
-			td_page_for_each(page, (unsigned int)size,
-					 rtt_count_cb, &missed, &r->tally);
-			r->events += r->tally.records - n;
-			if (missed != TD_MISSED_UNKNOWN)
-				r->missed += missed;
 		}
 	} while (any);
 	return moved;

@@ -670,6 +670,8 @@ static int td_unshift(struct td_writer *w, int cpu, uint64_t used)
 	return 0;
 }
 
+static int td_write_header(struct td_writer *w);
+
 /**
  * td_flush_cpu - write a cpu's staged pages
  * @w: the writer
@@ -705,6 +707,14 @@ static int td_flush_cpu(struct td_writer *w, int cpu)
 			grow = (grow + w->page_size - 1) / w->page_size *
 			       w->page_size;
 			ret = td_shift(w, cpu, grow);
+			/*
+			 * The data of the cpus after it moved: the header
+			 * says so at once (a recorder killed in between
+			 * leaves those cpus' table entries on a hole, which
+			 * reads as empty pages).
+			 */
+			if (!ret && w->hdr_len)
+				ret = td_write_header(w);
 			if (ret)
 				return ret;
 		}
@@ -733,6 +743,8 @@ static int td_flush_cpu(struct td_writer *w, int cpu)
 	w->written += len;
 	sp->pages += sp->staged;
 	sp->staged = 0;
+	/* the header must name them */
+	w->dirty = true;
 	return 0;
 }
 
@@ -1268,7 +1280,9 @@ void *td_writer_page_slot(struct td_writer *w, int cpu)
 	return sp->stage + (size_t)sp->staged * w->page_size;
 }
 
-int td_writer_commit_slot(struct td_writer *w, int cpu)
+int td_writer_commit_slot(struct td_writer *w, int cpu,
+			  void (*cb)(const struct td_record *rec, void *arg),
+			  unsigned long *missed, void *arg)
 {
 	struct td_spool *sp;
 
@@ -1278,7 +1292,7 @@ int td_writer_commit_slot(struct td_writer *w, int cpu)
 	if (sp->staged == w->stage_pages)
 		return -EINVAL;
 	if (td_page_for_each(sp->stage + (size_t)sp->staged * w->page_size,
-			     w->page_size, NULL, NULL, NULL))
+			     w->page_size, cb, missed, arg))
 		return -EINVAL;
 	sp->staged++;
 	w->pages++;
@@ -1296,7 +1310,7 @@ int td_writer_add_page(struct td_writer *w, int cpu, const void *page)
 	if (!slot)
 		return -errno;
 	memcpy(slot, page, w->page_size);
-	return td_writer_commit_slot(w, cpu);
+	return td_writer_commit_slot(w, cpu, NULL, NULL, NULL);
 }
 
 void td_writer_stats(struct td_writer *w, uint64_t *pages, uint64_t *bytes)

@@ -59,6 +59,7 @@ extern "C" {
 
 /** A trace.dat being written. Opaque. */
 struct td_writer;
+struct td_record;
 
 /**
  * td_writer_open - start writing a trace.dat
@@ -246,14 +247,21 @@ void *td_writer_page_slot(struct td_writer *w, int cpu);
  * td_writer_commit_slot - keep the page built in a cpu's slot
  * @w: the writer
  * @cpu: the cpu buffer, whose slot was given by td_writer_page_slot()
+ * @cb: if not NULL, called for each record of the page, as
+ *	td_page_for_each() calls it (the check goes through them anyway)
+ * @missed: as for td_page_for_each() (may be NULL)
+ * @arg: passed to @cb
  *
  * The page is checked as td_writer_add_page() checks it; a malformed one
- * is not kept (the slot is given again).
+ * is not kept (the slot is given again; @cb may have seen some of its
+ * records).
  *
  * Context: the writer's thread.
  * Return: 0 or -EINVAL.
  */
-int td_writer_commit_slot(struct td_writer *w, int cpu);
+int td_writer_commit_slot(struct td_writer *w, int cpu,
+			  void (*cb)(const struct td_record *rec, void *arg),
+			  unsigned long *missed, void *arg);
 
 /**
  * td_writer_in_place - whether the writer writes the output in place
