@@ -1336,10 +1336,12 @@ static void checkpoint(void)
  */
 /*
  * Written in place, every page is written once and a checkpoint writes
- * the header alone: with a checkpoint after every page, three cpus
- * taking turns and a header that grows (new thread names), the bytes
- * written stay within a tenth of the final size, and the close leaves no
- * hole (the size is the header and the pages, the blocks cover it).
+ * the header alone: with frequent checkpoints, two cpus taking turns
+ * (the first one outgrowing its room, so that the second one's data
+ * moves), and a header that grows (new thread names), the file reads
+ * right at each checkpoint, the bytes written stay within a tenth of the
+ * final size, and the close leaves no hole (the size is the header and
+ * the pages, the blocks cover it).
  */
 static void write_once(void)
 {
@@ -1360,28 +1362,34 @@ static void write_once(void)
 	}
 	ASSERT_EQ(td_writer_add_format(w, "tdtest", tdt_counter_fmt), 0);
 	ASSERT_EQ(td_writer_set_clock(w, "mono"), 0);
-	for (int i = 0; i < 600; i++) {
+	for (int i = 0; i < 6600; i++) {
 		add_pages(w, i % 3 == 2 ? 1 : 0, 1, &seq, &ts);
-		if (i % 20 == 0 && used + 32 < sizeof(names)) {
+		if (i % 200 == 0 && used + 32 < sizeof(names)) {
 			used += (size_t)snprintf(names + used,
 						 sizeof(names) - used,
 						 "%d thread-%d\n", 2000 + i, i);
 			ASSERT_EQ(td_writer_set_cmdlines(w, names), 0);
 		}
-		ASSERT_EQ(td_writer_checkpoint(w), 0);
-		if (i == 300)
-			expect_report_count(path, 3010);
+		if (i % 10 == 9)
+			ASSERT_EQ(td_writer_checkpoint(w), 0);
+		if (i == 299)
+			expect_report_count(path, 3000);
+		/* cpu 0 is past its first room, cpu 1's data moved */
+		if (i == 6299) {
+			expect_pages(path, 4200, 2100);
+			expect_report_count(path, 63000);
+		}
 	}
 	written = td_writer_written(w);
 	ASSERT_EQ(td_writer_close(w), 0);
-	expect_pages(path, 400, 200);
-	expect_report_count(path, 6000);
+	expect_pages(path, 4400, 2200);
+	expect_report_count(path, 66000);
 	ASSERT_EQ(stat(path, &st), 0);
 	rbt_note("%llu bytes written, %lld in the file, %lld in blocks",
 		 (unsigned long long)written, (long long)st.st_size,
 		 (long long)st.st_blocks * 512);
-	/* the pages alone are 600 * PSZ */
-	ASSERT_GE((uint64_t)st.st_size, 600ull * PSZ);
+	/* the pages alone are 6600 * PSZ */
+	ASSERT_GE((uint64_t)st.st_size, 6600ull * PSZ);
 	ASSERT_LE(written * 10, (uint64_t)st.st_size * 11);
 	ASSERT_LE((uint64_t)st.st_size, (uint64_t)st.st_blocks * 512 + PSZ);
 	tdt_rmdir(dir);

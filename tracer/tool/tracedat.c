@@ -57,7 +57,7 @@ enum {
 #define TD_STAGE_BYTES (256u << 10)
 
 /* How much an in-place writer reserves at a time for a cpu's pages. */
-#define TD_GROW_MIN (1ull << 20)
+#define TD_GROW_MIN (16ull << 20)
 #define TD_GROW_MAX (64ull << 20)
 
 
@@ -539,6 +539,8 @@ struct td_spool {
  * @eof: in place: the size of the output
  * @stage_pages: pages staged per cpu before they are written
  * @written: bytes written to files so far (pages, headers, copies)
+ * @table_at: where the cpu table is in the header last built
+ * @table_written: in place: where it is in the header last written
  */
 struct td_writer {
 	char *path;
@@ -567,6 +569,8 @@ struct td_writer {
 	uint64_t eof;
 	unsigned int stage_pages;
 	uint64_t written;
+	uint64_t table_at;
+	uint64_t table_written;
 };
 
 /**
@@ -673,6 +677,41 @@ static int td_unshift(struct td_writer *w, int cpu, uint64_t used)
 static int td_write_header(struct td_writer *w);
 
 /**
+ * td_hide_after - show the cpus after @cpu as empty in the header written
+ * @w: an in-place writer
+ * @cpu: the last cpu left as it is (-1: none)
+ *
+ * Their table entries are zeroed in place, before a shift moves their
+ * data: a recorder killed before the header is written again leaves a
+ * file that reads, without those cpus' pages.
+ *
+ * Context: the writer's thread; blocks.
+ * Return: 0 or a negative errno.
+ */
+static int td_hide_after(struct td_writer *w, int cpu)
+{
+	static const unsigned char zero[16 * 64];
+	uint64_t at = w->table_written + 16 * (uint64_t)(cpu + 1);
+	uint64_t len = 16 * (uint64_t)(w->nr_cpus - cpu - 1);
+	int ret = 0;
+
+	if (!w->hdr_len)
+		return 0;
+	while (!ret && len) {
+		size_t n = len > sizeof(zero) ? sizeof(zero) : (size_t)len;
+
+		ret = td_write_all(w->fd, zero, n, at);
+		at += n;
+		len -= n;
+	}
+	/* the bytes on disk are no longer those of hdr_prev */
+	if (!ret && w->hdr_prev)
+		memset(w->hdr_prev + w->table_written + 16 * (uint64_t)(cpu + 1),
+		       0, 16 * (size_t)(w->nr_cpus - cpu - 1));
+	return ret;
+}
+
+/**
  * td_flush_cpu - write a cpu's staged pages
  * @w: the writer
  * @cpu: the cpu
@@ -706,13 +745,10 @@ static int td_flush_cpu(struct td_writer *w, int cpu)
 				grow = need - sp->cap;
 			grow = (grow + w->page_size - 1) / w->page_size *
 			       w->page_size;
-			ret = td_shift(w, cpu, grow);
-			/*
-			 * The data of the cpus after it moved: the header
-			 * says so at once (a recorder killed in between
-			 * leaves those cpus' table entries on a hole, which
-			 * reads as empty pages).
-			 */
+			/* the data of the cpus after it moves */
+			ret = td_hide_after(w, cpu);
+			if (!ret)
+				ret = td_shift(w, cpu, grow);
 			if (!ret && w->hdr_len)
 				ret = td_write_header(w);
 			if (ret)
@@ -1398,6 +1434,7 @@ static int td_build_header(struct td_writer *w, struct td_buf *b)
 
 	td_buf_put(b, "flyrecord", 10);
 	table = b->len;
+	w->table_at = table;
 	td_buf_put(b, NULL, (size_t)w->nr_cpus * 16);
 	/* read by version 6 readers because the TRACECLOCK option is there */
 	if (w->clock)
@@ -1499,7 +1536,10 @@ static int td_write_header(struct td_writer *w)
 		uint64_t want = b.len + b.len / 4 + w->page_size;
 
 		want = (want + w->page_size - 1) / w->page_size * w->page_size;
-		ret = td_shift(w, -1, want - w->hdr_cap);
+		/* every cpu's data moves */
+		ret = td_hide_after(w, -1);
+		if (!ret)
+			ret = td_shift(w, -1, want - w->hdr_cap);
 		/* the cpu offsets moved */
 		b.len = 0;
 		if (!ret)
@@ -1532,6 +1572,7 @@ static int td_write_header(struct td_writer *w)
 		w->hdr_prev = b.p;
 		b.p = NULL;
 		w->hdr_len = len;
+		w->table_written = w->table_at;
 		if (len > w->eof)
 			w->eof = len;
 		w->dirty = false;

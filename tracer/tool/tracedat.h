@@ -28,7 +28,9 @@
  * writer writes in place: each cpu's pages go once to the output, into a
  * reservation that grows by inserting a hole after it (which moves the
  * blocks that follow, not their bytes); a checkpoint rewrites the header
- * alone, and the close removes the holes. Elsewhere it keeps each cpu's
+ * alone, and the close removes the holes (a writer killed while a
+ * reservation grows leaves the cpus whose data moved shown empty).
+ * Elsewhere it keeps each cpu's
  * pages in an unlinked temporary file next to the output and copies them
  * into place when it assembles the file (td_writer_checkpoint(),
  * td_writer_close()).
