@@ -760,8 +760,14 @@ case_record_complete() {
 	blocks=$(($(stat -c %b "$W/c.dat") * $(stat -c %B "$W/c.dat")))
 	echo "records $want lost $lost; file $size bytes, $wchar written"
 	[ "$size" -gt 20000000 ] || fail "a file of $size bytes"
-	[ $((wchar * 10)) -le $((size * 11)) ] ||
-		fail "$wchar bytes written for a file of $size"
+	# written in place where the file system shifts blocks (ext4, XFS);
+	# elsewhere the pages are spooled and copied
+	case $(stat -f -c %T "$W") in
+	ext2/ext3 | xfs)
+		[ $((wchar * 10)) -le $((size * 11)) ] ||
+			fail "$wchar bytes written for a file of $size" ;;
+	*)	echo "not ext4 or XFS: bytes written not checked" ;;
+	esac
 	# no hole left (a spooled file has none either)
 	[ "$size" -le $((blocks + 65536)) ] ||
 		fail "a file of $size bytes in $blocks bytes of blocks"
