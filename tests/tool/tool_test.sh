@@ -18,6 +18,13 @@ export LC_ALL=C
 
 T=${RTT_TOOL:?RTT_TOOL is not set}
 S=${RTT_SAMPLE:?RTT_SAMPLE is not set}
+C=${RTT_CALLS:-}
+CB=${RTT_CALLS_BARE:-}
+# asan or tsan in a sanitizer build
+SAN=${RTT_SANITIZE:-}
+# a preloaded library of an ASan build comes before the ASan runtime the
+# program links (which ASan refuses by default)
+[ "$SAN" = asan ] && export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
 TRACE_CMD=${RTT_TRACE_CMD:-}
 CASE=${1:?usage: tool_test.sh CASE}
 
@@ -737,6 +744,349 @@ case_record_command() {
 	! grep -q ' done: ' "$W/out" || fail "io:done recorded"
 	# thread names came along
 	out_has "^ +worker-2-[0-9]+ +\["
+}
+
+# summary LINE-FILE: "recorded lost file_mb written_mb" from record's
+# last line
+summary() {
+	sed -n 's/^ringtrace: \([0-9]*\) events recorded in .* (\([0-9.]*\) MB, \([0-9.]*\) MB written) in [0-9.]* s; \([0-9]*\) lost$/\1 \4 \2 \3/p' "$1"
+}
+
+# A function_graph writer at full speed, recorded with the defaults:
+# every record the program wrote is in the file or counted as lost
+# (none, unless the machine kept the recorder off the cpu for long),
+# each page was written once (the bytes the recording wrote, counted by
+# the kernel, within a tenth of the file's size), the file has no holes
+# left and trace-cmd reads it.
+case_record_complete() {
+	[ -n "$C" ] || skip "no sample_calls"
+	bash -c '"$@" >"'"$W/calls"'" 2>"'"$W/rec.err"'"; grep "^wchar:" /proc/$$/io' \
+		rec "$T" record -o "$W/c.dat" -p function_graph -- "$C" 100000 \
+		>"$W/io" || fail "record failed: $(cat "$W/rec.err")"
+	local rec lost want wchar size blocks
+	read -r rec lost _ _ < <(summary "$W/rec.err")
+	[ -n "$rec" ] || fail "no summary line: $(cat "$W/rec.err")"
+	want=$(count "$W/calls" records)
+	[ "$want" = 800000 ] || fail "the sample wrote $want records"
+	[ $((rec + lost)) = "$want" ] ||
+		fail "emitted $want, recorded $rec + lost $lost"
+	wchar=$(awk '{ print $2 }' "$W/io")
+	size=$(stat -c %s "$W/c.dat")
+	blocks=$(($(stat -c %b "$W/c.dat") * $(stat -c %B "$W/c.dat")))
+	echo "records $want lost $lost; file $size bytes, $wchar written"
+	[ "$size" -gt 20000000 ] || fail "a file of $size bytes"
+	# written in place where the file system shifts blocks (ext4, XFS);
+	# elsewhere the pages are spooled and copied
+	case $(stat -f -c %T "$W") in
+	ext2/ext3 | xfs)
+		[ $((wchar * 10)) -le $((size * 11)) ] ||
+			fail "$wchar bytes written for a file of $size" ;;
+	*)	echo "not ext4 or XFS: bytes written not checked" ;;
+	esac
+	# no hole left (a spooled file has none either)
+	[ "$size" -le $((blocks + 65536)) ] ||
+		fail "a file of $size bytes in $blocks bytes of blocks"
+	if [ "$lost" = 0 ]; then
+		run 0 "$T" report "$W/c.dat"
+		[ "$(grep -c 'calls_outer() {$' "$W/out")" = 100000 ] ||
+			fail "not every call of calls_outer is in the report"
+	fi
+	if [ -n "$TRACE_CMD" ]; then
+		"$TRACE_CMD" report "$W/c.dat" >"$W/tc.out" 2>"$W/tc.err" ||
+			fail "trace-cmd report: $(head -5 "$W/tc.err")"
+		[ "$(grep -c 'calls_outer() {$' "$W/tc.out")" = \
+			"$(grep -c 'calls_outer() {$' "$W/out" 2>/dev/null ||
+				grep -c 'calls_outer() {$' "$W/tc.out")" ] ||
+			fail "trace-cmd and ringtrace count different calls"
+	fi
+}
+
+# record -- COMMAND holds the command until the recorder is attached: a
+# program that is done in microseconds is recorded from its first call.
+case_record_hold() {
+	[ -n "$C" ] || skip "no sample_calls"
+	local i
+	for i in 1 2 3; do
+		run 0 "$T" record -q -o "$W/h.dat" -p function_graph -- "$C" 5
+		err_has "^ringtrace: 40 events recorded in .*; 0 lost$"
+		run 0 "$T" report "$W/h.dat"
+		[ "$(grep -c 'calls_outer() {$' "$W/out")" = 5 ] ||
+			fail "run $i: the first calls are missing"
+	done
+	# a command that execs the traced program is held the same way
+	run 0 "$T" record -q -o "$W/h.dat" -p function_graph -- \
+		sh -c "exec $C 5"
+	run 0 "$T" report "$W/h.dat"
+	[ "$(grep -c 'calls_outer() {$' "$W/out")" = 5 ] ||
+		fail "through exec: the first calls are missing"
+}
+
+# -l, -n, -g, --max-graph-depth: set in the process before it runs; a
+# glob that matches nothing is left out with a warning, a list of such
+# globs only is an error; -b sets the buffer size.
+case_record_lists() {
+	[ -n "$C" ] || skip "no sample_calls"
+	run 0 "$T" record -q -o "$W/l.dat" -p function_graph -l calls_middle \
+		-l nosuch -- "$C" 10
+	err_has "warning: -l: no function matches 'nosuch'"
+	run 0 "$T" report "$W/l.dat"
+	[ "$(grep -c 'calls_middle();$' "$W/out")" = 10 ] ||
+		fail "-l: not ten calls of calls_middle alone"
+	! grep -q 'calls_outer\|calls_leaf' "$W/out" || fail "-l: other functions"
+	run 0 "$T" record -q -o "$W/l.dat" -p function_graph -n 'calls_l*' \
+		-- "$C" 10
+	run 0 "$T" report "$W/l.dat"
+	! grep -q calls_leaf "$W/out" || fail "-n: calls_leaf traced"
+	[ "$(grep -c 'calls_middle();$' "$W/out")" = 10 ] || fail "-n"
+	run 0 "$T" record -q -o "$W/l.dat" -p function_graph -g calls_middle \
+		-- "$C" 10
+	run 0 "$T" report "$W/l.dat"
+	! grep -q calls_outer "$W/out" || fail "-g: calls_outer traced"
+	[ "$(grep -c 'calls_leaf();$' "$W/out")" = 20 ] || fail "-g"
+	run 0 "$T" record -q -o "$W/l.dat" -p function_graph \
+		--max-graph-depth 2 -- "$C" 10
+	run 0 "$T" report "$W/l.dat"
+	! grep -q calls_leaf "$W/out" || fail "--max-graph-depth: too deep"
+	[ "$(grep -c 'calls_middle();$' "$W/out")" = 10 ] ||
+		fail "--max-graph-depth"
+	run 2 "$T" record -q -o "$W/l.dat" -p function_graph -l nosuch \
+		-- "$C" 10
+	err_has "-l: no function matches any of the globs given"
+	run 2 "$T" record -o "$W/l.dat" -b 0 -- "$C" 10
+	err_has "bad buffer size"
+	run 2 "$T" record -o "$W/l.dat" --max-graph-depth x -- "$C" 10
+	err_has "bad depth"
+	run 0 "$T" record -q -o "$W/l.dat" -b 64 -p function_graph -- "$C" 10
+}
+
+# Warnings: an unknown RINGTRACE_ variable, a function tracer that
+# recorded no call.
+case_record_warnings() {
+	[ -n "$C" ] || skip "no sample_calls"
+	RINGTRACE_EVNTS=x run 0 "$T" record -q -o "$W/w.dat" \
+		-p function_graph -- "$C" 10
+	err_has "unknown variable RINGTRACE_EVNTS"
+	run 0 "$T" record -q -o "$W/w.dat" -p function_graph -n 'calls_*' \
+		-- "$C" 10
+	err_has "warning: no function call was recorded: is .*sample_calls compiled with -finstrument-functions"
+	run 0 "$T" record -q -o "$W/w.dat" -p function_graph -- "$C" 10
+	! grep -q "no function call" "$W/err" || fail "a warning with calls"
+}
+
+# A full buffer that refuses records (nooverwrite): what it refused is
+# counted, marked in the file where the records go on, and reported; the
+# records in the file and the lost ones add up to what was written.
+case_record_drops() {
+	[ -n "$C" ] || skip "no sample_calls"
+	run 0 "$T" record -o "$W/d.dat" -b 16 -O nooverwrite \
+		-p function_graph -- "$C" -d 12 20000
+	local rec lost want marked
+	read -r rec lost _ _ < <(summary "$W/err")
+	[ -n "$rec" ] || fail "no summary line: $(cat "$W/err")"
+	want=$(count "$W/out" records)
+	[ $((rec + lost)) = "$want" ] ||
+		fail "emitted $want, recorded $rec + lost $lost"
+	echo "records $want, recorded $rec, lost $lost"
+	[ "$lost" -gt 0 ] || return 0
+	run 0 "$T" report "$W/d.dat"
+	out_has "^CPU:[0-9]+ \[LOST [0-9]+ EVENTS\]$|^CPU:[0-9]+ \[LOST EVENTS\]$"
+	marked=$(sed -n 's/^CPU:[0-9]* \[LOST \([0-9]*\) EVENTS\]$/\1/p' \
+		"$W/out" | awk '{ s += $1 } END { print s + 0 }')
+	[ "$marked" -le "$lost" ] || fail "$marked marked, $lost lost"
+	[ "$marked" -gt 0 ] || grep -q "LOST EVENTS" "$W/out" ||
+		fail "no loss marked"
+}
+
+# stat_calls FILE FUNC: the Calls column of FUNC in a --stat table
+stat_calls() {
+	awk -v f="$2" '$NF == f && NF >= 8 { print $(NF - 7) }' "$1" | head -1
+}
+
+# report --stat: one line per function with the calls the program made
+# (its own counts), in the order asked; the self times add up to the
+# total of the outermost function; two threads, a deeper tree.
+case_report_stat() {
+	[ -n "$C" ] || skip "no sample_calls"
+	run 0 "$T" record -q -o "$W/s.dat" -p function_graph -- "$C" -t 2 \
+		-d 7 3000
+	cp "$W/out" "$W/calls"
+	grep -q "; 0 lost$" "$W/err" || skip "events were lost: $(tail -1 "$W/err")"
+	run 0 "$T" report --stat "$W/s.dat"
+	cp "$W/out" "$W/stat"
+	out_has "^  Total time   Self time       Calls    Avg time    Min time    Max time  Function$"
+	local f n
+	for f in calls_outer calls_middle calls_leaf calls_deep; do
+		n=$(stat_calls "$W/stat" "$f")
+		[ "$n" = "$(count "$W/calls" "$f")" ] ||
+			fail "$f: $n calls in --stat, the program made $(count "$W/calls" "$f")"
+	done
+	[ "$(grep -c '^ .* calls_' "$W/stat")" = 4 ] || fail "not four functions"
+	# calls_deep is recursive: its total is that of its outermost calls,
+	# which is the sum of the self times of all of them
+	awk '$NF == "calls_deep" { exit !($1 == $3 && $2 == $4) }' "$W/stat" ||
+		fail "calls_deep: total and self differ: $(grep calls_deep "$W/stat")"
+	# the default order is by total time: a caller before its callees
+	[ "$(grep -o 'calls_[a-z]*$' "$W/stat" | grep -v calls_deep |
+		tr '\n' ' ')" = "calls_outer calls_middle calls_leaf " ] ||
+		fail "not by total time: $(cat "$W/stat")"
+	run 0 "$T" report --stat -s total "$W/s.dat"
+	cmp -s "$W/out" "$W/stat" || fail "-s total is not the default"
+	run 0 "$T" report --stat -s calls "$W/s.dat"
+	sed -n 3p "$W/out" | grep -q ' calls_deep$' || fail "-s calls"
+	run 0 "$T" report --stat -s func "$W/s.dat"
+	[ "$(sed -n '3,6s/.* //p' "$W/out" | tr '\n' ' ')" = \
+		"calls_deep calls_leaf calls_middle calls_outer " ] || fail "-s func"
+	# a threshold keeps the longer calls only
+	run 0 "$T" report --stat -t 1s "$W/s.dat"
+	[ "$(grep -c ' calls_' "$W/out")" = 0 ] || fail "-t 1s kept calls"
+	# one thread: half the calls
+	local tid
+	tid=$(trace_tids "$W/s.dat" | head -1)
+	run 0 "$T" report --stat --tid "$tid" "$W/s.dat"
+	[ "$(stat_calls "$W/out" calls_outer)" = 3000 ] || fail "--tid: $(cat "$W/out")"
+	# the selections: a subtree, a depth
+	run 0 "$T" report --stat -F calls_middle "$W/s.dat"
+	[ -z "$(stat_calls "$W/out" calls_outer)" ] || fail "-F kept calls_outer"
+	[ "$(stat_calls "$W/out" calls_leaf)" = 12000 ] || fail "-F: calls_leaf"
+	run 0 "$T" report --stat -D 2 "$W/s.dat"
+	[ "$(grep -c ' calls_' "$W/out")" = 2 ] || fail "-D 2: $(cat "$W/out")"
+	# --graph: callers and callees
+	run 0 "$T" report --graph calls_middle "$W/s.dat"
+	out_has "^# the calls of calls_middle$"
+	awk '/^# their callers/ { p = 1 } /^# the calls they made/ { p = 2 }
+	     p == 1 && / calls_outer$/ { c++ } p == 2 && / calls_(leaf|deep)$/ { d++ }
+	     END { exit !(c == 1 && d == 2) }' "$W/out" ||
+		fail "--graph: $(cat "$W/out")"
+	run 1 "$T" report --graph nosuch "$W/s.dat"
+	err_has "no call of 'nosuch'"
+	# bad arguments
+	run 2 "$T" report --stat -s bogus "$W/s.dat"
+	run 2 "$T" report --stat --format=json "$W/s.dat"
+	run 2 "$T" report -t 10us "$W/s.dat"
+	run 2 "$T" report --time-range 5 "$W/s.dat"
+	run 2 "$T" report -D x "$W/s.dat"
+}
+
+# trace_tids FILE: the thread ids of a trace's function records
+trace_tids() {
+	"$T" report --format=json "$1" |
+		grep -o '"tid":[0-9]*' | sort -u | sed 's/.*://'
+}
+
+# The selections in the text and JSON output: a subtree (-F), a depth
+# (-D), a thread (--tid), a time range; and the memory of report stays
+# bounded when the file is large.
+case_report_select() {
+	[ -n "$C" ] || skip "no sample_calls"
+	run 0 "$T" record -q -o "$W/s.dat" -p function_graph -- "$C" -t 2 \
+		-d 5 200
+	grep -q "; 0 lost$" "$W/err" || skip "events were lost: $(tail -1 "$W/err")"
+	run 0 "$T" report -F calls_deep "$W/s.dat"
+	! grep -q 'calls_outer\|calls_middle\|calls_leaf' "$W/out" ||
+		fail "-F: other functions shown"
+	# (a call whose return is not the next record of its cpu buffer
+	# shown prints as "f() {" ... "}", else as "f();")
+	[ "$(grep -Ec '\|      calls_deep\(\)( \{|;)$' "$W/out")" = 400 ] ||
+		fail "-F: not 400 outer calls_deep"
+	run 0 "$T" report -D 2 "$W/s.dat"
+	! grep -q 'calls_leaf\|calls_deep' "$W/out" || fail "-D 2: too deep"
+	[ "$(grep -Ec 'calls_middle\(\)( \{|;)$' "$W/out")" = 400 ] ||
+		fail "-D 2"
+	local tids t1 first last mid
+	tids=$(trace_tids "$W/s.dat")
+	t1=$(echo "$tids" | head -1)
+	[ "$(echo "$tids" | wc -l)" = 2 ] || fail "threads: $tids"
+	run 0 "$T" report --format=json --tid "$t1" "$W/s.dat"
+	[ "$(grep -o '"tid":[0-9]*' "$W/out" | sort -u)" = "\"tid\":$t1" ] ||
+		fail "--tid in JSON"
+	# a time range: the records within it only
+	"$T" report "$W/s.dat" --format=json |
+		grep -o '"ts":[0-9.]*' | sed 's/.*://' | sort -n >"$W/ts"
+	first=$(head -1 "$W/ts")
+	last=$(tail -1 "$W/ts")
+	mid=$(awk -v a="$first" -v b="$last" 'BEGIN { printf "%.6f", (a + b) / 2 / 1e6 }')
+	run 0 "$T" report --format=json --time-range "~$mid" "$W/s.dat"
+	grep -o '"ts":[0-9.]*' "$W/out" | sed 's/.*://' |
+		awk -v m="$mid" '$1 / 1e6 > m + 0.000001 { bad++ } END { exit bad > 0 }' ||
+		fail "--time-range: records after $mid"
+	local n_all n_half
+	n_all=$(wc -l <"$W/ts")
+	n_half=$(grep -c '"ts":' "$W/out")
+	[ "$n_half" -lt "$n_all" ] && [ "$n_half" -gt 0 ] ||
+		fail "--time-range: $n_half of $n_all records"
+	# memory: a file of about 30 MB, read with about a tenth of it (not
+	# measured in a sanitizer build, whose shadow memory comes on top)
+	if [ -x /usr/bin/time ] && [ -z "$SAN" ]; then
+		run 0 "$T" record -q -o "$W/big.dat" -p function_graph -- \
+			"$C" 100000
+		local size rss
+		size=$(stat -c %s "$W/big.dat")
+		/usr/bin/time -f %M -o "$W/rss" "$T" report --stat \
+			"$W/big.dat" >/dev/null || fail "report --stat failed"
+		rss=$(tail -1 "$W/rss")
+		echo "report --stat: $rss KiB for a file of $size bytes"
+		[ $((rss * 1024)) -lt $((size / 2)) ] ||
+			fail "report --stat used $rss KiB for $size bytes"
+		/usr/bin/time -f %M -o "$W/rss" "$T" report "$W/big.dat" \
+			>/dev/null || fail "report failed"
+		rss=$(tail -1 "$W/rss")
+		[ $((rss * 1024)) -lt $((size / 2)) ] ||
+			fail "report used $rss KiB for $size bytes"
+	fi
+}
+
+# A program compiled with -finstrument-functions that does not link
+# libringtrace (its hooks are the C library's no-ops) gets the library
+# preloaded: every call is recorded. --no-preload leaves it alone (it
+# publishes nothing: exit 3); a command without the hooks (sh) is not
+# preloaded.
+case_record_preload() {
+	[ -n "$CB" ] || skip "no sample_calls_bare"
+	run 0 "$T" record -q -o "$W/p.dat" -p function_graph -- "$CB" 50
+	err_has "^ringtrace: 400 events recorded in .*; 0 lost$"
+	run 0 "$T" report --stat "$W/p.dat"
+	[ "$(stat_calls "$W/out" calls_leaf)" = 100 ] ||
+		fail "preloaded: $(cat "$W/out")"
+	run 3 "$T" record -q -o "$W/p.dat" --no-preload -p function_graph \
+		-- "$CB" 50
+	err_has "exited before publishing its trace"
+	run 2 "$T" record -q -o "$W/p.dat" --preload="$W/nosuch.so" \
+		-- "$CB" 50
+	err_has "cannot read the library"
+	# nothing is left in the publish directory
+	[ -z "$(ls -A "$RINGTRACE_DIR")" ] ||
+		fail "left behind: $(ls "$RINGTRACE_DIR")"
+}
+
+# record -c: the programs the command starts are recorded too, each into
+# FILE.PID, from their first call (they wait for the recorder); a shell
+# in between gets the library preloaded.
+case_record_follow() {
+	[ -n "$C" ] || skip "no sample_calls"
+	# the shell gets the library preloaded, without the sanitizer's runtime
+	[ -z "$SAN" ] || skip "a sanitizer build's library cannot be preloaded into sh"
+	run 0 "$T" record -c -q -o "$W/f.dat" -p function_graph -- \
+		sh -c "'$C' 10 >/dev/null; '$CB' 20 >/dev/null; true"
+	local files n f
+	files=$(ls "$W"/f.dat.* 2>/dev/null)
+	[ "$(echo "$files" | grep -c .)" = 2 ] || fail "files: $files $(cat "$W/err")"
+	n=0
+	for f in $files; do
+		run 0 "$T" report --stat "$f"
+		n=$((n + $(stat_calls "$W/out" calls_outer)))
+		# trace-cmd reads them too
+		if [ -n "$TRACE_CMD" ]; then
+			"$TRACE_CMD" report "$f" >/dev/null 2>&1 ||
+				fail "trace-cmd cannot read $f"
+		fi
+	done
+	[ "$n" = 30 ] || fail "$n calls of calls_outer in the files, 30 made"
+	! grep -q "no function call was recorded" "$W/err" ||
+		fail "a warning: $(cat "$W/err")"
+	[ -z "$(ls -A "$RINGTRACE_DIR")" ] ||
+		fail "left behind: $(ls "$RINGTRACE_DIR")"
+	run 2 "$T" record -c -P 1 -o "$W/f.dat"
+	err_has "not with -P"
 }
 
 case_report_json() {

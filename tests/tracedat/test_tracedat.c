@@ -1252,6 +1252,7 @@ static void checkpoint(void)
 	struct stat st1, st2;
 	uint64_t ts = 1000000000;
 	uint32_t seq = 0;
+	bool in_place;
 	int fd;
 
 	tdt_mkdir(dir, sizeof(dir));
@@ -1269,44 +1270,60 @@ static void checkpoint(void)
 	ASSERT_EQ(write(fd, "keep", 4), 4);
 	close(fd);
 	ASSERT_EQ(symlink(victim, tmp), 0);
+	in_place = td_writer_in_place(w);
+	rbt_note("%s", in_place ? "written in place" : "spooled");
 	ASSERT_EQ(td_writer_checkpoint(w), 0);
 	ASSERT_EQ(stat(victim, &st1), 0);
 	ASSERT_EQ(st1.st_size, 4);
 	expect_pages(path, 3, 0);
 	expect_report_count(path, 30);
-	ASSERT_EQ(access(tmp, F_OK), -1);
-	/* a reader of this checkpoint keeps reading it after the next one */
-	ASSERT_EQ(td_reader_open(path, &old, err, sizeof(err)), 0);
+	/* in place, "<path>.tmp" is not used at all */
+	ASSERT_EQ(access(tmp, F_OK), in_place ? 0 : -1);
+	if (in_place)
+		ASSERT_EQ(unlink(tmp), 0);
+	/* a reader of a spooled checkpoint keeps reading it after the next */
+	if (!in_place)
+		ASSERT_EQ(td_reader_open(path, &old, err, sizeof(err)), 0);
 
 	add_pages(w, 1, 2, &seq, &ts);
 	add_pages(w, 0, 1, &seq, &ts);
 	ASSERT_EQ(td_writer_checkpoint(w), 0);
 	expect_pages(path, 4, 2);
 	expect_report_count(path, 60);
-	ASSERT_EQ(td_reader_nr_pages(old, 0), 3);
-	ASSERT_EQ(td_reader_nr_pages(old, 1), 0);
-	for (uint64_t i = 0; i < 3; i++)
-		ASSERT_EQ(td_page_for_each(td_reader_page(old, 0, i), PSZ, NULL,
-					   NULL, NULL),
-			  0);
-	td_reader_close(old);
+	if (!in_place) {
+		ASSERT_EQ(td_reader_nr_pages(old, 0), 3);
+		ASSERT_EQ(td_reader_nr_pages(old, 1), 0);
+		for (uint64_t i = 0; i < 3; i++)
+			ASSERT_EQ(td_page_for_each(td_reader_page(old, 0, i),
+						   PSZ, NULL, NULL, NULL),
+				  0);
+		td_reader_close(old);
+	}
 
 	/* nothing new: the file is left alone */
 	ASSERT_EQ(stat(path, &st1), 0);
 	ASSERT_EQ(td_writer_checkpoint(w), 0);
 	ASSERT_EQ(stat(path, &st2), 0);
 	ASSERT_EQ(st1.st_ino, st2.st_ino);
-	/* a new text is news */
+	ASSERT_EQ(st1.st_mtim.tv_nsec, st2.st_mtim.tv_nsec);
+	/* a new text is news: a new file, or in place a new header */
 	ASSERT_EQ(td_writer_set_cmdlines(w, "1001 renamed\n"), 0);
 	ASSERT_EQ(td_writer_checkpoint(w), 0);
 	ASSERT_EQ(stat(path, &st2), 0);
-	ASSERT_NE(st1.st_ino, st2.st_ino);
+	if (in_place)
+		ASSERT_EQ(st1.st_ino, st2.st_ino);
+	else
+		ASSERT_NE(st1.st_ino, st2.st_ino);
 
 	add_pages(w, 1, 5, &seq, &ts);
 	ASSERT_EQ(td_writer_close(w), 0);
 	expect_pages(path, 4, 7);
 	expect_report_count(path, 110);
 	ASSERT_EQ(access(tmp, F_OK), -1);
+	/* in place, the holes are gone: the header, then the pages */
+	ASSERT_EQ(stat(path, &st2), 0);
+	if (in_place)
+		ASSERT_EQ((uint64_t)st2.st_size % PSZ, 0);
 	tdt_rmdir(dir);
 }
 
@@ -1317,6 +1334,67 @@ static void checkpoint(void)
  * least the pages of the last checkpoint reported, and trace-cmd shows
  * every record.
  */
+/*
+ * Written in place, every page is written once and a checkpoint writes
+ * the header alone: with frequent checkpoints, two cpus taking turns
+ * (the first one outgrowing its room, so that the second one's data
+ * moves), and a header that grows (new thread names), the file reads
+ * right at each checkpoint, the bytes written stay within a tenth of the
+ * final size, and the close leaves no hole (the size is the header and
+ * the pages, the blocks cover it).
+ */
+static void write_once(void)
+{
+	char dir[128], path[256], names[64 * 32];
+	struct td_writer *w;
+	struct stat st;
+	uint64_t ts = 1000000000, written;
+	uint32_t seq = 0;
+	size_t used = 0;
+
+	tdt_mkdir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/w.dat", dir);
+	ASSERT_EQ(td_writer_open(path, PSZ, 3, &w), 0);
+	if (!td_writer_in_place(w)) {
+		td_writer_abort(w);
+		tdt_rmdir(dir);
+		rbt_skip("the file system cannot shift a file's blocks");
+	}
+	ASSERT_EQ(td_writer_add_format(w, "tdtest", tdt_counter_fmt), 0);
+	ASSERT_EQ(td_writer_set_clock(w, "mono"), 0);
+	for (int i = 0; i < 6600; i++) {
+		add_pages(w, i % 3 == 2 ? 1 : 0, 1, &seq, &ts);
+		if (i % 200 == 0 && used + 32 < sizeof(names)) {
+			used += (size_t)snprintf(names + used,
+						 sizeof(names) - used,
+						 "%d thread-%d\n", 2000 + i, i);
+			ASSERT_EQ(td_writer_set_cmdlines(w, names), 0);
+		}
+		if (i % 10 == 9)
+			ASSERT_EQ(td_writer_checkpoint(w), 0);
+		if (i == 299)
+			expect_report_count(path, 3000);
+		/* cpu 0 is past its first room, cpu 1's data moved */
+		if (i == 6299) {
+			expect_pages(path, 4200, 2100);
+			expect_report_count(path, 63000);
+		}
+	}
+	written = td_writer_written(w);
+	ASSERT_EQ(td_writer_close(w), 0);
+	expect_pages(path, 4400, 2200);
+	expect_report_count(path, 66000);
+	ASSERT_EQ(stat(path, &st), 0);
+	rbt_note("%llu bytes written, %lld in the file, %lld in blocks",
+		 (unsigned long long)written, (long long)st.st_size,
+		 (long long)st.st_blocks * 512);
+	/* the pages alone are 6600 * PSZ */
+	ASSERT_GE((uint64_t)st.st_size, 6600ull * PSZ);
+	ASSERT_LE(written * 10, (uint64_t)st.st_size * 11);
+	ASSERT_LE((uint64_t)st.st_size, (uint64_t)st.st_blocks * 512 + PSZ);
+	tdt_rmdir(dir);
+}
+
 static void checkpoint_kill(void)
 {
 	char dir[128], path[256];
@@ -1564,7 +1642,7 @@ static const struct rbt_case cases[] = {
 	RBT_CASE(page_size_8k),	      RBT_CASE(clocks),
 	RBT_CASE(sections),	      RBT_CASE(writer_errors),
 	RBT_CASE(header_page_layout), RBT_CASE(checkpoint),
-	RBT_CASE(checkpoint_kill),    RBT_CASE(disk_full),
+	RBT_CASE(write_once),         RBT_CASE(checkpoint_kill),    RBT_CASE(disk_full),
 	RBT_CASE(file_size_limit),    RBT_CASE(trace_cmd_convert),
 };
 RBT_MAIN(cases)

@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -30,6 +31,9 @@
 #include "ftrace.h"
 #include "symbols.h"
 #include "trace.h"
+
+/* Set by the "go" command: a recorder that follows us is attached. */
+static atomic_int rt_go;
 
 static struct rt_ctl *rt_ctl;
 /* <dir>/<pid>-<start>; short enough that every file name fits the
@@ -457,6 +461,23 @@ static int rt_ctl_execute(char *line, struct rt_reply *r)
 			rt_reply_printf(r, "%s", rt_ctl->syms);
 		return ret;
 	}
+	if (!strcmp(verb, "go")) {
+		/* Release: pairs with the acquire load in rt_follow_hold(). */
+		atomic_store_explicit(&rt_go, 1, memory_order_release);
+		return 0;
+	}
+	if (!strcmp(verb, "max_graph_depth")) {
+		char *end = NULL;
+		long d;
+
+		a = rt_word(&p);
+		d = a ? strtol(a, &end, 10) : -1;
+		if (!a || *end || d < 0 || d > INT_MAX) {
+			rt_reply_printf(r, "bad depth '%s'", a ? a : "");
+			return -EINVAL;
+		}
+		return ringtrace_set_max_graph_depth((int)d);
+	}
 	if (!strcmp(verb, "ftrace_list")) {
 		int list;
 
@@ -641,6 +662,10 @@ static void *rt_ctl_thread(void *arg)
 
 /* ---- publication --------------------------------------------------------- */
 
+/* RINGTRACE_KEEP_FILES=1 as the recorder that holds us set it (rt_hold()
+ * takes it out of the environment the program's children inherit). */
+static bool rt_keep_files;
+
 /* A clean exit removes the files (a crash leaves them). Only the process
  * that published: a forked child shares the mapping, not the files. */
 static void rt_unpublish(void)
@@ -658,7 +683,7 @@ static void rt_unpublish(void)
 			      memory_order_release);
 	/* A recorder that started the program reads them after the exit
 	 * and removes them itself. */
-	if (keep && !strcmp(keep, "1"))
+	if (rt_keep_files || (keep && !strcmp(keep, "1")))
 		return;
 	pthread_mutex_lock(&rt_pub_lock);
 	for (i = 0; i < RT_CTL_MAX_INSTANCES; i++) {
@@ -822,4 +847,149 @@ int rt_publish_init(void)
 	atomic_store_explicit(&ctl->state, RT_CTL_RUNNING,
 			      memory_order_release);
 	return 0;
+}
+
+/* ---- start under a recorder ---------------------------------------------- */
+
+/*
+ * The RINGTRACE_ variables the library reads (trace.c, events.c, ctl.c,
+ * publish.c): any other is a typo worth a warning.
+ */
+static const char *const rt_known_env[] = {
+	"BUF_SIZE_KB",	 "CLOCK",	  "DIR",	    "EVENTS",
+	"FOLLOW",	 "FTRACE_FILTER", "FTRACE_NOTRACE", "GRAPH_FILTER",
+	"HOLD",		 "KEEP_FILES",	  "OPTIONS",	    "PUBLISH",
+	"TRACER",
+};
+
+static void rt_check_env(void)
+{
+	extern char **environ;
+	char **e;
+	size_t i, n;
+
+	for (e = environ; e && *e; e++) {
+		const char *name = *e + 10;
+
+		if (strncmp(*e, "RINGTRACE_", 10))
+			continue;
+		n = strcspn(name, "=");
+		for (i = 0; i < sizeof(rt_known_env) / sizeof(rt_known_env[0]);
+		     i++)
+			if (strlen(rt_known_env[i]) == n &&
+			    !strncmp(rt_known_env[i], name, n))
+				break;
+		if (i == sizeof(rt_known_env) / sizeof(rt_known_env[0]))
+			rt_warn("ringtrace: unknown variable RINGTRACE_%.*s (ignored)\n",
+				(int)n, name);
+	}
+}
+
+/*
+ * RINGTRACE_HOLD=FD:PID: the ringtrace tool (process PID) started this
+ * program to record it and holds it until its recorder is attached and
+ * its settings made: wait, before main() and before the constructors of
+ * the program itself, until the tool writes a byte to the pipe FD or
+ * closes it (or exits, which closes it), at most RT_HOLD_MS. Only the
+ * child of that tool waits (not a program it starts with the same
+ * environment), and only once: the variable is removed.
+ */
+#define RT_HOLD_MS 30000
+
+static void rt_hold(void)
+{
+	const char *s = getenv("RINGTRACE_HOLD");
+	struct pollfd pfd;
+	long fd, pid;
+	char *end, c;
+	int ret, waited = 0;
+
+	if (!s)
+		return;
+	fd = strtol(s, &end, 10);
+	pid = *end == ':' ? strtol(end + 1, &end, 10) : -1;
+	if (*end)
+		pid = -1;
+	unsetenv("RINGTRACE_HOLD");
+	if (fd < 0 || fd > INT_MAX || pid != (long)getppid())
+		return;
+	/* for this process only: the recorder removes its files, not those
+	 * of the programs it starts */
+	s = getenv("RINGTRACE_KEEP_FILES");
+	if (s && !strcmp(s, "1")) {
+		rt_keep_files = true;
+		unsetenv("RINGTRACE_KEEP_FILES");
+	}
+	pfd.fd = (int)fd;
+	pfd.events = POLLIN;
+	/* bounded: EINTR retries count against the same deadline */
+	while (waited < RT_HOLD_MS) {
+		ret = poll(&pfd, 1, 100);
+		if (ret > 0 || (ret < 0 && errno != EINTR))
+			break;
+		waited += 100;
+	}
+	if (waited >= RT_HOLD_MS)
+		rt_warn("ringtrace: the recorder did not start within %d s; running without waiting\n",
+			RT_HOLD_MS / 1000);
+	else if (pfd.revents & POLLIN && read((int)fd, &c, 1) < 0)
+		c = 0; /* the same as a closed pipe: go on */
+	close((int)fd);
+}
+
+/*
+ * RINGTRACE_FOLLOW=PID: a program started, directly or not, by a command
+ * that ringtrace record -c (process PID) records. The recorder finds it
+ * in the publish directory and starts recording it: wait until it says
+ * "go" (at most RT_FOLLOW_MS, and not at all once PID is gone), and keep
+ * the files at exit for it to read what is left.
+ */
+#define RT_FOLLOW_MS 5000
+
+static void rt_follow_hold(void)
+{
+	const char *s = getenv("RINGTRACE_FOLLOW");
+	struct timespec ms = { 0, 1000000 };
+	char *end;
+	long pid = s ? strtol(s, &end, 10) : 0;
+	int waited;
+
+	if (!s || *end || pid <= 0 || pid > INT_MAX || kill((pid_t)pid, 0))
+		return;
+	rt_keep_files = true;
+	/* bounded: one look a millisecond */
+	for (waited = 0; waited < RT_FOLLOW_MS; waited++) {
+		/* Acquire: pairs with the release store of the "go"
+		 * command in rt_ctl_execute(). */
+		if (atomic_load_explicit(&rt_go, memory_order_acquire))
+			return;
+		if (waited % 100 == 0 && kill((pid_t)pid, 0))
+			return;
+		nanosleep(&ms, NULL);
+	}
+}
+
+/*
+ * After the tracer started at load (trace.c's constructor; whichever of
+ * the two runs first starts it, the other finds it started).
+ */
+__attribute__((constructor)) static void rt_publish_boot(void)
+{
+	extern char **environ;
+	char **e;
+
+	for (e = environ; e && *e; e++)
+		if (!strncmp(*e, "RINGTRACE_", 10))
+			break;
+	if (!e || !*e)
+		return;
+	rt_check_env();
+	if (getenv("RINGTRACE_HOLD")) {
+		rt_lazy_init();
+		rt_hold();
+	} else if (getenv("RINGTRACE_FOLLOW")) {
+		rt_lazy_init();
+		if (rt_published())
+			rt_follow_hold();
+	}
 }

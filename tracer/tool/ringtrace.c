@@ -13,10 +13,12 @@
  * argument, 3 no such process or not traced, 4 permission denied, 5
  * corrupt or truncated input.
  */
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
@@ -24,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -34,6 +37,7 @@
 #include "client.h"
 #include "filter.h"
 #include "print.h"
+#include "profile.h"
 #include "tep.h"
 #include "trace.h"
 #include "tracedat.h"
@@ -1459,14 +1463,47 @@ static int rtt_td_open(const char *path, struct ringbuf *rb,
 	return 0;
 }
 
-/* Count the records of a page (events/s and the final tally). */
+/*
+ * Count the records of a page (events/s and the final tally), and those
+ * of the function tracers (@fn_ids: ftrace:function and
+ * ftrace:funcgraph_exit, -1 when unknown).
+ */
+struct rtt_tally {
+	unsigned long records;
+	unsigned long calls;
+	int fn_ids[2];
+};
+
 static void rtt_count_cb(const struct td_record *rec, void *arg)
 {
-	(void)rec;
-	(*(unsigned long *)arg)++;
+	struct rtt_tally *t = arg;
+	uint16_t type;
+
+	t->records++;
+	if (rec->len >= sizeof(type)) {
+		memcpy(&type, rec->data, sizeof(type));
+		if (type == t->fn_ids[0] || type == t->fn_ids[1])
+			t->calls++;
+	}
 }
 
 /* ---- record ------------------------------------------------------------- */
+
+/* Bytes this process wrote (wchar of /proc/self/io), or @dflt. */
+static uint64_t rtt_self_wchar(uint64_t dflt)
+{
+	unsigned long long v;
+	char line[128];
+	FILE *f = fopen("/proc/self/io", "re");
+
+	if (!f)
+		return dflt;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "wchar: %llu", &v) == 1)
+			dflt = v;
+	fclose(f);
+	return dflt;
+}
 
 static const char rtt_record_help[] =
 	"Record the trace of a process into a trace.dat that 'trace-cmd\n"
@@ -1474,10 +1511,15 @@ static const char rtt_record_help[] =
 	"with the event formats, symbols, thread names and clock. Either\n"
 	"attach to a running process (-P) or start COMMAND with the events and\n"
 	"tracer set in its environment (RINGTRACE_EVENTS, RINGTRACE_TRACER) and\n"
-	"record until it exits. Ctrl-C stops and leaves a complete file. A\n"
-	"progress line (events/s, MB written, events lost) is refreshed every\n"
-	"second on stderr; the file is checkpointed each time, so it always\n"
-	"holds a readable trace. With -P, the buffer is cleared first (as\n"
+	"record until it exits; COMMAND is held before its main() until the\n"
+	"recorder is attached, so nothing it does is missed. Ctrl-C stops and\n"
+	"leaves a complete file. Each page is written once: where the file\n"
+	"system allows (ext4, XFS), the file is written in place and a\n"
+	"checkpoint each second rewrites only its header. A progress line\n"
+	"(events/s, MB written, events lost) is refreshed every second on\n"
+	"stderr. Events the buffer lost (overwritten, or refused when full\n"
+	"with nooverwrite) are counted, marked in the file where the records\n"
+	"go on, and reported. With -P, the buffer is cleared first (as\n"
 	"trace-cmd record does), and events and a tracer set here are\n"
 	"switched off again at the end.\n"
 	"\n"
@@ -1488,78 +1530,179 @@ static const char rtt_record_help[] =
 	"  -p, --tracer NAME    the tracer: nop, function, function_graph,\n"
 	"                       usersoff\n"
 	"  -O OPT               set trace option OPT (or noOPT); repeatable\n"
+	"  -b, --buffer-size KB  the size of each cpu buffer (default with\n"
+	"                       COMMAND: 4 to 32 MiB, by the number of cpus;\n"
+	"                       with -P: unchanged)\n"
+	"  -l, --filter FUNC    trace only the functions FUNC names (a glob,\n"
+	"                       as set_ftrace_filter); repeatable\n"
+	"  -n, --notrace FUNC   do not trace FUNC (set_ftrace_notrace);\n"
+	"                       repeatable\n"
+	"  -g, --graph-function FUNC  function_graph: only FUNC and what it\n"
+	"                       calls (set_graph_function); repeatable\n"
+	"      --max-graph-depth N  function_graph: N levels at most (0: no\n"
+	"                       limit)\n"
+	"      --preload[=LIB]  preload libringtrace (or LIB) into COMMAND;\n"
+	"                       the default when COMMAND is compiled with\n"
+	"                       -finstrument-functions and does not link it\n"
+	"      --no-preload     never preload\n"
+	"  -c, --follow         also record the programs COMMAND starts that\n"
+	"                       load libringtrace (preloaded into every one),\n"
+	"                       each into FILE.PID, from their start\n"
 	"  -i, --instance NAME  record that instance (with -P)\n"
 	"  -q, --quiet          no progress line\n"
 	"  -h, --help           this text\n";
 
 /* Pages moved between two looks at the clock and the checkpoints. */
-#define RTT_RECORD_BATCH 64
+#define RTT_RECORD_BATCH 256
 
+/* Pages of one cpu buffer taken before the next one's turn. */
+#define RTT_RECORD_BURST 64
+
+/**
+ * struct rtt_record - a recording in progress
+ * @ev: the process's events (the formats in the file)
+ * @ctl_gen: the control file's generation when they were read
+ * @syms: its symbols file, @cmdl its thread names, as last read
+ * @start: when the recording started (ms), @last the last progress line
+ * @last_events: the events recorded at the last progress line
+ * @exited: the process exited
+ * @quiet_written: the summary gives the bytes of this file, not those
+ *	the tool wrote (a followed process)
+ * @out_path: @out when the recording owns it
+ * @dropped: per cpu buffer, the writes it refused (a full buffer in
+ *	producer/consumer mode) as counted when last looked at
+ * @marked: per cpu buffer, how many of @dropped the file marks already
+ * @caught_up: per cpu buffer, the reader found it without a whole page
+ *	since drops were last seen: the next page is newer than them
+ */
 struct rtt_record {
 	const char *out;
 	struct rtt_proc p;
 	struct ringbuf *rb;
 	struct td_writer *w;
-	void **pages;
+	struct rtt_events *ev;
+	uint32_t ctl_gen;
+	char *syms;
+	char *cmdl;
+	uint64_t start;
+	uint64_t last;
+	unsigned long last_events;
+	bool exited;
+	unsigned long *dropped;
+	unsigned long *marked;
+	bool *caught_up;
 	int nr_cpus;
+	struct rtt_tally tally;
 	unsigned long events;
 	unsigned long missed;
 	uint64_t ckpt_bytes;
 	bool quiet;
+	bool quiet_written;
 	bool tty;
+	char *out_path;
 };
 
 /*
+ * Mark @n events dropped before @page as the kernel marks overwritten
+ * ones: RINGBUF_MISSED_EVENTS, and the count after the data when there
+ * is room (added to a count the page has already).
+ */
+static void rtt_mark_dropped(void *page, size_t size, unsigned long n)
+{
+	struct ringbuf_data_page *dp = page;
+	uint64_t commit = dp->commit, len = commit & RINGBUF_COMMIT_MASK;
+	unsigned char *at = (unsigned char *)dp->data + len;
+	uint64_t count;
+
+	if (commit & RINGBUF_MISSED_STORED) {
+		memcpy(&count, at, sizeof(count));
+		count += n;
+		memcpy(at, &count, sizeof(count));
+	} else if (!(commit & RINGBUF_MISSED_EVENTS) &&
+		   size - RINGBUF_PAGE_HDR_SIZE - len >= sizeof(count)) {
+		count = n;
+		memcpy(at, &count, sizeof(count));
+		commit |= RINGBUF_MISSED_STORED;
+	}
+	dp->commit = commit | RINGBUF_MISSED_EVENTS;
+}
+
+/*
  * Move at most @max pages into the file: the pages the writer has left
- * (@full), or whatever the buffers hold (!@full), a page of each cpu
- * buffer in turn. Return: the pages moved, or a negative errno.
+ * (@full), or whatever the buffers hold (!@full), up to a stage of pages
+ * of each cpu buffer in turn, read straight into the writer's staging
+ * (an empty cpu buffer costs one look a turn, not one a page). Writes a
+ * full buffer refused (producer/consumer mode) are marked on the first
+ * page read after the reader caught up with the writer, which holds
+ * records written after them. Return: the pages moved, or a negative
+ * errno.
  */
 static int rtt_record_pages(struct rtt_record *r, int full, int max)
 {
 	size_t size = ringbuf_subbuf_size(r->rb);
-	int cpu, ret, moved = 0;
+	int cpu, ret, n, moved = 0;
 	bool any;
 
 	do {
 		any = false;
 		for (cpu = 0; cpu < r->nr_cpus; cpu++) {
-			unsigned long n = 0, missed = 0;
+			for (n = 0; n < RTT_RECORD_BURST; n++) {
+				struct rtt_tally t = r->tally;
+				unsigned long missed = 0, d;
+				void *page;
 
-			if (moved >= max)
-				return moved;
-			if (!r->pages[cpu]) {
-				r->pages[cpu] = ringbuf_alloc_read_page(r->rb,
-									cpu);
-				if (!r->pages[cpu])
-					return -ENOMEM;
+				if (moved >= max)
+					return moved;
+				d = ringbuf_dropped_events_cpu(r->rb, cpu);
+				if (d != r->dropped[cpu]) {
+					r->dropped[cpu] = d;
+					r->caught_up[cpu] = false;
+				}
+				page = td_writer_page_slot(r->w, cpu);
+				if (!page)
+					return -errno;
+				if (ringbuf_read_page(r->rb, page, size, cpu,
+						      full) < 0) {
+					r->caught_up[cpu] = true;
+					break;
+				}
+				any = true;
+				if (r->marked[cpu] != r->dropped[cpu] &&
+				    (r->caught_up[cpu] || !full)) {
+					rtt_mark_dropped(page, size,
+							 r->dropped[cpu] -
+								 r->marked[cpu]);
+					r->marked[cpu] = r->dropped[cpu];
+				}
+				/* checked and counted in one pass */
+				t.records = t.calls = 0;
+				ret = td_writer_commit_slot(r->w, cpu,
+							    rtt_count_cb,
+							    &missed, &t);
+				if (ret == -EINVAL) {
+					rtt_msg("cpu %d: a malformed page skipped",
+						cpu);
+					continue;
+				}
+				if (ret)
+					return ret;
+				moved++;
+				r->tally.records += t.records;
+				r->tally.calls += t.calls;
+				r->events += t.records;
+				if (missed != TD_MISSED_UNKNOWN)
+					r->missed += missed;
 			}
-			if (ringbuf_read_page(r->rb, r->pages[cpu], size, cpu,
-					      full) < 0)
-				continue;
-			any = true;
-			ret = td_writer_add_page(r->w, cpu, r->pages[cpu]);
-			if (ret == -EINVAL) {
-				rtt_msg("cpu %d: a malformed page skipped", cpu);
-				continue;
-			}
-			if (ret)
-				return ret;
-			moved++;
-			td_page_for_each(r->pages[cpu], (unsigned int)size,
-					 rtt_count_cb, &missed, &n);
-			r->events += n;
-			if (missed != TD_MISSED_UNKNOWN)
-				r->missed += missed;
 		}
 	} while (any);
 	return moved;
 }
 
 /*
- * A checkpoint each second (@timed), and one each time the data has
- * doubled since the last: a checkpoint copies the whole file, so
- * doubling keeps the copying linear in the size, and a short recording
- * on a small disk still gets its data in.
+ * A checkpoint each second (@timed). Writing in place, a checkpoint
+ * writes the header alone; otherwise it copies the whole file, so it is
+ * only taken when the data has doubled since the last (which keeps the
+ * copying linear in the size), and at the end.
  */
 static int rtt_record_ckpt(struct rtt_record *r, bool timed)
 {
@@ -1569,7 +1712,7 @@ static int rtt_record_ckpt(struct rtt_record *r, bool timed)
 	int ret;
 
 	td_writer_stats(r->w, NULL, &bytes);
-	if (!timed && bytes < 2 * r->ckpt_bytes)
+	if (td_writer_in_place(r->w) ? !timed : bytes < 2 * r->ckpt_bytes)
 		return 0;
 	/* threads started meanwhile */
 	if (!rtt_cmdlines_text(&r->p, &cmdl, &len)) {
@@ -1625,26 +1768,64 @@ static void rtt_settle(struct rtt_proc *p)
  * publishes its control file. */
 static int rtt_record_spawn(char **cmd, const struct rtt_strv *events,
 			    const char *tracer, const struct rtt_strv *opts,
-			    struct rtt_proc *p, pid_t *child)
+			    unsigned long size_kb, const char *preload,
+			    bool follow, int *hold, struct rtt_proc *p,
+			    pid_t *child)
 {
-	char err[RTT_ERR_MAX], *ev = NULL, *op = NULL, *tr = NULL;
+	char err[RTT_ERR_MAX], *ev = NULL, *op = NULL, *tr = NULL, *pl = NULL;
+	char hold_env[64], size_env[64], follow_env[64];
+	const char *old_pl = getenv("LD_PRELOAD");
 	char **envp = NULL;
 	size_t n = 0, i, len;
 	uint64_t deadline;
-	int ret, status;
+	int ret, status, fds[2];
 
 	for (i = 0; environ[i]; i++)
 		n++;
-	envp = calloc(n + 6, sizeof(*envp));
+	envp = calloc(n + 9, sizeof(*envp));
 	if (!envp)
 		return -ENOMEM;
+	/* the command waits on fds[0] until tracing is set up (rt_hold()) */
+	if (pipe2(fds, O_CLOEXEC)) {
+		free(envp);
+		return -errno;
+	}
+	/* the read end goes to the command (the write end stays here) */
+	if (fcntl(fds[0], F_SETFD, 0)) {
+		close(fds[0]);
+		close(fds[1]);
+		free(envp);
+		return -errno;
+	}
 	n = 0;
 	for (i = 0; environ[i]; i++) {
 		if ((events->nr && !strncmp(environ[i], "RINGTRACE_EVENTS=", 17)) ||
 		    (tracer && !strncmp(environ[i], "RINGTRACE_TRACER=", 17)) ||
-		    (opts->nr && !strncmp(environ[i], "RINGTRACE_OPTIONS=", 18)))
+		    (opts->nr && !strncmp(environ[i], "RINGTRACE_OPTIONS=", 18)) ||
+		    !strncmp(environ[i], "RINGTRACE_HOLD=", 15) ||
+		    (size_kb && !strncmp(environ[i], "RINGTRACE_BUF_SIZE_KB=", 22)) ||
+		    (preload && !strncmp(environ[i], "LD_PRELOAD=", 11)) ||
+		    !strncmp(environ[i], "RINGTRACE_FOLLOW=", 17))
 			continue;
 		envp[n++] = environ[i];
+	}
+	/* the library first, then what the user preloads */
+	if (preload &&
+	    asprintf(&pl, "LD_PRELOAD=%s%s%s", preload,
+		     old_pl && *old_pl ? " " : "", old_pl ? old_pl : "") > 0)
+		envp[n++] = pl;
+	snprintf(hold_env, sizeof(hold_env), "RINGTRACE_HOLD=%d:%d", fds[0],
+		 (int)getpid());
+	envp[n++] = hold_env;
+	if (follow) {
+		snprintf(follow_env, sizeof(follow_env),
+			 "RINGTRACE_FOLLOW=%d", (int)getpid());
+		envp[n++] = follow_env;
+	}
+	if (size_kb) {
+		snprintf(size_env, sizeof(size_env), "RINGTRACE_BUF_SIZE_KB=%lu",
+			 size_kb);
+		envp[n++] = size_env;
 	}
 	/* any RINGTRACE_ variable starts the tracer at load: the process
 	 * publishes before its main() runs */
@@ -1687,7 +1868,13 @@ static int rtt_record_spawn(char **cmd, const struct rtt_strv *events,
 	free(ev);
 	free(op);
 	free(tr);
+	free(pl);
 	free(envp);
+	close(fds[0]);
+	if (ret)
+		close(fds[1]);
+	else
+		*hold = fds[1];
 	if (ret) {
 		rtt_msg("cannot run '%s': %s", cmd[0], strerror(ret));
 		return ret == ENOENT || ret == EACCES ? -EINVAL : -ret;
@@ -1805,6 +1992,629 @@ static void rtt_record_formats(struct rtt_record *r, struct rtt_events **evp)
 	*evp = ev;
 }
 
+/* The file posix_spawnp() runs for @cmd: @cmd itself, or found in PATH. */
+static bool rtt_which(const char *cmd, char *out, size_t len)
+{
+	const char *path = getenv("PATH"), *p, *end;
+
+	if (strchr(cmd, '/')) {
+		snprintf(out, len, "%s", cmd);
+		return access(out, X_OK) == 0;
+	}
+	for (p = path ? path : "/usr/local/bin:/usr/bin:/bin"; *p; p = end) {
+		size_t n;
+
+		end = strchr(p, ':');
+		if (!end)
+			end = p + strlen(p);
+		n = (size_t)(end - p);
+		if (*end)
+			end++;
+		if ((int)len <= snprintf(out, len, "%.*s/%s", (int)(n ? n : 1),
+					  n ? p : ".", cmd))
+			continue;
+		if (access(out, X_OK) == 0)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Read the dynamic string table of the ELF file @path (64-bit, this
+ * machine's byte order): whether it names __cyg_profile_func_enter (the
+ * hook -finstrument-functions calls, which the C library defines as a
+ * no-op unless libringtrace comes first) and whether it names
+ * libringtrace (a library the program is linked with).
+ */
+static bool rtt_elf_hooks(const char *path, bool *hooks, bool *linked)
+{
+	Elf64_Ehdr eh;
+	Elf64_Shdr sh, str;
+	char *tab = NULL;
+	bool ok = false;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	unsigned int i;
+
+	*hooks = *linked = false;
+	if (fd < 0)
+		return false;
+	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_shentsize != sizeof(Elf64_Shdr))
+		goto out;
+	for (i = 0; i < eh.e_shnum; i++) {
+		if (pread(fd, &sh, sizeof(sh),
+			  (off_t)(eh.e_shoff + (uint64_t)i * sizeof(sh))) !=
+		    (ssize_t)sizeof(sh))
+			goto out;
+		if (sh.sh_type == SHT_DYNSYM)
+			break;
+	}
+	/* no dynamic symbols: a static program, nothing to preload into */
+	if (i == eh.e_shnum || sh.sh_link >= eh.e_shnum ||
+	    pread(fd, &str, sizeof(str),
+		  (off_t)(eh.e_shoff + (uint64_t)sh.sh_link * sizeof(str))) !=
+		    (ssize_t)sizeof(str) ||
+	    str.sh_size == 0 || str.sh_size > (64u << 20))
+		goto out;
+	tab = malloc(str.sh_size + 1);
+	if (!tab || pread(fd, tab, str.sh_size, (off_t)str.sh_offset) !=
+			    (ssize_t)str.sh_size)
+		goto out;
+	tab[str.sh_size] = 0;
+	for (char *s = tab; s < tab + str.sh_size; s += strlen(s) + 1) {
+		if (!strcmp(s, "__cyg_profile_func_enter"))
+			*hooks = true;
+		else if (!strncmp(s, "libringtrace.so", 15))
+			*linked = true;
+	}
+	ok = true;
+out:
+	free(tab);
+	close(fd);
+	return ok;
+}
+
+/* The libringtrace to preload: installed beside the tool, or built. */
+static bool rtt_preload_lib(char *out, size_t len)
+{
+	char self[PATH_MAX], *slash;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n > 0) {
+		self[n] = 0;
+		slash = strrchr(self, '/');
+		if (slash) {
+			*slash = 0;
+			if ((int)len > snprintf(out, len, "%s/%s", self,
+						RTT_PRELOAD_INSTALLED) &&
+			    access(out, R_OK) == 0)
+				return true;
+		}
+	}
+	snprintf(out, len, "%s", RTT_PRELOAD_BUILD);
+	return access(out, R_OK) == 0;
+}
+
+/*
+ * What to preload for COMMAND: @mode 1 (--preload) always, 0 (--no-preload)
+ * never, -1 when the program calls the hooks but does not link the library.
+ * Returns @lib filled, or NULL.
+ */
+static const char *rtt_record_preload(const char *cmd, int mode,
+				      const char *given, char *lib,
+				      size_t len)
+{
+	char path[PATH_MAX];
+	bool hooks = false, linked = false;
+
+	if (!mode)
+		return NULL;
+	if (mode < 0) {
+		if (!rtt_which(cmd, path, sizeof(path)) ||
+		    !rtt_elf_hooks(path, &hooks, &linked) || !hooks || linked)
+			return NULL;
+	}
+	if (given) {
+		snprintf(lib, len, "%s", given);
+		return lib;
+	}
+	if (rtt_preload_lib(lib, len))
+		return lib;
+	rtt_msg("warning: %s: libringtrace was not found to preload (give --preload=LIB)",
+		cmd);
+	return NULL;
+}
+
+/*
+ * Attach to the buffer of the process's instance @inst (r->p open, r->ev
+ * read) and create the file, complete at once: whatever happens next,
+ * the path holds a trace.dat that reads.
+ */
+static int rtt_rec_open(struct rtt_record *r, const char *inst)
+{
+	char err[RTT_ERR_MAX], clock[32];
+	size_t len;
+	int c, ret;
+
+	ret = rtt_attach(&r->p, rtt_find_inst(&r->p, inst), false,
+			 RTT_ATTACH_CONSUME, NULL, &r->rb, err);
+	if (ret) {
+		rtt_msg("%s", err);
+		return ret;
+	}
+	r->nr_cpus = ringbuf_nr_cpus(r->rb);
+	r->dropped = calloc((size_t)r->nr_cpus, sizeof(*r->dropped));
+	r->marked = calloc((size_t)r->nr_cpus, sizeof(*r->marked));
+	r->caught_up = calloc((size_t)r->nr_cpus, sizeof(*r->caught_up));
+	if (!r->dropped || !r->marked || !r->caught_up)
+		return -ENOMEM;
+	r->tally.fn_ids[0] = r->tally.fn_ids[1] = -1;
+	for (len = 0; len < r->ev->nr; len++) {
+		if (strcmp(r->ev->v[len].system, "ftrace"))
+			continue;
+		if (!strcmp(r->ev->v[len].name, "function"))
+			r->tally.fn_ids[0] = r->ev->v[len].id;
+		else if (!strcmp(r->ev->v[len].name, "funcgraph_exit"))
+			r->tally.fn_ids[1] = r->ev->v[len].id;
+	}
+	/* what was dropped before the recording is not in it */
+	for (c = 0; c < r->nr_cpus; c++)
+		r->dropped[c] = r->marked[c] =
+			ringbuf_dropped_events_cpu(r->rb, c);
+	if (rtt_syms_text(&r->p, &r->syms, &len, err))
+		rtt_msg("warning: the trace will have no symbols: %s", err);
+	rtt_cmdlines_text(&r->p, &r->cmdl, &len);
+	snprintf(clock, sizeof(clock), "%.*s",
+		 (int)sizeof(r->p.ctl->clock) - 1, r->p.ctl->clock);
+	ret = rtt_td_open(r->out, r->rb, r->ev, r->syms, r->cmdl, clock,
+			  &r->w);
+	if (ret)
+		return ret;
+	r->ckpt_bytes = 32768;
+	r->start = r->last = rtt_now_ms();
+	return td_writer_checkpoint(r->w);
+}
+
+/*
+ * One turn of a recording: the formats of events registered since, the
+ * whole pages the writers left, a checkpoint and a progress line each
+ * second. Return: the pages moved, or a negative errno.
+ */
+static int rtt_rec_turn(struct rtt_record *r)
+{
+	uint32_t g = rtt_ctl_gen(&r->p);
+	uint64_t now;
+	int moved, ret;
+
+	if (g != r->ctl_gen) {
+		r->ctl_gen = g;
+		rtt_record_formats(r, &r->ev);
+	}
+	moved = rtt_record_pages(r, 1, RTT_RECORD_BATCH);
+	if (moved < 0)
+		return moved;
+	now = rtt_now_ms();
+	ret = rtt_record_ckpt(r, now - r->last >= 1000);
+	if (ret)
+		return ret;
+	if (now - r->last >= 1000) {
+		double rate = (double)(r->events - r->last_events) * 1000.0 /
+			      (double)(now - r->last);
+
+		rtt_record_progress(r, rate);
+		r->last_events = r->events;
+		r->last = now;
+	}
+	return moved;
+}
+
+/*
+ * The end of a recording (@ret: how the turns ended): what the buffer
+ * still holds, partial pages included (no more than it holds now, should
+ * a live writer keep filling it), the last formats, symbols and thread
+ * names, the file completed, the summary line. Return: 0 or a negative
+ * errno (reported).
+ */
+static int rtt_rec_finish(struct rtt_record *r, int ret)
+{
+	char err[RTT_ERR_MAX];
+	uint64_t written = 0;
+	long drain = r->nr_cpus;
+	size_t len;
+	int c;
+
+	for (c = 0; c < r->nr_cpus; c++)
+		drain += (long)(ringbuf_size(r->rb, c) /
+				ringbuf_subbuf_size(r->rb));
+	while (!ret && drain > 0) {
+		int moved = rtt_record_pages(r, 0, RTT_RECORD_BATCH);
+
+		if (moved <= 0) {
+			ret = moved;
+			break;
+		}
+		drain -= moved;
+		ret = rtt_record_ckpt(r, false);
+	}
+	if (!ret) {
+		/* events registered at the end (their files may be gone) */
+		if (rtt_ctl_gen(&r->p) != r->ctl_gen)
+			rtt_record_formats(r, &r->ev);
+		/* the symbols of what was loaded meanwhile */
+		if (!r->exited) {
+			free(r->syms);
+			r->syms = NULL;
+			if (!rtt_syms_text(&r->p, &r->syms, &len, err) &&
+			    r->syms)
+				td_writer_set_kallsyms(r->w, r->syms);
+		}
+		free(r->cmdl);
+		r->cmdl = NULL;
+		if (!rtt_cmdlines_text(&r->p, &r->cmdl, &len))
+			td_writer_set_cmdlines(r->w, r->cmdl);
+		written = td_writer_written(r->w);
+		ret = td_writer_close(r->w);
+		r->w = NULL;
+		if (ret)
+			ret = rtt_td_error(r->out, ret);
+	} else if (ret == -ENOMEM) {
+		rtt_msg("out of memory");
+	} else {
+		/* a last try with what could be written (the disk may take
+		 * a smaller copy) */
+		if (ret != -EINVAL)
+			td_writer_checkpoint(r->w);
+		ret = rtt_td_error(r->out, ret);
+	}
+	if (r->tty && !r->quiet)
+		fputs("\r\033[K", stderr);
+	if (!ret) {
+		struct rtt_counts cs;
+		struct stat st;
+
+		rtt_get_counts(r->rb, &cs);
+		if (stat(r->out, &st))
+			st.st_size = 0;
+		/* the kernel's count, where there is one (followed
+		 * processes share it: their own count then) */
+		if (!r->quiet_written)
+			written = rtt_self_wchar(written);
+		rtt_msg("%lu events recorded in %s (%.1f MB, %.1f MB written) in %.1f s; %lu lost",
+			r->events, r->out, (double)st.st_size / 1e6,
+			(double)written / 1e6,
+			(double)(rtt_now_ms() - r->start) / 1000.0,
+			rtt_lost(&cs));
+	}
+	return ret;
+}
+
+static void rtt_rec_free(struct rtt_record *r)
+{
+	free(r->dropped);
+	free(r->marked);
+	free(r->caught_up);
+	td_writer_abort(r->w);
+	ringbuf_free(r->rb);
+	rtt_proc_close(&r->p);
+	rtt_events_free(r->ev);
+	free(r->syms);
+	free(r->cmdl);
+	free(r->out_path);
+	memset(r, 0, sizeof(*r));
+}
+
+/* ---- record -c: the processes the command starts ------------------------ */
+
+/* Room for index @i in an int array; false: out of memory. */
+static bool rtt_grow_ints(int **v, size_t *cap, size_t i)
+{
+	size_t n = *cap ? 2 * *cap : 16;
+	int *nv;
+
+	if (i < *cap)
+		return true;
+	nv = realloc(*v, n * sizeof(*nv));
+	if (!nv)
+		return false;
+	*v = nv;
+	*cap = n;
+	return true;
+}
+
+/**
+ * struct rtt_follow - the descendants of the recorded process that
+ *	publish a trace, each recorded into FILE.PID
+ * @v: their recordings
+ * @nr: how many
+ * @cap: entries allocated
+ * @seen: the pids looked at already (followed or not)
+ * @nr_seen: how many
+ * @seen_cap: entries allocated
+ * @last_scan: when the publish directory was last listed (ms)
+ * @calls: function calls recorded in the files completed
+ */
+struct rtt_follow {
+	struct rtt_record *v;
+	size_t nr;
+	size_t cap;
+	int *seen;
+	size_t nr_seen;
+	size_t seen_cap;
+	uint64_t last_scan;
+	unsigned long calls;
+};
+
+/* Whether process @pid was started under this recorder (it inherited
+ * RINGTRACE_FOLLOW with our pid). */
+static bool rtt_follow_ours(int pid)
+{
+	char path[64], want[64], *buf = NULL;
+	size_t len = 0, i;
+	bool ours = false;
+
+	snprintf(path, sizeof(path), "/proc/%d/environ", pid);
+	snprintf(want, sizeof(want), "RINGTRACE_FOLLOW=%d", (int)getpid());
+	if (rtt_read_file(path, 1 << 20, &buf, &len))
+		return false;
+	for (i = 0; i < len && !ours; i += strlen(buf + i) + 1)
+		ours = !strcmp(buf + i, want);
+	free(buf);
+	return ours;
+}
+
+/* Start recording process @pid into OUT.PID; false to try again later
+ * (not ready yet). */
+static bool rtt_follow_start(struct rtt_follow *fl, int pid, const char *out)
+{
+	struct rtt_record *f;
+	char err[RTT_ERR_MAX];
+	int ret;
+
+	if (fl->nr == fl->cap) {
+		size_t n = fl->cap ? 2 * fl->cap : 8;
+		struct rtt_record *nv = realloc(fl->v, n * sizeof(*nv));
+
+		if (!nv)
+			return true;
+		fl->v = nv;
+		fl->cap = n;
+	}
+	f = &fl->v[fl->nr];
+	memset(f, 0, sizeof(*f));
+	if (rtt_proc_open(pid, 0, &f->p, err))
+		return false;
+	if (rtt_inst_find(&f->p, NULL) < 0) {
+		rtt_proc_close(&f->p);
+		return false;
+	}
+	f->quiet = f->quiet_written = true;
+	f->ctl_gen = rtt_ctl_gen(&f->p);
+	if (asprintf(&f->out_path, "%s.%d", out, pid) < 0) {
+		f->out_path = NULL;
+		ret = -ENOMEM;
+	} else {
+		f->out = f->out_path;
+		ret = rtt_load_events(&f->p, &f->ev, true);
+	}
+	if (!ret)
+		ret = rtt_rec_open(f, NULL);
+	/* it waits for this before its main() */
+	rtt_command(&f->p, RTT_CMD_TIMEOUT_MS, NULL, err, "go -");
+	if (ret) {
+		rtt_msg("process %d (%s) is not recorded", pid, f->p.ctl->comm);
+		rtt_rec_free(f);
+		return true;
+	}
+	fl->nr++;
+	return true;
+}
+
+/* The end of the recording of follower @i: complete its file, remove the
+ * files its process kept. */
+static void rtt_follow_stop(struct rtt_follow *fl, size_t i, int ret)
+{
+	struct rtt_record *f = &fl->v[i];
+	char err[RTT_ERR_MAX];
+
+	rtt_rec_finish(f, ret);
+	fl->calls += f->tally.calls;
+	if (rtt_proc_state(&f->p) == RTT_DEAD && rtt_remove_files(&f->p, err))
+		rtt_msg("%s", err);
+	rtt_rec_free(f);
+	fl->v[i] = fl->v[--fl->nr];
+}
+
+/*
+ * One turn over the followed processes, and a look at the publish
+ * directory every 10 ms for new ones.
+ */
+static void rtt_follow_turn(struct rtt_follow *fl, int root, const char *out)
+{
+	struct rtt_entry *e = NULL;
+	char err[RTT_ERR_MAX];
+	size_t nr = 0, i, j;
+
+	for (i = fl->nr; i-- > 0;) {
+		struct rtt_record *f = &fl->v[i];
+		int moved = rtt_rec_turn(f);
+
+		if (moved < 0 || rtt_proc_state(&f->p) == RTT_DEAD) {
+			f->exited = moved >= 0;
+			rtt_follow_stop(fl, i, moved < 0 ? moved : 0);
+		}
+	}
+	if (rtt_now_ms() - fl->last_scan < 10 || rtt_list(&e, &nr, err))
+		return;
+	fl->last_scan = rtt_now_ms();
+	for (i = 0; i < nr; i++) {
+		if (e[i].pid == root)
+			continue;
+		for (j = 0; j < fl->nr_seen && fl->seen[j] != e[i].pid; j++)
+			;
+		if (j < fl->nr_seen)
+			continue;
+		if (rtt_follow_ours(e[i].pid) &&
+		    !rtt_follow_start(fl, e[i].pid, out))
+			continue; /* not ready: next time */
+		if (rtt_grow_ints(&fl->seen, &fl->seen_cap, fl->nr_seen))
+			fl->seen[fl->nr_seen++] = e[i].pid;
+	}
+	free(e);
+}
+
+/* The end: every followed process's file completed. */
+static void rtt_follow_end(struct rtt_follow *fl)
+{
+	while (fl->nr) {
+		struct rtt_record *f = &fl->v[fl->nr - 1];
+
+		f->exited = rtt_proc_state(&f->p) == RTT_DEAD;
+		rtt_follow_stop(fl, fl->nr - 1, 0);
+	}
+	free(fl->v);
+	free(fl->seen);
+}
+
+/* Largest -b: 4 GiB per cpu buffer. */
+#define RTT_MAX_BUF_KB (4ul << 20)
+
+/*
+ * How full a cpu buffer is when the recorder wakes, in percent: early,
+ * so that the rest of the buffer is the time the recorder may be kept
+ * off a cpu before a writer at full speed outruns it.
+ */
+#define RTT_RECORD_WATERMARK 10
+
+/*
+ * The cpu buffer size of a command started by record, unless -b or its
+ * own RINGTRACE_BUF_SIZE_KB says otherwise: RTT_RECORD_BUDGET_KB over
+ * every cpu buffer (with the spares: four per cpu), from 4 MiB to 32 MiB
+ * each, and no more than an eighth of the free space of the publish
+ * directory's file system. A function_graph writer at full speed fills
+ * 32 MiB in about a tenth of a second; the library's default, 1408 KiB
+ * (the kernel's), is sized for events, not for every function call.
+ */
+#define RTT_RECORD_BUDGET_KB (256ul << 10)
+#define RTT_RECORD_MIN_KB (4ul << 10)
+#define RTT_RECORD_MAX_KB (32ul << 10)
+
+static unsigned long rtt_record_default_kb(void)
+{
+	const char *s = getenv("RINGTRACE_BUF_SIZE_KB");
+	long cpus = sysconf(_SC_NPROCESSORS_CONF);
+	unsigned long kb, free_kb;
+	char dir[PATH_MAX];
+	struct statvfs sv;
+
+	/* the user's own setting wins (the library checks it) */
+	if (s && !rtt_parse_uint(s, RTT_MAX_BUF_KB, &kb) && kb)
+		return 0;
+	if (cpus < 1)
+		cpus = 1;
+	kb = RTT_RECORD_BUDGET_KB / (4ul * (unsigned long)cpus);
+	if (kb > RTT_RECORD_MAX_KB)
+		kb = RTT_RECORD_MAX_KB;
+	if (kb < RTT_RECORD_MIN_KB)
+		kb = RTT_RECORD_MIN_KB;
+	if (!rtt_publish_dir(dir, sizeof(dir)) && !statvfs(dir, &sv)) {
+		free_kb = (unsigned long)(sv.f_bavail * sv.f_frsize / 1024);
+		if (kb > free_kb / 8 / (4ul * (unsigned long)cpus))
+			kb = free_kb / 8 / (4ul * (unsigned long)cpus);
+	}
+	/* at least the library's default */
+	return kb < 1408 ? 1408 : kb;
+}
+
+/*
+ * The function lists (-l, -n, -g) and max_graph_depth: set in the
+ * process before it records. A glob that matches no function is left
+ * out with a warning (the process refuses a list with one); a list whose
+ * globs all match nothing is an error, since an empty filter would trace
+ * every function.
+ */
+static int rtt_record_lists(struct rtt_proc *p, const struct rtt_strv lists[3],
+			    bool depth_set, unsigned long depth)
+{
+	static const char *const names[3] = { "set_ftrace_filter",
+					      "set_ftrace_notrace",
+					      "set_graph_function" };
+	static const char opt[3] = { 'l', 'n', 'g' };
+	char err[RTT_ERR_MAX], line[RT_CTL_CMD_MAX];
+	int l, i, ret;
+
+	for (l = 0; l < 3; l++) {
+		bool *skip;
+		int left = lists[l].nr;
+
+		if (!lists[l].nr)
+			continue;
+		skip = calloc((size_t)lists[l].nr, sizeof(*skip));
+		if (!skip)
+			return -ENOMEM;
+		/* one glob fewer per round: bounded by the globs */
+		for (ret = -EINVAL; ret == -EINVAL && left > 0;) {
+			size_t used = 0;
+
+			for (i = 0; i < lists[l].nr; i++)
+				if (!skip[i])
+					used += (size_t)snprintf(
+						line + used,
+						used < sizeof(line) ?
+							sizeof(line) - used :
+							0,
+						" %s", lists[l].v[i]);
+			if (used >= sizeof(line)) {
+				rtt_msg("-%c: too many globs", opt[l]);
+				free(skip);
+				return -E2BIG;
+			}
+			ret = rtt_command(p, RTT_CMD_TIMEOUT_MS, NULL, err,
+					  "ftrace_list - %s%s", names[l], line);
+			if (ret != -EINVAL)
+				break;
+			rtt_msg("warning: -%c: %s", opt[l], err);
+			/* leave out the glob the error names */
+			for (i = 0; i < lists[l].nr; i++) {
+				char q[300];
+
+				snprintf(q, sizeof(q), "'%s'", lists[l].v[i]);
+				if (!skip[i] && strstr(err, q)) {
+					skip[i] = true;
+					left--;
+					break;
+				}
+			}
+			if (i == lists[l].nr)
+				break;
+		}
+		free(skip);
+		if (ret == -EINVAL && !left) {
+			rtt_msg("-%c: no function matches any of the globs given",
+				opt[l]);
+			return -EINVAL;
+		}
+		if (ret) {
+			rtt_msg("process %d: %s", p->pid, err);
+			return ret;
+		}
+	}
+	if (depth_set &&
+	    rtt_cmd(p, NULL, "max_graph_depth - %lu", depth))
+		return -EINVAL;
+	return 0;
+}
+
+/* Whether the recording was of the function or function_graph tracer. */
+static bool rtt_function_tracer(const char *tracer, pid_t child)
+{
+	if (!tracer && child)
+		tracer = getenv("RINGTRACE_TRACER");
+	return tracer && (!strcmp(tracer, "function") ||
+			  !strcmp(tracer, "function_graph"));
+}
+
 static int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -1814,31 +2624,75 @@ static int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 		{ "tracer", required_argument, NULL, 'p' },
 		{ "instance", required_argument, NULL, 'i' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "buffer-size", required_argument, NULL, 'b' },
+		{ "filter", required_argument, NULL, 'l' },
+		{ "notrace", required_argument, NULL, 'n' },
+		{ "graph-function", required_argument, NULL, 'g' },
+		{ "max-graph-depth", required_argument, NULL, 'D' },
+		{ "preload", optional_argument, NULL, 'L' },
+		{ "no-preload", no_argument, NULL, 'N' },
+		{ "follow", no_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct rtt_strv events = { 0 }, topts = { 0 }, none = { 0 };
+	struct rtt_strv lists[3] = { { 0 } };
+	const char *preload_arg = NULL, *preload = NULL;
+	char preload_lib[PATH_MAX];
+	int preload_mode = -1;
+	unsigned long size_kb = 0, depth = 0;
+	bool depth_set = false;
+	int hold = -1;
 	struct rtt_events *ev = NULL;
 	struct rtt_record r;
-	char err[RTT_ERR_MAX], *syms = NULL, *cmdl = NULL, *before = NULL;
+	struct rtt_follow fl;
+	char err[RTT_ERR_MAX], *before = NULL;
 	const char *pid_arg = NULL, *tracer = NULL, *inst = NULL;
-	uint64_t last, start;
-	unsigned long last_events = 0;
-	uint32_t ctl_gen = 0;
-	char clock[32];
-	long drain;
 	pid_t child = 0;
-	size_t len;
-	int c, ret, slot, code = RTT_EXIT_OK;
-	bool exited = false;
+	int c, ret, code = RTT_EXIT_OK;
+	bool exited = false, follow = false;
 
 	memset(&r, 0, sizeof(r));
+	memset(&fl, 0, sizeof(fl));
 	r.out = "trace.dat";
-	while ((c = getopt_long(argc, argv, "+:o:P:e:p:i:O:qh", opts, NULL)) !=
-	       -1) {
+	while ((c = getopt_long(argc, argv, "+:o:P:e:p:i:O:qb:l:n:g:ch", opts,
+				NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			r.out = optarg;
+			break;
+		case 'b':
+			if (rtt_parse_uint(optarg, RTT_MAX_BUF_KB, &size_kb) ||
+			    !size_kb)
+				return rtt_usage(v, "bad buffer size '%s' (KiB, 1 to %lu)",
+						 optarg, RTT_MAX_BUF_KB);
+			break;
+		case 'l':
+			rtt_strv_add(&lists[0], optarg);
+			break;
+		case 'n':
+			rtt_strv_add(&lists[1], optarg);
+			break;
+		case 'g':
+			rtt_strv_add(&lists[2], optarg);
+			break;
+		case 'D':
+			if (rtt_parse_uint(optarg, INT_MAX, &depth))
+				return rtt_usage(v, "bad depth '%s'", optarg);
+			depth_set = true;
+			break;
+		case 'L':
+			preload_mode = 1;
+			preload_arg = optarg;
+			if (optarg && access(optarg, R_OK))
+				return rtt_usage(v, "cannot read the library '%s'",
+						 optarg);
+			break;
+		case 'N':
+			preload_mode = 0;
+			break;
+		case 'c':
+			follow = true;
 			break;
 		case 'P':
 			pid_arg = optarg;
@@ -1870,6 +2724,8 @@ static int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 		return rtt_usage(v, "give -P PID or a COMMAND, not both");
 	if (!pid_arg && inst)
 		return rtt_usage(v, "-i needs -P: a new process has only the top instance");
+	if (pid_arg && follow)
+		return rtt_usage(v, "-c follows the processes COMMAND starts: not with -P");
 	if (!r.out[0] || !strcmp(r.out, "-"))
 		return rtt_usage(v, "bad output file '%s'", r.out);
 	r.tty = isatty(2);
@@ -1882,11 +2738,16 @@ static int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 		if (ret)
 			goto out;
 		before = rtt_show_set_event(&r.p, inst);
-		ctl_gen = rtt_ctl_gen(&r.p);
+		r.ctl_gen = rtt_ctl_gen(&r.p);
 		ret = rtt_load_events(&r.p, &ev, false);
 		if (!ret)
 			ret = rtt_apply_settings(&r.p, ev, inst, &topts,
 						 &events, &none);
+		if (!ret)
+			ret = rtt_record_lists(&r.p, lists, depth_set, depth);
+		if (!ret && size_kb)
+			ret = rtt_cmd(&r.p, NULL, "buffer_size_kb %s %lu",
+				      rtt_iarg(inst), size_kb);
 		if (!ret && tracer)
 			ret = rtt_cmd(&r.p, NULL, "tracer %s %s",
 				      rtt_iarg(inst), tracer);
@@ -1896,12 +2757,22 @@ static int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 		if (ret)
 			goto out;
 	} else {
+		/* -c: into every program, so that a shell or make that
+		 * starts the traced programs is followed too */
+		if (follow && preload_mode < 0)
+			preload_mode = 1;
+		preload = rtt_record_preload(argv[optind], preload_mode,
+					     preload_arg, preload_lib,
+					     sizeof(preload_lib));
 		ret = rtt_record_spawn(argv + optind, &events, tracer, &topts,
-				       &r.p, &child);
+				       size_kb ? size_kb : rtt_record_default_kb(),
+				       preload, follow, &hold, &r.p, &child);
 		if (ret)
 			goto out_free;
-		ctl_gen = rtt_ctl_gen(&r.p);
-		ret = rtt_load_events(&r.p, &ev, false);
+		r.ctl_gen = rtt_ctl_gen(&r.p);
+		ret = rtt_record_lists(&r.p, lists, depth_set, depth);
+		if (!ret)
+			ret = rtt_load_events(&r.p, &ev, false);
 		if (ret == -ESRCH) {
 			/* gone with its files before we could read them */
 			rtt_msg("'%s' (pid %d) exited before its trace could be read",
@@ -1911,131 +2782,58 @@ static int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 		if (ret)
 			goto out;
 	}
-	slot = rtt_find_inst(&r.p, inst);
-	ret = rtt_attach(&r.p, slot, false, RTT_ATTACH_CONSUME, NULL, &r.rb,
-			 err);
-	if (ret) {
-		rtt_msg("%s", err);
-		goto out;
-	}
-	r.nr_cpus = ringbuf_nr_cpus(r.rb);
-	r.pages = calloc((size_t)r.nr_cpus, sizeof(*r.pages));
-	if (!r.pages) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	if (rtt_syms_text(&r.p, &syms, &len, err))
-		rtt_msg("warning: the trace will have no symbols: %s", err);
-	rtt_cmdlines_text(&r.p, &cmdl, &len);
-	snprintf(clock, sizeof(clock), "%.*s", (int)sizeof(r.p.ctl->clock) - 1,
-		 r.p.ctl->clock);
-	ret = rtt_td_open(r.out, r.rb, ev, syms, cmdl, clock, &r.w);
+	r.ev = ev;
+	ev = NULL;
+	ret = rtt_rec_open(&r, inst);
 	if (ret)
 		goto out;
-	/* a complete (empty) file at once: whatever happens next, the path
-	 * holds a trace.dat that reads */
-	r.ckpt_bytes = 32768;
-	ret = td_writer_checkpoint(r.w);
-	start = last = rtt_now_ms();
+	/* the recorder is attached: the command may run */
+	if (hold >= 0) {
+		if (write(hold, "g", 1) < 0)
+			rtt_msg("warning: could not release '%s'; it goes on after 30 s",
+				argv[optind]);
+		close(hold);
+		hold = -1;
+	}
 	while (!ret) {
 		uint64_t now;
-		uint32_t g;
 		int w, moved;
 
-		g = rtt_ctl_gen(&r.p);
-		if (g != ctl_gen) {
-			ctl_gen = g;
-			rtt_record_formats(&r, &ev);
-		}
-		moved = rtt_record_pages(&r, 1, RTT_RECORD_BATCH);
+		moved = rtt_rec_turn(&r);
 		if (moved < 0) {
 			ret = moved;
 			break;
 		}
-		now = rtt_now_ms();
-		ret = rtt_record_ckpt(&r, now - last >= 1000);
-		if (ret)
-			break;
-		if (now - last >= 1000) {
-			double rate = (double)(r.events - last_events) *
-				      1000.0 / (double)(now - last);
-
-			rtt_record_progress(&r, rate);
-			last_events = r.events;
-			last = now;
-		}
+		if (follow)
+			rtt_follow_turn(&fl, r.p.pid, r.out);
 		if (rtt_stop)
 			break;
 		if (moved == RTT_RECORD_BATCH)
 			continue;
 		/* short waits at first: a starting program registers its
-		 * events, whose formats are read at the next turn */
-		w = ringbuf_wait(r.rb, RINGBUF_ALL_CPUS, 50,
-				 now - start < 2000 ? 20 : 200);
+		 * events, whose formats are read at the next turn; and
+		 * while other processes are followed */
+		now = rtt_now_ms();
+		w = ringbuf_wait(r.rb, RINGBUF_ALL_CPUS, RTT_RECORD_WATERMARK,
+				 now - r.start < 2000 || follow ? 20 : 200);
 		if (w == -ESRCH || rtt_proc_state(&r.p) == RTT_DEAD) {
-			exited = true;
+			r.exited = true;
 			break;
 		}
 		/* at the watermark with no whole page to take (the writer
 		 * is still on it): do not spin */
 		if (w > 0 && !moved)
-			usleep(20000);
+			usleep(follow ? 2000 : 20000);
 	}
-	/* what is left, partial pages included; no more than the buffer
-	 * holds now, should a live writer keep filling it */
-	drain = r.nr_cpus;
-	for (c = 0; c < r.nr_cpus; c++)
-		drain += (long)(ringbuf_size(r.rb, c) /
-				ringbuf_subbuf_size(r.rb));
-	while (!ret && drain > 0) {
-		int moved = rtt_record_pages(&r, 0, RTT_RECORD_BATCH);
-
-		if (moved <= 0) {
-			ret = moved;
-			break;
-		}
-		drain -= moved;
-		ret = rtt_record_ckpt(&r, false);
-	}
-	if (!ret) {
-		/* events registered at the end (their files may be gone) */
-		if (rtt_ctl_gen(&r.p) !=
-		    ctl_gen)
-			rtt_record_formats(&r, &ev);
-		/* the symbols of what was loaded meanwhile */
-		if (!exited) {
-			free(syms);
-			syms = NULL;
-			if (!rtt_syms_text(&r.p, &syms, &len, err) && syms)
-				td_writer_set_kallsyms(r.w, syms);
-		}
-		free(cmdl);
-		cmdl = NULL;
-		if (!rtt_cmdlines_text(&r.p, &cmdl, &len))
-			td_writer_set_cmdlines(r.w, cmdl);
-		ret = td_writer_close(r.w);
-		r.w = NULL;
-		if (ret)
-			ret = rtt_td_error(r.out, ret);
-	} else if (ret == -ENOMEM) {
-		rtt_msg("out of memory");
-	} else {
-		/* a last try with what could be written (the disk may take
-		 * a smaller copy) */
-		if (ret != -EINVAL)
-			td_writer_checkpoint(r.w);
-		ret = rtt_td_error(r.out, ret);
-	}
-	if (r.tty && !r.quiet)
-		fputs("\r\033[K", stderr);
-	if (!ret) {
-		struct rtt_counts cs;
-
-		rtt_get_counts(r.rb, &cs);
-		rtt_msg("%lu events recorded in %s in %.1f s; %lu lost",
-			r.events, r.out,
-			(double)(rtt_now_ms() - start) / 1000.0, rtt_lost(&cs));
-	}
+	ret = rtt_rec_finish(&r, ret);
+	if (follow)
+		rtt_follow_end(&fl);
+	exited = r.exited;
+	if (!ret && !r.tally.calls && !fl.calls &&
+	    rtt_function_tracer(tracer, child))
+		rtt_msg("warning: no function call was recorded: is %s compiled with -finstrument-functions%s?",
+			child ? argv[optind] : "the process",
+			lists[0].nr || lists[2].nr ? ", and do -l and -g name its functions" : "");
 	if (exited && !child)
 		rtt_msg("process %d exited", r.p.pid);
 	/* the files a command we started kept at its exit */
@@ -2052,16 +2850,7 @@ static int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 		}
 	}
 out:
-	if (r.pages) {
-		int cpu;
-
-		for (cpu = 0; cpu < r.nr_cpus; cpu++)
-			ringbuf_free_read_page(r.rb, cpu, r.pages[cpu]);
-	}
-	free(r.pages);
-	td_writer_abort(r.w);
-	ringbuf_free(r.rb);
-	rtt_proc_close(&r.p);
+	rtt_rec_free(&r);
 	if (child) {
 		int status;
 
@@ -2071,11 +2860,14 @@ out:
 			waitpid(child, &status, 0);
 	}
 out_free:
+	/* closing it releases a held command too */
+	if (hold >= 0)
+		close(hold);
 	if (ret)
 		code = rtt_exit_code(ret);
+	for (c = 0; c < 3; c++)
+		free(lists[c].v);
 	rtt_events_free(ev);
-	free(syms);
-	free(cmdl);
 	free(before);
 	free(events.v);
 	free(topts.v);
@@ -2365,11 +3157,29 @@ static const char rtt_report_help[] =
 	"      --format=FMT     text (default) or json: Chrome / Perfetto\n"
 	"                       trace-event JSON (function_graph calls as\n"
 	"                       nested slices, other events as instants)\n"
+	"      --stat           instead of the records, one line per function\n"
+	"                       of a function_graph trace: total time, self\n"
+	"                       time (without its calls), calls, average,\n"
+	"                       shortest and longest call\n"
+	"      --graph FUNC     instead of the records, the calls of FUNC (a\n"
+	"                       glob) with its callers and the calls it made\n"
+	"  -s, --sort KEY       the order of --stat and --graph: total\n"
+	"                       (default), self, calls, avg, min, max, func\n"
+	"  -F, --function FUNC  only FUNC (a glob) and what it calls, with the\n"
+	"                       thread's other events meanwhile; repeatable\n"
+	"  -D, --depth N        only function calls less than N deep\n"
+	"      --tid TID        only the records of thread TID; repeatable\n"
+	"      --time-range START~END  only the records from START to END\n"
+	"                       (time stamps as printed; either may be left out)\n"
+	"  -t, --threshold TIME  --stat and --graph count only the calls that\n"
+	"                       took at least TIME (10us, 2ms, 1s; ns without\n"
+	"                       a unit)\n"
 	"  -h, --help           this text\n";
 
 /* The records of the current page of one cpu buffer. */
 struct rtt_rcpu {
 	uint64_t page;
+	uint64_t released;
 	uint64_t nr_pages;
 	struct td_record *v;
 	size_t nr;
@@ -2401,7 +3211,12 @@ struct rtt_report {
 	bool ns_clock;
 	bool graph;
 	unsigned long bad_pages;
+	struct rtt_sel *sel;
+	int cur;
 };
+
+/* Pages of a cpu buffer read before their memory is given back. */
+#define RTT_RELEASE_PAGES 256
 
 static void rtt_collect_cb(const struct td_record *rec, void *arg)
 {
@@ -2433,6 +3248,12 @@ static bool rtt_rcpu_next(struct rtt_report *rp, int cpu)
 
 		if (c->page >= c->nr_pages)
 			return false;
+		/* the pages before this one are done with */
+		if (c->page - c->released >= RTT_RELEASE_PAGES) {
+			td_reader_release(rp->r, cpu, c->released,
+					  c->page - c->released);
+			c->released = c->page;
+		}
 		page = td_reader_page(rp->r, cpu, c->page);
 		c->nr = c->pos = 0;
 		ret = page ? td_page_for_each(page, rp->page_size,
@@ -2496,13 +3317,54 @@ static const struct td_record *rtt_report_peek_rec(struct rtt_report *rp,
 	return NULL;
 }
 
+/*
+ * The cpu buffer of the next record in time order, or -1 at the end.
+ * With a selection (-F, -D, --tid, --time-range), which needs the
+ * records in time order, the records it leaves out are skipped here (a
+ * lost-event mark moves on to the next record shown) and the record
+ * found is kept as the current one until it is taken.
+ */
+static int rtt_report_next(struct rtt_report *rp)
+{
+	if (rp->sel && rp->cur >= 0)
+		return rp->cur;
+	for (;;) {
+		const struct td_record *rec;
+		int best = -1, i;
+		uint64_t best_ts = 0;
+
+		for (i = 0; i < rp->nr_cpus; i++) {
+			if (rp->only_cpu >= 0 && i != rp->only_cpu)
+				continue;
+			rec = rtt_report_peek_rec(rp, i);
+			if (rec && (best < 0 || rec->ts < best_ts)) {
+				best = i;
+				best_ts = rec->ts;
+			}
+		}
+		if (best < 0 || !rp->sel)
+			return best;
+		rec = &rp->cpus[best].v[rp->cpus[best].pos];
+		if (rec->len < sizeof(struct ringtrace_entry) ||
+		    rtt_sel_keep(rp->sel, rec->ts, rec->data, rec->len)) {
+			rp->cur = best;
+			return best;
+		}
+		rp->cpus[best].pos++;
+	}
+}
+
 static bool rtt_src_peek(void *ctx, int cpu, uint64_t *ts, const void **data,
 			 unsigned int *len, long *lost)
 {
 	struct rtt_report *rp = ctx;
 	struct rtt_rcpu *c = &rp->cpus[cpu];
-	const struct td_record *rec = rtt_report_peek_rec(rp, cpu);
+	const struct td_record *rec;
 
+	/* with a selection, only the buffer of the next record shown */
+	if (rp->sel && rtt_report_next(rp) != cpu)
+		return false;
+	rec = rtt_report_peek_rec(rp, cpu);
 	if (!rec)
 		return false;
 	*ts = rec->ts;
@@ -2518,11 +3380,14 @@ static void rtt_src_advance(void *ctx, int cpu)
 	struct rtt_report *rp = ctx;
 	struct rtt_rcpu *c = &rp->cpus[cpu];
 
+	if (rp->sel && rp->cur != cpu)
+		return;
 	if (rtt_report_peek_rec(rp, cpu)) {
 		c->pos++;
 		c->missed = 0;
 		c->missed_unknown = false;
 	}
+	rp->cur = -1;
 }
 
 /* The records in time order into a JSON document. */
@@ -2531,18 +3396,8 @@ static void rtt_report_json(struct rtt_report *rp, struct rtt_json *json)
 	for (;;) {
 		const struct td_record *rec;
 		struct rtt_rcpu *cc;
-		int best = -1, i;
-		uint64_t best_ts = 0;
+		int best = rtt_report_next(rp);
 
-		for (i = 0; i < rp->nr_cpus; i++) {
-			if (rp->only_cpu >= 0 && i != rp->only_cpu)
-				continue;
-			rec = rtt_report_peek_rec(rp, i);
-			if (rec && (best < 0 || rec->ts < best_ts)) {
-				best = i;
-				best_ts = rec->ts;
-			}
-		}
 		if (best < 0 || ferror(stdout))
 			break;
 		cc = &rp->cpus[best];
@@ -2556,6 +3411,21 @@ static void rtt_report_json(struct rtt_report *rp, struct rtt_json *json)
 					rec->len);
 		rtt_src_advance(rp, best);
 	}
+}
+
+/* Every record (selected) into the function summaries. */
+static int rtt_report_prof(struct rtt_report *rp, struct rtt_prof *prof)
+{
+	int best, ret = 0;
+
+	while (!ret && (best = rtt_report_next(rp)) >= 0) {
+		struct rtt_rcpu *cc = &rp->cpus[best];
+		const struct td_record *rec = &cc->v[cc->pos];
+
+		ret = rtt_prof_add(prof, rec->data, rec->len);
+		rtt_src_advance(rp, best);
+	}
+	return ret;
 }
 
 /* Compile the --filter arguments against the file's events. */
@@ -2643,7 +3513,8 @@ static void rtt_report_scan(struct rtt_report *rp, int *pid)
 {
 	int cpu;
 
-	*pid = 0;
+	if (pid)
+		*pid = 0;
 	for (cpu = 0; cpu < rp->nr_cpus; cpu++) {
 		struct rtt_rcpu c;
 		uint64_t i;
@@ -2653,6 +3524,13 @@ static void rtt_report_scan(struct rtt_report *rp, int *pid)
 			const void *page = td_reader_page(rp->r, cpu, i);
 			size_t k;
 
+			/* without JSON, the first graph record is enough */
+			if (!pid && rp->graph)
+				break;
+			if (i && i % RTT_RELEASE_PAGES == 0)
+				td_reader_release(rp->r, cpu,
+						  i - RTT_RELEASE_PAGES,
+						  RTT_RELEASE_PAGES);
 			c.nr = 0;
 			if (!page)
 				continue;
@@ -2664,13 +3542,15 @@ static void rtt_report_scan(struct rtt_report *rp, int *pid)
 				if (c.v[k].len < sizeof(ent))
 					continue;
 				memcpy(&ent, c.v[k].data, sizeof(ent));
-				if (ent.pid > 0 && (!*pid || ent.pid < *pid))
+				if (pid && ent.pid > 0 &&
+				    (!*pid || ent.pid < *pid))
 					*pid = ent.pid;
 				if (ent.type == RT_TYPE_GRAPH_ENT ||
 				    ent.type == RT_TYPE_GRAPH_RET)
 					rp->graph = true;
 			}
 		}
+		td_reader_release(rp->r, cpu, 0, rp->cpus[cpu].nr_pages);
 		free(c.v);
 	}
 }
@@ -2694,17 +3574,78 @@ static void rtt_report_header(struct rtt_report *rp)
 	printf("#              | |         |   |||||     |         |\n");
 }
 
+/* Long options without a short one. */
+enum {
+	RTT_OPT_FORMAT = 256,
+	RTT_OPT_STAT,
+	RTT_OPT_GRAPH,
+	RTT_OPT_TID,
+	RTT_OPT_RANGE,
+};
+
+/* A time stamp as report prints it: seconds (ns clocks) or a count. */
+static int rtt_parse_stamp(const char *s, size_t n, bool ns, uint64_t *out)
+{
+	char buf[64], *end;
+	double d;
+
+	if (n >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, s, n);
+	buf[n] = 0;
+	d = strtod(buf, &end);
+	if (end == buf || *end || d < 0)
+		return -EINVAL;
+	d = ns ? d * 1e9 : d;
+	if (d >= 1.8e19)
+		return -EINVAL;
+	*out = (uint64_t)(d + 0.5);
+	return 0;
+}
+
+/* START~END, either part optional. */
+static int rtt_parse_range(const char *s, bool ns, uint64_t *from,
+			   uint64_t *to)
+{
+	const char *t = strchr(s, '~');
+
+	if (!t)
+		return -EINVAL;
+	*from = 0;
+	*to = UINT64_MAX;
+	if (t > s && rtt_parse_stamp(s, (size_t)(t - s), ns, from))
+		return -EINVAL;
+	if (t[1] && rtt_parse_stamp(t + 1, strlen(t + 1), ns, to))
+		return -EINVAL;
+	return *from <= *to ? 0 : -EINVAL;
+}
+
 static int rtt_do_report(const struct rtt_verb *v, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "cpu", required_argument, NULL, 'c' },
 		{ "filter", required_argument, NULL, 'f' },
 		{ "raw", no_argument, NULL, 'r' },
-		{ "format", required_argument, NULL, 'F' },
+		{ "format", required_argument, NULL, RTT_OPT_FORMAT },
+		{ "stat", no_argument, NULL, RTT_OPT_STAT },
+		{ "graph", required_argument, NULL, RTT_OPT_GRAPH },
+		{ "sort", required_argument, NULL, 's' },
+		{ "function", required_argument, NULL, 'F' },
+		{ "depth", required_argument, NULL, 'D' },
+		{ "tid", required_argument, NULL, RTT_OPT_TID },
+		{ "time-range", required_argument, NULL, RTT_OPT_RANGE },
+		{ "threshold", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct rtt_strv fargs = { 0 };
+	struct rtt_strv fargs = { 0 }, funcs = { 0 };
+	struct rtt_sel_opts so = { .to = UINT64_MAX };
+	struct rtt_prof *prof = NULL;
+	const char *graph = NULL, *range = NULL;
+	int *tids = NULL, nr_tids = 0, sort = RTT_SORT_TOTAL;
+	unsigned long ul;
+	uint64_t threshold = 0;
+	bool want_stat = false, threshold_set = false;
 	struct rtt_report rp;
 	struct rtt_json *json = NULL;
 	char err[RTT_ERR_MAX];
@@ -2715,7 +3656,9 @@ static int rtt_do_report(const struct rtt_verb *v, int argc, char **argv)
 	size_t k;
 
 	memset(&rp, 0, sizeof(rp));
-	while ((c = getopt_long(argc, argv, ":c:f:rh", opts, NULL)) != -1) {
+	rp.cur = -1;
+	while ((c = getopt_long(argc, argv, ":c:f:rs:F:D:t:h", opts, NULL)) !=
+	       -1) {
 		switch (c) {
 		case 'c':
 			if (rtt_parse_uint(optarg, 65535, &cpu_arg))
@@ -2727,12 +3670,53 @@ static int rtt_do_report(const struct rtt_verb *v, int argc, char **argv)
 		case 'r':
 			rp.ctx.raw = true;
 			break;
-		case 'F':
+		case RTT_OPT_FORMAT:
 			if (!strcmp(optarg, "json"))
 				want_json = true;
 			else if (strcmp(optarg, "text"))
 				return rtt_usage(v, "unknown format '%s' (text, json)",
 						 optarg);
+			break;
+		case RTT_OPT_STAT:
+			want_stat = true;
+			break;
+		case RTT_OPT_GRAPH:
+			graph = optarg;
+			break;
+		case 's':
+			sort = rtt_prof_sort_by_name(optarg);
+			if (sort < 0)
+				return rtt_usage(v, "unknown sort key '%s' (total, self, calls, avg, min, max, func)",
+						 optarg);
+			break;
+		case 'F':
+			rtt_strv_add(&funcs, optarg);
+			break;
+		case 'D':
+			if (rtt_parse_uint(optarg, INT_MAX, &ul) || !ul)
+				return rtt_usage(v, "bad depth '%s'", optarg);
+			so.max_depth = (int)ul;
+			break;
+		case RTT_OPT_TID: {
+			int *nt;
+
+			if (rtt_parse_uint(optarg, INT_MAX, &ul) || !ul)
+				return rtt_usage(v, "bad thread id '%s'", optarg);
+			nt = realloc(tids, (size_t)(nr_tids + 1) * sizeof(*nt));
+			if (!nt)
+				return rtt_usage(v, "out of memory");
+			tids = nt;
+			tids[nr_tids++] = (int)ul;
+			break;
+		}
+		case RTT_OPT_RANGE:
+			range = optarg;
+			break;
+		case 't':
+			if (rtt_parse_duration(optarg, &threshold))
+				return rtt_usage(v, "bad threshold '%s' (10us, 2ms, 1s, or ns)",
+						 optarg);
+			threshold_set = true;
 			break;
 		case 'h':
 			return rtt_help(v);
@@ -2742,8 +3726,28 @@ static int rtt_do_report(const struct rtt_verb *v, int argc, char **argv)
 	}
 	if (optind != argc - 1) {
 		free(fargs.v);
+		free(funcs.v);
+		free(tids);
 		return rtt_usage(v, optind < argc ? "too many arguments" :
 						    "missing the trace.dat file");
+	}
+	if ((want_stat || graph) && (want_json || rp.ctx.raw)) {
+		free(fargs.v);
+		free(funcs.v);
+		free(tids);
+		return rtt_usage(v, "--stat and --graph print a table: not with --format=json or --raw");
+	}
+	if (want_stat && graph) {
+		free(fargs.v);
+		free(funcs.v);
+		free(tids);
+		return rtt_usage(v, "give --stat or --graph, not both");
+	}
+	if (threshold_set && !want_stat && !graph) {
+		free(fargs.v);
+		free(funcs.v);
+		free(tids);
+		return rtt_usage(v, "--threshold applies to --stat and --graph");
 	}
 	rp.path = argv[optind];
 	ret = td_reader_open(rp.path, &rp.r, err, sizeof(err));
@@ -2815,6 +3819,23 @@ static int rtt_do_report(const struct rtt_verb *v, int argc, char **argv)
 	ret = rtt_report_filters(&rp, &fargs);
 	if (ret)
 		goto out;
+	if (range && rtt_parse_range(range, rp.ns_clock, &so.from, &so.to)) {
+		rtt_msg("bad time range '%s': expected START~END, each a time stamp as printed (either may be left out)",
+			range);
+		ret = -EINVAL;
+		goto out;
+	}
+	if (funcs.nr || so.max_depth || nr_tids || range) {
+		so.funcs = funcs.v;
+		so.nr_funcs = funcs.nr;
+		so.tids = tids;
+		so.nr_tids = nr_tids;
+		rp.sel = rtt_sel_new(&so, rp.syms);
+		if (!rp.sel) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
 	rp.cpus = calloc((size_t)rp.nr_cpus, sizeof(*rp.cpus));
 	if (!rp.cpus) {
 		ret = -ENOMEM;
@@ -2822,9 +3843,23 @@ static int rtt_do_report(const struct rtt_verb *v, int argc, char **argv)
 	}
 	for (i = 0; i < rp.nr_cpus; i++)
 		rp.cpus[i].nr_pages = td_reader_nr_pages(rp.r, i);
-	rtt_report_scan(&rp, &pid);
+	rtt_report_scan(&rp, want_json ? &pid : NULL);
 	signal(SIGPIPE, SIG_IGN);
-	if (want_json) {
+	if (want_stat || graph) {
+		if (!rp.graph)
+			rtt_msg("warning: %s holds no function_graph records",
+				rp.path);
+		prof = rtt_prof_new(rp.syms, threshold, graph);
+		ret = prof ? rtt_report_prof(&rp, prof) : -ENOMEM;
+		if (!ret && want_stat)
+			ret = rtt_prof_print(prof, stdout, sort);
+		else if (!ret) {
+			ret = rtt_prof_print_graph(prof, stdout, sort);
+			if (ret == -ENOENT)
+				rtt_msg("no call of '%s' in %s", graph,
+					rp.path);
+		}
+	} else if (want_json) {
 		json = rtt_json_begin(stdout, &rp.ctx, rp.ns_clock, pid);
 		if (!json) {
 			ret = -ENOMEM;
@@ -2866,6 +3901,10 @@ static int rtt_do_report(const struct rtt_verb *v, int argc, char **argv)
 	if (!ret && rp.bad_pages)
 		ret = -EPROTO;
 out:
+	rtt_prof_free(prof);
+	rtt_sel_free(rp.sel);
+	free(funcs.v);
+	free(tids);
 	if (json)
 		rtt_json_end(json);
 	if (rp.cpus)
@@ -2882,6 +3921,9 @@ out:
 	free(fargs.v);
 	if (ret == -ENOMEM)
 		rtt_msg("out of memory");
+	/* no call of the --graph function: nothing wrong with the file */
+	if (ret == -ENOENT && graph)
+		return RTT_EXIT_FAIL;
 	return rtt_exit_code(ret);
 }
 
@@ -2940,10 +3982,10 @@ static const struct rtt_verb rtt_verbs[] = {
 	  "  -i, --instance NAME  the instance (default: the top one)\n"
 	  "  -h, --help           this text\n" },
 	{ "record", NULL, rtt_do_record,
-	  "record [-o FILE] [-e EVENT]... [-p TRACER] [-O OPT]... [-q] (-P PID [-i NAME] | -- COMMAND [ARG]...)",
+	  "record [-o FILE] [-e EVENT]... [-p TRACER] [-O OPT]... [-b KB] [-l FUNC]... [-n FUNC]... [-g FUNC]... [--max-graph-depth N] [--preload[=LIB] | --no-preload] [-c] [-q] (-P PID [-i NAME] | -- COMMAND [ARG]...)",
 	  rtt_record_help },
 	{ "report", NULL, rtt_do_report,
-	  "report [-c CPU] [-f 'EVENT EXPR']... [-r] [--format=text|json] FILE",
+	  "report [-c CPU] [-f 'EVENT EXPR']... [-r] [--format=text|json] [--stat | --graph FUNC] [-s KEY] [-F FUNC]... [-D N] [--tid TID]... [--time-range START~END] [-t TIME] FILE",
 	  rtt_report_help },
 	{ "extract", NULL, rtt_do_extract,
 	  "extract [-o FILE] [-i NAME] [-k] PID|FILE", rtt_extract_help },

@@ -53,6 +53,14 @@ enum {
 /* Chunk of one copy_file_range() or pread()/pwrite() step. */
 #define TD_COPY_CHUNK (1u << 20)
 
+/* Pages of a cpu written together: up to this many bytes. */
+#define TD_STAGE_BYTES (256u << 10)
+
+/* How much an in-place writer reserves at a time for a cpu's pages. */
+#define TD_GROW_MIN (16ull << 20)
+#define TD_GROW_MAX (64ull << 20)
+
+
 /**
  * td_page_size_ok - whether a page size is one a file may have
  * @page_size: the size
@@ -483,12 +491,22 @@ struct td_fmt {
 
 /**
  * struct td_spool - the pages of one cpu buffer
- * @fd: the temporary file, -1 until the first page
- * @pages: pages in it (the next one goes at pages * page_size)
+ * @fd: the temporary file, -1 until the first page (spooling writers)
+ * @pages: pages written to the file (the next one goes at @pages *
+ *	page_size from the start of its data)
+ * @off: in place: where the cpu's data starts in the output
+ * @cap: in place: bytes reserved for it there (the pages, then a hole)
+ * @staged: pages in @stage not written yet
+ * @stage: pages waiting to be written together (td_writer_stage_pages
+ *	of them)
  */
 struct td_spool {
 	int fd;
 	uint64_t pages;
+	uint64_t off;
+	uint64_t cap;
+	unsigned int staged;
+	unsigned char *stage;
 };
 
 /**
@@ -513,6 +531,16 @@ struct td_spool {
  * @spool: per cpu, its pages
  * @pages: pages of all cpus
  * @dirty: something changed since the file was last assembled
+ * @fd: the output, open for writing in place; -1 for a spooling writer
+ * @hdr_cap: in place: bytes before the first cpu's data (the header, then
+ *	a hole it can grow into)
+ * @hdr_len: in place: bytes of the header as last written
+ * @hdr_prev: in place: those bytes (a checkpoint writes what changed)
+ * @eof: in place: the size of the output
+ * @stage_pages: pages staged per cpu before they are written
+ * @written: bytes written to files so far (pages, headers, copies)
+ * @table_at: where the cpu table is in the header last built
+ * @table_written: in place: where it is in the header last written
  */
 struct td_writer {
 	char *path;
@@ -534,7 +562,245 @@ struct td_writer {
 	struct td_spool *spool;
 	uint64_t pages;
 	bool dirty;
+	int fd;
+	uint64_t hdr_cap;
+	uint64_t hdr_len;
+	unsigned char *hdr_prev;
+	uint64_t eof;
+	unsigned int stage_pages;
+	uint64_t written;
+	uint64_t table_at;
+	uint64_t table_written;
 };
+
+/**
+ * td_can_shift - whether the data of a file can be shifted in place
+ * @fd: the file, empty, open for writing
+ * @page_size: the unit of the shifts
+ *
+ * The in-place writer inserts holes in the middle of its output and
+ * collapses them at the end (fallocate()'s FALLOC_FL_INSERT_RANGE and
+ * FALLOC_FL_COLLAPSE_RANGE: ext4 and XFS, which move extents, not data),
+ * in units of the page size, which must then be whole file system blocks.
+ * Tried once on the empty file; it is left empty.
+ *
+ * Context: blocks (file system).
+ * Return: true when both work.
+ */
+static bool td_can_shift(int fd, unsigned int page_size)
+{
+	struct stat st;
+	bool ok;
+
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_blksize <= 0 ||
+	    page_size % (unsigned long)st.st_blksize)
+		return false;
+	if (ftruncate(fd, 2 * (off_t)page_size))
+		return false;
+	ok = !fallocate(fd, FALLOC_FL_INSERT_RANGE, 0, page_size) &&
+	     !fallocate(fd, FALLOC_FL_COLLAPSE_RANGE, 0, page_size);
+	if (ftruncate(fd, 0))
+		ok = false;
+	return ok;
+}
+
+/**
+ * td_shift - make room in the output after the header or a cpu's data
+ * @w: an in-place writer
+ * @cpu: the cpu whose reservation grows, or -1 for the header's
+ * @len: bytes (whole pages)
+ *
+ * What follows the reservation moves up by @len (a hole is inserted when
+ * anything follows; at the end of the file nothing moves).
+ *
+ * Context: the writer's thread; blocks.
+ * Return: 0 or fallocate()'s negative errno.
+ */
+static int td_shift(struct td_writer *w, int cpu, uint64_t len)
+{
+	uint64_t at = cpu < 0 ? w->hdr_cap :
+				w->spool[cpu].off + w->spool[cpu].cap;
+
+	if (at < w->eof) {
+		if (fallocate(w->fd, FALLOC_FL_INSERT_RANGE, (off_t)at,
+			      (off_t)len))
+			return -errno;
+		w->eof += len;
+	}
+	if (cpu < 0)
+		w->hdr_cap += len;
+	else
+		w->spool[cpu].cap += len;
+	for (int i = cpu + 1; i < w->nr_cpus; i++)
+		w->spool[i].off += len;
+	return 0;
+}
+
+/**
+ * td_unshift - remove the hole after the header or a cpu's data
+ * @w: an in-place writer
+ * @cpu: the cpu, or -1 for the header
+ * @used: bytes of the reservation in use (whole pages)
+ *
+ * Context: the writer's thread; blocks.
+ * Return: 0 or the negative errno of fallocate() or ftruncate().
+ */
+static int td_unshift(struct td_writer *w, int cpu, uint64_t used)
+{
+	uint64_t start = cpu < 0 ? 0 : w->spool[cpu].off;
+	uint64_t cap = cpu < 0 ? w->hdr_cap : w->spool[cpu].cap;
+	uint64_t gap = cap - used, at = start + used;
+
+	if (!gap)
+		return 0;
+	if (at + gap >= w->eof) {
+		/* nothing after it: cut the file */
+		if (at < w->eof && ftruncate(w->fd, (off_t)at))
+			return -errno;
+		if (at < w->eof)
+			w->eof = at;
+	} else {
+		if (fallocate(w->fd, FALLOC_FL_COLLAPSE_RANGE, (off_t)at,
+			      (off_t)gap))
+			return -errno;
+		w->eof -= gap;
+	}
+	if (cpu < 0)
+		w->hdr_cap = used;
+	else
+		w->spool[cpu].cap = used;
+	for (int i = cpu + 1; i < w->nr_cpus; i++)
+		w->spool[i].off -= gap;
+	return 0;
+}
+
+static int td_write_header(struct td_writer *w);
+
+/**
+ * td_hide_after - show the cpus after @cpu as empty in the header written
+ * @w: an in-place writer
+ * @cpu: the last cpu left as it is (-1: none)
+ *
+ * Their table entries are zeroed in place, before a shift moves their
+ * data: a recorder killed before the header is written again leaves a
+ * file that reads, without those cpus' pages.
+ *
+ * Context: the writer's thread; blocks.
+ * Return: 0 or a negative errno.
+ */
+static int td_hide_after(struct td_writer *w, int cpu)
+{
+	static const unsigned char zero[16 * 64];
+	uint64_t at = w->table_written + 16 * (uint64_t)(cpu + 1);
+	uint64_t len = 16 * (uint64_t)(w->nr_cpus - cpu - 1);
+	int ret = 0;
+
+	if (!w->hdr_len)
+		return 0;
+	while (!ret && len) {
+		size_t n = len > sizeof(zero) ? sizeof(zero) : (size_t)len;
+
+		ret = td_write_all(w->fd, zero, n, at);
+		at += n;
+		len -= n;
+	}
+	/* the bytes on disk are no longer those of hdr_prev */
+	if (!ret && w->hdr_prev)
+		memset(w->hdr_prev + w->table_written + 16 * (uint64_t)(cpu + 1),
+		       0, 16 * (size_t)(w->nr_cpus - cpu - 1));
+	return ret;
+}
+
+/**
+ * td_flush_cpu - write a cpu's staged pages
+ * @w: the writer
+ * @cpu: the cpu
+ *
+ * In place: after the cpu's pages in the output, its reservation grown
+ * first if needed (by as much as it holds, from 1 MiB to 64 MiB at a
+ * time, so that shifts are rare). Spooling: to the cpu's temporary file.
+ *
+ * Context: the writer's thread; blocks.
+ * Return: 0 or a negative errno; the pages stay staged after a failure.
+ */
+static int td_flush_cpu(struct td_writer *w, int cpu)
+{
+	struct td_spool *sp = &w->spool[cpu];
+	uint64_t len = (uint64_t)sp->staged * w->page_size, at;
+	int ret;
+
+	if (!sp->staged)
+		return 0;
+	if (w->fd >= 0) {
+		uint64_t need = sp->pages * w->page_size + len;
+
+		if (need > sp->cap) {
+			uint64_t grow = sp->cap;
+
+			if (grow < TD_GROW_MIN)
+				grow = TD_GROW_MIN;
+			if (grow > TD_GROW_MAX)
+				grow = TD_GROW_MAX;
+			if (grow < need - sp->cap)
+				grow = need - sp->cap;
+			grow = (grow + w->page_size - 1) / w->page_size *
+			       w->page_size;
+			/* the data of the cpus after it moves */
+			ret = td_hide_after(w, cpu);
+			if (!ret)
+				ret = td_shift(w, cpu, grow);
+			if (!ret && w->hdr_len)
+				ret = td_write_header(w);
+			if (ret)
+				return ret;
+		}
+		at = sp->off + sp->pages * w->page_size;
+		ret = td_write_all(w->fd, sp->stage, len, at);
+		if (ret)
+			return ret;
+		if (at + len > w->eof)
+			w->eof = at + len;
+	} else {
+		if (sp->fd < 0) {
+			ret = td_spool_open(w->dir);
+			if (ret < 0)
+				return ret;
+			sp->fd = ret;
+		}
+		/*
+		 * At the pages' own place: pages that fail half-written are
+		 * overwritten by the next ones and never counted.
+		 */
+		ret = td_write_all(sp->fd, sp->stage, len,
+				   sp->pages * w->page_size);
+		if (ret)
+			return ret;
+	}
+	w->written += len;
+	sp->pages += sp->staged;
+	sp->staged = 0;
+	/* the header must name them */
+	w->dirty = true;
+	return 0;
+}
+
+/**
+ * td_flush - write the staged pages of every cpu
+ * @w: the writer
+ *
+ * Context: the writer's thread; blocks.
+ * Return: 0 or the first negative errno.
+ */
+static int td_flush(struct td_writer *w)
+{
+	for (int cpu = 0; cpu < w->nr_cpus; cpu++) {
+		int ret = td_flush_cpu(w, cpu);
+
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
 
 const char *td_default_header_page(unsigned int page_size)
 {
@@ -575,10 +841,15 @@ const char *td_default_header_event(void)
 static void td_writer_free(struct td_writer *w)
 {
 	if (w->spool) {
-		for (int cpu = 0; cpu < w->nr_cpus; cpu++)
+		for (int cpu = 0; cpu < w->nr_cpus; cpu++) {
 			if (w->spool[cpu].fd >= 0)
 				close(w->spool[cpu].fd);
+			free(w->spool[cpu].stage);
+		}
 	}
+	if (w->fd >= 0)
+		close(w->fd);
+	free(w->hdr_prev);
 	for (size_t i = 0; i < w->nr_fmts; i++)
 		free(w->fmts[i].text);
 	for (size_t i = 0; i < w->nr_systems; i++)
@@ -635,11 +906,15 @@ int td_writer_open(const char *path, unsigned int page_size, int nr_cpus,
 	}
 	memcpy(w->tmp_path, path, n);
 	memcpy(w->tmp_path + n, ".tmp", sizeof(".tmp"));
+	w->fd = -1;
 	for (int cpu = 0; cpu < nr_cpus; cpu++)
 		w->spool[cpu].fd = -1;
+	w->stage_pages = TD_STAGE_BYTES / page_size;
+	if (!w->stage_pages)
+		w->stage_pages = 1;
 
 	/* no symbolic link: the checkpoints would replace it, not its target */
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
 		  0644);
 	if (fd < 0) {
 		int ret = -errno;
@@ -647,9 +922,17 @@ int td_writer_open(const char *path, unsigned int page_size, int nr_cpus,
 		td_writer_free(w);
 		return ret;
 	}
-	close(fd);
+	if (td_can_shift(fd, page_size))
+		w->fd = fd;
+	else
+		close(fd);
 	*out = w;
 	return 0;
+}
+
+bool td_writer_in_place(const struct td_writer *w)
+{
+	return w && w->fd >= 0;
 }
 
 /**
@@ -1006,34 +1289,64 @@ int td_writer_set_clock(struct td_writer *w, const char *clock_name)
 	return 0;
 }
 
-int td_writer_add_page(struct td_writer *w, int cpu, const void *page)
+void *td_writer_page_slot(struct td_writer *w, int cpu)
 {
 	struct td_spool *sp;
 	int ret;
 
-	if (!w || !page || cpu < 0 || cpu >= w->nr_cpus)
-		return -EINVAL;
-	if (td_page_for_each(page, w->page_size, NULL, NULL, NULL))
+	if (!w || cpu < 0 || cpu >= w->nr_cpus) {
+		errno = EINVAL;
+		return NULL;
+	}
+	sp = &w->spool[cpu];
+	if (sp->staged == w->stage_pages) {
+		ret = td_flush_cpu(w, cpu);
+		if (ret) {
+			errno = -ret;
+			return NULL;
+		}
+	}
+	if (!sp->stage) {
+		sp->stage = malloc((size_t)w->stage_pages * w->page_size);
+		if (!sp->stage) {
+			errno = ENOMEM;
+			return NULL;
+		}
+	}
+	return sp->stage + (size_t)sp->staged * w->page_size;
+}
+
+int td_writer_commit_slot(struct td_writer *w, int cpu,
+			  void (*cb)(const struct td_record *rec, void *arg),
+			  unsigned long *missed, void *arg)
+{
+	struct td_spool *sp;
+
+	if (!w || cpu < 0 || cpu >= w->nr_cpus || !w->spool[cpu].stage)
 		return -EINVAL;
 	sp = &w->spool[cpu];
-	if (sp->fd < 0) {
-		ret = td_spool_open(w->dir);
-		if (ret < 0)
-			return ret;
-		sp->fd = ret;
-	}
-	/*
-	 * At the page's own place: a page that fails half-written is
-	 * overwritten by the next one and never counted.
-	 */
-	ret = td_write_all(sp->fd, page, w->page_size,
-			   sp->pages * w->page_size);
-	if (ret)
-		return ret;
-	sp->pages++;
+	if (sp->staged == w->stage_pages)
+		return -EINVAL;
+	if (td_page_for_each(sp->stage + (size_t)sp->staged * w->page_size,
+			     w->page_size, cb, missed, arg))
+		return -EINVAL;
+	sp->staged++;
 	w->pages++;
 	w->dirty = true;
 	return 0;
+}
+
+int td_writer_add_page(struct td_writer *w, int cpu, const void *page)
+{
+	void *slot;
+
+	if (!w || !page || cpu < 0 || cpu >= w->nr_cpus)
+		return -EINVAL;
+	slot = td_writer_page_slot(w, cpu);
+	if (!slot)
+		return -errno;
+	memcpy(slot, page, w->page_size);
+	return td_writer_commit_slot(w, cpu, NULL, NULL, NULL);
 }
 
 void td_writer_stats(struct td_writer *w, uint64_t *pages, uint64_t *bytes)
@@ -1042,6 +1355,11 @@ void td_writer_stats(struct td_writer *w, uint64_t *pages, uint64_t *bytes)
 		*pages = w ? w->pages : 0;
 	if (bytes)
 		*bytes = w ? w->pages * w->page_size : 0;
+}
+
+uint64_t td_writer_written(const struct td_writer *w)
+{
+	return w ? w->written : 0;
 }
 
 /**
@@ -1116,6 +1434,7 @@ static int td_build_header(struct td_writer *w, struct td_buf *b)
 
 	td_buf_put(b, "flyrecord", 10);
 	table = b->len;
+	w->table_at = table;
 	td_buf_put(b, NULL, (size_t)w->nr_cpus * 16);
 	/* read by version 6 readers because the TRACECLOCK option is there */
 	if (w->clock)
@@ -1130,6 +1449,9 @@ static int td_build_header(struct td_writer *w, struct td_buf *b)
 		uint64_t size = w->spool[cpu].pages * w->page_size;
 		unsigned char *e = b->p + table + (size_t)cpu * 16;
 
+		/* in place, each cpu's data is where it was written */
+		if (w->fd >= 0)
+			off = w->spool[cpu].off;
 		td_put64(e, size ? off : 0);
 		td_put64(e + 8, size);
 		off += size;
@@ -1167,6 +1489,7 @@ static int td_assemble(struct td_writer *w)
 		goto out;
 	}
 	ret = td_write_all(fd, b.p, b.len, 0);
+	w->written += b.len;
 	off = b.len;
 	for (int cpu = 0; cpu < w->nr_cpus && !ret; cpu++) {
 		uint64_t size = w->spool[cpu].pages * w->page_size;
@@ -1175,6 +1498,7 @@ static int td_assemble(struct td_writer *w)
 			continue;
 		ret = td_copy(w->spool[cpu].fd, fd, off, size);
 		off += size;
+		w->written += size;
 	}
 	/* close() reports delayed write errors on some file systems */
 	if (close(fd) && errno != EINTR && !ret)
@@ -1190,11 +1514,110 @@ out:
 	return ret;
 }
 
+/**
+ * td_write_header - write the header of an in-place writer over its old one
+ * @w: the writer, its pages flushed
+ *
+ * A header that outgrew its room first moves the data up (td_shift()),
+ * with room to grow again. What is left of a longer old header is zeroed.
+ *
+ * Context: the writer's thread; blocks.
+ * Return: 0 or a negative errno.
+ */
+static int td_write_header(struct td_writer *w)
+{
+	struct td_buf b = { 0 };
+	uint64_t len;
+	int ret;
+
+	ret = td_build_header(w, &b);
+	if (!ret && b.len > w->hdr_cap) {
+		/* a quarter more and a page: the threads' names grow it */
+		uint64_t want = b.len + b.len / 4 + w->page_size;
+
+		want = (want + w->page_size - 1) / w->page_size * w->page_size;
+		/* every cpu's data moves */
+		ret = td_hide_after(w, -1);
+		if (!ret)
+			ret = td_shift(w, -1, want - w->hdr_cap);
+		/* the cpu offsets moved */
+		b.len = 0;
+		if (!ret)
+			ret = td_build_header(w, &b);
+	}
+	len = b.len;
+	if (!ret && len < w->hdr_len)
+		td_buf_put(&b, NULL, (size_t)(w->hdr_len - len));
+	ret = ret ? ret : b.err;
+	if (!ret) {
+		/* only the bytes that changed (mostly the cpu table) */
+		size_t first = 0, last = b.len;
+
+		if (w->hdr_prev) {
+			size_t same = b.len < w->hdr_len ? b.len :
+							  (size_t)w->hdr_len;
+
+			while (first < same && b.p[first] == w->hdr_prev[first])
+				first++;
+			while (last > first && last <= same &&
+			       b.p[last - 1] == w->hdr_prev[last - 1])
+				last--;
+		}
+		ret = td_write_all(w->fd, b.p + first, last - first, first);
+		if (!ret)
+			w->written += last - first;
+	}
+	if (!ret) {
+		free(w->hdr_prev);
+		w->hdr_prev = b.p;
+		b.p = NULL;
+		w->hdr_len = len;
+		w->table_written = w->table_at;
+		if (len > w->eof)
+			w->eof = len;
+		w->dirty = false;
+	}
+	free(b.p);
+	return ret;
+}
+
 int td_writer_checkpoint(struct td_writer *w)
 {
+	int ret;
+
 	if (!w)
 		return -EINVAL;
-	return w->dirty ? td_assemble(w) : 0;
+	ret = td_flush(w);
+	if (ret || !w->dirty)
+		return ret;
+	return w->fd >= 0 ? td_write_header(w) : td_assemble(w);
+}
+
+/**
+ * td_compact - remove the holes of an in-place writer's output
+ * @w: the writer, its header written
+ *
+ * From the last cpu's reservation down to the header's, so that the
+ * offsets still to be used do not move; then the header again, with the
+ * final offsets. A hole that cannot be removed stays (the file reads the
+ * same, it only looks bigger).
+ *
+ * Context: the writer's thread; blocks.
+ * Return: 0 or the negative errno of the last header write.
+ */
+static int td_compact(struct td_writer *w)
+{
+	int cpu;
+
+	for (cpu = w->nr_cpus - 1; cpu >= -1; cpu--) {
+		uint64_t used = cpu < 0 ? w->hdr_len :
+					  w->spool[cpu].pages * w->page_size;
+
+		if (td_unshift(w, cpu, used))
+			break;
+	}
+	w->dirty = true;
+	return td_write_header(w);
 }
 
 int td_writer_close(struct td_writer *w)
@@ -1204,6 +1627,13 @@ int td_writer_close(struct td_writer *w)
 	if (!w)
 		return 0;
 	ret = td_writer_checkpoint(w);
+	if (!ret && w->fd >= 0) {
+		ret = td_compact(w);
+		/* close() reports delayed write errors on some file systems */
+		if (close(w->fd) && errno != EINTR && !ret)
+			ret = -errno;
+		w->fd = -1;
+	}
 	td_writer_free(w);
 	return ret;
 }
@@ -1931,6 +2361,25 @@ const void *td_reader_page(struct td_reader *r, int cpu, uint64_t idx)
 	if (idx >= td_reader_nr_pages(r, cpu))
 		return NULL;
 	return r->map + r->cpus[cpu].offset + idx * r->page_size;
+}
+
+void td_reader_release(struct td_reader *r, int cpu, uint64_t first,
+		       uint64_t n)
+{
+	long sys = sysconf(_SC_PAGESIZE);
+	uint64_t nr = td_reader_nr_pages(r, cpu), start, end;
+
+	if (sys <= 0 || first >= nr)
+		return;
+	if (n > nr - first)
+		n = nr - first;
+	start = r->cpus[cpu].offset + first * r->page_size;
+	end = start + n * r->page_size;
+	/* whole pages of the mapping within the range only */
+	start = (start + (uint64_t)sys - 1) / (uint64_t)sys * (uint64_t)sys;
+	end = end / (uint64_t)sys * (uint64_t)sys;
+	if (end > start)
+		madvise(r->map + start, (size_t)(end - start), MADV_DONTNEED);
 }
 
 void td_reader_close(struct td_reader *r)

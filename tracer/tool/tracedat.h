@@ -22,10 +22,18 @@
  *	u64 + text			trace_clock, only with option 4
  *	zeroes up to a multiple of page_size, then each cpu's pages
  *
- * The per-cpu table comes before the data, so the writer cannot stream
- * into the final file: it keeps each cpu's pages in an unlinked temporary
- * file next to the output and copies them into place when it assembles
- * the file (td_writer_checkpoint(), td_writer_close()).
+ * The per-cpu table comes before the data and each cpu's data is one run
+ * of pages. Where the file system can shift a file's blocks (ext4, XFS:
+ * fallocate()'s FALLOC_FL_INSERT_RANGE and FALLOC_FL_COLLAPSE_RANGE), the
+ * writer writes in place: each cpu's pages go once to the output, into a
+ * reservation that grows by inserting a hole after it (which moves the
+ * blocks that follow, not their bytes); a checkpoint rewrites the header
+ * alone, and the close removes the holes (a writer killed while a
+ * reservation grows leaves the cpus whose data moved shown empty).
+ * Elsewhere it keeps each cpu's
+ * pages in an unlinked temporary file next to the output and copies them
+ * into place when it assembles the file (td_writer_checkpoint(),
+ * td_writer_close()).
  *
  * Conventions: functions returning int return 0 or a negative errno. None
  * of the objects is thread-safe: one thread at a time uses a writer or a
@@ -34,6 +42,7 @@
 #ifndef RINGTRACE_TRACEDAT_H
 #define RINGTRACE_TRACEDAT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -52,6 +61,7 @@ extern "C" {
 
 /** A trace.dat being written. Opaque. */
 struct td_writer;
+struct td_record;
 
 /**
  * td_writer_open - start writing a trace.dat
@@ -206,17 +216,75 @@ int td_writer_set_uname(struct td_writer *w, const char *text);
  * is kept: the commit (flags masked) within page_size - 16, room for the
  * lost-event count when RINGBUF_MISSED_STORED says it is there, and every
  * record well formed (td_page_for_each()); trace-cmd refuses a whole file
- * for one page with a bad commit. The page is written at once to the
- * cpu's temporary file (created at the cpu's first page, unlinked at once,
- * so nothing is left behind by a crash), which is what lets a recording
- * be larger than memory. A page that could not be written is not counted
- * and the writer stays usable.
+ * for one page with a bad commit. The pages of a cpu are staged and
+ * written in groups (at the latest at the next checkpoint), in place or
+ * to the cpu's temporary file (created at the cpu's first page, unlinked
+ * at once, so nothing is left behind by a crash), which is what lets a
+ * recording be larger than memory. Pages that could not be written stay
+ * staged and the writer stays usable.
  *
  * Context: the writer's thread; blocks (file system).
  * Return: 0, -EINVAL (bad @cpu, NULL @page, malformed page), or a write
  * error: -ENOSPC, -EDQUOT, -EFBIG, -EIO, ...
  */
 int td_writer_add_page(struct td_writer *w, int cpu, const void *page);
+
+/**
+ * td_writer_page_slot - where the next page of a cpu can be built
+ * @w: the writer
+ * @cpu: the cpu buffer
+ *
+ * A page_size buffer of the writer's, filled by the caller (with
+ * ringbuf_read_page(), say) and kept with td_writer_commit_slot(), which
+ * saves the copy td_writer_add_page() makes. The pages of a cpu are
+ * written in groups; a full group is written here first.
+ *
+ * Context: the writer's thread; may block (file system).
+ * Return: the buffer, or NULL with errno set (EINVAL, ENOMEM, or the
+ * error of writing the pages staged before).
+ */
+void *td_writer_page_slot(struct td_writer *w, int cpu);
+
+/**
+ * td_writer_commit_slot - keep the page built in a cpu's slot
+ * @w: the writer
+ * @cpu: the cpu buffer, whose slot was given by td_writer_page_slot()
+ * @cb: if not NULL, called for each record of the page, as
+ *	td_page_for_each() calls it (the check goes through them anyway)
+ * @missed: as for td_page_for_each() (may be NULL)
+ * @arg: passed to @cb
+ *
+ * The page is checked as td_writer_add_page() checks it; a malformed one
+ * is not kept (the slot is given again; @cb may have seen some of its
+ * records).
+ *
+ * Context: the writer's thread.
+ * Return: 0 or -EINVAL.
+ */
+int td_writer_commit_slot(struct td_writer *w, int cpu,
+			  void (*cb)(const struct td_record *rec, void *arg),
+			  unsigned long *missed, void *arg);
+
+/**
+ * td_writer_in_place - whether the writer writes the output in place
+ * @w: the writer
+ *
+ * Context: the writer's thread.
+ * Return: true when the pages go straight to the output and a checkpoint
+ * writes the header alone; false when they are spooled and a checkpoint
+ * copies them.
+ */
+bool td_writer_in_place(const struct td_writer *w);
+
+/**
+ * td_writer_written - bytes the writer wrote to files so far
+ * @w: the writer
+ *
+ * Pages, headers, and the copies of the spooled pages.
+ *
+ * Context: the writer's thread.
+ */
+uint64_t td_writer_written(const struct td_writer *w);
 
 /**
  * td_writer_stats - what was added so far
@@ -233,8 +301,11 @@ void td_writer_stats(struct td_writer *w, uint64_t *pages, uint64_t *bytes);
  * td_writer_checkpoint - make the file at the path complete now
  * @w: the writer
  *
- * Assembles a complete trace.dat with everything added so far into
- * "<path>.tmp" and renames it over the path, so that whatever happens to
+ * Writes the staged pages. In place, then writes the header for the
+ * pages written: the path always holds a trace.dat that reads, with holes
+ * between the cpus' data until the close. Otherwise, assembles a complete
+ * trace.dat with everything added so far into "<path>.tmp" and renames it
+ * over the path, so that whatever happens to
  * the recording process later (a crash, SIGKILL, a full disk) the path
  * holds a file that reads, and a reader never sees a half-written one.
  * The pages are copied from the temporary files (copy_file_range(), which
@@ -256,7 +327,9 @@ int td_writer_checkpoint(struct td_writer *w);
  * td_writer_close - write the file and free the writer
  * @w: the writer (NULL is ignored)
  *
- * A last td_writer_checkpoint(); the writer is freed whatever its result.
+ * A last td_writer_checkpoint(); in place, the holes are then removed
+ * and the header written with the final offsets. The writer is freed
+ * whatever the result.
  * After a failure the path keeps the last successful checkpoint (or is
  * empty if there was none).
  *
@@ -395,6 +468,23 @@ uint64_t td_reader_nr_pages(struct td_reader *r, int cpu);
  * td_reader_close()), or NULL when @cpu or @idx is out of range.
  */
 const void *td_reader_page(struct td_reader *r, int cpu, uint64_t idx);
+
+/**
+ * td_reader_release - give back the memory of pages read
+ * @r: the reader
+ * @cpu: the cpu buffer
+ * @first: its first page to release
+ * @n: how many
+ *
+ * The file is mapped whole; a reader that goes through it once releases
+ * what it is done with, so that its memory stays bounded whatever the
+ * file's size. A released page still reads (it is mapped again from the
+ * file on access).
+ *
+ * Context: the reader's thread.
+ */
+void td_reader_release(struct td_reader *r, int cpu, uint64_t first,
+		       uint64_t n);
 
 /**
  * td_reader_close - unmap the file and free the reader

@@ -1,0 +1,721 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * profile.c - record selection and per-function summaries for report
+ * (see profile.h)
+ *
+ * A function_graph recording has, per call, an entry record (function,
+ * depth) and a return record (function, depth, call and return times in
+ * CLOCK_MONOTONIC nanoseconds). A thread's records come in its call
+ * order, so its state is a stack indexed by depth: the function entered
+ * at each depth (for the subtree selection and for the callers), and the
+ * time of the calls completed at each depth since the one above returned
+ * (for the self time: a return at depth d takes the sum at d + 1 as its
+ * children's time, and adds its own time to the sum at d). No record is
+ * kept.
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile.h"
+#include "trace.h"
+
+/* Deepest call a record may claim; deeper ones are taken as corrupt. */
+#define RTT_MAX_DEPTH 100000
+
+/* ---- a map from 64-bit keys to indexes --------------------------------- */
+
+/**
+ * struct rtt_map - open addressing, linear probing; key 0 is stored aside
+ * @keys: the keys (0: free slot)
+ * @vals: their values
+ * @cap: slots (a power of two)
+ * @nr: keys stored in the slots
+ * @zero: the value of key 0, or -1
+ */
+struct rtt_map {
+	uint64_t *keys;
+	uint32_t *vals;
+	size_t cap;
+	size_t nr;
+	int64_t zero;
+};
+
+static size_t rtt_map_slot(const struct rtt_map *m, uint64_t key)
+{
+	/* Fibonacci hashing: the addresses share their low bits */
+	return (size_t)((key * 0x9e3779b97f4a7c15ull) >> 20) & (m->cap - 1);
+}
+
+/* The value of @key, or -1. */
+static int64_t rtt_map_get(const struct rtt_map *m, uint64_t key)
+{
+	size_t i;
+
+	if (!key)
+		return m->zero;
+	if (!m->cap)
+		return -1;
+	for (i = rtt_map_slot(m, key);; i = (i + 1) & (m->cap - 1)) {
+		if (m->keys[i] == key)
+			return m->vals[i];
+		if (!m->keys[i])
+			return -1;
+	}
+}
+
+static int rtt_map_put(struct rtt_map *m, uint64_t key, uint32_t val)
+{
+	size_t i;
+
+	if (!key) {
+		m->zero = val;
+		return 0;
+	}
+	if (2 * (m->nr + 1) > m->cap) {
+		struct rtt_map n = { .cap = m->cap ? 2 * m->cap : 64,
+				     .zero = m->zero };
+
+		n.keys = calloc(n.cap, sizeof(*n.keys));
+		n.vals = calloc(n.cap, sizeof(*n.vals));
+		if (!n.keys || !n.vals) {
+			free(n.keys);
+			free(n.vals);
+			return -ENOMEM;
+		}
+		for (i = 0; i < m->cap; i++)
+			if (m->keys[i])
+				rtt_map_put(&n, m->keys[i], m->vals[i]);
+		free(m->keys);
+		free(m->vals);
+		*m = n;
+	}
+	for (i = rtt_map_slot(m, key);; i = (i + 1) & (m->cap - 1)) {
+		if (m->keys[i] == key || !m->keys[i])
+			break;
+	}
+	if (!m->keys[i])
+		m->nr++;
+	m->keys[i] = key;
+	m->vals[i] = val;
+	return 0;
+}
+
+static void rtt_map_free(struct rtt_map *m)
+{
+	free(m->keys);
+	free(m->vals);
+}
+
+/* Grow an array of @size-byte elements to hold index @i; false: no
+ * memory. */
+static bool rtt_grow(void **v, size_t *cap, size_t i, size_t size)
+{
+	size_t n = *cap ? *cap : 16;
+	void *nv;
+
+	if (i < *cap)
+		return true;
+	while (n <= i)
+		n *= 2;
+	nv = realloc(*v, n * size);
+	if (!nv)
+		return false;
+	memset((char *)nv + *cap * size, 0, (n - *cap) * size);
+	*v = nv;
+	*cap = n;
+	return true;
+}
+
+/*
+ * The index of @key's entry in the array @v (@nr entries of @size bytes,
+ * @cap allocated), a zeroed entry added for a new key. Return: the index
+ * (*@added says whether it is new), or -1 (out of memory).
+ */
+static int64_t rtt_map_index(struct rtt_map *m, void **v, size_t *nr,
+			     size_t *cap, size_t size, uint64_t key,
+			     bool *added)
+{
+	int64_t i = rtt_map_get(m, key);
+
+	*added = i < 0;
+	if (i >= 0)
+		return i;
+	if (!rtt_grow(v, cap, *nr, size) || rtt_map_put(m, key, (uint32_t)*nr))
+		return -1;
+	return (int64_t)(*nr)++;
+}
+
+/* ---- the records ----------------------------------------------------- */
+
+/**
+ * struct rtt_grec - what a function record says
+ * @tid: the thread
+ * @func: the function
+ * @depth: its depth (function_graph), -1 for a function tracer record
+ * @exit: a return record
+ * @time: a return's call time (return time less call time)
+ */
+struct rtt_grec {
+	int tid;
+	unsigned long func;
+	int depth;
+	bool exit;
+	uint64_t time;
+};
+
+/* Decode a function record; false for any other record. */
+static bool rtt_grec(const void *data, unsigned int len, struct rtt_grec *g)
+{
+	struct ringtrace_entry ent;
+
+	if (len < sizeof(ent))
+		return false;
+	memcpy(&ent, data, sizeof(ent));
+	g->tid = ent.pid;
+	g->depth = -1;
+	g->exit = false;
+	g->time = 0;
+	if (ent.type == RT_TYPE_GRAPH_ENT &&
+	    len >= sizeof(struct rt_graph_ent_entry)) {
+		struct rt_graph_ent_entry e;
+
+		memcpy(&e, data, sizeof(e));
+		g->func = e.func;
+		g->depth = e.depth;
+	} else if (ent.type == RT_TYPE_GRAPH_RET &&
+		   len >= sizeof(struct rt_graph_ret_entry)) {
+		struct rt_graph_ret_entry e;
+
+		memcpy(&e, data, sizeof(e));
+		g->func = e.func;
+		g->depth = e.depth;
+		g->exit = true;
+		g->time = e.rettime >= e.calltime ? e.rettime - e.calltime : 0;
+	} else if (ent.type == RT_TYPE_FN &&
+		   len >= sizeof(struct rt_fn_entry)) {
+		struct rt_fn_entry e;
+
+		memcpy(&e, data, sizeof(e));
+		g->func = e.ip;
+	} else {
+		return false;
+	}
+	return g->depth < RTT_MAX_DEPTH;
+}
+
+/* Whether @name matches one of @globs. */
+static bool rtt_glob_any(const char *const *globs, int n,
+			 const char *name)
+{
+	for (int i = 0; i < n; i++)
+		if (!fnmatch(globs[i], name, 0))
+			return true;
+	return false;
+}
+
+/* ---- selection --------------------------------------------------------- */
+
+/**
+ * struct rtt_sel - a record selection
+ * @o: what to keep
+ * @syms: the symbols
+ * @match: function address -> 1 + whether a glob names it
+ * @threads: tid -> index in @inside
+ * @inside: per thread, the depth of the selected call it is in, or -1
+ * @nr_threads: threads seen
+ * @cap: entries of @inside
+ */
+struct rtt_sel {
+	struct rtt_sel_opts o;
+	const struct rtt_syms *syms;
+	struct rtt_map match;
+	struct rtt_map threads;
+	int *inside;
+	size_t nr_threads;
+	size_t cap;
+};
+
+struct rtt_sel *rtt_sel_new(const struct rtt_sel_opts *o,
+			    const struct rtt_syms *syms)
+{
+	struct rtt_sel *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->o = *o;
+	s->syms = syms;
+	s->match.zero = -1;
+	s->threads.zero = -1;
+	return s;
+}
+
+/* Whether a glob of @globs names the function at @addr (cached). */
+static bool rtt_func_match(struct rtt_map *cache, const struct rtt_syms *syms,
+			   const char *const *globs, int n, unsigned long addr)
+{
+	int64_t v = rtt_map_get(cache, addr);
+	const struct rtt_sym *sym;
+	bool m;
+
+	if (v >= 0)
+		return v;
+	sym = rtt_sym_find(syms, addr);
+	m = sym && rtt_glob_any(globs, n, sym->name);
+	/* no memory: decided again next time */
+	rtt_map_put(cache, addr, m);
+	return m;
+}
+
+/* The thread's state slot, or NULL (no memory). */
+static int *rtt_sel_thread(struct rtt_sel *s, int tid)
+{
+	bool added;
+	int64_t i = rtt_map_index(&s->threads, (void **)&s->inside,
+				  &s->nr_threads, &s->cap, sizeof(*s->inside),
+				  (uint32_t)tid, &added);
+
+	if (i < 0)
+		return NULL;
+	if (added)
+		s->inside[i] = -1;
+	return &s->inside[i];
+}
+
+bool rtt_sel_keep(struct rtt_sel *s, uint64_t ts, const void *data,
+		  unsigned int len)
+{
+	struct rtt_grec g;
+	bool fn = rtt_grec(data, len, &g), keep = true;
+	int *inside;
+
+	if (!fn) {
+		struct ringtrace_entry ent;
+
+		if (len < sizeof(ent))
+			return true;
+		memcpy(&ent, data, sizeof(ent));
+		g.tid = ent.pid;
+	}
+	if (s->o.nr_tids) {
+		int i;
+
+		for (i = 0; i < s->o.nr_tids && s->o.tids[i] != g.tid; i++)
+			;
+		if (i == s->o.nr_tids)
+			return false;
+	}
+	if (fn && s->o.max_depth > 0 && g.depth >= s->o.max_depth)
+		keep = false;
+	if (s->o.nr_funcs) {
+		inside = rtt_sel_thread(s, g.tid);
+		if (!fn) {
+			keep = inside && *inside >= 0;
+		} else if (g.depth < 0) {
+			/* the function tracer: no subtree, the function */
+			keep = keep && rtt_func_match(&s->match, s->syms,
+						      s->o.funcs,
+						      s->o.nr_funcs, g.func);
+		} else if (inside) {
+			if (*inside > g.depth ||
+			    (*inside == g.depth && !g.exit))
+				*inside = -1; /* its return was lost */
+			if (*inside < 0 && !g.exit &&
+			    rtt_func_match(&s->match, s->syms, s->o.funcs,
+					   s->o.nr_funcs, g.func))
+				*inside = g.depth;
+			keep = keep && *inside >= 0;
+			if (g.exit && *inside == g.depth)
+				*inside = -1;
+		}
+	}
+	return keep && ts >= s->o.from && ts <= s->o.to;
+}
+
+void rtt_sel_free(struct rtt_sel *s)
+{
+	if (!s)
+		return;
+	rtt_map_free(&s->match);
+	rtt_map_free(&s->threads);
+	free(s->inside);
+	free(s);
+}
+
+/* ---- summaries --------------------------------------------------------- */
+
+/**
+ * struct rtt_pfn - the calls of one function (or, in a graph, of one
+ *	caller or callee)
+ * @func: its address
+ * @calls: calls counted
+ * @total: their time
+ * @self: their time less that of the calls they made
+ * @min: the shortest
+ * @max: the longest
+ */
+struct rtt_pfn {
+	unsigned long func;
+	uint64_t calls;
+	uint64_t total;
+	uint64_t self;
+	uint64_t min;
+	uint64_t max;
+};
+
+/**
+ * struct rtt_pset - functions and their sums
+ * @map: function -> index in @v
+ * @v: the sums
+ * @nr: how many
+ * @cap: entries allocated
+ */
+struct rtt_pset {
+	struct rtt_map map;
+	struct rtt_pfn *v;
+	size_t nr;
+	size_t cap;
+};
+
+/**
+ * struct rtt_pthr - a thread's stack
+ * @funcs: the function entered at each depth
+ * @sums: the time of the calls completed at each depth since the call
+ *	above it started
+ * @cap: entries of both
+ */
+struct rtt_pthr {
+	unsigned long *funcs;
+	uint64_t *sums;
+	size_t cap;
+};
+
+struct rtt_prof {
+	const struct rtt_syms *syms;
+	uint64_t threshold;
+	char *graph;
+	struct rtt_map match;
+	struct rtt_pset fns;
+	struct rtt_pset callers;
+	struct rtt_pset callees;
+	struct rtt_map threads;
+	struct rtt_pthr *thr;
+	size_t nr_thr;
+	size_t thr_cap;
+};
+
+struct rtt_prof *rtt_prof_new(const struct rtt_syms *syms,
+			      uint64_t threshold_ns, const char *graph)
+{
+	struct rtt_prof *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->syms = syms;
+	p->threshold = threshold_ns;
+	p->match.zero = p->threads.zero = -1;
+	p->fns.map.zero = p->callers.map.zero = p->callees.map.zero = -1;
+	if (graph) {
+		p->graph = strdup(graph);
+		if (!p->graph) {
+			free(p);
+			return NULL;
+		}
+	}
+	return p;
+}
+
+/* Add a call of @func taking @time (@self of its own; @total to add to
+ * the total) to @set. */
+static int rtt_pset_add(struct rtt_pset *set, unsigned long func,
+			uint64_t time, uint64_t total, uint64_t self)
+{
+	bool added;
+	int64_t i = rtt_map_index(&set->map, (void **)&set->v, &set->nr,
+				  &set->cap, sizeof(*set->v), func, &added);
+	struct rtt_pfn *f;
+
+	if (i < 0)
+		return -ENOMEM;
+	if (added) {
+		set->v[i].func = func;
+		set->v[i].min = UINT64_MAX;
+	}
+	f = &set->v[i];
+	f->calls++;
+	f->total += total;
+	f->self += self;
+	if (time < f->min)
+		f->min = time;
+	if (time > f->max)
+		f->max = time;
+	return 0;
+}
+
+static struct rtt_pthr *rtt_prof_thread(struct rtt_prof *p, int tid)
+{
+	bool added;
+	int64_t i = rtt_map_index(&p->threads, (void **)&p->thr, &p->nr_thr,
+				  &p->thr_cap, sizeof(*p->thr), (uint32_t)tid,
+				  &added);
+
+	return i < 0 ? NULL : &p->thr[i];
+}
+
+static bool rtt_prof_is_graph(struct rtt_prof *p, unsigned long func)
+{
+	return p->graph && func &&
+	       rtt_func_match(&p->match, p->syms,
+				      (const char *const *)&p->graph, 1, func);
+}
+
+int rtt_prof_add(struct rtt_prof *p, const void *data, unsigned int len)
+{
+	struct rtt_grec g;
+	struct rtt_pthr *t;
+	unsigned long parent;
+	uint64_t self, kids;
+	size_t d, i;
+	int ret = 0;
+
+	if (!rtt_grec(data, len, &g) || g.depth < 0)
+		return 0;
+	t = rtt_prof_thread(p, g.tid);
+	d = (size_t)g.depth;
+	/* d + 1: the sum of the calls it made */
+	if (!t || (d + 1 >= t->cap &&
+		   (!rtt_grow((void **)&t->sums, &(size_t){ t->cap }, d + 1,
+			      sizeof(*t->sums)) ||
+		    !rtt_grow((void **)&t->funcs, &t->cap, d + 1,
+			      sizeof(*t->funcs)))))
+		return -ENOMEM;
+	if (!g.exit) {
+		t->funcs[d] = g.func;
+		t->sums[d + 1] = 0;
+		return 0;
+	}
+	kids = t->sums[d + 1];
+	self = kids < g.time ? g.time - kids : 0;
+	t->sums[d + 1] = 0;
+	t->sums[d] += g.time;
+	if (g.time < p->threshold)
+		return 0;
+	/* a recursive call's time is in its outermost call's already, as
+	 * uftrace counts it: the total takes nothing more */
+	for (i = 0; i < d && t->funcs[i] != g.func; i++)
+		;
+	ret = rtt_pset_add(&p->fns, g.func, g.time, i < d ? 0 : g.time,
+			   self);
+	if (!ret && p->graph) {
+		parent = d ? t->funcs[d - 1] : 0;
+		if (rtt_prof_is_graph(p, g.func))
+			ret = rtt_pset_add(&p->callers, parent, g.time, g.time,
+					   self);
+		if (!ret && rtt_prof_is_graph(p, parent))
+			ret = rtt_pset_add(&p->callees, g.func, g.time, g.time,
+					   self);
+	}
+	return ret;
+}
+
+int rtt_prof_sort_by_name(const char *name)
+{
+	static const char *const names[] = { "total", "self", "calls", "avg",
+					     "min",   "max",  "func" };
+
+	for (int i = 0; i < (int)(sizeof(names) / sizeof(names[0])); i++)
+		if (!strcmp(name, names[i]))
+			return i;
+	return -1;
+}
+
+/* qsort() has no context argument: the order and the names go here. */
+static enum rtt_prof_sort rtt_sort_key;
+static const struct rtt_syms *rtt_sort_syms;
+
+static const char *rtt_pfn_name(const struct rtt_syms *syms,
+				unsigned long func, char *buf, size_t len)
+{
+	if (!func)
+		return "(top)";
+	rtt_sym_format(syms, buf, len, func, false);
+	return buf;
+}
+
+static uint64_t rtt_pfn_key(const struct rtt_pfn *f)
+{
+	switch (rtt_sort_key) {
+	case RTT_SORT_SELF:
+		return f->self;
+	case RTT_SORT_CALLS:
+		return f->calls;
+	case RTT_SORT_AVG:
+		return f->calls ? f->total / f->calls : 0;
+	case RTT_SORT_MIN:
+		return f->min;
+	case RTT_SORT_MAX:
+		return f->max;
+	default:
+		return f->total;
+	}
+}
+
+static int rtt_pfn_cmp(const void *a, const void *b)
+{
+	const struct rtt_pfn *x = a, *y = b;
+	char nx[256], ny[256];
+	int c;
+
+	if (rtt_sort_key != RTT_SORT_NAME) {
+		uint64_t kx = rtt_pfn_key(x), ky = rtt_pfn_key(y);
+
+		if (kx != ky)
+			return kx < ky ? 1 : -1;
+	}
+	c = strcmp(rtt_pfn_name(rtt_sort_syms, x->func, nx, sizeof(nx)),
+		   rtt_pfn_name(rtt_sort_syms, y->func, ny, sizeof(ny)));
+	if (c)
+		return c;
+	return x->func < y->func ? -1 : x->func > y->func;
+}
+
+/* A time as uftrace shows it: three decimals and a unit, 10 columns. */
+static void rtt_put_time(FILE *out, uint64_t ns)
+{
+	if (ns < 1000)
+		fprintf(out, "  %7" PRIu64 " ns", ns);
+	else if (ns < 1000000)
+		fprintf(out, "  %7.3f us", (double)ns / 1e3);
+	else if (ns < 1000000000)
+		fprintf(out, "  %7.3f ms", (double)ns / 1e6);
+	else
+		fprintf(out, "  %7.3f  s", (double)ns / 1e9);
+}
+
+/* @set sorted by @sort, printed one function per line. */
+static int rtt_pset_print(const struct rtt_pset *set, FILE *out,
+			  enum rtt_prof_sort sort, const struct rtt_syms *syms)
+{
+	struct rtt_pfn *v = malloc((set->nr ? set->nr : 1) * sizeof(*v));
+	char name[256];
+
+	if (!v)
+		return -ENOMEM;
+	if (set->nr)
+		memcpy(v, set->v, set->nr * sizeof(*v));
+	rtt_sort_key = sort;
+	rtt_sort_syms = syms;
+	qsort(v, set->nr, sizeof(*v), rtt_pfn_cmp);
+	fprintf(out, "%12s%12s%12s%12s%12s%12s  %s\n", "Total time",
+		"Self time", "Calls", "Avg time", "Min time", "Max time",
+		"Function");
+	for (int i = 0; i < 6; i++)
+		fputs("  ==========", out);
+	fputs("  ====================\n", out);
+	for (size_t i = 0; i < set->nr; i++) {
+		rtt_put_time(out, v[i].total);
+		rtt_put_time(out, v[i].self);
+		fprintf(out, "  %10" PRIu64, v[i].calls);
+		rtt_put_time(out, v[i].calls ? v[i].total / v[i].calls : 0);
+		rtt_put_time(out, v[i].min);
+		rtt_put_time(out, v[i].max);
+		fprintf(out, "  %s\n",
+			rtt_pfn_name(syms, v[i].func, name, sizeof(name)));
+	}
+	free(v);
+	return 0;
+}
+
+int rtt_prof_print(struct rtt_prof *p, FILE *out, enum rtt_prof_sort sort)
+{
+	return rtt_pset_print(&p->fns, out, sort, p->syms);
+}
+
+int rtt_prof_print_graph(struct rtt_prof *p, FILE *out,
+			 enum rtt_prof_sort sort)
+{
+	struct rtt_pset self = { .map = { .zero = -1 } };
+	int ret = 0;
+
+	if (!p->graph)
+		return -EINVAL;
+	/* the graph functions' own lines */
+	for (size_t i = 0; i < p->fns.nr && !ret; i++) {
+		struct rtt_pfn *f = &p->fns.v[i];
+
+		if (!rtt_prof_is_graph(p, f->func))
+			continue;
+		if (!rtt_grow((void **)&self.v, &self.cap, self.nr,
+			      sizeof(*self.v)))
+			ret = -ENOMEM;
+		else
+			self.v[self.nr++] = *f;
+	}
+	if (!ret && !self.nr)
+		ret = -ENOENT;
+	if (!ret) {
+		fprintf(out, "# the calls of %s\n", p->graph);
+		ret = rtt_pset_print(&self, out, sort, p->syms);
+	}
+	if (!ret) {
+		fprintf(out, "\n# their callers\n");
+		ret = rtt_pset_print(&p->callers, out, sort, p->syms);
+	}
+	if (!ret) {
+		fprintf(out, "\n# the calls they made\n");
+		ret = rtt_pset_print(&p->callees, out, sort, p->syms);
+	}
+	free(self.v);
+	return ret;
+}
+
+void rtt_prof_free(struct rtt_prof *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->nr_thr; i++) {
+		free(p->thr[i].funcs);
+		free(p->thr[i].sums);
+	}
+	free(p->thr);
+	rtt_map_free(&p->threads);
+	rtt_map_free(&p->match);
+	rtt_map_free(&p->fns.map);
+	rtt_map_free(&p->callers.map);
+	rtt_map_free(&p->callees.map);
+	free(p->fns.v);
+	free(p->callers.v);
+	free(p->callees.v);
+	free(p->graph);
+	free(p);
+}
+
+int rtt_parse_duration(const char *s, uint64_t *ns)
+{
+	static const struct {
+		const char *unit;
+		double mult;
+	} units[] = { { "", 1 },      { "ns", 1 },  { "us", 1e3 },
+		      { "ms", 1e6 }, { "s", 1e9 }, { "sec", 1e9 } };
+	char *end;
+	double v;
+
+	if (!s || !*s)
+		return -EINVAL;
+	v = strtod(s, &end);
+	if (end == s || v < 0 || v > 1e18)
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (!strcmp(end, units[i].unit)) {
+			double r = v * units[i].mult;
+
+			if (r > 1.8e19)
+				return -EINVAL;
+			*ns = (uint64_t)(r + 0.5);
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
