@@ -858,8 +858,8 @@ int rt_publish_init(void)
 static const char *const rt_known_env[] = {
 	"BUF_SIZE_KB",	 "CLOCK",	  "DIR",	    "EVENTS",
 	"FOLLOW",	 "FTRACE_FILTER", "FTRACE_NOTRACE", "GRAPH_FILTER",
-	"HOLD",		 "KEEP_FILES",	  "OPTIONS",	    "PUBLISH",
-	"TRACER",
+	"GRAPH_NOTRACE", "HOLD",	  "KEEP_FILES",	    "MAX_GRAPH_DEPTH",
+	"OPTIONS",	 "PUBLISH",	  "TRACER",
 };
 
 static void rt_check_env(void)

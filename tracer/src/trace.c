@@ -1643,44 +1643,15 @@ void ringtrace_function_trace_stop(bool stop)
  *	RINGTRACE_MAX_GRAPH_DEPTH (no boot option)	max_graph_depth
  *
  * and, not the tracer's settings: RINGTRACE_DIR and RINGTRACE_PUBLISH
- * (publication, ctl.h), RINGTRACE_KEEP_FILES (publish.c). Any other
- * RINGTRACE_* variable is reported: a misspelt setting is not ignored
- * in silence.
+ * (publication, ctl.h), RINGTRACE_KEEP_FILES, RINGTRACE_HOLD and
+ * RINGTRACE_FOLLOW (publish.c). Any other RINGTRACE_* variable is
+ * reported (rt_check_env() in publish.c): a misspelt setting is not
+ * ignored in silence.
  */
-static const char *const rt_env_names[] = {
-	"EVENTS", "TRACER", "OPTIONS", "BUF_SIZE_KB", "CLOCK",
-	"FTRACE_FILTER", "FTRACE_NOTRACE", "GRAPH_FILTER", "GRAPH_NOTRACE",
-	"MAX_GRAPH_DEPTH", "DIR", "PUBLISH", "KEEP_FILES",
-};
-
-static void rt_check_env_names(void)
-{
-	extern char **environ;
-	char **e;
-
-	for (e = environ; e && *e; e++) {
-		const char *name = *e + 10, *eq = strchr(*e, '=');
-		size_t i, n;
-
-		if (strncmp(*e, "RINGTRACE_", 10) || !eq)
-			continue;
-		n = (size_t)(eq - name);
-		for (i = 0; i < sizeof(rt_env_names) / sizeof(rt_env_names[0]);
-		     i++)
-			if (strlen(rt_env_names[i]) == n &&
-			    !strncmp(rt_env_names[i], name, n))
-				break;
-		if (i == sizeof(rt_env_names) / sizeof(rt_env_names[0]))
-			rt_warn("ringtrace: unknown variable %.*s (ignored)\n",
-				(int)(eq - *e), *e);
-	}
-}
-
 static void rt_apply_boot_options(struct ringtrace_instance *tr)
 {
 	const char *s = getenv("RINGTRACE_OPTIONS");
 
-	rt_check_env_names();
 	if (s) {
 		char *copy = strdup(s), *save = NULL, *tok;
 
