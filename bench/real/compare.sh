@@ -160,7 +160,7 @@ compare() {
 		sort >"ut.$name.calls"
 	if "$RT" report --help 2>&1 | grep -q -- '--stat'; then
 		"$RT" report --stat "rt.$name.dat" 2>/dev/null |
-			awk '$NF ~ /^[A-Za-z_]/ && $1 ~ /^[0-9]+$/ { print $NF, $1 }' |
+			awk '$NF ~ /^[A-Za-z_]/ && $5 ~ /^[0-9]+$/ { print $NF, $5 }' |
 			sort >"rt.$name.calls"
 		local how="report --stat"
 	else
