@@ -76,6 +76,34 @@ RINGTRACE_API size_t ringtrace_show_filter(struct ringtrace_instance *tr,
 					   const char *system,
 					   const char *event, char *buf,
 					   size_t len);
+/*
+ * echo TEXT > events/SYS/EVENT/trigger: one trigger,
+ * "CMD[:N] [if FILTER]" with CMD traceon, traceoff, snapshot (of the
+ * instance), stacktrace (a stack record after the event's), or
+ * enable_event:SYS:EVENT / disable_event:SYS:EVENT (switch that event in
+ * the instance). N limits the firings (traceon and traceoff count only
+ * the ones that change the state, enable_event and disable_event the
+ * ones that switch the event); FILTER, in the filter file's grammar,
+ * limits them to the records of the event that match it. "!CMD" removes
+ * the trigger (count and filter are not needed). The event does not have
+ * to be enabled: a trigger arms it, as in the kernel, and it records only
+ * if it is enabled. @system may be NULL. Return: -EINVAL for a bad
+ * trigger or filter (@err says what, a filter error with the caret),
+ * -ENOENT for an unknown event, -EEXIST for a trigger already set,
+ * -ENOSPC for a 17th trigger on one event.
+ */
+RINGTRACE_API int ringtrace_set_trigger(struct ringtrace_instance *tr,
+					const char *system, const char *event,
+					const char *text, char *err,
+					size_t errlen);
+/* cat events/SYS/EVENT/trigger: one trigger per line, as the kernel
+ * shows them ("traceoff:unlimited", "traceon:count=3 if id > 4",
+ * "enable_event:app:work:unlimited"); with none, the kernel's two
+ * comment lines that list the commands. */
+RINGTRACE_API size_t ringtrace_show_trigger(struct ringtrace_instance *tr,
+					    const char *system,
+					    const char *event, char *buf,
+					    size_t len);
 /* cat events/SYS/EVENT/format. -ENOENT for an unknown event. */
 RINGTRACE_API ssize_t ringtrace_event_format(const char *system,
 					     const char *event, char *buf,
