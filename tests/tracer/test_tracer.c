@@ -1274,6 +1274,284 @@ static void boot_graph_settings(void)
 		RBT_FAIL("unexpected warnings: '%s'", msg);
 }
 
+
+/* ---- triggers ---------------------------------------------------------- */
+
+static size_t show_trigger(struct ringtrace_instance *tr, const char *ev,
+			   char *buf, size_t len)
+{
+	return ringtrace_show_trigger(tr, "sample", ev, buf, len);
+}
+
+/* The grammar: what is refused, with which message, and the listing */
+static void trigger_parse(void)
+{
+	struct ringtrace_instance *tr = setup();
+	char buf[1024];
+
+	show_trigger(tr, "request", buf, sizeof(buf));
+	ASSERT_EQ(strcmp(buf, "# Available triggers:\n"
+			      "# traceon traceoff snapshot stacktrace enable_event disable_event\n"),
+		  0);
+	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request", "traceof",
+					err, sizeof(err)), -EINVAL);
+	ASSERT_NOT_NULL(strstr(err, "unknown trigger 'traceof'"));
+	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request",
+					"traceoff:x", err, sizeof(err)),
+		  -EINVAL);
+	ASSERT_NOT_NULL(strstr(err, "bad count 'x'"));
+	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request",
+					"traceoff:1:2", err, sizeof(err)),
+		  -EINVAL);
+	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request",
+					"traceoff when id > 1", err,
+					sizeof(err)), -EINVAL);
+	ASSERT_NOT_NULL(strstr(err, "expected 'if FILTER'"));
+	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request",
+					"traceoff if", err, sizeof(err)),
+		  -EINVAL);
+	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request",
+					"enable_event:sample", err,
+					sizeof(err)), -EINVAL);
+	ASSERT_NOT_NULL(strstr(err, "needs SYSTEM:EVENT"));
+	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request",
+					"enable_event:sample:nosuch", err,
+					sizeof(err)), -EINVAL);
+	ASSERT_NOT_NULL(strstr(err, "no event sample:nosuch"));
+	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "nosuch", "traceoff",
+					err, sizeof(err)), -ENOENT);
+	/* a filter error carries the caret */
+	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request",
+					"traceoff if idd > 3", err,
+					sizeof(err)), -EINVAL);
+	ASSERT_EQ(strcmp(err, "idd > 3\n^\nparse_error: Field not found\n"),
+		  0);
+	/* nothing refused was set */
+	show_trigger(tr, "request", buf, sizeof(buf));
+	ASSERT_EQ(strncmp(buf, "# Available", 11), 0);
+
+	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request",
+					"  traceoff\n", err, sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request", "traceoff:3",
+					err, sizeof(err)), -EEXIST);
+	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request",
+					"traceon:3 if id > 4", err,
+					sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request",
+					"enable_event:net:net_close:2", err,
+					sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request",
+					"disable_event:net:net_close", err,
+					sizeof(err)), 0);
+	show_trigger(tr, "request", buf, sizeof(buf));
+	ASSERT_EQ(strcmp(buf, "traceoff:unlimited\n"
+			      "traceon:count=3 if id > 4\n"
+			      "enable_event:net:net_close:count=2\n"
+			      "disable_event:net:net_close:unlimited\n"),
+		  0);
+	/* the length without a buffer, as snprintf() */
+	ASSERT_EQ(show_trigger(tr, "request", NULL, 0), strlen(buf));
+	/* removal needs neither the count nor the filter */
+	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request", "!traceon",
+					err, sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request",
+					"!enable_event:net:net_close:2", err,
+					sizeof(err)), 0);
+	/* removing what is not there is not an error */
+	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request", "!snapshot",
+					err, sizeof(err)), 0);
+	show_trigger(tr, "request", buf, sizeof(buf));
+	ASSERT_EQ(strcmp(buf, "traceoff:unlimited\n"
+			      "disable_event:net:net_close:unlimited\n"),
+		  0);
+	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request", "!traceoff",
+					err, sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request",
+					"!disable_event:net:net_close", err,
+					sizeof(err)), 0);
+	show_trigger(tr, "request", buf, sizeof(buf));
+	ASSERT_EQ(strncmp(buf, "# Available", 11), 0);
+}
+
+/* traceoff and traceon with counts and a filter; the event with the
+ * trigger need not be enabled, and records only if it is */
+static void trigger_counts(void)
+{
+	struct ringtrace_instance *tr = setup();
+	char buf[256], *p;
+
+	ASSERT_EQ(ringtrace_set_event(tr, "net_close", err, sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request",
+					"traceoff:1 if id > 3", err,
+					sizeof(err)), 0);
+	/* armed, not enabled: set_event does not list it */
+	ringtrace_show_set_event(tr, buf, sizeof(buf));
+	ASSERT_EQ(strcmp(buf, "net:net_close\n"), 0);
+	trace_request(1, "/a");
+	ASSERT_TRUE(ringtrace_tracing_is_on(tr));
+	trace_request(4, "/b");
+	ASSERT_TRUE(!ringtrace_tracing_is_on(tr));
+	trace_net_close(1); /* not recorded: tracing is off */
+	show_trigger(tr, "request", buf, sizeof(buf));
+	ASSERT_EQ(strcmp(buf, "traceoff:count=0 if id > 3\n"), 0);
+	ringtrace_tracing_on(tr, true);
+	trace_request(5, "/c"); /* the count is spent */
+	ASSERT_TRUE(ringtrace_tracing_is_on(tr));
+	trace_net_close(2);
+	p = pipe_text(tr);
+	ASSERT_EQ(count_lines(p, "request: "), 0);
+	ASSERT_EQ(count_lines(p, "net_close: "), 1);
+	ASSERT_NOT_NULL(strstr(p, "fd=2"));
+	free(p);
+	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request", "!traceoff",
+					err, sizeof(err)), 0);
+
+	/* traceon:2 counts only the firings that turn tracing on */
+	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request", "traceon:2",
+					err, sizeof(err)), 0);
+	trace_request(1, "/a"); /* already on: not counted */
+	show_trigger(tr, "request", buf, sizeof(buf));
+	ASSERT_EQ(strcmp(buf, "traceon:count=2\n"), 0);
+	ringtrace_tracing_on(tr, false);
+	trace_request(1, "/a");
+	ASSERT_TRUE(ringtrace_tracing_is_on(tr));
+	ringtrace_tracing_on(tr, false);
+	trace_request(1, "/a");
+	ASSERT_TRUE(ringtrace_tracing_is_on(tr));
+	ringtrace_tracing_on(tr, false);
+	trace_request(1, "/a");
+	ASSERT_TRUE(!ringtrace_tracing_is_on(tr));
+	show_trigger(tr, "request", buf, sizeof(buf));
+	ASSERT_EQ(strcmp(buf, "traceon:count=0\n"), 0);
+	ringtrace_tracing_on(tr, true);
+
+	/* an enabled event with a trigger records as before, its own
+	 * filter included */
+	ASSERT_EQ(ringtrace_set_event(tr, "request", err, sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_set_filter(tr, "sample", "request", "id != 7",
+				       err, sizeof(err)), 0);
+	trace_request(7, "/no");
+	trace_request(8, "/yes");
+	p = pipe_text(tr);
+	ASSERT_EQ(count_lines(p, "request: "), 1);
+	ASSERT_NOT_NULL(strstr(p, "id=8 path=/yes"));
+	free(p);
+	/* the last trigger gone, the event stays enabled */
+	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request", "!traceon",
+					err, sizeof(err)), 0);
+	ringtrace_show_set_event(tr, buf, sizeof(buf));
+	ASSERT_NOT_NULL(strstr(buf, "sample:request\n"));
+	trace_request(9, "/yes");
+	p = pipe_text(tr);
+	ASSERT_EQ(count_lines(p, "request: "), 1);
+	free(p);
+}
+
+/* enable_event and disable_event switch another event; a disabled event
+ * with triggers is armed but records nothing */
+static void trigger_enable_event(void)
+{
+	struct ringtrace_instance *tr = setup();
+	char buf[256], *p;
+
+	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request",
+					"enable_event:net:net_close:1 if id == 2",
+					err, sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_set_trigger(tr, "net", "net_send",
+					"disable_event:net:net_close", err,
+					sizeof(err)), 0);
+	trace_net_close(1); /* armed, still off */
+	trace_request(1, "/a");
+	trace_net_close(2); /* still off: the filter did not pass */
+	trace_request(2, "/b");
+	ringtrace_show_set_event(tr, buf, sizeof(buf));
+	ASSERT_EQ(strcmp(buf, "net:net_close\n"), 0);
+	trace_net_close(3);
+	trace_net_send(1, 10); /* turns it off; not recorded itself */
+	trace_net_close(4);
+	ringtrace_show_set_event(tr, buf, sizeof(buf));
+	ASSERT_EQ(buf[0], '\0');
+	trace_request(2, "/b"); /* count spent */
+	trace_net_close(5);
+	show_trigger(tr, "request", buf, sizeof(buf));
+	ASSERT_EQ(strcmp(buf, "enable_event:net:net_close:count=0 if id == 2\n"),
+		  0);
+	p = pipe_text(tr);
+	ASSERT_EQ(count_lines(p, "net_close: "), 1);
+	ASSERT_NOT_NULL(strstr(p, "net_close: fd=3"));
+	ASSERT_EQ(count_lines(p, "request: "), 0);
+	ASSERT_EQ(count_lines(p, "net_send: "), 0);
+	free(p);
+	/* set_event still works on an armed event */
+	ASSERT_EQ(ringtrace_set_event(tr, "net_close", err, sizeof(err)), 0);
+	trace_net_close(6);
+	p = pipe_text(tr);
+	ASSERT_EQ(count_lines(p, "net_close: "), 1);
+	free(p);
+	/* removing the triggers leaves it as it was: enabled */
+	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request",
+					"!enable_event:net:net_close", err,
+					sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_set_trigger(tr, "net", "net_send",
+					"!disable_event:net:net_close", err,
+					sizeof(err)), 0);
+	ringtrace_show_set_event(tr, buf, sizeof(buf));
+	ASSERT_EQ(strcmp(buf, "net:net_close\n"), 0);
+	trace_net_close(7);
+	trace_net_send(1, 10);
+	p = pipe_text(tr);
+	ASSERT_EQ(count_lines(p, "net_close: "), 1);
+	ASSERT_EQ(count_lines(p, "net_send: "), 0);
+	free(p);
+}
+
+static void __attribute__((noinline, optimize("no-optimize-sibling-calls")))
+trigger_stack_caller(void)
+{
+	trace_request(3, "/stack");
+	__asm__ volatile("" ::: "memory");
+}
+
+/* snapshot and stacktrace triggers */
+static void trigger_snapshot_stack(void)
+{
+	struct ringtrace_instance *tr = setup();
+	char *t;
+
+	ASSERT_EQ(ringtrace_set_event(tr, "request", err, sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request",
+					"snapshot:1 if id == 2", err,
+					sizeof(err)), 0);
+	/* the trigger allocated the snapshot buffer */
+	t = golden_capture(print_snapshot_cb, tr);
+	ASSERT_NULL(strstr(t, "SNAPSHOT NOT ALLOCATED"));
+	free(t);
+	trace_request(1, "/one");
+	trace_request(2, "/two"); /* written, then swapped out */
+	trace_request(2, "/three"); /* count spent */
+	t = golden_capture(print_snapshot_cb, tr);
+	ASSERT_EQ(count_lines(t, "request: "), 2);
+	ASSERT_NOT_NULL(strstr(t, "path=/two"));
+	free(t);
+	t = trace_text(tr);
+	ASSERT_EQ(count_lines(t, "request: "), 1);
+	ASSERT_NOT_NULL(strstr(t, "path=/three"));
+	free(t);
+
+	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request",
+					"stacktrace:1", err, sizeof(err)), 0);
+	ringtrace_clear(tr);
+	trigger_stack_caller();
+	trace_request(4, "/nostack");
+	t = trace_text(tr);
+	ASSERT_EQ(count_lines(t, "<stack trace>"), 1);
+	ASSERT_NOT_NULL(strstr(t, " => trigger_stack_caller"));
+	ASSERT_NOT_NULL(strstr(t, " => trigger_snapshot_stack"));
+	/* the stack comes after the record that fired it */
+	ASSERT_TRUE(strstr(t, "path=/stack") < strstr(t, "<stack trace>"));
+	free(t);
+}
+
 static const struct rbt_case cases[] = {
 	RBT_CASE(format_files),	    RBT_CASE(output_all_kinds),
 	RBT_CASE(options_golden),   RBT_CASE(option_bin),
@@ -1288,5 +1566,7 @@ static const struct rbt_case cases[] = {
 	RBT_CASE(concurrent_control), RBT_CASE(kernel_marker_line),
 	RBT_CASE(kernel_ftrace_ids), RBT_CASE(boot_size_too_large),
 	RBT_CASE(null_buffers),	    RBT_CASE(boot_graph_settings),
+	RBT_CASE(trigger_parse),    RBT_CASE(trigger_counts),
+	RBT_CASE(trigger_enable_event), RBT_CASE(trigger_snapshot_stack),
 };
 RBT_MAIN(cases)
