@@ -64,6 +64,13 @@ reset_tracefs() {
 	for f in events/*/*/filter; do
 		[ -e "$f" ] && echo 0 > "$f"
 	done
+	# each trigger line read back, with '!', removes it
+	for f in events/*/*/trigger; do
+		[ -e "$f" ] || continue
+		grep -v '^#' "$f" | while read -r _t; do
+			echo "!${_t%% *}" >> "$f"
+		done
+	done
 	echo > trace
 	echo > error_log
 	for d in instances/*; do

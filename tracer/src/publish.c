@@ -575,6 +575,25 @@ static int rt_ctl_execute(char *line, struct rt_reply *r)
 			rt_reply_printf(r, "trace_marker: %s", strerror(-ret));
 		else
 			ret = 0;
+	} else if (!strcmp(verb, "trigger")) {
+		/* trigger INST SYS EVENT TEXT (the rest of the line) */
+		a = rt_word(&p);
+		b = rt_word(&p);
+		while (*p == ' ')
+			p++;
+		err[0] = '\0';
+		ret = ringtrace_set_trigger(tr, rt_star(a), b, p, err,
+					    sizeof(err));
+		if (ret && !err[0])
+			snprintf(err, sizeof(err), "trigger: %s",
+				 strerror(-ret));
+		if (ret)
+			rt_reply_printf(r, "%s", err);
+	} else if (!strcmp(verb, "show_trigger")) {
+		a = rt_word(&p);
+		b = rt_word(&p);
+		n = ringtrace_show_trigger(tr, rt_star(a), b, err, sizeof(err));
+		rt_reply_printf(r, "%.*s", (int)n, err);
 	} else {
 		rt_reply_printf(r, "unknown command '%s'", verb);
 		ret = -EINVAL;

@@ -219,6 +219,9 @@ rt_inst_rb(int i)
 static __thread uint64_t rt_temp[RT_TEMP_NEST][RT_TEMP_SIZE / 8]
 	__attribute__((tls_model("initial-exec")));
 
+static void rt_trigger_no_record(struct ringtrace_write *w,
+				 const void *from);
+
 /*
  * rt_trigger_begin - the slow path of an event armed in instance @i:
  * take its triggers and whether the record itself is kept.
@@ -280,14 +283,20 @@ ringtrace_write_next(struct ringtrace_write *w)
 			    0) &&
 		    !rt_trigger_begin(w, i))
 			continue;
-		if ((f || w->soft) && w->size <= RT_TEMP_SIZE &&
+		/* An armed event is assigned aside too: its triggers run
+		 * even when the buffer takes no record (tracing off). */
+		if ((f || w->trig) && w->size <= RT_TEMP_SIZE &&
 		    w->depth < RT_TEMP_NEST) {
 			rec = rt_temp[w->depth];
 			w->rbev = NULL;
 		} else {
 			e = ringbuf_lock_reserve(rb, w->size);
-			if (!e)
+			if (!e) {
+				if (__builtin_expect(w->trig != NULL, 0))
+					rt_trigger_no_record(
+						w, __builtin_return_address(0));
 				continue;
+			}
 			rec = ringbuf_event_data(e);
 			w->rbev = e;
 		}
@@ -525,6 +534,19 @@ rt_trigger_commit(struct ringtrace_write *w, const void *from)
 	}
 	for (i = 0; i < l->nr; i++)
 		if (fire & (1u << i))
+			rt_trigger_fire(w, l->t[i], from);
+}
+
+/* A record too big to be assigned aside, that the buffer refused: the
+ * triggers without a filter run all the same. */
+static __attribute__((noinline, no_instrument_function)) void
+rt_trigger_no_record(struct ringtrace_write *w, const void *from)
+{
+	const struct rt_trigger_list *l = w->trig;
+	unsigned int i;
+
+	for (i = 0; i < l->nr; i++)
+		if (!l->t[i]->filter)
 			rt_trigger_fire(w, l->t[i], from);
 }
 

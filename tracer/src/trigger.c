@@ -130,11 +130,16 @@ static int rt_trigger_parse(char *line, struct rt_trig_req *rq, char *err,
 		snprintf(rq->ev, sizeof(rq->ev), "%s", tok[2]);
 		want = 3;
 	}
-	if (ntok > want + 1) {
+	if (ntok > want + 1 && !rq->remove) {
 		rt_trig_err(err, errlen, "too many ':' fields after '%s'",
 			    tok[0]);
 		return -EINVAL;
 	}
+	/* A removal names the trigger only: what follows it is ignored, so
+	 * that a line read back from the file ("traceoff:count=0 if x")
+	 * removes that trigger, as in the kernel. */
+	if (rq->remove)
+		return 0;
 	if (ntok == want + 1) {
 		char *e;
 

@@ -524,6 +524,34 @@ static int rtfs_write_filter(const struct rtfs_node *n, char *buf)
 	return ret;
 }
 
+/* events/SYS/EVENT/trigger */
+static int rtfs_show_trigger(const struct rtfs_node *n, FILE *out)
+{
+	return rtfs_show_reply(out, "show_trigger %s %s %s",
+			       rtfs_iarg(n->inst), n->sys, n->ev);
+}
+
+static int rtfs_write_trigger(const struct rtfs_node *n, char *buf)
+{
+	char err[RTT_ERR_MAX];
+	const char *expr;
+	int ret;
+
+	rtfs_chomp(buf);
+	if (!buf[strspn(buf, " \t\n")])
+		return 0; /* echo > trigger: nothing to do, as the kernel */
+	ret = rtfs_cmd(NULL, err, "trigger %s %s %s %s", rtfs_iarg(n->inst),
+		       n->sys, n->ev, buf);
+	/* a filter error: the caret is under the filter after "if" */
+	expr = strstr(buf, " if ");
+	expr = expr ? expr + 4 + strspn(expr + 4, " \t") : buf;
+	if (ret == -EINVAL && strstr(err, "parse_error"))
+		rtfs_log_filter_err(n->inst, expr, err);
+	else if (ret == -EINVAL)
+		rtfs_log_err(n->inst, "event trigger parse error", err, buf, 0);
+	return ret;
+}
+
 static int rtfs_show_format(const struct rtfs_node *n, FILE *out)
 {
 	size_t i;
@@ -951,6 +979,8 @@ static const struct rtfs_file_ops rtfs_filter_file = {
 static const struct rtfs_file_ops rtfs_event_files[] = {
 	{ "format", 0444, false, rtfs_show_format, NULL, NULL },
 	{ "id", 0444, false, rtfs_show_id, NULL, NULL },
+	{ "trigger", 0644, false, rtfs_show_trigger, rtfs_write_trigger,
+	  rtfs_trunc_none },
 };
 static const struct rtfs_file_ops rtfs_option_file = {
 	"option", 0644, false, rtfs_show_option, rtfs_write_option,
@@ -1069,7 +1099,7 @@ static int rtfs_lookup(const char *path, struct rtfs_node *n)
 			n->f = &rtfs_enable_file;
 		else if (!strcmp(c, "filter"))
 			n->f = &rtfs_filter_file;
-		for (i = 0; !n->f && i < 2; i++)
+		for (i = 0; !n->f && i < 3; i++)
 			if (!strcmp(c, rtfs_event_files[i].name))
 				n->f = &rtfs_event_files[i];
 		if (!n->f)
@@ -1404,6 +1434,7 @@ static int rtfs_readdir(const char *path, void *buf, fuse_fill_dir_t fill,
 		fill(buf, "filter", NULL, 0, 0);
 		fill(buf, "format", NULL, 0, 0);
 		fill(buf, "id", NULL, 0, 0);
+		fill(buf, "trigger", NULL, 0, 0);
 		break;
 	case RTFS_DIR_OPTIONS: {
 		char *reply = NULL, *line, *save = NULL;
