@@ -1098,7 +1098,9 @@ static int rtt_ctl_args(const struct rtt_verb *v, int argc, char **argv,
 	/* filter's expression may hold words that start with '-': the
 	 * options stop at the pid */
 	while ((c = getopt_long(argc, argv,
-				strcmp(v->name, "filter") ? ":i:h" : "+:i:h",
+				strcmp(v->name, "filter") &&
+						strcmp(v->name, "trigger") ?
+					":i:h" : "+:i:h",
 				opts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
@@ -2885,6 +2887,84 @@ out:
 	return rtt_exit_code(ret);
 }
 
+/* ---- trigger ------------------------------------------------------------ */
+
+static const char rtt_trigger_help[] =
+	"Add a trigger to an event (sys:event or event), as 'echo TRIGGER >\n"
+	"events/SYS/EVENT/trigger', or without TRIGGER list the event's\n"
+	"triggers. TRIGGER is CMD[:N] [if FILTER], CMD one of traceon,\n"
+	"traceoff, snapshot, stacktrace, enable_event:SYS:EVENT and\n"
+	"disable_event:SYS:EVENT; N limits how many times it fires, FILTER\n"
+	"(the filter grammar) which records fire it. '!CMD' removes the\n"
+	"trigger. TRIGGER may be given as several arguments. A trigger the\n"
+	"process refuses exits with 2 and says why (a filter error with a\n"
+	"caret); one already set exits with 1.\n"
+	"\n"
+	"  -i, --instance NAME  the instance (default: the top one)\n"
+	"  -h, --help           this text\n";
+
+static int rtt_do_trigger(const struct rtt_verb *v, int argc, char **argv)
+{
+	char err[RTT_ERR_MAX], sys[128], *text = NULL, *reply = NULL;
+	const char *inst, *spec, *colon, *name;
+	struct rtt_proc p;
+	size_t len = 1;
+	int code, ret, i;
+
+	code = rtt_ctl_args(v, argc, argv, NULL, NULL, &inst, 1, -1, &p);
+	if (code >= 0)
+		return code;
+	spec = argv[optind];
+	colon = strchr(spec, ':');
+	snprintf(sys, sizeof(sys), "%.*s",
+		 colon ? (int)(colon - spec) : 1, colon ? spec : "*");
+	name = colon ? colon + 1 : spec;
+	if (!*name || !sys[0] || strchr(name, ' ')) {
+		rtt_proc_close(&p);
+		return rtt_usage(v, "bad event '%s' (SYS:EVENT or EVENT)", spec);
+	}
+	if (optind + 1 == argc) {
+		ret = rtt_command(&p, RTT_CMD_TIMEOUT_MS, &reply, err,
+				  "show_trigger %s %s %s", rtt_iarg(inst), sys,
+				  name);
+		if (!ret && reply)
+			fputs(reply, stdout);
+		else if (ret)
+			rtt_msg("process %d: %s", p.pid, err);
+		free(reply);
+		rtt_proc_close(&p);
+		return rtt_exit_code(ret);
+	}
+	for (i = optind + 1; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	text = calloc(1, len);
+	if (!text) {
+		rtt_proc_close(&p);
+		rtt_msg("out of memory");
+		return RTT_EXIT_FAIL;
+	}
+	for (i = optind + 1; i < argc; i++) {
+		if (i > optind + 1)
+			strcat(text, " ");
+		strcat(text, argv[i]);
+	}
+	ret = rtt_command(&p, RTT_CMD_TIMEOUT_MS, NULL, err,
+			  "trigger %s %s %s %s", rtt_iarg(inst), sys, name, text);
+	if (ret == -EINVAL && strstr(err, "parse_error")) {
+		rtt_msg("bad trigger filter for %s:", spec);
+		fprintf(stderr, "%s\n", err);
+	} else if (ret == -EINVAL) {
+		rtt_msg("bad trigger for %s: %s", spec, err);
+	} else if (ret == -ENOENT) {
+		rtt_msg("unknown event '%s' in process %d", spec, p.pid);
+	} else if (ret) {
+		rtt_msg("process %d: trigger for %s: %s", p.pid, spec, err);
+	}
+	free(text);
+	rtt_proc_close(&p);
+	return rtt_exit_code(ret);
+}
+
 /* ---- main --------------------------------------------------------------- */
 
 static const char rtt_ctl_help_tail[] =
@@ -2951,6 +3031,8 @@ static const struct rtt_verb rtt_verbs[] = {
 	/* tracefs over FUSE (tracer/tracefs) */
 	{ "mount", NULL, rtfs_do_mount, "mount [-f] PID DIR", rtfs_mount_help },
 	{ "umount", NULL, rtfs_do_umount, "umount DIR", rtfs_umount_help },
+	{ "trigger", NULL, rtt_do_trigger,
+	  "trigger [-i NAME] PID EVENT [TRIGGER...]", rtt_trigger_help },
 };
 
 #define RTT_NR_VERBS (sizeof(rtt_verbs) / sizeof(rtt_verbs[0]))
