@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -1552,6 +1553,116 @@ static void trigger_snapshot_stack(void)
 	free(t);
 }
 
+
+/* ---- pid lists ---------------------------------------------------------- */
+
+static int other_tid;
+
+static void *pid_thread(void *arg)
+{
+	(void)arg;
+	other_tid = (int)syscall(SYS_gettid);
+	trace_request(100, "/other");
+	return NULL;
+}
+
+static void run_pid_thread(void)
+{
+	pthread_t th;
+
+	ASSERT_EQ(pthread_create(&th, NULL, pid_thread, NULL), 0);
+	ASSERT_EQ(pthread_join(th, NULL), 0);
+}
+
+static void pid_lists(void)
+{
+	struct ringtrace_instance *tr = setup();
+	char buf[256], list[64], *p;
+	int me = (int)syscall(SYS_gettid);
+
+	ASSERT_EQ(ringtrace_set_pids(tr, RINGTRACE_PID_EVENT, "12 x", false,
+				     err, sizeof(err)), -EINVAL);
+	ASSERT_NOT_NULL(strstr(err, "'x' is not a thread id"));
+	ASSERT_EQ(ringtrace_set_pids(tr, RINGTRACE_PID_EVENT, "-3", false,
+				     err, sizeof(err)), -EINVAL);
+	ASSERT_EQ(ringtrace_set_pids(tr, RINGTRACE_PID_EVENT, "99999999",
+				     false, err, sizeof(err)), -EINVAL);
+	ASSERT_EQ(ringtrace_show_pids(tr, RINGTRACE_PID_EVENT, buf,
+				      sizeof(buf)), 0);
+	/* sorted, without repeats; append adds */
+	ASSERT_EQ(ringtrace_set_pids(tr, RINGTRACE_PID_EVENT, "30 10 30",
+				     false, err, sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_set_pids(tr, RINGTRACE_PID_EVENT, "20", true, err,
+				     sizeof(err)), 0);
+	ringtrace_show_pids(tr, RINGTRACE_PID_EVENT, buf, sizeof(buf));
+	ASSERT_EQ(strcmp(buf, "10\n20\n30\n"), 0);
+	ASSERT_EQ(ringtrace_set_pids(tr, RINGTRACE_PID_EVENT, "", false, err,
+				     sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_show_pids(tr, RINGTRACE_PID_EVENT, buf,
+				      sizeof(buf)), 0);
+
+	/* only the listed thread's events are recorded */
+	ASSERT_EQ(ringtrace_set_event(tr, "request", err, sizeof(err)), 0);
+	snprintf(list, sizeof(list), "%d", me);
+	ASSERT_EQ(ringtrace_set_pids(tr, RINGTRACE_PID_EVENT, list, false,
+				     err, sizeof(err)), 0);
+	trace_request(1, "/mine");
+	run_pid_thread();
+	p = pipe_text(tr);
+	ASSERT_EQ(count_lines(p, "request: "), 1);
+	ASSERT_NOT_NULL(strstr(p, "path=/mine"));
+	free(p);
+	/* the notrace list leaves a thread out */
+	ASSERT_EQ(ringtrace_set_pids(tr, RINGTRACE_PID_EVENT, "", false, err,
+				     sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_set_pids(tr, RINGTRACE_PID_EVENT_NOTRACE, list,
+				     false, err, sizeof(err)), 0);
+	trace_request(2, "/mine");
+	run_pid_thread();
+	p = pipe_text(tr);
+	ASSERT_EQ(count_lines(p, "request: "), 1);
+	ASSERT_NOT_NULL(strstr(p, "path=/other"));
+	free(p);
+	/* a thread left out fires no trigger */
+	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request", "traceoff",
+					err, sizeof(err)), 0);
+	trace_request(3, "/mine");
+	ASSERT_TRUE(ringtrace_tracing_is_on(tr));
+	run_pid_thread();
+	ASSERT_TRUE(!ringtrace_tracing_is_on(tr));
+	ringtrace_tracing_on(tr, true);
+	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request", "!traceoff",
+					err, sizeof(err)), 0);
+	/* the lists off: every thread again */
+	ASSERT_EQ(ringtrace_set_pids(tr, RINGTRACE_PID_EVENT_NOTRACE, "",
+				     false, err, sizeof(err)), 0);
+	ringtrace_clear(tr);
+	trace_request(4, "/mine");
+	run_pid_thread();
+	p = pipe_text(tr);
+	ASSERT_EQ(count_lines(p, "request: "), 2);
+	free(p);
+	/* other instances are not affected */
+	{
+		struct ringtrace_instance *in =
+			ringtrace_instance_create("pids");
+
+		ASSERT_NOT_NULL(in);
+		ASSERT_EQ(ringtrace_set_event(in, "request", err,
+					      sizeof(err)), 0);
+		ASSERT_EQ(ringtrace_set_pids(in, RINGTRACE_PID_EVENT, "1",
+					     false, err, sizeof(err)), 0);
+		trace_request(5, "/mine");
+		p = pipe_text(in);
+		ASSERT_EQ(count_lines(p, "request: "), 0);
+		free(p);
+		p = pipe_text(tr);
+		ASSERT_EQ(count_lines(p, "request: "), 1);
+		free(p);
+		ASSERT_EQ(ringtrace_instance_destroy(in), 0);
+	}
+}
+
 static const struct rbt_case cases[] = {
 	RBT_CASE(format_files),	    RBT_CASE(output_all_kinds),
 	RBT_CASE(options_golden),   RBT_CASE(option_bin),
@@ -1568,5 +1679,6 @@ static const struct rbt_case cases[] = {
 	RBT_CASE(null_buffers),	    RBT_CASE(boot_graph_settings),
 	RBT_CASE(trigger_parse),    RBT_CASE(trigger_counts),
 	RBT_CASE(trigger_enable_event), RBT_CASE(trigger_snapshot_stack),
+	RBT_CASE(pid_lists),
 };
 RBT_MAIN(cases)

@@ -31,6 +31,9 @@ static pthread_mutex_t rt_reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned int rt_next_id = RT_TYPE_FIRST_DYNAMIC;
 static bool rt_exiting;
 static char *rt_boot_events;
+/* Instances with a set_event_pid or set_event_notrace_pid list: every
+ * event's writes there take the slow path, which checks the lists. */
+static uint64_t rt_pid_filtered;
 
 void rt_events_fork_child(void)
 {
@@ -233,6 +236,8 @@ static int rt_register_locked(struct ringtrace_event *ev, int id,
 	p->ev = ev;
 	p->id = (uint16_t)id;
 	p->builtin = builtin;
+	/* no writer sees @p yet */
+	atomic_init(&p->slow_mask, rt_pid_filtered);
 	ret = rt_layout(p);
 	if (!ret)
 		ret = rt_table_set((unsigned int)id, p);
@@ -463,9 +468,43 @@ void rt_soft_mode(struct rt_event_priv *p, int inst, bool enter)
 					  memory_order_relaxed);
 		rt_synchronize_rcu();
 	}
-	atomic_fetch_and_explicit(&p->slow_mask, ~bit, memory_order_relaxed);
+	if (!(rt_pid_filtered & bit))
+		atomic_fetch_and_explicit(&p->slow_mask, ~bit,
+					  memory_order_relaxed);
 	atomic_fetch_and_explicit(&p->soft_disabled, ~bit,
 				  memory_order_relaxed);
+}
+
+/*
+ * rt_events_pid_filter - send every event's writes in @inst through the
+ * slow path (@on), or only those of events in soft mode; called with
+ * rt_reg_lock held. Relaxed: a writer that misses the change records
+ * or drops one record as if it had come just before; the lists it then
+ * reads are RCU-published.
+ */
+void rt_events_pid_filter(int inst, bool on)
+{
+	struct rt_ev_table *t =
+		atomic_load_explicit(&rt_table, memory_order_relaxed);
+	uint64_t bit = 1ull << inst;
+	unsigned int i;
+
+	if (on)
+		rt_pid_filtered |= bit;
+	else
+		rt_pid_filtered &= ~bit;
+	for (i = 0; t && i < t->nr; i++) {
+		struct rt_event_priv *p = t->ev[i];
+
+		if (!p)
+			continue;
+		if (on)
+			atomic_fetch_or_explicit(&p->slow_mask, bit,
+						 memory_order_relaxed);
+		else if (!p->sm_ref[inst])
+			atomic_fetch_and_explicit(&p->slow_mask, ~bit,
+						  memory_order_relaxed);
+	}
 }
 
 /* Called with rt_reg_lock held. */
@@ -632,6 +671,7 @@ void rt_events_instance_gone(int inst)
 
 	pthread_mutex_lock(&rt_reg_lock);
 	rt_triggers_instance_gone(inst);
+	rt_events_pid_filter(inst, false);
 	t = atomic_load_explicit(&rt_table, memory_order_relaxed);
 	for (i = 0; t && i < t->nr; i++)
 		if (t->ev[i])

@@ -41,6 +41,8 @@ pthread_mutex_t rt_control_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Instances whose current tracer is function / function_graph / usersoff */
 static _Atomic uint64_t rt_fn_mask, rt_graph_mask, rt_lat_mask;
+/* Instances with a set_ftrace_pid or set_ftrace_notrace_pid list */
+_Atomic uint64_t rt_ftrace_pid_mask;
 _Atomic unsigned int rt_ftrace_enabled;
 
 #define RT_DEFAULT_SIZE_KB 1408 /* the kernel's default trace_buf_size */
@@ -222,6 +224,51 @@ static __thread uint64_t rt_temp[RT_TEMP_NEST][RT_TEMP_SIZE / 8]
 static void rt_trigger_no_record(struct ringtrace_write *w,
 				 const void *from);
 
+/* Whether @pid is in @l (sorted). Async-signal-safe. */
+static inline __attribute__((no_instrument_function)) bool
+rt_pid_in(const struct rt_pid_list *l, int pid)
+{
+	unsigned int lo = 0, hi = l->nr;
+
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if (l->pid[mid] == pid)
+			return true;
+		if (l->pid[mid] < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+/*
+ * rt_pid_ignored - whether this thread's records stay out of instance
+ * @i by its pid lists @list (set_event_pid or set_ftrace_pid) and
+ * @list + 1 (their notrace lists), as the kernel's
+ * trace_ignore_this_task(). Called inside a read-side section.
+ */
+static __attribute__((no_instrument_function)) bool
+rt_pid_ignored(int i, int list)
+{
+	/* Pairs with the release store that publishes the instance. */
+	struct ringtrace_instance *tr =
+		atomic_load_explicit(&rt_instances[i], memory_order_acquire);
+	const struct rt_pid_list *l;
+	int pid = rt_gettid();
+
+	if (!tr)
+		return true;
+	/* Both pair with the release side of the exchange that publishes
+	 * a list in pid.c; a list is freed after a grace period. */
+	l = atomic_load_explicit(&tr->pids[list], memory_order_acquire);
+	if (l && !rt_pid_in(l, pid))
+		return true;
+	l = atomic_load_explicit(&tr->pids[list + 1], memory_order_acquire);
+	return l && rt_pid_in(l, pid);
+}
+
 /*
  * rt_trigger_begin - the slow path of an event armed in instance @i:
  * take its triggers and whether the record itself is kept.
@@ -230,7 +277,6 @@ static void rt_trigger_no_record(struct ringtrace_write *w,
 static __attribute__((noinline, no_instrument_function)) bool
 rt_trigger_begin(struct ringtrace_write *w, int i)
 {
-	static const struct rt_trigger_list rt_no_triggers;
 	struct rt_event_priv *p = w->event->priv;
 	/* Pairs with the release side of the exchange that publishes a
 	 * list in trigger.c; the list is freed only after a grace period,
@@ -240,12 +286,14 @@ rt_trigger_begin(struct ringtrace_write *w, int i)
 
 	/* Relaxed: a change racing with this write keeps or drops this
 	 * one record, as if it had come just before. */
+	if (rt_pid_ignored(i, RINGTRACE_PID_EVENT))
+		return false;
 	w->soft = (int)((atomic_load_explicit(&p->soft_disabled,
 					      memory_order_relaxed) >>
 			 i) & 1);
 	if (w->soft && !l)
 		return false; /* the target of enable_event, still off */
-	w->trig = l ? l : &rt_no_triggers;
+	w->trig = l;
 	return true;
 }
 
@@ -610,10 +658,28 @@ rt_write_builtin(uint64_t mask, uint16_t type, size_t size,
 {
 	int depth = rt_cur.depth++;
 	int written = 0;
+	/* Instances with a set_ftrace_pid list: function records only.
+	 * Relaxed: the lists themselves are loaded with acquire loads. */
+	uint64_t pids = type == RT_TYPE_FN || type == RT_TYPE_GRAPH_ENT ||
+				type == RT_TYPE_GRAPH_RET ?
+			atomic_load_explicit(&rt_ftrace_pid_mask,
+					     memory_order_relaxed) :
+			0;
 
 	if (__builtin_expect(!rt_cur.comm_saved, 0))
 		rt_cmdline_save();
 	rt_rcu_read_lock();
+	if (__builtin_expect(mask & pids, 0)) {
+		uint64_t m = mask & pids;
+
+		while (m) {
+			int i = __builtin_ctzll(m);
+
+			m &= m - 1;
+			if (rt_pid_ignored(i, RINGTRACE_PID_FTRACE))
+				mask &= ~(1ull << i);
+		}
+	}
 	while (mask) {
 		int i = __builtin_ctzll(mask);
 		struct ringbuf *rb;
@@ -1388,6 +1454,7 @@ int ringtrace_instance_destroy(struct ringtrace_instance *tr)
 	/* Every writer that saw the instance has left its read-side
 	 * section after this. */
 	rt_synchronize_rcu();
+	rt_pids_free(tr);
 	ringbuf_free(atomic_load_explicit(&tr->rb, memory_order_relaxed));
 	if (tr->snap)
 		ringbuf_free(tr->snap);

@@ -102,6 +102,17 @@ enum rt_tracer {
 	RT_TRACER_NR,
 };
 
+/*
+ * The thread-id lists of an instance (set_event_pid, set_event_notrace_pid,
+ * set_ftrace_pid, set_ftrace_notrace_pid): sorted, without repeats,
+ * replaced whole and published with RCU; NULL when empty.
+ */
+#define RT_PID_NR_LISTS 4
+struct rt_pid_list {
+	unsigned int nr;
+	int pid[];
+};
+
 /**
  * struct ringtrace_instance - a trace array
  * @rb: the live buffer; replaced (RCU) only when the clock changes
@@ -128,6 +139,7 @@ struct ringtrace_instance {
 	_Atomic uint64_t thresh_ns;
 	pthread_mutex_t max_lock;
 	pthread_mutex_t lock;
+	struct rt_pid_list *_Atomic pids[RT_PID_NR_LISTS];
 };
 
 /**
@@ -232,6 +244,12 @@ void rt_events_apply_boot(void);
 void rt_events_foreach(void (*fn)(struct rt_event_priv *p, void *arg),
 		       void *arg);
 void rt_soft_mode(struct rt_event_priv *p, int inst, bool enter);
+
+void rt_events_pid_filter(int inst, bool on);
+
+/* pid.c */
+void rt_pids_free(struct ringtrace_instance *tr);
+extern _Atomic uint64_t rt_ftrace_pid_mask;
 
 /* trigger.c */
 void rt_triggers_instance_gone(int inst);

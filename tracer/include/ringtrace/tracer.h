@@ -150,6 +150,31 @@ RINGTRACE_API int ringtrace_set_max_graph_depth(int depth);
  * while it is set, whatever the tracers. */
 RINGTRACE_API void ringtrace_function_trace_stop(bool stop);
 
+/*
+ * The thread-id lists of an instance: set_event_pid (only these threads'
+ * events are recorded), set_event_notrace_pid (these threads' events are
+ * not), set_ftrace_pid and set_ftrace_notrace_pid (the same for the
+ * function tracers' records). An empty list filters nothing, as in the
+ * kernel. A thread left out by them fires no trigger either.
+ */
+enum ringtrace_pid_list {
+	RINGTRACE_PID_EVENT = 0,
+	RINGTRACE_PID_EVENT_NOTRACE,
+	RINGTRACE_PID_FTRACE,
+	RINGTRACE_PID_FTRACE_NOTRACE,
+};
+/* echo PIDS > FILE (@append: >>): thread ids separated by blanks; ""
+ * with !@append clears. -EINVAL (with @err naming the word) for a word
+ * that is not a thread id; the list is then unchanged. */
+RINGTRACE_API int ringtrace_set_pids(struct ringtrace_instance *tr,
+				     enum ringtrace_pid_list list,
+				     const char *pids, bool append, char *err,
+				     size_t errlen);
+/* cat FILE: one id per line, ascending. */
+RINGTRACE_API size_t ringtrace_show_pids(struct ringtrace_instance *tr,
+					 enum ringtrace_pid_list list,
+					 char *buf, size_t len);
+
 /* echo OPT > trace_options ("noOPT" clears); -EINVAL for unknown. */
 RINGTRACE_API int ringtrace_set_option(struct ringtrace_instance *tr,
 				       const char *opt);
