@@ -71,6 +71,10 @@ reset_tracefs() {
 			echo "!${_t%% *}" >> "$f"
 		done
 	done
+	for f in set_event_pid set_event_notrace_pid set_ftrace_pid \
+		set_ftrace_notrace_pid; do
+		[ -e "$f" ] && echo > "$f"
+	done
 	echo > trace
 	echo > error_log
 	for d in instances/*; do

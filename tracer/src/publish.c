@@ -594,6 +594,33 @@ static int rt_ctl_execute(char *line, struct rt_reply *r)
 		b = rt_word(&p);
 		n = ringtrace_show_trigger(tr, rt_star(a), b, err, sizeof(err));
 		rt_reply_printf(r, "%.*s", (int)n, err);
+	} else if (!strcmp(verb, "pids") || !strcmp(verb, "pids_add") ||
+		   !strcmp(verb, "show_pids")) {
+		/* pids INST FILE IDS... replaces, pids_add appends */
+		static const char *const files[] = {
+			"set_event_pid", "set_event_notrace_pid",
+			"set_ftrace_pid", "set_ftrace_notrace_pid"
+		};
+		int list = -1, i;
+
+		a = rt_word(&p);
+		for (i = 0; a && i < 4; i++)
+			if (!strcmp(a, files[i]))
+				list = i;
+		if (list < 0) {
+			rt_reply_printf(r, "unknown pid list '%s'", a ? a : "");
+			return -EINVAL;
+		}
+		if (verb[0] == 's') {
+			n = ringtrace_show_pids(tr, list, err, sizeof(err));
+			rt_reply_printf(r, "%.*s", (int)n, err);
+			return 0;
+		}
+		err[0] = '\0';
+		ret = ringtrace_set_pids(tr, list, p, verb[4] == '_', err,
+					 sizeof(err));
+		if (ret)
+			rt_reply_printf(r, "%s", err);
 	} else {
 		rt_reply_printf(r, "unknown command '%s'", verb);
 		ret = -EINVAL;

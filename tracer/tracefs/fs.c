@@ -859,6 +859,33 @@ static int rtfs_trunc_ftrace_list(const struct rtfs_node *n)
 	return rtfs_cmd(NULL, NULL, "ftrace_list - %s", n->f->name);
 }
 
+/* set_event_pid and the other thread-id lists: '>' empties the list on
+ * open, each write adds */
+static int rtfs_show_pids(const struct rtfs_node *n, FILE *out)
+{
+	return rtfs_show_reply(out, "show_pids %s %s", rtfs_iarg(n->inst),
+			       n->f->name);
+}
+
+static int rtfs_write_pids(const struct rtfs_node *n, char *buf)
+{
+	char err[RTT_ERR_MAX];
+	int ret;
+
+	rtfs_chomp(buf);
+	ret = rtfs_cmd(NULL, err, "pids_add %s %s %s", rtfs_iarg(n->inst),
+		       n->f->name, buf);
+	if (ret == -EINVAL)
+		rtfs_log_err(n->inst, n->f->name, err, buf, 0);
+	return ret;
+}
+
+static int rtfs_trunc_pids(const struct rtfs_node *n)
+{
+	return rtfs_cmd(NULL, NULL, "pids %s %s", rtfs_iarg(n->inst),
+			n->f->name);
+}
+
 static int rtfs_show_saved_cmdlines(const struct rtfs_node *n, FILE *out)
 {
 	char *text = NULL;
@@ -941,8 +968,16 @@ static const struct rtfs_file_ops rtfs_files[] = {
 	{ "saved_cmdlines", 0444, true, rtfs_show_saved_cmdlines, NULL, NULL },
 	{ "set_event", 0644, false, rtfs_show_set_event, rtfs_write_set_event,
 	  rtfs_trunc_set_event },
+	{ "set_event_notrace_pid", 0644, false, rtfs_show_pids,
+	  rtfs_write_pids, rtfs_trunc_pids },
+	{ "set_event_pid", 0644, false, rtfs_show_pids, rtfs_write_pids,
+	  rtfs_trunc_pids },
 	{ "set_ftrace_filter", 0644, true, rtfs_show_get,
 	  rtfs_write_ftrace_list, rtfs_trunc_ftrace_list },
+	{ "set_ftrace_notrace_pid", 0644, false, rtfs_show_pids,
+	  rtfs_write_pids, rtfs_trunc_pids },
+	{ "set_ftrace_pid", 0644, false, rtfs_show_pids, rtfs_write_pids,
+	  rtfs_trunc_pids },
 	{ "set_ftrace_notrace", 0644, true, rtfs_show_get,
 	  rtfs_write_ftrace_list, rtfs_trunc_ftrace_list },
 	{ "set_graph_function", 0644, true, rtfs_show_get,
