@@ -960,6 +960,28 @@ case_trigger() {
 	run 3 "$T" trigger 999999999 app:work traceoff
 }
 
+case_pids() {
+	start_sample -- --threads 2 --seconds 25 --gap-ms 10
+	run 0 "$T" pids "$SP" event
+	[ ! -s "$W/out" ] || fail "the list is not empty"
+	run 0 "$T" pids "$SP" event 30 10
+	run 0 "$T" pids "$SP" set_event_pid 20
+	run 0 "$T" pids "$SP" event
+	[ "$(tr '\n' ' ' < "$W/out")" = "10 20 30 " ] || fail "list: $(cat "$W/out")"
+	run 0 "$T" pids --clear "$SP" event 5
+	run 0 "$T" pids "$SP" event
+	[ "$(cat "$W/out")" = 5 ] || fail "--clear did not replace: $(cat "$W/out")"
+	run 0 "$T" pids --clear "$SP" event
+	run 0 "$T" pids "$SP" event
+	[ ! -s "$W/out" ] || fail "--clear did not empty"
+	run 2 "$T" pids "$SP" event 12 x
+	err_has "'x' is not a thread id"
+	run 2 "$T" pids "$SP" nosuch 1
+	err_has "unknown list 'nosuch'"
+	run 2 "$T" pids -i nosuch "$SP" ftrace
+	run 3 "$T" pids 999999999 event
+}
+
 case_docs() {
 	local src=${RTT_SRC:?RTT_SRC is not set} v
 	run 0 "$T" --help

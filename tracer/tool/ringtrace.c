@@ -2965,6 +2965,80 @@ static int rtt_do_trigger(const struct rtt_verb *v, int argc, char **argv)
 	return rtt_exit_code(ret);
 }
 
+/* ---- pids --------------------------------------------------------------- */
+
+static const char rtt_pids_help[] =
+	"Add thread ids of the process to one of its pid lists, as 'echo TID...\n"
+	">> FILE', or without TID print the list. LIST is event\n"
+	"(set_event_pid: only these threads' events are recorded),\n"
+	"event-notrace (set_event_notrace_pid: these threads' are not),\n"
+	"ftrace or ftrace-notrace (set_ftrace_pid, set_ftrace_notrace_pid: the\n"
+	"same for the function tracers). An empty list filters nothing. A\n"
+	"word that is not a thread id exits with 2.\n"
+	"\n"
+	"      --clear          empty the list first ('echo TID... > FILE')\n"
+	"  -i, --instance NAME  the instance (default: the top one)\n"
+	"  -h, --help           this text\n";
+
+static int rtt_do_pids(const struct rtt_verb *v, int argc, char **argv)
+{
+	static const char *const lists[][2] = {
+		{ "event", "set_event_pid" },
+		{ "event-notrace", "set_event_notrace_pid" },
+		{ "ftrace", "set_ftrace_pid" },
+		{ "ftrace-notrace", "set_ftrace_notrace_pid" },
+	};
+	char err[RTT_ERR_MAX], *reply = NULL, *tids = NULL;
+	const char *inst, *file = NULL;
+	struct rtt_proc p;
+	size_t len = 1, i;
+	int code, ret = 0, flag = 0, j;
+
+	code = rtt_ctl_args(v, argc, argv, "C", &flag, &inst, 1, -1, &p);
+	if (code >= 0)
+		return code;
+	for (i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)
+		if (!strcmp(argv[optind], lists[i][0]) ||
+		    !strcmp(argv[optind], lists[i][1]))
+			file = lists[i][1];
+	if (!file) {
+		rtt_proc_close(&p);
+		return rtt_usage(v, "unknown list '%s' (event, event-notrace, ftrace, ftrace-notrace)",
+				 argv[optind]);
+	}
+	if (flag == 'C')
+		ret = rtt_command(&p, RTT_CMD_TIMEOUT_MS, NULL, err, "pids %s %s",
+				  rtt_iarg(inst), file);
+	if (!ret && optind + 1 == argc && flag != 'C') {
+		ret = rtt_command(&p, RTT_CMD_TIMEOUT_MS, &reply, err,
+				  "show_pids %s %s", rtt_iarg(inst), file);
+		if (!ret && reply)
+			fputs(reply, stdout);
+	} else if (!ret && optind + 1 < argc) {
+		for (j = optind + 1; j < argc; j++)
+			len += strlen(argv[j]) + 1;
+		tids = calloc(1, len);
+		if (!tids) {
+			rtt_proc_close(&p);
+			rtt_msg("out of memory");
+			return RTT_EXIT_FAIL;
+		}
+		for (j = optind + 1; j < argc; j++) {
+			if (j > optind + 1)
+				strcat(tids, " ");
+			strcat(tids, argv[j]);
+		}
+		ret = rtt_command(&p, RTT_CMD_TIMEOUT_MS, NULL, err,
+				  "pids_add %s %s %s", rtt_iarg(inst), file, tids);
+	}
+	if (ret)
+		rtt_msg("process %d: %s: %s", p.pid, file, err);
+	free(reply);
+	free(tids);
+	rtt_proc_close(&p);
+	return rtt_exit_code(ret);
+}
+
 /* ---- main --------------------------------------------------------------- */
 
 static const char rtt_ctl_help_tail[] =
@@ -3033,6 +3107,8 @@ static const struct rtt_verb rtt_verbs[] = {
 	{ "umount", NULL, rtfs_do_umount, "umount DIR", rtfs_umount_help },
 	{ "trigger", NULL, rtt_do_trigger,
 	  "trigger [-i NAME] PID EVENT [TRIGGER...]", rtt_trigger_help },
+	{ "pids", NULL, rtt_do_pids, "pids [-i NAME] [--clear] PID LIST [TID...]",
+	  rtt_pids_help },
 };
 
 #define RTT_NR_VERBS (sizeof(rtt_verbs) / sizeof(rtt_verbs[0]))
