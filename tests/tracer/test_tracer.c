@@ -1663,6 +1663,36 @@ static void pid_lists(void)
 	}
 }
 
+
+/* The stacktrace option: a stack after every record kept, none after a
+ * filtered one */
+static void option_stacktrace(void)
+{
+	struct ringtrace_instance *tr = setup();
+	char *t;
+
+	ASSERT_EQ(ringtrace_option(tr, "stacktrace"), 0);
+	ASSERT_EQ(ringtrace_set_event(tr, "request", err, sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_set_filter(tr, "sample", "request", "id != 9",
+				       err, sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_set_option(tr, "stacktrace"), 0);
+	ASSERT_EQ(ringtrace_option(tr, "stacktrace"), 1);
+	trigger_stack_caller();
+	trace_request(9, "/filtered");
+	t = trace_text(tr);
+	ASSERT_EQ(count_lines(t, "<stack trace>"), 1);
+	ASSERT_NOT_NULL(strstr(t, " => trigger_stack_caller"));
+	ASSERT_NULL(strstr(t, "/filtered"));
+	free(t);
+	ASSERT_EQ(ringtrace_set_option(tr, "nostacktrace"), 0);
+	ringtrace_clear(tr);
+	trace_request(3, "/plain");
+	t = trace_text(tr);
+	ASSERT_EQ(count_lines(t, "request: "), 1);
+	ASSERT_EQ(count_lines(t, "<stack trace>"), 0);
+	free(t);
+}
+
 static const struct rbt_case cases[] = {
 	RBT_CASE(format_files),	    RBT_CASE(output_all_kinds),
 	RBT_CASE(options_golden),   RBT_CASE(option_bin),
@@ -1679,6 +1709,6 @@ static const struct rbt_case cases[] = {
 	RBT_CASE(null_buffers),	    RBT_CASE(boot_graph_settings),
 	RBT_CASE(trigger_parse),    RBT_CASE(trigger_counts),
 	RBT_CASE(trigger_enable_event), RBT_CASE(trigger_snapshot_stack),
-	RBT_CASE(pid_lists),
+	RBT_CASE(pid_lists),	    RBT_CASE(option_stacktrace),
 };
 RBT_MAIN(cases)

@@ -34,6 +34,8 @@ static char *rt_boot_events;
 /* Instances with a set_event_pid or set_event_notrace_pid list: every
  * event's writes there take the slow path, which checks the lists. */
 static uint64_t rt_pid_filtered;
+/* Instances with the stacktrace option: the same, for the stacks */
+static uint64_t rt_stack_opt;
 
 void rt_events_fork_child(void)
 {
@@ -237,7 +239,7 @@ static int rt_register_locked(struct ringtrace_event *ev, int id,
 	p->id = (uint16_t)id;
 	p->builtin = builtin;
 	/* no writer sees @p yet */
-	atomic_init(&p->slow_mask, rt_pid_filtered);
+	atomic_init(&p->slow_mask, rt_pid_filtered | rt_stack_opt);
 	ret = rt_layout(p);
 	if (!ret)
 		ret = rt_table_set((unsigned int)id, p);
@@ -468,7 +470,7 @@ void rt_soft_mode(struct rt_event_priv *p, int inst, bool enter)
 					  memory_order_relaxed);
 		rt_synchronize_rcu();
 	}
-	if (!(rt_pid_filtered & bit))
+	if (!((rt_pid_filtered | rt_stack_opt) & bit))
 		atomic_fetch_and_explicit(&p->slow_mask, ~bit,
 					  memory_order_relaxed);
 	atomic_fetch_and_explicit(&p->soft_disabled, ~bit,
@@ -476,13 +478,14 @@ void rt_soft_mode(struct rt_event_priv *p, int inst, bool enter)
 }
 
 /*
- * rt_events_pid_filter - send every event's writes in @inst through the
- * slow path (@on), or only those of events in soft mode; called with
- * rt_reg_lock held. Relaxed: a writer that misses the change records
- * or drops one record as if it had come just before; the lists it then
- * reads are RCU-published.
+ * rt_events_force_slow - send every event's writes in @inst through the
+ * slow path, for a pid list or the stacktrace option (@why: the mask of
+ * the reason), or only those of events in soft mode when no reason is
+ * left; called with rt_reg_lock held. Relaxed: a writer that misses the
+ * change records or drops one record (or stack) as if it had come just
+ * before; the lists it then reads are RCU-published.
  */
-void rt_events_pid_filter(int inst, bool on)
+static void rt_events_force_slow(uint64_t *why, int inst, bool on)
 {
 	struct rt_ev_table *t =
 		atomic_load_explicit(&rt_table, memory_order_relaxed);
@@ -490,9 +493,10 @@ void rt_events_pid_filter(int inst, bool on)
 	unsigned int i;
 
 	if (on)
-		rt_pid_filtered |= bit;
+		*why |= bit;
 	else
-		rt_pid_filtered &= ~bit;
+		*why &= ~bit;
+	on = (rt_pid_filtered | rt_stack_opt) & bit;
 	for (i = 0; t && i < t->nr; i++) {
 		struct rt_event_priv *p = t->ev[i];
 
@@ -505,6 +509,19 @@ void rt_events_pid_filter(int inst, bool on)
 			atomic_fetch_and_explicit(&p->slow_mask, ~bit,
 						  memory_order_relaxed);
 	}
+}
+
+void rt_events_pid_filter(int inst, bool on)
+{
+	rt_events_force_slow(&rt_pid_filtered, inst, on);
+}
+
+/* The stacktrace option of instance @inst; takes rt_reg_lock. */
+void rt_events_stack_option(int inst, bool on)
+{
+	pthread_mutex_lock(&rt_reg_lock);
+	rt_events_force_slow(&rt_stack_opt, inst, on);
+	pthread_mutex_unlock(&rt_reg_lock);
 }
 
 /* Called with rt_reg_lock held. */
@@ -672,6 +689,7 @@ void rt_events_instance_gone(int inst)
 	pthread_mutex_lock(&rt_reg_lock);
 	rt_triggers_instance_gone(inst);
 	rt_events_pid_filter(inst, false);
+	rt_events_force_slow(&rt_stack_opt, inst, false);
 	t = atomic_load_explicit(&rt_table, memory_order_relaxed);
 	for (i = 0; t && i < t->nr; i++)
 		if (t->ev[i])

@@ -72,6 +72,7 @@ static const struct {
 	[RT_OPT_FUNCGRAPH_DURATION] = { "funcgraph-duration", true },
 	[RT_OPT_FUNCGRAPH_ABSTIME] = { "funcgraph-abstime", false },
 	[RT_OPT_FUNCGRAPH_TAIL] = { "funcgraph-tail", false },
+	[RT_OPT_STACKTRACE] = { "stacktrace", false },
 };
 
 
@@ -277,6 +278,7 @@ rt_pid_ignored(int i, int list)
 static __attribute__((noinline, no_instrument_function)) bool
 rt_trigger_begin(struct ringtrace_write *w, int i)
 {
+	static const struct rt_trigger_list rt_no_triggers;
 	struct rt_event_priv *p = w->event->priv;
 	/* Pairs with the release side of the exchange that publishes a
 	 * list in trigger.c; the list is freed only after a grace period,
@@ -286,14 +288,23 @@ rt_trigger_begin(struct ringtrace_write *w, int i)
 
 	/* Relaxed: a change racing with this write keeps or drops this
 	 * one record, as if it had come just before. */
-	if (rt_pid_ignored(i, RINGTRACE_PID_EVENT))
+	/* Pairs with the release store that publishes the instance. */
+	struct ringtrace_instance *tr =
+		atomic_load_explicit(&rt_instances[i], memory_order_acquire);
+
+	if (!tr || rt_pid_ignored(i, RINGTRACE_PID_EVENT))
 		return false;
 	w->soft = (int)((atomic_load_explicit(&p->soft_disabled,
 					      memory_order_relaxed) >>
 			 i) & 1);
 	if (w->soft && !l)
 		return false; /* the target of enable_event, still off */
-	w->trig = l;
+	/* Relaxed: an option changing meanwhile applies from the next
+	 * record on. Bit 1 of soft asks for a stack after the record. */
+	if (atomic_load_explicit(&tr->options, memory_order_relaxed) &
+	    RT_OPT(RT_OPT_STACKTRACE))
+		w->soft |= 2;
+	w->trig = l ? l : w->soft ? &rt_no_triggers : NULL;
 	return true;
 }
 
@@ -566,7 +577,7 @@ rt_trigger_commit(struct ringtrace_write *w, const void *from)
 		if (!l->t[i]->filter ||
 		    rt_filter_match(l->t[i]->filter, w->rec, w->size))
 			fire |= 1u << i;
-	keep = !w->soft && (!f || rt_filter_match(f, w->rec, w->size));
+	keep = !(w->soft & 1) && (!f || rt_filter_match(f, w->rec, w->size));
 	if (!w->rbev) {
 		struct ringbuf_event *e =
 			keep ? ringbuf_lock_reserve(w->rb, w->size) : NULL;
@@ -575,11 +586,15 @@ rt_trigger_commit(struct ringtrace_write *w, const void *from)
 			memcpy(ringbuf_event_data(e), w->rec, w->size);
 			ringbuf_unlock_commit(w->rb);
 		}
+		keep = e != NULL;
 	} else if (keep) {
 		ringbuf_unlock_commit(w->rb);
 	} else {
 		ringbuf_discard_commit(w->rb, w->rbev);
 	}
+	/* the stacktrace option: a stack after each record kept */
+	if (keep && (w->soft & 2))
+		rt_write_stack(w->rb, w->depth, from);
 	for (i = 0; i < l->nr; i++)
 		if (fire & (1u << i))
 			rt_trigger_fire(w, l->t[i], from);
@@ -1596,6 +1611,12 @@ int ringtrace_set_option(struct ringtrace_instance *tr, const char *opt)
 			ringbuf_change_overwrite(tr->snap, on);
 	}
 	pthread_mutex_unlock(&tr->lock);
+	if (i == RT_OPT_STACKTRACE) {
+		/* the unwinder is loaded before a write can need it */
+		if (on)
+			rt_stack_prime();
+		rt_events_stack_option(tr->id, on);
+	}
 	return 0;
 }
 

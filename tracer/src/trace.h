@@ -90,6 +90,7 @@ enum rt_opt {
 	RT_OPT_FUNCGRAPH_DURATION,
 	RT_OPT_FUNCGRAPH_ABSTIME,
 	RT_OPT_FUNCGRAPH_TAIL,
+	RT_OPT_STACKTRACE,
 	RT_OPT_NR,
 };
 #define RT_OPT(o) (1ull << (o))
@@ -246,6 +247,7 @@ void rt_events_foreach(void (*fn)(struct rt_event_priv *p, void *arg),
 void rt_soft_mode(struct rt_event_priv *p, int inst, bool enter);
 
 void rt_events_pid_filter(int inst, bool on);
+void rt_events_stack_option(int inst, bool on);
 
 /* pid.c */
 void rt_pids_free(struct ringtrace_instance *tr);

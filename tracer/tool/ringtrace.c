@@ -292,6 +292,7 @@ static const char *const rtt_opt_names[RT_OPT_NR] = {
 	[RT_OPT_FUNCGRAPH_DURATION] = "funcgraph-duration",
 	[RT_OPT_FUNCGRAPH_ABSTIME] = "funcgraph-abstime",
 	[RT_OPT_FUNCGRAPH_TAIL] = "funcgraph-tail",
+	[RT_OPT_STACKTRACE] = "stacktrace",
 };
 
 static const char *const rtt_tracer_names[RT_TRACER_NR] = {
