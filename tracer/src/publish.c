@@ -594,6 +594,39 @@ static int rt_ctl_execute(char *line, struct rt_reply *r)
 		b = rt_word(&p);
 		n = ringtrace_show_trigger(tr, rt_star(a), b, err, sizeof(err));
 		rt_reply_printf(r, "%.*s", (int)n, err);
+	} else if (!strcmp(verb, "marker_raw")) {
+		/* marker_raw INST HEX: trace_marker_raw's bytes, the id
+		 * first, in hexadecimal */
+		unsigned char *bin;
+		unsigned int id, v;
+		size_t len, i;
+
+		a = rt_word(&p);
+		len = a ? strlen(a) / 2 : 0;
+		if (!a || strlen(a) % 2 || len < sizeof(id)) {
+			rt_reply_printf(r, "trace_marker_raw: an id of %zu bytes, then the data",
+					sizeof(id));
+			return -EINVAL;
+		}
+		bin = malloc(len);
+		if (!bin)
+			return -ENOMEM;
+		for (i = 0; i < len; i++) {
+			if (sscanf(a + 2 * i, "%2x", &v) != 1) {
+				free(bin);
+				rt_reply_printf(r, "trace_marker_raw: bad hex");
+				return -EINVAL;
+			}
+			bin[i] = (unsigned char)v;
+		}
+		memcpy(&id, bin, sizeof(id));
+		ret = ringtrace_marker_raw(tr, id, bin + sizeof(id),
+					   len - sizeof(id));
+		free(bin);
+		if (ret < 0)
+			rt_reply_printf(r, "trace_marker_raw: %s", strerror(-ret));
+		else
+			ret = 0;
 	} else if (!strcmp(verb, "pids") || !strcmp(verb, "pids_add") ||
 		   !strcmp(verb, "show_pids")) {
 		/* pids INST FILE IDS... replaces, pids_add appends */

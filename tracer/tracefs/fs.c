@@ -810,6 +810,38 @@ static int rtfs_write_marker(const struct rtfs_node *n, char *buf)
 	return ret == -ENOSPC ? -EBADF : ret; /* tracing off: as the kernel */
 }
 
+/* trace_marker_raw: binary, so the write is sent as hexadecimal */
+static int rtfs_write_marker_raw(const struct rtfs_node *n, char *buf)
+{
+	(void)n;
+	(void)buf;
+	return -EINVAL; /* rtfs_write() calls rtfs_marker_raw() instead */
+}
+
+static int rtfs_marker_raw(const struct rtfs_node *n, const char *buf,
+			   size_t size)
+{
+	static const char hex[] = "0123456789abcdef";
+	char *text;
+	size_t i;
+	int ret;
+
+	if (size < sizeof(unsigned int))
+		return -EINVAL; /* no id: as the kernel */
+	text = malloc(2 * size + 1);
+	if (!text)
+		return -ENOMEM;
+	for (i = 0; i < size; i++) {
+		text[2 * i] = hex[(unsigned char)buf[i] >> 4];
+		text[2 * i + 1] = hex[(unsigned char)buf[i] & 15];
+	}
+	text[2 * size] = '\0';
+	ret = rtfs_cmd(NULL, NULL, "marker_raw %s %s", rtfs_iarg(n->inst),
+		       text);
+	free(text);
+	return ret == -ENOSPC ? -EBADF : ret; /* tracing off: as the kernel */
+}
+
 /* error_log */
 static int rtfs_show_error_log(const struct rtfs_node *n, FILE *out)
 {
@@ -991,6 +1023,8 @@ static const struct rtfs_file_ops rtfs_files[] = {
 	{ "trace_clock", 0644, false, rtfs_show_get, rtfs_write_clock,
 	  rtfs_trunc_none },
 	{ "trace_marker", 0220, false, NULL, rtfs_write_marker,
+	  rtfs_trunc_none },
+	{ "trace_marker_raw", 0220, false, NULL, rtfs_write_marker_raw,
 	  rtfs_trunc_none },
 	{ "trace_options", 0644, false, rtfs_show_options, rtfs_write_options,
 	  rtfs_trunc_none },
@@ -1573,6 +1607,14 @@ static int rtfs_write(const char *path, const char *buf, size_t size,
 	(void)off;
 	if (!fh->n.f->write)
 		return -EACCES;
+	if (fh->n.f->write == rtfs_write_marker_raw) {
+		if (2 * size >= RT_CTL_CMD_MAX - 256)
+			return -E2BIG;
+		ret = rtfs_marker_raw(&fh->n, buf, size);
+		if (ret == -ESRCH)
+			ret = -ENODEV;
+		return ret ? ret : (int)size;
+	}
 	if (size >= RT_CTL_CMD_MAX - 256)
 		return -E2BIG;
 	copy = malloc(size + 2);
