@@ -613,23 +613,27 @@ rt_trigger_no_record(struct ringtrace_write *w, const void *from)
 			rt_trigger_fire(w, l->t[i], from);
 }
 
+/* A snapshot buffer like the live one; called with the instance's lock */
+static int rt_snapshot_make_locked(struct ringtrace_instance *tr)
+{
+	struct ringbuf *rb = atomic_load_explicit(&tr->rb, memory_order_relaxed);
+
+	tr->snap = rt_make_buffer(
+		tr, true, tr->size_kb, ringbuf_clock(rb),
+		(atomic_load_explicit(&tr->options, memory_order_relaxed) &
+		 RT_OPT(RT_OPT_OVERWRITE)) != 0);
+	return tr->snap ? 0 : -ENOMEM;
+}
+
 int rt_snapshot_alloc(struct ringtrace_instance *tr)
 {
-	struct ringbuf *rb;
 	int ret = 0;
 
 	pthread_mutex_lock(&tr->lock);
-	rb = atomic_load_explicit(&tr->rb, memory_order_relaxed);
 	if (!tr->snap) {
-		tr->snap = rt_make_buffer(
-			tr, true, tr->size_kb, ringbuf_clock(rb),
-			(atomic_load_explicit(&tr->options,
-					      memory_order_relaxed) &
-			 RT_OPT(RT_OPT_OVERWRITE)) != 0);
-		if (tr->snap)
+		ret = rt_snapshot_make_locked(tr);
+		if (!ret)
 			rt_publish_instance(tr);
-		else
-			ret = -ENOMEM;
 	}
 	pthread_mutex_unlock(&tr->lock);
 	return ret;
@@ -1928,15 +1932,9 @@ int ringtrace_snapshot(struct ringtrace_instance *tr, int cmd)
 			break;
 		}
 		if (!tr->snap) {
-			tr->snap = rt_make_buffer(
-				tr, true, tr->size_kb, ringbuf_clock(rb),
-				(atomic_load_explicit(&tr->options,
-						      memory_order_relaxed) &
-				 RT_OPT(RT_OPT_OVERWRITE)) != 0);
-			if (!tr->snap) {
-				ret = -ENOMEM;
+			ret = rt_snapshot_make_locked(tr);
+			if (ret)
 				break;
-			}
 		}
 		ringbuf_reset(tr->snap);
 		n = ringbuf_nr_cpus(rb);

@@ -495,16 +495,17 @@ static void rt_trig_reap(struct rt_trig_gone *g)
 	g->nr_dead = g->nr_dead_t = 0;
 }
 
-/* Called with the registry lock held, before instance @inst is freed. */
-void rt_triggers_instance_gone(int inst)
+/* Drop the triggers @inst and @event select (see struct rt_trig_gone),
+ * a table of lists and triggers at a time: the rare overflow runs
+ * another round. */
+static void rt_trig_gone_run(int inst, struct rt_event_priv *event)
 {
 	struct rt_trig_gone *g = calloc(1, sizeof(*g));
 
 	if (!g)
 		return;
 	g->inst = inst;
-	/* A table of lists and triggers at a time: the rare overflow runs
-	 * another round. */
+	g->event = event;
 	do {
 		g->overflow = false;
 		rt_events_foreach(rt_trig_gone_one, g);
@@ -513,20 +514,15 @@ void rt_triggers_instance_gone(int inst)
 	free(g);
 }
 
+/* Called with the registry lock held, before instance @inst is freed. */
+void rt_triggers_instance_gone(int inst)
+{
+	rt_trig_gone_run(inst, NULL);
+}
+
 /* Called with the registry lock held, before @p is unregistered: its
  * own triggers and every trigger that switches it go. */
 void rt_triggers_event_gone(struct rt_event_priv *p)
 {
-	struct rt_trig_gone *g = calloc(1, sizeof(*g));
-
-	if (!g)
-		return;
-	g->inst = -1;
-	g->event = p;
-	do {
-		g->overflow = false;
-		rt_events_foreach(rt_trig_gone_one, g);
-		rt_trig_reap(g);
-	} while (g->overflow);
-	free(g);
+	rt_trig_gone_run(-1, p);
 }

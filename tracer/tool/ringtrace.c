@@ -2904,13 +2904,35 @@ static const char rtt_trigger_help[] =
 	"  -i, --instance NAME  the instance (default: the top one)\n"
 	"  -h, --help           this text\n";
 
+/* The words argv[from..argc) joined with blanks; NULL when out of
+ * memory (said on stderr). */
+static char *rtt_join_words(int from, int argc, char **argv)
+{
+	size_t len = 1;
+	char *text;
+	int i;
+
+	for (i = from; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	text = calloc(1, len);
+	if (!text) {
+		rtt_msg("out of memory");
+		return NULL;
+	}
+	for (i = from; i < argc; i++) {
+		if (i > from)
+			strcat(text, " ");
+		strcat(text, argv[i]);
+	}
+	return text;
+}
+
 static int rtt_do_trigger(const struct rtt_verb *v, int argc, char **argv)
 {
 	char err[RTT_ERR_MAX], sys[128], *text = NULL, *reply = NULL;
 	const char *inst, *spec, *colon, *name;
 	struct rtt_proc p;
-	size_t len = 1;
-	int code, ret, i;
+	int code, ret;
 
 	code = rtt_ctl_args(v, argc, argv, NULL, NULL, &inst, 1, -1, &p);
 	if (code >= 0)
@@ -2936,18 +2958,10 @@ static int rtt_do_trigger(const struct rtt_verb *v, int argc, char **argv)
 		rtt_proc_close(&p);
 		return rtt_exit_code(ret);
 	}
-	for (i = optind + 1; i < argc; i++)
-		len += strlen(argv[i]) + 1;
-	text = calloc(1, len);
+	text = rtt_join_words(optind + 1, argc, argv);
 	if (!text) {
 		rtt_proc_close(&p);
-		rtt_msg("out of memory");
 		return RTT_EXIT_FAIL;
-	}
-	for (i = optind + 1; i < argc; i++) {
-		if (i > optind + 1)
-			strcat(text, " ");
-		strcat(text, argv[i]);
 	}
 	ret = rtt_command(&p, RTT_CMD_TIMEOUT_MS, NULL, err,
 			  "trigger %s %s %s %s", rtt_iarg(inst), sys, name, text);
@@ -2992,8 +3006,8 @@ static int rtt_do_pids(const struct rtt_verb *v, int argc, char **argv)
 	char err[RTT_ERR_MAX], *reply = NULL, *tids = NULL;
 	const char *inst, *file = NULL;
 	struct rtt_proc p;
-	size_t len = 1, i;
-	int code, ret = 0, flag = 0, j;
+	size_t i;
+	int code, ret = 0, flag = 0;
 
 	code = rtt_ctl_args(v, argc, argv, "C", &flag, &inst, 1, -1, &p);
 	if (code >= 0)
@@ -3016,18 +3030,10 @@ static int rtt_do_pids(const struct rtt_verb *v, int argc, char **argv)
 		if (!ret && reply)
 			fputs(reply, stdout);
 	} else if (!ret && optind + 1 < argc) {
-		for (j = optind + 1; j < argc; j++)
-			len += strlen(argv[j]) + 1;
-		tids = calloc(1, len);
+		tids = rtt_join_words(optind + 1, argc, argv);
 		if (!tids) {
 			rtt_proc_close(&p);
-			rtt_msg("out of memory");
 			return RTT_EXIT_FAIL;
-		}
-		for (j = optind + 1; j < argc; j++) {
-			if (j > optind + 1)
-				strcat(tids, " ");
-			strcat(tids, argv[j]);
 		}
 		ret = rtt_command(&p, RTT_CMD_TIMEOUT_MS, NULL, err,
 				  "pids_add %s %s %s", rtt_iarg(inst), file, tids);
