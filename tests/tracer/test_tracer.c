@@ -1341,15 +1341,30 @@ static void trigger_parse(void)
 	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request",
 					"enable_event:net:net_close:2", err,
 					sizeof(err)), 0);
+	/* one event switches another one way only, as in the kernel */
 	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request",
 					"disable_event:net:net_close", err,
+					sizeof(err)), -EEXIST);
+	ASSERT_NOT_NULL(strstr(err, "enable_event: this trigger is already set"));
+	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request",
+					"disable_event:net:net_send", err,
 					sizeof(err)), 0);
 	show_trigger(tr, "request", buf, sizeof(buf));
 	ASSERT_EQ(strcmp(buf, "traceoff:unlimited\n"
 			      "traceon:count=3 if id > 4\n"
 			      "enable_event:net:net_close:count=2\n"
-			      "disable_event:net:net_close:unlimited\n"),
+			      "disable_event:net:net_send:unlimited\n"),
 		  0);
+	/* the events the triggers arm */
+	{
+		char soft[256];
+
+		ringtrace_show_soft_events(tr, soft, sizeof(soft));
+		ASSERT_NOT_NULL(strstr(soft, "sample:request\n"));
+		ASSERT_NOT_NULL(strstr(soft, "net:net_send\n"));
+		ASSERT_NOT_NULL(strstr(soft, "net:net_close\n"));
+		ASSERT_NULL(strstr(soft, "sample:ints"));
+	}
 	/* the length without a buffer, as snprintf() */
 	ASSERT_EQ(show_trigger(tr, "request", NULL, 0), strlen(buf));
 	/* removal needs neither the count nor the filter */
@@ -1363,13 +1378,15 @@ static void trigger_parse(void)
 					err, sizeof(err)), 0);
 	show_trigger(tr, "request", buf, sizeof(buf));
 	ASSERT_EQ(strcmp(buf, "traceoff:unlimited\n"
-			      "disable_event:net:net_close:unlimited\n"),
+			      "disable_event:net:net_send:unlimited\n"),
 		  0);
 	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request", "!traceoff",
 					err, sizeof(err)), 0);
 	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request",
-					"!disable_event:net:net_close", err,
+					"!disable_event:net:net_send", err,
 					sizeof(err)), 0);
+	ringtrace_show_soft_events(tr, buf, sizeof(buf));
+	ASSERT_EQ(buf[0], '\0');
 	show_trigger(tr, "request", buf, sizeof(buf));
 	ASSERT_EQ(strncmp(buf, "# Available", 11), 0);
 }

@@ -589,6 +589,14 @@ static int rt_ctl_execute(char *line, struct rt_reply *r)
 				 strerror(-ret));
 		if (ret)
 			rt_reply_printf(r, "%s", err);
+	} else if (!strcmp(verb, "show_soft")) {
+		char *buf = malloc(RT_CTL_REPLY_MAX);
+
+		if (!buf)
+			return -ENOMEM;
+		ringtrace_show_soft_events(tr, buf, RT_CTL_REPLY_MAX);
+		rt_reply_printf(r, "%s", buf);
+		free(buf);
 	} else if (!strcmp(verb, "show_trigger")) {
 		a = rt_word(&p);
 		b = rt_word(&p);

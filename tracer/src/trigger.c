@@ -215,14 +215,22 @@ static struct rt_trigger_list *rt_trig_copy(const struct rt_trigger_list *l,
 	return nl;
 }
 
+/* The trigger of @type and @target in @l; with @any_switch, an
+ * enable_event or a disable_event of @target matches either, as the
+ * kernel lets one event switch another in one direction only. */
 static int rt_trig_find(const struct rt_trigger_list *l, int type,
-			const struct rt_event_priv *target)
+			const struct rt_event_priv *target, bool any_switch)
 {
 	unsigned int i;
 
-	for (i = 0; l && i < l->nr; i++)
-		if (l->t[i]->type == type && l->t[i]->target == target)
+	for (i = 0; l && i < l->nr; i++) {
+		const struct rt_trigger *t = l->t[i];
+
+		if (t->target != target)
+			continue;
+		if (t->type == type || (any_switch && target))
 			return (int)i;
+	}
 	return -1;
 }
 
@@ -289,7 +297,7 @@ int ringtrace_set_trigger(struct ringtrace_instance *tr, const char *system,
 		}
 	}
 	old = rt_trig_list(p, tr->id);
-	idx = rt_trig_find(old, rq.type, target);
+	idx = rt_trig_find(old, rq.type, target, !rq.remove);
 	if (rq.remove) {
 		/* Removing a trigger that is not there is not an error,
 		 * as in the kernel. */
@@ -312,7 +320,7 @@ int ringtrace_set_trigger(struct ringtrace_instance *tr, const char *system,
 	}
 	if (idx >= 0) {
 		rt_trig_err(err, errlen, "%s: this trigger is already set",
-			    rt_trig_names[rq.type]);
+			    rt_trig_names[old->t[idx]->type]);
 		ret = -EEXIST;
 		goto out;
 	}
@@ -418,6 +426,40 @@ size_t ringtrace_show_trigger(struct ringtrace_instance *tr,
 	}
 	rt_registry_unlock();
 	return n;
+}
+
+struct rt_soft_show {
+	int inst;
+	char *buf;
+	size_t len, n;
+};
+
+static void rt_soft_show_one(struct rt_event_priv *p, void *arg)
+{
+	struct rt_soft_show *s = arg;
+
+	if (p->sm_ref[s->inst])
+		s->n += (size_t)snprintf(s->buf + (s->n < s->len ? s->n : s->len),
+					 s->n < s->len ? s->len - s->n : 0,
+					 "%s:%s\n", p->ev->system, p->ev->name);
+}
+
+size_t ringtrace_show_soft_events(struct ringtrace_instance *tr, char *buf,
+				  size_t len)
+{
+	struct rt_soft_show s = { 0, buf, buf ? len : 0, 0 };
+
+	if (s.len)
+		buf[0] = '\0';
+	tr = rt_instance_get(tr);
+	if (!tr)
+		return 0;
+	s.inst = tr->id;
+	rt_events_init();
+	rt_registry_lock();
+	rt_events_foreach(rt_soft_show_one, &s);
+	rt_registry_unlock();
+	return s.n;
 }
 
 /* ---- instances and events that go away ------------------------------- */

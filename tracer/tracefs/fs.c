@@ -479,7 +479,20 @@ static int rtfs_show_enable(const struct rtfs_node *n, FILE *out)
 		on++;
 	}
 	free(reply);
-	fputs(!on ? "0\n" : on >= total ? "1\n" : "X\n", out);
+	fputs(!on ? "0" : on >= total ? "1" : "X", out);
+	/* an event armed by a trigger: '*', as the kernel's soft mode */
+	reply = NULL;
+	if (n->ev[0] && !rtfs_cmd(&reply, NULL, "show_soft %s",
+				  rtfs_iarg(n->inst)) && reply) {
+		char want[300];
+
+		snprintf(want, sizeof(want), "\n%s:%s\n", n->sys, n->ev);
+		if (!strncmp(reply, want + 1, strlen(want + 1)) ||
+		    strstr(reply, want))
+			fputc('*', out);
+	}
+	free(reply);
+	fputc('\n', out);
 	return 0;
 }
 

@@ -104,6 +104,11 @@ RINGTRACE_API size_t ringtrace_show_trigger(struct ringtrace_instance *tr,
 					    const char *system,
 					    const char *event, char *buf,
 					    size_t len);
+/* The events a trigger arms in the instance (soft mode: its own, or
+ * the target of an enable_event or disable_event), as "sys:event"
+ * lines; their enable files show a '*' after 0 or 1. */
+RINGTRACE_API size_t ringtrace_show_soft_events(struct ringtrace_instance *tr,
+						char *buf, size_t len);
 /* cat events/SYS/EVENT/format. -ENOENT for an unknown event. */
 RINGTRACE_API ssize_t ringtrace_event_format(const char *system,
 					     const char *event, char *buf,
