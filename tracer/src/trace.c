@@ -422,7 +422,8 @@ void rt_stack_prime(void)
  * that returns to @from (the event's caller) when it is on the stack.
  * Context: any, a signal handler included, once rt_stack_prime() ran.
  */
-static __attribute__((noinline, no_instrument_function)) void
+static __attribute__((noinline, no_instrument_function))
+RINGTRACE_RECORD_ACCESS void
 rt_write_stack(struct ringbuf *rb, int depth, const void *from)
 {
 	void *pc[RT_STACK_MAX + 8];
