@@ -1710,6 +1710,97 @@ static void option_stacktrace(void)
 	free(t);
 }
 
+
+/* Triggers, pid lists and the stacktrace option set and removed while
+ * threads trace (and a signal handler writes): nothing is torn, freed
+ * under a writer or left behind (ASan and TSan watch the rest). */
+static void trigger_concurrent(void)
+{
+	struct ringtrace_instance *tr = ringtrace_top(), *inst;
+	pthread_t th[3];
+	int i, rounds = 200 / (int)rbt_timeout_mult();
+	char buf[256], tid[32];
+
+	ASSERT_NOT_NULL(tr);
+	ASSERT_EQ(ringtrace_set_buffer_size_kb(tr, 64), 0);
+	atomic_store(&stop_flag, 0);
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(pthread_create(&th[i], NULL, tracer_thread, NULL), 0);
+	snprintf(tid, sizeof(tid), "%d", (int)syscall(SYS_gettid));
+	for (i = 0; i < rounds; i++) {
+		static const char *const trig[][2] = {
+			{ "traceon", "!traceon" },
+			{ "traceoff:3 if id > 100", "!traceoff" },
+			{ "stacktrace:2", "!stacktrace" },
+			{ "enable_event:net:net_close if path == \"a\"",
+			  "!enable_event:net:net_close" },
+			{ "snapshot:1", "!snapshot" },
+		};
+		const char *t = trig[i % 5][0];
+
+		ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request", t,
+						err, sizeof(err)), 0);
+		if (i % 3 == 0)
+			ASSERT_EQ(ringtrace_set_trigger(
+					  tr, "net", "net_send",
+					  "disable_event:net:net_close", err,
+					  sizeof(err)), 0);
+		ASSERT_EQ(ringtrace_set_event(tr, (i & 1) ? "request" :
+							  "!request",
+					      err, sizeof(err)), 0);
+		ASSERT_EQ(ringtrace_set_pids(tr, RINGTRACE_PID_EVENT_NOTRACE,
+					     (i & 2) ? tid : "", false, err,
+					     sizeof(err)), 0);
+		ASSERT_EQ(ringtrace_set_option(tr, (i & 4) ? "stacktrace" :
+							   "nostacktrace"), 0);
+		if (i % 40 == 0) {
+			inst = ringtrace_instance_create("churn");
+			ASSERT_NOT_NULL(inst);
+			ASSERT_EQ(ringtrace_set_trigger(inst, "sample",
+							"request", "traceoff",
+							err, sizeof(err)), 0);
+			ASSERT_EQ(ringtrace_set_pids(inst, RINGTRACE_PID_EVENT,
+						     tid, false, err,
+						     sizeof(err)), 0);
+			rbt_msleep(1);
+			ASSERT_EQ(ringtrace_instance_destroy(inst), 0);
+		}
+		ringtrace_tracing_on(tr, true);
+		ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request",
+						trig[i % 5][1], err,
+						sizeof(err)), 0);
+		if (i % 3 == 0)
+			ASSERT_EQ(ringtrace_set_trigger(
+					  tr, "net", "net_send",
+					  "!disable_event:net:net_close", err,
+					  sizeof(err)), 0);
+	}
+	atomic_store(&stop_flag, 1);
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(pthread_join(th[i], NULL), 0);
+	ringtrace_show_trigger(tr, "sample", "request", buf, sizeof(buf));
+	ASSERT_EQ(strncmp(buf, "# Available", 11), 0);
+	ringtrace_show_soft_events(tr, buf, sizeof(buf));
+	ASSERT_EQ(buf[0], '\0');
+	ASSERT_EQ(ringtrace_set_option(tr, "nostacktrace"), 0);
+	ASSERT_EQ(ringtrace_set_pids(tr, RINGTRACE_PID_EVENT_NOTRACE, "",
+				     false, err, sizeof(err)), 0);
+	/* a plain event records again, without a stack */
+	ringtrace_clear(tr);
+	ASSERT_EQ(ringtrace_set_event(tr, "!*:*", err, sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_set_event(tr, "request", err, sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_set_filter(tr, "sample", "request", "0", err,
+				       sizeof(err)), 0);
+	trace_request(7, "/last");
+	{
+		char *t = trace_text(tr);
+
+		ASSERT_EQ(count_lines(t, "request: "), 1);
+		ASSERT_EQ(count_lines(t, "<stack trace>"), 0);
+		free(t);
+	}
+}
+
 static const struct rbt_case cases[] = {
 	RBT_CASE(format_files),	    RBT_CASE(output_all_kinds),
 	RBT_CASE(options_golden),   RBT_CASE(option_bin),
@@ -1727,5 +1818,6 @@ static const struct rbt_case cases[] = {
 	RBT_CASE(trigger_parse),    RBT_CASE(trigger_counts),
 	RBT_CASE(trigger_enable_event), RBT_CASE(trigger_snapshot_stack),
 	RBT_CASE(pid_lists),	    RBT_CASE(option_stacktrace),
+	RBT_CASE(trigger_concurrent),
 };
 RBT_MAIN(cases)
