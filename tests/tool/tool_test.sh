@@ -954,9 +954,18 @@ case_trigger() {
 	run 2 "$T" trigger "$SP" :work traceoff
 	err_has "bad event ':work'"
 	# the same trigger twice: a runtime failure (1)
+	run 0 "$T" on "$SP"
 	run 0 "$T" trigger "$SP" app:work stacktrace:1
 	run 1 "$T" trigger "$SP" app:work stacktrace
 	err_has "already set"
+	# the stack record, as show prints it
+	for i in $(seq 1 2000); do
+		"$T" show "$SP" >"$W/out" 2>/dev/null
+		grep -q '<stack trace>' "$W/out" && break
+		sleep 0.01
+	done
+	out_has " <stack trace>$"
+	out_has "^ => (one_iteration|worker_main)"
 	run 3 "$T" trigger 999999999 app:work traceoff
 }
 
