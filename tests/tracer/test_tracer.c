@@ -1335,8 +1335,13 @@ static void trigger_parse(void)
 					"  traceoff\n", err, sizeof(err)), 0);
 	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request", "traceoff:3",
 					err, sizeof(err)), -EEXIST);
+	/* traceon and traceoff are one kind: one of them per event */
 	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request",
 					"traceon:3 if id > 4", err,
+					sizeof(err)), -EEXIST);
+	ASSERT_NOT_NULL(strstr(err, "traceoff: this trigger is already set"));
+	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request",
+					"stacktrace:3 if id > 4", err,
 					sizeof(err)), 0);
 	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request",
 					"enable_event:net:net_close:2", err,
@@ -1351,7 +1356,7 @@ static void trigger_parse(void)
 					sizeof(err)), 0);
 	show_trigger(tr, "request", buf, sizeof(buf));
 	ASSERT_EQ(strcmp(buf, "traceoff:unlimited\n"
-			      "traceon:count=3 if id > 4\n"
+			      "stacktrace:count=3 if id > 4\n"
 			      "enable_event:net:net_close:count=2\n"
 			      "disable_event:net:net_send:unlimited\n"),
 		  0);
@@ -1368,8 +1373,8 @@ static void trigger_parse(void)
 	/* the length without a buffer, as snprintf() */
 	ASSERT_EQ(show_trigger(tr, "request", NULL, 0), strlen(buf));
 	/* removal needs neither the count nor the filter */
-	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request", "!traceon",
-					err, sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request",
+					"!stacktrace", err, sizeof(err)), 0);
 	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request",
 					"!enable_event:net:net_close:2", err,
 					sizeof(err)), 0);
@@ -1380,7 +1385,8 @@ static void trigger_parse(void)
 	ASSERT_EQ(strcmp(buf, "traceoff:unlimited\n"
 			      "disable_event:net:net_send:unlimited\n"),
 		  0);
-	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request", "!traceoff",
+	/* "!traceon" removes the traceoff, as in the kernel */
+	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request", "!traceon",
 					err, sizeof(err)), 0);
 	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request",
 					"!disable_event:net:net_send", err,

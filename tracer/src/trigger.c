@@ -215,22 +215,31 @@ static struct rt_trigger_list *rt_trig_copy(const struct rt_trigger_list *l,
 	return nl;
 }
 
-/* The trigger of @type and @target in @l; with @any_switch, an
- * enable_event or a disable_event of @target matches either, as the
- * kernel lets one event switch another in one direction only. */
+/* traceon and traceoff are one kind of trigger, enable_event and
+ * disable_event another, as in the kernel (one trigger type each) */
+static int rt_trig_kind(int type)
+{
+	switch (type) {
+	case RT_TRIG_TRACEOFF:
+		return RT_TRIG_TRACEON;
+	case RT_TRIG_DISABLE_EVENT:
+		return RT_TRIG_ENABLE_EVENT;
+	default:
+		return type;
+	}
+}
+
+/* The trigger of @type's kind and of @target in @l: an event holds one
+ * of each kind (per target event), and "!traceoff" removes a traceon. */
 static int rt_trig_find(const struct rt_trigger_list *l, int type,
-			const struct rt_event_priv *target, bool any_switch)
+			const struct rt_event_priv *target)
 {
 	unsigned int i;
 
-	for (i = 0; l && i < l->nr; i++) {
-		const struct rt_trigger *t = l->t[i];
-
-		if (t->target != target)
-			continue;
-		if (t->type == type || (any_switch && target))
+	for (i = 0; l && i < l->nr; i++)
+		if (rt_trig_kind(l->t[i]->type) == rt_trig_kind(type) &&
+		    l->t[i]->target == target)
 			return (int)i;
-	}
 	return -1;
 }
 
@@ -297,7 +306,7 @@ int ringtrace_set_trigger(struct ringtrace_instance *tr, const char *system,
 		}
 	}
 	old = rt_trig_list(p, tr->id);
-	idx = rt_trig_find(old, rq.type, target, !rq.remove);
+	idx = rt_trig_find(old, rq.type, target);
 	if (rq.remove) {
 		/* Removing a trigger that is not there is not an error,
 		 * as in the kernel. */

@@ -89,8 +89,10 @@ RINGTRACE_API size_t ringtrace_show_filter(struct ringtrace_instance *tr,
  * to be enabled: a trigger arms it, as in the kernel, and it records only
  * if it is enabled. @system may be NULL. Return: -EINVAL for a bad
  * trigger or filter (@err says what, a filter error with the caret),
- * -ENOENT for an unknown event, -EEXIST for a trigger already set,
- * -ENOSPC for a 17th trigger on one event.
+ * -ENOENT for an unknown event, -EEXIST for a trigger of the same kind
+ * already set (traceon and traceoff are one kind, enable_event and
+ * disable_event of one target another; "!CMD" removes the one of its
+ * kind), -ENOSPC for a 17th trigger on one event.
  */
 RINGTRACE_API int ringtrace_set_trigger(struct ringtrace_instance *tr,
 					const char *system, const char *event,
