@@ -245,22 +245,17 @@ rt_pid_in(const struct rt_pid_list *l, int pid)
 }
 
 /*
- * rt_pid_ignored - whether this thread's records stay out of instance
- * @i by its pid lists @list (set_event_pid or set_ftrace_pid) and
- * @list + 1 (their notrace lists), as the kernel's
- * trace_ignore_this_task(). Called inside a read-side section.
+ * rt_pid_ignored - whether this thread's records stay out of @tr by its
+ * pid lists @list (set_event_pid or set_ftrace_pid) and @list + 1 (their
+ * notrace lists), as the kernel's trace_ignore_this_task(). Called
+ * inside a read-side section.
  */
 static __attribute__((no_instrument_function)) bool
-rt_pid_ignored(int i, int list)
+rt_pid_ignored(const struct ringtrace_instance *tr, int list)
 {
-	/* Pairs with the release store that publishes the instance. */
-	struct ringtrace_instance *tr =
-		atomic_load_explicit(&rt_instances[i], memory_order_acquire);
 	const struct rt_pid_list *l;
 	int pid = rt_gettid();
 
-	if (!tr)
-		return true;
 	/* Both pair with the release side of the exchange that publishes
 	 * a list in pid.c; a list is freed after a grace period. */
 	l = atomic_load_explicit(&tr->pids[list], memory_order_acquire);
@@ -285,15 +280,14 @@ rt_trigger_begin(struct ringtrace_write *w, int i)
 	 * and this write is inside a read-side section until it ends. */
 	const struct rt_trigger_list *l =
 		atomic_load_explicit(&p->triggers[i], memory_order_acquire);
-
-	/* Relaxed: a change racing with this write keeps or drops this
-	 * one record, as if it had come just before. */
 	/* Pairs with the release store that publishes the instance. */
 	struct ringtrace_instance *tr =
 		atomic_load_explicit(&rt_instances[i], memory_order_acquire);
 
-	if (!tr || rt_pid_ignored(i, RINGTRACE_PID_EVENT))
+	if (!tr || rt_pid_ignored(tr, RINGTRACE_PID_EVENT))
 		return false;
+	/* Relaxed: a change racing with this write keeps or drops this
+	 * one record, as if it had come just before. */
 	w->soft = (int)((atomic_load_explicit(&p->soft_disabled,
 					      memory_order_relaxed) >>
 			 i) & 1);
@@ -694,9 +688,13 @@ rt_write_builtin(uint64_t mask, uint16_t type, size_t size,
 
 		while (m) {
 			int i = __builtin_ctzll(m);
+			/* Pairs with the release store that publishes the
+			 * instance. */
+			struct ringtrace_instance *tr = atomic_load_explicit(
+				&rt_instances[i], memory_order_acquire);
 
 			m &= m - 1;
-			if (rt_pid_ignored(i, RINGTRACE_PID_FTRACE))
+			if (!tr || rt_pid_ignored(tr, RINGTRACE_PID_FTRACE))
 				mask &= ~(1ull << i);
 		}
 	}
