@@ -1268,6 +1268,79 @@ case_extract_crash() {
 
 # every verb of the tool is in the man page and in the document, and
 # every exit status too
+case_trigger() {
+	start_sample -- --threads 2 --seconds 25 --gap-ms 10
+	# no trigger yet: the kernel's two comment lines
+	run 0 "$T" trigger "$SP" app:work
+	out_has "^# Available triggers:"
+	run 0 "$T" trigger "$SP" app:work traceoff:1 if worker == 1
+	run 0 "$T" trigger "$SP" work
+	out_has "^traceoff:count=[01] if worker == 1$"
+	local i
+	for i in $(seq 1 2000); do
+		"$T" trigger "$SP" work >"$W/out" 2>/dev/null
+		grep -q 'count=0' "$W/out" && break
+		sleep 0.01
+	done
+	out_has "^traceoff:count=0 if worker == 1$"
+	run 0 "$T" stat "$SP"
+	run 0 "$T" trigger "$SP" app:work '!traceoff'
+	run 0 "$T" trigger "$SP" app:work
+	out_has "^# Available triggers:"
+	# bad triggers: exit 2 and a message that says what is wrong
+	run 2 "$T" trigger "$SP" app:work traceof
+	err_has "^ringtrace: bad trigger for app:work: unknown trigger 'traceof'"
+	run 2 "$T" trigger "$SP" app:work traceoff:many
+	err_has "bad count 'many'"
+	run 2 "$T" trigger "$SP" app:work enable_event:io:nosuch
+	err_has "no event io:nosuch"
+	run 2 "$T" trigger "$SP" app:work 'traceoff if wroker > 3'
+	err_has "^ringtrace: bad trigger filter for app:work:"
+	err_has "^wroker > 3$"
+	err_has "^\^$"
+	err_has "^parse_error: "
+	run 2 "$T" trigger "$SP" app:nosuch traceoff
+	err_has "unknown event 'app:nosuch'"
+	run 2 "$T" trigger "$SP" :work traceoff
+	err_has "bad event ':work'"
+	# the same trigger twice: a runtime failure (1)
+	run 0 "$T" on "$SP"
+	run 0 "$T" trigger "$SP" app:work stacktrace:1
+	run 1 "$T" trigger "$SP" app:work stacktrace
+	err_has "already set"
+	# the stack record, as show prints it
+	for i in $(seq 1 2000); do
+		"$T" show "$SP" >"$W/out" 2>/dev/null
+		grep -q '<stack trace>' "$W/out" && break
+		sleep 0.01
+	done
+	out_has " <stack trace>$"
+	out_has "^ => (one_iteration|worker_main)"
+	run 3 "$T" trigger 999999999 app:work traceoff
+}
+
+case_pids() {
+	start_sample -- --threads 2 --seconds 25 --gap-ms 10
+	run 0 "$T" pids "$SP" event
+	[ ! -s "$W/out" ] || fail "the list is not empty"
+	run 0 "$T" pids "$SP" event 30 10
+	run 0 "$T" pids "$SP" set_event_pid 20
+	run 0 "$T" pids "$SP" event
+	[ "$(tr '\n' ' ' < "$W/out")" = "10 20 30 " ] || fail "list: $(cat "$W/out")"
+	run 0 "$T" pids --clear "$SP" event 5
+	run 0 "$T" pids "$SP" event
+	[ "$(cat "$W/out")" = 5 ] || fail "--clear did not replace: $(cat "$W/out")"
+	run 0 "$T" pids --clear "$SP" event
+	run 0 "$T" pids "$SP" event
+	[ ! -s "$W/out" ] || fail "--clear did not empty"
+	run 2 "$T" pids "$SP" event 12 x
+	err_has "'x' is not a thread id"
+	run 2 "$T" pids "$SP" nosuch 1
+	err_has "unknown list 'nosuch'"
+	run 2 "$T" pids -i nosuch "$SP" ftrace
+	run 3 "$T" pids 999999999 event
+}
+
 case_docs() {
 	local src=${RTT_SRC:?RTT_SRC is not set} v
 	run 0 "$T" --help

@@ -64,6 +64,17 @@ reset_tracefs() {
 	for f in events/*/*/filter; do
 		[ -e "$f" ] && echo 0 > "$f"
 	done
+	# each trigger line read back, with '!', removes it
+	for f in events/*/*/trigger; do
+		[ -e "$f" ] || continue
+		grep -v '^#' "$f" | while read -r _t; do
+			echo "!${_t%% *}" >> "$f"
+		done
+	done
+	for f in set_event_pid set_event_notrace_pid set_ftrace_pid \
+		set_ftrace_notrace_pid; do
+		[ -e "$f" ] && echo > "$f"
+	done
 	echo > trace
 	echo > error_log
 	for d in instances/*; do

@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -1274,6 +1275,538 @@ static void boot_graph_settings(void)
 		RBT_FAIL("unexpected warnings: '%s'", msg);
 }
 
+
+/* ---- triggers ---------------------------------------------------------- */
+
+static size_t show_trigger(struct ringtrace_instance *tr, const char *ev,
+			   char *buf, size_t len)
+{
+	return ringtrace_show_trigger(tr, "sample", ev, buf, len);
+}
+
+/* The grammar: what is refused, with which message, and the listing */
+static void trigger_parse(void)
+{
+	struct ringtrace_instance *tr = setup();
+	char buf[1024];
+
+	show_trigger(tr, "request", buf, sizeof(buf));
+	ASSERT_EQ(strcmp(buf, "# Available triggers:\n"
+			      "# traceon traceoff snapshot stacktrace enable_event disable_event\n"),
+		  0);
+	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request", "traceof",
+					err, sizeof(err)), -EINVAL);
+	ASSERT_NOT_NULL(strstr(err, "unknown trigger 'traceof'"));
+	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request",
+					"traceoff:x", err, sizeof(err)),
+		  -EINVAL);
+	ASSERT_NOT_NULL(strstr(err, "bad count 'x'"));
+	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request",
+					"traceoff:1:2", err, sizeof(err)),
+		  -EINVAL);
+	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request",
+					"traceoff when id > 1", err,
+					sizeof(err)), -EINVAL);
+	ASSERT_NOT_NULL(strstr(err, "expected 'if FILTER'"));
+	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request",
+					"traceoff if", err, sizeof(err)),
+		  -EINVAL);
+	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request",
+					"enable_event:sample", err,
+					sizeof(err)), -EINVAL);
+	ASSERT_NOT_NULL(strstr(err, "needs SYSTEM:EVENT"));
+	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request",
+					"enable_event:sample:nosuch", err,
+					sizeof(err)), -EINVAL);
+	ASSERT_NOT_NULL(strstr(err, "no event sample:nosuch"));
+	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "nosuch", "traceoff",
+					err, sizeof(err)), -ENOENT);
+	/* a filter error carries the caret */
+	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request",
+					"traceoff if idd > 3", err,
+					sizeof(err)), -EINVAL);
+	ASSERT_EQ(strcmp(err, "idd > 3\n^\nparse_error: Field not found\n"),
+		  0);
+	/* nothing refused was set */
+	show_trigger(tr, "request", buf, sizeof(buf));
+	ASSERT_EQ(strncmp(buf, "# Available", 11), 0);
+
+	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request",
+					"  traceoff\n", err, sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request", "traceoff:3",
+					err, sizeof(err)), -EEXIST);
+	/* traceon and traceoff are one kind: one of them per event */
+	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request",
+					"traceon:3 if id > 4", err,
+					sizeof(err)), -EEXIST);
+	ASSERT_NOT_NULL(strstr(err, "traceoff: this trigger is already set"));
+	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request",
+					"stacktrace:3 if id > 4", err,
+					sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request",
+					"enable_event:net:net_close:2", err,
+					sizeof(err)), 0);
+	/* one event switches another one way only, as in the kernel */
+	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request",
+					"disable_event:net:net_close", err,
+					sizeof(err)), -EEXIST);
+	ASSERT_NOT_NULL(strstr(err, "enable_event: this trigger is already set"));
+	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request",
+					"disable_event:net:net_send", err,
+					sizeof(err)), 0);
+	show_trigger(tr, "request", buf, sizeof(buf));
+	ASSERT_EQ(strcmp(buf, "traceoff:unlimited\n"
+			      "stacktrace:count=3 if id > 4\n"
+			      "enable_event:net:net_close:count=2\n"
+			      "disable_event:net:net_send:unlimited\n"),
+		  0);
+	/* the events the triggers arm */
+	{
+		char soft[256];
+
+		ringtrace_show_soft_events(tr, soft, sizeof(soft));
+		ASSERT_NOT_NULL(strstr(soft, "sample:request\n"));
+		ASSERT_NOT_NULL(strstr(soft, "net:net_send\n"));
+		ASSERT_NOT_NULL(strstr(soft, "net:net_close\n"));
+		ASSERT_NULL(strstr(soft, "sample:ints"));
+	}
+	/* the length without a buffer, as snprintf() */
+	ASSERT_EQ(show_trigger(tr, "request", NULL, 0), strlen(buf));
+	/* removal needs neither the count nor the filter */
+	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request",
+					"!stacktrace", err, sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request",
+					"!enable_event:net:net_close:2", err,
+					sizeof(err)), 0);
+	/* removing what is not there is not an error */
+	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request", "!snapshot",
+					err, sizeof(err)), 0);
+	show_trigger(tr, "request", buf, sizeof(buf));
+	ASSERT_EQ(strcmp(buf, "traceoff:unlimited\n"
+			      "disable_event:net:net_send:unlimited\n"),
+		  0);
+	/* "!traceon" removes the traceoff, as in the kernel */
+	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request", "!traceon",
+					err, sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request",
+					"!disable_event:net:net_send", err,
+					sizeof(err)), 0);
+	ringtrace_show_soft_events(tr, buf, sizeof(buf));
+	ASSERT_EQ(buf[0], '\0');
+	show_trigger(tr, "request", buf, sizeof(buf));
+	ASSERT_EQ(strncmp(buf, "# Available", 11), 0);
+}
+
+/* traceoff and traceon with counts and a filter; the event with the
+ * trigger need not be enabled, and records only if it is */
+static void trigger_counts(void)
+{
+	struct ringtrace_instance *tr = setup();
+	char buf[256], *p;
+
+	ASSERT_EQ(ringtrace_set_event(tr, "net_close", err, sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request",
+					"traceoff:1 if id > 3", err,
+					sizeof(err)), 0);
+	/* armed, not enabled: set_event does not list it */
+	ringtrace_show_set_event(tr, buf, sizeof(buf));
+	ASSERT_EQ(strcmp(buf, "net:net_close\n"), 0);
+	trace_request(1, "/a");
+	ASSERT_TRUE(ringtrace_tracing_is_on(tr));
+	trace_request(4, "/b");
+	ASSERT_TRUE(!ringtrace_tracing_is_on(tr));
+	trace_net_close(1); /* not recorded: tracing is off */
+	show_trigger(tr, "request", buf, sizeof(buf));
+	ASSERT_EQ(strcmp(buf, "traceoff:count=0 if id > 3\n"), 0);
+	ringtrace_tracing_on(tr, true);
+	trace_request(5, "/c"); /* the count is spent */
+	ASSERT_TRUE(ringtrace_tracing_is_on(tr));
+	trace_net_close(2);
+	p = pipe_text(tr);
+	ASSERT_EQ(count_lines(p, "request: "), 0);
+	ASSERT_EQ(count_lines(p, "net_close: "), 1);
+	ASSERT_NOT_NULL(strstr(p, "fd=2"));
+	free(p);
+	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request", "!traceoff",
+					err, sizeof(err)), 0);
+
+	/* traceon:2 counts only the firings that turn tracing on */
+	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request", "traceon:2",
+					err, sizeof(err)), 0);
+	trace_request(1, "/a"); /* already on: not counted */
+	show_trigger(tr, "request", buf, sizeof(buf));
+	ASSERT_EQ(strcmp(buf, "traceon:count=2\n"), 0);
+	ringtrace_tracing_on(tr, false);
+	trace_request(1, "/a");
+	ASSERT_TRUE(ringtrace_tracing_is_on(tr));
+	ringtrace_tracing_on(tr, false);
+	trace_request(1, "/a");
+	ASSERT_TRUE(ringtrace_tracing_is_on(tr));
+	ringtrace_tracing_on(tr, false);
+	trace_request(1, "/a");
+	ASSERT_TRUE(!ringtrace_tracing_is_on(tr));
+	show_trigger(tr, "request", buf, sizeof(buf));
+	ASSERT_EQ(strcmp(buf, "traceon:count=0\n"), 0);
+	ringtrace_tracing_on(tr, true);
+
+	/* an enabled event with a trigger records as before, its own
+	 * filter included */
+	ASSERT_EQ(ringtrace_set_event(tr, "request", err, sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_set_filter(tr, "sample", "request", "id != 7",
+				       err, sizeof(err)), 0);
+	trace_request(7, "/no");
+	trace_request(8, "/yes");
+	p = pipe_text(tr);
+	ASSERT_EQ(count_lines(p, "request: "), 1);
+	ASSERT_NOT_NULL(strstr(p, "id=8 path=/yes"));
+	free(p);
+	/* the last trigger gone, the event stays enabled */
+	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request", "!traceon",
+					err, sizeof(err)), 0);
+	ringtrace_show_set_event(tr, buf, sizeof(buf));
+	ASSERT_NOT_NULL(strstr(buf, "sample:request\n"));
+	trace_request(9, "/yes");
+	p = pipe_text(tr);
+	ASSERT_EQ(count_lines(p, "request: "), 1);
+	free(p);
+}
+
+/* enable_event and disable_event switch another event; a disabled event
+ * with triggers is armed but records nothing */
+static void trigger_enable_event(void)
+{
+	struct ringtrace_instance *tr = setup();
+	char buf[256], *p;
+
+	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request",
+					"enable_event:net:net_close:1 if id == 2",
+					err, sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_set_trigger(tr, "net", "net_send",
+					"disable_event:net:net_close", err,
+					sizeof(err)), 0);
+	trace_net_close(1); /* armed, still off */
+	trace_request(1, "/a");
+	trace_net_close(2); /* still off: the filter did not pass */
+	trace_request(2, "/b");
+	ringtrace_show_set_event(tr, buf, sizeof(buf));
+	ASSERT_EQ(strcmp(buf, "net:net_close\n"), 0);
+	trace_net_close(3);
+	trace_net_send(1, 10); /* turns it off; not recorded itself */
+	trace_net_close(4);
+	ringtrace_show_set_event(tr, buf, sizeof(buf));
+	ASSERT_EQ(buf[0], '\0');
+	trace_request(2, "/b"); /* count spent */
+	trace_net_close(5);
+	show_trigger(tr, "request", buf, sizeof(buf));
+	ASSERT_EQ(strcmp(buf, "enable_event:net:net_close:count=0 if id == 2\n"),
+		  0);
+	p = pipe_text(tr);
+	ASSERT_EQ(count_lines(p, "net_close: "), 1);
+	ASSERT_NOT_NULL(strstr(p, "net_close: fd=3"));
+	ASSERT_EQ(count_lines(p, "request: "), 0);
+	ASSERT_EQ(count_lines(p, "net_send: "), 0);
+	free(p);
+	/* set_event still works on an armed event */
+	ASSERT_EQ(ringtrace_set_event(tr, "net_close", err, sizeof(err)), 0);
+	trace_net_close(6);
+	p = pipe_text(tr);
+	ASSERT_EQ(count_lines(p, "net_close: "), 1);
+	free(p);
+	/* removing the triggers leaves it as it was: enabled */
+	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request",
+					"!enable_event:net:net_close", err,
+					sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_set_trigger(tr, "net", "net_send",
+					"!disable_event:net:net_close", err,
+					sizeof(err)), 0);
+	ringtrace_show_set_event(tr, buf, sizeof(buf));
+	ASSERT_EQ(strcmp(buf, "net:net_close\n"), 0);
+	trace_net_close(7);
+	trace_net_send(1, 10);
+	p = pipe_text(tr);
+	ASSERT_EQ(count_lines(p, "net_close: "), 1);
+	ASSERT_EQ(count_lines(p, "net_send: "), 0);
+	free(p);
+}
+
+static void __attribute__((noinline, optimize("no-optimize-sibling-calls")))
+trigger_stack_caller(void)
+{
+	trace_request(3, "/stack");
+	__asm__ volatile("" ::: "memory");
+}
+
+/* snapshot and stacktrace triggers */
+static void trigger_snapshot_stack(void)
+{
+	struct ringtrace_instance *tr = setup();
+	char *t;
+
+	ASSERT_EQ(ringtrace_set_event(tr, "request", err, sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request",
+					"snapshot:1 if id == 2", err,
+					sizeof(err)), 0);
+	/* the trigger allocated the snapshot buffer */
+	t = golden_capture(print_snapshot_cb, tr);
+	ASSERT_NULL(strstr(t, "SNAPSHOT NOT ALLOCATED"));
+	free(t);
+	trace_request(1, "/one");
+	trace_request(2, "/two"); /* written, then swapped out */
+	trace_request(2, "/three"); /* count spent */
+	t = golden_capture(print_snapshot_cb, tr);
+	ASSERT_EQ(count_lines(t, "request: "), 2);
+	ASSERT_NOT_NULL(strstr(t, "path=/two"));
+	free(t);
+	t = trace_text(tr);
+	ASSERT_EQ(count_lines(t, "request: "), 1);
+	ASSERT_NOT_NULL(strstr(t, "path=/three"));
+	free(t);
+
+	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request",
+					"stacktrace:1", err, sizeof(err)), 0);
+	ringtrace_clear(tr);
+	trigger_stack_caller();
+	trace_request(4, "/nostack");
+	t = trace_text(tr);
+	ASSERT_EQ(count_lines(t, "<stack trace>"), 1);
+	ASSERT_NOT_NULL(strstr(t, " => trigger_stack_caller"));
+	ASSERT_NOT_NULL(strstr(t, " => trigger_snapshot_stack"));
+	/* the stack comes after the record that fired it */
+	ASSERT_TRUE(strstr(t, "path=/stack") < strstr(t, "<stack trace>"));
+	free(t);
+}
+
+
+/* ---- pid lists ---------------------------------------------------------- */
+
+static int other_tid;
+
+static void *pid_thread(void *arg)
+{
+	(void)arg;
+	other_tid = (int)syscall(SYS_gettid);
+	trace_request(100, "/other");
+	return NULL;
+}
+
+static void run_pid_thread(void)
+{
+	pthread_t th;
+
+	ASSERT_EQ(pthread_create(&th, NULL, pid_thread, NULL), 0);
+	ASSERT_EQ(pthread_join(th, NULL), 0);
+}
+
+static void pid_lists(void)
+{
+	struct ringtrace_instance *tr = setup();
+	char buf[256], list[64], *p;
+	int me = (int)syscall(SYS_gettid);
+
+	ASSERT_EQ(ringtrace_set_pids(tr, RINGTRACE_PID_EVENT, "12 x", false,
+				     err, sizeof(err)), -EINVAL);
+	ASSERT_NOT_NULL(strstr(err, "'x' is not a thread id"));
+	ASSERT_EQ(ringtrace_set_pids(tr, RINGTRACE_PID_EVENT, "-3", false,
+				     err, sizeof(err)), -EINVAL);
+	ASSERT_EQ(ringtrace_set_pids(tr, RINGTRACE_PID_EVENT, "99999999",
+				     false, err, sizeof(err)), -EINVAL);
+	ASSERT_EQ(ringtrace_show_pids(tr, RINGTRACE_PID_EVENT, buf,
+				      sizeof(buf)), 0);
+	/* sorted, without repeats; append adds */
+	ASSERT_EQ(ringtrace_set_pids(tr, RINGTRACE_PID_EVENT, "30 10 30",
+				     false, err, sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_set_pids(tr, RINGTRACE_PID_EVENT, "20", true, err,
+				     sizeof(err)), 0);
+	ringtrace_show_pids(tr, RINGTRACE_PID_EVENT, buf, sizeof(buf));
+	ASSERT_EQ(strcmp(buf, "10\n20\n30\n"), 0);
+	ASSERT_EQ(ringtrace_set_pids(tr, RINGTRACE_PID_EVENT, "", false, err,
+				     sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_show_pids(tr, RINGTRACE_PID_EVENT, buf,
+				      sizeof(buf)), 0);
+
+	/* only the listed thread's events are recorded */
+	ASSERT_EQ(ringtrace_set_event(tr, "request", err, sizeof(err)), 0);
+	snprintf(list, sizeof(list), "%d", me);
+	ASSERT_EQ(ringtrace_set_pids(tr, RINGTRACE_PID_EVENT, list, false,
+				     err, sizeof(err)), 0);
+	trace_request(1, "/mine");
+	run_pid_thread();
+	p = pipe_text(tr);
+	ASSERT_EQ(count_lines(p, "request: "), 1);
+	ASSERT_NOT_NULL(strstr(p, "path=/mine"));
+	free(p);
+	/* the notrace list leaves a thread out */
+	ASSERT_EQ(ringtrace_set_pids(tr, RINGTRACE_PID_EVENT, "", false, err,
+				     sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_set_pids(tr, RINGTRACE_PID_EVENT_NOTRACE, list,
+				     false, err, sizeof(err)), 0);
+	trace_request(2, "/mine");
+	run_pid_thread();
+	p = pipe_text(tr);
+	ASSERT_EQ(count_lines(p, "request: "), 1);
+	ASSERT_NOT_NULL(strstr(p, "path=/other"));
+	free(p);
+	/* a thread left out fires no trigger */
+	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request", "traceoff",
+					err, sizeof(err)), 0);
+	trace_request(3, "/mine");
+	ASSERT_TRUE(ringtrace_tracing_is_on(tr));
+	run_pid_thread();
+	ASSERT_TRUE(!ringtrace_tracing_is_on(tr));
+	ringtrace_tracing_on(tr, true);
+	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request", "!traceoff",
+					err, sizeof(err)), 0);
+	/* the lists off: every thread again */
+	ASSERT_EQ(ringtrace_set_pids(tr, RINGTRACE_PID_EVENT_NOTRACE, "",
+				     false, err, sizeof(err)), 0);
+	ringtrace_clear(tr);
+	trace_request(4, "/mine");
+	run_pid_thread();
+	p = pipe_text(tr);
+	ASSERT_EQ(count_lines(p, "request: "), 2);
+	free(p);
+	/* other instances are not affected */
+	{
+		struct ringtrace_instance *in =
+			ringtrace_instance_create("pids");
+
+		ASSERT_NOT_NULL(in);
+		ASSERT_EQ(ringtrace_set_event(in, "request", err,
+					      sizeof(err)), 0);
+		ASSERT_EQ(ringtrace_set_pids(in, RINGTRACE_PID_EVENT, "1",
+					     false, err, sizeof(err)), 0);
+		trace_request(5, "/mine");
+		p = pipe_text(in);
+		ASSERT_EQ(count_lines(p, "request: "), 0);
+		free(p);
+		p = pipe_text(tr);
+		ASSERT_EQ(count_lines(p, "request: "), 1);
+		free(p);
+		ASSERT_EQ(ringtrace_instance_destroy(in), 0);
+	}
+}
+
+
+/* The stacktrace option: a stack after every record kept, none after a
+ * filtered one */
+static void option_stacktrace(void)
+{
+	struct ringtrace_instance *tr = setup();
+	char *t;
+
+	ASSERT_EQ(ringtrace_option(tr, "stacktrace"), 0);
+	ASSERT_EQ(ringtrace_set_event(tr, "request", err, sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_set_filter(tr, "sample", "request", "id != 9",
+				       err, sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_set_option(tr, "stacktrace"), 0);
+	ASSERT_EQ(ringtrace_option(tr, "stacktrace"), 1);
+	trigger_stack_caller();
+	trace_request(9, "/filtered");
+	t = trace_text(tr);
+	ASSERT_EQ(count_lines(t, "<stack trace>"), 1);
+	ASSERT_NOT_NULL(strstr(t, " => trigger_stack_caller"));
+	ASSERT_NULL(strstr(t, "/filtered"));
+	free(t);
+	ASSERT_EQ(ringtrace_set_option(tr, "nostacktrace"), 0);
+	ringtrace_clear(tr);
+	trace_request(3, "/plain");
+	t = trace_text(tr);
+	ASSERT_EQ(count_lines(t, "request: "), 1);
+	ASSERT_EQ(count_lines(t, "<stack trace>"), 0);
+	free(t);
+}
+
+
+/* Triggers, pid lists and the stacktrace option set and removed while
+ * threads trace (and a signal handler writes): nothing is torn, freed
+ * under a writer or left behind (ASan and TSan watch the rest). */
+static void trigger_concurrent(void)
+{
+	struct ringtrace_instance *tr = ringtrace_top(), *inst;
+	pthread_t th[3];
+	int i, rounds = 200 / (int)rbt_timeout_mult();
+	char buf[256], tid[32];
+
+	ASSERT_NOT_NULL(tr);
+	ASSERT_EQ(ringtrace_set_buffer_size_kb(tr, 64), 0);
+	atomic_store(&stop_flag, 0);
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(pthread_create(&th[i], NULL, tracer_thread, NULL), 0);
+	snprintf(tid, sizeof(tid), "%d", (int)syscall(SYS_gettid));
+	for (i = 0; i < rounds; i++) {
+		static const char *const trig[][2] = {
+			{ "traceon", "!traceon" },
+			{ "traceoff:3 if id > 100", "!traceoff" },
+			{ "stacktrace:2", "!stacktrace" },
+			{ "enable_event:net:net_close if path == \"a\"",
+			  "!enable_event:net:net_close" },
+			{ "snapshot:1", "!snapshot" },
+		};
+		const char *t = trig[i % 5][0];
+
+		ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request", t,
+						err, sizeof(err)), 0);
+		if (i % 3 == 0)
+			ASSERT_EQ(ringtrace_set_trigger(
+					  tr, "net", "net_send",
+					  "disable_event:net:net_close", err,
+					  sizeof(err)), 0);
+		ASSERT_EQ(ringtrace_set_event(tr, (i & 1) ? "request" :
+							  "!request",
+					      err, sizeof(err)), 0);
+		ASSERT_EQ(ringtrace_set_pids(tr, RINGTRACE_PID_EVENT_NOTRACE,
+					     (i & 2) ? tid : "", false, err,
+					     sizeof(err)), 0);
+		ASSERT_EQ(ringtrace_set_option(tr, (i & 4) ? "stacktrace" :
+							   "nostacktrace"), 0);
+		if (i % 40 == 0) {
+			inst = ringtrace_instance_create("churn");
+			ASSERT_NOT_NULL(inst);
+			ASSERT_EQ(ringtrace_set_trigger(inst, "sample",
+							"request", "traceoff",
+							err, sizeof(err)), 0);
+			ASSERT_EQ(ringtrace_set_pids(inst, RINGTRACE_PID_EVENT,
+						     tid, false, err,
+						     sizeof(err)), 0);
+			rbt_msleep(1);
+			ASSERT_EQ(ringtrace_instance_destroy(inst), 0);
+		}
+		ringtrace_tracing_on(tr, true);
+		ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request",
+						trig[i % 5][1], err,
+						sizeof(err)), 0);
+		if (i % 3 == 0)
+			ASSERT_EQ(ringtrace_set_trigger(
+					  tr, "net", "net_send",
+					  "!disable_event:net:net_close", err,
+					  sizeof(err)), 0);
+	}
+	atomic_store(&stop_flag, 1);
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(pthread_join(th[i], NULL), 0);
+	ringtrace_show_trigger(tr, "sample", "request", buf, sizeof(buf));
+	ASSERT_EQ(strncmp(buf, "# Available", 11), 0);
+	ringtrace_show_soft_events(tr, buf, sizeof(buf));
+	ASSERT_EQ(buf[0], '\0');
+	ASSERT_EQ(ringtrace_set_option(tr, "nostacktrace"), 0);
+	ASSERT_EQ(ringtrace_set_pids(tr, RINGTRACE_PID_EVENT_NOTRACE, "",
+				     false, err, sizeof(err)), 0);
+	/* a plain event records again, without a stack */
+	ringtrace_clear(tr);
+	ASSERT_EQ(ringtrace_set_event(tr, "!*:*", err, sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_set_event(tr, "request", err, sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_set_filter(tr, "sample", "request", "0", err,
+				       sizeof(err)), 0);
+	trace_request(7, "/last");
+	{
+		char *t = trace_text(tr);
+
+		ASSERT_EQ(count_lines(t, "request: "), 1);
+		ASSERT_EQ(count_lines(t, "<stack trace>"), 0);
+		free(t);
+	}
+}
+
 static const struct rbt_case cases[] = {
 	RBT_CASE(format_files),	    RBT_CASE(output_all_kinds),
 	RBT_CASE(options_golden),   RBT_CASE(option_bin),
@@ -1288,5 +1821,9 @@ static const struct rbt_case cases[] = {
 	RBT_CASE(concurrent_control), RBT_CASE(kernel_marker_line),
 	RBT_CASE(kernel_ftrace_ids), RBT_CASE(boot_size_too_large),
 	RBT_CASE(null_buffers),	    RBT_CASE(boot_graph_settings),
+	RBT_CASE(trigger_parse),    RBT_CASE(trigger_counts),
+	RBT_CASE(trigger_enable_event), RBT_CASE(trigger_snapshot_stack),
+	RBT_CASE(pid_lists),	    RBT_CASE(option_stacktrace),
+	RBT_CASE(trigger_concurrent),
 };
 RBT_MAIN(cases)

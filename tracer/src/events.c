@@ -31,6 +31,11 @@ static pthread_mutex_t rt_reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned int rt_next_id = RT_TYPE_FIRST_DYNAMIC;
 static bool rt_exiting;
 static char *rt_boot_events;
+/* Instances with a set_event_pid or set_event_notrace_pid list: every
+ * event's writes there take the slow path, which checks the lists. */
+static uint64_t rt_pid_filtered;
+/* Instances with the stacktrace option: the same, for the stacks */
+static uint64_t rt_stack_opt;
 
 void rt_events_fork_child(void)
 {
@@ -87,6 +92,12 @@ static const struct ringtrace_field_decl rt_raw_fields[] = {
 	{ NULL, NULL, 0, 0, 0, 0, 0 },
 };
 
+static const struct ringtrace_field_decl rt_stack_fields[] = {
+	{ "int", "size", 4, 4, 1, RINGTRACE_FIELD_INT, 0 },
+	{ "unsigned long[]", "caller", 0, 8, 0, RINGTRACE_FIELD_ARRAY, 8 },
+	{ NULL, NULL, 0, 0, 0, 0, 0 },
+};
+
 static struct ringtrace_event rt_builtin[] = {
 	{ .system = "ftrace", .name = "function", .fields = rt_fn_fields,
 	  .print_fmt = "\" %ps <-- %ps\", (void *)REC->ip, (void *)REC->parent_ip",
@@ -107,10 +118,13 @@ static struct ringtrace_event rt_builtin[] = {
 	{ .system = "ftrace", .name = "raw_data", .fields = rt_raw_fields,
 	  .print_fmt = "\"id:%04x %08x\", REC->id, (int)REC->buf[0]",
 	  .size = sizeof(struct rt_raw_data_entry) },
+	{ .system = "ftrace", .name = "kernel_stack", .fields = rt_stack_fields,
+	  .print_fmt = "\"\\t=> %ps\\n\", (void *)REC->caller[0]",
+	  .size = sizeof(struct rt_stack_entry) },
 };
 static const uint16_t rt_builtin_ids[] = { RT_TYPE_FN, RT_TYPE_PRINT,
 					   RT_TYPE_GRAPH_RET, RT_TYPE_GRAPH_ENT,
-					   RT_TYPE_RAW_DATA };
+					   RT_TYPE_RAW_DATA, RT_TYPE_STACK };
 
 /* ---- the table --------------------------------------------------------- */
 
@@ -224,6 +238,8 @@ static int rt_register_locked(struct ringtrace_event *ev, int id,
 	p->ev = ev;
 	p->id = (uint16_t)id;
 	p->builtin = builtin;
+	/* no writer sees @p yet */
+	atomic_init(&p->slow_mask, rt_pid_filtered | rt_stack_opt);
 	ret = rt_layout(p);
 	if (!ret)
 		ret = rt_table_set((unsigned int)id, p);
@@ -293,6 +309,10 @@ void ringtrace_event_unregister(struct ringtrace_event *ev)
 		pthread_mutex_unlock(&rt_reg_lock);
 		return;
 	}
+	/* Its triggers, and the triggers of other events that switch it,
+	 * go first (they wait for their own grace period). */
+	if (!rt_exiting)
+		rt_triggers_event_gone(p);
 	/* Relaxed: writers recheck nothing else; after the grace period
 	 * below none is still inside this event. */
 	atomic_store_explicit(&ev->enabled, 0, memory_order_relaxed);
@@ -346,6 +366,21 @@ static bool rt_instance_live(struct ringtrace_instance *tr)
 
 static void rt_set_enabled(struct rt_event_priv *p, int inst, bool on)
 {
+	if (p->sm_ref[inst]) {
+		/* Soft mode: the event stays armed for its triggers; the
+		 * switch is the soft-disabled bit. Relaxed: a writer that
+		 * misses the change keeps or drops one record, as if it
+		 * had run just before. */
+		if (on)
+			atomic_fetch_and_explicit(&p->soft_disabled,
+						  ~(1ull << inst),
+						  memory_order_relaxed);
+		else
+			atomic_fetch_or_explicit(&p->soft_disabled,
+						 1ull << inst,
+						 memory_order_relaxed);
+		return;
+	}
 	/*
 	 * Relaxed: a writer that sees the bit loads the instance and the
 	 * filter with acquire loads of their own; a writer that misses a
@@ -386,6 +421,131 @@ static bool rt_spec_match(const char *spec, struct rt_event_priv *p)
 		       rt_glob(colon[1] ? colon + 1 : "*", p->ev->name);
 	}
 	return rt_glob(spec, p->ev->name) || rt_glob(spec, p->ev->system);
+}
+
+/*
+ * rt_soft_mode - take (@enter) or drop a soft-mode reference of @p in
+ * instance @inst; called with rt_reg_lock held.
+ *
+ * Entering: the event keeps recording if it was enabled, else it is
+ * soft-disabled. The grace period between arming the slow path and
+ * setting the enable bit makes every writer that sees the bit also see
+ * the soft-disabled bit (RCU's publish guarantee), so a disabled event
+ * never records a stray record while being armed.
+ * Leaving: the event stays enabled if it was not soft-disabled. Its
+ * enable bit is cleared first, and a grace period passes before the slow
+ * path is disarmed, for the same reason.
+ */
+void rt_soft_mode(struct rt_event_priv *p, int inst, bool enter)
+{
+	uint64_t bit = 1ull << inst;
+	bool on;
+
+	if (enter) {
+		if (p->sm_ref[inst]++)
+			return;
+		on = atomic_load_explicit(&p->ev->enabled,
+					  memory_order_relaxed) & bit;
+		if (on)
+			atomic_fetch_and_explicit(&p->soft_disabled, ~bit,
+						  memory_order_relaxed);
+		else
+			atomic_fetch_or_explicit(&p->soft_disabled, bit,
+						 memory_order_relaxed);
+		atomic_fetch_or_explicit(&p->slow_mask, bit,
+					 memory_order_relaxed);
+		if (!on) {
+			rt_synchronize_rcu();
+			atomic_fetch_or_explicit(&p->ev->enabled, bit,
+						 memory_order_relaxed);
+		}
+		return;
+	}
+	if (!p->sm_ref[inst] || --p->sm_ref[inst])
+		return;
+	on = !(atomic_load_explicit(&p->soft_disabled, memory_order_relaxed) &
+	       bit);
+	if (!on) {
+		atomic_fetch_and_explicit(&p->ev->enabled, ~bit,
+					  memory_order_relaxed);
+		rt_synchronize_rcu();
+	}
+	if (!((rt_pid_filtered | rt_stack_opt) & bit))
+		atomic_fetch_and_explicit(&p->slow_mask, ~bit,
+					  memory_order_relaxed);
+	atomic_fetch_and_explicit(&p->soft_disabled, ~bit,
+				  memory_order_relaxed);
+}
+
+/*
+ * rt_events_force_slow - send every event's writes in @inst through the
+ * slow path, for a pid list or the stacktrace option (@why: the mask of
+ * the reason), or only those of events in soft mode when no reason is
+ * left; called with rt_reg_lock held. Relaxed: a writer that misses the
+ * change records or drops one record (or stack) as if it had come just
+ * before; the lists it then reads are RCU-published.
+ */
+static void rt_events_force_slow(uint64_t *why, int inst, bool on)
+{
+	struct rt_ev_table *t =
+		atomic_load_explicit(&rt_table, memory_order_relaxed);
+	uint64_t bit = 1ull << inst;
+	unsigned int i;
+
+	if (on)
+		*why |= bit;
+	else
+		*why &= ~bit;
+	on = (rt_pid_filtered | rt_stack_opt) & bit;
+	for (i = 0; t && i < t->nr; i++) {
+		struct rt_event_priv *p = t->ev[i];
+
+		if (!p)
+			continue;
+		if (on)
+			atomic_fetch_or_explicit(&p->slow_mask, bit,
+						 memory_order_relaxed);
+		else if (!p->sm_ref[inst])
+			atomic_fetch_and_explicit(&p->slow_mask, ~bit,
+						  memory_order_relaxed);
+	}
+}
+
+void rt_events_pid_filter(int inst, bool on)
+{
+	rt_events_force_slow(&rt_pid_filtered, inst, on);
+}
+
+/* The stacktrace option of instance @inst; takes rt_reg_lock. */
+void rt_events_stack_option(int inst, bool on)
+{
+	pthread_mutex_lock(&rt_reg_lock);
+	rt_events_force_slow(&rt_stack_opt, inst, on);
+	pthread_mutex_unlock(&rt_reg_lock);
+}
+
+/* Called with rt_reg_lock held. */
+void rt_events_foreach(void (*fn)(struct rt_event_priv *p, void *arg),
+		       void *arg)
+{
+	struct rt_ev_table *t =
+		atomic_load_explicit(&rt_table, memory_order_relaxed);
+	unsigned int i;
+
+	for (i = 0; t && i < t->nr; i++)
+		if (t->ev[i])
+			fn(t->ev[i], arg);
+}
+
+/* Enabled in instance @inst and not soft-disabled there */
+static bool rt_enabled_in(struct rt_event_priv *p, int inst)
+{
+	uint64_t bit = 1ull << inst;
+
+	return (atomic_load_explicit(&p->ev->enabled, memory_order_relaxed) &
+		bit) &&
+	       !(atomic_load_explicit(&p->soft_disabled,
+				      memory_order_relaxed) & bit);
 }
 
 /* Apply one token; returns how many events it matched. */
@@ -479,9 +639,7 @@ size_t ringtrace_show_set_event(struct ringtrace_instance *tr, char *buf,
 	for (i = 0; t && i < t->nr; i++) {
 		struct rt_event_priv *p = t->ev[i];
 
-		if (p && (atomic_load_explicit(&p->ev->enabled,
-					       memory_order_relaxed) &
-			  (1ull << tr->id)))
+		if (p && rt_enabled_in(p, tr->id))
 			n += (size_t)snprintf(buf + (n < len ? n : len),
 					      n < len ? len - n : 0, "%s:%s\n",
 					      p->ev->system, p->ev->name);
@@ -529,6 +687,9 @@ void rt_events_instance_gone(int inst)
 	unsigned int i;
 
 	pthread_mutex_lock(&rt_reg_lock);
+	rt_triggers_instance_gone(inst);
+	rt_events_pid_filter(inst, false);
+	rt_events_force_slow(&rt_stack_opt, inst, false);
 	t = atomic_load_explicit(&rt_table, memory_order_relaxed);
 	for (i = 0; t && i < t->nr; i++)
 		if (t->ev[i])

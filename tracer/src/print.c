@@ -666,6 +666,7 @@ static void rt_print_event(struct rt_iter *it, bool msg_only)
 		{ RT_TYPE_FN, sizeof(struct rt_fn_entry) },
 		{ RT_TYPE_PRINT, sizeof(struct rt_print_entry) },
 		{ RT_TYPE_RAW_DATA, sizeof(struct rt_raw_data_entry) },
+		{ RT_TYPE_STACK, sizeof(struct rt_stack_entry) },
 	};
 	size_t i;
 
@@ -699,6 +700,20 @@ static void rt_print_event(struct rt_iter *it, bool msg_only)
 			rt_seq_puts(s, ": ");
 		}
 		rt_seq_write(s, f->buf, strnlen(f->buf, max));
+		return;
+	}
+	case RT_TYPE_STACK: {
+		/* the kernel's kernel_stack: one " => " line per frame */
+		const struct rt_stack_entry *f = (const void *)it->rec;
+		size_t k, n = f->size > 0 ? (size_t)f->size : 0,
+			  max = (it->len - sizeof(*f)) / sizeof(f->caller[0]);
+
+		rt_seq_puts(s, "<stack trace>\n");
+		for (k = 0; k < n && k < max; k++) {
+			rt_seq_puts(s, " => ");
+			rt_print_ip_sym(it, f->caller[k]);
+			rt_seq_putc(s, '\n');
+		}
 		return;
 	}
 	case RT_TYPE_RAW_DATA: {

@@ -596,6 +596,93 @@ static int rt_ctl_execute(char *line, struct rt_reply *r)
 			rt_reply_printf(r, "trace_marker: %s", strerror(-ret));
 		else
 			ret = 0;
+	} else if (!strcmp(verb, "trigger")) {
+		/* trigger INST SYS EVENT TEXT (the rest of the line) */
+		a = rt_word(&p);
+		b = rt_word(&p);
+		while (*p == ' ')
+			p++;
+		err[0] = '\0';
+		ret = ringtrace_set_trigger(tr, rt_star(a), b, p, err,
+					    sizeof(err));
+		if (ret && !err[0])
+			snprintf(err, sizeof(err), "trigger: %s",
+				 strerror(-ret));
+		if (ret)
+			rt_reply_printf(r, "%s", err);
+	} else if (!strcmp(verb, "show_soft")) {
+		char *buf = malloc(RT_CTL_REPLY_MAX);
+
+		if (!buf)
+			return -ENOMEM;
+		ringtrace_show_soft_events(tr, buf, RT_CTL_REPLY_MAX);
+		rt_reply_printf(r, "%s", buf);
+		free(buf);
+	} else if (!strcmp(verb, "show_trigger")) {
+		a = rt_word(&p);
+		b = rt_word(&p);
+		n = ringtrace_show_trigger(tr, rt_star(a), b, err, sizeof(err));
+		rt_reply_printf(r, "%.*s", (int)n, err);
+	} else if (!strcmp(verb, "marker_raw")) {
+		/* marker_raw INST HEX: trace_marker_raw's bytes, the id
+		 * first, in hexadecimal */
+		unsigned char *bin;
+		unsigned int id, v;
+		size_t len, i;
+
+		a = rt_word(&p);
+		len = a ? strlen(a) / 2 : 0;
+		if (!a || strlen(a) % 2 || len < sizeof(id)) {
+			rt_reply_printf(r, "trace_marker_raw: an id of %zu bytes, then the data",
+					sizeof(id));
+			return -EINVAL;
+		}
+		bin = malloc(len);
+		if (!bin)
+			return -ENOMEM;
+		for (i = 0; i < len; i++) {
+			if (sscanf(a + 2 * i, "%2x", &v) != 1) {
+				free(bin);
+				rt_reply_printf(r, "trace_marker_raw: bad hex");
+				return -EINVAL;
+			}
+			bin[i] = (unsigned char)v;
+		}
+		memcpy(&id, bin, sizeof(id));
+		ret = ringtrace_marker_raw(tr, id, bin + sizeof(id),
+					   len - sizeof(id));
+		free(bin);
+		if (ret < 0)
+			rt_reply_printf(r, "trace_marker_raw: %s", strerror(-ret));
+		else
+			ret = 0;
+	} else if (!strcmp(verb, "pids") || !strcmp(verb, "pids_add") ||
+		   !strcmp(verb, "show_pids")) {
+		/* pids INST FILE IDS... replaces, pids_add appends */
+		static const char *const files[] = {
+			"set_event_pid", "set_event_notrace_pid",
+			"set_ftrace_pid", "set_ftrace_notrace_pid"
+		};
+		int list = -1, i;
+
+		a = rt_word(&p);
+		for (i = 0; a && i < 4; i++)
+			if (!strcmp(a, files[i]))
+				list = i;
+		if (list < 0) {
+			rt_reply_printf(r, "unknown pid list '%s'", a ? a : "");
+			return -EINVAL;
+		}
+		if (verb[0] == 's') {
+			n = ringtrace_show_pids(tr, list, err, sizeof(err));
+			rt_reply_printf(r, "%.*s", (int)n, err);
+			return 0;
+		}
+		err[0] = '\0';
+		ret = ringtrace_set_pids(tr, list, p, verb[4] == '_', err,
+					 sizeof(err));
+		if (ret)
+			rt_reply_printf(r, "%s", err);
 	} else {
 		rt_reply_printf(r, "unknown command '%s'", verb);
 		ret = -EINVAL;

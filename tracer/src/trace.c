@@ -17,6 +17,7 @@
  *	  rcu_read_unlock
  */
 #include <errno.h>
+#include <execinfo.h>
 #include <limits.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -40,6 +41,8 @@ pthread_mutex_t rt_control_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Instances whose current tracer is function / function_graph / usersoff */
 static _Atomic uint64_t rt_fn_mask, rt_graph_mask, rt_lat_mask;
+/* Instances with a set_ftrace_pid or set_ftrace_notrace_pid list */
+_Atomic uint64_t rt_ftrace_pid_mask;
 _Atomic unsigned int rt_ftrace_enabled;
 
 #define RT_DEFAULT_SIZE_KB 1408 /* the kernel's default trace_buf_size */
@@ -69,6 +72,7 @@ static const struct {
 	[RT_OPT_FUNCGRAPH_DURATION] = { "funcgraph-duration", true },
 	[RT_OPT_FUNCGRAPH_ABSTIME] = { "funcgraph-abstime", false },
 	[RT_OPT_FUNCGRAPH_TAIL] = { "funcgraph-tail", false },
+	[RT_OPT_STACKTRACE] = { "stacktrace", false },
 };
 
 
@@ -218,6 +222,86 @@ rt_inst_rb(int i)
 static __thread uint64_t rt_temp[RT_TEMP_NEST][RT_TEMP_SIZE / 8]
 	__attribute__((tls_model("initial-exec")));
 
+static void rt_trigger_no_record(struct ringtrace_write *w,
+				 const void *from);
+
+/* Whether @pid is in @l (sorted). Async-signal-safe. */
+static inline __attribute__((no_instrument_function)) bool
+rt_pid_in(const struct rt_pid_list *l, int pid)
+{
+	unsigned int lo = 0, hi = l->nr;
+
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if (l->pid[mid] == pid)
+			return true;
+		if (l->pid[mid] < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+/*
+ * rt_pid_ignored - whether this thread's records stay out of @tr by its
+ * pid lists @list (set_event_pid or set_ftrace_pid) and @list + 1 (their
+ * notrace lists), as the kernel's trace_ignore_this_task(). Called
+ * inside a read-side section.
+ */
+static __attribute__((no_instrument_function)) bool
+rt_pid_ignored(const struct ringtrace_instance *tr, int list)
+{
+	const struct rt_pid_list *l;
+	int pid = rt_gettid();
+
+	/* Both pair with the release side of the exchange that publishes
+	 * a list in pid.c; a list is freed after a grace period. */
+	l = atomic_load_explicit(&tr->pids[list], memory_order_acquire);
+	if (l && !rt_pid_in(l, pid))
+		return true;
+	l = atomic_load_explicit(&tr->pids[list + 1], memory_order_acquire);
+	return l && rt_pid_in(l, pid);
+}
+
+/*
+ * rt_trigger_begin - the slow path of an event armed in instance @i:
+ * take its triggers and whether the record itself is kept.
+ * Return: false when there is nothing to do in this instance.
+ */
+static __attribute__((noinline, no_instrument_function)) bool
+rt_trigger_begin(struct ringtrace_write *w, int i)
+{
+	static const struct rt_trigger_list rt_no_triggers;
+	struct rt_event_priv *p = w->event->priv;
+	/* Pairs with the release side of the exchange that publishes a
+	 * list in trigger.c; the list is freed only after a grace period,
+	 * and this write is inside a read-side section until it ends. */
+	const struct rt_trigger_list *l =
+		atomic_load_explicit(&p->triggers[i], memory_order_acquire);
+	/* Pairs with the release store that publishes the instance. */
+	struct ringtrace_instance *tr =
+		atomic_load_explicit(&rt_instances[i], memory_order_acquire);
+
+	if (!tr || rt_pid_ignored(tr, RINGTRACE_PID_EVENT))
+		return false;
+	/* Relaxed: a change racing with this write keeps or drops this
+	 * one record, as if it had come just before. */
+	w->soft = (int)((atomic_load_explicit(&p->soft_disabled,
+					      memory_order_relaxed) >>
+			 i) & 1);
+	if (w->soft && !l)
+		return false; /* the target of enable_event, still off */
+	/* Relaxed: an option changing meanwhile applies from the next
+	 * record on. Bit 1 of soft asks for a stack after the record. */
+	if (atomic_load_explicit(&tr->options, memory_order_relaxed) &
+	    RT_OPT(RT_OPT_STACKTRACE))
+		w->soft |= 2;
+	w->trig = l ? l : w->soft ? &rt_no_triggers : NULL;
+	return true;
+}
+
 __attribute__((no_instrument_function)) void *
 ringtrace_write_next(struct ringtrace_write *w)
 {
@@ -240,13 +324,32 @@ ringtrace_write_next(struct ringtrace_write *w)
 		w->filter = f;
 		w->rb = rb;
 		w->inst = i;
-		if (f && w->size <= RT_TEMP_SIZE && w->depth < RT_TEMP_NEST) {
+		w->trig = NULL;
+		w->soft = 0;
+		/* The one load triggers add to an enabled event's write.
+		 * Relaxed: rt_soft_mode() waits a grace period between
+		 * arming this bit and the enable bit that depends on it. */
+		if (__builtin_expect(
+			    (atomic_load_explicit(&w->event->priv->slow_mask,
+						  memory_order_relaxed) >>
+			     i) & 1,
+			    0) &&
+		    !rt_trigger_begin(w, i))
+			continue;
+		/* An armed event is assigned aside too: its triggers run
+		 * even when the buffer takes no record (tracing off). */
+		if ((f || w->trig) && w->size <= RT_TEMP_SIZE &&
+		    w->depth < RT_TEMP_NEST) {
 			rec = rt_temp[w->depth];
 			w->rbev = NULL;
 		} else {
 			e = ringbuf_lock_reserve(rb, w->size);
-			if (!e)
+			if (!e) {
+				if (__builtin_expect(w->trig != NULL, 0))
+					rt_trigger_no_record(
+						w, __builtin_return_address(0));
 				continue;
+			}
 			rec = ringbuf_event_data(e);
 			w->rbev = e;
 		}
@@ -277,12 +380,270 @@ ringtrace_write_first(struct ringtrace_event *ev, struct ringtrace_write *w,
 	return ringtrace_write_next(w);
 }
 
+/* ---- what triggers do in the write path --------------------------------- */
+
+static struct ringbuf *rt_make_buffer(struct ringtrace_instance *tr,
+				      bool snap, size_t size_kb, int clock,
+				      bool overwrite);
+
+/*
+ * The stack record (the kernel's kernel_stack event, TRACE_STACK): the
+ * return addresses of the writing thread, innermost first.
+ */
+#define RT_STACK_MAX 32
+
+static pthread_once_t rt_stack_once = PTHREAD_ONCE_INIT;
+
+static void rt_stack_load(void)
+{
+	void *pc[1];
+
+	/* glibc loads the unwinder (libgcc_s) at the first backtrace(),
+	 * with dlopen(): not in a signal handler. Once loaded, a backtrace
+	 * takes no lock and allocates nothing. */
+	backtrace(pc, 1);
+}
+
+/* Called by control calls that arm a stack trace, before any write can
+ * take one. */
+void rt_stack_prime(void)
+{
+	pthread_once(&rt_stack_once, rt_stack_load);
+}
+
+/*
+ * rt_write_stack - write a stack record into @rb, starting at the frame
+ * that returns to @from (the event's caller) when it is on the stack.
+ * Context: any, a signal handler included, once rt_stack_prime() ran.
+ */
+static __attribute__((noinline, no_instrument_function))
+RINGTRACE_RECORD_ACCESS void
+rt_write_stack(struct ringbuf *rb, int depth, const void *from)
+{
+	void *pc[RT_STACK_MAX + 8];
+	int n = backtrace(pc, RT_STACK_MAX + 8), k, first = 0;
+	struct ringbuf_event *e;
+	struct rt_stack_entry *rec;
+
+	for (k = 0; k < n; k++) {
+		if (pc[k] == from) {
+			first = k;
+			break;
+		}
+	}
+	n -= first;
+	if (n > RT_STACK_MAX)
+		n = RT_STACK_MAX;
+	if (n <= 0)
+		return;
+	e = ringbuf_lock_reserve(rb, sizeof(*rec) +
+					     (size_t)n * sizeof(unsigned long));
+	if (!e)
+		return;
+	rec = ringbuf_event_data(e);
+	rt_fill_entry(&rec->ent, RT_TYPE_STACK, depth);
+	rec->size = n;
+	for (k = 0; k < n; k++)
+		rec->caller[k] = (unsigned long)pc[first + k];
+	ringbuf_unlock_commit(rb);
+}
+
+/* Take one firing of @t: false when its count is spent. Bounded: a
+ * count fought over that long loses this firing. */
+static __attribute__((no_instrument_function)) bool
+rt_trigger_take(struct rt_trigger *t)
+{
+	long c = atomic_load_explicit(&t->count, memory_order_relaxed);
+	int tries;
+
+	for (tries = 0; tries < 1000; tries++) {
+		if (c < 0)
+			return true;
+		if (c == 0)
+			return false;
+		/* Relaxed: the count orders nothing; the cmpxchg only makes
+		 * each firing take one unit. */
+		if (atomic_compare_exchange_weak_explicit(
+			    &t->count, &c, c - 1, memory_order_relaxed,
+			    memory_order_relaxed))
+			return true;
+	}
+	return false;
+}
+
+/* The snapshot trigger: swap the live buffer with the snapshot buffer.
+ * Called with the instance's lock held. */
+static __attribute__((no_instrument_function)) void
+rt_snapshot_swap_locked(struct ringtrace_instance *tr)
+{
+	struct ringbuf *rb = atomic_load_explicit(&tr->rb, memory_order_relaxed);
+	int cpu, n = ringbuf_nr_cpus(rb);
+
+	if (!tr->snap)
+		return;
+	ringbuf_reset(tr->snap);
+	for (cpu = 0; cpu < n; cpu++)
+		ringbuf_swap_cpu(rb, tr->snap, cpu);
+}
+
+static __attribute__((no_instrument_function)) void
+rt_trigger_fire(struct ringtrace_write *w, struct rt_trigger *t,
+		const void *from)
+{
+	/* Pairs with the release stores that publish instances; this is
+	 * still inside the write's read-side section. */
+	struct ringtrace_instance *tr =
+		atomic_load_explicit(&rt_instances[w->inst],
+				     memory_order_acquire);
+	uint64_t bit = 1ull << w->inst;
+	struct ringbuf *rb;
+	bool on;
+
+	if (!tr)
+		return;
+	/* Pairs with the release store of a new buffer (trace clock). */
+	rb = atomic_load_explicit(&tr->rb, memory_order_acquire);
+	switch (t->type) {
+	case RT_TRIG_TRACEON:
+	case RT_TRIG_TRACEOFF:
+		on = t->type == RT_TRIG_TRACEON;
+		/* As the kernel's traceon/traceoff: a firing that changes
+		 * nothing does not count. */
+		if (ringbuf_record_is_on(rb) == on || !rt_trigger_take(t))
+			return;
+		if (on)
+			ringbuf_record_on(rb);
+		else
+			ringbuf_record_off(rb);
+		break;
+	case RT_TRIG_SNAPSHOT:
+		if (!rt_trigger_take(t))
+			return;
+		/* Userspace: the swap waits for the buffer's writers, so
+		 * only a write in a thread's own context takes it (the
+		 * kernel refuses a snapshot in NMI context); a busy lock
+		 * loses this snapshot. */
+		if (w->depth == 0 && rt_cur.irq == 0 &&
+		    pthread_mutex_trylock(&tr->lock) == 0) {
+			rt_snapshot_swap_locked(tr);
+			pthread_mutex_unlock(&tr->lock);
+		}
+		break;
+	case RT_TRIG_STACKTRACE:
+		if (rt_trigger_take(t))
+			rt_write_stack(rb, w->depth, from);
+		break;
+	case RT_TRIG_ENABLE_EVENT:
+	case RT_TRIG_DISABLE_EVENT:
+		on = t->type == RT_TRIG_ENABLE_EVENT;
+		/* Relaxed: the soft-disabled bit is the whole state; the
+		 * target's writers read it relaxed too. */
+		if (!(atomic_load_explicit(&t->target->soft_disabled,
+					   memory_order_relaxed) &
+		      bit) == on ||
+		    !rt_trigger_take(t))
+			return;
+		if (on)
+			atomic_fetch_and_explicit(&t->target->soft_disabled,
+						  ~bit, memory_order_relaxed);
+		else
+			atomic_fetch_or_explicit(&t->target->soft_disabled,
+						 bit, memory_order_relaxed);
+		break;
+	}
+}
+
+/*
+ * rt_trigger_commit - commit (or drop) a record of an armed event and run
+ * its triggers, as the kernel's event_trigger_unlock_commit(): the
+ * filters of the triggers are tested on the record before it is
+ * committed, the triggers that passed run after.
+ */
+static __attribute__((noinline, no_instrument_function)) void
+rt_trigger_commit(struct ringtrace_write *w, const void *from)
+{
+	const struct rt_trigger_list *l = w->trig;
+	const struct rt_filter *f = w->filter;
+	uint32_t fire = 0;
+	bool keep;
+	unsigned int i;
+
+	for (i = 0; i < l->nr; i++)
+		if (!l->t[i]->filter ||
+		    rt_filter_match(l->t[i]->filter, w->rec, w->size))
+			fire |= 1u << i;
+	keep = !(w->soft & 1) && (!f || rt_filter_match(f, w->rec, w->size));
+	if (!w->rbev) {
+		struct ringbuf_event *e =
+			keep ? ringbuf_lock_reserve(w->rb, w->size) : NULL;
+
+		if (e) {
+			memcpy(ringbuf_event_data(e), w->rec, w->size);
+			ringbuf_unlock_commit(w->rb);
+		}
+		keep = e != NULL;
+	} else if (keep) {
+		ringbuf_unlock_commit(w->rb);
+	} else {
+		ringbuf_discard_commit(w->rb, w->rbev);
+	}
+	/* the stacktrace option: a stack after each record kept */
+	if (keep && (w->soft & 2))
+		rt_write_stack(w->rb, w->depth, from);
+	for (i = 0; i < l->nr; i++)
+		if (fire & (1u << i))
+			rt_trigger_fire(w, l->t[i], from);
+}
+
+/* A record too big to be assigned aside, that the buffer refused: the
+ * triggers without a filter run all the same. */
+static __attribute__((noinline, no_instrument_function)) void
+rt_trigger_no_record(struct ringtrace_write *w, const void *from)
+{
+	const struct rt_trigger_list *l = w->trig;
+	unsigned int i;
+
+	for (i = 0; i < l->nr; i++)
+		if (!l->t[i]->filter)
+			rt_trigger_fire(w, l->t[i], from);
+}
+
+/* A snapshot buffer like the live one; called with the instance's lock */
+static int rt_snapshot_make_locked(struct ringtrace_instance *tr)
+{
+	struct ringbuf *rb = atomic_load_explicit(&tr->rb, memory_order_relaxed);
+
+	tr->snap = rt_make_buffer(
+		tr, true, tr->size_kb, ringbuf_clock(rb),
+		(atomic_load_explicit(&tr->options, memory_order_relaxed) &
+		 RT_OPT(RT_OPT_OVERWRITE)) != 0);
+	return tr->snap ? 0 : -ENOMEM;
+}
+
+int rt_snapshot_alloc(struct ringtrace_instance *tr)
+{
+	int ret = 0;
+
+	pthread_mutex_lock(&tr->lock);
+	if (!tr->snap) {
+		ret = rt_snapshot_make_locked(tr);
+		if (!ret)
+			rt_publish_instance(tr);
+	}
+	pthread_mutex_unlock(&tr->lock);
+	return ret;
+}
+
 __attribute__((no_instrument_function)) void
 ringtrace_write_commit(struct ringtrace_write *w)
 {
 	const struct rt_filter *f = w->filter;
 	struct ringbuf_event *e;
 
+	if (__builtin_expect(w->trig != NULL, 0)) {
+		rt_trigger_commit(w, __builtin_return_address(0));
+		return;
+	}
 	if (!w->rbev) {
 		/* assigned in the per-thread buffer: copy it in if it passes */
 		if (!rt_filter_match(f, w->rec, w->size))
@@ -311,10 +672,32 @@ rt_write_builtin(uint64_t mask, uint16_t type, size_t size,
 {
 	int depth = rt_cur.depth++;
 	int written = 0;
+	/* Instances with a set_ftrace_pid list: function records only.
+	 * Relaxed: the lists themselves are loaded with acquire loads. */
+	uint64_t pids = type == RT_TYPE_FN || type == RT_TYPE_GRAPH_ENT ||
+				type == RT_TYPE_GRAPH_RET ?
+			atomic_load_explicit(&rt_ftrace_pid_mask,
+					     memory_order_relaxed) :
+			0;
 
 	if (__builtin_expect(!rt_cur.comm_saved, 0))
 		rt_cmdline_save();
 	rt_rcu_read_lock();
+	if (__builtin_expect(mask & pids, 0)) {
+		uint64_t m = mask & pids;
+
+		while (m) {
+			int i = __builtin_ctzll(m);
+			/* Pairs with the release store that publishes the
+			 * instance. */
+			struct ringtrace_instance *tr = atomic_load_explicit(
+				&rt_instances[i], memory_order_acquire);
+
+			m &= m - 1;
+			if (!tr || rt_pid_ignored(tr, RINGTRACE_PID_FTRACE))
+				mask &= ~(1ull << i);
+		}
+	}
 	while (mask) {
 		int i = __builtin_ctzll(mask);
 		struct ringbuf *rb;
@@ -712,16 +1095,7 @@ static void rt_latency_check(uint64_t mask, uint64_t delta,
 			 */
 			if (rt_cur.depth == 0 && rt_cur.irq == 0 &&
 			    pthread_mutex_trylock(&tr->lock) == 0) {
-				struct ringbuf *rb = atomic_load_explicit(
-					&tr->rb, memory_order_relaxed);
-				int cpu, n = ringbuf_nr_cpus(rb);
-
-				if (tr->snap) {
-					ringbuf_reset(tr->snap);
-					for (cpu = 0; cpu < n; cpu++)
-						ringbuf_swap_cpu(rb, tr->snap,
-								 cpu);
-				}
+				rt_snapshot_swap_locked(tr);
 				pthread_mutex_unlock(&tr->lock);
 			}
 		}
@@ -1098,6 +1472,7 @@ int ringtrace_instance_destroy(struct ringtrace_instance *tr)
 	/* Every writer that saw the instance has left its read-side
 	 * section after this. */
 	rt_synchronize_rcu();
+	rt_pids_free(tr);
 	ringbuf_free(atomic_load_explicit(&tr->rb, memory_order_relaxed));
 	if (tr->snap)
 		ringbuf_free(tr->snap);
@@ -1239,6 +1614,12 @@ int ringtrace_set_option(struct ringtrace_instance *tr, const char *opt)
 			ringbuf_change_overwrite(tr->snap, on);
 	}
 	pthread_mutex_unlock(&tr->lock);
+	if (i == RT_OPT_STACKTRACE) {
+		/* the unwinder is loaded before a write can need it */
+		if (on)
+			rt_stack_prime();
+		rt_events_stack_option(tr->id, on);
+	}
 	return 0;
 }
 
@@ -1550,15 +1931,9 @@ int ringtrace_snapshot(struct ringtrace_instance *tr, int cmd)
 			break;
 		}
 		if (!tr->snap) {
-			tr->snap = rt_make_buffer(
-				tr, true, tr->size_kb, ringbuf_clock(rb),
-				(atomic_load_explicit(&tr->options,
-						      memory_order_relaxed) &
-				 RT_OPT(RT_OPT_OVERWRITE)) != 0);
-			if (!tr->snap) {
-				ret = -ENOMEM;
+			ret = rt_snapshot_make_locked(tr);
+			if (ret)
 				break;
-			}
 		}
 		ringbuf_reset(tr->snap);
 		n = ringbuf_nr_cpus(rb);

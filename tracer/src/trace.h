@@ -24,6 +24,7 @@
 /* Ids of the built-in ftrace events (the kernel's TRACE_* values). */
 enum {
 	RT_TYPE_FN = 1,
+	RT_TYPE_STACK = 4,
 	RT_TYPE_PRINT = 5,
 	RT_TYPE_GRAPH_RET = 10,
 	RT_TYPE_GRAPH_ENT = 11,
@@ -55,6 +56,11 @@ struct rt_graph_ret_entry {
 	unsigned long long calltime;
 	unsigned long long rettime;
 };
+struct rt_stack_entry {
+	struct ringtrace_entry ent;
+	int size;
+	unsigned long caller[];
+};
 struct rt_raw_data_entry {
 	struct ringtrace_entry ent;
 	unsigned int id;
@@ -84,6 +90,7 @@ enum rt_opt {
 	RT_OPT_FUNCGRAPH_DURATION,
 	RT_OPT_FUNCGRAPH_ABSTIME,
 	RT_OPT_FUNCGRAPH_TAIL,
+	RT_OPT_STACKTRACE,
 	RT_OPT_NR,
 };
 #define RT_OPT(o) (1ull << (o))
@@ -94,6 +101,17 @@ enum rt_tracer {
 	RT_TRACER_GRAPH,
 	RT_TRACER_USERSOFF,
 	RT_TRACER_NR,
+};
+
+/*
+ * The thread-id lists of an instance (set_event_pid, set_event_notrace_pid,
+ * set_ftrace_pid, set_ftrace_notrace_pid): sorted, without repeats,
+ * replaced whole and published with RCU; NULL when empty.
+ */
+#define RT_PID_NR_LISTS 4
+struct rt_pid_list {
+	unsigned int nr;
+	int pid[];
 };
 
 /**
@@ -122,6 +140,7 @@ struct ringtrace_instance {
 	_Atomic uint64_t thresh_ns;
 	pthread_mutex_t max_lock;
 	pthread_mutex_t lock;
+	struct rt_pid_list *_Atomic pids[RT_PID_NR_LISTS];
 };
 
 /**
@@ -140,6 +159,52 @@ struct rt_event_priv {
 	struct rt_field *fields;
 	struct rt_filter *_Atomic filter[RT_MAX_INSTANCES];
 	char *filter_text[RT_MAX_INSTANCES];
+	_Atomic uint64_t slow_mask;
+	_Atomic uint64_t soft_disabled;
+	struct rt_trigger_list *_Atomic triggers[RT_MAX_INSTANCES];
+	int sm_ref[RT_MAX_INSTANCES];
+};
+
+/*
+ * Event triggers (events/SYS/EVENT/trigger). An event with a trigger in
+ * instance N is in soft mode there (the kernel's EVENT_FILE_FL_SOFT_MODE):
+ * its enable bit N is set so that its writes run, bit N of @slow_mask
+ * sends them through rt_trigger_commit(), and bit N of @soft_disabled
+ * says the record itself is not kept (the event is armed for its
+ * triggers, or is the target of enable_event, but not enabled). @sm_ref
+ * counts the triggers that keep it in soft mode (control side, under the
+ * registry lock). The lists are published with RCU, as filters are.
+ */
+enum rt_trigger_type {
+	RT_TRIG_TRACEON,
+	RT_TRIG_TRACEOFF,
+	RT_TRIG_SNAPSHOT,
+	RT_TRIG_STACKTRACE,
+	RT_TRIG_ENABLE_EVENT,
+	RT_TRIG_DISABLE_EVENT,
+	RT_TRIG_NR,
+};
+
+/**
+ * struct rt_trigger - one trigger of an event in one instance
+ * @type: enum rt_trigger_type
+ * @count: firings left, -1 for unlimited; taken with a cmpxchg
+ * @filter: fire only for records that match it, or NULL
+ * @filter_text: @filter as written
+ * @target: the event enable_event and disable_event switch
+ */
+struct rt_trigger {
+	int type;
+	_Atomic long count;
+	struct rt_filter *filter;
+	char *filter_text;
+	struct rt_event_priv *target;
+};
+
+#define RT_MAX_TRIGGERS 16
+struct rt_trigger_list {
+	unsigned int nr;
+	struct rt_trigger *t[RT_MAX_TRIGGERS];
 };
 
 /* trace.c */
@@ -177,6 +242,24 @@ void rt_registry_unlock(void);
 size_t rt_format_event(struct rt_event_priv *p, char *buf, size_t len);
 void rt_events_init(void);
 void rt_events_apply_boot(void);
+void rt_events_foreach(void (*fn)(struct rt_event_priv *p, void *arg),
+		       void *arg);
+void rt_soft_mode(struct rt_event_priv *p, int inst, bool enter);
+
+void rt_events_pid_filter(int inst, bool on);
+void rt_events_stack_option(int inst, bool on);
+
+/* pid.c */
+void rt_pids_free(struct ringtrace_instance *tr);
+extern _Atomic uint64_t rt_ftrace_pid_mask;
+
+/* trigger.c */
+void rt_triggers_instance_gone(int inst);
+void rt_triggers_event_gone(struct rt_event_priv *p);
+
+/* trace.c, for triggers */
+int rt_snapshot_alloc(struct ringtrace_instance *tr);
+void rt_stack_prime(void);
 
 /* output.c */
 struct ringtrace_seq {

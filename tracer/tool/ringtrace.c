@@ -296,6 +296,7 @@ static const char *const rtt_opt_names[RT_OPT_NR] = {
 	[RT_OPT_FUNCGRAPH_DURATION] = "funcgraph-duration",
 	[RT_OPT_FUNCGRAPH_ABSTIME] = "funcgraph-abstime",
 	[RT_OPT_FUNCGRAPH_TAIL] = "funcgraph-tail",
+	[RT_OPT_STACKTRACE] = "stacktrace",
 };
 
 static const char *const rtt_tracer_names[RT_TRACER_NR] = {
@@ -1102,7 +1103,9 @@ static int rtt_ctl_args(const struct rtt_verb *v, int argc, char **argv,
 	/* filter's expression may hold words that start with '-': the
 	 * options stop at the pid */
 	while ((c = getopt_long(argc, argv,
-				strcmp(v->name, "filter") ? ":i:h" : "+:i:h",
+				strcmp(v->name, "filter") &&
+						strcmp(v->name, "trigger") ?
+					":i:h" : "+:i:h",
 				opts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
@@ -3927,6 +3930,164 @@ out:
 	return rtt_exit_code(ret);
 }
 
+/* ---- trigger ------------------------------------------------------------ */
+
+static const char rtt_trigger_help[] =
+	"Add a trigger to an event (sys:event or event), as 'echo TRIGGER >\n"
+	"events/SYS/EVENT/trigger', or without TRIGGER list the event's\n"
+	"triggers. TRIGGER is CMD[:N] [if FILTER], CMD one of traceon,\n"
+	"traceoff, snapshot, stacktrace, enable_event:SYS:EVENT and\n"
+	"disable_event:SYS:EVENT; N limits how many times it fires, FILTER\n"
+	"(the filter grammar) which records fire it. '!CMD' removes the\n"
+	"trigger. TRIGGER may be given as several arguments. A trigger the\n"
+	"process refuses exits with 2 and says why (a filter error with a\n"
+	"caret); one already set exits with 1.\n"
+	"\n"
+	"  -i, --instance NAME  the instance (default: the top one)\n"
+	"  -h, --help           this text\n";
+
+/* The words argv[from..argc) joined with blanks; NULL when out of
+ * memory (said on stderr). */
+static char *rtt_join_words(int from, int argc, char **argv)
+{
+	size_t len = 1;
+	char *text;
+	int i;
+
+	for (i = from; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	text = calloc(1, len);
+	if (!text) {
+		rtt_msg("out of memory");
+		return NULL;
+	}
+	for (i = from; i < argc; i++) {
+		if (i > from)
+			strcat(text, " ");
+		strcat(text, argv[i]);
+	}
+	return text;
+}
+
+static int rtt_do_trigger(const struct rtt_verb *v, int argc, char **argv)
+{
+	char err[RTT_ERR_MAX], sys[128], *text = NULL, *reply = NULL;
+	const char *inst, *spec, *colon, *name;
+	struct rtt_proc p;
+	int code, ret;
+
+	code = rtt_ctl_args(v, argc, argv, NULL, NULL, &inst, 1, -1, &p);
+	if (code >= 0)
+		return code;
+	spec = argv[optind];
+	colon = strchr(spec, ':');
+	snprintf(sys, sizeof(sys), "%.*s",
+		 colon ? (int)(colon - spec) : 1, colon ? spec : "*");
+	name = colon ? colon + 1 : spec;
+	if (!*name || !sys[0] || strchr(name, ' ')) {
+		rtt_proc_close(&p);
+		return rtt_usage(v, "bad event '%s' (SYS:EVENT or EVENT)", spec);
+	}
+	if (optind + 1 == argc) {
+		ret = rtt_command(&p, RTT_CMD_TIMEOUT_MS, &reply, err,
+				  "show_trigger %s %s %s", rtt_iarg(inst), sys,
+				  name);
+		if (!ret && reply)
+			fputs(reply, stdout);
+		else if (ret)
+			rtt_msg("process %d: %s", p.pid, err);
+		free(reply);
+		rtt_proc_close(&p);
+		return rtt_exit_code(ret);
+	}
+	text = rtt_join_words(optind + 1, argc, argv);
+	if (!text) {
+		rtt_proc_close(&p);
+		return RTT_EXIT_FAIL;
+	}
+	ret = rtt_command(&p, RTT_CMD_TIMEOUT_MS, NULL, err,
+			  "trigger %s %s %s %s", rtt_iarg(inst), sys, name, text);
+	if (ret == -EINVAL && strstr(err, "parse_error")) {
+		rtt_msg("bad trigger filter for %s:", spec);
+		fprintf(stderr, "%s\n", err);
+	} else if (ret == -EINVAL) {
+		rtt_msg("bad trigger for %s: %s", spec, err);
+	} else if (ret == -ENOENT) {
+		rtt_msg("unknown event '%s' in process %d", spec, p.pid);
+	} else if (ret) {
+		rtt_msg("process %d: trigger for %s: %s", p.pid, spec, err);
+	}
+	free(text);
+	rtt_proc_close(&p);
+	return rtt_exit_code(ret);
+}
+
+/* ---- pids --------------------------------------------------------------- */
+
+static const char rtt_pids_help[] =
+	"Add thread ids of the process to one of its pid lists, as 'echo TID...\n"
+	">> FILE', or without TID print the list. LIST is event\n"
+	"(set_event_pid: only these threads' events are recorded),\n"
+	"event-notrace (set_event_notrace_pid: these threads' are not),\n"
+	"ftrace or ftrace-notrace (set_ftrace_pid, set_ftrace_notrace_pid: the\n"
+	"same for the function tracers). An empty list filters nothing. A\n"
+	"word that is not a thread id exits with 2.\n"
+	"\n"
+	"      --clear          empty the list first ('echo TID... > FILE')\n"
+	"  -i, --instance NAME  the instance (default: the top one)\n"
+	"  -h, --help           this text\n";
+
+static int rtt_do_pids(const struct rtt_verb *v, int argc, char **argv)
+{
+	static const char *const lists[][2] = {
+		{ "event", "set_event_pid" },
+		{ "event-notrace", "set_event_notrace_pid" },
+		{ "ftrace", "set_ftrace_pid" },
+		{ "ftrace-notrace", "set_ftrace_notrace_pid" },
+	};
+	char err[RTT_ERR_MAX], *reply = NULL, *tids = NULL;
+	const char *inst, *file = NULL;
+	struct rtt_proc p;
+	size_t i;
+	int code, ret = 0, flag = 0;
+
+	code = rtt_ctl_args(v, argc, argv, "C", &flag, &inst, 1, -1, &p);
+	if (code >= 0)
+		return code;
+	for (i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)
+		if (!strcmp(argv[optind], lists[i][0]) ||
+		    !strcmp(argv[optind], lists[i][1]))
+			file = lists[i][1];
+	if (!file) {
+		rtt_proc_close(&p);
+		return rtt_usage(v, "unknown list '%s' (event, event-notrace, ftrace, ftrace-notrace)",
+				 argv[optind]);
+	}
+	if (flag == 'C')
+		ret = rtt_command(&p, RTT_CMD_TIMEOUT_MS, NULL, err, "pids %s %s",
+				  rtt_iarg(inst), file);
+	if (!ret && optind + 1 == argc && flag != 'C') {
+		ret = rtt_command(&p, RTT_CMD_TIMEOUT_MS, &reply, err,
+				  "show_pids %s %s", rtt_iarg(inst), file);
+		if (!ret && reply)
+			fputs(reply, stdout);
+	} else if (!ret && optind + 1 < argc) {
+		tids = rtt_join_words(optind + 1, argc, argv);
+		if (!tids) {
+			rtt_proc_close(&p);
+			return RTT_EXIT_FAIL;
+		}
+		ret = rtt_command(&p, RTT_CMD_TIMEOUT_MS, NULL, err,
+				  "pids_add %s %s %s", rtt_iarg(inst), file, tids);
+	}
+	if (ret)
+		rtt_msg("process %d: %s: %s", p.pid, file, err);
+	free(reply);
+	free(tids);
+	rtt_proc_close(&p);
+	return rtt_exit_code(ret);
+}
+
 /* ---- main --------------------------------------------------------------- */
 
 static const char rtt_ctl_help_tail[] =
@@ -3993,6 +4154,10 @@ static const struct rtt_verb rtt_verbs[] = {
 	/* tracefs over FUSE (tracer/tracefs) */
 	{ "mount", NULL, rtfs_do_mount, "mount [-f] PID DIR", rtfs_mount_help },
 	{ "umount", NULL, rtfs_do_umount, "umount DIR", rtfs_umount_help },
+	{ "trigger", NULL, rtt_do_trigger,
+	  "trigger [-i NAME] PID EVENT [TRIGGER...]", rtt_trigger_help },
+	{ "pids", NULL, rtt_do_pids, "pids [-i NAME] [--clear] PID LIST [TID...]",
+	  rtt_pids_help },
 };
 
 #define RTT_NR_VERBS (sizeof(rtt_verbs) / sizeof(rtt_verbs[0]))

@@ -479,7 +479,20 @@ static int rtfs_show_enable(const struct rtfs_node *n, FILE *out)
 		on++;
 	}
 	free(reply);
-	fputs(!on ? "0\n" : on >= total ? "1\n" : "X\n", out);
+	fputs(!on ? "0" : on >= total ? "1" : "X", out);
+	/* an event armed by a trigger: '*', as the kernel's soft mode */
+	reply = NULL;
+	if (n->ev[0] && !rtfs_cmd(&reply, NULL, "show_soft %s",
+				  rtfs_iarg(n->inst)) && reply) {
+		char want[300];
+
+		snprintf(want, sizeof(want), "\n%s:%s\n", n->sys, n->ev);
+		if (!strncmp(reply, want + 1, strlen(want + 1)) ||
+		    strstr(reply, want))
+			fputc('*', out);
+	}
+	free(reply);
+	fputc('\n', out);
 	return 0;
 }
 
@@ -521,6 +534,34 @@ static int rtfs_write_filter(const struct rtfs_node *n, char *buf)
 		rtfs_log_filter_err(n->inst, buf, err);
 	else if (ret == -EINVAL)
 		rtfs_log_err(n->inst, "event filter parse error", err, buf, 0);
+	return ret;
+}
+
+/* events/SYS/EVENT/trigger */
+static int rtfs_show_trigger(const struct rtfs_node *n, FILE *out)
+{
+	return rtfs_show_reply(out, "show_trigger %s %s %s",
+			       rtfs_iarg(n->inst), n->sys, n->ev);
+}
+
+static int rtfs_write_trigger(const struct rtfs_node *n, char *buf)
+{
+	char err[RTT_ERR_MAX];
+	const char *expr;
+	int ret;
+
+	rtfs_chomp(buf);
+	if (!buf[strspn(buf, " \t\n")])
+		return 0; /* echo > trigger: nothing to do, as the kernel */
+	ret = rtfs_cmd(NULL, err, "trigger %s %s %s %s", rtfs_iarg(n->inst),
+		       n->sys, n->ev, buf);
+	/* a filter error: the caret is under the filter after "if" */
+	expr = strstr(buf, " if ");
+	expr = expr ? expr + 4 + strspn(expr + 4, " \t") : buf;
+	if (ret == -EINVAL && strstr(err, "parse_error"))
+		rtfs_log_filter_err(n->inst, expr, err);
+	else if (ret == -EINVAL)
+		rtfs_log_err(n->inst, "event trigger parse error", err, buf, 0);
 	return ret;
 }
 
@@ -782,6 +823,38 @@ static int rtfs_write_marker(const struct rtfs_node *n, char *buf)
 	return ret == -ENOSPC ? -EBADF : ret; /* tracing off: as the kernel */
 }
 
+/* trace_marker_raw: binary, so the write is sent as hexadecimal */
+static int rtfs_write_marker_raw(const struct rtfs_node *n, char *buf)
+{
+	(void)n;
+	(void)buf;
+	return -EINVAL; /* rtfs_write() calls rtfs_marker_raw() instead */
+}
+
+static int rtfs_marker_raw(const struct rtfs_node *n, const char *buf,
+			   size_t size)
+{
+	static const char hex[] = "0123456789abcdef";
+	char *text;
+	size_t i;
+	int ret;
+
+	if (size < sizeof(unsigned int))
+		return -EINVAL; /* no id: as the kernel */
+	text = malloc(2 * size + 1);
+	if (!text)
+		return -ENOMEM;
+	for (i = 0; i < size; i++) {
+		text[2 * i] = hex[(unsigned char)buf[i] >> 4];
+		text[2 * i + 1] = hex[(unsigned char)buf[i] & 15];
+	}
+	text[2 * size] = '\0';
+	ret = rtfs_cmd(NULL, NULL, "marker_raw %s %s", rtfs_iarg(n->inst),
+		       text);
+	free(text);
+	return ret == -ENOSPC ? -EBADF : ret; /* tracing off: as the kernel */
+}
+
 /* error_log */
 static int rtfs_show_error_log(const struct rtfs_node *n, FILE *out)
 {
@@ -831,6 +904,33 @@ static int rtfs_trunc_ftrace_list(const struct rtfs_node *n)
 	return rtfs_cmd(NULL, NULL, "ftrace_list - %s", n->f->name);
 }
 
+/* set_event_pid and the other thread-id lists: '>' empties the list on
+ * open, each write adds */
+static int rtfs_show_pids(const struct rtfs_node *n, FILE *out)
+{
+	return rtfs_show_reply(out, "show_pids %s %s", rtfs_iarg(n->inst),
+			       n->f->name);
+}
+
+static int rtfs_write_pids(const struct rtfs_node *n, char *buf)
+{
+	char err[RTT_ERR_MAX];
+	int ret;
+
+	rtfs_chomp(buf);
+	ret = rtfs_cmd(NULL, err, "pids_add %s %s %s", rtfs_iarg(n->inst),
+		       n->f->name, buf);
+	if (ret == -EINVAL)
+		rtfs_log_err(n->inst, n->f->name, err, buf, 0);
+	return ret;
+}
+
+static int rtfs_trunc_pids(const struct rtfs_node *n)
+{
+	return rtfs_cmd(NULL, NULL, "pids %s %s", rtfs_iarg(n->inst),
+			n->f->name);
+}
+
 static int rtfs_show_saved_cmdlines(const struct rtfs_node *n, FILE *out)
 {
 	char *text = NULL;
@@ -872,11 +972,15 @@ static const char rtfs_readme[] =
 	"  available_events\t- the events this process can record\n"
 	"  set_event\t\t- enabled events: 'echo sys:event >> set_event',\n"
 	"\t\t\t  '!sys:event' disables, 'echo > set_event' clears all\n"
-	"  events/\t\t- per system and event: enable, filter, format, id\n"
+	"  events/\t\t- per system and event: enable, filter, format, id,\n"
+	"\t\t\t  trigger ('traceoff:1 if FILTER', '!traceoff' removes)\n"
 	"  trace\t\t\t- the buffer, not consumed; 'echo > trace' clears it\n"
 	"  trace_pipe\t\t- the buffer, consumed as read; blocks when empty\n"
 	"  tracing_on\t\t- 0 stops recording, 1 starts it again\n"
 	"  trace_marker\t\t- a line written here is recorded\n"
+	"  trace_marker_raw\t- an id (4 bytes) and binary data\n"
+	"  set_event_pid\t\t- record only these threads' events\n"
+	"  set_ftrace_pid\t- the same for the function tracers\n"
 	"  current_tracer\t- nop, function, function_graph, usersoff\n"
 	"  trace_clock\t\t- the clock of the time stamps\n"
 	"  trace_options\t\t- options; options/ holds one file each\n"
@@ -913,8 +1017,16 @@ static const struct rtfs_file_ops rtfs_files[] = {
 	{ "saved_cmdlines", 0444, true, rtfs_show_saved_cmdlines, NULL, NULL },
 	{ "set_event", 0644, false, rtfs_show_set_event, rtfs_write_set_event,
 	  rtfs_trunc_set_event },
+	{ "set_event_notrace_pid", 0644, false, rtfs_show_pids,
+	  rtfs_write_pids, rtfs_trunc_pids },
+	{ "set_event_pid", 0644, false, rtfs_show_pids, rtfs_write_pids,
+	  rtfs_trunc_pids },
 	{ "set_ftrace_filter", 0644, true, rtfs_show_get,
 	  rtfs_write_ftrace_list, rtfs_trunc_ftrace_list },
+	{ "set_ftrace_notrace_pid", 0644, false, rtfs_show_pids,
+	  rtfs_write_pids, rtfs_trunc_pids },
+	{ "set_ftrace_pid", 0644, false, rtfs_show_pids, rtfs_write_pids,
+	  rtfs_trunc_pids },
 	{ "set_ftrace_notrace", 0644, true, rtfs_show_get,
 	  rtfs_write_ftrace_list, rtfs_trunc_ftrace_list },
 	{ "set_graph_function", 0644, true, rtfs_show_get,
@@ -928,6 +1040,8 @@ static const struct rtfs_file_ops rtfs_files[] = {
 	{ "trace_clock", 0644, false, rtfs_show_get, rtfs_write_clock,
 	  rtfs_trunc_none },
 	{ "trace_marker", 0220, false, NULL, rtfs_write_marker,
+	  rtfs_trunc_none },
+	{ "trace_marker_raw", 0220, false, NULL, rtfs_write_marker_raw,
 	  rtfs_trunc_none },
 	{ "trace_options", 0644, false, rtfs_show_options, rtfs_write_options,
 	  rtfs_trunc_none },
@@ -951,6 +1065,8 @@ static const struct rtfs_file_ops rtfs_filter_file = {
 static const struct rtfs_file_ops rtfs_event_files[] = {
 	{ "format", 0444, false, rtfs_show_format, NULL, NULL },
 	{ "id", 0444, false, rtfs_show_id, NULL, NULL },
+	{ "trigger", 0644, false, rtfs_show_trigger, rtfs_write_trigger,
+	  rtfs_trunc_none },
 };
 static const struct rtfs_file_ops rtfs_option_file = {
 	"option", 0644, false, rtfs_show_option, rtfs_write_option,
@@ -1069,7 +1185,7 @@ static int rtfs_lookup(const char *path, struct rtfs_node *n)
 			n->f = &rtfs_enable_file;
 		else if (!strcmp(c, "filter"))
 			n->f = &rtfs_filter_file;
-		for (i = 0; !n->f && i < 2; i++)
+		for (i = 0; !n->f && i < 3; i++)
 			if (!strcmp(c, rtfs_event_files[i].name))
 				n->f = &rtfs_event_files[i];
 		if (!n->f)
@@ -1404,6 +1520,7 @@ static int rtfs_readdir(const char *path, void *buf, fuse_fill_dir_t fill,
 		fill(buf, "filter", NULL, 0, 0);
 		fill(buf, "format", NULL, 0, 0);
 		fill(buf, "id", NULL, 0, 0);
+		fill(buf, "trigger", NULL, 0, 0);
 		break;
 	case RTFS_DIR_OPTIONS: {
 		char *reply = NULL, *line, *save = NULL;
@@ -1507,6 +1624,14 @@ static int rtfs_write(const char *path, const char *buf, size_t size,
 	(void)off;
 	if (!fh->n.f->write)
 		return -EACCES;
+	if (fh->n.f->write == rtfs_write_marker_raw) {
+		if (2 * size >= RT_CTL_CMD_MAX - 256)
+			return -E2BIG;
+		ret = rtfs_marker_raw(&fh->n, buf, size);
+		if (ret == -ESRCH)
+			ret = -ENODEV;
+		return ret ? ret : (int)size;
+	}
 	if (size >= RT_CTL_CMD_MAX - 256)
 		return -E2BIG;
 	copy = malloc(size + 2);

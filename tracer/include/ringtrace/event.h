@@ -148,6 +148,8 @@ struct ringtrace_write {
 	const void *filter;
 	int inst;
 	int depth;
+	const void *trig;
+	int soft;
 };
 
 RINGTRACE_API void *ringtrace_write_first(struct ringtrace_event *ev,

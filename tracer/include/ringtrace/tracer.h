@@ -76,6 +76,41 @@ RINGTRACE_API size_t ringtrace_show_filter(struct ringtrace_instance *tr,
 					   const char *system,
 					   const char *event, char *buf,
 					   size_t len);
+/*
+ * echo TEXT > events/SYS/EVENT/trigger: one trigger,
+ * "CMD[:N] [if FILTER]" with CMD traceon, traceoff, snapshot (of the
+ * instance), stacktrace (a stack record after the event's), or
+ * enable_event:SYS:EVENT / disable_event:SYS:EVENT (switch that event in
+ * the instance). N limits the firings (traceon and traceoff count only
+ * the ones that change the state, enable_event and disable_event the
+ * ones that switch the event); FILTER, in the filter file's grammar,
+ * limits them to the records of the event that match it. "!CMD" removes
+ * the trigger (count and filter are not needed). The event does not have
+ * to be enabled: a trigger arms it, as in the kernel, and it records only
+ * if it is enabled. @system may be NULL. Return: -EINVAL for a bad
+ * trigger or filter (@err says what, a filter error with the caret),
+ * -ENOENT for an unknown event, -EEXIST for a trigger of the same kind
+ * already set (traceon and traceoff are one kind, enable_event and
+ * disable_event of one target another; "!CMD" removes the one of its
+ * kind), -ENOSPC for a 17th trigger on one event.
+ */
+RINGTRACE_API int ringtrace_set_trigger(struct ringtrace_instance *tr,
+					const char *system, const char *event,
+					const char *text, char *err,
+					size_t errlen);
+/* cat events/SYS/EVENT/trigger: one trigger per line, as the kernel
+ * shows them ("traceoff:unlimited", "traceon:count=3 if id > 4",
+ * "enable_event:app:work:unlimited"); with none, the kernel's two
+ * comment lines that list the commands. */
+RINGTRACE_API size_t ringtrace_show_trigger(struct ringtrace_instance *tr,
+					    const char *system,
+					    const char *event, char *buf,
+					    size_t len);
+/* The events a trigger arms in the instance (soft mode: its own, or
+ * the target of an enable_event or disable_event), as "sys:event"
+ * lines; their enable files show a '*' after 0 or 1. */
+RINGTRACE_API size_t ringtrace_show_soft_events(struct ringtrace_instance *tr,
+						char *buf, size_t len);
 /* cat events/SYS/EVENT/format. -ENOENT for an unknown event. */
 RINGTRACE_API ssize_t ringtrace_event_format(const char *system,
 					     const char *event, char *buf,
@@ -121,6 +156,31 @@ RINGTRACE_API int ringtrace_set_max_graph_depth(int depth);
 /* The global stop switch (function_trace_stop): no function is recorded
  * while it is set, whatever the tracers. */
 RINGTRACE_API void ringtrace_function_trace_stop(bool stop);
+
+/*
+ * The thread-id lists of an instance: set_event_pid (only these threads'
+ * events are recorded), set_event_notrace_pid (these threads' events are
+ * not), set_ftrace_pid and set_ftrace_notrace_pid (the same for the
+ * function tracers' records). An empty list filters nothing, as in the
+ * kernel. A thread left out by them fires no trigger either.
+ */
+enum ringtrace_pid_list {
+	RINGTRACE_PID_EVENT = 0,
+	RINGTRACE_PID_EVENT_NOTRACE,
+	RINGTRACE_PID_FTRACE,
+	RINGTRACE_PID_FTRACE_NOTRACE,
+};
+/* echo PIDS > FILE (@append: >>): thread ids separated by blanks; ""
+ * with !@append clears. -EINVAL (with @err naming the word) for a word
+ * that is not a thread id; the list is then unchanged. */
+RINGTRACE_API int ringtrace_set_pids(struct ringtrace_instance *tr,
+				     enum ringtrace_pid_list list,
+				     const char *pids, bool append, char *err,
+				     size_t errlen);
+/* cat FILE: one id per line, ascending. */
+RINGTRACE_API size_t ringtrace_show_pids(struct ringtrace_instance *tr,
+					 enum ringtrace_pid_list list,
+					 char *buf, size_t len);
 
 /* echo OPT > trace_options ("noOPT" clears); -EINVAL for unknown. */
 RINGTRACE_API int ringtrace_set_option(struct ringtrace_instance *tr,

@@ -1,0 +1,579 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * trigger.c - event triggers: parsing, listing, adding and removing the
+ *	commands of events/SYS/EVENT/trigger
+ *
+ * The kernel's trace_events_trigger.c, for the commands that carry over
+ * to a process: traceon, traceoff, snapshot, stacktrace, enable_event and
+ * disable_event, each with an optional ":N" count and an optional
+ * "if FILTER". What a trigger does when its event is written is in
+ * trace.c (rt_trigger_commit()), in the write path.
+ *
+ * The triggers of an event in an instance are a small array (struct
+ * rt_trigger_list), replaced whole on every change and published with
+ * RCU like filters: the writer loads it with an acquire load inside its
+ * read-side section; the old array, and a removed trigger, are freed
+ * after a grace period. A trigger object is shared by the old and the
+ * new array, so its count carries over.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "filter.h"
+#include "rcu.h"
+#include "trace.h"
+
+static const char *const rt_trig_names[RT_TRIG_NR] = {
+	[RT_TRIG_TRACEON] = "traceon",
+	[RT_TRIG_TRACEOFF] = "traceoff",
+	[RT_TRIG_SNAPSHOT] = "snapshot",
+	[RT_TRIG_STACKTRACE] = "stacktrace",
+	[RT_TRIG_ENABLE_EVENT] = "enable_event",
+	[RT_TRIG_DISABLE_EVENT] = "disable_event",
+};
+
+#define RT_TRIG_HELP                                                        \
+	"# Available triggers:\n"                                           \
+	"# traceon traceoff snapshot stacktrace enable_event disable_event\n"
+
+/* What one line written to a trigger file asks for */
+struct rt_trig_req {
+	int type;
+	bool remove;
+	long count;
+	char sys[128];
+	char ev[128];
+	const char *filter; /* points into the caller's copy */
+};
+
+static void rt_trigger_free(struct rt_trigger *t)
+{
+	if (!t)
+		return;
+	rt_filter_free(t->filter);
+	free(t->filter_text);
+	free(t);
+}
+
+#define rt_trig_err(err, errlen, ...)                                       \
+	do {                                                                \
+		if ((err) && (errlen))                                      \
+			snprintf((err), (errlen), __VA_ARGS__);             \
+	} while (0)
+
+/*
+ * Parse "[!]cmd[:SYS:EVENT][:N] [if FILTER]" in @line (modified).
+ * Return: 0 or -EINVAL with @err saying what was wrong.
+ */
+static int rt_trigger_parse(char *line, struct rt_trig_req *rq, char *err,
+			    size_t errlen)
+{
+	char *cmd, *rest, *tok[4], *save = NULL, *t, *end;
+	int i, ntok = 0, want;
+
+	memset(rq, 0, sizeof(*rq));
+	rq->count = -1;
+	while (isspace((unsigned char)*line))
+		line++;
+	end = line + strlen(line);
+	while (end > line && isspace((unsigned char)end[-1]))
+		*--end = '\0';
+	if (*line == '!') {
+		rq->remove = true;
+		line++;
+	}
+	cmd = line;
+	rest = cmd + strcspn(cmd, " \t\n");
+	if (*rest) {
+		*rest++ = '\0';
+		while (isspace((unsigned char)*rest))
+			rest++;
+	}
+	if (!*cmd) {
+		rt_trig_err(err, errlen, "empty trigger");
+		return -EINVAL;
+	}
+	for (t = strtok_r(cmd, ":", &save); t; t = strtok_r(NULL, ":", &save)) {
+		if (ntok == 4) {
+			rt_trig_err(err, errlen, "too many ':' fields in '%s'",
+				    line);
+			return -EINVAL;
+		}
+		tok[ntok++] = t;
+	}
+	if (ntok == 0) {
+		rt_trig_err(err, errlen, "empty trigger");
+		return -EINVAL;
+	}
+	rq->type = -1;
+	for (i = 0; i < RT_TRIG_NR; i++)
+		if (!strcmp(tok[0], rt_trig_names[i]))
+			rq->type = i;
+	if (rq->type < 0) {
+		rt_trig_err(err, errlen,
+			    "unknown trigger '%s' (traceon, traceoff, snapshot, stacktrace, enable_event, disable_event)",
+			    tok[0]);
+		return -EINVAL;
+	}
+	want = 1;
+	if (rq->type == RT_TRIG_ENABLE_EVENT ||
+	    rq->type == RT_TRIG_DISABLE_EVENT) {
+		if (ntok < 3) {
+			rt_trig_err(err, errlen, "%s needs SYSTEM:EVENT",
+				    tok[0]);
+			return -EINVAL;
+		}
+		snprintf(rq->sys, sizeof(rq->sys), "%s", tok[1]);
+		snprintf(rq->ev, sizeof(rq->ev), "%s", tok[2]);
+		want = 3;
+	}
+	if (ntok > want + 1 && !rq->remove) {
+		rt_trig_err(err, errlen, "too many ':' fields after '%s'",
+			    tok[0]);
+		return -EINVAL;
+	}
+	/* A removal names the trigger only: what follows it is ignored, so
+	 * that a line read back from the file ("traceoff:count=0 if x")
+	 * removes that trigger, as in the kernel. */
+	if (rq->remove)
+		return 0;
+	if (ntok == want + 1) {
+		char *e;
+
+		if (!isdigit((unsigned char)tok[want][0]))
+			goto bad_count;
+		errno = 0;
+		rq->count = strtol(tok[want], &e, 10);
+		if (*e || errno || rq->count < 0)
+			goto bad_count;
+	}
+	if (*rest) {
+		if (strncmp(rest, "if", 2) ||
+		    (rest[2] && !isspace((unsigned char)rest[2]))) {
+			rt_trig_err(err, errlen,
+				    "expected 'if FILTER' after the trigger, not '%s'",
+				    rest);
+			return -EINVAL;
+		}
+		rest += 2;
+		while (isspace((unsigned char)*rest))
+			rest++;
+		if (!*rest) {
+			rt_trig_err(err, errlen, "'if' without a filter");
+			return -EINVAL;
+		}
+		rq->filter = rest;
+	}
+	return 0;
+bad_count:
+	rt_trig_err(err, errlen, "bad count '%s': a number of times is expected",
+		    tok[want]);
+	return -EINVAL;
+}
+
+/* Called with the registry lock held */
+static struct rt_trigger_list *rt_trig_list(struct rt_event_priv *p,
+					    int inst)
+{
+	return atomic_load_explicit(&p->triggers[inst], memory_order_relaxed);
+}
+
+/*
+ * Publish @nl as the triggers of @p in @inst; returns the old list, to
+ * be freed after a grace period. Pairs with the acquire load in
+ * ringtrace_write_next().
+ */
+static struct rt_trigger_list *rt_trig_publish(struct rt_event_priv *p,
+					       int inst,
+					       struct rt_trigger_list *nl)
+{
+	if (nl && nl->nr == 0) {
+		free(nl);
+		nl = NULL;
+	}
+	return atomic_exchange_explicit(&p->triggers[inst], nl,
+					memory_order_acq_rel);
+}
+
+/* The list without entry @skip (-1: a copy), plus @add if not NULL */
+static struct rt_trigger_list *rt_trig_copy(const struct rt_trigger_list *l,
+					    int skip, struct rt_trigger *add)
+{
+	struct rt_trigger_list *nl = calloc(1, sizeof(*nl));
+	unsigned int i;
+
+	if (!nl)
+		return NULL;
+	for (i = 0; l && i < l->nr; i++)
+		if ((int)i != skip)
+			nl->t[nl->nr++] = l->t[i];
+	if (add)
+		nl->t[nl->nr++] = add;
+	return nl;
+}
+
+/* traceon and traceoff are one kind of trigger, enable_event and
+ * disable_event another, as in the kernel (one trigger type each) */
+static int rt_trig_kind(int type)
+{
+	switch (type) {
+	case RT_TRIG_TRACEOFF:
+		return RT_TRIG_TRACEON;
+	case RT_TRIG_DISABLE_EVENT:
+		return RT_TRIG_ENABLE_EVENT;
+	default:
+		return type;
+	}
+}
+
+/* The trigger of @type's kind and of @target in @l: an event holds one
+ * of each kind (per target event), and "!traceoff" removes a traceon. */
+static int rt_trig_find(const struct rt_trigger_list *l, int type,
+			const struct rt_event_priv *target)
+{
+	unsigned int i;
+
+	for (i = 0; l && i < l->nr; i++)
+		if (rt_trig_kind(l->t[i]->type) == rt_trig_kind(type) &&
+		    l->t[i]->target == target)
+			return (int)i;
+	return -1;
+}
+
+static bool rt_trig_live(struct ringtrace_instance *tr)
+{
+	return atomic_load_explicit(&rt_instances[tr->id],
+				    memory_order_relaxed) == tr;
+}
+
+int ringtrace_set_trigger(struct ringtrace_instance *tr, const char *system,
+			  const char *event, const char *text, char *err,
+			  size_t errlen)
+{
+	struct rt_trigger_list *old, *nl;
+	struct rt_event_priv *p, *target = NULL;
+	struct rt_trigger *t = NULL;
+	struct rt_trig_req rq;
+	char *copy;
+	int ret, idx;
+
+	tr = rt_instance_get(tr);
+	if (err && errlen)
+		err[0] = '\0';
+	if (!tr || !event || !text)
+		return -EINVAL;
+	rt_events_init();
+	copy = strdup(text);
+	if (!copy)
+		return -ENOMEM;
+	ret = rt_trigger_parse(copy, &rq, err, errlen);
+	if (ret)
+		goto out_free;
+	/* As the kernel, a snapshot trigger allocates the snapshot buffer
+	 * when it is set: the write path cannot. */
+	if (rq.type == RT_TRIG_SNAPSHOT && !rq.remove) {
+		ret = rt_snapshot_alloc(tr);
+		if (ret) {
+			rt_trig_err(err, errlen, "snapshot: %s",
+				    strerror(-ret));
+			goto out_free;
+		}
+	}
+	if (rq.type == RT_TRIG_STACKTRACE && !rq.remove)
+		rt_stack_prime();
+	rt_registry_lock();
+	if (!rt_trig_live(tr)) {
+		ret = -ENOENT;
+		goto out;
+	}
+	p = rt_event_find(system, event);
+	if (!p || p->builtin) {
+		rt_trig_err(err, errlen, "no event %s:%s", system ? system : "*",
+			    event);
+		ret = -ENOENT;
+		goto out;
+	}
+	if (rq.sys[0]) {
+		target = rt_event_find(rq.sys, rq.ev);
+		if (!target || target->builtin) {
+			rt_trig_err(err, errlen, "%s: no event %s:%s",
+				    rt_trig_names[rq.type], rq.sys, rq.ev);
+			ret = -EINVAL;
+			goto out;
+		}
+	}
+	old = rt_trig_list(p, tr->id);
+	idx = rt_trig_find(old, rq.type, target);
+	if (rq.remove) {
+		/* Removing a trigger that is not there is not an error,
+		 * as in the kernel. */
+		if (idx < 0)
+			goto out;
+		t = old->t[idx];
+		nl = rt_trig_copy(old, idx, NULL);
+		if (!nl) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		rt_trig_publish(p, tr->id, nl);
+		rt_soft_mode(p, tr->id, false);
+		if (t->target)
+			rt_soft_mode(t->target, tr->id, false);
+		rt_synchronize_rcu();
+		free(old);
+		rt_trigger_free(t);
+		goto out;
+	}
+	if (idx >= 0) {
+		rt_trig_err(err, errlen, "%s: this trigger is already set",
+			    rt_trig_names[old->t[idx]->type]);
+		ret = -EEXIST;
+		goto out;
+	}
+	if (old && old->nr >= RT_MAX_TRIGGERS) {
+		rt_trig_err(err, errlen, "%d triggers at most per event",
+			    RT_MAX_TRIGGERS);
+		ret = -ENOSPC;
+		goto out;
+	}
+	t = calloc(1, sizeof(*t));
+	if (!t) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	t->type = rq.type;
+	t->target = target;
+	atomic_init(&t->count, rq.count);
+	if (rq.filter) {
+		struct rt_filter_error fe;
+
+		if (rt_filter_parse(rq.filter, p->fields, p->nr_fields,
+				    &t->filter, &fe)) {
+			if (err && errlen)
+				rt_filter_error_print(err, errlen, rq.filter,
+						      &fe);
+			ret = -EINVAL;
+			goto out_trig;
+		}
+		t->filter_text = strdup(rq.filter);
+		if (!t->filter_text) {
+			ret = -ENOMEM;
+			goto out_trig;
+		}
+	}
+	nl = rt_trig_copy(old, -1, t);
+	if (!nl) {
+		ret = -ENOMEM;
+		goto out_trig;
+	}
+	/* The list is in place before the slow path is armed: a writer
+	 * that takes it finds the trigger. */
+	rt_trig_publish(p, tr->id, nl);
+	if (target)
+		rt_soft_mode(target, tr->id, true);
+	rt_soft_mode(p, tr->id, true);
+	rt_synchronize_rcu();
+	free(old);
+	t = NULL;
+out_trig:
+	rt_trigger_free(t);
+out:
+	rt_registry_unlock();
+out_free:
+	free(copy);
+	return ret;
+}
+
+size_t ringtrace_show_trigger(struct ringtrace_instance *tr,
+			      const char *system, const char *event, char *buf,
+			      size_t len)
+{
+	struct rt_trigger_list *l;
+	struct rt_event_priv *p;
+	unsigned int i;
+	size_t n = 0;
+
+	/* NULL @buf: only the length is wanted (as snprintf()) */
+	if (!buf)
+		len = 0;
+	if (len)
+		buf[0] = '\0';
+	tr = rt_instance_get(tr);
+	if (!tr || !event)
+		return 0;
+	rt_events_init();
+	rt_registry_lock();
+	p = rt_event_find(system, event);
+	l = p ? rt_trig_list(p, tr->id) : NULL;
+	if (!l)
+		n = (size_t)snprintf(buf, len, "%s", RT_TRIG_HELP);
+	for (i = 0; l && i < l->nr; i++) {
+		const struct rt_trigger *t = l->t[i];
+		long count = atomic_load_explicit(&t->count,
+						  memory_order_relaxed);
+		char cnt[32];
+
+		if (count < 0)
+			snprintf(cnt, sizeof(cnt), "unlimited");
+		else
+			snprintf(cnt, sizeof(cnt), "count=%ld", count);
+#define RT_PUT(...)                                                         \
+	(n += (size_t)snprintf(buf + (n < len ? n : len),                   \
+			       n < len ? len - n : 0, __VA_ARGS__))
+		if (t->target)
+			RT_PUT("%s:%s:%s:%s", rt_trig_names[t->type],
+			       t->target->ev->system, t->target->ev->name, cnt);
+		else
+			RT_PUT("%s:%s", rt_trig_names[t->type], cnt);
+		if (t->filter_text)
+			RT_PUT(" if %s", t->filter_text);
+		RT_PUT("\n");
+#undef RT_PUT
+	}
+	rt_registry_unlock();
+	return n;
+}
+
+struct rt_soft_show {
+	int inst;
+	char *buf;
+	size_t len, n;
+};
+
+static void rt_soft_show_one(struct rt_event_priv *p, void *arg)
+{
+	struct rt_soft_show *s = arg;
+
+	if (p->sm_ref[s->inst])
+		s->n += (size_t)snprintf(s->buf + (s->n < s->len ? s->n : s->len),
+					 s->n < s->len ? s->len - s->n : 0,
+					 "%s:%s\n", p->ev->system, p->ev->name);
+}
+
+size_t ringtrace_show_soft_events(struct ringtrace_instance *tr, char *buf,
+				  size_t len)
+{
+	struct rt_soft_show s = { 0, buf, buf ? len : 0, 0 };
+
+	if (s.len)
+		buf[0] = '\0';
+	tr = rt_instance_get(tr);
+	if (!tr)
+		return 0;
+	s.inst = tr->id;
+	rt_events_init();
+	rt_registry_lock();
+	rt_events_foreach(rt_soft_show_one, &s);
+	rt_registry_unlock();
+	return s.n;
+}
+
+/* ---- instances and events that go away ------------------------------- */
+
+struct rt_trig_gone {
+	int inst;			/* -1: every instance */
+	struct rt_event_priv *event;	/* NULL: none */
+	struct rt_trigger_list *dead[RT_MAX_INSTANCES * 2];
+	struct rt_trigger *dead_t[RT_MAX_TRIGGERS * 2];
+	unsigned int nr_dead, nr_dead_t;
+	bool overflow;
+};
+
+/* Drop the triggers of @p in @inst that @g asks to drop */
+static void rt_trig_drop(struct rt_event_priv *p, int inst,
+			 struct rt_trig_gone *g)
+{
+	struct rt_trigger_list *l = rt_trig_list(p, inst), *nl;
+	unsigned int i;
+	bool all = g->event ? p == g->event : true;
+
+	if (!l)
+		return;
+	if (g->nr_dead >= RT_MAX_INSTANCES * 2 ||
+	    g->nr_dead_t + l->nr > RT_MAX_TRIGGERS * 2) {
+		g->overflow = true; /* next round, after the reaping */
+		return;
+	}
+	nl = all ? NULL : rt_trig_copy(NULL, -1, NULL);
+	if (!all && !nl)
+		return; /* out of memory: leave the list as it was */
+	for (i = 0; i < l->nr; i++) {
+		struct rt_trigger *t = l->t[i];
+
+		if (!all && t->target != g->event) {
+			nl->t[nl->nr++] = t;
+			continue;
+		}
+		if (p != g->event)
+			rt_soft_mode(p, inst, false);
+		if (t->target && t->target != g->event)
+			rt_soft_mode(t->target, inst, false);
+		g->dead_t[g->nr_dead_t++] = t;
+	}
+	if (!all && nl->nr == l->nr) {
+		free(nl);
+		return;
+	}
+	rt_trig_publish(p, inst, nl);
+	g->dead[g->nr_dead++] = l;
+}
+
+static void rt_trig_gone_one(struct rt_event_priv *p, void *arg)
+{
+	struct rt_trig_gone *g = arg;
+	int i;
+
+	for (i = 0; i < RT_MAX_INSTANCES; i++)
+		if (g->inst < 0 || i == g->inst)
+			rt_trig_drop(p, i, g);
+}
+
+/* Wait for the writers, then free what was dropped. */
+static void rt_trig_reap(struct rt_trig_gone *g)
+{
+	unsigned int i;
+
+	if (!g->nr_dead && !g->nr_dead_t)
+		return;
+	rt_synchronize_rcu();
+	for (i = 0; i < g->nr_dead; i++)
+		free(g->dead[i]);
+	for (i = 0; i < g->nr_dead_t; i++)
+		rt_trigger_free(g->dead_t[i]);
+	g->nr_dead = g->nr_dead_t = 0;
+}
+
+/* Drop the triggers @inst and @event select (see struct rt_trig_gone),
+ * a table of lists and triggers at a time: the rare overflow runs
+ * another round. */
+static void rt_trig_gone_run(int inst, struct rt_event_priv *event)
+{
+	struct rt_trig_gone *g = calloc(1, sizeof(*g));
+
+	if (!g)
+		return;
+	g->inst = inst;
+	g->event = event;
+	do {
+		g->overflow = false;
+		rt_events_foreach(rt_trig_gone_one, g);
+		rt_trig_reap(g);
+	} while (g->overflow);
+	free(g);
+}
+
+/* Called with the registry lock held, before instance @inst is freed. */
+void rt_triggers_instance_gone(int inst)
+{
+	rt_trig_gone_run(inst, NULL);
+}
+
+/* Called with the registry lock held, before @p is unregistered: its
+ * own triggers and every trigger that switches it go. */
+void rt_triggers_event_gone(struct rt_event_priv *p)
+{
+	rt_trig_gone_run(-1, p);
+}
