@@ -256,11 +256,12 @@ rt_pid_ignored(const struct ringtrace_instance *tr, int list)
 	const struct rt_pid_list *l;
 	int pid = rt_gettid();
 
-	/* Both pair with the release side of the exchange that publishes
-	 * a list in pid.c; a list is freed after a grace period. */
+	/* Pairs with the release side of the exchange that publishes a
+	 * list in pid.c; a list is freed after a grace period. */
 	l = atomic_load_explicit(&tr->pids[list], memory_order_acquire);
 	if (l && !rt_pid_in(l, pid))
 		return true;
+	/* Pairs with the same exchange, for the notrace list. */
 	l = atomic_load_explicit(&tr->pids[list + 1], memory_order_acquire);
 	return l && rt_pid_in(l, pid);
 }
