@@ -443,13 +443,15 @@ static void rb_tail_page_update(struct ringbuf_cpu *cpu_buffer,
 
 		/*
 		 * Either we update tail_page or a nested writer does; failure
-		 * means it did. Release: the page reset above is visible
-		 * before the tail points at the page; pairs with the acquire
-		 * load of tail_page in the readers (rb_per_cpu_empty()).
+		 * means it did. Relaxed: tail_page is the writers' own word
+		 * (this thread and its signal handlers); no reader orders
+		 * anything by it. Readers follow commit_page, which is
+		 * published with release in rb_set_commit_to_write(); the
+		 * next owner thread gets it through the claim's acquire.
 		 */
 		if (atomic_compare_exchange_strong_explicit(
 			    &m->tail_page, &expect, next_page,
-			    memory_order_release, memory_order_relaxed))
+			    memory_order_relaxed, memory_order_relaxed))
 			local_inc(&m->pages_touched);
 	}
 }
@@ -610,7 +612,23 @@ rb_move_tail(struct ringbuf_cpu *cpu_buffer, unsigned long tail,
 	 * The next page is the head: the buffer is full, unless the commit
 	 * is still on the reader page.
 	 */
-	if (rb_is_head_page(cpu_buffer, next_page, tail_page)) {
+	ret = rb_is_head_page(cpu_buffer, next_page, tail_page);
+	/*
+	 * Userspace: our link to next_page is gone. The kernel treats this
+	 * like a head page and counts on rb_handle_head_page() to notice;
+	 * that is right while the tail page is in the ring, but a writer
+	 * can be preempted here for as long as it takes the reader to swap
+	 * out next_page and then the tail page itself. The commit is then
+	 * on the reader page with the tail, and the kernel's code would move
+	 * the tail along the stale link, over the page the reader put in,
+	 * with nothing ordering our writes on next_page after the reader's
+	 * reads of it. Reserve again instead: the next try reads the link
+	 * as it is now, with the acquire load in rb_is_head_page(), which
+	 * pairs with the reader's swap cmpxchg that wrote it.
+	 */
+	if (unlikely(ret == RB_PAGE_MOVED))
+		goto out_again;
+	if (ret) {
 		if (!rb_is_reader_page(cpu_buffer, commit_page)) {
 			if (!(atomic_load_explicit(&rb->flags,
 						   memory_order_relaxed) &
@@ -1014,6 +1032,14 @@ rb_claim_slow(struct ringbuf *rb, int cpu, bool *claimed,
 	int c = rb->nr_cpu_bufs, nr = rb->nr_cpus, s = nr - c;
 	int start = cpu % c;
 
+	/* The first write of the thread: arm the exit destructor, which
+	 * rolls back a write the thread leaves unfinished (cancelled or
+	 * exiting between reserve and commit). */
+	if (!rb_tls.exit_armed) {
+		rb_thread_slot_track();
+		rb_tls.exit_armed = true;
+	}
+
 	for (int i = 0; i < nr; i++) {
 		int idx = i == 0 ? start :
 			  i <= s ? c + (int)((tid + (uint32_t)i) % (uint32_t)s) :
@@ -1069,7 +1095,8 @@ rb_writer_get(struct ringbuf *rb, struct rb_tls *t, bool *claimed, int *err)
 	if (t->forced_cpu1)
 		cpu = t->forced_cpu1 - 1;
 #endif
-	if (unlikely(!t->tid || cpu >= rb->nr_cpu_bufs))
+	/* exit_armed implies tid: the first write goes to the slow path. */
+	if (unlikely(!t->exit_armed || cpu >= rb->nr_cpu_bufs))
 		return rb_claim_slow(rb, cpu, claimed, err);
 
 	cb = rb->buffers[cpu];

@@ -581,7 +581,7 @@ static uint64_t read_pages_pass(struct ringbuf *v, struct rstate *s,
 				n++;
 			}
 		}
-		if (ret != -ENODATA)
+		if (ret != -ENODATA && ret != -EAGAIN)
 			RBT_FAIL("reader: ringbuf_read_page(cpu %d) = %d", cpu,
 				 ret);
 	}
