@@ -989,10 +989,10 @@ int ringbuf_resize(struct ringbuf *rb, size_t size, int cpu)
 			  local_read(&old.pages_touched));
 	}
 	/*
-	 * Carry the blocking readers over. Relaxed: waiters register without
-	 * the reader lock, so one registering during the resize lands in the
-	 * old mapping and can leave a count off by one (a spare wake call, or
-	 * a waiter that notices at its 100 ms slice); nothing worse.
+	 * Carry the blocking readers over. Relaxed: waiters register and
+	 * unregister under a reader lock, all of which we hold, so the
+	 * counts are exact. A waiter asleep on the old futex word wakes at
+	 * the end of its slice and goes on with the new mapping.
 	 */
 	atomic_store_explicit(&((struct rb_meta *)map)->waiters_all,
 			      atomic_load(&rb->meta->waiters_all),
