@@ -698,6 +698,7 @@ again:
 				      memory_order_relaxed);
 		atomic_store_explicit(&rpage->real_end, 0,
 				      memory_order_relaxed);
+		RB_TESTPOINT(cpu_buffer, RINGBUF_TP_READER_RESET);
 		rpage->read = 0;
 
 spin:

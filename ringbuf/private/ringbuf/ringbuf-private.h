@@ -45,6 +45,9 @@ enum ringbuf_testpoint {
 	RINGBUF_TP_COMMIT_END,
 	/* rb_get_reader_page: reader page spliced, before the swap cmpxchg */
 	RINGBUF_TP_READER_SWAP,
+	/* rb_get_reader_page: used-up reader page zeroed, its read index
+	 * not yet (the swap not yet set up) */
+	RINGBUF_TP_READER_RESET,
 	RINGBUF_TP_MAX
 };
 
