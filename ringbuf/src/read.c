@@ -349,7 +349,8 @@ static uint64_t rb_count_records(struct ringbuf_cpu *cb, uint32_t page,
  * the commit page, and the byte, entry and torn counts follow.
  * @nr_torn: the reservations known to be interrupted (a thread's frames
  *	on this cpu buffer); 0 when unknown (a dead process: the caller,
- *	holding the reader lock, recounts entries and bytes).
+ *	holding the reader lock, recounts entries and bytes, and counts the
+ *	torn events from the difference).
  *
  * Userspace: the kernel's writers always finish. No writer may be able to
  * run on the cpu buffer: its writing thread or process is gone and still
@@ -405,6 +406,11 @@ uint64_t rb_rollback_torn(struct ringbuf_cpu *cb, unsigned int nr_torn)
 	/* The stamps may describe a record that is gone: as a discard
 	 * does, make the next record carry an absolute stamp. */
 	local_set(&m->before_stamp, 0);
+	/* A dead process may have stopped before it wrote a header: the
+	 * region can hold stale records of an earlier lap. The caller
+	 * recounts from the pages instead. */
+	if (!nr_torn)
+		return records ? records : 1;
 	local_sub(bytes <= local_read(&m->entries_bytes) ?
 			  bytes :
 			  local_read(&m->entries_bytes),
@@ -415,10 +421,10 @@ uint64_t rb_rollback_torn(struct ringbuf_cpu *cb, unsigned int nr_torn)
 	local_sub(lost <= local_read(&m->entries) ? lost :
 						      local_read(&m->entries),
 		  &m->entries);
-	/* Once per interrupted write, and once per event lost inside one. */
+	/* Every event lost (counted as written, never readable), and at
+	 * least once per interrupted write. */
 	atomic_fetch_add_explicit(&m->torn_events,
-				  records > nr_torn ? records :
-						      (nr_torn ? nr_torn : 1),
+				  lost > nr_torn ? lost : nr_torn,
 				  memory_order_relaxed);
 	return records;
 }
@@ -491,11 +497,12 @@ void rb_recover_cpu(struct ringbuf_cpu *cb)
 	uint32_t n = cb->nr_pages;
 	uint32_t rp = rb_id_clamp(cb, atomic_load_explicit(&m->reader_page,
 							   memory_order_relaxed));
+	uint64_t committed = local_read(&m->entries), torn, now;
 	uint32_t tail, page;
 	bool found = false;
 	uint32_t pushed;
 
-	rb_rollback_torn(cb, 0);
+	torn = rb_rollback_torn(cb, 0);
 	tail = rb_id_clamp(cb, atomic_load_explicit(&m->tail_page,
 						    memory_order_relaxed));
 
@@ -557,6 +564,18 @@ void rb_recover_cpu(struct ringbuf_cpu *cb)
 	}
 out:
 	rb_recount_locked(cb);
+	/*
+	 * Every event counted in entries that is unreadable now (a signal
+	 * handler's inside the interrupted write, or the write itself if it
+	 * died between counting and committing), and at least once for the
+	 * interrupted write. Relaxed: the lock orders it for other readers.
+	 */
+	now = local_read(&m->entries);
+	if (torn)
+		atomic_fetch_add_explicit(&m->torn_events,
+					  committed > now + 1 ? committed - now :
+								1,
+					  memory_order_relaxed);
 }
 
 static uint64_t rb_next_read_stamp(uint64_t stamp,

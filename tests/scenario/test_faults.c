@@ -361,8 +361,8 @@ static void leave_mid_write(int model, enum leave how)
 	}
 	ASSERT_EQ(pthread_join(t, NULL), 0);
 
-	/* the interrupted write and the handler's event inside it */
-	ASSERT_EQ_U(ringbuf_torn_events_cpu(g_rb, 0), 2);
+	/* the handler's event, lost inside the interrupted write */
+	ASSERT_EQ_U(ringbuf_torn_events_cpu(g_rb, 0), 1);
 	ASSERT_EQ(drain_seqs(g_rb, 0, NULL), 2);
 	ASSERT_EQ_U(ringbuf_entries_cpu(g_rb, 0), 0);
 	ASSERT_EQ_U(ringbuf_bytes_cpu(g_rb, 0), 0);
