@@ -985,6 +985,11 @@ int ringbuf_resize(struct ringbuf *rb, size_t size, int cpu)
 		cb->meta->last_overrun = old.last_overrun;
 		cb->meta->lost_events = old.lost_events;
 		local_set(&cb->meta->pages_lost, local_read(&old.pages_lost));
+		/* Lost events stay counted where a reader sees them. */
+		atomic_store_explicit(&cb->meta->torn_events,
+				      atomic_load_explicit(&old.torn_events,
+							   memory_order_relaxed),
+				      memory_order_relaxed);
 		local_set(&cb->meta->pages_touched,
 			  local_read(&old.pages_touched));
 	}
@@ -1061,6 +1066,7 @@ void ringbuf_reset_cpu(struct ringbuf *rb, int cpu)
 	pthread_mutex_lock(&rb->resize_lock);
 	rb_reader_lock(cb);
 	if (!rb_quiesce_cpu(rb, cpu)) {
+		RB_TESTPOINT(cb, RINGBUF_TP_RESET_CPU);
 		rb_init_cpu_pages(cb);
 		atomic_store_explicit(&cb->dropped_unclaimed, 0,
 				      memory_order_relaxed);
@@ -1433,6 +1439,9 @@ int ringbuf_test_state(struct ringbuf *rb, int cpu,
 				     RINGBUF_COMMIT_MASK);
 	st->committing = (unsigned long)local_read(&cb->committing);
 	st->commits = (unsigned long)local_read(&cb->commits);
+	st->unread = rb_num_of_entries(cb);
+	st->overrun = (unsigned long)local_read(&m->overrun);
+	st->torn = (unsigned long)atomic_load(&m->torn_events);
 	return 0;
 }
 
