@@ -455,10 +455,13 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	rbt_set_current("hammer");
+#ifdef RINGBUF_TESTHOOKS
+	/* the chaos mode needs the test hooks (it accounts for resets) */
 	if (argc > 1 && !strcmp(argv[1], "--chaos-reader"))
 		return chaos_reader_main(argc, argv);
 	if (argc > 1 && !strcmp(argv[1], "--chaos"))
 		return chaos_main(argc, argv);
+#endif
 	H.seconds = 3;
 	H.overwrite = true;
 	H.model = RINGBUF_PER_CPU;
