@@ -638,11 +638,16 @@ struct rb_frame {
 	uintptr_t cpu_buffer_claimed;
 };
 
-/* Per-thread model: a cache of the slots this thread holds. */
-struct rb_slot_ref {
-	uint64_t uid;
-	struct ringbuf_cpu *cpu_buffer;
-};
+/*
+ * Per-thread model: a cache of the slots this thread holds. An entry is
+ * one word, the buffer's uid above RB_SLOT_IDX_BITS and the slot's index
+ * in rb->buffers below, so that a signal handler that interrupts an update
+ * of the cache, or updates it itself in between, only ever sees whole
+ * entries. (Two words could pair one buffer's uid with another buffer's
+ * slot, and a write would land in the wrong buffer.)
+ */
+#define RB_SLOT_IDX_BITS 16
+#define RB_SLOT_IDX_MASK ((1ull << RB_SLOT_IDX_BITS) - 1)
 #define RB_SLOT_CACHE 4
 
 /*
@@ -659,7 +664,7 @@ struct rb_tls {
 	bool exit_armed; /* the thread-exit destructor is armed (and tid set) */
 	int forced_cpu1; /* tests: forced cpu + 1, 0 = the real cpu */
 	struct rb_frame frame[RB_MAX_FRAMES];
-	struct rb_slot_ref slot[RB_SLOT_CACHE];
+	_Atomic uint64_t slot[RB_SLOT_CACHE];
 };
 
 RB_HIDDEN extern __thread struct rb_tls rb_tls

@@ -957,13 +957,21 @@ out_fail:
 static void rb_slot_cache_put(struct rb_tls *t, struct ringbuf *rb,
 			      struct ringbuf_cpu *cpu_buffer)
 {
-	memmove(&t->slot[1], &t->slot[0],
-		sizeof(t->slot[0]) * (RB_SLOT_CACHE - 1));
-	t->slot[0].cpu_buffer = cpu_buffer;
-	/* A signal handler may look at slot[0] between these stores: the
-	 * uid goes last, so it never pairs with a wrong buffer. */
-	barrier();
-	t->slot[0].uid = rb->uid;
+	/*
+	 * Relaxed: the thread's own words, shared with its signal handlers
+	 * only. Each entry moves as one word; a handler updating the cache
+	 * in the middle of this may leave an entry twice or push one out,
+	 * which costs a slow lookup later, never a wrong slot.
+	 */
+	for (int i = RB_SLOT_CACHE - 1; i > 0; i--)
+		atomic_store_explicit(&t->slot[i],
+				      atomic_load_explicit(&t->slot[i - 1],
+							   memory_order_relaxed),
+				      memory_order_relaxed);
+	atomic_store_explicit(&t->slot[0],
+			      rb->uid << RB_SLOT_IDX_BITS |
+				      (uint64_t)cpu_buffer->cpu,
+			      memory_order_relaxed);
 }
 
 /* Per-thread model: find or take this thread's slot. */
@@ -975,8 +983,13 @@ rb_thread_slot_slow(struct ringbuf *rb, struct rb_tls *t, int *err)
 	int start, i;
 
 	for (i = 1; i < (int)RB_SLOT_CACHE; i++) {
-		if (t->slot[i].uid == rb->uid) {
-			struct ringbuf_cpu *cb = t->slot[i].cpu_buffer;
+		/* Relaxed: see rb_slot_cache_put(). */
+		uint64_t key = atomic_load_explicit(&t->slot[i],
+						    memory_order_relaxed);
+
+		if (key >> RB_SLOT_IDX_BITS == rb->uid) {
+			struct ringbuf_cpu *cb =
+				rb->buffers[key & RB_SLOT_IDX_MASK];
 
 			rb_slot_cache_put(t, rb, cb);
 			return cb;
@@ -1084,9 +1097,13 @@ rb_writer_get(struct ringbuf *rb, struct rb_tls *t, bool *claimed, int *err)
 	int cpu;
 
 	if (rb->model == RINGBUF_PER_THREAD) {
+		/* Relaxed: see rb_slot_cache_put(). */
+		uint64_t key = atomic_load_explicit(&t->slot[0],
+						    memory_order_relaxed);
+
 		*claimed = false;
-		if (likely(t->slot[0].uid == rb->uid))
-			return t->slot[0].cpu_buffer;
+		if (likely(key >> RB_SLOT_IDX_BITS == rb->uid))
+			return rb->buffers[key & RB_SLOT_IDX_MASK];
 		return rb_thread_slot_slow(rb, t, err);
 	}
 
@@ -1156,12 +1173,17 @@ rb_reserve_refused(struct ringbuf *rb, unsigned long length, int *err)
 	}
 	/* Nesting too deep: drop and count on the buffer the thread writes
 	 * to (its slot, or its CPU's buffer). */
-	if (rb->model == RINGBUF_PER_THREAD)
-		cpu = t->slot[0].uid == rb->uid ?
-			      t->slot[0].cpu_buffer->cpu :
+	if (rb->model == RINGBUF_PER_THREAD) {
+		/* Relaxed: see rb_slot_cache_put(). */
+		uint64_t key = atomic_load_explicit(&t->slot[0],
+						    memory_order_relaxed);
+
+		cpu = key >> RB_SLOT_IDX_BITS == rb->uid ?
+			      (int)(key & RB_SLOT_IDX_MASK) :
 			      (int)(rb_gettid() % (uint32_t)rb->nr_cpus);
-	else
+	} else {
 		cpu = rb_current_cpu() % rb->nr_cpu_bufs;
+	}
 	/* Relaxed: a statistic, kept off the mapping (no claim held). */
 	atomic_fetch_add_explicit(&rb->buffers[cpu]->dropped_unclaimed, 1,
 				  memory_order_relaxed);
