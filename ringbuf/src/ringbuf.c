@@ -1433,6 +1433,10 @@ int ringbuf_test_state(struct ringbuf *rb, int cpu,
 
 		st->next[i] = rb_link_id(link);
 		st->flags[i] = link & RB_FLAG_MASK;
+		st->page_write[i] = (unsigned long)rb_page_write(cb, i);
+		st->page_commit[i] = (unsigned long)(
+			atomic_load(&rb_data(cb, i)->commit) &
+			RINGBUF_COMMIT_MASK);
 	}
 	st->write = (unsigned long)rb_page_write(cb, st->tail_page);
 	st->commit = (unsigned long)(atomic_load(&rb_data(cb, st->commit_page)->commit) &
@@ -1442,6 +1446,8 @@ int ringbuf_test_state(struct ringbuf *rb, int cpu,
 	st->unread = rb_num_of_entries(cb);
 	st->overrun = (unsigned long)local_read(&m->overrun);
 	st->torn = (unsigned long)atomic_load(&m->torn_events);
+	st->bytes = (unsigned long)(local_read(&m->entries_bytes) -
+				    atomic_load(&m->read_bytes));
 	return 0;
 }
 

@@ -68,6 +68,26 @@
 
 extern char **environ;
 
+enum {
+	CH_OP_SWAP = 1, CH_OP_RESET = 2, CH_OP_RESIZE = 4, CH_OP_STALL = 8,
+	CH_OP_CANCEL = 16, CH_OP_KILL = 32, CH_OP_SIGNAL = 64,
+	CH_OP_ALL = 127,
+};
+static const char *const ch_op_names[] = { "swap", "reset", "resize",
+					    "stall", "cancel", "kill",
+					    "signal" };
+
+#if defined(__SANITIZE_THREAD__)
+#define CH_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define CH_TSAN 1
+#endif
+#endif
+#ifndef CH_TSAN
+#define CH_TSAN 0
+#endif
+
 struct ch_payload {
 	uint32_t magic;
 	uint16_t stream;
@@ -100,6 +120,7 @@ struct ch_writer {
 static struct {
 	/* configuration */
 	double seconds, round_secs;
+	unsigned int ops;		/* CH_OP_* the chaos thread may do */
 	int nthreads;
 	uint64_t seed;
 	unsigned int pages;
@@ -117,7 +138,7 @@ static struct {
 	unsigned int nr_inc;
 	int live[64];			/* writer slots -> incarnation */
 	pthread_mutex_t wlock;
-	atomic_bool stop, stop_writers;
+	atomic_bool stop, stop_writers, stop_consumer;
 	pid_t child;
 	uint64_t pending[CH_MAX_PENDING];
 	unsigned int npending;
@@ -229,14 +250,18 @@ static void ch_write(struct ch_writer *w, int which, struct rbt_rng *rng,
 		return;
 	/* taken before the write: a cancelled write's number is never used */
 	w->next[which] = seq + 1;
+	/* no handler writes inside a write that may be cancelled */
+	if (may_cancel)
+		atomic_store(&w->no_nest, true);
 	ev = ringbuf_lock_reserve(rb, len);
-	if (!ev)
+	if (!ev) {
+		atomic_store(&w->no_nest, false);
 		return;
+	}
 	ch_fill(ringbuf_event_data(ev), stream, seq, len);
 	if (may_cancel) {
 		/* a cancellation point in the payload code, as a printf to a
 		 * pipe or any blocking call would be */
-		atomic_store(&w->no_nest, true);
 		pthread_cleanup_push(ch_cancelled, w);
 		pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
 		pthread_testcancel();
@@ -305,7 +330,9 @@ static void *ch_writer_main(void *arg)
 			nanosleep(&ts, NULL);
 			continue;
 		}
-		ch_write(w, 0, &w->rng, rbt_rng_range(&w->rng, 0, 15) == 0);
+		ch_write(w, 0, &w->rng,
+			 atomic_load(&w->dying) ||
+				 rbt_rng_range(&w->rng, 0, 15) == 0);
 	}
 	/* no handler may write once the thread is gone */
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
@@ -401,7 +428,9 @@ static void *ch_consumer(void *arg)
 
 	(void)arg;
 	rbt_rng_init(&rng, C.seed ^ 0x5555);
-	while (!atomic_load(&C.stop)) {
+	/* until the writers are gone: a writer being cancelled may need
+	 * room to reach its next write */
+	while (!atomic_load(&C.stop_consumer)) {
 		int got = 0, r;
 
 		for (int i = 0; i < 3; i++) {
@@ -512,13 +541,23 @@ static void *ch_reaper(void *arg)
 	(void)arg;
 	rbt_rng_init(&rng, C.seed ^ 0x7777);
 	while (!atomic_load(&C.stop)) {
+		if (!(C.ops & CH_OP_KILL)) {
+			rbt_msleep(10);
+			continue;
+		}
 		C.child = ch_start_reader();
 		rbt_msleep((unsigned int)rbt_rng_range(&rng, 1, 60));
 		ch_stop_reader();
-		/* the creator reads that cpu buffer too, after the dead one */
-		for (int i = (int)rbt_rng_range(&rng, 0, 50); i > 0; i--)
-			if (ch_read_one(C.b, 0, 2, 0) <= 0)
-				break;
+		/*
+		 * The creator reads that cpu buffer too, after the dead one.
+		 * Not under ThreadSanitizer: the reader processes' lock and
+		 * swaps order our reads before the writers' next lap on those
+		 * pages, and TSan cannot see another process's side.
+		 */
+		if (!CH_TSAN)
+			for (int i = (int)rbt_rng_range(&rng, 0, 50); i > 0; i--)
+				if (ch_read_one(C.b, 0, 2, 0) <= 0)
+					break;
 	}
 	return NULL;
 }
@@ -590,7 +629,16 @@ static void *ch_chaos(void *arg)
 					     (uint64_t)ringbuf_nr_cpus(C.a) - 1);
 
 		rbt_msleep((unsigned int)rbt_rng_range(&rng, 5, 40));
-		switch (rbt_rng_range(&rng, 0, 9)) {
+		static const unsigned int op_of[10] = {
+			CH_OP_SWAP, CH_OP_SWAP, CH_OP_SWAP, CH_OP_RESET,
+			CH_OP_RESET, CH_OP_RESIZE, CH_OP_STALL, CH_OP_STALL,
+			CH_OP_CANCEL, CH_OP_CANCEL,
+		};
+		unsigned int pick = (unsigned int)rbt_rng_range(&rng, 0, 9);
+
+		if (!(C.ops & op_of[pick]))
+			continue;
+		switch (pick) {
 		case 0:
 		case 1:
 		case 2:
@@ -636,7 +684,7 @@ static void *ch_signaller(void *arg)
 
 		pthread_mutex_lock(&C.wlock);
 		w = C.w[C.live[slot]];
-		if (!atomic_load(&w->dying))
+		if (!atomic_load(&w->dying) && (C.ops & CH_OP_SIGNAL))
 			pthread_kill(w->tid, SIGUSR1);
 		pthread_mutex_unlock(&C.wlock);
 		nanosleep(&ts, NULL);
@@ -725,6 +773,7 @@ static void ch_round(void)
 	C.nr_inc = 0;
 	atomic_store(&C.stop, false);
 	atomic_store(&C.stop_writers, false);
+	atomic_store(&C.stop_consumer, false);
 	C.round_start = rbt_now_ns();
 	C.pace = 0.7 * CH_SEQ_CAP / (C.round_secs * 1e9 + 20e9);
 
@@ -748,6 +797,7 @@ static void ch_round(void)
 	atomic_store(&C.stop_writers, true);
 	for (int i = 0; i < C.nthreads; i++)
 		pthread_join(C.w[C.live[i]]->tid, NULL);
+	atomic_store(&C.stop_consumer, true);
 	pthread_join(consumer, NULL);
 
 	/* everything stopped: read what is left */
@@ -804,11 +854,27 @@ static void ch_round(void)
 		for (int c = 0; c < ringbuf_nr_cpus(bufs[i]); c++)
 			if (ringbuf_entries_cpu(bufs[i], c) ||
 			    ringbuf_bytes_cpu(bufs[i], c)) {
+				struct ringbuf_test_state st;
+
 				ch_error("buffer %d cpu %d after the drain: "
 					 "entries %lu bytes %lu", i, c,
 					 ringbuf_entries_cpu(bufs[i], c),
 					 ringbuf_bytes_cpu(bufs[i], c));
 				sizes_ok = 0;
+				if (!ringbuf_test_state(bufs[i], c, &st)) {
+					fprintf(stderr, "chaos: head %u tail %u "
+						"commit %u reader %u\n",
+						st.head_page, st.tail_page,
+						st.commit_page, st.reader_page);
+					for (unsigned int p = 0;
+					     p <= st.nr_pages && p < 64; p++)
+						fprintf(stderr, "chaos:  page %u"
+							" next %u flags %u write"
+							" %lu commit %lu\n", p,
+							st.next[p], st.flags[p],
+							st.page_write[p],
+							st.page_commit[p]);
+				}
 			}
 		if (sizes_ok && !ringbuf_empty(bufs[i]))
 			ch_error("buffer %d not empty after the drain", i);
@@ -851,6 +917,7 @@ int chaos_main(int argc, char **argv)
 	C.pages = 8;
 	C.overwrite = true;
 	C.model = RINGBUF_PER_CPU;
+	C.ops = CH_OP_ALL;
 	C.seed = rbt_seed();
 	for (int i = 2; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -868,7 +935,12 @@ int chaos_main(int argc, char **argv)
 			C.seed = strtoull(v, NULL, 0);
 		else if (!strcmp(a, "--mode"))
 			C.overwrite = !strcmp(v, "overwrite");
-		else if (!strcmp(a, "--model"))
+		else if (!strcmp(a, "--ops")) {
+			C.ops = 0;
+			for (unsigned int k = 0; k < 7; k++)
+				if (strstr(v, ch_op_names[k]))
+					C.ops |= 1u << k;
+		} else if (!strcmp(a, "--model"))
 			C.model = !strcmp(v, "perthread") ? RINGBUF_PER_THREAD :
 							    RINGBUF_PER_CPU;
 		else
@@ -926,6 +998,7 @@ int chaos_main(int argc, char **argv)
 usage:
 	fprintf(stderr, "usage: hammer --chaos [--seconds S] [--round S] "
 			"[--threads N] [--seed N] [--mode overwrite|pc] "
-			"[--model percpu|perthread]\n");
+			"[--model percpu|perthread] "
+			"[--ops swap,reset,resize,stall,cancel,kill,signal]\n");
 	return 2;
 }

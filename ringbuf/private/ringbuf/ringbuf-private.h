@@ -90,6 +90,8 @@ struct ringbuf_test_state {
 	unsigned long write, commit;
 	unsigned long committing, commits;
 	unsigned long unread, overrun, torn;
+	unsigned long page_write[64], page_commit[64];
+	unsigned long bytes;
 };
 
 /**
