@@ -23,6 +23,8 @@
  *  event_after_reset		bytes across a swap, reset or resize of its
  *  event_after_resize		cpu buffer
  *  empty_is_enodata		NULL from an empty buffer says ENODATA
+ *  wait_across_resize		blocking readers keep waiting while the
+ *				buffer is resized under them
  */
 #include <errno.h>
 #include <pthread.h>
@@ -471,6 +473,57 @@ static void empty_is_enodata(void)
 	ringbuf_free(rb);
 }
 
+/* ---- a blocking reader across resizes ------------------------------------ */
+
+static atomic_bool g_wait_stop;
+
+static void *resize_waiter(void *arg)
+{
+	struct ringbuf *rb = arg;
+	int ret = 0;
+
+	/* each wait registers in the mapping, sleeps on a futex word in it
+	 * and unregisters: a resize in between must not pull it away */
+	while (!atomic_load(&g_wait_stop) && ret >= 0)
+		ret = ringbuf_wait(rb, RINGBUF_ALL_CPUS, 0, 2);
+	if (ret < 0)
+		RBT_FAIL("ringbuf_wait: %d", ret);
+	return NULL;
+}
+
+static void *resize_waiter_cpu(void *arg)
+{
+	struct ringbuf *rb = arg;
+
+	while (!atomic_load(&g_wait_stop))
+		if (ringbuf_wait(rb, 1, 50, 2) < 0)
+			RBT_FAIL("ringbuf_wait(cpu 1) failed");
+	return NULL;
+}
+
+static void wait_across_resize(void)
+{
+	struct ringbuf *rb = tu_create(4, 0, 2, RINGBUF_PER_CPU);
+	pthread_t a, b;
+
+	atomic_store(&g_wait_stop, false);
+	ASSERT_EQ(pthread_create(&a, NULL, resize_waiter, rb), 0);
+	ASSERT_EQ(pthread_create(&b, NULL, resize_waiter_cpu, rb), 0);
+	for (int i = 0; i < 40; i++)
+		ASSERT_EQ(ringbuf_resize(rb, TU_PAGES(i % 2 ? 4 : 8),
+					 RINGBUF_ALL_CPUS),
+			  0);
+	atomic_store(&g_wait_stop, true);
+	pthread_join(a, NULL);
+	pthread_join(b, NULL);
+	/* every waiter is gone: the counts carried over came back to 0 */
+	ringbuf_test_set_cpu(1);
+	tu_write_ok(rb, 1, LEN);
+	ringbuf_test_set_cpu(-1);
+	ASSERT_EQ_U(ringbuf_entries_cpu(rb, 1), 1);
+	ringbuf_free(rb);
+}
+
 static const struct rbt_case cases[] = {
 	RBT_CASE(reader_gives_up_on_update),
 	RBT_CASE(stale_next_link),
@@ -481,5 +534,6 @@ static const struct rbt_case cases[] = {
 	RBT_CASE(event_after_reset),
 	RBT_CASE(event_after_resize),
 	RBT_CASE(empty_is_enodata),
+	RBT_CASE(wait_across_resize),
 };
 RBT_MAIN(cases)
