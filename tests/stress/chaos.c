@@ -124,7 +124,7 @@ static struct {
 	int nthreads;
 	uint64_t seed;
 	unsigned int pages;
-	bool overwrite, base_overwrite;
+	bool overwrite, base_overwrite, both_modes;
 	int model, base_model;
 	const char *self;
 
@@ -750,7 +750,8 @@ static void ch_round(void)
 
 	/* the models take turns, round by round, the modes every other
 	 * round: in four rounds, each pair */
-	C.overwrite = C.base_overwrite ^ ((C.rounds ^ (C.rounds >> 1)) & 1);
+	C.overwrite = C.base_overwrite ^
+		      (C.both_modes && ((C.rounds ^ (C.rounds >> 1)) & 1));
 	C.model = C.rounds & 1 ?
 			  (C.base_model == RINGBUF_PER_CPU ? RINGBUF_PER_THREAD :
 							     RINGBUF_PER_CPU) :
@@ -918,6 +919,7 @@ int chaos_main(int argc, char **argv)
 	C.overwrite = true;
 	C.model = RINGBUF_PER_CPU;
 	C.ops = CH_OP_ALL;
+	C.both_modes = true;
 	C.seed = rbt_seed();
 	for (int i = 2; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -933,8 +935,11 @@ int chaos_main(int argc, char **argv)
 			C.nthreads = atoi(v);
 		else if (!strcmp(a, "--seed"))
 			C.seed = strtoull(v, NULL, 0);
-		else if (!strcmp(a, "--mode"))
-			C.overwrite = !strcmp(v, "overwrite");
+		else if (!strcmp(a, "--mode")) {
+			/* the first round's mode; "only" keeps it */
+			C.overwrite = !strncmp(v, "overwrite", 9);
+			C.both_modes = !strstr(v, "-only");
+		}
 		else if (!strcmp(a, "--ops")) {
 			C.ops = 0;
 			for (unsigned int k = 0; k < 7; k++)
@@ -997,7 +1002,8 @@ int chaos_main(int argc, char **argv)
 	return 0;
 usage:
 	fprintf(stderr, "usage: hammer --chaos [--seconds S] [--round S] "
-			"[--threads N] [--seed N] [--mode overwrite|pc] "
+			"[--threads N] [--seed N] "
+			"[--mode overwrite|pc|overwrite-only|pc-only] "
 			"[--model percpu|perthread] "
 			"[--ops swap,reset,resize,stall,cancel,kill,signal]\n");
 	return 2;
