@@ -75,6 +75,12 @@ struct bench_result {
 	uint64_t read;		/* events the consumer got */
 	uint64_t read_bytes;	/* bytes the consumer got (records) */
 	uint64_t bad_records;	/* consumer saw a record of a wrong size */
+	/* After the run the buffer was drained: every record each writer
+	 * stream committed was either read (once) or is counted lost. */
+	bool drained;
+	uint64_t seq_dup;	/* (stream, sequence) read more than once */
+	uint64_t seq_unseen;	/* committed, never read: must equal overrun */
+	uint64_t seq_alien;	/* a stream or sequence no writer wrote */
 	bool seq_checked;	/* one writer: its counter was followed */
 	uint64_t seq_gaps, seq_missing;	/* jumps in it, events they skipped */
 	uint64_t overrun;	/* events overwritten (library counters) */
@@ -208,6 +214,9 @@ struct page_stats {
 	uint64_t seq_gaps;	/* places where the counter jumped */
 	uint64_t seq_missing;	/* events the jumps skipped */
 	uint64_t first_gap_at;	/* index in the page of the first jump, + 1 */
+	/* if set, called with the first 8 payload bytes of each data record */
+	void (*mark)(void *ctx, uint64_t word);
+	void *mark_ctx;
 };
 void bench_parse_page(const void *page, size_t page_size,
 		      unsigned int expect_payload, struct page_stats *st);

@@ -85,6 +85,13 @@ void bench_parse_page(const void *page, size_t page_size,
 			}
 			st->events++;
 			st->bytes += size;
+			if (st->mark && payload >= 8) {
+				uint64_t word;
+
+				memcpy(&word, p + (type_len == 0 ? 8 : RINGBUF_EVENT_HDR_SIZE),
+				       sizeof(word));
+				st->mark(st->mark_ctx, word);
+			}
 			if (st->check_seq && payload >= 8) {
 				uint64_t seq;
 				size_t off = type_len == 0 ? 8 : RINGBUF_EVENT_HDR_SIZE;

@@ -46,7 +46,60 @@ struct rb_shared {
 	uint64_t prev_commit, prev_events, prev_ts;	/* the page read before */
 	uint64_t longest_pass_ns, longest_idle_ns;	/* consumer stalls */
 	uint64_t longest_nap_ns;			/* its longest nap */
+	/* (stream, sequence) read: a bitmap per stream, by the consumer */
+	struct rb_seen {
+		uint64_t *bits;
+		uint64_t words;
+		uint64_t count;
+	} *seen;
+	unsigned int nr_streams;
+	uint64_t seq_dup, seq_alien;
 };
+
+/*
+ * The first 8 payload bytes: the stream in the top 16 bits (writer i's
+ * thread is 2i + 1, its signal handler 2i + 2; 0 is the warm-up, reset
+ * before the run) and the stream's sequence, from 1, below.
+ */
+#define RB_SEQ_BITS 48
+#define RB_SEQ_MASK ((1ull << RB_SEQ_BITS) - 1)
+
+static inline uint64_t rb_stream_tag(unsigned int stream)
+{
+	return (uint64_t)stream << RB_SEQ_BITS;
+}
+
+static void rb_seen_mark(void *ctx, uint64_t word)
+{
+	struct rb_shared *s = ctx;
+	unsigned int stream = (unsigned int)(word >> RB_SEQ_BITS);
+	uint64_t seq = word & RB_SEQ_MASK, w = seq / 64;
+	struct rb_seen *sn;
+
+	if (!stream || stream > s->nr_streams || !seq) {
+		s->seq_alien++;
+		return;
+	}
+	sn = &s->seen[stream - 1];
+	if (w >= sn->words) {
+		uint64_t n = w * 2 + 1024;
+		uint64_t *b = realloc(sn->bits, n * sizeof(*b));
+
+		if (!b) {
+			s->seq_alien++;
+			return;
+		}
+		memset(b + sn->words, 0, (n - sn->words) * sizeof(*b));
+		sn->bits = b;
+		sn->words = n;
+	}
+	if (sn->bits[w] & (1ull << (seq % 64))) {
+		s->seq_dup++;
+		return;
+	}
+	sn->bits[w] |= 1ull << (seq % 64);
+	sn->count++;
+}
 
 /* ---------------------------------------------------------------------- */
 /* Writers                                                                 */
@@ -85,7 +138,7 @@ static void rb_sig_handler(int sig)
 	ev = ringbuf_lock_reserve(s->rb, w->c->payload);
 	if (ev) {
 		bench_put_payload(ringbuf_event_data(ev), w->src, w->c->payload,
-				  ~w->nested_ok);
+				  rb_stream_tag(2 * w->idx + 2) | (w->nested_ok + 1));
 		ringbuf_unlock_commit(s->rb);
 		w->nested_ok++;
 	} else {
@@ -146,14 +199,15 @@ rb_loop(struct bench_writer *w, unsigned int len)
 {
 	struct rb_shared *s = w->impl;
 	struct ringbuf *rb = s->rb;
-	uint64_t seq = 0, ok = 0, miss = 0;
+	uint64_t seq = 0, ok = 0, miss = 0, tag = rb_stream_tag(2 * w->idx + 1);
 
 	while (!atomic_load_explicit(&bench_stop, memory_order_relaxed)) {
 		struct ringbuf_event *ev = ringbuf_lock_reserve(rb, len);
 
 		seq++;
 		if (__builtin_expect(ev != NULL, 1)) {
-			bench_put_payload(ringbuf_event_data(ev), w->src, len, seq);
+			bench_put_payload(ringbuf_event_data(ev), w->src, len,
+					  tag | seq);
 			ringbuf_unlock_commit(rb);
 			ok++;
 		} else {
@@ -237,6 +291,12 @@ static void rb_account_event(struct rb_shared *s, struct ringbuf_event *ev,
 {
 	unsigned int len = ringbuf_event_length(ev);
 
+	if (s->seen && len >= 8) {
+		uint64_t word;
+
+		memcpy(&word, ringbuf_event_data(ev), sizeof(word));
+		rb_seen_mark(s, word);
+	}
 	s->cons_events++;
 	s->cons_bytes += RINGBUF_EVENT_HDR_SIZE + len +
 			 (len > RINGBUF_MAX_SMALL_DATA ? 4u : 0u);
@@ -285,6 +345,10 @@ static uint64_t rb_consume_pass(struct rb_shared *s, enum bench_consumer mode,
 				struct page_stats st;
 
 				memset(&st, 0, sizeof(st));
+				if (s->seen) {
+					st.mark = rb_seen_mark;
+					st.mark_ctx = s;
+				}
 				st.check_seq = s->check_seq;
 				st.last_seq = s->last_seq;
 				bench_parse_page(page, s->subbuf, expect, &st);
@@ -382,6 +446,38 @@ static struct ringbuf *rb_create(const struct bench_case *c, struct bench_result
 	return rb;
 }
 
+/*
+ * After the writers stopped: read everything left, then account each
+ * writer stream. An event the buffer counts but nobody can read then shows
+ * as entries left after the drain, and one the buffer lost without saying
+ * so as more unseen records than overrun.
+ */
+static void rb_drain_check(struct bench_team *t, struct rb_shared *s,
+			   struct bench_result *r)
+{
+	enum bench_consumer mode = t->c->consumer == CONS_NONE ? CONS_EVENT :
+								 t->c->consumer;
+	void *page = mode == CONS_PAGE ? ringbuf_alloc_read_page(s->rb, 0) : NULL;
+	unsigned int i;
+
+	if (mode == CONS_PAGE && !page)
+		return;
+	while (rb_consume_pass(s, mode, page, t->c->payload, 0))
+		;
+	ringbuf_free_read_page(s->rb, 0, page);
+	r->drained = true;
+	if (!s->seen)
+		return;
+	for (i = 0; i < t->nw; i++) {
+		uint64_t thr = t->w[i].written, sig = t->w[i].nested_ok;
+
+		r->seq_unseen += thr - s->seen[2 * i].count;
+		r->seq_unseen += sig - s->seen[2 * i + 1].count;
+	}
+	r->seq_dup = s->seq_dup;
+	r->seq_alien = s->seq_alien;
+}
+
 static void rb_collect(struct rb_shared *s, struct bench_result *r)
 {
 	int cpu;
@@ -426,6 +522,10 @@ void bench_run_ringbuf(const struct bench_case *c, struct bench_result *r)
 
 	if (bench_team_init(&t, c, r))
 		goto out;
+	if (c->payload >= 8) {
+		s.nr_streams = 2 * t.nw;
+		s.seen = calloc(s.nr_streams, sizeof(*s.seen));
+	}
 	/*
 	 * One pinned writer, no signals: its counter must reach the reader in
 	 * order, skipping only what was refused or overwritten (checked in
@@ -450,6 +550,7 @@ void bench_run_ringbuf(const struct bench_case *c, struct bench_result *r)
 		}
 	}
 	bench_team_sum(&t, r);
+	rb_drain_check(&t, &s, r);
 	rb_collect(&s, r);
 	r->consumer_secs = (double)t.cons_ns / 1e9;
 	r->cons_longest_pass_ns = s.longest_pass_ns;
@@ -459,6 +560,9 @@ void bench_run_ringbuf(const struct bench_case *c, struct bench_result *r)
 	r->seq_gaps = s.seq_gaps;
 	r->seq_missing = s.seq_missing;
 out:
+	for (i = 0; s.seen && i < s.nr_streams; i++)
+		free(s.seen[i].bits);
+	free(s.seen);
 	free(t.w);
 	ringbuf_free(s.rb);
 }

@@ -630,6 +630,26 @@ static void check(const struct bench_case *c, struct bench_result *r)
 	if (c->impl == IMPL_LTTNG || c->impl == IMPL_FLOOR)
 		return;	/* checked where measured */
 	r->consistent = true;
+	/* libringbuf: after a full drain nothing may be left counted, and
+	 * each writer stream's records are read once or counted lost. */
+	if (r->drained && r->entries) {
+		r->consistent = false;
+		snprintf(msg, len, "%llu events still counted after a full drain",
+			 (unsigned long long)r->entries);
+		return;
+	}
+	if (r->drained && (r->seq_dup || r->seq_alien ||
+			   r->seq_unseen != r->overrun)) {
+		r->consistent = false;
+		snprintf(msg, len,
+			 "per stream: %llu read twice, %llu not written by any writer,"
+			 " %llu committed and never read but overrun %llu",
+			 (unsigned long long)r->seq_dup,
+			 (unsigned long long)r->seq_alien,
+			 (unsigned long long)r->seq_unseen,
+			 (unsigned long long)r->overrun);
+		return;
+	}
 	if (r->written != r->read + r->overrun + r->entries) {
 		r->consistent = false;
 		snprintf(msg, len, "written %llu != read %llu + overrun %llu + entries %llu"

@@ -197,14 +197,79 @@ void rb_thread_slot_track(void)
 		pthread_setspecific(rb_thread_key, (void *)1);
 }
 
+/* Whether @cb is a cpu buffer of a live buffer. Registry lock held. */
+static bool rb_cpu_registered(struct ringbuf_cpu *cb)
+{
+	for (size_t i = 0; i < rb_registry_nr; i++)
+		for (int c = 0; c < rb_registry[i]->nr_cpus; c++)
+			if (rb_registry[i]->buffers[c] == cb)
+				return true;
+	return false;
+}
+
+/*
+ * The thread exits (cancelled, pthread_exit(), or its start routine
+ * returned) with reservations it never committed: frames still on its
+ * stack. Userspace: a kernel writer cannot vanish between reserve and
+ * commit. Left as they are, the cpu buffer's committing and active counts
+ * stay raised, so the next thread's writes all look nested and are never
+ * committed, and resize or reset wait for a writer that is gone. Roll the
+ * writes back as a reader does for a dead process (rb_rollback_torn()),
+ * count them torn, and only then give the cpu buffer back. No writer can
+ * run on it meanwhile: we still hold its claim (per-CPU model) or slot
+ * (per-thread model). Registry lock held.
+ */
+static void rb_thread_abandon(void)
+{
+	struct rb_tls *t = &rb_tls;
+	unsigned int d = t->depth;
+
+	for (unsigned int i = d; i-- > 0;) {
+		struct ringbuf_cpu *cb = (struct ringbuf_cpu *)(
+			t->frame[i].cpu_buffer_claimed & ~(uintptr_t)1);
+		unsigned int k = 0;
+		bool claimed = false;
+		uint64_t active;
+
+		if (!cb || !rb_cpu_registered(cb))
+			continue;
+		for (unsigned int j = 0; j <= i; j++) {
+			uintptr_t f = t->frame[j].cpu_buffer_claimed;
+
+			if ((struct ringbuf_cpu *)(f & ~(uintptr_t)1) != cb)
+				continue;
+			k++;
+			claimed |= f & 1;
+			t->frame[j].cpu_buffer_claimed = 0;
+		}
+		rb_rollback_torn(cb, k);
+		local_set(&cb->committing, 0);
+		active = local_read(&cb->active);
+		/* Release: as rb_writer_put(), our accesses to the cpu buffer
+		 * happen before a resize/reset that sees active drop. */
+		atomic_store_explicit(&cb->active, active > k ? active - k : 0,
+				      memory_order_release);
+		/* Release: the rollback happens before the next owner's
+		 * claim (acquire in rb_writer_get()/rb_claim_slow()). */
+		if (claimed)
+			atomic_store_explicit(&cb->owner, 0,
+					      memory_order_release);
+	}
+	t->depth = 0;
+	t->nest_extra = 0;
+}
+
 static void rb_thread_exit(void *arg)
 {
 	uint32_t tid = rb_tls.tid;
 
 	(void)arg;
+	rb_read_copy_free();
 	if (!tid)
 		return;
 	pthread_mutex_lock(&rb_registry_lock);
+	if (rb_tls.depth)
+		rb_thread_abandon();
 	for (size_t i = 0; i < rb_registry_nr; i++) {
 		struct ringbuf *rb = rb_registry[i];
 

@@ -278,6 +278,9 @@ struct ringbuf_cpu {
 	 * processes also on shared->lock when the buffer is in a file. */
 	alignas(RB_CACHELINE) pthread_mutex_t reader_lock;
 	struct rb_cpu_lock *shared;
+	/* The last read under the lock gave up waiting on a writer (a
+	 * preempted one holds the next page): "try again", not "empty". */
+	bool reader_busy;
 	/* commits when a merged read last found the buffer empty with no
 	 * writer active (UINT64_MAX: unknown); lets ringbuf_consume_next()
 	 * skip idle buffers without the lock. */
@@ -635,11 +638,16 @@ struct rb_frame {
 	uintptr_t cpu_buffer_claimed;
 };
 
-/* Per-thread model: a cache of the slots this thread holds. */
-struct rb_slot_ref {
-	uint64_t uid;
-	struct ringbuf_cpu *cpu_buffer;
-};
+/*
+ * Per-thread model: a cache of the slots this thread holds. An entry is
+ * one word, the buffer's uid above RB_SLOT_IDX_BITS and the slot's index
+ * in rb->buffers below, so that a signal handler that interrupts an update
+ * of the cache, or updates it itself in between, only ever sees whole
+ * entries. (Two words could pair one buffer's uid with another buffer's
+ * slot, and a write would land in the wrong buffer.)
+ */
+#define RB_SLOT_IDX_BITS 16
+#define RB_SLOT_IDX_MASK ((1ull << RB_SLOT_IDX_BITS) - 1)
 #define RB_SLOT_CACHE 4
 
 /*
@@ -653,9 +661,10 @@ struct rb_tls {
 	unsigned int depth;
 	unsigned int nest_extra;
 	uint32_t tid;
+	bool exit_armed; /* the thread-exit destructor is armed (and tid set) */
 	int forced_cpu1; /* tests: forced cpu + 1, 0 = the real cpu */
 	struct rb_frame frame[RB_MAX_FRAMES];
-	struct rb_slot_ref slot[RB_SLOT_CACHE];
+	_Atomic uint64_t slot[RB_SLOT_CACHE];
 };
 
 RB_HIDDEN extern __thread struct rb_tls rb_tls
@@ -712,5 +721,8 @@ RB_HIDDEN struct ringbuf_event *rb_reader_peek_locked(struct ringbuf_cpu *cb,
 						       uint64_t *ts,
 						       unsigned long *lost);
 RB_HIDDEN unsigned long rb_num_of_entries(struct ringbuf_cpu *cpu_buffer);
+RB_HIDDEN void rb_read_copy_free(void);
+RB_HIDDEN uint64_t rb_rollback_torn(struct ringbuf_cpu *cb,
+				    unsigned int nr_torn);
 
 #endif /* RINGBUF_INTERNAL_H */

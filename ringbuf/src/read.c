@@ -16,6 +16,8 @@
 #include "internal.h"
 
 #define RB_NO_PAGE UINT32_MAX
+/* rb_buffer_peek(): the rest of a damaged page was skipped; read on. */
+#define RB_SKIPPED ((struct ringbuf_event *)(uintptr_t)1)
 
 static struct ringbuf_cpu *rb_cpu(struct ringbuf *rb, int cpu)
 {
@@ -166,10 +168,18 @@ void rb_reader_unlock(struct ringbuf_cpu *cb)
 	pthread_mutex_unlock(&cb->reader_lock);
 }
 
-/* 256 yields then 50 us sleeps, for two seconds at most (see
- * rb_reader_gave_up()); the count is a backstop. */
-#define RB_READER_SPINS_MAX (256u + 40000u)
-#define RB_READER_WAIT_NS 2000000000ull
+/*
+ * 256 yields then 50 us sleeps, for two milliseconds at most (see
+ * rb_reader_gave_up()); the count is a backstop. Userspace: the kernel's
+ * reader spins until the writer is done, which takes a few instructions
+ * there. Here the writer may be preempted or stopped for any time, and
+ * the reader waits holding its lock (which counters, resize, reset and
+ * swap take too), so it waits briefly and reports "busy, try again"
+ * (EAGAIN) instead; every state it leaves behind is one the next read
+ * continues from.
+ */
+#define RB_READER_SPINS_MAX (256u + 100u)
+#define RB_READER_WAIT_NS 2000000ull
 
 static uint64_t rb_mono_ns(void)
 {
@@ -225,6 +235,7 @@ static uint32_t rb_set_head_page(struct ringbuf_cpu *cpu_buffer)
 {
 	struct rb_cpu_meta *m = cpu_buffer->meta;
 	uint32_t head, page;
+	uint64_t pushes = local_read(&m->pages_lost);
 
 	head = atomic_load_explicit(&m->head_page, memory_order_relaxed);
 	if (RB_WARN_ON(cpu_buffer->buffer, head >= cpu_buffer->nr_pages + 1))
@@ -265,6 +276,20 @@ static uint32_t rb_set_head_page(struct ringbuf_cpu *cpu_buffer)
 				return RB_NO_PAGE;
 		} while (page != head && ++n <= cpu_buffer->nr_pages);
 	}
+	/*
+	 * Userspace: a reader preempted while it walks can be overtaken by
+	 * writers pushing the head in overwrite mode, lap after lap; the
+	 * kernel's reader runs with interrupts off and warns here. A push
+	 * counts pages_lost before it lets go of the old head link (the
+	 * UPDATE -> NORMAL release in rb_handle_head_page(), which our
+	 * acquire loads of the links saw), so a count that moved means the
+	 * head moved under us: busy, not broken. Without a push, a full lap
+	 * must have found the flag: the ring is damaged.
+	 */
+	if (local_read(&m->pages_lost) != pushes) {
+		cpu_buffer->reader_busy = true;
+		return RB_NO_PAGE;
+	}
 	RB_WARN_ON(cpu_buffer->buffer, 1);
 	return RB_NO_PAGE;
 }
@@ -279,12 +304,174 @@ static bool rb_head_page_replace(struct ringbuf_cpu *cpu_buffer, uint32_t old,
 	uint32_t expect = rb_link(old, RB_PAGE_HEAD);
 
 	/* Acq_rel: the reader side of the HEAD protocol; pairs with the
-	 * writers' cmpxchgs on the same link in rb_head_page_set(). The
-	 * caller retries on failure. */
+	 * writers' cmpxchgs on the same link in rb_head_page_set(). Its
+	 * release half also publishes the reader page (reset, links, and
+	 * the reader's last reads of it) to the writer that moves its tail
+	 * into it: pairs with the acquire load of this link in
+	 * rb_is_head_page() in rb_move_tail(). The caller retries on
+	 * failure. */
 	return atomic_compare_exchange_strong_explicit(
 		&rb_page(cpu_buffer, prev)->next, &expect,
 		rb_link(new_page, RB_PAGE_NORMAL), memory_order_acq_rel,
 		memory_order_relaxed);
+}
+
+/* Data records in [@from, @to) of a page; stops at a bad record. */
+static uint64_t rb_count_records(struct ringbuf_cpu *cb, uint32_t page,
+				 uint64_t from, uint64_t to)
+{
+	const unsigned char *data = rb_data(cb, page)->data;
+	uint64_t nr = 0;
+
+	while (from + RB_EVNT_MIN_SIZE <= to) {
+		const struct ringbuf_event *ev =
+			(const struct ringbuf_event *)(data + from);
+		unsigned int len;
+
+		if (!rb_event_valid(ev, to - from))
+			break;
+		len = rb_event_length(ev);
+		if (!len)
+			break;
+		if (ev->type_len <= RINGBUF_TYPE_DATA_TYPE_LEN_MAX)
+			nr++;
+		from += len;
+	}
+	return nr;
+}
+
+/*
+ * rb_rollback_torn - take back what writes that will never commit left
+ * past the commit position: the space they reserved and every record in
+ * it, including those a signal handler committed inside them (only the
+ * outermost writer moves the commit, so they are lost with it). The
+ * write indexes drop to the commit indexes, the tail page goes back to
+ * the commit page, and the byte, entry and torn counts follow.
+ * @nr_torn: the reservations known to be interrupted (a thread's frames
+ *	on this cpu buffer); 0 when unknown (a dead process: the caller,
+ *	holding the reader lock, recounts entries and bytes, and counts the
+ *	torn events from the difference).
+ *
+ * Userspace: the kernel's writers always finish. No writer may be able to
+ * run on the cpu buffer: its writing thread or process is gone and still
+ * holds the claim or slot. Returns the records taken back.
+ */
+uint64_t rb_rollback_torn(struct ringbuf_cpu *cb, unsigned int nr_torn)
+{
+	struct rb_cpu_meta *m = cb->meta;
+	uint64_t bsize = cb->buffer->bsize, records = 0, bytes = 0, lost;
+	uint32_t tail = rb_id_clamp(cb, atomic_load_explicit(
+					      &m->tail_page,
+					      memory_order_relaxed));
+	uint32_t page = rb_id_clamp(cb, atomic_load_explicit(
+					      &m->commit_page,
+					      memory_order_relaxed));
+
+	/* Relaxed throughout: the writer is gone (see above); its last
+	 * stores reached us through its claim's release or the lock. */
+	for (uint32_t i = 0; i <= cb->nr_pages; i++) {
+		struct rb_page_ctl *p = rb_page(cb, page);
+		uint64_t w = local_read(&p->write);
+		/* Past the commit page the commit index is 0: the tail move
+		 * onto a page clears it, and only the commit raises it. */
+		uint64_t c = rb_page_size(cb, page), end = w & RB_WRITE_MASK;
+
+		if (c > bsize)
+			c = bsize;
+		if (end > bsize)
+			end = bsize;
+		if (end > c) {
+			uint64_t nr = rb_count_records(cb, page, c, end);
+			uint64_t e = local_read(&p->entries);
+
+			records += nr;
+			bytes += end - c;
+			local_set(&p->entries,
+				  (e & ~RB_WRITE_MASK) |
+					  ((e & RB_WRITE_MASK) > nr ?
+						   (e & RB_WRITE_MASK) - nr :
+						   0));
+		}
+		local_set(&p->write, (w & ~RB_WRITE_MASK) | c);
+		if (page == tail)
+			break;
+		page = rb_next_id(cb, page);
+	}
+	atomic_store_explicit(&m->tail_page,
+			      atomic_load_explicit(&m->commit_page,
+						   memory_order_relaxed),
+			      memory_order_relaxed);
+	if (!records && !bytes && !nr_torn)
+		return 0;
+	/* The stamps may describe a record that is gone: as a discard
+	 * does, make the next record carry an absolute stamp. */
+	local_set(&m->before_stamp, 0);
+	/* A dead process may have stopped before it wrote a header: the
+	 * region can hold stale records of an earlier lap. The caller
+	 * recounts from the pages instead. */
+	if (!nr_torn)
+		return records ? records : 1;
+	local_sub(bytes <= local_read(&m->entries_bytes) ?
+			  bytes :
+			  local_read(&m->entries_bytes),
+		  &m->entries_bytes);
+	/* Records beyond the interrupted reservations were committed (and
+	 * counted in entries) by handlers inside them: lost. */
+	lost = nr_torn && records > nr_torn ? records - nr_torn : 0;
+	local_sub(lost <= local_read(&m->entries) ? lost :
+						      local_read(&m->entries),
+		  &m->entries);
+	/* Every event lost (counted as written, never readable), and at
+	 * least once per interrupted write. */
+	atomic_fetch_add_explicit(&m->torn_events,
+				  lost > nr_torn ? lost : nr_torn,
+				  memory_order_relaxed);
+	return records;
+}
+
+/*
+ * rb_recount_locked - the kernel's persistent-buffer validation recomputes
+ * a cpu buffer's entries and bytes from its pages; so do we after a
+ * recovery: entries and bytes then describe exactly the records a reader
+ * can still read. Reader lock held, no writer running.
+ */
+static void rb_recount_locked(struct ringbuf_cpu *cb)
+{
+	struct rb_cpu_meta *m = cb->meta;
+	uint64_t bsize = cb->buffer->bsize, nr = 0, bytes = 0;
+	uint32_t rp = rb_id_clamp(cb, atomic_load_explicit(
+					    &m->reader_page,
+					    memory_order_relaxed));
+	uint32_t commit = atomic_load_explicit(&m->commit_page,
+					       memory_order_relaxed);
+	uint64_t size = rb_page_size(cb, rp), read = rb_page(cb, rp)->read;
+
+	if (size <= bsize && read <= size) {
+		nr += rb_count_records(cb, rp, read, size);
+		bytes += size - read;
+	}
+	if (commit != rp) {
+		uint32_t page = rb_set_head_page(cb);
+
+		for (uint32_t i = 0; page != RB_NO_PAGE && i < cb->nr_pages;
+		     i++) {
+			size = rb_page_size(cb, page);
+			if (size > bsize)
+				size = bsize;
+			nr += rb_count_records(cb, page, 0, size);
+			bytes += size;
+			if (page == commit)
+				break;
+			page = rb_next_id(cb, page);
+		}
+	}
+	local_set(&m->entries, local_read(&m->overrun) +
+				       atomic_load_explicit(
+					       &m->read, memory_order_relaxed) +
+				       nr);
+	local_set(&m->entries_bytes,
+		  atomic_load_explicit(&m->read_bytes, memory_order_relaxed) +
+			  bytes);
 }
 
 /*
@@ -293,53 +480,31 @@ static bool rb_head_page_replace(struct ringbuf_cpu *cpu_buffer, uint32_t old,
  * died anywhere in a write:
  *  - with space reserved but not committed: every event committed before
  *    is below the commit index and is read as usual; the reserved space
- *    (write index past the commit index) is skipped and counted as torn;
+ *    (write index past the commit index) is taken back and its records
+ *    counted as torn (rb_rollback_torn());
  *  - in the middle of a page crossing (write index past the page end):
  *    the write index is put back to the commit index;
  *  - in the middle of a head push, leaving UPDATE, or two HEAD flags (the
  *    three-deep case): the first flagged link after the tail page is made
  *    the head and every other flag cleared, so the reader can swap again.
  * Events a signal handler committed inside an outer write that never
- * committed stay beyond the commit index and are lost with the torn one.
+ * committed stay beyond the commit index and are lost with the torn one;
+ * entries and bytes are recounted from the pages at the end.
  */
 void rb_recover_cpu(struct ringbuf_cpu *cb)
 {
 	struct rb_cpu_meta *m = cb->meta;
-	struct ringbuf *rb = cb->buffer;
 	uint32_t n = cb->nr_pages;
 	uint32_t rp = rb_id_clamp(cb, atomic_load_explicit(&m->reader_page,
 							   memory_order_relaxed));
-	uint32_t tail = rb_id_clamp(cb, atomic_load_explicit(
-						&m->tail_page,
-						memory_order_relaxed));
-	uint32_t page = rb_id_clamp(cb, atomic_load_explicit(
-						&m->commit_page,
-						memory_order_relaxed));
-	bool torn = false, found = false;
+	uint64_t committed = local_read(&m->entries), torn, now;
+	uint32_t tail, page;
+	bool found = false;
 	uint32_t pushed;
 
-	/* Relaxed throughout: the writer is gone and we hold the lock. */
-	for (uint32_t i = 0; i <= n; i++) {
-		struct rb_page_ctl *p = rb_page(cb, page);
-		uint64_t w = local_read(&p->write);
-		uint64_t c = rb_page_size(cb, page);
-
-		if (c > rb->bsize)
-			c = rb->bsize;
-		if ((w & RB_WRITE_MASK) > c)
-			torn = true;
-		local_set(&p->write, (w & ~RB_WRITE_MASK) | c);
-		if (page == tail)
-			break;
-		page = rb_next_id(cb, page);
-	}
-	if (torn)
-		atomic_fetch_add_explicit(&m->torn_events, 1,
-					  memory_order_relaxed);
-	atomic_store_explicit(&m->tail_page,
-			      atomic_load_explicit(&m->commit_page,
-						   memory_order_relaxed),
-			      memory_order_relaxed);
+	torn = rb_rollback_torn(cb, 0);
+	tail = rb_id_clamp(cb, atomic_load_explicit(&m->tail_page,
+						    memory_order_relaxed));
 
 	/*
 	 * A head push the writer died in: finish it. The pushed page's
@@ -366,7 +531,7 @@ void rb_recover_cpu(struct ringbuf_cpu *cb)
 			p = rb_next_id(cb, p);
 		}
 		atomic_store_explicit(&m->push_page, 0, memory_order_relaxed);
-		return;
+		goto out;
 	}
 	atomic_store_explicit(&m->push_page, 0, memory_order_relaxed);
 
@@ -397,6 +562,20 @@ void rb_recover_cpu(struct ringbuf_cpu *cb)
 				      rb_link(rb_link_id(link), RB_PAGE_HEAD),
 				      memory_order_relaxed);
 	}
+out:
+	rb_recount_locked(cb);
+	/*
+	 * Every event counted in entries that is unreadable now (a signal
+	 * handler's inside the interrupted write, or the write itself if it
+	 * died between counting and committing), and at least once for the
+	 * interrupted write. Relaxed: the lock orders it for other readers.
+	 */
+	now = local_read(&m->entries);
+	if (torn)
+		atomic_fetch_add_explicit(&m->torn_events,
+					  committed > now + 1 ? committed - now :
+								1,
+					  memory_order_relaxed);
 }
 
 static uint64_t rb_next_read_stamp(uint64_t stamp,
@@ -451,7 +630,7 @@ static uint32_t rb_get_reader_page(struct ringbuf_cpu *cpu_buffer)
 	struct ringbuf *rb = cpu_buffer->buffer;
 	uint32_t reader = RB_NO_PAGE, commit_page;
 	uint64_t overwrite;
-	unsigned int nr_loops = 0, spins = 0;
+	unsigned int nr_loops = 0, spins = 0, skipped = 0;
 	uint64_t wait_start = 0;
 	bool recovered = false;
 
@@ -490,6 +669,10 @@ again:
 	if (rb_page(cpu_buffer, reader)->read < rb_page_size(cpu_buffer, reader))
 		goto out;
 
+	/* A reader page reset for a swap that did not happen (above). */
+	if (rb_page_size(cpu_buffer, reader) == 0)
+		rb_page(cpu_buffer, reader)->read = 0;
+
 	/*
 	 * Never should we have an index greater than the size, nor one off
 	 * the 4-byte grid (a corrupt file): the page is used up.
@@ -517,13 +700,25 @@ again:
 		struct rb_page_ctl *rpage = rb_page(cpu_buffer, rp);
 		uint32_t head;
 
-		/* Reset the reader page to size zero. */
+		/*
+		 * Reset the reader page to size zero. Userspace: the read
+		 * index too, after the commit: the kernel's swap always
+		 * completes and sets it on the page it takes, but ours may
+		 * give up (a preempted writer holds UPDATE) or die here (a
+		 * reader process killed), and the page stays the reader
+		 * page. Zero size and zero read is a used-up page the next
+		 * read swaps out as usual; a reader killed between the two
+		 * stores leaves read > 0 on a zero-size page, which the
+		 * check above takes for the same.
+		 */
 		local_set(&rpage->write, 0);
 		local_set(&rpage->entries, 0);
 		atomic_store_explicit(&rb_data(cpu_buffer, rp)->commit, 0,
 				      memory_order_relaxed);
 		atomic_store_explicit(&rpage->real_end, 0,
 				      memory_order_relaxed);
+		RB_TESTPOINT(cpu_buffer, RINGBUF_TP_READER_RESET);
+		rpage->read = 0;
 
 spin:
 		/* Splice the empty reader page into the list around the head. */
@@ -533,16 +728,16 @@ spin:
 		/*
 		 * The reader page points to the page after the head, as HEAD:
 		 * once swapped in, the page after it is the new head.
-		 * Release: everything we read from this page while it was
-		 * ours (read_page's copy) happens before a writer that later
-		 * follows this link into the page after it and reuses pages
-		 * from there; pairs with the acquire load of the link in
-		 * rb_is_head_page() on the writer's page crossing.
+		 * Relaxed: no writer can reach the reader page before the
+		 * swap's cmpxchg (rb_head_page_replace()) links it into the
+		 * ring; that cmpxchg releases this store, the page reset
+		 * above and everything we read from the page while it was
+		 * ours, to the writer that follows the link into it.
 		 */
 		atomic_store_explicit(&rpage->next,
 				      rb_link(rb_next_id(cpu_buffer, head),
 					      RB_PAGE_HEAD),
-				      memory_order_release);
+				      memory_order_relaxed);
 		atomic_store_explicit(&rpage->prev,
 				      atomic_load_explicit(
 					      &rb_page(cpu_buffer, head)->prev,
@@ -589,6 +784,7 @@ spin:
 				goto spin;
 			}
 			if (rb_reader_gave_up(++spins, &wait_start)) {
+				cpu_buffer->reader_busy = true;
 				if (cpu_buffer->shared)
 					atomic_store_explicit(
 						&cpu_buffer->shared->swap_head,
@@ -638,8 +834,15 @@ out:
 		    RB_WARN_ON(rb, !rb_page_valid(cpu_buffer, reader,
 						  rb_page_size(cpu_buffer,
 							       reader)))) {
+			/* Skipped: its events count as lost, reported with
+			 * the next event; go on with the next page. */
 			rb_page(cpu_buffer, reader)->read =
 				rb_page_size(cpu_buffer, reader);
+			m->lost_events += rb_page_entries(cpu_buffer, reader);
+			if (++skipped <= cpu_buffer->nr_pages) {
+				nr_loops = 0;
+				goto again;
+			}
 			reader = RB_NO_PAGE;
 		} else {
 			m->read_stamp = atomic_load_explicit(
@@ -662,8 +865,10 @@ out:
 			rb_recover_cpu(cpu_buffer);
 			recovered = true;
 		}
-		if (rb_reader_gave_up(spins, &wait_start))
+		if (rb_reader_gave_up(spins, &wait_start)) {
+			cpu_buffer->reader_busy = true;
 			return RB_NO_PAGE;
+		}
 		rb_reader_pause(spins);
 	}
 
@@ -785,8 +990,11 @@ again:
 		if (RB_WARN_ON(cpu_buffer->buffer,
 			       read > size || read % RB_ALIGNMENT ||
 				       !rb_event_valid(event, size - read))) {
+			/* The rest of the page is skipped and counted as
+			 * lost (at least one event); the caller reads on. */
 			rb_page(cpu_buffer, reader)->read = size;
-			return NULL;
+			m->lost_events++;
+			return RB_SKIPPED;
 		}
 	}
 
@@ -818,13 +1026,68 @@ struct ringbuf_event *rb_reader_peek_locked(struct ringbuf_cpu *cb,
 				    cb->buffer->bsize / RB_EVNT_MIN_SIZE +
 			    8;
 
+	cb->reader_busy = false;
 	while ((event = rb_buffer_peek(cb, ts, lost)) &&
-	       event->type_len == RINGBUF_TYPE_PADDING) {
-		rb_advance_reader(cb);
+	       (event == RB_SKIPPED ||
+		event->type_len == RINGBUF_TYPE_PADDING)) {
+		if (event != RB_SKIPPED)
+			rb_advance_reader(cb);
 		if (RB_WARN_ON(cb->buffer, !--max))
 			return NULL;
 	}
 	return event;
+}
+
+/*
+ * The calling thread's copy of the last event peek or consume returned.
+ * Userspace: the kernel hands out a pointer into the reader page, which
+ * stays put until the next read because swap, reset and resize move page
+ * pointers, never the bytes. Here a swap exchanges the bytes, a reset
+ * gives the reader page back to the writers and a resize unmaps it, all
+ * possibly from another thread right after the reader lock is dropped.
+ * So the event is copied out under the lock, into memory of the calling
+ * thread that none of them touches.
+ */
+static __thread struct {
+	unsigned char *buf;
+	size_t size;
+} rb_read_copy;
+
+void rb_read_copy_free(void)
+{
+	free(rb_read_copy.buf);
+	rb_read_copy.buf = NULL;
+	rb_read_copy.size = 0;
+}
+
+/* Copy @event (reader lock held); NULL with errno ENOMEM. */
+static struct ringbuf_event *rb_event_copy(struct ringbuf_cpu *cb,
+					   struct ringbuf_event *event)
+{
+	size_t need = cb->buffer->bsize;
+
+	if (rb_read_copy.size < need) {
+		unsigned char *n = malloc(need);
+
+		if (!n) {
+			errno = ENOMEM;
+			return NULL;
+		}
+		free(rb_read_copy.buf);
+		rb_read_copy.buf = n;
+		rb_read_copy.size = need;
+		/* freed by the thread-exit destructor */
+		rb_thread_slot_track();
+	}
+	/* rb_buffer_peek() checked that the record lies in the page. */
+	memcpy(rb_read_copy.buf, event, rb_event_length(event));
+	return (struct ringbuf_event *)rb_read_copy.buf;
+}
+
+/* errno for a peek or consume that found no event. */
+static void rb_read_none(struct ringbuf_cpu *cb)
+{
+	errno = cb->reader_busy ? EAGAIN : ENODATA;
 }
 
 struct ringbuf_event *ringbuf_peek(struct ringbuf *rb, int cpu, uint64_t *ts,
@@ -833,10 +1096,16 @@ struct ringbuf_event *ringbuf_peek(struct ringbuf *rb, int cpu, uint64_t *ts,
 	struct ringbuf_cpu *cb = rb_cpu_consumer(rb, cpu);
 	struct ringbuf_event *event;
 
-	if (!cb)
+	if (!cb) {
+		errno = EINVAL;
 		return NULL;
+	}
 	rb_reader_lock(cb);
 	event = rb_reader_peek_locked(cb, ts, lost_events);
+	if (event)
+		event = rb_event_copy(cb, event);
+	else
+		rb_read_none(cb);
 	rb_reader_unlock(cb);
 	return event;
 }
@@ -847,11 +1116,15 @@ struct ringbuf_event *ringbuf_consume(struct ringbuf *rb, int cpu,
 	struct ringbuf_cpu *cb = rb_cpu_consumer(rb, cpu);
 	struct ringbuf_event *event;
 
-	if (!cb)
+	if (!cb) {
+		errno = EINVAL;
 		return NULL;
+	}
 	rb_reader_lock(cb);
 	event = rb_reader_peek_locked(cb, ts, lost_events);
-	if (event) {
+	if (!event) {
+		rb_read_none(cb);
+	} else if ((event = rb_event_copy(cb, event))) {
 		/* The loss is reported with this event: start counting anew. */
 		cb->meta->lost_events = 0;
 		rb_advance_reader(cb);
@@ -867,7 +1140,7 @@ struct ringbuf_event *ringbuf_consume(struct ringbuf *rb, int cpu,
  * (acquire on active, pairing with the release in rb_writer_put()), so
  * the peek under the lock saw it. Any later reserve changes commits.
  */
-static bool rb_merge_peek(struct ringbuf_cpu *cb, uint64_t *ts)
+static bool rb_merge_peek(struct ringbuf_cpu *cb, uint64_t *ts, bool *busy)
 {
 	uint64_t commits = local_read(&cb->commits);
 	uint64_t active;
@@ -883,6 +1156,7 @@ static bool rb_merge_peek(struct ringbuf_cpu *cb, uint64_t *ts)
 	active = atomic_load_explicit(&cb->active, memory_order_acquire);
 	rb_reader_lock(cb);
 	event = rb_reader_peek_locked(cb, ts, NULL);
+	*busy |= cb->reader_busy;
 	/* Relaxed: a hint read by readers only, written under the lock. */
 	if (!event && !active)
 		atomic_store_explicit(&cb->empty_at_commits, commits,
@@ -897,20 +1171,25 @@ struct ringbuf_event *ringbuf_consume_next(struct ringbuf *rb, int *cpu,
 {
 	int best = -1;
 	uint64_t best_ts = 0;
+	bool busy = false;
 
-	if (!rb || rb->read_only)
+	if (!rb || rb->read_only) {
+		errno = EINVAL;
 		return NULL;
+	}
 	for (int c = 0; c < rb->nr_cpus; c++) {
 		uint64_t t;
 
-		if (rb_merge_peek(rb->buffers[c], &t) &&
+		if (rb_merge_peek(rb->buffers[c], &t, &busy) &&
 		    (best < 0 || t < best_ts)) {
 			best = c;
 			best_ts = t;
 		}
 	}
-	if (best < 0)
+	if (best < 0) {
+		errno = busy ? EAGAIN : ENODATA;
 		return NULL;
+	}
 	if (cpu)
 		*cpu = best;
 	return ringbuf_consume(rb, best, ts, lost_events);
@@ -988,9 +1267,13 @@ int ringbuf_read_page(struct ringbuf *rb, void *data_page, size_t len,
 	/* Under the lock: a resize moves the cpu buffer's state. */
 	m = cb->meta;
 
+	cb->reader_busy = false;
 	reader = rb_get_reader_page(cb);
-	if (reader == RB_NO_PAGE)
+	if (reader == RB_NO_PAGE) {
+		if (cb->reader_busy)
+			ret = -EAGAIN;
 		goto out_unlock;
+	}
 
 	event = rb_reader_event(cb);
 	read = rb_page(cb, reader)->read;

@@ -985,14 +985,19 @@ int ringbuf_resize(struct ringbuf *rb, size_t size, int cpu)
 		cb->meta->last_overrun = old.last_overrun;
 		cb->meta->lost_events = old.lost_events;
 		local_set(&cb->meta->pages_lost, local_read(&old.pages_lost));
+		/* Lost events stay counted where a reader sees them. */
+		atomic_store_explicit(&cb->meta->torn_events,
+				      atomic_load_explicit(&old.torn_events,
+							   memory_order_relaxed),
+				      memory_order_relaxed);
 		local_set(&cb->meta->pages_touched,
 			  local_read(&old.pages_touched));
 	}
 	/*
-	 * Carry the blocking readers over. Relaxed: waiters register without
-	 * the reader lock, so one registering during the resize lands in the
-	 * old mapping and can leave a count off by one (a spare wake call, or
-	 * a waiter that notices at its 100 ms slice); nothing worse.
+	 * Carry the blocking readers over. Relaxed: waiters register and
+	 * unregister under a reader lock, all of which we hold, so the
+	 * counts are exact. A waiter asleep on the old futex word wakes at
+	 * the end of its slice and goes on with the new mapping.
 	 */
 	atomic_store_explicit(&((struct rb_meta *)map)->waiters_all,
 			      atomic_load(&rb->meta->waiters_all),
@@ -1061,6 +1066,7 @@ void ringbuf_reset_cpu(struct ringbuf *rb, int cpu)
 	pthread_mutex_lock(&rb->resize_lock);
 	rb_reader_lock(cb);
 	if (!rb_quiesce_cpu(rb, cpu)) {
+		RB_TESTPOINT(cb, RINGBUF_TP_RESET_CPU);
 		rb_init_cpu_pages(cb);
 		atomic_store_explicit(&cb->dropped_unclaimed, 0,
 				      memory_order_relaxed);
@@ -1427,12 +1433,21 @@ int ringbuf_test_state(struct ringbuf *rb, int cpu,
 
 		st->next[i] = rb_link_id(link);
 		st->flags[i] = link & RB_FLAG_MASK;
+		st->page_write[i] = (unsigned long)rb_page_write(cb, i);
+		st->page_commit[i] = (unsigned long)(
+			atomic_load(&rb_data(cb, i)->commit) &
+			RINGBUF_COMMIT_MASK);
 	}
 	st->write = (unsigned long)rb_page_write(cb, st->tail_page);
 	st->commit = (unsigned long)(atomic_load(&rb_data(cb, st->commit_page)->commit) &
 				     RINGBUF_COMMIT_MASK);
 	st->committing = (unsigned long)local_read(&cb->committing);
 	st->commits = (unsigned long)local_read(&cb->commits);
+	st->unread = rb_num_of_entries(cb);
+	st->overrun = (unsigned long)local_read(&m->overrun);
+	st->torn = (unsigned long)atomic_load(&m->torn_events);
+	st->bytes = (unsigned long)(local_read(&m->entries_bytes) -
+				    atomic_load(&m->read_bytes));
 	return 0;
 }
 

@@ -90,9 +90,18 @@ void rb_wake_waiters(struct ringbuf_cpu *cb)
 
 static bool rb_ready(struct ringbuf *rb, int cpu, int full)
 {
-	if (cpu != RINGBUF_ALL_CPUS)
-		return !ringbuf_empty_cpu(rb, cpu) &&
-		       rb_full_hit(rb->buffers[cpu], (uint32_t)full);
+	if (cpu != RINGBUF_ALL_CPUS) {
+		struct ringbuf_cpu *cb = rb->buffers[cpu];
+		bool hit;
+
+		if (ringbuf_empty_cpu(rb, cpu))
+			return false;
+		/* Under the lock: a resize moves the counters. */
+		rb_reader_lock(cb);
+		hit = rb_full_hit(cb, (uint32_t)full);
+		rb_reader_unlock(cb);
+		return hit;
+	}
 	for (int c = 0; c < rb->nr_cpus; c++)
 		if (rb_ready(rb, c, full))
 			return true;
@@ -114,11 +123,15 @@ static int64_t rb_now_ms(void)
  */
 bool rb_writer_gone(struct ringbuf *rb)
 {
-	pid_t pid = (pid_t)rb->meta->creator_pid;
+	pid_t pid;
 	int saved = errno;
 	bool gone;
 
-	if (!rb->attached || pid <= 0)
+	/* Only an attached view, which is never resized, looks at meta. */
+	if (!rb->attached)
+		return false;
+	pid = (pid_t)rb->meta->creator_pid;
+	if (pid <= 0)
 		return false;
 	if (rb->writer_pidfd >= 0) {
 		struct pollfd pfd = { .fd = rb->writer_pidfd, .events = POLLIN };
@@ -131,7 +144,12 @@ bool rb_writer_gone(struct ringbuf *rb)
 	return gone;
 }
 
-/* Register (or unregister, @d = -1) as a waiter on @cpu or on all. */
+/*
+ * Register (or unregister, @d = -1) as a waiter on @cpu or on all. Called
+ * with one reader lock held (rb_wait_lock()), which keeps a resize, which
+ * takes them all, from moving the mapping meanwhile; so the resize carries
+ * every registration over exactly.
+ */
 static void rb_waiters_add(struct ringbuf *rb, int cpu, int d, int full)
 {
 	int first = cpu == RINGBUF_ALL_CPUS ? 0 : cpu;
@@ -154,6 +172,21 @@ static void rb_waiters_add(struct ringbuf *rb, int cpu, int d, int full)
 	}
 }
 
+/*
+ * The reader lock a waiter holds while it touches the mapping. Userspace:
+ * a resize unmaps the old mapping; a waiter that kept pointers into it
+ * past the lock would touch freed memory. Only the futex call itself uses
+ * the word's address unlocked: on an unmapped address it fails (EFAULT)
+ * and on a reused one it only sleeps for the slice.
+ */
+static struct ringbuf_cpu *rb_wait_lock(struct ringbuf *rb, int cpu)
+{
+	struct ringbuf_cpu *cb = rb->buffers[cpu == RINGBUF_ALL_CPUS ? 0 : cpu];
+
+	rb_reader_lock(cb);
+	return cb;
+}
+
 int ringbuf_wait(struct ringbuf *rb, int cpu, int full, int timeout_ms)
 {
 	int64_t deadline;
@@ -166,6 +199,7 @@ int ringbuf_wait(struct ringbuf *rb, int cpu, int full, int timeout_ms)
 	deadline = timeout_ms < 0 ? INT64_MAX : rb_now_ms() + timeout_ms;
 	for (;;) {
 		_Atomic uint32_t *word;
+		struct ringbuf_cpu *cb;
 		struct timespec ts;
 		int64_t left, slice;
 		uint32_t seen;
@@ -195,6 +229,7 @@ int ringbuf_wait(struct ringbuf *rb, int cpu, int full, int timeout_ms)
 			continue;
 		}
 
+		cb = rb_wait_lock(rb, cpu);
 		word = cpu == RINGBUF_ALL_CPUS ?
 			       &rb->meta->wake_seq_all :
 			       &rb->buffers[cpu]->meta->wake_seq;
@@ -202,6 +237,7 @@ int ringbuf_wait(struct ringbuf *rb, int cpu, int full, int timeout_ms)
 		 * rb_wake_waiters(). */
 		seen = atomic_load_explicit(word, memory_order_acquire);
 		rb_waiters_add(rb, cpu, 1, full);
+		rb_reader_unlock(cb);
 		barrier = rb->fd >= 0 ? rb_membarrier_global() :
 					rb_membarrier();
 		ready = rb_ready(rb, cpu, full);
@@ -220,7 +256,9 @@ int ringbuf_wait(struct ringbuf *rb, int cpu, int full, int timeout_ms)
 				errno = saved;
 			}
 		}
+		cb = rb_wait_lock(rb, cpu);
 		rb_waiters_add(rb, cpu, -1, full);
+		rb_reader_unlock(cb);
 		if (ready)
 			return 1;
 	}

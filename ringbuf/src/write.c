@@ -443,13 +443,15 @@ static void rb_tail_page_update(struct ringbuf_cpu *cpu_buffer,
 
 		/*
 		 * Either we update tail_page or a nested writer does; failure
-		 * means it did. Release: the page reset above is visible
-		 * before the tail points at the page; pairs with the acquire
-		 * load of tail_page in the readers (rb_per_cpu_empty()).
+		 * means it did. Relaxed: tail_page is the writers' own word
+		 * (this thread and its signal handlers); no reader orders
+		 * anything by it. Readers follow commit_page, which is
+		 * published with release in rb_set_commit_to_write(); the
+		 * next owner thread gets it through the claim's acquire.
 		 */
 		if (atomic_compare_exchange_strong_explicit(
 			    &m->tail_page, &expect, next_page,
-			    memory_order_release, memory_order_relaxed))
+			    memory_order_relaxed, memory_order_relaxed))
 			local_inc(&m->pages_touched);
 	}
 }
@@ -610,7 +612,23 @@ rb_move_tail(struct ringbuf_cpu *cpu_buffer, unsigned long tail,
 	 * The next page is the head: the buffer is full, unless the commit
 	 * is still on the reader page.
 	 */
-	if (rb_is_head_page(cpu_buffer, next_page, tail_page)) {
+	ret = rb_is_head_page(cpu_buffer, next_page, tail_page);
+	/*
+	 * Userspace: our link to next_page is gone. The kernel treats this
+	 * like a head page and counts on rb_handle_head_page() to notice;
+	 * that is right while the tail page is in the ring, but a writer
+	 * can be preempted here for as long as it takes the reader to swap
+	 * out next_page and then the tail page itself. The commit is then
+	 * on the reader page with the tail, and the kernel's code would move
+	 * the tail along the stale link, over the page the reader put in,
+	 * with nothing ordering our writes on next_page after the reader's
+	 * reads of it. Reserve again instead: the next try reads the link
+	 * as it is now, with the acquire load in rb_is_head_page(), which
+	 * pairs with the reader's swap cmpxchg that wrote it.
+	 */
+	if (unlikely(ret == RB_PAGE_MOVED))
+		goto out_again;
+	if (ret) {
 		if (!rb_is_reader_page(cpu_buffer, commit_page)) {
 			if (!(atomic_load_explicit(&rb->flags,
 						   memory_order_relaxed) &
@@ -939,13 +957,21 @@ out_fail:
 static void rb_slot_cache_put(struct rb_tls *t, struct ringbuf *rb,
 			      struct ringbuf_cpu *cpu_buffer)
 {
-	memmove(&t->slot[1], &t->slot[0],
-		sizeof(t->slot[0]) * (RB_SLOT_CACHE - 1));
-	t->slot[0].cpu_buffer = cpu_buffer;
-	/* A signal handler may look at slot[0] between these stores: the
-	 * uid goes last, so it never pairs with a wrong buffer. */
-	barrier();
-	t->slot[0].uid = rb->uid;
+	/*
+	 * Relaxed: the thread's own words, shared with its signal handlers
+	 * only. Each entry moves as one word; a handler updating the cache
+	 * in the middle of this may leave an entry twice or push one out,
+	 * which costs a slow lookup later, never a wrong slot.
+	 */
+	for (int i = RB_SLOT_CACHE - 1; i > 0; i--)
+		atomic_store_explicit(&t->slot[i],
+				      atomic_load_explicit(&t->slot[i - 1],
+							   memory_order_relaxed),
+				      memory_order_relaxed);
+	atomic_store_explicit(&t->slot[0],
+			      rb->uid << RB_SLOT_IDX_BITS |
+				      (uint64_t)cpu_buffer->cpu,
+			      memory_order_relaxed);
 }
 
 /* Per-thread model: find or take this thread's slot. */
@@ -957,8 +983,13 @@ rb_thread_slot_slow(struct ringbuf *rb, struct rb_tls *t, int *err)
 	int start, i;
 
 	for (i = 1; i < (int)RB_SLOT_CACHE; i++) {
-		if (t->slot[i].uid == rb->uid) {
-			struct ringbuf_cpu *cb = t->slot[i].cpu_buffer;
+		/* Relaxed: see rb_slot_cache_put(). */
+		uint64_t key = atomic_load_explicit(&t->slot[i],
+						    memory_order_relaxed);
+
+		if (key >> RB_SLOT_IDX_BITS == rb->uid) {
+			struct ringbuf_cpu *cb =
+				rb->buffers[key & RB_SLOT_IDX_MASK];
 
 			rb_slot_cache_put(t, rb, cb);
 			return cb;
@@ -1014,6 +1045,14 @@ rb_claim_slow(struct ringbuf *rb, int cpu, bool *claimed,
 	int c = rb->nr_cpu_bufs, nr = rb->nr_cpus, s = nr - c;
 	int start = cpu % c;
 
+	/* The first write of the thread: arm the exit destructor, which
+	 * rolls back a write the thread leaves unfinished (cancelled or
+	 * exiting between reserve and commit). */
+	if (!rb_tls.exit_armed) {
+		rb_thread_slot_track();
+		rb_tls.exit_armed = true;
+	}
+
 	for (int i = 0; i < nr; i++) {
 		int idx = i == 0 ? start :
 			  i <= s ? c + (int)((tid + (uint32_t)i) % (uint32_t)s) :
@@ -1058,9 +1097,13 @@ rb_writer_get(struct ringbuf *rb, struct rb_tls *t, bool *claimed, int *err)
 	int cpu;
 
 	if (rb->model == RINGBUF_PER_THREAD) {
+		/* Relaxed: see rb_slot_cache_put(). */
+		uint64_t key = atomic_load_explicit(&t->slot[0],
+						    memory_order_relaxed);
+
 		*claimed = false;
-		if (likely(t->slot[0].uid == rb->uid))
-			return t->slot[0].cpu_buffer;
+		if (likely(key >> RB_SLOT_IDX_BITS == rb->uid))
+			return rb->buffers[key & RB_SLOT_IDX_MASK];
 		return rb_thread_slot_slow(rb, t, err);
 	}
 
@@ -1069,7 +1112,8 @@ rb_writer_get(struct ringbuf *rb, struct rb_tls *t, bool *claimed, int *err)
 	if (t->forced_cpu1)
 		cpu = t->forced_cpu1 - 1;
 #endif
-	if (unlikely(!t->tid || cpu >= rb->nr_cpu_bufs))
+	/* exit_armed implies tid: the first write goes to the slow path. */
+	if (unlikely(!t->exit_armed || cpu >= rb->nr_cpu_bufs))
 		return rb_claim_slow(rb, cpu, claimed, err);
 
 	cb = rb->buffers[cpu];
@@ -1129,12 +1173,17 @@ rb_reserve_refused(struct ringbuf *rb, unsigned long length, int *err)
 	}
 	/* Nesting too deep: drop and count on the buffer the thread writes
 	 * to (its slot, or its CPU's buffer). */
-	if (rb->model == RINGBUF_PER_THREAD)
-		cpu = t->slot[0].uid == rb->uid ?
-			      t->slot[0].cpu_buffer->cpu :
+	if (rb->model == RINGBUF_PER_THREAD) {
+		/* Relaxed: see rb_slot_cache_put(). */
+		uint64_t key = atomic_load_explicit(&t->slot[0],
+						    memory_order_relaxed);
+
+		cpu = key >> RB_SLOT_IDX_BITS == rb->uid ?
+			      (int)(key & RB_SLOT_IDX_MASK) :
 			      (int)(rb_gettid() % (uint32_t)rb->nr_cpus);
-	else
+	} else {
 		cpu = rb_current_cpu() % rb->nr_cpu_bufs;
+	}
 	/* Relaxed: a statistic, kept off the mapping (no claim held). */
 	atomic_fetch_add_explicit(&rb->buffers[cpu]->dropped_unclaimed, 1,
 				  memory_order_relaxed);

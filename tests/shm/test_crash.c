@@ -391,6 +391,76 @@ static void wk_round(int round, bool overwrite, bool attach_before,
 	munmap(log, 4096);
 }
 
+/*
+ * A writing process killed in the middle of a write in which its signal
+ * handler wrote and committed an event of its own (only the outermost
+ * write moves the commit, so that event is lost with the write). After
+ * the reader recovers and drains the buffer, the counters describe an
+ * empty buffer and the lost event is counted torn.
+ */
+static struct ringbuf *g_nested_rb;
+
+static void nested_commit(int sig)
+{
+	(void)sig;
+	if (tu_write(g_nested_rb, 1000, 40))
+		_exit(91);
+}
+
+static void writer_dies_nested(void)
+{
+	char name[128], path[4096], c;
+	struct ringbuf *v;
+	struct ringbuf_event *ev;
+	uint32_t next = 0;
+	int rp[2], st;
+	pid_t pid;
+
+	name_of(name, sizeof(name), "nest");
+	shm_path_of(path, sizeof(path), "nest");
+	pipe_ok(rp);
+	pid = fork_ok();
+	if (pid == 0) {
+		close(rp[0]);
+		signal(SIGUSR1, nested_commit);
+		ringbuf_test_set_cpu(0);
+		g_nested_rb = create_named(name, 4, 0, 1);
+		for (uint32_t i = 0; i < 10; i++)
+			tu_write_ok(g_nested_rb, i, 40);
+		tu_reserve_ok(g_nested_rb, 10, 40);
+		raise(SIGUSR1);
+		write_full(rp[1], "x", 1, "writer_dies_nested: ready");
+		for (;;)
+			pause();
+	}
+	close(rp[1]);
+	read_full(rp[0], &c, 1, 5000, "writer_dies_nested: writer ready");
+	close(rp[0]);
+	ASSERT_EQ(kill(pid, SIGKILL), 0);
+	st = wait_child(pid, 10, "writer_dies_nested: killed writer");
+	ASSERT_TRUE(WIFSIGNALED(st));
+
+	v = attach_ok(name);
+	while ((ev = ringbuf_consume(v, 0, NULL, NULL))) {
+		ASSERT_EQ(tu_seq(ringbuf_event_data(ev)), next);
+		tu_check(ringbuf_event_data(ev), ringbuf_event_length(ev), next,
+			 40);
+		next++;
+	}
+	ASSERT_EQ(errno, ENODATA);
+	ASSERT_EQ(next, 10);
+	ASSERT_TRUE(ringbuf_empty(v));
+	ASSERT_EQ_U(ringbuf_entries_cpu(v, 0), 0);
+	ASSERT_EQ_U(ringbuf_bytes_cpu(v, 0), 0);
+	/* the handler's event: counted as written, lost with the write */
+	ASSERT_EQ_U(ringbuf_torn_events_cpu(v, 0), 1);
+	ASSERT_EQ_U(ringbuf_read_events_cpu(v, 0) + ringbuf_overrun_cpu(v, 0) +
+			    ringbuf_torn_events_cpu(v, 0),
+		    11);
+	ringbuf_free(v);
+	ASSERT_EQ(unlink(path), 0);
+}
+
 static void writer_killed(void)
 {
 	struct rbt_rng rng;
@@ -823,6 +893,7 @@ static void wait_many(void)
 
 static const struct rbt_case cases[] = {
 	RBT_CASE(writer_killed),
+	RBT_CASE(writer_dies_nested),
 	RBT_CASE(wait_watermark),
 	RBT_CASE(wait_timeout),
 	RBT_CASE(wait_writer_exit),

@@ -581,7 +581,7 @@ static uint64_t read_pages_pass(struct ringbuf *v, struct rstate *s,
 				n++;
 			}
 		}
-		if (ret != -ENODATA)
+		if (ret != -ENODATA && ret != -EAGAIN)
 			RBT_FAIL("reader: ringbuf_read_page(cpu %d) = %d", cpu,
 				 ret);
 	}
@@ -1346,6 +1346,76 @@ static void killed_at_step(unsigned int steps, struct ks_survey *sv)
 	ringbuf_test_set_cpu(-1);
 	ringbuf_free(rb);
 	ASSERT_FALSE(exists_nofollow(path));
+}
+
+/* The reader process dies right after it zeroed its used-up reader page
+ * for a swap, before it set the swap up (as a SIGKILL can land). */
+static void exit_at_reader_reset(struct ringbuf *rb, int cpu,
+				 enum ringbuf_testpoint tp, void *arg)
+{
+	(void)rb;
+	(void)cpu;
+	(void)arg;
+	if (tp == RINGBUF_TP_READER_RESET)
+		_exit(0);
+}
+
+static void killed_reader_reset(void)
+{
+	char name[128];
+	struct ringbuf *rb, *view;
+	struct drain_stats d;
+	const uint32_t n = KS_EVENTS;
+	uint32_t page_events;
+	pid_t pid;
+	int st;
+
+	name_of(name, sizeof(name), "reset");
+	rb = create_named(name, 4, 0, 1, RINGBUF_NO_SPARES);
+	ringbuf_test_set_cpu(0);
+	for (uint32_t i = 0; i < n; i++)
+		tu_write_ok(rb, i, 40);
+	pid = fork_ok();
+	if (pid == 0) {
+		struct ringbuf *v = ringbuf_attach(name, 0);
+		void *page;
+
+		if (!v)
+			_exit(2);
+		page = ringbuf_alloc_read_page(v, 0);
+		/* a whole page: the reader page is then used up */
+		if (!page || ringbuf_read_page(v, page, ringbuf_subbuf_size(v),
+					       0, 1) != 0)
+			_exit(3);
+		ringbuf_test_set_hook(exit_at_reader_reset, NULL);
+		(void)ringbuf_consume(v, 0, NULL, NULL);
+		_exit(4);
+	}
+	st = wait_child(pid, 10, "killed_reader_reset: reader");
+	expect_exit0(st, "killed_reader_reset: reader");
+	page_events = (uint32_t)ringbuf_read_events_cpu(rb, 0);
+	ASSERT_GT(page_events, 0);
+
+	/* the creator reads the rest itself: no warning, nothing lost */
+	d = drain_tu(rb);
+	ASSERT_FALSE(ringbuf_test_warned(rb));
+	ASSERT_TRUE(ringbuf_record_is_on(rb));
+	ASSERT_TRUE(d.consecutive);
+	ASSERT_EQ(d.first, page_events);
+	ASSERT_EQ(d.last, n - 1);
+	ASSERT_EQ_U(ringbuf_entries_cpu(rb, 0), 0);
+	ASSERT_EQ_U(ringbuf_bytes_cpu(rb, 0), 0);
+	/* its own writes go on, for it and for an attached reader */
+	tu_write_ok(rb, n, 40);
+	view = attach_ok(name, 0);
+	d = drain_tu(view);
+	ASSERT_EQ_U(d.count, 1);
+	ASSERT_EQ(d.first, n);
+	ASSERT_FALSE(ringbuf_test_warned(view));
+	ringbuf_free(view);
+	tu_check_rb(rb);
+	ringbuf_test_set_cpu(-1);
+	ringbuf_free(rb);
 }
 
 static void killed_reader_steps(void)
@@ -2269,6 +2339,7 @@ static const struct rbt_case cases[] = {
 	RBT_CASE(memfd_child),
 	RBT_CASE(killed_reader),
 	RBT_CASE(killed_reader_steps),
+	RBT_CASE(killed_reader_reset),
 	RBT_CASE(attach_errors),
 	RBT_CASE(corrupt_write_index),
 	RBT_CASE(attached_view_refuses),

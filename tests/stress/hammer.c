@@ -12,6 +12,7 @@
  *   hammer [--seconds S] [--seed N] [--mode overwrite|pc]
  *          [--model percpu|perthread] [--threads T] [--pages P]
  *          [--discard PERMILLE] [--no-signals] [--no-migrate]
+ *   hammer --chaos ...	faults while it runs (chaos.c)
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -26,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "chaos.h"
 #include "rbdecode.h"
 #include "test.h"
 #include "tu.h"
@@ -453,6 +455,13 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	rbt_set_current("hammer");
+#ifdef RINGBUF_TESTHOOKS
+	/* the chaos mode needs the test hooks (it accounts for resets) */
+	if (argc > 1 && !strcmp(argv[1], "--chaos-reader"))
+		return chaos_reader_main(argc, argv);
+	if (argc > 1 && !strcmp(argv[1], "--chaos"))
+		return chaos_main(argc, argv);
+#endif
 	H.seconds = 3;
 	H.overwrite = true;
 	H.model = RINGBUF_PER_CPU;

@@ -212,10 +212,9 @@ RINGBUF_API void ringbuf_free(struct ringbuf *rb);
  * refused unless RINGBUF_ATTACH_FOREIGN asks for a read-only view.
  * Readers of one cpu buffer serialise across processes on a robust
  * process-shared lock in the file, which a killed reader does not wedge.
- * An event returned by peek or consume stays valid until the next read of
- * that cpu buffer by any reader, in any process: with several reading
- * processes, copy it out (or use ringbuf_read_page()) before another may
- * read. ringbuf_free() detaches (the file stays).
+ * An event returned by peek or consume is the calling thread's own copy
+ * (see ringbuf_peek()), so other readers, in this process or another,
+ * cannot change it. ringbuf_free() detaches (the file stays).
  *
  * Context: any thread; may block.
  * Return: the reader's view, or NULL with errno set: ENOENT, ELOOP (a
@@ -267,7 +266,7 @@ RINGBUF_API const char *ringbuf_path(struct ringbuf *rb);
  * Userspace: all cpu buffers share one mapping, so a resize rebuilds the
  * mapping. The unread events of the resized cpu buffers are dropped and
  * added to their overrun count; the other cpu buffers keep their data.
- * Event pointers returned earlier by peek/consume become invalid.
+ * Events returned earlier by peek/consume are copies and stay valid.
  *
  * Context: any thread; blocks. Fails with -EBUSY while an iterator is open
  * or while a writer stays preempted mid-write for more than 10 seconds,
@@ -443,9 +442,25 @@ RINGBUF_API unsigned int ringbuf_event_length(struct ringbuf_event *event);
  * @lost_events: if not NULL, receives the number of events lost (overrun)
  *	since the last read of this cpu buffer
  *
- * Context: any thread; takes the cpu buffer's reader lock. The event stays
- * valid until the next read operation on @cpu.
- * Return: the event, or NULL if the cpu buffer is empty or @cpu is bad.
+ * The event is copied out under the reader lock into memory of the
+ * calling thread: it stays valid, and unchanged, until the same thread's
+ * next ringbuf_peek(), ringbuf_consume() or ringbuf_consume_next() (on any
+ * buffer), or its exit, whatever other threads do meanwhile, including
+ * ringbuf_swap_cpu(), ringbuf_reset_cpu() and ringbuf_resize() of @cpu.
+ *
+ * Userspace: the kernel returns a pointer into the reader page, whose bytes
+ * its swap, reset and resize leave in place. Here a swap exchanges the
+ * bytes, a reset hands the page back to the writers and a resize unmaps
+ * it, so the copy is what keeps the event stable.
+ *
+ * Context: any thread; takes the cpu buffer's reader lock.
+ * Return: the event, or NULL with errno set: ENODATA when the cpu buffer
+ * is empty, EAGAIN when it may hold data but a writer stopped in the
+ * middle of a page crossing or head push keeps the reader from the next
+ * page for now (call again later), EINVAL for a bad @cpu, ENOMEM. A
+ * damaged page (in another process's file) is skipped, counted in
+ * @lost_events of the next event, and reading goes on: NULL never means
+ * "skipped".
  */
 RINGBUF_API struct ringbuf_event *ringbuf_peek(struct ringbuf *rb, int cpu,
 					       uint64_t *ts,
@@ -459,9 +474,10 @@ RINGBUF_API struct ringbuf_event *ringbuf_peek(struct ringbuf *rb, int cpu,
  * @lost_events: if not NULL, receives the number of events lost since the
  *	last read of this cpu buffer
  *
- * Context: any thread; takes the cpu buffer's reader lock. The event stays
- * valid until the next read operation on @cpu.
- * Return: the event, or NULL if the cpu buffer is empty or @cpu is bad.
+ * The event is the calling thread's copy, as with ringbuf_peek().
+ *
+ * Context: any thread; takes the cpu buffer's reader lock.
+ * Return: as ringbuf_peek().
  */
 RINGBUF_API struct ringbuf_event *ringbuf_consume(struct ringbuf *rb, int cpu,
 						  uint64_t *ts,
@@ -478,9 +494,14 @@ RINGBUF_API struct ringbuf_event *ringbuf_consume(struct ringbuf *rb, int cpu,
  * The merge trace_pipe does: the event with the smallest time stamp among
  * the heads of all cpu buffers.
  *
- * Context: any thread; takes the reader locks one at a time. The event
- * stays valid until the next read operation on its cpu buffer.
- * Return: the event, or NULL if every cpu buffer is empty.
+ * The event is the calling thread's copy, as with ringbuf_peek(). A loop
+ * such as ``while ((ev = ringbuf_consume_next(...)))`` ends with every cpu
+ * buffer read, unless errno says EAGAIN.
+ *
+ * Context: any thread; takes the reader locks one at a time.
+ * Return: the event, or NULL with errno ENODATA when every cpu buffer is
+ * empty, EAGAIN when one may hold data a stopped writer keeps back for
+ * now, EINVAL for a bad @rb.
  */
 RINGBUF_API struct ringbuf_event *
 ringbuf_consume_next(struct ringbuf *rb, int *cpu, uint64_t *ts,
@@ -631,7 +652,8 @@ RINGBUF_API void ringbuf_free_read_page(struct ringbuf *rb, int cpu,
  * Context: any thread; takes the cpu buffer's reader lock.
  * Return: the offset of the first record in data (always 0 here), or a
  * negative errno: -EINVAL (bad arguments), -ENODATA (nothing to read, or
- * nothing whole when @full).
+ * nothing whole when @full), -EAGAIN (a writer stopped mid-way across a
+ * page keeps the next page back for now: call again later).
  */
 RINGBUF_API int ringbuf_read_page(struct ringbuf *rb, void *data_page,
 				  size_t len, int cpu, int full);
@@ -888,18 +910,26 @@ RINGBUF_API unsigned long ringbuf_bytes_cpu(struct ringbuf *rb, int cpu);
 RINGBUF_API uint64_t ringbuf_oldest_event_ts(struct ringbuf *rb, int cpu);
 
 /**
- * ringbuf_torn_events_cpu - writes found reserved but never committed when
- *	the writing process had died (a crash in the middle of a write)
- * @rb: the buffer (an attached view of a file whose writer died)
+ * ringbuf_torn_events_cpu - events lost to writes that never finished: a
+ *	thread cancelled or exiting between reserve and commit, or a writing
+ *	process that died in the middle of a write
+ * @rb: the buffer (the creator's, or an attached view)
  * @cpu: the cpu buffer
  *
- * Userspace: the kernel has no such case. A reader attached to a buffer
- * whose writing process died (ringbuf_attach(), ringbuf_wait(), or a
- * reader stuck on the dead writer's page) makes the buffer readable again:
- * every committed event is read as usual, the reserved space after them
- * is skipped and counted here (once per interrupted write; a signal
- * handler's events nested inside it are lost with it), and a head push or
- * page crossing cut short is completed.
+ * Userspace: the kernel has no such case. A thread that exits or is
+ * cancelled with a reservation it never committed has it rolled back by
+ * its exit destructor before its cpu buffer goes to another thread. A
+ * reader attached to a buffer whose writing process died
+ * (ringbuf_attach(), ringbuf_wait(), or a reader stuck on the dead
+ * writer's page) makes the buffer readable again: every committed event is
+ * read as usual, the reserved space after them is taken back, a head push
+ * or page crossing cut short is completed, and the entry and byte counts
+ * are recounted from the pages. Only the outermost write moves the commit,
+ * so events a signal handler committed inside an interrupted write are
+ * lost with it. Each of those (counted as written, never readable) counts
+ * here once, and an interrupted write that took nothing else with it
+ * counts once. Afterwards entries, bytes and ringbuf_empty() describe what
+ * can still be read.
  *
  * Context: any thread; takes the reader lock.
  */

@@ -45,6 +45,12 @@ enum ringbuf_testpoint {
 	RINGBUF_TP_COMMIT_END,
 	/* rb_get_reader_page: reader page spliced, before the swap cmpxchg */
 	RINGBUF_TP_READER_SWAP,
+	/* rb_get_reader_page: used-up reader page zeroed, its read index
+	 * not yet (the swap not yet set up) */
+	RINGBUF_TP_READER_RESET,
+	/* ringbuf_reset_cpu: writers quiesced, the cpu buffer not yet reset
+	 * (ringbuf_test_state() tells what the reset drops) */
+	RINGBUF_TP_RESET_CPU,
 	RINGBUF_TP_MAX
 };
 
@@ -73,6 +79,8 @@ void ringbuf_test_set_hook(ringbuf_test_hook_fn fn, void *arg);
  *	link points to and the link's flag bits
  * @write, @commit: tail page write index and commit page commit index
  * @committing, @commits: writer nesting counters
+ * @unread, @overrun, @torn: the counters as entries, overrun and torn
+ *	events report them (read without the reader lock)
  */
 struct ringbuf_test_state {
 	unsigned int nr_pages;
@@ -81,6 +89,9 @@ struct ringbuf_test_state {
 	unsigned int flags[64];
 	unsigned long write, commit;
 	unsigned long committing, commits;
+	unsigned long unread, overrun, torn;
+	unsigned long page_write[64], page_commit[64];
+	unsigned long bytes;
 };
 
 /**
