@@ -323,7 +323,15 @@ static void *waiting_reader(void *arg)
 	run_set_cpu0();
 	while (sem_wait(&wt->go) != 0)
 		;
-	ev = ringbuf_consume(wt->rb, 0, NULL, &wt->lost);
+	/* a reader that waited its while for the writer says busy
+	 * (EAGAIN): the caller tries again, as the API says */
+	for (int i = 0; i < 10000; i++) {
+		errno = 0;
+		ev = ringbuf_consume(wt->rb, 0, NULL, &wt->lost);
+		if (ev || errno != EAGAIN)
+			break;
+		rbt_msleep(1);
+	}
 	if (ev) {
 		wt->got = true;
 		wt->seq = tu_seq(ringbuf_event_data(ev));

@@ -1015,8 +1015,8 @@ static int kernel_read_line(const char *pipe_path, char *line, size_t len)
 }
 
 /* Blank out what differs between two tracers by nature: comm, pid, cpu,
- * time stamp, and the preempt-depth digit (the kernel writes a marker
- * with preemption disabled). What is left is the layout. */
+ * time stamp, and the flags (the kernel writes a marker with preemption
+ * disabled, and marks need-resched). What is left is the layout. */
 static void blank_context(char *line)
 {
 	char *p = strstr(line, "] ");
@@ -1029,8 +1029,10 @@ static void blank_context(char *line)
 	for (i = 0; line + i < p; i++)
 		if (line[i] != '[')
 			line[i] = 'x';
+	/* the five flag columns: the kernel's need-resched, irq and
+	 * preempt states are its own (a loaded machine sets 'N') */
 	for (i = 2; i < 7 && p[i]; i++)
-		if (p[i] >= '0' && p[i] <= '9')
+		if (p[i] != ' ')
 			p[i] = '.';
 	colon = strstr(p, ": ");
 	for (p += 8; colon && p < colon; p++)
