@@ -304,8 +304,17 @@ case_no_permission() {
 			*) cp "$l" "$W/nb/" ;;
 			esac
 		done
+		# ThreadSanitizer reads its suppressions from the source tree
+		local supp topts=
+		supp=$(printf '%s' "${TSAN_OPTIONS:-}" |
+			sed -n 's/.*suppressions=\([^:]*\).*/\1/p')
+		if [ -n "$supp" ] && [ -f "$supp" ]; then
+			cp "$supp" "$W/nb/tsan.supp"
+			topts=TSAN_OPTIONS=$(printf '%s' "$TSAN_OPTIONS" |
+				sed "s|suppressions=[^:]*|suppressions=$W/nb/tsan.supp|")
+		fi
 		chmod -R a+rX "$W/nb"
-		nobody="$nobody env LD_LIBRARY_PATH=$W/nb"
+		nobody="$nobody env LD_LIBRARY_PATH=$W/nb $topts"
 		T=$W/nb/$(basename "$T")
 		$nobody test -x "$T" || skip "uid 65534 cannot run a copy of the tool"
 	fi
