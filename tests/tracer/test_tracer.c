@@ -1152,17 +1152,52 @@ static void kernel_marker_line(void)
 }
 
 /*
+ * Run this test program again as case @name with the environment
+ * @env ("NAME=VALUE" strings, NULL-ended) plus RT_BOOT_CHILD and
+ * RINGTRACE_PUBLISH=0; it must exit 0. Its stderr goes to @msg.
+ */
+static void run_boot_child(const char *name, const char *const env[],
+			   char *msg, size_t len)
+{
+	const char *self = "/proc/self/exe";
+	ssize_t n, got = 0;
+	int st, fd[2];
+	pid_t pid;
+
+	ASSERT_EQ(pipe(fd), 0);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		dup2(fd[1], 2);
+		setenv("RT_BOOT_CHILD", "1", 1);
+		setenv("RINGTRACE_PUBLISH", "0", 1);
+		for (; *env; env++)
+			putenv((char *)*env);
+		execl(self, self, name, (char *)NULL);
+		_exit(99);
+	}
+	close(fd[1]);
+	while ((n = read(fd[0], msg + got, len - 1 - (size_t)got)) > 0)
+		got += n;
+	msg[got] = '\0';
+	close(fd[0]);
+	ASSERT_EQ(waitpid(pid, &st, 0), pid);
+	ASSERT_TRUE(WIFEXITED(st));
+	ASSERT_EQ(WEXITSTATUS(st), 0);
+}
+
+/*
  * A RINGTRACE_BUF_SIZE_KB too large to allocate is reported and the
  * default size used, as for one that does not parse: the process stays
  * traceable.
  */
 static void boot_size_too_large(void)
 {
-	const char *self = "/proc/self/exe";
-	pid_t pid;
-	int st, fd[2];
-	char msg[512] = "";
-	ssize_t n;
+	/* 16 TiB per cpu */
+	static const char *const env[] = {
+		"RINGTRACE_BUF_SIZE_KB=17179869184", NULL
+	};
+	char msg[512];
 
 	if (getenv("RT_BOOT_CHILD")) {
 		struct ringtrace_instance *tr = ringtrace_top();
@@ -1175,25 +1210,7 @@ static void boot_size_too_large(void)
 		ASSERT_EQ(ringbuf_entries(ringtrace_buffer(tr)), 1);
 		exit(0);
 	}
-	ASSERT_EQ(pipe(fd), 0);
-	pid = fork();
-	ASSERT_GE(pid, 0);
-	if (pid == 0) {
-		dup2(fd[1], 2);
-		setenv("RT_BOOT_CHILD", "1", 1);
-		/* 16 TiB per cpu */
-		setenv("RINGTRACE_BUF_SIZE_KB", "17179869184", 1);
-		setenv("RINGTRACE_PUBLISH", "0", 1);
-		execl(self, self, "boot_size_too_large", (char *)NULL);
-		_exit(99);
-	}
-	close(fd[1]);
-	n = read(fd[0], msg, sizeof(msg) - 1);
-	msg[n > 0 ? n : 0] = '\0';
-	close(fd[0]);
-	ASSERT_EQ(waitpid(pid, &st, 0), pid);
-	ASSERT_TRUE(WIFEXITED(st));
-	ASSERT_EQ(WEXITSTATUS(st), 0);
+	run_boot_child("boot_size_too_large", env, msg, sizeof(msg));
 	if (!strstr(msg, "RINGTRACE_BUF_SIZE_KB: cannot allocate 17179869184 KiB per cpu"))
 		RBT_FAIL("no warning about the size: '%s'", msg);
 }
@@ -1236,11 +1253,12 @@ static void null_buffers(void)
  */
 static void boot_graph_settings(void)
 {
-	const char *self = "/proc/self/exe";
-	char msg[1024] = "";
-	int st, fd[2];
-	ssize_t n, got = 0;
-	pid_t pid;
+	static const char *const env[] = {
+		"RINGTRACE_GRAPH_NOTRACE=main",
+		"RINGTRACE_MAX_GRAPH_DEPTH=deep",
+		"RINGTRACE_MAX_GRAPH_DEPHT=3", NULL
+	};
+	char msg[1024];
 
 	if (getenv("RT_BOOT_CHILD")) {
 		char buf[256];
@@ -1250,27 +1268,7 @@ static void boot_graph_settings(void)
 		ASSERT_EQ(strcmp(buf, "main\n"), 0);
 		exit(0);
 	}
-	ASSERT_EQ(pipe(fd), 0);
-	pid = fork();
-	ASSERT_GE(pid, 0);
-	if (pid == 0) {
-		dup2(fd[1], 2);
-		setenv("RT_BOOT_CHILD", "1", 1);
-		setenv("RINGTRACE_GRAPH_NOTRACE", "main", 1);
-		setenv("RINGTRACE_MAX_GRAPH_DEPTH", "deep", 1);
-		setenv("RINGTRACE_MAX_GRAPH_DEPHT", "3", 1);
-		setenv("RINGTRACE_PUBLISH", "0", 1);
-		execl(self, self, "boot_graph_settings", (char *)NULL);
-		_exit(99);
-	}
-	close(fd[1]);
-	while ((n = read(fd[0], msg + got, sizeof(msg) - 1 - (size_t)got)) > 0)
-		got += n;
-	msg[got] = '\0';
-	close(fd[0]);
-	ASSERT_EQ(waitpid(pid, &st, 0), pid);
-	ASSERT_TRUE(WIFEXITED(st));
-	ASSERT_EQ(WEXITSTATUS(st), 0);
+	run_boot_child("boot_graph_settings", env, msg, sizeof(msg));
 	if (!strstr(msg, "ringtrace: unknown variable RINGTRACE_MAX_GRAPH_DEPHT (ignored)") ||
 	    !strstr(msg, "RINGTRACE_MAX_GRAPH_DEPTH: 'deep' is not a depth") ||
 	    strstr(msg, "GRAPH_NOTRACE"))
