@@ -6,6 +6,7 @@
  */
 #include <linux/membarrier.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -268,8 +269,21 @@ static void rb_thread_exit(void *arg)
 	if (!tid)
 		return;
 	pthread_mutex_lock(&rb_registry_lock);
-	if (rb_tls.depth)
+	if (rb_tls.depth) {
+		sigset_t all, old;
+
+		/*
+		 * Userspace: the rollback is not reentrant. A signal handler
+		 * of ours that wrote while it runs would nest on the open
+		 * frames and reserve past the tail it is moving back: the
+		 * record and its bytes would be lost uncounted. The dying
+		 * thread takes no signal until the cpu buffers are given back.
+		 */
+		sigfillset(&all);
+		pthread_sigmask(SIG_BLOCK, &all, &old);
 		rb_thread_abandon();
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
 	for (size_t i = 0; i < rb_registry_nr; i++) {
 		struct ringbuf *rb = rb_registry[i];
 

@@ -476,10 +476,22 @@ static int rb_handle_head_page(struct ringbuf_cpu *cpu_buffer,
 	struct rb_cpu_meta *m = cpu_buffer->meta;
 	struct ringbuf *rb = cpu_buffer->buffer;
 	uint32_t new_head;
-	uint64_t entries;
+	uint64_t entries, bytes;
 	int type, ret;
 
+	/*
+	 * What the push takes away, read before the cmpxchg that makes the
+	 * page ours to account. Userspace: the kernel reads the commit after
+	 * it: our handler (an interrupt there) that lands between the two,
+	 * finds UPDATE, finishes the push and moves the tail onto the page,
+	 * which clears the commit, so its bytes stayed counted forever.
+	 * Signal handlers land there often enough to show it. Before the
+	 * cmpxchg both values are final: the page is a full, committed head
+	 * page no writer touches until a push succeeds, and if a handler
+	 * pushes it first, our cmpxchg fails and nothing is accounted.
+	 */
 	entries = rb_page_entries(cpu_buffer, next_page);
+	bytes = rb_page_commit(cpu_buffer, next_page);
 
 	/*
 	 * Userspace: the writer is a process that can be killed here, and a
@@ -509,8 +521,7 @@ static int rb_handle_head_page(struct ringbuf_cpu *cpu_buffer,
 		 * account as lost. Its counters are cleared when the tail
 		 * moves onto it. */
 		local_add(entries, &m->overrun);
-		local_sub(rb_page_commit(cpu_buffer, next_page),
-			  &m->entries_bytes);
+		local_sub(bytes, &m->entries_bytes);
 		local_inc(&m->pages_lost);
 		break;
 	case RB_PAGE_UPDATE:

@@ -175,6 +175,8 @@ static void finish(struct ringbuf *rb, unsigned long written)
 {
 	tu_check_rb(rb);
 	ASSERT_EQ(ringbuf_entries_cpu(rb, 0), 0);
+	/* every byte counted in was read or pushed out with its page */
+	ASSERT_EQ(ringbuf_bytes_cpu(rb, 0), 0);
 	ASSERT_EQ(ringbuf_read_events_cpu(rb, 0) + ringbuf_overrun_cpu(rb, 0),
 		  written);
 	ASSERT_EQ(ringbuf_commit_overrun_cpu(rb, 0), 0);
