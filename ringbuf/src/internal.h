@@ -550,7 +550,17 @@ static inline bool rb_is_reader_page(struct ringbuf_cpu *cpu_buffer,
 	uint32_t prev = atomic_load_explicit(&rb_page(cpu_buffer, id)->prev,
 					     memory_order_relaxed);
 
-	return rb_next_id(cpu_buffer, prev) != id;
+	/*
+	 * Acquire: when the page is out of the ring, this reads the link the
+	 * reader's swap cmpxchg wrote when it took the page (acq_rel in
+	 * rb_head_page_replace()), so a writer that finds its page swapped
+	 * out sees every link the reader changed before that swap
+	 * (rb_move_tail() reads its own link again after this).
+	 */
+	return rb_id_clamp(cpu_buffer,
+			   rb_link_id(atomic_load_explicit(
+				   &rb_page(cpu_buffer, prev)->next,
+				   memory_order_acquire))) != id;
 }
 
 /* ------------------------------------------------------------------ */

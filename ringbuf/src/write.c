@@ -640,6 +640,7 @@ rb_move_tail(struct ringbuf_cpu *cpu_buffer, unsigned long tail,
 	if (unlikely(ret == RB_PAGE_MOVED))
 		goto out_again;
 	if (ret) {
+		RB_TESTPOINT(cpu_buffer, RINGBUF_TP_MOVE_TAIL_HEAD);
 		if (!rb_is_reader_page(cpu_buffer, commit_page)) {
 			if (!(atomic_load_explicit(&rb->flags,
 						   memory_order_relaxed) &
@@ -676,6 +677,24 @@ rb_move_tail(struct ringbuf_cpu *cpu_buffer, unsigned long tail,
 				info->err = -ENOSPC;
 				goto out_reset;
 			}
+			/*
+			 * Userspace: the kernel's writer gets here with
+			 * preemption off, so its tail page's link is the one
+			 * it read above. Ours may have read the link, then
+			 * been preempted while the reader took the head after
+			 * our page (which rewrote our link) and then our page
+			 * itself. The link we hold then names a page the
+			 * reader has since read and put back elsewhere, and
+			 * our first record on it would not be ordered after
+			 * the reader's copy of it. rb_is_reader_page() above
+			 * read the reader's last swap with acquire; the link
+			 * read again now is the current one, and ordered
+			 * after the swap that wrote it (acquire in
+			 * rb_is_head_page()). If it moved, reserve again.
+			 */
+			if (rb_is_head_page(cpu_buffer, next_page,
+					    tail_page) == RB_PAGE_MOVED)
+				goto out_again;
 		}
 	}
 

@@ -13,6 +13,9 @@
  *				read its next page, while the reader swaps
  *				that page and then the tail page out: the
  *				tail moves along the current link
+ *  stale_head_link		the same, stopped after it found the head
+ *				next (the buffer full): once the reader has
+ *				its tail page, it reads the link again
  *  cancel_per_thread		a writer cancelled between reserve and
  *  cancel_per_cpu		commit (its signal handler committed one
  *  exit_per_cpu		event inside the torn write), or exiting
@@ -258,7 +261,7 @@ static unsigned long drain_pages(struct ringbuf *rb, void *page)
 	return n;
 }
 
-static void stale_next_link(void)
+static void stale_link(enum ringbuf_testpoint tp)
 {
 	struct ringbuf *rb = tu_create(4, 0, 1, RINGBUF_PER_CPU);
 	struct ringbuf_test_state st;
@@ -270,7 +273,7 @@ static void stale_next_link(void)
 	atomic_store(&g_seq, 0);
 	atomic_store(&g_written, 0);
 	ASSERT_EQ(sem_init(&g_resumed, 0, 0), 0);
-	park_setup(RINGBUF_TP_MOVE_TAIL);
+	park_setup(tp);
 	ASSERT_EQ(pthread_create(&g_park.thread, NULL, stale_writer, rb), 0);
 	while (sem_wait(&g_park.parked))
 		;
@@ -301,6 +304,20 @@ static void stale_next_link(void)
 	sem_destroy(&g_resumed);
 	ringbuf_free_read_page(rb, 0, page);
 	ringbuf_free(rb);
+}
+
+/* Stopped before it looked at the head page. */
+static void stale_next_link(void)
+{
+	stale_link(RINGBUF_TP_MOVE_TAIL);
+}
+
+/* Stopped after it found the head page next (the buffer full), before it
+ * looked at where the commit is: by then the reader has its tail page, and
+ * the commit-on-the-reader-page path must not take the old link. */
+static void stale_head_link(void)
+{
+	stale_link(RINGBUF_TP_MOVE_TAIL_HEAD);
 }
 
 /* ---- a writer that leaves between reserve and commit -------------------- */
@@ -527,6 +544,7 @@ static void wait_across_resize(void)
 static const struct rbt_case cases[] = {
 	RBT_CASE(reader_gives_up_on_update),
 	RBT_CASE(stale_next_link),
+	RBT_CASE(stale_head_link),
 	RBT_CASE(cancel_per_thread),
 	RBT_CASE(cancel_per_cpu),
 	RBT_CASE(exit_per_cpu),

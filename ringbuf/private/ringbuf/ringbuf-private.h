@@ -51,6 +51,9 @@ enum ringbuf_testpoint {
 	/* ringbuf_reset_cpu: writers quiesced, the cpu buffer not yet reset
 	 * (ringbuf_test_state() tells what the reset drops) */
 	RINGBUF_TP_RESET_CPU,
+	/* rb_move_tail: the next page is the head (link read), the commit
+	 * page not yet looked at */
+	RINGBUF_TP_MOVE_TAIL_HEAD,
 	RINGBUF_TP_MAX
 };
 
