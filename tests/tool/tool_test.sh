@@ -1354,19 +1354,19 @@ case_docs() {
 	local src=${RTT_SRC:?RTT_SRC is not set} v
 	run 0 "$T" --help
 	for v in $(sed -n 's/^  \([a-z-]*\) .*/\1/p' "$W/out" | sort -u) stream; do
-		grep -qF -- "\\fB${v//-/\\-}\\fR" "$src/tracer/tool/ringtrace.1" ||
+		grep -qF -- "\\fB${v//-/\\-}\\fR" "$src/tools/ringtrace/ringtrace.1" ||
 			fail "verb $v is not in the man page"
 		grep -qF -- "\`\`$v" "$src/Documentation/ringtrace.rst" ||
 			fail "verb $v is not in Documentation/ringtrace.rst"
 	done
 	for v in 0 1 2 3 4 5; do
-		grep -q "^\.B $v$" "$src/tracer/tool/ringtrace.1" ||
+		grep -q "^\.B $v$" "$src/tools/ringtrace/ringtrace.1" ||
 			fail "exit status $v is not in the man page"
 		grep -q "^\`\`$v\`\`$" "$src/Documentation/ringtrace.rst" ||
 			fail "exit status $v is not in Documentation/ringtrace.rst"
 	done
 	if command -v groff >/dev/null; then
-		groff -man -Tutf8 -ww -z "$src/tracer/tool/ringtrace.1" \
+		groff -man -Tutf8 -ww -z "$src/tools/ringtrace/ringtrace.1" \
 			2>"$W/groff.err"
 		[ ! -s "$W/groff.err" ] || fail "groff: $(cat "$W/groff.err")"
 	fi
