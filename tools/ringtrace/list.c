@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * list.c - ringtrace list: the traced processes, or the events of one
+ */
+#include "rtt.h"
+
+/* ---- list --------------------------------------------------------------- */
+
+const char rtt_list_help[] =
+	"Without -e: the processes that published a trace in the publish\n"
+	"directory, one per line: PID, NAME, STATE (running, exiting, or dead:\n"
+	"the files a crashed or killed process left, see 'ringtrace extract'),\n"
+	"BUFFERS (its instances), EVENTS (how many are enabled) and LOST (events\n"
+	"lost so far: overwritten, dropped, or lost to nested writes).\n"
+	"With -e PID: every event of that process with its format.\n"
+	"\n"
+	"  -e, --events PID   list the events of PID and their formats\n"
+	"  -h, --help         this text\n";
+
+static void rtt_list_one(const struct rtt_entry *e)
+{
+	static const char *const states[] = { "running", "dead", "exiting" };
+	char err[RTT_ERR_MAX], path[PATH_MAX + 8], bufs[256], events[16];
+	char lost[32];
+	struct rtt_proc p;
+	unsigned long nlost = 0;
+	bool counted = false;
+	size_t bl = 0;
+	int i, ret;
+
+	snprintf(path, sizeof(path), "%s.ctl", e->base);
+	ret = rtt_proc_open_path(path, RTT_OPEN_DEAD, &p, err);
+	if (ret) {
+		printf("%-8d %-16s %-8s %s\n", e->pid, "?",
+		       ret == -EPROTO ? "corrupt" : "unreadable", "-");
+		rtt_msg("%s", err);
+		return;
+	}
+	bufs[0] = '\0';
+	for (i = 0; i < RT_CTL_MAX_INSTANCES; i++) {
+		struct ringbuf *rb;
+		char name[PATH_MAX];
+		int n;
+
+		if (rtt_inst_path(&p, i, false, name, NULL))
+			continue;
+		/* the instance names, comma-separated, cut to the column */
+		n = snprintf(bufs + bl, sizeof(bufs) - bl, "%s%.63s",
+			     bl ? "," : "", i ? p.ctl->inst[i].name : "top");
+		if (n > 0)
+			bl += (size_t)n < sizeof(bufs) - bl ?
+				      (size_t)n :
+				      sizeof(bufs) - bl - 1;
+		if (!rtt_attach(&p, i, false, 0, NULL, &rb, err)) {
+			struct rtt_counts c;
+
+			rtt_get_counts(rb, &c);
+			nlost += rtt_lost(&c);
+			counted = true;
+			ringbuf_free(rb);
+		}
+	}
+	snprintf(events, sizeof(events), "-");
+	if (p.state == RTT_ALIVE && p.writable) {
+		char *reply = NULL;
+
+		if (!rtt_command(&p, 1000, &reply, err, "show_set_event -") &&
+		    reply) {
+			int n = 0;
+			char *s;
+
+			for (s = reply; *s; s++)
+				if (*s == '\n')
+					n++;
+			snprintf(events, sizeof(events), "%d", n);
+		}
+		free(reply);
+	}
+	if (counted)
+		snprintf(lost, sizeof(lost), "%lu", nlost);
+	else
+		snprintf(lost, sizeof(lost), "-");
+	printf("%-8d %-16.16s %-8s %-20s %6s %10s\n", p.pid, p.ctl->comm,
+	       states[p.state], bufs[0] ? bufs : "-", events, lost);
+	rtt_proc_close(&p);
+}
+
+static int rtt_list_events(const char *arg)
+{
+	struct rtt_events *ev;
+	struct rtt_proc p;
+	size_t i;
+	int ret;
+
+	ret = rtt_open_pid(arg, RTT_OPEN_DEAD | RTT_OPEN_READONLY, &p);
+	if (ret)
+		return rtt_exit_code(ret);
+	ret = rtt_load_events(&p, &ev, false);
+	rtt_proc_close(&p);
+	if (ret)
+		return rtt_exit_code(ret);
+	for (i = 0; i < ev->nr; i++) {
+		printf("%s:%s\n", ev->v[i].system, ev->v[i].name);
+		fputs(ev->v[i].format, stdout);
+		if (ev->v[i].format[0] &&
+		    ev->v[i].format[strlen(ev->v[i].format) - 1] != '\n')
+			putchar('\n');
+		putchar('\n');
+	}
+	rtt_events_free(ev);
+	return fflush(stdout) ? RTT_EXIT_FAIL : RTT_EXIT_OK;
+}
+
+int rtt_do_list(const struct rtt_verb *v, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "events", required_argument, NULL, 'e' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char err[RTT_ERR_MAX];
+	const char *events = NULL;
+	struct rtt_entry *e;
+	size_t n, i;
+	int c, ret;
+
+	while ((c = getopt_long(argc, argv, ":e:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'e':
+			events = optarg;
+			break;
+		case 'h':
+			return rtt_help(v);
+		default:
+			return rtt_bad_option(v, argv, c);
+		}
+	}
+	if (optind < argc)
+		return rtt_usage(v, "unexpected argument '%s'", argv[optind]);
+	if (events)
+		return rtt_list_events(events);
+	ret = rtt_list(&e, &n, err);
+	if (ret) {
+		rtt_msg("%s", err);
+		return rtt_exit_code(ret);
+	}
+	printf("%-8s %-16s %-8s %-20s %6s %10s\n", "PID", "NAME", "STATE",
+	       "BUFFERS", "EVENTS", "LOST");
+	for (i = 0; i < n; i++)
+		rtt_list_one(&e[i]);
+	free(e);
+	return fflush(stdout) ? RTT_EXIT_FAIL : RTT_EXIT_OK;
+}
