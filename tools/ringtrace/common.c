@@ -217,50 +217,6 @@ int rtt_load_syms(struct rtt_proc *p, struct rtt_syms **out)
 	return ret;
 }
 
-/* The names of trace_options, in enum rt_opt order. */
-static const char *const rtt_opt_names[RT_OPT_NR] = {
-	[RT_OPT_PRINT_PARENT] = "print-parent",
-	[RT_OPT_SYM_OFFSET] = "sym-offset",
-	[RT_OPT_SYM_ADDR] = "sym-addr",
-	[RT_OPT_VERBOSE] = "verbose",
-	[RT_OPT_RAW] = "raw",
-	[RT_OPT_HEX] = "hex",
-	[RT_OPT_BIN] = "bin",
-	[RT_OPT_CONTEXT_INFO] = "context-info",
-	[RT_OPT_LATENCY_FMT] = "latency-format",
-	[RT_OPT_RECORD_CMD] = "record-cmd",
-	[RT_OPT_RECORD_TGID] = "record-tgid",
-	[RT_OPT_OVERWRITE] = "overwrite",
-	[RT_OPT_IRQ_INFO] = "irq-info",
-	[RT_OPT_MARKERS] = "markers",
-	[RT_OPT_FUNCGRAPH_OVERRUN] = "funcgraph-overrun",
-	[RT_OPT_FUNCGRAPH_CPU] = "funcgraph-cpu",
-	[RT_OPT_FUNCGRAPH_OVERHEAD] = "funcgraph-overhead",
-	[RT_OPT_FUNCGRAPH_PROC] = "funcgraph-proc",
-	[RT_OPT_FUNCGRAPH_DURATION] = "funcgraph-duration",
-	[RT_OPT_FUNCGRAPH_ABSTIME] = "funcgraph-abstime",
-	[RT_OPT_FUNCGRAPH_TAIL] = "funcgraph-tail",
-	[RT_OPT_STACKTRACE] = "stacktrace",
-};
-
-static const char *const rtt_tracer_names[RT_TRACER_NR] = {
-	[RT_TRACER_NOP] = "nop",
-	[RT_TRACER_FUNCTION] = "function",
-	[RT_TRACER_GRAPH] = "function_graph",
-	[RT_TRACER_USERSOFF] = "usersoff",
-};
-
-/* The options a process starts with (trace.c's defaults). */
-uint64_t rtt_default_opts(void)
-{
-	return RT_OPT(RT_OPT_PRINT_PARENT) | RT_OPT(RT_OPT_CONTEXT_INFO) |
-	       RT_OPT(RT_OPT_RECORD_CMD) | RT_OPT(RT_OPT_OVERWRITE) |
-	       RT_OPT(RT_OPT_IRQ_INFO) | RT_OPT(RT_OPT_MARKERS) |
-	       RT_OPT(RT_OPT_FUNCGRAPH_CPU) |
-	       RT_OPT(RT_OPT_FUNCGRAPH_OVERHEAD) |
-	       RT_OPT(RT_OPT_FUNCGRAPH_DURATION);
-}
-
 /* trace_options text ("opt" or "noopt" per line) to RT_OPT() bits. */
 static uint64_t rtt_parse_opts(const char *text, uint64_t opts)
 {
@@ -272,26 +228,17 @@ static uint64_t rtt_parse_opts(const char *text, uint64_t opts)
 		bool on = true;
 		int i;
 
-		if (len > 2 && !strncmp(line, "no", 2)) {
-			for (i = 0; i < RT_OPT_NR; i++)
-				if (strlen(rtt_opt_names[i]) == len - 2 &&
-				    !strncmp(line + 2, rtt_opt_names[i],
-					     len - 2))
-					break;
-			if (i < RT_OPT_NR) {
-				on = false;
-				line += 2;
-				len -= 2;
-			}
+		if (len > 2 && !strncmp(line, "no", 2) &&
+		    rt_opt_lookup(line + 2, len - 2) >= 0) {
+			on = false;
+			line += 2;
+			len -= 2;
 		}
-		for (i = 0; i < RT_OPT_NR; i++)
-			if (strlen(rtt_opt_names[i]) == len &&
-			    !strncmp(line, rtt_opt_names[i], len)) {
-				if (on)
-					opts |= RT_OPT(i);
-				else
-					opts &= ~RT_OPT(i);
-			}
+		i = rt_opt_lookup(line, len);
+		if (i >= 0 && on)
+			opts |= RT_OPT(i);
+		else if (i >= 0)
+			opts &= ~RT_OPT(i);
 		line = eol ? eol + 1 : NULL;
 	}
 	return opts;
@@ -308,7 +255,7 @@ void rtt_get_cfg(struct rtt_proc *p, const char *inst,
 	int i;
 
 	memset(cfg, 0, sizeof(*cfg));
-	cfg->opts = rtt_default_opts();
+	cfg->opts = rt_opt_defaults();
 	cfg->tracer = RT_TRACER_NOP;
 	if (!p->writable || rtt_proc_state(p) != RTT_ALIVE)
 		return;
@@ -323,9 +270,9 @@ void rtt_get_cfg(struct rtt_proc *p, const char *inst,
 			 rtt_iarg(inst)) &&
 	    reply) {
 		reply[strcspn(reply, "\n")] = '\0';
-		for (i = 0; i < RT_TRACER_NR; i++)
-			if (!strcmp(reply, rtt_tracer_names[i]))
-				cfg->tracer = i;
+		i = rt_tracer_lookup(reply);
+		if (i >= 0)
+			cfg->tracer = i;
 	}
 	free(reply);
 }

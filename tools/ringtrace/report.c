@@ -367,7 +367,7 @@ int rtt_do_report(const struct rtt_verb *v, int argc, char **argv)
 		int n;
 
 		memset(&cfg, 0, sizeof(cfg));
-		cfg.opts = rtt_default_opts();
+		cfg.opts = rt_opt_defaults();
 		cfg.tracer = rp.graph ? RT_TRACER_GRAPH : RT_TRACER_NOP;
 		rtt_printer_ops(&rp.ctx, &ops);
 		rtt_report_header(&rp);

@@ -36,11 +36,12 @@
 #include <ringbuf/ringbuf.h>
 
 #include "client.h"
+#include "entries.h"
 #include "filter.h"
 #include "print.h"
 #include "profile.h"
 #include "tep.h"
-#include "trace.h"
+#include "names.h"
 #include "tracedat.h"
 #include "tracefs.h"
 
@@ -106,7 +107,6 @@ int rtt_find_inst(struct rtt_proc *p, const char *inst);
 int rtt_load_events(struct rtt_proc *p, struct rtt_events **out,
 		    bool quiet);
 int rtt_load_syms(struct rtt_proc *p, struct rtt_syms **out);
-uint64_t rtt_default_opts(void);
 void rtt_get_cfg(struct rtt_proc *p, const char *inst,
 		 struct rt_print_cfg *cfg);
 int rtt_set_filter(struct rtt_proc *p, const struct rtt_events *ev,
