@@ -33,7 +33,7 @@ if [ "${1:-}" = "-s" ] && [ -n "${2:-}" ]; then
 fi
 
 rt=$build/tools/ringtrace/ringtrace
-app=$build/tests/tool/sample_app
+app=$build/demo/sample_app
 work=$(mktemp -d /tmp/ringtrace-demo.XXXXXX)
 export RINGTRACE_DIR=$work/run
 mkdir -m 700 "$RINGTRACE_DIR"
