@@ -1372,6 +1372,11 @@ case_docs() {
 	fi
 }
 
+# the cases kept in files of their own
+for f in "$(dirname "$0")"/cases_*.sh; do
+	. "$f"
+done
+
 declare -F "case_$CASE" >/dev/null || fail "unknown case '$CASE'"
 "case_$CASE"
 echo "PASS ($CASE)"

@@ -164,6 +164,7 @@ int rtt_do_extract(const struct rtt_verb *v, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *out = "trace.dat", *inst = NULL, *arg;
+	struct rtt_out dest = { .fd = -1 };
 	struct rtt_events *ev = NULL;
 	struct rtt_pager pg;
 	struct rtt_counts cnt;
@@ -197,18 +198,23 @@ int rtt_do_extract(const struct rtt_verb *v, int argc, char **argv)
 		return rtt_usage(v, optind < argc ? "too many arguments" :
 						    "missing the pid or file");
 	arg = argv[optind];
+	c = rtt_out_open(out, true, &dest);
+	if (c)
+		return c;
 	if (!rtt_parse_pid(arg, &pid))
 		ret = rtt_proc_open(pid, RTT_OPEN_DEAD, &p, err);
 	else
 		ret = rtt_proc_open_path(arg, RTT_OPEN_DEAD, &p, err);
 	if (ret) {
 		rtt_msg("%s", err);
+		rtt_out_close(&dest);
 		return rtt_exit_code(ret);
 	}
 	if (p.state != RTT_DEAD) {
 		rtt_msg("process %d is still running: use 'ringtrace record -P %d'",
 			p.pid, p.pid);
 		rtt_proc_close(&p);
+		rtt_out_close(&dest);
 		return RTT_EXIT_USAGE;
 	}
 	slot = rtt_find_inst(&p, inst);
@@ -233,7 +239,7 @@ int rtt_do_extract(const struct rtt_verb *v, int argc, char **argv)
 	rtt_cmdlines_text(&p, &cmdl, &len);
 	snprintf(clock, sizeof(clock), "%.*s", (int)sizeof(p.ctl->clock) - 1,
 		 p.ctl->clock);
-	ret = rtt_td_open(out, rb, ev, syms, cmdl, clock, &pg.w);
+	ret = rtt_td_open(dest.path, rb, ev, syms, cmdl, clock, &pg.w);
 	if (ret)
 		goto out;
 	pg.size = ringbuf_subbuf_size(rb);
@@ -253,9 +259,13 @@ int rtt_do_extract(const struct rtt_verb *v, int argc, char **argv)
 		ret = ret == -ENOMEM ? ret : rtt_td_error(out, ret);
 		goto out;
 	}
+	ret = rtt_out_finish(&dest, 0);
+	if (ret)
+		goto out;
 	rtt_get_counts(rb, &cnt);
 	rtt_msg("%lu events of process %d (%s) written to %s; %lu lost before, %lu writes cut short by the crash",
-		pg.events, p.pid, p.ctl->comm, out, rtt_lost(&cnt), cnt.torn);
+		pg.events, p.pid, p.ctl->comm, rtt_out_name(&dest),
+		rtt_lost(&cnt), cnt.torn);
 	if (!keep) {
 		ret = rtt_remove_files(&p, err);
 		if (ret)
@@ -263,6 +273,7 @@ int rtt_do_extract(const struct rtt_verb *v, int argc, char **argv)
 	}
 out:
 	td_writer_abort(pg.w);
+	rtt_out_close(&dest);
 	free(pg.page);
 	ringbuf_free(rb);
 	rtt_events_free(ev);

@@ -238,10 +238,11 @@ int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 	struct rtt_events *ev = NULL;
 	struct rtt_record r;
 	struct rtt_follow fl;
+	struct rtt_out out = { .fd = -1 };
 	char err[RTT_ERR_MAX], *before = NULL;
 	const char *pid_arg = NULL, *tracer = NULL, *inst = NULL;
 	pid_t child = 0;
-	int c, ret, code = RTT_EXIT_OK;
+	int c, ret = 0, code = RTT_EXIT_OK;
 	bool exited = false, follow = false;
 
 	memset(&r, 0, sizeof(r));
@@ -318,8 +319,11 @@ int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 		return rtt_usage(v, "-i needs -P: a new process has only the top instance");
 	if (pid_arg && follow)
 		return rtt_usage(v, "-c follows the processes COMMAND starts: not with -P");
-	if (!r.out[0] || !strcmp(r.out, "-"))
-		return rtt_usage(v, "bad output file '%s'", r.out);
+	code = rtt_out_open(r.out, !follow, &out);
+	if (code)
+		goto out_free;
+	r.out = out.path;
+	r.out_name = rtt_out_name(&out);
 	r.tty = isatty(2);
 	rtt_catch_signals();
 	if (pid_arg) {
@@ -358,7 +362,8 @@ int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 					     sizeof(preload_lib));
 		ret = rtt_record_spawn(argv + optind, &events, tracer, &topts,
 				       size_kb ? size_kb : rtt_record_default_kb(),
-				       preload, follow, &hold, &r.p, &child);
+				       preload, follow, !strcmp(out.arg, "-"),
+				       &hold, &r.p, &child);
 		if (ret)
 			goto out_free;
 		r.ctl_gen = rtt_ctl_gen(&r.p);
@@ -418,6 +423,7 @@ int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 			usleep(follow ? 2000 : 20000);
 	}
 	ret = rtt_rec_finish(&r, ret);
+	ret = rtt_out_finish(&out, ret);
 	if (follow)
 		rtt_follow_end(&fl);
 	exited = r.exited;
@@ -452,6 +458,7 @@ out:
 			waitpid(child, &status, 0);
 	}
 out_free:
+	rtt_out_close(&out);
 	/* closing it releases a held command too */
 	if (hold >= 0)
 		close(hold);

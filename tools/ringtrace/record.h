@@ -23,6 +23,7 @@
  * @quiet_written: the summary gives the bytes of this file, not those
  *	the tool wrote (a followed process)
  * @out_path: @out when the recording owns it
+ * @out_name: the output as the messages name it (NULL: @out)
  * @dropped: per cpu buffer, the writes it refused (a full buffer in
  *	producer/consumer mode) as counted when last looked at
  * @marked: per cpu buffer, how many of @dropped the file marks already
@@ -31,6 +32,7 @@
  */
 struct rtt_record {
 	const char *out;
+	const char *out_name;
 	struct rtt_proc p;
 	struct ringbuf *rb;
 	struct td_writer *w;
@@ -88,8 +90,8 @@ void rtt_follow_end(struct rtt_follow *fl);
 int rtt_record_spawn(char **cmd, const struct rtt_strv *events,
 		     const char *tracer, const struct rtt_strv *opts,
 		     unsigned long size_kb, const char *preload,
-		     bool follow, int *hold, struct rtt_proc *p,
-		     pid_t *child);
+		     bool follow, bool stdout_busy, int *hold,
+		     struct rtt_proc *p, pid_t *child);
 char *rtt_show_set_event(struct rtt_proc *p, const char *inst);
 void rtt_restore_events(struct rtt_proc *p, const char *inst,
 			const char *before);

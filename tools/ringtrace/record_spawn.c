@@ -10,9 +10,10 @@
 int rtt_record_spawn(char **cmd, const struct rtt_strv *events,
 		     const char *tracer, const struct rtt_strv *opts,
 		     unsigned long size_kb, const char *preload,
-		     bool follow, int *hold, struct rtt_proc *p,
-		     pid_t *child)
+		     bool follow, bool stdout_busy, int *hold,
+		     struct rtt_proc *p, pid_t *child)
 {
+	posix_spawn_file_actions_t fa;
 	char err[RTT_ERR_MAX], *ev = NULL, *op = NULL, *tr = NULL, *pl = NULL;
 	char hold_env[64], size_env[64], follow_env[64];
 	const char *old_pl = getenv("LD_PRELOAD");
@@ -105,7 +106,17 @@ int rtt_record_spawn(char **cmd, const struct rtt_strv *events,
 	if (tracer && asprintf(&tr, "RINGTRACE_TRACER=%s", tracer) > 0)
 		envp[n++] = tr;
 	envp[n] = NULL;
-	ret = posix_spawnp(child, cmd[0], NULL, NULL, cmd, envp);
+	/* the trace.dat goes to standard output (-o -): the command's
+	 * output goes to standard error, not into the file */
+	if (stdout_busy) {
+		posix_spawn_file_actions_init(&fa);
+		posix_spawn_file_actions_adddup2(&fa, STDERR_FILENO,
+						 STDOUT_FILENO);
+	}
+	ret = posix_spawnp(child, cmd[0], stdout_busy ? &fa : NULL, NULL,
+			   cmd, envp);
+	if (stdout_busy)
+		posix_spawn_file_actions_destroy(&fa);
 	free(ev);
 	free(op);
 	free(tr);

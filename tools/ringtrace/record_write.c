@@ -301,7 +301,7 @@ int rtt_rec_finish(struct rtt_record *r, int ret)
 		ret = td_writer_close(r->w);
 		r->w = NULL;
 		if (ret)
-			ret = rtt_td_error(r->out, ret);
+			ret = rtt_td_error(r->out_name ? r->out_name : r->out, ret);
 	} else if (ret == -ENOMEM) {
 		rtt_msg("out of memory");
 	} else {
@@ -309,7 +309,7 @@ int rtt_rec_finish(struct rtt_record *r, int ret)
 		 * a smaller copy) */
 		if (ret != -EINVAL)
 			td_writer_checkpoint(r->w);
-		ret = rtt_td_error(r->out, ret);
+		ret = rtt_td_error(r->out_name ? r->out_name : r->out, ret);
 	}
 	if (r->tty && !r->quiet)
 		fputs("\r\033[K", stderr);
@@ -325,7 +325,8 @@ int rtt_rec_finish(struct rtt_record *r, int ret)
 		if (!r->quiet_written)
 			written = rtt_self_wchar(written);
 		rtt_msg("%lu events recorded in %s (%.1f MB, %.1f MB written) in %.1f s; %lu lost",
-			r->events, r->out, (double)st.st_size / 1e6,
+			r->events, r->out_name ? r->out_name : r->out,
+			(double)st.st_size / 1e6,
 			(double)written / 1e6,
 			(double)(rtt_now_ms() - r->start) / 1000.0,
 			rtt_lost(&cs));

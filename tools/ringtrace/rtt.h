@@ -123,6 +123,34 @@ int rtt_apply_settings(struct rtt_proc *p, const struct rtt_events *ev,
 		       const struct rtt_strv *filters);
 extern volatile sig_atomic_t rtt_stop;
 
+/*
+ * struct rtt_out - the output of record -o or extract -o (output.c)
+ * @arg: the path as given ("-": standard output)
+ * @path: where the trace.dat is written: @arg, or @tmp for a stream
+ * @fd: the stream (standard output or a FIFO) the file is copied to, or -1
+ * @dir: the private temporary directory of a stream's file, or ""
+ * @tmp: the file in it
+ */
+struct rtt_out {
+	const char *arg;
+	const char *path;
+	int fd;
+	char dir[PATH_MAX];
+	char tmp[PATH_MAX + 16];
+};
+
+/* output.c */
+/* Check the output @arg before anything runs (@allow_stream: "-" and a
+ * FIFO with a reader are fine). Return: 0, or an exit code after a
+ * message. */
+int rtt_out_open(const char *arg, bool allow_stream, struct rtt_out *o);
+/* Copy the finished file to the stream (when @ret is 0) and clean up.
+ * Return: @ret, or a negative errno of the copy. */
+int rtt_out_finish(struct rtt_out *o, int ret);
+/* Clean up without copying: the temporary files, the stream. */
+void rtt_out_close(struct rtt_out *o);
+const char *rtt_out_name(const struct rtt_out *o);
+
 /* tdwrite.c */
 int rtt_td_error(const char *path, int err);
 int rtt_td_open(const char *path, struct ringbuf *rb,
