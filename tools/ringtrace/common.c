@@ -277,6 +277,16 @@ void rtt_get_cfg(struct rtt_proc *p, const char *inst,
 	free(reply);
 }
 
+bool rtt_opt_ok(const char *arg)
+{
+	size_t len = strlen(arg);
+
+	if (rt_opt_lookup(arg, len) >= 0)
+		return true;
+	return len > 2 && !strncmp(arg, "no", 2) &&
+	       rt_opt_lookup(arg + 2, len - 2) >= 0;
+}
+
 /*
  * An event argument as set_event takes it: "sys:event", "sys:*",
  * "event" or "sys", each resolved against the process's events into a
@@ -317,6 +327,35 @@ static int rtt_resolve_event(struct rtt_proc *p, const struct rtt_events *ev,
 			return 0;
 	rtt_msg("unknown event '%s' in process %d", spec, p->pid);
 	return -ENOENT;
+}
+
+int rtt_check_events(struct rtt_proc *p, int from, int to,
+		     const char *const *specs)
+{
+	struct rtt_events *ev;
+	char sys[128], name[128];
+	int i, ret;
+
+	for (i = from; i < to; i++)
+		if (!specs[i][0] || !strcmp(specs[i], "!")) {
+			rtt_msg("an empty event name: nothing changed");
+			return -EINVAL;
+		}
+	ret = rtt_load_events(p, &ev, false);
+	if (ret)
+		return ret;
+	for (i = from; i < to && !ret; i++) {
+		const char *s = specs[i][0] == '!' ? specs[i] + 1 : specs[i];
+
+		/* a glob is the process's to match */
+		if (strpbrk(s, "?[") || (strchr(s, '*') && strcmp(s, "*") &&
+					 !strstr(s, ":*") && strncmp(s, "*:", 2)))
+			continue;
+		ret = rtt_resolve_event(p, ev, s, sys, sizeof(sys), name,
+					sizeof(name));
+	}
+	rtt_events_free(ev);
+	return ret;
 }
 
 /*

@@ -41,6 +41,8 @@ static int rtt_ctl_args(const struct rtt_verb *v, int argc, char **argv,
 		case 'F':
 		case 'C':
 			if (extra && strchr(extra, c)) {
+				if (*flag && *flag != c)
+					return rtt_usage(v, "--free and --clear: give one of them");
 				*flag = c;
 				break;
 			}
@@ -84,6 +86,9 @@ int rtt_do_enable(const struct rtt_verb *v, int argc, char **argv)
 	code = rtt_ctl_args(v, argc, argv, NULL, NULL, &inst, 1, -1, &p);
 	if (code >= 0)
 		return code;
+	/* all or nothing: every event is checked before any is set */
+	ret = rtt_check_events(&p, optind, argc,
+			       (const char *const *)argv);
 	for (i = optind; i < argc && !ret; i++) {
 		char err[RTT_ERR_MAX];
 
@@ -233,6 +238,12 @@ int rtt_do_options(const struct rtt_verb *v, int argc, char **argv)
 		}
 		free(reply);
 	}
+	/* all or nothing: every name is checked before any is set */
+	for (i = optind; i < argc && !ret; i++)
+		if (!rtt_opt_ok(argv[i])) {
+			rtt_msg("unknown option '%s': nothing changed", argv[i]);
+			ret = -EINVAL;
+		}
 	for (i = optind; i < argc && !ret; i++) {
 		char err[RTT_ERR_MAX];
 

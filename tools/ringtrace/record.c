@@ -207,6 +207,31 @@ static bool rtt_function_tracer(const char *tracer, pid_t child)
 			  !strcmp(tracer, "function_graph"));
 }
 
+/* -p, -O and -e as far as they can be checked without the process.
+ * Return: 0, or RTT_EXIT_USAGE after a message. */
+static int rtt_record_names(const char *tracer, const struct rtt_strv *opts,
+			    const struct rtt_strv *events)
+{
+	int i;
+
+	if (tracer && rt_tracer_lookup(tracer) < 0) {
+		rtt_msg("unknown tracer '%s' (nop, function, function_graph, usersoff)",
+			tracer);
+		return RTT_EXIT_USAGE;
+	}
+	for (i = 0; i < opts->nr; i++)
+		if (!rtt_opt_ok(opts->v[i])) {
+			rtt_msg("unknown option '%s'", opts->v[i]);
+			return RTT_EXIT_USAGE;
+		}
+	for (i = 0; i < events->nr; i++)
+		if (!events->v[i][0]) {
+			rtt_msg("an empty event name");
+			return RTT_EXIT_USAGE;
+		}
+	return 0;
+}
+
 int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -319,7 +344,10 @@ int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 		return rtt_usage(v, "-i needs -P: a new process has only the top instance");
 	if (pid_arg && follow)
 		return rtt_usage(v, "-c follows the processes COMMAND starts: not with -P");
-	code = rtt_out_open(r.out, !follow, &out);
+	/* all or nothing: the names are checked before anything runs */
+	code = rtt_record_names(tracer, &topts, &events);
+	if (!code)
+		code = rtt_out_open(r.out, !follow, &out);
 	if (code)
 		goto out_free;
 	r.out = out.path;
@@ -335,7 +363,10 @@ int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 			goto out;
 		before = rtt_show_set_event(&r.p, inst);
 		r.ctl_gen = rtt_ctl_gen(&r.p);
-		ret = rtt_load_events(&r.p, &ev, false);
+		/* all or nothing: the events are checked before any change */
+		ret = rtt_check_events(&r.p, 0, events.nr, events.v);
+		if (!ret)
+			ret = rtt_load_events(&r.p, &ev, false);
 		if (!ret)
 			ret = rtt_apply_settings(&r.p, ev, inst, &topts,
 						 &events, &none);
@@ -367,7 +398,13 @@ int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 		if (ret)
 			goto out_free;
 		r.ctl_gen = rtt_ctl_gen(&r.p);
-		ret = rtt_record_lists(&r.p, lists, depth_set, depth);
+		/* held before its main(): its events are known, and an
+		 * unknown one ends it before it ran */
+		ret = hold >= 0 ? rtt_check_events(&r.p, 0, events.nr,
+						  events.v) :
+				  0;
+		if (!ret)
+			ret = rtt_record_lists(&r.p, lists, depth_set, depth);
 		if (!ret)
 			ret = rtt_load_events(&r.p, &ev, false);
 		if (ret == -ESRCH) {
@@ -448,6 +485,16 @@ int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 		}
 	}
 out:
+	/* a command still held never ran: it ends here, with its files */
+	if (child && hold >= 0) {
+		int status;
+
+		kill(child, SIGKILL);
+		waitpid(child, &status, 0);
+		if (rtt_remove_files(&r.p, err))
+			rtt_msg("%s", err);
+		child = 0;
+	}
 	rtt_rec_free(&r);
 	if (child) {
 		int status;

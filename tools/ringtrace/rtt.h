@@ -117,6 +117,13 @@ int rtt_split_filter(const char *arg, char *spec, size_t len,
 void rtt_get_counts(struct ringbuf *rb, struct rtt_counts *c);
 unsigned long rtt_lost(const struct rtt_counts *c);
 int rtt_strv_add(struct rtt_strv *s, const char *str);
+/* @arg is a trace option, or "no" and one. */
+bool rtt_opt_ok(const char *arg);
+/* Every event spec of specs[from..to) (set_event's syntax, "!" in front
+ * allowed) is one of the process's events: else -ENOENT or -EINVAL after
+ * a message naming it. */
+int rtt_check_events(struct rtt_proc *p, int from, int to,
+		     const char *const *specs);
 int rtt_apply_settings(struct rtt_proc *p, const struct rtt_events *ev,
 		       const char *inst, const struct rtt_strv *opts,
 		       const struct rtt_strv *events,
