@@ -7,10 +7,12 @@
 case_all_or_nothing() {
 	local d=$W/a
 	mkdir "$d"
-	# record: nothing runs, nothing is left
-	run 2 "$T" record -q -o "$d/x.dat" -e nosuch:ev -- "$S" --seconds 0.2 \
-		--counts "$d/ran"
+	# a command registers its events as it runs: an unknown one is
+	# an error once it ran
+	run 2 "$T" record -q -o "$d/y.dat" -e nosuch:ev -- "$S" --seconds 0.2
 	err_has "unknown event 'nosuch:ev'"
+	no_leftovers
+	# record: nothing runs, nothing is left
 	run 2 "$T" record -q -o "$d/x.dat" -p bogus -- "$S" --seconds 0.2 \
 		--counts "$d/ran"
 	err_has "^ringtrace: unknown tracer 'bogus'"

@@ -669,6 +669,93 @@ uint32_t rtt_ctl_gen(const struct rtt_proc *p)
 	return atomic_load_explicit(&p->ctl->gen, memory_order_acquire);
 }
 
+/*
+ * One consumer per buffer: a consumer holds a write lock on the first
+ * byte of the buffer file (fcntl(F_SETLK), whose holder F_GETLK names)
+ * for as long as it has the file open; a second consumer is refused
+ * with -EBUSY, naming the first. The lock goes with the consumer's
+ * process: a killed consumer does not keep it.
+ *
+ * Userspace: a record lock belongs to the process and any close() of
+ * the file by it drops it; the tool does not open a buffer file it
+ * consumes a second time. The descriptor stays open until the tool
+ * exits (ringbuf_free() closing its own descriptor of the file ends
+ * the lock).
+ */
+/* -EBUSY after a message naming the process whose lock on @fd's file
+ * keeps a consumer out, or 0 when none does. */
+static int rtt_consumer_conflict(const struct rtt_proc *p, int fd,
+				 char err[RTT_ERR_MAX])
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
+			    .l_start = 0, .l_len = 1 };
+	char comm[64] = "", cpath[64];
+	FILE *f;
+
+	if (fcntl(fd, F_GETLK, &fl) || fl.l_type == F_UNLCK)
+		return 0;
+	snprintf(cpath, sizeof(cpath), "/proc/%d/comm", (int)fl.l_pid);
+	f = fopen(cpath, "re");
+	if (f) {
+		if (fgets(comm, sizeof(comm), f))
+			comm[strcspn(comm, "\n")] = '\0';
+		fclose(f);
+	}
+	rtt_err(err,
+		"the buffer of process %d is being consumed by process %d%s%s%s: one consumer per buffer (stop it, or look with 'ringtrace show', which does not consume)",
+		p->pid, (int)fl.l_pid, comm[0] ? " (" : "", comm,
+		comm[0] ? ")" : "");
+	return -EBUSY;
+}
+
+static int rtt_consumer_lock(const struct rtt_proc *p, const char *path,
+			     char err[RTT_ERR_MAX])
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
+			    .l_start = 0, .l_len = 1 };
+	int fd, ret;
+
+	fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0) {
+		ret = -errno;
+		rtt_err(err, "cannot open %s: %s", path, strerror(-ret));
+		return ret;
+	}
+	if (!fcntl(fd, F_SETLK, &fl))
+		return 0;
+	ret = errno;
+	if (ret != EACCES && ret != EAGAIN) {
+		rtt_err(err, "cannot lock %s: %s", path, strerror(ret));
+		close(fd);
+		return -ret;
+	}
+	ret = rtt_consumer_conflict(p, fd, err);
+	if (!ret) {
+		rtt_err(err,
+			"the buffer of process %d is being consumed by another process: one consumer per buffer",
+			p->pid);
+		ret = -EBUSY;
+	}
+	close(fd);
+	return ret;
+}
+
+int rtt_consumer_check(const struct rtt_proc *p, int inst,
+		       char err[RTT_ERR_MAX])
+{
+	char path[PATH_MAX];
+	int fd, ret;
+
+	if (rtt_inst_path(p, inst, false, path, NULL))
+		return 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return 0;
+	ret = rtt_consumer_conflict(p, fd, err);
+	close(fd);
+	return ret;
+}
+
 int rtt_attach(const struct rtt_proc *p, int inst, bool snap,
 	       unsigned int flags, uint32_t *gen, struct ringbuf **rbp,
 	       char err[RTT_ERR_MAX])
@@ -723,6 +810,13 @@ int rtt_attach(const struct rtt_proc *p, int inst, bool snap,
 				strerror(-ret));
 		}
 		return ret;
+	}
+	if (flags & RTT_ATTACH_CONSUME) {
+		ret = rtt_consumer_lock(p, path, err);
+		if (ret) {
+			ringbuf_free(rb);
+			return ret;
+		}
 	}
 	*rbp = rb;
 	return 0;

@@ -329,21 +329,17 @@ static int rtt_resolve_event(struct rtt_proc *p, const struct rtt_events *ev,
 	return -ENOENT;
 }
 
-int rtt_check_events(struct rtt_proc *p, int from, int to,
-		     const char *const *specs)
+int rtt_check_events_in(struct rtt_proc *p, const struct rtt_events *ev,
+			int from, int to, const char *const *specs)
 {
-	struct rtt_events *ev;
 	char sys[128], name[128];
-	int i, ret;
+	int i, ret = 0;
 
 	for (i = from; i < to; i++)
 		if (!specs[i][0] || !strcmp(specs[i], "!")) {
 			rtt_msg("an empty event name: nothing changed");
 			return -EINVAL;
 		}
-	ret = rtt_load_events(p, &ev, false);
-	if (ret)
-		return ret;
 	for (i = from; i < to && !ret; i++) {
 		const char *s = specs[i][0] == '!' ? specs[i] + 1 : specs[i];
 
@@ -354,6 +350,19 @@ int rtt_check_events(struct rtt_proc *p, int from, int to,
 		ret = rtt_resolve_event(p, ev, s, sys, sizeof(sys), name,
 					sizeof(name));
 	}
+	return ret;
+}
+
+int rtt_check_events(struct rtt_proc *p, int from, int to,
+		     const char *const *specs)
+{
+	struct rtt_events *ev;
+	int ret;
+
+	ret = rtt_load_events(p, &ev, false);
+	if (ret)
+		return ret;
+	ret = rtt_check_events_in(p, ev, from, to, specs);
 	rtt_events_free(ev);
 	return ret;
 }

@@ -182,6 +182,11 @@ int rtt_do_pipe(const struct rtt_verb *v, int argc, char **argv)
 	}
 	/* the generation first: a change after it reloads the events */
 	pp.ctl_gen = rtt_ctl_gen(&pp.p);
+	ret = rtt_consumer_check(&pp.p, pp.slot, err);
+	if (ret) {
+		rtt_msg("%s", err);
+		goto out;
+	}
 	ret = rtt_load_events(&pp.p, &pp.ev, false);
 	if (ret)
 		goto out;

@@ -363,8 +363,14 @@ int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 			goto out;
 		before = rtt_show_set_event(&r.p, inst);
 		r.ctl_gen = rtt_ctl_gen(&r.p);
-		/* all or nothing: the events are checked before any change */
-		ret = rtt_check_events(&r.p, 0, events.nr, events.v);
+		/* all or nothing: the events, and that no one else
+		 * consumes the buffer, are checked before any change */
+		ret = rtt_consumer_check(&r.p, rtt_find_inst(&r.p, inst),
+					 err);
+		if (ret)
+			rtt_msg("%s", err);
+		else
+			ret = rtt_check_events(&r.p, 0, events.nr, events.v);
 		if (!ret)
 			ret = rtt_load_events(&r.p, &ev, false);
 		if (!ret)
@@ -398,13 +404,7 @@ int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 		if (ret)
 			goto out_free;
 		r.ctl_gen = rtt_ctl_gen(&r.p);
-		/* held before its main(): its events are known, and an
-		 * unknown one ends it before it ran */
-		ret = hold >= 0 ? rtt_check_events(&r.p, 0, events.nr,
-						  events.v) :
-				  0;
-		if (!ret)
-			ret = rtt_record_lists(&r.p, lists, depth_set, depth);
+		ret = rtt_record_lists(&r.p, lists, depth_set, depth);
 		if (!ret)
 			ret = rtt_load_events(&r.p, &ev, false);
 		if (ret == -ESRCH) {
@@ -461,6 +461,11 @@ int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 	}
 	ret = rtt_rec_finish(&r, ret);
 	ret = rtt_out_finish(&out, ret);
+	/* a command registers its events as it runs: an -e that named
+	 * none of them (none in the file) is an error now */
+	if (!ret && child && events.nr && r.ev &&
+	    rtt_check_events_in(&r.p, r.ev, 0, events.nr, events.v))
+		code = RTT_EXIT_USAGE;
 	if (follow)
 		rtt_follow_end(&fl);
 	exited = r.exited;

@@ -124,6 +124,9 @@ bool rtt_opt_ok(const char *arg);
  * a message naming it. */
 int rtt_check_events(struct rtt_proc *p, int from, int to,
 		     const char *const *specs);
+/* The same against @ev, the events as read before. */
+int rtt_check_events_in(struct rtt_proc *p, const struct rtt_events *ev,
+			int from, int to, const char *const *specs);
 int rtt_apply_settings(struct rtt_proc *p, const struct rtt_events *ev,
 		       const char *inst, const struct rtt_strv *opts,
 		       const struct rtt_strv *events,
