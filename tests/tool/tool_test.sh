@@ -433,7 +433,7 @@ case_list_and_events() {
 	kill -9 "$SP"
 	wait "$SP" 2>/dev/null
 	run 0 "$T" list
-	out_has "^$SP +sample_app +dead +top +- +[0-9]+$"
+	out_has "^$SP +sample_app +dead +top +- +[0-9]+ \*$"
 	run 0 "$T" list -e "$SP"
 	out_has "^app:big$"
 }

@@ -483,3 +483,18 @@ int rtt_apply_settings(struct rtt_proc *p, const struct rtt_events *ev,
 	}
 	return 0;
 }
+
+bool rtt_environ_has(int pid, const char *want)
+{
+	char path[64], *buf = NULL;
+	size_t len = 0, i;
+	bool has = false;
+
+	snprintf(path, sizeof(path), "/proc/%d/environ", pid);
+	if (rtt_read_file(path, 1 << 20, &buf, &len))
+		return false;
+	for (i = 0; i < len && !has; i += strlen(buf + i) + 1)
+		has = !strcmp(buf + i, want);
+	free(buf);
+	return has;
+}

@@ -11,14 +11,28 @@ const char rtt_list_help[] =
 	"directory, one per line: PID, NAME, STATE (running, exiting, or dead:\n"
 	"the files a crashed or killed process left, see 'ringtrace extract'),\n"
 	"BUFFERS (its instances), EVENTS (how many are enabled) and LOST (events\n"
-	"lost so far: overwritten, dropped, or lost to nested writes).\n"
+	"lost so far: overwritten, dropped, or lost to nested writes). A '*'\n"
+	"after LOST marks the files 'ringtrace clean' would remove: those of a\n"
+	"dead process, the user's own.\n"
 	"With -e PID: every event of that process with its format.\n"
 	"\n"
 	"  -e, --events PID   list the events of PID and their formats\n"
 	"  -h, --help         this text\n";
 
-static void rtt_list_one(const struct rtt_entry *e)
+/* The files of @p are a dead process's, and the user's own: 'clean'
+ * removes them. */
+static bool rtt_cleanable(const struct rtt_proc *p, const char *ctl)
 {
+	struct stat st;
+
+	return p->state == RTT_DEAD && !lstat(ctl, &st) &&
+	       S_ISREG(st.st_mode) && st.st_uid == getuid();
+}
+
+/* Return: whether the row is marked (clean would remove its files). */
+static bool rtt_list_one(const struct rtt_entry *e)
+{
+	bool marked;
 	static const char *const states[] = { "running", "dead", "exiting" };
 	char err[RTT_ERR_MAX], path[PATH_MAX + 8], bufs[256], events[16];
 	char lost[32];
@@ -34,7 +48,7 @@ static void rtt_list_one(const struct rtt_entry *e)
 		printf("%-8d %-16s %-8s %s\n", e->pid, "?",
 		       ret == -EPROTO ? "corrupt" : "unreadable", "-");
 		rtt_msg("%s", err);
-		return;
+		return false;
 	}
 	bufs[0] = '\0';
 	for (i = 0; i < RT_CTL_MAX_INSTANCES; i++) {
@@ -80,9 +94,12 @@ static void rtt_list_one(const struct rtt_entry *e)
 		snprintf(lost, sizeof(lost), "%lu", nlost);
 	else
 		snprintf(lost, sizeof(lost), "-");
-	printf("%-8d %-16.16s %-8s %-20s %6s %10s\n", p.pid, p.ctl->comm,
-	       states[p.state], bufs[0] ? bufs : "-", events, lost);
+	marked = rtt_cleanable(&p, path);
+	printf("%-8d %-16.16s %-8s %-20s %6s %10s%s\n", p.pid, p.ctl->comm,
+	       states[p.state], bufs[0] ? bufs : "-", events, lost,
+	       marked ? " *" : "");
 	rtt_proc_close(&p);
+	return marked;
 }
 
 static int rtt_list_events(const char *arg)
@@ -146,8 +163,76 @@ int rtt_do_list(const struct rtt_verb *v, int argc, char **argv)
 	}
 	printf("%-8s %-16s %-8s %-20s %6s %10s\n", "PID", "NAME", "STATE",
 	       "BUFFERS", "EVENTS", "LOST");
-	for (i = 0; i < n; i++)
-		rtt_list_one(&e[i]);
+	for (i = 0, c = 0; i < n; i++)
+		c += rtt_list_one(&e[i]);
 	free(e);
+	if (c)
+		printf("* the files of a dead process: 'ringtrace clean' removes them\n");
 	return fflush(stdout) ? RTT_EXIT_FAIL : RTT_EXIT_OK;
+}
+
+const char rtt_clean_help[] =
+	"Remove the files dead processes left in the publish directory: those\n"
+	"'ringtrace list' marks with '*'. Only the user's own files, and never\n"
+	"those of a live process (one whose pid and start time still match).\n"
+	"Extract what you need from them first ('ringtrace extract').\n"
+	"\n"
+	"  -n, --dry-run      print what would be removed, remove nothing\n"
+	"  -h, --help         this text\n";
+
+int rtt_do_clean(const struct rtt_verb *v, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char err[RTT_ERR_MAX], path[PATH_MAX + 8];
+	bool dry = false;
+	struct rtt_entry *e;
+	size_t n, i;
+	int c, ret, first = 0;
+
+	while ((c = getopt_long(argc, argv, ":nh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			dry = true;
+			break;
+		case 'h':
+			return rtt_help(v);
+		default:
+			return rtt_bad_option(v, argv, c);
+		}
+	}
+	if (optind < argc)
+		return rtt_usage(v, "unexpected argument '%s'", argv[optind]);
+	ret = rtt_list(&e, &n, err);
+	if (ret) {
+		rtt_msg("%s", err);
+		return rtt_exit_code(ret);
+	}
+	for (i = 0; i < n; i++) {
+		struct rtt_proc p;
+
+		snprintf(path, sizeof(path), "%s.ctl", e[i].base);
+		if (rtt_proc_open_path(path, RTT_OPEN_DEAD, &p, err))
+			continue;
+		if (rtt_cleanable(&p, path)) {
+			ret = dry ? 0 : rtt_remove_files(&p, err);
+			if (ret) {
+				rtt_msg("%s", err);
+				if (!first)
+					first = ret;
+			} else {
+				printf("%s %d (%.16s)\n",
+				       dry ? "would remove" : "removed", p.pid,
+				       p.ctl->comm);
+			}
+		}
+		rtt_proc_close(&p);
+	}
+	free(e);
+	if (fflush(stdout))
+		return RTT_EXIT_FAIL;
+	return first ? rtt_exit_code(first) : RTT_EXIT_OK;
 }

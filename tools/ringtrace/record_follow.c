@@ -27,18 +27,10 @@ static bool rtt_grow_ints(int **v, size_t *cap, size_t i)
  * RINGTRACE_FOLLOW with our pid). */
 static bool rtt_follow_ours(int pid)
 {
-	char path[64], want[64], *buf = NULL;
-	size_t len = 0, i;
-	bool ours = false;
+	char want[64];
 
-	snprintf(path, sizeof(path), "/proc/%d/environ", pid);
 	snprintf(want, sizeof(want), "RINGTRACE_FOLLOW=%d", (int)getpid());
-	if (rtt_read_file(path, 1 << 20, &buf, &len))
-		return false;
-	for (i = 0; i < len && !ours; i += strlen(buf + i) + 1)
-		ours = !strcmp(buf + i, want);
-	free(buf);
-	return ours;
+	return rtt_environ_has(pid, want);
 }
 
 /* Start recording process @pid into OUT.PID; false to try again later

@@ -5,8 +5,30 @@
  */
 #include "record.h"
 
+/*
+ * A live process of the publish directory that inherited @hold_env (our
+ * RINGTRACE_HOLD): started by the command, directly or not, as a shell
+ * starts the program it runs. Return: its pid, or 0.
+ */
+static int rtt_spawn_descendant(const char *hold_env)
+{
+	char err[RTT_ERR_MAX];
+	struct rtt_entry *e;
+	size_t nr, i;
+	int pid = 0;
+
+	if (rtt_list(&e, &nr, err))
+		return 0;
+	for (i = 0; i < nr && !pid; i++)
+		if (!kill(e[i].pid, 0) && rtt_environ_has(e[i].pid, hold_env))
+			pid = e[i].pid;
+	free(e);
+	return pid;
+}
+
 /* Start COMMAND with the settings in its environment; wait until it
- * publishes its control file. */
+ * publishes its control file, or a program it starts does (the command
+ * is a shell that runs it: sh -c "PROGRAM; ..."). */
 int rtt_record_spawn(char **cmd, const struct rtt_strv *events,
 		     const char *tracer, const struct rtt_strv *opts,
 		     unsigned long size_kb, const char *preload,
@@ -20,7 +42,7 @@ int rtt_record_spawn(char **cmd, const struct rtt_strv *events,
 	char **envp = NULL;
 	size_t n = 0, i, len;
 	uint64_t deadline;
-	int ret, status, fds[2];
+	int ret, status, fds[2], tries;
 
 	for (i = 0; environ[i]; i++)
 		n++;
@@ -132,8 +154,19 @@ int rtt_record_spawn(char **cmd, const struct rtt_strv *events,
 		return ret == ENOENT || ret == EACCES ? -EINVAL : -ret;
 	}
 	deadline = rtt_now_ms() + 10000;
-	for (;;) {
-		ret = rtt_proc_open(*child, 0, p, err);
+	for (tries = 0;; tries++) {
+		int pid = *child;
+
+		ret = rtt_proc_open(pid, 0, p, err);
+		/* not published itself: a program it started may be (a
+		 * look at the directory every 10 ms) */
+		if (ret == -ESRCH && tries % 10 == 0) {
+			pid = rtt_spawn_descendant(hold_env);
+			if (pid)
+				ret = rtt_proc_open(pid, 0, p, err);
+			else
+				pid = *child;
+		}
 		/* published, with its top instance */
 		if (!ret && rtt_inst_find(p, NULL) >= 0) {
 			rtt_settle(p);
@@ -144,7 +177,8 @@ int rtt_record_spawn(char **cmd, const struct rtt_strv *events,
 			ret = -ESRCH;
 			snprintf(err, sizeof(err), "no trace buffer yet");
 		}
-		if (waitpid(*child, &status, WNOHANG) == *child) {
+		if (pid == *child &&
+		    waitpid(*child, &status, WNOHANG) == *child) {
 			/* done already: what it left is recorded */
 			if (!rtt_proc_open(*child, RTT_OPEN_DEAD, p, err)) {
 				if (rtt_inst_find(p, NULL) >= 0)

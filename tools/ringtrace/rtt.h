@@ -117,6 +117,8 @@ int rtt_split_filter(const char *arg, char *spec, size_t len,
 void rtt_get_counts(struct ringbuf *rb, struct rtt_counts *c);
 unsigned long rtt_lost(const struct rtt_counts *c);
 int rtt_strv_add(struct rtt_strv *s, const char *str);
+/* Process @pid started with the variable @want ("NAME=VALUE"). */
+bool rtt_environ_has(int pid, const char *want);
 /* @arg is a trace option, or "no" and one. */
 bool rtt_opt_ok(const char *arg);
 /* Every event spec of specs[from..to) (set_event's syntax, "!" in front
@@ -172,6 +174,8 @@ void rtt_count_cb(const struct td_record *rec, void *arg);
 /* list.c */
 int rtt_do_list(const struct rtt_verb *v, int argc, char **argv);
 extern const char rtt_list_help[];
+int rtt_do_clean(const struct rtt_verb *v, int argc, char **argv);
+extern const char rtt_clean_help[];
 
 /* pipe.c */
 int rtt_do_pipe(const struct rtt_verb *v, int argc, char **argv);
