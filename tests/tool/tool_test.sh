@@ -1231,7 +1231,7 @@ case_extract_crash() {
 	kill -9 "$SP"
 	wait "$SP" 2>/dev/null
 	run 3 "$T" pipe "$SP"
-	err_has "no such process: $SP \(a dead process $SP left its trace in"
+	err_has "^ringtrace: process $SP is dead: it left its trace in "
 	# what the buffers hold, read in place
 	run 0 "$T" show "$SP"
 	grep -v '^#' "$W/out" | sort >"$W/shown"

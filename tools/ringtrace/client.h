@@ -331,7 +331,10 @@ struct rtt_entry {
  * @nr: receives its length
  * @err: the reason of a failure
  *
- * A missing directory is an empty list.
+ * A missing directory is an empty list. For root, the default publish
+ * directories of every user too (/dev/shm/ringtrace-UID,
+ * /run/user/UID/ringtrace) and those running processes name in
+ * RINGTRACE_DIR.
  *
  * Context: any thread.
  * Return: 0, -EACCES, -ENOMEM, or another negative errno.

@@ -429,6 +429,19 @@ void rtt_get_counts(struct ringbuf *rb, struct rtt_counts *c)
 	}
 }
 
+void rtt_counts_since(struct rtt_counts *c, const struct rtt_counts *base)
+{
+	/* a counter can only grow; a buffer reset starts it again */
+#define RTT_SINCE(f) c->f = c->f >= base->f ? c->f - base->f : c->f
+	RTT_SINCE(entries);
+	RTT_SINCE(overrun);
+	RTT_SINCE(commit_overrun);
+	RTT_SINCE(dropped);
+	RTT_SINCE(read);
+	RTT_SINCE(torn);
+#undef RTT_SINCE
+}
+
 unsigned long rtt_lost(const struct rtt_counts *c)
 {
 	return c->overrun + c->commit_overrun + c->dropped;

@@ -23,8 +23,16 @@ const char rtt_list_help[] =
  * removes them. */
 static bool rtt_cleanable(const struct rtt_proc *p, const char *ctl)
 {
+	char dir[PATH_MAX];
+	size_t n;
 	struct stat st;
 
+	/* only in the user's publish directory (root lists others too) */
+	if (rtt_publish_dir(dir, sizeof(dir)))
+		return false;
+	n = strlen(dir);
+	if (strncmp(ctl, dir, n) || ctl[n] != '/' || strchr(ctl + n + 1, '/'))
+		return false;
 	return p->state == RTT_DEAD && !lstat(ctl, &st) &&
 	       S_ISREG(st.st_mode) && st.st_uid == getuid();
 }

@@ -22,7 +22,8 @@ const char rtt_pipe_help[] =
 	"  -c, --cpu N          only cpu buffer N\n"
 	"  -r, --raw            print each event's fields as name=value instead of\n"
 	"                       its print format\n"
-	"  -s, --stats          print the events read and lost on exit (stderr);\n"
+	"  -s, --stats          print the events read and lost while this pipe\n"
+	"                       ran, on exit (stderr);\n"
 	"                       printed anyway when events were lost\n"
 	"  -h, --help           this text\n";
 
@@ -42,6 +43,7 @@ struct rtt_pipe {
 	struct rt_print_cfg cfg;
 	struct rt_pipe_state *st;
 	struct rtt_counts done; /* of buffers left behind after a change */
+	struct rtt_counts base; /* of the buffer when attached */
 	bool out_closed;
 };
 
@@ -92,12 +94,14 @@ static int rtt_pipe_reattach(struct rtt_pipe *pp)
 		return ret;
 	}
 	rtt_get_counts(pp->rb, &c);
+	rtt_counts_since(&c, &pp->base);
 	pp->done.read += c.read;
 	pp->done.overrun += c.overrun;
 	pp->done.dropped += c.dropped;
 	pp->done.commit_overrun += c.commit_overrun;
 	ringbuf_free(pp->rb);
 	pp->rb = rb;
+	rtt_get_counts(pp->rb, &pp->base);
 	return 0;
 }
 
@@ -210,6 +214,8 @@ int rtt_do_pipe(const struct rtt_verb *v, int argc, char **argv)
 		rtt_msg("%s", err);
 		goto out;
 	}
+	/* the counts of this session: from here */
+	rtt_get_counts(pp.rb, &pp.base);
 	pp.cpu = RINGBUF_ALL_CPUS;
 	if (cpu != (unsigned long)-1) {
 		if ((int)cpu >= ringbuf_nr_cpus(pp.rb)) {
@@ -257,6 +263,7 @@ int rtt_do_pipe(const struct rtt_verb *v, int argc, char **argv)
 	/* Ctrl-C stops at once, as cat does: the writer may never let a
 	 * drain end */
 	rtt_get_counts(pp.rb, &c);
+	rtt_counts_since(&c, &pp.base);
 	c.read += pp.done.read;
 	c.overrun += pp.done.overrun;
 	c.dropped += pp.done.dropped;

@@ -48,7 +48,9 @@ static void rtt_report_header(struct rtt_report *rp)
 		printf("# |     |   |                     |   |   |   |\n");
 		return;
 	}
-	printf("# tracer: %s\n#\n", "nop");
+	/* the tracer whose records the file holds */
+	printf("# tracer: %s\n#\n",
+	       rt_tracer_name(rp->function ? RT_TRACER_FUNCTION : RT_TRACER_NOP));
 	printf("#                                _-----=> irqs-off/BH-disabled\n");
 	printf("#                               / _----=> need-resched\n");
 	printf("#                              | / _---=> hardirq/softirq\n");
@@ -368,7 +370,9 @@ int rtt_do_report(const struct rtt_verb *v, int argc, char **argv)
 
 		memset(&cfg, 0, sizeof(cfg));
 		cfg.opts = rt_opt_defaults();
-		cfg.tracer = rp.graph ? RT_TRACER_GRAPH : RT_TRACER_NOP;
+		cfg.tracer = rp.graph	 ? RT_TRACER_GRAPH :
+			     rp.function ? RT_TRACER_FUNCTION :
+					   RT_TRACER_NOP;
 		rtt_printer_ops(&rp.ctx, &ops);
 		rtt_report_header(&rp);
 		n = rt_print_source(&src, rp.only_cpu < 0 ? RINGBUF_ALL_CPUS :

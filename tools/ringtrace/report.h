@@ -44,6 +44,7 @@ struct rtt_report {
 	size_t nr_filters;
 	bool ns_clock;
 	bool graph;
+	bool function;
 	unsigned long bad_pages;
 	struct rtt_sel *sel;
 	int cur;

@@ -297,8 +297,8 @@ int rtt_report_filters(struct rtt_report *rp,
 	return 0;
 }
 
-/* The smallest thread id of the file and whether it holds graph records:
- * one pass over the records. */
+/* The smallest thread id of the file and whether it holds graph records
+ * (or function records): one pass over the records. */
 void rtt_report_scan(struct rtt_report *rp, int *pid)
 {
 	int cpu;
@@ -338,6 +338,8 @@ void rtt_report_scan(struct rtt_report *rp, int *pid)
 				if (ent.type == RT_TYPE_GRAPH_ENT ||
 				    ent.type == RT_TYPE_GRAPH_RET)
 					rp->graph = true;
+				else if (ent.type == RT_TYPE_FN)
+					rp->function = true;
 			}
 		}
 		td_reader_release(rp->r, cpu, 0, rp->cpus[cpu].nr_pages);

@@ -116,6 +116,8 @@ int rtt_split_filter(const char *arg, char *spec, size_t len,
 		     const char **expr);
 void rtt_get_counts(struct ringbuf *rb, struct rtt_counts *c);
 unsigned long rtt_lost(const struct rtt_counts *c);
+/* @c less @base, the counts taken earlier: what happened in between. */
+void rtt_counts_since(struct rtt_counts *c, const struct rtt_counts *base);
 int rtt_strv_add(struct rtt_strv *s, const char *str);
 /* Process @pid started with the variable @want ("NAME=VALUE"). */
 bool rtt_environ_has(int pid, const char *want);

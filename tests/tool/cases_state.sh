@@ -1,0 +1,99 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Cases of tool_test.sh (sourced by it): what the tool says about a
+# process and a session. pipe's closing line counts this session's
+# events; report names the tracer of the file; a killed process is
+# "dead" to every verb; another user's process is "permission denied"
+# (exit 4), and root sees every user's processes.
+
+# as_user UID: the command prefix that runs a copy of the tool as UID
+# (sets NB and TU, or skips)
+as_user() {
+	[ "$(id -u)" = 0 ] || skip "needs root to run the tool as another user"
+	command -v setpriv >/dev/null || skip "setpriv is not installed"
+	NB="setpriv --reuid=$1 --regid=$1 --clear-groups"
+	$NB true 2>/dev/null || skip "cannot switch to uid $1"
+	TU=$T
+	if ! $NB test -x "$T"; then
+		mkdir -p "$W/nb"
+		cp "$T" "$W/nb/"
+		ldd "$T" | awk '$3 ~ /^\// { print $3 }' | while read -r l; do
+			case $l in
+			/lib/* | /lib64/* | /usr/*) ;;
+			*) cp "$l" "$W/nb/" ;;
+			esac
+		done
+		chmod -R a+rX "$W/nb"
+		NB="$NB env LD_LIBRARY_PATH=$W/nb"
+		TU=$W/nb/$(basename "$T")
+		$NB test -x "$TU" || skip "uid $1 cannot run a copy of the tool"
+	fi
+}
+
+case_pipe_session() {
+	start_sample RINGTRACE_EVENTS=app:work -- --threads 1 --seconds 30 \
+		--gap-ms 2
+	local k n read
+	for k in 1 2; do
+		timeout -s INT 0.6 "$T" pipe -s "$SP" >"$W/p$k.out" 2>"$W/p$k.err"
+		n=$(grep -vc '^#' "$W/p$k.out")
+		read=$(sed -n 's/^ringtrace: \([0-9]*\) events read, .*/\1/p' "$W/p$k.err")
+		[ -n "$read" ] || fail "no closing line: $(cat "$W/p$k.err")"
+		[ "$read" = "$n" ] ||
+			fail "session $k: $n records printed, the closing line says $read read"
+	done
+}
+
+case_report_tracer() {
+	[ -n "$C" ] || skip "no sample_calls"
+	run 0 "$T" record -q -o "$W/f.dat" -p function -- "$C" -d 3 200
+	run 0 "$T" report "$W/f.dat"
+	out_has "^# tracer: function$"
+	run 0 "$T" record -q -o "$W/g.dat" -p function_graph -- "$C" -d 3 200
+	run 0 "$T" report "$W/g.dat"
+	out_has "^# tracer: function_graph$"
+}
+
+case_dead_and_users() {
+	start_sample -- --threads 1 --seconds 30 --gap-ms 20
+	local dead=$SP v
+	kill -9 "$dead"
+	wait "$dead" 2>/dev/null
+	for v in pipe show-no stat-no; do
+		[ "$v" = pipe ] || continue
+		run 3 "$T" "$v" "$dead"
+		err_has "^ringtrace: process $dead is dead: it left its trace in "
+	done
+	run 3 "$T" enable "$dead" app:work
+	err_has "^ringtrace: process $dead is dead"
+	run 3 "$T" options "$dead"
+	err_has "^ringtrace: process $dead is dead"
+	run 0 "$T" list
+	out_has "^$dead +sample_app +dead "
+	# another user's process, in that user's publish directory
+	as_user 65533
+	mkdir -m 700 "$W/u"
+	chown 65534:65534 "$W/u"
+	chmod 755 "$W"
+	rm -f "$W/ready"
+	touch "$W/ready" && chown 65534 "$W/ready" && : >"$W/ready"
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+		env RINGTRACE_DIR="$W/u" \
+		"$S" --ready "$W/ready" --threads 1 --seconds 30 --gap-ms 20 \
+		>/dev/null 2>&1 &
+	local up=$! i
+	PIDS+=("$up")
+	for i in $(seq 1 500); do
+		[ -s "$W/ready" ] && break
+		sleep 0.01
+	done
+	[ -s "$W/ready" ] || skip "uid 65534 cannot run the sample"
+	# root finds it in its directory
+	run 0 "$T" list
+	out_has "^$up +sample_app +running "
+	run 0 "$T" stat "$up"
+	# another user may not
+	run 4 $NB env RINGTRACE_DIR="$W/nb-pub" "$TU" pipe "$up"
+	err_has "^ringtrace: permission denied: process $up \(sample_app\) is another user's$"
+	run 4 $NB env RINGTRACE_DIR="$W/nb-pub" "$TU" enable "$up" app:work
+	err_has "permission denied"
+}
