@@ -97,3 +97,24 @@ case_dead_and_users() {
 	run 4 $NB env RINGTRACE_DIR="$W/nb-pub" "$TU" enable "$up" app:work
 	err_has "permission denied"
 }
+
+# report --format=json: marker and trace_printk() text in "buf", UTF-8
+# as it is, other bytes as U+FFFD, the document valid JSON
+case_json_text() {
+	local X=${RTT_TEXT:?RTT_TEXT is not set}
+	run 0 "$T" record -q -o "$W/t.dat" -- "$X"
+	run 0 "$T" report --format=json "$W/t.dat"
+	python3 - "$W/out" <<'PY' || fail "the JSON of the markers is wrong"
+import json, sys
+raw = open(sys.argv[1], 'rb').read()
+doc = json.loads(raw.decode('utf-8'))
+bufs = [e['args'].get('buf') for e in doc['traceEvents']
+        if e.get('ph') == 'i' and 'buf' in e.get('args', {})]
+want = ['printf caf\u00e9\n', 'marker caf\u00e9 \u20ac',
+        'bad \ufffd\ufffd \ufffd cut "q" \\ \x01 end']
+for w in want:
+    if not any(b is not None and b.rstrip('\n') == w.rstrip('\n') for b in bufs):
+        print('missing %r in %r' % (w, bufs), file=sys.stderr)
+        sys.exit(1)
+PY
+}
