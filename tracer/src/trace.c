@@ -2045,19 +2045,3 @@ static void rt_apply_boot_options(struct ringtrace_instance *tr)
 	rt_events_apply_boot();
 }
 
-void rt_warn(const char *fmt, ...)
-{
-	char buf[256];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	if (n > 0) {
-		ssize_t w = write(2, buf, (size_t)n < sizeof(buf) ?
-					  (size_t)n :
-					  sizeof(buf) - 1);
-		(void)w;
-	}
-}
