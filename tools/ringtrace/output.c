@@ -21,8 +21,7 @@
  */
 #include "rtt.h"
 
-/* The kind of file @st is, for the messages. */
-static const char *rtt_file_kind(const struct stat *st)
+const char *rtt_file_kind(const struct stat *st)
 {
 	if (S_ISDIR(st->st_mode))
 		return "a directory";
@@ -34,6 +33,8 @@ static const char *rtt_file_kind(const struct stat *st)
 		return "a block device";
 	if (S_ISSOCK(st->st_mode))
 		return "a socket";
+	if (S_ISFIFO(st->st_mode))
+		return "a FIFO";
 	return "not a regular file";
 }
 

@@ -136,6 +136,7 @@ int rtt_do_report(const struct rtt_verb *v, int argc, char **argv)
 	struct rtt_report rp;
 	struct rtt_json *json = NULL;
 	char err[RTT_ERR_MAX];
+	struct stat st;
 	unsigned long cpu_arg = (unsigned long)-1;
 	bool want_json = false;
 	const char *clock, *kallsyms;
@@ -237,6 +238,15 @@ int rtt_do_report(const struct rtt_verb *v, int argc, char **argv)
 		return rtt_usage(v, "--threshold applies to --stat and --graph");
 	}
 	rp.path = argv[optind];
+	/* only a regular file is a trace.dat (a FIFO would block) */
+	if (!stat(rp.path, &st) && !S_ISREG(st.st_mode)) {
+		rtt_msg("%s is %s, not a trace.dat file", rp.path,
+			rtt_file_kind(&st));
+		free(fargs.v);
+		free(funcs.v);
+		free(tids);
+		return RTT_EXIT_USAGE;
+	}
 	ret = td_reader_open(rp.path, &rp.r, err, sizeof(err));
 	if (ret) {
 		if (ret == -EPROTO)

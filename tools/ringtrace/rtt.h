@@ -164,6 +164,8 @@ int rtt_out_finish(struct rtt_out *o, int ret);
 /* Clean up without copying: the temporary files, the stream. */
 void rtt_out_close(struct rtt_out *o);
 const char *rtt_out_name(const struct rtt_out *o);
+/* The kind of file @st is ("a directory", "a FIFO" ...), for messages. */
+const char *rtt_file_kind(const struct stat *st);
 
 /* tdwrite.c */
 int rtt_td_error(const char *path, int err);
