@@ -171,10 +171,8 @@ def main():
           ("extract nothing", ["extract"], 2, None),
           ("mount nothing", ["mount"], 2, None),
           ("umount nothing", ["umount"], 2, None),
-          ("enable no event", ["enable", L], 2, live),
-          ("buffer-size no size", ["buffer-size", L], 2, live),
-          ("tracer no name", ["tracer", L], 2, live),
-          ("clock no name", ["clock", L], 2, live)]
+          ("disable no event", ["disable", L], 2, live),
+          ("filter no event", ["filter", L], 2, live)]
     # unknown options, options without their argument
     for v in ["list", "clean", "pipe", "show", "enable", "record", "report",
               "extract", "stat", "options", "snapshot", "trigger", "pids"]:

@@ -118,3 +118,25 @@ for w in want:
         sys.exit(1)
 PY
 }
+
+# read back what the control verbs set: without a value they print it
+case_read_back() {
+	start_sample RINGTRACE_EVENTS=app:work -- --threads 1 --seconds 30 \
+		--gap-ms 20
+	run 0 "$T" tracer "$SP"
+	out_has "^nop$"
+	run 0 "$T" tracer "$SP" function
+	run 0 "$T" tracer "$SP"
+	out_has "^function$"
+	run 0 "$T" clock "$SP"
+	out_has "^\[mono\] mono_raw boot x86-tsc$"
+	run 0 "$T" buffer-size "$SP" 64
+	run 0 "$T" buffer-size "$SP"
+	out_has "^64$"
+	run 0 "$T" enable "$SP"
+	out_has "^app:work$"
+	run 0 "$T" filter "$SP" app:work 'worker == 1'
+	run 0 "$T" filter "$SP" app:work
+	out_has "^worker == 1$"
+	run 2 "$T" disable "$SP"
+}

@@ -83,9 +83,23 @@ int rtt_do_enable(const struct rtt_verb *v, int argc, char **argv)
 	const char *inst;
 	int code, ret = 0, i;
 
-	code = rtt_ctl_args(v, argc, argv, NULL, NULL, &inst, 1, -1, &p);
+	code = rtt_ctl_args(v, argc, argv, NULL, NULL, &inst, on ? 0 : 1, -1,
+			    &p);
 	if (code >= 0)
 		return code;
+	if (optind == argc) {
+		/* enable PID: the enabled events, as cat set_event */
+		char *reply = NULL;
+
+		ret = rtt_cmd(&p, &reply, "show_set_event %s", rtt_iarg(inst));
+		if (!ret && reply)
+			fputs(reply, stdout);
+		free(reply);
+		rtt_proc_close(&p);
+		if (!ret && fflush(stdout))
+			ret = -EIO;
+		return rtt_exit_code(ret);
+	}
 	/* all or nothing: every event is checked before any is set */
 	ret = rtt_check_events(&p, optind, argc,
 			       (const char *const *)argv);
@@ -121,10 +135,29 @@ int rtt_do_filter(const struct rtt_verb *v, int argc, char **argv)
 	size_t len = 0;
 	int code, ret, i;
 
-	code = rtt_ctl_args(v, argc, argv, NULL, NULL, &inst, 2, -1, &p);
+	code = rtt_ctl_args(v, argc, argv, NULL, NULL, &inst, 1, -1, &p);
 	if (code >= 0)
 		return code;
 	spec = argv[optind];
+	if (optind + 1 == argc) {
+		/* filter PID EVENT: its filter, as cat of the filter file */
+		const char *colon = strchr(spec, ':');
+		char *reply = NULL;
+
+		ret = colon ? rtt_cmd(&p, &reply, "show_filter %s %.*s %s",
+				      rtt_iarg(inst), (int)(colon - spec), spec,
+				      colon + 1) :
+			      rtt_cmd(&p, &reply, "show_filter %s %s",
+				      rtt_iarg(inst), spec);
+		if (!ret && reply) {
+			fputs(reply, stdout);
+			if (reply[0] && reply[strlen(reply) - 1] != '\n')
+				putchar('\n');
+		}
+		free(reply);
+		rtt_proc_close(&p);
+		return rtt_exit_code(ret);
+	}
 	for (i = optind + 1; i < argc; i++)
 		len += strlen(argv[i]) + 1;
 	expr = malloc(len + 1);
@@ -159,10 +192,32 @@ int rtt_do_simple(const struct rtt_verb *v, int argc, char **argv)
 	bool one = !strcmp(v->name, "buffer-size") || !strcmp(v->name, "tracer") ||
 		   !strcmp(v->name, "clock");
 
-	code = rtt_ctl_args(v, argc, argv, NULL, NULL, &inst, one ? 1 : 0,
+	code = rtt_ctl_args(v, argc, argv, NULL, NULL, &inst, 0,
 			    one ? 1 : 0, &p);
 	if (code >= 0)
 		return code;
+	if (one && optind == argc) {
+		/* without a value: read it back, as cat of the file */
+		char *reply = NULL;
+
+		if (!strcmp(v->name, "tracer"))
+			ret = rtt_cmd(&p, &reply, "tracer %s", rtt_iarg(inst));
+		else
+			ret = rtt_cmd(&p, &reply, "get %s %s", rtt_iarg(inst),
+				      !strcmp(v->name, "clock") ?
+					      "trace_clock" :
+					      "buffer_size_kb");
+		if (!ret && reply) {
+			fputs(reply, stdout);
+			if (reply[0] && reply[strlen(reply) - 1] != '\n')
+				putchar('\n');
+		}
+		free(reply);
+		rtt_proc_close(&p);
+		if (!ret && fflush(stdout))
+			ret = -EIO;
+		return rtt_exit_code(ret);
+	}
 	if (one)
 		arg = argv[optind];
 	if (!strcmp(v->name, "on") || !strcmp(v->name, "off")) {

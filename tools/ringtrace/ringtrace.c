@@ -32,11 +32,11 @@ static const struct rtt_verb rtt_verbs[] = {
 	  rtt_pipe_help },
 	{ "show", NULL, rtt_do_show, "show [-i NAME] [-s] [-r] PID",
 	  rtt_show_help },
-	{ "enable", NULL, rtt_do_enable, "enable [-i NAME] PID EVENT...",
+	{ "enable", NULL, rtt_do_enable, "enable [-i NAME] PID [EVENT...]",
 	  rtt_enable_full },
 	{ "disable", NULL, rtt_do_enable, "disable [-i NAME] PID EVENT...",
 	  rtt_enable_full },
-	{ "filter", NULL, rtt_do_filter, "filter [-i NAME] PID EVENT EXPR...",
+	{ "filter", NULL, rtt_do_filter, "filter [-i NAME] PID EVENT [EXPR...]",
 	  rtt_filter_full },
 	{ "on", NULL, rtt_do_simple, "on [-i NAME] PID",
 	  "Switch recording on, as 'echo 1 > tracing_on'.\n\n"
@@ -50,7 +50,7 @@ static const struct rtt_verb rtt_verbs[] = {
 	  "Empty the trace buffer, as 'echo > trace'.\n\n"
 	  "  -i, --instance NAME  the instance (default: the top one)\n"
 	  "  -h, --help           this text\n" },
-	{ "buffer-size", NULL, rtt_do_simple, "buffer-size [-i NAME] PID KB",
+	{ "buffer-size", NULL, rtt_do_simple, "buffer-size [-i NAME] PID [KB]",
 	  "Set the size of each cpu buffer in KiB, as 'echo KB >\n"
 	  "buffer_size_kb'. The buffer is replaced: what it held is lost.\n\n"
 	  "  -i, --instance NAME  the instance (default: the top one)\n"
@@ -59,12 +59,12 @@ static const struct rtt_verb rtt_verbs[] = {
 	  "snapshot [-i NAME] [--free | --clear] PID", rtt_snapshot_full },
 	{ "options", NULL, rtt_do_options, "options [-i NAME] PID [OPT...]",
 	  rtt_options_full },
-	{ "tracer", NULL, rtt_do_simple, "tracer [-i NAME] PID TRACER",
+	{ "tracer", NULL, rtt_do_simple, "tracer [-i NAME] PID [TRACER]",
 	  "Set the current tracer (trace-cmd's -p), as 'echo TRACER >\n"
 	  "current_tracer': nop, function, function_graph, usersoff.\n\n"
 	  "  -i, --instance NAME  the instance (default: the top one)\n"
 	  "  -h, --help           this text\n" },
-	{ "clock", NULL, rtt_do_simple, "clock [-i NAME] PID CLOCK",
+	{ "clock", NULL, rtt_do_simple, "clock [-i NAME] PID [CLOCK]",
 	  "Set the trace clock (trace-cmd's -C), as 'echo CLOCK > trace_clock':\n"
 	  "mono (also local, global, perf), mono_raw, boot, x86-tsc. The\n"
 	  "buffer is replaced: what it held is lost.\n\n"
