@@ -424,6 +424,11 @@ case_list_and_events() {
 	out_has "^app:work$"
 	out_has "^io:request$"
 	out_has "^ftrace:function$"
+	! grep -q "field:" "$W/out" || fail "list -e printed formats"
+	run 0 "$T" list -f "$SP"
+	out_has "^sample_fn_"
+	run 0 "$T" list -e "$SP" --formats
+	out_has "^app:work$"
 	out_has "field:int worker;"
 	out_has "field:__data_loc char\[\] path;"
 	out_has "print fmt: \"worker=%d seq=%llu value=%ld\""

@@ -14,9 +14,13 @@ const char rtt_list_help[] =
 	"lost so far: overwritten, dropped, or lost to nested writes). A '*'\n"
 	"after LOST marks the files 'ringtrace clean' would remove: those of a\n"
 	"dead process, the user's own.\n"
-	"With -e PID: every event of that process with its format.\n"
+	"With -e PID: the events of that process (system:event), one per line;\n"
+	"with --formats too, each with its format. With -f PID: the functions\n"
+	"of that process's symbols (available_filter_functions).\n"
 	"\n"
-	"  -e, --events PID   list the events of PID and their formats\n"
+	"  -e, --events PID     list the events of PID\n"
+	"      --formats        with -e: each event's format too\n"
+	"  -f, --functions PID  list the functions of PID\n"
 	"  -h, --help         this text\n";
 
 /* The files of @p are a dead process's, and the user's own: 'clean'
@@ -110,7 +114,33 @@ static bool rtt_list_one(const struct rtt_entry *e)
 	return marked;
 }
 
-static int rtt_list_events(const char *arg)
+static int rtt_list_functions(const char *arg)
+{
+	struct rtt_syms *syms = NULL;
+	struct rtt_proc p;
+	size_t i;
+	int ret;
+
+	/* writable: a live process writes its symbols file when asked */
+	ret = rtt_open_pid(arg, RTT_OPEN_DEAD, &p);
+	if (ret)
+		return rtt_exit_code(ret);
+	ret = rtt_load_syms(&p, &syms);
+	rtt_proc_close(&p);
+	if (ret)
+		return rtt_exit_code(ret);
+	for (i = 0; syms && i < syms->nr; i++) {
+		if (syms->v[i].module)
+			printf("%s [%s]\n", syms->v[i].name,
+			       syms->v[i].module);
+		else
+			printf("%s\n", syms->v[i].name);
+	}
+	rtt_syms_free(syms);
+	return fflush(stdout) ? RTT_EXIT_FAIL : RTT_EXIT_OK;
+}
+
+static int rtt_list_events(const char *arg, bool formats)
 {
 	struct rtt_events *ev;
 	struct rtt_proc p;
@@ -126,6 +156,8 @@ static int rtt_list_events(const char *arg)
 		return rtt_exit_code(ret);
 	for (i = 0; i < ev->nr; i++) {
 		printf("%s:%s\n", ev->v[i].system, ev->v[i].name);
+		if (!formats)
+			continue;
 		fputs(ev->v[i].format, stdout);
 		if (ev->v[i].format[0] &&
 		    ev->v[i].format[strlen(ev->v[i].format) - 1] != '\n')
@@ -140,19 +172,28 @@ int rtt_do_list(const struct rtt_verb *v, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "events", required_argument, NULL, 'e' },
+		{ "formats", no_argument, NULL, 'F' },
+		{ "functions", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char err[RTT_ERR_MAX];
-	const char *events = NULL;
+	const char *events = NULL, *funcs = NULL;
+	bool formats = false;
 	struct rtt_entry *e;
 	size_t n, i;
 	int c, ret;
 
-	while ((c = getopt_long(argc, argv, ":e:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":e:f:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			events = optarg;
+			break;
+		case 'F':
+			formats = true;
+			break;
+		case 'f':
+			funcs = optarg;
 			break;
 		case 'h':
 			return rtt_help(v);
@@ -162,8 +203,14 @@ int rtt_do_list(const struct rtt_verb *v, int argc, char **argv)
 	}
 	if (optind < argc)
 		return rtt_usage(v, "unexpected argument '%s'", argv[optind]);
+	if (events && funcs)
+		return rtt_usage(v, "-e and -f: give one of them");
+	if (formats && !events)
+		return rtt_usage(v, "--formats goes with -e");
+	if (funcs)
+		return rtt_list_functions(funcs);
 	if (events)
-		return rtt_list_events(events);
+		return rtt_list_events(events, formats);
 	ret = rtt_list(&e, &n, err);
 	if (ret) {
 		rtt_msg("%s", err);

@@ -25,7 +25,7 @@ static char rtt_enable_full[1024], rtt_filter_full[1024],
 	rtt_options_full[1024], rtt_stat_full[1024], rtt_snapshot_full[1024];
 
 static const struct rtt_verb rtt_verbs[] = {
-	{ "list", NULL, rtt_do_list, "list [-e PID]", rtt_list_help },
+	{ "list", NULL, rtt_do_list, "list [-e PID [--formats] | -f PID]", rtt_list_help },
 	{ "clean", NULL, rtt_do_clean, "clean [-n]", rtt_clean_help },
 	{ "pipe", "stream", rtt_do_pipe,
 	  "pipe [-i NAME] [-e EVENT]... [-f 'EVENT EXPR']... [-O OPT]... [-c CPU] [-r] [-s] PID",
