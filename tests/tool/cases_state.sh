@@ -140,3 +140,12 @@ case_read_back() {
 	out_has "^worker == 1$"
 	run 2 "$T" disable "$SP"
 }
+
+# a publish directory others may read is refused with the reason
+case_publish_dir_mode() {
+	mkdir -m 755 "$W/open"
+	RINGTRACE_DIR=$W/open RINGTRACE_EVENTS=app:work "$S" --threads 1 \
+		--seconds 0.1 >/dev/null 2>"$W/err"
+	err_has "^ringtrace: not published: directory $W/open has mode 0755; it must be 0700 \(chmod 700 $W/open\)$"
+	[ -z "$(ls -A "$W/open")" ] || fail "files published in $W/open"
+}

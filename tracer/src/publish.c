@@ -866,8 +866,22 @@ int rt_publish_init(void)
 	if (!ret)
 		ret = rt_mkdir_private(dir);
 	if (ret) {
-		rt_warn("ringtrace: not published: directory %s: %s\n", dir,
-			strerror(-ret));
+		struct stat st;
+
+		/* -EPERM: say which rule the directory breaks */
+		if (ret == -EPERM && !lstat(dir, &st) && !S_ISDIR(st.st_mode))
+			rt_warn("ringtrace: not published: %s is not a directory\n",
+				dir);
+		else if (ret == -EPERM && !lstat(dir, &st) &&
+			 st.st_uid != getuid())
+			rt_warn("ringtrace: not published: directory %s belongs to uid %u, not to us\n",
+				dir, (unsigned int)st.st_uid);
+		else if (ret == -EPERM && !lstat(dir, &st))
+			rt_warn("ringtrace: not published: directory %s has mode %04o; it must be 0700 (chmod 700 %s)\n",
+				dir, (unsigned int)(st.st_mode & 07777), dir);
+		else
+			rt_warn("ringtrace: not published: directory %s: %s\n",
+				dir, strerror(-ret));
 		return ret;
 	}
 	start = rt_proc_start_time((int)getpid());
