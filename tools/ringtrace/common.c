@@ -511,3 +511,12 @@ bool rtt_environ_has(int pid, const char *want)
 	free(buf);
 	return has;
 }
+
+void rtt_print_reply(const char *reply)
+{
+	if (!reply)
+		return;
+	fputs(reply, stdout);
+	if (reply[0] && reply[strlen(reply) - 1] != '\n')
+		putchar('\n');
+}

@@ -149,11 +149,8 @@ int rtt_do_filter(const struct rtt_verb *v, int argc, char **argv)
 				      colon + 1) :
 			      rtt_cmd(&p, &reply, "show_filter %s %s",
 				      rtt_iarg(inst), spec);
-		if (!ret && reply) {
-			fputs(reply, stdout);
-			if (reply[0] && reply[strlen(reply) - 1] != '\n')
-				putchar('\n');
-		}
+		if (!ret)
+			rtt_print_reply(reply);
 		free(reply);
 		rtt_proc_close(&p);
 		return rtt_exit_code(ret);
@@ -207,11 +204,8 @@ int rtt_do_simple(const struct rtt_verb *v, int argc, char **argv)
 				      !strcmp(v->name, "clock") ?
 					      "trace_clock" :
 					      "buffer_size_kb");
-		if (!ret && reply) {
-			fputs(reply, stdout);
-			if (reply[0] && reply[strlen(reply) - 1] != '\n')
-				putchar('\n');
-		}
+		if (!ret)
+			rtt_print_reply(reply);
 		free(reply);
 		rtt_proc_close(&p);
 		if (!ret && fflush(stdout))
@@ -286,11 +280,8 @@ int rtt_do_options(const struct rtt_verb *v, int argc, char **argv)
 		return code;
 	if (optind == argc) {
 		ret = rtt_cmd(&p, &reply, "options %s", rtt_iarg(inst));
-		if (!ret && reply) {
-			fputs(reply, stdout);
-			if (reply[0] && reply[strlen(reply) - 1] != '\n')
-				putchar('\n');
-		}
+		if (!ret)
+			rtt_print_reply(reply);
 		free(reply);
 	}
 	/* all or nothing: every name is checked before any is set */

@@ -119,6 +119,8 @@ unsigned long rtt_lost(const struct rtt_counts *c);
 /* @c less @base, the counts taken earlier: what happened in between. */
 void rtt_counts_since(struct rtt_counts *c, const struct rtt_counts *base);
 int rtt_strv_add(struct rtt_strv *s, const char *str);
+/* A process's reply on stdout, ended with a newline. */
+void rtt_print_reply(const char *reply);
 /* Process @pid started with the variable @want ("NAME=VALUE"). */
 bool rtt_environ_has(int pid, const char *want);
 /* @arg is a trace option, or "no" and one. */
