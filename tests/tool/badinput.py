@@ -230,6 +230,12 @@ def main():
           ("report missing file", ["report", os.path.join(W, "nope")], 2,
            None),
           ("report FIFO", ["report", fifo], 2, None),
+          ("instance no pid", ["instance"], 2, None),
+          ("instance bad name", ["instance", L, "a/b"], 2, live),
+          ("instance empty name", ["instance", L, ""], 2, live),
+          ("instance -r no name", ["instance", "-r", L], 2, live),
+          ("instance -r unknown", ["instance", "-r", L, "nosuch"], 2, live),
+          ("instance too many", ["instance", L, "a", "b"], 2, live),
           ("clean argument", ["clean", "x"], 2, None),
           ("list argument", ["list", "x"], 2, None)]
     # hostile output paths: refused before anything runs

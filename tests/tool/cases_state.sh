@@ -149,3 +149,22 @@ case_publish_dir_mode() {
 	err_has "^ringtrace: not published: directory $W/open has mode 0755; it must be 0700 \(chmod 700 $W/open\)$"
 	[ -z "$(ls -A "$W/open")" ] || fail "files published in $W/open"
 }
+
+# instance: create one for -i NAME, list them, remove it
+case_instance() {
+	start_sample -- --threads 1 --seconds 30 --gap-ms 20
+	run 2 "$T" enable -i extra "$SP" app:work
+	err_has "has no instance 'extra'"
+	run 0 "$T" instance "$SP" extra
+	run 0 "$T" instance "$SP"
+	out_has "^top$"
+	out_has "^extra$"
+	run 0 "$T" enable -i extra "$SP" app:work
+	run 0 "$T" enable -i extra "$SP"
+	out_has "^app:work$"
+	run 0 "$T" instance -r "$SP" extra
+	run 0 "$T" instance "$SP"
+	! grep -q "^extra$" "$W/out" || fail "the instance is still there"
+	run 2 "$T" instance "$SP" 'a/b'
+	run 2 "$T" instance -r "$SP"
+}

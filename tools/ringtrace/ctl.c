@@ -463,3 +463,65 @@ int rtt_do_pids(const struct rtt_verb *v, int argc, char **argv)
 	rtt_proc_close(&p);
 	return rtt_exit_code(ret);
 }
+
+const char rtt_instance_help[] =
+	"Without NAME: the instances of the process, one per line (top first).\n"
+	"With NAME: create the instance, as 'mkdir instances/NAME', for the\n"
+	"verbs' -i NAME; with -r, remove one made so (an instance the program\n"
+	"made itself stays).\n"
+	"\n"
+	"  -r, --remove         remove the instance, as 'rmdir instances/NAME'\n"
+	"  -h, --help           this text\n";
+
+int rtt_do_instance(const struct rtt_verb *v, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "remove", no_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct rtt_proc p;
+	bool rm = false;
+	int c, ret, i;
+
+	while ((c = getopt_long(argc, argv, ":rh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'r':
+			rm = true;
+			break;
+		case 'h':
+			return rtt_help(v);
+		default:
+			return rtt_bad_option(v, argv, c);
+		}
+	}
+	if (optind == argc)
+		return rtt_usage(v, "missing the process id");
+	if (argc - optind > 2)
+		return rtt_usage(v, "too many arguments");
+	if (rm && argc - optind < 2)
+		return rtt_usage(v, "-r needs the instance's name");
+	if (argc - optind == 2 && (!argv[optind + 1][0] ||
+				   strpbrk(argv[optind + 1], "/ \t\n") ||
+				   !strcmp(argv[optind + 1], "-"))) {
+		rtt_msg("bad instance name '%s'", argv[optind + 1]);
+		return RTT_EXIT_USAGE;
+	}
+	ret = rtt_open_pid(argv[optind], 0, &p);
+	if (ret)
+		return rtt_exit_code(ret);
+	if (argc - optind == 1) {
+		for (i = 0; i < RT_CTL_MAX_INSTANCES; i++) {
+			char path[PATH_MAX];
+
+			if (!rtt_inst_path(&p, i, false, path, NULL))
+				printf("%s\n", i ? p.ctl->inst[i].name : "top");
+		}
+		rtt_proc_close(&p);
+		return fflush(stdout) ? RTT_EXIT_FAIL : RTT_EXIT_OK;
+	}
+	ret = rtt_cmd(&p, NULL, "%s - %s", rm ? "rminstance" : "mkinstance",
+		      argv[optind + 1]);
+	rtt_proc_close(&p);
+	return rtt_exit_code(ret);
+}

@@ -209,6 +209,8 @@ extern const char rtt_snapshot_help[];
 extern const char rtt_options_help[];
 extern const char rtt_trigger_help[];
 extern const char rtt_pids_help[];
+int rtt_do_instance(const struct rtt_verb *v, int argc, char **argv);
+extern const char rtt_instance_help[];
 
 /* record.c */
 uint64_t rtt_self_wchar(uint64_t dflt);
