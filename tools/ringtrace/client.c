@@ -243,6 +243,12 @@ static int rtt_list_env_dirs(struct rtt_entry **v, size_t *n, size_t *cap)
 
 int rtt_list(struct rtt_entry **out, size_t *nr, char err[RTT_ERR_MAX])
 {
+	return rtt_list_all(out, nr, false, err);
+}
+
+int rtt_list_all(struct rtt_entry **out, size_t *nr, bool others_too,
+		 char err[RTT_ERR_MAX])
+{
 	static const char *const others[] = { "/dev/shm/ringtrace-*",
 					      "/run/user/*/ringtrace" };
 	char dir[PATH_MAX];
@@ -268,7 +274,9 @@ int rtt_list(struct rtt_entry **out, size_t *nr, char err[RTT_ERR_MAX])
 	}
 	/* root sees every user's processes: the default publish
 	 * directories of all users too */
-	for (i = 0; !getuid() && i < sizeof(others) / sizeof(others[0]); i++) {
+	for (i = 0; others_too && !getuid() &&
+		    i < sizeof(others) / sizeof(others[0]);
+	     i++) {
 		glob_t g;
 
 		if (glob(others[i], GLOB_NOSORT, NULL, &g))
@@ -283,7 +291,8 @@ int rtt_list(struct rtt_entry **out, size_t *nr, char err[RTT_ERR_MAX])
 		}
 	}
 	/* and those the running processes name (RINGTRACE_DIR) */
-	if (!getuid() && rtt_list_env_dirs(&v, &n, &cap) == -ENOMEM) {
+	if (others_too && !getuid() &&
+	    rtt_list_env_dirs(&v, &n, &cap) == -ENOMEM) {
 		free(v);
 		rtt_err(err, "out of memory");
 		return -ENOMEM;

@@ -331,15 +331,22 @@ struct rtt_entry {
  * @nr: receives its length
  * @err: the reason of a failure
  *
- * A missing directory is an empty list. For root, the default publish
- * directories of every user too (/dev/shm/ringtrace-UID,
- * /run/user/UID/ringtrace) and those running processes name in
- * RINGTRACE_DIR.
+ * A missing directory is an empty list.
  *
  * Context: any thread.
  * Return: 0, -EACCES, -ENOMEM, or another negative errno.
  */
 int rtt_list(struct rtt_entry **out, size_t *nr, char err[RTT_ERR_MAX]);
+
+/*
+ * rtt_list_all - rtt_list(), and with @others_too, for root, the default
+ * publish directories of every user (/dev/shm/ringtrace-UID,
+ * /run/user/UID/ringtrace) and those running processes name in
+ * RINGTRACE_DIR (each process's environment is read: for 'list', not
+ * for a loop).
+ */
+int rtt_list_all(struct rtt_entry **out, size_t *nr, bool others_too,
+		 char err[RTT_ERR_MAX]);
 
 /**
  * rtt_remove_files - remove every file a process published

@@ -211,7 +211,7 @@ int rtt_do_list(const struct rtt_verb *v, int argc, char **argv)
 		return rtt_list_functions(funcs);
 	if (events)
 		return rtt_list_events(events, formats);
-	ret = rtt_list(&e, &n, err);
+	ret = rtt_list_all(&e, &n, true, err);
 	if (ret) {
 		rtt_msg("%s", err);
 		return rtt_exit_code(ret);
