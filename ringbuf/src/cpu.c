@@ -337,9 +337,9 @@ void rb_warn(struct ringbuf *rb, const char *cond, const char *func, int line)
 	if (atomic_compare_exchange_strong_explicit(&rb->warned, &expect, 1,
 						    memory_order_relaxed,
 						    memory_order_relaxed))
-		fprintf(stderr,
-			"libringbuf: WARNING: %s at %s:%d; recording disabled on this buffer\n",
-			cond, func, line);
+		rb_print(RINGBUF_PRINT_WARN,
+			 "libringbuf: WARNING: %s at %s:%d; recording disabled on this buffer\n",
+			 cond, func, line);
 	errno = saved;
 }
 

@@ -428,6 +428,13 @@ static inline void local_dec(_Atomic uint64_t *l)
 RB_HIDDEN void rb_warn(struct ringbuf *rb, const char *cond, const char *func,
 		       int line);
 
+/* A message to the application's callback, or to standard error
+ * (print.c); safe on the write path and in signal handlers. */
+RB_HIDDEN void rb_print(enum ringbuf_print_level level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+RB_HIDDEN void rb_vprint(enum ringbuf_print_level level, const char *fmt,
+			 va_list ap);
+
 /*
  * RB_WARN_ON - the kernel's fail-stop check: if @cond holds, report once
  * per buffer and disable recording on the buffer. Evaluates to @cond.

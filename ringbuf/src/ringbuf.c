@@ -471,7 +471,8 @@ void ringbuf_free(struct ringbuf *rb)
 
 static int rb_attach_fail(const char *what, const char *why)
 {
-	fprintf(stderr, "libringbuf: cannot attach %s: %s\n", what, why);
+	rb_print(RINGBUF_PRINT_WARN, "libringbuf: cannot attach %s: %s\n", what,
+		 why);
 	return -EINVAL;
 }
 
@@ -619,7 +620,8 @@ static struct ringbuf *rb_attach_fd(int fd, bool read_only, const char *what)
 	int err;
 
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size <= 0) {
-		rb_attach_fail(what, "not a regular file");
+		rb_attach_fail(what, !S_ISREG(st.st_mode) ? "not a regular file" :
+				     "an empty file, not a ringbuf file");
 		close(fd);
 		errno = EINVAL;
 		return NULL;
@@ -711,9 +713,9 @@ struct ringbuf *ringbuf_attach_fd(int fd, unsigned int flags)
 	read_only = (mode & O_ACCMODE) == O_RDONLY;
 	if (st.st_uid != geteuid()) {
 		if (!(flags & RINGBUF_ATTACH_FOREIGN)) {
-			fprintf(stderr,
-				"libringbuf: cannot attach fd %d: owned by uid %u, not by us (RINGBUF_ATTACH_FOREIGN attaches read-only)\n",
-				fd, (unsigned int)st.st_uid);
+			rb_print(RINGBUF_PRINT_WARN,
+				 "libringbuf: cannot attach fd %d: owned by uid %u, not by us (RINGBUF_ATTACH_FOREIGN attaches read-only)\n",
+				 fd, (unsigned int)st.st_uid);
 			errno = EACCES;
 			return NULL;
 		}
@@ -745,17 +747,17 @@ struct ringbuf *ringbuf_attach(const char *name, unsigned int flags)
 		fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		saved = errno;
-		fprintf(stderr, "libringbuf: cannot attach %s: %s\n", path,
-			strerror(saved));
+		rb_print(RINGBUF_PRINT_WARN, "libringbuf: cannot attach %s: %s\n",
+			 path, strerror(saved));
 		free(path);
 		errno = saved;
 		return NULL;
 	}
 	if (!fstat(fd, &st) && st.st_uid != geteuid()) {
 		if (!(flags & RINGBUF_ATTACH_FOREIGN)) {
-			fprintf(stderr,
-				"libringbuf: cannot attach %s: owned by uid %u, not by us (RINGBUF_ATTACH_FOREIGN attaches read-only)\n",
-				path, (unsigned int)st.st_uid);
+			rb_print(RINGBUF_PRINT_WARN,
+				 "libringbuf: cannot attach %s: owned by uid %u, not by us (RINGBUF_ATTACH_FOREIGN attaches read-only)\n",
+				 path, (unsigned int)st.st_uid);
 			close(fd);
 			free(path);
 			errno = EACCES;
@@ -1194,8 +1196,31 @@ void ringbuf_record_disable(struct ringbuf *rb)
 
 void ringbuf_record_enable(struct ringbuf *rb)
 {
-	if (rb)
-		rb_enable_all(rb);
+	int old, tries;
+
+	if (!rb)
+		return;
+	/*
+	 * Userspace: the kernel trusts its callers to pair disable and
+	 * enable; an extra enable here would take the count below zero,
+	 * where every bit is set and recording stays off for good. The
+	 * count is clamped at zero instead: an enable without a disable
+	 * does nothing. Bounded: a failed exchange means another thread
+	 * changed the count, and is retried with the value it left.
+	 */
+	old = atomic_load_explicit(&rb->record_disabled, memory_order_relaxed);
+	for (tries = 0; tries < 1000; tries++) {
+		if (!(old & (RB_BUFFER_OFF - 1)))
+			return;
+		/* Release: as rb_enable_all(), pairs with the writers'
+		 * acquire load of the flags. */
+		if (atomic_compare_exchange_weak_explicit(
+			    &rb->record_disabled, &old, old - 1,
+			    memory_order_release, memory_order_relaxed))
+			return;
+	}
+	/* Giving up leaves the count as another thread set it: the
+	 * next enable or disable decides. */
 }
 
 void ringbuf_record_off(struct ringbuf *rb)

@@ -191,7 +191,7 @@ int ringbuf_wait(struct ringbuf *rb, int cpu, int full, int timeout_ms)
 {
 	int64_t deadline;
 
-	if (!rb || full < 0 || full > 100 ||
+	if (!rb || full < 0 || full > 100 || timeout_ms < -1 ||
 	    (cpu != RINGBUF_ALL_CPUS && (cpu < 0 || cpu >= rb->nr_cpus))) {
 		errno = EINVAL;
 		return -EINVAL;

@@ -71,7 +71,7 @@ static RB_ALWAYS_INLINE uint64_t rb_time_stamp(struct ringbuf *rb)
 
 uint64_t ringbuf_time_stamp(struct ringbuf *rb)
 {
-	return rb_time_stamp(rb);
+	return rb ? rb_time_stamp(rb) : 0;
 }
 
 /* Write a record header in one 32-bit store (type_len in the low 5 bits,

@@ -424,6 +424,11 @@ case_list_and_events() {
 	out_has "^app:work$"
 	out_has "^io:request$"
 	out_has "^ftrace:function$"
+	! grep -q "field:" "$W/out" || fail "list -e printed formats"
+	run 0 "$T" list -f "$SP"
+	out_has "^sample_fn_"
+	run 0 "$T" list -e "$SP" --formats
+	out_has "^app:work$"
 	out_has "field:int worker;"
 	out_has "field:__data_loc char\[\] path;"
 	out_has "print fmt: \"worker=%d seq=%llu value=%ld\""
@@ -433,7 +438,7 @@ case_list_and_events() {
 	kill -9 "$SP"
 	wait "$SP" 2>/dev/null
 	run 0 "$T" list
-	out_has "^$SP +sample_app +dead +top +- +[0-9]+$"
+	out_has "^$SP +sample_app +dead +top +- +[0-9]+ \*$"
 	run 0 "$T" list -e "$SP"
 	out_has "^app:big$"
 }
@@ -1231,7 +1236,7 @@ case_extract_crash() {
 	kill -9 "$SP"
 	wait "$SP" 2>/dev/null
 	run 3 "$T" pipe "$SP"
-	err_has "no such process: $SP \(a dead process $SP left its trace in"
+	err_has "^ringtrace: process $SP is dead: it left its trace in "
 	# what the buffers hold, read in place
 	run 0 "$T" show "$SP"
 	grep -v '^#' "$W/out" | sort >"$W/shown"
@@ -1354,23 +1359,28 @@ case_docs() {
 	local src=${RTT_SRC:?RTT_SRC is not set} v
 	run 0 "$T" --help
 	for v in $(sed -n 's/^  \([a-z-]*\) .*/\1/p' "$W/out" | sort -u) stream; do
-		grep -qF -- "\\fB${v//-/\\-}\\fR" "$src/tracer/tool/ringtrace.1" ||
+		grep -qF -- "\\fB${v//-/\\-}\\fR" "$src/tools/ringtrace/ringtrace.1" ||
 			fail "verb $v is not in the man page"
 		grep -qF -- "\`\`$v" "$src/Documentation/ringtrace.rst" ||
 			fail "verb $v is not in Documentation/ringtrace.rst"
 	done
 	for v in 0 1 2 3 4 5; do
-		grep -q "^\.B $v$" "$src/tracer/tool/ringtrace.1" ||
+		grep -q "^\.B $v$" "$src/tools/ringtrace/ringtrace.1" ||
 			fail "exit status $v is not in the man page"
 		grep -q "^\`\`$v\`\`$" "$src/Documentation/ringtrace.rst" ||
 			fail "exit status $v is not in Documentation/ringtrace.rst"
 	done
 	if command -v groff >/dev/null; then
-		groff -man -Tutf8 -ww -z "$src/tracer/tool/ringtrace.1" \
+		groff -man -Tutf8 -ww -z "$src/tools/ringtrace/ringtrace.1" \
 			2>"$W/groff.err"
 		[ ! -s "$W/groff.err" ] || fail "groff: $(cat "$W/groff.err")"
 	fi
 }
+
+# the cases kept in files of their own
+for f in "$(dirname "$0")"/cases_*.sh; do
+	. "$f"
+done
 
 declare -F "case_$CASE" >/dev/null || fail "unknown case '$CASE'"
 "case_$CASE"

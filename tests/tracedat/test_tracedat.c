@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * trace.dat files (tracer/tool/tracedat.c). Pages from a real ring buffer
+ * trace.dat files (tools/lib/tracedat/tracedat.c). Pages from a real ring buffer
  * (two cpu buffers, records of every size class, overwritten events) and
  * pages built by hand (TIME_EXTEND, TIME_STAMP, discarded records, lost
  * events with and without a count) are written with td_writer, then read
@@ -20,6 +20,7 @@
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -1069,6 +1070,37 @@ static void writer_errors(void)
 	ASSERT_EQ(symlink(path, bad), 0);
 	ASSERT_EQ(td_writer_open(bad, PSZ, 1, &w), -ELOOP);
 	ASSERT_EQ(stat(path, &st), -1);
+	/* a FIFO (and, as root, a device node) is refused and left alone */
+	snprintf(bad, sizeof(bad), "%s/fifo.dat", dir);
+	ASSERT_EQ(mkfifo(bad, 0600), 0);
+	ASSERT_EQ(td_writer_open(bad, PSZ, 1, &w), -EEXIST);
+	ASSERT_EQ(lstat(bad, &st), 0);
+	ASSERT_TRUE(S_ISFIFO(st.st_mode));
+	snprintf(bad, sizeof(bad), "%s/null.dat", dir);
+	if (mknod(bad, S_IFCHR | 0666, makedev(1, 3)) == 0) {
+		ASSERT_EQ(td_writer_open(bad, PSZ, 1, &w), -EEXIST);
+		ASSERT_EQ(lstat(bad, &st), 0);
+		ASSERT_TRUE(S_ISCHR(st.st_mode));
+	}
+	/* an existing file is replaced, not written through: another link
+	 * to it keeps its content */
+	snprintf(bad, sizeof(bad), "%s/old.dat", dir);
+	{
+		char link2[sizeof(bad) + 8];
+		FILE *f = fopen(bad, "w");
+
+		ASSERT_TRUE(f != NULL);
+		fputs("old", f);
+		fclose(f);
+		snprintf(link2, sizeof(link2), "%s.2", bad);
+		ASSERT_EQ(link(bad, link2), 0);
+		ASSERT_EQ(td_writer_open(bad, PSZ, 1, &w), 0);
+		td_writer_abort(w);
+		ASSERT_EQ(stat(link2, &st), 0);
+		ASSERT_EQ(st.st_size, 3);
+		unlink(link2);
+		unlink(bad);
+	}
 
 	ASSERT_EQ(td_writer_open(path, PSZ, 2, &w), 0);
 	ASSERT_EQ(stat(path, &st), 0);

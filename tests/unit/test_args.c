@@ -3,6 +3,7 @@
  * Bad arguments are rejected with an error, and nothing is corrupted.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -325,7 +326,85 @@ static void read_page_bad_args(void)
 	check_known(rb);
 }
 
+/* NULL and negative arguments that crashed or blocked for ever */
+static void null_and_negative(void)
+{
+	struct ringbuf *rb = ringbuf_alloc(TU_PAGES(4), 0);
+
+	ASSERT_NOT_NULL(rb);
+	ASSERT_EQ(ringbuf_time_stamp(NULL), 0);
+	/* a timeout below -1 (which means none) is refused, not a wait
+	 * for ever on an empty buffer */
+	ASSERT_EQ(ringbuf_wait(rb, 0, 0, -5), -EINVAL);
+	ASSERT_EQ(ringbuf_wait(rb, 0, -5, 10), -EINVAL);
+	ringbuf_free(rb);
+}
+
+/* an enable without a disable does not switch recording off */
+static void extra_record_enable(void)
+{
+	struct ringbuf *rb = ringbuf_alloc(TU_PAGES(4), 0);
+
+	ASSERT_NOT_NULL(rb);
+	ringbuf_record_enable(rb);
+	ringbuf_record_enable(rb);
+	ASSERT_EQ(ringbuf_write(rb, 4, "abcd"), 0);
+	ringbuf_record_disable(rb);
+	ASSERT_EQ(ringbuf_write(rb, 4, "abcd"), -EAGAIN);
+	ringbuf_record_enable(rb);
+	ASSERT_EQ(ringbuf_write(rb, 4, "abcd"), 0);
+	/* off stays off under extra enables */
+	ringbuf_record_off(rb);
+	ringbuf_record_enable(rb);
+	ASSERT_NE(ringbuf_write(rb, 4, "abcd"), 0);
+	ringbuf_record_on(rb);
+	ASSERT_EQ(ringbuf_write(rb, 4, "abcd"), 0);
+	ringbuf_free(rb);
+}
+
+static char printed[512];
+static int print_levels;
+
+static int catch_print(enum ringbuf_print_level level, const char *fmt,
+		       va_list ap)
+{
+	print_levels |= 1 << level;
+	return vsnprintf(printed, sizeof(printed), fmt, ap);
+}
+
+/* attach: an empty file and a directory say what they are; the
+ * messages go to the callback */
+static void attach_messages(void)
+{
+	char dir[] = "/tmp/rb-args.XXXXXX", path[64];
+	struct ringbuf *rb;
+	FILE *f;
+
+	ASSERT_NOT_NULL(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/empty", dir);
+	f = fopen(path, "w");
+	ASSERT_NOT_NULL(f);
+	fclose(f);
+	ASSERT_NULL(ringbuf_set_print(catch_print));
+	errno = 0;
+	rb = ringbuf_attach(path, 0);
+	ASSERT_NULL(rb);
+	ASSERT_EQ(errno, EINVAL);
+	ASSERT_NOT_NULL(strstr(printed, "an empty file"));
+	ASSERT_EQ(print_levels, 1 << RINGBUF_PRINT_WARN);
+	errno = 0;
+	printed[0] = '\0';
+	ASSERT_NULL(ringbuf_attach(dir, 0));
+	ASSERT_EQ(errno, EISDIR);
+	ASSERT_NOT_NULL(strstr(printed, "Is a directory"));
+	ASSERT_TRUE(ringbuf_set_print(NULL) == catch_print);
+	unlink(path);
+	rmdir(dir);
+}
+
 static const struct rbt_case cases[] = {
+	RBT_CASE(null_and_negative), RBT_CASE(extra_record_enable),
+	RBT_CASE(attach_messages),
 	RBT_CASE(create_bad_opts),	  RBT_CASE(create_null_opts),
 	RBT_CASE(alloc_sizes),		  RBT_CASE(bad_cpu),
 	RBT_CASE(bad_length),		  RBT_CASE(commit_without_reserve),

@@ -1272,20 +1272,6 @@ static int rt_flush(struct rt_iter *it, FILE *out)
 	return ret;
 }
 
-static const char *const rt_tracer_names_tab[RT_TRACER_NR] = {
-	[RT_TRACER_NOP] = "nop",
-	[RT_TRACER_FUNCTION] = "function",
-	[RT_TRACER_GRAPH] = "function_graph",
-	[RT_TRACER_USERSOFF] = "usersoff",
-};
-
-const char *rt_tracer_name(int tracer)
-{
-	return tracer >= 0 && tracer < RT_TRACER_NR ?
-		       rt_tracer_names_tab[tracer] :
-		       "nop";
-}
-
 int rt_print_view(struct ringbuf *rb, const struct rt_print_cfg *cfg,
 		  const struct rt_printer_ops *ops, FILE *out)
 {

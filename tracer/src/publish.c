@@ -750,8 +750,12 @@ static void *rt_ctl_thread(void *arg)
 /* ---- publication --------------------------------------------------------- */
 
 /* RINGTRACE_KEEP_FILES=1 as the recorder that holds us set it (rt_hold()
- * takes it out of the environment the program's children inherit). */
+ * takes it out of the environment the program's children inherit), for
+ * the recorder process rt_keep_for: while it lives (it reads what is
+ * left after the exit, then removes the files); a recorder gone (killed,
+ * or stopped before the program) leaves nobody to remove them. */
 static bool rt_keep_files;
+static pid_t rt_keep_for;
 
 /* A clean exit removes the files (a crash leaves them). Only the process
  * that published: a forked child shares the mapping, not the files. */
@@ -770,7 +774,9 @@ static void rt_unpublish(void)
 			      memory_order_release);
 	/* A recorder that started the program reads them after the exit
 	 * and removes them itself. */
-	if (rt_keep_files || (keep && !strcmp(keep, "1")))
+	if ((rt_keep_files &&
+	     (rt_keep_for <= 0 || !kill(rt_keep_for, 0) || errno == EPERM)) ||
+	    (keep && !strcmp(keep, "1")))
 		return;
 	pthread_mutex_lock(&rt_pub_lock);
 	for (i = 0; i < RT_CTL_MAX_INSTANCES; i++) {
@@ -860,8 +866,22 @@ int rt_publish_init(void)
 	if (!ret)
 		ret = rt_mkdir_private(dir);
 	if (ret) {
-		rt_warn("ringtrace: not published: directory %s: %s\n", dir,
-			strerror(-ret));
+		struct stat st;
+
+		/* -EPERM: say which rule the directory breaks */
+		if (ret == -EPERM && !lstat(dir, &st) && !S_ISDIR(st.st_mode))
+			rt_warn("ringtrace: not published: %s is not a directory\n",
+				dir);
+		else if (ret == -EPERM && !lstat(dir, &st) &&
+			 st.st_uid != getuid())
+			rt_warn("ringtrace: not published: directory %s belongs to uid %u, not to us\n",
+				dir, (unsigned int)st.st_uid);
+		else if (ret == -EPERM && !lstat(dir, &st))
+			rt_warn("ringtrace: not published: directory %s has mode %04o; it must be 0700 (chmod 700 %s)\n",
+				dir, (unsigned int)(st.st_mode & 07777), dir);
+		else
+			rt_warn("ringtrace: not published: directory %s: %s\n",
+				dir, strerror(-ret));
 		return ret;
 	}
 	start = rt_proc_start_time((int)getpid());
@@ -977,11 +997,45 @@ static void rt_check_env(void)
  * program to record it and holds it until its recorder is attached and
  * its settings made: wait, before main() and before the constructors of
  * the program itself, until the tool writes a byte to the pipe FD or
- * closes it (or exits, which closes it), at most RT_HOLD_MS. Only the
- * child of that tool waits (not a program it starts with the same
- * environment), and only once: the variable is removed.
+ * closes it (or exits, which closes it), at most RT_HOLD_MS. Only a
+ * descendant of that tool waits (the command, or a program a shell
+ * command starts), and only once: the variable is removed, so that the
+ * program's own children do not wait. The files are kept at exit for
+ * the recorder only when it said "go" (a byte): the program it records.
  */
 #define RT_HOLD_MS 30000
+
+/* Whether process @pid is an ancestor of this one (a bounded walk up
+ * the parents in /proc). */
+static bool rt_is_ancestor(long pid)
+{
+	long p = (long)getppid();
+	int depth;
+
+	for (depth = 0; depth < 64 && p > 1; depth++) {
+		char path[64], buf[512], *s;
+		ssize_t n;
+		int fd;
+
+		if (p == pid)
+			return true;
+		snprintf(path, sizeof(path), "/proc/%ld/stat", p);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return false;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			return false;
+		buf[n] = '\0';
+		/* "pid (comm) S ppid ...": comm may hold anything but ends
+		 * at the last ')' */
+		s = strrchr(buf, ')');
+		if (!s || sscanf(s + 1, " %*c %ld", &p) != 1)
+			return false;
+	}
+	return false;
+}
 
 static void rt_hold(void)
 {
@@ -990,6 +1044,7 @@ static void rt_hold(void)
 	long fd, pid;
 	char *end, c;
 	int ret, waited = 0;
+	bool keep;
 
 	if (!s)
 		return;
@@ -998,15 +1053,15 @@ static void rt_hold(void)
 	if (*end)
 		pid = -1;
 	unsetenv("RINGTRACE_HOLD");
-	if (fd < 0 || fd > INT_MAX || pid != (long)getppid())
-		return;
 	/* for this process only: the recorder removes its files, not those
 	 * of the programs it starts */
 	s = getenv("RINGTRACE_KEEP_FILES");
-	if (s && !strcmp(s, "1")) {
-		rt_keep_files = true;
+	keep = s && !strcmp(s, "1");
+	if (keep)
 		unsetenv("RINGTRACE_KEEP_FILES");
-	}
+	if (fd < 0 || fd > INT_MAX || pid <= 0 || pid > INT_MAX ||
+	    !rt_is_ancestor(pid))
+		return;
 	pfd.fd = (int)fd;
 	pfd.events = POLLIN;
 	/* bounded: EINTR retries count against the same deadline */
@@ -1019,8 +1074,11 @@ static void rt_hold(void)
 	if (waited >= RT_HOLD_MS)
 		rt_warn("ringtrace: the recorder did not start within %d s; running without waiting\n",
 			RT_HOLD_MS / 1000);
-	else if (pfd.revents & POLLIN && read((int)fd, &c, 1) < 0)
-		c = 0; /* the same as a closed pipe: go on */
+	else if (pfd.revents & POLLIN && read((int)fd, &c, 1) == 1 && keep) {
+		/* the recorder attached to this process */
+		rt_keep_files = true;
+		rt_keep_for = (pid_t)pid;
+	}
 	close((int)fd);
 }
 
@@ -1044,6 +1102,7 @@ static void rt_follow_hold(void)
 	if (!s || *end || pid <= 0 || pid > INT_MAX || kill((pid_t)pid, 0))
 		return;
 	rt_keep_files = true;
+	rt_keep_for = (pid_t)pid;
 	/* bounded: one look a millisecond */
 	for (waited = 0; waited < RT_FOLLOW_MS; waited++) {
 		/* Acquire: pairs with the release store of the "go"

@@ -47,46 +47,6 @@ _Atomic unsigned int rt_ftrace_enabled;
 
 #define RT_DEFAULT_SIZE_KB 1408 /* the kernel's default trace_buf_size */
 
-static const struct {
-	const char *name;
-	bool on;
-} rt_opt_table[RT_OPT_NR] = {
-	[RT_OPT_PRINT_PARENT] = { "print-parent", true },
-	[RT_OPT_SYM_OFFSET] = { "sym-offset", false },
-	[RT_OPT_SYM_ADDR] = { "sym-addr", false },
-	[RT_OPT_VERBOSE] = { "verbose", false },
-	[RT_OPT_RAW] = { "raw", false },
-	[RT_OPT_HEX] = { "hex", false },
-	[RT_OPT_BIN] = { "bin", false },
-	[RT_OPT_CONTEXT_INFO] = { "context-info", true },
-	[RT_OPT_LATENCY_FMT] = { "latency-format", false },
-	[RT_OPT_RECORD_CMD] = { "record-cmd", true },
-	[RT_OPT_RECORD_TGID] = { "record-tgid", false },
-	[RT_OPT_OVERWRITE] = { "overwrite", true },
-	[RT_OPT_IRQ_INFO] = { "irq-info", true },
-	[RT_OPT_MARKERS] = { "markers", true },
-	[RT_OPT_FUNCGRAPH_OVERRUN] = { "funcgraph-overrun", false },
-	[RT_OPT_FUNCGRAPH_CPU] = { "funcgraph-cpu", true },
-	[RT_OPT_FUNCGRAPH_OVERHEAD] = { "funcgraph-overhead", true },
-	[RT_OPT_FUNCGRAPH_PROC] = { "funcgraph-proc", false },
-	[RT_OPT_FUNCGRAPH_DURATION] = { "funcgraph-duration", true },
-	[RT_OPT_FUNCGRAPH_ABSTIME] = { "funcgraph-abstime", false },
-	[RT_OPT_FUNCGRAPH_TAIL] = { "funcgraph-tail", false },
-	[RT_OPT_STACKTRACE] = { "stacktrace", false },
-};
-
-
-static const struct {
-	const char *name;
-	int clock;
-} rt_clocks[] = {
-	{ "mono", RINGBUF_CLOCK_MONO },	    { "mono_raw", RINGBUF_CLOCK_MONO_RAW },
-	{ "boot", RINGBUF_CLOCK_BOOT },	    { "x86-tsc", RINGBUF_CLOCK_TSC },
-	{ "local", RINGBUF_CLOCK_MONO },    { "global", RINGBUF_CLOCK_MONO },
-	{ "perf", RINGBUF_CLOCK_MONO },
-};
-#define RT_NR_SHOWN_CLOCKS 4
-
 /* ------------------------------------------------------------------------ */
 /* The writing thread                                                       */
 
@@ -2085,19 +2045,3 @@ static void rt_apply_boot_options(struct ringtrace_instance *tr)
 	rt_events_apply_boot();
 }
 
-void rt_warn(const char *fmt, ...)
-{
-	char buf[256];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	if (n > 0) {
-		ssize_t w = write(2, buf, (size_t)n < sizeof(buf) ?
-					  (size_t)n :
-					  sizeof(buf) - 1);
-		(void)w;
-	}
-}

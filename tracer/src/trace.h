@@ -16,92 +16,13 @@
 #include <ringtrace/event.h>
 #include <ringtrace/tracer.h>
 
+#include "entries.h"
 #include "field.h"
+#include "names.h"
+#include "print.h"
 
 #define RT_MAX_INSTANCES 64
 #define RT_COMM_LEN 16
-
-/* Ids of the built-in ftrace events (the kernel's TRACE_* values). */
-enum {
-	RT_TYPE_FN = 1,
-	RT_TYPE_STACK = 4,
-	RT_TYPE_PRINT = 5,
-	RT_TYPE_GRAPH_RET = 10,
-	RT_TYPE_GRAPH_ENT = 11,
-	RT_TYPE_RAW_DATA = 19, /* 18 before Linux 6.13 added TRACE_GRAPH_RETADDR_ENT */
-	RT_TYPE_FIRST_DYNAMIC = 32,
-};
-
-/* The built-in records */
-struct rt_fn_entry {
-	struct ringtrace_entry ent;
-	unsigned long ip;
-	unsigned long parent_ip;
-};
-struct rt_print_entry {
-	struct ringtrace_entry ent;
-	unsigned long ip;
-	char buf[];
-};
-struct rt_graph_ent_entry {
-	struct ringtrace_entry ent;
-	unsigned long func;
-	int depth;
-};
-struct rt_graph_ret_entry {
-	struct ringtrace_entry ent;
-	unsigned long func;
-	int depth;
-	unsigned int overrun;
-	unsigned long long calltime;
-	unsigned long long rettime;
-};
-struct rt_stack_entry {
-	struct ringtrace_entry ent;
-	int size;
-	unsigned long caller[];
-};
-struct rt_raw_data_entry {
-	struct ringtrace_entry ent;
-	unsigned int id;
-	char buf[];
-};
-
-/* Options (trace_options); the order is the table's in trace.c. */
-enum rt_opt {
-	RT_OPT_PRINT_PARENT,
-	RT_OPT_SYM_OFFSET,
-	RT_OPT_SYM_ADDR,
-	RT_OPT_VERBOSE,
-	RT_OPT_RAW,
-	RT_OPT_HEX,
-	RT_OPT_BIN,
-	RT_OPT_CONTEXT_INFO,
-	RT_OPT_LATENCY_FMT,
-	RT_OPT_RECORD_CMD,
-	RT_OPT_RECORD_TGID,
-	RT_OPT_OVERWRITE,
-	RT_OPT_IRQ_INFO,
-	RT_OPT_MARKERS,
-	RT_OPT_FUNCGRAPH_OVERRUN,
-	RT_OPT_FUNCGRAPH_CPU,
-	RT_OPT_FUNCGRAPH_OVERHEAD,
-	RT_OPT_FUNCGRAPH_PROC,
-	RT_OPT_FUNCGRAPH_DURATION,
-	RT_OPT_FUNCGRAPH_ABSTIME,
-	RT_OPT_FUNCGRAPH_TAIL,
-	RT_OPT_STACKTRACE,
-	RT_OPT_NR,
-};
-#define RT_OPT(o) (1ull << (o))
-
-enum rt_tracer {
-	RT_TRACER_NOP = 0,
-	RT_TRACER_FUNCTION,
-	RT_TRACER_GRAPH,
-	RT_TRACER_USERSOFF,
-	RT_TRACER_NR,
-};
 
 /*
  * The thread-id lists of an instance (set_event_pid, set_event_notrace_pid,
@@ -261,19 +182,7 @@ void rt_triggers_event_gone(struct rt_event_priv *p);
 int rt_snapshot_alloc(struct ringtrace_instance *tr);
 void rt_stack_prime(void);
 
-/* output.c */
-struct ringtrace_seq {
-	char *buf;
-	size_t len;
-	size_t size;
-	bool overflow;
-};
-void rt_seq_init(struct ringtrace_seq *s);
-void rt_seq_free(struct ringtrace_seq *s);
-void rt_seq_putc(struct ringtrace_seq *s, char c);
-void rt_seq_puts(struct ringtrace_seq *s, const char *str);
-void rt_seq_write(struct ringtrace_seq *s, const void *p, size_t n);
-const char *rt_tracer_name(int tracer);
+/* output.c: the text buffer (struct ringtrace_seq) is in print.h */
 
 /* The worst critical section of each instance (usersoff tracer) */
 struct rt_latency_info {

@@ -42,6 +42,7 @@
 #ifndef RINGBUF_RINGBUF_H
 #define RINGBUF_RINGBUF_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
@@ -218,8 +219,9 @@ RINGBUF_API void ringbuf_free(struct ringbuf *rb);
  *
  * Context: any thread; may block.
  * Return: the reader's view, or NULL with errno set: ENOENT, ELOOP (a
- * symbolic link), EACCES or EPERM (another user's file), EINVAL (not a
- * ringbuf file, or an inconsistent one), ENOMEM.
+ * symbolic link), EISDIR (a directory), EACCES or EPERM (another user's
+ * file), EINVAL (not a ringbuf file: an empty file, another kind of
+ * file, or an inconsistent one), ENOMEM.
  */
 RINGBUF_API struct ringbuf *ringbuf_attach(const char *path,
 					   unsigned int flags);
@@ -514,7 +516,7 @@ ringbuf_consume_next(struct ringbuf *rb, int *cpu, uint64_t *ts,
  * @full: the watermark, as the kernel's buffer_percent: 0 wakes on any
  *	data; otherwise the share of the cpu buffer's pages that must hold
  *	unread data (100: full)
- * @timeout_ms: longest wait, -1 for none
+ * @timeout_ms: longest wait, -1 for none (below -1: -EINVAL)
  *
  * The writer wakes the reader when its commit crosses the watermark (a
  * futex in the mapping, so across processes too), and pays one plain load
@@ -745,6 +747,9 @@ RINGBUF_API void ringbuf_record_disable(struct ringbuf *rb);
  * ringbuf_record_enable - undo one ringbuf_record_disable()
  * @rb: the buffer
  *
+ * An enable without a disable to undo does nothing (the count stays at
+ * zero), so an extra call cannot leave recording off.
+ *
  * Context: any thread, signal handler; lock-free.
  */
 RINGBUF_API void ringbuf_record_enable(struct ringbuf *rb);
@@ -821,7 +826,7 @@ RINGBUF_API bool ringbuf_time_stamp_abs(struct ringbuf *rb);
  * @rb: the buffer
  *
  * Context: any thread, signal handler; lock-free.
- * Return: the clock value, in the clock's units.
+ * Return: the clock value, in the clock's units; 0 for a NULL @rb.
  */
 RINGBUF_API uint64_t ringbuf_time_stamp(struct ringbuf *rb);
 
@@ -950,6 +955,32 @@ RINGBUF_API unsigned long ringbuf_entries(struct ringbuf *rb);
  * Context: any thread; takes the reader lock(s).
  */
 RINGBUF_API unsigned long ringbuf_overruns(struct ringbuf *rb);
+
+/* ---- messages ---------------------------------------------------------- */
+
+/** How much a message of the library matters. */
+enum ringbuf_print_level {
+	RINGBUF_PRINT_WARN,
+	RINGBUF_PRINT_INFO,
+	RINGBUF_PRINT_DEBUG,
+};
+
+/** A callback that takes the library's messages (as libbpf_set_print()).
+ * It may be called on the write path, from a signal handler: it must be
+ * async-signal-safe if the program writes records there. */
+typedef int (*ringbuf_print_fn)(enum ringbuf_print_level level,
+				const char *fmt, va_list ap);
+
+/**
+ * ringbuf_set_print - where the library's messages go
+ * @fn: the callback, or NULL for the default: standard error, each
+ *	message formatted on the stack and written with one write(2)
+ *	(async-signal-safe), debug messages left out
+ *
+ * Context: any thread; lock-free.
+ * Return: the callback set before (NULL: the default).
+ */
+RINGBUF_API ringbuf_print_fn ringbuf_set_print(ringbuf_print_fn fn);
 
 #ifdef __cplusplus
 }

@@ -14,6 +14,7 @@
 #ifndef RINGTRACE_TRACER_H
 #define RINGTRACE_TRACER_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -282,6 +283,25 @@ RINGTRACE_API void ringtrace_set_max_latency(struct ringtrace_instance *tr,
 /* tracing_thresh, in microseconds (0: keep every new maximum). */
 RINGTRACE_API void ringtrace_set_thresh(struct ringtrace_instance *tr,
 					uint64_t usecs);
+
+/* ---- messages ----------------------------------------------------------- */
+
+/* How much a message of the tracer matters. */
+enum ringtrace_print_level {
+	RINGTRACE_PRINT_WARN,
+	RINGTRACE_PRINT_INFO,
+	RINGTRACE_PRINT_DEBUG,
+};
+
+/* A callback that takes the tracer's messages (as libbpf_set_print());
+ * it may run in a constructor, on the write path or in a signal handler. */
+typedef int (*ringtrace_print_fn)(enum ringtrace_print_level level,
+				  const char *fmt, va_list ap);
+
+/* Where the tracer's messages go: @fn, or NULL for the default (standard
+ * error, formatted on the stack, one write(2)). Returns the callback set
+ * before. libringbuf's messages: ringbuf_set_print(). */
+RINGTRACE_API ringtrace_print_fn ringtrace_set_print(ringtrace_print_fn fn);
 
 #ifdef __cplusplus
 }

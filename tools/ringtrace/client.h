@@ -203,6 +203,21 @@ int rtt_inst_find(const struct rtt_proc *p, const char *name);
  * Return: 0, -ENOENT for a free slot or no snapshot buffer, -EPROTO for
  * a path that is not NUL-terminated.
  */
+/**
+ * rtt_consumer_check - whether another process consumes a buffer
+ * @p: the process
+ * @inst: the instance's slot
+ * @err: the message
+ *
+ * A consumer (rtt_attach() with RTT_ATTACH_CONSUME) holds a record lock
+ * on its buffer file, and a second one is refused; this checks before
+ * any setting is made.
+ *
+ * Return: 0, or -EBUSY with @err naming the consumer.
+ */
+int rtt_consumer_check(const struct rtt_proc *p, int inst,
+		       char err[RTT_ERR_MAX]);
+
 int rtt_inst_path(const struct rtt_proc *p, int inst, bool snap, char *path,
 		  uint32_t *gen);
 
@@ -233,11 +248,14 @@ uint32_t rtt_ctl_gen(const struct rtt_proc *p);
  *
  * A file owned by another user is attached read-only
  * (RINGBUF_ATTACH_FOREIGN) unless RTT_ATTACH_CONSUME asks for a consuming
- * reader, which such a view cannot be.
+ * reader, which such a view cannot be. A consuming reader is the
+ * buffer's only one: it takes a record lock on the buffer file, and a
+ * second consumer (this process's or another's) gets -EBUSY naming the
+ * first.
  *
  * Context: any thread; may block.
  * Return: 0, -ENOENT, -EACCES, -EPERM, -EPROTO (a corrupt buffer file),
- * -ENOMEM.
+ * -EBUSY (another consumer), -ENOMEM.
  */
 int rtt_attach(const struct rtt_proc *p, int inst, bool snap,
 	       unsigned int flags, uint32_t *gen, struct ringbuf **rbp,
@@ -319,6 +337,16 @@ struct rtt_entry {
  * Return: 0, -EACCES, -ENOMEM, or another negative errno.
  */
 int rtt_list(struct rtt_entry **out, size_t *nr, char err[RTT_ERR_MAX]);
+
+/*
+ * rtt_list_all - rtt_list(), and with @others_too, for root, the default
+ * publish directories of every user (/dev/shm/ringtrace-UID,
+ * /run/user/UID/ringtrace) and those running processes name in
+ * RINGTRACE_DIR (each process's environment is read: for 'list', not
+ * for a loop).
+ */
+int rtt_list_all(struct rtt_entry **out, size_t *nr, bool others_too,
+		 char err[RTT_ERR_MAX]);
 
 /**
  * rtt_remove_files - remove every file a process published

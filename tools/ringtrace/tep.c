@@ -12,7 +12,8 @@
 #include <traceevent/trace-seq.h>
 
 #include "tep.h"
-#include "trace.h"
+#include "entries.h"
+#include "names.h"
 
 /* ---- symbols ------------------------------------------------------------ */
 

@@ -65,7 +65,9 @@ struct td_record;
 
 /**
  * td_writer_open - start writing a trace.dat
- * @path: the file to create (truncated if it exists); "-" is refused
+ * @path: the file to create: a regular file there is removed first (a
+ *	new file, O_CREAT | O_EXCL | O_NOFOLLOW); anything else there is
+ *	refused, as is "-"
  * @page_size: the sub-buffer size of the pages that will be added, a
  *	power of two from TD_MIN_PAGE_SIZE to TD_MAX_PAGE_SIZE
  * @nr_cpus: cpu buffers 0 .. @nr_cpus - 1 (1 .. TD_MAX_CPUS)
@@ -80,7 +82,8 @@ struct td_record;
  *
  * Context: any thread; blocks (file system).
  * Return: 0, -EINVAL (bad argument), -ENOMEM, or the error of creating
- * @path (-ENOENT, -EACCES, -ELOOP for a symbolic link, ...).
+ * @path (-ENOENT, -EACCES, -ELOOP for a symbolic link, -EEXIST for a
+ * device node, FIFO or socket there, -EISDIR for a directory, ...).
  */
 int td_writer_open(const char *path, unsigned int page_size, int nr_cpus,
 		   struct td_writer **out);

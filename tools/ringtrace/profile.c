@@ -20,7 +20,8 @@
 #include <string.h>
 
 #include "profile.h"
-#include "trace.h"
+#include "entries.h"
+#include "names.h"
 
 /* Deepest call a record may claim; deeper ones are taken as corrupt. */
 #define RTT_MAX_DEPTH 100000

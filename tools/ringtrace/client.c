@@ -22,6 +22,7 @@
  * between which it checks that the process still runs.
  */
 #include <dirent.h>
+#include <glob.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -146,13 +147,113 @@ static int rtt_entry_cmp(const void *a, const void *b)
 	return 0;
 }
 
+/* Add the control files of @dir to @v. Return: 0, -ENOMEM, or the
+ * error of opening @dir (a missing one is empty). */
+static int rtt_list_dir(const char *dir, struct rtt_entry **v, size_t *n,
+			size_t *cap)
+{
+	struct dirent *de;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((de = readdir(d))) {
+		struct rtt_entry e;
+		size_t i;
+
+		if (!rtt_parse_ctl_name(de->d_name, &e.pid, &e.start))
+			continue;
+		if ((size_t)snprintf(e.base, sizeof(e.base), "%s/%d-%" PRIu64,
+				     dir, e.pid, e.start) >= sizeof(e.base))
+			continue;
+		for (i = 0; i < *n; i++)
+			if (!strcmp((*v)[i].base, e.base))
+				break;
+		if (i < *n)
+			continue;
+		if (*n == *cap) {
+			size_t nc = *cap ? *cap * 2 : 16;
+			struct rtt_entry *nv = realloc(*v, nc * sizeof(**v));
+
+			if (!nv) {
+				closedir(d);
+				return -ENOMEM;
+			}
+			*v = nv;
+			*cap = nc;
+		}
+		(*v)[(*n)++] = e;
+	}
+	closedir(d);
+	return 0;
+}
+
+/* The publish directories the live processes name in their environment
+ * (RINGTRACE_DIR), each listed once into @v. Return: 0 or -ENOMEM. */
+static int rtt_list_env_dirs(struct rtt_entry **v, size_t *n, size_t *cap)
+{
+	struct dirent *de;
+	char **seen = NULL;
+	size_t nseen = 0, i;
+	int ret = 0;
+	DIR *d = opendir("/proc");
+
+	if (!d)
+		return 0;
+	while (!ret && (de = readdir(d))) {
+		char path[300], *env = NULL;
+		size_t len = 0, k;
+
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/environ", de->d_name);
+		if (rtt_read_file(path, 1 << 20, &env, &len))
+			continue;
+		for (k = 0; k < len; k += strlen(env + k) + 1) {
+			const char *dir = env + k + 14;
+			char **ns;
+
+			if (strncmp(env + k, "RINGTRACE_DIR=", 14) || !*dir)
+				continue;
+			for (i = 0; i < nseen; i++)
+				if (!strcmp(seen[i], dir))
+					break;
+			if (i < nseen)
+				break;
+			ns = realloc(seen, (nseen + 1) * sizeof(*ns));
+			if (!ns || !(ns[nseen] = strdup(dir))) {
+				seen = ns ? ns : seen;
+				ret = -ENOMEM;
+				break;
+			}
+			seen = ns;
+			nseen++;
+			if (rtt_list_dir(dir, v, n, cap) == -ENOMEM)
+				ret = -ENOMEM;
+			break;
+		}
+		free(env);
+	}
+	closedir(d);
+	for (i = 0; i < nseen; i++)
+		free(seen[i]);
+	free(seen);
+	return ret;
+}
+
 int rtt_list(struct rtt_entry **out, size_t *nr, char err[RTT_ERR_MAX])
 {
+	return rtt_list_all(out, nr, false, err);
+}
+
+int rtt_list_all(struct rtt_entry **out, size_t *nr, bool others_too,
+		 char err[RTT_ERR_MAX])
+{
+	static const char *const others[] = { "/dev/shm/ringtrace-*",
+					      "/run/user/*/ringtrace" };
 	char dir[PATH_MAX];
 	struct rtt_entry *v = NULL;
-	size_t n = 0, cap = 0;
-	struct dirent *de;
-	DIR *d;
+	size_t n = 0, cap = 0, i, k;
 	int ret;
 
 	*out = NULL;
@@ -162,38 +263,40 @@ int rtt_list(struct rtt_entry **out, size_t *nr, char err[RTT_ERR_MAX])
 		rtt_err(err, "the publish directory name is too long");
 		return ret;
 	}
-	d = opendir(dir);
-	if (!d) {
-		ret = -errno;
-		if (ret == -ENOENT)
-			return 0;
-		rtt_err(err, "cannot read %s: %s", dir, strerror(-ret));
+	ret = rtt_list_dir(dir, &v, &n, &cap);
+	if (ret) {
+		free(v);
+		if (ret == -ENOMEM)
+			rtt_err(err, "out of memory");
+		else
+			rtt_err(err, "cannot read %s: %s", dir, strerror(-ret));
 		return ret;
 	}
-	while ((de = readdir(d))) {
-		struct rtt_entry e;
+	/* root sees every user's processes: the default publish
+	 * directories of all users too */
+	for (i = 0; others_too && !getuid() &&
+		    i < sizeof(others) / sizeof(others[0]);
+	     i++) {
+		glob_t g;
 
-		if (!rtt_parse_ctl_name(de->d_name, &e.pid, &e.start))
+		if (glob(others[i], GLOB_NOSORT, NULL, &g))
 			continue;
-		if ((size_t)snprintf(e.base, sizeof(e.base), "%s/%d-%" PRIu64,
-				     dir, e.pid, e.start) >= sizeof(e.base))
-			continue;
-		if (n == cap) {
-			size_t nc = cap ? cap * 2 : 16;
-			struct rtt_entry *nv = realloc(v, nc * sizeof(*v));
-
-			if (!nv) {
-				closedir(d);
-				free(v);
-				rtt_err(err, "out of memory");
-				return -ENOMEM;
-			}
-			v = nv;
-			cap = nc;
+		for (k = 0; k < g.gl_pathc && ret != -ENOMEM; k++)
+			ret = rtt_list_dir(g.gl_pathv[k], &v, &n, &cap);
+		globfree(&g);
+		if (ret == -ENOMEM) {
+			free(v);
+			rtt_err(err, "out of memory");
+			return ret;
 		}
-		v[n++] = e;
 	}
-	closedir(d);
+	/* and those the running processes name (RINGTRACE_DIR) */
+	if (others_too && !getuid() &&
+	    rtt_list_env_dirs(&v, &n, &cap) == -ENOMEM) {
+		free(v);
+		rtt_err(err, "out of memory");
+		return -ENOMEM;
+	}
 	if (n)
 		qsort(v, n, sizeof(*v), rtt_entry_cmp);
 	*out = v;
@@ -324,14 +427,78 @@ static int rtt_map(struct rtt_proc *p, unsigned int flags,
 	return 0;
 }
 
+/* The control files of @pid in @dir: a live one (started at @now), and
+ * the latest start time of dead ones. Return: 0 or the error of opening
+ * @dir (a missing one is empty). */
+static int rtt_scan_pid(const char *dir, int pid, uint64_t now, bool *live,
+			uint64_t *dead)
+{
+	struct dirent *de;
+	DIR *d = opendir(dir);
+
+	*live = false;
+	*dead = 0;
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((de = readdir(d))) {
+		uint64_t start;
+		int fpid;
+
+		if (!rtt_parse_ctl_name(de->d_name, &fpid, &start) ||
+		    fpid != pid)
+			continue;
+		if (now && start == now)
+			*live = true;
+		else if (start > *dead)
+			*dead = start;
+	}
+	closedir(d);
+	return 0;
+}
+
+/*
+ * The publish directory of process @pid, from its environment as
+ * rt_publish_dir() reads it there. Return: 0, -EACCES (another user's
+ * process), or another negative errno.
+ */
+static int rtt_proc_dir(int pid, char *dir, size_t len)
+{
+	char path[64], *env = NULL;
+	const char *rdir = NULL, *xdg = NULL;
+	struct stat st;
+	size_t n = 0, i;
+	int ret;
+
+	snprintf(path, sizeof(path), "/proc/%d/environ", pid);
+	ret = rtt_read_file(path, 1 << 20, &env, &n);
+	if (ret)
+		return ret;
+	for (i = 0; i < n; i += strlen(env + i) + 1) {
+		if (!strncmp(env + i, "RINGTRACE_DIR=", 14))
+			rdir = env + i + 14;
+		else if (!strncmp(env + i, "XDG_RUNTIME_DIR=", 16))
+			xdg = env + i + 16;
+	}
+	snprintf(path, sizeof(path), "/proc/%d", pid);
+	if (rdir && *rdir)
+		snprintf(dir, len, "%s", rdir);
+	else if (xdg && xdg[0] == '/')
+		snprintf(dir, len, "%s/ringtrace", xdg);
+	else if (!stat(path, &st))
+		snprintf(dir, len, "/dev/shm/ringtrace-%u",
+			 (unsigned int)st.st_uid);
+	else
+		ret = -ESRCH;
+	free(env);
+	return ret;
+}
+
 int rtt_proc_open(int pid, unsigned int flags, struct rtt_proc *p,
 		  char err[RTT_ERR_MAX])
 {
 	uint64_t now = rt_proc_start_time(pid), dead = 0;
-	char dir[PATH_MAX], comm[64];
+	char dir[PATH_MAX], odir[PATH_MAX], comm[64];
 	bool live = false;
-	struct dirent *de;
-	DIR *d;
 	int ret;
 
 	memset(p, 0, sizeof(*p));
@@ -341,37 +508,49 @@ int rtt_proc_open(int pid, unsigned int flags, struct rtt_proc *p,
 		rtt_err(err, "the publish directory name is too long");
 		return ret;
 	}
-	d = opendir(dir);
-	if (!d && errno != ENOENT) {
-		ret = -errno;
+	ret = rtt_scan_pid(dir, pid, now, &live, &dead);
+	if (ret) {
 		if (ret == -EACCES || ret == -EPERM)
 			rtt_err(err, "permission denied: %s", dir);
 		else
 			rtt_err(err, "cannot read %s: %s", dir, strerror(-ret));
 		return ret;
 	}
-	while (d && (de = readdir(d))) {
-		uint64_t start;
-		int fpid;
+	/* a live process not in ours: its own publish directory (another
+	 * RINGTRACE_DIR, or for root another user's) */
+	if (!live && now) {
+		ret = rtt_proc_dir(pid, odir, sizeof(odir));
+		if (ret == -EACCES || ret == -EPERM) {
+			rtt_proc_comm(pid, comm, sizeof(comm));
+			rtt_err(err,
+				"permission denied: process %d (%s) is another user's",
+				pid, comm);
+			return -EACCES;
+		}
+		if (!ret && strcmp(odir, dir)) {
+			bool olive;
+			uint64_t odead;
 
-		if (!rtt_parse_ctl_name(de->d_name, &fpid, &start) ||
-		    fpid != pid)
-			continue;
-		if (now && start == now)
-			live = true;
-		else if (start > dead)
-			dead = start;
+			ret = rtt_scan_pid(odir, pid, now, &olive, &odead);
+			if (ret == -EACCES || ret == -EPERM) {
+				rtt_err(err, "permission denied: %s", odir);
+				return ret;
+			}
+			if (!ret && olive) {
+				live = true;
+				snprintf(dir, sizeof(dir), "%s", odir);
+			}
+		}
 	}
-	if (d)
-		closedir(d);
 	if (live) {
 		p->start = now;
 	} else if (dead && (flags & RTT_OPEN_DEAD)) {
 		p->start = dead;
-	} else if (dead && !now) {
+	} else if (dead) {
 		rtt_err(err,
-			"no such process: %d (a dead process %d left its trace in %s; see 'ringtrace extract %d')",
-			pid, pid, dir, pid);
+			"process %d is dead: it left its trace in %s (see 'ringtrace extract %d')%s",
+			pid, dir, pid,
+			now ? "; the pid is another process's now" : "");
 		return -ESRCH;
 	} else if (!now) {
 		rtt_err(err, "no such process: %d", pid);
@@ -669,6 +848,93 @@ uint32_t rtt_ctl_gen(const struct rtt_proc *p)
 	return atomic_load_explicit(&p->ctl->gen, memory_order_acquire);
 }
 
+/*
+ * One consumer per buffer: a consumer holds a write lock on the first
+ * byte of the buffer file (fcntl(F_SETLK), whose holder F_GETLK names)
+ * for as long as it has the file open; a second consumer is refused
+ * with -EBUSY, naming the first. The lock goes with the consumer's
+ * process: a killed consumer does not keep it.
+ *
+ * Userspace: a record lock belongs to the process and any close() of
+ * the file by it drops it; the tool does not open a buffer file it
+ * consumes a second time. The descriptor stays open until the tool
+ * exits (ringbuf_free() closing its own descriptor of the file ends
+ * the lock).
+ */
+/* -EBUSY after a message naming the process whose lock on @fd's file
+ * keeps a consumer out, or 0 when none does. */
+static int rtt_consumer_conflict(const struct rtt_proc *p, int fd,
+				 char err[RTT_ERR_MAX])
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
+			    .l_start = 0, .l_len = 1 };
+	char comm[64] = "", cpath[64];
+	FILE *f;
+
+	if (fcntl(fd, F_GETLK, &fl) || fl.l_type == F_UNLCK)
+		return 0;
+	snprintf(cpath, sizeof(cpath), "/proc/%d/comm", (int)fl.l_pid);
+	f = fopen(cpath, "re");
+	if (f) {
+		if (fgets(comm, sizeof(comm), f))
+			comm[strcspn(comm, "\n")] = '\0';
+		fclose(f);
+	}
+	rtt_err(err,
+		"the buffer of process %d is being consumed by process %d%s%s%s: one consumer per buffer (stop it, or look with 'ringtrace show', which does not consume)",
+		p->pid, (int)fl.l_pid, comm[0] ? " (" : "", comm,
+		comm[0] ? ")" : "");
+	return -EBUSY;
+}
+
+static int rtt_consumer_lock(const struct rtt_proc *p, const char *path,
+			     char err[RTT_ERR_MAX])
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
+			    .l_start = 0, .l_len = 1 };
+	int fd, ret;
+
+	fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0) {
+		ret = -errno;
+		rtt_err(err, "cannot open %s: %s", path, strerror(-ret));
+		return ret;
+	}
+	if (!fcntl(fd, F_SETLK, &fl))
+		return 0;
+	ret = errno;
+	if (ret != EACCES && ret != EAGAIN) {
+		rtt_err(err, "cannot lock %s: %s", path, strerror(ret));
+		close(fd);
+		return -ret;
+	}
+	ret = rtt_consumer_conflict(p, fd, err);
+	if (!ret) {
+		rtt_err(err,
+			"the buffer of process %d is being consumed by another process: one consumer per buffer",
+			p->pid);
+		ret = -EBUSY;
+	}
+	close(fd);
+	return ret;
+}
+
+int rtt_consumer_check(const struct rtt_proc *p, int inst,
+		       char err[RTT_ERR_MAX])
+{
+	char path[PATH_MAX];
+	int fd, ret;
+
+	if (rtt_inst_path(p, inst, false, path, NULL))
+		return 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return 0;
+	ret = rtt_consumer_conflict(p, fd, err);
+	close(fd);
+	return ret;
+}
+
 int rtt_attach(const struct rtt_proc *p, int inst, bool snap,
 	       unsigned int flags, uint32_t *gen, struct ringbuf **rbp,
 	       char err[RTT_ERR_MAX])
@@ -723,6 +989,13 @@ int rtt_attach(const struct rtt_proc *p, int inst, bool snap,
 				strerror(-ret));
 		}
 		return ret;
+	}
+	if (flags & RTT_ATTACH_CONSUME) {
+		ret = rtt_consumer_lock(p, path, err);
+		if (ret) {
+			ringbuf_free(rb);
+			return ret;
+		}
 	}
 	*rbp = rb;
 	return 0;

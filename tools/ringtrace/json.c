@@ -43,13 +43,49 @@ struct rtt_json {
 	uint64_t last_ts;
 };
 
+/* The length of the UTF-8 sequence at @s (at most @max bytes), or 0 when
+ * it is not a valid one (overlong, a surrogate, beyond U+10FFFF, cut). */
+static size_t rtt_utf8_len(const unsigned char *s, size_t max)
+{
+	unsigned int cp;
+	size_t n, i;
+
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	if (n > max)
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+/*
+ * A JSON string of the text at @s (up to a NUL or @max bytes): UTF-8
+ * passes as it is, control characters are escaped, and a byte that is
+ * not part of a valid UTF-8 sequence becomes U+FFFD (the replacement
+ * character), so that the document is valid UTF-8 whatever the trace
+ * holds.
+ */
 static void rtt_json_str(FILE *out, const char *s, size_t max)
 {
-	size_t i;
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i, n;
 
 	fputc('"', out);
-	for (i = 0; i < max && s[i]; i++) {
-		unsigned char c = (unsigned char)s[i];
+	for (i = 0; i < max && u[i];) {
+		unsigned char c = u[i];
 
 		switch (c) {
 		case '"':
@@ -68,11 +104,22 @@ static void rtt_json_str(FILE *out, const char *s, size_t max)
 			fputs("\\r", out);
 			break;
 		default:
-			if (c < 0x20 || c >= 0x7f)
+			if (c < 0x20 || c == 0x7f) {
 				fprintf(out, "\\u%04x", c);
-			else
+			} else if (c < 0x80) {
 				fputc(c, out);
+			} else {
+				n = rtt_utf8_len(u + i, max - i);
+				if (!n) {
+					fputs("\\ufffd", out);
+					break;
+				}
+				fwrite(u + i, 1, n, out);
+				i += n;
+				continue;
+			}
 		}
+		i++;
 	}
 	fputc('"', out);
 }
@@ -183,6 +230,11 @@ static void rtt_json_field(struct rtt_json *j, struct tep_format_field *f,
 		fputs("null", out);
 		return;
 	}
+	/* a flexible array at the end ("char buf[]", size 0): the rest of
+	 * the record, as ftrace:print's text */
+	if ((f->flags & TEP_FIELD_IS_ARRAY) &&
+	    !(f->flags & TEP_FIELD_IS_DYNAMIC) && !size)
+		size = len - off;
 	if ((f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)) &&
 	    (f->flags & TEP_FIELD_IS_STRING ||
 	     strstr(f->type, "char"))) {

@@ -17,7 +17,18 @@
 
 #include <ringbuf/ringbuf.h>
 
-struct ringtrace_seq;
+/* A growing text buffer (output.c, print.c). */
+struct ringtrace_seq {
+	char *buf;
+	size_t len;
+	size_t size;
+	bool overflow;
+};
+void rt_seq_init(struct ringtrace_seq *s);
+void rt_seq_free(struct ringtrace_seq *s);
+void rt_seq_putc(struct ringtrace_seq *s, char c);
+void rt_seq_puts(struct ringtrace_seq *s, const char *str);
+void rt_seq_write(struct ringtrace_seq *s, const void *p, size_t n);
 
 /**
  * struct rt_printer_ops - what the printer asks its caller

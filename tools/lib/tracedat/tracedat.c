@@ -874,6 +874,7 @@ int td_writer_open(const char *path, unsigned int page_size, int nr_cpus,
 {
 	struct td_writer *w;
 	const char *slash;
+	struct stat st;
 	size_t n;
 	int fd;
 
@@ -913,8 +914,26 @@ int td_writer_open(const char *path, unsigned int page_size, int nr_cpus,
 	if (!w->stage_pages)
 		w->stage_pages = 1;
 
-	/* no symbolic link: the checkpoints would replace it, not its target */
-	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+	/*
+	 * A new file: an existing regular file is removed, not written
+	 * through (another link to it keeps what it held), and anything
+	 * else at @path (a symbolic link, a device node, a FIFO, a
+	 * directory) is left alone and refused; O_EXCL | O_NOFOLLOW catch
+	 * what appears there meanwhile.
+	 */
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		td_writer_free(w);
+		return S_ISDIR(st.st_mode) ? -EISDIR :
+		       S_ISLNK(st.st_mode) ? -ELOOP :
+					     -EEXIST;
+	}
+	if (unlink(path) && errno != ENOENT) {
+		int ret = -errno;
+
+		td_writer_free(w);
+		return ret;
+	}
+	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
 		  0644);
 	if (fd < 0) {
 		int ret = -errno;

@@ -1,0 +1,46 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Cases of tool_test.sh (sourced by it): commands are all or nothing. A
+# bad name anywhere in a command (an event, a tracer, an option) is
+# found before anything is changed or run: exit code 2, one message,
+# and the process as it was.
+
+case_all_or_nothing() {
+	local d=$W/a
+	mkdir "$d"
+	# a command registers its events as it runs: an unknown one is
+	# an error once it ran
+	run 2 "$T" record -q -o "$d/y.dat" -e nosuch:ev -- "$S" --seconds 0.2
+	err_has "unknown event 'nosuch:ev'"
+	no_leftovers
+	# record: nothing runs, nothing is left
+	run 2 "$T" record -q -o "$d/x.dat" -p bogus -- "$S" --seconds 0.2 \
+		--counts "$d/ran"
+	err_has "^ringtrace: unknown tracer 'bogus'"
+	run 2 "$T" record -q -o "$d/x.dat" -O bogus -- "$S" --seconds 0.2 \
+		--counts "$d/ran"
+	err_has "^ringtrace: unknown option 'bogus'$"
+	run 2 "$T" record -q -o "$d/x.dat" -e '' -- "$S" --seconds 0.2 \
+		--counts "$d/ran"
+	[ ! -e "$d/ran" ] || fail "the command ran"
+	[ ! -e "$d/x.dat" ] || fail "an output file was made"
+	no_leftovers
+	# a running process: nothing changes
+	start_sample -- --threads 1 --seconds 30 --gap-ms 20
+	run 0 "$T" options "$SP"
+	cp "$W/out" "$d/opts"
+	run 2 "$T" options "$SP" sym-addr bogus
+	err_has "^ringtrace: unknown option 'bogus'"
+	run 0 "$T" options "$SP"
+	cmp -s "$W/out" "$d/opts" || fail "options changed: $(diff "$d/opts" "$W/out")"
+	run 2 "$T" enable "$SP" ''
+	err_has "empty event name"
+	run 2 "$T" enable "$SP" app:work nosuch:ev
+	err_has "unknown event 'nosuch:ev'"
+	run 2 "$T" record -q -o "$d/p.dat" -P "$SP" -e app:work -e nosuch:ev
+	[ ! -e "$d/p.dat" ] || fail "record -P made a file"
+	run 0 "$T" list
+	out_has "^$SP +sample_app +running +top +0 "
+	run 2 "$T" snapshot --free --clear "$SP"
+	err_has "give one of them"
+	run 2 "$T" snapshot --clear --free "$SP"
+}

@@ -1,0 +1,527 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * ctl.c - the control verbs: enable, disable, filter, on, off, clear,
+ *	buffer-size, tracer, clock, snapshot, options, trigger, pids
+ */
+#include "rtt.h"
+
+/* ---- control verbs ------------------------------------------------------ */
+
+/*
+ * The options every control verb takes (-i, -h), then the pid: opens the
+ * process. Returns -1 to go on, else the exit code (help, usage).
+ */
+static int rtt_ctl_args(const struct rtt_verb *v, int argc, char **argv,
+			const char *extra, int *flag, const char **inst,
+			int min_args, int max_args, struct rtt_proc *p)
+{
+	static const struct option opts[] = {
+		{ "instance", required_argument, NULL, 'i' },
+		{ "free", no_argument, NULL, 'F' },
+		{ "clear", no_argument, NULL, 'C' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, n, ret;
+
+	*inst = NULL;
+	/* filter's expression may hold words that start with '-': the
+	 * options stop at the pid */
+	while ((c = getopt_long(argc, argv,
+				strcmp(v->name, "filter") &&
+						strcmp(v->name, "trigger") ?
+					":i:h" : "+:i:h",
+				opts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			*inst = optarg;
+			break;
+		case 'h':
+			return rtt_help(v);
+		case 'F':
+		case 'C':
+			if (extra && strchr(extra, c)) {
+				if (*flag && *flag != c)
+					return rtt_usage(v, "--free and --clear: give one of them");
+				*flag = c;
+				break;
+			}
+			optopt = 0;
+			return rtt_bad_option(v, argv, '?');
+		default:
+			return rtt_bad_option(v, argv, c);
+		}
+	}
+	n = argc - optind;
+	if (n < 1)
+		return rtt_usage(v, "missing the process id");
+	if (n - 1 < min_args)
+		return rtt_usage(v, "missing an argument");
+	if (max_args >= 0 && n - 1 > max_args)
+		return rtt_usage(v, "too many arguments");
+	ret = rtt_open_pid(argv[optind], 0, p);
+	if (ret)
+		return rtt_exit_code(ret);
+	if (*inst && rtt_find_inst(p, *inst) < 0) {
+		rtt_proc_close(p);
+		return RTT_EXIT_USAGE;
+	}
+	optind++;
+	return -1;
+}
+
+const char rtt_enable_help[] =
+	"Enable (or disable) events in a process, as 'echo EVENT >> set_event'\n"
+	"(or '!EVENT'). EVENT is sys:event, sys:*, event or sys; several may\n"
+	"be given. An event the process does not have is an error.\n"
+	"\n";
+
+int rtt_do_enable(const struct rtt_verb *v, int argc, char **argv)
+{
+	bool on = strcmp(v->name, "disable") != 0;
+	struct rtt_proc p;
+	const char *inst;
+	int code, ret = 0, i;
+
+	code = rtt_ctl_args(v, argc, argv, NULL, NULL, &inst, on ? 0 : 1, -1,
+			    &p);
+	if (code >= 0)
+		return code;
+	if (optind == argc) {
+		/* enable PID: the enabled events, as cat set_event */
+		char *reply = NULL;
+
+		ret = rtt_cmd(&p, &reply, "show_set_event %s", rtt_iarg(inst));
+		if (!ret && reply)
+			fputs(reply, stdout);
+		free(reply);
+		rtt_proc_close(&p);
+		if (!ret && fflush(stdout))
+			ret = -EIO;
+		return rtt_exit_code(ret);
+	}
+	/* all or nothing: every event is checked before any is set */
+	ret = rtt_check_events(&p, optind, argc,
+			       (const char *const *)argv);
+	for (i = optind; i < argc && !ret; i++) {
+		char err[RTT_ERR_MAX];
+
+		ret = rtt_command(&p, RTT_CMD_TIMEOUT_MS, NULL, err,
+				  "set_event %s %s%s", rtt_iarg(inst),
+				  on ? "" : "!", argv[i]);
+		if (ret == -ENOENT)
+			rtt_msg("unknown event '%s' in process %d", argv[i],
+				p.pid);
+		else if (ret)
+			rtt_msg("process %d: %s", p.pid, err);
+	}
+	rtt_proc_close(&p);
+	return rtt_exit_code(ret);
+}
+
+const char rtt_filter_help[] =
+	"Set the filter of an event (sys:event or event), or the subsystem\n"
+	"filter of a system (sys or sys:*), as 'echo EXPR > filter'. EXPR may\n"
+	"be given as several arguments; \"0\" clears the filter. An expression\n"
+	"the process refuses is printed with a caret under the error.\n"
+	"\n";
+
+int rtt_do_filter(const struct rtt_verb *v, int argc, char **argv)
+{
+	struct rtt_events *ev = NULL;
+	struct rtt_proc p;
+	const char *inst, *spec;
+	char *expr = NULL;
+	size_t len = 0;
+	int code, ret, i;
+
+	code = rtt_ctl_args(v, argc, argv, NULL, NULL, &inst, 1, -1, &p);
+	if (code >= 0)
+		return code;
+	spec = argv[optind];
+	if (optind + 1 == argc) {
+		/* filter PID EVENT: its filter, as cat of the filter file */
+		const char *colon = strchr(spec, ':');
+		char *reply = NULL;
+
+		ret = colon ? rtt_cmd(&p, &reply, "show_filter %s %.*s %s",
+				      rtt_iarg(inst), (int)(colon - spec), spec,
+				      colon + 1) :
+			      rtt_cmd(&p, &reply, "show_filter %s %s",
+				      rtt_iarg(inst), spec);
+		if (!ret)
+			rtt_print_reply(reply);
+		free(reply);
+		rtt_proc_close(&p);
+		return rtt_exit_code(ret);
+	}
+	for (i = optind + 1; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	expr = malloc(len + 1);
+	if (!expr) {
+		rtt_proc_close(&p);
+		rtt_msg("out of memory");
+		return RTT_EXIT_FAIL;
+	}
+	expr[0] = '\0';
+	for (i = optind + 1; i < argc; i++) {
+		if (i > optind + 1)
+			strcat(expr, " ");
+		strcat(expr, argv[i]);
+	}
+	ret = rtt_load_events(&p, &ev, false);
+	if (!ret)
+		ret = rtt_set_filter(&p, ev, inst, spec, expr);
+	rtt_events_free(ev);
+	free(expr);
+	rtt_proc_close(&p);
+	return rtt_exit_code(ret);
+}
+
+/* Verbs that are one command: on, off, clear, buffer-size, tracer,
+ * clock. */
+int rtt_do_simple(const struct rtt_verb *v, int argc, char **argv)
+{
+	struct rtt_proc p;
+	const char *inst, *arg = NULL;
+	unsigned long kb;
+	int code, ret;
+	bool one = !strcmp(v->name, "buffer-size") || !strcmp(v->name, "tracer") ||
+		   !strcmp(v->name, "clock");
+
+	code = rtt_ctl_args(v, argc, argv, NULL, NULL, &inst, 0,
+			    one ? 1 : 0, &p);
+	if (code >= 0)
+		return code;
+	if (one && optind == argc) {
+		/* without a value: read it back, as cat of the file */
+		char *reply = NULL;
+
+		if (!strcmp(v->name, "tracer"))
+			ret = rtt_cmd(&p, &reply, "tracer %s", rtt_iarg(inst));
+		else
+			ret = rtt_cmd(&p, &reply, "get %s %s", rtt_iarg(inst),
+				      !strcmp(v->name, "clock") ?
+					      "trace_clock" :
+					      "buffer_size_kb");
+		if (!ret)
+			rtt_print_reply(reply);
+		free(reply);
+		rtt_proc_close(&p);
+		if (!ret && fflush(stdout))
+			ret = -EIO;
+		return rtt_exit_code(ret);
+	}
+	if (one)
+		arg = argv[optind];
+	if (!strcmp(v->name, "on") || !strcmp(v->name, "off")) {
+		ret = rtt_cmd(&p, NULL, "tracing_on %s %d", rtt_iarg(inst),
+			      !strcmp(v->name, "on"));
+	} else if (!strcmp(v->name, "clear")) {
+		ret = rtt_cmd(&p, NULL, "clear %s", rtt_iarg(inst));
+	} else if (!strcmp(v->name, "buffer-size")) {
+		if (rtt_parse_uint(arg, 1ul << 30, &kb) || !kb) {
+			rtt_proc_close(&p);
+			return rtt_usage(v, "bad size '%s' (KiB per cpu buffer)",
+					 arg);
+		}
+		ret = rtt_cmd(&p, NULL, "buffer_size_kb %s %lu",
+			      rtt_iarg(inst), kb);
+	} else if (!strcmp(v->name, "tracer")) {
+		ret = rtt_cmd(&p, NULL, "tracer %s %s", rtt_iarg(inst), arg);
+	} else {
+		ret = rtt_cmd(&p, NULL, "clock %s %s", rtt_iarg(inst), arg);
+	}
+	rtt_proc_close(&p);
+	return rtt_exit_code(ret);
+}
+
+const char rtt_snapshot_help[] =
+	"Take a snapshot (swap the live buffer with the snapshot buffer, as\n"
+	"'echo 1 > snapshot') and print it like 'cat snapshot'.\n"
+	"\n"
+	"      --free           free the snapshot buffer instead (echo 0)\n"
+	"      --clear          clear the snapshot buffer instead (echo 2)\n";
+
+int rtt_do_snapshot(const struct rtt_verb *v, int argc, char **argv)
+{
+	struct rtt_proc p;
+	const char *inst;
+	int code, ret, flag = 0, slot;
+
+	code = rtt_ctl_args(v, argc, argv, "FC", &flag, &inst, 0, 0, &p);
+	if (code >= 0)
+		return code;
+	ret = rtt_cmd(&p, NULL, "snapshot %s %d", rtt_iarg(inst),
+		      flag == 'F' ? 0 : flag == 'C' ? 2 : 1);
+	if (!ret && !flag) {
+		slot = rtt_find_inst(&p, inst);
+		ret = slot < 0 ? -ENOENT :
+				 rtt_show_buffer(&p, inst, slot, true, false);
+	}
+	rtt_proc_close(&p);
+	return rtt_exit_code(ret);
+}
+
+const char rtt_options_help[] =
+	"Without OPT: list the trace options like 'cat trace_options'. With\n"
+	"OPT (or noOPT): set them, as 'echo OPT > trace_options'.\n"
+	"\n";
+
+int rtt_do_options(const struct rtt_verb *v, int argc, char **argv)
+{
+	struct rtt_proc p;
+	const char *inst;
+	char *reply = NULL;
+	int code, ret = 0, i;
+
+	code = rtt_ctl_args(v, argc, argv, NULL, NULL, &inst, 0, -1, &p);
+	if (code >= 0)
+		return code;
+	if (optind == argc) {
+		ret = rtt_cmd(&p, &reply, "options %s", rtt_iarg(inst));
+		if (!ret)
+			rtt_print_reply(reply);
+		free(reply);
+	}
+	/* all or nothing: every name is checked before any is set */
+	for (i = optind; i < argc && !ret; i++)
+		if (!rtt_opt_ok(argv[i])) {
+			rtt_msg("unknown option '%s': nothing changed", argv[i]);
+			ret = -EINVAL;
+		}
+	for (i = optind; i < argc && !ret; i++) {
+		char err[RTT_ERR_MAX];
+
+		ret = rtt_command(&p, RTT_CMD_TIMEOUT_MS, NULL, err,
+				  "option %s %s", rtt_iarg(inst), argv[i]);
+		if (ret == -EINVAL)
+			rtt_msg("unknown option '%s'", argv[i]);
+		else if (ret)
+			rtt_msg("process %d: %s", p.pid, err);
+	}
+	rtt_proc_close(&p);
+	if (!ret && fflush(stdout))
+		ret = -EIO;
+	return rtt_exit_code(ret);
+}
+
+/* ---- trigger ------------------------------------------------------------ */
+
+const char rtt_trigger_help[] =
+	"Add a trigger to an event (sys:event or event), as 'echo TRIGGER >\n"
+	"events/SYS/EVENT/trigger', or without TRIGGER list the event's\n"
+	"triggers. TRIGGER is CMD[:N] [if FILTER], CMD one of traceon,\n"
+	"traceoff, snapshot, stacktrace, enable_event:SYS:EVENT and\n"
+	"disable_event:SYS:EVENT; N limits how many times it fires, FILTER\n"
+	"(the filter grammar) which records fire it. '!CMD' removes the\n"
+	"trigger. TRIGGER may be given as several arguments. A trigger the\n"
+	"process refuses exits with 2 and says why (a filter error with a\n"
+	"caret); one already set exits with 1.\n"
+	"\n"
+	"  -i, --instance NAME  the instance (default: the top one)\n"
+	"  -h, --help           this text\n";
+
+/* The words argv[from..argc) joined with blanks; NULL when out of
+ * memory (said on stderr). */
+static char *rtt_join_words(int from, int argc, char **argv)
+{
+	size_t len = 1;
+	char *text;
+	int i;
+
+	for (i = from; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	text = calloc(1, len);
+	if (!text) {
+		rtt_msg("out of memory");
+		return NULL;
+	}
+	for (i = from; i < argc; i++) {
+		if (i > from)
+			strcat(text, " ");
+		strcat(text, argv[i]);
+	}
+	return text;
+}
+
+int rtt_do_trigger(const struct rtt_verb *v, int argc, char **argv)
+{
+	char err[RTT_ERR_MAX], sys[128], *text = NULL, *reply = NULL;
+	const char *inst, *spec, *colon, *name;
+	struct rtt_proc p;
+	int code, ret;
+
+	code = rtt_ctl_args(v, argc, argv, NULL, NULL, &inst, 1, -1, &p);
+	if (code >= 0)
+		return code;
+	spec = argv[optind];
+	colon = strchr(spec, ':');
+	snprintf(sys, sizeof(sys), "%.*s",
+		 colon ? (int)(colon - spec) : 1, colon ? spec : "*");
+	name = colon ? colon + 1 : spec;
+	if (!*name || !sys[0] || strchr(name, ' ')) {
+		rtt_proc_close(&p);
+		return rtt_usage(v, "bad event '%s' (SYS:EVENT or EVENT)", spec);
+	}
+	if (optind + 1 == argc) {
+		ret = rtt_command(&p, RTT_CMD_TIMEOUT_MS, &reply, err,
+				  "show_trigger %s %s %s", rtt_iarg(inst), sys,
+				  name);
+		if (!ret && reply)
+			fputs(reply, stdout);
+		else if (ret)
+			rtt_msg("process %d: %s", p.pid, err);
+		free(reply);
+		rtt_proc_close(&p);
+		return rtt_exit_code(ret);
+	}
+	text = rtt_join_words(optind + 1, argc, argv);
+	if (!text) {
+		rtt_proc_close(&p);
+		return RTT_EXIT_FAIL;
+	}
+	ret = rtt_command(&p, RTT_CMD_TIMEOUT_MS, NULL, err,
+			  "trigger %s %s %s %s", rtt_iarg(inst), sys, name, text);
+	if (ret == -EINVAL && strstr(err, "parse_error")) {
+		rtt_msg("bad trigger filter for %s:", spec);
+		fprintf(stderr, "%s\n", err);
+	} else if (ret == -EINVAL) {
+		rtt_msg("bad trigger for %s: %s", spec, err);
+	} else if (ret == -ENOENT) {
+		rtt_msg("unknown event '%s' in process %d", spec, p.pid);
+	} else if (ret) {
+		rtt_msg("process %d: trigger for %s: %s", p.pid, spec, err);
+	}
+	free(text);
+	rtt_proc_close(&p);
+	return rtt_exit_code(ret);
+}
+
+/* ---- pids --------------------------------------------------------------- */
+
+const char rtt_pids_help[] =
+	"Add thread ids of the process to one of its pid lists, as 'echo TID...\n"
+	">> FILE', or without TID print the list. LIST is event\n"
+	"(set_event_pid: only these threads' events are recorded),\n"
+	"event-notrace (set_event_notrace_pid: these threads' are not),\n"
+	"ftrace or ftrace-notrace (set_ftrace_pid, set_ftrace_notrace_pid: the\n"
+	"same for the function tracers). An empty list filters nothing. A\n"
+	"word that is not a thread id exits with 2.\n"
+	"\n"
+	"      --clear          empty the list first ('echo TID... > FILE')\n"
+	"  -i, --instance NAME  the instance (default: the top one)\n"
+	"  -h, --help           this text\n";
+
+int rtt_do_pids(const struct rtt_verb *v, int argc, char **argv)
+{
+	static const char *const lists[][2] = {
+		{ "event", "set_event_pid" },
+		{ "event-notrace", "set_event_notrace_pid" },
+		{ "ftrace", "set_ftrace_pid" },
+		{ "ftrace-notrace", "set_ftrace_notrace_pid" },
+	};
+	char err[RTT_ERR_MAX], *reply = NULL, *tids = NULL;
+	const char *inst, *file = NULL;
+	struct rtt_proc p;
+	size_t i;
+	int code, ret = 0, flag = 0;
+
+	code = rtt_ctl_args(v, argc, argv, "C", &flag, &inst, 1, -1, &p);
+	if (code >= 0)
+		return code;
+	for (i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)
+		if (!strcmp(argv[optind], lists[i][0]) ||
+		    !strcmp(argv[optind], lists[i][1]))
+			file = lists[i][1];
+	if (!file) {
+		rtt_proc_close(&p);
+		return rtt_usage(v, "unknown list '%s' (event, event-notrace, ftrace, ftrace-notrace)",
+				 argv[optind]);
+	}
+	if (flag == 'C')
+		ret = rtt_command(&p, RTT_CMD_TIMEOUT_MS, NULL, err, "pids %s %s",
+				  rtt_iarg(inst), file);
+	if (!ret && optind + 1 == argc && flag != 'C') {
+		ret = rtt_command(&p, RTT_CMD_TIMEOUT_MS, &reply, err,
+				  "show_pids %s %s", rtt_iarg(inst), file);
+		if (!ret && reply)
+			fputs(reply, stdout);
+	} else if (!ret && optind + 1 < argc) {
+		tids = rtt_join_words(optind + 1, argc, argv);
+		if (!tids) {
+			rtt_proc_close(&p);
+			return RTT_EXIT_FAIL;
+		}
+		ret = rtt_command(&p, RTT_CMD_TIMEOUT_MS, NULL, err,
+				  "pids_add %s %s %s", rtt_iarg(inst), file, tids);
+	}
+	if (ret)
+		rtt_msg("process %d: %s: %s", p.pid, file, err);
+	free(reply);
+	free(tids);
+	rtt_proc_close(&p);
+	return rtt_exit_code(ret);
+}
+
+const char rtt_instance_help[] =
+	"Without NAME: the instances of the process, one per line (top first).\n"
+	"With NAME: create the instance, as 'mkdir instances/NAME', for the\n"
+	"verbs' -i NAME; with -r, remove one made so (an instance the program\n"
+	"made itself stays).\n"
+	"\n"
+	"  -r, --remove         remove the instance, as 'rmdir instances/NAME'\n"
+	"  -h, --help           this text\n";
+
+int rtt_do_instance(const struct rtt_verb *v, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "remove", no_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct rtt_proc p;
+	bool rm = false;
+	int c, ret, i;
+
+	while ((c = getopt_long(argc, argv, ":rh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'r':
+			rm = true;
+			break;
+		case 'h':
+			return rtt_help(v);
+		default:
+			return rtt_bad_option(v, argv, c);
+		}
+	}
+	if (optind == argc)
+		return rtt_usage(v, "missing the process id");
+	if (argc - optind > 2)
+		return rtt_usage(v, "too many arguments");
+	if (rm && argc - optind < 2)
+		return rtt_usage(v, "-r needs the instance's name");
+	if (argc - optind == 2 && (!argv[optind + 1][0] ||
+				   strpbrk(argv[optind + 1], "/ \t\n") ||
+				   !strcmp(argv[optind + 1], "-"))) {
+		rtt_msg("bad instance name '%s'", argv[optind + 1]);
+		return RTT_EXIT_USAGE;
+	}
+	ret = rtt_open_pid(argv[optind], 0, &p);
+	if (ret)
+		return rtt_exit_code(ret);
+	if (argc - optind == 1) {
+		for (i = 0; i < RT_CTL_MAX_INSTANCES; i++) {
+			char path[PATH_MAX];
+
+			if (!rtt_inst_path(&p, i, false, path, NULL))
+				printf("%s\n", i ? p.ctl->inst[i].name : "top");
+		}
+		rtt_proc_close(&p);
+		return fflush(stdout) ? RTT_EXIT_FAIL : RTT_EXIT_OK;
+	}
+	ret = rtt_cmd(&p, NULL, "%s - %s", rm ? "rminstance" : "mkinstance",
+		      argv[optind + 1]);
+	rtt_proc_close(&p);
+	return rtt_exit_code(ret);
+}

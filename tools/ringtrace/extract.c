@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * extract.c - ringtrace extract: the buffers a crashed or killed process
+ *	left
+ */
+#include "rtt.h"
+
+/* ---- extract ------------------------------------------------------------ */
+
+const char rtt_extract_help[] =
+	"Write the trace a crashed or killed process left in its shared\n"
+	"buffers into a trace.dat: every event it committed (the writes a\n"
+	"crash cut short are skipped and counted). FILE_OR_PID is the pid of\n"
+	"the dead process or one of the files it left (its .ctl file, a\n"
+	"buffer file, ...). The leftover files are removed afterwards unless\n"
+	"--keep is given. The buffers are only read, never consumed: with\n"
+	"--keep the same trace can be extracted again.\n"
+	"\n"
+	"  -o, --output FILE    the trace.dat (default: trace.dat)\n"
+	"  -i, --instance NAME  the instance (default: the top one)\n"
+	"  -k, --keep           keep the leftover files\n"
+	"  -h, --help           this text\n";
+
+/*
+ * Build kernel-format pages from records (the iterator of an attached
+ * view gives records, not pages): the page's time_stamp is its first
+ * record's, each record carries its delta, a TIME_EXTEND before a delta
+ * that needs more than 27 bits.
+ */
+struct rtt_pager {
+	struct td_writer *w;
+	int cpu;
+	unsigned char *page;
+	size_t size;
+	size_t used; /* bytes of data */
+	uint64_t last_ts;
+	unsigned long missed; /* lost before the next page */
+	bool has;
+	unsigned long events;
+};
+
+static void rtt_pager_reset(struct rtt_pager *pg)
+{
+	memset(pg->page, 0, pg->size);
+	pg->used = 0;
+	pg->has = false;
+}
+
+static int rtt_pager_flush(struct rtt_pager *pg)
+{
+	struct ringbuf_data_page *dp = (void *)pg->page;
+	uint64_t commit = pg->used;
+	int ret;
+
+	if (!pg->has)
+		return 0;
+	if (pg->missed) {
+		commit |= RINGBUF_MISSED_EVENTS;
+		if (pg->used + 8 <= pg->size - RINGBUF_PAGE_HDR_SIZE) {
+			uint64_t m = pg->missed;
+
+			memcpy(dp->data + pg->used, &m, sizeof(m));
+			commit |= RINGBUF_MISSED_STORED;
+		}
+		pg->missed = 0;
+	}
+	dp->commit = commit;
+	ret = td_writer_add_page(pg->w, pg->cpu, pg->page);
+	rtt_pager_reset(pg);
+	return ret;
+}
+
+static int rtt_pager_add(struct rtt_pager *pg, uint64_t ts, const void *data,
+			 unsigned int len)
+{
+	struct ringbuf_data_page *dp = (void *)pg->page;
+	size_t room = pg->size - RINGBUF_PAGE_HDR_SIZE;
+	uint64_t delta;
+	size_t need;
+	uint32_t hdr;
+	int ret;
+
+	len = (len + 3) & ~3u;
+	if (len == 0)
+		len = 4;
+	need = len <= RINGBUF_MAX_SMALL_DATA ? 4 + len : 8 + len;
+	if (need + 8 > room)
+		return -EINVAL; /* cannot be: records come from such a page */
+	delta = pg->has ? ts - pg->last_ts : 0;
+	if (pg->has && delta >= (1u << 27))
+		need += 8;
+	/* keep room for a stored lost count on a page that needs one */
+	if (pg->has && pg->used + need + (pg->missed ? 8 : 0) > room) {
+		ret = rtt_pager_flush(pg);
+		if (ret)
+			return ret;
+		delta = 0;
+		need = len <= RINGBUF_MAX_SMALL_DATA ? 4 + len : 8 + len;
+	}
+	if (!pg->has) {
+		dp->time_stamp = ts;
+		pg->has = true;
+	} else if (delta >= (1u << 27)) {
+		uint32_t ext = (uint32_t)(delta >> 27);
+
+		hdr = RINGBUF_TYPE_TIME_EXTEND |
+		      (uint32_t)((delta & ((1u << 27) - 1)) << 5);
+		memcpy(dp->data + pg->used, &hdr, 4);
+		memcpy(dp->data + pg->used + 4, &ext, 4);
+		pg->used += 8;
+		delta = 0;
+	}
+	if (len <= RINGBUF_MAX_SMALL_DATA) {
+		hdr = (len / 4) | (uint32_t)(delta << 5);
+		memcpy(dp->data + pg->used, &hdr, 4);
+		memcpy(dp->data + pg->used + 4, data, len);
+		pg->used += 4 + len;
+	} else {
+		uint32_t l = len + 4;
+
+		hdr = (uint32_t)(delta << 5);
+		memcpy(dp->data + pg->used, &hdr, 4);
+		memcpy(dp->data + pg->used + 4, &l, 4);
+		memcpy(dp->data + pg->used + 8, data, len);
+		pg->used += 8 + len;
+	}
+	pg->last_ts = ts;
+	pg->events++;
+	return 0;
+}
+
+/* All the records of one cpu buffer of a view, into pages. */
+static int rtt_extract_cpu(struct ringbuf *rb, struct rtt_pager *pg, int cpu)
+{
+	struct ringbuf_iter *it = ringbuf_read_start(rb, cpu);
+	struct ringbuf_event *e;
+	uint64_t ts;
+	int ret = 0;
+
+	if (!it)
+		return -errno;
+	pg->cpu = cpu;
+	pg->missed = ringbuf_overrun_cpu(rb, cpu) +
+		     ringbuf_commit_overrun_cpu(rb, cpu);
+	rtt_pager_reset(pg);
+	while (!ret && (e = ringbuf_iter_peek(it, &ts))) {
+		ret = rtt_pager_add(pg, ts, ringbuf_event_data(e),
+				    ringbuf_event_length(e));
+		ringbuf_iter_advance(it);
+	}
+	if (!ret)
+		ret = rtt_pager_flush(pg);
+	ringbuf_read_finish(it);
+	return ret;
+}
+
+int rtt_do_extract(const struct rtt_verb *v, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "instance", required_argument, NULL, 'i' },
+		{ "keep", no_argument, NULL, 'k' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *out = "trace.dat", *inst = NULL, *arg;
+	struct rtt_out dest = { .fd = -1 };
+	struct rtt_events *ev = NULL;
+	struct rtt_pager pg;
+	struct rtt_counts cnt;
+	struct ringbuf *rb = NULL;
+	struct rtt_proc p;
+	char err[RTT_ERR_MAX], path[PATH_MAX + 8], clock[32];
+	char *syms = NULL, *cmdl = NULL;
+	bool keep = false;
+	size_t len;
+	int c, ret, slot, cpu, pid;
+
+	memset(&pg, 0, sizeof(pg));
+	while ((c = getopt_long(argc, argv, ":o:i:kh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			out = optarg;
+			break;
+		case 'i':
+			inst = optarg;
+			break;
+		case 'k':
+			keep = true;
+			break;
+		case 'h':
+			return rtt_help(v);
+		default:
+			return rtt_bad_option(v, argv, c);
+		}
+	}
+	if (optind != argc - 1)
+		return rtt_usage(v, optind < argc ? "too many arguments" :
+						    "missing the pid or file");
+	arg = argv[optind];
+	c = rtt_out_open(out, true, &dest);
+	if (c)
+		return c;
+	if (!rtt_parse_pid(arg, &pid))
+		ret = rtt_proc_open(pid, RTT_OPEN_DEAD, &p, err);
+	else
+		ret = rtt_proc_open_path(arg, RTT_OPEN_DEAD, &p, err);
+	if (ret) {
+		rtt_msg("%s", err);
+		rtt_out_close(&dest);
+		return rtt_exit_code(ret);
+	}
+	if (p.state != RTT_DEAD) {
+		rtt_msg("process %d is still running: use 'ringtrace record -P %d'",
+			p.pid, p.pid);
+		rtt_proc_close(&p);
+		rtt_out_close(&dest);
+		return RTT_EXIT_USAGE;
+	}
+	slot = rtt_find_inst(&p, inst);
+	if (slot < 0) {
+		ret = -ENOENT;
+		goto out;
+	}
+	ret = rtt_load_events(&p, &ev, false);
+	if (ret)
+		goto out;
+	ret = rtt_attach(&p, slot, false, 0, NULL, &rb, err);
+	if (ret) {
+		rtt_msg("%s", err);
+		goto out;
+	}
+	/* the process is gone: its last symbols file, if any */
+	snprintf(path, sizeof(path), "%s.syms", p.base);
+	if (memchr(p.ctl->syms, '\0', sizeof(p.ctl->syms)) && p.ctl->syms[0])
+		snprintf(path, sizeof(path), "%s", p.ctl->syms);
+	if (rtt_read_file(path, 256u << 20, &syms, &len))
+		syms = NULL;
+	rtt_cmdlines_text(&p, &cmdl, &len);
+	snprintf(clock, sizeof(clock), "%.*s", (int)sizeof(p.ctl->clock) - 1,
+		 p.ctl->clock);
+	ret = rtt_td_open(dest.path, rb, ev, syms, cmdl, clock, &pg.w);
+	if (ret)
+		goto out;
+	pg.size = ringbuf_subbuf_size(rb);
+	pg.page = malloc(pg.size);
+	if (!pg.page) {
+		ret = -ENOMEM;
+		rtt_msg("out of memory");
+		goto out;
+	}
+	for (cpu = 0; cpu < ringbuf_nr_cpus(rb) && !ret; cpu++)
+		ret = rtt_extract_cpu(rb, &pg, cpu);
+	if (!ret) {
+		ret = td_writer_close(pg.w);
+		pg.w = NULL;
+	}
+	if (ret) {
+		ret = ret == -ENOMEM ? ret : rtt_td_error(out, ret);
+		goto out;
+	}
+	ret = rtt_out_finish(&dest, 0);
+	if (ret)
+		goto out;
+	rtt_get_counts(rb, &cnt);
+	rtt_msg("%lu events of process %d (%s) written to %s; %lu lost before, %lu writes cut short by the crash",
+		pg.events, p.pid, p.ctl->comm, rtt_out_name(&dest),
+		rtt_lost(&cnt), cnt.torn);
+	if (!keep) {
+		ret = rtt_remove_files(&p, err);
+		if (ret)
+			rtt_msg("%s", err);
+	}
+out:
+	td_writer_abort(pg.w);
+	rtt_out_close(&dest);
+	free(pg.page);
+	ringbuf_free(rb);
+	rtt_events_free(ev);
+	free(syms);
+	free(cmdl);
+	rtt_proc_close(&p);
+	return rtt_exit_code(ret);
+}

@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * list.c - ringtrace list: the traced processes, or the events of one
+ */
+#include "rtt.h"
+
+/* ---- list --------------------------------------------------------------- */
+
+const char rtt_list_help[] =
+	"Without -e: the processes that published a trace in the publish\n"
+	"directory, one per line: PID, NAME, STATE (running, exiting, or dead:\n"
+	"the files a crashed or killed process left, see 'ringtrace extract'),\n"
+	"BUFFERS (its instances), EVENTS (how many are enabled) and LOST (events\n"
+	"lost so far: overwritten, dropped, or lost to nested writes). A '*'\n"
+	"after LOST marks the files 'ringtrace clean' would remove: those of a\n"
+	"dead process, the user's own.\n"
+	"With -e PID: the events of that process (system:event), one per line;\n"
+	"with --formats too, each with its format. With -f PID: the functions\n"
+	"of that process's symbols (available_filter_functions).\n"
+	"\n"
+	"  -e, --events PID     list the events of PID\n"
+	"      --formats        with -e: each event's format too\n"
+	"  -f, --functions PID  list the functions of PID\n"
+	"  -h, --help         this text\n";
+
+/* The files of @p are a dead process's, and the user's own: 'clean'
+ * removes them. */
+static bool rtt_cleanable(const struct rtt_proc *p, const char *ctl)
+{
+	char dir[PATH_MAX];
+	size_t n;
+	struct stat st;
+
+	/* only in the user's publish directory (root lists others too) */
+	if (rtt_publish_dir(dir, sizeof(dir)))
+		return false;
+	n = strlen(dir);
+	if (strncmp(ctl, dir, n) || ctl[n] != '/' || strchr(ctl + n + 1, '/'))
+		return false;
+	return p->state == RTT_DEAD && !lstat(ctl, &st) &&
+	       S_ISREG(st.st_mode) && st.st_uid == getuid();
+}
+
+/* Return: whether the row is marked (clean would remove its files). */
+static bool rtt_list_one(const struct rtt_entry *e)
+{
+	bool marked;
+	static const char *const states[] = { "running", "dead", "exiting" };
+	char err[RTT_ERR_MAX], path[PATH_MAX + 8], bufs[256], events[16];
+	char lost[32];
+	struct rtt_proc p;
+	unsigned long nlost = 0;
+	bool counted = false;
+	size_t bl = 0;
+	int i, ret;
+
+	snprintf(path, sizeof(path), "%s.ctl", e->base);
+	ret = rtt_proc_open_path(path, RTT_OPEN_DEAD, &p, err);
+	if (ret) {
+		printf("%-8d %-16s %-8s %s\n", e->pid, "?",
+		       ret == -EPROTO ? "corrupt" : "unreadable", "-");
+		rtt_msg("%s", err);
+		return false;
+	}
+	bufs[0] = '\0';
+	for (i = 0; i < RT_CTL_MAX_INSTANCES; i++) {
+		struct ringbuf *rb;
+		char name[PATH_MAX];
+		int n;
+
+		if (rtt_inst_path(&p, i, false, name, NULL))
+			continue;
+		/* the instance names, comma-separated, cut to the column */
+		n = snprintf(bufs + bl, sizeof(bufs) - bl, "%s%.63s",
+			     bl ? "," : "", i ? p.ctl->inst[i].name : "top");
+		if (n > 0)
+			bl += (size_t)n < sizeof(bufs) - bl ?
+				      (size_t)n :
+				      sizeof(bufs) - bl - 1;
+		if (!rtt_attach(&p, i, false, 0, NULL, &rb, err)) {
+			struct rtt_counts c;
+
+			rtt_get_counts(rb, &c);
+			nlost += rtt_lost(&c);
+			counted = true;
+			ringbuf_free(rb);
+		}
+	}
+	snprintf(events, sizeof(events), "-");
+	if (p.state == RTT_ALIVE && p.writable) {
+		char *reply = NULL;
+
+		if (!rtt_command(&p, 1000, &reply, err, "show_set_event -") &&
+		    reply) {
+			int n = 0;
+			char *s;
+
+			for (s = reply; *s; s++)
+				if (*s == '\n')
+					n++;
+			snprintf(events, sizeof(events), "%d", n);
+		}
+		free(reply);
+	}
+	if (counted)
+		snprintf(lost, sizeof(lost), "%lu", nlost);
+	else
+		snprintf(lost, sizeof(lost), "-");
+	marked = rtt_cleanable(&p, path);
+	printf("%-8d %-16.16s %-8s %-20s %6s %10s%s\n", p.pid, p.ctl->comm,
+	       states[p.state], bufs[0] ? bufs : "-", events, lost,
+	       marked ? " *" : "");
+	rtt_proc_close(&p);
+	return marked;
+}
+
+static int rtt_list_functions(const char *arg)
+{
+	struct rtt_syms *syms = NULL;
+	struct rtt_proc p;
+	size_t i;
+	int ret;
+
+	/* writable: a live process writes its symbols file when asked */
+	ret = rtt_open_pid(arg, RTT_OPEN_DEAD, &p);
+	if (ret)
+		return rtt_exit_code(ret);
+	ret = rtt_load_syms(&p, &syms);
+	rtt_proc_close(&p);
+	if (ret)
+		return rtt_exit_code(ret);
+	for (i = 0; syms && i < syms->nr; i++) {
+		if (syms->v[i].module)
+			printf("%s [%s]\n", syms->v[i].name,
+			       syms->v[i].module);
+		else
+			printf("%s\n", syms->v[i].name);
+	}
+	rtt_syms_free(syms);
+	return fflush(stdout) ? RTT_EXIT_FAIL : RTT_EXIT_OK;
+}
+
+static int rtt_list_events(const char *arg, bool formats)
+{
+	struct rtt_events *ev;
+	struct rtt_proc p;
+	size_t i;
+	int ret;
+
+	ret = rtt_open_pid(arg, RTT_OPEN_DEAD | RTT_OPEN_READONLY, &p);
+	if (ret)
+		return rtt_exit_code(ret);
+	ret = rtt_load_events(&p, &ev, false);
+	rtt_proc_close(&p);
+	if (ret)
+		return rtt_exit_code(ret);
+	for (i = 0; i < ev->nr; i++) {
+		printf("%s:%s\n", ev->v[i].system, ev->v[i].name);
+		if (!formats)
+			continue;
+		fputs(ev->v[i].format, stdout);
+		if (ev->v[i].format[0] &&
+		    ev->v[i].format[strlen(ev->v[i].format) - 1] != '\n')
+			putchar('\n');
+		putchar('\n');
+	}
+	rtt_events_free(ev);
+	return fflush(stdout) ? RTT_EXIT_FAIL : RTT_EXIT_OK;
+}
+
+int rtt_do_list(const struct rtt_verb *v, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "events", required_argument, NULL, 'e' },
+		{ "formats", no_argument, NULL, 'F' },
+		{ "functions", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char err[RTT_ERR_MAX];
+	const char *events = NULL, *funcs = NULL;
+	bool formats = false;
+	struct rtt_entry *e;
+	size_t n, i;
+	int c, ret;
+
+	while ((c = getopt_long(argc, argv, ":e:f:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'e':
+			events = optarg;
+			break;
+		case 'F':
+			formats = true;
+			break;
+		case 'f':
+			funcs = optarg;
+			break;
+		case 'h':
+			return rtt_help(v);
+		default:
+			return rtt_bad_option(v, argv, c);
+		}
+	}
+	if (optind < argc)
+		return rtt_usage(v, "unexpected argument '%s'", argv[optind]);
+	if (events && funcs)
+		return rtt_usage(v, "-e and -f: give one of them");
+	if (formats && !events)
+		return rtt_usage(v, "--formats goes with -e");
+	if (funcs)
+		return rtt_list_functions(funcs);
+	if (events)
+		return rtt_list_events(events, formats);
+	ret = rtt_list_all(&e, &n, true, err);
+	if (ret) {
+		rtt_msg("%s", err);
+		return rtt_exit_code(ret);
+	}
+	printf("%-8s %-16s %-8s %-20s %6s %10s\n", "PID", "NAME", "STATE",
+	       "BUFFERS", "EVENTS", "LOST");
+	for (i = 0, c = 0; i < n; i++)
+		c += rtt_list_one(&e[i]);
+	free(e);
+	if (c)
+		printf("* the files of a dead process: 'ringtrace clean' removes them\n");
+	return fflush(stdout) ? RTT_EXIT_FAIL : RTT_EXIT_OK;
+}
+
+const char rtt_clean_help[] =
+	"Remove the files dead processes left in the publish directory: those\n"
+	"'ringtrace list' marks with '*'. Only the user's own files, and never\n"
+	"those of a live process (one whose pid and start time still match).\n"
+	"Extract what you need from them first ('ringtrace extract').\n"
+	"\n"
+	"  -n, --dry-run      print what would be removed, remove nothing\n"
+	"  -h, --help         this text\n";
+
+int rtt_do_clean(const struct rtt_verb *v, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char err[RTT_ERR_MAX], path[PATH_MAX + 8];
+	bool dry = false;
+	struct rtt_entry *e;
+	size_t n, i;
+	int c, ret, first = 0;
+
+	while ((c = getopt_long(argc, argv, ":nh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			dry = true;
+			break;
+		case 'h':
+			return rtt_help(v);
+		default:
+			return rtt_bad_option(v, argv, c);
+		}
+	}
+	if (optind < argc)
+		return rtt_usage(v, "unexpected argument '%s'", argv[optind]);
+	ret = rtt_list(&e, &n, err);
+	if (ret) {
+		rtt_msg("%s", err);
+		return rtt_exit_code(ret);
+	}
+	for (i = 0; i < n; i++) {
+		struct rtt_proc p;
+
+		snprintf(path, sizeof(path), "%s.ctl", e[i].base);
+		if (rtt_proc_open_path(path, RTT_OPEN_DEAD, &p, err))
+			continue;
+		if (rtt_cleanable(&p, path)) {
+			ret = dry ? 0 : rtt_remove_files(&p, err);
+			if (ret) {
+				rtt_msg("%s", err);
+				if (!first)
+					first = ret;
+			} else {
+				printf("%s %d (%.16s)\n",
+				       dry ? "would remove" : "removed", p.pid,
+				       p.ctl->comm);
+			}
+		}
+		rtt_proc_close(&p);
+	}
+	free(e);
+	if (fflush(stdout))
+		return RTT_EXIT_FAIL;
+	return first ? rtt_exit_code(first) : RTT_EXIT_OK;
+}

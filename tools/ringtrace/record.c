@@ -1,0 +1,526 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * record.c - ringtrace record: its arguments and its main loop
+ */
+#include "record.h"
+
+/* ---- record ------------------------------------------------------------- */
+
+/* Bytes this process wrote (wchar of /proc/self/io), or @dflt. */
+uint64_t rtt_self_wchar(uint64_t dflt)
+{
+	unsigned long long v;
+	char line[128];
+	FILE *f = fopen("/proc/self/io", "re");
+
+	if (!f)
+		return dflt;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "wchar: %llu", &v) == 1)
+			dflt = v;
+	fclose(f);
+	return dflt;
+}
+
+const char rtt_record_help[] =
+	"Record the trace of a process into a trace.dat that 'trace-cmd\n"
+	"report' and 'ringtrace report' read: whole pages of its buffer,\n"
+	"with the event formats, symbols, thread names and clock. Either\n"
+	"attach to a running process (-P) or start COMMAND with the events and\n"
+	"tracer set in its environment (RINGTRACE_EVENTS, RINGTRACE_TRACER) and\n"
+	"record until it exits; COMMAND is held before its main() until the\n"
+	"recorder is attached, so nothing it does is missed. Ctrl-C stops and\n"
+	"leaves a complete file. Each page is written once: where the file\n"
+	"system allows (ext4, XFS), the file is written in place and a\n"
+	"checkpoint each second rewrites only its header. A progress line\n"
+	"(events/s, MB written, events lost) is refreshed every second on\n"
+	"stderr. Events the buffer lost (overwritten, or refused when full\n"
+	"with nooverwrite) are counted, marked in the file where the records\n"
+	"go on, and reported. With -P, the buffer is cleared first (as\n"
+	"trace-cmd record does), and events and a tracer set here are\n"
+	"switched off again at the end.\n"
+	"\n"
+	"  -o, --output FILE    the trace.dat (default: trace.dat)\n"
+	"  -P, --pid PID        record a running process\n"
+	"  -e, --event EVENT    enable EVENT (sys:event, sys:*, event, sys);\n"
+	"                       repeatable\n"
+	"  -p, --tracer NAME    the tracer: nop, function, function_graph,\n"
+	"                       usersoff\n"
+	"  -O OPT               set trace option OPT (or noOPT); repeatable\n"
+	"  -b, --buffer-size KB  the size of each cpu buffer (default with\n"
+	"                       COMMAND: 4 to 32 MiB, by the number of cpus;\n"
+	"                       with -P: unchanged)\n"
+	"  -l, --filter FUNC    trace only the functions FUNC names (a glob,\n"
+	"                       as set_ftrace_filter); repeatable\n"
+	"  -n, --notrace FUNC   do not trace FUNC (set_ftrace_notrace);\n"
+	"                       repeatable\n"
+	"  -g, --graph-function FUNC  function_graph: only FUNC and what it\n"
+	"                       calls (set_graph_function); repeatable\n"
+	"      --max-graph-depth N  function_graph: N levels at most (0: no\n"
+	"                       limit)\n"
+	"      --preload[=LIB]  preload libringtrace (or LIB) into COMMAND;\n"
+	"                       the default when COMMAND is compiled with\n"
+	"                       -finstrument-functions and does not link it\n"
+	"      --no-preload     never preload\n"
+	"  -c, --follow         also record the programs COMMAND starts that\n"
+	"                       load libringtrace (preloaded into every one),\n"
+	"                       each into FILE.PID, from their start\n"
+	"  -i, --instance NAME  record that instance (with -P)\n"
+	"  -q, --quiet          no progress line\n"
+	"  -h, --help           this text\n";
+
+
+#define RTT_MAX_BUF_KB (4ul << 20)
+
+/*
+ * How full a cpu buffer is when the recorder wakes, in percent: early,
+ * so that the rest of the buffer is the time the recorder may be kept
+ * off a cpu before a writer at full speed outruns it.
+ */
+#define RTT_RECORD_WATERMARK 10
+
+/*
+ * The cpu buffer size of a command started by record, unless -b or its
+ * own RINGTRACE_BUF_SIZE_KB says otherwise: RTT_RECORD_BUDGET_KB over
+ * every cpu buffer (with the spares: four per cpu), from 4 MiB to 32 MiB
+ * each, and no more than an eighth of the free space of the publish
+ * directory's file system. A function_graph writer at full speed fills
+ * 32 MiB in about a tenth of a second; the library's default, 1408 KiB
+ * (the kernel's), is sized for events, not for every function call.
+ */
+#define RTT_RECORD_BUDGET_KB (256ul << 10)
+#define RTT_RECORD_MIN_KB (4ul << 10)
+#define RTT_RECORD_MAX_KB (32ul << 10)
+
+static unsigned long rtt_record_default_kb(void)
+{
+	const char *s = getenv("RINGTRACE_BUF_SIZE_KB");
+	long cpus = sysconf(_SC_NPROCESSORS_CONF);
+	unsigned long kb, free_kb;
+	char dir[PATH_MAX];
+	struct statvfs sv;
+
+	/* the user's own setting wins (the library checks it) */
+	if (s && !rtt_parse_uint(s, RTT_MAX_BUF_KB, &kb) && kb)
+		return 0;
+	if (cpus < 1)
+		cpus = 1;
+	kb = RTT_RECORD_BUDGET_KB / (4ul * (unsigned long)cpus);
+	if (kb > RTT_RECORD_MAX_KB)
+		kb = RTT_RECORD_MAX_KB;
+	if (kb < RTT_RECORD_MIN_KB)
+		kb = RTT_RECORD_MIN_KB;
+	if (!rtt_publish_dir(dir, sizeof(dir)) && !statvfs(dir, &sv)) {
+		free_kb = (unsigned long)(sv.f_bavail * sv.f_frsize / 1024);
+		if (kb > free_kb / 8 / (4ul * (unsigned long)cpus))
+			kb = free_kb / 8 / (4ul * (unsigned long)cpus);
+	}
+	/* at least the library's default */
+	return kb < 1408 ? 1408 : kb;
+}
+
+/*
+ * The function lists (-l, -n, -g) and max_graph_depth: set in the
+ * process before it records. A glob that matches no function is left
+ * out with a warning (the process refuses a list with one); a list whose
+ * globs all match nothing is an error, since an empty filter would trace
+ * every function.
+ */
+static int rtt_record_lists(struct rtt_proc *p, const struct rtt_strv lists[3],
+			    bool depth_set, unsigned long depth)
+{
+	static const char *const names[3] = { "set_ftrace_filter",
+					      "set_ftrace_notrace",
+					      "set_graph_function" };
+	static const char opt[3] = { 'l', 'n', 'g' };
+	char err[RTT_ERR_MAX], line[RT_CTL_CMD_MAX];
+	int l, i, ret;
+
+	for (l = 0; l < 3; l++) {
+		bool *skip;
+		int left = lists[l].nr;
+
+		if (!lists[l].nr)
+			continue;
+		skip = calloc((size_t)lists[l].nr, sizeof(*skip));
+		if (!skip)
+			return -ENOMEM;
+		/* one glob fewer per round: bounded by the globs */
+		for (ret = -EINVAL; ret == -EINVAL && left > 0;) {
+			size_t used = 0;
+
+			for (i = 0; i < lists[l].nr; i++)
+				if (!skip[i])
+					used += (size_t)snprintf(
+						line + used,
+						used < sizeof(line) ?
+							sizeof(line) - used :
+							0,
+						" %s", lists[l].v[i]);
+			if (used >= sizeof(line)) {
+				rtt_msg("-%c: too many globs", opt[l]);
+				free(skip);
+				return -E2BIG;
+			}
+			ret = rtt_command(p, RTT_CMD_TIMEOUT_MS, NULL, err,
+					  "ftrace_list - %s%s", names[l], line);
+			if (ret != -EINVAL)
+				break;
+			rtt_msg("warning: -%c: %s", opt[l], err);
+			/* leave out the glob the error names */
+			for (i = 0; i < lists[l].nr; i++) {
+				char q[300];
+
+				snprintf(q, sizeof(q), "'%s'", lists[l].v[i]);
+				if (!skip[i] && strstr(err, q)) {
+					skip[i] = true;
+					left--;
+					break;
+				}
+			}
+			if (i == lists[l].nr)
+				break;
+		}
+		free(skip);
+		if (ret == -EINVAL && !left) {
+			rtt_msg("-%c: no function matches any of the globs given",
+				opt[l]);
+			return -EINVAL;
+		}
+		if (ret) {
+			rtt_msg("process %d: %s", p->pid, err);
+			return ret;
+		}
+	}
+	if (depth_set &&
+	    rtt_cmd(p, NULL, "max_graph_depth - %lu", depth))
+		return -EINVAL;
+	return 0;
+}
+
+/* Whether the recording was of the function or function_graph tracer. */
+static bool rtt_function_tracer(const char *tracer, pid_t child)
+{
+	if (!tracer && child)
+		tracer = getenv("RINGTRACE_TRACER");
+	return tracer && (!strcmp(tracer, "function") ||
+			  !strcmp(tracer, "function_graph"));
+}
+
+/* -p, -O and -e as far as they can be checked without the process.
+ * Return: 0, or RTT_EXIT_USAGE after a message. */
+static int rtt_record_names(const char *tracer, const struct rtt_strv *opts,
+			    const struct rtt_strv *events)
+{
+	int i;
+
+	if (tracer && rt_tracer_lookup(tracer) < 0) {
+		rtt_msg("unknown tracer '%s' (nop, function, function_graph, usersoff)",
+			tracer);
+		return RTT_EXIT_USAGE;
+	}
+	for (i = 0; i < opts->nr; i++)
+		if (!rtt_opt_ok(opts->v[i])) {
+			rtt_msg("unknown option '%s'", opts->v[i]);
+			return RTT_EXIT_USAGE;
+		}
+	for (i = 0; i < events->nr; i++)
+		if (!events->v[i][0]) {
+			rtt_msg("an empty event name");
+			return RTT_EXIT_USAGE;
+		}
+	return 0;
+}
+
+int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "pid", required_argument, NULL, 'P' },
+		{ "event", required_argument, NULL, 'e' },
+		{ "tracer", required_argument, NULL, 'p' },
+		{ "instance", required_argument, NULL, 'i' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "buffer-size", required_argument, NULL, 'b' },
+		{ "filter", required_argument, NULL, 'l' },
+		{ "notrace", required_argument, NULL, 'n' },
+		{ "graph-function", required_argument, NULL, 'g' },
+		{ "max-graph-depth", required_argument, NULL, 'D' },
+		{ "preload", optional_argument, NULL, 'L' },
+		{ "no-preload", no_argument, NULL, 'N' },
+		{ "follow", no_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct rtt_strv events = { 0 }, topts = { 0 }, none = { 0 };
+	struct rtt_strv lists[3] = { { 0 } };
+	const char *preload_arg = NULL, *preload = NULL;
+	char preload_lib[PATH_MAX];
+	int preload_mode = -1;
+	unsigned long size_kb = 0, depth = 0;
+	bool depth_set = false;
+	int hold = -1;
+	struct rtt_events *ev = NULL;
+	struct rtt_record r;
+	struct rtt_follow fl;
+	struct rtt_out out = { .fd = -1 };
+	char err[RTT_ERR_MAX], *before = NULL;
+	const char *pid_arg = NULL, *tracer = NULL, *inst = NULL;
+	pid_t child = 0;
+	int c, ret = 0, code = RTT_EXIT_OK;
+	bool exited = false, follow = false;
+
+	memset(&r, 0, sizeof(r));
+	memset(&fl, 0, sizeof(fl));
+	r.out = "trace.dat";
+	while ((c = getopt_long(argc, argv, "+:o:P:e:p:i:O:qb:l:n:g:ch", opts,
+				NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			r.out = optarg;
+			break;
+		case 'b':
+			if (rtt_parse_uint(optarg, RTT_MAX_BUF_KB, &size_kb) ||
+			    !size_kb)
+				return rtt_usage(v, "bad buffer size '%s' (KiB, 1 to %lu)",
+						 optarg, RTT_MAX_BUF_KB);
+			break;
+		case 'l':
+			rtt_strv_add(&lists[0], optarg);
+			break;
+		case 'n':
+			rtt_strv_add(&lists[1], optarg);
+			break;
+		case 'g':
+			rtt_strv_add(&lists[2], optarg);
+			break;
+		case 'D':
+			if (rtt_parse_uint(optarg, INT_MAX, &depth))
+				return rtt_usage(v, "bad depth '%s'", optarg);
+			depth_set = true;
+			break;
+		case 'L':
+			preload_mode = 1;
+			preload_arg = optarg;
+			if (optarg && access(optarg, R_OK))
+				return rtt_usage(v, "cannot read the library '%s'",
+						 optarg);
+			break;
+		case 'N':
+			preload_mode = 0;
+			break;
+		case 'c':
+			follow = true;
+			break;
+		case 'P':
+			pid_arg = optarg;
+			break;
+		case 'e':
+			rtt_strv_add(&events, optarg);
+			break;
+		case 'p':
+			tracer = optarg;
+			break;
+		case 'i':
+			inst = optarg;
+			break;
+		case 'O':
+			rtt_strv_add(&topts, optarg);
+			break;
+		case 'q':
+			r.quiet = true;
+			break;
+		case 'h':
+			return rtt_help(v);
+		default:
+			return rtt_bad_option(v, argv, c);
+		}
+	}
+	if (!pid_arg && optind == argc)
+		return rtt_usage(v, "nothing to record: give -P PID or -- COMMAND");
+	if (pid_arg && optind < argc)
+		return rtt_usage(v, "give -P PID or a COMMAND, not both");
+	if (!pid_arg && inst)
+		return rtt_usage(v, "-i needs -P: a new process has only the top instance");
+	if (pid_arg && follow)
+		return rtt_usage(v, "-c follows the processes COMMAND starts: not with -P");
+	/* all or nothing: the names are checked before anything runs */
+	code = rtt_record_names(tracer, &topts, &events);
+	if (!code)
+		code = rtt_out_open(r.out, !follow, &out);
+	if (code)
+		goto out_free;
+	r.out = out.path;
+	r.out_name = rtt_out_name(&out);
+	r.tty = isatty(2);
+	rtt_catch_signals();
+	if (pid_arg) {
+		ret = rtt_open_pid(pid_arg, 0, &r.p);
+		if (ret)
+			goto out_free;
+		ret = rtt_find_inst(&r.p, inst) < 0 ? -ENOENT : 0;
+		if (ret)
+			goto out;
+		before = rtt_show_set_event(&r.p, inst);
+		r.ctl_gen = rtt_ctl_gen(&r.p);
+		/* all or nothing: the events, and that no one else
+		 * consumes the buffer, are checked before any change */
+		ret = rtt_consumer_check(&r.p, rtt_find_inst(&r.p, inst),
+					 err);
+		if (ret)
+			rtt_msg("%s", err);
+		else
+			ret = rtt_check_events(&r.p, 0, events.nr, events.v);
+		if (!ret)
+			ret = rtt_load_events(&r.p, &ev, false);
+		if (!ret)
+			ret = rtt_apply_settings(&r.p, ev, inst, &topts,
+						 &events, &none);
+		if (!ret)
+			ret = rtt_record_lists(&r.p, lists, depth_set, depth);
+		if (!ret && size_kb)
+			ret = rtt_cmd(&r.p, NULL, "buffer_size_kb %s %lu",
+				      rtt_iarg(inst), size_kb);
+		if (!ret && tracer)
+			ret = rtt_cmd(&r.p, NULL, "tracer %s %s",
+				      rtt_iarg(inst), tracer);
+		/* start from an empty buffer, as trace-cmd record does */
+		if (!ret)
+			ret = rtt_cmd(&r.p, NULL, "clear %s", rtt_iarg(inst));
+		if (ret)
+			goto out;
+	} else {
+		/* -c: into every program, so that a shell or make that
+		 * starts the traced programs is followed too */
+		if (follow && preload_mode < 0)
+			preload_mode = 1;
+		preload = rtt_record_preload(argv[optind], preload_mode,
+					     preload_arg, preload_lib,
+					     sizeof(preload_lib));
+		ret = rtt_record_spawn(argv + optind, &events, tracer, &topts,
+				       size_kb ? size_kb : rtt_record_default_kb(),
+				       preload, follow, !strcmp(out.arg, "-"),
+				       &hold, &r.p, &child);
+		if (ret)
+			goto out_free;
+		r.ctl_gen = rtt_ctl_gen(&r.p);
+		ret = rtt_record_lists(&r.p, lists, depth_set, depth);
+		if (!ret)
+			ret = rtt_load_events(&r.p, &ev, false);
+		if (ret == -ESRCH) {
+			/* gone with its files before we could read them */
+			rtt_msg("'%s' (pid %d) exited before its trace could be read",
+				argv[optind], r.p.pid);
+			ret = -ESRCH;
+		}
+		if (ret)
+			goto out;
+	}
+	r.ev = ev;
+	ev = NULL;
+	ret = rtt_rec_open(&r, inst);
+	if (ret)
+		goto out;
+	/* the recorder is attached: the command may run */
+	if (hold >= 0) {
+		if (write(hold, "g", 1) < 0)
+			rtt_msg("warning: could not release '%s'; it goes on after 30 s",
+				argv[optind]);
+		close(hold);
+		hold = -1;
+	}
+	while (!ret) {
+		uint64_t now;
+		int w, moved;
+
+		moved = rtt_rec_turn(&r);
+		if (moved < 0) {
+			ret = moved;
+			break;
+		}
+		if (follow)
+			rtt_follow_turn(&fl, r.p.pid, r.out);
+		if (rtt_stop)
+			break;
+		if (moved == RTT_RECORD_BATCH)
+			continue;
+		/* short waits at first: a starting program registers its
+		 * events, whose formats are read at the next turn; and
+		 * while other processes are followed */
+		now = rtt_now_ms();
+		w = ringbuf_wait(r.rb, RINGBUF_ALL_CPUS, RTT_RECORD_WATERMARK,
+				 now - r.start < 2000 || follow ? 20 : 200);
+		if (w == -ESRCH || rtt_proc_state(&r.p) == RTT_DEAD) {
+			r.exited = true;
+			break;
+		}
+		/* at the watermark with no whole page to take (the writer
+		 * is still on it): do not spin */
+		if (w > 0 && !moved)
+			usleep(follow ? 2000 : 20000);
+	}
+	ret = rtt_rec_finish(&r, ret);
+	ret = rtt_out_finish(&out, ret);
+	/* a command registers its events as it runs: an -e that named
+	 * none of them (none in the file) is an error now */
+	if (!ret && child && events.nr && r.ev &&
+	    rtt_check_events_in(&r.p, r.ev, 0, events.nr, events.v))
+		code = RTT_EXIT_USAGE;
+	if (follow)
+		rtt_follow_end(&fl);
+	exited = r.exited;
+	if (!ret && !r.tally.calls && !fl.calls &&
+	    rtt_function_tracer(tracer, child))
+		rtt_msg("warning: no function call was recorded: is %s compiled with -finstrument-functions%s?",
+			child ? argv[optind] : "the process",
+			lists[0].nr || lists[2].nr ? ", and do -l and -g name its functions" : "");
+	if (exited && !child)
+		rtt_msg("process %d exited", r.p.pid);
+	/* the files a command we started kept at its exit */
+	if (child && rtt_proc_state(&r.p) == RTT_DEAD &&
+	    rtt_remove_files(&r.p, err))
+		rtt_msg("%s", err);
+	if (pid_arg && !exited) {
+		rtt_restore_events(&r.p, inst, before);
+		if (tracer) {
+			char e2[RTT_ERR_MAX];
+
+			rtt_command(&r.p, RTT_CMD_TIMEOUT_MS, NULL, e2,
+				    "tracer %s nop", rtt_iarg(inst));
+		}
+	}
+out:
+	/* a command still held never ran: it ends here, with its files */
+	if (child && hold >= 0) {
+		int status;
+
+		kill(child, SIGKILL);
+		waitpid(child, &status, 0);
+		if (rtt_remove_files(&r.p, err))
+			rtt_msg("%s", err);
+		child = 0;
+	}
+	rtt_rec_free(&r);
+	if (child) {
+		int status;
+
+		/* reap the command if it is done; a command still running
+		 * after Ctrl-C is left to itself */
+		if (exited)
+			waitpid(child, &status, 0);
+	}
+out_free:
+	rtt_out_close(&out);
+	/* closing it releases a held command too */
+	if (hold >= 0)
+		close(hold);
+	if (ret)
+		code = rtt_exit_code(ret);
+	for (c = 0; c < 3; c++)
+		free(lists[c].v);
+	rtt_events_free(ev);
+	free(before);
+	free(events.v);
+	free(topts.v);
+	return code;
+}

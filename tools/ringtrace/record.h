@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * record.h - ringtrace record's state, shared by record.c (arguments,
+ *	main loop), record_write.c (pages into the file), record_spawn.c
+ *	(starting the command) and record_follow.c (record -c)
+ */
+#ifndef RTT_RECORD_H
+#define RTT_RECORD_H
+
+#include "rtt.h"
+
+/* Pages moved between two looks at the clock and the checkpoints. */
+#define RTT_RECORD_BATCH 256
+
+/**
+ * struct rtt_record - a recording in progress
+ * @ev: the process's events (the formats in the file)
+ * @ctl_gen: the control file's generation when they were read
+ * @syms: its symbols file, @cmdl its thread names, as last read
+ * @start: when the recording started (ms), @last the last progress line
+ * @last_events: the events recorded at the last progress line
+ * @exited: the process exited
+ * @quiet_written: the summary gives the bytes of this file, not those
+ *	the tool wrote (a followed process)
+ * @out_path: @out when the recording owns it
+ * @out_name: the output as the messages name it (NULL: @out)
+ * @dropped: per cpu buffer, the writes it refused (a full buffer in
+ *	producer/consumer mode) as counted when last looked at
+ * @marked: per cpu buffer, how many of @dropped the file marks already
+ * @caught_up: per cpu buffer, the reader found it without a whole page
+ *	since drops were last seen: the next page is newer than them
+ */
+struct rtt_record {
+	const char *out;
+	const char *out_name;
+	struct rtt_proc p;
+	struct ringbuf *rb;
+	struct td_writer *w;
+	struct rtt_events *ev;
+	uint32_t ctl_gen;
+	char *syms;
+	char *cmdl;
+	uint64_t start;
+	uint64_t last;
+	unsigned long last_events;
+	bool exited;
+	unsigned long *dropped;
+	unsigned long *marked;
+	bool *caught_up;
+	int nr_cpus;
+	struct rtt_tally tally;
+	unsigned long events;
+	unsigned long missed;
+	uint64_t ckpt_bytes;
+	bool quiet;
+	bool quiet_written;
+	bool tty;
+	char *out_path;
+};
+
+/**
+ * struct rtt_follow - the descendants of the recorded process that
+ *	publish a trace, each recorded into FILE.PID
+ * @v: their recordings
+ * @nr: how many
+ * @cap: entries allocated
+ * @seen: the pids looked at already (followed or not)
+ * @nr_seen: how many
+ * @seen_cap: entries allocated
+ * @last_scan: when the publish directory was last listed (ms)
+ * @calls: function calls recorded in the files completed
+ */
+struct rtt_follow {
+	struct rtt_record *v;
+	size_t nr;
+	size_t cap;
+	int *seen;
+	size_t nr_seen;
+	size_t seen_cap;
+	uint64_t last_scan;
+	unsigned long calls;
+};
+
+
+/* record_follow.c */
+void rtt_follow_turn(struct rtt_follow *fl, int root, const char *out);
+void rtt_follow_end(struct rtt_follow *fl);
+
+/* record_spawn.c */
+int rtt_record_spawn(char **cmd, const struct rtt_strv *events,
+		     const char *tracer, const struct rtt_strv *opts,
+		     unsigned long size_kb, const char *preload,
+		     bool follow, bool stdout_busy, int *hold,
+		     struct rtt_proc *p, pid_t *child);
+char *rtt_show_set_event(struct rtt_proc *p, const char *inst);
+void rtt_restore_events(struct rtt_proc *p, const char *inst,
+			const char *before);
+void rtt_record_formats(struct rtt_record *r, struct rtt_events **evp);
+const char *rtt_record_preload(const char *cmd, int mode,
+			       const char *given, char *lib,
+			       size_t len);
+
+/* record_write.c */
+void rtt_settle(struct rtt_proc *p);
+int rtt_rec_open(struct rtt_record *r, const char *inst);
+int rtt_rec_turn(struct rtt_record *r);
+int rtt_rec_finish(struct rtt_record *r, int ret);
+void rtt_rec_free(struct rtt_record *r);
+
+#endif

@@ -1,0 +1,414 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * record_spawn.c - ringtrace record -- COMMAND: starting the command with
+ *	tracing set up
+ */
+#include "record.h"
+
+/*
+ * A live process of the publish directory that inherited @hold_env (our
+ * RINGTRACE_HOLD): started by the command, directly or not, as a shell
+ * starts the program it runs. Return: its pid, or 0.
+ */
+static int rtt_spawn_descendant(const char *hold_env)
+{
+	char err[RTT_ERR_MAX];
+	struct rtt_entry *e;
+	size_t nr, i;
+	int pid = 0;
+
+	if (rtt_list(&e, &nr, err))
+		return 0;
+	for (i = 0; i < nr && !pid; i++)
+		if (!kill(e[i].pid, 0) && rtt_environ_has(e[i].pid, hold_env))
+			pid = e[i].pid;
+	free(e);
+	return pid;
+}
+
+/* Start COMMAND with the settings in its environment; wait until it
+ * publishes its control file, or a program it starts does (the command
+ * is a shell that runs it: sh -c "PROGRAM; ..."). */
+int rtt_record_spawn(char **cmd, const struct rtt_strv *events,
+		     const char *tracer, const struct rtt_strv *opts,
+		     unsigned long size_kb, const char *preload,
+		     bool follow, bool stdout_busy, int *hold,
+		     struct rtt_proc *p, pid_t *child)
+{
+	posix_spawn_file_actions_t fa;
+	char err[RTT_ERR_MAX], *ev = NULL, *op = NULL, *tr = NULL, *pl = NULL;
+	char hold_env[64], size_env[64], follow_env[64];
+	const char *old_pl = getenv("LD_PRELOAD");
+	char **envp = NULL;
+	size_t n = 0, i, len;
+	uint64_t deadline;
+	int ret, status, fds[2], tries;
+
+	for (i = 0; environ[i]; i++)
+		n++;
+	envp = calloc(n + 9, sizeof(*envp));
+	if (!envp)
+		return -ENOMEM;
+	/* the command waits on fds[0] until tracing is set up (rt_hold()) */
+	if (pipe2(fds, O_CLOEXEC)) {
+		free(envp);
+		return -errno;
+	}
+	/* the read end goes to the command (the write end stays here) */
+	if (fcntl(fds[0], F_SETFD, 0)) {
+		close(fds[0]);
+		close(fds[1]);
+		free(envp);
+		return -errno;
+	}
+	n = 0;
+	for (i = 0; environ[i]; i++) {
+		if ((events->nr && !strncmp(environ[i], "RINGTRACE_EVENTS=", 17)) ||
+		    (tracer && !strncmp(environ[i], "RINGTRACE_TRACER=", 17)) ||
+		    (opts->nr && !strncmp(environ[i], "RINGTRACE_OPTIONS=", 18)) ||
+		    !strncmp(environ[i], "RINGTRACE_HOLD=", 15) ||
+		    (size_kb && !strncmp(environ[i], "RINGTRACE_BUF_SIZE_KB=", 22)) ||
+		    (preload && !strncmp(environ[i], "LD_PRELOAD=", 11)) ||
+		    !strncmp(environ[i], "RINGTRACE_FOLLOW=", 17))
+			continue;
+		envp[n++] = environ[i];
+	}
+	/* the library first, then what the user preloads */
+	if (preload &&
+	    asprintf(&pl, "LD_PRELOAD=%s%s%s", preload,
+		     old_pl && *old_pl ? " " : "", old_pl ? old_pl : "") > 0)
+		envp[n++] = pl;
+	snprintf(hold_env, sizeof(hold_env), "RINGTRACE_HOLD=%d:%d", fds[0],
+		 (int)getpid());
+	envp[n++] = hold_env;
+	if (follow) {
+		snprintf(follow_env, sizeof(follow_env),
+			 "RINGTRACE_FOLLOW=%d", (int)getpid());
+		envp[n++] = follow_env;
+	}
+	if (size_kb) {
+		snprintf(size_env, sizeof(size_env), "RINGTRACE_BUF_SIZE_KB=%lu",
+			 size_kb);
+		envp[n++] = size_env;
+	}
+	/* any RINGTRACE_ variable starts the tracer at load: the process
+	 * publishes before its main() runs */
+	envp[n++] = (char *)"RINGTRACE_PUBLISH=1";
+	/* a clean exit leaves the files for us (a short program may be
+	 * done before we attach); we remove them when done */
+	envp[n++] = (char *)"RINGTRACE_KEEP_FILES=1";
+	if (events->nr) {
+		for (len = 32, i = 0; i < (size_t)events->nr; i++)
+			len += strlen(events->v[i]) + 1;
+		ev = malloc(len);
+		if (ev) {
+			strcpy(ev, "RINGTRACE_EVENTS=");
+			for (i = 0; i < (size_t)events->nr; i++) {
+				if (i)
+					strcat(ev, ",");
+				strcat(ev, events->v[i]);
+			}
+			envp[n++] = ev;
+		}
+	}
+	if (opts->nr) {
+		for (len = 32, i = 0; i < (size_t)opts->nr; i++)
+			len += strlen(opts->v[i]) + 1;
+		op = malloc(len);
+		if (op) {
+			strcpy(op, "RINGTRACE_OPTIONS=");
+			for (i = 0; i < (size_t)opts->nr; i++) {
+				if (i)
+					strcat(op, ",");
+				strcat(op, opts->v[i]);
+			}
+			envp[n++] = op;
+		}
+	}
+	if (tracer && asprintf(&tr, "RINGTRACE_TRACER=%s", tracer) > 0)
+		envp[n++] = tr;
+	envp[n] = NULL;
+	/* the trace.dat goes to standard output (-o -): the command's
+	 * output goes to standard error, not into the file */
+	if (stdout_busy) {
+		posix_spawn_file_actions_init(&fa);
+		posix_spawn_file_actions_adddup2(&fa, STDERR_FILENO,
+						 STDOUT_FILENO);
+	}
+	ret = posix_spawnp(child, cmd[0], stdout_busy ? &fa : NULL, NULL,
+			   cmd, envp);
+	if (stdout_busy)
+		posix_spawn_file_actions_destroy(&fa);
+	free(ev);
+	free(op);
+	free(tr);
+	free(pl);
+	free(envp);
+	close(fds[0]);
+	if (ret)
+		close(fds[1]);
+	else
+		*hold = fds[1];
+	if (ret) {
+		rtt_msg("cannot run '%s': %s", cmd[0], strerror(ret));
+		return ret == ENOENT || ret == EACCES ? -EINVAL : -ret;
+	}
+	deadline = rtt_now_ms() + 10000;
+	for (tries = 0;; tries++) {
+		int pid = *child;
+
+		ret = rtt_proc_open(pid, 0, p, err);
+		/* not published itself: a program it started may be (a
+		 * look at the directory every 10 ms) */
+		if (ret == -ESRCH && tries % 10 == 0) {
+			pid = rtt_spawn_descendant(hold_env);
+			if (pid)
+				ret = rtt_proc_open(pid, 0, p, err);
+			else
+				pid = *child;
+		}
+		/* published, with its top instance */
+		if (!ret && rtt_inst_find(p, NULL) >= 0) {
+			rtt_settle(p);
+			return 0;
+		}
+		if (!ret) {
+			rtt_proc_close(p);
+			ret = -ESRCH;
+			snprintf(err, sizeof(err), "no trace buffer yet");
+		}
+		if (pid == *child &&
+		    waitpid(*child, &status, WNOHANG) == *child) {
+			/* done already: what it left is recorded */
+			if (!rtt_proc_open(*child, RTT_OPEN_DEAD, p, err)) {
+				if (rtt_inst_find(p, NULL) >= 0)
+					return 0;
+				rtt_proc_close(p);
+			}
+			rtt_msg("'%s' (pid %d) exited before publishing its trace: is it linked with libringtrace?",
+				cmd[0], (int)*child);
+			*child = 0;
+			return -ESRCH;
+		}
+		/* a control file being created reads as corrupt for a
+		 * moment: the process fills it after creating it */
+		if (ret == -EPROTO && rtt_now_ms() <= deadline && !rtt_stop) {
+			usleep(1000);
+			continue;
+		}
+		if (ret != -ESRCH || rtt_now_ms() > deadline || rtt_stop) {
+			if (ret == -ESRCH)
+				rtt_msg("'%s' (pid %d) did not publish a trace within 10 s: is it linked with libringtrace?",
+					cmd[0], (int)*child);
+			else
+				rtt_msg("%s", err);
+			return ret;
+		}
+		usleep(1000);
+	}
+}
+
+/* Event specs enabled before recording, to switch back off after. */
+char *rtt_show_set_event(struct rtt_proc *p, const char *inst)
+{
+	char err[RTT_ERR_MAX], *reply = NULL;
+
+	if (rtt_command(p, RTT_CMD_TIMEOUT_MS, &reply, err, "show_set_event %s",
+			rtt_iarg(inst))) {
+		free(reply);
+		return NULL;
+	}
+	return reply;
+}
+
+static bool rtt_line_in(const char *text, const char *line)
+{
+	size_t n = strlen(line);
+	const char *s = text;
+
+	while (s && *s) {
+		if (!strncmp(s, line, n) && (s[n] == '\n' || !s[n]))
+			return true;
+		s = strchr(s, '\n');
+		if (s)
+			s++;
+	}
+	return false;
+}
+
+void rtt_restore_events(struct rtt_proc *p, const char *inst,
+			const char *before)
+{
+	char *now = rtt_show_set_event(p, inst), *line, *save = NULL;
+
+	if (!now || !before)
+		goto out;
+	for (line = strtok_r(now, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char err[RTT_ERR_MAX];
+
+		if (!rtt_line_in(before, line))
+			rtt_command(p, RTT_CMD_TIMEOUT_MS, NULL, err,
+				    "set_event %s !%s", rtt_iarg(inst), line);
+	}
+out:
+	free(now);
+}
+
+/*
+ * Events registered since the formats were written (a program registers
+ * its events as it loads, after the library published its first events
+ * file): read the events file again and add the new formats.
+ */
+void rtt_record_formats(struct rtt_record *r, struct rtt_events **evp)
+{
+	struct rtt_events *ev;
+	size_t i;
+
+	/* quiet: the process may be exiting, its files gone */
+	if (rtt_load_events(&r->p, &ev, true))
+		return;
+	for (i = 0; i < ev->nr; i++)
+		if (!rtt_events_by_id(*evp, ev->v[i].id))
+			td_writer_add_format(r->w, ev->v[i].system,
+					     ev->v[i].format);
+	/* the formats written stay: they are in the file already */
+	rtt_events_keep(ev, *evp);
+	rtt_events_free(*evp);
+	*evp = ev;
+}
+
+/* The file posix_spawnp() runs for @cmd: @cmd itself, or found in PATH. */
+static bool rtt_which(const char *cmd, char *out, size_t len)
+{
+	const char *path = getenv("PATH"), *p, *end;
+
+	if (strchr(cmd, '/')) {
+		snprintf(out, len, "%s", cmd);
+		return access(out, X_OK) == 0;
+	}
+	for (p = path ? path : "/usr/local/bin:/usr/bin:/bin"; *p; p = end) {
+		size_t n;
+
+		end = strchr(p, ':');
+		if (!end)
+			end = p + strlen(p);
+		n = (size_t)(end - p);
+		if (*end)
+			end++;
+		if ((int)len <= snprintf(out, len, "%.*s/%s", (int)(n ? n : 1),
+					  n ? p : ".", cmd))
+			continue;
+		if (access(out, X_OK) == 0)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Read the dynamic string table of the ELF file @path (64-bit, this
+ * machine's byte order): whether it names __cyg_profile_func_enter (the
+ * hook -finstrument-functions calls, which the C library defines as a
+ * no-op unless libringtrace comes first) and whether it names
+ * libringtrace (a library the program is linked with).
+ */
+static bool rtt_elf_hooks(const char *path, bool *hooks, bool *linked)
+{
+	Elf64_Ehdr eh;
+	Elf64_Shdr sh, str;
+	char *tab = NULL;
+	bool ok = false;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	unsigned int i;
+
+	*hooks = *linked = false;
+	if (fd < 0)
+		return false;
+	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_shentsize != sizeof(Elf64_Shdr))
+		goto out;
+	for (i = 0; i < eh.e_shnum; i++) {
+		if (pread(fd, &sh, sizeof(sh),
+			  (off_t)(eh.e_shoff + (uint64_t)i * sizeof(sh))) !=
+		    (ssize_t)sizeof(sh))
+			goto out;
+		if (sh.sh_type == SHT_DYNSYM)
+			break;
+	}
+	/* no dynamic symbols: a static program, nothing to preload into */
+	if (i == eh.e_shnum || sh.sh_link >= eh.e_shnum ||
+	    pread(fd, &str, sizeof(str),
+		  (off_t)(eh.e_shoff + (uint64_t)sh.sh_link * sizeof(str))) !=
+		    (ssize_t)sizeof(str) ||
+	    str.sh_size == 0 || str.sh_size > (64u << 20))
+		goto out;
+	tab = malloc(str.sh_size + 1);
+	if (!tab || pread(fd, tab, str.sh_size, (off_t)str.sh_offset) !=
+			    (ssize_t)str.sh_size)
+		goto out;
+	tab[str.sh_size] = 0;
+	for (char *s = tab; s < tab + str.sh_size; s += strlen(s) + 1) {
+		if (!strcmp(s, "__cyg_profile_func_enter"))
+			*hooks = true;
+		else if (!strncmp(s, "libringtrace.so", 15))
+			*linked = true;
+	}
+	ok = true;
+out:
+	free(tab);
+	close(fd);
+	return ok;
+}
+
+/* The libringtrace to preload: installed beside the tool, or built. */
+static bool rtt_preload_lib(char *out, size_t len)
+{
+	char self[PATH_MAX], *slash;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n > 0) {
+		self[n] = 0;
+		slash = strrchr(self, '/');
+		if (slash) {
+			*slash = 0;
+			if ((int)len > snprintf(out, len, "%s/%s", self,
+						RTT_PRELOAD_INSTALLED) &&
+			    access(out, R_OK) == 0)
+				return true;
+		}
+	}
+	snprintf(out, len, "%s", RTT_PRELOAD_BUILD);
+	return access(out, R_OK) == 0;
+}
+
+/*
+ * What to preload for COMMAND: @mode 1 (--preload) always, 0 (--no-preload)
+ * never, -1 when the program calls the hooks but does not link the library.
+ * Returns @lib filled, or NULL.
+ */
+const char *rtt_record_preload(const char *cmd, int mode,
+			       const char *given, char *lib,
+			       size_t len)
+{
+	char path[PATH_MAX];
+	bool hooks = false, linked = false;
+
+	if (!mode)
+		return NULL;
+	if (mode < 0) {
+		if (!rtt_which(cmd, path, sizeof(path)) ||
+		    !rtt_elf_hooks(path, &hooks, &linked) || !hooks || linked)
+			return NULL;
+	}
+	if (given) {
+		snprintf(lib, len, "%s", given);
+		return lib;
+	}
+	if (rtt_preload_lib(lib, len))
+		return lib;
+	rtt_msg("warning: %s: libringtrace was not found to preload (give --preload=LIB)",
+		cmd);
+	return NULL;
+}

@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * record_write.c - ringtrace record: moving pages of the buffer into the
+ *	trace.dat
+ */
+#include "record.h"
+
+/* Pages of one cpu buffer taken before the next one's turn. */
+#define RTT_RECORD_BURST 64
+
+/*
+ * Mark @n events dropped before @page as the kernel marks overwritten
+ * ones: RINGBUF_MISSED_EVENTS, and the count after the data when there
+ * is room (added to a count the page has already).
+ */
+static void rtt_mark_dropped(void *page, size_t size, unsigned long n)
+{
+	struct ringbuf_data_page *dp = page;
+	uint64_t commit = dp->commit, len = commit & RINGBUF_COMMIT_MASK;
+	unsigned char *at = (unsigned char *)dp->data + len;
+	uint64_t count;
+
+	if (commit & RINGBUF_MISSED_STORED) {
+		memcpy(&count, at, sizeof(count));
+		count += n;
+		memcpy(at, &count, sizeof(count));
+	} else if (!(commit & RINGBUF_MISSED_EVENTS) &&
+		   size - RINGBUF_PAGE_HDR_SIZE - len >= sizeof(count)) {
+		count = n;
+		memcpy(at, &count, sizeof(count));
+		commit |= RINGBUF_MISSED_STORED;
+	}
+	dp->commit = commit | RINGBUF_MISSED_EVENTS;
+}
+
+/*
+ * Move at most @max pages into the file: the pages the writer has left
+ * (@full), or whatever the buffers hold (!@full), up to a stage of pages
+ * of each cpu buffer in turn, read straight into the writer's staging
+ * (an empty cpu buffer costs one look a turn, not one a page). Writes a
+ * full buffer refused (producer/consumer mode) are marked on the first
+ * page read after the reader caught up with the writer, which holds
+ * records written after them. Return: the pages moved, or a negative
+ * errno.
+ */
+static int rtt_record_pages(struct rtt_record *r, int full, int max)
+{
+	size_t size = ringbuf_subbuf_size(r->rb);
+	int cpu, ret, n, moved = 0;
+	bool any;
+
+	do {
+		any = false;
+		for (cpu = 0; cpu < r->nr_cpus; cpu++) {
+			for (n = 0; n < RTT_RECORD_BURST; n++) {
+				struct rtt_tally t = r->tally;
+				unsigned long missed = 0, d;
+				void *page;
+
+				if (moved >= max)
+					return moved;
+				d = ringbuf_dropped_events_cpu(r->rb, cpu);
+				if (d != r->dropped[cpu]) {
+					r->dropped[cpu] = d;
+					r->caught_up[cpu] = false;
+				}
+				page = td_writer_page_slot(r->w, cpu);
+				if (!page)
+					return -errno;
+				if (ringbuf_read_page(r->rb, page, size, cpu,
+						      full) < 0) {
+					r->caught_up[cpu] = true;
+					break;
+				}
+				any = true;
+				if (r->marked[cpu] != r->dropped[cpu] &&
+				    (r->caught_up[cpu] || !full)) {
+					rtt_mark_dropped(page, size,
+							 r->dropped[cpu] -
+								 r->marked[cpu]);
+					r->marked[cpu] = r->dropped[cpu];
+				}
+				/* checked and counted in one pass */
+				t.records = t.calls = 0;
+				ret = td_writer_commit_slot(r->w, cpu,
+							    rtt_count_cb,
+							    &missed, &t);
+				if (ret == -EINVAL) {
+					rtt_msg("cpu %d: a malformed page skipped",
+						cpu);
+					continue;
+				}
+				if (ret)
+					return ret;
+				moved++;
+				r->tally.records += t.records;
+				r->tally.calls += t.calls;
+				r->events += t.records;
+				if (missed != TD_MISSED_UNKNOWN)
+					r->missed += missed;
+			}
+		}
+	} while (any);
+	return moved;
+}
+
+/*
+ * A checkpoint each second (@timed). Writing in place, a checkpoint
+ * writes the header alone; otherwise it copies the whole file, so it is
+ * only taken when the data has doubled since the last (which keeps the
+ * copying linear in the size), and at the end.
+ */
+static int rtt_record_ckpt(struct rtt_record *r, bool timed)
+{
+	uint64_t bytes;
+	size_t len;
+	char *cmdl;
+	int ret;
+
+	td_writer_stats(r->w, NULL, &bytes);
+	if (td_writer_in_place(r->w) ? !timed : bytes < 2 * r->ckpt_bytes)
+		return 0;
+	/* threads started meanwhile */
+	if (!rtt_cmdlines_text(&r->p, &cmdl, &len)) {
+		td_writer_set_cmdlines(r->w, cmdl);
+		free(cmdl);
+	}
+	ret = td_writer_checkpoint(r->w);
+	if (!ret)
+		r->ckpt_bytes = bytes > 32768 ? bytes : 32768;
+	return ret;
+}
+
+static void rtt_record_progress(struct rtt_record *r, double rate)
+{
+	struct rtt_counts c;
+	uint64_t bytes = 0;
+
+	if (r->quiet)
+		return;
+	rtt_get_counts(r->rb, &c);
+	td_writer_stats(r->w, NULL, &bytes);
+	fprintf(stderr,
+		"%sringtrace: %.0f events/s, %.1f MB written, %lu events lost%s",
+		r->tty ? "\r" : "", rate, (double)bytes / 1e6, rtt_lost(&c),
+		r->tty ? "\033[K" : "\n");
+}
+
+/*
+ * A program registers its events as it loads, after the library
+ * published its first events file: wait until the file has not changed
+ * for 20 ms (at most a second), so that the formats read next are all of
+ * them. The buffer keeps what is written meanwhile.
+ */
+void rtt_settle(struct rtt_proc *p)
+{
+	uint64_t start = rtt_now_ms(), since = start;
+	uint32_t g = rtt_ctl_gen(p);
+
+	while (rtt_now_ms() - since < 20 && rtt_now_ms() - start < 1000 &&
+	       rtt_proc_state(p) == RTT_ALIVE) {
+		uint32_t n;
+
+		usleep(2000);
+		n = rtt_ctl_gen(p);
+		if (n != g) {
+			g = n;
+			since = rtt_now_ms();
+		}
+	}
+}
+
+/*
+ * Attach to the buffer of the process's instance @inst (r->p open, r->ev
+ * read) and create the file, complete at once: whatever happens next,
+ * the path holds a trace.dat that reads.
+ */
+int rtt_rec_open(struct rtt_record *r, const char *inst)
+{
+	char err[RTT_ERR_MAX], clock[32];
+	size_t len;
+	int c, ret;
+
+	ret = rtt_attach(&r->p, rtt_find_inst(&r->p, inst), false,
+			 RTT_ATTACH_CONSUME, NULL, &r->rb, err);
+	if (ret) {
+		rtt_msg("%s", err);
+		return ret;
+	}
+	r->nr_cpus = ringbuf_nr_cpus(r->rb);
+	r->dropped = calloc((size_t)r->nr_cpus, sizeof(*r->dropped));
+	r->marked = calloc((size_t)r->nr_cpus, sizeof(*r->marked));
+	r->caught_up = calloc((size_t)r->nr_cpus, sizeof(*r->caught_up));
+	if (!r->dropped || !r->marked || !r->caught_up)
+		return -ENOMEM;
+	r->tally.fn_ids[0] = r->tally.fn_ids[1] = -1;
+	for (len = 0; len < r->ev->nr; len++) {
+		if (strcmp(r->ev->v[len].system, "ftrace"))
+			continue;
+		if (!strcmp(r->ev->v[len].name, "function"))
+			r->tally.fn_ids[0] = r->ev->v[len].id;
+		else if (!strcmp(r->ev->v[len].name, "funcgraph_exit"))
+			r->tally.fn_ids[1] = r->ev->v[len].id;
+	}
+	/* what was dropped before the recording is not in it */
+	for (c = 0; c < r->nr_cpus; c++)
+		r->dropped[c] = r->marked[c] =
+			ringbuf_dropped_events_cpu(r->rb, c);
+	if (rtt_syms_text(&r->p, &r->syms, &len, err))
+		rtt_msg("warning: the trace will have no symbols: %s", err);
+	rtt_cmdlines_text(&r->p, &r->cmdl, &len);
+	snprintf(clock, sizeof(clock), "%.*s",
+		 (int)sizeof(r->p.ctl->clock) - 1, r->p.ctl->clock);
+	ret = rtt_td_open(r->out, r->rb, r->ev, r->syms, r->cmdl, clock,
+			  &r->w);
+	if (ret)
+		return ret;
+	r->ckpt_bytes = 32768;
+	r->start = r->last = rtt_now_ms();
+	return td_writer_checkpoint(r->w);
+}
+
+/*
+ * One turn of a recording: the formats of events registered since, the
+ * whole pages the writers left, a checkpoint and a progress line each
+ * second. Return: the pages moved, or a negative errno.
+ */
+int rtt_rec_turn(struct rtt_record *r)
+{
+	uint32_t g = rtt_ctl_gen(&r->p);
+	uint64_t now;
+	int moved, ret;
+
+	if (g != r->ctl_gen) {
+		r->ctl_gen = g;
+		rtt_record_formats(r, &r->ev);
+	}
+	moved = rtt_record_pages(r, 1, RTT_RECORD_BATCH);
+	if (moved < 0)
+		return moved;
+	now = rtt_now_ms();
+	ret = rtt_record_ckpt(r, now - r->last >= 1000);
+	if (ret)
+		return ret;
+	if (now - r->last >= 1000) {
+		double rate = (double)(r->events - r->last_events) * 1000.0 /
+			      (double)(now - r->last);
+
+		rtt_record_progress(r, rate);
+		r->last_events = r->events;
+		r->last = now;
+	}
+	return moved;
+}
+
+/*
+ * The end of a recording (@ret: how the turns ended): what the buffer
+ * still holds, partial pages included (no more than it holds now, should
+ * a live writer keep filling it), the last formats, symbols and thread
+ * names, the file completed, the summary line. Return: 0 or a negative
+ * errno (reported).
+ */
+int rtt_rec_finish(struct rtt_record *r, int ret)
+{
+	char err[RTT_ERR_MAX];
+	uint64_t written = 0;
+	long drain = r->nr_cpus;
+	size_t len;
+	int c;
+
+	for (c = 0; c < r->nr_cpus; c++)
+		drain += (long)(ringbuf_size(r->rb, c) /
+				ringbuf_subbuf_size(r->rb));
+	while (!ret && drain > 0) {
+		int moved = rtt_record_pages(r, 0, RTT_RECORD_BATCH);
+
+		if (moved <= 0) {
+			ret = moved;
+			break;
+		}
+		drain -= moved;
+		ret = rtt_record_ckpt(r, false);
+	}
+	if (!ret) {
+		/* events registered at the end (their files may be gone) */
+		if (rtt_ctl_gen(&r->p) != r->ctl_gen)
+			rtt_record_formats(r, &r->ev);
+		/* the symbols of what was loaded meanwhile */
+		if (!r->exited) {
+			free(r->syms);
+			r->syms = NULL;
+			if (!rtt_syms_text(&r->p, &r->syms, &len, err) &&
+			    r->syms)
+				td_writer_set_kallsyms(r->w, r->syms);
+		}
+		free(r->cmdl);
+		r->cmdl = NULL;
+		if (!rtt_cmdlines_text(&r->p, &r->cmdl, &len))
+			td_writer_set_cmdlines(r->w, r->cmdl);
+		written = td_writer_written(r->w);
+		ret = td_writer_close(r->w);
+		r->w = NULL;
+		if (ret)
+			ret = rtt_td_error(r->out_name ? r->out_name : r->out, ret);
+	} else if (ret == -ENOMEM) {
+		rtt_msg("out of memory");
+	} else {
+		/* a last try with what could be written (the disk may take
+		 * a smaller copy) */
+		if (ret != -EINVAL)
+			td_writer_checkpoint(r->w);
+		ret = rtt_td_error(r->out_name ? r->out_name : r->out, ret);
+	}
+	if (r->tty && !r->quiet)
+		fputs("\r\033[K", stderr);
+	if (!ret) {
+		struct rtt_counts cs;
+		struct stat st;
+
+		rtt_get_counts(r->rb, &cs);
+		if (stat(r->out, &st))
+			st.st_size = 0;
+		/* the kernel's count, where there is one (followed
+		 * processes share it: their own count then) */
+		if (!r->quiet_written)
+			written = rtt_self_wchar(written);
+		rtt_msg("%lu events recorded in %s (%.1f MB, %.1f MB written) in %.1f s; %lu lost",
+			r->events, r->out_name ? r->out_name : r->out,
+			(double)st.st_size / 1e6,
+			(double)written / 1e6,
+			(double)(rtt_now_ms() - r->start) / 1000.0,
+			rtt_lost(&cs));
+	}
+	return ret;
+}
+
+void rtt_rec_free(struct rtt_record *r)
+{
+	free(r->dropped);
+	free(r->marked);
+	free(r->caught_up);
+	td_writer_abort(r->w);
+	ringbuf_free(r->rb);
+	rtt_proc_close(&r->p);
+	rtt_events_free(r->ev);
+	free(r->syms);
+	free(r->cmdl);
+	free(r->out_path);
+	memset(r, 0, sizeof(*r));
+}

@@ -1,0 +1,427 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * report.c - ringtrace report: its arguments and output
+ */
+#include "report.h"
+
+/* ---- report ------------------------------------------------------------- */
+
+const char rtt_report_help[] =
+	"Print a trace.dat (written by 'ringtrace record' or 'extract') as\n"
+	"'ringtrace pipe' prints the live trace: records merged across cpu\n"
+	"buffers in time order, lost events marked where they were lost.\n"
+	"\n"
+	"  -c, --cpu N          only cpu buffer N\n"
+	"  -f, --filter 'EVENT EXPR'  only the records of EVENT (sys:event,\n"
+	"                       event, sys, sys:*) that match EXPR; repeatable\n"
+	"                       (a record is shown when a filter of its event\n"
+	"                       matches)\n"
+	"  -r, --raw            print each event's fields as name=value\n"
+	"      --format=FMT     text (default) or json: Chrome / Perfetto\n"
+	"                       trace-event JSON (function_graph calls as\n"
+	"                       nested slices, other events as instants)\n"
+	"      --stat           instead of the records, one line per function\n"
+	"                       of a function_graph trace: total time, self\n"
+	"                       time (without its calls), calls, average,\n"
+	"                       shortest and longest call\n"
+	"      --graph FUNC     instead of the records, the calls of FUNC (a\n"
+	"                       glob) with its callers and the calls it made\n"
+	"  -s, --sort KEY       the order of --stat and --graph: total\n"
+	"                       (default), self, calls, avg, min, max, func\n"
+	"  -F, --function FUNC  only FUNC (a glob) and what it calls, with the\n"
+	"                       thread's other events meanwhile; repeatable\n"
+	"  -D, --depth N        only function calls less than N deep\n"
+	"      --tid TID        only the records of thread TID; repeatable\n"
+	"      --time-range START~END  only the records from START to END\n"
+	"                       (time stamps as printed; either may be left out)\n"
+	"  -t, --threshold TIME  --stat and --graph count only the calls that\n"
+	"                       took at least TIME (10us, 2ms, 1s; ns without\n"
+	"                       a unit)\n"
+	"  -h, --help           this text\n";
+
+
+static void rtt_report_header(struct rtt_report *rp)
+{
+	if (rp->graph) {
+		printf("# tracer: function_graph\n#\n");
+		printf("# CPU  DURATION                  FUNCTION CALLS\n");
+		printf("# |     |   |                     |   |   |   |\n");
+		return;
+	}
+	/* the tracer whose records the file holds */
+	printf("# tracer: %s\n#\n",
+	       rt_tracer_name(rp->function ? RT_TRACER_FUNCTION : RT_TRACER_NOP));
+	printf("#                                _-----=> irqs-off/BH-disabled\n");
+	printf("#                               / _----=> need-resched\n");
+	printf("#                              | / _---=> hardirq/softirq\n");
+	printf("#                              || / _--=> preempt-depth\n");
+	printf("#                              ||| / _-=> migrate-disable\n");
+	printf("#                              |||| /     delay\n");
+	printf("#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n");
+	printf("#              | |         |   |||||     |         |\n");
+}
+
+/* Long options without a short one. */
+enum {
+	RTT_OPT_FORMAT = 256,
+	RTT_OPT_STAT,
+	RTT_OPT_GRAPH,
+	RTT_OPT_TID,
+	RTT_OPT_RANGE,
+};
+
+/* A time stamp as report prints it: seconds (ns clocks) or a count. */
+static int rtt_parse_stamp(const char *s, size_t n, bool ns, uint64_t *out)
+{
+	char buf[64], *end;
+	double d;
+
+	if (n >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, s, n);
+	buf[n] = 0;
+	d = strtod(buf, &end);
+	if (end == buf || *end || d < 0)
+		return -EINVAL;
+	d = ns ? d * 1e9 : d;
+	if (d >= 1.8e19)
+		return -EINVAL;
+	*out = (uint64_t)(d + 0.5);
+	return 0;
+}
+
+/* START~END, either part optional. */
+static int rtt_parse_range(const char *s, bool ns, uint64_t *from,
+			   uint64_t *to)
+{
+	const char *t = strchr(s, '~');
+
+	if (!t)
+		return -EINVAL;
+	*from = 0;
+	*to = UINT64_MAX;
+	if (t > s && rtt_parse_stamp(s, (size_t)(t - s), ns, from))
+		return -EINVAL;
+	if (t[1] && rtt_parse_stamp(t + 1, strlen(t + 1), ns, to))
+		return -EINVAL;
+	return *from <= *to ? 0 : -EINVAL;
+}
+
+int rtt_do_report(const struct rtt_verb *v, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "cpu", required_argument, NULL, 'c' },
+		{ "filter", required_argument, NULL, 'f' },
+		{ "raw", no_argument, NULL, 'r' },
+		{ "format", required_argument, NULL, RTT_OPT_FORMAT },
+		{ "stat", no_argument, NULL, RTT_OPT_STAT },
+		{ "graph", required_argument, NULL, RTT_OPT_GRAPH },
+		{ "sort", required_argument, NULL, 's' },
+		{ "function", required_argument, NULL, 'F' },
+		{ "depth", required_argument, NULL, 'D' },
+		{ "tid", required_argument, NULL, RTT_OPT_TID },
+		{ "time-range", required_argument, NULL, RTT_OPT_RANGE },
+		{ "threshold", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct rtt_strv fargs = { 0 }, funcs = { 0 };
+	struct rtt_sel_opts so = { .to = UINT64_MAX };
+	struct rtt_prof *prof = NULL;
+	const char *graph = NULL, *range = NULL;
+	int *tids = NULL, nr_tids = 0, sort = RTT_SORT_TOTAL;
+	unsigned long ul;
+	uint64_t threshold = 0;
+	bool want_stat = false, threshold_set = false;
+	struct rtt_report rp;
+	struct rtt_json *json = NULL;
+	char err[RTT_ERR_MAX];
+	struct stat st;
+	unsigned long cpu_arg = (unsigned long)-1;
+	bool want_json = false;
+	const char *clock, *kallsyms;
+	int c, ret = 0, i, pid;
+	size_t k;
+
+	memset(&rp, 0, sizeof(rp));
+	rp.cur = -1;
+	while ((c = getopt_long(argc, argv, ":c:f:rs:F:D:t:h", opts, NULL)) !=
+	       -1) {
+		switch (c) {
+		case 'c':
+			if (rtt_parse_uint(optarg, 65535, &cpu_arg))
+				return rtt_usage(v, "bad cpu '%s'", optarg);
+			break;
+		case 'f':
+			rtt_strv_add(&fargs, optarg);
+			break;
+		case 'r':
+			rp.ctx.raw = true;
+			break;
+		case RTT_OPT_FORMAT:
+			if (!strcmp(optarg, "json"))
+				want_json = true;
+			else if (strcmp(optarg, "text"))
+				return rtt_usage(v, "unknown format '%s' (text, json)",
+						 optarg);
+			break;
+		case RTT_OPT_STAT:
+			want_stat = true;
+			break;
+		case RTT_OPT_GRAPH:
+			graph = optarg;
+			break;
+		case 's':
+			sort = rtt_prof_sort_by_name(optarg);
+			if (sort < 0)
+				return rtt_usage(v, "unknown sort key '%s' (total, self, calls, avg, min, max, func)",
+						 optarg);
+			break;
+		case 'F':
+			rtt_strv_add(&funcs, optarg);
+			break;
+		case 'D':
+			if (rtt_parse_uint(optarg, INT_MAX, &ul) || !ul)
+				return rtt_usage(v, "bad depth '%s'", optarg);
+			so.max_depth = (int)ul;
+			break;
+		case RTT_OPT_TID: {
+			int *nt;
+
+			if (rtt_parse_uint(optarg, INT_MAX, &ul) || !ul)
+				return rtt_usage(v, "bad thread id '%s'", optarg);
+			nt = realloc(tids, (size_t)(nr_tids + 1) * sizeof(*nt));
+			if (!nt)
+				return rtt_usage(v, "out of memory");
+			tids = nt;
+			tids[nr_tids++] = (int)ul;
+			break;
+		}
+		case RTT_OPT_RANGE:
+			range = optarg;
+			break;
+		case 't':
+			if (rtt_parse_duration(optarg, &threshold))
+				return rtt_usage(v, "bad threshold '%s' (10us, 2ms, 1s, or ns)",
+						 optarg);
+			threshold_set = true;
+			break;
+		case 'h':
+			return rtt_help(v);
+		default:
+			return rtt_bad_option(v, argv, c);
+		}
+	}
+	if (optind != argc - 1) {
+		free(fargs.v);
+		free(funcs.v);
+		free(tids);
+		return rtt_usage(v, optind < argc ? "too many arguments" :
+						    "missing the trace.dat file");
+	}
+	if ((want_stat || graph) && (want_json || rp.ctx.raw)) {
+		free(fargs.v);
+		free(funcs.v);
+		free(tids);
+		return rtt_usage(v, "--stat and --graph print a table: not with --format=json or --raw");
+	}
+	if (want_stat && graph) {
+		free(fargs.v);
+		free(funcs.v);
+		free(tids);
+		return rtt_usage(v, "give --stat or --graph, not both");
+	}
+	if (threshold_set && !want_stat && !graph) {
+		free(fargs.v);
+		free(funcs.v);
+		free(tids);
+		return rtt_usage(v, "--threshold applies to --stat and --graph");
+	}
+	rp.path = argv[optind];
+	/* only a regular file is a trace.dat (a FIFO would block) */
+	if (!stat(rp.path, &st) && !S_ISREG(st.st_mode)) {
+		rtt_msg("%s is %s, not a trace.dat file", rp.path,
+			rtt_file_kind(&st));
+		free(fargs.v);
+		free(funcs.v);
+		free(tids);
+		return RTT_EXIT_USAGE;
+	}
+	ret = td_reader_open(rp.path, &rp.r, err, sizeof(err));
+	if (ret) {
+		if (ret == -EPROTO)
+			rtt_msg("%s: corrupt or truncated trace.dat: %s", rp.path,
+				err);
+		else if (ret == -ENOTSUP)
+			rtt_msg("%s: %s", rp.path, err);
+		else if (ret == -EACCES || ret == -EPERM)
+			rtt_msg("permission denied: %s", rp.path);
+		else if (ret == -ENOENT)
+			rtt_msg("no such file: %s", rp.path);
+		else
+			rtt_msg("cannot read %s: %s", rp.path, strerror(-ret));
+		free(fargs.v);
+		if (ret == -ENOTSUP || ret == -EPROTO)
+			return RTT_EXIT_CORRUPT;
+		return ret == -ENOENT ? RTT_EXIT_USAGE : rtt_exit_code(ret);
+	}
+	rp.page_size = td_reader_page_size(rp.r);
+	rp.nr_cpus = td_reader_nr_cpus(rp.r);
+	rp.only_cpu = -1;
+	if (cpu_arg != (unsigned long)-1) {
+		if ((int)cpu_arg >= rp.nr_cpus) {
+			rtt_msg("bad cpu %lu: %s has cpu buffers 0 to %d",
+				cpu_arg, rp.path, rp.nr_cpus - 1);
+			ret = -EINVAL;
+			goto out;
+		}
+		rp.only_cpu = (int)cpu_arg;
+	}
+	rp.ev = rtt_events_new();
+	if (!rp.ev) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0;; i++) {
+		const char *sys, *fmt = td_reader_format(rp.r, (unsigned int)i,
+							 &sys);
+
+		if (!fmt)
+			break;
+		ret = rtt_events_add(rp.ev, sys, fmt, strlen(fmt), err,
+				     sizeof(err));
+		if (ret) {
+			rtt_msg("%s: %s", rp.path, err);
+			ret = ret == -ENOMEM ? ret : -EPROTO;
+			goto out;
+		}
+	}
+	kallsyms = td_reader_kallsyms(rp.r);
+	if (kallsyms && kallsyms[0] && rtt_syms_parse(kallsyms, &rp.syms)) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	rtt_events_set_syms(rp.ev, rp.syms);
+	rp.comms = rtt_comms_parse(td_reader_cmdlines(rp.r));
+	if (!rp.comms) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	clock = td_reader_clock(rp.r);
+	rp.ns_clock = strcmp(clock, "x86-tsc") != 0 &&
+		      strcmp(clock, "counter") != 0;
+	rp.ctx.ev = rp.ev;
+	rp.ctx.syms = rp.syms;
+	rp.ctx.comms = rp.comms;
+	ret = rtt_report_filters(&rp, &fargs);
+	if (ret)
+		goto out;
+	if (range && rtt_parse_range(range, rp.ns_clock, &so.from, &so.to)) {
+		rtt_msg("bad time range '%s': expected START~END, each a time stamp as printed (either may be left out)",
+			range);
+		ret = -EINVAL;
+		goto out;
+	}
+	if (funcs.nr || so.max_depth || nr_tids || range) {
+		so.funcs = funcs.v;
+		so.nr_funcs = funcs.nr;
+		so.tids = tids;
+		so.nr_tids = nr_tids;
+		rp.sel = rtt_sel_new(&so, rp.syms);
+		if (!rp.sel) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
+	rp.cpus = calloc((size_t)rp.nr_cpus, sizeof(*rp.cpus));
+	if (!rp.cpus) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < rp.nr_cpus; i++)
+		rp.cpus[i].nr_pages = td_reader_nr_pages(rp.r, i);
+	rtt_report_scan(&rp, want_json ? &pid : NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if (want_stat || graph) {
+		if (!rp.graph)
+			rtt_msg("warning: %s holds no function_graph records",
+				rp.path);
+		prof = rtt_prof_new(rp.syms, threshold, graph);
+		ret = prof ? rtt_report_prof(&rp, prof) : -ENOMEM;
+		if (!ret && want_stat)
+			ret = rtt_prof_print(prof, stdout, sort);
+		else if (!ret) {
+			ret = rtt_prof_print_graph(prof, stdout, sort);
+			if (ret == -ENOENT)
+				rtt_msg("no call of '%s' in %s", graph,
+					rp.path);
+		}
+	} else if (want_json) {
+		json = rtt_json_begin(stdout, &rp.ctx, rp.ns_clock, pid);
+		if (!json) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		rtt_report_json(&rp, json);
+		ret = rtt_json_end(json);
+		json = NULL;
+	} else {
+		struct rt_record_source src = {
+			.nr_cpus = rp.nr_cpus,
+			.clock = rp.ns_clock ? RINGBUF_CLOCK_MONO :
+					       RINGBUF_CLOCK_TSC,
+			.peek = rtt_src_peek,
+			.advance = rtt_src_advance,
+			.ctx = &rp,
+		};
+		struct rt_printer_ops ops;
+		struct rt_print_cfg cfg;
+		int n;
+
+		memset(&cfg, 0, sizeof(cfg));
+		cfg.opts = rt_opt_defaults();
+		cfg.tracer = rp.graph	 ? RT_TRACER_GRAPH :
+			     rp.function ? RT_TRACER_FUNCTION :
+					   RT_TRACER_NOP;
+		rtt_printer_ops(&rp.ctx, &ops);
+		rtt_report_header(&rp);
+		n = rt_print_source(&src, rp.only_cpu < 0 ? RINGBUF_ALL_CPUS :
+							    rp.only_cpu,
+				    &cfg, &ops, stdout);
+		if (n < 0 && errno != EPIPE)
+			ret = n;
+	}
+	if (fflush(stdout) || ferror(stdout)) {
+		if (errno != EPIPE) {
+			rtt_msg("writing the report: %s", strerror(errno));
+			ret = -EIO;
+		}
+	}
+	if (!ret && rp.bad_pages)
+		ret = -EPROTO;
+out:
+	rtt_prof_free(prof);
+	rtt_sel_free(rp.sel);
+	free(funcs.v);
+	free(tids);
+	if (json)
+		rtt_json_end(json);
+	if (rp.cpus)
+		for (i = 0; i < rp.nr_cpus; i++)
+			free(rp.cpus[i].v);
+	free(rp.cpus);
+	for (k = 0; k < rp.nr_filters; k++)
+		rt_filter_free(rp.filters[k].f);
+	free(rp.filters);
+	rtt_comms_free(rp.comms);
+	rtt_events_free(rp.ev);
+	rtt_syms_free(rp.syms);
+	td_reader_close(rp.r);
+	free(fargs.v);
+	if (ret == -ENOMEM)
+		rtt_msg("out of memory");
+	/* no call of the --graph function: nothing wrong with the file */
+	if (ret == -ENOENT && graph)
+		return RTT_EXIT_FAIL;
+	return rtt_exit_code(ret);
+}

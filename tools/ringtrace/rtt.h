@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * rtt.h - what the ringtrace tool's files share: the verb table's entry,
+ *	the helpers every verb uses and the verbs themselves
+ *
+ * ringtrace.c holds the verb table and main(); each verb, or family of
+ * verbs, has its file. Exit codes (ringtrace(1)): 0 ok, 1 runtime
+ * failure, 2 bad usage or argument, 3 no such process or not traced,
+ * 4 permission denied, 5 corrupt or truncated input.
+ */
+#ifndef RTT_RTT_H
+#define RTT_RTT_H
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/types.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <ringbuf/ringbuf.h>
+
+#include "client.h"
+#include "entries.h"
+#include "filter.h"
+#include "print.h"
+#include "profile.h"
+#include "tep.h"
+#include "names.h"
+#include "tracedat.h"
+#include "tracefs.h"
+
+#ifndef RINGTRACE_VERSION
+#define RINGTRACE_VERSION "0"
+#endif
+
+extern char **environ;
+
+/* One verb: its name (and another one it answers to), what runs it, the
+ * synopsis and the help text after it. */
+struct rtt_verb {
+	const char *name;
+	const char *alias;
+	int (*run)(const struct rtt_verb *v, int argc, char **argv);
+	const char *synopsis;
+	const char *help;
+};
+
+/* Counters summed over the cpu buffers of @rb. */
+struct rtt_counts {
+	unsigned long entries;
+	unsigned long overrun;
+	unsigned long commit_overrun;
+	unsigned long dropped;
+	unsigned long read;
+	unsigned long torn;
+};
+
+struct rtt_strv {
+	const char **v;
+	int nr;
+};
+
+/*
+ * Count the records of a page (events/s and the final tally), and those
+ * of the function tracers (@fn_ids: ftrace:function and
+ * ftrace:funcgraph_exit, -1 when unknown).
+ */
+struct rtt_tally {
+	unsigned long records;
+	unsigned long calls;
+	int fn_ids[2];
+};
+
+
+/* common.c */
+void rtt_catch_signals(void);
+void rtt_msg(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+uint64_t rtt_now_ms(void);
+int rtt_help(const struct rtt_verb *v);
+int rtt_usage(const struct rtt_verb *v, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+int rtt_bad_option(const struct rtt_verb *v, char **argv, int c);
+int rtt_parse_uint(const char *s, unsigned long max, unsigned long *out);
+int rtt_open_pid(const char *arg, unsigned int flags,
+		 struct rtt_proc *p);
+const char *rtt_iarg(const char *inst);
+int rtt_cmd(struct rtt_proc *p, char **reply, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int rtt_find_inst(struct rtt_proc *p, const char *inst);
+int rtt_load_events(struct rtt_proc *p, struct rtt_events **out,
+		    bool quiet);
+int rtt_load_syms(struct rtt_proc *p, struct rtt_syms **out);
+void rtt_get_cfg(struct rtt_proc *p, const char *inst,
+		 struct rt_print_cfg *cfg);
+int rtt_set_filter(struct rtt_proc *p, const struct rtt_events *ev,
+		   const char *inst, const char *spec,
+		   const char *expr);
+int rtt_split_filter(const char *arg, char *spec, size_t len,
+		     const char **expr);
+void rtt_get_counts(struct ringbuf *rb, struct rtt_counts *c);
+unsigned long rtt_lost(const struct rtt_counts *c);
+/* @c less @base, the counts taken earlier: what happened in between. */
+void rtt_counts_since(struct rtt_counts *c, const struct rtt_counts *base);
+int rtt_strv_add(struct rtt_strv *s, const char *str);
+/* A process's reply on stdout, ended with a newline. */
+void rtt_print_reply(const char *reply);
+/* Process @pid started with the variable @want ("NAME=VALUE"). */
+bool rtt_environ_has(int pid, const char *want);
+/* @arg is a trace option, or "no" and one. */
+bool rtt_opt_ok(const char *arg);
+/* Every event spec of specs[from..to) (set_event's syntax, "!" in front
+ * allowed) is one of the process's events: else -ENOENT or -EINVAL after
+ * a message naming it. */
+int rtt_check_events(struct rtt_proc *p, int from, int to,
+		     const char *const *specs);
+/* The same against @ev, the events as read before. */
+int rtt_check_events_in(struct rtt_proc *p, const struct rtt_events *ev,
+			int from, int to, const char *const *specs);
+int rtt_apply_settings(struct rtt_proc *p, const struct rtt_events *ev,
+		       const char *inst, const struct rtt_strv *opts,
+		       const struct rtt_strv *events,
+		       const struct rtt_strv *filters);
+extern volatile sig_atomic_t rtt_stop;
+
+/*
+ * struct rtt_out - the output of record -o or extract -o (output.c)
+ * @arg: the path as given ("-": standard output)
+ * @path: where the trace.dat is written: @arg, or @tmp for a stream
+ * @fd: the stream (standard output or a FIFO) the file is copied to, or -1
+ * @dir: the private temporary directory of a stream's file, or ""
+ * @tmp: the file in it
+ */
+struct rtt_out {
+	const char *arg;
+	const char *path;
+	int fd;
+	char dir[PATH_MAX];
+	char tmp[PATH_MAX + 16];
+};
+
+/* output.c */
+/* Check the output @arg before anything runs (@allow_stream: "-" and a
+ * FIFO with a reader are fine). Return: 0, or an exit code after a
+ * message. */
+int rtt_out_open(const char *arg, bool allow_stream, struct rtt_out *o);
+/* Copy the finished file to the stream (when @ret is 0) and clean up.
+ * Return: @ret, or a negative errno of the copy. */
+int rtt_out_finish(struct rtt_out *o, int ret);
+/* Clean up without copying: the temporary files, the stream. */
+void rtt_out_close(struct rtt_out *o);
+const char *rtt_out_name(const struct rtt_out *o);
+/* The kind of file @st is ("a directory", "a FIFO" ...), for messages. */
+const char *rtt_file_kind(const struct stat *st);
+
+/* tdwrite.c */
+int rtt_td_error(const char *path, int err);
+int rtt_td_open(const char *path, struct ringbuf *rb,
+		const struct rtt_events *ev, const char *kallsyms,
+		const char *cmdlines, const char *clock,
+		struct td_writer **wp);
+void rtt_count_cb(const struct td_record *rec, void *arg);
+
+/* list.c */
+int rtt_do_list(const struct rtt_verb *v, int argc, char **argv);
+extern const char rtt_list_help[];
+int rtt_do_clean(const struct rtt_verb *v, int argc, char **argv);
+extern const char rtt_clean_help[];
+
+/* pipe.c */
+int rtt_do_pipe(const struct rtt_verb *v, int argc, char **argv);
+extern const char rtt_pipe_help[];
+
+/* show.c */
+int rtt_show_buffer(struct rtt_proc *p, const char *inst, int slot,
+		    bool snap, bool raw);
+int rtt_do_show(const struct rtt_verb *v, int argc, char **argv);
+int rtt_do_stat(const struct rtt_verb *v, int argc, char **argv);
+extern const char rtt_show_help[];
+extern const char rtt_stat_help[];
+
+/* ctl.c */
+int rtt_do_enable(const struct rtt_verb *v, int argc, char **argv);
+int rtt_do_filter(const struct rtt_verb *v, int argc, char **argv);
+int rtt_do_simple(const struct rtt_verb *v, int argc, char **argv);
+int rtt_do_snapshot(const struct rtt_verb *v, int argc, char **argv);
+int rtt_do_options(const struct rtt_verb *v, int argc, char **argv);
+int rtt_do_trigger(const struct rtt_verb *v, int argc, char **argv);
+int rtt_do_pids(const struct rtt_verb *v, int argc, char **argv);
+extern const char rtt_enable_help[];
+extern const char rtt_filter_help[];
+extern const char rtt_snapshot_help[];
+extern const char rtt_options_help[];
+extern const char rtt_trigger_help[];
+extern const char rtt_pids_help[];
+int rtt_do_instance(const struct rtt_verb *v, int argc, char **argv);
+extern const char rtt_instance_help[];
+
+/* record.c */
+uint64_t rtt_self_wchar(uint64_t dflt);
+int rtt_do_record(const struct rtt_verb *v, int argc, char **argv);
+extern const char rtt_record_help[];
+
+/* extract.c */
+int rtt_do_extract(const struct rtt_verb *v, int argc, char **argv);
+extern const char rtt_extract_help[];
+
+/* report.c */
+int rtt_do_report(const struct rtt_verb *v, int argc, char **argv);
+extern const char rtt_report_help[];
+
+#endif

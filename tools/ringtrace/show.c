@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * show.c - ringtrace show and stat: a process's buffer and its counters
+ */
+#include "rtt.h"
+
+/* ---- show --------------------------------------------------------------- */
+
+const char rtt_show_help[] =
+	"Print the trace of a process like 'cat trace': the header, then every\n"
+	"record the buffer holds, without consuming them. Works on the files\n"
+	"a dead process left too (with the default options).\n"
+	"\n"
+	"  -i, --instance NAME  the instance (default: the top one)\n"
+	"  -s, --snapshot       the snapshot buffer, as it is (see 'snapshot')\n"
+	"  -r, --raw            print each event's fields as name=value\n"
+	"  -h, --help           this text\n";
+
+/* Print a buffer of @p with the header, like cat trace. */
+int rtt_show_buffer(struct rtt_proc *p, const char *inst, int slot,
+		    bool snap, bool raw)
+{
+	struct rtt_events *ev = NULL;
+	struct rtt_syms *syms = NULL;
+	struct rtt_print_ctx ctx;
+	struct rt_printer_ops ops;
+	struct rt_print_cfg cfg;
+	struct ringbuf *rb = NULL;
+	char err[RTT_ERR_MAX];
+	int ret;
+
+	ret = rtt_load_events(p, &ev, false);
+	if (ret)
+		return ret;
+	ret = rtt_load_syms(p, &syms);
+	if (ret)
+		goto out;
+	rtt_events_set_syms(ev, syms);
+	rtt_get_cfg(p, inst, &cfg);
+	ret = rtt_attach(p, slot, snap, 0, NULL, &rb, err);
+	if (ret) {
+		rtt_msg("%s", err);
+		goto out;
+	}
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.ev = ev;
+	ctx.syms = syms;
+	ctx.cmdlines = p->ctl->cmdlines;
+	ctx.raw = raw;
+	rtt_printer_ops(&ctx, &ops);
+	signal(SIGPIPE, SIG_IGN);
+	ret = rt_print_view(rb, &cfg, &ops, stdout);
+	if (!ret && fflush(stdout) != 0)
+		ret = -errno;
+	if (ret == -EPIPE || (ret == -EIO && errno == EPIPE))
+		ret = 0;
+	else if (ret)
+		rtt_msg("writing the trace: %s", strerror(-ret));
+out:
+	ringbuf_free(rb);
+	rtt_events_free(ev);
+	rtt_syms_free(syms);
+	return ret;
+}
+
+int rtt_do_show(const struct rtt_verb *v, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "instance", required_argument, NULL, 'i' },
+		{ "snapshot", no_argument, NULL, 's' },
+		{ "raw", no_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *inst = NULL;
+	bool snap = false, raw = false;
+	struct rtt_proc p;
+	int c, ret, slot;
+
+	while ((c = getopt_long(argc, argv, ":i:srh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			inst = optarg;
+			break;
+		case 's':
+			snap = true;
+			break;
+		case 'r':
+			raw = true;
+			break;
+		case 'h':
+			return rtt_help(v);
+		default:
+			return rtt_bad_option(v, argv, c);
+		}
+	}
+	if (optind != argc - 1)
+		return rtt_usage(v, optind < argc ? "too many arguments" :
+						    "missing the process id");
+	ret = rtt_open_pid(argv[optind], RTT_OPEN_DEAD, &p);
+	if (ret)
+		return rtt_exit_code(ret);
+	slot = rtt_find_inst(&p, inst);
+	ret = slot < 0 ? -ENOENT : rtt_show_buffer(&p, inst, slot, snap, raw);
+	rtt_proc_close(&p);
+	return rtt_exit_code(ret);
+}
+
+/* ---- stat --------------------------------------------------------------- */
+
+const char rtt_stat_help[] =
+	"Per cpu buffer statistics, like tracefs's per_cpu/cpuN/stats: entries,\n"
+	"overrun, commit overrun, bytes, oldest event ts, now ts, dropped\n"
+	"events, read events, read from the buffer's counters. Works on the\n"
+	"files a dead process left too.\n"
+	"\n";
+
+static void rtt_print_ts(const char *label, uint64_t ts, bool ns)
+{
+	if (ns)
+		printf("%s: %5" PRIu64 ".%06" PRIu64 "\n", label,
+		       ts / 1000000000u, (ts % 1000000000u) / 1000u);
+	else
+		printf("%s: %" PRIu64 "\n", label, ts);
+}
+
+int rtt_do_stat(const struct rtt_verb *v, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "instance", required_argument, NULL, 'i' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char err[RTT_ERR_MAX];
+	const char *inst = NULL;
+	struct ringbuf *rb;
+	struct rtt_proc p;
+	int c, ret, slot, cpu, n;
+	uint64_t now;
+	bool ns;
+
+	while ((c = getopt_long(argc, argv, ":i:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			inst = optarg;
+			break;
+		case 'h':
+			return rtt_help(v);
+		default:
+			return rtt_bad_option(v, argv, c);
+		}
+	}
+	if (optind != argc - 1)
+		return rtt_usage(v, optind < argc ? "too many arguments" :
+						    "missing the process id");
+	ret = rtt_open_pid(argv[optind], RTT_OPEN_DEAD | RTT_OPEN_READONLY, &p);
+	if (ret)
+		return rtt_exit_code(ret);
+	slot = rtt_find_inst(&p, inst);
+	if (slot < 0) {
+		rtt_proc_close(&p);
+		return RTT_EXIT_USAGE;
+	}
+	ret = rtt_attach(&p, slot, false, 0, NULL, &rb, err);
+	if (ret) {
+		rtt_msg("%s", err);
+		rtt_proc_close(&p);
+		return rtt_exit_code(ret);
+	}
+	n = ringbuf_nr_cpus(rb);
+	now = ringbuf_time_stamp(rb);
+	ns = ringbuf_clock(rb) != RINGBUF_CLOCK_TSC;
+	for (cpu = 0; cpu < n; cpu++) {
+		printf("cpu%d:\n", cpu);
+		printf("entries: %lu\n", ringbuf_entries_cpu(rb, cpu));
+		printf("overrun: %lu\n", ringbuf_overrun_cpu(rb, cpu));
+		printf("commit overrun: %lu\n",
+		       ringbuf_commit_overrun_cpu(rb, cpu));
+		printf("bytes: %lu\n", ringbuf_bytes_cpu(rb, cpu));
+		rtt_print_ts("oldest event ts", ringbuf_oldest_event_ts(rb, cpu),
+			     ns);
+		rtt_print_ts("now ts", now, ns);
+		printf("dropped events: %lu\n",
+		       ringbuf_dropped_events_cpu(rb, cpu));
+		printf("read events: %lu\n", ringbuf_read_events_cpu(rb, cpu));
+	}
+	ringbuf_free(rb);
+	rtt_proc_close(&p);
+	return fflush(stdout) ? RTT_EXIT_FAIL : RTT_EXIT_OK;
+}

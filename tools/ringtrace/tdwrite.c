@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * tdwrite.c - creating the trace.dat of a process buffer (record, extract)
+ */
+#include "rtt.h"
+
+/* ---- trace.dat writing (record, extract) -------------------------------- */
+
+int rtt_td_error(const char *path, int err)
+{
+	if (err == -ENOSPC || err == -EDQUOT || err == -EFBIG)
+		rtt_msg("writing %s: %s; the file keeps what its last checkpoint wrote",
+			path, strerror(-err));
+	else
+		rtt_msg("writing %s: %s", path, strerror(-err));
+	return err == -EACCES || err == -EPERM ? err : -EIO;
+}
+
+/*
+ * Open a trace.dat for the process's buffer: formats, symbols, names,
+ * clock and uname.
+ */
+int rtt_td_open(const char *path, struct ringbuf *rb,
+		const struct rtt_events *ev, const char *kallsyms,
+		const char *cmdlines, const char *clock,
+		struct td_writer **wp)
+{
+	struct td_writer *w;
+	struct utsname u;
+	char un[512];
+	size_t i;
+	int ret;
+
+	ret = td_writer_open(path, (unsigned int)ringbuf_subbuf_size(rb),
+			     ringbuf_nr_cpus(rb), &w);
+	if (ret) {
+		if (ret == -EACCES || ret == -EPERM)
+			rtt_msg("permission denied: %s", path);
+		else
+			rtt_msg("cannot create %s: %s", path, strerror(-ret));
+		return ret == -EACCES || ret == -EPERM ? ret : -EIO;
+	}
+	for (i = 0; i < ev->nr; i++) {
+		ret = td_writer_add_format(w, ev->v[i].system, ev->v[i].format);
+		if (ret)
+			rtt_msg("warning: the format of %s:%s is not in %s: %s",
+				ev->v[i].system, ev->v[i].name, path,
+				strerror(-ret));
+	}
+	if (kallsyms && td_writer_set_kallsyms(w, kallsyms))
+		rtt_msg("warning: the symbols are not in %s: a malformed line",
+			path);
+	if (cmdlines)
+		td_writer_set_cmdlines(w, cmdlines);
+	if (clock && clock[0] && td_writer_set_clock(w, clock))
+		rtt_msg("warning: bad clock name '%s'", clock);
+	if (uname(&u) == 0) {
+		snprintf(un, sizeof(un), "%s %s %s %s %s", u.sysname,
+			 u.nodename, u.release, u.version, u.machine);
+		td_writer_set_uname(w, un);
+	}
+	*wp = w;
+	return 0;
+}
+
+
+void rtt_count_cb(const struct td_record *rec, void *arg)
+{
+	struct rtt_tally *t = arg;
+	uint16_t type;
+
+	t->records++;
+	if (rec->len >= sizeof(type)) {
+		memcpy(&type, rec->data, sizeof(type));
+		if (type == t->fn_ids[0] || type == t->fn_ids[1])
+			t->calls++;
+	}
+}

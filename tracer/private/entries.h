@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * entries.h - the records the tracer writes for itself (function,
+ *	function_graph, markers, stack traces, raw data) as they are in
+ *	the buffer: written by libringtrace, read by the printer, the tool
+ *	and tracefs
+ */
+#ifndef RINGTRACE_ENTRIES_H
+#define RINGTRACE_ENTRIES_H
+
+#include <ringtrace/event.h>
+
+/* Ids of the built-in ftrace events (the kernel's TRACE_* values). */
+enum {
+	RT_TYPE_FN = 1,
+	RT_TYPE_STACK = 4,
+	RT_TYPE_PRINT = 5,
+	RT_TYPE_GRAPH_RET = 10,
+	RT_TYPE_GRAPH_ENT = 11,
+	RT_TYPE_RAW_DATA = 19, /* 18 before Linux 6.13 added TRACE_GRAPH_RETADDR_ENT */
+	RT_TYPE_FIRST_DYNAMIC = 32,
+};
+
+/* The built-in records */
+struct rt_fn_entry {
+	struct ringtrace_entry ent;
+	unsigned long ip;
+	unsigned long parent_ip;
+};
+struct rt_print_entry {
+	struct ringtrace_entry ent;
+	unsigned long ip;
+	char buf[];
+};
+struct rt_graph_ent_entry {
+	struct ringtrace_entry ent;
+	unsigned long func;
+	int depth;
+};
+struct rt_graph_ret_entry {
+	struct ringtrace_entry ent;
+	unsigned long func;
+	int depth;
+	unsigned int overrun;
+	unsigned long long calltime;
+	unsigned long long rettime;
+};
+struct rt_stack_entry {
+	struct ringtrace_entry ent;
+	int size;
+	unsigned long caller[];
+};
+struct rt_raw_data_entry {
+	struct ringtrace_entry ent;
+	unsigned int id;
+	char buf[];
+};
+
+#endif
