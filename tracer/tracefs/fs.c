@@ -513,7 +513,14 @@ static int rtfs_write_enable(const struct rtfs_node *n, char *buf)
 static int rtfs_show_filter(const struct rtfs_node *n, FILE *out)
 {
 	if (!n->ev[0]) {
-		fputs("none\n", out);
+		/* the kernel keeps no filter text for a system: the file
+		 * shows what it is for (the events' filter files show the
+		 * filter a write to it set) */
+		fputs("### global filter ###\n"
+		      "# Use this to set filters for multiple events.\n"
+		      "# Only events with the given fields will be affected.\n"
+		      "# If no events are modified, an error message will be displayed here\n",
+		      out);
 		return 0;
 	}
 	return rtfs_show_reply(out, "show_filter %s %s %s", rtfs_iarg(n->inst),
@@ -749,6 +756,29 @@ static void rtfs_get_cfg(const char *inst, struct rt_print_cfg *cfg)
 	free(reply);
 }
 
+/* What the kernel shows in place of an empty (or freed) snapshot. */
+static void rtfs_snapshot_help(const struct rtfs_node *n, bool allocated,
+			       FILE *out)
+{
+	char *tracer = NULL;
+
+	if (rtfs_cmd(&tracer, NULL, "tracer %s", rtfs_iarg(n->inst)) || !tracer)
+		fputs("# tracer: nop\n", out);
+	else
+		fprintf(out, "# tracer: %.*s\n", (int)strcspn(tracer, "\n"),
+			tracer);
+	free(tracer);
+	fprintf(out, "#\n#\n# * Snapshot is %s *\n#\n",
+		allocated ? "allocated" : "freed");
+	fputs("# Snapshot commands:\n"
+	      "# echo 0 > snapshot : Clears and frees snapshot buffer\n"
+	      "# echo 1 > snapshot : Allocates snapshot buffer, if not already allocated.\n"
+	      "#                      Takes a snapshot of the main buffer.\n"
+	      "# echo 2 > snapshot : Clears snapshot buffer (but does not allocate or free)\n"
+	      "#                      (Doesn't have to be a full snapshot buffer)\n",
+	      out);
+}
+
 static int rtfs_print_view(const struct rtfs_node *n, bool snap, FILE *out)
 {
 	char err[RTT_ERR_MAX];
@@ -761,8 +791,18 @@ static int rtfs_print_view(const struct rtfs_node *n, bool snap, FILE *out)
 		return -ENOENT;
 	rtfs_get_cfg(n->inst, &cfg);
 	ret = rtt_attach(&fs.p, slot, snap, 0, NULL, &rb, err);
+	if (ret == -ENOENT && snap) {
+		rtfs_snapshot_help(n, false, out);
+		return 0;
+	}
 	if (ret)
 		return ret;
+	if (snap && ringbuf_empty(rb)) {
+		/* the kernel: an empty snapshot shows its commands */
+		ringbuf_free(rb);
+		rtfs_snapshot_help(n, true, out);
+		return 0;
+	}
 	pthread_mutex_lock(&fs.print_lock);
 	rtfs_refresh_events();
 	rtfs_refresh_syms();
@@ -784,23 +824,7 @@ static int rtfs_trunc_trace(const struct rtfs_node *n)
 
 static int rtfs_show_snapshot(const struct rtfs_node *n, FILE *out)
 {
-	int ret = rtfs_print_view(n, true, out);
-
-	if (ret != -ENOENT)
-		return ret;
-	fputs("# tracer: nop\n"
-	      "#\n"
-	      "#\n"
-	      "# * Snapshot is freed *\n"
-	      "#\n"
-	      "# Snapshot commands:\n"
-	      "# echo 0 > snapshot : Clears and frees snapshot buffer\n"
-	      "# echo 1 > snapshot : Allocates snapshot buffer, if not already allocated.\n"
-	      "#                      Takes a snapshot of the main buffer.\n"
-	      "# echo 2 > snapshot : Clears snapshot buffer (but does not allocate or free)\n"
-	      "#                      (Doesn't have to be a full snapshot buffer)\n",
-	      out);
-	return 0;
+	return rtfs_print_view(n, true, out);
 }
 
 static int rtfs_write_snapshot(const struct rtfs_node *n, char *buf)
