@@ -449,6 +449,8 @@ static bool rt_iter_next(struct rt_iter *it)
 	 * valid until the next call on that iterator: the best one is used
 	 * as peeked, with no second peek a writer could race with. */
 	for (cpu = 0; cpu < it->nr_cpus; cpu++) {
+		if (it->only_cpu != RINGBUF_ALL_CPUS && cpu != it->only_cpu)
+			continue;
 		e = ringbuf_iter_peek(it->it[cpu], &ts);
 		if (e && (best < 0 || ts < best_ts)) {
 			best = cpu;
@@ -479,6 +481,8 @@ static uint64_t rt_iter_next_ts(struct rt_iter *it)
 		unsigned int len;
 		bool have;
 
+		if (it->only_cpu != RINGBUF_ALL_CPUS && cpu != it->only_cpu)
+			continue;
 		if (it->src)
 			have = it->src->peek(it->src->ctx, cpu, &ts, &data,
 					     &len, NULL);
@@ -1289,6 +1293,13 @@ const char *rt_tracer_name(int tracer)
 int rt_print_view(struct ringbuf *rb, const struct rt_print_cfg *cfg,
 		  const struct rt_printer_ops *ops, FILE *out)
 {
+	return rt_print_view_cpu(rb, RINGBUF_ALL_CPUS, cfg, ops, out);
+}
+
+int rt_print_view_cpu(struct ringbuf *rb, int cpu,
+		      const struct rt_print_cfg *cfg,
+		      const struct rt_printer_ops *ops, FILE *out)
+{
 	const struct rt_printer_ops *saved = rt_cur_ops;
 	struct rt_iter it;
 	int ret;
@@ -1296,6 +1307,7 @@ int rt_print_view(struct ringbuf *rb, const struct rt_print_cfg *cfg,
 	ret = rt_iter_init(&it, rb, cfg, ops, false);
 	if (ret)
 		return ret;
+	it.only_cpu = cpu;
 	rt_cur_ops = ops;
 	rt_seq_printf(&it.seq, "# tracer: %s\n", rt_tracer_name(it.tracer));
 	rt_seq_puts(&it.seq, "#\n");

@@ -383,6 +383,17 @@ static int rt_get(struct ringtrace_instance *tr, const char *name,
 	} else if (!strcmp(name, "tracing_max_latency")) {
 		rt_reply_printf(r, "%llu\n",
 				(unsigned long long)ringtrace_max_latency(tr));
+	} else if (!strcmp(name, "tracing_thresh")) {
+		/* Relaxed: a value shown, as a read of the file. */
+		rt_reply_printf(r, "%llu\n",
+				(unsigned long long)atomic_load_explicit(
+					&tr->thresh_ns, memory_order_relaxed) /
+					1000);
+	} else if (!strcmp(name, "max_graph_depth")) {
+		/* Relaxed: as above. */
+		rt_reply_printf(r, "%d\n",
+				atomic_load_explicit(&rt_max_graph_depth,
+						     memory_order_relaxed));
 	} else if (!strcmp(name, "print_cfg")) {
 		/* Relaxed: a setting changing meanwhile shows either value,
 		 * as a read of the file would. */
@@ -478,6 +489,25 @@ static int rt_ctl_execute(char *line, struct rt_reply *r)
 		}
 		return ringtrace_set_max_graph_depth((int)d);
 	}
+	if (!strcmp(verb, "available_filter_functions")) {
+		char *text = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+
+		if (!f)
+			return -ENOMEM;
+		ret = ringtrace_available_filter_functions(f);
+		fclose(f);
+		if (!ret && len >= RT_CTL_REPLY_MAX)
+			ret = -E2BIG; /* never a cut list */
+		if (ret)
+			rt_reply_printf(r, "available_filter_functions: %s",
+					strerror(-ret));
+		else
+			rt_reply_printf(r, "%s", text ? text : "");
+		free(text);
+		return ret;
+	}
 	if (!strcmp(verb, "ftrace_list")) {
 		int list;
 
@@ -540,7 +570,28 @@ static int rt_ctl_execute(char *line, struct rt_reply *r)
 		a = rt_word(&p);
 		ringtrace_tracing_on(tr, a && atoi(a) != 0);
 	} else if (!strcmp(verb, "clear")) {
-		ringtrace_clear(tr);
+		/* clear INST [CPU]: per_cpu/cpuN/trace opened with O_TRUNC
+		 * empties that cpu buffer alone */
+		a = rt_word(&p);
+		if (!a) {
+			ringtrace_clear(tr);
+		} else {
+			struct ringbuf *rb = ringtrace_buffer(tr);
+			char *end = NULL;
+			long cpu = strtol(a, &end, 10);
+
+			if (*end || cpu < 0 || cpu >= ringbuf_nr_cpus(rb)) {
+				rt_reply_printf(r, "clear: no cpu buffer '%s'", a);
+				return -EINVAL;
+			}
+			pthread_mutex_lock(&tr->lock);
+			/* Relaxed: the buffer is replaced only under tr->lock,
+			 * held here. */
+			ringbuf_reset_cpu(atomic_load_explicit(
+						  &tr->rb, memory_order_relaxed),
+					  (int)cpu);
+			pthread_mutex_unlock(&tr->lock);
+		}
 	} else if (!strcmp(verb, "buffer_size_kb")) {
 		a = rt_word(&p);
 		ret = ringtrace_set_buffer_size_kb(tr, a ? strtoul(a, NULL, 10) :
@@ -583,6 +634,21 @@ static int rt_ctl_execute(char *line, struct rt_reply *r)
 		if (ret)
 			rt_reply_printf(r, "unknown clock '%s' (mono, mono_raw, boot, x86-tsc)",
 					a ? a : "");
+	} else if (!strcmp(verb, "thresh") || !strcmp(verb, "max_latency")) {
+		/* tracing_thresh and tracing_max_latency, in microseconds */
+		char *end = NULL;
+		unsigned long long us;
+
+		a = rt_word(&p);
+		us = a ? strtoull(a, &end, 10) : 0;
+		if (!a || *end || *a == '-') {
+			rt_reply_printf(r, "%s: bad value '%s'", verb, a ? a : "");
+			return -EINVAL;
+		}
+		if (verb[0] == 't')
+			ringtrace_set_thresh(tr, us);
+		else
+			ringtrace_set_max_latency(tr, us);
 	} else if (!strcmp(verb, "stat")) {
 		ret = rt_stat(tr, r);
 	} else if (!strcmp(verb, "get")) {

@@ -71,6 +71,7 @@ struct rtfs_pipe {
 	char *pend; /* printed, not yet read */
 	size_t plen, poff;
 	pthread_mutex_t lock; /* one reader consumes at a time */
+	struct fuse_pollhandle *ph; /* a poll() waiting for text (fs.lock) */
 	struct rtfs_pipe *next;
 };
 
@@ -323,6 +324,11 @@ struct rtfs_fh {
 	char *text;
 	size_t len;
 	struct rtfs_pipe *pipe;
+	/* trace_pipe_raw: its own consuming reader, the page being read */
+	struct ringbuf *raw;
+	void *page;
+	size_t page_len, page_off;
+	pthread_mutex_t raw_lock;
 };
 
 /* Each writes a command's reply (or its own text) to @out. */
@@ -756,6 +762,9 @@ static void rtfs_get_cfg(const char *inst, struct rt_print_cfg *cfg)
 	free(reply);
 }
 
+static int rtfs_print_view_cpu(const struct rtfs_node *n, int cpu, bool snap,
+			       FILE *out);
+
 /* What the kernel shows in place of an empty (or freed) snapshot. */
 static void rtfs_snapshot_help(const struct rtfs_node *n, bool allocated,
 			       FILE *out)
@@ -780,6 +789,12 @@ static void rtfs_snapshot_help(const struct rtfs_node *n, bool allocated,
 }
 
 static int rtfs_print_view(const struct rtfs_node *n, bool snap, FILE *out)
+{
+	return rtfs_print_view_cpu(n, RINGBUF_ALL_CPUS, snap, out);
+}
+
+static int rtfs_print_view_cpu(const struct rtfs_node *n, int cpu, bool snap,
+			       FILE *out)
 {
 	char err[RTT_ERR_MAX];
 	struct rt_print_cfg cfg;
@@ -806,7 +821,7 @@ static int rtfs_print_view(const struct rtfs_node *n, bool snap, FILE *out)
 	pthread_mutex_lock(&fs.print_lock);
 	rtfs_refresh_events();
 	rtfs_refresh_syms();
-	ret = fs.ev ? rt_print_view(rb, &cfg, &fs.ops, out) : -ENODEV;
+	ret = fs.ev ? rt_print_view_cpu(rb, cpu, &cfg, &fs.ops, out) : -ENODEV;
 	pthread_mutex_unlock(&fs.print_lock);
 	ringbuf_free(rb);
 	return ret;
@@ -820,6 +835,17 @@ static int rtfs_show_trace(const struct rtfs_node *n, FILE *out)
 static int rtfs_trunc_trace(const struct rtfs_node *n)
 {
 	return rtfs_cmd(NULL, NULL, "clear %s", rtfs_iarg(n->inst));
+}
+
+/* per_cpu/cpuN/trace: that cpu buffer alone; O_TRUNC empties it alone */
+static int rtfs_show_cpu_trace(const struct rtfs_node *n, FILE *out)
+{
+	return rtfs_print_view_cpu(n, n->cpu, false, out);
+}
+
+static int rtfs_trunc_cpu_trace(const struct rtfs_node *n)
+{
+	return rtfs_cmd(NULL, NULL, "clear %s %d", rtfs_iarg(n->inst), n->cpu);
 }
 
 static int rtfs_show_snapshot(const struct rtfs_node *n, FILE *out)
@@ -955,6 +981,40 @@ static int rtfs_trunc_pids(const struct rtfs_node *n)
 			n->f->name);
 }
 
+/* available_filter_functions: the process's function symbols */
+static int rtfs_show_filter_functions(const struct rtfs_node *n, FILE *out)
+{
+	(void)n;
+	return rtfs_show_reply(out, "available_filter_functions -");
+}
+
+/* A number in microseconds (tracing_thresh, tracing_max_latency) or a
+ * depth (max_graph_depth), sent as "VERB INST NUMBER". */
+static int rtfs_write_number(const struct rtfs_node *n, char *buf,
+			     const char *verb)
+{
+	unsigned long v;
+
+	if (rtfs_parse_ul(buf, &v))
+		return -EINVAL;
+	return rtfs_cmd(NULL, NULL, "%s %s %lu", verb, rtfs_iarg(n->inst), v);
+}
+
+static int rtfs_write_thresh(const struct rtfs_node *n, char *buf)
+{
+	return rtfs_write_number(n, buf, "thresh");
+}
+
+static int rtfs_write_max_latency(const struct rtfs_node *n, char *buf)
+{
+	return rtfs_write_number(n, buf, "max_latency");
+}
+
+static int rtfs_write_graph_depth(const struct rtfs_node *n, char *buf)
+{
+	return rtfs_write_number(n, buf, "max_graph_depth");
+}
+
 static int rtfs_show_saved_cmdlines(const struct rtfs_node *n, FILE *out)
 {
 	char *text = NULL;
@@ -1026,6 +1086,8 @@ static const struct rtfs_file_ops rtfs_files[] = {
 	{ "README", 0444, true, rtfs_show_readme, NULL, NULL },
 	{ "available_events", 0444, true, rtfs_show_available_events, NULL,
 	  NULL },
+	{ "available_filter_functions", 0444, true,
+	  rtfs_show_filter_functions, NULL, NULL },
 	{ "available_tracers", 0444, false, rtfs_show_available_tracers,
 	  NULL, NULL },
 	{ "buffer_percent", 0644, false, rtfs_show_get,
@@ -1038,6 +1100,8 @@ static const struct rtfs_file_ops rtfs_files[] = {
 	  rtfs_trunc_none },
 	{ "error_log", 0644, false, rtfs_show_error_log, rtfs_write_ignore,
 	  rtfs_trunc_error_log },
+	{ "max_graph_depth", 0644, true, rtfs_show_get, rtfs_write_graph_depth,
+	  rtfs_trunc_none },
 	{ "saved_cmdlines", 0444, true, rtfs_show_saved_cmdlines, NULL, NULL },
 	{ "set_event", 0644, false, rtfs_show_set_event, rtfs_write_set_event,
 	  rtfs_trunc_set_event },
@@ -1070,9 +1134,11 @@ static const struct rtfs_file_ops rtfs_files[] = {
 	{ "trace_options", 0644, false, rtfs_show_options, rtfs_write_options,
 	  rtfs_trunc_none },
 	{ "trace_pipe", 0444, false, rtfs_show_text, NULL, NULL },
-	{ "tracing_max_latency", 0644, false, rtfs_show_get, rtfs_write_ignore,
-	  rtfs_trunc_none },
+	{ "tracing_max_latency", 0644, false, rtfs_show_get,
+	  rtfs_write_max_latency, rtfs_trunc_none },
 	{ "tracing_on", 0644, false, rtfs_show_get, rtfs_write_tracing_on,
+	  rtfs_trunc_none },
+	{ "tracing_thresh", 0644, true, rtfs_show_get, rtfs_write_thresh,
 	  rtfs_trunc_none },
 };
 
@@ -1099,12 +1165,22 @@ static const struct rtfs_file_ops rtfs_option_file = {
 static const struct rtfs_file_ops rtfs_cpu_files[] = {
 	{ "buffer_size_kb", 0444, false, rtfs_show_get, NULL, NULL },
 	{ "stats", 0444, false, rtfs_show_stats, NULL, NULL },
+	{ "trace", 0644, false, rtfs_show_cpu_trace, rtfs_write_ignore,
+	  rtfs_trunc_cpu_trace },
 	{ "trace_pipe", 0444, false, rtfs_show_text, NULL, NULL },
+	{ "trace_pipe_raw", 0444, false, rtfs_show_text, NULL, NULL },
 };
+
+#define RTFS_NR_CPU_FILES (sizeof(rtfs_cpu_files) / sizeof(rtfs_cpu_files[0]))
 
 static bool rtfs_is_pipe(const struct rtfs_node *n)
 {
 	return n->kind == RTFS_FILE && !strcmp(n->f->name, "trace_pipe");
+}
+
+static bool rtfs_is_raw(const struct rtfs_node *n)
+{
+	return n->kind == RTFS_FILE && !strcmp(n->f->name, "trace_pipe_raw");
 }
 
 /* ---- paths to nodes ----------------------------------------------------- */
@@ -1244,7 +1320,7 @@ static int rtfs_lookup(const char *path, struct rtfs_node *n)
 		n->kind = RTFS_DIR_CPU;
 		if (!rtfs_next(&path, c, sizeof(c)))
 			return 0;
-		for (i = 0; i < 3; i++)
+		for (i = 0; i < RTFS_NR_CPU_FILES; i++)
 			if (!strcmp(c, rtfs_cpu_files[i].name)) {
 				n->kind = RTFS_FILE;
 				n->f = &rtfs_cpu_files[i];
@@ -1437,6 +1513,154 @@ static int rtfs_pipe_read(struct rtfs_pipe *pp, char *out, size_t size,
 	}
 }
 
+/* ---- trace_pipe_raw ----------------------------------------------------- */
+
+/*
+ * Each open has its own consuming reader of the cpu buffer. A read
+ * returns whole pages as the kernel's file does (kbuffer's format, see
+ * ringbuf_read_page()); a read smaller than a page gets the rest of the
+ * page at the next one.
+ */
+static int rtfs_raw_open(struct rtfs_fh *fh)
+{
+	char err[RTT_ERR_MAX];
+	int slot = rtt_inst_find(&fs.p, fh->n.inst), ret;
+
+	if (slot < 0)
+		return -ENOENT;
+	ret = rtt_attach(&fs.p, slot, false, RTT_ATTACH_CONSUME, NULL, &fh->raw,
+			 err);
+	if (ret)
+		return ret;
+	fh->page = ringbuf_alloc_read_page(fh->raw, fh->n.cpu);
+	if (!fh->page) {
+		ringbuf_free(fh->raw);
+		fh->raw = NULL;
+		return -ENOMEM;
+	}
+	pthread_mutex_init(&fh->raw_lock, NULL);
+	return 0;
+}
+
+static void rtfs_raw_close(struct rtfs_fh *fh)
+{
+	if (!fh->raw)
+		return;
+	ringbuf_free_read_page(fh->raw, fh->n.cpu, fh->page);
+	ringbuf_free(fh->raw);
+	pthread_mutex_destroy(&fh->raw_lock);
+}
+
+static int rtfs_raw_read(struct rtfs_fh *fh, char *out, size_t size,
+			 bool nonblock)
+{
+	size_t sub = ringbuf_subbuf_size(fh->raw), k;
+	int ret;
+
+	for (;;) {
+		pthread_mutex_lock(&fh->raw_lock);
+		if (fuse_interrupted()) {
+			pthread_mutex_unlock(&fh->raw_lock);
+			return -EINTR;
+		}
+		if (fh->page_off == fh->page_len) {
+			ret = ringbuf_read_page(fh->raw, fh->page, sub,
+						fh->n.cpu, 0);
+			if (ret >= 0) {
+				fh->page_len = sub;
+				fh->page_off = 0;
+			} else if (ret != -ENODATA && ret != -EAGAIN) {
+				pthread_mutex_unlock(&fh->raw_lock);
+				return ret;
+			}
+		}
+		if (fh->page_off < fh->page_len) {
+			k = fh->page_len - fh->page_off;
+			if (k > size)
+				k = size;
+			memcpy(out, (char *)fh->page + fh->page_off, k);
+			fh->page_off += k;
+			pthread_mutex_unlock(&fh->raw_lock);
+			return (int)k;
+		}
+		pthread_mutex_unlock(&fh->raw_lock);
+		if (rtfs_dead())
+			return 0;
+		if (nonblock)
+			return -EAGAIN;
+		/* short waits: an interrupt or the exit is seen soon */
+		if (ringbuf_wait(fh->raw, fh->n.cpu, 0, 100) == -ESRCH)
+			atomic_store_explicit(&fs.dead, true,
+					      memory_order_relaxed);
+	}
+}
+
+/* ---- poll() on trace_pipe ----------------------------------------------- */
+
+/* Is there something for a trace_pipe reader? Under fs.lock. */
+static bool rtfs_pipe_ready(struct rtfs_pipe *pp)
+{
+	bool pending = false;
+
+	if (rtfs_dead())
+		return true;
+	/* the text printed but not read, unless a reader is at it (it
+	 * then takes that text itself) */
+	if (!pthread_mutex_trylock(&pp->lock)) {
+		pending = pp->plen > pp->poff;
+		pthread_mutex_unlock(&pp->lock);
+	}
+	if (pending)
+		return true;
+	return pp->cpu == RINGBUF_ALL_CPUS ? !ringbuf_empty(pp->rb) :
+					     !ringbuf_empty_cpu(pp->rb, pp->cpu);
+}
+
+/* The watcher's tick: wake the poll()s whose pipe has something. */
+static void rtfs_poll_notify(void)
+{
+	struct rtfs_pipe *pp;
+
+	pthread_mutex_lock(&fs.lock);
+	for (pp = fs.pipes; pp; pp = pp->next)
+		if (pp->ph && rtfs_pipe_ready(pp)) {
+			fuse_notify_poll(pp->ph);
+			fuse_pollhandle_destroy(pp->ph);
+			pp->ph = NULL;
+		}
+	pthread_mutex_unlock(&fs.lock);
+}
+
+static int rtfs_poll(const char *path, struct fuse_file_info *fi,
+		     struct fuse_pollhandle *ph, unsigned *reventsp)
+{
+	struct rtfs_fh *fh = (struct rtfs_fh *)(uintptr_t)fi->fh;
+	struct rtfs_pipe *pp = fh->pipe;
+
+	(void)path;
+	if (!pp) {
+		/* the other files are always ready, as in tracefs */
+		if (ph)
+			fuse_pollhandle_destroy(ph);
+		*reventsp |= POLLIN | POLLRDNORM | POLLOUT | POLLWRNORM;
+		return 0;
+	}
+	pthread_mutex_lock(&fs.lock);
+	if (rtfs_pipe_ready(pp)) {
+		*reventsp |= POLLIN | POLLRDNORM;
+		if (ph)
+			fuse_pollhandle_destroy(ph);
+	} else if (ph) {
+		/* the watcher notifies when text comes (one handle kept:
+		 * the kernel sends a new one with each poll) */
+		if (pp->ph)
+			fuse_pollhandle_destroy(pp->ph);
+		pp->ph = ph;
+	}
+	pthread_mutex_unlock(&fs.lock);
+	return 0;
+}
+
 /* ---- FUSE operations ---------------------------------------------------- */
 
 static void rtfs_fill_stat(const struct rtfs_node *n, struct stat *st)
@@ -1565,7 +1789,7 @@ static int rtfs_readdir(const char *path, void *buf, fuse_fill_dir_t fill,
 		}
 		break;
 	case RTFS_DIR_CPU:
-		for (i = 0; i < 3; i++)
+		for (i = 0; i < RTFS_NR_CPU_FILES; i++)
 			fill(buf, rtfs_cpu_files[i].name, NULL, 0, 0);
 		break;
 	case RTFS_FILE:
@@ -1593,6 +1817,8 @@ static int rtfs_open(const char *path, struct fuse_file_info *fi)
 		ret = fh->n.f->trunc(&fh->n);
 	if (!ret && rtfs_is_pipe(&fh->n)) {
 		fh->pipe = rtfs_pipe_get(&fh->n, &ret);
+	} else if (!ret && rtfs_is_raw(&fh->n)) {
+		ret = rtfs_raw_open(fh);
 	} else if (!ret && acc != O_WRONLY) {
 		/* the text is made once: reads at any offset see one state */
 		FILE *f = open_memstream(&fh->text, &fh->len);
@@ -1616,7 +1842,7 @@ static int rtfs_open(const char *path, struct fuse_file_info *fi)
 	}
 	fi->fh = (uintptr_t)fh;
 	fi->direct_io = 1;
-	fi->nonseekable = rtfs_is_pipe(&fh->n);
+	fi->nonseekable = rtfs_is_pipe(&fh->n) || rtfs_is_raw(&fh->n);
 	return 0;
 }
 
@@ -1629,6 +1855,9 @@ static int rtfs_read(const char *path, char *buf, size_t size, off_t off,
 	if (fh->pipe)
 		return rtfs_pipe_read(fh->pipe, buf, size,
 				      (fi->flags & O_NONBLOCK) != 0);
+	if (fh->raw)
+		return rtfs_raw_read(fh, buf, size,
+				     (fi->flags & O_NONBLOCK) != 0);
 	if (off < 0 || (size_t)off >= fh->len)
 		return 0;
 	if (size > fh->len - (size_t)off)
@@ -1695,6 +1924,7 @@ static int rtfs_release(const char *path, struct fuse_file_info *fi)
 	(void)path;
 	if (fh->pipe)
 		rtfs_pipe_put(fh->pipe);
+	rtfs_raw_close(fh);
 	free(fh->text);
 	free(fh);
 	return 0;
@@ -1773,6 +2003,7 @@ static const struct fuse_operations rtfs_ops = {
 	.rmdir = rtfs_rmdir,
 	.chmod = rtfs_chmod,
 	.utimens = rtfs_utimens,
+	.poll = rtfs_poll,
 };
 
 /* ---- the process's exit ------------------------------------------------- */
@@ -1792,11 +2023,14 @@ static void *rtfs_watch(void *arg)
 		if (pidfd >= 0) {
 			struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
 
-			if (poll(&pfd, 1, 500) > 0)
+			/* a tick of 100 ms: the poll()s on trace_pipe are
+			 * woken at the latest one tick after text came */
+			if (poll(&pfd, 1, 100) > 0)
 				break;
 		} else {
-			usleep(200 * 1000);
+			usleep(100 * 1000);
 		}
+		rtfs_poll_notify();
 		if (rtfs_dead() || rtt_proc_state(&fs.p) == RTT_DEAD)
 			break;
 	}
@@ -1804,6 +2038,7 @@ static void *rtfs_watch(void *arg)
 		close(pidfd);
 	/* Relaxed: readers poll it (rtfs_dead()). */
 	atomic_store_explicit(&fs.dead, true, memory_order_relaxed);
+	rtfs_poll_notify(); /* a poll() waiting sees the end of file */
 	/* the trace_pipe readers get what is left, then end of file; the
 	 * mount goes when they closed (or after 10 s: one that stays open
 	 * keeps the lazily unmounted file system until it closes) */
@@ -1831,6 +2066,8 @@ static void rtfs_free_all(void)
 
 	while ((pp = fs.pipes)) {
 		fs.pipes = pp->next;
+		if (pp->ph)
+			fuse_pollhandle_destroy(pp->ph);
 		ringbuf_free(pp->rb);
 		rt_pipe_state_free(pp->st);
 		pthread_mutex_destroy(&pp->lock);
