@@ -410,6 +410,73 @@ static int rt_get(struct ringtrace_instance *tr, const char *name,
 }
 
 /*
+ * The calling thread's records carry the id of thread @pid of another
+ * process (a trace_marker writer seen by ringtrace mount), with its name
+ * and process id read from /proc. False when they cannot be read there
+ * (gone, or in another pid namespace): the records then keep this
+ * thread's id.
+ */
+static bool rt_write_as_proc(int pid)
+{
+	char path[64], comm[RT_COMM_LEN] = { 0 }, line[128];
+	int tgid = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	fclose(f);
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	f = fopen(path, "r");
+	if (!f || tgid <= 0) {
+		if (f)
+			fclose(f);
+		return false;
+	}
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = '\0';
+	fclose(f);
+	comm[strcspn(comm, "\n")] = '\0';
+	rt_write_as(pid, tgid, comm);
+	return true;
+}
+
+static int rt_ctl_execute(char *line, struct rt_reply *r);
+
+/*
+ * marker_as INST PID TEXT, marker_raw_as INST PID HEX: marker and
+ * marker_raw, the record carrying thread PID's id (see rt_write_as()).
+ */
+static int rt_ctl_write_as(const char *verb, const char *iname, char *p,
+			   struct rt_reply *r)
+{
+	char *sub, *a = rt_word(&p), *end = NULL;
+	long pid = a ? strtol(a, &end, 10) : 0;
+	bool as;
+	int ret;
+
+	if (!a || *end || pid <= 0 || pid > INT_MAX) {
+		rt_reply_printf(r, "%s: bad thread id '%s'", verb, a ? a : "");
+		return -EINVAL;
+	}
+	sub = malloc(RT_CTL_CMD_MAX);
+	if (!sub)
+		return -ENOMEM;
+	snprintf(sub, RT_CTL_CMD_MAX, "%.*s %s %s", (int)(strlen(verb) - 3),
+		 verb, iname, p);
+	as = rt_write_as_proc((int)pid);
+	ret = rt_ctl_execute(sub, r);
+	if (as)
+		rt_write_as(0, 0, NULL);
+	free(sub);
+	return ret;
+}
+
+/*
  * rt_ctl_execute - run one command line; the reply text goes to @r.
  * Return: 0 or a negative errno (the reply then explains it).
  */
@@ -523,6 +590,8 @@ static int rt_ctl_execute(char *line, struct rt_reply *r)
 			rt_reply_printf(r, "%s", err);
 		return ret;
 	}
+	if (!strcmp(verb, "marker_as") || !strcmp(verb, "marker_raw_as"))
+		return rt_ctl_write_as(verb, iname, p, r);
 	tr = strcmp(iname, "-") ? ringtrace_instance_lookup(iname) :
 				  ringtrace_top();
 	if (!tr) {

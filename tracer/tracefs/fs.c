@@ -863,14 +863,34 @@ static int rtfs_write_snapshot(const struct rtfs_node *n, char *buf)
 			v > 2 ? 2 : v);
 }
 
+/*
+ * A marker command: "VERB_as INST PID ARG", the record carrying the
+ * writer's thread id (what the kernel records), or, when the writer is
+ * not known or the process's library has no such command, "VERB INST
+ * ARG" (the process's control thread's id).
+ */
+static int rtfs_marker_cmd(const struct rtfs_node *n, const char *verb,
+			   const char *arg)
+{
+	struct fuse_context *ctx = fuse_get_context();
+	char err[RTT_ERR_MAX];
+	int ret = -EINVAL;
+
+	err[0] = '\0';
+	if (ctx && ctx->pid > 0)
+		ret = rtfs_cmd(NULL, err, "%s_as %s %d %s", verb,
+			       rtfs_iarg(n->inst), (int)ctx->pid, arg);
+	if (!ctx || ctx->pid <= 0 || strstr(err, "unknown command"))
+		ret = rtfs_cmd(NULL, NULL, "%s %s %s", verb, rtfs_iarg(n->inst),
+			       arg);
+	return ret == -ENOSPC ? -EBADF : ret; /* tracing off: as the kernel */
+}
+
 static int rtfs_write_marker(const struct rtfs_node *n, char *buf)
 {
-	int ret;
-
 	/* one line per command: the process records the rest of it */
 	buf[strcspn(buf, "\n")] = '\0';
-	ret = rtfs_cmd(NULL, NULL, "marker %s %s", rtfs_iarg(n->inst), buf);
-	return ret == -ENOSPC ? -EBADF : ret; /* tracing off: as the kernel */
+	return rtfs_marker_cmd(n, "marker", buf);
 }
 
 /* trace_marker_raw: binary, so the write is sent as hexadecimal */
@@ -899,10 +919,9 @@ static int rtfs_marker_raw(const struct rtfs_node *n, const char *buf,
 		text[2 * i + 1] = hex[(unsigned char)buf[i] & 15];
 	}
 	text[2 * size] = '\0';
-	ret = rtfs_cmd(NULL, NULL, "marker_raw %s %s", rtfs_iarg(n->inst),
-		       text);
+	ret = rtfs_marker_cmd(n, "marker_raw", text);
 	free(text);
-	return ret == -ENOSPC ? -EBADF : ret; /* tracing off: as the kernel */
+	return ret;
 }
 
 /* error_log */
