@@ -1258,6 +1258,8 @@ static int rtfs_lookup(const char *path, struct rtfs_node *n)
 
 	memset(n, 0, sizeof(*n));
 	n->kind = RTFS_DIR_INST;
+	if (!path)
+		return -ENOENT;
 	if (!rtfs_next(&path, c, sizeof(c)))
 		return 0;
 	if (!strcmp(c, "instances")) {
@@ -1700,14 +1702,28 @@ static void rtfs_fill_stat(const struct rtfs_node *n, struct stat *st)
 	}
 }
 
+/*
+ * The node of an operation. libfuse passes no path (NULL) for an open
+ * file whose directory went (an instance removed while the file is
+ * open): the open file's node is used then.
+ */
+static int rtfs_node_of(const char *path, struct fuse_file_info *fi,
+			struct rtfs_node *n)
+{
+	if (!path && fi && fi->fh) {
+		*n = ((struct rtfs_fh *)(uintptr_t)fi->fh)->n;
+		return 0;
+	}
+	return rtfs_lookup(path, n);
+}
+
 static int rtfs_getattr(const char *path, struct stat *st,
 			struct fuse_file_info *fi)
 {
 	struct rtfs_node n;
 	int ret;
 
-	(void)fi;
-	ret = rtfs_lookup(path, &n);
+	ret = rtfs_node_of(path, fi, &n);
 	if (ret)
 		return ret;
 	rtfs_fill_stat(&n, st);
@@ -1924,8 +1940,7 @@ static int rtfs_truncate(const char *path, off_t size,
 	struct rtfs_node n;
 	int ret;
 
-	(void)fi;
-	ret = rtfs_lookup(path, &n);
+	ret = rtfs_node_of(path, fi, &n);
 	if (ret)
 		return ret;
 	if (n.kind != RTFS_FILE)
@@ -1955,7 +1970,7 @@ static int rtfs_instance_op(const char *path, bool make)
 	const char *name;
 	int ret;
 
-	if (strncmp(path, "/instances/", 11))
+	if (!path || strncmp(path, "/instances/", 11))
 		return -EPERM; /* elsewhere, tracefs refuses too */
 	name = path + 11;
 	if (!*name || strchr(name, '/'))
@@ -1992,8 +2007,7 @@ static int rtfs_utimens(const char *path, const struct timespec tv[2],
 	struct rtfs_node n;
 
 	(void)tv;
-	(void)fi;
-	return rtfs_lookup(path, &n);
+	return rtfs_node_of(path, fi, &n);
 }
 
 static void *rtfs_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
