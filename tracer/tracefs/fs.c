@@ -326,6 +326,8 @@ struct rtfs_fh {
 	struct rtfs_pipe *pipe;
 	/* trace_pipe_raw: its own consuming reader, the page being read */
 	struct ringbuf *raw;
+	uint32_t raw_gen;
+	int raw_slot;
 	void *page;
 	size_t page_len, page_off;
 	pthread_mutex_t raw_lock;
@@ -1549,10 +1551,11 @@ static int rtfs_raw_open(struct rtfs_fh *fh)
 
 	if (slot < 0)
 		return -ENOENT;
-	ret = rtt_attach(&fs.p, slot, false, RTT_ATTACH_CONSUME, NULL, &fh->raw,
-			 err);
+	ret = rtt_attach(&fs.p, slot, false, RTT_ATTACH_CONSUME, &fh->raw_gen,
+			 &fh->raw, err);
 	if (ret)
 		return ret;
+	fh->raw_slot = slot;
 	fh->page = ringbuf_alloc_read_page(fh->raw, fh->n.cpu);
 	if (!fh->page) {
 		ringbuf_free(fh->raw);
@@ -1561,6 +1564,32 @@ static int rtfs_raw_open(struct rtfs_fh *fh)
 	}
 	pthread_mutex_init(&fh->raw_lock, NULL);
 	return 0;
+}
+
+/* The instance has a new buffer (size, clock) and the old one is
+ * drained: read the new one. Under raw_lock. Return: true if it did. */
+static bool rtfs_raw_follow(struct rtfs_fh *fh)
+{
+	char err[RTT_ERR_MAX];
+	struct ringbuf *rb;
+	uint32_t gen;
+	void *page;
+
+	if (rtfs_dead() || rtt_inst_gen(&fs.p, fh->raw_slot) == fh->raw_gen ||
+	    rtt_attach(&fs.p, fh->raw_slot, false, RTT_ATTACH_CONSUME, &gen,
+		       &rb, err))
+		return false;
+	page = ringbuf_alloc_read_page(rb, fh->n.cpu);
+	if (!page) {
+		ringbuf_free(rb);
+		return false;
+	}
+	ringbuf_free_read_page(fh->raw, fh->n.cpu, fh->page);
+	ringbuf_free(fh->raw);
+	fh->raw = rb;
+	fh->raw_gen = gen;
+	fh->page = page;
+	return true;
 }
 
 static void rtfs_raw_close(struct rtfs_fh *fh)
@@ -1575,11 +1604,14 @@ static void rtfs_raw_close(struct rtfs_fh *fh)
 static int rtfs_raw_read(struct rtfs_fh *fh, char *out, size_t size,
 			 bool nonblock)
 {
-	size_t sub = ringbuf_subbuf_size(fh->raw), k;
+	size_t sub, k;
+	bool busy;
 	int ret;
 
 	for (;;) {
 		pthread_mutex_lock(&fh->raw_lock);
+		sub = ringbuf_subbuf_size(fh->raw);
+		busy = false;
 		if (fuse_interrupted()) {
 			pthread_mutex_unlock(&fh->raw_lock);
 			return -EINTR;
@@ -1590,7 +1622,12 @@ static int rtfs_raw_read(struct rtfs_fh *fh, char *out, size_t size,
 			if (ret >= 0) {
 				fh->page_len = sub;
 				fh->page_off = 0;
-			} else if (ret != -ENODATA && ret != -EAGAIN) {
+			} else if (ret == -ENODATA && rtfs_raw_follow(fh)) {
+				pthread_mutex_unlock(&fh->raw_lock);
+				continue; /* read the new buffer */
+			} else if (ret == -EAGAIN) {
+				busy = true; /* a writer mid-way: soon */
+			} else if (ret != -ENODATA) {
 				pthread_mutex_unlock(&fh->raw_lock);
 				return ret;
 			}
@@ -1604,13 +1641,16 @@ static int rtfs_raw_read(struct rtfs_fh *fh, char *out, size_t size,
 			pthread_mutex_unlock(&fh->raw_lock);
 			return (int)k;
 		}
+		if (rtfs_dead() || nonblock) {
+			pthread_mutex_unlock(&fh->raw_lock);
+			return rtfs_dead() ? 0 : -EAGAIN;
+		}
+		/* short waits: an interrupt, the exit or a new buffer is
+		 * seen soon */
+		ret = busy ? usleep(1000) :
+			     ringbuf_wait(fh->raw, fh->n.cpu, 0, 100);
 		pthread_mutex_unlock(&fh->raw_lock);
-		if (rtfs_dead())
-			return 0;
-		if (nonblock)
-			return -EAGAIN;
-		/* short waits: an interrupt or the exit is seen soon */
-		if (ringbuf_wait(fh->raw, fh->n.cpu, 0, 100) == -ESRCH)
+		if (ret == -ESRCH)
 			atomic_store_explicit(&fs.dead, true,
 					      memory_order_relaxed);
 	}
