@@ -206,14 +206,21 @@ static void rtfs_refresh_syms(void)
 }
 
 /* The tracer's own records (ftrace:*): they have formats and ids, but
- * are not events one enables or filters; they are left out of events/
- * (the kernel shows their format there). */
+ * are not events one enables or filters. As in the kernel, they are not
+ * in available_events, and events/ftrace/NAME/ holds only their format
+ * and id. */
 static bool rtfs_internal(const struct rtt_event *e)
 {
 	return !strcmp(e->system, "ftrace");
 }
 
-/* Is there an event SYS:NAME (NAME NULL: any event of SYS)? */
+static bool rtfs_internal_sys(const char *sys)
+{
+	return !strcmp(sys, "ftrace");
+}
+
+/* Is there an event SYS:NAME (NAME NULL: any event of SYS), the
+ * tracer's own records included? */
 static bool rtfs_event_exists(const char *sys, const char *name)
 {
 	bool found = false;
@@ -222,8 +229,7 @@ static bool rtfs_event_exists(const char *sys, const char *name)
 	pthread_mutex_lock(&fs.print_lock);
 	rtfs_refresh_events();
 	for (i = 0; fs.ev && i < fs.ev->nr && !found; i++)
-		found = !rtfs_internal(&fs.ev->v[i]) &&
-			!strcmp(fs.ev->v[i].system, sys) &&
+		found = !strcmp(fs.ev->v[i].system, sys) &&
 			(!name || !strcmp(fs.ev->v[i].name, name));
 	pthread_mutex_unlock(&fs.print_lock);
 	return found;
@@ -1291,7 +1297,8 @@ static int rtfs_lookup(const char *path, struct rtfs_node *n)
 		n->kind = RTFS_DIR_SYS;
 		if (!rtfs_next(&path, c, sizeof(c)))
 			return 0;
-		if (!strcmp(c, "enable") || !strcmp(c, "filter")) {
+		if ((!strcmp(c, "enable") || !strcmp(c, "filter")) &&
+		    !rtfs_internal_sys(n->sys)) {
 			n->kind = RTFS_FILE;
 			n->f = c[0] == 'e' ? &rtfs_enable_file : &rtfs_filter_file;
 			return rtfs_at_end(path) ? 0 : -ENOTDIR;
@@ -1311,6 +1318,10 @@ static int rtfs_lookup(const char *path, struct rtfs_node *n)
 		for (i = 0; !n->f && i < 3; i++)
 			if (!strcmp(c, rtfs_event_files[i].name))
 				n->f = &rtfs_event_files[i];
+		/* the tracer's own records: their format and id only */
+		if (n->f && rtfs_internal_sys(n->sys) &&
+		    strcmp(c, "format") && strcmp(c, "id"))
+			n->f = NULL;
 		if (!n->f)
 			return -ENOENT;
 		return rtfs_at_end(path) ? 0 : -ENOTDIR;
@@ -1814,8 +1825,9 @@ static int rtfs_readdir(const char *path, void *buf, fuse_fill_dir_t fill,
 		break;
 	case RTFS_DIR_EVENTS:
 	case RTFS_DIR_SYS:
-		fill(buf, "enable", NULL, 0, 0);
-		if (n.kind == RTFS_DIR_SYS)
+		if (n.kind == RTFS_DIR_EVENTS || !rtfs_internal_sys(n.sys))
+			fill(buf, "enable", NULL, 0, 0);
+		if (n.kind == RTFS_DIR_SYS && !rtfs_internal_sys(n.sys))
 			fill(buf, "filter", NULL, 0, 0);
 		pthread_mutex_lock(&fs.print_lock);
 		rtfs_refresh_events();
@@ -1824,8 +1836,6 @@ static int rtfs_readdir(const char *path, void *buf, fuse_fill_dir_t fill,
 			size_t j;
 			bool seen = false;
 
-			if (rtfs_internal(e))
-				continue;
 			if (n.kind == RTFS_DIR_SYS) {
 				if (!strcmp(e->system, n.sys))
 					fill(buf, e->name, NULL, 0, 0);
@@ -1839,11 +1849,14 @@ static int rtfs_readdir(const char *path, void *buf, fuse_fill_dir_t fill,
 		pthread_mutex_unlock(&fs.print_lock);
 		break;
 	case RTFS_DIR_EVENT:
-		fill(buf, "enable", NULL, 0, 0);
-		fill(buf, "filter", NULL, 0, 0);
+		if (!rtfs_internal_sys(n.sys)) {
+			fill(buf, "enable", NULL, 0, 0);
+			fill(buf, "filter", NULL, 0, 0);
+		}
 		fill(buf, "format", NULL, 0, 0);
 		fill(buf, "id", NULL, 0, 0);
-		fill(buf, "trigger", NULL, 0, 0);
+		if (!rtfs_internal_sys(n.sys))
+			fill(buf, "trigger", NULL, 0, 0);
 		break;
 	case RTFS_DIR_OPTIONS: {
 		char *reply = NULL, *line, *save = NULL;
@@ -2050,6 +2063,24 @@ static int rtfs_utimens(const char *path, const struct timespec tv[2],
 	return rtfs_node_of(path, fi, &n);
 }
 
+/* A new file: tracefs refuses it with EACCES (its directories are the
+ * kernel's to fill). */
+static int rtfs_create(const char *path, mode_t mode, struct fuse_file_info *fi)
+{
+	(void)path;
+	(void)mode;
+	(void)fi;
+	return -EACCES;
+}
+
+static int rtfs_mknod(const char *path, mode_t mode, dev_t dev)
+{
+	(void)path;
+	(void)mode;
+	(void)dev;
+	return -EACCES;
+}
+
 static void *rtfs_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 {
 	(void)conn;
@@ -2077,6 +2108,8 @@ static const struct fuse_operations rtfs_ops = {
 	.chmod = rtfs_chmod,
 	.utimens = rtfs_utimens,
 	.poll = rtfs_poll,
+	.create = rtfs_create,
+	.mknod = rtfs_mknod,
 };
 
 /* ---- the process's exit ------------------------------------------------- */
