@@ -348,7 +348,8 @@ static int rt_ftrace_list_by_name(const char *name)
 /*
  * rt_get - "get INST NAME": the value a tracefs file of that name shows
  * (tracing_on, buffer_size_kb, buffer_percent, trace_clock,
- * tracing_max_latency, the ftrace lists), or "print_cfg": the options as
+ * tracing_max_latency, tracing_thresh, max_graph_depth, the ftrace
+ * lists), or "print_cfg": the options as
  * a hexadecimal mask and the current tracer's number (enum rt_tracer),
  * what a tool needs to print the instance's trace as it would.
  */
@@ -555,25 +556,6 @@ static int rt_ctl_execute(char *line, struct rt_reply *r)
 			return -EINVAL;
 		}
 		return ringtrace_set_max_graph_depth((int)d);
-	}
-	if (!strcmp(verb, "available_filter_functions")) {
-		char *text = NULL;
-		size_t len = 0;
-		FILE *f = open_memstream(&text, &len);
-
-		if (!f)
-			return -ENOMEM;
-		ret = ringtrace_available_filter_functions(f);
-		fclose(f);
-		if (!ret && len >= RT_CTL_REPLY_MAX)
-			ret = -E2BIG; /* never a cut list */
-		if (ret)
-			rt_reply_printf(r, "available_filter_functions: %s",
-					strerror(-ret));
-		else
-			rt_reply_printf(r, "%s", text ? text : "");
-		free(text);
-		return ret;
 	}
 	if (!strcmp(verb, "ftrace_list")) {
 		int list;

@@ -1008,11 +1008,37 @@ static int rtfs_trunc_pids(const struct rtfs_node *n)
 			n->f->name);
 }
 
-/* available_filter_functions: the process's function symbols */
+/*
+ * available_filter_functions: the function symbols the function tracers
+ * match, "name" or "name [object]", made from the symbols file the
+ * process writes for the tools ("ADDRESS T name[\t[object]]" lines, the
+ * same symbols): a file, so that no reply size limits the list.
+ */
 static int rtfs_show_filter_functions(const struct rtfs_node *n, FILE *out)
 {
+	char err[RTT_ERR_MAX], *text = NULL, *line, *save = NULL;
+	size_t len;
+	int ret;
+
 	(void)n;
-	return rtfs_show_reply(out, "available_filter_functions -");
+	ret = rtt_syms_text(&fs.p, &text, &len, err);
+	for (line = !ret && text ? strtok_r(text, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *name = strstr(line, " T "), *mod;
+
+		if (!name)
+			continue;
+		name += 3;
+		mod = strchr(name, '\t');
+		if (mod)
+			*mod++ = '\0';
+		if (mod)
+			fprintf(out, "%s %s\n", name, mod);
+		else
+			fprintf(out, "%s\n", name);
+	}
+	free(text);
+	return ret;
 }
 
 /* A number in microseconds (tracing_thresh, tracing_max_latency) or a
