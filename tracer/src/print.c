@@ -1072,15 +1072,21 @@ static void rt_print_line(struct rt_iter *it)
 
 /* ---- headers ------------------------------------------------------------ */
 
-static void rt_get_totals(struct ringbuf *rb, unsigned long *entries,
-			  unsigned long *total)
+/* The counts of the header: of every cpu buffer, or of @only_cpu's alone
+ * (per_cpu/cpuN/trace), as the kernel counts them. */
+static void rt_get_totals(struct ringbuf *rb, int only_cpu,
+			  unsigned long *entries, unsigned long *total)
 {
 	int cpu, n = ringbuf_nr_cpus(rb);
 
 	*entries = 0;
 	*total = 0;
 	for (cpu = 0; cpu < n; cpu++) {
-		unsigned long e = ringbuf_entries_cpu(rb, cpu);
+		unsigned long e;
+
+		if (only_cpu != RINGBUF_ALL_CPUS && cpu != only_cpu)
+			continue;
+		e = ringbuf_entries_cpu(rb, cpu);
 
 		*entries += e;
 		*total += e + ringbuf_overrun_cpu(rb, cpu);
@@ -1098,7 +1104,7 @@ static void rt_print_event_info(struct rt_iter *it)
 {
 	unsigned long entries, total;
 
-	rt_get_totals(it->rb, &entries, &total);
+	rt_get_totals(it->rb, it->only_cpu, &entries, &total);
 	rt_seq_printf(&it->seq,
 		      "# entries-in-buffer/entries-written: %lu/%lu   #P:%d\n",
 		      entries, total, rt_online_cpus());
@@ -1158,7 +1164,7 @@ static void rt_print_trace_header(struct rt_iter *it)
 	char comm[RT_COMM_LEN];
 	int tgid;
 
-	rt_get_totals(it->rb, &entries, &total);
+	rt_get_totals(it->rb, it->only_cpu, &entries, &total);
 	if (uname(&u) != 0)
 		strcpy(u.release, "unknown");
 	rt_seq_printf(s, "# %s latency trace v1.1.5 on %s\n",
