@@ -1695,23 +1695,27 @@ static int rtfs_raw_read(struct rtfs_fh *fh, char *out, size_t size,
 
 /* ---- poll() on trace_pipe ----------------------------------------------- */
 
-/* Is there something for a trace_pipe reader? Under fs.lock. */
+/*
+ * Is there something for a trace_pipe reader? Under fs.lock. The pipe's
+ * text and buffer are looked at under its lock (a reader replaces the
+ * buffer when the instance gets a new one); while a reader holds it,
+ * the answer is no: that reader takes what comes, and the next tick
+ * looks again.
+ */
 static bool rtfs_pipe_ready(struct rtfs_pipe *pp)
 {
-	bool pending = false;
+	bool ready;
 
 	if (rtfs_dead())
 		return true;
-	/* the text printed but not read, unless a reader is at it (it
-	 * then takes that text itself) */
-	if (!pthread_mutex_trylock(&pp->lock)) {
-		pending = pp->plen > pp->poff;
-		pthread_mutex_unlock(&pp->lock);
-	}
-	if (pending)
-		return true;
-	return pp->cpu == RINGBUF_ALL_CPUS ? !ringbuf_empty(pp->rb) :
-					     !ringbuf_empty_cpu(pp->rb, pp->cpu);
+	if (pthread_mutex_trylock(&pp->lock))
+		return false;
+	ready = pp->plen > pp->poff ||
+		(pp->cpu == RINGBUF_ALL_CPUS ?
+			 !ringbuf_empty(pp->rb) :
+			 !ringbuf_empty_cpu(pp->rb, pp->cpu));
+	pthread_mutex_unlock(&pp->lock);
+	return ready;
 }
 
 /* The watcher's tick: wake the poll()s whose pipe has something. */
