@@ -969,7 +969,25 @@ static int rtfs_trunc_error_log(const struct rtfs_node *n)
 }
 
 /* set_ftrace_filter and the other function lists (the process's own,
- * shared by its instances) */
+ * shared by its instances). An empty list reads as the kernel's says
+ * what it means: every function traced, or none left out. */
+static int rtfs_show_ftrace_list(const struct rtfs_node *n, FILE *out)
+{
+	char *reply = NULL;
+	int ret = rtfs_cmd(&reply, NULL, "get - %s", n->f->name);
+
+	if (ret)
+		return ret;
+	if (reply && reply[strspn(reply, " \t\n")])
+		fputs(reply, out);
+	else if (strstr(n->f->name, "notrace"))
+		fputs("#### no functions disabled ####\n", out);
+	else
+		fputs("#### all functions enabled ####\n", out);
+	free(reply);
+	return 0;
+}
+
 static int rtfs_write_ftrace_list(const struct rtfs_node *n, char *buf)
 {
 	rtfs_chomp(buf);
@@ -1162,17 +1180,17 @@ static const struct rtfs_file_ops rtfs_files[] = {
 	  rtfs_write_pids, rtfs_trunc_pids },
 	{ "set_event_pid", 0644, false, rtfs_show_pids, rtfs_write_pids,
 	  rtfs_trunc_pids },
-	{ "set_ftrace_filter", 0644, true, rtfs_show_get,
+	{ "set_ftrace_filter", 0644, true, rtfs_show_ftrace_list,
 	  rtfs_write_ftrace_list, rtfs_trunc_ftrace_list },
 	{ "set_ftrace_notrace_pid", 0644, false, rtfs_show_pids,
 	  rtfs_write_pids, rtfs_trunc_pids },
 	{ "set_ftrace_pid", 0644, false, rtfs_show_pids, rtfs_write_pids,
 	  rtfs_trunc_pids },
-	{ "set_ftrace_notrace", 0644, true, rtfs_show_get,
+	{ "set_ftrace_notrace", 0644, true, rtfs_show_ftrace_list,
 	  rtfs_write_ftrace_list, rtfs_trunc_ftrace_list },
-	{ "set_graph_function", 0644, true, rtfs_show_get,
+	{ "set_graph_function", 0644, true, rtfs_show_ftrace_list,
 	  rtfs_write_ftrace_list, rtfs_trunc_ftrace_list },
-	{ "set_graph_notrace", 0644, true, rtfs_show_get,
+	{ "set_graph_notrace", 0644, true, rtfs_show_ftrace_list,
 	  rtfs_write_ftrace_list, rtfs_trunc_ftrace_list },
 	{ "snapshot", 0644, false, rtfs_show_snapshot, rtfs_write_snapshot,
 	  rtfs_trunc_none },
