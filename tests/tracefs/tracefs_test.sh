@@ -24,7 +24,9 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 NAME=$(basename "$CASE" .tc)
 
 . "$HERE/mount_sample.sh"
-mount_sample --seconds 50 --gap-ms 20
+# the sample outlives the slowest case (sanitizer builds run longer:
+# RB_TIMEOUT_MULT); it is killed at the end
+mount_sample --seconds $((50 * ${RB_TIMEOUT_MULT:-1})) --gap-ms 20
 
 # requires: FILE... (relative to the mount)
 req=$(sed -n 's/^# requires: *//p' "$CASE" | head -1)
