@@ -21,8 +21,12 @@ RINGTRACE_PACKAGES=(gcc make cmake pkg-config liburcu-dev libtraceevent-dev libe
 #   libc-bin       ldd (install.external_projects)
 #   coreutils grep sed mawk findutils: the shell tests' text tools
 #   fuse3          fusermount3, for the tracefs cases (ringtrace mount)
+#   linux-source-6.1  the kernel's ftracetest cases, run unmodified on the
+#                  mount (tracefs.upstream extracts them from its tarball)
+#   xz-utils       tar -J, to extract them
 RINGTRACE_TEST_PACKAGES=(trace-cmd python3 groff-base g++ clang binutils
-	util-linux libc-bin coreutils grep sed mawk findutils fuse3)
+	util-linux libc-bin coreutils grep sed mawk findutils fuse3
+	linux-source-6.1 xz-utils)
 
 ringtrace_install_deps() {
 	local missing=() p

@@ -23,6 +23,9 @@
  * DIR/log.<worker>, flushed and fdatasync()ed every 64 lines: after a
  * SIGKILL, every line in the logs names an event the buffer holds.
  *
+ * --no-markers: the workers write no trace markers (a reader then sees
+ * only the markers it writes itself).
+ *
  * --pin puts worker i on the i-th cpu the program may use (round robin),
  * so that the records spread over several cpu buffers.
  *
@@ -77,7 +80,7 @@ static long max_bursts = -1;
 static const char *log_dir;
 static pthread_barrier_t barrier;
 static long bursts;
-static bool go, pin;
+static bool go, pin, no_markers;
 
 struct worker {
 	int id;
@@ -156,7 +159,7 @@ static void one_iteration(struct worker *w, unsigned long i)
 		atomic_fetch_add(&counts[EV_BIG], 1);
 		log_event(w, EV_BIG, seq);
 	}
-	if (i % 64 == 9) {
+	if (i % 64 == 9 && !no_markers) {
 		char msg[64];
 		int n = snprintf(msg, sizeof(msg), "marker %lu from %d", i,
 				 w->id);
@@ -225,7 +228,7 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: sample_app [--threads N] [--seconds S] [--bursts B] [--burst K]\n"
 		"                  [--gap-ms G] [--timer-us U] [--counts FILE]\n"
-		"                  [--log DIR] [--ready FILE] [--pin]\n");
+		"                  [--log DIR] [--ready FILE] [--pin] [--no-markers]\n");
 	exit(2);
 }
 
@@ -242,6 +245,7 @@ int main(int argc, char **argv)
 		{ "log", required_argument, NULL, 'l' },
 		{ "ready", required_argument, NULL, 'r' },
 		{ "pin", no_argument, NULL, 'p' },
+		{ "no-markers", no_argument, NULL, 'm' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *counts_file = NULL, *ready = NULL;
@@ -284,6 +288,9 @@ int main(int argc, char **argv)
 			break;
 		case 'p':
 			pin = true;
+			break;
+		case 'm':
+			no_markers = true;
 			break;
 		default:
 			usage();

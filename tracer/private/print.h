@@ -82,6 +82,11 @@ void rt_pipe_state_free(struct rt_pipe_state *st);
 /* cat trace: a non-consuming view of @rb with the header. 0 or -errno. */
 int rt_print_view(struct ringbuf *rb, const struct rt_print_cfg *cfg,
 		  const struct rt_printer_ops *ops, FILE *out);
+/* per_cpu/cpuN/trace: the same, of cpu buffer @cpu alone
+ * (RINGBUF_ALL_CPUS: all of them, as rt_print_view()). */
+int rt_print_view_cpu(struct ringbuf *rb, int cpu,
+		      const struct rt_print_cfg *cfg,
+		      const struct rt_printer_ops *ops, FILE *out);
 /* One read of trace_pipe: consume at most what @rb holds now (@cpu:
  * RINGBUF_ALL_CPUS or one cpu buffer), without a header. Returns the
  * lines written or -errno. Does not wait. */

@@ -449,6 +449,8 @@ static bool rt_iter_next(struct rt_iter *it)
 	 * valid until the next call on that iterator: the best one is used
 	 * as peeked, with no second peek a writer could race with. */
 	for (cpu = 0; cpu < it->nr_cpus; cpu++) {
+		if (it->only_cpu != RINGBUF_ALL_CPUS && cpu != it->only_cpu)
+			continue;
 		e = ringbuf_iter_peek(it->it[cpu], &ts);
 		if (e && (best < 0 || ts < best_ts)) {
 			best = cpu;
@@ -479,6 +481,8 @@ static uint64_t rt_iter_next_ts(struct rt_iter *it)
 		unsigned int len;
 		bool have;
 
+		if (it->only_cpu != RINGBUF_ALL_CPUS && cpu != it->only_cpu)
+			continue;
 		if (it->src)
 			have = it->src->peek(it->src->ctx, cpu, &ts, &data,
 					     &len, NULL);
@@ -1068,15 +1072,21 @@ static void rt_print_line(struct rt_iter *it)
 
 /* ---- headers ------------------------------------------------------------ */
 
-static void rt_get_totals(struct ringbuf *rb, unsigned long *entries,
-			  unsigned long *total)
+/* The counts of the header: of every cpu buffer, or of @only_cpu's alone
+ * (per_cpu/cpuN/trace), as the kernel counts them. */
+static void rt_get_totals(struct ringbuf *rb, int only_cpu,
+			  unsigned long *entries, unsigned long *total)
 {
 	int cpu, n = ringbuf_nr_cpus(rb);
 
 	*entries = 0;
 	*total = 0;
 	for (cpu = 0; cpu < n; cpu++) {
-		unsigned long e = ringbuf_entries_cpu(rb, cpu);
+		unsigned long e;
+
+		if (only_cpu != RINGBUF_ALL_CPUS && cpu != only_cpu)
+			continue;
+		e = ringbuf_entries_cpu(rb, cpu);
 
 		*entries += e;
 		*total += e + ringbuf_overrun_cpu(rb, cpu);
@@ -1094,7 +1104,7 @@ static void rt_print_event_info(struct rt_iter *it)
 {
 	unsigned long entries, total;
 
-	rt_get_totals(it->rb, &entries, &total);
+	rt_get_totals(it->rb, it->only_cpu, &entries, &total);
 	rt_seq_printf(&it->seq,
 		      "# entries-in-buffer/entries-written: %lu/%lu   #P:%d\n",
 		      entries, total, rt_online_cpus());
@@ -1154,7 +1164,7 @@ static void rt_print_trace_header(struct rt_iter *it)
 	char comm[RT_COMM_LEN];
 	int tgid;
 
-	rt_get_totals(it->rb, &entries, &total);
+	rt_get_totals(it->rb, it->only_cpu, &entries, &total);
 	if (uname(&u) != 0)
 		strcpy(u.release, "unknown");
 	rt_seq_printf(s, "# %s latency trace v1.1.5 on %s\n",
@@ -1275,6 +1285,13 @@ static int rt_flush(struct rt_iter *it, FILE *out)
 int rt_print_view(struct ringbuf *rb, const struct rt_print_cfg *cfg,
 		  const struct rt_printer_ops *ops, FILE *out)
 {
+	return rt_print_view_cpu(rb, RINGBUF_ALL_CPUS, cfg, ops, out);
+}
+
+int rt_print_view_cpu(struct ringbuf *rb, int cpu,
+		      const struct rt_print_cfg *cfg,
+		      const struct rt_printer_ops *ops, FILE *out)
+{
 	const struct rt_printer_ops *saved = rt_cur_ops;
 	struct rt_iter it;
 	int ret;
@@ -1282,6 +1299,7 @@ int rt_print_view(struct ringbuf *rb, const struct rt_print_cfg *cfg,
 	ret = rt_iter_init(&it, rb, cfg, ops, false);
 	if (ret)
 		return ret;
+	it.only_cpu = cpu;
 	rt_cur_ops = ops;
 	rt_seq_printf(&it.seq, "# tracer: %s\n", rt_tracer_name(it.tracer));
 	rt_seq_puts(&it.seq, "#\n");

@@ -348,7 +348,8 @@ static int rt_ftrace_list_by_name(const char *name)
 /*
  * rt_get - "get INST NAME": the value a tracefs file of that name shows
  * (tracing_on, buffer_size_kb, buffer_percent, trace_clock,
- * tracing_max_latency, the ftrace lists), or "print_cfg": the options as
+ * tracing_max_latency, tracing_thresh, max_graph_depth, the ftrace
+ * lists), or "print_cfg": the options as
  * a hexadecimal mask and the current tracer's number (enum rt_tracer),
  * what a tool needs to print the instance's trace as it would.
  */
@@ -383,6 +384,17 @@ static int rt_get(struct ringtrace_instance *tr, const char *name,
 	} else if (!strcmp(name, "tracing_max_latency")) {
 		rt_reply_printf(r, "%llu\n",
 				(unsigned long long)ringtrace_max_latency(tr));
+	} else if (!strcmp(name, "tracing_thresh")) {
+		/* Relaxed: a value shown, as a read of the file. */
+		rt_reply_printf(r, "%llu\n",
+				(unsigned long long)atomic_load_explicit(
+					&tr->thresh_ns, memory_order_relaxed) /
+					1000);
+	} else if (!strcmp(name, "max_graph_depth")) {
+		/* Relaxed: as above. */
+		rt_reply_printf(r, "%d\n",
+				atomic_load_explicit(&rt_max_graph_depth,
+						     memory_order_relaxed));
 	} else if (!strcmp(name, "print_cfg")) {
 		/* Relaxed: a setting changing meanwhile shows either value,
 		 * as a read of the file would. */
@@ -396,6 +408,73 @@ static int rt_get(struct ringtrace_instance *tr, const char *name,
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/*
+ * The calling thread's records carry the id of thread @pid of another
+ * process (a trace_marker writer seen by ringtrace mount), with its name
+ * and process id read from /proc. False when they cannot be read there
+ * (gone, or in another pid namespace): the records then keep this
+ * thread's id.
+ */
+static bool rt_write_as_proc(int pid)
+{
+	char path[64], comm[RT_COMM_LEN] = { 0 }, line[128];
+	int tgid = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	fclose(f);
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	f = fopen(path, "r");
+	if (!f || tgid <= 0) {
+		if (f)
+			fclose(f);
+		return false;
+	}
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = '\0';
+	fclose(f);
+	comm[strcspn(comm, "\n")] = '\0';
+	rt_write_as(pid, tgid, comm);
+	return true;
+}
+
+static int rt_ctl_execute(char *line, struct rt_reply *r);
+
+/*
+ * marker_as INST PID TEXT, marker_raw_as INST PID HEX: marker and
+ * marker_raw, the record carrying thread PID's id (see rt_write_as()).
+ */
+static int rt_ctl_write_as(const char *verb, const char *iname, char *p,
+			   struct rt_reply *r)
+{
+	char *sub, *a = rt_word(&p), *end = NULL;
+	long pid = a ? strtol(a, &end, 10) : 0;
+	bool as;
+	int ret;
+
+	if (!a || *end || pid <= 0 || pid > INT_MAX) {
+		rt_reply_printf(r, "%s: bad thread id '%s'", verb, a ? a : "");
+		return -EINVAL;
+	}
+	sub = malloc(RT_CTL_CMD_MAX);
+	if (!sub)
+		return -ENOMEM;
+	snprintf(sub, RT_CTL_CMD_MAX, "%.*s %s %s", (int)(strlen(verb) - 3),
+		 verb, iname, p);
+	as = rt_write_as_proc((int)pid);
+	ret = rt_ctl_execute(sub, r);
+	if (as)
+		rt_write_as(0, 0, NULL);
+	free(sub);
+	return ret;
 }
 
 /*
@@ -493,6 +572,8 @@ static int rt_ctl_execute(char *line, struct rt_reply *r)
 			rt_reply_printf(r, "%s", err);
 		return ret;
 	}
+	if (!strcmp(verb, "marker_as") || !strcmp(verb, "marker_raw_as"))
+		return rt_ctl_write_as(verb, iname, p, r);
 	tr = strcmp(iname, "-") ? ringtrace_instance_lookup(iname) :
 				  ringtrace_top();
 	if (!tr) {
@@ -540,7 +621,28 @@ static int rt_ctl_execute(char *line, struct rt_reply *r)
 		a = rt_word(&p);
 		ringtrace_tracing_on(tr, a && atoi(a) != 0);
 	} else if (!strcmp(verb, "clear")) {
-		ringtrace_clear(tr);
+		/* clear INST [CPU]: per_cpu/cpuN/trace opened with O_TRUNC
+		 * empties that cpu buffer alone */
+		a = rt_word(&p);
+		if (!a) {
+			ringtrace_clear(tr);
+		} else {
+			struct ringbuf *rb = ringtrace_buffer(tr);
+			char *end = NULL;
+			long cpu = strtol(a, &end, 10);
+
+			if (*end || cpu < 0 || cpu >= ringbuf_nr_cpus(rb)) {
+				rt_reply_printf(r, "clear: no cpu buffer '%s'", a);
+				return -EINVAL;
+			}
+			pthread_mutex_lock(&tr->lock);
+			/* Relaxed: the buffer is replaced only under tr->lock,
+			 * held here. */
+			ringbuf_reset_cpu(atomic_load_explicit(
+						  &tr->rb, memory_order_relaxed),
+					  (int)cpu);
+			pthread_mutex_unlock(&tr->lock);
+		}
 	} else if (!strcmp(verb, "buffer_size_kb")) {
 		a = rt_word(&p);
 		ret = ringtrace_set_buffer_size_kb(tr, a ? strtoul(a, NULL, 10) :
@@ -583,6 +685,21 @@ static int rt_ctl_execute(char *line, struct rt_reply *r)
 		if (ret)
 			rt_reply_printf(r, "unknown clock '%s' (mono, mono_raw, boot, x86-tsc)",
 					a ? a : "");
+	} else if (!strcmp(verb, "thresh") || !strcmp(verb, "max_latency")) {
+		/* tracing_thresh and tracing_max_latency, in microseconds */
+		char *end = NULL;
+		unsigned long long us;
+
+		a = rt_word(&p);
+		us = a ? strtoull(a, &end, 10) : 0;
+		if (!a || *end || *a == '-') {
+			rt_reply_printf(r, "%s: bad value '%s'", verb, a ? a : "");
+			return -EINVAL;
+		}
+		if (verb[0] == 't')
+			ringtrace_set_thresh(tr, us);
+		else
+			ringtrace_set_max_latency(tr, us);
 	} else if (!strcmp(verb, "stat")) {
 		ret = rt_stat(tr, r);
 	} else if (!strcmp(verb, "get")) {

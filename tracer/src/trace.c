@@ -104,38 +104,68 @@ static inline __attribute__((no_instrument_function)) int rt_gettid(void)
 static struct rt_ctl_cmdline rt_cmdline_local[RT_CTL_CMDLINES];
 struct rt_ctl_cmdline *rt_cmdline_tab = rt_cmdline_local;
 
-__attribute__((no_instrument_function)) void rt_cmdline_save(void)
+/* Save @comm as the name of thread @pid of process @tgid. Return: false
+ * when the slot was busy (another thread saving into it). */
+static __attribute__((no_instrument_function)) bool
+rt_cmdline_store(int pid, int tgid, const char comm[RT_COMM_LEN])
 {
-	int pid = rt_gettid();
 	struct rt_ctl_cmdline *c =
 		&rt_cmdline_tab[(unsigned int)pid % RT_CTL_CMDLINES];
 	unsigned int seq = atomic_load_explicit(&c->seq, memory_order_relaxed);
-	char comm[RT_COMM_LEN] = { 0 };
 	uint64_t w[2];
 
 	if (seq & 1)
-		return; /* someone else is saving into the slot: next time */
+		return false; /* someone else is saving into the slot */
 	/*
 	 * acquire: nothing; the cmpxchg only claims the slot. Failure means
-	 * another thread claimed it: this thread saves at a later write.
+	 * another thread claimed it: the caller saves at a later write.
 	 */
 	if (!atomic_compare_exchange_strong_explicit(&c->seq, &seq, seq + 1,
 						     memory_order_relaxed,
 						     memory_order_relaxed))
-		return;
+		return false;
 	/* Orders the claim (odd seq) before the word stores below; pairs
 	 * with the reader's acquire fence before its second seq load. */
 	atomic_thread_fence(memory_order_release);
-	prctl(PR_GET_NAME, comm, 0, 0, 0);
 	memcpy(w, comm, sizeof(w));
 	atomic_store_explicit(&c->pid, pid, memory_order_relaxed);
-	atomic_store_explicit(&c->tgid, (int)getpid(), memory_order_relaxed);
+	atomic_store_explicit(&c->tgid, tgid, memory_order_relaxed);
 	atomic_store_explicit(&c->comm[0], w[0], memory_order_relaxed);
 	atomic_store_explicit(&c->comm[1], w[1], memory_order_relaxed);
 	/* Publishes the words; pairs with the reader's first acquire load
 	 * of seq in rt_cmdline_find(). */
 	atomic_store_explicit(&c->seq, seq + 2, memory_order_release);
-	rt_cur.comm_saved = true;
+	return true;
+}
+
+__attribute__((no_instrument_function)) void rt_cmdline_save(void)
+{
+	char comm[RT_COMM_LEN] = { 0 };
+
+	prctl(PR_GET_NAME, comm, 0, 0, 0);
+	if (rt_cmdline_store(rt_gettid(), (int)getpid(), comm))
+		rt_cur.comm_saved = true;
+}
+
+/*
+ * Userspace: a trace_marker write through a tool (ringtrace mount) is
+ * made by the control thread, while the kernel records the writing
+ * task. rt_write_as() makes the calling thread's records carry @pid
+ * (with @comm saved for it, @tgid its process) until rt_write_as(0, ...)
+ * gives it its own id back.
+ */
+void rt_write_as(int pid, int tgid, const char *comm)
+{
+	char name[RT_COMM_LEN] = { 0 };
+
+	if (!rt_cur.comm_saved)
+		rt_cmdline_save(); /* its own name first, under its own id */
+	rt_cur.pid = 0;
+	if (pid <= 0)
+		return; /* rt_gettid() takes the thread's id again */
+	snprintf(name, sizeof(name), "%s", comm ? comm : "<...>");
+	rt_cmdline_store(pid, tgid, name);
+	rt_cur.pid = pid;
 }
 
 bool rt_cmdline_find(int pid, char *comm, int *tgid)

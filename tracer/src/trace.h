@@ -134,6 +134,9 @@ extern pthread_mutex_t rt_control_lock;
 void rt_lazy_init(void);
 struct ringtrace_instance *rt_instance_get(struct ringtrace_instance *tr);
 void rt_cmdline_save(void);
+/* The calling thread's records carry @pid (0: its own id again); see
+ * trace.c. */
+void rt_write_as(int pid, int tgid, const char *comm);
 bool rt_cmdline_find(int pid, char *comm, int *tgid);
 int rt_nr_cpus(struct ringtrace_instance *tr);
 int rt_wait_slice(struct ringtrace_instance *tr, int cpu, int full,

@@ -71,6 +71,7 @@ struct rtfs_pipe {
 	char *pend; /* printed, not yet read */
 	size_t plen, poff;
 	pthread_mutex_t lock; /* one reader consumes at a time */
+	struct fuse_pollhandle *ph; /* a poll() waiting for text (fs.lock) */
 	struct rtfs_pipe *next;
 };
 
@@ -205,14 +206,21 @@ static void rtfs_refresh_syms(void)
 }
 
 /* The tracer's own records (ftrace:*): they have formats and ids, but
- * are not events one enables or filters; they are left out of events/
- * (the kernel shows their format there). */
+ * are not events one enables or filters. As in the kernel, they are not
+ * in available_events, and events/ftrace/NAME/ holds only their format
+ * and id. */
 static bool rtfs_internal(const struct rtt_event *e)
 {
 	return !strcmp(e->system, "ftrace");
 }
 
-/* Is there an event SYS:NAME (NAME NULL: any event of SYS)? */
+static bool rtfs_internal_sys(const char *sys)
+{
+	return !strcmp(sys, "ftrace");
+}
+
+/* Is there an event SYS:NAME (NAME NULL: any event of SYS), the
+ * tracer's own records included? */
 static bool rtfs_event_exists(const char *sys, const char *name)
 {
 	bool found = false;
@@ -221,8 +229,7 @@ static bool rtfs_event_exists(const char *sys, const char *name)
 	pthread_mutex_lock(&fs.print_lock);
 	rtfs_refresh_events();
 	for (i = 0; fs.ev && i < fs.ev->nr && !found; i++)
-		found = !rtfs_internal(&fs.ev->v[i]) &&
-			!strcmp(fs.ev->v[i].system, sys) &&
+		found = !strcmp(fs.ev->v[i].system, sys) &&
 			(!name || !strcmp(fs.ev->v[i].name, name));
 	pthread_mutex_unlock(&fs.print_lock);
 	return found;
@@ -323,6 +330,13 @@ struct rtfs_fh {
 	char *text;
 	size_t len;
 	struct rtfs_pipe *pipe;
+	/* trace_pipe_raw: its own consuming reader, the page being read */
+	struct ringbuf *raw;
+	uint32_t raw_gen;
+	int raw_slot;
+	void *page;
+	size_t page_len, page_off;
+	pthread_mutex_t raw_lock;
 };
 
 /* Each writes a command's reply (or its own text) to @out. */
@@ -513,7 +527,14 @@ static int rtfs_write_enable(const struct rtfs_node *n, char *buf)
 static int rtfs_show_filter(const struct rtfs_node *n, FILE *out)
 {
 	if (!n->ev[0]) {
-		fputs("none\n", out);
+		/* the kernel keeps no filter text for a system: the file
+		 * shows what it is for (the events' filter files show the
+		 * filter a write to it set) */
+		fputs("### global filter ###\n"
+		      "# Use this to set filters for multiple events.\n"
+		      "# Only events with the given fields will be affected.\n"
+		      "# If no events are modified, an error message will be displayed here\n",
+		      out);
 		return 0;
 	}
 	return rtfs_show_reply(out, "show_filter %s %s %s", rtfs_iarg(n->inst),
@@ -749,7 +770,39 @@ static void rtfs_get_cfg(const char *inst, struct rt_print_cfg *cfg)
 	free(reply);
 }
 
+static int rtfs_print_view_cpu(const struct rtfs_node *n, int cpu, bool snap,
+			       FILE *out);
+
+/* What the kernel shows in place of an empty (or freed) snapshot. */
+static void rtfs_snapshot_help(const struct rtfs_node *n, bool allocated,
+			       FILE *out)
+{
+	char *tracer = NULL;
+
+	if (rtfs_cmd(&tracer, NULL, "tracer %s", rtfs_iarg(n->inst)) || !tracer)
+		fputs("# tracer: nop\n", out);
+	else
+		fprintf(out, "# tracer: %.*s\n", (int)strcspn(tracer, "\n"),
+			tracer);
+	free(tracer);
+	fprintf(out, "#\n#\n# * Snapshot is %s *\n#\n",
+		allocated ? "allocated" : "freed");
+	fputs("# Snapshot commands:\n"
+	      "# echo 0 > snapshot : Clears and frees snapshot buffer\n"
+	      "# echo 1 > snapshot : Allocates snapshot buffer, if not already allocated.\n"
+	      "#                      Takes a snapshot of the main buffer.\n"
+	      "# echo 2 > snapshot : Clears snapshot buffer (but does not allocate or free)\n"
+	      "#                      (Doesn't have to be a full snapshot buffer)\n",
+	      out);
+}
+
 static int rtfs_print_view(const struct rtfs_node *n, bool snap, FILE *out)
+{
+	return rtfs_print_view_cpu(n, RINGBUF_ALL_CPUS, snap, out);
+}
+
+static int rtfs_print_view_cpu(const struct rtfs_node *n, int cpu, bool snap,
+			       FILE *out)
 {
 	char err[RTT_ERR_MAX];
 	struct rt_print_cfg cfg;
@@ -761,12 +814,22 @@ static int rtfs_print_view(const struct rtfs_node *n, bool snap, FILE *out)
 		return -ENOENT;
 	rtfs_get_cfg(n->inst, &cfg);
 	ret = rtt_attach(&fs.p, slot, snap, 0, NULL, &rb, err);
+	if (ret == -ENOENT && snap) {
+		rtfs_snapshot_help(n, false, out);
+		return 0;
+	}
 	if (ret)
 		return ret;
+	if (snap && ringbuf_empty(rb)) {
+		/* the kernel: an empty snapshot shows its commands */
+		ringbuf_free(rb);
+		rtfs_snapshot_help(n, true, out);
+		return 0;
+	}
 	pthread_mutex_lock(&fs.print_lock);
 	rtfs_refresh_events();
 	rtfs_refresh_syms();
-	ret = fs.ev ? rt_print_view(rb, &cfg, &fs.ops, out) : -ENODEV;
+	ret = fs.ev ? rt_print_view_cpu(rb, cpu, &cfg, &fs.ops, out) : -ENODEV;
 	pthread_mutex_unlock(&fs.print_lock);
 	ringbuf_free(rb);
 	return ret;
@@ -782,25 +845,20 @@ static int rtfs_trunc_trace(const struct rtfs_node *n)
 	return rtfs_cmd(NULL, NULL, "clear %s", rtfs_iarg(n->inst));
 }
 
+/* per_cpu/cpuN/trace: that cpu buffer alone; O_TRUNC empties it alone */
+static int rtfs_show_cpu_trace(const struct rtfs_node *n, FILE *out)
+{
+	return rtfs_print_view_cpu(n, n->cpu, false, out);
+}
+
+static int rtfs_trunc_cpu_trace(const struct rtfs_node *n)
+{
+	return rtfs_cmd(NULL, NULL, "clear %s %d", rtfs_iarg(n->inst), n->cpu);
+}
+
 static int rtfs_show_snapshot(const struct rtfs_node *n, FILE *out)
 {
-	int ret = rtfs_print_view(n, true, out);
-
-	if (ret != -ENOENT)
-		return ret;
-	fputs("# tracer: nop\n"
-	      "#\n"
-	      "#\n"
-	      "# * Snapshot is freed *\n"
-	      "#\n"
-	      "# Snapshot commands:\n"
-	      "# echo 0 > snapshot : Clears and frees snapshot buffer\n"
-	      "# echo 1 > snapshot : Allocates snapshot buffer, if not already allocated.\n"
-	      "#                      Takes a snapshot of the main buffer.\n"
-	      "# echo 2 > snapshot : Clears snapshot buffer (but does not allocate or free)\n"
-	      "#                      (Doesn't have to be a full snapshot buffer)\n",
-	      out);
-	return 0;
+	return rtfs_print_view(n, true, out);
 }
 
 static int rtfs_write_snapshot(const struct rtfs_node *n, char *buf)
@@ -813,14 +871,34 @@ static int rtfs_write_snapshot(const struct rtfs_node *n, char *buf)
 			v > 2 ? 2 : v);
 }
 
+/*
+ * A marker command: "VERB_as INST PID ARG", the record carrying the
+ * writer's thread id (what the kernel records), or, when the writer is
+ * not known or the process's library has no such command, "VERB INST
+ * ARG" (the process's control thread's id).
+ */
+static int rtfs_marker_cmd(const struct rtfs_node *n, const char *verb,
+			   const char *arg)
+{
+	struct fuse_context *ctx = fuse_get_context();
+	char err[RTT_ERR_MAX];
+	int ret = -EINVAL;
+
+	err[0] = '\0';
+	if (ctx && ctx->pid > 0)
+		ret = rtfs_cmd(NULL, err, "%s_as %s %d %s", verb,
+			       rtfs_iarg(n->inst), (int)ctx->pid, arg);
+	if (!ctx || ctx->pid <= 0 || strstr(err, "unknown command"))
+		ret = rtfs_cmd(NULL, NULL, "%s %s %s", verb, rtfs_iarg(n->inst),
+			       arg);
+	return ret == -ENOSPC ? -EBADF : ret; /* tracing off: as the kernel */
+}
+
 static int rtfs_write_marker(const struct rtfs_node *n, char *buf)
 {
-	int ret;
-
 	/* one line per command: the process records the rest of it */
 	buf[strcspn(buf, "\n")] = '\0';
-	ret = rtfs_cmd(NULL, NULL, "marker %s %s", rtfs_iarg(n->inst), buf);
-	return ret == -ENOSPC ? -EBADF : ret; /* tracing off: as the kernel */
+	return rtfs_marker_cmd(n, "marker", buf);
 }
 
 /* trace_marker_raw: binary, so the write is sent as hexadecimal */
@@ -849,10 +927,9 @@ static int rtfs_marker_raw(const struct rtfs_node *n, const char *buf,
 		text[2 * i + 1] = hex[(unsigned char)buf[i] & 15];
 	}
 	text[2 * size] = '\0';
-	ret = rtfs_cmd(NULL, NULL, "marker_raw %s %s", rtfs_iarg(n->inst),
-		       text);
+	ret = rtfs_marker_cmd(n, "marker_raw", text);
 	free(text);
-	return ret == -ENOSPC ? -EBADF : ret; /* tracing off: as the kernel */
+	return ret;
 }
 
 /* error_log */
@@ -892,7 +969,25 @@ static int rtfs_trunc_error_log(const struct rtfs_node *n)
 }
 
 /* set_ftrace_filter and the other function lists (the process's own,
- * shared by its instances) */
+ * shared by its instances). An empty list reads as the kernel's says
+ * what it means: every function traced, or none left out. */
+static int rtfs_show_ftrace_list(const struct rtfs_node *n, FILE *out)
+{
+	char *reply = NULL;
+	int ret = rtfs_cmd(&reply, NULL, "get - %s", n->f->name);
+
+	if (ret)
+		return ret;
+	if (reply && reply[strspn(reply, " \t\n")])
+		fputs(reply, out);
+	else if (strstr(n->f->name, "notrace"))
+		fputs("#### no functions disabled ####\n", out);
+	else
+		fputs("#### all functions enabled ####\n", out);
+	free(reply);
+	return 0;
+}
+
 static int rtfs_write_ftrace_list(const struct rtfs_node *n, char *buf)
 {
 	rtfs_chomp(buf);
@@ -929,6 +1024,66 @@ static int rtfs_trunc_pids(const struct rtfs_node *n)
 {
 	return rtfs_cmd(NULL, NULL, "pids %s %s", rtfs_iarg(n->inst),
 			n->f->name);
+}
+
+/*
+ * available_filter_functions: the function symbols the function tracers
+ * match, "name" or "name [object]", made from the symbols file the
+ * process writes for the tools ("ADDRESS T name[\t[object]]" lines, the
+ * same symbols): a file, so that no reply size limits the list.
+ */
+static int rtfs_show_filter_functions(const struct rtfs_node *n, FILE *out)
+{
+	char err[RTT_ERR_MAX], *text = NULL, *line, *save = NULL;
+	size_t len;
+	int ret;
+
+	(void)n;
+	ret = rtt_syms_text(&fs.p, &text, &len, err);
+	for (line = !ret && text ? strtok_r(text, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *name = strstr(line, " T "), *mod;
+
+		if (!name)
+			continue;
+		name += 3;
+		mod = strchr(name, '\t');
+		if (mod)
+			*mod++ = '\0';
+		if (mod)
+			fprintf(out, "%s %s\n", name, mod);
+		else
+			fprintf(out, "%s\n", name);
+	}
+	free(text);
+	return ret;
+}
+
+/* A number in microseconds (tracing_thresh, tracing_max_latency) or a
+ * depth (max_graph_depth), sent as "VERB INST NUMBER". */
+static int rtfs_write_number(const struct rtfs_node *n, char *buf,
+			     const char *verb)
+{
+	unsigned long v;
+
+	if (rtfs_parse_ul(buf, &v))
+		return -EINVAL;
+	return rtfs_cmd(NULL, NULL, "%s %s %lu", verb, rtfs_iarg(n->inst), v);
+}
+
+static int rtfs_write_thresh(const struct rtfs_node *n, char *buf)
+{
+	return rtfs_write_number(n, buf, "thresh");
+}
+
+static int rtfs_write_max_latency(const struct rtfs_node *n, char *buf)
+{
+	return rtfs_write_number(n, buf, "max_latency");
+}
+
+static int rtfs_write_graph_depth(const struct rtfs_node *n, char *buf)
+{
+	return rtfs_write_number(n, buf, "max_graph_depth");
 }
 
 static int rtfs_show_saved_cmdlines(const struct rtfs_node *n, FILE *out)
@@ -1002,6 +1157,8 @@ static const struct rtfs_file_ops rtfs_files[] = {
 	{ "README", 0444, true, rtfs_show_readme, NULL, NULL },
 	{ "available_events", 0444, true, rtfs_show_available_events, NULL,
 	  NULL },
+	{ "available_filter_functions", 0444, true,
+	  rtfs_show_filter_functions, NULL, NULL },
 	{ "available_tracers", 0444, false, rtfs_show_available_tracers,
 	  NULL, NULL },
 	{ "buffer_percent", 0644, false, rtfs_show_get,
@@ -1014,6 +1171,8 @@ static const struct rtfs_file_ops rtfs_files[] = {
 	  rtfs_trunc_none },
 	{ "error_log", 0644, false, rtfs_show_error_log, rtfs_write_ignore,
 	  rtfs_trunc_error_log },
+	{ "max_graph_depth", 0644, true, rtfs_show_get, rtfs_write_graph_depth,
+	  rtfs_trunc_none },
 	{ "saved_cmdlines", 0444, true, rtfs_show_saved_cmdlines, NULL, NULL },
 	{ "set_event", 0644, false, rtfs_show_set_event, rtfs_write_set_event,
 	  rtfs_trunc_set_event },
@@ -1021,17 +1180,17 @@ static const struct rtfs_file_ops rtfs_files[] = {
 	  rtfs_write_pids, rtfs_trunc_pids },
 	{ "set_event_pid", 0644, false, rtfs_show_pids, rtfs_write_pids,
 	  rtfs_trunc_pids },
-	{ "set_ftrace_filter", 0644, true, rtfs_show_get,
+	{ "set_ftrace_filter", 0644, true, rtfs_show_ftrace_list,
 	  rtfs_write_ftrace_list, rtfs_trunc_ftrace_list },
 	{ "set_ftrace_notrace_pid", 0644, false, rtfs_show_pids,
 	  rtfs_write_pids, rtfs_trunc_pids },
 	{ "set_ftrace_pid", 0644, false, rtfs_show_pids, rtfs_write_pids,
 	  rtfs_trunc_pids },
-	{ "set_ftrace_notrace", 0644, true, rtfs_show_get,
+	{ "set_ftrace_notrace", 0644, true, rtfs_show_ftrace_list,
 	  rtfs_write_ftrace_list, rtfs_trunc_ftrace_list },
-	{ "set_graph_function", 0644, true, rtfs_show_get,
+	{ "set_graph_function", 0644, true, rtfs_show_ftrace_list,
 	  rtfs_write_ftrace_list, rtfs_trunc_ftrace_list },
-	{ "set_graph_notrace", 0644, true, rtfs_show_get,
+	{ "set_graph_notrace", 0644, true, rtfs_show_ftrace_list,
 	  rtfs_write_ftrace_list, rtfs_trunc_ftrace_list },
 	{ "snapshot", 0644, false, rtfs_show_snapshot, rtfs_write_snapshot,
 	  rtfs_trunc_none },
@@ -1046,9 +1205,11 @@ static const struct rtfs_file_ops rtfs_files[] = {
 	{ "trace_options", 0644, false, rtfs_show_options, rtfs_write_options,
 	  rtfs_trunc_none },
 	{ "trace_pipe", 0444, false, rtfs_show_text, NULL, NULL },
-	{ "tracing_max_latency", 0644, false, rtfs_show_get, rtfs_write_ignore,
-	  rtfs_trunc_none },
+	{ "tracing_max_latency", 0644, false, rtfs_show_get,
+	  rtfs_write_max_latency, rtfs_trunc_none },
 	{ "tracing_on", 0644, false, rtfs_show_get, rtfs_write_tracing_on,
+	  rtfs_trunc_none },
+	{ "tracing_thresh", 0644, true, rtfs_show_get, rtfs_write_thresh,
 	  rtfs_trunc_none },
 };
 
@@ -1075,12 +1236,22 @@ static const struct rtfs_file_ops rtfs_option_file = {
 static const struct rtfs_file_ops rtfs_cpu_files[] = {
 	{ "buffer_size_kb", 0444, false, rtfs_show_get, NULL, NULL },
 	{ "stats", 0444, false, rtfs_show_stats, NULL, NULL },
+	{ "trace", 0644, false, rtfs_show_cpu_trace, rtfs_write_ignore,
+	  rtfs_trunc_cpu_trace },
 	{ "trace_pipe", 0444, false, rtfs_show_text, NULL, NULL },
+	{ "trace_pipe_raw", 0444, false, rtfs_show_text, NULL, NULL },
 };
+
+#define RTFS_NR_CPU_FILES (sizeof(rtfs_cpu_files) / sizeof(rtfs_cpu_files[0]))
 
 static bool rtfs_is_pipe(const struct rtfs_node *n)
 {
 	return n->kind == RTFS_FILE && !strcmp(n->f->name, "trace_pipe");
+}
+
+static bool rtfs_is_raw(const struct rtfs_node *n)
+{
+	return n->kind == RTFS_FILE && !strcmp(n->f->name, "trace_pipe_raw");
 }
 
 /* ---- paths to nodes ----------------------------------------------------- */
@@ -1139,6 +1310,8 @@ static int rtfs_lookup(const char *path, struct rtfs_node *n)
 
 	memset(n, 0, sizeof(*n));
 	n->kind = RTFS_DIR_INST;
+	if (!path)
+		return -ENOENT;
 	if (!rtfs_next(&path, c, sizeof(c)))
 		return 0;
 	if (!strcmp(c, "instances")) {
@@ -1168,7 +1341,8 @@ static int rtfs_lookup(const char *path, struct rtfs_node *n)
 		n->kind = RTFS_DIR_SYS;
 		if (!rtfs_next(&path, c, sizeof(c)))
 			return 0;
-		if (!strcmp(c, "enable") || !strcmp(c, "filter")) {
+		if ((!strcmp(c, "enable") || !strcmp(c, "filter")) &&
+		    !rtfs_internal_sys(n->sys)) {
 			n->kind = RTFS_FILE;
 			n->f = c[0] == 'e' ? &rtfs_enable_file : &rtfs_filter_file;
 			return rtfs_at_end(path) ? 0 : -ENOTDIR;
@@ -1188,6 +1362,10 @@ static int rtfs_lookup(const char *path, struct rtfs_node *n)
 		for (i = 0; !n->f && i < 3; i++)
 			if (!strcmp(c, rtfs_event_files[i].name))
 				n->f = &rtfs_event_files[i];
+		/* the tracer's own records: their format and id only */
+		if (n->f && rtfs_internal_sys(n->sys) &&
+		    strcmp(c, "format") && strcmp(c, "id"))
+			n->f = NULL;
 		if (!n->f)
 			return -ENOENT;
 		return rtfs_at_end(path) ? 0 : -ENOTDIR;
@@ -1220,7 +1398,7 @@ static int rtfs_lookup(const char *path, struct rtfs_node *n)
 		n->kind = RTFS_DIR_CPU;
 		if (!rtfs_next(&path, c, sizeof(c)))
 			return 0;
-		for (i = 0; i < 3; i++)
+		for (i = 0; i < RTFS_NR_CPU_FILES; i++)
 			if (!strcmp(c, rtfs_cpu_files[i].name)) {
 				n->kind = RTFS_FILE;
 				n->f = &rtfs_cpu_files[i];
@@ -1413,6 +1591,196 @@ static int rtfs_pipe_read(struct rtfs_pipe *pp, char *out, size_t size,
 	}
 }
 
+/* ---- trace_pipe_raw ----------------------------------------------------- */
+
+/*
+ * Each open has its own consuming reader of the cpu buffer. A read
+ * returns whole pages as the kernel's file does (kbuffer's format, see
+ * ringbuf_read_page()); a read smaller than a page gets the rest of the
+ * page at the next one.
+ */
+static int rtfs_raw_open(struct rtfs_fh *fh)
+{
+	char err[RTT_ERR_MAX];
+	int slot = rtt_inst_find(&fs.p, fh->n.inst), ret;
+
+	if (slot < 0)
+		return -ENOENT;
+	ret = rtt_attach(&fs.p, slot, false, RTT_ATTACH_CONSUME, &fh->raw_gen,
+			 &fh->raw, err);
+	if (ret)
+		return ret;
+	fh->raw_slot = slot;
+	fh->page = ringbuf_alloc_read_page(fh->raw, fh->n.cpu);
+	if (!fh->page) {
+		ringbuf_free(fh->raw);
+		fh->raw = NULL;
+		return -ENOMEM;
+	}
+	pthread_mutex_init(&fh->raw_lock, NULL);
+	return 0;
+}
+
+/* The instance has a new buffer (size, clock) and the old one is
+ * drained: read the new one. Under raw_lock. Return: true if it did. */
+static bool rtfs_raw_follow(struct rtfs_fh *fh)
+{
+	char err[RTT_ERR_MAX];
+	struct ringbuf *rb;
+	uint32_t gen;
+	void *page;
+
+	if (rtfs_dead() || rtt_inst_gen(&fs.p, fh->raw_slot) == fh->raw_gen ||
+	    rtt_attach(&fs.p, fh->raw_slot, false, RTT_ATTACH_CONSUME, &gen,
+		       &rb, err))
+		return false;
+	page = ringbuf_alloc_read_page(rb, fh->n.cpu);
+	if (!page) {
+		ringbuf_free(rb);
+		return false;
+	}
+	ringbuf_free_read_page(fh->raw, fh->n.cpu, fh->page);
+	ringbuf_free(fh->raw);
+	fh->raw = rb;
+	fh->raw_gen = gen;
+	fh->page = page;
+	return true;
+}
+
+static void rtfs_raw_close(struct rtfs_fh *fh)
+{
+	if (!fh->raw)
+		return;
+	ringbuf_free_read_page(fh->raw, fh->n.cpu, fh->page);
+	ringbuf_free(fh->raw);
+	pthread_mutex_destroy(&fh->raw_lock);
+}
+
+static int rtfs_raw_read(struct rtfs_fh *fh, char *out, size_t size,
+			 bool nonblock)
+{
+	size_t sub, k;
+	bool busy;
+	int ret;
+
+	for (;;) {
+		pthread_mutex_lock(&fh->raw_lock);
+		sub = ringbuf_subbuf_size(fh->raw);
+		busy = false;
+		if (fuse_interrupted()) {
+			pthread_mutex_unlock(&fh->raw_lock);
+			return -EINTR;
+		}
+		if (fh->page_off == fh->page_len) {
+			ret = ringbuf_read_page(fh->raw, fh->page, sub,
+						fh->n.cpu, 0);
+			if (ret >= 0) {
+				fh->page_len = sub;
+				fh->page_off = 0;
+			} else if (ret == -ENODATA && rtfs_raw_follow(fh)) {
+				pthread_mutex_unlock(&fh->raw_lock);
+				continue; /* read the new buffer */
+			} else if (ret == -EAGAIN) {
+				busy = true; /* a writer mid-way: soon */
+			} else if (ret != -ENODATA) {
+				pthread_mutex_unlock(&fh->raw_lock);
+				return ret;
+			}
+		}
+		if (fh->page_off < fh->page_len) {
+			k = fh->page_len - fh->page_off;
+			if (k > size)
+				k = size;
+			memcpy(out, (char *)fh->page + fh->page_off, k);
+			fh->page_off += k;
+			pthread_mutex_unlock(&fh->raw_lock);
+			return (int)k;
+		}
+		if (rtfs_dead() || nonblock) {
+			pthread_mutex_unlock(&fh->raw_lock);
+			return rtfs_dead() ? 0 : -EAGAIN;
+		}
+		/* short waits: an interrupt, the exit or a new buffer is
+		 * seen soon */
+		ret = busy ? usleep(1000) :
+			     ringbuf_wait(fh->raw, fh->n.cpu, 0, 100);
+		pthread_mutex_unlock(&fh->raw_lock);
+		if (ret == -ESRCH)
+			atomic_store_explicit(&fs.dead, true,
+					      memory_order_relaxed);
+	}
+}
+
+/* ---- poll() on trace_pipe ----------------------------------------------- */
+
+/*
+ * Is there something for a trace_pipe reader? Under fs.lock. The pipe's
+ * text and buffer are looked at under its lock (a reader replaces the
+ * buffer when the instance gets a new one); while a reader holds it,
+ * the answer is no: that reader takes what comes, and the next tick
+ * looks again.
+ */
+static bool rtfs_pipe_ready(struct rtfs_pipe *pp)
+{
+	bool ready;
+
+	if (rtfs_dead())
+		return true;
+	if (pthread_mutex_trylock(&pp->lock))
+		return false;
+	ready = pp->plen > pp->poff ||
+		(pp->cpu == RINGBUF_ALL_CPUS ?
+			 !ringbuf_empty(pp->rb) :
+			 !ringbuf_empty_cpu(pp->rb, pp->cpu));
+	pthread_mutex_unlock(&pp->lock);
+	return ready;
+}
+
+/* The watcher's tick: wake the poll()s whose pipe has something. */
+static void rtfs_poll_notify(void)
+{
+	struct rtfs_pipe *pp;
+
+	pthread_mutex_lock(&fs.lock);
+	for (pp = fs.pipes; pp; pp = pp->next)
+		if (pp->ph && rtfs_pipe_ready(pp)) {
+			fuse_notify_poll(pp->ph);
+			fuse_pollhandle_destroy(pp->ph);
+			pp->ph = NULL;
+		}
+	pthread_mutex_unlock(&fs.lock);
+}
+
+static int rtfs_poll(const char *path, struct fuse_file_info *fi,
+		     struct fuse_pollhandle *ph, unsigned *reventsp)
+{
+	struct rtfs_fh *fh = (struct rtfs_fh *)(uintptr_t)fi->fh;
+	struct rtfs_pipe *pp = fh->pipe;
+
+	(void)path;
+	if (!pp) {
+		/* the other files are always ready, as in tracefs */
+		if (ph)
+			fuse_pollhandle_destroy(ph);
+		*reventsp |= POLLIN | POLLRDNORM | POLLOUT | POLLWRNORM;
+		return 0;
+	}
+	pthread_mutex_lock(&fs.lock);
+	if (rtfs_pipe_ready(pp)) {
+		*reventsp |= POLLIN | POLLRDNORM;
+		if (ph)
+			fuse_pollhandle_destroy(ph);
+	} else if (ph) {
+		/* the watcher notifies when text comes (one handle kept:
+		 * the kernel sends a new one with each poll) */
+		if (pp->ph)
+			fuse_pollhandle_destroy(pp->ph);
+		pp->ph = ph;
+	}
+	pthread_mutex_unlock(&fs.lock);
+	return 0;
+}
+
 /* ---- FUSE operations ---------------------------------------------------- */
 
 static void rtfs_fill_stat(const struct rtfs_node *n, struct stat *st)
@@ -1433,14 +1801,28 @@ static void rtfs_fill_stat(const struct rtfs_node *n, struct stat *st)
 	}
 }
 
+/*
+ * The node of an operation. libfuse passes no path (NULL) for an open
+ * file whose directory went (an instance removed while the file is
+ * open): the open file's node is used then.
+ */
+static int rtfs_node_of(const char *path, struct fuse_file_info *fi,
+			struct rtfs_node *n)
+{
+	if (!path && fi && fi->fh) {
+		*n = ((struct rtfs_fh *)(uintptr_t)fi->fh)->n;
+		return 0;
+	}
+	return rtfs_lookup(path, n);
+}
+
 static int rtfs_getattr(const char *path, struct stat *st,
 			struct fuse_file_info *fi)
 {
 	struct rtfs_node n;
 	int ret;
 
-	(void)fi;
-	ret = rtfs_lookup(path, &n);
+	ret = rtfs_node_of(path, fi, &n);
 	if (ret)
 		return ret;
 	rtfs_fill_stat(&n, st);
@@ -1491,8 +1873,9 @@ static int rtfs_readdir(const char *path, void *buf, fuse_fill_dir_t fill,
 		break;
 	case RTFS_DIR_EVENTS:
 	case RTFS_DIR_SYS:
-		fill(buf, "enable", NULL, 0, 0);
-		if (n.kind == RTFS_DIR_SYS)
+		if (n.kind == RTFS_DIR_EVENTS || !rtfs_internal_sys(n.sys))
+			fill(buf, "enable", NULL, 0, 0);
+		if (n.kind == RTFS_DIR_SYS && !rtfs_internal_sys(n.sys))
 			fill(buf, "filter", NULL, 0, 0);
 		pthread_mutex_lock(&fs.print_lock);
 		rtfs_refresh_events();
@@ -1501,8 +1884,6 @@ static int rtfs_readdir(const char *path, void *buf, fuse_fill_dir_t fill,
 			size_t j;
 			bool seen = false;
 
-			if (rtfs_internal(e))
-				continue;
 			if (n.kind == RTFS_DIR_SYS) {
 				if (!strcmp(e->system, n.sys))
 					fill(buf, e->name, NULL, 0, 0);
@@ -1516,11 +1897,14 @@ static int rtfs_readdir(const char *path, void *buf, fuse_fill_dir_t fill,
 		pthread_mutex_unlock(&fs.print_lock);
 		break;
 	case RTFS_DIR_EVENT:
-		fill(buf, "enable", NULL, 0, 0);
-		fill(buf, "filter", NULL, 0, 0);
+		if (!rtfs_internal_sys(n.sys)) {
+			fill(buf, "enable", NULL, 0, 0);
+			fill(buf, "filter", NULL, 0, 0);
+		}
 		fill(buf, "format", NULL, 0, 0);
 		fill(buf, "id", NULL, 0, 0);
-		fill(buf, "trigger", NULL, 0, 0);
+		if (!rtfs_internal_sys(n.sys))
+			fill(buf, "trigger", NULL, 0, 0);
 		break;
 	case RTFS_DIR_OPTIONS: {
 		char *reply = NULL, *line, *save = NULL;
@@ -1541,7 +1925,7 @@ static int rtfs_readdir(const char *path, void *buf, fuse_fill_dir_t fill,
 		}
 		break;
 	case RTFS_DIR_CPU:
-		for (i = 0; i < 3; i++)
+		for (i = 0; i < RTFS_NR_CPU_FILES; i++)
 			fill(buf, rtfs_cpu_files[i].name, NULL, 0, 0);
 		break;
 	case RTFS_FILE:
@@ -1569,6 +1953,8 @@ static int rtfs_open(const char *path, struct fuse_file_info *fi)
 		ret = fh->n.f->trunc(&fh->n);
 	if (!ret && rtfs_is_pipe(&fh->n)) {
 		fh->pipe = rtfs_pipe_get(&fh->n, &ret);
+	} else if (!ret && rtfs_is_raw(&fh->n)) {
+		ret = rtfs_raw_open(fh);
 	} else if (!ret && acc != O_WRONLY) {
 		/* the text is made once: reads at any offset see one state */
 		FILE *f = open_memstream(&fh->text, &fh->len);
@@ -1592,7 +1978,7 @@ static int rtfs_open(const char *path, struct fuse_file_info *fi)
 	}
 	fi->fh = (uintptr_t)fh;
 	fi->direct_io = 1;
-	fi->nonseekable = rtfs_is_pipe(&fh->n);
+	fi->nonseekable = rtfs_is_pipe(&fh->n) || rtfs_is_raw(&fh->n);
 	return 0;
 }
 
@@ -1605,6 +1991,9 @@ static int rtfs_read(const char *path, char *buf, size_t size, off_t off,
 	if (fh->pipe)
 		return rtfs_pipe_read(fh->pipe, buf, size,
 				      (fi->flags & O_NONBLOCK) != 0);
+	if (fh->raw)
+		return rtfs_raw_read(fh, buf, size,
+				     (fi->flags & O_NONBLOCK) != 0);
 	if (off < 0 || (size_t)off >= fh->len)
 		return 0;
 	if (size > fh->len - (size_t)off)
@@ -1652,8 +2041,7 @@ static int rtfs_truncate(const char *path, off_t size,
 	struct rtfs_node n;
 	int ret;
 
-	(void)fi;
-	ret = rtfs_lookup(path, &n);
+	ret = rtfs_node_of(path, fi, &n);
 	if (ret)
 		return ret;
 	if (n.kind != RTFS_FILE)
@@ -1671,6 +2059,7 @@ static int rtfs_release(const char *path, struct fuse_file_info *fi)
 	(void)path;
 	if (fh->pipe)
 		rtfs_pipe_put(fh->pipe);
+	rtfs_raw_close(fh);
 	free(fh->text);
 	free(fh);
 	return 0;
@@ -1682,7 +2071,7 @@ static int rtfs_instance_op(const char *path, bool make)
 	const char *name;
 	int ret;
 
-	if (strncmp(path, "/instances/", 11))
+	if (!path || strncmp(path, "/instances/", 11))
 		return -EPERM; /* elsewhere, tracefs refuses too */
 	name = path + 11;
 	if (!*name || strchr(name, '/'))
@@ -1719,8 +2108,25 @@ static int rtfs_utimens(const char *path, const struct timespec tv[2],
 	struct rtfs_node n;
 
 	(void)tv;
+	return rtfs_node_of(path, fi, &n);
+}
+
+/* A new file: tracefs refuses it with EACCES (its directories are the
+ * kernel's to fill). */
+static int rtfs_create(const char *path, mode_t mode, struct fuse_file_info *fi)
+{
+	(void)path;
+	(void)mode;
 	(void)fi;
-	return rtfs_lookup(path, &n);
+	return -EACCES;
+}
+
+static int rtfs_mknod(const char *path, mode_t mode, dev_t dev)
+{
+	(void)path;
+	(void)mode;
+	(void)dev;
+	return -EACCES;
 }
 
 static void *rtfs_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
@@ -1749,6 +2155,9 @@ static const struct fuse_operations rtfs_ops = {
 	.rmdir = rtfs_rmdir,
 	.chmod = rtfs_chmod,
 	.utimens = rtfs_utimens,
+	.poll = rtfs_poll,
+	.create = rtfs_create,
+	.mknod = rtfs_mknod,
 };
 
 /* ---- the process's exit ------------------------------------------------- */
@@ -1768,11 +2177,14 @@ static void *rtfs_watch(void *arg)
 		if (pidfd >= 0) {
 			struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
 
-			if (poll(&pfd, 1, 500) > 0)
+			/* a tick of 100 ms: the poll()s on trace_pipe are
+			 * woken at the latest one tick after text came */
+			if (poll(&pfd, 1, 100) > 0)
 				break;
 		} else {
-			usleep(200 * 1000);
+			usleep(100 * 1000);
 		}
+		rtfs_poll_notify();
 		if (rtfs_dead() || rtt_proc_state(&fs.p) == RTT_DEAD)
 			break;
 	}
@@ -1780,6 +2192,7 @@ static void *rtfs_watch(void *arg)
 		close(pidfd);
 	/* Relaxed: readers poll it (rtfs_dead()). */
 	atomic_store_explicit(&fs.dead, true, memory_order_relaxed);
+	rtfs_poll_notify(); /* a poll() waiting sees the end of file */
 	/* the trace_pipe readers get what is left, then end of file; the
 	 * mount goes when they closed (or after 10 s: one that stays open
 	 * keeps the lazily unmounted file system until it closes) */
@@ -1807,6 +2220,8 @@ static void rtfs_free_all(void)
 
 	while ((pp = fs.pipes)) {
 		fs.pipes = pp->next;
+		if (pp->ph)
+			fuse_pollhandle_destroy(pp->ph);
 		ringbuf_free(pp->rb);
 		rt_pipe_state_free(pp->st);
 		pthread_mutex_destroy(&pp->lock);

@@ -1,0 +1,56 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Sourced by the tracefs runners (bash): starts the sample program and
+# mounts it with "ringtrace mount". Needs NAME (for messages), T (the
+# ringtrace program) and S (the sample program); sets W (a scratch
+# directory), MNT (the mount) and SP (the sample's pid), and removes all
+# of it at exit. Exits 77 where FUSE cannot be used, 1 on a failure.
+
+skip() {
+	echo "SKIP ($NAME): $*"
+	exit 77
+}
+
+cleanup() {
+	[ -n "${SP:-}" ] && kill -9 "$SP" 2>/dev/null
+	wait 2>/dev/null
+	if grep -q " $MNT " /proc/self/mountinfo 2>/dev/null; then
+		"$T" umount "$MNT" 2>/dev/null
+	fi
+	rm -rf "$W"
+}
+
+# mount_sample [SAMPLE ARGUMENTS...]
+mount_sample() {
+	local i rc
+
+	[ -c /dev/fuse ] || skip "no /dev/fuse"
+	[ -r /dev/fuse ] && [ -w /dev/fuse ] || skip "/dev/fuse is not usable here"
+	if [ "$(id -u)" != 0 ] && ! command -v fusermount3 >/dev/null; then
+		skip "no fusermount3"
+	fi
+	"$T" mount --help >/dev/null 2>&1 || skip "ringtrace has no mount verb"
+
+	W=$(mktemp -d /tmp/rtt-tracefs.XXXXXX)
+	export RINGTRACE_DIR=$W/pub
+	MNT=$W/mnt
+	mkdir "$MNT"
+	SP=
+	trap cleanup EXIT
+
+	"$S" --ready "$W/ready" "$@" >"$W/sample.out" 2>"$W/sample.err" &
+	SP=$!
+	for i in $(seq 1 500); do
+		[ -s "$W/ready" ] && break
+		kill -0 "$SP" 2>/dev/null || { cat "$W/sample.err"; echo "FAIL ($NAME): the sample exited early"; exit 1; }
+		sleep 0.01
+	done
+	[ -s "$W/ready" ] || { echo "FAIL ($NAME): the sample did not start"; exit 1; }
+
+	"$T" mount "$SP" "$MNT" 2>"$W/mount.err"
+	rc=$?
+	case $rc in
+	0) ;;
+	1|4) cat "$W/mount.err"; skip "mounting is not permitted here (rc $rc)" ;;
+	*) cat "$W/mount.err"; echo "FAIL ($NAME): mount exited with $rc"; exit 1 ;;
+	esac
+}
