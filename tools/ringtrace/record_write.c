@@ -41,7 +41,9 @@ static void rtt_mark_dropped(void *page, size_t size, unsigned long n)
  * full buffer refused (producer/consumer mode) are marked on the first
  * page read after the reader caught up with the writer, which holds
  * records written after them. Return: the pages moved, or a negative
- * errno.
+ * errno. Refusals after the last page the buffer holds at the end have
+ * no page after them: they stay unmarked, and the summary says so (the
+ * pages of the final drain were written before them).
  */
 static int rtt_record_pages(struct rtt_record *r, int full, int max)
 {
@@ -74,7 +76,7 @@ static int rtt_record_pages(struct rtt_record *r, int full, int max)
 				}
 				any = true;
 				if (r->marked[cpu] != r->dropped[cpu] &&
-				    (r->caught_up[cpu] || !full)) {
+				    r->caught_up[cpu]) {
 					rtt_mark_dropped(page, size,
 							 r->dropped[cpu] -
 								 r->marked[cpu]);
@@ -324,12 +326,22 @@ int rtt_rec_finish(struct rtt_record *r, int ret)
 		 * processes share it: their own count then) */
 		if (!r->quiet_written)
 			written = rtt_self_wchar(written);
-		rtt_msg("%lu events recorded in %s (%.1f MB, %.1f MB written) in %.1f s; %lu lost",
+		unsigned long dropped = 0, marked = 0;
+
+		for (c = 0; c < r->nr_cpus; c++) {
+			dropped += ringbuf_dropped_events_cpu(r->rb, c);
+			marked += r->marked[c];
+		}
+		/* Refused writes after the last page the file holds have no
+		 * page to be marked on (the kernel marks none at all): the
+		 * summary says how many the file shows. */
+		rtt_msg("%lu events recorded in %s (%.1f MB, %.1f MB written) in %.1f s; %lu lost%s",
 			r->events, r->out_name ? r->out_name : r->out,
 			(double)st.st_size / 1e6,
 			(double)written / 1e6,
 			(double)(rtt_now_ms() - r->start) / 1000.0,
-			rtt_lost(&cs));
+			rtt_lost(&cs),
+			dropped > marked ? " (refused at the end, unmarked)" : "");
 	}
 	return ret;
 }

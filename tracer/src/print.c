@@ -513,10 +513,13 @@ static bool rt_iter_leaf_return(struct rt_iter *it,
 	if (it->src) {
 		const void *data;
 		unsigned int len;
+		long lost = 0;
 
+		/* A return that events were lost before is not folded: its
+		 * own line carries the LOST line before it. */
 		if (!it->src->peek(it->src->ctx, it->cpu, &ts, &data, &len,
-				   NULL) ||
-		    len < sizeof(*ret))
+				   &lost) ||
+		    len < sizeof(*ret) || lost)
 			return false;
 		memcpy(ret, data, sizeof(*ret));
 		if (ret->ent.type != RT_TYPE_GRAPH_RET ||
