@@ -100,6 +100,7 @@ static struct rt_ctl *map_ctl(pid_t pid)
 	struct dirent *e;
 	char prefix[32], path[PATH_MAX + 300];
 	struct rt_ctl *ctl = NULL;
+	struct stat st;
 	int tries, fd;
 
 	snprintf(prefix, sizeof(prefix), "%d-", (int)pid);
@@ -115,6 +116,12 @@ static struct rt_ctl *map_ctl(pid_t pid)
 			fd = open(path, O_RDWR);
 			if (fd < 0)
 				continue;
+			/* a new image's file is sized after it is made:
+			 * mapping it before would fault (SIGBUS) */
+			if (fstat(fd, &st) || st.st_size < (off_t)sizeof(*ctl)) {
+				close(fd);
+				continue;
+			}
 			ctl = mmap(NULL, sizeof(*ctl), PROT_READ | PROT_WRITE,
 				   MAP_SHARED, fd, 0);
 			close(fd);
@@ -191,7 +198,8 @@ static char *wait_events(struct rt_ctl *ctl)
 	FILE *f;
 
 	ASSERT_NOT_NULL(events);
-	for (int tries = 0; tries < 200 * (int)rbt_timeout_mult(); tries++) {
+	/* 30 s at most: a loaded machine may not run the child for long */
+	for (int tries = 0; tries < 3000 * (int)rbt_timeout_mult(); tries++) {
 		size_t n;
 
 		f = fopen(ctl->events, "r");
@@ -329,8 +337,14 @@ static void crash_leaves_files(void)
 	free(wait_events(ctl));
 	ASSERT_EQ(command(ctl, "set_event - request", reply, sizeof(reply)),
 		  0);
-	rbt_msleep(100);
 	snprintf(buf, sizeof(buf), "%s", ctl->inst[0].buf);
+	/* until the child has written some (a loaded machine may not run
+	 * it for a while): 10 s at most */
+	view = ringbuf_attach(buf, 0);
+	ASSERT_NOT_NULL(view);
+	for (int i = 0; i < 1000 && ringbuf_entries(view) <= 10; i++)
+		rbt_msleep(10);
+	ringbuf_free(view);
 	kill(pid, SIGKILL);
 	ASSERT_EQ(waitpid(pid, &st, 0), pid);
 	ASSERT_EQ(count_files(".ctl"), 1);
@@ -397,8 +411,8 @@ static void exec_republishes(void)
 		_exit(99);
 	}
 	close(p[0]);
-	/* the second image's control file answers */
-	for (int tries = 0; tries < 500; tries++) {
+	/* the second image's control file answers (30 s at most) */
+	for (int tries = 0; tries < 2500; tries++) {
 		ctl = map_ctl(pid);
 		/* the first image's file may still be there, its control
 		 * thread gone with the exec: ask briefly */
