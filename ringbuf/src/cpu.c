@@ -18,7 +18,7 @@
 __thread struct rb_tls rb_tls __attribute__((tls_model("initial-exec")));
 extern const unsigned int __rseq_size __attribute__((weak));
 int rb_rseq_ok;
-_Atomic bool rb_writer_fence;
+bool rb_writer_fence;
 static int rb_membarrier_cmd;
 
 static pthread_key_t rb_thread_key;
@@ -71,8 +71,8 @@ __attribute__((constructor)) static void rb_cpu_init(void)
 	else if (ret > 0 && (ret & MEMBARRIER_CMD_GLOBAL))
 		rb_membarrier_cmd = MEMBARRIER_CMD_GLOBAL;
 	else
-		atomic_store_explicit(&rb_writer_fence, true,
-				      memory_order_relaxed);
+		/* Relaxed: set before any writer runs (constructor). */
+		__atomic_store_n(&rb_writer_fence, true, __ATOMIC_RELAXED);
 
 	pthread_key_create(&rb_thread_key, rb_thread_exit);
 	pthread_atfork(NULL, NULL, rb_atfork_child);
