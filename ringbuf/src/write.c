@@ -1142,9 +1142,12 @@ uintptr_t ringbuf_fe_claim_slow(struct ringbuf *rb, int cpu, int *err)
 
 	if (rb->model == RINGBUF_PER_THREAD)
 		cb = rb_thread_slot_slow(rb, &rb_tls, err);
+	else if (cpu < 0)
+		/* No rseq: the CPU from sched_getcpu(), then the usual claim
+		 * (which comes back here only with cpu >= 0). */
+		return ringbuf_fe_claim_cpu(rb, &rb_tls, rb_current_cpu(), err);
 	else
-		cb = rb_claim_slow(rb, cpu < 0 ? rb_current_cpu() : cpu,
-				   &claimed, err);
+		cb = rb_claim_slow(rb, cpu, &claimed, err);
 	return cb ? (uintptr_t)cb | claimed : 0;
 }
 

@@ -271,16 +271,48 @@ RINGBUF_FE_INLINE unsigned long ringbuf_fe_event_length(unsigned long length)
 }
 
 /*
- * Pick the cpu buffer and claim it (the per-CPU model's userspace
- * preempt_disable()). Returns the cpu buffer with bit 0 set if this write
+ * The per-CPU model's claim of the buffer of @cpu (the userspace
+ * preempt_disable()): ours already (a signal handler of the owner nests)
+ * or free and taken. Returns the cpu buffer with bit 0 set if this write
  * claimed it, 0 on failure (err set).
+ */
+RINGBUF_FE_INLINE uintptr_t ringbuf_fe_claim_cpu(struct ringbuf *rb,
+						 struct ringbuf_tls *t, int cpu,
+						 int *err)
+{
+	const struct ringbuf_fe_buffer *b = (const struct ringbuf_fe_buffer *)rb;
+	struct ringbuf_fe_cpu *cb;
+	uint32_t own, expect = 0;
+
+	/* exit_armed implies tid: the first write goes to the slow path. */
+	if (ringbuf_fe_unlikely(!t->exit_armed || (unsigned int)cpu >=
+							 (unsigned int)b->nr_cpu_bufs))
+		return ringbuf_fe_claim_slow(rb, cpu, err);
+	cb = b->buffers[cpu];
+	/* Relaxed: only our own id there means anything without the claim. */
+	own = __atomic_load_n(&cb->owner, __ATOMIC_RELAXED);
+	if (own == t->tid)
+		return (uintptr_t)cb;
+	/* Acquire: pairs with the release of the previous owner in
+	 * ringbuf_fe_writer_put(); a failure sends us to the slow path. */
+	if (ringbuf_fe_likely(!own &&
+			      !__atomic_load_n(&cb->record_disabled, __ATOMIC_RELAXED) &&
+			      __atomic_compare_exchange_n(&cb->owner, &expect, t->tid,
+							  false, __ATOMIC_ACQUIRE,
+							  __ATOMIC_RELAXED)))
+		return (uintptr_t)cb | 1u;
+	return ringbuf_fe_claim_slow(rb, cpu, err);
+}
+
+/*
+ * Pick the cpu buffer of a write: the thread's slot (per-thread model) or
+ * its CPU's buffer, claimed. Returns the cpu buffer with bit 0 set if this
+ * write claimed it, 0 on failure (err set).
  */
 RINGBUF_FE_INLINE uintptr_t ringbuf_fe_writer_get(struct ringbuf *rb,
 						  struct ringbuf_tls *t, int *err)
 {
 	const struct ringbuf_fe_buffer *b = (const struct ringbuf_fe_buffer *)rb;
-	struct ringbuf_fe_cpu *cb;
-	uint32_t own, expect = 0;
 	int cpu;
 
 	if (b->model == RINGBUF_PER_THREAD) {
@@ -296,24 +328,7 @@ RINGBUF_FE_INLINE uintptr_t ringbuf_fe_writer_get(struct ringbuf *rb,
 	if (t->forced_cpu1)
 		cpu = t->forced_cpu1 - 1;
 #endif
-	/* exit_armed implies tid: the first write goes to the slow path. */
-	if (ringbuf_fe_unlikely(!t->exit_armed || (unsigned int)cpu >=
-							 (unsigned int)b->nr_cpu_bufs))
-		return ringbuf_fe_claim_slow(rb, cpu, err);
-	cb = b->buffers[cpu];
-	/* Relaxed: only our own id there means anything without the claim. */
-	own = __atomic_load_n(&cb->owner, __ATOMIC_RELAXED);
-	if (own == t->tid)
-		return (uintptr_t)cb; /* a signal handler of the owner nests */
-	/* Acquire: pairs with the release of the previous owner in
-	 * ringbuf_fe_writer_put(); a failure sends us to the slow path. */
-	if (ringbuf_fe_likely(!own &&
-			      !__atomic_load_n(&cb->record_disabled, __ATOMIC_RELAXED) &&
-			      __atomic_compare_exchange_n(&cb->owner, &expect, t->tid,
-							  false, __ATOMIC_ACQUIRE,
-							  __ATOMIC_RELAXED)))
-		return (uintptr_t)cb | 1u;
-	return ringbuf_fe_claim_slow(rb, cpu, err);
+	return ringbuf_fe_claim_cpu(rb, t, cpu, err);
 }
 
 /* Pop the frame and give the cpu buffer back (end of a write). */
