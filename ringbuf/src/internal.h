@@ -292,6 +292,9 @@ struct ringbuf {
 	alignas(RB_CACHELINE) _Atomic int record_disabled;
 	_Atomic int flags; /* RINGBUF_FL_* */
 	_Atomic bool time_stamp_abs;
+	/* Per-CPU model: CPU buffers are claimed by restartable sequences
+	 * (rb_claim_slow()); fixed at creation. */
+	bool rseq_claim;
 	int clock;
 	int model;
 	int nr_cpus; /* every cpu buffer: CPU buffers (or slots), then spares */

@@ -10,9 +10,10 @@
  * thread and its signal handlers. The kernel gets this from
  * preempt_disable(); userspace gets it from the owner claim:
  *
- *  - per-CPU model: the outermost writer claims the cpu buffer with one
- *    cmpxchg of its thread id into ringbuf_cpu.owner and releases it at
- *    commit. A signal handler of the owner finds its own id there and
+ *  - per-CPU model: the outermost writer claims the cpu buffer by storing
+ *    its thread id into ringbuf_cpu.owner (a restartable sequence where
+ *    rseq is available, see rb_claim_slow(); a cmpxchg elsewhere) and
+ *    releases it at commit. A signal handler of the owner finds its own id there and
  *    nests. A thread that finds the buffer claimed by another (preempted)
  *    thread claims another free buffer; only when every buffer is claimed
  *    is the event dropped and counted. Nobody ever waits for another
@@ -32,9 +33,10 @@
  * functions below; it leaves through the ringbuf_fe_* functions of this
  * file, which continue with the kernel's code: rb_move_tail(), the E/F
  * steps, the reserve loop, rb_end_commit_slow(). Per record, the per-CPU
- * fast path has one LOCK cmpxchg (the claim) and one release store (the
- * release); the per-thread one no LOCKed instruction. The counts of
- * atomics and branches are in Documentation/ring-buffer-design.rst.
+ * fast path claims with a restartable sequence (no LOCKed instruction;
+ * one LOCK cmpxchg without rseq) and releases with a release store; the
+ * per-thread one has no LOCKed instruction. The counts of atomics and
+ * branches are in Documentation/ring-buffer-design.rst.
  */
 #include <string.h>
 #if defined(__x86_64__) || defined(__i386__)
@@ -333,6 +335,7 @@ static RB_ALWAYS_INLINE void rb_end_commit(struct ringbuf_cpu *cpu_buffer)
 		       #a "." #fa)
 RB_SAME(ringbuf, record_disabled, ringbuf_fe_buffer, record_disabled);
 RB_SAME(ringbuf, time_stamp_abs, ringbuf_fe_buffer, time_stamp_abs);
+RB_SAME(ringbuf, rseq_claim, ringbuf_fe_buffer, rseq_claim);
 RB_SAME(ringbuf, clock, ringbuf_fe_buffer, clock);
 RB_SAME(ringbuf, model, ringbuf_fe_buffer, model);
 RB_SAME(ringbuf, nr_cpu_bufs, ringbuf_fe_buffer, nr_cpu_bufs);
@@ -1071,11 +1074,38 @@ rb_thread_slot_slow(struct ringbuf *rb, struct rb_tls *t, int *err)
 }
 
 /*
+ * The claim of the buffer of @cpu by restartable sequence, tried again
+ * twice when the kernel aborted it (a preemption, a signal, a migration:
+ * then the next tries abort too and we go on to the spares).
+ */
+static bool rb_rseq_claim_retry(struct ringbuf_cpu *cb, int cpu, uint32_t tid)
+{
+#if RB_LOCAL_ASM
+	for (int tries = 0; tries < 3; tries++) {
+		int r = ringbuf_fe_rseq_claim((uint32_t *)&cb->owner, cpu, tid);
+
+		if (r >= 0)
+			return r > 0;
+	}
+#else
+	(void)cb, (void)cpu, (void)tid;
+#endif
+	return false;
+}
+
+/*
  * Per-CPU model, slow path: the CPU's buffer is claimed by another thread
  * (preempted mid-write), or the thread id or CPU index needs work. Claim
  * the first buffer that is ours or free, in this order: the CPU's buffer,
  * the spare buffers (from a place that depends on the thread, so displaced
  * threads spread out), the other CPUs' buffers. Never wait.
+ *
+ * Userspace: where the buffer claims CPU buffers by restartable sequence
+ * (rb->rseq_claim), the claim of CPU buffer n is atomic only against the
+ * other threads of CPU n, which the kernel's restart keeps out; so only a
+ * thread running on CPU n ever claims it, in such a sequence, and a
+ * thread elsewhere (or without a CPU from rseq) takes a spare, where
+ * claims are cmpxchgs. It still nests in a CPU buffer it holds.
  */
 static RB_NOINLINE struct ringbuf_cpu *
 rb_claim_slow(struct ringbuf *rb, int cpu, bool *claimed,
@@ -1084,6 +1114,13 @@ rb_claim_slow(struct ringbuf *rb, int cpu, bool *claimed,
 	uint32_t tid = rb_gettid();
 	int c = rb->nr_cpu_bufs, nr = rb->nr_cpus, s = nr - c;
 	int start = cpu % c;
+	bool forced = false;
+
+#ifdef RINGBUF_TESTHOOKS
+	/* Tests that force a CPU claim its buffer with a cmpxchg: the test
+	 * must not let unforced threads write the same buffer meanwhile. */
+	forced = rb_tls.forced_cpu1 != 0;
+#endif
 
 	/* The first write of the thread: arm the exit destructor, which
 	 * rolls back a write the thread leaves unfinished (cancelled or
@@ -1107,9 +1144,16 @@ rb_claim_slow(struct ringbuf *rb, int cpu, bool *claimed,
 		}
 		/* A disabled cpu buffer takes no new writer (relaxed: a
 		 * switch; lock_reserve checks it again). */
-		if (atomic_load_explicit(&cb->record_disabled,
-					 memory_order_relaxed))
+		if (own || atomic_load_explicit(&cb->record_disabled,
+						memory_order_relaxed))
 			continue;
+		if (idx < c && rb->rseq_claim && !forced) {
+			if (idx == cpu && rb_rseq_claim_retry(cb, cpu, tid)) {
+				*claimed = true;
+				return cb;
+			}
+			continue;
+		}
 		/* Acquire: pairs with the release in rb_writer_put() of the
 		 * previous owner; we see its writes to the cpu buffer. A
 		 * failure means another thread took it: try the next. */

@@ -8,6 +8,8 @@
  * inside a reservation), and mixed with the out-of-line functions.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,7 +69,9 @@ static void check_all(struct ringbuf *rb, uint32_t first, uint32_t n)
  * drain. */
 static void pages_model(int model)
 {
-	RINGBUF_OPTS(o, .size = TU_PAGES(6), .nr_cpus = 1, .model = model);
+	/* per-CPU: a buffer for every CPU (the restartable-sequence claim) */
+	RINGBUF_OPTS(o, .size = TU_PAGES(6),
+		     .nr_cpus = model == RINGBUF_PER_CPU ? 0 : 1, .model = model);
 	struct ringbuf *rb = ringbuf_create(&o);
 	uint32_t seq = 0;
 
@@ -125,8 +129,7 @@ static void nest_handler(int sig)
  * reservation: the records nest as the kernel's contexts do. */
 static void signal_nest(void)
 {
-	RINGBUF_OPTS(o, .size = TU_PAGES(4), .nr_cpus = 1,
-		     .model = RINGBUF_PER_CPU);
+	RINGBUF_OPTS(o, .size = TU_PAGES(4), .model = RINGBUF_PER_CPU);
 	struct sigaction sa = { .sa_handler = nest_handler };
 	struct ringbuf_event *ev;
 	uint64_t ts[2];
@@ -205,11 +208,144 @@ static void mixed(void)
 	ringbuf_free(rb);
 }
 
+
+/* Whether the buffer claims its CPU buffers by restartable sequence. */
+static bool rseq_claims(struct ringbuf *rb)
+{
+	return ((const struct ringbuf_fe_buffer *)(const void *)rb)->rseq_claim;
+}
+
+/* Pin the calling thread to the CPU it runs on; returns that CPU. */
+static int pin_here(void)
+{
+	int cpu = sched_getcpu();
+	cpu_set_t set;
+
+	ASSERT_GE(cpu, 0);
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	ASSERT_EQ(sched_setaffinity(0, sizeof(set), &set), 0);
+	return cpu;
+}
+
+/*
+ * A default per-CPU buffer claims by restartable sequence exactly where
+ * glibc registered rseq on x86-64 (not under ThreadSanitizer, whose
+ * builds take the cmpxchg); the sequence itself: claimed on our CPU,
+ * refused when the word is taken, aborted on another CPU number, and
+ * nothing stored unless claimed.
+ */
+static void rseq_claim(void)
+{
+	RINGBUF_OPTS(o, .size = TU_PAGES(4), .model = RINGBUF_PER_CPU);
+	struct ringbuf *rb = ringbuf_create(&o);
+	bool want = ringbuf_fe_rseq_ok != 0;
+
+	check_rseq();
+	ASSERT_NOT_NULL(rb);
+#if !defined(RINGBUF_FE_RSEQ_ASM)
+	want = false;
+#endif
+	ASSERT_EQ(rseq_claims(rb), want);
+	ringbuf_free(rb);
+#ifdef RINGBUF_FE_RSEQ_ASM
+	if (ringbuf_fe_rseq_ok) {
+		uint32_t owner = 0;
+		int cpu = pin_here(), r = -1;
+
+		/* a preemption between the check and the store aborts: try
+		 * a few times */
+		for (int i = 0; i < 100 && r < 0; i++)
+			r = ringbuf_fe_rseq_claim(&owner, cpu, 1234);
+		ASSERT_EQ(r, 1);
+		ASSERT_EQ(owner, 1234);
+		r = -1;
+		for (int i = 0; i < 100 && r < 0; i++)
+			r = ringbuf_fe_rseq_claim(&owner, cpu, 99);
+		ASSERT_EQ(r, 0);
+		ASSERT_EQ(owner, 1234);
+		owner = 0;
+		ASSERT_EQ(ringbuf_fe_rseq_claim(&owner, cpu + 1, 99), -1);
+		ASSERT_EQ(owner, 0);
+	}
+#endif
+}
+
+struct holder {
+	struct ringbuf *rb;
+	int cpu;
+	pthread_barrier_t held, written;
+};
+
+static void *other_writer(void *arg)
+{
+	struct holder *h = arg;
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(h->cpu, &set);
+	ASSERT_EQ(sched_setaffinity(0, sizeof(set), &set), 0);
+	/* a first write (the thread's first takes the slow path), so that
+	 * the one below takes the inline claim */
+	tu_write_ok(h->rb, 1, 16);
+	pthread_barrier_wait(&h->held);
+	tu_write_ok(h->rb, 2, 16);
+	pthread_barrier_wait(&h->written);
+	return NULL;
+}
+
+/*
+ * While a thread holds its CPU's buffer (between reserve and commit),
+ * another thread on the same CPU never writes into it: it takes a spare.
+ */
+static void claim_exclusive(void)
+{
+	RINGBUF_OPTS(o, .size = TU_PAGES(4), .model = RINGBUF_PER_CPU);
+	struct holder h = { .rb = ringbuf_create(&o) };
+	struct ringbuf_event *ev;
+	int where[3] = { -1, -1, -1 }, cpu, n = 0;
+	pthread_t th;
+	uint64_t ts;
+
+	check_rseq();
+	ASSERT_NOT_NULL(h.rb);
+	h.cpu = pin_here();
+	ASSERT_EQ(pthread_barrier_init(&h.held, NULL, 2), 0);
+	ASSERT_EQ(pthread_barrier_init(&h.written, NULL, 2), 0);
+	ASSERT_EQ(pthread_create(&th, NULL, other_writer, &h), 0);
+	ev = ringbuf_reserve_inline(h.rb, 16);
+	ASSERT_NOT_NULL(ev);
+	tu_fill(ringbuf_event_data_inline(ev), 0, 16);
+	pthread_barrier_wait(&h.held);
+	pthread_barrier_wait(&h.written);
+	ASSERT_EQ(ringbuf_commit_inline(h.rb), 0);
+	ASSERT_EQ(pthread_join(th, NULL), 0);
+	while ((ev = ringbuf_consume_next(h.rb, &cpu, &ts, NULL))) {
+		uint32_t seq = tu_seq(ringbuf_event_data(ev));
+
+		tu_check(ringbuf_event_data(ev), ringbuf_event_length(ev), seq,
+			 16);
+		ASSERT_LT(seq, 3);
+		where[seq] = cpu;
+		n++;
+	}
+	ASSERT_EQ(n, 3);
+	ASSERT_EQ(where[0], h.cpu);
+	/* written while we held our CPU's buffer: a spare */
+	ASSERT_NE(where[2], h.cpu);
+	ASSERT_GE(where[2], ringbuf_nr_cpus(h.rb) / 4);
+	pthread_barrier_destroy(&h.held);
+	pthread_barrier_destroy(&h.written);
+	ringbuf_free(h.rb);
+}
+
 static const struct rbt_case cases[] = {
 	RBT_CASE(pages_per_thread),
 	RBT_CASE(pages_per_cpu),
 	RBT_CASE(abs_stamps),
 	RBT_CASE(signal_nest),
 	RBT_CASE(mixed),
+	RBT_CASE(rseq_claim),
+	RBT_CASE(claim_exclusive),
 };
 RBT_MAIN(cases)

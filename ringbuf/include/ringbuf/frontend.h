@@ -25,8 +25,10 @@
  *	the page's write index) and 4 more at commit (entries, page
  *	entries, entries_bytes, committing), release stores done as plain
  *	stores; 1 rdtsc with the TSC clock.
- *	per-CPU model: the same plus one LOCK cmpxchg (the claim of the
- *	cpu buffer) and the rseq cpu_id load.
+ *	per-CPU model: the same plus the rseq cpu_id load and the claim of
+ *	the cpu buffer: a restartable sequence (no LOCKed instruction)
+ *	where glibc registered rseq and every CPU has its buffer, one LOCK
+ *	cmpxchg otherwise.
  */
 #ifndef RINGBUF_FRONTEND_H
 #define RINGBUF_FRONTEND_H
@@ -77,6 +79,7 @@ struct ringbuf_fe_buffer {
 	int record_disabled;
 	int flags;
 	bool time_stamp_abs;
+	bool rseq_claim;
 	int clock;
 	int model;
 	int nr_cpus;
@@ -248,6 +251,67 @@ RINGBUF_FE_INLINE int ringbuf_fe_current_cpu(void)
 	return -1;
 }
 
+#if defined(__x86_64__) && !defined(RINGBUF_FE_TSAN)
+#define RINGBUF_FE_RSEQ_ASM 1
+/*
+ * ringbuf_fe_rseq_claim - claim the cpu buffer of @cpu for thread @tid
+ * without a LOCKed instruction: a restartable sequence on the rseq area
+ * glibc registered for the thread. Inside the sequence: the thread still
+ * runs on @cpu, the owner word is 0; then the one store of @tid commits
+ * the claim. Preemption, migration or a signal before that store makes
+ * the kernel restart the thread at the abort handler, so no other thread
+ * of @cpu ran between the check and the store. That is enough only if
+ * every claim of this word runs on @cpu in such a sequence
+ * (struct ringbuf.rseq_claim, see rb_claim_slow()); the release of the
+ * claim is the owner's plain store of 0, from any CPU.
+ *
+ * Return: 1 claimed, 0 owned by another thread, -1 aborted (not on @cpu,
+ * or interrupted): nothing stored either way.
+ */
+RINGBUF_FE_INLINE int ringbuf_fe_rseq_claim(uint32_t *owner, int cpu, uint32_t tid)
+{
+	/*
+	 * The descriptor (struct rseq_cs: version, flags, start, length,
+	 * abort) goes to its own section; the abort handler is preceded by
+	 * the signature glibc registered (RSEQ_SIG, 0x53053053 on x86),
+	 * encoded as the operand of a ud1 so that the bytes disassemble.
+	 * %fs:__rseq_offset is the thread's struct rseq: cpu_id at 4,
+	 * rseq_cs at 8.
+	 */
+	__asm__ goto(".pushsection __rseq_cs, \"aw\"\n\t"
+		     ".balign 32\n"
+		     "3:\n\t"
+		     ".long 0, 0\n\t"
+		     ".quad 1f, 2f - 1f, 4f\n\t"
+		     ".popsection\n\t"
+		     ".pushsection __rseq_failure, \"ax\"\n\t"
+		     ".byte 0x0f, 0xb9, 0x3d\n\t"
+		     ".long 0x53053053\n"
+		     "4:\n\t"
+		     "jmp %l[aborted]\n\t"
+		     ".popsection\n\t"
+		     "leaq 3b(%%rip), %%rax\n\t"
+		     "movq %%rax, %%fs:8(%[area])\n"
+		     "1:\n\t"
+		     "cmpl %[cpu], %%fs:4(%[area])\n\t"
+		     "jne %l[aborted]\n\t"
+		     "cmpl $0, %[owner]\n\t"
+		     "jne %l[busy]\n\t"
+		     "movl %[tid], %[owner]\n"
+		     "2:\n\t"
+		     :
+		     : [area] "r"(__rseq_offset), [cpu] "r"(cpu), [tid] "r"(tid),
+		       [owner] "m"(*owner)
+		     : "rax", "memory", "cc"
+		     : aborted, busy);
+	return 1;
+aborted:
+	return -1;
+busy:
+	return 0;
+}
+#endif
+
 /* The data page (sub-buffer) of local page @id. */
 RINGBUF_FE_INLINE unsigned char *ringbuf_fe_page_data(struct ringbuf_fe_cpu *cb,
 						      uint32_t id)
@@ -293,6 +357,22 @@ RINGBUF_FE_INLINE uintptr_t ringbuf_fe_claim_cpu(struct ringbuf *rb,
 	own = __atomic_load_n(&cb->owner, __ATOMIC_RELAXED);
 	if (own == t->tid)
 		return (uintptr_t)cb;
+	if (ringbuf_fe_likely(b->rseq_claim)) {
+#ifdef RINGBUF_FE_RSEQ_ASM
+		/* No fence needed for the previous owner's writes: x86 loads
+		 * are acquire loads, and the owner released with a release
+		 * store (ringbuf_fe_writer_put()). */
+		if (ringbuf_fe_likely(!own &&
+				      !__atomic_load_n(&cb->record_disabled,
+						       __ATOMIC_RELAXED) &&
+				      ringbuf_fe_rseq_claim(&cb->owner, cpu,
+							    t->tid) > 0))
+			return (uintptr_t)cb | 1u;
+#endif
+		/* (a build that cannot run the sequence leaves it to the
+		 * library's) */
+		return ringbuf_fe_claim_slow(rb, cpu, err);
+	}
 	/* Acquire: pairs with the release of the previous owner in
 	 * ringbuf_fe_writer_put(); a failure sends us to the slow path. */
 	if (ringbuf_fe_likely(!own &&
