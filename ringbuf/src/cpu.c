@@ -2,7 +2,8 @@
 /*
  * cpu.c - what the kernel gets from its environment and userspace must
  * build: the current CPU, thread ids, the asymmetric barrier that stands in
- * for synchronize_rcu(), thread-slot recycling, the clocks and warnings.
+ * for synchronize_rcu(), thread-slot recycling and warnings. (The clocks
+ * are in internal.h.)
  */
 #include <linux/membarrier.h>
 #include <sched.h>
@@ -289,24 +290,6 @@ static void rb_thread_exit(void *arg)
 	}
 	pthread_mutex_unlock(&rb_registry_lock);
 	memset(rb_tls.slot, 0, sizeof(rb_tls.slot));
-}
-
-/* ------------------------------------------------------------------ */
-/* Clocks                                                              */
-
-static const clockid_t rb_clockids[] = {
-	[RINGBUF_CLOCK_MONO] = CLOCK_MONOTONIC,
-	[RINGBUF_CLOCK_MONO_RAW] = CLOCK_MONOTONIC_RAW,
-	[RINGBUF_CLOCK_BOOT] = CLOCK_BOOTTIME,
-	[RINGBUF_CLOCK_TSC] = CLOCK_MONOTONIC_RAW,
-};
-
-uint64_t rb_clock_read_slow(int clock)
-{
-	struct timespec ts;
-
-	clock_gettime(rb_clockids[clock], &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
 /* ------------------------------------------------------------------ */

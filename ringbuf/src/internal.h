@@ -44,6 +44,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include <ringbuf/ringbuf.h>
 #ifdef RINGBUF_TESTHOOKS
@@ -685,9 +686,30 @@ static inline int rb_current_cpu(void)
 }
 
 /* ------------------------------------------------------------------ */
+/* Clocks                                                              */
+
+/*
+ * The clock of enum ringbuf_clock as a clock_gettime() clock (the TSC is
+ * read with rdtsc where there is one; CLOCK_MONOTONIC_RAW elsewhere).
+ * Inline, so that ringbuf_time_stamp() is one call to the vDSO.
+ */
+static inline uint64_t rb_clock_read_slow(int clock)
+{
+	static const clockid_t rb_clockids[] = {
+		[RINGBUF_CLOCK_MONO] = CLOCK_MONOTONIC,
+		[RINGBUF_CLOCK_MONO_RAW] = CLOCK_MONOTONIC_RAW,
+		[RINGBUF_CLOCK_BOOT] = CLOCK_BOOTTIME,
+		[RINGBUF_CLOCK_TSC] = CLOCK_MONOTONIC_RAW,
+	};
+	struct timespec ts;
+
+	clock_gettime(rb_clockids[clock], &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* ------------------------------------------------------------------ */
 /* Cross-file prototypes                                               */
 
-RB_HIDDEN uint64_t rb_clock_read_slow(int clock);
 RB_HIDDEN int rb_membarrier(void);
 RB_HIDDEN bool rb_have_membarrier(void);
 RB_HIDDEN uint32_t rb_gettid(void);
