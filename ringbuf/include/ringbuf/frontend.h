@@ -276,7 +276,9 @@ RINGBUF_FE_INLINE int ringbuf_fe_rseq_claim(uint32_t *owner, int cpu, uint32_t t
 	 * the signature glibc registered (RSEQ_SIG, 0x53053053 on x86),
 	 * encoded as the operand of a ud1 so that the bytes disassemble.
 	 * %fs:__rseq_offset is the thread's struct rseq: cpu_id at 4,
-	 * rseq_cs at 8.
+	 * rseq_cs at 8. rseq_cs is cleared again on every way out, so that
+	 * no thread keeps pointing the kernel at the descriptor of a
+	 * library that is unloaded later.
 	 */
 	__asm__ goto(".pushsection __rseq_cs, \"aw\"\n\t"
 		     ".balign 32\n"
@@ -288,17 +290,26 @@ RINGBUF_FE_INLINE int ringbuf_fe_rseq_claim(uint32_t *owner, int cpu, uint32_t t
 		     ".byte 0x0f, 0xb9, 0x3d\n\t"
 		     ".long 0x53053053\n"
 		     "4:\n\t"
-		     "jmp %l[aborted]\n\t"
+		     "jmp 5f\n\t"
 		     ".popsection\n\t"
 		     "leaq 3b(%%rip), %%rax\n\t"
 		     "movq %%rax, %%fs:8(%[area])\n"
 		     "1:\n\t"
 		     "cmpl %[cpu], %%fs:4(%[area])\n\t"
-		     "jne %l[aborted]\n\t"
+		     "jne 5f\n\t"
 		     "cmpl $0, %[owner]\n\t"
-		     "jne %l[busy]\n\t"
+		     "jne 6f\n\t"
 		     "movl %[tid], %[owner]\n"
 		     "2:\n\t"
+		     "movq $0, %%fs:8(%[area])\n\t"
+		     "jmp 7f\n"
+		     "5:\n\t"
+		     "movq $0, %%fs:8(%[area])\n\t"
+		     "jmp %l[aborted]\n"
+		     "6:\n\t"
+		     "movq $0, %%fs:8(%[area])\n\t"
+		     "jmp %l[busy]\n"
+		     "7:\n\t"
 		     :
 		     : [area] "r"(__rseq_offset), [cpu] "r"(cpu), [tid] "r"(tid),
 		       [owner] "m"(*owner)
