@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <ringbuf/frontend.h>
 #include <ringbuf/ringbuf.h>
 
 #include "bench.h"
@@ -135,11 +136,11 @@ static void rb_sig_handler(int sig)
 		return;
 	}
 	s = w->impl;
-	ev = ringbuf_lock_reserve(s->rb, w->c->payload);
+	ev = ringbuf_reserve_inline(s->rb, w->c->payload);
 	if (ev) {
-		bench_put_payload(ringbuf_event_data(ev), w->src, w->c->payload,
-				  rb_stream_tag(2 * w->idx + 2) | (w->nested_ok + 1));
-		ringbuf_unlock_commit(s->rb);
+		bench_put_payload(ringbuf_event_data_inline(ev), w->src,
+				  w->c->payload, rb_stream_tag(2 * w->idx + 2) | (w->nested_ok + 1));
+		ringbuf_commit_inline(s->rb);
 		w->nested_ok++;
 	} else {
 		w->nested_missed++;
@@ -202,13 +203,13 @@ rb_loop(struct bench_writer *w, unsigned int len)
 	uint64_t seq = 0, ok = 0, miss = 0, tag = rb_stream_tag(2 * w->idx + 1);
 
 	while (!atomic_load_explicit(&bench_stop, memory_order_relaxed)) {
-		struct ringbuf_event *ev = ringbuf_lock_reserve(rb, len);
+		struct ringbuf_event *ev = ringbuf_reserve_inline(rb, len);
 
 		seq++;
 		if (__builtin_expect(ev != NULL, 1)) {
-			bench_put_payload(ringbuf_event_data(ev), w->src, len,
+			bench_put_payload(ringbuf_event_data_inline(ev), w->src, len,
 					  tag | seq);
-			ringbuf_unlock_commit(rb);
+			ringbuf_commit_inline(rb);
 			ok++;
 		} else {
 			miss++;
@@ -267,12 +268,14 @@ static void rb_warmup(struct bench_writer *w)
 	if (n == ~0ull)
 		n = per_buf + per_buf / 4;
 	for (i = 0; i < n; i++) {
-		struct ringbuf_event *ev = ringbuf_lock_reserve(s->rb, w->c->payload);
+		struct ringbuf_event *ev =
+			ringbuf_reserve_inline(s->rb, w->c->payload);
 
 		if (!ev)
 			break;
-		bench_put_payload(ringbuf_event_data(ev), w->src, w->c->payload, i);
-		ringbuf_unlock_commit(s->rb);
+		bench_put_payload(ringbuf_event_data_inline(ev), w->src,
+				  w->c->payload, i);
+		ringbuf_commit_inline(s->rb);
 	}
 }
 
@@ -596,15 +599,15 @@ static void *drain_filler_fn(void *arg)
 		f->filled = 0;
 		for (;;) {
 			struct ringbuf_event *ev =
-				ringbuf_lock_reserve(f->s->rb, f->c->payload);
+				ringbuf_reserve_inline(f->s->rb, f->c->payload);
 
 			if (!ev) {
 				f->missed++;
 				break;
 			}
-			bench_put_payload(ringbuf_event_data(ev), f->src,
+			bench_put_payload(ringbuf_event_data_inline(ev), f->src,
 					  f->c->payload, ++seq);
-			ringbuf_unlock_commit(f->s->rb);
+			ringbuf_commit_inline(f->s->rb);
 			f->filled++;
 		}
 		sem_post(&f->done);

@@ -52,6 +52,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <ringbuf/frontend.h>
 #include <ringbuf/ringbuf.h>
 #include <ringtrace/tracer.h>
 
@@ -110,7 +111,8 @@ static TPB_OPAQUE void tpb_tp(unsigned long seq, int a, int b)
 /*
  * What tpb_tp() writes when the event is on, without the tracer: the same
  * record, stored in place as the generated code stores it (records are
- * 4-byte aligned, see <ringtrace/event.h>).
+ * 4-byte aligned, see <ringtrace/event.h>), with the ring buffer's inline
+ * write path, which the tracer uses too.
  */
 static TPB_OPAQUE RINGTRACE_RECORD_ACCESS void
 tpb_ringbuf(unsigned long seq, int a, int b)
@@ -118,10 +120,10 @@ tpb_ringbuf(unsigned long seq, int a, int b)
 	struct ringtrace_raw_tpbench_call *rec;
 	struct ringbuf_event *e;
 
-	e = ringbuf_lock_reserve(tpb_raw, sizeof(*rec));
+	e = ringbuf_reserve_inline(tpb_raw, sizeof(*rec));
 	if (!e)
 		return;
-	rec = ringbuf_event_data(e);
+	rec = ringbuf_event_data_inline(e);
 	rec->ent.type = tpb_type;
 	rec->ent.flags = 0;
 	rec->ent.preempt_count = 0;
@@ -129,7 +131,7 @@ tpb_ringbuf(unsigned long seq, int a, int b)
 	rec->seq = seq;
 	rec->a = a;
 	rec->b = b;
-	ringbuf_unlock_commit(tpb_raw);
+	ringbuf_commit_inline(tpb_raw);
 }
 
 static TPB_OPAQUE void tpb_marker(unsigned long seq, int a, int b)
@@ -306,7 +308,7 @@ static const struct tpb_case tpb_cases[] = {
 	{
 		.id = "ringbuf-reserve",
 		.base = "empty",
-		.what = "the same record: ringbuf_lock_reserve(), fill, ringbuf_unlock_commit()",
+		.what = "the same record: ringbuf_reserve_inline(), fill, ringbuf_commit_inline()",
 		.loop = tpb_ringbuf_loop,
 		.raw = true,
 		.per_call = 1,

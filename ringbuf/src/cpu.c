@@ -2,7 +2,8 @@
 /*
  * cpu.c - what the kernel gets from its environment and userspace must
  * build: the current CPU, thread ids, the asymmetric barrier that stands in
- * for synchronize_rcu(), thread-slot recycling, the clocks and warnings.
+ * for synchronize_rcu(), thread-slot recycling and warnings. (The clocks
+ * are in internal.h.)
  */
 #include <linux/membarrier.h>
 #include <sched.h>
@@ -19,7 +20,7 @@
 __thread struct rb_tls rb_tls __attribute__((tls_model("initial-exec")));
 extern const unsigned int __rseq_size __attribute__((weak));
 int rb_rseq_ok;
-_Atomic bool rb_writer_fence;
+bool rb_writer_fence;
 static int rb_membarrier_cmd;
 
 static pthread_key_t rb_thread_key;
@@ -72,8 +73,8 @@ __attribute__((constructor)) static void rb_cpu_init(void)
 	else if (ret > 0 && (ret & MEMBARRIER_CMD_GLOBAL))
 		rb_membarrier_cmd = MEMBARRIER_CMD_GLOBAL;
 	else
-		atomic_store_explicit(&rb_writer_fence, true,
-				      memory_order_relaxed);
+		/* Relaxed: set before any writer runs (constructor). */
+		__atomic_store_n(&rb_writer_fence, true, __ATOMIC_RELAXED);
 
 	pthread_key_create(&rb_thread_key, rb_thread_exit);
 	pthread_atfork(NULL, NULL, rb_atfork_child);
@@ -303,24 +304,6 @@ static void rb_thread_exit(void *arg)
 	}
 	pthread_mutex_unlock(&rb_registry_lock);
 	memset(rb_tls.slot, 0, sizeof(rb_tls.slot));
-}
-
-/* ------------------------------------------------------------------ */
-/* Clocks                                                              */
-
-static const clockid_t rb_clockids[] = {
-	[RINGBUF_CLOCK_MONO] = CLOCK_MONOTONIC,
-	[RINGBUF_CLOCK_MONO_RAW] = CLOCK_MONOTONIC_RAW,
-	[RINGBUF_CLOCK_BOOT] = CLOCK_BOOTTIME,
-	[RINGBUF_CLOCK_TSC] = CLOCK_MONOTONIC_RAW,
-};
-
-uint64_t rb_clock_read_slow(int clock)
-{
-	struct timespec ts;
-
-	clock_gettime(rb_clockids[clock], &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
 /* ------------------------------------------------------------------ */

@@ -44,6 +44,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include <ringbuf/ringbuf.h>
 #ifdef RINGBUF_TESTHOOKS
@@ -292,6 +293,9 @@ struct ringbuf {
 	alignas(RB_CACHELINE) _Atomic int record_disabled;
 	_Atomic int flags; /* RINGBUF_FL_* */
 	_Atomic bool time_stamp_abs;
+	/* Per-CPU model: CPU buffers are claimed by restartable sequences
+	 * (rb_claim_slow()); fixed at creation. */
+	bool rseq_claim;
 	int clock;
 	int model;
 	int nr_cpus; /* every cpu buffer: CPU buffers (or slots), then spares */
@@ -459,6 +463,11 @@ RB_HIDDEN extern void *rb_test_hook_arg;
 #else
 #define RB_TESTPOINT(cpu_buffer, tp) do { } while (0)
 #endif
+
+/* The inline fast path's test points are the library's (RB_TESTPOINT). */
+#define RINGBUF_FE_TESTPOINT(cb, tp)                                      \
+	RB_TESTPOINT((struct ringbuf_cpu *)(cb), (tp))
+#include <ringbuf/frontend.h>
 
 /* ------------------------------------------------------------------ */
 /* Page helpers                                                        */
@@ -646,16 +655,6 @@ static inline uint64_t rb_fix_abs_ts(uint64_t abs, uint64_t save_ts)
 /* Per-thread writer state                                             */
 
 /*
- * One reservation of the calling thread: the cpu buffer it used (which
- * knows its ringbuf), with bit 0 set if this reservation claimed the cpu
- * buffer's owner word (the outermost writer of that buffer on this thread
- * releases it at commit). One word, one store on the fast path.
- */
-struct rb_frame {
-	uintptr_t cpu_buffer_claimed;
-};
-
-/*
  * Per-thread model: a cache of the slots this thread holds. An entry is
  * one word, the buffer's uid above RB_SLOT_IDX_BITS and the slot's index
  * in rb->buffers below, so that a signal handler that interrupts an update
@@ -668,24 +667,20 @@ struct rb_frame {
 #define RB_SLOT_CACHE 4
 
 /*
- * The thread's stack of reservations. Its signal handlers push on the same
- * stack and pop before they return, so it stays a stack (the kernel's
- * interrupt nesting). @depth is raised before a frame is written and
- * lowered after it is read, so a handler arriving in between uses the
- * next frame.
+ * The thread's stack of reservations (struct ringbuf_tls, in
+ * <ringbuf/frontend.h> because the inline fast path uses it). Its signal
+ * handlers push on the same stack and pop before they return, so it stays
+ * a stack (the kernel's interrupt nesting). @depth is raised before a
+ * frame is written and lowered after it is read, so a handler arriving in
+ * between uses the next frame. The slot cache entries are read and
+ * written as whole words with __atomic builtins.
  */
-struct rb_tls {
-	unsigned int depth;
-	unsigned int nest_extra;
-	uint32_t tid;
-	bool exit_armed; /* the thread-exit destructor is armed (and tid set) */
-	int forced_cpu1; /* tests: forced cpu + 1, 0 = the real cpu */
-	struct rb_frame frame[RB_MAX_FRAMES];
-	_Atomic uint64_t slot[RB_SLOT_CACHE];
-};
-
-RB_HIDDEN extern __thread struct rb_tls rb_tls
-	__attribute__((tls_model("initial-exec")));
+#define rb_tls ringbuf_tls
+#define rb_rseq_ok ringbuf_fe_rseq_ok
+#define rb_writer_fence ringbuf_fe_writer_fence
+_Static_assert(RB_MAX_NEST == RINGBUF_FE_MAX_NEST, "nesting depth");
+_Static_assert(RB_SLOT_IDX_BITS == RINGBUF_FE_SLOT_IDX_BITS, "slot key");
+_Static_assert(RB_SLOT_CACHE == RINGBUF_FE_SLOT_CACHE, "slot cache");
 
 /*
  * Userspace: smp_processor_id() is replaced by the cpu_id field of the
@@ -693,8 +688,6 @@ RB_HIDDEN extern __thread struct rb_tls rb_tls
  * sched_getcpu(). The result is a hint only: the thread may migrate right
  * after, which the owner claim makes harmless.
  */
-extern const ptrdiff_t __rseq_offset __attribute__((weak));
-RB_HIDDEN extern int rb_rseq_ok;
 RB_HIDDEN int rb_current_cpu_slow(void);
 
 static inline int rb_current_cpu(void)
@@ -710,12 +703,32 @@ static inline int rb_current_cpu(void)
 }
 
 /* ------------------------------------------------------------------ */
+/* Clocks                                                              */
+
+/*
+ * The clock of enum ringbuf_clock as a clock_gettime() clock (the TSC is
+ * read with rdtsc where there is one; CLOCK_MONOTONIC_RAW elsewhere).
+ * Inline, so that ringbuf_time_stamp() is one call to the vDSO.
+ */
+static inline uint64_t rb_clock_read_slow(int clock)
+{
+	static const clockid_t rb_clockids[] = {
+		[RINGBUF_CLOCK_MONO] = CLOCK_MONOTONIC,
+		[RINGBUF_CLOCK_MONO_RAW] = CLOCK_MONOTONIC_RAW,
+		[RINGBUF_CLOCK_BOOT] = CLOCK_BOOTTIME,
+		[RINGBUF_CLOCK_TSC] = CLOCK_MONOTONIC_RAW,
+	};
+	struct timespec ts;
+
+	clock_gettime(rb_clockids[clock], &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* ------------------------------------------------------------------ */
 /* Cross-file prototypes                                               */
 
-RB_HIDDEN uint64_t rb_clock_read_slow(int clock);
 RB_HIDDEN int rb_membarrier(void);
 RB_HIDDEN bool rb_have_membarrier(void);
-RB_HIDDEN extern _Atomic bool rb_writer_fence;
 RB_HIDDEN uint32_t rb_gettid(void);
 RB_HIDDEN int rb_current_cpu_slow(void);
 RB_HIDDEN int rb_nr_possible_cpus(void);

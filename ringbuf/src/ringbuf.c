@@ -337,6 +337,14 @@ struct ringbuf *ringbuf_create(const struct ringbuf_opts *opts)
 			rb->nr_cpu_bufs *= 4;
 	}
 	rb->nr_cpus = rb->nr_cpu_bufs;
+#if RB_LOCAL_ASM
+	/*
+	 * Userspace: claims by restartable sequence (no LOCKed instruction)
+	 * need each CPU to have a buffer of its own (rb_claim_slow()).
+	 */
+	rb->rseq_claim = rb_rseq_ok && rb->model == RINGBUF_PER_CPU &&
+			 rb->nr_cpu_bufs >= rb_nr_possible_cpus();
+#endif
 	/*
 	 * Userspace: a writer preempted mid-write keeps its CPU buffer
 	 * claimed; spare buffers give the writers displaced meanwhile a place

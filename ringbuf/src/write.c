@@ -10,9 +10,10 @@
  * thread and its signal handlers. The kernel gets this from
  * preempt_disable(); userspace gets it from the owner claim:
  *
- *  - per-CPU model: the outermost writer claims the cpu buffer with one
- *    cmpxchg of its thread id into ringbuf_cpu.owner and releases it at
- *    commit. A signal handler of the owner finds its own id there and
+ *  - per-CPU model: the outermost writer claims the cpu buffer by storing
+ *    its thread id into ringbuf_cpu.owner (a restartable sequence where
+ *    rseq is available, see rb_claim_slow(); a cmpxchg elsewhere) and
+ *    releases it at commit. A signal handler of the owner finds its own id there and
  *    nests. A thread that finds the buffer claimed by another (preempted)
  *    thread claims another free buffer; only when every buffer is claimed
  *    is the event dropped and counted. Nobody ever waits for another
@@ -26,11 +27,16 @@
  * page, and the kernel's local_t operations are single instructions
  * without LOCK (see local_add_return() in internal.h).
  *
- * The fast path (ringbuf_lock_reserve, __rb_reserve_next, ringbuf_unlock_
- * commit) is inline; page crossings go to rb_move_tail() and the
- * interrupted-writer time stamp case to its own branch. Per-CPU fast path:
- * one LOCK cmpxchg (the claim), one release store (the release), no other
- * atomic RMW with a LOCK prefix; per-thread: none.
+ * The fast path is in <ringbuf/frontend.h> (ringbuf_fe_reserve(),
+ * ringbuf_fe_reserve_next() - the common case of __rb_reserve_next() -
+ * and ringbuf_fe_commit()), inline in the callers and in the exported
+ * functions below; it leaves through the ringbuf_fe_* functions of this
+ * file, which continue with the kernel's code: rb_move_tail(), the E/F
+ * steps, the reserve loop, rb_end_commit_slow(). Per record, the per-CPU
+ * fast path claims with a restartable sequence (no LOCKed instruction;
+ * one LOCK cmpxchg without rseq) and releases with a release store; the
+ * per-thread one has no LOCKed instruction. The counts of atomics and
+ * branches are in Documentation/ring-buffer-design.rst.
  */
 #include <string.h>
 #if defined(__x86_64__) || defined(__i386__)
@@ -309,46 +315,55 @@ again:
 
 /*
  * rb_end_commit - end a write: the outermost writer commits everything up
- * to the tail. The common case inline: we are the outermost writer, the
- * commit page is the tail page, and no handler wrote while we committed.
- * Everything else (nested writers, a commit page behind the tail, a
- * handler coming in) is the kernel's loop in rb_end_commit_slow().
+ * to the tail. The common case is inline (ringbuf_fe_end_commit() in
+ * <ringbuf/frontend.h>); the rest is the kernel's loop in
+ * rb_end_commit_slow().
  */
 static RB_ALWAYS_INLINE void rb_end_commit(struct ringbuf_cpu *cpu_buffer)
 {
-	struct rb_cpu_meta *m = cpu_buffer->meta;
-	uint64_t commits = local_read(&cpu_buffer->commits);
-
-	/* synchronize with our signal handlers */
-	barrier();
-	if (likely(local_read(&cpu_buffer->committing) == 1)) {
-		uint32_t commit;
-
-		RB_TESTPOINT(cpu_buffer, RINGBUF_TP_COMMIT);
-		commit = atomic_load_explicit(&m->commit_page,
-					      memory_order_relaxed);
-		if (likely(commit == atomic_load_explicit(&m->tail_page,
-							  memory_order_relaxed))) {
-			/* Release: the records are visible before the commit
-			 * index; pairs with the acquire in rb_page_commit(). */
-			atomic_store_explicit(
-				&__rb_data(cpu_buffer, commit)->commit,
-				local_read(&__rb_page(cpu_buffer, commit)->write) &
-					RB_WRITE_MASK,
-				memory_order_release);
-			local_dec(&cpu_buffer->committing);
-			/* synchronize with our signal handlers */
-			barrier();
-			RB_TESTPOINT(cpu_buffer, RINGBUF_TP_COMMIT_END);
-			if (likely(local_read(&cpu_buffer->commits) == commits))
-				return;
-			/* A handler reserved after we read the write index:
-			 * its data is not committed yet. */
-			local_inc(&cpu_buffer->committing);
-		}
-	}
-	rb_end_commit_slow(cpu_buffer);
+	ringbuf_fe_end_commit((struct ringbuf_fe_cpu *)cpu_buffer);
 }
+
+/*
+ * The inline fast path sees the library's structures through the views of
+ * <ringbuf/frontend.h>; they must agree field by field.
+ */
+#define RB_SAME(a, fa, b, fb)                                             \
+	_Static_assert(offsetof(struct a, fa) == offsetof(struct b, fb) &&  \
+			       sizeof(((struct a *)0)->fa) ==               \
+				       sizeof(((struct b *)0)->fb),         \
+		       #a "." #fa)
+RB_SAME(ringbuf, record_disabled, ringbuf_fe_buffer, record_disabled);
+RB_SAME(ringbuf, time_stamp_abs, ringbuf_fe_buffer, time_stamp_abs);
+RB_SAME(ringbuf, rseq_claim, ringbuf_fe_buffer, rseq_claim);
+RB_SAME(ringbuf, clock, ringbuf_fe_buffer, clock);
+RB_SAME(ringbuf, model, ringbuf_fe_buffer, model);
+RB_SAME(ringbuf, nr_cpu_bufs, ringbuf_fe_buffer, nr_cpu_bufs);
+RB_SAME(ringbuf, bsize, ringbuf_fe_buffer, bsize);
+RB_SAME(ringbuf, uid, ringbuf_fe_buffer, uid);
+RB_SAME(ringbuf, buffers, ringbuf_fe_buffer, buffers);
+RB_SAME(ringbuf_cpu, owner, ringbuf_fe_cpu, owner);
+RB_SAME(ringbuf_cpu, record_disabled, ringbuf_fe_cpu, record_disabled);
+RB_SAME(ringbuf_cpu, committing, ringbuf_fe_cpu, committing);
+RB_SAME(ringbuf_cpu, commits, ringbuf_fe_cpu, commits);
+RB_SAME(ringbuf_cpu, active, ringbuf_fe_cpu, active);
+RB_SAME(ringbuf_cpu, buffer, ringbuf_fe_cpu, buffer);
+RB_SAME(ringbuf_cpu, meta, ringbuf_fe_cpu, meta);
+RB_SAME(ringbuf_cpu, pages, ringbuf_fe_cpu, pages);
+RB_SAME(ringbuf_cpu, data, ringbuf_fe_cpu, data);
+RB_SAME(ringbuf_cpu, subbuf_shift, ringbuf_fe_cpu, subbuf_shift);
+RB_SAME(rb_cpu_meta, tail_page, ringbuf_fe_meta, tail_page);
+RB_SAME(rb_cpu_meta, commit_page, ringbuf_fe_meta, commit_page);
+RB_SAME(rb_cpu_meta, before_stamp, ringbuf_fe_meta, before_stamp);
+RB_SAME(rb_cpu_meta, write_stamp, ringbuf_fe_meta, write_stamp);
+RB_SAME(rb_cpu_meta, entries, ringbuf_fe_meta, entries);
+RB_SAME(rb_cpu_meta, entries_bytes, ringbuf_fe_meta, entries_bytes);
+RB_SAME(rb_cpu_meta, waiters, ringbuf_fe_meta, waiters);
+RB_SAME(rb_page_ctl, write, ringbuf_fe_page, write);
+RB_SAME(rb_page_ctl, entries, ringbuf_fe_page, entries);
+RB_SAME(rb_data_page, commit, ringbuf_data_page, commit);
+_Static_assert(sizeof(struct rb_page_ctl) == sizeof(struct ringbuf_fe_page),
+	       "page control block");
 
 /* ------------------------------------------------------------------ */
 /* Page crossing (the slow path)                                       */
@@ -813,12 +828,48 @@ static RB_NOINLINE void rb_reserve_interrupted(struct ringbuf_cpu *cpu_buffer,
 	info->add_timestamp &= ~RB_ADD_STAMP_FORCE;
 }
 
+/*
+ * The end of a reserve: write the record's header (and time extend),
+ * count it, and give the page its time stamp if the record is its first.
+ */
+static RB_ALWAYS_INLINE struct ringbuf_event *
+rb_reserve_finish(struct ringbuf_cpu *cpu_buffer, struct rb_event_info *info,
+		  unsigned long tail)
+{
+	struct ringbuf_event *event;
+
+	/* The first event of a page has the page's time stamp. */
+	if (unlikely(!tail && !(info->add_timestamp & (RB_ADD_STAMP_FORCE |
+						       RB_ADD_STAMP_ABSOLUTE))))
+		info->delta = 0;
+
+	/*
+	 * We reserved something on the buffer. As in the kernel, the event
+	 * handed out starts at the time extend if there is one:
+	 * ringbuf_event_data() skips it, and a discard gives both back.
+	 */
+	event = rb_page_index(cpu_buffer, info->tail_page, tail);
+	rb_update_event(event, info);
+
+	local_inc(&__rb_page(cpu_buffer, info->tail_page)->entries);
+
+	/* The first event of a page sets the page's time stamp. */
+	if (unlikely(!tail))
+		atomic_store_explicit(
+			&__rb_data(cpu_buffer, info->tail_page)->time_stamp,
+			info->ts, memory_order_relaxed);
+
+	/* account for these added bytes */
+	local_add(info->length, &cpu_buffer->meta->entries_bytes);
+
+	return event;
+}
+
 static RB_ALWAYS_INLINE struct ringbuf_event *
 __rb_reserve_next(struct ringbuf_cpu *cpu_buffer, struct rb_event_info *info)
 {
 	struct rb_cpu_meta *m = cpu_buffer->meta;
 	struct ringbuf *rb = cpu_buffer->buffer;
-	struct ringbuf_event *event;
 	struct rb_page_ctl *tail_page;
 	unsigned long tail, write, w;
 
@@ -902,44 +953,58 @@ __rb_reserve_next(struct ringbuf_cpu *cpu_buffer, struct rb_event_info *info)
 		rb_reserve_interrupted(cpu_buffer, info, write);
 	}
 
-	/* The first event of a page has the page's time stamp. */
-	if (unlikely(!tail && !(info->add_timestamp & (RB_ADD_STAMP_FORCE |
-						       RB_ADD_STAMP_ABSOLUTE))))
-		info->delta = 0;
-
-	/*
-	 * We reserved something on the buffer. As in the kernel, the event
-	 * handed out starts at the time extend if there is one:
-	 * ringbuf_event_data() skips it, and a discard gives both back.
-	 */
-	event = rb_page_index(cpu_buffer, info->tail_page, tail);
-	rb_update_event(event, info);
-
-	local_inc(&tail_page->entries);
-
-	/* The first event of a page sets the page's time stamp. */
-	if (unlikely(!tail))
-		atomic_store_explicit(
-			&__rb_data(cpu_buffer, info->tail_page)->time_stamp,
-			info->ts, memory_order_relaxed);
-
-	/* account for these added bytes */
-	local_add(info->length, &m->entries_bytes);
-
-	return event;
+	return rb_reserve_finish(cpu_buffer, info, tail);
 }
 
-static RB_ALWAYS_INLINE struct ringbuf_event *
-rb_reserve_next_event(struct ringbuf *rb, struct ringbuf_cpu *cpu_buffer,
-		      unsigned long length, int *err)
+/*
+ * The kernel's loop of rb_reserve_next_event(), from its "again" label:
+ * reserve until the record lands on a page. Commit started; on failure
+ * the commit is ended here.
+ */
+static RB_NOINLINE struct ringbuf_event *
+rb_reserve_loop(struct ringbuf *rb, struct ringbuf_cpu *cpu_buffer,
+		struct rb_event_info *info, int add_ts_default, int *err)
 {
 	struct ringbuf_event *event;
-	struct rb_event_info info;
 	int nr_loops = 0;
-	int add_ts_default;
 
-	rb_start_commit(cpu_buffer);
-	/* The commit page can not change after this */
+again:
+	info->add_timestamp = add_ts_default;
+	info->delta = 0;
+
+	/*
+	 * Handlers may come in here and write; each makes us loop once.
+	 * A thousand loops in a row is a signal storm or a bug: bail.
+	 */
+	if (RB_WARN_ON(rb, ++nr_loops > 1000)) {
+		info->err = -EIO;
+		goto out_fail;
+	}
+
+	event = __rb_reserve_next(cpu_buffer, info);
+
+	if (unlikely(event == RB_AGAIN)) {
+		if (info->add_timestamp &
+		    (RB_ADD_STAMP_FORCE | RB_ADD_STAMP_EXTEND))
+			info->length -= RB_LEN_TIME_EXTEND;
+		goto again;
+	}
+
+	if (likely(event))
+		return event;
+out_fail:
+	*err = info->err;
+	rb_end_commit_slow(cpu_buffer);
+	return NULL;
+}
+
+/* rb_reserve_next_event() after rb_start_commit(). */
+static struct ringbuf_event *rb_reserve_started(struct ringbuf *rb,
+						struct ringbuf_cpu *cpu_buffer,
+						unsigned long length, int *err)
+{
+	struct rb_event_info info;
+	int add_ts_default;
 
 	info.length = rb_calculate_event_length(length);
 	info.err = -ENOSPC;
@@ -950,35 +1015,16 @@ rb_reserve_next_event(struct ringbuf *rb, struct ringbuf_cpu *cpu_buffer,
 	} else {
 		add_ts_default = RB_ADD_STAMP_NONE;
 	}
+	return rb_reserve_loop(rb, cpu_buffer, &info, add_ts_default, err);
+}
 
-again:
-	info.add_timestamp = add_ts_default;
-	info.delta = 0;
-
-	/*
-	 * Handlers may come in here and write; each makes us loop once.
-	 * A thousand loops in a row is a signal storm or a bug: bail.
-	 */
-	if (RB_WARN_ON(rb, ++nr_loops > 1000)) {
-		info.err = -EIO;
-		goto out_fail;
-	}
-
-	event = __rb_reserve_next(cpu_buffer, &info);
-
-	if (unlikely(event == RB_AGAIN)) {
-		if (info.add_timestamp &
-		    (RB_ADD_STAMP_FORCE | RB_ADD_STAMP_EXTEND))
-			info.length -= RB_LEN_TIME_EXTEND;
-		goto again;
-	}
-
-	if (likely(event))
-		return event;
-out_fail:
-	*err = info.err;
-	rb_end_commit_slow(cpu_buffer);
-	return NULL;
+static struct ringbuf_event *
+rb_reserve_next_event(struct ringbuf *rb, struct ringbuf_cpu *cpu_buffer,
+		      unsigned long length, int *err)
+{
+	rb_start_commit(cpu_buffer);
+	/* The commit page can not change after this */
+	return rb_reserve_started(rb, cpu_buffer, length, err);
 }
 
 /* ------------------------------------------------------------------ */
@@ -994,14 +1040,12 @@ static void rb_slot_cache_put(struct rb_tls *t, struct ringbuf *rb,
 	 * which costs a slow lookup later, never a wrong slot.
 	 */
 	for (int i = RB_SLOT_CACHE - 1; i > 0; i--)
-		atomic_store_explicit(&t->slot[i],
-				      atomic_load_explicit(&t->slot[i - 1],
-							   memory_order_relaxed),
-				      memory_order_relaxed);
-	atomic_store_explicit(&t->slot[0],
-			      rb->uid << RB_SLOT_IDX_BITS |
-				      (uint64_t)cpu_buffer->cpu,
-			      memory_order_relaxed);
+		__atomic_store_n(&t->slot[i],
+				 __atomic_load_n(&t->slot[i - 1], __ATOMIC_RELAXED),
+				 __ATOMIC_RELAXED);
+	__atomic_store_n(&t->slot[0],
+			 rb->uid << RB_SLOT_IDX_BITS | (uint64_t)cpu_buffer->cpu,
+			 __ATOMIC_RELAXED);
 }
 
 /* Per-thread model: find or take this thread's slot. */
@@ -1014,8 +1058,7 @@ rb_thread_slot_slow(struct ringbuf *rb, struct rb_tls *t, int *err)
 
 	for (i = 1; i < (int)RB_SLOT_CACHE; i++) {
 		/* Relaxed: see rb_slot_cache_put(). */
-		uint64_t key = atomic_load_explicit(&t->slot[i],
-						    memory_order_relaxed);
+		uint64_t key = __atomic_load_n(&t->slot[i], __ATOMIC_RELAXED);
 
 		if (key >> RB_SLOT_IDX_BITS == rb->uid) {
 			struct ringbuf_cpu *cb =
@@ -1061,11 +1104,38 @@ rb_thread_slot_slow(struct ringbuf *rb, struct rb_tls *t, int *err)
 }
 
 /*
+ * The claim of the buffer of @cpu by restartable sequence, tried again
+ * twice when the kernel aborted it (a preemption, a signal, a migration:
+ * then the next tries abort too and we go on to the spares).
+ */
+static bool rb_rseq_claim_retry(struct ringbuf_cpu *cb, int cpu, uint32_t tid)
+{
+#if RB_LOCAL_ASM
+	for (int tries = 0; tries < 3; tries++) {
+		int r = ringbuf_fe_rseq_claim((uint32_t *)&cb->owner, cpu, tid);
+
+		if (r >= 0)
+			return r > 0;
+	}
+#else
+	(void)cb, (void)cpu, (void)tid;
+#endif
+	return false;
+}
+
+/*
  * Per-CPU model, slow path: the CPU's buffer is claimed by another thread
  * (preempted mid-write), or the thread id or CPU index needs work. Claim
  * the first buffer that is ours or free, in this order: the CPU's buffer,
  * the spare buffers (from a place that depends on the thread, so displaced
  * threads spread out), the other CPUs' buffers. Never wait.
+ *
+ * Userspace: where the buffer claims CPU buffers by restartable sequence
+ * (rb->rseq_claim), the claim of CPU buffer n is atomic only against the
+ * other threads of CPU n, which the kernel's restart keeps out; so only a
+ * thread running on CPU n ever claims it, in such a sequence, and a
+ * thread elsewhere (or without a CPU from rseq) takes a spare, where
+ * claims are cmpxchgs. It still nests in a CPU buffer it holds.
  */
 static RB_NOINLINE struct ringbuf_cpu *
 rb_claim_slow(struct ringbuf *rb, int cpu, bool *claimed,
@@ -1074,6 +1144,13 @@ rb_claim_slow(struct ringbuf *rb, int cpu, bool *claimed,
 	uint32_t tid = rb_gettid();
 	int c = rb->nr_cpu_bufs, nr = rb->nr_cpus, s = nr - c;
 	int start = cpu % c;
+	bool forced = false;
+
+#ifdef RINGBUF_TESTHOOKS
+	/* Tests that force a CPU claim its buffer with a cmpxchg: the test
+	 * must not let unforced threads write the same buffer meanwhile. */
+	forced = rb_tls.forced_cpu1 != 0;
+#endif
 
 	/* The first write of the thread: arm the exit destructor, which
 	 * rolls back a write the thread leaves unfinished (cancelled or
@@ -1097,9 +1174,16 @@ rb_claim_slow(struct ringbuf *rb, int cpu, bool *claimed,
 		}
 		/* A disabled cpu buffer takes no new writer (relaxed: a
 		 * switch; lock_reserve checks it again). */
-		if (atomic_load_explicit(&cb->record_disabled,
-					 memory_order_relaxed))
+		if (own || atomic_load_explicit(&cb->record_disabled,
+						memory_order_relaxed))
 			continue;
+		if (idx < c && rb->rseq_claim && !forced) {
+			if (idx == cpu && rb_rseq_claim_retry(cb, cpu, tid)) {
+				*claimed = true;
+				return cb;
+			}
+			continue;
+		}
 		/* Acquire: pairs with the release in rb_writer_put() of the
 		 * previous owner; we see its writes to the cpu buffer. A
 		 * failure means another thread took it: try the next. */
@@ -1119,76 +1203,47 @@ rb_claim_slow(struct ringbuf *rb, int cpu, bool *claimed,
 	return NULL;
 }
 
-static RB_ALWAYS_INLINE struct ringbuf_cpu *
-rb_writer_get(struct ringbuf *rb, struct rb_tls *t, bool *claimed, int *err)
+/*
+ * The claim's slow path for the inline fast path (ringbuf_fe_writer_get()
+ * in <ringbuf/frontend.h>, which claims the CPU's buffer or finds the
+ * thread's slot in the first cache entry): everything else. @cpu is the
+ * CPU the caller saw, or -1 if it had none.
+ */
+uintptr_t ringbuf_fe_claim_slow(struct ringbuf *rb, int cpu, int *err)
 {
 	struct ringbuf_cpu *cb;
-	uint32_t own, expect = 0;
-	int cpu;
+	bool claimed = false;
 
-	if (rb->model == RINGBUF_PER_THREAD) {
-		/* Relaxed: see rb_slot_cache_put(). */
-		uint64_t key = atomic_load_explicit(&t->slot[0],
-						    memory_order_relaxed);
-
-		*claimed = false;
-		if (likely(key >> RB_SLOT_IDX_BITS == rb->uid))
-			return rb->buffers[key & RB_SLOT_IDX_MASK];
-		return rb_thread_slot_slow(rb, t, err);
-	}
-
-	cpu = rb_current_cpu();
-#ifdef RINGBUF_TESTHOOKS
-	if (t->forced_cpu1)
-		cpu = t->forced_cpu1 - 1;
-#endif
-	/* exit_armed implies tid: the first write goes to the slow path. */
-	if (unlikely(!t->exit_armed || cpu >= rb->nr_cpu_bufs))
-		return rb_claim_slow(rb, cpu, claimed, err);
-
-	cb = rb->buffers[cpu];
-	own = atomic_load_explicit(&cb->owner, memory_order_relaxed);
-	if (own == t->tid) {
-		/* We are a signal handler of the writer that holds it. */
-		*claimed = false;
-		return cb;
-	}
-	/* Acquire: pairs with the release in rb_writer_put() by the previous
-	 * owner, so its writes to the cpu buffer are visible to us. On
-	 * failure the slow path tries the other buffers. */
-	if (likely(!own &&
-		   !atomic_load_explicit(&cb->record_disabled,
-					 memory_order_relaxed) &&
-		   atomic_compare_exchange_strong_explicit(
-			   &cb->owner, &expect, t->tid, memory_order_acquire,
-			   memory_order_relaxed))) {
-		*claimed = true;
-		return cb;
-	}
-	return rb_claim_slow(rb, cpu, claimed, err);
+	if (rb->model == RINGBUF_PER_THREAD)
+		cb = rb_thread_slot_slow(rb, &rb_tls, err);
+	else if (cpu < 0)
+		/* No rseq: the CPU from sched_getcpu(), then the usual claim
+		 * (which comes back here only with cpu >= 0). */
+		return ringbuf_fe_claim_cpu(rb, &rb_tls, rb_current_cpu(), err);
+	else
+		cb = rb_claim_slow(rb, cpu, &claimed, err);
+	return cb ? (uintptr_t)cb | claimed : 0;
 }
 
 /* Pop the frame and give the cpu buffer back (end of a write). */
 static RB_ALWAYS_INLINE void rb_writer_put(struct rb_tls *t, unsigned int d,
 					   struct ringbuf_cpu *cb, bool claimed)
 {
-	/*
-	 * Nothing of the write touches the mapping after this. Release: the
-	 * write's accesses to the cpu buffer happen before a resize/reset
-	 * that sees active drop (acquire in rb_writers_drain()). A load and a
-	 * store rather than one RMW: a signal handler coming in between
-	 * leaves active as it found it, and on x86 a release store is a
-	 * plain store where a release RMW would be a LOCKed one.
-	 */
-	atomic_store_explicit(&cb->active, local_read(&cb->active) - 1,
-			      memory_order_release);
-	barrier();
-	t->depth = d;
-	barrier();
-	/* Release: our writes to the cpu buffer happen before the next
-	 * owner's claim (acquire in rb_writer_get()/rb_claim_slow()). */
-	if (claimed)
-		atomic_store_explicit(&cb->owner, 0, memory_order_release);
+	ringbuf_fe_writer_put(t, d, (struct ringbuf_fe_cpu *)cb, claimed);
+}
+
+/* The end of an out-of-line reserve: if it failed (@event NULL, the
+ * commit ended), the writer of the innermost frame gives the cpu buffer
+ * back. */
+static struct ringbuf_event *rb_reserve_fail(struct ringbuf_cpu *cb,
+					     struct ringbuf_event *event)
+{
+	struct rb_tls *t = &rb_tls;
+	unsigned int d = t->depth - 1;
+
+	if (unlikely(!event))
+		rb_writer_put(t, d, cb, t->frame[d].cpu_buffer_claimed & 1);
+	return event;
 }
 
 static RB_NOINLINE struct ringbuf_event *
@@ -1205,8 +1260,7 @@ rb_reserve_refused(struct ringbuf *rb, unsigned long length, int *err)
 	 * to (its slot, or its CPU's buffer). */
 	if (rb->model == RINGBUF_PER_THREAD) {
 		/* Relaxed: see rb_slot_cache_put(). */
-		uint64_t key = atomic_load_explicit(&t->slot[0],
-						    memory_order_relaxed);
+		uint64_t key = __atomic_load_n(&t->slot[0], __ATOMIC_RELAXED);
 
 		cpu = key >> RB_SLOT_IDX_BITS == rb->uid ?
 			      (int)(key & RB_SLOT_IDX_MASK) :
@@ -1222,68 +1276,101 @@ rb_reserve_refused(struct ringbuf *rb, unsigned long length, int *err)
 }
 
 /*
- * __ringbuf_lock_reserve - the reserve, with the reason of a failure in
- * @err. Userspace: errno is not set, because a signal handler that writes
- * must leave the interrupted code's errno alone.
+ * ringbuf_fe_reserve_slow - the whole reserve, for what the inline fast
+ * path does not take: records over RINGBUF_MAX_SMALL_DATA, deep nesting.
+ * Userspace: errno is not set, because a signal handler that writes must
+ * leave the interrupted code's errno alone; the reason is in @err.
  */
-static RB_ALWAYS_INLINE struct ringbuf_event *
-__ringbuf_lock_reserve(struct ringbuf *rb, unsigned long length, int *err)
+struct ringbuf_event *ringbuf_fe_reserve_slow(struct ringbuf *rb,
+					      unsigned long length, int *err)
 {
 	struct rb_tls *t = &rb_tls;
 	unsigned int d = t->depth;
 	struct ringbuf_event *event;
 	struct ringbuf_cpu *cb;
-	bool claimed;
+	uintptr_t f;
 
 	if (unlikely(d >= RB_MAX_NEST + (t->nest_extra != 0) ||
 		     length > rb->max_data_size))
 		return rb_reserve_refused(rb, length, err);
 
-	/* The recursion guard: raise depth before the frame is ours. */
-	t->depth = d + 1;
-	barrier();
-
-	cb = rb_writer_get(rb, t, &claimed, err);
-	if (unlikely(!cb)) {
-		t->depth = d;
+	f = ringbuf_fe_writer_begin(rb, &rb_tls, d, err);
+	if (unlikely(!f))
 		return NULL;
-	}
-	t->frame[d].cpu_buffer_claimed = (uintptr_t)cb | claimed;
-
-	/*
-	 * Mark the cpu buffer busy, then look at the disable flags. A
-	 * resize/reset sets the flag, runs membarrier() (a full barrier on
-	 * every CPU running our threads; rb_writers_drain()) and waits for
-	 * active to drop: either it sees our mark or we see its flag (the
-	 * store-buffer pattern, with the barrier on its side only).
-	 */
-	local_inc(&cb->active);
-	barrier();
-	if (unlikely(atomic_load_explicit(&rb_writer_fence,
-					  memory_order_relaxed)))
-		/* No membarrier in this kernel: pairs with the seq_cst fence
-		 * in rb_membarrier(). */
-		atomic_thread_fence(memory_order_seq_cst);
-	/* Acquire: pairs with the release that re-enables recording after a
-	 * resize/reset, so the cpu buffer's new pointers are visible. */
-	if (unlikely(atomic_load_explicit(&rb->record_disabled,
-					  memory_order_acquire) |
-		     atomic_load_explicit(&cb->record_disabled,
-					  memory_order_relaxed))) {
-		*err = -EAGAIN;
-		goto out_put;
-	}
+	cb = (struct ringbuf_cpu *)(f & ~(uintptr_t)1);
 
 	event = rb_reserve_next_event(rb, cb, length, err);
-	if (unlikely(!event))
-		goto out_put;
-
+	if (unlikely(!event)) {
+		rb_writer_put(t, d, cb, f & 1);
+		return NULL;
+	}
 	RB_TESTPOINT(cb, RINGBUF_TP_RESERVED);
 	return event;
+}
 
-out_put:
-	rb_writer_put(t, d, cb, claimed);
-	return NULL;
+/* The inline reserve met a case of the stamp logic it does not take
+ * (time extend, absolute stamps, an interrupted writer before A). */
+struct ringbuf_event *ringbuf_fe_reserve_next_slow(struct ringbuf *rb,
+						   struct ringbuf_fe_cpu *fcb,
+						   unsigned long length,
+						   int *err)
+{
+	struct ringbuf_cpu *cb = (struct ringbuf_cpu *)fcb;
+
+	return rb_reserve_fail(cb, rb_reserve_started(rb, cb, length, err));
+}
+
+/* The inline reserve shot past the end of the tail page (C). */
+struct ringbuf_event *ringbuf_fe_move_tail(struct ringbuf_fe_cpu *fcb,
+					   uint32_t tail_page,
+					   unsigned long tail,
+					   unsigned long length, int *err)
+{
+	struct ringbuf_cpu *cb = (struct ringbuf_cpu *)fcb;
+	struct rb_event_info info = {
+		.length = length,
+		.tail_page = tail_page,
+		.add_timestamp = RB_ADD_STAMP_NONE,
+		.err = -ENOSPC,
+	};
+	struct ringbuf_event *event = rb_move_tail(cb, tail, &info);
+
+	if (event == RB_AGAIN)
+		return rb_reserve_fail(cb, rb_reserve_loop(cb->buffer, cb, &info,
+							   RB_ADD_STAMP_NONE,
+							   err));
+	*err = info.err;
+	rb_end_commit_slow(cb);
+	return rb_reserve_fail(cb, NULL);
+}
+
+/* The inline reserve was interrupted between A and C. */
+struct ringbuf_event *ringbuf_fe_reserve_interrupted(struct ringbuf_fe_cpu *fcb,
+						     uint32_t tail_page,
+						     unsigned long write,
+						     unsigned long length,
+						     uint64_t ts)
+{
+	struct ringbuf_cpu *cb = (struct ringbuf_cpu *)fcb;
+	struct rb_event_info info = {
+		.ts = ts,
+		.length = length,
+		.tail_page = tail_page,
+		.add_timestamp = RB_ADD_STAMP_NONE,
+	};
+
+	rb_reserve_interrupted(cb, &info, write);
+	return rb_reserve_finish(cb, &info, write - length);
+}
+
+void ringbuf_fe_end_commit_slow(struct ringbuf_fe_cpu *cb)
+{
+	rb_end_commit_slow((struct ringbuf_cpu *)cb);
+}
+
+void ringbuf_fe_wake_waiters(struct ringbuf_fe_cpu *cb)
+{
+	rb_wake_waiters((struct ringbuf_cpu *)cb);
 }
 
 struct ringbuf_event *ringbuf_lock_reserve(struct ringbuf *rb,
@@ -1293,42 +1380,12 @@ struct ringbuf_event *ringbuf_lock_reserve(struct ringbuf *rb,
 
 	if (unlikely(!rb))
 		return NULL;
-	return __ringbuf_lock_reserve(rb, length, &err);
-}
-
-static RB_NOINLINE int rb_commit_unmatched(void)
-{
-	return -EINVAL;
+	return ringbuf_fe_reserve(rb, length, &err);
 }
 
 int ringbuf_unlock_commit(struct ringbuf *rb)
 {
-	struct rb_tls *t = &rb_tls;
-	unsigned int d = t->depth;
-	struct ringbuf_cpu *cb;
-
-	uintptr_t f;
-
-	if (unlikely(!d))
-		return rb_commit_unmatched();
-	f = t->frame[d - 1].cpu_buffer_claimed;
-	cb = (struct ringbuf_cpu *)(f & ~(uintptr_t)1);
-	if (unlikely(cb->buffer != rb))
-		return rb_commit_unmatched();
-
-	local_inc(&cb->meta->entries);
-	rb_end_commit(cb);
-	/*
-	 * A blocking reader waits: one plain load while nobody does. The
-	 * compiler barrier keeps it after the commit store; the CPU ordering
-	 * is the waiter's membarrier() (see wait.c).
-	 */
-	barrier();
-	if (unlikely(atomic_load_explicit(&cb->meta->waiters,
-					  memory_order_relaxed)))
-		rb_wake_waiters(cb);
-	rb_writer_put(t, d - 1, cb, f & 1);
-	return 0;
+	return ringbuf_fe_commit(rb);
 }
 
 int ringbuf_write(struct ringbuf *rb, unsigned long length, const void *data)
@@ -1338,12 +1395,12 @@ int ringbuf_write(struct ringbuf *rb, unsigned long length, const void *data)
 
 	if (unlikely(!rb || (!data && length)))
 		return -EINVAL;
-	event = __ringbuf_lock_reserve(rb, length, &err);
+	event = ringbuf_fe_reserve(rb, length, &err);
 	if (!event)
 		return err;
 	if (length)
-		memcpy(ringbuf_event_data(event), data, length);
-	return ringbuf_unlock_commit(rb);
+		memcpy(ringbuf_event_data_inline(event), data, length);
+	return ringbuf_fe_commit(rb);
 }
 
 /* ------------------------------------------------------------------ */

@@ -13,7 +13,8 @@ trap 'rm -f "$tmp".*' EXIT INT TERM
 
 # The global: section, up to local:, without comments and punctuation.
 sed -n '/global:/,/local:/p' "$map" | sed -e 's/#.*//' \
-	-e '/global:/d' -e '/local:/d' -e 's/[;[:space:]]//g' -e '/^$/d' |
+	-e '/global:/d' -e '/local:/d' -e '/^[[:space:]]*}/d' \
+	-e 's/[;[:space:]]//g' -e '/^$/d' |
 	LC_ALL=C sort -u >"$tmp.want"
 
 # Defined dynamic symbols; drop the version node (type A) and version
@@ -36,13 +37,20 @@ if [ -n "$missing" ]; then
 	echo "$missing" | sed 's/^/  /'
 	status=1
 fi
-# Every exported symbol is versioned with the map's version node.
-node=$(sed -n 's/^[[:space:]]*\([A-Za-z0-9_.]*\)[[:space:]]*{.*/\1/p' "$map" | head -n 1)
-unversioned=$(nm -D --defined-only "$lib" | awk '$2 != "A" { print $3 }' |
-	grep -v "@@$node\$" || true)
-if [ -n "$node" ] && [ -n "$unversioned" ]; then
-	echo "FAIL: exported without version $node:"
-	echo "$unversioned" | sed 's/^/  /'
+# Every exported symbol carries the version node whose global: section
+# names it (a symbol added later belongs to a later node).
+nm -D --defined-only "$lib" | awk '$2 != "A" { print $3 }' |
+	LC_ALL=C sort -u >"$tmp.versioned"
+awk '
+	/^[[:space:]]*[A-Za-z0-9_.]+[[:space:]]*\{/ { node = $1; sub(/\{.*/, "", node) }
+	/global:/ { on = 1; next }
+	/local:/ || /^[[:space:]]*\}/ { on = 0 }
+	on { sub(/#.*/, ""); gsub(/[;[:space:]]/, ""); if ($0 != "") print $0 "@@" node }
+' "$map" | LC_ALL=C sort -u >"$tmp.wantver"
+wrongver=$(LC_ALL=C comm -13 "$tmp.wantver" "$tmp.versioned")
+if [ -n "$wrongver" ]; then
+	echo "FAIL: exported without the version node that lists it in $map:"
+	echo "$wrongver" | sed 's/^/  /'
 	status=1
 fi
 [ $status -eq 0 ] && echo "OK: $(wc -l <"$tmp.have") symbols exported, matching $map"

@@ -29,6 +29,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <ringbuf/frontend.h>
+
 #include "filter.h"
 #include "ctl.h"
 #include "ftrace.h"
@@ -293,8 +295,10 @@ rt_trigger_begin(struct ringtrace_write *w, int i)
 	return true;
 }
 
-__attribute__((no_instrument_function)) void *
-ringtrace_write_next(struct ringtrace_write *w)
+/* ringtrace_write_next() for @from, the address the event's writer
+ * returns to (what a stack trigger starts at). */
+static inline __attribute__((always_inline, no_instrument_function)) void *
+rt_write_next(struct ringtrace_write *w, const void *from)
 {
 	while (w->mask) {
 		int i = __builtin_ctzll(w->mask);
@@ -334,14 +338,16 @@ ringtrace_write_next(struct ringtrace_write *w)
 			rec = rt_temp[w->depth];
 			w->rbev = NULL;
 		} else {
-			e = ringbuf_lock_reserve(rb, w->size);
+			int err;
+
+			/* The ring buffer's write fast path, inline. */
+			e = ringbuf_fe_reserve(rb, w->size, &err);
 			if (!e) {
 				if (__builtin_expect(w->trig != NULL, 0))
-					rt_trigger_no_record(
-						w, __builtin_return_address(0));
+					rt_trigger_no_record(w, from);
 				continue;
 			}
-			rec = ringbuf_event_data(e);
+			rec = ringbuf_event_data_inline(e);
 			w->rbev = e;
 		}
 		rt_fill_entry(rec, w->event->priv->id, w->depth);
@@ -351,6 +357,12 @@ ringtrace_write_next(struct ringtrace_write *w)
 	rt_rcu_read_unlock();
 	rt_cur.depth--;
 	return NULL;
+}
+
+__attribute__((no_instrument_function)) void *
+ringtrace_write_next(struct ringtrace_write *w)
+{
+	return rt_write_next(w, __builtin_return_address(0));
 }
 
 __attribute__((no_instrument_function)) void *
@@ -368,7 +380,7 @@ ringtrace_write_first(struct ringtrace_event *ev, struct ringtrace_write *w,
 	w->mask = atomic_load_explicit(&ev->enabled, memory_order_relaxed);
 	if (!ev->priv)
 		w->mask = 0;
-	return ringtrace_write_next(w);
+	return rt_write_next(w, __builtin_return_address(0));
 }
 
 /* ---- what triggers do in the write path --------------------------------- */
@@ -625,14 +637,15 @@ int rt_snapshot_alloc(struct ringtrace_instance *tr)
 	return ret;
 }
 
-__attribute__((no_instrument_function)) void
-ringtrace_write_commit(struct ringtrace_write *w)
+/* ringtrace_write_commit() for @from (see rt_write_next()). */
+static inline __attribute__((always_inline, no_instrument_function)) void
+rt_write_commit(struct ringtrace_write *w, const void *from)
 {
 	const struct rt_filter *f = w->filter;
 	struct ringbuf_event *e;
 
 	if (__builtin_expect(w->trig != NULL, 0)) {
-		rt_trigger_commit(w, __builtin_return_address(0));
+		rt_trigger_commit(w, from);
 		return;
 	}
 	if (!w->rbev) {
@@ -649,7 +662,24 @@ ringtrace_write_commit(struct ringtrace_write *w)
 	if (f && !rt_filter_match(f, w->rec, w->size))
 		ringbuf_discard_commit(w->rb, w->rbev);
 	else
-		ringbuf_unlock_commit(w->rb);
+		ringbuf_fe_commit(w->rb);
+}
+
+__attribute__((no_instrument_function)) void
+ringtrace_write_commit(struct ringtrace_write *w)
+{
+	rt_write_commit(w, __builtin_return_address(0));
+}
+
+/* The generated code's loop step: commit this instance's record and go on
+ * to the next instance; one call where there were two. */
+__attribute__((no_instrument_function)) void *
+ringtrace_write_commit_next(struct ringtrace_write *w)
+{
+	const void *from = __builtin_return_address(0);
+
+	rt_write_commit(w, from);
+	return rt_write_next(w, from);
 }
 
 /*

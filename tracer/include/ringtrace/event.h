@@ -157,6 +157,7 @@ RINGTRACE_API void *ringtrace_write_first(struct ringtrace_event *ev,
 					  size_t size);
 RINGTRACE_API void *ringtrace_write_next(struct ringtrace_write *w);
 RINGTRACE_API void ringtrace_write_commit(struct ringtrace_write *w);
+RINGTRACE_API void *ringtrace_write_commit_next(struct ringtrace_write *w);
 RINGTRACE_API int ringtrace_event_register(struct ringtrace_event *ev);
 RINGTRACE_API void ringtrace_event_unregister(struct ringtrace_event *ev);
 RINGTRACE_API void ringtrace_seq_printf(struct ringtrace_seq *s,

@@ -219,10 +219,9 @@
 		for (__entry = __RT_CAST(struct ringtrace_raw_##name *,    \
 				ringtrace_write_first(__ev, &__w, __size)); \
 		     __entry; __entry = __RT_CAST(struct ringtrace_raw_##name *,\
-				ringtrace_write_next(&__w))) {              \
+				ringtrace_write_commit_next(&__w))) {       \
 			tstruct                                             \
 			{ assign }                                          \
-			ringtrace_write_commit(&__w);                       \
 		}                                                           \
 	}
 #undef DEFINE_EVENT

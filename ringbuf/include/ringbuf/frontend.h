@@ -1,0 +1,703 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * ringbuf/frontend.h - the write fast path, inline in the caller.
+ *
+ * ringbuf_reserve_inline() and ringbuf_commit_inline() do what
+ * ringbuf_lock_reserve() and ringbuf_unlock_commit() do, compiled into
+ * the caller: the common case of a write (a small record, no page
+ * crossing, no nested writer in the way, no time extend) costs no call
+ * into the library. Every other case goes to a named out-of-line function
+ * of the library (ringbuf_fe_*_slow and friends), which continues from
+ * where the inline code stopped, with the kernel's algorithm
+ * (rb_move_tail(), the A..F stamp logic, rb_end_commit()).
+ *
+ * This header exposes the part of the library's state that the fast path
+ * reads and writes, as "view" structures laid out like the library's own
+ * (the library checks every offset at build time). The layout is ABI:
+ * it belongs to the symbol version RINGBUF_0.2, and a change of it
+ * changes that version. Use only the functions; the structures may grow
+ * and their fields are no interface.
+ *
+ * The fast path, per record (x86-64, counted in the objdump of
+ * ringbuf_reserve_inline() + ringbuf_commit_inline()):
+ *	per-thread model: no LOCKed instruction; 4 non-LOCKed
+ *	read-modify-writes on the cpu buffer (active, committing, commits,
+ *	the page's write index) and 4 more at commit (entries, page
+ *	entries, entries_bytes, committing), release stores done as plain
+ *	stores; 1 rdtsc with the TSC clock.
+ *	per-CPU model: the same plus the rseq cpu_id load and the claim of
+ *	the cpu buffer: a restartable sequence (no LOCKed instruction)
+ *	where glibc registered rseq and every CPU has its buffer, one LOCK
+ *	cmpxchg otherwise.
+ */
+#ifndef RINGBUF_FRONTEND_H
+#define RINGBUF_FRONTEND_H
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+#include <ringbuf/ringbuf.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ */
+/* The state the fast path sees                                        */
+
+/** Writer nesting the fast path handles: the thread and 4 signal levels. */
+#define RINGBUF_FE_MAX_NEST 5u
+#define RINGBUF_FE_MAX_FRAMES (RINGBUF_FE_MAX_NEST + 1u)
+#define RINGBUF_FE_SLOT_IDX_BITS 16
+#define RINGBUF_FE_SLOT_CACHE 4
+#define RINGBUF_FE_WRITE_MASK 0xfffffULL
+#define RINGBUF_FE_TS_DELTA_TEST (~((1ULL << 27) - 1))
+
+/** One reservation of the thread: cpu buffer, bit 0 set if it claimed it. */
+struct ringbuf_fe_frame {
+	uintptr_t cpu_buffer_claimed;
+};
+
+/**
+ * struct ringbuf_tls - the thread's stack of reservations (its signal
+ * handlers push on the same stack) and the cache of its per-thread slots.
+ */
+struct ringbuf_tls {
+	unsigned int depth;
+	unsigned int nest_extra;
+	uint32_t tid;
+	bool exit_armed;
+	int forced_cpu1;
+	struct ringbuf_fe_frame frame[RINGBUF_FE_MAX_FRAMES];
+	uint64_t slot[RINGBUF_FE_SLOT_CACHE];
+};
+
+/* View of struct ringbuf's first cache line. */
+struct ringbuf_fe_buffer {
+	int record_disabled;
+	int flags;
+	bool time_stamp_abs;
+	bool rseq_claim;
+	int clock;
+	int model;
+	int nr_cpus;
+	int nr_cpu_bufs;
+	uint32_t subbuf_size;
+	uint32_t bsize;
+	uint32_t max_data_size;
+	uint64_t uid;
+	struct ringbuf_fe_cpu **buffers;
+};
+
+/* View of a cpu buffer's process-local state (struct ringbuf_cpu). */
+struct ringbuf_fe_cpu {
+	uint32_t owner;
+	int record_disabled;
+	uint64_t committing;
+	uint64_t commits;
+	uint64_t active;
+	uint64_t dropped_unclaimed;
+	unsigned char pad0[24];
+	struct ringbuf *buffer;
+	struct ringbuf_fe_meta *meta;
+	struct ringbuf_fe_page *pages;
+	unsigned char *data;
+	uint32_t nr_pages;
+	uint32_t subbuf_shift;
+};
+
+/* View of a cpu buffer's state in the mapping (struct rb_cpu_meta). */
+struct ringbuf_fe_meta {
+	unsigned char pad0[64];
+	uint32_t tail_page;
+	uint32_t commit_page;
+	uint64_t before_stamp;
+	uint64_t write_stamp;
+	uint64_t entries;
+	uint64_t entries_bytes;
+	unsigned char pad1[152];
+	uint32_t waiters;
+};
+
+/* View of a page's control block (struct rb_page_ctl). */
+struct ringbuf_fe_page {
+	uint32_t next;
+	uint32_t prev;
+	uint32_t real_end;
+	uint32_t id;
+	uint64_t write;
+	uint64_t entries;
+	uint64_t read;
+};
+
+RINGBUF_API extern __thread struct ringbuf_tls ringbuf_tls
+	__attribute__((tls_model("initial-exec")));
+/** Nonzero when glibc registered an rseq area (its cpu_id is current). */
+RINGBUF_API extern int ringbuf_fe_rseq_ok;
+/** Writers issue a full fence after marking themselves active (no membarrier). */
+RINGBUF_API extern bool ringbuf_fe_writer_fence;
+extern const ptrdiff_t __rseq_offset __attribute__((weak));
+
+/* The out-of-line rest of a write (see write.c). */
+RINGBUF_API struct ringbuf_event *
+ringbuf_fe_reserve_slow(struct ringbuf *rb, unsigned long length, int *err);
+RINGBUF_API uintptr_t ringbuf_fe_claim_slow(struct ringbuf *rb, int cpu,
+					    int *err);
+RINGBUF_API struct ringbuf_event *
+ringbuf_fe_reserve_next_slow(struct ringbuf *rb, struct ringbuf_fe_cpu *cb,
+			     unsigned long length, int *err);
+RINGBUF_API struct ringbuf_event *
+ringbuf_fe_move_tail(struct ringbuf_fe_cpu *cb, uint32_t tail_page,
+		     unsigned long tail, unsigned long length, int *err);
+RINGBUF_API struct ringbuf_event *
+ringbuf_fe_reserve_interrupted(struct ringbuf_fe_cpu *cb, uint32_t tail_page,
+			       unsigned long write, unsigned long length,
+			       uint64_t ts);
+RINGBUF_API void ringbuf_fe_end_commit_slow(struct ringbuf_fe_cpu *cb);
+RINGBUF_API void ringbuf_fe_wake_waiters(struct ringbuf_fe_cpu *cb);
+
+/* ------------------------------------------------------------------ */
+/* Helpers                                                             */
+
+#define RINGBUF_FE_INLINE static inline __attribute__((always_inline))
+#define ringbuf_fe_likely(x) __builtin_expect(!!(x), 1)
+#define ringbuf_fe_unlikely(x) __builtin_expect(!!(x), 0)
+/* Compiler barrier: orders against our own signal handlers only. */
+#define ringbuf_fe_barrier() __atomic_signal_fence(__ATOMIC_SEQ_CST)
+
+#ifndef RINGBUF_FE_TESTPOINT
+#define RINGBUF_FE_TESTPOINT(cb, tp) do { } while (0)
+#endif
+
+#if defined(__SANITIZE_THREAD__)
+#define RINGBUF_FE_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define RINGBUF_FE_TSAN 1
+#endif
+#endif
+
+/*
+ * The kernel's local_t on a cpu buffer word: atomic against the owner's
+ * signal handlers, not against other threads (which only load it). On
+ * x86-64 one instruction without LOCK; elsewhere, and under
+ * ThreadSanitizer, a relaxed atomic read-modify-write.
+ */
+#if defined(__x86_64__) && !defined(RINGBUF_FE_TSAN)
+RINGBUF_FE_INLINE uint64_t ringbuf_fe_local_add_return(uint64_t v, uint64_t *l)
+{
+	uint64_t old = v;
+
+	__asm__ __volatile__("xaddq %0, %1" : "+r"(old), "+m"(*l) : : "memory");
+	return old + v;
+}
+
+RINGBUF_FE_INLINE void ringbuf_fe_local_add(uint64_t v, uint64_t *l)
+{
+	__asm__ __volatile__("addq %1, %0" : "+m"(*l) : "er"(v));
+}
+#else
+RINGBUF_FE_INLINE uint64_t ringbuf_fe_local_add_return(uint64_t v, uint64_t *l)
+{
+	return __atomic_add_fetch(l, v, __ATOMIC_RELAXED);
+}
+
+RINGBUF_FE_INLINE void ringbuf_fe_local_add(uint64_t v, uint64_t *l)
+{
+	__atomic_fetch_add(l, v, __ATOMIC_RELAXED);
+}
+#endif
+
+RINGBUF_FE_INLINE uint64_t ringbuf_fe_local_read(const uint64_t *l)
+{
+	return __atomic_load_n(l, __ATOMIC_RELAXED);
+}
+
+RINGBUF_FE_INLINE void ringbuf_fe_local_set(uint64_t *l, uint64_t v)
+{
+	__atomic_store_n(l, v, __ATOMIC_RELAXED);
+}
+
+/* The event clock (rb_time_stamp()): rdtsc inline for the TSC clock. */
+RINGBUF_FE_INLINE uint64_t ringbuf_fe_time_stamp(struct ringbuf *rb)
+{
+#if defined(__x86_64__)
+	if (((const struct ringbuf_fe_buffer *)rb)->clock == RINGBUF_CLOCK_TSC) {
+		uint32_t lo, hi;
+
+		__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+		return (uint64_t)hi << 32 | lo;
+	}
+#endif
+	return ringbuf_time_stamp(rb);
+}
+
+/* The CPU the thread runs on, from the rseq area; -1 if unknown. */
+RINGBUF_FE_INLINE int ringbuf_fe_current_cpu(void)
+{
+#if defined(__x86_64__)
+	if (ringbuf_fe_likely(ringbuf_fe_rseq_ok)) {
+		int32_t cpu;
+
+		/* rseq->cpu_id (offset 4), set by the kernel on migration */
+		__asm__ __volatile__("movl %%fs:(%1), %0"
+				     : "=r"(cpu)
+				     : "r"(__rseq_offset + 4));
+		return cpu;
+	}
+#endif
+	return -1;
+}
+
+#if defined(__x86_64__) && !defined(RINGBUF_FE_TSAN)
+#define RINGBUF_FE_RSEQ_ASM 1
+/*
+ * ringbuf_fe_rseq_claim - claim the cpu buffer of @cpu for thread @tid
+ * without a LOCKed instruction: a restartable sequence on the rseq area
+ * glibc registered for the thread. Inside the sequence: the thread still
+ * runs on @cpu, the owner word is 0; then the one store of @tid commits
+ * the claim. Preemption, migration or a signal before that store makes
+ * the kernel restart the thread at the abort handler, so no other thread
+ * of @cpu ran between the check and the store. That is enough only if
+ * every claim of this word runs on @cpu in such a sequence
+ * (struct ringbuf.rseq_claim, see rb_claim_slow()); the release of the
+ * claim is the owner's plain store of 0, from any CPU.
+ *
+ * Return: 1 claimed, 0 owned by another thread, -1 aborted (not on @cpu,
+ * or interrupted): nothing stored either way.
+ */
+RINGBUF_FE_INLINE int ringbuf_fe_rseq_claim(uint32_t *owner, int cpu, uint32_t tid)
+{
+	/*
+	 * The descriptor (struct rseq_cs: version, flags, start, length,
+	 * abort) goes to its own section; the abort handler is preceded by
+	 * the signature glibc registered (RSEQ_SIG, 0x53053053 on x86),
+	 * encoded as the operand of a ud1 so that the bytes disassemble.
+	 * %fs:__rseq_offset is the thread's struct rseq: cpu_id at 4,
+	 * rseq_cs at 8. rseq_cs is cleared again on every way out, so that
+	 * no thread keeps pointing the kernel at the descriptor of a
+	 * library that is unloaded later.
+	 */
+	__asm__ goto(".pushsection __rseq_cs, \"aw\"\n\t"
+		     ".balign 32\n"
+		     "3:\n\t"
+		     ".long 0, 0\n\t"
+		     ".quad 1f, 2f - 1f, 4f\n\t"
+		     ".popsection\n\t"
+		     ".pushsection __rseq_failure, \"ax\"\n\t"
+		     ".byte 0x0f, 0xb9, 0x3d\n\t"
+		     ".long 0x53053053\n"
+		     "4:\n\t"
+		     "jmp 5f\n\t"
+		     ".popsection\n\t"
+		     "leaq 3b(%%rip), %%rax\n\t"
+		     "movq %%rax, %%fs:8(%[area])\n"
+		     "1:\n\t"
+		     "cmpl %[cpu], %%fs:4(%[area])\n\t"
+		     "jne 5f\n\t"
+		     "cmpl $0, %[owner]\n\t"
+		     "jne 6f\n\t"
+		     "movl %[tid], %[owner]\n"
+		     "2:\n\t"
+		     "movq $0, %%fs:8(%[area])\n\t"
+		     "jmp 7f\n"
+		     "5:\n\t"
+		     "movq $0, %%fs:8(%[area])\n\t"
+		     "jmp %l[aborted]\n"
+		     "6:\n\t"
+		     "movq $0, %%fs:8(%[area])\n\t"
+		     "jmp %l[busy]\n"
+		     "7:\n\t"
+		     :
+		     : [area] "r"(__rseq_offset), [cpu] "r"(cpu), [tid] "r"(tid),
+		       [owner] "m"(*owner)
+		     : "rax", "memory", "cc"
+		     : aborted, busy);
+	return 1;
+aborted:
+	return -1;
+busy:
+	return 0;
+}
+#endif
+
+/* The data page (sub-buffer) of local page @id. */
+RINGBUF_FE_INLINE unsigned char *ringbuf_fe_page_data(struct ringbuf_fe_cpu *cb,
+						      uint32_t id)
+{
+	return cb->data + ((size_t)id << cb->subbuf_shift);
+}
+
+/* Bytes of a record with @length bytes of payload (rb_calculate_event_length). */
+RINGBUF_FE_INLINE unsigned long ringbuf_fe_event_length(unsigned long length)
+{
+	if (!length)
+		length++;
+	if (length > RINGBUF_MAX_SMALL_DATA)
+		length += sizeof(uint32_t);
+	length += RINGBUF_EVENT_HDR_SIZE;
+	length = (length + 3) & ~3ul;
+	/* a 12-byte record is made 16 (see rb_calculate_event_length()) */
+	if (length == 12)
+		length += 4;
+	return length;
+}
+
+/*
+ * The per-CPU model's claim of the buffer of @cpu (the userspace
+ * preempt_disable()): ours already (a signal handler of the owner nests)
+ * or free and taken. Returns the cpu buffer with bit 0 set if this write
+ * claimed it, 0 on failure (err set).
+ */
+RINGBUF_FE_INLINE uintptr_t ringbuf_fe_claim_cpu(struct ringbuf *rb,
+						 struct ringbuf_tls *t, int cpu,
+						 int *err)
+{
+	const struct ringbuf_fe_buffer *b = (const struct ringbuf_fe_buffer *)rb;
+	struct ringbuf_fe_cpu *cb;
+	uint32_t own, expect = 0;
+
+	/* exit_armed implies tid: the first write goes to the slow path. */
+	if (ringbuf_fe_unlikely(!t->exit_armed || (unsigned int)cpu >=
+							 (unsigned int)b->nr_cpu_bufs))
+		return ringbuf_fe_claim_slow(rb, cpu, err);
+	cb = b->buffers[cpu];
+	/* Relaxed: only our own id there means anything without the claim. */
+	own = __atomic_load_n(&cb->owner, __ATOMIC_RELAXED);
+	if (own == t->tid)
+		return (uintptr_t)cb;
+	if (ringbuf_fe_likely(b->rseq_claim)) {
+#ifdef RINGBUF_FE_RSEQ_ASM
+		/* No fence needed for the previous owner's writes: x86 loads
+		 * are acquire loads, and the owner released with a release
+		 * store (ringbuf_fe_writer_put()). */
+		if (ringbuf_fe_likely(!own &&
+				      !__atomic_load_n(&cb->record_disabled,
+						       __ATOMIC_RELAXED) &&
+				      ringbuf_fe_rseq_claim(&cb->owner, cpu,
+							    t->tid) > 0))
+			return (uintptr_t)cb | 1u;
+#endif
+		/* (a build that cannot run the sequence leaves it to the
+		 * library's) */
+		return ringbuf_fe_claim_slow(rb, cpu, err);
+	}
+	/* Acquire: pairs with the release of the previous owner in
+	 * ringbuf_fe_writer_put(); a failure sends us to the slow path. */
+	if (ringbuf_fe_likely(!own &&
+			      !__atomic_load_n(&cb->record_disabled, __ATOMIC_RELAXED) &&
+			      __atomic_compare_exchange_n(&cb->owner, &expect, t->tid,
+							  false, __ATOMIC_ACQUIRE,
+							  __ATOMIC_RELAXED)))
+		return (uintptr_t)cb | 1u;
+	return ringbuf_fe_claim_slow(rb, cpu, err);
+}
+
+/*
+ * Pick the cpu buffer of a write: the thread's slot (per-thread model) or
+ * its CPU's buffer, claimed. Returns the cpu buffer with bit 0 set if this
+ * write claimed it, 0 on failure (err set).
+ */
+RINGBUF_FE_INLINE uintptr_t ringbuf_fe_writer_get(struct ringbuf *rb,
+						  struct ringbuf_tls *t, int *err)
+{
+	const struct ringbuf_fe_buffer *b = (const struct ringbuf_fe_buffer *)rb;
+	int cpu;
+
+	if (b->model == RINGBUF_PER_THREAD) {
+		/* Relaxed: the thread's own word (and its handlers'). */
+		uint64_t key = __atomic_load_n(&t->slot[0], __ATOMIC_RELAXED);
+
+		if (ringbuf_fe_likely(key >> RINGBUF_FE_SLOT_IDX_BITS == b->uid))
+			return (uintptr_t)b->buffers[key & ((1u << RINGBUF_FE_SLOT_IDX_BITS) - 1)];
+		return ringbuf_fe_claim_slow(rb, -1, err);
+	}
+	cpu = ringbuf_fe_current_cpu();
+#ifdef RINGBUF_TESTHOOKS
+	if (t->forced_cpu1)
+		cpu = t->forced_cpu1 - 1;
+#endif
+	return ringbuf_fe_claim_cpu(rb, t, cpu, err);
+}
+
+/* Pop the frame and give the cpu buffer back (end of a write). */
+RINGBUF_FE_INLINE void ringbuf_fe_writer_put(struct ringbuf_tls *t, unsigned int d,
+					     struct ringbuf_fe_cpu *cb, bool claimed)
+{
+	/* Release: the write's accesses happen before a resize/reset that
+	 * sees active drop (acquire in rb_writers_drain()). A load and a
+	 * store, not a LOCKed RMW: only our handlers share the word. */
+	__atomic_store_n(&cb->active, ringbuf_fe_local_read(&cb->active) - 1,
+			 __ATOMIC_RELEASE);
+	ringbuf_fe_barrier();
+	t->depth = d;
+	ringbuf_fe_barrier();
+	/* Release: pairs with the acquire of the next owner's claim. */
+	if (claimed)
+		__atomic_store_n(&cb->owner, 0, __ATOMIC_RELEASE);
+}
+
+/*
+ * The kernel's __rb_reserve_next() for the common case: no time extend,
+ * no absolute stamp. Anything else before C goes to
+ * ringbuf_fe_reserve_next_slow() (nothing is written yet); a page
+ * crossing after C to ringbuf_fe_move_tail(), an interruption between A
+ * and C to ringbuf_fe_reserve_interrupted().
+ */
+RINGBUF_FE_INLINE struct ringbuf_event *
+ringbuf_fe_reserve_next(struct ringbuf *rb, struct ringbuf_fe_cpu *cb,
+			unsigned long length, int *err)
+{
+	const struct ringbuf_fe_buffer *b = (const struct ringbuf_fe_buffer *)rb;
+	struct ringbuf_fe_meta *m = cb->meta;
+	unsigned long len = ringbuf_fe_event_length(length);
+	uint64_t w, before, after, ts, delta, write, tail;
+	struct ringbuf_fe_page *tp;
+	uint32_t tail_page, hdr;
+	unsigned char *page;
+	struct ringbuf_event *event;
+
+	/* rb_start_commit(): the commit page cannot move after this */
+	ringbuf_fe_local_add(1, &cb->committing);
+	ringbuf_fe_local_add(1, &cb->commits);
+
+	/* Relaxed: only our own signal handlers move the tail. */
+	tail_page = __atomic_load_n(&m->tail_page, __ATOMIC_RELAXED);
+	tp = &cb->pages[tail_page];
+	/*A*/ w = ringbuf_fe_local_read(&tp->write) & RINGBUF_FE_WRITE_MASK;
+	ringbuf_fe_barrier();
+	before = ringbuf_fe_local_read(&m->before_stamp);
+	after = ringbuf_fe_local_read(&m->write_stamp);
+	ringbuf_fe_barrier();
+	ts = ringbuf_fe_time_stamp(rb);
+	/* Userspace: a stamp read on another CPU just after a hand-over
+	 * may lie before the last one; clamp (see __rb_reserve_next). */
+	if (ringbuf_fe_unlikely(ts < after))
+		ts = after;
+	delta = ts - after;
+	if (ringbuf_fe_unlikely(
+		    __atomic_load_n(&b->time_stamp_abs, __ATOMIC_RELAXED) ||
+		    (w && (before != after || (delta & RINGBUF_FE_TS_DELTA_TEST)))))
+		return ringbuf_fe_reserve_next_slow(rb, cb, length, err);
+	RINGBUF_FE_TESTPOINT(cb, RINGBUF_TP_RESERVE_A_B);
+
+	/*B*/ ringbuf_fe_local_set(&m->before_stamp, ts);
+	RINGBUF_FE_TESTPOINT(cb, RINGBUF_TP_RESERVE_B_C);
+
+	/*C*/ write = ringbuf_fe_local_add_return(len, &tp->write);
+	write &= RINGBUF_FE_WRITE_MASK;
+	tail = write - len;
+	if (ringbuf_fe_unlikely(write > b->bsize))
+		return ringbuf_fe_move_tail(cb, tail_page, (unsigned long)tail, len, err);
+	RINGBUF_FE_TESTPOINT(cb, RINGBUF_TP_RESERVE_C_D);
+	if (ringbuf_fe_unlikely(tail != w))
+		return ringbuf_fe_reserve_interrupted(cb, tail_page, (unsigned long)write,
+						      len, ts);
+
+	/*D*/ ringbuf_fe_local_set(&m->write_stamp, ts);
+	/* The first event of a page has the page's time stamp. */
+	if (!tail)
+		delta = 0;
+	page = ringbuf_fe_page_data(cb, tail_page);
+	event = (struct ringbuf_event *)(page + RINGBUF_PAGE_HDR_SIZE + tail);
+	/* The header in one store: type_len (words of payload), delta. */
+	hdr = (uint32_t)((len - RINGBUF_EVENT_HDR_SIZE) / 4) |
+	      (uint32_t)(delta << 5);
+	__builtin_memcpy(event, &hdr, sizeof(hdr));
+	ringbuf_fe_local_add(1, &tp->entries);
+	if (ringbuf_fe_unlikely(!tail))
+		/* Relaxed: published by the commit's release store. */
+		__atomic_store_n((uint64_t *)page, ts, __ATOMIC_RELAXED);
+	ringbuf_fe_local_add(len, &m->entries_bytes);
+	return event;
+}
+
+/*
+ * ringbuf_fe_writer_begin - start a write at nesting depth @d: claim a
+ * cpu buffer, push the frame, mark the cpu buffer active and check that
+ * it records. Returns the frame word (cpu buffer | claimed), or 0 with
+ * @err set and nothing held.
+ */
+RINGBUF_FE_INLINE uintptr_t ringbuf_fe_writer_begin(struct ringbuf *rb,
+						    struct ringbuf_tls *t,
+						    unsigned int d, int *err)
+{
+	const struct ringbuf_fe_buffer *b = (const struct ringbuf_fe_buffer *)rb;
+	struct ringbuf_fe_cpu *cb;
+	uintptr_t f;
+
+	/* The recursion guard: raise depth before the frame is ours. */
+	t->depth = d + 1;
+	ringbuf_fe_barrier();
+	f = ringbuf_fe_writer_get(rb, t, err);
+	if (ringbuf_fe_unlikely(!f)) {
+		t->depth = d;
+		return 0;
+	}
+	t->frame[d].cpu_buffer_claimed = f;
+	cb = (struct ringbuf_fe_cpu *)(f & ~(uintptr_t)1);
+
+	/*
+	 * Mark the cpu buffer busy, then look at the disable flags. A
+	 * resize/reset sets the flag, runs membarrier() (a full barrier on
+	 * every CPU running our threads; rb_writers_drain()) and waits for
+	 * active to drop: either it sees our mark or we see its flag (the
+	 * store-buffer pattern, with the barrier on its side only).
+	 */
+	ringbuf_fe_local_add(1, &cb->active);
+	ringbuf_fe_barrier();
+	if (ringbuf_fe_unlikely(__atomic_load_n(&ringbuf_fe_writer_fence,
+						__ATOMIC_RELAXED)))
+		/* No membarrier: pairs with the fence in rb_membarrier(). */
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	/* Acquire: pairs with the release that re-enables recording after
+	 * a resize/reset, so the cpu buffer's new pointers are visible. */
+	if (ringbuf_fe_unlikely(__atomic_load_n(&b->record_disabled, __ATOMIC_ACQUIRE) |
+				__atomic_load_n(&cb->record_disabled, __ATOMIC_RELAXED))) {
+		*err = -EAGAIN;
+		ringbuf_fe_writer_put(t, d, cb, f & 1);
+		return 0;
+	}
+	return f;
+}
+
+/*
+ * ringbuf_fe_reserve - ringbuf_lock_reserve() inline; the reason of a
+ * failure in @err.
+ */
+RINGBUF_FE_INLINE struct ringbuf_event *
+ringbuf_fe_reserve(struct ringbuf *rb, unsigned long length, int *err)
+{
+	struct ringbuf_tls *t = &ringbuf_tls;
+	unsigned int d = t->depth;
+	struct ringbuf_event *event;
+	struct ringbuf_fe_cpu *cb;
+	uintptr_t f;
+
+	if (ringbuf_fe_unlikely(d >= RINGBUF_FE_MAX_NEST ||
+				length > RINGBUF_MAX_SMALL_DATA))
+		return ringbuf_fe_reserve_slow(rb, length, err);
+	f = ringbuf_fe_writer_begin(rb, t, d, err);
+	if (ringbuf_fe_unlikely(!f))
+		return NULL;
+	cb = (struct ringbuf_fe_cpu *)(f & ~(uintptr_t)1);
+	event = ringbuf_fe_reserve_next(rb, cb, length, err);
+	if (ringbuf_fe_likely(event))
+		RINGBUF_FE_TESTPOINT(cb, RINGBUF_TP_RESERVED);
+	return event;
+}
+
+/*
+ * The kernel's rb_end_commit(): the outermost writer commits everything
+ * up to the tail. Inline: we are the outermost writer, the commit page is
+ * the tail page, and no handler wrote while we committed; everything else
+ * is the kernel's loop in ringbuf_fe_end_commit_slow().
+ */
+RINGBUF_FE_INLINE void ringbuf_fe_end_commit(struct ringbuf_fe_cpu *cb)
+{
+	struct ringbuf_fe_meta *m = cb->meta;
+	uint64_t commits = ringbuf_fe_local_read(&cb->commits);
+
+	/* synchronize with our signal handlers */
+	ringbuf_fe_barrier();
+	if (ringbuf_fe_likely(ringbuf_fe_local_read(&cb->committing) == 1)) {
+		uint32_t commit;
+
+		RINGBUF_FE_TESTPOINT(cb, RINGBUF_TP_COMMIT);
+		/* Relaxed: our own words (only our handlers move them). */
+		commit = __atomic_load_n(&m->commit_page, __ATOMIC_RELAXED);
+		if (ringbuf_fe_likely(commit == __atomic_load_n(&m->tail_page,
+								__ATOMIC_RELAXED))) {
+			/* Release: the records are visible before the commit
+			 * index; pairs with the acquire in rb_page_commit(). */
+			__atomic_store_n((uint64_t *)(ringbuf_fe_page_data(cb, commit) + 8),
+					 ringbuf_fe_local_read(&cb->pages[commit].write) &
+						 RINGBUF_FE_WRITE_MASK,
+					 __ATOMIC_RELEASE);
+			ringbuf_fe_local_add((uint64_t)-1, &cb->committing);
+			/* synchronize with our signal handlers */
+			ringbuf_fe_barrier();
+			RINGBUF_FE_TESTPOINT(cb, RINGBUF_TP_COMMIT_END);
+			if (ringbuf_fe_likely(ringbuf_fe_local_read(&cb->commits) == commits))
+				return;
+			/* A handler reserved after we read the write index:
+			 * its data is not committed yet. */
+			ringbuf_fe_local_add(1, &cb->committing);
+		}
+	}
+	ringbuf_fe_end_commit_slow(cb);
+}
+
+/* ringbuf_unlock_commit() inline (the kernel's rb_commit + rb_end_commit). */
+RINGBUF_FE_INLINE int ringbuf_fe_commit(struct ringbuf *rb)
+{
+	struct ringbuf_tls *t = &ringbuf_tls;
+	unsigned int d = t->depth;
+	struct ringbuf_fe_cpu *cb;
+	struct ringbuf_fe_meta *m;
+	uintptr_t f;
+
+	if (ringbuf_fe_unlikely(!d))
+		return -EINVAL;
+	f = t->frame[d - 1].cpu_buffer_claimed;
+	cb = (struct ringbuf_fe_cpu *)(f & ~(uintptr_t)1);
+	if (ringbuf_fe_unlikely(cb->buffer != rb))
+		return -EINVAL;
+	m = cb->meta;
+	ringbuf_fe_local_add(1, &m->entries);
+
+	ringbuf_fe_end_commit(cb);
+	/* A blocking reader waits: one plain load while nobody does (the
+	 * CPU ordering is the waiter's membarrier(), see wait.c). */
+	ringbuf_fe_barrier();
+	if (ringbuf_fe_unlikely(__atomic_load_n(&m->waiters, __ATOMIC_RELAXED)))
+		ringbuf_fe_wake_waiters(cb);
+	ringbuf_fe_writer_put(t, d - 1, cb, f & 1);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The API                                                             */
+
+/**
+ * ringbuf_reserve_inline - ringbuf_lock_reserve(), inline
+ * @rb: the buffer (not NULL)
+ * @length: payload bytes
+ *
+ * Same contract as ringbuf_lock_reserve(). Context: any thread, signal
+ * handler; lock-free.
+ */
+RINGBUF_FE_INLINE struct ringbuf_event *
+ringbuf_reserve_inline(struct ringbuf *rb, unsigned long length)
+{
+	int err;
+
+	return ringbuf_fe_reserve(rb, length, &err);
+}
+
+/**
+ * ringbuf_commit_inline - ringbuf_unlock_commit(), inline
+ * @rb: the buffer of the innermost reservation
+ */
+RINGBUF_FE_INLINE int ringbuf_commit_inline(struct ringbuf *rb)
+{
+	return ringbuf_fe_commit(rb);
+}
+
+/** ringbuf_event_data_inline - ringbuf_event_data(), inline */
+RINGBUF_FE_INLINE void *ringbuf_event_data_inline(struct ringbuf_event *event)
+{
+	if (event->type_len == RINGBUF_TYPE_TIME_EXTEND ||
+	    event->type_len == RINGBUF_TYPE_TIME_STAMP)
+		event = (struct ringbuf_event *)((char *)event + 8);
+	return event->type_len ? (void *)&event->array[0] :
+				 (void *)&event->array[1];
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RINGBUF_FRONTEND_H */

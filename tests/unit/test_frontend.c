@@ -1,0 +1,351 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The inline write path of <ringbuf/frontend.h>, compiled into this
+ * program against the release shared library: records written with
+ * ringbuf_reserve_inline()/ringbuf_commit_inline() read back exactly,
+ * across pages, through each out-of-line continuation (page crossing,
+ * absolute stamps, records over 112 bytes, a signal handler nesting
+ * inside a reservation), and mixed with the out-of-line functions.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ringbuf/frontend.h>
+
+#include "test.h"
+#include "tu.h"
+
+static const size_t g_lens[] = { 0, 1, 4, 8, 12, 16, 24, 100, 112, 113, 200, 1000 };
+#define NLENS (sizeof(g_lens) / sizeof(g_lens[0]))
+
+/* The runs without glibc's rseq area say so: the fallback is what runs. */
+static void check_rseq(void)
+{
+	if (getenv("RB_TEST_NO_RSEQ"))
+		ASSERT_EQ(ringbuf_fe_rseq_ok, 0);
+}
+
+/* Write one tu_fill() record inline; returns whether it was written. */
+static bool write_inline(struct ringbuf *rb, uint32_t seq, size_t len)
+{
+	struct ringbuf_event *ev = ringbuf_reserve_inline(rb, len);
+
+	if (!ev)
+		return false;
+	tu_fill(ringbuf_event_data_inline(ev), seq, len);
+	ASSERT_EQ(ringbuf_event_data_inline(ev), ringbuf_event_data(ev));
+	ASSERT_EQ(ringbuf_commit_inline(rb), 0);
+	return true;
+}
+
+/* Read everything back, in order, and check every record. */
+static void check_all(struct ringbuf *rb, uint32_t first, uint32_t n)
+{
+	struct ringbuf_event *ev;
+	uint32_t seq = first;
+	uint64_t ts, last = 0;
+	int cpu;
+
+	while ((ev = ringbuf_consume_next(rb, &cpu, &ts, NULL))) {
+		size_t len = g_lens[seq % NLENS];
+
+		ASSERT_GE_U(ts, last);
+		last = ts;
+		tu_check(ringbuf_event_data(ev), ringbuf_event_length(ev), seq,
+			 len);
+		seq++;
+	}
+	ASSERT_EQ(seq - first, n);
+	ASSERT_TRUE(ringbuf_empty(rb));
+}
+
+/* Several rounds over a small producer/consumer buffer: the inline path
+ * crosses pages, fills the buffer and gets NULL, then goes on after a
+ * drain. */
+static void pages_model(int model)
+{
+	/* per-CPU: a buffer for every CPU (the restartable-sequence claim) */
+	RINGBUF_OPTS(o, .size = TU_PAGES(6),
+		     .nr_cpus = model == RINGBUF_PER_CPU ? 0 : 1, .model = model);
+	struct ringbuf *rb = ringbuf_create(&o);
+	uint32_t seq = 0;
+
+	check_rseq();
+	ASSERT_NOT_NULL(rb);
+	for (int round = 0; round < 4; round++) {
+		uint32_t first = seq;
+
+		while (write_inline(rb, seq, g_lens[seq % NLENS]))
+			seq++;
+		ASSERT_GT(seq - first, 20);
+		ASSERT_EQ(ringbuf_entries(rb), seq - first);
+		check_all(rb, first, seq - first);
+	}
+	ringbuf_free(rb);
+}
+
+static void pages_per_thread(void)
+{
+	pages_model(RINGBUF_PER_THREAD);
+}
+
+static void pages_per_cpu(void)
+{
+	pages_model(RINGBUF_PER_CPU);
+}
+
+/* Absolute stamps: every record takes the out-of-line stamp path. */
+static void abs_stamps(void)
+{
+	RINGBUF_OPTS(o, .size = TU_PAGES(16), .nr_cpus = 1,
+		     .model = RINGBUF_PER_THREAD);
+	struct ringbuf *rb = ringbuf_create(&o);
+	uint32_t n = 0;
+
+	ASSERT_NOT_NULL(rb);
+	ringbuf_set_time_stamp_abs(rb, true);
+	for (; n < 200; n++)
+		ASSERT_TRUE(write_inline(rb, n, g_lens[n % NLENS]));
+	check_all(rb, 0, n);
+	ringbuf_free(rb);
+}
+
+static struct ringbuf *g_rb;
+static volatile sig_atomic_t g_handler_ret;
+
+static void nest_handler(int sig)
+{
+	(void)sig;
+	/* seq 1 of g_lens[1]: one byte */
+	g_handler_ret = write_inline(g_rb, 1, g_lens[1]) ? 1 : -1;
+}
+
+/* A signal handler writes inline while the thread holds an inline
+ * reservation: the records nest as the kernel's contexts do. */
+static void signal_nest(void)
+{
+	RINGBUF_OPTS(o, .size = TU_PAGES(4), .model = RINGBUF_PER_CPU);
+	struct sigaction sa = { .sa_handler = nest_handler };
+	struct ringbuf_event *ev;
+	uint64_t ts[2];
+	uint32_t seqs[2];
+	int cpu, n = 0;
+
+	check_rseq();
+	g_rb = ringbuf_create(&o);
+	ASSERT_NOT_NULL(g_rb);
+	ASSERT_EQ(sigaction(SIGUSR1, &sa, NULL), 0);
+	ev = ringbuf_reserve_inline(g_rb, g_lens[0]);
+	ASSERT_NOT_NULL(ev);
+	tu_fill(ringbuf_event_data_inline(ev), 0, g_lens[0]);
+	raise(SIGUSR1);
+	ASSERT_EQ(g_handler_ret, 1);
+	/* the handler's record is not visible before the outer commit */
+	ASSERT_TRUE(ringbuf_empty(g_rb));
+	ASSERT_EQ(ringbuf_commit_inline(g_rb), 0);
+	while ((ev = ringbuf_consume_next(g_rb, &cpu, &ts[n], NULL))) {
+		ASSERT_LT(n, 2);
+		seqs[n] = (uint32_t)n;
+		tu_check(ringbuf_event_data(ev), ringbuf_event_length(ev),
+			 seqs[n], g_lens[n]);
+		n++;
+	}
+	ASSERT_EQ(n, 2);
+	ASSERT_GE_U(ts[1], ts[0]);
+	signal(SIGUSR1, SIG_DFL);
+	ringbuf_free(g_rb);
+}
+
+/* Inline and out-of-line calls pair with each other, in both orders and
+ * nested; a commit without a reservation and a write while recording is
+ * off are refused. */
+static void mixed(void)
+{
+	RINGBUF_OPTS(o, .size = TU_PAGES(4), .nr_cpus = 2,
+		     .model = RINGBUF_PER_CPU);
+	struct ringbuf *rb = ringbuf_create(&o);
+	struct ringbuf_event *a, *b;
+	uint32_t seq = 0;
+
+	check_rseq();
+	ASSERT_NOT_NULL(rb);
+	ASSERT_EQ(ringbuf_commit_inline(rb), -EINVAL);
+	a = ringbuf_reserve_inline(rb, g_lens[seq % NLENS]);
+	ASSERT_NOT_NULL(a);
+	tu_fill(ringbuf_event_data_inline(a), seq, g_lens[seq % NLENS]);
+	seq++;
+	ASSERT_EQ(ringbuf_unlock_commit(rb), 0);
+	a = ringbuf_lock_reserve(rb, g_lens[seq % NLENS]);
+	ASSERT_NOT_NULL(a);
+	tu_fill(ringbuf_event_data(a), seq, g_lens[seq % NLENS]);
+	seq++;
+	ASSERT_EQ(ringbuf_commit_inline(rb), 0);
+	/* nested on one thread: the inner one commits first */
+	a = ringbuf_reserve_inline(rb, g_lens[seq % NLENS]);
+	ASSERT_NOT_NULL(a);
+	tu_fill(ringbuf_event_data_inline(a), seq, g_lens[seq % NLENS]);
+	b = ringbuf_lock_reserve(rb, g_lens[(seq + 1) % NLENS]);
+	ASSERT_NOT_NULL(b);
+	tu_fill(ringbuf_event_data(b), seq + 1, g_lens[(seq + 1) % NLENS]);
+	ASSERT_EQ(ringbuf_commit_inline(rb), 0);
+	ASSERT_EQ(ringbuf_commit_inline(rb), 0);
+	seq += 2;
+	ASSERT_EQ(ringbuf_commit_inline(rb), -EINVAL);
+	check_all(rb, 0, seq);
+
+	ringbuf_record_off(rb);
+	ASSERT_NULL(ringbuf_reserve_inline(rb, 8));
+	ASSERT_EQ(ringbuf_commit_inline(rb), -EINVAL);
+	ringbuf_record_on(rb);
+	ASSERT_NULL(ringbuf_reserve_inline(rb, ringbuf_max_event_size(rb) + 1));
+	ASSERT_TRUE(write_inline(rb, 0, g_lens[0]));
+	check_all(rb, 0, 1);
+	ringbuf_free(rb);
+}
+
+
+/* Whether the buffer claims its CPU buffers by restartable sequence. */
+static bool rseq_claims(struct ringbuf *rb)
+{
+	return ((const struct ringbuf_fe_buffer *)(const void *)rb)->rseq_claim;
+}
+
+/* Pin the calling thread to the CPU it runs on; returns that CPU. */
+static int pin_here(void)
+{
+	int cpu = sched_getcpu();
+	cpu_set_t set;
+
+	ASSERT_GE(cpu, 0);
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	ASSERT_EQ(sched_setaffinity(0, sizeof(set), &set), 0);
+	return cpu;
+}
+
+/*
+ * A default per-CPU buffer claims by restartable sequence exactly where
+ * glibc registered rseq on x86-64 (not under ThreadSanitizer, whose
+ * builds take the cmpxchg); the sequence itself: claimed on our CPU,
+ * refused when the word is taken, aborted on another CPU number, and
+ * nothing stored unless claimed.
+ */
+static void rseq_claim(void)
+{
+	RINGBUF_OPTS(o, .size = TU_PAGES(4), .model = RINGBUF_PER_CPU);
+	struct ringbuf *rb = ringbuf_create(&o);
+	bool want = ringbuf_fe_rseq_ok != 0;
+
+	check_rseq();
+	ASSERT_NOT_NULL(rb);
+#if !defined(RINGBUF_FE_RSEQ_ASM)
+	want = false;
+#endif
+	ASSERT_EQ(rseq_claims(rb), want);
+	ringbuf_free(rb);
+#ifdef RINGBUF_FE_RSEQ_ASM
+	if (ringbuf_fe_rseq_ok) {
+		uint32_t owner = 0;
+		int cpu = pin_here(), r = -1;
+
+		/* a preemption between the check and the store aborts: try
+		 * a few times */
+		for (int i = 0; i < 100 && r < 0; i++)
+			r = ringbuf_fe_rseq_claim(&owner, cpu, 1234);
+		ASSERT_EQ(r, 1);
+		ASSERT_EQ(owner, 1234);
+		r = -1;
+		for (int i = 0; i < 100 && r < 0; i++)
+			r = ringbuf_fe_rseq_claim(&owner, cpu, 99);
+		ASSERT_EQ(r, 0);
+		ASSERT_EQ(owner, 1234);
+		owner = 0;
+		ASSERT_EQ(ringbuf_fe_rseq_claim(&owner, cpu + 1, 99), -1);
+		ASSERT_EQ(owner, 0);
+	}
+#endif
+}
+
+struct holder {
+	struct ringbuf *rb;
+	int cpu;
+	pthread_barrier_t held, written;
+};
+
+static void *other_writer(void *arg)
+{
+	struct holder *h = arg;
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(h->cpu, &set);
+	ASSERT_EQ(sched_setaffinity(0, sizeof(set), &set), 0);
+	/* a first write (the thread's first takes the slow path), so that
+	 * the one below takes the inline claim */
+	tu_write_ok(h->rb, 1, 16);
+	pthread_barrier_wait(&h->held);
+	tu_write_ok(h->rb, 2, 16);
+	pthread_barrier_wait(&h->written);
+	return NULL;
+}
+
+/*
+ * While a thread holds its CPU's buffer (between reserve and commit),
+ * another thread on the same CPU never writes into it: it takes a spare.
+ */
+static void claim_exclusive(void)
+{
+	RINGBUF_OPTS(o, .size = TU_PAGES(4), .model = RINGBUF_PER_CPU);
+	struct holder h = { .rb = ringbuf_create(&o) };
+	struct ringbuf_event *ev;
+	int where[3] = { -1, -1, -1 }, cpu, n = 0;
+	pthread_t th;
+	uint64_t ts;
+
+	check_rseq();
+	ASSERT_NOT_NULL(h.rb);
+	h.cpu = pin_here();
+	ASSERT_EQ(pthread_barrier_init(&h.held, NULL, 2), 0);
+	ASSERT_EQ(pthread_barrier_init(&h.written, NULL, 2), 0);
+	ASSERT_EQ(pthread_create(&th, NULL, other_writer, &h), 0);
+	ev = ringbuf_reserve_inline(h.rb, 16);
+	ASSERT_NOT_NULL(ev);
+	tu_fill(ringbuf_event_data_inline(ev), 0, 16);
+	pthread_barrier_wait(&h.held);
+	pthread_barrier_wait(&h.written);
+	ASSERT_EQ(ringbuf_commit_inline(h.rb), 0);
+	ASSERT_EQ(pthread_join(th, NULL), 0);
+	while ((ev = ringbuf_consume_next(h.rb, &cpu, &ts, NULL))) {
+		uint32_t seq = tu_seq(ringbuf_event_data(ev));
+
+		tu_check(ringbuf_event_data(ev), ringbuf_event_length(ev), seq,
+			 16);
+		ASSERT_LT(seq, 3);
+		where[seq] = cpu;
+		n++;
+	}
+	ASSERT_EQ(n, 3);
+	ASSERT_EQ(where[0], h.cpu);
+	/* written while we held our CPU's buffer: a spare */
+	ASSERT_NE(where[2], h.cpu);
+	ASSERT_GE(where[2], ringbuf_nr_cpus(h.rb) / 4);
+	pthread_barrier_destroy(&h.held);
+	pthread_barrier_destroy(&h.written);
+	ringbuf_free(h.rb);
+}
+
+static const struct rbt_case cases[] = {
+	RBT_CASE(pages_per_thread),
+	RBT_CASE(pages_per_cpu),
+	RBT_CASE(abs_stamps),
+	RBT_CASE(signal_nest),
+	RBT_CASE(mixed),
+	RBT_CASE(rseq_claim),
+	RBT_CASE(claim_exclusive),
+};
+RBT_MAIN(cases)
