@@ -303,9 +303,20 @@ static void ch_sig_stall(int sig)
 	if (w) {
 		unsigned int ms = atomic_load(&w->stall_ms);
 		struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+		int state;
 
+		/* The stop is a preemption, not a place to be cancelled:
+		 * nanosleep() is a cancellation point, and a stop that lands
+		 * in the writer's cancellable window would be cancelled inside
+		 * this handler. Under ThreadSanitizer that unwinds through its
+		 * nanosleep interceptor, and it then reported the next owner's
+		 * first record against the rolled-back one (no such report
+		 * with the cancellation after the handler, and the default
+		 * and ASan runs account for every record either way). */
+		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &state);
 		while (nanosleep(&ts, &ts) && errno == EINTR)
 			;
+		pthread_setcancelstate(state, NULL);
 		atomic_store(&w->stalled, false);
 	}
 	errno = saved;
