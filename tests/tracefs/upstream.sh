@@ -48,13 +48,19 @@ if [ "$(cat "$CACHE/stamp" 2>/dev/null)" != "$stamp" ] || [ ! -d "$FT/test.d" ];
 fi
 TEST_DIR=$FT/test.d
 
+defaults=false
 if [ $# = 0 ]; then
 	set -- 00basic event filter instances trigger
+	defaults=true
 fi
 cases=()
 for a in "$@"; do
 	if [ -d "$TEST_DIR/$a" ]; then
 		while read -r c; do cases+=("$c"); done < <(cd "$TEST_DIR" && find "$a" -name '*.tc' | sort)
+	elif $defaults; then
+		# the package's kernel may predate the directory (test.d/filter
+		# is not in every 6.1 update)
+		echo "note: test.d/$a is not in $(basename "$SRC"); its cases are not run"
 	else
 		cases+=("$a")
 	fi
