@@ -935,6 +935,29 @@ int rtt_consumer_check(const struct rtt_proc *p, int inst,
 	return ret;
 }
 
+void rtt_consumer_release(const struct rtt_proc *p, int inst)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if (rtt_inst_path(p, inst, false, path, NULL))
+		return;
+	/* closing any descriptor of the file drops the process's lock */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd >= 0)
+		close(fd);
+}
+
+int rtt_consumer_take(const struct rtt_proc *p, int inst,
+		      char err[RTT_ERR_MAX])
+{
+	char path[PATH_MAX];
+
+	if (rtt_inst_path(p, inst, false, path, NULL))
+		return 0;
+	return rtt_consumer_lock(p, path, err);
+}
+
 int rtt_attach(const struct rtt_proc *p, int inst, bool snap,
 	       unsigned int flags, uint32_t *gen, struct ringbuf **rbp,
 	       char err[RTT_ERR_MAX])

@@ -218,6 +218,21 @@ int rtt_inst_find(const struct rtt_proc *p, const char *name);
 int rtt_consumer_check(const struct rtt_proc *p, int inst,
 		       char err[RTT_ERR_MAX]);
 
+/**
+ * rtt_consumer_release - stop being the consumer of a buffer, keeping it
+ *	attached (tracefs's trace_pipe once no reader has it open)
+ * rtt_consumer_take - be its consumer again: 0, or -EBUSY with @err
+ *	naming the process that consumes it meanwhile
+ * @p: the traced process
+ * @inst: its instance slot
+ *
+ * The consumer mark is a record lock of this process on the buffer
+ * file: releasing drops it for every descriptor of the process.
+ */
+void rtt_consumer_release(const struct rtt_proc *p, int inst);
+int rtt_consumer_take(const struct rtt_proc *p, int inst,
+		      char err[RTT_ERR_MAX]);
+
 int rtt_inst_path(const struct rtt_proc *p, int inst, bool snap, char *path,
 		  uint32_t *gen);
 

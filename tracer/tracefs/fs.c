@@ -1432,6 +1432,16 @@ static struct rtfs_pipe *rtfs_pipe_get(const struct rtfs_node *n, int *errp)
 		if (!strcmp(pp->inst, n->inst) && pp->cpu == n->cpu)
 			break;
 	if (pp) {
+		/* the first reader again: consume again, unless another
+		 * consumer came meanwhile */
+		if (!fs.pipes_open) {
+			ret = rtt_consumer_take(&fs.p, pp->slot, err);
+			if (ret) {
+				pthread_mutex_unlock(&fs.lock);
+				*errp = ret;
+				return NULL;
+			}
+		}
 		pp->users++;
 		fs.pipes_open++;
 		pthread_mutex_unlock(&fs.lock);
@@ -1472,12 +1482,15 @@ static struct rtfs_pipe *rtfs_pipe_get(const struct rtfs_node *n, int *errp)
 }
 
 /* The shared reader stays while the mount lives: its unread text is
- * the next reader's. */
+ * the next reader's. With no trace_pipe open, the mount stops being the
+ * buffer's consumer, so 'ringtrace pipe' or 'record' may take it. */
 static void rtfs_pipe_put(struct rtfs_pipe *pp)
 {
 	pthread_mutex_lock(&fs.lock);
 	pp->users--;
-	fs.pipes_open--;
+	if (!--fs.pipes_open)
+		for (struct rtfs_pipe *q = fs.pipes; q; q = q->next)
+			rtt_consumer_release(&fs.p, q->slot);
 	pthread_mutex_unlock(&fs.lock);
 }
 
