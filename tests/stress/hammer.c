@@ -358,6 +358,7 @@ static unsigned int do_consume(int cpu)
 }
 
 static struct rbd_page g_page;
+static unsigned long g_busy; /* read_page said busy (consumer thread only) */
 
 static unsigned int do_read_page(int cpu, void *page, int full)
 {
@@ -368,6 +369,12 @@ static unsigned int do_read_page(int cpu, void *page, int full)
 
 	if (ret == -ENODATA)
 		return 0;
+	/* busy: a writer held the head page's link for longer than the
+	 * reader waits (a loaded machine); the documented "try again" */
+	if (ret == -EAGAIN) {
+		g_busy++;
+		return 0;
+	}
 	if (ret != 0) {
 		error("read_page(cpu %d) = %d", cpu, ret);
 		return 0;
@@ -421,16 +428,22 @@ static void *consumer(void *arg)
 			nanosleep(&ts, NULL);
 		}
 	}
-	/* drain: every way, until nothing is left */
-	for (;;) {
+	/* drain: every way, until nothing is left and nothing was busy
+	 * (the writers are done: busy cannot last) */
+	for (unsigned int idle = 0; idle < 1000;) {
+		unsigned long busy = g_busy;
 		unsigned int n = do_consume_next();
 
 		for (int cpu = 0; cpu < H.nr_cpus; cpu++) {
 			n += do_read_page(cpu, page, 0);
 			n += do_consume(cpu);
 		}
-		if (!n)
+		if (n)
+			idle = 0;
+		else if (g_busy == busy)
 			break;
+		else
+			idle++;
 	}
 	ringbuf_free_read_page(H.rb, 0, page);
 	return NULL;
