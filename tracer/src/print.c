@@ -528,10 +528,16 @@ static bool rt_iter_leaf_return(struct rt_iter *it,
 		it->src->advance(it->src->ctx, it->cpu);
 		return true;
 	}
-	e = it->consume ? ringbuf_peek(it->rb, it->cpu, &ts, NULL) :
-			  ringbuf_iter_peek(it->it[it->cpu], &ts);
-	if (!e || ringbuf_event_length(e) < sizeof(*ret))
-		return false;
+	{
+		unsigned long lost = 0;
+
+		/* as above: a return with a LOST line before it stays apart
+		 * (the peek reports the count and leaves it for the consume) */
+		e = it->consume ? ringbuf_peek(it->rb, it->cpu, &ts, &lost) :
+				  ringbuf_iter_peek(it->it[it->cpu], &ts);
+		if (!e || lost || ringbuf_event_length(e) < sizeof(*ret))
+			return false;
+	}
 	/* copied out: records are only 4-byte aligned */
 	memcpy(ret, ringbuf_event_data(e), sizeof(*ret));
 	if (ret->ent.type != RT_TYPE_GRAPH_RET ||
