@@ -66,6 +66,15 @@ int rtt_usage(const struct rtt_verb *v, const char *fmt, ...)
 	return RTT_EXIT_USAGE;
 }
 
+/* After the options: exactly one argument, the process id, is left. */
+int rtt_pid_arg(const struct rtt_verb *v, int argc)
+{
+	if (optind == argc - 1)
+		return 0;
+	return rtt_usage(v, optind < argc ? "too many arguments" :
+					    "missing the process id");
+}
+
 /* getopt_long()'s '?' and ':' as a message naming the option. */
 int rtt_bad_option(const struct rtt_verb *v, char **argv, int c)
 {

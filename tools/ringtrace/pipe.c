@@ -173,9 +173,9 @@ int rtt_do_pipe(const struct rtt_verb *v, int argc, char **argv)
 			return rtt_bad_option(v, argv, ch);
 		}
 	}
-	if (optind != argc - 1)
-		return rtt_usage(v, optind < argc ? "too many arguments" :
-						    "missing the process id");
+	ret = rtt_pid_arg(v, argc);
+	if (ret)
+		return ret;
 	ret = rtt_open_pid(argv[optind], 0, &pp.p);
 	if (ret)
 		return rtt_exit_code(ret);

@@ -97,6 +97,7 @@ int rtt_help(const struct rtt_verb *v);
 int rtt_usage(const struct rtt_verb *v, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 int rtt_bad_option(const struct rtt_verb *v, char **argv, int c);
+int rtt_pid_arg(const struct rtt_verb *v, int argc);
 int rtt_parse_uint(const char *s, unsigned long max, unsigned long *out);
 int rtt_open_pid(const char *arg, unsigned int flags,
 		 struct rtt_proc *p);

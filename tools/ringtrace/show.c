@@ -94,9 +94,9 @@ int rtt_do_show(const struct rtt_verb *v, int argc, char **argv)
 			return rtt_bad_option(v, argv, c);
 		}
 	}
-	if (optind != argc - 1)
-		return rtt_usage(v, optind < argc ? "too many arguments" :
-						    "missing the process id");
+	ret = rtt_pid_arg(v, argc);
+	if (ret)
+		return ret;
 	ret = rtt_open_pid(argv[optind], RTT_OPEN_DEAD, &p);
 	if (ret)
 		return rtt_exit_code(ret);
@@ -150,9 +150,9 @@ int rtt_do_stat(const struct rtt_verb *v, int argc, char **argv)
 			return rtt_bad_option(v, argv, c);
 		}
 	}
-	if (optind != argc - 1)
-		return rtt_usage(v, optind < argc ? "too many arguments" :
-						    "missing the process id");
+	ret = rtt_pid_arg(v, argc);
+	if (ret)
+		return ret;
 	ret = rtt_open_pid(argv[optind], RTT_OPEN_DEAD | RTT_OPEN_READONLY, &p);
 	if (ret)
 		return rtt_exit_code(ret);
