@@ -64,7 +64,7 @@
 #define RB_PAGE_SIZE_MIN 4096u
 #define RB_SUBBUF_ORDER_MAX 7u
 #define RB_META_MAGIC 0x31465542474e4952ULL /* "RINGBUF1" */
-#define RB_META_VERSION 1u
+#define RB_META_VERSION 2u
 
 /* Link flags (the design doc's HEADER and UPDATE); MOVED is a return value. */
 #define RB_PAGE_NORMAL 0u
@@ -131,6 +131,11 @@ struct rb_meta {
 	 * on wake_seq_all; waiters_all says whether any does. */
 	_Atomic uint32_t waiters_all;
 	_Atomic uint32_t wake_seq_all;
+	/* Bumped by each resize of a shared buffer, which moves the page
+	 * control blocks and data of the cpu buffers in the file (the header
+	 * and the locks stay): an attached view rebinds a cpu buffer whose
+	 * binding is older (rb_follow_layout()). */
+	_Atomic uint32_t layout_gen;
 };
 
 /* rb_meta.flags: a file or memfd other processes may attach to. */
@@ -286,6 +291,9 @@ struct ringbuf_cpu {
 	 * writer active (UINT64_MAX: unknown); lets ringbuf_consume_next()
 	 * skip idle buffers without the lock. */
 	_Atomic uint64_t empty_at_commits;
+	/* rb_meta.layout_gen where pages and data are bound (under the
+	 * reader lock; rb_follow_layout()). */
+	uint32_t layout_gen;
 };
 
 struct ringbuf {
@@ -318,6 +326,18 @@ struct ringbuf {
 	bool attached; /* a reader's view of another process's buffer */
 	int writer_pidfd; /* attached: the creator's pidfd, or -1 */
 	bool read_only; /* attached to another user's file */
+	/*
+	 * A shared buffer after a resize: the file is mapped again at its
+	 * new size and the cpu buffers' pages and data are bound there
+	 * (meta and locks stay bound in @map). An attached view keeps every
+	 * mapping it made until it is freed: its cpu buffers move to the
+	 * newest one one at a time, at their next lock.
+	 */
+	struct rb_map_ref {
+		void *map;
+		size_t size;
+		struct rb_map_ref *next;
+	} *data_maps;
 };
 
 /* ------------------------------------------------------------------ */
@@ -754,6 +774,11 @@ RB_HIDDEN int rb_layout(struct ringbuf *rb, const uint32_t *nr_pages,
 			struct rb_layout *l);
 RB_HIDDEN struct ringbuf_cpu *rb_cpu_new(struct ringbuf *rb, int c,
 					 const struct rb_layout *l);
+RB_HIDDEN void rb_cpu_bind(struct ringbuf *rb, struct ringbuf_cpu *cb,
+			   void *hdr, void *map, const struct rb_layout *l);
+RB_HIDDEN void rb_follow_layout(struct ringbuf_cpu *cb);
+RB_HIDDEN void *rb_map_grow(struct ringbuf *rb, size_t need, size_t *sizep);
+RB_HIDDEN void rb_data_maps_free(struct ringbuf *rb);
 RB_HIDDEN uint64_t rb_new_uid(void);
 /* read.c and iter.c */
 #define RB_NO_PAGE UINT32_MAX

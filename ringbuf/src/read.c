@@ -106,6 +106,13 @@ static void rb_reader_repair(struct ringbuf_cpu *cb)
 	}
 }
 
+/* A resize of the shared buffer moved the cpu buffer: follow it. */
+static inline void rb_follow_layout_attached(struct ringbuf_cpu *cb)
+{
+	if (cb->buffer->attached)
+		rb_follow_layout(cb);
+}
+
 void rb_reader_lock(struct ringbuf_cpu *cb)
 {
 	pthread_mutex_lock(&cb->reader_lock);
@@ -113,9 +120,12 @@ void rb_reader_lock(struct ringbuf_cpu *cb)
 	 * reader died holding it; repair what it left and carry on. */
 	if (cb->shared &&
 	    pthread_mutex_lock(&cb->shared->lock) == EOWNERDEAD) {
+		rb_follow_layout_attached(cb);
 		rb_reader_repair(cb);
 		pthread_mutex_consistent(&cb->shared->lock);
+		return;
 	}
+	rb_follow_layout_attached(cb);
 }
 
 /* Recover every cpu buffer of a view whose writing process died. */
@@ -138,12 +148,14 @@ bool rb_reader_trylock(struct ringbuf_cpu *cb)
 		return true;
 	ret = pthread_mutex_trylock(&cb->shared->lock);
 	if (ret == EOWNERDEAD) {
+		rb_follow_layout_attached(cb);
 		rb_reader_repair(cb);
 		pthread_mutex_consistent(&cb->shared->lock);
 	} else if (ret) {
 		pthread_mutex_unlock(&cb->reader_lock);
 		return false;
 	}
+	rb_follow_layout_attached(cb);
 	return true;
 }
 

@@ -72,11 +72,15 @@ int rb_layout(struct ringbuf *rb, const uint32_t *nr_pages,
 	return 0;
 }
 
-/* Point a cpu buffer at its place in a mapping. */
-static void rb_cpu_bind(struct ringbuf *rb, struct ringbuf_cpu *cb, void *map,
-			const struct rb_layout *l)
+/*
+ * Point a cpu buffer at its place: its state and lock in the header of
+ * @hdr, its page control blocks and data in @map (the same mapping but
+ * after a resize of a shared buffer, rb_resize_shared()).
+ */
+void rb_cpu_bind(struct ringbuf *rb, struct ringbuf_cpu *cb, void *hdr,
+		 void *map, const struct rb_layout *l)
 {
-	struct rb_cpu_meta *m = (struct rb_cpu_meta *)((char *)map +
+	struct rb_cpu_meta *m = (struct rb_cpu_meta *)((char *)hdr +
 						       l->cpu_meta_off +
 						       (size_t)cb->cpu *
 							       l->cpu_meta_size);
@@ -88,10 +92,13 @@ static void rb_cpu_bind(struct ringbuf *rb, struct ringbuf_cpu *cb, void *map,
 	cb->data = (unsigned char *)map + l->data_off +
 		   (size_t)m->first_page * rb->subbuf_size;
 	cb->shared = NULL;
-	if (((struct rb_meta *)map)->flags & RB_META_SHARED)
-		cb->shared = (struct rb_cpu_lock *)((char *)map + l->lock_off +
+	if (((struct rb_meta *)hdr)->flags & RB_META_SHARED)
+		cb->shared = (struct rb_cpu_lock *)((char *)hdr + l->lock_off +
 						    (size_t)cb->cpu *
 							    l->lock_size);
+	/* Relaxed: the binder holds the locks a resize takes. */
+	cb->layout_gen = atomic_load_explicit(&((struct rb_meta *)hdr)->layout_gen,
+					      memory_order_relaxed);
 }
 
 /*
@@ -201,7 +208,7 @@ struct ringbuf_cpu *rb_cpu_new(struct ringbuf *rb, int c,
 	atomic_init(&cb->empty_at_commits, UINT64_MAX);
 	pthread_mutex_init(&cb->reader_lock, NULL);
 	rb->buffers[c] = cb;
-	rb_cpu_bind(rb, cb, rb->map, l);
+	rb_cpu_bind(rb, cb, rb->map, rb->map, l);
 	return cb;
 }
 
@@ -376,6 +383,7 @@ void ringbuf_free(struct ringbuf *rb)
 	for (int c = 0; rb->buffers && c < rb->nr_cpus; c++)
 		rb_cpu_free(rb->buffers[c]);
 	free(rb->buffers);
+	rb_data_maps_free(rb);
 	if (rb->map)
 		munmap(rb->map, rb->map_size);
 	/* A clean exit removes the named file; a crash leaves it. */
@@ -461,12 +469,70 @@ static void rb_enable_all(struct ringbuf *rb)
 /* ------------------------------------------------------------------ */
 /* Resize                                                              */
 
+/*
+ * The end of a resize of a shared buffer, with every reader lock held and
+ * the writers drained: @tmp (anonymous, laid out as @l) holds the new cpu
+ * buffers, the file was grown and mapped at @fmap. Copy the cpu buffers'
+ * state into the header and their pages and data into the file, bind them
+ * there, and bump the layout generation.
+ *
+ * Userspace: the kernel adds and removes pages of one cpu buffer in
+ * memory only it maps. Here other processes map the file: the header
+ * (meta, cpu states, locks) stays where it is, and so do the locks they
+ * may wait on; the pages and data move. A view takes the new place at
+ * its next lock of each cpu buffer (rb_follow_layout()), which the resize
+ * held, so no reader sees the move half done. The file never shrinks: a
+ * view still bound to its old mapping reads no truncated page.
+ */
+static void rb_resize_shared(struct ringbuf *rb, void *tmp,
+			     const struct rb_layout *l, void *fmap,
+			     size_t fmap_size)
+{
+	struct rb_meta *meta = rb->meta;
+	struct rb_map_ref *ref = rb->data_maps;
+
+	for (int c = 0; c < rb->nr_cpus; c++)
+		memcpy((char *)rb->map + l->cpu_meta_off +
+			       (size_t)c * l->cpu_meta_size,
+		       (char *)tmp + l->cpu_meta_off +
+			       (size_t)c * l->cpu_meta_size,
+		       sizeof(struct rb_cpu_meta));
+	memcpy((char *)fmap + l->page_ctl_off, (char *)tmp + l->page_ctl_off,
+	       l->map_size - l->page_ctl_off);
+	meta->total_pages = l->total_pages;
+	meta->page_ctl_off = l->page_ctl_off;
+	meta->data_off = l->data_off;
+	meta->map_size = l->map_size;
+	/* Release: the new geometry, states, pages and data above before the
+	 * generation; pairs with the acquire in rb_follow_layout(). */
+	atomic_fetch_add_explicit(&meta->layout_gen, 1, memory_order_release);
+	for (int c = 0; c < rb->nr_cpus; c++)
+		rb_cpu_bind(rb, rb->buffers[c], rb->map, fmap, l);
+	/* Our own cpu buffers all moved (under the locks): the previous
+	 * mapping of the data goes. */
+	if (ref) {
+		munmap(ref->map, ref->size);
+		ref->map = fmap;
+		ref->size = fmap_size;
+		return;
+	}
+	ref = malloc(sizeof(*ref));
+	if (!ref) {
+		/* Userspace: no room to remember it; it stays mapped. */
+		return;
+	}
+	ref->map = fmap;
+	ref->size = fmap_size;
+	ref->next = NULL;
+	rb->data_maps = ref;
+}
+
 int ringbuf_resize(struct ringbuf *rb, size_t size, int cpu)
 {
 	uint32_t *nr_pages;
 	struct rb_layout l;
-	void *map, *old_map;
-	size_t old_size;
+	void *map, *old_map, *fmap = NULL;
+	size_t old_size, fmap_size = 0;
 	int err = 0;
 
 	if (!rb || !size || (cpu != RINGBUF_ALL_CPUS &&
@@ -478,12 +544,10 @@ int ringbuf_resize(struct ringbuf *rb, size_t size, int cpu)
 		errno = ENOMEM;
 		return -ENOMEM;
 	}
-	/* Other processes map the file at its size; an attached view is a
-	 * reader's. */
-	if (rb->attached || rb->fd >= 0) {
-		err = rb->attached ? -EPERM : -EBUSY;
-		errno = -err;
-		return err;
+	/* An attached view is a reader's: the creator resizes. */
+	if (rb->attached) {
+		errno = EPERM;
+		return -EPERM;
 	}
 	nr_pages = calloc((size_t)rb->nr_cpus, sizeof(*nr_pages));
 	if (!nr_pages) {
@@ -517,6 +581,16 @@ int ringbuf_resize(struct ringbuf *rb, size_t size, int cpu)
 		goto out;
 	}
 	rb_meta_fill(rb, map, &l, nr_pages);
+	/* A shared buffer: the file grows first (it never shrinks), so a
+	 * full file system fails here, before anything moved. */
+	if (rb->fd >= 0) {
+		fmap = rb_map_grow(rb, l.map_size, &fmap_size);
+		if (!fmap) {
+			err = errno ? -errno : -ENOMEM;
+			munmap(map, l.map_size);
+			goto out;
+		}
+	}
 
 	rb_lock_readers(rb);
 	rb_disable_all(rb);
@@ -525,6 +599,8 @@ int ringbuf_resize(struct ringbuf *rb, size_t size, int cpu)
 		rb_enable_all(rb);
 		rb_unlock_readers(rb);
 		munmap(map, l.map_size);
+		if (fmap)
+			munmap(fmap, fmap_size);
 		goto out;
 	}
 
@@ -536,7 +612,7 @@ int ringbuf_resize(struct ringbuf *rb, size_t size, int cpu)
 		uint32_t old_n = cb->nr_pages;
 		uint64_t unread = rb_num_of_entries(cb);
 
-		rb_cpu_bind(rb, cb, map, &l);
+		rb_cpu_bind(rb, cb, map, map, &l);
 		if (nr_pages[c] == old_n) {
 			/* Unchanged: carry the cpu buffer over as it is; its
 			 * links are local page ids. */
@@ -601,13 +677,18 @@ int ringbuf_resize(struct ringbuf *rb, size_t size, int cpu)
 	atomic_store_explicit(&((struct rb_meta *)map)->wake_seq_all,
 			      atomic_load(&rb->meta->wake_seq_all),
 			      memory_order_relaxed);
+	if (fmap) {
+		rb_resize_shared(rb, map, &l, fmap, fmap_size);
+		munmap(map, l.map_size);
+		goto done;
+	}
 	old_map = rb->map;
 	old_size = rb->map_size;
 	rb->map = map;
 	rb->map_size = l.map_size;
 	rb->meta = map;
 	munmap(old_map, old_size);
-
+done:
 	rb_enable_all(rb);
 	rb_unlock_readers(rb);
 out:

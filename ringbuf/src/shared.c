@@ -133,8 +133,9 @@ static int rb_attach_check(struct ringbuf *rb, const void *map, size_t size,
 		return rb_attach_fail(what, "bad cpu buffer count");
 	if (meta->clock > RINGBUF_CLOCK_TSC || meta->model > RINGBUF_PER_THREAD)
 		return rb_attach_fail(what, "bad clock or writer model");
-	if (meta->map_size != size)
-		return rb_attach_fail(what, "file size does not match its header (truncated?)");
+	/* Larger is fine: a resize of a shared buffer never shrinks it. */
+	if (meta->map_size > size)
+		return rb_attach_fail(what, "file smaller than its header says (truncated?)");
 	if (!(meta->flags & RB_META_SHARED))
 		return rb_attach_fail(what, "not a shared buffer");
 
@@ -170,7 +171,7 @@ static int rb_attach_check(struct ringbuf *rb, const void *map, size_t size,
 		}
 		first += m->nr_pages + 1;
 	}
-	if (rb_layout(rb, nr_pages, l) || l->map_size != size ||
+	if (rb_layout(rb, nr_pages, l) || l->map_size != meta->map_size ||
 	    l->total_pages != meta->total_pages ||
 	    l->lock_off != meta->lock_off || l->lock_size != meta->lock_size ||
 	    l->page_ctl_off != meta->page_ctl_off ||
@@ -236,6 +237,145 @@ static int rb_attach_check_ring(struct ringbuf_cpu *cb, const char *what)
 	if (!flags)
 		return rb_attach_fail(what, "no head page");
 	return 0;
+}
+
+/*
+ * Map the whole file of a shared buffer again, grown first to @need bytes
+ * if it is smaller and we are its creator. Returns the mapping and its
+ * size in *@sizep, or NULL with errno set.
+ */
+void *rb_map_grow(struct ringbuf *rb, size_t need, size_t *sizep)
+{
+	struct stat st;
+	size_t size;
+	void *map;
+	int err;
+
+	if (fstat(rb->fd, &st))
+		return NULL;
+	size = (size_t)st.st_size;
+	if (size < need && !rb->attached) {
+		/* As rb_map_alloc(): the blocks are taken now. */
+		if (ftruncate(rb->fd, (off_t)need))
+			return NULL;
+		err = posix_fallocate(rb->fd, 0, (off_t)need);
+		if (err) {
+			errno = err;
+			return NULL;
+		}
+		size = need;
+	}
+	if (size < need) {
+		errno = EINVAL;
+		return NULL;
+	}
+	map = mmap(NULL, size,
+		   rb->read_only ? PROT_READ : PROT_READ | PROT_WRITE,
+		   MAP_SHARED, rb->fd, 0);
+	if (map == MAP_FAILED)
+		return NULL;
+	*sizep = size;
+	return map;
+}
+
+void rb_data_maps_free(struct ringbuf *rb)
+{
+	while (rb->data_maps) {
+		struct rb_map_ref *ref = rb->data_maps;
+
+		rb->data_maps = ref->next;
+		munmap(ref->map, ref->size);
+		free(ref);
+	}
+}
+
+/*
+ * The geometry a resize left in the header of @rb's file, checked as the
+ * attach checks it (the file is not trusted): 0 and the layout in @l, or
+ * -EINVAL. @cpu's page ids must be in range too.
+ */
+static int rb_follow_check(struct ringbuf *rb, int cpu, struct rb_layout *l)
+{
+	const struct rb_meta *meta = rb->meta;
+	uint32_t *nr_pages, first = 0;
+	int err = -EINVAL;
+
+	nr_pages = calloc((size_t)rb->nr_cpus, sizeof(*nr_pages));
+	if (!nr_pages)
+		return -ENOMEM;
+	for (int c = 0; c < rb->nr_cpus; c++) {
+		const struct rb_cpu_meta *m = rb->buffers[c]->meta;
+
+		nr_pages[c] = m->nr_pages;
+		if (m->nr_pages < 2 || m->nr_pages > (1u << 24) ||
+		    m->first_page != first)
+			goto out;
+		first += m->nr_pages + 1;
+	}
+	if (rb_layout(rb, nr_pages, l) || l->map_size != meta->map_size ||
+	    l->total_pages != meta->total_pages ||
+	    l->page_ctl_off != meta->page_ctl_off ||
+	    l->data_off != meta->data_off)
+		goto out;
+	{
+		const struct rb_cpu_meta *m = rb->buffers[cpu]->meta;
+		uint32_t n = m->nr_pages;
+
+		if (atomic_load(&m->head_page) > n ||
+		    atomic_load(&m->tail_page) > n ||
+		    atomic_load(&m->commit_page) > n ||
+		    atomic_load(&m->reader_page) > n)
+			goto out;
+	}
+	err = 0;
+out:
+	free(nr_pages);
+	return err;
+}
+
+/*
+ * rb_follow_layout - an attached view's cpu buffer takes the place a
+ * resize of the shared buffer gave it (rb_resize_shared()). Called with
+ * the cpu buffer's reader locks, which the resize takes too. A geometry
+ * that does not check out leaves the binding as it was (still in range of
+ * a mapping the view holds) and is not looked at again.
+ */
+void rb_follow_layout(struct ringbuf_cpu *cb)
+{
+	struct ringbuf *rb = cb->buffer;
+	struct rb_map_ref *ref;
+	struct rb_layout l;
+	/* Acquire: pairs with the release increment in rb_resize_shared(),
+	 * made after the geometry, states, pages and data it announces. */
+	uint32_t gen = atomic_load_explicit(&rb->meta->layout_gen,
+					    memory_order_acquire);
+
+	if (gen == cb->layout_gen)
+		return;
+	pthread_mutex_lock(&rb->resize_lock);
+	if (rb_follow_check(rb, cb->cpu, &l)) {
+		rb_print(RINGBUF_PRINT_WARN,
+			 "libringbuf: cpu buffer %d: the resized geometry does not check out; left as it was\n",
+			 cb->cpu);
+		goto out;
+	}
+	ref = rb->data_maps;
+	if (!ref || ref->size < l.map_size) {
+		ref = malloc(sizeof(*ref));
+		if (!ref)
+			goto out;
+		ref->map = rb_map_grow(rb, l.map_size, &ref->size);
+		if (!ref->map) {
+			free(ref);
+			goto out;
+		}
+		ref->next = rb->data_maps;
+		rb->data_maps = ref;
+	}
+	rb_cpu_bind(rb, cb, rb->map, ref->map, &l);
+out:
+	cb->layout_gen = gen;
+	pthread_mutex_unlock(&rb->resize_lock);
 }
 
 static struct ringbuf *rb_attach_fd(int fd, bool read_only, const char *what)

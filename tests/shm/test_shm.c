@@ -24,8 +24,14 @@
  *			corrupt files that attach must read without a crash
  *			or a hang
  *  corrupt_write_index	a write index past the page: reads end (bounded)
- *  attached_view_refuses	writes/resize/reset/swap refused on a view;
- *			creator's resize of a shared buffer is -EBUSY
+ *  attached_view_refuses	writes/resize/reset/swap refused on a view
+ *  resize_cpu_shared	the creator resizes one cpu buffer of a named file:
+ *			the other keeps its events, the resized one counts
+ *			its unread ones as overrun; a view in this process
+ *			and one in a child attached before follow it
+ *  resize_cpu_writer	the same, many times, while a writer thread fills
+ *			the cpu buffer and a child consumes it: what was
+ *			written is what was read plus the overrun
  *  foreign_file		another user's file: refused, or read-only with
  *			RINGBUF_ATTACH_FOREIGN (iterator and counters only)
  *
@@ -338,11 +344,12 @@ static void memfd(void)
 	target[n] = 0;
 	if (strncmp(target, "/memfd:", 7) != 0)
 		RBT_FAIL("ringbuf_fd() is \"%s\", not a memfd", target);
-	/* it works as a buffer; a memfd-backed buffer is not resized */
+	/* it works as a buffer, resized as a named file is (in place) */
 	tu_write_ok(rb, 7, 40);
-	ASSERT_ERR(ringbuf_resize(rb, TU_PAGES(6), 0), EBUSY);
-	ASSERT_ERR(ringbuf_resize(rb, TU_PAGES(6), RINGBUF_ALL_CPUS), EBUSY);
-	ASSERT_EQ(tu_drain(rb), 1);
+	ASSERT_EQ(ringbuf_resize(rb, TU_PAGES(6), 1), 0);
+	ASSERT_EQ(ringbuf_size(rb, 1), 6 * 4096);
+	ASSERT_EQ(ringbuf_fd(rb), fd);
+	ASSERT_EQ(tu_drain(rb) + ringbuf_overruns(rb), 1);
 
 	anon = tu_create(2, 0, 1, RINGBUF_PER_CPU);
 	ASSERT_ERR(ringbuf_fd(anon), EINVAL);
@@ -2104,10 +2111,6 @@ static void attached_view_refuses(void)
 	ASSERT_EQ_U(ringbuf_entries_cpu(anon, 0), 1);
 	ringbuf_free(anon);
 
-	/* the creator of a file-backed buffer cannot resize it */
-	set_step("resize on the creator");
-	ASSERT_ERR(ringbuf_resize(rb, TU_PAGES(8), 0), EBUSY);
-	ASSERT_ERR(ringbuf_resize(rb, TU_PAGES(2), RINGBUF_ALL_CPUS), EBUSY);
 	ASSERT_EQ(ringbuf_size(rb, 0), ringbuf_size(v, 0));
 	ASSERT_EQ_U(ringbuf_entries(rb), 120);
 
@@ -2328,6 +2331,234 @@ static void foreign_file(void)
 
 /* ------------------------------------------------------------------ */
 
+/* ------------------------------------------------------------------ */
+/* resize_cpu_shared, resize_cpu_writer                                */
+
+/* Consume at most @max events of @cpu of @v: each must be
+ * tu_fill(seq0 + i, 40), in order. Returns how many there were. */
+static size_t consume_seq(struct ringbuf *v, int cpu, uint32_t seq0,
+			  size_t max)
+{
+	struct ringbuf_event *ev;
+	size_t n = 0;
+
+	while (n < max && (ev = ringbuf_consume(v, cpu, NULL, NULL)) != NULL) {
+		tu_check(ringbuf_event_data(ev), ringbuf_event_length(ev),
+			 seq0 + (uint32_t)n, 40);
+		n++;
+	}
+	return n;
+}
+
+static void resize_cpu_shared(void)
+{
+	char name[128], go = 'g';
+	struct ringbuf *rb, *v;
+	size_t old0, old1, full;
+	struct stat st0, st1;
+	int p2c[2], c2p[2], st;
+	pid_t pid;
+
+	arm_alarm(30);
+	name_of(name, sizeof(name), "rs1");
+	rb = create_named(name, 4, 0, 2, RINGBUF_NO_SPARES);
+	ringbuf_test_set_cpu(0);
+	for (uint32_t i = 0; i < 30; i++)
+		tu_write_ok(rb, i, 40);
+	ringbuf_test_set_cpu(1);
+	for (uint32_t i = 0; i < 20; i++)
+		tu_write_ok(rb, 1000 + i, 40);
+	ringbuf_test_set_cpu(-1);
+	old0 = ringbuf_size(rb, 0);
+	old1 = ringbuf_size(rb, 1);
+	ASSERT_EQ(old0, 4 * 4096);
+	ASSERT_EQ(fstat(ringbuf_fd(rb), &st0), 0);
+
+	set_step("a child attaches before the resize");
+	pipe_ok(p2c);
+	pipe_ok(c2p);
+	pid = fork_ok();
+	if (pid == 0) {
+		struct ringbuf *cv = attach_ok(name, 0);
+
+		/* bound to the old layout: read cpu 1 once */
+		ASSERT_EQ(ringbuf_size(cv, 0), 4 * 4096);
+		write_full(c2p[1], &go, 1, "ready");
+		read_full(p2c[0], &go, 1, 10000, "go");
+		/* the resize moved both cpu buffers in the file */
+		ASSERT_EQ(ringbuf_size(cv, 0), 8 * 4096);
+		ASSERT_EQ(ringbuf_size(cv, 1), 4 * 4096);
+		ASSERT_EQ(consume_seq(cv, 1, 1000, SIZE_MAX), 20);
+		ASSERT_EQ(consume_seq(cv, 0, 100, 50), 50);
+		ASSERT_EQ_U(ringbuf_overrun_cpu(cv, 0), 25);
+		ringbuf_free(cv);
+		_exit(0);
+	}
+	read_full(c2p[0], &go, 1, 10000, "ready");
+
+	set_step("a view here reads some of cpu 0");
+	v = attach_ok(name, 0);
+	ASSERT_EQ(consume_seq(v, 0, 0, 5), 5);
+
+	set_step("resize cpu 0");
+	ASSERT_EQ(ringbuf_resize(rb, TU_PAGES(8), 0), 0);
+	ASSERT_EQ(ringbuf_size(rb, 0), 8 * 4096);
+	ASSERT_EQ(ringbuf_size(rb, 1), old1);
+	/* the view follows */
+	ASSERT_EQ(ringbuf_size(v, 0), 8 * 4096);
+	ASSERT_EQ(ringbuf_size(v, 1), old1);
+	/* conservation on cpu 0: 30 written = 5 read + 25 overrun */
+	ASSERT_EQ_U(ringbuf_entries_cpu(v, 0), 0);
+	ASSERT_EQ_U(ringbuf_read_events_cpu(v, 0), 5);
+	ASSERT_EQ_U(ringbuf_overrun_cpu(v, 0), 25);
+
+	set_step("the new size takes more than the old one held");
+	ringbuf_test_set_cpu(0);
+	for (full = 0; tu_write(rb, 100 + (uint32_t)full, 40) == 0; full++)
+		;
+	ringbuf_test_set_cpu(-1);
+	/* more 44-byte records than 4 whole pages hold */
+	ASSERT_GT(full, 4 * TU_PAGE_DATA / 44);
+	ASSERT_EQ(ringbuf_entries_cpu(v, 0), full);
+
+	set_step("the child follows");
+	/* it checks 50 of them; the rest are ours */
+	write_full(p2c[1], &go, 1, "go");
+	st = wait_child(pid, 20, "child view");
+	expect_exit0(st, "child view");
+	ASSERT_EQ(consume_seq(v, 0, 150, SIZE_MAX), full - 50);
+	ASSERT_EQ(consume_seq(v, 1, 1000, SIZE_MAX), 0);
+
+	set_step("shrink: the file does not");
+	ASSERT_EQ(ringbuf_resize(rb, TU_PAGES(2), 0), 0);
+	ASSERT_EQ(ringbuf_size(v, 0), 2 * 4096);
+	ASSERT_EQ(fstat(ringbuf_fd(rb), &st1), 0);
+	ASSERT_GE(st1.st_size, st0.st_size + 4 * 4096);
+	ringbuf_test_set_cpu(0);
+	tu_write_ok(rb, 7, 40);
+	ringbuf_test_set_cpu(-1);
+	ASSERT_EQ(consume_seq(v, 0, 7, SIZE_MAX), 1);
+	/* a view attached now sees the new geometry */
+	{
+		struct ringbuf *v2 = attach_ok(name, 0);
+
+		ASSERT_EQ(ringbuf_size(v2, 0), 2 * 4096);
+		ASSERT_EQ(ringbuf_size(v2, 1), old1);
+		ringbuf_free(v2);
+	}
+	ringbuf_free(v);
+	ringbuf_free(rb);
+	arm_alarm(0);
+}
+
+#define RW_WRITES 20000u
+
+struct rw_writer {
+	struct ringbuf *rb;
+	_Atomic int stop;
+	uint32_t written, refused;
+};
+
+static void *rw_write(void *arg)
+{
+	struct rw_writer *w = arg;
+
+	ringbuf_test_set_cpu(0);
+	for (uint32_t i = 0; i < RW_WRITES; i++) {
+		if (tu_write(w->rb, w->written, 40) == 0)
+			w->written++;
+		else
+			w->refused++;
+	}
+	return NULL;
+}
+
+static void resize_cpu_writer(void)
+{
+	char name[128], go = 'g';
+	struct rw_writer w = { 0 };
+	unsigned long long got = 0;
+	pthread_t th;
+	int p2c[2], c2p[2], st;
+	pid_t pid;
+
+	arm_alarm(60);
+	name_of(name, sizeof(name), "rs2");
+	w.rb = create_named(name, 4, 0, 2, RINGBUF_NO_SPARES);
+	pipe_ok(p2c);
+	pipe_ok(c2p);
+	pid = fork_ok();
+	if (pid == 0) {
+		struct ringbuf *cv = attach_ok(name, 0);
+		unsigned long long n = 0;
+		uint32_t last = 0;
+		bool done = false, any = false;
+
+		close(p2c[1]);
+		write_full(c2p[1], &go, 1, "ready");
+		for (;;) {
+			struct ringbuf_event *ev =
+				ringbuf_consume(cv, 0, NULL, NULL);
+
+			if (ev) {
+				uint32_t seq = tu_seq(ringbuf_event_data(ev));
+
+				tu_check(ringbuf_event_data(ev),
+					 ringbuf_event_length(ev), seq, 40);
+				/* in order; a resize may drop some */
+				if (any && seq <= last)
+					RBT_FAIL("seq %u after %u", seq, last);
+				last = seq;
+				any = true;
+				n++;
+				continue;
+			}
+			if (done)
+				break;
+			/* the parent closes the pipe when the writer is done:
+			 * then one more pass drains what is left */
+			{
+				struct pollfd pfd = { .fd = p2c[0],
+						      .events = POLLIN };
+
+				if (poll(&pfd, 1, 1) > 0)
+					done = true;
+			}
+		}
+		write_full(c2p[1], &n, sizeof(n), "count");
+		ringbuf_free(cv);
+		_exit(0);
+	}
+	close(p2c[0]);
+	read_full(c2p[0], &go, 1, 10000, "ready");
+
+	set_step("resize cpu 0 under the writer");
+	ASSERT_EQ(pthread_create(&th, NULL, rw_write, &w), 0);
+	for (int i = 0; i < 40; i++) {
+		ASSERT_EQ(ringbuf_resize(w.rb, TU_PAGES(i % 2 ? 3 : 9), 0), 0);
+		sched_yield();
+	}
+	ASSERT_EQ(pthread_join(th, NULL), 0);
+	close(p2c[1]);
+	read_full(c2p[0], &got, sizeof(got), 30000, "count");
+	st = wait_child(pid, 20, "child reader");
+	expect_exit0(st, "child reader");
+
+	set_step("conservation");
+	ASSERT_EQ_U(w.written + w.refused, RW_WRITES);
+	ASSERT_GT(w.written, 0);
+	ASSERT_EQ_U(ringbuf_entries_cpu(w.rb, 0), 0);
+	ASSERT_EQ_U(ringbuf_read_events_cpu(w.rb, 0), got);
+	if (got + ringbuf_overrun_cpu(w.rb, 0) != w.written)
+		RBT_FAIL("written %u != read %llu + overrun %lu", w.written,
+			 got, ringbuf_overrun_cpu(w.rb, 0));
+	/* refused: full (counted dropped) or mid-resize (not counted) */
+	ASSERT_LE_U(ringbuf_dropped_events_cpu(w.rb, 0), w.refused);
+	ASSERT_EQ(ringbuf_size(w.rb, 0), 3 * 4096);
+	ringbuf_free(w.rb);
+	arm_alarm(0);
+}
+
 static const struct rbt_case cases[] = {
 	RBT_CASE(named_file),
 	RBT_CASE(memfd),
@@ -2344,6 +2575,8 @@ static const struct rbt_case cases[] = {
 	RBT_CASE(corrupt_write_index),
 	RBT_CASE(attached_view_refuses),
 	RBT_CASE(foreign_file),
+	RBT_CASE(resize_cpu_shared),
+	RBT_CASE(resize_cpu_writer),
 };
 
 int main(int argc, char **argv)

@@ -377,6 +377,7 @@ int ringtrace_instance_destroy(struct ringtrace_instance *tr)
 	while (tr->nr_retired)
 		ringbuf_free(tr->retired[--tr->nr_retired]);
 	free(tr->retired);
+	free(tr->cpu_size_kb);
 	rt_instance_slot_gone(tr->id);
 	pthread_mutex_destroy(&tr->lock);
 	pthread_mutex_destroy(&tr->max_lock);
@@ -581,14 +582,32 @@ bool ringtrace_tracing_is_on(struct ringtrace_instance *tr)
 	return tr && ringbuf_record_is_on(ringtrace_buffer(tr));
 }
 
+/* Give the cpu buffers of @rb (new, or the snapshot buffer) the sizes of
+ * the cpu buffers that were sized alone (called with tr->lock). */
+int rt_apply_cpu_sizes(struct ringtrace_instance *tr, struct ringbuf *rb)
+{
+	int ret = 0;
+
+	for (int c = 0; c < tr->nr_cpu_size_kb && !ret; c++)
+		if (tr->cpu_size_kb[c] != tr->size_kb)
+			ret = ringbuf_resize(rb, tr->cpu_size_kb[c] * 1024, c);
+	return ret;
+}
+
 int ringtrace_set_buffer_size_kb(struct ringtrace_instance *tr, size_t kb)
 {
-	int ret;
+	size_t *cpu_size_kb;
+	int ret, nr;
 
 	tr = rt_instance_get(tr);
 	if (!tr || kb == 0)
 		return -EINVAL;
 	pthread_mutex_lock(&tr->lock);
+	/* Every cpu buffer gets @kb: none is sized alone any more. */
+	cpu_size_kb = tr->cpu_size_kb;
+	nr = tr->nr_cpu_size_kb;
+	tr->cpu_size_kb = NULL;
+	tr->nr_cpu_size_kb = 0;
 	if (rt_published()) {
 		ret = rt_replace_buffers(tr, kb, tr->clock);
 	} else {
@@ -601,8 +620,82 @@ int ringtrace_set_buffer_size_kb(struct ringtrace_instance *tr, size_t kb)
 		if (!ret)
 			tr->size_kb = kb;
 	}
+	if (ret) {
+		tr->cpu_size_kb = cpu_size_kb;
+		tr->nr_cpu_size_kb = nr;
+	} else {
+		free(cpu_size_kb);
+	}
 	pthread_mutex_unlock(&tr->lock);
 	return ret;
+}
+
+/*
+ * Resize one cpu buffer, as the kernel's per_cpu/cpuN/buffer_size_kb: the
+ * live buffer's and the snapshot's, in place (a shared buffer's readers
+ * in other processes follow; libringbuf's ringbuf_resize()).
+ */
+int ringtrace_set_buffer_size_kb_cpu(struct ringtrace_instance *tr, int cpu,
+				     size_t kb)
+{
+	struct ringbuf *rb;
+	int ret, n;
+
+	if (cpu == RINGTRACE_ALL_CPUS)
+		return ringtrace_set_buffer_size_kb(tr, kb);
+	tr = rt_instance_get(tr);
+	if (!tr || kb == 0 || kb > SIZE_MAX / 1024)
+		return -EINVAL;
+	pthread_mutex_lock(&tr->lock);
+	/* Relaxed: the buffer is replaced only under tr->lock, held here. */
+	rb = atomic_load_explicit(&tr->rb, memory_order_relaxed);
+	n = ringbuf_nr_cpus(rb);
+	ret = -EINVAL;
+	if (cpu < 0 || cpu >= n)
+		goto out;
+	if (!tr->cpu_size_kb) {
+		ret = -ENOMEM;
+		tr->cpu_size_kb = malloc((size_t)n * sizeof(*tr->cpu_size_kb));
+		if (!tr->cpu_size_kb)
+			goto out;
+		for (int c = 0; c < n; c++)
+			tr->cpu_size_kb[c] = tr->size_kb;
+		tr->nr_cpu_size_kb = n;
+	}
+	ret = ringbuf_resize(rb, kb * 1024, cpu);
+	if (!ret && tr->snap)
+		ret = ringbuf_resize(tr->snap, kb * 1024, cpu);
+	if (!ret)
+		tr->cpu_size_kb[cpu] = kb;
+out:
+	pthread_mutex_unlock(&tr->lock);
+	return ret;
+}
+
+size_t ringtrace_buffer_size_kb_cpu(struct ringtrace_instance *tr, int cpu)
+{
+	size_t kb = 0;
+
+	tr = rt_instance_get(tr);
+	if (!tr)
+		return 0;
+	pthread_mutex_lock(&tr->lock);
+	if (cpu == RINGTRACE_ALL_CPUS) {
+		/* one size for all, or 0 when they differ */
+		kb = tr->size_kb;
+		for (int c = 0; c < tr->nr_cpu_size_kb; c++)
+			if (tr->cpu_size_kb[c] != tr->size_kb)
+				kb = 0;
+	} else if (cpu >= 0 && cpu < tr->nr_cpu_size_kb) {
+		kb = tr->cpu_size_kb[cpu];
+	} else if (cpu >= 0 &&
+		   cpu < ringbuf_nr_cpus(atomic_load_explicit(
+				 &tr->rb, memory_order_relaxed))) {
+		/* Relaxed: as above, under tr->lock. */
+		kb = tr->size_kb;
+	}
+	pthread_mutex_unlock(&tr->lock);
+	return kb;
 }
 
 size_t ringtrace_buffer_size_kb(struct ringtrace_instance *tr)
@@ -707,6 +800,13 @@ static int rt_replace_buffers(struct ringtrace_instance *tr, size_t size_kb,
 		return -ENOMEM;
 	if (!ringbuf_record_is_on(old))
 		ringbuf_record_off(nrb);
+	/* The cpu buffers sized alone keep their size (a new clock). */
+	if (rt_apply_cpu_sizes(tr, nrb) || (snap && rt_apply_cpu_sizes(tr, snap))) {
+		ringbuf_free(nrb);
+		if (snap)
+			ringbuf_free(snap);
+		return -ENOMEM;
+	}
 	/* Publishes the initialised buffer; pairs with the acquire loads
 	 * in rt_inst_rb() and ringtrace_buffer(). */
 	atomic_store_explicit(&tr->rb, nrb, memory_order_release);

@@ -375,7 +375,20 @@ static int rt_get(struct ringtrace_instance *tr, const char *name,
 	} else if (!strcmp(name, "tracing_on")) {
 		rt_reply_printf(r, "%d\n", ringtrace_tracing_is_on(tr) ? 1 : 0);
 	} else if (!strcmp(name, "buffer_size_kb")) {
-		rt_reply_printf(r, "%zu\n", ringtrace_buffer_size_kb(tr));
+		/* "X" when the cpu buffers differ, as tracefs */
+		size_t kb = ringtrace_buffer_size_kb_cpu(tr, RINGTRACE_ALL_CPUS);
+
+		if (kb)
+			rt_reply_printf(r, "%zu\n", kb);
+		else
+			rt_reply_printf(r, "X\n");
+	} else if (!strcmp(name, "per_cpu_buffer_size_kb")) {
+		/* one line per cpu buffer */
+		int n = ringbuf_nr_cpus(ringtrace_buffer(tr));
+
+		for (int c = 0; c < n; c++)
+			rt_reply_printf(r, "%zu\n",
+					ringtrace_buffer_size_kb_cpu(tr, c));
 	} else if (!strcmp(name, "buffer_percent")) {
 		rt_reply_printf(r, "%d\n", ringtrace_buffer_percent(tr));
 	} else if (!strcmp(name, "trace_clock")) {
@@ -644,9 +657,20 @@ static int rt_ctl_execute(char *line, struct rt_reply *r)
 			pthread_mutex_unlock(&tr->lock);
 		}
 	} else if (!strcmp(verb, "buffer_size_kb")) {
+		/* "buffer_size_kb KB [CPU]": one cpu buffer, or every one */
+		const char *c;
+		char *end = NULL;
+		long cpu = RINGTRACE_ALL_CPUS;
+
 		a = rt_word(&p);
-		ret = ringtrace_set_buffer_size_kb(tr, a ? strtoul(a, NULL, 10) :
-							   0);
+		c = rt_word(&p);
+		if (c)
+			cpu = strtol(c, &end, 10);
+		ret = c && (*end || cpu < 0 || cpu > INT_MAX) ?
+			      -EINVAL :
+			      ringtrace_set_buffer_size_kb_cpu(
+				      tr, (int)cpu,
+				      a ? strtoul(a, NULL, 10) : 0);
 		if (ret)
 			rt_reply_printf(r, "buffer_size_kb %s: %s", a ? a : "",
 					strerror(-ret));

@@ -586,7 +586,15 @@ int rt_snapshot_make_locked(struct ringtrace_instance *tr)
 		tr, true, tr->size_kb, ringbuf_clock(rb),
 		(atomic_load_explicit(&tr->options, memory_order_relaxed) &
 		 RT_OPT(RT_OPT_OVERWRITE)) != 0);
-	return tr->snap ? 0 : -ENOMEM;
+	if (!tr->snap)
+		return -ENOMEM;
+	/* As the live buffer: a swap exchanges cpu buffers of one size. */
+	if (rt_apply_cpu_sizes(tr, tr->snap)) {
+		ringbuf_free(tr->snap);
+		tr->snap = NULL;
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 int rt_snapshot_alloc(struct ringtrace_instance *tr)

@@ -55,6 +55,10 @@ struct ringtrace_instance {
 	_Atomic uint64_t options;
 	_Atomic int tracer;
 	size_t size_kb;
+	/* per cpu buffer once one was sized alone (per_cpu/cpuN/
+	 * buffer_size_kb), else NULL: every one is size_kb */
+	size_t *cpu_size_kb;
+	int nr_cpu_size_kb;
 	bool saved_lat_fmt;
 	int buffer_percent;
 	int clock;
@@ -259,6 +263,7 @@ uint64_t rt_buffer_clock(uint64_t mask);
 struct ringbuf *rt_make_buffer(struct ringtrace_instance *tr, bool snap,
 			       size_t size_kb, int clock, bool overwrite);
 int rt_snapshot_make_locked(struct ringtrace_instance *tr);
+int rt_apply_cpu_sizes(struct ringtrace_instance *tr, struct ringbuf *rb);
 void rt_snapshot_swap_locked(struct ringtrace_instance *tr);
 
 #endif /* RINGTRACE_TRACE_H */

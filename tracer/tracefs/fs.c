@@ -639,27 +639,60 @@ static int rtfs_write_tracing_on(const struct rtfs_node *n, char *buf)
 			v != 0);
 }
 
+/* buffer_size_kb: every cpu buffer; per_cpu/cpuN/buffer_size_kb: that one
+ * alone (the top file then reads "X", as the kernel's) */
 static int rtfs_write_buffer_size(const struct rtfs_node *n, char *buf)
 {
 	unsigned long v;
 
 	if (rtfs_parse_ul(buf, &v) || !v || v > (1ul << 30))
 		return -EINVAL;
+	if (n->cpu != RINGBUF_ALL_CPUS)
+		return rtfs_cmd(NULL, NULL, "buffer_size_kb %s %lu %d",
+				rtfs_iarg(n->inst), v, n->cpu);
 	return rtfs_cmd(NULL, NULL, "buffer_size_kb %s %lu", rtfs_iarg(n->inst),
 			v);
 }
 
-static int rtfs_show_total_size(const struct rtfs_node *n, FILE *out)
+/* The size of each cpu buffer, in kB: the sum (@cpu RINGBUF_ALL_CPUS) or
+ * that of @cpu. */
+static int rtfs_cpu_size_kb(const struct rtfs_node *n, int cpu,
+			    unsigned long *kb)
 {
-	char *reply = NULL;
-	int ret = rtfs_cmd(&reply, NULL, "get %s buffer_size_kb",
+	char *reply = NULL, *p;
+	int ret = rtfs_cmd(&reply, NULL, "get %s per_cpu_buffer_size_kb",
 			   rtfs_iarg(n->inst));
 
-	if (!ret)
-		fprintf(out, "%lu\n",
-			strtoul(reply ? reply : "0", NULL, 10) *
-				(unsigned long)fs.nr_cpus);
+	*kb = 0;
+	p = reply;
+	for (int c = 0; !ret && p && *p; c++) {
+		unsigned long v = strtoul(p, &p, 10);
+
+		if (cpu == RINGBUF_ALL_CPUS || cpu == c)
+			*kb += v;
+		p += strspn(p, "\n");
+	}
 	free(reply);
+	return ret;
+}
+
+static int rtfs_show_total_size(const struct rtfs_node *n, FILE *out)
+{
+	unsigned long kb;
+	int ret = rtfs_cpu_size_kb(n, RINGBUF_ALL_CPUS, &kb);
+
+	if (!ret)
+		fprintf(out, "%lu\n", kb);
+	return ret;
+}
+
+static int rtfs_show_cpu_size(const struct rtfs_node *n, FILE *out)
+{
+	unsigned long kb;
+	int ret = rtfs_cpu_size_kb(n, n->cpu, &kb);
+
+	if (!ret)
+		fprintf(out, "%lu\n", kb);
 	return ret;
 }
 
@@ -1234,7 +1267,8 @@ static const struct rtfs_file_ops rtfs_option_file = {
 	rtfs_trunc_none
 };
 static const struct rtfs_file_ops rtfs_cpu_files[] = {
-	{ "buffer_size_kb", 0444, false, rtfs_show_get, NULL, NULL },
+	{ "buffer_size_kb", 0644, false, rtfs_show_cpu_size,
+	  rtfs_write_buffer_size, rtfs_trunc_none },
 	{ "stats", 0444, false, rtfs_show_stats, NULL, NULL },
 	{ "trace", 0644, false, rtfs_show_cpu_trace, rtfs_write_ignore,
 	  rtfs_trunc_cpu_trace },

@@ -270,11 +270,14 @@ RINGBUF_API const char *ringbuf_path(struct ringbuf *rb);
  * added to their overrun count; the other cpu buffers keep their data.
  * Events returned earlier by peek/consume are copies and stay valid.
  *
+ * A buffer in a file or memfd is resized in place: the file grows (it
+ * never shrinks) and views in other processes follow at their next read
+ * of each cpu buffer (Documentation/shared-buffers.rst).
+ *
  * Context: any thread; blocks. Fails with -EBUSY while an iterator is open
- * or while a writer stays preempted mid-write for more than 10 seconds,
- * and for a buffer in a file or memfd (other processes map it at its
- * size); -EPERM on an attached view.
- * Return: 0, or -EINVAL, -EBUSY, -EPERM, -ENOMEM.
+ * or while a writer stays preempted mid-write for more than 10 seconds;
+ * -EPERM on an attached view; -ENOSPC when the file cannot grow.
+ * Return: 0, or -EINVAL, -EBUSY, -EPERM, -ENOMEM, -ENOSPC.
  */
 RINGBUF_API int ringbuf_resize(struct ringbuf *rb, size_t size, int cpu);
 

@@ -201,6 +201,14 @@ RINGTRACE_API bool ringtrace_tracing_is_on(struct ringtrace_instance *tr);
 RINGTRACE_API int ringtrace_set_buffer_size_kb(struct ringtrace_instance *tr,
 					       size_t kb);
 RINGTRACE_API size_t ringtrace_buffer_size_kb(struct ringtrace_instance *tr);
+/* One cpu buffer's (per_cpu/cpuN/buffer_size_kb), resized in place;
+ * cpu -1 (RINGTRACE_ALL_CPUS): every one. ringtrace_buffer_size_kb_cpu()
+ * of -1 is 0 when they differ (tracefs shows "X"). */
+#define RINGTRACE_ALL_CPUS (-1)
+RINGTRACE_API int ringtrace_set_buffer_size_kb_cpu(struct ringtrace_instance *tr,
+						   int cpu, size_t kb);
+RINGTRACE_API size_t ringtrace_buffer_size_kb_cpu(struct ringtrace_instance *tr,
+						  int cpu);
 /* buffer_percent: how full a cpu buffer is before a raw (page) reader
  * blocked on it wakes. */
 RINGTRACE_API int ringtrace_set_buffer_percent(struct ringtrace_instance *tr,
