@@ -873,6 +873,17 @@ static int rtt_consumer_conflict(const struct rtt_proc *p, int fd,
 
 	if (fcntl(fd, F_GETLK, &fl) || fl.l_type == F_UNLCK)
 		return 0;
+	/* an OFD lock names no process: its holder's id is where its
+	 * second lock is (RTT_CONSUMER_PID_OFF) */
+	if (fl.l_pid <= 0) {
+		struct flock id = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
+				    .l_start = RTT_CONSUMER_PID_OFF };
+
+		if (!fcntl(fd, F_GETLK, &id) && id.l_type != F_UNLCK &&
+		    id.l_start > RTT_CONSUMER_PID_OFF &&
+		    id.l_start - RTT_CONSUMER_PID_OFF <= INT_MAX)
+			fl.l_pid = (pid_t)(id.l_start - RTT_CONSUMER_PID_OFF);
+	}
 	snprintf(cpath, sizeof(cpath), "/proc/%d/comm", (int)fl.l_pid);
 	f = fopen(cpath, "re");
 	if (f) {
@@ -933,29 +944,6 @@ int rtt_consumer_check(const struct rtt_proc *p, int inst,
 	ret = rtt_consumer_conflict(p, fd, err);
 	close(fd);
 	return ret;
-}
-
-void rtt_consumer_release(const struct rtt_proc *p, int inst)
-{
-	char path[PATH_MAX];
-	int fd;
-
-	if (rtt_inst_path(p, inst, false, path, NULL))
-		return;
-	/* closing any descriptor of the file drops the process's lock */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd >= 0)
-		close(fd);
-}
-
-int rtt_consumer_take(const struct rtt_proc *p, int inst,
-		      char err[RTT_ERR_MAX])
-{
-	char path[PATH_MAX];
-
-	if (rtt_inst_path(p, inst, false, path, NULL))
-		return 0;
-	return rtt_consumer_lock(p, path, err);
 }
 
 int rtt_attach(const struct rtt_proc *p, int inst, bool snap,

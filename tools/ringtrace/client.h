@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "ctl.h"
 
@@ -218,20 +219,13 @@ int rtt_inst_find(const struct rtt_proc *p, const char *name);
 int rtt_consumer_check(const struct rtt_proc *p, int inst,
 		       char err[RTT_ERR_MAX]);
 
-/**
- * rtt_consumer_release - stop being the consumer of a buffer, keeping it
- *	attached (tracefs's trace_pipe once no reader has it open)
- * rtt_consumer_take - be its consumer again: 0, or -EBUSY with @err
- *	naming the process that consumes it meanwhile
- * @p: the traced process
- * @inst: its instance slot
- *
- * The consumer mark is a record lock of this process on the buffer
- * file: releasing drops it for every descriptor of the process.
+/*
+ * A consumer that holds an OFD lock (F_OFD_SETLK, ringtrace mount) instead
+ * of a record lock, which the kernel reports with no process id, also
+ * locks the byte at this offset plus its process id, so that a consumer
+ * refused can name it.
  */
-void rtt_consumer_release(const struct rtt_proc *p, int inst);
-int rtt_consumer_take(const struct rtt_proc *p, int inst,
-		      char err[RTT_ERR_MAX]);
+#define RTT_CONSUMER_PID_OFF ((off_t)1 << 40)
 
 int rtt_inst_path(const struct rtt_proc *p, int inst, bool snap, char *path,
 		  uint32_t *gen);

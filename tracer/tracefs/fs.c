@@ -59,6 +59,24 @@ struct rtfs_errlog {
 	int pos;
 };
 
+/*
+ * The mount's consumer mark on one buffer file, shared by all of its
+ * readers that consume it (trace_pipe, trace_pipe_raw): an open file
+ * description locked for writing on byte 0, as a consumer's lock in the
+ * tool (client.c), and on byte RTT_CONSUMER_PID_OFF + our pid, which
+ * names us to a consumer refused. An OFD lock (F_OFD_SETLK) goes with
+ * the open file description, not with the process: the daemon closing
+ * another descriptor of the file (a reader's view freed, a trace read)
+ * leaves it, as a process-wide record lock would not.
+ */
+struct rtfs_mark {
+	dev_t dev;
+	ino_t ino;
+	int fd;
+	int users;
+	struct rtfs_mark *next;
+};
+
 struct rtfs_pipe {
 	char inst[64];
 	int cpu; /* RINGBUF_ALL_CPUS for trace_pipe */
@@ -66,6 +84,7 @@ struct rtfs_pipe {
 	int users;
 	uint32_t gen;
 	struct ringbuf *rb;
+	struct rtfs_mark *mark; /* while a reader has it open */
 	struct rt_pipe_state *st;
 	struct rt_print_cfg cfg;
 	char *pend; /* printed, not yet read */
@@ -92,6 +111,8 @@ static struct rtfs {
 	int nr_err, next_err;
 	struct rtfs_pipe *pipes;
 	int pipes_open;
+	struct rtfs_mark *marks; /* under mark_lock */
+	pthread_mutex_t mark_lock;
 
 	/* printing: libtraceevent and the printer are not thread-safe */
 	pthread_mutex_t print_lock;
@@ -104,6 +125,7 @@ static struct rtfs {
 } fs = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.print_lock = PTHREAD_MUTEX_INITIALIZER,
+	.mark_lock = PTHREAD_MUTEX_INITIALIZER,
 };
 
 static bool rtfs_dead(void)
@@ -332,6 +354,7 @@ struct rtfs_fh {
 	struct rtfs_pipe *pipe;
 	/* trace_pipe_raw: its own consuming reader, the page being read */
 	struct ringbuf *raw;
+	struct rtfs_mark *raw_mark;
 	uint32_t raw_gen;
 	int raw_slot;
 	void *page;
@@ -1453,11 +1476,116 @@ static int rtfs_lookup(const char *path, struct rtfs_node *n)
 	return -ENOENT;
 }
 
+/* ---- the consumer mark --------------------------------------------------- */
+
+static int rtfs_ofd_lock(int fd, off_t start)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
+			    .l_start = start, .l_len = 1 };
+
+	return fcntl(fd, F_OFD_SETLK, &fl) ? -errno : 0;
+}
+
+/* Be the consumer of the buffer @rb (a view of instance @slot) views, for
+ * one more reader: the mark, or NULL with *@errp -EBUSY (another
+ * process consumes it) or another errno. */
+static struct rtfs_mark *rtfs_mark_get(struct ringbuf *rb, int slot,
+				       int *errp)
+{
+	char err[RTT_ERR_MAX], path[64];
+	struct rtfs_mark *m;
+	struct stat st;
+	int fd = ringbuf_fd(rb), ret;
+
+	if (fd < 0 || fstat(fd, &st)) {
+		*errp = -EBADF;
+		return NULL;
+	}
+	pthread_mutex_lock(&fs.mark_lock);
+	for (m = fs.marks; m; m = m->next)
+		if (m->dev == st.st_dev && m->ino == st.st_ino) {
+			m->users++;
+			goto out;
+		}
+	m = calloc(1, sizeof(*m));
+	ret = -ENOMEM;
+	if (!m)
+		goto fail;
+	/* a description of our own, the view's file opened again */
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	m->fd = open(path, O_RDWR | O_CLOEXEC);
+	ret = m->fd < 0 ? -errno : rtfs_ofd_lock(m->fd, 0);
+	if (ret == -EAGAIN || ret == -EACCES) {
+		/* name the consumer in the daemon's log */
+		if (rtt_consumer_check(&fs.p, slot, err))
+			fprintf(stderr, "ringtrace mount: %s\n", err);
+		ret = -EBUSY;
+	}
+	if (!ret)
+		ret = rtfs_ofd_lock(m->fd,
+				    RTT_CONSUMER_PID_OFF + (off_t)getpid());
+	if (ret) {
+		if (m->fd >= 0)
+			close(m->fd);
+		free(m);
+		goto fail;
+	}
+	m->dev = st.st_dev;
+	m->ino = st.st_ino;
+	m->users = 1;
+	m->next = fs.marks;
+	fs.marks = m;
+out:
+	pthread_mutex_unlock(&fs.mark_lock);
+	return m;
+fail:
+	pthread_mutex_unlock(&fs.mark_lock);
+	*errp = ret;
+	return NULL;
+}
+
+/* One reader less; the last one's put drops the mark. */
+static void rtfs_mark_put(struct rtfs_mark *m)
+{
+	struct rtfs_mark **pm;
+
+	if (!m)
+		return;
+	pthread_mutex_lock(&fs.mark_lock);
+	if (--m->users == 0) {
+		for (pm = &fs.marks; *pm; pm = &(*pm)->next)
+			if (*pm == m) {
+				*pm = m->next;
+				break;
+			}
+		close(m->fd);
+		free(m);
+	}
+	pthread_mutex_unlock(&fs.mark_lock);
+}
+
+/* A view of instance @slot's buffer (a new one: size, clock), marked as
+ * ours: 0, or a negative errno (-EBUSY: another process consumes it). */
+static int rtfs_attach_marked(int slot, uint32_t *gen, struct ringbuf **rbp,
+			      struct rtfs_mark **markp)
+{
+	char err[RTT_ERR_MAX];
+	int ret = rtt_attach(&fs.p, slot, false, 0, gen, rbp, err);
+
+	if (ret)
+		return ret;
+	*markp = rtfs_mark_get(*rbp, slot, &ret);
+	if (!*markp) {
+		ringbuf_free(*rbp);
+		*rbp = NULL;
+	}
+	return ret;
+}
+
 /* ---- trace_pipe --------------------------------------------------------- */
 
 static struct rtfs_pipe *rtfs_pipe_get(const struct rtfs_node *n, int *errp)
 {
-	char err[RTT_ERR_MAX];
 	struct rtfs_pipe *pp;
 	int slot, ret;
 
@@ -1468,9 +1596,9 @@ static struct rtfs_pipe *rtfs_pipe_get(const struct rtfs_node *n, int *errp)
 	if (pp) {
 		/* the first reader again: consume again, unless another
 		 * consumer came meanwhile */
-		if (!fs.pipes_open) {
-			ret = rtt_consumer_take(&fs.p, pp->slot, err);
-			if (ret) {
+		if (!pp->users) {
+			pp->mark = rtfs_mark_get(pp->rb, pp->slot, &ret);
+			if (!pp->mark) {
 				pthread_mutex_unlock(&fs.lock);
 				*errp = ret;
 				return NULL;
@@ -1497,10 +1625,11 @@ static struct rtfs_pipe *rtfs_pipe_get(const struct rtfs_node *n, int *errp)
 	pp->slot = slot;
 	pthread_mutex_init(&pp->lock, NULL);
 	rtfs_get_cfg(n->inst, &pp->cfg);
-	ret = rtt_attach(&fs.p, slot, false, RTT_ATTACH_CONSUME, &pp->gen,
-			 &pp->rb, err);
+	ret = rtfs_attach_marked(slot, &pp->gen, &pp->rb, &pp->mark);
 	pp->st = ret ? NULL : rt_pipe_state_new();
 	if (ret || !pp->st) {
+		if (!ret)
+			rtfs_mark_put(pp->mark);
 		ringbuf_free(pp->rb);
 		free(pp);
 		*errp = ret ? ret : -ENOMEM;
@@ -1516,15 +1645,18 @@ static struct rtfs_pipe *rtfs_pipe_get(const struct rtfs_node *n, int *errp)
 }
 
 /* The shared reader stays while the mount lives: its unread text is
- * the next reader's. With no trace_pipe open, the mount stops being the
- * buffer's consumer, so 'ringtrace pipe' or 'record' may take it. */
+ * the next reader's. With none of its readers open, the mount stops
+ * being the buffer's consumer for it, so 'ringtrace pipe' or 'record'
+ * may take the buffer (unless a trace_pipe_raw of the mount still
+ * consumes it). */
 static void rtfs_pipe_put(struct rtfs_pipe *pp)
 {
 	pthread_mutex_lock(&fs.lock);
-	pp->users--;
-	if (!--fs.pipes_open)
-		for (struct rtfs_pipe *q = fs.pipes; q; q = q->next)
-			rtt_consumer_release(&fs.p, q->slot);
+	fs.pipes_open--;
+	if (!--pp->users) {
+		rtfs_mark_put(pp->mark);
+		pp->mark = NULL;
+	}
 	pthread_mutex_unlock(&fs.lock);
 }
 
@@ -1532,18 +1664,19 @@ static void rtfs_pipe_put(struct rtfs_pipe *pp)
  * bytes printed, or a negative errno. */
 static int rtfs_pipe_fill(struct rtfs_pipe *pp)
 {
-	char *buf = NULL, err[RTT_ERR_MAX];
+	struct rtfs_mark *swap_mark;
+	char *buf = NULL;
 	size_t len = 0;
 	FILE *f;
 	int n;
 
 	if (!rtfs_dead() && rtt_inst_gen(&fs.p, pp->slot) != pp->gen) {
+		struct rtfs_mark *mark;
 		struct ringbuf *rb;
 		uint32_t gen;
 
 		/* a new buffer (size, clock): what the old one held first */
-		if (!rtt_attach(&fs.p, pp->slot, false, RTT_ATTACH_CONSUME,
-				&gen, &rb, err)) {
+		if (!rtfs_attach_marked(pp->slot, &gen, &rb, &mark)) {
 			f = open_memstream(&buf, &len);
 			if (f) {
 				pthread_mutex_lock(&fs.print_lock);
@@ -1556,6 +1689,12 @@ static int rtfs_pipe_fill(struct rtfs_pipe *pp)
 			ringbuf_free(pp->rb);
 			pp->rb = rb;
 			pp->gen = gen;
+			/* a reader has it open (this read): it is marked */
+			pthread_mutex_lock(&fs.lock);
+			swap_mark = pp->mark;
+			pp->mark = mark;
+			pthread_mutex_unlock(&fs.lock);
+			rtfs_mark_put(swap_mark);
 			rtfs_get_cfg(pp->inst, &pp->cfg);
 			if (len) {
 				pp->pend = buf;
@@ -1648,18 +1787,17 @@ static int rtfs_pipe_read(struct rtfs_pipe *pp, char *out, size_t size,
  */
 static int rtfs_raw_open(struct rtfs_fh *fh)
 {
-	char err[RTT_ERR_MAX];
 	int slot = rtt_inst_find(&fs.p, fh->n.inst), ret;
 
 	if (slot < 0)
 		return -ENOENT;
-	ret = rtt_attach(&fs.p, slot, false, RTT_ATTACH_CONSUME, &fh->raw_gen,
-			 &fh->raw, err);
+	ret = rtfs_attach_marked(slot, &fh->raw_gen, &fh->raw, &fh->raw_mark);
 	if (ret)
 		return ret;
 	fh->raw_slot = slot;
 	fh->page = ringbuf_alloc_read_page(fh->raw, fh->n.cpu);
 	if (!fh->page) {
+		rtfs_mark_put(fh->raw_mark);
 		ringbuf_free(fh->raw);
 		fh->raw = NULL;
 		return -ENOMEM;
@@ -1672,22 +1810,24 @@ static int rtfs_raw_open(struct rtfs_fh *fh)
  * drained: read the new one. Under raw_lock. Return: true if it did. */
 static bool rtfs_raw_follow(struct rtfs_fh *fh)
 {
-	char err[RTT_ERR_MAX];
+	struct rtfs_mark *mark;
 	struct ringbuf *rb;
 	uint32_t gen;
 	void *page;
 
 	if (rtfs_dead() || rtt_inst_gen(&fs.p, fh->raw_slot) == fh->raw_gen ||
-	    rtt_attach(&fs.p, fh->raw_slot, false, RTT_ATTACH_CONSUME, &gen,
-		       &rb, err))
+	    rtfs_attach_marked(fh->raw_slot, &gen, &rb, &mark))
 		return false;
 	page = ringbuf_alloc_read_page(rb, fh->n.cpu);
 	if (!page) {
+		rtfs_mark_put(mark);
 		ringbuf_free(rb);
 		return false;
 	}
 	ringbuf_free_read_page(fh->raw, fh->n.cpu, fh->page);
 	ringbuf_free(fh->raw);
+	rtfs_mark_put(fh->raw_mark);
+	fh->raw_mark = mark;
 	fh->raw = rb;
 	fh->raw_gen = gen;
 	fh->page = page;
@@ -1700,6 +1840,7 @@ static void rtfs_raw_close(struct rtfs_fh *fh)
 		return;
 	ringbuf_free_read_page(fh->raw, fh->n.cpu, fh->page);
 	ringbuf_free(fh->raw);
+	rtfs_mark_put(fh->raw_mark);
 	pthread_mutex_destroy(&fh->raw_lock);
 }
 
