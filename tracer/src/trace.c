@@ -861,8 +861,55 @@ static uint64_t rt_marker_mask(struct ringtrace_instance *tr)
 	return mask;
 }
 
+/*
+ * The triggers of events/ftrace/print in @tr after a marker record was
+ * written, as the kernel runs the trace_marker file's triggers: each
+ * trigger's filter is tested on the record as written but without the
+ * newline the write adds (the kernel tests it before adding one), with
+ * buf as a char array of RT_PRINT_TRIG_BUF bytes, and the triggers that
+ * pass run after the record is committed.
+ */
+static void rt_print_triggers(struct ringtrace_instance *tr,
+			      const struct rt_print_arg *a, const void *from)
+{
+	struct rt_print_arg bare = *a;
+	const struct rt_trigger_list *l;
+	struct ringtrace_write w = { 0 };
+	struct rt_event_priv *p;
+	size_t size = sizeof(struct rt_print_entry) + RT_PRINT_TRIG_BUF;
+	void *rec = NULL;
+
+	rt_rcu_read_lock();
+	p = rt_event_by_id(RT_TYPE_PRINT);
+	/* Pairs with the release side of the exchange that publishes a
+	 * list in trigger.c; the list is freed after a grace period. */
+	l = p ? atomic_load_explicit(&p->triggers[tr->id],
+				     memory_order_acquire) :
+		NULL;
+	if (l)
+		rec = calloc(1, size);
+	if (rec) {
+		bare.nl = false;
+		if (bare.len > RT_PRINT_TRIG_BUF - 1)
+			bare.len = RT_PRINT_TRIG_BUF - 1;
+		rt_fill_entry(rec, RT_TYPE_PRINT, rt_cur.depth);
+		rt_fill_print(rec, &bare);
+		w.event = p->ev;
+		w.rec = rec;
+		w.size = size;
+		w.inst = tr->id;
+		w.depth = rt_cur.depth;
+		for (unsigned int i = 0; i < l->nr; i++)
+			if (!l->t[i]->filter ||
+			    rt_filter_match(l->t[i]->filter, rec, size))
+				rt_trigger_fire(&w, l->t[i], from);
+		free(rec);
+	}
+	rt_rcu_read_unlock();
+}
+
 static int rt_print_record(struct ringtrace_instance *tr, unsigned long ip,
-			   const char *text, size_t len)
+			   const char *text, size_t len, bool marker)
 {
 	struct rt_print_arg a = { .ip = ip, .text = text };
 	uint64_t mask = rt_marker_mask(tr);
@@ -877,11 +924,15 @@ static int rt_print_record(struct ringtrace_instance *tr, unsigned long ip,
 		len = max;
 	a.len = len;
 	a.nl = len == 0 || text[len - 1] != '\n';
-	return rt_write_builtin(mask, RT_TYPE_PRINT,
-				sizeof(struct rt_print_entry) + len + 2,
-				rt_fill_print, &a) ?
-		       0 :
-		       -ENOSPC;
+	if (!rt_write_builtin(mask, RT_TYPE_PRINT,
+			      sizeof(struct rt_print_entry) + len + 2,
+			      rt_fill_print, &a))
+		return -ENOSPC;
+	/* a trace_marker write, not ringtrace_printf() (the kernel's
+	 * trace_printk() runs no trigger either) */
+	if (marker)
+		rt_print_triggers(tr, &a, __builtin_return_address(0));
+	return 0;
 }
 
 /*
@@ -892,7 +943,7 @@ __attribute__((noinline, used)) int tracing_mark_write(
 	struct ringtrace_instance *tr, const char *text, size_t len)
 {
 	return rt_print_record(tr, (unsigned long)tracing_mark_write, text,
-			       len);
+			       len, true);
 }
 
 unsigned long rt_tracing_mark_write_ip(void)
@@ -926,7 +977,7 @@ __attribute__((noinline)) int ringtrace_printf(const char *fmt, ...)
 	if ((size_t)n >= sizeof(buf))
 		n = sizeof(buf) - 1;
 	return rt_print_record(tr, (unsigned long)__builtin_return_address(0),
-			       buf, (size_t)n);
+			       buf, (size_t)n, false);
 }
 
 struct rt_raw_arg {

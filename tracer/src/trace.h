@@ -263,6 +263,10 @@ uint64_t rt_buffer_clock(uint64_t mask);
 struct ringbuf *rt_make_buffer(struct ringtrace_instance *tr, bool snap,
 			       size_t size_kb, int clock, bool overwrite);
 int rt_snapshot_make_locked(struct ringtrace_instance *tr);
+/* The text of a marker as the filters of its triggers see it: buf as a
+ * char array of this size (the record's own buf has none), the text cut
+ * to fit (rt_print_triggers()). */
+#define RT_PRINT_TRIG_BUF 4096u
 int rt_apply_cpu_sizes(struct ringtrace_instance *tr, struct ringbuf *rb);
 void rt_snapshot_swap_locked(struct ringtrace_instance *tr);
 

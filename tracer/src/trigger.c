@@ -6,8 +6,10 @@
  * The kernel's trace_events_trigger.c, for the commands that carry over
  * to a process: traceon, traceoff, snapshot, stacktrace, enable_event and
  * disable_event, each with an optional ":N" count and an optional
- * "if FILTER". What a trigger does when its event is written is in
- * trace.c (rt_trigger_commit()), in the write path.
+ * "if FILTER", on the program's events and on ftrace:print (the marker
+ * records, events/ftrace/print/trigger). What a trigger does when its
+ * event is written is in trace.c (rt_trigger_commit(), and
+ * rt_print_triggers() for the markers), in the write path.
  *
  * The triggers of an event in an instance are a small array (struct
  * rt_trigger_list), replaced whole on every change and published with
@@ -290,7 +292,7 @@ int ringtrace_set_trigger(struct ringtrace_instance *tr, const char *system,
 		goto out;
 	}
 	p = rt_event_find(system, event);
-	if (!p || p->builtin) {
+	if (!p || (p->builtin && p->id != RT_TYPE_PRINT)) {
 		rt_trig_err(err, errlen, "no event %s:%s", system ? system : "*",
 			    event);
 		ret = -ENOENT;
@@ -349,8 +351,20 @@ int ringtrace_set_trigger(struct ringtrace_instance *tr, const char *system,
 	atomic_init(&t->count, rq.count);
 	if (rq.filter) {
 		struct rt_filter_error fe;
+		struct rt_field print_fields[8];
+		const struct rt_field *fields = p->fields;
 
-		if (rt_filter_parse(rq.filter, p->fields, p->nr_fields,
+		/* the marker's buf, a char[] of no size in its format, is
+		 * given one for the filters (rt_print_triggers()) */
+		if (p->builtin && p->nr_fields <= 8) {
+			memcpy(print_fields, p->fields,
+			       p->nr_fields * sizeof(*print_fields));
+			for (unsigned int i = 0; i < p->nr_fields; i++)
+				if (!strcmp(print_fields[i].name, "buf"))
+					print_fields[i].size = RT_PRINT_TRIG_BUF;
+			fields = print_fields;
+		}
+		if (rt_filter_parse(rq.filter, fields, p->nr_fields,
 				    &t->filter, &fe)) {
 			if (err && errlen)
 				rt_filter_error_print(err, errlen, rq.filter,
@@ -374,7 +388,10 @@ int ringtrace_set_trigger(struct ringtrace_instance *tr, const char *system,
 	rt_trig_publish(p, tr->id, nl);
 	if (target)
 		rt_soft_mode(target, tr->id, true);
-	rt_soft_mode(p, tr->id, true);
+	/* ftrace:print (the markers) has no enable to arm: its writer, the
+	 * marker write, looks for triggers itself (rt_print_triggers()) */
+	if (!p->builtin)
+		rt_soft_mode(p, tr->id, true);
 	rt_synchronize_rcu();
 	free(old);
 	t = NULL;

@@ -241,6 +241,13 @@ static bool rtfs_internal_sys(const char *sys)
 	return !strcmp(sys, "ftrace");
 }
 
+/* ftrace:print, the marker records, takes triggers (trace_marker writes
+ * run them), as the kernel's events/ftrace/print/trigger. */
+static bool rtfs_has_trigger(const char *sys, const char *ev)
+{
+	return !rtfs_internal_sys(sys) || !strcmp(ev, "print");
+}
+
 /* Is there an event SYS:NAME (NAME NULL: any event of SYS), the
  * tracer's own records included? */
 static bool rtfs_event_exists(const char *sys, const char *name)
@@ -1419,9 +1426,11 @@ static int rtfs_lookup(const char *path, struct rtfs_node *n)
 		for (i = 0; !n->f && i < 3; i++)
 			if (!strcmp(c, rtfs_event_files[i].name))
 				n->f = &rtfs_event_files[i];
-		/* the tracer's own records: their format and id only */
+		/* the tracer's own records: their format and id only (and
+		 * the markers' trigger) */
 		if (n->f && rtfs_internal_sys(n->sys) &&
-		    strcmp(c, "format") && strcmp(c, "id"))
+		    strcmp(c, "format") && strcmp(c, "id") &&
+		    !(!strcmp(c, "trigger") && rtfs_has_trigger(n->sys, n->ev)))
 			n->f = NULL;
 		if (!n->f)
 			return -ENOENT;
@@ -2091,7 +2100,7 @@ static int rtfs_readdir(const char *path, void *buf, fuse_fill_dir_t fill,
 		}
 		fill(buf, "format", NULL, 0, 0);
 		fill(buf, "id", NULL, 0, 0);
-		if (!rtfs_internal_sys(n.sys))
+		if (rtfs_has_trigger(n.sys, n.ev))
 			fill(buf, "trigger", NULL, 0, 0);
 		break;
 	case RTFS_DIR_OPTIONS: {
