@@ -1219,6 +1219,108 @@ static void boot_size_too_large(void)
 		RBT_FAIL("no warning about the size: '%s'", msg);
 }
 
+/* "ff...": tracing_cpumask with every one of @n cpu buffers recording,
+ * as the kernel prints it (32-bit groups, the first as wide as its bits). */
+static void all_cpus_mask(int n, char *buf, size_t len)
+{
+	size_t k = 0;
+
+	for (int g = (n - 1) / 32; g >= 0; g--) {
+		int bits = g == (n - 1) / 32 ? n - g * 32 : 32;
+
+		k += (size_t)snprintf(buf + k, len - k, "%s%0*lx", k ? "," : "",
+				      g == (n - 1) / 32 ? (bits + 3) / 4 : 8,
+				      bits == 32 ? 0xfffffffful :
+						   (1ul << bits) - 1);
+	}
+	snprintf(buf + k, len - k, "\n");
+}
+
+#define ASSERT_SAME(a, b)                                                   \
+	do {                                                                \
+		if (strcmp(a, b))                                           \
+			RBT_FAIL("'%s' is not '%s'", a, b);                 \
+	} while (0)
+
+/*
+ * The per-cpu controls: a cpu buffer sized alone (buffer_size_kb reads
+ * "X" then), tracing_cpumask, free_buffer with and without
+ * disable_on_free.
+ */
+static void cpu_controls(void)
+{
+	struct ringtrace_instance *tr = setup();
+	int n = ringbuf_nr_cpus(ringtrace_buffer(tr));
+	char buf[2048], want[2048], bad[64];
+	/* 64 KiB in sub-buffers of 4080 data bytes */
+	size_t small = (64 * 1024 + 4079) / 4080 * 4096;
+
+	ASSERT_EQ(ringtrace_set_event(tr, "sample:request", err, sizeof(err)),
+		  0);
+
+	/* one cpu buffer sized alone */
+	ASSERT_EQ(ringtrace_buffer_size_kb_cpu(tr, RINGTRACE_ALL_CPUS), 1408);
+	ASSERT_EQ(ringtrace_set_buffer_size_kb_cpu(tr, n - 1, 64), 0);
+	ASSERT_EQ(ringtrace_buffer_size_kb_cpu(tr, n - 1), 64);
+	ASSERT_EQ(ringtrace_buffer_size_kb_cpu(tr, 0), n > 1 ? 1408 : 64);
+	ASSERT_EQ(ringbuf_size(ringtrace_buffer(tr), n - 1), small);
+	if (n > 1)
+		ASSERT_EQ(ringtrace_buffer_size_kb_cpu(tr, RINGTRACE_ALL_CPUS),
+			  0);
+	ASSERT_EQ(ringtrace_set_buffer_size_kb_cpu(tr, n, 64), -EINVAL);
+	ASSERT_EQ(ringtrace_set_buffer_size_kb_cpu(tr, 0, 0), -EINVAL);
+	/* a new clock (new buffers) keeps it; the snapshot buffer gets it */
+	ASSERT_EQ(ringtrace_set_clock(tr, "boot"), 0);
+	ASSERT_EQ(ringbuf_size(ringtrace_buffer(tr), n - 1), small);
+	ASSERT_EQ(ringtrace_snapshot(tr, 1), 0);
+	ASSERT_EQ(ringtrace_snapshot(tr, 1), 0);
+	/* the whole size again */
+	ASSERT_EQ(ringtrace_set_buffer_size_kb(tr, 1408), 0);
+	ASSERT_EQ(ringtrace_buffer_size_kb_cpu(tr, n - 1), 1408);
+	ASSERT_EQ(ringtrace_buffer_size_kb_cpu(tr, RINGTRACE_ALL_CPUS), 1408);
+
+	/* tracing_cpumask: all by default */
+	all_cpus_mask(n, want, sizeof(want));
+	ringtrace_show_tracing_cpumask(tr, buf, sizeof(buf));
+	ASSERT_SAME(buf, want);
+	ASSERT_EQ(ringtrace_show_tracing_cpumask(tr, NULL, 0), strlen(want));
+	/* none: nothing is recorded, also after a new clock */
+	ASSERT_EQ(ringtrace_set_tracing_cpumask(tr, "0"), 0);
+	ASSERT_EQ(ringtrace_set_clock(tr, "mono"), 0);
+	trace_request(1, "/none");
+	ASSERT_EQ(ringbuf_entries(ringtrace_buffer(tr)), 0);
+	ringtrace_show_tracing_cpumask(tr, buf, sizeof(buf));
+	ASSERT_EQ(strspn(buf, "0,"), strlen(want) - 1);
+	/* back to all, in groups of 32 bits with the commas */
+	ASSERT_EQ(ringtrace_set_tracing_cpumask(tr, want), 0);
+	trace_request(2, "/all");
+	ASSERT_EQ(ringbuf_entries(ringtrace_buffer(tr)), 1);
+	ringtrace_show_tracing_cpumask(tr, buf, sizeof(buf));
+	ASSERT_SAME(buf, want);
+	/* what is not a mask of these cpu buffers changes nothing */
+	snprintf(bad, sizeof(bad), "%x", n < 31 ? 1u << n : 0u);
+	if (n < 31)
+		ASSERT_EQ(ringtrace_set_tracing_cpumask(tr, bad), -EINVAL);
+	ASSERT_EQ(ringtrace_set_tracing_cpumask(tr, "xyz"), -EINVAL);
+	ASSERT_EQ(ringtrace_set_tracing_cpumask(tr, ""), -EINVAL);
+	ASSERT_EQ(ringtrace_set_tracing_cpumask(tr, "1,"), -EINVAL);
+	ASSERT_EQ(ringtrace_set_tracing_cpumask(tr, "123456789"), -EINVAL);
+	ringtrace_show_tracing_cpumask(tr, buf, sizeof(buf));
+	ASSERT_SAME(buf, want);
+
+	/* free_buffer: the least size; tracing stays on */
+	ASSERT_EQ(ringtrace_free_buffer(tr), 0);
+	ASSERT_EQ(ringtrace_buffer_size_kb(tr), 7);
+	ASSERT_EQ(ringbuf_size(ringtrace_buffer(tr), 0), 2 * 4096);
+	ASSERT_TRUE(ringtrace_tracing_is_on(tr));
+	/* with disable_on_free, tracing goes off first */
+	ASSERT_EQ(ringtrace_set_buffer_size_kb(tr, 1408), 0);
+	ASSERT_EQ(ringtrace_set_option(tr, "disable_on_free"), 0);
+	ASSERT_EQ(ringtrace_free_buffer(tr), 0);
+	ASSERT_EQ(ringtrace_buffer_size_kb(tr), 7);
+	ASSERT_FALSE(ringtrace_tracing_is_on(tr));
+}
+
 /* The show calls with a NULL buffer give the length, as snprintf(). */
 static void null_buffers(void)
 {
@@ -1828,6 +1930,6 @@ static const struct rbt_case cases[] = {
 	RBT_CASE(trigger_parse),    RBT_CASE(trigger_counts),
 	RBT_CASE(trigger_enable_event), RBT_CASE(trigger_snapshot_stack),
 	RBT_CASE(pid_lists),	    RBT_CASE(option_stacktrace),
-	RBT_CASE(trigger_concurrent),
+	RBT_CASE(trigger_concurrent), RBT_CASE(cpu_controls),
 };
 RBT_MAIN(cases)

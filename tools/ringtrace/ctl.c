@@ -179,7 +179,7 @@ int rtt_do_filter(const struct rtt_verb *v, int argc, char **argv)
 }
 
 /* Verbs that are one command: on, off, clear, buffer-size, tracer,
- * clock. */
+ * clock, cpumask, free-buffer. */
 int rtt_do_simple(const struct rtt_verb *v, int argc, char **argv)
 {
 	struct rtt_proc p;
@@ -187,7 +187,7 @@ int rtt_do_simple(const struct rtt_verb *v, int argc, char **argv)
 	unsigned long kb;
 	int code, ret;
 	bool one = !strcmp(v->name, "buffer-size") || !strcmp(v->name, "tracer") ||
-		   !strcmp(v->name, "clock");
+		   !strcmp(v->name, "clock") || !strcmp(v->name, "cpumask");
 
 	code = rtt_ctl_args(v, argc, argv, NULL, NULL, &inst, 0,
 			    one ? 1 : 0, &p);
@@ -201,9 +201,10 @@ int rtt_do_simple(const struct rtt_verb *v, int argc, char **argv)
 			ret = rtt_cmd(&p, &reply, "tracer %s", rtt_iarg(inst));
 		else
 			ret = rtt_cmd(&p, &reply, "get %s %s", rtt_iarg(inst),
-				      !strcmp(v->name, "clock") ?
-					      "trace_clock" :
-					      "buffer_size_kb");
+				      !strcmp(v->name, "clock") ? "trace_clock" :
+				      !strcmp(v->name, "cpumask") ?
+								  "tracing_cpumask" :
+								  "buffer_size_kb");
 		if (!ret)
 			rtt_print_reply(reply);
 		free(reply);
@@ -219,6 +220,11 @@ int rtt_do_simple(const struct rtt_verb *v, int argc, char **argv)
 			      !strcmp(v->name, "on"));
 	} else if (!strcmp(v->name, "clear")) {
 		ret = rtt_cmd(&p, NULL, "clear %s", rtt_iarg(inst));
+	} else if (!strcmp(v->name, "free-buffer")) {
+		ret = rtt_cmd(&p, NULL, "free_buffer %s", rtt_iarg(inst));
+	} else if (!strcmp(v->name, "cpumask")) {
+		ret = rtt_cmd(&p, NULL, "tracing_cpumask %s %s", rtt_iarg(inst),
+			      arg);
 	} else if (!strcmp(v->name, "buffer-size")) {
 		if (rtt_parse_uint(arg, 1ul << 30, &kb) || !kb) {
 			rtt_proc_close(&p);

@@ -55,6 +55,18 @@ static const struct rtt_verb rtt_verbs[] = {
 	  "buffer_size_kb'. The buffer is replaced: what it held is lost.\n\n"
 	  "  -i, --instance NAME  the instance (default: the top one)\n"
 	  "  -h, --help           this text\n" },
+	{ "cpumask", NULL, rtt_do_simple, "cpumask [-i NAME] PID [MASK]",
+	  "Set which cpu buffers record, as 'echo MASK > tracing_cpumask': a\n"
+	  "hexadecimal mask, one bit per cpu buffer (groups of 32 bits separated\n"
+	  "by commas, the most significant first). Without MASK: print it.\n\n"
+	  "  -i, --instance NAME  the instance (default: the top one)\n"
+	  "  -h, --help           this text\n" },
+	{ "free-buffer", NULL, rtt_do_simple, "free-buffer [-i NAME] PID",
+	  "Shrink every cpu buffer to its least size, as 'echo > free_buffer'\n"
+	  "(buffer_size_kb then reads 7); what the buffer held is lost. With\n"
+	  "the disable_on_free option, recording is switched off first.\n\n"
+	  "  -i, --instance NAME  the instance (default: the top one)\n"
+	  "  -h, --help           this text\n" },
 	{ "snapshot", NULL, rtt_do_snapshot,
 	  "snapshot [-i NAME] [--free | --clear] PID", rtt_snapshot_full },
 	{ "options", NULL, rtt_do_options, "options [-i NAME] PID [OPT...]",

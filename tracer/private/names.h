@@ -35,6 +35,7 @@ enum rt_opt {
 	RT_OPT_FUNCGRAPH_ABSTIME,
 	RT_OPT_FUNCGRAPH_TAIL,
 	RT_OPT_STACKTRACE,
+	RT_OPT_DISABLE_ON_FREE,
 	RT_OPT_NR,
 };
 #define RT_OPT(o) (1ull << (o))

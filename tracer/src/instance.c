@@ -8,6 +8,7 @@
  * is in trace.c. Instances are published in rt_instances[] with release
  * stores and retired through an RCU grace period (see trace.c).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <execinfo.h>
 #include <limits.h>
@@ -378,6 +379,7 @@ int ringtrace_instance_destroy(struct ringtrace_instance *tr)
 		ringbuf_free(tr->retired[--tr->nr_retired]);
 	free(tr->retired);
 	free(tr->cpu_size_kb);
+	free(tr->cpus_off);
 	rt_instance_slot_gone(tr->id);
 	pthread_mutex_destroy(&tr->lock);
 	pthread_mutex_destroy(&tr->max_lock);
@@ -713,6 +715,173 @@ size_t ringtrace_buffer_size_kb(struct ringtrace_instance *tr)
 	return kb;
 }
 
+/*
+ * tracing_cpumask: the kernel's mask of the CPUs whose buffers record, in
+ * hexadecimal, in groups of 32 bits separated by commas (the most
+ * significant first), one bit per cpu buffer.
+ *
+ * Userspace: a writer that finds its own cpu buffer left out of the mask
+ * may write into another cpu buffer that is in it (a free spare, or
+ * another CPU's), as it does when its own is claimed; no record goes to a
+ * cpu buffer outside the mask.
+ */
+static int rt_parse_cpumask(const char *text, int n, uint64_t *off)
+{
+	size_t words = ((size_t)n + 63) / 64;
+	const char *p = text, *end;
+	int groups = 0;
+
+	while (isspace((unsigned char)*p))
+		p++;
+	for (end = p + strlen(p); end > p && isspace((unsigned char)end[-1]);
+	     end--)
+		;
+	if (p == end)
+		return -EINVAL;
+	for (const char *q = p; q < end; q++)
+		if (*q == ',')
+			groups++;
+	groups++;
+	/* every bit on (off all clear), then the mask's bits turn off "off" */
+	memset(off, 0xff, words * sizeof(*off));
+	for (int g = groups - 1; g >= 0; g--) {
+		const char *comma = memchr(p, ',', (size_t)(end - p));
+		const char *stop = comma ? comma : end;
+		unsigned long long v = 0;
+		int digits = 0;
+
+		for (const char *q = p; q < stop; q++) {
+			int d = isdigit((unsigned char)*q) ? *q - '0' :
+				isxdigit((unsigned char)*q) ?
+						  tolower((unsigned char)*q) -
+							  'a' + 10 :
+						  -1;
+
+			if (d < 0)
+				return -EINVAL;
+			if (v || d)
+				digits++;
+			v = v << 4 | (unsigned int)d;
+			if (digits > 8)
+				return -EINVAL;
+		}
+		if (stop == p)
+			return -EINVAL;
+		for (int b = 0; b < 32; b++) {
+			long bit = (long)g * 32 + b;
+
+			if (!(v & (1ull << b)))
+				continue;
+			if (bit >= n)
+				return -EINVAL; /* no such cpu buffer */
+			off[bit / 64] &= ~(1ull << (bit % 64));
+		}
+		p = comma ? comma + 1 : end;
+	}
+	/* the bits past the last cpu buffer mean nothing: clear */
+	for (long bit = n; bit < (long)words * 64; bit++)
+		off[bit / 64] &= ~(1ull << (bit % 64));
+	return 0;
+}
+
+int ringtrace_set_tracing_cpumask(struct ringtrace_instance *tr,
+				  const char *mask)
+{
+	struct ringbuf *rb;
+	uint64_t *off;
+	int n, ret;
+
+	tr = rt_instance_get(tr);
+	if (!tr || !mask)
+		return -EINVAL;
+	pthread_mutex_lock(&tr->lock);
+	/* Relaxed: the buffer is replaced only under tr->lock, held here. */
+	rb = atomic_load_explicit(&tr->rb, memory_order_relaxed);
+	n = ringbuf_nr_cpus(rb);
+	off = calloc(((size_t)n + 63) / 64, sizeof(*off));
+	ret = off ? rt_parse_cpumask(mask, n, off) : -ENOMEM;
+	if (ret) {
+		free(off);
+		goto out;
+	}
+	for (int c = 0; c < n; c++) {
+		uint64_t bit = 1ull << (c % 64);
+		bool was = tr->cpus_off && (tr->cpus_off[c / 64] & bit);
+		bool now = off[c / 64] & bit;
+
+		if (now && !was)
+			ringbuf_record_disable_cpu(rb, c);
+		else if (was && !now)
+			ringbuf_record_enable_cpu(rb, c);
+	}
+	free(tr->cpus_off);
+	tr->cpus_off = off;
+out:
+	pthread_mutex_unlock(&tr->lock);
+	return ret;
+}
+
+size_t ringtrace_show_tracing_cpumask(struct ringtrace_instance *tr,
+				      char *buf, size_t len)
+{
+	size_t k = 0;
+	int n;
+
+	/* NULL @buf: only the length is wanted (as snprintf()) */
+	if (!buf)
+		len = 0;
+	if (len)
+		buf[0] = '\0';
+	tr = rt_instance_get(tr);
+	if (!tr)
+		return 0;
+	pthread_mutex_lock(&tr->lock);
+	/* Relaxed: as above, under tr->lock. */
+	n = ringbuf_nr_cpus(atomic_load_explicit(&tr->rb, memory_order_relaxed));
+	for (int g = (n - 1) / 32; g >= 0; g--) {
+		int bits = g == (n - 1) / 32 ? n - g * 32 : 32;
+		unsigned long v = 0;
+
+		for (int b = 0; b < bits; b++) {
+			int c = g * 32 + b;
+
+			if (!tr->cpus_off ||
+			    !(tr->cpus_off[c / 64] & (1ull << (c % 64))))
+				v |= 1ul << b;
+		}
+		/* the first group as wide as its bits need, as the kernel */
+		k += (size_t)snprintf(buf + (k < len ? k : len),
+				      k < len ? len - k : 0, "%s%0*lx",
+				      k ? "," : "",
+				      g == (n - 1) / 32 ? (bits + 3) / 4 : 8, v);
+	}
+	k += (size_t)snprintf(buf + (k < len ? k : len), k < len ? len - k : 0,
+			      "\n");
+	pthread_mutex_unlock(&tr->lock);
+	return k;
+}
+
+/*
+ * free_buffer: the kernel shrinks the buffer to its least size when the
+ * file is closed, after turning tracing off if the disable_on_free option
+ * is set. The least here is two sub-buffers per cpu buffer, which
+ * buffer_size_kb shows as 7 (their data, 2 x 4080 bytes), as the
+ * kernel's does.
+ */
+#define RT_FREE_BUFFER_KB 7
+
+int ringtrace_free_buffer(struct ringtrace_instance *tr)
+{
+	tr = rt_instance_get(tr);
+	if (!tr)
+		return -EINVAL;
+	/* Relaxed: an option read by a control call, as a read of it. */
+	if (atomic_load_explicit(&tr->options, memory_order_relaxed) &
+	    RT_OPT(RT_OPT_DISABLE_ON_FREE))
+		ringtrace_tracing_on(tr, false);
+	return ringtrace_set_buffer_size_kb(tr, RT_FREE_BUFFER_KB);
+}
+
 int ringtrace_set_buffer_percent(struct ringtrace_instance *tr, int percent)
 {
 	tr = rt_instance_get(tr);
@@ -800,6 +969,10 @@ static int rt_replace_buffers(struct ringtrace_instance *tr, size_t size_kb,
 		return -ENOMEM;
 	if (!ringbuf_record_is_on(old))
 		ringbuf_record_off(nrb);
+	/* The cpu buffers left out of tracing_cpumask stay out. */
+	for (int c = 0; tr->cpus_off && c < ringbuf_nr_cpus(nrb); c++)
+		if (tr->cpus_off[c / 64] & (1ull << (c % 64)))
+			ringbuf_record_disable_cpu(nrb, c);
 	/* The cpu buffers sized alone keep their size (a new clock). */
 	if (rt_apply_cpu_sizes(tr, nrb) || (snap && rt_apply_cpu_sizes(tr, snap))) {
 		ringbuf_free(nrb);

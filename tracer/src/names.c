@@ -31,6 +31,7 @@ const struct rt_opt_name rt_opt_table[RT_OPT_NR] = {
 	[RT_OPT_FUNCGRAPH_ABSTIME] = { "funcgraph-abstime", false },
 	[RT_OPT_FUNCGRAPH_TAIL] = { "funcgraph-tail", false },
 	[RT_OPT_STACKTRACE] = { "stacktrace", false },
+	[RT_OPT_DISABLE_ON_FREE] = { "disable_on_free", false },
 };
 
 uint64_t rt_opt_defaults(void)

@@ -391,6 +391,9 @@ static int rt_get(struct ringtrace_instance *tr, const char *name,
 					ringtrace_buffer_size_kb_cpu(tr, c));
 	} else if (!strcmp(name, "buffer_percent")) {
 		rt_reply_printf(r, "%d\n", ringtrace_buffer_percent(tr));
+	} else if (!strcmp(name, "tracing_cpumask")) {
+		ringtrace_show_tracing_cpumask(tr, buf, sizeof(buf));
+		rt_reply_printf(r, "%s", buf);
 	} else if (!strcmp(name, "trace_clock")) {
 		ringtrace_show_clock(tr, buf, sizeof(buf));
 		rt_reply_printf(r, "%s", buf);
@@ -674,6 +677,17 @@ static int rt_ctl_execute(char *line, struct rt_reply *r)
 		if (ret)
 			rt_reply_printf(r, "buffer_size_kb %s: %s", a ? a : "",
 					strerror(-ret));
+	} else if (!strcmp(verb, "tracing_cpumask")) {
+		a = rt_word(&p);
+		ret = ringtrace_set_tracing_cpumask(tr, a ? a : "");
+		if (ret)
+			rt_reply_printf(r, "tracing_cpumask '%s': a hexadecimal mask of the %d cpu buffers",
+					a ? a : "",
+					ringbuf_nr_cpus(ringtrace_buffer(tr)));
+	} else if (!strcmp(verb, "free_buffer")) {
+		ret = ringtrace_free_buffer(tr);
+		if (ret)
+			rt_reply_printf(r, "free_buffer: %s", strerror(-ret));
 	} else if (!strcmp(verb, "buffer_percent")) {
 		a = rt_word(&p);
 		ret = ringtrace_set_buffer_percent(tr, a ? atoi(a) : -1);

@@ -59,6 +59,9 @@ struct ringtrace_instance {
 	 * buffer_size_kb), else NULL: every one is size_kb */
 	size_t *cpu_size_kb;
 	int nr_cpu_size_kb;
+	/* tracing_cpumask: bit c set when cpu buffer c does not record;
+	 * NULL when every one does */
+	uint64_t *cpus_off;
 	bool saved_lat_fmt;
 	int buffer_percent;
 	int clock;

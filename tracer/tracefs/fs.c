@@ -726,6 +726,23 @@ static int rtfs_show_cpu_size(const struct rtfs_node *n, FILE *out)
 	return ret;
 }
 
+static int rtfs_write_cpumask(const struct rtfs_node *n, char *buf)
+{
+	rtfs_chomp(buf);
+	if (!buf[0] || strchr(buf, ' '))
+		return -EINVAL;
+	return rtfs_cmd(NULL, NULL, "tracing_cpumask %s %s", rtfs_iarg(n->inst),
+			buf);
+}
+
+/* free_buffer: any write shrinks the buffer (the kernel does it at the
+ * file's release; a write comes just before it) */
+static int rtfs_write_free_buffer(const struct rtfs_node *n, char *buf)
+{
+	(void)buf;
+	return rtfs_cmd(NULL, NULL, "free_buffer %s", rtfs_iarg(n->inst));
+}
+
 static int rtfs_write_buffer_percent(const struct rtfs_node *n, char *buf)
 {
 	unsigned long v;
@@ -1203,6 +1220,8 @@ static const char rtfs_readme[] =
 	"  trace_clock\t\t- the clock of the time stamps\n"
 	"  trace_options\t\t- options; options/ holds one file each\n"
 	"  buffer_size_kb\t- the size of each cpu buffer\n"
+	"  free_buffer\t\t- a write shrinks the buffer to its least size\n"
+	"  tracing_cpumask\t- hexadecimal mask of the cpu buffers that record\n"
 	"  snapshot\t\t- 1 takes a snapshot, 0 frees it, 2 clears it\n"
 	"  instances/\t\t- mkdir and rmdir make and remove instances\n"
 	"  error_log\t\t- why the last writes were refused\n"
@@ -1234,6 +1253,8 @@ static const struct rtfs_file_ops rtfs_files[] = {
 	  rtfs_trunc_none },
 	{ "error_log", 0644, false, rtfs_show_error_log, rtfs_write_ignore,
 	  rtfs_trunc_error_log },
+	{ "free_buffer", 0200, false, NULL, rtfs_write_free_buffer,
+	  rtfs_trunc_none },
 	{ "max_graph_depth", 0644, true, rtfs_show_get, rtfs_write_graph_depth,
 	  rtfs_trunc_none },
 	{ "saved_cmdlines", 0444, true, rtfs_show_saved_cmdlines, NULL, NULL },
@@ -1268,6 +1289,8 @@ static const struct rtfs_file_ops rtfs_files[] = {
 	{ "trace_options", 0644, false, rtfs_show_options, rtfs_write_options,
 	  rtfs_trunc_none },
 	{ "trace_pipe", 0444, false, rtfs_show_text, NULL, NULL },
+	{ "tracing_cpumask", 0644, false, rtfs_show_get, rtfs_write_cpumask,
+	  rtfs_trunc_none },
 	{ "tracing_max_latency", 0644, false, rtfs_show_get,
 	  rtfs_write_max_latency, rtfs_trunc_none },
 	{ "tracing_on", 0644, false, rtfs_show_get, rtfs_write_tracing_on,

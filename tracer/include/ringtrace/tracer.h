@@ -209,6 +209,18 @@ RINGTRACE_API int ringtrace_set_buffer_size_kb_cpu(struct ringtrace_instance *tr
 						   int cpu, size_t kb);
 RINGTRACE_API size_t ringtrace_buffer_size_kb_cpu(struct ringtrace_instance *tr,
 						  int cpu);
+/* tracing_cpumask: which cpu buffers record, as the kernel's file: a
+ * hexadecimal mask, 32-bit groups separated by commas, one bit per cpu
+ * buffer (-EINVAL for a bit past the last one). The show is snprintf()-like.
+ */
+RINGTRACE_API int ringtrace_set_tracing_cpumask(struct ringtrace_instance *tr,
+						const char *mask);
+RINGTRACE_API size_t
+ringtrace_show_tracing_cpumask(struct ringtrace_instance *tr, char *buf,
+			       size_t len);
+/* free_buffer: shrink every cpu buffer to its least size (buffer_size_kb
+ * 7), turning tracing off first with the disable_on_free option. */
+RINGTRACE_API int ringtrace_free_buffer(struct ringtrace_instance *tr);
 /* buffer_percent: how full a cpu buffer is before a raw (page) reader
  * blocked on it wakes. */
 RINGTRACE_API int ringtrace_set_buffer_percent(struct ringtrace_instance *tr,
