@@ -289,6 +289,15 @@ void rb_data_maps_free(struct ringbuf *rb)
 	}
 }
 
+/* Cpu buffer @c's state in the header of @rb's file (its offsets depend
+ * on the cpu count only, which attach checked). */
+static const struct rb_cpu_meta *rb_follow_cpu_meta(struct ringbuf *rb, int c)
+{
+	return (const struct rb_cpu_meta *)((const char *)rb->map +
+					    rb->meta->cpu_meta_off +
+					    (size_t)c * rb->meta->cpu_meta_size);
+}
+
 /*
  * The geometry a resize left in the header of @rb's file, checked as the
  * attach checks it (the file is not trusted): 0 and the layout in @l, or
@@ -303,8 +312,10 @@ static int rb_follow_check(struct ringbuf *rb, int cpu, struct rb_layout *l)
 	nr_pages = calloc((size_t)rb->nr_cpus, sizeof(*nr_pages));
 	if (!nr_pages)
 		return -ENOMEM;
+	/* From the header: during an attach, the later cpu buffers have no
+	 * struct yet. */
 	for (int c = 0; c < rb->nr_cpus; c++) {
-		const struct rb_cpu_meta *m = rb->buffers[c]->meta;
+		const struct rb_cpu_meta *m = rb_follow_cpu_meta(rb, c);
 
 		nr_pages[c] = m->nr_pages;
 		if (m->nr_pages < 2 || m->nr_pages > (1u << 24) ||
@@ -318,7 +329,7 @@ static int rb_follow_check(struct ringbuf *rb, int cpu, struct rb_layout *l)
 	    l->data_off != meta->data_off)
 		goto out;
 	{
-		const struct rb_cpu_meta *m = rb->buffers[cpu]->meta;
+		const struct rb_cpu_meta *m = rb_follow_cpu_meta(rb, cpu);
 		uint32_t n = m->nr_pages;
 
 		if (atomic_load(&m->head_page) > n ||
