@@ -1546,7 +1546,13 @@ static struct rtfs_mark *rtfs_mark_get(struct ringbuf *rb, int slot,
 	/* a description of our own, the view's file opened again */
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	m->fd = open(path, O_RDWR | O_CLOEXEC);
-	ret = m->fd < 0 ? -errno : rtfs_ofd_lock(m->fd, 0);
+	if (m->fd < 0) {
+		/* another user's buffer: viewed, never consumed */
+		ret = -errno;
+		free(m);
+		goto fail;
+	}
+	ret = rtfs_ofd_lock(m->fd, 0);
 	if (ret == -EAGAIN || ret == -EACCES) {
 		/* name the consumer in the daemon's log */
 		if (rtt_consumer_check(&fs.p, slot, err))
@@ -1557,8 +1563,7 @@ static struct rtfs_mark *rtfs_mark_get(struct ringbuf *rb, int slot,
 		ret = rtfs_ofd_lock(m->fd,
 				    RTT_CONSUMER_PID_OFF + (off_t)getpid());
 	if (ret) {
-		if (m->fd >= 0)
-			close(m->fd);
+		close(m->fd);
 		free(m);
 		goto fail;
 	}
