@@ -189,8 +189,10 @@ int rtt_do_simple(const struct rtt_verb *v, int argc, char **argv)
 	bool one = !strcmp(v->name, "buffer-size") || !strcmp(v->name, "tracer") ||
 		   !strcmp(v->name, "clock") || !strcmp(v->name, "cpumask");
 
+	/* buffer-size PID KB CPU: one cpu buffer */
 	code = rtt_ctl_args(v, argc, argv, NULL, NULL, &inst, 0,
-			    one ? 1 : 0, &p);
+			    !strcmp(v->name, "buffer-size") ? 2 : one ? 1 : 0,
+			    &p);
 	if (code >= 0)
 		return code;
 	if (one && optind == argc) {
@@ -226,13 +228,24 @@ int rtt_do_simple(const struct rtt_verb *v, int argc, char **argv)
 		ret = rtt_cmd(&p, NULL, "tracing_cpumask %s %s", rtt_iarg(inst),
 			      arg);
 	} else if (!strcmp(v->name, "buffer-size")) {
+		unsigned long cpu = 0;
+		const char *c = optind + 1 < argc ? argv[optind + 1] : NULL;
+
 		if (rtt_parse_uint(arg, 1ul << 30, &kb) || !kb) {
 			rtt_proc_close(&p);
 			return rtt_usage(v, "bad size '%s' (KiB per cpu buffer)",
 					 arg);
 		}
-		ret = rtt_cmd(&p, NULL, "buffer_size_kb %s %lu",
-			      rtt_iarg(inst), kb);
+		if (c && rtt_parse_uint(c, INT_MAX, &cpu)) {
+			rtt_proc_close(&p);
+			return rtt_usage(v, "bad cpu buffer '%s'", c);
+		}
+		if (c)
+			ret = rtt_cmd(&p, NULL, "buffer_size_kb %s %lu %lu",
+				      rtt_iarg(inst), kb, cpu);
+		else
+			ret = rtt_cmd(&p, NULL, "buffer_size_kb %s %lu",
+				      rtt_iarg(inst), kb);
 	} else if (!strcmp(v->name, "tracer")) {
 		ret = rtt_cmd(&p, NULL, "tracer %s %s", rtt_iarg(inst), arg);
 	} else {

@@ -50,9 +50,13 @@ static const struct rtt_verb rtt_verbs[] = {
 	  "Empty the trace buffer, as 'echo > trace'.\n\n"
 	  "  -i, --instance NAME  the instance (default: the top one)\n"
 	  "  -h, --help           this text\n" },
-	{ "buffer-size", NULL, rtt_do_simple, "buffer-size [-i NAME] PID [KB]",
+	{ "buffer-size", NULL, rtt_do_simple,
+	  "buffer-size [-i NAME] PID [KB [CPU]]",
 	  "Set the size of each cpu buffer in KiB, as 'echo KB >\n"
-	  "buffer_size_kb'. The buffer is replaced: what it held is lost.\n\n"
+	  "buffer_size_kb'. The buffer is replaced: what it held is lost.\n"
+	  "With CPU, of that cpu buffer alone, as 'echo KB >\n"
+	  "per_cpu/cpuCPU/buffer_size_kb', in place: the others keep their\n"
+	  "records (buffer_size_kb then reads X). Without KB: print it.\n\n"
 	  "  -i, --instance NAME  the instance (default: the top one)\n"
 	  "  -h, --help           this text\n" },
 	{ "cpumask", NULL, rtt_do_simple, "cpumask [-i NAME] PID [MASK]",
