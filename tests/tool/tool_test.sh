@@ -268,6 +268,25 @@ case_unknown_event() {
 	err_has "bad cpu 999"
 }
 
+# a process speaking another control protocol version (proto.h): every
+# verb that sends a command says so and exits 3, and nothing is sent
+case_protocol() {
+	start_sample -- --threads 1 --seconds 20 --gap-ms 20
+	local ctl
+	ctl=$(echo "$RINGTRACE_DIR/$SP"-*.ctl)
+	[ -f "$ctl" ] || fail "no control file for the sample"
+	run 0 "$T" enable "$SP" app:work
+	# the version field (after magic, version, size, pid, uid)
+	printf '\x63\x00\x00\x00' | dd of="$ctl" bs=1 seek=20 conv=notrunc 2>/dev/null
+	run 3 "$T" enable "$SP" app:work
+	err_has "^ringtrace: process $SP: it speaks control protocol version 99; this tool speaks version [0-9]+$"
+	run 3 "$T" tracer "$SP" function
+	err_has "control protocol version 99"
+	# list sends none it cannot do without
+	run 0 "$T" list
+	out_has "^$SP +sample_app "
+}
+
 case_bad_filter() {
 	start_sample -- --threads 1 --seconds 20 --gap-ms 20
 	run 2 "$T" filter "$SP" app:work 'worker == 1 && bogus == 2'
