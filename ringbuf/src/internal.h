@@ -737,6 +737,45 @@ RB_HIDDEN void rb_buffer_register(struct ringbuf *rb);
 RB_HIDDEN void rb_buffer_unregister(struct ringbuf *rb);
 
 RB_HIDDEN void rb_init_cpu_pages(struct ringbuf_cpu *cpu_buffer);
+
+/* Where each part of a buffer's mapping lies (ringbuf.c). */
+struct rb_layout {
+	size_t cpu_meta_off, cpu_meta_size, lock_off, lock_size, page_ctl_off,
+		data_off, map_size;
+	uint32_t total_pages;
+};
+
+static inline size_t rb_align(size_t v, size_t a)
+{
+	return (v + a - 1) & ~(a - 1);
+}
+
+RB_HIDDEN int rb_layout(struct ringbuf *rb, const uint32_t *nr_pages,
+			struct rb_layout *l);
+RB_HIDDEN struct ringbuf_cpu *rb_cpu_new(struct ringbuf *rb, int c,
+					 const struct rb_layout *l);
+RB_HIDDEN uint64_t rb_new_uid(void);
+/* read.c and iter.c */
+#define RB_NO_PAGE UINT32_MAX
+
+static inline struct ringbuf_cpu *rb_cpu(struct ringbuf *rb, int cpu)
+{
+	if (!rb || cpu < 0 || cpu >= rb->nr_cpus)
+		return NULL;
+	return rb->buffers[cpu];
+}
+
+/* Committed bytes of a page, flags masked; acquire as rb_page_commit(). */
+static inline uint64_t rb_page_size(struct ringbuf_cpu *cpu_buffer, uint32_t id)
+{
+	return rb_page_commit(cpu_buffer, id) & RINGBUF_COMMIT_MASK;
+}
+
+RB_HIDDEN uint32_t rb_set_head_page(struct ringbuf_cpu *cpu_buffer);
+/* shared.c: the file, its mapping and its locks; attaching. */
+RB_HIDDEN void *rb_map_alloc(size_t size, int fd);
+RB_HIDDEN char *rb_shm_path(const char *name);
+RB_HIDDEN int rb_init_shared_locks(struct ringbuf *rb);
 RB_HIDDEN void rb_reader_lock(struct ringbuf_cpu *cpu_buffer);
 RB_HIDDEN bool rb_reader_trylock(struct ringbuf_cpu *cpu_buffer);
 RB_HIDDEN void rb_wake_waiters(struct ringbuf_cpu *cpu_buffer);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * read.c - the reader side: the reader page swap, peek/consume, the merged
- * read, read_page and the non-consuming iterator.
+ * read and read_page (the non-consuming iterator is in iter.c).
  *
  * A port of the reader half of kernel/trace/ring_buffer.c. Readers of one
  * cpu buffer serialise on its reader_lock; writers never take it. The only
@@ -15,16 +15,8 @@
 
 #include "internal.h"
 
-#define RB_NO_PAGE UINT32_MAX
 /* rb_buffer_peek(): the rest of a damaged page was skipped; read on. */
 #define RB_SKIPPED ((struct ringbuf_event *)(uintptr_t)1)
-
-static struct ringbuf_cpu *rb_cpu(struct ringbuf *rb, int cpu)
-{
-	if (!rb || cpu < 0 || cpu >= rb->nr_cpus)
-		return NULL;
-	return rb->buffers[cpu];
-}
 
 /* A cpu buffer that may be consumed: not in a read-only view of another
  * user's file (consuming writes the reader state into the file). */
@@ -33,12 +25,6 @@ static struct ringbuf_cpu *rb_cpu_consumer(struct ringbuf *rb, int cpu)
 	if (rb && rb->read_only)
 		return NULL;
 	return rb_cpu(rb, cpu);
-}
-
-/* Committed bytes of a page, flags masked; acquire as rb_page_commit(). */
-static inline uint64_t rb_page_size(struct ringbuf_cpu *cpu_buffer, uint32_t id)
-{
-	return rb_page_commit(cpu_buffer, id) & RINGBUF_COMMIT_MASK;
 }
 
 static inline struct ringbuf_event *
@@ -231,7 +217,7 @@ static void rb_reader_pause(unsigned int spins)
  * carries HEAD (or UPDATE while a writer pushes it). A writer may move it
  * while we look, so go around up to three times.
  */
-static uint32_t rb_set_head_page(struct ringbuf_cpu *cpu_buffer)
+uint32_t rb_set_head_page(struct ringbuf_cpu *cpu_buffer)
 {
 	struct rb_cpu_meta *m = cpu_buffer->meta;
 	uint32_t head, page;
@@ -1478,302 +1464,4 @@ uint64_t ringbuf_oldest_event_ts(struct ringbuf *rb, int cpu)
 	}
 	rb_reader_unlock(cb);
 	return ts;
-}
-
-/* ------------------------------------------------------------------ */
-/* The non-consuming iterator                                          */
-
-struct ringbuf_iter {
-	struct ringbuf *rb;
-	struct ringbuf_cpu *cb;
-	uint32_t head_page;
-	uint64_t head; /* offset of the record at the iterator */
-	uint64_t next_event; /* offset after it, once copied */
-	uint64_t read_stamp;
-	uint64_t page_stamp;
-	uint32_t cache_reader_page;
-	uint64_t cache_read;
-	bool missed_events;
-	uint32_t pages_seen; /* since the last reset: one lap at most */
-	uint32_t event_size;
-	unsigned char *event; /* copy of the record at the iterator */
-};
-
-/* The committed size of the iterator's page; a size past the page end
- * (a corrupt or hostile file) reads as an empty page. */
-static uint64_t rb_iter_page_size(struct ringbuf_iter *iter)
-{
-	uint64_t size = rb_page_size(iter->cb, iter->head_page);
-
-	if (RB_WARN_ON(iter->rb, size > iter->rb->bsize))
-		return 0;
-	return size;
-}
-
-static void rb_iter_reset(struct ringbuf_iter *iter)
-{
-	struct ringbuf_cpu *cb = iter->cb;
-	struct rb_cpu_meta *m = cb->meta;
-	uint32_t reader = atomic_load_explicit(&m->reader_page,
-					       memory_order_relaxed);
-
-	/* Iterator usage is expected to have record disabled */
-	iter->head_page = reader;
-	iter->head = rb_page(cb, reader)->read;
-	iter->next_event = iter->head;
-	iter->cache_reader_page = reader;
-	iter->cache_read = atomic_load_explicit(&m->read, memory_order_relaxed);
-	iter->pages_seen = 0;
-	if (iter->head) {
-		iter->read_stamp = m->read_stamp;
-		iter->page_stamp = atomic_load_explicit(
-			&rb_data(cb, reader)->time_stamp, memory_order_relaxed);
-	} else {
-		iter->read_stamp = atomic_load_explicit(
-			&rb_data(cb, reader)->time_stamp, memory_order_relaxed);
-		iter->page_stamp = iter->read_stamp;
-	}
-}
-
-/* Move to the next page of the ring; false at the commit page. */
-static bool rb_inc_iter(struct ringbuf_iter *iter)
-{
-	struct ringbuf_cpu *cb = iter->cb;
-	struct rb_cpu_meta *m = cb->meta;
-	uint32_t next;
-
-	/* Acquire: pairs with the release of commit_page in
-	 * rb_set_commit_to_write(); the pages behind it are committed. */
-	if (iter->head_page ==
-	    atomic_load_explicit(&m->commit_page, memory_order_acquire))
-		return false;
-	if (iter->head_page ==
-	    atomic_load_explicit(&m->reader_page, memory_order_relaxed))
-		next = rb_set_head_page(cb);
-	else
-		next = rb_next_id(cb, iter->head_page);
-	if (next == RB_NO_PAGE || RB_WARN_ON(cb->buffer, next > cb->nr_pages))
-		return false;
-	/* One lap of the ring at most: a writer that keeps moving the commit
-	 * page on, or a corrupt ring that never reaches it, ends the view. */
-	if (++iter->pages_seen > cb->nr_pages + 1)
-		return false;
-	iter->head_page = next;
-	iter->page_stamp = iter->read_stamp = atomic_load_explicit(
-		&rb_data(cb, next)->time_stamp, memory_order_relaxed);
-	iter->head = iter->next_event = 0;
-	return true;
-}
-
-/*
- * Copy a record out of a page a writer may be overwriting (overwrite
- * mode), then check the page did not change under the copy: a seqlock
- * read, with the page time stamp and commit as the sequence. The copy is
- * a deliberate race with the writer, hidden from ThreadSanitizer; a torn
- * copy is detected and thrown away.
- */
-__attribute__((no_sanitize("thread"))) static void
-rb_iter_copy(uint32_t *dst, const unsigned char *src, unsigned int len)
-{
-	const volatile uint32_t *s = (const volatile uint32_t *)src;
-
-	for (unsigned int i = 0; i < len / 4; i++)
-		dst[i] = s[i];
-}
-
-/* Returns the copied record, NULL after a reset (missed_events set). */
-static struct ringbuf_event *rb_iter_head_event(struct ringbuf_iter *iter)
-{
-	struct ringbuf_cpu *cb = iter->cb;
-	struct rb_data_page *page = rb_data(cb, iter->head_page);
-	uint64_t commit = rb_iter_page_size(iter);
-	struct ringbuf_event *event = (struct ringbuf_event *)iter->event;
-	unsigned int length;
-
-	if (iter->head + RB_EVNT_MIN_SIZE > commit ||
-	    iter->head % RB_ALIGNMENT)
-		goto bad;
-	rb_iter_copy((uint32_t *)iter->event, page->data + iter->head,
-		     RB_EVNT_MIN_SIZE);
-	if (!rb_event_valid(event, commit - iter->head))
-		goto bad;
-	length = rb_event_length(event);
-	if (!length)
-		length = (unsigned int)(commit - iter->head);
-	if (length > iter->event_size)
-		goto bad;
-	rb_iter_copy((uint32_t *)iter->event, page->data + iter->head, length);
-
-	/* Acquire: the copy is complete before the stamp and commit are
-	 * checked again; pairs with the writer's release of commit. */
-	atomic_thread_fence(memory_order_acquire);
-	if (iter->page_stamp != atomic_load_explicit(&page->time_stamp,
-						     memory_order_relaxed) ||
-	    commit > rb_iter_page_size(iter))
-		goto reset;
-
-	iter->next_event = iter->head + length;
-	return event;
-
-bad:
-	/*
-	 * A record that does not fit. If the page changed under the copy, a
-	 * writer overwrote it: start again from the oldest data. If it did
-	 * not, the page itself is corrupt (another process's file): skip the
-	 * rest of it, once, rather than read it again and again.
-	 */
-	atomic_thread_fence(memory_order_acquire); /* Acquire: as above. */
-	if (iter->page_stamp == atomic_load_explicit(&page->time_stamp,
-						     memory_order_relaxed) &&
-	    commit == rb_iter_page_size(iter)) {
-		RB_WARN_ON(iter->rb, 1);
-		iter->head = iter->next_event = commit;
-		return NULL;
-	}
-reset:
-	rb_iter_reset(iter);
-	iter->missed_events = true;
-	return NULL;
-}
-
-/* The next data record at or after the iterator; reader lock held. */
-static struct ringbuf_event *rb_iter_peek(struct ringbuf_iter *iter,
-					  uint64_t *ts)
-{
-	struct ringbuf_cpu *cb = iter->cb;
-	struct rb_cpu_meta *m = cb->meta;
-	struct ringbuf_event *event;
-	unsigned long max = (unsigned long)(cb->nr_pages + 2) *
-				    (cb->buffer->bsize / RB_EVNT_MIN_SIZE + 2);
-
-	/* A consumer read since: restart from where it is now. */
-	if (iter->cache_read !=
-		    atomic_load_explicit(&m->read, memory_order_relaxed) ||
-	    iter->cache_reader_page !=
-		    atomic_load_explicit(&m->reader_page, memory_order_relaxed))
-		rb_iter_reset(iter);
-
-	while (max--) {
-		if (iter->head >= rb_iter_page_size(iter)) {
-			if (!rb_inc_iter(iter))
-				return NULL;
-			continue;
-		}
-		event = rb_iter_head_event(iter);
-		if (!event)
-			continue;
-		switch (event->type_len) {
-		case RINGBUF_TYPE_PADDING:
-			/* as rb_update_read_stamp() */
-			iter->read_stamp += event->time_delta;
-			iter->head = iter->next_event;
-			continue;
-		case RINGBUF_TYPE_TIME_EXTEND:
-			iter->read_stamp += rb_event_time_stamp(event);
-			iter->head = iter->next_event;
-			continue;
-		case RINGBUF_TYPE_TIME_STAMP:
-			iter->read_stamp = rb_fix_abs_ts(
-				rb_event_time_stamp(event), iter->read_stamp);
-			iter->head = iter->next_event;
-			continue;
-		default:
-			if (ts)
-				*ts = iter->read_stamp + event->time_delta;
-			return event;
-		}
-	}
-	RB_WARN_ON(cb->buffer, 1);
-	return NULL;
-}
-
-struct ringbuf_iter *ringbuf_read_start(struct ringbuf *rb, int cpu)
-{
-	struct ringbuf_cpu *cb = rb_cpu(rb, cpu);
-	struct ringbuf_iter *iter;
-
-	if (!cb) {
-		errno = EINVAL;
-		return NULL;
-	}
-	iter = calloc(1, sizeof(*iter));
-	if (iter)
-		iter->event = malloc(rb->subbuf_size);
-	if (!iter || !iter->event) {
-		if (iter)
-			free(iter);
-		errno = ENOMEM;
-		return NULL;
-	}
-	iter->rb = rb;
-	iter->cb = cb;
-	iter->event_size = rb->bsize;
-	atomic_fetch_add_explicit(&rb->iterators, 1, memory_order_relaxed);
-	rb_reader_lock(cb);
-	rb_iter_reset(iter);
-	rb_reader_unlock(cb);
-	return iter;
-}
-
-void ringbuf_read_finish(struct ringbuf_iter *iter)
-{
-	if (!iter)
-		return;
-	atomic_fetch_sub_explicit(&iter->rb->iterators, 1,
-				  memory_order_relaxed);
-	free(iter->event);
-	free(iter);
-}
-
-struct ringbuf_event *ringbuf_iter_peek(struct ringbuf_iter *iter,
-					uint64_t *ts)
-{
-	struct ringbuf_event *event;
-
-	if (!iter)
-		return NULL;
-	rb_reader_lock(iter->cb);
-	event = rb_iter_peek(iter, ts);
-	rb_reader_unlock(iter->cb);
-	return event;
-}
-
-void ringbuf_iter_advance(struct ringbuf_iter *iter)
-{
-	struct ringbuf_event *event;
-
-	if (!iter)
-		return;
-	rb_reader_lock(iter->cb);
-	event = rb_iter_peek(iter, NULL);
-	if (event) {
-		iter->read_stamp += event->time_delta;
-		iter->head = iter->next_event;
-	}
-	rb_reader_unlock(iter->cb);
-}
-
-void ringbuf_iter_reset(struct ringbuf_iter *iter)
-{
-	if (!iter)
-		return;
-	rb_reader_lock(iter->cb);
-	rb_iter_reset(iter);
-	rb_reader_unlock(iter->cb);
-}
-
-bool ringbuf_iter_empty(struct ringbuf_iter *iter)
-{
-	return !iter || !ringbuf_iter_peek(iter, NULL);
-}
-
-bool ringbuf_iter_dropped(struct ringbuf_iter *iter)
-{
-	bool ret;
-
-	if (!iter)
-		return false;
-	ret = iter->missed_events;
-	iter->missed_events = false;
-	return ret;
 }

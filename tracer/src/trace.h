@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <ringbuf/ringbuf.h>
 #include <ringtrace/event.h>
@@ -202,5 +204,61 @@ int tracing_mark_write(struct ringtrace_instance *tr, const char *text,
 
 /* Async-signal-safe warning to stderr */
 void rt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- shared by trace.c (the write path), instance.c and latency.c ---- */
+
+#define RT_DEFAULT_SIZE_KB 1408 /* the kernel's default trace_buf_size */
+
+/**
+ * struct rt_thread - what the write path keeps per thread
+ * @pid: the thread id, cached
+ * @depth: records of this thread being written right now; more than
+ *	one means a signal handler interrupted a write
+ * @irq: ringtrace_irq_enter() nesting
+ * @comm_saved: the thread's name is in the cmdline table
+ * @crit_start: ringtrace_critical_start()'s rt_ftrace_clock(), 0 outside
+ *	a section
+ * @crit_buf_start: the same moment on the buffer's clock
+ * @crit_nest: critical section nesting
+ */
+struct rt_thread {
+	int pid;
+	int depth;
+	int irq;
+	bool comm_saved;
+	uint64_t crit_start;
+	uint64_t crit_buf_start;
+	unsigned long crit_ip;
+	int crit_nest;
+};
+extern __thread struct rt_thread rt_cur
+	__attribute__((tls_model("initial-exec")));
+
+static inline __attribute__((no_instrument_function)) int rt_gettid(void)
+{
+	if (__builtin_expect(rt_cur.pid == 0, 0))
+		rt_cur.pid = (int)syscall(SYS_gettid);
+	return rt_cur.pid;
+}
+
+/* Instances whose current tracer is function / function_graph / usersoff */
+extern _Atomic uint64_t rt_fn_mask, rt_graph_mask, rt_lat_mask;
+
+/* The arguments of the built-in records' fill functions */
+struct rt_fn_arg {
+	unsigned long a, b;
+	int depth;
+	unsigned int overrun;
+	uint64_t t0, t1;
+};
+
+int rt_write_builtin(uint64_t mask, uint16_t type, size_t size,
+		     void (*fill)(void *rec, const void *arg), const void *arg);
+void rt_fill_fn(void *rec, const void *arg);
+uint64_t rt_buffer_clock(uint64_t mask);
+struct ringbuf *rt_make_buffer(struct ringtrace_instance *tr, bool snap,
+			       size_t size_kb, int clock, bool overwrite);
+int rt_snapshot_make_locked(struct ringtrace_instance *tr);
+void rt_snapshot_swap_locked(struct ringtrace_instance *tr);
 
 #endif /* RINGTRACE_TRACE_H */
