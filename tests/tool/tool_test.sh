@@ -678,12 +678,37 @@ case_record_report() {
 
 # normalise a trace-cmd or ringtrace report to
 # "cpu ts pid event info" lines; lost-event lines to "cpu LOST n"
+# A spare is "S<n>" in ringtrace's text; trace-cmd shows spare n as cpu
+# n % CPUS of the buffer instance "spares<n / CPUS>" (CPUS: the file's
+# cpu count, its "cpus=" line). After its "EVENTS DROPPED" line trace-cmd
+# prints the instance's next record without the name.
 normalise() {
+	awk 'BEGIN { pend = -1 }
+	     /^cpus=[0-9]+$/ { split($0, c, "="); cpus = c[2] }
+	     { g = -1 }
+	     pend >= 0 && !/^spares[0-9]+: / { g = pend }
+	     { pend = -1 }
+	     match($0, /^spares[0-9]+: /) {
+		g = substr($0, 7, RLENGTH - 8) + 0
+		$0 = substr($0, RLENGTH + 1)
+		if ($0 ~ /^ *CPU:[0-9]+ /)
+			pend = g
+	     }
+	     g >= 0 {
+		if (match($0, /\[[0-9]+\]/))
+			$0 = substr($0, 1, RSTART - 1) "[S" \
+			     (g * cpus + substr($0, RSTART + 1, RLENGTH - 2)) \
+			     "]" substr($0, RSTART + RLENGTH)
+		else if (match($0, /^ *CPU:[0-9]+ /))
+			$0 = "CPU:S" (g * cpus + substr($0, index($0, ":") + 1) + 0) \
+			     substr($0, RSTART + RLENGTH - 1)
+	     }
+	     { print }' |
 	sed -E -n \
-		-e 's/^CPU:([0-9]+) \[([0-9]+) EVENTS DROPPED\]$/\1 LOST \2/p' \
-		-e 's/^CPU:([0-9]+) \[LOST ([0-9]+) EVENTS\]$/\1 LOST \2/p' \
-		-e 's/^ *.*-([0-9]+) +\[([0-9]+)\] +(\.\.\.\.\.|\.\.h\.\.)? *([0-9]+\.[0-9]+): ([a-z_]+): +(.*)$/\2 \4 \1 \5 \6/p' |
-		sed -E -e 's/^0*([0-9])/\1/' \
+		-e 's/^ *CPU:(S?[0-9]+) \[([0-9]+) EVENTS DROPPED\]$/\1 LOST \2/p' \
+		-e 's/^CPU:(S?[0-9]+) \[LOST ([0-9]+) EVENTS\]$/\1 LOST \2/p' \
+		-e 's/^ *.*-([0-9]+) +\[(S?[0-9]+)\] +(\.\.\.\.\.|\.\.h\.\.)? *([0-9]+\.[0-9]+): ([a-z_]+): +(.*)$/\2 \4 \1 \5 \6/p' |
+		sed -E -e 's/^0*([0-9])/\1/' -e 's/^S0*([0-9])/S\1/' \
 			-e 's/ print tracing_mark_write: / tracing_mark_write /'
 }
 
@@ -718,6 +743,14 @@ case_record_trace_cmd() {
 		diff "$W/ours" "$W/theirs" | head -20 >&2
 		fail "ringtrace report and trace-cmd report differ"
 	fi
+	# the file's cpus are the CPUs; a spare's records are shown as the
+	# spare's (the same way by both), never as a CPU's
+	local cpus
+	cpus=$(sed -n 's/^cpus=//p' "$W/tc.txt")
+	[ "$cpus" = "$(getconf _NPROCESSORS_CONF)" ] ||
+		fail "trace-cmd shows cpus=$cpus, the machine has $(getconf _NPROCESSORS_CONF)"
+	awk -v n="$cpus" '$1 !~ /^S/ && $1 >= n { exit 1 }' "$W/ours" ||
+		fail "a record shown on cpu $cpus or above, past the CPUs"
 	grep -q ' LOST ' "$W/ours" || fail "no lost-event mark"
 	grep -q ' big seq=[0-9]* text=a record longer than 112 bytes' "$W/ours" ||
 		fail "no record over 112 bytes"

@@ -125,7 +125,8 @@ static char *capture_source(struct ringbuf *rb, const struct rt_print_cfg *cfg)
 {
 	struct rbsrc s = { .rb = rb };
 	struct rt_record_source src = { ringbuf_nr_cpus(rb), ringbuf_clock(rb),
-					src_peek, src_advance, &s };
+					src_peek, src_advance, &s,
+					ringbuf_nr_cpu_buffers(rb) };
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);

@@ -368,6 +368,7 @@ int rtt_do_report(const struct rtt_verb *v, int argc, char **argv)
 	} else {
 		struct rt_record_source src = {
 			.nr_cpus = rp.nr_cpus,
+			.nr_cpu_bufs = td_reader_nr_cpu_buffers(rp.r),
 			.clock = rp.ns_clock ? RINGBUF_CLOCK_MONO :
 					       RINGBUF_CLOCK_TSC,
 			.peek = rtt_src_peek,

@@ -40,6 +40,8 @@ int rtt_td_open(const char *path, struct ringbuf *rb,
 			rtt_msg("cannot create %s: %s", path, strerror(-ret));
 		return ret == -EACCES || ret == -EPERM ? ret : -EIO;
 	}
+	/* the CPUs as the file's cpus, the spares as buffer instances */
+	td_writer_set_cpu_buffers(w, ringbuf_nr_cpu_buffers(rb));
 	for (i = 0; i < ev->nr; i++) {
 		ret = td_writer_add_format(w, ev->v[i].system, ev->v[i].format);
 		if (ret)
