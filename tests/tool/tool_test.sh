@@ -305,6 +305,20 @@ case_bad_filter() {
 	# a good one is accepted, and "0" clears it
 	run 0 "$T" filter "$SP" app:work worker == 0
 	run 0 "$T" filter "$SP" app:work 0
+	# up to the 65536 bytes a filter takes, through the control file;
+	# one more is refused, saying so
+	local long
+	long=$(awk 'BEGIN { e = "worker == 1"
+		while (length(e) + 15 <= 65536) e = e " || worker == 2"
+		while (length(e) < 65536) e = e " "
+		printf "%s", e }')
+	[ "${#long}" = 65536 ] || fail "the long expression is ${#long} bytes"
+	run 0 "$T" filter "$SP" app:work "$long"
+	run 0 "$T" filter "$SP" app:work
+	out_has "^worker == 1 \|\| worker == 2 "
+	run 2 "$T" filter "$SP" app:work "$long "
+	err_has "^ringtrace: filter for app:work: the expression is 65537 bytes, longer than the 65536 a filter takes$"
+	run 0 "$T" filter "$SP" app:work 0
 }
 
 case_no_permission() {
@@ -1224,6 +1238,19 @@ case_report_filter() {
 	err_has "^ +\^$"
 	run 2 "$T" report -f 'app:nosuch x == 1' "$W/r.dat"
 	err_has "unknown event 'app:nosuch'"
+	# -e: whole events, a comma-separated list; with -f either selects
+	run 0 "$T" report -e app:work,io:done "$W/r.dat"
+	out_has " work: worker=[0-2] "
+	out_has " done: seq="
+	! grep -q ' request: ' "$W/out" || fail "-e: an event not listed"
+	run 0 "$T" report --events io -f 'app:work worker == 2' "$W/r.dat"
+	out_has " request: "
+	out_has " work: worker=2 "
+	! grep -Eq ' worker=[01] ' "$W/out" || fail "-e with -f: filter leak"
+	run 2 "$T" report -e app:work,app:nosuch "$W/r.dat"
+	err_has "unknown event 'app:nosuch'"
+	run 2 "$T" report -e 'app:work,' "$W/r.dat"
+	err_has "bad event list 'app:work,'"
 	run 0 "$T" report --cpu 1 "$W/r.dat"
 	! grep -q '\[00[02-9]\]' "$W/out" || fail "--cpu 1 printed other cpus"
 	run 2 "$T" report --cpu 99 "$W/r.dat"

@@ -674,7 +674,7 @@ static int rtt_lock(struct rtt_proc *p, uint64_t deadline,
 int rtt_command(struct rtt_proc *p, int timeout_ms, char **reply,
 		char err[RTT_ERR_MAX], const char *fmt, ...)
 {
-	char cmd[RT_CTL_CMD_MAX], check[RT_CTL_CMD_MAX];
+	char cmd[RT_CTL_CMD_MAX], *check;
 	struct rt_ctl *c = p->ctl;
 	uint64_t deadline = rtt_now_ms() + (uint64_t)timeout_ms;
 	struct rt_cmd_args args;
@@ -699,8 +699,14 @@ int rtt_command(struct rtt_proc *p, int timeout_ms, char **reply,
 	n += n0;
 	/* The same table and parser as the process's: a line it does not
 	 * describe is refused here, never misread there. */
+	check = malloc((size_t)n + 1);
+	if (!check) {
+		rtt_err(err, "out of memory");
+		return -ENOMEM;
+	}
 	memcpy(check, cmd, (size_t)n + 1);
 	ret = rt_cmd_parse(check, &args, err, RTT_ERR_MAX);
+	free(check);
 	if (ret)
 		return ret;
 	if (!p->writable) {

@@ -12,6 +12,10 @@ const char rtt_report_help[] =
 	"buffers in time order, lost events marked where they were lost.\n"
 	"\n"
 	"  -c, --cpu N          only cpu buffer N\n"
+	"  -e, --events LIST    only the records of these events (a comma-\n"
+	"                       separated list of sys:event, event, sys,\n"
+	"                       sys:*); repeatable, and with -f a record is\n"
+	"                       shown when either selects it\n"
 	"  -f, --filter 'EVENT EXPR'  only the records of EVENT (sys:event,\n"
 	"                       event, sys, sys:*) that match EXPR; repeatable\n"
 	"                       (a record is shown when a filter of its event\n"
@@ -112,6 +116,7 @@ int rtt_do_report(const struct rtt_verb *v, int argc, char **argv)
 	static const struct option opts[] = {
 		{ "cpu", required_argument, NULL, 'c' },
 		{ "filter", required_argument, NULL, 'f' },
+		{ "events", required_argument, NULL, 'e' },
 		{ "raw", no_argument, NULL, 'r' },
 		{ "format", required_argument, NULL, RTT_OPT_FORMAT },
 		{ "stat", no_argument, NULL, RTT_OPT_STAT },
@@ -125,7 +130,7 @@ int rtt_do_report(const struct rtt_verb *v, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct rtt_strv fargs = { 0 }, funcs = { 0 };
+	struct rtt_strv fargs = { 0 }, eargs = { 0 }, funcs = { 0 };
 	struct rtt_sel_opts so = { .to = UINT64_MAX };
 	struct rtt_prof *prof = NULL;
 	const char *graph = NULL, *range = NULL;
@@ -145,7 +150,7 @@ int rtt_do_report(const struct rtt_verb *v, int argc, char **argv)
 
 	memset(&rp, 0, sizeof(rp));
 	rp.cur = -1;
-	while ((c = getopt_long(argc, argv, ":c:f:rs:F:D:t:h", opts, NULL)) !=
+	while ((c = getopt_long(argc, argv, ":c:e:f:rs:F:D:t:h", opts, NULL)) !=
 	       -1) {
 		switch (c) {
 		case 'c':
@@ -154,6 +159,9 @@ int rtt_do_report(const struct rtt_verb *v, int argc, char **argv)
 			break;
 		case 'f':
 			rtt_strv_add(&fargs, optarg);
+			break;
+		case 'e':
+			rtt_strv_add(&eargs, optarg);
 			break;
 		case 'r':
 			rp.ctx.raw = true;
@@ -214,6 +222,7 @@ int rtt_do_report(const struct rtt_verb *v, int argc, char **argv)
 	}
 	if (optind != argc - 1) {
 		free(fargs.v);
+		free(eargs.v);
 		free(funcs.v);
 		free(tids);
 		return rtt_usage(v, optind < argc ? "too many arguments" :
@@ -221,18 +230,21 @@ int rtt_do_report(const struct rtt_verb *v, int argc, char **argv)
 	}
 	if ((want_stat || graph) && (want_json || rp.ctx.raw)) {
 		free(fargs.v);
+		free(eargs.v);
 		free(funcs.v);
 		free(tids);
 		return rtt_usage(v, "--stat and --graph print a table: not with --format=json or --raw");
 	}
 	if (want_stat && graph) {
 		free(fargs.v);
+		free(eargs.v);
 		free(funcs.v);
 		free(tids);
 		return rtt_usage(v, "give --stat or --graph, not both");
 	}
 	if (threshold_set && !want_stat && !graph) {
 		free(fargs.v);
+		free(eargs.v);
 		free(funcs.v);
 		free(tids);
 		return rtt_usage(v, "--threshold applies to --stat and --graph");
@@ -243,6 +255,7 @@ int rtt_do_report(const struct rtt_verb *v, int argc, char **argv)
 		rtt_msg("%s is %s, not a trace.dat file", rp.path,
 			rtt_file_kind(&st));
 		free(fargs.v);
+		free(eargs.v);
 		free(funcs.v);
 		free(tids);
 		return RTT_EXIT_USAGE;
@@ -261,6 +274,7 @@ int rtt_do_report(const struct rtt_verb *v, int argc, char **argv)
 		else
 			rtt_msg("cannot read %s: %s", rp.path, strerror(-ret));
 		free(fargs.v);
+		free(eargs.v);
 		if (ret == -ENOTSUP || ret == -EPROTO)
 			return RTT_EXIT_CORRUPT;
 		return ret == -ENOENT ? RTT_EXIT_USAGE : rtt_exit_code(ret);
@@ -313,7 +327,7 @@ int rtt_do_report(const struct rtt_verb *v, int argc, char **argv)
 	rp.ctx.ev = rp.ev;
 	rp.ctx.syms = rp.syms;
 	rp.ctx.comms = rp.comms;
-	ret = rtt_report_filters(&rp, &fargs);
+	ret = rtt_report_filters(&rp, &fargs, &eargs);
 	if (ret)
 		goto out;
 	if (range && rtt_parse_range(range, rp.ns_clock, &so.from, &so.to)) {
@@ -419,6 +433,7 @@ out:
 	rtt_syms_free(rp.syms);
 	td_reader_close(rp.r);
 	free(fargs.v);
+	free(eargs.v);
 	if (ret == -ENOMEM)
 		rtt_msg("out of memory");
 	/* no call of the --graph function: nothing wrong with the file */

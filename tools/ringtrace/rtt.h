@@ -113,6 +113,9 @@ void rtt_get_cfg(struct rtt_proc *p, const char *inst,
 int rtt_set_filter(struct rtt_proc *p, const struct rtt_events *ev,
 		   const char *inst, const char *spec,
 		   const char *expr);
+/* An expression longer than a filter takes (RT_FILTER_MAX_LEN): says so
+ * and returns true. */
+bool rtt_filter_too_long(const char *spec, const char *expr);
 int rtt_split_filter(const char *arg, char *spec, size_t len,
 		     const char **expr);
 void rtt_get_counts(struct ringbuf *rb, struct rtt_counts *c);

@@ -51,10 +51,12 @@
 #include <stdint.h>
 
 #define RT_CTL_MAGIC 0x4c544352u /* "RCTL" */
-#define RT_CTL_VERSION 1
+/* 2: the command area holds a filter expression of the filter's own
+ * limit (RT_FILTER_MAX_LEN, 65536 bytes) with the words before it */
+#define RT_CTL_VERSION 2
 #define RT_CTL_MAX_INSTANCES 64
 #define RT_CTL_PATH_MAX 256
-#define RT_CTL_CMD_MAX 8192
+#define RT_CTL_CMD_MAX (65536 + 1024)
 #define RT_CTL_REPLY_MAX (256 * 1024)
 #define RT_CTL_CMDLINES 4096
 

@@ -28,10 +28,16 @@
 #include <unistd.h>
 
 #include "ctl.h"
+#include "filter.h"
 #include "proto.h"
 #include "ftrace.h"
 #include "symbols.h"
 #include "trace.h"
+
+/* A filter command carries an expression as long as the filter takes,
+ * after its verb, instance, system and event. */
+_Static_assert(RT_CTL_CMD_MAX >= RT_FILTER_MAX_LEN + 3 * 256 + 64,
+	       "the command area holds the longest filter expression");
 
 /* Set by the "go" command: a recorder that follows us is attached. */
 static atomic_int rt_go;
