@@ -268,6 +268,28 @@ case_unknown_event() {
 	err_has "bad cpu 999"
 }
 
+# record -O: the options go into the file; report shows them in its
+# header and prints as the process would; trace-cmd reads the file
+case_record_options() {
+	[ -n "$C" ] || skip "no sample_calls"
+	run 0 "$T" record -q -o "$W/o.dat" -p function -O sym-offset \
+		-O noprint-parent -- "$C" -t 1 -d 3 20
+	run 0 "$T" report "$W/o.dat"
+	out_has "^# tracer: function$"
+	out_has "^# options: sym-offset noprint-parent$"
+	out_has ": calls_[a-z]+\+0x[0-9a-f]+/0x[0-9a-f]+$"
+	! grep -q ' <-' "$W/out" || fail "noprint-parent: parents printed"
+	run 0 "$T" record -q -o "$W/n.dat" -p function -- "$C" -t 1 -d 3 20
+	run 0 "$T" report "$W/n.dat"
+	! grep -q '^# options:' "$W/out" || fail "options of a recording without -O"
+	out_has ": calls_[a-z]+ <-"
+	if [ -n "$TRACE_CMD" ]; then
+		"$TRACE_CMD" report "$W/o.dat" >"$W/tc.txt" 2>"$W/tc.err" ||
+			fail "trace-cmd report failed: $(cat "$W/tc.err")"
+		[ ! -s "$W/tc.err" ] || fail "trace-cmd says: $(cat "$W/tc.err")"
+	fi
+}
+
 # a process speaking another control protocol version (proto.h): every
 # verb that sends a command says so and exits 3, and nothing is sent
 case_protocol() {

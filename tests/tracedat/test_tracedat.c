@@ -1362,6 +1362,50 @@ static void spares(void)
 	tdt_rmdir(dir);
 }
 
+/* The trace options of the recording: kept, given back, and skipped by
+ * trace-cmd without a word. */
+static void trace_options(void)
+{
+	char dir[128], path[256], err[256], cmd[512], *out;
+	struct td_reader *r;
+	struct td_writer *w;
+	uint64_t ts = 1000000000;
+	uint32_t seq = 0;
+	int st;
+
+	tdt_mkdir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/o.dat", dir);
+	ASSERT_EQ(td_writer_open(path, PSZ, 1, &w), 0);
+	ASSERT_EQ(td_writer_set_trace_options(w, "a\nb"), -EINVAL);
+	ASSERT_EQ(td_writer_set_trace_options(w, "sym-offset nofuncgraph-proc"),
+		  0);
+	ASSERT_EQ(td_writer_add_format(w, "tdtest", tdt_counter_fmt), 0);
+	ASSERT_EQ(td_writer_set_clock(w, "mono"), 0);
+	add_pages(w, 0, 1, &seq, &ts);
+	ASSERT_EQ(td_writer_close(w), 0);
+	ASSERT_EQ(td_reader_open(path, &r, err, sizeof(err)), 0);
+	ASSERT_EQ(strcmp(td_reader_trace_options(r),
+			 "sym-offset nofuncgraph-proc"), 0);
+	td_reader_close(r);
+	expect_report_count(path, 10);
+	if (tdt_trace_cmd()) {
+		snprintf(cmd, sizeof(cmd), "%s report -i %s 2>&1 >/dev/null",
+			 tdt_trace_cmd(), path);
+		out = tdt_run(cmd, &st);
+		ASSERT_EQ(st, 0);
+		if (out[0])
+			RBT_FAIL("trace-cmd says:\n%s", out);
+		free(out);
+	}
+	/* a file without them */
+	ASSERT_EQ(td_writer_open(path, PSZ, 1, &w), 0);
+	ASSERT_EQ(td_writer_close(w), 0);
+	ASSERT_EQ(td_reader_open(path, &r, err, sizeof(err)), 0);
+	ASSERT_NULL(td_reader_trace_options(r));
+	td_reader_close(r);
+	tdt_rmdir(dir);
+}
+
 static void checkpoint(void)
 {
 	char dir[128], path[256], tmp[300], victim[300], err[256];
@@ -1763,5 +1807,6 @@ static const struct rbt_case cases[] = {
 	RBT_CASE(write_once),         RBT_CASE(checkpoint_kill),    RBT_CASE(disk_full),
 	RBT_CASE(file_size_limit),    RBT_CASE(trace_cmd_convert),
 	RBT_CASE(spares),
+	RBT_CASE(trace_options),
 };
 RBT_MAIN(cases)

@@ -44,10 +44,38 @@ const char rtt_report_help[] =
 	"  -h, --help           this text\n";
 
 
+/* The trace options the file was recorded with (record -O), over the
+ * defaults: "name" sets one, "noname" clears it. */
+static uint64_t rtt_report_opts(struct rtt_report *rp)
+{
+	const char *p = td_reader_trace_options(rp->r);
+	uint64_t opts = rt_opt_defaults();
+
+	while (p && *p) {
+		size_t n = strcspn(p, " ");
+		bool no = n > 2 && !strncmp(p, "no", 2);
+		int bit = rt_opt_lookup(p, n);
+
+		if (bit < 0 && no)
+			bit = rt_opt_lookup(p + 2, n - 2);
+		else
+			no = false;
+		if (bit >= 0)
+			opts = no ? opts & ~RT_OPT(bit) : opts | RT_OPT(bit);
+		p += n;
+		p += *p == ' ';
+	}
+	return opts;
+}
+
 static void rtt_report_header(struct rtt_report *rp)
 {
+	const char *opts = td_reader_trace_options(rp->r);
+
 	if (rp->graph) {
 		printf("# tracer: function_graph\n#\n");
+		if (opts)
+			printf("# options: %s\n#\n", opts);
 		printf("# CPU  DURATION                  FUNCTION CALLS\n");
 		printf("# |     |   |                     |   |   |   |\n");
 		return;
@@ -55,6 +83,8 @@ static void rtt_report_header(struct rtt_report *rp)
 	/* the tracer whose records the file holds */
 	printf("# tracer: %s\n#\n",
 	       rt_tracer_name(rp->function ? RT_TRACER_FUNCTION : RT_TRACER_NOP));
+	if (opts)
+		printf("# options: %s\n#\n", opts);
 	printf("#                                _-----=> irqs-off/BH-disabled\n");
 	printf("#                               / _----=> need-resched\n");
 	printf("#                              | / _---=> hardirq/softirq\n");
@@ -394,7 +424,7 @@ int rtt_do_report(const struct rtt_verb *v, int argc, char **argv)
 		int n;
 
 		memset(&cfg, 0, sizeof(cfg));
-		cfg.opts = rt_opt_defaults();
+		cfg.opts = rtt_report_opts(&rp);
 		cfg.tracer = rp.graph	 ? RT_TRACER_GRAPH :
 			     rp.function ? RT_TRACER_FUNCTION :
 					   RT_TRACER_NOP;

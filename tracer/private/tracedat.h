@@ -224,6 +224,20 @@ int td_writer_set_cmdlines(struct td_writer *w, const char *text);
 int td_writer_set_clock(struct td_writer *w, const char *clock_name);
 
 /**
+ * td_writer_set_trace_options - the trace options the recording was made
+ *	with (record -O), one line of blank-separated names
+ * @w: the writer
+ * @text: the names ("sym-offset nofuncgraph-proc"), no newline
+ *
+ * Kept in an option of the file's options section that trace-cmd skips;
+ * td_reader_trace_options() gives it back.
+ *
+ * Context: the writer's thread.
+ * Return: 0, -EINVAL, -ENOMEM.
+ */
+int td_writer_set_trace_options(struct td_writer *w, const char *text);
+
+/**
  * td_writer_set_uname - set the UNAME option (the traced system)
  * @w: the writer
  * @text: for example "Linux host 6.1.0 #1 SMP x86_64"
@@ -462,6 +476,16 @@ const char *td_reader_kallsyms(struct td_reader *r);
  * Return: the text, "" when the file has none.
  */
 const char *td_reader_cmdlines(struct td_reader *r);
+
+/**
+ * td_reader_trace_options - the trace options the recording was made with
+ *	(td_writer_set_trace_options())
+ * @r: the reader
+ *
+ * Context: any thread.
+ * Return: the text, or NULL when the file names none.
+ */
+const char *td_reader_trace_options(struct td_reader *r);
 
 /**
  * td_reader_uname - the UNAME option

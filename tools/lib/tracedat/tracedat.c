@@ -43,6 +43,8 @@ enum {
 	TD_OPT_BUFFER = 3,
 	TD_OPT_TRACECLOCK = 4,
 	TD_OPT_UNAME = 5,
+	/* ours: the trace options the recording was made with */
+	TD_OPT_RT_OPTIONS = 0x5254,
 };
 
 /* Longest clock name td_writer_set_clock() takes. */
@@ -529,6 +531,7 @@ struct td_spool {
  * @cmdlines: the saved cmdlines text, or NULL
  * @clock: the trace_clock text ("... [name] ...\n"), or NULL
  * @uname: the UNAME text, or NULL
+ * @options: the trace options text, or NULL
  * @spool: per cpu, its pages
  * @pages: pages of all cpus
  * @dirty: something changed since the file was last assembled
@@ -562,6 +565,7 @@ struct td_writer {
 	char *cmdlines;
 	char *clock;
 	char *uname;
+	char *options;
 	struct td_spool *spool;
 	uint64_t pages;
 	bool dirty;
@@ -865,6 +869,7 @@ static void td_writer_free(struct td_writer *w)
 	free(w->cmdlines);
 	free(w->clock);
 	free(w->uname);
+	free(w->options);
 	free(w->dir);
 	free(w->tmp_path);
 	free(w->path);
@@ -1009,6 +1014,13 @@ int td_writer_set_header_event(struct td_writer *w, const char *text)
 int td_writer_set_cmdlines(struct td_writer *w, const char *text)
 {
 	return w ? td_set_text(w, &w->cmdlines, text) : -EINVAL;
+}
+
+int td_writer_set_trace_options(struct td_writer *w, const char *text)
+{
+	if (!w || !text || strchr(text, '\n'))
+		return -EINVAL;
+	return td_set_text(w, &w->options, text);
 }
 
 int td_writer_set_uname(struct td_writer *w, const char *text)
@@ -1494,6 +1506,11 @@ static int td_build_header(struct td_writer *w, struct td_buf *b)
 		td_buf_le(b, 0, 8);
 		td_buf_str(b, name);
 	}
+	if (w->options) {
+		td_buf_le(b, TD_OPT_RT_OPTIONS, 2);
+		td_buf_le(b, strlen(w->options) + 1, 4);
+		td_buf_str(b, w->options);
+	}
 	td_buf_le(b, TD_OPT_DONE, 2);
 
 	td_buf_put(b, "flyrecord", 10);
@@ -1771,6 +1788,7 @@ struct td_rcpu {
  * @kallsyms: the kallsyms text
  * @cmdlines: the cmdlines text
  * @uname: the UNAME text
+ * @options: the trace options text
  */
 struct td_reader {
 	unsigned char *map;
@@ -1786,6 +1804,7 @@ struct td_reader {
 	char *kallsyms;
 	char *cmdlines;
 	char *uname;
+	char *options;
 };
 
 /**
@@ -2220,11 +2239,15 @@ static int td_parse(struct td_reader *r, struct td_cursor *c)
 				bufs[nr_bufs++] = td_get64(p);
 				continue;
 			}
-			if (id == TD_OPT_TRACECLOCK || id == TD_OPT_UNAME) {
+			if (id == TD_OPT_TRACECLOCK || id == TD_OPT_UNAME ||
+			    id == TD_OPT_RT_OPTIONS) {
 				ret = td_text(c, size, "an option", &text);
 				if (ret)
 					goto out;
-				if (id == TD_OPT_UNAME) {
+				if (id == TD_OPT_RT_OPTIONS) {
+					free(r->options);
+					r->options = text;
+				} else if (id == TD_OPT_UNAME) {
 					free(r->uname);
 					r->uname = text;
 				} else {
@@ -2396,6 +2419,7 @@ static void td_reader_free(struct td_reader *r)
 	free(r->kallsyms);
 	free(r->cmdlines);
 	free(r->uname);
+	free(r->options);
 	if (r->map)
 		munmap(r->map, r->size);
 	free(r);
@@ -2492,6 +2516,11 @@ const char *td_reader_kallsyms(struct td_reader *r)
 const char *td_reader_cmdlines(struct td_reader *r)
 {
 	return r->cmdlines ? r->cmdlines : "";
+}
+
+const char *td_reader_trace_options(struct td_reader *r)
+{
+	return r->options;
 }
 
 const char *td_reader_uname(struct td_reader *r)
