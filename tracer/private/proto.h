@@ -166,7 +166,7 @@ struct rt_arg_desc {
 	C(SHOW_SOFT, "show_soft", 0, RT_REPLY_TEXT, rt_cmd_show_soft,	\
 	  RT_ARGS(RT_A(0, NULL)))					\
 	C(SHOW_TRIGGER, "show_trigger", 0, RT_REPLY_TEXT,		\
-	  rt_cmd_show_trigger, RT_ARGS(RT_A(RT_AREQ(MATCH), "system"),	\
+	  rt_cmd_show_filter, RT_ARGS(RT_A(RT_AREQ(MATCH), "system"),	\
 				       RT_A(RT_AREQ(WORD), "event")))	\
 	C(PIDS, "pids", 0, RT_REPLY_NONE, rt_cmd_pids,			\
 	  RT_ARGS(RT_A(RT_AREQ(WORD), "pid list"),			\

@@ -661,12 +661,14 @@ static int rt_cmd_filter(struct ringtrace_instance *tr,
 	return ret;
 }
 
+/* show_filter and show_trigger: an event's filter or triggers */
 static int rt_cmd_show_filter(struct ringtrace_instance *tr,
 			      const struct rt_cmd_args *a, struct rt_reply *r)
 {
 	char buf[4096];
-	size_t n = ringtrace_show_filter(tr, a->v[0].s, a->v[1].s, buf,
-					 sizeof(buf));
+	size_t n = (a->id == RT_CMD_SHOW_FILTER ? ringtrace_show_filter :
+						  ringtrace_show_trigger)(
+		tr, a->v[0].s, a->v[1].s, buf, sizeof(buf));
 
 	rt_reply_printf(r, "%.*s", (int)n, buf);
 	return 0;
@@ -859,18 +861,6 @@ static int rt_cmd_trigger(struct ringtrace_instance *tr,
 	if (ret)
 		rt_reply_printf(r, "%s", err);
 	return ret;
-}
-
-static int rt_cmd_show_trigger(struct ringtrace_instance *tr,
-			       const struct rt_cmd_args *a,
-			       struct rt_reply *r)
-{
-	char buf[4096];
-	size_t n = ringtrace_show_trigger(tr, a->v[0].s, a->v[1].s, buf,
-					  sizeof(buf));
-
-	rt_reply_printf(r, "%.*s", (int)n, buf);
-	return 0;
 }
 
 /* pids INST FILE IDS... replaces, pids_add appends, show_pids shows */
