@@ -304,6 +304,10 @@ case_protocol() {
 	err_has "^ringtrace: process $SP: it speaks control protocol version 99; this tool speaks version [0-9]+$"
 	run 3 "$T" tracer "$SP" function
 	err_has "control protocol version 99"
+	# nor does mount take it
+	mkdir "$W/mnt"
+	run 3 "$T" mount "$SP" "$W/mnt"
+	err_has "process $SP: it speaks control protocol version 99"
 	# list sends none it cannot do without
 	run 0 "$T" list
 	out_has "^$SP +sample_app "
