@@ -648,6 +648,10 @@ case_show_and_stat() {
 	n=$(grep -vc '^#' "$W/show1")
 	run 0 "$T" stat "$SP"
 	out_has "^cpu0:$"
+	# the spares after the CPUs, named as such
+	out_has "^spare0:$"
+	! grep -q "^cpu$(getconf _NPROCESSORS_CONF):" "$W/out" ||
+		fail "stat shows a spare as a CPU"
 	out_has "^oldest event ts: +[0-9]+\.[0-9]{6}$"
 	out_has "^now ts: +[0-9]+\.[0-9]{6}$"
 	out_has "^dropped events: [0-9]+$"
