@@ -795,6 +795,13 @@ case_record_trace_cmd() {
 		fail "trace-cmd shows cpus=$cpus, the machine has $(getconf _NPROCESSORS_CONF)"
 	awk -v n="$cpus" '$1 !~ /^S/ && $1 >= n { exit 1 }' "$W/ours" ||
 		fail "a record shown on cpu $cpus or above, past the CPUs"
+	# JSON names a spare's records "spare":N, never as a CPU's
+	run 0 "$T" report --format=json "$W/r.dat"
+	if grep -q '^S' "$W/ours"; then
+		grep -q '"spare":[0-9]' "$W/out" || fail "JSON: no spare"
+	fi
+	grep -o '"cpu":[0-9]*' "$W/out" | awk -F: -v n="$cpus" '$2 >= n { exit 1 }' ||
+		fail "JSON: a spare shown as a CPU"
 	grep -q ' LOST ' "$W/ours" || fail "no lost-event mark"
 	grep -q ' big seq=[0-9]* text=a record longer than 112 bytes' "$W/ours" ||
 		fail "no record over 112 bytes"

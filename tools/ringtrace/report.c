@@ -406,6 +406,7 @@ int rtt_do_report(const struct rtt_verb *v, int argc, char **argv)
 			ret = -ENOMEM;
 			goto out;
 		}
+		rtt_json_set_cpu_buffers(json, td_reader_nr_cpu_buffers(rp.r));
 		rtt_report_json(&rp, json);
 		ret = rtt_json_end(json);
 		json = NULL;
