@@ -714,6 +714,16 @@ int ringbuf_nr_cpus(struct ringbuf *rb)
 	return rb ? rb->nr_cpus : 0;
 }
 
+int ringbuf_nr_cpu_buffers(struct ringbuf *rb)
+{
+	return rb ? rb->nr_cpu_bufs : 0;
+}
+
+bool ringbuf_is_spare(struct ringbuf *rb, int cpu)
+{
+	return rb && cpu >= rb->nr_cpu_bufs && cpu < rb->nr_cpus;
+}
+
 int ringbuf_clock(struct ringbuf *rb)
 {
 	return rb ? rb->clock : -EINVAL;

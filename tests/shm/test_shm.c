@@ -1737,6 +1737,53 @@ static void make_real(struct realf *f)
 	ASSERT_LT((peek32(f->path, f->ctl0 + M_CTL_NEXT) >> 2), f->np0 + 1);
 }
 
+/*
+ * Which buffers are spares: the creator and an attached view (which reads
+ * the file's header) answer alike; the per-thread model and
+ * RINGBUF_NO_SPARES have none.
+ */
+static void spare_buffers(void)
+{
+	char name[128], path[4096];
+	struct ringbuf *rb, *v;
+	int cpu;
+
+	name_of(name, sizeof(name), "spares");
+	rb = create_named(name, 2, 0, 2, 3);
+	v = attach_ok(name, 0);
+	ASSERT_EQ(ringbuf_nr_cpus(rb), 5);
+	ASSERT_EQ(ringbuf_nr_cpu_buffers(rb), 2);
+	ASSERT_EQ(ringbuf_nr_cpus(v), 5);
+	ASSERT_EQ(ringbuf_nr_cpu_buffers(v), 2);
+	for (cpu = -1; cpu <= 5; cpu++) {
+		ASSERT_EQ(ringbuf_is_spare(rb, cpu), cpu >= 2 && cpu < 5);
+		ASSERT_EQ(ringbuf_is_spare(v, cpu), cpu >= 2 && cpu < 5);
+	}
+	snprintf(path, sizeof(path), "%s", ringbuf_path(rb));
+	ringbuf_free(v);
+	ringbuf_free(rb);
+	unlink(path);
+	{
+		RINGBUF_OPTS(o, .size = TU_PAGES(2), .nr_cpus = 3,
+			     .model = RINGBUF_PER_THREAD);
+
+		rb = ringbuf_create(&o);
+		ASSERT_NOT_NULL(rb);
+		ASSERT_EQ(ringbuf_nr_cpu_buffers(rb), ringbuf_nr_cpus(rb));
+		ASSERT_FALSE(ringbuf_is_spare(rb, ringbuf_nr_cpus(rb) - 1));
+		ringbuf_free(rb);
+	}
+	rb = create_named(name, 2, 0, 2, RINGBUF_NO_SPARES);
+	ASSERT_EQ(ringbuf_nr_cpu_buffers(rb), 2);
+	ASSERT_EQ(ringbuf_nr_cpus(rb), 2);
+	ASSERT_FALSE(ringbuf_is_spare(rb, 1));
+	ASSERT_EQ(ringbuf_nr_cpu_buffers(NULL), 0);
+	ASSERT_FALSE(ringbuf_is_spare(NULL, 0));
+	snprintf(path, sizeof(path), "%s", ringbuf_path(rb));
+	ringbuf_free(rb);
+	unlink(path);
+}
+
 static void attach_errors(void)
 {
 	char name[128], p[4096], link[4096];
@@ -2572,6 +2619,7 @@ static const struct rbt_case cases[] = {
 	RBT_CASE(killed_reader_steps),
 	RBT_CASE(killed_reader_reset),
 	RBT_CASE(attach_errors),
+	RBT_CASE(spare_buffers),
 	RBT_CASE(corrupt_write_index),
 	RBT_CASE(attached_view_refuses),
 	RBT_CASE(foreign_file),

@@ -268,6 +268,51 @@ case_unknown_event() {
 	err_has "bad cpu 999"
 }
 
+# record -O: the options go into the file; report shows them in its
+# header and prints as the process would; trace-cmd reads the file
+case_record_options() {
+	[ -n "$C" ] || skip "no sample_calls"
+	run 0 "$T" record -q -o "$W/o.dat" -p function -O sym-offset \
+		-O noprint-parent -- "$C" -t 1 -d 3 20
+	run 0 "$T" report "$W/o.dat"
+	out_has "^# tracer: function$"
+	out_has "^# options: sym-offset noprint-parent$"
+	out_has ": calls_[a-z]+\+0x[0-9a-f]+/0x[0-9a-f]+$"
+	! grep -q ' <-' "$W/out" || fail "noprint-parent: parents printed"
+	run 0 "$T" record -q -o "$W/n.dat" -p function -- "$C" -t 1 -d 3 20
+	run 0 "$T" report "$W/n.dat"
+	! grep -q '^# options:' "$W/out" || fail "options of a recording without -O"
+	out_has ": calls_[a-z]+ <-"
+	if [ -n "$TRACE_CMD" ]; then
+		"$TRACE_CMD" report "$W/o.dat" >"$W/tc.txt" 2>"$W/tc.err" ||
+			fail "trace-cmd report failed: $(cat "$W/tc.err")"
+		[ ! -s "$W/tc.err" ] || fail "trace-cmd says: $(cat "$W/tc.err")"
+	fi
+}
+
+# a process speaking another control protocol version (proto.h): every
+# verb that sends a command says so and exits 3, and nothing is sent
+case_protocol() {
+	start_sample -- --threads 1 --seconds 20 --gap-ms 20
+	local ctl
+	ctl=$(echo "$RINGTRACE_DIR/$SP"-*.ctl)
+	[ -f "$ctl" ] || fail "no control file for the sample"
+	run 0 "$T" enable "$SP" app:work
+	# the version field (after magic, version, size, pid, uid)
+	printf '\x63\x00\x00\x00' | dd of="$ctl" bs=1 seek=20 conv=notrunc 2>/dev/null
+	run 3 "$T" enable "$SP" app:work
+	err_has "^ringtrace: process $SP: it speaks control protocol version 99; this tool speaks version [0-9]+$"
+	run 3 "$T" tracer "$SP" function
+	err_has "control protocol version 99"
+	# nor does mount take it
+	mkdir "$W/mnt"
+	run 3 "$T" mount "$SP" "$W/mnt"
+	err_has "process $SP: it speaks control protocol version 99"
+	# list sends none it cannot do without
+	run 0 "$T" list
+	out_has "^$SP +sample_app "
+}
+
 case_bad_filter() {
 	start_sample -- --threads 1 --seconds 20 --gap-ms 20
 	run 2 "$T" filter "$SP" app:work 'worker == 1 && bogus == 2'
@@ -285,6 +330,20 @@ case_bad_filter() {
 	err_has "expected 'SYS:EVENT EXPR'"
 	# a good one is accepted, and "0" clears it
 	run 0 "$T" filter "$SP" app:work worker == 0
+	run 0 "$T" filter "$SP" app:work 0
+	# up to the 65536 bytes a filter takes, through the control file;
+	# one more is refused, saying so
+	local long
+	long=$(awk 'BEGIN { e = "worker == 1"
+		while (length(e) + 15 <= 65536) e = e " || worker == 2"
+		while (length(e) < 65536) e = e " "
+		printf "%s", e }')
+	[ "${#long}" = 65536 ] || fail "the long expression is ${#long} bytes"
+	run 0 "$T" filter "$SP" app:work "$long"
+	run 0 "$T" filter "$SP" app:work
+	out_has "^worker == 1 \|\| worker == 2 "
+	run 2 "$T" filter "$SP" app:work "$long "
+	err_has "^ringtrace: filter for app:work: the expression is 65537 bytes, longer than the 65536 a filter takes$"
 	run 0 "$T" filter "$SP" app:work 0
 }
 
@@ -589,6 +648,10 @@ case_show_and_stat() {
 	n=$(grep -vc '^#' "$W/show1")
 	run 0 "$T" stat "$SP"
 	out_has "^cpu0:$"
+	# the spares after the CPUs, named as such
+	out_has "^spare0:$"
+	! grep -q "^cpu$(getconf _NPROCESSORS_CONF):" "$W/out" ||
+		fail "stat shows a spare as a CPU"
 	out_has "^oldest event ts: +[0-9]+\.[0-9]{6}$"
 	out_has "^now ts: +[0-9]+\.[0-9]{6}$"
 	out_has "^dropped events: [0-9]+$"
@@ -659,12 +722,37 @@ case_record_report() {
 
 # normalise a trace-cmd or ringtrace report to
 # "cpu ts pid event info" lines; lost-event lines to "cpu LOST n"
+# A spare is "S<n>" in ringtrace's text; trace-cmd shows spare n as cpu
+# n % CPUS of the buffer instance "spares<n / CPUS>" (CPUS: the file's
+# cpu count, its "cpus=" line). After its "EVENTS DROPPED" line trace-cmd
+# prints the instance's next record without the name.
 normalise() {
+	awk 'BEGIN { pend = -1 }
+	     /^cpus=[0-9]+$/ { split($0, c, "="); cpus = c[2] }
+	     { g = -1 }
+	     pend >= 0 && !/^spares[0-9]+: / { g = pend }
+	     { pend = -1 }
+	     match($0, /^spares[0-9]+: /) {
+		g = substr($0, 7, RLENGTH - 8) + 0
+		$0 = substr($0, RLENGTH + 1)
+		if ($0 ~ /^ *CPU:[0-9]+ /)
+			pend = g
+	     }
+	     g >= 0 {
+		if (match($0, /\[[0-9]+\]/))
+			$0 = substr($0, 1, RSTART - 1) "[S" \
+			     (g * cpus + substr($0, RSTART + 1, RLENGTH - 2)) \
+			     "]" substr($0, RSTART + RLENGTH)
+		else if (match($0, /^ *CPU:[0-9]+ /))
+			$0 = "CPU:S" (g * cpus + substr($0, index($0, ":") + 1) + 0) \
+			     substr($0, RSTART + RLENGTH - 1)
+	     }
+	     { print }' |
 	sed -E -n \
-		-e 's/^CPU:([0-9]+) \[([0-9]+) EVENTS DROPPED\]$/\1 LOST \2/p' \
-		-e 's/^CPU:([0-9]+) \[LOST ([0-9]+) EVENTS\]$/\1 LOST \2/p' \
-		-e 's/^ *.*-([0-9]+) +\[([0-9]+)\] +(\.\.\.\.\.|\.\.h\.\.)? *([0-9]+\.[0-9]+): ([a-z_]+): +(.*)$/\2 \4 \1 \5 \6/p' |
-		sed -E -e 's/^0*([0-9])/\1/' \
+		-e 's/^ *CPU:(S?[0-9]+) \[([0-9]+) EVENTS DROPPED\]$/\1 LOST \2/p' \
+		-e 's/^CPU:(S?[0-9]+) \[LOST ([0-9]+) EVENTS\]$/\1 LOST \2/p' \
+		-e 's/^ *.*-([0-9]+) +\[(S?[0-9]+)\] +(\.\.\.\.\.|\.\.h\.\.)? *([0-9]+\.[0-9]+): ([a-z_]+): +(.*)$/\2 \4 \1 \5 \6/p' |
+		sed -E -e 's/^0*([0-9])/\1/' -e 's/^S0*([0-9])/S\1/' \
 			-e 's/ print tracing_mark_write: / tracing_mark_write /'
 }
 
@@ -699,6 +787,21 @@ case_record_trace_cmd() {
 		diff "$W/ours" "$W/theirs" | head -20 >&2
 		fail "ringtrace report and trace-cmd report differ"
 	fi
+	# the file's cpus are the CPUs; a spare's records are shown as the
+	# spare's (the same way by both), never as a CPU's
+	local cpus
+	cpus=$(sed -n 's/^cpus=//p' "$W/tc.txt")
+	[ "$cpus" = "$(getconf _NPROCESSORS_CONF)" ] ||
+		fail "trace-cmd shows cpus=$cpus, the machine has $(getconf _NPROCESSORS_CONF)"
+	awk -v n="$cpus" '$1 !~ /^S/ && $1 >= n { exit 1 }' "$W/ours" ||
+		fail "a record shown on cpu $cpus or above, past the CPUs"
+	# JSON names a spare's records "spare":N, never as a CPU's
+	run 0 "$T" report --format=json "$W/r.dat"
+	if grep -q '^S' "$W/ours"; then
+		grep -q '"spare":[0-9]' "$W/out" || fail "JSON: no spare"
+	fi
+	grep -o '"cpu":[0-9]*' "$W/out" | awk -F: -v n="$cpus" '$2 >= n { exit 1 }' ||
+		fail "JSON: a spare shown as a CPU"
 	grep -q ' LOST ' "$W/ours" || fail "no lost-event mark"
 	grep -q ' big seq=[0-9]* text=a record longer than 112 bytes' "$W/ours" ||
 		fail "no record over 112 bytes"
@@ -1172,6 +1275,19 @@ case_report_filter() {
 	err_has "^ +\^$"
 	run 2 "$T" report -f 'app:nosuch x == 1' "$W/r.dat"
 	err_has "unknown event 'app:nosuch'"
+	# -e: whole events, a comma-separated list; with -f either selects
+	run 0 "$T" report -e app:work,io:done "$W/r.dat"
+	out_has " work: worker=[0-2] "
+	out_has " done: seq="
+	! grep -q ' request: ' "$W/out" || fail "-e: an event not listed"
+	run 0 "$T" report --events io -f 'app:work worker == 2' "$W/r.dat"
+	out_has " request: "
+	out_has " work: worker=2 "
+	! grep -Eq ' worker=[01] ' "$W/out" || fail "-e with -f: filter leak"
+	run 2 "$T" report -e app:work,app:nosuch "$W/r.dat"
+	err_has "unknown event 'app:nosuch'"
+	run 2 "$T" report -e 'app:work,' "$W/r.dat"
+	err_has "bad event list 'app:work,'"
 	run 0 "$T" report --cpu 1 "$W/r.dat"
 	! grep -q '\[00[02-9]\]' "$W/out" || fail "--cpu 1 printed other cpus"
 	run 2 "$T" report --cpu 99 "$W/r.dat"

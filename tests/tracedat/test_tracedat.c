@@ -1276,6 +1276,136 @@ static void expect_report_count(const char *path, size_t n)
 	free(out);
 }
 
+/*
+ * Spares (td_writer_set_cpu_buffers()): the file's cpu count is the CPUs',
+ * the spares are buffer instances of that many cpus each; trace-cmd
+ * reads them as instances ("spares<g>: " before their lines), our reader
+ * gives them back after the CPUs, a checkpoint between pages included.
+ */
+static void spares(void)
+{
+	/* pages per cpu buffer: 2 CPUs, then spares 0..4 */
+	static const int pages[7] = { 2, 1, 1, 0, 3, 0, 1 };
+	char dir[128], path[256], err[256], cmd[512], *out, *l, *save = NULL;
+	size_t in_group[3] = { 0 }, top = 0;
+	struct td_reader *r;
+	struct td_writer *w;
+	uint64_t ts = 1000000000;
+	uint32_t seq = 0;
+	int st;
+
+	tdt_mkdir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/sp.dat", dir);
+	ASSERT_EQ(td_writer_open(path, PSZ, 7, &w), 0);
+	ASSERT_EQ(td_writer_set_cpu_buffers(w, 0), -EINVAL);
+	ASSERT_EQ(td_writer_set_cpu_buffers(w, 8), -EINVAL);
+	ASSERT_EQ(td_writer_set_cpu_buffers(w, 2), 0);
+	ASSERT_EQ(td_writer_add_format(w, "tdtest", tdt_counter_fmt), 0);
+	ASSERT_EQ(td_writer_set_cmdlines(w, tdt_cmdlines), 0);
+	ASSERT_EQ(td_writer_set_clock(w, "mono"), 0);
+	for (int cpu = 0; cpu < 7; cpu++)
+		add_pages(w, cpu, pages[cpu] > 1 ? 1 : pages[cpu], &seq, &ts);
+	/* too late once pages are in */
+	ASSERT_EQ(td_writer_set_cpu_buffers(w, 3), -EINVAL);
+	ASSERT_EQ(td_writer_checkpoint(w), 0);
+	for (int cpu = 0; cpu < 7; cpu++)
+		add_pages(w, cpu, pages[cpu] > 1 ? pages[cpu] - 1 : 0, &seq,
+			  &ts);
+	ASSERT_EQ(td_writer_close(w), 0);
+
+	ASSERT_EQ(td_reader_open(path, &r, err, sizeof(err)), 0);
+	ASSERT_EQ(td_reader_nr_cpu_buffers(r), 2);
+	/* three groups of two: the last slot is empty */
+	ASSERT_EQ(td_reader_nr_cpus(r), 8);
+	for (int cpu = 0; cpu < 7; cpu++)
+		ASSERT_EQ(td_reader_nr_pages(r, cpu), (uint64_t)pages[cpu]);
+	ASSERT_EQ(td_reader_nr_pages(r, 7), 0);
+	ASSERT_EQ(strcmp(td_reader_clock(r), "mono"), 0);
+	td_reader_close(r);
+
+	if (tdt_trace_cmd()) {
+		snprintf(cmd, sizeof(cmd), "%s report -i %s 2>&1",
+			 tdt_trace_cmd(), path);
+		out = tdt_run(cmd, &st);
+		if (st)
+			RBT_FAIL("%s: status %d:\n%s", cmd, st, out);
+		ASSERT_EQ(strncmp(out, "cpus=2\n", 7), 0);
+		for (l = strtok_r(out, "\n", &save); l;
+		     l = strtok_r(NULL, "\n", &save)) {
+			unsigned int g;
+
+			if (!strncmp(l, "cpus=", 5))
+				continue;
+			if (sscanf(l, TD_SPARES_PREFIX "%u: ", &g) == 1 &&
+			    g < 3)
+				in_group[g]++;
+			else
+				top++;
+		}
+		free(out);
+		/* 10 records a page */
+		ASSERT_EQ(top, 30);
+		ASSERT_EQ(in_group[0], 10);
+		ASSERT_EQ(in_group[1], 30);
+		ASSERT_EQ(in_group[2], 10);
+		/* the buffer statistics name the two CPUs only */
+		snprintf(cmd, sizeof(cmd), "%s report --stat -i %s 2>&1",
+			 tdt_trace_cmd(), path);
+		out = tdt_run(cmd, &st);
+		if (st)
+			RBT_FAIL("%s: status %d:\n%s", cmd, st, out);
+		ASSERT_NOT_NULL(strstr(out, "\nCPU1 data recorded"));
+		if (strstr(out, "\nCPU2"))
+			RBT_FAIL("a spare shown as a CPU:\n%s", out);
+		free(out);
+	}
+	tdt_rmdir(dir);
+}
+
+/* The trace options of the recording: kept, given back, and skipped by
+ * trace-cmd without a word. */
+static void trace_options(void)
+{
+	char dir[128], path[256], err[256], cmd[512], *out;
+	struct td_reader *r;
+	struct td_writer *w;
+	uint64_t ts = 1000000000;
+	uint32_t seq = 0;
+	int st;
+
+	tdt_mkdir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/o.dat", dir);
+	ASSERT_EQ(td_writer_open(path, PSZ, 1, &w), 0);
+	ASSERT_EQ(td_writer_set_trace_options(w, "a\nb"), -EINVAL);
+	ASSERT_EQ(td_writer_set_trace_options(w, "sym-offset nofuncgraph-proc"),
+		  0);
+	ASSERT_EQ(td_writer_add_format(w, "tdtest", tdt_counter_fmt), 0);
+	ASSERT_EQ(td_writer_set_clock(w, "mono"), 0);
+	add_pages(w, 0, 1, &seq, &ts);
+	ASSERT_EQ(td_writer_close(w), 0);
+	ASSERT_EQ(td_reader_open(path, &r, err, sizeof(err)), 0);
+	ASSERT_EQ(strcmp(td_reader_trace_options(r),
+			 "sym-offset nofuncgraph-proc"), 0);
+	td_reader_close(r);
+	expect_report_count(path, 10);
+	if (tdt_trace_cmd()) {
+		snprintf(cmd, sizeof(cmd), "%s report -i %s 2>&1 >/dev/null",
+			 tdt_trace_cmd(), path);
+		out = tdt_run(cmd, &st);
+		ASSERT_EQ(st, 0);
+		if (out[0])
+			RBT_FAIL("trace-cmd says:\n%s", out);
+		free(out);
+	}
+	/* a file without them */
+	ASSERT_EQ(td_writer_open(path, PSZ, 1, &w), 0);
+	ASSERT_EQ(td_writer_close(w), 0);
+	ASSERT_EQ(td_reader_open(path, &r, err, sizeof(err)), 0);
+	ASSERT_NULL(td_reader_trace_options(r));
+	td_reader_close(r);
+	tdt_rmdir(dir);
+}
+
 static void checkpoint(void)
 {
 	char dir[128], path[256], tmp[300], victim[300], err[256];
@@ -1676,5 +1806,7 @@ static const struct rbt_case cases[] = {
 	RBT_CASE(header_page_layout), RBT_CASE(checkpoint),
 	RBT_CASE(write_once),         RBT_CASE(checkpoint_kill),    RBT_CASE(disk_full),
 	RBT_CASE(file_size_limit),    RBT_CASE(trace_cmd_convert),
+	RBT_CASE(spares),
+	RBT_CASE(trace_options),
 };
 RBT_MAIN(cases)

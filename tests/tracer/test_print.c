@@ -125,7 +125,8 @@ static char *capture_source(struct ringbuf *rb, const struct rt_print_cfg *cfg)
 {
 	struct rbsrc s = { .rb = rb };
 	struct rt_record_source src = { ringbuf_nr_cpus(rb), ringbuf_clock(rb),
-					src_peek, src_advance, &s };
+					src_peek, src_advance, &s,
+					ringbuf_nr_cpu_buffers(rb) };
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -166,7 +167,86 @@ static void view_equals_source(void)
 	ringbuf_free(rb);
 }
 
+/* Two streams, one record each: a CPU buffer, then a spare that lost
+ * three events before its record. */
+struct two {
+	int done[2];
+	struct rt_fn_entry fn;
+	struct rt_graph_ret_entry ret;
+	bool graph;
+};
+
+static bool two_peek(void *ctx, int cpu, uint64_t *ts, const void **data,
+		     unsigned int *len, long *lost)
+{
+	struct two *t = ctx;
+
+	if (t->done[cpu])
+		return false;
+	*ts = 1000000000ull + (uint64_t)cpu * 1000;
+	*data = t->graph ? (const void *)&t->ret : (const void *)&t->fn;
+	*len = t->graph ? sizeof(t->ret) : sizeof(t->fn);
+	if (lost)
+		*lost = cpu ? 3 : 0;
+	return true;
+}
+
+static void two_advance(void *ctx, int cpu)
+{
+	((struct two *)ctx)->done[cpu] = 1;
+}
+
+static char *capture_two(const struct rt_print_cfg *cfg)
+{
+	struct two t = { { 0, 0 },
+			 { { RT_TYPE_FN, 0, 0, 7 }, 0x2000, 0x1000 },
+			 { { RT_TYPE_GRAPH_RET, 0, 0, 7 }, 0x1000, 0, 0, 100,
+			   2600 },
+			 cfg->tracer == RT_TRACER_GRAPH };
+	struct rt_record_source src = { 2, RINGBUF_CLOCK_MONO, two_peek,
+					two_advance, &t, 1 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	ASSERT_GE(rt_print_source(&src, RINGBUF_ALL_CPUS, cfg, &ops, f), 2);
+	fclose(f);
+	return buf;
+}
+
+/* A spare's records are named S<n> where the CPU goes, never a CPU. */
+static void spare_cpu_name(void)
+{
+	struct rt_print_cfg cfg = { .opts = RT_OPT(RT_OPT_CONTEXT_INFO),
+				    .tracer = RT_TRACER_NOP };
+	char *a;
+
+	a = capture_two(&cfg);
+	if (getenv("RT_SHOW"))
+		fprintf(stderr, "%s", a);
+	ASSERT_NOT_NULL(strstr(a, "task7-7       [000] "));
+	ASSERT_NOT_NULL(strstr(a, "CPU:S0 [LOST 3 EVENTS]\n"));
+	ASSERT_NOT_NULL(strstr(a, "task7-7       [S00] "));
+	ASSERT_NULL(strstr(a, "[001]"));
+	free(a);
+	cfg.opts |= RT_OPT(RT_OPT_LATENCY_FMT);
+	a = capture_two(&cfg);
+	if (getenv("RT_SHOW"))
+		fprintf(stderr, "%s", a);
+	ASSERT_NOT_NULL(strstr(a, "-7        S0"));
+	free(a);
+	cfg.opts = RT_OPT(RT_OPT_FUNCGRAPH_CPU) | RT_OPT(RT_OPT_CONTEXT_INFO);
+	cfg.tracer = RT_TRACER_GRAPH;
+	a = capture_two(&cfg);
+	if (getenv("RT_SHOW"))
+		fprintf(stderr, "%s", a);
+	ASSERT_NOT_NULL(strstr(a, " 0) "));
+	ASSERT_NOT_NULL(strstr(a, " S0) "));
+	free(a);
+}
+
 static const struct rbt_case cases[] = {
 	RBT_CASE(view_equals_source),
+	RBT_CASE(spare_cpu_name),
 };
 RBT_MAIN(cases)

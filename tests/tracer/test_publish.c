@@ -28,6 +28,7 @@
 #include <ringtrace/tracer.h>
 
 #include "ctl.h"
+#include "proto.h"
 #include "test.h"
 
 static char dir[PATH_MAX];
@@ -167,7 +168,13 @@ static int command_wait(struct rt_ctl *ctl, const char *cmd, char *reply,
 
 	if (ret == EOWNERDEAD)
 		pthread_mutex_consistent(&ctl->cmd_lock);
-	snprintf(ctl->cmd, sizeof(ctl->cmd), "%s", cmd);
+	/* the protocol version first, unless the test gives its own */
+	if (cmd[0] == '@' || !strncmp(cmd, "raw:", 4))
+		snprintf(ctl->cmd, sizeof(ctl->cmd), "%s",
+			 cmd + (cmd[0] == '@' ? 0 : 4));
+	else
+		snprintf(ctl->cmd, sizeof(ctl->cmd), "@%d %s",
+			 RT_CTL_PROTO_VERSION, cmd);
 	seq = atomic_load(&ctl->cmd_seq) + 1;
 	atomic_store_explicit(&ctl->cmd_seq, seq, memory_order_release);
 	syscall(SYS_futex, &ctl->cmd_seq, FUTEX_WAKE, 1, NULL, NULL, 0);
@@ -379,6 +386,77 @@ static void publish_off(void)
 	remove_dir();
 }
 
+/*
+ * The control protocol's table (proto.h): a line of another version, or
+ * without one, is refused with a message naming the versions, and
+ * arguments are checked against their types, before anything runs.
+ */
+static void protocol(void)
+{
+	struct rt_cmd_args a;
+	struct rt_ctl *ctl;
+	char reply[8192], line[256], err[256];
+	int wfd, st, i, j;
+	pid_t pid;
+
+	/* the table: verbs unique, a rest-of-line argument only last */
+	for (i = 0; i < RT_CMD_NR; i++) {
+		ASSERT_EQ(rt_cmd_lookup(rt_cmd_table[i].name), i);
+		for (j = 0; j + 1 < RT_CMD_MAX_ARGS; j++)
+			if ((rt_cmd_table[i].args[j].type & ~RT_ARG_OPT) ==
+			    RT_ARG_REST)
+				ASSERT_EQ(rt_cmd_table[i].args[j + 1].type, 0);
+	}
+	snprintf(line, sizeof(line), "@%d filter top * ev a == 1 && b",
+		 RT_CTL_PROTO_VERSION);
+	ASSERT_EQ(rt_cmd_parse(line, &a, err, sizeof(err)), 0);
+	ASSERT_EQ(a.id, RT_CMD_FILTER);
+	ASSERT_EQ(strcmp(a.inst, "top"), 0);
+	ASSERT_NULL(a.v[0].s);
+	ASSERT_EQ(strcmp(a.v[1].s, "ev"), 0);
+	ASSERT_EQ(strcmp(a.v[2].s, "a == 1 && b"), 0);
+	snprintf(line, sizeof(line), "@%d clear - 3", RT_CTL_PROTO_VERSION);
+	ASSERT_EQ(rt_cmd_parse(line, &a, err, sizeof(err)), 0);
+	ASSERT_TRUE(a.set[0]);
+	ASSERT_EQ(a.v[0].u, 3);
+
+	use_private_dir();
+	pid = start_child(&wfd);
+	ctl = map_ctl(pid);
+	ASSERT_EQ(ctl->proto, RT_CTL_PROTO_VERSION);
+	ASSERT_EQ(command(ctl, "ping -", reply, sizeof(reply)), 0);
+	ASSERT_NOT_NULL(strstr(reply, "pong"));
+	/* the untyped protocol's line, and another version's */
+	ASSERT_EQ(command(ctl, "raw:ping -", reply, sizeof(reply)),
+		  -EPROTONOSUPPORT);
+	ASSERT_NOT_NULL(strstr(reply, "without a control protocol version"));
+	ASSERT_EQ(command(ctl, "@99 ping -", reply, sizeof(reply)),
+		  -EPROTONOSUPPORT);
+	ASSERT_NOT_NULL(strstr(reply, "control protocol version 99"));
+	/* typed arguments */
+	ASSERT_EQ(command(ctl, "thresh - -5", reply, sizeof(reply)), -EINVAL);
+	ASSERT_EQ(strcmp(reply, "thresh: bad value '-5'"), 0);
+	ASSERT_EQ(command(ctl, "buffer_size_kb - 12kb", reply, sizeof(reply)),
+		  -EINVAL);
+	ASSERT_EQ(strcmp(reply, "buffer_size_kb: bad size '12kb'"), 0);
+	ASSERT_EQ(command(ctl, "marker_raw - 0102zz0304", reply,
+			  sizeof(reply)), -EINVAL);
+	ASSERT_EQ(command(ctl, "mkinstance -", reply, sizeof(reply)), -EINVAL);
+	ASSERT_EQ(strcmp(reply, "mkinstance: missing the instance name"), 0);
+	ASSERT_EQ(command(ctl, "ping - extra", reply, sizeof(reply)), -EINVAL);
+	ASSERT_EQ(strcmp(reply, "ping: too many arguments"), 0);
+	/* replies as the table says: none, or the text */
+	ASSERT_EQ(command(ctl, "tracing_on - 1", reply, sizeof(reply)), 0);
+	ASSERT_EQ(reply[0], '\0');
+	ASSERT_EQ(command(ctl, "get - tracing_on", reply, sizeof(reply)), 0);
+	ASSERT_EQ(strcmp(reply, "1\n"), 0);
+	ASSERT_EQ(write(wfd, "q", 1), 1);
+	ASSERT_EQ(waitpid(pid, &st, 0), pid);
+	munmap(ctl, sizeof(*ctl));
+	close(wfd);
+	remove_dir();
+}
+
 static void exec_republishes(void);
 
 static const struct rbt_case cases[] = {
@@ -386,6 +464,7 @@ static const struct rbt_case cases[] = {
 	RBT_CASE(crash_leaves_files),
 	RBT_CASE(publish_off),
 	RBT_CASE(exec_republishes),
+	RBT_CASE(protocol),
 };
 
 /* exec() keeps the pid and the start time and runs no exit handler: the

@@ -41,6 +41,7 @@
 #include <ringbuf/ringbuf.h>
 
 #include "client.h"
+#include "proto.h"
 
 #define RTT_SLICE_MS 100
 
@@ -62,6 +63,7 @@ int rtt_exit_code(int err)
 	case 0:
 		return RTT_EXIT_OK;
 	case -ESRCH:
+	case -EPROTONOSUPPORT: /* traced, but not in this tool's protocol */
 		return RTT_EXIT_NOPROC;
 	case -EACCES:
 	case -EPERM:
@@ -672,25 +674,41 @@ static int rtt_lock(struct rtt_proc *p, uint64_t deadline,
 int rtt_command(struct rtt_proc *p, int timeout_ms, char **reply,
 		char err[RTT_ERR_MAX], const char *fmt, ...)
 {
-	char cmd[RT_CTL_CMD_MAX];
+	char cmd[RT_CTL_CMD_MAX], *check;
 	struct rt_ctl *c = p->ctl;
 	uint64_t deadline = rtt_now_ms() + (uint64_t)timeout_ms;
+	struct rt_cmd_args args;
 	uint32_t seq, done;
 	va_list ap;
-	int n, ret, status;
+	int n, n0, ret, status;
 	size_t rlen;
 
 	if (reply)
 		*reply = NULL;
 	err[0] = '\0';
+	/* the line carries the protocol version first (proto.h) */
+	n0 = snprintf(cmd, sizeof(cmd), "@%d ", RT_CTL_PROTO_VERSION);
 	va_start(ap, fmt);
-	n = vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	n = vsnprintf(cmd + n0, sizeof(cmd) - (size_t)n0, fmt, ap);
 	va_end(ap);
-	if (n < 0 || (size_t)n >= sizeof(cmd)) {
+	if (n < 0 || (size_t)n >= sizeof(cmd) - (size_t)n0) {
 		rtt_err(err, "command too long (more than %d bytes)",
-			RT_CTL_CMD_MAX - 1);
+			RT_CTL_CMD_MAX - 1 - n0);
 		return -E2BIG;
 	}
+	n += n0;
+	/* The same table and parser as the process's: a line it does not
+	 * describe is refused here, never misread there. */
+	check = malloc((size_t)n + 1);
+	if (!check) {
+		rtt_err(err, "out of memory");
+		return -ENOMEM;
+	}
+	memcpy(check, cmd, (size_t)n + 1);
+	ret = rt_cmd_parse(check, &args, err, RTT_ERR_MAX);
+	free(check);
+	if (ret)
+		return ret;
 	if (!p->writable) {
 		rtt_err(err,
 			"permission denied: cannot write the control file of process %d",
@@ -700,6 +718,12 @@ int rtt_command(struct rtt_proc *p, int timeout_ms, char **reply,
 	if (rtt_gone(p)) {
 		rtt_err(err, "process %d is not running", p->pid);
 		return -ESRCH;
+	}
+	if (c->proto != RT_CTL_PROTO_VERSION) {
+		rtt_err(err,
+			"it speaks control protocol version %u; this tool speaks version %d",
+			c->proto, RT_CTL_PROTO_VERSION);
+		return -EPROTONOSUPPORT;
 	}
 	ret = rtt_lock(p, deadline, err);
 	if (ret)

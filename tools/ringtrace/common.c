@@ -388,6 +388,8 @@ int rtt_set_filter(struct rtt_proc *p, const struct rtt_events *ev,
 	char sys[128], name[128], err[RTT_ERR_MAX];
 	int ret;
 
+	if (rtt_filter_too_long(spec, expr))
+		return -E2BIG;
 	ret = rtt_resolve_event(p, ev, spec, sys, sizeof(sys), name,
 				sizeof(name));
 	if (ret)
@@ -401,6 +403,17 @@ int rtt_set_filter(struct rtt_proc *p, const struct rtt_events *ev,
 		rtt_msg("process %d: filter for %s: %s", p->pid, spec, err);
 	}
 	return ret;
+}
+
+bool rtt_filter_too_long(const char *spec, const char *expr)
+{
+	size_t n = strlen(expr);
+
+	if (n <= RT_FILTER_MAX_LEN)
+		return false;
+	rtt_msg("filter for %s: the expression is %zu bytes, longer than the %d a filter takes",
+		spec, n, RT_FILTER_MAX_LEN);
+	return true;
 }
 
 /* Split "SPEC EXPR" at the first blank. */

@@ -41,7 +41,22 @@ struct rtt_json {
 	size_t nr_th;
 	size_t cap_th;
 	uint64_t last_ts;
+	int nr_cpu_bufs;
 };
+
+void rtt_json_set_cpu_buffers(struct rtt_json *j, int nr_cpu_bufs)
+{
+	j->nr_cpu_bufs = nr_cpu_bufs;
+}
+
+/* The buffer a record is in: "cpu":N, or "spare":N for spare N. */
+static void rtt_json_cpu(struct rtt_json *j, int cpu)
+{
+	if (j->nr_cpu_bufs > 0 && cpu >= j->nr_cpu_bufs)
+		fprintf(j->out, "\"spare\":%d", cpu - j->nr_cpu_bufs);
+	else
+		fprintf(j->out, "\"cpu\":%d", cpu);
+}
 
 /* The length of the UTF-8 sequence at @s (at most @max bytes), or 0 when
  * it is not a valid one (overlong, a surrogate, beyond U+10FFFF, cut). */
@@ -325,7 +340,9 @@ void rtt_json_record(struct rtt_json *j, int cpu, uint64_t ts,
 	if (!e) {
 		snprintf(name, sizeof(name), "unknown event %u", id);
 		rtt_json_head(j, name, NULL, "i", ts, tid);
-		fprintf(j->out, ",\"s\":\"t\",\"args\":{\"cpu\":%d}}", cpu);
+		fputs(",\"s\":\"t\",\"args\":{", j->out);
+		rtt_json_cpu(j, cpu);
+		fputs("}}", j->out);
 		return;
 	}
 	if (!strcmp(e->system, "ftrace") &&
@@ -354,8 +371,9 @@ void rtt_json_record(struct rtt_json *j, int cpu, uint64_t ts,
 							   len),
 			       false);
 		rtt_json_head(j, name, "function", "i", ts, tid);
-		fprintf(j->out, ",\"s\":\"t\",\"args\":{\"cpu\":%d,\"parent\":",
-			cpu);
+		fputs(",\"s\":\"t\",\"args\":{", j->out);
+		rtt_json_cpu(j, cpu);
+		fputs(",\"parent\":", j->out);
 		rtt_sym_format(j->ctx->syms, name, sizeof(name),
 			       (unsigned long)rtt_json_get(e->tep, "parent_ip",
 							   rec, len),
@@ -366,7 +384,8 @@ void rtt_json_record(struct rtt_json *j, int cpu, uint64_t ts,
 	}
 	snprintf(name, sizeof(name), "%s:%s", e->system, e->name);
 	rtt_json_head(j, e->name, e->system, "i", ts, tid);
-	fprintf(j->out, ",\"s\":\"t\",\"args\":{\"cpu\":%d", cpu);
+	fputs(",\"s\":\"t\",\"args\":{", j->out);
+	rtt_json_cpu(j, cpu);
 	for (f = e->tep->format.fields; f; f = f->next) {
 		fputc(',', j->out);
 		rtt_json_field(j, f, rec, len);
@@ -383,8 +402,9 @@ void rtt_json_lost(struct rtt_json *j, int cpu, uint64_t ts,
 	fputs("{\"name\":\"lost events\",\"ph\":\"i\",\"s\":\"g\",\"ts\":",
 	      j->out);
 	rtt_json_ts(j, ts);
-	fprintf(j->out, ",\"pid\":%d,\"tid\":0,\"args\":{\"cpu\":%d",
-		j->pid > 0 ? j->pid : 0, cpu);
+	fprintf(j->out, ",\"pid\":%d,\"tid\":0,\"args\":{",
+		j->pid > 0 ? j->pid : 0);
+	rtt_json_cpu(j, cpu);
 	if (count == (unsigned long)-1)
 		fputs(",\"count\":\"unknown\"}}", j->out);
 	else

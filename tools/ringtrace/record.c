@@ -46,7 +46,8 @@ const char rtt_record_help[] =
 	"                       repeatable\n"
 	"  -p, --tracer NAME    the tracer: nop, function, function_graph,\n"
 	"                       usersoff\n"
-	"  -O OPT               set trace option OPT (or noOPT); repeatable\n"
+	"  -O OPT               set trace option OPT (or noOPT); repeatable;\n"
+	"                       kept in the file, for report\n"
 	"  -b, --buffer-size KB  the size of each cpu buffer (default with\n"
 	"                       COMMAND: 4 to 32 MiB, by the number of cpus;\n"
 	"                       with -P: unchanged)\n"
@@ -351,6 +352,7 @@ int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 	if (code)
 		goto out_free;
 	r.out = out.path;
+	r.topts = &topts;
 	r.out_name = rtt_out_name(&out);
 	r.tty = isatty(2);
 	rtt_catch_signals();

@@ -56,6 +56,7 @@ struct rtt_record {
 	bool quiet_written;
 	bool tty;
 	char *out_path;
+	const struct rtt_strv *topts;
 };
 
 /**

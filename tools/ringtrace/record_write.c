@@ -217,6 +217,7 @@ int rtt_rec_open(struct rtt_record *r, const char *inst)
 			  &r->w);
 	if (ret)
 		return ret;
+	rtt_td_set_options(r->w, r->topts);
 	r->ckpt_bytes = 32768;
 	r->start = r->last = rtt_now_ms();
 	return td_writer_checkpoint(r->w);

@@ -12,6 +12,10 @@ const char rtt_report_help[] =
 	"buffers in time order, lost events marked where they were lost.\n"
 	"\n"
 	"  -c, --cpu N          only cpu buffer N\n"
+	"  -e, --events LIST    only the records of these events (a comma-\n"
+	"                       separated list of sys:event, event, sys,\n"
+	"                       sys:*); repeatable, and with -f a record is\n"
+	"                       shown when either selects it\n"
 	"  -f, --filter 'EVENT EXPR'  only the records of EVENT (sys:event,\n"
 	"                       event, sys, sys:*) that match EXPR; repeatable\n"
 	"                       (a record is shown when a filter of its event\n"
@@ -40,10 +44,38 @@ const char rtt_report_help[] =
 	"  -h, --help           this text\n";
 
 
+/* The trace options the file was recorded with (record -O), over the
+ * defaults: "name" sets one, "noname" clears it. */
+static uint64_t rtt_report_opts(struct rtt_report *rp)
+{
+	const char *p = td_reader_trace_options(rp->r);
+	uint64_t opts = rt_opt_defaults();
+
+	while (p && *p) {
+		size_t n = strcspn(p, " ");
+		bool no = n > 2 && !strncmp(p, "no", 2);
+		int bit = rt_opt_lookup(p, n);
+
+		if (bit < 0 && no)
+			bit = rt_opt_lookup(p + 2, n - 2);
+		else
+			no = false;
+		if (bit >= 0)
+			opts = no ? opts & ~RT_OPT(bit) : opts | RT_OPT(bit);
+		p += n;
+		p += *p == ' ';
+	}
+	return opts;
+}
+
 static void rtt_report_header(struct rtt_report *rp)
 {
+	const char *opts = td_reader_trace_options(rp->r);
+
 	if (rp->graph) {
 		printf("# tracer: function_graph\n#\n");
+		if (opts)
+			printf("# options: %s\n#\n", opts);
 		printf("# CPU  DURATION                  FUNCTION CALLS\n");
 		printf("# |     |   |                     |   |   |   |\n");
 		return;
@@ -51,6 +83,8 @@ static void rtt_report_header(struct rtt_report *rp)
 	/* the tracer whose records the file holds */
 	printf("# tracer: %s\n#\n",
 	       rt_tracer_name(rp->function ? RT_TRACER_FUNCTION : RT_TRACER_NOP));
+	if (opts)
+		printf("# options: %s\n#\n", opts);
 	printf("#                                _-----=> irqs-off/BH-disabled\n");
 	printf("#                               / _----=> need-resched\n");
 	printf("#                              | / _---=> hardirq/softirq\n");
@@ -112,6 +146,7 @@ int rtt_do_report(const struct rtt_verb *v, int argc, char **argv)
 	static const struct option opts[] = {
 		{ "cpu", required_argument, NULL, 'c' },
 		{ "filter", required_argument, NULL, 'f' },
+		{ "events", required_argument, NULL, 'e' },
 		{ "raw", no_argument, NULL, 'r' },
 		{ "format", required_argument, NULL, RTT_OPT_FORMAT },
 		{ "stat", no_argument, NULL, RTT_OPT_STAT },
@@ -125,7 +160,7 @@ int rtt_do_report(const struct rtt_verb *v, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct rtt_strv fargs = { 0 }, funcs = { 0 };
+	struct rtt_strv fargs = { 0 }, eargs = { 0 }, funcs = { 0 };
 	struct rtt_sel_opts so = { .to = UINT64_MAX };
 	struct rtt_prof *prof = NULL;
 	const char *graph = NULL, *range = NULL;
@@ -145,7 +180,7 @@ int rtt_do_report(const struct rtt_verb *v, int argc, char **argv)
 
 	memset(&rp, 0, sizeof(rp));
 	rp.cur = -1;
-	while ((c = getopt_long(argc, argv, ":c:f:rs:F:D:t:h", opts, NULL)) !=
+	while ((c = getopt_long(argc, argv, ":c:e:f:rs:F:D:t:h", opts, NULL)) !=
 	       -1) {
 		switch (c) {
 		case 'c':
@@ -154,6 +189,9 @@ int rtt_do_report(const struct rtt_verb *v, int argc, char **argv)
 			break;
 		case 'f':
 			rtt_strv_add(&fargs, optarg);
+			break;
+		case 'e':
+			rtt_strv_add(&eargs, optarg);
 			break;
 		case 'r':
 			rp.ctx.raw = true;
@@ -214,6 +252,7 @@ int rtt_do_report(const struct rtt_verb *v, int argc, char **argv)
 	}
 	if (optind != argc - 1) {
 		free(fargs.v);
+		free(eargs.v);
 		free(funcs.v);
 		free(tids);
 		return rtt_usage(v, optind < argc ? "too many arguments" :
@@ -221,18 +260,21 @@ int rtt_do_report(const struct rtt_verb *v, int argc, char **argv)
 	}
 	if ((want_stat || graph) && (want_json || rp.ctx.raw)) {
 		free(fargs.v);
+		free(eargs.v);
 		free(funcs.v);
 		free(tids);
 		return rtt_usage(v, "--stat and --graph print a table: not with --format=json or --raw");
 	}
 	if (want_stat && graph) {
 		free(fargs.v);
+		free(eargs.v);
 		free(funcs.v);
 		free(tids);
 		return rtt_usage(v, "give --stat or --graph, not both");
 	}
 	if (threshold_set && !want_stat && !graph) {
 		free(fargs.v);
+		free(eargs.v);
 		free(funcs.v);
 		free(tids);
 		return rtt_usage(v, "--threshold applies to --stat and --graph");
@@ -243,6 +285,7 @@ int rtt_do_report(const struct rtt_verb *v, int argc, char **argv)
 		rtt_msg("%s is %s, not a trace.dat file", rp.path,
 			rtt_file_kind(&st));
 		free(fargs.v);
+		free(eargs.v);
 		free(funcs.v);
 		free(tids);
 		return RTT_EXIT_USAGE;
@@ -261,6 +304,7 @@ int rtt_do_report(const struct rtt_verb *v, int argc, char **argv)
 		else
 			rtt_msg("cannot read %s: %s", rp.path, strerror(-ret));
 		free(fargs.v);
+		free(eargs.v);
 		if (ret == -ENOTSUP || ret == -EPROTO)
 			return RTT_EXIT_CORRUPT;
 		return ret == -ENOENT ? RTT_EXIT_USAGE : rtt_exit_code(ret);
@@ -313,7 +357,7 @@ int rtt_do_report(const struct rtt_verb *v, int argc, char **argv)
 	rp.ctx.ev = rp.ev;
 	rp.ctx.syms = rp.syms;
 	rp.ctx.comms = rp.comms;
-	ret = rtt_report_filters(&rp, &fargs);
+	ret = rtt_report_filters(&rp, &fargs, &eargs);
 	if (ret)
 		goto out;
 	if (range && rtt_parse_range(range, rp.ns_clock, &so.from, &so.to)) {
@@ -362,12 +406,14 @@ int rtt_do_report(const struct rtt_verb *v, int argc, char **argv)
 			ret = -ENOMEM;
 			goto out;
 		}
+		rtt_json_set_cpu_buffers(json, td_reader_nr_cpu_buffers(rp.r));
 		rtt_report_json(&rp, json);
 		ret = rtt_json_end(json);
 		json = NULL;
 	} else {
 		struct rt_record_source src = {
 			.nr_cpus = rp.nr_cpus,
+			.nr_cpu_bufs = td_reader_nr_cpu_buffers(rp.r),
 			.clock = rp.ns_clock ? RINGBUF_CLOCK_MONO :
 					       RINGBUF_CLOCK_TSC,
 			.peek = rtt_src_peek,
@@ -379,7 +425,7 @@ int rtt_do_report(const struct rtt_verb *v, int argc, char **argv)
 		int n;
 
 		memset(&cfg, 0, sizeof(cfg));
-		cfg.opts = rt_opt_defaults();
+		cfg.opts = rtt_report_opts(&rp);
 		cfg.tracer = rp.graph	 ? RT_TRACER_GRAPH :
 			     rp.function ? RT_TRACER_FUNCTION :
 					   RT_TRACER_NOP;
@@ -418,6 +464,7 @@ out:
 	rtt_syms_free(rp.syms);
 	td_reader_close(rp.r);
 	free(fargs.v);
+	free(eargs.v);
 	if (ret == -ENOMEM)
 		rtt_msg("out of memory");
 	/* no call of the --graph function: nothing wrong with the file */

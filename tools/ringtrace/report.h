@@ -22,7 +22,8 @@ struct rtt_rcpu {
 	bool oom;
 };
 
-/* A -f filter: the event and its compiled expression. */
+/* A -f filter or an -e event: the event and its compiled expression
+ * (NULL for -e: all its records). */
 struct rtt_rfilter {
 	struct rtt_event *e;
 	struct rt_filter *f;
@@ -57,8 +58,8 @@ bool rtt_src_peek(void *ctx, int cpu, uint64_t *ts, const void **data,
 void rtt_src_advance(void *ctx, int cpu);
 void rtt_report_json(struct rtt_report *rp, struct rtt_json *json);
 int rtt_report_prof(struct rtt_report *rp, struct rtt_prof *prof);
-int rtt_report_filters(struct rtt_report *rp,
-		       const struct rtt_strv *args);
+int rtt_report_filters(struct rtt_report *rp, const struct rtt_strv *args,
+		       const struct rtt_strv *events);
 void rtt_report_scan(struct rtt_report *rp, int *pid);
 
 #endif

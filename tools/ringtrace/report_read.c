@@ -80,7 +80,8 @@ static bool rtt_report_match(struct rtt_report *rp,
 	memcpy(&id, rec->data, sizeof(id));
 	for (i = 0; i < rp->nr_filters; i++)
 		if (rp->filters[i].e->id == id &&
-		    rt_filter_match(rp->filters[i].f, rec->data, rec->len))
+		    (!rp->filters[i].f ||
+		     rt_filter_match(rp->filters[i].f, rec->data, rec->len)))
 			return true;
 	return false;
 }
@@ -219,80 +220,113 @@ int rtt_report_prof(struct rtt_report *rp, struct rtt_prof *prof)
 }
 
 /* Compile the --filter arguments against the file's events. */
-int rtt_report_filters(struct rtt_report *rp,
-		       const struct rtt_strv *args)
+/*
+ * Select the records of the events @spec names (sys:event, event, sys,
+ * sys:*) that match @expr (NULL: all of them).
+ */
+static int rtt_report_select(struct rtt_report *rp, const char *spec,
+			     const char *expr)
 {
-	int i;
+	char sys[256], name[256], report[4096];
+	struct rt_filter_error ferr, first;
+	const char *colon = strchr(spec, ':');
+	int added = 0, failed = 0;
+	size_t j;
+
+	if (expr && rtt_filter_too_long(spec, expr))
+		return -E2BIG;
+
+	if (colon) {
+		snprintf(sys, sizeof(sys), "%.*s", (int)(colon - spec), spec);
+		snprintf(name, sizeof(name), "%s", colon[1] ? colon + 1 : "*");
+	} else {
+		snprintf(sys, sizeof(sys), "%s", spec);
+		snprintf(name, sizeof(name), "*");
+		for (j = 0; j < rp->ev->nr; j++)
+			if (!strcmp(rp->ev->v[j].system, spec))
+				break;
+		if (j == rp->ev->nr) {
+			snprintf(sys, sizeof(sys), "*");
+			snprintf(name, sizeof(name), "%s", spec);
+		}
+	}
+	memset(&first, 0, sizeof(first));
+	for (j = 0; j < rp->ev->nr; j++) {
+		struct rtt_event *e = &rp->ev->v[j];
+		struct rtt_rfilter *nv;
+		struct rt_filter *f = NULL;
+
+		if ((strcmp(sys, "*") && strcmp(e->system, sys)) ||
+		    (strcmp(name, "*") && strcmp(e->name, name)))
+			continue;
+		if (rtt_event_fields(e))
+			return -ENOMEM;
+		if (expr && rt_filter_parse(expr, e->fields, e->nr_fields, &f,
+					    &ferr)) {
+			if (!failed++)
+				first = ferr;
+			continue;
+		}
+		nv = realloc(rp->filters, (rp->nr_filters + 1) * sizeof(*nv));
+		if (!nv) {
+			rt_filter_free(f);
+			return -ENOMEM;
+		}
+		rp->filters = nv;
+		rp->filters[rp->nr_filters].e = e;
+		rp->filters[rp->nr_filters].f = f;
+		rp->nr_filters++;
+		added++;
+	}
+	if (!added && !failed) {
+		rtt_msg("unknown event '%s' in %s", spec, rp->path);
+		return -ENOENT;
+	}
+	if (!added) {
+		rt_filter_error_print(report, sizeof(report), expr, &first);
+		rtt_msg("bad filter for %s:", spec);
+		fprintf(stderr, "%s\n", report);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int rtt_report_filters(struct rtt_report *rp, const struct rtt_strv *args,
+		       const struct rtt_strv *events)
+{
+	char spec[256];
+	const char *expr;
+	int i, ret;
 
 	for (i = 0; i < args->nr; i++) {
-		char spec[256], sys[256], name[256], report[4096];
-		struct rt_filter_error ferr, first;
-		const char *expr, *colon;
-		int added = 0, failed = 0;
-		size_t j;
-
 		if (rtt_split_filter(args->v[i], spec, sizeof(spec), &expr)) {
 			rtt_msg("bad filter argument '%s': expected 'SYS:EVENT EXPR'",
 				args->v[i]);
 			return -EINVAL;
 		}
-		colon = strchr(spec, ':');
-		if (colon) {
-			snprintf(sys, sizeof(sys), "%.*s",
-				 (int)(colon - spec), spec);
-			snprintf(name, sizeof(name), "%s",
-				 colon[1] ? colon + 1 : "*");
-		} else {
-			snprintf(sys, sizeof(sys), "%s", spec);
-			snprintf(name, sizeof(name), "*");
-			for (j = 0; j < rp->ev->nr; j++)
-				if (!strcmp(rp->ev->v[j].system, spec))
-					break;
-			if (j == rp->ev->nr) {
-				snprintf(sys, sizeof(sys), "*");
-				snprintf(name, sizeof(name), "%s", spec);
-			}
-		}
-		memset(&first, 0, sizeof(first));
-		for (j = 0; j < rp->ev->nr; j++) {
-			struct rtt_event *e = &rp->ev->v[j];
-			struct rtt_rfilter *nv;
-			struct rt_filter *f;
+		ret = rtt_report_select(rp, spec, expr);
+		if (ret)
+			return ret;
+	}
+	/* -e: lists of events, whole */
+	for (i = 0; i < events->nr; i++) {
+		const char *p = events->v[i];
 
-			if ((strcmp(sys, "*") && strcmp(e->system, sys)) ||
-			    (strcmp(name, "*") && strcmp(e->name, name)))
-				continue;
-			if (rtt_event_fields(e))
-				return -ENOMEM;
-			if (rt_filter_parse(expr, e->fields, e->nr_fields, &f,
-					    &ferr)) {
-				if (!failed++)
-					first = ferr;
-				continue;
+		do {
+			size_t n = strcspn(p, ",");
+
+			if (n == 0 || n >= sizeof(spec) ||
+			    p[strcspn(p, " \t")] != '\0') {
+				rtt_msg("bad event list '%s': expected 'SYS:EVENT,...'",
+					events->v[i]);
+				return -EINVAL;
 			}
-			nv = realloc(rp->filters,
-				     (rp->nr_filters + 1) * sizeof(*nv));
-			if (!nv) {
-				rt_filter_free(f);
-				return -ENOMEM;
-			}
-			rp->filters = nv;
-			rp->filters[rp->nr_filters].e = e;
-			rp->filters[rp->nr_filters].f = f;
-			rp->nr_filters++;
-			added++;
-		}
-		if (!added && !failed) {
-			rtt_msg("unknown event '%s' in %s", spec, rp->path);
-			return -ENOENT;
-		}
-		if (!added) {
-			rt_filter_error_print(report, sizeof(report), expr,
-					      &first);
-			rtt_msg("bad filter for %s:", spec);
-			fprintf(stderr, "%s\n", report);
-			return -EINVAL;
-		}
+			snprintf(spec, sizeof(spec), "%.*s", (int)n, p);
+			ret = rtt_report_select(rp, spec, NULL);
+			if (ret)
+				return ret;
+			p += n;
+		} while (*p++ == ',');
 	}
 	return 0;
 }

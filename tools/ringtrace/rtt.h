@@ -113,6 +113,9 @@ void rtt_get_cfg(struct rtt_proc *p, const char *inst,
 int rtt_set_filter(struct rtt_proc *p, const struct rtt_events *ev,
 		   const char *inst, const char *spec,
 		   const char *expr);
+/* An expression longer than a filter takes (RT_FILTER_MAX_LEN): says so
+ * and returns true. */
+bool rtt_filter_too_long(const char *spec, const char *expr);
 int rtt_split_filter(const char *arg, char *spec, size_t len,
 		     const char **expr);
 void rtt_get_counts(struct ringbuf *rb, struct rtt_counts *c);
@@ -172,6 +175,7 @@ const char *rtt_file_kind(const struct stat *st);
 
 /* tdwrite.c */
 int rtt_td_error(const char *path, int err);
+void rtt_td_set_options(struct td_writer *w, const struct rtt_strv *opts);
 int rtt_td_open(const char *path, struct ringbuf *rb,
 		const struct rtt_events *ev, const char *kallsyms,
 		const char *cmdlines, const char *clock,

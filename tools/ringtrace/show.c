@@ -171,7 +171,11 @@ int rtt_do_stat(const struct rtt_verb *v, int argc, char **argv)
 	now = ringbuf_time_stamp(rb);
 	ns = ringbuf_clock(rb) != RINGBUF_CLOCK_TSC;
 	for (cpu = 0; cpu < n; cpu++) {
-		printf("cpu%d:\n", cpu);
+		/* a spare is no CPU's: named as report names it (S<n>) */
+		if (ringbuf_is_spare(rb, cpu))
+			printf("spare%d:\n", cpu - ringbuf_nr_cpu_buffers(rb));
+		else
+			printf("cpu%d:\n", cpu);
 		printf("entries: %lu\n", ringbuf_entries_cpu(rb, cpu));
 		printf("overrun: %lu\n", ringbuf_overrun_cpu(rb, cpu));
 		printf("commit overrun: %lu\n",

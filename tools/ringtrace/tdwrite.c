@@ -40,6 +40,8 @@ int rtt_td_open(const char *path, struct ringbuf *rb,
 			rtt_msg("cannot create %s: %s", path, strerror(-ret));
 		return ret == -EACCES || ret == -EPERM ? ret : -EIO;
 	}
+	/* the CPUs as the file's cpus, the spares as buffer instances */
+	td_writer_set_cpu_buffers(w, ringbuf_nr_cpu_buffers(rb));
 	for (i = 0; i < ev->nr; i++) {
 		ret = td_writer_add_format(w, ev->v[i].system, ev->v[i].format);
 		if (ret)
@@ -63,6 +65,29 @@ int rtt_td_open(const char *path, struct ringbuf *rb,
 	return 0;
 }
 
+/* The trace options of the recording (record -O), into the file. */
+void rtt_td_set_options(struct td_writer *w, const struct rtt_strv *opts)
+{
+	size_t len = 1;
+	char *text;
+	int i;
+
+	if (!opts || !opts->nr)
+		return;
+	for (i = 0; i < opts->nr; i++)
+		len += strlen(opts->v[i]) + 1;
+	text = malloc(len);
+	if (!text)
+		return;
+	text[0] = '\0';
+	for (i = 0; i < opts->nr; i++) {
+		if (i)
+			strcat(text, " ");
+		strcat(text, opts->v[i]);
+	}
+	td_writer_set_trace_options(w, text);
+	free(text);
+}
 
 void rtt_count_cb(const struct td_record *rec, void *arg)
 {

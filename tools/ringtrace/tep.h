@@ -282,6 +282,10 @@ struct rtt_json;
  */
 struct rtt_json *rtt_json_begin(FILE *out, const struct rtt_print_ctx *ctx,
 				bool ns, int pid);
+
+/* Buffers 0 .. @nr_cpu_bufs - 1 are CPUs ("cpu":N in a record's args),
+ * the others spares ("spare":N). */
+void rtt_json_set_cpu_buffers(struct rtt_json *j, int nr_cpu_bufs);
 /* One record of cpu buffer @cpu at time @ts. */
 void rtt_json_record(struct rtt_json *j, int cpu, uint64_t ts,
 		     const void *rec, unsigned int len);

@@ -37,8 +37,9 @@
  * number into done_seq (release), waking the tool (futex on done_seq).
  * Writers never wait for any of this.
  *
- * A command line is "<verb> <instance> <arguments>", the instance being
- * "-" for the top one; see rt_ctl_execute() in publish.c for the verbs.
+ * A command line is "@<version> <verb> <instance> <arguments>", the
+ * instance being "-" for the top one; proto.h is the table of verbs and
+ * their arguments.
  */
 #ifndef RINGTRACE_CTL_H
 #define RINGTRACE_CTL_H
@@ -50,10 +51,12 @@
 #include <stdint.h>
 
 #define RT_CTL_MAGIC 0x4c544352u /* "RCTL" */
-#define RT_CTL_VERSION 1
+/* 2: the command area holds a filter expression of the filter's own
+ * limit (RT_FILTER_MAX_LEN, 65536 bytes) with the words before it */
+#define RT_CTL_VERSION 2
 #define RT_CTL_MAX_INSTANCES 64
 #define RT_CTL_PATH_MAX 256
-#define RT_CTL_CMD_MAX 8192
+#define RT_CTL_CMD_MAX (65536 + 1024)
 #define RT_CTL_REPLY_MAX (256 * 1024)
 #define RT_CTL_CMDLINES 4096
 
@@ -101,6 +104,8 @@ struct rt_ctl_inst {
  * @size: sizeof(struct rt_ctl) as the process built it
  * @pid: the process id
  * @uid: its user id
+ * @proto: the control protocol version it speaks (RT_CTL_PROTO_VERSION of
+ *	proto.h; 0 in files of processes that predate the field)
  * @start: its start time (/proc/<pid>/stat field 22)
  * @comm: its name at publication
  * @exe: its executable (readlink of /proc/self/exe)
@@ -126,7 +131,7 @@ struct rt_ctl {
 	uint32_t size;
 	int32_t pid;
 	uint32_t uid;
-	uint32_t pad0;
+	uint32_t proto;
 	uint64_t start;
 	char comm[16];
 	char exe[RT_CTL_PATH_MAX];

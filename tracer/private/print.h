@@ -107,6 +107,8 @@ int rt_print_pipe(struct ringbuf *rb, int cpu, const struct rt_print_cfg *cfg,
  *	false at the end of @cpu
  * @advance: take the record @peek showed
  * @ctx: passed back to each
+ * @nr_cpu_bufs: how many of the streams are CPUs; the others are
+ *	spares, printed as such ("S<n>" where the CPU goes); 0: all are CPUs
  */
 struct rt_record_source {
 	int nr_cpus;
@@ -115,6 +117,7 @@ struct rt_record_source {
 		     unsigned int *len, long *lost);
 	void (*advance)(void *ctx, int cpu);
 	void *ctx;
+	int nr_cpu_bufs;
 };
 
 /* Print every record of @src (only cpu @cpu unless RINGBUF_ALL_CPUS)

@@ -16,10 +16,12 @@
  *	u32 + text			kallsyms
  *	u32 + text			printk formats (always empty here)
  *	u64 + text			saved cmdlines ("pid comm\n")
- *	u32 nr_cpus
+ *	u32 nr_cpus			the CPU buffers
  *	"options  \0" (u16 id, u32 size, data)... u16 0
  *	"flyrecord\0" nr_cpus x (u64 offset, u64 size)
  *	u64 + text			trace_clock, only with option 4
+ *	for each option 3 (BUFFER: u64 offset, name), at its offset:
+ *	  "flyrecord\0" nr_cpus x (u64, u64) [u64 + text]	spares
  *	zeroes up to a multiple of page_size, then each cpu's pages
  *
  * The per-cpu table comes before the data and each cpu's data is one run
@@ -87,6 +89,29 @@ struct td_record;
  */
 int td_writer_open(const char *path, unsigned int page_size, int nr_cpus,
 		   struct td_writer **out);
+
+/** The names of the buffer instances that hold spares: this, then the
+ * group's number from 0. */
+#define TD_SPARES_PREFIX "spares"
+
+/**
+ * td_writer_set_cpu_buffers - say which cpu buffers are CPUs
+ * @w: the writer, before its first page and checkpoint
+ * @nr_cpu_bufs: cpu buffers 0 .. @nr_cpu_bufs - 1 are CPUs (the file's
+ *	cpu count); the others are spares (1 .. the writer's nr_cpus; the
+ *	default is all)
+ *
+ * The spares go into the file as buffer instances, as trace-cmd writes
+ * the instances it records: @nr_cpu_bufs cpus each (a version 6 reader
+ * gives every instance the file's cpu count), named TD_SPARES_PREFIX
+ * then the group's number; spare k is cpu k % @nr_cpu_bufs of group
+ * k / @nr_cpu_bufs, and the last group's slots no spare fills are empty.
+ * td_reader_open() gives them back as cpu buffers after the CPUs.
+ *
+ * Context: the writer's thread.
+ * Return: 0 or -EINVAL.
+ */
+int td_writer_set_cpu_buffers(struct td_writer *w, int nr_cpu_bufs);
 
 /**
  * td_default_header_page - the header_page text of a 64-bit little-endian
@@ -197,6 +222,20 @@ int td_writer_set_cmdlines(struct td_writer *w, const char *text);
  * Return: 0, -EINVAL, -ENOMEM.
  */
 int td_writer_set_clock(struct td_writer *w, const char *clock_name);
+
+/**
+ * td_writer_set_trace_options - the trace options the recording was made
+ *	with (record -O), one line of blank-separated names
+ * @w: the writer
+ * @text: the names ("sym-offset nofuncgraph-proc"), no newline
+ *
+ * Kept in an option of the file's options section that trace-cmd skips;
+ * td_reader_trace_options() gives it back.
+ *
+ * Context: the writer's thread.
+ * Return: 0, -EINVAL, -ENOMEM.
+ */
+int td_writer_set_trace_options(struct td_writer *w, const char *text);
 
 /**
  * td_writer_set_uname - set the UNAME option (the traced system)
@@ -392,12 +431,23 @@ int td_reader_open(const char *path, struct td_reader **out, char *err,
 unsigned int td_reader_page_size(struct td_reader *r);
 
 /**
- * td_reader_nr_cpus - the number of cpu buffers in the file
+ * td_reader_nr_cpus - the number of cpu buffers in the file, the spares
+ *	of its buffer instances included
  * @r: the reader
  *
  * Context: any thread.
  */
 int td_reader_nr_cpus(struct td_reader *r);
+
+/**
+ * td_reader_nr_cpu_buffers - how many of the cpu buffers are CPUs: the
+ *	file's cpu count; the buffers after them are the spares of its
+ *	buffer instances (td_writer_set_cpu_buffers()), group after group
+ * @r: the reader
+ *
+ * Context: any thread.
+ */
+int td_reader_nr_cpu_buffers(struct td_reader *r);
 
 /**
  * td_reader_clock - the trace clock
@@ -426,6 +476,16 @@ const char *td_reader_kallsyms(struct td_reader *r);
  * Return: the text, "" when the file has none.
  */
 const char *td_reader_cmdlines(struct td_reader *r);
+
+/**
+ * td_reader_trace_options - the trace options the recording was made with
+ *	(td_writer_set_trace_options())
+ * @r: the reader
+ *
+ * Context: any thread.
+ * Return: the text, or NULL when the file names none.
+ */
+const char *td_reader_trace_options(struct td_reader *r);
 
 /**
  * td_reader_uname - the UNAME option

@@ -308,6 +308,7 @@ struct rt_iter {
 	unsigned char *rec;
 	struct rt_graph_cpu *graph;
 	int cpu_width;
+	int nr_cpu_bufs;
 	struct ringtrace_seq seq;
 };
 
@@ -324,6 +325,7 @@ static int rt_iter_init(struct rt_iter *it, struct ringbuf *rb,
 	it->consume = consume;
 	it->only_cpu = RINGBUF_ALL_CPUS;
 	it->nr_cpus = ringbuf_nr_cpus(rb);
+	it->nr_cpu_bufs = ringbuf_nr_cpu_buffers(rb);
 	it->opts = cfg->opts;
 	it->tracer = cfg->tracer;
 	it->lat = (it->opts & RT_OPT(RT_OPT_LATENCY_FMT)) != 0;
@@ -597,11 +599,27 @@ static void rt_print_time(struct rt_iter *it, struct ringtrace_seq *s,
 	}
 }
 
+/*
+ * The name of cpu buffer @cpu in the text: its number for a CPU buffer,
+ * "S<n>" for spare n (a buffer of no CPU, ringbuf_is_spare()), zero-padded
+ * to @width characters.
+ */
+static const char *rt_cpu_name(const struct rt_iter *it, int cpu, int width,
+			       char buf[16])
+{
+	if (cpu < it->nr_cpu_bufs)
+		snprintf(buf, 16, "%0*d", width, cpu);
+	else
+		snprintf(buf, 16, "S%0*d", width > 1 ? width - 1 : 1,
+			 cpu - it->nr_cpu_bufs);
+	return buf;
+}
+
 static void rt_print_context(struct rt_iter *it)
 {
 	const struct ringtrace_entry *ent = (const void *)it->rec;
 	struct ringtrace_seq *s = &it->seq;
-	char comm[RT_COMM_LEN];
+	char comm[RT_COMM_LEN], cpu[16];
 	int tgid;
 
 	rt_find_comm(it, ent->pid, comm, &tgid);
@@ -612,7 +630,7 @@ static void rt_print_context(struct rt_iter *it)
 		else
 			rt_seq_printf(s, "(%7d) ", tgid);
 	}
-	rt_seq_printf(s, "[%03d] ", it->cpu);
+	rt_seq_printf(s, "[%s] ", rt_cpu_name(it, it->cpu, 3, cpu));
 	if (it->opts & RT_OPT(RT_OPT_IRQ_INFO))
 		rt_print_lat_fmt(s, ent);
 	rt_print_time(it, s, it->ts);
@@ -642,11 +660,12 @@ static void rt_print_lat_context(struct rt_iter *it)
 	struct ringtrace_seq *s = &it->seq;
 	uint64_t next_ts = rt_iter_next_ts(it);
 	unsigned long long abs_usecs, rel_usecs;
-	char comm[RT_COMM_LEN];
+	char comm[RT_COMM_LEN], cpu[16];
 	int tgid;
 
 	rt_find_comm(it, ent->pid, comm, &tgid);
-	rt_seq_printf(s, "%8.8s-%-7d %3d", comm, ent->pid, it->cpu);
+	rt_seq_printf(s, "%8.8s-%-7d %3s", comm, ent->pid,
+		      rt_cpu_name(it, it->cpu, 1, cpu));
 	rt_print_lat_fmt(s, ent);
 	abs_usecs = rt_ns2usecs(it->ts - it->time_start);
 	rel_usecs = rt_ns2usecs(next_ts - it->ts);
@@ -832,7 +851,10 @@ enum { RT_FILL_NONE, RT_FILL_FULL };
 
 static void rt_graph_cpu(struct rt_iter *it, int cpu)
 {
-	rt_seq_printf(&it->seq, " %*d) ", it->cpu_width, cpu);
+	char name[16];
+
+	rt_seq_printf(&it->seq, " %*s) ", it->cpu_width,
+		      rt_cpu_name(it, cpu, 1, name));
 }
 
 static void rt_graph_proc(struct rt_iter *it, int pid)
@@ -1029,14 +1051,15 @@ static void rt_print_line(struct rt_iter *it)
 {
 	const struct ringtrace_entry *ent = (const void *)it->rec;
 	struct ringtrace_seq *s = &it->seq;
+	char cpu[16];
 
+	rt_cpu_name(it, it->cpu, 1, cpu);
 	if (it->lost_unknown)
-		rt_seq_printf(s, "CPU:%d [LOST EVENTS]\n", it->cpu);
+		rt_seq_printf(s, "CPU:%s [LOST EVENTS]\n", cpu);
 	else if (it->lost)
-		rt_seq_printf(s, "CPU:%d [LOST %lu EVENTS]\n", it->cpu,
-			      it->lost);
+		rt_seq_printf(s, "CPU:%s [LOST %lu EVENTS]\n", cpu, it->lost);
 	if (it->len < sizeof(*ent)) {
-		rt_seq_printf(s, "CPU:%d [short record of %u bytes]\n", it->cpu,
+		rt_seq_printf(s, "CPU:%s [short record of %u bytes]\n", cpu,
 			      it->len);
 		return;
 	}
@@ -1409,6 +1432,8 @@ int rt_print_source(const struct rt_record_source *src, int cpu,
 	it.src = src;
 	it.only_cpu = cpu;
 	it.nr_cpus = src->nr_cpus;
+	it.nr_cpu_bufs = src->nr_cpu_bufs > 0 && src->nr_cpu_bufs < src->nr_cpus ?
+				 src->nr_cpu_bufs : src->nr_cpus;
 	it.opts = cfg->opts;
 	it.tracer = cfg->tracer;
 	it.lat = (it.opts & RT_OPT(RT_OPT_LATENCY_FMT)) != 0;

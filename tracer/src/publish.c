@@ -28,9 +28,16 @@
 #include <unistd.h>
 
 #include "ctl.h"
+#include "filter.h"
+#include "proto.h"
 #include "ftrace.h"
 #include "symbols.h"
 #include "trace.h"
+
+/* A filter command carries an expression as long as the filter takes,
+ * after its verb, instance, system and event. */
+_Static_assert(RT_CTL_CMD_MAX >= RT_FILTER_MAX_LEN + 3 * 256 + 64,
+	       "the command area holds the longest filter expression");
 
 /* Set by the "go" command: a recorder that follows us is attached. */
 static atomic_int rt_go;
@@ -275,29 +282,6 @@ static void rt_reply_printf(struct rt_reply *r, const char *fmt, ...)
 							r->cap - r->len - 1;
 }
 
-/* Split off the next blank-separated word of *@p (in place). */
-static char *rt_word(char **p)
-{
-	char *s = *p, *e;
-
-	while (*s == ' ' || *s == '\t')
-		s++;
-	if (!*s)
-		return NULL;
-	e = s;
-	while (*e && *e != ' ' && *e != '\t')
-		e++;
-	if (*e)
-		*e++ = '\0';
-	*p = e;
-	return s;
-}
-
-static const char *rt_star(const char *w)
-{
-	return (!w || !strcmp(w, "*")) ? NULL : w;
-}
-
 static int rt_stat(struct ringtrace_instance *tr, struct rt_reply *r)
 {
 	struct ringbuf *rb = ringtrace_buffer(tr);
@@ -462,36 +446,507 @@ static bool rt_write_as_proc(int pid)
 	return true;
 }
 
-static int rt_ctl_execute(char *line, struct rt_reply *r);
+/*
+ * The commands (proto.h). Each handler gets its instance (NULL for the
+ * RT_CMD_NOINST ones) and the arguments the table parsed; it returns 0
+ * or a negative errno, the reply explaining it.
+ */
+typedef int rt_cmd_fn(struct ringtrace_instance *tr,
+		      const struct rt_cmd_args *a, struct rt_reply *r);
+
+static int rt_cmd_ping(struct ringtrace_instance *tr,
+		       const struct rt_cmd_args *a, struct rt_reply *r)
+{
+	(void)tr;
+	(void)a;
+	rt_reply_printf(r, "pong %d", (int)getpid());
+	return 0;
+}
+
+static int rt_cmd_mkinstance(struct ringtrace_instance *tr,
+			     const struct rt_cmd_args *a, struct rt_reply *r)
+{
+	int ret;
+
+	tr = ringtrace_instance_create(a->v[0].s);
+	if (!tr) {
+		ret = -errno;
+		rt_reply_printf(r, "instance '%s': %s", a->v[0].s,
+				strerror(errno));
+		return ret;
+	}
+	tr->remote = true;
+	return 0;
+}
+
+static int rt_cmd_rminstance(struct ringtrace_instance *tr,
+			     const struct rt_cmd_args *a, struct rt_reply *r)
+{
+	tr = ringtrace_instance_lookup(a->v[0].s);
+	if (!tr || tr->id == 0) {
+		rt_reply_printf(r, "no instance '%s'", a->v[0].s);
+		return -ENOENT;
+	}
+	/* The program may hold a pointer to an instance it made: only the
+	 * ones a tool made can be removed by a tool. */
+	if (!tr->remote) {
+		rt_reply_printf(r, "instance '%s' belongs to the program",
+				a->v[0].s);
+		return -EBUSY;
+	}
+	return ringtrace_instance_destroy(tr);
+}
+
+static int rt_cmd_syms(struct ringtrace_instance *tr,
+		       const struct rt_cmd_args *a, struct rt_reply *r)
+{
+	int ret = rt_publish_syms();
+
+	(void)tr;
+	(void)a;
+	if (ret)
+		rt_reply_printf(r, "writing the symbols: %s", strerror(-ret));
+	else
+		rt_reply_printf(r, "%s", rt_ctl->syms);
+	return ret;
+}
+
+static int rt_cmd_go(struct ringtrace_instance *tr,
+		     const struct rt_cmd_args *a, struct rt_reply *r)
+{
+	(void)tr;
+	(void)a;
+	(void)r;
+	/* Release: pairs with the acquire load in rt_follow_hold(). */
+	atomic_store_explicit(&rt_go, 1, memory_order_release);
+	return 0;
+}
+
+static int rt_cmd_max_graph_depth(struct ringtrace_instance *tr,
+				  const struct rt_cmd_args *a,
+				  struct rt_reply *r)
+{
+	(void)tr;
+	if (a->v[0].u > INT_MAX) {
+		rt_reply_printf(r, "max_graph_depth: bad depth '%llu'",
+				a->v[0].u);
+		return -EINVAL;
+	}
+	return ringtrace_set_max_graph_depth((int)a->v[0].u);
+}
+
+static int rt_cmd_ftrace_list(struct ringtrace_instance *tr,
+			      const struct rt_cmd_args *a, struct rt_reply *r)
+{
+	int list = rt_ftrace_list_by_name(a->v[0].s), ret;
+	char err[4096];
+
+	(void)tr;
+	if (list < 0) {
+		rt_reply_printf(r, "unknown list '%s'", a->v[0].s);
+		return -EINVAL;
+	}
+	ret = ringtrace_set_ftrace_list(list, a->v[1].s, false, err,
+					sizeof(err));
+	if (ret)
+		rt_reply_printf(r, "%s", err);
+	return ret;
+}
+
+static int rt_cmd_marker(struct ringtrace_instance *tr,
+			 const struct rt_cmd_args *a, struct rt_reply *r)
+{
+	/* the rest of the line, as written to trace_marker */
+	int ret = ringtrace_marker_write(tr, a->v[0].s, strlen(a->v[0].s));
+
+	if (ret < 0) {
+		rt_reply_printf(r, "trace_marker: %s", strerror(-ret));
+		return ret;
+	}
+	return 0;
+}
+
+/* marker_raw INST HEX: trace_marker_raw's bytes, the id first */
+static int rt_cmd_marker_raw(struct ringtrace_instance *tr,
+			     const struct rt_cmd_args *a, struct rt_reply *r)
+{
+	const char *hex = a->v[0].s;
+	size_t len = strlen(hex) / 2, i;
+	unsigned char *bin;
+	unsigned int id, v;
+	int ret;
+
+	if (len < sizeof(id)) {
+		rt_reply_printf(r, "trace_marker_raw: an id of %zu bytes, then the data",
+				sizeof(id));
+		return -EINVAL;
+	}
+	bin = malloc(len);
+	if (!bin)
+		return -ENOMEM;
+	/* the parser checked the digits */
+	for (i = 0; i < len; i++) {
+		if (sscanf(hex + 2 * i, "%2x", &v) != 1)
+			v = 0;
+		bin[i] = (unsigned char)v;
+	}
+	memcpy(&id, bin, sizeof(id));
+	ret = ringtrace_marker_raw(tr, id, bin + sizeof(id), len - sizeof(id));
+	free(bin);
+	if (ret < 0) {
+		rt_reply_printf(r, "trace_marker_raw: %s", strerror(-ret));
+		return ret;
+	}
+	return 0;
+}
 
 /*
  * marker_as INST PID TEXT, marker_raw_as INST PID HEX: marker and
  * marker_raw, the record carrying thread PID's id (see rt_write_as()).
  */
-static int rt_ctl_write_as(const char *verb, const char *iname, char *p,
-			   struct rt_reply *r)
+static int rt_cmd_write_as(struct ringtrace_instance *tr,
+			   const struct rt_cmd_args *a, struct rt_reply *r,
+			   rt_cmd_fn *fn)
 {
-	char *sub, *a = rt_word(&p), *end = NULL;
-	long pid = a ? strtol(a, &end, 10) : 0;
+	struct rt_cmd_args sub = *a;
 	bool as;
 	int ret;
 
-	if (!a || *end || pid <= 0 || pid > INT_MAX) {
-		rt_reply_printf(r, "%s: bad thread id '%s'", verb, a ? a : "");
+	if (a->v[0].u == 0 || a->v[0].u > INT_MAX) {
+		rt_reply_printf(r, "%s: bad thread id '%llu'",
+				rt_cmd_table[a->id].name, a->v[0].u);
 		return -EINVAL;
 	}
-	sub = malloc(RT_CTL_CMD_MAX);
-	if (!sub)
-		return -ENOMEM;
-	snprintf(sub, RT_CTL_CMD_MAX, "%.*s %s %s", (int)(strlen(verb) - 3),
-		 verb, iname, p);
-	as = rt_write_as_proc((int)pid);
-	ret = rt_ctl_execute(sub, r);
+	sub.v[0] = a->v[1];
+	sub.set[0] = a->set[1];
+	sub.set[1] = false;
+	as = rt_write_as_proc((int)a->v[0].u);
+	ret = fn(tr, &sub, r);
 	if (as)
 		rt_write_as(0, 0, NULL);
-	free(sub);
 	return ret;
 }
+
+static int rt_cmd_marker_as(struct ringtrace_instance *tr,
+			    const struct rt_cmd_args *a, struct rt_reply *r)
+{
+	return rt_cmd_write_as(tr, a, r, rt_cmd_marker);
+}
+
+static int rt_cmd_marker_raw_as(struct ringtrace_instance *tr,
+				const struct rt_cmd_args *a,
+				struct rt_reply *r)
+{
+	return rt_cmd_write_as(tr, a, r, rt_cmd_marker_raw);
+}
+
+static int rt_cmd_set_event(struct ringtrace_instance *tr,
+			    const struct rt_cmd_args *a, struct rt_reply *r)
+{
+	char err[4096] = "";
+	int ret = ringtrace_set_event(tr, a->v[0].s, err, sizeof(err));
+
+	if (ret)
+		rt_reply_printf(r, "%s", err);
+	return ret;
+}
+
+/* enable and disable */
+static int rt_cmd_enable(struct ringtrace_instance *tr,
+			 const struct rt_cmd_args *a, struct rt_reply *r)
+{
+	int ret = ringtrace_event_enable(tr, a->v[0].s, a->v[1].s,
+					 a->id == RT_CMD_ENABLE);
+
+	if (ret)
+		rt_reply_printf(r, "no event matches %s:%s",
+				a->v[0].s ? a->v[0].s : "*",
+				a->v[1].s ? a->v[1].s : "*");
+	return ret;
+}
+
+static int rt_cmd_filter(struct ringtrace_instance *tr,
+			 const struct rt_cmd_args *a, struct rt_reply *r)
+{
+	char err[4096] = "";
+	int ret = ringtrace_set_filter(tr, a->v[0].s, a->v[1].s, a->v[2].s,
+				       err, sizeof(err));
+
+	if (ret)
+		rt_reply_printf(r, "%s", err);
+	return ret;
+}
+
+/* show_filter and show_trigger: an event's filter or triggers */
+static int rt_cmd_show_filter(struct ringtrace_instance *tr,
+			      const struct rt_cmd_args *a, struct rt_reply *r)
+{
+	char buf[4096];
+	size_t n = (a->id == RT_CMD_SHOW_FILTER ? ringtrace_show_filter :
+						  ringtrace_show_trigger)(
+		tr, a->v[0].s, a->v[1].s, buf, sizeof(buf));
+
+	rt_reply_printf(r, "%.*s", (int)n, buf);
+	return 0;
+}
+
+/* show_set_event and show_soft: a listing as big as a reply */
+static int rt_cmd_show_big(struct ringtrace_instance *tr,
+			   struct rt_reply *r,
+			   size_t (*show)(struct ringtrace_instance *, char *,
+					  size_t))
+{
+	char *buf = malloc(RT_CTL_REPLY_MAX);
+
+	if (!buf)
+		return -ENOMEM;
+	show(tr, buf, RT_CTL_REPLY_MAX);
+	rt_reply_printf(r, "%s", buf);
+	free(buf);
+	return 0;
+}
+
+static int rt_cmd_show_set_event(struct ringtrace_instance *tr,
+				 const struct rt_cmd_args *a,
+				 struct rt_reply *r)
+{
+	(void)a;
+	return rt_cmd_show_big(tr, r, ringtrace_show_set_event);
+}
+
+static int rt_cmd_show_soft(struct ringtrace_instance *tr,
+			    const struct rt_cmd_args *a, struct rt_reply *r)
+{
+	(void)a;
+	return rt_cmd_show_big(tr, r, ringtrace_show_soft_events);
+}
+
+static int rt_cmd_tracing_on(struct ringtrace_instance *tr,
+			     const struct rt_cmd_args *a, struct rt_reply *r)
+{
+	(void)r;
+	ringtrace_tracing_on(tr, a->v[0].i != 0);
+	return 0;
+}
+
+/* clear INST [CPU]: per_cpu/cpuN/trace opened with O_TRUNC empties that
+ * cpu buffer alone */
+static int rt_cmd_clear(struct ringtrace_instance *tr,
+			const struct rt_cmd_args *a, struct rt_reply *r)
+{
+	if (!a->set[0]) {
+		ringtrace_clear(tr);
+		return 0;
+	}
+	if (a->v[0].u >= (unsigned long long)ringbuf_nr_cpus(
+				 ringtrace_buffer(tr))) {
+		rt_reply_printf(r, "clear: no cpu buffer '%llu'", a->v[0].u);
+		return -EINVAL;
+	}
+	pthread_mutex_lock(&tr->lock);
+	/* Relaxed: the buffer is replaced only under tr->lock, held here. */
+	ringbuf_reset_cpu(atomic_load_explicit(&tr->rb, memory_order_relaxed),
+			  (int)a->v[0].u);
+	pthread_mutex_unlock(&tr->lock);
+	return 0;
+}
+
+static int rt_cmd_buffer_size_kb(struct ringtrace_instance *tr,
+				 const struct rt_cmd_args *a,
+				 struct rt_reply *r)
+{
+	/* "buffer_size_kb KB [CPU]": one cpu buffer, or every one */
+	int ret = a->set[1] && a->v[1].u > INT_MAX ?
+			  -EINVAL :
+			  ringtrace_set_buffer_size_kb_cpu(
+				  tr, a->set[1] ? (int)a->v[1].u :
+						  RINGTRACE_ALL_CPUS,
+				  (size_t)a->v[0].u);
+
+	if (ret)
+		rt_reply_printf(r, "buffer_size_kb %llu: %s", a->v[0].u,
+				strerror(-ret));
+	return ret;
+}
+
+static int rt_cmd_tracing_cpumask(struct ringtrace_instance *tr,
+				  const struct rt_cmd_args *a,
+				  struct rt_reply *r)
+{
+	const char *mask = a->set[0] ? a->v[0].s : "";
+	int ret = ringtrace_set_tracing_cpumask(tr, mask);
+
+	if (ret)
+		rt_reply_printf(r, "tracing_cpumask '%s': a hexadecimal mask of the %d cpu buffers",
+				mask, ringbuf_nr_cpus(ringtrace_buffer(tr)));
+	return ret;
+}
+
+static int rt_cmd_free_buffer(struct ringtrace_instance *tr,
+			      const struct rt_cmd_args *a, struct rt_reply *r)
+{
+	int ret = ringtrace_free_buffer(tr);
+
+	(void)a;
+	if (ret)
+		rt_reply_printf(r, "free_buffer: %s", strerror(-ret));
+	return ret;
+}
+
+static int rt_cmd_buffer_percent(struct ringtrace_instance *tr,
+				 const struct rt_cmd_args *a,
+				 struct rt_reply *r)
+{
+	int ret = -EINVAL;
+
+	if (a->v[0].i >= INT_MIN && a->v[0].i <= INT_MAX)
+		ret = ringtrace_set_buffer_percent(tr, (int)a->v[0].i);
+	if (ret)
+		rt_reply_printf(r, "buffer_percent takes 0 to 100");
+	return ret;
+}
+
+static int rt_cmd_snapshot(struct ringtrace_instance *tr,
+			   const struct rt_cmd_args *a, struct rt_reply *r)
+{
+	long long v = a->set[0] ? a->v[0].i : 1;
+	int ret = -EINVAL;
+
+	if (v >= INT_MIN && v <= INT_MAX)
+		ret = ringtrace_snapshot(tr, (int)v);
+	if (ret)
+		rt_reply_printf(r, "snapshot: %s", strerror(-ret));
+	return ret;
+}
+
+static int rt_cmd_option(struct ringtrace_instance *tr,
+			 const struct rt_cmd_args *a, struct rt_reply *r)
+{
+	int ret = ringtrace_set_option(tr, a->v[0].s);
+
+	if (ret)
+		rt_reply_printf(r, "unknown option '%s'", a->v[0].s);
+	return ret;
+}
+
+static int rt_cmd_options(struct ringtrace_instance *tr,
+			  const struct rt_cmd_args *a, struct rt_reply *r)
+{
+	char buf[4096];
+	size_t n = ringtrace_show_options(tr, buf, sizeof(buf));
+
+	(void)a;
+	rt_reply_printf(r, "%.*s", (int)n, buf);
+	return 0;
+}
+
+/* tracer INST: cat current_tracer; tracer INST NAME: echo NAME > it */
+static int rt_cmd_tracer(struct ringtrace_instance *tr,
+			 const struct rt_cmd_args *a, struct rt_reply *r)
+{
+	int ret;
+
+	if (!a->set[0]) {
+		rt_reply_printf(r, "%s", ringtrace_current_tracer(tr));
+		return 0;
+	}
+	ret = ringtrace_set_tracer(tr, a->v[0].s);
+	if (ret)
+		rt_reply_printf(r, "unknown tracer '%s' (nop, function, function_graph, usersoff)",
+				a->v[0].s);
+	return ret;
+}
+
+static int rt_cmd_clock(struct ringtrace_instance *tr,
+			const struct rt_cmd_args *a, struct rt_reply *r)
+{
+	int ret = ringtrace_set_clock(tr, a->v[0].s);
+
+	if (ret)
+		rt_reply_printf(r, "unknown clock '%s' (mono, mono_raw, boot, x86-tsc)",
+				a->v[0].s);
+	return ret;
+}
+
+/* thresh and max_latency: tracing_thresh and tracing_max_latency, in
+ * microseconds */
+static int rt_cmd_thresh(struct ringtrace_instance *tr,
+			 const struct rt_cmd_args *a, struct rt_reply *r)
+{
+	(void)r;
+	if (a->id == RT_CMD_THRESH)
+		ringtrace_set_thresh(tr, a->v[0].u);
+	else
+		ringtrace_set_max_latency(tr, a->v[0].u);
+	return 0;
+}
+
+static int rt_cmd_stat(struct ringtrace_instance *tr,
+		       const struct rt_cmd_args *a, struct rt_reply *r)
+{
+	(void)a;
+	return rt_stat(tr, r);
+}
+
+static int rt_cmd_get(struct ringtrace_instance *tr,
+		      const struct rt_cmd_args *a, struct rt_reply *r)
+{
+	return rt_get(tr, a->v[0].s, r);
+}
+
+/* trigger INST SYS EVENT TEXT */
+static int rt_cmd_trigger(struct ringtrace_instance *tr,
+			  const struct rt_cmd_args *a, struct rt_reply *r)
+{
+	char err[4096] = "";
+	int ret = ringtrace_set_trigger(tr, a->v[0].s, a->v[1].s, a->v[2].s,
+					err, sizeof(err));
+
+	if (ret && !err[0])
+		snprintf(err, sizeof(err), "trigger: %s", strerror(-ret));
+	if (ret)
+		rt_reply_printf(r, "%s", err);
+	return ret;
+}
+
+/* pids INST FILE IDS... replaces, pids_add appends, show_pids shows */
+static int rt_cmd_pids(struct ringtrace_instance *tr,
+		       const struct rt_cmd_args *a, struct rt_reply *r)
+{
+	static const char *const files[] = { "set_event_pid",
+					     "set_event_notrace_pid",
+					     "set_ftrace_pid",
+					     "set_ftrace_notrace_pid" };
+	char err[4096] = "";
+	int list = -1, i, ret;
+	size_t n;
+
+	for (i = 0; i < 4; i++)
+		if (!strcmp(a->v[0].s, files[i]))
+			list = i;
+	if (list < 0) {
+		rt_reply_printf(r, "unknown pid list '%s'", a->v[0].s);
+		return -EINVAL;
+	}
+	if (a->id == RT_CMD_SHOW_PIDS) {
+		n = ringtrace_show_pids(tr, list, err, sizeof(err));
+		rt_reply_printf(r, "%.*s", (int)n, err);
+		return 0;
+	}
+	ret = ringtrace_set_pids(tr, list, a->v[1].s, a->id == RT_CMD_PIDS_ADD,
+				 err, sizeof(err));
+	if (ret)
+		rt_reply_printf(r, "%s", err);
+	return ret;
+}
+
+/* The handler column of the table. */
+#define RT_CMD_HANDLER(id, verb, fl, rep, handler, argv) \
+	[RT_CMD_##id] = handler,
+static rt_cmd_fn *const rt_cmd_handlers[RT_CMD_NR] = {
+	RT_CTL_COMMANDS(RT_CMD_HANDLER)
+};
+#undef RT_CMD_HANDLER
 
 /*
  * rt_ctl_execute - run one command line; the reply text goes to @r.
@@ -499,349 +954,26 @@ static int rt_ctl_write_as(const char *verb, const char *iname, char *p,
  */
 static int rt_ctl_execute(char *line, struct rt_reply *r)
 {
-	char *p = line, *verb, *iname, *a, *b;
 	struct ringtrace_instance *tr = NULL;
-	char err[4096];
-	size_t n;
-	int ret = 0;
+	struct rt_cmd_args a;
+	char err[512];
+	int ret = rt_cmd_parse(line, &a, err, sizeof(err));
 
-	line[strcspn(line, "\n")] = '\0';
-	verb = rt_word(&p);
-	iname = rt_word(&p);
-	if (!verb || !iname) {
-		rt_reply_printf(r, "expected: <verb> <instance> <arguments>");
-		return -EINVAL;
+	if (ret) {
+		rt_reply_printf(r, "%s", err);
+		return ret;
 	}
-	if (!strcmp(verb, "ping")) {
-		rt_reply_printf(r, "pong %d", (int)getpid());
-		return 0;
-	}
-	if (!strcmp(verb, "mkinstance") || !strcmp(verb, "rminstance")) {
-		a = rt_word(&p);
-		if (!a) {
-			rt_reply_printf(r, "%s: missing the instance name", verb);
-			return -EINVAL;
-		}
-		if (verb[0] == 'm') {
-			tr = ringtrace_instance_create(a);
-			if (!tr) {
-				ret = -errno;
-				rt_reply_printf(r, "instance '%s': %s", a,
-						strerror(errno));
-				return ret;
-			}
-			tr->remote = true;
-			return 0;
-		}
-		tr = ringtrace_instance_lookup(a);
-		if (!tr || tr->id == 0) {
-			rt_reply_printf(r, "no instance '%s'", a);
+	if (!(rt_cmd_table[a.id].flags & RT_CMD_NOINST)) {
+		tr = strcmp(a.inst, "-") ? ringtrace_instance_lookup(a.inst) :
+					   ringtrace_top();
+		if (!tr) {
+			rt_reply_printf(r, "no instance '%s'", a.inst);
 			return -ENOENT;
 		}
-		/* The program may hold a pointer to an instance it made:
-		 * only the ones a tool made can be removed by a tool. */
-		if (!tr->remote) {
-			rt_reply_printf(r, "instance '%s' belongs to the program",
-					a);
-			return -EBUSY;
-		}
-		return ringtrace_instance_destroy(tr);
 	}
-	if (!strcmp(verb, "syms")) {
-		ret = rt_publish_syms();
-		if (ret)
-			rt_reply_printf(r, "writing the symbols: %s",
-					strerror(-ret));
-		else
-			rt_reply_printf(r, "%s", rt_ctl->syms);
-		return ret;
-	}
-	if (!strcmp(verb, "go")) {
-		/* Release: pairs with the acquire load in rt_follow_hold(). */
-		atomic_store_explicit(&rt_go, 1, memory_order_release);
-		return 0;
-	}
-	if (!strcmp(verb, "max_graph_depth")) {
-		char *end = NULL;
-		long d;
-
-		a = rt_word(&p);
-		d = a ? strtol(a, &end, 10) : -1;
-		if (!a || *end || d < 0 || d > INT_MAX) {
-			rt_reply_printf(r, "bad depth '%s'", a ? a : "");
-			return -EINVAL;
-		}
-		return ringtrace_set_max_graph_depth((int)d);
-	}
-	if (!strcmp(verb, "ftrace_list")) {
-		int list;
-
-		a = rt_word(&p);
-		list = a ? rt_ftrace_list_by_name(a) : -1;
-		if (list < 0) {
-			rt_reply_printf(r, "unknown list '%s'", a ? a : "");
-			return -EINVAL;
-		}
-		ret = ringtrace_set_ftrace_list(list, p, false, err,
-						sizeof(err));
-		if (ret)
-			rt_reply_printf(r, "%s", err);
-		return ret;
-	}
-	if (!strcmp(verb, "marker_as") || !strcmp(verb, "marker_raw_as"))
-		return rt_ctl_write_as(verb, iname, p, r);
-	tr = strcmp(iname, "-") ? ringtrace_instance_lookup(iname) :
-				  ringtrace_top();
-	if (!tr) {
-		rt_reply_printf(r, "no instance '%s'", iname);
-		return -ENOENT;
-	}
-	if (!strcmp(verb, "set_event")) {
-		err[0] = '\0';
-		ret = ringtrace_set_event(tr, p, err, sizeof(err));
-		if (ret)
-			rt_reply_printf(r, "%s", err);
-	} else if (!strcmp(verb, "enable") || !strcmp(verb, "disable")) {
-		a = rt_word(&p);
-		b = rt_word(&p);
-		ret = ringtrace_event_enable(tr, rt_star(a), rt_star(b),
-					     verb[0] == 'e');
-		if (ret)
-			rt_reply_printf(r, "no event matches %s:%s",
-					a ? a : "*", b ? b : "*");
-	} else if (!strcmp(verb, "filter")) {
-		a = rt_word(&p);
-		b = rt_word(&p);
-		while (*p == ' ')
-			p++;
-		err[0] = '\0';
-		ret = ringtrace_set_filter(tr, rt_star(a), rt_star(b), p, err,
-					   sizeof(err));
-		if (ret)
-			rt_reply_printf(r, "%s", err);
-	} else if (!strcmp(verb, "show_filter")) {
-		a = rt_word(&p);
-		b = rt_word(&p);
-		n = ringtrace_show_filter(tr, rt_star(a), b, err, sizeof(err));
-		rt_reply_printf(r, "%.*s", (int)n, err);
-	} else if (!strcmp(verb, "show_set_event")) {
-		char *buf = malloc(RT_CTL_REPLY_MAX);
-
-		if (!buf)
-			return -ENOMEM;
-		n = ringtrace_show_set_event(tr, buf, RT_CTL_REPLY_MAX);
-		rt_reply_printf(r, "%s", buf);
-		free(buf);
-		(void)n;
-	} else if (!strcmp(verb, "tracing_on")) {
-		a = rt_word(&p);
-		ringtrace_tracing_on(tr, a && atoi(a) != 0);
-	} else if (!strcmp(verb, "clear")) {
-		/* clear INST [CPU]: per_cpu/cpuN/trace opened with O_TRUNC
-		 * empties that cpu buffer alone */
-		a = rt_word(&p);
-		if (!a) {
-			ringtrace_clear(tr);
-		} else {
-			struct ringbuf *rb = ringtrace_buffer(tr);
-			char *end = NULL;
-			long cpu = strtol(a, &end, 10);
-
-			if (*end || cpu < 0 || cpu >= ringbuf_nr_cpus(rb)) {
-				rt_reply_printf(r, "clear: no cpu buffer '%s'", a);
-				return -EINVAL;
-			}
-			pthread_mutex_lock(&tr->lock);
-			/* Relaxed: the buffer is replaced only under tr->lock,
-			 * held here. */
-			ringbuf_reset_cpu(atomic_load_explicit(
-						  &tr->rb, memory_order_relaxed),
-					  (int)cpu);
-			pthread_mutex_unlock(&tr->lock);
-		}
-	} else if (!strcmp(verb, "buffer_size_kb")) {
-		/* "buffer_size_kb KB [CPU]": one cpu buffer, or every one */
-		const char *c;
-		char *end = NULL;
-		long cpu = RINGTRACE_ALL_CPUS;
-
-		a = rt_word(&p);
-		c = rt_word(&p);
-		if (c)
-			cpu = strtol(c, &end, 10);
-		ret = c && (*end || cpu < 0 || cpu > INT_MAX) ?
-			      -EINVAL :
-			      ringtrace_set_buffer_size_kb_cpu(
-				      tr, (int)cpu,
-				      a ? strtoul(a, NULL, 10) : 0);
-		if (ret)
-			rt_reply_printf(r, "buffer_size_kb %s: %s", a ? a : "",
-					strerror(-ret));
-	} else if (!strcmp(verb, "tracing_cpumask")) {
-		a = rt_word(&p);
-		ret = ringtrace_set_tracing_cpumask(tr, a ? a : "");
-		if (ret)
-			rt_reply_printf(r, "tracing_cpumask '%s': a hexadecimal mask of the %d cpu buffers",
-					a ? a : "",
-					ringbuf_nr_cpus(ringtrace_buffer(tr)));
-	} else if (!strcmp(verb, "free_buffer")) {
-		ret = ringtrace_free_buffer(tr);
-		if (ret)
-			rt_reply_printf(r, "free_buffer: %s", strerror(-ret));
-	} else if (!strcmp(verb, "buffer_percent")) {
-		a = rt_word(&p);
-		ret = ringtrace_set_buffer_percent(tr, a ? atoi(a) : -1);
-		if (ret)
-			rt_reply_printf(r, "buffer_percent takes 0 to 100");
-	} else if (!strcmp(verb, "snapshot")) {
-		a = rt_word(&p);
-		ret = ringtrace_snapshot(tr, a ? atoi(a) : 1);
-		if (ret)
-			rt_reply_printf(r, "snapshot: %s", strerror(-ret));
-	} else if (!strcmp(verb, "option")) {
-		a = rt_word(&p);
-		ret = a ? ringtrace_set_option(tr, a) : -EINVAL;
-		if (ret)
-			rt_reply_printf(r, "unknown option '%s'", a ? a : "");
-	} else if (!strcmp(verb, "options")) {
-		n = ringtrace_show_options(tr, err, sizeof(err));
-		rt_reply_printf(r, "%.*s", (int)n, err);
-	} else if (!strcmp(verb, "tracer")) {
-		a = rt_word(&p);
-		if (!a) {
-			/* cat current_tracer */
-			rt_reply_printf(r, "%s", ringtrace_current_tracer(tr));
-			return 0;
-		}
-		ret = ringtrace_set_tracer(tr, a);
-		if (ret)
-			rt_reply_printf(r, "unknown tracer '%s' (nop, function, function_graph, usersoff)",
-					a ? a : "");
-	} else if (!strcmp(verb, "clock")) {
-		a = rt_word(&p);
-		ret = a ? ringtrace_set_clock(tr, a) : -EINVAL;
-		if (ret)
-			rt_reply_printf(r, "unknown clock '%s' (mono, mono_raw, boot, x86-tsc)",
-					a ? a : "");
-	} else if (!strcmp(verb, "thresh") || !strcmp(verb, "max_latency")) {
-		/* tracing_thresh and tracing_max_latency, in microseconds */
-		char *end = NULL;
-		unsigned long long us;
-
-		a = rt_word(&p);
-		us = a ? strtoull(a, &end, 10) : 0;
-		if (!a || *end || *a == '-') {
-			rt_reply_printf(r, "%s: bad value '%s'", verb, a ? a : "");
-			return -EINVAL;
-		}
-		if (verb[0] == 't')
-			ringtrace_set_thresh(tr, us);
-		else
-			ringtrace_set_max_latency(tr, us);
-	} else if (!strcmp(verb, "stat")) {
-		ret = rt_stat(tr, r);
-	} else if (!strcmp(verb, "get")) {
-		ret = rt_get(tr, rt_word(&p), r);
-	} else if (!strcmp(verb, "marker")) {
-		/* the rest of the line, as written to trace_marker */
-		while (*p == ' ')
-			p++;
-		ret = ringtrace_marker_write(tr, p, strlen(p));
-		if (ret < 0)
-			rt_reply_printf(r, "trace_marker: %s", strerror(-ret));
-		else
-			ret = 0;
-	} else if (!strcmp(verb, "trigger")) {
-		/* trigger INST SYS EVENT TEXT (the rest of the line) */
-		a = rt_word(&p);
-		b = rt_word(&p);
-		while (*p == ' ')
-			p++;
-		err[0] = '\0';
-		ret = ringtrace_set_trigger(tr, rt_star(a), b, p, err,
-					    sizeof(err));
-		if (ret && !err[0])
-			snprintf(err, sizeof(err), "trigger: %s",
-				 strerror(-ret));
-		if (ret)
-			rt_reply_printf(r, "%s", err);
-	} else if (!strcmp(verb, "show_soft")) {
-		char *buf = malloc(RT_CTL_REPLY_MAX);
-
-		if (!buf)
-			return -ENOMEM;
-		ringtrace_show_soft_events(tr, buf, RT_CTL_REPLY_MAX);
-		rt_reply_printf(r, "%s", buf);
-		free(buf);
-	} else if (!strcmp(verb, "show_trigger")) {
-		a = rt_word(&p);
-		b = rt_word(&p);
-		n = ringtrace_show_trigger(tr, rt_star(a), b, err, sizeof(err));
-		rt_reply_printf(r, "%.*s", (int)n, err);
-	} else if (!strcmp(verb, "marker_raw")) {
-		/* marker_raw INST HEX: trace_marker_raw's bytes, the id
-		 * first, in hexadecimal */
-		unsigned char *bin;
-		unsigned int id, v;
-		size_t len, i;
-
-		a = rt_word(&p);
-		len = a ? strlen(a) / 2 : 0;
-		if (!a || strlen(a) % 2 || len < sizeof(id)) {
-			rt_reply_printf(r, "trace_marker_raw: an id of %zu bytes, then the data",
-					sizeof(id));
-			return -EINVAL;
-		}
-		bin = malloc(len);
-		if (!bin)
-			return -ENOMEM;
-		for (i = 0; i < len; i++) {
-			if (sscanf(a + 2 * i, "%2x", &v) != 1) {
-				free(bin);
-				rt_reply_printf(r, "trace_marker_raw: bad hex");
-				return -EINVAL;
-			}
-			bin[i] = (unsigned char)v;
-		}
-		memcpy(&id, bin, sizeof(id));
-		ret = ringtrace_marker_raw(tr, id, bin + sizeof(id),
-					   len - sizeof(id));
-		free(bin);
-		if (ret < 0)
-			rt_reply_printf(r, "trace_marker_raw: %s", strerror(-ret));
-		else
-			ret = 0;
-	} else if (!strcmp(verb, "pids") || !strcmp(verb, "pids_add") ||
-		   !strcmp(verb, "show_pids")) {
-		/* pids INST FILE IDS... replaces, pids_add appends */
-		static const char *const files[] = {
-			"set_event_pid", "set_event_notrace_pid",
-			"set_ftrace_pid", "set_ftrace_notrace_pid"
-		};
-		int list = -1, i;
-
-		a = rt_word(&p);
-		for (i = 0; a && i < 4; i++)
-			if (!strcmp(a, files[i]))
-				list = i;
-		if (list < 0) {
-			rt_reply_printf(r, "unknown pid list '%s'", a ? a : "");
-			return -EINVAL;
-		}
-		if (verb[0] == 's') {
-			n = ringtrace_show_pids(tr, list, err, sizeof(err));
-			rt_reply_printf(r, "%.*s", (int)n, err);
-			return 0;
-		}
-		err[0] = '\0';
-		ret = ringtrace_set_pids(tr, list, p, verb[4] == '_', err,
-					 sizeof(err));
-		if (ret)
-			rt_reply_printf(r, "%s", err);
-	} else {
-		rt_reply_printf(r, "unknown command '%s'", verb);
-		ret = -EINVAL;
-	}
+	ret = rt_cmd_handlers[a.id](tr, &a, r);
+	if (ret == 0 && rt_cmd_table[a.id].reply == RT_REPLY_NONE)
+		r->len = 0; /* the table says: nothing on success */
 	return ret;
 }
 
@@ -1076,6 +1208,7 @@ int rt_publish_init(void)
 	}
 	ctl->magic = RT_CTL_MAGIC;
 	ctl->version = RT_CTL_VERSION;
+	ctl->proto = RT_CTL_PROTO_VERSION;
 	ctl->size = sizeof(*ctl);
 	ctl->pid = (int32_t)getpid();
 	ctl->uid = (uint32_t)getuid();

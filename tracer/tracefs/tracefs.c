@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "client.h"
+#include "proto.h"
 #include "tracefs.h"
 
 extern char **environ;
@@ -93,6 +94,7 @@ int rtfs_do_mount(const struct rtt_verb *v, int argc, char **argv)
 	};
 	char err[RTT_ERR_MAX];
 	struct rtt_proc p;
+	uint32_t proto;
 	bool fg = false;
 	int c, pid, ret;
 
@@ -129,9 +131,16 @@ int rtfs_do_mount(const struct rtt_verb *v, int argc, char **argv)
 		return rtt_exit_code(ret);
 	}
 	ret = p.state == RTT_ALIVE ? 0 : -ESRCH;
+	proto = p.ctl->proto;
 	rtt_proc_close(&p);
 	if (ret) {
 		warnx("process %d is exiting", pid);
+		return RTT_EXIT_NOPROC;
+	}
+	/* every file but a few reads needs commands (proto.h) */
+	if (proto != RT_CTL_PROTO_VERSION) {
+		warnx("process %d: it speaks control protocol version %u; this tool speaks version %d",
+		      pid, proto, RT_CTL_PROTO_VERSION);
 		return RTT_EXIT_NOPROC;
 	}
 #ifdef RTFS_HAVE_FUSE

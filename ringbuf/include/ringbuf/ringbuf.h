@@ -316,6 +316,28 @@ RINGBUF_API size_t ringbuf_max_event_size(struct ringbuf *rb);
  */
 RINGBUF_API int ringbuf_nr_cpus(struct ringbuf *rb);
 
+/**
+ * ringbuf_nr_cpu_buffers - number of CPU buffers (per-CPU model) or
+ *	thread slots (per-thread model): cpu buffers 0 .. this - 1; the
+ *	spare buffers follow them, up to ringbuf_nr_cpus() - 1
+ * @rb: the buffer (an attached view reads it from the file's header)
+ *
+ * Context: any thread; lock-free.
+ */
+RINGBUF_API int ringbuf_nr_cpu_buffers(struct ringbuf *rb);
+
+/**
+ * ringbuf_is_spare - whether cpu buffer @cpu is a spare: a buffer of no
+ *	CPU, which writers displaced from their CPU's buffer take
+ * @rb: the buffer
+ * @cpu: the cpu buffer
+ *
+ * Context: any thread; lock-free.
+ * Return: true for ringbuf_nr_cpu_buffers() <= @cpu < ringbuf_nr_cpus();
+ * false otherwise (a CPU buffer, a thread slot, an index out of range).
+ */
+RINGBUF_API bool ringbuf_is_spare(struct ringbuf *rb, int cpu);
+
 /* -------------------------------------------------------------------- */
 /* Writing                                                               */
 

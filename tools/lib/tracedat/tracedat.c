@@ -40,8 +40,11 @@ static const unsigned char td_magic[10] = { 0x17, 0x08, 0x44, 't', 'r',
 /* Option ids (the values trace-cmd gives them). */
 enum {
 	TD_OPT_DONE = 0,
+	TD_OPT_BUFFER = 3,
 	TD_OPT_TRACECLOCK = 4,
 	TD_OPT_UNAME = 5,
+	/* ours: the trace options the recording was made with */
+	TD_OPT_RT_OPTIONS = 0x5254,
 };
 
 /* Longest clock name td_writer_set_clock() takes. */
@@ -528,6 +531,7 @@ struct td_spool {
  * @cmdlines: the saved cmdlines text, or NULL
  * @clock: the trace_clock text ("... [name] ...\n"), or NULL
  * @uname: the UNAME text, or NULL
+ * @options: the trace options text, or NULL
  * @spool: per cpu, its pages
  * @pages: pages of all cpus
  * @dirty: something changed since the file was last assembled
@@ -539,8 +543,10 @@ struct td_spool {
  * @eof: in place: the size of the output
  * @stage_pages: pages staged per cpu before they are written
  * @written: bytes written to files so far (pages, headers, copies)
- * @table_at: where the cpu table is in the header last built
- * @table_written: in place: where it is in the header last written
+ * @nr_cpu_bufs: the cpu buffers that are CPUs (the file's cpu count);
+ *	the others are spares, written as buffer instances (td_build_header())
+ * @entry_at: per cpu, where its table entry is in the header last built
+ * @entry_written: in place: the same in the header last written
  */
 struct td_writer {
 	char *path;
@@ -559,6 +565,7 @@ struct td_writer {
 	char *cmdlines;
 	char *clock;
 	char *uname;
+	char *options;
 	struct td_spool *spool;
 	uint64_t pages;
 	bool dirty;
@@ -569,8 +576,9 @@ struct td_writer {
 	uint64_t eof;
 	unsigned int stage_pages;
 	uint64_t written;
-	uint64_t table_at;
-	uint64_t table_written;
+	int nr_cpu_bufs;
+	uint64_t *entry_at;
+	uint64_t *entry_written;
 };
 
 /**
@@ -690,24 +698,20 @@ static int td_write_header(struct td_writer *w);
  */
 static int td_hide_after(struct td_writer *w, int cpu)
 {
-	static const unsigned char zero[16 * 64];
-	uint64_t at = w->table_written + 16 * (uint64_t)(cpu + 1);
-	uint64_t len = 16 * (uint64_t)(w->nr_cpus - cpu - 1);
+	static const unsigned char zero[16];
 	int ret = 0;
 
 	if (!w->hdr_len)
 		return 0;
-	while (!ret && len) {
-		size_t n = len > sizeof(zero) ? sizeof(zero) : (size_t)len;
-
-		ret = td_write_all(w->fd, zero, n, at);
-		at += n;
-		len -= n;
+	/* the entries of spares are in their instances' tables */
+	for (int i = cpu + 1; i < w->nr_cpus && !ret; i++) {
+		ret = td_write_all(w->fd, zero, sizeof(zero),
+				   w->entry_written[i]);
+		/* the bytes on disk are no longer those of hdr_prev */
+		if (!ret && w->hdr_prev)
+			memset(w->hdr_prev + w->entry_written[i], 0,
+			       sizeof(zero));
 	}
-	/* the bytes on disk are no longer those of hdr_prev */
-	if (!ret && w->hdr_prev)
-		memset(w->hdr_prev + w->table_written + 16 * (uint64_t)(cpu + 1),
-		       0, 16 * (size_t)(w->nr_cpus - cpu - 1));
 	return ret;
 }
 
@@ -850,6 +854,8 @@ static void td_writer_free(struct td_writer *w)
 	if (w->fd >= 0)
 		close(w->fd);
 	free(w->hdr_prev);
+	free(w->entry_at);
+	free(w->entry_written);
 	for (size_t i = 0; i < w->nr_fmts; i++)
 		free(w->fmts[i].text);
 	for (size_t i = 0; i < w->nr_systems; i++)
@@ -863,6 +869,7 @@ static void td_writer_free(struct td_writer *w)
 	free(w->cmdlines);
 	free(w->clock);
 	free(w->uname);
+	free(w->options);
 	free(w->dir);
 	free(w->tmp_path);
 	free(w->path);
@@ -901,7 +908,11 @@ int td_writer_open(const char *path, unsigned int page_size, int nr_cpus,
 	else
 		w->dir = strndup(path, (size_t)(slash - path));
 	w->spool = calloc((size_t)nr_cpus, sizeof(*w->spool));
-	if (!w->path || !w->tmp_path || !w->dir || !w->spool) {
+	w->nr_cpu_bufs = nr_cpus;
+	w->entry_at = calloc((size_t)nr_cpus, sizeof(*w->entry_at));
+	w->entry_written = calloc((size_t)nr_cpus, sizeof(*w->entry_written));
+	if (!w->path || !w->tmp_path || !w->dir || !w->spool || !w->entry_at ||
+	    !w->entry_written) {
 		td_writer_free(w);
 		return -ENOMEM;
 	}
@@ -949,6 +960,16 @@ int td_writer_open(const char *path, unsigned int page_size, int nr_cpus,
 	return 0;
 }
 
+int td_writer_set_cpu_buffers(struct td_writer *w, int nr_cpu_bufs)
+{
+	if (!w || nr_cpu_bufs < 1 || nr_cpu_bufs > w->nr_cpus || w->hdr_len ||
+	    w->pages)
+		return -EINVAL;
+	w->nr_cpu_bufs = nr_cpu_bufs;
+	w->dirty = true;
+	return 0;
+}
+
 bool td_writer_in_place(const struct td_writer *w)
 {
 	return w && w->fd >= 0;
@@ -993,6 +1014,13 @@ int td_writer_set_header_event(struct td_writer *w, const char *text)
 int td_writer_set_cmdlines(struct td_writer *w, const char *text)
 {
 	return w ? td_set_text(w, &w->cmdlines, text) : -EINVAL;
+}
+
+int td_writer_set_trace_options(struct td_writer *w, const char *text)
+{
+	if (!w || !text || strchr(text, '\n'))
+		return -EINVAL;
+	return td_set_text(w, &w->options, text);
 }
 
 int td_writer_set_uname(struct td_writer *w, const char *text)
@@ -1391,11 +1419,19 @@ uint64_t td_writer_written(const struct td_writer *w)
  * Context: the writer's thread.
  * Return: 0, -ENOMEM.
  */
+/* The trace_clock record version 6 readers read after each cpu table,
+ * because the TRACECLOCK option is there. */
+static void td_clock_rec(struct td_writer *w, struct td_buf *b)
+{
+	if (w->clock)
+		td_buf_text(b, w->clock, 8);
+}
+
 static int td_build_header(struct td_writer *w, struct td_buf *b)
 {
 	static const char ver[] = { '6', 0, 0 /* little endian */,
 				    8 /* long size */ };
-	size_t table, nr_ftrace = 0;
+	size_t nr_ftrace = 0, groups, *opt_at;
 	uint64_t off;
 
 	td_buf_put(b, td_magic, sizeof(td_magic));
@@ -1436,7 +1472,8 @@ static int td_build_header(struct td_writer *w, struct td_buf *b)
 	td_buf_text(b, w->kallsyms, 4);
 	td_buf_le(b, 0, 4); /* printk formats */
 	td_buf_text(b, w->cmdlines, 8);
-	td_buf_le(b, (uint64_t)w->nr_cpus, 4);
+	/* the CPUs; the spares are instances (below) */
+	td_buf_le(b, (uint64_t)w->nr_cpu_bufs, 4);
 
 	td_buf_put(b, "options  ", 10);
 	if (w->clock) {
@@ -1449,15 +1486,64 @@ static int td_build_header(struct td_writer *w, struct td_buf *b)
 		td_buf_le(b, strlen(w->uname) + 1, 4);
 		td_buf_str(b, w->uname);
 	}
+	/*
+	 * The spares, nr_cpu_bufs to a group: a version 6 reader gives an
+	 * instance as many cpus as the file has. Each BUFFER option holds
+	 * the offset of its group's table (filled in below) and its name.
+	 */
+	groups = (size_t)(w->nr_cpus - w->nr_cpu_bufs +
+			  w->nr_cpu_bufs - 1) / (size_t)w->nr_cpu_bufs;
+	opt_at = groups ? calloc(groups, sizeof(*opt_at)) : NULL;
+	if (groups && !opt_at)
+		return -ENOMEM;
+	for (size_t g = 0; g < groups; g++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "%s%zu", TD_SPARES_PREFIX, g);
+		td_buf_le(b, TD_OPT_BUFFER, 2);
+		td_buf_le(b, 8 + strlen(name) + 1, 4);
+		opt_at[g] = b->len;
+		td_buf_le(b, 0, 8);
+		td_buf_str(b, name);
+	}
+	if (w->options) {
+		td_buf_le(b, TD_OPT_RT_OPTIONS, 2);
+		td_buf_le(b, strlen(w->options) + 1, 4);
+		td_buf_str(b, w->options);
+	}
 	td_buf_le(b, TD_OPT_DONE, 2);
 
 	td_buf_put(b, "flyrecord", 10);
-	table = b->len;
-	w->table_at = table;
-	td_buf_put(b, NULL, (size_t)w->nr_cpus * 16);
-	/* read by version 6 readers because the TRACECLOCK option is there */
-	if (w->clock)
-		td_buf_text(b, w->clock, 8);
+	for (int cpu = 0; cpu < w->nr_cpus; cpu++) {
+		int k = cpu - w->nr_cpu_bufs;
+
+		if (cpu == w->nr_cpu_bufs ||
+		    (k > 0 && k % w->nr_cpu_bufs == 0)) {
+			/* a group's section: the tag, its table, the clock */
+			size_t g = (size_t)k / (size_t)w->nr_cpu_bufs;
+
+			if (b->p && !b->err)
+				td_put64(b->p + opt_at[g], b->len);
+			td_buf_put(b, "flyrecord", 10);
+		}
+		w->entry_at[cpu] = b->len;
+		td_buf_put(b, NULL, 16);
+		if (cpu + 1 == w->nr_cpu_bufs ||
+		    (k >= 0 && (k + 1) % w->nr_cpu_bufs == 0))
+			td_clock_rec(w, b);
+	}
+	if (w->nr_cpus > w->nr_cpu_bufs) {
+		/* the last group's slots no spare fills stay empty */
+		int k = w->nr_cpus - w->nr_cpu_bufs;
+
+		if (k % w->nr_cpu_bufs) {
+			td_buf_put(b, NULL,
+				   (size_t)(w->nr_cpu_bufs -
+					    k % w->nr_cpu_bufs) * 16);
+			td_clock_rec(w, b);
+		}
+	}
+	free(opt_at);
 	td_buf_put(b, NULL,
 		   (w->page_size - b->len % w->page_size) % w->page_size);
 	if (b->err)
@@ -1466,7 +1552,7 @@ static int td_build_header(struct td_writer *w, struct td_buf *b)
 	off = b->len;
 	for (int cpu = 0; cpu < w->nr_cpus; cpu++) {
 		uint64_t size = w->spool[cpu].pages * w->page_size;
-		unsigned char *e = b->p + table + (size_t)cpu * 16;
+		unsigned char *e = b->p + w->entry_at[cpu];
 
 		/* in place, each cpu's data is where it was written */
 		if (w->fd >= 0)
@@ -1591,7 +1677,8 @@ static int td_write_header(struct td_writer *w)
 		w->hdr_prev = b.p;
 		b.p = NULL;
 		w->hdr_len = len;
-		w->table_written = w->table_at;
+		memcpy(w->entry_written, w->entry_at,
+		       (size_t)w->nr_cpus * sizeof(*w->entry_at));
 		if (len > w->eof)
 			w->eof = len;
 		w->dirty = false;
@@ -1691,7 +1778,8 @@ struct td_rcpu {
  * @map: the file, mapped read-only (NULL for an empty file)
  * @size: its size
  * @page_size: the page size
- * @nr_cpus: cpu buffers
+ * @nr_cpus: cpu buffers, the spares of buffer instances included
+ * @nr_cpu_bufs: of which CPUs (the file's cpu count)
  * @cpus: their data
  * @fmts: the formats
  * @nr_fmts: entries in @fmts
@@ -1700,12 +1788,14 @@ struct td_rcpu {
  * @kallsyms: the kallsyms text
  * @cmdlines: the cmdlines text
  * @uname: the UNAME text
+ * @options: the trace options text
  */
 struct td_reader {
 	unsigned char *map;
 	size_t size;
 	unsigned int page_size;
 	int nr_cpus;
+	int nr_cpu_bufs;
 	struct td_rcpu *cpus;
 	struct td_rfmt *fmts;
 	unsigned int nr_fmts;
@@ -1714,6 +1804,7 @@ struct td_reader {
 	char *kallsyms;
 	char *cmdlines;
 	char *uname;
+	char *options;
 };
 
 /**
@@ -1986,7 +2077,8 @@ static int td_parse(struct td_reader *r, struct td_cursor *c)
 {
 	const unsigned char *p;
 	char *version = NULL, *clock_opt = NULL, *text = NULL;
-	uint64_t v, ncpus;
+	uint64_t v, ncpus, *bufs = NULL;
+	size_t nr_bufs = 0;
 	size_t at, header_end;
 	int ret;
 
@@ -2130,11 +2222,32 @@ static int td_parse(struct td_reader *r, struct td_cursor *c)
 			ret = td_num(c, 4, "an option size", &size);
 			if (ret)
 				goto out;
-			if (id == TD_OPT_TRACECLOCK || id == TD_OPT_UNAME) {
+			if (id == TD_OPT_BUFFER && size > 8) {
+				/* an instance: where its cpu table is */
+				uint64_t *nb = realloc(bufs, (nr_bufs + 1) *
+								     sizeof(*bufs));
+
+				ret = td_take(c, size, "a buffer option", &p);
+				if (ret)
+					goto out;
+				if (!nb) {
+					ret = td_fail(c, -ENOMEM,
+						      "out of memory");
+					goto out;
+				}
+				bufs = nb;
+				bufs[nr_bufs++] = td_get64(p);
+				continue;
+			}
+			if (id == TD_OPT_TRACECLOCK || id == TD_OPT_UNAME ||
+			    id == TD_OPT_RT_OPTIONS) {
 				ret = td_text(c, size, "an option", &text);
 				if (ret)
 					goto out;
-				if (id == TD_OPT_UNAME) {
+				if (id == TD_OPT_RT_OPTIONS) {
+					free(r->options);
+					r->options = text;
+				} else if (id == TD_OPT_UNAME) {
 					free(r->uname);
 					r->uname = text;
 				} else {
@@ -2168,7 +2281,7 @@ static int td_parse(struct td_reader *r, struct td_cursor *c)
 	ret = td_take(c, ncpus * 16, "the cpu table", &p);
 	if (ret)
 		goto out;
-	r->cpus = calloc(ncpus ? ncpus : 1, sizeof(*r->cpus));
+	r->cpus = calloc((ncpus ? ncpus : 1) * (nr_bufs + 1), sizeof(*r->cpus));
 	if (!r->cpus) {
 		ret = td_fail(c, -ENOMEM, "out of memory");
 		goto out;
@@ -2201,6 +2314,51 @@ static int td_parse(struct td_reader *r, struct td_cursor *c)
 			r->clock = td_clock_of(clock_opt);
 		if (c->err && c->errlen)
 			c->err[0] = 0;
+	}
+	r->nr_cpu_bufs = r->nr_cpus;
+	/* the instances' cpus (spares) follow the CPUs */
+	for (size_t i = 0; i < nr_bufs; i++) {
+		size_t save = c->off;
+
+		if (bufs[i] > c->size) {
+			ret = td_fail(c, -EPROTO,
+				      "truncated: buffer instance %zu at "
+				      "offset %llu, the file ends at %zu",
+				      i, (unsigned long long)bufs[i], c->size);
+			goto out;
+		}
+		c->off = (size_t)bufs[i];
+		at = c->off;
+		ret = td_take(c, 10, "a buffer instance's flyrecord tag", &p);
+		if (!ret && memcmp(p, "flyrecord", 9))
+			ret = td_fail(c, -EPROTO,
+				      "expected \"flyrecord\" at offset %zu "
+				      "(buffer instance %zu)", at, i);
+		if (!ret)
+			ret = td_take(c, ncpus * 16,
+				      "a buffer instance's cpu table", &p);
+		if (ret)
+			goto out;
+		for (uint64_t cpu = 0; cpu < ncpus; cpu++) {
+			struct td_rcpu *e = &r->cpus[r->nr_cpus++];
+
+			e->offset = td_get64(p + cpu * 16);
+			e->size = td_get64(p + cpu * 16 + 8);
+		}
+		if (clock_opt) {
+			/* its trace_clock record, when there */
+			uint64_t n;
+			const unsigned char *q;
+
+			if (!td_num(c, 8, "the trace_clock record", &n) &&
+			    n <= c->size - c->off)
+				td_take(c, n, "the trace_clock record", &q);
+			if (c->err && c->errlen)
+				c->err[0] = 0;
+		}
+		if (c->off > header_end)
+			header_end = c->off;
+		c->off = save;
 	}
 
 	for (int cpu = 0; cpu < r->nr_cpus; cpu++) {
@@ -2239,6 +2397,7 @@ static int td_parse(struct td_reader *r, struct td_cursor *c)
 	ret = 0;
 out:
 	free(clock_opt);
+	free(bufs);
 	return ret;
 }
 
@@ -2260,6 +2419,7 @@ static void td_reader_free(struct td_reader *r)
 	free(r->kallsyms);
 	free(r->cmdlines);
 	free(r->uname);
+	free(r->options);
 	if (r->map)
 		munmap(r->map, r->size);
 	free(r);
@@ -2338,6 +2498,11 @@ int td_reader_nr_cpus(struct td_reader *r)
 	return r->nr_cpus;
 }
 
+int td_reader_nr_cpu_buffers(struct td_reader *r)
+{
+	return r->nr_cpu_bufs;
+}
+
 const char *td_reader_clock(struct td_reader *r)
 {
 	return r->clock ? r->clock : "local";
@@ -2351,6 +2516,11 @@ const char *td_reader_kallsyms(struct td_reader *r)
 const char *td_reader_cmdlines(struct td_reader *r)
 {
 	return r->cmdlines ? r->cmdlines : "";
+}
+
+const char *td_reader_trace_options(struct td_reader *r)
+{
+	return r->options;
 }
 
 const char *td_reader_uname(struct td_reader *r)
