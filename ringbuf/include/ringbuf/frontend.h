@@ -28,7 +28,10 @@
  *	per-CPU model: the same plus the rseq cpu_id load and the claim of
  *	the cpu buffer: a restartable sequence (no LOCKed instruction)
  *	where glibc registered rseq and every CPU has its buffer, one LOCK
- *	cmpxchg otherwise.
+ *	cmpxchg otherwise. Where the buffer claims by restartable sequence,
+ *	the cpu_id is read without the ringbuf_fe_rseq_ok test (one GOT
+ *	load and one branch fewer); the GOT loads left per record are
+ *	__rseq_offset, ringbuf_tls's offset and ringbuf_fe_writer_fence.
  */
 #ifndef RINGBUF_FRONTEND_H
 #define RINGBUF_FRONTEND_H
@@ -414,7 +417,17 @@ RINGBUF_FE_INLINE uintptr_t ringbuf_fe_writer_get(struct ringbuf *rb,
 			return (uintptr_t)b->buffers[key & ((1u << RINGBUF_FE_SLOT_IDX_BITS) - 1)];
 		return ringbuf_fe_claim_slow(rb, -1, err);
 	}
-	cpu = ringbuf_fe_current_cpu();
+#if defined(__x86_64__)
+	/* A buffer claimed by restartable sequences exists only where glibc
+	 * registered rseq (rb_rseq_ok): its cpu_id is read without looking
+	 * at ringbuf_fe_rseq_ok, a load through the GOT saved. */
+	if (ringbuf_fe_likely(b->rseq_claim))
+		__asm__ __volatile__("movl %%fs:(%1), %0"
+				     : "=r"(cpu)
+				     : "r"(__rseq_offset + 4));
+	else
+#endif
+		cpu = ringbuf_fe_current_cpu();
 #ifdef RINGBUF_TESTHOOKS
 	if (t->forced_cpu1)
 		cpu = t->forced_cpu1 - 1;
