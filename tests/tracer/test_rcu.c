@@ -3,8 +3,8 @@
  * The tracer's RCU (tracer/src/rcu.h, rcu.c): readers in threads and in
  * signal handlers against an updater that replaces, waits and frees; a
  * grace period that must wait for a section it saw; records given back
- * by exiting threads; a grace period in the child of a fork() taken while
- * another thread was inside a section.
+ * by exiting threads (one of them inside a section); a grace period in
+ * the child of a fork() taken while another thread was inside a section.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -192,6 +192,25 @@ static void records_reused(void)
 	rt_synchronize_rcu();
 }
 
+static void *exit_inside(void *arg)
+{
+	(void)arg;
+	rt_rcu_read_lock();
+	pthread_exit(NULL);
+}
+
+/* A thread that exits inside a section does not hold grace periods up */
+static void exit_in_section(void)
+{
+	pthread_t t;
+
+	ASSERT_EQ(pthread_create(&t, NULL, exit_inside, NULL), 0);
+	pthread_join(t, NULL);
+	alarm(20 * rbt_timeout_mult());
+	rt_synchronize_rcu();
+	alarm(0);
+}
+
 static atomic_int inside, release_it;
 
 static void *hold_section(void *arg)
@@ -237,6 +256,7 @@ static const struct rbt_case cases[] = {
 	RBT_CASE(gp_waits_for_section),
 	RBT_CASE(records_reused),
 	RBT_CASE(fork_child_gp),
+	RBT_CASE(exit_in_section),
 };
 
 RBT_MAIN(cases)

@@ -38,8 +38,18 @@ static int rt_rcu_membarrier_cmd;
 static void rt_rcu_thread_exit(void *arg)
 {
 	struct rt_rcu_reader *r = arg;
+	/* Relaxed: the thread's own word. */
+	uint64_t w = atomic_load_explicit(&r->word, memory_order_relaxed);
 
 	rt_rcu_self = NULL;
+	/* A thread that leaves inside a section (cancelled, or pthread_exit()
+	 * from a handler) ends it here, or every later grace period would
+	 * wait for it. Release: its accesses before the end; pairs with the
+	 * acquire load in rt_synchronize_rcu(). */
+	if (RT_RCU_DEPTH(w))
+		atomic_store_explicit(&r->word,
+				      (w & ~(uint64_t)UINT32_MAX) + RT_RCU_LEFT,
+				      memory_order_release);
 	/* Release: the thread's last store of the word before the record is
 	 * free; pairs with the acquire cmpxchg in rt_rcu_take(). */
 	atomic_store_explicit(&r->used, 0, memory_order_release);
