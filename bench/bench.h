@@ -198,6 +198,10 @@ void bench_msg(char *buf, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 extern int bench_verbose;
 extern unsigned int bench_consumer_sleep_us;
+/* The producer/consumer cases' cpu buffers when -s is not given (50 ms of
+ * a writer at full speed) and the ringbuf reader's watermark (percent) */
+#define BENCH_LIVE_SIZE ((size_t)64 << 20)
+#define BENCH_LIVE_WATERMARK 25
 extern unsigned long long bench_warmup_events;
 
 /* --- page parsing (page.c) --- */

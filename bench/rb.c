@@ -418,7 +418,15 @@ static void rb_consumer(struct bench_team *t)
 				s->longest_idle_ns = t0 - last;
 			last = t1;
 		} else {
-			bench_sleep_ns(bench_consumer_sleep_us * 1000ull);
+			/* In producer/consumer mode the reader blocks until the
+			 * writer's commit crosses the watermark (it wakes us),
+			 * or 1 ms passed (to see cons_stop); in overwrite mode
+			 * a nap is enough, nothing is refused. */
+			if (!t->c->overwrite)
+				(void)ringbuf_wait(s->rb, RINGBUF_ALL_CPUS,
+						   BENCH_LIVE_WATERMARK, 1);
+			else
+				bench_sleep_ns(bench_consumer_sleep_us * 1000ull);
 			t0 = bench_now_ns();
 			if (t0 - t1 > s->longest_nap_ns)
 				s->longest_nap_ns = t0 - t1;

@@ -43,6 +43,7 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <getopt.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -268,6 +269,7 @@ struct tpb_case {
 	int (*setup)(char *err, size_t len);	/* NULL: nothing to set */
 	bool raw;		/* records go to tpb_raw, not the top buffer */
 	unsigned int per_call;	/* records each call writes (0: none) */
+	bool external;		/* measured by another program (tpb_lttng()) */
 };
 
 static const struct tpb_case tpb_cases[] = {
@@ -312,6 +314,13 @@ static const struct tpb_case tpb_cases[] = {
 		.loop = tpb_ringbuf_loop,
 		.raw = true,
 		.per_call = 1,
+	},
+	{
+		.id = "lttng-ust",
+		.base = "ringbuf-reserve",
+		.what = "an LTTng-UST tracepoint with a 16-byte payload (ringbuf-bench's LTTng baseline)",
+		.per_call = 1,
+		.external = true,
 	},
 	{
 		.id = "marker",
@@ -374,6 +383,7 @@ struct tpb_run {
 struct tpb_result {
 	bool selected;
 	bool failed;		/* setup failed: @why */
+	bool skipped;		/* cannot run here (no LTTng): @why */
 	char why[300];
 	struct tpb_run *runs;
 	unsigned int nr;
@@ -475,11 +485,116 @@ static void tpb_measure(const struct tpb_case *c, unsigned long calls,
 			 r->refused);
 }
 
+/* A number after "@key": in a line of ringbuf-bench's JSON */
+static bool tpb_json_num(const char *line, const char *key, double *v)
+{
+	const char *p = strstr(line, key);
+
+	return p && sscanf(p + strlen(key), "%lf", v) == 1;
+}
+
+/*
+ * The lttng-ust case: ringbuf-bench (beside this program) runs its LTTng
+ * baseline, with its own private session daemon, for as many runs: one
+ * pinned writer firing a tracepoint with a 16-byte payload (the size of
+ * tpbench_call's fields) into a discard-mode channel as big as the top
+ * buffer. Its medians become this case's; it skips when LTTng is absent.
+ */
+static void tpb_lttng(const struct tpb_opts *o, struct tpb_result *res)
+{
+	char exe[PATH_MAX], cmd[PATH_MAX + 256], line[4096];
+	struct tpb_run *r = &res->runs[0];
+	double med = 0, mn = 0, mx = 0, cpu = 0, written = 0, missed = 0;
+	bool found = false, consistent = false;
+	ssize_t n;
+	FILE *p;
+
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0)
+		exe[n] = '\0';
+	if (n <= 0 || !strrchr(exe, '/')) {
+		res->skipped = true;
+		snprintf(res->why, sizeof(res->why), "cannot find this program");
+		return;
+	}
+	*strrchr(exe, '/') = '\0';
+	snprintf(cmd, sizeof(cmd),
+		 "'%s/ringbuf-bench' --impl lttng -p 16 -w 1 -C none -r %u"
+		 " -d 0.3 -s %zuK --json 2>&1", exe, o->runs,
+		 ringtrace_buffer_size_kb(tpb_top));
+	p = popen(cmd, "r");
+	if (!p) {
+		res->skipped = true;
+		snprintf(res->why, sizeof(res->why), "popen: %s",
+			 strerror(errno));
+		return;
+	}
+	while (fgets(line, sizeof(line), p)) {
+		const char *w;
+
+		if (!strstr(line, "\"case\":\"lttng-16B-1w\""))
+			continue;
+		found = true;
+		w = strstr(line, "\"skipped\":\"");
+		if (w) {
+			res->skipped = true;
+			snprintf(res->why, sizeof(res->why), "%.*s",
+				 (int)strcspn(w + 11, "\""), w + 11);
+			continue;
+		}
+		tpb_json_num(line, "\"median\":", &med);
+		tpb_json_num(line, "\"min\":", &mn);
+		tpb_json_num(line, "\"max\":", &mx);
+		tpb_json_num(line, "\"cpu_ns_per_event\":", &cpu);
+		tpb_json_num(line, "\"written\":", &written);
+		tpb_json_num(line, "\"missed\":", &missed);
+		consistent = strstr(line, "\"consistent\":true") != NULL;
+	}
+	if (pclose(p) && !found) {
+		res->skipped = true;
+		snprintf(res->why, sizeof(res->why),
+			 "ringbuf-bench (beside this program) did not run");
+		return;
+	}
+	if (!found && !res->skipped) {
+		res->skipped = true;
+		snprintf(res->why, sizeof(res->why),
+			 "no lttng-16B-1w line from ringbuf-bench");
+	}
+	if (res->skipped)
+		return;
+	memset(r, 0, sizeof(*r));
+	r->ns = med;
+	r->cpu_ns = cpu;
+	r->entries = (unsigned long)written;
+	r->refused = (unsigned long)missed;
+	r->consistent = consistent;
+	if (!consistent)
+		snprintf(r->why, sizeof(r->why),
+			 "ringbuf-bench: fired != recorded + discarded");
+	res->nr = 1;
+	res->med = med;
+	res->min = mn;
+	res->max = mx;
+	res->cpu_med = cpu;
+	res->mid = r;
+	res->consistent = consistent;
+	if (!consistent)
+		snprintf(res->why, sizeof(res->why), "%s", r->why);
+}
+
 /* One run of a case: set up, warm up, measure (again if noisy), undo. */
 static int tpb_run_case(const struct tpb_case *c, const struct tpb_opts *o,
 			struct tpb_result *res)
 {
 	struct tpb_run *r = &res->runs[res->nr];
+
+	if (c->external) {
+		/* every run at once, the first time round */
+		if (!res->nr && !res->skipped)
+			tpb_lttng(o, res);
+		return 0;
+	}
 
 	memset(r, 0, sizeof(*r));
 	if (c->setup && c->setup(res->why, sizeof(res->why))) {
@@ -570,7 +685,7 @@ static const struct tpb_result *tpb_measured(const char *id)
 	int i = tpb_index(id);
 
 	if (i < 0 || !tpb_res[i].selected || tpb_res[i].failed ||
-	    !tpb_res[i].nr)
+	    tpb_res[i].skipped || !tpb_res[i].nr)
 		return NULL;
 	return &tpb_res[i];
 }
@@ -664,6 +779,7 @@ static void tpb_summary(void)
 	const struct tpb_result *rb = tpb_measured("ringbuf-reserve");
 	const struct tpb_result *plain = tpb_measured("fn-plain");
 	const struct tpb_result *nop = tpb_measured("fn-nop");
+	const struct tpb_result *lt = tpb_measured("lttng-ust");
 
 	if (em && dis)
 		printf("Disabled tracepoint: %+.2f ns per call over the empty"
@@ -674,6 +790,10 @@ static void tpb_summary(void)
 		printf("Tracer over the bare ring buffer: tp-enabled /"
 		       " ringbuf-reserve = %.2fx (%+.2f ns per record)\n",
 		       en->med / rb->med, en->med - rb->med);
+	if (rb && lt)
+		printf("LTTng-UST tracepoint over the bare ring buffer:"
+		       " lttng-ust / ringbuf-reserve = %.2fx (%+.2f ns per"
+		       " record)\n", lt->med / rb->med, lt->med - rb->med);
 	if (en && em)
 		printf("Enabled tracepoint: %+.2f ns per call over the empty"
 		       " call\n", en->med - em->med);
@@ -700,6 +820,10 @@ static void tpb_print_text(const struct tpb_opts *o)
 			continue;
 		if (r->failed) {
 			printf("%-17s FAILED: %s\n", c->id, r->why);
+			continue;
+		}
+		if (r->skipped) {
+			printf("%-17s skipped: %s\n", c->id, r->why);
 			continue;
 		}
 		tpb_vs(vs, sizeof(vs), c, r);
@@ -763,8 +887,8 @@ static void tpb_print_json(const struct tpb_opts *o)
 		tpb_json_str(c->what);
 		printf(",\"cpu\":%d,\"calls\":%lu,\"warmup\":%lu,\"runs\":%u",
 		       o->cpu, o->calls, o->warmup, r->nr);
-		if (r->failed) {
-			printf(",\"failed\":");
+		if (r->failed || r->skipped) {
+			printf(r->failed ? ",\"failed\":" : ",\"skipped\":");
 			tpb_json_str(r->why);
 			printf("}\n");
 			continue;
@@ -947,7 +1071,9 @@ static int tpb_select(const struct tpb_opts *o)
 	bool more = true;
 
 	for (i = 0; i < TPB_NR_CASES; i++) {
-		tpb_res[i].selected = !o->nr_globs;
+		/* --quick checks our accounting only: no LTTng session */
+		tpb_res[i].selected = !o->nr_globs &&
+				      !(o->quick && tpb_cases[i].external);
 		for (k = 0; k < o->nr_globs; k++)
 			if (!fnmatch(o->globs[k], tpb_cases[i].id, 0))
 				tpb_res[i].selected = true;
@@ -1053,13 +1179,14 @@ int main(int argc, char **argv)
 				tpb_run_case(&tpb_cases[i], &o, &tpb_res[i]);
 
 	for (i = 0; i < TPB_NR_CASES; i++) {
-		if (!tpb_res[i].selected)
+		if (!tpb_res[i].selected || tpb_res[i].skipped)
 			continue;
 		if (tpb_res[i].failed) {
 			status = 1;
 			continue;
 		}
-		tpb_aggregate(&tpb_res[i]);
+		if (!tpb_cases[i].external)
+			tpb_aggregate(&tpb_res[i]);
 		if (!tpb_res[i].consistent)
 			status = 1;
 	}

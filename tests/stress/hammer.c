@@ -658,6 +658,13 @@ int main(int argc, char **argv)
 		if (overrun)
 			error("pc: overrun %lu", overrun);
 	}
+	/* A commit overrun is the tail wrapping onto a page whose commit is
+	 * still pending: only a writer nested in the one that has it
+	 * pending can do that, and without signal handlers nothing nests
+	 * (two writers in one cpu buffer at once would, if the claim let
+	 * them). */
+	if (!H.signals && cover)
+		error("commit overrun %lu in a run without nesting", cover);
 	if (failed != dropped + cover)
 		error("failed reserves %" PRIu64 " != dropped %lu + commit "
 		      "overrun %lu", failed, dropped, cover);
