@@ -263,7 +263,10 @@ int ringbuf_wait(struct ringbuf *rb, int cpu, int full, int timeout_ms)
 		barrier = rb->fd >= 0 ? rb_membarrier_global() :
 					rb_membarrier();
 		ready = rb_ready(rb, cpu, full);
-		if (!ready) {
+		/* The writer may have exited since the look above (a reader
+		 * sleeping now would only notice at the end of its slice):
+		 * look again, the loop's first test then says so. */
+		if (!ready && !rb_writer_gone(rb)) {
 			slice = barrier ? RB_WAIT_SLICE_NOBARRIER_MS :
 					  RB_WAIT_SLICE_MS;
 			if (left < slice)
