@@ -80,19 +80,6 @@ const char rtt_record_help[] =
 #define RTT_RECORD_WATERMARK 10
 
 /*
- * The cpu buffer size of a command started by record, unless -b or its
- * own RINGTRACE_BUF_SIZE_KB says otherwise: RTT_RECORD_BUDGET_KB over
- * every cpu buffer (with the spares: four per cpu), from 4 MiB to 32 MiB
- * each, and no more than an eighth of the free space of the publish
- * directory's file system. A function_graph writer at full speed fills
- * 32 MiB in about a tenth of a second; the library's default, 1408 KiB
- * (the kernel's), is sized for events, not for every function call.
- */
-#define RTT_RECORD_BUDGET_KB (256ul << 10)
-#define RTT_RECORD_MIN_KB (4ul << 10)
-#define RTT_RECORD_MAX_KB (32ul << 10)
-
-/*
  * SIGCHLD: nothing to do but be there. Installed without SA_RESTART once
  * the command runs, so that its exit interrupts the recorder's
  * ringbuf_wait(), which then finds the writer gone: the final drain
@@ -102,6 +89,24 @@ static void rtt_on_child(int sig)
 {
 	(void)sig;
 }
+
+/*
+ * The cpu buffer size of a command started by record, unless -b or its
+ * own RINGTRACE_BUF_SIZE_KB says otherwise: RTT_RECORD_BUDGET_KB over
+ * the CPU buffers, from 4 MiB to 64 MiB each, and the whole file (the
+ * spares too: three per CPU) no more than an eighth of the free space
+ * of the publish directory's file system. The file is sparse there (the
+ * library takes a buffer file's blocks only on a file system without
+ * four times its room): the spares and the pages nobody reached cost no
+ * memory, so the budget is what the CPU buffers may take. A
+ * function_graph writer at full speed fills 64 MiB in about a fifth of
+ * a second, the time the recorder may be kept off the CPUs before it
+ * loses anything; the library's default, 1408 KiB (the kernel's), is
+ * sized for events, not for every function call.
+ */
+#define RTT_RECORD_BUDGET_KB (256ul << 10)
+#define RTT_RECORD_MIN_KB (4ul << 10)
+#define RTT_RECORD_MAX_KB (64ul << 10)
 
 static unsigned long rtt_record_default_kb(void)
 {
@@ -116,7 +121,7 @@ static unsigned long rtt_record_default_kb(void)
 		return 0;
 	if (cpus < 1)
 		cpus = 1;
-	kb = RTT_RECORD_BUDGET_KB / (4ul * (unsigned long)cpus);
+	kb = RTT_RECORD_BUDGET_KB / (unsigned long)cpus;
 	if (kb > RTT_RECORD_MAX_KB)
 		kb = RTT_RECORD_MAX_KB;
 	if (kb < RTT_RECORD_MIN_KB)
