@@ -653,9 +653,12 @@ ringtrace_write_commit_next(struct ringtrace_write *w)
  * raw_data) into every instance of @mask. @fill writes the payload after
  * the header.
  */
-__attribute__((no_instrument_function)) int
-rt_write_builtin(uint64_t mask, uint16_t type, size_t size,
-		 void (*fill)(void *rec, const void *arg), const void *arg)
+/* rt_write_builtin(), inline: the graph's records (two per traced call)
+ * get their fill function inlined. */
+static inline __attribute__((always_inline, no_instrument_function)) int
+rt_write_builtin_inline(uint64_t mask, uint16_t type, size_t size,
+			void (*fill)(void *rec, const void *arg),
+			const void *arg)
 {
 	int depth = rt_cur.depth++;
 	int written = 0;
@@ -709,6 +712,13 @@ rt_write_builtin(uint64_t mask, uint16_t type, size_t size,
 	return written;
 }
 
+__attribute__((no_instrument_function)) int
+rt_write_builtin(uint64_t mask, uint16_t type, size_t size,
+		 void (*fill)(void *rec, const void *arg), const void *arg)
+{
+	return rt_write_builtin_inline(mask, type, size, fill, arg);
+}
+
 /* ---- function tracer records ------------------------------------------- */
 
 __attribute__((no_instrument_function)) RINGTRACE_RECORD_ACCESS void
@@ -750,7 +760,7 @@ rt_ftrace_graph_entry_event(unsigned long func, int depth)
 		atomic_load_explicit(&rt_graph_mask, memory_order_relaxed);
 
 	if (mask)
-		rt_write_builtin(mask, RT_TYPE_GRAPH_ENT,
+		rt_write_builtin_inline(mask, RT_TYPE_GRAPH_ENT,
 				 sizeof(struct rt_graph_ent_entry),
 				 rt_fill_graph_ent, &a);
 }
@@ -781,7 +791,7 @@ rt_ftrace_graph_return_event(unsigned long func, int depth, uint64_t calltime,
 		atomic_load_explicit(&rt_graph_mask, memory_order_relaxed);
 
 	if (mask)
-		rt_write_builtin(mask, RT_TYPE_GRAPH_RET,
+		rt_write_builtin_inline(mask, RT_TYPE_GRAPH_RET,
 				 sizeof(struct rt_graph_ret_entry),
 				 rt_fill_graph_ret, &a);
 }
