@@ -93,20 +93,21 @@ static void rtt_on_child(int sig)
 /*
  * The cpu buffer size of a command started by record, unless -b or its
  * own RINGTRACE_BUF_SIZE_KB says otherwise: RTT_RECORD_BUDGET_KB over
- * the CPU buffers, from 4 MiB to 64 MiB each, and the whole file (the
+ * the CPU buffers, from 4 MiB to 128 MiB each, and the whole file (the
  * spares too: three per CPU) no more than an eighth of the free space
  * of the publish directory's file system. The file is sparse there (the
  * library takes a buffer file's blocks only on a file system without
  * four times its room): the spares and the pages nobody reached cost no
  * memory, so the budget is what the CPU buffers may take. A
- * function_graph writer at full speed fills 64 MiB in about a fifth of
- * a second, the time the recorder may be kept off the CPUs before it
- * loses anything; the library's default, 1408 KiB (the kernel's), is
- * sized for events, not for every function call.
+ * function_graph writer at full speed fills 128 MiB in about 0.4 s, the
+ * time the recorder may be kept off the CPUs (or held up by the
+ * writeback of the file it writes) before it loses anything; the
+ * library's default, 1408 KiB (the kernel's), is sized for events, not
+ * for every function call.
  */
 #define RTT_RECORD_BUDGET_KB (256ul << 10)
 #define RTT_RECORD_MIN_KB (4ul << 10)
-#define RTT_RECORD_MAX_KB (64ul << 10)
+#define RTT_RECORD_MAX_KB (128ul << 10)
 
 static unsigned long rtt_record_default_kb(void)
 {
