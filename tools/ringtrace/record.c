@@ -100,8 +100,8 @@ static void rtt_on_child(int sig)
  * four times its room): the spares and the pages nobody reached cost no
  * memory, so the budget is what the CPU buffers may take. A
  * function_graph writer at full speed fills 128 MiB in about 0.4 s, the
- * time the recorder may be kept off the CPUs (or held up by the
- * writeback of the file it writes) before it loses anything; the
+ * time the recorder may be kept off the CPUs (or blocked in its own
+ * writes) before it loses anything; the
  * library's default, 1408 KiB (the kernel's), is sized for events, not
  * for every function call.
  */
