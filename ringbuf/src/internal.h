@@ -227,10 +227,14 @@ struct rb_cpu_meta {
 	 * writer at each commit; a line of their own. @waiters counts the
 	 * readers waiting on this cpu buffer (those waiting on all count on
 	 * every one), @wait_full is a waiter's buffer_percent, @wake_seq the
-	 * futex word the writer bumps to wake them. */
+	 * futex word the writer bumps to wake them. @wake_armed is set by a
+	 * waiter going to sleep and cleared by the one commit that wakes it,
+	 * so that the commits after it (until the woken reader unregisters)
+	 * make no wake call of their own. */
 	alignas(RB_CACHELINE) _Atomic uint32_t waiters;
 	_Atomic uint32_t wait_full;
 	_Atomic uint32_t wake_seq;
+	_Atomic uint32_t wake_armed;
 
 	/* Reader group: written under the reader lock. */
 	alignas(RB_CACHELINE) _Atomic uint32_t reader_page;

@@ -117,6 +117,7 @@ void rb_init_cpu_pages(struct ringbuf_cpu *cb)
 	uint32_t waiters = atomic_load(&m->waiters);
 	uint32_t wait_full = atomic_load(&m->wait_full);
 	uint32_t wake_seq = atomic_load(&m->wake_seq);
+	uint32_t wake_armed = atomic_load(&m->wake_armed);
 
 	memset(m, 0, sizeof(*m));
 	m->nr_pages = nr_pages;
@@ -124,6 +125,7 @@ void rb_init_cpu_pages(struct ringbuf_cpu *cb)
 	atomic_init(&m->waiters, waiters);
 	atomic_init(&m->wait_full, wait_full);
 	atomic_init(&m->wake_seq, wake_seq);
+	atomic_init(&m->wake_armed, wake_armed);
 	for (uint32_t i = 0; i <= n; i++) {
 		struct rb_page_ctl *p = &cb->pages[i];
 
@@ -641,6 +643,9 @@ int ringbuf_resize(struct ringbuf *rb, size_t size, int cpu)
 				      memory_order_relaxed);
 		atomic_store_explicit(&cb->meta->wake_seq,
 				      atomic_load(&old.wake_seq),
+				      memory_order_relaxed);
+		atomic_store_explicit(&cb->meta->wake_armed,
+				      atomic_load(&old.wake_armed),
 				      memory_order_relaxed);
 		local_set(&cb->meta->entries, local_read(&old.entries));
 		local_set(&cb->meta->overrun, local_read(&old.overrun) + unread);

@@ -76,6 +76,22 @@ void rb_wake_waiters(struct ringbuf_cpu *cb)
 	if (!rb_full_hit(cb, atomic_load_explicit(&m->wait_full,
 						  memory_order_relaxed)))
 		return;
+	/*
+	 * One wake per sleep: from the commit that crosses the watermark
+	 * until the woken reader unregisters, every commit comes here, and
+	 * a futex call each would cost the writer more than its records
+	 * (thousands of them while the reader waits for a CPU). Relaxed
+	 * load: a cheap look first; the exchange decides. Seq_cst
+	 * exchange: the load half of the store-buffer pattern above for
+	 * the flag, which a waiter sets before its membarrier() (the
+	 * waiter side of rb_waiters_add()): a waiter armed after we
+	 * cleared it sees our commit in its own look, or is woken by a
+	 * later commit. A failed claim is fine: the commit that won woke
+	 * every waiter (FUTEX_WAKE INT_MAX).
+	 */
+	if (!atomic_load_explicit(&m->wake_armed, memory_order_relaxed) ||
+	    !atomic_exchange_explicit(&m->wake_armed, 0, memory_order_seq_cst))
+		return;
 	/* Release: the commit before it is visible to a waiter that sees the
 	 * new sequence; pairs with the acquire load in ringbuf_wait(). */
 	atomic_fetch_add_explicit(&m->wake_seq, 1, memory_order_release);
@@ -162,10 +178,16 @@ static void rb_waiters_add(struct ringbuf *rb, int cpu, int d, int full)
 	for (int c = first; c <= last; c++) {
 		struct rb_cpu_meta *m = rb->buffers[c]->meta;
 
-		if (d > 0)
+		if (d > 0) {
 			/* Relaxed: a hint for the writer's wake decision. */
 			atomic_store_explicit(&m->wait_full, (uint32_t)full,
 					      memory_order_relaxed);
+			/* Seq_cst: the store half of the store-buffer
+			 * pattern for the flag, before the membarrier();
+			 * pairs with the exchange in rb_wake_waiters(). */
+			atomic_store_explicit(&m->wake_armed, 1,
+					      memory_order_seq_cst);
+		}
 		/* Seq_cst: as waiters_all. */
 		atomic_fetch_add_explicit(&m->waiters, (uint32_t)d,
 					  memory_order_seq_cst);
@@ -241,7 +263,10 @@ int ringbuf_wait(struct ringbuf *rb, int cpu, int full, int timeout_ms)
 		barrier = rb->fd >= 0 ? rb_membarrier_global() :
 					rb_membarrier();
 		ready = rb_ready(rb, cpu, full);
-		if (!ready) {
+		/* The writer may have exited since the look above (a reader
+		 * sleeping now would only notice at the end of its slice):
+		 * look again, the loop's first test then says so. */
+		if (!ready && !rb_writer_gone(rb)) {
 			slice = barrier ? RB_WAIT_SLICE_NOBARRIER_MS :
 					  RB_WAIT_SLICE_MS;
 			if (left < slice)

@@ -2,7 +2,7 @@
 /*
  * Counters and full-buffer behaviour with exact numbers: producer/consumer
  * and overwrite mode, every per-cpu counter, commit overrun and nesting
- * limits.
+ * limits, the wakes of a blocked reader.
  */
 #include <errno.h>
 #include <signal.h>
@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal.h"
 #include "test.h"
 #include "tu.h"
 
@@ -449,10 +450,43 @@ static void nest_start_depth(void)
 	run_nesting(true, 6);
 }
 
+/*
+ * A reader asleep in ringbuf_wait() is woken once per sleep: the commits
+ * after the one that woke it (until it unregisters) make no futex call.
+ * The registration is made by hand, as a waiter that went to sleep and
+ * has not run since leaves it.
+ */
+static void wake_once_per_sleep(void)
+{
+	struct ringbuf *rb = tu_create(16, 0, 1, RINGBUF_PER_CPU);
+	struct rb_cpu_meta *m;
+	uint32_t seq0;
+	unsigned int i;
+
+	ringbuf_test_set_cpu(0);
+	m = rb->buffers[0]->meta;
+	atomic_store(&m->wait_full, 0);
+	atomic_store(&m->wake_armed, 1);
+	atomic_store(&m->waiters, 1);
+	seq0 = atomic_load(&m->wake_seq);
+	for (i = 0; i < 100; i++)
+		ASSERT_EQ(tu_write(rb, i, 16), 0);
+	ASSERT_EQ(atomic_load(&m->wake_seq) - seq0, 1);
+	/* it slept again: the next commit wakes it, once */
+	atomic_store(&m->wake_armed, 1);
+	for (; i < 200; i++)
+		ASSERT_EQ(tu_write(rb, i, 16), 0);
+	ASSERT_EQ(atomic_load(&m->wake_seq) - seq0, 2);
+	atomic_store(&m->waiters, 0);
+	ASSERT_EQ(ringbuf_entries_cpu(rb, 0), 200);
+	ringbuf_free(rb);
+}
+
 static const struct rbt_case cases[] = {
 	RBT_CASE(pc_full_exact),  RBT_CASE(overwrite_full_exact),
 	RBT_CASE(counters_all),   RBT_CASE(bytes_and_oldest_ts),
 	RBT_CASE(read_events),    RBT_CASE(commit_overrun),
 	RBT_CASE(nesting_depth),  RBT_CASE(nest_start_depth),
+	RBT_CASE(wake_once_per_sleep),
 };
 RBT_MAIN(cases)

@@ -7,6 +7,9 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
 
 #include <ringbuf/ringbuf.h>
 
@@ -52,6 +55,35 @@ static void smoke(void)
 	ringbuf_free(rb);
 }
 
+/*
+ * A named buffer's file stays sparse where its file system has room: the
+ * cpu buffers nobody wrote (the spares here) take no blocks. 4 MiB per
+ * cpu buffer, 2 CPU buffers and 6 spares, one record written.
+ */
+static void sparse_file(void)
+{
+	char path[64];
+	struct statvfs sv;
+	struct stat st;
+	struct ringbuf *rb;
+
+	snprintf(path, sizeof(path), "/dev/shm/ringbuf-sparse-%d", (int)getpid());
+	if (statvfs("/dev/shm", &sv) ||
+	    (unsigned long long)sv.f_bavail * sv.f_frsize < (256ull << 20))
+		rbt_skip("/dev/shm lacks the room for the test");
+	RINGBUF_OPTS(o, .size = 4u << 20, .nr_cpus = 2, .spare_buffers = 6,
+		     .path = path);
+	rb = ringbuf_create(&o);
+	ASSERT_NOT_NULL(rb);
+	ASSERT_EQ(ringbuf_nr_cpus(rb), 8);
+	ASSERT_EQ(ringbuf_write(rb, 8, "sparse!"), 0);
+	ASSERT_EQ(stat(path, &st), 0);
+	ASSERT_GE((long long)st.st_size, 32ll << 20);
+	/* the control blocks and the pages written: far below one buffer */
+	ASSERT_LT((long long)st.st_blocks * 512, 4ll << 20);
+	ringbuf_free(rb);
+}
+
 static void no_test_symbols(void)
 {
 	static const char *const hidden[] = {
@@ -70,6 +102,7 @@ static void no_test_symbols(void)
 
 static const struct rbt_case cases[] = {
 	RBT_CASE(smoke),
+	RBT_CASE(sparse_file),
 	RBT_CASE(no_test_symbols),
 };
 RBT_MAIN(cases)

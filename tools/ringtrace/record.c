@@ -81,17 +81,34 @@ const char rtt_record_help[] =
 #define RTT_RECORD_WATERMARK 10
 
 /*
+ * SIGCHLD: nothing to do but be there. Installed without SA_RESTART once
+ * the command runs, so that its exit interrupts the recorder's
+ * ringbuf_wait(), which then finds the writer gone: the final drain
+ * starts at once, not when the wait's timeout (20 ms, then 200 ms) ends.
+ */
+static void rtt_on_child(int sig)
+{
+	(void)sig;
+}
+
+/*
  * The cpu buffer size of a command started by record, unless -b or its
  * own RINGTRACE_BUF_SIZE_KB says otherwise: RTT_RECORD_BUDGET_KB over
- * every cpu buffer (with the spares: four per cpu), from 4 MiB to 32 MiB
- * each, and no more than an eighth of the free space of the publish
- * directory's file system. A function_graph writer at full speed fills
- * 32 MiB in about a tenth of a second; the library's default, 1408 KiB
- * (the kernel's), is sized for events, not for every function call.
+ * the CPU buffers, from 4 MiB to 128 MiB each, and the whole file (the
+ * spares too: three per CPU) no more than an eighth of the free space
+ * of the publish directory's file system. The file is sparse there (the
+ * library takes a buffer file's blocks only on a file system without
+ * four times its room): the spares and the pages nobody reached cost no
+ * memory, so the budget is what the CPU buffers may take. A
+ * function_graph writer at full speed fills 128 MiB in about 0.4 s, the
+ * time the recorder may be kept off the CPUs (or blocked in its own
+ * writes) before it loses anything; the
+ * library's default, 1408 KiB (the kernel's), is sized for events, not
+ * for every function call.
  */
 #define RTT_RECORD_BUDGET_KB (256ul << 10)
 #define RTT_RECORD_MIN_KB (4ul << 10)
-#define RTT_RECORD_MAX_KB (32ul << 10)
+#define RTT_RECORD_MAX_KB (128ul << 10)
 
 static unsigned long rtt_record_default_kb(void)
 {
@@ -106,7 +123,7 @@ static unsigned long rtt_record_default_kb(void)
 		return 0;
 	if (cpus < 1)
 		cpus = 1;
-	kb = RTT_RECORD_BUDGET_KB / (4ul * (unsigned long)cpus);
+	kb = RTT_RECORD_BUDGET_KB / (unsigned long)cpus;
 	if (kb > RTT_RECORD_MAX_KB)
 		kb = RTT_RECORD_MAX_KB;
 	if (kb < RTT_RECORD_MIN_KB)
@@ -430,6 +447,14 @@ int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 				argv[optind]);
 		close(hold);
 		hold = -1;
+	}
+	if (child) {
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = rtt_on_child;
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGCHLD, &sa, NULL);
 	}
 	while (!ret) {
 		uint64_t now;

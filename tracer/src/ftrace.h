@@ -37,7 +37,11 @@ void rt_ftrace_graph_entry_event(unsigned long func, int depth);
 void rt_ftrace_graph_return_event(unsigned long func, int depth,
 				  uint64_t calltime, uint64_t rettime,
 				  unsigned int overrun);
-/* The tracer's clock, in the unit of the records' time stamps. */
+/*
+ * The clock of durations (the graph's calltime and rettime, critical
+ * sections): nanoseconds, whatever the buffers' trace_clock, only ever
+ * subtracted (function/clock.c). Async-signal-safe.
+ */
 uint64_t rt_ftrace_clock(void);
 
 /* ---- provided by function.c ------------------------------------------ */

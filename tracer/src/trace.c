@@ -661,9 +661,12 @@ ringtrace_write_commit_next(struct ringtrace_write *w)
  * raw_data) into every instance of @mask. @fill writes the payload after
  * the header.
  */
-__attribute__((no_instrument_function)) int
-rt_write_builtin(uint64_t mask, uint16_t type, size_t size,
-		 void (*fill)(void *rec, const void *arg), const void *arg)
+/* rt_write_builtin(), inline: the graph's records (two per traced call)
+ * get their fill function inlined. */
+static inline __attribute__((always_inline, no_instrument_function)) int
+rt_write_builtin_inline(uint64_t mask, uint16_t type, size_t size,
+			void (*fill)(void *rec, const void *arg),
+			const void *arg)
 {
 	int depth = rt_cur.depth++;
 	int written = 0;
@@ -703,18 +706,25 @@ rt_write_builtin(uint64_t mask, uint16_t type, size_t size,
 		rb = rt_inst_rb(i);
 		if (!rb)
 			continue;
-		e = ringbuf_lock_reserve(rb, size);
+		e = ringbuf_reserve_inline(rb, size);
 		if (!e)
 			continue;
-		rec = ringbuf_event_data(e);
+		rec = ringbuf_event_data_inline(e);
 		rt_fill_entry(rec, type, depth);
 		fill(rec, arg);
-		ringbuf_unlock_commit(rb);
+		ringbuf_commit_inline(rb);
 		written++;
 	}
 	rt_rcu_read_unlock();
 	rt_cur.depth--;
 	return written;
+}
+
+__attribute__((no_instrument_function)) int
+rt_write_builtin(uint64_t mask, uint16_t type, size_t size,
+		 void (*fill)(void *rec, const void *arg), const void *arg)
+{
+	return rt_write_builtin_inline(mask, type, size, fill, arg);
 }
 
 /* ---- function tracer records ------------------------------------------- */
@@ -758,7 +768,7 @@ rt_ftrace_graph_entry_event(unsigned long func, int depth)
 		atomic_load_explicit(&rt_graph_mask, memory_order_relaxed);
 
 	if (mask)
-		rt_write_builtin(mask, RT_TYPE_GRAPH_ENT,
+		rt_write_builtin_inline(mask, RT_TYPE_GRAPH_ENT,
 				 sizeof(struct rt_graph_ent_entry),
 				 rt_fill_graph_ent, &a);
 }
@@ -789,23 +799,9 @@ rt_ftrace_graph_return_event(unsigned long func, int depth, uint64_t calltime,
 		atomic_load_explicit(&rt_graph_mask, memory_order_relaxed);
 
 	if (mask)
-		rt_write_builtin(mask, RT_TYPE_GRAPH_RET,
+		rt_write_builtin_inline(mask, RT_TYPE_GRAPH_RET,
 				 sizeof(struct rt_graph_ret_entry),
 				 rt_fill_graph_ret, &a);
-}
-
-/*
- * The graph's calltime and rettime, and critical-section lengths: always
- * CLOCK_MONOTONIC nanoseconds, whatever the buffers' trace_clock, as the
- * kernel takes them from trace_clock_local(). Durations then read in
- * microseconds even when the buffer counts TSC cycles.
- */
-__attribute__((no_instrument_function)) uint64_t rt_ftrace_clock(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
 }
 
 /* The clock of the first buffer in @mask, in its own unit. */
