@@ -7,8 +7,7 @@ set -euo pipefail
 
 # to build
 # (libfuse3-dev: ringtrace mount; the build goes on without it)
-RINGTRACE_PACKAGES=(gcc make cmake pkg-config liburcu-dev libtraceevent-dev libelf-dev
-	libfuse3-dev)
+RINGTRACE_PACKAGES=(gcc make cmake pkg-config libtraceevent-dev libelf-dev libfuse3-dev)
 # what the tests run besides the build (scripts/test.sh installs these):
 #   trace-cmd      the oracle the trace.dat files are read back with
 #   python3        tool.report_json checks the JSON is valid

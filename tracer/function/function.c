@@ -217,8 +217,7 @@ static struct rt_ftrace_list_state rt_ftrace_lists[RT_FTRACE_NR_LISTS];
 
 /* ---- RCU ---------------------------------------------------------------- */
 
-/* The lists are read under urcu-bp (see rcu.h for why that flavour, the
- * library calls and the ThreadSanitizer token). */
+/* The lists are read under the tracer's RCU (rcu.h). */
 #define rt_ftrace_read_lock rt_rcu_read_lock
 #define rt_ftrace_read_unlock rt_rcu_read_unlock
 #define rt_ftrace_synchronize rt_synchronize_rcu
@@ -259,16 +258,12 @@ static RT_NOTRACE bool rt_ftrace_lookup_ip(const struct rt_ftrace_hash *hash,
 /*
  * Userspace: the kernel's callbacks run with preemption disabled, which
  * is their RCU read-side section; a hook here may be preempted and runs
- * in threads nobody registered, so it takes a urcu-bp read-side section.
- * urcu-bp registers a thread at its first section: that first time
- * blocks all signals (two sigprocmask calls), takes urcu-bp's registry
- * mutex, may map a page for the registry and sets a thread-specific key.
- * In a signal handler of a thread that never traced (with some list
- * set) that is what the handler's first traced call costs, and it can
- * wait for another thread's registration or grace period to let go of
- * the mutex; it cannot deadlock against its own thread, because urcu-bp
- * blocks signals while it holds the mutex. Every later section is a few
- * thread-local stores.
+ * in threads nobody registered, so it takes a read-side section of the
+ * tracer's RCU (rcu.h): a load and a store in the library's own TLS. A
+ * thread registers at its first section, with signals blocked meanwhile
+ * (rt_rcu_register()); in a signal handler of a thread that never traced
+ * (with some list set) that is what the handler's first traced call
+ * costs.
  */
 static RT_NOTRACE void rt_ftrace_test(unsigned long ip, unsigned int enabled,
 				      struct rt_ftrace_match *m)
