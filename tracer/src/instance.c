@@ -1106,7 +1106,8 @@ int ringtrace_snapshot(struct ringtrace_instance *tr, int cmd)
 			if (ret)
 				break;
 		}
-		ringbuf_reset(tr->snap);
+		/* As the kernel's update_max_tr(): a swap, nothing cleared;
+		 * the live buffer goes on with what the snapshot held. */
 		n = ringbuf_nr_cpus(rb);
 		for (cpu = 0; cpu < n && !ret; cpu++)
 			ret = ringbuf_swap_cpu(rb, tr->snap, cpu);

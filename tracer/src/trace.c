@@ -450,7 +450,6 @@ rt_snapshot_swap_locked(struct ringtrace_instance *tr)
 
 	if (!tr->snap)
 		return;
-	ringbuf_reset(tr->snap);
 	for (cpu = 0; cpu < n; cpu++)
 		ringbuf_swap_cpu(rb, tr->snap, cpu);
 }
