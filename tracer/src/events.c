@@ -626,12 +626,7 @@ size_t ringtrace_show_set_event(struct ringtrace_instance *tr, char *buf,
 	unsigned int i;
 	size_t n = 0;
 
-	/* NULL @buf: only the length is wanted (as snprintf()) */
-	if (!buf)
-		len = 0;
-	tr = rt_instance_get(tr);
-	if (len)
-		buf[0] = '\0';
+	tr = rt_show_begin(tr, buf, &len);
 	if (!tr)
 		return 0;
 	pthread_mutex_lock(&rt_reg_lock);
@@ -878,12 +873,7 @@ size_t ringtrace_show_filter(struct ringtrace_instance *tr,
 	struct rt_event_priv *p;
 	size_t n;
 
-	/* NULL @buf: only the length is wanted (as snprintf()) */
-	if (!buf)
-		len = 0;
-	tr = rt_instance_get(tr);
-	if (len)
-		buf[0] = '\0';
+	tr = rt_show_begin(tr, buf, &len);
 	if (!tr || !event)
 		return 0;
 	pthread_mutex_lock(&rt_reg_lock);

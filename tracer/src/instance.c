@@ -542,12 +542,7 @@ size_t ringtrace_show_options(struct ringtrace_instance *tr, char *buf,
 	uint64_t o;
 	int i;
 
-	/* NULL @buf: only the length is wanted (as snprintf()) */
-	if (!buf)
-		len = 0;
-	tr = rt_instance_get(tr);
-	if (len)
-		buf[0] = '\0';
+	tr = rt_show_begin(tr, buf, &len);
 	if (!tr)
 		return 0;
 	o = atomic_load_explicit(&tr->options, memory_order_relaxed);
@@ -827,12 +822,7 @@ size_t ringtrace_show_tracing_cpumask(struct ringtrace_instance *tr,
 	size_t k = 0;
 	int n;
 
-	/* NULL @buf: only the length is wanted (as snprintf()) */
-	if (!buf)
-		len = 0;
-	if (len)
-		buf[0] = '\0';
-	tr = rt_instance_get(tr);
+	tr = rt_show_begin(tr, buf, &len);
 	if (!tr)
 		return 0;
 	pthread_mutex_lock(&tr->lock);
@@ -1036,12 +1026,7 @@ size_t ringtrace_show_clock(struct ringtrace_instance *tr, char *buf,
 	size_t n = 0;
 	int i, cur;
 
-	/* NULL @buf: only the length is wanted (as snprintf()) */
-	if (!buf)
-		len = 0;
-	tr = rt_instance_get(tr);
-	if (len)
-		buf[0] = '\0';
+	tr = rt_show_begin(tr, buf, &len);
 	if (!tr)
 		return 0;
 	cur = ringbuf_clock(ringtrace_buffer(tr));

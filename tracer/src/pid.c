@@ -140,12 +140,7 @@ size_t ringtrace_show_pids(struct ringtrace_instance *tr,
 	size_t n = 0;
 	unsigned int i;
 
-	/* NULL @buf: only the length is wanted (as snprintf()) */
-	if (!buf)
-		len = 0;
-	if (len)
-		buf[0] = '\0';
-	tr = rt_instance_get(tr);
+	tr = rt_show_begin(tr, buf, &len);
 	if (!tr || (int)list < 0 || (int)list >= RT_PID_NR_LISTS)
 		return 0;
 	rt_registry_lock();

@@ -266,6 +266,21 @@ uint64_t rt_buffer_clock(uint64_t mask);
 struct ringbuf *rt_make_buffer(struct ringtrace_instance *tr, bool snap,
 			       size_t size_kb, int clock, bool overwrite);
 int rt_snapshot_make_locked(struct ringtrace_instance *tr);
+
+/*
+ * rt_show_begin - the start of every ringtrace_show_*(): a NULL @buf
+ * asks only for the length (as snprintf()), so *@len becomes 0; a buffer
+ * starts empty. Returns the instance (@tr, or the top one for NULL).
+ */
+static inline struct ringtrace_instance *
+rt_show_begin(struct ringtrace_instance *tr, char *buf, size_t *len)
+{
+	if (!buf)
+		*len = 0;
+	if (*len)
+		buf[0] = '\0';
+	return rt_instance_get(tr);
+}
 /* The text of a marker as the filters of its triggers see it: buf as a
  * char array of this size (the record's own buf has none), the text cut
  * to fit (rt_print_triggers()). */

@@ -413,12 +413,7 @@ size_t ringtrace_show_trigger(struct ringtrace_instance *tr,
 	unsigned int i;
 	size_t n = 0;
 
-	/* NULL @buf: only the length is wanted (as snprintf()) */
-	if (!buf)
-		len = 0;
-	if (len)
-		buf[0] = '\0';
-	tr = rt_instance_get(tr);
+	tr = rt_show_begin(tr, buf, &len);
 	if (!tr || !event)
 		return 0;
 	rt_events_init();
