@@ -75,6 +75,52 @@ int rtt_pid_arg(const struct rtt_verb *v, int argc)
 					    "missing the process id");
 }
 
+/*
+ * rtt_options - parse the options of a verb whose options only set a
+ * flag or take a string (@o: the table, ended by a NULL name; "help"/-h
+ * is added). Returns RTT_OPTIONS_GO to go on with argv[optind], or the
+ * exit code to return (after --help, or a message for a bad option).
+ */
+int rtt_options(const struct rtt_verb *v, int argc, char **argv,
+		const struct rtt_opt *o)
+{
+	struct option lo[RTT_MAX_OPTS + 2];
+	char so[2 * RTT_MAX_OPTS + 4] = ":";
+	size_t n = 0, k = 1;
+	int c;
+
+	for (; o[n].name && n < RTT_MAX_OPTS; n++) {
+		lo[n] = (struct option){ o[n].name,
+					 o[n].arg ? required_argument :
+						    no_argument,
+					 NULL, o[n].val };
+		if (o[n].val > 255)
+			continue; /* a long option only */
+		so[k++] = (char)o[n].val;
+		if (o[n].arg)
+			so[k++] = ':';
+	}
+	lo[n] = (struct option){ "help", no_argument, NULL, 'h' };
+	lo[n + 1] = (struct option){ NULL, 0, NULL, 0 };
+	so[k++] = 'h';
+	so[k] = '\0';
+	while ((c = getopt_long(argc, argv, so, lo, NULL)) != -1) {
+		size_t i;
+
+		if (c == 'h')
+			return rtt_help(v);
+		for (i = 0; i < n && o[i].val != c; i++)
+			;
+		if (i == n)
+			return rtt_bad_option(v, argv, c);
+		if (o[i].arg)
+			*o[i].arg = optarg;
+		else
+			*o[i].flag = true;
+	}
+	return RTT_OPTIONS_GO;
+}
+
 /* getopt_long()'s '?' and ':' as a message naming the option. */
 int rtt_bad_option(const struct rtt_verb *v, char **argv, int c)
 {

@@ -494,26 +494,17 @@ const char rtt_instance_help[] =
 
 int rtt_do_instance(const struct rtt_verb *v, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "remove", no_argument, NULL, 'r' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	bool rm = false;
+	const struct rtt_opt opts[] = {
+		{ "remove", 'r', &rm, NULL },
+		{ NULL, 0, NULL, NULL },
 	};
 	struct rtt_proc p;
-	bool rm = false;
-	int c, ret, i;
+	int ret, i;
 
-	while ((c = getopt_long(argc, argv, ":rh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'r':
-			rm = true;
-			break;
-		case 'h':
-			return rtt_help(v);
-		default:
-			return rtt_bad_option(v, argv, c);
-		}
-	}
+	ret = rtt_options(v, argc, argv, opts);
+	if (ret != RTT_OPTIONS_GO)
+		return ret;
 	if (optind == argc)
 		return rtt_usage(v, "missing the process id");
 	if (argc - optind > 2)

@@ -156,13 +156,6 @@ static int rtt_extract_cpu(struct ringbuf *rb, struct rtt_pager *pg, int cpu)
 
 int rtt_do_extract(const struct rtt_verb *v, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "instance", required_argument, NULL, 'i' },
-		{ "keep", no_argument, NULL, 'k' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *out = "trace.dat", *inst = NULL, *arg;
 	struct rtt_out dest = { .fd = -1 };
 	struct rtt_events *ev = NULL;
@@ -174,26 +167,18 @@ int rtt_do_extract(const struct rtt_verb *v, int argc, char **argv)
 	char *syms = NULL, *cmdl = NULL;
 	bool keep = false;
 	size_t len;
+	const struct rtt_opt opts[] = {
+		{ "output", 'o', NULL, &out },
+		{ "instance", 'i', NULL, &inst },
+		{ "keep", 'k', &keep, NULL },
+		{ NULL, 0, NULL, NULL },
+	};
 	int c, ret, slot, cpu, pid;
 
 	memset(&pg, 0, sizeof(pg));
-	while ((c = getopt_long(argc, argv, ":o:i:kh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			out = optarg;
-			break;
-		case 'i':
-			inst = optarg;
-			break;
-		case 'k':
-			keep = true;
-			break;
-		case 'h':
-			return rtt_help(v);
-		default:
-			return rtt_bad_option(v, argv, c);
-		}
-	}
+	ret = rtt_options(v, argc, argv, opts);
+	if (ret != RTT_OPTIONS_GO)
+		return ret;
 	if (optind != argc - 1)
 		return rtt_usage(v, optind < argc ? "too many arguments" :
 						    "missing the pid or file");

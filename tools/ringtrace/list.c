@@ -170,37 +170,22 @@ static int rtt_list_events(const char *arg, bool formats)
 
 int rtt_do_list(const struct rtt_verb *v, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "events", required_argument, NULL, 'e' },
-		{ "formats", no_argument, NULL, 'F' },
-		{ "functions", required_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	char err[RTT_ERR_MAX];
 	const char *events = NULL, *funcs = NULL;
 	bool formats = false;
+	const struct rtt_opt opts[] = {
+		{ "events", 'e', NULL, &events },
+		{ "formats", 256 + 'F', &formats, NULL },
+		{ "functions", 'f', NULL, &funcs },
+		{ NULL, 0, NULL, NULL },
+	};
 	struct rtt_entry *e;
 	size_t n, i;
 	int c, ret;
 
-	while ((c = getopt_long(argc, argv, ":e:f:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'e':
-			events = optarg;
-			break;
-		case 'F':
-			formats = true;
-			break;
-		case 'f':
-			funcs = optarg;
-			break;
-		case 'h':
-			return rtt_help(v);
-		default:
-			return rtt_bad_option(v, argv, c);
-		}
-	}
+	ret = rtt_options(v, argc, argv, opts);
+	if (ret != RTT_OPTIONS_GO)
+		return ret;
 	if (optind < argc)
 		return rtt_usage(v, "unexpected argument '%s'", argv[optind]);
 	if (events && funcs)
@@ -237,28 +222,19 @@ const char rtt_clean_help[] =
 
 int rtt_do_clean(const struct rtt_verb *v, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "dry-run", no_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	char err[RTT_ERR_MAX], path[PATH_MAX + 8];
 	bool dry = false;
+	const struct rtt_opt opts[] = {
+		{ "dry-run", 'n', &dry, NULL },
+		{ NULL, 0, NULL, NULL },
+	};
 	struct rtt_entry *e;
 	size_t n, i;
-	int c, ret, first = 0;
+	int ret, first = 0;
 
-	while ((c = getopt_long(argc, argv, ":nh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'n':
-			dry = true;
-			break;
-		case 'h':
-			return rtt_help(v);
-		default:
-			return rtt_bad_option(v, argv, c);
-		}
-	}
+	ret = rtt_options(v, argc, argv, opts);
+	if (ret != RTT_OPTIONS_GO)
+		return ret;
 	if (optind < argc)
 		return rtt_usage(v, "unexpected argument '%s'", argv[optind]);
 	ret = rtt_list(&e, &n, err);

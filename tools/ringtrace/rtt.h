@@ -97,6 +97,18 @@ int rtt_help(const struct rtt_verb *v);
 int rtt_usage(const struct rtt_verb *v, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 int rtt_bad_option(const struct rtt_verb *v, char **argv, int c);
+
+/* One option of a verb, for rtt_options(): a flag, or a string argument */
+struct rtt_opt {
+	const char *name; /* the long name */
+	int val; /* the short one; above 255: none */
+	bool *flag; /* set by an option without argument */
+	const char **arg; /* or: the option's argument */
+};
+#define RTT_MAX_OPTS 8
+#define RTT_OPTIONS_GO (-1)
+int rtt_options(const struct rtt_verb *v, int argc, char **argv,
+		const struct rtt_opt *o);
 int rtt_pid_arg(const struct rtt_verb *v, int argc);
 int rtt_parse_uint(const char *s, unsigned long max, unsigned long *out);
 int rtt_open_pid(const char *arg, unsigned int flags,

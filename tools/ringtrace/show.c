@@ -65,35 +65,20 @@ out:
 
 int rtt_do_show(const struct rtt_verb *v, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "instance", required_argument, NULL, 'i' },
-		{ "snapshot", no_argument, NULL, 's' },
-		{ "raw", no_argument, NULL, 'r' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *inst = NULL;
 	bool snap = false, raw = false;
+	const struct rtt_opt opts[] = {
+		{ "instance", 'i', NULL, &inst },
+		{ "snapshot", 's', &snap, NULL },
+		{ "raw", 'r', &raw, NULL },
+		{ NULL, 0, NULL, NULL },
+	};
 	struct rtt_proc p;
-	int c, ret, slot;
+	int ret, slot;
 
-	while ((c = getopt_long(argc, argv, ":i:srh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'i':
-			inst = optarg;
-			break;
-		case 's':
-			snap = true;
-			break;
-		case 'r':
-			raw = true;
-			break;
-		case 'h':
-			return rtt_help(v);
-		default:
-			return rtt_bad_option(v, argv, c);
-		}
-	}
+	ret = rtt_options(v, argc, argv, opts);
+	if (ret != RTT_OPTIONS_GO)
+		return ret;
 	ret = rtt_pid_arg(v, argc);
 	if (ret)
 		return ret;
@@ -126,30 +111,21 @@ static void rtt_print_ts(const char *label, uint64_t ts, bool ns)
 
 int rtt_do_stat(const struct rtt_verb *v, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "instance", required_argument, NULL, 'i' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	char err[RTT_ERR_MAX];
 	const char *inst = NULL;
+	const struct rtt_opt opts[] = {
+		{ "instance", 'i', NULL, &inst },
+		{ NULL, 0, NULL, NULL },
+	};
 	struct ringbuf *rb;
 	struct rtt_proc p;
-	int c, ret, slot, cpu, n;
+	int ret, slot, cpu, n;
 	uint64_t now;
 	bool ns;
 
-	while ((c = getopt_long(argc, argv, ":i:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'i':
-			inst = optarg;
-			break;
-		case 'h':
-			return rtt_help(v);
-		default:
-			return rtt_bad_option(v, argv, c);
-		}
-	}
+	ret = rtt_options(v, argc, argv, opts);
+	if (ret != RTT_OPTIONS_GO)
+		return ret;
 	ret = rtt_pid_arg(v, argc);
 	if (ret)
 		return ret;
