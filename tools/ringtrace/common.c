@@ -121,6 +121,26 @@ int rtt_options(const struct rtt_verb *v, int argc, char **argv,
 	return RTT_OPTIONS_GO;
 }
 
+/*
+ * rtt_options_pid - rtt_options(), then exactly one argument left, the
+ * process id, opened into @p with rtt_open_pid()'s @flags. Returns
+ * RTT_OPTIONS_GO with @p open, or the exit code to return.
+ */
+int rtt_options_pid(const struct rtt_verb *v, int argc, char **argv,
+		    const struct rtt_opt *o, unsigned int flags,
+		    struct rtt_proc *p)
+{
+	int ret = rtt_options(v, argc, argv, o);
+
+	if (ret != RTT_OPTIONS_GO)
+		return ret;
+	ret = rtt_pid_arg(v, argc);
+	if (ret)
+		return ret;
+	ret = rtt_open_pid(argv[optind], flags, p);
+	return ret ? rtt_exit_code(ret) : RTT_OPTIONS_GO;
+}
+
 /* getopt_long()'s '?' and ':' as a message naming the option. */
 int rtt_bad_option(const struct rtt_verb *v, char **argv, int c)
 {

@@ -109,6 +109,9 @@ struct rtt_opt {
 #define RTT_OPTIONS_GO (-1)
 int rtt_options(const struct rtt_verb *v, int argc, char **argv,
 		const struct rtt_opt *o);
+int rtt_options_pid(const struct rtt_verb *v, int argc, char **argv,
+		    const struct rtt_opt *o, unsigned int flags,
+		    struct rtt_proc *p);
 int rtt_pid_arg(const struct rtt_verb *v, int argc);
 int rtt_parse_uint(const char *s, unsigned long max, unsigned long *out);
 int rtt_open_pid(const char *arg, unsigned int flags,

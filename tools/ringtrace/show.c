@@ -76,15 +76,9 @@ int rtt_do_show(const struct rtt_verb *v, int argc, char **argv)
 	struct rtt_proc p;
 	int ret, slot;
 
-	ret = rtt_options(v, argc, argv, opts);
+	ret = rtt_options_pid(v, argc, argv, opts, RTT_OPEN_DEAD, &p);
 	if (ret != RTT_OPTIONS_GO)
 		return ret;
-	ret = rtt_pid_arg(v, argc);
-	if (ret)
-		return ret;
-	ret = rtt_open_pid(argv[optind], RTT_OPEN_DEAD, &p);
-	if (ret)
-		return rtt_exit_code(ret);
 	slot = rtt_find_inst(&p, inst);
 	ret = slot < 0 ? -ENOENT : rtt_show_buffer(&p, inst, slot, snap, raw);
 	rtt_proc_close(&p);
@@ -123,15 +117,10 @@ int rtt_do_stat(const struct rtt_verb *v, int argc, char **argv)
 	uint64_t now;
 	bool ns;
 
-	ret = rtt_options(v, argc, argv, opts);
+	ret = rtt_options_pid(v, argc, argv, opts,
+			      RTT_OPEN_DEAD | RTT_OPEN_READONLY, &p);
 	if (ret != RTT_OPTIONS_GO)
 		return ret;
-	ret = rtt_pid_arg(v, argc);
-	if (ret)
-		return ret;
-	ret = rtt_open_pid(argv[optind], RTT_OPEN_DEAD | RTT_OPEN_READONLY, &p);
-	if (ret)
-		return rtt_exit_code(ret);
 	slot = rtt_find_inst(&p, inst);
 	if (slot < 0) {
 		rtt_proc_close(&p);

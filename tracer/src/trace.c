@@ -656,12 +656,12 @@ ringtrace_write_commit_next(struct ringtrace_write *w)
 }
 
 /*
- * rt_write_builtin - write one built-in record (function, graph, print,
- * raw_data) into every instance of @mask. @fill writes the payload after
- * the header.
+ * rt_write_builtin_inline - write one built-in record (function, graph,
+ * print, raw_data) into every instance of @mask. @fill writes the payload
+ * after the header. Inline for the graph's records (two per traced call),
+ * whose fill functions it inlines; rt_write_builtin() is the call for the
+ * others.
  */
-/* rt_write_builtin(), inline: the graph's records (two per traced call)
- * get their fill function inlined. */
 static inline __attribute__((always_inline, no_instrument_function)) int
 rt_write_builtin_inline(uint64_t mask, uint16_t type, size_t size,
 			void (*fill)(void *rec, const void *arg),
