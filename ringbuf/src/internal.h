@@ -751,6 +751,11 @@ static inline uint64_t rb_clock_read_slow(int clock)
 /* ------------------------------------------------------------------ */
 /* Cross-file prototypes                                               */
 
+RB_HIDDEN int64_t rb_clock_mono_raw_ns(void);
+RB_HIDDEN bool rb_clock_next(const struct ringbuf_fe_clock *cur, bool valid,
+			     uint64_t tsc_prev, int64_t ns_prev, uint64_t tsc,
+			     int64_t ns, int64_t window,
+			     struct ringbuf_fe_clock *next);
 RB_HIDDEN int rb_membarrier(void);
 RB_HIDDEN bool rb_have_membarrier(void);
 RB_HIDDEN uint32_t rb_gettid(void);

@@ -68,6 +68,8 @@ struct rb_event_info {
 
 static RB_ALWAYS_INLINE uint64_t rb_time_stamp(struct ringbuf *rb)
 {
+	if (likely(rb->clock == RINGBUF_CLOCK_MONO))
+		return ringbuf_fe_mono_ns();
 #if defined(__x86_64__) || defined(__i386__)
 	if (rb->clock == RINGBUF_CLOCK_TSC)
 		return __rdtsc();

@@ -11,8 +11,10 @@ trap 'rm -f "$tmp".*' EXIT INT TERM
 [ -f "$lib" ] || { echo "FAIL: no library $lib"; exit 1; }
 [ -f "$map" ] || { echo "FAIL: no version script $map"; exit 1; }
 
-# The global: section, up to local:, without comments and punctuation.
-sed -n '/global:/,/local:/p' "$map" | sed -e 's/#.*//' \
+# The global: sections, up to local: or the end, without comments,
+# version node headers and punctuation.
+sed -n '/global:/,/local:/p' "$map" | sed -e 's/#.*//' -e '/^[[:space:]]*\/\*/d' \
+	-e '/^[[:space:]]*\*/d' -e '/{/d' \
 	-e '/global:/d' -e '/local:/d' -e '/^[[:space:]]*}/d' \
 	-e 's/[;[:space:]]//g' -e '/^$/d' |
 	LC_ALL=C sort -u >"$tmp.want"

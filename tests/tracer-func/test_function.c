@@ -49,7 +49,6 @@ struct ev {
 #define EV_MAX (1u << 16)
 static struct ev evs[EV_MAX];
 static _Atomic unsigned int ev_nr;
-static _Atomic uint64_t ev_clock;
 static _Thread_local int ev_tid;
 
 /* The recursion case: the doubles call instrumented code. */
@@ -124,7 +123,8 @@ NOTRACE void rt_ftrace_function_event(unsigned long ip, unsigned long parent_ip)
 	}
 }
 
-NOTRACE void rt_ftrace_graph_entry_event(unsigned long func, int depth)
+NOTRACE void rt_ftrace_graph_entry_event(unsigned long func, int depth,
+					 uint64_t calltime)
 {
 	struct ev *e;
 
@@ -143,6 +143,7 @@ NOTRACE void rt_ftrace_graph_entry_event(unsigned long func, int depth)
 	if (e) {
 		e->func = func;
 		e->depth = depth;
+		e->calltime = calltime;
 	}
 }
 
@@ -169,12 +170,6 @@ NOTRACE void rt_ftrace_graph_return_event(unsigned long func, int depth,
 		e->rettime = rettime;
 		e->overrun = overrun;
 	}
-}
-
-NOTRACE uint64_t rt_ftrace_clock(void)
-{
-	return atomic_fetch_add_explicit(&ev_clock, 1, memory_order_relaxed) +
-	       1;
 }
 
 /* ---- shared by the cases ----------------------------------------------- */
@@ -406,17 +401,33 @@ static const char main_func[] = "F rtfs_main\n"
 
 static void graph_sequence(void)
 {
-	unsigned int i, n;
+	unsigned int i, n, sp = 0;
+	uint64_t stack[16], last = 0;
 
 	trace_main(RT_FTRACE_GRAPH);
 	EXPECT_EVENTS(0, false, main_graph);
 	n = ev_count();
+	/* One clock read per hook: the entry's time is the calltime its
+	 * return carries, and the times never go back. */
 	for (i = 0; i < n; i++) {
-		if (evs[i].type != EV_RETURN)
+		uint64_t t = evs[i].type == EV_RETURN ? evs[i].rettime :
+							evs[i].calltime;
+
+		if (evs[i].type == EV_ENTRY) {
+			ASSERT_TRUE(sp < sizeof(stack) / sizeof(stack[0]));
+			stack[sp++] = evs[i].calltime;
+		} else if (evs[i].type == EV_RETURN) {
+			ASSERT_TRUE(sp > 0);
+			ASSERT_EQ_U(stack[--sp], evs[i].calltime);
+			ASSERT_LE_U(evs[i].calltime, evs[i].rettime);
+			ASSERT_EQ(evs[i].overrun, 0);
+		} else {
 			continue;
-		ASSERT_LT_U(evs[i].calltime, evs[i].rettime);
-		ASSERT_EQ(evs[i].overrun, 0);
+		}
+		ASSERT_LE_U(last, t);
+		last = t;
 	}
+	ASSERT_EQ(sp, 0);
 	/* Again: the return stack is empty after a balanced run. */
 	trace_main(RT_FTRACE_GRAPH);
 	EXPECT_EVENTS(0, false, main_graph);

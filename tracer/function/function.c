@@ -414,7 +414,7 @@ static RT_NOTRACE void rt_function_graph_enter(struct rt_ftrace_thread *t,
 	frame->calltime = rt_ftrace_clock();
 	t->hidden[depth + 1] = 0;
 	t->top = depth + 1;
-	rt_ftrace_graph_entry_event(ip, depth);
+	rt_ftrace_graph_entry_event(ip, depth, frame->calltime);
 	return;
 hide:
 	t->hidden[depth]++;

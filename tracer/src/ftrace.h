@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <ringbuf/frontend.h>
 
 /* Bits of rt_ftrace_enabled */
 #define RT_FTRACE_FUNCTION (1u << 0) /* some instance runs "function" */
@@ -32,17 +33,27 @@ extern _Atomic unsigned int rt_ftrace_enabled;
 /* Record one function entry (function tracer). Async-signal-safe. */
 void rt_ftrace_function_event(unsigned long ip, unsigned long parent_ip);
 /* Record a graph entry at @depth (0 = outermost). Async-signal-safe. */
-void rt_ftrace_graph_entry_event(unsigned long func, int depth);
+/* Record a graph entry, stamped @calltime (rt_ftrace_clock()) where the
+ * buffer's clock is the default one. Async-signal-safe. */
+void rt_ftrace_graph_entry_event(unsigned long func, int depth,
+				 uint64_t calltime);
 /* Record a graph return. Async-signal-safe. */
 void rt_ftrace_graph_return_event(unsigned long func, int depth,
 				  uint64_t calltime, uint64_t rettime,
 				  unsigned int overrun);
 /*
  * The clock of durations (the graph's calltime and rettime, critical
- * sections): nanoseconds, whatever the buffers' trace_clock, only ever
- * subtracted (function/clock.c). Async-signal-safe.
+ * sections): nanoseconds, whatever the buffers' trace_clock. It is the
+ * default buffer clock (CLOCK_MONOTONIC from one rdtsc where the TSC
+ * is calibrated, ringbuf/src/clock.c), so that a graph record on that
+ * clock is stamped with its calltime or rettime from one read.
+ * Async-signal-safe.
  */
-uint64_t rt_ftrace_clock(void);
+static inline __attribute__((always_inline, no_instrument_function)) uint64_t
+rt_ftrace_clock(void)
+{
+	return ringbuf_fe_mono_ns();
+}
 
 /* ---- provided by function.c ------------------------------------------ */
 

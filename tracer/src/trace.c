@@ -665,7 +665,7 @@ ringtrace_write_commit_next(struct ringtrace_write *w)
 static inline __attribute__((always_inline, no_instrument_function)) int
 rt_write_builtin_inline(uint64_t mask, uint16_t type, size_t size,
 			void (*fill)(void *rec, const void *arg),
-			const void *arg)
+			const void *arg, uint64_t ts)
 {
 	int depth = rt_cur.depth++;
 	int written = 0;
@@ -705,7 +705,8 @@ rt_write_builtin_inline(uint64_t mask, uint16_t type, size_t size,
 		rb = rt_inst_rb(i);
 		if (!rb)
 			continue;
-		e = ringbuf_reserve_inline(rb, size);
+		e = ts ? ringbuf_reserve_inline_at(rb, size, ts) :
+			 ringbuf_reserve_inline(rb, size);
 		if (!e)
 			continue;
 		rec = ringbuf_event_data_inline(e);
@@ -723,7 +724,7 @@ __attribute__((no_instrument_function)) int
 rt_write_builtin(uint64_t mask, uint16_t type, size_t size,
 		 void (*fill)(void *rec, const void *arg), const void *arg)
 {
-	return rt_write_builtin_inline(mask, type, size, fill, arg);
+	return rt_write_builtin_inline(mask, type, size, fill, arg, 0);
 }
 
 /* ---- function tracer records ------------------------------------------- */
@@ -760,16 +761,16 @@ rt_fill_graph_ent(void *rec, const void *arg)
 }
 
 __attribute__((no_instrument_function)) void
-rt_ftrace_graph_entry_event(unsigned long func, int depth)
+rt_ftrace_graph_entry_event(unsigned long func, int depth, uint64_t calltime)
 {
-	struct rt_fn_arg a = { .a = func, .depth = depth };
+	struct rt_fn_arg a = { .a = func, .depth = depth, .t0 = calltime };
 	uint64_t mask =
 		atomic_load_explicit(&rt_graph_mask, memory_order_relaxed);
 
 	if (mask)
 		rt_write_builtin_inline(mask, RT_TYPE_GRAPH_ENT,
 				 sizeof(struct rt_graph_ent_entry),
-				 rt_fill_graph_ent, &a);
+				 rt_fill_graph_ent, &a, a.t0);
 }
 
 static __attribute__((no_instrument_function)) RINGTRACE_RECORD_ACCESS void
@@ -800,7 +801,7 @@ rt_ftrace_graph_return_event(unsigned long func, int depth, uint64_t calltime,
 	if (mask)
 		rt_write_builtin_inline(mask, RT_TYPE_GRAPH_RET,
 				 sizeof(struct rt_graph_ret_entry),
-				 rt_fill_graph_ret, &a);
+				 rt_fill_graph_ret, &a, a.t1);
 }
 
 /* The clock of the first buffer in @mask, in its own unit. */

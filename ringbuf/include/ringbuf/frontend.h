@@ -141,6 +141,26 @@ struct ringbuf_fe_page {
 	uint64_t read;
 };
 
+/**
+ * struct ringbuf_fe_clock - the default clock's scale (see clock.c):
+ * CLOCK_MONOTONIC ns = @ns0 + ((TSC - @tsc0) * @mult >> 32) while the
+ * TSC is below @tsc_end. Readers take it under the sequence count @seq,
+ * which is odd while it is rewritten and while there is no scale.
+ */
+struct ringbuf_fe_clock {
+	uint32_t seq;
+	uint32_t pad;
+	uint64_t tsc0;
+	uint64_t ns0;
+	uint64_t mult;
+	uint64_t tsc_end;
+};
+
+/** The default clock's scale (RINGBUF_0.3). */
+RINGBUF_API extern struct ringbuf_fe_clock ringbuf_fe_mono;
+/** The default clock's slow path: calibration, clock_gettime(). */
+RINGBUF_API uint64_t ringbuf_clock_mono_slow(void);
+
 RINGBUF_API extern __thread struct ringbuf_tls ringbuf_tls
 	__attribute__((tls_model("initial-exec")));
 /** Nonzero when glibc registered an rseq area (its cpu_id is current). */
@@ -229,16 +249,68 @@ RINGBUF_FE_INLINE void ringbuf_fe_local_set(uint64_t *l, uint64_t v)
 	__atomic_store_n(l, v, __ATOMIC_RELAXED);
 }
 
-/* The event clock (rb_time_stamp()): rdtsc inline for the TSC clock. */
-RINGBUF_FE_INLINE uint64_t ringbuf_fe_time_stamp(struct ringbuf *rb)
+#if defined(__x86_64__)
+RINGBUF_FE_INLINE uint64_t ringbuf_fe_rdtsc(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+	return (uint64_t)hi << 32 | lo;
+}
+#endif
+
+#if defined(__SIZEOF_INT128__)
+__extension__ typedef __int128 ringbuf_fe_i128;
+
+/* The default clock's arithmetic; signed: another CPU's TSC may lie a
+ * few cycles before the scale's start. */
+RINGBUF_FE_INLINE uint64_t ringbuf_fe_mono_scale(uint64_t tsc, uint64_t tsc0,
+						 uint64_t ns0, uint64_t mult)
+{
+	return ns0 + (uint64_t)(((ringbuf_fe_i128)(int64_t)(tsc - tsc0) *
+				 (ringbuf_fe_i128)mult) >> 32);
+}
+#endif
+
+/**
+ * ringbuf_fe_mono_ns - the default clock (RINGBUF_CLOCK_MONO) now:
+ * CLOCK_MONOTONIC nanoseconds, from one rdtsc where the scale is
+ * calibrated (see ringbuf/src/clock.c), from clock_gettime() elsewhere.
+ */
+RINGBUF_FE_INLINE uint64_t ringbuf_fe_mono_ns(void)
 {
 #if defined(__x86_64__)
-	if (((const struct ringbuf_fe_buffer *)rb)->clock == RINGBUF_CLOCK_TSC) {
-		uint32_t lo, hi;
+	struct ringbuf_fe_clock *c = &ringbuf_fe_mono;
+	/* Acquire: pairs with the release store of the count in
+	 * rb_clock_publish(); the block is read after it. */
+	uint32_t seq = __atomic_load_n(&c->seq, __ATOMIC_ACQUIRE);
+	uint64_t tsc0 = __atomic_load_n(&c->tsc0, __ATOMIC_RELAXED);
+	uint64_t ns0 = __atomic_load_n(&c->ns0, __ATOMIC_RELAXED);
+	uint64_t mult = __atomic_load_n(&c->mult, __ATOMIC_RELAXED);
+	uint64_t end = __atomic_load_n(&c->tsc_end, __ATOMIC_RELAXED);
+	uint64_t tsc = ringbuf_fe_rdtsc();
 
-		__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
-		return (uint64_t)hi << 32 | lo;
-	}
+	/* Acquire fence: the block's loads before the count's second
+	 * load; pairs with the release fence in rb_clock_publish(). */
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if (ringbuf_fe_likely(!(seq & 1) && tsc < end &&
+			      __atomic_load_n(&c->seq, __ATOMIC_RELAXED) == seq))
+		return ringbuf_fe_mono_scale(tsc, tsc0, ns0, mult);
+#endif
+	return ringbuf_clock_mono_slow();
+}
+
+/* The event clock (rb_time_stamp()): inline for the default clock and
+ * the TSC clock. */
+RINGBUF_FE_INLINE uint64_t ringbuf_fe_time_stamp(struct ringbuf *rb)
+{
+	int clock = ((const struct ringbuf_fe_buffer *)rb)->clock;
+
+	if (ringbuf_fe_likely(clock == RINGBUF_CLOCK_MONO))
+		return ringbuf_fe_mono_ns();
+#if defined(__x86_64__)
+	if (clock == RINGBUF_CLOCK_TSC)
+		return ringbuf_fe_rdtsc();
 #endif
 	return ringbuf_time_stamp(rb);
 }
@@ -477,10 +549,18 @@ RINGBUF_FE_INLINE void ringbuf_fe_writer_put(struct ringbuf_tls *t, unsigned int
  * ringbuf_fe_reserve_next_slow() (nothing is written yet); a page
  * crossing after C to ringbuf_fe_move_tail(), an interruption between A
  * and C to ringbuf_fe_reserve_interrupted().
+ *
+ * @mono_ts, when not 0, is the default clock read by the caller just
+ * before (ringbuf_reserve_inline_at()): a buffer on the default clock
+ * takes it as the record's stamp instead of reading the clock again.
+ * Read before A rather than between A and B, it can only lie before a
+ * record that a signal handler (or, per-CPU, the next owner) wrote in
+ * between, and the clamp below gives it that record's stamp, as it
+ * would a stamp read on another CPU.
  */
 RINGBUF_FE_INLINE struct ringbuf_event *
 ringbuf_fe_reserve_next(struct ringbuf *rb, struct ringbuf_fe_cpu *cb,
-			unsigned long length, int *err)
+			unsigned long length, uint64_t mono_ts, int *err)
 {
 	const struct ringbuf_fe_buffer *b = (const struct ringbuf_fe_buffer *)rb;
 	struct ringbuf_fe_meta *m = cb->meta;
@@ -503,7 +583,10 @@ ringbuf_fe_reserve_next(struct ringbuf *rb, struct ringbuf_fe_cpu *cb,
 	before = ringbuf_fe_local_read(&m->before_stamp);
 	after = ringbuf_fe_local_read(&m->write_stamp);
 	ringbuf_fe_barrier();
-	ts = ringbuf_fe_time_stamp(rb);
+	if (mono_ts && ringbuf_fe_likely(b->clock == RINGBUF_CLOCK_MONO))
+		ts = mono_ts;
+	else
+		ts = ringbuf_fe_time_stamp(rb);
 	/* Userspace: a stamp read on another CPU just after a hand-over
 	 * may lie before the last one; clamp (see __rb_reserve_next). */
 	if (ringbuf_fe_unlikely(ts < after))
@@ -596,11 +679,12 @@ RINGBUF_FE_INLINE uintptr_t ringbuf_fe_writer_begin(struct ringbuf *rb,
 }
 
 /*
- * ringbuf_fe_reserve - ringbuf_lock_reserve() inline; the reason of a
- * failure in @err.
+ * ringbuf_fe_reserve_ts - ringbuf_lock_reserve() inline; the reason of a
+ * failure in @err; @mono_ts as ringbuf_fe_reserve_next() takes it.
  */
 RINGBUF_FE_INLINE struct ringbuf_event *
-ringbuf_fe_reserve(struct ringbuf *rb, unsigned long length, int *err)
+ringbuf_fe_reserve_ts(struct ringbuf *rb, unsigned long length,
+		      uint64_t mono_ts, int *err)
 {
 	struct ringbuf_tls *t = &ringbuf_tls;
 	unsigned int d = t->depth;
@@ -615,10 +699,17 @@ ringbuf_fe_reserve(struct ringbuf *rb, unsigned long length, int *err)
 	if (ringbuf_fe_unlikely(!f))
 		return NULL;
 	cb = (struct ringbuf_fe_cpu *)(f & ~(uintptr_t)1);
-	event = ringbuf_fe_reserve_next(rb, cb, length, err);
+	event = ringbuf_fe_reserve_next(rb, cb, length, mono_ts, err);
 	if (ringbuf_fe_likely(event))
 		RINGBUF_FE_TESTPOINT(cb, RINGBUF_TP_RESERVED);
 	return event;
+}
+
+/* ringbuf_lock_reserve() inline; the reason of a failure in @err. */
+RINGBUF_FE_INLINE struct ringbuf_event *
+ringbuf_fe_reserve(struct ringbuf *rb, unsigned long length, int *err)
+{
+	return ringbuf_fe_reserve_ts(rb, length, 0, err);
 }
 
 /*
@@ -707,6 +798,27 @@ ringbuf_reserve_inline(struct ringbuf *rb, unsigned long length)
 	int err;
 
 	return ringbuf_fe_reserve(rb, length, &err);
+}
+
+/**
+ * ringbuf_reserve_inline_at - ringbuf_reserve_inline() stamped with a
+ * time the caller read
+ * @rb: the buffer (not NULL)
+ * @length: payload bytes
+ * @mono_ts: ringbuf_fe_mono_ns() read by the caller, not 0
+ *
+ * For a writer that needs the record's time itself (the function-graph
+ * tracer's calltime and rettime): one clock read serves both. A buffer
+ * on another clock than RINGBUF_CLOCK_MONO reads its own; a stamp
+ * before the buffer's last one is raised to it.
+ */
+RINGBUF_FE_INLINE struct ringbuf_event *
+ringbuf_reserve_inline_at(struct ringbuf *rb, unsigned long length,
+			  uint64_t mono_ts)
+{
+	int err;
+
+	return ringbuf_fe_reserve_ts(rb, length, mono_ts, &err);
 }
 
 /**

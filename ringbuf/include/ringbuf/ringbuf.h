@@ -77,7 +77,10 @@ struct ringbuf_iter;
 
 /**
  * enum ringbuf_clock - the clock a buffer stamps its events with
- * @RINGBUF_CLOCK_MONO: CLOCK_MONOTONIC, nanoseconds (the default)
+ * @RINGBUF_CLOCK_MONO: CLOCK_MONOTONIC, nanoseconds (the default); read
+ *	as the time stamp counter scaled by a calibrated multiplier where
+ *	the kernel's clocksource is the counter (see ringbuf-api.rst, "The
+ *	default clock"), so readers get CLOCK_MONOTONIC either way
  * @RINGBUF_CLOCK_MONO_RAW: CLOCK_MONOTONIC_RAW, nanoseconds
  * @RINGBUF_CLOCK_BOOT: CLOCK_BOOTTIME, nanoseconds
  * @RINGBUF_CLOCK_TSC: the CPU's time stamp counter, in cycles (the

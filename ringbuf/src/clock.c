@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * clock.c - the default clock (RINGBUF_CLOCK_MONO): CLOCK_MONOTONIC
+ * nanoseconds for one rdtsc, a multiplication and a shift
+ *
+ * The kernel stamps its ring buffer with trace_clock_local(), that is
+ * sched_clock(): the TSC scaled to nanoseconds by a multiplier calibrated
+ * at boot, with no fence and no sequence count. CLOCK_MONOTONIC through
+ * the vDSO does the same arithmetic with the timekeeper's multiplier but
+ * adds an ordered TSC read and a sequence-count loop; under KVM that
+ * costs 20-25 ns where the bare rdtsc costs about half.
+ *
+ * Userspace: the timekeeper's multiplier is not an interface. Writers
+ * convert the TSC with a scale of our own instead, calibrated against
+ * clock_gettime(CLOCK_MONOTONIC), so that every reader (consume,
+ * iterator, read_page, trace.dat, attached processes) still sees
+ * CLOCK_MONOTONIC nanoseconds and needs no conversion. The scale is
+ * used only where the TSC can be trusted across CPUs and power states:
+ * an invariant TSC (CPUID 0x80000007 EDX bit 8) that the kernel itself
+ * uses as its clocksource (it stops doing so when it finds the CPUs'
+ * TSCs out of step). Elsewhere the clock stays clock_gettime().
+ *
+ * Calibration. The library notes a (TSC, CLOCK_MONOTONIC) pair when it
+ * loads. Until RB_CLOCK_FIRST_NS have passed the clock is
+ * clock_gettime(); the first read after that notes a second pair and
+ * publishes the scale. Each scale is due again after a window four times
+ * longer than the last one, up to RB_CLOCK_MAX_WINDOW_NS: the read that
+ * finds it due notes a new pair, measures the rate over the last window
+ * (which follows NTP's frequency corrections of CLOCK_MONOTONIC) and
+ * publishes a scale that starts where the old one stood at that TSC, so
+ * the clock never steps, and whose rate is corrected to absorb the
+ * error against CLOCK_MONOTONIC over the next window (a slew, as NTP
+ * does, bounded by RB_CLOCK_MAX_SLEW_PPB). An error beyond
+ * RB_CLOCK_STEP_NS (the machine was suspended, say) is stepped instead.
+ *
+ * The scale is one block under a sequence count, the vDSO's scheme: a
+ * reader that sees the count odd or changed, or the TSC past the
+ * block's end, takes the slow path (ringbuf_clock_mono_slow()).
+ */
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <pthread.h>
+#include <time.h>
+
+#include "internal.h"
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+#include <x86intrin.h>
+#endif
+
+/* The first calibration window: long enough for a rate good to ~1 ppm. */
+#define RB_CLOCK_FIRST_NS 50000000ll
+/* Windows grow four times each, up to a minute. */
+#define RB_CLOCK_MAX_WINDOW_NS 60000000000ll
+/* A slew corrects the rate by at most 500 ppm (NTP's own bound). */
+#define RB_CLOCK_MAX_SLEW_PPB 500000ll
+/* An error above 1 ms is stepped, not slewed. */
+#define RB_CLOCK_STEP_NS 1000000ll
+
+/* Seq 1 (odd): no scale yet; readers use clock_gettime(). */
+RINGBUF_API struct ringbuf_fe_clock ringbuf_fe_mono = { .seq = 1 };
+
+/*
+ * The calibrator's own state, written only by the read that holds
+ * rb_clock_busy: the last pair noted and the window that followed it.
+ */
+static struct {
+	uint64_t tsc;
+	int64_t ns;
+	int64_t window;
+	bool usable;
+} rb_clock_cal;
+
+/* 1 while one read calibrates; the others go on with the old scale. */
+static atomic_int rb_clock_busy;
+
+int64_t rb_clock_mono_raw_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000000000ll + t.tv_nsec;
+}
+
+/*
+ * rb_clock_next - the scale that follows @cur at the pair (@tsc, @ns),
+ * the previous pair being (@tsc_prev, @ns_prev), due again after
+ * @window nanoseconds. @cur NULL (or @valid false): the first scale,
+ * anchored at the pair itself. Pure arithmetic, for the unit tests too.
+ * Returns false if the pairs give no sane rate (100 MHz .. 100 GHz).
+ */
+bool rb_clock_next(const struct ringbuf_fe_clock *cur, bool valid,
+		   uint64_t tsc_prev, int64_t ns_prev, uint64_t tsc,
+		   int64_t ns, int64_t window, struct ringbuf_fe_clock *next)
+{
+	uint64_t cycles = tsc - tsc_prev;
+	int64_t span = ns - ns_prev;
+	__int128 mult, slew;
+	int64_t now = ns, err = 0;
+
+	if (tsc <= tsc_prev || span <= 0 || cycles / 100 > (uint64_t)span ||
+	    cycles < (uint64_t)span / 10)
+		return false;
+	/* nanoseconds per cycle, times 2^32 */
+	mult = ((__int128)span << 32) / cycles;
+	if (valid) {
+		/* Where the published scale stands now: start there. */
+		now = (int64_t)cur->ns0 +
+		      (int64_t)(((__int128)(int64_t)(tsc - cur->tsc0) *
+				 (__int128)cur->mult) >> 32);
+		err = now - ns;
+		if (err > RB_CLOCK_STEP_NS || err < -RB_CLOCK_STEP_NS) {
+			now = ns;
+			err = 0;
+		}
+	}
+	/* Run slower (ahead) or faster (behind) to meet CLOCK_MONOTONIC at
+	 * the end of the next window: rate * (1 - err / window). */
+	slew = (__int128)err * 1000000000 / window;
+	if (slew > RB_CLOCK_MAX_SLEW_PPB)
+		slew = RB_CLOCK_MAX_SLEW_PPB;
+	if (slew < -RB_CLOCK_MAX_SLEW_PPB)
+		slew = -RB_CLOCK_MAX_SLEW_PPB;
+	mult -= mult * slew / 1000000000;
+
+	next->tsc0 = tsc;
+	next->ns0 = (uint64_t)now;
+	next->mult = (uint64_t)mult;
+	/* cycles of the window at the measured rate */
+	next->tsc_end = tsc + (uint64_t)(((__int128)window * cycles) / span);
+	return true;
+}
+
+#if defined(__x86_64__)
+/* A (TSC, CLOCK_MONOTONIC) pair: the best of three, the TSC taken on
+ * both sides of the clock read and averaged. */
+static void rb_clock_pair(uint64_t *tsc, int64_t *ns)
+{
+	uint64_t best = UINT64_MAX;
+
+	for (int i = 0; i < 3; i++) {
+		uint64_t t0 = __rdtsc();
+		int64_t n = rb_clock_mono_raw_ns();
+		uint64_t t1 = __rdtsc();
+
+		if (t1 - t0 < best) {
+			best = t1 - t0;
+			*tsc = t0 + (t1 - t0) / 2;
+			*ns = n;
+		}
+	}
+}
+
+static bool rb_clock_tsc_trusted(void)
+{
+	unsigned int a, b, c, d;
+	char name[32] = "";
+	FILE *f;
+
+	if (!__get_cpuid(0x80000000u, &a, &b, &c, &d) || a < 0x80000007u ||
+	    !__get_cpuid(0x80000007u, &a, &b, &c, &d) || !(d & (1u << 8)))
+		return false;
+	f = fopen("/sys/devices/system/clocksource/clocksource0/"
+		  "current_clocksource", "re");
+	if (!f)
+		return false;
+	if (!fgets(name, sizeof(name), f))
+		name[0] = 0;
+	fclose(f);
+	return strcmp(name, "tsc\n") == 0;
+}
+
+/* Publish @next under the sequence count. Only the rb_clock_busy holder
+ * writes; the count goes odd, the block is written, the count goes even. */
+static void rb_clock_publish(const struct ringbuf_fe_clock *next)
+{
+	struct ringbuf_fe_clock *c = &ringbuf_fe_mono;
+	/* Relaxed: only the busy holder writes the count. */
+	uint32_t seq = __atomic_load_n(&c->seq, __ATOMIC_RELAXED);
+
+	/* Relaxed: odd says "being rewritten"; the release fence below
+	 * orders it before the block's stores. */
+	__atomic_store_n(&c->seq, seq | 1, __ATOMIC_RELAXED);
+	/* Release fence: the odd count before the block's new words; pairs
+	 * with the acquire fence in ringbuf_fe_mono_ns() before its second
+	 * load of the count. */
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	__atomic_store_n(&c->tsc0, next->tsc0, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->ns0, next->ns0, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->mult, next->mult, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->tsc_end, next->tsc_end, __ATOMIC_RELAXED);
+	/* Release: the block before the even count; pairs with the acquire
+	 * load of the count in ringbuf_fe_mono_ns(). */
+	__atomic_store_n(&c->seq, (seq | 1) + 1, __ATOMIC_RELEASE);
+}
+
+/* The read that found the scale due (or absent): note a pair and publish
+ * the next scale if the window has passed. */
+static void rb_clock_calibrate(void)
+{
+	struct ringbuf_fe_clock cur, next;
+	uint64_t tsc;
+	int64_t ns, window;
+	bool valid;
+	int zero = 0;
+
+	/*
+	 * Acquire: the winner sees the calibrator state the last holder
+	 * wrote; pairs with the release store that ends the hold below. A
+	 * loser does not retry: it goes on with the scale it has (or
+	 * clock_gettime()) and a later read calibrates.
+	 */
+	if (!atomic_compare_exchange_strong_explicit(&rb_clock_busy, &zero, 1,
+						     memory_order_acquire,
+						     memory_order_relaxed))
+		return;
+	if (!rb_clock_cal.usable)
+		goto out;
+	rb_clock_pair(&tsc, &ns);
+	if (ns - rb_clock_cal.ns < rb_clock_cal.window)
+		goto out;
+	/* Only the holder writes the block: plain copies of it are exact. */
+	cur = ringbuf_fe_mono;
+	valid = !(cur.seq & 1);
+	window = rb_clock_cal.window * 4;
+	if (window > RB_CLOCK_MAX_WINDOW_NS)
+		window = RB_CLOCK_MAX_WINDOW_NS;
+	if (rb_clock_next(&cur, valid, rb_clock_cal.tsc, rb_clock_cal.ns, tsc,
+			  ns, window, &next)) {
+		rb_clock_publish(&next);
+	} else if (!valid) {
+		/* No sane rate at the first try: keep clock_gettime(). */
+		rb_clock_cal.usable = false;
+		goto out;
+	}
+	rb_clock_cal.tsc = tsc;
+	rb_clock_cal.ns = ns;
+	rb_clock_cal.window = window;
+out:
+	/* Release: the calibrator state before the next holder reads it;
+	 * pairs with the acquire cmpxchg above. */
+	atomic_store_explicit(&rb_clock_busy, 0, memory_order_release);
+}
+
+static void rb_clock_atfork_child(void)
+{
+	/* A parent thread may have held the calibration at the fork. */
+	atomic_store_explicit(&rb_clock_busy, 0, memory_order_relaxed);
+}
+
+__attribute__((constructor)) static void rb_clock_init(void)
+{
+	if (getenv("RINGBUF_CLOCK_NO_TSC") || !rb_clock_tsc_trusted())
+		return;
+	rb_clock_pair(&rb_clock_cal.tsc, &rb_clock_cal.ns);
+	rb_clock_cal.window = RB_CLOCK_FIRST_NS;
+	rb_clock_cal.usable = true;
+	pthread_atfork(NULL, NULL, rb_clock_atfork_child);
+}
+#endif /* __x86_64__ */
+
+/**
+ * ringbuf_clock_mono_slow - ringbuf_fe_mono_ns()'s slow path
+ *
+ * Calibrates the scale if it is due, then reads the clock: the scale if
+ * there is one (past its end too, while another read recalibrates),
+ * clock_gettime(CLOCK_MONOTONIC) otherwise.
+ */
+uint64_t ringbuf_clock_mono_slow(void)
+{
+#if defined(__x86_64__)
+	const struct ringbuf_fe_clock *c = &ringbuf_fe_mono;
+
+	rb_clock_calibrate();
+	/* Bounded: the scale is rewritten only by the calibrating read,
+	 * once a window; a reader that keeps losing the race falls back to
+	 * clock_gettime(). */
+	for (int tries = 0; tries < 4; tries++) {
+		/* Acquire: pairs with the release store of the count in
+		 * rb_clock_publish(). */
+		uint32_t seq = __atomic_load_n(&c->seq, __ATOMIC_ACQUIRE);
+		uint64_t tsc0 = __atomic_load_n(&c->tsc0, __ATOMIC_RELAXED);
+		uint64_t ns0 = __atomic_load_n(&c->ns0, __ATOMIC_RELAXED);
+		uint64_t mult = __atomic_load_n(&c->mult, __ATOMIC_RELAXED);
+		uint64_t tsc = __rdtsc();
+
+		if (seq & 1)
+			break;
+		/* Acquire fence: the block's loads before the second load of
+		 * the count; pairs with the release fence in
+		 * rb_clock_publish(). */
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&c->seq, __ATOMIC_RELAXED) == seq)
+			return ringbuf_fe_mono_scale(tsc, tsc0, ns0, mult);
+	}
+#endif
+	return (uint64_t)rb_clock_mono_raw_ns();
+}
