@@ -210,7 +210,7 @@ compare() {
 		"$(awk -v w="$wchar" -v d="$dat" 'BEGIN { printf "%.2fx (%.1f MB written, %.1f MB file)", w / d, w / 1e6, d / 1e6 }')"
 	ut=$(du -sb "ut.$name.r" | cut -f1)
 	awk -v d="$dat" -v e="${ev:-0}" -v u="$ut" -v c="$calls" 'BEGIN {
-		printf "  %-34s %.1f B (ringtrace, %d events), %.1f B per call (uftrace, %d calls)\n",
+		printf "  %-34s %.1f B (ringtrace, %d events), %.1f B (uftrace, %d calls of 2 events)\n",
 			"file size per event", e ? d / e : 0, e, c ? u / c / 2 : 0, c }'
 }
 

@@ -136,6 +136,10 @@ struct rb_meta {
 	 * and the locks stay): an attached view rebinds a cpu buffer whose
 	 * binding is older (rb_follow_layout()). */
 	_Atomic uint32_t layout_gen;
+	/* Set by a consumer (ringbuf_set_writer_wait()): how long a writer
+	 * that finds a producer/consumer buffer full waits for the reader
+	 * to free a page before it drops the record; 0: drop at once. */
+	_Atomic uint32_t writer_wait_ms;
 };
 
 /* rb_meta.flags: a file or memfd other processes may attach to. */
@@ -298,6 +302,9 @@ struct ringbuf_cpu {
 	/* rb_meta.layout_gen where pages and data are bound (under the
 	 * reader lock; rb_follow_layout()). */
 	uint32_t layout_gen;
+	/* pages_read when a writer last waited in vain for room
+	 * (rb_wait_for_room()): no more waits until the reader moves. */
+	_Atomic uint64_t wait_gave_up;
 };
 
 struct ringbuf {
@@ -328,6 +335,7 @@ struct ringbuf {
 	int fd; /* file or memfd behind the mapping, -1 if anonymous */
 	char *path; /* the named file this process created (unlinked at free) */
 	bool attached; /* a reader's view of another process's buffer */
+	bool writer_wait_set; /* this view set rb_meta.writer_wait_ms */
 	int writer_pidfd; /* attached: the creator's pidfd, or -1 */
 	bool read_only; /* attached to another user's file */
 	/*

@@ -208,6 +208,7 @@ struct ringbuf_cpu *rb_cpu_new(struct ringbuf *rb, int c,
 	cb->cpu = c;
 	cb->subbuf_shift = (uint32_t)__builtin_ctz(rb->subbuf_size);
 	atomic_init(&cb->empty_at_commits, UINT64_MAX);
+	atomic_init(&cb->wait_gave_up, UINT64_MAX);
 	pthread_mutex_init(&cb->reader_lock, NULL);
 	rb->buffers[c] = cb;
 	rb_cpu_bind(rb, cb, rb->map, rb->map, l);
@@ -382,6 +383,9 @@ void ringbuf_free(struct ringbuf *rb)
 	if (!rb)
 		return;
 	rb_buffer_unregister(rb);
+	/* A consumer that asked writers to wait no longer reads. */
+	if (rb->writer_wait_set)
+		ringbuf_set_writer_wait(rb, 0);
 	for (int c = 0; rb->buffers && c < rb->nr_cpus; c++)
 		rb_cpu_free(rb->buffers[c]);
 	free(rb->buffers);
@@ -876,6 +880,29 @@ void ringbuf_change_overwrite(struct ringbuf *rb, int val)
 	else
 		atomic_fetch_and_explicit(&rb->flags, ~RINGBUF_FL_OVERWRITE,
 					  memory_order_relaxed);
+}
+
+int ringbuf_set_writer_wait(struct ringbuf *rb, unsigned int ms)
+{
+	if (!rb || !rb->meta)
+		return -EINVAL;
+	if (ms > RINGBUF_WRITER_WAIT_MAX_MS)
+		return -ERANGE;
+	/* Relaxed: a setting writers read when a buffer is full; any value
+	 * they see is a valid one. */
+	atomic_store_explicit(&rb->meta->writer_wait_ms, ms,
+			      memory_order_relaxed);
+	rb->writer_wait_set = ms != 0;
+	return 0;
+}
+
+int ringbuf_writer_wait(struct ringbuf *rb)
+{
+	if (!rb || !rb->meta)
+		return -EINVAL;
+	/* Relaxed: as above. */
+	return (int)atomic_load_explicit(&rb->meta->writer_wait_ms,
+					 memory_order_relaxed);
 }
 
 void ringbuf_record_disable(struct ringbuf *rb)

@@ -483,6 +483,61 @@ static void rb_push_done(struct ringbuf_cpu *cpu_buffer)
 }
 
 /*
+ * rb_wait_for_room - a producer/consumer buffer is full: wait for the
+ * reader to take a page, if a consumer asked writers to
+ * (ringbuf_set_writer_wait()). Returns true when the reader took one (try
+ * again), false to drop the record as the kernel does.
+ *
+ * Userspace: the kernel never makes a writer wait: a full buffer drops
+ * the record. A recorder in another process can be off its CPU for
+ * longer than a buffer lasts at full speed, and a recording that must
+ * be complete (ringtrace record) would rather slow the program down, as
+ * uftrace's writers and LTTng-UST's blocking channels do. The wait is
+ * the outermost writer's only (a signal handler that interrupted a write
+ * of its own thread drops: the page it waits for may be behind that
+ * write's commit), holds the cpu buffer as a preempted writer does, and
+ * ends after writer_wait_ms without progress; then the writers of this
+ * cpu buffer drop at once until the reader takes a page again, so that
+ * a reader that is gone (killed, stopped) costs one wait, not one per
+ * record. Bounded: the deadline, in sleeps of 20 us.
+ */
+static RB_NOINLINE bool rb_wait_for_room(struct ringbuf_cpu *cb)
+{
+	struct rb_cpu_meta *m = cb->meta;
+	/* Relaxed: a setting; a writer may see a change late. */
+	uint32_t ms = atomic_load_explicit(&cb->buffer->meta->writer_wait_ms,
+					   memory_order_relaxed);
+	struct timespec nap = { 0, 20000 };
+	uint64_t pages, deadline;
+	int saved;
+
+	if (!ms || rb_tls.depth != 1)
+		return false;
+	/* Relaxed: only a sign that the reader moved; the retry reads the
+	 * links with rb_is_head_page()'s acquire load, which pairs with the
+	 * reader's swap cmpxchg. */
+	pages = atomic_load_explicit(&m->pages_read, memory_order_relaxed);
+	/* Relaxed: the cpu buffer's writers' own note. */
+	if (atomic_load_explicit(&cb->wait_gave_up, memory_order_relaxed) ==
+	    pages)
+		return false;
+	saved = errno;
+	deadline = (uint64_t)rb_clock_mono_raw_ns() + (uint64_t)ms * 1000000;
+	while ((uint64_t)rb_clock_mono_raw_ns() < deadline) {
+		nanosleep(&nap, NULL);
+		/* Relaxed: as above. */
+		if (atomic_load_explicit(&m->pages_read, memory_order_relaxed) !=
+		    pages) {
+			errno = saved;
+			return true;
+		}
+	}
+	atomic_store_explicit(&cb->wait_gave_up, pages, memory_order_relaxed);
+	errno = saved;
+	return false;
+}
+
+/*
  * rb_handle_head_page - push the head page forward in overwrite mode.
  * Returns 0 when the tail may move, 1 when the caller should retry, -1 on
  * an impossible state (warned).
@@ -662,6 +717,8 @@ rb_move_tail(struct ringbuf_cpu *cpu_buffer, unsigned long tail,
 			if (!(atomic_load_explicit(&rb->flags,
 						   memory_order_relaxed) &
 			      RINGBUF_FL_OVERWRITE)) {
+				if (rb_wait_for_room(cpu_buffer))
+					goto out_again;
 				atomic_fetch_add_explicit(&m->dropped_events, 1,
 							  memory_order_relaxed);
 				info->err = -ENOSPC;

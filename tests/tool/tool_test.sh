@@ -769,8 +769,9 @@ has_time_extend() {
 # pids, fields), lost-event marks, records over 112 bytes, time extends
 case_record_trace_cmd() {
 	[ -n "$TRACE_CMD" ] || skip "trace-cmd is not installed"
-	# a small buffer: pages are lost, and marked
-	RINGTRACE_BUF_SIZE_KB=16 "$T" record -q -o "$W/r.dat" \
+	# a small buffer in overwrite mode (the writers do not wait for
+	# the recorder): pages are lost, and marked
+	RINGTRACE_BUF_SIZE_KB=16 "$T" record -q -O overwrite -o "$W/r.dat" \
 		-e app:work -e app:big -e app:tick -e io -- "$S" --threads 3 \
 		--bursts 12 --burst 300 --gap-ms 150 --pin \
 		--counts "$W/counts" >"$W/rec.out" 2>"$W/rec.err" ||
@@ -875,6 +876,32 @@ summary() {
 # each page was written once (the bytes the recording wrote, counted by
 # the kernel, within a tenth of the file's size), the file has no holes
 # left and trace-cmd reads it.
+# A command's writers wait for the recorder when its buffer is full: with
+# a buffer of 16 KiB per cpu (four pages) nothing is lost, every record
+# is in the file; the same with -O overwrite loses (so this can fail).
+case_record_waits() {
+	[ -n "$C" ] || skip "no sample_calls"
+	local rec lost want
+	RINGTRACE_BUF_SIZE_KB=16 "$T" record -o "$W/w.dat" -p function_graph \
+		-- "$C" 20000 >"$W/calls" 2>"$W/rec.err" ||
+		fail "record failed: $(cat "$W/rec.err")"
+	read -r rec lost _ _ < <(summary "$W/rec.err")
+	want=$(count "$W/calls" records)
+	[ "$want" = 160000 ] || fail "the sample wrote $want records"
+	[ "$lost" = 0 ] || fail "lost $lost of $want with a waiting writer"
+	[ "$rec" = "$want" ] || fail "emitted $want, recorded $rec"
+	run 0 "$T" report "$W/w.dat"
+	[ "$(grep -c 'calls_outer() {$' "$W/out")" = 20000 ] ||
+		fail "not every call of calls_outer is in the report"
+	RINGTRACE_BUF_SIZE_KB=16 "$T" record -O overwrite -o "$W/o.dat" \
+		-p function_graph -- "$C" 20000 >"$W/calls" 2>"$W/rec.err" ||
+		fail "record -O overwrite failed: $(cat "$W/rec.err")"
+	read -r rec lost _ _ < <(summary "$W/rec.err")
+	[ "$lost" -gt 0 ] || fail "overwrite mode lost nothing: the test proves nothing"
+	[ $((rec + lost)) = "$want" ] ||
+		fail "overwrite: emitted $want, recorded $rec + lost $lost"
+}
+
 case_record_complete() {
 	[ -n "$C" ] || skip "no sample_calls"
 	bash -c '"$@" >"'"$W/calls"'" 2>"'"$W/rec.err"'"; grep "^wchar:" /proc/$$/io' \

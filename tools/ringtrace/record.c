@@ -34,9 +34,12 @@ const char rtt_record_help[] =
 	"system allows (ext4, XFS), the file is written in place and a\n"
 	"checkpoint each second rewrites only its header. A progress line\n"
 	"(events/s, MB written, events lost) is refreshed every second on\n"
-	"stderr. Events the buffer lost (overwritten, or refused when full\n"
-	"with nooverwrite) are counted, marked in the file where the records\n"
-	"go on, and reported. With -P, the buffer is cleared first (as\n"
+	"stderr. A COMMAND records in nooverwrite mode and its writers wait\n"
+	"for the recorder when their buffer is full (as uftrace's do), so\n"
+	"nothing is lost unless the recorder stops reading for a second;\n"
+	"-O overwrite gives the kernel's mode back. Events the buffer lost\n"
+	"(overwritten, or refused when full with nooverwrite) are counted,\n"
+	"marked in the file where the records go on, and reported. With -P, the buffer is cleared first (as\n"
 	"trace-cmd record does), and events and a tracer set here are\n"
 	"switched off again at the end.\n"
 	"\n"
@@ -94,21 +97,32 @@ static void rtt_on_child(int sig)
 /*
  * The cpu buffer size of a command started by record, unless -b or its
  * own RINGTRACE_BUF_SIZE_KB says otherwise: RTT_RECORD_BUDGET_KB over
- * the CPU buffers, from 4 MiB to 128 MiB each, and the whole file (the
+ * the CPU buffers, from 4 MiB to 32 MiB each, and the whole file (the
  * spares too: three per CPU) no more than an eighth of the free space
  * of the publish directory's file system. The file is sparse there (the
  * library takes a buffer file's blocks only on a file system without
  * four times its room): the spares and the pages nobody reached cost no
- * memory, so the budget is what the CPU buffers may take. A
- * function_graph writer at full speed fills 128 MiB in about 0.4 s, the
- * time the recorder may be kept off the CPUs (or blocked in its own
- * writes) before it loses anything; the
+ * memory. A function_graph writer at full speed fills 32 MiB in about
+ * 50 ms; when the recorder is kept off the CPUs (or blocked in its own
+ * writes) longer than that, the writers wait for it (RTT_RECORD_WAIT_MS)
+ * rather than lose records. Bigger buffers only cost the writers more:
+ * every page is a fault the first time round and a cache miss after
+ * (32 MiB against 128 MiB took a fifth off a recording of lz4). The
  * library's default, 1408 KiB (the kernel's), is sized for events, not
  * for every function call.
  */
-#define RTT_RECORD_BUDGET_KB (256ul << 10)
+#define RTT_RECORD_BUDGET_KB (64ul << 10)
 #define RTT_RECORD_MIN_KB (4ul << 10)
-#define RTT_RECORD_MAX_KB (128ul << 10)
+#define RTT_RECORD_MAX_KB (32ul << 10)
+
+/*
+ * How long a writer that finds its cpu buffer full waits for the
+ * recorder to take a page (ringbuf_set_writer_wait()), as uftrace's
+ * writers wait for its recorder: a recording is complete unless the
+ * recorder stops reading for this long (then the writers drop, counted
+ * and marked, until it reads again).
+ */
+#define RTT_RECORD_WAIT_MS 1000u
 
 static unsigned long rtt_record_default_kb(void)
 {
@@ -440,6 +454,10 @@ int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 	ret = rtt_rec_open(&r, inst);
 	if (ret)
 		goto out;
+	/* A command of our own waits for us when its buffer is full; a
+	 * process we attached to (-P) is never slowed down: it drops. */
+	if (child)
+		ringbuf_set_writer_wait(r.rb, RTT_RECORD_WAIT_MS);
 	/* the recorder is attached: the command may run */
 	if (hold >= 0) {
 		if (write(hold, "g", 1) < 0)

@@ -65,7 +65,7 @@ int rtt_record_spawn(char **cmd, const struct rtt_strv *events,
 	for (i = 0; environ[i]; i++) {
 		if ((events->nr && !strncmp(environ[i], "RINGTRACE_EVENTS=", 17)) ||
 		    (tracer && !strncmp(environ[i], "RINGTRACE_TRACER=", 17)) ||
-		    (opts->nr && !strncmp(environ[i], "RINGTRACE_OPTIONS=", 18)) ||
+		    !strncmp(environ[i], "RINGTRACE_OPTIONS=", 18) ||
 		    !strncmp(environ[i], "RINGTRACE_HOLD=", 15) ||
 		    (size_kb && !strncmp(environ[i], "RINGTRACE_BUF_SIZE_KB=", 22)) ||
 		    (preload && !strncmp(environ[i], "LD_PRELOAD=", 11)) ||
@@ -111,15 +111,27 @@ int rtt_record_spawn(char **cmd, const struct rtt_strv *events,
 			envp[n++] = ev;
 		}
 	}
-	if (opts->nr) {
-		for (len = 32, i = 0; i < (size_t)opts->nr; i++)
+	/*
+	 * Producer/consumer mode first (the writers then wait for us when
+	 * the buffer is full, record.c), then the command's own
+	 * RINGTRACE_OPTIONS, then -O: the last word on an option wins, so
+	 * -O overwrite (or the environment's) gives the kernel's mode back.
+	 */
+	{
+		const char *env_op = opts->nr ? NULL : getenv("RINGTRACE_OPTIONS");
+
+		len = 64 + (env_op ? strlen(env_op) : 0);
+		for (i = 0; i < (size_t)opts->nr; i++)
 			len += strlen(opts->v[i]) + 1;
 		op = malloc(len);
 		if (op) {
-			strcpy(op, "RINGTRACE_OPTIONS=");
+			strcpy(op, "RINGTRACE_OPTIONS=nooverwrite");
+			if (env_op && *env_op) {
+				strcat(op, ",");
+				strcat(op, env_op);
+			}
 			for (i = 0; i < (size_t)opts->nr; i++) {
-				if (i)
-					strcat(op, ",");
+				strcat(op, ",");
 				strcat(op, opts->v[i]);
 			}
 			envp[n++] = op;

@@ -163,7 +163,12 @@ void rtt_settle(struct rtt_proc *p)
 	       rtt_proc_state(p) == RTT_ALIVE) {
 		uint32_t n;
 
-		usleep(2000);
+		/* Acquire: pairs with the release store in rt_hold(): held,
+		 * its set-up is over and complete. */
+		if (atomic_load_explicit(&p->ctl->state, memory_order_acquire) ==
+		    RT_CTL_HELD)
+			return;
+		usleep(1000);
 		n = rtt_ctl_gen(p);
 		if (n != g) {
 			g = n;

@@ -64,6 +64,9 @@ enum rt_ctl_state {
 	RT_CTL_STARTING = 0,
 	RT_CTL_RUNNING = 1,
 	RT_CTL_EXITED = 2, /* a clean exit is under way: files go next */
+	/* set up and waiting for the recorder's "go" (RINGTRACE_HOLD):
+	 * nothing changes but what the recorder asks for */
+	RT_CTL_HELD = 3,
 };
 
 /**

@@ -1352,6 +1352,12 @@ static void rt_hold(void)
 		return;
 	pfd.fd = (int)fd;
 	pfd.events = POLLIN;
+	/* Release: everything the set-up published (instances, files) is
+	 * visible before the recorder sees it held; pairs with the acquire
+	 * load in rtt_settle(). */
+	if (rt_published())
+		atomic_store_explicit(&rt_ctl->state, RT_CTL_HELD,
+				      memory_order_release);
 	/* bounded: EINTR retries count against the same deadline */
 	while (waited < RT_HOLD_MS) {
 		ret = poll(&pfd, 1, 100);
@@ -1368,6 +1374,16 @@ static void rt_hold(void)
 		rt_keep_for = (pid_t)pid;
 	}
 	close((int)fd);
+	if (rt_published()) {
+		uint32_t held = RT_CTL_HELD;
+
+		/* Relaxed: only this thread leaves the held state; a clean
+		 * exit's RT_CTL_EXITED (set meanwhile by a handler) stays.
+		 * Failure is that case: nothing to undo. */
+		atomic_compare_exchange_strong_explicit(
+			&rt_ctl->state, &held, RT_CTL_RUNNING,
+			memory_order_relaxed, memory_order_relaxed);
+	}
 }
 
 /*

@@ -733,6 +733,40 @@ RINGBUF_API void ringbuf_reset(struct ringbuf *rb);
 RINGBUF_API int ringbuf_swap_cpu(struct ringbuf *a, struct ringbuf *b,
 				 int cpu);
 
+/** Longest wait ringbuf_set_writer_wait() takes, in milliseconds. */
+#define RINGBUF_WRITER_WAIT_MAX_MS 60000u
+
+/**
+ * ringbuf_set_writer_wait - let writers wait for room instead of dropping
+ * @rb: the buffer, or a view of it attached by its consumer
+ * @ms: how long a writer that finds a producer/consumer cpu buffer full
+ *	waits for the reader to take a page, in milliseconds; 0 drops at
+ *	once (the default, as the kernel)
+ *
+ * For a consumer that must see every record (a recorder): the writers
+ * slow down to its pace instead of losing records. Only the outermost
+ * writer of a thread waits (a signal handler's write nested in another
+ * drops), and only while the reader makes progress: a wait that ends
+ * without the reader taking a page makes the writers of that cpu buffer
+ * drop at once until it takes one again, so a reader that stopped or
+ * died costs one wait of @ms. Records a wait saved are not counted as
+ * dropped. Kept in the buffer's mapping, so a consumer in another
+ * process sets it for the writing process; ringbuf_free() of the view
+ * that set it sets it back to 0.
+ *
+ * Context: any thread; lock-free. Return: 0, -EINVAL (@rb NULL), or
+ * -ERANGE (@ms over RINGBUF_WRITER_WAIT_MAX_MS).
+ */
+RINGBUF_API int ringbuf_set_writer_wait(struct ringbuf *rb, unsigned int ms);
+
+/**
+ * ringbuf_writer_wait - the wait ringbuf_set_writer_wait() set, in ms
+ * @rb: the buffer
+ *
+ * Return: milliseconds, or -EINVAL for @rb NULL.
+ */
+RINGBUF_API int ringbuf_writer_wait(struct ringbuf *rb);
+
 /**
  * ringbuf_change_overwrite - switch overwrite mode on or off
  * @rb: the buffer
