@@ -32,7 +32,9 @@ struct rt_print_entry {
 	unsigned long ip;
 	char buf[];
 };
-struct rt_graph_ent_entry {
+/* Packed, as the kernel's (FTRACE_ENTRY_PACKED): 20 bytes, not 24, in
+ * the record a traced call writes first. */
+struct __attribute__((packed, aligned(4))) rt_graph_ent_entry {
 	struct ringtrace_entry ent;
 	unsigned long func;
 	int depth;
