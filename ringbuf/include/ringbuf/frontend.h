@@ -277,9 +277,14 @@ RINGBUF_FE_INLINE uint64_t ringbuf_fe_mono_scale(uint64_t tsc, uint64_t tsc0,
  * CLOCK_MONOTONIC nanoseconds, from one rdtsc where the scale is
  * calibrated (see ringbuf/src/clock.c), from clock_gettime() elsewhere.
  */
-RINGBUF_FE_INLINE uint64_t ringbuf_fe_mono_ns(void)
-{
 #if defined(__x86_64__)
+/*
+ * @tsc (read by the caller) as the default clock, if the scale is there
+ * and still good for it; 0 otherwise. The TSC may be read before the
+ * scale: a scale that replaces another starts where the old one stood.
+ */
+RINGBUF_FE_INLINE uint64_t ringbuf_fe_mono_of(uint64_t tsc)
+{
 	struct ringbuf_fe_clock *c = &ringbuf_fe_mono;
 	/* Acquire: pairs with the release store of the count in
 	 * rb_clock_publish(); the block is read after it. */
@@ -288,7 +293,6 @@ RINGBUF_FE_INLINE uint64_t ringbuf_fe_mono_ns(void)
 	uint64_t ns0 = __atomic_load_n(&c->ns0, __ATOMIC_RELAXED);
 	uint64_t mult = __atomic_load_n(&c->mult, __ATOMIC_RELAXED);
 	uint64_t end = __atomic_load_n(&c->tsc_end, __ATOMIC_RELAXED);
-	uint64_t tsc = ringbuf_fe_rdtsc();
 
 	/* Acquire fence: the block's loads before the count's second
 	 * load; pairs with the release fence in rb_clock_publish(). */
@@ -296,22 +300,33 @@ RINGBUF_FE_INLINE uint64_t ringbuf_fe_mono_ns(void)
 	if (ringbuf_fe_likely(!(seq & 1) && tsc < end &&
 			      __atomic_load_n(&c->seq, __ATOMIC_RELAXED) == seq))
 		return ringbuf_fe_mono_scale(tsc, tsc0, ns0, mult);
+	return 0;
+}
+#endif
+
+RINGBUF_FE_INLINE uint64_t ringbuf_fe_mono_ns(void)
+{
+#if defined(__x86_64__)
+	uint64_t ns = ringbuf_fe_mono_of(ringbuf_fe_rdtsc());
+
+	if (ringbuf_fe_likely(ns))
+		return ns;
 #endif
 	return ringbuf_clock_mono_slow();
 }
 
-/* The event clock (rb_time_stamp()): inline for the default clock and
- * the TSC clock. */
+/* The event clock (rb_time_stamp()): inline for the TSC clock (as fast as
+ * before the default clock was) and for the default clock. */
 RINGBUF_FE_INLINE uint64_t ringbuf_fe_time_stamp(struct ringbuf *rb)
 {
 	int clock = ((const struct ringbuf_fe_buffer *)rb)->clock;
 
-	if (ringbuf_fe_likely(clock == RINGBUF_CLOCK_MONO))
-		return ringbuf_fe_mono_ns();
 #if defined(__x86_64__)
 	if (clock == RINGBUF_CLOCK_TSC)
 		return ringbuf_fe_rdtsc();
 #endif
+	if (ringbuf_fe_likely(clock == RINGBUF_CLOCK_MONO))
+		return ringbuf_fe_mono_ns();
 	return ringbuf_time_stamp(rb);
 }
 
