@@ -143,6 +143,8 @@ static void rb_clock_pair(uint64_t *tsc, int64_t *ns)
 {
 	uint64_t best = UINT64_MAX;
 
+	*tsc = 0;
+	*ns = 0;
 	for (int i = 0; i < 3; i++) {
 		uint64_t t0 = __rdtsc();
 		int64_t n = rb_clock_mono_raw_ns();
@@ -204,8 +206,8 @@ static void rb_clock_publish(const struct ringbuf_fe_clock *next)
 static void rb_clock_calibrate(void)
 {
 	struct ringbuf_fe_clock cur, next;
-	uint64_t tsc;
-	int64_t ns, window;
+	uint64_t tsc = 0;
+	int64_t ns = 0, window;
 	bool valid;
 	int zero = 0;
 
