@@ -75,37 +75,112 @@ int rtt_pid_arg(const struct rtt_verb *v, int argc)
 					    "missing the process id");
 }
 
+/* Option @o's names: "-c/--cpu", "--stat", "-O". */
+static const char *rtt_opt_label(const struct rtt_opt *o, char *buf,
+				 size_t len)
+{
+	if (!o->name[0])
+		snprintf(buf, len, "-%c", o->val);
+	else if (o->val > 255)
+		snprintf(buf, len, "--%s", o->name);
+	else
+		snprintf(buf, len, "-%c/--%s", o->val, o->name);
+	return buf;
+}
+
+/* @word is one of the blank-separated words of @words. */
+static bool rtt_word_in(const char *word, const char *words)
+{
+	size_t n = strlen(word);
+	const char *s;
+
+	for (s = words; s && (s = strstr(s, word)); s += n)
+		if ((s == words || s[-1] == ' ') && (!s[n] || s[n] == ' '))
+			return true;
+	return false;
+}
+
+/* The argument of option @o into its place. Return: 0 given, 1 given
+ * with the default value, or the exit code after a message. */
+static int rtt_opt_take(const struct rtt_verb *v, const struct rtt_opt *o,
+			const char *arg)
+{
+	unsigned long num = 0;
+	char label[64];
+	int ret = 0;
+
+	switch (o->kind) {
+	case RTT_OPT_FLAG:
+		*(bool *)o->out = true;
+		return 0;
+	case RTT_OPT_STR:
+		*(const char **)o->out = arg;
+		return 0;
+	case RTT_OPT_OPTIONAL:
+		*(const char **)o->out = arg ? arg : "";
+		return 0;
+	case RTT_OPT_PARSE:
+		ret = o->parse(arg, o->out);
+		break;
+	case RTT_OPT_UINT:
+	case RTT_OPT_LIST:
+		if (o->max && (rtt_parse_uint(arg, o->max, &num) ||
+			       num < o->min))
+			ret = -EINVAL;
+		else if (o->kind == RTT_OPT_UINT)
+			*(unsigned long *)o->out = num;
+		else if (rtt_strv_add(o->out, arg))
+			return rtt_usage(v, "out of memory");
+		break;
+	}
+	if (ret >= 0)
+		return ret;
+	return rtt_usage(v, "%s '%s' for %s (%s)", o->what, arg,
+			 rtt_opt_label(o, label, sizeof(label)), o->hint);
+}
+
 /*
- * rtt_options - parse the options of a verb whose options only set a
- * flag or take a string (@o: the table, ended by a NULL name; "help"/-h
- * is added). Returns RTT_OPTIONS_GO to go on with argv[optind], or the
- * exit code to return (after --help, or a message for a bad option).
+ * rtt_options - parse the options of a verb from its table @o (ended by
+ * RTT_O_END; "help"/-h is added): flags, strings, numbers in a range,
+ * repeated options collected into a list, values read by a function, and
+ * options that do not go together. Returns RTT_OPTIONS_GO to go on with
+ * argv[optind], or the exit code to return (after --help, or a message
+ * naming the option and the bad value).
  */
 int rtt_options(const struct rtt_verb *v, int argc, char **argv,
 		const struct rtt_opt *o)
 {
 	struct option lo[RTT_MAX_OPTS + 2];
-	char so[2 * RTT_MAX_OPTS + 4] = ":";
-	size_t n = 0, k = 1;
+	bool given[RTT_MAX_OPTS] = { false };
+	char so[3 * RTT_MAX_OPTS + 5] = "+:";
+	size_t n = 0, nl = 0, k = 2, i, j;
 	int c;
 
 	for (; o[n].name && n < RTT_MAX_OPTS; n++) {
-		lo[n] = (struct option){ o[n].name,
-					 o[n].arg ? required_argument :
-						    no_argument,
-					 NULL, o[n].val };
+		int has = o[n].kind == RTT_OPT_FLAG ? no_argument :
+			  o[n].kind == RTT_OPT_OPTIONAL ? optional_argument :
+							  required_argument;
+
+		if (o[n].name[0])
+			lo[nl++] = (struct option){ o[n].name, has, NULL,
+						    o[n].val };
 		if (o[n].val > 255)
 			continue; /* a long option only */
 		so[k++] = (char)o[n].val;
-		if (o[n].arg)
+		if (has != no_argument)
+			so[k++] = ':';
+		if (has == optional_argument)
 			so[k++] = ':';
 	}
-	lo[n] = (struct option){ "help", no_argument, NULL, 'h' };
-	lo[n + 1] = (struct option){ NULL, 0, NULL, 0 };
+	lo[nl] = (struct option){ "help", no_argument, NULL, 'h' };
+	lo[nl + 1] = (struct option){ NULL, 0, NULL, 0 };
 	so[k++] = 'h';
 	so[k] = '\0';
-	while ((c = getopt_long(argc, argv, so, lo, NULL)) != -1) {
-		size_t i;
+	/* '+' first: stop at the first argument that is not an option */
+	while ((c = getopt_long(argc, argv,
+				o[n].val & RTT_OPTS_IN_ORDER ? so : so + 1, lo,
+				NULL)) != -1) {
+		int ret;
 
 		if (c == 'h')
 			return rtt_help(v);
@@ -113,11 +188,22 @@ int rtt_options(const struct rtt_verb *v, int argc, char **argv,
 			;
 		if (i == n)
 			return rtt_bad_option(v, argv, c);
-		if (o[i].arg)
-			*o[i].arg = optarg;
-		else
-			*o[i].flag = true;
+		ret = rtt_opt_take(v, &o[i], optarg);
+		if (ret > 1)
+			return ret;
+		if (ret == 0)
+			given[i] = true;
 	}
+	for (i = 0; i < n; i++)
+		for (j = 0; j < n && given[i]; j++) {
+			char a[64], b[64];
+
+			if (!given[j] || !rtt_word_in(o[j].name, o[i].conflicts))
+				continue;
+			return rtt_usage(v, "%s: not with %s (give one of them, not both)",
+					 rtt_opt_label(&o[i], a, sizeof(a)),
+					 rtt_opt_label(&o[j], b, sizeof(b)));
+		}
 	return RTT_OPTIONS_GO;
 }
 

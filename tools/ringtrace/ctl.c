@@ -8,50 +8,20 @@
 /* ---- control verbs ------------------------------------------------------ */
 
 /*
- * The options every control verb takes (-i, -h), then the pid: opens the
- * process. Returns -1 to go on, else the exit code (help, usage).
+ * The options of a control verb (@o: its table, with -i into @inst),
+ * then the pid and between @min_args and @max_args (-1: any number) more
+ * arguments: opens the process, and checks the instance. Returns
+ * RTT_OPTIONS_GO to go on with argv[optind], else the exit code (help,
+ * usage).
  */
 static int rtt_ctl_args(const struct rtt_verb *v, int argc, char **argv,
-			const char *extra, int *flag, const char **inst,
+			const struct rtt_opt *o, const char *const *inst,
 			int min_args, int max_args, struct rtt_proc *p)
 {
-	static const struct option opts[] = {
-		{ "instance", required_argument, NULL, 'i' },
-		{ "free", no_argument, NULL, 'F' },
-		{ "clear", no_argument, NULL, 'C' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c, n, ret;
+	int n, ret = rtt_options(v, argc, argv, o);
 
-	*inst = NULL;
-	/* filter's expression may hold words that start with '-': the
-	 * options stop at the pid */
-	while ((c = getopt_long(argc, argv,
-				strcmp(v->name, "filter") &&
-						strcmp(v->name, "trigger") ?
-					":i:h" : "+:i:h",
-				opts, NULL)) != -1) {
-		switch (c) {
-		case 'i':
-			*inst = optarg;
-			break;
-		case 'h':
-			return rtt_help(v);
-		case 'F':
-		case 'C':
-			if (extra && strchr(extra, c)) {
-				if (*flag && *flag != c)
-					return rtt_usage(v, "--free and --clear: give one of them");
-				*flag = c;
-				break;
-			}
-			optopt = 0;
-			return rtt_bad_option(v, argv, '?');
-		default:
-			return rtt_bad_option(v, argv, c);
-		}
-	}
+	if (ret != RTT_OPTIONS_GO)
+		return ret;
 	n = argc - optind;
 	if (n < 1)
 		return rtt_usage(v, "missing the process id");
@@ -67,7 +37,23 @@ static int rtt_ctl_args(const struct rtt_verb *v, int argc, char **argv,
 		return RTT_EXIT_USAGE;
 	}
 	optind++;
-	return -1;
+	return RTT_OPTIONS_GO;
+}
+
+/* rtt_ctl_args() for the verbs whose only option is -i (@flags: of
+ * RTT_O_END). */
+static int rtt_ctl_open(const struct rtt_verb *v, int argc, char **argv,
+			unsigned int flags, const char **inst, int min_args,
+			int max_args, struct rtt_proc *p)
+{
+	const struct rtt_opt opts[] = {
+		RTT_O_STR("instance", 'i', inst),
+		RTT_O_END(flags),
+	};
+
+	*inst = NULL;
+	return rtt_ctl_args(v, argc, argv, opts, inst, min_args, max_args,
+			    p);
 }
 
 const char rtt_enable_help[] =
@@ -83,9 +69,8 @@ int rtt_do_enable(const struct rtt_verb *v, int argc, char **argv)
 	const char *inst;
 	int code, ret = 0, i;
 
-	code = rtt_ctl_args(v, argc, argv, NULL, NULL, &inst, on ? 0 : 1, -1,
-			    &p);
-	if (code >= 0)
+	code = rtt_ctl_open(v, argc, argv, 0, &inst, on ? 0 : 1, -1, &p);
+	if (code != RTT_OPTIONS_GO)
 		return code;
 	if (optind == argc) {
 		/* enable PID: the enabled events, as cat set_event */
@@ -135,8 +120,10 @@ int rtt_do_filter(const struct rtt_verb *v, int argc, char **argv)
 	size_t len = 0;
 	int code, ret, i;
 
-	code = rtt_ctl_args(v, argc, argv, NULL, NULL, &inst, 1, -1, &p);
-	if (code >= 0)
+	/* the expression may hold words that start with '-' */
+	code = rtt_ctl_open(v, argc, argv, RTT_OPTS_IN_ORDER, &inst, 1, -1,
+			    &p);
+	if (code != RTT_OPTIONS_GO)
 		return code;
 	spec = argv[optind];
 	if (optind + 1 == argc) {
@@ -190,10 +177,10 @@ int rtt_do_simple(const struct rtt_verb *v, int argc, char **argv)
 		   !strcmp(v->name, "clock") || !strcmp(v->name, "cpumask");
 
 	/* buffer-size PID KB CPU: one cpu buffer */
-	code = rtt_ctl_args(v, argc, argv, NULL, NULL, &inst, 0,
+	code = rtt_ctl_open(v, argc, argv, 0, &inst, 0,
 			    !strcmp(v->name, "buffer-size") ? 2 : one ? 1 : 0,
 			    &p);
-	if (code >= 0)
+	if (code != RTT_OPTIONS_GO)
 		return code;
 	if (one && optind == argc) {
 		/* without a value: read it back, as cat of the file */
@@ -265,15 +252,22 @@ const char rtt_snapshot_help[] =
 int rtt_do_snapshot(const struct rtt_verb *v, int argc, char **argv)
 {
 	struct rtt_proc p;
-	const char *inst;
-	int code, ret, flag = 0, slot;
+	const char *inst = NULL;
+	bool do_free = false, clear = false;
+	const struct rtt_opt opts[] = {
+		RTT_O_STR("instance", 'i', &inst),
+		RTT_O_FLAG("free", 256 + 'F', &do_free, .conflicts = "clear"),
+		RTT_O_FLAG("clear", 256 + 'C', &clear),
+		RTT_O_END(0),
+	};
+	int code, ret, slot;
 
-	code = rtt_ctl_args(v, argc, argv, "FC", &flag, &inst, 0, 0, &p);
-	if (code >= 0)
+	code = rtt_ctl_args(v, argc, argv, opts, &inst, 0, 0, &p);
+	if (code != RTT_OPTIONS_GO)
 		return code;
 	ret = rtt_cmd(&p, NULL, "snapshot %s %d", rtt_iarg(inst),
-		      flag == 'F' ? 0 : flag == 'C' ? 2 : 1);
-	if (!ret && !flag) {
+		      do_free ? 0 : clear ? 2 : 1);
+	if (!ret && !do_free && !clear) {
 		slot = rtt_find_inst(&p, inst);
 		ret = slot < 0 ? -ENOENT :
 				 rtt_show_buffer(&p, inst, slot, true, false);
@@ -294,8 +288,8 @@ int rtt_do_options(const struct rtt_verb *v, int argc, char **argv)
 	char *reply = NULL;
 	int code, ret = 0, i;
 
-	code = rtt_ctl_args(v, argc, argv, NULL, NULL, &inst, 0, -1, &p);
-	if (code >= 0)
+	code = rtt_ctl_open(v, argc, argv, 0, &inst, 0, -1, &p);
+	if (code != RTT_OPTIONS_GO)
 		return code;
 	if (optind == argc) {
 		ret = rtt_cmd(&p, &reply, "options %s", rtt_iarg(inst));
@@ -371,8 +365,10 @@ int rtt_do_trigger(const struct rtt_verb *v, int argc, char **argv)
 	struct rtt_proc p;
 	int code, ret;
 
-	code = rtt_ctl_args(v, argc, argv, NULL, NULL, &inst, 1, -1, &p);
-	if (code >= 0)
+	/* a trigger's filter may hold words that start with '-' */
+	code = rtt_ctl_open(v, argc, argv, RTT_OPTS_IN_ORDER, &inst, 1, -1,
+			    &p);
+	if (code != RTT_OPTIONS_GO)
 		return code;
 	spec = argv[optind];
 	colon = strchr(spec, ':');
@@ -441,13 +437,19 @@ int rtt_do_pids(const struct rtt_verb *v, int argc, char **argv)
 		{ "ftrace-notrace", "set_ftrace_notrace_pid" },
 	};
 	char err[RTT_ERR_MAX], *reply = NULL, *tids = NULL;
-	const char *inst, *file = NULL;
+	const char *inst = NULL, *file = NULL;
+	bool clear = false;
+	const struct rtt_opt opts[] = {
+		RTT_O_STR("instance", 'i', &inst),
+		RTT_O_FLAG("clear", 256 + 'C', &clear),
+		RTT_O_END(0),
+	};
 	struct rtt_proc p;
 	size_t i;
-	int code, ret = 0, flag = 0;
+	int code, ret = 0;
 
-	code = rtt_ctl_args(v, argc, argv, "C", &flag, &inst, 1, -1, &p);
-	if (code >= 0)
+	code = rtt_ctl_args(v, argc, argv, opts, &inst, 1, -1, &p);
+	if (code != RTT_OPTIONS_GO)
 		return code;
 	for (i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)
 		if (!strcmp(argv[optind], lists[i][0]) ||
@@ -458,10 +460,10 @@ int rtt_do_pids(const struct rtt_verb *v, int argc, char **argv)
 		return rtt_usage(v, "unknown list '%s' (event, event-notrace, ftrace, ftrace-notrace)",
 				 argv[optind]);
 	}
-	if (flag == 'C')
+	if (clear)
 		ret = rtt_command(&p, RTT_CMD_TIMEOUT_MS, NULL, err, "pids %s %s",
 				  rtt_iarg(inst), file);
-	if (!ret && optind + 1 == argc && flag != 'C') {
+	if (!ret && optind + 1 == argc && !clear) {
 		ret = rtt_command(&p, RTT_CMD_TIMEOUT_MS, &reply, err,
 				  "show_pids %s %s", rtt_iarg(inst), file);
 		if (!ret && reply)
@@ -496,8 +498,8 @@ int rtt_do_instance(const struct rtt_verb *v, int argc, char **argv)
 {
 	bool rm = false;
 	const struct rtt_opt opts[] = {
-		{ "remove", 'r', &rm, NULL },
-		{ NULL, 0, NULL, NULL },
+		RTT_O_FLAG("remove", 'r', &rm),
+		RTT_O_END(0),
 	};
 	struct rtt_proc p;
 	int ret, i;
