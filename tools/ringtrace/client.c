@@ -671,32 +671,25 @@ static int rtt_lock(struct rtt_proc *p, uint64_t deadline,
 	}
 }
 
-int rtt_command(struct rtt_proc *p, int timeout_ms, char **reply,
-		char err[RTT_ERR_MAX], const char *fmt, ...)
+int rtt_call(struct rtt_proc *p, int timeout_ms,
+	     const struct rt_cmd_args *call, char **reply,
+	     char err[RTT_ERR_MAX])
 {
 	char cmd[RT_CTL_CMD_MAX], *check;
 	struct rt_ctl *c = p->ctl;
 	uint64_t deadline = rtt_now_ms() + (uint64_t)timeout_ms;
 	struct rt_cmd_args args;
 	uint32_t seq, done;
-	va_list ap;
-	int n, n0, ret, status;
+	int n, ret, status;
 	size_t rlen;
 
 	if (reply)
 		*reply = NULL;
 	err[0] = '\0';
-	/* the line carries the protocol version first (proto.h) */
-	n0 = snprintf(cmd, sizeof(cmd), "@%d ", RT_CTL_PROTO_VERSION);
-	va_start(ap, fmt);
-	n = vsnprintf(cmd + n0, sizeof(cmd) - (size_t)n0, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= sizeof(cmd) - (size_t)n0) {
-		rtt_err(err, "command too long (more than %d bytes)",
-			RT_CTL_CMD_MAX - 1 - n0);
-		return -E2BIG;
-	}
-	n += n0;
+	ret = rt_cmd_format(call, cmd, sizeof(cmd), err, RTT_ERR_MAX);
+	if (ret)
+		return ret;
+	n = (int)strlen(cmd);
 	/* The same table and parser as the process's: a line it does not
 	 * describe is refused here, never misread there. */
 	check = malloc((size_t)n + 1);
@@ -782,6 +775,11 @@ int rtt_command(struct rtt_proc *p, int timeout_ms, char **reply,
 	if (reply && !*reply) {
 		rtt_err(err, "out of memory");
 		return -ENOMEM;
+	}
+	/* the reply the table gives the command: none is no text */
+	if (reply && !status && rt_cmd_table[call->id].reply == RT_REPLY_NONE) {
+		free(*reply);
+		*reply = NULL;
 	}
 	return status;
 }
@@ -1133,7 +1131,8 @@ int rtt_syms_text(struct rtt_proc *p, char **out, size_t *len,
 	*len = 0;
 	path[0] = '\0';
 	if (p->writable && rtt_proc_state(p) == RTT_ALIVE) {
-		ret = rtt_command(p, RTT_CMD_TIMEOUT_MS, &reply, err, "syms -");
+		ret = rtt_call(p, RTT_CMD_TIMEOUT_MS, &RT_CALL(SYMS, NULL),
+			       &reply, err);
 		if (ret == 0 && reply && reply[0]) {
 			reply[strcspn(reply, "\n")] = '\0';
 			snprintf(path, sizeof(path), "%s", reply);

@@ -281,31 +281,16 @@ int rtt_open_pid(const char *arg, unsigned int flags,
 	return 0;
 }
 
-/* The instance argument of a command: its name, "-" for the top one. */
-const char *rtt_iarg(const char *inst)
-{
-	return inst && *inst ? inst : "-";
-}
-
 /*
  * Send a command; on failure print the process's message and return
  * the negative errno.
  */
-int rtt_cmd(struct rtt_proc *p, char **reply, const char *fmt, ...)
+int rtt_cmd(struct rtt_proc *p, char **reply, const struct rt_cmd_args *c)
 {
-	char line[RT_CTL_CMD_MAX + 1], err[RTT_ERR_MAX];
-	va_list ap;
-	int n, ret;
+	char err[RTT_ERR_MAX];
+	int ret;
 
-	va_start(ap, fmt);
-	n = vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= sizeof(line)) {
-		rtt_msg("command too long (more than %d bytes)",
-			RT_CTL_CMD_MAX - 1);
-		return -E2BIG;
-	}
-	ret = rtt_command(p, RTT_CMD_TIMEOUT_MS, reply, err, "%s", line);
+	ret = rtt_call(p, RTT_CMD_TIMEOUT_MS, c, reply, err);
 	if (ret)
 		rtt_msg("process %d: %s", p->pid, err);
 	return ret;
@@ -420,15 +405,15 @@ void rtt_get_cfg(struct rtt_proc *p, const char *inst,
 	cfg->tracer = RT_TRACER_NOP;
 	if (!p->writable || rtt_proc_state(p) != RTT_ALIVE)
 		return;
-	if (!rtt_command(p, RTT_CMD_TIMEOUT_MS, &reply, err, "options %s",
-			 rtt_iarg(inst)) &&
+	if (!rtt_call(p, RTT_CMD_TIMEOUT_MS, &RT_CALL(OPTIONS, inst), &reply,
+		      err) &&
 	    reply)
 		cfg->opts = rtt_parse_opts(reply, cfg->opts);
 	free(reply);
 	reply = NULL;
 	/* "tracer INST" without a name: the current tracer */
-	if (!rtt_command(p, RTT_CMD_TIMEOUT_MS, &reply, err, "tracer %s",
-			 rtt_iarg(inst)) &&
+	if (!rtt_call(p, RTT_CMD_TIMEOUT_MS, &RT_CALL(TRACER, inst), &reply,
+		      err) &&
 	    reply) {
 		reply[strcspn(reply, "\n")] = '\0';
 		i = rt_tracer_lookup(reply);
@@ -546,8 +531,10 @@ int rtt_set_filter(struct rtt_proc *p, const struct rtt_events *ev,
 				sizeof(name));
 	if (ret)
 		return ret;
-	ret = rtt_command(p, RTT_CMD_TIMEOUT_MS, NULL, err, "filter %s %s %s %s",
-			  rtt_iarg(inst), sys, name, expr);
+	ret = rtt_call(p, RTT_CMD_TIMEOUT_MS,
+		       &RT_CALL(FILTER, inst, RT_S(0, sys), RT_S(1, name),
+				RT_S(2, expr)),
+		       NULL, err);
 	if (ret == -EINVAL && strstr(err, "parse_error")) {
 		rtt_msg("bad filter for %s:", spec);
 		fprintf(stderr, "%s\n", err);
@@ -642,8 +629,8 @@ int rtt_apply_settings(struct rtt_proc *p, const struct rtt_events *ev,
 	int i, ret;
 
 	for (i = 0; i < opts->nr; i++) {
-		ret = rtt_cmd(p, NULL, "option %s %s", rtt_iarg(inst),
-			      opts->v[i]);
+		ret = rtt_cmd(p, NULL, &RT_CALL(OPTION, inst,
+					       RT_S(0, opts->v[i])));
 		if (ret)
 			return ret;
 	}
@@ -663,8 +650,8 @@ int rtt_apply_settings(struct rtt_proc *p, const struct rtt_events *ev,
 	}
 	/* the events last: their first records are filtered already */
 	for (i = 0; i < events->nr; i++) {
-		ret = rtt_cmd(p, NULL, "set_event %s %s", rtt_iarg(inst),
-			      events->v[i]);
+		ret = rtt_cmd(p, NULL, &RT_CALL(SET_EVENT, inst,
+					       RT_S(0, events->v[i])));
 		if (ret)
 			return ret;
 	}

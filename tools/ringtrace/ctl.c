@@ -76,7 +76,7 @@ int rtt_do_enable(const struct rtt_verb *v, int argc, char **argv)
 		/* enable PID: the enabled events, as cat set_event */
 		char *reply = NULL;
 
-		ret = rtt_cmd(&p, &reply, "show_set_event %s", rtt_iarg(inst));
+		ret = rtt_cmd(&p, &reply, &RT_CALL(SHOW_SET_EVENT, inst));
 		if (!ret && reply)
 			fputs(reply, stdout);
 		free(reply);
@@ -91,9 +91,12 @@ int rtt_do_enable(const struct rtt_verb *v, int argc, char **argv)
 	for (i = optind; i < argc && !ret; i++) {
 		char err[RTT_ERR_MAX];
 
-		ret = rtt_command(&p, RTT_CMD_TIMEOUT_MS, NULL, err,
-				  "set_event %s %s%s", rtt_iarg(inst),
-				  on ? "" : "!", argv[i]);
+		char spec[RT_CTL_CMD_MAX];
+
+		snprintf(spec, sizeof(spec), "%s%s", on ? "" : "!", argv[i]);
+		ret = rtt_call(&p, RTT_CMD_TIMEOUT_MS,
+			       &RT_CALL(SET_EVENT, inst, RT_S(0, spec)), NULL,
+			       err);
 		if (ret == -ENOENT)
 			rtt_msg("unknown event '%s' in process %d", argv[i],
 				p.pid);
@@ -129,13 +132,15 @@ int rtt_do_filter(const struct rtt_verb *v, int argc, char **argv)
 	if (optind + 1 == argc) {
 		/* filter PID EVENT: its filter, as cat of the filter file */
 		const char *colon = strchr(spec, ':');
-		char *reply = NULL;
+		char *reply = NULL, sys[RT_CTL_CMD_MAX];
 
-		ret = colon ? rtt_cmd(&p, &reply, "show_filter %s %.*s %s",
-				      rtt_iarg(inst), (int)(colon - spec), spec,
-				      colon + 1) :
-			      rtt_cmd(&p, &reply, "show_filter %s %s",
-				      rtt_iarg(inst), spec);
+		snprintf(sys, sizeof(sys), "%.*s",
+			 colon ? (int)(colon - spec) : (int)strlen(spec), spec);
+		ret = colon ? rtt_cmd(&p, &reply,
+				      &RT_CALL(SHOW_FILTER, inst, RT_S(0, sys),
+					       RT_S(1, colon + 1))) :
+			      rtt_cmd(&p, &reply,
+				      &RT_CALL(SHOW_FILTER, inst, RT_S(0, sys)));
 		if (!ret)
 			rtt_print_reply(reply);
 		free(reply);
@@ -187,13 +192,15 @@ int rtt_do_simple(const struct rtt_verb *v, int argc, char **argv)
 		char *reply = NULL;
 
 		if (!strcmp(v->name, "tracer"))
-			ret = rtt_cmd(&p, &reply, "tracer %s", rtt_iarg(inst));
+			ret = rtt_cmd(&p, &reply, &RT_CALL(TRACER, inst));
 		else
-			ret = rtt_cmd(&p, &reply, "get %s %s", rtt_iarg(inst),
-				      !strcmp(v->name, "clock") ? "trace_clock" :
-				      !strcmp(v->name, "cpumask") ?
-								  "tracing_cpumask" :
-								  "buffer_size_kb");
+			ret = rtt_cmd(&p, &reply,
+				      &RT_CALL(GET, inst,
+					       RT_S(0, !strcmp(v->name, "clock") ?
+							       "trace_clock" :
+						       !strcmp(v->name, "cpumask") ?
+							       "tracing_cpumask" :
+							       "buffer_size_kb")));
 		if (!ret)
 			rtt_print_reply(reply);
 		free(reply);
@@ -205,15 +212,16 @@ int rtt_do_simple(const struct rtt_verb *v, int argc, char **argv)
 	if (one)
 		arg = argv[optind];
 	if (!strcmp(v->name, "on") || !strcmp(v->name, "off")) {
-		ret = rtt_cmd(&p, NULL, "tracing_on %s %d", rtt_iarg(inst),
-			      !strcmp(v->name, "on"));
+		ret = rtt_cmd(&p, NULL,
+			      &RT_CALL(TRACING_ON, inst,
+				       RT_I(0, !strcmp(v->name, "on"))));
 	} else if (!strcmp(v->name, "clear")) {
-		ret = rtt_cmd(&p, NULL, "clear %s", rtt_iarg(inst));
+		ret = rtt_cmd(&p, NULL, &RT_CALL(CLEAR, inst));
 	} else if (!strcmp(v->name, "free-buffer")) {
-		ret = rtt_cmd(&p, NULL, "free_buffer %s", rtt_iarg(inst));
+		ret = rtt_cmd(&p, NULL, &RT_CALL(FREE_BUFFER, inst));
 	} else if (!strcmp(v->name, "cpumask")) {
-		ret = rtt_cmd(&p, NULL, "tracing_cpumask %s %s", rtt_iarg(inst),
-			      arg);
+		ret = rtt_cmd(&p, NULL,
+			      &RT_CALL(TRACING_CPUMASK, inst, RT_S(0, arg)));
 	} else if (!strcmp(v->name, "buffer-size")) {
 		unsigned long cpu = 0;
 		const char *c = optind + 1 < argc ? argv[optind + 1] : NULL;
@@ -228,15 +236,17 @@ int rtt_do_simple(const struct rtt_verb *v, int argc, char **argv)
 			return rtt_usage(v, "bad cpu buffer '%s'", c);
 		}
 		if (c)
-			ret = rtt_cmd(&p, NULL, "buffer_size_kb %s %lu %lu",
-				      rtt_iarg(inst), kb, cpu);
+			ret = rtt_cmd(&p, NULL,
+				      &RT_CALL(BUFFER_SIZE_KB, inst, RT_U(0, kb),
+					       RT_U(1, cpu)));
 		else
-			ret = rtt_cmd(&p, NULL, "buffer_size_kb %s %lu",
-				      rtt_iarg(inst), kb);
+			ret = rtt_cmd(&p, NULL,
+				      &RT_CALL(BUFFER_SIZE_KB, inst,
+					       RT_U(0, kb)));
 	} else if (!strcmp(v->name, "tracer")) {
-		ret = rtt_cmd(&p, NULL, "tracer %s %s", rtt_iarg(inst), arg);
+		ret = rtt_cmd(&p, NULL, &RT_CALL(TRACER, inst, RT_S(0, arg)));
 	} else {
-		ret = rtt_cmd(&p, NULL, "clock %s %s", rtt_iarg(inst), arg);
+		ret = rtt_cmd(&p, NULL, &RT_CALL(CLOCK, inst, RT_S(0, arg)));
 	}
 	rtt_proc_close(&p);
 	return rtt_exit_code(ret);
@@ -265,8 +275,8 @@ int rtt_do_snapshot(const struct rtt_verb *v, int argc, char **argv)
 	code = rtt_ctl_args(v, argc, argv, opts, &inst, 0, 0, &p);
 	if (code != RTT_OPTIONS_GO)
 		return code;
-	ret = rtt_cmd(&p, NULL, "snapshot %s %d", rtt_iarg(inst),
-		      do_free ? 0 : clear ? 2 : 1);
+	ret = rtt_cmd(&p, NULL, &RT_CALL(SNAPSHOT, inst,
+					RT_I(0, do_free ? 0 : clear ? 2 : 1)));
 	if (!ret && !do_free && !clear) {
 		slot = rtt_find_inst(&p, inst);
 		ret = slot < 0 ? -ENOENT :
@@ -292,7 +302,7 @@ int rtt_do_options(const struct rtt_verb *v, int argc, char **argv)
 	if (code != RTT_OPTIONS_GO)
 		return code;
 	if (optind == argc) {
-		ret = rtt_cmd(&p, &reply, "options %s", rtt_iarg(inst));
+		ret = rtt_cmd(&p, &reply, &RT_CALL(OPTIONS, inst));
 		if (!ret)
 			rtt_print_reply(reply);
 		free(reply);
@@ -306,8 +316,9 @@ int rtt_do_options(const struct rtt_verb *v, int argc, char **argv)
 	for (i = optind; i < argc && !ret; i++) {
 		char err[RTT_ERR_MAX];
 
-		ret = rtt_command(&p, RTT_CMD_TIMEOUT_MS, NULL, err,
-				  "option %s %s", rtt_iarg(inst), argv[i]);
+		ret = rtt_call(&p, RTT_CMD_TIMEOUT_MS,
+			       &RT_CALL(OPTION, inst, RT_S(0, argv[i])), NULL,
+			       err);
 		if (ret == -EINVAL)
 			rtt_msg("unknown option '%s'", argv[i]);
 		else if (ret)
@@ -380,9 +391,10 @@ int rtt_do_trigger(const struct rtt_verb *v, int argc, char **argv)
 		return rtt_usage(v, "bad event '%s' (SYS:EVENT or EVENT)", spec);
 	}
 	if (optind + 1 == argc) {
-		ret = rtt_command(&p, RTT_CMD_TIMEOUT_MS, &reply, err,
-				  "show_trigger %s %s %s", rtt_iarg(inst), sys,
-				  name);
+		ret = rtt_call(&p, RTT_CMD_TIMEOUT_MS,
+			       &RT_CALL(SHOW_TRIGGER, inst, RT_S(0, sys),
+					RT_S(1, name)),
+			       &reply, err);
 		if (!ret && reply)
 			fputs(reply, stdout);
 		else if (ret)
@@ -396,8 +408,10 @@ int rtt_do_trigger(const struct rtt_verb *v, int argc, char **argv)
 		rtt_proc_close(&p);
 		return RTT_EXIT_FAIL;
 	}
-	ret = rtt_command(&p, RTT_CMD_TIMEOUT_MS, NULL, err,
-			  "trigger %s %s %s %s", rtt_iarg(inst), sys, name, text);
+	ret = rtt_call(&p, RTT_CMD_TIMEOUT_MS,
+		       &RT_CALL(TRIGGER, inst, RT_S(0, sys), RT_S(1, name),
+				RT_S(2, text)),
+		       NULL, err);
 	if (ret == -EINVAL && strstr(err, "parse_error")) {
 		rtt_msg("bad trigger filter for %s:", spec);
 		fprintf(stderr, "%s\n", err);
@@ -461,11 +475,13 @@ int rtt_do_pids(const struct rtt_verb *v, int argc, char **argv)
 				 argv[optind]);
 	}
 	if (clear)
-		ret = rtt_command(&p, RTT_CMD_TIMEOUT_MS, NULL, err, "pids %s %s",
-				  rtt_iarg(inst), file);
+		ret = rtt_call(&p, RTT_CMD_TIMEOUT_MS,
+			       &RT_CALL(PIDS, inst, RT_S(0, file), RT_S(1, "")),
+			       NULL, err);
 	if (!ret && optind + 1 == argc && !clear) {
-		ret = rtt_command(&p, RTT_CMD_TIMEOUT_MS, &reply, err,
-				  "show_pids %s %s", rtt_iarg(inst), file);
+		ret = rtt_call(&p, RTT_CMD_TIMEOUT_MS,
+			       &RT_CALL(SHOW_PIDS, inst, RT_S(0, file)), &reply,
+			       err);
 		if (!ret && reply)
 			fputs(reply, stdout);
 	} else if (!ret && optind + 1 < argc) {
@@ -474,8 +490,10 @@ int rtt_do_pids(const struct rtt_verb *v, int argc, char **argv)
 			rtt_proc_close(&p);
 			return RTT_EXIT_FAIL;
 		}
-		ret = rtt_command(&p, RTT_CMD_TIMEOUT_MS, NULL, err,
-				  "pids_add %s %s %s", rtt_iarg(inst), file, tids);
+		ret = rtt_call(&p, RTT_CMD_TIMEOUT_MS,
+			       &RT_CALL(PIDS_ADD, inst, RT_S(0, file),
+					RT_S(1, tids)),
+			       NULL, err);
 	}
 	if (ret)
 		rtt_msg("process %d: %s: %s", p.pid, file, err);
@@ -532,8 +550,10 @@ int rtt_do_instance(const struct rtt_verb *v, int argc, char **argv)
 		rtt_proc_close(&p);
 		return fflush(stdout) ? RTT_EXIT_FAIL : RTT_EXIT_OK;
 	}
-	ret = rtt_cmd(&p, NULL, "%s - %s", rm ? "rminstance" : "mkinstance",
-		      argv[optind + 1]);
+	ret = rm ? rtt_cmd(&p, NULL, &RT_CALL(RMINSTANCE, NULL,
+					      RT_S(0, argv[optind + 1]))) :
+		   rtt_cmd(&p, NULL, &RT_CALL(MKINSTANCE, NULL,
+					      RT_S(0, argv[optind + 1])));
 	rtt_proc_close(&p);
 	return rtt_exit_code(ret);
 }

@@ -90,7 +90,8 @@ static bool rtt_list_one(const struct rtt_entry *e)
 	if (p.state == RTT_ALIVE && p.writable) {
 		char *reply = NULL;
 
-		if (!rtt_command(&p, 1000, &reply, err, "show_set_event -") &&
+		if (!rtt_call(&p, 1000, &RT_CALL(SHOW_SET_EVENT, NULL), &reply,
+			      err) &&
 		    reply) {
 			int n = 0;
 			char *s;

@@ -181,8 +181,11 @@ static int rtt_record_lists(struct rtt_proc *p, const struct rtt_strv lists[3],
 				free(skip);
 				return -E2BIG;
 			}
-			ret = rtt_command(p, RTT_CMD_TIMEOUT_MS, NULL, err,
-					  "ftrace_list - %s%s", names[l], line);
+			ret = rtt_call(p, RTT_CMD_TIMEOUT_MS,
+				       &RT_CALL(FTRACE_LIST, NULL,
+						RT_S(0, names[l]),
+						RT_S(1, line)),
+				       NULL, err);
 			if (ret != -EINVAL)
 				break;
 			rtt_msg("warning: -%c: %s", opt[l], err);
@@ -212,7 +215,7 @@ static int rtt_record_lists(struct rtt_proc *p, const struct rtt_strv lists[3],
 		}
 	}
 	if (depth_set &&
-	    rtt_cmd(p, NULL, "max_graph_depth - %lu", depth))
+	    rtt_cmd(p, NULL, &RT_CALL(MAX_GRAPH_DEPTH, NULL, RT_U(0, depth))))
 		return -EINVAL;
 	return 0;
 }
@@ -356,14 +359,15 @@ int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 		if (!ret)
 			ret = rtt_record_lists(&r.p, lists, depth_set, depth);
 		if (!ret && size_kb)
-			ret = rtt_cmd(&r.p, NULL, "buffer_size_kb %s %lu",
-				      rtt_iarg(inst), size_kb);
+			ret = rtt_cmd(&r.p, NULL,
+				      &RT_CALL(BUFFER_SIZE_KB, inst,
+					       RT_U(0, size_kb)));
 		if (!ret && tracer)
-			ret = rtt_cmd(&r.p, NULL, "tracer %s %s",
-				      rtt_iarg(inst), tracer);
+			ret = rtt_cmd(&r.p, NULL,
+				      &RT_CALL(TRACER, inst, RT_S(0, tracer)));
 		/* start from an empty buffer, as trace-cmd record does */
 		if (!ret)
-			ret = rtt_cmd(&r.p, NULL, "clear %s", rtt_iarg(inst));
+			ret = rtt_cmd(&r.p, NULL, &RT_CALL(CLEAR, inst));
 		if (ret)
 			goto out;
 	} else {
@@ -470,8 +474,9 @@ int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 		if (tracer) {
 			char e2[RTT_ERR_MAX];
 
-			rtt_command(&r.p, RTT_CMD_TIMEOUT_MS, NULL, e2,
-				    "tracer %s nop", rtt_iarg(inst));
+			rtt_call(&r.p, RTT_CMD_TIMEOUT_MS,
+				 &RT_CALL(TRACER, inst, RT_S(0, "nop")), NULL,
+				 e2);
 		}
 	}
 out:

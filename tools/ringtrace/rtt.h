@@ -172,9 +172,8 @@ int rtt_pid_arg(const struct rtt_verb *v, int argc);
 int rtt_parse_uint(const char *s, unsigned long max, unsigned long *out);
 int rtt_open_pid(const char *arg, unsigned int flags,
 		 struct rtt_proc *p);
-const char *rtt_iarg(const char *inst);
-int rtt_cmd(struct rtt_proc *p, char **reply, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+/* rtt_call() that says on stderr why a command failed. */
+int rtt_cmd(struct rtt_proc *p, char **reply, const struct rt_cmd_args *c);
 int rtt_find_inst(struct rtt_proc *p, const char *inst);
 int rtt_load_events(struct rtt_proc *p, struct rtt_events **out,
 		    bool quiet);
