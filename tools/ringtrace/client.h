@@ -163,6 +163,9 @@ void rtt_proc_close(struct rtt_proc *p);
  */
 int rtt_proc_state(const struct rtt_proc *p);
 
+/* CLOCK_MONOTONIC in milliseconds. */
+uint64_t rtt_now_ms(void);
+
 /**
  * rtt_call - send one command and wait for its answer
  * @p: the process (opened writable)

@@ -92,11 +92,12 @@ struct rtt_tally {
 void rtt_catch_signals(void);
 void rtt_msg(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
-uint64_t rtt_now_ms(void);
 int rtt_help(const struct rtt_verb *v);
 int rtt_usage(const struct rtt_verb *v, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 int rtt_bad_option(const struct rtt_verb *v, char **argv, int c);
+
+/* options.c */
 
 /*
  * struct rtt_opt - one option of a verb, a row of the table rtt_options()
