@@ -98,7 +98,8 @@ static struct rtfs {
 	int pid;
 	const char *dir;
 	struct rtt_proc p;
-	int nr_cpus;
+	int nr_cpus; /* buffers: the real CPUs', then the spares */
+	int nr_cpu_bufs; /* the real CPUs' */
 	uid_t uid;
 	gid_t gid;
 	struct timespec mounted;
@@ -141,6 +142,16 @@ static bool rtfs_dead(void)
 static const char *rtfs_iarg(const char *inst)
 {
 	return inst && *inst ? inst : "-";
+}
+
+/* The directory of buffer @cpu under per_cpu/: cpuN for a real CPU's,
+ * spareN for spare N (a spare is no CPU's). */
+static void rtfs_cpu_name(int cpu, char *buf, size_t len)
+{
+	if (cpu >= fs.nr_cpu_bufs)
+		snprintf(buf, len, "spare%d", cpu - fs.nr_cpu_bufs);
+	else
+		snprintf(buf, len, "cpu%d", cpu);
 }
 
 /* A command to the process; its reply text (or error) in *@reply when
@@ -1191,11 +1202,15 @@ static int rtfs_show_stats(const struct rtfs_node *n, FILE *out)
 
 	if (ret)
 		return ret;
-	snprintf(head, sizeof(head), "cpu%d:\n", n->cpu);
+	rtfs_cpu_name(n->cpu, head, sizeof(head) - 2);
+	strcat(head, ":\n");
 	s = reply ? strstr(reply, head) : NULL;
 	if (s) {
 		s += strlen(head);
+		/* up to the next buffer's head: "cpuN:" or "spareN:" */
 		e = strstr(s, "\ncpu");
+		if (!e)
+			e = strstr(s, "\nspare");
 		if (e)
 			e++;
 		fwrite(s, 1, e ? (size_t)(e - s) : strlen(s), out);
@@ -1481,11 +1496,20 @@ static int rtfs_lookup(const char *path, struct rtfs_node *n)
 		n->kind = RTFS_DIR_PER_CPU;
 		if (!rtfs_next(&path, c, sizeof(c)))
 			return 0;
-		if (strncmp(c, "cpu", 3) || c[3] < '0' || c[3] > '9')
+		/* cpuN, a real CPU's, or spareN (rtfs_cpu_name()) */
+		if (!strncmp(c, "cpu", 3) && c[3] >= '0' && c[3] <= '9') {
+			cpu = strtol(c + 3, &end, 10);
+			if (*end || cpu >= fs.nr_cpu_bufs)
+				return -ENOENT;
+		} else if (!strncmp(c, "spare", 5) && c[5] >= '0' &&
+			   c[5] <= '9') {
+			cpu = strtol(c + 5, &end, 10);
+			if (*end || cpu >= fs.nr_cpus - fs.nr_cpu_bufs)
+				return -ENOENT;
+			cpu += fs.nr_cpu_bufs;
+		} else {
 			return -ENOENT;
-		cpu = strtol(c + 3, &end, 10);
-		if (*end || cpu >= fs.nr_cpus)
-			return -ENOENT;
+		}
 		n->cpu = (int)cpu;
 		n->kind = RTFS_DIR_CPU;
 		if (!rtfs_next(&path, c, sizeof(c)))
@@ -2148,7 +2172,7 @@ static int rtfs_readdir(const char *path, void *buf, fuse_fill_dir_t fill,
 	}
 	case RTFS_DIR_PER_CPU:
 		for (i = 0; i < (size_t)fs.nr_cpus; i++) {
-			snprintf(name, sizeof(name), "cpu%zu", i);
+			rtfs_cpu_name((int)i, name, sizeof(name));
 			fill(buf, name, NULL, 0, 0);
 		}
 		break;
@@ -2501,9 +2525,11 @@ int rtfs_serve(int pid, const char *dir, bool foreground)
 	}
 	/* the number of cpu buffers, from the top instance's */
 	fs.nr_cpus = 1;
+	fs.nr_cpu_bufs = 1;
 	slot = rtt_inst_find(&fs.p, NULL);
 	if (slot >= 0 && !rtt_attach(&fs.p, slot, false, 0, NULL, &rb, err)) {
 		fs.nr_cpus = ringbuf_nr_cpus(rb);
+		fs.nr_cpu_bufs = ringbuf_nr_cpu_buffers(rb);
 		ringbuf_free(rb);
 	}
 	fs.ctx.cmdlines = fs.p.ctl->cmdlines;
