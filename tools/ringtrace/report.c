@@ -219,6 +219,13 @@ int rtt_do_report(const struct rtt_verb *v, int argc, char **argv)
 	if (ret == RTT_OPTIONS_GO && threshold != UINT64_MAX && !want_stat &&
 	    !graph)
 		ret = rtt_usage(v, "--threshold applies to --stat and --graph");
+	rp.path = ret == RTT_OPTIONS_GO ? argv[optind] : NULL;
+	/* only a regular file is a trace.dat (a FIFO would block) */
+	if (rp.path && !stat(rp.path, &st) && !S_ISREG(st.st_mode)) {
+		rtt_msg("%s is %s, not a trace.dat file", rp.path,
+			rtt_file_kind(&st));
+		ret = RTT_EXIT_USAGE;
+	}
 	if (ret == RTT_OPTIONS_GO) {
 		tids = rtt_report_tids(&targs);
 		ret = tids ? RTT_OPTIONS_GO : rtt_usage(v, "out of memory");
@@ -227,26 +234,8 @@ int rtt_do_report(const struct rtt_verb *v, int argc, char **argv)
 	if (threshold == UINT64_MAX)
 		threshold = 0;
 	free(targs.v);
-	if (ret != RTT_OPTIONS_GO) {
-		free(fargs.v);
-		free(eargs.v);
-		free(funcs.v);
-		free(tids);
-		return ret;
-	}
-	rp.path = argv[optind];
-	/* only a regular file is a trace.dat (a FIFO would block) */
-	if (!stat(rp.path, &st) && !S_ISREG(st.st_mode)) {
-		rtt_msg("%s is %s, not a trace.dat file", rp.path,
-			rtt_file_kind(&st));
-		free(fargs.v);
-		free(eargs.v);
-		free(funcs.v);
-		free(tids);
-		return RTT_EXIT_USAGE;
-	}
-	ret = td_reader_open(rp.path, &rp.r, err, sizeof(err));
-	if (ret) {
+	if (ret == RTT_OPTIONS_GO) {
+		ret = td_reader_open(rp.path, &rp.r, err, sizeof(err));
 		if (ret == -EPROTO)
 			rtt_msg("%s: corrupt or truncated trace.dat: %s", rp.path,
 				err);
@@ -256,13 +245,22 @@ int rtt_do_report(const struct rtt_verb *v, int argc, char **argv)
 			rtt_msg("permission denied: %s", rp.path);
 		else if (ret == -ENOENT)
 			rtt_msg("no such file: %s", rp.path);
-		else
+		else if (ret)
 			rtt_msg("cannot read %s: %s", rp.path, strerror(-ret));
+		if (!ret)
+			ret = RTT_OPTIONS_GO;
+		else if (ret == -ENOTSUP || ret == -EPROTO)
+			ret = RTT_EXIT_CORRUPT;
+		else
+			ret = ret == -ENOENT ? RTT_EXIT_USAGE :
+					       rtt_exit_code(ret);
+	}
+	if (ret != RTT_OPTIONS_GO) {
 		free(fargs.v);
 		free(eargs.v);
-		if (ret == -ENOTSUP || ret == -EPROTO)
-			return RTT_EXIT_CORRUPT;
-		return ret == -ENOENT ? RTT_EXIT_USAGE : rtt_exit_code(ret);
+		free(funcs.v);
+		free(tids);
+		return ret;
 	}
 	rp.page_size = td_reader_page_size(rp.r);
 	rp.nr_cpus = td_reader_nr_cpus(rp.r);
