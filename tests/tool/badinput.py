@@ -192,6 +192,20 @@ def main():
                    "-P", L], 2, live))
     for cpu in ["-1", huge, "x", "9999"]:
         C.append(("bad cpu %r" % cpu, ["pipe", "-c", cpu, L], 2, live))
+    # numbers out of the option table's ranges, options that conflict
+    for args in (["--tid", "0"], ["--tid", huge], ["-D", "0"], ["-c", "x"],
+                 ["-t", "5q"], ["-s", "bogus"], ["--stat", "--graph", "f"],
+                 ["--graph", "f", "-r"], ["--stat", "--format=json"]):
+        C.append(("report %s" % " ".join(args), ["report"] + args + [empty],
+                  2, None))
+    C += [("record --preload --no-preload",
+           ["record", "-q", "--preload", "--no-preload", "-o",
+            os.path.join(W, "x.dat"), "--", S, "--seconds", "0.1"], 2, None),
+          ("record bad depth",
+           ["record", "--max-graph-depth", "-1", "-o",
+            os.path.join(W, "x.dat"), "-P", L], 2, live),
+          ("snapshot --clear --free", ["snapshot", "--clear", "--free", L],
+           2, live)]
     # bad names: nothing applied
     C += [("unknown event", ["enable", L, "nosuch:ev"], 2, live),
           ("empty event", ["enable", L, ""], 2, live),

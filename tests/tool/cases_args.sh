@@ -44,3 +44,28 @@ case_all_or_nothing() {
 	err_has "give one of them"
 	run 2 "$T" snapshot --clear --free "$SP"
 }
+
+# The option table (rtt_options): a bad number names the option and the
+# value, options that do not go together are named both, a repeated
+# option collects every value.
+case_option_table() {
+	run 2 "$T" pipe -c 70000 1
+	err_has "^ringtrace: pipe: bad cpu '70000' for -c/--cpu (.*65535)"
+	run 2 "$T" report --tid 0 x.dat
+	err_has "bad thread id '0' for --tid"
+	run 2 "$T" report -t 5q x.dat
+	err_has "bad threshold '5q' for -t/--threshold"
+	run 2 "$T" record -b 0 -o "$W/t.dat" -- "$S" --seconds 0.1
+	err_has "bad buffer size '0' for -b/--buffer-size"
+	run 2 "$T" record -q --preload --no-preload -o "$W/t.dat" -- \
+		"$S" --seconds 0.1
+	err_has "^ringtrace: record: --preload: not with --no-preload"
+	[ ! -e "$W/t.dat" ] || fail "record ran with --preload --no-preload"
+	run 2 "$T" report --graph f --stat x.dat
+	err_has "^ringtrace: report: --stat: not with --graph"
+	run 2 "$T" snapshot --clear --free 1
+	err_has "^ringtrace: snapshot: --free: not with --clear"
+	# --format=text is the default: it goes with --stat
+	run 2 "$T" report --format=text --stat "$W/nope.dat"
+	err_has "no such file"
+}

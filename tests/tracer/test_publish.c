@@ -459,12 +459,69 @@ static void protocol(void)
 
 static void exec_republishes(void);
 
+/*
+ * Typed calls (RT_CALL, rt_cmd_format()): the line is the one the table
+ * describes (the wire format of version 2), reads back through the
+ * parser to the same values, and a call the table does not describe is
+ * refused before any line exists.
+ */
+static void protocol_calls(void)
+{
+	struct rt_cmd_args a;
+	char line[256], err[256];
+
+	ASSERT_EQ(rt_cmd_format(&RT_CALL(FILTER, NULL, RT_S(0, NULL),
+					 RT_S(1, "ev"), RT_S(2, "a == 1")),
+				line, sizeof(line), err, sizeof(err)),
+		  0);
+	ASSERT_EQ(strcmp(line, "@2 filter - * ev a == 1"), 0);
+	ASSERT_EQ(rt_cmd_parse(line, &a, err, sizeof(err)), 0);
+	ASSERT_EQ(a.id, RT_CMD_FILTER);
+	ASSERT_NULL(a.v[0].s);
+	ASSERT_EQ(strcmp(a.v[2].s, "a == 1"), 0);
+	ASSERT_EQ(rt_cmd_format(&RT_CALL(BUFFER_SIZE_KB, "i1", RT_U(0, 64),
+					 RT_U(1, 3)),
+				line, sizeof(line), err, sizeof(err)),
+		  0);
+	ASSERT_EQ(strcmp(line, "@2 buffer_size_kb i1 64 3"), 0);
+	ASSERT_EQ(rt_cmd_format(&RT_CALL(TRACING_ON, NULL, RT_I(0, -1)),
+				line, sizeof(line), err, sizeof(err)),
+		  0);
+	ASSERT_EQ(strcmp(line, "@2 tracing_on - -1"), 0);
+	ASSERT_EQ(rt_cmd_format(&RT_CALL(STAT, NULL), line, sizeof(line),
+				err, sizeof(err)),
+		  0);
+	ASSERT_EQ(strcmp(line, "@2 stat -"), 0);
+	/* a required argument missing, one too many, a word with a blank,
+	 * bad hexadecimal, text with a newline, a line too long */
+	ASSERT_EQ(rt_cmd_format(&RT_CALL(CLOCK, NULL), line, sizeof(line),
+				err, sizeof(err)),
+		  -EINVAL);
+	ASSERT_EQ(strcmp(err, "clock: missing the clock"), 0);
+	ASSERT_EQ(rt_cmd_format(&RT_CALL(STAT, NULL, RT_S(0, "x")), line,
+				sizeof(line), err, sizeof(err)),
+		  -EINVAL);
+	ASSERT_EQ(rt_cmd_format(&RT_CALL(CLOCK, NULL, RT_S(0, "a b")), line,
+				sizeof(line), err, sizeof(err)),
+		  -EINVAL);
+	ASSERT_EQ(rt_cmd_format(&RT_CALL(MARKER_RAW, NULL, RT_S(0, "abc")),
+				line, sizeof(line), err, sizeof(err)),
+		  -EINVAL);
+	ASSERT_EQ(rt_cmd_format(&RT_CALL(MARKER, NULL, RT_S(0, "a\nb")),
+				line, sizeof(line), err, sizeof(err)),
+		  -EINVAL);
+	ASSERT_EQ(rt_cmd_format(&RT_CALL(MARKER, NULL, RT_S(0, "abcdef")),
+				line, 16, err, sizeof(err)),
+		  -E2BIG);
+}
+
 static const struct rbt_case cases[] = {
 	RBT_CASE(control),
 	RBT_CASE(crash_leaves_files),
 	RBT_CASE(publish_off),
 	RBT_CASE(exec_republishes),
 	RBT_CASE(protocol),
+	RBT_CASE(protocol_calls),
 };
 
 /* exec() keeps the pid and the start time and runs no exit handler: the

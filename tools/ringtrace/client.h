@@ -26,6 +26,7 @@
 #include <sys/types.h>
 
 #include "ctl.h"
+#include "proto.h"
 
 struct ringbuf;
 
@@ -162,25 +163,32 @@ void rtt_proc_close(struct rtt_proc *p);
  */
 int rtt_proc_state(const struct rtt_proc *p);
 
+/* CLOCK_MONOTONIC in milliseconds. */
+uint64_t rtt_now_ms(void);
+
 /**
- * rtt_command - send one command and wait for its answer
+ * rtt_call - send one command and wait for its answer
  * @p: the process (opened writable)
  * @timeout_ms: the longest wait, for the lock and for the answer
+ * @call: the command and its typed arguments (RT_CALL(), proto.h): its
+ *	line is made and checked against the protocol's table here
  * @reply: if not NULL, receives the answer's text (malloc()ed,
- *	NUL-terminated; free() it), on success and on failure
+ *	NUL-terminated; free() it): on failure the process's message, on
+ *	success the reply the table gives the command (text, a path), NULL
+ *	for a command that answers nothing
  * @err: the reason of a failure of the exchange itself, or the process's
  *	error message when it refused the command
- * @fmt: the command line, printf style
  *
  * Context: any thread; blocks up to @timeout_ms (twice: lock, answer).
  * Return: the process's status (0 or its negative errno: -EINVAL,
  * -ENOENT, ...), or -ESRCH when the process died or exited meanwhile,
  * -ETIMEDOUT when it did not answer, -E2BIG for a command line too long,
- * -EPERM when @p is read-only.
+ * -EINVAL for a call the table does not describe, -EPERM when @p is
+ * read-only.
  */
-int rtt_command(struct rtt_proc *p, int timeout_ms, char **reply,
-		char err[RTT_ERR_MAX], const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
+int rtt_call(struct rtt_proc *p, int timeout_ms,
+	     const struct rt_cmd_args *call, char **reply,
+	     char err[RTT_ERR_MAX]);
 
 /**
  * rtt_inst_find - the slot of an instance

@@ -36,14 +36,6 @@ void rtt_msg(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-uint64_t rtt_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /* ---- verbs and their usage ---------------------------------------------- */
 
 
@@ -64,109 +56,6 @@ int rtt_usage(const struct rtt_verb *v, const char *fmt, ...)
 	fprintf(stderr, "\nusage: ringtrace %s\nTry 'ringtrace %s --help'.\n",
 		v->synopsis, v->name);
 	return RTT_EXIT_USAGE;
-}
-
-/* After the options: exactly one argument, the process id, is left. */
-int rtt_pid_arg(const struct rtt_verb *v, int argc)
-{
-	if (optind == argc - 1)
-		return 0;
-	return rtt_usage(v, optind < argc ? "too many arguments" :
-					    "missing the process id");
-}
-
-/*
- * rtt_options - parse the options of a verb whose options only set a
- * flag or take a string (@o: the table, ended by a NULL name; "help"/-h
- * is added). Returns RTT_OPTIONS_GO to go on with argv[optind], or the
- * exit code to return (after --help, or a message for a bad option).
- */
-int rtt_options(const struct rtt_verb *v, int argc, char **argv,
-		const struct rtt_opt *o)
-{
-	struct option lo[RTT_MAX_OPTS + 2];
-	char so[2 * RTT_MAX_OPTS + 4] = ":";
-	size_t n = 0, k = 1;
-	int c;
-
-	for (; o[n].name && n < RTT_MAX_OPTS; n++) {
-		lo[n] = (struct option){ o[n].name,
-					 o[n].arg ? required_argument :
-						    no_argument,
-					 NULL, o[n].val };
-		if (o[n].val > 255)
-			continue; /* a long option only */
-		so[k++] = (char)o[n].val;
-		if (o[n].arg)
-			so[k++] = ':';
-	}
-	lo[n] = (struct option){ "help", no_argument, NULL, 'h' };
-	lo[n + 1] = (struct option){ NULL, 0, NULL, 0 };
-	so[k++] = 'h';
-	so[k] = '\0';
-	while ((c = getopt_long(argc, argv, so, lo, NULL)) != -1) {
-		size_t i;
-
-		if (c == 'h')
-			return rtt_help(v);
-		for (i = 0; i < n && o[i].val != c; i++)
-			;
-		if (i == n)
-			return rtt_bad_option(v, argv, c);
-		if (o[i].arg)
-			*o[i].arg = optarg;
-		else
-			*o[i].flag = true;
-	}
-	return RTT_OPTIONS_GO;
-}
-
-/*
- * rtt_options_pid - rtt_options(), then exactly one argument left, the
- * process id, opened into @p with rtt_open_pid()'s @flags. Returns
- * RTT_OPTIONS_GO with @p open, or the exit code to return.
- */
-int rtt_options_pid(const struct rtt_verb *v, int argc, char **argv,
-		    const struct rtt_opt *o, unsigned int flags,
-		    struct rtt_proc *p)
-{
-	int ret = rtt_options(v, argc, argv, o);
-
-	if (ret != RTT_OPTIONS_GO)
-		return ret;
-	ret = rtt_pid_arg(v, argc);
-	if (ret)
-		return ret;
-	ret = rtt_open_pid(argv[optind], flags, p);
-	return ret ? rtt_exit_code(ret) : RTT_OPTIONS_GO;
-}
-
-/* getopt_long()'s '?' and ':' as a message naming the option. */
-int rtt_bad_option(const struct rtt_verb *v, char **argv, int c)
-{
-	const char *arg = argv[optind - 1];
-
-	/* argv[optind - 1] is the option as written ("--cpu" or "-c") */
-	if (c == ':')
-		return rtt_usage(v, "option '%s' needs an argument", arg);
-	if (optopt)
-		return rtt_usage(v, "unknown option '-%c'", optopt);
-	return rtt_usage(v, "unknown option '%s'", arg);
-}
-
-int rtt_parse_uint(const char *s, unsigned long max, unsigned long *out)
-{
-	char *end;
-	unsigned long v;
-
-	if (!s || *s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || *end || v > max)
-		return -EINVAL;
-	*out = v;
-	return 0;
 }
 
 /* ---- talking to a process ----------------------------------------------- */
@@ -195,31 +84,16 @@ int rtt_open_pid(const char *arg, unsigned int flags,
 	return 0;
 }
 
-/* The instance argument of a command: its name, "-" for the top one. */
-const char *rtt_iarg(const char *inst)
-{
-	return inst && *inst ? inst : "-";
-}
-
 /*
  * Send a command; on failure print the process's message and return
  * the negative errno.
  */
-int rtt_cmd(struct rtt_proc *p, char **reply, const char *fmt, ...)
+int rtt_cmd(struct rtt_proc *p, char **reply, const struct rt_cmd_args *c)
 {
-	char line[RT_CTL_CMD_MAX + 1], err[RTT_ERR_MAX];
-	va_list ap;
-	int n, ret;
+	char err[RTT_ERR_MAX];
+	int ret;
 
-	va_start(ap, fmt);
-	n = vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= sizeof(line)) {
-		rtt_msg("command too long (more than %d bytes)",
-			RT_CTL_CMD_MAX - 1);
-		return -E2BIG;
-	}
-	ret = rtt_command(p, RTT_CMD_TIMEOUT_MS, reply, err, "%s", line);
+	ret = rtt_call(p, RTT_CMD_TIMEOUT_MS, c, reply, err);
 	if (ret)
 		rtt_msg("process %d: %s", p->pid, err);
 	return ret;
@@ -334,15 +208,15 @@ void rtt_get_cfg(struct rtt_proc *p, const char *inst,
 	cfg->tracer = RT_TRACER_NOP;
 	if (!p->writable || rtt_proc_state(p) != RTT_ALIVE)
 		return;
-	if (!rtt_command(p, RTT_CMD_TIMEOUT_MS, &reply, err, "options %s",
-			 rtt_iarg(inst)) &&
+	if (!rtt_call(p, RTT_CMD_TIMEOUT_MS, &RT_CALL(OPTIONS, inst), &reply,
+		      err) &&
 	    reply)
 		cfg->opts = rtt_parse_opts(reply, cfg->opts);
 	free(reply);
 	reply = NULL;
 	/* "tracer INST" without a name: the current tracer */
-	if (!rtt_command(p, RTT_CMD_TIMEOUT_MS, &reply, err, "tracer %s",
-			 rtt_iarg(inst)) &&
+	if (!rtt_call(p, RTT_CMD_TIMEOUT_MS, &RT_CALL(TRACER, inst), &reply,
+		      err) &&
 	    reply) {
 		reply[strcspn(reply, "\n")] = '\0';
 		i = rt_tracer_lookup(reply);
@@ -460,8 +334,10 @@ int rtt_set_filter(struct rtt_proc *p, const struct rtt_events *ev,
 				sizeof(name));
 	if (ret)
 		return ret;
-	ret = rtt_command(p, RTT_CMD_TIMEOUT_MS, NULL, err, "filter %s %s %s %s",
-			  rtt_iarg(inst), sys, name, expr);
+	ret = rtt_call(p, RTT_CMD_TIMEOUT_MS,
+		       &RT_CALL(FILTER, inst, RT_S(0, sys), RT_S(1, name),
+				RT_S(2, expr)),
+		       NULL, err);
 	if (ret == -EINVAL && strstr(err, "parse_error")) {
 		rtt_msg("bad filter for %s:", spec);
 		fprintf(stderr, "%s\n", err);
@@ -556,8 +432,8 @@ int rtt_apply_settings(struct rtt_proc *p, const struct rtt_events *ev,
 	int i, ret;
 
 	for (i = 0; i < opts->nr; i++) {
-		ret = rtt_cmd(p, NULL, "option %s %s", rtt_iarg(inst),
-			      opts->v[i]);
+		ret = rtt_cmd(p, NULL, &RT_CALL(OPTION, inst,
+					       RT_S(0, opts->v[i])));
 		if (ret)
 			return ret;
 	}
@@ -577,8 +453,8 @@ int rtt_apply_settings(struct rtt_proc *p, const struct rtt_events *ev,
 	}
 	/* the events last: their first records are filtered already */
 	for (i = 0; i < events->nr; i++) {
-		ret = rtt_cmd(p, NULL, "set_event %s %s", rtt_iarg(inst),
-			      events->v[i]);
+		ret = rtt_cmd(p, NULL, &RT_CALL(SET_EVENT, inst,
+					       RT_S(0, events->v[i])));
 		if (ret)
 			return ret;
 	}

@@ -8,50 +8,20 @@
 /* ---- control verbs ------------------------------------------------------ */
 
 /*
- * The options every control verb takes (-i, -h), then the pid: opens the
- * process. Returns -1 to go on, else the exit code (help, usage).
+ * The options of a control verb (@o: its table, with -i into @inst),
+ * then the pid and between @min_args and @max_args (-1: any number) more
+ * arguments: opens the process, and checks the instance. Returns
+ * RTT_OPTIONS_GO to go on with argv[optind], else the exit code (help,
+ * usage).
  */
 static int rtt_ctl_args(const struct rtt_verb *v, int argc, char **argv,
-			const char *extra, int *flag, const char **inst,
+			const struct rtt_opt *o, const char *const *inst,
 			int min_args, int max_args, struct rtt_proc *p)
 {
-	static const struct option opts[] = {
-		{ "instance", required_argument, NULL, 'i' },
-		{ "free", no_argument, NULL, 'F' },
-		{ "clear", no_argument, NULL, 'C' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c, n, ret;
+	int n, ret = rtt_options(v, argc, argv, o);
 
-	*inst = NULL;
-	/* filter's expression may hold words that start with '-': the
-	 * options stop at the pid */
-	while ((c = getopt_long(argc, argv,
-				strcmp(v->name, "filter") &&
-						strcmp(v->name, "trigger") ?
-					":i:h" : "+:i:h",
-				opts, NULL)) != -1) {
-		switch (c) {
-		case 'i':
-			*inst = optarg;
-			break;
-		case 'h':
-			return rtt_help(v);
-		case 'F':
-		case 'C':
-			if (extra && strchr(extra, c)) {
-				if (*flag && *flag != c)
-					return rtt_usage(v, "--free and --clear: give one of them");
-				*flag = c;
-				break;
-			}
-			optopt = 0;
-			return rtt_bad_option(v, argv, '?');
-		default:
-			return rtt_bad_option(v, argv, c);
-		}
-	}
+	if (ret != RTT_OPTIONS_GO)
+		return ret;
 	n = argc - optind;
 	if (n < 1)
 		return rtt_usage(v, "missing the process id");
@@ -67,7 +37,23 @@ static int rtt_ctl_args(const struct rtt_verb *v, int argc, char **argv,
 		return RTT_EXIT_USAGE;
 	}
 	optind++;
-	return -1;
+	return RTT_OPTIONS_GO;
+}
+
+/* rtt_ctl_args() for the verbs whose only option is -i (@flags: of
+ * RTT_O_END). */
+static int rtt_ctl_open(const struct rtt_verb *v, int argc, char **argv,
+			unsigned int flags, const char **inst, int min_args,
+			int max_args, struct rtt_proc *p)
+{
+	const struct rtt_opt opts[] = {
+		RTT_O_STR("instance", 'i', inst),
+		RTT_O_END(flags),
+	};
+
+	*inst = NULL;
+	return rtt_ctl_args(v, argc, argv, opts, inst, min_args, max_args,
+			    p);
 }
 
 const char rtt_enable_help[] =
@@ -83,15 +69,14 @@ int rtt_do_enable(const struct rtt_verb *v, int argc, char **argv)
 	const char *inst;
 	int code, ret = 0, i;
 
-	code = rtt_ctl_args(v, argc, argv, NULL, NULL, &inst, on ? 0 : 1, -1,
-			    &p);
-	if (code >= 0)
+	code = rtt_ctl_open(v, argc, argv, 0, &inst, on ? 0 : 1, -1, &p);
+	if (code != RTT_OPTIONS_GO)
 		return code;
 	if (optind == argc) {
 		/* enable PID: the enabled events, as cat set_event */
 		char *reply = NULL;
 
-		ret = rtt_cmd(&p, &reply, "show_set_event %s", rtt_iarg(inst));
+		ret = rtt_cmd(&p, &reply, &RT_CALL(SHOW_SET_EVENT, inst));
 		if (!ret && reply)
 			fputs(reply, stdout);
 		free(reply);
@@ -106,9 +91,12 @@ int rtt_do_enable(const struct rtt_verb *v, int argc, char **argv)
 	for (i = optind; i < argc && !ret; i++) {
 		char err[RTT_ERR_MAX];
 
-		ret = rtt_command(&p, RTT_CMD_TIMEOUT_MS, NULL, err,
-				  "set_event %s %s%s", rtt_iarg(inst),
-				  on ? "" : "!", argv[i]);
+		char spec[RT_CTL_CMD_MAX];
+
+		snprintf(spec, sizeof(spec), "%s%s", on ? "" : "!", argv[i]);
+		ret = rtt_call(&p, RTT_CMD_TIMEOUT_MS,
+			       &RT_CALL(SET_EVENT, inst, RT_S(0, spec)), NULL,
+			       err);
 		if (ret == -ENOENT)
 			rtt_msg("unknown event '%s' in process %d", argv[i],
 				p.pid);
@@ -135,20 +123,24 @@ int rtt_do_filter(const struct rtt_verb *v, int argc, char **argv)
 	size_t len = 0;
 	int code, ret, i;
 
-	code = rtt_ctl_args(v, argc, argv, NULL, NULL, &inst, 1, -1, &p);
-	if (code >= 0)
+	/* the expression may hold words that start with '-' */
+	code = rtt_ctl_open(v, argc, argv, RTT_OPTS_IN_ORDER, &inst, 1, -1,
+			    &p);
+	if (code != RTT_OPTIONS_GO)
 		return code;
 	spec = argv[optind];
 	if (optind + 1 == argc) {
 		/* filter PID EVENT: its filter, as cat of the filter file */
 		const char *colon = strchr(spec, ':');
-		char *reply = NULL;
+		char *reply = NULL, sys[RT_CTL_CMD_MAX];
 
-		ret = colon ? rtt_cmd(&p, &reply, "show_filter %s %.*s %s",
-				      rtt_iarg(inst), (int)(colon - spec), spec,
-				      colon + 1) :
-			      rtt_cmd(&p, &reply, "show_filter %s %s",
-				      rtt_iarg(inst), spec);
+		snprintf(sys, sizeof(sys), "%.*s",
+			 colon ? (int)(colon - spec) : (int)strlen(spec), spec);
+		ret = colon ? rtt_cmd(&p, &reply,
+				      &RT_CALL(SHOW_FILTER, inst, RT_S(0, sys),
+					       RT_S(1, colon + 1))) :
+			      rtt_cmd(&p, &reply,
+				      &RT_CALL(SHOW_FILTER, inst, RT_S(0, sys)));
 		if (!ret)
 			rtt_print_reply(reply);
 		free(reply);
@@ -190,23 +182,25 @@ int rtt_do_simple(const struct rtt_verb *v, int argc, char **argv)
 		   !strcmp(v->name, "clock") || !strcmp(v->name, "cpumask");
 
 	/* buffer-size PID KB CPU: one cpu buffer */
-	code = rtt_ctl_args(v, argc, argv, NULL, NULL, &inst, 0,
+	code = rtt_ctl_open(v, argc, argv, 0, &inst, 0,
 			    !strcmp(v->name, "buffer-size") ? 2 : one ? 1 : 0,
 			    &p);
-	if (code >= 0)
+	if (code != RTT_OPTIONS_GO)
 		return code;
 	if (one && optind == argc) {
 		/* without a value: read it back, as cat of the file */
 		char *reply = NULL;
 
 		if (!strcmp(v->name, "tracer"))
-			ret = rtt_cmd(&p, &reply, "tracer %s", rtt_iarg(inst));
+			ret = rtt_cmd(&p, &reply, &RT_CALL(TRACER, inst));
 		else
-			ret = rtt_cmd(&p, &reply, "get %s %s", rtt_iarg(inst),
-				      !strcmp(v->name, "clock") ? "trace_clock" :
-				      !strcmp(v->name, "cpumask") ?
-								  "tracing_cpumask" :
-								  "buffer_size_kb");
+			ret = rtt_cmd(&p, &reply,
+				      &RT_CALL(GET, inst,
+					       RT_S(0, !strcmp(v->name, "clock") ?
+							       "trace_clock" :
+						       !strcmp(v->name, "cpumask") ?
+							       "tracing_cpumask" :
+							       "buffer_size_kb")));
 		if (!ret)
 			rtt_print_reply(reply);
 		free(reply);
@@ -218,15 +212,16 @@ int rtt_do_simple(const struct rtt_verb *v, int argc, char **argv)
 	if (one)
 		arg = argv[optind];
 	if (!strcmp(v->name, "on") || !strcmp(v->name, "off")) {
-		ret = rtt_cmd(&p, NULL, "tracing_on %s %d", rtt_iarg(inst),
-			      !strcmp(v->name, "on"));
+		ret = rtt_cmd(&p, NULL,
+			      &RT_CALL(TRACING_ON, inst,
+				       RT_I(0, !strcmp(v->name, "on"))));
 	} else if (!strcmp(v->name, "clear")) {
-		ret = rtt_cmd(&p, NULL, "clear %s", rtt_iarg(inst));
+		ret = rtt_cmd(&p, NULL, &RT_CALL(CLEAR, inst));
 	} else if (!strcmp(v->name, "free-buffer")) {
-		ret = rtt_cmd(&p, NULL, "free_buffer %s", rtt_iarg(inst));
+		ret = rtt_cmd(&p, NULL, &RT_CALL(FREE_BUFFER, inst));
 	} else if (!strcmp(v->name, "cpumask")) {
-		ret = rtt_cmd(&p, NULL, "tracing_cpumask %s %s", rtt_iarg(inst),
-			      arg);
+		ret = rtt_cmd(&p, NULL,
+			      &RT_CALL(TRACING_CPUMASK, inst, RT_S(0, arg)));
 	} else if (!strcmp(v->name, "buffer-size")) {
 		unsigned long cpu = 0;
 		const char *c = optind + 1 < argc ? argv[optind + 1] : NULL;
@@ -241,15 +236,17 @@ int rtt_do_simple(const struct rtt_verb *v, int argc, char **argv)
 			return rtt_usage(v, "bad cpu buffer '%s'", c);
 		}
 		if (c)
-			ret = rtt_cmd(&p, NULL, "buffer_size_kb %s %lu %lu",
-				      rtt_iarg(inst), kb, cpu);
+			ret = rtt_cmd(&p, NULL,
+				      &RT_CALL(BUFFER_SIZE_KB, inst, RT_U(0, kb),
+					       RT_U(1, cpu)));
 		else
-			ret = rtt_cmd(&p, NULL, "buffer_size_kb %s %lu",
-				      rtt_iarg(inst), kb);
+			ret = rtt_cmd(&p, NULL,
+				      &RT_CALL(BUFFER_SIZE_KB, inst,
+					       RT_U(0, kb)));
 	} else if (!strcmp(v->name, "tracer")) {
-		ret = rtt_cmd(&p, NULL, "tracer %s %s", rtt_iarg(inst), arg);
+		ret = rtt_cmd(&p, NULL, &RT_CALL(TRACER, inst, RT_S(0, arg)));
 	} else {
-		ret = rtt_cmd(&p, NULL, "clock %s %s", rtt_iarg(inst), arg);
+		ret = rtt_cmd(&p, NULL, &RT_CALL(CLOCK, inst, RT_S(0, arg)));
 	}
 	rtt_proc_close(&p);
 	return rtt_exit_code(ret);
@@ -265,15 +262,22 @@ const char rtt_snapshot_help[] =
 int rtt_do_snapshot(const struct rtt_verb *v, int argc, char **argv)
 {
 	struct rtt_proc p;
-	const char *inst;
-	int code, ret, flag = 0, slot;
+	const char *inst = NULL;
+	bool do_free = false, clear = false;
+	const struct rtt_opt opts[] = {
+		RTT_O_STR("instance", 'i', &inst),
+		RTT_O_FLAG("free", 256 + 'F', &do_free, .conflicts = "clear"),
+		RTT_O_FLAG("clear", 256 + 'C', &clear),
+		RTT_O_END(0),
+	};
+	int code, ret, slot;
 
-	code = rtt_ctl_args(v, argc, argv, "FC", &flag, &inst, 0, 0, &p);
-	if (code >= 0)
+	code = rtt_ctl_args(v, argc, argv, opts, &inst, 0, 0, &p);
+	if (code != RTT_OPTIONS_GO)
 		return code;
-	ret = rtt_cmd(&p, NULL, "snapshot %s %d", rtt_iarg(inst),
-		      flag == 'F' ? 0 : flag == 'C' ? 2 : 1);
-	if (!ret && !flag) {
+	ret = rtt_cmd(&p, NULL, &RT_CALL(SNAPSHOT, inst,
+					RT_I(0, do_free ? 0 : clear ? 2 : 1)));
+	if (!ret && !do_free && !clear) {
 		slot = rtt_find_inst(&p, inst);
 		ret = slot < 0 ? -ENOENT :
 				 rtt_show_buffer(&p, inst, slot, true, false);
@@ -294,11 +298,11 @@ int rtt_do_options(const struct rtt_verb *v, int argc, char **argv)
 	char *reply = NULL;
 	int code, ret = 0, i;
 
-	code = rtt_ctl_args(v, argc, argv, NULL, NULL, &inst, 0, -1, &p);
-	if (code >= 0)
+	code = rtt_ctl_open(v, argc, argv, 0, &inst, 0, -1, &p);
+	if (code != RTT_OPTIONS_GO)
 		return code;
 	if (optind == argc) {
-		ret = rtt_cmd(&p, &reply, "options %s", rtt_iarg(inst));
+		ret = rtt_cmd(&p, &reply, &RT_CALL(OPTIONS, inst));
 		if (!ret)
 			rtt_print_reply(reply);
 		free(reply);
@@ -312,8 +316,9 @@ int rtt_do_options(const struct rtt_verb *v, int argc, char **argv)
 	for (i = optind; i < argc && !ret; i++) {
 		char err[RTT_ERR_MAX];
 
-		ret = rtt_command(&p, RTT_CMD_TIMEOUT_MS, NULL, err,
-				  "option %s %s", rtt_iarg(inst), argv[i]);
+		ret = rtt_call(&p, RTT_CMD_TIMEOUT_MS,
+			       &RT_CALL(OPTION, inst, RT_S(0, argv[i])), NULL,
+			       err);
 		if (ret == -EINVAL)
 			rtt_msg("unknown option '%s'", argv[i]);
 		else if (ret)
@@ -371,8 +376,10 @@ int rtt_do_trigger(const struct rtt_verb *v, int argc, char **argv)
 	struct rtt_proc p;
 	int code, ret;
 
-	code = rtt_ctl_args(v, argc, argv, NULL, NULL, &inst, 1, -1, &p);
-	if (code >= 0)
+	/* a trigger's filter may hold words that start with '-' */
+	code = rtt_ctl_open(v, argc, argv, RTT_OPTS_IN_ORDER, &inst, 1, -1,
+			    &p);
+	if (code != RTT_OPTIONS_GO)
 		return code;
 	spec = argv[optind];
 	colon = strchr(spec, ':');
@@ -384,9 +391,10 @@ int rtt_do_trigger(const struct rtt_verb *v, int argc, char **argv)
 		return rtt_usage(v, "bad event '%s' (SYS:EVENT or EVENT)", spec);
 	}
 	if (optind + 1 == argc) {
-		ret = rtt_command(&p, RTT_CMD_TIMEOUT_MS, &reply, err,
-				  "show_trigger %s %s %s", rtt_iarg(inst), sys,
-				  name);
+		ret = rtt_call(&p, RTT_CMD_TIMEOUT_MS,
+			       &RT_CALL(SHOW_TRIGGER, inst, RT_S(0, sys),
+					RT_S(1, name)),
+			       &reply, err);
 		if (!ret && reply)
 			fputs(reply, stdout);
 		else if (ret)
@@ -400,8 +408,10 @@ int rtt_do_trigger(const struct rtt_verb *v, int argc, char **argv)
 		rtt_proc_close(&p);
 		return RTT_EXIT_FAIL;
 	}
-	ret = rtt_command(&p, RTT_CMD_TIMEOUT_MS, NULL, err,
-			  "trigger %s %s %s %s", rtt_iarg(inst), sys, name, text);
+	ret = rtt_call(&p, RTT_CMD_TIMEOUT_MS,
+		       &RT_CALL(TRIGGER, inst, RT_S(0, sys), RT_S(1, name),
+				RT_S(2, text)),
+		       NULL, err);
 	if (ret == -EINVAL && strstr(err, "parse_error")) {
 		rtt_msg("bad trigger filter for %s:", spec);
 		fprintf(stderr, "%s\n", err);
@@ -441,13 +451,19 @@ int rtt_do_pids(const struct rtt_verb *v, int argc, char **argv)
 		{ "ftrace-notrace", "set_ftrace_notrace_pid" },
 	};
 	char err[RTT_ERR_MAX], *reply = NULL, *tids = NULL;
-	const char *inst, *file = NULL;
+	const char *inst = NULL, *file = NULL;
+	bool clear = false;
+	const struct rtt_opt opts[] = {
+		RTT_O_STR("instance", 'i', &inst),
+		RTT_O_FLAG("clear", 256 + 'C', &clear),
+		RTT_O_END(0),
+	};
 	struct rtt_proc p;
 	size_t i;
-	int code, ret = 0, flag = 0;
+	int code, ret = 0;
 
-	code = rtt_ctl_args(v, argc, argv, "C", &flag, &inst, 1, -1, &p);
-	if (code >= 0)
+	code = rtt_ctl_args(v, argc, argv, opts, &inst, 1, -1, &p);
+	if (code != RTT_OPTIONS_GO)
 		return code;
 	for (i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)
 		if (!strcmp(argv[optind], lists[i][0]) ||
@@ -458,12 +474,14 @@ int rtt_do_pids(const struct rtt_verb *v, int argc, char **argv)
 		return rtt_usage(v, "unknown list '%s' (event, event-notrace, ftrace, ftrace-notrace)",
 				 argv[optind]);
 	}
-	if (flag == 'C')
-		ret = rtt_command(&p, RTT_CMD_TIMEOUT_MS, NULL, err, "pids %s %s",
-				  rtt_iarg(inst), file);
-	if (!ret && optind + 1 == argc && flag != 'C') {
-		ret = rtt_command(&p, RTT_CMD_TIMEOUT_MS, &reply, err,
-				  "show_pids %s %s", rtt_iarg(inst), file);
+	if (clear)
+		ret = rtt_call(&p, RTT_CMD_TIMEOUT_MS,
+			       &RT_CALL(PIDS, inst, RT_S(0, file), RT_S(1, "")),
+			       NULL, err);
+	if (!ret && optind + 1 == argc && !clear) {
+		ret = rtt_call(&p, RTT_CMD_TIMEOUT_MS,
+			       &RT_CALL(SHOW_PIDS, inst, RT_S(0, file)), &reply,
+			       err);
 		if (!ret && reply)
 			fputs(reply, stdout);
 	} else if (!ret && optind + 1 < argc) {
@@ -472,8 +490,10 @@ int rtt_do_pids(const struct rtt_verb *v, int argc, char **argv)
 			rtt_proc_close(&p);
 			return RTT_EXIT_FAIL;
 		}
-		ret = rtt_command(&p, RTT_CMD_TIMEOUT_MS, NULL, err,
-				  "pids_add %s %s %s", rtt_iarg(inst), file, tids);
+		ret = rtt_call(&p, RTT_CMD_TIMEOUT_MS,
+			       &RT_CALL(PIDS_ADD, inst, RT_S(0, file),
+					RT_S(1, tids)),
+			       NULL, err);
 	}
 	if (ret)
 		rtt_msg("process %d: %s: %s", p.pid, file, err);
@@ -496,8 +516,8 @@ int rtt_do_instance(const struct rtt_verb *v, int argc, char **argv)
 {
 	bool rm = false;
 	const struct rtt_opt opts[] = {
-		{ "remove", 'r', &rm, NULL },
-		{ NULL, 0, NULL, NULL },
+		RTT_O_FLAG("remove", 'r', &rm),
+		RTT_O_END(0),
 	};
 	struct rtt_proc p;
 	int ret, i;
@@ -530,8 +550,10 @@ int rtt_do_instance(const struct rtt_verb *v, int argc, char **argv)
 		rtt_proc_close(&p);
 		return fflush(stdout) ? RTT_EXIT_FAIL : RTT_EXIT_OK;
 	}
-	ret = rtt_cmd(&p, NULL, "%s - %s", rm ? "rminstance" : "mkinstance",
-		      argv[optind + 1]);
+	ret = rm ? rtt_cmd(&p, NULL, &RT_CALL(RMINSTANCE, NULL,
+					      RT_S(0, argv[optind + 1]))) :
+		   rtt_cmd(&p, NULL, &RT_CALL(MKINSTANCE, NULL,
+					      RT_S(0, argv[optind + 1])));
 	rtt_proc_close(&p);
 	return rtt_exit_code(ret);
 }

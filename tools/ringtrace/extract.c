@@ -168,10 +168,10 @@ int rtt_do_extract(const struct rtt_verb *v, int argc, char **argv)
 	bool keep = false;
 	size_t len;
 	const struct rtt_opt opts[] = {
-		{ "output", 'o', NULL, &out },
-		{ "instance", 'i', NULL, &inst },
-		{ "keep", 'k', &keep, NULL },
-		{ NULL, 0, NULL, NULL },
+		RTT_O_STR("output", 'o', &out),
+		RTT_O_STR("instance", 'i', &inst),
+		RTT_O_FLAG("keep", 'k', &keep),
+		RTT_O_END(0),
 	};
 	int c, ret, slot, cpu, pid;
 

@@ -90,7 +90,8 @@ static bool rtt_list_one(const struct rtt_entry *e)
 	if (p.state == RTT_ALIVE && p.writable) {
 		char *reply = NULL;
 
-		if (!rtt_command(&p, 1000, &reply, err, "show_set_event -") &&
+		if (!rtt_call(&p, 1000, &RT_CALL(SHOW_SET_EVENT, NULL), &reply,
+			      err) &&
 		    reply) {
 			int n = 0;
 			char *s;
@@ -174,10 +175,10 @@ int rtt_do_list(const struct rtt_verb *v, int argc, char **argv)
 	const char *events = NULL, *funcs = NULL;
 	bool formats = false;
 	const struct rtt_opt opts[] = {
-		{ "events", 'e', NULL, &events },
-		{ "formats", 256 + 'F', &formats, NULL },
-		{ "functions", 'f', NULL, &funcs },
-		{ NULL, 0, NULL, NULL },
+		RTT_O_STR("events", 'e', &events),
+		RTT_O_FLAG("formats", 256 + 'F', &formats),
+		RTT_O_STR("functions", 'f', &funcs),
+		RTT_O_END(0),
 	};
 	struct rtt_entry *e;
 	size_t n, i;
@@ -225,8 +226,8 @@ int rtt_do_clean(const struct rtt_verb *v, int argc, char **argv)
 	char err[RTT_ERR_MAX], path[PATH_MAX + 8];
 	bool dry = false;
 	const struct rtt_opt opts[] = {
-		{ "dry-run", 'n', &dry, NULL },
-		{ NULL, 0, NULL, NULL },
+		RTT_O_FLAG("dry-run", 'n', &dry),
+		RTT_O_END(0),
 	};
 	struct rtt_entry *e;
 	size_t n, i;

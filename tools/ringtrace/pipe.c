@@ -123,62 +123,37 @@ static void rtt_pipe_reload_events(struct rtt_pipe *pp)
 
 int rtt_do_pipe(const struct rtt_verb *v, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "instance", required_argument, NULL, 'i' },
-		{ "event", required_argument, NULL, 'e' },
-		{ "filter", required_argument, NULL, 'f' },
-		{ "cpu", required_argument, NULL, 'c' },
-		{ "raw", no_argument, NULL, 'r' },
-		{ "stats", no_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct rtt_strv topts = { 0 }, events = { 0 }, filters = { 0 };
 	struct rtt_pipe pp;
 	char err[RTT_ERR_MAX];
 	bool raw = false, stats = false, exited = false;
 	unsigned long cpu = (unsigned long)-1;
+	const struct rtt_opt opts[] = {
+		RTT_O_STR("instance", 'i', &pp.inst),
+		RTT_O_LIST("event", 'e', &events),
+		RTT_O_LIST("filter", 'f', &filters),
+		RTT_O_LIST("", 'O', &topts),
+		RTT_O_UINT("cpu", 'c', &cpu, 0, 65535, "bad cpu",
+			   "a cpu buffer, 0 to 65535"),
+		RTT_O_FLAG("raw", 'r', &raw),
+		RTT_O_FLAG("stats", 's', &stats),
+		RTT_O_END(0),
+	};
 	struct rtt_counts c;
-	int ch, ret, code = RTT_EXIT_OK;
+	int ret, code = RTT_EXIT_OK;
 
 	memset(&pp, 0, sizeof(pp));
-	while ((ch = getopt_long(argc, argv, ":i:e:f:c:O:rsh", opts, NULL)) !=
-	       -1) {
-		switch (ch) {
-		case 'i':
-			pp.inst = optarg;
-			break;
-		case 'e':
-			rtt_strv_add(&events, optarg);
-			break;
-		case 'f':
-			rtt_strv_add(&filters, optarg);
-			break;
-		case 'O':
-			rtt_strv_add(&topts, optarg);
-			break;
-		case 'c':
-			if (rtt_parse_uint(optarg, 65535, &cpu))
-				return rtt_usage(v, "bad cpu '%s'", optarg);
-			break;
-		case 'r':
-			raw = true;
-			break;
-		case 's':
-			stats = true;
-			break;
-		case 'h':
-			return rtt_help(v);
-		default:
-			return rtt_bad_option(v, argv, ch);
-		}
-	}
+	ret = rtt_options(v, argc, argv, opts);
+	if (ret != RTT_OPTIONS_GO)
+		goto out_args;
 	ret = rtt_pid_arg(v, argc);
 	if (ret)
-		return ret;
+		goto out_args;
 	ret = rtt_open_pid(argv[optind], 0, &pp.p);
-	if (ret)
-		return rtt_exit_code(ret);
+	if (ret) {
+		ret = rtt_exit_code(ret);
+		goto out_args;
+	}
 	pp.slot = rtt_find_inst(&pp.p, pp.inst);
 	if (pp.slot < 0) {
 		ret = -ENOENT;
@@ -282,8 +257,10 @@ out:
 	rtt_events_free(pp.ev);
 	rtt_syms_free(pp.syms);
 	rtt_proc_close(&pp.p);
+	ret = code;
+out_args:
 	free(topts.v);
 	free(events.v);
 	free(filters.v);
-	return code;
+	return ret;
 }

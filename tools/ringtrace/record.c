@@ -75,6 +75,7 @@ const char rtt_record_help[] =
 
 
 #define RTT_MAX_BUF_KB (4ul << 20)
+#define RTT_MAX_BUF_KB_TEXT "4194304"
 
 /*
  * How full a cpu buffer is when the recorder wakes, in percent: early,
@@ -194,8 +195,11 @@ static int rtt_record_lists(struct rtt_proc *p, const struct rtt_strv lists[3],
 				free(skip);
 				return -E2BIG;
 			}
-			ret = rtt_command(p, RTT_CMD_TIMEOUT_MS, NULL, err,
-					  "ftrace_list - %s%s", names[l], line);
+			ret = rtt_call(p, RTT_CMD_TIMEOUT_MS,
+				       &RT_CALL(FTRACE_LIST, NULL,
+						RT_S(0, names[l]),
+						RT_S(1, line)),
+				       NULL, err);
 			if (ret != -EINVAL)
 				break;
 			rtt_msg("warning: -%c: %s", opt[l], err);
@@ -225,7 +229,7 @@ static int rtt_record_lists(struct rtt_proc *p, const struct rtt_strv lists[3],
 		}
 	}
 	if (depth_set &&
-	    rtt_cmd(p, NULL, "max_graph_depth - %lu", depth))
+	    rtt_cmd(p, NULL, &RT_CALL(MAX_GRAPH_DEPTH, NULL, RT_U(0, depth))))
 		return -EINVAL;
 	return 0;
 }
@@ -266,31 +270,13 @@ static int rtt_record_names(const char *tracer, const struct rtt_strv *opts,
 
 int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "pid", required_argument, NULL, 'P' },
-		{ "event", required_argument, NULL, 'e' },
-		{ "tracer", required_argument, NULL, 'p' },
-		{ "instance", required_argument, NULL, 'i' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "buffer-size", required_argument, NULL, 'b' },
-		{ "filter", required_argument, NULL, 'l' },
-		{ "notrace", required_argument, NULL, 'n' },
-		{ "graph-function", required_argument, NULL, 'g' },
-		{ "max-graph-depth", required_argument, NULL, 'D' },
-		{ "preload", optional_argument, NULL, 'L' },
-		{ "no-preload", no_argument, NULL, 'N' },
-		{ "follow", no_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct rtt_strv events = { 0 }, topts = { 0 }, none = { 0 };
 	struct rtt_strv lists[3] = { { 0 } };
 	const char *preload_arg = NULL, *preload = NULL;
 	char preload_lib[PATH_MAX];
 	int preload_mode = -1;
-	unsigned long size_kb = 0, depth = 0;
-	bool depth_set = false;
+	unsigned long size_kb = 0, depth = (unsigned long)-1;
+	bool depth_set, no_preload = false;
 	int hold = -1;
 	struct rtt_events *ev = NULL;
 	struct rtt_record r;
@@ -301,81 +287,56 @@ int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 	pid_t child = 0;
 	int c, ret = 0, code = RTT_EXIT_OK;
 	bool exited = false, follow = false;
+	const struct rtt_opt opts[] = {
+		RTT_O_STR("output", 'o', &r.out),
+		RTT_O_STR("pid", 'P', &pid_arg),
+		RTT_O_LIST("event", 'e', &events),
+		RTT_O_STR("tracer", 'p', &tracer),
+		RTT_O_STR("instance", 'i', &inst),
+		RTT_O_LIST("", 'O', &topts),
+		RTT_O_FLAG("quiet", 'q', &r.quiet),
+		RTT_O_UINT("buffer-size", 'b', &size_kb, 1, RTT_MAX_BUF_KB,
+			   "bad buffer size", "KiB, 1 to " RTT_MAX_BUF_KB_TEXT),
+		RTT_O_LIST("filter", 'l', &lists[0]),
+		RTT_O_LIST("notrace", 'n', &lists[1]),
+		RTT_O_LIST("graph-function", 'g', &lists[2]),
+		RTT_O_UINT("max-graph-depth", 256 + 'D', &depth, 0, INT_MAX, "bad depth",
+			   "0 or more call levels"),
+		RTT_O_OPTIONAL("preload", 256 + 'L', &preload_arg,
+			       .conflicts = "no-preload"),
+		RTT_O_FLAG("no-preload", 256 + 'N', &no_preload),
+		/* -c follows the processes COMMAND starts */
+		RTT_O_FLAG("follow", 'c', &follow, .conflicts = "pid"),
+		/* what follows COMMAND is its own */
+		RTT_O_END(RTT_OPTS_IN_ORDER),
+	};
 
 	memset(&r, 0, sizeof(r));
 	memset(&fl, 0, sizeof(fl));
 	r.out = "trace.dat";
-	while ((c = getopt_long(argc, argv, "+:o:P:e:p:i:O:qb:l:n:g:ch", opts,
-				NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			r.out = optarg;
-			break;
-		case 'b':
-			if (rtt_parse_uint(optarg, RTT_MAX_BUF_KB, &size_kb) ||
-			    !size_kb)
-				return rtt_usage(v, "bad buffer size '%s' (KiB, 1 to %lu)",
-						 optarg, RTT_MAX_BUF_KB);
-			break;
-		case 'l':
-			rtt_strv_add(&lists[0], optarg);
-			break;
-		case 'n':
-			rtt_strv_add(&lists[1], optarg);
-			break;
-		case 'g':
-			rtt_strv_add(&lists[2], optarg);
-			break;
-		case 'D':
-			if (rtt_parse_uint(optarg, INT_MAX, &depth))
-				return rtt_usage(v, "bad depth '%s'", optarg);
-			depth_set = true;
-			break;
-		case 'L':
-			preload_mode = 1;
-			preload_arg = optarg;
-			if (optarg && access(optarg, R_OK))
-				return rtt_usage(v, "cannot read the library '%s'",
-						 optarg);
-			break;
-		case 'N':
-			preload_mode = 0;
-			break;
-		case 'c':
-			follow = true;
-			break;
-		case 'P':
-			pid_arg = optarg;
-			break;
-		case 'e':
-			rtt_strv_add(&events, optarg);
-			break;
-		case 'p':
-			tracer = optarg;
-			break;
-		case 'i':
-			inst = optarg;
-			break;
-		case 'O':
-			rtt_strv_add(&topts, optarg);
-			break;
-		case 'q':
-			r.quiet = true;
-			break;
-		case 'h':
-			return rtt_help(v);
-		default:
-			return rtt_bad_option(v, argv, c);
-		}
+	code = rtt_options(v, argc, argv, opts);
+	if (code != RTT_OPTIONS_GO)
+		goto out_free;
+	code = RTT_EXIT_OK;
+	depth_set = depth != (unsigned long)-1;
+	if (preload_arg) {
+		preload_mode = 1;
+		if (!*preload_arg)
+			preload_arg = NULL;
+		else if (access(preload_arg, R_OK))
+			code = rtt_usage(v, "cannot read the library '%s'",
+					 preload_arg);
+	} else if (no_preload) {
+		preload_mode = 0;
 	}
-	if (!pid_arg && optind == argc)
-		return rtt_usage(v, "nothing to record: give -P PID or -- COMMAND");
-	if (pid_arg && optind < argc)
-		return rtt_usage(v, "give -P PID or a COMMAND, not both");
-	if (!pid_arg && inst)
-		return rtt_usage(v, "-i needs -P: a new process has only the top instance");
-	if (pid_arg && follow)
-		return rtt_usage(v, "-c follows the processes COMMAND starts: not with -P");
+	if (!code && !pid_arg && optind == argc)
+		code = rtt_usage(v, "nothing to record: give -P PID or -- COMMAND");
+	else if (!code && pid_arg && optind < argc)
+		code = rtt_usage(v, "give -P PID or a COMMAND, not both");
+	else if (!code && !pid_arg && inst)
+		code = rtt_usage(v, "-i needs -P: a new process has only the top instance");
+	if (code)
+		goto out_free;
 	/* all or nothing: the names are checked before anything runs */
 	code = rtt_record_names(tracer, &topts, &events);
 	if (!code)
@@ -412,14 +373,15 @@ int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 		if (!ret)
 			ret = rtt_record_lists(&r.p, lists, depth_set, depth);
 		if (!ret && size_kb)
-			ret = rtt_cmd(&r.p, NULL, "buffer_size_kb %s %lu",
-				      rtt_iarg(inst), size_kb);
+			ret = rtt_cmd(&r.p, NULL,
+				      &RT_CALL(BUFFER_SIZE_KB, inst,
+					       RT_U(0, size_kb)));
 		if (!ret && tracer)
-			ret = rtt_cmd(&r.p, NULL, "tracer %s %s",
-				      rtt_iarg(inst), tracer);
+			ret = rtt_cmd(&r.p, NULL,
+				      &RT_CALL(TRACER, inst, RT_S(0, tracer)));
 		/* start from an empty buffer, as trace-cmd record does */
 		if (!ret)
-			ret = rtt_cmd(&r.p, NULL, "clear %s", rtt_iarg(inst));
+			ret = rtt_cmd(&r.p, NULL, &RT_CALL(CLEAR, inst));
 		if (ret)
 			goto out;
 	} else {
@@ -530,8 +492,9 @@ int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 		if (tracer) {
 			char e2[RTT_ERR_MAX];
 
-			rtt_command(&r.p, RTT_CMD_TIMEOUT_MS, NULL, e2,
-				    "tracer %s nop", rtt_iarg(inst));
+			rtt_call(&r.p, RTT_CMD_TIMEOUT_MS,
+				 &RT_CALL(TRACER, inst, RT_S(0, "nop")), NULL,
+				 e2);
 		}
 	}
 out:

@@ -70,7 +70,7 @@ static bool rtt_follow_start(struct rtt_follow *fl, int pid, const char *out)
 	if (!ret)
 		ret = rtt_rec_open(f, NULL);
 	/* it waits for this before its main() */
-	rtt_command(&f->p, RTT_CMD_TIMEOUT_MS, NULL, err, "go -");
+	rtt_call(&f->p, RTT_CMD_TIMEOUT_MS, &RT_CALL(GO, NULL), NULL, err);
 	if (ret) {
 		rtt_msg("process %d (%s) is not recorded", pid, f->p.ctl->comm);
 		rtt_rec_free(f);

@@ -225,8 +225,8 @@ char *rtt_show_set_event(struct rtt_proc *p, const char *inst)
 {
 	char err[RTT_ERR_MAX], *reply = NULL;
 
-	if (rtt_command(p, RTT_CMD_TIMEOUT_MS, &reply, err, "show_set_event %s",
-			rtt_iarg(inst))) {
+	if (rtt_call(p, RTT_CMD_TIMEOUT_MS, &RT_CALL(SHOW_SET_EVENT, inst),
+		     &reply, err)) {
 		free(reply);
 		return NULL;
 	}
@@ -257,11 +257,13 @@ void rtt_restore_events(struct rtt_proc *p, const char *inst,
 		goto out;
 	for (line = strtok_r(now, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
-		char err[RTT_ERR_MAX];
+		char err[RTT_ERR_MAX], off[RT_CTL_CMD_MAX];
 
+		snprintf(off, sizeof(off), "!%s", line);
 		if (!rtt_line_in(before, line))
-			rtt_command(p, RTT_CMD_TIMEOUT_MS, NULL, err,
-				    "set_event %s !%s", rtt_iarg(inst), line);
+			rtt_call(p, RTT_CMD_TIMEOUT_MS,
+				 &RT_CALL(SET_EVENT, inst, RT_S(0, off)), NULL,
+				 err);
 	}
 out:
 	free(now);

@@ -95,14 +95,34 @@ static void rtt_report_header(struct rtt_report *rp)
 	printf("#              | |         |   |||||     |         |\n");
 }
 
-/* Long options without a short one. */
-enum {
-	RTT_OPT_FORMAT = 256,
-	RTT_OPT_STAT,
-	RTT_OPT_GRAPH,
-	RTT_OPT_TID,
-	RTT_OPT_RANGE,
-};
+/* --format: text (the default) or json. */
+static int rtt_parse_format(const char *arg, void *out)
+{
+	*(bool *)out = !strcmp(arg, "json");
+	return *(bool *)out ? 0 : !strcmp(arg, "text") ? 1 : -EINVAL;
+}
+
+static int rtt_parse_sort(const char *arg, void *out)
+{
+	*(int *)out = rtt_prof_sort_by_name(arg);
+	return *(int *)out < 0 ? -EINVAL : 0;
+}
+
+static int rtt_parse_threshold(const char *arg, void *out)
+{
+	return rtt_parse_duration(arg, out) ? -EINVAL : 0;
+}
+
+/* The thread ids of --tid, checked by rtt_options(), as numbers. */
+static int *rtt_report_tids(const struct rtt_strv *s)
+{
+	int *tids = calloc((size_t)s->nr + 1, sizeof(*tids));
+	int i;
+
+	for (i = 0; tids && i < s->nr; i++)
+		tids[i] = (int)strtol(s->v[i], NULL, 10);
+	return tids;
+}
 
 /* A time stamp as report prints it: seconds (ns clocks) or a count. */
 static int rtt_parse_stamp(const char *s, size_t n, bool ns, uint64_t *out)
@@ -143,31 +163,16 @@ static int rtt_parse_range(const char *s, bool ns, uint64_t *from,
 
 int rtt_do_report(const struct rtt_verb *v, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "cpu", required_argument, NULL, 'c' },
-		{ "filter", required_argument, NULL, 'f' },
-		{ "events", required_argument, NULL, 'e' },
-		{ "raw", no_argument, NULL, 'r' },
-		{ "format", required_argument, NULL, RTT_OPT_FORMAT },
-		{ "stat", no_argument, NULL, RTT_OPT_STAT },
-		{ "graph", required_argument, NULL, RTT_OPT_GRAPH },
-		{ "sort", required_argument, NULL, 's' },
-		{ "function", required_argument, NULL, 'F' },
-		{ "depth", required_argument, NULL, 'D' },
-		{ "tid", required_argument, NULL, RTT_OPT_TID },
-		{ "time-range", required_argument, NULL, RTT_OPT_RANGE },
-		{ "threshold", required_argument, NULL, 't' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct rtt_strv fargs = { 0 }, eargs = { 0 }, funcs = { 0 };
+	struct rtt_strv fargs = { 0 }, eargs = { 0 }, funcs = { 0 },
+			targs = { 0 };
 	struct rtt_sel_opts so = { .to = UINT64_MAX };
 	struct rtt_prof *prof = NULL;
 	const char *graph = NULL, *range = NULL;
-	int *tids = NULL, nr_tids = 0, sort = RTT_SORT_TOTAL;
-	unsigned long ul;
-	uint64_t threshold = 0;
-	bool want_stat = false, threshold_set = false;
+	int *tids = NULL, sort = RTT_SORT_TOTAL;
+	unsigned long depth = 0;
+	/* no threshold given: a duration too long to be given */
+	uint64_t threshold = UINT64_MAX;
+	bool want_stat = false;
 	struct rtt_report rp;
 	struct rtt_json *json = NULL;
 	char err[RTT_ERR_MAX];
@@ -175,123 +180,62 @@ int rtt_do_report(const struct rtt_verb *v, int argc, char **argv)
 	unsigned long cpu_arg = (unsigned long)-1;
 	bool want_json = false;
 	const char *clock, *kallsyms;
-	int c, ret = 0, i, pid;
+	int ret = 0, i, pid;
 	size_t k;
+	const struct rtt_opt opts[] = {
+		RTT_O_UINT("cpu", 'c', &cpu_arg, 0, 65535, "bad cpu",
+			   "a cpu buffer, 0 to 65535"),
+		RTT_O_LIST("filter", 'f', &fargs),
+		RTT_O_LIST("events", 'e', &eargs),
+		RTT_O_FLAG("raw", 'r', &rp.ctx.raw),
+		RTT_O_PARSE("format", 256 + 'f', rtt_parse_format, &want_json,
+			    "unknown format", "text, json"),
+		/* --stat and --graph print a table */
+		RTT_O_FLAG("stat", 256 + 's', &want_stat,
+			   .conflicts = "graph format raw"),
+		RTT_O_STR("graph", 256 + 'g', &graph,
+			  .conflicts = "stat format raw"),
+		RTT_O_PARSE("sort", 's', rtt_parse_sort, &sort,
+			    "unknown sort key",
+			    "total, self, calls, avg, min, max, func"),
+		RTT_O_LIST("function", 'F', &funcs),
+		RTT_O_UINT("depth", 'D', &depth, 1, INT_MAX, "bad depth",
+			   "1 or more call levels"),
+		{ .name = "tid", .val = 256 + 't', .kind = RTT_OPT_LIST,
+		  .out = &targs, .min = 1, .max = INT_MAX,
+		  .what = "bad thread id", .hint = "a thread id, 1 or more" },
+		RTT_O_STR("time-range", 256 + 'T', &range),
+		RTT_O_PARSE("threshold", 't', rtt_parse_threshold, &threshold,
+			    "bad threshold", "10us, 2ms, 1s, or ns"),
+		RTT_O_END(0),
+	};
 
 	memset(&rp, 0, sizeof(rp));
 	rp.cur = -1;
-	while ((c = getopt_long(argc, argv, ":c:e:f:rs:F:D:t:h", opts, NULL)) !=
-	       -1) {
-		switch (c) {
-		case 'c':
-			if (rtt_parse_uint(optarg, 65535, &cpu_arg))
-				return rtt_usage(v, "bad cpu '%s'", optarg);
-			break;
-		case 'f':
-			rtt_strv_add(&fargs, optarg);
-			break;
-		case 'e':
-			rtt_strv_add(&eargs, optarg);
-			break;
-		case 'r':
-			rp.ctx.raw = true;
-			break;
-		case RTT_OPT_FORMAT:
-			if (!strcmp(optarg, "json"))
-				want_json = true;
-			else if (strcmp(optarg, "text"))
-				return rtt_usage(v, "unknown format '%s' (text, json)",
-						 optarg);
-			break;
-		case RTT_OPT_STAT:
-			want_stat = true;
-			break;
-		case RTT_OPT_GRAPH:
-			graph = optarg;
-			break;
-		case 's':
-			sort = rtt_prof_sort_by_name(optarg);
-			if (sort < 0)
-				return rtt_usage(v, "unknown sort key '%s' (total, self, calls, avg, min, max, func)",
-						 optarg);
-			break;
-		case 'F':
-			rtt_strv_add(&funcs, optarg);
-			break;
-		case 'D':
-			if (rtt_parse_uint(optarg, INT_MAX, &ul) || !ul)
-				return rtt_usage(v, "bad depth '%s'", optarg);
-			so.max_depth = (int)ul;
-			break;
-		case RTT_OPT_TID: {
-			int *nt;
-
-			if (rtt_parse_uint(optarg, INT_MAX, &ul) || !ul)
-				return rtt_usage(v, "bad thread id '%s'", optarg);
-			nt = realloc(tids, (size_t)(nr_tids + 1) * sizeof(*nt));
-			if (!nt)
-				return rtt_usage(v, "out of memory");
-			tids = nt;
-			tids[nr_tids++] = (int)ul;
-			break;
-		}
-		case RTT_OPT_RANGE:
-			range = optarg;
-			break;
-		case 't':
-			if (rtt_parse_duration(optarg, &threshold))
-				return rtt_usage(v, "bad threshold '%s' (10us, 2ms, 1s, or ns)",
-						 optarg);
-			threshold_set = true;
-			break;
-		case 'h':
-			return rtt_help(v);
-		default:
-			return rtt_bad_option(v, argv, c);
-		}
-	}
-	if (optind != argc - 1) {
-		free(fargs.v);
-		free(eargs.v);
-		free(funcs.v);
-		free(tids);
-		return rtt_usage(v, optind < argc ? "too many arguments" :
-						    "missing the trace.dat file");
-	}
-	if ((want_stat || graph) && (want_json || rp.ctx.raw)) {
-		free(fargs.v);
-		free(eargs.v);
-		free(funcs.v);
-		free(tids);
-		return rtt_usage(v, "--stat and --graph print a table: not with --format=json or --raw");
-	}
-	if (want_stat && graph) {
-		free(fargs.v);
-		free(eargs.v);
-		free(funcs.v);
-		free(tids);
-		return rtt_usage(v, "give --stat or --graph, not both");
-	}
-	if (threshold_set && !want_stat && !graph) {
-		free(fargs.v);
-		free(eargs.v);
-		free(funcs.v);
-		free(tids);
-		return rtt_usage(v, "--threshold applies to --stat and --graph");
-	}
-	rp.path = argv[optind];
+	ret = rtt_options(v, argc, argv, opts);
+	if (ret == RTT_OPTIONS_GO && optind != argc - 1)
+		ret = rtt_usage(v, optind < argc ? "too many arguments" :
+						   "missing the trace.dat file");
+	if (ret == RTT_OPTIONS_GO && threshold != UINT64_MAX && !want_stat &&
+	    !graph)
+		ret = rtt_usage(v, "--threshold applies to --stat and --graph");
+	rp.path = ret == RTT_OPTIONS_GO ? argv[optind] : NULL;
 	/* only a regular file is a trace.dat (a FIFO would block) */
-	if (!stat(rp.path, &st) && !S_ISREG(st.st_mode)) {
+	if (rp.path && !stat(rp.path, &st) && !S_ISREG(st.st_mode)) {
 		rtt_msg("%s is %s, not a trace.dat file", rp.path,
 			rtt_file_kind(&st));
-		free(fargs.v);
-		free(eargs.v);
-		free(funcs.v);
-		free(tids);
-		return RTT_EXIT_USAGE;
+		ret = RTT_EXIT_USAGE;
 	}
-	ret = td_reader_open(rp.path, &rp.r, err, sizeof(err));
-	if (ret) {
+	if (ret == RTT_OPTIONS_GO) {
+		tids = rtt_report_tids(&targs);
+		ret = tids ? RTT_OPTIONS_GO : rtt_usage(v, "out of memory");
+	}
+	so.max_depth = (int)depth;
+	if (threshold == UINT64_MAX)
+		threshold = 0;
+	free(targs.v);
+	if (ret == RTT_OPTIONS_GO) {
+		ret = td_reader_open(rp.path, &rp.r, err, sizeof(err));
 		if (ret == -EPROTO)
 			rtt_msg("%s: corrupt or truncated trace.dat: %s", rp.path,
 				err);
@@ -301,13 +245,22 @@ int rtt_do_report(const struct rtt_verb *v, int argc, char **argv)
 			rtt_msg("permission denied: %s", rp.path);
 		else if (ret == -ENOENT)
 			rtt_msg("no such file: %s", rp.path);
-		else
+		else if (ret)
 			rtt_msg("cannot read %s: %s", rp.path, strerror(-ret));
+		if (!ret)
+			ret = RTT_OPTIONS_GO;
+		else if (ret == -ENOTSUP || ret == -EPROTO)
+			ret = RTT_EXIT_CORRUPT;
+		else
+			ret = ret == -ENOENT ? RTT_EXIT_USAGE :
+					       rtt_exit_code(ret);
+	}
+	if (ret != RTT_OPTIONS_GO) {
 		free(fargs.v);
 		free(eargs.v);
-		if (ret == -ENOTSUP || ret == -EPROTO)
-			return RTT_EXIT_CORRUPT;
-		return ret == -ENOENT ? RTT_EXIT_USAGE : rtt_exit_code(ret);
+		free(funcs.v);
+		free(tids);
+		return ret;
 	}
 	rp.page_size = td_reader_page_size(rp.r);
 	rp.nr_cpus = td_reader_nr_cpus(rp.r);
@@ -366,11 +319,11 @@ int rtt_do_report(const struct rtt_verb *v, int argc, char **argv)
 		ret = -EINVAL;
 		goto out;
 	}
-	if (funcs.nr || so.max_depth || nr_tids || range) {
+	if (funcs.nr || so.max_depth || targs.nr || range) {
 		so.funcs = funcs.v;
 		so.nr_funcs = funcs.nr;
 		so.tids = tids;
-		so.nr_tids = nr_tids;
+		so.nr_tids = targs.nr;
 		rp.sel = rtt_sel_new(&so, rp.syms);
 		if (!rp.sel) {
 			ret = -ENOMEM;

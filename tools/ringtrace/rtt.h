@@ -92,20 +92,77 @@ struct rtt_tally {
 void rtt_catch_signals(void);
 void rtt_msg(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
-uint64_t rtt_now_ms(void);
 int rtt_help(const struct rtt_verb *v);
 int rtt_usage(const struct rtt_verb *v, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 int rtt_bad_option(const struct rtt_verb *v, char **argv, int c);
 
-/* One option of a verb, for rtt_options(): a flag, or a string argument */
-struct rtt_opt {
-	const char *name; /* the long name */
-	int val; /* the short one; above 255: none */
-	bool *flag; /* set by an option without argument */
-	const char **arg; /* or: the option's argument */
+/* options.c */
+
+/*
+ * struct rtt_opt - one option of a verb, a row of the table rtt_options()
+ *	parses (use the RTT_O_* macros below; the table ends with RTT_O_END)
+ * @name: the long name ("": none)
+ * @val: the short one; above 255: none
+ * @kind: what the argument is and where it goes (enum rtt_opt_kind)
+ * @out: bool *, const char **, unsigned long * or struct rtt_strv *, by
+ *	@kind; @parse's own for RTT_OPT_PARSE
+ * @parse: RTT_OPT_PARSE: reads the argument into @out; returns 0, 1 (the
+ *	value is the default: for @conflicts as if not given) or -EINVAL
+ * @min, @max: a number's range (RTT_OPT_UINT, RTT_OPT_LIST when @max)
+ * @what: the message for a bad value, before it: "bad cpu" (the message
+ *	is "bad cpu 'x' for -c/--cpu (HINT)")
+ * @hint: what a good value is, in that message
+ * @conflicts: the long names, blank-separated, of the options this one
+ *	does not go with: both given is a usage error
+ */
+enum rtt_opt_kind {
+	RTT_OPT_FLAG,		/* no argument: *out = true */
+	RTT_OPT_STR,		/* *out = the argument */
+	RTT_OPT_OPTIONAL,	/* --name[=ARG]: *out = ARG, or "" */
+	RTT_OPT_UINT,		/* a whole number in [min, max] */
+	RTT_OPT_LIST,		/* repeats: each argument added to the list */
+	RTT_OPT_PARSE,		/* read by @parse */
 };
-#define RTT_MAX_OPTS 8
+
+struct rtt_opt {
+	const char *name;
+	int val;
+	enum rtt_opt_kind kind;
+	void *out;
+	int (*parse)(const char *arg, void *out);
+	unsigned long min, max;
+	const char *what;
+	const char *hint;
+	const char *conflicts;
+};
+
+/* The pointers are checked for their type: (T *){ p } takes only a T *. */
+#define RTT_O_FLAG(n, v, p, ...) \
+	{ .name = (n), .val = (v), .kind = RTT_OPT_FLAG, \
+	  .out = (bool *){ p }, __VA_ARGS__ }
+#define RTT_O_STR(n, v, p, ...) \
+	{ .name = (n), .val = (v), .kind = RTT_OPT_STR, \
+	  .out = (const char **){ p }, __VA_ARGS__ }
+#define RTT_O_OPTIONAL(n, v, p, ...) \
+	{ .name = (n), .val = (v), .kind = RTT_OPT_OPTIONAL, \
+	  .out = (const char **){ p }, __VA_ARGS__ }
+#define RTT_O_UINT(n, v, p, lo, hi, w, h, ...) \
+	{ .name = (n), .val = (v), .kind = RTT_OPT_UINT, \
+	  .out = (unsigned long *){ p }, .min = (lo), .max = (hi), \
+	  .what = (w), .hint = (h), __VA_ARGS__ }
+#define RTT_O_LIST(n, v, p, ...) \
+	{ .name = (n), .val = (v), .kind = RTT_OPT_LIST, \
+	  .out = (struct rtt_strv *){ p }, __VA_ARGS__ }
+#define RTT_O_PARSE(n, v, fn, p, w, h, ...) \
+	{ .name = (n), .val = (v), .kind = RTT_OPT_PARSE, .parse = (fn), \
+	  .out = (p), .what = (w), .hint = (h), __VA_ARGS__ }
+/* The end of the table; @flags: RTT_OPTS_IN_ORDER or 0. */
+#define RTT_O_END(flags) { .name = NULL, .val = (flags) }
+/* The options stop at the first other argument (what follows it may
+ * start with '-': a filter expression, a command's own options). */
+#define RTT_OPTS_IN_ORDER 1
+#define RTT_MAX_OPTS 20
 #define RTT_OPTIONS_GO (-1)
 int rtt_options(const struct rtt_verb *v, int argc, char **argv,
 		const struct rtt_opt *o);
@@ -116,9 +173,8 @@ int rtt_pid_arg(const struct rtt_verb *v, int argc);
 int rtt_parse_uint(const char *s, unsigned long max, unsigned long *out);
 int rtt_open_pid(const char *arg, unsigned int flags,
 		 struct rtt_proc *p);
-const char *rtt_iarg(const char *inst);
-int rtt_cmd(struct rtt_proc *p, char **reply, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+/* rtt_call() that says on stderr why a command failed. */
+int rtt_cmd(struct rtt_proc *p, char **reply, const struct rt_cmd_args *c);
 int rtt_find_inst(struct rtt_proc *p, const char *inst);
 int rtt_load_events(struct rtt_proc *p, struct rtt_events **out,
 		    bool quiet);

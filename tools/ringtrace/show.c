@@ -68,10 +68,10 @@ int rtt_do_show(const struct rtt_verb *v, int argc, char **argv)
 	const char *inst = NULL;
 	bool snap = false, raw = false;
 	const struct rtt_opt opts[] = {
-		{ "instance", 'i', NULL, &inst },
-		{ "snapshot", 's', &snap, NULL },
-		{ "raw", 'r', &raw, NULL },
-		{ NULL, 0, NULL, NULL },
+		RTT_O_STR("instance", 'i', &inst),
+		RTT_O_FLAG("snapshot", 's', &snap),
+		RTT_O_FLAG("raw", 'r', &raw),
+		RTT_O_END(0),
 	};
 	struct rtt_proc p;
 	int ret, slot;
@@ -108,8 +108,8 @@ int rtt_do_stat(const struct rtt_verb *v, int argc, char **argv)
 	char err[RTT_ERR_MAX];
 	const char *inst = NULL;
 	const struct rtt_opt opts[] = {
-		{ "instance", 'i', NULL, &inst },
-		{ NULL, 0, NULL, NULL },
+		RTT_O_STR("instance", 'i', &inst),
+		RTT_O_END(0),
 	};
 	struct ringbuf *rb;
 	struct rtt_proc p;

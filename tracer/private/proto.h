@@ -238,4 +238,30 @@ int rt_cmd_parse(char *line, struct rt_cmd_args *out, char *err,
 /* The command named @verb, or -1. */
 int rt_cmd_lookup(const char *verb);
 
+/*
+ * A call of a command, typed, as rt_cmd_format() takes it: RT_CALL(ID,
+ * instance, arguments) with the arguments RT_S(i, string) (WORD, MATCH
+ * with NULL for any, HEX, REST), RT_I(i, long long) or RT_U(i, unsigned
+ * long long), i their position in the table's row. A NULL instance is
+ * the top one.
+ */
+#define RT_CALL(ID, INST, ...) RT_CALL_ID(RT_CMD_##ID, INST, __VA_ARGS__)
+/* The same with the command's id as a value (enum rt_cmd_id). */
+#define RT_CALL_ID(id_, INST, ...) \
+	((const struct rt_cmd_args){ .id = (id_), .inst = (INST), \
+				     __VA_ARGS__ })
+#define RT_S(n, x) .set[n] = true, .v[n].s = (x)
+#define RT_I(n, x) .set[n] = true, .v[n].i = (x)
+#define RT_U(n, x) .set[n] = true, .v[n].u = (x)
+
+/*
+ * rt_cmd_format - the command line of a typed call (@c: its id, instance
+ * and arguments), checked against the table: every argument the row
+ * needs is set, of its type, none beyond the row's; the version first.
+ * Return: 0, -EINVAL (a message in @err), or -E2BIG for a line longer
+ * than @len.
+ */
+int rt_cmd_format(const struct rt_cmd_args *c, char *line, size_t len,
+		  char *err, size_t errlen);
+
 #endif /* RINGTRACE_PROTO_H */

@@ -169,3 +169,86 @@ int rt_cmd_parse(char *line, struct rt_cmd_args *out, char *err,
 	}
 	return 0;
 }
+
+/* Argument @a of a call, as it goes on the line, or NULL when it cannot
+ * (a word with blanks, text with a newline, bad hexadecimal). */
+static const char *rt_cmd_text(const struct rt_arg_desc *a,
+			       const union rt_arg *v, char *num, size_t len)
+{
+	switch (a->type & ~RT_ARG_OPT) {
+	case RT_ARG_INT:
+		snprintf(num, len, "%lld", v->i);
+		return num;
+	case RT_ARG_UINT:
+		snprintf(num, len, "%llu", v->u);
+		return num;
+	case RT_ARG_MATCH:
+		if (!v->s)
+			return "*";
+		return *v->s && !strpbrk(v->s, " \t\n") ? v->s : NULL;
+	case RT_ARG_WORD:
+		return v->s && *v->s && !strpbrk(v->s, " \t\n") ? v->s : NULL;
+	case RT_ARG_HEX:
+		return v->s && rt_cmd_hex(v->s) ? v->s : NULL;
+	default: /* RT_ARG_REST */
+		return v->s && !strchr(v->s, '\n') ? v->s : NULL;
+	}
+}
+
+int rt_cmd_format(const struct rt_cmd_args *c, char *line, size_t len,
+		  char *err, size_t errlen)
+{
+	const struct rt_cmd_desc *d;
+	const char *inst = c->inst && *c->inst ? c->inst : "-";
+	size_t n;
+	int i, k;
+
+	if ((unsigned int)c->id >= RT_CMD_NR) {
+		snprintf(err, errlen, "unknown command %d", (int)c->id);
+		return -EINVAL;
+	}
+	d = &rt_cmd_table[c->id];
+	if (strpbrk(inst, " \t\n")) {
+		snprintf(err, errlen, "%s: bad instance name '%s'", d->name,
+			 inst);
+		return -EINVAL;
+	}
+	k = snprintf(line, len, "@%d %s %s", RT_CTL_PROTO_VERSION, d->name,
+		     inst);
+	n = k < 0 ? len : (size_t)k;
+	for (i = 0; i < RT_CMD_MAX_ARGS; i++) {
+		const struct rt_arg_desc *a = &d->args[i];
+		const char *t;
+		char num[32];
+
+		if (!c->set[i]) {
+			if (a->type && !(a->type & RT_ARG_OPT)) {
+				snprintf(err, errlen, "%s: missing the %s",
+					 d->name, a->name);
+				return -EINVAL;
+			}
+			continue;
+		}
+		if (!a->type || (i && !c->set[i - 1])) {
+			snprintf(err, errlen, "%s: too many arguments",
+				 d->name);
+			return -EINVAL;
+		}
+		t = rt_cmd_text(a, &c->v[i], num, sizeof(num));
+		if (!t) {
+			snprintf(err, errlen, "%s: bad %s '%s'", d->name,
+				 a->name, c->v[i].s ? c->v[i].s : "");
+			return -EINVAL;
+		}
+		if (n < len) {
+			k = snprintf(line + n, len - n, " %s", t);
+			n = k < 0 ? len : n + (size_t)k;
+		}
+	}
+	if (n >= len) {
+		snprintf(err, errlen, "command too long (more than %zu bytes)",
+			 len - 1);
+		return -E2BIG;
+	}
+	return 0;
+}

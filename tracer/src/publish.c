@@ -291,7 +291,12 @@ static int rt_stat(struct ringtrace_instance *tr, struct rt_reply *r)
 	for (cpu = 0; cpu < n; cpu++) {
 		uint64_t old = ringbuf_oldest_event_ts(rb, cpu);
 
-		rt_reply_printf(r, "cpu%d:\n", cpu);
+		/* a spare is no CPU's: named as the tool's stat names it */
+		if (ringbuf_is_spare(rb, cpu))
+			rt_reply_printf(r, "spare%d:\n",
+					cpu - ringbuf_nr_cpu_buffers(rb));
+		else
+			rt_reply_printf(r, "cpu%d:\n", cpu);
 		rt_reply_printf(r, "entries: %lu\n",
 				ringbuf_entries_cpu(rb, cpu));
 		rt_reply_printf(r, "overrun: %lu\n",

@@ -98,7 +98,8 @@ static struct rtfs {
 	int pid;
 	const char *dir;
 	struct rtt_proc p;
-	int nr_cpus;
+	int nr_cpus; /* buffers: the real CPUs', then the spares */
+	int nr_cpu_bufs; /* the real CPUs' */
 	uid_t uid;
 	gid_t gid;
 	struct timespec mounted;
@@ -137,32 +138,35 @@ static bool rtfs_dead(void)
 
 /* ---- commands ----------------------------------------------------------- */
 
+/* The name of an instance in the error log: "-" for the top one. */
 static const char *rtfs_iarg(const char *inst)
 {
 	return inst && *inst ? inst : "-";
 }
 
+/* The directory of buffer @cpu under per_cpu/: cpuN for a real CPU's,
+ * spareN for spare N (a spare is no CPU's). */
+static void rtfs_cpu_name(int cpu, char *buf, size_t len)
+{
+	if (cpu >= fs.nr_cpu_bufs)
+		snprintf(buf, len, "spare%d", cpu - fs.nr_cpu_bufs);
+	else
+		snprintf(buf, len, "cpu%d", cpu);
+}
+
 /* A command to the process; its reply text (or error) in *@reply when
  * not NULL. The errno a file operation returns. */
-static int rtfs_cmd(char **reply, char err[RTT_ERR_MAX], const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int rtfs_cmd(char **reply, char err[RTT_ERR_MAX], const char *fmt, ...)
+static int rtfs_cmd(char **reply, char err[RTT_ERR_MAX],
+		    const struct rt_cmd_args *c)
 {
-	char line[RT_CTL_CMD_MAX], e[RTT_ERR_MAX];
-	va_list ap;
-	int n, ret;
+	char e[RTT_ERR_MAX];
+	int ret;
 
 	if (reply)
 		*reply = NULL;
 	if (rtfs_dead())
 		return -ENODEV;
-	va_start(ap, fmt);
-	n = vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= sizeof(line) - 1)
-		return -E2BIG;
-	ret = rtt_command(&fs.p, RTT_CMD_TIMEOUT_MS, reply, err ? err : e, "%s",
-			  line);
+	ret = rtt_call(&fs.p, RTT_CMD_TIMEOUT_MS, c, reply, err ? err : e);
 	if (ret == -ESRCH || ret == -ETIMEDOUT) {
 		if (ret == -ESRCH || rtt_proc_state(&fs.p) != RTT_ALIVE)
 			return -ENODEV;
@@ -370,18 +374,12 @@ struct rtfs_fh {
 };
 
 /* Each writes a command's reply (or its own text) to @out. */
-static int rtfs_show_reply(FILE *out, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static int rtfs_show_reply(FILE *out, const char *fmt, ...)
+static int rtfs_show_reply(FILE *out, const struct rt_cmd_args *c)
 {
-	char line[1024], *reply = NULL;
-	va_list ap;
+	char *reply = NULL;
 	int ret;
 
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	ret = rtfs_cmd(&reply, NULL, "%s", line);
+	ret = rtfs_cmd(&reply, NULL, c);
 	if (!ret && reply) {
 		fputs(reply, out);
 		if (reply[0] && reply[strlen(reply) - 1] != '\n')
@@ -455,8 +453,7 @@ static int rtfs_show_available_events(const struct rtfs_node *n, FILE *out)
 static int rtfs_show_set_event(const struct rtfs_node *n, FILE *out)
 {
 	char *reply = NULL;
-	int ret = rtfs_cmd(&reply, NULL, "show_set_event %s",
-			   rtfs_iarg(n->inst));
+	int ret = rtfs_cmd(&reply, NULL, &RT_CALL(SHOW_SET_EVENT, n->inst));
 
 	if (!ret && reply)
 		fputs(reply, out);
@@ -471,8 +468,8 @@ static int rtfs_write_set_event(const struct rtfs_node *n, char *buf)
 
 	for (tok = strtok_r(buf, " \t\n", &save); tok;
 	     tok = strtok_r(NULL, " \t\n", &save)) {
-		r = rtfs_cmd(NULL, NULL, "set_event %s %s", rtfs_iarg(n->inst),
-			     tok);
+		r = rtfs_cmd(NULL, NULL,
+			     &RT_CALL(SET_EVENT, n->inst, RT_S(0, tok)));
 		/* the kernel: no event matched is EINVAL */
 		if (r == -ENOENT)
 			r = -EINVAL;
@@ -484,7 +481,8 @@ static int rtfs_write_set_event(const struct rtfs_node *n, char *buf)
 
 static int rtfs_trunc_set_event(const struct rtfs_node *n)
 {
-	int ret = rtfs_cmd(NULL, NULL, "set_event %s !*:*", rtfs_iarg(n->inst));
+	int ret = rtfs_cmd(NULL, NULL,
+			   &RT_CALL(SET_EVENT, n->inst, RT_S(0, "!*:*")));
 
 	return ret == -ENOENT ? 0 : ret; /* no events at all */
 }
@@ -496,7 +494,7 @@ static int rtfs_show_enable(const struct rtfs_node *n, FILE *out)
 	size_t i, total = 0, on = 0;
 	int ret;
 
-	ret = rtfs_cmd(&reply, NULL, "show_set_event %s", rtfs_iarg(n->inst));
+	ret = rtfs_cmd(&reply, NULL, &RT_CALL(SHOW_SET_EVENT, n->inst));
 	if (ret)
 		return ret;
 	pthread_mutex_lock(&fs.print_lock);
@@ -526,8 +524,8 @@ static int rtfs_show_enable(const struct rtfs_node *n, FILE *out)
 	fputs(!on ? "0" : on >= total ? "1" : "X", out);
 	/* an event armed by a trigger: '*', as the kernel's soft mode */
 	reply = NULL;
-	if (n->ev[0] && !rtfs_cmd(&reply, NULL, "show_soft %s",
-				  rtfs_iarg(n->inst)) && reply) {
+	if (n->ev[0] &&
+	    !rtfs_cmd(&reply, NULL, &RT_CALL(SHOW_SOFT, n->inst)) && reply) {
 		char want[300];
 
 		snprintf(want, sizeof(want), "\n%s:%s\n", n->sys, n->ev);
@@ -547,9 +545,10 @@ static int rtfs_write_enable(const struct rtfs_node *n, char *buf)
 
 	if (rtfs_parse_ul(buf, &v) || v > 1)
 		return -EINVAL;
-	ret = rtfs_cmd(NULL, NULL, "%s %s %s %s", v ? "enable" : "disable",
-		       rtfs_iarg(n->inst), n->sys[0] ? n->sys : "*",
-		       n->ev[0] ? n->ev : "*");
+	ret = rtfs_cmd(NULL, NULL,
+		       &RT_CALL_ID(v ? RT_CMD_ENABLE : RT_CMD_DISABLE, n->inst,
+				   RT_S(0, n->sys[0] ? n->sys : NULL),
+				   RT_S(1, n->ev[0] ? n->ev : NULL)));
 	return ret == -ENOENT && !n->sys[0] ? 0 : ret;
 }
 
@@ -567,8 +566,11 @@ static int rtfs_show_filter(const struct rtfs_node *n, FILE *out)
 		      out);
 		return 0;
 	}
-	return rtfs_show_reply(out, "show_filter %s %s %s", rtfs_iarg(n->inst),
-			       n->sys, n->ev);
+	return n->ev[0] ? rtfs_show_reply(out, &RT_CALL(SHOW_FILTER, n->inst,
+							RT_S(0, n->sys),
+							RT_S(1, n->ev))) :
+			  rtfs_show_reply(out, &RT_CALL(SHOW_FILTER, n->inst,
+							RT_S(0, n->sys)));
 }
 
 static int rtfs_write_filter(const struct rtfs_node *n, char *buf)
@@ -579,8 +581,10 @@ static int rtfs_write_filter(const struct rtfs_node *n, char *buf)
 	rtfs_chomp(buf);
 	if (!buf[0])
 		snprintf(buf, 2, "0");
-	ret = rtfs_cmd(NULL, err, "filter %s %s %s %s", rtfs_iarg(n->inst),
-		       n->sys, n->ev[0] ? n->ev : "*", buf);
+	ret = rtfs_cmd(NULL, err,
+		       &RT_CALL(FILTER, n->inst, RT_S(0, n->sys),
+				RT_S(1, n->ev[0] ? n->ev : NULL),
+				RT_S(2, buf)));
 	if (ret == -EINVAL && strstr(err, "parse_error"))
 		rtfs_log_filter_err(n->inst, buf, err);
 	else if (ret == -EINVAL)
@@ -591,8 +595,8 @@ static int rtfs_write_filter(const struct rtfs_node *n, char *buf)
 /* events/SYS/EVENT/trigger */
 static int rtfs_show_trigger(const struct rtfs_node *n, FILE *out)
 {
-	return rtfs_show_reply(out, "show_trigger %s %s %s",
-			       rtfs_iarg(n->inst), n->sys, n->ev);
+	return rtfs_show_reply(out, &RT_CALL(SHOW_TRIGGER, n->inst,
+					     RT_S(0, n->sys), RT_S(1, n->ev)));
 }
 
 static int rtfs_write_trigger(const struct rtfs_node *n, char *buf)
@@ -604,8 +608,9 @@ static int rtfs_write_trigger(const struct rtfs_node *n, char *buf)
 	rtfs_chomp(buf);
 	if (!buf[strspn(buf, " \t\n")])
 		return 0; /* echo > trigger: nothing to do, as the kernel */
-	ret = rtfs_cmd(NULL, err, "trigger %s %s %s %s", rtfs_iarg(n->inst),
-		       n->sys, n->ev, buf);
+	ret = rtfs_cmd(NULL, err,
+		       &RT_CALL(TRIGGER, n->inst, RT_S(0, n->sys),
+				RT_S(1, n->ev), RT_S(2, buf)));
 	/* a filter error: the caret is under the filter after "if" */
 	expr = strstr(buf, " if ");
 	expr = expr ? expr + 4 + strspn(expr + 4, " \t") : buf;
@@ -655,8 +660,8 @@ static int rtfs_show_id(const struct rtfs_node *n, FILE *out)
 /* simple values: "get INST NAME" to read, a command to write */
 static int rtfs_show_get(const struct rtfs_node *n, FILE *out)
 {
-	return rtfs_show_reply(out, "get %s %s", rtfs_iarg(n->inst),
-			       n->f->name);
+	return rtfs_show_reply(out, &RT_CALL(GET, n->inst,
+					     RT_S(0, n->f->name)));
 }
 
 static int rtfs_write_tracing_on(const struct rtfs_node *n, char *buf)
@@ -665,8 +670,8 @@ static int rtfs_write_tracing_on(const struct rtfs_node *n, char *buf)
 
 	if (rtfs_parse_ul(buf, &v))
 		return -EINVAL;
-	return rtfs_cmd(NULL, NULL, "tracing_on %s %d", rtfs_iarg(n->inst),
-			v != 0);
+	return rtfs_cmd(NULL, NULL,
+			&RT_CALL(TRACING_ON, n->inst, RT_I(0, v != 0)));
 }
 
 /* buffer_size_kb: every cpu buffer; per_cpu/cpuN/buffer_size_kb: that one
@@ -678,10 +683,11 @@ static int rtfs_write_buffer_size(const struct rtfs_node *n, char *buf)
 	if (rtfs_parse_ul(buf, &v) || !v || v > (1ul << 30))
 		return -EINVAL;
 	if (n->cpu != RINGBUF_ALL_CPUS)
-		return rtfs_cmd(NULL, NULL, "buffer_size_kb %s %lu %d",
-				rtfs_iarg(n->inst), v, n->cpu);
-	return rtfs_cmd(NULL, NULL, "buffer_size_kb %s %lu", rtfs_iarg(n->inst),
-			v);
+		return rtfs_cmd(NULL, NULL,
+				&RT_CALL(BUFFER_SIZE_KB, n->inst, RT_U(0, v),
+					 RT_U(1, (unsigned int)n->cpu)));
+	return rtfs_cmd(NULL, NULL,
+			&RT_CALL(BUFFER_SIZE_KB, n->inst, RT_U(0, v)));
 }
 
 /* The size of each cpu buffer, in kB: the sum (@cpu RINGBUF_ALL_CPUS) or
@@ -690,8 +696,9 @@ static int rtfs_cpu_size_kb(const struct rtfs_node *n, int cpu,
 			    unsigned long *kb)
 {
 	char *reply = NULL, *p;
-	int ret = rtfs_cmd(&reply, NULL, "get %s per_cpu_buffer_size_kb",
-			   rtfs_iarg(n->inst));
+	int ret = rtfs_cmd(&reply, NULL,
+			   &RT_CALL(GET, n->inst,
+				    RT_S(0, "per_cpu_buffer_size_kb")));
 
 	*kb = 0;
 	p = reply;
@@ -731,8 +738,8 @@ static int rtfs_write_cpumask(const struct rtfs_node *n, char *buf)
 	rtfs_chomp(buf);
 	if (!buf[0] || strchr(buf, ' '))
 		return -EINVAL;
-	return rtfs_cmd(NULL, NULL, "tracing_cpumask %s %s", rtfs_iarg(n->inst),
-			buf);
+	return rtfs_cmd(NULL, NULL,
+			&RT_CALL(TRACING_CPUMASK, n->inst, RT_S(0, buf)));
 }
 
 /* free_buffer: any write shrinks the buffer (the kernel does it at the
@@ -740,7 +747,7 @@ static int rtfs_write_cpumask(const struct rtfs_node *n, char *buf)
 static int rtfs_write_free_buffer(const struct rtfs_node *n, char *buf)
 {
 	(void)buf;
-	return rtfs_cmd(NULL, NULL, "free_buffer %s", rtfs_iarg(n->inst));
+	return rtfs_cmd(NULL, NULL, &RT_CALL(FREE_BUFFER, n->inst));
 }
 
 static int rtfs_write_buffer_percent(const struct rtfs_node *n, char *buf)
@@ -749,13 +756,13 @@ static int rtfs_write_buffer_percent(const struct rtfs_node *n, char *buf)
 
 	if (rtfs_parse_ul(buf, &v) || v > 100)
 		return -EINVAL;
-	return rtfs_cmd(NULL, NULL, "buffer_percent %s %lu", rtfs_iarg(n->inst),
-			v);
+	return rtfs_cmd(NULL, NULL,
+			&RT_CALL(BUFFER_PERCENT, n->inst, RT_I(0, (long long)v)));
 }
 
 static int rtfs_show_tracer(const struct rtfs_node *n, FILE *out)
 {
-	return rtfs_show_reply(out, "tracer %s", rtfs_iarg(n->inst));
+	return rtfs_show_reply(out, &RT_CALL(TRACER, n->inst));
 }
 
 static int rtfs_write_tracer(const struct rtfs_node *n, char *buf)
@@ -763,7 +770,7 @@ static int rtfs_write_tracer(const struct rtfs_node *n, char *buf)
 	rtfs_chomp(buf);
 	if (!buf[0] || strpbrk(buf, " \t\n"))
 		return -EINVAL;
-	return rtfs_cmd(NULL, NULL, "tracer %s %s", rtfs_iarg(n->inst), buf);
+	return rtfs_cmd(NULL, NULL, &RT_CALL(TRACER, n->inst, RT_S(0, buf)));
 }
 
 static int rtfs_show_available_tracers(const struct rtfs_node *n, FILE *out)
@@ -778,13 +785,13 @@ static int rtfs_write_clock(const struct rtfs_node *n, char *buf)
 	rtfs_chomp(buf);
 	if (!buf[0] || strpbrk(buf, " \t\n"))
 		return -EINVAL;
-	return rtfs_cmd(NULL, NULL, "clock %s %s", rtfs_iarg(n->inst), buf);
+	return rtfs_cmd(NULL, NULL, &RT_CALL(CLOCK, n->inst, RT_S(0, buf)));
 }
 
 /* trace_options and options/NAME */
 static int rtfs_show_options(const struct rtfs_node *n, FILE *out)
 {
-	return rtfs_show_reply(out, "options %s", rtfs_iarg(n->inst));
+	return rtfs_show_reply(out, &RT_CALL(OPTIONS, n->inst));
 }
 
 static int rtfs_write_options(const struct rtfs_node *n, char *buf)
@@ -794,8 +801,8 @@ static int rtfs_write_options(const struct rtfs_node *n, char *buf)
 
 	for (tok = strtok_r(buf, " \t\n", &save); tok;
 	     tok = strtok_r(NULL, " \t\n", &save)) {
-		r = rtfs_cmd(NULL, NULL, "option %s %s", rtfs_iarg(n->inst),
-			     tok);
+		r = rtfs_cmd(NULL, NULL,
+			     &RT_CALL(OPTION, n->inst, RT_S(0, tok)));
 		if (r && !ret)
 			ret = r;
 	}
@@ -805,7 +812,7 @@ static int rtfs_write_options(const struct rtfs_node *n, char *buf)
 static int rtfs_show_option(const struct rtfs_node *n, FILE *out)
 {
 	char *reply = NULL, *line, *save = NULL;
-	int ret = rtfs_cmd(&reply, NULL, "options %s", rtfs_iarg(n->inst));
+	int ret = rtfs_cmd(&reply, NULL, &RT_CALL(OPTIONS, n->inst));
 
 	if (ret)
 		return ret;
@@ -830,8 +837,10 @@ static int rtfs_write_option(const struct rtfs_node *n, char *buf)
 
 	if (rtfs_parse_ul(buf, &v) || v > 1)
 		return -EINVAL;
-	return rtfs_cmd(NULL, NULL, "option %s %s%s", rtfs_iarg(n->inst),
-			v ? "" : "no", n->opt);
+	char opt[sizeof(n->opt) + 2];
+
+	snprintf(opt, sizeof(opt), "%s%s", v ? "" : "no", n->opt);
+	return rtfs_cmd(NULL, NULL, &RT_CALL(OPTION, n->inst, RT_S(0, opt)));
 }
 
 /* trace and snapshot: the buffer printed with its header */
@@ -842,7 +851,7 @@ static void rtfs_get_cfg(const char *inst, struct rt_print_cfg *cfg)
 	int tracer;
 
 	memset(cfg, 0, sizeof(*cfg));
-	if (!rtfs_cmd(&reply, NULL, "get %s print_cfg", rtfs_iarg(inst)) &&
+	if (!rtfs_cmd(&reply, NULL, &RT_CALL(GET, inst, RT_S(0, "print_cfg"))) &&
 	    reply && sscanf(reply, "%llx %d", &opts, &tracer) == 2) {
 		cfg->opts = opts;
 		cfg->tracer = tracer;
@@ -859,7 +868,7 @@ static void rtfs_snapshot_help(const struct rtfs_node *n, bool allocated,
 {
 	char *tracer = NULL;
 
-	if (rtfs_cmd(&tracer, NULL, "tracer %s", rtfs_iarg(n->inst)) || !tracer)
+	if (rtfs_cmd(&tracer, NULL, &RT_CALL(TRACER, n->inst)) || !tracer)
 		fputs("# tracer: nop\n", out);
 	else
 		fprintf(out, "# tracer: %.*s\n", (int)strcspn(tracer, "\n"),
@@ -922,7 +931,7 @@ static int rtfs_show_trace(const struct rtfs_node *n, FILE *out)
 
 static int rtfs_trunc_trace(const struct rtfs_node *n)
 {
-	return rtfs_cmd(NULL, NULL, "clear %s", rtfs_iarg(n->inst));
+	return rtfs_cmd(NULL, NULL, &RT_CALL(CLEAR, n->inst));
 }
 
 /* per_cpu/cpuN/trace: that cpu buffer alone; O_TRUNC empties it alone */
@@ -933,7 +942,8 @@ static int rtfs_show_cpu_trace(const struct rtfs_node *n, FILE *out)
 
 static int rtfs_trunc_cpu_trace(const struct rtfs_node *n)
 {
-	return rtfs_cmd(NULL, NULL, "clear %s %d", rtfs_iarg(n->inst), n->cpu);
+	return rtfs_cmd(NULL, NULL,
+			&RT_CALL(CLEAR, n->inst, RT_U(0, (unsigned int)n->cpu)));
 }
 
 static int rtfs_show_snapshot(const struct rtfs_node *n, FILE *out)
@@ -947,8 +957,8 @@ static int rtfs_write_snapshot(const struct rtfs_node *n, char *buf)
 
 	if (rtfs_parse_ul(buf, &v))
 		return -EINVAL;
-	return rtfs_cmd(NULL, NULL, "snapshot %s %lu", rtfs_iarg(n->inst),
-			v > 2 ? 2 : v);
+	return rtfs_cmd(NULL, NULL,
+			&RT_CALL(SNAPSHOT, n->inst, RT_I(0, v > 2 ? 2 : (int)v)));
 }
 
 /*
@@ -957,8 +967,8 @@ static int rtfs_write_snapshot(const struct rtfs_node *n, char *buf)
  * not known or the process's library has no such command, "VERB INST
  * ARG" (the process's control thread's id).
  */
-static int rtfs_marker_cmd(const struct rtfs_node *n, const char *verb,
-			   const char *arg)
+static int rtfs_marker_cmd(const struct rtfs_node *n, enum rt_cmd_id id,
+			   enum rt_cmd_id id_as, const char *arg)
 {
 	struct fuse_context *ctx = fuse_get_context();
 	char err[RTT_ERR_MAX];
@@ -966,11 +976,12 @@ static int rtfs_marker_cmd(const struct rtfs_node *n, const char *verb,
 
 	err[0] = '\0';
 	if (ctx && ctx->pid > 0)
-		ret = rtfs_cmd(NULL, err, "%s_as %s %d %s", verb,
-			       rtfs_iarg(n->inst), (int)ctx->pid, arg);
+		ret = rtfs_cmd(NULL, err,
+			       &RT_CALL_ID(id_as, n->inst,
+					   RT_U(0, (unsigned int)ctx->pid),
+					   RT_S(1, arg)));
 	if (!ctx || ctx->pid <= 0 || strstr(err, "unknown command"))
-		ret = rtfs_cmd(NULL, NULL, "%s %s %s", verb, rtfs_iarg(n->inst),
-			       arg);
+		ret = rtfs_cmd(NULL, NULL, &RT_CALL_ID(id, n->inst, RT_S(0, arg)));
 	return ret == -ENOSPC ? -EBADF : ret; /* tracing off: as the kernel */
 }
 
@@ -978,7 +989,7 @@ static int rtfs_write_marker(const struct rtfs_node *n, char *buf)
 {
 	/* one line per command: the process records the rest of it */
 	buf[strcspn(buf, "\n")] = '\0';
-	return rtfs_marker_cmd(n, "marker", buf);
+	return rtfs_marker_cmd(n, RT_CMD_MARKER, RT_CMD_MARKER_AS, buf);
 }
 
 /* trace_marker_raw: binary, so the write is sent as hexadecimal */
@@ -1007,7 +1018,7 @@ static int rtfs_marker_raw(const struct rtfs_node *n, const char *buf,
 		text[2 * i + 1] = hex[(unsigned char)buf[i] & 15];
 	}
 	text[2 * size] = '\0';
-	ret = rtfs_marker_cmd(n, "marker_raw", text);
+	ret = rtfs_marker_cmd(n, RT_CMD_MARKER_RAW, RT_CMD_MARKER_RAW_AS, text);
 	free(text);
 	return ret;
 }
@@ -1054,7 +1065,8 @@ static int rtfs_trunc_error_log(const struct rtfs_node *n)
 static int rtfs_show_ftrace_list(const struct rtfs_node *n, FILE *out)
 {
 	char *reply = NULL;
-	int ret = rtfs_cmd(&reply, NULL, "get - %s", n->f->name);
+	int ret = rtfs_cmd(&reply, NULL,
+			   &RT_CALL(GET, NULL, RT_S(0, n->f->name)));
 
 	if (ret)
 		return ret;
@@ -1071,20 +1083,22 @@ static int rtfs_show_ftrace_list(const struct rtfs_node *n, FILE *out)
 static int rtfs_write_ftrace_list(const struct rtfs_node *n, char *buf)
 {
 	rtfs_chomp(buf);
-	return rtfs_cmd(NULL, NULL, "ftrace_list - %s %s", n->f->name, buf);
+	return rtfs_cmd(NULL, NULL, &RT_CALL(FTRACE_LIST, NULL,
+					     RT_S(0, n->f->name), RT_S(1, buf)));
 }
 
 static int rtfs_trunc_ftrace_list(const struct rtfs_node *n)
 {
-	return rtfs_cmd(NULL, NULL, "ftrace_list - %s", n->f->name);
+	return rtfs_cmd(NULL, NULL, &RT_CALL(FTRACE_LIST, NULL,
+					     RT_S(0, n->f->name), RT_S(1, "")));
 }
 
 /* set_event_pid and the other thread-id lists: '>' empties the list on
  * open, each write adds */
 static int rtfs_show_pids(const struct rtfs_node *n, FILE *out)
 {
-	return rtfs_show_reply(out, "show_pids %s %s", rtfs_iarg(n->inst),
-			       n->f->name);
+	return rtfs_show_reply(out, &RT_CALL(SHOW_PIDS, n->inst,
+					     RT_S(0, n->f->name)));
 }
 
 static int rtfs_write_pids(const struct rtfs_node *n, char *buf)
@@ -1093,8 +1107,8 @@ static int rtfs_write_pids(const struct rtfs_node *n, char *buf)
 	int ret;
 
 	rtfs_chomp(buf);
-	ret = rtfs_cmd(NULL, err, "pids_add %s %s %s", rtfs_iarg(n->inst),
-		       n->f->name, buf);
+	ret = rtfs_cmd(NULL, err, &RT_CALL(PIDS_ADD, n->inst,
+					   RT_S(0, n->f->name), RT_S(1, buf)));
 	if (ret == -EINVAL)
 		rtfs_log_err(n->inst, n->f->name, err, buf, 0);
 	return ret;
@@ -1102,8 +1116,8 @@ static int rtfs_write_pids(const struct rtfs_node *n, char *buf)
 
 static int rtfs_trunc_pids(const struct rtfs_node *n)
 {
-	return rtfs_cmd(NULL, NULL, "pids %s %s", rtfs_iarg(n->inst),
-			n->f->name);
+	return rtfs_cmd(NULL, NULL, &RT_CALL(PIDS, n->inst,
+					     RT_S(0, n->f->name), RT_S(1, "")));
 }
 
 /*
@@ -1140,30 +1154,30 @@ static int rtfs_show_filter_functions(const struct rtfs_node *n, FILE *out)
 }
 
 /* A number in microseconds (tracing_thresh, tracing_max_latency) or a
- * depth (max_graph_depth), sent as "VERB INST NUMBER". */
+ * depth (max_graph_depth), the one argument of command @id. */
 static int rtfs_write_number(const struct rtfs_node *n, char *buf,
-			     const char *verb)
+			     enum rt_cmd_id id)
 {
 	unsigned long v;
 
 	if (rtfs_parse_ul(buf, &v))
 		return -EINVAL;
-	return rtfs_cmd(NULL, NULL, "%s %s %lu", verb, rtfs_iarg(n->inst), v);
+	return rtfs_cmd(NULL, NULL, &RT_CALL_ID(id, n->inst, RT_U(0, v)));
 }
 
 static int rtfs_write_thresh(const struct rtfs_node *n, char *buf)
 {
-	return rtfs_write_number(n, buf, "thresh");
+	return rtfs_write_number(n, buf, RT_CMD_THRESH);
 }
 
 static int rtfs_write_max_latency(const struct rtfs_node *n, char *buf)
 {
-	return rtfs_write_number(n, buf, "max_latency");
+	return rtfs_write_number(n, buf, RT_CMD_MAX_LATENCY);
 }
 
 static int rtfs_write_graph_depth(const struct rtfs_node *n, char *buf)
 {
-	return rtfs_write_number(n, buf, "max_graph_depth");
+	return rtfs_write_number(n, buf, RT_CMD_MAX_GRAPH_DEPTH);
 }
 
 static int rtfs_show_saved_cmdlines(const struct rtfs_node *n, FILE *out)
@@ -1184,15 +1198,19 @@ static int rtfs_show_saved_cmdlines(const struct rtfs_node *n, FILE *out)
 static int rtfs_show_stats(const struct rtfs_node *n, FILE *out)
 {
 	char *reply = NULL, *s, *e, head[32];
-	int ret = rtfs_cmd(&reply, NULL, "stat %s", rtfs_iarg(n->inst));
+	int ret = rtfs_cmd(&reply, NULL, &RT_CALL(STAT, n->inst));
 
 	if (ret)
 		return ret;
-	snprintf(head, sizeof(head), "cpu%d:\n", n->cpu);
+	rtfs_cpu_name(n->cpu, head, sizeof(head) - 2);
+	strcat(head, ":\n");
 	s = reply ? strstr(reply, head) : NULL;
 	if (s) {
 		s += strlen(head);
+		/* up to the next buffer's head: "cpuN:" or "spareN:" */
 		e = strstr(s, "\ncpu");
+		if (!e)
+			e = strstr(s, "\nspare");
 		if (e)
 			e++;
 		fwrite(s, 1, e ? (size_t)(e - s) : strlen(s), out);
@@ -1478,11 +1496,20 @@ static int rtfs_lookup(const char *path, struct rtfs_node *n)
 		n->kind = RTFS_DIR_PER_CPU;
 		if (!rtfs_next(&path, c, sizeof(c)))
 			return 0;
-		if (strncmp(c, "cpu", 3) || c[3] < '0' || c[3] > '9')
+		/* cpuN, a real CPU's, or spareN (rtfs_cpu_name()) */
+		if (!strncmp(c, "cpu", 3) && c[3] >= '0' && c[3] <= '9') {
+			cpu = strtol(c + 3, &end, 10);
+			if (*end || cpu >= fs.nr_cpu_bufs)
+				return -ENOENT;
+		} else if (!strncmp(c, "spare", 5) && c[5] >= '0' &&
+			   c[5] <= '9') {
+			cpu = strtol(c + 5, &end, 10);
+			if (*end || cpu >= fs.nr_cpus - fs.nr_cpu_bufs)
+				return -ENOENT;
+			cpu += fs.nr_cpu_bufs;
+		} else {
 			return -ENOENT;
-		cpu = strtol(c + 3, &end, 10);
-		if (*end || cpu >= fs.nr_cpus)
-			return -ENOENT;
+		}
 		n->cpu = (int)cpu;
 		n->kind = RTFS_DIR_CPU;
 		if (!rtfs_next(&path, c, sizeof(c)))
@@ -2134,7 +2161,7 @@ static int rtfs_readdir(const char *path, void *buf, fuse_fill_dir_t fill,
 	case RTFS_DIR_OPTIONS: {
 		char *reply = NULL, *line, *save = NULL;
 
-		if (rtfs_cmd(&reply, NULL, "options %s", rtfs_iarg(n.inst)))
+		if (rtfs_cmd(&reply, NULL, &RT_CALL(OPTIONS, n.inst)))
 			break;
 		for (line = reply ? strtok_r(reply, "\n", &save) : NULL; line;
 		     line = strtok_r(NULL, "\n", &save))
@@ -2145,7 +2172,7 @@ static int rtfs_readdir(const char *path, void *buf, fuse_fill_dir_t fill,
 	}
 	case RTFS_DIR_PER_CPU:
 		for (i = 0; i < (size_t)fs.nr_cpus; i++) {
-			snprintf(name, sizeof(name), "cpu%zu", i);
+			rtfs_cpu_name((int)i, name, sizeof(name));
 			fill(buf, name, NULL, 0, 0);
 		}
 		break;
@@ -2303,8 +2330,9 @@ static int rtfs_instance_op(const char *path, bool make)
 		return -EPERM;
 	if (strlen(name) >= 64 || strpbrk(name, " \t\n"))
 		return -EINVAL;
-	ret = rtfs_cmd(NULL, NULL, "%s - %s", make ? "mkinstance" : "rminstance",
-		       name);
+	ret = rtfs_cmd(NULL, NULL,
+		       &RT_CALL_ID(make ? RT_CMD_MKINSTANCE : RT_CMD_RMINSTANCE,
+				   NULL, RT_S(0, name)));
 	return ret;
 }
 
@@ -2497,9 +2525,11 @@ int rtfs_serve(int pid, const char *dir, bool foreground)
 	}
 	/* the number of cpu buffers, from the top instance's */
 	fs.nr_cpus = 1;
+	fs.nr_cpu_bufs = 1;
 	slot = rtt_inst_find(&fs.p, NULL);
 	if (slot >= 0 && !rtt_attach(&fs.p, slot, false, 0, NULL, &rb, err)) {
 		fs.nr_cpus = ringbuf_nr_cpus(rb);
+		fs.nr_cpu_bufs = ringbuf_nr_cpu_buffers(rb);
 		ringbuf_free(rb);
 	}
 	fs.ctx.cmdlines = fs.p.ctl->cmdlines;
