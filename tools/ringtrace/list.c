@@ -41,6 +41,25 @@ static bool rtt_cleanable(const struct rtt_proc *p, const char *ctl)
 	       S_ISREG(st.st_mode) && st.st_uid == getuid();
 }
 
+/*
+ * A control file no reader takes (cut short, or another version's layout)
+ * stands for the files of process @e->pid started at @e->start, as its
+ * name says: @p is set up from the name alone (no mapping), enough for
+ * rtt_cleanable() and rtt_remove_files(). Return: whether they are a
+ * dead process's and the user's own.
+ */
+static bool rtt_stale_files(const struct rtt_entry *e, const char *ctl,
+			    struct rtt_proc *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->pid = e->pid;
+	p->start = e->start;
+	snprintf(p->base, sizeof(p->base), "%s", e->base);
+	p->state = rt_proc_start_time(e->pid) == e->start ? RTT_ALIVE :
+							    RTT_DEAD;
+	return rtt_cleanable(p, ctl);
+}
+
 /* Return: whether the row is marked (clean would remove its files). */
 static bool rtt_list_one(const struct rtt_entry *e)
 {
@@ -57,10 +76,14 @@ static bool rtt_list_one(const struct rtt_entry *e)
 	snprintf(path, sizeof(path), "%s.ctl", e->base);
 	ret = rtt_proc_open_path(path, RTT_OPEN_DEAD, &p, err);
 	if (ret) {
-		printf("%-8d %-16s %-8s %s\n", e->pid, "?",
-		       ret == -EPROTO ? "corrupt" : "unreadable", "-");
-		rtt_msg("%s", err);
-		return false;
+		/* a dead process's: the row says enough, and clean takes it */
+		marked = rtt_stale_files(e, path, &p);
+		printf("%-8d %-16s %-8s %-20s %6s %10s%s\n", e->pid, "?",
+		       ret == -EPROTO ? "corrupt" : "unreadable", "-", "-",
+		       "-", marked ? " *" : "");
+		if (!marked)
+			rtt_msg("%s", err);
+		return marked;
 	}
 	bufs[0] = '\0';
 	for (i = 0; i < RT_CTL_MAX_INSTANCES; i++) {
@@ -246,8 +269,12 @@ int rtt_do_clean(const struct rtt_verb *v, int argc, char **argv)
 	for (i = 0; i < n; i++) {
 		struct rtt_proc p;
 
+		bool mapped;
+
 		snprintf(path, sizeof(path), "%s.ctl", e[i].base);
-		if (rtt_proc_open_path(path, RTT_OPEN_DEAD, &p, err))
+		mapped = !rtt_proc_open_path(path, RTT_OPEN_DEAD, &p, err);
+		/* files no reader takes: by their name (rtt_stale_files()) */
+		if (!mapped && !rtt_stale_files(&e[i], path, &p))
 			continue;
 		if (rtt_cleanable(&p, path)) {
 			ret = dry ? 0 : rtt_remove_files(&p, err);
@@ -258,10 +285,11 @@ int rtt_do_clean(const struct rtt_verb *v, int argc, char **argv)
 			} else {
 				printf("%s %d (%.16s)\n",
 				       dry ? "would remove" : "removed", p.pid,
-				       p.ctl->comm);
+				       mapped ? p.ctl->comm : "?");
 			}
 		}
-		rtt_proc_close(&p);
+		if (mapped)
+			rtt_proc_close(&p);
 	}
 	free(e);
 	if (fflush(stdout))
