@@ -1216,6 +1216,31 @@ case_record_preload() {
 # record -c: the programs the command starts are recorded too, each into
 # FILE.PID, from their first call (they wait for the recorder); a shell
 # in between gets the library preloaded.
+# The command exec()s the traced program in its own process (env, a
+# shell's exec), with the library preloaded into the wrapper: the new
+# image is recorded from its start into the same file, quickly (it is
+# held and let go, not left to its 5 s time-out), and nothing is left.
+case_record_exec() {
+	[ -n "$C" ] || skip "no sample_calls"
+	[ -z "$SAN" ] || skip "a sanitizer build's library cannot be preloaded into sh"
+	local start
+	start=$(date +%s)
+	run 0 "$T" record --preload -o "$W/e.dat" -p function_graph -- \
+		env X=1 "$C" 10
+	run 0 "$T" report --stat "$W/e.dat"
+	[ "$(stat_calls "$W/out" calls_outer)" = 10 ] ||
+		fail "env then the program: $(cat "$W/out")"
+	run 0 "$T" record -o "$W/e.dat" -p function_graph -- \
+		sh -c "exec '$C' 12 >/dev/null"
+	! grep -q "did not publish" "$W/err" || fail "$(cat "$W/err")"
+	run 0 "$T" report --stat "$W/e.dat"
+	[ "$(stat_calls "$W/out" calls_outer)" = 12 ] ||
+		fail "sh -c exec: $(cat "$W/out")"
+	[ $(($(date +%s) - start)) -lt 5 ] || fail "the new images were not let go at once"
+	[ -z "$(ls -A "$RINGTRACE_DIR")" ] ||
+		fail "left behind: $(ls "$RINGTRACE_DIR")"
+}
+
 case_record_follow() {
 	[ -n "$C" ] || skip "no sample_calls"
 	# the shell gets the library preloaded, without the sanitizer's runtime

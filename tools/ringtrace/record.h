@@ -57,6 +57,8 @@ struct rtt_record {
 	bool tty;
 	char *out_path;
 	const struct rtt_strv *topts;
+	dev_t ctl_dev;
+	ino_t ctl_ino;
 };
 
 /**

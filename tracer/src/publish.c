@@ -1257,7 +1257,7 @@ int rt_publish_init(void)
  */
 static const char *const rt_known_env[] = {
 	"BUF_SIZE_KB",	 "CLOCK",	  "DIR",	    "EVENTS",
-	"FOLLOW",	 "FTRACE_FILTER", "FTRACE_NOTRACE", "GRAPH_FILTER",
+	"EXEC_HOLD",	 "FOLLOW",	 "FTRACE_FILTER", "FTRACE_NOTRACE", "GRAPH_FILTER",
 	"GRAPH_NOTRACE", "HOLD",	  "KEEP_FILES",	    "MAX_GRAPH_DEPTH",
 	"OPTIONS",	 "PUBLISH",	  "TRACER",
 };
@@ -1330,6 +1330,22 @@ static bool rt_is_ancestor(long pid)
 	return false;
 }
 
+static void rt_exec_pass_on(pid_t recorder);
+
+/* The hold is over: running. */
+static void rt_held_done(void)
+{
+	uint32_t held = RT_CTL_HELD;
+
+	/* Relaxed: only this thread leaves the held state; a clean exit's
+	 * RT_CTL_EXITED (set meanwhile by a handler) stays. Failure is that
+	 * case: nothing to undo. */
+	atomic_compare_exchange_strong_explicit(&rt_ctl->state, &held,
+						RT_CTL_RUNNING,
+						memory_order_relaxed,
+						memory_order_relaxed);
+}
+
 static void rt_hold(void)
 {
 	const char *s = getenv("RINGTRACE_HOLD");
@@ -1377,18 +1393,11 @@ static void rt_hold(void)
 		/* the recorder attached to this process */
 		rt_keep_files = true;
 		rt_keep_for = (pid_t)pid;
+		rt_exec_pass_on((pid_t)pid);
 	}
 	close((int)fd);
-	if (rt_published()) {
-		uint32_t held = RT_CTL_HELD;
-
-		/* Relaxed: only this thread leaves the held state; a clean
-		 * exit's RT_CTL_EXITED (set meanwhile by a handler) stays.
-		 * Failure is that case: nothing to undo. */
-		atomic_compare_exchange_strong_explicit(
-			&rt_ctl->state, &held, RT_CTL_RUNNING,
-			memory_order_relaxed, memory_order_relaxed);
-	}
+	if (rt_published())
+		rt_held_done();
 }
 
 /*
@@ -1400,28 +1409,84 @@ static void rt_hold(void)
  */
 #define RT_FOLLOW_MS 5000
 
-static void rt_follow_hold(void)
+/*
+ * Wait until recorder @pid says "go" (at most RT_FOLLOW_MS, and not at
+ * all once it is gone), keeping the files at exit for it. Return: whether
+ * it said "go".
+ */
+static bool rt_wait_go(pid_t pid)
 {
-	const char *s = getenv("RINGTRACE_FOLLOW");
 	struct timespec ms = { 0, 1000000 };
-	char *end;
-	long pid = s ? strtol(s, &end, 10) : 0;
 	int waited;
 
-	if (!s || *end || pid <= 0 || pid > INT_MAX || kill((pid_t)pid, 0))
-		return;
 	rt_keep_files = true;
-	rt_keep_for = (pid_t)pid;
+	rt_keep_for = pid;
 	/* bounded: one look a millisecond */
 	for (waited = 0; waited < RT_FOLLOW_MS; waited++) {
 		/* Acquire: pairs with the release store of the "go"
 		 * command in rt_ctl_execute(). */
 		if (atomic_load_explicit(&rt_go, memory_order_acquire))
-			return;
-		if (waited % 100 == 0 && kill((pid_t)pid, 0))
-			return;
+			return true;
+		if (waited % 100 == 0 && kill(pid, 0))
+			return false;
 		nanosleep(&ms, NULL);
 	}
+	return false;
+}
+
+static void rt_follow_hold(void)
+{
+	const char *s = getenv("RINGTRACE_FOLLOW");
+	char *end;
+	long pid = s ? strtol(s, &end, 10) : 0;
+
+	if (!s || *end || pid <= 0 || pid > INT_MAX || kill((pid_t)pid, 0))
+		return;
+	rt_wait_go((pid_t)pid);
+}
+
+/*
+ * RINGTRACE_EXEC_HOLD=RPID:PID: process PID, which recorder RPID records
+ * as its command, was this process before an exec(): a recorder that saw
+ * its command exec() records the new image too (record.c), from its
+ * start. Wait for its "go" as a followed program waits, the held state
+ * telling it the set-up is done. The variable names the process, so that
+ * the programs it starts (other pids) do not wait; they drop it.
+ */
+static void rt_exec_pass_on(pid_t recorder)
+{
+	char v[64];
+
+	snprintf(v, sizeof(v), "%d:%d", (int)recorder, (int)getpid());
+	setenv("RINGTRACE_EXEC_HOLD", v, 1);
+}
+
+/* Return: whether this process is the one the variable names. */
+static bool rt_exec_hold(void)
+{
+	const char *s = getenv("RINGTRACE_EXEC_HOLD");
+	long rpid, pid = -1;
+	char *end;
+
+	rpid = strtol(s, &end, 10);
+	if (*end == ':')
+		pid = strtol(end + 1, &end, 10);
+	unsetenv("RINGTRACE_EXEC_HOLD");
+	if (*end || pid != (long)getpid() || rpid <= 0 || rpid > INT_MAX)
+		return false;
+	if (kill((pid_t)rpid, 0))
+		return true;
+	rt_lazy_init();
+	if (!rt_published())
+		return true;
+	/* Release: as in rt_hold(); pairs with the acquire load in
+	 * rtt_settle(). */
+	atomic_store_explicit(&rt_ctl->state, RT_CTL_HELD,
+			      memory_order_release);
+	if (rt_wait_go((pid_t)rpid))
+		rt_exec_pass_on((pid_t)rpid);
+	rt_held_done();
+	return true;
 }
 
 /*
@@ -1442,6 +1507,8 @@ __attribute__((constructor)) static void rt_publish_boot(void)
 	if (getenv("RINGTRACE_HOLD")) {
 		rt_lazy_init();
 		rt_hold();
+	} else if (getenv("RINGTRACE_EXEC_HOLD") && rt_exec_hold()) {
+		/* an image of a recorded command, after its exec() */
 	} else if (getenv("RINGTRACE_FOLLOW")) {
 		rt_lazy_init();
 		if (rt_published())
