@@ -76,13 +76,12 @@ static bool rtt_list_one(const struct rtt_entry *e)
 	snprintf(path, sizeof(path), "%s.ctl", e->base);
 	ret = rtt_proc_open_path(path, RTT_OPEN_DEAD, &p, err);
 	if (ret) {
-		/* a dead process's: the row says enough, and clean takes it */
+		/* a dead process's: clean removes them */
 		marked = rtt_stale_files(e, path, &p);
 		printf("%-8d %-16s %-8s %-20s %6s %10s%s\n", e->pid, "?",
 		       ret == -EPROTO ? "corrupt" : "unreadable", "-", "-",
 		       "-", marked ? " *" : "");
-		if (!marked)
-			rtt_msg("%s", err);
+		rtt_msg("%s", err);
 		return marked;
 	}
 	bufs[0] = '\0';
