@@ -175,6 +175,8 @@ RINGBUF_API void ringbuf_fe_wake_waiters(struct ringbuf_fe_cpu *cb);
 #define ringbuf_fe_unlikely(x) __builtin_expect(!!(x), 0)
 /* Compiler barrier: orders against our own signal handlers only. */
 #define ringbuf_fe_barrier() __atomic_signal_fence(__ATOMIC_SEQ_CST)
+/* A 64-bit word read over two adjacent 32-bit fields. */
+typedef uint64_t __attribute__((may_alias)) ringbuf_fe_u64_alias;
 
 #ifndef RINGBUF_FE_TESTPOINT
 #define RINGBUF_FE_TESTPOINT(cb, tp) do { } while (0)
@@ -374,26 +376,39 @@ RINGBUF_FE_INLINE uintptr_t ringbuf_fe_claim_cpu_as(struct ringbuf *rb,
 							 (unsigned int)b->nr_cpu_bufs))
 		return ringbuf_fe_claim_slow(rb, cpu, err);
 	cb = b->buffers[cpu];
+#ifdef RINGBUF_FE_RSEQ_ASM
+	if (ringbuf_fe_likely(rseq)) {
+		/*
+		 * The owner word and the cpu buffer's record_disabled are
+		 * adjacent (offsets 0 and 4): one load reads both. Relaxed:
+		 * only our own id there means anything without the claim;
+		 * the sequence checks the owner again. No fence needed for
+		 * the previous owner's writes: x86 loads are acquire loads,
+		 * and the owner released with a release store
+		 * (ringbuf_fe_writer_put()).
+		 */
+		uint64_t ow = __atomic_load_n((const ringbuf_fe_u64_alias *)&cb->owner,
+					      __ATOMIC_RELAXED);
+
+		if ((uint32_t)ow == t->tid)
+			return (uintptr_t)cb;
+		/* free and recording (a disabled cpu buffer takes no new
+		 * writer: the slow path finds it another) */
+		if (ringbuf_fe_likely(ow == 0 &&
+				      ringbuf_fe_rseq_claim(&cb->owner, cpu,
+							    t->tid) > 0))
+			return (uintptr_t)cb | 1u;
+		return ringbuf_fe_claim_slow(rb, cpu, err);
+	}
+#endif
 	/* Relaxed: only our own id there means anything without the claim. */
 	own = __atomic_load_n(&cb->owner, __ATOMIC_RELAXED);
 	if (own == t->tid)
 		return (uintptr_t)cb;
-	if (ringbuf_fe_likely(rseq)) {
-#ifdef RINGBUF_FE_RSEQ_ASM
-		/* No fence needed for the previous owner's writes: x86 loads
-		 * are acquire loads, and the owner released with a release
-		 * store (ringbuf_fe_writer_put()). */
-		if (ringbuf_fe_likely(!own &&
-				      !__atomic_load_n(&cb->record_disabled,
-						       __ATOMIC_RELAXED) &&
-				      ringbuf_fe_rseq_claim(&cb->owner, cpu,
-							    t->tid) > 0))
-			return (uintptr_t)cb | 1u;
-#endif
-		/* (a build that cannot run the sequence leaves it to the
-		 * library's) */
+	if (rseq)
+		/* a build that cannot run the sequence leaves it to the
+		 * library's */
 		return ringbuf_fe_claim_slow(rb, cpu, err);
-	}
 	/* Acquire: pairs with the release of the previous owner in
 	 * ringbuf_fe_writer_put(); a failure sends us to the slow path. */
 	if (ringbuf_fe_likely(!own &&
@@ -412,6 +427,18 @@ RINGBUF_FE_INLINE uintptr_t ringbuf_fe_claim_cpu(struct ringbuf *rb,
 	return ringbuf_fe_claim_cpu_as(
 		rb, t, cpu, ((const struct ringbuf_fe_buffer *)rb)->rseq_claim,
 		err);
+}
+
+/* The CPU a test forces on the thread (RINGBUF_TESTHOOKS), else @cpu. */
+RINGBUF_FE_INLINE int ringbuf_fe_forced_cpu(const struct ringbuf_tls *t, int cpu)
+{
+#ifdef RINGBUF_TESTHOOKS
+	if (t->forced_cpu1)
+		return t->forced_cpu1 - 1;
+#else
+	(void)t;
+#endif
+	return cpu;
 }
 
 /*
@@ -437,21 +464,23 @@ RINGBUF_FE_INLINE uintptr_t ringbuf_fe_writer_get(struct ringbuf *rb,
 #if defined(__x86_64__)
 	/* A buffer claimed by restartable sequences exists only where glibc
 	 * registered rseq (rb_rseq_ok): its cpu_id is read without looking
-	 * at ringbuf_fe_rseq_ok, a load through the GOT saved. */
+	 * at ringbuf_fe_rseq_ok, a load through the GOT saved. The claim is
+	 * inlined once for each value of rseq_claim (read once: fixed at
+	 * creation), so that the path taken tests it once. */
 	rseq = b->rseq_claim;
-	if (ringbuf_fe_likely(rseq))
+	if (ringbuf_fe_likely(rseq)) {
 		__asm__ __volatile__("movl %%fs:(%1), %0"
 				     : "=r"(cpu)
 				     : "r"(__rseq_offset + 4));
-	else
+		return ringbuf_fe_claim_cpu_as(rb, t, ringbuf_fe_forced_cpu(t, cpu),
+					       true, err);
+	}
+#else
+	rseq = false;
 #endif
-		cpu = ringbuf_fe_current_cpu();
-#ifdef RINGBUF_TESTHOOKS
-	if (t->forced_cpu1)
-		cpu = t->forced_cpu1 - 1;
-#endif
-	/* (rseq_claim is read once: fixed at creation) */
-	return ringbuf_fe_claim_cpu_as(rb, t, cpu, rseq, err);
+	cpu = ringbuf_fe_current_cpu();
+	return ringbuf_fe_claim_cpu_as(rb, t, ringbuf_fe_forced_cpu(t, cpu), rseq,
+				       err);
 }
 
 /* Pop the frame and give the cpu buffer back (end of a write). */
