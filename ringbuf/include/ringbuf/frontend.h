@@ -36,7 +36,7 @@
  *	per record are __rseq_offset, ringbuf_tls's offset and
  *	ringbuf_fe_writer_fence. The claim on that path, from the test of
  *	rseq_claim to the claimed buffer: 31 instructions, 7 conditional
- *	branches, 8 loads (was 38, 9 and 11).
+ *	branches, 12 loads (was 38, 9 and 15).
  *	Counted in gcc 12 -O2 code of reserve + 16-byte fill + commit:
  *	2 LOCKed instructions in all (the cmpxchg fallbacks, off the path
  *	above), 39 conditional branches (one more than before, in the
