@@ -344,14 +344,6 @@ RB_SAME(ringbuf, uid, ringbuf_fe_buffer, uid);
 RB_SAME(ringbuf, buffers, ringbuf_fe_buffer, buffers);
 RB_SAME(ringbuf_cpu, owner, ringbuf_fe_cpu, owner);
 RB_SAME(ringbuf_cpu, record_disabled, ringbuf_fe_cpu, record_disabled);
-/* The inline claim reads owner and record_disabled with one 64-bit load
- * (ringbuf_fe_claim_cpu_as()): adjacent, in one aligned word, owner low. */
-_Static_assert(offsetof(struct ringbuf_cpu, owner) == 0 &&
-		       offsetof(struct ringbuf_cpu, record_disabled) == 4 &&
-		       _Alignof(struct ringbuf_cpu) >= 8 &&
-		       sizeof(((struct ringbuf_cpu *)0)->owner) == 4 &&
-		       sizeof(((struct ringbuf_cpu *)0)->record_disabled) == 4,
-	       "owner and record_disabled share one 8-byte word");
 RB_SAME(ringbuf_cpu, committing, ringbuf_fe_cpu, committing);
 RB_SAME(ringbuf_cpu, commits, ringbuf_fe_cpu, commits);
 RB_SAME(ringbuf_cpu, active, ringbuf_fe_cpu, active);

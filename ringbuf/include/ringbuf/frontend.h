@@ -31,16 +31,19 @@
  *	cmpxchg otherwise. Where the buffer claims by restartable sequence,
  *	the cpu_id is read without the ringbuf_fe_rseq_ok test and
  *	rseq_claim is loaded and tested once (the claim is inlined once
- *	for each value of it); the cpu buffer's owner word and its
- *	record_disabled are read with one 64-bit load; the GOT loads left
- *	per record are __rseq_offset, ringbuf_tls's offset and
+ *	for each value of it); the GOT loads left per record are
+ *	__rseq_offset (once), ringbuf_tls's offset and
  *	ringbuf_fe_writer_fence. The claim on that path, from the test of
- *	rseq_claim to the claimed buffer: 31 instructions, 7 conditional
- *	branches, 12 loads (was 38, 9 and 15).
+ *	rseq_claim to the claimed buffer: 34 instructions, 8 conditional
+ *	branches, 14 loads (was 38, 9 and 15). The owner word and
+ *	record_disabled are two loads on purpose: one 64-bit load over
+ *	both measured 2 ns slower per record, as the thread's own release
+ *	store of the owner is then still in the store buffer and cannot be
+ *	forwarded to a wider load.
  *	Counted in gcc 12 -O2 code of reserve + 16-byte fill + commit:
  *	2 LOCKed instructions in all (the cmpxchg fallbacks, off the path
- *	above), 39 conditional branches (one more than before, in the
- *	claim's copy for buffers without rseq; two fewer on the path
+ *	above), 40 conditional branches (two more than before, in the
+ *	claim's copy for buffers without rseq; one fewer on the path
  *	above).
  */
 #ifndef RINGBUF_FRONTEND_H
@@ -179,8 +182,6 @@ RINGBUF_API void ringbuf_fe_wake_waiters(struct ringbuf_fe_cpu *cb);
 #define ringbuf_fe_unlikely(x) __builtin_expect(!!(x), 0)
 /* Compiler barrier: orders against our own signal handlers only. */
 #define ringbuf_fe_barrier() __atomic_signal_fence(__ATOMIC_SEQ_CST)
-/* A 64-bit word read over two adjacent 32-bit fields. */
-typedef uint64_t __attribute__((may_alias)) ringbuf_fe_u64_alias;
 
 #ifndef RINGBUF_FE_TESTPOINT
 #define RINGBUF_FE_TESTPOINT(cb, tp) do { } while (0)
@@ -382,23 +383,23 @@ RINGBUF_FE_INLINE uintptr_t ringbuf_fe_claim_cpu_as(struct ringbuf *rb,
 	cb = b->buffers[cpu];
 #ifdef RINGBUF_FE_RSEQ_ASM
 	if (ringbuf_fe_likely(rseq)) {
-		/*
-		 * The owner word and the cpu buffer's record_disabled are
-		 * adjacent (offsets 0 and 4): one load reads both. Relaxed:
-		 * only our own id there means anything without the claim;
-		 * the sequence checks the owner again. No fence needed for
-		 * the previous owner's writes: x86 loads are acquire loads,
-		 * and the owner released with a release store
-		 * (ringbuf_fe_writer_put()).
-		 */
-		uint64_t ow = __atomic_load_n((const ringbuf_fe_u64_alias *)&cb->owner,
-					      __ATOMIC_RELAXED);
+		/* Relaxed: only our own id there means anything without the
+		 * claim; the sequence checks the owner again. No fence
+		 * needed for the previous owner's writes: x86 loads are
+		 * acquire loads, and the owner released with a release store
+		 * (ringbuf_fe_writer_put()). Not one 64-bit load of owner
+		 * and record_disabled together: this thread's release of the
+		 * owner word is often still in the store buffer, and a wider
+		 * load over a narrower pending store cannot be forwarded. */
+		own = __atomic_load_n(&cb->owner, __ATOMIC_RELAXED);
 
-		if ((uint32_t)ow == t->tid)
+		if (own == t->tid)
 			return (uintptr_t)cb;
 		/* free and recording (a disabled cpu buffer takes no new
 		 * writer: the slow path finds it another) */
-		if (ringbuf_fe_likely(ow == 0 &&
+		if (ringbuf_fe_likely(!own &&
+				      !__atomic_load_n(&cb->record_disabled,
+						       __ATOMIC_RELAXED) &&
 				      ringbuf_fe_rseq_claim(&cb->owner, cpu,
 							    t->tid) > 0))
 			return (uintptr_t)cb | 1u;
