@@ -220,6 +220,8 @@
 		    __size <= RINGTRACE_STACK_RECORD) {                     \
 			/* no dynamic part: assigned here, one call writes */ \
 			struct ringtrace_raw_##name __rec;                  \
+			/* (padding written as zeros, not stack bytes) */   \
+			__builtin_memset(&__rec, 0, sizeof(__rec));         \
 			__entry = &__rec;                                   \
 			tstruct                                             \
 			{ assign }                                          \
