@@ -660,6 +660,98 @@ static void markers(void)
 	ASSERT_EQ(ringtrace_marker_write(tr, NULL, 0), -EINVAL);
 }
 
+/*
+ * The two write paths of an event: a record of fixed size (ints) is
+ * assigned on the stack and written by one call, one with a dynamic part
+ * (request) is assigned in place, instance by instance. Each goes through
+ * several instances, with and without a filter (on a field and on a
+ * common field, which the header must hold before the filter runs),
+ * soft-disabled, and behind a pid list.
+ */
+static int pipe_records(struct ringtrace_instance *tr)
+{
+	char *t = pipe_text(tr);
+	int n = count_lines(t, "ints: ") + count_lines(t, "request: ");
+
+	free(t);
+	return n;
+}
+
+static void write_paths(void)
+{
+	struct ringtrace_instance *tr = setup(), *a, *b;
+	char pid[32], *t;
+
+	a = ringtrace_instance_create("paths-a");
+	b = ringtrace_instance_create("paths-b");
+	ASSERT_NOT_NULL(a);
+	ASSERT_NOT_NULL(b);
+	ASSERT_EQ(ringtrace_set_event(tr, "ints,request", err, sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_set_event(a, "ints,request", err, sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_set_filter(a, "sample", "ints",
+				       "s32 > 5 && common_pid != 0", err,
+				       sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_set_filter(a, "sample", "request",
+				       "id > 5 && common_pid != 0", err,
+				       sizeof(err)), 0);
+	trace_ints(3);
+	trace_ints(7);
+	trace_request(3, "/3");
+	trace_request(7, "/7");
+	t = pipe_text(tr);
+	ASSERT_EQ(count_lines(t, "ints: "), 2);
+	ASSERT_NOT_NULL(strstr(t, "ints: s8=3 u8=3 s16=3 u16=3 s32=3 u32=3 s64=3 u64=3"));
+	ASSERT_NOT_NULL(strstr(t, "ints: s8=7 u8=7 s16=7 u16=7 s32=7 u32=7 s64=7 u64=7"));
+	ASSERT_EQ(count_lines(t, "request: "), 2);
+	free(t);
+	t = pipe_text(a);
+	ASSERT_EQ(count_lines(t, "ints: "), 1);
+	ASSERT_NOT_NULL(strstr(t, "ints: s8=7 u8=7 s16=7 u16=7 s32=7 u32=7 s64=7 u64=7"));
+	ASSERT_EQ(count_lines(t, "request: "), 1);
+	ASSERT_NOT_NULL(strstr(t, "request: id=7 path=/7"));
+	free(t);
+
+	/* soft-disabled in b until a request turns it on */
+	ASSERT_EQ(ringtrace_set_event(b, "request", err, sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_set_trigger(b, "sample", "request",
+					"enable_event:sample:ints", err,
+					sizeof(err)), 0);
+	trace_ints(1);
+	trace_request(1, "/1");
+	trace_ints(2);
+	t = pipe_text(b);
+	ASSERT_EQ(count_lines(t, "ints: "), 1);
+	ASSERT_NOT_NULL(strstr(t, "ints: s8=2 "));
+	ASSERT_EQ(count_lines(t, "request: "), 1);
+	free(t);
+	t = pipe_text(tr);
+	ASSERT_EQ(count_lines(t, "ints: "), 2);
+	free(t);
+	ASSERT_EQ(pipe_records(a), 0);
+
+	/* a pid list: this thread's records kept, then left out */
+	ASSERT_EQ(ringtrace_set_filter(a, "sample", "ints", "0", err,
+				       sizeof(err)), 0);
+	snprintf(pid, sizeof(pid), "%d", (int)syscall(SYS_gettid));
+	ASSERT_EQ(ringtrace_set_pids(a, RINGTRACE_PID_EVENT, pid, false, err,
+				     sizeof(err)), 0);
+	trace_ints(4);
+	t = pipe_text(a);
+	ASSERT_EQ(count_lines(t, "ints: "), 1);
+	free(t);
+	ASSERT_EQ(ringtrace_set_pids(a, RINGTRACE_PID_EVENT, "1", false, err,
+				     sizeof(err)), 0);
+	trace_ints(5);
+	trace_request(9, "/9");
+	ASSERT_EQ(pipe_records(a), 0);
+	t = pipe_text(tr);
+	ASSERT_EQ(count_lines(t, "ints: "), 2);
+	ASSERT_EQ(count_lines(t, "request: "), 1);
+	free(t);
+	ASSERT_EQ(ringtrace_instance_destroy(a), 0);
+	ASSERT_EQ(ringtrace_instance_destroy(b), 0);
+}
+
 /* ---- instances, snapshot, switches ------------------------------------ */
 
 static void instances(void)
@@ -1931,5 +2023,6 @@ static const struct rbt_case cases[] = {
 	RBT_CASE(trigger_enable_event), RBT_CASE(trigger_snapshot_stack),
 	RBT_CASE(pid_lists),	    RBT_CASE(option_stacktrace),
 	RBT_CASE(trigger_concurrent), RBT_CASE(cpu_controls),
+	RBT_CASE(write_paths),
 };
 RBT_MAIN(cases)

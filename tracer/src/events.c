@@ -762,7 +762,7 @@ static struct rt_filter *rt_filter_swap(struct rt_event_priv *p, int inst,
 	free(p->filter_text[inst]);
 	p->filter_text[inst] = f && text ? strdup(text) : NULL;
 	/* Publishes the compiled filter; pairs with the acquire load in
-	 * ringtrace_write_commit(). */
+	 * rt_write_next() (trace.c). */
 	return atomic_exchange_explicit(&p->filter[inst], f,
 					memory_order_acq_rel);
 }

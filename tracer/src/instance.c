@@ -161,8 +161,10 @@ static void rt_do_init(void)
 		return;
 	}
 	/* Publishes the initialised instance; pairs with the acquire loads
-	 * in rt_inst_rb() and rt_instance_get(). */
+	 * in rt_instance_get() and the trigger path; rt_inst_rb_set()
+	 * publishes its buffer to the write path. */
 	atomic_store_explicit(&rt_instances[0], tr, memory_order_release);
+	rt_inst_rb_set(0, atomic_load_explicit(&tr->rb, memory_order_relaxed));
 	rt_publish_instance(tr);
 	rt_apply_boot_options(tr);
 }
@@ -305,10 +307,14 @@ struct ringtrace_instance *ringtrace_instance_create(const char *name)
 		return NULL;
 	}
 	tr = rt_instance_new(name, slot, rt_boot_size_kb, rt_boot_clock);
-	if (tr)
-		/* Publishes the instance; pairs with rt_inst_rb(). */
+	if (tr) {
+		/* Publishes the instance; pairs with the acquire loads in
+		 * rt_instance_get() and the trigger path. */
 		atomic_store_explicit(&rt_instances[slot], tr,
 				      memory_order_release);
+		rt_inst_rb_set(slot, atomic_load_explicit(
+					     &tr->rb, memory_order_relaxed));
+	}
 	pthread_mutex_unlock(&rt_control_lock);
 	if (tr)
 		rt_publish_instance(tr);
@@ -364,6 +370,7 @@ int ringtrace_instance_destroy(struct ringtrace_instance *tr)
 	 * rt_events_instance_gone() right after. */
 	atomic_store_explicit(&rt_instances[tr->id], NULL,
 			      memory_order_relaxed);
+	rt_inst_rb_set(tr->id, NULL);
 	rt_events_instance_gone(tr->id);
 	rt_update_tracer_masks();
 	pthread_mutex_unlock(&rt_control_lock);
@@ -971,8 +978,12 @@ static int rt_replace_buffers(struct ringtrace_instance *tr, size_t size_kb,
 		return -ENOMEM;
 	}
 	/* Publishes the initialised buffer; pairs with the acquire loads
-	 * in rt_inst_rb() and ringtrace_buffer(). */
+	 * in ringtrace_buffer() and rt_trigger_fire(); rt_inst_rb_set()
+	 * publishes it to the write path. */
 	atomic_store_explicit(&tr->rb, nrb, memory_order_release);
+	if (atomic_load_explicit(&rt_instances[tr->id],
+				 memory_order_relaxed) == tr)
+		rt_inst_rb_set(tr->id, nrb);
 	/*
 	 * The old buffers are retired, not freed: calls outside the control
 	 * lock (a trace_pipe waiting on the old buffer, a marker sizing its

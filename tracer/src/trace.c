@@ -41,6 +41,7 @@
 #include "trace.h"
 
 struct ringtrace_instance *_Atomic rt_instances[RT_MAX_INSTANCES];
+struct ringbuf *_Atomic rt_inst_rbs[RT_MAX_INSTANCES];
 pthread_mutex_t rt_control_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Instances whose current tracer is function / function_graph / usersoff */
@@ -148,27 +149,49 @@ bool rt_cmdline_find(int pid, char *comm, int *tgid)
 /* ------------------------------------------------------------------------ */
 /* Writing                                                                  */
 
-static inline __attribute__((no_instrument_function)) void
+/*
+ * The record's header, built in a register and stored at once (the
+ * entry is 8 bytes): the type, the flags and depth of the writing
+ * context, the thread's id.
+ */
+static inline __attribute__((no_instrument_function)) RINGTRACE_RECORD_ACCESS void
 rt_fill_entry(struct ringtrace_entry *ent, uint16_t type, int depth)
 {
-	ent->type = type;
-	ent->flags = (depth > 0 || rt_cur.irq > 0) ? RINGTRACE_FLAG_HARDIRQ
-						   : 0;
-	ent->preempt_count = (uint8_t)(depth > 15 ? 15 : depth);
-	ent->pid = rt_gettid();
+	struct ringtrace_entry h;
+
+	h.type = type;
+	h.flags = 0;
+	h.preempt_count = 0;
+	/* (a thread's own write, the common case: flags and depth 0) */
+	if (__builtin_expect(depth != 0 || rt_cur.irq != 0, 0)) {
+		h.flags = (depth > 0 || rt_cur.irq > 0) ? RINGTRACE_FLAG_HARDIRQ
+							: 0;
+		h.preempt_count = (uint8_t)(depth > 15 ? 15 : depth);
+	}
+	h.pid = rt_gettid();
+	memcpy(ent, &h, sizeof(h));
 }
 
-/* The instance's buffer inside a read-side section. Pairs with the
- * release stores that publish instances and buffers. */
+/*
+ * The instance's buffer inside a read-side section: one load. Pairs with
+ * the release store of rt_inst_rb_set(), which publishes a buffer only
+ * once it is initialised; a buffer replaced or an instance destroyed is
+ * freed after a grace period, so it stays valid until the section ends.
+ */
 static inline __attribute__((no_instrument_function)) struct ringbuf *
 rt_inst_rb(int i)
 {
-	struct ringtrace_instance *tr =
-		atomic_load_explicit(&rt_instances[i], memory_order_acquire);
+	return atomic_load_explicit(&rt_inst_rbs[i], memory_order_acquire);
+}
 
-	if (!tr)
-		return NULL;
-	return atomic_load_explicit(&tr->rb, memory_order_acquire);
+/* Publish @rb as the live buffer of instance slot @i (NULL: the slot is
+ * empty). Called by the control side, under the control lock or the
+ * instance's lock, before the grace period that retires what it replaces. */
+void rt_inst_rb_set(int i, struct ringbuf *rb)
+{
+	/* Release: the buffer's initialisation before its pointer; pairs
+	 * with the acquire load in rt_inst_rb(). */
+	atomic_store_explicit(&rt_inst_rbs[i], rb, memory_order_release);
 }
 
 /*
@@ -265,10 +288,20 @@ rt_trigger_begin(struct ringtrace_write *w, int i)
 	return true;
 }
 
-/* ringtrace_write_next() for @from, the address the event's writer
- * returns to (what a stack trigger starts at). */
+/*
+ * ringtrace_write_next() for @from, the address the event's writer
+ * returns to (what a stack trigger starts at).
+ *
+ * The common case of an instance, no filter and nothing armed (no
+ * trigger, pid list or stacktrace option: its bit of slow_mask clear),
+ * reserves in the ring buffer with its inline fast path and leaves only
+ * rb, filter and trig (both NULL) in @w, which is all the commit reads
+ * then. Everything else (the filter and trigger paths) is as the kernel's
+ * trace_event_buffer_reserve(): w records where the record is.
+ */
 static inline __attribute__((always_inline, no_instrument_function)) void *
-rt_write_next(struct ringtrace_write *w, const void *from)
+rt_write_next(struct ringtrace_write *w, struct rt_event_priv *p,
+	      const void *from)
 {
 	while (w->mask) {
 		int i = __builtin_ctzll(w->mask);
@@ -276,6 +309,7 @@ rt_write_next(struct ringtrace_write *w, const void *from)
 		struct ringbuf_event *e;
 		const struct rt_filter *f;
 		void *rec;
+		int err;
 
 		w->mask &= w->mask - 1;
 		rb = rt_inst_rb(i);
@@ -284,21 +318,29 @@ rt_write_next(struct ringtrace_write *w, const void *from)
 		/* Pairs with the release store of a new filter in events.c;
 		 * the old one is freed only after a grace period, and this
 		 * write is inside a read-side section until it commits. */
-		f = atomic_load_explicit(&w->event->priv->filter[i],
-					 memory_order_acquire);
+		f = atomic_load_explicit(&p->filter[i], memory_order_acquire);
 		w->filter = f;
 		w->rb = rb;
-		w->inst = i;
 		w->trig = NULL;
-		w->soft = 0;
 		/* The one load triggers add to an enabled event's write.
 		 * Relaxed: rt_soft_mode() waits a grace period between
 		 * arming this bit and the enable bit that depends on it. */
-		if (__builtin_expect(
-			    (atomic_load_explicit(&w->event->priv->slow_mask,
-						  memory_order_relaxed) >>
-			     i) & 1,
-			    0) &&
+		if (__builtin_expect(!f && !((atomic_load_explicit(
+						      &p->slow_mask,
+						      memory_order_relaxed) >>
+					      i) & 1),
+				     1)) {
+			e = ringbuf_fe_reserve(rb, w->size, &err);
+			if (__builtin_expect(!e, 0))
+				continue;
+			rec = ringbuf_event_data_inline(e);
+			rt_fill_entry(rec, p->id, w->depth);
+			return rec;
+		}
+		w->inst = i;
+		w->soft = 0;
+		if ((atomic_load_explicit(&p->slow_mask, memory_order_relaxed) >>
+		     i) & 1 &&
 		    !rt_trigger_begin(w, i))
 			continue;
 		/* An armed event is assigned aside too: its triggers run
@@ -308,8 +350,6 @@ rt_write_next(struct ringtrace_write *w, const void *from)
 			rec = rt_temp[w->depth];
 			w->rbev = NULL;
 		} else {
-			int err;
-
 			/* The ring buffer's write fast path, inline. */
 			e = ringbuf_fe_reserve(rb, w->size, &err);
 			if (!e) {
@@ -320,7 +360,7 @@ rt_write_next(struct ringtrace_write *w, const void *from)
 			rec = ringbuf_event_data_inline(e);
 			w->rbev = e;
 		}
-		rt_fill_entry(rec, w->event->priv->id, w->depth);
+		rt_fill_entry(rec, p->id, w->depth);
 		w->rec = rec;
 		return rec;
 	}
@@ -332,25 +372,26 @@ rt_write_next(struct ringtrace_write *w, const void *from)
 __attribute__((no_instrument_function)) void *
 ringtrace_write_next(struct ringtrace_write *w)
 {
-	return rt_write_next(w, __builtin_return_address(0));
+	return rt_write_next(w, w->event->priv, __builtin_return_address(0));
 }
 
 __attribute__((no_instrument_function)) void *
 ringtrace_write_first(struct ringtrace_event *ev, struct ringtrace_write *w,
 		      size_t size)
 {
+	struct rt_event_priv *p = ev->priv;
+
 	w->event = ev;
 	w->size = size;
 	w->depth = rt_cur.depth++;
 	if (__builtin_expect(!rt_cur.comm_saved, 0))
 		rt_cmdline_save();
 	rt_rcu_read_lock();
-	/* Relaxed: each bit is checked again through rt_instances[] (an
+	/* Relaxed: each bit is checked again through rt_inst_rbs[] (an
 	 * acquire load) before anything of the instance is used. */
-	w->mask = atomic_load_explicit(&ev->enabled, memory_order_relaxed);
-	if (!ev->priv)
-		w->mask = 0;
-	return rt_write_next(w, __builtin_return_address(0));
+	w->mask = p ? atomic_load_explicit(&ev->enabled, memory_order_relaxed)
+		    : 0;
+	return rt_write_next(w, p, __builtin_return_address(0));
 }
 
 /* ---- what triggers do in the write path --------------------------------- */
@@ -617,7 +658,12 @@ rt_write_commit(struct ringtrace_write *w, const void *from)
 	const struct rt_filter *f = w->filter;
 	struct ringbuf_event *e;
 
-	if (__builtin_expect(w->trig != NULL, 0)) {
+	/* The common case: reserved in the ring buffer, nothing to test. */
+	if (__builtin_expect(((uintptr_t)f | (uintptr_t)w->trig) == 0, 1)) {
+		ringbuf_fe_commit(w->rb);
+		return;
+	}
+	if (w->trig) {
 		rt_trigger_commit(w, from);
 		return;
 	}
@@ -632,7 +678,7 @@ rt_write_commit(struct ringtrace_write *w, const void *from)
 		ringbuf_unlock_commit(w->rb);
 		return;
 	}
-	if (f && !rt_filter_match(f, w->rec, w->size))
+	if (!rt_filter_match(f, w->rec, w->size))
 		ringbuf_discard_commit(w->rb, w->rbev);
 	else
 		ringbuf_fe_commit(w->rb);
@@ -652,7 +698,134 @@ ringtrace_write_commit_next(struct ringtrace_write *w)
 	const void *from = __builtin_return_address(0);
 
 	rt_write_commit(w, from);
-	return rt_write_next(w, from);
+	if (__builtin_expect(!w->mask, 1)) {
+		/* the last (usually the only) instance of the event */
+		rt_rcu_read_unlock();
+		rt_cur.depth--;
+		return NULL;
+	}
+	return rt_write_next(w, w->event->priv, from);
+}
+
+/*
+ * rt_copy_record - copy the @size bytes of a record assigned on the
+ * caller's stack into the ring buffer. A record holds at least its 8-byte
+ * header; up to 32 bytes are copied as two overlapping halves (of 8 or 16
+ * bytes), without a loop or a call; a longer one by memcpy().
+ */
+static inline __attribute__((always_inline, no_instrument_function))
+RINGTRACE_RECORD_ACCESS void
+rt_copy_record(void *dst, const void *src, size_t size)
+{
+	unsigned char *d = dst;
+	const unsigned char *s = src;
+	uint64_t a, b, c, e;
+
+	if (__builtin_expect(size <= 16, 1)) {
+		__builtin_memcpy(&a, s, 8);
+		__builtin_memcpy(&b, s + size - 8, 8);
+		__builtin_memcpy(d, &a, 8);
+		__builtin_memcpy(d + size - 8, &b, 8);
+		return;
+	}
+	if (__builtin_expect(size > 32, 0)) {
+		memcpy(d, s, size);
+		return;
+	}
+	__builtin_memcpy(&a, s, 8);
+	__builtin_memcpy(&b, s + 8, 8);
+	__builtin_memcpy(&c, s + size - 16, 8);
+	__builtin_memcpy(&e, s + size - 8, 8);
+	__builtin_memcpy(d, &a, 8);
+	__builtin_memcpy(d + 8, &b, 8);
+	__builtin_memcpy(d + size - 16, &c, 8);
+	__builtin_memcpy(d + size - 8, &e, 8);
+}
+
+/* Reserve, copy @rec in, commit: the ring buffer's inline fast path. */
+static inline __attribute__((always_inline, no_instrument_function)) void
+rt_write_copy(struct ringbuf *rb, const void *rec, size_t size)
+{
+	struct ringbuf_event *e;
+	int err;
+
+	e = ringbuf_fe_reserve(rb, size, &err);
+	if (__builtin_expect(!e, 0))
+		return;
+	rt_copy_record(ringbuf_event_data_inline(e), rec, size);
+	ringbuf_fe_commit(rb);
+}
+
+/*
+ * ringtrace_write_record - write the record @rec of @size bytes, assigned
+ * by the caller (the generated code of an event whose records have a
+ * fixed size), into every instance that enabled @ev. The header is filled
+ * here. In the common case of an instance (no filter, nothing armed) it
+ * is the ring buffer's inline reserve, a copy, the inline commit; a
+ * filter or a trigger takes the path of a record assigned aside
+ * (rt_write_commit() with no reservation: the filter is tested on @rec
+ * before anything is reserved).
+ */
+__attribute__((no_instrument_function)) RINGTRACE_RECORD_ACCESS void
+ringtrace_write_record(struct ringtrace_event *ev, void *rec, size_t size)
+{
+	struct rt_event_priv *p = ev->priv;
+	const void *from = __builtin_return_address(0);
+	int depth = rt_cur.depth++;
+	uint64_t mask;
+
+	if (__builtin_expect(!rt_cur.comm_saved, 0))
+		rt_cmdline_save();
+	rt_rcu_read_lock();
+	/* Relaxed: each bit is checked again through rt_inst_rbs[] (an
+	 * acquire load) before anything of the instance is used. */
+	mask = p ? atomic_load_explicit(&ev->enabled, memory_order_relaxed) : 0;
+	if (mask)
+		rt_fill_entry(rec, p->id, depth);
+	while (mask) {
+		int i = __builtin_ctzll(mask);
+		struct ringbuf *rb;
+		const struct rt_filter *f;
+		struct ringtrace_write w;
+
+		mask &= mask - 1;
+		rb = rt_inst_rb(i);
+		if (!rb)
+			continue;
+		/* Pairs with the release store of a new filter in events.c
+		 * (rt_filter_swap()); freed after a grace period. */
+		f = atomic_load_explicit(&p->filter[i], memory_order_acquire);
+		/* Relaxed: see rt_write_next(). */
+		if (__builtin_expect(!f && !((atomic_load_explicit(
+						      &p->slow_mask,
+						      memory_order_relaxed) >>
+					      i) & 1),
+				     1)) {
+			rt_write_copy(rb, rec, size);
+			continue;
+		}
+		/* The slow path: a record assigned aside (rt_write_next()). */
+		w.event = ev;
+		w.size = size;
+		w.depth = depth;
+		w.filter = f;
+		w.rb = rb;
+		w.inst = i;
+		w.trig = NULL;
+		w.soft = 0;
+		w.rec = rec;
+		w.rbev = NULL;
+		if ((atomic_load_explicit(&p->slow_mask, memory_order_relaxed) >>
+		     i) & 1 &&
+		    !rt_trigger_begin(&w, i))
+			continue;
+		if (!f && !w.trig) /* a pid list that lets this thread in */
+			rt_write_copy(rb, rec, size);
+		else
+			rt_write_commit(&w, from);
+	}
+	rt_rcu_read_unlock();
+	rt_cur.depth--;
 }
 
 /*

@@ -139,6 +139,11 @@ struct rt_trigger_list {
 
 /* trace.c */
 extern struct ringtrace_instance *_Atomic rt_instances[RT_MAX_INSTANCES];
+/* Each instance's live buffer (rt_instances[N]->rb), NULL while slot N
+ * is empty: the write path's one load (rt_inst_rb()). Stored by
+ * rt_inst_rb_set() wherever rt_instances[] or an instance's rb changes. */
+extern struct ringbuf *_Atomic rt_inst_rbs[RT_MAX_INSTANCES];
+void rt_inst_rb_set(int i, struct ringbuf *rb);
 extern pthread_mutex_t rt_control_lock;
 void rt_lazy_init(void);
 struct ringtrace_instance *rt_instance_get(struct ringtrace_instance *tr);

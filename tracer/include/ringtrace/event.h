@@ -158,6 +158,18 @@ RINGTRACE_API void *ringtrace_write_first(struct ringtrace_event *ev,
 RINGTRACE_API void *ringtrace_write_next(struct ringtrace_write *w);
 RINGTRACE_API void ringtrace_write_commit(struct ringtrace_write *w);
 RINGTRACE_API void *ringtrace_write_commit_next(struct ringtrace_write *w);
+RINGTRACE_API void ringtrace_write_record(struct ringtrace_event *ev,
+					  void *rec, size_t size);
+
+/*
+ * Records of at most this many bytes, of a fixed size (no __string() or
+ * __dynamic_array()), are assigned on the stack of the event's write
+ * function and written by one call, ringtrace_write_record(); the others
+ * are assigned in place, instance by instance (ringtrace_write_first()).
+ */
+#ifndef RINGTRACE_STACK_RECORD
+#define RINGTRACE_STACK_RECORD 256
+#endif
 RINGTRACE_API int ringtrace_event_register(struct ringtrace_event *ev);
 RINGTRACE_API void ringtrace_event_unregister(struct ringtrace_event *ev);
 RINGTRACE_API void ringtrace_seq_printf(struct ringtrace_seq *s,

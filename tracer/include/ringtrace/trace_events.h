@@ -216,6 +216,19 @@
 			__size = sizeof(struct ringtrace_raw_##name);       \
 		__size += ringtrace_get_offsets_##name(&__data_offsets,     \
 						       args);               \
+		if (__builtin_constant_p(__size) &&                         \
+		    __size <= RINGTRACE_STACK_RECORD) {                     \
+			/* no dynamic part: assigned here, one call writes */ \
+			struct ringtrace_raw_##name __rec;                  \
+			/* (padding written as zeros, not stack bytes) */   \
+			__builtin_memset(&__rec, 0, sizeof(__rec));         \
+			__entry = &__rec;                                   \
+			tstruct                                             \
+			{ assign }                                          \
+			ringtrace_write_record(__ev, __entry, __size);      \
+			return;                                             \
+		}                                                           \
+		/* assigned in place, in each instance's buffer */          \
 		for (__entry = __RT_CAST(struct ringtrace_raw_##name *,    \
 				ringtrace_write_first(__ev, &__w, __size)); \
 		     __entry; __entry = __RT_CAST(struct ringtrace_raw_##name *,\
