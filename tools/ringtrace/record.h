@@ -104,7 +104,23 @@ const char *rtt_record_preload(const char *cmd, int mode,
 			       size_t len);
 
 /* record_write.c */
+/*
+ * How long a writer that finds its cpu buffer full waits for the
+ * recorder to take a page (ringbuf_set_writer_wait()), as uftrace's
+ * writers wait for its recorder: a recording is complete unless the
+ * recorder stops reading for this long (then the writers drop, counted
+ * and marked, until it reads again).
+ */
+#define RTT_RECORD_WAIT_MS 1000u
+
 void rtt_settle(struct rtt_proc *p);
+int rtt_record_lists(struct rtt_proc *p, const struct rtt_strv lists[3],
+		     bool depth_set, unsigned long depth);
+void rtt_rec_note_ctl(struct rtt_record *r);
+bool rtt_rec_execd(const struct rtt_record *r);
+int rtt_rec_exec(struct rtt_record *r, const char *inst,
+		 const struct rtt_strv lists[3], bool depth_set,
+		 unsigned long depth);
 int rtt_rec_open(struct rtt_record *r, const char *inst);
 int rtt_rec_turn(struct rtt_record *r);
 int rtt_rec_finish(struct rtt_record *r, int ret);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * record_spawn.c - ringtrace record -- COMMAND: starting the command with
- *	tracing set up
+ *	tracing set up, and following it through an exec() in its own process
  */
 #include "record.h"
 
@@ -425,4 +425,108 @@ const char *rtt_record_preload(const char *cmd, int mode,
 	rtt_msg("warning: %s: libringtrace was not found to preload (give --preload=LIB)",
 		cmd);
 	return NULL;
+}
+
+/* Note which control file the recording reads (rtt_rec_execd()). */
+void rtt_rec_note_ctl(struct rtt_record *r)
+{
+	char path[PATH_MAX + 8];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s.ctl", r->p.base);
+	if (!stat(path, &st)) {
+		r->ctl_dev = st.st_dev;
+		r->ctl_ino = st.st_ino;
+	}
+}
+
+/*
+ * Whether the recorded command exec()ed: the same process (pid and start
+ * time) published another control file in place of the one we read (its
+ * new image removes the files of the old one, rt_remove_earlier_image()).
+ */
+bool rtt_rec_execd(const struct rtt_record *r)
+{
+	char path[PATH_MAX + 8];
+	struct stat st;
+
+	if (rt_proc_start_time(r->p.pid) != r->p.start)
+		return false;
+	snprintf(path, sizeof(path), "%s.ctl", r->p.base);
+	return !stat(path, &st) &&
+	       (st.st_dev != r->ctl_dev || st.st_ino != r->ctl_ino);
+}
+
+/*
+ * The command exec()ed (rtt_rec_execd()) and its new image waits, held
+ * (rt_exec_hold()). If the old image wrote nothing (a wrapper such as env
+ * or a shell's exec, with the library preloaded), the recording starts
+ * again with the new image, into the same output: the file is made anew
+ * and the lists of -l/-n/-g and the depth are set in it again. Otherwise
+ * the file keeps the old image's trace and the new one goes on untraced.
+ * Either way the new image is let go. Return: 0 when recording goes on,
+ * 1 when it ends here, or a negative errno (reported).
+ */
+int rtt_rec_exec(struct rtt_record *r, const char *inst,
+			const struct rtt_strv lists[3], bool depth_set,
+			unsigned long depth)
+{
+	struct rtt_record keep = *r;
+	char err[RTT_ERR_MAX];
+	struct rtt_events *ev = NULL;
+	struct rtt_proc p;
+	uint64_t deadline = rtt_now_ms() + 5000;
+	int pid = r->p.pid, ret;
+
+	/* what the old image left */
+	while ((ret = rtt_rec_turn(r)) > 0)
+		;
+	if (ret < 0)
+		return ret;
+	/* the new image, once it is published and held */
+	for (;;) {
+		ret = rtt_proc_open(pid, 0, &p, err);
+		if (!ret && rtt_inst_find(&p, NULL) >= 0)
+			break;
+		if (!ret)
+			rtt_proc_close(&p);
+		if (rtt_now_ms() > deadline || rtt_stop) {
+			rtt_msg("pid %d exec()ed, but its new image did not publish a trace", pid);
+			return 1;
+		}
+		usleep(1000);
+	}
+	rtt_settle(&p);
+	if (r->events || r->tally.records) {
+		rtt_msg("pid %d exec()ed another program after writing records: the file holds those, not the new program's",
+			pid);
+		rtt_call(&p, RTT_CMD_TIMEOUT_MS, &RT_CALL(GO, NULL), NULL, err);
+		rtt_proc_close(&p);
+		return 1;
+	}
+	ret = rtt_record_lists(&p, lists, depth_set, depth);
+	if (!ret)
+		ret = rtt_load_events(&p, &ev, false);
+	if (ret) {
+		rtt_proc_close(&p);
+		return ret;
+	}
+	/* the old image's recording goes, its settings stay */
+	rtt_rec_free(r);
+	r->out = keep.out;
+	r->out_name = keep.out_name;
+	r->quiet = keep.quiet;
+	r->tty = keep.tty;
+	r->topts = keep.topts;
+	r->p = p;
+	r->ctl_gen = rtt_ctl_gen(&r->p);
+	r->ev = ev;
+	ret = rtt_rec_open(r, inst);
+	if (ret)
+		return ret;
+	rtt_rec_note_ctl(r);
+	ringbuf_set_writer_wait(r->rb, RTT_RECORD_WAIT_MS);
+	if (rtt_call(&r->p, RTT_CMD_TIMEOUT_MS, &RT_CALL(GO, NULL), NULL, err))
+		rtt_msg("%s", err);
+	return 0;
 }
