@@ -498,7 +498,8 @@ static void rb_push_done(struct ringbuf_cpu *cpu_buffer)
  * write's commit), holds the cpu buffer as a preempted writer does, and
  * ends after writer_wait_ms without progress; then the writers of this
  * cpu buffer drop at once until the reader takes a page again, so that
- * a reader that is gone (killed, stopped) costs one wait, not one per
+ * a reader that is gone (killed, stopped) costs one wait per cpu buffer
+ * its writers fill (each cpu buffer keeps its own note), not one per
  * record. Bounded: the deadline, in sleeps of 20 us.
  */
 static RB_NOINLINE bool rb_wait_for_room(struct ringbuf_cpu *cb)

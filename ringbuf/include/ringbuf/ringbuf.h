@@ -749,7 +749,9 @@ RINGBUF_API int ringbuf_swap_cpu(struct ringbuf *a, struct ringbuf *b,
  * drops), and only while the reader makes progress: a wait that ends
  * without the reader taking a page makes the writers of that cpu buffer
  * drop at once until it takes one again, so a reader that stopped or
- * died costs one wait of @ms. Records a wait saved are not counted as
+ * died costs one wait of @ms for each cpu buffer its writers find full
+ * (a killed recorder of one writer that moved over 2 CPUs and their
+ * spares: a few waits, seen here up to 4 s in all). Records a wait saved are not counted as
  * dropped. Kept in the buffer's mapping, so a consumer in another
  * process sets it for the writing process; ringbuf_free() of the view
  * that set it sets it back to 0.
