@@ -79,6 +79,11 @@ static struct {
 /* 1 while one read calibrates; the others go on with the old scale. */
 static atomic_int rb_clock_busy;
 
+/* CLOCK_MONOTONIC when the next calibration is due; INT64_MAX: never
+ * (no trusted TSC, or no sane rate). Lets a read of the slow path see
+ * with the one clock_gettime() it makes anyway whether to calibrate. */
+static _Atomic int64_t rb_clock_due = INT64_MAX;
+
 int64_t rb_clock_mono_raw_ns(void)
 {
 	struct timespec t;
@@ -238,11 +243,16 @@ static void rb_clock_calibrate(void)
 	} else if (!valid) {
 		/* No sane rate at the first try: keep clock_gettime(). */
 		rb_clock_cal.usable = false;
+		/* Relaxed: a hint (see rb_clock_due). */
+		atomic_store_explicit(&rb_clock_due, INT64_MAX,
+				      memory_order_relaxed);
 		goto out;
 	}
 	rb_clock_cal.tsc = tsc;
 	rb_clock_cal.ns = ns;
 	rb_clock_cal.window = window;
+	/* Relaxed: a hint (see rb_clock_due). */
+	atomic_store_explicit(&rb_clock_due, ns + window, memory_order_relaxed);
 out:
 	/* Release: the calibrator state before the next holder reads it;
 	 * pairs with the acquire cmpxchg above. */
@@ -262,6 +272,9 @@ __attribute__((constructor)) static void rb_clock_init(void)
 	rb_clock_pair(&rb_clock_cal.tsc, &rb_clock_cal.ns);
 	rb_clock_cal.window = RB_CLOCK_FIRST_NS;
 	rb_clock_cal.usable = true;
+	/* Relaxed: set before any other thread runs (constructor). */
+	atomic_store_explicit(&rb_clock_due, rb_clock_cal.ns + RB_CLOCK_FIRST_NS,
+			      memory_order_relaxed);
 	pthread_atfork(NULL, NULL, rb_clock_atfork_child);
 }
 #endif /* __x86_64__ */
@@ -275,10 +288,15 @@ __attribute__((constructor)) static void rb_clock_init(void)
  */
 uint64_t ringbuf_clock_mono_slow(void)
 {
+	int64_t now = rb_clock_mono_raw_ns();
 #if defined(__x86_64__)
 	const struct ringbuf_fe_clock *c = &ringbuf_fe_mono;
 
-	rb_clock_calibrate();
+	/* Relaxed: a hint; the calibration runs under rb_clock_busy and
+	 * checks the time again. Before it is due a read costs this one
+	 * clock_gettime(). */
+	if (now >= atomic_load_explicit(&rb_clock_due, memory_order_relaxed))
+		rb_clock_calibrate();
 	/* Bounded: the scale is rewritten only by the calibrating read,
 	 * once a window; a reader that keeps losing the race falls back to
 	 * clock_gettime(). */
@@ -301,5 +319,5 @@ uint64_t ringbuf_clock_mono_slow(void)
 			return ringbuf_fe_mono_scale(tsc, tsc0, ns0, mult);
 	}
 #endif
-	return (uint64_t)rb_clock_mono_raw_ns();
+	return (uint64_t)now;
 }
