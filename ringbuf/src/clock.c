@@ -290,33 +290,24 @@ uint64_t ringbuf_clock_mono_slow(void)
 {
 	int64_t now = rb_clock_mono_raw_ns();
 #if defined(__x86_64__)
-	const struct ringbuf_fe_clock *c = &ringbuf_fe_mono;
-
 	/* Relaxed: a hint; the calibration runs under rb_clock_busy and
 	 * checks the time again. Before it is due a read costs this one
 	 * clock_gettime(). */
 	if (now >= atomic_load_explicit(&rb_clock_due, memory_order_relaxed))
 		rb_clock_calibrate();
-	/* Bounded: the scale is rewritten only by the calibrating read,
-	 * once a window; a reader that keeps losing the race falls back to
-	 * clock_gettime(). */
-	for (int tries = 0; tries < 4; tries++) {
-		/* Acquire: pairs with the release store of the count in
-		 * rb_clock_publish(). */
-		uint32_t seq = __atomic_load_n(&c->seq, __ATOMIC_ACQUIRE);
-		uint64_t tsc0 = __atomic_load_n(&c->tsc0, __ATOMIC_RELAXED);
-		uint64_t ns0 = __atomic_load_n(&c->ns0, __ATOMIC_RELAXED);
-		uint64_t mult = __atomic_load_n(&c->mult, __ATOMIC_RELAXED);
-		uint64_t tsc = __rdtsc();
+	/* Relaxed: odd is no scale (before the first one, or none here):
+	 * clock_gettime() as read. */
+	if (!(__atomic_load_n(&ringbuf_fe_mono.seq, __ATOMIC_RELAXED) & 1)) {
+		/* Bounded: the scale is rewritten only by the calibrating
+		 * read, once a window; a reader that keeps losing the race
+		 * falls back to clock_gettime(). The scale past its end, while
+		 * another read recalibrates, keeps the clock continuous. */
+		for (int tries = 0; tries < 4; tries++) {
+			uint64_t ns = ringbuf_fe_mono_read(__rdtsc(), false);
 
-		if (seq & 1)
-			break;
-		/* Acquire fence: the block's loads before the second load of
-		 * the count; pairs with the release fence in
-		 * rb_clock_publish(). */
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (__atomic_load_n(&c->seq, __ATOMIC_RELAXED) == seq)
-			return ringbuf_fe_mono_scale(tsc, tsc0, ns0, mult);
+			if (ns)
+				return ns;
+		}
 	}
 #endif
 	return (uint64_t)now;

@@ -831,7 +831,9 @@ ringtrace_write_record(struct ringtrace_event *ev, void *rec, size_t size)
 /*
  * rt_write_builtin_inline - write one built-in record (function, graph,
  * print, raw_data) into every instance of @mask. @fill writes the payload
- * after the header. Inline for the graph's records (two per traced call),
+ * after the header. @ts, when not 0, is the default clock read by the
+ * caller, the stamp of the records in buffers on that clock (the graph's
+ * calltime and rettime; ringbuf_fe_reserve_ts()). Inline for the graph's records (two per traced call),
  * whose fill functions it inlines; rt_write_builtin() is the call for the
  * others.
  */
@@ -873,13 +875,13 @@ rt_write_builtin_inline(uint64_t mask, uint16_t type, size_t size,
 		struct ringbuf *rb;
 		struct ringbuf_event *e;
 		void *rec;
+		int err;
 
 		mask &= mask - 1;
 		rb = rt_inst_rb(i);
 		if (!rb)
 			continue;
-		e = ts ? ringbuf_reserve_inline_at(rb, size, ts) :
-			 ringbuf_reserve_inline(rb, size);
+		e = ringbuf_fe_reserve_ts(rb, size, ts, &err);
 		if (!e)
 			continue;
 		rec = ringbuf_event_data_inline(e);

@@ -286,11 +286,13 @@ RINGBUF_FE_INLINE uint64_t ringbuf_fe_mono_scale(uint64_t tsc, uint64_t tsc0,
  */
 #if defined(__x86_64__)
 /*
- * @tsc (read by the caller) as the default clock, if the scale is there
- * and still good for it; 0 otherwise. The TSC may be read before the
- * scale: a scale that replaces another starts where the old one stood.
+ * @tsc (read by the caller) as the default clock, if the scale is there,
+ * not being rewritten, and (@check_end) still good for it; 0 otherwise.
+ * The TSC may be read before the scale: a scale that replaces another
+ * starts where the old one stood. The slow path reads past the end while
+ * another thread recalibrates.
  */
-RINGBUF_FE_INLINE uint64_t ringbuf_fe_mono_of(uint64_t tsc)
+RINGBUF_FE_INLINE uint64_t ringbuf_fe_mono_read(uint64_t tsc, bool check_end)
 {
 	struct ringbuf_fe_clock *c = &ringbuf_fe_mono;
 	/* Acquire: pairs with the release store of the count in
@@ -304,7 +306,7 @@ RINGBUF_FE_INLINE uint64_t ringbuf_fe_mono_of(uint64_t tsc)
 	/* Acquire fence: the block's loads before the count's second
 	 * load; pairs with the release fence in rb_clock_publish(). */
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	if (ringbuf_fe_likely(!(seq & 1) && tsc < end &&
+	if (ringbuf_fe_likely(!(seq & 1) && (!check_end || tsc < end) &&
 			      __atomic_load_n(&c->seq, __ATOMIC_RELAXED) == seq))
 		return ringbuf_fe_mono_scale(tsc, tsc0, ns0, mult);
 	return 0;
@@ -314,7 +316,7 @@ RINGBUF_FE_INLINE uint64_t ringbuf_fe_mono_of(uint64_t tsc)
 RINGBUF_FE_INLINE uint64_t ringbuf_fe_mono_ns(void)
 {
 #if defined(__x86_64__)
-	uint64_t ns = ringbuf_fe_mono_of(ringbuf_fe_rdtsc());
+	uint64_t ns = ringbuf_fe_mono_read(ringbuf_fe_rdtsc(), true);
 
 	if (ringbuf_fe_likely(ns))
 		return ns;
