@@ -52,8 +52,7 @@ const char rtt_record_help[] =
 	"  -O OPT               set trace option OPT (or noOPT); repeatable;\n"
 	"                       kept in the file, for report\n"
 	"  -b, --buffer-size KB  the size of each cpu buffer (default with\n"
-	"                       COMMAND: 4 to 32 MiB, by the number of cpus;\n"
-	"                       with -P: unchanged)\n"
+	"                       COMMAND: 4 MiB; with -P: unchanged)\n"
 	"  -l, --filter FUNC    trace only the functions FUNC names (a glob,\n"
 	"                       as set_ftrace_filter); repeatable\n"
 	"  -n, --notrace FUNC   do not trace FUNC (set_ftrace_notrace);\n"
@@ -97,25 +96,24 @@ static void rtt_on_child(int sig)
 
 /*
  * The cpu buffer size of a command started by record, unless -b or its
- * own RINGTRACE_BUF_SIZE_KB says otherwise: RTT_RECORD_BUDGET_KB over
- * the CPU buffers, from 4 MiB to 32 MiB each, and the whole file (the
- * spares too: three per CPU) no more than an eighth of the free space
- * of the publish directory's file system. The file is sparse there (the
- * library takes a buffer file's blocks only on a file system without
- * four times its room): the spares and the pages nobody reached cost no
- * memory. A function_graph writer at full speed fills 32 MiB in about
- * 50 ms; when the recorder is kept off the CPUs (or blocked in its own
- * writes) longer than that, the writers wait for it (RTT_RECORD_WAIT_MS)
- * rather than lose records. Bigger buffers only cost the writers more:
- * every page is a fault the first time round and a cache miss after
- * (32 MiB against 128 MiB took a fifth off a recording of lz4). The
+ * own RINGTRACE_BUF_SIZE_KB says otherwise: RTT_RECORD_KB each, and the
+ * whole file (the spares too: three per CPU) no more than an eighth of
+ * the free space of the publish directory's file system. The file is
+ * sparse there (the library takes a buffer file's blocks only on a file
+ * system without four times its room): the spares and the pages nobody
+ * reached cost no memory. The writers wait for the recorder when their
+ * buffer is full (RTT_RECORD_WAIT_MS) rather than lose records, so the
+ * size is not what keeps records; it is what a writer touches. Every
+ * page is a fault the first time round (on a disk file system, a block
+ * allocated too) and a cache line missed after: a function_graph writer
+ * at full speed fills 4 MiB in about 6 ms, and the recorder, woken at
+ * RTT_RECORD_WATERMARK, takes the pages while they are still in the
+ * cache (lz4 recorded a tenth faster with 4 MiB than with 32 MiB, and
+ * 1 MiB was no faster again: the recorder woke too often). The
  * library's default, 1408 KiB (the kernel's), is sized for events, not
  * for every function call.
  */
-#define RTT_RECORD_BUDGET_KB (64ul << 10)
-#define RTT_RECORD_MIN_KB (4ul << 10)
-#define RTT_RECORD_MAX_KB (32ul << 10)
-
+#define RTT_RECORD_KB (4ul << 10)
 
 static unsigned long rtt_record_default_kb(void)
 {
@@ -130,11 +128,7 @@ static unsigned long rtt_record_default_kb(void)
 		return 0;
 	if (cpus < 1)
 		cpus = 1;
-	kb = RTT_RECORD_BUDGET_KB / (unsigned long)cpus;
-	if (kb > RTT_RECORD_MAX_KB)
-		kb = RTT_RECORD_MAX_KB;
-	if (kb < RTT_RECORD_MIN_KB)
-		kb = RTT_RECORD_MIN_KB;
+	kb = RTT_RECORD_KB;
 	if (!rtt_publish_dir(dir, sizeof(dir)) && !statvfs(dir, &sv)) {
 		free_kb = (unsigned long)(sv.f_bavail * sv.f_frsize / 1024);
 		if (kb > free_kb / 8 / (4ul * (unsigned long)cpus))

@@ -127,6 +127,7 @@ struct rt_fgraph_frame {
  * @notrace_top: @top when it was entered
  * @notrace_mark: @hidden[@notrace_top] right after its entry
  * @notrace_sp: the machine-stack place of its entry
+ * @errnop: the thread's errno (__errno_location()), once asked
  * @hidden: per level, entries not pushed whose exit is still to come
  * @ret_stack: the traced functions, outermost first
  */
@@ -138,6 +139,7 @@ struct rt_ftrace_thread {
 	int notrace_top;
 	unsigned int notrace_mark;
 	unsigned long notrace_sp;
+	int *errnop;
 	unsigned int hidden[RT_FGRAPH_DEPTH + 1];
 	struct rt_fgraph_frame ret_stack[RT_FGRAPH_DEPTH];
 };
@@ -483,13 +485,26 @@ static RT_NOTRACE void rt_ftrace_return_to_handler(struct rt_ftrace_thread *t,
  * in the kernel's function_graph output. A handler that siglongjmp()s out
  * of a hook leaves the flag set, and the thread is not traced again.
  */
+/*
+ * The thread's errno, which the hooks give back as they found it: asked
+ * of libc once per thread (its place does not move while the thread
+ * lives; a fork()ed child's thread has it where its parent's had), then
+ * one TLS load a hook instead of two calls.
+ */
+static inline RT_NOTRACE int *rt_ftrace_errno(struct rt_ftrace_thread *t)
+{
+	if (__builtin_expect(!t->errnop, 0))
+		t->errnop = &errno;
+	return t->errnop;
+}
+
 static __attribute__((noinline)) RT_NOTRACE void
 rt_ftrace_func_enter(unsigned long ip, unsigned long parent_ip,
 		     unsigned int enabled, unsigned long sp)
 {
 	struct rt_ftrace_thread *t = &rt_ftrace_current;
 	struct rt_ftrace_match m;
-	int saved_errno;
+	int saved_errno, *errnop;
 
 	if (t->busy)
 		return;
@@ -499,7 +514,8 @@ rt_ftrace_func_enter(unsigned long ip, unsigned long parent_ip,
 	 * touched, as seen by a signal handler of this thread.
 	 */
 	atomic_signal_fence(memory_order_seq_cst);
-	saved_errno = errno;
+	errnop = rt_ftrace_errno(t);
+	saved_errno = *errnop;
 
 	rt_ftrace_test(ip, enabled, &m);
 	if ((enabled & RT_FTRACE_FUNCTION) && m.func)
@@ -507,7 +523,7 @@ rt_ftrace_func_enter(unsigned long ip, unsigned long parent_ip,
 	if (enabled & RT_FTRACE_GRAPH)
 		rt_function_graph_enter(t, ip, parent_ip, sp, &m);
 
-	errno = saved_errno;
+	*errnop = saved_errno;
 	/* Orders (compiler barrier): the state is done with first. */
 	atomic_signal_fence(memory_order_seq_cst);
 	t->busy = 0;
@@ -517,18 +533,19 @@ static __attribute__((noinline)) RT_NOTRACE void
 rt_ftrace_func_exit(unsigned long ip, unsigned long sp, bool record)
 {
 	struct rt_ftrace_thread *t = &rt_ftrace_current;
-	int saved_errno;
+	int saved_errno, *errnop;
 
 	if (t->busy)
 		return;
 	t->busy = 1;
 	/* Orders: as in rt_ftrace_func_enter(). */
 	atomic_signal_fence(memory_order_seq_cst);
-	saved_errno = errno;
+	errnop = rt_ftrace_errno(t);
+	saved_errno = *errnop;
 
 	rt_ftrace_return_to_handler(t, ip, sp, record);
 
-	errno = saved_errno;
+	*errnop = saved_errno;
 	/* Orders: as in rt_ftrace_func_enter(). */
 	atomic_signal_fence(memory_order_seq_cst);
 	t->busy = 0;

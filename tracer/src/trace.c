@@ -935,19 +935,6 @@ rt_fill_graph_ent(void *rec, const void *arg)
 	e->depth = a->depth;
 }
 
-__attribute__((no_instrument_function)) void
-rt_ftrace_graph_entry_event(unsigned long func, int depth, uint64_t calltime)
-{
-	struct rt_fn_arg a = { .a = func, .depth = depth, .t0 = calltime };
-	uint64_t mask =
-		atomic_load_explicit(&rt_graph_mask, memory_order_relaxed);
-
-	if (mask)
-		rt_write_builtin_inline(mask, RT_TYPE_GRAPH_ENT,
-				 sizeof(struct rt_graph_ent_entry),
-				 rt_fill_graph_ent, &a, a.t0);
-}
-
 static __attribute__((no_instrument_function)) RINGTRACE_RECORD_ACCESS void
 rt_fill_graph_ret(void *rec, const void *arg)
 {
@@ -961,22 +948,146 @@ rt_fill_graph_ret(void *rec, const void *arg)
 	e->rettime = a->t1;
 }
 
-__attribute__((no_instrument_function)) void
+/* ---- function_graph records --------------------------------------------- */
+
+/*
+ * Two records per traced call, so the graph's writes have a path of their
+ * own. The common case is tested once, up front: a thread writing at the
+ * outermost level (no record of its own under way, no
+ * ringtrace_irq_enter()), its id and name already known, no instance of
+ * @mask with a set_ftrace_pid list. There the header is the same word
+ * for every record of the thread, the nesting count goes from 0 to 1 and
+ * back, and the payload is stored straight into each reservation. Any
+ * other case goes through rt_write_builtin_inline() (the records are the
+ * same either way).
+ */
+static inline __attribute__((always_inline, no_instrument_function)) bool
+rt_graph_fast(const struct rt_thread *cur, uint64_t mask)
+{
+	/* Relaxed: as in rt_write_builtin_inline(). */
+	uint64_t pids = atomic_load_explicit(&rt_ftrace_pid_mask,
+					     memory_order_relaxed);
+
+	return __builtin_expect(!((unsigned int)cur->depth |
+				  (unsigned int)cur->irq | !cur->comm_saved |
+				  !cur->pid | !!(mask & pids)),
+				1);
+}
+
+/* The header of the thread's graph records on the fast path. */
+static inline __attribute__((always_inline, no_instrument_function)) void
+rt_graph_header(struct ringtrace_entry *ent, uint16_t type, int pid)
+{
+	struct ringtrace_entry h = { .type = type, .pid = pid };
+
+	memcpy(ent, &h, sizeof(h));
+}
+
+static __attribute__((noinline, no_instrument_function)) void
+rt_graph_entry_slow(uint64_t mask, const struct rt_fn_arg *a)
+{
+	rt_write_builtin_inline(mask, RT_TYPE_GRAPH_ENT,
+				sizeof(struct rt_graph_ent_entry),
+				rt_fill_graph_ent, a, a->t0);
+}
+
+static __attribute__((noinline, no_instrument_function)) void
+rt_graph_return_slow(uint64_t mask, const struct rt_fn_arg *a)
+{
+	rt_write_builtin_inline(mask, RT_TYPE_GRAPH_RET,
+				sizeof(struct rt_graph_ret_entry),
+				rt_fill_graph_ret, a, a->t1);
+}
+
+__attribute__((no_instrument_function)) RINGTRACE_RECORD_ACCESS void
+rt_ftrace_graph_entry_event(unsigned long func, int depth, uint64_t calltime)
+{
+	/* Relaxed: each bit is checked again through rt_inst_rbs[]. */
+	uint64_t mask =
+		atomic_load_explicit(&rt_graph_mask, memory_order_relaxed);
+	struct rt_thread *cur = &rt_cur;
+
+	if (!mask)
+		return;
+	if (!rt_graph_fast(cur, mask)) {
+		struct rt_fn_arg a = { .a = func, .depth = depth,
+				       .t0 = calltime };
+
+		rt_graph_entry_slow(mask, &a);
+		return;
+	}
+	cur->depth = 1;
+	rt_rcu_read_lock();
+	do {
+		int i = __builtin_ctzll(mask);
+		struct rt_graph_ent_entry *e;
+		struct ringbuf_event *ev;
+		struct ringbuf *rb;
+		int err;
+
+		mask &= mask - 1;
+		rb = rt_inst_rb(i);
+		if (!rb)
+			continue;
+		ev = ringbuf_fe_reserve_ts(rb, sizeof(*e), calltime, &err);
+		if (!ev)
+			continue;
+		e = ringbuf_event_data_inline(ev);
+		rt_graph_header(&e->ent, RT_TYPE_GRAPH_ENT, cur->pid);
+		e->func = func;
+		e->depth = depth;
+		ringbuf_commit_inline(rb);
+	} while (mask);
+	rt_rcu_read_unlock();
+	cur->depth = 0;
+}
+
+__attribute__((no_instrument_function)) RINGTRACE_RECORD_ACCESS void
 rt_ftrace_graph_return_event(unsigned long func, int depth, uint64_t calltime,
 			     uint64_t rettime, unsigned int overrun)
 {
-	struct rt_fn_arg a = { .a = func,
-			       .depth = depth,
-			       .overrun = overrun,
-			       .t0 = calltime,
-			       .t1 = rettime };
+	/* Relaxed: as in rt_ftrace_graph_entry_event(). */
 	uint64_t mask =
 		atomic_load_explicit(&rt_graph_mask, memory_order_relaxed);
+	struct rt_thread *cur = &rt_cur;
 
-	if (mask)
-		rt_write_builtin_inline(mask, RT_TYPE_GRAPH_RET,
-				 sizeof(struct rt_graph_ret_entry),
-				 rt_fill_graph_ret, &a, a.t1);
+	if (!mask)
+		return;
+	if (!rt_graph_fast(cur, mask)) {
+		struct rt_fn_arg a = { .a = func, .depth = depth,
+				       .overrun = overrun, .t0 = calltime,
+				       .t1 = rettime };
+
+		rt_graph_return_slow(mask, &a);
+		return;
+	}
+	cur->depth = 1;
+	rt_rcu_read_lock();
+	do {
+		int i = __builtin_ctzll(mask);
+		struct rt_graph_ret_entry *e;
+		struct ringbuf_event *ev;
+		struct ringbuf *rb;
+		int err;
+
+		mask &= mask - 1;
+		rb = rt_inst_rb(i);
+		if (!rb)
+			continue;
+		ev = ringbuf_fe_reserve_ts(rb, sizeof(*e), rettime, &err);
+		if (!ev)
+			continue;
+		e = ringbuf_event_data_inline(ev);
+		rt_graph_header(&e->ent, RT_TYPE_GRAPH_RET, cur->pid);
+		e->func = func;
+		e->depth = depth;
+		e->overrun = overrun;
+		e->calltime = calltime;
+		e->rettime = rettime;
+		ringbuf_commit_inline(rb);
+	} while (mask);
+	rt_rcu_read_unlock();
+	cur->depth = 0;
 }
 
 /* The clock of the first buffer in @mask, in its own unit. */
