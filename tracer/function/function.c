@@ -376,7 +376,8 @@ static RT_NOTRACE void rt_function_graph_enter(struct rt_ftrace_thread *t,
 					       unsigned long ip,
 					       unsigned long cs,
 					       unsigned long sp,
-					       const struct rt_ftrace_match *m)
+					       const struct rt_ftrace_match *m,
+					       uint64_t clock)
 {
 	struct rt_fgraph_frame *frame;
 	int depth, max;
@@ -413,7 +414,7 @@ static RT_NOTRACE void rt_function_graph_enter(struct rt_ftrace_thread *t,
 	frame->func = ip;
 	frame->sp = sp;
 	frame->cs = cs;
-	frame->calltime = rt_ftrace_clock();
+	frame->calltime = rt_ftrace_clock_at(clock);
 	t->hidden[depth + 1] = 0;
 	t->top = depth + 1;
 	rt_ftrace_graph_entry_event(ip, depth, frame->calltime);
@@ -424,7 +425,7 @@ hide:
 
 /*
  * The kernel's ftrace_return_to_handler() + ftrace_pop_return_trace() +
- * trace_graph_return(). With @record false (the graph tracer is off, or
+ * trace_graph_return(), at @clock (rt_ftrace_clock_start()). With @record false (the graph tracer is off, or
  * function_trace_stop is set) the frame is popped without an event, as
  * the kernel's return_to_handler still pops what was pushed: a function
  * that returns while the tracer is off leaves no stale frame behind.
@@ -432,7 +433,7 @@ hide:
 static RT_NOTRACE void rt_ftrace_return_to_handler(struct rt_ftrace_thread *t,
 						   unsigned long ip,
 						   unsigned long sp,
-						   bool record)
+						   bool record, uint64_t clock)
 {
 	struct rt_fgraph_frame *frame;
 	uint64_t rettime;
@@ -460,7 +461,7 @@ static RT_NOTRACE void rt_ftrace_return_to_handler(struct rt_ftrace_thread *t,
 	frame = &t->ret_stack[i];
 	t->top = i;
 	if (record) {
-		rettime = rt_ftrace_clock();
+		rettime = rt_ftrace_clock_at(clock);
 		rt_ftrace_graph_return_event(ip, i, frame->calltime, rettime,
 					     t->overrun);
 	}
@@ -505,6 +506,8 @@ rt_ftrace_func_enter(unsigned long ip, unsigned long parent_ip,
 	struct rt_ftrace_thread *t = &rt_ftrace_current;
 	struct rt_ftrace_match m;
 	int saved_errno, *errnop;
+	/* The calltime's read first (rt_ftrace_clock_start()). */
+	uint64_t clock = enabled & RT_FTRACE_GRAPH ? rt_ftrace_clock_start() : 0;
 
 	if (t->busy)
 		return;
@@ -521,7 +524,7 @@ rt_ftrace_func_enter(unsigned long ip, unsigned long parent_ip,
 	if ((enabled & RT_FTRACE_FUNCTION) && m.func)
 		rt_ftrace_function_event(ip, parent_ip);
 	if (enabled & RT_FTRACE_GRAPH)
-		rt_function_graph_enter(t, ip, parent_ip, sp, &m);
+		rt_function_graph_enter(t, ip, parent_ip, sp, &m, clock);
 
 	*errnop = saved_errno;
 	/* Orders (compiler barrier): the state is done with first. */
@@ -534,6 +537,8 @@ rt_ftrace_func_exit(unsigned long ip, unsigned long sp, bool record)
 {
 	struct rt_ftrace_thread *t = &rt_ftrace_current;
 	int saved_errno, *errnop;
+	/* The rettime's read first, as in rt_ftrace_func_enter(). */
+	uint64_t clock = record ? rt_ftrace_clock_start() : 0;
 
 	if (t->busy)
 		return;
@@ -543,7 +548,7 @@ rt_ftrace_func_exit(unsigned long ip, unsigned long sp, bool record)
 	errnop = rt_ftrace_errno(t);
 	saved_errno = *errnop;
 
-	rt_ftrace_return_to_handler(t, ip, sp, record);
+	rt_ftrace_return_to_handler(t, ip, sp, record, clock);
 
 	*errnop = saved_errno;
 	/* Orders: as in rt_ftrace_func_enter(). */

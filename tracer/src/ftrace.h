@@ -55,6 +55,39 @@ rt_ftrace_clock(void)
 	return ringbuf_fe_mono_ns();
 }
 
+/*
+ * The same clock in two steps, for the hooks: rt_ftrace_clock_start()
+ * reads the counter (the TSC where the default clock scales it; nothing
+ * elsewhere), as early as the hook can, so that the read's latency runs
+ * alongside the hook's bookkeeping; rt_ftrace_clock_at() makes it
+ * nanoseconds when the time is needed, as rt_ftrace_clock() would have
+ * at the read (or reads the clock then, where the scale does not take
+ * the counter).
+ */
+static inline __attribute__((always_inline, no_instrument_function)) uint64_t
+rt_ftrace_clock_start(void)
+{
+#if defined(__x86_64__)
+	return ringbuf_fe_rdtsc();
+#else
+	return 0;
+#endif
+}
+
+static inline __attribute__((always_inline, no_instrument_function)) uint64_t
+rt_ftrace_clock_at(uint64_t start)
+{
+#if defined(__x86_64__)
+	uint64_t ns = ringbuf_fe_mono_read(start, true);
+
+	if (__builtin_expect(ns != 0, 1))
+		return ns;
+#else
+	(void)start;
+#endif
+	return ringbuf_fe_mono_ns();
+}
+
 /* ---- provided by function.c ------------------------------------------ */
 
 /*
