@@ -13,11 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <ringbuf/ringbuf.h>
 #include <ringtrace/tracer.h>
 
+#include "entries.h"
 #include "fgraph_sample.h"
 #include "golden.h"
 #include "test.h"
@@ -312,9 +314,73 @@ static void filters(void)
 	}
 }
 
+
+/*
+ * The next record of the buffer, which must be a graph record of type
+ * @type for fg_b written by this thread with @flags: its payload in
+ * @rec (@size bytes), its stamp in *@ts.
+ */
+static void next_graph_record(struct ringbuf *rb, uint16_t type, void *rec,
+			      size_t size, uint8_t flags, uint64_t *ts)
+{
+	struct ringbuf_event *e = ringbuf_consume_next(rb, NULL, ts, NULL);
+	struct ringtrace_entry ent;
+
+	ASSERT_NOT_NULL(e);
+	ASSERT_EQ(ringbuf_event_length(e), size);
+	memcpy(rec, ringbuf_event_data(e), size);
+	memcpy(&ent, rec, sizeof(ent));
+	ASSERT_EQ(ent.type, type);
+	ASSERT_EQ(ent.flags, flags);
+	ASSERT_EQ(ent.preempt_count, 0);
+	ASSERT_EQ(ent.pid, (int32_t)syscall(SYS_gettid));
+}
+
+/*
+ * The records of one call, field by field: written by the thread's own
+ * code (flags 0) and inside ringtrace_irq_enter() (the hardirq flag),
+ * each stamped with the calltime or rettime it carries (the buffer is on
+ * the default clock, the clock of the durations).
+ */
+static void graph_records(void)
+{
+	struct ringtrace_instance *tr = setup("function_graph");
+	struct ringbuf *rb = ringtrace_buffer(tr);
+	struct rt_graph_ent_entry ent;
+	struct rt_graph_ret_entry ret;
+	uint64_t ts, last = 0;
+	int round;
+
+	fg_b(1);
+	ringtrace_irq_enter();
+	fg_b(2);
+	ringtrace_irq_exit();
+	ringtrace_tracing_on(tr, false);
+	for (round = 0; round < 2; round++) {
+		uint8_t flags = round ? RINGTRACE_FLAG_HARDIRQ : 0;
+
+		next_graph_record(rb, RT_TYPE_GRAPH_ENT, &ent, sizeof(ent),
+				  flags, &ts);
+		ASSERT_EQ(ent.func, (unsigned long)fg_b);
+		ASSERT_TRUE(ts >= last);
+		last = ts;
+		next_graph_record(rb, RT_TYPE_GRAPH_RET, &ret, sizeof(ret),
+				  flags, &ts);
+		ASSERT_EQ(ret.func, (unsigned long)fg_b);
+		ASSERT_EQ(ret.depth, ent.depth);
+		ASSERT_EQ(ret.overrun, 0);
+		ASSERT_EQ(ret.calltime, last);
+		ASSERT_EQ(ret.rettime, ts);
+		ASSERT_TRUE(ret.rettime >= ret.calltime);
+		last = ts;
+	}
+	ASSERT_NULL(ringbuf_consume_next(rb, NULL, NULL, NULL));
+}
+
 static const struct rbt_case cases[] = {
 	RBT_CASE(graph_golden),	  RBT_CASE(graph_pipe),
 	RBT_CASE(graph_options),  RBT_CASE(graph_comments),
 	RBT_CASE(function_golden), RBT_CASE(filters),
+	RBT_CASE(graph_records),
 };
 RBT_MAIN(cases)
