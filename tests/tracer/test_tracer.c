@@ -504,6 +504,7 @@ static void boot_events(void)
 		ASSERT_EQ(ringtrace_option(tr, "print-parent"), 0);
 		ASSERT_EQ(strcmp(ringtrace_current_tracer(tr), "function"), 0);
 		ASSERT_EQ(ringtrace_buffer_size_kb(tr), 64);
+		ASSERT_EQ(ringbuf_subbuf_size(ringtrace_buffer(tr)), 16384);
 		ringtrace_show_clock(tr, buf, sizeof(buf));
 		ASSERT_NOT_NULL(strstr(buf, "[mono_raw]"));
 		exit(0);
@@ -513,6 +514,7 @@ static void boot_events(void)
 	setenv("RINGTRACE_OPTIONS", "sym-offset,noprint-parent", 1);
 	setenv("RINGTRACE_TRACER", "function", 1);
 	setenv("RINGTRACE_BUF_SIZE_KB", "64", 1);
+	setenv("RINGTRACE_SUBBUF_SIZE_KB", "16", 1);
 	setenv("RINGTRACE_CLOCK", "mono_raw", 1);
 	{
 		pid_t pid = fork();
@@ -1311,6 +1313,28 @@ static void boot_size_too_large(void)
 		RBT_FAIL("no warning about the size: '%s'", msg);
 }
 
+/*
+ * A RINGTRACE_SUBBUF_SIZE_KB that is no power of two from 4 to 512 is
+ * reported, and the buffers get the kernel's 4 KiB sub-buffers.
+ */
+static void boot_subbuf_bad(void)
+{
+	static const char *const env[] = { "RINGTRACE_SUBBUF_SIZE_KB=12",
+					   NULL };
+	char msg[512];
+
+	if (getenv("RT_BOOT_CHILD")) {
+		struct ringtrace_instance *tr = ringtrace_top();
+
+		ASSERT_NOT_NULL(tr);
+		ASSERT_EQ(ringbuf_subbuf_size(ringtrace_buffer(tr)), 4096);
+		exit(0);
+	}
+	run_boot_child("boot_subbuf_bad", env, msg, sizeof(msg));
+	if (!strstr(msg, "RINGTRACE_SUBBUF_SIZE_KB: '12' is not a power of two"))
+		RBT_FAIL("no warning about the size: '%s'", msg);
+}
+
 /* "ff...": tracing_cpumask with every one of @n cpu buffers recording,
  * as the kernel prints it (32-bit groups, the first as wide as its bits). */
 static void all_cpus_mask(int n, char *buf, size_t len)
@@ -2018,6 +2042,7 @@ static const struct rbt_case cases[] = {
 	RBT_CASE(irq_flags),	    RBT_CASE(usersoff),
 	RBT_CASE(concurrent_control), RBT_CASE(kernel_marker_line),
 	RBT_CASE(kernel_ftrace_ids), RBT_CASE(boot_size_too_large),
+	RBT_CASE(boot_subbuf_bad),
 	RBT_CASE(null_buffers),	    RBT_CASE(boot_graph_settings),
 	RBT_CASE(trigger_parse),    RBT_CASE(trigger_counts),
 	RBT_CASE(trigger_enable_event), RBT_CASE(trigger_snapshot_stack),

@@ -46,7 +46,7 @@ int rtt_record_spawn(char **cmd, const struct rtt_strv *events,
 
 	for (i = 0; environ[i]; i++)
 		n++;
-	envp = calloc(n + 9, sizeof(*envp));
+	envp = calloc(n + 10, sizeof(*envp));
 	if (!envp)
 		return -ENOMEM;
 	/* the command waits on fds[0] until tracing is set up (rt_hold()) */
@@ -91,6 +91,9 @@ int rtt_record_spawn(char **cmd, const struct rtt_strv *events,
 			 size_kb);
 		envp[n++] = size_env;
 	}
+	/* the sub-buffer size, unless the user's environment sets one */
+	if (!getenv("RINGTRACE_SUBBUF_SIZE_KB"))
+		envp[n++] = (char *)"RINGTRACE_SUBBUF_SIZE_KB=" RTT_RECORD_SUBBUF_KB;
 	/* any RINGTRACE_ variable starts the tracer at load: the process
 	 * publishes before its main() runs */
 	envp[n++] = (char *)"RINGTRACE_PUBLISH=1";

@@ -33,6 +33,13 @@
 
 
 /*
+ * The sub-buffer size of every buffer of the process, 4096 << this
+ * (RINGTRACE_SUBBUF_SIZE_KB, the kernel's buffer_subbuf_size_kb); set
+ * before the first instance is made.
+ */
+static unsigned int rt_boot_subbuf_order;
+
+/*
  * A buffer for @tr (its snapshot buffer with @snap): a shared file in the
  * publish directory when the process is published, private otherwise.
  */
@@ -42,7 +49,8 @@ struct ringbuf *rt_make_buffer(struct ringtrace_instance *tr, bool snap,
 	char path[PATH_MAX];
 	RINGBUF_OPTS(o, .size = size_kb * 1024,
 		     .flags = overwrite ? RINGBUF_FL_OVERWRITE : 0,
-		     .model = RINGBUF_PER_CPU, .clock = clock);
+		     .model = RINGBUF_PER_CPU, .clock = clock,
+		     .subbuf_order = rt_boot_subbuf_order);
 
 	if (rt_publish_buffer_path(tr, snap, path, sizeof(path)) == 0)
 		o.path = path;
@@ -139,6 +147,20 @@ static void rt_do_init(void)
 		else
 			rt_warn("ringtrace: RINGTRACE_BUF_SIZE_KB: '%s' is not a size in KiB; using %zu\n",
 				s, rt_boot_size_kb);
+	}
+	s = getenv("RINGTRACE_SUBBUF_SIZE_KB");
+	if (s) {
+		char *end;
+		long kb = strtol(s, &end, 10);
+		unsigned int order = 0;
+
+		while (order < 7 && (4l << order) < kb)
+			order++;
+		if (*end == '\0' && kb == 4l << order)
+			rt_boot_subbuf_order = order;
+		else
+			rt_warn("ringtrace: RINGTRACE_SUBBUF_SIZE_KB: '%s' is not a power of two from 4 to 512; using 4\n",
+				s);
 	}
 	s = getenv("RINGTRACE_CLOCK");
 	if (s && rt_clock_by_name(s) >= 0)
@@ -1178,6 +1200,7 @@ void ringtrace_function_trace_stop(bool stop)
  *	RINGTRACE_TRACER	ftrace=		current_tracer
  *	RINGTRACE_OPTIONS	trace_options=	options (commas)
  *	RINGTRACE_BUF_SIZE_KB	trace_buf_size=	buffer_size_kb
+ *	RINGTRACE_SUBBUF_SIZE_KB (no boot option)	buffer_subbuf_size_kb
  *	RINGTRACE_CLOCK		trace_clock=	trace_clock
  *	RINGTRACE_FTRACE_FILTER	ftrace_filter=	set_ftrace_filter
  *	RINGTRACE_FTRACE_NOTRACE ftrace_notrace= set_ftrace_notrace

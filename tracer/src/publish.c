@@ -1259,7 +1259,7 @@ static const char *const rt_known_env[] = {
 	"BUF_SIZE_KB",	 "CLOCK",	  "DIR",	    "EVENTS",
 	"EXEC_HOLD",	 "FOLLOW",	 "FTRACE_FILTER", "FTRACE_NOTRACE", "GRAPH_FILTER",
 	"GRAPH_NOTRACE", "HOLD",	  "KEEP_FILES",	    "MAX_GRAPH_DEPTH",
-	"OPTIONS",	 "PUBLISH",	  "TRACER",
+	"OPTIONS",	 "PUBLISH",	  "SUBBUF_SIZE_KB", "TRACER",
 };
 
 static void rt_check_env(void)
