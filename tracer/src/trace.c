@@ -828,6 +828,58 @@ ringtrace_write_record(struct ringtrace_event *ev, void *rec, size_t size)
 	rt_cur.depth--;
 }
 
+/* The header of a thread's own record at the outermost level: flags and
+ * depth 0. */
+static inline __attribute__((always_inline, no_instrument_function)) void
+rt_fill_entry_outer(struct ringtrace_entry *ent, uint16_t type, int pid)
+{
+	struct ringtrace_entry h = { .type = type, .pid = pid };
+
+	memcpy(ent, &h, sizeof(h));
+}
+
+/*
+ * The instances' part of a built-in write, inside the writer's read-side
+ * section: a record of @type and @size reserved in the buffer of each
+ * instance of @mask (stamped @ts, see rt_write_builtin_inline()), its
+ * header filled for a write at nesting @depth (with @outer, a constant
+ * where it is inlined: the thread's own write at the outermost level, its
+ * id known), its payload by @fill, committed. Return: the records
+ * written.
+ */
+static inline __attribute__((always_inline, no_instrument_function)) int
+rt_write_instances(uint64_t mask, uint16_t type, size_t size,
+		   void (*fill)(void *rec, const void *arg), const void *arg,
+		   uint64_t ts, int depth, bool outer)
+{
+	int written = 0;
+
+	while (mask) {
+		int i = __builtin_ctzll(mask);
+		struct ringbuf *rb;
+		struct ringbuf_event *e;
+		void *rec;
+		int err;
+
+		mask &= mask - 1;
+		rb = rt_inst_rb(i);
+		if (!rb)
+			continue;
+		e = ringbuf_fe_reserve_ts(rb, size, ts, &err);
+		if (!e)
+			continue;
+		rec = ringbuf_event_data_inline(e);
+		if (outer)
+			rt_fill_entry_outer(rec, type, rt_cur.pid);
+		else
+			rt_fill_entry(rec, type, depth);
+		fill(rec, arg);
+		ringbuf_commit_inline(rb);
+		written++;
+	}
+	return written;
+}
+
 /*
  * rt_write_builtin_inline - write one built-in record (function, graph,
  * print, raw_data) into every instance of @mask. @fill writes the payload
@@ -843,7 +895,7 @@ rt_write_builtin_inline(uint64_t mask, uint16_t type, size_t size,
 			const void *arg, uint64_t ts)
 {
 	int depth = rt_cur.depth++;
-	int written = 0;
+	int written;
 	/* Instances with a set_ftrace_pid list: function records only.
 	 * Relaxed: the lists themselves are loaded with acquire loads. */
 	uint64_t pids = type == RT_TYPE_FN || type == RT_TYPE_GRAPH_ENT ||
@@ -870,26 +922,8 @@ rt_write_builtin_inline(uint64_t mask, uint16_t type, size_t size,
 				mask &= ~(1ull << i);
 		}
 	}
-	while (mask) {
-		int i = __builtin_ctzll(mask);
-		struct ringbuf *rb;
-		struct ringbuf_event *e;
-		void *rec;
-		int err;
-
-		mask &= mask - 1;
-		rb = rt_inst_rb(i);
-		if (!rb)
-			continue;
-		e = ringbuf_fe_reserve_ts(rb, size, ts, &err);
-		if (!e)
-			continue;
-		rec = ringbuf_event_data_inline(e);
-		rt_fill_entry(rec, type, depth);
-		fill(rec, arg);
-		ringbuf_commit_inline(rb);
-		written++;
-	}
+	written = rt_write_instances(mask, type, size, fill, arg, ts, depth,
+				     false);
 	rt_rcu_read_unlock();
 	rt_cur.depth--;
 	return written;
@@ -974,120 +1008,75 @@ rt_graph_fast(const struct rt_thread *cur, uint64_t mask)
 				1);
 }
 
-/* The header of the thread's graph records on the fast path. */
-static inline __attribute__((always_inline, no_instrument_function)) void
-rt_graph_header(struct ringtrace_entry *ent, uint16_t type, int pid)
-{
-	struct ringtrace_entry h = { .type = type, .pid = pid };
 
-	memcpy(ent, &h, sizeof(h));
-}
-
+/* The general path of a graph record (rt_write_builtin_inline()). */
 static __attribute__((noinline, no_instrument_function)) void
-rt_graph_entry_slow(uint64_t mask, const struct rt_fn_arg *a)
+rt_graph_write_slow(uint64_t mask, uint16_t type, const struct rt_fn_arg *a)
 {
-	rt_write_builtin_inline(mask, RT_TYPE_GRAPH_ENT,
-				sizeof(struct rt_graph_ent_entry),
-				rt_fill_graph_ent, a, a->t0);
+	if (type == RT_TYPE_GRAPH_ENT)
+		rt_write_builtin_inline(mask, type,
+					sizeof(struct rt_graph_ent_entry),
+					rt_fill_graph_ent, a, a->t0);
+	else
+		rt_write_builtin_inline(mask, type,
+					sizeof(struct rt_graph_ret_entry),
+					rt_fill_graph_ret, a, a->t1);
 }
 
-static __attribute__((noinline, no_instrument_function)) void
-rt_graph_return_slow(uint64_t mask, const struct rt_fn_arg *a)
-{
-	rt_write_builtin_inline(mask, RT_TYPE_GRAPH_RET,
-				sizeof(struct rt_graph_ret_entry),
-				rt_fill_graph_ret, a, a->t1);
-}
-
-__attribute__((no_instrument_function)) RINGTRACE_RECORD_ACCESS void
-rt_ftrace_graph_entry_event(unsigned long func, int depth, uint64_t calltime)
+/*
+ * One graph record of @type (RT_TYPE_GRAPH_ENT or RT_TYPE_GRAPH_RET, a
+ * constant where it is inlined) with the payload @a, stamped @ts, into
+ * every instance of rt_graph_mask.
+ */
+static inline __attribute__((always_inline, no_instrument_function))
+RINGTRACE_RECORD_ACCESS void
+rt_graph_write(uint16_t type, const struct rt_fn_arg *a, uint64_t ts)
 {
 	/* Relaxed: each bit is checked again through rt_inst_rbs[]. */
 	uint64_t mask =
 		atomic_load_explicit(&rt_graph_mask, memory_order_relaxed);
 	struct rt_thread *cur = &rt_cur;
+	size_t size = type == RT_TYPE_GRAPH_ENT ?
+			      sizeof(struct rt_graph_ent_entry) :
+			      sizeof(struct rt_graph_ret_entry);
 
 	if (!mask)
 		return;
 	if (!rt_graph_fast(cur, mask)) {
-		struct rt_fn_arg a = { .a = func, .depth = depth,
-				       .t0 = calltime };
-
-		rt_graph_entry_slow(mask, &a);
+		rt_graph_write_slow(mask, type, a);
 		return;
 	}
 	cur->depth = 1;
 	rt_rcu_read_lock();
-	do {
-		int i = __builtin_ctzll(mask);
-		struct rt_graph_ent_entry *e;
-		struct ringbuf_event *ev;
-		struct ringbuf *rb;
-		int err;
-
-		mask &= mask - 1;
-		rb = rt_inst_rb(i);
-		if (!rb)
-			continue;
-		ev = ringbuf_fe_reserve_ts(rb, sizeof(*e), calltime, &err);
-		if (!ev)
-			continue;
-		e = ringbuf_event_data_inline(ev);
-		rt_graph_header(&e->ent, RT_TYPE_GRAPH_ENT, cur->pid);
-		e->func = func;
-		e->depth = depth;
-		ringbuf_commit_inline(rb);
-	} while (mask);
+	if (type == RT_TYPE_GRAPH_ENT)
+		rt_write_instances(mask, type, size, rt_fill_graph_ent, a, ts, 0,
+				   true);
+	else
+		rt_write_instances(mask, type, size, rt_fill_graph_ret, a, ts, 0,
+				   true);
 	rt_rcu_read_unlock();
 	cur->depth = 0;
 }
 
-__attribute__((no_instrument_function)) RINGTRACE_RECORD_ACCESS void
+__attribute__((no_instrument_function)) void
+rt_ftrace_graph_entry_event(unsigned long func, int depth, uint64_t calltime)
+{
+	struct rt_fn_arg a = { .a = func, .depth = depth, .t0 = calltime };
+
+	rt_graph_write(RT_TYPE_GRAPH_ENT, &a, calltime);
+}
+
+__attribute__((no_instrument_function)) void
 rt_ftrace_graph_return_event(unsigned long func, int depth, uint64_t calltime,
 			     uint64_t rettime, unsigned int overrun)
 {
-	/* Relaxed: as in rt_ftrace_graph_entry_event(). */
-	uint64_t mask =
-		atomic_load_explicit(&rt_graph_mask, memory_order_relaxed);
-	struct rt_thread *cur = &rt_cur;
+	struct rt_fn_arg a = { .a = func,
+			       .depth = depth,
+			       .overrun = overrun,
+			       .t0 = calltime,
+			       .t1 = rettime };
 
-	if (!mask)
-		return;
-	if (!rt_graph_fast(cur, mask)) {
-		struct rt_fn_arg a = { .a = func, .depth = depth,
-				       .overrun = overrun, .t0 = calltime,
-				       .t1 = rettime };
-
-		rt_graph_return_slow(mask, &a);
-		return;
-	}
-	cur->depth = 1;
-	rt_rcu_read_lock();
-	do {
-		int i = __builtin_ctzll(mask);
-		struct rt_graph_ret_entry *e;
-		struct ringbuf_event *ev;
-		struct ringbuf *rb;
-		int err;
-
-		mask &= mask - 1;
-		rb = rt_inst_rb(i);
-		if (!rb)
-			continue;
-		ev = ringbuf_fe_reserve_ts(rb, sizeof(*e), rettime, &err);
-		if (!ev)
-			continue;
-		e = ringbuf_event_data_inline(ev);
-		rt_graph_header(&e->ent, RT_TYPE_GRAPH_RET, cur->pid);
-		e->func = func;
-		e->depth = depth;
-		e->overrun = overrun;
-		e->calltime = calltime;
-		e->rettime = rettime;
-		ringbuf_commit_inline(rb);
-	} while (mask);
-	rt_rcu_read_unlock();
-	cur->depth = 0;
+	rt_graph_write(RT_TYPE_GRAPH_RET, &a, rettime);
 }
 
 /* The clock of the first buffer in @mask, in its own unit. */
