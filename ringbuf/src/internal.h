@@ -638,11 +638,12 @@ static inline void rb_note_forget(struct ringbuf_cpu *cb)
 }
 
 /* A CPU note of @total bytes (at least RINGBUF_NOTE_SIZE) naming @cpu,
- * with delta 0: the first record of a page. */
+ * with delta 1: the first record of a page whose time stamp is one less
+ * than the note's (no padding has delta 0 but the page's end). */
 static inline void rb_note_fill(struct ringbuf_event *e, unsigned int total,
 				int cpu)
 {
-	uint32_t hdr = RINGBUF_TYPE_PADDING;
+	uint32_t hdr = RINGBUF_TYPE_PADDING | 1u << 5;
 
 	memcpy(e, &hdr, sizeof(hdr));
 	e->array[0] = total - RB_EVNT_HDR_SIZE;
@@ -654,17 +655,9 @@ RB_HIDDEN int rb_home_cpu(struct ringbuf_cpu *cb);
 RB_HIDDEN int rb_page_note_cpu(struct ringbuf_cpu *cb, uint32_t id,
 			       uint64_t from, uint64_t upto, int cpu);
 
-/*
- * The closing padding of a page: delta 0 and no length word. A CPU note
- * that starts a page has delta 0 too (it is the page's first record), and
- * a length word of at least 12: readers skip it as a discarded record.
- * Only array[0] is read: a caller has checked 8 bytes of room.
- */
 static inline bool rb_null_event(const struct ringbuf_event *event)
 {
-	return event->type_len == RINGBUF_TYPE_PADDING && !event->time_delta &&
-	       (event->array[0] < RINGBUF_NOTE_SIZE - RB_EVNT_HDR_SIZE ||
-		event->array[0] % RB_ALIGNMENT);
+	return event->type_len == RINGBUF_TYPE_PADDING && !event->time_delta;
 }
 
 /* Bytes of one record, header included; 0 for the end-of-page padding. */

@@ -1406,9 +1406,9 @@ int ringbuf_read_page(struct ringbuf *rb, void *data_page, size_t len,
 		/*
 		 * Userspace: the records from @read on were written on the
 		 * CPU a note before them names. The copy starts a page of
-		 * its own: it starts with that note again (delta 0, the
-		 * page's first record), when there is room for the first
-		 * record after it.
+		 * its own: it starts with that note again, when there is
+		 * room for the first record after it (delta 1 from a page
+		 * time stamp one less: a note never has delta 0).
 		 */
 		if (note_cpu >= 0 && note_cpu != rb_home_cpu(cb) &&
 		    len >= RINGBUF_NOTE_SIZE + size) {
@@ -1417,6 +1417,7 @@ int ringbuf_read_page(struct ringbuf *rb, void *data_page, size_t len,
 			rb_note_fill(n, RINGBUF_NOTE_SIZE, note_cpu);
 			pos = RINGBUF_NOTE_SIZE;
 			len -= RINGBUF_NOTE_SIZE;
+			save_timestamp--;
 		}
 
 		/* Need to copy one event at a time */

@@ -959,6 +959,10 @@ __rb_reserve_next(struct ringbuf_cpu *cpu_buffer, struct rb_event_info *info)
 	 */
 	if (unlikely(info->ts < info->after))
 		info->ts = info->after;
+	/* A CPU note is padding, whose delta must not be 0 (the page's
+	 * end): it comes after the last record's stamp. */
+	if (unlikely(info->note && info->ts == info->after))
+		info->ts = info->after + 1;
 
 	if (info->add_timestamp & RB_ADD_STAMP_ABSOLUTE) {
 		info->delta = info->ts;
@@ -1323,7 +1327,8 @@ static void rb_note_write(struct ringbuf *rb, struct ringbuf_cpu *cb, int cpu,
 	unsigned long payload = total > RB_MAX_SMALL_DATA + RB_EVNT_HDR_SIZE ?
 					total - 2 * RB_EVNT_HDR_SIZE :
 					total - RB_EVNT_HDR_SIZE;
-	struct ringbuf_event *ev;
+	struct ringbuf_event *ev, *stamp = NULL;
+	uint64_t delta;
 	unsigned int len;
 	int err;
 
@@ -1332,13 +1337,49 @@ static void rb_note_write(struct ringbuf *rb, struct ringbuf_cpu *cb, int cpu,
 	if (!ev)
 		return; /* the commit was ended */
 	if (ev->type_len == RINGBUF_TYPE_TIME_EXTEND ||
-	    ev->type_len == RINGBUF_TYPE_TIME_STAMP)
+	    ev->type_len == RINGBUF_TYPE_TIME_STAMP) {
+		stamp = ev;
 		ev = (struct ringbuf_event *)((char *)ev + RB_LEN_TIME_EXTEND);
+	}
 	len = rb_event_length(ev);
 	ev->array[0] = len - RB_EVNT_HDR_SIZE;
 	ev->array[1] = RINGBUF_NOTE_MAGIC;
 	ev->array[2] = (uint32_t)cpu;
-	rb_event_set(ev, RINGBUF_TYPE_PADDING, ev->time_delta);
+	delta = ev->time_delta;
+	/*
+	 * Padding with delta 0 ends a page for every reader, so a note has
+	 * delta 1 where its reservation gave it 0 (after a time extend or
+	 * absolute stamp, which carries the time; first on its page, which
+	 * takes the page's time stamp): that one is made 1 less, and the
+	 * note's time, which the records after it build on, stays. A
+	 * reader that looks at the page meanwhile finds nothing committed
+	 * on it yet. In the middle of a page the reservation's stamp is
+	 * past the last record's (info->note); should a signal handler's
+	 * write in between make it 0 still, the note and what follows it on
+	 * the page read 1 ns late.
+	 */
+	if (!delta) {
+		if (stamp) {
+			uint64_t v = ((uint64_t)stamp->array[0] << 27 |
+				      stamp->time_delta) - 1;
+
+			stamp->array[0] = (uint32_t)(v >> 27);
+			rb_event_set(stamp, stamp->type_len, v);
+		} else if ((unsigned char *)ev ==
+			   rb_data(cb, rb_event_page(cb, ev))->data) {
+			struct rb_data_page *dp =
+				rb_data(cb, rb_event_page(cb, ev));
+
+			/* Relaxed: published by the commit's release. */
+			atomic_store_explicit(
+				&dp->time_stamp,
+				atomic_load_explicit(&dp->time_stamp,
+						     memory_order_relaxed) - 1,
+				memory_order_relaxed);
+		}
+		delta = 1;
+	}
+	rb_event_set(ev, RINGBUF_TYPE_PADDING, delta);
 	rb_decrement_entry(cb, ev);
 	rb_end_commit(cb);
 }

@@ -36,10 +36,10 @@ extern "C" {
  *	type_len 0: a data record whose payload length (plus 4) is in
  *	array[0] and whose payload starts at array[1]; used for payloads
  *	over 112 bytes.
- * @RINGBUF_TYPE_PADDING: time_delta 0: the rest of the page is empty,
- *	unless the record is a CPU note (below). time_delta != 0: a
- *	discarded record or a CPU note; array[0] holds the number of bytes
- *	that follow the 4-byte header. Its delta counts, as a data record's.
+ * @RINGBUF_TYPE_PADDING: time_delta 0: the rest of the page is empty.
+ *	time_delta != 0: a discarded record or a CPU note (below); array[0]
+ *	holds the number of bytes that follow the 4-byte header. Its delta
+ *	counts, as a data record's.
  * @RINGBUF_TYPE_TIME_EXTEND: an 8-byte record extending the delta of the
  *	next record: delta = (array[0] << 27) | time_delta.
  * @RINGBUF_TYPE_TIME_STAMP: an 8-byte absolute time stamp, same layout;
@@ -79,9 +79,9 @@ enum ringbuf_type {
  * with no note before it was written on a CPU nobody noted (-1).
  *
  * Readers that know nothing of notes see a discarded record and skip it
- * (libtraceevent's kbuffer, trace-cmd). A note that starts a page has
- * time_delta 0, as the first record of any page; readers must tell it
- * from the closing padding by its length and magic (ringbuf_note_cpu()).
+ * (libtraceevent's kbuffer, trace-cmd). A note never has time_delta 0,
+ * which would end the page for a reader: one that starts a page has 1,
+ * the page's time stamp being one less than its own.
  */
 /** array[1] of a CPU note ("CPU#", little endian). */
 #define RINGBUF_NOTE_MAGIC 0x23555043u

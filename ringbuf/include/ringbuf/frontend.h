@@ -14,8 +14,9 @@
  * This header exposes the part of the library's state that the fast path
  * reads and writes, as "view" structures laid out like the library's own
  * (the library checks every offset at build time). The layout is ABI:
- * it belongs to the symbol version RINGBUF_0.2, and a change of it
- * changes that version. Use only the functions; the structures may grow
+ * it belongs to the symbol version RINGBUF_0.2 (the frame word's
+ * RINGBUF_FE_NOTED bit to RINGBUF_0.4), and a change of it changes that
+ * version. Use only the functions; the structures may grow
  * and their fields are no interface.
  *
  * The fast path, per record (x86-64, counted in the objdump of
@@ -44,7 +45,9 @@
  *	2 LOCKed instructions in all (the cmpxchg fallbacks, off the path
  *	above), 40 conditional branches (two more than before, in the
  *	claim's copy for buffers without rseq; one fewer on the path
- *	above).
+ *	above). Since RINGBUF_0.4, one more on every path: the test of
+ *	the frame word's RINGBUF_FE_NOTED bit (a register; a spare's write
+ *	goes out of line to put its CPU note first), 2 instructions.
  */
 #ifndef RINGBUF_FRONTEND_H
 #define RINGBUF_FRONTEND_H
