@@ -228,7 +228,7 @@ static void rb_thread_abandon(void)
 
 	for (unsigned int i = d; i-- > 0;) {
 		struct ringbuf_cpu *cb = (struct ringbuf_cpu *)(
-			t->frame[i].cpu_buffer_claimed & ~(uintptr_t)1);
+			RINGBUF_FE_FRAME_CB(t->frame[i].cpu_buffer_claimed));
 		unsigned int k = 0;
 		bool claimed = false;
 		uint64_t active;
@@ -238,7 +238,7 @@ static void rb_thread_abandon(void)
 		for (unsigned int j = 0; j <= i; j++) {
 			uintptr_t f = t->frame[j].cpu_buffer_claimed;
 
-			if ((struct ringbuf_cpu *)(f & ~(uintptr_t)1) != cb)
+			if ((struct ringbuf_cpu *)RINGBUF_FE_FRAME_CB(f) != cb)
 				continue;
 			k++;
 			claimed |= f & 1;

@@ -44,6 +44,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <time.h>
 
 #include <ringbuf/ringbuf.h>
@@ -305,6 +306,20 @@ struct ringbuf_cpu {
 	/* pages_read when a writer last waited in vain for room
 	 * (rb_wait_for_room()): no more waits until the reader moves. */
 	_Atomic uint64_t wait_gave_up;
+
+	/* Spares (per-CPU model): the CPU the last CPU note named and the
+	 * tail page it is on (rb_reserve_noted()). Written by the claim
+	 * holder and its handlers; the claim (acquire on owner, release at
+	 * rb_writer_put()) hands them to the next holder. */
+	int note_cpu;
+	uint32_t note_page;
+	/* Consumers: the CPU of the records at rd_note_pos of the reader
+	 * page with stamp rd_note_stamp, so each read scans only the notes
+	 * since the last (rb_reader_note_cpu()). Under the reader lock. */
+	uint32_t rd_note_page;
+	int rd_note_cpu;
+	uint64_t rd_note_stamp;
+	uint64_t rd_note_pos;
 };
 
 struct ringbuf {
@@ -613,6 +628,32 @@ static inline bool rb_is_reader_page(struct ringbuf_cpu *cpu_buffer,
 
 /* ------------------------------------------------------------------ */
 /* Events                                                              */
+
+/* The pages of @cb changed without a write (reset, swap): what the writer
+ * and the readers knew of its CPU notes is void. */
+static inline void rb_note_forget(struct ringbuf_cpu *cb)
+{
+	cb->note_page = UINT32_MAX;
+	cb->rd_note_page = UINT32_MAX;
+}
+
+/* A CPU note of @total bytes (at least RINGBUF_NOTE_SIZE) naming @cpu,
+ * with delta 1: the first record of a page whose time stamp is one less
+ * than the note's (no padding has delta 0 but the page's end). */
+static inline void rb_note_fill(struct ringbuf_event *e, unsigned int total,
+				int cpu)
+{
+	uint32_t hdr = RINGBUF_TYPE_PADDING | 1u << 5;
+
+	memcpy(e, &hdr, sizeof(hdr));
+	e->array[0] = total - RB_EVNT_HDR_SIZE;
+	e->array[1] = RINGBUF_NOTE_MAGIC;
+	e->array[2] = (uint32_t)cpu;
+}
+
+RB_HIDDEN int rb_home_cpu(struct ringbuf_cpu *cb);
+RB_HIDDEN int rb_page_note_cpu(struct ringbuf_cpu *cb, uint32_t id,
+			       uint64_t from, uint64_t upto, int cpu);
 
 static inline bool rb_null_event(const struct ringbuf_event *event)
 {

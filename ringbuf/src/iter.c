@@ -24,6 +24,7 @@ struct ringbuf_iter {
 	uint32_t pages_seen; /* since the last reset: one lap at most */
 	uint32_t event_size;
 	unsigned char *event; /* copy of the record at the iterator */
+	int note_cpu; /* the CPU it was written on (CPU notes), or -1 */
 };
 
 /* The committed size of the iterator's page; a size past the page end
@@ -51,6 +52,8 @@ static void rb_iter_reset(struct ringbuf_iter *iter)
 	iter->cache_reader_page = reader;
 	iter->cache_read = atomic_load_explicit(&m->read, memory_order_relaxed);
 	iter->pages_seen = 0;
+	iter->note_cpu = rb_page_note_cpu(cb, reader, 0, iter->head,
+					  rb_home_cpu(cb));
 	if (iter->head) {
 		iter->read_stamp = m->read_stamp;
 		iter->page_stamp = atomic_load_explicit(
@@ -89,6 +92,7 @@ static bool rb_inc_iter(struct ringbuf_iter *iter)
 	iter->page_stamp = iter->read_stamp = atomic_load_explicit(
 		&rb_data(cb, next)->time_stamp, memory_order_relaxed);
 	iter->head = iter->next_event = 0;
+	iter->note_cpu = rb_home_cpu(cb);
 	return true;
 }
 
@@ -190,11 +194,18 @@ static struct ringbuf_event *rb_iter_peek(struct ringbuf_iter *iter,
 		if (!event)
 			continue;
 		switch (event->type_len) {
-		case RINGBUF_TYPE_PADDING:
+		case RINGBUF_TYPE_PADDING: {
+			/* the records after a CPU note were written there */
+			int c = ringbuf_note_cpu(event,
+						 iter->next_event - iter->head);
+
+			if (c >= 0)
+				iter->note_cpu = c;
 			/* as rb_update_read_stamp() */
 			iter->read_stamp += event->time_delta;
 			iter->head = iter->next_event;
 			continue;
+		}
 		case RINGBUF_TYPE_TIME_EXTEND:
 			iter->read_stamp += rb_event_time_stamp(event);
 			iter->head = iter->next_event;
@@ -292,6 +303,11 @@ void ringbuf_iter_reset(struct ringbuf_iter *iter)
 bool ringbuf_iter_empty(struct ringbuf_iter *iter)
 {
 	return !iter || !ringbuf_iter_peek(iter, NULL);
+}
+
+int ringbuf_iter_cpu(struct ringbuf_iter *iter)
+{
+	return iter ? iter->note_cpu : -1;
 }
 
 bool ringbuf_iter_dropped(struct ringbuf_iter *iter)

@@ -1014,6 +1014,78 @@ again:
 	}
 }
 
+/* ------------------------------------------------------------------ */
+/* CPU notes                                                           */
+
+/* The CPU the records of @cb were written on where no note says: CPU
+ * buffer n's, n; a spare's or a thread slot's, unknown (-1). */
+int rb_home_cpu(struct ringbuf_cpu *cb)
+{
+	struct ringbuf *rb = cb->buffer;
+
+	return rb->model == RINGBUF_PER_CPU && cb->cpu < rb->nr_cpu_bufs ?
+		       cb->cpu :
+		       -1;
+}
+
+/*
+ * The CPU of the record at offset @upto of page @id, given that the
+ * record at offset @from (a record boundary) was written on @cpu: the
+ * last CPU note in between, else @cpu. [@from, @upto) is data the reader
+ * has passed, which no writer changes while it is the reader's.
+ */
+int rb_page_note_cpu(struct ringbuf_cpu *cb, uint32_t id, uint64_t from,
+		     uint64_t upto, int cpu)
+{
+	const unsigned char *d = rb_data(cb, id)->data;
+
+	while (from + RB_EVNT_MIN_SIZE <= upto) {
+		const struct ringbuf_event *e = (const void *)(d + from);
+		unsigned int len;
+
+		if (!rb_event_valid(e, upto - from))
+			break;
+		len = rb_event_length(e);
+		if (!len)
+			break;
+		if (e->type_len == RINGBUF_TYPE_PADDING) {
+			int c = ringbuf_note_cpu(e, upto - from);
+
+			if (c >= 0)
+				cpu = c;
+		}
+		from += len;
+	}
+	return cpu;
+}
+
+/*
+ * The CPU the record at the reader's position was written on; reader lock
+ * held. The last answer is kept, so that a reader going through a page
+ * looks at each record once.
+ */
+static int rb_reader_note_cpu(struct ringbuf_cpu *cb)
+{
+	struct rb_cpu_meta *m = cb->meta;
+	uint32_t reader = atomic_load_explicit(&m->reader_page,
+					       memory_order_relaxed);
+	uint64_t read = rb_page(cb, reader)->read;
+	uint64_t stamp = atomic_load_explicit(&rb_data(cb, reader)->time_stamp,
+					      memory_order_relaxed);
+
+	if (cb->rd_note_page != reader || cb->rd_note_stamp != stamp ||
+	    cb->rd_note_pos > read) {
+		cb->rd_note_page = reader;
+		cb->rd_note_stamp = stamp;
+		cb->rd_note_pos = 0;
+		cb->rd_note_cpu = rb_home_cpu(cb);
+	}
+	cb->rd_note_cpu = rb_page_note_cpu(cb, reader, cb->rd_note_pos, read,
+					   cb->rd_note_cpu);
+	cb->rd_note_pos = read;
+	return cb->rd_note_cpu;
+}
+
 /* Peek past any padding; the reader lock is held. */
 struct ringbuf_event *rb_reader_peek_locked(struct ringbuf_cpu *cb,
 					    uint64_t *ts, unsigned long *lost)
@@ -1049,6 +1121,7 @@ struct ringbuf_event *rb_reader_peek_locked(struct ringbuf_cpu *cb,
 static __thread struct {
 	unsigned char *buf;
 	size_t size;
+	int cpu; /* the CPU the record in buf was written on, or -1 */
 } rb_read_copy;
 
 void rb_read_copy_free(void)
@@ -1079,7 +1152,15 @@ static struct ringbuf_event *rb_event_copy(struct ringbuf_cpu *cb,
 	}
 	/* rb_buffer_peek() checked that the record lies in the page. */
 	memcpy(rb_read_copy.buf, event, rb_event_length(event));
+	rb_read_copy.cpu = rb_reader_note_cpu(cb);
 	return (struct ringbuf_event *)rb_read_copy.buf;
+}
+
+int ringbuf_event_cpu(const struct ringbuf_event *event)
+{
+	if (!event || event != (const void *)rb_read_copy.buf)
+		return -1;
+	return rb_read_copy.cpu;
 }
 
 /* errno for a peek or consume that found no event. */
@@ -1302,6 +1383,7 @@ int ringbuf_read_page(struct ringbuf *rb, void *data_page, size_t len,
 		struct rb_data_page *rpage = rb_data(cb, reader);
 		uint64_t rpos = read, pos = 0, save_timestamp;
 		unsigned int size;
+		int note_cpu = rb_reader_note_cpu(cb);
 
 		/*
 		 * A full page can still be returned if a previous partial
@@ -1320,6 +1402,23 @@ int ringbuf_read_page(struct ringbuf *rb, void *data_page, size_t len,
 
 		/* save the current timestamp, since the user will need it */
 		save_timestamp = m->read_stamp;
+
+		/*
+		 * Userspace: the records from @read on were written on the
+		 * CPU a note before them names. The copy starts a page of
+		 * its own: it starts with that note again, when there is
+		 * room for the first record after it (delta 1 from a page
+		 * time stamp one less: a note never has delta 0).
+		 */
+		if (note_cpu >= 0 && note_cpu != rb_home_cpu(cb) &&
+		    len >= RINGBUF_NOTE_SIZE + size) {
+			struct ringbuf_event *n = (void *)dpage->data;
+
+			rb_note_fill(n, RINGBUF_NOTE_SIZE, note_cpu);
+			pos = RINGBUF_NOTE_SIZE;
+			len -= RINGBUF_NOTE_SIZE;
+			save_timestamp--;
+		}
 
 		/* Need to copy one event at a time */
 		do {

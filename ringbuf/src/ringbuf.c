@@ -157,6 +157,7 @@ void rb_init_cpu_pages(struct ringbuf_cpu *cb)
 	atomic_init(&m->tail_page, 0);
 	atomic_init(&m->commit_page, 0);
 	atomic_init(&m->reader_page, n);
+	rb_note_forget(cb);
 }
 
 static void rb_meta_fill(struct ringbuf *rb, void *map,
@@ -851,6 +852,8 @@ int ringbuf_swap_cpu(struct ringbuf *a, struct ringbuf *b, int cpu)
 				      memory_order_relaxed);
 		atomic_store_explicit(&cb->empty_at_commits, UINT64_MAX,
 				      memory_order_relaxed);
+		rb_note_forget(ca);
+		rb_note_forget(cb);
 	}
 	rb_enable_all(b);
 	rb_enable_all(a);

@@ -64,6 +64,7 @@ struct rb_event_info {
 	uint32_t tail_page;
 	int add_timestamp;
 	int err; /* why a reserve failed (negative errno) */
+	bool note; /* a CPU note: a failure to place it is no lost event */
 };
 
 static RB_ALWAYS_INLINE uint64_t rb_time_stamp(struct ringbuf *rb)
@@ -687,7 +688,8 @@ rb_move_tail(struct ringbuf_cpu *cpu_buffer, unsigned long tail,
 	 * commit of the writer they interrupted: drop.
 	 */
 	if (unlikely(next_page == commit_page)) {
-		local_inc(&m->commit_overrun);
+		if (!info->note)
+			local_inc(&m->commit_overrun);
 		info->err = -ENOSPC;
 		goto out_reset;
 	}
@@ -720,8 +722,11 @@ rb_move_tail(struct ringbuf_cpu *cpu_buffer, unsigned long tail,
 			      RINGBUF_FL_OVERWRITE)) {
 				if (rb_wait_for_room(cpu_buffer))
 					goto out_again;
-				atomic_fetch_add_explicit(&m->dropped_events, 1,
-							  memory_order_relaxed);
+				/* Relaxed: a statistic. */
+				if (!info->note)
+					atomic_fetch_add_explicit(
+						&m->dropped_events, 1,
+						memory_order_relaxed);
 				info->err = -ENOSPC;
 				goto out_reset;
 			}
@@ -748,7 +753,8 @@ rb_move_tail(struct ringbuf_cpu *cpu_buffer, unsigned long tail,
 					     atomic_load_explicit(
 						     &m->reader_page,
 						     memory_order_relaxed))) {
-				local_inc(&m->commit_overrun);
+				if (!info->note)
+					local_inc(&m->commit_overrun);
 				info->err = -ENOSPC;
 				goto out_reset;
 			}
@@ -953,6 +959,10 @@ __rb_reserve_next(struct ringbuf_cpu *cpu_buffer, struct rb_event_info *info)
 	 */
 	if (unlikely(info->ts < info->after))
 		info->ts = info->after;
+	/* A CPU note is padding, whose delta must not be 0 (the page's
+	 * end): it comes after the last record's stamp. */
+	if (unlikely(info->note && info->ts == info->after))
+		info->ts = info->after + 1;
 
 	if (info->add_timestamp & RB_ADD_STAMP_ABSOLUTE) {
 		info->delta = info->ts;
@@ -1058,16 +1068,18 @@ out_fail:
 	return NULL;
 }
 
-/* rb_reserve_next_event() after rb_start_commit(). */
-static struct ringbuf_event *rb_reserve_started(struct ringbuf *rb,
-						struct ringbuf_cpu *cpu_buffer,
-						unsigned long length, int *err)
+/* rb_reserve_next_event() after rb_start_commit(); @note: for a CPU note. */
+static struct ringbuf_event *rb_reserve_as(struct ringbuf *rb,
+					   struct ringbuf_cpu *cpu_buffer,
+					   unsigned long length, bool note,
+					   int *err)
 {
 	struct rb_event_info info;
 	int add_ts_default;
 
 	info.length = rb_calculate_event_length(length);
 	info.err = -ENOSPC;
+	info.note = note;
 	if (unlikely(atomic_load_explicit(&rb->time_stamp_abs,
 					  memory_order_relaxed))) {
 		add_ts_default = RB_ADD_STAMP_ABSOLUTE;
@@ -1076,6 +1088,13 @@ static struct ringbuf_event *rb_reserve_started(struct ringbuf *rb,
 		add_ts_default = RB_ADD_STAMP_NONE;
 	}
 	return rb_reserve_loop(rb, cpu_buffer, &info, add_ts_default, err);
+}
+
+static struct ringbuf_event *rb_reserve_started(struct ringbuf *rb,
+						struct ringbuf_cpu *cpu_buffer,
+						unsigned long length, int *err)
+{
+	return rb_reserve_as(rb, cpu_buffer, length, false, err);
 }
 
 static struct ringbuf_event *
@@ -1282,7 +1301,124 @@ uintptr_t ringbuf_fe_claim_slow(struct ringbuf *rb, int cpu, int *err)
 		return ringbuf_fe_claim_cpu(rb, &rb_tls, rb_current_cpu(), err);
 	else
 		cb = rb_claim_slow(rb, cpu, &claimed, err);
-	return cb ? (uintptr_t)cb | claimed : 0;
+	if (!cb)
+		return 0;
+	/* A spare says on which CPU its records were written: notes. */
+	return (uintptr_t)cb | claimed |
+	       (cb->cpu >= rb->nr_cpu_bufs ? RINGBUF_FE_NOTED : 0);
+}
+
+/* ------------------------------------------------------------------ */
+/* CPU notes                                                            */
+
+static void rb_decrement_entry(struct ringbuf_cpu *cpu_buffer,
+			       struct ringbuf_event *event);
+
+/*
+ * Write a CPU note of @total bytes naming @cpu, as a record of its own
+ * (its own commit), then made padding so that readers skip it. It keeps
+ * the delta it was reserved with, which the records after it build on.
+ * Not counted as an entry; a note that finds no room is no lost event.
+ * Userspace: the kernel has no spare buffers, so no notes.
+ */
+static void rb_note_write(struct ringbuf *rb, struct ringbuf_cpu *cb, int cpu,
+			  unsigned long total)
+{
+	unsigned long payload = total > RB_MAX_SMALL_DATA + RB_EVNT_HDR_SIZE ?
+					total - 2 * RB_EVNT_HDR_SIZE :
+					total - RB_EVNT_HDR_SIZE;
+	struct ringbuf_event *ev, *stamp = NULL;
+	uint64_t delta;
+	unsigned int len;
+	int err;
+
+	rb_start_commit(cb);
+	ev = rb_reserve_as(rb, cb, payload, true, &err);
+	if (!ev)
+		return; /* the commit was ended */
+	if (ev->type_len == RINGBUF_TYPE_TIME_EXTEND ||
+	    ev->type_len == RINGBUF_TYPE_TIME_STAMP) {
+		stamp = ev;
+		ev = (struct ringbuf_event *)((char *)ev + RB_LEN_TIME_EXTEND);
+	}
+	len = rb_event_length(ev);
+	ev->array[0] = len - RB_EVNT_HDR_SIZE;
+	ev->array[1] = RINGBUF_NOTE_MAGIC;
+	ev->array[2] = (uint32_t)cpu;
+	delta = ev->time_delta;
+	/*
+	 * Padding with delta 0 ends a page for every reader, so a note has
+	 * delta 1 where its reservation gave it 0 (after a time extend or
+	 * absolute stamp, which carries the time; first on its page, which
+	 * takes the page's time stamp): that one is made 1 less, and the
+	 * note's time, which the records after it build on, stays. A
+	 * reader that looks at the page meanwhile finds nothing committed
+	 * on it yet. In the middle of a page the reservation's stamp is
+	 * past the last record's (info->note); should a signal handler's
+	 * write in between make it 0 still, the note and what follows it on
+	 * the page read 1 ns late.
+	 */
+	if (!delta) {
+		if (stamp) {
+			uint64_t v = ((uint64_t)stamp->array[0] << 27 |
+				      stamp->time_delta) - 1;
+
+			stamp->array[0] = (uint32_t)(v >> 27);
+			rb_event_set(stamp, stamp->type_len, v);
+		} else if ((unsigned char *)ev ==
+			   rb_data(cb, rb_event_page(cb, ev))->data) {
+			struct rb_data_page *dp =
+				rb_data(cb, rb_event_page(cb, ev));
+
+			/* Relaxed: published by the commit's release. */
+			atomic_store_explicit(
+				&dp->time_stamp,
+				atomic_load_explicit(&dp->time_stamp,
+						     memory_order_relaxed) - 1,
+				memory_order_relaxed);
+		}
+		delta = 1;
+	}
+	rb_event_set(ev, RINGBUF_TYPE_PADDING, delta);
+	rb_decrement_entry(cb, ev);
+	rb_end_commit(cb);
+}
+
+/*
+ * Before a record of @length bytes in spare @cb: a note naming the
+ * writing CPU unless the records before it on the tail page already have
+ * one naming it. Every page of a spare that holds records starts with a
+ * note: where the record will not fit after the note on this page, the
+ * rest of the page is filled first (with a note, which is padding), so
+ * that the note starts the next page and the record follows it there.
+ * A record too big to share a page with a note gets none: readers see
+ * it as written on an unknown CPU.
+ */
+static void rb_note_before(struct ringbuf *rb, struct ringbuf_cpu *cb,
+			   unsigned long length)
+{
+	struct rb_cpu_meta *m = cb->meta;
+	int cpu = ringbuf_fe_forced_cpu(&rb_tls, rb_current_cpu());
+	/* Relaxed: only the claim holder and its handlers move the tail. */
+	uint32_t tail = atomic_load_explicit(&m->tail_page,
+					     memory_order_relaxed);
+	uint64_t w = rb_page_write(cb, tail);
+	uint64_t room = w < rb->bsize ? rb->bsize - w : 0;
+	/* the record, with a time extend it may need */
+	uint64_t rec = rb_calculate_event_length(length) + RB_LEN_TIME_EXTEND;
+
+	if (w && tail == cb->note_page && cpu == cb->note_cpu && room >= rec)
+		return;
+	if (room < RINGBUF_NOTE_SIZE + rec && room >= RINGBUF_NOTE_SIZE &&
+	    RINGBUF_NOTE_SIZE + rec <= rb->bsize)
+		/* 120 bytes is no record's size (116 is the largest small
+		 * one, 124 the smallest long one): 116 leaves 4 bytes, too
+		 * few for the note, which then moves on as well. */
+		rb_note_write(rb, cb, cpu, room == 120 ? 116 : room);
+	rb_note_write(rb, cb, cpu, RINGBUF_NOTE_SIZE);
+	cb->note_cpu = cpu;
+	cb->note_page = atomic_load_explicit(&m->tail_page,
+					     memory_order_relaxed);
 }
 
 /* Pop the frame and give the cpu buffer back (end of a write). */
@@ -1357,7 +1493,9 @@ struct ringbuf_event *ringbuf_fe_reserve_slow(struct ringbuf *rb,
 	f = ringbuf_fe_writer_begin(rb, &rb_tls, d, err);
 	if (unlikely(!f))
 		return NULL;
-	cb = (struct ringbuf_cpu *)(f & ~(uintptr_t)1);
+	cb = (struct ringbuf_cpu *)RINGBUF_FE_FRAME_CB(f);
+	if (f & RINGBUF_FE_NOTED)
+		rb_note_before(rb, cb, length);
 
 	event = rb_reserve_next_event(rb, cb, length, err);
 	if (unlikely(!event)) {
@@ -1365,6 +1503,22 @@ struct ringbuf_event *ringbuf_fe_reserve_slow(struct ringbuf *rb,
 		return NULL;
 	}
 	RB_TESTPOINT(cb, RINGBUF_TP_RESERVED);
+	return event;
+}
+
+/* The inline reserve claimed a spare: the note, then the record. */
+struct ringbuf_event *ringbuf_fe_reserve_noted(struct ringbuf *rb,
+					       unsigned long length, int *err)
+{
+	struct rb_tls *t = &rb_tls;
+	struct ringbuf_cpu *cb = (struct ringbuf_cpu *)RINGBUF_FE_FRAME_CB(
+		t->frame[t->depth - 1].cpu_buffer_claimed);
+	struct ringbuf_event *event;
+
+	rb_note_before(rb, cb, length);
+	event = rb_reserve_fail(cb, rb_reserve_next_event(rb, cb, length, err));
+	if (likely(event))
+		RB_TESTPOINT(cb, RINGBUF_TP_RESERVED);
 	return event;
 }
 
@@ -1554,7 +1708,7 @@ void ringbuf_discard_commit(struct ringbuf *rb, struct ringbuf_event *event)
 	if (unlikely(!d || !event))
 		return;
 	f = t->frame[d - 1].cpu_buffer_claimed;
-	cb = (struct ringbuf_cpu *)(f & ~(uintptr_t)1);
+	cb = (struct ringbuf_cpu *)RINGBUF_FE_FRAME_CB(f);
 	if (unlikely(cb->buffer != rb))
 		return;
 

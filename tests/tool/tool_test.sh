@@ -722,10 +722,11 @@ case_record_report() {
 
 # normalise a trace-cmd or ringtrace report to
 # "cpu ts pid event info" lines; lost-event lines to "cpu LOST n"
-# A spare is "S<n>" in ringtrace's text; trace-cmd shows spare n as cpu
-# n % CPUS of the buffer instance "spares<n / CPUS>" (CPUS: the file's
-# cpu count, its "cpus=" line). After its "EVENTS DROPPED" line trace-cmd
-# prints the instance's next record without the name.
+# A spare is "S<n>" in ringtrace's text (report --spares); trace-cmd
+# shows spare n as cpu n % CPUS of the buffer instance "spares<n / CPUS>"
+# (CPUS: the file's cpu count, its "cpus=" line). After its "EVENTS
+# DROPPED" line trace-cmd prints the instance's next record without the
+# name.
 normalise() {
 	awk 'BEGIN { pend = -1 }
 	     /^cpus=[0-9]+$/ { split($0, c, "="); cpus = c[2] }
@@ -778,7 +779,8 @@ case_record_trace_cmd() {
 		--bursts 12 --burst 3000 --gap-ms 150 --pin \
 		--counts "$W/counts" >"$W/rec.out" 2>"$W/rec.err" ||
 		fail "record failed: $(cat "$W/rec.err")"
-	run 0 "$T" report "$W/r.dat"
+	# --spares: a spare's records under the spare, as trace-cmd has them
+	run 0 "$T" report --spares "$W/r.dat"
 	normalise <"$W/out" | sort >"$W/ours"
 	"$TRACE_CMD" report "$W/r.dat" >"$W/tc.txt" 2>"$W/tc.err" ||
 		fail "trace-cmd report failed: $(cat "$W/tc.err")"
@@ -1267,6 +1269,98 @@ case_record_follow() {
 		fail "left behind: $(ls "$RINGTRACE_DIR")"
 	run 2 "$T" record -c -P 1 -o "$W/f.dat"
 	err_has "not with -P"
+}
+
+# A record written into a spare buffer shows the CPU it was written on
+# (the spare's CPU note) in report's text and JSON; --spares shows the
+# spare; trace-cmd reads the file (the notes are padding to it) with the
+# same records and time stamps.
+case_spare_cpu() {
+	[ -n "${RTT_SPARE:-}" ] || fail "RTT_SPARE is not set"
+	"$T" record -q -o "$W/s.dat" -e sp:rec -e sp:hold -- "$RTT_SPARE" 3000 \
+		>"$W/rec.out" 2>"$W/rec.err" ||
+		fail "record failed: $(cat "$W/rec.err")"
+	grep -q '^rec 3000 cpus [12]$' "$W/rec.out" ||
+		fail "sample_spare: $(cat "$W/rec.out")"
+	run 0 "$T" report "$W/s.dat"
+	# every sp:rec record: the CPU column is the CPU it says it ran on
+	awk '/ rec: seq=/ {
+		n++
+		if (!match($0, /\[[0-9]+\]/)) { bad++; next }
+		c = substr($0, RSTART + 1, RLENGTH - 2) + 0
+		match($0, /on=[0-9]+/)
+		if (c != substr($0, RSTART + 3) + 0) bad++
+	     } END { exit !(n == 3000 && !bad) }' "$W/out" ||
+		fail "a spare's record not shown on the CPU it was written on"
+	! grep -q '\[S[0-9]*\]' "$W/out" || fail "a record shown as a spare's"
+	# --spares: the same records, under the spares
+	run 0 "$T" report --spares "$W/s.dat"
+	[ "$(grep ' rec: seq=' "$W/out" | grep -c '\[S[0-9]*\]')" = 3000 ] ||
+		fail "report --spares: not every spare's record under its spare"
+	# JSON: "spare":N and "cpu":K, K the CPU the record says
+	run 0 "$T" report --format=json "$W/s.dat"
+	python3 -c '
+import json, sys
+ev = [e for e in json.load(open(sys.argv[1]))["traceEvents"]
+      if e.get("name") == "rec"]
+assert len(ev) == 3000, len(ev)
+for e in ev:
+    a = e["args"]
+    assert "spare" in a and a["cpu"] == a["on"], a
+' "$W/out" || fail "JSON: a spare's record without the CPU it was written on"
+	# killed with its records in the spares: extract writes them with
+	# their notes again
+	RINGTRACE_EVENTS=sp:rec,sp:hold "$RTT_SPARE" 3000 hang \
+		>"$W/hang.out" 2>&1 &
+	local sp=$! i
+	PIDS+=("$sp")
+	for i in $(seq 100); do
+		grep -q '^rec 3000' "$W/hang.out" && break
+		sleep 0.05
+	done
+	grep -q '^rec 3000' "$W/hang.out" || fail "sample_spare did not write"
+	kill -9 "$sp"
+	wait "$sp" 2>/dev/null
+	run 0 "$T" extract -o "$W/x.dat" "$sp"
+	run 0 "$T" report "$W/x.dat"
+	awk '/ rec: seq=/ {
+		n++
+		if (!match($0, /\[[0-9]+\]/)) { bad++; next }
+		c = substr($0, RSTART + 1, RLENGTH - 2) + 0
+		match($0, /on=[0-9]+/)
+		if (c != substr($0, RSTART + 3) + 0) bad++
+	     } END { exit !(n == 3000 && !bad) }' "$W/out" ||
+		fail "extract: a spare's record not shown on the CPU it was written on"
+	[ -n "$TRACE_CMD" ] || return 0
+	"$TRACE_CMD" report "$W/x.dat" >/dev/null 2>"$W/tc.err" ||
+		fail "trace-cmd cannot read the extracted file: $(cat "$W/tc.err")"
+	"$TRACE_CMD" report "$W/s.dat" >"$W/tc.txt" 2>"$W/tc.err" ||
+		fail "trace-cmd report failed: $(cat "$W/tc.err")"
+	[ "$(grep -c ' rec: *seq=' "$W/tc.txt")" = 3000 ] ||
+		fail "trace-cmd reads $(grep -c ' rec: *seq=' "$W/tc.txt") of the 3000 records"
+	# the same records and time stamps (notes skipped the same way)
+	"$T" report --spares "$W/s.dat" | normalise | sort >"$W/ours"
+	normalise <"$W/tc.txt" | sort >"$W/theirs"
+	cmp -s "$W/ours" "$W/theirs" || {
+		diff "$W/ours" "$W/theirs" | head >&2
+		fail "ringtrace report --spares and trace-cmd report differ"
+	}
+}
+
+# A short command's events are in its recording: the formats of events it
+# registered, and unregistered at its exit, between two looks of the
+# recorder; "-e" names them without an error.
+case_record_short() {
+	local i
+	for i in 1 2 3; do
+		run 0 "$T" record -q -o "$W/short.dat" -e app:work -- "$S" \
+			--threads 1 --bursts 1 --burst 10
+		run 0 "$T" report "$W/short.dat"
+		[ "$(lines "$W/out" work)" = 10 ] ||
+			fail "report shows $(lines "$W/out" work) work records of 10"
+		! grep -q 'Unknown type' "$W/out" || fail "a record of an unknown type"
+		rm -f "$W/short.dat"
+	done
 }
 
 case_report_json() {

@@ -126,7 +126,7 @@ static char *capture_source(struct ringbuf *rb, const struct rt_print_cfg *cfg)
 	struct rbsrc s = { .rb = rb };
 	struct rt_record_source src = { ringbuf_nr_cpus(rb), ringbuf_clock(rb),
 					src_peek, src_advance, &s,
-					ringbuf_nr_cpu_buffers(rb) };
+					ringbuf_nr_cpu_buffers(rb), NULL };
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -174,6 +174,7 @@ struct two {
 	struct rt_fn_entry fn;
 	struct rt_graph_ret_entry ret;
 	bool graph;
+	int on; /* the CPU the spare's record was written on, or -1 */
 };
 
 static bool two_peek(void *ctx, int cpu, uint64_t *ts, const void **data,
@@ -196,15 +197,20 @@ static void two_advance(void *ctx, int cpu)
 	((struct two *)ctx)->done[cpu] = 1;
 }
 
-static char *capture_two(const struct rt_print_cfg *cfg)
+static int two_on_cpu(void *ctx, int cpu)
+{
+	return cpu ? ((struct two *)ctx)->on : 0;
+}
+
+static char *capture_two_on(const struct rt_print_cfg *cfg, int on)
 {
 	struct two t = { { 0, 0 },
 			 { { RT_TYPE_FN, 0, 0, 7 }, 0x2000, 0x1000 },
 			 { { RT_TYPE_GRAPH_RET, 0, 0, 7 }, 0x1000, 0, 0, 100,
 			   2600 },
-			 cfg->tracer == RT_TRACER_GRAPH };
+			 cfg->tracer == RT_TRACER_GRAPH, on };
 	struct rt_record_source src = { 2, RINGBUF_CLOCK_MONO, two_peek,
-					two_advance, &t, 1 };
+					two_advance, &t, 1, two_on_cpu };
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -212,6 +218,11 @@ static char *capture_two(const struct rt_print_cfg *cfg)
 	ASSERT_GE(rt_print_source(&src, RINGBUF_ALL_CPUS, cfg, &ops, f), 2);
 	fclose(f);
 	return buf;
+}
+
+static char *capture_two(const struct rt_print_cfg *cfg)
+{
+	return capture_two_on(cfg, -1);
 }
 
 /* A spare's records are named S<n> where the CPU goes, never a CPU. */
@@ -245,8 +256,40 @@ static void spare_cpu_name(void)
 	free(a);
 }
 
+/*
+ * A spare's record whose CPU note says where it was written shows that
+ * CPU in the CPU column (every format); the loss is still the spare's.
+ */
+static void spare_written_cpu(void)
+{
+	struct rt_print_cfg cfg = { .opts = RT_OPT(RT_OPT_CONTEXT_INFO),
+				    .tracer = RT_TRACER_NOP };
+	char *a;
+
+	a = capture_two_on(&cfg, 1);
+	if (getenv("RT_SHOW"))
+		fprintf(stderr, "%s", a);
+	ASSERT_NOT_NULL(strstr(a, "task7-7       [000] "));
+	ASSERT_NOT_NULL(strstr(a, "CPU:S0 [LOST 3 EVENTS]\n"));
+	ASSERT_NOT_NULL(strstr(a, "task7-7       [001] "));
+	ASSERT_NULL(strstr(a, "[S00]"));
+	free(a);
+	cfg.opts |= RT_OPT(RT_OPT_LATENCY_FMT);
+	a = capture_two_on(&cfg, 1);
+	ASSERT_NOT_NULL(strstr(a, "-7         1....."));
+	ASSERT_NULL(strstr(a, "-7        S0"));
+	free(a);
+	cfg.opts = RT_OPT(RT_OPT_FUNCGRAPH_CPU) | RT_OPT(RT_OPT_CONTEXT_INFO);
+	cfg.tracer = RT_TRACER_GRAPH;
+	a = capture_two_on(&cfg, 1);
+	ASSERT_NOT_NULL(strstr(a, " 1) "));
+	ASSERT_NULL(strstr(a, " S0) "));
+	free(a);
+}
+
 static const struct rbt_case cases[] = {
 	RBT_CASE(view_equals_source),
 	RBT_CASE(spare_cpu_name),
+	RBT_CASE(spare_written_cpu),
 };
 RBT_MAIN(cases)

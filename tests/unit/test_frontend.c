@@ -303,7 +303,7 @@ static void claim_exclusive(void)
 	RINGBUF_OPTS(o, .size = TU_PAGES(4), .model = RINGBUF_PER_CPU);
 	struct holder h = { .rb = ringbuf_create(&o) };
 	struct ringbuf_event *ev;
-	int where[3] = { -1, -1, -1 }, cpu, n = 0;
+	int where[3] = { -1, -1, -1 }, on[3] = { -2, -2, -2 }, cpu, n = 0;
 	pthread_t th;
 	uint64_t ts;
 
@@ -327,13 +327,18 @@ static void claim_exclusive(void)
 			 16);
 		ASSERT_LT(seq, 3);
 		where[seq] = cpu;
+		on[seq] = ringbuf_event_cpu(ev);
 		n++;
 	}
 	ASSERT_EQ(n, 3);
 	ASSERT_EQ(where[0], h.cpu);
 	/* written while we held our CPU's buffer: a spare */
 	ASSERT_NE(where[2], h.cpu);
-	ASSERT_GE(where[2], ringbuf_nr_cpus(h.rb) / 4);
+	ASSERT_TRUE(ringbuf_is_spare(h.rb, where[2]));
+	/* every record says it was written on this CPU, the spare's too
+	 * (its CPU note) */
+	for (int i = 0; i < 3; i++)
+		ASSERT_EQ(on[i], h.cpu);
 	pthread_barrier_destroy(&h.held);
 	pthread_barrier_destroy(&h.written);
 	ringbuf_free(h.rb);

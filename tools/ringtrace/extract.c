@@ -25,7 +25,9 @@ const char rtt_extract_help[] =
  * Build kernel-format pages from records (the iterator of an attached
  * view gives records, not pages): the page's time_stamp is its first
  * record's, each record carries its delta, a TIME_EXTEND before a delta
- * that needs more than 27 bits.
+ * that needs more than 27 bits. A spare's records get their CPU notes
+ * again (<ringbuf/event.h>): one first on each page, one where the CPU
+ * changes.
  */
 struct rtt_pager {
 	struct td_writer *w;
@@ -36,6 +38,7 @@ struct rtt_pager {
 	uint64_t last_ts;
 	unsigned long missed; /* lost before the next page */
 	bool has;
+	int noted; /* the CPU the last note on the page names, or -1 */
 	unsigned long events;
 };
 
@@ -44,6 +47,7 @@ static void rtt_pager_reset(struct rtt_pager *pg)
 	memset(pg->page, 0, pg->size);
 	pg->used = 0;
 	pg->has = false;
+	pg->noted = -1;
 }
 
 static int rtt_pager_flush(struct rtt_pager *pg)
@@ -70,11 +74,16 @@ static int rtt_pager_flush(struct rtt_pager *pg)
 	return ret;
 }
 
-static int rtt_pager_add(struct rtt_pager *pg, uint64_t ts, const void *data,
-			 unsigned int len)
+/*
+ * Add a record of time @ts written on CPU @on (a spare's record whose CPU
+ * a note names; -1: no note).
+ */
+static int rtt_pager_add(struct rtt_pager *pg, uint64_t ts, int on,
+			 const void *data, unsigned int len)
 {
 	struct ringbuf_data_page *dp = (void *)pg->page;
 	size_t room = pg->size - RINGBUF_PAGE_HDR_SIZE;
+	bool note = on >= 0 && on != pg->noted;
 	uint64_t delta;
 	size_t need;
 	uint32_t hdr;
@@ -84,18 +93,40 @@ static int rtt_pager_add(struct rtt_pager *pg, uint64_t ts, const void *data,
 	if (len == 0)
 		len = 4;
 	need = len <= RINGBUF_MAX_SMALL_DATA ? 4 + len : 8 + len;
-	if (need + 8 > room)
+	if (need + RINGBUF_NOTE_SIZE + 8 > room)
 		return -EINVAL; /* cannot be: records come from such a page */
 	delta = pg->has ? ts - pg->last_ts : 0;
 	if (pg->has && delta >= (1u << 27))
 		need += 8;
-	/* keep room for a stored lost count on a page that needs one */
-	if (pg->has && pg->used + need + (pg->missed ? 8 : 0) > room) {
+	/* keep room for a stored lost count on a page that needs one; a
+	 * note takes the delta, which must not be 0 nor need an extend:
+	 * else it starts the next page */
+	if (pg->has &&
+	    (pg->used + need + (note ? RINGBUF_NOTE_SIZE : 0) +
+			     (pg->missed ? 8 : 0) > room ||
+	     (note && (!delta || delta >= (1u << 27))))) {
 		ret = rtt_pager_flush(pg);
 		if (ret)
 			return ret;
 		delta = 0;
 		need = len <= RINGBUF_MAX_SMALL_DATA ? 4 + len : 8 + len;
+		note = on >= 0;
+	}
+	if (note) {
+		uint32_t w[4] = { RINGBUF_TYPE_PADDING, RINGBUF_NOTE_SIZE - 4,
+				  RINGBUF_NOTE_MAGIC, (uint32_t)on };
+
+		/* first on a page: delta 1 from a page stamp one less */
+		if (!pg->has) {
+			dp->time_stamp = ts - 1;
+			pg->has = true;
+			delta = 1;
+		}
+		w[0] |= (uint32_t)(delta << 5);
+		memcpy(dp->data + pg->used, w, sizeof(w));
+		pg->used += sizeof(w);
+		pg->noted = on;
+		delta = 0;
 	}
 	if (!pg->has) {
 		dp->time_stamp = ts;
@@ -144,7 +175,11 @@ static int rtt_extract_cpu(struct ringbuf *rb, struct rtt_pager *pg, int cpu)
 		     ringbuf_commit_overrun_cpu(rb, cpu);
 	rtt_pager_reset(pg);
 	while (!ret && (e = ringbuf_iter_peek(it, &ts))) {
-		ret = rtt_pager_add(pg, ts, ringbuf_event_data(e),
+		ret = rtt_pager_add(pg, ts,
+				    ringbuf_is_spare(rb, cpu) ?
+					    ringbuf_iter_cpu(it) :
+					    -1,
+				    ringbuf_event_data(e),
 				    ringbuf_event_length(e));
 		ringbuf_iter_advance(it);
 	}

@@ -49,13 +49,17 @@ void rtt_json_set_cpu_buffers(struct rtt_json *j, int nr_cpu_bufs)
 	j->nr_cpu_bufs = nr_cpu_bufs;
 }
 
-/* The buffer a record is in: "cpu":N, or "spare":N for spare N. */
-static void rtt_json_cpu(struct rtt_json *j, int cpu)
+/* The buffer a record is in: "cpu":N, or "spare":N for spare N, then
+ * the CPU it was written on where a CPU note says (@on >= 0). */
+static void rtt_json_cpu(struct rtt_json *j, int cpu, int on)
 {
-	if (j->nr_cpu_bufs > 0 && cpu >= j->nr_cpu_bufs)
+	if (j->nr_cpu_bufs > 0 && cpu >= j->nr_cpu_bufs) {
 		fprintf(j->out, "\"spare\":%d", cpu - j->nr_cpu_bufs);
-	else
+		if (on >= 0)
+			fprintf(j->out, ",\"cpu\":%d", on);
+	} else {
 		fprintf(j->out, "\"cpu\":%d", cpu);
+	}
 }
 
 /* The length of the UTF-8 sequence at @s (at most @max bytes), or 0 when
@@ -317,7 +321,7 @@ static unsigned long long rtt_json_get(struct tep_event *te, const char *name,
 	return v;
 }
 
-void rtt_json_record(struct rtt_json *j, int cpu, uint64_t ts,
+void rtt_json_record(struct rtt_json *j, int cpu, int on, uint64_t ts,
 		     const void *rec, unsigned int len)
 {
 	struct rtt_json_thread *t;
@@ -341,7 +345,7 @@ void rtt_json_record(struct rtt_json *j, int cpu, uint64_t ts,
 		snprintf(name, sizeof(name), "unknown event %u", id);
 		rtt_json_head(j, name, NULL, "i", ts, tid);
 		fputs(",\"s\":\"t\",\"args\":{", j->out);
-		rtt_json_cpu(j, cpu);
+		rtt_json_cpu(j, cpu, on);
 		fputs("}}", j->out);
 		return;
 	}
@@ -372,7 +376,7 @@ void rtt_json_record(struct rtt_json *j, int cpu, uint64_t ts,
 			       false);
 		rtt_json_head(j, name, "function", "i", ts, tid);
 		fputs(",\"s\":\"t\",\"args\":{", j->out);
-		rtt_json_cpu(j, cpu);
+		rtt_json_cpu(j, cpu, on);
 		fputs(",\"parent\":", j->out);
 		rtt_sym_format(j->ctx->syms, name, sizeof(name),
 			       (unsigned long)rtt_json_get(e->tep, "parent_ip",
@@ -385,7 +389,7 @@ void rtt_json_record(struct rtt_json *j, int cpu, uint64_t ts,
 	snprintf(name, sizeof(name), "%s:%s", e->system, e->name);
 	rtt_json_head(j, e->name, e->system, "i", ts, tid);
 	fputs(",\"s\":\"t\",\"args\":{", j->out);
-	rtt_json_cpu(j, cpu);
+	rtt_json_cpu(j, cpu, on);
 	for (f = e->tep->format.fields; f; f = f->next) {
 		fputc(',', j->out);
 		rtt_json_field(j, f, rec, len);
@@ -404,7 +408,7 @@ void rtt_json_lost(struct rtt_json *j, int cpu, uint64_t ts,
 	rtt_json_ts(j, ts);
 	fprintf(j->out, ",\"pid\":%d,\"tid\":0,\"args\":{",
 		j->pid > 0 ? j->pid : 0);
-	rtt_json_cpu(j, cpu);
+	rtt_json_cpu(j, cpu, -1);
 	if (count == (unsigned long)-1)
 		fputs(",\"count\":\"unknown\"}}", j->out);
 	else

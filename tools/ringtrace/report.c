@@ -21,6 +21,9 @@ const char rtt_report_help[] =
 	"                       (a record is shown when a filter of its event\n"
 	"                       matches)\n"
 	"  -r, --raw            print each event's fields as name=value\n"
+	"      --spares         a record of a spare buffer shows the spare\n"
+	"                       (S<n>) where the CPU goes, not the CPU it was\n"
+	"                       written on\n"
 	"      --format=FMT     text (default) or json: Chrome / Perfetto\n"
 	"                       trace-event JSON (function_graph calls as\n"
 	"                       nested slices, other events as instants)\n"
@@ -178,7 +181,7 @@ int rtt_do_report(const struct rtt_verb *v, int argc, char **argv)
 	char err[RTT_ERR_MAX];
 	struct stat st;
 	unsigned long cpu_arg = (unsigned long)-1;
-	bool want_json = false;
+	bool want_json = false, spares = false;
 	const char *clock, *kallsyms;
 	int ret = 0, i, pid;
 	size_t k;
@@ -188,6 +191,8 @@ int rtt_do_report(const struct rtt_verb *v, int argc, char **argv)
 		RTT_O_LIST("filter", 'f', &fargs),
 		RTT_O_LIST("events", 'e', &eargs),
 		RTT_O_FLAG("raw", 'r', &rp.ctx.raw),
+		/* a spare's records under the spare, not their CPU */
+		RTT_O_FLAG("spares", 256 + 'S', &spares),
 		RTT_O_PARSE("format", 256 + 'f', rtt_parse_format, &want_json,
 			    "unknown format", "text, json"),
 		/* --stat and --graph print a table */
@@ -371,6 +376,7 @@ int rtt_do_report(const struct rtt_verb *v, int argc, char **argv)
 					       RINGBUF_CLOCK_TSC,
 			.peek = rtt_src_peek,
 			.advance = rtt_src_advance,
+			.on_cpu = spares ? NULL : rtt_src_on_cpu,
 			.ctx = &rp,
 		};
 		struct rt_printer_ops ops;

@@ -56,6 +56,9 @@ struct rtt_report {
 bool rtt_src_peek(void *ctx, int cpu, uint64_t *ts, const void **data,
 		  unsigned int *len, long *lost);
 void rtt_src_advance(void *ctx, int cpu);
+/* rt_record_source.on_cpu: the CPU the record rtt_src_peek() showed was
+ * written on (a spare's CPU note), or -1 */
+int rtt_src_on_cpu(void *ctx, int cpu);
 void rtt_report_json(struct rtt_report *rp, struct rtt_json *json);
 int rtt_report_prof(struct rtt_report *rp, struct rtt_prof *prof);
 int rtt_report_filters(struct rtt_report *rp, const struct rtt_strv *args,

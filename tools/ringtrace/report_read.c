@@ -166,6 +166,13 @@ bool rtt_src_peek(void *ctx, int cpu, uint64_t *ts, const void **data,
 	return true;
 }
 
+int rtt_src_on_cpu(void *ctx, int cpu)
+{
+	const struct td_record *rec = rtt_report_peek_rec(ctx, cpu);
+
+	return rec ? rec->cpu : -1;
+}
+
 void rtt_src_advance(void *ctx, int cpu)
 {
 	struct rtt_report *rp = ctx;
@@ -198,8 +205,8 @@ void rtt_report_json(struct rtt_report *rp, struct rtt_json *json)
 				      cc->missed_unknown ? TD_MISSED_UNKNOWN :
 							   cc->missed);
 		if (rec->len >= sizeof(struct ringtrace_entry))
-			rtt_json_record(json, best, rec->ts, rec->data,
-					rec->len);
+			rtt_json_record(json, best, rec->cpu, rec->ts,
+					rec->data, rec->len);
 		rtt_src_advance(rp, best);
 	}
 }

@@ -284,10 +284,12 @@ struct rtt_json *rtt_json_begin(FILE *out, const struct rtt_print_ctx *ctx,
 				bool ns, int pid);
 
 /* Buffers 0 .. @nr_cpu_bufs - 1 are CPUs ("cpu":N in a record's args),
- * the others spares ("spare":N). */
+ * the others spares ("spare":N, and "cpu":K where a CPU note says the
+ * record was written on CPU K). */
 void rtt_json_set_cpu_buffers(struct rtt_json *j, int nr_cpu_bufs);
-/* One record of cpu buffer @cpu at time @ts. */
-void rtt_json_record(struct rtt_json *j, int cpu, uint64_t ts,
+/* One record of cpu buffer @cpu at time @ts, written on CPU @on (-1: the
+ * buffer's, or not known). */
+void rtt_json_record(struct rtt_json *j, int cpu, int on, uint64_t ts,
 		     const void *rec, unsigned int len);
 /* @count events lost on @cpu before @ts (TD_MISSED_UNKNOWN: unknown). */
 void rtt_json_lost(struct rtt_json *j, int cpu, uint64_t ts,

@@ -109,6 +109,8 @@ int rt_print_pipe(struct ringbuf *rb, int cpu, const struct rt_print_cfg *cfg,
  * @ctx: passed back to each
  * @nr_cpu_bufs: how many of the streams are CPUs; the others are
  *	spares, printed as such ("S<n>" where the CPU goes); 0: all are CPUs
+ * @on_cpu: if not NULL, the CPU the record @peek last showed of @cpu was
+ *	written on (a spare's CPU note), or -1; the CPU column shows it
  */
 struct rt_record_source {
 	int nr_cpus;
@@ -118,6 +120,7 @@ struct rt_record_source {
 	void (*advance)(void *ctx, int cpu);
 	void *ctx;
 	int nr_cpu_bufs;
+	int (*on_cpu)(void *ctx, int cpu);
 };
 
 /* Print every record of @src (only cpu @cpu unless RINGBUF_ALL_CPUS)

@@ -565,11 +565,14 @@ void td_reader_close(struct td_reader *r);
  * @ts: its absolute time stamp, in the clock's units
  * @data: the payload (the event's common header first)
  * @len: the payload's length as the page holds it (rounded up to 4)
+ * @cpu: the CPU the last CPU note before it on the page names (a record
+ *	of a spare buffer; <ringbuf/event.h>), -1 where none does
  */
 struct td_record {
 	uint64_t ts;
 	const void *data;
 	unsigned int len;
+	int cpu;
 };
 
 /** td_page_for_each()'s *missed when events were lost, count unknown. */
@@ -590,7 +593,7 @@ struct td_record {
  * TIME_EXTEND adds its extended delta, TIME_STAMP sets the time (bits 59
  * to 63 of the running time are kept), and a discarded record's delta is
  * added as libtraceevent does. A padding record with delta 0 ends the
- * page. The decoder never reads outside the page; a malformed record
+ * page. CPU notes set @cpu of the records after them. The decoder never reads outside the page; a malformed record
  * stops it, after @cb saw the records before it.
  *
  * Context: any thread.

@@ -334,7 +334,17 @@ void ringtrace_event_unregister(struct ringtrace_event *ev)
 	free(p->fields);
 	free(p);
 	pthread_mutex_unlock(&rt_reg_lock);
-	rt_publish_events();
+	/*
+	 * The recorder that started us reads the formats after our exit,
+	 * and its records of this event need this one. Destructors
+	 * unregister the program's events at the exit, and may run before
+	 * the library's exit handler says the exit began (whose atexit()
+	 * ran in the library's constructor, before the C library's own
+	 * exit handler that runs the destructors): keep the file as it is.
+	 * Ids are never reused, so the format stays right.
+	 */
+	if (!rt_publish_keeps_formats())
+		rt_publish_events();
 }
 
 /* Called with rt_reg_lock held, or from a read-side section. */

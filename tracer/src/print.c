@@ -301,6 +301,7 @@ struct rt_iter {
 	uint64_t min_ts;
 	/* the current record, copied out of the buffer */
 	int cpu;
+	int on_cpu; /* the CPU it was written on, or -1 (ringbuf_event_cpu()) */
 	uint64_t ts;
 	unsigned long lost;
 	bool lost_unknown;
@@ -412,6 +413,7 @@ static bool rt_src_next(struct rt_iter *it)
 	memcpy(it->rec, data, len);
 	it->len = len;
 	it->cpu = best;
+	it->on_cpu = src->on_cpu ? src->on_cpu(src->ctx, best) : -1;
 	it->ts = ts;
 	if (lost < 0)
 		it->lost_unknown = true;
@@ -437,6 +439,7 @@ static bool rt_iter_next(struct rt_iter *it)
 		if (!e)
 			return false;
 		it->cpu = it->only_cpu;
+		it->on_cpu = ringbuf_event_cpu(e);
 		rt_iter_copy(it, e);
 		return true;
 	}
@@ -444,6 +447,7 @@ static bool rt_iter_next(struct rt_iter *it)
 		e = ringbuf_consume_next(it->rb, &it->cpu, &it->ts, &it->lost);
 		if (!e)
 			return false;
+		it->on_cpu = ringbuf_event_cpu(e);
 		rt_iter_copy(it, e);
 		return true;
 	}
@@ -464,6 +468,7 @@ static bool rt_iter_next(struct rt_iter *it)
 		return false;
 	rt_iter_copy(it, best_e);
 	it->cpu = best;
+	it->on_cpu = ringbuf_iter_cpu(it->it[best]);
 	it->ts = best_ts;
 	if (ringbuf_iter_dropped(it->it[best]))
 		it->lost_unknown = true;
@@ -615,6 +620,25 @@ static const char *rt_cpu_name(const struct rt_iter *it, int cpu, int width,
 	return buf;
 }
 
+/* The CPU the current record was written on, as the CPU column shows it:
+ * its CPU buffer's number, or for a record of a spare the CPU its CPU
+ * note names ("S<n>" where none does). */
+static int rt_rec_cpu(const struct rt_iter *it)
+{
+	return it->cpu >= it->nr_cpu_bufs && it->on_cpu >= 0 ? it->on_cpu :
+							       it->cpu;
+}
+
+static const char *rt_rec_cpu_name(const struct rt_iter *it, int width,
+				   char buf[16])
+{
+	if (it->cpu >= it->nr_cpu_bufs && it->on_cpu >= 0) {
+		snprintf(buf, 16, "%0*d", width, it->on_cpu);
+		return buf;
+	}
+	return rt_cpu_name(it, it->cpu, width, buf);
+}
+
 static void rt_print_context(struct rt_iter *it)
 {
 	const struct ringtrace_entry *ent = (const void *)it->rec;
@@ -630,7 +654,7 @@ static void rt_print_context(struct rt_iter *it)
 		else
 			rt_seq_printf(s, "(%7d) ", tgid);
 	}
-	rt_seq_printf(s, "[%s] ", rt_cpu_name(it, it->cpu, 3, cpu));
+	rt_seq_printf(s, "[%s] ", rt_rec_cpu_name(it, 3, cpu));
 	if (it->opts & RT_OPT(RT_OPT_IRQ_INFO))
 		rt_print_lat_fmt(s, ent);
 	rt_print_time(it, s, it->ts);
@@ -665,7 +689,7 @@ static void rt_print_lat_context(struct rt_iter *it)
 
 	rt_find_comm(it, ent->pid, comm, &tgid);
 	rt_seq_printf(s, "%8.8s-%-7d %3s", comm, ent->pid,
-		      rt_cpu_name(it, it->cpu, 1, cpu));
+		      rt_rec_cpu_name(it, 1, cpu));
 	rt_print_lat_fmt(s, ent);
 	abs_usecs = rt_ns2usecs(it->ts - it->time_start);
 	rel_usecs = rt_ns2usecs(next_ts - it->ts);
@@ -796,7 +820,7 @@ static void rt_print_raw_like(struct rt_iter *it, int mode)
 	const struct ringtrace_entry *ent = (const void *)it->rec;
 	struct ringtrace_seq *s = &it->seq;
 	bool ctx = it->opts & RT_OPT(RT_OPT_CONTEXT_INFO);
-	int pid = ent->pid, cpu = it->cpu;
+	int pid = ent->pid, cpu = rt_rec_cpu(it);
 	unsigned long long ts = it->ts;
 	void (*put)(struct ringtrace_seq *s, const void *p, size_t n);
 
@@ -849,12 +873,12 @@ static uint32_t rt_graph_flags(struct rt_iter *it)
 
 enum { RT_FILL_NONE, RT_FILL_FULL };
 
-static void rt_graph_cpu(struct rt_iter *it, int cpu)
+static void rt_graph_cpu(struct rt_iter *it)
 {
 	char name[16];
 
 	rt_seq_printf(&it->seq, " %*s) ", it->cpu_width,
-		      rt_cpu_name(it, cpu, 1, name));
+		      rt_rec_cpu_name(it, 1, name));
 }
 
 static void rt_graph_proc(struct rt_iter *it, int pid)
@@ -887,7 +911,7 @@ static void rt_graph_verif_pid(struct rt_iter *it, int pid)
 	if (prev == -1)
 		return;
 	rt_seq_puts(&it->seq, " ------------------------------------------\n");
-	rt_graph_cpu(it, it->cpu);
+	rt_graph_cpu(it);
 	rt_graph_proc(it, prev);
 	rt_seq_puts(&it->seq, " => ");
 	rt_graph_proc(it, pid);
@@ -909,7 +933,7 @@ static void rt_graph_prologue(struct rt_iter *it)
 			      (t % 1000000000ULL) / 1000);
 	}
 	if (fl & GF(RT_OPT_FUNCGRAPH_CPU))
-		rt_graph_cpu(it, it->cpu);
+		rt_graph_cpu(it);
 	if (fl & GF(RT_OPT_FUNCGRAPH_PROC)) {
 		rt_graph_proc(it, ent->pid);
 		rt_seq_puts(&it->seq, " | ");

@@ -1049,6 +1049,11 @@ static void *rt_ctl_thread(void *arg)
 static bool rt_keep_files;
 static pid_t rt_keep_for;
 
+bool rt_publish_keeps_formats(void)
+{
+	return rt_keep_files;
+}
+
 /* A clean exit removes the files (a crash leaves them). Only the process
  * that published: a forked child shares the mapping, not the files. */
 static void rt_unpublish(void)

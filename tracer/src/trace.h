@@ -167,6 +167,9 @@ int rt_publish_buffer_path(struct ringtrace_instance *tr, bool snap,
 void rt_publish_instance(struct ringtrace_instance *tr);
 void rt_unpublish_instance(struct ringtrace_instance *tr);
 void rt_publish_events(void);
+/* A recorder that started us keeps our files and reads them after the
+ * exit: an event that unregisters keeps its format there. */
+bool rt_publish_keeps_formats(void);
 int rt_publish_syms(void);
 const char *rt_clock_name(int clock);
 

@@ -37,8 +37,9 @@ extern "C" {
  *	array[0] and whose payload starts at array[1]; used for payloads
  *	over 112 bytes.
  * @RINGBUF_TYPE_PADDING: time_delta 0: the rest of the page is empty.
- *	time_delta != 0: a discarded record; array[0] holds the number of
- *	bytes that follow the 4-byte header.
+ *	time_delta != 0: a discarded record or a CPU note (below); array[0]
+ *	holds the number of bytes that follow the 4-byte header. Its delta
+ *	counts, as a data record's.
  * @RINGBUF_TYPE_TIME_EXTEND: an 8-byte record extending the delta of the
  *	next record: delta = (array[0] << 27) | time_delta.
  * @RINGBUF_TYPE_TIME_STAMP: an 8-byte absolute time stamp, same layout;
@@ -64,6 +65,28 @@ enum ringbuf_type {
 #define RINGBUF_MAX_SMALL_DATA 112u
 /** Size of the data page header (time_stamp + commit). */
 #define RINGBUF_PAGE_HDR_SIZE 16u
+
+/*
+ * A CPU note: a padding record whose array[1] is RINGBUF_NOTE_MAGIC and
+ * array[2] a CPU number, at least RINGBUF_NOTE_SIZE bytes long (array[0]
+ * says how long; the rest is filler). The records after it on the same
+ * page, up to the next note, were written on that CPU.
+ *
+ * Writers put notes only where the buffer does not say the CPU: in the
+ * spare buffers of a per-CPU ring, before the first record of each page
+ * and whenever the writing CPU changes. A record of CPU buffer n, with no
+ * note before it on its page, was written on CPU n; a record of a spare
+ * with no note before it was written on a CPU nobody noted (-1).
+ *
+ * Readers that know nothing of notes see a discarded record and skip it
+ * (libtraceevent's kbuffer, trace-cmd). A note never has time_delta 0,
+ * which would end the page for a reader: one that starts a page has 1,
+ * the page's time stamp being one less than its own.
+ */
+/** array[1] of a CPU note ("CPU#", little endian). */
+#define RINGBUF_NOTE_MAGIC 0x23555043u
+/** Bytes of the smallest CPU note: header, length, magic, CPU. */
+#define RINGBUF_NOTE_SIZE 16u
 
 /**
  * struct ringbuf_event - one record in a page
@@ -91,6 +114,31 @@ struct ringbuf_data_page {
 	uint64_t commit;
 	unsigned char data[];
 };
+
+/**
+ * ringbuf_note_cpu - the CPU a CPU note names
+ * @rec: a record, @room bytes of its page from its start on
+ * @room: bytes readable at @rec (the page's committed data left)
+ *
+ * Return: the CPU (>= 0) if @rec is a well-formed CPU note that fits in
+ * @room, else -1. Reads nothing past @room.
+ */
+static inline int ringbuf_note_cpu(const void *rec, unsigned long room)
+{
+	const unsigned char *p = (const unsigned char *)rec;
+	uint32_t w[4];
+
+	if (room < RINGBUF_NOTE_SIZE)
+		return -1;
+	for (int i = 0; i < 4; i++)
+		w[i] = (uint32_t)p[4 * i] | (uint32_t)p[4 * i + 1] << 8 |
+		       (uint32_t)p[4 * i + 2] << 16 | (uint32_t)p[4 * i + 3] << 24;
+	if ((w[0] & 0x1f) != RINGBUF_TYPE_PADDING ||
+	    w[2] != RINGBUF_NOTE_MAGIC || w[1] < RINGBUF_NOTE_SIZE - 4 ||
+	    w[1] % 4 || w[1] > room - 4 || (int32_t)w[3] < 0)
+		return -1;
+	return (int)w[3];
+}
 
 #ifdef __cplusplus
 }

@@ -14,8 +14,9 @@
  * This header exposes the part of the library's state that the fast path
  * reads and writes, as "view" structures laid out like the library's own
  * (the library checks every offset at build time). The layout is ABI:
- * it belongs to the symbol version RINGBUF_0.2, and a change of it
- * changes that version. Use only the functions; the structures may grow
+ * it belongs to the symbol version RINGBUF_0.2 (the frame word's
+ * RINGBUF_FE_NOTED bit to RINGBUF_0.4), and a change of it changes that
+ * version. Use only the functions; the structures may grow
  * and their fields are no interface.
  *
  * The fast path, per record (x86-64, counted in the objdump of
@@ -44,7 +45,9 @@
  *	2 LOCKed instructions in all (the cmpxchg fallbacks, off the path
  *	above), 40 conditional branches (two more than before, in the
  *	claim's copy for buffers without rseq; one fewer on the path
- *	above).
+ *	above). Since RINGBUF_0.4, one more on every path: the test of
+ *	the frame word's RINGBUF_FE_NOTED bit (a register; a spare's write
+ *	goes out of line to put its CPU note first), 2 instructions.
  */
 #ifndef RINGBUF_FRONTEND_H
 #define RINGBUF_FRONTEND_H
@@ -71,7 +74,14 @@ extern "C" {
 #define RINGBUF_FE_WRITE_MASK 0xfffffULL
 #define RINGBUF_FE_TS_DELTA_TEST (~((1ULL << 27) - 1))
 
-/** One reservation of the thread: cpu buffer, bit 0 set if it claimed it. */
+/*
+ * One reservation of the thread: the cpu buffer, bit 0 set if this write
+ * claimed it, bit 1 (RINGBUF_FE_NOTED) if it is a spare, whose writes go
+ * out of line to put a CPU note before their record (since RINGBUF_0.4).
+ */
+#define RINGBUF_FE_CLAIMED ((uintptr_t)1)
+#define RINGBUF_FE_NOTED ((uintptr_t)2)
+#define RINGBUF_FE_FRAME_CB(f) ((f) & ~(RINGBUF_FE_CLAIMED | RINGBUF_FE_NOTED))
 struct ringbuf_fe_frame {
 	uintptr_t cpu_buffer_claimed;
 };
@@ -181,6 +191,8 @@ RINGBUF_API struct ringbuf_event *
 ringbuf_fe_reserve_slow(struct ringbuf *rb, unsigned long length, int *err);
 RINGBUF_API uintptr_t ringbuf_fe_claim_slow(struct ringbuf *rb, int cpu,
 					    int *err);
+RINGBUF_API struct ringbuf_event *
+ringbuf_fe_reserve_noted(struct ringbuf *rb, unsigned long length, int *err);
 RINGBUF_API struct ringbuf_event *
 ringbuf_fe_reserve_next_slow(struct ringbuf *rb, struct ringbuf_fe_cpu *cb,
 			     unsigned long length, int *err);
@@ -704,7 +716,7 @@ RINGBUF_FE_INLINE uintptr_t ringbuf_fe_writer_begin(struct ringbuf *rb,
 		return 0;
 	}
 	t->frame[d].cpu_buffer_claimed = f;
-	cb = (struct ringbuf_fe_cpu *)(f & ~(uintptr_t)1);
+	cb = (struct ringbuf_fe_cpu *)RINGBUF_FE_FRAME_CB(f);
 
 	/*
 	 * Mark the cpu buffer busy, then look at the disable flags. A
@@ -750,7 +762,10 @@ ringbuf_fe_reserve_ts(struct ringbuf *rb, unsigned long length,
 	f = ringbuf_fe_writer_begin(rb, t, d, err);
 	if (ringbuf_fe_unlikely(!f))
 		return NULL;
-	cb = (struct ringbuf_fe_cpu *)(f & ~(uintptr_t)1);
+	/* A spare: the CPU note goes first (out of line). */
+	if (ringbuf_fe_unlikely(f & RINGBUF_FE_NOTED))
+		return ringbuf_fe_reserve_noted(rb, length, err);
+	cb = (struct ringbuf_fe_cpu *)RINGBUF_FE_FRAME_CB(f);
 	event = ringbuf_fe_reserve_next(rb, cb, length, mono_ts, err);
 	if (ringbuf_fe_likely(event))
 		RINGBUF_FE_TESTPOINT(cb, RINGBUF_TP_RESERVED);
@@ -817,7 +832,7 @@ RINGBUF_FE_INLINE int ringbuf_fe_commit(struct ringbuf *rb)
 	if (ringbuf_fe_unlikely(!d))
 		return -EINVAL;
 	f = t->frame[d - 1].cpu_buffer_claimed;
-	cb = (struct ringbuf_fe_cpu *)(f & ~(uintptr_t)1);
+	cb = (struct ringbuf_fe_cpu *)RINGBUF_FE_FRAME_CB(f);
 	if (ringbuf_fe_unlikely(cb->buffer != rb))
 		return -EINVAL;
 	m = cb->meta;

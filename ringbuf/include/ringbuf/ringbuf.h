@@ -538,6 +538,23 @@ ringbuf_consume_next(struct ringbuf *rb, int *cpu, uint64_t *ts,
 		     unsigned long *lost_events);
 
 /**
+ * ringbuf_event_cpu - the CPU an event ringbuf_peek(), ringbuf_consume()
+ *	or ringbuf_consume_next() returned was written on
+ * @event: the last event one of them returned to the calling thread
+ *
+ * A record of CPU buffer n was written on CPU n. A record of a spare was
+ * written on the CPU the spare's CPU note before it names (see
+ * <ringbuf/event.h>): the CPU its writer ran on when it reserved it (a
+ * thread may move to another CPU while it writes a spare).
+ *
+ * Context: the thread the event was returned to; lock-free.
+ * Return: the CPU, or -1: not known (a thread slot of a per-thread
+ * buffer, a spare's record no note names) or @event is not the calling
+ * thread's last event.
+ */
+RINGBUF_API int ringbuf_event_cpu(const struct ringbuf_event *event);
+
+/**
  * ringbuf_wait - block until a cpu buffer (or any) has data to read
  * @rb: the buffer (the creator's, or an attached view)
  * @cpu: a cpu buffer, or RINGBUF_ALL_CPUS for any of them
@@ -637,6 +654,16 @@ RINGBUF_API bool ringbuf_iter_empty(struct ringbuf_iter *iter);
  * Return: true once per overwrite noticed (the flag is cleared).
  */
 RINGBUF_API bool ringbuf_iter_dropped(struct ringbuf_iter *iter);
+
+/**
+ * ringbuf_iter_cpu - the CPU the record ringbuf_iter_peek() last
+ *	returned was written on, as ringbuf_event_cpu() says it
+ * @iter: the iterator
+ *
+ * Context: the thread that uses @iter; lock-free.
+ * Return: the CPU, or -1 when not known.
+ */
+RINGBUF_API int ringbuf_iter_cpu(struct ringbuf_iter *iter);
 
 /**
  * ringbuf_alloc_read_page - allocate a page for ringbuf_read_page()

@@ -126,6 +126,7 @@ int td_page_for_each(const void *page, unsigned int page_size,
 	const unsigned char *pg = page, *data;
 	unsigned long lost = 0;
 	uint64_t ts, word, pos = 0, size, avail;
+	int on_cpu = -1; /* what the last CPU note names */
 
 	if (missed)
 		*missed = 0;
@@ -170,13 +171,15 @@ int td_page_for_each(const void *page, unsigned int page_size,
 			if (!delta)
 				return 0;
 			/*
-			 * A discarded record: array[0] bytes follow the
-			 * header. Its delta stays in the running time, as
-			 * the records written after it were stamped
+			 * A discarded record or a CPU note: array[0] bytes
+			 * follow the header. Its delta stays in the running
+			 * time, as the records written after it were stamped
 			 * relative to it (libtraceevent adds it too).
 			 */
 			if (left < 8 || a0 > left - 4)
 				return -EPROTO;
+			if (ringbuf_note_cpu(data + pos, left) >= 0)
+				on_cpu = ringbuf_note_cpu(data + pos, left);
 			ts += delta;
 			pos += 4 + (uint64_t)a0;
 			continue;
@@ -212,6 +215,7 @@ int td_page_for_each(const void *page, unsigned int page_size,
 		ts += delta;
 		rec.ts = ts;
 		rec.len = (unsigned int)len;
+		rec.cpu = on_cpu;
 		if (cb)
 			cb(&rec, arg);
 	}
