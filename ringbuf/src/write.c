@@ -1321,7 +1321,7 @@ static void rb_decrement_entry(struct ringbuf_cpu *cpu_buffer,
  * Not counted as an entry; a note that finds no room is no lost event.
  * Userspace: the kernel has no spare buffers, so no notes.
  */
-static void rb_note_write(struct ringbuf *rb, struct ringbuf_cpu *cb, int cpu,
+static bool rb_note_write(struct ringbuf *rb, struct ringbuf_cpu *cb, int cpu,
 			  unsigned long total)
 {
 	unsigned long payload = total > RB_MAX_SMALL_DATA + RB_EVNT_HDR_SIZE ?
@@ -1335,7 +1335,7 @@ static void rb_note_write(struct ringbuf *rb, struct ringbuf_cpu *cb, int cpu,
 	rb_start_commit(cb);
 	ev = rb_reserve_as(rb, cb, payload, true, &err);
 	if (!ev)
-		return; /* the commit was ended */
+		return false; /* the commit was ended */
 	if (ev->type_len == RINGBUF_TYPE_TIME_EXTEND ||
 	    ev->type_len == RINGBUF_TYPE_TIME_STAMP) {
 		stamp = ev;
@@ -1388,6 +1388,7 @@ static void rb_note_write(struct ringbuf *rb, struct ringbuf_cpu *cb, int cpu,
 	rb_event_set(ev, RINGBUF_TYPE_PADDING, delta);
 	rb_decrement_entry(cb, ev);
 	rb_end_commit(cb);
+	return true;
 }
 
 /*
@@ -1421,7 +1422,11 @@ static void rb_note_before(struct ringbuf *rb, struct ringbuf_cpu *cb,
 		 * one, 124 the smallest long one): 116 leaves 4 bytes, too
 		 * few for the note, which then moves on as well. */
 		rb_note_write(rb, cb, cpu, room == 120 ? 116 : room);
-	rb_note_write(rb, cb, cpu, RINGBUF_NOTE_SIZE);
+	/* no room for it (a full buffer): the next write notes again */
+	if (!rb_note_write(rb, cb, cpu, RINGBUF_NOTE_SIZE)) {
+		cb->note_page = UINT32_MAX;
+		return;
+	}
 	cb->note_cpu = cpu;
 	cb->note_page = atomic_load_explicit(&m->tail_page,
 					     memory_order_relaxed);
