@@ -637,18 +637,11 @@ static inline void rb_note_forget(struct ringbuf_cpu *cb)
 	cb->rd_note_page = UINT32_MAX;
 }
 
-/* A CPU note of @total bytes (at least RINGBUF_NOTE_SIZE) naming @cpu,
- * with delta 1: the first record of a page whose time stamp is one less
- * than the note's (no padding has delta 0 but the page's end). */
-static inline void rb_note_fill(struct ringbuf_event *e, unsigned int total,
-				int cpu)
+/* The commit word's bits that say a read_page page's records, up to its
+ * first CPU note, were written on @cpu (RINGBUF_COMMIT_CPU_SHIFT). */
+static inline uint64_t rb_page_cpu_bits(int cpu)
 {
-	uint32_t hdr = RINGBUF_TYPE_PADDING | 1u << 5;
-
-	memcpy(e, &hdr, sizeof(hdr));
-	e->array[0] = total - RB_EVNT_HDR_SIZE;
-	e->array[1] = RINGBUF_NOTE_MAGIC;
-	e->array[2] = (uint32_t)cpu;
+	return ((uint64_t)cpu + 1) << RINGBUF_COMMIT_CPU_SHIFT;
 }
 
 RB_HIDDEN int rb_home_cpu(struct ringbuf_cpu *cb);
@@ -852,6 +845,15 @@ static inline struct ringbuf_cpu *rb_cpu(struct ringbuf *rb, int cpu)
 static inline uint64_t rb_page_size(struct ringbuf_cpu *cpu_buffer, uint32_t id)
 {
 	return rb_page_commit(cpu_buffer, id) & RINGBUF_COMMIT_MASK;
+}
+
+/* The page's time stamp. Relaxed: callers load it after the commit
+ * (rb_page_size()), whose release by the writer publishes it. */
+static inline uint64_t rb_page_stamp(struct ringbuf_cpu *cpu_buffer,
+				     uint32_t id)
+{
+	return atomic_load_explicit(&rb_data(cpu_buffer, id)->time_stamp,
+				    memory_order_relaxed);
 }
 
 RB_HIDDEN uint32_t rb_set_head_page(struct ringbuf_cpu *cpu_buffer);

@@ -124,6 +124,12 @@ static struct ringbuf_event *rb_iter_head_event(struct ringbuf_iter *iter)
 	if (iter->head + RB_EVNT_MIN_SIZE > commit ||
 	    iter->head % RB_ALIGNMENT)
 		goto bad;
+	/* Userspace: at the page's start, its time stamp loaded after the
+	 * commit that shows a record (a spare's writer sets it back by one
+	 * before it commits a CPU note that starts the page). */
+	if (!iter->head)
+		iter->page_stamp = iter->read_stamp =
+			rb_page_stamp(cb, iter->head_page);
 	rb_iter_copy((uint32_t *)iter->event, page->data + iter->head,
 		     RB_EVNT_MIN_SIZE);
 	if (!rb_event_valid(event, commit - iter->head))

@@ -994,6 +994,12 @@ again:
 			m->lost_events++;
 			return RB_SKIPPED;
 		}
+		/* Userspace: the first record's base, loaded after the
+		 * commit that shows the record (acquire in rb_page_size()):
+		 * a spare's writer sets the page's time stamp back by one
+		 * before it commits a CPU note that starts the page. */
+		if (!read)
+			m->read_stamp = rb_page_stamp(cpu_buffer, reader);
 	}
 
 	switch (event->type_len) {
@@ -1038,6 +1044,13 @@ int rb_page_note_cpu(struct ringbuf_cpu *cb, uint32_t id, uint64_t from,
 		     uint64_t upto, int cpu)
 {
 	const unsigned char *d = rb_data(cb, id)->data;
+	uint64_t size = rb_page_size(cb, id);
+
+	/* never past the data: the file may be another process's */
+	if (upto > size)
+		upto = size;
+	if (upto > cb->buffer->bsize)
+		upto = cb->buffer->bsize;
 
 	while (from + RB_EVNT_MIN_SIZE <= upto) {
 		const struct ringbuf_event *e = (const void *)(d + from);
@@ -1329,7 +1342,7 @@ int ringbuf_read_page(struct ringbuf *rb, void *data_page, size_t len,
 	struct ringbuf_data_page *dpage = data_page;
 	struct rb_cpu_meta *m;
 	struct ringbuf_event *event;
-	uint64_t read, commit, missed_events;
+	uint64_t read, commit, missed_events, nrec, cpu_bits = 0;
 	bool writer_on_page;
 	uint32_t reader;
 	int ret = -ENODATA;
@@ -1381,9 +1394,9 @@ int ringbuf_read_page(struct ringbuf *rb, void *data_page, size_t len,
 	 */
 	if (read || len < commit - read || writer_on_page) {
 		struct rb_data_page *rpage = rb_data(cb, reader);
-		uint64_t rpos = read, pos = 0, save_timestamp;
+		uint64_t rpos, pos = 0, save_timestamp;
 		unsigned int size;
-		int note_cpu = rb_reader_note_cpu(cb);
+		int note_cpu = rb_reader_note_cpu(cb), c;
 
 		/*
 		 * A full page can still be returned if a previous partial
@@ -1391,6 +1404,28 @@ int ringbuf_read_page(struct ringbuf *rb, void *data_page, size_t len,
 		 */
 		if (full && (!read || len < commit - read || writer_on_page))
 			goto out_unlock;
+
+		/* the page's time stamp, loaded after its commit, at its
+		 * start (as rb_buffer_peek()) */
+		if (!read)
+			m->read_stamp = rb_page_stamp(cb, reader);
+		/*
+		 * Userspace: the records from @read on were written on the
+		 * CPU a note before them names. The copy starts a page of
+		 * its own, which says it in its commit word (cpu_bits); the
+		 * notes it starts with are not copied.
+		 */
+		while (read < commit &&
+		       (c = ringbuf_note_cpu(rpage->data + read,
+					     commit - read)) >= 0) {
+			note_cpu = c;
+			rb_advance_reader(cb);
+			read = rb_page(cb, reader)->read;
+		}
+		if (note_cpu >= 0 && note_cpu != rb_home_cpu(cb))
+			cpu_bits = rb_page_cpu_bits(note_cpu);
+		event = rb_reader_event(cb);
+		rpos = read;
 
 		if (len > commit - read)
 			len = commit - read;
@@ -1403,30 +1438,16 @@ int ringbuf_read_page(struct ringbuf *rb, void *data_page, size_t len,
 		/* save the current timestamp, since the user will need it */
 		save_timestamp = m->read_stamp;
 
-		/*
-		 * Userspace: the records from @read on were written on the
-		 * CPU a note before them names. The copy starts a page of
-		 * its own: it starts with that note again, when there is
-		 * room for the first record after it (delta 1 from a page
-		 * time stamp one less: a note never has delta 0).
-		 */
-		if (note_cpu >= 0 && note_cpu != rb_home_cpu(cb) &&
-		    len >= RINGBUF_NOTE_SIZE + size) {
-			struct ringbuf_event *n = (void *)dpage->data;
-
-			rb_note_fill(n, RINGBUF_NOTE_SIZE, note_cpu);
-			pos = RINGBUF_NOTE_SIZE;
-			len -= RINGBUF_NOTE_SIZE;
-			save_timestamp--;
-		}
-
 		/* Need to copy one event at a time */
+		nrec = 0;
 		do {
 			/* rb_advance_reader() moves by one record; a time
 			 * extend's data event is copied in the next round. */
 			size = rb_event_length(event);
 			if (!size)
 				break;
+			if (event->type_len <= RINGBUF_TYPE_DATA_TYPE_LEN_MAX)
+				nrec++;
 			memcpy(dpage->data + pos, rpage->data + rpos, size);
 			len -= size;
 			rb_advance_reader(cb);
@@ -1439,7 +1460,7 @@ int ringbuf_read_page(struct ringbuf *rb, void *data_page, size_t len,
 			size = rb_event_ts_length(event, commit - rpos);
 		} while (size && len >= size);
 
-		dpage->commit = pos;
+		dpage->commit = pos | cpu_bits;
 		dpage->time_stamp = save_timestamp;
 	} else {
 		/*
@@ -1454,12 +1475,27 @@ int ringbuf_read_page(struct ringbuf *rb, void *data_page, size_t len,
 
 		/* The real end leaves the closing padding out, so the lost
 		 * count can be stored after the data. */
+		unsigned int skip = 0;
+		int c;
+
 		if (real_end && real_end < commit)
 			commit = real_end;
 		dpage->time_stamp = atomic_load_explicit(&rpage->time_stamp,
 							 memory_order_relaxed);
-		memcpy(dpage->data, rpage->data, commit);
-		dpage->commit = commit;
+		/* Userspace: a CPU note that starts the page goes into the
+		 * commit word (cpu_bits); the page starts with the record
+		 * after it, whose delta is from the note's time. */
+		c = ringbuf_note_cpu(rpage->data, commit);
+		if (c >= 0) {
+			const struct ringbuf_event *n = (const void *)rpage->data;
+
+			skip = n->array[0] + RB_EVNT_HDR_SIZE;
+			dpage->time_stamp += n->time_delta;
+			cpu_bits = rb_page_cpu_bits(c);
+		}
+		memcpy(dpage->data, rpage->data + skip, commit - skip);
+		dpage->commit = (commit - skip) | cpu_bits;
+		nrec = rb_page_entries(cb, reader);
 		rb_reader_progress(cb, reader, size,
 				   atomic_load_explicit(&m->read,
 							memory_order_relaxed) +
@@ -1471,9 +1507,18 @@ int ringbuf_read_page(struct ringbuf *rb, void *data_page, size_t len,
 	}
 	ret = 0;
 
-	m->lost_events = 0;
+	/*
+	 * Userspace: a page without a record (only padding: discarded
+	 * records, CPU notes) does not carry the loss before it, which a
+	 * reader would show with no record after it (trace-cmd does not
+	 * show it at all): the next page with a record does.
+	 */
+	if (nrec)
+		m->lost_events = 0;
+	else
+		missed_events = 0;
 
-	commit = dpage->commit;
+	commit = dpage->commit & RINGBUF_COMMIT_MASK;
 	/* Set a flag in the commit field if we lost events */
 	if (missed_events) {
 		/* Store the count after the data if there is room. */

@@ -1321,7 +1321,7 @@ static void rb_decrement_entry(struct ringbuf_cpu *cpu_buffer,
  * Not counted as an entry; a note that finds no room is no lost event.
  * Userspace: the kernel has no spare buffers, so no notes.
  */
-static void rb_note_write(struct ringbuf *rb, struct ringbuf_cpu *cb, int cpu,
+static bool rb_note_write(struct ringbuf *rb, struct ringbuf_cpu *cb, int cpu,
 			  unsigned long total)
 {
 	unsigned long payload = total > RB_MAX_SMALL_DATA + RB_EVNT_HDR_SIZE ?
@@ -1335,7 +1335,7 @@ static void rb_note_write(struct ringbuf *rb, struct ringbuf_cpu *cb, int cpu,
 	rb_start_commit(cb);
 	ev = rb_reserve_as(rb, cb, payload, true, &err);
 	if (!ev)
-		return; /* the commit was ended */
+		return false; /* the commit was ended */
 	if (ev->type_len == RINGBUF_TYPE_TIME_EXTEND ||
 	    ev->type_len == RINGBUF_TYPE_TIME_STAMP) {
 		stamp = ev;
@@ -1353,10 +1353,12 @@ static void rb_note_write(struct ringbuf *rb, struct ringbuf_cpu *cb, int cpu,
 	 * takes the page's time stamp): that one is made 1 less, and the
 	 * note's time, which the records after it build on, stays. A
 	 * reader that looks at the page meanwhile finds nothing committed
-	 * on it yet. In the middle of a page the reservation's stamp is
-	 * past the last record's (info->note); should a signal handler's
-	 * write in between make it 0 still, the note and what follows it on
-	 * the page read 1 ns late.
+	 * on it yet, and loads the page's time stamp after the commit that
+	 * shows it a record (rb_buffer_peek()). In the middle of a page the
+	 * reservation's stamp is past the last record's (info->note), unless
+	 * a signal handler's write came in between: then the note is 1 ns
+	 * late, and the next record takes an absolute stamp, as after a
+	 * discard (before_stamp 0 differs from write_stamp).
 	 */
 	if (!delta) {
 		if (stamp) {
@@ -1365,6 +1367,7 @@ static void rb_note_write(struct ringbuf *rb, struct ringbuf_cpu *cb, int cpu,
 
 			stamp->array[0] = (uint32_t)(v >> 27);
 			rb_event_set(stamp, stamp->type_len, v);
+			delta = 1;
 		} else if ((unsigned char *)ev ==
 			   rb_data(cb, rb_event_page(cb, ev))->data) {
 			struct rb_data_page *dp =
@@ -1376,12 +1379,16 @@ static void rb_note_write(struct ringbuf *rb, struct ringbuf_cpu *cb, int cpu,
 				atomic_load_explicit(&dp->time_stamp,
 						     memory_order_relaxed) - 1,
 				memory_order_relaxed);
+			delta = 1;
+		} else {
+			local_set(&cb->meta->before_stamp, 0);
+			delta = 1;
 		}
-		delta = 1;
 	}
 	rb_event_set(ev, RINGBUF_TYPE_PADDING, delta);
 	rb_decrement_entry(cb, ev);
 	rb_end_commit(cb);
+	return true;
 }
 
 /*
@@ -1415,7 +1422,11 @@ static void rb_note_before(struct ringbuf *rb, struct ringbuf_cpu *cb,
 		 * one, 124 the smallest long one): 116 leaves 4 bytes, too
 		 * few for the note, which then moves on as well. */
 		rb_note_write(rb, cb, cpu, room == 120 ? 116 : room);
-	rb_note_write(rb, cb, cpu, RINGBUF_NOTE_SIZE);
+	/* no room for it (a full buffer): the next write notes again */
+	if (!rb_note_write(rb, cb, cpu, RINGBUF_NOTE_SIZE)) {
+		cb->note_page = UINT32_MAX;
+		return;
+	}
 	cb->note_cpu = cpu;
 	cb->note_page = atomic_load_explicit(&m->tail_page,
 					     memory_order_relaxed);

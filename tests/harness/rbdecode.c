@@ -52,11 +52,13 @@ int rbd_decode(const void *page, size_t page_size, bool discard_adds_delta,
 	out->commit = (unsigned int)(out->commit_word & RINGBUF_COMMIT_MASK);
 	out->missed = (out->commit_word & RINGBUF_MISSED_EVENTS) != 0;
 	out->stored = (out->commit_word & RINGBUF_MISSED_STORED) != 0;
-	if (out->commit_word >> 32)
+	/* bits 32..47: the CPU of a spare page's first records */
+	if (out->commit_word >> 48)
 		return bad(err, errlen, "commit word 0x%" PRIx64
-			   " has bits above 31", out->commit_word);
-	if (out->commit_word & ~(RINGBUF_COMMIT_MASK | RINGBUF_MISSED_EVENTS |
-				 RINGBUF_MISSED_STORED))
+			   " has bits above 47", out->commit_word);
+	if (out->commit_word & 0xffffffffULL &
+	    ~(RINGBUF_COMMIT_MASK | RINGBUF_MISSED_EVENTS |
+	      RINGBUF_MISSED_STORED))
 		return bad(err, errlen, "commit word 0x%" PRIx64
 			   " has unknown flag bits", out->commit_word);
 	if (out->commit > data_size)

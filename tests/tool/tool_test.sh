@@ -1271,6 +1271,18 @@ case_record_follow() {
 	err_has "not with -P"
 }
 
+# recs_on_their_cpu FILE: the 3000 sp:rec records of a report, each on
+# the CPU its "on" field names
+recs_on_their_cpu() {
+	awk '/ rec: seq=/ {
+		n++
+		if (!match($0, /\[[0-9]+\]/)) { bad++; next }
+		c = substr($0, RSTART + 1, RLENGTH - 2) + 0
+		match($0, /on=[0-9]+/)
+		if (c != substr($0, RSTART + 3) + 0) bad++
+	     } END { exit !(n == 3000 && !bad) }' "$1"
+}
+
 # A record written into a spare buffer shows the CPU it was written on
 # (the spare's CPU note) in report's text and JSON; --spares shows the
 # spare; trace-cmd reads the file (the notes are padding to it) with the
@@ -1284,13 +1296,7 @@ case_spare_cpu() {
 		fail "sample_spare: $(cat "$W/rec.out")"
 	run 0 "$T" report "$W/s.dat"
 	# every sp:rec record: the CPU column is the CPU it says it ran on
-	awk '/ rec: seq=/ {
-		n++
-		if (!match($0, /\[[0-9]+\]/)) { bad++; next }
-		c = substr($0, RSTART + 1, RLENGTH - 2) + 0
-		match($0, /on=[0-9]+/)
-		if (c != substr($0, RSTART + 3) + 0) bad++
-	     } END { exit !(n == 3000 && !bad) }' "$W/out" ||
+	recs_on_their_cpu "$W/out" ||
 		fail "a spare's record not shown on the CPU it was written on"
 	! grep -q '\[S[0-9]*\]' "$W/out" || fail "a record shown as a spare's"
 	# --spares: the same records, under the spares
@@ -1323,13 +1329,7 @@ for e in ev:
 	wait "$sp" 2>/dev/null
 	run 0 "$T" extract -o "$W/x.dat" "$sp"
 	run 0 "$T" report "$W/x.dat"
-	awk '/ rec: seq=/ {
-		n++
-		if (!match($0, /\[[0-9]+\]/)) { bad++; next }
-		c = substr($0, RSTART + 1, RLENGTH - 2) + 0
-		match($0, /on=[0-9]+/)
-		if (c != substr($0, RSTART + 3) + 0) bad++
-	     } END { exit !(n == 3000 && !bad) }' "$W/out" ||
+	recs_on_their_cpu "$W/out" ||
 		fail "extract: a spare's record not shown on the CPU it was written on"
 	[ -n "$TRACE_CMD" ] || return 0
 	"$TRACE_CMD" report "$W/x.dat" >/dev/null 2>"$W/tc.err" ||

@@ -208,7 +208,9 @@ static uint32_t check_page(struct run *r, const struct ringbuf_data_page *p,
 			   int buf, uint32_t next)
 {
 	uint64_t size = p->commit & RINGBUF_COMMIT_MASK, pos = 0;
-	int on = -1;
+	/* a spare's page says the CPU of its first records: it never
+	 * starts with a note (kbuffer reports a loss with a record at 0) */
+	int on = ringbuf_page_cpu(p->commit);
 
 	while (pos + 8 <= size) {
 		const struct ringbuf_event *e = (const void *)(p->data + pos);
@@ -218,6 +220,7 @@ static uint32_t check_page(struct run *r, const struct ringbuf_data_page *p,
 		case RINGBUF_TYPE_PADDING: {
 			int c = ringbuf_note_cpu(e, size - pos);
 
+			ASSERT_TRUE(c < 0 || pos > 0);
 			if (c >= 0)
 				on = c;
 			ASSERT_NE(e->array[0], 0);

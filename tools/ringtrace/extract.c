@@ -26,7 +26,8 @@ const char rtt_extract_help[] =
  * view gives records, not pages): the page's time_stamp is its first
  * record's, each record carries its delta, a TIME_EXTEND before a delta
  * that needs more than 27 bits. A spare's records get their CPU notes
- * again (<ringbuf/event.h>): one first on each page, one where the CPU
+ * again (<ringbuf/event.h>): the CPU of a page's first records in its
+ * commit word, as ringbuf_read_page() gives it, a note where the CPU
  * changes.
  */
 struct rtt_pager {
@@ -39,6 +40,7 @@ struct rtt_pager {
 	unsigned long missed; /* lost before the next page */
 	bool has;
 	int noted; /* the CPU the last note on the page names, or -1 */
+	int page_cpu; /* the CPU of the page's first records, or -1 */
 	unsigned long events;
 };
 
@@ -48,6 +50,7 @@ static void rtt_pager_reset(struct rtt_pager *pg)
 	pg->used = 0;
 	pg->has = false;
 	pg->noted = -1;
+	pg->page_cpu = -1;
 }
 
 static int rtt_pager_flush(struct rtt_pager *pg)
@@ -68,6 +71,8 @@ static int rtt_pager_flush(struct rtt_pager *pg)
 		}
 		pg->missed = 0;
 	}
+	if (pg->page_cpu >= 0)
+		commit |= ((uint64_t)pg->page_cpu + 1) << RINGBUF_COMMIT_CPU_SHIFT;
 	dp->commit = commit;
 	ret = td_writer_add_page(pg->w, pg->cpu, pg->page);
 	rtt_pager_reset(pg);
@@ -112,16 +117,13 @@ static int rtt_pager_add(struct rtt_pager *pg, uint64_t ts, int on,
 		need = len <= RINGBUF_MAX_SMALL_DATA ? 4 + len : 8 + len;
 		note = on >= 0;
 	}
-	if (note) {
+	if (note && !pg->has) {
+		/* the page's first records: in its commit word */
+		pg->page_cpu = pg->noted = on;
+	} else if (note) {
 		uint32_t w[4] = { RINGBUF_TYPE_PADDING, RINGBUF_NOTE_SIZE - 4,
 				  RINGBUF_NOTE_MAGIC, (uint32_t)on };
 
-		/* first on a page: delta 1 from a page stamp one less */
-		if (!pg->has) {
-			dp->time_stamp = ts - 1;
-			pg->has = true;
-			delta = 1;
-		}
 		w[0] |= (uint32_t)(delta << 5);
 		memcpy(dp->data + pg->used, w, sizeof(w));
 		pg->used += sizeof(w);

@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <linux/membarrier.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -1240,6 +1241,22 @@ int rt_publish_init(void)
 	rt_ctl = ctl;
 	rt_ctl_pid = (int)getpid();
 	rt_publish_events();
+	/*
+	 * The shared buffers made next register the process for global
+	 * expedited membarrier (a reader in another process waits on them).
+	 * The kernel makes a process with more than one thread wait for an
+	 * RCU grace period to register (8 to 20 ms at every start here),
+	 * one thread none: register before the control thread exists. The
+	 * buffer's own registration then finds it done. Failure (an old
+	 * kernel) is the buffer's to handle, as before.
+	 */
+	{
+		int saved = errno;
+
+		(void)syscall(__NR_membarrier,
+			      MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED, 0, 0);
+		errno = saved;
+	}
 	pthread_attr_init(&ta);
 	pthread_attr_setdetachstate(&ta, PTHREAD_CREATE_DETACHED);
 	pthread_attr_setstacksize(&ta, 256 * 1024);

@@ -58,6 +58,15 @@ enum ringbuf_type {
 #define RINGBUF_MISSED_STORED (1UL << 30)
 /** Mask of a page's commit word that holds the byte count. */
 #define RINGBUF_COMMIT_MASK ((1UL << 27) - 1)
+/**
+ * Bits 32..47 of the commit word of a page ringbuf_read_page() returns:
+ * 0, or the CPU (+ 1) its records were written on up to its first CPU
+ * note (a spare's page; see below). Readers of the kernel's format
+ * (libtraceevent's kbuffer) mask the commit word with a 27-bit mask and
+ * look at bits 30 and 31 only.
+ */
+#define RINGBUF_COMMIT_CPU_SHIFT 32
+#define RINGBUF_COMMIT_CPU_MASK 0xffffULL
 
 /** Size of the record header. */
 #define RINGBUF_EVENT_HDR_SIZE 4u
@@ -82,6 +91,13 @@ enum ringbuf_type {
  * (libtraceevent's kbuffer, trace-cmd). A note never has time_delta 0,
  * which would end the page for a reader: one that starts a page has 1,
  * the page's time stamp being one less than its own.
+ *
+ * A page of ringbuf_read_page() does not start with a note: the note a
+ * spare's page starts with goes into the page's commit word (bits 32 to
+ * 47, RINGBUF_COMMIT_CPU_SHIFT), and the page starts with the record
+ * after it, as kbuffer wants the first record of a page that lost
+ * events before it (it reports the loss with a record at offset 0
+ * only). ringbuf_page_cpu() reads it.
  */
 /** array[1] of a CPU note ("CPU#", little endian). */
 #define RINGBUF_NOTE_MAGIC 0x23555043u
@@ -114,6 +130,20 @@ struct ringbuf_data_page {
 	uint64_t commit;
 	unsigned char data[];
 };
+
+/**
+ * ringbuf_page_cpu - the CPU the records of a ringbuf_read_page() page
+ *	were written on, up to its first CPU note
+ * @commit: the page's commit word
+ *
+ * Return: the CPU, or -1 when the word does not say (then the buffer
+ * does: CPU buffer n's records were written on CPU n).
+ */
+static inline int ringbuf_page_cpu(uint64_t commit)
+{
+	return (int)((commit >> RINGBUF_COMMIT_CPU_SHIFT) &
+		     RINGBUF_COMMIT_CPU_MASK) - 1;
+}
 
 /**
  * ringbuf_note_cpu - the CPU a CPU note names

@@ -126,7 +126,7 @@ int td_page_for_each(const void *page, unsigned int page_size,
 	const unsigned char *pg = page, *data;
 	unsigned long lost = 0;
 	uint64_t ts, word, pos = 0, size, avail;
-	int on_cpu = -1; /* what the last CPU note names */
+	int on_cpu; /* what the page's commit word, or the last CPU note, names */
 
 	if (missed)
 		*missed = 0;
@@ -137,6 +137,7 @@ int td_page_for_each(const void *page, unsigned int page_size,
 	ts = td_get64(pg);
 	word = td_get64(pg + 8);
 	size = word & RINGBUF_COMMIT_MASK;
+	on_cpu = ringbuf_page_cpu(word);
 	if (size > avail)
 		return -EPROTO;
 	if (word & RINGBUF_MISSED_EVENTS) {
