@@ -96,8 +96,13 @@ awk 'BEGIN {
 	print "SELECT name FROM t ORDER BY v DESC, id LIMIT 5;"
 }' >script.sql
 
-export RINGTRACE_DIR=$work/pub
-mkdir -p -m 700 "$RINGTRACE_DIR"
+# a publish directory of our own, on tmpfs as the default one is
+# (/dev/shm; uftrace's buffers are there too): not the work directory,
+# whose file system would write the buffers back to disk
+export RINGTRACE_DIR
+RINGTRACE_DIR=$(mktemp -d /dev/shm/ringtrace-real.XXXXXX)
+chmod 700 "$RINGTRACE_DIR"
+trap 'rm -rf "$RINGTRACE_DIR"' EXIT
 status=0
 target() { # NAME OK TEXT
 	if [ "$2" = 1 ]; then

@@ -240,6 +240,10 @@ struct rb_cpu_meta {
 	_Atomic uint32_t wait_full;
 	_Atomic uint32_t wake_seq;
 	_Atomic uint32_t wake_armed;
+	/* Writers waiting for room (rb_wait_for_room()): how many, and the
+	 * futex word the reader bumps when it takes a page while any is. */
+	_Atomic uint32_t room_waiters;
+	_Atomic uint32_t room_seq;
 
 	/* Reader group: written under the reader lock. */
 	alignas(RB_CACHELINE) _Atomic uint32_t reader_page;
@@ -864,6 +868,10 @@ RB_HIDDEN int rb_init_shared_locks(struct ringbuf *rb);
 RB_HIDDEN void rb_reader_lock(struct ringbuf_cpu *cpu_buffer);
 RB_HIDDEN bool rb_reader_trylock(struct ringbuf_cpu *cpu_buffer);
 RB_HIDDEN void rb_wake_waiters(struct ringbuf_cpu *cpu_buffer);
+/* wait.c: writers waiting for room (rb_wait_for_room()). */
+RB_HIDDEN void rb_room_wake(struct rb_cpu_meta *m);
+RB_HIDDEN void rb_room_wait(struct rb_cpu_meta *m, uint32_t seq,
+			    uint64_t max_ns);
 RB_HIDDEN bool rb_writer_gone(struct ringbuf *rb);
 RB_HIDDEN void rb_recover_cpu(struct ringbuf_cpu *cpu_buffer);
 RB_HIDDEN void rb_recover_all(struct ringbuf *rb);

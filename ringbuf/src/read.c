@@ -801,8 +801,14 @@ spin:
 		atomic_store_explicit(&m->head_page,
 				      rb_next_id(cpu_buffer, head),
 				      memory_order_relaxed);
+		/* Seq_cst, and the load of room_waiters after it: a writer
+		 * waiting for room counts itself, then looks at pages_read
+		 * (rb_wait_for_room()); one of the two sees the other. */
 		atomic_fetch_add_explicit(&m->pages_read, 1,
-					  memory_order_relaxed);
+					  memory_order_seq_cst);
+		if (atomic_load_explicit(&m->room_waiters,
+					 memory_order_seq_cst))
+			rb_room_wake(m);
 
 		/* Finally update the reader page to the new head */
 		atomic_store_explicit(&m->reader_page, head,

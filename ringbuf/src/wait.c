@@ -45,6 +45,28 @@ static void rb_futex_wake(_Atomic uint32_t *word)
 	errno = saved;
 }
 
+/* The reader took a page while a writer waits for room: wake it. */
+void rb_room_wake(struct rb_cpu_meta *m)
+{
+	/* Relaxed: the futex word only; the waiter's futex call compares
+	 * it, and pages_read (seq_cst) is what it acts on. */
+	atomic_fetch_add_explicit(&m->room_seq, 1, memory_order_relaxed);
+	rb_futex_wake(&m->room_seq);
+}
+
+/* Sleep until rb_room_wake() after @seq was read, or @max_ns. */
+void rb_room_wait(struct rb_cpu_meta *m, uint32_t seq, uint64_t max_ns)
+{
+	struct timespec ts = { (time_t)(max_ns / 1000000000u),
+			       (long)(max_ns % 1000000000u) };
+	int saved = errno;
+
+	/* Not FUTEX_PRIVATE_FLAG: the reader may be another process. */
+	(void)syscall(SYS_futex, (uint32_t *)&m->room_seq, FUTEX_WAIT, seq,
+		      &ts, NULL, 0);
+	errno = saved;
+}
+
 static uint64_t rb_dirty_pages(struct ringbuf_cpu *cb)
 {
 	struct rb_cpu_meta *m = cb->meta;

@@ -501,7 +501,9 @@ static void rb_push_done(struct ringbuf_cpu *cpu_buffer)
  * cpu buffer drop at once until the reader takes a page again, so that
  * a reader that is gone (killed, stopped) costs one wait per cpu buffer
  * its writers fill (each cpu buffer keeps its own note), not one per
- * record. Bounded: the deadline, in sleeps of 20 us.
+ * record. Bounded: the deadline. The writer sleeps on a futex the reader
+ * wakes when it takes a page (rb_room_wake()), in slices of at most 10
+ * ms (a reader of an older build does not wake it).
  */
 static RB_NOINLINE bool rb_wait_for_room(struct ringbuf_cpu *cb)
 {
@@ -509,8 +511,8 @@ static RB_NOINLINE bool rb_wait_for_room(struct ringbuf_cpu *cb)
 	/* Relaxed: a setting; a writer may see a change late. */
 	uint32_t ms = atomic_load_explicit(&cb->buffer->meta->writer_wait_ms,
 					   memory_order_relaxed);
-	struct timespec nap = { 0, 20000 };
-	uint64_t pages, deadline;
+	uint64_t pages, deadline, now;
+	bool moved = false;
 	int saved;
 
 	if (!ms || rb_tls.depth != 1)
@@ -524,19 +526,34 @@ static RB_NOINLINE bool rb_wait_for_room(struct ringbuf_cpu *cb)
 	    pages)
 		return false;
 	saved = errno;
+	/* Seq_cst: counted before pages_read is looked at again; pairs
+	 * with the reader's seq_cst add to pages_read and load of
+	 * room_waiters (rb_get_reader_page()): either the reader sees us
+	 * and wakes us, or we see the page it took. */
+	atomic_fetch_add_explicit(&m->room_waiters, 1, memory_order_seq_cst);
 	deadline = (uint64_t)rb_clock_mono_raw_ns() + (uint64_t)ms * 1000000;
-	while ((uint64_t)rb_clock_mono_raw_ns() < deadline) {
-		nanosleep(&nap, NULL);
-		/* Relaxed: as above. */
-		if (atomic_load_explicit(&m->pages_read, memory_order_relaxed) !=
+	while ((now = (uint64_t)rb_clock_mono_raw_ns()) < deadline) {
+		/* Relaxed: the futex word; the futex call compares it. */
+		uint32_t seq = atomic_load_explicit(&m->room_seq,
+						    memory_order_relaxed);
+
+		/* Seq_cst: see above. */
+		if (atomic_load_explicit(&m->pages_read, memory_order_seq_cst) !=
 		    pages) {
-			errno = saved;
-			return true;
+			moved = true;
+			break;
 		}
+		rb_room_wait(m, seq,
+			     deadline - now < 10000000 ? deadline - now :
+							 10000000);
 	}
-	atomic_store_explicit(&cb->wait_gave_up, pages, memory_order_relaxed);
+	/* Relaxed: a count the reader only tests. */
+	atomic_fetch_sub_explicit(&m->room_waiters, 1, memory_order_relaxed);
+	if (!moved)
+		atomic_store_explicit(&cb->wait_gave_up, pages,
+				      memory_order_relaxed);
 	errno = saved;
-	return false;
+	return moved;
 }
 
 /*
