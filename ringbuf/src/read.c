@@ -688,8 +688,15 @@ again:
 	    atomic_load_explicit(&m->reader_page, memory_order_relaxed))
 		goto out;
 
-	/* Don't bother swapping if the ring buffer is empty */
-	if (rb_num_of_entries(cpu_buffer) == 0)
+	/*
+	 * Don't bother swapping if the ring buffer is empty. Userspace: not
+	 * while it holds bytes nobody read either: padding with no record
+	 * after it (a spare's CPU note whose record found no room) is passed
+	 * over like any padding, so that a drained buffer holds no bytes.
+	 */
+	if (rb_num_of_entries(cpu_buffer) == 0 &&
+	    local_read(&m->entries_bytes) ==
+		    atomic_load_explicit(&m->read_bytes, memory_order_relaxed))
 		goto out;
 
 	{

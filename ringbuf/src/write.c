@@ -1378,14 +1378,21 @@ static bool rb_note_write(struct ringbuf *rb, struct ringbuf_cpu *cb, int cpu,
 	 * discard (before_stamp 0 differs from write_stamp).
 	 */
 	if (!delta) {
-		if (stamp) {
-			uint64_t v = ((uint64_t)stamp->array[0] << 27 |
-				      stamp->time_delta) - 1;
+		uint64_t v = stamp ? ((uint64_t)stamp->array[0] << 27 |
+				      stamp->time_delta) :
+				     0;
 
+		if (stamp && stamp->type_len == RINGBUF_TYPE_TIME_EXTEND &&
+		    v) {
+			/* an extend of 0 is left alone, and an absolute
+			 * stamp too (one less than the last record's would
+			 * read as a wrap of its top bits: rb_fix_abs_ts()):
+			 * both take the last branch */
+			v--;
 			stamp->array[0] = (uint32_t)(v >> 27);
 			rb_event_set(stamp, stamp->type_len, v);
 			delta = 1;
-		} else if ((unsigned char *)ev ==
+		} else if (!stamp && (unsigned char *)ev ==
 			   rb_data(cb, rb_event_page(cb, ev))->data) {
 			struct rb_data_page *dp =
 				rb_data(cb, rb_event_page(cb, ev));

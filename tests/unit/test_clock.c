@@ -165,8 +165,10 @@ static void *order_thread(void *arg)
 
 		if (atomic_load(&order_stop))
 			return NULL;
-		/* Stop after 150 ms (past the first calibration). */
-		if (!me && rb_clock_mono_raw_ns() - order_start > 150000000) {
+		/* Stop after 150 ms (past the first calibration) and 1000
+		 * records, however loaded the machine. */
+		if (!me && tok >= 1000 &&
+		    rb_clock_mono_raw_ns() - order_start > 150000000) {
 			atomic_store(&order_stop, 1);
 			return NULL;
 		}
