@@ -1096,8 +1096,7 @@ static int rb_reader_note_cpu(struct ringbuf_cpu *cb)
 	uint32_t reader = atomic_load_explicit(&m->reader_page,
 					       memory_order_relaxed);
 	uint64_t read = rb_page(cb, reader)->read;
-	uint64_t stamp = atomic_load_explicit(&rb_data(cb, reader)->time_stamp,
-					      memory_order_relaxed);
+	uint64_t stamp = rb_page_stamp(cb, reader);
 
 	if (cb->rd_note_page != reader || cb->rd_note_stamp != stamp ||
 	    cb->rd_note_pos > read) {
@@ -1409,7 +1408,7 @@ int ringbuf_read_page(struct ringbuf *rb, void *data_page, size_t len,
 		struct rb_data_page *rpage = rb_data(cb, reader);
 		uint64_t rpos, pos = 0, save_timestamp;
 		unsigned int size;
-		int note_cpu = rb_reader_note_cpu(cb), c;
+		int note_cpu, c;
 
 		/*
 		 * A full page can still be returned if a previous partial
@@ -1417,6 +1416,7 @@ int ringbuf_read_page(struct ringbuf *rb, void *data_page, size_t len,
 		 */
 		if (full && (!read || len < commit - read || writer_on_page))
 			goto out_unlock;
+		note_cpu = rb_reader_note_cpu(cb);
 
 		/* the page's time stamp, loaded after its commit, at its
 		 * start (as rb_buffer_peek()) */

@@ -154,6 +154,7 @@ int td_page_for_each(const void *page, unsigned int page_size,
 
 	while (pos < size) {
 		uint64_t left = size - pos, len, val;
+		int note;
 		struct td_record rec;
 		unsigned int type_len, delta;
 		uint32_t hdr, a0;
@@ -179,8 +180,9 @@ int td_page_for_each(const void *page, unsigned int page_size,
 			 */
 			if (left < 8 || a0 > left - 4)
 				return -EPROTO;
-			if (ringbuf_note_cpu(data + pos, left) >= 0)
-				on_cpu = ringbuf_note_cpu(data + pos, left);
+			note = ringbuf_note_cpu(data + pos, left);
+			if (note >= 0)
+				on_cpu = note;
 			ts += delta;
 			pos += 4 + (uint64_t)a0;
 			continue;
