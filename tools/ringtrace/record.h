@@ -112,6 +112,19 @@ const char *rtt_record_preload(const char *cmd, int mode,
  * and marked, until it reads again).
  */
 #define RTT_RECORD_WAIT_MS 1000u
+/*
+ * The sub-buffer size of a command's buffers, in KiB (a string: it goes
+ * into the command's environment as RINGTRACE_SUBBUF_SIZE_KB). Each
+ * sub-buffer costs the writer a page change (rb_move_tail()) and the
+ * recorder a swap of the reader page, a copy call and a page in the
+ * file: with 16 KiB instead of the kernel's 4 KiB a function_graph
+ * recording of lz4 took about a tenth less time, and 64 KiB saved no
+ * more. Only for a cpu buffer of RTT_RECORD_SUBBUF_MIN_KB or more (64
+ * sub-buffers): a smaller one keeps the kernel's 4 KiB, so that it
+ * still has pages enough to hand over one by one.
+ */
+#define RTT_RECORD_SUBBUF_KB "16"
+#define RTT_RECORD_SUBBUF_MIN_KB 1024ul
 
 void rtt_settle(struct rtt_proc *p);
 int rtt_record_lists(struct rtt_proc *p, const struct rtt_strv lists[3],

@@ -26,6 +26,20 @@ static int rtt_spawn_descendant(const char *hold_env)
 	return pid;
 }
 
+/*
+ * Is the cpu buffer of the command, @size_kb (0: the size its
+ * RINGTRACE_BUF_SIZE_KB says, or the library's default), big enough for
+ * RTT_RECORD_SUBBUF_KB sub-buffers (RTT_RECORD_SUBBUF_MIN_KB)?
+ */
+static bool rtt_record_big_buffer(unsigned long size_kb)
+{
+	const char *s = getenv("RINGTRACE_BUF_SIZE_KB");
+
+	if (!size_kb && (!s || rtt_parse_uint(s, ULONG_MAX, &size_kb)))
+		size_kb = 1408;
+	return size_kb >= RTT_RECORD_SUBBUF_MIN_KB;
+}
+
 /* Start COMMAND with the settings in its environment; wait until it
  * publishes its control file, or a program it starts does (the command
  * is a shell that runs it: sh -c "PROGRAM; ..."). */
@@ -91,11 +105,11 @@ int rtt_record_spawn(char **cmd, const struct rtt_strv *events,
 			 size_kb);
 		envp[n++] = size_env;
 	}
-	/* Sub-buffers stay the default size (or the user's
-	 * RINGTRACE_SUBBUF_SIZE_KB): with 16 KiB ones, 2 of 10
-	 * function_graph recordings of sqlite3 lost two records uncounted
-	 * where the thread came back to a CPU (0 of 10 with 4 KiB), a
-	 * defect not found yet. */
+	/* the sub-buffer size, unless the user's environment sets one or
+	 * the buffer is small */
+	if (!getenv("RINGTRACE_SUBBUF_SIZE_KB") &&
+	    rtt_record_big_buffer(size_kb))
+		envp[n++] = (char *)"RINGTRACE_SUBBUF_SIZE_KB=" RTT_RECORD_SUBBUF_KB;
 	/* any RINGTRACE_ variable starts the tracer at load: the process
 	 * publishes before its main() runs */
 	envp[n++] = (char *)"RINGTRACE_PUBLISH=1";
