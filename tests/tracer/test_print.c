@@ -287,9 +287,124 @@ static void spare_written_cpu(void)
 	free(a);
 }
 
+/*
+ * A thread that leaves CPU 1 inside fn_1100() and comes back to it
+ * inside a later call of fn_1100(): the record after the first entry on
+ * CPU 1 is the later call's return. Scripted per-cpu streams of
+ * (time, record); none of the two calls may fold into a leaf.
+ */
+struct migr_rec {
+	uint64_t ts;
+	bool ret;
+	unsigned long func;
+	int depth;
+	uint64_t calltime;
+};
+
+static const struct migr_rec migr_cpu0[] = {
+	{ 2000, true, 0x1100, 1, 1100 },
+	{ 2100, true, 0x1000, 0, 1000 },
+	{ 3000, false, 0x1000, 0, 0 },
+	{ 3100, false, 0x1100, 1, 0 },
+};
+static const struct migr_rec migr_cpu1[] = {
+	{ 1000, false, 0x1000, 0, 0 },
+	{ 1100, false, 0x1100, 1, 0 },
+	{ 4000, true, 0x1100, 1, 3100 },
+	{ 4100, true, 0x1000, 0, 3000 },
+	/* a call that stays on the CPU still folds */
+	{ 5000, false, 0x1200, 0, 0 },
+	{ 5600, true, 0x1200, 0, 5000 },
+};
+
+struct migr {
+	unsigned int at[2];
+	union {
+		struct rt_graph_ent_entry ent;
+		struct rt_graph_ret_entry ret;
+	} rec;
+};
+
+static bool migr_peek(void *ctx, int cpu, uint64_t *ts, const void **data,
+		      unsigned int *len, long *lost)
+{
+	struct migr *m = ctx;
+	const struct migr_rec *r = cpu ? migr_cpu1 : migr_cpu0;
+	unsigned int n = cpu ? 6 : 4;
+
+	if (m->at[cpu] >= n)
+		return false;
+	r += m->at[cpu];
+	memset(&m->rec, 0, sizeof(m->rec));
+	if (r->ret) {
+		m->rec.ret.ent = (struct ringtrace_entry){ RT_TYPE_GRAPH_RET, 0,
+							   0, 7 };
+		m->rec.ret.func = r->func;
+		m->rec.ret.depth = r->depth;
+		m->rec.ret.calltime = r->calltime;
+		m->rec.ret.rettime = r->ts;
+		*len = sizeof(m->rec.ret);
+	} else {
+		m->rec.ent.ent = (struct ringtrace_entry){ RT_TYPE_GRAPH_ENT, 0,
+							   0, 7 };
+		m->rec.ent.func = r->func;
+		m->rec.ent.depth = r->depth;
+		*len = sizeof(m->rec.ent);
+	}
+	*ts = r->ts;
+	*data = &m->rec;
+	if (lost)
+		*lost = 0;
+	return true;
+}
+
+static void migr_advance(void *ctx, int cpu)
+{
+	((struct migr *)ctx)->at[cpu]++;
+}
+
+static int count_of(const char *s, const char *what)
+{
+	int n = 0;
+
+	while ((s = strstr(s, what))) {
+		n++;
+		s += strlen(what);
+	}
+	return n;
+}
+
+static void leaf_not_across_cpus(void)
+{
+	struct rt_print_cfg cfg = { .opts = RT_OPT(RT_OPT_CONTEXT_INFO) |
+					    RT_OPT(RT_OPT_FUNCGRAPH_CPU) |
+					    RT_OPT(RT_OPT_FUNCGRAPH_DURATION),
+				    .tracer = RT_TRACER_GRAPH };
+	struct migr m = { { 0, 0 }, { .ent = { { 0, 0, 0, 0 }, 0, 0 } } };
+	struct rt_record_source src = { 2, RINGBUF_CLOCK_MONO, migr_peek,
+					migr_advance, &m, 2, NULL };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	ASSERT_EQ(rt_print_source(&src, RINGBUF_ALL_CPUS, &cfg, &ops, f), 9);
+	fclose(f);
+	if (getenv("RT_SHOW"))
+		fprintf(stderr, "%s", buf);
+	/* both calls of fn_1100 open on CPU 1 and close on the other */
+	ASSERT_EQ(count_of(buf, "fn_1100() {\n"), 2);
+	ASSERT_EQ(count_of(buf, "fn_1100();"), 0);
+	ASSERT_NOT_NULL(strstr(buf, " 0)   0.900 us    |    } /* fn_1100 */\n"));
+	ASSERT_NOT_NULL(strstr(buf, " 1)   0.900 us    |    }\n"));
+	/* the call that stayed on CPU 1 is a leaf */
+	ASSERT_NOT_NULL(strstr(buf, " 1)   0.600 us    |  fn_1200();\n"));
+	free(buf);
+}
+
 static const struct rbt_case cases[] = {
 	RBT_CASE(view_equals_source),
 	RBT_CASE(spare_cpu_name),
 	RBT_CASE(spare_written_cpu),
+	RBT_CASE(leaf_not_across_cpus),
 };
 RBT_MAIN(cases)

@@ -506,6 +506,67 @@ static uint64_t rt_iter_next_ts(struct rt_iter *it)
 }
 
 /*
+ * Whether another cpu buffer's next record is one of thread @pid's from
+ * before @ts (or at it): then the thread moved between the current
+ * record and @ts, and the record at @ts is not the one after it.
+ */
+static bool rt_iter_thread_elsewhere(struct rt_iter *it, int pid, uint64_t ts)
+{
+	struct ringtrace_entry ent;
+	int cpu;
+
+	for (cpu = 0; cpu < it->nr_cpus; cpu++) {
+		const void *data = NULL;
+		unsigned int len = 0;
+		uint64_t t;
+
+		if (cpu == it->cpu ||
+		    (it->only_cpu != RINGBUF_ALL_CPUS && cpu != it->only_cpu))
+			continue;
+		if (it->src) {
+			if (!it->src->peek(it->src->ctx, cpu, &t, &data, &len,
+					   NULL))
+				continue;
+		} else {
+			struct ringbuf_event *e =
+				it->consume ? ringbuf_peek(it->rb, cpu, &t, NULL) :
+					      ringbuf_iter_peek(it->it[cpu], &t);
+
+			if (!e)
+				continue;
+			data = ringbuf_event_data(e);
+			len = ringbuf_event_length(e);
+		}
+		if (t > ts || len < sizeof(ent))
+			continue;
+		memcpy(&ent, data, sizeof(ent));
+		if (ent.pid == pid)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Whether @ret (the record after the current one on its cpu buffer, at
+ * @ts) closes the current graph entry. Userspace: besides the kernel's
+ * checks (a return, same pid, same function), the thread must not have
+ * a record on another cpu buffer in between. A thread that leaves a CPU
+ * inside a function and comes back to it inside a later call of the
+ * same function has that later call's return next on this buffer; the
+ * kernel's check alone folds the two calls into one leaf.
+ */
+static bool rt_iter_returns_here(struct rt_iter *it,
+				 const struct rt_graph_ret_entry *ret,
+				 uint64_t ts)
+{
+	const struct rt_graph_ent_entry *cur = (const void *)it->rec;
+
+	return ret->ent.type == RT_TYPE_GRAPH_RET &&
+	       ret->ent.pid == cur->ent.pid && ret->func == cur->func &&
+	       !rt_iter_thread_elsewhere(it, cur->ent.pid, ts);
+}
+
+/*
  * The record after the current one on the same cpu buffer, if it is
  * the graph return that closes the current graph entry: consumed and
  * copied to @ret (the kernel's get_return_for_leaf()).
@@ -513,7 +574,6 @@ static uint64_t rt_iter_next_ts(struct rt_iter *it)
 static bool rt_iter_leaf_return(struct rt_iter *it,
 				struct rt_graph_ret_entry *ret)
 {
-	const struct rt_graph_ent_entry *cur = (const void *)it->rec;
 	struct ringbuf_event *e;
 	uint64_t ts;
 
@@ -529,8 +589,7 @@ static bool rt_iter_leaf_return(struct rt_iter *it,
 		    len < sizeof(*ret) || lost)
 			return false;
 		memcpy(ret, data, sizeof(*ret));
-		if (ret->ent.type != RT_TYPE_GRAPH_RET ||
-		    ret->ent.pid != cur->ent.pid || ret->func != cur->func)
+		if (!rt_iter_returns_here(it, ret, ts))
 			return false;
 		it->src->advance(it->src->ctx, it->cpu);
 		return true;
@@ -547,8 +606,7 @@ static bool rt_iter_leaf_return(struct rt_iter *it,
 	}
 	/* copied out: records are only 4-byte aligned */
 	memcpy(ret, ringbuf_event_data(e), sizeof(*ret));
-	if (ret->ent.type != RT_TYPE_GRAPH_RET ||
-	    ret->ent.pid != cur->ent.pid || ret->func != cur->func)
+	if (!rt_iter_returns_here(it, ret, ts))
 		return false;
 	if (it->consume)
 		ringbuf_consume(it->rb, it->cpu, NULL, NULL);
