@@ -13,7 +13,10 @@
 #     the per-function call counts (`uftrace report` against ours);
 #   - events lost with the defaults, over RUNS recordings;
 #   - the recording's wall time, median of RUNS interleaved runs of
-#     each tool, as a ratio to uftrace's;
+#     each tool, as a ratio to uftrace's; `sync` (untimed) after each
+#     run, so that the write-back of one run's file (uftrace writes
+#     through the page cache, which flushes it up to 30 s later) does
+#     not land in another run's time;
 #   - the bytes the recorder wrote (wchar) against the file's size, and
 #     the file's bytes per event against uftrace's.
 #
@@ -190,10 +193,12 @@ compare() {
 		python3 "$here/measure.py" "m.ut" uftrace record --no-libcall \
 			-d "ut.$name.r" "$@"
 		json m.ut seconds >>"t.ut.$name"
+		sync
 		rm -f "rt.$name.r.dat"
 		python3 "$here/measure.py" "m.rt" "$RT" record -p function_graph \
 			-o "rt.$name.r.dat" -- env LD_PRELOAD="$LIB" "$@"
 		json m.rt seconds >>"t.rt.$name"
+		sync
 		lost=$(sed -n 's/^ringtrace: \([0-9]*\) events recorded in .*; \([0-9]*\) lost$/\2/p' m.rt.err | tail -1)
 		[ -n "$lost" ] || lost=unknown
 		[ "$lost" = unknown ] && total_lost=unknown

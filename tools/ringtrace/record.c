@@ -82,6 +82,13 @@ const char rtt_record_help[] =
  * off a cpu before a writer at full speed outruns it.
  */
 #define RTT_RECORD_WATERMARK 10
+/*
+ * The nap of a recorder woken at the watermark that finds no whole page
+ * to take, in microseconds: short, as a function_graph writer at full
+ * speed fills a 4 MiB buffer in about 4 ms, and then waits for the
+ * recorder.
+ */
+#define RTT_RECORD_NAP_US 2000
 
 /*
  * SIGCHLD: nothing to do but be there. Installed without SA_RESTART once
@@ -273,7 +280,7 @@ int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 	const char *pid_arg = NULL, *tracer = NULL, *inst = NULL;
 	pid_t child = 0;
 	int c, ret = 0, code = RTT_EXIT_OK;
-	bool exited = false, follow = false;
+	bool exited = false, follow = false, at_mark;
 	const struct rtt_opt opts[] = {
 		RTT_O_STR("output", 'o', &r.out),
 		RTT_O_STR("pid", 'P', &pid_arg),
@@ -426,6 +433,7 @@ int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 		sigaction(SIGCHLD, &sa, NULL);
 	}
 again:
+	at_mark = false;
 	while (!ret) {
 		uint64_t now;
 		int w, moved;
@@ -441,6 +449,12 @@ again:
 			break;
 		if (moved == RTT_RECORD_BATCH)
 			continue;
+		/* the last wait ended at the watermark, and this turn found
+		 * no whole page to take (the writer is still on it): do not
+		 * spin. (Not after a wait that ended with the turn before it
+		 * empty: this turn read what woke it.) */
+		if (at_mark && !moved)
+			usleep(RTT_RECORD_NAP_US);
 		/* short waits at first: a starting program registers its
 		 * events, whose formats are read at the next turn; and
 		 * while other processes are followed */
@@ -462,10 +476,7 @@ again:
 			r.exited = rtt_proc_state(&r.p) == RTT_DEAD;
 			break;
 		}
-		/* at the watermark with no whole page to take (the writer
-		 * is still on it): do not spin */
-		if (w > 0 && !moved)
-			usleep(follow ? 2000 : 20000);
+		at_mark = w > 0;
 	}
 	ret = rtt_rec_finish(&r, ret);
 	ret = rtt_out_finish(&out, ret);
