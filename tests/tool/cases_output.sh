@@ -41,9 +41,29 @@ case_output_paths() {
 		[ ! -e "$d/ran" ] || fail "the command ran for a device node"
 	fi
 	no_leftovers
-	# a FIFO with a reader gets the whole file, and stays a FIFO
-	cat "$d/fifo" >"$d/got.dat" &
-	local reader=$!
+	# a FIFO with a reader gets the whole file, and stays a FIFO. The
+	# reader opens it without waiting for a writer and says so first (a
+	# cat started in the background may not have opened it yet when the
+	# recorder looks for a reader; it would then wait for a writer for
+	# ever).
+	python3 - "$d/fifo" "$d/got.dat" "$d/ready" <<'PY' >/dev/null 2>"$d/reader.err" &
+import os, select, sys
+fifo, out, ready = sys.argv[1:4]
+fd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+open(ready, "w").close()
+with open(out, "wb") as f:
+    while select.select([fd], [], [], 60)[0]:
+        data = os.read(fd, 65536)
+        if not data:
+            break
+        f.write(data)
+PY
+	local reader=$! i
+	for i in $(seq 1 500); do
+		[ -e "$d/ready" ] && break
+		sleep 0.02
+	done
+	[ -e "$d/ready" ] || { kill "$reader"; fail "the FIFO's reader did not start: $(cat "$d/reader.err")"; }
 	run 0 timeout 30 "$T" record -q -o "$d/fifo" -e app:work -- "$S" \
 		--seconds 0.3 --threads 1
 	wait "$reader"
