@@ -84,11 +84,15 @@ const char rtt_record_help[] =
 #define RTT_RECORD_WATERMARK 10
 /*
  * The nap of a recorder woken at the watermark that finds no whole page
- * to take, in microseconds: short, as a function_graph writer at full
- * speed fills a 4 MiB buffer in about 4 ms, and then waits for the
- * recorder.
+ * to take, in microseconds: short at first, as a function_graph writer at
+ * full speed fills a 4 MiB buffer in about 4 ms and then waits for the
+ * recorder; doubled at each nap in a row, up to the longest, so that a
+ * small buffer left at the watermark by a writer that went quiet is not
+ * polled 500 times a second (not while other processes are followed:
+ * their turns come with the recorder's).
  */
-#define RTT_RECORD_NAP_US 2000
+#define RTT_RECORD_NAP_US 2000u
+#define RTT_RECORD_NAP_MAX_US 16000u
 
 /*
  * SIGCHLD: nothing to do but be there. Installed without SA_RESTART once
@@ -281,6 +285,7 @@ int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 	pid_t child = 0;
 	int c, ret = 0, code = RTT_EXIT_OK;
 	bool exited = false, follow = false, at_mark;
+	unsigned int nap = RTT_RECORD_NAP_US;
 	const struct rtt_opt opts[] = {
 		RTT_O_STR("output", 'o', &r.out),
 		RTT_O_STR("pid", 'P', &pid_arg),
@@ -453,8 +458,13 @@ again:
 		 * no whole page to take (the writer is still on it): do not
 		 * spin. (Not after a wait that ended with the turn before it
 		 * empty: this turn read what woke it.) */
-		if (at_mark && !moved)
-			usleep(RTT_RECORD_NAP_US);
+		if (at_mark && !moved) {
+			usleep(nap);
+			if (!follow && nap < RTT_RECORD_NAP_MAX_US)
+				nap *= 2;
+		} else if (moved) {
+			nap = RTT_RECORD_NAP_US;
+		}
 		/* short waits at first: a starting program registers its
 		 * events, whose formats are read at the next turn; and
 		 * while other processes are followed */
