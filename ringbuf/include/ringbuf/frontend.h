@@ -900,6 +900,11 @@ RINGBUF_FE_INLINE int ringbuf_commit_inline(struct ringbuf *rb)
 /** ringbuf_event_data_inline - ringbuf_event_data(), inline */
 RINGBUF_FE_INLINE void *ringbuf_event_data_inline(struct ringbuf_event *event)
 {
+	/* The record the fast path reserves: type_len 1..28, the payload
+	 * at array[0] (one test; 0 wraps above the range). */
+	if (ringbuf_fe_likely((unsigned int)event->type_len - 1u <
+			      RINGBUF_TYPE_DATA_TYPE_LEN_MAX))
+		return &event->array[0];
 	if (event->type_len == RINGBUF_TYPE_TIME_EXTEND ||
 	    event->type_len == RINGBUF_TYPE_TIME_STAMP)
 		event = (struct ringbuf_event *)((char *)event + 8);
