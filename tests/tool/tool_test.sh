@@ -689,9 +689,16 @@ case_record_report() {
 		--burst 50 --gap-ms 10
 	"$T" record -o "$W/r.dat" -P "$SP" -e io:request -e app:big \
 		>"$W/rec.out" 2>"$W/rec.err" &
-	local rp=$!
+	local rp=$! i
 	PIDS+=("$rp")
-	sleep 1.5
+	# until the first progress line (a second into the recording; how
+	# long the attach takes depends on the machine), at most 60 s
+	for i in $(seq 1 600); do
+		grep -q "^ringtrace: [0-9.]* events/s, [0-9.]* MB written, [0-9]* events lost" \
+			"$W/rec.err" && break
+		kill -0 "$rp" 2>/dev/null || break
+		sleep 0.1
+	done
 	kill -INT "$rp"
 	wait "$rp" || fail "record exited with $?: $(cat "$W/rec.err")"
 	grep -q "^ringtrace: [0-9.]* events/s, [0-9.]* MB written, [0-9]* events lost" \
