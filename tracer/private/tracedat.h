@@ -340,11 +340,13 @@ int td_writer_set_reserve(struct td_writer *w, uint64_t bytes);
 /**
  * td_writer_set_step_hook - call a function at each step of a move of a
  *	cpu's data in a writer that writes in place with holes (for tests:
- *	one that ends the process there)
+ *	one that ends the process there, or reads the final counters)
  * @w: the writer
  * @fn: called with "hidden" (the cpu shown empty on disk, before a copy
  *	over its own data), "copied" (the copy whole, not shown yet),
- *	"shown" (its entry written); NULL for none
+ *	"shown" (its entry written); and "closed" in td_writer_close() of
+ *	any in-place writer, once the file is complete, before the writer
+ *	is freed (its counters are final); NULL for none
  * @arg: passed to @fn
  *
  * Context: the writer's thread.

@@ -712,7 +712,7 @@ static uint64_t td_sparse_reserve(int nr_cpus, unsigned int page_size)
 /**
  * td_step - tell the test hook that a move reached a step
  * @w: the writer
- * @what: the step ("hidden", "copied", "shown")
+ * @what: the step ("hidden", "copied", "shown", "closed")
  *
  * Context: the writer's thread.
  */
@@ -2226,6 +2226,7 @@ int td_writer_close(struct td_writer *w)
 	ret = td_writer_checkpoint(w);
 	if (!ret && w->fd >= 0) {
 		ret = w->sparse ? td_compact_sparse(w) : td_compact(w);
+		td_step(w, "closed");
 		/* close() reports delayed write errors on some file systems */
 		if (close(w->fd) && errno != EINTR && !ret)
 			ret = -errno;
