@@ -1822,12 +1822,18 @@ static size_t sparse_check(const char *path, int ncpu, const uint32_t *want,
 	return recs;
 }
 
-/* Pages of the three cpus of the sparse tests: cpu 0 outgrows its
- * reservation of 8 pages several times, after cpu 1 and cpu 2 have
- * data of their own (more than cpu 0's growth: copied over itself). */
+/*
+ * Pages of the three cpus of the sparse tests. Reservations are placed in
+ * the order the cpus first write (at the first checkpoint: 0 and 2, then
+ * 1), so that cpu 2's data comes before cpu 1's in the file. Cpu 0
+ * outgrows its reservation of 8 pages several times, after cpus 1 and 2
+ * have data of their own (more than cpu 0's growth: copied over itself).
+ */
 #define SPARSE_STEPS 400
 static int sparse_cpu_of(int i)
 {
+	if (i < 7)
+		return i ? 2 : 0;
 	return i < 60 ? 1 + i % 2 : (i % 5 == 0 ? 1 : i % 7 == 0 ? 2 : 0);
 }
 

@@ -524,6 +524,8 @@ struct td_fmt {
  *	page_size from the start of its data)
  * @off: in place: where the cpu's data starts in the output
  * @cap: in place: bytes reserved for it there (the pages, then a hole)
+ * @rank: sparse: its place in the writer's @order, -1 before its first
+ *	write
  * @staged: pages in @stage not written yet
  * @stage: pages waiting to be written together (td_writer_stage_pages
  *	of them)
@@ -533,6 +535,7 @@ struct td_spool {
 	uint64_t pages;
 	uint64_t off;
 	uint64_t cap;
+	int rank;
 	unsigned int staged;
 	unsigned char *stage;
 };
@@ -577,6 +580,9 @@ struct td_spool {
  * @sparse: in place by copying (td_can_sparse()) rather than by shifting
  *	blocks (td_can_shift())
  * @reserve: sparse: the first reservation of a cpu (td_flush_cpu())
+ * @order: sparse: the cpus in the order of their reservations in the
+ *	output, which is the order they first wrote in
+ * @nr_placed: sparse: entries in @order
  * @moved: sparse: bytes copied from one place of the output to another
  * @broken: sparse: a move failed after it overwrote the data it moved
  *	(the cpu is shown empty on disk); every later call fails with it
@@ -617,6 +623,8 @@ struct td_writer {
 	uint64_t *entry_written;
 	bool sparse;
 	uint64_t reserve;
+	int *order;
+	int nr_placed;
 	uint64_t moved;
 	int broken;
 	void (*step)(const char *what, void *arg);
@@ -909,30 +917,32 @@ static int td_move_cpu(struct td_writer *w, int cpu, uint64_t dst)
  * @cpu: the cpu whose reservation grows, or -1 for the header's
  * @len: bytes (whole pages)
  *
- * The data of the cpus after it is copied @len up, the last cpu first
- * (each one's new place is above everything not moved yet). After a
- * failure the room opens after the last cpu not moved, so that every
- * cpu still has its reservation, and @cpu's has not grown.
+ * The data of the cpus placed after it (@w->order) is copied @len up,
+ * the last one first (each one's new place is above everything not moved
+ * yet). After a failure the room opens after the last one not moved, so
+ * that every cpu keeps its reservation, and @cpu's has not grown.
  *
  * Context: the writer's thread; blocks.
  * Return: 0 or a negative errno.
  */
 static int td_move_up(struct td_writer *w, int cpu, uint64_t len)
 {
-	int i, ret = 0;
+	int k = w->nr_placed - 1, ret = 0;
+	int from = cpu < 0 ? -1 : w->spool[cpu].rank;
 
-	for (i = w->nr_cpus - 1; i > cpu && !ret; i--) {
-		uint64_t from = w->spool[i].off;
+	for (; k > from && !ret; k--) {
+		struct td_spool *sp = &w->spool[w->order[k]];
+		uint64_t was = sp->off;
 
-		ret = td_move_cpu(w, i, from + len);
-		if (ret && w->spool[i].off == from)
+		ret = td_move_cpu(w, w->order[k], was + len);
+		if (ret && sp->off == was)
 			break;
 	}
-	/* i: the last cpu (or the header) not moved */
-	if (i < 0)
+	/* k: the last reservation (or the header) not moved */
+	if (k < 0)
 		w->hdr_cap += len;
 	else
-		w->spool[i].cap += len;
+		w->spool[w->order[k]].cap += len;
 	return ret;
 }
 
@@ -1124,6 +1134,26 @@ static int td_flush_cpu(struct td_writer *w, int cpu)
 		if (ret)
 			return ret;
 	}
+	if (w->sparse && sp->rank < 0) {
+		/*
+		 * A cpu's reservation is placed at its first write, after
+		 * the last one placed: the data of the first cpu to write
+		 * (the busiest, usually: its staging filled first) follows
+		 * the header, where the close need not move it.
+		 */
+		uint64_t top = w->hdr_cap;
+
+		if (w->nr_placed) {
+			struct td_spool *last =
+				&w->spool[w->order[w->nr_placed - 1]];
+
+			top = last->off + last->cap;
+		}
+		sp->off = top;
+		sp->cap = w->reserve;
+		sp->rank = w->nr_placed;
+		w->order[w->nr_placed++] = cpu;
+	}
 	if (w->fd >= 0) {
 		uint64_t need = sp->pages * w->page_size + len;
 
@@ -1264,6 +1294,7 @@ static void td_writer_free(struct td_writer *w)
 	free(w->hdr_prev);
 	free(w->entry_at);
 	free(w->entry_written);
+	free(w->order);
 	for (size_t i = 0; i < w->nr_fmts; i++)
 		free(w->fmts[i].text);
 	for (size_t i = 0; i < w->nr_systems; i++)
@@ -1319,8 +1350,9 @@ int td_writer_open(const char *path, unsigned int page_size, int nr_cpus,
 	w->nr_cpu_bufs = nr_cpus;
 	w->entry_at = calloc((size_t)nr_cpus, sizeof(*w->entry_at));
 	w->entry_written = calloc((size_t)nr_cpus, sizeof(*w->entry_written));
+	w->order = calloc((size_t)nr_cpus, sizeof(*w->order));
 	if (!w->path || !w->tmp_path || !w->dir || !w->spool || !w->entry_at ||
-	    !w->entry_written) {
+	    !w->entry_written || !w->order) {
 		td_writer_free(w);
 		return -ENOMEM;
 	}
@@ -1328,8 +1360,10 @@ int td_writer_open(const char *path, unsigned int page_size, int nr_cpus,
 	memcpy(w->tmp_path + n, ".tmp", sizeof(".tmp"));
 	w->fd = -1;
 	w->dfd = -1;
-	for (int cpu = 0; cpu < nr_cpus; cpu++)
+	for (int cpu = 0; cpu < nr_cpus; cpu++) {
 		w->spool[cpu].fd = -1;
+		w->spool[cpu].rank = -1;
+	}
 	w->stage_pages = TD_STAGE_BYTES / page_size;
 	if (!w->stage_pages)
 		w->stage_pages = 1;
@@ -2172,15 +2206,14 @@ static int td_compact(struct td_writer *w)
  * td_compact_sparse - remove the holes of a sparse writer's output
  * @w: the writer, its header written
  *
- * Each cpu's data after the first is copied down next to the data before
- * it (td_move_cpu(): in the kernel when the two places are apart, else
- * front to back through a buffer), then the file is cut after the last
- * and the header written with the final offsets. The first cpu's data
- * stays where it is, after the header's room, and the part of the room
- * the header does not use is written with zeroes (a few KiB), so that
- * no hole is left; without data on the first cpu, the next ones move
- * down to the header's end. A move that fails leaves the holes from
- * there on (the file reads the same).
+ * In the order of the reservations (@w->order), each cpu's data after the
+ * first is copied down next to the data before it (td_move_cpu(): in the
+ * kernel when the two places are apart, else front to back through a
+ * buffer), then the file is cut after the last and the header written
+ * with the final offsets. The first one's data stays where it is, after
+ * the header's room, and the part of the room the header does not use
+ * is written with zeroes (a few KiB), so that no hole is left. A move
+ * that fails leaves the holes from there on (the file reads the same).
  *
  * Context: the writer's thread; blocks.
  * Return: 0 or the negative errno of a move that lost a cpu's data or
@@ -2188,15 +2221,17 @@ static int td_compact(struct td_writer *w)
  */
 static int td_compact_sparse(struct td_writer *w)
 {
-	uint64_t first = w->spool[0].pages * w->page_size;
-	uint64_t end = first ? w->spool[0].off + first : w->hdr_len;
+	struct td_spool *first =
+		w->nr_placed ? &w->spool[w->order[0]] : NULL;
+	uint64_t end = first ? first->off + first->pages * w->page_size :
+			       w->hdr_len;
 	unsigned char *zero;
 	int ret = 0;
 
-	for (int cpu = 1; cpu < w->nr_cpus && !ret; cpu++) {
-		ret = td_move_cpu(w, cpu, end);
+	for (int k = 1; k < w->nr_placed && !ret; k++) {
+		ret = td_move_cpu(w, w->order[k], end);
 		if (!ret)
-			end += w->spool[cpu].pages * w->page_size;
+			end += w->spool[w->order[k]].pages * w->page_size;
 	}
 	if (w->broken)
 		return w->broken;
@@ -2204,15 +2239,14 @@ static int td_compact_sparse(struct td_writer *w)
 		w->eof = end;
 	w->dirty = true;
 	ret = td_write_header(w);
-	if (ret || !first || w->hdr_len >= w->spool[0].off)
+	if (ret || !first || w->hdr_len >= first->off)
 		return ret;
-	zero = calloc(1, (size_t)(w->spool[0].off - w->hdr_len));
-	if (!zero)
-		return 0; /* a hole left: the file reads the same */
+	zero = calloc(1, (size_t)(first->off - w->hdr_len));
 	/* failure is fine: a hole left reads the same */
-	if (!td_write_all(w->fd, zero, (size_t)(w->spool[0].off - w->hdr_len),
-			  w->hdr_len))
-		w->written += w->spool[0].off - w->hdr_len;
+	if (zero && !td_write_all(w->fd, zero,
+				  (size_t)(first->off - w->hdr_len),
+				  w->hdr_len))
+		w->written += first->off - w->hdr_len;
 	free(zero);
 	return 0;
 }
