@@ -34,12 +34,13 @@
  * reservation grows leaves the cpus whose data moved shown empty).
  * Where blocks cannot be shifted but holes can be punched (tmpfs:
  * FALLOC_FL_PUNCH_HOLE), it writes in place too, into reservations of
- * up to 1 GiB per cpu that are holes until written (sparse): a cpu that
- * outgrows its reservation has it doubled and the data of the cpus after
- * it copied up, and the close copies each cpu's data down next to the
- * one before it and cuts the file. A cpu whose data is copied over
- * itself is shown empty until the copy is whole. Elsewhere (a FIFO, a
- * file system without holes) it keeps each cpu's
+ * up to 1 GiB per cpu that are holes until written (sparse), placed in
+ * the order the cpus first write: a cpu that outgrows its reservation
+ * has it doubled and the data of the cpus placed after it copied up, and
+ * the close copies each cpu's data but the first down next to the one
+ * before it and cuts the file. A cpu whose data is copied over itself is
+ * shown empty until the copy is whole. Elsewhere (a FIFO, a file system
+ * without holes) it keeps each cpu's
  * pages in an unlinked temporary file next to the output and copies them
  * into place when it assembles the file (td_writer_checkpoint(),
  * td_writer_close()).
