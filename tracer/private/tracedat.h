@@ -370,7 +370,8 @@ uint64_t td_writer_moved(const struct td_writer *w);
  * td_writer_written - bytes the writer wrote to files so far
  * @w: the writer
  *
- * Pages, headers, and the copies of the spooled pages.
+ * Pages, headers, the copies of the spooled pages, and the data a writer
+ * in place with holes moved (td_writer_moved()).
  *
  * Context: the writer's thread.
  */
