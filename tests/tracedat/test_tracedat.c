@@ -1559,6 +1559,19 @@ static void write_once(void)
 	tdt_rmdir(dir);
 }
 
+/* A child process and a pipe to talk with it (fds[0] to read, fds[1] to
+ * write). */
+static pid_t fork_piped(int fds[2])
+{
+	pid_t pid;
+
+	ASSERT_EQ(pipe(fds), 0);
+	fflush(stdout);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	return pid;
+}
+
 static void checkpoint_kill(void)
 {
 	char dir[128], path[256];
@@ -1573,10 +1586,7 @@ static void checkpoint_kill(void)
 		pid_t pid;
 		char c;
 
-		ASSERT_EQ(pipe(fds), 0);
-		fflush(stdout);
-		pid = fork();
-		ASSERT_GE(pid, 0);
+		pid = fork_piped(fds);
 		if (pid == 0) {
 			struct td_writer *w;
 			uint64_t ts = 1000000000;
@@ -1712,10 +1722,7 @@ static void file_size_limit(void)
 
 	tdt_mkdir(dir, sizeof(dir));
 	snprintf(path, sizeof(path), "%s/big.dat", dir);
-	ASSERT_EQ(pipe(fds), 0);
-	fflush(stdout);
-	pid = fork();
-	ASSERT_GE(pid, 0);
+	pid = fork_piped(fds);
 	if (pid == 0) {
 		struct rlimit rl = { 64 * 1024, 64 * 1024 };
 		uint64_t n;
@@ -1976,10 +1983,7 @@ static void sparse_kill(void)
 		size_t recs;
 		pid_t pid;
 
-		ASSERT_EQ(pipe(fds), 0);
-		fflush(stdout);
-		pid = fork();
-		ASSERT_GE(pid, 0);
+		pid = fork_piped(fds);
 		if (pid == 0) {
 			uint32_t next[3] = { 0 };
 			unsigned int left = step;
