@@ -405,7 +405,8 @@ void td_writer_stats(struct td_writer *w, uint64_t *pages, uint64_t *bytes);
  * disk holds both the old and the new file, besides the temporary files.
  * A checkpoint with nothing new since the previous one does nothing.
  * After a failure the path keeps the previous checkpoint and
- * "<path>.tmp" is removed. Each checkpoint makes a new file (mode 0644
+ * "<path>.tmp" is removed; in place, the header still shows the pages
+ * that were written (it overwrites bytes the file has). Each checkpoint makes a new file (mode 0644
  * less the umask): a reader that opened an earlier one keeps reading it.
  *
  * Context: the writer's thread; blocks (file system).

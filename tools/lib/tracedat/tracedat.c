@@ -912,6 +912,36 @@ static int td_move_cpu(struct td_writer *w, int cpu, uint64_t dst)
 }
 
 /**
+ * td_write_zeroes - write zeroes over a range of an in-place output
+ * @w: the writer
+ * @off: where
+ * @len: bytes
+ *
+ * Context: the writer's thread; blocks.
+ * Return: 0, -ENOMEM, or the write error.
+ */
+static int td_write_zeroes(struct td_writer *w, uint64_t off, uint64_t len)
+{
+	size_t chunk = len > TD_COPY_CHUNK ? TD_COPY_CHUNK : (size_t)len;
+	unsigned char *zero = calloc(1, chunk ? chunk : 1);
+	int ret = zero ? 0 : -ENOMEM;
+
+	while (!ret && len) {
+		size_t n = len > chunk ? chunk : (size_t)len;
+
+		ret = td_write_all(w->fd, zero, n, off);
+		if (!ret)
+			w->written += n;
+		off += n;
+		len -= n;
+	}
+	free(zero);
+	if (!ret && off > w->eof)
+		w->eof = off;
+	return ret;
+}
+
+/**
  * td_move_up - make room in a sparse output after the header or a cpu
  * @w: a sparse writer
  * @cpu: the cpu whose reservation grows, or -1 for the header's
@@ -920,7 +950,8 @@ static int td_move_cpu(struct td_writer *w, int cpu, uint64_t dst)
  * The data of the cpus placed after it (@w->order) is copied @len up,
  * the last one first (each one's new place is above everything not moved
  * yet). After a failure the room opens after the last one not moved, so
- * that every cpu keeps its reservation, and @cpu's has not grown.
+ * that every cpu keeps its reservation, and @cpu's has not grown. The
+ * header's room is written with zeroes.
  *
  * Context: the writer's thread; blocks.
  * Return: 0 or a negative errno.
@@ -939,10 +970,19 @@ static int td_move_up(struct td_writer *w, int cpu, uint64_t len)
 			break;
 	}
 	/* k: the last reservation (or the header) not moved */
-	if (k < 0)
-		w->hdr_cap += len;
-	else
+	if (k >= 0) {
 		w->spool[w->order[k]].cap += len;
+		return ret;
+	}
+	/*
+	 * The header's new room is written with zeroes: the header then
+	 * always overwrites bytes the file has (no block to allocate when the
+	 * disk is full, so no header half written), and the close leaves no
+	 * hole there.
+	 */
+	if (!ret)
+		ret = td_write_zeroes(w, w->hdr_cap, len);
+	w->hdr_cap += len;
 	return ret;
 }
 
@@ -1029,7 +1069,7 @@ static int td_build_header(struct td_writer *w, struct td_buf *b);
  *
  * A quarter more and a page: the threads' names grow it. A sparse writer
  * copies all the data when the header outgrows its room, so it keeps a
- * half more (the part the header does not use stays a hole in the file).
+ * half more (zeroes in the file, td_move_up()).
  *
  * Context: the writer's thread.
  * Return: bytes, whole pages.
@@ -2170,6 +2210,13 @@ int td_writer_checkpoint(struct td_writer *w)
 	if (w->broken)
 		return w->broken;
 	ret = td_flush(w);
+	/*
+	 * In place, the pages that could be written (a cpu's staging that
+	 * filled since the last checkpoint) are shown even when others could
+	 * not: the header is rewritten over bytes the file already has.
+	 */
+	if (ret && w->fd >= 0 && w->dirty && !w->broken)
+		td_write_header(w);
 	if (ret || !w->dirty)
 		return ret;
 	return w->fd >= 0 ? td_write_header(w) : td_assemble(w);
@@ -2211,9 +2258,9 @@ static int td_compact(struct td_writer *w)
  * kernel when the two places are apart, else front to back through a
  * buffer), then the file is cut after the last and the header written
  * with the final offsets. The first one's data stays where it is, after
- * the header's room, and the part of the room the header does not use
- * is written with zeroes (a few KiB), so that no hole is left. A move
- * that fails leaves the holes from there on (the file reads the same).
+ * the header's room (zeroes where the header does not use it: a few
+ * KiB). A move that fails leaves the holes from there on (the file
+ * reads the same).
  *
  * Context: the writer's thread; blocks.
  * Return: 0 or the negative errno of a move that lost a cpu's data or
@@ -2225,7 +2272,6 @@ static int td_compact_sparse(struct td_writer *w)
 		w->nr_placed ? &w->spool[w->order[0]] : NULL;
 	uint64_t end = first ? first->off + first->pages * w->page_size :
 			       w->hdr_len;
-	unsigned char *zero;
 	int ret = 0;
 
 	for (int k = 1; k < w->nr_placed && !ret; k++) {
@@ -2238,17 +2284,7 @@ static int td_compact_sparse(struct td_writer *w)
 	if (!ret && end < w->eof && !ftruncate(w->fd, (off_t)end))
 		w->eof = end;
 	w->dirty = true;
-	ret = td_write_header(w);
-	if (ret || !first || w->hdr_len >= first->off)
-		return ret;
-	zero = calloc(1, (size_t)(first->off - w->hdr_len));
-	/* failure is fine: a hole left reads the same */
-	if (zero && !td_write_all(w->fd, zero,
-				  (size_t)(first->off - w->hdr_len),
-				  w->hdr_len))
-		w->written += first->off - w->hdr_len;
-	free(zero);
-	return 0;
+	return td_write_header(w);
 }
 
 int td_writer_close(struct td_writer *w)
