@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -1557,6 +1559,19 @@ static void write_once(void)
 	tdt_rmdir(dir);
 }
 
+/* A child process and a pipe to talk with it (fds[0] to read, fds[1] to
+ * write). */
+static pid_t fork_piped(int fds[2])
+{
+	pid_t pid;
+
+	ASSERT_EQ(pipe(fds), 0);
+	fflush(stdout);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	return pid;
+}
+
 static void checkpoint_kill(void)
 {
 	char dir[128], path[256];
@@ -1571,10 +1586,7 @@ static void checkpoint_kill(void)
 		pid_t pid;
 		char c;
 
-		ASSERT_EQ(pipe(fds), 0);
-		fflush(stdout);
-		pid = fork();
-		ASSERT_GE(pid, 0);
+		pid = fork_piped(fds);
 		if (pid == 0) {
 			struct td_writer *w;
 			uint64_t ts = 1000000000;
@@ -1710,10 +1722,7 @@ static void file_size_limit(void)
 
 	tdt_mkdir(dir, sizeof(dir));
 	snprintf(path, sizeof(path), "%s/big.dat", dir);
-	ASSERT_EQ(pipe(fds), 0);
-	fflush(stdout);
-	pid = fork();
-	ASSERT_GE(pid, 0);
+	pid = fork_piped(fds);
 	if (pid == 0) {
 		struct rlimit rl = { 64 * 1024, 64 * 1024 };
 		uint64_t n;
@@ -1737,6 +1746,287 @@ static void file_size_limit(void)
 	ASSERT_GT(in_file, 0);
 	expect_pages(path, in_file, 0);
 	expect_report_count(path, in_file);
+	tdt_rmdir(dir);
+}
+
+/* ---- in place with holes (tmpfs) --------------------------------------- */
+
+/*
+ * A directory on a tmpfs, where blocks cannot be shifted but holes can be
+ * punched; skips the test where /dev/shm is not one.
+ */
+static void shm_dir(char *dir, size_t len)
+{
+	struct statfs sf;
+
+	if (statfs("/dev/shm", &sf) || sf.f_type != TMPFS_MAGIC)
+		rbt_skip("/dev/shm is not a tmpfs");
+	snprintf(dir, len, "/dev/shm/tdtest-XXXXXX");
+	if (!mkdtemp(dir))
+		RBT_FAIL("mkdtemp(%s): %s", dir, strerror(errno));
+}
+
+/* Page @idx of @cpu: 10 counter records whose counts say both. */
+static void sparse_page(unsigned char *mem, int cpu, uint32_t idx)
+{
+	unsigned char buf[64];
+	struct tdt_page pg;
+
+	tdt_page_init(&pg, mem, PSZ, 1000000000ull + idx * 10000ull);
+	for (unsigned int i = 0; i < 10; i++) {
+		size_t len = tdt_counter(buf, 1001,
+					 (unsigned int)cpu << 20 | (idx * 10 + i),
+					 (short)cpu, 0, 0);
+
+		ASSERT_TRUE(tdt_page_data(&pg, i ? 100 : 0, buf, len));
+	}
+	tdt_page_finish(&pg, 0);
+}
+
+static void sparse_add(struct td_writer *w, int cpu, uint32_t *next)
+{
+	unsigned char *slot = td_writer_page_slot(w, cpu);
+
+	ASSERT_NOT_NULL(slot);
+	sparse_page(slot, cpu, next[cpu]++);
+	ASSERT_EQ(td_writer_commit_slot(w, cpu, NULL, NULL, NULL), 0);
+}
+
+/*
+ * The file reads with our reader and each cpu holds the first pages
+ * written to it, in order: exactly @want[cpu] of them, or with @want
+ * NULL at most @most[cpu] (a killed writer). Returns the records.
+ */
+static size_t sparse_check(const char *path, int ncpu, const uint32_t *want,
+			   const uint32_t *most)
+{
+	unsigned char *mem = malloc(PSZ);
+	struct td_reader *r;
+	char err[256];
+	size_t recs = 0;
+
+	ASSERT_NOT_NULL(mem);
+	if (td_reader_open(path, &r, err, sizeof(err)))
+		RBT_FAIL("%s: %s", path, err);
+	ASSERT_EQ(td_reader_nr_cpus(r), ncpu);
+	for (int cpu = 0; cpu < ncpu; cpu++) {
+		uint64_t n = td_reader_nr_pages(r, cpu);
+
+		if (want)
+			ASSERT_EQ(n, want[cpu]);
+		else
+			ASSERT_LE(n, most[cpu]);
+		for (uint64_t i = 0; i < n; i++) {
+			sparse_page(mem, cpu, (uint32_t)i);
+			if (memcmp(td_reader_page(r, cpu, i), mem, PSZ))
+				RBT_FAIL("cpu %d page %llu differs", cpu,
+					 (unsigned long long)i);
+		}
+		recs += (size_t)n * 10;
+	}
+	td_reader_close(r);
+	free(mem);
+	return recs;
+}
+
+/*
+ * Pages of the three cpus of the sparse tests. Reservations are placed in
+ * the order the cpus first write (at the first checkpoint: 0 and 2, then
+ * 1), so that cpu 2's data comes before cpu 1's in the file. Cpu 0
+ * outgrows its reservation of 8 pages several times, after cpus 1 and 2
+ * have data of their own (more than cpu 0's growth: copied over itself).
+ */
+#define SPARSE_STEPS 400
+static int sparse_cpu_of(int i)
+{
+	if (i < 7)
+		return i ? 2 : 0;
+	return i < 60 ? 1 + i % 2 : (i % 5 == 0 ? 1 : i % 7 == 0 ? 2 : 0);
+}
+
+/* The final counters of a writer, read by its "closed" step. */
+struct sparse_end {
+	struct td_writer *w;
+	uint64_t written;
+	uint64_t moved;
+	bool closed;
+};
+
+static void sparse_closed(const char *what, void *arg)
+{
+	struct sparse_end *e = arg;
+
+	if (strcmp(what, "closed"))
+		return;
+	e->written = td_writer_written(e->w);
+	e->moved = td_writer_moved(e->w);
+	e->closed = true;
+}
+
+static struct td_writer *sparse_open(const char *path)
+{
+	struct td_writer *w;
+
+	ASSERT_EQ(td_writer_open(path, PSZ, 3, &w), 0);
+	ASSERT_TRUE(td_writer_in_place(w));
+	ASSERT_EQ(td_writer_set_reserve(w, 8 * PSZ), 0);
+	ASSERT_EQ(td_writer_add_format(w, "tdtest", tdt_counter_fmt), 0);
+	ASSERT_EQ(td_writer_set_cmdlines(w, tdt_cmdlines), 0);
+	ASSERT_EQ(td_writer_checkpoint(w), 0);
+	return w;
+}
+
+/*
+ * On a tmpfs the writer writes in place: every page once, a checkpoint
+ * writes the header alone, and the file reads at each checkpoint with
+ * exactly the pages written, while cpu 0 outgrows its (small)
+ * reservation and the data of cpus 1 and 2 is copied up; the close
+ * copies it down next to cpu 0's and leaves no hole. The bytes written
+ * are at most the file's size plus the bytes moved, a fraction of what
+ * copying the file at each checkpoint (the spooling writer) writes.
+ */
+static void sparse_in_place(void)
+{
+	char dir[128], path[256];
+	uint32_t next[3] = { 0 };
+	struct sparse_end end = { 0 };
+	uint64_t pages, spooled = 0;
+	struct stat st;
+	int ckpts = 0;
+
+	shm_dir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/s.dat", dir);
+	end.w = sparse_open(path);
+	td_writer_set_step_hook(end.w, sparse_closed, &end);
+	for (int i = 0; i < SPARSE_STEPS; i++) {
+		sparse_add(end.w, sparse_cpu_of(i), next);
+		if (i % 7 != 6)
+			continue;
+		ASSERT_EQ(td_writer_checkpoint(end.w), 0);
+		ckpts++;
+		sparse_check(path, 3, next, NULL);
+		/* a spooling writer copies every page written so far */
+		spooled += (uint64_t)(next[0] + next[1] + next[2]) * PSZ;
+		if (i % 140 == 136)
+			expect_report_count(path,
+					    (next[0] + next[1] + next[2]) * 10);
+	}
+	pages = next[0] + next[1] + next[2];
+	spooled += pages * PSZ;
+	rbt_note("pages %u %u %u, %llu bytes moved before the close",
+		 next[0], next[1], next[2],
+		 (unsigned long long)td_writer_moved(end.w));
+	/* cpu 0 outgrew its room after cpus 1 and 2 had data: they moved */
+	ASSERT_GE(td_writer_moved(end.w), 60ull * PSZ);
+	ASSERT_EQ(td_writer_close(end.w), 0);
+	ASSERT_TRUE(end.closed);
+	sparse_check(path, 3, next, NULL);
+	expect_report_count(path, pages * 10);
+	ASSERT_EQ(stat(path, &st), 0);
+	rbt_note("%llu bytes written, %llu moved, %lld in the file, %lld in "
+		 "blocks; a spooling writer: over %llu",
+		 (unsigned long long)end.written,
+		 (unsigned long long)end.moved, (long long)st.st_size,
+		 (long long)st.st_blocks * 512, (unsigned long long)spooled);
+	/* the header (in its room, < 64 KiB) then the pages, no hole */
+	ASSERT_GE((uint64_t)st.st_size, pages * PSZ);
+	ASSERT_LT((uint64_t)st.st_size, pages * PSZ + (64u << 10));
+	ASSERT_GE((uint64_t)st.st_blocks * 512, (uint64_t)st.st_size);
+	/*
+	 * and the cpu table's entries rewritten at checkpoints and moves,
+	 * and the header's room written with zeroes before the header
+	 */
+	ASSERT_LE(end.written, (uint64_t)st.st_size + end.moved +
+				       (uint64_t)(ckpts + 1) * 64 +
+				       (16u << 10));
+	ASSERT_LT(end.written * 4, spooled);
+	tdt_rmdir(dir);
+}
+
+/* The step the killed writer stopped at, "<step> <phase>". */
+static bool g_sparse_closing;
+static int g_sparse_pipe = -1;
+
+static void sparse_die(const char *what, void *arg)
+{
+	unsigned int *left = arg;
+	char msg[32];
+	int n;
+
+	if (!strcmp(what, "closed") || --*left)
+		return;
+	n = snprintf(msg, sizeof(msg), "%s %s", what,
+		     g_sparse_closing ? "close" : "grow");
+	if (write(g_sparse_pipe, msg, (size_t)n) != n)
+		_exit(3);
+	/* as SIGKILL: nothing more is written */
+	_exit(7);
+}
+
+/*
+ * A writer killed at each step of each move in turn (the cpu hidden
+ * before a copy over itself, the copy done, the cpu shown at its new
+ * place), as its reservations grow and as the close removes the holes,
+ * leaves a file that reads, our reader and trace-cmd, with for each cpu
+ * the first pages written to it (none for a cpu hidden then).
+ */
+static void sparse_kill(void)
+{
+	char dir[128], path[256];
+	uint32_t most[3] = { 0 };
+	unsigned int hidden[2] = { 0 }, kills = 0;
+	bool done = false;
+
+	shm_dir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/k.dat", dir);
+	for (int i = 0; i < SPARSE_STEPS; i++)
+		most[sparse_cpu_of(i)]++;
+	for (unsigned int step = 1; step < 400 && !done; step++) {
+		int fds[2], status;
+		char msg[32] = { 0 };
+		size_t recs;
+		pid_t pid;
+
+		pid = fork_piped(fds);
+		if (pid == 0) {
+			uint32_t next[3] = { 0 };
+			unsigned int left = step;
+			struct td_writer *w = sparse_open(path);
+
+			close(fds[0]);
+			g_sparse_pipe = fds[1];
+			td_writer_set_step_hook(w, sparse_die, &left);
+			for (int i = 0; i < SPARSE_STEPS; i++) {
+				sparse_add(w, sparse_cpu_of(i), next);
+				if (i % 7 == 6 && td_writer_checkpoint(w))
+					_exit(4);
+			}
+			g_sparse_closing = true;
+			_exit(td_writer_close(w) ? 5 : 0);
+		}
+		close(fds[1]);
+		ASSERT_EQ(waitpid(pid, &status, 0), pid);
+		ASSERT_GE(read(fds[0], msg, sizeof(msg) - 1), 0);
+		close(fds[0]);
+		ASSERT_TRUE(WIFEXITED(status));
+		if (WEXITSTATUS(status) == 0) {
+			/* past the last step: the whole file */
+			sparse_check(path, 3, most, NULL);
+			done = true;
+			continue;
+		}
+		ASSERT_EQ(WEXITSTATUS(status), 7);
+		kills++;
+		if (!strncmp(msg, "hidden", 6))
+			hidden[strstr(msg, "close") ? 1 : 0]++;
+		recs = sparse_check(path, 3, NULL, most);
+		expect_report_count(path, recs);
+	}
+	rbt_note("%u kills, cpus hidden at %u growths and %u close moves",
+		 kills, hidden[0], hidden[1]);
+	ASSERT_TRUE(done);
+	ASSERT_GT(hidden[0], 0u);
+	ASSERT_GT(hidden[1], 0u);
 	tdt_rmdir(dir);
 }
 
@@ -1808,5 +2098,7 @@ static const struct rbt_case cases[] = {
 	RBT_CASE(file_size_limit),    RBT_CASE(trace_cmd_convert),
 	RBT_CASE(spares),
 	RBT_CASE(trace_options),
+	RBT_CASE(sparse_in_place),
+	RBT_CASE(sparse_kill),
 };
 RBT_MAIN(cases)

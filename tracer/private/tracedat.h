@@ -32,7 +32,15 @@
  * blocks that follow, not their bytes); a checkpoint rewrites the header
  * alone, and the close removes the holes (a writer killed while a
  * reservation grows leaves the cpus whose data moved shown empty).
- * Elsewhere it keeps each cpu's
+ * Where blocks cannot be shifted but holes can be punched (tmpfs:
+ * FALLOC_FL_PUNCH_HOLE), it writes in place too, into reservations of
+ * up to 1 GiB per cpu that are holes until written (sparse), placed in
+ * the order the cpus first write: a cpu that outgrows its reservation
+ * has it doubled and the data of the cpus placed after it copied up, and
+ * the close copies each cpu's data but the first down next to the one
+ * before it and cuts the file. A cpu whose data is copied over itself is
+ * shown empty until the copy is whole. Elsewhere (a FIFO, a file system
+ * without holes) it keeps each cpu's
  * pages in an unlinked temporary file next to the output and copies them
  * into place when it assembles the file (td_writer_checkpoint(),
  * td_writer_close()).
@@ -319,10 +327,51 @@ int td_writer_commit_slot(struct td_writer *w, int cpu,
 bool td_writer_in_place(const struct td_writer *w);
 
 /**
+ * td_writer_set_reserve - the first reservation of each cpu of a writer
+ *	that writes in place with holes (for tests: a small one makes cpus
+ *	outgrow it)
+ * @w: the writer, before its first page
+ * @bytes: rounded up to whole pages
+ *
+ * Context: the writer's thread.
+ * Return: 0 or -EINVAL.
+ */
+int td_writer_set_reserve(struct td_writer *w, uint64_t bytes);
+
+/**
+ * td_writer_set_step_hook - call a function at each step of a move of a
+ *	cpu's data in a writer that writes in place with holes (for tests:
+ *	one that ends the process there, or reads the final counters)
+ * @w: the writer
+ * @fn: called with "hidden" (the cpu shown empty on disk, before a copy
+ *	over its own data), "copied" (the copy whole, not shown yet),
+ *	"shown" (its entry written); and "closed" in td_writer_close() of
+ *	any in-place writer, once the file is complete, before the writer
+ *	is freed (its counters are final); NULL for none
+ * @arg: passed to @fn
+ *
+ * Context: the writer's thread.
+ */
+void td_writer_set_step_hook(struct td_writer *w,
+			     void (*fn)(const char *what, void *arg),
+			     void *arg);
+
+/**
+ * td_writer_moved - bytes a writer that writes in place with holes
+ *	copied from one place of the output to another (part of
+ *	td_writer_written())
+ * @w: the writer
+ *
+ * Context: the writer's thread.
+ */
+uint64_t td_writer_moved(const struct td_writer *w);
+
+/**
  * td_writer_written - bytes the writer wrote to files so far
  * @w: the writer
  *
- * Pages, headers, and the copies of the spooled pages.
+ * Pages, headers, the copies of the spooled pages, and the data a writer
+ * in place with holes moved (td_writer_moved()).
  *
  * Context: the writer's thread.
  */
@@ -356,7 +405,8 @@ void td_writer_stats(struct td_writer *w, uint64_t *pages, uint64_t *bytes);
  * disk holds both the old and the new file, besides the temporary files.
  * A checkpoint with nothing new since the previous one does nothing.
  * After a failure the path keeps the previous checkpoint and
- * "<path>.tmp" is removed. Each checkpoint makes a new file (mode 0644
+ * "<path>.tmp" is removed; in place, the header still shows the pages
+ * that were written (it overwrites bytes the file has). Each checkpoint makes a new file (mode 0644
  * less the umask): a reader that opened an earlier one keeps reading it.
  *
  * Context: the writer's thread; blocks (file system).

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -59,9 +60,24 @@ enum {
 /* Pages of a cpu written together: up to this many bytes. */
 #define TD_STAGE_BYTES (256u << 10)
 
-/* How much an in-place writer reserves at a time for a cpu's pages. */
+/* How much a shifting writer reserves at a time for a cpu's pages. */
 #define TD_GROW_MIN (16ull << 20)
 #define TD_GROW_MAX (64ull << 20)
+
+/*
+ * A sparse writer's first reservation per cpu: TD_SPARSE_SPAN shared by
+ * the cpu buffers, from TD_GROW_MIN to TD_SPARSE_MAX each. A hole costs
+ * neither memory nor disk, only file offsets, so the reservations are
+ * large: a cpu outgrows its first one only past 1 GiB (with up to 64 cpu
+ * buffers), which a recording of a few seconds does not reach, and each
+ * time it does the data of the cpus after it is copied up. A reservation
+ * then doubles, so a cpu that ends with N bytes made them move at most
+ * log2(N / first reservation) times. The span keeps the file's apparent
+ * size, before the close removes the holes, within what any reader can
+ * map (64 GiB for up to 64 cpu buffers, 16 MiB each past 4096).
+ */
+#define TD_SPARSE_SPAN (64ull << 30)
+#define TD_SPARSE_MAX (1ull << 30)
 
 
 /**
@@ -407,9 +423,10 @@ static int td_copy_slow(int in, uint64_t ioff, int out, uint64_t ooff,
 }
 
 /**
- * td_copy - copy the first @len bytes of @in to @out at @ooff
+ * td_copy_range - copy @len bytes of @in at @ioff to @out at @ooff
  * @in: the source
- * @out: the destination
+ * @ioff: source offset
+ * @out: the destination (may be @in, with a range apart from the source)
  * @ooff: destination offset
  * @len: bytes
  *
@@ -419,9 +436,10 @@ static int td_copy_slow(int in, uint64_t ioff, int out, uint64_t ooff,
  * Context: blocks.
  * Return: 0 or a negative errno (-ENOSPC, -EFBIG, -EIO, ...).
  */
-static int td_copy(int in, int out, uint64_t ooff, uint64_t len)
+static int td_copy_range(int in, uint64_t ioff, int out, uint64_t ooff,
+			 uint64_t len)
 {
-	off64_t io = 0, oo = (off64_t)ooff;
+	off64_t io = (off64_t)ioff, oo = (off64_t)ooff;
 
 	while (len) {
 		size_t chunk =
@@ -506,6 +524,8 @@ struct td_fmt {
  *	page_size from the start of its data)
  * @off: in place: where the cpu's data starts in the output
  * @cap: in place: bytes reserved for it there (the pages, then a hole)
+ * @rank: sparse: its place in the writer's @order, -1 before its first
+ *	write
  * @staged: pages in @stage not written yet
  * @stage: pages waiting to be written together (td_writer_stage_pages
  *	of them)
@@ -515,6 +535,7 @@ struct td_spool {
 	uint64_t pages;
 	uint64_t off;
 	uint64_t cap;
+	int rank;
 	unsigned int staged;
 	unsigned char *stage;
 };
@@ -556,6 +577,17 @@ struct td_spool {
  *	the others are spares, written as buffer instances (td_build_header())
  * @entry_at: per cpu, where its table entry is in the header last built
  * @entry_written: in place: the same in the header last written
+ * @sparse: in place by copying (td_can_sparse()) rather than by shifting
+ *	blocks (td_can_shift())
+ * @reserve: sparse: the first reservation of a cpu (td_flush_cpu())
+ * @order: sparse: the cpus in the order of their reservations in the
+ *	output, which is the order they first wrote in
+ * @nr_placed: sparse: entries in @order
+ * @moved: sparse: bytes copied from one place of the output to another
+ * @broken: sparse: a move failed after it overwrote the data it moved
+ *	(the cpu is shown empty on disk); every later call fails with it
+ * @step: test hook called at each step of a move (td_writer_set_step_hook())
+ * @step_arg: its argument
  */
 struct td_writer {
 	char *path;
@@ -589,6 +621,14 @@ struct td_writer {
 	int nr_cpu_bufs;
 	uint64_t *entry_at;
 	uint64_t *entry_written;
+	bool sparse;
+	uint64_t reserve;
+	int *order;
+	int nr_placed;
+	uint64_t moved;
+	int broken;
+	void (*step)(const char *what, void *arg);
+	void *step_arg;
 };
 
 /**
@@ -623,13 +663,338 @@ static bool td_can_shift(int fd, unsigned int page_size)
 }
 
 /**
+ * td_can_sparse - whether a file can be written in place with holes
+ * @fd: the file, empty, open for writing
+ *
+ * Where blocks cannot be shifted (tmpfs), the in-place writer leaves
+ * holes between the cpus' data instead, moves data by copying, and gives
+ * back the blocks of what it moved away (fallocate()'s
+ * FALLOC_FL_PUNCH_HOLE, which only a file system with sparse files has).
+ * Tried once on the empty file; it is left empty.
+ *
+ * Context: blocks (file system).
+ * Return: true when holes can be punched.
+ */
+static bool td_can_sparse(int fd)
+{
+	struct stat st;
+	bool ok;
+
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || ftruncate(fd, 8192))
+		return false;
+	ok = !fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0,
+			4096);
+	if (ftruncate(fd, 0))
+		ok = false;
+	return ok;
+}
+
+/**
+ * td_sparse_reserve - the first reservation of each cpu of a sparse writer
+ * @nr_cpus: the cpu buffers
+ * @page_size: the page size (the reservation is whole pages)
+ *
+ * TD_SPARSE_SPAN shared out (see there), less where the process may not
+ * make files that large (RLIMIT_FSIZE): the pages of the last cpus
+ * would fail with EFBIG long before the file holds the limit.
+ *
+ * Context: at open.
+ * Return: bytes, at least one page.
+ */
+static uint64_t td_sparse_reserve(int nr_cpus, unsigned int page_size)
+{
+	uint64_t r = TD_SPARSE_SPAN / (uint64_t)nr_cpus;
+	struct rlimit rl;
+
+	if (r > TD_SPARSE_MAX)
+		r = TD_SPARSE_MAX;
+	if (r < TD_GROW_MIN)
+		r = TD_GROW_MIN;
+	if (!getrlimit(RLIMIT_FSIZE, &rl) && rl.rlim_cur != RLIM_INFINITY &&
+	    (uint64_t)rl.rlim_cur / (uint64_t)nr_cpus < r)
+		r = (uint64_t)rl.rlim_cur / (uint64_t)nr_cpus;
+	r -= r % page_size;
+	return r ? r : page_size;
+}
+
+/**
+ * td_step - tell the test hook that a move reached a step
+ * @w: the writer
+ * @what: the step ("hidden", "copied", "shown", "closed")
+ *
+ * Context: the writer's thread.
+ */
+static void td_step(struct td_writer *w, const char *what)
+{
+	if (w->step)
+		w->step(what, w->step_arg);
+}
+
+/**
+ * td_show_cpu - write one table entry of the header on disk
+ * @w: a sparse writer
+ * @cpu: the cpu
+ * @off: where its data is (0 with @size 0: shown empty)
+ * @size: bytes of data
+ *
+ * Nothing before the first header.
+ *
+ * Context: the writer's thread; blocks.
+ * Return: 0 or a negative errno.
+ */
+static int td_show_cpu(struct td_writer *w, int cpu, uint64_t off,
+		       uint64_t size)
+{
+	unsigned char e[16];
+	int ret;
+
+	if (!w->hdr_len)
+		return 0;
+	td_put64(e, size ? off : 0);
+	td_put64(e + 8, size);
+	ret = td_write_all(w->fd, e, sizeof(e), w->entry_written[cpu]);
+	if (ret)
+		return ret;
+	w->written += sizeof(e);
+	/* the bytes on disk, for td_write_header()'s comparison */
+	if (w->hdr_prev)
+		memcpy(w->hdr_prev + w->entry_written[cpu], e, sizeof(e));
+	return 0;
+}
+
+/**
+ * td_read_all - read a whole range of a file
+ * @fd: the file
+ * @buf: where to
+ * @len: bytes
+ * @off: the file offset
+ *
+ * Context: blocks.
+ * Return: 0, -EIO when the file ends first, or the read error.
+ */
+static int td_read_all(int fd, void *buf, size_t len, uint64_t off)
+{
+	unsigned char *p = buf;
+
+	while (len) {
+		ssize_t n = pread(fd, p, len, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		p += n;
+		len -= (size_t)n;
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
+/**
+ * td_move_range - copy a range of a file to an overlapping one
+ * @fd: the file
+ * @src: the source offset
+ * @dst: the destination offset
+ * @len: bytes
+ * @intact: receives, on failure, whether the source is still whole
+ *
+ * A chunk at a time through a buffer, in the order that reads each byte
+ * of the source before it is overwritten: front to back when @dst is
+ * below @src, back to front when it is above.
+ *
+ * Context: blocks.
+ * Return: 0 or a negative errno.
+ */
+static int td_move_range(int fd, uint64_t src, uint64_t dst, uint64_t len,
+			 bool *intact)
+{
+	unsigned char *buf = malloc(TD_COPY_CHUNK);
+	uint64_t done = 0;
+	int ret = 0;
+
+	*intact = true;
+	if (!buf)
+		return -ENOMEM;
+	while (done < len) {
+		uint64_t left = len - done;
+		size_t c = left > TD_COPY_CHUNK ? TD_COPY_CHUNK : (size_t)left;
+		uint64_t at = dst < src ? done : left - c;
+
+		ret = td_read_all(fd, buf, c, src + at);
+		if (!ret)
+			ret = td_write_all(fd, buf, c, dst + at);
+		if (ret) {
+			/* this chunk may be partly written */
+			*intact = dst < src ? dst + at + c <= src :
+					      dst + at >= src + len;
+			break;
+		}
+		done += c;
+	}
+	free(buf);
+	return ret;
+}
+
+/**
+ * td_move_cpu - copy a cpu's data to another place of a sparse output
+ * @w: a sparse writer
+ * @cpu: the cpu
+ * @dst: the new offset of its data
+ *
+ * Ranges apart: copy_file_range() (in the kernel), the cpu shown where it
+ * was until its entry moves to the copy. Overlapping ranges: the copy
+ * overwrites the data as it goes, so the cpu is shown empty first (a
+ * writer killed meanwhile leaves a file that reads, without its pages)
+ * and again once the copy is whole. What the data no longer covers is
+ * punched out.
+ *
+ * Context: the writer's thread; blocks.
+ * Return: 0, or a negative errno: the data is where the table says
+ * (@w->spool[@cpu].off), or for an overlapping copy that failed after it
+ * started overwriting, nowhere (@w->broken).
+ */
+static int td_move_cpu(struct td_writer *w, int cpu, uint64_t dst)
+{
+	struct td_spool *sp = &w->spool[cpu];
+	uint64_t src = sp->off, len = sp->pages * w->page_size;
+	uint64_t stale, stale_len;
+	bool overlap, intact = true;
+	int ret;
+
+	if (!len || src == dst) {
+		sp->off = dst;
+		return 0;
+	}
+	overlap = dst < src ? src - dst < len : dst - src < len;
+	if (overlap) {
+		ret = td_show_cpu(w, cpu, 0, 0);
+		if (ret)
+			return ret;
+		td_step(w, "hidden");
+		ret = td_move_range(w->fd, src, dst, len, &intact);
+	} else {
+		ret = td_copy_range(w->fd, src, w->fd, dst, len);
+	}
+	if (ret) {
+		if (!intact) {
+			w->broken = ret;
+			return ret;
+		}
+		/* shown where it still is (best effort: empty else) */
+		if (overlap)
+			td_show_cpu(w, cpu, src, len);
+		return ret;
+	}
+	w->written += len;
+	w->moved += len;
+	td_step(w, "copied");
+	if (dst + len > w->eof)
+		w->eof = dst + len;
+	ret = td_show_cpu(w, cpu, dst, len);
+	/* the data is whole at @dst: the next header shows it there */
+	sp->off = dst;
+	if (ret)
+		return ret;
+	td_step(w, "shown");
+	/* the part of the old place the new one does not cover */
+	stale = dst > src ? src : (dst + len > src ? dst + len : src);
+	stale_len = dst > src ? (dst - src < len ? dst - src : len) :
+				src + len - stale;
+	/*
+	 * Failure is fine: bytes left there only hold memory or blocks
+	 * until the close overwrites or cuts them; nothing reads them.
+	 */
+	if (stale_len)
+		(void)fallocate(w->fd,
+				FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+				(off_t)stale, (off_t)stale_len);
+	return 0;
+}
+
+/**
+ * td_write_zeroes - write zeroes over a range of an in-place output
+ * @w: the writer
+ * @off: where
+ * @len: bytes
+ *
+ * Context: the writer's thread; blocks.
+ * Return: 0, -ENOMEM, or the write error.
+ */
+static int td_write_zeroes(struct td_writer *w, uint64_t off, uint64_t len)
+{
+	size_t chunk = len > TD_COPY_CHUNK ? TD_COPY_CHUNK : (size_t)len;
+	unsigned char *zero = calloc(1, chunk ? chunk : 1);
+	int ret = zero ? 0 : -ENOMEM;
+
+	while (!ret && len) {
+		size_t n = len > chunk ? chunk : (size_t)len;
+
+		ret = td_write_all(w->fd, zero, n, off);
+		if (!ret)
+			w->written += n;
+		off += n;
+		len -= n;
+	}
+	free(zero);
+	if (!ret && off > w->eof)
+		w->eof = off;
+	return ret;
+}
+
+/**
+ * td_move_up - make room in a sparse output after the header or a cpu
+ * @w: a sparse writer
+ * @cpu: the cpu whose reservation grows, or -1 for the header's
+ * @len: bytes (whole pages)
+ *
+ * The data of the cpus placed after it (@w->order) is copied @len up,
+ * the last one first (each one's new place is above everything not moved
+ * yet). After a failure the room opens after the last one not moved, so
+ * that every cpu keeps its reservation, and @cpu's has not grown. The
+ * header's room is written with zeroes.
+ *
+ * Context: the writer's thread; blocks.
+ * Return: 0 or a negative errno.
+ */
+static int td_move_up(struct td_writer *w, int cpu, uint64_t len)
+{
+	int k = w->nr_placed - 1, ret = 0;
+	int from = cpu < 0 ? -1 : w->spool[cpu].rank;
+
+	for (; k > from && !ret; k--) {
+		struct td_spool *sp = &w->spool[w->order[k]];
+		uint64_t was = sp->off;
+
+		ret = td_move_cpu(w, w->order[k], was + len);
+		if (ret && sp->off == was)
+			break;
+	}
+	/* k: the last reservation (or the header) not moved */
+	if (k >= 0) {
+		w->spool[w->order[k]].cap += len;
+		return ret;
+	}
+	/*
+	 * The header's new room is written with zeroes: the header then
+	 * always overwrites bytes the file has (no block to allocate when the
+	 * disk is full, so no header half written), and the close leaves no
+	 * hole there.
+	 */
+	if (!ret)
+		ret = td_write_zeroes(w, w->hdr_cap, len);
+	w->hdr_cap += len;
+	return ret;
+}
+
+/**
  * td_shift - make room in the output after the header or a cpu's data
  * @w: an in-place writer
  * @cpu: the cpu whose reservation grows, or -1 for the header's
  * @len: bytes (whole pages)
  *
  * What follows the reservation moves up by @len (a hole is inserted when
- * anything follows; at the end of the file nothing moves).
+ * anything follows; at the end of the file nothing moves). A sparse
+ * writer copies it instead (td_move_up()).
  *
  * Context: the writer's thread; blocks.
  * Return: 0 or fallocate()'s negative errno.
@@ -639,6 +1004,8 @@ static int td_shift(struct td_writer *w, int cpu, uint64_t len)
 	uint64_t at = cpu < 0 ? w->hdr_cap :
 				w->spool[cpu].off + w->spool[cpu].cap;
 
+	if (w->sparse)
+		return td_move_up(w, cpu, len);
 	if (at < w->eof) {
 		if (fallocate(w->fd, FALLOC_FL_INSERT_RANGE, (off_t)at,
 			      (off_t)len))
@@ -693,6 +1060,26 @@ static int td_unshift(struct td_writer *w, int cpu, uint64_t used)
 }
 
 static int td_write_header(struct td_writer *w);
+static int td_build_header(struct td_writer *w, struct td_buf *b);
+
+/**
+ * td_header_room - the room to reserve for a header
+ * @w: an in-place writer
+ * @len: the header's length now
+ *
+ * A quarter more and a page: the threads' names grow it. A sparse writer
+ * copies all the data when the header outgrows its room, so it keeps a
+ * half more (zeroes in the file, td_move_up()).
+ *
+ * Context: the writer's thread.
+ * Return: bytes, whole pages.
+ */
+static uint64_t td_header_room(const struct td_writer *w, uint64_t len)
+{
+	uint64_t want = len + (w->sparse ? len / 2 : len / 4) + w->page_size;
+
+	return (want + w->page_size - 1) / w->page_size * w->page_size;
+}
 
 /**
  * td_hide_after - show the cpus after @cpu as empty in the header written
@@ -711,7 +1098,8 @@ static int td_hide_after(struct td_writer *w, int cpu)
 	static const unsigned char zero[16];
 	int ret = 0;
 
-	if (!w->hdr_len)
+	/* a sparse writer hides a cpu as it moves it (td_move_cpu()) */
+	if (!w->hdr_len || w->sparse)
 		return 0;
 	/* the entries of spares are in their instances' tables */
 	for (int i = cpu + 1; i < w->nr_cpus && !ret; i++) {
@@ -758,8 +1146,9 @@ static int td_open_direct(int fd)
  * @cpu: the cpu
  *
  * In place: after the cpu's pages in the output, its reservation grown
- * first if needed (by as much as it holds, from 1 MiB to 64 MiB at a
- * time, so that shifts are rare). Spooling: to the cpu's temporary file.
+ * first if needed (by as much as it holds, from 16 MiB to 64 MiB at a
+ * time when shifting, so that shifts are rare; doubling from
+ * @w->reserve when sparse). Spooling: to the cpu's temporary file.
  *
  * Context: the writer's thread; blocks.
  * Return: 0 or a negative errno; the pages stay staged after a failure.
@@ -770,18 +1159,57 @@ static int td_flush_cpu(struct td_writer *w, int cpu)
 	uint64_t len = (uint64_t)sp->staged * w->page_size, at;
 	int ret;
 
+	if (w->broken)
+		return w->broken;
 	if (!sp->staged)
 		return 0;
+	if (w->sparse && !w->hdr_cap) {
+		/* the header's room first, before any data it would move */
+		struct td_buf b = { 0 };
+
+		ret = td_build_header(w, &b);
+		free(b.p);
+		if (!ret)
+			ret = td_shift(w, -1, td_header_room(w, b.len));
+		if (ret)
+			return ret;
+	}
+	if (w->sparse && sp->rank < 0) {
+		/*
+		 * A cpu's reservation is placed at its first write, after
+		 * the last one placed: the data of the first cpu to write
+		 * (the busiest, usually: its staging filled first) follows
+		 * the header, where the close need not move it.
+		 */
+		uint64_t top = w->hdr_cap;
+
+		if (w->nr_placed) {
+			struct td_spool *last =
+				&w->spool[w->order[w->nr_placed - 1]];
+
+			top = last->off + last->cap;
+		}
+		sp->off = top;
+		sp->cap = w->reserve;
+		sp->rank = w->nr_placed;
+		w->order[w->nr_placed++] = cpu;
+	}
 	if (w->fd >= 0) {
 		uint64_t need = sp->pages * w->page_size + len;
 
 		if (need > sp->cap) {
 			uint64_t grow = sp->cap;
 
-			if (grow < TD_GROW_MIN)
-				grow = TD_GROW_MIN;
-			if (grow > TD_GROW_MAX)
-				grow = TD_GROW_MAX;
+			if (w->sparse) {
+				/* doubling (see TD_SPARSE_SPAN) */
+				if (grow < w->reserve)
+					grow = w->reserve;
+			} else {
+				if (grow < TD_GROW_MIN)
+					grow = TD_GROW_MIN;
+				if (grow > TD_GROW_MAX)
+					grow = TD_GROW_MAX;
+			}
 			if (grow < need - sp->cap)
 				grow = need - sp->cap;
 			grow = (grow + w->page_size - 1) / w->page_size *
@@ -790,7 +1218,8 @@ static int td_flush_cpu(struct td_writer *w, int cpu)
 			ret = td_hide_after(w, cpu);
 			if (!ret)
 				ret = td_shift(w, cpu, grow);
-			if (!ret && w->hdr_len)
+			/* sparse: each cpu moved is shown again already */
+			if (!ret && w->hdr_len && !w->sparse)
 				ret = td_write_header(w);
 			if (ret)
 				return ret;
@@ -905,6 +1334,7 @@ static void td_writer_free(struct td_writer *w)
 	free(w->hdr_prev);
 	free(w->entry_at);
 	free(w->entry_written);
+	free(w->order);
 	for (size_t i = 0; i < w->nr_fmts; i++)
 		free(w->fmts[i].text);
 	for (size_t i = 0; i < w->nr_systems; i++)
@@ -960,8 +1390,9 @@ int td_writer_open(const char *path, unsigned int page_size, int nr_cpus,
 	w->nr_cpu_bufs = nr_cpus;
 	w->entry_at = calloc((size_t)nr_cpus, sizeof(*w->entry_at));
 	w->entry_written = calloc((size_t)nr_cpus, sizeof(*w->entry_written));
+	w->order = calloc((size_t)nr_cpus, sizeof(*w->order));
 	if (!w->path || !w->tmp_path || !w->dir || !w->spool || !w->entry_at ||
-	    !w->entry_written) {
+	    !w->entry_written || !w->order) {
 		td_writer_free(w);
 		return -ENOMEM;
 	}
@@ -969,8 +1400,10 @@ int td_writer_open(const char *path, unsigned int page_size, int nr_cpus,
 	memcpy(w->tmp_path + n, ".tmp", sizeof(".tmp"));
 	w->fd = -1;
 	w->dfd = -1;
-	for (int cpu = 0; cpu < nr_cpus; cpu++)
+	for (int cpu = 0; cpu < nr_cpus; cpu++) {
 		w->spool[cpu].fd = -1;
+		w->spool[cpu].rank = -1;
+	}
 	w->stage_pages = TD_STAGE_BYTES / page_size;
 	if (!w->stage_pages)
 		w->stage_pages = 1;
@@ -1004,10 +1437,15 @@ int td_writer_open(const char *path, unsigned int page_size, int nr_cpus,
 	}
 	if (td_can_shift(fd, page_size)) {
 		w->fd = fd;
-		w->dfd = td_open_direct(fd);
+	} else if (td_can_sparse(fd)) {
+		w->fd = fd;
+		w->sparse = true;
+		w->reserve = td_sparse_reserve(nr_cpus, page_size);
 	} else {
 		close(fd);
 	}
+	if (w->fd >= 0)
+		w->dfd = td_open_direct(fd);
 	*out = w;
 	return 0;
 }
@@ -1025,6 +1463,29 @@ int td_writer_set_cpu_buffers(struct td_writer *w, int nr_cpu_bufs)
 bool td_writer_in_place(const struct td_writer *w)
 {
 	return w && w->fd >= 0;
+}
+
+int td_writer_set_reserve(struct td_writer *w, uint64_t bytes)
+{
+	if (!w || !bytes || w->pages)
+		return -EINVAL;
+	w->reserve = (bytes + w->page_size - 1) / w->page_size * w->page_size;
+	return 0;
+}
+
+void td_writer_set_step_hook(struct td_writer *w,
+			     void (*fn)(const char *what, void *arg),
+			     void *arg)
+{
+	if (!w)
+		return;
+	w->step = fn;
+	w->step_arg = arg;
+}
+
+uint64_t td_writer_moved(const struct td_writer *w)
+{
+	return w ? w->moved : 0;
 }
 
 /**
@@ -1656,7 +2117,7 @@ static int td_assemble(struct td_writer *w)
 
 		if (!size)
 			continue;
-		ret = td_copy(w->spool[cpu].fd, fd, off, size);
+		ret = td_copy_range(w->spool[cpu].fd, 0, fd, off, size);
 		off += size;
 		w->written += size;
 	}
@@ -1692,10 +2153,8 @@ static int td_write_header(struct td_writer *w)
 
 	ret = td_build_header(w, &b);
 	if (!ret && b.len > w->hdr_cap) {
-		/* a quarter more and a page: the threads' names grow it */
-		uint64_t want = b.len + b.len / 4 + w->page_size;
+		uint64_t want = td_header_room(w, b.len);
 
-		want = (want + w->page_size - 1) / w->page_size * w->page_size;
 		/* every cpu's data moves */
 		ret = td_hide_after(w, -1);
 		if (!ret)
@@ -1748,7 +2207,16 @@ int td_writer_checkpoint(struct td_writer *w)
 
 	if (!w)
 		return -EINVAL;
+	if (w->broken)
+		return w->broken;
 	ret = td_flush(w);
+	/*
+	 * In place, the pages that could be written (a cpu's staging that
+	 * filled since the last checkpoint) are shown even when others could
+	 * not: the header is rewritten over bytes the file already has.
+	 */
+	if (ret && w->fd >= 0 && w->dirty && !w->broken)
+		td_write_header(w);
 	if (ret || !w->dirty)
 		return ret;
 	return w->fd >= 0 ? td_write_header(w) : td_assemble(w);
@@ -1781,6 +2249,44 @@ static int td_compact(struct td_writer *w)
 	return td_write_header(w);
 }
 
+/**
+ * td_compact_sparse - remove the holes of a sparse writer's output
+ * @w: the writer, its header written
+ *
+ * In the order of the reservations (@w->order), each cpu's data after the
+ * first is copied down next to the data before it (td_move_cpu(): in the
+ * kernel when the two places are apart, else front to back through a
+ * buffer), then the file is cut after the last and the header written
+ * with the final offsets. The first one's data stays where it is, after
+ * the header's room (zeroes where the header does not use it: a few
+ * KiB). A move that fails leaves the holes from there on (the file
+ * reads the same).
+ *
+ * Context: the writer's thread; blocks.
+ * Return: 0 or the negative errno of a move that lost a cpu's data or
+ * of the header write.
+ */
+static int td_compact_sparse(struct td_writer *w)
+{
+	struct td_spool *first =
+		w->nr_placed ? &w->spool[w->order[0]] : NULL;
+	uint64_t end = first ? first->off + first->pages * w->page_size :
+			       w->hdr_len;
+	int ret = 0;
+
+	for (int k = 1; k < w->nr_placed && !ret; k++) {
+		ret = td_move_cpu(w, w->order[k], end);
+		if (!ret)
+			end += w->spool[w->order[k]].pages * w->page_size;
+	}
+	if (w->broken)
+		return w->broken;
+	if (!ret && end < w->eof && !ftruncate(w->fd, (off_t)end))
+		w->eof = end;
+	w->dirty = true;
+	return td_write_header(w);
+}
+
 int td_writer_close(struct td_writer *w)
 {
 	int ret;
@@ -1789,7 +2295,8 @@ int td_writer_close(struct td_writer *w)
 		return 0;
 	ret = td_writer_checkpoint(w);
 	if (!ret && w->fd >= 0) {
-		ret = td_compact(w);
+		ret = w->sparse ? td_compact_sparse(w) : td_compact(w);
+		td_step(w, "closed");
 		/* close() reports delayed write errors on some file systems */
 		if (close(w->fd) && errno != EINTR && !ret)
 			ret = -errno;
