@@ -54,9 +54,14 @@ struct rt_rcu_reader {
 #define RT_RCU_DEPTH(w) ((uint32_t)(w))
 #define RT_RCU_LEFT ((uint64_t)1 << 32)
 
-__attribute__((visibility("hidden"))) extern __thread struct rt_rcu_reader
+/* Exported (libringtrace): programs built with RINGTRACE_INLINE_WRITE
+ * run this read side inline (<ringtrace/inline_write.h>), through a view
+ * of the record's word. */
+#define rt_rcu_self ringtrace_rcu_self
+#define rt_rcu_reader_fence ringtrace_rcu_reader_fence
+__attribute__((visibility("default"))) extern __thread struct rt_rcu_reader
 	*rt_rcu_self __attribute__((tls_model("initial-exec")));
-__attribute__((visibility("hidden"))) extern bool rt_rcu_reader_fence;
+__attribute__((visibility("default"))) extern bool rt_rcu_reader_fence;
 
 __attribute__((visibility("hidden"), no_instrument_function)) struct
 	rt_rcu_reader *rt_rcu_register(void);

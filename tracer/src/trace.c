@@ -40,6 +40,8 @@
 #include "symbols.h"
 #include "trace.h"
 
+#include <ringtrace/inline_write.h>
+
 struct ringtrace_instance *_Atomic rt_instances[RT_MAX_INSTANCES];
 struct ringbuf *_Atomic rt_inst_rbs[RT_MAX_INSTANCES];
 pthread_mutex_t rt_control_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -58,6 +60,29 @@ _Atomic unsigned int rt_ftrace_enabled;
  * never allocates. */
 __thread struct rt_thread rt_cur
 	__attribute__((tls_model("initial-exec")));
+
+/*
+ * The views of <ringtrace/inline_write.h>, through which the write of a
+ * program built with RINGTRACE_INLINE_WRITE reads the state above, the
+ * RCU reader's word and the event's registry state: they must agree
+ * field by field. A change renames ringtrace_inline_layout_1.
+ */
+RINGTRACE_API const int ringtrace_inline_layout_1 = 1;
+#define RT_SAME(a, fa, b, fb)                                             \
+	_Static_assert(offsetof(struct a, fa) == offsetof(struct b, fb) &&  \
+			       sizeof(((struct a *)0)->fa) ==               \
+				       sizeof(((struct b *)0)->fb),         \
+		       #a "." #fa)
+RT_SAME(rt_thread, pid, ringtrace_thread_view, pid);
+RT_SAME(rt_thread, depth, ringtrace_thread_view, depth);
+RT_SAME(rt_thread, irq, ringtrace_thread_view, irq);
+RT_SAME(rt_thread, comm_saved, ringtrace_thread_view, comm_saved);
+RT_SAME(rt_rcu_reader, word, ringtrace_rcu_view, word);
+RT_SAME(rt_event_priv, id, ringtrace_event_view, id);
+RT_SAME(rt_event_priv, slow_mask, ringtrace_event_view, slow_mask);
+RT_SAME(rt_event_priv, filter, ringtrace_event_view, filter);
+_Static_assert(RT_RCU_LEFT == RINGTRACE_INLINE_LEFT, "rcu word");
+_Static_assert(sizeof(rt_inst_rbs) == 64 * sizeof(void *), "rt_inst_rbs");
 
 /* ------------------------------------------------------------------------ */
 /* saved_cmdlines                                                           */

@@ -82,14 +82,16 @@ struct ringtrace_instance {
  * @filter_text: per instance, the filter as set (control side)
  */
 struct rt_event_priv {
-	struct ringtrace_event *ev;
+	/* first: what the programs' inline writes read (struct
+	 * ringtrace_event_view, <ringtrace/inline_write.h>) */
 	uint16_t id;
+	_Atomic uint64_t slow_mask;
+	struct rt_filter *_Atomic filter[RT_MAX_INSTANCES];
+	struct ringtrace_event *ev;
 	bool builtin;
 	unsigned int nr_fields;
 	struct rt_field *fields;
-	struct rt_filter *_Atomic filter[RT_MAX_INSTANCES];
 	char *filter_text[RT_MAX_INSTANCES];
-	_Atomic uint64_t slow_mask;
 	_Atomic uint64_t soft_disabled;
 	struct rt_trigger_list *_Atomic triggers[RT_MAX_INSTANCES];
 	int sm_ref[RT_MAX_INSTANCES];
@@ -142,7 +144,8 @@ extern struct ringtrace_instance *_Atomic rt_instances[RT_MAX_INSTANCES];
 /* Each instance's live buffer (rt_instances[N]->rb), NULL while slot N
  * is empty: the write path's one load (rt_inst_rb()). Stored by
  * rt_inst_rb_set() wherever rt_instances[] or an instance's rb changes. */
-extern struct ringbuf *_Atomic rt_inst_rbs[RT_MAX_INSTANCES];
+#define rt_inst_rbs ringtrace_inst_rbs
+RINGTRACE_API extern struct ringbuf *_Atomic rt_inst_rbs[RT_MAX_INSTANCES];
 void rt_inst_rb_set(int i, struct ringbuf *rb);
 extern pthread_mutex_t rt_control_lock;
 void rt_lazy_init(void);
@@ -246,7 +249,10 @@ struct rt_thread {
 	unsigned long crit_ip;
 	int crit_nest;
 };
-extern __thread struct rt_thread rt_cur
+/* Exported: the first four fields are struct ringtrace_thread_view
+ * (<ringtrace/inline_write.h>), which programs read inline. */
+#define rt_cur ringtrace_thread
+RINGTRACE_API extern __thread struct rt_thread rt_cur
 	__attribute__((tls_model("initial-exec")));
 
 static inline __attribute__((no_instrument_function)) int rt_gettid(void)

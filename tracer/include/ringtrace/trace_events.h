@@ -192,6 +192,45 @@
 #define __get_str(item) ((char *)__get_dynamic_array(item))
 
 /* ---- pass 6: writing, the events and their registration ---------------- */
+/*
+ * With RINGTRACE_INLINE_WRITE, a fixed-size record in the common case
+ * (<ringtrace/inline_write.h>) is reserved, assigned in place and
+ * committed here; every other case goes on to ringtrace_write_record().
+ * The record's bytes are zeroed first: padding carries no stack bytes.
+ */
+#undef RINGTRACE_INLINE_FAST
+#undef RINGTRACE_INLINE_REGISTER
+#ifdef RINGTRACE_INLINE_WRITE
+#include <ringtrace/inline_write.h>
+#define RINGTRACE_INLINE_FAST(name, tstruct, ...)                          \
+	{                                                                   \
+		struct ringtrace_thread_view *__t = &ringtrace_thread;      \
+		struct ringtrace_rcu_view *__r = ringtrace_rcu_self;        \
+		struct ringbuf *__rb = ringtrace_inline_begin(__ev, __t, __r);\
+		if (__builtin_expect(__rb != NULL, 1)) {                    \
+			int __err;                                          \
+			struct ringbuf_event *__e =                         \
+				ringbuf_fe_reserve(__rb, __size, &__err);   \
+			if (__builtin_expect(__e != NULL, 1)) {             \
+				__entry = __RT_CAST(                        \
+					struct ringtrace_raw_##name *,      \
+					ringbuf_event_data_inline(__e));    \
+				__builtin_memset(__entry, 0, __size);       \
+				ringtrace_inline_header(__entry, __ev, __t);\
+				tstruct                                     \
+				{ __VA_ARGS__ }                             \
+				ringbuf_fe_commit(__rb);                    \
+			}                                                   \
+			ringtrace_inline_end(__t, __r);                     \
+			return;                                             \
+		}                                                           \
+	}
+/* A program built against another layout of the views fails to load. */
+#define RINGTRACE_INLINE_REGISTER (void)&ringtrace_inline_layout_1;
+#else
+#define RINGTRACE_INLINE_FAST(name, tstruct, ...)
+#define RINGTRACE_INLINE_REGISTER
+#endif
 #undef __field
 #undef __array
 #undef __string
@@ -218,6 +257,7 @@
 						       args);               \
 		if (__builtin_constant_p(__size) &&                         \
 		    __size <= RINGTRACE_STACK_RECORD) {                     \
+			RINGTRACE_INLINE_FAST(name, tstruct, assign)       \
 			/* no dynamic part: assigned here, one call writes */ \
 			struct ringtrace_raw_##name __rec;                  \
 			/* (padding written as zeros, not stack bytes) */   \
@@ -260,6 +300,7 @@
 	static __attribute__((constructor, no_instrument_function)) void   \
 	__ringtrace_register_##call(void)                                   \
 	{                                                                   \
+		RINGTRACE_INLINE_REGISTER                                   \
 		ringtrace_event_register(&__ringtrace_event_##call);        \
 	}                                                                   \
 	static __attribute__((destructor, no_instrument_function)) void    \

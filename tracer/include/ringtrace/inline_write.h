@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * ringtrace/inline_write.h - the write of a fixed-size record compiled
+ * into the program (opt-in: RINGTRACE_INLINE_WRITE)
+ *
+ * A program that defines RINGTRACE_INLINE_WRITE before it includes its
+ * trace header with CREATE_TRACE_POINTS gets, in the generated write
+ * function of every event whose record has a fixed size, the common case
+ * of ringtrace_write_record() inline: the event enabled in one instance,
+ * the thread's own write at the outermost level, no filter and nothing
+ * armed for the event there. The record is then reserved with the ring
+ * buffer's inline reserve (<ringbuf/frontend.h>), assigned in place and
+ * committed inline; no call into libringtrace. Every other case calls
+ * ringtrace_write_record() as without the option. The program links
+ * libringbuf as well as libringtrace (`pkg-config --libs ringtrace`
+ * gives both).
+ *
+ * The inline code reads the library's state through the "view"
+ * structures below, laid out like the library's own (trace.c checks every
+ * offset at build time). The layout is ABI: the generated registration
+ * refers to ringtrace_inline_layout_1, and a change of the layout renames
+ * that symbol, so a program built against another layout fails to load
+ * instead of misreading. The structures are no interface; use the
+ * generated code only.
+ */
+#ifndef RINGTRACE_INLINE_WRITE_H
+#define RINGTRACE_INLINE_WRITE_H
+
+#include <stdint.h>
+
+#include <ringbuf/frontend.h>
+#include <ringtrace/event.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* View of the first fields of the library's per-thread write state
+ * (struct rt_thread). */
+struct ringtrace_thread_view {
+	int pid;	/* the id the thread's records carry; 0 until known */
+	int depth;	/* records of this thread being written */
+	int irq;	/* ringtrace_irq_enter() nesting */
+	bool comm_saved; /* the thread's name is in the cmdline table */
+};
+
+/* View of the thread's RCU reader record (struct rt_rcu_reader): the
+ * depth in the low 32 bits, the outermost sections left in the high 32. */
+struct ringtrace_rcu_view {
+	uint64_t word;
+};
+
+/* View of the first fields of an event's registry state (struct
+ * rt_event_priv). */
+struct ringtrace_event_view {
+	uint16_t id;		/* common_type */
+	uint64_t slow_mask;	/* bit N: instance N takes the slow path */
+	const void *filter[64];	/* per instance, its filter or NULL */
+};
+
+#define RINGTRACE_INLINE_DEPTH(w) ((uint32_t)(w))
+#define RINGTRACE_INLINE_LEFT ((uint64_t)1 << 32)
+
+/* The library's sources see the views only, for their offset checks. */
+#ifndef RINGTRACE_BUILDING
+
+RINGTRACE_API extern __thread struct ringtrace_thread_view ringtrace_thread
+	__attribute__((tls_model("initial-exec")));
+RINGTRACE_API extern __thread struct ringtrace_rcu_view *ringtrace_rcu_self
+	__attribute__((tls_model("initial-exec")));
+/* Readers fence themselves: the kernel has no membarrier(). */
+RINGTRACE_API extern bool ringtrace_rcu_reader_fence;
+/* Each instance slot's live buffer, NULL while the slot is empty. */
+RINGTRACE_API extern struct ringbuf *ringtrace_inst_rbs[64];
+/* The layout of the views above (see the top of this file). */
+RINGTRACE_API extern const int ringtrace_inline_layout_1;
+
+/*
+ * ringtrace_inline_end - leave what ringtrace_inline_begin() entered: the
+ * read-side section (the protocol of the library's rcu.h), then the
+ * thread's depth.
+ */
+static inline __attribute__((always_inline, no_instrument_function)) void
+ringtrace_inline_end(struct ringtrace_thread_view *t,
+		     struct ringtrace_rcu_view *r)
+{
+	/* Relaxed: only this thread and its handlers write the word. */
+	uint64_t w = __atomic_load_n(&r->word, __ATOMIC_RELAXED);
+
+	/* Release: the section's accesses before the word that ends it;
+	 * pairs with the acquire load of the word in the library's grace
+	 * period (rt_synchronize_rcu()), after which the updater frees. */
+	__atomic_store_n(&r->word,
+			 w - 1 + (RINGTRACE_INLINE_DEPTH(w) == 1 ?
+				  RINGTRACE_INLINE_LEFT : 0),
+			 __ATOMIC_RELEASE);
+	t->depth = 0;
+}
+
+/*
+ * ringtrace_inline_begin - the fast case's test for a write of @ev.
+ * Return: the buffer to reserve in, inside a read-side section with the
+ * thread's depth 1 (leave with ringtrace_inline_end()); or NULL with the
+ * state as it was, for ringtrace_write_record().
+ */
+static inline __attribute__((always_inline, no_instrument_function))
+struct ringbuf *
+ringtrace_inline_begin(struct ringtrace_event *ev,
+		       struct ringtrace_thread_view *t,
+		       struct ringtrace_rcu_view *r)
+{
+	const struct ringtrace_event_view *p =
+		(const struct ringtrace_event_view *)(const void *)ev->priv;
+	/* Relaxed: the bit is checked again through ringtrace_inst_rbs[]
+	 * (an acquire load) before anything of the instance is used, as in
+	 * ringtrace_write_record(). */
+	uint64_t mask = RINGTRACE_LOAD_RELAXED(&ev->enabled);
+	struct ringbuf *rb;
+	uint64_t w;
+	int i;
+
+	if (__builtin_expect(!p || !r || (mask & (mask - 1)) || !mask ||
+				     (t->depth | t->irq) || !t->comm_saved ||
+				     !t->pid,
+			     0))
+		return NULL;
+	t->depth = 1;
+	/* Relaxed: only this thread and its handlers write the word. */
+	w = __atomic_load_n(&r->word, __ATOMIC_RELAXED);
+	/* Relaxed: the grace period's membarrier() orders this store before
+	 * the section's loads; pairs with the acquire load of the word in
+	 * the library's rt_synchronize_rcu(). */
+	__atomic_store_n(&r->word, w + 1, __ATOMIC_RELAXED);
+	if (__builtin_expect(__atomic_load_n(&ringtrace_rcu_reader_fence,
+					     __ATOMIC_RELAXED),
+			     0))
+		/* Seq_cst: without membarrier, the store above before the
+		 * section's loads; pairs with the fence in the library's
+		 * rt_rcu_barrier(). */
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	else
+		/* Orders the store above (and the depth) before the section
+		 * for the compiler only; the CPU is ordered by membarrier()
+		 * in the grace period. */
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	i = __builtin_ctzll(mask);
+	/* Acquire: pairs with the release store of rt_inst_rb_set(), which
+	 * publishes a buffer once it is initialised. */
+	rb = __atomic_load_n(&ringtrace_inst_rbs[i], __ATOMIC_ACQUIRE);
+	/* Acquire: pairs with the release store of a new filter
+	 * (rt_filter_swap()); relaxed for the slow bit, as in
+	 * ringtrace_write_record(). */
+	if (__builtin_expect(rb && !__atomic_load_n(&p->filter[i],
+						    __ATOMIC_ACQUIRE) &&
+				     !((__atomic_load_n(&p->slow_mask,
+							__ATOMIC_RELAXED) >>
+					i) & 1),
+			     1))
+		return rb;
+	ringtrace_inline_end(t, r);
+	return NULL;
+}
+
+/* The header of the thread's own record at the outermost level. */
+static inline __attribute__((always_inline, no_instrument_function))
+RINGTRACE_RECORD_ACCESS void
+ringtrace_inline_header(void *rec, const struct ringtrace_event *ev,
+			const struct ringtrace_thread_view *t)
+{
+	struct ringtrace_entry h;
+
+	h.type = ((const struct ringtrace_event_view *)(const void *)ev->priv)
+			 ->id;
+	h.flags = 0;
+	h.preempt_count = 0;
+	h.pid = t->pid;
+	__builtin_memcpy(rec, &h, sizeof(h));
+}
+
+#endif /* !RINGTRACE_BUILDING */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RINGTRACE_INLINE_WRITE_H */
