@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Events of the inline write test (test_inline.c): fixed-size records,
+ * one with padding after a char and at its end.
+ */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM inl
+
+#if !defined(INLINE_EVENTS_H) || defined(TRACE_HEADER_MULTI_READ)
+#define INLINE_EVENTS_H
+#include <ringtrace/tracepoint.h>
+
+/* Called by TP_fast_assign(): the test's hook inside a write. */
+long long inline_test_hook(long long v);
+
+/* c at 8, 7 bytes of padding, v at 16, s at 24, 6 bytes of padding */
+TRACE_EVENT(inl_pad,
+	TP_PROTO(char c, long long v, short s),
+	TP_ARGS(c, v, s),
+	TP_STRUCT__entry(
+		__field(char, c)
+		__field(long long, v)
+		__field(short, s)
+	),
+	TP_fast_assign(
+		__entry->c = c;
+		__entry->v = inline_test_hook(v);
+		__entry->s = s;
+	),
+	TP_printk("c=%d v=%lld s=%d", __entry->c, __entry->v, __entry->s)
+);
+
+/* The same size, every byte set: what the padding must not show */
+TRACE_EVENT(inl_ones,
+	TP_PROTO(long long a),
+	TP_ARGS(a),
+	TP_STRUCT__entry(
+		__field(long long, a)
+		__field(long long, b)
+		__field(long long, c)
+	),
+	TP_fast_assign(
+		__entry->a = a;
+		__entry->b = a;
+		__entry->c = a;
+	),
+	TP_printk("a=%lld", __entry->a)
+);
+
+#endif /* INLINE_EVENTS_H */
+
+#define TRACE_INCLUDE_FILE inline_events
+#include <ringtrace/define_trace.h>

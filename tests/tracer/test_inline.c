@@ -1,0 +1,396 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The write of a fixed-size record compiled into the program
+ * (RINGTRACE_INLINE_WRITE): records read back raw and checked field by
+ * field, padding included, in the fast case (one instance, nothing armed)
+ * and in every case that must go to ringtrace_write_record() instead
+ * (two instances, a filter, a trigger, a pid list, a nested write,
+ * ringtrace_irq_enter(), the thread's first write). This program defines
+ * ringtrace_write_record() itself, counting the calls and passing them
+ * on to the library's: the count says which path a write took.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define RINGTRACE_INLINE_WRITE
+#define CREATE_TRACE_POINTS
+#include "inline_events.h"
+
+#include <ringbuf/ringbuf.h>
+#include <ringtrace/tracer.h>
+
+#include "test.h"
+
+static char err[1024];
+
+/* ---- the slow path's calls ---------------------------------------------- */
+
+static unsigned long slow_calls;
+
+void ringtrace_write_record(struct ringtrace_event *ev, void *rec, size_t size)
+{
+	static void (*next)(struct ringtrace_event *, void *, size_t);
+
+	if (!next)
+		*(void **)&next = dlsym(RTLD_NEXT, "ringtrace_write_record");
+	slow_calls++;
+	next(ev, rec, size);
+}
+
+/* ---- the hook TP_fast_assign() calls ---------------------------------- */
+
+enum { HOOK_NONE, HOOK_SIGNAL, HOOK_DISABLE };
+static int hook_mode;
+static struct ringtrace_instance *hook_tr;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	trace_inl_pad(2, 222, 22);
+}
+
+long long inline_test_hook(long long v)
+{
+	int mode = hook_mode;
+
+	hook_mode = HOOK_NONE;
+	if (mode == HOOK_SIGNAL)
+		raise(SIGUSR1);
+	else if (mode == HOOK_DISABLE)
+		ASSERT_EQ(ringtrace_event_enable(hook_tr, "inl", "inl_pad",
+						 false), 0);
+	return v;
+}
+
+/* ---- reading the records back ------------------------------------------ */
+
+/* The record of inl_pad as the buffer holds it, every byte. */
+struct pad_rec {
+	unsigned char b[32];
+};
+
+#define MAX_RECS 64
+struct recs {
+	int n;
+	struct pad_rec r[MAX_RECS];
+	unsigned int len[MAX_RECS];
+};
+
+static void consume_all(struct ringtrace_instance *tr, struct recs *out)
+{
+	struct ringbuf *rb = ringtrace_buffer(tr);
+	int cpu;
+
+	ASSERT_NOT_NULL(rb);
+	memset(out, 0, sizeof(*out));
+	for (cpu = 0; cpu < ringbuf_nr_cpus(rb); cpu++) {
+		struct ringbuf_event *e;
+
+		while ((e = ringbuf_consume(rb, cpu, NULL, NULL))) {
+			unsigned int len = ringbuf_event_length(e);
+
+			ASSERT_LT(out->n, MAX_RECS);
+			out->len[out->n] = len;
+			memcpy(out->r[out->n].b, ringbuf_event_data(e),
+			       len < 32 ? len : 32);
+			out->n++;
+		}
+	}
+}
+
+static int le16(const unsigned char *p)
+{
+	return p[0] | p[1] << 8;
+}
+
+static long long le64(const unsigned char *p)
+{
+	unsigned long long v = 0;
+	int i;
+
+	for (i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return (long long)v;
+}
+
+/* Record @i of @rs is inl_pad(@c, @v, @s) written with @flags and
+ * @preempt by this thread; its padding is zero. */
+static void check_pad(const struct recs *rs, int i, int c, long long v, int s,
+		      int flags, int preempt)
+{
+	const unsigned char *b = rs->r[i].b;
+	static const unsigned char zero[8];
+	int j;
+
+	ASSERT_LT(i, rs->n);
+	ASSERT_EQ(rs->len[i], 32);
+	ASSERT_EQ(le16(b), ringtrace_event_id("inl", "inl_pad"));
+	ASSERT_EQ(b[2], flags);
+	ASSERT_EQ(b[3], preempt);
+	ASSERT_EQ((int)(le64(b + 4) & 0xffffffff), (int)syscall(SYS_gettid));
+	ASSERT_EQ((signed char)b[8], c);
+	for (j = 9; j < 16; j++)
+		ASSERT_EQ(b[j], 0);
+	ASSERT_EQ(le64(b + 16), v);
+	ASSERT_EQ((short)le16(b + 24), s);
+	ASSERT_MEM_EQ(b + 26, zero, 6);
+}
+
+/*
+ * An instance whose buffer is dirty: a page that held records of every
+ * byte set, emptied. The records written next land where those were, so
+ * padding that is not written as zero shows.
+ */
+static struct ringtrace_instance *dirty(struct ringtrace_instance *tr)
+{
+	struct recs rs;
+	int i;
+
+	ASSERT_EQ(ringtrace_event_enable(tr, "inl", "inl_ones", true), 0);
+	for (i = 0; i < 16; i++)
+		trace_inl_ones(-1);
+	ASSERT_EQ(ringtrace_event_enable(tr, "inl", "inl_ones", false), 0);
+	consume_all(tr, &rs);
+	ASSERT_EQ(rs.n, 16);
+	ringtrace_clear(tr);
+	return tr;
+}
+
+static struct ringtrace_instance *setup(void)
+{
+	struct ringtrace_instance *tr;
+
+	tr = ringtrace_top();
+	ASSERT_NOT_NULL(tr);
+	ringtrace_clear(tr);
+	/* the thread's first write saves its name and registers its RCU
+	 * reader: not the fast case */
+	ASSERT_EQ(ringtrace_event_enable(tr, "inl", "inl_ones", true), 0);
+	trace_inl_ones(0);
+	ASSERT_EQ(slow_calls, 1);
+	ASSERT_EQ(ringtrace_event_enable(tr, "inl", "inl_ones", false), 0);
+	ringtrace_clear(tr);
+	return dirty(tr);
+}
+
+/* ---- the cases ----------------------------------------------------------- */
+
+/* One instance, nothing armed: every write inline. */
+static void fast_one_instance(void)
+{
+	struct ringtrace_instance *tr = setup();
+	unsigned long calls = slow_calls;
+	struct recs rs;
+	int i;
+
+	ASSERT_EQ(ringtrace_event_enable(tr, "inl", "inl_pad", true), 0);
+	for (i = 0; i < 8; i++)
+		trace_inl_pad((char)(i - 4), 0x0102030405060708LL * i,
+			      (short)(-1000 * i));
+	ASSERT_EQ(slow_calls, calls);
+	consume_all(tr, &rs);
+	ASSERT_EQ(rs.n, 8);
+	for (i = 0; i < 8; i++)
+		check_pad(&rs, i, i - 4, 0x0102030405060708LL * i, -1000 * i,
+			  0, 0);
+}
+
+/* Two instances: the library's loop, the same records in both. */
+static void slow_two_instances(void)
+{
+	struct ringtrace_instance *tr = setup(), *b;
+	unsigned long calls = slow_calls;
+	struct recs rs;
+
+	b = ringtrace_instance_create("inl-b");
+	ASSERT_NOT_NULL(b);
+	dirty(b);
+	ASSERT_EQ(ringtrace_event_enable(tr, "inl", "inl_pad", true), 0);
+	ASSERT_EQ(ringtrace_event_enable(b, "inl", "inl_pad", true), 0);
+	trace_inl_pad(1, 11, 111);
+	trace_inl_pad(-2, -22, -222);
+	ASSERT_EQ(slow_calls, calls + 2);
+	consume_all(tr, &rs);
+	ASSERT_EQ(rs.n, 2);
+	check_pad(&rs, 0, 1, 11, 111, 0, 0);
+	check_pad(&rs, 1, -2, -22, -222, 0, 0);
+	consume_all(b, &rs);
+	ASSERT_EQ(rs.n, 2);
+	check_pad(&rs, 0, 1, 11, 111, 0, 0);
+	check_pad(&rs, 1, -2, -22, -222, 0, 0);
+	/* one instance again: inline again */
+	ASSERT_EQ(ringtrace_instance_destroy(b), 0);
+	trace_inl_pad(3, 33, 333);
+	ASSERT_EQ(slow_calls, calls + 2);
+	consume_all(tr, &rs);
+	ASSERT_EQ(rs.n, 1);
+	check_pad(&rs, 0, 3, 33, 333, 0, 0);
+}
+
+/* A filter: the library tests it; without it, inline again. */
+static void slow_filter(void)
+{
+	struct ringtrace_instance *tr = setup();
+	unsigned long calls = slow_calls;
+	struct recs rs;
+
+	ASSERT_EQ(ringtrace_event_enable(tr, "inl", "inl_pad", true), 0);
+	ASSERT_EQ(ringtrace_set_filter(tr, "inl", "inl_pad", "v > 5", err,
+				       sizeof(err)), 0);
+	trace_inl_pad(1, 3, 1);
+	trace_inl_pad(2, 7, 2);
+	ASSERT_EQ(slow_calls, calls + 2);
+	consume_all(tr, &rs);
+	ASSERT_EQ(rs.n, 1);
+	check_pad(&rs, 0, 2, 7, 2, 0, 0);
+	ASSERT_EQ(ringtrace_set_filter(tr, "inl", "inl_pad", "0", err,
+				       sizeof(err)), 0);
+	trace_inl_pad(3, 3, 3);
+	ASSERT_EQ(slow_calls, calls + 2);
+	consume_all(tr, &rs);
+	ASSERT_EQ(rs.n, 1);
+	check_pad(&rs, 0, 3, 3, 3, 0, 0);
+}
+
+/* A trigger: inl_pad soft-disabled until an inl_ones turns it on. */
+static void slow_trigger(void)
+{
+	struct ringtrace_instance *tr = setup();
+	unsigned long calls = slow_calls;
+	struct recs rs;
+
+	ASSERT_EQ(ringtrace_event_enable(tr, "inl", "inl_ones", true), 0);
+	ASSERT_EQ(ringtrace_set_trigger(tr, "inl", "inl_ones",
+					"enable_event:inl:inl_pad", err,
+					sizeof(err)), 0);
+	trace_inl_pad(1, 1, 1); /* soft-disabled: no record */
+	trace_inl_ones(5);
+	trace_inl_pad(2, 2, 2);
+	/* both events armed or in soft mode: never inline */
+	ASSERT_EQ(slow_calls, calls + 3);
+	consume_all(tr, &rs);
+	ASSERT_EQ(rs.n, 2);
+	ASSERT_EQ(le16(rs.r[0].b), ringtrace_event_id("inl", "inl_ones"));
+	ASSERT_EQ(le64(rs.r[0].b + 8), 5);
+	check_pad(&rs, 1, 2, 2, 2, 0, 0);
+}
+
+/* A pid list: the thread's records kept, then left out. */
+static void slow_pid_list(void)
+{
+	struct ringtrace_instance *tr = setup();
+	unsigned long calls = slow_calls;
+	struct recs rs;
+	char pid[32];
+
+	ASSERT_EQ(ringtrace_event_enable(tr, "inl", "inl_pad", true), 0);
+	snprintf(pid, sizeof(pid), "%d", (int)syscall(SYS_gettid));
+	ASSERT_EQ(ringtrace_set_pids(tr, RINGTRACE_PID_EVENT, pid, false, err,
+				     sizeof(err)), 0);
+	trace_inl_pad(4, 4, 4);
+	ASSERT_EQ(ringtrace_set_pids(tr, RINGTRACE_PID_EVENT, "1", false, err,
+				     sizeof(err)), 0);
+	trace_inl_pad(5, 5, 5);
+	ASSERT_EQ(slow_calls, calls + 2);
+	consume_all(tr, &rs);
+	ASSERT_EQ(rs.n, 1);
+	check_pad(&rs, 0, 4, 4, 4, 0, 0);
+	ASSERT_EQ(ringtrace_set_pids(tr, RINGTRACE_PID_EVENT, "", false, err,
+				     sizeof(err)), 0);
+	trace_inl_pad(6, 6, 6);
+	ASSERT_EQ(slow_calls, calls + 2);
+	consume_all(tr, &rs);
+	ASSERT_EQ(rs.n, 1);
+	check_pad(&rs, 0, 6, 6, 6, 0, 0);
+}
+
+/*
+ * A signal handler writes while an inline write assigns its record: the
+ * handler's write is nested (the library's path, marked 'h' with depth
+ * 1) and both records are whole. Then ringtrace_irq_enter(): the
+ * library's path too.
+ */
+static void nested_signal(void)
+{
+	struct ringtrace_instance *tr = setup();
+	unsigned long calls = slow_calls;
+	struct sigaction sa;
+	struct recs rs;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	ASSERT_EQ(sigaction(SIGUSR1, &sa, NULL), 0);
+	ASSERT_EQ(ringtrace_event_enable(tr, "inl", "inl_pad", true), 0);
+	hook_mode = HOOK_SIGNAL;
+	trace_inl_pad(1, 111, 11);
+	ASSERT_EQ(slow_calls, calls + 1); /* the handler's */
+	ringtrace_irq_enter();
+	trace_inl_pad(3, 333, 33);
+	ringtrace_irq_exit();
+	ASSERT_EQ(slow_calls, calls + 2);
+	trace_inl_pad(4, 444, 44);
+	ASSERT_EQ(slow_calls, calls + 2);
+	consume_all(tr, &rs);
+	ASSERT_EQ(rs.n, 4);
+	/* the handler's record was reserved after the outer one */
+	check_pad(&rs, 0, 1, 111, 11, 0, 0);
+	check_pad(&rs, 1, 2, 222, 22, 0x08, 1);
+	check_pad(&rs, 2, 3, 333, 33, 0x08, 0);
+	check_pad(&rs, 3, 4, 444, 44, 0, 0);
+}
+
+/* tracing_on 0: the inline reserve fails, nothing is written. */
+static void tracing_off(void)
+{
+	struct ringtrace_instance *tr = setup();
+	unsigned long calls = slow_calls;
+	struct recs rs;
+
+	ASSERT_EQ(ringtrace_event_enable(tr, "inl", "inl_pad", true), 0);
+	ringtrace_tracing_on(tr, false);
+	trace_inl_pad(1, 1, 1);
+	ringtrace_tracing_on(tr, true);
+	trace_inl_pad(2, 2, 2);
+	ASSERT_EQ(slow_calls, calls);
+	consume_all(tr, &rs);
+	ASSERT_EQ(rs.n, 1);
+	check_pad(&rs, 0, 2, 2, 2, 0, 0);
+}
+
+/*
+ * The event disabled while a write assigns its record (from the write's
+ * own assignment, which the disable's grace period does not wait for):
+ * the record is written whole, the next writes are not.
+ */
+static void disabled_while_written(void)
+{
+	struct ringtrace_instance *tr = setup();
+	unsigned long calls = slow_calls;
+	struct recs rs;
+
+	hook_tr = tr;
+	ASSERT_EQ(ringtrace_event_enable(tr, "inl", "inl_pad", true), 0);
+	hook_mode = HOOK_DISABLE;
+	trace_inl_pad(7, 77, 777);
+	trace_inl_pad(8, 88, 888);
+	/* the write function itself, called with the event off */
+	__ringtrace_do_inl_pad(9, 99, 999);
+	ASSERT_EQ(slow_calls, calls + 1);
+	consume_all(tr, &rs);
+	ASSERT_EQ(rs.n, 1);
+	check_pad(&rs, 0, 7, 77, 777, 0, 0);
+}
+
+static const struct rbt_case cases[] = {
+	RBT_CASE(fast_one_instance), RBT_CASE(slow_two_instances),
+	RBT_CASE(slow_filter),	     RBT_CASE(slow_trigger),
+	RBT_CASE(slow_pid_list),     RBT_CASE(nested_signal),
+	RBT_CASE(tracing_off),	     RBT_CASE(disabled_while_written),
+};
+RBT_MAIN(cases)
