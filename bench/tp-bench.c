@@ -9,6 +9,9 @@
  *	empty		nothing: the loop and the call
  *	tp-disabled	trace_tpbench_call(), the event off
  *	tp-enabled	the same, the event on in the top instance
+ *	tp-inline	trace_tpbench_inline(), the same record, its write
+ *			compiled in (RINGTRACE_INLINE_WRITE,
+ *			tp-bench-inline.c), on in the top instance
  *	tp-filter-reject  on, with a filter no record passes
  *	tp-filter-accept  on, with a filter every record passes
  *	ringbuf-reserve	the same 24-byte record reserved, filled and
@@ -83,8 +86,10 @@
 /* tp-bench-fn.c, compiled with and without -finstrument-functions */
 void tpb_fn_traced(unsigned long seq, int a, int b);
 void tpb_fn_plain(unsigned long seq, int a, int b);
+void tpb_tp_inline(unsigned long seq, int a, int b);
 
 #define TPB_EVENT "tpbench:tpbench_call"
+#define TPB_INLINE_EVENT "tpbench:tpbench_inline"
 #define TPB_MARKER_TEXT "tp-bench marker, 32 bytes of it."
 #define TPB_MARKER_LEN (sizeof(TPB_MARKER_TEXT) - 1)
 _Static_assert(TPB_MARKER_LEN == 32, "the marker text is 32 bytes");
@@ -152,6 +157,7 @@ static TPB_OPAQUE void tpb_marker(unsigned long seq, int a, int b)
 	}
 TPB_LOOP(tpb_empty)
 TPB_LOOP(tpb_tp)
+TPB_LOOP(tpb_tp_inline)
 TPB_LOOP(tpb_ringbuf)
 TPB_LOOP(tpb_marker)
 TPB_LOOP(tpb_fn_plain)
@@ -214,6 +220,18 @@ static int tpb_tracer(const char *name, char *err, size_t len)
 static int tpb_setup_enabled(char *err, size_t len)
 {
 	return tpb_event_on(err, len);
+}
+
+static int tpb_setup_inline(char *err, size_t len)
+{
+	char e[256] = "";
+	int ret = ringtrace_set_event(tpb_top, TPB_INLINE_EVENT, e, sizeof(e));
+
+	if (ret) {
+		tpb_msg(err, len, "set_event " TPB_INLINE_EVENT, ret, e);
+		return -1;
+	}
+	return 0;
 }
 
 /* a is always 1: "a < 0" rejects every record, "a > 0" accepts all. */
@@ -290,6 +308,14 @@ static const struct tpb_case tpb_cases[] = {
 		.what = "trace_tpbench_call(), enabled in the top instance, no filter",
 		.loop = tpb_tp_loop,
 		.setup = tpb_setup_enabled,
+		.per_call = 1,
+	},
+	{
+		.id = "tp-inline",
+		.base = "ringbuf-reserve",
+		.what = "trace_tpbench_inline(), the same record written inline (RINGTRACE_INLINE_WRITE), enabled in the top instance",
+		.loop = tpb_tp_inline_loop,
+		.setup = tpb_setup_inline,
 		.per_call = 1,
 	},
 	{
@@ -777,6 +803,7 @@ static void tpb_summary(void)
 	const struct tpb_result *dis = tpb_measured("tp-disabled");
 	const struct tpb_result *en = tpb_measured("tp-enabled");
 	const struct tpb_result *rb = tpb_measured("ringbuf-reserve");
+	const struct tpb_result *inl = tpb_measured("tp-inline");
 	const struct tpb_result *plain = tpb_measured("fn-plain");
 	const struct tpb_result *nop = tpb_measured("fn-nop");
 	const struct tpb_result *lt = tpb_measured("lttng-ust");
@@ -790,6 +817,10 @@ static void tpb_summary(void)
 		printf("Tracer over the bare ring buffer: tp-enabled /"
 		       " ringbuf-reserve = %.2fx (%+.2f ns per record)\n",
 		       en->med / rb->med, en->med - rb->med);
+	if (inl && rb)
+		printf("Inline write over the bare ring buffer: tp-inline /"
+		       " ringbuf-reserve = %.2fx (%+.2f ns per record)\n",
+		       inl->med / rb->med, inl->med - rb->med);
 	if (rb && lt)
 		printf("LTTng-UST tracepoint over the bare ring buffer:"
 		       " lttng-ust / ringbuf-reserve = %.2fx (%+.2f ns per"
