@@ -87,6 +87,24 @@ $cxx -std=c++17 $warn $san -I"$src" -o "$W/pc_rtxx" "$W/pc_rtxx.cc" \
 	fail "building against ringtrace.pc (C++17)"
 run pc_rtxx
 event_line pc_rtxx pc_rtxx
+# the same with the fixed-size record's write compiled in, C and C++
+for exe in pc_rti pc_rtixx; do
+	if [ $exe = pc_rti ]; then
+		cp "$src/rt_app.c" "$W/$exe.c"
+		comp="$cc -std=c11 $cwarn"
+	else
+		cp "$src/rt_app.c" "$W/$exe.cc"
+		comp="$cxx -std=c++17 $warn"
+	fi
+	# shellcheck disable=SC2046,SC2086
+	$comp $san -DRINGTRACE_INLINE_WRITE -I"$src" -o "$W/$exe" "$W/$exe".c* \
+		$(pkg-config --cflags --libs ringtrace) -Wl,-rpath,"$libdir" ||
+		fail "building $exe with RINGTRACE_INLINE_WRITE"
+	run $exe
+	event_line $exe $exe
+	grep -Eq "^ +$exe-[0-9]+ +\[[0-9]{3}\] \.\.\.\.\. +[0-9]+\.[0-9]{6}: tick: n=5 delta=-3$" \
+		"$W/$exe.out" || fail "$exe did not print its inline record"
+done
 
 # by hand, as Documentation/tracer.rst writes it: -lringtrace alone
 # shellcheck disable=SC2086

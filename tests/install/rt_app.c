@@ -19,10 +19,11 @@ int main(void)
 		perror("ringtrace_top");
 		return 1;
 	}
-	if (ringtrace_set_event(tr, "extapp:request", err, sizeof(err)) < 0) {
+	if (ringtrace_set_event(tr, "extapp:request,extapp:tick", err, sizeof(err)) < 0) {
 		fprintf(stderr, "set_event: %s\n", err);
 		return 1;
 	}
 	trace_request(42, -7, "/from/outside");
+	trace_tick(5, -3);
 	return ringtrace_print_trace(tr, stdout) < 0;
 }

@@ -23,6 +23,21 @@ TRACE_EVENT(request,
 	TP_printk("id=%d delta=%d path=%s", __entry->id, __entry->delta,
 		  __get_str(path))
 );
+
+/* A fixed-size record: written inline with RINGTRACE_INLINE_WRITE */
+TRACE_EVENT(tick,
+	TP_PROTO(int n, short delta),
+	TP_ARGS(n, delta),
+	TP_STRUCT__entry(
+		__field(short, delta)
+		__field(long long, n)
+	),
+	TP_fast_assign(
+		__entry->delta = delta;
+		__entry->n = n;
+	),
+	TP_printk("n=%lld delta=%d", __entry->n, __entry->delta)
+);
 #endif
 
 #define TRACE_INCLUDE_FILE rt_app_trace
