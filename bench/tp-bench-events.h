@@ -11,21 +11,9 @@
 #define TP_BENCH_EVENTS_H
 #include <ringtrace/tracepoint.h>
 
-TRACE_EVENT(tpbench_call,
-	TP_PROTO(unsigned long seq, int a, int b),
-	TP_ARGS(seq, a, b),
-	TP_STRUCT__entry(
-		__field(unsigned long, seq)
-		__field(int, a)
-		__field(int, b)
-	),
-	TP_fast_assign(
-		__entry->seq = seq;
-		__entry->a = a;
-		__entry->b = b;
-	),
-	TP_printk("seq=%lu a=%d b=%d", __entry->seq, __entry->a, __entry->b)
-);
+#include "tp-bench-record.h"
+
+TPB_RECORD_EVENT(tpbench_call);
 
 #endif /* TP_BENCH_EVENTS_H */
 

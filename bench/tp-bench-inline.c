@@ -9,10 +9,18 @@
 #define CREATE_TRACE_POINTS
 #include "tp-bench-inline-events.h"
 
-/* The bench declares it itself (tp-bench.c). */
+#include <stdbool.h>
+
+/* The bench declares them itself (tp-bench.c). */
 void tpb_tp_inline(unsigned long seq, int a, int b);
+bool tpb_inline_on(void);
 
 __attribute__((noinline)) void tpb_tp_inline(unsigned long seq, int a, int b)
 {
 	trace_tpbench_inline(seq, a, b);
+}
+
+bool tpb_inline_on(void)
+{
+	return trace_tpbench_inline_enabled();
 }

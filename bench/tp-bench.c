@@ -87,6 +87,7 @@
 void tpb_fn_traced(unsigned long seq, int a, int b);
 void tpb_fn_plain(unsigned long seq, int a, int b);
 void tpb_tp_inline(unsigned long seq, int a, int b);
+bool tpb_inline_on(void);
 
 #define TPB_EVENT "tpbench:tpbench_call"
 #define TPB_INLINE_EVENT "tpbench:tpbench_inline"
@@ -173,21 +174,34 @@ static void tpb_msg(char *err, size_t len, const char *what, int ret,
 		 detail && *detail ? ": " : "", detail ? detail : "");
 }
 
-static int tpb_event_on(char *err, size_t len)
+/* set_event @event in the top instance; @on tells that it took. */
+static int tpb_set_event(const char *event, bool (*on)(void), char *err,
+			 size_t len)
 {
-	char e[256] = "";
-	int ret = ringtrace_set_event(tpb_top, TPB_EVENT, e, sizeof(e));
+	char e[256] = "", what[128];
+	int ret = ringtrace_set_event(tpb_top, event, e, sizeof(e));
 
+	snprintf(what, sizeof(what), "set_event %s", event);
 	if (ret) {
-		tpb_msg(err, len, "set_event " TPB_EVENT, ret, e);
+		tpb_msg(err, len, what, ret, e);
 		return -1;
 	}
-	if (!trace_tpbench_call_enabled()) {
-		snprintf(err, len, "set_event " TPB_EVENT
-			 " succeeded but the event is still off");
+	if (!on()) {
+		snprintf(err, len, "%s succeeded but the event is still off",
+			 what);
 		return -1;
 	}
 	return 0;
+}
+
+static bool tpb_call_on(void)
+{
+	return trace_tpbench_call_enabled();
+}
+
+static int tpb_event_on(char *err, size_t len)
+{
+	return tpb_set_event(TPB_EVENT, tpb_call_on, err, len);
 }
 
 static int tpb_filter(const char *expr, char *err, size_t len)
@@ -224,14 +238,7 @@ static int tpb_setup_enabled(char *err, size_t len)
 
 static int tpb_setup_inline(char *err, size_t len)
 {
-	char e[256] = "";
-	int ret = ringtrace_set_event(tpb_top, TPB_INLINE_EVENT, e, sizeof(e));
-
-	if (ret) {
-		tpb_msg(err, len, "set_event " TPB_INLINE_EVENT, ret, e);
-		return -1;
-	}
-	return 0;
+	return tpb_set_event(TPB_INLINE_EVENT, tpb_inline_on, err, len);
 }
 
 /* a is always 1: "a < 0" rejects every record, "a > 0" accepts all. */
