@@ -142,6 +142,17 @@ static void check_pad(const struct recs *rs, int i, int c, long long v, int s,
 	ASSERT_MEM_EQ(b + 26, zero, 6);
 }
 
+/* The buffer of @tr holds one record, inl_pad(@c, @v, @s) of this
+ * thread at the outermost level; it is consumed. */
+static void only_pad(struct ringtrace_instance *tr, int c, long long v, int s)
+{
+	struct recs rs;
+
+	consume_all(tr, &rs);
+	ASSERT_EQ(rs.n, 1);
+	check_pad(&rs, 0, c, v, s, 0, 0);
+}
+
 /*
  * An instance whose buffer is dirty: a page that held records of every
  * byte set, emptied. The records written next land where those were, so
@@ -228,9 +239,7 @@ static void slow_two_instances(void)
 	ASSERT_EQ(ringtrace_instance_destroy(b), 0);
 	trace_inl_pad(3, 33, 333);
 	ASSERT_EQ(slow_calls, calls + 2);
-	consume_all(tr, &rs);
-	ASSERT_EQ(rs.n, 1);
-	check_pad(&rs, 0, 3, 33, 333, 0, 0);
+	only_pad(tr, 3, 33, 333);
 }
 
 /* A filter: the library tests it; without it, inline again. */
@@ -238,7 +247,6 @@ static void slow_filter(void)
 {
 	struct ringtrace_instance *tr = setup();
 	unsigned long calls = slow_calls;
-	struct recs rs;
 
 	ASSERT_EQ(ringtrace_event_enable(tr, "inl", "inl_pad", true), 0);
 	ASSERT_EQ(ringtrace_set_filter(tr, "inl", "inl_pad", "v > 5", err,
@@ -246,16 +254,12 @@ static void slow_filter(void)
 	trace_inl_pad(1, 3, 1);
 	trace_inl_pad(2, 7, 2);
 	ASSERT_EQ(slow_calls, calls + 2);
-	consume_all(tr, &rs);
-	ASSERT_EQ(rs.n, 1);
-	check_pad(&rs, 0, 2, 7, 2, 0, 0);
+	only_pad(tr, 2, 7, 2);
 	ASSERT_EQ(ringtrace_set_filter(tr, "inl", "inl_pad", "0", err,
 				       sizeof(err)), 0);
 	trace_inl_pad(3, 3, 3);
 	ASSERT_EQ(slow_calls, calls + 2);
-	consume_all(tr, &rs);
-	ASSERT_EQ(rs.n, 1);
-	check_pad(&rs, 0, 3, 3, 3, 0, 0);
+	only_pad(tr, 3, 3, 3);
 }
 
 /* A trigger: inl_pad soft-disabled until an inl_ones turns it on. */
@@ -286,7 +290,6 @@ static void slow_pid_list(void)
 {
 	struct ringtrace_instance *tr = setup();
 	unsigned long calls = slow_calls;
-	struct recs rs;
 	char pid[32];
 
 	ASSERT_EQ(ringtrace_event_enable(tr, "inl", "inl_pad", true), 0);
@@ -298,16 +301,12 @@ static void slow_pid_list(void)
 				     sizeof(err)), 0);
 	trace_inl_pad(5, 5, 5);
 	ASSERT_EQ(slow_calls, calls + 2);
-	consume_all(tr, &rs);
-	ASSERT_EQ(rs.n, 1);
-	check_pad(&rs, 0, 4, 4, 4, 0, 0);
+	only_pad(tr, 4, 4, 4);
 	ASSERT_EQ(ringtrace_set_pids(tr, RINGTRACE_PID_EVENT, "", false, err,
 				     sizeof(err)), 0);
 	trace_inl_pad(6, 6, 6);
 	ASSERT_EQ(slow_calls, calls + 2);
-	consume_all(tr, &rs);
-	ASSERT_EQ(rs.n, 1);
-	check_pad(&rs, 0, 6, 6, 6, 0, 0);
+	only_pad(tr, 6, 6, 6);
 }
 
 /*
@@ -350,7 +349,6 @@ static void tracing_off(void)
 {
 	struct ringtrace_instance *tr = setup();
 	unsigned long calls = slow_calls;
-	struct recs rs;
 
 	ASSERT_EQ(ringtrace_event_enable(tr, "inl", "inl_pad", true), 0);
 	ringtrace_tracing_on(tr, false);
@@ -358,9 +356,7 @@ static void tracing_off(void)
 	ringtrace_tracing_on(tr, true);
 	trace_inl_pad(2, 2, 2);
 	ASSERT_EQ(slow_calls, calls);
-	consume_all(tr, &rs);
-	ASSERT_EQ(rs.n, 1);
-	check_pad(&rs, 0, 2, 2, 2, 0, 0);
+	only_pad(tr, 2, 2, 2);
 }
 
 /*
@@ -372,7 +368,6 @@ static void disabled_while_written(void)
 {
 	struct ringtrace_instance *tr = setup();
 	unsigned long calls = slow_calls;
-	struct recs rs;
 
 	hook_tr = tr;
 	ASSERT_EQ(ringtrace_event_enable(tr, "inl", "inl_pad", true), 0);
@@ -382,9 +377,7 @@ static void disabled_while_written(void)
 	/* the write function itself, called with the event off */
 	__ringtrace_do_inl_pad(9, 99, 999);
 	ASSERT_EQ(slow_calls, calls + 1);
-	consume_all(tr, &rs);
-	ASSERT_EQ(rs.n, 1);
-	check_pad(&rs, 0, 7, 77, 777, 0, 0);
+	only_pad(tr, 7, 77, 777);
 }
 
 static const struct rbt_case cases[] = {
