@@ -212,6 +212,26 @@ static void fast_one_instance(void)
 			  0, 0);
 }
 
+/* Readers that fence themselves (a kernel without membarrier()): the
+ * same records, still inline. */
+static void fast_reader_fence(void)
+{
+	struct ringtrace_instance *tr = setup();
+	unsigned long calls = slow_calls;
+	struct recs rs;
+
+	ringtrace_rcu_reader_fence = true;
+	ASSERT_EQ(ringtrace_event_enable(tr, "inl", "inl_pad", true), 0);
+	trace_inl_pad(5, -5, 55);
+	ASSERT_EQ(slow_calls, calls);
+	only_pad(tr, 5, -5, 55);
+	/* a grace period with fencing readers */
+	ASSERT_EQ(ringtrace_event_enable(tr, "inl", "inl_pad", false), 0);
+	trace_inl_pad(6, 6, 6);
+	consume_all(tr, &rs);
+	ASSERT_EQ(rs.n, 0);
+}
+
 /* Two instances: the library's loop, the same records in both. */
 static void slow_two_instances(void)
 {
@@ -381,7 +401,8 @@ static void disabled_while_written(void)
 }
 
 static const struct rbt_case cases[] = {
-	RBT_CASE(fast_one_instance), RBT_CASE(slow_two_instances),
+	RBT_CASE(fast_one_instance), RBT_CASE(fast_reader_fence),
+	RBT_CASE(slow_two_instances),
 	RBT_CASE(slow_filter),	     RBT_CASE(slow_trigger),
 	RBT_CASE(slow_pid_list),     RBT_CASE(nested_signal),
 	RBT_CASE(tracing_off),	     RBT_CASE(disabled_while_written),
