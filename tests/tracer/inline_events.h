@@ -47,6 +47,26 @@ TRACE_EVENT(inl_ones,
 	TP_printk("a=%lld", __entry->a)
 );
 
+/* A dynamic array of constant length: a record size the compiler knows,
+ * but not the struct's; assigned in place, never on the stack */
+TRACE_EVENT(inl_dyn4,
+	TP_PROTO(int v),
+	TP_ARGS(v),
+	TP_STRUCT__entry(
+		__field(int, v)
+		__dynamic_array(int, arr, 4)
+	),
+	TP_fast_assign(
+		int *__a = (int *)__get_dynamic_array(arr);
+		__entry->v = v;
+		__a[0] = v + 1;
+		__a[1] = v + 2;
+		__a[2] = v + 3;
+		__a[3] = v + 4;
+	),
+	TP_printk("v=%d", __entry->v)
+);
+
 #endif /* INLINE_EVENTS_H */
 
 #define TRACE_INCLUDE_FILE inline_events

@@ -400,11 +400,57 @@ static void disabled_while_written(void)
 	only_pad(tr, 7, 77, 777);
 }
 
+/* The only record of @tr is inl_dyn4(@v). */
+static void only_dyn4(struct ringtrace_instance *tr, int v)
+{
+	struct recs rs;
+	int i, a;
+
+	consume_all(tr, &rs);
+	ASSERT_EQ(rs.n, 1);
+	/* header, v, the array's data_loc (offset 16, 16 bytes), the array */
+	ASSERT_EQ(rs.len[0], 32);
+	ASSERT_EQ(le16(rs.r[0].b), ringtrace_event_id("inl", "inl_dyn4"));
+	memcpy(&a, rs.r[0].b + 8, 4);
+	ASSERT_EQ(a, v);
+	memcpy(&a, rs.r[0].b + 12, 4);
+	ASSERT_EQ(a, 16 | 16 << 16);
+	for (i = 0; i < 4; i++) {
+		memcpy(&a, rs.r[0].b + 16 + 4 * i, 4);
+		ASSERT_EQ(a, v + 1 + i);
+	}
+}
+
+/*
+ * A dynamic array of constant length: the record is bigger than its
+ * struct, so it is assigned in each instance's buffer (in place), never
+ * on the stack, where its array would not fit.
+ */
+static void dyn_const_len(void)
+{
+	struct ringtrace_instance *tr = setup(), *b;
+	unsigned long calls = slow_calls;
+
+	b = ringtrace_instance_create("inl-b");
+	ASSERT_NOT_NULL(b);
+	ASSERT_EQ(ringtrace_event_enable(tr, "inl", "inl_dyn4", true), 0);
+	ASSERT_EQ(ringtrace_event_enable(b, "inl", "inl_dyn4", true), 0);
+	trace_inl_dyn4(40);
+	ASSERT_EQ(slow_calls, calls);
+	only_dyn4(tr, 40);
+	only_dyn4(b, 40);
+	ASSERT_EQ(ringtrace_instance_destroy(b), 0);
+	trace_inl_dyn4(50);
+	ASSERT_EQ(slow_calls, calls);
+	only_dyn4(tr, 50);
+}
+
 static const struct rbt_case cases[] = {
 	RBT_CASE(fast_one_instance), RBT_CASE(fast_reader_fence),
 	RBT_CASE(slow_two_instances),
 	RBT_CASE(slow_filter),	     RBT_CASE(slow_trigger),
 	RBT_CASE(slow_pid_list),     RBT_CASE(nested_signal),
 	RBT_CASE(tracing_off),	     RBT_CASE(disabled_while_written),
+	RBT_CASE(dyn_const_len),
 };
 RBT_MAIN(cases)

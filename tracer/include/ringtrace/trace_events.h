@@ -255,7 +255,10 @@
 			__size = sizeof(struct ringtrace_raw_##name);       \
 		__size += ringtrace_get_offsets_##name(&__data_offsets,     \
 						       args);               \
+		/* (no dynamic part: a constant-length one would make the \
+		 * size constant too, but not fit in the struct) */         \
 		if (__builtin_constant_p(__size) &&                         \
+		    __size == sizeof(struct ringtrace_raw_##name) &&        \
 		    __size <= RINGTRACE_STACK_RECORD) {                     \
 			RINGTRACE_INLINE_FAST(name, tstruct, assign)       \
 			/* no dynamic part: assigned here, one call writes */ \
