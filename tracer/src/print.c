@@ -476,6 +476,29 @@ static bool rt_iter_next(struct rt_iter *it)
 	return true;
 }
 
+/*
+ * The next record of cpu buffer @cpu, not consumed: its time stamp, its
+ * data and length (valid until the next call on that buffer). False when
+ * the buffer has none, or @cpu is not one the iterator shows.
+ */
+static bool rt_iter_peek_at(struct rt_iter *it, int cpu, uint64_t *ts,
+			    const void **data, unsigned int *len)
+{
+	struct ringbuf_event *e;
+
+	if (it->only_cpu != RINGBUF_ALL_CPUS && cpu != it->only_cpu)
+		return false;
+	if (it->src)
+		return it->src->peek(it->src->ctx, cpu, ts, data, len, NULL);
+	e = it->consume ? ringbuf_peek(it->rb, cpu, ts, NULL) :
+			  ringbuf_iter_peek(it->it[cpu], ts);
+	if (!e)
+		return false;
+	*data = ringbuf_event_data(e);
+	*len = ringbuf_event_length(e);
+	return true;
+}
+
 /* The time stamp of the record after the current one (lat format). */
 static uint64_t rt_iter_next_ts(struct rt_iter *it)
 {
@@ -486,18 +509,9 @@ static uint64_t rt_iter_next_ts(struct rt_iter *it)
 	for (cpu = 0; cpu < it->nr_cpus; cpu++) {
 		const void *data;
 		unsigned int len;
-		bool have;
 
-		if (it->only_cpu != RINGBUF_ALL_CPUS && cpu != it->only_cpu)
-			continue;
-		if (it->src)
-			have = it->src->peek(it->src->ctx, cpu, &ts, &data,
-					     &len, NULL);
-		else if (it->consume)
-			have = ringbuf_peek(it->rb, cpu, &ts, NULL) != NULL;
-		else
-			have = ringbuf_iter_peek(it->it[cpu], &ts) != NULL;
-		if (have && (!found || ts < best)) {
+		if (rt_iter_peek_at(it, cpu, &ts, &data, &len) &&
+		    (!found || ts < best)) {
 			best = ts;
 			found = true;
 		}
@@ -516,28 +530,13 @@ static bool rt_iter_thread_elsewhere(struct rt_iter *it, int pid, uint64_t ts)
 	int cpu;
 
 	for (cpu = 0; cpu < it->nr_cpus; cpu++) {
-		const void *data = NULL;
-		unsigned int len = 0;
+		const void *data;
+		unsigned int len;
 		uint64_t t;
 
 		if (cpu == it->cpu ||
-		    (it->only_cpu != RINGBUF_ALL_CPUS && cpu != it->only_cpu))
-			continue;
-		if (it->src) {
-			if (!it->src->peek(it->src->ctx, cpu, &t, &data, &len,
-					   NULL))
-				continue;
-		} else {
-			struct ringbuf_event *e =
-				it->consume ? ringbuf_peek(it->rb, cpu, &t, NULL) :
-					      ringbuf_iter_peek(it->it[cpu], &t);
-
-			if (!e)
-				continue;
-			data = ringbuf_event_data(e);
-			len = ringbuf_event_length(e);
-		}
-		if (t > ts || len < sizeof(ent))
+		    !rt_iter_peek_at(it, cpu, &t, &data, &len) || t > ts ||
+		    len < sizeof(ent))
 			continue;
 		memcpy(&ent, data, sizeof(ent));
 		if (ent.pid == pid)
