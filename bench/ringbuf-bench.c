@@ -491,7 +491,7 @@ static void add_case(const struct opts *o, enum bench_impl impl, int model,
 #define MONO BCLOCK_MONO
 
 /*
- * The default suite: what the targets of the issue need, each baseline
+ * The default suite: what the target lines need, each baseline
  * next to the case it is compared with.
  */
 static void suite_default(const struct opts *o)

@@ -2,9 +2,9 @@
 /*
  * TPB_RECORD_EVENT(name): an event with ringtrace-tp-bench's record, three
  * integers, 24 bytes with the common header. tpbench_call
- * (tp-bench-events.h) and tpbench_inline (tp-bench-inline-events.h) are
- * two events of it, created in two files, the second with
- * RINGTRACE_INLINE_WRITE. The TRACE_EVENT() passes expand it each time.
+ * (tp-bench-events.h) and tpbench_outofline (tp-bench-outofline-events.h)
+ * are two events of it, created in two files, the second with
+ * RINGTRACE_NO_INLINE_WRITE. The TRACE_EVENT() passes expand it each time.
  */
 #ifndef TP_BENCH_RECORD_H
 #define TP_BENCH_RECORD_H

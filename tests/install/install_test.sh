@@ -8,8 +8,9 @@
 # LD_LIBRARY_PATH; programs outside the tree (this directory) build
 # against it through pkg-config (ringbuf, and ringtrace in C and C++),
 # through find_package(ringbuf) with both targets, and by hand with
-# -lringtrace alone as Documentation/tracer.rst writes it; each runs
-# from there and its output is checked.
+# -lringtrace alone as Documentation/tracer.rst writes it (the trace
+# point's write compiled in, the default, and without it); each runs from
+# there and its output is checked.
 set -u
 export LC_ALL=C
 build=${1:?usage: install_test.sh BUILD_DIR CMAKE CC CXX [SANITIZER_FLAGS]}
@@ -48,8 +49,8 @@ for p in "$prefix"/bin/*; do
 done
 [ "$n" -ge 3 ] || fail "only $n programs installed"
 for l in libringbuf libringtrace; do
-	ldd "$libdir/$l.so" | grep -q "not found" &&
-		fail "$l.so does not find its libraries"
+	ldd "$libdir/$l.so.0" >"$W/ldd" 2>&1 || fail "ldd $l.so.0: $(cat "$W/ldd")"
+	grep -q "not found" "$W/ldd" && fail "$l.so.0 does not find its libraries"
 done
 "$prefix/bin/ringtrace" --help >"$W/out" 2>&1 ||
 	fail "the installed ringtrace does not run: $(head -3 "$W/out")"
@@ -74,22 +75,21 @@ $cc -std=c11 $cwarn $san -o "$W/pc_rb" "$src/rb_app.c" \
 	fail "building against ringbuf.pc"
 run pc_rb
 grep -qx "ringbuf: 3 records" "$W/pc_rb.out" || fail "pc_rb: $(cat "$W/pc_rb.out")"
-# shellcheck disable=SC2046,SC2086
-$cc -std=c11 $cwarn $san -I"$src" -o "$W/pc_rt" "$src/rt_app.c" \
-	$(pkg-config --cflags --libs ringtrace) -Wl,-rpath,"$libdir" ||
-	fail "building against ringtrace.pc (C11)"
-run pc_rt
-event_line pc_rt pc_rt
-cp "$src/rt_app.c" "$W/pc_rtxx.cc"
-# shellcheck disable=SC2046,SC2086
-$cxx -std=c++17 $warn $san -I"$src" -o "$W/pc_rtxx" "$W/pc_rtxx.cc" \
-	$(pkg-config --cflags --libs ringtrace) -Wl,-rpath,"$libdir" ||
-	fail "building against ringtrace.pc (C++17)"
-run pc_rtxx
-event_line pc_rtxx pc_rtxx
-# the same with the fixed-size record's write compiled in, C and C++
-for exe in pc_rti pc_rtixx; do
-	if [ $exe = pc_rti ]; then
+# inline_or_not EXE yes|no: whether EXE calls libringbuf's inline write
+# path itself (the trace point's write compiled in)
+inline_or_not() {
+	nm -D --undefined-only "$W/$1" >"$W/$1.syms" || fail "nm -D $1"
+	if grep -qw ringbuf_tls "$W/$1.syms"; then
+		[ "$2" = yes ] || fail "$1: the write is compiled in"
+	else
+		[ "$2" = no ] || fail "$1: the write is not compiled in"
+	fi
+}
+# pc_build EXE C|C++ INLINE CFLAGS...: rt_app.c against ringtrace.pc
+pc_build() {
+	local exe=$1 lang=$2 inl=$3 comp
+	shift 3
+	if [ "$lang" = C ]; then
 		cp "$src/rt_app.c" "$W/$exe.c"
 		comp="$cc -std=c11 $cwarn"
 	else
@@ -97,25 +97,57 @@ for exe in pc_rti pc_rtixx; do
 		comp="$cxx -std=c++17 $warn"
 	fi
 	# shellcheck disable=SC2046,SC2086
-	$comp $san -DRINGTRACE_INLINE_WRITE -I"$src" -o "$W/$exe" "$W/$exe".c* \
+	$comp $san "$@" -I"$src" -o "$W/$exe" "$W/$exe".c* \
 		$(pkg-config --cflags --libs ringtrace) -Wl,-rpath,"$libdir" ||
-		fail "building $exe with RINGTRACE_INLINE_WRITE"
-	run $exe
-	event_line $exe $exe
+		fail "building $exe against ringtrace.pc ($lang $*)"
+	run "$exe"
+	event_line "$exe" "$exe"
 	grep -Eq "^ +$exe-[0-9]+ +\[[0-9]{3}\] \.\.\.\.\. +[0-9]+\.[0-9]{6}: tick: n=5 delta=-3$" \
-		"$W/$exe.out" || fail "$exe did not print its inline record"
-done
+		"$W/$exe.out" || fail "$exe did not print its fixed-size record"
+	inline_or_not "$exe" "$inl"
+}
+# The fixed-size record's write is compiled in by default where the
+# compiler optimises (its size must fold to a constant); never with
+# RINGTRACE_NO_INLINE_WRITE.
+pc_build pc_rt C yes -O2
+pc_build pc_rtxx C++ yes -O2
+pc_build pc_rt0 C no -O0
+pc_build pc_rto C no -O2 -DRINGTRACE_NO_INLINE_WRITE
+pc_build pc_rtoxx C++ no -O2 -DRINGTRACE_NO_INLINE_WRITE
 
-# by hand, as Documentation/tracer.rst writes it: -lringtrace alone
-# shellcheck disable=SC2086
-$cc -std=c11 $cwarn $san -I"$src" -I"$prefix/include" -c -o "$W/app.o" \
-	"$src/rt_app.c" || fail "compiling the documented example"
-# shellcheck disable=SC2086
-$cc $san -rdynamic -o "$W/hand" "$W/app.o" -L"$libdir" -lringtrace \
-	-Wl,-rpath,"$libdir" 2>"$W/link.err" ||
-	fail "cc app.o -lringtrace does not link: $(head -5 "$W/link.err")"
-run hand
-event_line hand hand
+# by hand, as Documentation/tracer.rst writes it: -lringtrace alone.
+# libringtrace.so is a linker script: the default build, whose generated
+# code calls libringbuf's inline write path, links libringbuf too (it
+# needs it: NEEDED); one built with RINGTRACE_NO_INLINE_WRITE does not.
+# Also with the script named by its path, without -L.
+[ -f "$libdir/libringtrace.so" ] && [ ! -L "$libdir/libringtrace.so" ] ||
+	fail "libringtrace.so is not the linker script"
+# hand_link NAME CPPFLAGS LIB...: compile rt_app.c, link, run, check
+hand_link() {
+	local exe=$1 defs=$2
+	shift 2
+	# shellcheck disable=SC2086
+	$cc -std=c11 $cwarn -O2 $san $defs -I"$src" -I"$prefix/include" -c \
+		-o "$W/$exe.o" "$src/rt_app.c" || fail "compiling the documented example ($exe)"
+	# shellcheck disable=SC2086
+	$cc $san -rdynamic -o "$W/$exe" "$W/$exe.o" "$@" \
+		-Wl,-rpath,"$libdir" 2>"$W/link.err" ||
+		fail "$exe: cc app.o $* does not link: $(head -5 "$W/link.err")"
+	run "$exe"
+	event_line "$exe" "$exe"
+	grep -Eq "^ +$exe-[0-9]+ +\[[0-9]{3}\] \.\.\.\.\. +[0-9]+\.[0-9]{6}: tick: n=5 delta=-3$" \
+		"$W/$exe.out" || fail "$exe did not print its fixed-size record"
+	readelf -d "$W/$exe" >"$W/$exe.dyn" || fail "readelf -d $exe"
+	if [ -z "$defs" ]; then inline_or_not "$exe" yes; else inline_or_not "$exe" no; fi
+}
+hand_link hand "" -L"$libdir" -lringtrace
+grep -q "NEEDED.*\[libringbuf\.so\.0\]" "$W/hand.dyn" ||
+	fail "hand: the inline write did not link libringbuf: $(grep NEEDED "$W/hand.dyn")"
+hand_link hand_path "" "$libdir/libringtrace.so"
+hand_link hand_out -DRINGTRACE_NO_INLINE_WRITE -L"$libdir" -lringtrace
+grep -q "NEEDED.*\[libringtrace\.so\.0\]" "$W/hand_out.dyn" &&
+	! grep -q "NEEDED.*\[libringbuf\.so\.0\]" "$W/hand_out.dyn" ||
+	fail "hand_out: expected libringtrace alone: $(grep NEEDED "$W/hand_out.dyn")"
 
 # find_package(ringbuf): ringbuf::ringbuf and ringbuf::ringtrace
 "$cmake" -S "$src/cmake_app" -B "$W/cm" -DCMAKE_PREFIX_PATH="$prefix" \

@@ -24,7 +24,7 @@ TRACE_EVENT(request,
 		  __get_str(path))
 );
 
-/* A fixed-size record: written inline with RINGTRACE_INLINE_WRITE */
+/* A fixed-size record: written inline unless RINGTRACE_NO_INLINE_WRITE */
 TRACE_EVENT(tick,
 	TP_PROTO(int n, short delta),
 	TP_ARGS(n, delta),

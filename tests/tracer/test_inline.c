@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The write of a fixed-size record compiled into the program
- * (RINGTRACE_INLINE_WRITE): records read back raw and checked field by
+ * The write of a fixed-size record compiled into the program (the
+ * default; RINGTRACE_NO_INLINE_WRITE leaves it to the library, inl_out
+ * of inline_off.c): records read back raw and checked field by
  * field, padding included, in the fast case (one instance, nothing armed)
  * and in every case that must go to ringtrace_write_record() instead
  * (two instances, a filter, a trigger, a pid list, a nested write,
@@ -18,7 +19,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define RINGTRACE_INLINE_WRITE
 #define CREATE_TRACE_POINTS
 #include "inline_events.h"
 
@@ -119,10 +119,10 @@ static long long le64(const unsigned char *p)
 	return (long long)v;
 }
 
-/* Record @i of @rs is inl_pad(@c, @v, @s) written with @flags and
- * @preempt by this thread; its padding is zero. */
-static void check_pad(const struct recs *rs, int i, int c, long long v, int s,
-		      int flags, int preempt)
+/* Record @i of @rs is event @name(@c, @v, @s) (inl_pad's layout)
+ * written with @flags and @preempt by this thread; its padding is zero. */
+static void check_rec(const struct recs *rs, int i, const char *name, int c,
+		      long long v, int s, int flags, int preempt)
 {
 	const unsigned char *b = rs->r[i].b;
 	static const unsigned char zero[8];
@@ -130,7 +130,7 @@ static void check_pad(const struct recs *rs, int i, int c, long long v, int s,
 
 	ASSERT_LT(i, rs->n);
 	ASSERT_EQ(rs->len[i], 32);
-	ASSERT_EQ(le16(b), ringtrace_event_id("inl", "inl_pad"));
+	ASSERT_EQ(le16(b), ringtrace_event_id("inl", name));
 	ASSERT_EQ(b[2], flags);
 	ASSERT_EQ(b[3], preempt);
 	ASSERT_EQ((int)(le64(b + 4) & 0xffffffff), (int)syscall(SYS_gettid));
@@ -140,6 +140,12 @@ static void check_pad(const struct recs *rs, int i, int c, long long v, int s,
 	ASSERT_EQ(le64(b + 16), v);
 	ASSERT_EQ((short)le16(b + 24), s);
 	ASSERT_MEM_EQ(b + 26, zero, 6);
+}
+
+static void check_pad(const struct recs *rs, int i, int c, long long v, int s,
+		      int flags, int preempt)
+{
+	check_rec(rs, i, "inl_pad", c, v, s, flags, preempt);
 }
 
 /* The buffer of @tr holds one record, inl_pad(@c, @v, @s) of this
@@ -445,12 +451,39 @@ static void dyn_const_len(void)
 	only_dyn4(tr, 50);
 }
 
+void inline_off_write(char c, long long v, short s);
+
+/* RINGTRACE_NO_INLINE_WRITE (inline_off.c): the fast case too goes to
+ * ringtrace_write_record(), with the same record. */
+static void opt_out(void)
+{
+	struct ringtrace_instance *tr = setup();
+	unsigned long calls = slow_calls;
+	struct recs rs;
+	int i;
+
+	ASSERT_EQ(ringtrace_event_enable(tr, "inl", "inl_out", true), 0);
+	for (i = 0; i < 3; i++)
+		inline_off_write((char)(i + 1), -7LL * i, (short)(300 + i));
+	ASSERT_EQ(slow_calls, calls + 3);
+	consume_all(tr, &rs);
+	ASSERT_EQ(rs.n, 3);
+	for (i = 0; i < 3; i++)
+		check_rec(&rs, i, "inl_out", i + 1, -7LL * i, 300 + i, 0, 0);
+	/* and inl_pad, beside it, is still written inline */
+	ASSERT_EQ(ringtrace_event_enable(tr, "inl", "inl_out", false), 0);
+	ASSERT_EQ(ringtrace_event_enable(tr, "inl", "inl_pad", true), 0);
+	trace_inl_pad(9, 99, 999);
+	ASSERT_EQ(slow_calls, calls + 3);
+	only_pad(tr, 9, 99, 999);
+}
+
 static const struct rbt_case cases[] = {
 	RBT_CASE(fast_one_instance), RBT_CASE(fast_reader_fence),
 	RBT_CASE(slow_two_instances),
 	RBT_CASE(slow_filter),	     RBT_CASE(slow_trigger),
 	RBT_CASE(slow_pid_list),     RBT_CASE(nested_signal),
 	RBT_CASE(tracing_off),	     RBT_CASE(disabled_while_written),
-	RBT_CASE(dyn_const_len),
+	RBT_CASE(dyn_const_len),     RBT_CASE(opt_out),
 };
 RBT_MAIN(cases)

@@ -54,8 +54,8 @@ struct rt_rcu_reader {
 #define RT_RCU_DEPTH(w) ((uint32_t)(w))
 #define RT_RCU_LEFT ((uint64_t)1 << 32)
 
-/* Exported (libringtrace): programs built with RINGTRACE_INLINE_WRITE
- * run this read side inline (<ringtrace/inline_write.h>), through a view
+/* Exported (libringtrace): programs whose trace point writes are
+ * compiled in run this read side inline (<ringtrace/inline_write.h>), through a view
  * of the record's word. */
 #define rt_rcu_self ringtrace_rcu_self
 #define rt_rcu_reader_fence ringtrace_rcu_reader_fence

@@ -63,7 +63,7 @@ __thread struct rt_thread rt_cur
 
 /*
  * The views of <ringtrace/inline_write.h>, through which the write of a
- * program built with RINGTRACE_INLINE_WRITE reads the state above, the
+ * program with its trace point writes compiled in reads the state above, the
  * RCU reader's word and the event's registry state: they must agree
  * field by field. A change renames ringtrace_inline_layout_1.
  */

@@ -1,19 +1,19 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * ringtrace/inline_write.h - the write of a fixed-size record compiled
- * into the program (opt-in: RINGTRACE_INLINE_WRITE)
+ * into the program (the default; RINGTRACE_NO_INLINE_WRITE opts out)
  *
- * A program that defines RINGTRACE_INLINE_WRITE before it includes its
- * trace header with CREATE_TRACE_POINTS gets, in the generated write
- * function of every event whose record has a fixed size, the common case
+ * A file that includes its trace header with CREATE_TRACE_POINTS gets,
+ * in the generated write function of every event whose record has a
+ * fixed size (a size the compiler folds: -O1 and up), the common case
  * of ringtrace_write_record() inline: the event enabled in one instance,
  * the thread's own write at the outermost level, no filter and nothing
  * armed for the event there. The record is then reserved with the ring
  * buffer's inline reserve (<ringbuf/frontend.h>), assigned in place and
  * committed inline; no call into libringtrace. Every other case calls
- * ringtrace_write_record() as without the option. The program links
- * libringbuf as well as libringtrace (`pkg-config --libs ringtrace`
- * gives both).
+ * ringtrace_write_record(). The program links libringbuf as well as
+ * libringtrace (`pkg-config --libs ringtrace` gives both, and so does
+ * the installed libringtrace.so, a linker script).
  *
  * The inline code reads the library's state through the "view"
  * structures below, laid out like the library's own (trace.c checks every

@@ -193,14 +193,16 @@
 
 /* ---- pass 6: writing, the events and their registration ---------------- */
 /*
- * With RINGTRACE_INLINE_WRITE, a fixed-size record in the common case
- * (<ringtrace/inline_write.h>) is reserved, assigned in place and
- * committed here; every other case goes on to ringtrace_write_record().
- * The record's bytes are zeroed first: padding carries no stack bytes.
+ * A fixed-size record in the common case (<ringtrace/inline_write.h>) is
+ * reserved, assigned in place and committed here; every other case goes
+ * on to ringtrace_write_record(). The record's bytes are zeroed first:
+ * padding carries no stack bytes. RINGTRACE_NO_INLINE_WRITE, defined
+ * before the trace header is included with CREATE_TRACE_POINTS, leaves
+ * every write to the library (the library's own sources always do).
  */
 #undef RINGTRACE_INLINE_FAST
 #undef RINGTRACE_INLINE_REGISTER
-#ifdef RINGTRACE_INLINE_WRITE
+#if !defined(RINGTRACE_NO_INLINE_WRITE) && !defined(RINGTRACE_BUILDING)
 #include <ringtrace/inline_write.h>
 #define RINGTRACE_INLINE_FAST(name, tstruct, ...)                          \
 	{                                                                   \
