@@ -26,6 +26,7 @@
 #ifndef RINGTRACE_INLINE_WRITE_H
 #define RINGTRACE_INLINE_WRITE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <ringbuf/frontend.h>
@@ -98,32 +99,60 @@ ringtrace_inline_end(struct ringtrace_thread_view *t,
 }
 
 /*
- * ringtrace_inline_begin - the fast case's test for a write of @ev.
- * Return: the buffer to reserve in, inside a read-side section with the
- * thread's depth 1 (leave with ringtrace_inline_end()); or NULL with the
- * state as it was, for ringtrace_write_record().
+ * ringtrace_inline_ready - the fast case's test for a write of @ev, with
+ * loads only: enabled in one instance (its index in @i), the thread's own
+ * write at the outermost level, no filter and nothing armed there.
+ * ringtrace_inline_begin() tests the instance's part again inside the
+ * read-side section.
+ */
+static inline __attribute__((always_inline, no_instrument_function)) bool
+ringtrace_inline_ready(struct ringtrace_event *ev, int *i)
+{
+	const struct ringtrace_event_view *p =
+		(const struct ringtrace_event_view *)(const void *)ev->priv;
+	const struct ringtrace_thread_view *t = &ringtrace_thread;
+	/* Relaxed: the bit is checked again through ringtrace_inst_rbs[]
+	 * (an acquire load) before anything of the instance is used, as in
+	 * ringtrace_write_record(). */
+	uint64_t mask = RINGTRACE_LOAD_RELAXED(&ev->enabled);
+	int n;
+
+	if (__builtin_expect(!p || !ringtrace_rcu_self || !mask ||
+				     (mask & (mask - 1)) ||
+				     (t->depth | t->irq) || !t->comm_saved ||
+				     !t->pid,
+			     0))
+		return false;
+	n = __builtin_ctzll(mask);
+	/* Relaxed: a first look (see above). */
+	if (__builtin_expect(
+		    __atomic_load_n(&p->filter[n], __ATOMIC_RELAXED) != NULL ||
+			    ((__atomic_load_n(&p->slow_mask, __ATOMIC_RELAXED) >>
+			      n) & 1),
+		    0))
+		return false;
+	*i = n;
+	return true;
+}
+
+/*
+ * ringtrace_inline_begin - enter the write of @ev in instance @i, which
+ * ringtrace_inline_ready() found: the thread's depth 1, the read-side
+ * section, then the instance's part of the test again inside it.
+ * Return: the buffer to reserve in (leave with ringtrace_inline_end());
+ * or NULL with the state as it was, for ringtrace_write_record().
  */
 static inline __attribute__((always_inline, no_instrument_function))
 struct ringbuf *
 ringtrace_inline_begin(struct ringtrace_event *ev,
 		       struct ringtrace_thread_view *t,
-		       struct ringtrace_rcu_view *r)
+		       struct ringtrace_rcu_view *r, int i)
 {
 	const struct ringtrace_event_view *p =
 		(const struct ringtrace_event_view *)(const void *)ev->priv;
-	/* Relaxed: the bit is checked again through ringtrace_inst_rbs[]
-	 * (an acquire load) before anything of the instance is used, as in
-	 * ringtrace_write_record(). */
-	uint64_t mask = RINGTRACE_LOAD_RELAXED(&ev->enabled);
 	struct ringbuf *rb;
 	uint64_t w;
-	int i;
 
-	if (__builtin_expect(!p || !r || (mask & (mask - 1)) || !mask ||
-				     (t->depth | t->irq) || !t->comm_saved ||
-				     !t->pid,
-			     0))
-		return NULL;
 	t->depth = 1;
 	/* Relaxed: only this thread and its handlers write the word. */
 	w = __atomic_load_n(&r->word, __ATOMIC_RELAXED);
@@ -143,13 +172,20 @@ ringtrace_inline_begin(struct ringtrace_event *ev,
 		 * for the compiler only; the CPU is ordered by membarrier()
 		 * in the grace period. */
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	i = __builtin_ctzll(mask);
+	/* Relaxed, as ringtrace_write_record() loads it inside its section:
+	 * an event disabled before a grace period began is not written. */
+	if (__builtin_expect(!((RINGTRACE_LOAD_RELAXED(&ev->enabled) >> i) & 1),
+			     0)) {
+		ringtrace_inline_end(t, r);
+		return NULL;
+	}
 	/* Acquire: pairs with the release store of rt_inst_rb_set(), which
 	 * publishes a buffer once it is initialised. */
 	rb = __atomic_load_n(&ringtrace_inst_rbs[i], __ATOMIC_ACQUIRE);
 	/* Acquire: pairs with the release store of a new filter
 	 * (rt_filter_swap()); relaxed for the slow bit, as in
-	 * ringtrace_write_record(). */
+	 * ringtrace_write_record(). Seen inside the section, a filter set
+	 * before a grace period began is never missed. */
 	if (__builtin_expect(rb && !__atomic_load_n(&p->filter[i],
 						    __ATOMIC_ACQUIRE) &&
 				     !((__atomic_load_n(&p->slow_mask,

@@ -194,43 +194,87 @@
 /* ---- pass 6: writing, the events and their registration ---------------- */
 /*
  * A fixed-size record in the common case (<ringtrace/inline_write.h>) is
- * reserved, assigned in place and committed here; every other case goes
- * on to ringtrace_write_record(). The record's bytes are zeroed first:
- * padding carries no stack bytes. RINGTRACE_NO_INLINE_WRITE, defined
- * before the trace header is included with CREATE_TRACE_POINTS, leaves
- * every write to the library (the library's own sources always do).
+ * reserved, assigned in place and committed in the program; every other
+ * case goes on to ringtrace_write_record(). The record's bytes are zeroed
+ * first: padding carries no stack bytes. RINGTRACE_NO_INLINE_WRITE,
+ * defined before the trace header is included with CREATE_TRACE_POINTS,
+ * leaves every write to the library (the library's own sources always
+ * do).
+ *
+ * Three functions per class: ringtrace_do_class_X() tests the common
+ * case without entering anything (loads only) and jumps to
+ * ringtrace_do_inline_X() (the write in place) or ringtrace_do_stack_X()
+ * (the record on the stack, one call into the library). Apart, so that a
+ * write the library takes (a filter, two instances) does not pay for the
+ * registers the write in place saves.
  */
-#undef RINGTRACE_INLINE_FAST
+/* The record's size; constant for a fixed-size record. */
+#define RINGTRACE_CLASS_SIZE(name, ...)                                     \
+	struct ringtrace_data_offsets_##name __data_offsets;                \
+	struct ringtrace_raw_##name *__entry;                               \
+	size_t __size = offsetof(struct ringtrace_raw_##name, __data);      \
+	if (__size < sizeof(struct ringtrace_raw_##name))                   \
+		__size = sizeof(struct ringtrace_raw_##name);               \
+	__size += ringtrace_get_offsets_##name(&__data_offsets, __VA_ARGS__);
+/* (no dynamic part: a constant-length one would make the size constant
+ * too, but not fit in the struct) */
+#define RINGTRACE_CLASS_FIXED(name)                                         \
+	(__builtin_constant_p(__size) &&                                    \
+	 __size == sizeof(struct ringtrace_raw_##name) &&                   \
+	 __size <= RINGTRACE_STACK_RECORD)
+#undef RINGTRACE_INLINE_CLASS
+#undef RINGTRACE_INLINE_DISPATCH
 #undef RINGTRACE_INLINE_REGISTER
 #if !defined(RINGTRACE_NO_INLINE_WRITE) && !defined(RINGTRACE_BUILDING)
 #include <ringtrace/inline_write.h>
-#define RINGTRACE_INLINE_FAST(name, tstruct, ...)                          \
+#define RINGTRACE_INLINE_CLASS(name, proto, args, tstruct, ...)            \
+	static __attribute__((noinline, no_instrument_function, unused))   \
+	RINGTRACE_RECORD_ACCESS void                                        \
+	ringtrace_do_inline_##name(struct ringtrace_event *__ev, int __i,   \
+				   proto)                                   \
 	{                                                                   \
-		struct ringtrace_thread_view *__t = &ringtrace_thread;      \
-		struct ringtrace_rcu_view *__r = ringtrace_rcu_self;        \
-		struct ringbuf *__rb = ringtrace_inline_begin(__ev, __t, __r);\
-		if (__builtin_expect(__rb != NULL, 1)) {                    \
-			int __err;                                          \
-			struct ringbuf_event *__e =                         \
-				ringbuf_fe_reserve(__rb, __size, &__err);   \
-			if (__builtin_expect(__e != NULL, 1)) {             \
-				__entry = __RT_CAST(                        \
-					struct ringtrace_raw_##name *,      \
-					ringbuf_event_data_inline(__e));    \
-				__builtin_memset(__entry, 0, __size);       \
-				ringtrace_inline_header(__entry, __ev, __t);\
-				tstruct                                     \
-				{ __VA_ARGS__ }                             \
-				ringbuf_fe_commit(__rb);                    \
+		RINGTRACE_CLASS_SIZE(name, args)                            \
+		if (RINGTRACE_CLASS_FIXED(name)) {                          \
+			struct ringtrace_thread_view *__t = &ringtrace_thread;\
+			struct ringtrace_rcu_view *__r = ringtrace_rcu_self;\
+			struct ringbuf *__rb =                              \
+				ringtrace_inline_begin(__ev, __t, __r, __i);\
+			if (__builtin_expect(__rb != NULL, 1)) {            \
+				int __err;                                  \
+				struct ringbuf_event *__e =                 \
+					ringbuf_fe_reserve(__rb, __size,    \
+							   &__err);         \
+				if (__builtin_expect(__e != NULL, 1)) {     \
+					__entry = __RT_CAST(                \
+					    struct ringtrace_raw_##name *,  \
+					    ringbuf_event_data_inline(__e));\
+					__builtin_memset(__entry, 0, __size);\
+					ringtrace_inline_header(__entry, __ev,\
+								__t);       \
+					tstruct                             \
+					{ __VA_ARGS__ }                     \
+					ringbuf_fe_commit(__rb);            \
+				}                                           \
+				ringtrace_inline_end(__t, __r);             \
+				return;                                     \
 			}                                                   \
-			ringtrace_inline_end(__t, __r);                     \
+		}                                                           \
+		(void)__entry;                                              \
+		ringtrace_do_stack_##name(__ev, args);                      \
+	}
+#define RINGTRACE_INLINE_DISPATCH(name, ...)                                \
+	{                                                                   \
+		int __i;                                                    \
+		if (__builtin_expect(ringtrace_inline_ready(__ev, &__i), 1)) {\
+			ringtrace_do_inline_##name(__ev, __i, __VA_ARGS__); \
 			return;                                             \
 		}                                                           \
 	}
 /* A program built against another layout of the views fails to load. */
 #define RINGTRACE_INLINE_REGISTER (void)&ringtrace_inline_layout_1;
 #else
-#define RINGTRACE_INLINE_FAST(name, tstruct, ...)
+#define RINGTRACE_INLINE_CLASS(name, proto, args, tstruct, ...)
+#define RINGTRACE_INLINE_DISPATCH(name, ...)
 #define RINGTRACE_INLINE_REGISTER
 #endif
 #undef __field
@@ -244,26 +288,13 @@
 	__entry->__data_loc_##item = __data_offsets.item;
 #undef DECLARE_EVENT_CLASS
 #define DECLARE_EVENT_CLASS(name, proto, args, tstruct, assign, print)      \
-	static __attribute__((no_instrument_function, unused))             \
+	/* no dynamic part: assigned on the stack, one call writes */       \
+	static __attribute__((noinline, no_instrument_function, unused))   \
 	RINGTRACE_RECORD_ACCESS void                                        \
-	ringtrace_do_class_##name(struct ringtrace_event *__ev, proto)      \
+	ringtrace_do_stack_##name(struct ringtrace_event *__ev, proto)      \
 	{                                                                   \
-		struct ringtrace_data_offsets_##name __data_offsets;        \
-		struct ringtrace_write __w;                                 \
-		struct ringtrace_raw_##name *__entry;                       \
-		size_t __size = offsetof(struct ringtrace_raw_##name,       \
-					 __data);                           \
-		if (__size < sizeof(struct ringtrace_raw_##name))           \
-			__size = sizeof(struct ringtrace_raw_##name);       \
-		__size += ringtrace_get_offsets_##name(&__data_offsets,     \
-						       args);               \
-		/* (no dynamic part: a constant-length one would make the \
-		 * size constant too, but not fit in the struct) */         \
-		if (__builtin_constant_p(__size) &&                         \
-		    __size == sizeof(struct ringtrace_raw_##name) &&        \
-		    __size <= RINGTRACE_STACK_RECORD) {                     \
-			RINGTRACE_INLINE_FAST(name, tstruct, assign)       \
-			/* no dynamic part: assigned here, one call writes */ \
+		RINGTRACE_CLASS_SIZE(name, args)                            \
+		if (RINGTRACE_CLASS_FIXED(name)) {                          \
 			struct ringtrace_raw_##name __rec;                  \
 			/* (padding written as zeros, not stack bytes) */   \
 			__builtin_memset(&__rec, 0, sizeof(__rec));         \
@@ -271,6 +302,20 @@
 			tstruct                                             \
 			{ assign }                                          \
 			ringtrace_write_record(__ev, __entry, __size);      \
+		}                                                           \
+	}                                                                   \
+	RINGTRACE_INLINE_CLASS(name, PARAMS(proto), PARAMS(args),           \
+			       PARAMS(tstruct),                             \
+			       assign)                                      \
+	static __attribute__((no_instrument_function, unused))             \
+	RINGTRACE_RECORD_ACCESS void                                        \
+	ringtrace_do_class_##name(struct ringtrace_event *__ev, proto)      \
+	{                                                                   \
+		struct ringtrace_write __w;                                 \
+		RINGTRACE_CLASS_SIZE(name, args)                            \
+		if (RINGTRACE_CLASS_FIXED(name)) {                          \
+			RINGTRACE_INLINE_DISPATCH(name, PARAMS(args))       \
+			ringtrace_do_stack_##name(__ev, args);              \
 			return;                                             \
 		}                                                           \
 		/* assigned in place, in each instance's buffer */          \
