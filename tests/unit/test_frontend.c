@@ -344,6 +344,59 @@ static void claim_exclusive(void)
 	ringbuf_free(h.rb);
 }
 
+/*
+ * The CPU hint of the per-CPU claim (ringbuf_tls.cpu_hint): on each CPU
+ * the thread may run on, in turn, a write after the hint was set wrong
+ * (another CPU, one without a buffer, the no-hint value) still lands in
+ * that CPU's buffer, and the hint follows the CPU where the buffer
+ * claims by restartable sequence (the only claim that reads it).
+ */
+static void cpu_hint(void)
+{
+	RINGBUF_OPTS(o, .size = TU_PAGES(16), .model = RINGBUF_PER_CPU);
+	struct ringbuf *rb = ringbuf_create(&o);
+	static const uint16_t wrong[] = { 0, 1, 9999, RINGBUF_FE_NO_HINT };
+	cpu_set_t allowed, one;
+	struct ringbuf_event *ev;
+	uint32_t seq = 0, n;
+	int cpu, cpus = 0;
+	uint64_t ts;
+
+	check_rseq();
+	ASSERT_NOT_NULL(rb);
+	ASSERT_EQ(sched_getaffinity(0, sizeof(allowed), &allowed), 0);
+	for (int c = 0; c < CPU_SETSIZE; c++) {
+		if (!CPU_ISSET(c, &allowed))
+			continue;
+		CPU_ZERO(&one);
+		CPU_SET(c, &one);
+		ASSERT_EQ(sched_setaffinity(0, sizeof(one), &one), 0);
+		ASSERT_EQ(sched_getcpu(), c);
+		for (size_t k = 0; k < sizeof(wrong) / sizeof(wrong[0]); k++) {
+			uint32_t first = seq;
+
+			ringbuf_tls.cpu_hint = wrong[k];
+			ASSERT_TRUE(write_inline(rb, seq++, 16));
+			if (rseq_claims(rb))
+				ASSERT_EQ(ringbuf_tls.cpu_hint, c);
+			ASSERT_TRUE(write_inline(rb, seq++, 16));
+			n = 0;
+			while ((ev = ringbuf_consume_next(rb, &cpu, &ts, NULL))) {
+				ASSERT_EQ(tu_seq(ringbuf_event_data(ev)), first + n);
+				tu_check(ringbuf_event_data(ev),
+					 ringbuf_event_length(ev), first + n, 16);
+				ASSERT_EQ(cpu, c);
+				n++;
+			}
+			ASSERT_EQ(n, 2);
+		}
+		cpus++;
+	}
+	ASSERT_GE(cpus, 1);
+	ASSERT_EQ(sched_setaffinity(0, sizeof(allowed), &allowed), 0);
+	ringbuf_free(rb);
+}
+
 static const struct rbt_case cases[] = {
 	RBT_CASE(pages_per_thread),
 	RBT_CASE(pages_per_cpu),
@@ -351,6 +404,6 @@ static const struct rbt_case cases[] = {
 	RBT_CASE(signal_nest),
 	RBT_CASE(mixed),
 	RBT_CASE(rseq_claim),
-	RBT_CASE(claim_exclusive),
+	RBT_CASE(claim_exclusive), RBT_CASE(cpu_hint),
 };
 RBT_MAIN(cases)
