@@ -13,22 +13,10 @@
 /* Called by TP_fast_assign(): the test's hook inside a write. */
 long long inline_test_hook(long long v);
 
+#include "inline_record.h"
+
 /* c at 8, 7 bytes of padding, v at 16, s at 24, 6 bytes of padding */
-TRACE_EVENT(inl_pad,
-	TP_PROTO(char c, long long v, short s),
-	TP_ARGS(c, v, s),
-	TP_STRUCT__entry(
-		__field(char, c)
-		__field(long long, v)
-		__field(short, s)
-	),
-	TP_fast_assign(
-		__entry->c = c;
-		__entry->v = inline_test_hook(v);
-		__entry->s = s;
-	),
-	TP_printk("c=%d v=%lld s=%d", __entry->c, __entry->v, __entry->s)
-);
+INL_PAD_EVENT(inl_pad, inline_test_hook(v));
 
 /* The same size, every byte set: what the padding must not show */
 TRACE_EVENT(inl_ones,

@@ -10,21 +10,9 @@
 #define INLINE_OFF_EVENTS_H
 #include <ringtrace/tracepoint.h>
 
-TRACE_EVENT(inl_out,
-	TP_PROTO(char c, long long v, short s),
-	TP_ARGS(c, v, s),
-	TP_STRUCT__entry(
-		__field(char, c)
-		__field(long long, v)
-		__field(short, s)
-	),
-	TP_fast_assign(
-		__entry->c = c;
-		__entry->v = v;
-		__entry->s = s;
-	),
-	TP_printk("c=%d v=%lld s=%d", __entry->c, __entry->v, __entry->s)
-);
+#include "inline_record.h"
+
+INL_PAD_EVENT(inl_out, v);
 
 #endif /* INLINE_OFF_EVENTS_H */
 
