@@ -239,6 +239,21 @@ RINGBUF_API void ringbuf_fe_wake_waiters(struct ringbuf_fe_cpu *cb);
 #endif
 
 /*
+ * GCC 12 and later warn (-Wtsan) at every fence compiled with
+ * -fsanitize=thread, which does not model fences; this header's fences
+ * order against membarrier() and the seqcount writer, as their comments
+ * say. A program's ThreadSanitizer build with -Werror must not fail on
+ * them: the warning is off from here to the end of the header (the
+ * library's own TSan build passes -Wno-tsan).
+ */
+#if defined(RINGBUF_FE_TSAN) && defined(__GNUC__) && !defined(__clang__) && \
+	__GNUC__ >= 12
+#define RINGBUF_FE_TSAN_PRAGMA 1
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wtsan"
+#endif
+
+/*
  * The kernel's local_t on a cpu buffer word: atomic against the owner's
  * signal handlers, not against other threads (which only load it). On
  * x86-64 one instruction without LOCK; elsewhere, and under
@@ -942,6 +957,10 @@ RINGBUF_FE_INLINE void *ringbuf_event_data_inline(struct ringbuf_event *event)
 	return event->type_len ? (void *)&event->array[0] :
 				 (void *)&event->array[1];
 }
+
+#ifdef RINGBUF_FE_TSAN_PRAGMA
+#pragma GCC diagnostic pop
+#endif
 
 #ifdef __cplusplus
 }

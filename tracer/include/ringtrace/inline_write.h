@@ -65,6 +65,12 @@ struct ringtrace_event_view {
 /* The library's sources see the views only, for their offset checks. */
 #ifndef RINGTRACE_BUILDING
 
+/* As in <ringbuf/frontend.h>: no -Wtsan warning at the fence below. */
+#ifdef RINGBUF_FE_TSAN_PRAGMA
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wtsan"
+#endif
+
 RINGTRACE_API extern __thread struct ringtrace_thread_view ringtrace_thread
 	__attribute__((tls_model("initial-exec")));
 RINGTRACE_API extern __thread struct ringtrace_rcu_view *ringtrace_rcu_self
@@ -212,6 +218,10 @@ ringtrace_inline_header(void *rec, const struct ringtrace_event *ev,
 	h.pid = t->pid;
 	__builtin_memcpy(rec, &h, sizeof(h));
 }
+
+#ifdef RINGBUF_FE_TSAN_PRAGMA
+#pragma GCC diagnostic pop
+#endif
 
 #endif /* !RINGTRACE_BUILDING */
 
