@@ -167,7 +167,7 @@ static int find_helper(char *out, size_t len)
 			if (snprintf(out, len, "%s/ringbuf-bench-lttng", self) < (int)len &&
 			    access(out, X_OK) == 0)
 				return 0;
-			/* installed: bin/ringbuf-bench, libexec/ringtrace/... */
+			/* installed: both in libexec/ringtrace (older installs: bin/) */
 			if (snprintf(out, len, "%s/../libexec/ringtrace/ringbuf-bench-lttng",
 				     self) < (int)len &&
 			    access(out, X_OK) == 0)

@@ -3,7 +3,10 @@
  * read.c - the reader side: the reader page swap, peek/consume, the merged
  * read and read_page (the non-consuming iterator is in iter.c).
  *
- * A port of the reader half of kernel/trace/ring_buffer.c. Readers of one
+ * Our own implementation, written from the kernel's ring-buffer design
+ * document and its public API, of the reader half of that algorithm, with
+ * the names of kernel/trace/ring_buffer.c kept for comparison (no code is
+ * taken from it). Readers of one
  * cpu buffer serialise on its reader_lock; writers never take it. The only
  * words both sides modify are the page links, and those change by cmpxchg
  * (the HEAD/UPDATE protocol).

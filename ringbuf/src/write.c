@@ -2,8 +2,11 @@
 /*
  * write.c - the writer side: reserve, commit, discard.
  *
- * A port of the writer half of the kernel's kernel/trace/ring_buffer.c,
- * keeping its function names so the two can be read side by side.
+ * Our own implementation, written from the kernel's ring-buffer design
+ * document (Documentation/trace/ring-buffer-design.rst) and its public
+ * API, of the writer half of that algorithm. The functions keep the names
+ * of their counterparts in the kernel's kernel/trace/ring_buffer.c so a
+ * reviewer can compare the two side by side; no code is taken from it.
  *
  * Writers of one cpu buffer nest as a stack, exactly as the kernel's
  * contexts of one CPU do (task, softirq, irq, NMI): here the stack is one

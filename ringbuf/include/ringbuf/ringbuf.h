@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* SPDX-License-Identifier: MIT */
 /*
  * ringbuf/ringbuf.h - libringbuf, a userspace port of the Linux kernel's
  * lockless per-CPU page ring buffer.

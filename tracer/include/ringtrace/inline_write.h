@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* SPDX-License-Identifier: MIT */
 /*
  * ringtrace/inline_write.h - the write of a fixed-size record compiled
  * into the program (the default; RINGTRACE_NO_INLINE_WRITE opts out)

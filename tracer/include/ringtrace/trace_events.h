@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* SPDX-License-Identifier: MIT */
 /*
  * ringtrace/trace_events.h - the passes over a trace header
  *
@@ -33,11 +33,11 @@
 #undef TP_printk
 #define TP_printk(...) __VA_ARGS__
 
-#undef TRACE_EVENT
-#define TRACE_EVENT(name, proto, args, tstruct, assign, print)              \
-	DECLARE_EVENT_CLASS(name, PARAMS(proto), PARAMS(args),              \
-			    PARAMS(tstruct), PARAMS(assign), PARAMS(print)) \
-	DEFINE_EVENT(name, name, PARAMS(proto), PARAMS(args))
+/*
+ * TRACE_EVENT(), DECLARE_EVENT_CLASS() and DEFINE_EVENT() are defined once,
+ * in <ringtrace/trace_declare.h>; each pass below gives their inner
+ * __RT_EVENT_CLASS() and __RT_DEFINE_EVENT() its meaning.
+ */
 
 /* The classification of a field's type (__RT_IS_SIGNED() and friends,
  * for the format and the filter) is in <ringtrace/event.h>. */
@@ -52,7 +52,12 @@
 #undef __get_str
 #define __get_str(item) ((char *)__get_dynamic_array(item))
 #undef __assign_str
-#define __assign_str(item, ...)                                             \
+/* (one argument or two, as the kernel's before and after 6.10; the
+ * first is the field: ISO C wants at least one argument for "...") */
+#define __assign_str(...) __rt_assign_str(__rt_first_arg(__VA_ARGS__, 0))
+#define __rt_first_arg(first, ...) first
+#define __rt_assign_str(item) __rt_assign_str_field(item)
+#define __rt_assign_str_field(item)                                         \
 	do {                                                                \
 		size_t __l = __get_dynamic_array_len(item);                 \
 		memcpy(__get_str(item), __data_offsets.item##__src, __l - 1);\
@@ -72,16 +77,25 @@
 #define __array(type, item, len) type item[len];
 #define __string(item, src) uint32_t __data_loc_##item;
 #define __dynamic_array(type, item, len) uint32_t __data_loc_##item;
-#undef DECLARE_EVENT_CLASS
-#define DECLARE_EVENT_CLASS(name, proto, args, tstruct, assign, print)      \
+#undef __RT_EVENT_CLASS
+#define __RT_EVENT_CLASS(name, proto, args, tstruct, assign, print)      \
 	struct ringtrace_raw_##name {                                       \
 		struct ringtrace_entry ent;                                 \
 		tstruct                                                     \
 		char __data[];                                              \
 	};
-#undef DEFINE_EVENT
-#define DEFINE_EVENT(template, name, proto, args)
+#undef __RT_DEFINE_EVENT
+#define __RT_DEFINE_EVENT(template, name, proto, args)
+/* (the record ends in a flexible array member, which ISO C++ lacks and
+ * g++ and clang++ accept) */
+#ifdef __cplusplus
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpedantic"
+#endif
 #include RT_TRACE_INCLUDE(TRACE_INCLUDE_FILE)
+#ifdef __cplusplus
+#pragma GCC diagnostic pop
+#endif
 
 /* ---- pass 2: the dynamic parts' offsets -------------------------------- */
 #undef __field
@@ -92,8 +106,8 @@
 #define __array(type, item, len)
 #define __string(item, src) uint32_t item; const char *item##__src;
 #define __dynamic_array(type, item, len) uint32_t item; const void *item##__src;
-#undef DECLARE_EVENT_CLASS
-#define DECLARE_EVENT_CLASS(name, proto, args, tstruct, assign, print)      \
+#undef __RT_EVENT_CLASS
+#define __RT_EVENT_CLASS(name, proto, args, tstruct, assign, print)      \
 	struct ringtrace_data_offsets_##name {                              \
 		uint32_t __rt_unused;                                       \
 		tstruct                                                     \
@@ -128,8 +142,8 @@
 			(uint32_t)(__n << 16);                              \
 		__data_size += __n;                                         \
 	}
-#undef DECLARE_EVENT_CLASS
-#define DECLARE_EVENT_CLASS(name, proto, args, tstruct, assign, print)      \
+#undef __RT_EVENT_CLASS
+#define __RT_EVENT_CLASS(name, proto, args, tstruct, assign, print)      \
 	static inline __attribute__((no_instrument_function, unused))      \
 	size_t ringtrace_get_offsets_##name(                                \
 		struct ringtrace_data_offsets_##name *__data_offsets, proto) \
@@ -160,8 +174,8 @@
 #define __dynamic_array(type, item, len)                                    \
 	{ "__data_loc " #type "[]", #item, 4, 4, __RT_IS_SIGNED(type),      \
 	  __RT_DYN_KIND(type), sizeof(type) },
-#undef DECLARE_EVENT_CLASS
-#define DECLARE_EVENT_CLASS(name, proto, args, tstruct, assign, print)      \
+#undef __RT_EVENT_CLASS
+#define __RT_EVENT_CLASS(name, proto, args, tstruct, assign, print)      \
 	static const struct ringtrace_field_decl ringtrace_fields_##name[] = {\
 		tstruct { NULL, NULL, 0, 0, 0, 0, 0 }                       \
 	};                                                                  \
@@ -180,8 +194,8 @@
 #undef __get_dynamic_array
 #undef __get_dynamic_array_len
 #define __entry REC
-#undef DECLARE_EVENT_CLASS
-#define DECLARE_EVENT_CLASS(name, proto, args, tstruct, assign, print)      \
+#undef __RT_EVENT_CLASS
+#define __RT_EVENT_CLASS(name, proto, args, tstruct, assign, print)      \
 	static const char ringtrace_print_fmt_##name[] = __rt_stringify(print);
 #include RT_TRACE_INCLUDE(TRACE_INCLUDE_FILE)
 #undef __entry
@@ -286,8 +300,8 @@
 #define __string(item, src) __entry->__data_loc_##item = __data_offsets.item;
 #define __dynamic_array(type, item, len)                                    \
 	__entry->__data_loc_##item = __data_offsets.item;
-#undef DECLARE_EVENT_CLASS
-#define DECLARE_EVENT_CLASS(name, proto, args, tstruct, assign, print)      \
+#undef __RT_EVENT_CLASS
+#define __RT_EVENT_CLASS(name, proto, args, tstruct, assign, print)      \
 	/* no dynamic part: assigned on the stack, one call writes */       \
 	static __attribute__((noinline, no_instrument_function, unused))   \
 	RINGTRACE_RECORD_ACCESS void                                        \
@@ -327,8 +341,8 @@
 			{ assign }                                          \
 		}                                                           \
 	}
-#undef DEFINE_EVENT
-#define DEFINE_EVENT(template, call, proto, args)                           \
+#undef __RT_DEFINE_EVENT
+#define __RT_DEFINE_EVENT(template, call, proto, args)                           \
 	/* in the order of struct ringtrace_event: C++17 has no         \
 	 * designated initializers */                                       \
 	__RT_EVENT_VIS struct ringtrace_event __ringtrace_event_##call = {  \
@@ -368,6 +382,9 @@
 #undef __get_dynamic_array_len
 #undef __get_str
 #undef __assign_str
+#undef __rt_first_arg
+#undef __rt_assign_str
+#undef __rt_assign_str_field
 #undef TP_STRUCT__entry
 #undef TP_fast_assign
 #undef TP_printk
