@@ -71,7 +71,7 @@ def state(pid):
         out.append(text)
     r = subprocess.run([T, "list"], env=ENV, cwd=CWD, capture_output=True,
                        timeout=20)
-    for line in r.stdout.decode().splitlines():
+    for line in r.stdout.decode("utf-8", "replace").splitlines():
         f = line.split()
         if f and f[0] == str(pid):
             # PID NAME STATE BUFFERS EVENTS (LOST changes)

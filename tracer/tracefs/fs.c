@@ -26,6 +26,7 @@
 #include <fcntl.h>
 #include <fuse.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -399,7 +400,7 @@ static int rtfs_parse_ul(const char *s, unsigned long *v)
 	if (*s < '0' || *s > '9')
 		return -EINVAL;
 	errno = 0;
-	*v = strtoul(s, &end, 0);
+	*v = strtoul(s, &end, 10); /* decimal, as the kernel's kstrtoul(.., 10) */
 	while (*end == ' ' || *end == '\t' || *end == '\n')
 		end++;
 	return errno || *end ? -EINVAL : 0;
@@ -985,6 +986,9 @@ static int rtfs_marker_cmd(const struct rtfs_node *n, enum rt_cmd_id id,
 	return ret == -ENOSPC ? -EBADF : ret; /* tracing off: as the kernel */
 }
 
+/* The kernel's TRACE_MARKER_MAX_SIZE: the longest trace_marker write. */
+#define RTFS_MARKER_MAX 4096
+
 static int rtfs_write_marker(const struct rtfs_node *n, char *buf)
 {
 	/* one line per command: the process records the rest of it */
@@ -1407,16 +1411,34 @@ static bool rtfs_option_exists(const char *inst, const char *opt)
 	return ret == 0;
 }
 
-/* Resolve @path: 0, or -ENOENT. */
+/* Whether a component of @path is longer than NAME_MAX (which no name
+ * here is: the lookup says ENAMETOOLONG, as a file system does). */
+static bool rtfs_name_too_long(const char *path)
+{
+	size_t k;
+
+	while (*path) {
+		k = strcspn(path, "/");
+		if (k > NAME_MAX)
+			return true;
+		path += k;
+		path += strspn(path, "/");
+	}
+	return false;
+}
+
+/* Resolve @path: 0, -ENOENT or -ENAMETOOLONG. */
 static int rtfs_lookup(const char *path, struct rtfs_node *n)
 {
-	char c[256];
+	char c[NAME_MAX + 1];
 	size_t i;
 
 	memset(n, 0, sizeof(*n));
 	n->kind = RTFS_DIR_INST;
 	if (!path)
 		return -ENOENT;
+	if (rtfs_name_too_long(path))
+		return -ENAMETOOLONG;
 	if (!rtfs_next(&path, c, sizeof(c)))
 		return 0;
 	if (!strcmp(c, "instances")) {
@@ -2273,6 +2295,11 @@ static int rtfs_write(const char *path, const char *buf, size_t size,
 			ret = -ENODEV;
 		return ret ? ret : (int)size;
 	}
+	/* A marker longer than the kernel's TRACE_MARKER_MAX_SIZE is cut
+	 * there and the write succeeds for that many bytes, as tracefs's
+	 * does (a writer's loop writes the rest as markers of their own). */
+	if (fh->n.f->write == rtfs_write_marker && size > RTFS_MARKER_MAX)
+		size = RTFS_MARKER_MAX;
 	if (size >= RT_CTL_CMD_MAX - 256)
 		return -E2BIG;
 	copy = malloc(size + 2);
@@ -2328,7 +2355,11 @@ static int rtfs_instance_op(const char *path, bool make)
 	name = path + 11;
 	if (!*name || strchr(name, '/'))
 		return -EPERM;
-	if (strlen(name) >= 64 || strpbrk(name, " \t\n"))
+	/* (an instance name has at most 63 bytes here; the kernel's may
+	 * have NAME_MAX: a longer one is refused as a name too long) */
+	if (strlen(name) >= 64)
+		return -ENAMETOOLONG;
+	if (strpbrk(name, " \t\n"))
 		return -EINVAL;
 	ret = rtfs_cmd(NULL, NULL,
 		       &RT_CALL_ID(make ? RT_CMD_MKINSTANCE : RT_CMD_RMINSTANCE,
