@@ -69,3 +69,39 @@ case_option_table() {
 	run 2 "$T" report --format=text --stat "$W/nope.dat"
 	err_has "no such file"
 }
+
+# Numbers are strict decimal everywhere, a negative one is named as such
+# (not as an unknown option), the culprit of a refused command is the
+# one named, an empty count or thread id is refused, and every verb has
+# --help.
+case_numbers_and_help() {
+	run 0 "$T" record -q -o "$W/n.dat" -e app:work -- "$S" --seconds 0.2
+	start_sample -- --threads 1 --seconds 30 --gap-ms 20
+	run 2 "$T" buffer-size "$SP" -1
+	err_has "'-1': a negative number"
+	! grep -q "unknown option" "$W/err" || fail "-1 taken for an option"
+	# cpu buffer 4096 does not exist: the cpu is to blame, not the size
+	run 2 "$T" buffer-size "$SP" 64 4096
+	err_has "cpu buffer 4096: no such cpu buffer \(0-[0-9]+\)"
+	! grep -q "buffer_size_kb 64" "$W/err" || fail "the size was blamed"
+	run 2 "$T" pids "$SP" event ''
+	err_has "an empty word is not a thread id"
+	run 0 "$T" pids "$SP" event
+	[ ! -s "$W/out" ] || fail "set_event_pid changed: $(cat "$W/out")"
+	run 2 "$T" trigger "$SP" app:work 'traceoff:'
+	err_has "empty ':' field"
+	run 0 "$T" trigger "$SP" app:work
+	! grep -v "^#" "$W/out" | grep -q traceoff || fail "a trigger was set: $(cat "$W/out")"
+	for t in 0x1 1e3 inf +1 ' 1' 1. .5; do
+		run 2 "$T" report -t "$t" --stat "$W/n.dat"
+		err_has "bad threshold"
+		run 2 "$T" report --time-range "$t~" "$W/n.dat"
+		err_has "bad time range"
+	done
+	run 0 "$T" report -t 1.5us --stat "$W/n.dat"
+	run 0 "$T" report --time-range "0~1000000.5" "$W/n.dat"
+	run 0 "$T" umount --help
+	out_has "^usage: ringtrace umount DIR"
+	run 0 "$T" extract --help
+	! grep -q FILE_OR_PID "$W/out" || fail "extract --help names FILE_OR_PID"
+}

@@ -485,6 +485,12 @@ int rtt_do_pids(const struct rtt_verb *v, int argc, char **argv)
 		if (!ret && reply)
 			fputs(reply, stdout);
 	} else if (!ret && optind + 1 < argc) {
+		for (i = (size_t)optind + 1; i < (size_t)argc; i++)
+			if (!argv[i][strspn(argv[i], " \t\n")]) {
+				rtt_proc_close(&p);
+				return rtt_usage(v, "'%s': an empty word is not a thread id",
+						 argv[i]);
+			}
 		tids = rtt_join_words(optind + 1, argc, argv);
 		if (!tids) {
 			rtt_proc_close(&p);

@@ -10,7 +10,7 @@
 const char rtt_extract_help[] =
 	"Write the trace a crashed or killed process left in its shared\n"
 	"buffers into a trace.dat: every event it committed (the writes a\n"
-	"crash cut short are skipped and counted). FILE_OR_PID is the pid of\n"
+	"crash cut short are skipped and counted). PID|FILE is the pid of\n"
 	"the dead process or one of the files it left (its .ctl file, a\n"
 	"buffer file, ...). The leftover files are removed afterwards unless\n"
 	"--keep is given. The buffers are only read, never consumed: with\n"

@@ -175,6 +175,10 @@ int rtt_bad_option(const struct rtt_verb *v, char **argv, int c)
 	/* argv[optind - 1] is the option as written ("--cpu" or "-c") */
 	if (c == ':')
 		return rtt_usage(v, "option '%s' needs an argument", arg);
+	/* "-1" where a value goes: not an option, a negative number */
+	if (arg[0] == '-' && arg[1] >= '0' && arg[1] <= '9')
+		return rtt_usage(v, "'%s': a negative number, where only 0 or more is valid",
+				 arg);
 	if (optopt)
 		return rtt_usage(v, "unknown option '-%c'", optopt);
 	return rtt_usage(v, "unknown option '%s'", arg);

@@ -372,6 +372,17 @@ void rtt_prof_free(struct rtt_prof *p)
 	free(p);
 }
 
+size_t rtt_decimal_len(const char *s)
+{
+	size_t n = strspn(s, "0123456789"), f;
+
+	if (s[n] != '.')
+		return n;
+	f = strspn(s + n + 1, "0123456789");
+	/* "1." and "." are not numbers; ".5" is not written by report */
+	return n && f ? n + 1 + f : 0;
+}
+
 int rtt_parse_duration(const char *s, uint64_t *ns)
 {
 	static const struct {
@@ -382,10 +393,10 @@ int rtt_parse_duration(const char *s, uint64_t *ns)
 	char *end;
 	double v;
 
-	if (!s || !*s)
+	if (!s || !*s || !rtt_decimal_len(s))
 		return -EINVAL;
 	v = strtod(s, &end);
-	if (end == s || v < 0 || v > 1e18)
+	if (end != s + rtt_decimal_len(s) || v < 0 || v > 1e18)
 		return -EINVAL;
 	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
 		if (!strcmp(end, units[i].unit)) {

@@ -159,4 +159,13 @@ void rtt_prof_free(struct rtt_prof *p);
  */
 int rtt_parse_duration(const char *s, uint64_t *ns);
 
+/**
+ * rtt_decimal_len - the length of the plain decimal number @s starts with
+ *	("12", "1.5", "0.000002": digits, then a '.' and digits), or 0
+ *
+ * Times are strict decimal like every other number of the tool: no sign,
+ * no "0x", no exponent, no "inf" (which strtod() would take).
+ */
+size_t rtt_decimal_len(const char *s);
+
 #endif /* RINGTRACE_PROFILE_H */

@@ -137,6 +137,8 @@ static int rtt_parse_stamp(const char *s, size_t n, bool ns, uint64_t *out)
 		return -EINVAL;
 	memcpy(buf, s, n);
 	buf[n] = 0;
+	if (!n || rtt_decimal_len(buf) != n)
+		return -EINVAL;
 	d = strtod(buf, &end);
 	if (end == buf || *end || d < 0)
 		return -EINVAL;

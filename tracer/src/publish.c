@@ -769,7 +769,13 @@ static int rt_cmd_buffer_size_kb(struct ringtrace_instance *tr,
 						  RINGTRACE_ALL_CPUS,
 				  (size_t)a->v[0].u);
 
-	if (ret)
+	int n = ringbuf_nr_cpus(ringtrace_buffer(tr));
+
+	if (ret && a->set[1] && (a->v[1].u >= (unsigned long long)n))
+		/* the cpu buffer is what is wrong, not the size */
+		rt_reply_printf(r, "cpu buffer %llu: no such cpu buffer (0-%d)",
+				a->v[1].u, n - 1);
+	else if (ret)
 		rt_reply_printf(r, "buffer_size_kb %llu: %s", a->v[0].u,
 				strerror(-ret));
 	return ret;

@@ -98,6 +98,12 @@ static int rt_trigger_parse(char *line, struct rt_trig_req *rq, char *err,
 		rt_trig_err(err, errlen, "empty trigger");
 		return -EINVAL;
 	}
+	/* (strtok_r() would skip an empty field: "traceoff:" has a count
+	 * of nothing, which the kernel refuses as it does a bad count) */
+	if (cmd[0] == ':' || cmd[strlen(cmd) - 1] == ':' || strstr(cmd, "::")) {
+		rt_trig_err(err, errlen, "empty ':' field in '%s'", cmd);
+		return -EINVAL;
+	}
 	for (t = strtok_r(cmd, ":", &save); t; t = strtok_r(NULL, ":", &save)) {
 		if (ntok == 4) {
 			rt_trig_err(err, errlen, "too many ':' fields in '%s'",

@@ -30,7 +30,10 @@ const char rtfs_mount_help[] =
 	"process's control path, as the other verbs' do; a refused write fails\n"
 	"with the kernel's errno and, for a bad filter, an error_log entry.\n"
 	"DIR must be an empty directory the caller owns; only the caller can\n"
-	"use the mount. It goes away by itself when the process exits.\n"
+	"use the mount. It goes away by itself when the process exits; DIR is\n"
+	"then a plain directory again (a write into it creates a plain file).\n"
+	"It needs access to /dev/fuse and, for a user other than root,\n"
+	"fusermount3 (package fuse3).\n"
 	"\n"
 	"  -f, --foreground     serve in the foreground (default: a daemon)\n"
 	"  -h, --help           this text\n";
@@ -197,8 +200,14 @@ int rtfs_do_umount(const struct rtt_verb *v, int argc, char **argv)
 	char real[PATH_MAX];
 	int c, ret;
 
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+
 	(void)v;
-	while ((c = getopt(argc, argv, ":h")) != -1) {
+	/* -h and --help, as every verb has them */
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		if (c != 'h')
 			return rtfs_usage("umount", synopsis, "unknown option");
 		printf("usage: ringtrace %s\n\n%s", synopsis, rtfs_umount_help);
