@@ -191,8 +191,9 @@ static uint64_t rb_mono_ns(void)
 }
 
 /*
- * Whether a reader waiting on a writer has waited long enough: two
- * seconds by the clock once it sleeps (sleeps overrun), or the spin count.
+ * Whether a reader waiting on a writer has waited long enough:
+ * RB_READER_WAIT_NS (two milliseconds) by the clock once it sleeps
+ * (sleeps overrun), or the spin count.
  * @start is set on the first sleeping round.
  */
 static bool rb_reader_gave_up(unsigned int spins, uint64_t *start)
@@ -777,7 +778,7 @@ spin:
 		 * UPDATE runs with preemption off. A userspace writer can be
 		 * preempted in that window, so the spin backs off to yields
 		 * and sleeps, and gives up (no data this time) after about
-		 * two seconds.
+		 * two milliseconds (RB_READER_WAIT_NS).
 		 */
 		if (!rb_head_page_replace(cpu_buffer, head, rp)) {
 			/*

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * trace.h - the tracer's internals shared by trace.c, events.c,
- *	output.c and latency.c
+ * trace.h - the tracer's internals shared by the sources of
+ *	libringtrace (tracer/src/: the write path, events, instances,
+ *	output, triggers, pids, the latency tracer, publishing, the log)
  */
 #ifndef RINGTRACE_TRACE_H
 #define RINGTRACE_TRACE_H

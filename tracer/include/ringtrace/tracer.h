@@ -10,6 +10,19 @@
  * where a message helps, writes it to @err (@errlen bytes, may be NULL).
  * The show calls fill @buf as snprintf() does and return the length the
  * whole text needs; a NULL @buf asks for that length only.
+ *
+ * Context: by section, unless a function's comment says otherwise.
+ *  - instances, events, tracers and options, output, the latency
+ *    tracer's settings: any thread, not a signal handler (they take the
+ *    instance's control lock, allocate, or write to a FILE); a control
+ *    call may wait for the writers in flight (a grace period), so it
+ *    must not run inside a record's write (a TP_fast_assign()).
+ *  - markers, signal handlers, ringtrace_critical_start()/_end(): any
+ *    thread and any signal handler, lock-free and without allocating,
+ *    as a trace point's write is (ringtrace_printf() formats on the
+ *    stack).
+ *  - messages: ringtrace_set_print() from any thread; the callback
+ *    itself runs in whatever context a message arises.
  */
 #ifndef RINGTRACE_TRACER_H
 #define RINGTRACE_TRACER_H
