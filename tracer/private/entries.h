@@ -32,6 +32,14 @@ struct rt_print_entry {
 	unsigned long ip;
 	char buf[];
 };
+/* The longest text of a print record in a buffer whose largest record
+ * is @max_event bytes (ringbuf_max_event_size()): a longer trace_marker
+ * write is cut there (by the library, and by the mount, which answers
+ * the write with the count taken, as tracefs does). */
+static inline size_t rt_marker_max_len(size_t max_event)
+{
+	return max_event - sizeof(struct rt_print_entry) - 2;
+}
 /* Packed, as the kernel's (FTRACE_ENTRY_PACKED): 20 bytes, not 24, in
  * the record a traced call writes first. */
 struct __attribute__((packed, aligned(4))) rt_graph_ent_entry {

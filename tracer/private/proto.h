@@ -136,6 +136,8 @@ struct rt_arg_desc {
 	C(BUFFER_SIZE_KB, "buffer_size_kb", 0, RT_REPLY_NONE,		\
 	  rt_cmd_buffer_size_kb, RT_ARGS(RT_A(RT_AREQ(UINT), "size"),	\
 					 RT_A(RT_AOPT(UINT), "cpu buffer")))\
+	C(SUBBUF_SIZE_KB, "buffer_subbuf_size_kb", 0, RT_REPLY_NONE,	\
+	  rt_cmd_subbuf_size_kb, RT_ARGS(RT_A(RT_AREQ(UINT), "size")))	\
 	C(TRACING_CPUMASK, "tracing_cpumask", 0, RT_REPLY_NONE,	\
 	  rt_cmd_tracing_cpumask, RT_ARGS(RT_A(RT_AOPT(WORD), "mask")))	\
 	C(FREE_BUFFER, "free_buffer", 0, RT_REPLY_NONE,		\

@@ -50,7 +50,7 @@ struct ringbuf *rt_make_buffer(struct ringtrace_instance *tr, bool snap,
 	RINGBUF_OPTS(o, .size = size_kb * 1024,
 		     .flags = overwrite ? RINGBUF_FL_OVERWRITE : 0,
 		     .model = RINGBUF_PER_CPU, .clock = clock,
-		     .subbuf_order = rt_boot_subbuf_order);
+		     .subbuf_order = tr->subbuf_order);
 
 	if (rt_publish_buffer_path(tr, snap, path, sizeof(path)) == 0)
 		o.path = path;
@@ -79,6 +79,7 @@ static struct ringtrace_instance *rt_instance_new(const char *name, int id,
 	tr->id = id;
 	tr->size_kb = size_kb;
 	tr->clock = clock;
+	tr->subbuf_order = rt_boot_subbuf_order;
 	tr->buffer_percent = 50;
 	atomic_init(&tr->options, rt_default_options());
 	pthread_mutex_init(&tr->lock, NULL);
@@ -654,6 +655,51 @@ int ringtrace_set_buffer_size_kb(struct ringtrace_instance *tr, size_t kb)
 	}
 	pthread_mutex_unlock(&tr->lock);
 	return ret;
+}
+
+/*
+ * buffer_subbuf_size_kb, as the kernel's since 6.8: @kb rounded up to a
+ * power of two of 4 KiB pages (1 to 128 pages). A new size replaces the
+ * instance's buffers (what they held is gone, as in the kernel); the cpu
+ * buffers sized alone get buffer_size_kb again.
+ */
+int ringtrace_set_subbuf_size_kb(struct ringtrace_instance *tr, size_t kb)
+{
+	unsigned int order = 0, old;
+	size_t *cpu_size_kb;
+	int ret = 0, nr;
+
+	tr = rt_instance_get(tr);
+	if (!tr || kb == 0)
+		return -EINVAL;
+	while (order < 7 && ((size_t)4 << order) < kb)
+		order++;
+	if (((size_t)4 << order) < kb)
+		return -EINVAL;
+	pthread_mutex_lock(&tr->lock);
+	if (order != tr->subbuf_order) {
+		old = tr->subbuf_order;
+		cpu_size_kb = tr->cpu_size_kb;
+		nr = tr->nr_cpu_size_kb;
+		tr->subbuf_order = order;
+		tr->cpu_size_kb = NULL;
+		tr->nr_cpu_size_kb = 0;
+		ret = rt_replace_buffers(tr, tr->size_kb, tr->clock);
+		if (ret) {
+			tr->subbuf_order = old;
+			tr->cpu_size_kb = cpu_size_kb;
+			tr->nr_cpu_size_kb = nr;
+		} else {
+			free(cpu_size_kb);
+		}
+	}
+	pthread_mutex_unlock(&tr->lock);
+	return ret;
+}
+
+size_t ringtrace_subbuf_size_kb(struct ringtrace_instance *tr)
+{
+	return ringbuf_subbuf_size(ringtrace_buffer(tr)) / 1024;
 }
 
 /*

@@ -364,6 +364,8 @@ static int rt_get(struct ringtrace_instance *tr, const char *name,
 		free(big);
 	} else if (!strcmp(name, "tracing_on")) {
 		rt_reply_printf(r, "%d\n", ringtrace_tracing_is_on(tr) ? 1 : 0);
+	} else if (!strcmp(name, "buffer_subbuf_size_kb")) {
+		rt_reply_printf(r, "%zu\n", ringtrace_subbuf_size_kb(tr));
 	} else if (!strcmp(name, "buffer_size_kb")) {
 		/* "X" when the cpu buffers differ, as tracefs */
 		size_t kb = ringtrace_buffer_size_kb_cpu(tr, RINGTRACE_ALL_CPUS);
@@ -777,6 +779,21 @@ static int rt_cmd_buffer_size_kb(struct ringtrace_instance *tr,
 				a->v[1].u, n - 1);
 	else if (ret)
 		rt_reply_printf(r, "buffer_size_kb %llu: %s", a->v[0].u,
+				strerror(-ret));
+	return ret;
+}
+
+static int rt_cmd_subbuf_size_kb(struct ringtrace_instance *tr,
+				 const struct rt_cmd_args *a,
+				 struct rt_reply *r)
+{
+	int ret = ringtrace_set_subbuf_size_kb(tr, (size_t)a->v[0].u);
+
+	if (ret == -EINVAL)
+		rt_reply_printf(r, "buffer_subbuf_size_kb %llu: a size from 1 to 512 KiB",
+				a->v[0].u);
+	else if (ret)
+		rt_reply_printf(r, "buffer_subbuf_size_kb %llu: %s", a->v[0].u,
 				strerror(-ret));
 	return ret;
 }

@@ -1215,7 +1215,7 @@ static int rt_print_record(struct ringtrace_instance *tr, unsigned long ip,
 	if (!mask)
 		return -EINVAL;
 	rb = ringtrace_buffer(tr);
-	max = ringbuf_max_event_size(rb) - sizeof(struct rt_print_entry) - 2;
+	max = rt_marker_max_len(ringbuf_max_event_size(rb));
 	if (len > max)
 		len = max;
 	a.len = len;

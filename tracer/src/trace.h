@@ -66,6 +66,8 @@ struct ringtrace_instance {
 	bool saved_lat_fmt;
 	int buffer_percent;
 	int clock;
+	/* buffer_subbuf_size_kb: the buffers' sub-buffers are 4 KiB << it */
+	unsigned int subbuf_order;
 	uint64_t time_start;
 	_Atomic uint64_t max_latency_ns;
 	_Atomic uint64_t thresh_ns;

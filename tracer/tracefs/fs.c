@@ -43,8 +43,10 @@
 #include <ringbuf/ringbuf.h>
 
 #include "client.h"
+#include "entries.h"
 #include "print.h"
 #include "tep.h"
+#include "tracedat.h"
 #include "tracefs.h"
 
 #define RTFS_ERRLOG_MAX 16 /* entries kept per instance, as the kernel */
@@ -761,6 +763,83 @@ static int rtfs_write_buffer_percent(const struct rtfs_node *n, char *buf)
 			&RT_CALL(BUFFER_PERCENT, n->inst, RT_I(0, (long long)v)));
 }
 
+/* buffer_subbuf_size_kb: the process rounds up and replaces the buffers */
+static int rtfs_write_subbuf_size(const struct rtfs_node *n, char *buf)
+{
+	unsigned long v;
+
+	if (rtfs_parse_ul(buf, &v) || !v || v > (1ul << 30))
+		return -EINVAL;
+	return rtfs_cmd(NULL, NULL,
+			&RT_CALL(SUBBUF_SIZE_KB, n->inst, RT_U(0, v)));
+}
+
+/* The sub-buffer size of @n's instance, from its live buffer: 0 or a
+ * negative errno. */
+static int rtfs_subbuf_size(const struct rtfs_node *n, size_t *size)
+{
+	char err[RTT_ERR_MAX];
+	struct ringbuf *rb;
+	int slot = rtt_inst_find(&fs.p, n->inst), ret;
+
+	if (slot < 0)
+		return -ENOENT;
+	ret = rtt_attach(&fs.p, slot, false, 0, NULL, &rb, err);
+	if (ret)
+		return ret;
+	*size = ringbuf_subbuf_size(rb);
+	ringbuf_free(rb);
+	return 0;
+}
+
+/* events/header_page: the page header of the instance's sub-buffers, in
+ * the text trace.dat files carry (libtraceevent and libtracefs parse it) */
+static int rtfs_show_header_page(const struct rtfs_node *n, FILE *out)
+{
+	size_t size;
+	int ret = rtfs_subbuf_size(n, &size);
+
+	if (!ret)
+		fputs(td_default_header_page((unsigned int)size), out);
+	return ret;
+}
+
+/* events/header_event: the record header, the kernel's */
+static int rtfs_show_header_event(const struct rtfs_node *n, FILE *out)
+{
+	(void)n;
+	fputs(td_default_header_event(), out);
+	return 0;
+}
+
+/* saved_cmdlines_size: the slots of the process's saved_cmdlines table,
+ * which is of a fixed size here (a write of another size is refused) */
+static int rtfs_show_cmdlines_size(const struct rtfs_node *n, FILE *out)
+{
+	(void)n;
+	fprintf(out, "%d\n", RT_CTL_CMDLINES);
+	return 0;
+}
+
+static int rtfs_write_cmdlines_size(const struct rtfs_node *n, char *buf)
+{
+	unsigned long v;
+
+	(void)n;
+	if (rtfs_parse_ul(buf, &v) || v != RT_CTL_CMDLINES)
+		return -EINVAL;
+	return 0;
+}
+
+/* printk_formats: the formats of trace_bprintk(), which records the
+ * format's address; ringtrace_printf() records the text: none */
+static int rtfs_show_printk_formats(const struct rtfs_node *n, FILE *out)
+{
+	(void)n;
+	(void)out;
+	return 0;
+}
+
 static int rtfs_show_tracer(const struct rtfs_node *n, FILE *out)
 {
 	return rtfs_show_reply(out, &RT_CALL(TRACER, n->inst));
@@ -989,6 +1068,21 @@ static int rtfs_marker_cmd(const struct rtfs_node *n, enum rt_cmd_id id,
 /* The kernel's TRACE_MARKER_MAX_SIZE: the longest trace_marker write. */
 #define RTFS_MARKER_MAX 4096
 
+/* The longest marker text @n's instance takes in one record, or 0. */
+static size_t rtfs_marker_max(const struct rtfs_node *n)
+{
+	char err[RTT_ERR_MAX];
+	struct ringbuf *rb;
+	int slot = rtt_inst_find(&fs.p, n->inst);
+	size_t max;
+
+	if (slot < 0 || rtt_attach(&fs.p, slot, false, 0, NULL, &rb, err))
+		return 0;
+	max = rt_marker_max_len(ringbuf_max_event_size(rb));
+	ringbuf_free(rb);
+	return max;
+}
+
 static int rtfs_write_marker(const struct rtfs_node *n, char *buf)
 {
 	/* one line per command: the process records the rest of it */
@@ -1198,6 +1292,28 @@ static int rtfs_show_saved_cmdlines(const struct rtfs_node *n, FILE *out)
 	return ret;
 }
 
+/* saved_tgids: "TID TGID" for the threads saved_cmdlines names; every
+ * one belongs to the traced process */
+static int rtfs_show_saved_tgids(const struct rtfs_node *n, FILE *out)
+{
+	char *text = NULL, *line, *save = NULL;
+	size_t len;
+	int ret;
+
+	(void)n;
+	ret = rtt_cmdlines_text(&fs.p, &text, &len);
+	for (line = ret || !text ? NULL : strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *end;
+		long tid = strtol(line, &end, 10);
+
+		if (end != line && tid > 0)
+			fprintf(out, "%ld %d\n", tid, fs.p.pid);
+	}
+	free(text);
+	return ret;
+}
+
 /* per_cpu/cpuN/stats: the process's stat reply, cut to cpu N */
 static int rtfs_show_stats(const struct rtfs_node *n, FILE *out)
 {
@@ -1269,6 +1385,8 @@ static const struct rtfs_file_ops rtfs_files[] = {
 	  rtfs_write_buffer_percent, rtfs_trunc_none },
 	{ "buffer_size_kb", 0644, false, rtfs_show_get, rtfs_write_buffer_size,
 	  rtfs_trunc_none },
+	{ "buffer_subbuf_size_kb", 0644, false, rtfs_show_get,
+	  rtfs_write_subbuf_size, rtfs_trunc_none },
 	{ "buffer_total_size_kb", 0444, false, rtfs_show_total_size, NULL,
 	  NULL },
 	{ "current_tracer", 0644, false, rtfs_show_tracer, rtfs_write_tracer,
@@ -1279,7 +1397,11 @@ static const struct rtfs_file_ops rtfs_files[] = {
 	  rtfs_trunc_none },
 	{ "max_graph_depth", 0644, true, rtfs_show_get, rtfs_write_graph_depth,
 	  rtfs_trunc_none },
+	{ "printk_formats", 0444, true, rtfs_show_printk_formats, NULL, NULL },
 	{ "saved_cmdlines", 0444, true, rtfs_show_saved_cmdlines, NULL, NULL },
+	{ "saved_cmdlines_size", 0644, true, rtfs_show_cmdlines_size,
+	  rtfs_write_cmdlines_size, rtfs_trunc_none },
+	{ "saved_tgids", 0444, true, rtfs_show_saved_tgids, NULL, NULL },
 	{ "set_event", 0644, false, rtfs_show_set_event, rtfs_write_set_event,
 	  rtfs_trunc_set_event },
 	{ "set_event_notrace_pid", 0644, false, rtfs_show_pids,
@@ -1326,6 +1448,11 @@ static const struct rtfs_file_ops rtfs_files[] = {
 static const struct rtfs_file_ops rtfs_enable_file = {
 	"enable", 0644, false, rtfs_show_enable, rtfs_write_enable,
 	rtfs_trunc_none
+};
+/* events/header_page and events/header_event */
+static const struct rtfs_file_ops rtfs_header_files[] = {
+	{ "header_event", 0444, false, rtfs_show_header_event, NULL, NULL },
+	{ "header_page", 0444, false, rtfs_show_header_page, NULL, NULL },
 };
 static const struct rtfs_file_ops rtfs_filter_file = {
 	"filter", 0644, false, rtfs_show_filter, rtfs_write_filter,
@@ -1462,6 +1589,12 @@ static int rtfs_lookup(const char *path, struct rtfs_node *n)
 			n->f = &rtfs_enable_file;
 			return rtfs_at_end(path) ? 0 : -ENOTDIR;
 		}
+		for (i = 0; i < 2; i++)
+			if (!strcmp(c, rtfs_header_files[i].name)) {
+				n->kind = RTFS_FILE;
+				n->f = &rtfs_header_files[i];
+				return rtfs_at_end(path) ? 0 : -ENOTDIR;
+			}
 		if (strlen(c) >= sizeof(n->sys) || !rtfs_event_exists(c, NULL))
 			return -ENOENT;
 		snprintf(n->sys, sizeof(n->sys), "%s", c);
@@ -2149,6 +2282,9 @@ static int rtfs_readdir(const char *path, void *buf, fuse_fill_dir_t fill,
 	case RTFS_DIR_SYS:
 		if (n.kind == RTFS_DIR_EVENTS || !rtfs_internal_sys(n.sys))
 			fill(buf, "enable", NULL, 0, 0);
+		if (n.kind == RTFS_DIR_EVENTS)
+			for (i = 0; i < 2; i++)
+				fill(buf, rtfs_header_files[i].name, NULL, 0, 0);
 		if (n.kind == RTFS_DIR_SYS && !rtfs_internal_sys(n.sys))
 			fill(buf, "filter", NULL, 0, 0);
 		pthread_mutex_lock(&fs.print_lock);
@@ -2300,6 +2436,14 @@ static int rtfs_write(const char *path, const char *buf, size_t size,
 	 * does (a writer's loop writes the rest as markers of their own). */
 	if (fh->n.f->write == rtfs_write_marker && size > RTFS_MARKER_MAX)
 		size = RTFS_MARKER_MAX;
+	/* and where it would not fit a sub-buffer (the kernel cuts it at
+	 * the largest record too; the writer writes the rest after) */
+	if (fh->n.f->write == rtfs_write_marker && size > 2048) {
+		size_t max = rtfs_marker_max(&fh->n);
+
+		if (max && size > max)
+			size = max;
+	}
 	if (size >= RT_CTL_CMD_MAX - 256)
 		return -E2BIG;
 	copy = malloc(size + 2);

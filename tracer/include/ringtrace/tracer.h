@@ -222,6 +222,12 @@ RINGTRACE_API int ringtrace_set_buffer_size_kb_cpu(struct ringtrace_instance *tr
 						   int cpu, size_t kb);
 RINGTRACE_API size_t ringtrace_buffer_size_kb_cpu(struct ringtrace_instance *tr,
 						  int cpu);
+/* buffer_subbuf_size_kb (the kernel's since 6.8): the sub-buffer size,
+ * @kb rounded up to a power of two from 4 to 512 (-EINVAL above). A new
+ * size replaces the instance's buffers: what they held is lost. */
+RINGTRACE_API int ringtrace_set_subbuf_size_kb(struct ringtrace_instance *tr,
+					       size_t kb);
+RINGTRACE_API size_t ringtrace_subbuf_size_kb(struct ringtrace_instance *tr);
 /* tracing_cpumask: which cpu buffers record, as the kernel's file: a
  * hexadecimal mask, 32-bit groups separated by commas, one bit per cpu
  * buffer (-EINVAL for a bit past the last one). The show is snprintf()-like.
