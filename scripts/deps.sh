@@ -20,14 +20,14 @@ RINGTRACE_PACKAGES=(gcc make cmake pkg-config libtraceevent-dev libelf-dev libfu
 #   libc-bin       ldd (install.external_projects)
 #   coreutils grep sed mawk findutils: the shell tests' text tools
 #   fuse3          fusermount3, for the tracefs cases (ringtrace mount)
-#   linux-source-6.1  the kernel's ftracetest cases, run unmodified on the
+#   linux-source-6.12 the kernel's ftracetest cases, run unmodified on the
 #                  mount (tracefs.upstream extracts them from its tarball)
 #   xz-utils       tar -J, to extract them
 #   libtracefs-dev tracefs.libtracefs builds a libtracefs program that
 #                  works on the mount
 RINGTRACE_TEST_PACKAGES=(trace-cmd python3 groff-base g++ clang binutils
 	util-linux libc-bin coreutils grep sed mawk findutils fuse3
-	linux-source-6.1 xz-utils libtracefs-dev)
+	linux-source-6.12 xz-utils libtracefs-dev)
 
 ringtrace_install_deps() {
 	local missing=() p

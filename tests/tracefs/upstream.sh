@@ -5,7 +5,7 @@
 # unmodified, against "ringtrace mount" of the sample program.
 #
 # The cases come from the Linux source tarball Debian installs
-# (linux-source-6.1): tools/testing/selftests/ftrace is extracted once
+# (linux-source-6.12): tools/testing/selftests/ftrace is extracted once
 # into $RTT_UPSTREAM_CACHE and reused while the tarball is unchanged.
 # Each case runs as ftracetest runs it (upstream_case.sh), in the mount
 # and, for the cases flagged "instance", again in a new instance; the
@@ -17,7 +17,7 @@
 # Environment (set by tests/tracefs/CMakeLists.txt):
 #   RTT_TOOL, RTT_SAMPLE   the ringtrace program and the traced sample
 #   RTT_UPSTREAM_CACHE     where the cases are extracted
-#   RTT_LINUX_SOURCE       the tarball (default: Debian's linux-source-6.1)
+#   RTT_LINUX_SOURCE       the tarball (default: Debian's linux-source-6.12)
 #   RTT_UPSTREAM_KEEP      a directory: keep each case's log there
 # Exit status: 0 as expected, 1 not, 77 skipped (no tarball, no FUSE).
 set -u
@@ -26,13 +26,13 @@ export LC_ALL=C
 T=${RTT_TOOL:?RTT_TOOL is not set}
 S=${RTT_SAMPLE:?RTT_SAMPLE is not set}
 CACHE=${RTT_UPSTREAM_CACHE:?RTT_UPSTREAM_CACHE is not set}
-SRC=${RTT_LINUX_SOURCE:-/usr/src/linux-source-6.1.tar.xz}
+SRC=${RTT_LINUX_SOURCE:-/usr/src/linux-source-6.12.tar.xz}
 HERE=$(cd "$(dirname "$0")" && pwd)
 EXPECTED=$HERE/upstream_expected.txt
 NAME=upstream
 CASE_TIMEOUT=120
 
-[ -r "$SRC" ] || { echo "SKIP ($NAME): no $SRC (Debian package linux-source-6.1)"; exit 77; }
+[ -r "$SRC" ] || { echo "SKIP ($NAME): no $SRC (Debian package linux-source-6.12)"; exit 77; }
 
 # the cases, extracted once per tarball
 FT=$CACHE/ftrace
