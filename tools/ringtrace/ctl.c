@@ -563,3 +563,60 @@ int rtt_do_instance(const struct rtt_verb *v, int argc, char **argv)
 	rtt_proc_close(&p);
 	return rtt_exit_code(ret);
 }
+
+/* ---- file ---------------------------------------------------------------- */
+
+const char rtt_file_help[] =
+	"Read or write one of the tracefs files the process's library serves\n"
+	"from its own table (the files 'ringtrace mount' shows as well): with\n"
+	"FILE alone, print it as 'cat FILE'; with TEXT, write it as 'echo TEXT >\n"
+	"FILE' (the words joined by spaces); without FILE, list them (name,\n"
+	"mode, and whether only the top instance has the file). A refused\n"
+	"write exits with 2 and the process's message.\n"
+	"\n"
+	"  -i, --instance NAME  the instance (default: the top one)\n"
+	"  -h, --help           this text\n";
+
+int rtt_do_file(const struct rtt_verb *v, int argc, char **argv)
+{
+	char err[RTT_ERR_MAX], *reply = NULL, *text = NULL;
+	const char *inst;
+	struct rtt_proc p;
+	int code, ret;
+
+	code = rtt_ctl_open(v, argc, argv, RTT_OPTS_IN_ORDER, &inst, 0, -1,
+			    &p);
+	if (code != RTT_OPTIONS_GO)
+		return code;
+	if (optind == argc) {
+		ret = rtt_call(&p, RTT_CMD_TIMEOUT_MS, &RT_CALL(FILE_LS, inst),
+			       &reply, err);
+	} else if (optind + 1 == argc) {
+		ret = rtt_call(&p, RTT_CMD_TIMEOUT_MS,
+			       &RT_CALL(FILE_READ, inst, RT_S(0, argv[optind])),
+			       &reply, err);
+	} else {
+		text = rtt_join_words(optind + 1, argc, argv);
+		if (!text) {
+			rtt_proc_close(&p);
+			return RTT_EXIT_FAIL;
+		}
+		ret = rtt_call(&p, RTT_CMD_TIMEOUT_MS,
+			       &RT_CALL(FILE_WRITE, inst, RT_S(0, argv[optind]),
+					RT_S(1, text)),
+			       NULL, err);
+	}
+	if (!ret && reply)
+		fputs(reply, stdout);
+	else if (ret == -ENOENT && optind < argc)
+		rtt_msg("process %d has no file '%s'%s%s", p.pid, argv[optind],
+			inst ? " in instance " : "", inst ? inst : "");
+	else if (ret)
+		rtt_msg("process %d: %s", p.pid, err);
+	free(reply);
+	free(text);
+	rtt_proc_close(&p);
+	if (!ret && fflush(stdout))
+		ret = -EIO;
+	return rtt_exit_code(ret);
+}

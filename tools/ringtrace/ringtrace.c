@@ -104,6 +104,8 @@ static const struct rtt_verb rtt_verbs[] = {
 	  rtt_instance_help },
 	{ "pids", NULL, rtt_do_pids, "pids [-i NAME] [--clear] PID LIST [TID...]",
 	  rtt_pids_help },
+	{ "file", NULL, rtt_do_file, "file [-i NAME] PID [FILE [TEXT...]]",
+	  rtt_file_help },
 };
 
 #define RTT_NR_VERBS (sizeof(rtt_verbs) / sizeof(rtt_verbs[0]))

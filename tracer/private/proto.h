@@ -136,8 +136,13 @@ struct rt_arg_desc {
 	C(BUFFER_SIZE_KB, "buffer_size_kb", 0, RT_REPLY_NONE,		\
 	  rt_cmd_buffer_size_kb, RT_ARGS(RT_A(RT_AREQ(UINT), "size"),	\
 					 RT_A(RT_AOPT(UINT), "cpu buffer")))\
-	C(SUBBUF_SIZE_KB, "buffer_subbuf_size_kb", 0, RT_REPLY_NONE,	\
-	  rt_cmd_subbuf_size_kb, RT_ARGS(RT_A(RT_AREQ(UINT), "size")))	\
+	C(FILE_LS, "file_ls", 0, RT_REPLY_TEXT, rt_cmd_file_ls,		\
+	  RT_ARGS(RT_A(0, NULL)))					\
+	C(FILE_READ, "file_read", 0, RT_REPLY_TEXT, rt_cmd_file_read,	\
+	  RT_ARGS(RT_A(RT_AREQ(WORD), "file")))				\
+	C(FILE_WRITE, "file_write", 0, RT_REPLY_NONE, rt_cmd_file_write,\
+	  RT_ARGS(RT_A(RT_AREQ(WORD), "file"),				\
+		  RT_A(RT_AOPT(REST), "text")))				\
 	C(TRACING_CPUMASK, "tracing_cpumask", 0, RT_REPLY_NONE,	\
 	  rt_cmd_tracing_cpumask, RT_ARGS(RT_A(RT_AOPT(WORD), "mask")))	\
 	C(FREE_BUFFER, "free_buffer", 0, RT_REPLY_NONE,		\

@@ -364,8 +364,6 @@ static int rt_get(struct ringtrace_instance *tr, const char *name,
 		free(big);
 	} else if (!strcmp(name, "tracing_on")) {
 		rt_reply_printf(r, "%d\n", ringtrace_tracing_is_on(tr) ? 1 : 0);
-	} else if (!strcmp(name, "buffer_subbuf_size_kb")) {
-		rt_reply_printf(r, "%zu\n", ringtrace_subbuf_size_kb(tr));
 	} else if (!strcmp(name, "buffer_size_kb")) {
 		/* "X" when the cpu buffers differ, as tracefs */
 		size_t kb = ringtrace_buffer_size_kb_cpu(tr, RINGTRACE_ALL_CPUS);
@@ -783,18 +781,56 @@ static int rt_cmd_buffer_size_kb(struct ringtrace_instance *tr,
 	return ret;
 }
 
-static int rt_cmd_subbuf_size_kb(struct ringtrace_instance *tr,
-				 const struct rt_cmd_args *a,
-				 struct rt_reply *r)
+/*
+ * The library's files (files.c): file_ls lists them, "NAME MODE top|all"
+ * a line; file_read NAME gives the text; file_write NAME [TEXT] writes.
+ */
+static int rt_cmd_file_ls(struct ringtrace_instance *tr,
+			  const struct rt_cmd_args *a, struct rt_reply *r)
 {
-	int ret = ringtrace_set_subbuf_size_kb(tr, (size_t)a->v[0].u);
+	const char *name;
+	unsigned int mode;
+	bool top;
 
-	if (ret == -EINVAL)
-		rt_reply_printf(r, "buffer_subbuf_size_kb %llu: a size from 1 to 512 KiB",
-				a->v[0].u);
+	(void)tr;
+	(void)a;
+	for (size_t i = 0; (name = ringtrace_file_name(i, &mode, &top)); i++)
+		rt_reply_printf(r, "%s %04o %s\n", name, mode,
+				top ? "top" : "all");
+	return 0;
+}
+
+static int rt_cmd_file_read(struct ringtrace_instance *tr,
+			    const struct rt_cmd_args *a, struct rt_reply *r)
+{
+	long n = ringtrace_file_read(tr, a->v[0].s, NULL, 0);
+	char *text;
+
+	if (n < 0) {
+		rt_reply_printf(r, "%s: %s", a->v[0].s, strerror((int)-n));
+		return (int)n;
+	}
+	text = malloc((size_t)n + 1);
+	if (!text)
+		return -ENOMEM;
+	ringtrace_file_read(tr, a->v[0].s, text, (size_t)n + 1);
+	rt_reply_printf(r, "%s", text);
+	free(text);
+	return 0;
+}
+
+static int rt_cmd_file_write(struct ringtrace_instance *tr,
+			     const struct rt_cmd_args *a, struct rt_reply *r)
+{
+	char err[512];
+	int ret = ringtrace_file_write(tr, a->v[0].s,
+				       a->set[1] ? a->v[1].s : "", err,
+				       sizeof(err));
+
+	if (ret && err[0])
+		rt_reply_printf(r, "%s", err);
 	else if (ret)
-		rt_reply_printf(r, "buffer_subbuf_size_kb %llu: %s", a->v[0].u,
-				strerror(-ret));
+		rt_reply_printf(r, "%s: %s", a->v[0].s, strerror(-ret));
 	return ret;
 }
 

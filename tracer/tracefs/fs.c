@@ -97,6 +97,9 @@ struct rtfs_pipe {
 	struct rtfs_pipe *next;
 };
 
+/* The most files of the library's table the mount shows. */
+#define RTFS_MAX_LIB_FILES 64
+
 static struct rtfs {
 	int pid;
 	const char *dir;
@@ -337,6 +340,13 @@ struct rtfs_file_ops {
 	int (*write)(const struct rtfs_node *n, char *buf);
 	int (*trunc)(const struct rtfs_node *n);
 };
+
+/* The files of the process's own table (file_ls), read at mount. */
+static struct {
+	struct rtfs_file_ops f[RTFS_MAX_LIB_FILES];
+	char names[RTFS_MAX_LIB_FILES][64];
+	int nr;
+} rtfs_lib;
 
 enum rtfs_kind {
 	RTFS_DIR_INST,	  /* the root, or instances/NAME */
@@ -763,17 +773,6 @@ static int rtfs_write_buffer_percent(const struct rtfs_node *n, char *buf)
 			&RT_CALL(BUFFER_PERCENT, n->inst, RT_I(0, (long long)v)));
 }
 
-/* buffer_subbuf_size_kb: the process rounds up and replaces the buffers */
-static int rtfs_write_subbuf_size(const struct rtfs_node *n, char *buf)
-{
-	unsigned long v;
-
-	if (rtfs_parse_ul(buf, &v) || !v || v > (1ul << 30))
-		return -EINVAL;
-	return rtfs_cmd(NULL, NULL,
-			&RT_CALL(SUBBUF_SIZE_KB, n->inst, RT_U(0, v)));
-}
-
 /* The sub-buffer size of @n's instance, from its live buffer: 0 or a
  * negative errno. */
 static int rtfs_subbuf_size(const struct rtfs_node *n, size_t *size)
@@ -809,34 +808,6 @@ static int rtfs_show_header_event(const struct rtfs_node *n, FILE *out)
 {
 	(void)n;
 	fputs(td_default_header_event(), out);
-	return 0;
-}
-
-/* saved_cmdlines_size: the slots of the process's saved_cmdlines table,
- * which is of a fixed size here (a write of another size is refused) */
-static int rtfs_show_cmdlines_size(const struct rtfs_node *n, FILE *out)
-{
-	(void)n;
-	fprintf(out, "%d\n", RT_CTL_CMDLINES);
-	return 0;
-}
-
-static int rtfs_write_cmdlines_size(const struct rtfs_node *n, char *buf)
-{
-	unsigned long v;
-
-	(void)n;
-	if (rtfs_parse_ul(buf, &v) || v != RT_CTL_CMDLINES)
-		return -EINVAL;
-	return 0;
-}
-
-/* printk_formats: the formats of trace_bprintk(), which records the
- * format's address; ringtrace_printf() records the text: none */
-static int rtfs_show_printk_formats(const struct rtfs_node *n, FILE *out)
-{
-	(void)n;
-	(void)out;
 	return 0;
 }
 
@@ -1372,6 +1343,25 @@ static int rtfs_show_readme(const struct rtfs_node *n, FILE *out)
 	return 0;
 }
 
+/*
+ * The files of the process's own table (the library's files.c): a read
+ * is file_read, a write file_write, with the process's validation and
+ * message. The mount keeps no code of its own for them.
+ */
+static int rtfs_show_lib(const struct rtfs_node *n, FILE *out)
+{
+	return rtfs_show_reply(out, &RT_CALL(FILE_READ, n->inst,
+					     RT_S(0, n->f->name)));
+}
+
+static int rtfs_write_lib(const struct rtfs_node *n, char *buf)
+{
+	rtfs_chomp(buf); /* (a command is one line) */
+	return rtfs_cmd(NULL, NULL, &RT_CALL(FILE_WRITE, n->inst,
+					     RT_S(0, n->f->name),
+					     RT_S(1, buf)));
+}
+
 /* The files of an instance directory (the top one has them all). */
 static const struct rtfs_file_ops rtfs_files[] = {
 	{ "README", 0444, true, rtfs_show_readme, NULL, NULL },
@@ -1385,8 +1375,6 @@ static const struct rtfs_file_ops rtfs_files[] = {
 	  rtfs_write_buffer_percent, rtfs_trunc_none },
 	{ "buffer_size_kb", 0644, false, rtfs_show_get, rtfs_write_buffer_size,
 	  rtfs_trunc_none },
-	{ "buffer_subbuf_size_kb", 0644, false, rtfs_show_get,
-	  rtfs_write_subbuf_size, rtfs_trunc_none },
 	{ "buffer_total_size_kb", 0444, false, rtfs_show_total_size, NULL,
 	  NULL },
 	{ "current_tracer", 0644, false, rtfs_show_tracer, rtfs_write_tracer,
@@ -1397,10 +1385,7 @@ static const struct rtfs_file_ops rtfs_files[] = {
 	  rtfs_trunc_none },
 	{ "max_graph_depth", 0644, true, rtfs_show_get, rtfs_write_graph_depth,
 	  rtfs_trunc_none },
-	{ "printk_formats", 0444, true, rtfs_show_printk_formats, NULL, NULL },
 	{ "saved_cmdlines", 0444, true, rtfs_show_saved_cmdlines, NULL, NULL },
-	{ "saved_cmdlines_size", 0644, true, rtfs_show_cmdlines_size,
-	  rtfs_write_cmdlines_size, rtfs_trunc_none },
 	{ "saved_tgids", 0444, true, rtfs_show_saved_tgids, NULL, NULL },
 	{ "set_event", 0644, false, rtfs_show_set_event, rtfs_write_set_event,
 	  rtfs_trunc_set_event },
@@ -1444,6 +1429,43 @@ static const struct rtfs_file_ops rtfs_files[] = {
 };
 
 #define RTFS_NR_FILES (sizeof(rtfs_files) / sizeof(rtfs_files[0]))
+
+/* The table's rows, "NAME MODE top|all" lines of file_ls; a file the
+ * mount serves itself keeps the mount's row. */
+static void rtfs_load_lib_files(void)
+{
+	char *reply = NULL, *line, *save = NULL;
+
+	if (rtfs_cmd(&reply, NULL, &RT_CALL(FILE_LS, NULL)) || !reply) {
+		free(reply);
+		return;
+	}
+	for (line = strtok_r(reply, "\n", &save);
+	     line && rtfs_lib.nr < RTFS_MAX_LIB_FILES;
+	     line = strtok_r(NULL, "\n", &save)) {
+		struct rtfs_file_ops *f = &rtfs_lib.f[rtfs_lib.nr];
+		char name[64], where[8];
+		unsigned int mode;
+		bool ours = false;
+
+		if (sscanf(line, "%63s %o %7s", name, &mode, where) != 3)
+			continue;
+		for (size_t i = 0; i < RTFS_NR_FILES && !ours; i++)
+			ours = !strcmp(rtfs_files[i].name, name);
+		if (ours)
+			continue;
+		snprintf(rtfs_lib.names[rtfs_lib.nr], sizeof(rtfs_lib.names[0]),
+			 "%s", name);
+		f->name = rtfs_lib.names[rtfs_lib.nr];
+		f->mode = (mode_t)(mode & 0666);
+		f->top_only = !strcmp(where, "top");
+		f->show = mode & 0444 ? rtfs_show_lib : NULL;
+		f->write = mode & 0222 ? rtfs_write_lib : NULL;
+		f->trunc = mode & 0222 ? rtfs_trunc_none : NULL;
+		rtfs_lib.nr++;
+	}
+	free(reply);
+}
 
 static const struct rtfs_file_ops rtfs_enable_file = {
 	"enable", 0644, false, rtfs_show_enable, rtfs_write_enable,
@@ -1685,6 +1707,15 @@ static int rtfs_lookup(const char *path, struct rtfs_node *n)
 			return -ENOENT;
 		n->kind = RTFS_FILE;
 		n->f = &rtfs_files[i];
+		return rtfs_at_end(path) ? 0 : -ENOTDIR;
+	}
+	for (i = 0; i < (size_t)rtfs_lib.nr; i++) {
+		if (strcmp(c, rtfs_lib.f[i].name))
+			continue;
+		if (rtfs_lib.f[i].top_only && n->inst[0])
+			return -ENOENT;
+		n->kind = RTFS_FILE;
+		n->f = &rtfs_lib.f[i];
 		return rtfs_at_end(path) ? 0 : -ENOTDIR;
 	}
 	return -ENOENT;
@@ -2260,6 +2291,9 @@ static int rtfs_readdir(const char *path, void *buf, fuse_fill_dir_t fill,
 		for (i = 0; i < RTFS_NR_FILES; i++)
 			if (!rtfs_files[i].top_only || !n.inst[0])
 				fill(buf, rtfs_files[i].name, NULL, 0, 0);
+		for (i = 0; i < (size_t)rtfs_lib.nr; i++)
+			if (!rtfs_lib.f[i].top_only || !n.inst[0])
+				fill(buf, rtfs_lib.f[i].name, NULL, 0, 0);
 		fill(buf, "events", NULL, 0, 0);
 		fill(buf, "options", NULL, 0, 0);
 		fill(buf, "per_cpu", NULL, 0, 0);
@@ -2709,6 +2743,7 @@ int rtfs_serve(int pid, const char *dir, bool foreground)
 	}
 	fs.ctx.cmdlines = fs.p.ctl->cmdlines;
 	rtt_printer_ops(&fs.ctx, &fs.ops);
+	rtfs_load_lib_files();
 	pthread_mutex_lock(&fs.print_lock);
 	rtfs_refresh_events();
 	pthread_mutex_unlock(&fs.print_lock);

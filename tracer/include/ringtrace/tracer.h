@@ -264,6 +264,26 @@ RINGTRACE_API int ringtrace_snapshot(struct ringtrace_instance *tr, int cmd);
 /* The instance's ring buffer (for raw readers). */
 RINGTRACE_API struct ringbuf *ringtrace_buffer(struct ringtrace_instance *tr);
 
+/* ---- the files the library serves ------------------------------------ */
+
+/* The tracefs files of the library's own table, which the mount and the
+ * tool serve too ('ringtrace file', 'ringtrace mount'): file @i's name,
+ * its mode and whether the top instance alone has it, or NULL past the
+ * last. */
+RINGTRACE_API const char *ringtrace_file_name(size_t i, unsigned int *mode,
+					      bool *top_only);
+/* cat FILE: the text into @buf (snprintf()-like). Return: the length the
+ * whole text needs, -ENOENT (no such file in @tr's directory) or -EACCES
+ * (a file that cannot be read). */
+RINGTRACE_API long ringtrace_file_read(struct ringtrace_instance *tr,
+				       const char *name, char *buf,
+				       size_t len);
+/* echo TEXT > FILE: 0, -ENOENT, -EACCES (read-only) or the file's error
+ * (-EINVAL for a bad value, with a message in @err). */
+RINGTRACE_API int ringtrace_file_write(struct ringtrace_instance *tr,
+				       const char *name, const char *text,
+				       char *err, size_t errlen);
+
 /* ---- output ------------------------------------------------------------- */
 
 /* cat trace: a non-consuming view with the header. */

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * files.c - the tracefs files the library serves itself, one table
+ *
+ * As the kernel's init_tracer_tracefs() makes each file of a tracing
+ * directory with trace_create_file() (a name, a mode, its file
+ * operations), each row here is one file of an instance: its name, its
+ * mode, whether only the top instance has it, the text a read gives and
+ * what a write does, through the ringtrace_* API. Everything that serves
+ * files reads this table: ringtrace_file_read() and ringtrace_file_write()
+ * for a program, the control protocol's file_ls, file_read and file_write
+ * commands for the tool ('ringtrace file') and for 'ringtrace mount',
+ * which shows every row as a file. A new file is one row and its
+ * functions here; the mount and the tool then have it with no change.
+ *
+ * Write validation runs here, in the process, as in the kernel: a bad
+ * value is -EINVAL with a message, and nothing changes.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ringbuf/ringbuf.h>
+#include <ringtrace/tracer.h>
+
+#include "ctl.h"
+#include "files.h"
+
+/* A number written to a file: decimal, as the kernel's kstrtoul(.., 10),
+ * surrounded by blanks at most. 0 or -EINVAL. */
+static int rt_file_ul(const char *text, unsigned long *v)
+{
+	char *end;
+
+	text += strspn(text, " \t");
+	if (*text < '0' || *text > '9')
+		return -EINVAL;
+	errno = 0;
+	*v = strtoul(text, &end, 10);
+	end += strspn(end, " \t\n");
+	return errno || *end ? -EINVAL : 0;
+}
+
+static void rt_file_err(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void rt_file_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+/* buffer_subbuf_size_kb */
+static int rt_show_subbuf_size(struct ringtrace_instance *tr, char *buf,
+			       size_t len)
+{
+	return snprintf(buf, len, "%zu\n", ringtrace_subbuf_size_kb(tr));
+}
+
+static int rt_write_subbuf_size(struct ringtrace_instance *tr,
+				const char *text, char *err, size_t errlen)
+{
+	unsigned long v;
+	int ret = rt_file_ul(text, &v);
+
+	if (!ret)
+		ret = ringtrace_set_subbuf_size_kb(tr, v);
+	if (ret == -EINVAL)
+		rt_file_err(err, errlen,
+			    "buffer_subbuf_size_kb: a size from 1 to 512 KiB");
+	return ret;
+}
+
+/* saved_cmdlines_size: the slots of the process's saved_cmdlines table,
+ * a fixed number here (the kernel's can be resized) */
+static int rt_show_cmdlines_size(struct ringtrace_instance *tr, char *buf,
+				 size_t len)
+{
+	(void)tr;
+	return snprintf(buf, len, "%d\n", RT_CTL_CMDLINES);
+}
+
+static int rt_write_cmdlines_size(struct ringtrace_instance *tr,
+				  const char *text, char *err, size_t errlen)
+{
+	unsigned long v;
+
+	(void)tr;
+	if (rt_file_ul(text, &v) || v != RT_CTL_CMDLINES) {
+		rt_file_err(err, errlen,
+			    "saved_cmdlines_size: the table has %d slots, and keeps them",
+			    RT_CTL_CMDLINES);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* printk_formats: the formats trace_bprintk() records by address; the
+ * library's ringtrace_printf() records the text: none */
+static int rt_show_printk_formats(struct ringtrace_instance *tr, char *buf,
+				  size_t len)
+{
+	(void)tr;
+	if (len)
+		buf[0] = '\0';
+	return 0;
+}
+
+/* The table: one row per file, sorted by name. */
+static const struct rt_file rt_files[] = {
+	{ "buffer_subbuf_size_kb", 0644, false, rt_show_subbuf_size,
+	  rt_write_subbuf_size },
+	{ "printk_formats", 0444, true, rt_show_printk_formats, NULL },
+	{ "saved_cmdlines_size", 0644, true, rt_show_cmdlines_size,
+	  rt_write_cmdlines_size },
+};
+
+#define RT_NR_FILES (sizeof(rt_files) / sizeof(rt_files[0]))
+
+const struct rt_file *rt_file_lookup(const char *name)
+{
+	for (size_t i = 0; name && i < RT_NR_FILES; i++)
+		if (!strcmp(rt_files[i].name, name))
+			return &rt_files[i];
+	return NULL;
+}
+
+const struct rt_file *rt_file_at(size_t i)
+{
+	return i < RT_NR_FILES ? &rt_files[i] : NULL;
+}
+
+const char *ringtrace_file_name(size_t i, unsigned int *mode, bool *top_only)
+{
+	const struct rt_file *f = rt_file_at(i);
+
+	if (!f)
+		return NULL;
+	if (mode)
+		*mode = f->mode;
+	if (top_only)
+		*top_only = f->top_only;
+	return f->name;
+}
+
+/* The row @name of @tr's directory, or NULL (a file the top instance
+ * alone has is not an instance's). */
+static const struct rt_file *rt_file_of(struct ringtrace_instance *tr,
+					const char *name)
+{
+	const struct rt_file *f = rt_file_lookup(name);
+
+	if (f && f->top_only && tr && tr != ringtrace_top())
+		return NULL;
+	return f;
+}
+
+long ringtrace_file_read(struct ringtrace_instance *tr, const char *name,
+			 char *buf, size_t len)
+{
+	const struct rt_file *f = rt_file_of(tr, name);
+	char none;
+	int n;
+
+	if (!f)
+		return -ENOENT;
+	if (!f->show)
+		return -EACCES;
+	n = f->show(tr ? tr : ringtrace_top(), buf ? buf : &none,
+		    buf ? len : 0);
+	return n;
+}
+
+int ringtrace_file_write(struct ringtrace_instance *tr, const char *name,
+			 const char *text, char *err, size_t errlen)
+{
+	const struct rt_file *f = rt_file_of(tr, name);
+
+	if (err && errlen)
+		err[0] = '\0';
+	if (!f)
+		return -ENOENT;
+	if (!f->write || !text)
+		return -EACCES;
+	return f->write(tr ? tr : ringtrace_top(), text, err, errlen);
+}
