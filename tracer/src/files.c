@@ -113,6 +113,16 @@ static int rt_show_printk_formats(struct ringtrace_instance *tr, char *buf,
 	return 0;
 }
 
+/* timestamp_mode: the records' time stamps are deltas from the previous
+ * record, with an absolute stamp where a delta does not fit (the kernel
+ * turns on "absolute" for histograms of common_timestamp) */
+static int rt_show_timestamp_mode(struct ringtrace_instance *tr, char *buf,
+				  size_t len)
+{
+	(void)tr;
+	return snprintf(buf, len, "[delta] absolute\n");
+}
+
 /* The table: one row per file, sorted by name. */
 static const struct rt_file rt_files[] = {
 	{ "buffer_subbuf_size_kb", 0644, false, rt_show_subbuf_size,
@@ -120,6 +130,7 @@ static const struct rt_file rt_files[] = {
 	{ "printk_formats", 0444, true, rt_show_printk_formats, NULL },
 	{ "saved_cmdlines_size", 0644, true, rt_show_cmdlines_size,
 	  rt_write_cmdlines_size },
+	{ "timestamp_mode", 0444, false, rt_show_timestamp_mode, NULL },
 };
 
 #define RT_NR_FILES (sizeof(rt_files) / sizeof(rt_files[0]))
