@@ -67,7 +67,12 @@ enum rtt_state {
  * @ctl: the control file, mapped shared
  * @writable: @ctl is mapped for writing (commands can be sent)
  * @state: enum rtt_state, as found when opened
- * @uid: the owner of the control file
+ * @uid: the process's uid: the owner of its publish directory and of
+ *	every file of it the tool opens (and, while it runs, the effective
+ *	uid the kernel reports for @pid)
+ * @dfd: the publish directory, opened and checked (client_trust.c);
+ *	every file is opened relative to it. 0 when none (descriptors
+ *	0-2 are never used for it), closed by rtt_proc_close()
  */
 struct rtt_proc {
 	int pid;
@@ -77,6 +82,7 @@ struct rtt_proc {
 	bool writable;
 	int state;
 	unsigned int uid;
+	int dfd;
 };
 
 /* Flags of rtt_proc_open() */
@@ -162,6 +168,21 @@ void rtt_proc_close(struct rtt_proc *p);
  * Return: an enum rtt_state value.
  */
 int rtt_proc_state(const struct rtt_proc *p);
+
+/**
+ * rtt_sanitize - another process's text made safe for a terminal
+ * @s: the text, changed in place
+ * @len: its size (the text ends at @len or at its NUL)
+ * @lines: keep newlines and tabs (a multi-line reply)
+ *
+ * As ps(1) shows a process's name: every byte that is not printable
+ * ASCII (control characters, DEL, bytes >= 0x80) becomes '?'.
+ */
+void rtt_sanitize(char *s, size_t len, bool lines);
+
+/* rtt_sanitize() of a copy of a fixed-size field @src (@srclen bytes,
+ * NUL-terminated or not) into @dst (@size bytes, always terminated). */
+void rtt_safe_copy(char *dst, size_t size, const char *src, size_t srclen);
 
 /* CLOCK_MONOTONIC in milliseconds. */
 uint64_t rtt_now_ms(void);

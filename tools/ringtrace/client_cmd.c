@@ -179,8 +179,14 @@ int rtt_call(struct rtt_proc *p, int timeout_ms,
 			return -ETIMEDOUT;
 		}
 	}
-	status = c->status;
-	rlen = c->reply_len;
+	/* The answer is the process's: each field read once, the status
+	 * kept to what the protocol allows (0 or a negative errno; any
+	 * other value is a lie told as -EPROTO), the text escaped
+	 * (rtt_sanitize()) before it can reach a terminal. */
+	status = *(volatile int32_t *)&c->status;
+	rlen = *(volatile uint32_t *)&c->reply_len;
+	if (status > 0 || status < -4095)
+		status = -EPROTO;
 	if (rlen > RT_CTL_REPLY_MAX)
 		rlen = RT_CTL_REPLY_MAX;
 	if (reply) {
@@ -188,6 +194,7 @@ int rtt_call(struct rtt_proc *p, int timeout_ms,
 		if (*reply) {
 			memcpy(*reply, c->reply, rlen);
 			(*reply)[rlen] = '\0';
+			rtt_sanitize(*reply, rlen, true);
 		}
 	}
 	if (status < 0) {
@@ -195,8 +202,10 @@ int rtt_call(struct rtt_proc *p, int timeout_ms,
 
 		memcpy(err, c->reply, m);
 		err[m] = '\0';
+		m = strlen(err);
 		while (m && err[m - 1] == '\n')
 			err[--m] = '\0';
+		rtt_sanitize(err, m, true);
 		if (!m)
 			rtt_err(err, "%s", strerror(-status));
 	}

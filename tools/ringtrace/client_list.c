@@ -53,14 +53,27 @@ static int rtt_entry_cmp(const void *a, const void *b)
 
 /* Add the control files of @dir to @v. Return: 0, -ENOMEM, or the
  * error of opening @dir (a missing one is empty). */
+/* A directory the trust rule refuses (client_trust.c) is skipped with
+ * a warning on standard error. */
 static int rtt_list_dir(const char *dir, struct rtt_entry **v, size_t *n,
 			size_t *cap)
 {
+	char err[RTT_ERR_MAX];
 	struct dirent *de;
-	DIR *d = opendir(dir);
+	int fd = rtt_dir_open(dir, RTT_UID_CALLER, false, NULL, err);
+	DIR *d;
 
-	if (!d)
-		return errno == ENOENT ? 0 : -errno;
+	if (fd == -EPERM) {
+		fprintf(stderr, "ringtrace: warning: %s\n", err);
+		return 0;
+	}
+	if (fd < 0)
+		return fd == -ENOENT ? 0 : fd;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -errno;
+	}
 	while ((de = readdir(d))) {
 		struct rtt_entry e;
 		size_t i;
