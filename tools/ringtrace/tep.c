@@ -227,6 +227,17 @@ void rtt_events_set_syms(struct rtt_events *ev, const struct rtt_syms *syms)
 		tep_reset_function_resolver(ev->tep);
 }
 
+/* An event or system name a terminal may show: printable ASCII, no
+ * blank (the names of the events files of traced processes, which are
+ * untrusted). */
+static bool rtt_event_name_ok(const char *s)
+{
+	for (; *s; s++)
+		if (*s <= 0x20 || *s > 0x7e)
+			return false;
+	return true;
+}
+
 int rtt_events_add(struct rtt_events *ev, const char *system,
 		   const char *format, size_t len, char *err, size_t errlen)
 {
@@ -254,6 +265,13 @@ int rtt_events_add(struct rtt_events *ev, const char *system,
 	if (!te) {
 		snprintf(err, errlen,
 			 "an event format of system '%s' has no ID line", system);
+		return -EPROTO;
+	}
+	/* the traced process's text, printed by list, show, report */
+	if (!te->name || !rtt_event_name_ok(te->name)) {
+		snprintf(err, errlen,
+			 "an event of system '%s' has a name that is not printable",
+			 system);
 		return -EPROTO;
 	}
 	nv = realloc(ev->v, (ev->nr + 1) * sizeof(*nv));
@@ -303,6 +321,12 @@ int rtt_events_parse_file(struct rtt_events *ev, const char *text, char *err,
 		}
 		memcpy(system, p + 8, sl);
 		system[sl] = '\0';
+		if (!rtt_event_name_ok(system)) {
+			snprintf(err, errlen,
+				 "malformed events file: the system name of event %d is not printable",
+				 nr + 1);
+			return -EPROTO;
+		}
 		body = eol + 1;
 		/* the format runs to a line "--" */
 		end = body;
