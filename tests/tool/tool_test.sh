@@ -382,7 +382,7 @@ case_no_permission() {
 	run 4 $nobody env RINGTRACE_DIR="$RINGTRACE_DIR" "$T" pipe "$SP"
 	err_has "^ringtrace: permission denied: process $SP \(sample_app\) is another user's$"
 	run 4 $nobody env RINGTRACE_DIR="$RINGTRACE_DIR" "$T" list
-	err_has "permission denied|cannot read"
+	err_has "permission denied|cannot read|refused"
 	# an opened directory, a control file it may not read
 	chmod 755 "$RINGTRACE_DIR"
 	chmod 000 "$RINGTRACE_DIR/$SP"-*.ctl

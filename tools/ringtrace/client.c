@@ -70,6 +70,24 @@ int rtt_publish_dir(char *buf, size_t len)
 	return rt_publish_dir(buf, len);
 }
 
+int rtt_publish_dir_check(char err[RTT_ERR_MAX])
+{
+	char dir[PATH_MAX];
+	int fd;
+
+	if (rtt_publish_dir(dir, sizeof(dir))) {
+		rtt_err(err, "the publish directory name is too long");
+		return -ENAMETOOLONG;
+	}
+	fd = rtt_dir_open(dir, RTT_UID_CALLER, false, NULL, err);
+	if (fd == -ENOENT)
+		return 0;
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return 0;
+}
+
 int rtt_parse_pid(const char *arg, int *pid)
 {
 	char *end;

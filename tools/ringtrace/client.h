@@ -109,6 +109,17 @@ int rtt_exit_code(int err);
 int rtt_publish_dir(char *buf, size_t len);
 
 /**
+ * rtt_publish_dir_check - whether the caller's publish directory may be
+ *	used: missing (a traced program makes it) or passing the trust rule
+ *	(a real directory of the caller's, 0700)
+ * @err: the rule it breaks
+ *
+ * Context: any thread.
+ * Return: 0, -EPERM (refused), -EACCES, or another negative errno.
+ */
+int rtt_publish_dir_check(char err[RTT_ERR_MAX]);
+
+/**
  * rtt_parse_pid - a process id argument
  * @arg: the text
  * @pid: where the value goes

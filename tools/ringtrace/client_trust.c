@@ -127,16 +127,58 @@ static bool rtt_dir_name_uid(const char *dir, unsigned int *uid)
 	return true;
 }
 
+/* The rules of a publish directory (the file's head) on its stat:
+ * 0, or -EPERM after a message naming the rule it breaks. */
+static int rtt_dir_rules(const char *dir, const struct stat *st,
+			 unsigned int want, bool named, char err[RTT_ERR_MAX])
+{
+	unsigned int me = (unsigned int)geteuid(), nuid;
+
+	if (!S_ISDIR(st->st_mode))
+		rtt_err(err,
+			"refused: the publish directory %s is not a directory",
+			dir);
+	else if (rtt_dir_name_uid(dir, &nuid) && st->st_uid != nuid)
+		rtt_err(err,
+			"refused: the publish directory %s belongs to uid %u, not to uid %u as its name says",
+			dir, (unsigned int)st->st_uid, nuid);
+	else if (want != RTT_UID_CALLER && st->st_uid != want)
+		rtt_err(err,
+			"refused: the publish directory %s belongs to uid %u, not to the process's uid %u",
+			dir, (unsigned int)st->st_uid, want);
+	else if (want == RTT_UID_CALLER && me != 0 && st->st_uid != me)
+		rtt_err(err,
+			"refused: the publish directory %s belongs to uid %u, not to you (uid %u)",
+			dir, (unsigned int)st->st_uid, me);
+	else if (named && (st->st_mode & 0022))
+		rtt_err(err,
+			"refused: %s has mode %04o: others may replace its files",
+			dir, (unsigned int)(st->st_mode & 07777));
+	else if (!named && (st->st_mode & 0077))
+		rtt_err(err,
+			"refused: the publish directory %s has mode %04o; it must be 0700 (chmod 700 %s)",
+			dir, (unsigned int)(st->st_mode & 07777), dir);
+	else
+		return 0;
+	return -EPERM;
+}
+
 int rtt_dir_open(const char *dir, unsigned int want, bool named,
 		 unsigned int *owner, char err[RTT_ERR_MAX])
 {
-	unsigned int me = (unsigned int)geteuid(), nuid;
 	struct stat st;
 	int fd, ret;
 
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		ret = -errno;
+		/* O_DIRECTORY | O_NOFOLLOW on a link: ENOTDIR; say which */
+		if (ret == -ENOTDIR && !lstat(dir, &st) && S_ISLNK(st.st_mode))
+			ret = -ELOOP;
+		/* not ours to open: a rule it breaks says more */
+		if (ret == -EACCES && !lstat(dir, &st) &&
+		    rtt_dir_rules(dir, &st, want, named, err))
+			return -EPERM;
 		if (ret == -ENOENT)
 			rtt_err(err, "no publish directory %s", dir);
 		else if (ret == -ELOOP)
@@ -172,33 +214,7 @@ int rtt_dir_open(const char *dir, unsigned int want, bool named,
 		rtt_err(err, "cannot stat %s: %s", dir, strerror(-ret));
 		return ret;
 	}
-	ret = -EPERM;
-	if (!S_ISDIR(st.st_mode))
-		rtt_err(err,
-			"refused: the publish directory %s is not a directory",
-			dir);
-	else if (rtt_dir_name_uid(dir, &nuid) && st.st_uid != nuid)
-		rtt_err(err,
-			"refused: the publish directory %s belongs to uid %u, not to uid %u as its name says",
-			dir, (unsigned int)st.st_uid, nuid);
-	else if (want != RTT_UID_CALLER && st.st_uid != want)
-		rtt_err(err,
-			"refused: the publish directory %s belongs to uid %u, not to the process's uid %u",
-			dir, (unsigned int)st.st_uid, want);
-	else if (want == RTT_UID_CALLER && me != 0 && st.st_uid != me)
-		rtt_err(err,
-			"refused: the publish directory %s belongs to uid %u, not to you (uid %u)",
-			dir, (unsigned int)st.st_uid, me);
-	else if (named && (st.st_mode & 0022))
-		rtt_err(err,
-			"refused: %s has mode %04o: others may replace its files",
-			dir, (unsigned int)(st.st_mode & 07777));
-	else if (!named && (st.st_mode & 0077))
-		rtt_err(err,
-			"refused: the publish directory %s has mode %04o; it must be 0700 (chmod 700 %s)",
-			dir, (unsigned int)(st.st_mode & 07777), dir);
-	else
-		ret = 0;
+	ret = rtt_dir_rules(dir, &st, want, named, err);
 	if (ret) {
 		close(fd);
 		return ret;
@@ -354,15 +370,18 @@ int rtt_read_at(const struct rtt_proc *p, const char *name, size_t max,
 	rtt_file_path(p, name, path, sizeof(path));
 	if ((uint64_t)st.st_size > max) {
 		close(fd);
-		rtt_err(err, "refused: %s is %lld bytes, more than %zu",
+		rtt_err(err,
+			"refused: corrupt file %s: %lld bytes, more than %zu",
 			path, (long long)st.st_size, max);
-		return -EFBIG;
+		return -EPROTO;
 	}
 	ret = rtt_read_fd(fd, max, out, len);
 	close(fd);
-	if (ret == -EFBIG)
-		rtt_err(err, "refused: %s grew past %zu bytes", path, max);
-	else if (ret)
+	if (ret == -EFBIG) {
+		rtt_err(err, "refused: corrupt file %s: grew past %zu bytes",
+			path, max);
+		ret = -EPROTO;
+	} else if (ret)
 		rtt_err(err, "cannot read %s: %s", path, strerror(-ret));
 	return ret;
 }

@@ -160,12 +160,17 @@ static int rtt_list_functions(const char *arg)
 	rtt_proc_close(&p);
 	if (ret)
 		return rtt_exit_code(ret);
+	/* the process's text: escaped as ps shows names */
 	for (i = 0; syms && i < syms->nr; i++) {
-		if (syms->v[i].module)
+		rtt_sanitize(syms->v[i].name, strlen(syms->v[i].name), false);
+		if (syms->v[i].module) {
+			rtt_sanitize(syms->v[i].module,
+				     strlen(syms->v[i].module), false);
 			printf("%s [%s]\n", syms->v[i].name,
 			       syms->v[i].module);
-		else
+		} else {
 			printf("%s\n", syms->v[i].name);
+		}
 	}
 	rtt_syms_free(syms);
 	return fflush(stdout) ? RTT_EXIT_FAIL : RTT_EXIT_OK;

@@ -58,6 +58,15 @@ int rtt_record_spawn(char **cmd, const struct rtt_strv *events,
 	uint64_t deadline;
 	int ret, status, fds[2], tries;
 
+	/* a publish directory the command could not publish in, or that
+	 * the tool refuses: said before the command runs, not after a
+	 * wait for files that never come */
+	ret = rtt_publish_dir_check(err);
+	if (ret) {
+		rtt_msg("%s", err);
+		return ret;
+	}
+
 	for (i = 0; environ[i]; i++)
 		n++;
 	envp = calloc(n + 10, sizeof(*envp));
