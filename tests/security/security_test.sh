@@ -501,13 +501,16 @@ case_trace_dat_mode() {
 		fail "root's trace.dat of a user's process has mode $(stat -c %a "$W/r.dat")"
 }
 
-# Buffer files rewritten by their writer: every reader ends, with a
-# status and no signal. Only the modes this tree survives are here; the
-# rest (see the list in tests/security/README) need reads of the
-# checked copy, SIGBUS recovery and timed reader locks.
+# Buffer files rewritten by their writer before a reader attaches:
+# every reader ends, with a status and no signal. The modes that strike
+# while a reader is attached (geomrace, metaoffrace, random, truncloop,
+# lockhold) are the soak's (soak.sh): they need the reader to read each
+# value once from its checked copy, to survive SIGBUS and to wait for a
+# reader lock in slices.
 case_buffer_modes() {
 	local m
-	for m in commit len typelen delta ids counters geom; do
+	for m in commit len typelen delta loop ids geom metaoff counters \
+		trunc trunc0 lockgarbage replace; do
 		hostile "$m"
 		attack
 		run "0 5" "$T" show "$HP"
