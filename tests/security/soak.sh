@@ -18,7 +18,8 @@
 # wait up to 5 s for an answer; 1 s after SIGINT for pipe, after
 # SIGTERM for the daemon, after the end of a read for cat); a sanitizer
 # report. As root the hostile program runs as uid 65534 and the readers
-# as root, as a user's program is read by root. Prints one line per
+# as root, as a user's program is read by root (pipe, a consumer, as
+# uid 65534). Prints one line per
 # mode round, then a summary of the exit statuses seen.
 set -u
 export LC_ALL=C
@@ -106,7 +107,7 @@ while [ "$(date +%s)" -lt "$deadline" ]; do
 		round=$((round + 1))
 		rm -f "$W/x/ready" "$W/x/go"
 		$AS env RINGTRACE_DIR="$RINGTRACE_DIR" "$H" --ready "$W/x/ready" \
-			--go "$W/x/go" --secs "$R" --keep-writing \
+			--go "$W/x/go" --secs $((R + 5)) --keep-writing \
 			--target "$W/x/fifo" "$m" >"$W/h.out" 2>"$W/h.err" &
 		hp=$!
 		BG+=("$hp")
@@ -115,8 +116,9 @@ while [ "$(date +%s)" -lt "$deadline" ]; do
 			sleep 0.01
 		done
 		# readers attached before the attack: a streaming consumer
-		# (pipe, ended with SIGINT) and the mount
-		timeout -s INT -k 1 $((R + 1)) "$T" pipe "$hp" >/dev/null \
+		# (pipe, ended with SIGINT; the program's user's, as root only
+		# views another user's buffer) and the mount
+		timeout -s INT -k 1 $((R + 1)) $AS "$T" pipe "$hp" >/dev/null \
 			2>"$W/err.pipe" &
 		pp=$!
 		mp=
