@@ -240,9 +240,14 @@ int rtt_inst_find(const struct rtt_proc *p, const char *name);
  * @path: where the path goes (PATH_MAX bytes)
  * @gen: if not NULL, receives the slot's generation
  *
+ * The path is the tool's: the publish directory and the name of the
+ * process's buffer file (<pid>-<start>.<instance>.<n>.buf or .snap),
+ * only its serial number <n> taken from the slot, whose path must have
+ * that name (client_buf.c).
+ *
  * Context: any thread.
  * Return: 0, -ENOENT for a free slot or no snapshot buffer, -EPROTO for
- * a path that is not NUL-terminated.
+ * a slot whose path is not one of the process's buffer files.
  */
 /**
  * rtt_consumer_check - whether another process consumes a buffer
@@ -295,9 +300,11 @@ uint32_t rtt_ctl_gen(const struct rtt_proc *p);
  * @rbp: receives the attached view
  * @err: the reason of a failure
  *
- * A file owned by another user is attached read-only
- * (RINGBUF_ATTACH_FOREIGN) unless RTT_ATTACH_CONSUME asks for a consuming
- * reader, which such a view cannot be. A consuming reader is the
+ * The file is opened in the checked publish directory by the name
+ * rtt_inst_path() makes (a regular file of the process's uid, else
+ * -EPERM). A file owned by another user than the caller is attached
+ * read-only (RINGBUF_ATTACH_FOREIGN) unless RTT_ATTACH_CONSUME asks for
+ * a consuming reader, which such a view cannot be (-EACCES). A consuming reader is the
  * buffer's only one: it takes a record lock on the buffer file, and a
  * second consumer (this process's or another's) gets -EBUSY naming the
  * first.
@@ -329,9 +336,13 @@ int rtt_read_file(const char *path, size_t max, char **out, size_t *len);
  * @len: receives its length
  * @err: the reason of a failure
  *
+ * The file is <pid>-<start>.events in the checked publish directory; the
+ * control file's events path must name it (or be empty).
+ *
  * Context: any thread.
- * Return: 0 or a negative errno (-EPROTO for a path that is not
- * NUL-terminated).
+ * Return: 0 or a negative errno (-EPROTO for a control file that names
+ * another file, or an events file over 64 MiB; -EPERM for a file that
+ * is not a regular file of the process's uid).
  */
 int rtt_events_text(const struct rtt_proc *p, char **out, size_t *len,
 		    char err[RTT_ERR_MAX]);
@@ -344,9 +355,13 @@ int rtt_events_text(const struct rtt_proc *p, char **out, size_t *len,
  * @len: receives its length
  * @err: the reason of a failure
  *
+ * The file is <pid>-<start>.syms in the checked publish directory; the
+ * process's reply and the control file's symbols path must name it.
+ *
  * Context: any thread; blocks on the command.
  * Return: 0 (with *@out NULL when the process has no symbols file), or a
- * negative errno.
+ * negative errno (-EPROTO for a reply or a control file that names
+ * another file).
  */
 int rtt_syms_text(struct rtt_proc *p, char **out, size_t *len,
 		  char err[RTT_ERR_MAX]);
