@@ -33,6 +33,8 @@
  *   ctl-trunc	the control file cut to 0 bytes
  *   ctl-garbage	random bytes over the control file after its header
  *   ctl-cmdlines	random saved_cmdlines slots
+ *   ctl-lock	the command lock overwritten with 0xa5 bytes (a mutex
+ *		of no kind: glibc aborts on some)
  *   ctl-link	the control file hard-linked into --victim-dir (made 0700
  *		if missing) as --victim's <pid>-<start>.ctl, its pid and
  *		start time rewritten to the victim's: a process that claims
@@ -670,6 +672,9 @@ static bool control_mode(const char *mode)
 
 		for (size_t o = 0; o + 8 <= sizeof(ctl->cmdlines); o += 8)
 			*(uint64_t *)(p + o) = random64();
+		return true;
+	} else if (!strcmp(mode, "ctl-lock")) {
+		memset(&ctl->cmd_lock, 0xa5, sizeof(ctl->cmd_lock));
 		return true;
 	} else if (!strcmp(mode, "ctl-link")) {
 		link_as_victim();

@@ -313,6 +313,14 @@ case_fake_replies() {
 	one_line
 	stop_hostile
 
+	hostile ctl-lock
+	attack
+	run 5 "$T" enable "$HP" hostile:note
+	err_has "^ringtrace: process $HP: refused: corrupt control file .*\.ctl: its command lock is not the library's$"
+	one_line
+	run 0 "$T" list
+	stop_hostile
+
 	hostile fake-mute
 	attack
 	run_as "" 1 "$T" enable "$HP" hostile:note

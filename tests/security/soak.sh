@@ -35,7 +35,7 @@ export UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}halt_on_error=1:exitcode=
 MODES="none commit len typelen delta loop ids geom geomrace metaoff
 metaoffrace counters random trunc trunc0 truncloop lockhold lockgarbage
 replace ctl-syms ctl-events ctl-buf ctl-comm ctl-inst ctl-trunc
-ctl-garbage ctl-cmdlines fake-syms fake-huge fake-esc fake-status
+ctl-garbage ctl-cmdlines ctl-lock fake-syms fake-huge fake-esc fake-status
 fake-mute events-garbage events-esc events-huge events-fifo syms-garbage"
 
 W=$(mktemp -d /tmp/rtt-soak.XXXXXX)
