@@ -512,13 +512,14 @@ case_trace_dat_mode() {
 # Buffer files rewritten by their writer before a reader attaches:
 # every reader ends, with a status and no signal. The modes that strike
 # while a reader is attached (geomrace, metaoffrace, random, truncloop,
-# lockhold) are the soak's (soak.sh): they need the reader to read each
-# value once from its checked copy, to survive SIGBUS and to wait for a
-# reader lock in slices.
+# lockhold) and lockgarbage (a reader lock of no kind) are the soak's
+# (soak.sh): they need the reader to read each value once from its
+# checked copy, to survive SIGBUS and to validate and wait for a reader
+# lock in slices.
 case_buffer_modes() {
 	local m
 	for m in commit len typelen delta loop ids geom metaoff counters \
-		trunc trunc0 lockgarbage replace; do
+		trunc trunc0 replace; do
 		hostile "$m"
 		attack
 		run "0 5" "$T" show "$HP"
