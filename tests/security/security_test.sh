@@ -171,8 +171,10 @@ hostile() {
 	HN=$((HN + 1))
 	HOUT=$W/h$HN.out
 	HERR=$W/h$HN.err
-	$who env RINGTRACE_DIR="$RINGTRACE_DIR" "$H" --ready "$W/x/ready" \
-		--go "$W/x/go" "$@" >"$HOUT" 2>"$HERR" &
+	# small buffers: the verbs read them whole, sanitizer builds too
+	$who env RINGTRACE_DIR="$RINGTRACE_DIR" RINGTRACE_BUF_SIZE_KB=32 \
+		"$H" --ready "$W/x/ready" --go "$W/x/go" "$@" \
+		>"$HOUT" 2>"$HERR" &
 	HP=$!
 	PIDS+=("$HP")
 	for i in $(seq 1 1000); do
