@@ -267,7 +267,7 @@ static void rb_clock_atfork_child(void)
 
 __attribute__((constructor)) static void rb_clock_init(void)
 {
-	if (getenv("RINGBUF_CLOCK_NO_TSC") || !rb_clock_tsc_trusted())
+	if (secure_getenv("RINGBUF_CLOCK_NO_TSC") || !rb_clock_tsc_trusted())
 		return;
 	rb_clock_pair(&rb_clock_cal.tsc, &rb_clock_cal.ns);
 	rb_clock_cal.window = RB_CLOCK_FIRST_NS;

@@ -71,7 +71,7 @@ void *rb_map_alloc(size_t size, int fd)
  */
 char *rb_shm_path(const char *name)
 {
-	const char *dir = getenv("XDG_RUNTIME_DIR");
+	const char *dir = secure_getenv("XDG_RUNTIME_DIR");
 	char *path;
 
 	if (!name || !*name || strlen(name) > 255) {

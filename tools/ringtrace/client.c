@@ -70,6 +70,24 @@ int rtt_publish_dir(char *buf, size_t len)
 	return rt_publish_dir(buf, len);
 }
 
+int rtt_publish_dir_check(char err[RTT_ERR_MAX])
+{
+	char dir[PATH_MAX];
+	int fd;
+
+	if (rtt_publish_dir(dir, sizeof(dir))) {
+		rtt_err(err, "the publish directory name is too long");
+		return -ENAMETOOLONG;
+	}
+	fd = rtt_dir_open(dir, RTT_UID_CALLER, false, NULL, err);
+	if (fd == -ENOENT)
+		return 0;
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return 0;
+}
+
 int rtt_parse_pid(const char *arg, int *pid)
 {
 	char *end;
@@ -107,6 +125,7 @@ void rtt_proc_comm(int pid, char *buf, size_t len)
 	if (fgets(buf, (int)len, f))
 		buf[strcspn(buf, "\n")] = '\0';
 	fclose(f);
+	rtt_sanitize(buf, len, false);
 }
 
 /* A process that exited and was not reaped yet (or is being reaped). */
@@ -140,47 +159,41 @@ int rtt_proc_state(const struct rtt_proc *p)
 	return RTT_ALIVE;
 }
 
-/* Map and check the control file at @base.ctl. */
+/*
+ * Map and check the control file <pid>-<start>.ctl in @p->dfd: a regular
+ * file of @p->uid (the owner of its directory) that names @p's pid and
+ * start time; while that process runs, the kernel must report @p->uid
+ * for it too (another user's control file linked under its pid is
+ * refused).
+ */
 static int rtt_map(struct rtt_proc *p, unsigned int flags,
 		   char err[RTT_ERR_MAX])
 {
-	char path[PATH_MAX + 8];
+	char name[64], path[PATH_MAX + 8];
 	bool rw = !(flags & RTT_OPEN_READONLY);
+	unsigned int kuid;
 	struct stat st;
 	struct rt_ctl *c;
 	void *m;
 	int fd, ret;
 
+	snprintf(name, sizeof(name), "%d-%" PRIu64 ".ctl", p->pid, p->start);
 	snprintf(path, sizeof(path), "%s.ctl", p->base);
-	fd = open(path, (rw ? O_RDWR : O_RDONLY) | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0 && rw && errno == EACCES) {
+	fd = rtt_open_at(p, name, rw ? O_RDWR : O_RDONLY, &st, err);
+	if (fd == -EACCES && rw) {
 		/* Enough to look, not to command. */
-		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-		if (fd >= 0)
-			rw = false;
-		else
-			errno = EACCES;
+		fd = rtt_open_at(p, name, O_RDONLY, &st, err);
+		rw = false;
 	}
-	if (fd < 0) {
-		ret = -errno;
-		if (ret == -EACCES || ret == -EPERM)
-			rtt_err(err, "permission denied: %s", path);
-		else if (ret == -ELOOP)
-			rtt_err(err, "%s is a symbolic link: refused", path);
-		else
-			rtt_err(err, "cannot open %s: %s", path, strerror(-ret));
-		return ret;
-	}
-	if (fstat(fd, &st) < 0) {
-		ret = -errno;
+	if (fd < 0)
+		return fd;
+	if (rt_proc_start_time(p->pid) == p->start &&
+	    !rtt_pid_uid(p->pid, &kuid) && kuid != st.st_uid) {
 		close(fd);
-		rtt_err(err, "cannot stat %s: %s", path, strerror(-ret));
-		return ret;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
-		rtt_err(err, "%s is not a regular file", path);
-		return -EPROTO;
+		rtt_err(err,
+			"refused: %s belongs to uid %u, but process %d runs as uid %u",
+			path, (unsigned int)st.st_uid, p->pid, kuid);
+		return -EPERM;
 	}
 	if ((uint64_t)st.st_size < sizeof(struct rt_ctl)) {
 		close(fd);
@@ -227,24 +240,32 @@ static int rtt_map(struct rtt_proc *p, unsigned int flags,
 	}
 	p->ctl = c;
 	p->writable = rw;
-	p->uid = (unsigned int)st.st_uid;
 	p->state = rtt_proc_state(p);
 	return 0;
 }
 
-/* The control files of @pid in @dir: a live one (started at @now), and
- * the latest start time of dead ones. Return: 0 or the error of opening
- * @dir (a missing one is empty). */
-static int rtt_scan_pid(const char *dir, int pid, uint64_t now, bool *live,
+/* The control files of @pid in the directory @dfd: a live one (started
+ * at @now), and the latest start time of dead ones. Return: 0 or a
+ * negative errno. */
+static int rtt_scan_pid(int dfd, int pid, uint64_t now, bool *live,
 			uint64_t *dead)
 {
 	struct dirent *de;
-	DIR *d = opendir(dir);
+	int fd;
+	DIR *d;
 
 	*live = false;
 	*dead = 0;
-	if (!d)
-		return errno == ENOENT ? 0 : -errno;
+	/* a description of its own: readdir() moves its offset */
+	fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d) {
+		int ret = -errno;
+
+		if (fd >= 0)
+			close(fd);
+		return ret;
+	}
 	while ((de = readdir(d))) {
 		uint64_t start;
 		int fpid;
@@ -270,7 +291,7 @@ static int rtt_proc_dir(int pid, char *dir, size_t len)
 {
 	char path[64], *env = NULL;
 	const char *rdir = NULL, *xdg = NULL;
-	struct stat st;
+	unsigned int uid;
 	size_t n = 0, i;
 	int ret;
 
@@ -284,14 +305,12 @@ static int rtt_proc_dir(int pid, char *dir, size_t len)
 		else if (!strncmp(env + i, "XDG_RUNTIME_DIR=", 16))
 			xdg = env + i + 16;
 	}
-	snprintf(path, sizeof(path), "/proc/%d", pid);
 	if (rdir && *rdir)
 		snprintf(dir, len, "%s", rdir);
 	else if (xdg && xdg[0] == '/')
 		snprintf(dir, len, "%s/ringtrace", xdg);
-	else if (!stat(path, &st))
-		snprintf(dir, len, "/dev/shm/ringtrace-%u",
-			 (unsigned int)st.st_uid);
+	else if (!rtt_pid_uid(pid, &uid))
+		snprintf(dir, len, "/dev/shm/ringtrace-%u", uid);
 	else
 		ret = -ESRCH;
 	free(env);
@@ -302,51 +321,82 @@ int rtt_proc_open(int pid, unsigned int flags, struct rtt_proc *p,
 		  char err[RTT_ERR_MAX])
 {
 	uint64_t now = rt_proc_start_time(pid), dead = 0;
-	char dir[PATH_MAX], odir[PATH_MAX], comm[64];
-	bool live = false;
-	int ret;
+	char dir[PATH_MAX], odir[PATH_MAX], comm[64], derr[RTT_ERR_MAX];
+	unsigned int kuid = 0, owner = 0, oowner = 0;
+	bool live = false, have_kuid;
+	int dfd, ret;
 
 	memset(p, 0, sizeof(*p));
 	p->pid = pid;
+	have_kuid = now && !rtt_pid_uid(pid, &kuid);
+	if (have_kuid && geteuid() != 0 && kuid != geteuid()) {
+		rtt_proc_comm(pid, comm, sizeof(comm));
+		rtt_err(err,
+			"permission denied: process %d (%s) is another user's",
+			pid, comm);
+		return -EACCES;
+	}
 	ret = rtt_publish_dir(dir, sizeof(dir));
 	if (ret) {
 		rtt_err(err, "the publish directory name is too long");
 		return ret;
 	}
-	ret = rtt_scan_pid(dir, pid, now, &live, &dead);
-	if (ret) {
-		if (ret == -EACCES || ret == -EPERM)
-			rtt_err(err, "permission denied: %s", dir);
-		else
+	/* ours (root: a user's, when the process is that user's) */
+	dfd = rtt_dir_open(dir, RTT_UID_CALLER, false, &owner, derr);
+	if (dfd >= 0) {
+		ret = rtt_scan_pid(dfd, pid, now, &live, &dead);
+		if (ret) {
+			close(dfd);
 			rtt_err(err, "cannot read %s: %s", dir, strerror(-ret));
-		return ret;
+			return ret;
+		}
 	}
 	/* a live process not in ours: its own publish directory (another
-	 * RINGTRACE_DIR, or for root another user's) */
+	 * RINGTRACE_DIR, or for root another user's), which must be that
+	 * process's uid's */
 	if (!live && now) {
 		ret = rtt_proc_dir(pid, odir, sizeof(odir));
 		if (ret == -EACCES || ret == -EPERM) {
+			if (dfd >= 0)
+				close(dfd);
 			rtt_proc_comm(pid, comm, sizeof(comm));
 			rtt_err(err,
 				"permission denied: process %d (%s) is another user's",
 				pid, comm);
 			return -EACCES;
 		}
-		if (!ret && strcmp(odir, dir)) {
+		if (!ret && have_kuid && strcmp(odir, dir)) {
 			bool olive;
 			uint64_t odead;
+			int ofd = rtt_dir_open(odir, kuid, false, &oowner, err);
 
-			ret = rtt_scan_pid(odir, pid, now, &olive, &odead);
-			if (ret == -EACCES || ret == -EPERM) {
-				rtt_err(err, "permission denied: %s", odir);
-				return ret;
+			if (ofd < 0 && ofd != -ENOENT) {
+				if (dfd >= 0)
+					close(dfd);
+				return ofd;
 			}
+			ret = ofd < 0 ? -ENOENT :
+					rtt_scan_pid(ofd, pid, now, &olive,
+						     &odead);
 			if (!ret && olive) {
 				live = true;
+				if (dfd >= 0)
+					close(dfd);
+				dfd = ofd;
+				owner = oowner;
 				snprintf(dir, sizeof(dir), "%s", odir);
+			} else if (ofd >= 0) {
+				close(ofd);
 			}
 		}
 	}
+	/* our own directory refused: nothing of it is read, and no wait
+	 * for a process to publish there will end */
+	if (dfd < 0 && dfd != -ENOENT) {
+		snprintf(err, RTT_ERR_MAX, "%s", derr);
+		return dfd;
+	}
+	ret = 0;
 	if (live) {
 		p->start = now;
 	} else if (dead && (flags & RTT_OPEN_DEAD)) {
@@ -356,23 +406,34 @@ int rtt_proc_open(int pid, unsigned int flags, struct rtt_proc *p,
 			"process %d is dead: it left its trace in %s (see 'ringtrace extract %d')%s",
 			pid, dir, pid,
 			now ? "; the pid is another process's now" : "");
-		return -ESRCH;
+		ret = -ESRCH;
 	} else if (!now) {
 		rtt_err(err, "no such process: %d", pid);
-		return -ESRCH;
+		ret = -ESRCH;
 	} else {
 		rtt_proc_comm(pid, comm, sizeof(comm));
 		rtt_err(err,
 			"process %d (%s) is not traced: it has no control file in %s",
 			pid, comm, dir);
-		return -ESRCH;
+		ret = -ESRCH;
 	}
-	if ((size_t)snprintf(p->base, sizeof(p->base), "%s/%d-%" PRIu64, dir,
-			     pid, p->start) >= sizeof(p->base)) {
+	if (!ret && (size_t)snprintf(p->base, sizeof(p->base),
+				     "%s/%d-%" PRIu64, dir, pid,
+				     p->start) >= sizeof(p->base)) {
 		rtt_err(err, "the publish directory name is too long");
-		return -ENAMETOOLONG;
+		ret = -ENAMETOOLONG;
 	}
-	return rtt_map(p, flags, err);
+	if (ret) {
+		if (dfd >= 0)
+			close(dfd);
+		return ret;
+	}
+	p->dfd = dfd;
+	p->uid = owner;
+	ret = rtt_map(p, flags, err);
+	if (ret)
+		rtt_proc_close(p);
+	return ret;
 }
 
 int rtt_proc_open_path(const char *path, unsigned int flags,
@@ -382,8 +443,8 @@ int rtt_proc_open_path(const char *path, unsigned int flags,
 	const char *name = slash ? slash + 1 : path;
 	unsigned long long start;
 	size_t dirlen = slash ? (size_t)(slash - path) : 0;
-	char ctl[PATH_MAX + 8];
-	int pid, n = 0;
+	char dir[PATH_MAX], ctl[96];
+	int pid, n = 0, dfd, ret;
 
 	memset(p, 0, sizeof(*p));
 	if (sscanf(name, "%d-%llu%n", &pid, &start, &n) != 2 || pid <= 0 ||
@@ -398,21 +459,45 @@ int rtt_proc_open_path(const char *path, unsigned int flags,
 	p->start = start;
 	/* the files' common part: DIR/<pid>-<start> */
 	if (slash)
-		snprintf(p->base, sizeof(p->base), "%.*s/%d-%llu", (int)dirlen,
-			 path, pid, start);
+		snprintf(dir, sizeof(dir), "%.*s",
+			 dirlen ? (int)dirlen : 1, path);
 	else
-		snprintf(p->base, sizeof(p->base), "%d-%llu", pid, start);
-	snprintf(ctl, sizeof(ctl), "%s.ctl", p->base);
-	if (access(ctl, F_OK) != 0 && errno == ENOENT) {
-		rtt_err(err, "no control file %s", ctl);
+		snprintf(dir, sizeof(dir), ".");
+	if (slash)
+		n = snprintf(p->base, sizeof(p->base), "%.*s/%d-%llu",
+			     (int)dirlen, path, pid, start);
+	else
+		n = snprintf(p->base, sizeof(p->base), "%d-%llu", pid, start);
+	if ((size_t)n >= sizeof(p->base)) {
+		rtt_err(err, "%s: the name is too long", path);
+		return -ENAMETOOLONG;
+	}
+	dfd = rtt_dir_open(dir, RTT_UID_CALLER, true, &p->uid, err);
+	if (dfd == -ENOENT) {
+		rtt_err(err, "no control file %s.ctl", p->base);
 		return -ESRCH;
 	}
-	return rtt_map(p, flags, err);
+	if (dfd < 0)
+		return dfd;
+	p->dfd = dfd;
+	snprintf(ctl, sizeof(ctl), "%d-%llu.ctl", pid, start);
+	if (faccessat(dfd, ctl, F_OK, AT_SYMLINK_NOFOLLOW) != 0 &&
+	    errno == ENOENT) {
+		rtt_err(err, "no control file %s.ctl", p->base);
+		rtt_proc_close(p);
+		return -ESRCH;
+	}
+	ret = rtt_map(p, flags, err);
+	if (ret)
+		rtt_proc_close(p);
+	return ret;
 }
 
 void rtt_proc_close(struct rtt_proc *p)
 {
 	if (p->ctl)
 		munmap(p->ctl, sizeof(struct rt_ctl));
+	if (p->dfd > 2)
+		close(p->dfd);
 	memset(p, 0, sizeof(*p));
 }

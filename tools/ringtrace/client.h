@@ -67,7 +67,12 @@ enum rtt_state {
  * @ctl: the control file, mapped shared
  * @writable: @ctl is mapped for writing (commands can be sent)
  * @state: enum rtt_state, as found when opened
- * @uid: the owner of the control file
+ * @uid: the process's uid: the owner of its publish directory and of
+ *	every file of it the tool opens (and, while it runs, the effective
+ *	uid the kernel reports for @pid)
+ * @dfd: the publish directory, opened and checked (client_trust.c);
+ *	every file is opened relative to it. 0 when none (descriptors
+ *	0-2 are never used for it), closed by rtt_proc_close()
  */
 struct rtt_proc {
 	int pid;
@@ -77,6 +82,7 @@ struct rtt_proc {
 	bool writable;
 	int state;
 	unsigned int uid;
+	int dfd;
 };
 
 /* Flags of rtt_proc_open() */
@@ -101,6 +107,17 @@ int rtt_exit_code(int err);
  * Return: 0, or -ENAMETOOLONG.
  */
 int rtt_publish_dir(char *buf, size_t len);
+
+/**
+ * rtt_publish_dir_check - whether the caller's publish directory may be
+ *	used: missing (a traced program makes it) or passing the trust rule
+ *	(a real directory of the caller's, 0700)
+ * @err: the rule it breaks
+ *
+ * Context: any thread.
+ * Return: 0, -EPERM (refused), -EACCES, or another negative errno.
+ */
+int rtt_publish_dir_check(char err[RTT_ERR_MAX]);
 
 /**
  * rtt_parse_pid - a process id argument
@@ -163,6 +180,21 @@ void rtt_proc_close(struct rtt_proc *p);
  */
 int rtt_proc_state(const struct rtt_proc *p);
 
+/**
+ * rtt_sanitize - another process's text made safe for a terminal
+ * @s: the text, changed in place
+ * @len: its size (the text ends at @len or at its NUL)
+ * @lines: keep newlines and tabs (a multi-line reply)
+ *
+ * As ps(1) shows a process's name: every byte that is not printable
+ * ASCII (control characters, DEL, bytes >= 0x80) becomes '?'.
+ */
+void rtt_sanitize(char *s, size_t len, bool lines);
+
+/* rtt_sanitize() of a copy of a fixed-size field @src (@srclen bytes,
+ * NUL-terminated or not) into @dst (@size bytes, always terminated). */
+void rtt_safe_copy(char *dst, size_t size, const char *src, size_t srclen);
+
 /* CLOCK_MONOTONIC in milliseconds. */
 uint64_t rtt_now_ms(void);
 
@@ -208,9 +240,14 @@ int rtt_inst_find(const struct rtt_proc *p, const char *name);
  * @path: where the path goes (PATH_MAX bytes)
  * @gen: if not NULL, receives the slot's generation
  *
+ * The path is the tool's: the publish directory and the name of the
+ * process's buffer file (<pid>-<start>.<instance>.<n>.buf or .snap),
+ * only its serial number <n> taken from the slot, whose path must have
+ * that name (client_buf.c).
+ *
  * Context: any thread.
  * Return: 0, -ENOENT for a free slot or no snapshot buffer, -EPROTO for
- * a path that is not NUL-terminated.
+ * a slot whose path is not one of the process's buffer files.
  */
 /**
  * rtt_consumer_check - whether another process consumes a buffer
@@ -263,9 +300,11 @@ uint32_t rtt_ctl_gen(const struct rtt_proc *p);
  * @rbp: receives the attached view
  * @err: the reason of a failure
  *
- * A file owned by another user is attached read-only
- * (RINGBUF_ATTACH_FOREIGN) unless RTT_ATTACH_CONSUME asks for a consuming
- * reader, which such a view cannot be. A consuming reader is the
+ * The file is opened in the checked publish directory by the name
+ * rtt_inst_path() makes (a regular file of the process's uid, else
+ * -EPERM). A file owned by another user than the caller is attached
+ * read-only (RINGBUF_ATTACH_FOREIGN) unless RTT_ATTACH_CONSUME asks for
+ * a consuming reader, which such a view cannot be (-EACCES). A consuming reader is the
  * buffer's only one: it takes a record lock on the buffer file, and a
  * second consumer (this process's or another's) gets -EBUSY naming the
  * first.
@@ -297,9 +336,13 @@ int rtt_read_file(const char *path, size_t max, char **out, size_t *len);
  * @len: receives its length
  * @err: the reason of a failure
  *
+ * The file is <pid>-<start>.events in the checked publish directory; the
+ * control file's events path must name it (or be empty).
+ *
  * Context: any thread.
- * Return: 0 or a negative errno (-EPROTO for a path that is not
- * NUL-terminated).
+ * Return: 0 or a negative errno (-EPROTO for a control file that names
+ * another file, or an events file over 64 MiB; -EPERM for a file that
+ * is not a regular file of the process's uid).
  */
 int rtt_events_text(const struct rtt_proc *p, char **out, size_t *len,
 		    char err[RTT_ERR_MAX]);
@@ -312,9 +355,13 @@ int rtt_events_text(const struct rtt_proc *p, char **out, size_t *len,
  * @len: receives its length
  * @err: the reason of a failure
  *
+ * The file is <pid>-<start>.syms in the checked publish directory; the
+ * process's reply and the control file's symbols path must name it.
+ *
  * Context: any thread; blocks on the command.
  * Return: 0 (with *@out NULL when the process has no symbols file), or a
- * negative errno.
+ * negative errno (-EPROTO for a reply or a control file that names
+ * another file).
  */
 int rtt_syms_text(struct rtt_proc *p, char **out, size_t *len,
 		  char err[RTT_ERR_MAX]);

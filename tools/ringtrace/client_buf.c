@@ -81,20 +81,61 @@ int rtt_inst_find(const struct rtt_proc *p, const char *name)
 	return -ENOENT;
 }
 
-int rtt_inst_path(const struct rtt_proc *p, int inst, bool snap, char *path,
-		  uint32_t *gen)
+/*
+ * The name of an instance's buffer file in the publish directory, made
+ * here: <pid>-<start>.<instance>.<serial>.<buf|snap> (rt_publish_buffer_
+ * path()); only the serial number is taken from the slot's path, which
+ * must have that form. Return: 0, -ENOENT (a free slot, no snapshot
+ * buffer), -EPROTO (a slot whose path is not one of the process's
+ * files).
+ */
+static int rtt_inst_name(const struct rtt_proc *p, int inst, bool snap,
+			 char *name, size_t len, uint32_t *gen)
 {
 	struct rt_ctl_inst s;
+	const char *path, *base, *serial, *kind = snap ? "snap" : "buf";
+	char prefix[160];
+	unsigned long v;
+	char *end;
 	int ret = rtt_inst_read(p, inst, &s);
+	size_t n;
 
 	if (ret)
 		return ret;
 	if (gen)
 		*gen = atomic_load_explicit(&s.gen, memory_order_relaxed);
-	if (snap && !s.snap[0])
+	path = snap ? s.snap : s.buf;
+	if (!path[0])
 		return -ENOENT;
-	snprintf(path, PATH_MAX, "%s", snap ? s.snap : s.buf);
-	return path[0] ? 0 : -ENOENT;
+	/* an instance name is one path component (ringtrace_instance_new()) */
+	if ((inst && (!s.name[0] || strchr(s.name, '/'))) ||
+	    (!inst && s.name[0]))
+		return -EPROTO;
+	base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	n = (size_t)snprintf(prefix, sizeof(prefix), "%d-%" PRIu64 ".%s.",
+			     p->pid, p->start, inst ? s.name : "top");
+	if (n >= sizeof(prefix) || strncmp(base, prefix, n))
+		return -EPROTO;
+	serial = base + n;
+	if (*serial < '0' || *serial > '9')
+		return -EPROTO;
+	v = strtoul(serial, &end, 10);
+	if (v > UINT32_MAX || *end != '.' || strcmp(end + 1, kind))
+		return -EPROTO;
+	n = (size_t)snprintf(name, len, "%s%lu.%s", prefix, v, kind);
+	return n < len ? 0 : -EPROTO;
+}
+
+int rtt_inst_path(const struct rtt_proc *p, int inst, bool snap, char *path,
+		  uint32_t *gen)
+{
+	char name[192];
+	int ret = rtt_inst_name(p, inst, snap, name, sizeof(name), gen);
+
+	if (ret)
+		return ret;
+	return rtt_file_path(p, name, path, PATH_MAX) ? -EPROTO : 0;
 }
 
 uint32_t rtt_inst_gen(const struct rtt_proc *p, int inst)
@@ -214,12 +255,13 @@ int rtt_attach(const struct rtt_proc *p, int inst, bool snap,
 	       unsigned int flags, uint32_t *gen, struct ringbuf **rbp,
 	       char err[RTT_ERR_MAX])
 {
-	char path[PATH_MAX];
+	char name[192], path[PATH_MAX], slot[RT_CTL_PATH_MAX];
+	bool foreign = p->uid != (unsigned int)geteuid();
 	struct ringbuf *rb;
-	int ret;
+	int fd, ret;
 
 	*rbp = NULL;
-	ret = rtt_inst_path(p, inst, snap, path, gen);
+	ret = rtt_inst_name(p, inst, snap, name, sizeof(name), gen);
 	if (ret == -ENOENT) {
 		rtt_err(err, "process %d has no %s buffer%s", p->pid,
 			snap ? "snapshot" : "trace",
@@ -227,42 +269,46 @@ int rtt_attach(const struct rtt_proc *p, int inst, bool snap,
 		return ret;
 	}
 	if (ret) {
-		rtt_err(err, "corrupt control file %s.ctl: bad instance slot %d",
-			p->base, inst);
+		struct rt_ctl_inst s;
+
+		slot[0] = '\0';
+		if (!rtt_inst_read(p, inst, &s))
+			rtt_safe_copy(slot, sizeof(slot), snap ? s.snap : s.buf,
+				      sizeof(s.buf));
+		rtt_err(err,
+			"refused: corrupt control file %s.ctl: instance slot %d names '%s', not a buffer file of process %d",
+			p->base, inst, slot, p->pid);
 		return ret;
 	}
-	rb = ringbuf_attach(path, 0);
-	if (!rb && (errno == EACCES || errno == EPERM) &&
-	    !(flags & RTT_ATTACH_CONSUME))
-		rb = ringbuf_attach(path, RINGBUF_ATTACH_FOREIGN);
-	if (!rb) {
-		ret = -errno;
-		switch (ret) {
-		case -EACCES:
-		case -EPERM:
-			if (flags & RTT_ATTACH_CONSUME)
-				rtt_err(err,
-					"permission denied: %s (another user's buffer can only be viewed, not consumed)",
-					path);
-			else
-				rtt_err(err, "permission denied: %s", path);
-			break;
-		case -ENOENT:
-			rtt_err(err, "no buffer file %s (did the process exit?)",
-				path);
-			break;
-		case -EINVAL:
-			rtt_err(err, "corrupt buffer file %s", path);
-			ret = -EPROTO;
-			break;
-		case -ELOOP:
-			rtt_err(err, "%s is a symbolic link: refused", path);
-			ret = -EPERM;
-			break;
-		default:
-			rtt_err(err, "cannot attach %s: %s", path,
-				strerror(-ret));
-		}
+	rtt_file_path(p, name, path, sizeof(path));
+	/* another user's file (root looking at a user's process) is only
+	 * viewed: a consumer would write its reader state into it */
+	if (foreign && (flags & RTT_ATTACH_CONSUME)) {
+		rtt_err(err,
+			"permission denied: %s (another user's buffer can only be viewed, not consumed)",
+			path);
+		return -EACCES;
+	}
+	fd = rtt_open_at(p, name, foreign ? O_RDONLY : O_RDWR, NULL, err);
+	if (fd == -ENOENT)
+		rtt_err(err, "no buffer file %s (did the process exit?)", path);
+	if (fd < 0)
+		return fd;
+	rb = ringbuf_attach_fd(fd, foreign ? RINGBUF_ATTACH_FOREIGN : 0);
+	ret = rb ? 0 : -errno;
+	close(fd);
+	switch (ret) {
+	case 0:
+		break;
+	case -EACCES:
+	case -EPERM:
+		rtt_err(err, "permission denied: %s", path);
+		return ret;
+	case -EINVAL:
+		rtt_err(err, "corrupt buffer file %s", path);
+		return -EPROTO;
+	default:
+		rtt_err(err, "cannot attach %s: %s", path, strerror(-ret));
 		return ret;
 	}
 	if (flags & RTT_ATTACH_CONSUME) {
@@ -280,122 +326,100 @@ int rtt_attach(const struct rtt_proc *p, int inst, bool snap,
 
 int rtt_read_file(const char *path, size_t max, char **out, size_t *len)
 {
-	size_t cap = 65536, n = 0;
-	char *buf = NULL;
-	int fd, ret = 0;
+	int fd, ret;
 
 	*out = NULL;
 	*len = 0;
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return -errno;
-	for (;;) {
-		ssize_t r;
-
-		if (!buf || n + 1 >= cap) {
-			char *nb;
-
-			if (buf)
-				cap *= 2;
-			nb = realloc(buf, cap);
-			if (!nb) {
-				ret = -ENOMEM;
-				break;
-			}
-			buf = nb;
-		}
-		r = read(fd, buf + n, cap - n - 1);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			ret = -errno;
-			break;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-		if (n > max) {
-			ret = -EFBIG;
-			break;
-		}
-	}
+	ret = rtt_read_fd(fd, max, out, len);
 	close(fd);
-	if (ret) {
-		free(buf);
-		return ret;
-	}
-	buf[n] = '\0';
-	*out = buf;
-	*len = n;
-	return 0;
+	return ret;
 }
 
-/* A path field of the control file, checked for its NUL. */
-static int rtt_ctl_path(const char *field, size_t size, char *out)
+/*
+ * A file path of the control file (@field, @size bytes), which the tool
+ * never opens: empty, or ending in the process's own file name for
+ * @suffix. Return: 0, or -EPROTO after a message.
+ */
+static int rtt_ctl_path_check(const struct rtt_proc *p, const char *field,
+			      size_t size, const char *suffix,
+			      const char *what, char err[RTT_ERR_MAX])
 {
-	if (!memchr(field, '\0', size))
-		return -EPROTO;
-	snprintf(out, PATH_MAX, "%s", field);
-	return 0;
+	char shown[RT_CTL_PATH_MAX];
+
+	if (memchr(field, '\0', size) &&
+	    (!field[0] || rtt_own_name(p, field, suffix)))
+		return 0;
+	rtt_safe_copy(shown, sizeof(shown), field, size);
+	rtt_err(err,
+		"refused: corrupt control file %s.ctl: its %s file is '%s', not %d-%" PRIu64 ".%s",
+		p->base, what, shown, p->pid, p->start, suffix);
+	return -EPROTO;
 }
 
 int rtt_events_text(const struct rtt_proc *p, char **out, size_t *len,
 		    char err[RTT_ERR_MAX])
 {
-	char path[PATH_MAX + 16];
+	char name[96], path[PATH_MAX + 96];
 	int ret;
 
-	if (rtt_ctl_path(p->ctl->events, sizeof(p->ctl->events), path)) {
-		rtt_err(err, "corrupt control file %s.ctl: bad events path",
-			p->base);
-		return -EPROTO;
-	}
-	if (!path[0])
-		snprintf(path, sizeof(path), "%s.events", p->base);
-	ret = rtt_read_file(path, 64u << 20, out, len);
-	if (ret == -ENOENT)
+	*out = NULL;
+	*len = 0;
+	ret = rtt_ctl_path_check(p, p->ctl->events, sizeof(p->ctl->events),
+				 "events", "events", err);
+	if (ret)
+		return ret;
+	snprintf(name, sizeof(name), "%d-%" PRIu64 ".events", p->pid,
+		 p->start);
+	ret = rtt_read_at(p, name, 64u << 20, out, len, err);
+	if (ret == -ENOENT) {
+		rtt_file_path(p, name, path, sizeof(path));
 		rtt_err(err, "no events file %s (did the process exit?)",
 			path);
-	else if (ret == -EACCES || ret == -EPERM)
-		rtt_err(err, "permission denied: %s", path);
-	else if (ret)
-		rtt_err(err, "cannot read %s: %s", path, strerror(-ret));
+	}
 	return ret;
 }
 
 int rtt_syms_text(struct rtt_proc *p, char **out, size_t *len,
 		  char err[RTT_ERR_MAX])
 {
-	char path[PATH_MAX + 16], *reply = NULL;
+	char name[96], *reply = NULL;
 	int ret;
 
 	*out = NULL;
 	*len = 0;
-	path[0] = '\0';
 	if (p->writable && rtt_proc_state(p) == RTT_ALIVE) {
 		ret = rtt_call(p, RTT_CMD_TIMEOUT_MS, &RT_CALL(SYMS, NULL),
 			       &reply, err);
+		/* the answer names the file written: only compared with
+		 * the name it must have, never opened */
 		if (ret == 0 && reply && reply[0]) {
 			reply[strcspn(reply, "\n")] = '\0';
-			snprintf(path, sizeof(path), "%s", reply);
+			if (!rtt_own_name(p, reply, "syms")) {
+				char shown[RT_CTL_PATH_MAX];
+
+				rtt_safe_copy(shown, sizeof(shown), reply,
+					      strlen(reply));
+				rtt_err(err,
+					"refused: process %d answered 'syms' with '%s', not its symbols file %d-%" PRIu64 ".syms",
+					p->pid, shown, p->pid, p->start);
+				ret = -EPROTO;
+			}
 		}
 		free(reply);
 		if (ret && ret != -ESRCH)
 			return ret;
 	}
-	if (!path[0] &&
-	    rtt_ctl_path(p->ctl->syms, sizeof(p->ctl->syms), path)) {
-		rtt_err(err, "corrupt control file %s.ctl: bad symbols path",
-			p->base);
-		return -EPROTO;
-	}
-	if (!path[0])
-		snprintf(path, sizeof(path), "%s.syms", p->base);
-	ret = rtt_read_file(path, 256u << 20, out, len);
+	ret = rtt_ctl_path_check(p, p->ctl->syms, sizeof(p->ctl->syms),
+				 "syms", "symbols", err);
+	if (ret)
+		return ret;
+	snprintf(name, sizeof(name), "%d-%" PRIu64 ".syms", p->pid, p->start);
+	ret = rtt_read_at(p, name, 256u << 20, out, len, err);
 	if (ret == -ENOENT)
 		return 0;
-	if (ret)
-		rtt_err(err, "cannot read %s: %s", path, strerror(-ret));
 	return ret;
 }
 

@@ -58,12 +58,53 @@ static bool rtt_gone(const struct rtt_proc *p)
 	return rtt_proc_state(p) != RTT_ALIVE;
 }
 
+/*
+ * Whether the command lock's kind word is the one the library gives it
+ * (robust, process-shared: publish.c). The word is the process's to
+ * write: another kind (priority protection, priority inheritance, a
+ * value of no kind) would make the C library abort or misbehave in the
+ * tool, so the lock is not taken unless the kind is the library's. It
+ * is checked again before every attempt.
+ *
+ * Userspace: the kind is glibc's pthread_mutex_t.__data.__kind, the
+ * layout the control file already assumes (ctl.h).
+ */
+static bool rtt_lock_kind_ok(struct rt_ctl *c)
+{
+	static int want = -1;
+	int kind;
+
+	if (want < 0) {
+		pthread_mutexattr_t ma;
+		pthread_mutex_t m;
+
+		pthread_mutexattr_init(&ma);
+		pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED);
+		pthread_mutexattr_setrobust(&ma, PTHREAD_MUTEX_ROBUST);
+		pthread_mutex_init(&m, &ma);
+		pthread_mutexattr_destroy(&ma);
+		want = m.__data.__kind;
+		pthread_mutex_destroy(&m);
+	}
+	/* Relaxed: a word the process may change at any time; a change
+	 * after this load is the one race the check cannot close. */
+	kind = __atomic_load_n(&c->cmd_lock.__data.__kind, __ATOMIC_RELAXED);
+	return kind == want;
+}
+
 static int rtt_lock(struct rtt_proc *p, uint64_t deadline,
 		    char err[RTT_ERR_MAX])
 {
 	for (;;) {
 		struct timespec ts;
 		int r;
+
+		if (!rtt_lock_kind_ok(p->ctl)) {
+			rtt_err(err,
+				"refused: corrupt control file %s.ctl: its command lock is not the library's",
+				p->base);
+			return -EPROTO;
+		}
 
 		clock_gettime(CLOCK_REALTIME, &ts);
 		ts.tv_nsec += RTT_SLICE_MS * 1000000L;
@@ -179,8 +220,14 @@ int rtt_call(struct rtt_proc *p, int timeout_ms,
 			return -ETIMEDOUT;
 		}
 	}
-	status = c->status;
-	rlen = c->reply_len;
+	/* The answer is the process's: each field read once, the status
+	 * kept to what the protocol allows (0 or a negative errno; any
+	 * other value is a lie told as -EPROTO), the text escaped
+	 * (rtt_sanitize()) before it can reach a terminal. */
+	status = *(volatile int32_t *)&c->status;
+	rlen = *(volatile uint32_t *)&c->reply_len;
+	if (status > 0 || status < -4095)
+		status = -EPROTO;
 	if (rlen > RT_CTL_REPLY_MAX)
 		rlen = RT_CTL_REPLY_MAX;
 	if (reply) {
@@ -188,6 +235,7 @@ int rtt_call(struct rtt_proc *p, int timeout_ms,
 		if (*reply) {
 			memcpy(*reply, c->reply, rlen);
 			(*reply)[rlen] = '\0';
+			rtt_sanitize(*reply, rlen, true);
 		}
 	}
 	if (status < 0) {
@@ -195,8 +243,10 @@ int rtt_call(struct rtt_proc *p, int timeout_ms,
 
 		memcpy(err, c->reply, m);
 		err[m] = '\0';
+		m = strlen(err);
 		while (m && err[m - 1] == '\n')
 			err[--m] = '\0';
+		rtt_sanitize(err, m, true);
 		if (!m)
 			rtt_err(err, "%s", strerror(-status));
 	}

@@ -53,14 +53,32 @@ static int rtt_entry_cmp(const void *a, const void *b)
 
 /* Add the control files of @dir to @v. Return: 0, -ENOMEM, or the
  * error of opening @dir (a missing one is empty). */
+/* A directory the trust rule refuses (client_trust.c) is skipped with
+ * a warning on standard error, or with @err (the caller's own publish
+ * directory) an error of its own (-EPERM). */
 static int rtt_list_dir(const char *dir, struct rtt_entry **v, size_t *n,
-			size_t *cap)
+			size_t *cap, char *err)
 {
+	char msg[RTT_ERR_MAX];
 	struct dirent *de;
-	DIR *d = opendir(dir);
+	int fd = rtt_dir_open(dir, RTT_UID_CALLER, false, NULL, msg);
+	DIR *d;
 
-	if (!d)
-		return errno == ENOENT ? 0 : -errno;
+	if (fd == -EPERM && err) {
+		snprintf(err, RTT_ERR_MAX, "%s", msg);
+		return fd;
+	}
+	if (fd == -EPERM) {
+		fprintf(stderr, "ringtrace: warning: %s\n", msg);
+		return 0;
+	}
+	if (fd < 0)
+		return fd == -ENOENT ? 0 : fd;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -errno;
+	}
 	while ((de = readdir(d))) {
 		struct rtt_entry e;
 		size_t i;
@@ -132,7 +150,7 @@ static int rtt_list_env_dirs(struct rtt_entry **v, size_t *n, size_t *cap)
 			}
 			seen = ns;
 			nseen++;
-			if (rtt_list_dir(dir, v, n, cap) == -ENOMEM)
+			if (rtt_list_dir(dir, v, n, cap, NULL) == -ENOMEM)
 				ret = -ENOMEM;
 			break;
 		}
@@ -167,12 +185,12 @@ int rtt_list_all(struct rtt_entry **out, size_t *nr, bool others_too,
 		rtt_err(err, "the publish directory name is too long");
 		return ret;
 	}
-	ret = rtt_list_dir(dir, &v, &n, &cap);
+	ret = rtt_list_dir(dir, &v, &n, &cap, err);
 	if (ret) {
 		free(v);
 		if (ret == -ENOMEM)
 			rtt_err(err, "out of memory");
-		else
+		else if (ret != -EPERM)
 			rtt_err(err, "cannot read %s: %s", dir, strerror(-ret));
 		return ret;
 	}
@@ -186,7 +204,7 @@ int rtt_list_all(struct rtt_entry **out, size_t *nr, bool others_too,
 		if (glob(others[i], GLOB_NOSORT, NULL, &g))
 			continue;
 		for (k = 0; k < g.gl_pathc && ret != -ENOMEM; k++)
-			ret = rtt_list_dir(g.gl_pathv[k], &v, &n, &cap);
+			ret = rtt_list_dir(g.gl_pathv[k], &v, &n, &cap, NULL);
 		globfree(&g);
 		if (ret == -ENOMEM) {
 			free(v);

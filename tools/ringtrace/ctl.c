@@ -548,10 +548,14 @@ int rtt_do_instance(const struct rtt_verb *v, int argc, char **argv)
 		return rtt_exit_code(ret);
 	if (argc - optind == 1) {
 		for (i = 0; i < RT_CTL_MAX_INSTANCES; i++) {
-			char path[PATH_MAX];
+			char path[PATH_MAX], name[64];
 
-			if (!rtt_inst_path(&p, i, false, path, NULL))
-				printf("%s\n", i ? p.ctl->inst[i].name : "top");
+			if (rtt_inst_path(&p, i, false, path, NULL))
+				continue;
+			rtt_safe_copy(name, sizeof(name),
+				      i ? p.ctl->inst[i].name : "top",
+				      sizeof(p.ctl->inst[i].name));
+			printf("%s\n", name);
 		}
 		rtt_proc_close(&p);
 		return fflush(stdout) ? RTT_EXIT_FAIL : RTT_EXIT_OK;

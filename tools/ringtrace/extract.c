@@ -252,16 +252,17 @@ int rtt_do_extract(const struct rtt_verb *v, int argc, char **argv)
 		rtt_msg("%s", err);
 		goto out;
 	}
-	/* the process is gone: its last symbols file, if any */
-	snprintf(path, sizeof(path), "%s.syms", p.base);
-	if (memchr(p.ctl->syms, '\0', sizeof(p.ctl->syms)) && p.ctl->syms[0])
-		snprintf(path, sizeof(path), "%s", p.ctl->syms);
-	if (rtt_read_file(path, 256u << 20, &syms, &len))
-		syms = NULL;
+	/* the process is gone: its last symbols file, if any (its own
+	 * <pid>-<start>.syms, whatever the control file names) */
+	ret = rtt_syms_text(&p, &syms, &len, err);
+	if (ret) {
+		rtt_msg("%s", err);
+		goto out;
+	}
 	rtt_cmdlines_text(&p, &cmdl, &len);
 	snprintf(clock, sizeof(clock), "%.*s", (int)sizeof(p.ctl->clock) - 1,
 		 p.ctl->clock);
-	ret = rtt_td_open(dest.path, rb, ev, syms, cmdl, clock, &pg.w);
+	ret = rtt_td_open(&p, dest.path, rb, ev, syms, cmdl, clock, &pg.w);
 	if (ret)
 		goto out;
 	pg.size = ringbuf_subbuf_size(rb);
@@ -285,8 +286,9 @@ int rtt_do_extract(const struct rtt_verb *v, int argc, char **argv)
 	if (ret)
 		goto out;
 	rtt_get_counts(rb, &cnt);
+	rtt_safe_copy(path, sizeof(path), p.ctl->comm, sizeof(p.ctl->comm));
 	rtt_msg("%lu events of process %d (%s) written to %s; %lu lost before, %lu writes cut short by the crash",
-		pg.events, p.pid, p.ctl->comm, rtt_out_name(&dest),
+		pg.events, p.pid, path, rtt_out_name(&dest),
 		rtt_lost(&cnt), cnt.torn);
 	if (!keep) {
 		ret = rtt_remove_files(&p, err);

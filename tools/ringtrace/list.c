@@ -66,7 +66,7 @@ static bool rtt_list_one(const struct rtt_entry *e)
 	bool marked;
 	static const char *const states[] = { "running", "dead", "exiting" };
 	char err[RTT_ERR_MAX], path[PATH_MAX + 8], bufs[256], events[16];
-	char lost[32];
+	char lost[32], comm[17];
 	struct rtt_proc p;
 	unsigned long nlost = 0;
 	bool counted = false;
@@ -75,6 +75,11 @@ static bool rtt_list_one(const struct rtt_entry *e)
 
 	snprintf(path, sizeof(path), "%s.ctl", e->base);
 	ret = rtt_proc_open_path(path, RTT_OPEN_DEAD, &p, err);
+	if (ret == -EPERM) {
+		/* refused (not the process's, or not a regular file) */
+		rtt_msg("warning: %s", err);
+		return false;
+	}
 	if (ret) {
 		/* a dead process's: clean removes them */
 		marked = rtt_stale_files(e, path, &p);
@@ -93,8 +98,10 @@ static bool rtt_list_one(const struct rtt_entry *e)
 		if (rtt_inst_path(&p, i, false, name, NULL))
 			continue;
 		/* the instance names, comma-separated, cut to the column */
-		n = snprintf(bufs + bl, sizeof(bufs) - bl, "%s%.63s",
-			     bl ? "," : "", i ? p.ctl->inst[i].name : "top");
+		rtt_safe_copy(name, 64, i ? p.ctl->inst[i].name : "top",
+			      sizeof(p.ctl->inst[i].name));
+		n = snprintf(bufs + bl, sizeof(bufs) - bl, "%s%s",
+			     bl ? "," : "", name);
 		if (n > 0)
 			bl += (size_t)n < sizeof(bufs) - bl ?
 				      (size_t)n :
@@ -130,7 +137,8 @@ static bool rtt_list_one(const struct rtt_entry *e)
 	else
 		snprintf(lost, sizeof(lost), "-");
 	marked = rtt_cleanable(&p, path);
-	printf("%-8d %-16.16s %-8s %-20s %6s %10s%s\n", p.pid, p.ctl->comm,
+	rtt_safe_copy(comm, sizeof(comm), p.ctl->comm, sizeof(p.ctl->comm));
+	printf("%-8d %-16.16s %-8s %-20s %6s %10s%s\n", p.pid, comm,
 	       states[p.state], bufs[0] ? bufs : "-", events, lost,
 	       marked ? " *" : "");
 	rtt_proc_close(&p);
@@ -152,12 +160,17 @@ static int rtt_list_functions(const char *arg)
 	rtt_proc_close(&p);
 	if (ret)
 		return rtt_exit_code(ret);
+	/* the process's text: escaped as ps shows names */
 	for (i = 0; syms && i < syms->nr; i++) {
-		if (syms->v[i].module)
+		rtt_sanitize(syms->v[i].name, strlen(syms->v[i].name), false);
+		if (syms->v[i].module) {
+			rtt_sanitize(syms->v[i].module,
+				     strlen(syms->v[i].module), false);
 			printf("%s [%s]\n", syms->v[i].name,
 			       syms->v[i].module);
-		else
+		} else {
 			printf("%s\n", syms->v[i].name);
+		}
 	}
 	rtt_syms_free(syms);
 	return fflush(stdout) ? RTT_EXIT_FAIL : RTT_EXIT_OK;
@@ -282,9 +295,15 @@ int rtt_do_clean(const struct rtt_verb *v, int argc, char **argv)
 				if (!first)
 					first = ret;
 			} else {
-				printf("%s %d (%.16s)\n",
+				char comm[17] = "?";
+
+				if (mapped)
+					rtt_safe_copy(comm, sizeof(comm),
+						      p.ctl->comm,
+						      sizeof(p.ctl->comm));
+				printf("%s %d (%s)\n",
 				       dry ? "would remove" : "removed", p.pid,
-				       mapped ? p.ctl->comm : "?");
+				       comm);
 			}
 		}
 		if (mapped)

@@ -72,7 +72,11 @@ static bool rtt_follow_start(struct rtt_follow *fl, int pid, const char *out)
 	/* it waits for this before its main() */
 	rtt_call(&f->p, RTT_CMD_TIMEOUT_MS, &RT_CALL(GO, NULL), NULL, err);
 	if (ret) {
-		rtt_msg("process %d (%s) is not recorded", pid, f->p.ctl->comm);
+		char comm[17];
+
+		rtt_safe_copy(comm, sizeof(comm), f->p.ctl->comm,
+			      sizeof(f->p.ctl->comm));
+		rtt_msg("process %d (%s) is not recorded", pid, comm);
 		rtt_rec_free(f);
 		return true;
 	}

@@ -58,6 +58,15 @@ int rtt_record_spawn(char **cmd, const struct rtt_strv *events,
 	uint64_t deadline;
 	int ret, status, fds[2], tries;
 
+	/* a publish directory the command could not publish in, or that
+	 * the tool refuses: said before the command runs, not after a
+	 * wait for files that never come */
+	ret = rtt_publish_dir_check(err);
+	if (ret) {
+		rtt_msg("%s", err);
+		return ret;
+	}
+
 	for (i = 0; environ[i]; i++)
 		n++;
 	envp = calloc(n + 10, sizeof(*envp));
@@ -447,13 +456,21 @@ const char *rtt_record_preload(const char *cmd, int mode,
 }
 
 /* Note which control file the recording reads (rtt_rec_execd()). */
+/* The control file's stat, in the checked publish directory. */
+static int rtt_rec_ctl_stat(const struct rtt_record *r, struct stat *st)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "%d-%" PRIu64 ".ctl", r->p.pid,
+		 r->p.start);
+	return fstatat(r->p.dfd, name, st, AT_SYMLINK_NOFOLLOW);
+}
+
 void rtt_rec_note_ctl(struct rtt_record *r)
 {
-	char path[PATH_MAX + 8];
 	struct stat st;
 
-	snprintf(path, sizeof(path), "%s.ctl", r->p.base);
-	if (!stat(path, &st)) {
+	if (!rtt_rec_ctl_stat(r, &st)) {
 		r->ctl_dev = st.st_dev;
 		r->ctl_ino = st.st_ino;
 	}
@@ -466,13 +483,11 @@ void rtt_rec_note_ctl(struct rtt_record *r)
  */
 bool rtt_rec_execd(const struct rtt_record *r)
 {
-	char path[PATH_MAX + 8];
 	struct stat st;
 
 	if (rt_proc_start_time(r->p.pid) != r->p.start)
 		return false;
-	snprintf(path, sizeof(path), "%s.ctl", r->p.base);
-	return !stat(path, &st) &&
+	return !rtt_rec_ctl_stat(r, &st) &&
 	       (st.st_dev != r->ctl_dev || st.st_ino != r->ctl_ino);
 }
 

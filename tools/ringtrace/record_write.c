@@ -218,7 +218,7 @@ int rtt_rec_open(struct rtt_record *r, const char *inst)
 	rtt_cmdlines_text(&r->p, &r->cmdl, &len);
 	snprintf(clock, sizeof(clock), "%.*s",
 		 (int)sizeof(r->p.ctl->clock) - 1, r->p.ctl->clock);
-	ret = rtt_td_open(r->out, r->rb, r->ev, r->syms, r->cmdl, clock,
+	ret = rtt_td_open(&r->p, r->out, r->rb, r->ev, r->syms, r->cmdl, clock,
 			  &r->w);
 	if (ret)
 		return ret;

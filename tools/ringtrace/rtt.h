@@ -247,7 +247,8 @@ const char *rtt_file_kind(const struct stat *st);
 /* tdwrite.c */
 int rtt_td_error(const char *path, int err);
 void rtt_td_set_options(struct td_writer *w, const struct rtt_strv *opts);
-int rtt_td_open(const char *path, struct ringbuf *rb,
+int rtt_td_open(const struct rtt_proc *p, const char *path,
+		struct ringbuf *rb,
 		const struct rtt_events *ev, const char *kallsyms,
 		const char *cmdlines, const char *clock,
 		struct td_writer **wp);

@@ -20,7 +20,8 @@ int rtt_td_error(const char *path, int err)
  * Open a trace.dat for the process's buffer: formats, symbols, names,
  * clock and uname.
  */
-int rtt_td_open(const char *path, struct ringbuf *rb,
+int rtt_td_open(const struct rtt_proc *p, const char *path,
+		struct ringbuf *rb,
 		const struct rtt_events *ev, const char *kallsyms,
 		const char *cmdlines, const char *clock,
 		struct td_writer **wp)
@@ -31,6 +32,12 @@ int rtt_td_open(const char *path, struct ringbuf *rb,
 	size_t i;
 	int ret;
 
+	/* Another user's trace (root recording or extracting a user's
+	 * process, whose symbols and data the user may not show others):
+	 * the file is the caller's alone, 0600, and so is every file the
+	 * tool makes after it. */
+	if (p->uid != (unsigned int)geteuid())
+		umask(umask(0) | 077);
 	ret = td_writer_open(path, (unsigned int)ringbuf_subbuf_size(rb),
 			     ringbuf_nr_cpus(rb), &w);
 	if (ret) {

@@ -12,6 +12,7 @@
 #include <traceevent/trace-seq.h>
 
 #include "tep.h"
+#include "client.h"
 #include "entries.h"
 #include "names.h"
 
@@ -227,6 +228,17 @@ void rtt_events_set_syms(struct rtt_events *ev, const struct rtt_syms *syms)
 		tep_reset_function_resolver(ev->tep);
 }
 
+/* An event or system name a terminal may show: printable ASCII, no
+ * blank (the names of the events files of traced processes, which are
+ * untrusted). */
+static bool rtt_event_name_ok(const char *s)
+{
+	for (; *s; s++)
+		if (*s <= 0x20 || *s > 0x7e)
+			return false;
+	return true;
+}
+
 int rtt_events_add(struct rtt_events *ev, const char *system,
 		   const char *format, size_t len, char *err, size_t errlen)
 {
@@ -235,12 +247,35 @@ int rtt_events_add(struct rtt_events *ev, const char *system,
 	enum tep_errno r;
 	char msg[256];
 
+	/* the name line first: a name a terminal must not see is refused
+	 * before the parser takes it */
+	if (!strncmp(format, "name: ", 6)) {
+		size_t n = strcspn(format + 6, "\n");
+		char name[256];
+
+		if (n >= sizeof(name) || n + 6 > len) {
+			snprintf(err, errlen,
+				 "an event of system '%s' has a name longer than %zu bytes",
+				 system, sizeof(name) - 1);
+			return -EPROTO;
+		}
+		memcpy(name, format + 6, n);
+		name[n] = '\0';
+		if (!rtt_event_name_ok(name)) {
+			snprintf(err, errlen,
+				 "an event of system '%s' has a name that is not printable",
+				 system);
+			return -EPROTO;
+		}
+	}
 	r = tep_parse_event(ev->tep, format, len, system);
 	if (r) {
 		tep_strerror(ev->tep, r, msg, sizeof(msg));
 		snprintf(err, errlen, "the format of an event of system '%s': %s",
 			 system, msg);
-		return r == TEP_ERRNO__MEM_ALLOC_FAILED ? -ENOMEM : -EPROTO;
+		/* libtraceevent says "failed to allocate memory" of formats
+		 * it cannot parse too: a format it refuses is corrupt */
+		return -EPROTO;
 	}
 	/* tep_parse_event() keeps the event last in its own list; find it
 	 * by the id the text gives. */
@@ -254,6 +289,13 @@ int rtt_events_add(struct rtt_events *ev, const char *system,
 	if (!te) {
 		snprintf(err, errlen,
 			 "an event format of system '%s' has no ID line", system);
+		return -EPROTO;
+	}
+	/* the traced process's text, printed by list, show, report */
+	if (!te->name || !rtt_event_name_ok(te->name)) {
+		snprintf(err, errlen,
+			 "an event of system '%s' has a name that is not printable",
+			 system);
 		return -EPROTO;
 	}
 	nv = realloc(ev->v, (ev->nr + 1) * sizeof(*nv));
@@ -303,6 +345,12 @@ int rtt_events_parse_file(struct rtt_events *ev, const char *text, char *err,
 		}
 		memcpy(system, p + 8, sl);
 		system[sl] = '\0';
+		if (!rtt_event_name_ok(system)) {
+			snprintf(err, errlen,
+				 "malformed events file: the system name of event %d is not printable",
+				 nr + 1);
+			return -EPROTO;
+		}
 		body = eol + 1;
 		/* the format runs to a line "--" */
 		end = body;
@@ -568,8 +616,12 @@ static bool rtt_op_comm(void *arg, int pid, char *comm, int *tgid)
 
 	if (tgid)
 		*tgid = 0;
-	if (ctx->cmdlines && rt_cmdline_lookup(ctx->cmdlines, pid, comm, tgid))
+	if (ctx->cmdlines && rt_cmdline_lookup(ctx->cmdlines, pid, comm, tgid)) {
+		/* the traced process's table: its text, escaped */
+		comm[15] = '\0';
+		rtt_sanitize(comm, 16, false);
 		return true;
+	}
 	return rtt_comms_find(ctx->comms, pid, comm);
 }
 

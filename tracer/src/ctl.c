@@ -14,16 +14,18 @@
 
 int rt_publish_dir(char *buf, size_t len)
 {
-	const char *d = getenv("RINGTRACE_DIR");
+	const char *d = secure_getenv("RINGTRACE_DIR");
 	int n;
 
 	if (d && *d)
 		n = snprintf(buf, len, "%s", d);
-	else if ((d = getenv("XDG_RUNTIME_DIR")) && d[0] == '/')
+	else if ((d = secure_getenv("XDG_RUNTIME_DIR")) && d[0] == '/')
 		n = snprintf(buf, len, "%s/ringtrace", d);
 	else
+		/* the effective uid: the one that makes the directory and
+		 * its files, and that the directory is checked against */
 		n = snprintf(buf, len, "/dev/shm/ringtrace-%u",
-			     (unsigned int)getuid());
+			     (unsigned int)geteuid());
 	if (n < 0 || (size_t)n >= len)
 		return -ENAMETOOLONG;
 	return 0;

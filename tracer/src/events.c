@@ -733,7 +733,7 @@ static bool rt_boot_match(struct ringtrace_event *ev)
 
 void rt_events_apply_boot(void)
 {
-	const char *s = getenv("RINGTRACE_EVENTS");
+	const char *s = secure_getenv("RINGTRACE_EVENTS");
 	/* Pairs with the release store that publishes the top instance in
 	 * rt_do_init(). */
 	struct ringtrace_instance *tr =

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -134,11 +135,21 @@ static int rt_clock_by_name(const char *name)
 
 static void rt_apply_boot_options(struct ringtrace_instance *tr);
 
+/* rt_do_init() began (relaxed: a hint for ringtrace_publish_allow_
+ * secure(), which must come before any other call). */
+static atomic_bool rt_init_began;
+
+bool rt_started(void)
+{
+	return atomic_load_explicit(&rt_init_began, memory_order_relaxed);
+}
+
 static void rt_do_init(void)
 {
-	const char *s = getenv("RINGTRACE_BUF_SIZE_KB");
+	const char *s = secure_getenv("RINGTRACE_BUF_SIZE_KB");
 	struct ringtrace_instance *tr;
 
+	atomic_store_explicit(&rt_init_began, true, memory_order_relaxed);
 	if (s) {
 		char *end;
 		long kb = strtol(s, &end, 10);
@@ -149,7 +160,7 @@ static void rt_do_init(void)
 			rt_warn("ringtrace: RINGTRACE_BUF_SIZE_KB: '%s' is not a size in KiB; using %zu\n",
 				s, rt_boot_size_kb);
 	}
-	s = getenv("RINGTRACE_SUBBUF_SIZE_KB");
+	s = secure_getenv("RINGTRACE_SUBBUF_SIZE_KB");
 	if (s) {
 		char *end;
 		long kb = strtol(s, &end, 10);
@@ -163,7 +174,7 @@ static void rt_do_init(void)
 			rt_warn("ringtrace: RINGTRACE_SUBBUF_SIZE_KB: '%s' is not a power of two from 4 to 512; using 4\n",
 				s);
 	}
-	s = getenv("RINGTRACE_CLOCK");
+	s = secure_getenv("RINGTRACE_CLOCK");
 	if (s && rt_clock_by_name(s) >= 0)
 		rt_boot_clock = rt_clock_by_name(s);
 	else if (s)
@@ -237,9 +248,15 @@ void rt_lazy_init(void)
 __attribute__((constructor)) static void rt_boot(void)
 {
 	extern char **environ;
-	const char *pub = getenv("RINGTRACE_PUBLISH");
+	const char *pub = secure_getenv("RINGTRACE_PUBLISH");
 	char **e;
 
+	/* A setuid or setgid program starts the tracer at its first call,
+	 * after main() could allow publication
+	 * (ringtrace_publish_allow_secure()); its caller's RINGTRACE_*
+	 * variables are not read (secure_getenv()). */
+	if (getauxval(AT_SECURE))
+		return;
 	if (!pub || strcmp(pub, "0")) {
 		rt_lazy_init();
 		return;
@@ -1262,7 +1279,7 @@ void ringtrace_function_trace_stop(bool stop)
  */
 static void rt_apply_boot_options(struct ringtrace_instance *tr)
 {
-	const char *s = getenv("RINGTRACE_OPTIONS");
+	const char *s = secure_getenv("RINGTRACE_OPTIONS");
 
 	if (s) {
 		char *copy = strdup(s), *save = NULL, *tok;
@@ -1290,7 +1307,7 @@ static void rt_apply_boot_options(struct ringtrace_instance *tr)
 		for (i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
 			char *c, *copy;
 
-			s = getenv(lists[i].env);
+			s = secure_getenv(lists[i].env);
 			copy = s ? strdup(s) : NULL;
 			if (!copy)
 				continue;
@@ -1304,7 +1321,7 @@ static void rt_apply_boot_options(struct ringtrace_instance *tr)
 			free(copy);
 		}
 	}
-	s = getenv("RINGTRACE_MAX_GRAPH_DEPTH");
+	s = secure_getenv("RINGTRACE_MAX_GRAPH_DEPTH");
 	if (s) {
 		char *end;
 		long d = strtol(s, &end, 10);
@@ -1315,7 +1332,7 @@ static void rt_apply_boot_options(struct ringtrace_instance *tr)
 			rt_warn("ringtrace: RINGTRACE_MAX_GRAPH_DEPTH: '%s' is not a depth (0: no limit)\n",
 				s);
 	}
-	s = getenv("RINGTRACE_TRACER");
+	s = secure_getenv("RINGTRACE_TRACER");
 	if (s && ringtrace_set_tracer(tr, s))
 		rt_warn("ringtrace: RINGTRACE_TRACER: unknown tracer '%s'\n", s);
 	rt_events_apply_boot();

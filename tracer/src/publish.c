@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -39,6 +40,19 @@
  * after its verb, instance, system and event. */
 _Static_assert(RT_CTL_CMD_MAX >= RT_FILTER_MAX_LEN + 3 * 256 + 64,
 	       "the command area holds the longest filter expression");
+
+/* ringtrace_publish_allow_secure() was called (before the tracer
+ * started: relaxed, read by the same thread's later start, or after
+ * the pthread_once() that orders it). */
+static atomic_bool rt_secure_allowed;
+
+int ringtrace_publish_allow_secure(void)
+{
+	if (rt_started())
+		return -EBUSY;
+	atomic_store_explicit(&rt_secure_allowed, true, memory_order_relaxed);
+	return 0;
+}
 
 /* Set by the "go" command: a recorder that follows us is attached. */
 static atomic_int rt_go;
@@ -72,8 +86,9 @@ static int rt_mkdir_private(const char *dir)
 		return -errno;
 	if (lstat(dir, &st) != 0)
 		return -errno;
-	/* Someone else's directory, or a link: not ours to write into. */
-	if (!S_ISDIR(st.st_mode) || st.st_uid != getuid() ||
+	/* Someone else's directory, or a link: not ours to write into.
+	 * Ours is the effective uid's: the uid mkdir() made it with. */
+	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
 	    (st.st_mode & 0077))
 		return -EPERM;
 	return 0;
@@ -1120,7 +1135,7 @@ static void rt_unpublish(void)
 {
 	int i;
 
-	const char *keep = getenv("RINGTRACE_KEEP_FILES");
+	const char *keep = secure_getenv("RINGTRACE_KEEP_FILES");
 
 	if (!rt_published())
 		return;
@@ -1207,7 +1222,7 @@ static bool rt_remove_earlier_image(const char *path, uint64_t start)
 
 int rt_publish_init(void)
 {
-	const char *s = getenv("RINGTRACE_PUBLISH");
+	const char *s = secure_getenv("RINGTRACE_PUBLISH");
 	char dir[RT_CTL_PATH_MAX], path[RT_CTL_PATH_MAX + 8];
 	pthread_mutexattr_t ma;
 	pthread_attr_t ta;
@@ -1218,6 +1233,13 @@ int rt_publish_init(void)
 	int fd, ret;
 
 	if (s && !strcmp(s, "0"))
+		return 0;
+	/* A setuid or setgid program (or one with file capabilities): the
+	 * one who runs it is not the one whose privileges it has, and
+	 * would read and command it through the published files. Not
+	 * published unless the program said it may be. */
+	if (getauxval(AT_SECURE) &&
+	    !atomic_load_explicit(&rt_secure_allowed, memory_order_relaxed))
 		return 0;
 	ret = rt_publish_dir(dir, sizeof(dir));
 	if (!ret)
@@ -1230,7 +1252,7 @@ int rt_publish_init(void)
 			rt_warn("ringtrace: not published: %s is not a directory\n",
 				dir);
 		else if (ret == -EPERM && !lstat(dir, &st) &&
-			 st.st_uid != getuid())
+			 st.st_uid != geteuid())
 			rt_warn("ringtrace: not published: directory %s belongs to uid %u, not to us\n",
 				dir, (unsigned int)st.st_uid);
 		else if (ret == -EPERM && !lstat(dir, &st))
@@ -1281,7 +1303,7 @@ int rt_publish_init(void)
 	ctl->proto = RT_CTL_PROTO_VERSION;
 	ctl->size = sizeof(*ctl);
 	ctl->pid = (int32_t)getpid();
-	ctl->uid = (uint32_t)getuid();
+	ctl->uid = (uint32_t)geteuid();
 	ctl->start = start;
 	prctl(PR_GET_NAME, ctl->comm, 0, 0, 0);
 	n = readlink("/proc/self/exe", ctl->exe, sizeof(ctl->exe) - 1);
@@ -1429,7 +1451,7 @@ static void rt_held_done(void)
 
 static void rt_hold(void)
 {
-	const char *s = getenv("RINGTRACE_HOLD");
+	const char *s = secure_getenv("RINGTRACE_HOLD");
 	struct pollfd pfd;
 	long fd, pid;
 	char *end, c;
@@ -1445,7 +1467,7 @@ static void rt_hold(void)
 	unsetenv("RINGTRACE_HOLD");
 	/* for this process only: the recorder removes its files, not those
 	 * of the programs it starts */
-	s = getenv("RINGTRACE_KEEP_FILES");
+	s = secure_getenv("RINGTRACE_KEEP_FILES");
 	keep = s && !strcmp(s, "1");
 	if (keep)
 		unsetenv("RINGTRACE_KEEP_FILES");
@@ -1517,7 +1539,7 @@ static bool rt_wait_go(pid_t pid)
 
 static void rt_follow_hold(void)
 {
-	const char *s = getenv("RINGTRACE_FOLLOW");
+	const char *s = secure_getenv("RINGTRACE_FOLLOW");
 	char *end;
 	long pid = s ? strtol(s, &end, 10) : 0;
 
@@ -1545,7 +1567,7 @@ static void rt_exec_pass_on(pid_t recorder)
 /* Return: whether this process is the one the variable names. */
 static bool rt_exec_hold(void)
 {
-	const char *s = getenv("RINGTRACE_EXEC_HOLD");
+	const char *s = secure_getenv("RINGTRACE_EXEC_HOLD");
 	long rpid, pid = -1;
 	char *end;
 
@@ -1579,18 +1601,21 @@ __attribute__((constructor)) static void rt_publish_boot(void)
 	extern char **environ;
 	char **e;
 
+	/* a setuid program: the caller's environment is not its own */
+	if (getauxval(AT_SECURE))
+		return;
 	for (e = environ; e && *e; e++)
 		if (!strncmp(*e, "RINGTRACE_", 10))
 			break;
 	if (!e || !*e)
 		return;
 	rt_check_env();
-	if (getenv("RINGTRACE_HOLD")) {
+	if (secure_getenv("RINGTRACE_HOLD")) {
 		rt_lazy_init();
 		rt_hold();
-	} else if (getenv("RINGTRACE_EXEC_HOLD") && rt_exec_hold()) {
+	} else if (secure_getenv("RINGTRACE_EXEC_HOLD") && rt_exec_hold()) {
 		/* an image of a recorded command, after its exec() */
-	} else if (getenv("RINGTRACE_FOLLOW")) {
+	} else if (secure_getenv("RINGTRACE_FOLLOW")) {
 		rt_lazy_init();
 		if (rt_published())
 			rt_follow_hold();

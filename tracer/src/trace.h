@@ -152,6 +152,8 @@ RINGTRACE_API extern struct ringbuf *_Atomic rt_inst_rbs[RT_MAX_INSTANCES];
 void rt_inst_rb_set(int i, struct ringbuf *rb);
 extern pthread_mutex_t rt_control_lock;
 void rt_lazy_init(void);
+/* Whether the tracer started (rt_do_init() began). */
+bool rt_started(void);
 struct ringtrace_instance *rt_instance_get(struct ringtrace_instance *tr);
 void rt_cmdline_save(void);
 /* The calling thread's records carry @pid (0: its own id again); see

@@ -2306,9 +2306,10 @@ static int rtfs_readdir(const char *path, void *buf, fuse_fill_dir_t fill,
 
 			if (rtt_inst_path(&fs.p, (int)i, false, p, NULL))
 				continue;
-			snprintf(name, sizeof(name), "%.63s",
-				 fs.p.ctl->inst[i].name);
-			if (name[0])
+			/* the process's text: escaped, one component */
+			rtt_safe_copy(name, 64, fs.p.ctl->inst[i].name,
+				      sizeof(fs.p.ctl->inst[i].name));
+			if (name[0] && !strchr(name, '/'))
 				fill(buf, name, NULL, 0, 0);
 		}
 		break;

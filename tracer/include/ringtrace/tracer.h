@@ -59,6 +59,25 @@ RINGTRACE_API int ringtrace_instance_destroy(struct ringtrace_instance *tr);
 RINGTRACE_API const char *ringtrace_instance_name(
 	struct ringtrace_instance *tr);
 
+/* ---- publication --------------------------------------------------------- */
+
+/*
+ * A setuid or setgid program (or one with file capabilities: the
+ * kernel's AT_SECURE) is not published: the user who runs it would
+ * read its buffers and command it through the ringtrace tool with the
+ * program's privileges in play. Such a program does not read the
+ * caller's RINGTRACE_* variables either (secure_getenv()), and its
+ * tracer starts at its first call, not when the library loads.
+ * ringtrace_publish_allow_secure() lets it be published as any program
+ * is (in /dev/shm/ringtrace-<effective uid>, the files its effective
+ * uid's): call it first in main(), before any other ringtrace call.
+ * Without AT_SECURE it changes nothing. Added after 0.1.0 (see the
+ * list in ringtrace.map).
+ *
+ * Return: 0, or -EBUSY when the tracer started already (too late).
+ */
+RINGTRACE_API int ringtrace_publish_allow_secure(void);
+
 /* ---- events ------------------------------------------------------------- */
 
 /* echo SPEC >> set_event: "sys:event", "sys:*", "*:*", "event", "sys",
