@@ -62,7 +62,8 @@ static void rb_reader_repair(struct ringbuf_cpu *cb)
 	struct rb_cpu_meta *m = cb->meta;
 	uint32_t n = cb->nr_pages;
 	/* Relaxed, here and below: we hold the lock the dead reader held;
-	 * the robust mutex hand-over orders its stores before our loads. */
+	 * the kernel's hand-over of the lock orders its stores before our
+	 * loads. */
 	uint32_t head = atomic_load_explicit(&cb->shared->swap_head,
 					     memory_order_relaxed);
 	uint32_t rp = atomic_load_explicit(&m->reader_page,
@@ -113,56 +114,81 @@ static inline void rb_follow_layout_attached(struct ringbuf_cpu *cb)
 		rb_follow_layout(cb);
 }
 
-void rb_reader_lock(struct ringbuf_cpu *cb)
+/* What a lock of the file's lock leaves to repair: a reader that died
+ * holding it (a live one clears both before it lets go). */
+static void rb_reader_repair_dead(struct ringbuf_cpu *cb)
 {
-	pthread_mutex_lock(&cb->reader_lock);
-	/* Across processes: the robust lock in the file. EOWNERDEAD means a
-	 * reader died holding it; repair what it left and carry on. */
-	if (cb->shared &&
-	    pthread_mutex_lock(&cb->shared->lock) == EOWNERDEAD) {
-		rb_follow_layout_attached(cb);
+	/* Relaxed: we hold the lock the dead reader held; the kernel's
+	 * hand-over of the lock orders its stores before our loads. */
+	if (atomic_load_explicit(&cb->shared->swap_head,
+				 memory_order_relaxed) != RB_NO_SWAP ||
+	    atomic_load_explicit(&cb->shared->adv_valid, memory_order_relaxed))
 		rb_reader_repair(cb);
-		pthread_mutex_consistent(&cb->shared->lock);
-		return;
-	}
+}
+
+/*
+ * rb_reader_lock - the reader locks of @cb: the process-local one, always
+ * held on return, and, for a buffer in a file, the lock in the file
+ * (rb_shared_lock()). Returns 0 with both; or with the local lock only:
+ * -EBUSY or -EINTR when the file's lock was not to be had (another
+ * process holds it: a caller that consumes gives up, one that only looks
+ * goes on as a read-only view does), -EIO or -EBADMSG when the view is
+ * not read any more (ringbuf_view_error()).
+ */
+int rb_reader_lock(struct ringbuf_cpu *cb)
+{
+	int err;
+
+	pthread_mutex_lock(&cb->reader_lock);
+	cb->shared_held = false;
+	if (!cb->shared)
+		return 0;
+	/* Relaxed: a flag, set once. */
+	err = atomic_load_explicit(&cb->buffer->view_error,
+				   memory_order_relaxed);
+	if (err)
+		return err;
+	err = rb_shared_lock(cb, true);
+	if (err)
+		return err;
+	cb->shared_held = true;
 	rb_follow_layout_attached(cb);
+	rb_reader_repair_dead(cb);
+	return 0;
 }
 
 /* Recover every cpu buffer of a view whose writing process died. */
 void rb_recover_all(struct ringbuf *rb)
 {
 	for (int c = 0; c < rb->nr_cpus; c++) {
-		rb_reader_lock(rb->buffers[c]);
-		rb_recover_cpu(rb->buffers[c]);
+		if (!rb_reader_lock(rb->buffers[c]))
+			rb_recover_cpu(rb->buffers[c]);
 		rb_reader_unlock(rb->buffers[c]);
 	}
 }
 
 bool rb_reader_trylock(struct ringbuf_cpu *cb)
 {
-	int ret;
-
 	if (pthread_mutex_trylock(&cb->reader_lock))
 		return false;
+	cb->shared_held = false;
 	if (!cb->shared)
 		return true;
-	ret = pthread_mutex_trylock(&cb->shared->lock);
-	if (ret == EOWNERDEAD) {
-		rb_follow_layout_attached(cb);
-		rb_reader_repair(cb);
-		pthread_mutex_consistent(&cb->shared->lock);
-	} else if (ret) {
+	if (rb_shared_lock(cb, false)) {
 		pthread_mutex_unlock(&cb->reader_lock);
 		return false;
 	}
+	cb->shared_held = true;
 	rb_follow_layout_attached(cb);
+	rb_reader_repair_dead(cb);
 	return true;
 }
 
 void rb_reader_unlock(struct ringbuf_cpu *cb)
 {
-	if (cb->shared)
-		pthread_mutex_unlock(&cb->shared->lock);
+	if (cb->shared_held)
+		rb_shared_unlock(cb);
+	cb->shared_held = false;
 	pthread_mutex_unlock(&cb->reader_lock);
 }
 
@@ -1204,7 +1230,13 @@ struct ringbuf_event *ringbuf_peek(struct ringbuf *rb, int cpu, uint64_t *ts,
 		errno = EINVAL;
 		return NULL;
 	}
-	rb_reader_lock(cb);
+	if (rb_reader_lock(cb)) {
+		/* Busy (another process holds the file's lock) or a view
+		 * not read any more: nothing this time. */
+		rb_reader_unlock(cb);
+		errno = EAGAIN;
+		return NULL;
+	}
 	event = rb_reader_peek_locked(cb, ts, lost_events);
 	if (event)
 		event = rb_event_copy(cb, event);
@@ -1224,7 +1256,12 @@ struct ringbuf_event *ringbuf_consume(struct ringbuf *rb, int cpu,
 		errno = EINVAL;
 		return NULL;
 	}
-	rb_reader_lock(cb);
+	if (rb_reader_lock(cb)) {
+		/* As ringbuf_peek(). */
+		rb_reader_unlock(cb);
+		errno = EAGAIN;
+		return NULL;
+	}
 	event = rb_reader_peek_locked(cb, ts, lost_events);
 	if (!event) {
 		rb_read_none(cb);
@@ -1258,7 +1295,11 @@ static bool rb_merge_peek(struct ringbuf_cpu *cb, uint64_t *ts, bool *busy)
 		return false;
 	/* Acquire: pairs with the release of active in rb_writer_put(). */
 	active = atomic_load_explicit(&cb->active, memory_order_acquire);
-	rb_reader_lock(cb);
+	if (rb_reader_lock(cb)) {
+		*busy = true;
+		rb_reader_unlock(cb);
+		return false;
+	}
 	event = rb_reader_peek_locked(cb, ts, NULL);
 	*busy |= cb->reader_busy;
 	/* Relaxed: a hint read by readers only, written under the lock. */
@@ -1367,7 +1408,10 @@ int ringbuf_read_page(struct ringbuf *rb, void *data_page, size_t len,
 		len = rb->subbuf_size;
 	len -= RINGBUF_PAGE_HDR_SIZE;
 
-	rb_reader_lock(cb);
+	if (rb_reader_lock(cb)) {
+		ret = -EAGAIN;
+		goto out_unlock;
+	}
 	/* Under the lock: a resize moves the cpu buffer's state. */
 	m = cb->meta;
 
@@ -1591,8 +1635,8 @@ bool ringbuf_empty_cpu(struct ringbuf *rb, int cpu)
 
 	if (!cb)
 		return true;
-	rb_reader_lock(cb);
-	ret = rb_per_cpu_empty_locked(cb);
+	/* What cannot be read now is empty to a reader (a waiter sleeps). */
+	ret = rb_reader_lock(cb) || rb_per_cpu_empty_locked(cb);
 	rb_reader_unlock(cb);
 	return ret;
 }
@@ -1614,8 +1658,7 @@ uint64_t ringbuf_oldest_event_ts(struct ringbuf *rb, int cpu)
 
 	if (!cb)
 		return 0;
-	rb_reader_lock(cb);
-	if (!rb_per_cpu_empty_locked(cb)) {
+	if (!rb_reader_lock(cb) && !rb_per_cpu_empty_locked(cb)) {
 		struct rb_cpu_meta *m = cb->meta;
 		uint32_t reader = atomic_load_explicit(&m->reader_page,
 						       memory_order_relaxed);

@@ -241,6 +241,23 @@ RINGBUF_API struct ringbuf *ringbuf_attach(const char *path,
 RINGBUF_API struct ringbuf *ringbuf_attach_fd(int fd, unsigned int flags);
 
 /**
+ * ringbuf_view_error - why an attached view is not read any more
+ * @rb: the view
+ *
+ * The file of a view comes from another process, which may rewrite or
+ * truncate it at any moment. When it truncated the file under the view
+ * (a load past its end raised SIGBUS, which libringbuf's handler turned
+ * into zeros), or a reader check found the file inconsistent, the reads
+ * of the view return nothing from then on, ringbuf_wait() returns this
+ * error, and so does this function.
+ *
+ * Context: any thread; lock-free.
+ * Return: 0; -EIO: the file was truncated under the view; -EBADMSG: its
+ * contents are inconsistent; -EINVAL for a NULL @rb.
+ */
+RINGBUF_API int ringbuf_view_error(struct ringbuf *rb);
+
+/**
  * ringbuf_fd - the file descriptor behind a file- or memfd-backed buffer
  * @rb: the buffer
  *
@@ -578,7 +595,9 @@ RINGBUF_API int ringbuf_event_cpu(const struct ringbuf_event *event);
  * Context: any thread except a writer holding a reservation; blocks.
  * Return: 1 when there is data (at the watermark), 0 on timeout, -ESRCH
  * when the writing process is gone (after the data it left was looked
- * at), -EINVAL for bad arguments.
+ * at), -EINTR when a signal handler ran while it slept, the error of
+ * ringbuf_view_error() for a view that is not read any more, -EINVAL for
+ * bad arguments.
  */
 RINGBUF_API int ringbuf_wait(struct ringbuf *rb, int cpu, int full,
 			     int timeout_ms);
