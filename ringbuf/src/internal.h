@@ -149,13 +149,12 @@ struct rb_meta {
 
 /*
  * The readers' lock of one cpu buffer, shared by every process that maps
- * the file: an open file description lock on the first byte of @lock
- * (rb_reader_lock()), which the kernel keeps, so the words of the file
- * the writer controls never decide who holds it, and a reader killed
- * while holding it does not wedge the cpu buffer. Apart from the cpu
- * buffer state so that a reset (which clears that state under the
- * lock) leaves it alone.
- * @lock: the byte range locked; its contents are not used.
+ * the file: an owner word (rb_shared_lock()) that names the holding
+ * process, whose liveness a waiter checks, so that a reader killed while
+ * holding it does not wedge the cpu buffer and no value the writer puts
+ * there blocks a reader for long. Apart from the cpu buffer state so
+ * that a reset (which clears that state under the lock) leaves it alone.
+ * @lock: the owner word in its first 8 bytes (the rest is zero).
  * @swap_head: the head page a reader is swapping in (rb_get_reader_page),
  *	RB_NO_SWAP otherwise: lets the next reader finish the swap of a
  *	reader that died in the middle of it.
@@ -369,11 +368,6 @@ struct ringbuf {
 	bool writer_wait_set; /* this view set rb_meta.writer_wait_ms */
 	int writer_pidfd; /* attached: the creator's pidfd, or -1 */
 	pid_t creator_pid; /* attached: rb_meta.creator_pid, read at attach */
-	/* A shared buffer: the descriptor the readers' locks are taken on,
-	 * an open file description of this process's own (-1: not opened
-	 * yet), and rb_fork_gen when it was opened. */
-	_Atomic int lock_fd;
-	_Atomic unsigned int lock_fork_gen;
 	/* An attached view: 0, or why it is not read any more
 	 * (ringbuf_view_error()): -EIO, the file was truncated under it;
 	 * -EBADMSG, a reader check found the file inconsistent. Set from
@@ -903,7 +897,6 @@ static inline bool rb_lock_may_look(int err)
 RB_HIDDEN bool rb_reader_trylock(struct ringbuf_cpu *cpu_buffer);
 RB_HIDDEN int rb_shared_lock(struct ringbuf_cpu *cpu_buffer, bool wait);
 RB_HIDDEN void rb_shared_unlock(struct ringbuf_cpu *cpu_buffer);
-RB_HIDDEN unsigned int rb_fork_gen_now(void);
 RB_HIDDEN int rb_guard_add(void *addr, size_t len, _Atomic int *err);
 RB_HIDDEN void rb_guard_del(void *addr);
 RB_HIDDEN void rb_wake_waiters(struct ringbuf_cpu *cpu_buffer);

@@ -261,7 +261,6 @@ struct ringbuf *ringbuf_create(const struct ringbuf_opts *opts)
 	}
 	memset(rb, 0, sizeof(*rb));
 	rb->fd = -1;
-	rb->lock_fd = -1;
 	rb->writer_pidfd = -1;
 	rb->clock = o.clock;
 	rb->model = o.model;
@@ -331,9 +330,6 @@ struct ringbuf *ringbuf_create(const struct ringbuf_opts *opts)
 			goto fail;
 		}
 	}
-	/* The readers' locks go on our own description of the file. */
-	rb->lock_fd = rb->fd;
-	rb->lock_fork_gen = rb_fork_gen_now();
 	rb->map = rb_map_alloc(l.map_size, rb->fd);
 	if (!rb->map) {
 		err = errno ? errno : ENOMEM;
@@ -409,8 +405,6 @@ void ringbuf_free(struct ringbuf *rb)
 	if (rb->path && !rb->attached)
 		unlink(rb->path);
 	free(rb->path);
-	if (rb->lock_fd >= 0 && rb->lock_fd != rb->fd)
-		close(rb->lock_fd);
 	if (rb->fd >= 0)
 		close(rb->fd);
 	if (rb->writer_pidfd >= 0)

@@ -5,6 +5,7 @@
  * locks), and attaching to another process's buffer.
  */
 #include <signal.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,103 +111,129 @@ int rb_init_shared_locks(struct ringbuf *rb)
 /* The readers' locks of a shared buffer                               */
 
 /*
- * A reader of a shared buffer holds, for the span of one operation, an
- * open file description (OFD) lock on the first byte of its cpu buffer's
- * struct rb_cpu_lock. The kernel keeps the lock: nothing the writing
- * process (or anyone) writes into the file can make a reader take a lock
- * it does not hold, block for ever or abort, and the lock goes with the
- * description when a reader dies. A process that holds the lock for good
- * (a hostile writer, a stopped reader) keeps the other readers from
- * consuming, never from returning: they wait RB_LOCK_WAIT_NS at most, and
- * not at all while the cpu buffer stays stuck, and the wait ends at a
- * signal.
+ * A reader of a shared buffer holds, for the span of one operation, the
+ * owner word of its cpu buffer's struct rb_cpu_lock: 0 when free, else
+ * the holder's identity, its process id in the upper 32 bits and the low
+ * 32 bits of its start time (clock ticks since boot, field 22 of
+ * /proc/<pid>/stat) below, so that a reused process id is not taken for
+ * the holder. Taken with a compare-and-swap from 0, given back with one
+ * from our identity (a word the writer overwrote meanwhile is left as
+ * it is).
  *
- * OFD locks belong to a description, not to a process: a forked child,
- * or a view of a descriptor the caller passed (which shares the caller's
- * description), opens the file again (rb_lock_fd()), so that it excludes
- * the process it came from.
+ * Nothing in the word is trusted: a waiter that finds it taken waits
+ * RB_LOCK_WAIT_NS at most (not at all while the cpu buffer stays stuck;
+ * a signal handler that runs ends the wait), and while it waits it
+ * looks at the holder: a word naming no live process (a reader killed
+ * while holding it, a zombie, garbage, our own identity we do not hold)
+ * is taken over with a compare-and-swap from what it read, and what a
+ * dead reader left is repaired (rb_reader_repair()). A holder that stays
+ * alive (a hostile writer holding it for good, a stopped reader) keeps
+ * the others from consuming, never from returning.
+ *
+ * Userspace: the kernel's reader_lock is a raw spinlock of its own
+ * memory.
  */
 #define RB_LOCK_WAIT_NS (20 * 1000000ull)
-#define RB_LOCK_SLICE_NS 1000000L
-#define RB_LOCK_TRIES_MAX 1000u
+#define RB_LOCK_SPINS 64u
+#define RB_LOCK_TRIES_MAX 4000u
 
-static _Atomic unsigned int rb_fork_gen = 1;
-static pthread_once_t rb_atfork_once = PTHREAD_ONCE_INIT;
-static pthread_mutex_t rb_lock_fd_mutex = PTHREAD_MUTEX_INITIALIZER;
+struct rb_lock_word {
+	_Atomic uint64_t owner;
+};
+_Static_assert(sizeof(struct rb_lock_word) <=
+		       sizeof(((struct rb_cpu_lock *)0)->lock),
+	       "the owner word fits the lock bytes");
+
+static _Atomic uint64_t rb_self_id;
 
 static void rb_atfork_child(void)
 {
 	/* Relaxed: one thread runs in the child at this point. */
-	atomic_fetch_add_explicit(&rb_fork_gen, 1, memory_order_relaxed);
-	pthread_mutex_init(&rb_lock_fd_mutex, NULL);
+	atomic_store_explicit(&rb_self_id, 0, memory_order_relaxed);
 }
+
+static pthread_once_t rb_atfork_once = PTHREAD_ONCE_INIT;
 
 static void rb_atfork_init(void)
 {
 	pthread_atfork(NULL, NULL, rb_atfork_child);
 }
 
-unsigned int rb_fork_gen_now(void)
+/* The state letter and start time of process @pid, from
+ * /proc/<pid>/stat: false if it cannot be read (no such process). */
+static bool rb_proc_stat(pid_t pid, char *state, uint64_t *start)
 {
-	pthread_once(&rb_atfork_once, rb_atfork_init);
-	/* Relaxed: only the child's own handler changes it. */
-	return atomic_load_explicit(&rb_fork_gen, memory_order_relaxed);
-}
+	char path[64], buf[1024], *p;
+	ssize_t n;
+	int fd, field;
 
-/* The descriptor @rb's readers' locks go on: a description of this
- * process's own. */
-static int rb_lock_fd(struct ringbuf *rb)
-{
-	unsigned int gen = rb_fork_gen_now();
-	char path[64];
-	int fd;
-
-	/* Relaxed: set once per process under rb_lock_fd_mutex; a thread
-	 * that sees an old value takes the mutex and looks again. */
-	fd = atomic_load_explicit(&rb->lock_fd, memory_order_relaxed);
-	if (fd >= 0 && atomic_load_explicit(&rb->lock_fork_gen,
-					    memory_order_relaxed) == gen)
-		return fd;
-	pthread_mutex_lock(&rb_lock_fd_mutex);
-	fd = atomic_load_explicit(&rb->lock_fd, memory_order_relaxed);
-	if (fd < 0 || atomic_load_explicit(&rb->lock_fork_gen,
-					   memory_order_relaxed) != gen) {
-		if (fd >= 0 && fd != rb->fd)
-			close(fd);
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", rb->fd);
-		fd = open(path, (rb->read_only ? O_RDONLY : O_RDWR) | O_CLOEXEC);
-		/* Userspace: without /proc, the description we have; then
-		 * this process and the one it shares it with do not exclude
-		 * each other. */
-		if (fd < 0)
-			fd = rb->fd;
-		atomic_store_explicit(&rb->lock_fd, fd, memory_order_relaxed);
-		atomic_store_explicit(&rb->lock_fork_gen, gen,
-				      memory_order_relaxed);
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	/* after the name, which may hold anything: the last ')' */
+	p = strrchr(buf, ')');
+	if (!p || p[1] != ' ')
+		return false;
+	p += 2;
+	*state = *p;
+	/* field 3 is the state; field 22 the start time */
+	for (field = 3; field < 22 && p; field++) {
+		p = strchr(p, ' ');
+		if (p)
+			p++;
 	}
-	pthread_mutex_unlock(&rb_lock_fd_mutex);
-	return fd;
+	if (!p)
+		return false;
+	*start = strtoull(p, NULL, 10);
+	return true;
 }
 
-/* The byte of the file that cpu buffer @cpu's lock covers: the start of
- * its struct rb_cpu_lock, where the layout puts it (the counts only). */
-static off_t rb_lock_byte(const struct ringbuf *rb, int cpu)
+/* This process's identity in an owner word. */
+static uint64_t rb_lock_self(void)
 {
-	size_t off = rb_align(sizeof(struct rb_meta), RB_CACHELINE) +
-		     (size_t)rb->nr_cpus *
-			     rb_align(sizeof(struct rb_cpu_meta), RB_CACHELINE) +
-		     (size_t)cpu * rb_align(sizeof(struct rb_cpu_lock),
-					    RB_CACHELINE);
+	/* Relaxed: the same value whichever thread computes it. */
+	uint64_t id = atomic_load_explicit(&rb_self_id, memory_order_relaxed);
+	pid_t pid;
+	uint64_t start = 0;
+	char state;
 
-	return (off_t)off;
+	if (id)
+		return id;
+	pthread_once(&rb_atfork_once, rb_atfork_init);
+	pid = getpid();
+	if (!rb_proc_stat(pid, &state, &start))
+		start = 0;
+	id = (uint64_t)(uint32_t)pid << 32 | (uint32_t)start;
+	atomic_store_explicit(&rb_self_id, id, memory_order_relaxed);
+	return id;
 }
 
-static int rb_ofd_lock(int fd, short type, off_t start)
+/* Whether the owner word @w names a live process other than us. */
+static bool rb_lock_owner_alive(uint64_t w, uint64_t self)
 {
-	struct flock fl = { .l_type = type, .l_whence = SEEK_SET,
-			    .l_start = start, .l_len = 1 };
+	pid_t pid = (pid_t)(uint32_t)(w >> 32);
+	uint64_t start;
+	char state;
 
-	return fcntl(fd, F_OFD_SETLK, &fl) ? -errno : 0;
+	/* We do not hold it (the process-local lock says so). */
+	if (w == self)
+		return false;
+	if (pid <= 0 || pid > (1 << 22))
+		return false;
+	if (!rb_proc_stat(pid, &state, &start))
+		return false;
+	return state != 'Z' && state != 'X' && (uint32_t)start == (uint32_t)w;
+}
+
+static _Atomic uint64_t *rb_lock_owner(struct ringbuf_cpu *cb)
+{
+	return &((struct rb_lock_word *)(void *)cb->shared->lock)->owner;
 }
 
 static uint64_t rb_lock_now_ns(void)
@@ -220,28 +247,41 @@ static uint64_t rb_lock_now_ns(void)
 /*
  * rb_shared_lock - take cpu buffer @cb's lock in the file, with its
  * process-local reader_lock held. @wait: wait up to RB_LOCK_WAIT_NS for
- * another holder (not while the cpu buffer is stuck). Returns 0, -EBUSY
- * (held elsewhere), -EINTR (a signal handler ran while waiting), or the
- * error of fcntl().
+ * a live holder (not while the cpu buffer is stuck). Returns 0, -EBUSY
+ * (a live process holds it) or -EINTR (a signal handler ran while
+ * waiting).
  */
 int rb_shared_lock(struct ringbuf_cpu *cb, bool wait)
 {
-	struct ringbuf *rb = cb->buffer;
-	int fd = rb_lock_fd(rb);
-	off_t byte = rb_lock_byte(rb, cb->cpu);
-	uint64_t start = 0;
+	_Atomic uint64_t *word = rb_lock_owner(cb);
+	uint64_t self = rb_lock_self(), start = 0;
 
 	for (unsigned int i = 0; i < RB_LOCK_TRIES_MAX; i++) {
-		struct timespec ts = { 0, RB_LOCK_SLICE_NS };
-		int err = rb_ofd_lock(fd, F_WRLCK, byte);
-		uint64_t now;
+		struct timespec ts = { 0, i < 2 * RB_LOCK_SPINS ? 20000 : 200000 };
+		uint64_t w = 0, now;
 
-		if (!err) {
+		/* Acquire: pairs with the release in rb_shared_unlock() (the
+		 * last holder's reads and writes of the cpu buffer before
+		 * ours). Failure just retries or looks at the holder. */
+		if (atomic_compare_exchange_strong_explicit(
+			    word, &w, self, memory_order_acquire,
+			    memory_order_relaxed)) {
 			cb->lock_stuck = false;
 			return 0;
 		}
-		if (err != -EAGAIN && err != -EACCES)
-			return err;
+		if (i < RB_LOCK_SPINS) {
+			sched_yield();
+			continue;
+		}
+		/* Held for a while: by someone alive? A dead holder's
+		 * word is taken over from the value that named it. */
+		if (!rb_lock_owner_alive(w, self) &&
+		    atomic_compare_exchange_strong_explicit(
+			    word, &w, self, memory_order_acquire,
+			    memory_order_relaxed)) {
+			cb->lock_stuck = false;
+			return 0;
+		}
 		if (!wait || cb->lock_stuck)
 			return -EBUSY;
 		now = rb_lock_now_ns();
@@ -262,11 +302,14 @@ int rb_shared_lock(struct ringbuf_cpu *cb, bool wait)
 
 void rb_shared_unlock(struct ringbuf_cpu *cb)
 {
-	struct ringbuf *rb = cb->buffer;
-	int saved = errno;
+	uint64_t self = rb_lock_self();
 
-	(void)rb_ofd_lock(rb_lock_fd(rb), F_UNLCK, rb_lock_byte(rb, cb->cpu));
-	errno = saved;
+	/* Release: our reads and writes of the cpu buffer before the next
+	 * holder's; pairs with the acquire in rb_shared_lock(). A word
+	 * that no longer names us (overwritten) is left alone. */
+	atomic_compare_exchange_strong_explicit(rb_lock_owner(cb), &self, 0,
+						memory_order_release,
+						memory_order_relaxed);
 }
 
 /* ------------------------------------------------------------------ */
@@ -295,6 +338,7 @@ static struct rb_guard {
 	_Atomic uintptr_t start; /* 0: a free slot */
 	_Atomic size_t len;
 	_Atomic(_Atomic int *) err;
+	_Atomic int fault; /* -EIO once faulted (ringbuf_mapping_error()) */
 } rb_guards[RB_GUARD_SLOTS];
 
 static struct sigaction rb_bus_prev;
@@ -324,6 +368,8 @@ static void rb_bus_handler(int sig, siginfo_t *si, void *uc)
 					   memory_order_relaxed);
 		if (err)
 			atomic_store_explicit(err, -EIO, memory_order_relaxed);
+		atomic_store_explicit(&rb_guards[i].fault, -EIO,
+				      memory_order_relaxed);
 		errno = saved;
 		return;
 	}
@@ -371,6 +417,8 @@ int rb_guard_add(void *addr, size_t len, _Atomic int *err)
 				      memory_order_relaxed);
 		atomic_store_explicit(&rb_guards[i].err, err,
 				      memory_order_relaxed);
+		atomic_store_explicit(&rb_guards[i].fault, 0,
+				      memory_order_relaxed);
 		/* Release: len and err before start; pairs with the
 		 * acquire in rb_bus_handler(). */
 		atomic_store_explicit(&rb_guards[i].start, (uintptr_t)addr,
@@ -394,6 +442,34 @@ void rb_guard_del(void *addr)
 			    memory_order_relaxed, memory_order_relaxed))
 			return;
 	}
+}
+
+int ringbuf_guard_mapping(void *addr, size_t len)
+{
+	if (!addr || !len) {
+		errno = EINVAL;
+		return -EINVAL;
+	}
+	return rb_guard_add(addr, len, NULL);
+}
+
+void ringbuf_unguard_mapping(void *addr)
+{
+	if (addr)
+		rb_guard_del(addr);
+}
+
+int ringbuf_mapping_error(const void *addr)
+{
+	for (int i = 0; addr && i < RB_GUARD_SLOTS; i++)
+		/* Relaxed: a flag, set by the handler of this thread or
+		 * read as a hint by another. */
+		if (atomic_load_explicit(&rb_guards[i].start,
+					 memory_order_relaxed) ==
+		    (uintptr_t)addr)
+			return atomic_load_explicit(&rb_guards[i].fault,
+						    memory_order_relaxed);
+	return 0;
 }
 
 int ringbuf_view_error(struct ringbuf *rb)
@@ -733,13 +809,8 @@ out:
 	pthread_mutex_unlock(&rb->resize_lock);
 }
 
-/*
- * Attach to the file open at @fd (ours to close). @own_desc: @fd is a
- * description of our own (opened by us, not a duplicate of the caller's),
- * which the readers' locks can go on.
- */
-static struct ringbuf *rb_attach_fd(int fd, bool read_only, bool own_desc,
-				    const char *what)
+/* Attach to the file open at @fd (ours to close). */
+static struct ringbuf *rb_attach_fd(int fd, bool read_only, const char *what)
 {
 	struct stat st;
 	struct ringbuf *rb;
@@ -762,8 +833,6 @@ static struct ringbuf *rb_attach_fd(int fd, bool read_only, bool own_desc,
 	}
 	memset(rb, 0, sizeof(*rb));
 	rb->fd = fd;
-	rb->lock_fd = own_desc ? fd : -1;
-	rb->lock_fork_gen = rb_fork_gen_now();
 	rb->writer_pidfd = -1;
 	rb->attached = true;
 	rb->read_only = read_only;
@@ -862,7 +931,7 @@ struct ringbuf *ringbuf_attach_fd(int fd, unsigned int flags)
 	dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	if (dup_fd < 0)
 		return NULL;
-	return rb_attach_fd(dup_fd, read_only, false, "descriptor");
+	return rb_attach_fd(dup_fd, read_only, "descriptor");
 }
 
 struct ringbuf *ringbuf_attach(const char *name, unsigned int flags)
@@ -908,9 +977,9 @@ struct ringbuf *ringbuf_attach(const char *name, unsigned int flags)
 			free(path);
 			return NULL;
 		}
-		rb = rb_attach_fd(fd, true, true, path);
+		rb = rb_attach_fd(fd, true, path);
 	} else {
-		rb = rb_attach_fd(fd, false, true, path);
+		rb = rb_attach_fd(fd, false, path);
 	}
 	saved = errno;
 	if (rb)

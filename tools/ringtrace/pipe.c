@@ -226,6 +226,11 @@ int rtt_do_pipe(const struct rtt_verb *v, int argc, char **argv)
 			ret = n;
 			break;
 		}
+		ret = rtt_view_error(&pp.p, pp.rb, err);
+		if (ret) {
+			rtt_msg("%s", err);
+			break;
+		}
 		if (n > 0)
 			continue;
 		n = ringbuf_wait(pp.rb, pp.cpu, 0, 200);

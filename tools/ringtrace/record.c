@@ -472,6 +472,11 @@ again:
 		now = rtt_now_ms();
 		w = ringbuf_wait(r.rb, RINGBUF_ALL_CPUS, RTT_RECORD_WATERMARK,
 				 now - r.start < 2000 || follow ? 20 : 200);
+		ret = rtt_view_error(&r.p, r.rb, err);
+		if (ret) {
+			rtt_msg("%s", err);
+			break;
+		}
 		if (w == -ESRCH || rtt_proc_state(&r.p) == RTT_DEAD) {
 			r.exited = true;
 			break;

@@ -258,6 +258,43 @@ RINGBUF_API struct ringbuf *ringbuf_attach_fd(int fd, unsigned int flags);
 RINGBUF_API int ringbuf_view_error(struct ringbuf *rb);
 
 /**
+ * ringbuf_guard_mapping - survive the truncation of a file mapped with
+ *	MAP_SHARED by another process (what libringbuf does for its views)
+ * @addr: the start of the mapping
+ * @len: its length
+ *
+ * A load or store in [@addr, @addr + @len) past the end of the file then
+ * does not kill the process with SIGBUS: libringbuf's SIGBUS handler
+ * (installed at the first guard or attach, chaining to the handler
+ * installed before it for any other address) maps zero pages over the
+ * whole mapping and marks it (ringbuf_mapping_error()). Call
+ * ringbuf_unguard_mapping() before unmapping it.
+ *
+ * Context: any thread.
+ * Return: 0, -ENOSPC (too many guarded mappings: this one is not), or
+ * -EINVAL.
+ */
+RINGBUF_API int ringbuf_guard_mapping(void *addr, size_t len);
+
+/**
+ * ringbuf_unguard_mapping - forget the guard of a mapping
+ * @addr: the start of the mapping, as given to ringbuf_guard_mapping()
+ *
+ * Context: any thread.
+ */
+RINGBUF_API void ringbuf_unguard_mapping(void *addr);
+
+/**
+ * ringbuf_mapping_error - whether a guarded mapping was truncated
+ * @addr: the start of the mapping, as given to ringbuf_guard_mapping()
+ *
+ * Context: any thread; lock-free.
+ * Return: 0, or -EIO once the file was found truncated under the mapping
+ * (its contents are zeros from then on).
+ */
+RINGBUF_API int ringbuf_mapping_error(const void *addr);
+
+/**
  * ringbuf_fd - the file descriptor behind a file- or memfd-backed buffer
  * @rb: the buffer
  *
