@@ -250,7 +250,9 @@ int rtt_do_pipe(const struct rtt_verb *v, int argc, char **argv)
 	c.commit_overrun += pp.done.commit_overrun;
 	if (exited)
 		rtt_msg("process %d exited", pp.p.pid);
-	if (stats || rtt_lost(&c))
+	/* a buffer that went bad: its counters are no one's, the one
+	 * line said why */
+	if (!ret && (stats || rtt_lost(&c)))
 		rtt_msg("%lu events read, %lu lost (overrun %lu, dropped %lu, commit overrun %lu)",
 			c.read, rtt_lost(&c), c.overrun, c.dropped,
 			c.commit_overrun);
