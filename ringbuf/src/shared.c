@@ -274,7 +274,11 @@ int rb_shared_lock(struct ringbuf_cpu *cb, bool wait)
 			continue;
 		}
 		/* Held for a while: by someone alive? A dead holder's
-		 * word is taken over from the value that named it. */
+		 * word is taken over from the value that named it.
+		 * Acquire: as above (pairs with the release in
+		 * rb_shared_unlock(); a dead holder's stores reached the
+		 * file before it died). Failure: the word changed, look
+		 * again. */
 		if (!rb_lock_owner_alive(w, self) &&
 		    atomic_compare_exchange_strong_explicit(
 			    word, &w, self, memory_order_acquire,
