@@ -601,6 +601,21 @@ static inline uint32_t rb_next_id(struct ringbuf_cpu *cpu_buffer, uint32_t id)
 				   memory_order_relaxed)));
 }
 
+/*
+ * The reader's index into page @id, loaded once and kept inside the
+ * page's data: the word is in the file, which another process may
+ * rewrite between the reader's check of it and its use.
+ */
+static inline uint64_t rb_read_index(struct ringbuf_cpu *cpu_buffer,
+				     uint32_t id)
+{
+	uint64_t read = __atomic_load_n(&rb_page(cpu_buffer, id)->read,
+					__ATOMIC_RELAXED);
+	uint64_t bsize = cpu_buffer->buffer->bsize;
+
+	return read <= bsize ? read : bsize;
+}
+
 static inline uint64_t rb_page_write(struct ringbuf_cpu *cpu_buffer,
 				     uint32_t id)
 {
@@ -896,6 +911,9 @@ static inline bool rb_lock_may_look(int err)
 }
 RB_HIDDEN bool rb_reader_trylock(struct ringbuf_cpu *cpu_buffer);
 RB_HIDDEN int rb_shared_lock(struct ringbuf_cpu *cpu_buffer, bool wait);
+/* Set by rb_shared_lock() when a signal handler ended its wait, for the
+ * caller that does not see its result (ringbuf_wait() clears it). */
+RB_HIDDEN extern __thread bool rb_lock_interrupted;
 RB_HIDDEN void rb_shared_unlock(struct ringbuf_cpu *cpu_buffer);
 RB_HIDDEN int rb_guard_add(void *addr, size_t len, _Atomic int *err);
 RB_HIDDEN void rb_guard_del(void *addr);

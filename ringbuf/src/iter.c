@@ -47,7 +47,7 @@ static void rb_iter_reset(struct ringbuf_iter *iter)
 
 	/* Iterator usage is expected to have record disabled */
 	iter->head_page = reader;
-	iter->head = rb_page(cb, reader)->read;
+	iter->head = rb_read_index(cb, reader);
 	iter->next_event = iter->head;
 	iter->cache_reader_page = reader;
 	iter->cache_read = atomic_load_explicit(&m->read, memory_order_relaxed);

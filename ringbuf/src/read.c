@@ -33,9 +33,14 @@ rb_reader_event(struct ringbuf_cpu *cpu_buffer)
 	struct rb_cpu_meta *m = cpu_buffer->meta;
 	uint32_t reader = atomic_load_explicit(&m->reader_page,
 					       memory_order_relaxed);
+	uint64_t read = rb_read_index(cpu_buffer, reader);
 
+	/* Room for a record's header and length word inside the page,
+	 * whatever the file says: the callers check the record itself. */
+	if (read > cpu_buffer->buffer->bsize - RB_EVNT_MIN_SIZE)
+		read = cpu_buffer->buffer->bsize - RB_EVNT_MIN_SIZE;
 	return (struct ringbuf_event *)(rb_data(cpu_buffer, reader)->data +
-					rb_page(cpu_buffer, reader)->read);
+					read);
 }
 
 unsigned long rb_num_of_entries(struct ringbuf_cpu *cpu_buffer)
@@ -468,7 +473,7 @@ static void rb_recount_locked(struct ringbuf_cpu *cb)
 					    memory_order_relaxed));
 	uint32_t commit = atomic_load_explicit(&m->commit_page,
 					       memory_order_relaxed);
-	uint64_t size = rb_page_size(cb, rp), read = rb_page(cb, rp)->read;
+	uint64_t size = rb_page_size(cb, rp), read = rb_read_index(cb, rp);
 
 	if (size <= bsize && read <= size) {
 		nr += rb_count_records(cb, rp, read, size);
@@ -685,12 +690,12 @@ again:
 	}
 
 	/* A read index off the 4-byte grid (a corrupt file): used up. */
-	if (RB_WARN_ON(rb, rb_page(cpu_buffer, reader)->read % RB_ALIGNMENT))
+	if (RB_WARN_ON(rb, rb_read_index(cpu_buffer, reader) % RB_ALIGNMENT))
 		rb_page(cpu_buffer, reader)->read =
 			rb_page_size(cpu_buffer, reader);
 
 	/* If there's more to read, return this page */
-	if (rb_page(cpu_buffer, reader)->read < rb_page_size(cpu_buffer, reader))
+	if (rb_read_index(cpu_buffer, reader) < rb_page_size(cpu_buffer, reader))
 		goto out;
 
 	/* A reader page reset for a swap that did not happen (above). */
@@ -701,9 +706,9 @@ again:
 	 * Never should we have an index greater than the size, nor one off
 	 * the 4-byte grid (a corrupt file): the page is used up.
 	 */
-	if (RB_WARN_ON(rb, rb_page(cpu_buffer, reader)->read >
+	if (RB_WARN_ON(rb, rb_read_index(cpu_buffer, reader) >
 				   rb_page_size(cpu_buffer, reader) ||
-			       rb_page(cpu_buffer, reader)->read %
+			       rb_read_index(cpu_buffer, reader) %
 				       RB_ALIGNMENT))
 		rb_page(cpu_buffer, reader)->read =
 			rb_page_size(cpu_buffer, reader);
@@ -860,7 +865,7 @@ spin:
 
 out:
 	/* Update the read_stamp on the first event */
-	if (reader != RB_NO_PAGE && rb_page(cpu_buffer, reader)->read == 0) {
+	if (reader != RB_NO_PAGE && rb_read_index(cpu_buffer, reader) == 0) {
 		/*
 		 * Userspace: a page of another process's file is checked
 		 * before it is read (as the kernel checks a persistent buffer
@@ -985,9 +990,9 @@ static void rb_advance_reader(struct ringbuf_cpu *cpu_buffer)
 	length = rb_event_length(event);
 	if (!length) /* end-of-page padding: the page is used up */
 		length = (unsigned int)(rb_page_size(cpu_buffer, reader) -
-					rb_page(cpu_buffer, reader)->read);
+					rb_read_index(cpu_buffer, reader));
 	rb_reader_progress(cpu_buffer, reader,
-			   rb_page(cpu_buffer, reader)->read + length, read,
+			   rb_read_index(cpu_buffer, reader) + length, read,
 			   atomic_load_explicit(&m->read_bytes,
 						memory_order_relaxed) +
 				   length,
@@ -1021,7 +1026,7 @@ again:
 	{
 		/* A record (8 bytes at least) must lie inside the committed
 		 * data: the file may be another process's. */
-		uint64_t read = rb_page(cpu_buffer, reader)->read;
+		uint64_t read = rb_read_index(cpu_buffer, reader);
 		uint64_t size = rb_page_size(cpu_buffer, reader);
 
 		if (RB_WARN_ON(cpu_buffer->buffer,
@@ -1121,7 +1126,7 @@ static int rb_reader_note_cpu(struct ringbuf_cpu *cb)
 	struct rb_cpu_meta *m = cb->meta;
 	uint32_t reader = atomic_load_explicit(&m->reader_page,
 					       memory_order_relaxed);
-	uint64_t read = rb_page(cb, reader)->read;
+	uint64_t read = rb_read_index(cb, reader);
 	uint64_t stamp = rb_page_stamp(cb, reader);
 
 	if (cb->rd_note_page != reader || cb->rd_note_stamp != stamp ||
@@ -1424,7 +1429,7 @@ int ringbuf_read_page(struct ringbuf *rb, void *data_page, size_t len,
 	}
 
 	event = rb_reader_event(cb);
-	read = rb_page(cb, reader)->read;
+	read = rb_read_index(cb, reader);
 	/*
 	 * Whether a writer is still on the page, before its size: if the
 	 * commit page has moved on, the size read after is final. (Read the
@@ -1477,7 +1482,7 @@ int ringbuf_read_page(struct ringbuf *rb, void *data_page, size_t len,
 					     commit - read)) >= 0) {
 			note_cpu = c;
 			rb_advance_reader(cb);
-			read = rb_page(cb, reader)->read;
+			read = rb_read_index(cb, reader);
 		}
 		if (note_cpu >= 0 && note_cpu != rb_home_cpu(cb))
 			cpu_bits = rb_page_cpu_bits(note_cpu);
@@ -1508,7 +1513,7 @@ int ringbuf_read_page(struct ringbuf *rb, void *data_page, size_t len,
 			memcpy(dpage->data + pos, rpage->data + rpos, size);
 			len -= size;
 			rb_advance_reader(cb);
-			rpos = rb_page(cb, reader)->read;
+			rpos = rb_read_index(cb, reader);
 			pos += size;
 			if (rpos >= commit)
 				break;
@@ -1615,7 +1620,7 @@ static bool rb_per_cpu_empty_locked(struct ringbuf_cpu *cpu_buffer)
 	if (unlikely(head == RB_NO_PAGE))
 		return true;
 	/* Reader should exhaust content in reader page */
-	if (rb_page(cpu_buffer, reader)->read !=
+	if (rb_read_index(cpu_buffer, reader) !=
 	    rb_page_size(cpu_buffer, reader))
 		return false;
 	/* Writers committing on the reader page, all of it read: empty. */
@@ -1664,8 +1669,8 @@ uint64_t ringbuf_oldest_event_ts(struct ringbuf *rb, int cpu)
 						       memory_order_relaxed);
 
 		/* Unread data on the reader page is the oldest. */
-		if (rb_page(cb, reader)->read < rb_page_size(cb, reader))
-			ts = rb_page(cb, reader)->read ?
+		if (rb_read_index(cb, reader) < rb_page_size(cb, reader))
+			ts = rb_read_index(cb, reader) ?
 				     m->read_stamp :
 				     atomic_load_explicit(
 					     &rb_data(cb, reader)->time_stamp,

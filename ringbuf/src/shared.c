@@ -145,6 +145,7 @@ _Static_assert(sizeof(struct rb_lock_word) <=
 	       "the owner word fits the lock bytes");
 
 static _Atomic uint64_t rb_self_id;
+__thread bool rb_lock_interrupted;
 
 static void rb_atfork_child(void)
 {
@@ -297,8 +298,10 @@ int rb_shared_lock(struct ringbuf_cpu *cb, bool wait)
 		}
 		/* nanosleep() ends at a signal whatever SA_RESTART says: the
 		 * caller's handler then gets to act at once. */
-		if (nanosleep(&ts, NULL) && errno == EINTR)
+		if (nanosleep(&ts, NULL) && errno == EINTR) {
+			rb_lock_interrupted = true;
 			return -EINTR;
+		}
 	}
 	cb->lock_stuck = true;
 	return -EBUSY;

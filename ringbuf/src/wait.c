@@ -253,6 +253,7 @@ int ringbuf_wait(struct ringbuf *rb, int cpu, int full, int timeout_ms)
 		return -EINVAL;
 	}
 	deadline = timeout_ms < 0 ? INT64_MAX : rb_now_ms() + timeout_ms;
+	rb_lock_interrupted = false;
 	for (;;) {
 		_Atomic uint32_t *word;
 		struct ringbuf_cpu *cb;
@@ -271,6 +272,9 @@ int ringbuf_wait(struct ringbuf *rb, int cpu, int full, int timeout_ms)
 		}
 		if (rb_ready(rb, cpu, full))
 			return 1;
+		/* A signal ended a wait for a lock in rb_ready(). */
+		if (rb_lock_interrupted)
+			goto intr;
 		if (rb_writer_gone(rb)) {
 			/* Make what it left readable (a write it died in),
 			 * then say so; a last look first. */

@@ -31,7 +31,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/time.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -236,19 +235,35 @@ static void truncloop(void)
 	ringbuf_free(rb);
 }
 
-static void on_alrm(int sig)
+static void on_usr2(int sig)
 {
 	(void)sig;
 }
 
+/* A child that sends us SIGUSR2 every 100 ms until it is killed: a
+ * signal that comes while the reader is not asleep is not seen by it,
+ * as by any program's blocking call, so one is not enough. */
+static pid_t pinger(void)
+{
+	pid_t parent = getpid(), pid = fork_ok();
+
+	if (pid == 0) {
+		for (;;) {
+			usleep(100000);
+			if (kill(parent, SIGUSR2))
+				_exit(0);
+		}
+	}
+	return pid;
+}
+
 static void lockhold(void)
 {
-	struct sigaction sa = { .sa_handler = on_alrm };
-	struct itimerval t = { .it_value = { 0, 100000 } };
+	struct sigaction sa = { .sa_handler = on_usr2 };
 	char path[4096], c;
 	struct ringbuf *v, *rb = make("lockhold", path, sizeof(path), &v);
 	int ready[2], st;
-	pid_t pid;
+	pid_t pid, ping;
 
 	pipe_ok(ready);
 	pid = hostile(path, "lockhold", 0, true, ready[1]);
@@ -258,11 +273,13 @@ static void lockhold(void)
 	ASSERT_TRUE(ringbuf_consume(v, 0, NULL, NULL) == NULL);
 	ASSERT_EQ(errno, EAGAIN);
 	ASSERT_TRUE(ringbuf_consume_next(v, NULL, NULL, NULL) == NULL);
-	/* a waiter ends at a signal (the alarm's 5 s is the failure) */
+	/* a waiter ends at a signal (its 5 s timeout is the failure) */
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGALRM, &sa, NULL);
-	setitimer(ITIMER_REAL, &t, NULL);
+	sigaction(SIGUSR2, &sa, NULL);
+	ping = pinger();
 	ASSERT_EQ(ringbuf_wait(v, RINGBUF_ALL_CPUS, 0, 5000), -EINTR);
+	kill(ping, SIGKILL);
+	wait_child(ping, 10, "pinger");
 	/* looking needs no lock: the iterator reads on */
 	look(v);
 	/* the holder dies: its lock is taken over */

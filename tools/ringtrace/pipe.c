@@ -233,7 +233,8 @@ int rtt_do_pipe(const struct rtt_verb *v, int argc, char **argv)
 		}
 		if (n > 0)
 			continue;
-		n = ringbuf_wait(pp.rb, pp.cpu, 0, 200);
+		/* short: a signal that came while not asleep is seen soon */
+		n = ringbuf_wait(pp.rb, pp.cpu, 0, 50);
 		if (n == -ESRCH || rtt_proc_state(&pp.p) == RTT_DEAD) {
 			ret = rtt_pipe_drain(&pp);
 			exited = true;
