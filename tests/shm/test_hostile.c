@@ -25,7 +25,6 @@
  * Every file this program makes is named "rbtest-<pid>-..." and removed
  * at the end.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -41,30 +40,6 @@
 #include "tu.h"
 
 #define NR_EVENTS 200u
-
-static void clean_dir(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char p[4096];
-
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
-		if (strncmp(e->d_name, g_prefix, strlen(g_prefix)) != 0)
-			continue;
-		snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
-		unlink(p);
-	}
-	closedir(d);
-}
-
-static void clean_all(void)
-{
-	clean_dir("/dev/shm");
-	if (strcmp(shm_dir(), "/dev/shm") != 0)
-		clean_dir(shm_dir());
-}
 
 /* A named buffer of two cpu buffers with NR_EVENTS events on cpu 0, and
  * a view of it; the path in @path. */
@@ -315,5 +290,5 @@ static const struct rbt_case cases[] = {
 int main(int argc, char **argv)
 {
 	return shm_test_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]),
-			     clean_all);
+			     shm_clean_all);
 }
