@@ -58,6 +58,28 @@ static bool rtt_gone(const struct rtt_proc *p)
 	return rtt_proc_state(p) != RTT_ALIVE;
 }
 
+/*
+ * The command lock is in a file the traced process writes: its kind word
+ * must be the one the process's library made (robust, process-shared,
+ * no priority protocol), or the C library asserts (priority-protect
+ * bits) or misbehaves on it. Anything else is a corrupt control file.
+ */
+static bool rtt_lock_kind_ok(const struct rtt_proc *p)
+{
+#ifdef __GLIBC__
+	/* glibc's kind bits: 0-1 the type, 16 robust, 32 priority
+	 * inheritance, 64 priority protection, 128 process-shared, 256 and
+	 * 512 lock elision, and the ceiling above bit 18 */
+	int kind = __atomic_load_n(&p->ctl->cmd_lock.__data.__kind,
+				   __ATOMIC_RELAXED);
+
+	return (kind & ~(3 | 16 | 128 | 256 | 512)) == 0;
+#else
+	(void)p;
+	return true;
+#endif
+}
+
 static int rtt_lock(struct rtt_proc *p, uint64_t deadline,
 		    char err[RTT_ERR_MAX])
 {
@@ -65,6 +87,12 @@ static int rtt_lock(struct rtt_proc *p, uint64_t deadline,
 		struct timespec ts;
 		int r;
 
+		if (!rtt_lock_kind_ok(p)) {
+			rtt_err(err,
+				"corrupt control file %s.ctl: its command lock is not one the tracer made",
+				p->base);
+			return -EPROTO;
+		}
 		clock_gettime(CLOCK_REALTIME, &ts);
 		ts.tv_nsec += RTT_SLICE_MS * 1000000L;
 		if (ts.tv_nsec >= 1000000000L) {
