@@ -15,8 +15,9 @@
  *  memfd_child		a forked child attaches the inherited memfd and reads
  *			everything; its inherited struct ringbuf never writes
  *  killed_reader	a reader killed inside the reader lock (mid-swap)
- *			wedges nothing: a waiting reader or a later one
- *			reads everything, five times
+ *			wedges nothing: a reader that tried the lock while
+ *			it was held (and got nothing, after a bounded
+ *			wait) or a later one reads everything, five times
  *  killed_reader_steps	the same, killed after each store of its swap and
  *			read (single-stepped under ptrace)
  *  attach_errors	missing file, symlink, garbage, truncated and
