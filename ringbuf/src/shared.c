@@ -134,7 +134,7 @@ int rb_init_shared_locks(struct ringbuf *rb)
  * memory.
  */
 #define RB_LOCK_WAIT_NS (20 * 1000000ull)
-#define RB_LOCK_SPINS 64u
+#define RB_LOCK_SPINS 32u
 #define RB_LOCK_TRIES_MAX 4000u
 
 struct rb_lock_word {
@@ -270,8 +270,16 @@ int rb_shared_lock(struct ringbuf_cpu *cb, bool wait)
 			cb->lock_stuck = false;
 			return 0;
 		}
-		if (i < RB_LOCK_SPINS) {
-			sched_yield();
+		/* A short spin, unless we would not wait anyway (a cpu
+		 * buffer stuck on a holder costs one look per try). */
+		if (i < RB_LOCK_SPINS && wait && !cb->lock_stuck) {
+			if (i < RB_LOCK_SPINS / 2) {
+#if defined(__x86_64__) || defined(__i386__)
+				__builtin_ia32_pause();
+#endif
+			} else {
+				sched_yield();
+			}
 			continue;
 		}
 		/* Held for a while: by someone alive? A dead holder's
