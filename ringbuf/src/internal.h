@@ -308,6 +308,9 @@ struct ringbuf_cpu {
 	 * RB_LOCK_WAIT_NS at the last try; until it is got again, tries do
 	 * not wait. */
 	bool lock_stuck;
+	/* Under reader_lock: when the holder of a stuck lock was last
+	 * looked at (CLOCK_MONOTONIC ns). */
+	uint64_t lock_looked;
 	/* The last read under the lock gave up waiting on a writer (a
 	 * preempted one holds the next page): "try again", not "empty". */
 	bool reader_busy;

@@ -135,6 +135,7 @@ int rb_init_shared_locks(struct ringbuf *rb)
  */
 #define RB_LOCK_WAIT_NS (20 * 1000000ull)
 #define RB_LOCK_SPINS 32u
+#define RB_LOCK_LOOK_NS (10 * 1000000ull)
 #define RB_LOCK_TRIES_MAX 4000u
 
 struct rb_lock_word {
@@ -215,8 +216,10 @@ static uint64_t rb_lock_self(void)
 	return id;
 }
 
-/* Whether the owner word @w names a live process other than us. */
-static bool rb_lock_owner_alive(uint64_t w, uint64_t self)
+/* Whether the owner word @w names a live process other than us; only
+ * by its pid unless @full (then by its /proc entry: not a zombie, and
+ * the start time of @w, so that a reused pid is not taken for it). */
+static bool rb_lock_owner_alive(uint64_t w, uint64_t self, bool full)
 {
 	pid_t pid = (pid_t)(uint32_t)(w >> 32);
 	uint64_t start;
@@ -227,6 +230,10 @@ static bool rb_lock_owner_alive(uint64_t w, uint64_t self)
 		return false;
 	if (pid <= 0 || pid > (1 << 22))
 		return false;
+	if (kill(pid, 0) && errno == ESRCH)
+		return false;
+	if (!full)
+		return true;
 	if (!rb_proc_stat(pid, &state, &start))
 		return false;
 	return state != 'Z' && state != 'X' && (uint32_t)start == (uint32_t)w;
@@ -260,6 +267,7 @@ int rb_shared_lock(struct ringbuf_cpu *cb, bool wait)
 	for (unsigned int i = 0; i < RB_LOCK_TRIES_MAX; i++) {
 		struct timespec ts = { 0, i < 2 * RB_LOCK_SPINS ? 20000 : 200000 };
 		uint64_t w = 0, now;
+		bool full;
 
 		/* Acquire: pairs with the release in rb_shared_unlock() (the
 		 * last holder's reads and writes of the cpu buffer before
@@ -282,13 +290,20 @@ int rb_shared_lock(struct ringbuf_cpu *cb, bool wait)
 			}
 			continue;
 		}
+		/* A cpu buffer stuck on a live holder: its /proc entry is
+		 * read again every RB_LOCK_LOOK_NS, not at every try. */
+		now = rb_lock_now_ns();
+		full = !cb->lock_stuck ||
+		       now - cb->lock_looked >= RB_LOCK_LOOK_NS;
+		if (full)
+			cb->lock_looked = now;
 		/* Held for a while: by someone alive? A dead holder's
 		 * word is taken over from the value that named it.
 		 * Acquire: as above (pairs with the release in
 		 * rb_shared_unlock(); a dead holder's stores reached the
 		 * file before it died). Failure: the word changed, look
 		 * again. */
-		if (!rb_lock_owner_alive(w, self) &&
+		if (!rb_lock_owner_alive(w, self, full) &&
 		    atomic_compare_exchange_strong_explicit(
 			    word, &w, self, memory_order_acquire,
 			    memory_order_relaxed)) {
