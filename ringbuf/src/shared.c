@@ -4,8 +4,8 @@
  * processes map (the named file, its mapping and its process-shared
  * locks), and attaching to another process's buffer.
  */
-#include <signal.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,8 +98,8 @@ char *rb_shm_path(const char *name)
 	return path;
 }
 
-/* The readers' locks of a shared buffer: no swap in progress. The lock
- * itself is the kernel's (rb_shared_lock()). */
+/* The readers' locks of a shared buffer: free (the file is zeroed) and
+ * no swap in progress (rb_shared_lock()). */
 int rb_init_shared_locks(struct ringbuf *rb)
 {
 	for (int c = 0; c < rb->nr_cpus; c++)
