@@ -313,6 +313,23 @@ void rb_warn(struct ringbuf *rb, const char *cond, const char *func, int line)
 {
 	int expect = 0, saved = errno;
 
+	/*
+	 * A view reads another process's file: an inconsistency there is
+	 * that file's, not a bug of ours. The view is not read any more
+	 * (ringbuf_view_error()); the reader's caller says so.
+	 */
+	if (rb->attached) {
+		expect = 0;
+		/* Relaxed: a flag; a truncation's -EIO, if first, stays. */
+		atomic_compare_exchange_strong_explicit(
+			&rb->view_error, &expect, -EBADMSG,
+			memory_order_relaxed, memory_order_relaxed);
+		rb_print(RINGBUF_PRINT_DEBUG,
+			 "libringbuf: view: %s at %s:%d: the file is inconsistent; not read any further\n",
+			 cond, func, line);
+		errno = saved;
+		return;
+	}
 	/* Fail stop: recording stays off on this buffer from now on. */
 	atomic_fetch_add_explicit(&rb->record_disabled, 1,
 				  memory_order_relaxed);
@@ -338,7 +355,10 @@ void ringbuf_test_set_hook(ringbuf_test_hook_fn fn, void *arg)
 
 bool ringbuf_test_warned(struct ringbuf *rb)
 {
-	return atomic_load_explicit(&rb->warned, memory_order_relaxed) != 0;
+	/* A view's inconsistency is its file's (rb_warn()). */
+	return atomic_load_explicit(&rb->warned, memory_order_relaxed) != 0 ||
+	       atomic_load_explicit(&rb->view_error, memory_order_relaxed) ==
+		       -EBADMSG;
 }
 
 void ringbuf_test_set_cpu(int cpu)

@@ -45,6 +45,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include <ringbuf/ringbuf.h>
@@ -65,7 +66,7 @@
 #define RB_PAGE_SIZE_MIN 4096u
 #define RB_SUBBUF_ORDER_MAX 7u
 #define RB_META_MAGIC 0x31465542474e4952ULL /* "RINGBUF1" */
-#define RB_META_VERSION 2u
+#define RB_META_VERSION 3u
 
 /* Link flags (the design doc's HEADER and UPDATE); MOVED is a return value. */
 #define RB_PAGE_NORMAL 0u
@@ -148,15 +149,18 @@ struct rb_meta {
 
 /*
  * The readers' lock of one cpu buffer, shared by every process that maps
- * the file: robust, so a reader killed while holding it does not wedge
- * the cpu buffer; apart from the cpu buffer state so that a reset (which
- * clears that state under the lock) leaves it alone.
+ * the file: an owner word (rb_shared_lock()) that names the holding
+ * process, whose liveness a waiter checks, so that a reader killed while
+ * holding it does not wedge the cpu buffer and no value the writer puts
+ * there blocks a reader for long. Apart from the cpu buffer state so
+ * that a reset (which clears that state under the lock) leaves it alone.
+ * @lock: the owner word in its first 8 bytes (the rest is zero).
  * @swap_head: the head page a reader is swapping in (rb_get_reader_page),
  *	RB_NO_SWAP otherwise: lets the next reader finish the swap of a
  *	reader that died in the middle of it.
  */
 struct rb_cpu_lock {
-	pthread_mutex_t lock;
+	unsigned char lock[40];
 	_Atomic uint32_t swap_head;
 	/*
 	 * A reader's progress, written ahead of applying it
@@ -297,6 +301,16 @@ struct ringbuf_cpu {
 	 * processes also on shared->lock when the buffer is in a file. */
 	alignas(RB_CACHELINE) pthread_mutex_t reader_lock;
 	struct rb_cpu_lock *shared;
+	/* Under reader_lock: the file's lock of @shared is held too
+	 * (rb_reader_lock() may get the process-local lock only). */
+	bool shared_held;
+	/* Under reader_lock: the file's lock was not to be had within
+	 * RB_LOCK_WAIT_NS at the last try; until it is got again, tries do
+	 * not wait. */
+	bool lock_stuck;
+	/* Under reader_lock: when the holder of a stuck lock was last
+	 * looked at (CLOCK_MONOTONIC ns). */
+	uint64_t lock_looked;
 	/* The last read under the lock gave up waiting on a writer (a
 	 * preempted one holds the next page): "try again", not "empty". */
 	bool reader_busy;
@@ -356,6 +370,12 @@ struct ringbuf {
 	bool attached; /* a reader's view of another process's buffer */
 	bool writer_wait_set; /* this view set rb_meta.writer_wait_ms */
 	int writer_pidfd; /* attached: the creator's pidfd, or -1 */
+	pid_t creator_pid; /* attached: rb_meta.creator_pid, read at attach */
+	/* An attached view: 0, or why it is not read any more
+	 * (ringbuf_view_error()): -EIO, the file was truncated under it;
+	 * -EBADMSG, a reader check found the file inconsistent. Set from
+	 * the SIGBUS handler too. */
+	_Atomic int view_error;
 	bool read_only; /* attached to another user's file */
 	/*
 	 * A shared buffer after a resize: the file is mapped again at its
@@ -582,6 +602,21 @@ static inline uint32_t rb_next_id(struct ringbuf_cpu *cpu_buffer, uint32_t id)
 			   rb_link_id(atomic_load_explicit(
 				   &rb_page(cpu_buffer, id)->next,
 				   memory_order_relaxed)));
+}
+
+/*
+ * The reader's index into page @id, loaded once and kept inside the
+ * page's data: the word is in the file, which another process may
+ * rewrite between the reader's check of it and its use.
+ */
+static inline uint64_t rb_read_index(struct ringbuf_cpu *cpu_buffer,
+				     uint32_t id)
+{
+	uint64_t read = __atomic_load_n(&rb_page(cpu_buffer, id)->read,
+					__ATOMIC_RELAXED);
+	uint64_t bsize = cpu_buffer->buffer->bsize;
+
+	return read <= bsize ? read : bsize;
 }
 
 static inline uint64_t rb_page_write(struct ringbuf_cpu *cpu_buffer,
@@ -818,6 +853,11 @@ struct rb_layout {
 	size_t cpu_meta_off, cpu_meta_size, lock_off, lock_size, page_ctl_off,
 		data_off, map_size;
 	uint32_t total_pages;
+	/* The page counts it was computed from (the caller's array, read
+	 * once from the file by a view and checked): rb_cpu_bind() takes
+	 * each cpu buffer's count and first page from here, never from the
+	 * file. */
+	const uint32_t *nr_pages;
 };
 
 static inline size_t rb_align(size_t v, size_t a)
@@ -865,8 +905,21 @@ RB_HIDDEN uint32_t rb_set_head_page(struct ringbuf_cpu *cpu_buffer);
 RB_HIDDEN void *rb_map_alloc(size_t size, int fd);
 RB_HIDDEN char *rb_shm_path(const char *name);
 RB_HIDDEN int rb_init_shared_locks(struct ringbuf *rb);
-RB_HIDDEN void rb_reader_lock(struct ringbuf_cpu *cpu_buffer);
+RB_HIDDEN int rb_reader_lock(struct ringbuf_cpu *cpu_buffer);
+/* Whether an rb_reader_lock() result lets a reader that only looks go on
+ * (the file's lock held, or only not to be had now: not a broken view). */
+static inline bool rb_lock_may_look(int err)
+{
+	return err != -EIO && err != -EBADMSG;
+}
 RB_HIDDEN bool rb_reader_trylock(struct ringbuf_cpu *cpu_buffer);
+RB_HIDDEN int rb_shared_lock(struct ringbuf_cpu *cpu_buffer, bool wait);
+/* Set by rb_shared_lock() when a signal handler ended its wait, for the
+ * caller that does not see its result (ringbuf_wait() clears it). */
+RB_HIDDEN extern __thread bool rb_lock_interrupted;
+RB_HIDDEN void rb_shared_unlock(struct ringbuf_cpu *cpu_buffer);
+RB_HIDDEN int rb_guard_add(void *addr, size_t len, _Atomic int *err);
+RB_HIDDEN void rb_guard_del(void *addr);
 RB_HIDDEN void rb_wake_waiters(struct ringbuf_cpu *cpu_buffer);
 /* wait.c: writers waiting for room (rb_wait_for_room()). */
 RB_HIDDEN void rb_room_wake(struct rb_cpu_meta *m);

@@ -47,7 +47,7 @@ static void rb_iter_reset(struct ringbuf_iter *iter)
 
 	/* Iterator usage is expected to have record disabled */
 	iter->head_page = reader;
-	iter->head = rb_page(cb, reader)->read;
+	iter->head = rb_read_index(cb, reader);
 	iter->next_event = iter->head;
 	iter->cache_reader_page = reader;
 	iter->cache_read = atomic_load_explicit(&m->read, memory_order_relaxed);
@@ -253,8 +253,10 @@ struct ringbuf_iter *ringbuf_read_start(struct ringbuf *rb, int cpu)
 	iter->cb = cb;
 	iter->event_size = rb->bsize;
 	atomic_fetch_add_explicit(&rb->iterators, 1, memory_order_relaxed);
-	rb_reader_lock(cb);
-	rb_iter_reset(iter);
+	/* Without the file's lock, as a read-only view: the iterator sees
+	 * pages change under it and starts again. */
+	if (rb_lock_may_look(rb_reader_lock(cb)))
+		rb_iter_reset(iter);
 	rb_reader_unlock(cb);
 	return iter;
 }
@@ -276,8 +278,9 @@ struct ringbuf_event *ringbuf_iter_peek(struct ringbuf_iter *iter,
 
 	if (!iter)
 		return NULL;
-	rb_reader_lock(iter->cb);
-	event = rb_iter_peek(iter, ts);
+	event = NULL;
+	if (rb_lock_may_look(rb_reader_lock(iter->cb)))
+		event = rb_iter_peek(iter, ts);
 	rb_reader_unlock(iter->cb);
 	return event;
 }
@@ -288,8 +291,9 @@ void ringbuf_iter_advance(struct ringbuf_iter *iter)
 
 	if (!iter)
 		return;
-	rb_reader_lock(iter->cb);
-	event = rb_iter_peek(iter, NULL);
+	event = NULL;
+	if (rb_lock_may_look(rb_reader_lock(iter->cb)))
+		event = rb_iter_peek(iter, NULL);
 	if (event) {
 		iter->read_stamp += event->time_delta;
 		iter->head = iter->next_event;
@@ -301,8 +305,8 @@ void ringbuf_iter_reset(struct ringbuf_iter *iter)
 {
 	if (!iter)
 		return;
-	rb_reader_lock(iter->cb);
-	rb_iter_reset(iter);
+	if (rb_lock_may_look(rb_reader_lock(iter->cb)))
+		rb_iter_reset(iter);
 	rb_reader_unlock(iter->cb);
 }
 

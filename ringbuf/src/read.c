@@ -36,9 +36,14 @@ rb_reader_event(struct ringbuf_cpu *cpu_buffer)
 	struct rb_cpu_meta *m = cpu_buffer->meta;
 	uint32_t reader = atomic_load_explicit(&m->reader_page,
 					       memory_order_relaxed);
+	uint64_t read = rb_read_index(cpu_buffer, reader);
 
+	/* Room for a record's header and length word inside the page,
+	 * whatever the file says: the callers check the record itself. */
+	if (read > cpu_buffer->buffer->bsize - RB_EVNT_MIN_SIZE)
+		read = cpu_buffer->buffer->bsize - RB_EVNT_MIN_SIZE;
 	return (struct ringbuf_event *)(rb_data(cpu_buffer, reader)->data +
-					rb_page(cpu_buffer, reader)->read);
+					read);
 }
 
 unsigned long rb_num_of_entries(struct ringbuf_cpu *cpu_buffer)
@@ -65,7 +70,8 @@ static void rb_reader_repair(struct ringbuf_cpu *cb)
 	struct rb_cpu_meta *m = cb->meta;
 	uint32_t n = cb->nr_pages;
 	/* Relaxed, here and below: we hold the lock the dead reader held;
-	 * the robust mutex hand-over orders its stores before our loads. */
+	 * the kernel's hand-over of the lock orders its stores before our
+	 * loads. */
 	uint32_t head = atomic_load_explicit(&cb->shared->swap_head,
 					     memory_order_relaxed);
 	uint32_t rp = atomic_load_explicit(&m->reader_page,
@@ -116,56 +122,81 @@ static inline void rb_follow_layout_attached(struct ringbuf_cpu *cb)
 		rb_follow_layout(cb);
 }
 
-void rb_reader_lock(struct ringbuf_cpu *cb)
+/* What a lock of the file's lock leaves to repair: a reader that died
+ * holding it (a live one clears both before it lets go). */
+static void rb_reader_repair_dead(struct ringbuf_cpu *cb)
 {
-	pthread_mutex_lock(&cb->reader_lock);
-	/* Across processes: the robust lock in the file. EOWNERDEAD means a
-	 * reader died holding it; repair what it left and carry on. */
-	if (cb->shared &&
-	    pthread_mutex_lock(&cb->shared->lock) == EOWNERDEAD) {
-		rb_follow_layout_attached(cb);
+	/* Relaxed: we hold the lock the dead reader held; the kernel's
+	 * hand-over of the lock orders its stores before our loads. */
+	if (atomic_load_explicit(&cb->shared->swap_head,
+				 memory_order_relaxed) != RB_NO_SWAP ||
+	    atomic_load_explicit(&cb->shared->adv_valid, memory_order_relaxed))
 		rb_reader_repair(cb);
-		pthread_mutex_consistent(&cb->shared->lock);
-		return;
-	}
+}
+
+/*
+ * rb_reader_lock - the reader locks of @cb: the process-local one, always
+ * held on return, and, for a buffer in a file, the lock in the file
+ * (rb_shared_lock()). Returns 0 with both; or with the local lock only:
+ * -EBUSY or -EINTR when the file's lock was not to be had (another
+ * process holds it: a caller that consumes gives up, one that only looks
+ * goes on as a read-only view does), -EIO or -EBADMSG when the view is
+ * not read any more (ringbuf_view_error()).
+ */
+int rb_reader_lock(struct ringbuf_cpu *cb)
+{
+	int err;
+
+	pthread_mutex_lock(&cb->reader_lock);
+	cb->shared_held = false;
+	if (!cb->shared)
+		return 0;
+	/* Relaxed: a flag, set once. */
+	err = atomic_load_explicit(&cb->buffer->view_error,
+				   memory_order_relaxed);
+	if (err)
+		return err;
+	err = rb_shared_lock(cb, true);
+	if (err)
+		return err;
+	cb->shared_held = true;
 	rb_follow_layout_attached(cb);
+	rb_reader_repair_dead(cb);
+	return 0;
 }
 
 /* Recover every cpu buffer of a view whose writing process died. */
 void rb_recover_all(struct ringbuf *rb)
 {
 	for (int c = 0; c < rb->nr_cpus; c++) {
-		rb_reader_lock(rb->buffers[c]);
-		rb_recover_cpu(rb->buffers[c]);
+		if (!rb_reader_lock(rb->buffers[c]))
+			rb_recover_cpu(rb->buffers[c]);
 		rb_reader_unlock(rb->buffers[c]);
 	}
 }
 
 bool rb_reader_trylock(struct ringbuf_cpu *cb)
 {
-	int ret;
-
 	if (pthread_mutex_trylock(&cb->reader_lock))
 		return false;
+	cb->shared_held = false;
 	if (!cb->shared)
 		return true;
-	ret = pthread_mutex_trylock(&cb->shared->lock);
-	if (ret == EOWNERDEAD) {
-		rb_follow_layout_attached(cb);
-		rb_reader_repair(cb);
-		pthread_mutex_consistent(&cb->shared->lock);
-	} else if (ret) {
+	if (rb_shared_lock(cb, false)) {
 		pthread_mutex_unlock(&cb->reader_lock);
 		return false;
 	}
+	cb->shared_held = true;
 	rb_follow_layout_attached(cb);
+	rb_reader_repair_dead(cb);
 	return true;
 }
 
 void rb_reader_unlock(struct ringbuf_cpu *cb)
 {
-	if (cb->shared)
-		pthread_mutex_unlock(&cb->shared->lock);
+	if (cb->shared_held)
+		rb_shared_unlock(cb);
+	cb->shared_held = false;
 	pthread_mutex_unlock(&cb->reader_lock);
 }
 
@@ -446,7 +477,7 @@ static void rb_recount_locked(struct ringbuf_cpu *cb)
 					    memory_order_relaxed));
 	uint32_t commit = atomic_load_explicit(&m->commit_page,
 					       memory_order_relaxed);
-	uint64_t size = rb_page_size(cb, rp), read = rb_page(cb, rp)->read;
+	uint64_t size = rb_page_size(cb, rp), read = rb_read_index(cb, rp);
 
 	if (size <= bsize && read <= size) {
 		nr += rb_count_records(cb, rp, read, size);
@@ -663,12 +694,12 @@ again:
 	}
 
 	/* A read index off the 4-byte grid (a corrupt file): used up. */
-	if (RB_WARN_ON(rb, rb_page(cpu_buffer, reader)->read % RB_ALIGNMENT))
+	if (RB_WARN_ON(rb, rb_read_index(cpu_buffer, reader) % RB_ALIGNMENT))
 		rb_page(cpu_buffer, reader)->read =
 			rb_page_size(cpu_buffer, reader);
 
 	/* If there's more to read, return this page */
-	if (rb_page(cpu_buffer, reader)->read < rb_page_size(cpu_buffer, reader))
+	if (rb_read_index(cpu_buffer, reader) < rb_page_size(cpu_buffer, reader))
 		goto out;
 
 	/* A reader page reset for a swap that did not happen (above). */
@@ -679,9 +710,9 @@ again:
 	 * Never should we have an index greater than the size, nor one off
 	 * the 4-byte grid (a corrupt file): the page is used up.
 	 */
-	if (RB_WARN_ON(rb, rb_page(cpu_buffer, reader)->read >
+	if (RB_WARN_ON(rb, rb_read_index(cpu_buffer, reader) >
 				   rb_page_size(cpu_buffer, reader) ||
-			       rb_page(cpu_buffer, reader)->read %
+			       rb_read_index(cpu_buffer, reader) %
 				       RB_ALIGNMENT))
 		rb_page(cpu_buffer, reader)->read =
 			rb_page_size(cpu_buffer, reader);
@@ -838,7 +869,7 @@ spin:
 
 out:
 	/* Update the read_stamp on the first event */
-	if (reader != RB_NO_PAGE && rb_page(cpu_buffer, reader)->read == 0) {
+	if (reader != RB_NO_PAGE && rb_read_index(cpu_buffer, reader) == 0) {
 		/*
 		 * Userspace: a page of another process's file is checked
 		 * before it is read (as the kernel checks a persistent buffer
@@ -963,9 +994,9 @@ static void rb_advance_reader(struct ringbuf_cpu *cpu_buffer)
 	length = rb_event_length(event);
 	if (!length) /* end-of-page padding: the page is used up */
 		length = (unsigned int)(rb_page_size(cpu_buffer, reader) -
-					rb_page(cpu_buffer, reader)->read);
+					rb_read_index(cpu_buffer, reader));
 	rb_reader_progress(cpu_buffer, reader,
-			   rb_page(cpu_buffer, reader)->read + length, read,
+			   rb_read_index(cpu_buffer, reader) + length, read,
 			   atomic_load_explicit(&m->read_bytes,
 						memory_order_relaxed) +
 				   length,
@@ -999,7 +1030,7 @@ again:
 	{
 		/* A record (8 bytes at least) must lie inside the committed
 		 * data: the file may be another process's. */
-		uint64_t read = rb_page(cpu_buffer, reader)->read;
+		uint64_t read = rb_read_index(cpu_buffer, reader);
 		uint64_t size = rb_page_size(cpu_buffer, reader);
 
 		if (RB_WARN_ON(cpu_buffer->buffer,
@@ -1099,7 +1130,7 @@ static int rb_reader_note_cpu(struct ringbuf_cpu *cb)
 	struct rb_cpu_meta *m = cb->meta;
 	uint32_t reader = atomic_load_explicit(&m->reader_page,
 					       memory_order_relaxed);
-	uint64_t read = rb_page(cb, reader)->read;
+	uint64_t read = rb_read_index(cb, reader);
 	uint64_t stamp = rb_page_stamp(cb, reader);
 
 	if (cb->rd_note_page != reader || cb->rd_note_stamp != stamp ||
@@ -1208,7 +1239,13 @@ struct ringbuf_event *ringbuf_peek(struct ringbuf *rb, int cpu, uint64_t *ts,
 		errno = EINVAL;
 		return NULL;
 	}
-	rb_reader_lock(cb);
+	if (rb_reader_lock(cb)) {
+		/* Busy (another process holds the file's lock) or a view
+		 * not read any more: nothing this time. */
+		rb_reader_unlock(cb);
+		errno = EAGAIN;
+		return NULL;
+	}
 	event = rb_reader_peek_locked(cb, ts, lost_events);
 	if (event)
 		event = rb_event_copy(cb, event);
@@ -1228,7 +1265,12 @@ struct ringbuf_event *ringbuf_consume(struct ringbuf *rb, int cpu,
 		errno = EINVAL;
 		return NULL;
 	}
-	rb_reader_lock(cb);
+	if (rb_reader_lock(cb)) {
+		/* As ringbuf_peek(). */
+		rb_reader_unlock(cb);
+		errno = EAGAIN;
+		return NULL;
+	}
 	event = rb_reader_peek_locked(cb, ts, lost_events);
 	if (!event) {
 		rb_read_none(cb);
@@ -1262,7 +1304,11 @@ static bool rb_merge_peek(struct ringbuf_cpu *cb, uint64_t *ts, bool *busy)
 		return false;
 	/* Acquire: pairs with the release of active in rb_writer_put(). */
 	active = atomic_load_explicit(&cb->active, memory_order_acquire);
-	rb_reader_lock(cb);
+	if (rb_reader_lock(cb)) {
+		*busy = true;
+		rb_reader_unlock(cb);
+		return false;
+	}
 	event = rb_reader_peek_locked(cb, ts, NULL);
 	*busy |= cb->reader_busy;
 	/* Relaxed: a hint read by readers only, written under the lock. */
@@ -1371,7 +1417,10 @@ int ringbuf_read_page(struct ringbuf *rb, void *data_page, size_t len,
 		len = rb->subbuf_size;
 	len -= RINGBUF_PAGE_HDR_SIZE;
 
-	rb_reader_lock(cb);
+	if (rb_reader_lock(cb)) {
+		ret = -EAGAIN;
+		goto out_unlock;
+	}
 	/* Under the lock: a resize moves the cpu buffer's state. */
 	m = cb->meta;
 
@@ -1384,7 +1433,7 @@ int ringbuf_read_page(struct ringbuf *rb, void *data_page, size_t len,
 	}
 
 	event = rb_reader_event(cb);
-	read = rb_page(cb, reader)->read;
+	read = rb_read_index(cb, reader);
 	/*
 	 * Whether a writer is still on the page, before its size: if the
 	 * commit page has moved on, the size read after is final. (Read the
@@ -1437,7 +1486,7 @@ int ringbuf_read_page(struct ringbuf *rb, void *data_page, size_t len,
 					     commit - read)) >= 0) {
 			note_cpu = c;
 			rb_advance_reader(cb);
-			read = rb_page(cb, reader)->read;
+			read = rb_read_index(cb, reader);
 		}
 		if (note_cpu >= 0 && note_cpu != rb_home_cpu(cb))
 			cpu_bits = rb_page_cpu_bits(note_cpu);
@@ -1468,7 +1517,7 @@ int ringbuf_read_page(struct ringbuf *rb, void *data_page, size_t len,
 			memcpy(dpage->data + pos, rpage->data + rpos, size);
 			len -= size;
 			rb_advance_reader(cb);
-			rpos = rb_page(cb, reader)->read;
+			rpos = rb_read_index(cb, reader);
 			pos += size;
 			if (rpos >= commit)
 				break;
@@ -1575,7 +1624,7 @@ static bool rb_per_cpu_empty_locked(struct ringbuf_cpu *cpu_buffer)
 	if (unlikely(head == RB_NO_PAGE))
 		return true;
 	/* Reader should exhaust content in reader page */
-	if (rb_page(cpu_buffer, reader)->read !=
+	if (rb_read_index(cpu_buffer, reader) !=
 	    rb_page_size(cpu_buffer, reader))
 		return false;
 	/* Writers committing on the reader page, all of it read: empty. */
@@ -1595,8 +1644,8 @@ bool ringbuf_empty_cpu(struct ringbuf *rb, int cpu)
 
 	if (!cb)
 		return true;
-	rb_reader_lock(cb);
-	ret = rb_per_cpu_empty_locked(cb);
+	/* What cannot be read now is empty to a reader (a waiter sleeps). */
+	ret = rb_reader_lock(cb) || rb_per_cpu_empty_locked(cb);
 	rb_reader_unlock(cb);
 	return ret;
 }
@@ -1618,15 +1667,14 @@ uint64_t ringbuf_oldest_event_ts(struct ringbuf *rb, int cpu)
 
 	if (!cb)
 		return 0;
-	rb_reader_lock(cb);
-	if (!rb_per_cpu_empty_locked(cb)) {
+	if (!rb_reader_lock(cb) && !rb_per_cpu_empty_locked(cb)) {
 		struct rb_cpu_meta *m = cb->meta;
 		uint32_t reader = atomic_load_explicit(&m->reader_page,
 						       memory_order_relaxed);
 
 		/* Unread data on the reader page is the oldest. */
-		if (rb_page(cb, reader)->read < rb_page_size(cb, reader))
-			ts = rb_page(cb, reader)->read ?
+		if (rb_read_index(cb, reader) < rb_page_size(cb, reader))
+			ts = rb_read_index(cb, reader) ?
 				     m->read_stamp :
 				     atomic_load_explicit(
 					     &rb_data(cb, reader)->time_stamp,

@@ -58,6 +58,7 @@ int rb_layout(struct ringbuf *rb, const uint32_t *nr_pages,
 	if (total > (UINT32_MAX >> 3))
 		return -ENOMEM;
 	l->total_pages = (uint32_t)total;
+	l->nr_pages = nr_pages;
 	l->cpu_meta_off = rb_align(sizeof(struct rb_meta), RB_CACHELINE);
 	l->cpu_meta_size = rb_align(sizeof(struct rb_cpu_meta), RB_CACHELINE);
 	l->lock_off = l->cpu_meta_off + (size_t)rb->nr_cpus * l->cpu_meta_size;
@@ -84,15 +85,20 @@ void rb_cpu_bind(struct ringbuf *rb, struct ringbuf_cpu *cb, void *hdr,
 						       l->cpu_meta_off +
 						       (size_t)cb->cpu *
 							       l->cpu_meta_size);
+	size_t first = 0;
 
+	/* The geometry from the counts the layout was made of, not from the
+	 * file: another process may have rewritten it since it was checked. */
+	for (int c = 0; c < cb->cpu; c++)
+		first += (size_t)l->nr_pages[c] + 1;
 	cb->meta = m;
-	cb->nr_pages = m->nr_pages;
+	cb->nr_pages = l->nr_pages[cb->cpu];
 	cb->pages = (struct rb_page_ctl *)((char *)map + l->page_ctl_off) +
-		    m->first_page;
+		    first;
 	cb->data = (unsigned char *)map + l->data_off +
-		   (size_t)m->first_page * rb->subbuf_size;
+		   first * rb->subbuf_size;
 	cb->shared = NULL;
-	if (((struct rb_meta *)hdr)->flags & RB_META_SHARED)
+	if (rb->fd >= 0)
 		cb->shared = (struct rb_cpu_lock *)((char *)hdr + l->lock_off +
 						    (size_t)cb->cpu *
 							    l->lock_size);
@@ -391,6 +397,8 @@ void ringbuf_free(struct ringbuf *rb)
 		rb_cpu_free(rb->buffers[c]);
 	free(rb->buffers);
 	rb_data_maps_free(rb);
+	if (rb->map && rb->attached)
+		rb_guard_del(rb->map);
 	if (rb->map)
 		munmap(rb->map, rb->map_size);
 	/* A clean exit removes the named file; a crash leaves it. */
@@ -445,10 +453,18 @@ int rb_writers_drain(struct ringbuf *rb, int cpu)
 	return 0;
 }
 
-static void rb_lock_readers(struct ringbuf *rb)
+/* Every reader lock, or none and -EBUSY (a reader of another process
+ * holds one for longer than a reader waits). */
+static int rb_lock_readers(struct ringbuf *rb)
 {
-	for (int c = 0; c < rb->nr_cpus; c++)
-		rb_reader_lock(rb->buffers[c]);
+	for (int c = 0; c < rb->nr_cpus; c++) {
+		if (rb_reader_lock(rb->buffers[c])) {
+			while (c >= 0)
+				rb_reader_unlock(rb->buffers[c--]);
+			return -EBUSY;
+		}
+	}
+	return 0;
 }
 
 static void rb_unlock_readers(struct ringbuf *rb)
@@ -599,7 +615,13 @@ int ringbuf_resize(struct ringbuf *rb, size_t size, int cpu)
 		}
 	}
 
-	rb_lock_readers(rb);
+	err = rb_lock_readers(rb);
+	if (err) {
+		munmap(map, l.map_size);
+		if (fmap)
+			munmap(fmap, fmap_size);
+		goto out;
+	}
 	rb_disable_all(rb);
 	err = rb_writers_drain(rb, RINGBUF_ALL_CPUS);
 	if (err) {
@@ -761,8 +783,9 @@ void ringbuf_reset_cpu(struct ringbuf *rb, int cpu)
 	if (!cb || rb->attached)
 		return;
 	pthread_mutex_lock(&rb->resize_lock);
-	rb_reader_lock(cb);
-	if (!rb_quiesce_cpu(rb, cpu)) {
+	/* Userspace: a reader of another process that holds the file's
+	 * lock for good keeps the reset from happening. */
+	if (!rb_reader_lock(cb) && !rb_quiesce_cpu(rb, cpu)) {
 		RB_TESTPOINT(cb, RINGBUF_TP_RESET_CPU);
 		rb_init_cpu_pages(cb);
 		atomic_store_explicit(&cb->dropped_unclaimed, 0,
@@ -814,8 +837,12 @@ int ringbuf_swap_cpu(struct ringbuf *a, struct ringbuf *b, int cpu)
 	second = a < b ? b : a;
 	pthread_mutex_lock(&first->resize_lock);
 	pthread_mutex_lock(&second->resize_lock);
-	rb_reader_lock(rb_cpu_get(first, cpu));
-	rb_reader_lock(rb_cpu_get(second, cpu));
+	err = rb_reader_lock(rb_cpu_get(first, cpu));
+	err |= rb_reader_lock(rb_cpu_get(second, cpu));
+	if (err) {
+		err = -EBUSY;
+		goto out;
+	}
 	err = -EBUSY;
 	if (atomic_load_explicit(&a->iterators, memory_order_relaxed) ||
 	    atomic_load_explicit(&b->iterators, memory_order_relaxed))
@@ -1057,7 +1084,9 @@ static unsigned long rb_counter_read(struct ringbuf *rb, int cpu,
 
 	if (!cb)
 		return 0;
-	rb_reader_lock(cb);
+	/* Without the file's lock too: the cpu states never move in a file
+	 * (only the pages and data do, rb_resize_shared()). */
+	(void)rb_reader_lock(cb);
 	m = cb->meta;
 	switch (which) {
 	case RB_CNT_ENTRIES:

@@ -134,9 +134,9 @@ static bool rb_ready(struct ringbuf *rb, int cpu, int full)
 
 		if (ringbuf_empty_cpu(rb, cpu))
 			return false;
-		/* Under the lock: a resize moves the counters. */
-		rb_reader_lock(cb);
-		hit = rb_full_hit(cb, (uint32_t)full);
+		/* Under the lock: a resize moves the counters. Without the
+		 * file's lock the reader could not read: not ready. */
+		hit = !rb_reader_lock(cb) && rb_full_hit(cb, (uint32_t)full);
 		rb_reader_unlock(cb);
 		return hit;
 	}
@@ -168,7 +168,7 @@ bool rb_writer_gone(struct ringbuf *rb)
 	/* Only an attached view, which is never resized, looks at meta. */
 	if (!rb->attached)
 		return false;
-	pid = (pid_t)rb->meta->creator_pid;
+	pid = rb->creator_pid;
 	if (pid <= 0)
 		return false;
 	if (rb->writer_pidfd >= 0) {
@@ -221,14 +221,26 @@ static void rb_waiters_add(struct ringbuf *rb, int cpu, int d, int full)
  * a resize unmaps the old mapping; a waiter that kept pointers into it
  * past the lock would touch freed memory. Only the futex call itself uses
  * the word's address unlocked: on an unmapped address it fails (EFAULT)
- * and on a reused one it only sleeps for the slice.
+ * and on a reused one it only sleeps for the slice. *@err: the result of
+ * rb_reader_lock() (the local lock is held either way; the header, where
+ * the waiters count, never moves in a file).
  */
-static struct ringbuf_cpu *rb_wait_lock(struct ringbuf *rb, int cpu)
+static struct ringbuf_cpu *rb_wait_lock(struct ringbuf *rb, int cpu, int *err)
 {
 	struct ringbuf_cpu *cb = rb->buffers[cpu == RINGBUF_ALL_CPUS ? 0 : cpu];
 
-	rb_reader_lock(cb);
+	*err = rb_reader_lock(cb);
 	return cb;
+}
+
+/* Sleep a polling slice of @ms; -EINTR if a signal handler ran. */
+static int rb_wait_poll(int64_t ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	if (nanosleep(&ts, NULL) && errno == EINTR)
+		return -EINTR;
+	return 0;
 }
 
 int ringbuf_wait(struct ringbuf *rb, int cpu, int full, int timeout_ms)
@@ -241,6 +253,7 @@ int ringbuf_wait(struct ringbuf *rb, int cpu, int full, int timeout_ms)
 		return -EINVAL;
 	}
 	deadline = timeout_ms < 0 ? INT64_MAX : rb_now_ms() + timeout_ms;
+	rb_lock_interrupted = false;
 	for (;;) {
 		_Atomic uint32_t *word;
 		struct ringbuf_cpu *cb;
@@ -248,10 +261,20 @@ int ringbuf_wait(struct ringbuf *rb, int cpu, int full, int timeout_ms)
 		int64_t left, slice;
 		uint32_t seen;
 		bool ready;
-		int barrier;
+		int barrier, err, unreg;
 
+		/* Relaxed: a flag, set once (ringbuf_view_error()). */
+		err = atomic_load_explicit(&rb->view_error,
+					   memory_order_relaxed);
+		if (err) {
+			errno = -err;
+			return err;
+		}
 		if (rb_ready(rb, cpu, full))
 			return 1;
+		/* A signal ended a wait for a lock in rb_ready(). */
+		if (rb_lock_interrupted)
+			goto intr;
 		if (rb_writer_gone(rb)) {
 			/* Make what it left readable (a write it died in),
 			 * then say so; a last look first. */
@@ -267,13 +290,19 @@ int ringbuf_wait(struct ringbuf *rb, int cpu, int full, int timeout_ms)
 			return 0;
 		if (rb->read_only) {
 			/* Cannot register in another user's file: poll. */
-			ts.tv_sec = 0;
-			ts.tv_nsec = RB_WAIT_SLICE_NOBARRIER_MS * 1000000L;
-			nanosleep(&ts, NULL);
+			if (rb_wait_poll(RB_WAIT_SLICE_NOBARRIER_MS))
+				goto intr;
 			continue;
 		}
 
-		cb = rb_wait_lock(rb, cpu);
+		cb = rb_wait_lock(rb, cpu, &err);
+		if (err) {
+			/* Another process holds the lock: poll. */
+			rb_reader_unlock(cb);
+			if (rb_wait_poll(RB_WAIT_SLICE_NOBARRIER_MS))
+				goto intr;
+			continue;
+		}
 		word = cpu == RINGBUF_ALL_CPUS ?
 			       &rb->meta->wake_seq_all :
 			       &rb->buffers[cpu]->meta->wake_seq;
@@ -295,18 +324,23 @@ int ringbuf_wait(struct ringbuf *rb, int cpu, int full, int timeout_ms)
 				slice = left;
 			ts.tv_sec = slice / 1000;
 			ts.tv_nsec = (slice % 1000) * 1000000L;
-			{
-				int saved = errno;
-
-				(void)syscall(SYS_futex, (uint32_t *)word,
-					      FUTEX_WAIT, seen, &ts, NULL, 0);
-				errno = saved;
-			}
+			if (syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT,
+				    seen, &ts, NULL, 0) &&
+			    errno == EINTR)
+				err = -EINTR;
 		}
-		cb = rb_wait_lock(rb, cpu);
+		/* With or without the file's lock (the header never moves):
+		 * the count goes back down. */
+		cb = rb_wait_lock(rb, cpu, &unreg);
 		rb_waiters_add(rb, cpu, -1, full);
 		rb_reader_unlock(cb);
 		if (ready)
 			return 1;
+		if (err)
+			goto intr;
 	}
+intr:
+	/* The kernel's ring_buffer_wait() returns -EINTR at a signal too. */
+	errno = EINTR;
+	return -EINTR;
 }

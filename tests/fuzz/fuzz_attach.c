@@ -41,14 +41,13 @@
  *    pages decode (tests/harness/rbdecode.h).
  * A failed check prints "fuzz_attach: PROBLEM: ..." and aborts.
  *
- * The reader locks: the mutex words of struct rb_cpu_lock are never taken
- * from the input (raw mode puts an unlocked lock over them). A lock word
- * naming a thread that never unlocks makes every reader of that cpu
- * buffer wait forever, exactly as a live reader that holds the lock
- * forever would; that is the design of a lock shared between processes,
- * not something a reader can check. Set RB_FUZZ_LOCKS=1 to fuzz them
- * anyway. Patch mode may still mark a lock's owner dead (EOWNERDEAD: the
- * next reader repairs an interrupted swap from swap_head and applies the
+ * The reader locks: the owner words of struct rb_cpu_lock are not taken
+ * from the input (raw mode puts a free lock over them): a word naming a
+ * live process (this one's parent, say) makes a consuming reader wait
+ * its bounded 20 ms per call and give up, which only slows fuzzing down.
+ * Set RB_FUZZ_LOCKS=1 to fuzz them anyway. Patch mode may still write
+ * a garbage owner (a holder that is gone: the next reader takes the lock
+ * over, repairs an interrupted swap from swap_head and applies the
  * progress record adv_*), and fuzzes those fields freely.
  *
  * A cpu buffer whose file says a writer is in the middle of moving a page
@@ -402,7 +401,8 @@ static const struct field meta_fields[] = {
 	FLD(struct rb_meta, map_size),	    FLD(struct rb_meta, lock_off),
 	FLD(struct rb_meta, lock_size),	    FLD(struct rb_meta, flags),
 	FLD(struct rb_meta, creator_pid),   FLD(struct rb_meta, waiters_all),
-	FLD(struct rb_meta, wake_seq_all),
+	FLD(struct rb_meta, wake_seq_all),  FLD(struct rb_meta, layout_gen),
+	FLD(struct rb_meta, writer_wait_ms),
 };
 
 static const struct field cpu_fields[] = {

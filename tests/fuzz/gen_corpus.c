@@ -298,6 +298,31 @@ int main(int argc, char **argv)
 	   rbfz_field(RBFZ_OP_CPU_META, "commit_page"), 0, RBFZ_HOW_SET, 0,
 	   1);
 	put("late-commit", o.b, o.n, NULL, 0);
+	/* the header's offsets, which attach checked, rewritten and a
+	 * resize announced: the view keeps what it derived */
+	ops_init(&o, 0x01);
+	op(&o, late(RBFZ_OP_META, 0), rbfz_field(RBFZ_OP_META, "cpu_meta_off"),
+	   0, RBFZ_HOW_HIGH, 0x41, 0x41);
+	op(&o, late(RBFZ_OP_META, 0), rbfz_field(RBFZ_OP_META, "cpu_meta_size"),
+	   0, RBFZ_HOW_SET, 0x07, 0x00);
+	op(&o, late(RBFZ_OP_META, 0), rbfz_field(RBFZ_OP_META, "page_ctl_off"),
+	   0, RBFZ_HOW_NOT, 0, 0);
+	op(&o, late(RBFZ_OP_META, 0), rbfz_field(RBFZ_OP_META, "data_off"), 0,
+	   RBFZ_HOW_XOR, 0x08, 0x00);
+	op(&o, late(RBFZ_OP_META, 0), rbfz_field(RBFZ_OP_META, "lock_off"), 0,
+	   RBFZ_HOW_HIGH, 0x7f, 0x03);
+	op(&o, late(RBFZ_OP_META, 0), rbfz_field(RBFZ_OP_META, "layout_gen"),
+	   0, RBFZ_HOW_ADD, 1, 0);
+	put("late-header-offsets", o.b, o.n, NULL, 0);
+	ops_init(&o, 0x02 | 3 << 2);
+	op(&o, late(RBFZ_OP_CPU_META, 1),
+	   rbfz_field(RBFZ_OP_CPU_META, "nr_pages"), 0, RBFZ_HOW_HIGH, 0xff,
+	   0x01);
+	op(&o, late(RBFZ_OP_META, 1), rbfz_field(RBFZ_OP_META, "map_size"), 0,
+	   RBFZ_HOW_NOT, 0, 0);
+	op(&o, late(RBFZ_OP_META, 1), rbfz_field(RBFZ_OP_META, "layout_gen"),
+	   0, RBFZ_HOW_ADD, 1, 0);
+	put("late-header-geometry", o.b, o.n, NULL, 0);
 
 	free(copy);
 

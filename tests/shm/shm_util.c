@@ -4,6 +4,7 @@
  * test's prefix, time limits that name the step that hung, and checked
  * fork/pipe/read/write/wait helpers.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -187,6 +188,31 @@ void pipe_ok(int p[2])
  * When it ends, however it ends, the group is killed (readers a failed
  * case left behind) and this program's files are removed.
  */
+/* Remove the files of @dir whose names start with g_prefix. */
+static void shm_clean_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char p[4096];
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		if (strncmp(e->d_name, g_prefix, strlen(g_prefix)) != 0)
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+		unlink(p);
+	}
+	closedir(d);
+}
+
+void shm_clean_all(void)
+{
+	shm_clean_dir("/dev/shm");
+	if (strcmp(shm_dir(), "/dev/shm") != 0)
+		shm_clean_dir(shm_dir());
+}
+
 int shm_test_main(int argc, char **argv, const struct rbt_case *cases,
 		  size_t n, void (*clean_all)(void))
 {

@@ -30,6 +30,10 @@ void expect_exit0(int st, const char *what);
 pid_t fork_ok(void);
 void pipe_ok(int p[2]);
 
+/* Remove every file of this program (g_prefix) from /dev/shm and
+ * shm_dir(): the clean-up of shm_test_main(). */
+void shm_clean_all(void);
+
 struct rbt_case;
 /*
  * Run @cases in a child process that leads its own process group; when it

@@ -58,31 +58,6 @@
 
 
 
-static void clean_dir(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char p[4096];
-
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
-		if (strncmp(e->d_name, g_prefix, strlen(g_prefix)) != 0)
-			continue;
-		snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
-		unlink(p);
-	}
-	closedir(d);
-}
-
-static void clean_all(void)
-{
-	clean_dir("/dev/shm");
-	if (strcmp(shm_dir(), "/dev/shm") != 0)
-		clean_dir(shm_dir());
-}
-
-
 static int64_t now_us(void)
 {
 	return (int64_t)(rbt_now_ns() / 1000u);
@@ -903,5 +878,5 @@ static const struct rbt_case cases[] = {
 int main(int argc, char **argv)
 {
 	return shm_test_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]),
-			     clean_all);
+			     shm_clean_all);
 }

@@ -15,8 +15,9 @@
  *  memfd_child		a forked child attaches the inherited memfd and reads
  *			everything; its inherited struct ringbuf never writes
  *  killed_reader	a reader killed inside the reader lock (mid-swap)
- *			wedges nothing: a waiting reader or a later one
- *			reads everything, five times
+ *			wedges nothing: a reader that tried the lock while
+ *			it was held (and got nothing, after a bounded
+ *			wait) or a later one reads everything, five times
  *  killed_reader_steps	the same, killed after each store of its swap and
  *			read (single-stepped under ptrace)
  *  attach_errors	missing file, symlink, garbage, truncated and
@@ -1044,7 +1045,7 @@ static void killed_reader(void)
 		struct ringbuf *rb, *view;
 		struct drain_stats d;
 		uint32_t seq = 0, n = 60 + 50 * (uint32_t)it;
-		int hook[2], res[2], st;
+		int hook[2], res[2], go[2], st;
 		pid_t a, b = -1;
 		char c;
 
@@ -1106,18 +1107,26 @@ static void killed_reader(void)
 			}
 		}
 
-		/* reader B waits on the lock reader A holds */
+		/* reader B tries the lock reader A holds: it reads nothing
+		 * (it waits a bounded time, never for ever), then reads
+		 * everything once A is dead */
 		if (waiter) {
 			pipe_ok(res);
+			pipe_ok(go);
 			b = fork_ok();
 			if (b == 0) {
 				struct ringbuf *v;
 
 				close(res[0]);
-				arm_alarm(5);
+				close(go[1]);
+				arm_alarm(20);
 				set_step("reader B: attach");
 				v = attach_ok(name, 0);
-				write_full(res[1], "B", 1, "reader B ready");
+				set_step("reader B: read while A holds the lock");
+				d = drain_tu(v);
+				write_full(res[1], &d.count, sizeof(d.count),
+					   "reader B ready");
+				read_full(go[0], &c, 1, 20000, "go");
 				set_step("reader B: read after reader A died");
 				d = drain_tu(v);
 				write_full(res[1], &d, sizeof(d),
@@ -1126,16 +1135,13 @@ static void killed_reader(void)
 				_exit(0);
 			}
 			close(res[1]);
+			close(go[0]);
 			set_step("wait for reader B");
-			read_full(res[0], &c, 1, 20000, "reader B ready");
-			rbt_msleep(200);
-			if (waitpid(b, &st, WNOHANG) == b) {
-				if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
-					RBT_FAIL("reader B read while reader A "
-						 "held the cpu buffer's reader "
-						 "lock");
-				expect_exit0(st, "reader B");
-			}
+			read_full(res[0], &d.count, sizeof(d.count), 20000,
+				  "reader B ready");
+			if (d.count)
+				RBT_FAIL("reader B read while reader A held "
+					 "the cpu buffer's reader lock");
 		}
 
 		set_step("kill reader A");
@@ -1146,6 +1152,8 @@ static void killed_reader(void)
 
 		set_step("read after reader A died");
 		if (waiter) {
+			write_full(go[1], "G", 1, "go");
+			close(go[1]);
 			read_full(res[0], &d, sizeof(d), 5000,
 				  "reader B (waiting on a dead reader's lock)");
 			expect_exit0(wait_child(b, 5, "reader B"), "reader B");

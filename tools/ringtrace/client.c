@@ -210,6 +210,9 @@ static int rtt_map(struct rtt_proc *p, unsigned int flags,
 		rtt_err(err, "cannot map %s: %s", path, strerror(-ret));
 		return ret;
 	}
+	/* The process can truncate its control file under us: a SIGBUS
+	 * there turns the mapping into zeros (rtt_ctl_truncated()). */
+	(void)ringbuf_guard_mapping(m, sizeof(struct rt_ctl));
 	c = m;
 	if (c->magic != RT_CTL_MAGIC) {
 		rtt_err(err,
@@ -234,7 +237,12 @@ static int rtt_map(struct rtt_proc *p, unsigned int flags,
 	} else {
 		ret = 0;
 	}
+	if (!ret && ringbuf_mapping_error(m)) {
+		rtt_err(err, "corrupt control file %s: truncated", path);
+		ret = -EPROTO;
+	}
 	if (ret) {
+		ringbuf_unguard_mapping(m);
 		munmap(m, sizeof(struct rt_ctl));
 		return ret;
 	}
@@ -495,8 +503,10 @@ int rtt_proc_open_path(const char *path, unsigned int flags,
 
 void rtt_proc_close(struct rtt_proc *p)
 {
-	if (p->ctl)
+	if (p->ctl) {
+		ringbuf_unguard_mapping(p->ctl);
 		munmap(p->ctl, sizeof(struct rt_ctl));
+	}
 	if (p->dfd > 2)
 		close(p->dfd);
 	memset(p, 0, sizeof(*p));

@@ -318,6 +318,24 @@ int rtt_attach(const struct rtt_proc *p, int inst, bool snap,
 	       char err[RTT_ERR_MAX]);
 
 /**
+ * rtt_view_error - whether a process's buffer or control file went bad
+ *	under the reader
+ * @p: the process
+ * @rb: a view of one of its buffers (rtt_attach()), or NULL
+ * @err: the message, when there is one
+ *
+ * The process can truncate its files or write anything into them while
+ * they are read; libringbuf then stops reading the view
+ * (ringbuf_view_error()) or maps zeros over the control file
+ * (ringbuf_mapping_error()). @err then says which, in one line.
+ *
+ * Context: any thread.
+ * Return: 0, or -EPROTO (the tool's exit 5).
+ */
+int rtt_view_error(const struct rtt_proc *p, struct ringbuf *rb,
+		   char err[RTT_ERR_MAX]);
+
+/**
  * rtt_read_file - read a whole file
  * @path: the file
  * @max: refuse files larger than this

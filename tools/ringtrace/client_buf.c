@@ -322,6 +322,29 @@ int rtt_attach(const struct rtt_proc *p, int inst, bool snap,
 	return 0;
 }
 
+int rtt_view_error(const struct rtt_proc *p, struct ringbuf *rb,
+		   char err[RTT_ERR_MAX])
+{
+	int e = rb ? ringbuf_view_error(rb) : 0;
+
+	if (p->ctl && ringbuf_mapping_error(p->ctl)) {
+		rtt_err(err, "corrupt control file %s.ctl: process %d truncated it while it was read",
+			p->base, p->pid);
+		return -EPROTO;
+	}
+	if (e == -EIO) {
+		rtt_err(err, "corrupt buffer of process %d: its file was truncated while it was read",
+			p->pid);
+		return -EPROTO;
+	}
+	if (e) {
+		rtt_err(err, "corrupt buffer of process %d: its contents are inconsistent; not read any further",
+			p->pid);
+		return -EPROTO;
+	}
+	return 0;
+}
+
 /* ---- files -------------------------------------------------------------- */
 
 int rtt_read_file(const char *path, size_t max, char **out, size_t *len)

@@ -274,6 +274,11 @@ int rtt_do_extract(const struct rtt_verb *v, int argc, char **argv)
 	}
 	for (cpu = 0; cpu < ringbuf_nr_cpus(rb) && !ret; cpu++)
 		ret = rtt_extract_cpu(rb, &pg, cpu);
+	/* nothing written from a file that went bad under us */
+	if (!ret && (ret = rtt_view_error(&p, rb, err))) {
+		rtt_msg("%s", err);
+		goto out;
+	}
 	if (!ret) {
 		ret = td_writer_close(pg.w);
 		pg.w = NULL;

@@ -226,9 +226,15 @@ int rtt_do_pipe(const struct rtt_verb *v, int argc, char **argv)
 			ret = n;
 			break;
 		}
+		ret = rtt_view_error(&pp.p, pp.rb, err);
+		if (ret) {
+			rtt_msg("%s", err);
+			break;
+		}
 		if (n > 0)
 			continue;
-		n = ringbuf_wait(pp.rb, pp.cpu, 0, 200);
+		/* short: a signal that came while not asleep is seen soon */
+		n = ringbuf_wait(pp.rb, pp.cpu, 0, 50);
 		if (n == -ESRCH || rtt_proc_state(&pp.p) == RTT_DEAD) {
 			ret = rtt_pipe_drain(&pp);
 			exited = true;
@@ -245,7 +251,9 @@ int rtt_do_pipe(const struct rtt_verb *v, int argc, char **argv)
 	c.commit_overrun += pp.done.commit_overrun;
 	if (exited)
 		rtt_msg("process %d exited", pp.p.pid);
-	if (stats || rtt_lost(&c))
+	/* a buffer that went bad: its counters are no one's, the one
+	 * line said why */
+	if (!ret && (stats || rtt_lost(&c)))
 		rtt_msg("%lu events read, %lu lost (overrun %lu, dropped %lu, commit overrun %lu)",
 			c.read, rtt_lost(&c), c.overrun, c.dropped,
 			c.commit_overrun);

@@ -472,6 +472,13 @@ again:
 		now = rtt_now_ms();
 		w = ringbuf_wait(r.rb, RINGBUF_ALL_CPUS, RTT_RECORD_WATERMARK,
 				 now - r.start < 2000 || follow ? 20 : 200);
+		/* what was recorded so far was checked: it is written,
+		 * and the exit says the buffer went bad */
+		if (rtt_view_error(&r.p, r.rb, err)) {
+			rtt_msg("%s", err);
+			code = RTT_EXIT_CORRUPT;
+			break;
+		}
 		if (w == -ESRCH || rtt_proc_state(&r.p) == RTT_DEAD) {
 			r.exited = true;
 			break;

@@ -146,11 +146,26 @@ static void rtt_build_help(void)
 		 rtt_snapshot_help, rtt_ctl_help_tail);
 }
 
+/*
+ * libringbuf's own lines about the files it reads ("cannot attach ...")
+ * would come before the tool's, which says the same for the user in one
+ * line (rtt_attach(), rtt_view_error()): the tool keeps them to itself.
+ */
+static int rtt_ringbuf_print(enum ringbuf_print_level level, const char *fmt,
+			     va_list ap)
+{
+	(void)level;
+	(void)fmt;
+	(void)ap;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *verb;
 	size_t i;
 
+	ringbuf_set_print(rtt_ringbuf_print);
 	rtt_build_help();
 	if (argc < 2) {
 		rtt_main_usage(stderr);

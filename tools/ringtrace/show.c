@@ -56,6 +56,9 @@ int rtt_show_buffer(struct rtt_proc *p, const char *inst, int slot,
 		ret = 0;
 	else if (ret)
 		rtt_msg("writing the trace: %s", strerror(-ret));
+	/* what was printed was checked; the rest was not to be read */
+	if (!ret && (ret = rtt_view_error(p, rb, err)))
+		rtt_msg("%s", err);
 out:
 	ringbuf_free(rb);
 	rtt_events_free(ev);
@@ -153,7 +156,12 @@ int rtt_do_stat(const struct rtt_verb *v, int argc, char **argv)
 		       ringbuf_dropped_events_cpu(rb, cpu));
 		printf("read events: %lu\n", ringbuf_read_events_cpu(rb, cpu));
 	}
+	ret = rtt_view_error(&p, rb, err);
+	if (ret)
+		rtt_msg("%s", err);
 	ringbuf_free(rb);
 	rtt_proc_close(&p);
-	return fflush(stdout) ? RTT_EXIT_FAIL : RTT_EXIT_OK;
+	if (fflush(stdout))
+		return RTT_EXIT_FAIL;
+	return rtt_exit_code(ret);
 }

@@ -1454,6 +1454,9 @@ void rt_pipe_state_free(struct rt_pipe_state *st)
 	free(st);
 }
 
+/* Lines one rt_print_pipe() prints at most. */
+#define RT_PIPE_BATCH 1024ul
+
 int rt_print_pipe(struct ringbuf *rb, int cpu, const struct rt_print_cfg *cfg,
 		  const struct rt_printer_ops *ops, struct rt_pipe_state *st,
 		  FILE *out)
@@ -1478,6 +1481,10 @@ int rt_print_pipe(struct ringbuf *rb, int cpu, const struct rt_print_cfg *cfg,
 	 */
 	budget = cpu == RINGBUF_ALL_CPUS ? ringbuf_entries(rb) :
 					   ringbuf_entries_cpu(rb, cpu);
+	/* and at most RT_PIPE_BATCH lines: the caller looks at its signals
+	 * between reads, and a full buffer takes a second to print */
+	if (budget > RT_PIPE_BATCH)
+		budget = RT_PIPE_BATCH;
 	while (!ret && budget-- > 0 && rt_iter_next(&it)) {
 		rt_print_line(&it);
 		ret = rt_flush(&it, out);

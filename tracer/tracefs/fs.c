@@ -1978,6 +1978,24 @@ static int rtfs_pipe_fill(struct rtfs_pipe *pp)
 	return (int)len;
 }
 
+/*
+ * The process truncated or damaged its buffer (or control file) under a
+ * reader: the view is not read any more, its readers get -EIO, and the
+ * daemon says why once per view and keeps serving.
+ */
+static int rtfs_view_error(struct ringbuf *rb)
+{
+	static _Atomic(struct ringbuf *) said;
+	char err[RTT_ERR_MAX];
+
+	if (!rtt_view_error(&fs.p, rb, err))
+		return 0;
+	/* Relaxed: only keeps the log to one line per view. */
+	if (atomic_exchange_explicit(&said, rb, memory_order_relaxed) != rb)
+		fprintf(stderr, "ringtrace mount: %s\n", err);
+	return -EIO;
+}
+
 static int rtfs_pipe_read(struct rtfs_pipe *pp, char *out, size_t size,
 			  bool nonblock)
 {
@@ -1997,6 +2015,11 @@ static int rtfs_pipe_read(struct rtfs_pipe *pp, char *out, size_t size,
 			pp->plen = pp->poff = 0;
 			ret = rtfs_pipe_fill(pp);
 			if (ret < 0) {
+				pthread_mutex_unlock(&pp->lock);
+				return ret;
+			}
+			ret = rtfs_view_error(pp->rb);
+			if (ret && pp->plen == pp->poff) {
 				pthread_mutex_unlock(&pp->lock);
 				return ret;
 			}
@@ -2108,6 +2131,12 @@ static int rtfs_raw_read(struct rtfs_fh *fh, char *out, size_t size,
 		if (fuse_interrupted()) {
 			pthread_mutex_unlock(&fh->raw_lock);
 			return -EINTR;
+		}
+		ret = fh->page_off == fh->page_len ? rtfs_view_error(fh->raw) :
+						     0;
+		if (ret) {
+			pthread_mutex_unlock(&fh->raw_lock);
+			return ret;
 		}
 		if (fh->page_off == fh->page_len) {
 			ret = ringbuf_read_page(fh->raw, fh->page, sub,

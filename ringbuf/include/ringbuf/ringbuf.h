@@ -241,6 +241,60 @@ RINGBUF_API struct ringbuf *ringbuf_attach(const char *path,
 RINGBUF_API struct ringbuf *ringbuf_attach_fd(int fd, unsigned int flags);
 
 /**
+ * ringbuf_view_error - why an attached view is not read any more
+ * @rb: the view
+ *
+ * The file of a view comes from another process, which may rewrite or
+ * truncate it at any moment. When it truncated the file under the view
+ * (a load past its end raised SIGBUS, which libringbuf's handler turned
+ * into zeros), or a reader check found the file inconsistent, the reads
+ * of the view return nothing from then on, ringbuf_wait() returns this
+ * error, and so does this function.
+ *
+ * Context: any thread; lock-free.
+ * Return: 0; -EIO: the file was truncated under the view; -EBADMSG: its
+ * contents are inconsistent; -EINVAL for a NULL @rb.
+ */
+RINGBUF_API int ringbuf_view_error(struct ringbuf *rb);
+
+/**
+ * ringbuf_guard_mapping - survive the truncation of a file mapped with
+ *	MAP_SHARED by another process (what libringbuf does for its views)
+ * @addr: the start of the mapping
+ * @len: its length
+ *
+ * A load or store in [@addr, @addr + @len) past the end of the file then
+ * does not kill the process with SIGBUS: libringbuf's SIGBUS handler
+ * (installed at the first guard or attach, chaining to the handler
+ * installed before it for any other address) maps zero pages over the
+ * whole mapping and marks it (ringbuf_mapping_error()). Call
+ * ringbuf_unguard_mapping() before unmapping it.
+ *
+ * Context: any thread.
+ * Return: 0, -ENOSPC (too many guarded mappings: this one is not), or
+ * -EINVAL.
+ */
+RINGBUF_API int ringbuf_guard_mapping(void *addr, size_t len);
+
+/**
+ * ringbuf_unguard_mapping - forget the guard of a mapping
+ * @addr: the start of the mapping, as given to ringbuf_guard_mapping()
+ *
+ * Context: any thread.
+ */
+RINGBUF_API void ringbuf_unguard_mapping(void *addr);
+
+/**
+ * ringbuf_mapping_error - whether a guarded mapping was truncated
+ * @addr: the start of the mapping, as given to ringbuf_guard_mapping()
+ *
+ * Context: any thread; lock-free.
+ * Return: 0, or -EIO once the file was found truncated under the mapping
+ * (its contents are zeros from then on).
+ */
+RINGBUF_API int ringbuf_mapping_error(const void *addr);
+
+/**
  * ringbuf_fd - the file descriptor behind a file- or memfd-backed buffer
  * @rb: the buffer
  *
@@ -578,7 +632,9 @@ RINGBUF_API int ringbuf_event_cpu(const struct ringbuf_event *event);
  * Context: any thread except a writer holding a reservation; blocks.
  * Return: 1 when there is data (at the watermark), 0 on timeout, -ESRCH
  * when the writing process is gone (after the data it left was looked
- * at), -EINVAL for bad arguments.
+ * at), -EINTR when a signal handler ran while it slept, the error of
+ * ringbuf_view_error() for a view that is not read any more, -EINVAL for
+ * bad arguments.
  */
 RINGBUF_API int ringbuf_wait(struct ringbuf *rb, int cpu, int full,
 			     int timeout_ms);
