@@ -317,6 +317,7 @@ struct ringbuf *ringbuf_create(const struct ringbuf_opts *opts)
 			rb->path = NULL;
 			goto fail;
 		}
+		rb->path_pid = getpid();
 	} else if (o.flags & RINGBUF_FL_MEMFD) {
 		rb->fd = memfd_create("ringbuf", MFD_CLOEXEC);
 		if (rb->fd < 0) {
@@ -393,8 +394,10 @@ void ringbuf_free(struct ringbuf *rb)
 	rb_data_maps_free(rb);
 	if (rb->map)
 		munmap(rb->map, rb->map_size);
-	/* A clean exit removes the named file; a crash leaves it. */
-	if (rb->path && !rb->attached)
+	/* A clean exit removes the named file; a crash leaves it. A forked
+	 * child frees its copy of the buffer only: the file stays the
+	 * creator's, who may still write and publish it. */
+	if (rb->path && !rb->attached && rb->path_pid == getpid())
 		unlink(rb->path);
 	free(rb->path);
 	if (rb->fd >= 0)
@@ -418,7 +421,9 @@ void ringbuf_free(struct ringbuf *rb)
  * flag leaves without touching the buffer.
  *
  * Userspace: a writer can be preempted while active; we wait for it with
- * sleeps, bounded at ten seconds, then give up with -EBUSY.
+ * sleeps, bounded at ten seconds, then give up with -EBUSY. Where
+ * membarrier() fails, the caller gets its error (-ENOMEM, -EPERM) and
+ * nothing changes.
  */
 int rb_writers_drain(struct ringbuf *rb, int cpu)
 {
@@ -426,8 +431,17 @@ int rb_writers_drain(struct ringbuf *rb, int cpu)
 	int first = cpu < 0 ? 0 : cpu;
 	int last = cpu < 0 ? rb->nr_cpus - 1 : cpu;
 
-	/* Pairs with the writer's mark-then-check in ringbuf_lock_reserve(). */
-	rb_membarrier();
+	/* Pairs with the writer's mark-then-check in ringbuf_lock_reserve().
+	 * Without the barrier a writer's mark may still sit in its CPU's
+	 * store buffer while we read zero below (the writers that do not
+	 * fence themselves rely on it): a membarrier() that fails now (out of
+	 * memory, a seccomp filter installed since start-up) refuses the
+	 * operation; no local fence stands in for it. */
+	if (rb_membarrier()) {
+		int err = errno ? errno : EPERM;
+
+		return -err;
+	}
 	for (int c = first; c <= last; c++) {
 		struct ringbuf_cpu *cb = rb->buffers[c];
 

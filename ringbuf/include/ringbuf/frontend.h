@@ -645,6 +645,13 @@ RINGBUF_FE_INLINE void ringbuf_fe_writer_put(struct ringbuf_tls *t, unsigned int
 	 * store, not a LOCKed RMW: only our handlers share the word. */
 	__atomic_store_n(&cb->active, ringbuf_fe_local_read(&cb->active) - 1,
 			 __ATOMIC_RELEASE);
+	/* The frame names no cpu buffer once the write is over: a thread
+	 * that leaves between the next ringbuf_fe_writer_begin()'s depth and
+	 * its frame (pthread_exit() from a handler, asynchronous
+	 * cancellation) leaves an empty frame, which its exit destructor
+	 * skips, not this one's cpu buffer, which another thread may own by
+	 * then. */
+	t->frame[d].cpu_buffer_claimed = 0;
 	ringbuf_fe_barrier();
 	t->depth = d;
 	ringbuf_fe_barrier();
