@@ -1305,7 +1305,7 @@ rb_claim_slow(struct ringbuf *rb, int cpu, bool *claimed,
  * thread's slot in the first cache entry): everything else. @cpu is the
  * CPU the caller saw, or -1 if it had none.
  */
-uintptr_t ringbuf_fe_claim_slow(struct ringbuf *rb, int cpu, int *err)
+uintptr_t ringbuf_fe_claim_noted_slow(struct ringbuf *rb, int cpu, int *err)
 {
 	struct ringbuf_cpu *cb;
 	bool claimed = false;
@@ -1323,6 +1323,19 @@ uintptr_t ringbuf_fe_claim_slow(struct ringbuf *rb, int cpu, int *err)
 	/* A spare says on which CPU its records were written: notes. */
 	return (uintptr_t)cb | claimed |
 	       (cb->cpu >= rb->nr_cpu_bufs ? RINGBUF_FE_NOTED : 0);
+}
+
+/*
+ * ringbuf_fe_claim_slow - the claim's slow path of the inline code of the
+ * RINGBUF_0.2 to 0.4 headers, which takes bit 0 of the frame word as its
+ * only flag: the same claim, its frame word without RINGBUF_FE_NOTED.
+ * Such a program's writes into a spare carry no CPU note (the spare's
+ * records say no CPU), as they did when it was built; the current header
+ * calls ringbuf_fe_claim_noted_slow().
+ */
+uintptr_t ringbuf_fe_claim_slow(struct ringbuf *rb, int cpu, int *err)
+{
+	return ringbuf_fe_claim_noted_slow(rb, cpu, err) & ~RINGBUF_FE_NOTED;
 }
 
 /* ------------------------------------------------------------------ */
