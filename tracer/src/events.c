@@ -247,7 +247,9 @@ static int rt_register_locked(struct ringtrace_event *ev, int id,
 		free(p);
 		return ret;
 	}
-	ev->priv = p;
+	/* Release: @p filled before a writer sees it; pairs with the
+	 * acquire load of rt_ev_priv(). */
+	__atomic_store_n(&ev->priv, p, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -317,6 +319,10 @@ void ringtrace_event_unregister(struct ringtrace_event *ev)
 	 * below none is still inside this event. */
 	atomic_store_explicit(&ev->enabled, 0, memory_order_relaxed);
 	rt_table_set(p->id, NULL);
+	/* Unpublished before the grace period, as RCU asks: a writer whose
+	 * section begins after it finds no state (rt_ev_priv()); one that
+	 * found it is waited for. Relaxed: the grace period orders it. */
+	__atomic_store_n(&ev->priv, NULL, __ATOMIC_RELAXED);
 	if (rt_exiting) {
 		/* The process is exiting: nothing reads the registry any
 		 * more, and waiting a grace period per event would only slow
@@ -325,7 +331,6 @@ void ringtrace_event_unregister(struct ringtrace_event *ev)
 		return;
 	}
 	rt_synchronize_rcu();
-	ev->priv = NULL;
 	for (i = 0; i < RT_MAX_INSTANCES; i++) {
 		rt_filter_free(atomic_load_explicit(&p->filter[i],
 						    memory_order_relaxed));

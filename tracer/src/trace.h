@@ -176,6 +176,19 @@ bool rt_publish_keeps_formats(void);
 int rt_publish_syms(void);
 const char *rt_clock_name(int clock);
 
+/*
+ * rt_ev_priv - the registry's state of @ev, for a read-side section:
+ * loaded inside the section that uses it (ringtrace_event_unregister()
+ * clears ev->priv before its grace period, then frees), NULL once the
+ * event left the registry. Acquire: pairs with the release store that
+ * publishes it in rt_register_locked(), after it is filled.
+ */
+static inline __attribute__((always_inline, no_instrument_function))
+struct rt_event_priv *rt_ev_priv(const struct ringtrace_event *ev)
+{
+	return __atomic_load_n(&ev->priv, __ATOMIC_ACQUIRE);
+}
+
 /* events.c */
 void rt_events_dump(FILE *f);
 struct rt_event_priv *rt_event_by_id(unsigned int id);

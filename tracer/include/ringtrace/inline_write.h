@@ -18,7 +18,7 @@
  * The inline code reads the library's state through the "view"
  * structures below, laid out like the library's own (trace.c checks every
  * offset at build time). The layout is ABI: the generated registration
- * refers to ringtrace_inline_layout_1, and a change of the layout renames
+ * refers to ringtrace_inline_layout_2, and a change of the layout renames
  * that symbol, so a program built against another layout fails to load
  * instead of misreading. The structures are no interface; use the
  * generated code only.
@@ -80,7 +80,7 @@ RINGTRACE_API extern bool ringtrace_rcu_reader_fence;
 /* Each instance slot's live buffer, NULL while the slot is empty. */
 RINGTRACE_API extern struct ringbuf *ringtrace_inst_rbs[64];
 /* The layout of the views above (see the top of this file). */
-RINGTRACE_API extern const int ringtrace_inline_layout_1;
+RINGTRACE_API extern const int ringtrace_inline_layout_2;
 
 /*
  * ringtrace_inline_end - leave what ringtrace_inline_begin() entered: the
@@ -106,45 +106,37 @@ ringtrace_inline_end(struct ringtrace_thread_view *t,
 
 /*
  * ringtrace_inline_ready - the fast case's test for a write of @ev, with
- * loads only: enabled in one instance (its index in @i), the thread's own
- * write at the outermost level, no filter and nothing armed there.
- * ringtrace_inline_begin() tests the instance's part again inside the
- * read-side section.
+ * loads only and outside any read-side section, so nothing of the
+ * registry's state of the event (freed after a grace period): enabled in
+ * one instance (its index in @i), the thread's own write at the
+ * outermost level. ringtrace_inline_begin() tests the rest inside the
+ * section.
  */
 static inline __attribute__((always_inline, no_instrument_function)) bool
 ringtrace_inline_ready(struct ringtrace_event *ev, int *i)
 {
-	const struct ringtrace_event_view *p =
-		(const struct ringtrace_event_view *)(const void *)ev->priv;
 	const struct ringtrace_thread_view *t = &ringtrace_thread;
-	/* Relaxed: the bit is checked again through ringtrace_inst_rbs[]
-	 * (an acquire load) before anything of the instance is used, as in
-	 * ringtrace_write_record(). */
+	/* Relaxed: the bit is checked again inside the section, and through
+	 * ringtrace_inst_rbs[] (an acquire load) before anything of the
+	 * instance is used, as in ringtrace_write_record(). */
 	uint64_t mask = RINGTRACE_LOAD_RELAXED(&ev->enabled);
-	int n;
 
-	if (__builtin_expect(!p || !ringtrace_rcu_self || !mask ||
+	if (__builtin_expect(!ringtrace_rcu_self || !mask ||
 				     (mask & (mask - 1)) ||
 				     (t->depth | t->irq) || !t->comm_saved ||
 				     !t->pid,
 			     0))
 		return false;
-	n = __builtin_ctzll(mask);
-	/* Relaxed: a first look (see above). */
-	if (__builtin_expect(
-		    __atomic_load_n(&p->filter[n], __ATOMIC_RELAXED) != NULL ||
-			    ((__atomic_load_n(&p->slow_mask, __ATOMIC_RELAXED) >>
-			      n) & 1),
-		    0))
-		return false;
-	*i = n;
+	*i = __builtin_ctzll(mask);
 	return true;
 }
 
 /*
  * ringtrace_inline_begin - enter the write of @ev in instance @i, which
  * ringtrace_inline_ready() found: the thread's depth 1, the read-side
- * section, then the instance's part of the test again inside it.
+ * section, then inside it the event's registry state (in *@pp, valid
+ * until ringtrace_inline_end()) and the instance's part of the test: no
+ * filter and nothing armed there.
  * Return: the buffer to reserve in (leave with ringtrace_inline_end());
  * or NULL with the state as it was, for ringtrace_write_record().
  */
@@ -152,10 +144,10 @@ static inline __attribute__((always_inline, no_instrument_function))
 struct ringbuf *
 ringtrace_inline_begin(struct ringtrace_event *ev,
 		       struct ringtrace_thread_view *t,
-		       struct ringtrace_rcu_view *r, int i)
+		       struct ringtrace_rcu_view *r, int i,
+		       const struct ringtrace_event_view **pp)
 {
-	const struct ringtrace_event_view *p =
-		(const struct ringtrace_event_view *)(const void *)ev->priv;
+	const struct ringtrace_event_view *p;
 	struct ringbuf *rb;
 	uint64_t w;
 
@@ -178,13 +170,20 @@ ringtrace_inline_begin(struct ringtrace_event *ev,
 		 * for the compiler only; the CPU is ordered by membarrier()
 		 * in the grace period. */
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	/* Acquire: pairs with the library's release store that publishes
+	 * the state once filled; unregistering clears it before its grace
+	 * period, so the state seen here lives until the section ends. */
+	p = (const struct ringtrace_event_view *)(const void *)__atomic_load_n(
+		&ev->priv, __ATOMIC_ACQUIRE);
 	/* Relaxed, as ringtrace_write_record() loads it inside its section:
 	 * an event disabled before a grace period began is not written. */
-	if (__builtin_expect(!((RINGTRACE_LOAD_RELAXED(&ev->enabled) >> i) & 1),
+	if (__builtin_expect(!p || !((RINGTRACE_LOAD_RELAXED(&ev->enabled) >>
+				     i) & 1),
 			     0)) {
 		ringtrace_inline_end(t, r);
 		return NULL;
 	}
+	*pp = p;
 	/* Acquire: pairs with the release store of rt_inst_rb_set(), which
 	 * publishes a buffer once it is initialised. */
 	rb = __atomic_load_n(&ringtrace_inst_rbs[i], __ATOMIC_ACQUIRE);
@@ -203,16 +202,16 @@ ringtrace_inline_begin(struct ringtrace_event *ev,
 	return NULL;
 }
 
-/* The header of the thread's own record at the outermost level. */
+/* The header of the thread's own record at the outermost level, of the
+ * event whose state ringtrace_inline_begin() gave in @p. */
 static inline __attribute__((always_inline, no_instrument_function))
 RINGTRACE_RECORD_ACCESS void
-ringtrace_inline_header(void *rec, const struct ringtrace_event *ev,
+ringtrace_inline_header(void *rec, const struct ringtrace_event_view *p,
 			const struct ringtrace_thread_view *t)
 {
 	struct ringtrace_entry h;
 
-	h.type = ((const struct ringtrace_event_view *)(const void *)ev->priv)
-			 ->id;
+	h.type = p->id;
 	h.flags = 0;
 	h.preempt_count = 0;
 	h.pid = t->pid;
