@@ -22,6 +22,7 @@
 
 /* The id -> event table, replaced whole when it grows */
 struct rt_ev_table {
+	struct rcu_head rcu; /* freed after a grace period (rt_call_rcu()) */
 	unsigned int nr;
 	struct rt_event_priv *ev[];
 };
@@ -141,6 +142,12 @@ struct rt_event_priv *rt_event_by_id(unsigned int id)
 }
 
 /* Called with rt_reg_lock held. */
+static void rt_table_free_rcu(struct rcu_head *head)
+{
+	rt_rcu_callback_begin();
+	free(caa_container_of(head, struct rt_ev_table, rcu));
+}
+
 static int rt_table_set(unsigned int id, struct rt_event_priv *p)
 {
 	struct rt_ev_table *t =
@@ -168,10 +175,8 @@ static int rt_table_set(unsigned int id, struct rt_event_priv *p)
 	nt->ev[id] = p;
 	/* Publishes the filled table; pairs with rt_event_by_id(). */
 	atomic_store_explicit(&rt_table, nt, memory_order_release);
-	if (t) {
-		rt_synchronize_rcu();
-		free(t);
-	}
+	if (t)
+		rt_call_rcu(&t->rcu, rt_table_free_rcu);
 	return 0;
 }
 

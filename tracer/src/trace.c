@@ -77,11 +77,27 @@ RT_SAME(rt_thread, pid, ringtrace_thread_view, pid);
 RT_SAME(rt_thread, depth, ringtrace_thread_view, depth);
 RT_SAME(rt_thread, irq, ringtrace_thread_view, irq);
 RT_SAME(rt_thread, comm_saved, ringtrace_thread_view, comm_saved);
-RT_SAME(rt_rcu_reader, word, ringtrace_rcu_view, word);
 RT_SAME(rt_event_priv, id, ringtrace_event_view, id);
 RT_SAME(rt_event_priv, slow_mask, ringtrace_event_view, slow_mask);
 RT_SAME(rt_event_priv, filter, ringtrace_event_view, filter);
-_Static_assert(RT_RCU_LEFT == RINGTRACE_INLINE_LEFT, "rcu word");
+
+/*
+ * The read side of the tracer's RCU out of line, for the trace point
+ * writes compiled into programs without _LGPL_SOURCE or into shared
+ * objects (<ringtrace/inline_write.h>): urcu-bp's, with this library's
+ * initial-exec TLS.
+ */
+RINGTRACE_API __attribute__((no_instrument_function)) void
+ringtrace_rcu_read_lock(void)
+{
+	rt_rcu_read_lock();
+}
+
+RINGTRACE_API __attribute__((no_instrument_function)) void
+ringtrace_rcu_read_unlock(void)
+{
+	rt_rcu_read_unlock();
+}
 _Static_assert(sizeof(rt_inst_rbs) == 64 * sizeof(void *), "rt_inst_rbs");
 
 /* ------------------------------------------------------------------------ */

@@ -22,6 +22,7 @@
 #include "field.h"
 #include "names.h"
 #include "print.h"
+#include "rcu.h"
 
 #define RT_MAX_INSTANCES 64
 #define RT_COMM_LEN 16
@@ -33,6 +34,7 @@
  */
 #define RT_PID_NR_LISTS 4
 struct rt_pid_list {
+	struct rcu_head rcu; /* freed after a grace period (rt_call_rcu()) */
 	unsigned int nr;
 	int pid[];
 };

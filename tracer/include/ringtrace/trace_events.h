@@ -236,10 +236,9 @@
 		RINGTRACE_CLASS_SIZE(name, args)                            \
 		if (RINGTRACE_CLASS_FIXED(name)) {                          \
 			struct ringtrace_thread_view *__t = &ringtrace_thread;\
-			struct ringtrace_rcu_view *__r = ringtrace_rcu_self;\
 			const struct ringtrace_event_view *__p;             \
 			struct ringbuf *__rb = ringtrace_inline_begin(      \
-				__ev, __t, __r, __i, &__p);                 \
+				__ev, __t, __i, &__p);                      \
 			if (__builtin_expect(__rb != NULL, 1)) {            \
 				int __err;                                  \
 				struct ringbuf_event *__e =                 \
@@ -256,7 +255,7 @@
 					{ __VA_ARGS__ }                     \
 					ringbuf_fe_commit(__rb);            \
 				}                                           \
-				ringtrace_inline_end(__t, __r);             \
+				ringtrace_inline_end(__t);                  \
 				return;                                     \
 			}                                                   \
 		}                                                           \
