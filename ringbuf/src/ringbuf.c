@@ -265,7 +265,7 @@ struct ringbuf *ringbuf_create(const struct ringbuf_opts *opts)
 			rb->nr_cpu_bufs *= 4;
 	}
 	rb->nr_cpus = rb->nr_cpu_bufs;
-#if RB_LOCAL_ASM
+#ifdef RINGBUF_FE_RSEQ_ASM
 	/*
 	 * Userspace: claims by restartable sequence (no LOCKed instruction)
 	 * need each CPU to have a buffer of its own (rb_claim_slow()).

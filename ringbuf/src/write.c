@@ -1206,7 +1206,7 @@ rb_thread_slot_slow(struct ringbuf *rb, struct rb_tls *t, int *err)
  */
 static bool rb_rseq_claim_retry(struct ringbuf_cpu *cb, int cpu, uint32_t tid)
 {
-#if RB_LOCAL_ASM
+#ifdef RINGBUF_FE_RSEQ_ASM
 	for (int tries = 0; tries < 3; tries++) {
 		int r = ringbuf_fe_rseq_claim((uint32_t *)&cb->owner, cpu, tid);
 

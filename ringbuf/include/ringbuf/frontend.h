@@ -399,7 +399,22 @@ RINGBUF_FE_INLINE int ringbuf_fe_current_cpu(void)
 	return -1;
 }
 
-#if defined(__x86_64__) && !defined(RINGBUF_FE_TSAN)
+/*
+ * ThreadSanitizer cannot see the sequence's store of the owner word; it
+ * runs all the same (the claim ThreadSanitizer builds exercise is the
+ * one the others run), and a successful claim is an acquire of the owner
+ * word for it, which is what the claim stands for: it pairs with the
+ * previous owner's release store of 0 (ringbuf_fe_writer_put()), so every
+ * write of the previous owner happens before ours.
+ */
+#ifdef RINGBUF_FE_TSAN
+void __tsan_acquire(void *addr);
+#define RINGBUF_FE_TSAN_ACQUIRE(p) __tsan_acquire((void *)(p))
+#else
+#define RINGBUF_FE_TSAN_ACQUIRE(p) ((void)0)
+#endif
+
+#if defined(__x86_64__)
 #define RINGBUF_FE_RSEQ_ASM 1
 /*
  * ringbuf_fe_rseq_claim - claim the cpu buffer of @cpu for thread @tid
@@ -463,6 +478,7 @@ RINGBUF_FE_INLINE int ringbuf_fe_rseq_claim(uint32_t *owner, int cpu, uint32_t t
 		       [owner] "m"(*owner)
 		     : "rax", "memory", "cc"
 		     : aborted, busy);
+	RINGBUF_FE_TSAN_ACQUIRE(owner);
 	return 1;
 aborted:
 	return -1;
