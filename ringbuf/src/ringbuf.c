@@ -283,7 +283,15 @@ struct ringbuf *ringbuf_create(const struct ringbuf_opts *opts)
 						 3 * rb->nr_cpu_bufs;
 	rb->subbuf_size = RB_PAGE_SIZE_MIN << o.subbuf_order;
 	rb->bsize = rb->subbuf_size - RINGBUF_PAGE_HDR_SIZE;
-	/* The largest payload that still fits with a time extend. */
+	/*
+	 * The largest payload that still fits with a time extend.
+	 * Userspace: 8 bytes below the kernel's BUF_MAX_DATA_SIZE. Here a
+	 * record of any size may need a time extend before it (a stamp
+	 * read on another CPU, a writer interrupted between its stamps):
+	 * a payload of this size always fits in an empty page with one,
+	 * where the kernel's largest payload does not fit with an extend.
+	 * (shared.c's attach computes the same for a view.)
+	 */
 	rb->max_data_size = rb->bsize - RB_EVNT_HDR_SIZE - sizeof(uint32_t) -
 			    RB_LEN_TIME_EXTEND;
 	atomic_init(&rb->flags, (int)(o.flags & RINGBUF_FL_OVERWRITE));
