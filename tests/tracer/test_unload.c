@@ -106,7 +106,7 @@ static void *printer(void *arg)
 	ASSERT_NOT_NULL(f);
 	ASSERT_EQ(ringtrace_print_trace(g_tr, f), 0);
 	fclose(f);
-	/* done without stopping: the name was not formatted after the op */
+	/* (not stopped: no "%s: " formatted) */
 	if (atomic_exchange(&g_stop_printer, 0))
 		sem_post(&g_stopped);
 	return NULL;

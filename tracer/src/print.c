@@ -849,8 +849,8 @@ static void rt_print_event(struct rt_iter *it, bool msg_only)
 		if (it->ops->event &&
 		    it->ops->event(it->ops->ctx, &body, it->rec, it->len,
 				   &name) && name.len) {
-			rt_seq_write(s, name.buf, name.len);
-			rt_seq_puts(s, ": ");
+			/* the op's copy of the name (NUL-terminated) */
+			rt_seq_printf(s, "%s: ", name.buf);
 			if (body.len)
 				rt_seq_write(s, body.buf, body.len);
 			rt_seq_putc(s, '\n');
