@@ -220,6 +220,10 @@ static void fast_one_instance(void)
 			  0, 0);
 }
 
+/* liburcu-bp's: its readers fence when 0 (declared by <urcu-bp.h> where
+ * the write inlines liburcu's read side) */
+extern int urcu_bp_has_sys_membarrier;
+
 /* Readers that fence themselves (a kernel without membarrier()): the
  * same records, still inline. */
 static void fast_reader_fence(void)

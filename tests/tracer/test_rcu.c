@@ -7,18 +7,15 @@
  * a section; a grace period in the child of a fork() taken while another
  * thread was inside a section; a grace period whose membarrier() fails.
  */
-#include <dlfcn.h>
-#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
-#include <stdarg.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "fail_membarrier.h"
 #include "rcu.h"
 #include "test.h"
 
@@ -237,53 +234,42 @@ static void *hold_section(void *arg)
 
 /* fork() while another thread is inside a section: that thread does not
  * exist in the child, whose grace periods must not wait for it */
+/* In a forked child: a section, then a grace period (after @fail, with
+ * membarrier() failing); exits 0 when the grace period ends. Return:
+ * the child's wait status. */
+static int child_gp(bool fail)
+{
+	pid_t pid = fork();
+	int st;
+
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		alarm(20 * rbt_timeout_mult());
+		rt_rcu_read_lock();
+		rt_rcu_read_unlock();
+		if (fail)
+			atomic_store(&rbt_membarrier_fails, 1);
+		rt_synchronize_rcu();
+		_exit(0);
+	}
+	ASSERT_EQ(waitpid(pid, &st, 0), pid);
+	return st;
+}
+
 static void fork_child_gp(void)
 {
 	pthread_t t;
-	pid_t pid;
 	int st;
 
 	one_section(NULL);
 	ASSERT_EQ(pthread_create(&t, NULL, hold_section, NULL), 0);
 	while (!atomic_load(&inside))
 		rbt_msleep(1);
-	pid = fork();
-	ASSERT_GE(pid, 0);
-	if (pid == 0) {
-		alarm(20 * rbt_timeout_mult());
-		rt_rcu_read_lock();
-		rt_rcu_read_unlock();
-		rt_synchronize_rcu();
-		_exit(0);
-	}
-	ASSERT_EQ(waitpid(pid, &st, 0), pid);
+	st = child_gp(false);
 	atomic_store(&release_it, 1);
 	pthread_join(t, NULL);
 	ASSERT_TRUE(WIFEXITED(st));
 	ASSERT_EQ(WEXITSTATUS(st), 0);
-}
-
-/* membarrier() fails from now on (out of memory, a seccomp filter
- * installed after start-up); the stand-in passes every other call on */
-static atomic_int membarrier_fails;
-
-long syscall(long nr, ...)
-{
-	static long (*next)(long, ...);
-	long a[6];
-	va_list ap;
-
-	va_start(ap, nr);
-	for (int i = 0; i < 6; i++)
-		a[i] = va_arg(ap, long);
-	va_end(ap);
-	if (nr == SYS_membarrier && atomic_load(&membarrier_fails)) {
-		errno = ENOMEM;
-		return -1;
-	}
-	if (!next)
-		*(void **)&next = dlsym(RTLD_NEXT, "syscall");
-	return next(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 }
 
 /* A grace period whose membarrier() fails cannot know that the readers'
@@ -291,22 +277,11 @@ long syscall(long nr, ...)
  * process) rather than end with a local fence under a live reader. */
 static void gp_membarrier_fails(void)
 {
-	pid_t pid;
 	int st;
 
 	/* registered, so that the grace period has a reader to order */
 	one_section(NULL);
-	pid = fork();
-	ASSERT_GE(pid, 0);
-	if (pid == 0) {
-		alarm(20 * rbt_timeout_mult());
-		rt_rcu_read_lock();
-		rt_rcu_read_unlock();
-		atomic_store(&membarrier_fails, 1);
-		rt_synchronize_rcu();
-		_exit(0); /* the grace period ended without its barrier */
-	}
-	ASSERT_EQ(waitpid(pid, &st, 0), pid);
+	st = child_gp(true);
 	if (WIFEXITED(st))
 		RBT_FAIL("a grace period ended after membarrier() failed");
 	ASSERT_TRUE(WIFSIGNALED(st));

@@ -6,26 +6,25 @@
  *
  * Where a thread must stop at one exact instruction, the test stands in
  * for a C library function the library calls there through its PLT
- * (sched_getcpu() in the claim of a process without glibc's rseq area,
- * syscall() for membarrier()); everywhere else the stand-ins pass the
- * call on.
+ * (sched_getcpu() in the claim of a process without glibc's rseq area;
+ * syscall() for membarrier(), fail_membarrier.c); everywhere else the
+ * stand-ins pass the call on.
  */
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <semaphore.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <ringbuf/frontend.h>
 
+#include "fail_membarrier.h"
 #include "test.h"
 
 /* ---- stand-ins --------------------------------------------------------- */
@@ -34,8 +33,6 @@
 static __thread int g_leave_in_claim;
 /* Every thread on one CPU (the claim then contends for one buffer). */
 static atomic_int g_one_cpu;
-/* membarrier() fails with ENOMEM. */
-static atomic_int g_membarrier_fails;
 
 int sched_getcpu(void)
 {
@@ -50,26 +47,6 @@ int sched_getcpu(void)
 	if (!next)
 		next = (int (*)(void))dlsym(RTLD_NEXT, "sched_getcpu");
 	return next();
-}
-
-long syscall(long nr, ...)
-{
-	static long (*next)(long, ...);
-	long a[6];
-	va_list ap;
-
-	va_start(ap, nr);
-	for (int i = 0; i < 6; i++)
-		a[i] = va_arg(ap, long);
-	va_end(ap);
-	if (nr == SYS_membarrier && atomic_load(&g_membarrier_fails) &&
-	    a[0] != 0 /* MEMBARRIER_CMD_QUERY */) {
-		errno = ENOMEM;
-		return -1;
-	}
-	if (!next)
-		next = (long (*)(long, ...))dlsym(RTLD_NEXT, "syscall");
-	return next(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 }
 
 static void sem_take(sem_t *s)
@@ -238,9 +215,9 @@ static void drain_membarrier_fails(void)
 	ASSERT_NOT_NULL(rb);
 	ASSERT_EQ(ringbuf_write(rb, 8, "kept...."), 0);
 	before = ringbuf_size(rb, RINGBUF_ALL_CPUS);
-	atomic_store(&g_membarrier_fails, 1);
+	atomic_store(&rbt_membarrier_fails, 1);
 	ASSERT_EQ(ringbuf_resize(rb, 4 * 8192, RINGBUF_ALL_CPUS), -ENOMEM);
-	atomic_store(&g_membarrier_fails, 0);
+	atomic_store(&rbt_membarrier_fails, 0);
 	ASSERT_EQ_U(ringbuf_size(rb, RINGBUF_ALL_CPUS), before);
 	e = ringbuf_consume_next(rb, &cpu, &ts, NULL);
 	ASSERT_NOT_NULL(e);

@@ -74,7 +74,10 @@ RINGTRACE_API void ringtrace_rcu_read_unlock(void);
 /* The library's sources see the views only, for their offset checks. */
 #ifndef RINGTRACE_BUILDING
 
-#if defined(_LGPL_SOURCE) && (!defined(__PIC__) || defined(__PIE__))
+/* (and not in an AddressSanitizer build: liburcu 0.13 places its reader
+ * records off their declared alignment, which UBSan reports) */
+#if defined(_LGPL_SOURCE) && (!defined(__PIC__) || defined(__PIE__)) && \
+	!defined(__SANITIZE_ADDRESS__)
 #include <urcu-bp.h>
 #define RINGTRACE_RCU_READ_LOCK() urcu_bp_read_lock()
 #define RINGTRACE_RCU_READ_UNLOCK() urcu_bp_read_unlock()
