@@ -42,6 +42,9 @@
  *
  * See bench/README.md and Documentation/bench.rst.
  */
+/* An LGPL program: liburcu's read side inline in the write too, as
+ * liburcu allows LGPL-compatible code (<ringtrace/inline_write.h>). */
+#define _LGPL_SOURCE
 #define CREATE_TRACE_POINTS
 #include "tp-bench-events.h"
 

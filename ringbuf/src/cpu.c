@@ -233,7 +233,14 @@ static void rb_thread_abandon(void)
 		bool claimed = false;
 		uint64_t active;
 
-		if (!cb || !rb_cpu_registered(cb))
+		/* Only a buffer we own is ours to roll back: a frame of a
+		 * program built against headers that left the frame of a
+		 * finished write behind (before ringbuf_fe_writer_put()
+		 * emptied it) may name a buffer another thread now holds.
+		 * Relaxed: only this thread stores its own id there. */
+		if (!cb || !rb_cpu_registered(cb) ||
+		    atomic_load_explicit(&cb->owner, memory_order_relaxed) !=
+			    t->tid)
 			continue;
 		for (unsigned int j = 0; j <= i; j++) {
 			uintptr_t f = t->frame[j].cpu_buffer_claimed;

@@ -367,6 +367,8 @@ struct ringbuf {
 	struct rb_meta *meta;
 	int fd; /* file or memfd behind the mapping, -1 if anonymous */
 	char *path; /* the named file this process created (unlinked at free) */
+	pid_t path_pid; /* the process that created it (a forked child's copy
+			 * of the buffer leaves the file to it) */
 	bool attached; /* a reader's view of another process's buffer */
 	bool writer_wait_set; /* this view set rb_meta.writer_wait_ms */
 	int writer_pidfd; /* attached: the creator's pidfd, or -1 */

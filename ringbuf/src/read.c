@@ -857,6 +857,12 @@ spin:
 				      memory_order_relaxed);
 		rb_page(cpu_buffer, head)->read = 0;
 
+		/*
+		 * Userspace: += where the kernel assigns. The pages of an
+		 * attached view skipped as invalid add to the same count
+		 * (below), and a second swap before the consumer reported
+		 * the first keeps both losses instead of the last one.
+		 */
 		if (overwrite != m->last_overrun) {
 			m->lost_events += overwrite - m->last_overrun;
 			m->last_overrun = overwrite;

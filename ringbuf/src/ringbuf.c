@@ -271,7 +271,7 @@ struct ringbuf *ringbuf_create(const struct ringbuf_opts *opts)
 			rb->nr_cpu_bufs *= 4;
 	}
 	rb->nr_cpus = rb->nr_cpu_bufs;
-#if RB_LOCAL_ASM
+#ifdef RINGBUF_FE_RSEQ_ASM
 	/*
 	 * Userspace: claims by restartable sequence (no LOCKed instruction)
 	 * need each CPU to have a buffer of its own (rb_claim_slow()).
@@ -289,7 +289,15 @@ struct ringbuf *ringbuf_create(const struct ringbuf_opts *opts)
 						 3 * rb->nr_cpu_bufs;
 	rb->subbuf_size = RB_PAGE_SIZE_MIN << o.subbuf_order;
 	rb->bsize = rb->subbuf_size - RINGBUF_PAGE_HDR_SIZE;
-	/* The largest payload that still fits with a time extend. */
+	/*
+	 * The largest payload that still fits with a time extend.
+	 * Userspace: 8 bytes below the kernel's BUF_MAX_DATA_SIZE. Here a
+	 * record of any size may need a time extend before it (a stamp
+	 * read on another CPU, a writer interrupted between its stamps):
+	 * a payload of this size always fits in an empty page with one,
+	 * where the kernel's largest payload does not fit with an extend.
+	 * (shared.c's attach computes the same for a view.)
+	 */
 	rb->max_data_size = rb->bsize - RB_EVNT_HDR_SIZE - sizeof(uint32_t) -
 			    RB_LEN_TIME_EXTEND;
 	atomic_init(&rb->flags, (int)(o.flags & RINGBUF_FL_OVERWRITE));
@@ -323,6 +331,7 @@ struct ringbuf *ringbuf_create(const struct ringbuf_opts *opts)
 			rb->path = NULL;
 			goto fail;
 		}
+		rb->path_pid = getpid();
 	} else if (o.flags & RINGBUF_FL_MEMFD) {
 		rb->fd = memfd_create("ringbuf", MFD_CLOEXEC);
 		if (rb->fd < 0) {
@@ -401,8 +410,10 @@ void ringbuf_free(struct ringbuf *rb)
 		rb_guard_del(rb->map);
 	if (rb->map)
 		munmap(rb->map, rb->map_size);
-	/* A clean exit removes the named file; a crash leaves it. */
-	if (rb->path && !rb->attached)
+	/* A clean exit removes the named file; a crash leaves it. A forked
+	 * child frees its copy of the buffer only: the file stays the
+	 * creator's, who may still write and publish it. */
+	if (rb->path && !rb->attached && rb->path_pid == getpid())
 		unlink(rb->path);
 	free(rb->path);
 	if (rb->fd >= 0)
@@ -426,7 +437,9 @@ void ringbuf_free(struct ringbuf *rb)
  * flag leaves without touching the buffer.
  *
  * Userspace: a writer can be preempted while active; we wait for it with
- * sleeps, bounded at ten seconds, then give up with -EBUSY.
+ * sleeps, bounded at ten seconds, then give up with -EBUSY. Where
+ * membarrier() fails, the caller gets its error (-ENOMEM, -EPERM) and
+ * nothing changes.
  */
 int rb_writers_drain(struct ringbuf *rb, int cpu)
 {
@@ -434,8 +447,17 @@ int rb_writers_drain(struct ringbuf *rb, int cpu)
 	int first = cpu < 0 ? 0 : cpu;
 	int last = cpu < 0 ? rb->nr_cpus - 1 : cpu;
 
-	/* Pairs with the writer's mark-then-check in ringbuf_lock_reserve(). */
-	rb_membarrier();
+	/* Pairs with the writer's mark-then-check in ringbuf_lock_reserve().
+	 * Without the barrier a writer's mark may still sit in its CPU's
+	 * store buffer while we read zero below (the writers that do not
+	 * fence themselves rely on it): a membarrier() that fails now (out of
+	 * memory, a seccomp filter installed since start-up) refuses the
+	 * operation; no local fence stands in for it. */
+	if (rb_membarrier()) {
+		int err = errno ? errno : EPERM;
+
+		return -err;
+	}
 	for (int c = first; c <= last; c++) {
 		struct ringbuf_cpu *cb = rb->buffers[c];
 

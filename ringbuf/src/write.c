@@ -247,6 +247,12 @@ again:
 		atomic_store_explicit(&rb_data(cpu_buffer, commit)->commit,
 				      rb_page_write(cpu_buffer, commit),
 				      memory_order_release);
+		/* A commit index with the updater count's bits set would
+		 * lie past every page: the write index was not masked. */
+		RB_WARN_ON(rb, atomic_load_explicit(
+				       &rb_data(cpu_buffer, commit)->commit,
+				       memory_order_relaxed) &
+				       ~(uint64_t)RB_WRITE_MASK);
 		barrier();
 	}
 	/* again, set the commit page to the tail page */
@@ -311,7 +317,15 @@ again:
 	 */
 	if (unlikely(local_read(&cpu_buffer->commits) != commits) &&
 	    !local_read(&cpu_buffer->committing)) {
-		/* Each round needs a handler's commit: bounded, as a storm. */
+		/*
+		 * Userspace: the kernel goes round as long as interrupts
+		 * keep committing (an interrupt storm ends). Each round here
+		 * needs one of this thread's signal handlers to have written
+		 * meanwhile; a thousand in a row is a handler that writes
+		 * without end: the buffer warns and stops recording, its
+		 * last records left uncommitted (torn), instead of this
+		 * thread never returning.
+		 */
 		if (RB_WARN_ON(cpu_buffer->buffer, ++nr_loops > 1000))
 			return;
 		local_inc(&cpu_buffer->committing);
@@ -469,6 +483,15 @@ static void rb_tail_page_update(struct ringbuf_cpu *cpu_buffer,
 		 * anything by it. Readers follow commit_page, which is
 		 * published with release in rb_set_commit_to_write(); the
 		 * next owner thread gets it through the claim's acquire.
+		 *
+		 * Userspace: the kernel's cmpxchg() is a full barrier, which
+		 * on a weakly ordered CPU also puts the reset of the page
+		 * above before everything the writer stores on it next. The
+		 * one reader that looks at a page a writer reuses, the
+		 * non-consuming iterator, needs only the page's new stamp
+		 * before the new records: the release fence after the stamp
+		 * in rb_reserve_finish() gives it that, on the rare path
+		 * (a page's first record) instead of every tail move.
 		 */
 		if (atomic_compare_exchange_strong_explicit(
 			    &m->tail_page, &expect, next_page,
@@ -846,6 +869,13 @@ rb_add_timestamp(struct ringbuf_event *event, struct rb_event_info *info,
 	return (struct ringbuf_event *)((char *)event + RB_LEN_TIME_EXTEND);
 }
 
+/*
+ * Userspace: no event_stamp[] per nesting level. The kernel keeps the
+ * stamp of each level's record being written for
+ * ring_buffer_event_time_stamp(), which a histogram trigger calls while
+ * the record is still reserved; libringbuf has no such call (a reader
+ * gets every record's stamp from the buffer), so nothing would read it.
+ */
 static RB_ALWAYS_INLINE struct ringbuf_event *
 rb_update_event(struct ringbuf_event *event, struct rb_event_info *info)
 {
@@ -887,6 +917,14 @@ static RB_NOINLINE void rb_reserve_interrupted(struct ringbuf_cpu *cpu_buffer,
 	 * stamp, in case something comes in between E and F.
 	 */
 	ts = rb_time_stamp(cpu_buffer->buffer);
+	/*
+	 * Userspace: not in the kernel, whose second read of the clock on
+	 * the same CPU never goes back. Here the clock may be read on
+	 * another CPU than the first read (the thread migrated, per-thread
+	 * slots) and lie a little before it; the record keeps the first
+	 * stamp then, as the main path's clamp does, so that the stamps of
+	 * the page never go back.
+	 */
 	if (unlikely(ts < info->ts))
 		ts = info->ts;
 	local_set(&m->before_stamp, ts);
@@ -940,10 +978,19 @@ rb_reserve_finish(struct ringbuf_cpu *cpu_buffer, struct rb_event_info *info,
 	local_inc(&__rb_page(cpu_buffer, info->tail_page)->entries);
 
 	/* The first event of a page sets the page's time stamp. */
-	if (unlikely(!tail))
+	if (unlikely(!tail)) {
 		atomic_store_explicit(
 			&__rb_data(cpu_buffer, info->tail_page)->time_stamp,
 			info->ts, memory_order_relaxed);
+		/* Release: the page's new stamp before the record's bytes
+		 * (the caller's stores after this), for the non-consuming
+		 * iterator that copies a record of a page a writer reuses
+		 * and then looks at the stamp again: pairs with its acquire
+		 * fence (rb_iter_head_event()). The kernel gets it from the
+		 * full barrier of the tail's cmpxchg() (see
+		 * rb_tail_page_update()). */
+		atomic_thread_fence(memory_order_release);
+	}
 
 	/* account for these added bytes */
 	local_add(info->length, &cpu_buffer->meta->entries_bytes);
@@ -1209,7 +1256,7 @@ rb_thread_slot_slow(struct ringbuf *rb, struct rb_tls *t, int *err)
  */
 static bool rb_rseq_claim_retry(struct ringbuf_cpu *cb, int cpu, uint32_t tid)
 {
-#if RB_LOCAL_ASM
+#ifdef RINGBUF_FE_RSEQ_ASM
 	for (int tries = 0; tries < 3; tries++) {
 		int r = ringbuf_fe_rseq_claim((uint32_t *)&cb->owner, cpu, tid);
 
@@ -1308,7 +1355,7 @@ rb_claim_slow(struct ringbuf *rb, int cpu, bool *claimed,
  * thread's slot in the first cache entry): everything else. @cpu is the
  * CPU the caller saw, or -1 if it had none.
  */
-uintptr_t ringbuf_fe_claim_slow(struct ringbuf *rb, int cpu, int *err)
+uintptr_t ringbuf_fe_claim_noted_slow(struct ringbuf *rb, int cpu, int *err)
 {
 	struct ringbuf_cpu *cb;
 	bool claimed = false;
@@ -1326,6 +1373,19 @@ uintptr_t ringbuf_fe_claim_slow(struct ringbuf *rb, int cpu, int *err)
 	/* A spare says on which CPU its records were written: notes. */
 	return (uintptr_t)cb | claimed |
 	       (cb->cpu >= rb->nr_cpu_bufs ? RINGBUF_FE_NOTED : 0);
+}
+
+/*
+ * ringbuf_fe_claim_slow - the claim's slow path of the inline code of the
+ * RINGBUF_0.2 to 0.4 headers, which takes bit 0 of the frame word as its
+ * only flag: the same claim, its frame word without RINGBUF_FE_NOTED.
+ * Such a program's writes into a spare carry no CPU note (the spare's
+ * records say no CPU), as they did when it was built; the current header
+ * calls ringbuf_fe_claim_noted_slow().
+ */
+uintptr_t ringbuf_fe_claim_slow(struct ringbuf *rb, int cpu, int *err)
+{
+	return ringbuf_fe_claim_noted_slow(rb, cpu, err) & ~RINGBUF_FE_NOTED;
 }
 
 /* ------------------------------------------------------------------ */

@@ -19,6 +19,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+/* liburcu's read side inline too (an LGPL program, as liburcu asks) */
+#define _LGPL_SOURCE
 #define CREATE_TRACE_POINTS
 #include "inline_events.h"
 
@@ -218,6 +220,10 @@ static void fast_one_instance(void)
 			  0, 0);
 }
 
+/* liburcu-bp's: its readers fence when 0 (declared by <urcu-bp.h> where
+ * the write inlines liburcu's read side) */
+extern int urcu_bp_has_sys_membarrier;
+
 /* Readers that fence themselves (a kernel without membarrier()): the
  * same records, still inline. */
 static void fast_reader_fence(void)
@@ -226,7 +232,8 @@ static void fast_reader_fence(void)
 	unsigned long calls = slow_calls;
 	struct recs rs;
 
-	ringtrace_rcu_reader_fence = true;
+	/* liburcu's readers fence themselves (no membarrier()) */
+	urcu_bp_has_sys_membarrier = 0;
 	ASSERT_EQ(ringtrace_event_enable(tr, "inl", "inl_pad", true), 0);
 	trace_inl_pad(5, -5, 55);
 	ASSERT_EQ(slow_calls, calls);

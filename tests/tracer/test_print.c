@@ -15,13 +15,13 @@
 #include "trace.h"
 
 static bool ev_op(void *ctx, struct ringtrace_seq *s, const void *rec,
-		  unsigned int len, const char **name)
+		  unsigned int len, struct ringtrace_seq *name)
 {
 	const struct ringtrace_entry *e = rec;
 
 	(void)ctx;
 	(void)len;
-	*name = "myevent";
+	rt_seq_puts(name, "myevent");
 	ringtrace_seq_printf(s, "type=%d fn=%ps", e->type,
 			     (void *)(unsigned long)0x1010);
 	return true;

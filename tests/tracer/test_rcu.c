@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The tracer's RCU (tracer/src/rcu.h, rcu.c): readers in threads and in
- * signal handlers against an updater that replaces, waits and frees; a
- * grace period that must wait for a section it saw; records given back
- * by exiting threads (one of them inside a section); a grace period in
- * the child of a fork() taken while another thread was inside a section.
+ * The tracer's RCU (tracer/src/rcu.h: liburcu's urcu-bp, with the fork
+ * hooks libringtrace registers): readers in threads and in signal
+ * handlers against an updater that replaces, waits and frees; a grace
+ * period that must wait for a section it saw; a thread that exits inside
+ * a section; a grace period in the child of a fork() taken while another
+ * thread was inside a section; a grace period whose membarrier() fails.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -14,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "fail_membarrier.h"
 #include "rcu.h"
 #include "test.h"
 
@@ -163,33 +165,39 @@ static void gp_waits_for_section(void)
 	rt_rcu_read_unlock();
 	pthread_join(t, NULL);
 	ASSERT_EQ(atomic_load(&gp_done), 1);
-	ASSERT_EQ_U(RT_RCU_DEPTH(atomic_load(&rt_rcu_self->word)), 0);
+	ASSERT_EQ(urcu_bp_read_ongoing(), 0);
 }
+
+/* libringtrace's out-of-line section, as trace points compiled into a
+ * program without _LGPL_SOURCE use it (the library is loaded then, with
+ * its fork hooks) */
+void ringtrace_rcu_read_lock(void);
+void ringtrace_rcu_read_unlock(void);
 
 static void *one_section(void *arg)
 {
 	(void)arg;
 	rt_rcu_read_lock();
 	rt_rcu_read_unlock();
+	ringtrace_rcu_read_lock();
+	ringtrace_rcu_read_unlock();
 	return NULL;
 }
 
-/* Exiting threads give their records back: 500 threads one after the
- * other need the records of one page */
-static void records_reused(void)
+/* Threads that come and go, each with one section (each registers and
+ * is forgotten at its exit), do not hold grace periods up */
+static void threads_come_and_go(void)
 {
-	unsigned long before;
-
 	one_section(NULL);
-	before = rt_rcu_records();
 	for (int i = 0; i < 500; i++) {
 		pthread_t t;
 
 		ASSERT_EQ(pthread_create(&t, NULL, one_section, NULL), 0);
 		pthread_join(t, NULL);
 	}
-	ASSERT_EQ_U(rt_rcu_records(), before);
+	alarm(20 * rbt_timeout_mult());
 	rt_synchronize_rcu();
+	alarm(0);
 }
 
 static void *exit_inside(void *arg)
@@ -226,37 +234,67 @@ static void *hold_section(void *arg)
 
 /* fork() while another thread is inside a section: that thread does not
  * exist in the child, whose grace periods must not wait for it */
-static void fork_child_gp(void)
+/* In a forked child: a section, then a grace period (after @fail, with
+ * membarrier() failing); exits 0 when the grace period ends. Return:
+ * the child's wait status. */
+static int child_gp(bool fail)
 {
-	pthread_t t;
-	pid_t pid;
+	pid_t pid = fork();
 	int st;
 
-	ASSERT_EQ(pthread_create(&t, NULL, hold_section, NULL), 0);
-	while (!atomic_load(&inside))
-		rbt_msleep(1);
-	pid = fork();
 	ASSERT_GE(pid, 0);
 	if (pid == 0) {
 		alarm(20 * rbt_timeout_mult());
 		rt_rcu_read_lock();
 		rt_rcu_read_unlock();
+		if (fail)
+			atomic_store(&rbt_membarrier_fails, 1);
 		rt_synchronize_rcu();
 		_exit(0);
 	}
 	ASSERT_EQ(waitpid(pid, &st, 0), pid);
+	return st;
+}
+
+static void fork_child_gp(void)
+{
+	pthread_t t;
+	int st;
+
+	one_section(NULL);
+	ASSERT_EQ(pthread_create(&t, NULL, hold_section, NULL), 0);
+	while (!atomic_load(&inside))
+		rbt_msleep(1);
+	st = child_gp(false);
 	atomic_store(&release_it, 1);
 	pthread_join(t, NULL);
 	ASSERT_TRUE(WIFEXITED(st));
 	ASSERT_EQ(WEXITSTATUS(st), 0);
 }
 
+/* A grace period whose membarrier() fails cannot know that the readers'
+ * entering stores are visible: it must not end (liburcu stops the
+ * process) rather than end with a local fence under a live reader. */
+static void gp_membarrier_fails(void)
+{
+	int st;
+
+	/* registered, so that the grace period has a reader to order */
+	one_section(NULL);
+	st = child_gp(true);
+	if (WIFEXITED(st))
+		RBT_FAIL("a grace period ended after membarrier() failed");
+	ASSERT_TRUE(WIFSIGNALED(st));
+	ASSERT_EQ(WTERMSIG(st), SIGABRT);
+}
+
 static const struct rbt_case cases[] = {
 	RBT_CASE(reader_vs_updater),
 	RBT_CASE(gp_waits_for_section),
-	RBT_CASE(records_reused),
+	RBT_CASE(threads_come_and_go),
 	RBT_CASE(fork_child_gp),
 	RBT_CASE(exit_in_section),
+	RBT_CASE(gp_membarrier_fails),
 };
 
 RBT_MAIN(cases)

@@ -230,8 +230,8 @@ static int pin_here(void)
 
 /*
  * A default per-CPU buffer claims by restartable sequence exactly where
- * glibc registered rseq on x86-64 (not under ThreadSanitizer, whose
- * builds take the cmpxchg); the sequence itself: claimed on our CPU,
+ * glibc registered rseq on x86-64 (under ThreadSanitizer too, which is
+ * told of the claim's acquire); the sequence itself: claimed on our CPU,
  * refused when the word is taken, aborted on another CPU number, and
  * nothing stored unless claimed.
  */

@@ -586,7 +586,7 @@ bool rtt_comms_find(const struct rtt_comms *c, int pid, char *comm)
 /* ---- printer operations ------------------------------------------------- */
 
 static bool rtt_op_event(void *arg, struct ringtrace_seq *s, const void *rec,
-			 unsigned int len, const char **name)
+			 unsigned int len, struct ringtrace_seq *name)
 {
 	struct rtt_print_ctx *ctx = arg;
 	struct rtt_event *e;
@@ -598,7 +598,7 @@ static bool rtt_op_event(void *arg, struct ringtrace_seq *s, const void *rec,
 	if (text)
 		rt_seq_puts(s, text);
 	free(text);
-	*name = e->name;
+	rt_seq_puts(name, e->name);
 	return true;
 }
 

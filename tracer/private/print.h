@@ -34,7 +34,9 @@ void rt_seq_write(struct ringtrace_seq *s, const void *p, size_t n);
  * struct rt_printer_ops - what the printer asks its caller
  * @event: print the text after "<name>: " for a record of a type that is
  *	not one of ftrace's own (function, graph, print, raw_data) into @s,
- *	and set *@name to the event's name; false for an unknown type
+ *	and the event's name into @name (a copy: an event's definition may
+ *	go away once the op returns, a dlclose()d library's); false for an
+ *	unknown type
  * @sym: write @addr as "name" or, with @offset, "name+0x1a/0x50" (the
  *	kernel's %ps and %pS), "0x%lx" when unknown; returns the length
  * @comm: the name (16 bytes) and process id of thread @pid; false when
@@ -43,7 +45,7 @@ void rt_seq_write(struct ringtrace_seq *s, const void *p, size_t n);
  */
 struct rt_printer_ops {
 	bool (*event)(void *ctx, struct ringtrace_seq *s, const void *rec,
-		      unsigned int len, const char **name);
+		      unsigned int len, struct ringtrace_seq *name);
 	size_t (*sym)(void *ctx, char *buf, size_t len, unsigned long addr,
 		      bool offset);
 	bool (*comm)(void *ctx, int pid, char *comm, int *tgid);

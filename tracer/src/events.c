@@ -22,6 +22,7 @@
 
 /* The id -> event table, replaced whole when it grows */
 struct rt_ev_table {
+	struct rcu_head rcu; /* freed after a grace period (rt_call_rcu()) */
 	unsigned int nr;
 	struct rt_event_priv *ev[];
 };
@@ -141,6 +142,12 @@ struct rt_event_priv *rt_event_by_id(unsigned int id)
 }
 
 /* Called with rt_reg_lock held. */
+static void rt_table_free_rcu(struct rcu_head *head)
+{
+	rt_rcu_callback_begin();
+	free(caa_container_of(head, struct rt_ev_table, rcu));
+}
+
 static int rt_table_set(unsigned int id, struct rt_event_priv *p)
 {
 	struct rt_ev_table *t =
@@ -168,10 +175,8 @@ static int rt_table_set(unsigned int id, struct rt_event_priv *p)
 	nt->ev[id] = p;
 	/* Publishes the filled table; pairs with rt_event_by_id(). */
 	atomic_store_explicit(&rt_table, nt, memory_order_release);
-	if (t) {
-		rt_synchronize_rcu();
-		free(t);
-	}
+	if (t)
+		rt_call_rcu(&t->rcu, rt_table_free_rcu);
 	return 0;
 }
 
@@ -247,7 +252,9 @@ static int rt_register_locked(struct ringtrace_event *ev, int id,
 		free(p);
 		return ret;
 	}
-	ev->priv = p;
+	/* Release: @p filled before a writer sees it; pairs with the
+	 * acquire load of rt_ev_priv(). */
+	__atomic_store_n(&ev->priv, p, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -317,6 +324,10 @@ void ringtrace_event_unregister(struct ringtrace_event *ev)
 	 * below none is still inside this event. */
 	atomic_store_explicit(&ev->enabled, 0, memory_order_relaxed);
 	rt_table_set(p->id, NULL);
+	/* Unpublished before the grace period, as RCU asks: a writer whose
+	 * section begins after it finds no state (rt_ev_priv()); one that
+	 * found it is waited for. Relaxed: the grace period orders it. */
+	__atomic_store_n(&ev->priv, NULL, __ATOMIC_RELAXED);
 	if (rt_exiting) {
 		/* The process is exiting: nothing reads the registry any
 		 * more, and waiting a grace period per event would only slow
@@ -325,7 +336,6 @@ void ringtrace_event_unregister(struct ringtrace_event *ev)
 		return;
 	}
 	rt_synchronize_rcu();
-	ev->priv = NULL;
 	for (i = 0; i < RT_MAX_INSTANCES; i++) {
 		rt_filter_free(atomic_load_explicit(&p->filter[i],
 						    memory_order_relaxed));

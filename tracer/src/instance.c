@@ -230,6 +230,10 @@ static void rt_fork_child(void)
 
 __attribute__((constructor)) static void rt_fork_setup(void)
 {
+	/* liburcu's own: a child may run grace periods even when another
+	 * thread of the parent was in one, or registering, at the fork */
+	pthread_atfork(urcu_bp_before_fork, urcu_bp_after_fork_parent,
+		       urcu_bp_after_fork_child);
 	pthread_atfork(NULL, NULL, rt_fork_child);
 }
 

@@ -47,7 +47,7 @@ static bool rt_record_sane(const struct rt_event_priv *p, const void *rec,
 }
 
 static bool rt_self_event(void *ctx, struct ringtrace_seq *s, const void *rec,
-			  unsigned int len, const char **name)
+			  unsigned int len, struct ringtrace_seq *name)
 {
 	const struct ringtrace_entry *ent = rec;
 	struct rt_event_priv *p;
@@ -57,7 +57,9 @@ static bool rt_self_event(void *ctx, struct ringtrace_seq *s, const void *rec,
 	rt_rcu_read_lock();
 	p = rt_event_by_id(ent->type);
 	if (p && p->ev->print) {
-		*name = p->ev->name;
+		/* a copy, inside the section: the name may live in a library
+		 * that is unloaded once its event unregisters */
+		rt_seq_puts(name, p->ev->name);
 		if (rt_record_sane(p, rec, len))
 			p->ev->print(s, rec);
 		else

@@ -75,6 +75,12 @@ static int rt_pids_parse(const struct rt_pid_list *old, const char *text,
 	return 0;
 }
 
+static void rt_pids_free_rcu(struct rcu_head *head)
+{
+	rt_rcu_callback_begin();
+	free(caa_container_of(head, struct rt_pid_list, rcu));
+}
+
 int ringtrace_set_pids(struct ringtrace_instance *tr,
 		       enum ringtrace_pid_list list, const char *pids,
 		       bool append, char *err, size_t errlen)
@@ -125,10 +131,10 @@ int ringtrace_set_pids(struct ringtrace_instance *tr,
 		atomic_fetch_and_explicit(&rt_ftrace_pid_mask, ~bit,
 					  memory_order_relaxed);
 	}
-	/* writers may still be looking at the old list */
-	rt_synchronize_rcu();
 	rt_registry_unlock();
-	free(old);
+	/* writers may still be looking at the old list */
+	if (old)
+		rt_call_rcu(&old->rcu, rt_pids_free_rcu);
 	return 0;
 }
 

@@ -842,20 +842,22 @@ static void rt_print_event(struct rt_iter *it, bool msg_only)
 	{
 		/* "<name>: " goes before the event's text: print the text
 		 * into its own buffer first, to learn the name */
-		struct ringtrace_seq body;
-		const char *name = NULL;
+		struct ringtrace_seq body, name;
 
 		rt_seq_init(&body);
+		rt_seq_init(&name);
 		if (it->ops->event &&
 		    it->ops->event(it->ops->ctx, &body, it->rec, it->len,
-				   &name) && name) {
-			rt_seq_printf(s, "%s: ", name);
+				   &name) && name.len) {
+			/* the op's copy of the name (NUL-terminated) */
+			rt_seq_printf(s, "%s: ", name.buf);
 			if (body.len)
 				rt_seq_write(s, body.buf, body.len);
 			rt_seq_putc(s, '\n');
 		} else {
 			rt_seq_printf(s, "Unknown type %d\n", ent->type);
 		}
+		rt_seq_free(&name);
 		rt_seq_free(&body);
 	}
 }

@@ -1,113 +1,104 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * rcu.h - the tracer's RCU: a read side of one load and one store in the
- * library's own initial-exec TLS, and a grace period that scans the
- * registered readers (rcu.c)
+ * rcu.h - the tracer's RCU: liburcu's urcu-bp flavour
  *
  * Writers run in any thread and in signal handlers, none of which
- * registers with anything, so a thread registers at its first read-side
- * section (rt_rcu_register(), once per thread, signal-safe).
+ * registers with anything: urcu-bp ("bulletproof") registers a thread at
+ * its first read-side section, with signals blocked, and forgets it when
+ * it exits. Its read side is inline here (_LGPL_SOURCE: this library is
+ * LGPL-2.1-or-later), a load of the thread's reader record from
+ * initial-exec TLS (the library is built with -ftls-model=initial-exec),
+ * one of the grace-period counter and a store. Its grace period orders
+ * the readers' stores with membarrier(); where membarrier() fails at that
+ * point liburcu stops the process (urcu_die()) rather than end a grace
+ * period under a live reader.
  *
- * Each reader owns a word in a record of the registry (struct
- * rt_rcu_reader): its low 32 bits are the thread's nesting depth, its
- * high 32 bits count the outermost sections the thread has left. Only the
- * owning thread (and its signal handlers, which nest) writes the word,
- * so entering and leaving are a load and a plain store, no atomic
- * read-modify-write. A grace period (rt_synchronize_rcu()) waits, for
- * every reader it finds inside a section, until the depth is 0 or the
- * count of left sections has moved: the section it saw has ended.
+ * The names below are the tracer's; every read-side section and grace
+ * period of the tracer goes through them (the function tracer's hooks
+ * too), so that they stay thin wrappers over liburcu.
  *
- * Userspace: the kernel's readers run with preemption disabled and the
- * grace period waits for every CPU to schedule. Here the store that enters
- * a section is not ordered before the section's loads by the reader (that
- * would be a full fence, the price of a whole record); the grace period
- * orders it instead with membarrier(), which runs a full barrier on every
- * CPU running one of the process's threads (the scheme of liburcu's
- * urcu-memb flavour). Where the kernel has no membarrier, readers fence
- * themselves (rt_rcu_reader_fence).
+ * Fork: the library registers liburcu's own hooks (urcu_bp_before_fork()
+ * and friends) with pthread_atfork() (trace.c), so that a child made while
+ * another thread was inside a grace period or registering can run one.
  *
- * A signal handler may interrupt the thread between the load and the
- * store of its own word. It always leaves the depth as it found it, and
- * the most it can do is to make a count of left sections that the
- * interrupted store then overwrites: the count goes back by one, which
- * only makes a grace period that saw the handler's section wait for the
- * thread's next one too (it never ends a grace period early).
+ * ThreadSanitizer sees nothing of liburcu's orderings (membarrier(), the
+ * reader records' volatile accesses, uninstrumented code): in a
+ * ThreadSanitizer build a section's end is a release and a grace period's
+ * end an acquire of one address, the happens-before the grace period
+ * gives (every section that began before it ended before what follows).
  */
 #ifndef RINGTRACE_RCU_H
 #define RINGTRACE_RCU_H
 
-#include <stdatomic.h>
-#include <stdbool.h>
-#include <stdint.h>
+/*
+ * Not in an AddressSanitizer (+UBSan) build: liburcu 0.13 declares its
+ * reader record 128-byte aligned but places the records 32 bytes into
+ * its registry's chunks, and UBSan's alignment check would stop every
+ * inline section. There the sections call liburcu's own functions.
+ */
+#if !defined(_LGPL_SOURCE) && !defined(__SANITIZE_ADDRESS__)
+#define _LGPL_SOURCE
+#endif
+#include <urcu-bp.h>
 
-/* One per registered thread, on its own cache line; records are never
- * freed, a thread that exits gives its record to the next one. */
-struct rt_rcu_reader {
-	/* depth (low 32 bits), outermost sections left (high 32 bits) */
-	_Atomic uint64_t word;
-	/* 1 while a thread owns the record */
-	atomic_int used;
-	/* the registry's list; set before the record is published */
-	struct rt_rcu_reader *next;
-} __attribute__((aligned(64)));
+#if defined(__SANITIZE_THREAD__)
+#define RT_RCU_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define RT_RCU_TSAN 1
+#endif
+#endif
 
-#define RT_RCU_DEPTH(w) ((uint32_t)(w))
-#define RT_RCU_LEFT ((uint64_t)1 << 32)
-
-/* Exported (libringtrace): programs whose trace point writes are
- * compiled in run this read side inline (<ringtrace/inline_write.h>), through a view
- * of the record's word. */
-#define rt_rcu_self ringtrace_rcu_self
-#define rt_rcu_reader_fence ringtrace_rcu_reader_fence
-__attribute__((visibility("default"))) extern __thread struct rt_rcu_reader
-	*rt_rcu_self __attribute__((tls_model("initial-exec")));
-__attribute__((visibility("default"))) extern bool rt_rcu_reader_fence;
-
-__attribute__((visibility("hidden"), no_instrument_function)) struct
-	rt_rcu_reader *rt_rcu_register(void);
-__attribute__((visibility("hidden"), no_instrument_function)) void
-rt_synchronize_rcu(void);
-/* The number of records the registry has made (tests) */
-__attribute__((visibility("hidden"))) unsigned long rt_rcu_records(void);
+#ifdef RT_RCU_TSAN
+void __tsan_acquire(void *addr);
+void __tsan_release(void *addr);
+/* The address whose release/acquire stands for the grace period (one
+ * per linked object: weak). */
+__attribute__((weak, visibility("hidden"))) char rt_rcu_tsan_gp;
+#define RT_RCU_TSAN_RELEASE() __tsan_release(&rt_rcu_tsan_gp)
+#define RT_RCU_TSAN_ACQUIRE() __tsan_acquire(&rt_rcu_tsan_gp)
+#else
+#define RT_RCU_TSAN_RELEASE() ((void)0)
+#define RT_RCU_TSAN_ACQUIRE() ((void)0)
+#endif
 
 static inline __attribute__((no_instrument_function, always_inline)) void
 rt_rcu_read_lock(void)
 {
-	struct rt_rcu_reader *r = rt_rcu_self;
-	uint64_t w;
-
-	if (__builtin_expect(r == NULL, 0))
-		r = rt_rcu_register();
-	/* Relaxed: only this thread and its handlers write the word. */
-	w = atomic_load_explicit(&r->word, memory_order_relaxed);
-	/* Relaxed: the grace period's membarrier() orders this store before
-	 * the section's loads (see above); pairs with the acquire load of
-	 * the word in rt_synchronize_rcu(). */
-	atomic_store_explicit(&r->word, w + 1, memory_order_relaxed);
-	if (__builtin_expect(rt_rcu_reader_fence, 0))
-		/* Seq_cst: without membarrier, the store above before the
-		 * section's loads; pairs with the fence in rt_rcu_barrier(). */
-		atomic_thread_fence(memory_order_seq_cst);
-	else
-		/* Orders the store above before the section for the compiler
-		 * only; the CPU is ordered by membarrier() in the grace
-		 * period. */
-		atomic_signal_fence(memory_order_seq_cst);
+	urcu_bp_read_lock();
 }
 
 static inline __attribute__((no_instrument_function, always_inline)) void
 rt_rcu_read_unlock(void)
 {
-	struct rt_rcu_reader *r = rt_rcu_self;
-	/* Relaxed: only this thread and its handlers write the word. */
-	uint64_t w = atomic_load_explicit(&r->word, memory_order_relaxed);
+	RT_RCU_TSAN_RELEASE();
+	urcu_bp_read_unlock();
+}
 
-	/* Release: the section's accesses before the word that ends it;
-	 * pairs with the acquire load in rt_synchronize_rcu(), after which
-	 * the updater frees. */
-	atomic_store_explicit(&r->word,
-			      w - 1 + (RT_RCU_DEPTH(w) == 1 ? RT_RCU_LEFT : 0),
-			      memory_order_release);
+/* Wait until every read-side section that began before has ended. Not
+ * inside a section. */
+static inline __attribute__((no_instrument_function)) void
+rt_synchronize_rcu(void)
+{
+	urcu_bp_synchronize_rcu();
+	RT_RCU_TSAN_ACQUIRE();
+}
+
+/*
+ * Free with @func after a grace period, from liburcu's call_rcu thread,
+ * without waiting here. @func begins with rt_rcu_callback_begin().
+ */
+static inline __attribute__((no_instrument_function)) void
+rt_call_rcu(struct rcu_head *head, void (*func)(struct rcu_head *head))
+{
+	urcu_bp_call_rcu(head, func);
+}
+
+/* The first statement of an rt_call_rcu() callback. */
+static inline __attribute__((no_instrument_function)) void
+rt_rcu_callback_begin(void)
+{
+	RT_RCU_TSAN_ACQUIRE();
 }
 
 #endif /* RINGTRACE_RCU_H */

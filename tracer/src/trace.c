@@ -65,9 +65,9 @@ __thread struct rt_thread rt_cur
  * The views of <ringtrace/inline_write.h>, through which the write of a
  * program with its trace point writes compiled in reads the state above, the
  * RCU reader's word and the event's registry state: they must agree
- * field by field. A change renames ringtrace_inline_layout_1.
+ * field by field. A change renames ringtrace_inline_layout_2.
  */
-RINGTRACE_API const int ringtrace_inline_layout_1 = 1;
+RINGTRACE_API const int ringtrace_inline_layout_2 = 1;
 #define RT_SAME(a, fa, b, fb)                                             \
 	_Static_assert(offsetof(struct a, fa) == offsetof(struct b, fb) &&  \
 			       sizeof(((struct a *)0)->fa) ==               \
@@ -77,11 +77,27 @@ RT_SAME(rt_thread, pid, ringtrace_thread_view, pid);
 RT_SAME(rt_thread, depth, ringtrace_thread_view, depth);
 RT_SAME(rt_thread, irq, ringtrace_thread_view, irq);
 RT_SAME(rt_thread, comm_saved, ringtrace_thread_view, comm_saved);
-RT_SAME(rt_rcu_reader, word, ringtrace_rcu_view, word);
 RT_SAME(rt_event_priv, id, ringtrace_event_view, id);
 RT_SAME(rt_event_priv, slow_mask, ringtrace_event_view, slow_mask);
 RT_SAME(rt_event_priv, filter, ringtrace_event_view, filter);
-_Static_assert(RT_RCU_LEFT == RINGTRACE_INLINE_LEFT, "rcu word");
+
+/*
+ * The read side of the tracer's RCU out of line, for the trace point
+ * writes compiled into programs without _LGPL_SOURCE or into shared
+ * objects (<ringtrace/inline_write.h>): urcu-bp's, with this library's
+ * initial-exec TLS.
+ */
+RINGTRACE_API __attribute__((no_instrument_function)) void
+ringtrace_rcu_read_lock(void)
+{
+	rt_rcu_read_lock();
+}
+
+RINGTRACE_API __attribute__((no_instrument_function)) void
+ringtrace_rcu_read_unlock(void)
+{
+	rt_rcu_read_unlock();
+}
 _Static_assert(sizeof(rt_inst_rbs) == 64 * sizeof(void *), "rt_inst_rbs");
 
 /* ------------------------------------------------------------------------ */
@@ -282,10 +298,9 @@ rt_pid_ignored(const struct ringtrace_instance *tr, int list)
  * Return: false when there is nothing to do in this instance.
  */
 static __attribute__((noinline, no_instrument_function)) bool
-rt_trigger_begin(struct ringtrace_write *w, int i)
+rt_trigger_begin(struct ringtrace_write *w, struct rt_event_priv *p, int i)
 {
 	static const struct rt_trigger_list rt_no_triggers;
-	struct rt_event_priv *p = w->event->priv;
 	/* Pairs with the release side of the exchange that publishes a
 	 * list in trigger.c; the list is freed only after a grace period,
 	 * and this write is inside a read-side section until it ends. */
@@ -328,6 +343,10 @@ static inline __attribute__((always_inline, no_instrument_function)) void *
 rt_write_next(struct ringtrace_write *w, struct rt_event_priv *p,
 	      const void *from)
 {
+	/* The event left the registry since the write began (@p loaded again
+	 * inside the section, NULL): no more instances. */
+	if (__builtin_expect(!p, 0))
+		w->mask = 0;
 	while (w->mask) {
 		int i = __builtin_ctzll(w->mask);
 		struct ringbuf *rb;
@@ -366,7 +385,7 @@ rt_write_next(struct ringtrace_write *w, struct rt_event_priv *p,
 		w->soft = 0;
 		if ((atomic_load_explicit(&p->slow_mask, memory_order_relaxed) >>
 		     i) & 1 &&
-		    !rt_trigger_begin(w, i))
+		    !rt_trigger_begin(w, p, i))
 			continue;
 		/* An armed event is assigned aside too: its triggers run
 		 * even when the buffer takes no record (tracing off). */
@@ -397,14 +416,15 @@ rt_write_next(struct ringtrace_write *w, struct rt_event_priv *p,
 __attribute__((no_instrument_function)) void *
 ringtrace_write_next(struct ringtrace_write *w)
 {
-	return rt_write_next(w, w->event->priv, __builtin_return_address(0));
+	return rt_write_next(w, rt_ev_priv(w->event),
+			     __builtin_return_address(0));
 }
 
 __attribute__((no_instrument_function)) void *
 ringtrace_write_first(struct ringtrace_event *ev, struct ringtrace_write *w,
 		      size_t size)
 {
-	struct rt_event_priv *p = ev->priv;
+	struct rt_event_priv *p;
 
 	w->event = ev;
 	w->size = size;
@@ -412,6 +432,8 @@ ringtrace_write_first(struct ringtrace_event *ev, struct ringtrace_write *w,
 	if (__builtin_expect(!rt_cur.comm_saved, 0))
 		rt_cmdline_save();
 	rt_rcu_read_lock();
+	/* Inside the section: unregistering unpublishes it first. */
+	p = rt_ev_priv(ev);
 	/* Relaxed: each bit is checked again through rt_inst_rbs[] (an
 	 * acquire load) before anything of the instance is used. */
 	w->mask = p ? atomic_load_explicit(&ev->enabled, memory_order_relaxed)
@@ -729,7 +751,7 @@ ringtrace_write_commit_next(struct ringtrace_write *w)
 		rt_cur.depth--;
 		return NULL;
 	}
-	return rt_write_next(w, w->event->priv, from);
+	return rt_write_next(w, rt_ev_priv(w->event), from);
 }
 
 /*
@@ -794,7 +816,7 @@ rt_write_copy(struct ringbuf *rb, const void *rec, size_t size)
 __attribute__((no_instrument_function)) RINGTRACE_RECORD_ACCESS void
 ringtrace_write_record(struct ringtrace_event *ev, void *rec, size_t size)
 {
-	struct rt_event_priv *p = ev->priv;
+	struct rt_event_priv *p;
 	const void *from = __builtin_return_address(0);
 	int depth = rt_cur.depth++;
 	uint64_t mask;
@@ -802,6 +824,8 @@ ringtrace_write_record(struct ringtrace_event *ev, void *rec, size_t size)
 	if (__builtin_expect(!rt_cur.comm_saved, 0))
 		rt_cmdline_save();
 	rt_rcu_read_lock();
+	/* Inside the section: unregistering unpublishes it first. */
+	p = rt_ev_priv(ev);
 	/* Relaxed: each bit is checked again through rt_inst_rbs[] (an
 	 * acquire load) before anything of the instance is used. */
 	mask = p ? atomic_load_explicit(&ev->enabled, memory_order_relaxed) : 0;
@@ -842,7 +866,7 @@ ringtrace_write_record(struct ringtrace_event *ev, void *rec, size_t size)
 		w.rbev = NULL;
 		if ((atomic_load_explicit(&p->slow_mask, memory_order_relaxed) >>
 		     i) & 1 &&
-		    !rt_trigger_begin(&w, i))
+		    !rt_trigger_begin(&w, p, i))
 			continue;
 		if (!f && !w.trig) /* a pid list that lets this thread in */
 			rt_write_copy(rb, rec, size);

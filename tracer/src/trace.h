@@ -23,6 +23,7 @@
 #include "field.h"
 #include "names.h"
 #include "print.h"
+#include "rcu.h"
 
 #define RT_MAX_INSTANCES 64
 #define RT_COMM_LEN 16
@@ -34,6 +35,7 @@
  */
 #define RT_PID_NR_LISTS 4
 struct rt_pid_list {
+	struct rcu_head rcu; /* freed after a grace period (rt_call_rcu()) */
 	unsigned int nr;
 	int pid[];
 };
@@ -180,6 +182,19 @@ void rt_publish_events(void);
 bool rt_publish_keeps_formats(void);
 int rt_publish_syms(void);
 const char *rt_clock_name(int clock);
+
+/*
+ * rt_ev_priv - the registry's state of @ev, for a read-side section:
+ * loaded inside the section that uses it (ringtrace_event_unregister()
+ * clears ev->priv before its grace period, then frees), NULL once the
+ * event left the registry. Acquire: pairs with the release store that
+ * publishes it in rt_register_locked(), after it is filled.
+ */
+static inline __attribute__((always_inline, no_instrument_function))
+struct rt_event_priv *rt_ev_priv(const struct ringtrace_event *ev)
+{
+	return __atomic_load_n(&ev->priv, __ATOMIC_ACQUIRE);
+}
 
 /* events.c */
 void rt_events_dump(FILE *f);

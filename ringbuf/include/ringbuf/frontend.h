@@ -15,7 +15,9 @@
  * reads and writes, as "view" structures laid out like the library's own
  * (the library checks every offset at build time). The layout is ABI:
  * it belongs to the symbol version RINGBUF_0.2 (the frame word's
- * RINGBUF_FE_NOTED bit to RINGBUF_0.4), and a change of it changes that
+ * RINGBUF_FE_NOTED bit to RINGBUF_0.5: ringbuf_fe_claim_noted_slow(); the
+ * earlier ringbuf_fe_claim_slow() keeps the word without it for the
+ * inline code of the earlier headers), and a change of it changes that
  * version. Use only the functions; the structures may grow
  * and their fields are no interface.
  *
@@ -200,6 +202,9 @@ extern const ptrdiff_t __rseq_offset __attribute__((weak));
 /* The out-of-line rest of a write (see write.c). */
 RINGBUF_API struct ringbuf_event *
 ringbuf_fe_reserve_slow(struct ringbuf *rb, unsigned long length, int *err);
+RINGBUF_API uintptr_t ringbuf_fe_claim_noted_slow(struct ringbuf *rb, int cpu,
+						  int *err);
+/* (the frame word without RINGBUF_FE_NOTED: earlier headers' inline code) */
 RINGBUF_API uintptr_t ringbuf_fe_claim_slow(struct ringbuf *rb, int cpu,
 					    int *err);
 RINGBUF_API struct ringbuf_event *
@@ -394,7 +399,22 @@ RINGBUF_FE_INLINE int ringbuf_fe_current_cpu(void)
 	return -1;
 }
 
-#if defined(__x86_64__) && !defined(RINGBUF_FE_TSAN)
+/*
+ * ThreadSanitizer cannot see the sequence's store of the owner word; it
+ * runs all the same (the claim ThreadSanitizer builds exercise is the
+ * one the others run), and a successful claim is an acquire of the owner
+ * word for it, which is what the claim stands for: it pairs with the
+ * previous owner's release store of 0 (ringbuf_fe_writer_put()), so every
+ * write of the previous owner happens before ours.
+ */
+#ifdef RINGBUF_FE_TSAN
+void __tsan_acquire(void *addr);
+#define RINGBUF_FE_TSAN_ACQUIRE(p) __tsan_acquire((void *)(p))
+#else
+#define RINGBUF_FE_TSAN_ACQUIRE(p) ((void)0)
+#endif
+
+#if defined(__x86_64__)
 #define RINGBUF_FE_RSEQ_ASM 1
 /*
  * ringbuf_fe_rseq_claim - claim the cpu buffer of @cpu for thread @tid
@@ -458,6 +478,7 @@ RINGBUF_FE_INLINE int ringbuf_fe_rseq_claim(uint32_t *owner, int cpu, uint32_t t
 		       [owner] "m"(*owner)
 		     : "rax", "memory", "cc"
 		     : aborted, busy);
+	RINGBUF_FE_TSAN_ACQUIRE(owner);
 	return 1;
 aborted:
 	return -1;
@@ -506,7 +527,7 @@ RINGBUF_FE_INLINE uintptr_t ringbuf_fe_claim_cpu_as(struct ringbuf *rb,
 	/* exit_armed implies tid: the first write goes to the slow path. */
 	if (ringbuf_fe_unlikely(!t->exit_armed || (unsigned int)cpu >=
 							 (unsigned int)b->nr_cpu_bufs))
-		return ringbuf_fe_claim_slow(rb, cpu, err);
+		return ringbuf_fe_claim_noted_slow(rb, cpu, err);
 	cb = b->buffers[cpu];
 #ifdef RINGBUF_FE_RSEQ_ASM
 	if (ringbuf_fe_likely(rseq)) {
@@ -531,7 +552,7 @@ RINGBUF_FE_INLINE uintptr_t ringbuf_fe_claim_cpu_as(struct ringbuf *rb,
 				      ringbuf_fe_rseq_claim(&cb->owner, cpu,
 							    tid) > 0))
 			return (uintptr_t)cb | 1u;
-		return ringbuf_fe_claim_slow(rb, cpu, err);
+		return ringbuf_fe_claim_noted_slow(rb, cpu, err);
 	}
 #endif
 	/* Relaxed: only our own id there means anything without the claim. */
@@ -541,7 +562,7 @@ RINGBUF_FE_INLINE uintptr_t ringbuf_fe_claim_cpu_as(struct ringbuf *rb,
 	if (rseq)
 		/* a build that cannot run the sequence leaves it to the
 		 * library's */
-		return ringbuf_fe_claim_slow(rb, cpu, err);
+		return ringbuf_fe_claim_noted_slow(rb, cpu, err);
 	/* Acquire: pairs with the release of the previous owner in
 	 * ringbuf_fe_writer_put(); a failure sends us to the slow path. */
 	if (ringbuf_fe_likely(!own &&
@@ -550,7 +571,7 @@ RINGBUF_FE_INLINE uintptr_t ringbuf_fe_claim_cpu_as(struct ringbuf *rb,
 							  false, __ATOMIC_ACQUIRE,
 							  __ATOMIC_RELAXED)))
 		return (uintptr_t)cb | 1u;
-	return ringbuf_fe_claim_slow(rb, cpu, err);
+	return ringbuf_fe_claim_noted_slow(rb, cpu, err);
 }
 
 RINGBUF_FE_INLINE uintptr_t ringbuf_fe_claim_cpu(struct ringbuf *rb,
@@ -592,7 +613,7 @@ RINGBUF_FE_INLINE uintptr_t ringbuf_fe_writer_get(struct ringbuf *rb,
 
 		if (ringbuf_fe_likely(key >> RINGBUF_FE_SLOT_IDX_BITS == b->uid))
 			return (uintptr_t)b->buffers[key & ((1u << RINGBUF_FE_SLOT_IDX_BITS) - 1)];
-		return ringbuf_fe_claim_slow(rb, -1, err);
+		return ringbuf_fe_claim_noted_slow(rb, -1, err);
 	}
 #if defined(__x86_64__)
 	/* A buffer claimed by restartable sequences exists only where glibc
@@ -624,7 +645,7 @@ RINGBUF_FE_INLINE uintptr_t ringbuf_fe_writer_get(struct ringbuf *rb,
 							    (unsigned int)cpu :
 							    RINGBUF_FE_NO_HINT),
 					 __ATOMIC_RELAXED);
-			return ringbuf_fe_claim_slow(rb, cpu, err);
+			return ringbuf_fe_claim_noted_slow(rb, cpu, err);
 		}
 		return ringbuf_fe_claim_cpu_as(rb, t, hint, true, err);
 	}
@@ -645,6 +666,13 @@ RINGBUF_FE_INLINE void ringbuf_fe_writer_put(struct ringbuf_tls *t, unsigned int
 	 * store, not a LOCKed RMW: only our handlers share the word. */
 	__atomic_store_n(&cb->active, ringbuf_fe_local_read(&cb->active) - 1,
 			 __ATOMIC_RELEASE);
+	/* The frame names no cpu buffer once the write is over: a thread
+	 * that leaves between the next ringbuf_fe_writer_begin()'s depth and
+	 * its frame (pthread_exit() from a handler, asynchronous
+	 * cancellation) leaves an empty frame, which its exit destructor
+	 * skips, not this one's cpu buffer, which another thread may own by
+	 * then. */
+	t->frame[d].cpu_buffer_claimed = 0;
 	ringbuf_fe_barrier();
 	t->depth = d;
 	ringbuf_fe_barrier();

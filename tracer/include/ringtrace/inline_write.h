@@ -18,10 +18,23 @@
  * The inline code reads the library's state through the "view"
  * structures below, laid out like the library's own (trace.c checks every
  * offset at build time). The layout is ABI: the generated registration
- * refers to ringtrace_inline_layout_1, and a change of the layout renames
+ * refers to ringtrace_inline_layout_2, and a change of the layout renames
  * that symbol, so a program built against another layout fails to load
  * instead of misreading. The structures are no interface; use the
  * generated code only.
+ *
+ * The write runs inside a read-side section of the library's RCU,
+ * liburcu's urcu-bp flavour. Its read side is liburcu's static inline
+ * code (<urcu-bp.h> under _LGPL_SOURCE), which liburcu licenses to
+ * LGPL-compatible code only: this header inlines it where the includer
+ * says so by defining _LGPL_SOURCE, as liburcu asks, and the file is not
+ * compiled for a shared object (-fPIC without -fPIE: there liburcu's
+ * thread-local reader pointer would take a __tls_get_addr() call per
+ * access). Everywhere else the section is two calls into libringtrace
+ * (ringtrace_rcu_read_lock(), ringtrace_rcu_read_unlock()), whose
+ * read side is inline with initial-exec TLS. The program that inlines it
+ * links liburcu-bp too (`pkg-config --libs ringtrace` and the installed
+ * libringtrace.so give it).
  */
 #ifndef RINGTRACE_INLINE_WRITE_H
 #define RINGTRACE_INLINE_WRITE_H
@@ -45,12 +58,6 @@ struct ringtrace_thread_view {
 	bool comm_saved; /* the thread's name is in the cmdline table */
 };
 
-/* View of the thread's RCU reader record (struct rt_rcu_reader): the
- * depth in the low 32 bits, the outermost sections left in the high 32. */
-struct ringtrace_rcu_view {
-	uint64_t word;
-};
-
 /* View of the first fields of an event's registry state (struct
  * rt_event_priv). */
 struct ringtrace_event_view {
@@ -59,11 +66,25 @@ struct ringtrace_event_view {
 	const void *filter[64];	/* per instance, its filter or NULL */
 };
 
-#define RINGTRACE_INLINE_DEPTH(w) ((uint32_t)(w))
-#define RINGTRACE_INLINE_LEFT ((uint64_t)1 << 32)
+/* The library's read-side section out of line (urcu-bp's, inline there
+ * with initial-exec TLS). */
+RINGTRACE_API void ringtrace_rcu_read_lock(void);
+RINGTRACE_API void ringtrace_rcu_read_unlock(void);
 
 /* The library's sources see the views only, for their offset checks. */
 #ifndef RINGTRACE_BUILDING
+
+/* (and not in an AddressSanitizer build: liburcu 0.13 places its reader
+ * records off their declared alignment, which UBSan reports) */
+#if defined(_LGPL_SOURCE) && (!defined(__PIC__) || defined(__PIE__)) && \
+	!defined(__SANITIZE_ADDRESS__)
+#include <urcu-bp.h>
+#define RINGTRACE_RCU_READ_LOCK() urcu_bp_read_lock()
+#define RINGTRACE_RCU_READ_UNLOCK() urcu_bp_read_unlock()
+#else
+#define RINGTRACE_RCU_READ_LOCK() ringtrace_rcu_read_lock()
+#define RINGTRACE_RCU_READ_UNLOCK() ringtrace_rcu_read_unlock()
+#endif
 
 /* As in <ringbuf/frontend.h>: no -Wtsan warning at the fence below. */
 #ifdef RINGBUF_FE_TSAN_PRAGMA
@@ -73,118 +94,85 @@ struct ringtrace_event_view {
 
 RINGTRACE_API extern __thread struct ringtrace_thread_view ringtrace_thread
 	__attribute__((tls_model("initial-exec")));
-RINGTRACE_API extern __thread struct ringtrace_rcu_view *ringtrace_rcu_self
-	__attribute__((tls_model("initial-exec")));
-/* Readers fence themselves: the kernel has no membarrier(). */
-RINGTRACE_API extern bool ringtrace_rcu_reader_fence;
 /* Each instance slot's live buffer, NULL while the slot is empty. */
 RINGTRACE_API extern struct ringbuf *ringtrace_inst_rbs[64];
 /* The layout of the views above (see the top of this file). */
-RINGTRACE_API extern const int ringtrace_inline_layout_1;
+RINGTRACE_API extern const int ringtrace_inline_layout_2;
 
 /*
  * ringtrace_inline_end - leave what ringtrace_inline_begin() entered: the
- * read-side section (the protocol of the library's rcu.h), then the
- * thread's depth.
+ * read-side section, then the thread's depth.
  */
 static inline __attribute__((always_inline, no_instrument_function)) void
-ringtrace_inline_end(struct ringtrace_thread_view *t,
-		     struct ringtrace_rcu_view *r)
+ringtrace_inline_end(struct ringtrace_thread_view *t)
 {
-	/* Relaxed: only this thread and its handlers write the word. */
-	uint64_t w = __atomic_load_n(&r->word, __ATOMIC_RELAXED);
-
-	/* Release: the section's accesses before the word that ends it;
-	 * pairs with the acquire load of the word in the library's grace
-	 * period (rt_synchronize_rcu()), after which the updater frees. */
-	__atomic_store_n(&r->word,
-			 w - 1 + (RINGTRACE_INLINE_DEPTH(w) == 1 ?
-				  RINGTRACE_INLINE_LEFT : 0),
-			 __ATOMIC_RELEASE);
+	RINGTRACE_RCU_READ_UNLOCK();
 	t->depth = 0;
 }
 
 /*
  * ringtrace_inline_ready - the fast case's test for a write of @ev, with
- * loads only: enabled in one instance (its index in @i), the thread's own
- * write at the outermost level, no filter and nothing armed there.
- * ringtrace_inline_begin() tests the instance's part again inside the
- * read-side section.
+ * loads only and outside any read-side section, so nothing of the
+ * registry's state of the event (freed after a grace period): enabled in
+ * one instance (its index in @i), the thread's own write at the
+ * outermost level. ringtrace_inline_begin() tests the rest inside the
+ * section.
  */
 static inline __attribute__((always_inline, no_instrument_function)) bool
 ringtrace_inline_ready(struct ringtrace_event *ev, int *i)
 {
-	const struct ringtrace_event_view *p =
-		(const struct ringtrace_event_view *)(const void *)ev->priv;
 	const struct ringtrace_thread_view *t = &ringtrace_thread;
-	/* Relaxed: the bit is checked again through ringtrace_inst_rbs[]
-	 * (an acquire load) before anything of the instance is used, as in
-	 * ringtrace_write_record(). */
+	/* Relaxed: the bit is checked again inside the section, and through
+	 * ringtrace_inst_rbs[] (an acquire load) before anything of the
+	 * instance is used, as in ringtrace_write_record(). */
 	uint64_t mask = RINGTRACE_LOAD_RELAXED(&ev->enabled);
-	int n;
 
-	if (__builtin_expect(!p || !ringtrace_rcu_self || !mask ||
+	if (__builtin_expect(!mask ||
 				     (mask & (mask - 1)) ||
 				     (t->depth | t->irq) || !t->comm_saved ||
 				     !t->pid,
 			     0))
 		return false;
-	n = __builtin_ctzll(mask);
-	/* Relaxed: a first look (see above). */
-	if (__builtin_expect(
-		    __atomic_load_n(&p->filter[n], __ATOMIC_RELAXED) != NULL ||
-			    ((__atomic_load_n(&p->slow_mask, __ATOMIC_RELAXED) >>
-			      n) & 1),
-		    0))
-		return false;
-	*i = n;
+	*i = __builtin_ctzll(mask);
 	return true;
 }
 
 /*
  * ringtrace_inline_begin - enter the write of @ev in instance @i, which
  * ringtrace_inline_ready() found: the thread's depth 1, the read-side
- * section, then the instance's part of the test again inside it.
+ * section, then inside it the event's registry state (in *@pp, valid
+ * until ringtrace_inline_end()) and the instance's part of the test: no
+ * filter and nothing armed there.
  * Return: the buffer to reserve in (leave with ringtrace_inline_end());
  * or NULL with the state as it was, for ringtrace_write_record().
  */
 static inline __attribute__((always_inline, no_instrument_function))
 struct ringbuf *
 ringtrace_inline_begin(struct ringtrace_event *ev,
-		       struct ringtrace_thread_view *t,
-		       struct ringtrace_rcu_view *r, int i)
+		       struct ringtrace_thread_view *t, int i,
+		       const struct ringtrace_event_view **pp)
 {
-	const struct ringtrace_event_view *p =
-		(const struct ringtrace_event_view *)(const void *)ev->priv;
+	const struct ringtrace_event_view *p;
 	struct ringbuf *rb;
-	uint64_t w;
 
 	t->depth = 1;
-	/* Relaxed: only this thread and its handlers write the word. */
-	w = __atomic_load_n(&r->word, __ATOMIC_RELAXED);
-	/* Relaxed: the grace period's membarrier() orders this store before
-	 * the section's loads; pairs with the acquire load of the word in
-	 * the library's rt_synchronize_rcu(). */
-	__atomic_store_n(&r->word, w + 1, __ATOMIC_RELAXED);
-	if (__builtin_expect(__atomic_load_n(&ringtrace_rcu_reader_fence,
-					     __ATOMIC_RELAXED),
-			     0))
-		/* Seq_cst: without membarrier, the store above before the
-		 * section's loads; pairs with the fence in the library's
-		 * rt_rcu_barrier(). */
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	else
-		/* Orders the store above (and the depth) before the section
-		 * for the compiler only; the CPU is ordered by membarrier()
-		 * in the grace period. */
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	/* (orders the depth before the section for the compiler: a signal
+	 * handler that writes sees it) */
+	RINGTRACE_RCU_READ_LOCK();
+	/* Acquire: pairs with the library's release store that publishes
+	 * the state once filled; unregistering clears it before its grace
+	 * period, so the state seen here lives until the section ends. */
+	p = (const struct ringtrace_event_view *)(const void *)__atomic_load_n(
+		&ev->priv, __ATOMIC_ACQUIRE);
 	/* Relaxed, as ringtrace_write_record() loads it inside its section:
 	 * an event disabled before a grace period began is not written. */
-	if (__builtin_expect(!((RINGTRACE_LOAD_RELAXED(&ev->enabled) >> i) & 1),
+	if (__builtin_expect(!p || !((RINGTRACE_LOAD_RELAXED(&ev->enabled) >>
+				     i) & 1),
 			     0)) {
-		ringtrace_inline_end(t, r);
+		ringtrace_inline_end(t);
 		return NULL;
 	}
+	*pp = p;
 	/* Acquire: pairs with the release store of rt_inst_rb_set(), which
 	 * publishes a buffer once it is initialised. */
 	rb = __atomic_load_n(&ringtrace_inst_rbs[i], __ATOMIC_ACQUIRE);
@@ -199,20 +187,20 @@ ringtrace_inline_begin(struct ringtrace_event *ev,
 					i) & 1),
 			     1))
 		return rb;
-	ringtrace_inline_end(t, r);
+	ringtrace_inline_end(t);
 	return NULL;
 }
 
-/* The header of the thread's own record at the outermost level. */
+/* The header of the thread's own record at the outermost level, of the
+ * event whose state ringtrace_inline_begin() gave in @p. */
 static inline __attribute__((always_inline, no_instrument_function))
 RINGTRACE_RECORD_ACCESS void
-ringtrace_inline_header(void *rec, const struct ringtrace_event *ev,
+ringtrace_inline_header(void *rec, const struct ringtrace_event_view *p,
 			const struct ringtrace_thread_view *t)
 {
 	struct ringtrace_entry h;
 
-	h.type = ((const struct ringtrace_event_view *)(const void *)ev->priv)
-			 ->id;
+	h.type = p->id;
 	h.flags = 0;
 	h.preempt_count = 0;
 	h.pid = t->pid;

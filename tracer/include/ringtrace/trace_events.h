@@ -250,9 +250,9 @@
 		RINGTRACE_CLASS_SIZE(name, args)                            \
 		if (RINGTRACE_CLASS_FIXED(name)) {                          \
 			struct ringtrace_thread_view *__t = &ringtrace_thread;\
-			struct ringtrace_rcu_view *__r = ringtrace_rcu_self;\
-			struct ringbuf *__rb =                              \
-				ringtrace_inline_begin(__ev, __t, __r, __i);\
+			const struct ringtrace_event_view *__p;             \
+			struct ringbuf *__rb = ringtrace_inline_begin(      \
+				__ev, __t, __i, &__p);                      \
 			if (__builtin_expect(__rb != NULL, 1)) {            \
 				int __err;                                  \
 				struct ringbuf_event *__e =                 \
@@ -263,13 +263,13 @@
 					    struct ringtrace_raw_##name *,  \
 					    ringbuf_event_data_inline(__e));\
 					__builtin_memset(__entry, 0, __size);\
-					ringtrace_inline_header(__entry, __ev,\
+					ringtrace_inline_header(__entry, __p,\
 								__t);       \
 					tstruct                             \
 					{ __VA_ARGS__ }                     \
 					ringbuf_fe_commit(__rb);            \
 				}                                           \
-				ringtrace_inline_end(__t, __r);             \
+				ringtrace_inline_end(__t);                  \
 				return;                                     \
 			}                                                   \
 		}                                                           \
@@ -285,7 +285,7 @@
 		}                                                           \
 	}
 /* A program built against another layout of the views fails to load. */
-#define RINGTRACE_INLINE_REGISTER (void)&ringtrace_inline_layout_1;
+#define RINGTRACE_INLINE_REGISTER (void)&ringtrace_inline_layout_2;
 #else
 #define RINGTRACE_INLINE_CLASS(name, proto, args, tstruct, ...)
 #define RINGTRACE_INLINE_DISPATCH(name, ...)
