@@ -380,6 +380,8 @@ static void rt_update_tracer_masks(void)
 	if (graph)
 		en |= RT_FTRACE_GRAPH;
 	atomic_store_explicit(&rt_ftrace_enabled, en, memory_order_relaxed);
+	/* The recorded call sites follow (dynftrace: NOPs while off). */
+	rt_ftrace_sites_update();
 }
 
 int ringtrace_instance_destroy(struct ringtrace_instance *tr)
