@@ -436,7 +436,12 @@ RT_EXPORT RT_NOTRACE void *__cxa_begin_catch(void *e)
 		abort();
 	ret = real(e);
 	if (t->top && rt_mcount_enter(t)) {
-		rt_fgraph_drop_below(t, (unsigned long)__builtin_frame_address(0));
+		/*
+		 * The catcher's stack pointer is just above our return
+		 * slot, which is where the call that threw had its own.
+		 */
+		rt_fgraph_drop_below(t, (unsigned long)__builtin_frame_address(0) +
+						2 * sizeof(long));
 		if (uncaught && !uncaught())
 			rt_fgraph_rehijack(t);
 		rt_mcount_leave(t);

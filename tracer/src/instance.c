@@ -1176,6 +1176,11 @@ int ringtrace_available_filter_functions(FILE *out)
 	return rt_ftrace_available_functions(out);
 }
 
+int ringtrace_enabled_functions(FILE *out)
+{
+	return rt_ftrace_enabled_functions(out);
+}
+
 int ringtrace_set_max_graph_depth(int depth)
 {
 	if (depth < 0)
