@@ -23,9 +23,12 @@ RINGTRACE_PACKAGES=(gcc make cmake pkg-config libtraceevent-dev libelf-dev libfu
 #   linux-source-6.1  the kernel's ftracetest cases, run unmodified on the
 #                  mount (tracefs.upstream extracts them from its tarball)
 #   xz-utils       tar -J, to extract them
+#   uftrace        the oracle of the -pg and -fpatchable-function-entry
+#                  call trees (unit.tracer-mcount.uftrace_*); g++ also
+#                  builds tests/tracer-mcount's C++ exceptions sample
 RINGTRACE_TEST_PACKAGES=(trace-cmd python3 groff-base g++ clang binutils
 	util-linux libc-bin coreutils grep sed mawk findutils fuse3
-	linux-source-6.1 xz-utils)
+	linux-source-6.1 xz-utils uftrace)
 
 ringtrace_install_deps() {
 	local missing=() p

@@ -179,7 +179,13 @@ struct dyn_batch {
 	struct dyn_poke *pokes;
 };
 static _Atomic(struct dyn_batch *) dyn_batch_cur;
+/*
+ * The handler that was there before ours (installed at the first patch,
+ * under dyn_lock, so that a process with no sites keeps its SIGTRAP as
+ * it was).
+ */
 static struct sigaction dyn_old_trap;
+static bool dyn_trap_installed;
 
 /* ---- looking sites up (any context) -------------------------------------- */
 
@@ -391,6 +397,17 @@ static RT_NOTRACE int dyn_poke_batch(struct dyn_batch *b)
 
 	if (!b->nr)
 		return 0;
+	if (!dyn_trap_installed) {
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = dyn_sigtrap;
+		sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK | SA_NODEFER;
+		sigemptyset(&sa.sa_mask);
+		if (sigaction(SIGTRAP, &sa, &dyn_old_trap))
+			return -errno;
+		dyn_trap_installed = true;
+	}
 	/* Release: the pokes are seen filled by the handler (acquire). */
 	atomic_store_explicit(&dyn_batch_cur, b, memory_order_release);
 	for (i = 0; i < b->nr && !ret; i++)
@@ -952,7 +969,6 @@ static RT_NOTRACE void dyn_fork_child(void)
 /* The kernel's ftrace_init(): read the records, NOP what no tracer needs. */
 __attribute__((constructor(103))) static RT_NOTRACE void dyn_init(void)
 {
-	struct sigaction sa;
 	long cmds = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
 
 	dyn_sync_ok = cmds > 0 &&
@@ -960,12 +976,6 @@ __attribute__((constructor(103))) static RT_NOTRACE void dyn_init(void)
 		      !syscall(SYS_membarrier,
 			       MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE,
 			       0, 0);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = dyn_sigtrap;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK | SA_NODEFER;
-	sigemptyset(&sa.sa_mask);
-	if (dyn_sync_ok && sigaction(SIGTRAP, &sa, &dyn_old_trap))
-		dyn_sync_ok = false;
 	pthread_atfork(dyn_fork_prepare, dyn_fork_parent, dyn_fork_child);
 	rt_dynftrace_scan();
 }
