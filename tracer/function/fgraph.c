@@ -398,25 +398,28 @@ int _Unwind_RaiseException(struct _Unwind_Exception *e);
 int _Unwind_Resume_or_Rethrow(struct _Unwind_Exception *e);
 void *__cxa_begin_catch(void *e);
 
-/* __cxa_throw's unwinder: see the top of the file. */
-RT_EXPORT RT_NOTRACE int _Unwind_RaiseException(struct _Unwind_Exception *e)
+/* Put the real addresses back, then call the unwinder @real. */
+static RT_NOTRACE int rt_fgraph_raise(rt_raise_fn real,
+				      struct _Unwind_Exception *e)
 {
-	rt_raise_fn real = RT_NEXT(rt_raise_fn, _Unwind_RaiseException);
-
 	rt_fgraph_unwind_prepare();
 	if (!real)
 		abort();
 	return real(e);
 }
 
+/* __cxa_throw's unwinder: see the top of the file. */
+RT_EXPORT RT_NOTRACE int _Unwind_RaiseException(struct _Unwind_Exception *e)
+{
+	return rt_fgraph_raise(RT_NEXT(rt_raise_fn, _Unwind_RaiseException),
+			       e);
+}
+
+/* A rethrow's. */
 RT_EXPORT RT_NOTRACE int _Unwind_Resume_or_Rethrow(struct _Unwind_Exception *e)
 {
-	rt_raise_fn real = RT_NEXT(rt_raise_fn, _Unwind_Resume_or_Rethrow);
-
-	rt_fgraph_unwind_prepare();
-	if (!real)
-		abort();
-	return real(e);
+	return rt_fgraph_raise(RT_NEXT(rt_raise_fn, _Unwind_Resume_or_Rethrow),
+			       e);
 }
 
 /*
@@ -449,13 +452,38 @@ RT_EXPORT RT_NOTRACE void *__cxa_begin_catch(void *e)
 	return ret;
 }
 
+/*
+ * Around a walk of this thread's stack: the real addresses for its
+ * duration. Return whether there is anything to hijack again after it.
+ */
+static RT_NOTRACE bool rt_fgraph_walk_begin(struct rt_mcount_thread *t)
+{
+	int restored = 0;
+
+	if (t->top && rt_mcount_enter(t)) {
+		restored = rt_fgraph_restore(t);
+		rt_mcount_leave(t);
+	}
+	return restored;
+}
+
+static RT_NOTRACE void rt_fgraph_walk_end(struct rt_mcount_thread *t,
+					  bool restored)
+{
+	if (restored && rt_mcount_enter(t)) {
+		rt_fgraph_rehijack(t);
+		rt_mcount_leave(t);
+	}
+}
+
 /* backtrace(): the walk with the real addresses, minus this frame. */
 RT_EXPORT RT_NOTRACE int backtrace(void **buffer, int size)
 {
 	rt_backtrace_fn real = RT_NEXT(rt_backtrace_fn, backtrace);
 	struct rt_mcount_thread *t = &rt_mcount_current;
 	void *small[64], **tmp = small;
-	int n, restored = 0;
+	bool restored;
+	int n;
 
 	if (!real)
 		return 0;
@@ -466,15 +494,9 @@ RT_EXPORT RT_NOTRACE int backtrace(void **buffer, int size)
 		if (!tmp)
 			return real(buffer, size);
 	}
-	if (t->top && rt_mcount_enter(t)) {
-		restored = rt_fgraph_restore(t);
-		rt_mcount_leave(t);
-	}
+	restored = rt_fgraph_walk_begin(t);
 	n = real(tmp, size + 1);
-	if (restored && rt_mcount_enter(t)) {
-		rt_fgraph_rehijack(t);
-		rt_mcount_leave(t);
-	}
+	rt_fgraph_walk_end(t, restored);
 	n = n > 0 ? n - 1 : 0;
 	memcpy(buffer, tmp + 1, (size_t)n * sizeof(*tmp));
 	if (tmp != small)
@@ -488,18 +510,13 @@ RT_EXPORT RT_NOTRACE int _Unwind_Backtrace(rt_unwind_trace_fn fn, void *arg)
 {
 	rt_ubacktrace_fn real = RT_NEXT(rt_ubacktrace_fn, _Unwind_Backtrace);
 	struct rt_mcount_thread *t = &rt_mcount_current;
-	int ret, restored = 0;
+	bool restored;
+	int ret;
 
 	if (!real)
 		return 5; /* _URC_END_OF_STACK */
-	if (t->top && rt_mcount_enter(t)) {
-		restored = rt_fgraph_restore(t);
-		rt_mcount_leave(t);
-	}
+	restored = rt_fgraph_walk_begin(t);
 	ret = real(fn, arg);
-	if (restored && rt_mcount_enter(t)) {
-		rt_fgraph_rehijack(t);
-		rt_mcount_leave(t);
-	}
+	rt_fgraph_walk_end(t, restored);
 	return ret;
 }
