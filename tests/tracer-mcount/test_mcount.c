@@ -172,6 +172,8 @@ static void nop_when_off(void)
 	/* ftrace_init(): NOPs from the start. */
 	ASSERT_FALSE(site_is_call((const void *)mc_leaf));
 	ASSERT_FALSE(site_is_call((const void *)mc_pleaf));
+	/* GCC's five one-byte NOPs made one instruction at start-up */
+	ASSERT_EQ(((const unsigned char *)mc_pleaf)[0], 0x0f);
 	e = enabled_functions();
 	ASSERT_EQ(strlen(e), 0);
 	free(e);

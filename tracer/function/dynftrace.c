@@ -53,12 +53,15 @@
  *
  * Userspace: the kernel's 5-byte NOP is one instruction; GCC's
  * -fpatchable-function-entry NOPs are N one-byte NOPs, and a thread
- * that is between two of them when they first become a call would
- * resume in the middle of it. The first patch of such a site happens at
- * start-up or in the dlopen() that loads its object, before other
- * threads can have entered the object's functions in the common case;
- * it is a limit where a thread runs an object's code while its dlopen()
- * is still in progress (its constructors).
+ * that is between two of them when they are rewritten would resume in
+ * the middle of the new instruction. So they are rewritten once, as one
+ * 5-byte NOP (or the call, when a tracer already wants the site), in the
+ * update that follows the scan that found them: at start-up, or in the
+ * dlopen() that loads their object, before other threads can have
+ * entered its functions in the common case; from then on every patch
+ * swaps one instruction for another. It is a limit where a thread runs
+ * an object's code while its dlopen() is still in progress (its
+ * constructors start threads).
  *
  * dlclose() is interposed: the object's sites leave the table under the
  * same lock as patching, so a patch never writes into an object being
@@ -114,7 +117,10 @@ enum dyn_kind {
  * @kind: enum dyn_kind
  * @on: the bytes of the call
  * @enabled: it is a call now
- * @broken: it could not be written (error_log said so); left alone
+ * @broken: it could not be written (reported); left alone
+ * @raw: still the compiler's one-byte NOPs (DYN_NOPS): made one 5-byte
+ *	NOP at the first update, which comes right after the scan that
+ *	found the site (see the top of the file)
  */
 struct dyn_site {
 	unsigned long ip;
@@ -125,6 +131,7 @@ struct dyn_site {
 	unsigned char on[6];
 	bool enabled;
 	bool broken;
+	bool raw;
 };
 
 /**
@@ -546,6 +553,7 @@ static RT_NOTRACE bool dyn_site_classify(struct dyn_site *s, struct dyn_obj *o,
 		if (n < 5)
 			return false;
 		s->kind = DYN_NOPS;
+		s->raw = true;
 	}
 	s->len = 5;
 	tramp = dyn_tramp(o, lo, hi);
@@ -793,7 +801,7 @@ static RT_NOTRACE void dyn_update_locked(void)
 		if (s->broken)
 			continue;
 		want = dyn_wanted(s, en);
-		if (want == s->enabled)
+		if (want == s->enabled && !s->raw)
 			continue;
 		p = &b.pokes[b.nr++];
 		p->ip = s->ip;
@@ -819,6 +827,7 @@ static RT_NOTRACE void dyn_update_locked(void)
 		}
 		s->enabled = b.pokes[i].insn[0] != dyn_nop5[0] &&
 			     b.pokes[i].insn[0] != dyn_nop6[0];
+		s->raw = false;
 	}
 	if (ret)
 		dyn_error("write", b.nr ? b.pokes[0].ip : 0, "the process");
