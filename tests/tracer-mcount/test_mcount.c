@@ -524,6 +524,32 @@ static void graph_function_root(void)
 	expect_tree("0:mc_mid() {\n1:mc_leaf();\n1:mc_leaf();\n0:}\n");
 }
 
+int mc_pm_leaf(int x);
+int mc_ps_leaf(int x);
+
+/*
+ * -fpatchable-function-entry=N,M with M > 0: the NOPs at the entry are
+ * patched (9,2), or, too few for a call (5,2), the site is left alone
+ * and the function still runs.
+ */
+static void patch_before_entry(void)
+{
+	char *t;
+
+	tracer("function");
+	ASSERT_TRUE(site_is_call((const void *)mc_pm_leaf));
+	ASSERT_FALSE(site_is_call((const void *)mc_ps_leaf));
+	ASSERT_EQ(mc_pm_leaf(1), 2);
+	ASSERT_EQ(mc_ps_leaf(1), 2);
+	tracer("nop");
+	ASSERT_FALSE(site_is_call((const void *)mc_pm_leaf));
+	ASSERT_EQ(mc_pm_leaf(1), 2);
+	t = trace_text();
+	ASSERT_EQ(count(t, ": mc_pm_leaf <-"), 1);
+	ASSERT_EQ(count(t, ": mc_ps_leaf <-"), 0);
+	free(t);
+}
+
 /* Named so that backtrace() finds it (the program is linked -rdynamic). */
 #define MC_CASE(fn)                                                          \
 	__attribute__((noinline)) void test_case_##fn(void);                 \
@@ -548,6 +574,7 @@ MC_CASE(graph_dlclose)
 MC_CASE(graph_backtrace)
 MC_CASE(graph_cxx)
 MC_CASE(graph_function_root)
+MC_CASE(patch_before_entry)
 
 #define MC_RUN(fn) { #fn, test_case_##fn }
 static const struct rbt_case cases[] = {
@@ -559,6 +586,7 @@ static const struct rbt_case cases[] = {
 	MC_RUN(graph_cancel),	 MC_RUN(graph_deep),
 	MC_RUN(graph_dlclose),	 MC_RUN(graph_backtrace),
 	MC_RUN(graph_cxx),	 MC_RUN(graph_function_root),
+	MC_RUN(patch_before_entry),
 };
 
 RBT_MAIN(cases)

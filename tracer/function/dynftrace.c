@@ -545,7 +545,8 @@ static RT_NOTRACE bool dyn_site_classify(struct dyn_site *s, struct dyn_obj *o,
 		memcpy(s->on, p, 6);
 		return true;
 	}
-	if (!memcmp(p, dyn_nop5, 5)) {
+	/* Clang's is "nopl 0x8(%rax,%rax,1)": any displacement. */
+	if (!memcmp(p, dyn_nop5, 4)) {
 		s->kind = DYN_NOP5;
 	} else {
 		for (n = 0; n < 5 && p[n] == 0x90; n++)
@@ -568,6 +569,26 @@ static RT_NOTRACE bool dyn_site_classify(struct dyn_site *s, struct dyn_obj *o,
 	s->on[0] = 0xe8;
 	memcpy(s->on + 1, &rel, 4);
 	return true;
+}
+
+/*
+ * Move @s to the function that starts within 15 bytes after it. Return
+ * whether one does.
+ */
+static RT_NOTRACE bool dyn_entry_after(struct dyn_site *s)
+{
+	struct rt_sym sym;
+	unsigned long k;
+
+	for (k = 1; k < 16; k++) {
+		if (!rt_sym_lookup(s->ip + k, &sym))
+			continue;
+		if (sym.start > s->ip && sym.start <= s->ip + k) {
+			s->ip = s->func = sym.start;
+			return true;
+		}
+	}
+	return false;
 }
 
 struct dyn_phdr_arg {
@@ -625,6 +646,7 @@ static RT_NOTRACE void dyn_scan_object(struct dyn_scan *sc, unsigned int idx,
 			struct dyn_site *s;
 			struct rt_sym sym;
 			unsigned long ip;
+			bool found;
 
 			memcpy(&ip, (const void *)(info->dlpi_addr + sh.sh_addr +
 						  k * sizeof(ip)),
@@ -646,7 +668,21 @@ static RT_NOTRACE void dyn_scan_object(struct dyn_scan *sc, unsigned int idx,
 			memset(s, 0, sizeof(*s));
 			s->ip = ip;
 			s->obj = idx;
-			s->func = rt_sym_lookup(ip, &sym) ? sym.start : ip;
+			found = rt_sym_lookup(ip, &sym);
+			s->func = found ? sym.start : ip;
+			/*
+			 * -fpatchable-function-entry=N,M with M > 0: the
+			 * record is M bytes before the function; its entry's
+			 * N - M NOPs are the ones to patch, and the run of
+			 * NOPs must not be taken across the function's start.
+			 * Where no function starts at the record or just
+			 * after it (no symbols), M is not known: left alone.
+			 */
+			if (patchable && !(found && sym.start == ip) &&
+			    !dyn_entry_after(s)) {
+				dyn_error("locate", ip, o->name);
+				continue;
+			}
 			if (!dyn_site_classify(s, o, lo, hi, patchable)) {
 				dyn_error("patch", ip, o->name);
 				continue;
