@@ -6,7 +6,7 @@
 int mc_dl_leaf(int x);
 int mc_dl_fn(int x);
 
-volatile int mc_dl_sink;
+_Thread_local volatile int mc_dl_sink;
 
 __attribute__((noinline, noclone)) int mc_dl_leaf(int x)
 {

@@ -7,7 +7,7 @@
 
 #define MC_FUNC __attribute__((noinline, noclone))
 
-volatile int mc_psink;
+_Thread_local volatile int mc_psink;
 
 MC_FUNC int mc_pleaf(int x)
 {

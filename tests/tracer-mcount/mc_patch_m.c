@@ -7,7 +7,7 @@
  */
 int MC_PM_NAME(int x);
 
-volatile int MC_PM_SINK;
+_Thread_local volatile int MC_PM_SINK;
 
 __attribute__((noinline, noclone)) int MC_PM_NAME(int x)
 {

@@ -13,7 +13,7 @@
 
 #define MC_FUNC __attribute__((noinline, noclone))
 
-volatile int mc_sink;
+_Thread_local volatile int mc_sink;
 
 MC_FUNC int mc_leaf(int x)
 {

@@ -77,6 +77,7 @@
 #include <link.h>
 #include <linux/membarrier.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -193,6 +194,8 @@ static _Atomic(struct dyn_batch *) dyn_batch_cur;
  */
 static struct sigaction dyn_old_trap;
 static bool dyn_trap_installed;
+/* SIGTRAP handlers looking at a batch or the table (dyn_sigtrap()). */
+static _Atomic int dyn_trap_refs;
 
 /* ---- looking sites up (any context) -------------------------------------- */
 
@@ -319,27 +322,33 @@ static RT_NOTRACE void dyn_sigtrap(int sig, siginfo_t *si, void *ctx)
 	const struct dyn_site *s;
 	int saved_errno = errno;
 
-	/* Acquire: the batch's entries are filled; pairs with dyn_poke_batch(). */
-	b = atomic_load_explicit(&dyn_batch_cur, memory_order_acquire);
+	/*
+	 * The kernel's bp_desc reference: while it is held, the batch and
+	 * the table it found stay allocated (dyn_trap_quiesce()). Seq_cst,
+	 * with the loads below: against the writer's store of NULL and its
+	 * load of the count (either we see NULL, or it sees us).
+	 */
+	atomic_fetch_add_explicit(&dyn_trap_refs, 1, memory_order_seq_cst);
+	b = atomic_load_explicit(&dyn_batch_cur, memory_order_seq_cst);
 	p = dyn_batch_find(b, ip);
 	if (p && *(volatile unsigned char *)ip == DYN_INT3) {
 		dyn_emulate(uc, ip, p->insn, p->len);
-		return;
+		goto ours;
 	}
 	/*
 	 * The int3 is gone already (the batch ended while the signal was
 	 * on its way): run the site's instruction as it is now. The table
-	 * is read without a read-side section (a handler must not
-	 * register): it is freed only after dlclose() and a grace period,
-	 * and a site is never in a batch after its object left.
+	 * is read under the same reference (a handler must not take a
+	 * read-side section: it may not register).
 	 */
-	/* Acquire: pairs with the release in dyn_publish(). */
-	t = atomic_load_explicit(&dyn_pub, memory_order_acquire);
+	t = atomic_load_explicit(&dyn_pub, memory_order_seq_cst);
 	s = t ? dyn_find(t, ip) : NULL;
 	if ((s && s->ip == ip) || p) {
 		uc->uc_mcontext.gregs[REG_RIP] = (greg_t)ip;
-		return;
+		goto ours;
 	}
+	/* Release: our reads of the batch and table are done. */
+	atomic_fetch_sub_explicit(&dyn_trap_refs, 1, memory_order_release);
 	errno = saved_errno;
 	/* Not ours: whoever was there before. */
 	if (dyn_old_trap.sa_flags & SA_SIGINFO) {
@@ -355,6 +364,23 @@ static RT_NOTRACE void dyn_sigtrap(int sig, siginfo_t *si, void *ctx)
 	}
 	signal(SIGTRAP, SIG_DFL);
 	raise(SIGTRAP);
+	return;
+ours:
+	/* Release: as above. */
+	atomic_fetch_sub_explicit(&dyn_trap_refs, 1, memory_order_release);
+	errno = saved_errno;
+}
+
+/*
+ * Wait until no SIGTRAP handler can still be looking at a batch or table
+ * that was unpublished before the call. Bounded by the handlers' own
+ * few instructions (each holds its reference across a binary search).
+ */
+static RT_NOTRACE void dyn_trap_quiesce(void)
+{
+	/* Acquire: pairs with the handlers' release decrements. */
+	while (atomic_load_explicit(&dyn_trap_refs, memory_order_acquire))
+		sched_yield();
 }
 
 /* ---- writing text ---------------------------------------------------------- */
@@ -434,8 +460,9 @@ static RT_NOTRACE int dyn_poke_batch(struct dyn_batch *b)
 		if (!ret)
 			ret = dyn_write(b->pokes[i].ip, b->pokes[i].insn, 1);
 	dyn_sync();
-	/* Relaxed: the handler falls back on the table once it is gone. */
-	atomic_store_explicit(&dyn_batch_cur, NULL, memory_order_relaxed);
+	/* Seq_cst: see dyn_sigtrap(); the batch is the caller's to free. */
+	atomic_store_explicit(&dyn_batch_cur, NULL, memory_order_seq_cst);
+	dyn_trap_quiesce();
 	return ret;
 }
 
@@ -744,10 +771,14 @@ static RT_NOTRACE void dyn_publish(struct dyn_table *t)
 	struct dyn_table *old = dyn_cur;
 
 	dyn_cur = t;
-	/* Release: the sites are filled before a hook finds them. */
-	atomic_store_explicit(&dyn_pub, t, memory_order_release);
+	/*
+	 * Seq_cst: the sites are filled before a hook finds them (release),
+	 * and the store is ordered before dyn_trap_quiesce()'s load.
+	 */
+	atomic_store_explicit(&dyn_pub, t, memory_order_seq_cst);
 	if (old) {
 		rt_synchronize_rcu();
+		dyn_trap_quiesce();
 		free(old);
 	}
 }
