@@ -229,11 +229,11 @@ static void filter_patches(void)
 /*
  * Patching on and off under four threads that call the sites all the
  * while: no crash; in the quiet phase after each switch, every call is
- * recorded while on and none while off. MC_ROUNDS rounds, 300 by
- * default, under 20 s in the ASan build (each switch is a batch of int3,
- * tail and first-byte writes
- * with three membarrier() calls, and four barriers: about 5 ms a round
- * on two CPUs; MC_ROUNDS=10000 for a long run).
+ * recorded while on and none while off. MC_ROUNDS rounds, 200 by
+ * default (each switch is a batch of int3, tail and first-byte writes
+ * with three membarrier() calls, and four barriers: about 15 ms of CPU a
+ * round in the ASan build, a few seconds in all; MC_ROUNDS=10000 for a
+ * long run).
  */
 #define MC_THREADS 4
 #define MC_CALLS 20
@@ -269,7 +269,7 @@ static void *toggle_worker(void *arg)
 static void toggle_threads(void)
 {
 	const char *env = getenv("MC_ROUNDS");
-	int rounds = env ? atoi(env) : 300;
+	int rounds = env ? atoi(env) : 200;
 	pthread_t th[MC_THREADS];
 	int i, r;
 
