@@ -365,8 +365,16 @@ static void graph_fork(void)
 	tracer("function_graph");
 	pid = mc_fork();
 	if (!pid) {
-		/* the child returned through the inherited return stack */
+		/*
+		 * The child returned through the inherited return stack;
+		 * it patches its own text (not its parent's) too.
+		 */
 		mc_outer(1);
+		if (ringtrace_set_tracer(tr, "nop") ||
+		    site_is_call((const void *)mc_leaf) ||
+		    ringtrace_set_tracer(tr, "function_graph") ||
+		    !site_is_call((const void *)mc_leaf))
+			_exit(2);
 		_exit(mc_outer(1) == 10 ? 0 : 1);
 	}
 	ASSERT_GT(pid, 0);
@@ -374,6 +382,8 @@ static void graph_fork(void)
 	tracer("nop");
 	ASSERT_TRUE(WIFEXITED(status));
 	ASSERT_EQ(WEXITSTATUS(status), 0);
+	/* the parent's sites are its own */
+	ASSERT_FALSE(site_is_call((const void *)mc_leaf));
 }
 
 static _Atomic int mc_cleaned;
