@@ -1,16 +1,23 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# uftrace_oracle.sh RINGTRACE LIBRINGTRACE PROGRAM [UFTRACE-OPTION...] -
-# the function_graph call tree ringtrace records of PROGRAM (built -pg
-# -mfentry -mrecord-mcount or -fpatchable-function-entry=5, libringtrace
-# preloaded) must be uftrace's recording of the same binary, call for
-# call (uftrace --no-libcall; "-P ." for the patchable build).
+# uftrace_oracle.sh RINGTRACE LIBRINGTRACE PROGRAM [--oracle PROGRAM2]
+#	[UFTRACE-OPTION...] - the function_graph call tree ringtrace
+# records of PROGRAM (built -pg -mfentry -mrecord-mcount or
+# -fpatchable-function-entry=5, libringtrace preloaded) must be uftrace's
+# recording of the same binary, call for call (uftrace --no-libcall;
+# "-P ." for the patchable build); with --oracle, uftrace records
+# PROGRAM2, the same source built for it (-mnop-mcount code has no call
+# for uftrace to hook).
 # Exit status: 0 the same, 1 not, 77 skipped (no uftrace).
 set -u
 export LC_ALL=C
-T=$1 LIB=$2 PROG=$3
+T=$1 LIB=$2 PROG=$3 ORACLE=$3
 shift 3
+if [ "${1:-}" = --oracle ]; then
+	ORACLE=$2
+	shift 2
+fi
 command -v uftrace > /dev/null || { echo "SKIP: no uftrace"; exit 77; }
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
@@ -20,7 +27,7 @@ tree() {
 	awk '{ match($0, /^ */); printf "%d:%s\n", RLENGTH / 2, substr($0, RLENGTH + 1) }'
 }
 
-uftrace record --no-libcall --no-event --no-sched "$@" -d "$W/uftrace.data" "$PROG" > "$W/u.out" 2>&1 ||
+uftrace record --no-libcall --no-event --no-sched "$@" -d "$W/uftrace.data" "$ORACLE" > "$W/u.out" 2>&1 ||
 	{ echo "SKIP: uftrace cannot record here"; cat "$W/u.out"; exit 77; }
 # (a line left empty is an event's comment: none are recorded, but be sure)
 uftrace replay -d "$W/uftrace.data" | sed '1d; s/^[^|]*| //; s/ *\/\*.*\*\/$//; /^ *$/d' |
