@@ -245,7 +245,8 @@ static RT_NOTRACE unsigned long dyn_guess_func(unsigned long self_ret)
 	return site;
 }
 
-RT_NOTRACE unsigned long rt_dynftrace_func(unsigned long self_ret)
+RT_NOTRACE unsigned long rt_dynftrace_func(unsigned long self_ret,
+					   bool *recorded)
 {
 	const struct dyn_table *t;
 	const struct dyn_site *s;
@@ -257,13 +258,14 @@ RT_NOTRACE unsigned long rt_dynftrace_func(unsigned long self_ret)
 	 */
 	if (atomic_load_explicit(&dyn_pub, memory_order_relaxed)) {
 		rt_rcu_read_lock();
-		/* Acquire: pairs with the release in dyn_publish(). */
+		/* Acquire: pairs with the store in dyn_publish(). */
 		t = atomic_load_explicit(&dyn_pub, memory_order_acquire);
 		s = t ? dyn_find(t, self_ret - 1) : NULL;
 		if (s && s->ip + s->len == self_ret)
 			func = s->func;
 		rt_rcu_read_unlock();
 	}
+	*recorded = func != 0;
 	return func ? func : dyn_guess_func(self_ret);
 }
 

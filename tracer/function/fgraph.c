@@ -95,6 +95,7 @@ struct ftrace_ret_stack {
  * @top: frames on @ret_stack
  * @notrace: RT_FR_NOTRACE frames among them
  * @overrun: calls not hijacked because @ret_stack was full (cumulative)
+ * @errnop: the thread's errno (__errno_location()), once asked
  * @ret_stack: the frames, outermost first
  */
 struct rt_mcount_thread {
@@ -102,6 +103,7 @@ struct rt_mcount_thread {
 	int top;
 	int notrace;
 	unsigned int overrun;
+	int *errnop;
 	struct ftrace_ret_stack ret_stack[RT_MCOUNT_DEPTH];
 };
 
@@ -125,6 +127,17 @@ static inline RT_NOTRACE void rt_mcount_leave(struct rt_mcount_thread *t)
 	/* Orders (compiler barrier): the state is done with first. */
 	atomic_signal_fence(memory_order_seq_cst);
 	t->busy = 0;
+}
+
+/*
+ * The thread's errno, which the hooks give back as they found it: one
+ * TLS load once asked (as function.c's rt_ftrace_errno()).
+ */
+static inline RT_NOTRACE int *rt_mcount_errno(struct rt_mcount_thread *t)
+{
+	if (__builtin_expect(!t->errnop, 0))
+		t->errnop = &errno;
+	return t->errnop;
 }
 
 /*
@@ -182,10 +195,11 @@ RT_NOTRACE void ftrace_ops_entry(unsigned long self_ret,
 {
 	struct rt_mcount_thread *t = &rt_mcount_current;
 	struct rt_ftrace_match m;
+	int saved_errno, *errnop;
 	unsigned int enabled;
 	unsigned long func;
+	bool recorded;
 	uint64_t clock;
-	int saved_errno;
 
 	(void)regs;
 	/* Relaxed: as the hooks of function.c. */
@@ -194,14 +208,25 @@ RT_NOTRACE void ftrace_ops_entry(unsigned long self_ret,
 	if (!enabled || !rt_mcount_enter(t))
 		return;
 	clock = enabled & RT_FTRACE_GRAPH ? rt_ftrace_clock_start() : 0;
-	saved_errno = errno;
-	func = rt_dynftrace_func(self_ret);
-	rt_ftrace_test(func, enabled, &m);
+	errnop = rt_mcount_errno(t);
+	saved_errno = *errnop;
+	func = rt_dynftrace_func(self_ret, &recorded);
+	/*
+	 * A recorded site is a call only while set_ftrace_filter and
+	 * set_ftrace_notrace select it (dynftrace.c): the function tracer
+	 * alone need not look again, as the kernel's single ops need not
+	 * (a list that changed this instant may let one more call in while
+	 * the site is patched back). The graph tracer has its own lists.
+	 */
+	if (recorded && !(enabled & RT_FTRACE_GRAPH))
+		m = (struct rt_ftrace_match){ .func = true, .graph_func = true };
+	else
+		rt_ftrace_test(func, enabled, &m);
 	if ((enabled & RT_FTRACE_FUNCTION) && m.func)
 		rt_ftrace_function_event(func, *parent_loc);
 	if (enabled & RT_FTRACE_GRAPH)
 		prepare_ftrace_return(t, func, parent_loc, &m, clock);
-	errno = saved_errno;
+	*errnop = saved_errno;
 	rt_mcount_leave(t);
 }
 

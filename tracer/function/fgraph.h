@@ -61,9 +61,10 @@ void rt_fgraph_longjmp(unsigned long sp);
 /* ---- dynftrace.c ---- */
 /*
  * The function a call site belongs to, from the return address after it
- * (@self_ret); @kind says how the site was reached. Async-signal-safe.
+ * (@self_ret); *@recorded says whether the site is a recorded one (a
+ * call only while the filters select it). Async-signal-safe.
  */
-unsigned long rt_dynftrace_func(unsigned long self_ret);
+unsigned long rt_dynftrace_func(unsigned long self_ret, bool *recorded);
 /* Patch the sites the tracers and lists now select (and unpatch the rest). */
 void rt_dynftrace_update(void);
 /* Read the sites of objects loaded since the last call (dlopen). */
