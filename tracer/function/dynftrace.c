@@ -162,7 +162,12 @@ struct dyn_table {
 };
 
 /* Under dyn_lock: the current table (also published in dyn_pub). */
-static pthread_mutex_t dyn_lock = PTHREAD_MUTEX_INITIALIZER;
+/*
+ * Recursive: dlclose() holds it across the unload, and an object's
+ * destructors may dlopen() or dlclose() (a plugin closing its own
+ * dependency), or switch a tracer.
+ */
+static pthread_mutex_t dyn_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 static struct dyn_table *dyn_cur;
 static struct dyn_obj *dyn_objs;
 static size_t dyn_nr_objs;
@@ -1032,11 +1037,17 @@ static RT_NOTRACE void dyn_fork_parent(void)
 
 static RT_NOTRACE void dyn_fork_child(void)
 {
-	pthread_mutex_init(&dyn_lock, NULL);
+	pthread_mutexattr_t a;
+
+	/* A fresh lock (as function.c does with its own), recursive again. */
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+	pthread_mutex_init(&dyn_lock, &a);
+	pthread_mutexattr_destroy(&a);
 	/*
-	 * Userspace: the child's membarrier registration is inherited only
-	 * by fork() (it is a property of the mm, copied); register again
-	 * to be sure.
+	 * Userspace: the membarrier registration belongs to the address
+	 * space; registering the child's again costs nothing and does not
+	 * depend on what the kernel copies at fork().
 	 */
 	if (dyn_sync_ok &&
 	    syscall(SYS_membarrier,
