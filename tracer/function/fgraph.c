@@ -184,7 +184,7 @@ static RT_NOTRACE void prepare_ftrace_return(struct rt_mcount_thread *t,
 	t->top++;
 	t->notrace += !!flags;
 	atomic_signal_fence(memory_order_seq_cst);
-	*parent_loc = (unsigned long)return_to_handler;
+	*parent_loc = RT_RETURN_HOOKER;
 	if (!flags)
 		rt_ftrace_graph_entry_event(func, depth, f->calltime);
 }
@@ -324,7 +324,7 @@ static RT_NOTRACE int rt_fgraph_restore(struct rt_mcount_thread *t)
 
 		if (f->flags & RT_FR_RESTORED)
 			continue;
-		if (*f->loc == (unsigned long)return_to_handler)
+		if (*f->loc == RT_RETURN_HOOKER)
 			*f->loc = f->ret;
 		f->flags |= RT_FR_RESTORED;
 		n++;
@@ -346,7 +346,7 @@ static RT_NOTRACE void rt_fgraph_rehijack(struct rt_mcount_thread *t)
 		if (!(f->flags & RT_FR_RESTORED) || *f->loc != f->ret)
 			continue;
 		f->flags &= ~RT_FR_RESTORED;
-		*f->loc = (unsigned long)return_to_handler;
+		*f->loc = RT_RETURN_HOOKER;
 	}
 }
 
@@ -356,8 +356,9 @@ static RT_NOTRACE void rt_fgraph_rehijack(struct rt_mcount_thread *t)
  * @retp: the slot it was found in (NULL: the newest frame's)
  *
  * The kernel's ftrace_graph_ret_addr(), for unwinders and debuggers: in
- * gdb, "print/a ringtrace_graph_ret_addr($pc_of_frame, $slot)" names the
- * caller of a frame whose return is return_to_handler.
+ * gdb, in the frame it shows as return_to_handler (where its backtrace
+ * stops), "print/a ringtrace_graph_ret_addr($pc, (unsigned long *)$sp - 1)"
+ * names the caller it returns to.
  *
  * Context: the thread whose stack is walked (or gdb's inferior calls).
  * Return: the real address for return_to_handler, @ret otherwise.
@@ -368,7 +369,7 @@ RT_EXPORT RT_NOTRACE unsigned long ringtrace_graph_ret_addr(unsigned long ret,
 	const struct rt_mcount_thread *t = &rt_mcount_current;
 	int i;
 
-	if (ret != (unsigned long)return_to_handler)
+	if (ret != RT_RETURN_HOOKER && ret != (unsigned long)return_to_handler)
 		return ret;
 	for (i = t->top - 1; i >= 0; i--)
 		if (!retp || t->ret_stack[i].loc == retp)

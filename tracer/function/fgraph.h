@@ -46,6 +46,9 @@ void mcount(void);
 void ftrace_caller(void);
 void ftrace_stub(void);
 void return_to_handler(void);
+/* What a hijacked slot holds: return_to_handler + 1 (see the .S file). */
+void return_to_handler_ret(void);
+#define RT_RETURN_HOOKER ((unsigned long)return_to_handler_ret)
 
 /* ---- fgraph.c ---- */
 /* Called by ftrace_caller: @self_ret is the return after the call site. */

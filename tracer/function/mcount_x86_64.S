@@ -178,21 +178,25 @@ ftrace_graph_caller:
  * %rsp is the caller's again (the return popped the slot); %rax:%rdx
  * and %xmm0:%xmm1 hold the return value.
  *
- * The one-byte NOP before the label is inside the same FDE: an unwinder
- * looks up the FDE of a return address minus one, and finds this one,
- * which says only that the frame ends here (an undefined return
- * address). Unwinders stop at it cleanly instead of failing; the
- * exception and backtrace() paths restore the real addresses first
- * (fgraph.c).
+ * The address written into the slots is return_to_handler_ret, one byte
+ * in: an unwinder (and gdb) looks up a return address minus one, which
+ * lands on the NOP at return_to_handler, in this function and its FDE.
+ * The FDE says only that the frame ends here (an undefined return
+ * address): unwinders stop at it cleanly instead of failing, and gdb
+ * names the frame return_to_handler. The exception and backtrace() paths
+ * restore the real addresses first (fgraph.c).
  */
 	.globl	return_to_handler
 	.hidden	return_to_handler
+	.globl	return_to_handler_ret
+	.hidden	return_to_handler_ret
 	.type	return_to_handler, @function
 	.p2align 4
+return_to_handler:
 	.cfi_startproc
 	.cfi_undefined rip
 	nop
-return_to_handler:
+return_to_handler_ret:
 	subq	$48, %rsp
 	.cfi_adjust_cfa_offset 48
 	movq	%rax, 0(%rsp)
