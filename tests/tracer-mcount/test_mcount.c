@@ -230,11 +230,15 @@ static void filter_patches(void)
  * Patching on and off under four threads that call the sites all the
  * while: no crash; in the quiet phase after each switch, every call is
  * recorded while on and none while off. MC_ROUNDS rounds, 200 by
- * default (each switch is a batch of int3, tail and first-byte writes
- * with three membarrier() calls, and four barriers: about 15 ms of CPU a
- * round in the ASan build, a few seconds in all; MC_ROUNDS=10000 for a
- * long run).
+ * default and 60 in the sanitizer builds (each switch is a batch of
+ * int3, tail and first-byte writes with three membarrier() calls, and
+ * four barriers); MC_ROUNDS=10000 for a long run.
  */
+#if RBT_TSAN || defined(__SANITIZE_ADDRESS__)
+#define MC_ROUNDS_DEFAULT 60
+#else
+#define MC_ROUNDS_DEFAULT 200
+#endif
 #define MC_THREADS 4
 #define MC_CALLS 20
 
@@ -269,7 +273,7 @@ static void *toggle_worker(void *arg)
 static void toggle_threads(void)
 {
 	const char *env = getenv("MC_ROUNDS");
-	int rounds = env ? atoi(env) : 200;
+	int rounds = env ? atoi(env) : MC_ROUNDS_DEFAULT;
 	pthread_t th[MC_THREADS];
 	int i, r;
 
