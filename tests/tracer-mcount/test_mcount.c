@@ -234,7 +234,7 @@ static void filter_patches(void)
  * int3, tail and first-byte writes with three membarrier() calls, and
  * four barriers); MC_ROUNDS=10000 for a long run.
  */
-#if RBT_TSAN || defined(__SANITIZE_ADDRESS__)
+#if defined(RBT_TSAN) || defined(__SANITIZE_ADDRESS__)
 #define MC_ROUNDS_DEFAULT 60
 #else
 #define MC_ROUNDS_DEFAULT 200
