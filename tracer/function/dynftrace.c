@@ -346,7 +346,9 @@ static RT_NOTRACE void dyn_sigtrap(int sig, siginfo_t *si, void *ctx)
 	 * The int3 is gone already (the batch ended while the signal was
 	 * on its way): run the site's instruction as it is now. The table
 	 * is read under the same reference (a handler must not take a
-	 * read-side section: it may not register).
+	 * read-side section: it may not register). Seq_cst: after our
+	 * increment, as the batch's load; pairs with the store in
+	 * dyn_publish() and its dyn_trap_quiesce().
 	 */
 	t = atomic_load_explicit(&dyn_pub, memory_order_seq_cst);
 	s = t ? dyn_find(t, ip) : NULL;
