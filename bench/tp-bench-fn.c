@@ -7,11 +7,12 @@
  * tpb_fn_traced(), whose entry and exit call the function tracers' hooks;
  * once without, as tpb_fn_plain(), the same code with nothing added. The
  * difference between the two is what the hooks cost; CMake sets
- * TPB_FN_NAME. The body is a store of its arguments' sum, so that the
+ * TPB_FN_NAME. On x86-64 twice more: -fpatchable-function-entry=5 as
+ * tpb_fn_patch(), -pg -mfentry -mrecord-mcount as tpb_fn_pg(). The body is a store of its arguments' sum, so that the
  * call does a little work and cannot be dropped.
  */
 #ifndef TPB_FN_NAME
-#error "TPB_FN_NAME must name the function (tpb_fn_traced or tpb_fn_plain)"
+#error "TPB_FN_NAME must name the function (tpb_fn_traced, tpb_fn_plain, ...)"
 #endif
 
 /* The bench declares both names itself (tp-bench.c). */

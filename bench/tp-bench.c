@@ -27,6 +27,15 @@
  *	fn-graph	... under the function_graph tracer
  *	fn-stopped	... under function_graph with function_trace_stop
  *			set
+ *	fn-patch-nop	the small function compiled with
+ *			-fpatchable-function-entry=5 (x86-64): five NOPs
+ *			the library leaves alone while no tracer runs
+ *	fn-pg-nop	... with -pg -mfentry -mrecord-mcount: the call
+ *			the library NOPs at start-up (dynamic ftrace)
+ *	fn-patch-function  the patchable one under the function tracer,
+ *			set_ftrace_filter naming it alone (its site the
+ *			one patched into a call)
+ *	fn-patch-graph	... under function_graph (the return trampoline)
  *
  * Each case is compared with a named baseline of the same run (a ratio of
  * medians and a difference in ns). The runs of all cases are
@@ -88,9 +97,18 @@
 #define TPB_OPAQUE __attribute__((noinline))
 #endif
 
+#ifndef TPB_HAVE_MCOUNT
+#define TPB_HAVE_MCOUNT 0
+#endif
+
 /* tp-bench-fn.c, compiled with and without -finstrument-functions */
 void tpb_fn_traced(unsigned long seq, int a, int b);
 void tpb_fn_plain(unsigned long seq, int a, int b);
+/* x86-64: -fpatchable-function-entry=5, -pg -mfentry -mrecord-mcount */
+#if TPB_HAVE_MCOUNT
+void tpb_fn_patch(unsigned long seq, int a, int b);
+void tpb_fn_pg(unsigned long seq, int a, int b);
+#endif
 void tpb_tp_outofline(unsigned long seq, int a, int b);
 bool tpb_outofline_on(void);
 
@@ -168,6 +186,10 @@ TPB_LOOP(tpb_ringbuf)
 TPB_LOOP(tpb_marker)
 TPB_LOOP(tpb_fn_plain)
 TPB_LOOP(tpb_fn_traced)
+#if TPB_HAVE_MCOUNT
+TPB_LOOP(tpb_fn_patch)
+TPB_LOOP(tpb_fn_pg)
+#endif
 
 /* ---------------------------------------------------------------------- */
 /* Setting the cases up                                                    */
@@ -279,11 +301,39 @@ static int tpb_setup_stopped(char *err, size_t len)
 	return 0;
 }
 
+#if TPB_HAVE_MCOUNT
+/* One patched site: set_ftrace_filter names the patchable function. */
+static int tpb_patch_filter(const char *tracer, char *err, size_t len)
+{
+	char why[128];
+	int ret = ringtrace_set_ftrace_list(RINGTRACE_FTRACE_FILTER,
+					    "tpb_fn_patch", false, why,
+					    sizeof(why));
+
+	if (ret) {
+		tpb_msg(err, len, "set_ftrace_filter", ret, why);
+		return -1;
+	}
+	return tpb_tracer(tracer, err, len);
+}
+
+static int tpb_setup_patch_function(char *err, size_t len)
+{
+	return tpb_patch_filter("function", err, len);
+}
+
+static int tpb_setup_patch_graph(char *err, size_t len)
+{
+	return tpb_patch_filter("function_graph", err, len);
+}
+#endif
+
 /* Back to nothing traced, after every case. */
 static void tpb_teardown(void)
 {
 	ringtrace_function_trace_stop(false);
 	ringtrace_set_tracer(tpb_top, "nop");
+	ringtrace_set_ftrace_list(RINGTRACE_FTRACE_FILTER, "", false, NULL, 0);
 	ringtrace_set_filter(tpb_top, "tpbench", "tpbench_call", "0", NULL, 0);
 	ringtrace_clear_events(tpb_top);
 }
@@ -401,6 +451,36 @@ static const struct tpb_case tpb_cases[] = {
 		.loop = tpb_fn_traced_loop,
 		.setup = tpb_setup_stopped,
 	},
+#if TPB_HAVE_MCOUNT
+	{
+		.id = "fn-patch-nop",
+		.base = "fn-plain",
+		.what = "the same, -fpatchable-function-entry=5; no tracer (NOPs)",
+		.loop = tpb_fn_patch_loop,
+	},
+	{
+		.id = "fn-pg-nop",
+		.base = "fn-plain",
+		.what = "the same, -pg -mfentry -mrecord-mcount; no tracer (NOP'd call)",
+		.loop = tpb_fn_pg_loop,
+	},
+	{
+		.id = "fn-patch-function",
+		.base = "ringbuf-reserve",
+		.what = "-fpatchable-function-entry=5, function tracer, its site alone patched",
+		.loop = tpb_fn_patch_loop,
+		.setup = tpb_setup_patch_function,
+		.per_call = 1,
+	},
+	{
+		.id = "fn-patch-graph",
+		.base = "fn-plain",
+		.what = "-fpatchable-function-entry=5, function_graph (return trampoline)",
+		.loop = tpb_fn_patch_loop,
+		.setup = tpb_setup_patch_graph,
+		.per_call = 2,
+	},
+#endif
 };
 
 #define TPB_NR_CASES (sizeof(tpb_cases) / sizeof(tpb_cases[0]))
@@ -808,6 +888,37 @@ static void tpb_vs(char *buf, size_t len, const struct tpb_case *c,
 		 r->med - b->med);
 }
 
+/*
+ * The profiling-call tracer's targets: a patchable or -mrecord-mcount
+ * function with no tracer within 0.5 ns of the plain one; the function
+ * tracer on one patched function within 1.3x the bare ring write of a
+ * record of the same size (the ftrace:function record is 24 bytes, as
+ * the bench's event).
+ */
+static void tpb_summary_mcount(const struct tpb_result *plain,
+			       const struct tpb_result *rb)
+{
+	static const char *const nops[] = { "fn-patch-nop", "fn-pg-nop" };
+	const struct tpb_result *fn = tpb_measured("fn-patch-function");
+	unsigned int i;
+
+	for (i = 0; plain && i < 2; i++) {
+		const struct tpb_result *r = tpb_measured(nops[i]);
+
+		if (r)
+			printf("[%s] Recorded call site, no tracer: %s - fn-plain"
+			       " = %+.2f ns per call (target <= +0.50 ns)\n",
+			       r->med - plain->med <= 0.5 ? "met   " : "MISSED",
+			       nops[i], r->med - plain->med);
+	}
+	if (fn && rb)
+		printf("[%s] Function tracer on one patched function over the"
+		       " bare ring buffer: fn-patch-function / ringbuf-reserve"
+		       " = %.2fx (%+.2f ns per record; target <= 1.30x)\n",
+		       fn->med / rb->med <= 1.3 ? "met   " : "MISSED",
+		       fn->med / rb->med, fn->med - rb->med);
+}
+
 /* The comparisons the bench is about, in words. */
 static void tpb_summary(void)
 {
@@ -848,6 +959,7 @@ static void tpb_summary(void)
 		printf("Function hooks, no tracer: %+.2f ns per call over the"
 		       " plain function (%.2fx)\n", nop->med - plain->med,
 		       nop->med / plain->med);
+	tpb_summary_mcount(plain, rb);
 }
 
 static void tpb_print_text(const struct tpb_opts *o)

@@ -27,9 +27,12 @@ RINGTRACE_PACKAGES=(gcc make cmake pkg-config libtraceevent-dev libelf-dev libfu
 #   xz-utils       tar -J, to extract them
 #   libtracefs-dev tracefs.libtracefs builds a libtracefs program that
 #                  works on the mount
+#   uftrace        the oracle of the -pg and -fpatchable-function-entry
+#                  call trees (unit.tracer-mcount.uftrace_*); g++ also
+#                  builds tests/tracer-mcount's C++ exceptions sample
 RINGTRACE_TEST_PACKAGES=(trace-cmd python3 groff-base g++ clang binutils
 	util-linux libc-bin coreutils grep sed mawk findutils fuse3
-	linux-source-6.12 xz-utils libtracefs-dev)
+	linux-source-6.12 xz-utils libtracefs-dev uftrace)
 
 ringtrace_install_deps() {
 	local missing=() p

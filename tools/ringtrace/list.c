@@ -16,11 +16,14 @@ const char rtt_list_help[] =
 	"dead process, the user's own.\n"
 	"With -e PID: the events of that process (system:event), one per line;\n"
 	"with --formats too, each with its format. With -f PID: the functions\n"
-	"of that process's symbols (available_filter_functions).\n"
+	"of that process's symbols (available_filter_functions). With\n"
+	"--enabled-functions PID: the recorded call sites (-pg -mrecord-mcount,\n"
+	"-fpatchable-function-entry) patched into calls now (enabled_functions).\n"
 	"\n"
 	"  -e, --events PID     list the events of PID\n"
 	"      --formats        with -e: each event's format too\n"
 	"  -f, --functions PID  list the functions of PID\n"
+	"      --enabled-functions PID  the patched call sites of PID\n"
 	"  -h, --help         this text\n";
 
 /* The files of @p are a dead process's, and the user's own: 'clean'
@@ -176,6 +179,26 @@ static int rtt_list_functions(const char *arg)
 	return fflush(stdout) ? RTT_EXIT_FAIL : RTT_EXIT_OK;
 }
 
+static int rtt_list_enabled(const char *arg)
+{
+	struct rtt_proc p;
+	char *reply = NULL;
+	int ret;
+
+	ret = rtt_open_pid(arg, 0, &p);
+	if (ret)
+		return rtt_exit_code(ret);
+	ret = rtt_cmd(&p, &reply,
+		      &RT_CALL(GET, NULL, RT_S(0, "enabled_functions")));
+	rtt_proc_close(&p);
+	if (!ret && reply)
+		fputs(reply, stdout);
+	free(reply);
+	if (!ret && fflush(stdout))
+		ret = -EIO;
+	return rtt_exit_code(ret);
+}
+
 static int rtt_list_events(const char *arg, bool formats)
 {
 	struct rtt_events *ev;
@@ -207,12 +230,13 @@ static int rtt_list_events(const char *arg, bool formats)
 int rtt_do_list(const struct rtt_verb *v, int argc, char **argv)
 {
 	char err[RTT_ERR_MAX];
-	const char *events = NULL, *funcs = NULL;
+	const char *events = NULL, *funcs = NULL, *enabled = NULL;
 	bool formats = false;
 	const struct rtt_opt opts[] = {
 		RTT_O_STR("events", 'e', &events),
 		RTT_O_FLAG("formats", 256 + 'F', &formats),
 		RTT_O_STR("functions", 'f', &funcs),
+		RTT_O_STR("enabled-functions", 256 + 'E', &enabled),
 		RTT_O_END(0),
 	};
 	struct rtt_entry *e;
@@ -224,12 +248,14 @@ int rtt_do_list(const struct rtt_verb *v, int argc, char **argv)
 		return ret;
 	if (optind < argc)
 		return rtt_usage(v, "unexpected argument '%s'", argv[optind]);
-	if (events && funcs)
-		return rtt_usage(v, "-e and -f: give one of them");
+	if (!!events + !!funcs + !!enabled > 1)
+		return rtt_usage(v, "-e, -f and --enabled-functions: give one of them");
 	if (formats && !events)
 		return rtt_usage(v, "--formats goes with -e");
 	if (funcs)
 		return rtt_list_functions(funcs);
+	if (enabled)
+		return rtt_list_enabled(enabled);
 	if (events)
 		return rtt_list_events(events, formats);
 	ret = rtt_list_all(&e, &n, true, err);

@@ -82,6 +82,7 @@
 
 #include "rcu.h"
 
+#include "fgraph.h"
 #include "ftrace.h"
 #include "symbols.h"
 
@@ -226,18 +227,12 @@ static struct rt_ftrace_list_state rt_ftrace_lists[RT_FTRACE_NR_LISTS];
 
 /* ---- the hooks' side of the filters ------------------------------------- */
 
-/**
- * struct rt_ftrace_match - what the lists say about one function
- * @func: set_ftrace_filter (when not empty) lists it and
- *	set_ftrace_notrace does not
- * @graph_func: set_graph_function is empty or lists it
- * @graph_notrace: set_graph_notrace lists it
+/*
+ * struct rt_ftrace_match (fgraph.h) - what the lists say about one
+ * function: @func: set_ftrace_filter (when not empty) lists it and
+ * set_ftrace_notrace does not; @graph_func: set_graph_function is empty
+ * or lists it; @graph_notrace: set_graph_notrace lists it.
  */
-struct rt_ftrace_match {
-	bool func;
-	bool graph_func;
-	bool graph_notrace;
-};
 
 static RT_NOTRACE bool rt_ftrace_lookup_ip(const struct rt_ftrace_hash *hash,
 					   unsigned long ip)
@@ -267,8 +262,8 @@ static RT_NOTRACE bool rt_ftrace_lookup_ip(const struct rt_ftrace_hash *hash,
  * (with some list set) that is what the handler's first traced call
  * costs.
  */
-static RT_NOTRACE void rt_ftrace_test(unsigned long ip, unsigned int enabled,
-				      struct rt_ftrace_match *m)
+RT_NOTRACE void rt_ftrace_test(unsigned long ip, unsigned int enabled,
+			       struct rt_ftrace_match *m)
 {
 	const struct rt_ftrace_filters *f;
 	const struct rt_ftrace_hash *h;
@@ -620,6 +615,17 @@ RT_EXPORT RT_NOTRACE void __cyg_profile_func_exit(void *this_fn,
 			    (unsigned long)__builtin_dwarf_cfa(), record);
 }
 
+/*
+ * The recorded call sites follow the tracers and set_ftrace_filter and
+ * set_ftrace_notrace (dynftrace.c, x86-64); elsewhere there are none.
+ */
+RT_NOTRACE void rt_ftrace_sites_update(void)
+{
+#if RT_HAVE_MCOUNT
+	rt_dynftrace_update();
+#endif
+}
+
 /* ---- matching globs against the symbol tables --------------------------- */
 
 /*
@@ -943,6 +949,7 @@ RT_NOTRACE int rt_ftrace_list_set(enum rt_ftrace_list list, const char *text,
 	pthread_mutex_unlock(&rt_ftrace_lock);
 	free(nglobs);
 	free(matched);
+	rt_ftrace_sites_update();
 	return 0;
 
 fail:
@@ -1037,6 +1044,22 @@ RT_NOTRACE int rt_ftrace_available_functions(FILE *out)
 		return ret;
 	}
 	return 0;
+}
+
+RT_NOTRACE int rt_ftrace_enabled_functions(FILE *out)
+{
+	int ret = 0;
+
+	if (!out) {
+		errno = EINVAL;
+		return -EINVAL;
+	}
+#if RT_HAVE_MCOUNT
+	ret = rt_dynftrace_enabled_show(out);
+#endif
+	if (ret < 0)
+		errno = -ret;
+	return ret;
 }
 
 /* ---- new shared objects ------------------------------------------------- */
@@ -1147,6 +1170,10 @@ RT_EXPORT RT_NOTRACE void *dlopen(const char *file, int mode)
 		saved_errno = errno;
 		if (rt_syms_refresh() > 0)
 			rt_ftrace_update_lists();
+#if RT_HAVE_MCOUNT
+		rt_dynftrace_scan();
+		rt_dynftrace_update();
+#endif
 		errno = saved_errno;
 	}
 	return handle;
@@ -1234,9 +1261,14 @@ static RT_NOTRACE void rt_ftrace_longjmp(const struct __jmp_buf_tag *env)
 
 	/* a handler leaving a hook it interrupted: the hook's state is
 	 * half updated, leave it (the thread is not traced again) */
-	if (t->busy || !rt_jmpbuf_ok)
+	if (!rt_jmpbuf_ok)
 		return;
 	target = rt_jmpbuf_sp(env);
+#if RT_HAVE_MCOUNT
+	rt_fgraph_longjmp(target);
+#endif
+	if (t->busy)
+		return;
 	top = t->top;
 	while (top > 0 && rt_stack_below(t->ret_stack[top - 1].sp, target))
 		top--;

@@ -174,4 +174,26 @@ size_t rt_ftrace_list_show(enum rt_ftrace_list list, char *buf, size_t len);
  */
 int rt_ftrace_available_functions(FILE *out);
 
+/**
+ * rt_ftrace_sites_update - patch the recorded call sites after a change
+ *
+ * The profiling-call sites (-pg -mrecord-mcount, -fpatchable-function-
+ * entry; x86-64) are calls exactly while a function tracer runs and
+ * their function passes set_ftrace_filter and set_ftrace_notrace: the
+ * core calls this when rt_ftrace_enabled changes (the lists' writers do
+ * it themselves). Nothing elsewhere.
+ *
+ * Context: any thread but a signal handler; blocks.
+ */
+void rt_ftrace_sites_update(void);
+
+/**
+ * rt_ftrace_enabled_functions - write enabled_functions: the sites that
+ * are calls now, one "name (1)\ttramp: ..." a line
+ * @out: the stream
+ *
+ * Return: 0, or a negative errno.
+ */
+int rt_ftrace_enabled_functions(FILE *out);
+
 #endif /* RINGTRACE_FTRACE_H */

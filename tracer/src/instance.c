@@ -402,6 +402,8 @@ static void rt_update_tracer_masks(void)
 	if (graph)
 		en |= RT_FTRACE_GRAPH;
 	atomic_store_explicit(&rt_ftrace_enabled, en, memory_order_relaxed);
+	/* The recorded call sites follow (dynftrace: NOPs while off). */
+	rt_ftrace_sites_update();
 }
 
 int ringtrace_instance_destroy(struct ringtrace_instance *tr)
@@ -1239,6 +1241,11 @@ size_t ringtrace_show_ftrace_list(enum ringtrace_ftrace_list list, char *buf,
 int ringtrace_available_filter_functions(FILE *out)
 {
 	return rt_ftrace_available_functions(out);
+}
+
+int ringtrace_enabled_functions(FILE *out)
+{
+	return rt_ftrace_enabled_functions(out);
 }
 
 int ringtrace_set_max_graph_depth(int depth)

@@ -354,7 +354,7 @@ static int rt_ftrace_list_by_name(const char *name)
  * rt_get - "get INST NAME": the value a tracefs file of that name shows
  * (tracing_on, buffer_size_kb, buffer_percent, trace_clock,
  * tracing_max_latency, tracing_thresh, max_graph_depth, the ftrace
- * lists), or "print_cfg": the options as
+ * lists, enabled_functions), or "print_cfg": the options as
  * a hexadecimal mask and the current tracer's number (enum rt_tracer),
  * what a tool needs to print the instance's trace as it would.
  */
@@ -376,6 +376,20 @@ static int rt_get(struct ringtrace_instance *tr, const char *name,
 			return -ENOMEM;
 		ringtrace_show_ftrace_list(list, big, RT_CTL_REPLY_MAX);
 		rt_reply_printf(r, "%s", big);
+		free(big);
+	} else if (!strcmp(name, "enabled_functions")) {
+		/* the recorded call sites patched into calls (dynftrace) */
+		char *big = NULL;
+		size_t blen = 0;
+		FILE *f = open_memstream(&big, &blen);
+
+		if (!f)
+			return -ENOMEM;
+		ringtrace_enabled_functions(f);
+		fclose(f);
+		if (big && blen >= RT_CTL_REPLY_MAX)
+			big[RT_CTL_REPLY_MAX - 1] = '\0';
+		rt_reply_printf(r, "%s", big ? big : "");
 		free(big);
 	} else if (!strcmp(name, "tracing_on")) {
 		rt_reply_printf(r, "%d\n", ringtrace_tracing_is_on(tr) ? 1 : 0);

@@ -1149,6 +1149,19 @@ static int rtfs_show_ftrace_list(const struct rtfs_node *n, FILE *out)
 	return 0;
 }
 
+/* enabled_functions: the recorded call sites that are calls now. */
+static int rtfs_show_enabled_functions(const struct rtfs_node *n, FILE *out)
+{
+	char *reply = NULL;
+	int ret = rtfs_cmd(&reply, NULL,
+			   &RT_CALL(GET, NULL, RT_S(0, n->f->name)));
+
+	if (!ret && reply)
+		fputs(reply, out);
+	free(reply);
+	return ret;
+}
+
 static int rtfs_write_ftrace_list(const struct rtfs_node *n, char *buf)
 {
 	rtfs_chomp(buf);
@@ -1334,7 +1347,8 @@ static const char rtfs_readme[] =
 	"  snapshot\t\t- 1 takes a snapshot, 0 frees it, 2 clears it\n"
 	"  instances/\t\t- mkdir and rmdir make and remove instances\n"
 	"  error_log\t\t- why the last writes were refused\n"
-	"  set_ftrace_filter\t- the functions the function tracers record\n";
+	"  set_ftrace_filter\t- the functions the function tracers record\n"
+	"  enabled_functions\t- the recorded call sites patched into calls\n";
 
 static int rtfs_show_readme(const struct rtfs_node *n, FILE *out)
 {
@@ -1379,6 +1393,8 @@ static const struct rtfs_file_ops rtfs_files[] = {
 	  NULL },
 	{ "current_tracer", 0644, false, rtfs_show_tracer, rtfs_write_tracer,
 	  rtfs_trunc_none },
+	{ "enabled_functions", 0444, true, rtfs_show_enabled_functions, NULL,
+	  NULL },
 	{ "error_log", 0644, false, rtfs_show_error_log, rtfs_write_ignore,
 	  rtfs_trunc_error_log },
 	{ "free_buffer", 0200, false, NULL, rtfs_write_free_buffer,

@@ -184,6 +184,10 @@ RINGTRACE_API size_t ringtrace_show_ftrace_list(enum ringtrace_ftrace_list list,
 						char *buf, size_t len);
 /* cat available_filter_functions */
 RINGTRACE_API int ringtrace_available_filter_functions(FILE *out);
+/* cat enabled_functions: the recorded call sites (-pg -mrecord-mcount,
+ * -fpatchable-function-entry; x86-64) that are calls now, one
+ * "name (1)\ttramp: ..." a line; empty elsewhere. Added in 0.1.x. */
+RINGTRACE_API int ringtrace_enabled_functions(FILE *out);
 /* max_graph_depth (0: no limit) */
 RINGTRACE_API int ringtrace_set_max_graph_depth(int depth);
 /* The global stop switch (function_trace_stop): no function is recorded

@@ -1,0 +1,606 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * test_mcount.c - the function tracers behind the profiling call
+ * (tracer/function: mcount_x86_64.S, fgraph.c, dynftrace.c), end to end
+ * through libringtrace: the call trees of -pg -mfentry -mrecord-mcount
+ * and -fpatchable-function-entry=5 code, the sites NOP'd at start-up and
+ * patched exactly while a tracer needs them (also live, under threads
+ * calling them), and the return trampoline under longjmp, signals, fork,
+ * cancellation, recursion deeper than the return stack, dlclose(),
+ * backtrace() and C++ exceptions.
+ *
+ * This file is not instrumented; mc_*.c and mc_exc.cc are.
+ */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <ringtrace/tracer.h>
+
+#include "mc_sample.h"
+#include "test.h"
+
+
+static struct ringtrace_instance *tr;
+
+static void tracer(const char *name)
+{
+	if (!tr)
+		tr = ringtrace_top();
+	ASSERT_NOT_NULL(tr);
+	ASSERT_EQ(ringtrace_set_tracer(tr, name), 0);
+}
+
+/* The trace as text (caller frees). */
+static char *trace_text(void)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	ASSERT_NOT_NULL(f);
+	ASSERT_EQ(ringtrace_print_trace(tr, f), 0);
+	fclose(f);
+	return buf;
+}
+
+static int count(const char *text, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = text; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+/*
+ * The graph lines of the trace as "depth:text" (the text after the
+ * bar, the depth from its indentation), one a line.
+ */
+static char *graph_tree(void)
+{
+	char *text = trace_text(), *out = NULL, *line, *save = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+
+	ASSERT_NOT_NULL(f);
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *bar = strchr(line, '|');
+		size_t sp;
+
+		if (line[0] == '#' || !bar)
+			continue;
+		bar++;
+		sp = strspn(bar, " ");
+		fprintf(f, "%zu:%s\n", (sp - 2) / 2, bar + sp);
+	}
+	fclose(f);
+	free(text);
+	return out;
+}
+
+static void expect_tree(const char *want)
+{
+	char *got = graph_tree();
+
+	if (strcmp(got, want))
+		RBT_FAIL("tree:\n%s\nwanted:\n%s", got, want);
+	free(got);
+}
+
+/* ---- call trees ------------------------------------------------------------- */
+
+static void graph_fentry(void)
+{
+	tracer("function_graph");
+	ASSERT_EQ(mc_outer(1), 10);
+	tracer("nop");
+	expect_tree("0:mc_outer() {\n1:mc_mid() {\n2:mc_leaf();\n2:mc_leaf();\n"
+		    "1:}\n0:}\n");
+}
+
+static void graph_patchable(void)
+{
+	tracer("function_graph");
+	ASSERT_EQ(mc_pouter(1), 6);
+	tracer("nop");
+	expect_tree("0:mc_pouter() {\n1:mc_pleaf();\n1:mc_pleaf();\n0:}\n");
+}
+
+static void function_records(void)
+{
+	char *t;
+
+	tracer("function");
+	mc_outer(1);
+	mc_pouter(1);
+	tracer("nop");
+	t = trace_text();
+	ASSERT_EQ(count(t, ": mc_outer <-"), 1);
+	ASSERT_EQ(count(t, ": mc_mid <-mc_outer"), 1);
+	ASSERT_EQ(count(t, ": mc_leaf <-mc_mid"), 2);
+	ASSERT_EQ(count(t, ": mc_pleaf <-mc_pouter"), 2);
+	free(t);
+}
+
+/* The registers of arguments and of the return value come through. */
+static void registers_kept(void)
+{
+	tracer("function_graph");
+	ASSERT_TRUE(mc_float(1.5, 2.0) == 5.0);
+	ASSERT_EQ(mc_args(1, 2, 3, 4, 5, 6), 91);
+	tracer("function");
+	ASSERT_TRUE(mc_float(1.5, 2.0) == 5.0);
+	ASSERT_EQ(mc_args(1, 2, 3, 4, 5, 6), 91);
+	tracer("nop");
+}
+
+/* ---- dynamic ftrace ---------------------------------------------------------- */
+
+/* Is the site at @fn's entry a call (not a NOP)? */
+static int site_is_call(const void *fn)
+{
+	const unsigned char *p = fn;
+
+	return p[0] == 0xe8 || (p[0] == 0xff && p[1] == 0x15);
+}
+
+static char *enabled_functions(void)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	ASSERT_NOT_NULL(f);
+	ASSERT_EQ(ringtrace_enabled_functions(f), 0);
+	fclose(f);
+	return buf;
+}
+
+static void nop_when_off(void)
+{
+	char *e;
+
+	/* ftrace_init(): NOPs from the start. */
+	ASSERT_FALSE(site_is_call((const void *)mc_leaf));
+	ASSERT_FALSE(site_is_call((const void *)mc_pleaf));
+	/* GCC's five one-byte NOPs made one instruction at start-up */
+	ASSERT_EQ(((const unsigned char *)mc_pleaf)[0], 0x0f);
+	e = enabled_functions();
+	ASSERT_EQ(strlen(e), 0);
+	free(e);
+	tracer("function");
+	ASSERT_TRUE(site_is_call((const void *)mc_leaf));
+	ASSERT_TRUE(site_is_call((const void *)mc_pleaf));
+	e = enabled_functions();
+	ASSERT_EQ(count(e, "mc_leaf (1)"), 1);
+	free(e);
+	tracer("nop");
+	ASSERT_FALSE(site_is_call((const void *)mc_leaf));
+	ASSERT_FALSE(site_is_call((const void *)mc_pleaf));
+}
+
+static void filter_patches(void)
+{
+	char err[128], *e, *t;
+
+	ASSERT_EQ(ringtrace_set_ftrace_list(RINGTRACE_FTRACE_FILTER,
+					    "mc_leaf mc_pleaf", false, err,
+					    sizeof(err)),
+		  0);
+	tracer("function");
+	ASSERT_TRUE(site_is_call((const void *)mc_leaf));
+	ASSERT_FALSE(site_is_call((const void *)mc_mid));
+	ASSERT_FALSE(site_is_call((const void *)mc_outer));
+	ASSERT_TRUE(site_is_call((const void *)mc_pleaf));
+	ASSERT_FALSE(site_is_call((const void *)mc_pouter));
+	e = enabled_functions();
+	ASSERT_EQ(count(e, "(1)"), 2);
+	free(e);
+	mc_outer(1);
+	/* notrace takes mc_leaf out: its site goes back to a NOP */
+	ASSERT_EQ(ringtrace_set_ftrace_list(RINGTRACE_FTRACE_NOTRACE,
+					    "mc_leaf", false, err, sizeof(err)),
+		  0);
+	ASSERT_FALSE(site_is_call((const void *)mc_leaf));
+	mc_outer(1);
+	ASSERT_EQ(ringtrace_set_ftrace_list(RINGTRACE_FTRACE_NOTRACE, "", false,
+					    err, sizeof(err)),
+		  0);
+	ASSERT_EQ(ringtrace_set_ftrace_list(RINGTRACE_FTRACE_FILTER, "", false,
+					    err, sizeof(err)),
+		  0);
+	ASSERT_TRUE(site_is_call((const void *)mc_outer));
+	tracer("nop");
+	t = trace_text();
+	ASSERT_EQ(count(t, ": mc_leaf <-"), 2);
+	ASSERT_EQ(count(t, ": mc_mid <-"), 0);
+	free(t);
+}
+
+/*
+ * Patching on and off under four threads that call the sites all the
+ * while: no crash; in the quiet phase after each switch, every call is
+ * recorded while on and none while off. MC_ROUNDS rounds, 200 by
+ * default and 60 in the sanitizer builds (each switch is a batch of
+ * int3, tail and first-byte writes with three membarrier() calls, and
+ * four barriers); MC_ROUNDS=10000 for a long run.
+ */
+#if defined(RBT_TSAN) || defined(__SANITIZE_ADDRESS__)
+#define MC_ROUNDS_DEFAULT 60
+#else
+#define MC_ROUNDS_DEFAULT 200
+#endif
+#define MC_THREADS 4
+#define MC_CALLS 20
+
+static pthread_barrier_t mc_bar;
+static _Atomic int mc_hammer, mc_stop;
+
+static __attribute__((noinline)) void mc_counted(void)
+{
+	for (int i = 0; i < MC_CALLS; i++)
+		mc_leaf(i);
+	__asm__ volatile("");
+}
+
+static void *toggle_worker(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		pthread_barrier_wait(&mc_bar); /* the switch starts */
+		if (atomic_load(&mc_stop))
+			return NULL;
+		while (atomic_load_explicit(&mc_hammer, memory_order_relaxed)) {
+			mc_pleaf(1);
+			mc_leaf(1);
+		}
+		pthread_barrier_wait(&mc_bar); /* the switch is over */
+		pthread_barrier_wait(&mc_bar); /* the buffer is empty */
+		mc_counted();
+		pthread_barrier_wait(&mc_bar); /* counted */
+	}
+}
+
+static void toggle_threads(void)
+{
+	const char *env = getenv("MC_ROUNDS");
+	int rounds = env ? atoi(env) : MC_ROUNDS_DEFAULT;
+	pthread_t th[MC_THREADS];
+	int i, r;
+
+	tracer("nop");
+	ASSERT_EQ(pthread_barrier_init(&mc_bar, NULL, MC_THREADS + 1), 0);
+	for (i = 0; i < MC_THREADS; i++)
+		ASSERT_EQ(pthread_create(&th[i], NULL, toggle_worker, NULL), 0);
+	for (r = 0; r < rounds; r++) {
+		bool on = r & 1;
+		char *t;
+		int n;
+
+		atomic_store(&mc_hammer, 1);
+		pthread_barrier_wait(&mc_bar);
+		tracer(on ? "function" : "nop");
+		atomic_store(&mc_hammer, 0);
+		pthread_barrier_wait(&mc_bar);
+		ringtrace_clear(tr);
+		pthread_barrier_wait(&mc_bar);
+		pthread_barrier_wait(&mc_bar);
+		t = trace_text();
+		n = count(t, ": mc_leaf <-mc_counted");
+		free(t);
+		if (n != (on ? MC_THREADS * MC_CALLS : 0))
+			RBT_FAIL("round %d (%s): %d records", r,
+				 on ? "on" : "off", n);
+	}
+	atomic_store(&mc_stop, 1);
+	pthread_barrier_wait(&mc_bar);
+	for (i = 0; i < MC_THREADS; i++)
+		pthread_join(th[i], NULL);
+	tracer("nop");
+}
+
+/* ---- the return stack ---------------------------------------------------------- */
+
+static void graph_longjmp(void)
+{
+	sigjmp_buf env;
+	volatile int i;
+
+	tracer("function_graph");
+	/* more jumps than the return stack holds frames */
+	for (i = 0; i < 300; i++)
+		if (!sigsetjmp(env, 0))
+			mc_jump(&env, 3);
+	ringtrace_clear(tr);
+	mc_outer(1);
+	tracer("nop");
+	expect_tree("0:mc_outer() {\n1:mc_mid() {\n2:mc_leaf();\n2:mc_leaf();\n"
+		    "1:}\n0:}\n");
+}
+
+static void sig_handler(int sig)
+{
+	(void)sig;
+	mc_sig_leaf(1);
+}
+
+static void graph_signal(void)
+{
+	struct sigaction sa = { .sa_handler = sig_handler };
+	stack_t ss = { .ss_size = 1 << 16 };
+	char *tree;
+
+	ss.ss_sp = malloc(ss.ss_size);
+	ASSERT_NOT_NULL(ss.ss_sp);
+	sigemptyset(&sa.sa_mask);
+	ASSERT_EQ(sigaction(SIGUSR1, &sa, NULL), 0);
+	tracer("function_graph");
+	raise(SIGUSR1);
+	/* on an alternate stack */
+	ASSERT_EQ(sigaltstack(&ss, NULL), 0);
+	sa.sa_flags = SA_ONSTACK;
+	ASSERT_EQ(sigaction(SIGUSR1, &sa, NULL), 0);
+	raise(SIGUSR1);
+	mc_outer(1);
+	tracer("nop");
+	ss.ss_flags = SS_DISABLE;
+	ASSERT_EQ(sigaltstack(&ss, NULL), 0);
+	free(ss.ss_sp);
+	signal(SIGUSR1, SIG_DFL);
+	tree = graph_tree();
+	ASSERT_EQ(count(tree, "0:mc_sig_leaf() {\n1:mc_leaf();\n0:}\n"), 2);
+	ASSERT_EQ(count(tree, "0:mc_outer() {"), 1);
+	free(tree);
+}
+
+static void graph_fork(void)
+{
+	int pid, status;
+
+	tracer("function_graph");
+	pid = mc_fork();
+	if (!pid) {
+		/*
+		 * The child returned through the inherited return stack;
+		 * it patches its own text (not its parent's) too.
+		 */
+		mc_outer(1);
+		if (ringtrace_set_tracer(tr, "nop") ||
+		    site_is_call((const void *)mc_leaf) ||
+		    ringtrace_set_tracer(tr, "function_graph") ||
+		    !site_is_call((const void *)mc_leaf))
+			_exit(2);
+		_exit(mc_outer(1) == 10 ? 0 : 1);
+	}
+	ASSERT_GT(pid, 0);
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	tracer("nop");
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(WEXITSTATUS(status), 0);
+	/* the parent's sites are its own */
+	ASSERT_FALSE(site_is_call((const void *)mc_leaf));
+}
+
+static _Atomic int mc_cleaned;
+
+static void cancel_cleanup(void *arg)
+{
+	(void)arg;
+	atomic_store(&mc_cleaned, 1);
+}
+
+static void *cancel_thread(void *arg)
+{
+	(void)arg;
+	pthread_cleanup_push(cancel_cleanup, NULL);
+	mc_cancel_loop();
+	pthread_cleanup_pop(0);
+	return NULL;
+}
+
+static void graph_cancel(void)
+{
+	pthread_t th;
+	void *ret;
+
+	tracer("function_graph");
+	ASSERT_EQ(pthread_create(&th, NULL, cancel_thread, NULL), 0);
+	usleep(10000);
+	ASSERT_EQ(pthread_cancel(th), 0);
+	ASSERT_EQ(pthread_join(th, &ret), 0);
+	ASSERT_TRUE(ret == PTHREAD_CANCELED);
+	ASSERT_EQ(atomic_load(&mc_cleaned), 1);
+	ringtrace_clear(tr);
+	mc_outer(1);
+	tracer("nop");
+	expect_tree("0:mc_outer() {\n1:mc_mid() {\n2:mc_leaf();\n2:mc_leaf();\n"
+		    "1:}\n0:}\n");
+}
+
+static void graph_deep(void)
+{
+	char *tree;
+
+	tracer("function_graph");
+	ASSERT_EQ(mc_recurse(1000), 1001);
+	ringtrace_tracing_on(tr, false);
+	tree = graph_tree();
+	/* the return stack's 256 frames, the deeper calls counted */
+	ASSERT_EQ(count(tree, "mc_recurse() {"), 255);
+	ASSERT_EQ(count(tree, ":mc_recurse();\n"), 1);
+	ASSERT_EQ(count(tree, "mc_leaf();"), 0);
+	free(tree);
+	ringtrace_tracing_on(tr, true);
+	ringtrace_clear(tr);
+	mc_outer(1);
+	tracer("nop");
+	expect_tree("0:mc_outer() {\n1:mc_mid() {\n2:mc_leaf();\n2:mc_leaf();\n"
+		    "1:}\n0:}\n");
+}
+
+static void graph_dlclose(void)
+{
+	int (*fn)(int);
+	void *h;
+	char *e;
+
+	tracer("function_graph");
+	for (int i = 0; i < 3; i++) {
+		h = dlopen(MC_DL_PATH, RTLD_NOW);
+		ASSERT_NOT_NULL(h);
+		fn = (int (*)(int))dlsym(h, "mc_dl_fn");
+		ASSERT_NOT_NULL(fn);
+		ASSERT_TRUE(site_is_call((const void *)fn));
+		ringtrace_clear(tr);
+		ASSERT_EQ(fn(2), 7);
+		/* the names while the module is there */
+		expect_tree("0:mc_dl_fn() {\n1:mc_dl_leaf();\n0:}\n");
+		e = enabled_functions();
+		ASSERT_EQ(count(e, "mc_dl_fn [libmc_dl.so] (1)"), 1);
+		free(e);
+		ASSERT_EQ(dlclose(h), 0);
+		e = enabled_functions();
+		ASSERT_EQ(count(e, "mc_dl_fn"), 0);
+		free(e);
+		/* patching after the unload leaves the old place alone */
+		tracer("nop");
+		tracer("function_graph");
+	}
+	tracer("nop");
+}
+
+static void graph_backtrace(void)
+{
+	void *buf[32];
+	bool found_bt = false, found_me = false;
+	int n, i;
+
+	tracer("function_graph");
+	n = mc_bt(buf, 32);
+	tracer("nop");
+	ASSERT_GT(n, 3);
+	for (i = 0; i < n; i++) {
+		Dl_info di;
+
+		if (!dladdr(buf[i], &di) || !di.dli_sname)
+			continue;
+		found_bt |= !strcmp(di.dli_sname, "mc_bt");
+		found_me |= !strcmp(di.dli_sname, "test_case_graph_backtrace");
+		ASSERT_TRUE(strcmp(di.dli_sname, "return_to_handler") != 0);
+	}
+	/* the walk went on past the hijacked returns */
+	ASSERT_TRUE(found_bt);
+	ASSERT_TRUE(found_me);
+	/* and the returns are still hijacked: the exits were recorded */
+	expect_tree("0:mc_bt() {\n1:mc_bt_inner();\n0:}\n");
+}
+
+static void graph_cxx(void)
+{
+	char *tree;
+
+	tracer("function_graph");
+	ASSERT_EQ(mc_cxx_catch(4), 2);
+	mc_outer(1);
+	tracer("nop");
+	tree = graph_tree();
+	/* the catcher's own calls after each catch, at its depth */
+	ASSERT_EQ(count(tree, "1:mc_leaf();\n"), 2);
+	/* the destructors' calls during the unwinding */
+	ASSERT_GE(count(tree, "mc_leaf();"), 2 + 10);
+	ASSERT_EQ(count(tree, "0:mc_outer() {\n1:mc_mid() {\n"), 1);
+	free(tree);
+}
+
+/* graph cases with set_graph_function */
+static void graph_function_root(void)
+{
+	char err[128];
+
+	ASSERT_EQ(ringtrace_set_ftrace_list(RINGTRACE_GRAPH_FUNCTION, "mc_mid",
+					    false, err, sizeof(err)),
+		  0);
+	tracer("function_graph");
+	mc_outer(1);
+	tracer("nop");
+	ASSERT_EQ(ringtrace_set_ftrace_list(RINGTRACE_GRAPH_FUNCTION, "", false,
+					    err, sizeof(err)),
+		  0);
+	expect_tree("0:mc_mid() {\n1:mc_leaf();\n1:mc_leaf();\n0:}\n");
+}
+
+int mc_pm_leaf(int x);
+int mc_ps_leaf(int x);
+
+/*
+ * -fpatchable-function-entry=N,M with M > 0: the NOPs at the entry are
+ * patched (9,2), or, too few for a call (5,2), the site is left alone
+ * and the function still runs.
+ */
+static void patch_before_entry(void)
+{
+	char *t;
+
+	tracer("function");
+	ASSERT_TRUE(site_is_call((const void *)mc_pm_leaf));
+	ASSERT_FALSE(site_is_call((const void *)mc_ps_leaf));
+	ASSERT_EQ(mc_pm_leaf(1), 2);
+	ASSERT_EQ(mc_ps_leaf(1), 2);
+	tracer("nop");
+	ASSERT_FALSE(site_is_call((const void *)mc_pm_leaf));
+	ASSERT_EQ(mc_pm_leaf(1), 2);
+	t = trace_text();
+	ASSERT_EQ(count(t, ": mc_pm_leaf <-"), 1);
+	ASSERT_EQ(count(t, ": mc_ps_leaf <-"), 0);
+	free(t);
+}
+
+/* Named so that backtrace() finds it (the program is linked -rdynamic). */
+#define MC_CASE(fn)                                                          \
+	__attribute__((noinline)) void test_case_##fn(void);                 \
+	__attribute__((noinline)) void test_case_##fn(void)                  \
+	{                                                                    \
+		fn();                                                        \
+		__asm__ volatile("");                                        \
+	}
+MC_CASE(graph_fentry)
+MC_CASE(graph_patchable)
+MC_CASE(function_records)
+MC_CASE(registers_kept)
+MC_CASE(nop_when_off)
+MC_CASE(filter_patches)
+MC_CASE(toggle_threads)
+MC_CASE(graph_longjmp)
+MC_CASE(graph_signal)
+MC_CASE(graph_fork)
+MC_CASE(graph_cancel)
+MC_CASE(graph_deep)
+MC_CASE(graph_dlclose)
+MC_CASE(graph_backtrace)
+MC_CASE(graph_cxx)
+MC_CASE(graph_function_root)
+MC_CASE(patch_before_entry)
+
+#define MC_RUN(fn) { #fn, test_case_##fn }
+static const struct rbt_case cases[] = {
+	MC_RUN(graph_fentry),	 MC_RUN(graph_patchable),
+	MC_RUN(function_records), MC_RUN(registers_kept),
+	MC_RUN(nop_when_off),	 MC_RUN(filter_patches),
+	MC_RUN(toggle_threads),	 MC_RUN(graph_longjmp),
+	MC_RUN(graph_signal),	 MC_RUN(graph_fork),
+	MC_RUN(graph_cancel),	 MC_RUN(graph_deep),
+	MC_RUN(graph_dlclose),	 MC_RUN(graph_backtrace),
+	MC_RUN(graph_cxx),	 MC_RUN(graph_function_root),
+	MC_RUN(patch_before_entry),
+};
+
+RBT_MAIN(cases)

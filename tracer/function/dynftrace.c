@@ -1,0 +1,1072 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * dynftrace.c - dynamic ftrace for userspace (x86-64): the call sites the
+ * compiler recorded, turned into NOPs at start-up and patched into calls
+ * of the entry trampoline only while a tracer needs them
+ *
+ * The records (the kernel's HAVE_FTRACE_MCOUNT_RECORD): every object
+ * loaded, at start-up and by each dlopen() (dl_iterate_phdr() over the
+ * loader's list, the object's section headers read from its file with
+ * libelf), is searched for
+ *
+ *  __mcount_loc			-pg [-mfentry] -mrecord-mcount: the
+ *					address of each call of mcount or
+ *					__fentry__ (a 5-byte "call rel32", or
+ *					the 6-byte "call *GOT(%rip)" of -fpic
+ *					code), or of the 5-byte NOP that
+ *					-mnop-mcount leaves instead
+ *  __patchable_function_entries	-fpatchable-function-entry=N[,M]
+ *					(GCC, Clang): the address of each
+ *					function's N NOPs
+ *
+ * and each site is classified by its bytes (dyn_site_classify()). A site
+ * that was a call keeps its call as its "on" instruction (it reaches
+ * libringtrace's __fentry__ or mcount through the object's PLT or GOT);
+ * a NOP site gets "call rel32" to a trampoline page mapped within 2 GiB
+ * of its object (the kernel's per-ops trampolines), which jumps on to
+ * __fentry__. "Off" is the 5- or 6-byte NOP.
+ *
+ * The kernel's ftrace_init() NOPs every recorded call at boot; here the
+ * first update after a scan (rt_dynftrace_update()) does, and from then
+ * on a site is a call exactly when a tracer that wants it runs: the
+ * function or function_graph tracer in some instance, and the site's
+ * function passes set_ftrace_filter and set_ftrace_notrace (the kernel's
+ * filter hash of the global ops). set_graph_function, set_graph_notrace
+ * and the pid lists do not change which sites are calls, as in the
+ * kernel; they are tested when a call comes.
+ *
+ * Patching (the kernel's text_poke_bp_batch()), for every site that
+ * changes at once:
+ *   1. an int3 on the first byte of each site;    sync
+ *   2. the rest of each new instruction;           sync
+ *   3. the first byte of each;                     sync
+ * where "sync" is membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE):
+ * every thread of the process runs a core-serializing instruction before
+ * it runs user code again, so none executes a stale mix of old and new
+ * bytes. A thread that meets an int3 meanwhile takes SIGTRAP: the handler
+ * (dyn_sigtrap()) emulates the new instruction (the kernel's
+ * poke_int3_handler()), or, when the patch is already over by the time
+ * the handler runs, executes the site again. The bytes are written
+ * through /proc/self/mem (pwrite(), which writes read-only mappings
+ * copy-on-write, as a debugger's breakpoints): the text never stops
+ * being executable, and nothing is mprotect()ed.
+ *
+ * Userspace: the kernel's 5-byte NOP is one instruction; GCC's
+ * -fpatchable-function-entry NOPs are N one-byte NOPs, and a thread
+ * that is between two of them when they are rewritten would resume in
+ * the middle of the new instruction. So they are rewritten once, as one
+ * 5-byte NOP (or the call, when a tracer already wants the site), in the
+ * update that follows the scan that found them: at start-up, or in the
+ * dlopen() that loads their object, before other threads can have
+ * entered its functions in the common case; from then on every patch
+ * swaps one instruction for another. It is a limit where a thread runs
+ * an object's code while its dlopen() is still in progress (its
+ * constructors start threads).
+ *
+ * dlclose() is interposed: the object's sites leave the table under the
+ * same lock as patching, so a patch never writes into an object being
+ * unloaded.
+ */
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <limits.h>
+#include <link.h>
+#include <linux/membarrier.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "ftrace.h"
+#include "fgraph.h"
+#include "rcu.h"
+#include "symbols.h"
+
+#define RT_NOTRACE __attribute__((no_instrument_function))
+#define RT_EXPORT __attribute__((visibility("default")))
+
+#define DYN_INT3 0xcc
+
+static const unsigned char dyn_nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+static const unsigned char dyn_nop6[6] = { 0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+
+enum dyn_kind {
+	DYN_CALL5,    /* call rel32 to mcount/__fentry__ (its PLT) */
+	DYN_CALL6,    /* call *GOT(%rip) */
+	DYN_NOP5,     /* one 5-byte NOP (-mnop-mcount, Clang's entries) */
+	DYN_NOPS,     /* five or more one-byte NOPs (GCC's entries) */
+};
+
+/**
+ * struct dyn_site - one recorded call site
+ * @ip: its address
+ * @func: the function it belongs to (the symbol containing it, or @ip)
+ * @obj: its object's index in dyn_objs
+ * @len: the length of its instruction (5 or 6)
+ * @kind: enum dyn_kind
+ * @on: the bytes of the call
+ * @enabled: it is a call now
+ * @broken: it could not be written (reported); left alone
+ * @raw: still the compiler's one-byte NOPs (DYN_NOPS): made one 5-byte
+ *	NOP at the first update, which comes right after the scan that
+ *	found the site (see the top of the file)
+ */
+struct dyn_site {
+	unsigned long ip;
+	unsigned long func;
+	unsigned int obj;
+	unsigned char len;
+	unsigned char kind;
+	unsigned char on[6];
+	bool enabled;
+	bool broken;
+	bool raw;
+};
+
+/**
+ * struct dyn_obj - a loaded object with sites
+ * @base: its load bias
+ * @name: its path ("" for the program)
+ * @tramp: its trampoline page (0 until a NOP site needs it)
+ * @gone: dlclose()d: its sites are no longer in the table
+ * @seen: found by the current scan
+ */
+struct dyn_obj {
+	unsigned long base;
+	char *name;
+	unsigned long tramp;
+	bool gone;
+	bool seen;
+};
+
+/*
+ * The table the hooks and the SIGTRAP handler read: the sites sorted by
+ * address, immutable once published. Replaced (and the old one freed
+ * after a grace period) when objects come and go.
+ */
+struct dyn_table {
+	size_t nr;
+	struct dyn_site sites[];
+};
+
+/* Under dyn_lock: the current table (also published in dyn_pub). */
+/*
+ * Recursive: dlclose() holds it across the unload, and an object's
+ * destructors may dlopen() or dlclose() (a plugin closing its own
+ * dependency), or switch a tracer.
+ */
+static pthread_mutex_t dyn_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+static struct dyn_table *dyn_cur;
+static struct dyn_obj *dyn_objs;
+static size_t dyn_nr_objs;
+static int dyn_mem_fd = -1;
+static pid_t dyn_mem_pid;
+static bool dyn_sync_ok;
+
+static _Atomic(struct dyn_table *) dyn_pub;
+
+/*
+ * The batch being patched, for the SIGTRAP handler: its sites' addresses
+ * (ascending) and their new bytes. Published (release) before the first
+ * int3 is written; the handler loads it (acquire).
+ */
+struct dyn_poke {
+	unsigned long ip;
+	unsigned char len;
+	unsigned char insn[6];
+};
+struct dyn_batch {
+	size_t nr;
+	struct dyn_poke *pokes;
+};
+static _Atomic(struct dyn_batch *) dyn_batch_cur;
+/*
+ * The handler that was there before ours (installed at the first patch,
+ * under dyn_lock, so that a process with no sites keeps its SIGTRAP as
+ * it was).
+ */
+static struct sigaction dyn_old_trap;
+static bool dyn_trap_installed;
+/* SIGTRAP handlers looking at a batch or the table (dyn_sigtrap()). */
+static _Atomic int dyn_trap_refs;
+
+/* ---- looking sites up (any context) -------------------------------------- */
+
+/* The last site at or below @ip, or NULL. */
+static RT_NOTRACE const struct dyn_site *dyn_find(const struct dyn_table *t,
+						  unsigned long ip)
+{
+	size_t lo = 0, hi = t->nr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->sites[mid].ip <= ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? &t->sites[lo - 1] : NULL;
+}
+
+/*
+ * A call that is not a recorded site (a -pg build without
+ * -mrecord-mcount): the function from the bytes around the call. After
+ * mcount's call comes the prologue "push %rbp; mov %rsp,%rbp"; an
+ * endbr64 may come first.
+ */
+static RT_NOTRACE unsigned long dyn_guess_func(unsigned long self_ret)
+{
+	static const unsigned char endbr[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
+	static const unsigned char prologue[4] = { 0x55, 0x48, 0x89, 0xe5 };
+	const unsigned char *p = (const unsigned char *)self_ret;
+	unsigned long site;
+
+	if (p[-5] == 0xe8)
+		site = self_ret - 5;
+	else if (p[-6] == 0xff && p[-5] == 0x15)
+		site = self_ret - 6;
+	else
+		return self_ret;
+	p = (const unsigned char *)site;
+	if (!memcmp(p - 4, prologue, 4)) {
+		site -= 4;
+		p -= 4;
+	}
+	if (!memcmp(p - 4, endbr, 4))
+		site -= 4;
+	return site;
+}
+
+RT_NOTRACE unsigned long rt_dynftrace_func(unsigned long self_ret,
+					   bool *recorded)
+{
+	const struct dyn_table *t;
+	const struct dyn_site *s;
+	unsigned long func = 0;
+
+	/*
+	 * Relaxed: only compared with NULL to skip the section when there
+	 * is no table; loaded again inside.
+	 */
+	if (atomic_load_explicit(&dyn_pub, memory_order_relaxed)) {
+		rt_rcu_read_lock();
+		/* Acquire: pairs with the store in dyn_publish(). */
+		t = atomic_load_explicit(&dyn_pub, memory_order_acquire);
+		s = t ? dyn_find(t, self_ret - 1) : NULL;
+		if (s && s->ip + s->len == self_ret)
+			func = s->func;
+		rt_rcu_read_unlock();
+	}
+	*recorded = func != 0;
+	return func ? func : dyn_guess_func(self_ret);
+}
+
+/* ---- SIGTRAP: a thread met an int3 of ours -------------------------------- */
+
+static RT_NOTRACE const struct dyn_poke *dyn_batch_find(const struct dyn_batch *b,
+						       unsigned long ip)
+{
+	size_t lo = 0, hi = b ? b->nr : 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (b->pokes[mid].ip == ip)
+			return &b->pokes[mid];
+		if (b->pokes[mid].ip < ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* Run @insn (a NOP or one of the calls) as if it were at @ip. */
+static RT_NOTRACE void dyn_emulate(ucontext_t *uc, unsigned long ip,
+				   const unsigned char *insn, unsigned int len)
+{
+	greg_t *g = uc->uc_mcontext.gregs;
+	unsigned long next = ip + len, target;
+	int32_t rel;
+
+	if (insn[0] == 0xe8) {
+		memcpy(&rel, insn + 1, 4);
+		target = next + (long)rel;
+	} else if (insn[0] == 0xff && insn[1] == 0x15) {
+		memcpy(&rel, insn + 2, 4);
+		memcpy(&target, (const void *)(next + (long)rel),
+		       sizeof(target));
+	} else {
+		g[REG_RIP] = (greg_t)next;
+		return;
+	}
+	/* The kernel's int3_emulate_call(): push the return, jump. */
+	g[REG_RSP] -= 8;
+	memcpy((void *)g[REG_RSP], &next, sizeof(next));
+	g[REG_RIP] = (greg_t)target;
+}
+
+static RT_NOTRACE void dyn_sigtrap(int sig, siginfo_t *si, void *ctx)
+{
+	ucontext_t *uc = ctx;
+	unsigned long ip = (unsigned long)uc->uc_mcontext.gregs[REG_RIP] - 1;
+	const struct dyn_batch *b;
+	const struct dyn_poke *p;
+	const struct dyn_table *t;
+	const struct dyn_site *s;
+	int saved_errno = errno;
+
+	/*
+	 * The kernel's bp_desc reference: while it is held, the batch and
+	 * the table it found stay allocated (dyn_trap_quiesce()). Seq_cst,
+	 * with the loads below: against the writer's store of NULL and its
+	 * load of the count (either we see NULL, or it sees us).
+	 */
+	atomic_fetch_add_explicit(&dyn_trap_refs, 1, memory_order_seq_cst);
+	b = atomic_load_explicit(&dyn_batch_cur, memory_order_seq_cst);
+	p = dyn_batch_find(b, ip);
+	if (p && *(volatile unsigned char *)ip == DYN_INT3) {
+		dyn_emulate(uc, ip, p->insn, p->len);
+		goto ours;
+	}
+	/*
+	 * The int3 is gone already (the batch ended while the signal was
+	 * on its way): run the site's instruction as it is now. The table
+	 * is read under the same reference (a handler must not take a
+	 * read-side section: it may not register). Seq_cst: after our
+	 * increment, as the batch's load; pairs with the store in
+	 * dyn_publish() and its dyn_trap_quiesce().
+	 */
+	t = atomic_load_explicit(&dyn_pub, memory_order_seq_cst);
+	s = t ? dyn_find(t, ip) : NULL;
+	if ((s && s->ip == ip) || p) {
+		uc->uc_mcontext.gregs[REG_RIP] = (greg_t)ip;
+		goto ours;
+	}
+	/* Release: our reads of the batch and table are done. */
+	atomic_fetch_sub_explicit(&dyn_trap_refs, 1, memory_order_release);
+	errno = saved_errno;
+	/* Not ours: whoever was there before. */
+	if (dyn_old_trap.sa_flags & SA_SIGINFO) {
+		if (dyn_old_trap.sa_sigaction)
+			dyn_old_trap.sa_sigaction(sig, si, ctx);
+		return;
+	}
+	if (dyn_old_trap.sa_handler == SIG_IGN)
+		return;
+	if (dyn_old_trap.sa_handler != SIG_DFL) {
+		dyn_old_trap.sa_handler(sig);
+		return;
+	}
+	signal(SIGTRAP, SIG_DFL);
+	raise(SIGTRAP);
+	return;
+ours:
+	/* Release: as above. */
+	atomic_fetch_sub_explicit(&dyn_trap_refs, 1, memory_order_release);
+	errno = saved_errno;
+}
+
+/*
+ * Wait until no SIGTRAP handler can still be looking at a batch or table
+ * that was unpublished before the call. Bounded by the handlers' own
+ * few instructions (each holds its reference across a binary search).
+ */
+static RT_NOTRACE void dyn_trap_quiesce(void)
+{
+	/* Acquire: pairs with the handlers' release decrements. */
+	while (atomic_load_explicit(&dyn_trap_refs, memory_order_acquire))
+		sched_yield();
+}
+
+/* ---- writing text ---------------------------------------------------------- */
+
+static RT_NOTRACE int dyn_mem(void)
+{
+	pid_t pid = getpid();
+
+	/* A fork()ed child's descriptor still writes into its parent. */
+	if (dyn_mem_fd >= 0 && dyn_mem_pid == pid)
+		return dyn_mem_fd;
+	if (dyn_mem_fd >= 0)
+		close(dyn_mem_fd);
+	dyn_mem_fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+	dyn_mem_pid = pid;
+	return dyn_mem_fd;
+}
+
+static RT_NOTRACE int dyn_write(unsigned long ip, const void *bytes,
+				size_t len)
+{
+	int fd = dyn_mem();
+
+	if (fd < 0)
+		return -errno;
+	if (pwrite(fd, bytes, len, (off_t)ip) != (ssize_t)len)
+		return -EIO;
+	return 0;
+}
+
+static RT_NOTRACE void dyn_sync(void)
+{
+	if (syscall(SYS_membarrier,
+		    MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0))
+		abort(); /* registered at start-up; cannot fail after */
+}
+
+/*
+ * The kernel's text_poke_bp_batch(): write every poke's instruction, the
+ * int3 way. Under dyn_lock.
+ */
+static RT_NOTRACE int dyn_poke_batch(struct dyn_batch *b)
+{
+	static const unsigned char int3 = DYN_INT3;
+	size_t i;
+	int ret = 0;
+
+	if (!b->nr)
+		return 0;
+	if (!dyn_trap_installed) {
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = dyn_sigtrap;
+		sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK | SA_NODEFER;
+		sigemptyset(&sa.sa_mask);
+		if (sigaction(SIGTRAP, &sa, &dyn_old_trap))
+			return -errno;
+		dyn_trap_installed = true;
+	}
+	/* Release: the pokes are seen filled by the handler (acquire). */
+	atomic_store_explicit(&dyn_batch_cur, b, memory_order_release);
+	for (i = 0; i < b->nr && !ret; i++)
+		ret = dyn_write(b->pokes[i].ip, &int3, 1);
+	dyn_sync();
+	for (i = 0; i < b->nr && !ret; i++)
+		ret = dyn_write(b->pokes[i].ip + 1, b->pokes[i].insn + 1,
+				b->pokes[i].len - 1u);
+	dyn_sync();
+	/*
+	 * Even after a failure: every int3 written gets its first byte
+	 * (the old one where the tail could not be written is gone, the
+	 * new tail may be half there: the site is left as an int3 the
+	 * handler keeps emulating).
+	 */
+	for (i = 0; i < b->nr; i++)
+		if (!ret)
+			ret = dyn_write(b->pokes[i].ip, b->pokes[i].insn, 1);
+	dyn_sync();
+	/* Seq_cst: see dyn_sigtrap(); the batch is the caller's to free. */
+	atomic_store_explicit(&dyn_batch_cur, NULL, memory_order_seq_cst);
+	dyn_trap_quiesce();
+	return ret;
+}
+
+/* ---- trampolines ------------------------------------------------------------ */
+
+/* A page within reach of a rel32 call from [@lo, @hi), or 0. */
+static RT_NOTRACE unsigned long dyn_tramp_map(unsigned long lo,
+					      unsigned long hi)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	unsigned long step = 1ul << 20, at;
+	int i;
+
+	for (i = 1; i < 1024; i++) {
+		void *p;
+
+		at = ((hi + (unsigned long)i * step) & ~((unsigned long)page - 1));
+		if (at - lo > (1ul << 31) - (unsigned long)page)
+			break;
+		p = mmap((void *)at, (size_t)page, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1,
+			 0);
+		if (p == MAP_FAILED)
+			continue;
+		if ((unsigned long)p != at) {
+			munmap(p, (size_t)page);
+			continue;
+		}
+		return at;
+	}
+	return 0;
+}
+
+/*
+ * The object's trampoline: "jmp *0(%rip)" then __fentry__'s address at
+ * +0, mcount's at +16. Written before it is made executable and before
+ * any site points at it.
+ */
+static RT_NOTRACE unsigned long dyn_tramp(struct dyn_obj *o, unsigned long lo,
+					  unsigned long hi)
+{
+	static const unsigned char jmp[6] = { 0xff, 0x25, 0, 0, 0, 0 };
+	unsigned long at, fn[2] = { (unsigned long)__fentry__,
+				    (unsigned long)mcount };
+	long page = sysconf(_SC_PAGESIZE);
+	int i;
+
+	if (o->tramp)
+		return o->tramp;
+	at = dyn_tramp_map(lo, hi);
+	if (!at)
+		return 0;
+	for (i = 0; i < 2; i++) {
+		memcpy((void *)(at + 16 * i), jmp, sizeof(jmp));
+		memcpy((void *)(at + 16 * i + 6), &fn[i], sizeof(fn[i]));
+	}
+	if (mprotect((void *)at, (size_t)page, PROT_READ | PROT_EXEC)) {
+		munmap((void *)at, (size_t)page);
+		return 0;
+	}
+	o->tramp = at;
+	return at;
+}
+
+/* ---- scanning objects ---------------------------------------------------- */
+
+struct dyn_scan {
+	struct dyn_site *sites;
+	size_t nr;
+	size_t cap;
+	int err;
+};
+
+/*
+ * Userspace: the kernel reports a site it cannot patch (ftrace_bug()) in
+ * the kernel log and leaves it; here in standard error.
+ */
+static RT_NOTRACE void dyn_error(const char *what, unsigned long ip,
+				 const char *obj)
+{
+	fprintf(stderr, "ringtrace: cannot %s the call site at 0x%lx in %s\n",
+		what, ip, obj[0] ? obj : "the program");
+}
+
+/*
+ * Classify the site at @ip and fill its "on" bytes; false when its bytes
+ * are none of the known forms (reported, left alone).
+ */
+static RT_NOTRACE bool dyn_site_classify(struct dyn_site *s, struct dyn_obj *o,
+					 unsigned long lo, unsigned long hi,
+					 bool patchable)
+{
+	const unsigned char *p = (const unsigned char *)s->ip;
+	unsigned long tramp, target;
+	int32_t rel;
+	size_t n;
+
+	if (p[0] == 0xe8) {
+		s->kind = DYN_CALL5;
+		s->len = 5;
+		memcpy(s->on, p, 5);
+		return true;
+	}
+	if (p[0] == 0xff && p[1] == 0x15) {
+		s->kind = DYN_CALL6;
+		s->len = 6;
+		memcpy(s->on, p, 6);
+		return true;
+	}
+	/* Clang's is "nopl 0x8(%rax,%rax,1)": any displacement. */
+	if (!memcmp(p, dyn_nop5, 4)) {
+		s->kind = DYN_NOP5;
+	} else {
+		for (n = 0; n < 5 && p[n] == 0x90; n++)
+			;
+		if (n < 5)
+			return false;
+		s->kind = DYN_NOPS;
+		s->raw = true;
+	}
+	s->len = 5;
+	tramp = dyn_tramp(o, lo, hi);
+	if (!tramp)
+		return false;
+	/* A NOP after the prologue (-pg -mnop-mcount) is mcount's. */
+	target = tramp + (!patchable && s->func != s->ip &&
+					  s->func + 4 != s->ip ?
+				  16 :
+				  0);
+	rel = (int32_t)(long)(target - (s->ip + 5));
+	s->on[0] = 0xe8;
+	memcpy(s->on + 1, &rel, 4);
+	return true;
+}
+
+/*
+ * Move @s to the function that starts within 15 bytes after it. Return
+ * whether one does.
+ */
+static RT_NOTRACE bool dyn_entry_after(struct dyn_site *s)
+{
+	struct rt_sym sym;
+	unsigned long k;
+
+	for (k = 1; k < 16; k++) {
+		if (!rt_sym_lookup(s->ip + k, &sym))
+			continue;
+		if (sym.start > s->ip && sym.start <= s->ip + k) {
+			s->ip = s->func = sym.start;
+			return true;
+		}
+	}
+	return false;
+}
+
+struct dyn_phdr_arg {
+	struct dyn_scan *scan;
+	bool all_seen;
+};
+
+/* The sections of @path named __mcount_loc and __patchable_function_entries. */
+static RT_NOTRACE void dyn_scan_object(struct dyn_scan *sc, unsigned int idx,
+				       const struct dl_phdr_info *info)
+{
+	struct dyn_obj *o = &dyn_objs[idx];
+	const char *path = o->name[0] ? o->name : "/proc/self/exe";
+	unsigned long lo = ULONG_MAX, hi = 0;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	GElf_Shdr sh;
+	Elf *elf;
+	int fd, i;
+
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		if (info->dlpi_addr + ph->p_vaddr < lo)
+			lo = info->dlpi_addr + ph->p_vaddr;
+		if (info->dlpi_addr + ph->p_vaddr + ph->p_memsz > hi)
+			hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+	}
+	if (lo >= hi)
+		return;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx))
+		goto out;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *name;
+		bool patchable;
+		size_t k, n;
+
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC))
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!name)
+			continue;
+		patchable = !strcmp(name, "__patchable_function_entries");
+		if (!patchable && strcmp(name, "__mcount_loc"))
+			continue;
+		n = sh.sh_size / sizeof(unsigned long);
+		for (k = 0; k < n; k++) {
+			struct dyn_site *s;
+			struct rt_sym sym;
+			unsigned long ip;
+			bool found;
+
+			memcpy(&ip, (const void *)(info->dlpi_addr + sh.sh_addr +
+						  k * sizeof(ip)),
+			       sizeof(ip));
+			if (ip < lo || ip + 6 > hi)
+				continue;
+			if (sc->nr == sc->cap) {
+				size_t cap = sc->cap ? 2 * sc->cap : 256;
+
+				s = realloc(sc->sites, cap * sizeof(*s));
+				if (!s) {
+					sc->err = -ENOMEM;
+					goto out;
+				}
+				sc->sites = s;
+				sc->cap = cap;
+			}
+			s = &sc->sites[sc->nr];
+			memset(s, 0, sizeof(*s));
+			s->ip = ip;
+			s->obj = idx;
+			found = rt_sym_lookup(ip, &sym);
+			s->func = found ? sym.start : ip;
+			/*
+			 * -fpatchable-function-entry=N,M with M > 0: the
+			 * record is M bytes before the function; its entry's
+			 * N - M NOPs are the ones to patch, and the run of
+			 * NOPs must not be taken across the function's start.
+			 * Where no function starts at the record or just
+			 * after it (no symbols), M is not known: left alone.
+			 */
+			if (patchable && !(found && sym.start == ip) &&
+			    !dyn_entry_after(s)) {
+				dyn_error("locate", ip, o->name);
+				continue;
+			}
+			if (!dyn_site_classify(s, o, lo, hi, patchable)) {
+				dyn_error("patch", ip, o->name);
+				continue;
+			}
+			/* A call site is "on" as the compiler left it. */
+			s->enabled = s->kind == DYN_CALL5 || s->kind == DYN_CALL6;
+			sc->nr++;
+		}
+	}
+out:
+	if (elf)
+		elf_end(elf);
+	close(fd);
+}
+
+static RT_NOTRACE int dyn_phdr_cb(struct dl_phdr_info *info, size_t size,
+				  void *arg)
+{
+	struct dyn_phdr_arg *a = arg;
+	struct dyn_obj *o;
+	size_t i;
+
+	(void)size;
+	if (!strncmp(info->dlpi_name, "linux-vdso", 10))
+		return 0;
+	for (i = 0; i < dyn_nr_objs; i++) {
+		if (dyn_objs[i].gone || dyn_objs[i].base != info->dlpi_addr ||
+		    strcmp(dyn_objs[i].name, info->dlpi_name))
+			continue;
+		dyn_objs[i].seen = true;
+		return 0;
+	}
+	o = realloc(dyn_objs, (dyn_nr_objs + 1) * sizeof(*o));
+	if (!o)
+		return -ENOMEM;
+	dyn_objs = o;
+	o = &dyn_objs[dyn_nr_objs];
+	memset(o, 0, sizeof(*o));
+	o->base = info->dlpi_addr;
+	o->name = strdup(info->dlpi_name);
+	if (!o->name)
+		return -ENOMEM;
+	o->seen = true;
+	dyn_nr_objs++;
+	dyn_scan_object(a->scan, (unsigned int)(dyn_nr_objs - 1), info);
+	return 0;
+}
+
+static RT_NOTRACE int dyn_site_cmp(const void *a, const void *b)
+{
+	const struct dyn_site *x = a, *y = b;
+
+	return x->ip < y->ip ? -1 : x->ip > y->ip;
+}
+
+/* Make @t the table; free the old one after a grace period. */
+static RT_NOTRACE void dyn_publish(struct dyn_table *t)
+{
+	struct dyn_table *old = dyn_cur;
+
+	dyn_cur = t;
+	/*
+	 * Seq_cst: the sites are filled before a hook finds them (release),
+	 * and the store is ordered before dyn_trap_quiesce()'s load.
+	 */
+	atomic_store_explicit(&dyn_pub, t, memory_order_seq_cst);
+	if (old) {
+		rt_synchronize_rcu();
+		dyn_trap_quiesce();
+		free(old);
+	}
+}
+
+/*
+ * Under dyn_lock: objects gone since the last scan leave the table, new
+ * ones come in. Return whether the table changed.
+ */
+static RT_NOTRACE bool dyn_rescan(void)
+{
+	struct dyn_scan sc = { 0 };
+	struct dyn_phdr_arg a = { .scan = &sc };
+	struct dyn_table *t;
+	size_t i, n = 0, kept = 0;
+	bool gone = false;
+
+	for (i = 0; i < dyn_nr_objs; i++)
+		dyn_objs[i].seen = false;
+	dl_iterate_phdr(dyn_phdr_cb, &a);
+	for (i = 0; i < dyn_nr_objs; i++) {
+		if (dyn_objs[i].gone || dyn_objs[i].seen)
+			continue;
+		dyn_objs[i].gone = true;
+		gone = true;
+		if (dyn_objs[i].tramp)
+			munmap((void *)dyn_objs[i].tramp,
+			       (size_t)sysconf(_SC_PAGESIZE));
+	}
+	if (!sc.nr && !gone) {
+		free(sc.sites);
+		return false;
+	}
+	if (dyn_cur)
+		for (i = 0; i < dyn_cur->nr; i++)
+			kept += !dyn_objs[dyn_cur->sites[i].obj].gone;
+	t = malloc(sizeof(*t) + (kept + sc.nr) * sizeof(t->sites[0]));
+	if (!t) {
+		free(sc.sites);
+		return false;
+	}
+	if (dyn_cur)
+		for (i = 0; i < dyn_cur->nr; i++)
+			if (!dyn_objs[dyn_cur->sites[i].obj].gone)
+				t->sites[n++] = dyn_cur->sites[i];
+	if (sc.nr)
+		memcpy(t->sites + n, sc.sites, sc.nr * sizeof(*sc.sites));
+	t->nr = n + sc.nr;
+	free(sc.sites);
+	qsort(t->sites, t->nr, sizeof(t->sites[0]), dyn_site_cmp);
+	dyn_publish(t);
+	return true;
+}
+
+/* ---- choosing the sites ----------------------------------------------------- */
+
+static RT_NOTRACE bool dyn_wanted(const struct dyn_site *s, unsigned int en)
+{
+	struct rt_ftrace_match m;
+
+	if (!en)
+		return false;
+	rt_ftrace_test(s->func, en, &m);
+	return m.func;
+}
+
+/* Under dyn_lock: patch every site whose state is not what is wanted. */
+static RT_NOTRACE void dyn_update_locked(void)
+{
+	/* Relaxed: a setting, read again at the next update. */
+	unsigned int en = atomic_load_explicit(&rt_ftrace_enabled,
+					       memory_order_relaxed);
+	struct dyn_batch b = { 0 };
+	struct dyn_table *t = dyn_cur;
+	size_t i;
+	int ret;
+
+	if (!t || !dyn_sync_ok)
+		return;
+	b.pokes = malloc(t->nr * sizeof(*b.pokes));
+	if (!b.pokes)
+		return;
+	for (i = 0; i < t->nr; i++) {
+		struct dyn_site *s = &t->sites[i];
+		struct dyn_poke *p;
+		bool want;
+
+		if (s->broken)
+			continue;
+		want = dyn_wanted(s, en);
+		if (want == s->enabled && !s->raw)
+			continue;
+		p = &b.pokes[b.nr++];
+		p->ip = s->ip;
+		p->len = s->len;
+		if (want)
+			memcpy(p->insn, s->on, s->len);
+		else
+			memcpy(p->insn, s->len == 6 ? dyn_nop6 : dyn_nop5,
+			       s->len);
+	}
+	ret = dyn_poke_batch(&b);
+	/*
+	 * The table is the hooks' and the handler's: its sites' states are
+	 * only the control side's (under dyn_lock), and no reader looks at
+	 * @enabled.
+	 */
+	for (i = 0; i < b.nr; i++) {
+		struct dyn_site *s = (struct dyn_site *)dyn_find(t, b.pokes[i].ip);
+
+		if (ret) {
+			s->broken = true;
+			continue;
+		}
+		s->enabled = b.pokes[i].insn[0] != dyn_nop5[0] &&
+			     b.pokes[i].insn[0] != dyn_nop6[0];
+		s->raw = false;
+	}
+	if (ret)
+		dyn_error("write", b.nr ? b.pokes[0].ip : 0, "the process");
+	free(b.pokes);
+}
+
+RT_NOTRACE void rt_dynftrace_update(void)
+{
+	pthread_mutex_lock(&dyn_lock);
+	dyn_update_locked();
+	pthread_mutex_unlock(&dyn_lock);
+}
+
+RT_NOTRACE void rt_dynftrace_scan(void)
+{
+	pthread_mutex_lock(&dyn_lock);
+	if (dyn_rescan())
+		dyn_update_locked();
+	pthread_mutex_unlock(&dyn_lock);
+}
+
+/* ---- the files ------------------------------------------------------------ */
+
+RT_NOTRACE bool rt_dynftrace_have_sites(void)
+{
+	/* Relaxed: a snapshot of whether there is a table. */
+	return atomic_load_explicit(&dyn_pub, memory_order_relaxed) != NULL;
+}
+
+static RT_NOTRACE int dyn_show(FILE *out, bool enabled_only)
+{
+	struct rt_sym sym;
+	size_t i;
+	int ret = 0;
+
+	if (!out)
+		return -EINVAL;
+	pthread_mutex_lock(&dyn_lock);
+	for (i = 0; dyn_cur && i < dyn_cur->nr && !ret; i++) {
+		const struct dyn_site *s = &dyn_cur->sites[i];
+		const char *mod;
+		int n;
+
+		if (enabled_only && !s->enabled)
+			continue;
+		if (!rt_sym_lookup(s->func, &sym))
+			n = fprintf(out, "0x%lx", s->func);
+		else if ((mod = rt_sym_modname(&sym)))
+			n = fprintf(out, "%s [%s]", sym.name, mod);
+		else
+			n = fprintf(out, "%s", sym.name);
+		/*
+		 * Userspace: the kernel's enabled_functions prints the ops'
+		 * reference count and flags; here "(1)" and the trampoline
+		 * the site calls.
+		 */
+		if (n >= 0 && enabled_only)
+			n = fprintf(out, " (1)\ttramp: %s\n",
+				    s->kind == DYN_CALL5 || s->kind == DYN_CALL6 ?
+					    "ftrace_caller" :
+					    "ftrace_caller (via trampoline)");
+		else if (n >= 0)
+			n = fprintf(out, "\n");
+		if (n < 0)
+			ret = -EIO;
+	}
+	pthread_mutex_unlock(&dyn_lock);
+	if (!ret && fflush(out))
+		ret = -EIO;
+	return ret;
+}
+
+RT_NOTRACE int rt_dynftrace_available(FILE *out)
+{
+	return dyn_show(out, false);
+}
+
+RT_NOTRACE int rt_dynftrace_enabled_show(FILE *out)
+{
+	return dyn_show(out, true);
+}
+
+/* ---- dlclose --------------------------------------------------------------- */
+
+typedef int (*rt_dlclose_fn)(void *handle);
+
+int dlclose(void *handle);
+
+/**
+ * dlclose - unload a shared object; its sites leave the table first
+ * @handle: as dlclose(3)
+ *
+ * Under the patching lock, so that no patch writes into the object while
+ * it is unmapped.
+ *
+ * Context: as dlclose(3).
+ * Return: as dlclose(3).
+ */
+RT_EXPORT RT_NOTRACE int dlclose(void *handle)
+{
+	static _Atomic(rt_dlclose_fn) next;
+	/* Relaxed: every thread that resolves it stores the same value. */
+	rt_dlclose_fn real = atomic_load_explicit(&next, memory_order_relaxed);
+	int ret, saved_errno;
+
+	if (!real) {
+		real = (rt_dlclose_fn)dlsym(RTLD_NEXT, "dlclose");
+		if (!real)
+			return -1;
+		/* Relaxed: see above. */
+		atomic_store_explicit(&next, real, memory_order_relaxed);
+	}
+	pthread_mutex_lock(&dyn_lock);
+	ret = real(handle);
+	saved_errno = errno;
+	dyn_rescan();
+	pthread_mutex_unlock(&dyn_lock);
+	errno = saved_errno;
+	return ret;
+}
+
+/* ---- start-up -------------------------------------------------------------- */
+
+static RT_NOTRACE void dyn_fork_prepare(void)
+{
+	pthread_mutex_lock(&dyn_lock);
+}
+
+static RT_NOTRACE void dyn_fork_parent(void)
+{
+	pthread_mutex_unlock(&dyn_lock);
+}
+
+static RT_NOTRACE void dyn_fork_child(void)
+{
+	pthread_mutexattr_t a;
+
+	/* A fresh lock (as function.c does with its own), recursive again. */
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+	pthread_mutex_init(&dyn_lock, &a);
+	pthread_mutexattr_destroy(&a);
+	/*
+	 * Userspace: the membarrier registration belongs to the address
+	 * space; registering the child's again costs nothing and does not
+	 * depend on what the kernel copies at fork().
+	 */
+	if (dyn_sync_ok &&
+	    syscall(SYS_membarrier,
+		    MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0))
+		dyn_sync_ok = false;
+}
+
+/* The kernel's ftrace_init(): read the records, NOP what no tracer needs. */
+__attribute__((constructor(103))) static RT_NOTRACE void dyn_init(void)
+{
+	long cmds = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+
+	dyn_sync_ok = cmds > 0 &&
+		      (cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE) &&
+		      !syscall(SYS_membarrier,
+			       MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE,
+			       0, 0);
+	pthread_atfork(dyn_fork_prepare, dyn_fork_parent, dyn_fork_child);
+	rt_dynftrace_scan();
+}

@@ -1,0 +1,548 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * fgraph.c - the function tracers behind the profiling call (x86-64):
+ * ftrace_caller's C half (the kernel's ftrace_ops_list_func()), the
+ * graph tracer's return stack (prepare_ftrace_return() and
+ * ftrace_return_to_handler()), and what keeps the hijacked return
+ * addresses out of the way of longjmp(), C++ exceptions and backtrace()
+ *
+ * As in the kernel: the entry trampoline (mcount_x86_64.S) calls
+ * ftrace_ops_entry() with the address of the traced function's return
+ * slot (parent_loc). For function_graph, prepare_ftrace_return() pushes
+ * the real return address on the thread's ret_stack and writes
+ * return_to_handler's address into the slot, so the function returns
+ * into return_to_handler, which calls ftrace_return_to_handler(): it pops
+ * the frame, records the funcgraph_exit event and gives back the real
+ * address to jump to.
+ *
+ * A frame is known by its slot's address (the kernel checks the frame
+ * pointer the same way, HAVE_FUNCTION_GRAPH_FP_TEST): the return at stack
+ * pointer sp pops the newest frame whose slot is sp - 8, and any newer
+ * frame above it is one that will never return (a longjmp() or an
+ * exception passed over it) and goes without an event. So a frame that
+ * was left without returning never sends a return to the wrong place.
+ *
+ * What walks the stack finds return_to_handler where the real return
+ * addresses were. The kernel's unwinders ask ftrace_graph_ret_addr();
+ * userspace unwinders do not know to ask, so:
+ *
+ *  - C++ exceptions: _Unwind_RaiseException() and
+ *    _Unwind_Resume_or_Rethrow() (what __cxa_throw and a rethrow call)
+ *    are interposed: the thread's hijacked slots get their real addresses
+ *    back before the unwinder runs (the frames stay on the ret_stack,
+ *    marked restored); __cxa_begin_catch() (the catch) drops the frames
+ *    the exception left and hijacks the slots of the others again when no
+ *    other exception is in flight. A function whose slot was restored
+ *    and not hijacked again returns without its exit event.
+ *  - backtrace() and _Unwind_Backtrace() are interposed the same way:
+ *    the slots are restored for the walk and hijacked again after it.
+ *  - longjmp()/siglongjmp(): function.c's interposed jumps call
+ *    rt_fgraph_longjmp(), which drops the frames below the restored
+ *    stack pointer.
+ *  - Anything else (gdb, a thread cancelled or exiting by pthread_exit()
+ *    through traced frames, whose unwinder glibc calls directly) sees
+ *    return_to_handler, whose FDE ends the walk there cleanly;
+ *    ringtrace_graph_ret_addr() gives the real address (the kernel's
+ *    ftrace_graph_ret_addr()).
+ *
+ * Userspace: the kernel runs its callbacks with preemption off; here a
+ * thread's hooks are guarded by one flag per thread as in function.c: a
+ * signal handler that lands in a hook is not traced.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <execinfo.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ftrace.h"
+#include "fgraph.h"
+
+#define RT_NOTRACE __attribute__((no_instrument_function))
+#define RT_EXPORT __attribute__((visibility("default")))
+
+/* Frames on a thread's return stack (the kernel's FTRACE_RETFUNC_DEPTH). */
+#define RT_MCOUNT_DEPTH 256
+
+/* Flags of a ret_stack frame */
+#define RT_FR_NOTRACE 1u  /* set_graph_notrace: no events, nor for callees */
+#define RT_FR_RESTORED 2u /* its slot holds the real address again */
+
+/**
+ * struct ftrace_ret_stack - a hijacked return
+ * @ret: the real return address
+ * @func: the traced function
+ * @loc: the slot that holds return_to_handler instead of @ret
+ * @calltime: the entry's time (rt_ftrace_clock())
+ * @flags: RT_FR_*
+ */
+struct ftrace_ret_stack {
+	unsigned long ret;
+	unsigned long func;
+	unsigned long *loc;
+	uint64_t calltime;
+	unsigned int flags;
+};
+
+/**
+ * struct rt_mcount_thread - a thread's state
+ * @busy: a hook of this thread is running (the recursion guard)
+ * @top: frames on @ret_stack
+ * @notrace: RT_FR_NOTRACE frames among them
+ * @overrun: calls not hijacked because @ret_stack was full (cumulative)
+ * @errnop: the thread's errno (__errno_location()), once asked
+ * @ret_stack: the frames, outermost first
+ */
+struct rt_mcount_thread {
+	volatile sig_atomic_t busy;
+	int top;
+	int notrace;
+	unsigned int overrun;
+	int *errnop;
+	struct ftrace_ret_stack ret_stack[RT_MCOUNT_DEPTH];
+};
+
+/* Userspace: initial-exec TLS, as function.c's (no allocation). */
+static _Thread_local struct rt_mcount_thread rt_mcount_current
+	__attribute__((tls_model("initial-exec")));
+
+static inline RT_NOTRACE bool rt_mcount_enter(struct rt_mcount_thread *t)
+{
+	if (t->busy)
+		return false;
+	t->busy = 1;
+	/* Orders (compiler barrier): the flag before the state, as seen by
+	 * a signal handler of this thread. */
+	atomic_signal_fence(memory_order_seq_cst);
+	return true;
+}
+
+static inline RT_NOTRACE void rt_mcount_leave(struct rt_mcount_thread *t)
+{
+	/* Orders (compiler barrier): the state is done with first. */
+	atomic_signal_fence(memory_order_seq_cst);
+	t->busy = 0;
+}
+
+/*
+ * The thread's errno, which the hooks give back as they found it: one
+ * TLS load once asked (as function.c's rt_ftrace_errno()).
+ */
+static inline RT_NOTRACE int *rt_mcount_errno(struct rt_mcount_thread *t)
+{
+	if (__builtin_expect(!t->errnop, 0))
+		t->errnop = &errno;
+	return t->errnop;
+}
+
+/*
+ * The kernel's prepare_ftrace_return() + function_graph_enter(): push a
+ * frame for @func and hijack *@parent_loc, or leave the call alone.
+ */
+static RT_NOTRACE void prepare_ftrace_return(struct rt_mcount_thread *t,
+					     unsigned long func,
+					     unsigned long *parent_loc,
+					     const struct rt_ftrace_match *m,
+					     uint64_t clock)
+{
+	struct ftrace_ret_stack *f;
+	int depth = t->top - t->notrace, max;
+	unsigned int flags = 0;
+
+	if (t->notrace || !m->func)
+		return;
+	if (m->graph_notrace)
+		flags = RT_FR_NOTRACE;
+	/* ftrace_graph_ignore_func(): set_graph_function picks the roots. */
+	else if (!depth && !m->graph_func)
+		return;
+	/* Relaxed: a setting; a change may take a few calls to be seen. */
+	max = atomic_load_explicit(&rt_max_graph_depth, memory_order_relaxed);
+	if (!flags && max > 0 && depth >= max)
+		return;
+	if (t->top >= RT_MCOUNT_DEPTH) {
+		t->overrun++;
+		return;
+	}
+	f = &t->ret_stack[t->top];
+	f->ret = *parent_loc;
+	f->func = func;
+	f->loc = parent_loc;
+	f->flags = flags;
+	f->calltime = flags ? 0 : rt_ftrace_clock_at(clock);
+	/*
+	 * Orders (compiler barrier): the frame is complete and counted
+	 * before the slot points at return_to_handler: a signal handler
+	 * that interrupts us and unwinds finds the frame.
+	 */
+	atomic_signal_fence(memory_order_seq_cst);
+	t->top++;
+	t->notrace += !!flags;
+	atomic_signal_fence(memory_order_seq_cst);
+	*parent_loc = RT_RETURN_HOOKER;
+	if (!flags)
+		rt_ftrace_graph_entry_event(func, depth, f->calltime);
+}
+
+RT_NOTRACE void ftrace_ops_entry(unsigned long self_ret,
+				 unsigned long *parent_loc,
+				 struct ftrace_regs *regs)
+{
+	struct rt_mcount_thread *t = &rt_mcount_current;
+	struct rt_ftrace_match m;
+	int saved_errno, *errnop;
+	unsigned int enabled;
+	unsigned long func;
+	bool recorded;
+	uint64_t clock;
+
+	(void)regs;
+	/* Relaxed: as the hooks of function.c. */
+	enabled = atomic_load_explicit(&rt_ftrace_enabled,
+				       memory_order_relaxed);
+	if (!enabled || !rt_mcount_enter(t))
+		return;
+	clock = enabled & RT_FTRACE_GRAPH ? rt_ftrace_clock_start() : 0;
+	errnop = rt_mcount_errno(t);
+	saved_errno = *errnop;
+	func = rt_dynftrace_func(self_ret, &recorded);
+	/*
+	 * A recorded site is a call only while set_ftrace_filter and
+	 * set_ftrace_notrace select it (dynftrace.c): the function tracer
+	 * alone need not look again, as the kernel's single ops need not
+	 * (a list that changed this instant may let one more call in while
+	 * the site is patched back). The graph tracer has its own lists.
+	 */
+	if (recorded && !(enabled & RT_FTRACE_GRAPH))
+		m = (struct rt_ftrace_match){ .func = true, .graph_func = true };
+	else
+		rt_ftrace_test(func, enabled, &m);
+	if ((enabled & RT_FTRACE_FUNCTION) && m.func)
+		rt_ftrace_function_event(func, *parent_loc);
+	if (enabled & RT_FTRACE_GRAPH)
+		prepare_ftrace_return(t, func, parent_loc, &m, clock);
+	*errnop = saved_errno;
+	rt_mcount_leave(t);
+}
+
+static RT_NOTRACE __attribute__((noreturn)) void
+rt_fgraph_lost(unsigned long sp)
+{
+	static const char msg[] =
+		"ringtrace: return_to_handler: no frame for this return\n";
+
+	(void)sp;
+	/* Userspace: the kernel's ftrace_graph_stop() + panic. */
+	if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0)
+		abort();
+	abort();
+}
+
+RT_NOTRACE unsigned long ftrace_return_to_handler(unsigned long sp,
+						  unsigned long retval)
+{
+	struct rt_mcount_thread *t = &rt_mcount_current;
+	unsigned long *loc = (unsigned long *)(sp - sizeof(long));
+	const struct ftrace_ret_stack *f;
+	unsigned long ret;
+	bool record, mine;
+	int i, saved_errno = errno;
+	uint64_t clock;
+
+	(void)retval;
+	/* Relaxed: as in ftrace_ops_entry(). */
+	record = atomic_load_explicit(&rt_ftrace_enabled,
+				      memory_order_relaxed) & RT_FTRACE_GRAPH;
+	clock = record ? rt_ftrace_clock_start() : 0;
+	/* The pop happens whatever the flag says: the return needs it. */
+	mine = rt_mcount_enter(t);
+	for (i = t->top - 1; i >= 0; i--)
+		if (t->ret_stack[i].loc == loc &&
+		    !(t->ret_stack[i].flags & RT_FR_RESTORED))
+			break;
+	if (i < 0)
+		rt_fgraph_lost(sp);
+	f = &t->ret_stack[i];
+	ret = f->ret;
+	if (record && mine && !(f->flags & RT_FR_NOTRACE) &&
+	    /* Relaxed: as the hooks of function.c. */
+	    !atomic_load_explicit(&rt_function_trace_stop,
+				  memory_order_relaxed))
+		rt_ftrace_graph_return_event(f->func, i - t->notrace +
+					     !!(f->flags & RT_FR_NOTRACE),
+					     f->calltime,
+					     rt_ftrace_clock_at(clock),
+					     t->overrun);
+	/* Frames above @i never returned: dropped with it. */
+	while (t->top > i) {
+		t->top--;
+		t->notrace -= !!(t->ret_stack[t->top].flags & RT_FR_NOTRACE);
+	}
+	if (mine)
+		rt_mcount_leave(t);
+	errno = saved_errno;
+	return ret;
+}
+
+/* Drop the frames whose slots are below @sp: their functions are gone. */
+static RT_NOTRACE void rt_fgraph_drop_below(struct rt_mcount_thread *t,
+					    unsigned long sp)
+{
+	while (t->top > 0 &&
+	       (unsigned long)t->ret_stack[t->top - 1].loc < sp) {
+		t->top--;
+		t->notrace -= !!(t->ret_stack[t->top].flags & RT_FR_NOTRACE);
+	}
+}
+
+RT_NOTRACE void rt_fgraph_longjmp(unsigned long sp)
+{
+	struct rt_mcount_thread *t = &rt_mcount_current;
+
+	if (!t->top || !rt_mcount_enter(t))
+		return;
+	rt_fgraph_drop_below(t, sp);
+	rt_mcount_leave(t);
+}
+
+/*
+ * Give the hijacked slots of this thread their real addresses back,
+ * newest first (a slot reused by a newer frame holds the newer frame's
+ * hijack). Return how many.
+ */
+static RT_NOTRACE int rt_fgraph_restore(struct rt_mcount_thread *t)
+{
+	int i, n = 0;
+
+	for (i = t->top - 1; i >= 0; i--) {
+		struct ftrace_ret_stack *f = &t->ret_stack[i];
+
+		if (f->flags & RT_FR_RESTORED)
+			continue;
+		if (*f->loc == RT_RETURN_HOOKER)
+			*f->loc = f->ret;
+		f->flags |= RT_FR_RESTORED;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * Hijack the restored slots again, oldest first, where the slot still
+ * holds the real address (it is the frame's).
+ */
+static RT_NOTRACE void rt_fgraph_rehijack(struct rt_mcount_thread *t)
+{
+	int i;
+
+	for (i = 0; i < t->top; i++) {
+		struct ftrace_ret_stack *f = &t->ret_stack[i];
+
+		if (!(f->flags & RT_FR_RESTORED) || *f->loc != f->ret)
+			continue;
+		f->flags &= ~RT_FR_RESTORED;
+		*f->loc = RT_RETURN_HOOKER;
+	}
+}
+
+/**
+ * ringtrace_graph_ret_addr - the real return address behind a hijack
+ * @ret: a return address found on the stack
+ * @retp: the slot it was found in (NULL: the newest frame's)
+ *
+ * The kernel's ftrace_graph_ret_addr(), for unwinders and debuggers: in
+ * gdb, in the frame it shows as return_to_handler (where its backtrace
+ * stops), "print/a ringtrace_graph_ret_addr($pc, (unsigned long *)$sp - 1)"
+ * names the caller it returns to.
+ *
+ * Context: the thread whose stack is walked (or gdb's inferior calls).
+ * Return: the real address for return_to_handler, @ret otherwise.
+ */
+RT_EXPORT RT_NOTRACE unsigned long ringtrace_graph_ret_addr(unsigned long ret,
+							    unsigned long *retp)
+{
+	const struct rt_mcount_thread *t = &rt_mcount_current;
+	int i;
+
+	if (ret != RT_RETURN_HOOKER && ret != (unsigned long)return_to_handler)
+		return ret;
+	for (i = t->top - 1; i >= 0; i--)
+		if (!retp || t->ret_stack[i].loc == retp)
+			return t->ret_stack[i].ret;
+	return ret;
+}
+
+/* ---- interposed unwinders ----------------------------------------------- */
+
+struct _Unwind_Exception;
+struct _Unwind_Context;
+typedef int (*rt_unwind_trace_fn)(struct _Unwind_Context *, void *);
+
+typedef int (*rt_raise_fn)(struct _Unwind_Exception *);
+typedef void *(*rt_begin_catch_fn)(void *);
+typedef int (*rt_uncaught_fn)(void);
+typedef int (*rt_backtrace_fn)(void **, int);
+typedef int (*rt_ubacktrace_fn)(rt_unwind_trace_fn, void *);
+
+/* The next definition of @name (libgcc_s's, libstdc++'s, libc's). */
+static RT_NOTRACE void *rt_next(_Atomic(void *) *cache, const char *name)
+{
+	/* Relaxed: every thread that resolves it stores the same value. */
+	void *fn = atomic_load_explicit(cache, memory_order_relaxed);
+
+	if (!fn) {
+		fn = dlsym(RTLD_NEXT, name);
+		/* Relaxed: see above. */
+		atomic_store_explicit(cache, fn, memory_order_relaxed);
+	}
+	return fn;
+}
+
+#define RT_NEXT(type, name)                                                   \
+	({                                                                    \
+		static _Atomic(void *) rt_next_##name;                        \
+		(type) rt_next(&rt_next_##name, #name);                       \
+	})
+
+/* Before an unwinder walks this thread's stack. */
+static RT_NOTRACE void rt_fgraph_unwind_prepare(void)
+{
+	struct rt_mcount_thread *t = &rt_mcount_current;
+
+	if (!t->top || !rt_mcount_enter(t))
+		return;
+	rt_fgraph_restore(t);
+	rt_mcount_leave(t);
+}
+
+int _Unwind_RaiseException(struct _Unwind_Exception *e);
+int _Unwind_Resume_or_Rethrow(struct _Unwind_Exception *e);
+void *__cxa_begin_catch(void *e);
+
+/* Put the real addresses back, then call the unwinder @real. */
+static RT_NOTRACE int rt_fgraph_raise(rt_raise_fn real,
+				      struct _Unwind_Exception *e)
+{
+	rt_fgraph_unwind_prepare();
+	if (!real)
+		abort();
+	return real(e);
+}
+
+/* __cxa_throw's unwinder: see the top of the file. */
+RT_EXPORT RT_NOTRACE int _Unwind_RaiseException(struct _Unwind_Exception *e)
+{
+	return rt_fgraph_raise(RT_NEXT(rt_raise_fn, _Unwind_RaiseException),
+			       e);
+}
+
+/* A rethrow's. */
+RT_EXPORT RT_NOTRACE int _Unwind_Resume_or_Rethrow(struct _Unwind_Exception *e)
+{
+	return rt_fgraph_raise(RT_NEXT(rt_raise_fn, _Unwind_Resume_or_Rethrow),
+			       e);
+}
+
+/*
+ * The catch: the frames below the catcher are gone; the others get their
+ * hijack back unless another exception is still being thrown (its
+ * unwinder is yet to walk them).
+ */
+RT_EXPORT RT_NOTRACE void *__cxa_begin_catch(void *e)
+{
+	rt_begin_catch_fn real = RT_NEXT(rt_begin_catch_fn, __cxa_begin_catch);
+	rt_uncaught_fn uncaught =
+		RT_NEXT(rt_uncaught_fn, _ZSt19uncaught_exceptionsv);
+	struct rt_mcount_thread *t = &rt_mcount_current;
+	void *ret;
+
+	if (!real)
+		abort();
+	ret = real(e);
+	if (t->top && rt_mcount_enter(t)) {
+		/*
+		 * The catcher's stack pointer is just above our return
+		 * slot, which is where the call that threw had its own.
+		 */
+		rt_fgraph_drop_below(t, (unsigned long)__builtin_frame_address(0) +
+						2 * sizeof(long));
+		if (uncaught && !uncaught())
+			rt_fgraph_rehijack(t);
+		rt_mcount_leave(t);
+	}
+	return ret;
+}
+
+/*
+ * Around a walk of this thread's stack: the real addresses for its
+ * duration. Return whether there is anything to hijack again after it.
+ */
+static RT_NOTRACE bool rt_fgraph_walk_begin(struct rt_mcount_thread *t)
+{
+	int restored = 0;
+
+	if (t->top && rt_mcount_enter(t)) {
+		restored = rt_fgraph_restore(t);
+		rt_mcount_leave(t);
+	}
+	return restored;
+}
+
+static RT_NOTRACE void rt_fgraph_walk_end(struct rt_mcount_thread *t,
+					  bool restored)
+{
+	if (restored && rt_mcount_enter(t)) {
+		rt_fgraph_rehijack(t);
+		rt_mcount_leave(t);
+	}
+}
+
+/* backtrace(): the walk with the real addresses, minus this frame. */
+RT_EXPORT RT_NOTRACE int backtrace(void **buffer, int size)
+{
+	rt_backtrace_fn real = RT_NEXT(rt_backtrace_fn, backtrace);
+	struct rt_mcount_thread *t = &rt_mcount_current;
+	void *small[64], **tmp = small;
+	bool restored;
+	int n;
+
+	if (!real)
+		return 0;
+	if (size <= 0)
+		return real(buffer, size);
+	if (size + 1 > (int)(sizeof(small) / sizeof(small[0]))) {
+		tmp = malloc((size_t)(size + 1) * sizeof(*tmp));
+		if (!tmp)
+			return real(buffer, size);
+	}
+	restored = rt_fgraph_walk_begin(t);
+	n = real(tmp, size + 1);
+	rt_fgraph_walk_end(t, restored);
+	n = n > 0 ? n - 1 : 0;
+	memcpy(buffer, tmp + 1, (size_t)n * sizeof(*tmp));
+	if (tmp != small)
+		free(tmp);
+	return n;
+}
+
+int _Unwind_Backtrace(rt_unwind_trace_fn fn, void *arg);
+
+RT_EXPORT RT_NOTRACE int _Unwind_Backtrace(rt_unwind_trace_fn fn, void *arg)
+{
+	rt_ubacktrace_fn real = RT_NEXT(rt_ubacktrace_fn, _Unwind_Backtrace);
+	struct rt_mcount_thread *t = &rt_mcount_current;
+	bool restored;
+	int ret;
+
+	if (!real)
+		return 5; /* _URC_END_OF_STACK */
+	restored = rt_fgraph_walk_begin(t);
+	ret = real(fn, arg);
+	rt_fgraph_walk_end(t, restored);
+	return ret;
+}

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * fgraph.h - the profiling-call function tracer (x86-64): the entry and
+ * return trampolines (mcount_x86_64.S), the return stack (fgraph.c) and
+ * the recorded call sites patched at run time (dynftrace.c)
+ */
+#ifndef RINGTRACE_FGRAPH_H
+#define RINGTRACE_FGRAPH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* The profiling-call tracer is built (x86-64 Linux); elsewhere only the
+ * -finstrument-functions hooks are. */
+#if defined(__x86_64__) && defined(__linux__)
+#define RT_HAVE_MCOUNT 1
+#else
+#define RT_HAVE_MCOUNT 0
+#endif
+
+/**
+ * struct ftrace_regs - the registers ftrace_caller saved (its layout is
+ * the FR_* offsets of mcount_x86_64.S)
+ */
+struct ftrace_regs {
+	unsigned long rdi, rsi, rdx, rcx, r8, r9, rax, r10;
+	unsigned char xmm[8][16];
+};
+
+/* What the filter lists say about one function (function.c). */
+struct rt_ftrace_match {
+	bool func;
+	bool graph_func;
+	bool graph_notrace;
+};
+
+/* function.c: look @ip up in the lists for the tracers in @enabled. */
+void rt_ftrace_test(unsigned long ip, unsigned int enabled,
+		    struct rt_ftrace_match *m);
+
+/* ---- mcount_x86_64.S ---- */
+void __fentry__(void);
+void mcount(void);
+void ftrace_caller(void);
+void ftrace_stub(void);
+void return_to_handler(void);
+/* What a hijacked slot holds: return_to_handler + 1 (see the .S file). */
+void return_to_handler_ret(void);
+#define RT_RETURN_HOOKER ((unsigned long)return_to_handler_ret)
+
+/* ---- fgraph.c ---- */
+/* Called by ftrace_caller: @self_ret is the return after the call site. */
+void ftrace_ops_entry(unsigned long self_ret, unsigned long *parent_loc,
+		      struct ftrace_regs *regs);
+/* Called by return_to_handler: pops the frame, gives the real return. */
+unsigned long ftrace_return_to_handler(unsigned long sp, unsigned long ret);
+/* Exported: the kernel's ftrace_graph_ret_addr() (fgraph.c). */
+unsigned long ringtrace_graph_ret_addr(unsigned long ret, unsigned long *retp);
+/* function.c's longjmp hook: drop the frames below @sp. */
+void rt_fgraph_longjmp(unsigned long sp);
+
+/* ---- dynftrace.c ---- */
+/*
+ * The function a call site belongs to, from the return address after it
+ * (@self_ret); *@recorded says whether the site is a recorded one (a
+ * call only while the filters select it). Async-signal-safe.
+ */
+unsigned long rt_dynftrace_func(unsigned long self_ret, bool *recorded);
+/* Patch the sites the tracers and lists now select (and unpatch the rest). */
+void rt_dynftrace_update(void);
+/* Read the sites of objects loaded since the last call (dlopen). */
+void rt_dynftrace_scan(void);
+
+/*
+ * available_filter_functions for the recorded sites (one "name" or
+ * "name [module]" a line); enabled_functions. Return 0 or -errno.
+ */
+int rt_dynftrace_available(FILE *out);
+int rt_dynftrace_enabled_show(FILE *out);
+/* Is there any recorded site (then available_filter_functions lists them)? */
+bool rt_dynftrace_have_sites(void);
+
+#endif /* RINGTRACE_FGRAPH_H */

@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * mcount_x86_64.S - the entry and return trampolines of the function
+ * tracers for code built with -pg (mcount), -pg -mfentry (__fentry__),
+ * and the NOP'd sites that dynftrace.c turns into calls
+ * (-fpatchable-function-entry, -mnop-mcount)
+ *
+ * The names are the kernel's (arch/x86/kernel/ftrace_64.S), so the two
+ * read side by side:
+ *
+ *  __fentry__, mcount	what the compiler calls. They test the stop
+ *			switch and rt_ftrace_enabled and return at once
+ *			(ftrace_stub) when no function tracer runs.
+ *  ftrace_caller	saves the argument registers (the kernel's
+ *			ftrace_regs: rdi rsi rdx rcx r8 r9, rax for
+ *			varargs' vector count, r10 for the static chain,
+ *			and xmm0-7, which the kernel does not use but a
+ *			program's floating point arguments do) and calls
+ *			ftrace_ops_entry(), the kernel's
+ *			ftrace_ops_list_func(), which records the function
+ *			event and calls prepare_ftrace_return() for
+ *			function_graph.
+ *  return_to_handler	where a hijacked return lands: saves the return
+ *			registers, asks ftrace_return_to_handler() for the
+ *			real return address (and to record the exit), and
+ *			jumps there.
+ *
+ * The difference between the two entries is where the traced function's
+ * own return address lies: __fentry__ is called first thing, so it is
+ * just above the call's return address; mcount after the prologue has
+ * set up the frame pointer, so it is at 8(%rbp). Each entry passes the
+ * address of that slot (the kernel's parent_loc) in %r11, which no
+ * calling convention uses at a function's entry.
+ *
+ * Userspace: the kernel's trampolines need not keep the vector registers
+ * (the kernel does not use them); here the C code the tracer calls may
+ * (libc's string functions do), so xmm0-7 are saved. The upper halves of
+ * ymm/zmm argument registers are not: a function taking __m256 arguments
+ * by value must not be traced (see Documentation/tracer.rst).
+ */
+	.text
+
+/* Offsets in ftrace_caller's save area (struct ftrace_regs in fgraph.h) */
+#define FR_RDI	0
+#define FR_RSI	8
+#define FR_RDX	16
+#define FR_RCX	24
+#define FR_R8	32
+#define FR_R9	40
+#define FR_RAX	48
+#define FR_R10	56
+#define FR_XMM	64
+#define FR_SIZE	(FR_XMM + 8 * 16)
+
+/*
+ * The fast test both entries make: nothing to do while the stop switch
+ * is set or no function tracer is current. Relaxed loads (the hooks of
+ * function.c make the same two).
+ */
+.macro FTRACE_TEST
+	movq	rt_function_trace_stop@GOTPCREL(%rip), %r11
+	cmpl	$0, (%r11)
+	jne	ftrace_stub
+	movq	rt_ftrace_enabled@GOTPCREL(%rip), %r11
+	cmpl	$0, (%r11)
+	je	ftrace_stub
+.endm
+
+	.globl	__fentry__
+	.type	__fentry__, @function
+	.p2align 4
+__fentry__:
+	.cfi_startproc
+	FTRACE_TEST
+	leaq	8(%rsp), %r11		/* parent_loc: the function's return */
+	jmp	ftrace_caller
+	.cfi_endproc
+	.size	__fentry__, . - __fentry__
+
+	.globl	mcount
+	.type	mcount, @function
+	.p2align 4
+mcount:
+	.cfi_startproc
+	FTRACE_TEST
+	leaq	8(%rbp), %r11		/* parent_loc, behind the saved %rbp */
+	jmp	ftrace_caller
+	.cfi_endproc
+	.size	mcount, . - mcount
+
+	/* glibc's gmon names mcount _mcount too; take both. */
+	.globl	_mcount
+	.set	_mcount, mcount
+
+	.globl	ftrace_stub
+	.hidden	ftrace_stub
+	.type	ftrace_stub, @function
+ftrace_stub:
+	.cfi_startproc
+	ret
+	.cfi_endproc
+	.size	ftrace_stub, . - ftrace_stub
+
+/*
+ * ftrace_caller - %r11 = parent_loc, (%rsp) = the return into the traced
+ * function, just after its call site
+ */
+	.globl	ftrace_caller
+	.hidden	ftrace_caller
+	.type	ftrace_caller, @function
+	.p2align 4
+ftrace_caller:
+	.cfi_startproc
+	pushq	%rbp
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbp, 0
+	movq	%rsp, %rbp
+	.cfi_def_cfa_register %rbp
+	/* mcount is called with %rsp 8 mod 16, __fentry__ with 0: align. */
+	andq	$-16, %rsp
+	subq	$FR_SIZE, %rsp
+	movq	%rdi, FR_RDI(%rsp)
+	movq	%rsi, FR_RSI(%rsp)
+	movq	%rdx, FR_RDX(%rsp)
+	movq	%rcx, FR_RCX(%rsp)
+	movq	%r8, FR_R8(%rsp)
+	movq	%r9, FR_R9(%rsp)
+	movq	%rax, FR_RAX(%rsp)
+	movq	%r10, FR_R10(%rsp)
+	movdqu	%xmm0, FR_XMM + 0 * 16(%rsp)
+	movdqu	%xmm1, FR_XMM + 1 * 16(%rsp)
+	movdqu	%xmm2, FR_XMM + 2 * 16(%rsp)
+	movdqu	%xmm3, FR_XMM + 3 * 16(%rsp)
+	movdqu	%xmm4, FR_XMM + 4 * 16(%rsp)
+	movdqu	%xmm5, FR_XMM + 5 * 16(%rsp)
+	movdqu	%xmm6, FR_XMM + 6 * 16(%rsp)
+	movdqu	%xmm7, FR_XMM + 7 * 16(%rsp)
+
+	movq	8(%rbp), %rdi		/* the return after the call site */
+	movq	%r11, %rsi		/* parent_loc */
+	movq	%rsp, %rdx		/* the saved registers */
+	call	ftrace_ops_entry
+
+	.globl	ftrace_graph_caller
+	.hidden	ftrace_graph_caller
+ftrace_graph_caller:
+	/*
+	 * Userspace: the kernel patches a jump to its ftrace_graph_caller
+	 * here when function_graph runs; ftrace_ops_entry() calls
+	 * prepare_ftrace_return() itself, and the label only marks the
+	 * place.
+	 */
+	movq	FR_RDI(%rsp), %rdi
+	movq	FR_RSI(%rsp), %rsi
+	movq	FR_RDX(%rsp), %rdx
+	movq	FR_RCX(%rsp), %rcx
+	movq	FR_R8(%rsp), %r8
+	movq	FR_R9(%rsp), %r9
+	movq	FR_RAX(%rsp), %rax
+	movq	FR_R10(%rsp), %r10
+	movdqu	FR_XMM + 0 * 16(%rsp), %xmm0
+	movdqu	FR_XMM + 1 * 16(%rsp), %xmm1
+	movdqu	FR_XMM + 2 * 16(%rsp), %xmm2
+	movdqu	FR_XMM + 3 * 16(%rsp), %xmm3
+	movdqu	FR_XMM + 4 * 16(%rsp), %xmm4
+	movdqu	FR_XMM + 5 * 16(%rsp), %xmm5
+	movdqu	FR_XMM + 6 * 16(%rsp), %xmm6
+	movdqu	FR_XMM + 7 * 16(%rsp), %xmm7
+	movq	%rbp, %rsp
+	popq	%rbp
+	.cfi_def_cfa %rsp, 8
+	ret
+	.cfi_endproc
+	.size	ftrace_caller, . - ftrace_caller
+
+/*
+ * return_to_handler - the hijacked return of a function_graph frame.
+ * %rsp is the caller's again (the return popped the slot); %rax:%rdx
+ * and %xmm0:%xmm1 hold the return value.
+ *
+ * The address written into the slots is return_to_handler_ret, one byte
+ * in: an unwinder (and gdb) looks up a return address minus one, which
+ * lands on the NOP at return_to_handler, in this function and its FDE.
+ * The FDE says only that the frame ends here (an undefined return
+ * address): unwinders stop at it cleanly instead of failing, and gdb
+ * names the frame return_to_handler. The exception and backtrace() paths
+ * restore the real addresses first (fgraph.c).
+ */
+	.globl	return_to_handler
+	.hidden	return_to_handler
+	.globl	return_to_handler_ret
+	.hidden	return_to_handler_ret
+	.type	return_to_handler, @function
+	.p2align 4
+return_to_handler:
+	.cfi_startproc
+	.cfi_undefined rip
+	nop
+return_to_handler_ret:
+	subq	$48, %rsp
+	.cfi_adjust_cfa_offset 48
+	movq	%rax, 0(%rsp)
+	movq	%rdx, 8(%rsp)
+	movdqu	%xmm0, 16(%rsp)
+	movdqu	%xmm1, 32(%rsp)
+	leaq	48(%rsp), %rdi		/* the caller's stack pointer */
+	movq	%rax, %rsi		/* the return value */
+	call	ftrace_return_to_handler
+	movq	%rax, %r11
+	movq	0(%rsp), %rax
+	movq	8(%rsp), %rdx
+	movdqu	16(%rsp), %xmm0
+	movdqu	32(%rsp), %xmm1
+	addq	$48, %rsp
+	.cfi_adjust_cfa_offset -48
+	jmp	*%r11
+	.cfi_endproc
+	.size	return_to_handler, . - return_to_handler
+
+	.section .note.GNU-stack, "", @progbits
