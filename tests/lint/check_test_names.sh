@@ -25,17 +25,23 @@ compare() {
 		status=1
 	fi
 }
-while read -r exe path cases; do
+# (a program may be registered in several rbt_cases() calls, say with
+# another environment: its lines are taken together)
+sort -u -k1,1 "$lists" | while read -r exe path rest; do
 	[ -n "$exe" ] || continue
 	if ! "$path" --list >"$tmp/prog" 2>"$tmp/err"; then
 		echo "FAIL: $exe --list: $(head -3 "$tmp/err")"
-		status=1
+		echo 1 >"$tmp/status"
 		continue
 	fi
-	echo "$cases" | tr ',' '\n' | sed '/^$/d' >"$tmp/list"
+	awk -v e="$exe" '$1 == e { print $3 }' "$lists" | tr ',' '\n' |
+		sed '/^$/d' >"$tmp/list"
 	compare "$exe" "$tmp/prog" "$tmp/list"
-	n=$((n + 1))
-done <"$lists"
+	[ $status = 0 ] || echo 1 >"$tmp/status"
+	echo x >>"$tmp/count"
+done
+[ -s "$tmp/status" ] && status=1
+n=$(cat "$tmp/count" 2>/dev/null | wc -l)
 sed -n 's/^case_\([A-Za-z0-9_]*\)() *{.*/\1/p' "$tooldir"/*.sh >"$tmp/prog"
 sed '/^$/d' "$toolcases" >"$tmp/list"
 compare "tests/tool" "$tmp/prog" "$tmp/list"

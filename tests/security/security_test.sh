@@ -379,7 +379,7 @@ case_dir_rules() {
 	attack
 	wait "$HP" 2>/dev/null
 	ln -s "$W/pub" "$W/link"
-	run 4 env RINGTRACE_DIR="$W/link" "$T" extract -k -o "$W/l.dat" "$HP"
+	run 4 env RINGTRACE_DIR="$W/link" "$T" extract -k -o "$W/x/l.dat" "$HP"
 	err_has "^ringtrace: refused: the publish directory $W/link is a symbolic link$"
 	one_line
 	run 4 env RINGTRACE_DIR="$W/link" "$T" list
