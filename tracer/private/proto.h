@@ -173,6 +173,9 @@ struct rt_arg_desc {
 	C(SHOW_TRIGGER, "show_trigger", 0, RT_REPLY_TEXT,		\
 	  rt_cmd_show_filter, RT_ARGS(RT_A(RT_AREQ(MATCH), "system"),	\
 				       RT_A(RT_AREQ(WORD), "event")))	\
+	C(SHOW_HIST, "show_hist", 0, RT_REPLY_TEXT, rt_cmd_show_hist,	\
+	  RT_ARGS(RT_A(RT_AREQ(MATCH), "system"),			\
+		  RT_A(RT_AREQ(WORD), "event")))				\
 	C(PIDS, "pids", 0, RT_REPLY_NONE, rt_cmd_pids,			\
 	  RT_ARGS(RT_A(RT_AREQ(WORD), "pid list"),			\
 		  RT_A(RT_AREQ(REST), "ids")))				\

@@ -696,6 +696,20 @@ static int rt_cmd_show_filter(struct ringtrace_instance *tr,
 	return 0;
 }
 
+/* show_hist: an event's hist file, cut to a reply's size */
+static int rt_cmd_show_hist(struct ringtrace_instance *tr,
+			    const struct rt_cmd_args *a, struct rt_reply *r)
+{
+	char *buf = malloc(RT_CTL_REPLY_MAX);
+
+	if (!buf)
+		return -ENOMEM;
+	ringtrace_show_hist(tr, a->v[0].s, a->v[1].s, buf, RT_CTL_REPLY_MAX);
+	rt_reply_printf(r, "%s", buf);
+	free(buf);
+	return 0;
+}
+
 /* show_set_event and show_soft: a listing as big as a reply */
 static int rt_cmd_show_big(struct ringtrace_instance *tr,
 			   struct rt_reply *r,

@@ -36,6 +36,7 @@
 #include "filter.h"
 #include "ctl.h"
 #include "ftrace.h"
+#include "hist.h"
 #include "rcu.h"
 #include "symbols.h"
 #include "trace.h"
@@ -567,6 +568,16 @@ rt_trigger_fire(struct ringtrace_write *w, struct rt_trigger *t,
 		if (rt_trigger_take(t))
 			rt_write_stack(rb, w->depth, from);
 		break;
+	case RT_TRIG_HIST:
+		if (w->rec)
+			rt_hist_event(t, w->rec, w->size, w->inst, from);
+		break;
+	case RT_TRIG_ENABLE_HIST:
+	case RT_TRIG_DISABLE_HIST:
+		if (rt_trigger_take(t))
+			rt_hist_enable(t->target, w->inst,
+				       t->type == RT_TRIG_ENABLE_HIST);
+		break;
 	case RT_TRIG_ENABLE_EVENT:
 	case RT_TRIG_DISABLE_EVENT:
 		on = t->type == RT_TRIG_ENABLE_EVENT;
@@ -602,10 +613,17 @@ rt_trigger_commit(struct ringtrace_write *w, const void *from)
 	bool keep;
 	unsigned int i;
 
-	for (i = 0; i < l->nr; i++)
-		if (!l->t[i]->filter ||
-		    rt_filter_match(l->t[i]->filter, w->rec, w->size))
+	for (i = 0; i < l->nr; i++) {
+		if (l->t[i]->filter &&
+		    !rt_filter_match(l->t[i]->filter, w->rec, w->size))
+			continue;
+		/* a hist trigger reads the record: before it is committed,
+		 * as the kernel's event_triggers_call() */
+		if (l->t[i]->type == RT_TRIG_HIST)
+			rt_trigger_fire(w, l->t[i], from);
+		else
 			fire |= 1u << i;
+	}
 	keep = !(w->soft & 1) && (!f || rt_filter_match(f, w->rec, w->size));
 	if (!w->rbev) {
 		struct ringbuf_event *e =
@@ -637,8 +655,9 @@ rt_trigger_no_record(struct ringtrace_write *w, const void *from)
 	const struct rt_trigger_list *l = w->trig;
 	unsigned int i;
 
+	/* (no record to count in a hist trigger) */
 	for (i = 0; i < l->nr; i++)
-		if (!l->t[i]->filter)
+		if (!l->t[i]->filter && l->t[i]->type != RT_TRIG_HIST)
 			rt_trigger_fire(w, l->t[i], from);
 }
 

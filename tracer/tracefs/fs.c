@@ -599,6 +599,47 @@ static int rtfs_show_trigger(const struct rtfs_node *n, FILE *out)
 					     RT_S(0, n->sys), RT_S(1, n->ev)));
 }
 
+/* events/SYS/EVENT/hist */
+static int rtfs_show_hist(const struct rtfs_node *n, FILE *out)
+{
+	return rtfs_show_reply(out, &RT_CALL(SHOW_HIST, n->inst,
+					     RT_S(0, n->sys), RT_S(1, n->ev)));
+}
+
+/*
+ * A hist trigger the process refused: its report is the kernel's error
+ * log entry, "LOC: error: MESSAGE", "  Command: COMMAND" and the caret
+ * line (hist.c). Logged as the kernel logs it. Return: false for another
+ * report.
+ */
+static bool rtfs_log_hist_err(const char *inst, const char *report)
+{
+	const char *msg = strstr(report, ": error: "), *cmd, *caret;
+	char loc[128], text[256], command[4096];
+	int pos = 0;
+
+	if (strncmp(report, "hist:", 5) || !msg)
+		return false;
+	cmd = strstr(msg, "\n  Command: ");
+	if (!cmd)
+		return false;
+	caret = strchr(cmd + 1, '\n');
+	snprintf(loc, sizeof(loc), "%.*s", (int)(msg - report), report);
+	msg += strlen(": error: ");
+	snprintf(text, sizeof(text), "%.*s", (int)(cmd - msg), msg);
+	cmd += strlen("\n  Command: ");
+	snprintf(command, sizeof(command), "%.*s",
+		 (int)(caret ? caret - cmd : (long)strlen(cmd)), cmd);
+	if (caret) {
+		caret++;
+		while (caret[pos] == ' ')
+			pos++;
+		pos = caret[pos] == '^' && pos >= 11 ? pos - 11 : 0;
+	}
+	rtfs_log_err(inst, loc, text, command, pos);
+	return true;
+}
+
 static int rtfs_write_trigger(const struct rtfs_node *n, char *buf)
 {
 	char err[RTT_ERR_MAX];
@@ -614,6 +655,8 @@ static int rtfs_write_trigger(const struct rtfs_node *n, char *buf)
 	/* a filter error: the caret is under the filter after "if" */
 	expr = strstr(buf, " if ");
 	expr = expr ? expr + 4 + strspn(expr + 4, " \t") : buf;
+	if (ret && rtfs_log_hist_err(n->inst, err))
+		return ret;
 	if (ret == -EINVAL && strstr(err, "parse_error"))
 		rtfs_log_filter_err(n->inst, expr, err);
 	else if (ret == -EINVAL)
@@ -1332,6 +1375,7 @@ static const struct rtfs_file_ops rtfs_event_files[] = {
 	{ "id", 0444, false, rtfs_show_id, NULL, NULL },
 	{ "trigger", 0644, false, rtfs_show_trigger, rtfs_write_trigger,
 	  rtfs_trunc_none },
+	{ "hist", 0444, false, rtfs_show_hist, NULL, NULL },
 };
 static const struct rtfs_file_ops rtfs_option_file = {
 	"option", 0644, false, rtfs_show_option, rtfs_write_option,
@@ -1464,14 +1508,15 @@ static int rtfs_lookup(const char *path, struct rtfs_node *n)
 			n->f = &rtfs_enable_file;
 		else if (!strcmp(c, "filter"))
 			n->f = &rtfs_filter_file;
-		for (i = 0; !n->f && i < 3; i++)
+		for (i = 0; !n->f && i < 4; i++)
 			if (!strcmp(c, rtfs_event_files[i].name))
 				n->f = &rtfs_event_files[i];
 		/* the tracer's own records: their format and id only (and
-		 * the markers' trigger) */
+		 * the markers' trigger and hist) */
 		if (n->f && rtfs_internal_sys(n->sys) &&
 		    strcmp(c, "format") && strcmp(c, "id") &&
-		    !(!strcmp(c, "trigger") && rtfs_has_trigger(n->sys, n->ev)))
+		    !((!strcmp(c, "trigger") || !strcmp(c, "hist")) &&
+		      rtfs_has_trigger(n->sys, n->ev)))
 			n->f = NULL;
 		if (!n->f)
 			return -ENOENT;
@@ -2155,8 +2200,10 @@ static int rtfs_readdir(const char *path, void *buf, fuse_fill_dir_t fill,
 		}
 		fill(buf, "format", NULL, 0, 0);
 		fill(buf, "id", NULL, 0, 0);
-		if (rtfs_has_trigger(n.sys, n.ev))
+		if (rtfs_has_trigger(n.sys, n.ev)) {
 			fill(buf, "trigger", NULL, 0, 0);
+			fill(buf, "hist", NULL, 0, 0);
+		}
 		break;
 	case RTFS_DIR_OPTIONS: {
 		char *reply = NULL, *line, *save = NULL;

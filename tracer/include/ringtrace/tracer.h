@@ -107,6 +107,21 @@ RINGTRACE_API size_t ringtrace_show_trigger(struct ringtrace_instance *tr,
 					    const char *system,
 					    const char *event, char *buf,
 					    size_t len);
+/*
+ * cat events/SYS/EVENT/hist: the tables of the event's hist triggers
+ * ("hist:keys=...[:vals=...][:sort=...][:size=N][:name=...][:pause]
+ * [:cont][:clear][:nohitcount] [if FILTER]", set with
+ * ringtrace_set_trigger()) as the kernel prints them: "# event
+ * histogram", the trigger line, one "{ key: ... } hitcount: ..." line per
+ * entry in sort order, "Totals:" with Hits, Entries and Dropped; several
+ * tables apart by an empty line. Empty without a hist trigger.
+ * Return: the length of the whole text, as snprintf() (a NULL @buf with
+ * @len 0 asks for it).
+ * Context: any thread but a signal handler; allocates.
+ */
+RINGTRACE_API size_t ringtrace_show_hist(struct ringtrace_instance *tr,
+					 const char *system, const char *event,
+					 char *buf, size_t len);
 /* The events a trigger arms in the instance (soft mode: its own, or
  * the target of an enable_event or disable_event), as "sys:event"
  * lines; their enable files show a '*' after 0 or 1. */

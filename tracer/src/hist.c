@@ -1,0 +1,1142 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * hist.c - hist triggers: "hist:keys=...[:vals=...][:sort=...][:size=N]
+ *	[:name=...][:pause][:cont][:clear][:nohitcount] [if FILTER]" on an
+ *	event's trigger file, and the event's hist file
+ *
+ * The kernel's Documentation/trace/histogram.rst for the events of a
+ * process. A hist trigger is a trigger of trigger.c (RT_TRIG_HIST) whose
+ * hist part is a struct rt_hist_trig: its table (struct rt_hist_data,
+ * shared by the triggers of one name=) and its paused state. The write
+ * path (rt_hist_event(), called from trace.c with the record before it
+ * is committed) builds the key from the record, finds or inserts it in
+ * the table (tracing_map.c: lock-free, no allocation) and adds the
+ * values to its sums.
+ *
+ * Userspace: no variables, expressions, synthetic events or actions
+ * (onmatch, onmax, onchange) yet: an assignment or an action is refused
+ * with a message. common_timestamp is the instance buffer's clock at the
+ * moment the trigger runs (the kernel takes the record's time stamp);
+ * .execname shows the thread's name from the saved cmdlines when the
+ * file is read (the kernel saves it when the entry is made); .syscall
+ * is refused (a process has no syscall events).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <execinfo.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "filter.h"
+#include "hist.h"
+#include "rcu.h"
+#include "symbols.h"
+#include "tracing_map.h"
+
+#define HIST_KEYS_MAX 3
+#define HIST_VALS_MAX 3 /* hitcount included, as the kernel's */
+#define HIST_SORT_KEYS_MAX 2
+#define HIST_STR_MAX 256 /* the kernel's MAX_FILTER_STR_VAL */
+#define HIST_STACKTRACE_DEPTH 16
+#define HIST_KEY_SIZE_MAX (HIST_KEYS_MAX * HIST_STR_MAX)
+
+enum {
+	HF_HEX = 1u << 0,
+	HF_SYM = 1u << 1,
+	HF_SYM_OFFSET = 1u << 2,
+	HF_EXECNAME = 1u << 3,
+	HF_LOG2 = 1u << 4,
+	HF_BUCKET = 1u << 5,
+	HF_USECS = 1u << 6,
+	HF_PERCENT = 1u << 7,
+	HF_GRAPH = 1u << 8,
+	HF_STACKTRACE = 1u << 9,
+	HF_TIMESTAMP = 1u << 10,
+	HF_CPU = 1u << 11,
+	HF_STRING = 1u << 12,
+	HF_HITCOUNT = 1u << 13,
+};
+
+/**
+ * struct hist_field - a key or a value
+ * @name: the field's name ("common_timestamp", "hitcount" included)
+ * @field: the event's field, when it is one (copied)
+ * @flags: HF_*
+ * @buckets: .buckets=N
+ * @offset: where a key lies in the table's key
+ * @size: its bytes there
+ */
+struct hist_field {
+	char name[64];
+	struct rt_field field;
+	bool has_field;
+	unsigned int flags;
+	unsigned long buckets;
+	unsigned int offset, size;
+};
+
+struct hist_sort_key {
+	bool is_key;
+	unsigned int idx;
+	bool descending;
+};
+
+/**
+ * struct rt_hist_data - a table and how it is filled (shared by name=)
+ * @refs: triggers using it (registry lock)
+ * @clearing: the table is being cleared: writers keep out
+ */
+struct rt_hist_data {
+	int refs;
+	char *name;
+	unsigned int n_keys, n_vals, key_size, map_bits, n_sort;
+	struct hist_field keys[HIST_KEYS_MAX], vals[HIST_VALS_MAX];
+	struct hist_sort_key sort[HIST_SORT_KEYS_MAX];
+	bool nohitcount, timestamps;
+	char clock[32];
+	struct tracing_map *map;
+	_Atomic bool clearing;
+	struct rt_hist_data *next_named;
+};
+
+struct rt_hist_trig {
+	struct rt_hist_data *d;
+	_Atomic bool paused;
+	bool pause, cont, clear; /* what the line asked for */
+};
+
+/* The named tables (registry lock) */
+static struct rt_hist_data *rt_hist_named;
+
+/* ---- errors -------------------------------------------------------------- */
+
+struct hist_err_ctx {
+	const char *cmd; /* the command as written, without '!' */
+	char loc[300];
+	char *err;
+	size_t errlen;
+};
+
+/* Where @s first occurs in the command, as the kernel's err_pos() */
+static int hist_errpos(const struct hist_err_ctx *c, const char *s)
+{
+	const char *at = s ? strstr(c->cmd, s) : NULL;
+
+	return at ? (int)(at - c->cmd) : 0;
+}
+
+static int hist_err(struct hist_err_ctx *c, const char *msg, int pos)
+{
+	if (c->err && c->errlen)
+		snprintf(c->err, c->errlen, "%s: error: %s\n  Command: %s\n%*s^\n",
+			 c->loc, msg, c->cmd, pos + 11, "");
+	return -EINVAL;
+}
+
+static int hist_msg(struct hist_err_ctx *c, const char *msg)
+{
+	if (c->err && c->errlen)
+		snprintf(c->err, c->errlen, "%s", msg);
+	return -EINVAL;
+}
+
+/* ---- parsing ------------------------------------------------------------- */
+
+static const struct rt_field *hist_find_field(struct rt_event_priv *p,
+					      const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < p->nr_fields; i++)
+		if (!strcmp(p->fields[i].name, name))
+			return &p->fields[i];
+	return NULL;
+}
+
+/*
+ * One "field[.modifier]" of keys= or vals= (@s, a copy) into @f; @key
+ * says which. As the kernel's parse_field().
+ */
+static int hist_parse_field(struct hist_err_ctx *c, struct rt_event_priv *p,
+			    char *s, struct hist_field *f, bool key)
+{
+	char *mod = strchr(s, '.');
+	const struct rt_field *ef;
+
+	memset(f, 0, sizeof(*f));
+	if (mod)
+		*mod++ = '\0';
+	if (mod) {
+		if (!strcmp(mod, "hex"))
+			f->flags |= HF_HEX;
+		else if (!strcmp(mod, "sym"))
+			f->flags |= HF_SYM;
+		else if (!strcmp(mod, "sym-offset"))
+			f->flags |= HF_SYM_OFFSET;
+		else if (!strcmp(mod, "execname") && !strcmp(s, "common_pid"))
+			f->flags |= HF_EXECNAME;
+		else if (!strcmp(mod, "log2"))
+			f->flags |= HF_LOG2;
+		else if (!strcmp(mod, "usecs"))
+			f->flags |= HF_USECS;
+		else if (!strcmp(mod, "stacktrace"))
+			f->flags |= HF_STACKTRACE;
+		else if (!strncmp(mod, "bucket", 6)) {
+			char *v = mod + 6, *e;
+
+			if (*v == 's')
+				v++;
+			if (*v != '=')
+				goto bad_mod;
+			errno = 0;
+			f->buckets = strtoul(v + 1, &e, 0);
+			if (errno || *e || !v[1] || !f->buckets)
+				goto bad_mod;
+			f->flags |= HF_BUCKET;
+		} else if (!strncmp(mod, "percent", 7) && !key) {
+			f->flags |= HF_PERCENT;
+		} else if (!strncmp(mod, "graph", 5) && !key) {
+			f->flags |= HF_GRAPH;
+		} else {
+			goto bad_mod;
+		}
+	}
+	snprintf(f->name, sizeof(f->name), "%s", s);
+	if (!strcmp(s, "common_timestamp")) {
+		f->flags |= HF_TIMESTAMP;
+	} else if (!strcmp(s, "common_stacktrace") || !strcmp(s, "stacktrace") ||
+		   !strcmp(s, "STACKTRACE")) {
+		f->flags |= HF_STACKTRACE;
+		snprintf(f->name, sizeof(f->name), "common_stacktrace");
+	} else if (!strcmp(s, "common_cpu") || !strcmp(s, "cpu") ||
+		   !strcmp(s, "CPU")) {
+		f->flags |= HF_CPU;
+		snprintf(f->name, sizeof(f->name), "common_cpu");
+	} else if (!strcmp(s, "hitcount")) {
+		f->flags |= HF_HITCOUNT;
+	} else {
+		ef = hist_find_field(p, s);
+		if (!ef || !ef->size || ef->kind == RT_FIELD_ARRAY)
+			return hist_err(c, "Couldn't find field",
+					hist_errpos(c, s));
+		f->field = *ef;
+		f->has_field = true;
+		if (ef->kind == RT_FIELD_STRING || ef->kind == RT_FIELD_DYNSTR)
+			f->flags |= HF_STRING;
+	}
+	/* a stack key is common_stacktrace: no field of ours holds one */
+	if ((f->flags & HF_STACKTRACE) && f->has_field)
+		return hist_err(c, "Invalid field modifier", hist_errpos(c, s));
+	if ((f->flags & HF_USECS) && !(f->flags & HF_TIMESTAMP))
+		return hist_err(c, "Invalid field modifier", hist_errpos(c, mod));
+	if ((f->flags & HF_STRING) &&
+	    (f->flags & (HF_HEX | HF_SYM | HF_SYM_OFFSET | HF_LOG2 | HF_BUCKET)))
+		return hist_err(c, "Invalid field modifier", hist_errpos(c, mod));
+	if (!key && (f->flags & (HF_STRING | HF_STACKTRACE)))
+		return hist_err(c, "Invalid field modifier", hist_errpos(c, s));
+	return 0;
+bad_mod:
+	return hist_err(c, "Invalid field modifier", hist_errpos(c, mod));
+}
+
+/* The first flag the kernel's get_hist_field_flags() names */
+static const char *hist_flag_name(unsigned int fl)
+{
+	static const struct {
+		unsigned int fl;
+		const char *name;
+	} names[] = {
+		{ HF_HEX, "hex" },	     { HF_SYM, "sym" },
+		{ HF_SYM_OFFSET, "sym-offset" }, { HF_EXECNAME, "execname" },
+		{ HF_LOG2, "log2" },	     { HF_BUCKET, "buckets" },
+		{ HF_USECS, "usecs" },	     { HF_PERCENT, "percent" },
+		{ HF_GRAPH, "graph" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (fl & names[i].fl)
+			return names[i].name;
+	return NULL;
+}
+
+static void hist_field_print(FILE *f, const struct hist_field *hf)
+{
+	const char *fl = hist_flag_name(hf->flags);
+
+	fputs(hf->name, f);
+	if (fl)
+		fprintf(f, ".%s", fl);
+	if (hf->flags & HF_BUCKET)
+		fprintf(f, "=%lu", hf->buckets);
+}
+
+static int hist_parse_keys(struct hist_err_ctx *c, struct rt_event_priv *p,
+			   struct rt_hist_data *d, char *s)
+{
+	char *tok;
+
+	while ((tok = strsep(&s, ","))) {
+		struct hist_field *f = &d->keys[d->n_keys];
+		int ret;
+
+		if (d->n_keys == HIST_KEYS_MAX)
+			return hist_msg(c, "hist: 3 keys at most");
+		ret = hist_parse_field(c, p, tok, f, true);
+		if (ret)
+			return ret;
+		if (f->flags & HF_HITCOUNT)
+			return hist_err(c, "Couldn't find field",
+					hist_errpos(c, "hitcount"));
+		if (f->flags & HF_STACKTRACE)
+			f->size = HIST_STACKTRACE_DEPTH * sizeof(uint64_t);
+		else if (f->flags & HF_STRING)
+			f->size = f->field.kind == RT_FIELD_STRING &&
+						  f->field.size < HIST_STR_MAX ?
+					  (f->field.size + 8u) & ~7u :
+					  HIST_STR_MAX;
+		else
+			f->size = sizeof(uint64_t);
+		f->offset = d->key_size;
+		d->key_size += f->size;
+		if (f->flags & HF_TIMESTAMP)
+			d->timestamps = true;
+		d->n_keys++;
+	}
+	return 0;
+}
+
+static int hist_parse_vals(struct hist_err_ctx *c, struct rt_event_priv *p,
+			   struct rt_hist_data *d, char *s)
+{
+	char *tok;
+	bool hitcount = false;
+
+	while (s && (tok = strsep(&s, ","))) {
+		struct hist_field *f = &d->vals[d->n_vals];
+		int ret;
+
+		if (!strcmp(tok, "hitcount") && !hitcount) {
+			hitcount = true;
+			continue;
+		}
+		if (d->n_vals == HIST_VALS_MAX)
+			return hist_msg(c, "hist: 2 values at most besides hitcount");
+		ret = hist_parse_field(c, p, tok, f, false);
+		if (ret)
+			return ret;
+		if (f->flags & HF_TIMESTAMP)
+			d->timestamps = true;
+		d->n_vals++;
+	}
+	return 0;
+}
+
+static int hist_parse_sort(struct hist_err_ctx *c, struct rt_hist_data *d,
+			   char *s)
+{
+	unsigned int i;
+
+	d->n_sort = 1;
+	if (!s)
+		return 0;
+	for (i = 0; i < HIST_SORT_KEYS_MAX; i++) {
+		struct hist_sort_key *k = &d->sort[i];
+		char *tok = strsep(&s, ","), *name, *mod;
+		unsigned int j;
+
+		if (!tok)
+			break;
+		if (!*tok)
+			return hist_err(c, "Empty sort field",
+					hist_errpos(c, "sort="));
+		if (i == HIST_SORT_KEYS_MAX - 1 && s)
+			return hist_err(c, "Too many sort fields (Max = 2)",
+					hist_errpos(c, "sort="));
+		mod = tok;
+		name = strsep(&mod, ".");
+		if (!name || !*name)
+			return hist_err(c, "Empty sort field",
+					hist_errpos(c, "sort="));
+		if (mod && strcmp(mod, "descending") && strcmp(mod, "ascending"))
+			return hist_err(c, "Invalid sort modifier",
+					hist_errpos(c, mod));
+		k->descending = mod && !strcmp(mod, "descending");
+		if (!strcmp(name, "hitcount")) {
+			k->is_key = false;
+			k->idx = 0;
+			continue;
+		}
+		for (j = 1; j < d->n_vals; j++)
+			if (!strcmp(d->vals[j].name, name))
+				break;
+		if (j < d->n_vals) {
+			k->is_key = false;
+			k->idx = j;
+			continue;
+		}
+		for (j = 0; j < d->n_keys; j++)
+			if (!strcmp(d->keys[j].name, name))
+				break;
+		if (j == d->n_keys)
+			return hist_err(c, "Sort field must be a key or a val",
+					hist_errpos(c, name));
+		k->is_key = true;
+		k->idx = j;
+	}
+	d->n_sort = i;
+	return 0;
+}
+
+static void hist_data_put(struct rt_hist_data *d)
+{
+	struct rt_hist_data **pp;
+
+	if (!d || --d->refs > 0)
+		return;
+	for (pp = &rt_hist_named; *pp; pp = &(*pp)->next_named)
+		if (*pp == d) {
+			*pp = d->next_named;
+			break;
+		}
+	tracing_map_destroy(d->map);
+	free(d->name);
+	free(d);
+}
+
+/* The table's part of the trigger line: "keys=...:vals=...:sort=...:size=N" */
+static void hist_spec_print(FILE *f, const struct rt_hist_data *d)
+{
+	unsigned int i;
+
+	fputs("keys=", f);
+	for (i = 0; i < d->n_keys; i++) {
+		if (i)
+			fputc(',', f);
+		hist_field_print(f, &d->keys[i]);
+	}
+	fputs(":vals=hitcount", f);
+	for (i = 1; i < d->n_vals; i++) {
+		fputc(',', f);
+		hist_field_print(f, &d->vals[i]);
+	}
+	fputs(":sort=", f);
+	for (i = 0; i < d->n_sort; i++) {
+		const struct hist_sort_key *k = &d->sort[i];
+
+		if (i)
+			fputc(',', f);
+		if (!k->is_key && k->idx == 0)
+			fputs("hitcount", f);
+		else
+			hist_field_print(f, k->is_key ? &d->keys[k->idx] :
+							 &d->vals[k->idx]);
+		if (k->descending)
+			fputs(".descending", f);
+	}
+	fprintf(f, ":size=%u", 1u << d->map_bits);
+	if (d->timestamps)
+		fprintf(f, ":clock=%s", d->clock);
+	if (d->nohitcount)
+		fputs(":nohitcount", f);
+}
+
+static bool hist_data_same(const struct rt_hist_data *a,
+			   const struct rt_hist_data *b)
+{
+	char *sa = NULL, *sb = NULL;
+	size_t la, lb;
+	FILE *fa = open_memstream(&sa, &la), *fb = open_memstream(&sb, &lb);
+	bool same = false;
+
+	if (fa && fb) {
+		hist_spec_print(fa, a);
+		hist_spec_print(fb, b);
+	}
+	if (fa)
+		fclose(fa);
+	if (fb)
+		fclose(fb);
+	if (sa && sb)
+		same = !strcmp(sa, sb);
+	free(sa);
+	free(sb);
+	return same;
+}
+
+int rt_hist_parse(struct rt_event_priv *p, const char *line,
+		  struct rt_trigger *t, char *err, size_t errlen)
+{
+	struct hist_err_ctx c = { .cmd = line, .err = err, .errlen = errlen };
+	char *copy, *s, *tok, *keys = NULL, *vals = NULL, *sort = NULL;
+	struct rt_hist_data *d;
+	struct rt_hist_trig *ht;
+	size_t cmdlen;
+	int ret = -EINVAL;
+
+	snprintf(c.loc, sizeof(c.loc), "hist:%s:%s", p->ev->system,
+		 p->ev->name);
+	cmdlen = strcspn(line, " \t");
+	copy = strndup(line, cmdlen);
+	d = calloc(1, sizeof(*d));
+	ht = calloc(1, sizeof(*ht));
+	if (!copy || !d || !ht) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	d->refs = 1;
+	d->map_bits = TRACING_MAP_BITS_DEFAULT;
+	snprintf(d->clock, sizeof(d->clock), "global");
+	s = copy + 4; /* "hist" */
+	if (*s == ':')
+		s++;
+	else if (*s) {
+		ret = hist_msg(&c, "hist: ':' expected after 'hist'");
+		goto fail;
+	}
+	while (s && *s && (tok = strsep(&s, ":"))) {
+		char *rhs = strchr(tok, '=');
+
+		if (rhs) {
+			if (!rhs[1]) {
+				ret = hist_err(&c, "Empty assignment",
+					       hist_errpos(&c, tok));
+				goto fail;
+			}
+			if (!strncmp(tok, "keys=", 5) || !strncmp(tok, "key=", 4))
+				keys = rhs + 1;
+			else if (!strncmp(tok, "vals=", 5) ||
+				 !strncmp(tok, "val=", 4) ||
+				 !strncmp(tok, "values=", 7))
+				vals = rhs + 1;
+			else if (!strncmp(tok, "sort=", 5))
+				sort = rhs + 1;
+			else if (!strncmp(tok, "name=", 5)) {
+				free(d->name);
+				d->name = strdup(rhs + 1);
+				if (!d->name) {
+					ret = -ENOMEM;
+					goto fail;
+				}
+			} else if (!strncmp(tok, "clock=", 6)) {
+				snprintf(d->clock, sizeof(d->clock), "%s",
+					 rhs + 1);
+			} else if (!strncmp(tok, "size=", 5)) {
+				char *e;
+				unsigned long n, bits = 0;
+
+				errno = 0;
+				n = strtoul(rhs + 1, &e, 0);
+				while (bits < 63 && (1ul << bits) < n)
+					bits++;
+				if (errno || *e || bits < TRACING_MAP_BITS_MIN ||
+				    bits > TRACING_MAP_BITS_MAX) {
+					ret = hist_msg(&c, "hist: size= must be 128 to 131072");
+					goto fail;
+				}
+				d->map_bits = (unsigned int)bits;
+			} else {
+				/* Userspace: no variables yet */
+				ret = hist_msg(&c, "hist: variables are not supported");
+				goto fail;
+			}
+		} else if (!strcmp(tok, "nohitcount") || !strcmp(tok, "NOHC")) {
+			d->nohitcount = true;
+		} else if (!strcmp(tok, "pause")) {
+			ht->pause = true;
+		} else if (!strcmp(tok, "cont") || !strcmp(tok, "continue")) {
+			ht->cont = true;
+		} else if (!strcmp(tok, "clear")) {
+			ht->clear = true;
+		} else {
+			/* Userspace: no actions yet (onmatch, onmax,
+			 * onchange), as the kernel refuses an unknown word */
+			ret = hist_msg(&c, strchr(tok, '(') ?
+						   "hist: actions are not supported" :
+						   "hist: unknown attribute");
+			goto fail;
+		}
+	}
+	if (!keys) {
+		ret = hist_msg(&c, "hist: keys= is required");
+		goto fail;
+	}
+	/* vals first: hitcount is value 0 */
+	snprintf(d->vals[0].name, sizeof(d->vals[0].name), "hitcount");
+	d->vals[0].flags = HF_HITCOUNT;
+	d->n_vals = 1;
+	ret = hist_parse_vals(&c, p, d, vals);
+	if (!ret && d->nohitcount && d->n_vals == 1)
+		ret = hist_err(&c, "Non-hitcount value is required for 'nohitcount'",
+			       0);
+	if (!ret)
+		ret = hist_parse_keys(&c, p, d, keys);
+	if (!ret)
+		ret = hist_parse_sort(&c, d, sort);
+	if (ret)
+		goto fail;
+	if (d->name) {
+		struct rt_hist_data *n;
+
+		for (n = rt_hist_named; n; n = n->next_named)
+			if (!strcmp(n->name, d->name))
+				break;
+		if (n) {
+			if (!hist_data_same(n, d)) {
+				ret = hist_err(&c, "Named hist trigger doesn't match existing named trigger (includes variables)",
+					       hist_errpos(&c, "name="));
+				goto fail;
+			}
+			free(d->name);
+			free(d);
+			d = n;
+			d->refs++;
+			goto done;
+		}
+	}
+	d->map = tracing_map_create(d->map_bits, d->key_size, d->n_vals);
+	if (!d->map) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	if (d->name) {
+		d->next_named = rt_hist_named;
+		rt_hist_named = d;
+	}
+done:
+	atomic_init(&ht->paused, ht->pause);
+	ht->d = d;
+	t->hist = ht;
+	free(copy);
+	for (unsigned int i = 0; i < d->n_keys; i++)
+		if (d->keys[i].flags & HF_STACKTRACE)
+			rt_stack_prime();
+	return 0;
+fail:
+	if (d) {
+		free(d->name);
+		free(d);
+	}
+	free(ht);
+	free(copy);
+	return ret;
+}
+
+bool rt_hist_match(const struct rt_trigger *a, const struct rt_trigger *b)
+{
+	const struct rt_hist_trig *ha = a->hist, *hb = b->hist;
+
+	if (!ha || !hb)
+		return false;
+	if (!!ha->d->name != !!hb->d->name ||
+	    (ha->d->name && strcmp(ha->d->name, hb->d->name)))
+		return false;
+	if (!!a->filter_text != !!b->filter_text ||
+	    (a->filter_text && strcmp(a->filter_text, b->filter_text)))
+		return false;
+	return ha->d == hb->d || hist_data_same(ha->d, hb->d);
+}
+
+bool rt_hist_modify(struct rt_trigger *old, const struct rt_trigger *t)
+{
+	struct rt_hist_trig *ho = old->hist;
+	const struct rt_hist_trig *ht = t->hist;
+
+	if (!ht->pause && !ht->cont && !ht->clear)
+		return false;
+	/* Relaxed: the flag is the whole state; writers read it relaxed. */
+	if (ht->pause)
+		atomic_store_explicit(&ho->paused, true, memory_order_relaxed);
+	else if (ht->cont)
+		atomic_store_explicit(&ho->paused, false, memory_order_relaxed);
+	if (ht->clear) {
+		/* Writers keep out of the table while it is cleared: a
+		 * write section that began before the store has ended
+		 * after the grace period, and one that begins after it
+		 * sees the flag. Seq_cst store: before the grace period's
+		 * own ordering. */
+		atomic_store(&ho->d->clearing, true);
+		rt_synchronize_rcu();
+		tracing_map_clear(ho->d->map);
+		atomic_store(&ho->d->clearing, false);
+	}
+	return true;
+}
+
+bool rt_hist_modifier_only(const struct rt_trigger *t, struct rt_event_priv *p,
+			   const char *line, char *err, size_t errlen)
+{
+	const struct rt_hist_trig *ht = t->hist;
+	struct hist_err_ctx c = { .cmd = line, .err = err, .errlen = errlen };
+
+	if (!ht->cont && !ht->clear)
+		return false;
+	snprintf(c.loc, sizeof(c.loc), "hist:%s:%s", p->ev->system,
+		 p->ev->name);
+	hist_err(&c, "Can't clear or continue a nonexistent hist trigger", 0);
+	return true;
+}
+
+size_t rt_hist_print_trigger(const struct rt_trigger *t, char *buf,
+			     size_t len)
+{
+	const struct rt_hist_trig *ht = t->hist;
+	char *s = NULL;
+	size_t n = 0, ret;
+	FILE *f = open_memstream(&s, &n);
+
+	if (!f)
+		return 0;
+	fputs("hist:", f);
+	if (ht->d->name)
+		fprintf(f, "%s:", ht->d->name);
+	hist_spec_print(f, ht->d);
+	if (t->filter_text)
+		fprintf(f, " if %s", t->filter_text);
+	fprintf(f, atomic_load_explicit(&ht->paused, memory_order_relaxed) ?
+			   " [paused]\n" :
+			   " [active]\n");
+	fclose(f);
+	ret = (size_t)snprintf(buf, len, "%s", s ? s : "");
+	free(s);
+	return ret;
+}
+
+void rt_hist_free(struct rt_trigger *t)
+{
+	struct rt_hist_trig *ht = t ? t->hist : NULL;
+
+	if (!ht)
+		return;
+	hist_data_put(ht->d);
+	free(ht);
+	t->hist = NULL;
+}
+
+/* ---- the write path ------------------------------------------------------ */
+
+/* A numeric field of @rec as the kernel's hist_field_* readers: signed
+ * fields sign-extended */
+static __attribute__((no_instrument_function)) uint64_t
+hist_read_num(const struct rt_field *f, const unsigned char *rec)
+{
+	const unsigned char *at = rec + f->offset;
+
+	switch (f->size) {
+	case 1:
+		return f->is_signed ? (uint64_t)(int64_t)(int8_t)at[0] : at[0];
+	case 2: {
+		uint16_t v;
+
+		memcpy(&v, at, 2);
+		return f->is_signed ? (uint64_t)(int64_t)(int16_t)v : v;
+	}
+	case 4: {
+		uint32_t v;
+
+		memcpy(&v, at, 4);
+		return f->is_signed ? (uint64_t)(int64_t)(int32_t)v : v;
+	}
+	default: {
+		uint64_t v;
+
+		memcpy(&v, at, 8);
+		return v;
+	}
+	}
+}
+
+static __attribute__((no_instrument_function)) unsigned int
+hist_ilog2_roundup(uint64_t v)
+{
+	unsigned int l;
+
+	if (v <= 1)
+		return 0;
+	l = 63u - (unsigned int)__builtin_clzll(v - 1);
+	return l + 1;
+}
+
+/* The value of @hf on @rec (not a string or a stack) */
+static __attribute__((no_instrument_function)) uint64_t
+hist_field_value(const struct hist_field *hf, const unsigned char *rec,
+		 int inst)
+{
+	uint64_t v;
+
+	if (hf->flags & HF_TIMESTAMP) {
+		v = rt_buffer_clock(1ull << inst);
+		if (hf->flags & HF_USECS)
+			v /= 1000;
+	} else if (hf->flags & HF_CPU) {
+		int cpu = sched_getcpu();
+
+		v = cpu < 0 ? 0 : (uint64_t)cpu;
+	} else if (hf->has_field) {
+		v = hist_read_num(&hf->field, rec);
+	} else {
+		v = 1;
+	}
+	if (hf->flags & HF_LOG2)
+		v = hist_ilog2_roundup(v);
+	else if (hf->flags & HF_BUCKET)
+		v = v / hf->buckets * hf->buckets;
+	return v;
+}
+
+/* A string field into @dst (@size bytes, zeroed) */
+static __attribute__((no_instrument_function)) void
+hist_read_str(const struct rt_field *f, const unsigned char *rec, size_t len,
+	      char *dst, unsigned int size)
+{
+	const unsigned char *s = rec + f->offset;
+	size_t n = f->size;
+
+	if (f->kind == RT_FIELD_DYNSTR) {
+		uint32_t loc;
+
+		memcpy(&loc, rec + f->offset, 4);
+		if ((loc & 0xffff) + (loc >> 16) > len)
+			return;
+		s = rec + (loc & 0xffff);
+		n = loc >> 16;
+	}
+	if (f->offset + (size_t)f->size > len && f->kind != RT_FIELD_DYNSTR)
+		n = f->offset < len ? len - f->offset : 0;
+	if (n > size - 1)
+		n = size - 1;
+	memcpy(dst, s, strnlen((const char *)s, n));
+}
+
+__attribute__((no_instrument_function)) void
+rt_hist_event(struct rt_trigger *t, const void *rec, size_t len, int inst,
+	      const void *from)
+{
+	struct rt_hist_trig *ht = t->hist;
+	struct rt_hist_data *d = ht->d;
+	uint64_t key[HIST_KEY_SIZE_MAX / 8];
+	unsigned char *kb = (unsigned char *)key;
+	struct tracing_map_elt *elt;
+	unsigned int i;
+
+	/* Relaxed: a pause racing with this write counts it or not, as if
+	 * it came just before or after. The clearing flag: see
+	 * rt_hist_modify(). */
+	if (atomic_load_explicit(&ht->paused, memory_order_relaxed) ||
+	    atomic_load_explicit(&d->clearing, memory_order_relaxed))
+		return;
+	memset(key, 0, d->key_size);
+	for (i = 0; i < d->n_keys; i++) {
+		const struct hist_field *hf = &d->keys[i];
+
+		if (hf->flags & HF_STRING) {
+			hist_read_str(&hf->field, rec, len,
+				      (char *)kb + hf->offset, hf->size);
+		} else if (hf->flags & HF_STACKTRACE) {
+			void *pc[HIST_STACKTRACE_DEPTH + 8];
+			int n = backtrace(pc, HIST_STACKTRACE_DEPTH + 8), k,
+			    first = 0;
+
+			for (k = 0; k < n; k++)
+				if (pc[k] == from) {
+					first = k;
+					break;
+				}
+			for (k = 0; k + first < n && k < HIST_STACKTRACE_DEPTH;
+			     k++) {
+				uint64_t a = (uint64_t)(uintptr_t)pc[first + k];
+
+				memcpy(kb + hf->offset + k * 8u, &a, 8);
+			}
+		} else {
+			uint64_t v = hist_field_value(hf, rec, inst);
+
+			memcpy(kb + hf->offset, &v, 8);
+		}
+	}
+	elt = tracing_map_insert(d->map, key);
+	if (!elt)
+		return;
+	tracing_map_update_sum(elt, 0, 1);
+	for (i = 1; i < d->n_vals; i++)
+		tracing_map_update_sum(elt, i,
+				       hist_field_value(&d->vals[i], rec, inst));
+}
+
+__attribute__((no_instrument_function)) void
+rt_hist_enable(struct rt_event_priv *target, int inst, bool on)
+{
+	/* Pairs with the release side of the exchange that publishes a
+	 * list in trigger.c; the caller is inside a read-side section. */
+	const struct rt_trigger_list *l =
+		atomic_load_explicit(&target->triggers[inst],
+				     memory_order_acquire);
+	unsigned int i;
+
+	for (i = 0; l && i < l->nr; i++)
+		if (l->t[i]->type == RT_TRIG_HIST)
+			/* Relaxed: as rt_hist_modify() */
+			atomic_store_explicit(
+				&((struct rt_hist_trig *)l->t[i]->hist)->paused,
+				!on, memory_order_relaxed);
+}
+
+/* ---- the hist file -------------------------------------------------------- */
+
+static __thread const struct rt_hist_data *hist_sort_d;
+
+static int hist_cmp_key(const struct hist_field *hf, const void *a,
+			const void *b)
+{
+	if (hf->flags & HF_STRING)
+		return strcmp(a, b);
+	if (hf->flags & HF_STACKTRACE)
+		return memcmp(a, b, hf->size);
+	{
+		uint64_t x, y;
+
+		memcpy(&x, a, 8);
+		memcpy(&y, b, 8);
+		if (hf->has_field && hf->field.is_signed &&
+		    !(hf->flags & (HF_LOG2 | HF_HEX)))
+			return (int64_t)x < (int64_t)y ? -1 :
+			       (int64_t)x > (int64_t)y ? 1 : 0;
+		return x < y ? -1 : x > y ? 1 : 0;
+	}
+}
+
+static int hist_cmp(const void *pa, const void *pb)
+{
+	const struct tracing_map_elt *a = *(struct tracing_map_elt *const *)pa;
+	const struct tracing_map_elt *b = *(struct tracing_map_elt *const *)pb;
+	const struct rt_hist_data *d = hist_sort_d;
+	unsigned int i;
+	int r;
+
+	for (i = 0; i < d->n_sort; i++) {
+		const struct hist_sort_key *k = &d->sort[i];
+
+		if (k->is_key) {
+			const struct hist_field *hf = &d->keys[k->idx];
+
+			r = hist_cmp_key(hf, (const char *)a->key + hf->offset,
+					 (const char *)b->key + hf->offset);
+		} else {
+			uint64_t x = tracing_map_read_sum(a, k->idx),
+				 y = tracing_map_read_sum(b, k->idx);
+
+			r = x < y ? -1 : x > y ? 1 : 0;
+		}
+		if (r)
+			return k->descending ? -r : r;
+	}
+	/* the same place in every reading: by the keys */
+	for (i = 0; i < d->n_keys; i++) {
+		const struct hist_field *hf = &d->keys[i];
+
+		r = hist_cmp_key(hf, (const char *)a->key + hf->offset,
+				 (const char *)b->key + hf->offset);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+static void hist_print_key(FILE *f, const struct rt_hist_data *d,
+			   const struct tracing_map_elt *elt)
+{
+	const unsigned char *key = elt->key;
+	bool multiline = false;
+	unsigned int i;
+
+	fputs("{ ", f);
+	for (i = 0; i < d->n_keys; i++) {
+		const struct hist_field *hf = &d->keys[i];
+		uint64_t v;
+		char sym[512];
+
+		if (i)
+			fputs(", ", f);
+		memcpy(&v, key + hf->offset, 8);
+		if (hf->flags & HF_HEX) {
+			fprintf(f, "%s: %llx", hf->name, (unsigned long long)v);
+		} else if (hf->flags & (HF_SYM | HF_SYM_OFFSET)) {
+			bool off = hf->flags & HF_SYM_OFFSET;
+
+			rt_sym_format(sym, sizeof(sym), (unsigned long)v, off);
+			fprintf(f, "%s: [%llx] %-*s", hf->name,
+				(unsigned long long)v, off ? 55 : 45, sym);
+		} else if (hf->flags & HF_EXECNAME) {
+			char comm[RT_COMM_LEN + 1] = "<...>";
+			int tgid;
+
+			if (!rt_cmdline_find((int)v, comm, &tgid))
+				snprintf(comm, sizeof(comm), "<...>");
+			fprintf(f, "%s: %-16s[%10llu]", hf->name, comm,
+				(unsigned long long)v);
+		} else if (hf->flags & HF_STACKTRACE) {
+			unsigned int k;
+
+			fputs("common_stacktrace:\n", f);
+			for (k = 0; k < HIST_STACKTRACE_DEPTH; k++) {
+				uint64_t a;
+
+				memcpy(&a, key + hf->offset + k * 8u, 8);
+				if (!a)
+					break;
+				rt_sym_format(sym, sizeof(sym),
+					      (unsigned long)a, true);
+				fprintf(f, "%9c%s\n", ' ', sym);
+			}
+			multiline = true;
+		} else if (hf->flags & HF_LOG2) {
+			fprintf(f, "%s: ~ 2^%-2llu", hf->name,
+				(unsigned long long)v);
+		} else if (hf->flags & HF_BUCKET) {
+			fprintf(f, "%s: ~ %llu-%llu", hf->name,
+				(unsigned long long)v,
+				(unsigned long long)(v + hf->buckets - 1));
+		} else if (hf->flags & HF_STRING) {
+			fprintf(f, "%s: %-50s", hf->name,
+				(const char *)key + hf->offset);
+		} else {
+			fprintf(f, "%s: %10llu", hf->name,
+				(unsigned long long)v);
+		}
+	}
+	if (!multiline)
+		fputc(' ', f);
+	fputc('}', f);
+}
+
+/* 100 times the percentage of @val in @total, as the kernel's */
+static unsigned int hist_percentage(uint64_t val, uint64_t total)
+{
+	if (!total)
+		return val ? UINT_MAX : 0;
+	if (val < UINT64_MAX / 10000)
+		return (unsigned int)(val * 10000 / total);
+	total /= 10000;
+	if (!total)
+		return val ? UINT_MAX : 0;
+	return (unsigned int)(val / total);
+}
+
+static void hist_print_val(FILE *f, const struct hist_field *hf, uint64_t v,
+			   uint64_t total, uint64_t max)
+{
+	if (hf->flags & HF_PERCENT) {
+		unsigned int pc = hist_percentage(v, total);
+
+		if (pc == UINT_MAX)
+			fprintf(f, " %s (%%):[ERROR]", hf->name);
+		else
+			fprintf(f, " %s (%%): %3u.%02u", hf->name, pc / 100,
+				pc % 100);
+	} else if (hf->flags & HF_GRAPH) {
+		char bar[21];
+		unsigned int len = hist_percentage(v, max), i;
+
+		if (len == UINT_MAX) {
+			snprintf(bar, sizeof(bar), "[ERROR]");
+		} else {
+			len = len * 20 / 10000;
+			for (i = 0; i < 20; i++)
+				bar[i] = i < len ? '#' : ' ';
+			bar[20] = '\0';
+		}
+		fprintf(f, " %s: %20s", hf->name, bar);
+	} else if (hf->flags & HF_HEX) {
+		fprintf(f, " %s: %10llx", hf->name, (unsigned long long)v);
+	} else {
+		fprintf(f, " %s: %10llu", hf->name, (unsigned long long)v);
+	}
+}
+
+static void hist_show_one(FILE *f, const struct rt_trigger *t, int n)
+{
+	const struct rt_hist_data *d = ((struct rt_hist_trig *)t->hist)->d;
+	struct tracing_map_elt **v;
+	uint64_t total[HIST_VALS_MAX] = { 0 }, max[HIST_VALS_MAX] = { 0 };
+	char line[4096];
+	int nr, i;
+	unsigned int j;
+
+	if (n > 0)
+		fputs("\n\n", f);
+	rt_hist_print_trigger(t, line, sizeof(line));
+	fprintf(f, "# event histogram\n#\n# trigger info: %s#\n\n", line);
+	nr = tracing_map_entries(d->map, &v);
+	if (nr < 0)
+		nr = 0;
+	hist_sort_d = d;
+	if (nr > 1)
+		qsort(v, (size_t)nr, sizeof(*v), hist_cmp);
+	for (j = 0; j < d->n_vals; j++)
+		for (i = 0; i < nr; i++) {
+			uint64_t x = tracing_map_read_sum(v[i], j);
+
+			total[j] += x;
+			if (x > max[j])
+				max[j] = x;
+		}
+	for (i = 0; i < nr; i++) {
+		hist_print_key(f, d, v[i]);
+		if (!d->nohitcount)
+			hist_print_val(f, &d->vals[0],
+				       tracing_map_read_sum(v[i], 0), total[0],
+				       max[0]);
+		for (j = 1; j < d->n_vals; j++) {
+			fputc(' ', f);
+			hist_print_val(f, &d->vals[j],
+				       tracing_map_read_sum(v[i], j), total[j],
+				       max[j]);
+		}
+		fputc('\n', f);
+	}
+	free(v);
+	fprintf(f, "\nTotals:\n    Hits: %llu\n    Entries: %u\n    Dropped: %llu\n",
+		(unsigned long long)atomic_load_explicit(&d->map->hits,
+							 memory_order_relaxed),
+		(unsigned int)nr,
+		(unsigned long long)atomic_load_explicit(&d->map->drops,
+							 memory_order_relaxed));
+}
+
+size_t ringtrace_show_hist(struct ringtrace_instance *tr, const char *system,
+			   const char *event, char *buf, size_t len)
+{
+	const struct rt_trigger_list *l;
+	struct rt_event_priv *p;
+	char *s = NULL;
+	size_t n = 0, ret;
+	FILE *f;
+	unsigned int i;
+	int k = 0;
+
+	tr = rt_show_begin(tr, buf, &len);
+	if (!tr || !event)
+		return 0;
+	f = open_memstream(&s, &n);
+	if (!f)
+		return 0;
+	rt_events_init();
+	rt_registry_lock();
+	p = rt_event_find(system, event);
+	l = p ? atomic_load_explicit(&p->triggers[tr->id],
+				     memory_order_relaxed) :
+		NULL;
+	for (i = 0; l && i < l->nr; i++)
+		if (l->t[i]->type == RT_TRIG_HIST)
+			hist_show_one(f, l->t[i], k++);
+	rt_registry_unlock();
+	fclose(f);
+	ret = n;
+	if (len)
+		snprintf(buf, len, "%s", s ? s : "");
+	free(s);
+	return ret;
+}
