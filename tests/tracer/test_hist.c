@@ -148,7 +148,6 @@ static void map_threads(void)
 		sum += hits;
 	}
 	free(v);
-	ASSERT_EQ_U(sum, atomic_load(&the_map->hits));
 	ASSERT_EQ_U(sum + atomic_load(&the_map->drops),
 		    (uint64_t)MAP_THREADS * MAP_PER_THREAD);
 	ASSERT_GT_U(atomic_load(&the_map->drops), 0);

@@ -70,12 +70,13 @@ enum {
  * @size: its bytes there
  */
 struct hist_field {
-	char name[64];
-	struct rt_field field;
-	bool has_field;
+	/* first: what the write path reads */
 	unsigned int flags;
-	unsigned long buckets;
 	unsigned int offset, size;
+	bool has_field;
+	struct rt_field field;
+	unsigned long buckets;
+	char name[64];
 };
 
 struct hist_sort_key {
@@ -90,15 +91,17 @@ struct hist_sort_key {
  * @clearing: the table is being cleared: writers keep out
  */
 struct rt_hist_data {
+	/* first: what the write path reads */
+	unsigned int n_keys, n_vals, key_size;
+	_Atomic bool clearing;
+	struct tracing_map *map;
+	struct hist_field keys[HIST_KEYS_MAX], vals[HIST_VALS_MAX];
 	int refs;
 	char *name;
-	unsigned int n_keys, n_vals, key_size, map_bits, n_sort;
-	struct hist_field keys[HIST_KEYS_MAX], vals[HIST_VALS_MAX];
+	unsigned int map_bits, n_sort;
 	struct hist_sort_key sort[HIST_SORT_KEYS_MAX];
 	bool nohitcount, timestamps;
 	char clock[32];
-	struct tracing_map *map;
-	_Atomic bool clearing;
 	struct rt_hist_data *next_named;
 };
 
@@ -720,7 +723,7 @@ void rt_hist_free(struct rt_trigger *t)
 
 /* A numeric field of @rec as the kernel's hist_field_* readers: signed
  * fields sign-extended */
-static __attribute__((no_instrument_function)) uint64_t
+static inline __attribute__((no_instrument_function)) uint64_t
 hist_read_num(const struct rt_field *f, const unsigned char *rec)
 {
 	const unsigned char *at = rec + f->offset;
@@ -761,12 +764,14 @@ hist_ilog2_roundup(uint64_t v)
 }
 
 /* The value of @hf on @rec (not a string or a stack) */
-static __attribute__((no_instrument_function)) uint64_t
+static inline __attribute__((no_instrument_function)) uint64_t
 hist_field_value(const struct hist_field *hf, const unsigned char *rec,
 		 int inst)
 {
 	uint64_t v;
 
+	if (__builtin_expect(hf->flags == 0, 1))
+		return hist_read_num(&hf->field, rec);
 	if (hf->flags & HF_TIMESTAMP) {
 		v = rt_buffer_clock(1ull << inst);
 		if (hf->flags & HF_USECS)
@@ -828,7 +833,8 @@ rt_hist_event(struct rt_trigger *t, const void *rec, size_t len, int inst,
 	if (atomic_load_explicit(&ht->paused, memory_order_relaxed) ||
 	    atomic_load_explicit(&d->clearing, memory_order_relaxed))
 		return;
-	memset(key, 0, d->key_size);
+	for (i = 0; i < d->key_size / 8; i++)
+		key[i] = 0;
 	for (i = 0; i < d->n_keys; i++) {
 		const struct hist_field *hf = &d->keys[i];
 
@@ -1062,6 +1068,7 @@ static void hist_show_one(FILE *f, const struct rt_trigger *t, int n)
 	struct tracing_map_elt **v;
 	uint64_t total[HIST_VALS_MAX] = { 0 }, max[HIST_VALS_MAX] = { 0 };
 	char line[4096];
+	uint64_t hits = 0;
 	int nr, i;
 	unsigned int j;
 
@@ -1097,13 +1104,15 @@ static void hist_show_one(FILE *f, const struct rt_trigger *t, int n)
 		}
 		fputc('\n', f);
 	}
-	free(v);
+	/* Hits: the hitcounts' sum (every hit counts in one) */
+	for (i = 0; i < nr; i++)
+		hits += tracing_map_read_sum(v[i], 0);
 	fprintf(f, "\nTotals:\n    Hits: %llu\n    Entries: %u\n    Dropped: %llu\n",
-		(unsigned long long)atomic_load_explicit(&d->map->hits,
-							 memory_order_relaxed),
+		(unsigned long long)hits,
 		(unsigned int)nr,
 		(unsigned long long)atomic_load_explicit(&d->map->drops,
 							 memory_order_relaxed));
+	free(v);
 }
 
 size_t ringtrace_show_hist(struct ringtrace_instance *tr, const char *system,

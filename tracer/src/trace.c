@@ -369,22 +369,30 @@ rt_write_next(struct ringtrace_write *w, struct rt_event_priv *p,
 		     i) & 1 &&
 		    !rt_trigger_begin(w, i))
 			continue;
-		/* An armed event is assigned aside too: its triggers run
-		 * even when the buffer takes no record (tracing off). */
-		if ((f || w->trig) && w->size <= RT_TEMP_SIZE &&
+		/* A record that may be dropped (a filter, or an event armed
+		 * but not enabled) is assigned aside. One an armed event
+		 * keeps goes to the buffer, its triggers test it there; but
+		 * aside when the buffer takes no record (tracing off), so
+		 * that its triggers run all the same. */
+		if ((f || (w->soft & 1)) && w->size <= RT_TEMP_SIZE &&
 		    w->depth < RT_TEMP_NEST) {
 			rec = rt_temp[w->depth];
 			w->rbev = NULL;
 		} else {
 			/* The ring buffer's write fast path, inline. */
 			e = ringbuf_fe_reserve(rb, w->size, &err);
-			if (!e) {
+			if (e) {
+				rec = ringbuf_event_data_inline(e);
+				w->rbev = e;
+			} else if (w->trig && w->size <= RT_TEMP_SIZE &&
+				   w->depth < RT_TEMP_NEST) {
+				rec = rt_temp[w->depth];
+				w->rbev = NULL;
+			} else {
 				if (__builtin_expect(w->trig != NULL, 0))
 					rt_trigger_no_record(w, from);
 				continue;
 			}
-			rec = ringbuf_event_data_inline(e);
-			w->rbev = e;
 		}
 		rt_fill_entry(rec, p->id, w->depth);
 		w->rec = rec;
@@ -620,7 +628,7 @@ rt_trigger_commit(struct ringtrace_write *w, const void *from)
 		/* a hist trigger reads the record: before it is committed,
 		 * as the kernel's event_triggers_call() */
 		if (l->t[i]->type == RT_TRIG_HIST)
-			rt_trigger_fire(w, l->t[i], from);
+			rt_hist_event(l->t[i], w->rec, w->size, w->inst, from);
 		else
 			fire |= 1u << i;
 	}

@@ -9,9 +9,27 @@
 
 #include "tracing_map.h"
 
+/* Whether keys @a and @b (@size bytes, a multiple of 8) are equal */
+static inline __attribute__((no_instrument_function)) bool
+tracing_map_keys_match(const void *a, const void *b, unsigned int size)
+{
+	const unsigned char *x = a, *y = b;
+	unsigned int i;
+
+	for (i = 0; i < size; i += 8) {
+		uint64_t u, v;
+
+		memcpy(&u, x + i, 8);
+		memcpy(&v, y + i, 8);
+		if (u != v)
+			return false;
+	}
+	return true;
+}
+
 /* A 32-bit hash of the key, never 0 (0 marks a free entry). The keys are
- * whole multiples of 8 bytes (the hist trigger pads them). */
-static __attribute__((no_instrument_function)) uint32_t
+ * whole multiples of 8 bytes (tracing_map_create() checks). */
+static inline __attribute__((no_instrument_function)) uint32_t
 tracing_map_hash(const void *key, unsigned int size)
 {
 	const unsigned char *p = key;
@@ -24,8 +42,6 @@ tracing_map_hash(const void *key, unsigned int size)
 		h *= 0xff51afd7ed558ccdull;
 		h ^= h >> 33;
 	}
-	for (; i < size; i++)
-		h = (h ^ p[i]) * 0x100000001b3ull;
 	h ^= h >> 29;
 	h *= 0xc4ceb9fe1a85ec53ull;
 	h ^= h >> 32;
@@ -40,7 +56,8 @@ struct tracing_map *tracing_map_create(unsigned int map_bits,
 	unsigned int i;
 
 	if (map_bits < TRACING_MAP_BITS_MIN || map_bits > TRACING_MAP_BITS_MAX ||
-	    !key_size || !n_vals || n_vals > TRACING_MAP_VALS_MAX)
+	    !key_size || key_size % 8 || !n_vals ||
+	    n_vals > TRACING_MAP_VALS_MAX)
 		return NULL;
 	map = calloc(1, sizeof(*map));
 	if (!map)
@@ -109,11 +126,9 @@ __tracing_map_insert(struct tracing_map *map, const void *key, bool lookup)
 			/* B. Acquire: pairs with the release store at E, so
 			 * that the key copied at D is seen. */
 			val = atomic_load_explicit(&e->val, memory_order_acquire);
-			if (val && !memcmp(val->key, key, map->key_size)) {
-				atomic_fetch_add_explicit(&map->hits, 1,
-							  memory_order_relaxed);
+			if (val &&
+			    tracing_map_keys_match(val->key, key, map->key_size))
 				return val;
-			}
 			if (!val) {
 				/* being filled: bounded, as the kernel's
 				 * dup_try; the writer at D..E is one
@@ -166,8 +181,6 @@ __tracing_map_insert(struct tracing_map *map, const void *key, bool lookup)
 				 * tracing_map_entries(). */
 				atomic_store_explicit(&e->val, val,
 						      memory_order_release);
-				atomic_fetch_add_explicit(&map->hits, 1,
-							  memory_order_relaxed);
 				return val;
 			}
 			if (++dup_try > map->map_size)
@@ -229,6 +242,5 @@ void tracing_map_clear(struct tracing_map *map)
 		atomic_store_explicit(&map->sums[i], 0, memory_order_relaxed);
 	memset(map->keys, 0, (size_t)map->max_elts * map->key_size);
 	atomic_store_explicit(&map->next_elt, 0, memory_order_relaxed);
-	atomic_store_explicit(&map->hits, 0, memory_order_relaxed);
 	atomic_store_explicit(&map->drops, 0, memory_order_relaxed);
 }

@@ -58,11 +58,14 @@ struct tracing_map_entry {
  * @map_bits: log2 of @max_elts
  * @map_size: entries in @map (2 * @max_elts)
  * @max_elts: elements in @elts
- * @key_size: bytes of a key (compared with memcmp())
+ * @key_size: bytes of a key, a multiple of 8 (compared whole)
  * @n_vals: sums per element
  * @next_elt: the next free element (may run past @max_elts)
- * @hits: keys found or inserted
  * @drops: keys that found no room
+ *
+ * Userspace: no map-wide hit counter (the kernel's map->hits, one more
+ * atomic add on a line every writer shares): a user of the map counts
+ * its hits in a sum (the hist trigger's hitcount) and adds them up.
  */
 struct tracing_map {
 	unsigned int map_bits;
@@ -75,7 +78,6 @@ struct tracing_map {
 	unsigned char *keys;
 	_Atomic uint64_t *sums;
 	_Atomic unsigned int next_elt;
-	_Atomic uint64_t hits;
 	_Atomic uint64_t drops;
 };
 
