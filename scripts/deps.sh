@@ -22,10 +22,12 @@ RINGTRACE_PACKAGES=(gcc make cmake pkg-config libtraceevent-dev libelf-dev libfu
 #   fuse3          fusermount3, for the tracefs cases (ringtrace mount)
 #   linux-source-6.1  the kernel's ftracetest cases, run unmodified on the
 #                  mount (tracefs.upstream extracts them from its tarball)
+#   linux-source-6.12  its trigger and trigger/inter-event cases (hist
+#                  triggers), run by tracefs.upstream612 on a fixture
 #   xz-utils       tar -J, to extract them
 RINGTRACE_TEST_PACKAGES=(trace-cmd python3 groff-base g++ clang binutils
 	util-linux libc-bin coreutils grep sed mawk findutils fuse3
-	linux-source-6.1 xz-utils)
+	linux-source-6.1 linux-source-6.12 xz-utils)
 
 ringtrace_install_deps() {
 	local missing=() p

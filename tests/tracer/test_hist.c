@@ -347,7 +347,7 @@ static void control(void)
 	trace_done(7);
 	trace_done(8);
 	h = show_hist(tr, "work");
-	ASSERT_NOT_NULL(strstr(h, "# trigger info: hist:byw:keys=worker:vals=hitcount:sort=hitcount:size=2048 [active]\n"));
+	ASSERT_NOT_NULL(strstr(h, "# trigger info: hist:name=byw:keys=worker:vals=hitcount:sort=hitcount:size=2048 [active]\n"));
 	ASSERT_NOT_NULL(strstr(h, "{ worker:          8 } hitcount:          1\n{ worker:          7 } hitcount:          2\n"));
 	free(h);
 
@@ -358,7 +358,7 @@ static void control(void)
 	ASSERT_NOT_NULL(strstr(buf, "disable_hist:hist:work:unlimited\n"));
 	trace_done(9);
 	ringtrace_show_trigger(tr, "hist", "work", buf, sizeof(buf));
-	ASSERT_EQ(strcmp(buf, "hist:byw:keys=worker:vals=hitcount:sort=hitcount:size=2048 [paused]\n"), 0);
+	ASSERT_EQ(strcmp(buf, "hist:name=byw:keys=worker:vals=hitcount:sort=hitcount:size=2048 [paused]\n"), 0);
 	ASSERT_EQ(set(tr, "done", "!disable_hist:hist:work"), 0);
 	ASSERT_EQ(set(tr, "done", "enable_hist:hist:work:1"), 0);
 	trace_done(10);

@@ -19,7 +19,7 @@
  * moment the trigger runs (the kernel takes the record's time stamp);
  * .execname shows the thread's name from the saved cmdlines when the
  * file is read (the kernel saves it when the entry is made); .syscall
- * is refused (a process has no syscall events).
+ * shows every number as "unknown_syscall" (no table of names).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -58,6 +58,7 @@ enum {
 	HF_CPU = 1u << 11,
 	HF_STRING = 1u << 12,
 	HF_HITCOUNT = 1u << 13,
+	HF_SYSCALL = 1u << 14,
 };
 
 /**
@@ -183,6 +184,8 @@ static int hist_parse_field(struct hist_err_ctx *c, struct rt_event_priv *p,
 			f->flags |= HF_EXECNAME;
 		else if (!strcmp(mod, "log2"))
 			f->flags |= HF_LOG2;
+		else if (!strcmp(mod, "syscall"))
+			f->flags |= HF_SYSCALL;
 		else if (!strcmp(mod, "usecs"))
 			f->flags |= HF_USECS;
 		else if (!strcmp(mod, "stacktrace"))
@@ -252,10 +255,15 @@ static const char *hist_flag_name(unsigned int fl)
 		unsigned int fl;
 		const char *name;
 	} names[] = {
-		{ HF_HEX, "hex" },	     { HF_SYM, "sym" },
-		{ HF_SYM_OFFSET, "sym-offset" }, { HF_EXECNAME, "execname" },
-		{ HF_LOG2, "log2" },	     { HF_BUCKET, "buckets" },
-		{ HF_USECS, "usecs" },	     { HF_PERCENT, "percent" },
+		{ HF_HEX, "hex" },
+		{ HF_SYM, "sym" },
+		{ HF_SYM_OFFSET, "sym-offset" },
+		{ HF_EXECNAME, "execname" },
+		{ HF_SYSCALL, "syscall" },
+		{ HF_LOG2, "log2" },
+		{ HF_BUCKET, "buckets" },
+		{ HF_USECS, "usecs" },
+		{ HF_PERCENT, "percent" },
 		{ HF_GRAPH, "graph" },
 	};
 	size_t i;
@@ -695,7 +703,7 @@ size_t rt_hist_print_trigger(const struct rt_trigger *t, char *buf,
 		return 0;
 	fputs("hist:", f);
 	if (ht->d->name)
-		fprintf(f, "%s:", ht->d->name);
+		fprintf(f, "name=%s:", ht->d->name);
 	hist_spec_print(f, ht->d);
 	if (t->filter_text)
 		fprintf(f, " if %s", t->filter_text);
@@ -983,6 +991,11 @@ static void hist_print_key(FILE *f, const struct rt_hist_data *d,
 				snprintf(comm, sizeof(comm), "<...>");
 			fprintf(f, "%s: %-16s[%10llu]", hf->name, comm,
 				(unsigned long long)v);
+		} else if (hf->flags & HF_SYSCALL) {
+			/* Userspace: no table of system call names; the
+			 * kernel's name for a number it does not know */
+			fprintf(f, "%s: %-30s[%3llu]", hf->name,
+				"unknown_syscall", (unsigned long long)v);
 		} else if (hf->flags & HF_STACKTRACE) {
 			unsigned int k;
 

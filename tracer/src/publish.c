@@ -416,6 +416,17 @@ static int rt_get(struct ringtrace_instance *tr, const char *name,
 	return 0;
 }
 
+static bool rt_write_as_proc(int pid);
+
+int ringtrace_write_as(int pid)
+{
+	if (pid <= 0) {
+		rt_write_as(0, 0, NULL);
+		return 0;
+	}
+	return rt_write_as_proc(pid) ? 0 : -ESRCH;
+}
+
 /*
  * The calling thread's records carry the id of thread @pid of another
  * process (a trace_marker writer seen by ringtrace mount), with its name

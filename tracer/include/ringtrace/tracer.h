@@ -108,6 +108,14 @@ RINGTRACE_API size_t ringtrace_show_trigger(struct ringtrace_instance *tr,
 					    const char *event, char *buf,
 					    size_t len);
 /*
+ * The calling thread's records carry the id of thread @pid (another
+ * process's; its name and process id read from /proc and kept in the
+ * saved cmdlines), as a program that relays another's events needs them;
+ * 0 gives it its own id back. Return: 0, -ESRCH when /proc has no such
+ * thread (its records keep their own id).
+ */
+RINGTRACE_API int ringtrace_write_as(int pid);
+/*
  * cat events/SYS/EVENT/hist: the tables of the event's hist triggers
  * ("hist:keys=...[:vals=...][:sort=...][:size=N][:name=...][:pause]
  * [:cont][:clear][:nohitcount] [if FILTER]", set with
