@@ -375,6 +375,58 @@ static void control(void)
 	ASSERT_EQ(strncmp(buf, "# Available", 11), 0);
 }
 
+/* variables, expressions with the kernel's precedence and constant
+ * folding, $references across events read once, and their errors */
+static void variables(void)
+{
+	struct ringtrace_instance *tr = setup();
+	char buf[2048], *h;
+
+	ASSERT_EQ(set(tr, "work", "hist:keys=worker:x=16-8-4-2,y=4+6/2-2,z=bytes*2+delta,w=-(bytes)"), 0);
+	ringtrace_show_trigger(tr, "hist", "work", buf, sizeof(buf));
+	ASSERT_EQ(strcmp(buf, "hist:keys=worker:vals=hitcount:x=2,y=5,z=bytes*2+delta,w=-(bytes):sort=hitcount:size=2048 [active]\n"), 0);
+	ASSERT_EQ(set(tr, "work", "!hist:keys=worker:x=16-8-4-2,y=4+6/2-2,z=bytes*2+delta,w=-(bytes)"), 0);
+
+	check_error(tr, "hist:keys=worker:x=32+^10*3/20-4",
+		    "Too many subexpressions (3 max)");
+	check_error(tr, "hist:keys=worker:x=^1+2+3+4+5",
+		    "Too many subexpressions (3 max)");
+	check_error(tr, "hist:keys=worker:x=-(^1)+2",
+		    "Unary minus not supported in sub-expressions");
+	check_error(tr, "hist:keys=worker:x=3/^0", "Division by zero");
+	check_error(tr, "^hist:keys=worker:x=common_timestamp-common_timestamp.usecs",
+		    "Timestamp units in expression don't match");
+	check_error(tr, "hist:keys=worker:x=bytes+^$nosuch",
+		    "Couldn't find variable");
+	/* the caret under the name's first place, as the kernel's err_pos() */
+	check_error(tr, "hist:keys=worker:^x=1,x=2", "Variable already defined");
+	check_error(tr, "hist:keys=worker:x=^1z", "Expecting numeric literal");
+	check_error(tr, "hist:keys=worker:x=^path+1",
+		    "String type can not be an operand in expression");
+
+	/* the latency from work to done of one worker: ts0 set by work,
+	 * read once by done */
+	ASSERT_EQ(set(tr, "work", "hist:keys=worker:ts0=common_timestamp.usecs"), 0);
+	ASSERT_EQ(set(tr, "done", "hist:keys=worker:lat=common_timestamp.usecs-$ts0:vals=$lat,bytes2"), -EINVAL);
+	ASSERT_EQ(set(tr, "done", "hist:keys=worker:lat=common_timestamp.usecs-$ts0:vals=$lat"), 0);
+	ringtrace_show_trigger(tr, "hist", "done", buf, sizeof(buf));
+	ASSERT_EQ(strcmp(buf, "hist:keys=worker:vals=hitcount,$lat:lat=common_timestamp.usecs-$ts0:sort=hitcount:size=2048:clock=global [active]\n"), 0);
+	work(5, 1, 1, "a", "b");
+	trace_done(5);
+	trace_done(5); /* ts0 was read: not counted */
+	trace_done(6); /* no ts0 for worker 6 */
+	work(5, 1, 1, "a", "b");
+	trace_done(5);
+	h = show_hist(tr, "done");
+	ASSERT_NOT_NULL(strstr(h, "{ worker:          5 } hitcount:          2  lat: "));
+	ASSERT_NOT_NULL(strstr(h, "    Hits: 2\n    Entries: 1\n"));
+	free(h);
+	/* a table whose variables another reads stays, as the kernel's */
+	ASSERT_EQ(set(tr, "work", "!hist:keys=worker:ts0=common_timestamp.usecs"), -EBUSY);
+	ASSERT_EQ(set(tr, "done", "!hist:keys=worker:lat=common_timestamp.usecs-$ts0:vals=$lat"), 0);
+	ASSERT_EQ(set(tr, "work", "!hist:keys=worker:ts0=common_timestamp.usecs"), 0);
+}
+
 /* the hist of an instance is its own */
 static void instances(void)
 {
@@ -454,6 +506,6 @@ static void threads(void)
 static const struct rbt_case cases[] = {
 	RBT_CASE(map_threads),	 RBT_CASE(text_basic), RBT_CASE(text_modifiers),
 	RBT_CASE(text_run_keys), RBT_CASE(errors),     RBT_CASE(control),
-	RBT_CASE(instances),	 RBT_CASE(threads),
+	RBT_CASE(instances),	 RBT_CASE(threads),	  RBT_CASE(variables),
 };
 RBT_MAIN(cases)

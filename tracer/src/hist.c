@@ -42,6 +42,8 @@
 #define HIST_STR_MAX 256 /* the kernel's MAX_FILTER_STR_VAL */
 #define HIST_STACKTRACE_DEPTH 16
 #define HIST_KEY_SIZE_MAX (HIST_KEYS_MAX * HIST_STR_MAX)
+#define HIST_VARS_MAX 16 /* the kernel's TRACING_MAP_VARS_MAX */
+#define HIST_REFS_MAX 16
 
 enum {
 	HF_HEX = 1u << 0,
@@ -59,7 +61,10 @@ enum {
 	HF_STRING = 1u << 12,
 	HF_HITCOUNT = 1u << 13,
 	HF_SYSCALL = 1u << 14,
+	HF_EXPR = 1u << 15, /* a value computed by @expr */
 };
+
+struct hist_expr;
 
 /**
  * struct hist_field - a key or a value
@@ -77,6 +82,40 @@ struct hist_field {
 	bool has_field;
 	struct rt_field field;
 	unsigned long buckets;
+	struct hist_expr *expr;
+	char name[64];
+};
+
+/*
+ * An expression of a variable or a value: the kernel's operators
+ * (+ - * / and -(...)), constants, fields and $variable references, its
+ * constant parts folded when parsed. Evaluated in the write path by
+ * recursion of at most the kernel's three subexpressions.
+ */
+enum { HE_FIELD, HE_CONST, HE_REF, HE_ADD, HE_SUB, HE_MUL, HE_DIV, HE_NEG };
+
+struct hist_expr {
+	int op;
+	unsigned int flags; /* HF_TIMESTAMP and HF_USECS of its result */
+	uint64_t constant;
+	unsigned int ref; /* HE_REF: its index in rt_hist_data.refs */
+	struct hist_field field;
+	struct hist_expr *a, *b;
+	char text[HIST_STR_MAX];
+};
+
+/* A variable: its value and whether it is set, two sums of the map
+ * after the values (the first at rt_hist_data.n_vals + 2 * index) */
+struct hist_var {
+	char name[64];
+	struct hist_expr *e;
+};
+
+/* A reference to a variable of this table or of another event's hist
+ * trigger (which it holds a reference on) */
+struct hist_ref {
+	struct rt_hist_data *d;
+	unsigned int var;
 	char name[64];
 };
 
@@ -97,6 +136,10 @@ struct rt_hist_data {
 	_Atomic bool clearing;
 	struct tracing_map *map;
 	struct hist_field keys[HIST_KEYS_MAX], vals[HIST_VALS_MAX];
+	unsigned int n_vars, n_refs;
+	int ext_refs; /* references from other tables (registry lock) */
+	struct hist_var vars[HIST_VARS_MAX];
+	struct hist_ref hrefs[HIST_REFS_MAX];
 	int refs;
 	char *name;
 	unsigned int map_bits, n_sort;
@@ -178,7 +221,7 @@ static int hist_parse_field(struct hist_err_ctx *c, struct rt_event_priv *p,
 			f->flags |= HF_HEX;
 		else if (!strcmp(mod, "sym"))
 			f->flags |= HF_SYM;
-		else if (!strcmp(mod, "sym-offset"))
+		else if (!strcmp(mod, "sym-offset") || !strcmp(mod, "symXoffset"))
 			f->flags |= HF_SYM_OFFSET;
 		else if (!strcmp(mod, "execname") && !strcmp(s, "common_pid"))
 			f->flags |= HF_EXECNAME;
@@ -278,11 +321,373 @@ static void hist_field_print(FILE *f, const struct hist_field *hf)
 {
 	const char *fl = hist_flag_name(hf->flags);
 
+	if (hf->flags & HF_EXPR) {
+		fputs(hf->expr->text, f);
+		return;
+	}
+
 	fputs(hf->name, f);
 	if (fl)
 		fprintf(f, ".%s", fl);
 	if (hf->flags & HF_BUCKET)
 		fprintf(f, "=%lu", hf->buckets);
+}
+
+/* ---- expressions and variables ------------------------------------------ */
+
+static void hist_expr_free(struct hist_expr *e)
+{
+	if (!e)
+		return;
+	hist_expr_free(e->a);
+	hist_expr_free(e->b);
+	free(e);
+}
+
+/* The root operator of @str and where it is (*@sep), as the kernel's
+ * contains_operator(): the rightmost of the lowest precedence, so that
+ * operators of one precedence apply left to right; a '-' that is the
+ * rightmost minus and starts @str is the unary minus. */
+static int hist_root_op(char *str, char **sep)
+{
+	char *minus = strrchr(str, '-'), *plus = strrchr(str, '+');
+	char *div = strrchr(str, '/'), *mul = strrchr(str, '*');
+
+	*sep = NULL;
+	if (minus && minus == str) {
+		*sep = minus;
+		return HE_NEG;
+	}
+	if (plus || minus) {
+		if (plus && (!minus || plus > minus)) {
+			*sep = plus;
+			return HE_ADD;
+		}
+		*sep = minus;
+		return HE_SUB;
+	}
+	if (mul && (!div || mul > div)) {
+		*sep = mul;
+		return HE_MUL;
+	}
+	if (div) {
+		*sep = div;
+		return HE_DIV;
+	}
+	return HE_FIELD;
+}
+
+static __attribute__((no_instrument_function)) uint64_t
+hist_field_value(const struct hist_field *hf, const unsigned char *rec,
+		 int inst);
+
+/* The value of @e on @rec, the resolved references in @refv */
+static __attribute__((no_instrument_function)) uint64_t
+hist_expr_eval(const struct hist_expr *e, const unsigned char *rec, int inst,
+	       const uint64_t *refv)
+{
+	uint64_t a, b;
+
+	switch (e->op) {
+	case HE_CONST:
+		return e->constant;
+	case HE_REF:
+		return refv[e->ref];
+	case HE_FIELD:
+		return hist_field_value(&e->field, rec, inst);
+	case HE_NEG:
+		return -hist_expr_eval(e->a, rec, inst, refv);
+	default:
+		break;
+	}
+	a = hist_expr_eval(e->a, rec, inst, refv);
+	b = hist_expr_eval(e->b, rec, inst, refv);
+	switch (e->op) {
+	case HE_ADD:
+		return a + b;
+	case HE_SUB:
+		return a - b;
+	case HE_MUL:
+		return a * b;
+	default:
+		/* as the kernel's hist_field_div(): -1 for a zero divisor */
+		return b ? a / b : (uint64_t)-1;
+	}
+}
+
+static int hist_find_var(const struct rt_hist_data *d, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < d->n_vars; i++)
+		if (!strcmp(d->vars[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+struct hist_var_find {
+	const char *name;
+	int inst;
+	const struct rt_hist_data *self;
+	struct rt_hist_data *found;
+	int var;
+};
+
+static void hist_var_find_one(struct rt_event_priv *p, void *arg)
+{
+	struct hist_var_find *f = arg;
+	const struct rt_trigger_list *l = atomic_load_explicit(
+		&p->triggers[f->inst], memory_order_relaxed);
+	unsigned int i;
+
+	for (i = 0; l && !f->found && i < l->nr; i++) {
+		struct rt_hist_data *d;
+		int v;
+
+		if (l->t[i]->type != RT_TRIG_HIST)
+			continue;
+		d = ((struct rt_hist_trig *)l->t[i]->hist)->d;
+		v = d == f->self ? -1 : hist_find_var(d, f->name);
+		if (v >= 0) {
+			f->found = d;
+			f->var = v;
+		}
+	}
+}
+
+/* A reference to variable @name (this table's, else another hist
+ * trigger's in instance @inst): its index in d->hrefs, or -1 */
+static int hist_add_ref(struct rt_hist_data *d, const char *name, int inst)
+{
+	struct hist_var_find f = { name, inst, d, NULL, -1 };
+	struct hist_ref *r;
+	unsigned int i;
+
+	for (i = 0; i < d->n_refs; i++)
+		if (!strcmp(d->hrefs[i].name, name))
+			return (int)i;
+	if (d->n_refs == HIST_REFS_MAX)
+		return -1;
+	f.var = hist_find_var(d, name);
+	if (f.var >= 0) {
+		f.found = d;
+	} else {
+		rt_events_foreach(hist_var_find_one, &f);
+		/* the other table is looked up with this one's key */
+		if (!f.found || f.found->key_size != d->key_size)
+			return -1;
+		f.found->refs++;
+		f.found->ext_refs++;
+	}
+	r = &d->hrefs[d->n_refs];
+	r->d = f.found;
+	r->var = (unsigned int)f.var;
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	return (int)d->n_refs++;
+}
+
+struct hist_expr_ctx {
+	struct hist_err_ctx *c;
+	struct rt_event_priv *p;
+	struct rt_hist_data *d;
+	int inst;
+	unsigned int n_sub;
+};
+
+static int hist_parse_expr(struct hist_expr_ctx *x, char *str,
+			   struct hist_expr **out);
+
+static int hist_parse_atom(struct hist_expr_ctx *x, char *str,
+			   struct hist_expr *e)
+{
+	if (isdigit((unsigned char)str[0])) {
+		char *end;
+
+		errno = 0;
+		e->op = HE_CONST;
+		e->constant = strtoull(str, &end, 0);
+		if (errno || *end)
+			return hist_err(x->c, "Expecting numeric literal",
+					hist_errpos(x->c, str));
+		snprintf(e->text, sizeof(e->text), "%llu",
+			 (unsigned long long)e->constant);
+		return 0;
+	}
+	if (str[0] == '$') {
+		int r = hist_add_ref(x->d, str + 1, x->inst);
+		const struct hist_ref *ref;
+
+		if (r < 0)
+			return hist_err(x->c, "Couldn't find variable",
+					hist_errpos(x->c, str));
+		ref = &x->d->hrefs[r];
+		e->op = HE_REF;
+		e->ref = (unsigned int)r;
+		e->flags = ref->d->vars[ref->var].e->flags;
+		snprintf(e->text, sizeof(e->text), "%s", str);
+		return 0;
+	}
+	{
+		int ret = hist_parse_field(x->c, x->p, str, &e->field, true);
+		const char *fl;
+
+		if (ret)
+			return ret;
+		if (e->field.flags &
+		    (HF_STACKTRACE | HF_HITCOUNT | HF_STRING | HF_EXECNAME))
+			return hist_err(x->c,
+					"String type can not be an operand in expression",
+					hist_errpos(x->c, str));
+		e->op = HE_FIELD;
+		e->flags = e->field.flags & (HF_TIMESTAMP | HF_USECS);
+		if (e->field.flags & HF_TIMESTAMP)
+			x->d->timestamps = true;
+		fl = hist_flag_name(e->field.flags);
+		snprintf(e->text, sizeof(e->text), "%s%s%s", e->field.name,
+			 fl ? "." : "", fl ? fl : "");
+		return 0;
+	}
+}
+
+/* The kernel's parse_expr() and parse_unary(): errors and their
+ * positions are its */
+static int hist_parse_expr(struct hist_expr_ctx *x, char *str,
+			   struct hist_expr **out)
+{
+	struct hist_expr *e;
+	char *sep, *s1;
+	int op, ret;
+
+	*out = NULL;
+	if (x->n_sub > 3)
+		return hist_err(x->c, "Too many subexpressions (3 max)",
+				hist_errpos(x->c, str));
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	op = hist_root_op(str, &sep);
+	if (op == HE_FIELD) {
+		ret = hist_parse_atom(x, str, e);
+		goto done;
+	}
+	e->op = op;
+	if (op == HE_NEG) {
+		char *close;
+
+		if (++x->n_sub > 3) {
+			ret = hist_err(x->c, "Too many subexpressions (3 max)",
+				       hist_errpos(x->c, str));
+			goto done;
+		}
+		str++;
+		ret = -EINVAL;
+		if (*str != '(')
+			goto done;
+		str++;
+		close = strrchr(str, ')');
+		if (!close)
+			goto done;
+		if (close[1]) {
+			ret = hist_err(x->c,
+				       "Unary minus not supported in sub-expressions",
+				       hist_errpos(x->c, str));
+			goto done;
+		}
+		*close = '\0';
+		ret = hist_parse_expr(x, str, &e->a);
+		if (ret)
+			goto done;
+		e->flags = e->a->flags;
+		if (e->a->op == HE_CONST) {
+			e->op = HE_CONST;
+			e->constant = -e->a->constant;
+			snprintf(e->text, sizeof(e->text), "%llu",
+				 (unsigned long long)e->constant);
+		} else {
+			if (strlen(e->a->text) + 3 >= sizeof(e->text)) {
+				ret = hist_msg(x->c, "hist: expression too long");
+				goto done;
+			}
+			snprintf(e->text, sizeof(e->text), "-(%.*s)",
+				 (int)sizeof(e->text) - 4, e->a->text);
+		}
+		goto done;
+	}
+	x->n_sub++;
+	*sep = '\0';
+	s1 = str;
+	str = sep + 1;
+	ret = -EINVAL;
+	if (!*s1 || !*str)
+		goto done;
+	ret = hist_parse_expr(x, s1, &e->a);
+	if (!ret)
+		ret = hist_parse_expr(x, str, &e->b);
+	if (ret)
+		goto done;
+	if ((e->a->flags & HF_USECS) != (e->b->flags & HF_USECS)) {
+		ret = hist_err(x->c, "Timestamp units in expression don't match",
+			       0);
+		goto done;
+	}
+	if (op == HE_DIV && e->b->op == HE_CONST && !e->b->constant) {
+		ret = hist_err(x->c, "Division by zero", hist_errpos(x->c, str));
+		goto done;
+	}
+	e->flags = e->a->flags;
+	if (e->a->op == HE_CONST && e->b->op == HE_CONST) {
+		e->constant = hist_expr_eval(e, NULL, 0, NULL);
+		e->op = HE_CONST;
+		hist_expr_free(e->a);
+		hist_expr_free(e->b);
+		e->a = e->b = NULL;
+		snprintf(e->text, sizeof(e->text), "%llu",
+			 (unsigned long long)e->constant);
+	} else {
+		size_t la = strlen(e->a->text), lb = strlen(e->b->text);
+
+		if (la + lb + 1 >= sizeof(e->text)) {
+			ret = hist_msg(x->c, "hist: expression too long");
+			goto done;
+		}
+		memcpy(e->text, e->a->text, la);
+		e->text[la] = "+-*/"[op - HE_ADD];
+		memcpy(e->text + la + 1, e->b->text, lb + 1);
+	}
+done:
+	if (ret) {
+		hist_expr_free(e);
+		return ret;
+	}
+	*out = e;
+	return 0;
+}
+
+/* "NAME=EXPR", a variable (@tok, modified) */
+static int hist_parse_var(struct hist_expr_ctx *x, char *tok)
+{
+	char *eq = strchr(tok, '='), *at;
+	struct hist_var *v;
+	int ret;
+
+	*eq = '\0';
+	if (hist_find_var(x->d, tok) >= 0)
+		return hist_err(x->c, "Variable already defined",
+				hist_errpos(x->c, tok));
+	if (x->d->n_vars == HIST_VARS_MAX)
+		return hist_err(x->c, "Too many variables defined",
+				hist_errpos(x->c, tok));
+	v = &x->d->vars[x->d->n_vars];
+	snprintf(v->name, sizeof(v->name), "%s", tok);
+	/* as the kernel: '-' in ".sym-offset" is no operator */
+	for (at = strstr(eq + 1, ".sym-offset"); at; at = strstr(at, ".sym-offset"))
+		at[4] = 'X';
+	x->n_sub = 0;
+	ret = hist_parse_expr(x, eq + 1, &v->e);
+	if (ret)
+		return ret;
+	x->d->n_vars++;
+	return 0;
 }
 
 static int hist_parse_keys(struct hist_err_ctx *c, struct rt_event_priv *p,
@@ -320,9 +725,11 @@ static int hist_parse_keys(struct hist_err_ctx *c, struct rt_event_priv *p,
 	return 0;
 }
 
-static int hist_parse_vals(struct hist_err_ctx *c, struct rt_event_priv *p,
-			   struct rt_hist_data *d, char *s)
+static int hist_parse_vals(struct hist_expr_ctx *x, char *s)
 {
+	struct hist_err_ctx *c = x->c;
+	struct rt_event_priv *p = x->p;
+	struct rt_hist_data *d = x->d;
 	char *tok;
 	bool hitcount = false;
 
@@ -336,6 +743,20 @@ static int hist_parse_vals(struct hist_err_ctx *c, struct rt_event_priv *p,
 		}
 		if (d->n_vals == HIST_VALS_MAX)
 			return hist_msg(c, "hist: 2 values at most besides hitcount");
+		if (strpbrk(tok, "$+*/") ||
+		    (strchr(tok, '-') && !strstr(tok, ".sym-offset"))) {
+			/* an expression or a variable's value */
+			memset(f, 0, sizeof(*f));
+			x->n_sub = 0;
+			ret = hist_parse_expr(x, tok, &f->expr);
+			if (ret)
+				return ret;
+			f->flags = HF_EXPR | f->expr->flags;
+			snprintf(f->name, sizeof(f->name), "%s",
+				 f->expr->text + (f->expr->op == HE_REF));
+			d->n_vals++;
+			continue;
+		}
 		ret = hist_parse_field(c, p, tok, f, false);
 		if (ret)
 			return ret;
@@ -402,6 +823,27 @@ static int hist_parse_sort(struct hist_err_ctx *c, struct rt_hist_data *d,
 	return 0;
 }
 
+static void hist_data_put(struct rt_hist_data *d);
+
+/* The parts of @d, which is no table's any more */
+static void hist_data_free(struct rt_hist_data *d)
+{
+	unsigned int i;
+
+	for (i = 0; i < d->n_vals; i++)
+		hist_expr_free(d->vals[i].expr);
+	for (i = 0; i < d->n_vars; i++)
+		hist_expr_free(d->vars[i].e);
+	for (i = 0; i < d->n_refs; i++)
+		if (d->hrefs[i].d != d) {
+			d->hrefs[i].d->ext_refs--;
+			hist_data_put(d->hrefs[i].d);
+		}
+	tracing_map_destroy(d->map);
+	free(d->name);
+	free(d);
+}
+
 static void hist_data_put(struct rt_hist_data *d)
 {
 	struct rt_hist_data **pp;
@@ -413,9 +855,7 @@ static void hist_data_put(struct rt_hist_data *d)
 			*pp = d->next_named;
 			break;
 		}
-	tracing_map_destroy(d->map);
-	free(d->name);
-	free(d);
+	hist_data_free(d);
 }
 
 /* The table's part of the trigger line: "keys=...:vals=...:sort=...:size=N" */
@@ -434,6 +874,9 @@ static void hist_spec_print(FILE *f, const struct rt_hist_data *d)
 		fputc(',', f);
 		hist_field_print(f, &d->vals[i]);
 	}
+	for (i = 0; i < d->n_vars; i++)
+		fprintf(f, "%c%s=%s", i ? ',' : ':', d->vars[i].name,
+			d->vars[i].e->text);
 	fputs(":sort=", f);
 	for (i = 0; i < d->n_sort; i++) {
 		const struct hist_sort_key *k = &d->sort[i];
@@ -478,10 +921,13 @@ static bool hist_data_same(const struct rt_hist_data *a,
 	return same;
 }
 
-int rt_hist_parse(struct rt_event_priv *p, const char *line,
+int rt_hist_parse(struct rt_event_priv *p, int inst, const char *line,
 		  struct rt_trigger *t, char *err, size_t errlen)
 {
 	struct hist_err_ctx c = { .cmd = line, .err = err, .errlen = errlen };
+	struct hist_expr_ctx x = { .c = &c, .p = p, .inst = inst };
+	char *assign[HIST_VARS_MAX];
+	unsigned int n_assign = 0, i;
 	char *copy, *s, *tok, *keys = NULL, *vals = NULL, *sort = NULL;
 	struct rt_hist_data *d;
 	struct rt_hist_trig *ht;
@@ -498,6 +944,7 @@ int rt_hist_parse(struct rt_event_priv *p, const char *line,
 		ret = -ENOMEM;
 		goto fail;
 	}
+	x.d = d;
 	d->refs = 1;
 	d->map_bits = TRACING_MAP_BITS_DEFAULT;
 	snprintf(d->clock, sizeof(d->clock), "global");
@@ -550,9 +997,12 @@ int rt_hist_parse(struct rt_event_priv *p, const char *line,
 				}
 				d->map_bits = (unsigned int)bits;
 			} else {
-				/* Userspace: no variables yet */
-				ret = hist_msg(&c, "hist: variables are not supported");
-				goto fail;
+				if (n_assign == HIST_VARS_MAX) {
+					ret = hist_err(&c, "Too many variables defined",
+						       hist_errpos(&c, tok));
+					goto fail;
+				}
+				assign[n_assign++] = tok;
 			}
 		} else if (!strcmp(tok, "nohitcount") || !strcmp(tok, "NOHC")) {
 			d->nohitcount = true;
@@ -575,16 +1025,31 @@ int rt_hist_parse(struct rt_event_priv *p, const char *line,
 		ret = hist_msg(&c, "hist: keys= is required");
 		goto fail;
 	}
-	/* vals first: hitcount is value 0 */
+	/* keys, then the variables (which may look another table up by
+	 * the key), then the values (which may be variables); hitcount is
+	 * value 0 */
 	snprintf(d->vals[0].name, sizeof(d->vals[0].name), "hitcount");
 	d->vals[0].flags = HF_HITCOUNT;
 	d->n_vals = 1;
-	ret = hist_parse_vals(&c, p, d, vals);
+	ret = hist_parse_keys(&c, p, d, keys);
+	/* "a=...,b=...": several variables in one assignment */
+	for (i = 0; !ret && i < n_assign; i++) {
+		char *v, *rest = assign[i];
+
+		while (!ret && (v = strsep(&rest, ","))) {
+			if (!strchr(v, '=') || v[0] == '=') {
+				ret = hist_err(&c, "Malformed assignment",
+					       hist_errpos(&c, v));
+				break;
+			}
+			ret = hist_parse_var(&x, v);
+		}
+	}
+	if (!ret)
+		ret = hist_parse_vals(&x, vals);
 	if (!ret && d->nohitcount && d->n_vals == 1)
 		ret = hist_err(&c, "Non-hitcount value is required for 'nohitcount'",
 			       0);
-	if (!ret)
-		ret = hist_parse_keys(&c, p, d, keys);
 	if (!ret)
 		ret = hist_parse_sort(&c, d, sort);
 	if (ret)
@@ -601,14 +1066,15 @@ int rt_hist_parse(struct rt_event_priv *p, const char *line,
 					       hist_errpos(&c, "name="));
 				goto fail;
 			}
-			free(d->name);
-			free(d);
+			hist_data_free(d);
 			d = n;
 			d->refs++;
 			goto done;
 		}
 	}
-	d->map = tracing_map_create(d->map_bits, d->key_size, d->n_vals);
+	/* the values, then each variable's value and its set flag */
+	d->map = tracing_map_create(d->map_bits, d->key_size,
+				    d->n_vals + 2 * d->n_vars);
 	if (!d->map) {
 		ret = -ENOMEM;
 		goto fail;
@@ -622,15 +1088,13 @@ done:
 	ht->d = d;
 	t->hist = ht;
 	free(copy);
-	for (unsigned int i = 0; i < d->n_keys; i++)
+	for (i = 0; i < d->n_keys; i++)
 		if (d->keys[i].flags & HF_STACKTRACE)
 			rt_stack_prime();
 	return 0;
 fail:
-	if (d) {
-		free(d->name);
-		free(d);
-	}
+	if (d)
+		hist_data_free(d);
 	free(ht);
 	free(copy);
 	return ret;
@@ -716,6 +1180,13 @@ size_t rt_hist_print_trigger(const struct rt_trigger *t, char *buf,
 	return ret;
 }
 
+bool rt_hist_busy(const struct rt_trigger *t)
+{
+	const struct rt_hist_trig *ht = t->hist;
+
+	return ht && ht->d->ext_refs > 0;
+}
+
 void rt_hist_free(struct rt_trigger *t)
 {
 	struct rt_hist_trig *ht = t ? t->hist : NULL;
@@ -772,7 +1243,7 @@ hist_ilog2_roundup(uint64_t v)
 }
 
 /* The value of @hf on @rec (not a string or a stack) */
-static inline __attribute__((no_instrument_function)) uint64_t
+static __attribute__((no_instrument_function)) uint64_t
 hist_field_value(const struct hist_field *hf, const unsigned char *rec,
 		 int inst)
 {
@@ -824,13 +1295,48 @@ hist_read_str(const struct rt_field *f, const unsigned char *rec, size_t len,
 	memcpy(dst, s, strnlen((const char *)s, n));
 }
 
+/*
+ * The values of the variables @d refers to, for @key, into @refv: a
+ * variable of another table is read once (its entry's flag taken back,
+ * as the kernel's tracing_map_read_var_once()), one of this table is
+ * read as it is. Return: false when one is not set.
+ */
+static __attribute__((no_instrument_function)) bool
+hist_resolve_refs(const struct rt_hist_data *d, const void *key,
+		  uint64_t *refv)
+{
+	unsigned int i;
+
+	for (i = 0; i < d->n_refs; i++) {
+		const struct hist_ref *r = &d->hrefs[i];
+		unsigned int slot = r->d->n_vals + 2 * r->var;
+		struct tracing_map_elt *e =
+			r->d == d ? NULL : tracing_map_lookup(r->d->map, key);
+		uint64_t set;
+
+		if (r->d == d)
+			continue; /* this record's own value (rt_hist_event()) */
+		if (!e)
+			return false;
+		/* Acquire: pairs with the release store of the flag in
+		 * rt_hist_event(): the value is the one it published. */
+		set = atomic_exchange_explicit(&e->sums[slot + 1], 0,
+					       memory_order_acquire);
+		if (!set)
+			return false;
+		refv[i] = atomic_load_explicit(&e->sums[slot],
+					       memory_order_relaxed);
+	}
+	return true;
+}
+
 __attribute__((no_instrument_function)) void
 rt_hist_event(struct rt_trigger *t, const void *rec, size_t len, int inst,
 	      const void *from)
 {
 	struct rt_hist_trig *ht = t->hist;
 	struct rt_hist_data *d = ht->d;
-	uint64_t key[HIST_KEY_SIZE_MAX / 8];
+	uint64_t key[HIST_KEY_SIZE_MAX / 8], refv[HIST_REFS_MAX];
 	unsigned char *kb = (unsigned char *)key;
 	struct tracing_map_elt *elt;
 	unsigned int i;
@@ -871,13 +1377,39 @@ rt_hist_event(struct rt_trigger *t, const void *rec, size_t len, int inst,
 			memcpy(kb + hf->offset, &v, 8);
 		}
 	}
+	/* the variables this one reads, each once: without them the
+	 * record does not count, as in the kernel */
+	if (d->n_refs && !hist_resolve_refs(d, key, refv))
+		return;
 	elt = tracing_map_insert(d->map, key);
 	if (!elt)
 		return;
 	tracing_map_update_sum(elt, 0, 1);
-	for (i = 1; i < d->n_vals; i++)
-		tracing_map_update_sum(elt, i,
-				       hist_field_value(&d->vals[i], rec, inst));
+	/* the variables first: a value may be one of them */
+	for (i = 0; i < d->n_vars; i++) {
+		unsigned int slot = d->n_vals + 2 * i, k;
+		uint64_t v = hist_expr_eval(d->vars[i].e, rec, inst, refv);
+
+		for (k = 0; k < d->n_refs; k++)
+			if (d->hrefs[k].d == d && d->hrefs[k].var == i)
+				refv[k] = v;
+		/* Relaxed: the value is published by the flag's store. */
+		atomic_store_explicit(&elt->sums[slot], v,
+				      memory_order_relaxed);
+		/* Release: the value before the flag; pairs with the
+		 * acquire exchange in hist_resolve_refs(). */
+		atomic_store_explicit(&elt->sums[slot + 1], 1,
+				      memory_order_release);
+	}
+	for (i = 1; i < d->n_vals; i++) {
+		const struct hist_field *hf = &d->vals[i];
+
+		tracing_map_update_sum(
+			elt, i,
+			hf->flags & HF_EXPR ?
+				hist_expr_eval(hf->expr, rec, inst, refv) :
+				hist_field_value(hf, rec, inst));
+	}
 }
 
 __attribute__((no_instrument_function)) void
@@ -1110,6 +1642,11 @@ static void hist_show_one(FILE *f, const struct rt_trigger *t, int n)
 				       tracing_map_read_sum(v[i], 0), total[0],
 				       max[0]);
 		for (j = 1; j < d->n_vals; j++) {
+			/* an expression is no column, a variable's value is,
+			 * as in the kernel */
+			if ((d->vals[j].flags & HF_EXPR) &&
+			    d->vals[j].expr->op != HE_REF)
+				continue;
 			fputc(' ', f);
 			hist_print_val(f, &d->vals[j],
 				       tracing_map_read_sum(v[i], j), total[j],

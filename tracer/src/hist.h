@@ -11,7 +11,8 @@
 #include "trace.h"
 
 /*
- * rt_hist_parse - make the hist part of trigger @t of event @p from
+ * rt_hist_parse - make the hist part of trigger @t of event @p in
+ * instance @inst (where its $variables are looked for) from
  * @line, the line written to the trigger file (without a leading '!';
  * "hist:..." with an optional " if FILTER", which the caller compiles).
  * Called with the registry lock held.
@@ -19,7 +20,7 @@
  * the kernel logs it, on three lines ("hist:SYS:EVENT: error: MESSAGE",
  * "  Command: LINE", the caret under the error), or a plain message.
  */
-int rt_hist_parse(struct rt_event_priv *p, const char *line,
+int rt_hist_parse(struct rt_event_priv *p, int inst, const char *line,
 		  struct rt_trigger *t, char *err, size_t errlen);
 
 /* Whether @a and @b are the same hist trigger (keys, values, sort, size,
@@ -41,6 +42,10 @@ bool rt_hist_modifier_only(const struct rt_trigger *t, struct rt_event_priv *p,
 /* The trigger file's line of hist trigger @t (with the newline) */
 size_t rt_hist_print_trigger(const struct rt_trigger *t, char *buf,
 			     size_t len);
+
+/* Whether another hist trigger reads @t's variables: it cannot be
+ * removed then (-EBUSY), as in the kernel. */
+bool rt_hist_busy(const struct rt_trigger *t);
 
 /* Free the hist part of @t, once no writer can see it. */
 void rt_hist_free(struct rt_trigger *t);

@@ -409,13 +409,18 @@ int ringtrace_set_trigger(struct ringtrace_instance *tr, const char *system,
 		line += *line == '!';
 		ret = rt_trig_make(p, &rq, NULL, &t, err, errlen);
 		if (!ret)
-			ret = rt_hist_parse(p, line, t, err, errlen);
+			ret = rt_hist_parse(p, tr->id, line, t, err, errlen);
 		if (ret)
 			goto out_trig;
 		idx = rt_trig_find_hist(old, t);
 		if (rq.remove) {
-			if (idx >= 0)
+			if (idx >= 0 && rt_hist_busy(old->t[idx])) {
+				rt_trig_err(err, errlen,
+					    "hist: its variables are in use by another hist trigger");
+				ret = -EBUSY;
+			} else if (idx >= 0) {
 				ret = rt_trig_remove(p, tr->id, old, idx);
+			}
 			goto out_trig;
 		}
 		if (idx >= 0) {
