@@ -33,19 +33,18 @@ static inline __attribute__((no_instrument_function)) uint32_t
 tracing_map_hash(const void *key, unsigned int size)
 {
 	const unsigned char *p = key;
-	uint64_t h = 0x9e3779b97f4a7c15ull ^ size, w;
+	uint64_t h = size, w;
 	unsigned int i;
 
-	for (i = 0; i + 8 <= size; i += 8) {
+	/* a multiply per word: its high bits, which pick the slot, depend
+	 * on every bit of the key */
+	for (i = 0; i < size; i += 8) {
 		memcpy(&w, p + i, 8);
-		h ^= w;
-		h *= 0xff51afd7ed558ccdull;
-		h ^= h >> 33;
+		h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+		h ^= h >> 32;
 	}
-	h ^= h >> 29;
-	h *= 0xc4ceb9fe1a85ec53ull;
-	h ^= h >> 32;
-	return (uint32_t)h ? (uint32_t)h : 1;
+	h *= 0xff51afd7ed558ccdull;
+	return (uint32_t)(h >> 32) ? (uint32_t)(h >> 32) : 1;
 }
 
 struct tracing_map *tracing_map_create(unsigned int map_bits,
