@@ -427,6 +427,81 @@ static void variables(void)
 	ASSERT_EQ(set(tr, "work", "!hist:keys=worker:ts0=common_timestamp.usecs"), 0);
 }
 
+/* synthetic events: made, shown, written by onmatch() with a latency
+ * and a string, counted by a hist trigger of their own, removed */
+static void synthetic(void)
+{
+	struct ringtrace_instance *tr = setup();
+	char buf[2048], *h;
+	size_t n;
+
+	ASSERT_EQ(ringtrace_synthetic_event("worklat u64 lat; int worker; char name[]",
+					    err, sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_synthetic_event("worklat u64 x", err, sizeof(err)),
+		  -EEXIST);
+	ASSERT_EQ(ringtrace_synthetic_event("bad chr x", err, sizeof(err)),
+		  -EINVAL);
+	ASSERT_NOT_NULL(strstr(err, "invalid type 'chr'"));
+	ASSERT_EQ(ringtrace_synthetic_event("bad", err, sizeof(err)), -EINVAL);
+	ringtrace_show_synthetic_events(buf, sizeof(buf));
+	ASSERT_EQ(strcmp(buf, "worklat\tu64 lat; int worker; char[] name\n"), 0);
+	ASSERT_GT(ringtrace_event_id("synthetic", "worklat"), 0);
+
+	ASSERT_EQ(set(tr, "work", "hist:keys=worker:ts0=common_timestamp.usecs"), 0);
+	/* a wrong count, a wrong type, an unknown event */
+	ASSERT_EQ(set(tr, "done", "hist:keys=worker:lat=common_timestamp.usecs-$ts0:onmatch(hist.work).worklat($lat,worker)"), -EINVAL);
+	ASSERT_NOT_NULL(strstr(err, "error: Param count doesn't match synthetic event field count\n"));
+	ASSERT_EQ(set(tr, "done", "hist:keys=worker:lat=common_timestamp.usecs-$ts0:onmatch(hist.work).nosuch($lat)"), -EINVAL);
+	ASSERT_NOT_NULL(strstr(err, "error: Couldn't find synthetic event\n"));
+	ASSERT_EQ(set(tr, "done", "hist:keys=worker:lat=common_timestamp.usecs-$ts0:onmatch(hist.nosuch).worklat($lat,worker,worker)"), -EINVAL);
+	ASSERT_NOT_NULL(strstr(err, "error: Invalid subsystem or event name\n"));
+	ASSERT_EQ(set(tr, "done", "hist:keys=worker:lat=common_timestamp.usecs-$ts0:onmatch(hist.work).trace(worklat,$lat,worker,worker)"), -EINVAL);
+	ASSERT_NOT_NULL(strstr(err, "error: Param type doesn't match synthetic event field type\n"));
+	/* done has no string field to give: the event made again without
+	 * its string (not in use, it goes) */
+	ASSERT_EQ(ringtrace_synthetic_event("!worklat", err, sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_synthetic_event("worklat u64 lat; int worker", err,
+					    sizeof(err)), 0);
+	ASSERT_EQ(set(tr, "done", "hist:keys=worker:lat=common_timestamp.usecs-$ts0:onmatch(hist.work).trace(worklat,$lat,worker)"), 0);
+	ringtrace_show_trigger(tr, "hist", "done", buf, sizeof(buf));
+	ASSERT_EQ(strcmp(buf, "hist:keys=worker:vals=hitcount:lat=common_timestamp.usecs-$ts0:sort=hitcount:size=2048:clock=global:onmatch(hist.work).trace(worklat,$lat,worker) [active]\n"), 0);
+	/* in use: not removed */
+	ASSERT_EQ(ringtrace_synthetic_event("!worklat", err, sizeof(err)), -EBUSY);
+	ASSERT_EQ(ringtrace_set_trigger(tr, "synthetic", "worklat",
+					"hist:keys=worker:vals=lat", err,
+					sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_set_event(tr, "synthetic:worklat", NULL, 0), 0);
+	ringtrace_clear(tr);
+	work(9, 1, 1, "a", "b");
+	trace_done(9);
+	trace_done(9); /* ts0 read: no synthetic event */
+	n = ringtrace_show_hist(tr, "synthetic", "worklat", NULL, 0);
+	h = malloc(n + 1);
+	ASSERT_NOT_NULL(h);
+	ringtrace_show_hist(tr, "synthetic", "worklat", h, n + 1);
+	ASSERT_NOT_NULL(strstr(h, "{ worker:          9 } hitcount:          1  lat: "));
+	free(h);
+	{
+		char *t = NULL;
+		size_t tl = 0;
+		FILE *f = open_memstream(&t, &tl);
+
+		ASSERT_NOT_NULL(f);
+		ringtrace_print_trace(tr, f);
+		fclose(f);
+		ASSERT_NOT_NULL(strstr(t, "worklat: lat="));
+		ASSERT_NOT_NULL(strstr(t, " worker=9\n"));
+		free(t);
+	}
+	ringtrace_clear_events(tr);
+	ASSERT_EQ(set(tr, "done", "!hist:keys=worker:lat=common_timestamp.usecs-$ts0:onmatch(hist.work).trace(worklat,$lat,worker)"), 0);
+	ASSERT_EQ(set(tr, "work", "!hist:keys=worker:ts0=common_timestamp.usecs"), 0);
+	ASSERT_EQ(ringtrace_synthetic_event("!worklat", err, sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_event_id("synthetic", "worklat"), -ENOENT);
+	ASSERT_EQ(ringtrace_synthetic_event("!worklat", err, sizeof(err)), -ENOENT);
+	ASSERT_EQ(ringtrace_synthetic_events_clear(err, sizeof(err)), 0);
+}
+
 /* the hist of an instance is its own */
 static void instances(void)
 {
@@ -507,5 +582,6 @@ static const struct rbt_case cases[] = {
 	RBT_CASE(map_threads),	 RBT_CASE(text_basic), RBT_CASE(text_modifiers),
 	RBT_CASE(text_run_keys), RBT_CASE(errors),     RBT_CASE(control),
 	RBT_CASE(instances),	 RBT_CASE(threads),	  RBT_CASE(variables),
+	RBT_CASE(synthetic),
 };
 RBT_MAIN(cases)

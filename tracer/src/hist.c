@@ -34,6 +34,7 @@
 #include "hist.h"
 #include "rcu.h"
 #include "symbols.h"
+#include "synth.h"
 #include "tracing_map.h"
 
 #define HIST_KEYS_MAX 3
@@ -44,6 +45,7 @@
 #define HIST_KEY_SIZE_MAX (HIST_KEYS_MAX * HIST_STR_MAX)
 #define HIST_VARS_MAX 16 /* the kernel's TRACING_MAP_VARS_MAX */
 #define HIST_REFS_MAX 16
+#define HIST_ACTIONS_MAX 4
 
 enum {
 	HF_HEX = 1u << 0,
@@ -111,6 +113,15 @@ struct hist_var {
 	struct hist_expr *e;
 };
 
+/* onmatch(SYS.EVENT).trace(SYNTH,PARAMS) or .SYNTH(PARAMS): write the
+ * synthetic event with these values when a record counts */
+struct hist_action {
+	struct rt_synth *synth;
+	unsigned int n_params;
+	struct hist_expr *params[RT_SYNTH_FIELDS_MAX];
+	char text[HIST_STR_MAX];
+};
+
 /* A reference to a variable of this table or of another event's hist
  * trigger (which it holds a reference on) */
 struct hist_ref {
@@ -140,6 +151,8 @@ struct rt_hist_data {
 	int ext_refs; /* references from other tables (registry lock) */
 	struct hist_var vars[HIST_VARS_MAX];
 	struct hist_ref hrefs[HIST_REFS_MAX];
+	unsigned int n_actions;
+	struct hist_action actions[HIST_ACTIONS_MAX];
 	int refs;
 	char *name;
 	unsigned int map_bits, n_sort;
@@ -690,6 +703,107 @@ static int hist_parse_var(struct hist_expr_ctx *x, char *tok)
 	return 0;
 }
 
+/*
+ * "onmatch(SYS.EVENT).trace(SYNTH,P,...)" or "onmatch(SYS.EVENT).SYNTH(P,...)"
+ * (@tok, modified): each parameter a $variable, an expression or a field
+ * of the event (a string field for a string parameter)
+ */
+static int hist_parse_action(struct hist_expr_ctx *x, char *tok)
+{
+	struct hist_err_ctx *c = x->c;
+	struct hist_action *a = &x->d->actions[x->d->n_actions];
+	char *ev, *close, *act, *params, *p, *sys, *dot;
+	const char *synth_name;
+	unsigned int i;
+	int ret;
+
+	if (x->d->n_actions == HIST_ACTIONS_MAX)
+		return hist_msg(c, "hist: 4 actions at most");
+	snprintf(a->text, sizeof(a->text), "%s", tok);
+	if (strncmp(tok, "onmatch(", 8))
+		/* Userspace: no onmax() and onchange() yet */
+		return hist_msg(c, "hist: only onmatch() actions are supported");
+	ev = tok + 8;
+	close = strchr(ev, ')');
+	if (!close)
+		return hist_err(c, "No closing paren found", hist_errpos(c, ev));
+	*close = '\0';
+	sys = ev;
+	dot = strchr(ev, '.');
+	if (!dot)
+		return hist_err(c, "Missing subsystem", hist_errpos(c, ev));
+	*dot = '\0';
+	if (!rt_event_find(sys, dot + 1))
+		return hist_err(c, "Invalid subsystem or event name",
+				hist_errpos(c, sys));
+	if (close[1] != '.')
+		return hist_err(c, "No action found", hist_errpos(c, close + 1));
+	act = close + 2;
+	params = strchr(act, '(');
+	if (!params || params[strlen(params) - 1] != ')')
+		return hist_err(c, "No closing paren found", hist_errpos(c, act));
+	*params++ = '\0';
+	params[strlen(params) - 1] = '\0';
+	if (!strcmp(act, "trace")) {
+		synth_name = strsep(&params, ",");
+		if (!synth_name || !*synth_name)
+			return hist_err(c, "Couldn't find synthetic event",
+					hist_errpos(c, act));
+	} else {
+		synth_name = act;
+	}
+	a->synth = rt_synth_find(synth_name);
+	if (!a->synth)
+		return hist_err(c, "Couldn't find synthetic event",
+				hist_errpos(c, synth_name));
+	rt_synth_get(a->synth);
+	x->d->n_actions++; /* from here on, freed with the table */
+	while (params && (p = strsep(&params, ","))) {
+		const struct rt_field *f;
+		struct hist_expr *e;
+
+		if (a->n_params == RT_SYNTH_FIELDS_MAX)
+			return hist_err(c, "Too many action params",
+					hist_errpos(c, p));
+		f = isalpha((unsigned char)*p) || *p == '_' ?
+			    hist_find_field(x->p, p) : NULL;
+		if (f && (f->kind == RT_FIELD_STRING ||
+			  f->kind == RT_FIELD_DYNSTR)) {
+			e = calloc(1, sizeof(*e));
+			if (!e)
+				return -ENOMEM;
+			e->op = HE_FIELD;
+			e->field.field = *f;
+			e->field.has_field = true;
+			e->field.flags = HF_STRING;
+			snprintf(e->field.name, sizeof(e->field.name), "%s", p);
+			snprintf(e->text, sizeof(e->text), "%s", p);
+		} else {
+			x->n_sub = 0;
+			ret = hist_parse_expr(x, p, &e);
+			if (ret)
+				return ret;
+		}
+		a->params[a->n_params] = e;
+		if (a->n_params < rt_synth_nr_fields(a->synth) &&
+		    !!(e->field.flags & HF_STRING) !=
+			    rt_synth_field_is_string(a->synth, a->n_params))
+			return hist_err(c,
+					"Param type doesn't match synthetic event field type",
+					hist_errpos(c, p));
+		a->n_params++;
+	}
+	if (a->n_params != rt_synth_nr_fields(a->synth))
+		return hist_err(c,
+				"Param count doesn't match synthetic event field count",
+				hist_errpos(c, synth_name));
+	for (i = 0; i < a->n_params; i++)
+		if (a->params[i]->op == HE_FIELD &&
+		    (a->params[i]->field.flags & HF_TIMESTAMP))
+			x->d->timestamps = true;
+	return 0;
+}
+
 static int hist_parse_keys(struct hist_err_ctx *c, struct rt_event_priv *p,
 			   struct rt_hist_data *d, char *s)
 {
@@ -834,6 +948,13 @@ static void hist_data_free(struct rt_hist_data *d)
 		hist_expr_free(d->vals[i].expr);
 	for (i = 0; i < d->n_vars; i++)
 		hist_expr_free(d->vars[i].e);
+	for (i = 0; i < d->n_actions; i++) {
+		unsigned int k;
+
+		for (k = 0; k < d->actions[i].n_params; k++)
+			hist_expr_free(d->actions[i].params[k]);
+		rt_synth_put(d->actions[i].synth);
+	}
 	for (i = 0; i < d->n_refs; i++)
 		if (d->hrefs[i].d != d) {
 			d->hrefs[i].d->ext_refs--;
@@ -896,6 +1017,8 @@ static void hist_spec_print(FILE *f, const struct rt_hist_data *d)
 		fprintf(f, ":clock=%s", d->clock);
 	if (d->nohitcount)
 		fputs(":nohitcount", f);
+	for (i = 0; i < d->n_actions; i++)
+		fprintf(f, ":%s", d->actions[i].text);
 }
 
 static bool hist_data_same(const struct rt_hist_data *a,
@@ -926,8 +1049,8 @@ int rt_hist_parse(struct rt_event_priv *p, int inst, const char *line,
 {
 	struct hist_err_ctx c = { .cmd = line, .err = err, .errlen = errlen };
 	struct hist_expr_ctx x = { .c = &c, .p = p, .inst = inst };
-	char *assign[HIST_VARS_MAX];
-	unsigned int n_assign = 0, i;
+	char *assign[HIST_VARS_MAX], *act[HIST_ACTIONS_MAX];
+	unsigned int n_assign = 0, n_act = 0, i;
 	char *copy, *s, *tok, *keys = NULL, *vals = NULL, *sort = NULL;
 	struct rt_hist_data *d;
 	struct rt_hist_trig *ht;
@@ -1013,12 +1136,19 @@ int rt_hist_parse(struct rt_event_priv *p, int inst, const char *line,
 		} else if (!strcmp(tok, "clear")) {
 			ht->clear = true;
 		} else {
-			/* Userspace: no actions yet (onmatch, onmax,
-			 * onchange), as the kernel refuses an unknown word */
-			ret = hist_msg(&c, strchr(tok, '(') ?
-						   "hist: actions are not supported" :
-						   "hist: unknown attribute");
-			goto fail;
+			/* an action; an unknown word is refused, as the
+			 * kernel's parse_action() refuses it */
+			if (strncmp(tok, "onmatch(", 8) &&
+			    strncmp(tok, "onmax(", 6) &&
+			    strncmp(tok, "onchange(", 9)) {
+				ret = hist_msg(&c, "hist: unknown attribute");
+				goto fail;
+			}
+			if (n_act == HIST_ACTIONS_MAX) {
+				ret = hist_msg(&c, "hist: 4 actions at most");
+				goto fail;
+			}
+			act[n_act++] = tok;
 		}
 	}
 	if (!keys) {
@@ -1047,6 +1177,8 @@ int rt_hist_parse(struct rt_event_priv *p, int inst, const char *line,
 	}
 	if (!ret)
 		ret = hist_parse_vals(&x, vals);
+	for (i = 0; !ret && i < n_act; i++)
+		ret = hist_parse_action(&x, act[i]);
 	if (!ret && d->nohitcount && d->n_vals == 1)
 		ret = hist_err(&c, "Non-hitcount value is required for 'nohitcount'",
 			       0);
@@ -1330,6 +1462,34 @@ hist_resolve_refs(const struct rt_hist_data *d, const void *key,
 	return true;
 }
 
+/* Write the synthetic event of @a for record @rec (@len bytes) */
+static __attribute__((no_instrument_function)) void
+hist_action_run(const struct hist_action *a, const unsigned char *rec,
+		size_t len, int inst, const uint64_t *refv)
+{
+	uint64_t vals[RT_SYNTH_FIELDS_MAX];
+	char strs[4][HIST_STR_MAX];
+	unsigned int i, ns = 0;
+
+	for (i = 0; i < a->n_params; i++) {
+		const struct hist_expr *e = a->params[i];
+
+		if (e->op == HE_FIELD && (e->field.flags & HF_STRING)) {
+			char *dst = ns < 4 ? strs[ns++] : NULL;
+
+			if (dst) {
+				memset(dst, 0, HIST_STR_MAX);
+				hist_read_str(&e->field.field, rec, len, dst,
+					      HIST_STR_MAX);
+			}
+			vals[i] = (uint64_t)(uintptr_t)(dst ? dst : "");
+		} else {
+			vals[i] = hist_expr_eval(e, rec, inst, refv);
+		}
+	}
+	rt_synth_trace(a->synth, vals);
+}
+
 __attribute__((no_instrument_function)) void
 rt_hist_event(struct rt_trigger *t, const void *rec, size_t len, int inst,
 	      const void *from)
@@ -1410,6 +1570,8 @@ rt_hist_event(struct rt_trigger *t, const void *rec, size_t len, int inst,
 				hist_expr_eval(hf->expr, rec, inst, refv) :
 				hist_field_value(hf, rec, inst));
 	}
+	for (i = 0; i < d->n_actions; i++)
+		hist_action_run(&d->actions[i], rec, len, inst, refv);
 }
 
 __attribute__((no_instrument_function)) void

@@ -721,6 +721,33 @@ static int rt_cmd_show_hist(struct ringtrace_instance *tr,
 	return 0;
 }
 
+/* synth TEXT, synth_clear and show_synth: synthetic_events */
+static int rt_cmd_synth(struct ringtrace_instance *tr,
+			const struct rt_cmd_args *a, struct rt_reply *r)
+{
+	char err[512] = "";
+	int ret = 0;
+
+	(void)tr;
+	if (a->id == RT_CMD_SHOW_SYNTH) {
+		char *buf = malloc(RT_CTL_REPLY_MAX);
+
+		if (!buf)
+			return -ENOMEM;
+		ringtrace_show_synthetic_events(buf, RT_CTL_REPLY_MAX);
+		rt_reply_printf(r, "%s", buf);
+		free(buf);
+		return 0;
+	}
+	if (a->id == RT_CMD_SYNTH_CLEAR)
+		ret = ringtrace_synthetic_events_clear(err, sizeof(err));
+	else
+		ret = ringtrace_synthetic_event(a->v[0].s, err, sizeof(err));
+	if (ret)
+		rt_reply_printf(r, "%s", err[0] ? err : strerror(-ret));
+	return ret;
+}
+
 /* show_set_event and show_soft: a listing as big as a reply */
 static int rt_cmd_show_big(struct ringtrace_instance *tr,
 			   struct rt_reply *r,

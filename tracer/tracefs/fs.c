@@ -120,6 +120,8 @@ static struct rtfs {
 	struct rtt_events *ev;
 	struct rtt_syms *syms;
 	uint32_t ev_gen;
+	size_t ev_live; /* fs.ev's first ev_live events are registered now;
+			 * the others are kept for their records */
 	bool syms_loaded;
 	struct rtt_print_ctx ctx;
 	struct rt_printer_ops ops;
@@ -199,6 +201,7 @@ static void rtfs_refresh_events(void)
 		return;
 	}
 	free(text);
+	fs.ev_live = ev->nr;
 	if (fs.ev)
 		rtt_events_keep(ev, fs.ev); /* records of gone events */
 	rtt_events_set_syms(ev, fs.syms);
@@ -261,7 +264,7 @@ static bool rtfs_event_exists(const char *sys, const char *name)
 
 	pthread_mutex_lock(&fs.print_lock);
 	rtfs_refresh_events();
-	for (i = 0; fs.ev && i < fs.ev->nr && !found; i++)
+	for (i = 0; fs.ev && i < fs.ev_live && !found; i++)
 		found = !strcmp(fs.ev->v[i].system, sys) &&
 			(!name || !strcmp(fs.ev->v[i].name, name));
 	pthread_mutex_unlock(&fs.print_lock);
@@ -441,7 +444,7 @@ static int rtfs_show_available_events(const struct rtfs_node *n, FILE *out)
 	(void)n;
 	pthread_mutex_lock(&fs.print_lock);
 	rtfs_refresh_events();
-	for (i = 0; fs.ev && i < fs.ev->nr; i++)
+	for (i = 0; fs.ev && i < fs.ev_live; i++)
 		if (!rtfs_internal(&fs.ev->v[i]))
 			fprintf(out, "%s:%s\n", fs.ev->v[i].system,
 				fs.ev->v[i].name);
@@ -597,6 +600,37 @@ static int rtfs_show_trigger(const struct rtfs_node *n, FILE *out)
 {
 	return rtfs_show_reply(out, &RT_CALL(SHOW_TRIGGER, n->inst,
 					     RT_S(0, n->sys), RT_S(1, n->ev)));
+}
+
+/* synthetic_events: one line, one event (the process's) */
+static int rtfs_show_synth(const struct rtfs_node *n, FILE *out)
+{
+	(void)n;
+	return rtfs_show_reply(out, &RT_CALL(SHOW_SYNTH, NULL));
+}
+
+static int rtfs_write_synth(const struct rtfs_node *n, char *buf)
+{
+	char err[RTT_ERR_MAX], *line, *save = NULL;
+	int ret = 0, r;
+
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (!line[strspn(line, " \t")])
+			continue;
+		r = rtfs_cmd(NULL, err, &RT_CALL(SYNTH, NULL, RT_S(0, line)));
+		if (r == -EINVAL)
+			rtfs_log_err(n->inst, "synthetic_events", err, line, 0);
+		if (r && !ret)
+			ret = r;
+	}
+	return ret;
+}
+
+static int rtfs_trunc_synth(const struct rtfs_node *n)
+{
+	(void)n;
+	return rtfs_cmd(NULL, NULL, &RT_CALL(SYNTH_CLEAR, NULL));
 }
 
 /* events/SYS/EVENT/hist */
@@ -1279,7 +1313,14 @@ static const char rtfs_readme[] =
 	"\t\t\t  .buckets=N .usecs .percent .graph .descending .ascending;\n"
 	"\t\t\t  common_timestamp common_cpu common_stacktrace; expressions\n"
 	"\t\t\t  with + - * / and $var references; enable_hist:<system>:<event>\n"
-	"\t\t\t  and disable_hist:<system>:<event> pause and continue them\n"
+	"\t\t\t  and disable_hist:<system>:<event> pause and continue them;\n"
+	"\t\t\t  action onmatch(<system>.<event>).<synthetic_event>(params)\n"
+	"\t\t\t  or onmatch(<system>.<event>).trace(<synthetic_event>,params)\n"
+	"  synthetic_events\t- events made of hist values:\n"
+	"\t\t\t  'echo \"name u64 lat; pid_t pid; char comm[16]\" >> synthetic_events',\n"
+	"\t\t\t  types s8-s64 u8-u64 char short int long pid_t bool,\n"
+	"\t\t\t  char name[N] and char name[] (a dynamic string);\n"
+	"\t\t\t  echo 'name u64 lat' >> synthetic_events, '!name' removes\n"
 	"  trace\t\t\t- the buffer, not consumed; 'echo > trace' clears it\n"
 	"  trace_pipe\t\t- the buffer, consumed as read; blocks when empty\n"
 	"  tracing_on\t\t- 0 stops recording, 1 starts it again\n"
@@ -1349,6 +1390,8 @@ static const struct rtfs_file_ops rtfs_files[] = {
 	  rtfs_write_ftrace_list, rtfs_trunc_ftrace_list },
 	{ "snapshot", 0644, false, rtfs_show_snapshot, rtfs_write_snapshot,
 	  rtfs_trunc_none },
+	{ "synthetic_events", 0644, true, rtfs_show_synth, rtfs_write_synth,
+	  rtfs_trunc_synth },
 	{ "trace", 0644, false, rtfs_show_trace, rtfs_write_ignore,
 	  rtfs_trunc_trace },
 	{ "trace_clock", 0644, false, rtfs_show_get, rtfs_write_clock,
@@ -2186,7 +2229,7 @@ static int rtfs_readdir(const char *path, void *buf, fuse_fill_dir_t fill,
 			fill(buf, "filter", NULL, 0, 0);
 		pthread_mutex_lock(&fs.print_lock);
 		rtfs_refresh_events();
-		for (i = 0; fs.ev && i < fs.ev->nr; i++) {
+		for (i = 0; fs.ev && i < fs.ev_live; i++) {
 			const struct rtt_event *e = &fs.ev->v[i];
 			size_t j;
 			bool seen = false;

@@ -108,6 +108,21 @@ RINGTRACE_API size_t ringtrace_show_trigger(struct ringtrace_instance *tr,
 					    const char *event, char *buf,
 					    size_t len);
 /*
+ * echo TEXT >> synthetic_events: "NAME TYPE FIELD[; TYPE FIELD...]" makes
+ * the event synthetic:NAME (types s8..u64, char, short, int, long,
+ * unsigned ones, pid_t, gfp_t, bool, "char FIELD[N]" and "char FIELD[]",
+ * a dynamic string), "!NAME" removes it (-EBUSY while a hist action
+ * writes it). Process-wide, as the kernel's. Return: 0, -EINVAL (@err
+ * says why), -EEXIST, -ENOENT.
+ */
+RINGTRACE_API int ringtrace_synthetic_event(const char *text, char *err,
+					    size_t errlen);
+/* echo > synthetic_events: remove every synthetic event not in use
+ * (-EBUSY if one is, the others removed). */
+RINGTRACE_API int ringtrace_synthetic_events_clear(char *err, size_t errlen);
+/* cat synthetic_events: one event per line, "NAME\tTYPE FIELD; ...". */
+RINGTRACE_API size_t ringtrace_show_synthetic_events(char *buf, size_t len);
+/*
  * The calling thread's records carry the id of thread @pid (another
  * process's; its name and process id read from /proc and kept in the
  * saved cmdlines), as a program that relays another's events needs them;
