@@ -21,6 +21,7 @@
 
 #include <ringtrace/tracer.h>
 
+#include "golden.h"
 #include "test.h"
 #include "tracing_map.h"
 
@@ -51,42 +52,18 @@ static int set(struct ringtrace_instance *tr, const char *ev,
 	return ringtrace_set_trigger(tr, "hist", ev, text, err, sizeof(err));
 }
 
-/* Compare @text with golden/@name (RT_GOLDEN_UPDATE=1 rewrites it) */
-static void golden_hist(const char *name, const char *text)
+/* The address of the records' fn field: a function of the test */
+void work_fn(void);
+__attribute__((noinline)) void work_fn(void)
 {
-	char path[512], *want;
-	FILE *f;
-	long len;
-
-	snprintf(path, sizeof(path), "%s/%s", RT_GOLDEN_DIR, name);
-	if (getenv("RT_GOLDEN_UPDATE")) {
-		f = fopen(path, "w");
-		ASSERT_NOT_NULL(f);
-		fputs(text, f);
-		fclose(f);
-		return;
-	}
-	f = fopen(path, "r");
-	ASSERT_NOT_NULL(f);
-	fseek(f, 0, SEEK_END);
-	len = ftell(f);
-	rewind(f);
-	want = calloc(1, (size_t)len + 1);
-	ASSERT_NOT_NULL(want);
-	ASSERT_EQ(fread(want, 1, (size_t)len, f), len);
-	fclose(f);
-	if (strcmp(want, text)) {
-		fprintf(stderr, "--- %s\n%s--- got\n%s", path, want, text);
-		RBT_FAIL("%s differs", name);
-	}
-	free(want);
+	__asm__ volatile("");
 }
 
 static void work(int worker, unsigned int bytes, long delta, const char *name,
 		 const char *path)
 {
 	trace_work(worker, bytes, delta, name, path,
-		   (unsigned long)(void *)&golden_hist);
+		   (unsigned long)(void *)&work_fn);
 }
 
 /* ---- the table alone ------------------------------------------------- */
@@ -172,41 +149,49 @@ static void emit_basic(void)
 	work(3, 3000, 1, "delta", "/d");
 }
 
-static void text_basic(void)
+/* Set each trigger of @t, emit_basic(), compare the hist file with
+ * golden/@name, remove each */
+static void golden_triggers(const char *name, const char *const *t, int n)
 {
 	struct ringtrace_instance *tr = setup();
-	char *h;
+	char rm[512], *h;
+	int i;
 
-	ASSERT_EQ(set(tr, "work", "hist:keys=worker:vals=bytes"), 0);
-	ASSERT_EQ(set(tr, "work", "hist:keys=name,worker:vals=bytes,delta:sort=name,worker.descending"), 0);
-	ASSERT_EQ(set(tr, "work", "hist:keys=path:vals=hitcount:sort=hitcount.descending:size=256"), 0);
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(set(tr, "work", t[i]), 0);
 	emit_basic();
 	h = show_hist(tr, "work");
-	golden_hist("hist_basic.txt", h);
+	golden_check_raw(name, h);
 	free(h);
-	ASSERT_EQ(set(tr, "work", "!hist:keys=worker:vals=bytes"), 0);
-	ASSERT_EQ(set(tr, "work", "!hist:keys=name,worker:vals=bytes,delta:sort=name,worker.descending"), 0);
-	ASSERT_EQ(set(tr, "work", "!hist:keys=path:vals=hitcount:sort=hitcount.descending:size=256"), 0);
+	for (i = 0; i < n; i++) {
+		snprintf(rm, sizeof(rm), "!%s", t[i]);
+		ASSERT_EQ(set(tr, "work", rm), 0);
+	}
 	h = show_hist(tr, "work");
 	ASSERT_EQ(strcmp(h, ""), 0);
 	free(h);
 }
 
+static void text_basic(void)
+{
+	static const char *const t[] = {
+		"hist:keys=worker:vals=bytes",
+		"hist:keys=name,worker:vals=bytes,delta:sort=name,worker.descending",
+		"hist:keys=path:vals=hitcount:sort=hitcount.descending:size=256",
+	};
+
+	golden_triggers("hist_basic.txt", t, 3);
+}
+
 static void text_modifiers(void)
 {
-	struct ringtrace_instance *tr = setup();
-	char *h;
+	static const char *const t[] = {
+		"hist:keys=worker.hex,bytes.log2",
+		"hist:keys=bytes.buckets=100:vals=bytes.percent,delta.graph:sort=bytes.descending",
+		"hist:keys=name:vals=delta.hex:nohitcount",
+	};
 
-	ASSERT_EQ(set(tr, "work", "hist:keys=worker.hex,bytes.log2"), 0);
-	ASSERT_EQ(set(tr, "work", "hist:keys=bytes.buckets=100:vals=bytes.percent,delta.graph:sort=bytes.descending"), 0);
-	ASSERT_EQ(set(tr, "work", "hist:keys=name:vals=delta.hex:nohitcount"), 0);
-	emit_basic();
-	h = show_hist(tr, "work");
-	golden_hist("hist_modifiers.txt", h);
-	free(h);
-	ASSERT_EQ(set(tr, "work", "!hist:keys=worker.hex,bytes.log2"), 0);
-	ASSERT_EQ(set(tr, "work", "!hist:keys=bytes.buckets=100:vals=bytes.percent,delta.graph:sort=bytes.descending"), 0);
-	ASSERT_EQ(set(tr, "work", "!hist:keys=name:vals=delta.hex:nohitcount"), 0);
+	golden_triggers("hist_modifiers.txt", t, 3);
 }
 
 /* .execname, .sym, .sym-offset, common_cpu, common_timestamp and the
@@ -227,8 +212,8 @@ static void text_run_keys(void)
 	snprintf(want, sizeof(want), "{ common_pid: rt-hist         [%10ld] } hitcount:          8\n",
 		 (long)syscall(SYS_gettid));
 	ASSERT_NOT_NULL(strstr(h, want));
-	ASSERT_NOT_NULL(strstr(h, "] golden_hist                                   } hitcount:          8\n"));
-	ASSERT_NOT_NULL(strstr(h, "] golden_hist+0x0/0x"));
+	ASSERT_NOT_NULL(strstr(h, "] work_fn                                       } hitcount:          8\n"));
+	ASSERT_NOT_NULL(strstr(h, "] work_fn+0x0/0x"));
 	ASSERT_NOT_NULL(strstr(h, ":vals=hitcount,common_timestamp.usecs:sort=hitcount:size=2048:clock=global [active]\n"));
 	ASSERT_NOT_NULL(strstr(h, "{ common_cpu: "));
 	ASSERT_NOT_NULL(strstr(h, "{ common_stacktrace:\n         "));
