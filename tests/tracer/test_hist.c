@@ -487,6 +487,36 @@ static void synthetic(void)
 	ASSERT_EQ(ringtrace_synthetic_events_clear(err, sizeof(err)), 0);
 }
 
+/* onmax() and onchange() keep the greatest (last changed) value of a
+ * variable per entry with fields of the record that set it */
+static void track_actions(void)
+{
+	struct ringtrace_instance *tr = setup();
+	char *h;
+
+	/* the caret under the first "b", as the kernel's err_pos() */
+	check_error(tr, "hist:keys=worker:^b=bytes:onmax(b).save(delta)",
+		    "For onmax(x) or onchange(x), x must be a variable");
+	check_error(tr, "hist:keys=worker:b=bytes:onmax(^$c).save(delta)",
+		    "Couldn't find onmax or onchange variable");
+	check_error(tr, "hist:keys=worker:b=bytes:onmax($b).^save()",
+		    "No params found for save()");
+	check_error(tr, "hist:keys=worker:b=bytes:onmax($b).^snapshot()",
+		    "Handler doesn't support action");
+	ASSERT_EQ(set(tr, "work", "hist:keys=worker:b=bytes:onmax($b).save(delta,bytes)"), 0);
+	ASSERT_EQ(set(tr, "work", "hist:keys=worker:d=delta:onchange($d).save(bytes)"), 0);
+	work(1, 10, 5, "a", "b");
+	work(1, 30, 6, "a", "b");
+	work(1, 20, 6, "a", "b");
+	h = show_hist(tr, "work");
+	ASSERT_NOT_NULL(strstr(h, "# trigger info: hist:keys=worker:vals=hitcount:b=bytes:sort=hitcount:size=2048:onmax($b).save(delta,bytes) [active]\n"));
+	ASSERT_NOT_NULL(strstr(h, "{ worker:          1 } hitcount:          3\n\tmax:         30  delta:          6  bytes:         30\n"));
+	ASSERT_NOT_NULL(strstr(h, "{ worker:          1 } hitcount:          3\n\tchanged:          6  bytes:         30\n"));
+	free(h);
+	ASSERT_EQ(set(tr, "work", "!hist:keys=worker:b=bytes:onmax($b).save(delta,bytes)"), 0);
+	ASSERT_EQ(set(tr, "work", "!hist:keys=worker:d=delta:onchange($d).save(bytes)"), 0);
+}
+
 /* the hist of an instance is its own */
 static void instances(void)
 {
@@ -567,6 +597,6 @@ static const struct rbt_case cases[] = {
 	RBT_CASE(map_threads),	 RBT_CASE(text_basic), RBT_CASE(text_modifiers),
 	RBT_CASE(text_run_keys), RBT_CASE(errors),     RBT_CASE(control),
 	RBT_CASE(instances),	 RBT_CASE(threads),	  RBT_CASE(variables),
-	RBT_CASE(synthetic),
+	RBT_CASE(synthetic),	 RBT_CASE(track_actions),
 };
 RBT_MAIN(cases)

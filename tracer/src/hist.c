@@ -115,10 +115,20 @@ struct hist_var {
 
 /* onmatch(SYS.EVENT).trace(SYNTH,PARAMS) or .SYNTH(PARAMS): write the
  * synthetic event with these values when a record counts */
+enum { HA_ONMATCH, HA_ONMAX, HA_ONCHANGE };
+
+/*
+ * onmax($VAR).save(FIELDS) and onchange($VAR).save(FIELDS) keep, per
+ * entry, the variable's greatest (last changed) value at @slot of the
+ * map's sums, its set flag at @slot + 1, and the fields of the record
+ * that set it from @slot + 2 on (@params: the fields)
+ */
 struct hist_action {
+	int handler;
 	struct rt_synth *synth;
 	unsigned int n_params;
 	struct hist_expr *params[RT_SYNTH_FIELDS_MAX];
+	unsigned int track_var, slot;
 	char text[HIST_STR_MAX];
 };
 
@@ -151,7 +161,7 @@ struct rt_hist_data {
 	int ext_refs; /* references from other tables (registry lock) */
 	struct hist_var vars[HIST_VARS_MAX];
 	struct hist_ref hrefs[HIST_REFS_MAX];
-	unsigned int n_actions;
+	unsigned int n_actions, n_track_slots;
 	struct hist_action actions[HIST_ACTIONS_MAX];
 	int refs;
 	char *name;
@@ -703,6 +713,69 @@ static int hist_parse_var(struct hist_expr_ctx *x, char *tok)
 	return 0;
 }
 
+/* "onmax($VAR).save(FIELD,...)" or "onchange($VAR).save(FIELD,...)" */
+static int hist_parse_track(struct hist_expr_ctx *x, struct hist_action *a,
+			    char *tok)
+{
+	struct hist_err_ctx *c = x->c;
+	char *var, *close, *act, *params, *p;
+	int v;
+
+	a->handler = !strncmp(tok, "onmax(", 6) ? HA_ONMAX : HA_ONCHANGE;
+	var = strchr(tok, '(') + 1;
+	close = strchr(var, ')');
+	if (!close)
+		return hist_err(c, "No closing paren found", hist_errpos(c, var));
+	*close = '\0';
+	if (var[0] != '$')
+		return hist_err(c,
+				"For onmax(x) or onchange(x), x must be a variable",
+				hist_errpos(c, var));
+	v = hist_find_var(x->d, var + 1);
+	if (v < 0)
+		return hist_err(c, "Couldn't find onmax or onchange variable",
+				hist_errpos(c, var));
+	a->track_var = (unsigned int)v;
+	if (close[1] != '.')
+		return hist_err(c, "No action found", hist_errpos(c, close + 1));
+	act = close + 2;
+	params = strchr(act, '(');
+	if (!params || params[strlen(params) - 1] != ')')
+		return hist_err(c, "No closing paren found", hist_errpos(c, act));
+	*params++ = '\0';
+	params[strlen(params) - 1] = '\0';
+	/* Userspace: no snapshot() (nor trace()) from onmax and onchange */
+	if (strcmp(act, "save"))
+		return hist_err(c, "Handler doesn't support action",
+				hist_errpos(c, act));
+	if (!*params)
+		return hist_err(c, "No params found for save()",
+				hist_errpos(c, act));
+	a->slot = x->d->n_vals + 2 * x->d->n_vars + x->d->n_track_slots;
+	x->d->n_actions++; /* from here on, freed with the table */
+	while (params && (p = strsep(&params, ","))) {
+		struct hist_expr *e = calloc(1, sizeof(*e));
+		int ret;
+
+		if (!e)
+			return -ENOMEM;
+		a->params[a->n_params++] = e;
+		ret = hist_parse_field(c, x->p, p, &e->field, false);
+		if (ret)
+			return ret;
+		if (!e->field.has_field)
+			return hist_err(c, "Couldn't find param",
+					hist_errpos(c, p));
+		e->op = HE_FIELD;
+		snprintf(e->text, sizeof(e->text), "%s", p);
+		if (a->n_params == RT_SYNTH_FIELDS_MAX && params)
+			return hist_err(c, "Too many action params",
+					hist_errpos(c, params));
+	}
+	x->d->n_track_slots += 2 + a->n_params;
+	return 0;
+}
+
 /*
  * "onmatch(SYS.EVENT).trace(SYNTH,P,...)" or "onmatch(SYS.EVENT).SYNTH(P,...)"
  * (@tok, modified): each parameter a $variable, an expression or a field
@@ -721,8 +794,7 @@ static int hist_parse_action(struct hist_expr_ctx *x, char *tok)
 		return hist_msg(c, "hist: 4 actions at most");
 	snprintf(a->text, sizeof(a->text), "%s", tok);
 	if (strncmp(tok, "onmatch(", 8))
-		/* Userspace: no onmax() and onchange() yet */
-		return hist_msg(c, "hist: only onmatch() actions are supported");
+		return hist_parse_track(x, a, tok);
 	ev = tok + 8;
 	close = strchr(ev, ')');
 	if (!close)
@@ -1206,7 +1278,8 @@ int rt_hist_parse(struct rt_event_priv *p, int inst, const char *line,
 	}
 	/* the values, then each variable's value and its set flag */
 	d->map = tracing_map_create(d->map_bits, d->key_size,
-				    d->n_vals + 2 * d->n_vars);
+				    d->n_vals + 2 * d->n_vars +
+					    d->n_track_slots);
 	if (!d->map) {
 		ret = -ENOMEM;
 		goto fail;
@@ -1462,6 +1535,41 @@ hist_resolve_refs(const struct rt_hist_data *d, const void *key,
 	return true;
 }
 
+/* onmax() and onchange(): a new greatest (changed) value of the variable
+ * in entry @elt saves the fields of @rec with it. Bounded: a value fought
+ * over that long is not kept. */
+static __attribute__((no_instrument_function)) void
+hist_track_run(const struct hist_action *a, struct tracing_map_elt *elt,
+	       const unsigned char *rec, int inst, uint64_t v)
+{
+	_Atomic uint64_t *tv = &elt->sums[a->slot];
+	uint64_t old = atomic_load_explicit(tv, memory_order_relaxed);
+	bool set = atomic_load_explicit(&elt->sums[a->slot + 1],
+					memory_order_relaxed);
+	unsigned int i, tries;
+
+	for (tries = 0; tries < 100; tries++) {
+		if (set && (a->handler == HA_ONMAX ? v <= old : v == old))
+			return;
+		/* Relaxed: the value and the saved fields are read by the
+		 * hist file, which takes them as they are, like sums. A
+		 * failure reloads @old: look again. */
+		if (atomic_compare_exchange_weak_explicit(
+			    tv, &old, v, memory_order_relaxed,
+			    memory_order_relaxed))
+			break;
+		set = true;
+	}
+	if (tries == 100)
+		return;
+	atomic_store_explicit(&elt->sums[a->slot + 1], 1, memory_order_relaxed);
+	for (i = 0; i < a->n_params; i++)
+		atomic_store_explicit(&elt->sums[a->slot + 2 + i],
+				      hist_field_value(&a->params[i]->field, rec,
+						       inst),
+				      memory_order_relaxed);
+}
+
 /* Write the synthetic event of @a for record @rec (@len bytes) */
 static __attribute__((no_instrument_function)) void
 hist_action_run(const struct hist_action *a, const unsigned char *rec,
@@ -1497,6 +1605,7 @@ rt_hist_event(struct rt_trigger *t, const void *rec, size_t len, int inst,
 	struct rt_hist_trig *ht = t->hist;
 	struct rt_hist_data *d = ht->d;
 	uint64_t key[HIST_KEY_SIZE_MAX / 8], refv[HIST_REFS_MAX];
+	uint64_t varv[HIST_VARS_MAX];
 	unsigned char *kb = (unsigned char *)key;
 	struct tracing_map_elt *elt;
 	unsigned int i;
@@ -1550,6 +1659,7 @@ rt_hist_event(struct rt_trigger *t, const void *rec, size_t len, int inst,
 		unsigned int slot = d->n_vals + 2 * i, k;
 		uint64_t v = hist_expr_eval(d->vars[i].e, rec, inst, refv);
 
+		varv[i] = v;
 		for (k = 0; k < d->n_refs; k++)
 			if (d->hrefs[k].d == d && d->hrefs[k].var == i)
 				refv[k] = v;
@@ -1570,8 +1680,14 @@ rt_hist_event(struct rt_trigger *t, const void *rec, size_t len, int inst,
 				hist_expr_eval(hf->expr, rec, inst, refv) :
 				hist_field_value(hf, rec, inst));
 	}
-	for (i = 0; i < d->n_actions; i++)
-		hist_action_run(&d->actions[i], rec, len, inst, refv);
+	for (i = 0; i < d->n_actions; i++) {
+		const struct hist_action *a = &d->actions[i];
+
+		if (a->handler == HA_ONMATCH)
+			hist_action_run(a, rec, len, inst, refv);
+		else
+			hist_track_run(a, elt, rec, inst, varv[a->track_var]);
+	}
 }
 
 __attribute__((no_instrument_function)) void
@@ -1813,6 +1929,21 @@ static void hist_show_one(FILE *f, const struct rt_trigger *t, int n)
 			hist_print_val(f, &d->vals[j],
 				       tracing_map_read_sum(v[i], j), total[j],
 				       max[j]);
+		}
+		for (j = 0; j < d->n_actions; j++) {
+			const struct hist_action *a = &d->actions[j];
+			unsigned int k;
+
+			if (a->handler == HA_ONMATCH)
+				continue;
+			fprintf(f, "\n\t%s: %10llu",
+				a->handler == HA_ONMAX ? "max" : "changed",
+				(unsigned long long)tracing_map_read_sum(
+					v[i], a->slot));
+			for (k = 0; k < a->n_params; k++)
+				fprintf(f, "  %s: %10llu", a->params[k]->text,
+					(unsigned long long)tracing_map_read_sum(
+						v[i], a->slot + 2 + k));
 		}
 		fputc('\n', f);
 	}

@@ -36,7 +36,7 @@
 #define TRACING_MAP_BITS_DEFAULT 11
 #define TRACING_MAP_BITS_MAX 17
 #define TRACING_MAP_BITS_MIN 7
-#define TRACING_MAP_VALS_MAX 40 /* 3 values, 2 sums for each of 16 variables */
+#define TRACING_MAP_VALS_MAX 128 /* values, 2 sums per variable, the onmax()/onchange() slots */
 
 /**
  * struct tracing_map_elt - one key and its sums
