@@ -856,14 +856,14 @@ static int hist_parse_action(struct hist_expr_ctx *x, char *tok)
 			if (ret)
 				return ret;
 		}
-		a->params[a->n_params] = e;
-		if (a->n_params < rt_synth_nr_fields(a->synth) &&
+		/* kept first: freed with the table whatever comes */
+		a->params[a->n_params++] = e;
+		if (a->n_params <= rt_synth_nr_fields(a->synth) &&
 		    !!(e->field.flags & HF_STRING) !=
-			    rt_synth_field_is_string(a->synth, a->n_params))
+			    rt_synth_field_is_string(a->synth, a->n_params - 1))
 			return hist_err(c,
 					"Param type doesn't match synthetic event field type",
 					hist_errpos(c, p));
-		a->n_params++;
 	}
 	if (a->n_params != rt_synth_nr_fields(a->synth))
 		return hist_err(c,
