@@ -153,73 +153,116 @@ static void rt_synth_free(struct rt_synth *s)
 	free(s);
 }
 
-/* One field "TYPE NAME", "unsigned TYPE NAME", "char NAME[N]",
- * "char NAME[]" from @w (@nw words) into field @i of @s */
-static int rt_synth_field(struct rt_synth *s, char **w, int nw, char *err,
-			  size_t errlen)
+/* Where an error is, and the report of one: the kernel's error_log
+ * entry ("synthetic_events: error: MESSAGE", the command, the caret) */
+struct synth_err_ctx {
+	const char *cmd;
+	char *err;
+	size_t errlen;
+};
+
+static int synth_errpos(const struct synth_err_ctx *c, const char *str)
+{
+	const char *at = str ? strstr(c->cmd, str) : NULL;
+
+	return at ? (int)(at - c->cmd) : 0;
+}
+
+static int synth_err(const struct synth_err_ctx *c, const char *msg, int pos)
+{
+	snprintf(c->err, c->errlen,
+		 "synthetic_events: error: %s\n  Command: %s\n%*s^\n", msg,
+		 c->cmd, pos + 11, "");
+	return -EINVAL;
+}
+
+#define SYNTH_INVALID_CMD                                                   \
+	"Command must be of the form: <name> field[;field] ..."
+
+/* The words of @str (modified) in @w, at most @max: the kernel's
+ * argv_split() */
+static int synth_split(char *str, char **w, int max)
+{
+	char *save = NULL, *tok;
+	int n = 0;
+
+	for (tok = strtok_r(str, " \t\n", &save); tok && n < max;
+	     tok = strtok_r(NULL, " \t\n", &save))
+		w[n++] = tok;
+	return n;
+}
+
+/*
+ * The field at @w (@argc words left): "TYPE NAME", "unsigned TYPE NAME",
+ * "char NAME[N]" (a string of N bytes, at most 256), "char NAME[]" (a
+ * dynamic string), as the kernel's parse_synth_field(). Return: the
+ * words it took, or a negative errno with the kernel's error.
+ */
+static int rt_synth_field(struct rt_synth *s, char **w, int argc,
+			  const struct synth_err_ctx *c)
 {
 	unsigned int i = s->n_fields;
 	struct ringtrace_field_decl *d = &s->decl[i];
 	const struct rt_synth_type *t;
-	char type[32], *name, *br;
+	const char *type = w[0], *name, *array;
 	bool uns = false;
+	int used = 2;
+	size_t len;
 
-	if (nw >= 1 && !strcmp(w[0], "unsigned")) {
+	if (!strcmp(type, "unsigned")) {
+		if (argc < 3)
+			return synth_err(c, "Incomplete type",
+					 synth_errpos(c, type));
 		uns = true;
-		w++;
-		nw--;
+		type = w[1];
+		name = w[2];
+		used = 3;
+	} else {
+		name = argc > 1 ? w[1] : NULL;
 	}
-	if (nw != 2) {
-		snprintf(err, errlen, "synthetic_events: malformed field (TYPE NAME)");
-		return -EINVAL;
-	}
-	if (i == RT_SYNTH_FIELDS_MAX) {
-		snprintf(err, errlen, "synthetic_events: %d fields at most",
-			 RT_SYNTH_FIELDS_MAX);
-		return -EINVAL;
-	}
-	snprintf(type, sizeof(type), "%s", w[0]);
-	name = w[1];
-	br = strchr(name, '[');
-	if (!br)
-		br = strchr(type, '['); /* "char[16] name" */
-	t = rt_synth_type(strtok(type, "["));
-	if (!t) {
-		snprintf(err, errlen, "synthetic_events: invalid type '%s'", w[0]);
-		return -EINVAL;
-	}
-	if (br) {
+	if (!name)
+		return synth_err(c, "Invalid field", synth_errpos(c, type));
+	if (i == RT_SYNTH_FIELDS_MAX)
+		return synth_err(c, "Too many fields", 0);
+	array = strchr(name, '[');
+	len = array ? (size_t)(array - name) : strlen(name);
+	if (len >= sizeof(s->names[i]))
+		len = sizeof(s->names[i]) - 1;
+	memcpy(s->names[i], name, len);
+	s->names[i][len] = '\0';
+	if (!rt_synth_name_ok(s->names[i]))
+		return synth_err(c, "Illegal name", synth_errpos(c, name));
+	t = rt_synth_type(type);
+	if (array) {
 		char *e;
 		unsigned long n;
 
-		if (strcmp(t->name, "char") || uns) {
-			snprintf(err, errlen,
-				 "synthetic_events: only char arrays (strings) are supported");
-			return -EINVAL;
-		}
-		n = strtoul(br + 1, &e, 10);
-		if (*e != ']' || e[1] || n > RT_SYNTH_STR_MAX) {
-			snprintf(err, errlen, "synthetic_events: invalid array size");
-			return -EINVAL;
-		}
-		if (br >= name && br < name + strlen(name))
-			*br = '\0';
-		if (n) {
+		errno = 0;
+		n = strtoul(array + 1, &e, 10);
+		if (!t || strcmp(t->name, "char") || uns || *e != ']' || e[1] ||
+		    errno || n > RT_SYNTH_STR_MAX ||
+		    (e == array + 1 ? false : !n))
+			return synth_err(c, "Invalid array specification",
+					 synth_errpos(c, name));
+		if (e != array + 1) {
 			snprintf(s->types[i], sizeof(s->types[i]), "char[%lu]", n);
 			d->size = (uint16_t)n;
 			d->align = 1;
 			d->kind = RINGTRACE_FIELD_STRING;
-			d->elem_size = 1;
 		} else {
 			snprintf(s->types[i], sizeof(s->types[i]),
 				 "__data_loc char[]");
 			d->size = 4;
 			d->align = 4;
 			d->kind = RINGTRACE_FIELD_DYNSTR;
-			d->elem_size = 1;
 		}
+		d->elem_size = 1;
 		d->is_signed = 0;
 	} else {
+		/* "unsigned" goes with char, int and long, as the kernel's */
+		if (!t || (uns && strcmp(t->name, "char") &&
+			   strcmp(t->name, "int") && strcmp(t->name, "long")))
+			return synth_err(c, "Invalid type", synth_errpos(c, type));
 		snprintf(s->types[i], sizeof(s->types[i]), "%s%s",
 			 uns ? "unsigned " : "", t->name);
 		d->size = t->size;
@@ -227,74 +270,51 @@ static int rt_synth_field(struct rt_synth *s, char **w, int nw, char *err,
 		d->is_signed = uns ? 0 : t->is_signed;
 		d->kind = RINGTRACE_FIELD_INT;
 	}
-	if (!rt_synth_name_ok(name)) {
-		snprintf(err, errlen, "synthetic_events: invalid field name '%s'",
-			 name);
-		return -EINVAL;
-	}
-	snprintf(s->names[i], sizeof(s->names[i]), "%s", name);
 	d->type = s->types[i];
 	d->name = s->names[i];
 	s->n_fields++;
-	return 0;
+	return used;
 }
 
-/* Parse "NAME FIELDS..." (@line, modified) into @s */
-static int rt_synth_parse(struct rt_synth *s, char *line, char *err,
-			  size_t errlen)
+/* "NAME FIELDS" (@line, modified; @c->cmd is its copy) into @s, as the
+ * kernel's check_command() and __create_synth_event() */
+static int rt_synth_parse(struct rt_synth *s, char *line,
+			  const struct synth_err_ctx *c)
 {
-	static char semi[] = ";";
-	char *w[64], *save = NULL, *tok;
-	int nw = 0, ret = 0, i, start;
-	bool semis = strchr(line, ';') != NULL;
+	char *w[64], *p, *fields, *seg;
+	char first[256];
+	int argc;
 
-	/* "u64 a;u64 b", "u64 a ; u64 b": each ';' a word of its own */
-	for (tok = strtok_r(line, " \t\n", &save); tok && nw < 62;
-	     tok = strtok_r(NULL, " \t\n", &save)) {
-		char *sc;
+	/* at least three words before the first ';' */
+	snprintf(first, sizeof(first), "%.*s", (int)strcspn(line, ";"), line);
+	if (synth_split(first, w, 64) < 3)
+		return synth_err(c, SYNTH_INVALID_CMD, 0);
+	p = strpbrk(line, " \t");
+	if (!p)
+		return synth_err(c, SYNTH_INVALID_CMD, 0);
+	*p = '\0';
+	if (!line[0])
+		return synth_err(c, SYNTH_INVALID_CMD, 0);
+	if (!rt_synth_name_ok(line) || strlen(line) >= sizeof(s->name))
+		return synth_err(c, "Illegal name", synth_errpos(c, line));
+	snprintf(s->name, sizeof(s->name), "%s", line);
+	fields = p + 1;
+	while ((seg = strsep(&fields, ";"))) {
+		int consumed = 0;
 
-		while ((sc = strchr(tok, ';')) && nw < 62) {
-			*sc = '\0';
-			if (*tok)
-				w[nw++] = tok;
-			w[nw++] = semi;
-			tok = sc + 1;
-		}
-		if (*tok)
-			w[nw++] = tok;
-	}
-	if (nw < 1 || !rt_synth_name_ok(w[0])) {
-		snprintf(err, errlen, "synthetic_events: invalid event name");
-		return -EINVAL;
-	}
-	snprintf(s->name, sizeof(s->name), "%s", w[0]);
-	if (!semis) {
-		/* the older syntax: TYPE NAME or unsigned TYPE NAME, one
-		 * after the other */
-		for (i = 1; i < nw && !ret; i += start) {
-			start = !strcmp(w[i], "unsigned") ? 3 : 2;
-			if (i + start > nw) {
-				snprintf(err, errlen,
-					 "synthetic_events: malformed field (TYPE NAME)");
-				return -EINVAL;
-			}
-			ret = rt_synth_field(s, &w[i], start, err, errlen);
-		}
-	} else {
-		for (start = 1, i = 1; i <= nw && !ret; i++) {
-			if (i < nw && strcmp(w[i], ";"))
-				continue;
-			if (i > start)
-				ret = rt_synth_field(s, &w[start], i - start,
-						     err, errlen);
-			start = i + 1;
+		argc = synth_split(seg, w, 64);
+		while (argc > consumed) {
+			int used = rt_synth_field(s, w + consumed,
+						  argc - consumed, c);
+
+			if (used < 0)
+				return used;
+			consumed += used;
 		}
 	}
-	if (!ret && !s->n_fields) {
-		snprintf(err, errlen, "synthetic_events: no fields");
-		ret = -EINVAL;
-	}
-	return ret;
+	if (!s->n_fields)
+		return synth_err(c, SYNTH_INVALID_CMD, 0);
+	return 0;
 }
 
 /* Offsets, size, format text and print format of @s */
@@ -361,14 +381,21 @@ static int rt_synth_layout(struct rt_synth *s)
 static int rt_synth_create(char *line, char *err, size_t errlen)
 {
 	struct rt_synth *s = calloc(1, sizeof(*s)), *o;
+	struct synth_err_ctx c = { NULL, err, errlen };
+	char *cmd = strdup(line);
 	int ret;
 
-	if (!s)
+	if (!s || !cmd) {
+		free(s);
+		free(cmd);
 		return -ENOMEM;
-	ret = rt_synth_parse(s, line, err, errlen);
+	}
+	c.cmd = cmd;
+	ret = rt_synth_parse(s, line, &c);
 	if (!ret)
 		ret = rt_synth_layout(s);
 	if (ret) {
+		free(cmd);
 		rt_synth_free(s);
 		return ret;
 	}
@@ -383,10 +410,12 @@ static int rt_synth_create(char *line, char *err, size_t errlen)
 			break;
 	pthread_mutex_unlock(&rt_synth_lock);
 	if (o) {
-		snprintf(err, errlen, "synthetic_events: %s exists", s->name);
+		synth_err(&c, "Event already exists", synth_errpos(&c, s->name));
+		free(cmd);
 		rt_synth_free(s);
 		return -EEXIST;
 	}
+	free(cmd);
 	ret = ringtrace_event_register(&s->ev);
 	if (ret) {
 		snprintf(err, errlen, "synthetic_events: %s: %s", s->name,

@@ -602,6 +602,8 @@ static int rtfs_show_trigger(const struct rtfs_node *n, FILE *out)
 					     RT_S(0, n->sys), RT_S(1, n->ev)));
 }
 
+static bool rtfs_log_kernel_err(const char *inst, const char *report);
+
 /* synthetic_events: one line, one event (the process's) */
 static int rtfs_show_synth(const struct rtfs_node *n, FILE *out)
 {
@@ -619,8 +621,70 @@ static int rtfs_write_synth(const struct rtfs_node *n, char *buf)
 		if (!line[strspn(line, " \t")])
 			continue;
 		r = rtfs_cmd(NULL, err, &RT_CALL(SYNTH, NULL, RT_S(0, line)));
-		if (r == -EINVAL)
+		if (r && !rtfs_log_kernel_err(n->inst, err) && r == -EINVAL)
 			rtfs_log_err(n->inst, "synthetic_events", err, line, 0);
+		if (r && !ret)
+			ret = r;
+	}
+	return ret;
+}
+
+/*
+ * dynamic_events: of the kernel's dynamic events, the synthetic ones
+ * ("s:[synthetic/]NAME FIELDS", "-:[synthetic/]NAME"); a process has no
+ * probes
+ */
+static int rtfs_show_dyn(const struct rtfs_node *n, FILE *out)
+{
+	char *reply = NULL, *line, *save = NULL;
+	int ret = rtfs_cmd(&reply, NULL, &RT_CALL(SHOW_SYNTH, NULL));
+
+	(void)n;
+	for (line = ret || !reply ? NULL : strtok_r(reply, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		size_t l = strcspn(line, "\t");
+
+		fprintf(out, "s:synthetic/%.*s %s\n", (int)l, line,
+			line[l] ? line + l + 1 : "");
+	}
+	free(reply);
+	return ret;
+}
+
+static int rtfs_write_dyn(const struct rtfs_node *n, char *buf)
+{
+	char err[RTT_ERR_MAX], cmd[4096], *line, *save = NULL, *name;
+	int ret = 0, r;
+
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		line += strspn(line, " \t");
+		if (!*line)
+			continue;
+		if ((line[0] != 's' && line[0] != '-') || line[1] != ':') {
+			r = -EINVAL; /* no probes here */
+		} else {
+			name = line + 2;
+			if (strchr(name, '/') &&
+			    strchr(name, '/') < name + strcspn(name, " \t")) {
+				if (strncmp(name, "synthetic/", 10)) {
+					rtfs_log_err(n->inst, "synthetic_events",
+						     "Command must be of the form: s or -:[synthetic/]<name> field[;field] ...",
+						     line, 0);
+					r = -EINVAL;
+					goto next;
+				}
+				name += 10;
+			}
+			snprintf(cmd, sizeof(cmd), "%s%s",
+				 line[0] == '-' ? "!" : "", name);
+			r = rtfs_cmd(NULL, err, &RT_CALL(SYNTH, NULL, RT_S(0, cmd)));
+			if (r && !rtfs_log_kernel_err(n->inst, err) &&
+			    r == -EINVAL)
+				rtfs_log_err(n->inst, "synthetic_events", err,
+					     line, 0);
+		}
+next:
 		if (r && !ret)
 			ret = r;
 	}
@@ -641,18 +705,18 @@ static int rtfs_show_hist(const struct rtfs_node *n, FILE *out)
 }
 
 /*
- * A hist trigger the process refused: its report is the kernel's error
- * log entry, "LOC: error: MESSAGE", "  Command: COMMAND" and the caret
- * line (hist.c). Logged as the kernel logs it. Return: false for another
- * report.
+ * A line the process refused with the kernel's error log entry as its
+ * report, "LOC: error: MESSAGE", "  Command: COMMAND" and the caret line
+ * (hist triggers, synthetic events). Logged as the kernel logs it.
+ * Return: false for another report.
  */
-static bool rtfs_log_hist_err(const char *inst, const char *report)
+static bool rtfs_log_kernel_err(const char *inst, const char *report)
 {
 	const char *msg = strstr(report, ": error: "), *cmd, *caret;
 	char loc[128], text[256], command[4096];
 	int pos = 0;
 
-	if (strncmp(report, "hist:", 5) || !msg)
+	if (!msg || strchr(report, '\n') < msg)
 		return false;
 	cmd = strstr(msg, "\n  Command: ");
 	if (!cmd)
@@ -689,7 +753,7 @@ static int rtfs_write_trigger(const struct rtfs_node *n, char *buf)
 	/* a filter error: the caret is under the filter after "if" */
 	expr = strstr(buf, " if ");
 	expr = expr ? expr + 4 + strspn(expr + 4, " \t") : buf;
-	if (ret && rtfs_log_hist_err(n->inst, err))
+	if (ret && rtfs_log_kernel_err(n->inst, err))
 		return ret;
 	if (ret == -EINVAL && strstr(err, "parse_error"))
 		rtfs_log_filter_err(n->inst, expr, err);
@@ -1392,6 +1456,8 @@ static const struct rtfs_file_ops rtfs_files[] = {
 	{ "snapshot", 0644, false, rtfs_show_snapshot, rtfs_write_snapshot,
 	  rtfs_trunc_none },
 	{ "synthetic_events", 0644, true, rtfs_show_synth, rtfs_write_synth,
+	  rtfs_trunc_synth },
+	{ "dynamic_events", 0644, true, rtfs_show_dyn, rtfs_write_dyn,
 	  rtfs_trunc_synth },
 	{ "trace", 0644, false, rtfs_show_trace, rtfs_write_ignore,
 	  rtfs_trunc_trace },
