@@ -112,8 +112,9 @@ RINGTRACE_API size_t ringtrace_show_trigger(struct ringtrace_instance *tr,
  * the event synthetic:NAME (types s8..u64, char, short, int, long,
  * unsigned ones, pid_t, gfp_t, bool, "char FIELD[N]" and "char FIELD[]",
  * a dynamic string), "!NAME" removes it (-EBUSY while a hist action
- * writes it). Process-wide, as the kernel's. Return: 0, -EINVAL (@err
- * says why), -EEXIST, -ENOENT.
+ * writes it). Process-wide, as the kernel's. Return: 0, -EINVAL or
+ * -EEXIST with the kernel's error_log entry in @err ("synthetic_events:
+ * error: Invalid type", the command, the caret), -ENOENT.
  */
 RINGTRACE_API int ringtrace_synthetic_event(const char *text, char *err,
 					    size_t errlen);
