@@ -11,11 +11,14 @@
  * path (rt_hist_event(), called from trace.c with the record before it
  * is committed) builds the key from the record, finds or inserts it in
  * the table (tracing_map.c: lock-free, no allocation) and adds the
- * values to its sums.
+ * values to its sums. Variables (NAME=EXPR) are kept per entry in the
+ * map's sums after the values; a $reference to another table's variable
+ * is looked up there by this record's key and read once. Actions:
+ * onmatch() writes a synthetic event (synth.c), onmax() and onchange()
+ * keep a value and fields per entry.
  *
- * Userspace: no variables, expressions, synthetic events or actions
- * (onmatch, onmax, onchange) yet: an assignment or an action is refused
- * with a message. common_timestamp is the instance buffer's clock at the
+ * Userspace: no snapshot() action, no field variables, no string
+ * variables. common_timestamp is the instance buffer's clock at the
  * moment the trigger runs (the kernel takes the record's time stamp);
  * .execname shows the thread's name from the saved cmdlines when the
  * file is read (the kernel saves it when the entry is made); .syscall
