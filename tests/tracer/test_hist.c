@@ -525,7 +525,7 @@ static void track_actions(void)
 		    "Couldn't find onmax or onchange variable");
 	check_error(tr, "hist:keys=worker:b=bytes:onmax($b).^save()",
 		    "No params found for save()");
-	check_error(tr, "hist:keys=worker:b=bytes:onmax($b).^snapshot()",
+	check_error(tr, "hist:keys=worker:b=bytes:onmax($b).^trace(x)",
 		    "Handler doesn't support action");
 	ASSERT_EQ(set(tr, "work", "hist:keys=worker:b=bytes:onmax($b).save(delta,bytes)"), 0);
 	ASSERT_EQ(set(tr, "work", "hist:keys=worker:d=delta:onchange($d).save(bytes)"), 0);
@@ -539,6 +539,33 @@ static void track_actions(void)
 	free(h);
 	ASSERT_EQ(set(tr, "work", "!hist:keys=worker:b=bytes:onmax($b).save(delta,bytes)"), 0);
 	ASSERT_EQ(set(tr, "work", "!hist:keys=worker:d=delta:onchange($d).save(bytes)"), 0);
+
+	/* snapshot(): at each new greatest value of all entries, after the
+	 * record's commit; the hist file says which */
+	ASSERT_EQ(ringtrace_set_event(tr, "hist:work", NULL, 0), 0);
+	ASSERT_EQ(set(tr, "work", "hist:keys=worker:b=bytes:onmax($b).snapshot()"), 0);
+	work(2, 50, 0, "a", "b");
+	work(3, 70, 0, "a", "b");
+	work(2, 60, 0, "a", "b"); /* a new max of worker 2, not of all */
+	h = show_hist(tr, "work");
+	ASSERT_NOT_NULL(strstr(h, "\nSnapshot taken (see tracing/snapshot).  Details:\n\ttriggering value { onmax($b) }:         70\ttriggered by event with key: { worker:          3 }\n\nTotals:\n"));
+	free(h);
+	{
+		char *t = NULL;
+		size_t tl = 0;
+		FILE *f = open_memstream(&t, &tl);
+
+		ASSERT_NOT_NULL(f);
+		ringtrace_print_snapshot(tr, f);
+		fclose(f);
+		/* the snapshot at 70 holds the record that took it, as the
+		 * kernel's (its record is committed before the swap) */
+		ASSERT_NOT_NULL(strstr(t, "worker=3 bytes=70 "));
+		ASSERT_NULL(strstr(t, "bytes=60 "));
+		free(t);
+	}
+	ringtrace_clear_events(tr);
+	ASSERT_EQ(set(tr, "work", "!hist:keys=worker:b=bytes:onmax($b).snapshot()"), 0);
 }
 
 /* the hist of an instance is its own */

@@ -15,10 +15,9 @@
  * map's sums after the values; a $reference to another table's variable
  * is looked up there by this record's key and read once. Actions:
  * onmatch() writes a synthetic event (synth.c), onmax() and onchange()
- * keep a value and fields per entry.
+ * keep a value and fields per entry, or take a snapshot.
  *
- * Userspace: no snapshot() action, no field variables, no string
- * variables. common_timestamp is the instance buffer's clock at the
+ * Userspace: no field variables, no string variables. common_timestamp is the instance buffer's clock at the
  * moment the trigger runs (the kernel takes the record's time stamp);
  * .execname shows the thread's name from the saved cmdlines when the
  * file is read (the kernel saves it when the entry is made); .syscall
@@ -132,6 +131,12 @@ struct hist_action {
 	unsigned int n_params;
 	struct hist_expr *params[RT_SYNTH_FIELDS_MAX];
 	unsigned int track_var, slot;
+	/* snapshot(): the value and key that took the last one */
+	bool snapshot;
+	_Atomic bool snap_set;
+	_Atomic uint64_t snap_val;
+	_Atomic uint64_t *snap_key;
+	char var_text[64];
 	char text[HIST_STR_MAX];
 };
 
@@ -747,7 +752,18 @@ static int hist_parse_track(struct hist_expr_ctx *x, struct hist_action *a,
 		return hist_err(c, "No closing paren found", hist_errpos(c, act));
 	*params++ = '\0';
 	params[strlen(params) - 1] = '\0';
-	/* Userspace: no snapshot() (nor trace()) from onmax and onchange */
+	snprintf(a->var_text, sizeof(a->var_text), "%s", var);
+	/* Userspace: no trace() from onmax and onchange */
+	if (!strcmp(act, "snapshot") && !*params) {
+		a->snapshot = true;
+		a->snap_key = calloc(x->d->key_size / 8, sizeof(*a->snap_key));
+		if (!a->snap_key)
+			return -ENOMEM;
+		a->slot = x->d->n_vals + 2 * x->d->n_vars + x->d->n_track_slots;
+		x->d->n_actions++;
+		x->d->n_track_slots += 2;
+		return 0;
+	}
 	if (strcmp(act, "save"))
 		return hist_err(c, "Handler doesn't support action",
 				hist_errpos(c, act));
@@ -1029,6 +1045,7 @@ static void hist_data_free(struct rt_hist_data *d)
 		for (k = 0; k < d->actions[i].n_params; k++)
 			hist_expr_free(d->actions[i].params[k]);
 		rt_synth_put(d->actions[i].synth);
+		free(d->actions[i].snap_key);
 	}
 	for (i = 0; i < d->n_refs; i++)
 		if (d->hrefs[i].d != d) {
@@ -1542,8 +1559,18 @@ hist_resolve_refs(const struct rt_hist_data *d, const void *key,
  * in entry @elt saves the fields of @rec with it. Bounded: a value fought
  * over that long is not kept. */
 static __attribute__((no_instrument_function)) void
-hist_track_run(const struct hist_action *a, struct tracing_map_elt *elt,
-	       const unsigned char *rec, int inst, uint64_t v)
+hist_snapshot_run(struct hist_action *a, const uint64_t *key,
+		  unsigned int key_size, int inst, uint64_t v);
+
+/* The instance whose snapshot a hist action asked for while this
+ * thread's record was being written, or -1 */
+static __thread int rt_hist_snap_inst
+	__attribute__((tls_model("initial-exec"))) = -1;
+
+static __attribute__((no_instrument_function)) void
+hist_track_run(struct hist_action *a, struct tracing_map_elt *elt,
+	       const unsigned char *rec, int inst, uint64_t v,
+	       const uint64_t *key, unsigned int key_size)
 {
 	_Atomic uint64_t *tv = &elt->sums[a->slot];
 	uint64_t old = atomic_load_explicit(tv, memory_order_relaxed);
@@ -1566,11 +1593,76 @@ hist_track_run(const struct hist_action *a, struct tracing_map_elt *elt,
 	if (tries == 100)
 		return;
 	atomic_store_explicit(&elt->sums[a->slot + 1], 1, memory_order_relaxed);
+	if (a->snapshot)
+		hist_snapshot_run(a, key, key_size, inst, v);
 	for (i = 0; i < a->n_params; i++)
 		atomic_store_explicit(&elt->sums[a->slot + 2 + i],
 				      hist_field_value(&a->params[i]->field, rec,
 						       inst),
 				      memory_order_relaxed);
+}
+
+/*
+ * snapshot(): onchange() takes one at each change, onmax() at each new
+ * greatest value of all entries, as the kernel's cond_snapshot_update();
+ * the swap as the snapshot trigger's (rt_trigger_fire()): in a thread's
+ * own write only, and when the instance's lock is free.
+ */
+static __attribute__((no_instrument_function)) void
+hist_snapshot_run(struct hist_action *a, const uint64_t *key,
+		  unsigned int key_size, int inst, uint64_t v)
+{
+	unsigned int i;
+
+	if (a->handler == HA_ONMAX) {
+		/* Relaxed: the greatest value orders nothing; a failed
+		 * exchange reloads it. Bounded: a value fought over that
+		 * long takes no snapshot. */
+		uint64_t old = atomic_load_explicit(&a->snap_val,
+						    memory_order_relaxed);
+		int tries;
+
+		for (tries = 0; tries < 100; tries++) {
+			if (atomic_load_explicit(&a->snap_set,
+						 memory_order_relaxed) &&
+			    v <= old)
+				return;
+			if (atomic_compare_exchange_weak_explicit(
+				    &a->snap_val, &old, v,
+				    memory_order_relaxed, memory_order_relaxed))
+				break;
+		}
+		if (tries == 100)
+			return;
+	} else {
+		atomic_store_explicit(&a->snap_val, v, memory_order_relaxed);
+	}
+	/* Relaxed: the hist file shows the key as it finds it */
+	for (i = 0; i < key_size / 8; i++)
+		atomic_store_explicit(&a->snap_key[i], key[i],
+				      memory_order_relaxed);
+	atomic_store_explicit(&a->snap_set, true, memory_order_relaxed);
+	/* the swap waits for the buffer's writers, this record's among
+	 * them: after its commit (rt_hist_commit_done()) */
+	rt_hist_snap_inst = inst;
+}
+
+__attribute__((no_instrument_function)) void rt_hist_commit_done(void)
+{
+	struct ringtrace_instance *tr;
+	int inst = rt_hist_snap_inst;
+
+	if (inst < 0)
+		return;
+	rt_hist_snap_inst = -1;
+	/* Pairs with the release stores that publish instances; the
+	 * caller is inside its write's read-side section. */
+	tr = atomic_load_explicit(&rt_instances[inst], memory_order_acquire);
+	if (tr && rt_cur.depth <= 1 && rt_cur.irq == 0 &&
+	    pthread_mutex_trylock(&tr->lock) == 0) {
+		rt_snapshot_swap_locked(tr);
+		pthread_mutex_unlock(&tr->lock);
+	}
 }
 
 /* Write the synthetic event of @a for record @rec (@len bytes) */
@@ -1684,12 +1776,13 @@ rt_hist_event(struct rt_trigger *t, const void *rec, size_t len, int inst,
 				hist_field_value(hf, rec, inst));
 	}
 	for (i = 0; i < d->n_actions; i++) {
-		const struct hist_action *a = &d->actions[i];
+		struct hist_action *a = &d->actions[i];
 
 		if (a->handler == HA_ONMATCH)
 			hist_action_run(a, rec, len, inst, refv);
 		else
-			hist_track_run(a, elt, rec, inst, varv[a->track_var]);
+			hist_track_run(a, elt, rec, inst, varv[a->track_var],
+				       key, d->key_size);
 	}
 }
 
@@ -1937,7 +2030,7 @@ static void hist_show_one(FILE *f, const struct rt_trigger *t, int n)
 			const struct hist_action *a = &d->actions[j];
 			unsigned int k;
 
-			if (a->handler == HA_ONMATCH)
+			if (a->handler == HA_ONMATCH || a->snapshot)
 				continue;
 			fprintf(f, "\n\t%s: %10llu",
 				a->handler == HA_ONMAX ? "max" : "changed",
@@ -1948,6 +2041,30 @@ static void hist_show_one(FILE *f, const struct rt_trigger *t, int n)
 					(unsigned long long)tracing_map_read_sum(
 						v[i], a->slot + 2 + k));
 		}
+		fputc('\n', f);
+	}
+	for (j = 0; j < d->n_actions; j++) {
+		const struct hist_action *a = &d->actions[j];
+		struct tracing_map_elt snap;
+		uint64_t key[HIST_KEY_SIZE_MAX / 8];
+		unsigned int k;
+
+		if (!a->snapshot ||
+		    !atomic_load_explicit(&a->snap_set, memory_order_relaxed))
+			continue;
+		for (k = 0; k < d->key_size / 8; k++)
+			key[k] = atomic_load_explicit(&a->snap_key[k],
+						      memory_order_relaxed);
+		snap.key = key;
+		snap.sums = NULL;
+		fputs("\nSnapshot taken (see tracing/snapshot).  Details:\n", f);
+		fprintf(f, "\ttriggering value { %s(%s) }: %10llu",
+			a->handler == HA_ONMAX ? "onmax" : "onchange",
+			a->var_text,
+			(unsigned long long)atomic_load_explicit(
+				&a->snap_val, memory_order_relaxed));
+		fputs("\ttriggered by event with key: ", f);
+		hist_print_key(f, d, &snap);
 		fputc('\n', f);
 	}
 	/* Hits: the hitcounts' sum (every hit counts in one) */

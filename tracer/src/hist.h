@@ -58,6 +58,11 @@ void rt_hist_free(struct rt_trigger *t);
 void rt_hist_event(struct rt_trigger *t, const void *rec, size_t len,
 		   int inst, const void *from);
 
+/* After a record's commit: the snapshot a hist action (onmax() or
+ * onchange() .snapshot()) asked for while it was written. Context: as
+ * rt_hist_event(). */
+void rt_hist_commit_done(void);
+
 /* enable_hist / disable_hist fired: (un)pause the hist triggers of
  * @target in @inst. Context: as rt_hist_event(). */
 void rt_hist_enable(struct rt_event_priv *target, int inst, bool on);

@@ -653,6 +653,7 @@ rt_trigger_commit(struct ringtrace_write *w, const void *from)
 	for (i = 0; i < l->nr; i++)
 		if (fire & (1u << i))
 			rt_trigger_fire(w, l->t[i], from);
+	rt_hist_commit_done();
 }
 
 /* A record too big to be assigned aside, that the buffer refused: the
@@ -1227,6 +1228,7 @@ static void rt_print_triggers(struct ringtrace_instance *tr,
 			    rt_filter_match(l->t[i]->filter, rec, size))
 				rt_trigger_fire(&w, l->t[i], from);
 		free(rec);
+		rt_hist_commit_done();
 	}
 	rt_rcu_read_unlock();
 }

@@ -379,6 +379,16 @@ int ringtrace_set_trigger(struct ringtrace_instance *tr, const char *system,
 	}
 	if (rq.type == RT_TRIG_STACKTRACE && !rq.remove)
 		rt_stack_prime();
+	/* a hist action's snapshot() needs the buffer too */
+	if (rq.type == RT_TRIG_HIST && !rq.remove &&
+	    strstr(text, ".snapshot()")) {
+		ret = rt_snapshot_alloc(tr);
+		if (ret) {
+			rt_trig_err(err, errlen, "snapshot: %s",
+				    strerror(-ret));
+			goto out_free;
+		}
+	}
 	rt_registry_lock();
 	if (!rt_trig_live(tr)) {
 		ret = -ENOENT;
