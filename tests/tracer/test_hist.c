@@ -36,6 +36,16 @@ static struct ringtrace_instance *setup(void)
 	return tr;
 }
 
+static int print_trace_cb(FILE *out, void *arg)
+{
+	return ringtrace_print_trace(arg, out);
+}
+
+static int print_snapshot_cb(FILE *out, void *arg)
+{
+	return ringtrace_print_snapshot(arg, out);
+}
+
 static char *show_hist(struct ringtrace_instance *tr, const char *ev)
 {
 	size_t n = ringtrace_show_hist(tr, "hist", ev, NULL, 0);
@@ -490,18 +500,10 @@ static void synthetic(void)
 	ringtrace_show_hist(tr, "synthetic", "worklat", h, n + 1);
 	ASSERT_NOT_NULL(strstr(h, "{ worker:          9 } hitcount:          1  lat: "));
 	free(h);
-	{
-		char *t = NULL;
-		size_t tl = 0;
-		FILE *f = open_memstream(&t, &tl);
-
-		ASSERT_NOT_NULL(f);
-		ringtrace_print_trace(tr, f);
-		fclose(f);
-		ASSERT_NOT_NULL(strstr(t, "worklat: lat="));
-		ASSERT_NOT_NULL(strstr(t, " worker=9\n"));
-		free(t);
-	}
+	h = golden_capture(print_trace_cb, tr);
+	ASSERT_NOT_NULL(strstr(h, "worklat: lat="));
+	ASSERT_NOT_NULL(strstr(h, " worker=9\n"));
+	free(h);
 	ringtrace_clear_events(tr);
 	ASSERT_EQ(set(tr, "done", "!hist:keys=worker:lat=common_timestamp.usecs-$ts0:onmatch(hist.work).trace(worklat,$lat,worker)"), 0);
 	ASSERT_EQ(set(tr, "work", "!hist:keys=worker:ts0=common_timestamp.usecs"), 0);
@@ -550,20 +552,12 @@ static void track_actions(void)
 	h = show_hist(tr, "work");
 	ASSERT_NOT_NULL(strstr(h, "\nSnapshot taken (see tracing/snapshot).  Details:\n\ttriggering value { onmax($b) }:         70\ttriggered by event with key: { worker:          3 }\n\nTotals:\n"));
 	free(h);
-	{
-		char *t = NULL;
-		size_t tl = 0;
-		FILE *f = open_memstream(&t, &tl);
-
-		ASSERT_NOT_NULL(f);
-		ringtrace_print_snapshot(tr, f);
-		fclose(f);
-		/* the snapshot at 70 holds the record that took it, as the
-		 * kernel's (its record is committed before the swap) */
-		ASSERT_NOT_NULL(strstr(t, "worker=3 bytes=70 "));
-		ASSERT_NULL(strstr(t, "bytes=60 "));
-		free(t);
-	}
+	/* the snapshot at 70 holds the record that took it, as the
+	 * kernel's (its record is committed before the swap) */
+	h = golden_capture(print_snapshot_cb, tr);
+	ASSERT_NOT_NULL(strstr(h, "worker=3 bytes=70 "));
+	ASSERT_NULL(strstr(h, "bytes=60 "));
+	free(h);
 	ringtrace_clear_events(tr);
 	ASSERT_EQ(set(tr, "work", "!hist:keys=worker:b=bytes:onmax($b).snapshot()"), 0);
 }

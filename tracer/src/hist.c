@@ -721,13 +721,33 @@ static int hist_parse_var(struct hist_expr_ctx *x, char *tok)
 	return 0;
 }
 
+/* After the handler's ')' at @close: ".ACTION(PARAMS)", cut into
+ * *@act and *@params (modified in place) */
+static int hist_split_action(struct hist_err_ctx *c, char *close, char **act,
+			     char **params)
+{
+	char *p;
+
+	if (close[1] != '.')
+		return hist_err(c, "No action found", hist_errpos(c, close + 1));
+	*act = close + 2;
+	p = strchr(*act, '(');
+	if (!p || p[strlen(p) - 1] != ')')
+		return hist_err(c, "No closing paren found",
+				hist_errpos(c, *act));
+	*p++ = '\0';
+	p[strlen(p) - 1] = '\0';
+	*params = p;
+	return 0;
+}
+
 /* "onmax($VAR).save(FIELD,...)" or "onchange($VAR).save(FIELD,...)" */
 static int hist_parse_track(struct hist_expr_ctx *x, struct hist_action *a,
 			    char *tok)
 {
 	struct hist_err_ctx *c = x->c;
 	char *var, *close, *act, *params, *p;
-	int v;
+	int v, ret;
 
 	a->handler = !strncmp(tok, "onmax(", 6) ? HA_ONMAX : HA_ONCHANGE;
 	var = strchr(tok, '(') + 1;
@@ -744,14 +764,9 @@ static int hist_parse_track(struct hist_expr_ctx *x, struct hist_action *a,
 		return hist_err(c, "Couldn't find onmax or onchange variable",
 				hist_errpos(c, var));
 	a->track_var = (unsigned int)v;
-	if (close[1] != '.')
-		return hist_err(c, "No action found", hist_errpos(c, close + 1));
-	act = close + 2;
-	params = strchr(act, '(');
-	if (!params || params[strlen(params) - 1] != ')')
-		return hist_err(c, "No closing paren found", hist_errpos(c, act));
-	*params++ = '\0';
-	params[strlen(params) - 1] = '\0';
+	ret = hist_split_action(c, close, &act, &params);
+	if (ret)
+		return ret;
 	snprintf(a->var_text, sizeof(a->var_text), "%s", var);
 	/* Userspace: no trace() from onmax and onchange */
 	if (!strcmp(act, "snapshot") && !*params) {
@@ -774,7 +789,6 @@ static int hist_parse_track(struct hist_expr_ctx *x, struct hist_action *a,
 	x->d->n_actions++; /* from here on, freed with the table */
 	while (params && (p = strsep(&params, ","))) {
 		struct hist_expr *e = calloc(1, sizeof(*e));
-		int ret;
 
 		if (!e)
 			return -ENOMEM;
@@ -827,14 +841,9 @@ static int hist_parse_action(struct hist_expr_ctx *x, char *tok)
 	if (!rt_event_find(sys, dot + 1))
 		return hist_err(c, "Invalid subsystem or event name",
 				hist_errpos(c, sys));
-	if (close[1] != '.')
-		return hist_err(c, "No action found", hist_errpos(c, close + 1));
-	act = close + 2;
-	params = strchr(act, '(');
-	if (!params || params[strlen(params) - 1] != ')')
-		return hist_err(c, "No closing paren found", hist_errpos(c, act));
-	*params++ = '\0';
-	params[strlen(params) - 1] = '\0';
+	ret = hist_split_action(c, close, &act, &params);
+	if (ret)
+		return ret;
 	if (!strcmp(act, "trace")) {
 		synth_name = strsep(&params, ",");
 		if (!synth_name || !*synth_name)
