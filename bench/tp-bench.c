@@ -16,6 +16,8 @@
  *			on in the top instance
  *	tp-filter-reject  on, with a filter no record passes
  *	tp-filter-accept  on, with a filter every record passes
+ *	tp-hist		on, with a hist trigger "hist:keys=a:vals=b" (the
+ *			record written and counted in the table)
  *	ringbuf-reserve	the same 24-byte record reserved, filled and
  *			committed straight into a libringbuf buffer made
  *			with the top instance's options
@@ -283,6 +285,22 @@ static int tpb_setup_accept(char *err, size_t len)
 	return tpb_filter("a > 0", err, len);
 }
 
+static int tpb_setup_hist(char *err, size_t len)
+{
+	char e[1024] = "";
+	int ret;
+
+	if (tpb_event_on(err, len))
+		return -1;
+	ret = ringtrace_set_trigger(tpb_top, "tpbench", "tpbench_call",
+				    "hist:keys=a:vals=b", e, sizeof(e));
+	if (ret) {
+		tpb_msg(err, len, "hist trigger", ret, e);
+		return -1;
+	}
+	return 0;
+}
+
 static int tpb_setup_function(char *err, size_t len)
 {
 	return tpb_tracer("function", err, len);
@@ -335,6 +353,8 @@ static void tpb_teardown(void)
 	ringtrace_set_tracer(tpb_top, "nop");
 	ringtrace_set_ftrace_list(RINGTRACE_FTRACE_FILTER, "", false, NULL, 0);
 	ringtrace_set_filter(tpb_top, "tpbench", "tpbench_call", "0", NULL, 0);
+	ringtrace_set_trigger(tpb_top, "tpbench", "tpbench_call",
+			      "!hist:keys=a:vals=b", NULL, 0);
 	ringtrace_clear_events(tpb_top);
 }
 
@@ -393,6 +413,14 @@ static const struct tpb_case tpb_cases[] = {
 		.what = "enabled, filter \"a > 0\" accepts every record",
 		.loop = tpb_tp_loop,
 		.setup = tpb_setup_accept,
+		.per_call = 1,
+	},
+	{
+		.id = "tp-hist",
+		.base = "tp-enabled",
+		.what = "enabled, hist trigger \"hist:keys=a:vals=b\" (the record written and counted)",
+		.loop = tpb_tp_loop,
+		.setup = tpb_setup_hist,
 		.per_call = 1,
 	},
 	{
@@ -930,6 +958,7 @@ static void tpb_summary(void)
 	const struct tpb_result *plain = tpb_measured("fn-plain");
 	const struct tpb_result *nop = tpb_measured("fn-nop");
 	const struct tpb_result *lt = tpb_measured("lttng-ust");
+	const struct tpb_result *hist = tpb_measured("tp-hist");
 
 	if (em && dis)
 		printf("Disabled tracepoint: %+.2f ns per call over the empty"
@@ -955,6 +984,13 @@ static void tpb_summary(void)
 	if (en && em)
 		printf("Enabled tracepoint: %+.2f ns per call over the empty"
 		       " call\n", en->med - em->med);
+	/* The target: a hist trigger at most doubles the event's cost. */
+	if (hist && en)
+		printf("[%s] Hist trigger over the enabled event: tp-hist /"
+		       " tp-enabled = %.2fx (%+.2f ns per record; target"
+		       " <= 2x)\n",
+		       hist->med / en->med <= 2.0 ? "met   " : "MISSED",
+		       hist->med / en->med, hist->med - en->med);
 	if (nop && plain)
 		printf("Function hooks, no tracer: %+.2f ns per call over the"
 		       " plain function (%.2fx)\n", nop->med - plain->med,

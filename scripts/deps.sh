@@ -24,6 +24,8 @@ RINGTRACE_PACKAGES=(gcc make cmake pkg-config libtraceevent-dev libelf-dev libfu
 #   fuse3          fusermount3, for the tracefs cases (ringtrace mount)
 #   linux-source-6.12 the kernel's ftracetest cases, run unmodified on the
 #                  mount (tracefs.upstream extracts them from its tarball)
+#   linux-source-6.12  its trigger and trigger/inter-event cases (hist
+#                  triggers), run by tracefs.upstream612 on a fixture
 #   xz-utils       tar -J, to extract them
 #   libtracefs-dev tracefs.libtracefs builds a libtracefs program that
 #                  works on the mount

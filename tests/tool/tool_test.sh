@@ -1618,6 +1618,36 @@ case_trigger() {
 	run 3 "$T" trigger 999999999 app:work traceoff
 }
 
+case_hist() {
+	start_sample -- --threads 2 --seconds 25 --gap-ms 10
+	# no hist trigger: an empty file
+	run 0 "$T" hist "$SP" app:work
+	[ ! -s "$W/out" ] || fail "hist without a trigger printed: $(cat "$W/out")"
+	run 0 "$T" hist "$SP" app:work 'hist:keys=worker:vals=value:sort=worker'
+	out_has "^# trigger info: hist:keys=worker:vals=hitcount,value:sort=worker:size=2048 \[active\]$"
+	local i
+	for i in $(seq 1 2000); do
+		"$T" hist "$SP" work >"$W/out" 2>/dev/null
+		grep -q '^{ worker:          1 } hitcount: ' "$W/out" && break
+		sleep 0.01
+	done
+	out_has "^{ worker:          0 } hitcount: "
+	out_has "^{ worker:          1 } hitcount: "
+	out_has "^    Dropped: 0$"
+	run 0 "$T" trigger "$SP" app:work
+	out_has "^hist:keys=worker:vals=hitcount,value:sort=worker:size=2048 \[active\]$"
+	# the kernel's error, with its caret: exit 2
+	run 2 "$T" hist "$SP" app:work 'hist:keys=wroker'
+	err_has "^ringtrace: bad trigger for app:work: hist:app:work: error: Couldn't find field$"
+	err_has "^  Command: hist:keys=wroker$"
+	err_has "^                     \^$"
+	# the same one twice: exit 1
+	run 1 "$T" hist "$SP" app:work 'hist:keys=worker:vals=value:sort=worker'
+	run 0 "$T" hist "$SP" app:work '!hist:keys=worker:vals=value:sort=worker'
+	run 0 "$T" trigger "$SP" app:work
+	out_has "^# Available triggers:"
+}
+
 case_pids() {
 	start_sample -- --threads 2 --seconds 25 --gap-ms 10
 	run 0 "$T" pids "$SP" event

@@ -24,5 +24,7 @@ char *golden_normalise(char *text);
 char *golden_normalise_stamps(char *text);
 /* Assert that normalised @text equals golden/@name. */
 void golden_check(const char *name, const char *text);
+/* The same without the normalisation: @text as it is. */
+void golden_check_raw(const char *name, const char *text);
 
 #endif /* RT_TEST_GOLDEN_H */

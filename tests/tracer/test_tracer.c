@@ -1514,7 +1514,7 @@ static void trigger_parse(void)
 
 	show_trigger(tr, "request", buf, sizeof(buf));
 	ASSERT_EQ(strcmp(buf, "# Available triggers:\n"
-			      "# traceon traceoff snapshot stacktrace enable_event disable_event\n"),
+			      "# traceon traceoff snapshot stacktrace enable_event disable_event enable_hist disable_hist hist\n"),
 		  0);
 	ASSERT_EQ(ringtrace_set_trigger(tr, "sample", "request", "traceof",
 					err, sizeof(err)), -EINVAL);

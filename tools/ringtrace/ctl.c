@@ -369,7 +369,33 @@ static char *rtt_join_words(int from, int argc, char **argv)
 	return text;
 }
 
+const char rtt_hist_help[] =
+	"Print the histograms of an event (sys:event or event), as 'cat\n"
+	"events/SYS/EVENT/hist'; with TRIGGER, first add that hist trigger as\n"
+	"the trigger verb does (hist:keys=KEYS[:vals=VALS][:sort=...][:size=N]\n"
+	"[:name=NAME][:pause][:cont][:clear][:nohitcount] [if FILTER]; '!hist:...'\n"
+	"removes it). Exit codes as the trigger verb's.\n"
+	"\n"
+	"  -i, --instance NAME  the instance (default: the top one)\n"
+	"  -h, --help           this text\n";
+
+static int rtt_trigger_common(const struct rtt_verb *v, int argc, char **argv,
+			      bool hist);
+
 int rtt_do_trigger(const struct rtt_verb *v, int argc, char **argv)
+{
+	return rtt_trigger_common(v, argc, argv, false);
+}
+
+int rtt_do_hist(const struct rtt_verb *v, int argc, char **argv)
+{
+	return rtt_trigger_common(v, argc, argv, true);
+}
+
+/* trigger and hist: add a trigger, then (hist) print the event's hist
+ * file; without one, print the trigger or hist file */
+static int rtt_trigger_common(const struct rtt_verb *v, int argc, char **argv,
+			      bool hist)
 {
 	char err[RTT_ERR_MAX], sys[128], *text = NULL, *reply = NULL;
 	const char *inst, *spec, *colon, *name;
@@ -391,9 +417,12 @@ int rtt_do_trigger(const struct rtt_verb *v, int argc, char **argv)
 		return rtt_usage(v, "bad event '%s' (SYS:EVENT or EVENT)", spec);
 	}
 	if (optind + 1 == argc) {
+show:
 		ret = rtt_call(&p, RTT_CMD_TIMEOUT_MS,
-			       &RT_CALL(SHOW_TRIGGER, inst, RT_S(0, sys),
-					RT_S(1, name)),
+			       hist ? &RT_CALL(SHOW_HIST, inst, RT_S(0, sys),
+					       RT_S(1, name)) :
+				      &RT_CALL(SHOW_TRIGGER, inst,
+					       RT_S(0, sys), RT_S(1, name)),
 			       &reply, err);
 		if (!ret && reply)
 			fputs(reply, stdout);
@@ -423,6 +452,10 @@ int rtt_do_trigger(const struct rtt_verb *v, int argc, char **argv)
 		rtt_msg("process %d: trigger for %s: %s", p.pid, spec, err);
 	}
 	free(text);
+	if (hist && !ret) {
+		text = NULL;
+		goto show;
+	}
 	rtt_proc_close(&p);
 	return rtt_exit_code(ret);
 }

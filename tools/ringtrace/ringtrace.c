@@ -100,6 +100,8 @@ static const struct rtt_verb rtt_verbs[] = {
 	{ "umount", NULL, rtfs_do_umount, "umount DIR", rtfs_umount_help },
 	{ "trigger", NULL, rtt_do_trigger,
 	  "trigger [-i NAME] PID EVENT [TRIGGER...]", rtt_trigger_help },
+	{ "hist", NULL, rtt_do_hist, "hist [-i NAME] PID EVENT [TRIGGER...]",
+	  rtt_hist_help },
 	{ "instance", NULL, rtt_do_instance, "instance [-r] PID [NAME]",
 	  rtt_instance_help },
 	{ "pids", NULL, rtt_do_pids, "pids [-i NAME] [--clear] PID LIST [TID...]",

@@ -180,6 +180,15 @@ struct rt_arg_desc {
 	C(SHOW_TRIGGER, "show_trigger", 0, RT_REPLY_TEXT,		\
 	  rt_cmd_show_filter, RT_ARGS(RT_A(RT_AREQ(MATCH), "system"),	\
 				       RT_A(RT_AREQ(WORD), "event")))	\
+	C(SYNTH, "synth", RT_CMD_NOINST, RT_REPLY_NONE, rt_cmd_synth,	\
+	  RT_ARGS(RT_A(RT_AREQ(REST), "synthetic event")))		\
+	C(SYNTH_CLEAR, "synth_clear", RT_CMD_NOINST, RT_REPLY_NONE,	\
+	  rt_cmd_synth, RT_ARGS(RT_A(0, NULL)))				\
+	C(SHOW_SYNTH, "show_synth", RT_CMD_NOINST, RT_REPLY_TEXT,	\
+	  rt_cmd_synth, RT_ARGS(RT_A(0, NULL)))				\
+	C(SHOW_HIST, "show_hist", 0, RT_REPLY_TEXT, rt_cmd_show_hist,	\
+	  RT_ARGS(RT_A(RT_AREQ(MATCH), "system"),			\
+		  RT_A(RT_AREQ(WORD), "event")))				\
 	C(PIDS, "pids", 0, RT_REPLY_NONE, rt_cmd_pids,			\
 	  RT_ARGS(RT_A(RT_AREQ(WORD), "pid list"),			\
 		  RT_A(RT_AREQ(REST), "ids")))				\

@@ -445,6 +445,17 @@ static int rt_get(struct ringtrace_instance *tr, const char *name,
 	return 0;
 }
 
+static bool rt_write_as_proc(int pid);
+
+int ringtrace_write_as(int pid)
+{
+	if (pid <= 0) {
+		rt_write_as(0, 0, NULL);
+		return 0;
+	}
+	return rt_write_as_proc(pid) ? 0 : -ESRCH;
+}
+
 /*
  * The calling thread's records carry the id of thread @pid of another
  * process (a trace_marker writer seen by ringtrace mount), with its name
@@ -723,6 +734,47 @@ static int rt_cmd_show_filter(struct ringtrace_instance *tr,
 
 	rt_reply_printf(r, "%.*s", (int)n, buf);
 	return 0;
+}
+
+/* show_hist: an event's hist file, cut to a reply's size */
+static int rt_cmd_show_hist(struct ringtrace_instance *tr,
+			    const struct rt_cmd_args *a, struct rt_reply *r)
+{
+	char *buf = malloc(RT_CTL_REPLY_MAX);
+
+	if (!buf)
+		return -ENOMEM;
+	ringtrace_show_hist(tr, a->v[0].s, a->v[1].s, buf, RT_CTL_REPLY_MAX);
+	rt_reply_printf(r, "%s", buf);
+	free(buf);
+	return 0;
+}
+
+/* synth TEXT, synth_clear and show_synth: synthetic_events */
+static int rt_cmd_synth(struct ringtrace_instance *tr,
+			const struct rt_cmd_args *a, struct rt_reply *r)
+{
+	char err[512] = "";
+	int ret = 0;
+
+	(void)tr;
+	if (a->id == RT_CMD_SHOW_SYNTH) {
+		char *buf = malloc(RT_CTL_REPLY_MAX);
+
+		if (!buf)
+			return -ENOMEM;
+		ringtrace_show_synthetic_events(buf, RT_CTL_REPLY_MAX);
+		rt_reply_printf(r, "%s", buf);
+		free(buf);
+		return 0;
+	}
+	if (a->id == RT_CMD_SYNTH_CLEAR)
+		ret = ringtrace_synthetic_events_clear(err, sizeof(err));
+	else
+		ret = ringtrace_synthetic_event(a->v[0].s, err, sizeof(err));
+	if (ret)
+		rt_reply_printf(r, "%s", err[0] ? err : strerror(-ret));
+	return ret;
 }
 
 /* show_set_event and show_soft: a listing as big as a reply */

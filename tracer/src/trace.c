@@ -36,6 +36,7 @@
 #include "filter.h"
 #include "ctl.h"
 #include "ftrace.h"
+#include "hist.h"
 #include "rcu.h"
 #include "symbols.h"
 #include "trace.h"
@@ -387,22 +388,30 @@ rt_write_next(struct ringtrace_write *w, struct rt_event_priv *p,
 		     i) & 1 &&
 		    !rt_trigger_begin(w, p, i))
 			continue;
-		/* An armed event is assigned aside too: its triggers run
-		 * even when the buffer takes no record (tracing off). */
-		if ((f || w->trig) && w->size <= RT_TEMP_SIZE &&
+		/* A record that may be dropped (a filter, or an event armed
+		 * but not enabled) is assigned aside. One an armed event
+		 * keeps goes to the buffer, its triggers test it there; but
+		 * aside when the buffer takes no record (tracing off), so
+		 * that its triggers run all the same. */
+		if ((f || (w->soft & 1)) && w->size <= RT_TEMP_SIZE &&
 		    w->depth < RT_TEMP_NEST) {
 			rec = rt_temp[w->depth];
 			w->rbev = NULL;
 		} else {
 			/* The ring buffer's write fast path, inline. */
 			e = ringbuf_fe_reserve(rb, w->size, &err);
-			if (!e) {
+			if (e) {
+				rec = ringbuf_event_data_inline(e);
+				w->rbev = e;
+			} else if (w->trig && w->size <= RT_TEMP_SIZE &&
+				   w->depth < RT_TEMP_NEST) {
+				rec = rt_temp[w->depth];
+				w->rbev = NULL;
+			} else {
 				if (__builtin_expect(w->trig != NULL, 0))
 					rt_trigger_no_record(w, from);
 				continue;
 			}
-			rec = ringbuf_event_data_inline(e);
-			w->rbev = e;
 		}
 		rt_fill_entry(rec, p->id, w->depth);
 		w->rec = rec;
@@ -589,6 +598,16 @@ rt_trigger_fire(struct ringtrace_write *w, struct rt_trigger *t,
 		if (rt_trigger_take(t))
 			rt_write_stack(rb, w->depth, from);
 		break;
+	case RT_TRIG_HIST:
+		if (w->rec)
+			rt_hist_event(t, w->rec, w->size, w->inst, from);
+		break;
+	case RT_TRIG_ENABLE_HIST:
+	case RT_TRIG_DISABLE_HIST:
+		if (rt_trigger_take(t))
+			rt_hist_enable(t->target, w->inst,
+				       t->type == RT_TRIG_ENABLE_HIST);
+		break;
 	case RT_TRIG_ENABLE_EVENT:
 	case RT_TRIG_DISABLE_EVENT:
 		on = t->type == RT_TRIG_ENABLE_EVENT;
@@ -624,10 +643,17 @@ rt_trigger_commit(struct ringtrace_write *w, const void *from)
 	bool keep;
 	unsigned int i;
 
-	for (i = 0; i < l->nr; i++)
-		if (!l->t[i]->filter ||
-		    rt_filter_match(l->t[i]->filter, w->rec, w->size))
+	for (i = 0; i < l->nr; i++) {
+		if (l->t[i]->filter &&
+		    !rt_filter_match(l->t[i]->filter, w->rec, w->size))
+			continue;
+		/* a hist trigger reads the record: before it is committed,
+		 * as the kernel's event_triggers_call() */
+		if (l->t[i]->type == RT_TRIG_HIST)
+			rt_hist_event(l->t[i], w->rec, w->size, w->inst, from);
+		else
 			fire |= 1u << i;
+	}
 	keep = !(w->soft & 1) && (!f || rt_filter_match(f, w->rec, w->size));
 	if (!w->rbev) {
 		struct ringbuf_event *e =
@@ -649,6 +675,7 @@ rt_trigger_commit(struct ringtrace_write *w, const void *from)
 	for (i = 0; i < l->nr; i++)
 		if (fire & (1u << i))
 			rt_trigger_fire(w, l->t[i], from);
+	rt_hist_commit_done();
 }
 
 /* A record too big to be assigned aside, that the buffer refused: the
@@ -659,8 +686,9 @@ rt_trigger_no_record(struct ringtrace_write *w, const void *from)
 	const struct rt_trigger_list *l = w->trig;
 	unsigned int i;
 
+	/* (no record to count in a hist trigger) */
 	for (i = 0; i < l->nr; i++)
-		if (!l->t[i]->filter)
+		if (!l->t[i]->filter && l->t[i]->type != RT_TRIG_HIST)
 			rt_trigger_fire(w, l->t[i], from);
 }
 
@@ -1224,6 +1252,7 @@ static void rt_print_triggers(struct ringtrace_instance *tr,
 			    rt_filter_match(l->t[i]->filter, rec, size))
 				rt_trigger_fire(&w, l->t[i], from);
 		free(rec);
+		rt_hist_commit_done();
 	}
 	rt_rcu_read_unlock();
 }

@@ -119,6 +119,9 @@ enum rt_trigger_type {
 	RT_TRIG_STACKTRACE,
 	RT_TRIG_ENABLE_EVENT,
 	RT_TRIG_DISABLE_EVENT,
+	RT_TRIG_HIST,		/* hist.c */
+	RT_TRIG_ENABLE_HIST,
+	RT_TRIG_DISABLE_HIST,
 	RT_TRIG_NR,
 };
 
@@ -129,6 +132,7 @@ enum rt_trigger_type {
  * @filter: fire only for records that match it, or NULL
  * @filter_text: @filter as written
  * @target: the event enable_event and disable_event switch
+ * @hist: a hist trigger's table and state (hist.c)
  */
 struct rt_trigger {
 	int type;
@@ -136,6 +140,7 @@ struct rt_trigger {
 	struct rt_filter *filter;
 	char *filter_text;
 	struct rt_event_priv *target;
+	void *hist;
 };
 
 #define RT_MAX_TRIGGERS 16

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "filter.h"
+#include "hist.h"
 #include "rcu.h"
 #include "trace.h"
 
@@ -35,11 +36,14 @@ static const char *const rt_trig_names[RT_TRIG_NR] = {
 	[RT_TRIG_STACKTRACE] = "stacktrace",
 	[RT_TRIG_ENABLE_EVENT] = "enable_event",
 	[RT_TRIG_DISABLE_EVENT] = "disable_event",
+	[RT_TRIG_HIST] = "hist",
+	[RT_TRIG_ENABLE_HIST] = "enable_hist",
+	[RT_TRIG_DISABLE_HIST] = "disable_hist",
 };
 
 #define RT_TRIG_HELP                                                        \
 	"# Available triggers:\n"                                           \
-	"# traceon traceoff snapshot stacktrace enable_event disable_event\n"
+	"# traceon traceoff snapshot stacktrace enable_event disable_event enable_hist disable_hist hist\n"
 
 /* What one line written to a trigger file asks for */
 struct rt_trig_req {
@@ -55,6 +59,7 @@ static void rt_trigger_free(struct rt_trigger *t)
 {
 	if (!t)
 		return;
+	rt_hist_free(t);
 	rt_filter_free(t->filter);
 	free(t->filter_text);
 	free(t);
@@ -98,6 +103,11 @@ static int rt_trigger_parse(char *line, struct rt_trig_req *rq, char *err,
 		rt_trig_err(err, errlen, "empty trigger");
 		return -EINVAL;
 	}
+	/* hist:...: hist.c parses it, with the event's fields */
+	if (!strncmp(cmd, "hist", 4) && (cmd[4] == ':' || !cmd[4])) {
+		rq->type = RT_TRIG_HIST;
+		goto filter;
+	}
 	/* (strtok_r() would skip an empty field: "traceoff:" has a count
 	 * of nothing, which the kernel refuses as it does a bad count) */
 	if (cmd[0] == ':' || cmd[strlen(cmd) - 1] == ':' || strstr(cmd, "::")) {
@@ -122,13 +132,15 @@ static int rt_trigger_parse(char *line, struct rt_trig_req *rq, char *err,
 			rq->type = i;
 	if (rq->type < 0) {
 		rt_trig_err(err, errlen,
-			    "unknown trigger '%s' (traceon, traceoff, snapshot, stacktrace, enable_event, disable_event)",
+			    "unknown trigger '%s' (traceon, traceoff, snapshot, stacktrace, enable_event, disable_event, enable_hist, disable_hist, hist)",
 			    tok[0]);
 		return -EINVAL;
 	}
 	want = 1;
 	if (rq->type == RT_TRIG_ENABLE_EVENT ||
-	    rq->type == RT_TRIG_DISABLE_EVENT) {
+	    rq->type == RT_TRIG_DISABLE_EVENT ||
+	    rq->type == RT_TRIG_ENABLE_HIST ||
+	    rq->type == RT_TRIG_DISABLE_HIST) {
 		if (ntok < 3) {
 			rt_trig_err(err, errlen, "%s needs SYSTEM:EVENT",
 				    tok[0]);
@@ -158,6 +170,7 @@ static int rt_trigger_parse(char *line, struct rt_trig_req *rq, char *err,
 		if (*e || errno || rq->count < 0)
 			goto bad_count;
 	}
+filter:
 	if (*rest) {
 		if (strncmp(rest, "if", 2) ||
 		    (rest[2] && !isspace((unsigned char)rest[2]))) {
@@ -232,6 +245,8 @@ static int rt_trig_kind(int type)
 		return RT_TRIG_TRACEON;
 	case RT_TRIG_DISABLE_EVENT:
 		return RT_TRIG_ENABLE_EVENT;
+	case RT_TRIG_DISABLE_HIST:
+		return RT_TRIG_ENABLE_HIST;
 	default:
 		return type;
 	}
@@ -251,10 +266,88 @@ static int rt_trig_find(const struct rt_trigger_list *l, int type,
 	return -1;
 }
 
+/* A hist trigger: the one @t matches (an event holds several) */
+static int rt_trig_find_hist(const struct rt_trigger_list *l,
+			     const struct rt_trigger *t)
+{
+	unsigned int i;
+
+	for (i = 0; l && i < l->nr; i++)
+		if (l->t[i]->type == RT_TRIG_HIST && rt_hist_match(l->t[i], t))
+			return (int)i;
+	return -1;
+}
+
 static bool rt_trig_live(struct ringtrace_instance *tr)
 {
 	return atomic_load_explicit(&rt_instances[tr->id],
 				    memory_order_relaxed) == tr;
+}
+
+/* A trigger of @rq on @p, with its filter compiled; *@out, or an error
+ * in @err. Called with the registry lock held. */
+static int rt_trig_make(struct rt_event_priv *p, const struct rt_trig_req *rq,
+			struct rt_event_priv *target, struct rt_trigger **out,
+			char *err, size_t errlen)
+{
+	struct rt_trigger *t = calloc(1, sizeof(*t));
+
+	*out = NULL;
+	if (!t)
+		return -ENOMEM;
+	t->type = rq->type;
+	t->target = target;
+	atomic_init(&t->count, rq->count);
+	if (rq->filter) {
+		struct rt_filter_error fe;
+		struct rt_field print_fields[8];
+		const struct rt_field *fields = p->fields;
+
+		/* the marker's buf, a char[] of no size in its format, is
+		 * given one for the filters (rt_print_triggers()) */
+		if (p->builtin && p->nr_fields <= 8) {
+			memcpy(print_fields, p->fields,
+			       p->nr_fields * sizeof(*print_fields));
+			for (unsigned int i = 0; i < p->nr_fields; i++)
+				if (!strcmp(print_fields[i].name, "buf"))
+					print_fields[i].size = RT_PRINT_TRIG_BUF;
+			fields = print_fields;
+		}
+		if (rt_filter_parse(rq->filter, fields, p->nr_fields,
+				    &t->filter, &fe)) {
+			if (err && errlen)
+				rt_filter_error_print(err, errlen, rq->filter,
+						      &fe);
+			rt_trigger_free(t);
+			return -EINVAL;
+		}
+		t->filter_text = strdup(rq->filter);
+		if (!t->filter_text) {
+			rt_trigger_free(t);
+			return -ENOMEM;
+		}
+	}
+	*out = t;
+	return 0;
+}
+
+/* Remove trigger @idx of @p's list @old in @inst */
+static int rt_trig_remove(struct rt_event_priv *p, int inst,
+			  struct rt_trigger_list *old, int idx)
+{
+	struct rt_trigger *t = old->t[idx];
+	struct rt_trigger_list *nl = rt_trig_copy(old, idx, NULL);
+
+	if (!nl)
+		return -ENOMEM;
+	rt_trig_publish(p, inst, nl);
+	rt_soft_mode(p, inst, false);
+	if (t->target)
+		rt_soft_mode(t->target, inst, false);
+	rt_synchronize_rcu();
+	free(old);
+	rt_trigger_free(t);
+	return 0;
 }
 
 int ringtrace_set_trigger(struct ringtrace_instance *tr, const char *system,
@@ -292,6 +385,16 @@ int ringtrace_set_trigger(struct ringtrace_instance *tr, const char *system,
 	}
 	if (rq.type == RT_TRIG_STACKTRACE && !rq.remove)
 		rt_stack_prime();
+	/* a hist action's snapshot() needs the buffer too */
+	if (rq.type == RT_TRIG_HIST && !rq.remove &&
+	    strstr(text, ".snapshot()")) {
+		ret = rt_snapshot_alloc(tr);
+		if (ret) {
+			rt_trig_err(err, errlen, "snapshot: %s",
+				    strerror(-ret));
+			goto out_free;
+		}
+	}
 	rt_registry_lock();
 	if (!rt_trig_live(tr)) {
 		ret = -ENOENT;
@@ -314,25 +417,50 @@ int ringtrace_set_trigger(struct ringtrace_instance *tr, const char *system,
 		}
 	}
 	old = rt_trig_list(p, tr->id);
+	if (rq.type == RT_TRIG_HIST) {
+		/* the line as written, without the '!': what the hist
+		 * errors show and point into */
+		const char *line = text + strspn(text, " \t");
+
+		line += *line == '!';
+		ret = rt_trig_make(p, &rq, NULL, &t, err, errlen);
+		if (!ret)
+			ret = rt_hist_parse(p, tr->id, line, t, err, errlen);
+		if (ret)
+			goto out_trig;
+		idx = rt_trig_find_hist(old, t);
+		if (rq.remove) {
+			if (idx >= 0 && rt_hist_busy(old->t[idx])) {
+				rt_trig_err(err, errlen,
+					    "hist: its variables are in use by another hist trigger");
+				ret = -EBUSY;
+			} else if (idx >= 0) {
+				ret = rt_trig_remove(p, tr->id, old, idx);
+			}
+			goto out_trig;
+		}
+		if (idx >= 0) {
+			if (!rt_hist_modify(old->t[idx], t)) {
+				rt_trig_err(err, errlen,
+					    "hist:%s:%s: error: Hist trigger already exists\n  Command: %s\n%*s^\n",
+					    p->ev->system, p->ev->name, line, 11,
+					    "");
+				ret = -EEXIST;
+			}
+			goto out_trig;
+		}
+		if (rt_hist_modifier_only(t, p, line, err, errlen)) {
+			ret = -ENOENT;
+			goto out_trig;
+		}
+		goto add;
+	}
 	idx = rt_trig_find(old, rq.type, target);
 	if (rq.remove) {
 		/* Removing a trigger that is not there is not an error,
 		 * as in the kernel. */
-		if (idx < 0)
-			goto out;
-		t = old->t[idx];
-		nl = rt_trig_copy(old, idx, NULL);
-		if (!nl) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		rt_trig_publish(p, tr->id, nl);
-		rt_soft_mode(p, tr->id, false);
-		if (t->target)
-			rt_soft_mode(t->target, tr->id, false);
-		rt_synchronize_rcu();
-		free(old);
-		rt_trigger_free(t);
+		if (idx >= 0)
+			ret = rt_trig_remove(p, tr->id, old, idx);
 		goto out;
 	}
 	if (idx >= 0) {
@@ -341,48 +469,15 @@ int ringtrace_set_trigger(struct ringtrace_instance *tr, const char *system,
 		ret = -EEXIST;
 		goto out;
 	}
+	ret = rt_trig_make(p, &rq, target, &t, err, errlen);
+	if (ret)
+		goto out;
+add:
 	if (old && old->nr >= RT_MAX_TRIGGERS) {
 		rt_trig_err(err, errlen, "%d triggers at most per event",
 			    RT_MAX_TRIGGERS);
 		ret = -ENOSPC;
-		goto out;
-	}
-	t = calloc(1, sizeof(*t));
-	if (!t) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	t->type = rq.type;
-	t->target = target;
-	atomic_init(&t->count, rq.count);
-	if (rq.filter) {
-		struct rt_filter_error fe;
-		struct rt_field print_fields[8];
-		const struct rt_field *fields = p->fields;
-
-		/* the marker's buf, a char[] of no size in its format, is
-		 * given one for the filters (rt_print_triggers()) */
-		if (p->builtin && p->nr_fields <= 8) {
-			memcpy(print_fields, p->fields,
-			       p->nr_fields * sizeof(*print_fields));
-			for (unsigned int i = 0; i < p->nr_fields; i++)
-				if (!strcmp(print_fields[i].name, "buf"))
-					print_fields[i].size = RT_PRINT_TRIG_BUF;
-			fields = print_fields;
-		}
-		if (rt_filter_parse(rq.filter, fields, p->nr_fields,
-				    &t->filter, &fe)) {
-			if (err && errlen)
-				rt_filter_error_print(err, errlen, rq.filter,
-						      &fe);
-			ret = -EINVAL;
-			goto out_trig;
-		}
-		t->filter_text = strdup(rq.filter);
-		if (!t->filter_text) {
-			ret = -ENOMEM;
-			goto out_trig;
-		}
+		goto out_trig;
 	}
 	nl = rt_trig_copy(old, -1, t);
 	if (!nl) {
@@ -441,6 +536,11 @@ size_t ringtrace_show_trigger(struct ringtrace_instance *tr,
 #define RT_PUT(...)                                                         \
 	(n += (size_t)snprintf(buf + (n < len ? n : len),                   \
 			       n < len ? len - n : 0, __VA_ARGS__))
+		if (t->type == RT_TRIG_HIST) {
+			n += rt_hist_print_trigger(t, buf + (n < len ? n : len),
+						   n < len ? len - n : 0);
+			continue;
+		}
 		if (t->target)
 			RT_PUT("%s:%s:%s:%s", rt_trig_names[t->type],
 			       t->target->ev->system, t->target->ev->name, cnt);

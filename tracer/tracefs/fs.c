@@ -126,6 +126,8 @@ static struct rtfs {
 	struct rtt_events *ev;
 	struct rtt_syms *syms;
 	uint32_t ev_gen;
+	size_t ev_live; /* fs.ev's first ev_live events are registered now;
+			 * the others are kept for their records */
 	bool syms_loaded;
 	struct rtt_print_ctx ctx;
 	struct rt_printer_ops ops;
@@ -205,6 +207,7 @@ static void rtfs_refresh_events(void)
 		return;
 	}
 	free(text);
+	fs.ev_live = ev->nr;
 	if (fs.ev)
 		rtt_events_keep(ev, fs.ev); /* records of gone events */
 	rtt_events_set_syms(ev, fs.syms);
@@ -267,7 +270,7 @@ static bool rtfs_event_exists(const char *sys, const char *name)
 
 	pthread_mutex_lock(&fs.print_lock);
 	rtfs_refresh_events();
-	for (i = 0; fs.ev && i < fs.ev->nr && !found; i++)
+	for (i = 0; fs.ev && i < fs.ev_live && !found; i++)
 		found = !strcmp(fs.ev->v[i].system, sys) &&
 			(!name || !strcmp(fs.ev->v[i].name, name));
 	pthread_mutex_unlock(&fs.print_lock);
@@ -454,7 +457,7 @@ static int rtfs_show_available_events(const struct rtfs_node *n, FILE *out)
 	(void)n;
 	pthread_mutex_lock(&fs.print_lock);
 	rtfs_refresh_events();
-	for (i = 0; fs.ev && i < fs.ev->nr; i++)
+	for (i = 0; fs.ev && i < fs.ev_live; i++)
 		if (!rtfs_internal(&fs.ev->v[i]))
 			fprintf(out, "%s:%s\n", fs.ev->v[i].system,
 				fs.ev->v[i].name);
@@ -612,6 +615,142 @@ static int rtfs_show_trigger(const struct rtfs_node *n, FILE *out)
 					     RT_S(0, n->sys), RT_S(1, n->ev)));
 }
 
+static bool rtfs_log_kernel_err(const char *inst, const char *report);
+
+/* synthetic_events: one line, one event (the process's) */
+static int rtfs_show_synth(const struct rtfs_node *n, FILE *out)
+{
+	(void)n;
+	return rtfs_show_reply(out, &RT_CALL(SHOW_SYNTH, NULL));
+}
+
+static int rtfs_write_synth(const struct rtfs_node *n, char *buf)
+{
+	char err[RTT_ERR_MAX], *line, *save = NULL;
+	int ret = 0, r;
+
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (!line[strspn(line, " \t")])
+			continue;
+		r = rtfs_cmd(NULL, err, &RT_CALL(SYNTH, NULL, RT_S(0, line)));
+		if (r && !rtfs_log_kernel_err(n->inst, err) && r == -EINVAL)
+			rtfs_log_err(n->inst, "synthetic_events", err, line, 0);
+		if (r && !ret)
+			ret = r;
+	}
+	return ret;
+}
+
+/*
+ * dynamic_events: of the kernel's dynamic events, the synthetic ones
+ * ("s:[synthetic/]NAME FIELDS", "-:[synthetic/]NAME"); a process has no
+ * probes
+ */
+static int rtfs_show_dyn(const struct rtfs_node *n, FILE *out)
+{
+	char *reply = NULL, *line, *save = NULL;
+	int ret = rtfs_cmd(&reply, NULL, &RT_CALL(SHOW_SYNTH, NULL));
+
+	(void)n;
+	for (line = ret || !reply ? NULL : strtok_r(reply, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		size_t l = strcspn(line, "\t");
+
+		fprintf(out, "s:synthetic/%.*s %s\n", (int)l, line,
+			line[l] ? line + l + 1 : "");
+	}
+	free(reply);
+	return ret;
+}
+
+static int rtfs_write_dyn(const struct rtfs_node *n, char *buf)
+{
+	char err[RTT_ERR_MAX], cmd[4096], *line, *save = NULL, *name;
+	int ret = 0, r;
+
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		line += strspn(line, " \t");
+		if (!*line)
+			continue;
+		if ((line[0] != 's' && line[0] != '-') || line[1] != ':') {
+			r = -EINVAL; /* no probes here */
+		} else {
+			name = line + 2;
+			if (strchr(name, '/') &&
+			    strchr(name, '/') < name + strcspn(name, " \t")) {
+				if (strncmp(name, "synthetic/", 10)) {
+					rtfs_log_err(n->inst, "synthetic_events",
+						     "Command must be of the form: s or -:[synthetic/]<name> field[;field] ...",
+						     line, 0);
+					r = -EINVAL;
+					goto next;
+				}
+				name += 10;
+			}
+			snprintf(cmd, sizeof(cmd), "%s%s",
+				 line[0] == '-' ? "!" : "", name);
+			r = rtfs_cmd(NULL, err, &RT_CALL(SYNTH, NULL, RT_S(0, cmd)));
+			if (r && !rtfs_log_kernel_err(n->inst, err) &&
+			    r == -EINVAL)
+				rtfs_log_err(n->inst, "synthetic_events", err,
+					     line, 0);
+		}
+next:
+		if (r && !ret)
+			ret = r;
+	}
+	return ret;
+}
+
+static int rtfs_trunc_synth(const struct rtfs_node *n)
+{
+	(void)n;
+	return rtfs_cmd(NULL, NULL, &RT_CALL(SYNTH_CLEAR, NULL));
+}
+
+/* events/SYS/EVENT/hist */
+static int rtfs_show_hist(const struct rtfs_node *n, FILE *out)
+{
+	return rtfs_show_reply(out, &RT_CALL(SHOW_HIST, n->inst,
+					     RT_S(0, n->sys), RT_S(1, n->ev)));
+}
+
+/*
+ * A line the process refused with the kernel's error log entry as its
+ * report, "LOC: error: MESSAGE", "  Command: COMMAND" and the caret line
+ * (hist triggers, synthetic events). Logged as the kernel logs it.
+ * Return: false for another report.
+ */
+static bool rtfs_log_kernel_err(const char *inst, const char *report)
+{
+	const char *msg = strstr(report, ": error: "), *cmd, *caret;
+	char loc[128], text[256], command[4096];
+	int pos = 0;
+
+	if (!msg || strchr(report, '\n') < msg)
+		return false;
+	cmd = strstr(msg, "\n  Command: ");
+	if (!cmd)
+		return false;
+	caret = strchr(cmd + 1, '\n');
+	snprintf(loc, sizeof(loc), "%.*s", (int)(msg - report), report);
+	msg += strlen(": error: ");
+	snprintf(text, sizeof(text), "%.*s", (int)(cmd - msg), msg);
+	cmd += strlen("\n  Command: ");
+	snprintf(command, sizeof(command), "%.*s",
+		 (int)(caret ? caret - cmd : (long)strlen(cmd)), cmd);
+	if (caret) {
+		caret++;
+		while (caret[pos] == ' ')
+			pos++;
+		pos = caret[pos] == '^' && pos >= 11 ? pos - 11 : 0;
+	}
+	rtfs_log_err(inst, loc, text, command, pos);
+	return true;
+}
+
 static int rtfs_write_trigger(const struct rtfs_node *n, char *buf)
 {
 	char err[RTT_ERR_MAX];
@@ -627,6 +766,8 @@ static int rtfs_write_trigger(const struct rtfs_node *n, char *buf)
 	/* a filter error: the caret is under the filter after "if" */
 	expr = strstr(buf, " if ");
 	expr = expr ? expr + 4 + strspn(expr + 4, " \t") : buf;
+	if (ret && rtfs_log_kernel_err(n->inst, err))
+		return ret;
 	if (ret == -EINVAL && strstr(err, "parse_error"))
 		rtfs_log_filter_err(n->inst, expr, err);
 	else if (ret == -EINVAL)
@@ -1330,7 +1471,26 @@ static const char rtfs_readme[] =
 	"  set_event\t\t- enabled events: 'echo sys:event >> set_event',\n"
 	"\t\t\t  '!sys:event' disables, 'echo > set_event' clears all\n"
 	"  events/\t\t- per system and event: enable, filter, format, id,\n"
-	"\t\t\t  trigger ('traceoff:1 if FILTER', '!traceoff' removes)\n"
+	"\t\t\t  trigger ('traceoff:1 if FILTER', '!traceoff' removes),\n"
+	"\t\t\t  hist (the tables of its hist triggers)\n"
+	"  hist trigger\t\t- 'hist:keys=<field1[,field2,...]>[:values=<field1[,...]>]\n"
+	"\t\t\t  [:<var1>=<field|var_ref|numeric_literal>[,<var2>=...]]\n"
+	"\t\t\t  [:sort=<field1[,field2]>][:size=#entries][:name=histname]\n"
+	"\t\t\t  [:pause][:continue][:clear][:nohitcount] [if <filter>]'\n"
+	"\t\t\t  modifiers .hex .sym .sym-offset .execname .syscall .log2\n"
+	"\t\t\t  .buckets=N .usecs .percent .graph .descending .ascending;\n"
+	"\t\t\t  common_timestamp common_cpu common_stacktrace; expressions\n"
+	"\t\t\t  with + - * / and $var references; enable_hist:<system>:<event>\n"
+	"\t\t\t  and disable_hist:<system>:<event> pause and continue them;\n"
+	"\t\t\t  action onmatch(<system>.<event>).<synthetic_event>(params)\n"
+	"\t\t\t  or onmatch(<system>.<event>).trace(<synthetic_event>,params),\n"
+	"\t\t\t  onmax(var).save(field,...), onchange(var).save(field,...),\n"
+	"\t\t\t  onmax(var).snapshot(), onchange(var).snapshot()\n"
+	"  synthetic_events\t- events made of hist values:\n"
+	"\t\t\t  'echo \"name u64 lat; pid_t pid; char comm[16]\" >> synthetic_events',\n"
+	"\t\t\t  types s8-s64 u8-u64 char short int long pid_t bool,\n"
+	"\t\t\t  char name[N] and char name[] (a dynamic string);\n"
+	"\t\t\t  echo 'name u64 lat' >> synthetic_events, '!name' removes\n"
 	"  trace\t\t\t- the buffer, not consumed; 'echo > trace' clears it\n"
 	"  trace_pipe\t\t- the buffer, consumed as read; blocks when empty\n"
 	"  tracing_on\t\t- 0 stops recording, 1 starts it again\n"
@@ -1423,6 +1583,10 @@ static const struct rtfs_file_ops rtfs_files[] = {
 	  rtfs_write_ftrace_list, rtfs_trunc_ftrace_list },
 	{ "snapshot", 0644, false, rtfs_show_snapshot, rtfs_write_snapshot,
 	  rtfs_trunc_none },
+	{ "synthetic_events", 0644, true, rtfs_show_synth, rtfs_write_synth,
+	  rtfs_trunc_synth },
+	{ "dynamic_events", 0644, true, rtfs_show_dyn, rtfs_write_dyn,
+	  rtfs_trunc_synth },
 	{ "trace", 0644, false, rtfs_show_trace, rtfs_write_ignore,
 	  rtfs_trunc_trace },
 	{ "trace_clock", 0644, false, rtfs_show_get, rtfs_write_clock,
@@ -1501,6 +1665,7 @@ static const struct rtfs_file_ops rtfs_event_files[] = {
 	{ "id", 0444, false, rtfs_show_id, NULL, NULL },
 	{ "trigger", 0644, false, rtfs_show_trigger, rtfs_write_trigger,
 	  rtfs_trunc_none },
+	{ "hist", 0444, false, rtfs_show_hist, NULL, NULL },
 };
 static const struct rtfs_file_ops rtfs_option_file = {
 	"option", 0644, false, rtfs_show_option, rtfs_write_option,
@@ -1657,14 +1822,15 @@ static int rtfs_lookup(const char *path, struct rtfs_node *n)
 			n->f = &rtfs_enable_file;
 		else if (!strcmp(c, "filter"))
 			n->f = &rtfs_filter_file;
-		for (i = 0; !n->f && i < 3; i++)
+		for (i = 0; !n->f && i < 4; i++)
 			if (!strcmp(c, rtfs_event_files[i].name))
 				n->f = &rtfs_event_files[i];
 		/* the tracer's own records: their format and id only (and
-		 * the markers' trigger) */
+		 * the markers' trigger and hist) */
 		if (n->f && rtfs_internal_sys(n->sys) &&
 		    strcmp(c, "format") && strcmp(c, "id") &&
-		    !(!strcmp(c, "trigger") && rtfs_has_trigger(n->sys, n->ev)))
+		    !((!strcmp(c, "trigger") || !strcmp(c, "hist")) &&
+		      rtfs_has_trigger(n->sys, n->ev)))
 			n->f = NULL;
 		if (!n->f)
 			return -ENOENT;
@@ -2369,7 +2535,7 @@ static int rtfs_readdir(const char *path, void *buf, fuse_fill_dir_t fill,
 			fill(buf, "filter", NULL, 0, 0);
 		pthread_mutex_lock(&fs.print_lock);
 		rtfs_refresh_events();
-		for (i = 0; fs.ev && i < fs.ev->nr; i++) {
+		for (i = 0; fs.ev && i < fs.ev_live; i++) {
 			const struct rtt_event *e = &fs.ev->v[i];
 			size_t j;
 			bool seen = false;
@@ -2393,8 +2559,10 @@ static int rtfs_readdir(const char *path, void *buf, fuse_fill_dir_t fill,
 		}
 		fill(buf, "format", NULL, 0, 0);
 		fill(buf, "id", NULL, 0, 0);
-		if (rtfs_has_trigger(n.sys, n.ev))
+		if (rtfs_has_trigger(n.sys, n.ev)) {
 			fill(buf, "trigger", NULL, 0, 0);
+			fill(buf, "hist", NULL, 0, 0);
+		}
 		break;
 	case RTFS_DIR_OPTIONS: {
 		char *reply = NULL, *line, *save = NULL;

@@ -139,6 +139,45 @@ RINGTRACE_API size_t ringtrace_show_trigger(struct ringtrace_instance *tr,
 					    const char *system,
 					    const char *event, char *buf,
 					    size_t len);
+/*
+ * echo TEXT >> synthetic_events: "NAME TYPE FIELD[; TYPE FIELD...]" makes
+ * the event synthetic:NAME (types s8..u64, char, short, int, long,
+ * unsigned ones, pid_t, gfp_t, bool, "char FIELD[N]" and "char FIELD[]",
+ * a dynamic string), "!NAME" removes it (-EBUSY while a hist action
+ * writes it). Process-wide, as the kernel's. Return: 0, -EINVAL or
+ * -EEXIST with the kernel's error_log entry in @err ("synthetic_events:
+ * error: Invalid type", the command, the caret), -ENOENT.
+ */
+RINGTRACE_API int ringtrace_synthetic_event(const char *text, char *err,
+					    size_t errlen);
+/* echo > synthetic_events: remove every synthetic event not in use
+ * (-EBUSY if one is, the others removed). */
+RINGTRACE_API int ringtrace_synthetic_events_clear(char *err, size_t errlen);
+/* cat synthetic_events: one event per line, "NAME\tTYPE FIELD; ...". */
+RINGTRACE_API size_t ringtrace_show_synthetic_events(char *buf, size_t len);
+/*
+ * The calling thread's records carry the id of thread @pid (another
+ * process's; its name and process id read from /proc and kept in the
+ * saved cmdlines), as a program that relays another's events needs them;
+ * 0 gives it its own id back. Return: 0, -ESRCH when /proc has no such
+ * thread (its records keep their own id).
+ */
+RINGTRACE_API int ringtrace_write_as(int pid);
+/*
+ * cat events/SYS/EVENT/hist: the tables of the event's hist triggers
+ * ("hist:keys=...[:vals=...][:sort=...][:size=N][:name=...][:pause]
+ * [:cont][:clear][:nohitcount] [if FILTER]", set with
+ * ringtrace_set_trigger()) as the kernel prints them: "# event
+ * histogram", the trigger line, one "{ key: ... } hitcount: ..." line per
+ * entry in sort order, "Totals:" with Hits, Entries and Dropped; several
+ * tables apart by an empty line. Empty without a hist trigger.
+ * Return: the length of the whole text, as snprintf() (a NULL @buf with
+ * @len 0 asks for it).
+ * Context: any thread but a signal handler; allocates.
+ */
+RINGTRACE_API size_t ringtrace_show_hist(struct ringtrace_instance *tr,
+					 const char *system, const char *event,
+					 char *buf, size_t len);
 /* The events a trigger arms in the instance (soft mode: its own, or
  * the target of an enable_event or disable_event), as "sys:event"
  * lines; their enable files show a '*' after 0 or 1. */

@@ -1,0 +1,647 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Hist triggers: the table (tracing_map.c) under concurrent writers, the
+ * hist file's text against golden files, modifiers, sort, errors with
+ * the kernel's messages and carets, named tables, pause/cont/clear,
+ * enable_hist/disable_hist, several hist triggers on one event, filters,
+ * and writer threads through the trigger path (hitcounts + Dropped ==
+ * events written).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define CREATE_TRACE_POINTS
+#include "hist_events.h"
+
+#include <ringtrace/tracer.h>
+
+#include "golden.h"
+#include "test.h"
+#include "tracing_map.h"
+
+static char err[4096];
+
+static struct ringtrace_instance *setup(void)
+{
+	struct ringtrace_instance *tr = ringtrace_top();
+
+	ASSERT_NOT_NULL(tr);
+	prctl(PR_SET_NAME, "rt-hist");
+	return tr;
+}
+
+static int print_trace_cb(FILE *out, void *arg)
+{
+	return ringtrace_print_trace(arg, out);
+}
+
+static int print_snapshot_cb(FILE *out, void *arg)
+{
+	return ringtrace_print_snapshot(arg, out);
+}
+
+static char *show_hist(struct ringtrace_instance *tr, const char *ev)
+{
+	size_t n = ringtrace_show_hist(tr, "hist", ev, NULL, 0);
+	char *buf = malloc(n + 1);
+
+	ASSERT_NOT_NULL(buf);
+	ASSERT_EQ_U(ringtrace_show_hist(tr, "hist", ev, buf, n + 1), n);
+	return buf;
+}
+
+static int set(struct ringtrace_instance *tr, const char *ev,
+	       const char *text)
+{
+	return ringtrace_set_trigger(tr, "hist", ev, text, err, sizeof(err));
+}
+
+/* The address of the records' fn field: a function of the test */
+void work_fn(void);
+__attribute__((noinline)) void work_fn(void)
+{
+	__asm__ volatile("");
+}
+
+static void work(int worker, unsigned int bytes, long delta, const char *name,
+		 const char *path)
+{
+	trace_work(worker, bytes, delta, name, path,
+		   (unsigned long)(void *)&work_fn);
+}
+
+/* ---- the table alone ------------------------------------------------- */
+
+#define MAP_THREADS 8
+#define MAP_PER_THREAD 20000
+
+static struct tracing_map *the_map;
+
+static void *map_writer(void *arg)
+{
+	uint64_t seed = (uint64_t)(uintptr_t)arg * 0x9e3779b97f4a7c15ull + 1;
+	uint64_t key[2];
+	int i;
+
+	for (i = 0; i < MAP_PER_THREAD; i++) {
+		struct tracing_map_elt *e;
+
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		key[0] = (seed >> 33) % 300; /* more keys than the 128 room */
+		key[1] = key[0] * 3;
+		e = tracing_map_insert(the_map, key);
+		if (e) {
+			tracing_map_update_sum(e, 0, 1);
+			tracing_map_update_sum(e, 1, key[0]);
+		}
+	}
+	return NULL;
+}
+
+/* 8 writers on a table too small for their keys: every write is either
+ * in a hitcount or in drops, and each element's sums are its key's */
+static void map_threads(void)
+{
+	pthread_t th[MAP_THREADS];
+	struct tracing_map_elt **v;
+	uint64_t sum = 0;
+	int i, n;
+
+	the_map = tracing_map_create(TRACING_MAP_BITS_MIN, 16, 2);
+	ASSERT_NOT_NULL(the_map);
+	for (i = 0; i < MAP_THREADS; i++)
+		ASSERT_EQ(pthread_create(&th[i], NULL, map_writer,
+					 (void *)(uintptr_t)(i + 1)), 0);
+	for (i = 0; i < MAP_THREADS; i++)
+		pthread_join(th[i], NULL);
+	n = tracing_map_entries(the_map, &v);
+	ASSERT_EQ(n, 1 << TRACING_MAP_BITS_MIN);
+	for (i = 0; i < n; i++) {
+		uint64_t k[2], hits = tracing_map_read_sum(v[i], 0);
+
+		memcpy(k, v[i]->key, sizeof(k));
+		ASSERT_EQ_U(k[1], k[0] * 3);
+		ASSERT_EQ_U(tracing_map_read_sum(v[i], 1), hits * k[0]);
+		/* one element per key */
+		ASSERT_NULL(i ? NULL : (void *)0);
+		for (int j = 0; j < i; j++)
+			ASSERT_NE(memcmp(v[j]->key, v[i]->key, 16), 0);
+		sum += hits;
+	}
+	free(v);
+	ASSERT_EQ_U(sum + atomic_load(&the_map->drops),
+		    (uint64_t)MAP_THREADS * MAP_PER_THREAD);
+	ASSERT_GT_U(atomic_load(&the_map->drops), 0);
+	tracing_map_clear(the_map);
+	n = tracing_map_entries(the_map, &v);
+	ASSERT_EQ(n, 0);
+	free(v);
+	tracing_map_destroy(the_map);
+}
+
+/* ---- the hist file ---------------------------------------------------- */
+
+static void emit_basic(void)
+{
+	work(1, 10, -3, "alpha", "/a");
+	work(1, 10, -3, "alpha", "/a");
+	work(1, 10, 4, "beta", "/b");
+	work(2, 5, 0, "beta", "/a/b/c");
+	work(-1, 7, 100, "gamma", "/");
+	work(-1, 7, 100, "gamma", "/");
+	work(3, 1000, 1, "delta", "/d");
+	work(3, 3000, 1, "delta", "/d");
+}
+
+/* Set each trigger of @t, emit_basic(), compare the hist file with
+ * golden/@name, remove each */
+static void golden_triggers(const char *name, const char *const *t, int n)
+{
+	struct ringtrace_instance *tr = setup();
+	char rm[512], *h;
+	int i;
+
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(set(tr, "work", t[i]), 0);
+	emit_basic();
+	h = show_hist(tr, "work");
+	golden_check_raw(name, h);
+	free(h);
+	for (i = 0; i < n; i++) {
+		snprintf(rm, sizeof(rm), "!%s", t[i]);
+		ASSERT_EQ(set(tr, "work", rm), 0);
+	}
+	h = show_hist(tr, "work");
+	ASSERT_EQ(strcmp(h, ""), 0);
+	free(h);
+}
+
+static void text_basic(void)
+{
+	static const char *const t[] = {
+		"hist:keys=worker:vals=bytes",
+		"hist:keys=name,worker:vals=bytes,delta:sort=name,worker.descending",
+		"hist:keys=path:vals=hitcount:sort=hitcount.descending:size=256",
+	};
+
+	golden_triggers("hist_basic.txt", t, 3);
+}
+
+static void text_modifiers(void)
+{
+	static const char *const t[] = {
+		"hist:keys=worker.hex,bytes.log2",
+		"hist:keys=bytes.buckets=100:vals=bytes.percent,delta.graph:sort=bytes.descending",
+		"hist:keys=name:vals=delta.hex:nohitcount",
+	};
+
+	golden_triggers("hist_modifiers.txt", t, 3);
+}
+
+/* .execname, .sym, .sym-offset, common_cpu, common_timestamp and the
+ * stack: their text depends on the run (thread id, addresses), so
+ * looked for */
+static void text_run_keys(void)
+{
+	struct ringtrace_instance *tr = setup();
+	char *h, want[128];
+
+	ASSERT_EQ(set(tr, "work", "hist:keys=common_pid.execname"), 0);
+	ASSERT_EQ(set(tr, "work", "hist:keys=fn.sym"), 0);
+	ASSERT_EQ(set(tr, "work", "hist:keys=fn.sym-offset:vals=common_timestamp.usecs"), 0);
+	ASSERT_EQ(set(tr, "work", "hist:keys=common_cpu"), 0);
+	ASSERT_EQ(set(tr, "work", "hist:keys=common_stacktrace"), 0);
+	emit_basic();
+	h = show_hist(tr, "work");
+	snprintf(want, sizeof(want), "{ common_pid: rt-hist         [%10ld] } hitcount:          8\n",
+		 (long)syscall(SYS_gettid));
+	ASSERT_NOT_NULL(strstr(h, want));
+	ASSERT_NOT_NULL(strstr(h, "] work_fn                                       } hitcount:          8\n"));
+	ASSERT_NOT_NULL(strstr(h, "] work_fn+0x0/0x"));
+	ASSERT_NOT_NULL(strstr(h, ":vals=hitcount,common_timestamp.usecs:sort=hitcount:size=2048:clock=global [active]\n"));
+	ASSERT_NOT_NULL(strstr(h, "{ common_cpu: "));
+	ASSERT_NOT_NULL(strstr(h, "{ common_stacktrace:\n         "));
+	ASSERT_NOT_NULL(strstr(h, "emit_basic+0x"));
+	free(h);
+	ASSERT_EQ(set(tr, "work", "!hist:keys=common_pid.execname"), 0);
+	ASSERT_EQ(set(tr, "work", "!hist:keys=fn.sym"), 0);
+	ASSERT_EQ(set(tr, "work", "!hist:keys=fn.sym-offset:vals=common_timestamp.usecs"), 0);
+	ASSERT_EQ(set(tr, "work", "!hist:keys=common_cpu"), 0);
+	ASSERT_EQ(set(tr, "work", "!hist:keys=common_stacktrace"), 0);
+}
+
+/* ---- errors ------------------------------------------------------------ */
+
+/* @cmd with '^' where the caret goes: refused, with @msg and the caret
+ * there, as the kernel's error_log entry; nothing set */
+static void check_error(struct ringtrace_instance *tr, const char *cmd,
+			const char *msg)
+{
+	char text[512], want[2048];
+	const char *caret = strchr(cmd, '^');
+	int pos = caret ? (int)(caret - cmd) : 0, n;
+
+	n = snprintf(text, sizeof(text), "%.*s%s", pos, cmd,
+		     caret ? caret + 1 : "");
+	ASSERT_LT(n, (int)sizeof(text));
+	ASSERT_NE(set(tr, "work", text), 0);
+	snprintf(want, sizeof(want),
+		 "hist:hist:work: error: %s\n  Command: %s\n%*s^\n", msg, text,
+		 pos + 11, "");
+	if (strcmp(err, want)) {
+		fprintf(stderr, "want:\n%sgot:\n%s", want, err);
+		RBT_FAIL("error of '%s'", text);
+	}
+}
+
+static void errors(void)
+{
+	struct ringtrace_instance *tr = setup();
+	char buf[1024];
+
+	/* the kernel's trigger-hist-syntax-errors.tc, on our fields */
+	check_error(tr, "hist:keys=worker:vals=bytes:sort=worker,^junk",
+		    "Sort field must be a key or a val");
+	check_error(tr, "hist:keys=worker:vals=bytes:^sort=",
+		    "Empty assignment");
+	check_error(tr, "hist:keys=worker:vals=bytes:^sort=worker,",
+		    "Empty sort field");
+	check_error(tr, "hist:keys=worker:vals=bytes:sort=worker.^junk",
+		    "Invalid sort modifier");
+	check_error(tr, "hist:keys=worker:vals=bytes,delta:^sort=worker,bytes,delta",
+		    "Too many sort fields (Max = 2)");
+	check_error(tr, "hist:keys=^nosuch", "Couldn't find field");
+	check_error(tr, "hist:keys=worker:vals=^nosuch", "Couldn't find field");
+	check_error(tr, "hist:keys=worker.^junk", "Invalid field modifier");
+	check_error(tr, "hist:keys=worker:vals=bytes.^log3",
+		    "Invalid field modifier");
+	check_error(tr, "hist:keys=worker.^percent", "Invalid field modifier");
+	check_error(tr, "hist:keys=worker.^buckets=0", "Invalid field modifier");
+	check_error(tr, "^hist:keys=worker:nohitcount",
+		    "Non-hitcount value is required for 'nohitcount'");
+	check_error(tr, "^hist:keys=worker:clear",
+		    "Can't clear or continue a nonexistent hist trigger");
+	/* refused without a kernel message */
+	ASSERT_EQ(set(tr, "work", "hist:vals=bytes"), -EINVAL);
+	ASSERT_EQ(set(tr, "work", "hist:keys=worker:size=5"), -EINVAL);
+	ASSERT_EQ(set(tr, "work", "hist:keys=worker,bytes,delta,name"), -EINVAL);
+	ASSERT_EQ(set(tr, "work", "hist:keys=worker if nosuch > 1"), -EINVAL);
+	ASSERT_NOT_NULL(strstr(err, "parse_error: Field not found"));
+	ringtrace_show_trigger(tr, "hist", "work", buf, sizeof(buf));
+	ASSERT_EQ(strncmp(buf, "# Available triggers:\n", 22), 0);
+	/* set twice */
+	ASSERT_EQ(set(tr, "work", "hist:keys=worker"), 0);
+	ASSERT_EQ(set(tr, "work", "hist:keys=worker"), -EEXIST);
+	ASSERT_EQ(strcmp(err, "hist:hist:work: error: Hist trigger already exists\n  Command: hist:keys=worker\n           ^\n"), 0);
+	ASSERT_EQ(set(tr, "work", "!hist:keys=worker"), 0);
+}
+
+/* ---- control ----------------------------------------------------------- */
+
+static void control(void)
+{
+	struct ringtrace_instance *tr = setup();
+	char buf[2048], *h;
+
+	/* a filter; pause, cont and clear of the trigger it matches */
+	ASSERT_EQ(set(tr, "work", "hist:keys=worker:vals=bytes if bytes > 6"), 0);
+	ringtrace_show_trigger(tr, "hist", "work", buf, sizeof(buf));
+	ASSERT_EQ(strcmp(buf, "hist:keys=worker:vals=hitcount,bytes:sort=hitcount:size=2048 if bytes > 6 [active]\n"), 0);
+	emit_basic();
+	ASSERT_EQ(set(tr, "work", "hist:keys=worker:vals=bytes:pause if bytes > 6"), 0);
+	ringtrace_show_trigger(tr, "hist", "work", buf, sizeof(buf));
+	ASSERT_NOT_NULL(strstr(buf, " [paused]\n"));
+	emit_basic(); /* not counted */
+	h = show_hist(tr, "work");
+	ASSERT_NOT_NULL(strstr(h, "    Hits: 7\n    Entries: 3\n    Dropped: 0\n"));
+	free(h);
+	ASSERT_EQ(set(tr, "work", "hist:keys=worker:vals=bytes:cont if bytes > 6"), 0);
+	emit_basic();
+	h = show_hist(tr, "work");
+	ASSERT_NOT_NULL(strstr(h, "{ worker:          3 } hitcount:          4  bytes:       8000\n"));
+	free(h);
+	ASSERT_EQ(set(tr, "work", "hist:keys=worker:vals=bytes:clear if bytes > 6"), 0);
+	h = show_hist(tr, "work");
+	ASSERT_NOT_NULL(strstr(h, "#\n\n\nTotals:\n    Hits: 0\n    Entries: 0\n    Dropped: 0\n"));
+	free(h);
+	ASSERT_EQ(set(tr, "work", "!hist:keys=worker:vals=bytes if bytes > 6"), 0);
+
+	/* a table shared by name: a different one of that name is refused */
+	ASSERT_EQ(set(tr, "work", "hist:name=byw:keys=worker"), 0);
+	ASSERT_EQ(set(tr, "done", "hist:name=byw:keys=worker"), 0);
+	ASSERT_EQ(set(tr, "done", "hist:name=byw:keys=worker:vals=worker"),
+		  -EINVAL);
+	ASSERT_NOT_NULL(strstr(err, "error: Named hist trigger doesn't match existing named trigger (includes variables)\n"));
+	work(7, 1, 1, "x", "y");
+	trace_done(7);
+	trace_done(8);
+	h = show_hist(tr, "work");
+	ASSERT_NOT_NULL(strstr(h, "# trigger info: hist:name=byw:keys=worker:vals=hitcount:sort=hitcount:size=2048 [active]\n"));
+	ASSERT_NOT_NULL(strstr(h, "{ worker:          8 } hitcount:          1\n{ worker:          7 } hitcount:          2\n"));
+	free(h);
+
+	/* disable_hist on done pauses work's hist triggers, enable_hist
+	 * on done's own count of 1 lets them go on */
+	ASSERT_EQ(set(tr, "done", "disable_hist:hist:work"), 0);
+	ringtrace_show_trigger(tr, "hist", "done", buf, sizeof(buf));
+	ASSERT_NOT_NULL(strstr(buf, "disable_hist:hist:work:unlimited\n"));
+	trace_done(9);
+	ringtrace_show_trigger(tr, "hist", "work", buf, sizeof(buf));
+	ASSERT_EQ(strcmp(buf, "hist:name=byw:keys=worker:vals=hitcount:sort=hitcount:size=2048 [paused]\n"), 0);
+	ASSERT_EQ(set(tr, "done", "!disable_hist:hist:work"), 0);
+	ASSERT_EQ(set(tr, "done", "enable_hist:hist:work:1"), 0);
+	trace_done(10);
+	ringtrace_show_trigger(tr, "hist", "work", buf, sizeof(buf));
+	ASSERT_NOT_NULL(strstr(buf, " [active]\n"));
+	ringtrace_show_trigger(tr, "hist", "done", buf, sizeof(buf));
+	ASSERT_NOT_NULL(strstr(buf, "enable_hist:hist:work:count=0\n"));
+	ASSERT_EQ(set(tr, "done", "!enable_hist:hist:work"), 0);
+	ASSERT_EQ(set(tr, "work", "!hist:name=byw:keys=worker"), 0);
+	ASSERT_EQ(set(tr, "done", "!hist:name=byw:keys=worker"), 0);
+	ringtrace_show_trigger(tr, "hist", "work", buf, sizeof(buf));
+	ASSERT_EQ(strncmp(buf, "# Available", 11), 0);
+	ringtrace_show_trigger(tr, "hist", "done", buf, sizeof(buf));
+	ASSERT_EQ(strncmp(buf, "# Available", 11), 0);
+}
+
+/* variables, expressions with the kernel's precedence and constant
+ * folding, $references across events read once, and their errors */
+static void variables(void)
+{
+	struct ringtrace_instance *tr = setup();
+	char buf[2048], *h;
+
+	ASSERT_EQ(set(tr, "work", "hist:keys=worker:x=16-8-4-2,y=4+6/2-2,z=bytes*2+delta,w=-(bytes)"), 0);
+	ringtrace_show_trigger(tr, "hist", "work", buf, sizeof(buf));
+	ASSERT_EQ(strcmp(buf, "hist:keys=worker:vals=hitcount:x=2,y=5,z=bytes*2+delta,w=-(bytes):sort=hitcount:size=2048 [active]\n"), 0);
+	ASSERT_EQ(set(tr, "work", "!hist:keys=worker:x=16-8-4-2,y=4+6/2-2,z=bytes*2+delta,w=-(bytes)"), 0);
+
+	check_error(tr, "hist:keys=worker:x=32+^10*3/20-4",
+		    "Too many subexpressions (3 max)");
+	check_error(tr, "hist:keys=worker:x=^1+2+3+4+5",
+		    "Too many subexpressions (3 max)");
+	check_error(tr, "hist:keys=worker:x=-(^1)+2",
+		    "Unary minus not supported in sub-expressions");
+	check_error(tr, "hist:keys=worker:x=3/^0", "Division by zero");
+	check_error(tr, "^hist:keys=worker:x=common_timestamp-common_timestamp.usecs",
+		    "Timestamp units in expression don't match");
+	check_error(tr, "hist:keys=worker:x=bytes+^$nosuch",
+		    "Couldn't find variable");
+	/* the caret under the name's first place, as the kernel's err_pos() */
+	check_error(tr, "hist:keys=worker:^x=1,x=2", "Variable already defined");
+	check_error(tr, "hist:keys=worker:x=^1z", "Expecting numeric literal");
+	check_error(tr, "hist:keys=worker:x=^path+1",
+		    "String type can not be an operand in expression");
+
+	/* the latency from work to done of one worker: ts0 set by work,
+	 * read once by done */
+	ASSERT_EQ(set(tr, "work", "hist:keys=worker:ts0=common_timestamp.usecs"), 0);
+	ASSERT_EQ(set(tr, "done", "hist:keys=worker:lat=common_timestamp.usecs-$ts0:vals=$lat,bytes2"), -EINVAL);
+	ASSERT_EQ(set(tr, "done", "hist:keys=worker:lat=common_timestamp.usecs-$ts0:vals=$lat"), 0);
+	ringtrace_show_trigger(tr, "hist", "done", buf, sizeof(buf));
+	ASSERT_EQ(strcmp(buf, "hist:keys=worker:vals=hitcount,$lat:lat=common_timestamp.usecs-$ts0:sort=hitcount:size=2048:clock=global [active]\n"), 0);
+	work(5, 1, 1, "a", "b");
+	trace_done(5);
+	trace_done(5); /* ts0 was read: not counted */
+	trace_done(6); /* no ts0 for worker 6 */
+	work(5, 1, 1, "a", "b");
+	trace_done(5);
+	h = show_hist(tr, "done");
+	ASSERT_NOT_NULL(strstr(h, "{ worker:          5 } hitcount:          2  lat: "));
+	ASSERT_NOT_NULL(strstr(h, "    Hits: 2\n    Entries: 1\n"));
+	free(h);
+	/* a table whose variables another reads stays, as the kernel's */
+	ASSERT_EQ(set(tr, "work", "!hist:keys=worker:ts0=common_timestamp.usecs"), -EBUSY);
+	ASSERT_EQ(set(tr, "done", "!hist:keys=worker:lat=common_timestamp.usecs-$ts0:vals=$lat"), 0);
+	ASSERT_EQ(set(tr, "work", "!hist:keys=worker:ts0=common_timestamp.usecs"), 0);
+}
+
+/* @cmd with '^' where the caret goes: refused with the kernel's entry */
+static void check_synth_error(const char *cmd, const char *msg)
+{
+	char text[512], want[2048];
+	const char *caret = strchr(cmd, '^');
+	int pos = (int)(caret - cmd);
+
+	snprintf(text, sizeof(text), "%.*s%s", pos, cmd, caret + 1);
+	ASSERT_NE(ringtrace_synthetic_event(text, err, sizeof(err)), 0);
+	snprintf(want, sizeof(want),
+		 "synthetic_events: error: %s\n  Command: %s\n%*s^\n", msg,
+		 text, pos + 11, "");
+	if (strcmp(err, want)) {
+		fprintf(stderr, "want:\n%sgot:\n%s", want, err);
+		RBT_FAIL("error of '%s'", text);
+	}
+}
+
+/* synthetic events: made, shown, written by onmatch() with a latency
+ * and a string, counted by a hist trigger of their own, removed */
+static void synthetic(void)
+{
+	struct ringtrace_instance *tr = setup();
+	char buf[2048], *h;
+	size_t n;
+
+	ASSERT_EQ(ringtrace_synthetic_event("worklat u64 lat; int worker; char name[]",
+					    err, sizeof(err)), 0);
+	/* the kernel's errors (its trigger-synthetic_event_syntax_errors.tc) */
+	check_synth_error("myevent ^chr arg", "Invalid type");
+	check_synth_error("myevent ^unsigned arg", "Incomplete type");
+	check_synth_error("myevent char ^str]; int v", "Illegal name");
+	check_synth_error("^mye-vent char str[]", "Illegal name");
+	check_synth_error("myevent char str;^[]", "Invalid field");
+	check_synth_error("myevent char ^str[257]", "Invalid array specification");
+	check_synth_error("^myevent ; char str[]",
+			  "Command must be of the form: <name> field[;field] ...");
+	check_synth_error("^myevent",
+			  "Command must be of the form: <name> field[;field] ...");
+	check_synth_error("^worklat u64 x", "Event already exists");
+	ringtrace_show_synthetic_events(buf, sizeof(buf));
+	ASSERT_EQ(strcmp(buf, "worklat\tu64 lat; int worker; char[] name\n"), 0);
+	ASSERT_GT(ringtrace_event_id("synthetic", "worklat"), 0);
+
+	ASSERT_EQ(set(tr, "work", "hist:keys=worker:ts0=common_timestamp.usecs"), 0);
+	/* a wrong count, a wrong type, an unknown event */
+	ASSERT_EQ(set(tr, "done", "hist:keys=worker:lat=common_timestamp.usecs-$ts0:onmatch(hist.work).worklat($lat,worker)"), -EINVAL);
+	ASSERT_NOT_NULL(strstr(err, "error: Param count doesn't match synthetic event field count\n"));
+	ASSERT_EQ(set(tr, "done", "hist:keys=worker:lat=common_timestamp.usecs-$ts0:onmatch(hist.work).nosuch($lat)"), -EINVAL);
+	ASSERT_NOT_NULL(strstr(err, "error: Couldn't find synthetic event\n"));
+	ASSERT_EQ(set(tr, "done", "hist:keys=worker:lat=common_timestamp.usecs-$ts0:onmatch(hist.nosuch).worklat($lat,worker,worker)"), -EINVAL);
+	ASSERT_NOT_NULL(strstr(err, "error: Invalid subsystem or event name\n"));
+	ASSERT_EQ(set(tr, "done", "hist:keys=worker:lat=common_timestamp.usecs-$ts0:onmatch(hist.work).trace(worklat,$lat,worker,worker)"), -EINVAL);
+	ASSERT_NOT_NULL(strstr(err, "error: Param type doesn't match synthetic event field type\n"));
+	/* done has no string field to give: the event made again without
+	 * its string (not in use, it goes) */
+	ASSERT_EQ(ringtrace_synthetic_event("!worklat", err, sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_synthetic_event("worklat u64 lat; int worker", err,
+					    sizeof(err)), 0);
+	ASSERT_EQ(set(tr, "done", "hist:keys=worker:lat=common_timestamp.usecs-$ts0:onmatch(hist.work).trace(worklat,$lat,worker)"), 0);
+	ringtrace_show_trigger(tr, "hist", "done", buf, sizeof(buf));
+	ASSERT_EQ(strcmp(buf, "hist:keys=worker:vals=hitcount:lat=common_timestamp.usecs-$ts0:sort=hitcount:size=2048:clock=global:onmatch(hist.work).trace(worklat,$lat,worker) [active]\n"), 0);
+	/* in use: not removed */
+	ASSERT_EQ(ringtrace_synthetic_event("!worklat", err, sizeof(err)), -EBUSY);
+	ASSERT_EQ(ringtrace_set_trigger(tr, "synthetic", "worklat",
+					"hist:keys=worker:vals=lat", err,
+					sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_set_event(tr, "synthetic:worklat", NULL, 0), 0);
+	ringtrace_clear(tr);
+	work(9, 1, 1, "a", "b");
+	trace_done(9);
+	trace_done(9); /* ts0 read: no synthetic event */
+	n = ringtrace_show_hist(tr, "synthetic", "worklat", NULL, 0);
+	h = malloc(n + 1);
+	ASSERT_NOT_NULL(h);
+	ringtrace_show_hist(tr, "synthetic", "worklat", h, n + 1);
+	ASSERT_NOT_NULL(strstr(h, "{ worker:          9 } hitcount:          1  lat: "));
+	free(h);
+	h = golden_capture(print_trace_cb, tr);
+	ASSERT_NOT_NULL(strstr(h, "worklat: lat="));
+	ASSERT_NOT_NULL(strstr(h, " worker=9\n"));
+	free(h);
+	ringtrace_clear_events(tr);
+	ASSERT_EQ(set(tr, "done", "!hist:keys=worker:lat=common_timestamp.usecs-$ts0:onmatch(hist.work).trace(worklat,$lat,worker)"), 0);
+	ASSERT_EQ(set(tr, "work", "!hist:keys=worker:ts0=common_timestamp.usecs"), 0);
+	ASSERT_EQ(ringtrace_synthetic_event("!worklat", err, sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_event_id("synthetic", "worklat"), -ENOENT);
+	ASSERT_EQ(ringtrace_synthetic_event("!worklat", err, sizeof(err)), -ENOENT);
+	ASSERT_EQ(ringtrace_synthetic_events_clear(err, sizeof(err)), 0);
+}
+
+/* onmax() and onchange() keep the greatest (last changed) value of a
+ * variable per entry with fields of the record that set it */
+static void track_actions(void)
+{
+	struct ringtrace_instance *tr = setup();
+	char *h;
+
+	/* the caret under the first "b", as the kernel's err_pos() */
+	check_error(tr, "hist:keys=worker:^b=bytes:onmax(b).save(delta)",
+		    "For onmax(x) or onchange(x), x must be a variable");
+	check_error(tr, "hist:keys=worker:b=bytes:onmax(^$c).save(delta)",
+		    "Couldn't find onmax or onchange variable");
+	check_error(tr, "hist:keys=worker:b=bytes:onmax($b).^save()",
+		    "No params found for save()");
+	check_error(tr, "hist:keys=worker:b=bytes:onmax($b).^trace(x)",
+		    "Handler doesn't support action");
+	ASSERT_EQ(set(tr, "work", "hist:keys=worker:b=bytes:onmax($b).save(delta,bytes)"), 0);
+	ASSERT_EQ(set(tr, "work", "hist:keys=worker:d=delta:onchange($d).save(bytes)"), 0);
+	work(1, 10, 5, "a", "b");
+	work(1, 30, 6, "a", "b");
+	work(1, 20, 6, "a", "b");
+	h = show_hist(tr, "work");
+	ASSERT_NOT_NULL(strstr(h, "# trigger info: hist:keys=worker:vals=hitcount:b=bytes:sort=hitcount:size=2048:onmax($b).save(delta,bytes) [active]\n"));
+	ASSERT_NOT_NULL(strstr(h, "{ worker:          1 } hitcount:          3\n\tmax:         30  delta:          6  bytes:         30\n"));
+	ASSERT_NOT_NULL(strstr(h, "{ worker:          1 } hitcount:          3\n\tchanged:          6  bytes:         30\n"));
+	free(h);
+	ASSERT_EQ(set(tr, "work", "!hist:keys=worker:b=bytes:onmax($b).save(delta,bytes)"), 0);
+	ASSERT_EQ(set(tr, "work", "!hist:keys=worker:d=delta:onchange($d).save(bytes)"), 0);
+
+	/* snapshot(): at each new greatest value of all entries, after the
+	 * record's commit; the hist file says which */
+	ASSERT_EQ(ringtrace_set_event(tr, "hist:work", NULL, 0), 0);
+	ASSERT_EQ(set(tr, "work", "hist:keys=worker:b=bytes:onmax($b).snapshot()"), 0);
+	work(2, 50, 0, "a", "b");
+	work(3, 70, 0, "a", "b");
+	work(2, 60, 0, "a", "b"); /* a new max of worker 2, not of all */
+	h = show_hist(tr, "work");
+	ASSERT_NOT_NULL(strstr(h, "\nSnapshot taken (see tracing/snapshot).  Details:\n\ttriggering value { onmax($b) }:         70\ttriggered by event with key: { worker:          3 }\n\nTotals:\n"));
+	free(h);
+	/* the snapshot at 70 holds the record that took it, as the
+	 * kernel's (its record is committed before the swap) */
+	h = golden_capture(print_snapshot_cb, tr);
+	ASSERT_NOT_NULL(strstr(h, "worker=3 bytes=70 "));
+	ASSERT_NULL(strstr(h, "bytes=60 "));
+	free(h);
+	ringtrace_clear_events(tr);
+	ASSERT_EQ(set(tr, "work", "!hist:keys=worker:b=bytes:onmax($b).snapshot()"), 0);
+}
+
+/* the hist of an instance is its own */
+static void instances(void)
+{
+	struct ringtrace_instance *tr = setup(), *in;
+	char *h;
+
+	in = ringtrace_instance_create("hist-inst");
+	ASSERT_NOT_NULL(in);
+	ASSERT_EQ(ringtrace_set_trigger(in, "hist", "work", "hist:keys=worker",
+					err, sizeof(err)), 0);
+	emit_basic();
+	h = show_hist(tr, "work");
+	ASSERT_EQ(strcmp(h, ""), 0);
+	free(h);
+	{
+		size_t n = ringtrace_show_hist(in, "hist", "work", NULL, 0);
+
+		h = malloc(n + 1);
+		ASSERT_NOT_NULL(h);
+		ringtrace_show_hist(in, "hist", "work", h, n + 1);
+		ASSERT_NOT_NULL(strstr(h, "    Hits: 8\n    Entries: 4\n"));
+		free(h);
+	}
+	ASSERT_EQ(ringtrace_instance_destroy(in), 0);
+}
+
+/* ---- writer threads through the trigger path ------------------------- */
+
+#define EV_THREADS 8
+#define EV_PER_THREAD 5000
+
+static void *ev_writer(void *arg)
+{
+	int id = (int)(uintptr_t)arg, i;
+
+	for (i = 0; i < EV_PER_THREAD; i++)
+		work(id * 1000 + i % 40, 1, 1, "t", "p");
+	return NULL;
+}
+
+static unsigned long long field_after(const char *h, const char *label)
+{
+	const char *at = strstr(h, label);
+
+	ASSERT_NOT_NULL(at);
+	return strtoull(at + strlen(label), NULL, 10);
+}
+
+/* 320 keys in a table of 128: hitcounts + Dropped == events written */
+static void threads(void)
+{
+	struct ringtrace_instance *tr = setup();
+	pthread_t th[EV_THREADS];
+	unsigned long long sum = 0, hits, dropped;
+	const char *p;
+	char *h;
+	int i;
+
+	ASSERT_EQ(set(tr, "work", "hist:keys=worker:vals=bytes:size=128"), 0);
+	for (i = 0; i < EV_THREADS; i++)
+		ASSERT_EQ(pthread_create(&th[i], NULL, ev_writer,
+					 (void *)(uintptr_t)i), 0);
+	for (i = 0; i < EV_THREADS; i++)
+		pthread_join(th[i], NULL);
+	h = show_hist(tr, "work");
+	for (p = h; (p = strstr(p, "hitcount: ")); p++)
+		sum += strtoull(p + 10, NULL, 10);
+	hits = field_after(h, "    Hits: ");
+	dropped = field_after(h, "    Dropped: ");
+	ASSERT_EQ_U(field_after(h, "    Entries: "), 128);
+	ASSERT_EQ_U(sum, hits);
+	ASSERT_EQ_U(hits + dropped, (unsigned long long)EV_THREADS * EV_PER_THREAD);
+	free(h);
+	ASSERT_EQ(set(tr, "work", "!hist:keys=worker:vals=bytes:size=128"), 0);
+}
+
+static const struct rbt_case cases[] = {
+	RBT_CASE(map_threads),	 RBT_CASE(text_basic), RBT_CASE(text_modifiers),
+	RBT_CASE(text_run_keys), RBT_CASE(errors),     RBT_CASE(control),
+	RBT_CASE(instances),	 RBT_CASE(threads),	  RBT_CASE(variables),
+	RBT_CASE(synthetic),	 RBT_CASE(track_actions),
+};
+RBT_MAIN(cases)

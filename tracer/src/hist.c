@@ -1,0 +1,2123 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * hist.c - hist triggers: "hist:keys=...[:vals=...][:sort=...][:size=N]
+ *	[:name=...][:pause][:cont][:clear][:nohitcount] [if FILTER]" on an
+ *	event's trigger file, and the event's hist file
+ *
+ * The kernel's Documentation/trace/histogram.rst for the events of a
+ * process. A hist trigger is a trigger of trigger.c (RT_TRIG_HIST) whose
+ * hist part is a struct rt_hist_trig: its table (struct rt_hist_data,
+ * shared by the triggers of one name=) and its paused state. The write
+ * path (rt_hist_event(), called from trace.c with the record before it
+ * is committed) builds the key from the record, finds or inserts it in
+ * the table (tracing_map.c: lock-free, no allocation) and adds the
+ * values to its sums. Variables (NAME=EXPR) are kept per entry in the
+ * map's sums after the values; a $reference to another table's variable
+ * is looked up there by this record's key and read once. Actions:
+ * onmatch() writes a synthetic event (synth.c), onmax() and onchange()
+ * keep a value and fields per entry, or take a snapshot.
+ *
+ * Userspace: no field variables, no string variables. common_timestamp is the instance buffer's clock at the
+ * moment the trigger runs (the kernel takes the record's time stamp);
+ * .execname shows the thread's name from the saved cmdlines when the
+ * file is read (the kernel saves it when the entry is made); .syscall
+ * shows every number as "unknown_syscall" (no table of names).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <execinfo.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "filter.h"
+#include "hist.h"
+#include "rcu.h"
+#include "symbols.h"
+#include "synth.h"
+#include "tracing_map.h"
+
+#define HIST_KEYS_MAX 3
+#define HIST_VALS_MAX 3 /* hitcount included, as the kernel's */
+#define HIST_SORT_KEYS_MAX 2
+#define HIST_STR_MAX 256 /* the kernel's MAX_FILTER_STR_VAL */
+#define HIST_STACKTRACE_DEPTH 16
+#define HIST_KEY_SIZE_MAX (HIST_KEYS_MAX * HIST_STR_MAX)
+#define HIST_VARS_MAX 16 /* the kernel's TRACING_MAP_VARS_MAX */
+#define HIST_REFS_MAX 16
+#define HIST_ACTIONS_MAX 4
+
+enum {
+	HF_HEX = 1u << 0,
+	HF_SYM = 1u << 1,
+	HF_SYM_OFFSET = 1u << 2,
+	HF_EXECNAME = 1u << 3,
+	HF_LOG2 = 1u << 4,
+	HF_BUCKET = 1u << 5,
+	HF_USECS = 1u << 6,
+	HF_PERCENT = 1u << 7,
+	HF_GRAPH = 1u << 8,
+	HF_STACKTRACE = 1u << 9,
+	HF_TIMESTAMP = 1u << 10,
+	HF_CPU = 1u << 11,
+	HF_STRING = 1u << 12,
+	HF_HITCOUNT = 1u << 13,
+	HF_SYSCALL = 1u << 14,
+	HF_EXPR = 1u << 15, /* a value computed by @expr */
+};
+
+struct hist_expr;
+
+/**
+ * struct hist_field - a key or a value
+ * @name: the field's name ("common_timestamp", "hitcount" included)
+ * @field: the event's field, when it is one (copied)
+ * @flags: HF_*
+ * @buckets: .buckets=N
+ * @offset: where a key lies in the table's key
+ * @size: its bytes there
+ */
+struct hist_field {
+	/* first: what the write path reads */
+	unsigned int flags;
+	unsigned int offset, size;
+	bool has_field;
+	struct rt_field field;
+	unsigned long buckets;
+	struct hist_expr *expr;
+	char name[64];
+};
+
+/*
+ * An expression of a variable or a value: the kernel's operators
+ * (+ - * / and -(...)), constants, fields and $variable references, its
+ * constant parts folded when parsed. Evaluated in the write path by
+ * recursion of at most the kernel's three subexpressions.
+ */
+enum { HE_FIELD, HE_CONST, HE_REF, HE_ADD, HE_SUB, HE_MUL, HE_DIV, HE_NEG };
+
+struct hist_expr {
+	int op;
+	unsigned int flags; /* HF_TIMESTAMP and HF_USECS of its result */
+	uint64_t constant;
+	unsigned int ref; /* HE_REF: its index in rt_hist_data.refs */
+	struct hist_field field;
+	struct hist_expr *a, *b;
+	char text[HIST_STR_MAX];
+};
+
+/* A variable: its value and whether it is set, two sums of the map
+ * after the values (the first at rt_hist_data.n_vals + 2 * index) */
+struct hist_var {
+	char name[64];
+	struct hist_expr *e;
+};
+
+/* onmatch(SYS.EVENT).trace(SYNTH,PARAMS) or .SYNTH(PARAMS): write the
+ * synthetic event with these values when a record counts */
+enum { HA_ONMATCH, HA_ONMAX, HA_ONCHANGE };
+
+/*
+ * onmax($VAR).save(FIELDS) and onchange($VAR).save(FIELDS) keep, per
+ * entry, the variable's greatest (last changed) value at @slot of the
+ * map's sums, its set flag at @slot + 1, and the fields of the record
+ * that set it from @slot + 2 on (@params: the fields)
+ */
+struct hist_action {
+	int handler;
+	struct rt_synth *synth;
+	unsigned int n_params;
+	struct hist_expr *params[RT_SYNTH_FIELDS_MAX];
+	unsigned int track_var, slot;
+	/* snapshot(): the value and key that took the last one */
+	bool snapshot;
+	_Atomic bool snap_set;
+	_Atomic uint64_t snap_val;
+	_Atomic uint64_t *snap_key;
+	char var_text[64];
+	char text[HIST_STR_MAX];
+};
+
+/* A reference to a variable of this table or of another event's hist
+ * trigger (which it holds a reference on) */
+struct hist_ref {
+	struct rt_hist_data *d;
+	unsigned int var;
+	char name[64];
+};
+
+struct hist_sort_key {
+	bool is_key;
+	unsigned int idx;
+	bool descending;
+};
+
+/**
+ * struct rt_hist_data - a table and how it is filled (shared by name=)
+ * @refs: triggers using it (registry lock)
+ * @clearing: the table is being cleared: writers keep out
+ */
+struct rt_hist_data {
+	/* first: what the write path reads */
+	unsigned int n_keys, n_vals, key_size;
+	_Atomic bool clearing;
+	struct tracing_map *map;
+	struct hist_field keys[HIST_KEYS_MAX], vals[HIST_VALS_MAX];
+	unsigned int n_vars, n_refs;
+	int ext_refs; /* references from other tables (registry lock) */
+	struct hist_var vars[HIST_VARS_MAX];
+	struct hist_ref hrefs[HIST_REFS_MAX];
+	unsigned int n_actions, n_track_slots;
+	struct hist_action actions[HIST_ACTIONS_MAX];
+	int refs;
+	char *name;
+	unsigned int map_bits, n_sort;
+	struct hist_sort_key sort[HIST_SORT_KEYS_MAX];
+	bool nohitcount, timestamps;
+	char clock[32];
+	struct rt_hist_data *next_named;
+};
+
+struct rt_hist_trig {
+	struct rt_hist_data *d;
+	_Atomic bool paused;
+	bool pause, cont, clear; /* what the line asked for */
+};
+
+/* The named tables (registry lock) */
+static struct rt_hist_data *rt_hist_named;
+
+/* ---- errors -------------------------------------------------------------- */
+
+struct hist_err_ctx {
+	const char *cmd; /* the command as written, without '!' */
+	char loc[300];
+	char *err;
+	size_t errlen;
+};
+
+/* Where @s first occurs in the command, as the kernel's err_pos() */
+static int hist_errpos(const struct hist_err_ctx *c, const char *s)
+{
+	const char *at = s ? strstr(c->cmd, s) : NULL;
+
+	return at ? (int)(at - c->cmd) : 0;
+}
+
+static int hist_err(struct hist_err_ctx *c, const char *msg, int pos)
+{
+	if (c->err && c->errlen)
+		snprintf(c->err, c->errlen, "%s: error: %s\n  Command: %s\n%*s^\n",
+			 c->loc, msg, c->cmd, pos + 11, "");
+	return -EINVAL;
+}
+
+static int hist_msg(struct hist_err_ctx *c, const char *msg)
+{
+	if (c->err && c->errlen)
+		snprintf(c->err, c->errlen, "%s", msg);
+	return -EINVAL;
+}
+
+/* ---- parsing ------------------------------------------------------------- */
+
+static const struct rt_field *hist_find_field(struct rt_event_priv *p,
+					      const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < p->nr_fields; i++)
+		if (!strcmp(p->fields[i].name, name))
+			return &p->fields[i];
+	return NULL;
+}
+
+/*
+ * One "field[.modifier]" of keys= or vals= (@s, a copy) into @f; @key
+ * says which. As the kernel's parse_field().
+ */
+static int hist_parse_field(struct hist_err_ctx *c, struct rt_event_priv *p,
+			    char *s, struct hist_field *f, bool key)
+{
+	char *mod = strchr(s, '.');
+	const struct rt_field *ef;
+
+	memset(f, 0, sizeof(*f));
+	if (mod)
+		*mod++ = '\0';
+	if (mod) {
+		if (!strcmp(mod, "hex"))
+			f->flags |= HF_HEX;
+		else if (!strcmp(mod, "sym"))
+			f->flags |= HF_SYM;
+		else if (!strcmp(mod, "sym-offset") || !strcmp(mod, "symXoffset"))
+			f->flags |= HF_SYM_OFFSET;
+		else if (!strcmp(mod, "execname") && !strcmp(s, "common_pid"))
+			f->flags |= HF_EXECNAME;
+		else if (!strcmp(mod, "log2"))
+			f->flags |= HF_LOG2;
+		else if (!strcmp(mod, "syscall"))
+			f->flags |= HF_SYSCALL;
+		else if (!strcmp(mod, "usecs"))
+			f->flags |= HF_USECS;
+		else if (!strcmp(mod, "stacktrace"))
+			f->flags |= HF_STACKTRACE;
+		else if (!strncmp(mod, "bucket", 6)) {
+			char *v = mod + 6, *e;
+
+			if (*v == 's')
+				v++;
+			if (*v != '=')
+				goto bad_mod;
+			errno = 0;
+			f->buckets = strtoul(v + 1, &e, 0);
+			if (errno || *e || !v[1] || !f->buckets)
+				goto bad_mod;
+			f->flags |= HF_BUCKET;
+		} else if (!strncmp(mod, "percent", 7) && !key) {
+			f->flags |= HF_PERCENT;
+		} else if (!strncmp(mod, "graph", 5) && !key) {
+			f->flags |= HF_GRAPH;
+		} else {
+			goto bad_mod;
+		}
+	}
+	snprintf(f->name, sizeof(f->name), "%s", s);
+	if (!strcmp(s, "common_timestamp")) {
+		f->flags |= HF_TIMESTAMP;
+	} else if (!strcmp(s, "common_stacktrace") || !strcmp(s, "stacktrace") ||
+		   !strcmp(s, "STACKTRACE")) {
+		f->flags |= HF_STACKTRACE;
+		snprintf(f->name, sizeof(f->name), "common_stacktrace");
+	} else if (!strcmp(s, "common_cpu") || !strcmp(s, "cpu") ||
+		   !strcmp(s, "CPU")) {
+		f->flags |= HF_CPU;
+		snprintf(f->name, sizeof(f->name), "common_cpu");
+	} else if (!strcmp(s, "hitcount")) {
+		f->flags |= HF_HITCOUNT;
+	} else {
+		ef = hist_find_field(p, s);
+		if (!ef || !ef->size || ef->kind == RT_FIELD_ARRAY)
+			return hist_err(c, "Couldn't find field",
+					hist_errpos(c, s));
+		f->field = *ef;
+		f->has_field = true;
+		if (ef->kind == RT_FIELD_STRING || ef->kind == RT_FIELD_DYNSTR)
+			f->flags |= HF_STRING;
+	}
+	/* a stack key is common_stacktrace: no field of ours holds one */
+	if ((f->flags & HF_STACKTRACE) && f->has_field)
+		return hist_err(c, "Invalid field modifier", hist_errpos(c, s));
+	if ((f->flags & HF_USECS) && !(f->flags & HF_TIMESTAMP))
+		return hist_err(c, "Invalid field modifier", hist_errpos(c, mod));
+	if ((f->flags & HF_STRING) &&
+	    (f->flags & (HF_HEX | HF_SYM | HF_SYM_OFFSET | HF_LOG2 | HF_BUCKET)))
+		return hist_err(c, "Invalid field modifier", hist_errpos(c, mod));
+	if (!key && (f->flags & (HF_STRING | HF_STACKTRACE)))
+		return hist_err(c, "Invalid field modifier", hist_errpos(c, s));
+	return 0;
+bad_mod:
+	return hist_err(c, "Invalid field modifier", hist_errpos(c, mod));
+}
+
+/* The first flag the kernel's get_hist_field_flags() names */
+static const char *hist_flag_name(unsigned int fl)
+{
+	static const struct {
+		unsigned int fl;
+		const char *name;
+	} names[] = {
+		{ HF_HEX, "hex" },
+		{ HF_SYM, "sym" },
+		{ HF_SYM_OFFSET, "sym-offset" },
+		{ HF_EXECNAME, "execname" },
+		{ HF_SYSCALL, "syscall" },
+		{ HF_LOG2, "log2" },
+		{ HF_BUCKET, "buckets" },
+		{ HF_USECS, "usecs" },
+		{ HF_PERCENT, "percent" },
+		{ HF_GRAPH, "graph" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (fl & names[i].fl)
+			return names[i].name;
+	return NULL;
+}
+
+static void hist_field_print(FILE *f, const struct hist_field *hf)
+{
+	const char *fl = hist_flag_name(hf->flags);
+
+	if (hf->flags & HF_EXPR) {
+		fputs(hf->expr->text, f);
+		return;
+	}
+
+	fputs(hf->name, f);
+	if (fl)
+		fprintf(f, ".%s", fl);
+	if (hf->flags & HF_BUCKET)
+		fprintf(f, "=%lu", hf->buckets);
+}
+
+/* ---- expressions and variables ------------------------------------------ */
+
+static void hist_expr_free(struct hist_expr *e)
+{
+	if (!e)
+		return;
+	hist_expr_free(e->a);
+	hist_expr_free(e->b);
+	free(e);
+}
+
+/* The root operator of @str and where it is (*@sep), as the kernel's
+ * contains_operator(): the rightmost of the lowest precedence, so that
+ * operators of one precedence apply left to right; a '-' that is the
+ * rightmost minus and starts @str is the unary minus. */
+static int hist_root_op(char *str, char **sep)
+{
+	char *minus = strrchr(str, '-'), *plus = strrchr(str, '+');
+	char *div = strrchr(str, '/'), *mul = strrchr(str, '*');
+
+	*sep = NULL;
+	if (minus && minus == str) {
+		*sep = minus;
+		return HE_NEG;
+	}
+	if (plus || minus) {
+		if (plus && (!minus || plus > minus)) {
+			*sep = plus;
+			return HE_ADD;
+		}
+		*sep = minus;
+		return HE_SUB;
+	}
+	if (mul && (!div || mul > div)) {
+		*sep = mul;
+		return HE_MUL;
+	}
+	if (div) {
+		*sep = div;
+		return HE_DIV;
+	}
+	return HE_FIELD;
+}
+
+static __attribute__((no_instrument_function)) uint64_t
+hist_field_value(const struct hist_field *hf, const unsigned char *rec,
+		 int inst);
+
+/* The value of @e on @rec, the resolved references in @refv */
+static __attribute__((no_instrument_function)) uint64_t
+hist_expr_eval(const struct hist_expr *e, const unsigned char *rec, int inst,
+	       const uint64_t *refv)
+{
+	uint64_t a, b;
+
+	switch (e->op) {
+	case HE_CONST:
+		return e->constant;
+	case HE_REF:
+		return refv[e->ref];
+	case HE_FIELD:
+		return hist_field_value(&e->field, rec, inst);
+	case HE_NEG:
+		return -hist_expr_eval(e->a, rec, inst, refv);
+	default:
+		break;
+	}
+	a = hist_expr_eval(e->a, rec, inst, refv);
+	b = hist_expr_eval(e->b, rec, inst, refv);
+	switch (e->op) {
+	case HE_ADD:
+		return a + b;
+	case HE_SUB:
+		return a - b;
+	case HE_MUL:
+		return a * b;
+	default:
+		/* as the kernel's hist_field_div(): -1 for a zero divisor */
+		return b ? a / b : (uint64_t)-1;
+	}
+}
+
+static int hist_find_var(const struct rt_hist_data *d, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < d->n_vars; i++)
+		if (!strcmp(d->vars[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+struct hist_var_find {
+	const char *name;
+	int inst;
+	const struct rt_hist_data *self;
+	struct rt_hist_data *found;
+	int var;
+};
+
+static void hist_var_find_one(struct rt_event_priv *p, void *arg)
+{
+	struct hist_var_find *f = arg;
+	const struct rt_trigger_list *l = atomic_load_explicit(
+		&p->triggers[f->inst], memory_order_relaxed);
+	unsigned int i;
+
+	for (i = 0; l && !f->found && i < l->nr; i++) {
+		struct rt_hist_data *d;
+		int v;
+
+		if (l->t[i]->type != RT_TRIG_HIST)
+			continue;
+		d = ((struct rt_hist_trig *)l->t[i]->hist)->d;
+		v = d == f->self ? -1 : hist_find_var(d, f->name);
+		if (v >= 0) {
+			f->found = d;
+			f->var = v;
+		}
+	}
+}
+
+/* A reference to variable @name (this table's, else another hist
+ * trigger's in instance @inst): its index in d->hrefs, or -1 */
+static int hist_add_ref(struct rt_hist_data *d, const char *name, int inst)
+{
+	struct hist_var_find f = { name, inst, d, NULL, -1 };
+	struct hist_ref *r;
+	unsigned int i;
+
+	for (i = 0; i < d->n_refs; i++)
+		if (!strcmp(d->hrefs[i].name, name))
+			return (int)i;
+	if (d->n_refs == HIST_REFS_MAX)
+		return -1;
+	f.var = hist_find_var(d, name);
+	if (f.var >= 0) {
+		f.found = d;
+	} else {
+		rt_events_foreach(hist_var_find_one, &f);
+		/* the other table is looked up with this one's key */
+		if (!f.found || f.found->key_size != d->key_size)
+			return -1;
+		f.found->refs++;
+		f.found->ext_refs++;
+	}
+	r = &d->hrefs[d->n_refs];
+	r->d = f.found;
+	r->var = (unsigned int)f.var;
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	return (int)d->n_refs++;
+}
+
+struct hist_expr_ctx {
+	struct hist_err_ctx *c;
+	struct rt_event_priv *p;
+	struct rt_hist_data *d;
+	int inst;
+	unsigned int n_sub;
+};
+
+static int hist_parse_expr(struct hist_expr_ctx *x, char *str,
+			   struct hist_expr **out);
+
+static int hist_parse_atom(struct hist_expr_ctx *x, char *str,
+			   struct hist_expr *e)
+{
+	if (isdigit((unsigned char)str[0])) {
+		char *end;
+
+		errno = 0;
+		e->op = HE_CONST;
+		e->constant = strtoull(str, &end, 0);
+		if (errno || *end)
+			return hist_err(x->c, "Expecting numeric literal",
+					hist_errpos(x->c, str));
+		snprintf(e->text, sizeof(e->text), "%llu",
+			 (unsigned long long)e->constant);
+		return 0;
+	}
+	if (str[0] == '$') {
+		int r = hist_add_ref(x->d, str + 1, x->inst);
+		const struct hist_ref *ref;
+
+		if (r < 0)
+			return hist_err(x->c, "Couldn't find variable",
+					hist_errpos(x->c, str));
+		ref = &x->d->hrefs[r];
+		e->op = HE_REF;
+		e->ref = (unsigned int)r;
+		e->flags = ref->d->vars[ref->var].e->flags;
+		snprintf(e->text, sizeof(e->text), "%s", str);
+		return 0;
+	}
+	{
+		int ret = hist_parse_field(x->c, x->p, str, &e->field, true);
+		const char *fl;
+
+		if (ret)
+			return ret;
+		if (e->field.flags &
+		    (HF_STACKTRACE | HF_HITCOUNT | HF_STRING | HF_EXECNAME))
+			return hist_err(x->c,
+					"String type can not be an operand in expression",
+					hist_errpos(x->c, str));
+		e->op = HE_FIELD;
+		e->flags = e->field.flags & (HF_TIMESTAMP | HF_USECS);
+		if (e->field.flags & HF_TIMESTAMP)
+			x->d->timestamps = true;
+		fl = hist_flag_name(e->field.flags);
+		snprintf(e->text, sizeof(e->text), "%s%s%s", e->field.name,
+			 fl ? "." : "", fl ? fl : "");
+		return 0;
+	}
+}
+
+/* The kernel's parse_expr() and parse_unary(): errors and their
+ * positions are its */
+static int hist_parse_expr(struct hist_expr_ctx *x, char *str,
+			   struct hist_expr **out)
+{
+	struct hist_expr *e;
+	char *sep, *s1;
+	int op, ret;
+
+	*out = NULL;
+	if (x->n_sub > 3)
+		return hist_err(x->c, "Too many subexpressions (3 max)",
+				hist_errpos(x->c, str));
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	op = hist_root_op(str, &sep);
+	if (op == HE_FIELD) {
+		ret = hist_parse_atom(x, str, e);
+		goto done;
+	}
+	e->op = op;
+	if (op == HE_NEG) {
+		char *close;
+
+		if (++x->n_sub > 3) {
+			ret = hist_err(x->c, "Too many subexpressions (3 max)",
+				       hist_errpos(x->c, str));
+			goto done;
+		}
+		str++;
+		ret = -EINVAL;
+		if (*str != '(')
+			goto done;
+		str++;
+		close = strrchr(str, ')');
+		if (!close)
+			goto done;
+		if (close[1]) {
+			ret = hist_err(x->c,
+				       "Unary minus not supported in sub-expressions",
+				       hist_errpos(x->c, str));
+			goto done;
+		}
+		*close = '\0';
+		ret = hist_parse_expr(x, str, &e->a);
+		if (ret)
+			goto done;
+		e->flags = e->a->flags;
+		if (e->a->op == HE_CONST) {
+			e->op = HE_CONST;
+			e->constant = -e->a->constant;
+			snprintf(e->text, sizeof(e->text), "%llu",
+				 (unsigned long long)e->constant);
+		} else {
+			if (strlen(e->a->text) + 3 >= sizeof(e->text)) {
+				ret = hist_msg(x->c, "hist: expression too long");
+				goto done;
+			}
+			snprintf(e->text, sizeof(e->text), "-(%.*s)",
+				 (int)sizeof(e->text) - 4, e->a->text);
+		}
+		goto done;
+	}
+	x->n_sub++;
+	*sep = '\0';
+	s1 = str;
+	str = sep + 1;
+	ret = -EINVAL;
+	if (!*s1 || !*str)
+		goto done;
+	ret = hist_parse_expr(x, s1, &e->a);
+	if (!ret)
+		ret = hist_parse_expr(x, str, &e->b);
+	if (ret)
+		goto done;
+	if ((e->a->flags & HF_USECS) != (e->b->flags & HF_USECS)) {
+		ret = hist_err(x->c, "Timestamp units in expression don't match",
+			       0);
+		goto done;
+	}
+	if (op == HE_DIV && e->b->op == HE_CONST && !e->b->constant) {
+		ret = hist_err(x->c, "Division by zero", hist_errpos(x->c, str));
+		goto done;
+	}
+	e->flags = e->a->flags;
+	if (e->a->op == HE_CONST && e->b->op == HE_CONST) {
+		e->constant = hist_expr_eval(e, NULL, 0, NULL);
+		e->op = HE_CONST;
+		hist_expr_free(e->a);
+		hist_expr_free(e->b);
+		e->a = e->b = NULL;
+		snprintf(e->text, sizeof(e->text), "%llu",
+			 (unsigned long long)e->constant);
+	} else {
+		size_t la = strlen(e->a->text), lb = strlen(e->b->text);
+
+		if (la + lb + 1 >= sizeof(e->text)) {
+			ret = hist_msg(x->c, "hist: expression too long");
+			goto done;
+		}
+		memcpy(e->text, e->a->text, la);
+		e->text[la] = "+-*/"[op - HE_ADD];
+		memcpy(e->text + la + 1, e->b->text, lb + 1);
+	}
+done:
+	if (ret) {
+		hist_expr_free(e);
+		return ret;
+	}
+	*out = e;
+	return 0;
+}
+
+/* "NAME=EXPR", a variable (@tok, modified) */
+static int hist_parse_var(struct hist_expr_ctx *x, char *tok)
+{
+	char *eq = strchr(tok, '='), *at;
+	struct hist_var *v;
+	int ret;
+
+	*eq = '\0';
+	if (hist_find_var(x->d, tok) >= 0)
+		return hist_err(x->c, "Variable already defined",
+				hist_errpos(x->c, tok));
+	if (x->d->n_vars == HIST_VARS_MAX)
+		return hist_err(x->c, "Too many variables defined",
+				hist_errpos(x->c, tok));
+	v = &x->d->vars[x->d->n_vars];
+	snprintf(v->name, sizeof(v->name), "%s", tok);
+	/* as the kernel: '-' in ".sym-offset" is no operator */
+	for (at = strstr(eq + 1, ".sym-offset"); at; at = strstr(at, ".sym-offset"))
+		at[4] = 'X';
+	x->n_sub = 0;
+	ret = hist_parse_expr(x, eq + 1, &v->e);
+	if (ret)
+		return ret;
+	x->d->n_vars++;
+	return 0;
+}
+
+/* After the handler's ')' at @close: ".ACTION(PARAMS)", cut into
+ * *@act and *@params (modified in place) */
+static int hist_split_action(struct hist_err_ctx *c, char *close, char **act,
+			     char **params)
+{
+	char *p;
+
+	if (close[1] != '.')
+		return hist_err(c, "No action found", hist_errpos(c, close + 1));
+	*act = close + 2;
+	p = strchr(*act, '(');
+	if (!p || p[strlen(p) - 1] != ')')
+		return hist_err(c, "No closing paren found",
+				hist_errpos(c, *act));
+	*p++ = '\0';
+	p[strlen(p) - 1] = '\0';
+	*params = p;
+	return 0;
+}
+
+/* "onmax($VAR).save(FIELD,...)" or "onchange($VAR).save(FIELD,...)" */
+static int hist_parse_track(struct hist_expr_ctx *x, struct hist_action *a,
+			    char *tok)
+{
+	struct hist_err_ctx *c = x->c;
+	char *var, *close, *act, *params, *p;
+	int v, ret;
+
+	a->handler = !strncmp(tok, "onmax(", 6) ? HA_ONMAX : HA_ONCHANGE;
+	var = strchr(tok, '(') + 1;
+	close = strchr(var, ')');
+	if (!close)
+		return hist_err(c, "No closing paren found", hist_errpos(c, var));
+	*close = '\0';
+	if (var[0] != '$')
+		return hist_err(c,
+				"For onmax(x) or onchange(x), x must be a variable",
+				hist_errpos(c, var));
+	v = hist_find_var(x->d, var + 1);
+	if (v < 0)
+		return hist_err(c, "Couldn't find onmax or onchange variable",
+				hist_errpos(c, var));
+	a->track_var = (unsigned int)v;
+	ret = hist_split_action(c, close, &act, &params);
+	if (ret)
+		return ret;
+	snprintf(a->var_text, sizeof(a->var_text), "%s", var);
+	/* Userspace: no trace() from onmax and onchange */
+	if (!strcmp(act, "snapshot") && !*params) {
+		a->snapshot = true;
+		a->snap_key = calloc(x->d->key_size / 8, sizeof(*a->snap_key));
+		if (!a->snap_key)
+			return -ENOMEM;
+		a->slot = x->d->n_vals + 2 * x->d->n_vars + x->d->n_track_slots;
+		x->d->n_actions++;
+		x->d->n_track_slots += 2;
+		return 0;
+	}
+	if (strcmp(act, "save"))
+		return hist_err(c, "Handler doesn't support action",
+				hist_errpos(c, act));
+	if (!*params)
+		return hist_err(c, "No params found for save()",
+				hist_errpos(c, act));
+	a->slot = x->d->n_vals + 2 * x->d->n_vars + x->d->n_track_slots;
+	x->d->n_actions++; /* from here on, freed with the table */
+	while (params && (p = strsep(&params, ","))) {
+		struct hist_expr *e = calloc(1, sizeof(*e));
+
+		if (!e)
+			return -ENOMEM;
+		a->params[a->n_params++] = e;
+		ret = hist_parse_field(c, x->p, p, &e->field, false);
+		if (ret)
+			return ret;
+		if (!e->field.has_field)
+			return hist_err(c, "Couldn't find param",
+					hist_errpos(c, p));
+		e->op = HE_FIELD;
+		snprintf(e->text, sizeof(e->text), "%s", p);
+		if (a->n_params == RT_SYNTH_FIELDS_MAX && params)
+			return hist_err(c, "Too many action params",
+					hist_errpos(c, params));
+	}
+	x->d->n_track_slots += 2 + a->n_params;
+	return 0;
+}
+
+/*
+ * "onmatch(SYS.EVENT).trace(SYNTH,P,...)" or "onmatch(SYS.EVENT).SYNTH(P,...)"
+ * (@tok, modified): each parameter a $variable, an expression or a field
+ * of the event (a string field for a string parameter)
+ */
+static int hist_parse_action(struct hist_expr_ctx *x, char *tok)
+{
+	struct hist_err_ctx *c = x->c;
+	struct hist_action *a = &x->d->actions[x->d->n_actions];
+	char *ev, *close, *act, *params, *p, *sys, *dot;
+	const char *synth_name;
+	unsigned int i;
+	int ret;
+
+	if (x->d->n_actions == HIST_ACTIONS_MAX)
+		return hist_msg(c, "hist: 4 actions at most");
+	snprintf(a->text, sizeof(a->text), "%s", tok);
+	if (strncmp(tok, "onmatch(", 8))
+		return hist_parse_track(x, a, tok);
+	ev = tok + 8;
+	close = strchr(ev, ')');
+	if (!close)
+		return hist_err(c, "No closing paren found", hist_errpos(c, ev));
+	*close = '\0';
+	sys = ev;
+	dot = strchr(ev, '.');
+	if (!dot)
+		return hist_err(c, "Missing subsystem", hist_errpos(c, ev));
+	*dot = '\0';
+	if (!rt_event_find(sys, dot + 1))
+		return hist_err(c, "Invalid subsystem or event name",
+				hist_errpos(c, sys));
+	ret = hist_split_action(c, close, &act, &params);
+	if (ret)
+		return ret;
+	if (!strcmp(act, "trace")) {
+		synth_name = strsep(&params, ",");
+		if (!synth_name || !*synth_name)
+			return hist_err(c, "Couldn't find synthetic event",
+					hist_errpos(c, act));
+	} else {
+		synth_name = act;
+	}
+	a->synth = rt_synth_find(synth_name);
+	if (!a->synth)
+		return hist_err(c, "Couldn't find synthetic event",
+				hist_errpos(c, synth_name));
+	rt_synth_get(a->synth);
+	x->d->n_actions++; /* from here on, freed with the table */
+	while (params && (p = strsep(&params, ","))) {
+		const struct rt_field *f;
+		struct hist_expr *e;
+
+		if (a->n_params == RT_SYNTH_FIELDS_MAX)
+			return hist_err(c, "Too many action params",
+					hist_errpos(c, p));
+		f = isalpha((unsigned char)*p) || *p == '_' ?
+			    hist_find_field(x->p, p) : NULL;
+		if (f && (f->kind == RT_FIELD_STRING ||
+			  f->kind == RT_FIELD_DYNSTR)) {
+			e = calloc(1, sizeof(*e));
+			if (!e)
+				return -ENOMEM;
+			e->op = HE_FIELD;
+			e->field.field = *f;
+			e->field.has_field = true;
+			e->field.flags = HF_STRING;
+			snprintf(e->field.name, sizeof(e->field.name), "%s", p);
+			snprintf(e->text, sizeof(e->text), "%s", p);
+		} else {
+			x->n_sub = 0;
+			ret = hist_parse_expr(x, p, &e);
+			if (ret)
+				return ret;
+		}
+		/* kept first: freed with the table whatever comes */
+		a->params[a->n_params++] = e;
+		if (a->n_params <= rt_synth_nr_fields(a->synth) &&
+		    !!(e->field.flags & HF_STRING) !=
+			    rt_synth_field_is_string(a->synth, a->n_params - 1))
+			return hist_err(c,
+					"Param type doesn't match synthetic event field type",
+					hist_errpos(c, p));
+	}
+	if (a->n_params != rt_synth_nr_fields(a->synth))
+		return hist_err(c,
+				"Param count doesn't match synthetic event field count",
+				hist_errpos(c, synth_name));
+	for (i = 0; i < a->n_params; i++)
+		if (a->params[i]->op == HE_FIELD &&
+		    (a->params[i]->field.flags & HF_TIMESTAMP))
+			x->d->timestamps = true;
+	return 0;
+}
+
+static int hist_parse_keys(struct hist_err_ctx *c, struct rt_event_priv *p,
+			   struct rt_hist_data *d, char *s)
+{
+	char *tok;
+
+	while ((tok = strsep(&s, ","))) {
+		struct hist_field *f = &d->keys[d->n_keys];
+		int ret;
+
+		if (d->n_keys == HIST_KEYS_MAX)
+			return hist_msg(c, "hist: 3 keys at most");
+		ret = hist_parse_field(c, p, tok, f, true);
+		if (ret)
+			return ret;
+		if (f->flags & HF_HITCOUNT)
+			return hist_err(c, "Couldn't find field",
+					hist_errpos(c, "hitcount"));
+		if (f->flags & HF_STACKTRACE)
+			f->size = HIST_STACKTRACE_DEPTH * sizeof(uint64_t);
+		else if (f->flags & HF_STRING)
+			f->size = f->field.kind == RT_FIELD_STRING &&
+						  f->field.size < HIST_STR_MAX ?
+					  (f->field.size + 8u) & ~7u :
+					  HIST_STR_MAX;
+		else
+			f->size = sizeof(uint64_t);
+		f->offset = d->key_size;
+		d->key_size += f->size;
+		if (f->flags & HF_TIMESTAMP)
+			d->timestamps = true;
+		d->n_keys++;
+	}
+	return 0;
+}
+
+static int hist_parse_vals(struct hist_expr_ctx *x, char *s)
+{
+	struct hist_err_ctx *c = x->c;
+	struct rt_event_priv *p = x->p;
+	struct rt_hist_data *d = x->d;
+	char *tok;
+	bool hitcount = false;
+
+	while (s && (tok = strsep(&s, ","))) {
+		struct hist_field *f = &d->vals[d->n_vals];
+		int ret;
+
+		if (!strcmp(tok, "hitcount") && !hitcount) {
+			hitcount = true;
+			continue;
+		}
+		if (d->n_vals == HIST_VALS_MAX)
+			return hist_msg(c, "hist: 2 values at most besides hitcount");
+		if (strpbrk(tok, "$+*/") ||
+		    (strchr(tok, '-') && !strstr(tok, ".sym-offset"))) {
+			/* an expression or a variable's value */
+			memset(f, 0, sizeof(*f));
+			x->n_sub = 0;
+			ret = hist_parse_expr(x, tok, &f->expr);
+			if (ret)
+				return ret;
+			f->flags = HF_EXPR | f->expr->flags;
+			snprintf(f->name, sizeof(f->name), "%s",
+				 f->expr->text + (f->expr->op == HE_REF));
+			d->n_vals++;
+			continue;
+		}
+		ret = hist_parse_field(c, p, tok, f, false);
+		if (ret)
+			return ret;
+		if (f->flags & HF_TIMESTAMP)
+			d->timestamps = true;
+		d->n_vals++;
+	}
+	return 0;
+}
+
+static int hist_parse_sort(struct hist_err_ctx *c, struct rt_hist_data *d,
+			   char *s)
+{
+	unsigned int i;
+
+	d->n_sort = 1;
+	if (!s)
+		return 0;
+	for (i = 0; i < HIST_SORT_KEYS_MAX; i++) {
+		struct hist_sort_key *k = &d->sort[i];
+		char *tok = strsep(&s, ","), *name, *mod;
+		unsigned int j;
+
+		if (!tok)
+			break;
+		if (!*tok)
+			return hist_err(c, "Empty sort field",
+					hist_errpos(c, "sort="));
+		if (i == HIST_SORT_KEYS_MAX - 1 && s)
+			return hist_err(c, "Too many sort fields (Max = 2)",
+					hist_errpos(c, "sort="));
+		mod = tok;
+		name = strsep(&mod, ".");
+		if (!name || !*name)
+			return hist_err(c, "Empty sort field",
+					hist_errpos(c, "sort="));
+		if (mod && strcmp(mod, "descending") && strcmp(mod, "ascending"))
+			return hist_err(c, "Invalid sort modifier",
+					hist_errpos(c, mod));
+		k->descending = mod && !strcmp(mod, "descending");
+		if (!strcmp(name, "hitcount")) {
+			k->is_key = false;
+			k->idx = 0;
+			continue;
+		}
+		for (j = 1; j < d->n_vals; j++)
+			if (!strcmp(d->vals[j].name, name))
+				break;
+		if (j < d->n_vals) {
+			k->is_key = false;
+			k->idx = j;
+			continue;
+		}
+		for (j = 0; j < d->n_keys; j++)
+			if (!strcmp(d->keys[j].name, name))
+				break;
+		if (j == d->n_keys)
+			return hist_err(c, "Sort field must be a key or a val",
+					hist_errpos(c, name));
+		k->is_key = true;
+		k->idx = j;
+	}
+	d->n_sort = i;
+	return 0;
+}
+
+static void hist_data_put(struct rt_hist_data *d);
+
+/* The parts of @d, which is no table's any more */
+static void hist_data_free(struct rt_hist_data *d)
+{
+	unsigned int i;
+
+	for (i = 0; i < d->n_vals; i++)
+		hist_expr_free(d->vals[i].expr);
+	for (i = 0; i < d->n_vars; i++)
+		hist_expr_free(d->vars[i].e);
+	for (i = 0; i < d->n_actions; i++) {
+		unsigned int k;
+
+		for (k = 0; k < d->actions[i].n_params; k++)
+			hist_expr_free(d->actions[i].params[k]);
+		rt_synth_put(d->actions[i].synth);
+		free(d->actions[i].snap_key);
+	}
+	for (i = 0; i < d->n_refs; i++)
+		if (d->hrefs[i].d != d) {
+			d->hrefs[i].d->ext_refs--;
+			hist_data_put(d->hrefs[i].d);
+		}
+	tracing_map_destroy(d->map);
+	free(d->name);
+	free(d);
+}
+
+static void hist_data_put(struct rt_hist_data *d)
+{
+	struct rt_hist_data **pp;
+
+	if (!d || --d->refs > 0)
+		return;
+	for (pp = &rt_hist_named; *pp; pp = &(*pp)->next_named)
+		if (*pp == d) {
+			*pp = d->next_named;
+			break;
+		}
+	hist_data_free(d);
+}
+
+/* The table's part of the trigger line: "keys=...:vals=...:sort=...:size=N" */
+static void hist_spec_print(FILE *f, const struct rt_hist_data *d)
+{
+	unsigned int i;
+
+	fputs("keys=", f);
+	for (i = 0; i < d->n_keys; i++) {
+		if (i)
+			fputc(',', f);
+		hist_field_print(f, &d->keys[i]);
+	}
+	fputs(":vals=hitcount", f);
+	for (i = 1; i < d->n_vals; i++) {
+		fputc(',', f);
+		hist_field_print(f, &d->vals[i]);
+	}
+	for (i = 0; i < d->n_vars; i++)
+		fprintf(f, "%c%s=%s", i ? ',' : ':', d->vars[i].name,
+			d->vars[i].e->text);
+	fputs(":sort=", f);
+	for (i = 0; i < d->n_sort; i++) {
+		const struct hist_sort_key *k = &d->sort[i];
+
+		if (i)
+			fputc(',', f);
+		if (!k->is_key && k->idx == 0)
+			fputs("hitcount", f);
+		else
+			hist_field_print(f, k->is_key ? &d->keys[k->idx] :
+							 &d->vals[k->idx]);
+		if (k->descending)
+			fputs(".descending", f);
+	}
+	fprintf(f, ":size=%u", 1u << d->map_bits);
+	if (d->timestamps)
+		fprintf(f, ":clock=%s", d->clock);
+	if (d->nohitcount)
+		fputs(":nohitcount", f);
+	for (i = 0; i < d->n_actions; i++)
+		fprintf(f, ":%s", d->actions[i].text);
+}
+
+static bool hist_data_same(const struct rt_hist_data *a,
+			   const struct rt_hist_data *b)
+{
+	char *sa = NULL, *sb = NULL;
+	size_t la, lb;
+	FILE *fa = open_memstream(&sa, &la), *fb = open_memstream(&sb, &lb);
+	bool same = false;
+
+	if (fa && fb) {
+		hist_spec_print(fa, a);
+		hist_spec_print(fb, b);
+	}
+	if (fa)
+		fclose(fa);
+	if (fb)
+		fclose(fb);
+	if (sa && sb)
+		same = !strcmp(sa, sb);
+	free(sa);
+	free(sb);
+	return same;
+}
+
+int rt_hist_parse(struct rt_event_priv *p, int inst, const char *line,
+		  struct rt_trigger *t, char *err, size_t errlen)
+{
+	struct hist_err_ctx c = { .cmd = line, .err = err, .errlen = errlen };
+	struct hist_expr_ctx x = { .c = &c, .p = p, .inst = inst };
+	char *assign[HIST_VARS_MAX], *act[HIST_ACTIONS_MAX];
+	unsigned int n_assign = 0, n_act = 0, i;
+	char *copy, *s, *tok, *keys = NULL, *vals = NULL, *sort = NULL;
+	struct rt_hist_data *d;
+	struct rt_hist_trig *ht;
+	size_t cmdlen;
+	int ret = -EINVAL;
+
+	snprintf(c.loc, sizeof(c.loc), "hist:%s:%s", p->ev->system,
+		 p->ev->name);
+	cmdlen = strcspn(line, " \t");
+	copy = strndup(line, cmdlen);
+	d = calloc(1, sizeof(*d));
+	ht = calloc(1, sizeof(*ht));
+	if (!copy || !d || !ht) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	x.d = d;
+	d->refs = 1;
+	d->map_bits = TRACING_MAP_BITS_DEFAULT;
+	snprintf(d->clock, sizeof(d->clock), "global");
+	s = copy + 4; /* "hist" */
+	if (*s == ':')
+		s++;
+	else if (*s) {
+		ret = hist_msg(&c, "hist: ':' expected after 'hist'");
+		goto fail;
+	}
+	while (s && *s && (tok = strsep(&s, ":"))) {
+		char *rhs = strchr(tok, '=');
+
+		if (rhs) {
+			if (!rhs[1]) {
+				ret = hist_err(&c, "Empty assignment",
+					       hist_errpos(&c, tok));
+				goto fail;
+			}
+			if (!strncmp(tok, "keys=", 5) || !strncmp(tok, "key=", 4))
+				keys = rhs + 1;
+			else if (!strncmp(tok, "vals=", 5) ||
+				 !strncmp(tok, "val=", 4) ||
+				 !strncmp(tok, "values=", 7))
+				vals = rhs + 1;
+			else if (!strncmp(tok, "sort=", 5))
+				sort = rhs + 1;
+			else if (!strncmp(tok, "name=", 5)) {
+				free(d->name);
+				d->name = strdup(rhs + 1);
+				if (!d->name) {
+					ret = -ENOMEM;
+					goto fail;
+				}
+			} else if (!strncmp(tok, "clock=", 6)) {
+				snprintf(d->clock, sizeof(d->clock), "%s",
+					 rhs + 1);
+			} else if (!strncmp(tok, "size=", 5)) {
+				char *e;
+				unsigned long n, bits = 0;
+
+				errno = 0;
+				n = strtoul(rhs + 1, &e, 0);
+				while (bits < 63 && (1ul << bits) < n)
+					bits++;
+				if (errno || *e || bits < TRACING_MAP_BITS_MIN ||
+				    bits > TRACING_MAP_BITS_MAX) {
+					ret = hist_msg(&c, "hist: size= must be 128 to 131072");
+					goto fail;
+				}
+				d->map_bits = (unsigned int)bits;
+			} else {
+				if (n_assign == HIST_VARS_MAX) {
+					ret = hist_err(&c, "Too many variables defined",
+						       hist_errpos(&c, tok));
+					goto fail;
+				}
+				assign[n_assign++] = tok;
+			}
+		} else if (!strcmp(tok, "nohitcount") || !strcmp(tok, "NOHC")) {
+			d->nohitcount = true;
+		} else if (!strcmp(tok, "pause")) {
+			ht->pause = true;
+		} else if (!strcmp(tok, "cont") || !strcmp(tok, "continue")) {
+			ht->cont = true;
+		} else if (!strcmp(tok, "clear")) {
+			ht->clear = true;
+		} else {
+			/* an action; an unknown word is refused, as the
+			 * kernel's parse_action() refuses it */
+			if (strncmp(tok, "onmatch(", 8) &&
+			    strncmp(tok, "onmax(", 6) &&
+			    strncmp(tok, "onchange(", 9)) {
+				ret = hist_msg(&c, "hist: unknown attribute");
+				goto fail;
+			}
+			if (n_act == HIST_ACTIONS_MAX) {
+				ret = hist_msg(&c, "hist: 4 actions at most");
+				goto fail;
+			}
+			act[n_act++] = tok;
+		}
+	}
+	if (!keys) {
+		ret = hist_msg(&c, "hist: keys= is required");
+		goto fail;
+	}
+	/* keys, then the variables (which may look another table up by
+	 * the key), then the values (which may be variables); hitcount is
+	 * value 0 */
+	snprintf(d->vals[0].name, sizeof(d->vals[0].name), "hitcount");
+	d->vals[0].flags = HF_HITCOUNT;
+	d->n_vals = 1;
+	ret = hist_parse_keys(&c, p, d, keys);
+	/* "a=...,b=...": several variables in one assignment */
+	for (i = 0; !ret && i < n_assign; i++) {
+		char *v, *rest = assign[i];
+
+		while (!ret && (v = strsep(&rest, ","))) {
+			if (!strchr(v, '=') || v[0] == '=') {
+				ret = hist_err(&c, "Malformed assignment",
+					       hist_errpos(&c, v));
+				break;
+			}
+			ret = hist_parse_var(&x, v);
+		}
+	}
+	if (!ret)
+		ret = hist_parse_vals(&x, vals);
+	for (i = 0; !ret && i < n_act; i++)
+		ret = hist_parse_action(&x, act[i]);
+	if (!ret && d->nohitcount && d->n_vals == 1)
+		ret = hist_err(&c, "Non-hitcount value is required for 'nohitcount'",
+			       0);
+	if (!ret)
+		ret = hist_parse_sort(&c, d, sort);
+	if (ret)
+		goto fail;
+	if (d->name) {
+		struct rt_hist_data *n;
+
+		for (n = rt_hist_named; n; n = n->next_named)
+			if (!strcmp(n->name, d->name))
+				break;
+		if (n) {
+			if (!hist_data_same(n, d)) {
+				ret = hist_err(&c, "Named hist trigger doesn't match existing named trigger (includes variables)",
+					       hist_errpos(&c, "name="));
+				goto fail;
+			}
+			hist_data_free(d);
+			d = n;
+			d->refs++;
+			goto done;
+		}
+	}
+	/* the values, then each variable's value and its set flag */
+	d->map = tracing_map_create(d->map_bits, d->key_size,
+				    d->n_vals + 2 * d->n_vars +
+					    d->n_track_slots);
+	if (!d->map) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	if (d->name) {
+		d->next_named = rt_hist_named;
+		rt_hist_named = d;
+	}
+done:
+	atomic_init(&ht->paused, ht->pause);
+	ht->d = d;
+	t->hist = ht;
+	free(copy);
+	for (i = 0; i < d->n_keys; i++)
+		if (d->keys[i].flags & HF_STACKTRACE)
+			rt_stack_prime();
+	return 0;
+fail:
+	if (d)
+		hist_data_free(d);
+	free(ht);
+	free(copy);
+	return ret;
+}
+
+bool rt_hist_match(const struct rt_trigger *a, const struct rt_trigger *b)
+{
+	const struct rt_hist_trig *ha = a->hist, *hb = b->hist;
+
+	if (!ha || !hb)
+		return false;
+	if (!!ha->d->name != !!hb->d->name ||
+	    (ha->d->name && strcmp(ha->d->name, hb->d->name)))
+		return false;
+	if (!!a->filter_text != !!b->filter_text ||
+	    (a->filter_text && strcmp(a->filter_text, b->filter_text)))
+		return false;
+	return ha->d == hb->d || hist_data_same(ha->d, hb->d);
+}
+
+bool rt_hist_modify(struct rt_trigger *old, const struct rt_trigger *t)
+{
+	struct rt_hist_trig *ho = old->hist;
+	const struct rt_hist_trig *ht = t->hist;
+
+	if (!ht->pause && !ht->cont && !ht->clear)
+		return false;
+	/* Relaxed: the flag is the whole state; writers read it relaxed. */
+	if (ht->pause)
+		atomic_store_explicit(&ho->paused, true, memory_order_relaxed);
+	else if (ht->cont)
+		atomic_store_explicit(&ho->paused, false, memory_order_relaxed);
+	if (ht->clear) {
+		/* Writers keep out of the table while it is cleared: a
+		 * write section that began before the store has ended
+		 * after the grace period, and one that begins after it
+		 * sees the flag. Seq_cst store: before the grace period's
+		 * own ordering. */
+		atomic_store(&ho->d->clearing, true);
+		rt_synchronize_rcu();
+		tracing_map_clear(ho->d->map);
+		atomic_store(&ho->d->clearing, false);
+	}
+	return true;
+}
+
+bool rt_hist_modifier_only(const struct rt_trigger *t, struct rt_event_priv *p,
+			   const char *line, char *err, size_t errlen)
+{
+	const struct rt_hist_trig *ht = t->hist;
+	struct hist_err_ctx c = { .cmd = line, .err = err, .errlen = errlen };
+
+	if (!ht->cont && !ht->clear)
+		return false;
+	snprintf(c.loc, sizeof(c.loc), "hist:%s:%s", p->ev->system,
+		 p->ev->name);
+	hist_err(&c, "Can't clear or continue a nonexistent hist trigger", 0);
+	return true;
+}
+
+size_t rt_hist_print_trigger(const struct rt_trigger *t, char *buf,
+			     size_t len)
+{
+	const struct rt_hist_trig *ht = t->hist;
+	char *s = NULL;
+	size_t n = 0, ret;
+	FILE *f = open_memstream(&s, &n);
+
+	if (!f)
+		return 0;
+	fputs("hist:", f);
+	if (ht->d->name)
+		fprintf(f, "name=%s:", ht->d->name);
+	hist_spec_print(f, ht->d);
+	if (t->filter_text)
+		fprintf(f, " if %s", t->filter_text);
+	fprintf(f, atomic_load_explicit(&ht->paused, memory_order_relaxed) ?
+			   " [paused]\n" :
+			   " [active]\n");
+	fclose(f);
+	ret = (size_t)snprintf(buf, len, "%s", s ? s : "");
+	free(s);
+	return ret;
+}
+
+bool rt_hist_busy(const struct rt_trigger *t)
+{
+	const struct rt_hist_trig *ht = t->hist;
+
+	return ht && ht->d->ext_refs > 0;
+}
+
+void rt_hist_free(struct rt_trigger *t)
+{
+	struct rt_hist_trig *ht = t ? t->hist : NULL;
+
+	if (!ht)
+		return;
+	hist_data_put(ht->d);
+	free(ht);
+	t->hist = NULL;
+}
+
+/* ---- the write path ------------------------------------------------------ */
+
+/* A numeric field of @rec as the kernel's hist_field_* readers: signed
+ * fields sign-extended */
+static inline __attribute__((no_instrument_function)) uint64_t
+hist_read_num(const struct rt_field *f, const unsigned char *rec)
+{
+	const unsigned char *at = rec + f->offset;
+
+	switch (f->size) {
+	case 1:
+		return f->is_signed ? (uint64_t)(int64_t)(int8_t)at[0] : at[0];
+	case 2: {
+		uint16_t v;
+
+		memcpy(&v, at, 2);
+		return f->is_signed ? (uint64_t)(int64_t)(int16_t)v : v;
+	}
+	case 4: {
+		uint32_t v;
+
+		memcpy(&v, at, 4);
+		return f->is_signed ? (uint64_t)(int64_t)(int32_t)v : v;
+	}
+	default: {
+		uint64_t v;
+
+		memcpy(&v, at, 8);
+		return v;
+	}
+	}
+}
+
+static __attribute__((no_instrument_function)) unsigned int
+hist_ilog2_roundup(uint64_t v)
+{
+	unsigned int l;
+
+	if (v <= 1)
+		return 0;
+	l = 63u - (unsigned int)__builtin_clzll(v - 1);
+	return l + 1;
+}
+
+/* The value of @hf on @rec (not a string or a stack) */
+static __attribute__((no_instrument_function)) uint64_t
+hist_field_value(const struct hist_field *hf, const unsigned char *rec,
+		 int inst)
+{
+	uint64_t v;
+
+	if (__builtin_expect(hf->flags == 0, 1))
+		return hist_read_num(&hf->field, rec);
+	if (hf->flags & HF_TIMESTAMP) {
+		v = rt_buffer_clock(1ull << inst);
+		if (hf->flags & HF_USECS)
+			v /= 1000;
+	} else if (hf->flags & HF_CPU) {
+		int cpu = sched_getcpu();
+
+		v = cpu < 0 ? 0 : (uint64_t)cpu;
+	} else if (hf->has_field) {
+		v = hist_read_num(&hf->field, rec);
+	} else {
+		v = 1;
+	}
+	if (hf->flags & HF_LOG2)
+		v = hist_ilog2_roundup(v);
+	else if (hf->flags & HF_BUCKET)
+		v = v / hf->buckets * hf->buckets;
+	return v;
+}
+
+/* A string field into @dst (@size bytes, zeroed) */
+static __attribute__((no_instrument_function)) void
+hist_read_str(const struct rt_field *f, const unsigned char *rec, size_t len,
+	      char *dst, unsigned int size)
+{
+	const unsigned char *s = rec + f->offset;
+	size_t n = f->size;
+
+	if (f->kind == RT_FIELD_DYNSTR) {
+		uint32_t loc;
+
+		memcpy(&loc, rec + f->offset, 4);
+		if ((loc & 0xffff) + (loc >> 16) > len)
+			return;
+		s = rec + (loc & 0xffff);
+		n = loc >> 16;
+	}
+	if (f->offset + (size_t)f->size > len && f->kind != RT_FIELD_DYNSTR)
+		n = f->offset < len ? len - f->offset : 0;
+	if (n > size - 1)
+		n = size - 1;
+	memcpy(dst, s, strnlen((const char *)s, n));
+}
+
+/*
+ * The values of the variables @d refers to, for @key, into @refv: a
+ * variable of another table is read once (its entry's flag taken back,
+ * as the kernel's tracing_map_read_var_once()), one of this table is
+ * read as it is. Return: false when one is not set.
+ */
+static __attribute__((no_instrument_function)) bool
+hist_resolve_refs(const struct rt_hist_data *d, const void *key,
+		  uint64_t *refv)
+{
+	unsigned int i;
+
+	for (i = 0; i < d->n_refs; i++) {
+		const struct hist_ref *r = &d->hrefs[i];
+		unsigned int slot = r->d->n_vals + 2 * r->var;
+		struct tracing_map_elt *e =
+			r->d == d ? NULL : tracing_map_lookup(r->d->map, key);
+		uint64_t set;
+
+		if (r->d == d)
+			continue; /* this record's own value (rt_hist_event()) */
+		if (!e)
+			return false;
+		/* Acquire: pairs with the release store of the flag in
+		 * rt_hist_event(): the value is the one it published. */
+		set = atomic_exchange_explicit(&e->sums[slot + 1], 0,
+					       memory_order_acquire);
+		if (!set)
+			return false;
+		refv[i] = atomic_load_explicit(&e->sums[slot],
+					       memory_order_relaxed);
+	}
+	return true;
+}
+
+/* onmax() and onchange(): a new greatest (changed) value of the variable
+ * in entry @elt saves the fields of @rec with it. Bounded: a value fought
+ * over that long is not kept. */
+static __attribute__((no_instrument_function)) void
+hist_snapshot_run(struct hist_action *a, const uint64_t *key,
+		  unsigned int key_size, int inst, uint64_t v);
+
+/* The instance whose snapshot a hist action asked for while this
+ * thread's record was being written, or -1 */
+static __thread int rt_hist_snap_inst
+	__attribute__((tls_model("initial-exec"))) = -1;
+
+static __attribute__((no_instrument_function)) void
+hist_track_run(struct hist_action *a, struct tracing_map_elt *elt,
+	       const unsigned char *rec, int inst, uint64_t v,
+	       const uint64_t *key, unsigned int key_size)
+{
+	_Atomic uint64_t *tv = &elt->sums[a->slot];
+	uint64_t old = atomic_load_explicit(tv, memory_order_relaxed);
+	bool set = atomic_load_explicit(&elt->sums[a->slot + 1],
+					memory_order_relaxed);
+	unsigned int i, tries;
+
+	for (tries = 0; tries < 100; tries++) {
+		if (set && (a->handler == HA_ONMAX ? v <= old : v == old))
+			return;
+		/* Relaxed: the value and the saved fields are read by the
+		 * hist file, which takes them as they are, like sums. A
+		 * failure reloads @old: look again. */
+		if (atomic_compare_exchange_weak_explicit(
+			    tv, &old, v, memory_order_relaxed,
+			    memory_order_relaxed))
+			break;
+		set = true;
+	}
+	if (tries == 100)
+		return;
+	atomic_store_explicit(&elt->sums[a->slot + 1], 1, memory_order_relaxed);
+	if (a->snapshot)
+		hist_snapshot_run(a, key, key_size, inst, v);
+	for (i = 0; i < a->n_params; i++)
+		atomic_store_explicit(&elt->sums[a->slot + 2 + i],
+				      hist_field_value(&a->params[i]->field, rec,
+						       inst),
+				      memory_order_relaxed);
+}
+
+/*
+ * snapshot(): onchange() takes one at each change, onmax() at each new
+ * greatest value of all entries, as the kernel's cond_snapshot_update();
+ * the swap as the snapshot trigger's (rt_trigger_fire()): in a thread's
+ * own write only, and when the instance's lock is free.
+ */
+static __attribute__((no_instrument_function)) void
+hist_snapshot_run(struct hist_action *a, const uint64_t *key,
+		  unsigned int key_size, int inst, uint64_t v)
+{
+	unsigned int i;
+
+	if (a->handler == HA_ONMAX) {
+		/* Relaxed: the greatest value orders nothing; a failed
+		 * exchange reloads it. Bounded: a value fought over that
+		 * long takes no snapshot. */
+		uint64_t old = atomic_load_explicit(&a->snap_val,
+						    memory_order_relaxed);
+		int tries;
+
+		for (tries = 0; tries < 100; tries++) {
+			if (atomic_load_explicit(&a->snap_set,
+						 memory_order_relaxed) &&
+			    v <= old)
+				return;
+			if (atomic_compare_exchange_weak_explicit(
+				    &a->snap_val, &old, v,
+				    memory_order_relaxed, memory_order_relaxed))
+				break;
+		}
+		if (tries == 100)
+			return;
+	} else {
+		atomic_store_explicit(&a->snap_val, v, memory_order_relaxed);
+	}
+	/* Relaxed: the hist file shows the key as it finds it */
+	for (i = 0; i < key_size / 8; i++)
+		atomic_store_explicit(&a->snap_key[i], key[i],
+				      memory_order_relaxed);
+	atomic_store_explicit(&a->snap_set, true, memory_order_relaxed);
+	/* the swap waits for the buffer's writers, this record's among
+	 * them: after its commit (rt_hist_commit_done()) */
+	rt_hist_snap_inst = inst;
+}
+
+__attribute__((no_instrument_function)) void rt_hist_commit_done(void)
+{
+	struct ringtrace_instance *tr;
+	int inst = rt_hist_snap_inst;
+
+	if (inst < 0)
+		return;
+	rt_hist_snap_inst = -1;
+	/* Pairs with the release stores that publish instances; the
+	 * caller is inside its write's read-side section. */
+	tr = atomic_load_explicit(&rt_instances[inst], memory_order_acquire);
+	if (tr && rt_cur.depth <= 1 && rt_cur.irq == 0 &&
+	    pthread_mutex_trylock(&tr->lock) == 0) {
+		rt_snapshot_swap_locked(tr);
+		pthread_mutex_unlock(&tr->lock);
+	}
+}
+
+/* Write the synthetic event of @a for record @rec (@len bytes) */
+static __attribute__((no_instrument_function)) void
+hist_action_run(const struct hist_action *a, const unsigned char *rec,
+		size_t len, int inst, const uint64_t *refv)
+{
+	uint64_t vals[RT_SYNTH_FIELDS_MAX];
+	char strs[4][HIST_STR_MAX];
+	unsigned int i, ns = 0;
+
+	for (i = 0; i < a->n_params; i++) {
+		const struct hist_expr *e = a->params[i];
+
+		if (e->op == HE_FIELD && (e->field.flags & HF_STRING)) {
+			char *dst = ns < 4 ? strs[ns++] : NULL;
+
+			if (dst) {
+				memset(dst, 0, HIST_STR_MAX);
+				hist_read_str(&e->field.field, rec, len, dst,
+					      HIST_STR_MAX);
+			}
+			vals[i] = (uint64_t)(uintptr_t)(dst ? dst : "");
+		} else {
+			vals[i] = hist_expr_eval(e, rec, inst, refv);
+		}
+	}
+	rt_synth_trace(a->synth, vals);
+}
+
+__attribute__((no_instrument_function)) void
+rt_hist_event(struct rt_trigger *t, const void *rec, size_t len, int inst,
+	      const void *from)
+{
+	struct rt_hist_trig *ht = t->hist;
+	struct rt_hist_data *d = ht->d;
+	uint64_t key[HIST_KEY_SIZE_MAX / 8], refv[HIST_REFS_MAX];
+	uint64_t varv[HIST_VARS_MAX];
+	unsigned char *kb = (unsigned char *)key;
+	struct tracing_map_elt *elt;
+	unsigned int i;
+
+	/* Relaxed: a pause racing with this write counts it or not, as if
+	 * it came just before or after. The clearing flag: see
+	 * rt_hist_modify(). */
+	if (atomic_load_explicit(&ht->paused, memory_order_relaxed) ||
+	    atomic_load_explicit(&d->clearing, memory_order_relaxed))
+		return;
+	for (i = 0; i < d->key_size / 8; i++)
+		key[i] = 0;
+	for (i = 0; i < d->n_keys; i++) {
+		const struct hist_field *hf = &d->keys[i];
+
+		if (hf->flags & HF_STRING) {
+			hist_read_str(&hf->field, rec, len,
+				      (char *)kb + hf->offset, hf->size);
+		} else if (hf->flags & HF_STACKTRACE) {
+			void *pc[HIST_STACKTRACE_DEPTH + 8];
+			int n = backtrace(pc, HIST_STACKTRACE_DEPTH + 8), k,
+			    first = 0;
+
+			for (k = 0; k < n; k++)
+				if (pc[k] == from) {
+					first = k;
+					break;
+				}
+			for (k = 0; k + first < n && k < HIST_STACKTRACE_DEPTH;
+			     k++) {
+				uint64_t a = (uint64_t)(uintptr_t)pc[first + k];
+
+				memcpy(kb + hf->offset + k * 8u, &a, 8);
+			}
+		} else {
+			uint64_t v = hist_field_value(hf, rec, inst);
+
+			memcpy(kb + hf->offset, &v, 8);
+		}
+	}
+	/* the variables this one reads, each once: without them the
+	 * record does not count, as in the kernel */
+	if (d->n_refs && !hist_resolve_refs(d, key, refv))
+		return;
+	elt = tracing_map_insert(d->map, key);
+	if (!elt)
+		return;
+	tracing_map_update_sum(elt, 0, 1);
+	/* the variables first: a value may be one of them */
+	for (i = 0; i < d->n_vars; i++) {
+		unsigned int slot = d->n_vals + 2 * i, k;
+		uint64_t v = hist_expr_eval(d->vars[i].e, rec, inst, refv);
+
+		varv[i] = v;
+		for (k = 0; k < d->n_refs; k++)
+			if (d->hrefs[k].d == d && d->hrefs[k].var == i)
+				refv[k] = v;
+		/* Relaxed: the value is published by the flag's store. */
+		atomic_store_explicit(&elt->sums[slot], v,
+				      memory_order_relaxed);
+		/* Release: the value before the flag; pairs with the
+		 * acquire exchange in hist_resolve_refs(). */
+		atomic_store_explicit(&elt->sums[slot + 1], 1,
+				      memory_order_release);
+	}
+	for (i = 1; i < d->n_vals; i++) {
+		const struct hist_field *hf = &d->vals[i];
+
+		tracing_map_update_sum(
+			elt, i,
+			hf->flags & HF_EXPR ?
+				hist_expr_eval(hf->expr, rec, inst, refv) :
+				hist_field_value(hf, rec, inst));
+	}
+	for (i = 0; i < d->n_actions; i++) {
+		struct hist_action *a = &d->actions[i];
+
+		if (a->handler == HA_ONMATCH)
+			hist_action_run(a, rec, len, inst, refv);
+		else
+			hist_track_run(a, elt, rec, inst, varv[a->track_var],
+				       key, d->key_size);
+	}
+}
+
+__attribute__((no_instrument_function)) void
+rt_hist_enable(struct rt_event_priv *target, int inst, bool on)
+{
+	/* Pairs with the release side of the exchange that publishes a
+	 * list in trigger.c; the caller is inside a read-side section. */
+	const struct rt_trigger_list *l =
+		atomic_load_explicit(&target->triggers[inst],
+				     memory_order_acquire);
+	unsigned int i;
+
+	for (i = 0; l && i < l->nr; i++)
+		if (l->t[i]->type == RT_TRIG_HIST)
+			/* Relaxed: as rt_hist_modify() */
+			atomic_store_explicit(
+				&((struct rt_hist_trig *)l->t[i]->hist)->paused,
+				!on, memory_order_relaxed);
+}
+
+/* ---- the hist file -------------------------------------------------------- */
+
+static __thread const struct rt_hist_data *hist_sort_d;
+
+static int hist_cmp_key(const struct hist_field *hf, const void *a,
+			const void *b)
+{
+	if (hf->flags & HF_STRING)
+		return strcmp(a, b);
+	if (hf->flags & HF_STACKTRACE)
+		return memcmp(a, b, hf->size);
+	{
+		uint64_t x, y;
+
+		memcpy(&x, a, 8);
+		memcpy(&y, b, 8);
+		if (hf->has_field && hf->field.is_signed &&
+		    !(hf->flags & (HF_LOG2 | HF_HEX)))
+			return (int64_t)x < (int64_t)y ? -1 :
+			       (int64_t)x > (int64_t)y ? 1 : 0;
+		return x < y ? -1 : x > y ? 1 : 0;
+	}
+}
+
+static int hist_cmp(const void *pa, const void *pb)
+{
+	const struct tracing_map_elt *a = *(struct tracing_map_elt *const *)pa;
+	const struct tracing_map_elt *b = *(struct tracing_map_elt *const *)pb;
+	const struct rt_hist_data *d = hist_sort_d;
+	unsigned int i;
+	int r;
+
+	for (i = 0; i < d->n_sort; i++) {
+		const struct hist_sort_key *k = &d->sort[i];
+
+		if (k->is_key) {
+			const struct hist_field *hf = &d->keys[k->idx];
+
+			r = hist_cmp_key(hf, (const char *)a->key + hf->offset,
+					 (const char *)b->key + hf->offset);
+		} else {
+			uint64_t x = tracing_map_read_sum(a, k->idx),
+				 y = tracing_map_read_sum(b, k->idx);
+
+			r = x < y ? -1 : x > y ? 1 : 0;
+		}
+		if (r)
+			return k->descending ? -r : r;
+	}
+	/* the same place in every reading: by the keys */
+	for (i = 0; i < d->n_keys; i++) {
+		const struct hist_field *hf = &d->keys[i];
+
+		r = hist_cmp_key(hf, (const char *)a->key + hf->offset,
+				 (const char *)b->key + hf->offset);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+static void hist_print_key(FILE *f, const struct rt_hist_data *d,
+			   const struct tracing_map_elt *elt)
+{
+	const unsigned char *key = elt->key;
+	bool multiline = false;
+	unsigned int i;
+
+	fputs("{ ", f);
+	for (i = 0; i < d->n_keys; i++) {
+		const struct hist_field *hf = &d->keys[i];
+		uint64_t v;
+		char sym[512];
+
+		if (i)
+			fputs(", ", f);
+		memcpy(&v, key + hf->offset, 8);
+		if (hf->flags & HF_HEX) {
+			fprintf(f, "%s: %llx", hf->name, (unsigned long long)v);
+		} else if (hf->flags & (HF_SYM | HF_SYM_OFFSET)) {
+			bool off = hf->flags & HF_SYM_OFFSET;
+
+			rt_sym_format(sym, sizeof(sym), (unsigned long)v, off);
+			fprintf(f, "%s: [%llx] %-*s", hf->name,
+				(unsigned long long)v, off ? 55 : 45, sym);
+		} else if (hf->flags & HF_EXECNAME) {
+			char comm[RT_COMM_LEN + 1] = "<...>";
+			int tgid;
+
+			if (!rt_cmdline_find((int)v, comm, &tgid))
+				snprintf(comm, sizeof(comm), "<...>");
+			fprintf(f, "%s: %-16s[%10llu]", hf->name, comm,
+				(unsigned long long)v);
+		} else if (hf->flags & HF_SYSCALL) {
+			/* Userspace: no table of system call names; the
+			 * kernel's name for a number it does not know */
+			fprintf(f, "%s: %-30s[%3llu]", hf->name,
+				"unknown_syscall", (unsigned long long)v);
+		} else if (hf->flags & HF_STACKTRACE) {
+			unsigned int k;
+
+			fputs("common_stacktrace:\n", f);
+			for (k = 0; k < HIST_STACKTRACE_DEPTH; k++) {
+				uint64_t a;
+
+				memcpy(&a, key + hf->offset + k * 8u, 8);
+				if (!a)
+					break;
+				rt_sym_format(sym, sizeof(sym),
+					      (unsigned long)a, true);
+				fprintf(f, "%9c%s\n", ' ', sym);
+			}
+			multiline = true;
+		} else if (hf->flags & HF_LOG2) {
+			fprintf(f, "%s: ~ 2^%-2llu", hf->name,
+				(unsigned long long)v);
+		} else if (hf->flags & HF_BUCKET) {
+			fprintf(f, "%s: ~ %llu-%llu", hf->name,
+				(unsigned long long)v,
+				(unsigned long long)(v + hf->buckets - 1));
+		} else if (hf->flags & HF_STRING) {
+			fprintf(f, "%s: %-50s", hf->name,
+				(const char *)key + hf->offset);
+		} else {
+			fprintf(f, "%s: %10llu", hf->name,
+				(unsigned long long)v);
+		}
+	}
+	if (!multiline)
+		fputc(' ', f);
+	fputc('}', f);
+}
+
+/* 100 times the percentage of @val in @total, as the kernel's */
+static unsigned int hist_percentage(uint64_t val, uint64_t total)
+{
+	if (!total)
+		return val ? UINT_MAX : 0;
+	if (val < UINT64_MAX / 10000)
+		return (unsigned int)(val * 10000 / total);
+	total /= 10000;
+	if (!total)
+		return val ? UINT_MAX : 0;
+	return (unsigned int)(val / total);
+}
+
+static void hist_print_val(FILE *f, const struct hist_field *hf, uint64_t v,
+			   uint64_t total, uint64_t max)
+{
+	if (hf->flags & HF_PERCENT) {
+		unsigned int pc = hist_percentage(v, total);
+
+		if (pc == UINT_MAX)
+			fprintf(f, " %s (%%):[ERROR]", hf->name);
+		else
+			fprintf(f, " %s (%%): %3u.%02u", hf->name, pc / 100,
+				pc % 100);
+	} else if (hf->flags & HF_GRAPH) {
+		char bar[21];
+		unsigned int len = hist_percentage(v, max), i;
+
+		if (len == UINT_MAX) {
+			snprintf(bar, sizeof(bar), "[ERROR]");
+		} else {
+			len = len * 20 / 10000;
+			for (i = 0; i < 20; i++)
+				bar[i] = i < len ? '#' : ' ';
+			bar[20] = '\0';
+		}
+		fprintf(f, " %s: %20s", hf->name, bar);
+	} else if (hf->flags & HF_HEX) {
+		fprintf(f, " %s: %10llx", hf->name, (unsigned long long)v);
+	} else {
+		fprintf(f, " %s: %10llu", hf->name, (unsigned long long)v);
+	}
+}
+
+static void hist_show_one(FILE *f, const struct rt_trigger *t, int n)
+{
+	const struct rt_hist_data *d = ((struct rt_hist_trig *)t->hist)->d;
+	struct tracing_map_elt **v;
+	uint64_t total[HIST_VALS_MAX] = { 0 }, max[HIST_VALS_MAX] = { 0 };
+	char line[4096];
+	uint64_t hits = 0;
+	int nr, i;
+	unsigned int j;
+
+	if (n > 0)
+		fputs("\n\n", f);
+	rt_hist_print_trigger(t, line, sizeof(line));
+	fprintf(f, "# event histogram\n#\n# trigger info: %s#\n\n", line);
+	nr = tracing_map_entries(d->map, &v);
+	if (nr < 0)
+		nr = 0;
+	hist_sort_d = d;
+	if (nr > 1)
+		qsort(v, (size_t)nr, sizeof(*v), hist_cmp);
+	for (j = 0; j < d->n_vals; j++)
+		for (i = 0; i < nr; i++) {
+			uint64_t x = tracing_map_read_sum(v[i], j);
+
+			total[j] += x;
+			if (x > max[j])
+				max[j] = x;
+		}
+	for (i = 0; i < nr; i++) {
+		hist_print_key(f, d, v[i]);
+		if (!d->nohitcount)
+			hist_print_val(f, &d->vals[0],
+				       tracing_map_read_sum(v[i], 0), total[0],
+				       max[0]);
+		for (j = 1; j < d->n_vals; j++) {
+			/* an expression is no column, a variable's value is,
+			 * as in the kernel */
+			if ((d->vals[j].flags & HF_EXPR) &&
+			    d->vals[j].expr->op != HE_REF)
+				continue;
+			fputc(' ', f);
+			hist_print_val(f, &d->vals[j],
+				       tracing_map_read_sum(v[i], j), total[j],
+				       max[j]);
+		}
+		for (j = 0; j < d->n_actions; j++) {
+			const struct hist_action *a = &d->actions[j];
+			unsigned int k;
+
+			if (a->handler == HA_ONMATCH || a->snapshot)
+				continue;
+			fprintf(f, "\n\t%s: %10llu",
+				a->handler == HA_ONMAX ? "max" : "changed",
+				(unsigned long long)tracing_map_read_sum(
+					v[i], a->slot));
+			for (k = 0; k < a->n_params; k++)
+				fprintf(f, "  %s: %10llu", a->params[k]->text,
+					(unsigned long long)tracing_map_read_sum(
+						v[i], a->slot + 2 + k));
+		}
+		fputc('\n', f);
+	}
+	for (j = 0; j < d->n_actions; j++) {
+		const struct hist_action *a = &d->actions[j];
+		struct tracing_map_elt snap;
+		uint64_t key[HIST_KEY_SIZE_MAX / 8];
+		unsigned int k;
+
+		if (!a->snapshot ||
+		    !atomic_load_explicit(&a->snap_set, memory_order_relaxed))
+			continue;
+		for (k = 0; k < d->key_size / 8; k++)
+			key[k] = atomic_load_explicit(&a->snap_key[k],
+						      memory_order_relaxed);
+		snap.key = key;
+		snap.sums = NULL;
+		fputs("\nSnapshot taken (see tracing/snapshot).  Details:\n", f);
+		fprintf(f, "\ttriggering value { %s(%s) }: %10llu",
+			a->handler == HA_ONMAX ? "onmax" : "onchange",
+			a->var_text,
+			(unsigned long long)atomic_load_explicit(
+				&a->snap_val, memory_order_relaxed));
+		fputs("\ttriggered by event with key: ", f);
+		hist_print_key(f, d, &snap);
+		fputc('\n', f);
+	}
+	/* Hits: the hitcounts' sum (every hit counts in one) */
+	for (i = 0; i < nr; i++)
+		hits += tracing_map_read_sum(v[i], 0);
+	fprintf(f, "\nTotals:\n    Hits: %llu\n    Entries: %u\n    Dropped: %llu\n",
+		(unsigned long long)hits,
+		(unsigned int)nr,
+		(unsigned long long)atomic_load_explicit(&d->map->drops,
+							 memory_order_relaxed));
+	free(v);
+}
+
+size_t ringtrace_show_hist(struct ringtrace_instance *tr, const char *system,
+			   const char *event, char *buf, size_t len)
+{
+	const struct rt_trigger_list *l;
+	struct rt_event_priv *p;
+	char *s = NULL;
+	size_t n = 0, ret;
+	FILE *f;
+	unsigned int i;
+	int k = 0;
+
+	tr = rt_show_begin(tr, buf, &len);
+	if (!tr || !event)
+		return 0;
+	f = open_memstream(&s, &n);
+	if (!f)
+		return 0;
+	rt_events_init();
+	rt_registry_lock();
+	p = rt_event_find(system, event);
+	l = p ? atomic_load_explicit(&p->triggers[tr->id],
+				     memory_order_relaxed) :
+		NULL;
+	for (i = 0; l && i < l->nr; i++)
+		if (l->t[i]->type == RT_TRIG_HIST)
+			hist_show_one(f, l->t[i], k++);
+	rt_registry_unlock();
+	fclose(f);
+	ret = n;
+	if (len)
+		snprintf(buf, len, "%s", s ? s : "");
+	free(s);
+	return ret;
+}
