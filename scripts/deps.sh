@@ -23,9 +23,9 @@ RINGTRACE_PACKAGES=(gcc make cmake pkg-config libtraceevent-dev libelf-dev libfu
 #   coreutils grep sed mawk findutils: the shell tests' text tools
 #   fuse3          fusermount3, for the tracefs cases (ringtrace mount)
 #   linux-source-6.12 the kernel's ftracetest cases, run unmodified on the
-#                  mount (tracefs.upstream extracts them from its tarball)
-#   linux-source-6.12  its trigger and trigger/inter-event cases (hist
-#                  triggers), run by tracefs.upstream612 on a fixture
+#                  mount (tracefs.upstream extracts them from its tarball;
+#                  tracefs.upstream612 runs its trigger and
+#                  trigger/inter-event cases on a fixture with kernel names)
 #   xz-utils       tar -J, to extract them
 #   libtracefs-dev tracefs.libtracefs builds a libtracefs program that
 #                  works on the mount
