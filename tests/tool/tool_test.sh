@@ -730,30 +730,21 @@ case_record_report() {
 # normalise a trace-cmd or ringtrace report to
 # "cpu ts pid event info" lines; lost-event lines to "cpu LOST n"
 # A spare is "S<n>" in ringtrace's text (report --spares); trace-cmd
-# shows spare n as cpu n % CPUS of the buffer instance "spares<n / CPUS>"
-# (CPUS: the file's cpu count, its "cpus=" line). After its "EVENTS
-# DROPPED" line trace-cmd prints the instance's next record without the
-# name.
+# shows spare n as the cpu after the CPUs and n spares.
 normalise() {
-	awk 'BEGIN { pend = -1 }
-	     /^cpus=[0-9]+$/ { split($0, c, "="); cpus = c[2] }
-	     { g = -1 }
-	     pend >= 0 && !/^spares[0-9]+: / { g = pend }
-	     { pend = -1 }
-	     match($0, /^spares[0-9]+: /) {
-		g = substr($0, 7, RLENGTH - 8) + 0
-		$0 = substr($0, RLENGTH + 1)
-		if ($0 ~ /^ *CPU:[0-9]+ /)
-			pend = g
+	# a file's cpus past the machine's CPUs are its spares: trace-cmd
+	# shows spare k as cpu NCPU + k, ringtrace report --spares as S<k>
+	awk -v n="$(getconf _NPROCESSORS_CONF)" '
+	     match($0, /\[[0-9]+\]/) &&
+	     substr($0, RSTART + 1, RLENGTH - 2) + 0 >= n {
+		$0 = substr($0, 1, RSTART - 1) "[S" \
+		     (substr($0, RSTART + 1, RLENGTH - 2) - n) "]" \
+		     substr($0, RSTART + RLENGTH)
 	     }
-	     g >= 0 {
-		if (match($0, /\[[0-9]+\]/))
-			$0 = substr($0, 1, RSTART - 1) "[S" \
-			     (g * cpus + substr($0, RSTART + 1, RLENGTH - 2)) \
-			     "]" substr($0, RSTART + RLENGTH)
-		else if (match($0, /^ *CPU:[0-9]+ /))
-			$0 = "CPU:S" (g * cpus + substr($0, index($0, ":") + 1) + 0) \
-			     substr($0, RSTART + RLENGTH - 1)
+	     match($0, /^ *CPU:[0-9]+ /) &&
+	     substr($0, index($0, ":") + 1) + 0 >= n {
+		$0 = "CPU:S" (substr($0, index($0, ":") + 1) - n) \
+		     substr($0, RSTART + RLENGTH - 1)
 	     }
 	     { print }' |
 	sed -E -n \
@@ -799,12 +790,13 @@ case_record_trace_cmd() {
 		diff "$W/ours" "$W/theirs" | head -20 >&2
 		fail "ringtrace report and trace-cmd report differ"
 	fi
-	# the file's cpus are the CPUs; a spare's records are shown as the
-	# spare's (the same way by both), never as a CPU's
+	# the file's cpus are the CPUs, then the spares in use; a spare's
+	# records are shown as the spare's (the same way by both), never as
+	# a CPU's
 	local cpus
-	cpus=$(sed -n 's/^cpus=//p' "$W/tc.txt")
-	[ "$cpus" = "$(getconf _NPROCESSORS_CONF)" ] ||
-		fail "trace-cmd shows cpus=$cpus, the machine has $(getconf _NPROCESSORS_CONF)"
+	cpus=$(getconf _NPROCESSORS_CONF)
+	[ "$(sed -n 's/^cpus=//p' "$W/tc.txt")" -ge "$cpus" ] ||
+		fail "trace-cmd shows $(grep ^cpus= "$W/tc.txt"), the machine has $cpus CPUs"
 	awk -v n="$cpus" '$1 !~ /^S/ && $1 >= n { exit 1 }' "$W/ours" ||
 		fail "a record shown on cpu $cpus or above, past the CPUs"
 	# JSON names a spare's records "spare":N, never as a CPU's

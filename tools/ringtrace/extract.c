@@ -274,6 +274,7 @@ int rtt_do_extract(const struct rtt_verb *v, int argc, char **argv)
 	for (cpu = 0; cpu < ringbuf_nr_cpus(rb) && !ret; cpu++)
 		ret = rtt_extract_cpu(rb, &pg, cpu);
 	if (!ret) {
+		rtt_td_set_stats(pg.w, rb);
 		ret = td_writer_close(pg.w);
 		pg.w = NULL;
 	}

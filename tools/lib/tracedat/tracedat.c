@@ -41,11 +41,15 @@ static const unsigned char td_magic[10] = { 0x17, 0x08, 0x44, 't', 'r',
 /* Option ids (the values trace-cmd gives them). */
 enum {
 	TD_OPT_DONE = 0,
+	TD_OPT_CPUSTAT = 2,
 	TD_OPT_BUFFER = 3,
 	TD_OPT_TRACECLOCK = 4,
 	TD_OPT_UNAME = 5,
+	TD_OPT_VERSION = 9,
 	/* ours: the trace options the recording was made with */
 	TD_OPT_RT_OPTIONS = 0x5254,
+	/* ours: u32, how many of the file's cpus are CPUs (the rest spares) */
+	TD_OPT_RT_CPU_BUFS = 0x5255,
 };
 
 /* Longest clock name td_writer_set_clock() takes. */
@@ -573,8 +577,11 @@ struct td_spool {
  * @eof: in place: the size of the output
  * @stage_pages: pages staged per cpu before they are written
  * @written: bytes written to files so far (pages, headers, copies)
- * @nr_cpu_bufs: the cpu buffers that are CPUs (the file's cpu count);
- *	the others are spares, written as buffer instances (td_build_header())
+ * @nr_cpu_bufs: the cpu buffers that are CPUs; the others are spares,
+ *	written as the cpus after them, up to the last spare with pages
+ *	(td_file_cpus())
+ * @cpustat: per cpu, its CPUSTAT text, or NULL
+ * @version: the VERSION text, or NULL
  * @entry_at: per cpu, where its table entry is in the header last built
  * @entry_written: in place: the same in the header last written
  * @sparse: in place by copying (td_can_sparse()) rather than by shifting
@@ -619,6 +626,8 @@ struct td_writer {
 	unsigned int stage_pages;
 	uint64_t written;
 	int nr_cpu_bufs;
+	char **cpustat;
+	char *version;
 	uint64_t *entry_at;
 	uint64_t *entry_written;
 	bool sparse;
@@ -748,7 +757,8 @@ static int td_show_cpu(struct td_writer *w, int cpu, uint64_t off,
 	unsigned char e[16];
 	int ret;
 
-	if (!w->hdr_len)
+	/* a spare not in the table written yet: the next header has it */
+	if (!w->hdr_len || !w->entry_written[cpu])
 		return 0;
 	td_put64(e, size ? off : 0);
 	td_put64(e + 8, size);
@@ -1101,8 +1111,10 @@ static int td_hide_after(struct td_writer *w, int cpu)
 	/* a sparse writer hides a cpu as it moves it (td_move_cpu()) */
 	if (!w->hdr_len || w->sparse)
 		return 0;
-	/* the entries of spares are in their instances' tables */
 	for (int i = cpu + 1; i < w->nr_cpus && !ret; i++) {
+		/* a spare not in the table written */
+		if (!w->entry_written[i])
+			continue;
 		ret = td_write_all(w->fd, zero, sizeof(zero),
 				   w->entry_written[i]);
 		/* the bytes on disk are no longer those of hdr_prev */
@@ -1332,6 +1344,11 @@ static void td_writer_free(struct td_writer *w)
 	if (w->fd >= 0)
 		close(w->fd);
 	free(w->hdr_prev);
+	if (w->cpustat)
+		for (int cpu = 0; cpu < w->nr_cpus; cpu++)
+			free(w->cpustat[cpu]);
+	free(w->cpustat);
+	free(w->version);
 	free(w->entry_at);
 	free(w->entry_written);
 	free(w->order);
@@ -1388,11 +1405,12 @@ int td_writer_open(const char *path, unsigned int page_size, int nr_cpus,
 		w->dir = strndup(path, (size_t)(slash - path));
 	w->spool = calloc((size_t)nr_cpus, sizeof(*w->spool));
 	w->nr_cpu_bufs = nr_cpus;
+	w->cpustat = calloc((size_t)nr_cpus, sizeof(*w->cpustat));
 	w->entry_at = calloc((size_t)nr_cpus, sizeof(*w->entry_at));
 	w->entry_written = calloc((size_t)nr_cpus, sizeof(*w->entry_written));
 	w->order = calloc((size_t)nr_cpus, sizeof(*w->order));
 	if (!w->path || !w->tmp_path || !w->dir || !w->spool || !w->entry_at ||
-	    !w->entry_written || !w->order) {
+	    !w->entry_written || !w->order || !w->cpustat) {
 		td_writer_free(w);
 		return -ENOMEM;
 	}
@@ -1534,6 +1552,21 @@ int td_writer_set_trace_options(struct td_writer *w, const char *text)
 	if (!w || !text || strchr(text, '\n'))
 		return -EINVAL;
 	return td_set_text(w, &w->options, text);
+}
+
+int td_writer_set_version(struct td_writer *w, const char *text)
+{
+	if (text && (!*text || strlen(text) >= UINT32_MAX))
+		return -EINVAL;
+	return w ? td_set_text(w, &w->version, text) : -EINVAL;
+}
+
+int td_writer_set_cpu_stats(struct td_writer *w, int cpu, const char *text)
+{
+	if (!w || cpu < 0 || cpu >= w->nr_cpus || !text ||
+	    strlen(text) >= UINT32_MAX)
+		return -EINVAL;
+	return td_set_text(w, &w->cpustat[cpu], text);
 }
 
 int td_writer_set_uname(struct td_writer *w, const char *text)
@@ -1943,12 +1976,39 @@ static void td_clock_rec(struct td_writer *w, struct td_buf *b)
 		td_buf_text(b, w->clock, 8);
 }
 
+/**
+ * td_file_cpus - the cpu count a file gets
+ * @w: the writer
+ *
+ * The spares are written as the cpus after the CPUs, not as buffer
+ * instances: every mode of trace-cmd reads a file without instances
+ * (libtracecmd 1.3's instance handles share the top handle's filter and
+ * free it twice, its --profile finds no handle for an instance's records,
+ * and its convert gives instances the host's page size), and a spare
+ * records the CPU each record was written on in its CPU notes, which
+ * those readers skip. Only the spares up to the last one with pages are
+ * written: an empty spare costs nothing. TD_OPT_RT_CPU_BUFS tells our
+ * reader where the spares start.
+ *
+ * Context: the writer's thread.
+ * Return: nr_cpu_bufs plus the spares up to the last one with pages.
+ */
+static int td_file_cpus(const struct td_writer *w)
+{
+	int n = w->nr_cpus;
+
+	while (n > w->nr_cpu_bufs && !w->spool[n - 1].pages)
+		n--;
+	return n;
+}
+
 static int td_build_header(struct td_writer *w, struct td_buf *b)
 {
 	static const char ver[] = { '6', 0, 0 /* little endian */,
 				    8 /* long size */ };
-	size_t nr_ftrace = 0, groups, *opt_at;
+	size_t nr_ftrace = 0;
 	uint64_t off;
+	int nr_file;
 
 	td_buf_put(b, td_magic, sizeof(td_magic));
 	td_buf_put(b, ver, sizeof(ver));
@@ -1988,8 +2048,9 @@ static int td_build_header(struct td_writer *w, struct td_buf *b)
 	td_buf_text(b, w->kallsyms, 4);
 	td_buf_le(b, 0, 4); /* printk formats */
 	td_buf_text(b, w->cmdlines, 8);
-	/* the CPUs; the spares are instances (below) */
-	td_buf_le(b, (uint64_t)w->nr_cpu_bufs, 4);
+	/* the CPUs, then the spares up to the last one with pages */
+	nr_file = td_file_cpus(w);
+	td_buf_le(b, (uint64_t)nr_file, 4);
 
 	td_buf_put(b, "options  ", 10);
 	if (w->clock) {
@@ -2002,71 +2063,46 @@ static int td_build_header(struct td_writer *w, struct td_buf *b)
 		td_buf_le(b, strlen(w->uname) + 1, 4);
 		td_buf_str(b, w->uname);
 	}
-	/*
-	 * The spares, nr_cpu_bufs to a group: a version 6 reader gives an
-	 * instance as many cpus as the file has. Each BUFFER option holds
-	 * the offset of its group's table (filled in below) and its name.
-	 */
-	groups = (size_t)(w->nr_cpus - w->nr_cpu_bufs +
-			  w->nr_cpu_bufs - 1) / (size_t)w->nr_cpu_bufs;
-	opt_at = groups ? calloc(groups, sizeof(*opt_at)) : NULL;
-	if (groups && !opt_at)
-		return -ENOMEM;
-	for (size_t g = 0; g < groups; g++) {
-		char name[32];
-
-		snprintf(name, sizeof(name), "%s%zu", TD_SPARES_PREFIX, g);
-		td_buf_le(b, TD_OPT_BUFFER, 2);
-		td_buf_le(b, 8 + strlen(name) + 1, 4);
-		opt_at[g] = b->len;
-		td_buf_le(b, 0, 8);
-		td_buf_str(b, name);
+	if (w->version) {
+		td_buf_le(b, TD_OPT_VERSION, 2);
+		td_buf_le(b, strlen(w->version) + 1, 4);
+		td_buf_str(b, w->version);
+	}
+	/* one per cpu, in cpu order: readers concatenate them */
+	for (int cpu = 0; cpu < nr_file; cpu++) {
+		if (!w->cpustat[cpu])
+			continue;
+		td_buf_le(b, TD_OPT_CPUSTAT, 2);
+		td_buf_le(b, strlen(w->cpustat[cpu]) + 1, 4);
+		td_buf_str(b, w->cpustat[cpu]);
 	}
 	if (w->options) {
 		td_buf_le(b, TD_OPT_RT_OPTIONS, 2);
 		td_buf_le(b, strlen(w->options) + 1, 4);
 		td_buf_str(b, w->options);
 	}
+	if (nr_file > w->nr_cpu_bufs) {
+		td_buf_le(b, TD_OPT_RT_CPU_BUFS, 2);
+		td_buf_le(b, 4, 4);
+		td_buf_le(b, (uint64_t)w->nr_cpu_bufs, 4);
+	}
 	td_buf_le(b, TD_OPT_DONE, 2);
 
 	td_buf_put(b, "flyrecord", 10);
 	for (int cpu = 0; cpu < w->nr_cpus; cpu++) {
-		int k = cpu - w->nr_cpu_bufs;
-
-		if (cpu == w->nr_cpu_bufs ||
-		    (k > 0 && k % w->nr_cpu_bufs == 0)) {
-			/* a group's section: the tag, its table, the clock */
-			size_t g = (size_t)k / (size_t)w->nr_cpu_bufs;
-
-			if (b->p && !b->err)
-				td_put64(b->p + opt_at[g], b->len);
-			td_buf_put(b, "flyrecord", 10);
-		}
-		w->entry_at[cpu] = b->len;
-		td_buf_put(b, NULL, 16);
-		if (cpu + 1 == w->nr_cpu_bufs ||
-		    (k >= 0 && (k + 1) % w->nr_cpu_bufs == 0))
-			td_clock_rec(w, b);
+		/* 0: not in the table (a spare after the last used one) */
+		w->entry_at[cpu] = cpu < nr_file ? b->len : 0;
+		if (cpu < nr_file)
+			td_buf_put(b, NULL, 16);
 	}
-	if (w->nr_cpus > w->nr_cpu_bufs) {
-		/* the last group's slots no spare fills stay empty */
-		int k = w->nr_cpus - w->nr_cpu_bufs;
-
-		if (k % w->nr_cpu_bufs) {
-			td_buf_put(b, NULL,
-				   (size_t)(w->nr_cpu_bufs -
-					    k % w->nr_cpu_bufs) * 16);
-			td_clock_rec(w, b);
-		}
-	}
-	free(opt_at);
+	td_clock_rec(w, b);
 	td_buf_put(b, NULL,
 		   (w->page_size - b->len % w->page_size) % w->page_size);
 	if (b->err)
 		return b->err;
 
 	off = b->len;
-	for (int cpu = 0; cpu < w->nr_cpus; cpu++) {
+	for (int cpu = 0; cpu < nr_file; cpu++) {
 		uint64_t size = w->spool[cpu].pages * w->page_size;
 		unsigned char *e = b->p + w->entry_at[cpu];
 
@@ -2329,10 +2365,13 @@ struct td_rfmt {
  * struct td_rcpu - one cpu's data in the file
  * @offset: file offset of its first page
  * @size: bytes (whole pages)
+ * @inst_cpu: the CPU of a buffer instance's cpu buffer that is not one of
+ *	our spares (an instance trace-cmd recorded), -1 otherwise
  */
 struct td_rcpu {
 	uint64_t offset;
 	uint64_t size;
+	int inst_cpu;
 };
 
 /**
@@ -2639,8 +2678,9 @@ static int td_parse(struct td_reader *r, struct td_cursor *c)
 {
 	const unsigned char *p;
 	char *version = NULL, *clock_opt = NULL, *text = NULL;
-	uint64_t v, ncpus, *bufs = NULL;
-	size_t nr_bufs = 0;
+	uint64_t v, ncpus, *bufs = NULL, cpu_bufs = 0;
+	bool *foreign = NULL;
+	size_t nr_bufs = 0, *tab_end = NULL;
 	size_t at, header_end;
 	int ret;
 
@@ -2788,6 +2828,7 @@ static int td_parse(struct td_reader *r, struct td_cursor *c)
 				/* an instance: where its cpu table is */
 				uint64_t *nb = realloc(bufs, (nr_bufs + 1) *
 								     sizeof(*bufs));
+				bool *nf;
 
 				ret = td_take(c, size, "a buffer option", &p);
 				if (ret)
@@ -2798,7 +2839,26 @@ static int td_parse(struct td_reader *r, struct td_cursor *c)
 					goto out;
 				}
 				bufs = nb;
-				bufs[nr_bufs++] = td_get64(p);
+				bufs[nr_bufs] = td_get64(p);
+				/* trace-cmd's own instance, or our spares */
+				nf = realloc(foreign, (nr_bufs + 1) *
+							      sizeof(*foreign));
+				if (!nf) {
+					ret = td_fail(c, -ENOMEM,
+						      "out of memory");
+					goto out;
+				}
+				foreign = nf;
+				foreign[nr_bufs++] =
+					size - 8 < sizeof(TD_SPARES_PREFIX) - 1 ||
+					memcmp(p + 8, TD_SPARES_PREFIX,
+					       sizeof(TD_SPARES_PREFIX) - 1);
+				continue;
+			}
+			if (id == TD_OPT_RT_CPU_BUFS && size == 4) {
+				ret = td_num(c, 4, "an option", &cpu_bufs);
+				if (ret)
+					goto out;
 				continue;
 			}
 			if (id == TD_OPT_TRACECLOCK || id == TD_OPT_UNAME ||
@@ -2878,7 +2938,17 @@ static int td_parse(struct td_reader *r, struct td_cursor *c)
 			c->err[0] = 0;
 	}
 	r->nr_cpu_bufs = r->nr_cpus;
-	/* the instances' cpus (spares) follow the CPUs */
+	/* spares written as cpus after the CPUs (td_file_cpus()) */
+	if (cpu_bufs && cpu_bufs < ncpus)
+		r->nr_cpu_bufs = (int)cpu_bufs;
+	for (uint64_t cpu = 0; cpu < ncpus; cpu++)
+		r->cpus[cpu].inst_cpu = -1;
+	tab_end = nr_bufs ? calloc(nr_bufs, sizeof(*tab_end)) : NULL;
+	if (nr_bufs && !tab_end) {
+		ret = td_fail(c, -ENOMEM, "out of memory");
+		goto out;
+	}
+	/* the instances' cpus (spares, or trace-cmd's) follow the CPUs */
 	for (size_t i = 0; i < nr_bufs; i++) {
 		size_t save = c->off;
 
@@ -2906,6 +2976,7 @@ static int td_parse(struct td_reader *r, struct td_cursor *c)
 
 			e->offset = td_get64(p + cpu * 16);
 			e->size = td_get64(p + cpu * 16 + 8);
+			e->inst_cpu = foreign[i] ? (int)cpu : -1;
 		}
 		if (clock_opt) {
 			/* its trace_clock record, when there */
@@ -2918,8 +2989,11 @@ static int td_parse(struct td_reader *r, struct td_cursor *c)
 			if (c->err && c->errlen)
 				c->err[0] = 0;
 		}
-		if (c->off > header_end)
-			header_end = c->off;
+		/*
+		 * trace-cmd writes an instance's table after the data of
+		 * the buffers before it; ours come before all the data
+		 */
+		tab_end[i] = c->off;
 		c->off = save;
 	}
 
@@ -2946,6 +3020,17 @@ static int td_parse(struct td_reader *r, struct td_cursor *c)
 				      cpu, (unsigned long long)off, header_end);
 			goto out;
 		}
+		for (size_t i = 0; i < nr_bufs; i++) {
+			if (bufs[i] < end && tab_end[i] > off) {
+				ret = td_fail(c, -EPROTO,
+					      "the cpu %d data at offset %llu "
+					      "overlaps the table of buffer "
+					      "instance %zu at %llu",
+					      cpu, (unsigned long long)off, i,
+					      (unsigned long long)bufs[i]);
+				goto out;
+			}
+		}
 		if (off > c->size || size > c->size - off) {
 			if (end < off)
 				end = UINT64_MAX;
@@ -2960,6 +3045,8 @@ static int td_parse(struct td_reader *r, struct td_cursor *c)
 out:
 	free(clock_opt);
 	free(bufs);
+	free(foreign);
+	free(tab_end);
 	return ret;
 }
 
@@ -3058,6 +3145,13 @@ unsigned int td_reader_page_size(struct td_reader *r)
 int td_reader_nr_cpus(struct td_reader *r)
 {
 	return r->nr_cpus;
+}
+
+int td_reader_instance_cpu(struct td_reader *r, int cpu)
+{
+	if (!r || cpu < 0 || cpu >= r->nr_cpus)
+		return -1;
+	return r->cpus[cpu].inst_cpu;
 }
 
 int td_reader_nr_cpu_buffers(struct td_reader *r)
