@@ -224,7 +224,7 @@ int rtt_report_prof(struct rtt_report *rp, struct rtt_prof *prof)
 		struct rtt_rcpu *cc = &rp->cpus[best];
 		const struct td_record *rec = &cc->v[cc->pos];
 
-		ret = rtt_prof_add(prof, rec->data, rec->len);
+		ret = rtt_prof_add(prof, rec->ts, rec->data, rec->len);
 		rtt_src_advance(rp, best);
 	}
 	return ret;

@@ -1,0 +1,57 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Sourced by tool_test.sh: function_graph recordings of calls that never
+# return (longjmp, C++ exceptions), the outputs built on the call tree
+# (text, JSON, --stat, --graph) against the tree the program logged.
+
+# graph_check PROG ARGS...: record PROG ARGS... (its tree logged to
+# $W/tree) and check every output against it (graph_check.py)
+graph_check() {
+	rm -f "$W/tree" "$W/g.dat"
+	"$T" record -q -o "$W/g.dat" -p function_graph -- "$@" "$W/tree" \
+		>"$W/prog.out" 2>"$W/rec.err" ||
+		fail "record $*: $(cat "$W/rec.err")"
+	run 0 "$T" report "$W/g.dat"
+	cp "$W/out" "$W/g.txt"
+	run 0 "$T" report --format=json "$W/g.dat"
+	cp "$W/out" "$W/g.json"
+	run 0 "$T" report --stat "$W/g.dat"
+	cp "$W/out" "$W/g.stat"
+	python3 "$(dirname "$0")/graph_check.py" "$W/tree" "$W/g.txt" \
+		"$W/g.json" "$W/g.stat" || fail "$*: the outputs differ from the program's call tree"
+}
+
+# errors raised by longjmp() over instrumented frames, as an interpreter
+# raises them: every output closes the frames the longjmp left
+case_report_longjmp() {
+	[ -n "${RTT_JMP:-}" ] || fail "RTT_JMP is not set"
+	command -v python3 >/dev/null || fail "python3 is needed"
+	graph_check "$RTT_JMP" 300
+	local thrown
+	thrown=$(sed -n 's/^thrown //p' "$W/prog.out")
+	[ "${thrown:-0}" -gt 50 ] || fail "only ${thrown:-0} errors raised"
+	# the function that never returns, in --stat and --graph
+	[ "$(stat_calls "$W/g.stat" jmp_throw)" = "$thrown" ] ||
+		fail "--stat: jmp_throw $(stat_calls "$W/g.stat" jmp_throw) calls, $thrown made"
+	run 0 "$T" report --graph jmp_throw "$W/g.dat"
+	out_has "jmp_raise$"
+	# a time range that ends inside calls: the slices it closes are named
+	run 0 "$T" report --format=json "$W/g.dat"
+	local mid
+	mid=$(python3 -c '
+import json, sys
+ev = [e for e in json.load(open(sys.argv[1]))["traceEvents"] if "ts" in e and e["ph"] != "M"]
+print("%.6f" % (ev[len(ev) // 2]["ts"] / 1e6))' "$W/out")
+	run 0 "$T" report --format=json --time-range "~$mid" "$W/g.dat"
+	! grep -q '"name":""' "$W/out" || fail "an unnamed slice end"
+	python3 - "$W/out" <<'EOF' || fail "JSON of a time range: slices do not nest"
+import json, sys
+st = {}
+for e in json.load(open(sys.argv[1]))["traceEvents"]:
+    s = st.setdefault(e.get("tid"), [])
+    if e["ph"] == "B":
+        s.append(e["name"])
+    elif e["ph"] == "E":
+        assert s and s.pop() == e["name"], e
+assert not any(st.values())
+EOF
+}
