@@ -12,7 +12,8 @@ program's; the JSON's slices nest (each "E" ends the innermost open
 slice of its thread and has its name, none is left open) and begin at
 the same depths as the text's calls; every metadata event has a "cat";
 --stat counts every call, those that never returned included.
-Exit 0, or 1 with the first difference.
+A demangled C++ name counts without its parameter list ("leaf(int)" is
+"leaf"). Exit 0, or 1 with the first difference.
 """
 import collections
 import json
@@ -23,6 +24,17 @@ import sys
 def fail(msg):
     print('graph_check: ' + msg, file=sys.stderr)
     sys.exit(1)
+
+
+def bare(name):
+    """A demangled name without its parameter list."""
+    if name.endswith(')'):
+        depth = 0
+        for i in range(len(name) - 1, -1, -1):
+            depth += {')': 1, '(': -1}.get(name[i], 0)
+            if depth == 0:
+                return name[:i]
+    return name
 
 
 def first_diff(a, b, what):
@@ -41,12 +53,12 @@ for line in open(sys.argv[1]):
     tree.append((int(d), f))
 
 # " 0)   0.061 us    |        jmp_step();" / "...|  func() {"
-CALL = re.compile(r'^\s*\d+\)[^|]*\|  ( *)(\S.*?)\(\)(?: \{|;)$')
+CALL = re.compile(r'^\s*\d+\)[^|]*\|  ( *)(\S.*?)(?: \{|;)$')
 text = []
 for line in open(sys.argv[2]):
     m = CALL.match(line.rstrip('\n'))
     if m:
-        text.append((len(m.group(1)) // 2, m.group(2)))
+        text.append((len(m.group(1)) // 2, bare(bare(m.group(2)))))
 first_diff(tree, text, 'text report')
 
 doc = json.load(open(sys.argv[3]))
@@ -57,7 +69,7 @@ for e in doc['traceEvents']:
         fail('a metadata event without "cat": %s' % e)
     if e.get('ph') == 'B':
         st = stacks[e['tid']]
-        begins.append((len(st), e['name']))
+        begins.append((len(st), bare(e['name'])))
         st.append(e['name'])
     elif e.get('ph') == 'E':
         st = stacks[e['tid']]
@@ -74,9 +86,10 @@ first_diff(tree, begins, 'JSON')
 want = collections.Counter(f for _, f in tree)
 got = {}
 for line in open(sys.argv[4]):
-    m = re.match(r'^\s*(?:\S+ \S+\s+){2}(\d+)\s+.*\s(\S+)$', line)
+    m = re.match(r'^\s*(?:\S+ \S+\s+){2}(\d+)\s+(?:\S+ \S+\s+){3}(\S.*)$',
+                 line)
     if m:
-        got[m.group(2)] = int(m.group(1))
+        got[bare(m.group(2))] = int(m.group(1))
 for f, n in sorted(want.items()):
     if got.get(f) != n:
         fail('--stat: %s has %s calls, %d made' % (f, got.get(f), n))

@@ -64,7 +64,8 @@ struct rtt_pset {
  * @funcs: the function entered at each depth
  * @sums: the time of the calls completed at each depth since the call
  *	above it started
- * @start: the time stamp of the entry at each depth
+ * @start: the time stamp of the entry at each depth, 0 for a depth no
+ *	entry seen opened
  * @cap: entries of the three
  * @top: depths 0 .. @top - 1 hold calls entered that did not return yet
  *	(as far as the records seen say)
@@ -201,8 +202,11 @@ static int rtt_prof_unwind(struct rtt_prof *p, struct rtt_pthr *t, size_t d,
 		size_t k = --t->top;
 		uint64_t start = t->start[k];
 
-		ret = rtt_prof_call(p, t, k, t->funcs[k],
-				    ts > start ? ts - start : 0);
+		/* 0: a depth no entry of the records seen opened (the
+		 * callers of the first record, or of a selected subtree) */
+		if (start)
+			ret = rtt_prof_call(p, t, k, t->funcs[k],
+					    ts > start ? ts - start : 0);
 	}
 	return ret;
 }
@@ -231,8 +235,10 @@ int rtt_prof_add(struct rtt_prof *p, uint64_t ts, const void *data,
 	if (!g.exit) {
 		/* a call at depth d: whatever was open there ended */
 		ret = rtt_prof_unwind(p, t, d, ts);
+		for (size_t k = t->top; k < d; k++)
+			t->start[k] = 0;
 		t->funcs[d] = g.func;
-		t->start[d] = ts;
+		t->start[d] = ts ? ts : 1;
 		t->sums[d + 1] = 0;
 		t->top = d + 1;
 		return ret;
