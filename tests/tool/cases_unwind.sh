@@ -90,3 +90,44 @@ case_report_exc_clang() {
 	[ -n "${RTT_EXC_CLANG:-}" ] || skip "clang++ is not installed (or a sanitizer build)"
 	exc_case "$RTT_EXC_CLANG" 40 ABCE
 }
+
+# report --format=json read by a Chrome trace-event model nobody here
+# wrote (npm's @tracerbench/trace-model, from the npm cache
+# scripts/deps.sh --test fills; skipped where it cannot be installed
+# offline): a longjmp workload, a time range that ends inside calls, and
+# a thread that is not the process's first, selected with --tid
+case_report_json_model() {
+	command -v node >/dev/null || skip "node is not installed"
+	command -v npm >/dev/null || skip "npm is not installed"
+	[ -n "${RTT_JMP:-}" ] || fail "RTT_JMP is not set"
+	local cache=${RINGTRACE_NPM_CACHE:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/ringtrace/npm}
+	local js
+	js="$(dirname "$0")/json_model.js"
+	npm install --offline --no-audit --no-fund --cache "$cache" \
+		--prefix "$W/npm" @tracerbench/trace-model@8.0.0 \
+		>"$W/npm.out" 2>&1 ||
+		skip "@tracerbench/trace-model is not in the npm cache $cache (bash scripts/deps.sh --test)"
+	export NODE_PATH=$W/npm/node_modules
+	"$T" record -q -o "$W/j.dat" -p function_graph -- "$RTT_JMP" 200 \
+		>/dev/null 2>"$W/rec.err" || fail "record: $(cat "$W/rec.err")"
+	run 0 "$T" report --format=json "$W/j.dat"
+	node "$js" "$W/out" sample_jmp || fail "the trace model refuses the JSON"
+	local mid
+	mid=$(python3 -c '
+import json, sys
+ev = [e for e in json.load(open(sys.argv[1]))["traceEvents"] if e["ph"] != "M"]
+print("%.6f" % (ev[len(ev) // 2]["ts"] / 1e6))' "$W/out")
+	run 0 "$T" report --format=json --time-range "~$mid" "$W/j.dat"
+	node "$js" "$W/out" sample_jmp || fail "the trace model refuses a time range's JSON"
+	# --tid: the second thread of a process, its process still named
+	"$T" record -q -o "$W/t.dat" -e app:work -- "$S" --threads 2 \
+		--bursts 1 --burst 5 --no-markers >/dev/null 2>"$W/rec.err" ||
+		fail "record: $(cat "$W/rec.err")"
+	local tid
+	tid=$("$T" report "$W/t.dat" | sed -n 's/^ *[^ ]*-\([0-9]*\) .* work: .*/\1/p' |
+		sort -n -u | tail -1)
+	[ -n "$tid" ] || fail "no thread in t.dat"
+	run 0 "$T" report --format=json --tid "$tid" "$W/t.dat"
+	grep -q '"name":"process_name"' "$W/out" || fail "--tid $tid: no process_name"
+	node "$js" "$W/out" sample_app || fail "the trace model refuses the JSON of --tid $tid"
+}

@@ -354,6 +354,18 @@ int rtt_do_report(const struct rtt_verb *v, int argc, char **argv)
 	for (i = 0; i < rp.nr_cpus; i++)
 		rp.cpus[i].nr_pages = td_reader_nr_pages(rp.r, i);
 	rtt_report_scan(&rp, want_json ? &pid : NULL);
+	/* the process: its main thread, which the names list even when it
+	 * wrote nothing (the smallest thread id) */
+	if (want_json) {
+		const char *l = td_reader_cmdlines(rp.r);
+
+		for (; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : "") {
+			int t;
+
+			if (sscanf(l, "%d ", &t) == 1 && t > 0 && (!pid || t < pid))
+				pid = t;
+		}
+	}
 	signal(SIGPIPE, SIG_IGN);
 	if (want_stat || graph) {
 		if (!rp.graph)
