@@ -1214,6 +1214,24 @@ case_record_preload() {
 	run 2 "$T" record -q -o "$W/p.dat" --preload="$W/nosuch.so" \
 		-- "$CB" 50
 	err_has "cannot read the library"
+	# the development name is a linker script: the library it names
+	# (beside it) is preloaded
+	[ -n "${RTT_LIB:-}" ] || fail "RTT_LIB is not set"
+	mkdir "$W/lib"
+	ln -s "$RTT_LIB" "$W/lib/libringtrace.so.0"
+	printf '/* GNU ld script */\nINPUT(libringtrace.so.0 AS_NEEDED(libringbuf.so.0))\n' \
+		>"$W/lib/libringtrace.so"
+	run 0 "$T" record -q -o "$W/p.dat" --preload="$W/lib/libringtrace.so" \
+		-p function_graph -- "$CB" 50
+	run 0 "$T" report --stat "$W/p.dat"
+	[ "$(stat_calls "$W/out" calls_leaf)" = 100 ] ||
+		fail "preloaded through the linker script: $(cat "$W/out")"
+	echo "not a library" >"$W/lib/bad.so"
+	run 2 "$T" record -q -o "$W/p.dat" --preload="$W/lib/bad.so" -- "$CB" 5
+	err_has "neither a shared library nor a linker script"
+	printf 'GROUP(nosuch.so.0)\n' >"$W/lib/gone.so"
+	run 2 "$T" record -q -o "$W/p.dat" --preload="$W/lib/gone.so" -- "$CB" 5
+	err_has "names '.*/nosuch.so.0', which cannot be read"
 	# nothing is left in the publish directory
 	[ -z "$(ls -A "$RINGTRACE_DIR")" ] ||
 		fail "left behind: $(ls "$RINGTRACE_DIR")"

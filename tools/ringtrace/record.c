@@ -65,6 +65,8 @@ const char rtt_record_help[] =
 	"      --preload[=LIB]  preload libringtrace (or LIB) into COMMAND;\n"
 	"                       the default when COMMAND is compiled with\n"
 	"                       -finstrument-functions and does not link it\n"
+	"                       (a linker script LIB, as libringtrace.so:\n"
+	"                       the library it names)\n"
 	"      --no-preload     never preload\n"
 	"  -c, --follow         also record the programs COMMAND starts that\n"
 	"                       load libringtrace (preloaded into every one),\n"
@@ -272,7 +274,7 @@ int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 	struct rtt_strv events = { 0 }, topts = { 0 }, none = { 0 };
 	struct rtt_strv lists[3] = { { 0 } };
 	const char *preload_arg = NULL, *preload = NULL;
-	char preload_lib[PATH_MAX];
+	char preload_lib[PATH_MAX], preload_path[PATH_MAX];
 	int preload_mode = -1;
 	unsigned long size_kb = 0, depth = (unsigned long)-1;
 	bool depth_set, no_preload = false;
@@ -323,9 +325,10 @@ int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 		preload_mode = 1;
 		if (!*preload_arg)
 			preload_arg = NULL;
-		else if (access(preload_arg, R_OK))
-			code = rtt_usage(v, "cannot read the library '%s'",
-					 preload_arg);
+		else
+			code = rtt_record_preload_arg(v, &preload_arg,
+						      preload_path,
+						      sizeof(preload_path));
 	} else if (no_preload) {
 		preload_mode = 0;
 	}
