@@ -131,3 +131,22 @@ print("%.6f" % (ev[len(ev) // 2]["ts"] / 1e6))' "$W/out")
 	grep -q '"name":"process_name"' "$W/out" || fail "--tid $tid: no process_name"
 	node "$js" "$W/out" sample_app || fail "the trace model refuses the JSON of --tid $tid"
 }
+
+# A command that registers its events, writes records and exec()s before
+# the recorder has read its formats: the file keeps the records and their
+# formats, and -e naming those events is no error.
+case_record_exec_formats() {
+	[ -n "${RTT_SPARE:-}" ] || fail "RTT_SPARE is not set"
+	local i
+	for i in 1 2 3; do
+		run 0 "$T" record -o "$W/x.dat" -e sp:rec -- "$RTT_SPARE" 1000 exec
+		! grep -q "unknown event" "$W/err" || fail "$(cat "$W/err")"
+		run 0 "$T" report "$W/x.dat"
+		! grep -q 'Unknown type' "$W/out" || fail "records without their format"
+		[ "$(grep -c ' rec: seq=' "$W/out")" = 1000 ] ||
+			fail "$(grep -c ' rec: seq=' "$W/out") rec records of 1000"
+		rm -f "$W/x.dat"
+	done
+	[ -z "$(ls -A "$RINGTRACE_DIR")" ] ||
+		fail "left behind: $(ls "$RINGTRACE_DIR")"
+}

@@ -10,6 +10,10 @@
  * holders commit. Prints "rec N" and the CPUs used on stdout. With
  * "hang", it prints that and waits to be killed, the holders' writes
  * unfinished.
+ *
+ * sample_spare N exec: writes N "sp:rec" records (no holders), then
+ * exec()s itself as "sample_spare 0 done", which writes nothing: a
+ * program that registered its events, wrote and exec()ed at once.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -57,6 +61,14 @@ int main(int argc, char **argv)
 	cpu_set_t set;
 	unsigned int x = 2463534242u;
 
+	if (argc > 2 && !strcmp(argv[2], "done"))
+		return 0;
+	if (argc > 2 && !strcmp(argv[2], "exec")) {
+		for (unsigned int i = 0; i < n; i++)
+			trace_rec(i, sched_getcpu());
+		execl("/proc/self/exe", argv[0], "0", "done", (char *)NULL);
+		return 127;
+	}
 	if (sched_getaffinity(0, sizeof(set), &set))
 		return 3;
 	for (int c = 0; c < CPU_SETSIZE && nr < 2; c++)

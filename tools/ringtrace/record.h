@@ -99,6 +99,7 @@ char *rtt_show_set_event(struct rtt_proc *p, const char *inst);
 void rtt_restore_events(struct rtt_proc *p, const char *inst,
 			const char *before);
 void rtt_record_formats(struct rtt_record *r, struct rtt_events **evp);
+void rtt_record_exec_formats(struct rtt_record *r);
 const char *rtt_record_preload(const char *cmd, int mode,
 			       const char *given, char *lib,
 			       size_t len);

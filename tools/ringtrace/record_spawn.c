@@ -311,6 +311,41 @@ void rtt_record_formats(struct rtt_record *r, struct rtt_events **evp)
 	*evp = ev;
 }
 
+/*
+ * The formats of the image exec() replaced, which its events file kept
+ * as "<events>.exec" (the new image renames it there under a recorder):
+ * those the file lacks are added, so that the records it wrote read
+ * (an image that registered its events and exec()ed between two turns
+ * of the recorder left them nowhere else).
+ */
+void rtt_record_exec_formats(struct rtt_record *r)
+{
+	char kept[PATH_MAX + 24], err[RTT_ERR_MAX];
+	struct rtt_events *ev;
+	char *text;
+	size_t len, i;
+
+	/* the library publishes the events file as "<base>.events" */
+	snprintf(kept, sizeof(kept), "%s.events.exec", r->p.base);
+	if (rtt_read_file(kept, 64u << 20, &text, &len))
+		return;
+	unlink(kept);
+	ev = rtt_events_new();
+	if (ev && !rtt_events_parse_file(ev, text, err, sizeof(err))) {
+		for (i = 0; i < ev->nr; i++)
+			if (!rtt_events_by_id(r->ev, ev->v[i].id))
+				td_writer_add_format(r->w, ev->v[i].system,
+						     ev->v[i].format);
+		/* the formats written stay: they are in the file already */
+		rtt_events_keep(ev, r->ev);
+		rtt_events_free(r->ev);
+		r->ev = ev;
+		ev = NULL;
+	}
+	rtt_events_free(ev);
+	free(text);
+}
+
 /* The file posix_spawnp() runs for @cmd: @cmd itself, or found in PATH. */
 static bool rtt_which(const char *cmd, char *out, size_t len)
 {
@@ -618,11 +653,12 @@ int rtt_rec_exec(struct rtt_record *r, const char *inst,
 	uint64_t deadline = rtt_now_ms() + 5000;
 	int pid = r->p.pid, ret;
 
-	/* what the old image left */
+	/* what the old image left, and the formats its records need */
 	while ((ret = rtt_rec_turn(r)) > 0)
 		;
 	if (ret < 0)
 		return ret;
+	rtt_record_exec_formats(r);
 	/* the new image, once it is published and held */
 	for (;;) {
 		ret = rtt_proc_open(pid, 0, &p, err);
