@@ -150,3 +150,55 @@ case_record_exec_formats() {
 	[ -z "$(ls -A "$RINGTRACE_DIR")" ] ||
 		fail "left behind: $(ls "$RINGTRACE_DIR")"
 }
+
+# record -- CMD says how a command that failed ended; a directory that
+# takes no file fails before the command starts; record -P of a process
+# whose tracing is off switches it on for the recording, and off again
+case_record_command_status() {
+	[ -n "${RTT_SPARE:-}" ] || fail "RTT_SPARE is not set"
+	run 0 "$T" record -o "$W/t.dat" -e sp:rec -- "$RTT_SPARE" 100 term
+	err_has "terminated by signal 15 \(Terminated\)"
+	run 0 "$T" report "$W/t.dat"
+	[ "$(grep -c ' rec: seq=' "$W/out")" = 100 ] || fail "records lost"
+	run 0 "$T" record -o "$W/t.dat" -e sp:rec -- "$RTT_SPARE" 100 fail
+	err_has "exited with status 3"
+	run 0 "$T" record -o "$W/t.dat" -e sp:rec -- "$RTT_SPARE" 100 exec
+	! grep -q "terminated\|exited with" "$W/err" || fail "$(cat "$W/err")"
+	# a directory without write permission (as another user: root's
+	# access passes): nothing runs
+	if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
+		mkdir -m 755 "$W/ro" "$W/nobody"
+		chown nobody "$W/nobody"
+		run 4 setpriv --reuid=nobody --regid=nogroup --clear-groups \
+			env RINGTRACE_DIR="$W/nobody/pub" "$T" record \
+			-o "$W/ro/t.dat" -- "$RTT_SPARE" 1 fail
+		err_has "permission denied: $W/ro/t.dat"
+		! grep -q "exited with status" "$W/err" || fail "the command ran"
+	fi
+	# tracing off in a running process: on for the recording, and off
+	# again after it (the next recording finds it off)
+	start_sample -- --threads 1 --seconds 30 --burst 5 --gap-ms 10
+	run 0 "$T" enable "$SP" app:work
+	run 0 "$T" off "$SP"
+	local k rp i
+	for k in 1 2; do
+		"$T" record -o "$W/p.dat" -P "$SP" >"$W/rec.out" \
+			2>"$W/rec.err" &
+		rp=$!
+		for i in $(seq 100); do
+			grep -q "tracing was off" "$W/rec.err" && break
+			sleep 0.05
+		done
+		for i in $(seq 100); do
+			"$T" stat "$SP" 2>/dev/null | grep -q "^entries: [1-9]" && break
+			sleep 0.05
+		done
+		kill -INT "$rp"
+		wait "$rp" || fail "record -P: $(cat "$W/rec.err")"
+		grep -q "tracing was off in process $SP" "$W/rec.err" ||
+			fail "record -P ($k) said nothing of tracing_on: $(cat "$W/rec.err")"
+		run 0 "$T" report "$W/p.dat"
+		grep -q ' work: ' "$W/out" ||
+			fail "record -P of a process with tracing off recorded nothing"
+	done
+}
