@@ -482,8 +482,12 @@ struct td_reader;
  *	which file offset
  * @errlen: size of @err
  *
- * Files written by td_writer and by trace-cmd (version 6, uncompressed,
- * little endian, 64-bit) are accepted. Everything the reader will use is
+ * Files written by td_writer and by trace-cmd are accepted: version 6
+ * (uncompressed) and version 7 (trace-cmd's default: sections, the data
+ * compressed with zstd or zlib, decompressed into memory with the
+ * system's libzstd.so.1 or libz.so.1, found with dlopen(), or not
+ * compressed), little endian, 64-bit, with the buffer instances
+ * trace-cmd records (their cpus after the file's, td_reader_instance_cpu()). Everything the reader will use is
  * checked here: the header, every section's length against the file, the
  * page size (a power of two from 4 KiB to 1 MiB), the header_page's
  * commit size (8), and the cpu table: each cpu's data page-aligned, a
@@ -494,8 +498,10 @@ struct td_reader;
  * Context: any thread; blocks (file system).
  * Return: 0, the open(2) error (-ENOENT, -EACCES, ...), -EPROTO (a
  * malformed or truncated file), -ENOTSUP (a valid file in a form this
- * reader does not read: version 7 or compressed, big endian, 32-bit, a
- * latency trace), -ENOMEM.
+ * reader does not read: a version after 7, a compression whose library
+ * is not installed, an instance whose sub-buffers differ from the file's,
+ * big endian, 32-bit, a latency trace), -EFBIG (compressed data of more
+ * than 4 GiB), -ENOMEM.
  */
 int td_reader_open(const char *path, struct td_reader **out, char *err,
 		   size_t errlen);

@@ -18,6 +18,7 @@
  * checks every length against the file before it is used; the texts are
  * copied out (NUL-terminated), the pages are handed out in place.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -2367,11 +2368,14 @@ struct td_rfmt {
  * @size: bytes (whole pages)
  * @inst_cpu: the CPU of a buffer instance's cpu buffer that is not one of
  *	our spares (an instance trace-cmd recorded), -1 otherwise
+ * @mem: the data decompressed (a compressed version 7 file), or NULL:
+ *	then it is in the file at @offset
  */
 struct td_rcpu {
 	uint64_t offset;
 	uint64_t size;
 	int inst_cpu;
+	unsigned char *mem;
 };
 
 /**
@@ -2666,6 +2670,77 @@ static char *td_clock_of(const char *text)
 	return strndup(o + 1, (size_t)(e - o - 1));
 }
 
+/* The header_page and header_event texts (v6 in place, v7's section). */
+static int td_parse_headers(struct td_cursor *c)
+{
+	const unsigned char *p;
+	char *text;
+	size_t at;
+	int ret;
+
+	at = c->off;
+	ret = td_take(c, 12, "the header_page tag", &p);
+	if (ret)
+		return ret;
+	if (memcmp(p, "header_page", 12))
+		return td_fail(c, -EPROTO,
+			       "expected \"header_page\" at offset %zu", at);
+	at = c->off + 8;
+	ret = td_sized_text(c, 8, "the header_page text", &text);
+	if (ret)
+		return ret;
+	ret = td_check_header_page(c, text, at);
+	free(text);
+	if (ret)
+		return ret;
+	at = c->off;
+	ret = td_take(c, 13, "the header_event tag", &p);
+	if (ret)
+		return ret;
+	if (memcmp(p, "header_event", 13))
+		return td_fail(c, -EPROTO,
+			       "expected \"header_event\" at offset %zu", at);
+	return td_sized_text(c, 8, "the header_event text", NULL);
+}
+
+/* The formats of the ftrace system: a count, then sized texts. */
+static int td_parse_ftrace(struct td_reader *r, struct td_cursor *c)
+{
+	uint64_t v;
+	int ret;
+
+	/* each entry takes at least its length: the loops are bounded */
+	ret = td_num(c, 4, "the ftrace format count", &v);
+	for (uint64_t i = 0; !ret && i < v; i++)
+		ret = td_add_format(r, c, "ftrace");
+	return ret;
+}
+
+/* The other systems' formats: a count, then each system's name, count
+ * and sized texts. */
+static int td_parse_systems(struct td_reader *r, struct td_cursor *c)
+{
+	uint64_t v;
+	int ret;
+
+	ret = td_num(c, 4, "the event system count", &v);
+	for (uint64_t i = 0; !ret && i < v; i++) {
+		char *system = NULL;
+		uint64_t n;
+
+		ret = td_cstring(c, "an event system name", &system);
+		if (ret)
+			break;
+		ret = td_num(c, 4, "an event system's format count", &n);
+		for (uint64_t j = 0; !ret && j < n; j++)
+			ret = td_add_format(r, c, system);
+		free(system);
+	}
+	return ret;
+}
+
+static int td_parse7(struct td_reader *r, struct td_cursor *c);
+
 /**
  * td_parse - parse and check the whole file
  * @r: the reader, with @map and @size set
@@ -2695,6 +2770,10 @@ static int td_parse(struct td_reader *r, struct td_cursor *c)
 	ret = td_cstring(c, "the version string", &version);
 	if (ret)
 		return ret;
+	if (!strcmp(version, "7")) {
+		free(version);
+		return td_parse7(r, c);
+	}
 	if (strcmp(version, "6")) {
 		char *end;
 		long n = strtol(version, &end, 10);
@@ -2703,7 +2782,7 @@ static int td_parse(struct td_reader *r, struct td_cursor *c)
 			ret = td_fail(c, -EPROTO,
 				      "bad version string \"%.16s\" at "
 				      "offset 10", version);
-		else if (n >= 7)
+		else if (n > 7)
 			ret = td_fail(c, -ENOTSUP,
 				      "version %ld files: convert with "
 				      "trace-cmd convert --file-version 6 "
@@ -2741,51 +2820,11 @@ static int td_parse(struct td_reader *r, struct td_cursor *c)
 			       (unsigned long long)v, at + 2);
 	r->page_size = (unsigned int)v;
 
-	at = c->off;
-	ret = td_take(c, 12, "the header_page tag", &p);
-	if (ret)
-		return ret;
-	if (memcmp(p, "header_page", 12))
-		return td_fail(c, -EPROTO,
-			       "expected \"header_page\" at offset %zu", at);
-	at = c->off + 8;
-	ret = td_sized_text(c, 8, "the header_page text", &text);
-	if (ret)
-		return ret;
-	ret = td_check_header_page(c, text, at);
-	free(text);
-	if (ret)
-		return ret;
-	at = c->off;
-	ret = td_take(c, 13, "the header_event tag", &p);
-	if (ret)
-		return ret;
-	if (memcmp(p, "header_event", 13))
-		return td_fail(c, -EPROTO,
-			       "expected \"header_event\" at offset %zu", at);
-	ret = td_sized_text(c, 8, "the header_event text", NULL);
-	if (ret)
-		return ret;
-
-	/* each entry takes at least its length: the loops are bounded */
-	ret = td_num(c, 4, "the ftrace format count", &v);
-	for (uint64_t i = 0; !ret && i < v; i++)
-		ret = td_add_format(r, c, "ftrace");
-	if (ret)
-		return ret;
-	ret = td_num(c, 4, "the event system count", &v);
-	for (uint64_t i = 0; !ret && i < v; i++) {
-		char *system = NULL;
-		uint64_t n;
-
-		ret = td_cstring(c, "an event system name", &system);
-		if (ret)
-			break;
-		ret = td_num(c, 4, "an event system's format count", &n);
-		for (uint64_t j = 0; !ret && j < n; j++)
-			ret = td_add_format(r, c, system);
-		free(system);
-	}
+	ret = td_parse_headers(c);
+	if (!ret)
+		ret = td_parse_ftrace(r, c);
+	if (!ret)
+		ret = td_parse_systems(r, c);
 	if (ret)
 		return ret;
 
@@ -3050,6 +3089,571 @@ out:
 	return ret;
 }
 
+/* ------------------------------------------------------------------ */
+/* Version 7 (trace-cmd's default): sections and compression           */
+
+/* v7 section ids, and the options that point to them. */
+enum {
+	TD_SEC_OPTIONS = 0,
+	TD_SEC_HEADER = 16,
+	TD_SEC_FTRACE = 17,
+	TD_SEC_EVENTS = 18,
+	TD_SEC_KALLSYMS = 19,
+	TD_SEC_PRINTK = 20,
+	TD_SEC_CMDLINES = 21,
+	TD_OPT_CPUCOUNT = 8,
+	TD_OPT_BUFFER_TEXT = 22,
+};
+
+/* Section flags: the section is compressed. */
+#define TD_SEC_COMPRESSED 1u
+
+/* Most cpu data one file may decompress into memory: 4 GiB. */
+#define TD_V7_MAX_DATA (4ull << 30)
+
+typedef size_t (*td_zstd_fn)(void *dst, size_t cap, const void *src,
+			     size_t n);
+typedef unsigned int (*td_zstd_err_fn)(size_t code);
+typedef int (*td_zlib_fn)(unsigned char *dst, unsigned long *dlen,
+			  const unsigned char *src, unsigned long slen);
+
+/**
+ * struct td_v7 - what a version 7 parse carries along
+ * @zstd: ZSTD_decompress(), for a zstd file
+ * @zstd_err: ZSTD_isError()
+ * @zlib: uncompress(), for a zlib file
+ * @compressed: the file's algorithm is not "none"
+ */
+struct td_v7 {
+	td_zstd_fn zstd;
+	td_zstd_err_fn zstd_err;
+	td_zlib_fn zlib;
+	bool compressed;
+};
+
+/*
+ * The decompressor of the file's algorithm, found with dlopen() (the
+ * libraries trace-cmd itself uses), so that reading uncompressed files
+ * needs neither.
+ */
+static int td_v7_algo(struct td_cursor *c, struct td_v7 *z, const char *name)
+{
+	void *h;
+
+	if (!strcmp(name, "none"))
+		return 0;
+	z->compressed = true;
+	if (!strcmp(name, "zstd")) {
+		h = dlopen("libzstd.so.1", RTLD_LAZY | RTLD_LOCAL);
+		if (h) {
+			z->zstd = (td_zstd_fn)dlsym(h, "ZSTD_decompress");
+			z->zstd_err = (td_zstd_err_fn)dlsym(h, "ZSTD_isError");
+		}
+		if (z->zstd && z->zstd_err)
+			return 0;
+	} else if (!strcmp(name, "zlib")) {
+		h = dlopen("libz.so.1", RTLD_LAZY | RTLD_LOCAL);
+		if (h)
+			z->zlib = (td_zlib_fn)dlsym(h, "uncompress");
+		if (z->zlib)
+			return 0;
+	}
+	return td_fail(c, -ENOTSUP,
+		       "%s-compressed file: no %s library to read it with "
+		       "(or convert it with trace-cmd convert --file-version "
+		       "6 --compression none)", name,
+		       !strcmp(name, "zstd") ? "libzstd.so.1" :
+		       !strcmp(name, "zlib") ? "libz.so.1" : "such");
+}
+
+/* Decompress @n bytes at @src into exactly @want bytes at @dst. */
+static int td_v7_inflate(struct td_cursor *c, const struct td_v7 *z,
+			 const unsigned char *src, uint64_t n,
+			 unsigned char *dst, uint64_t want, size_t at)
+{
+	if (z->zstd) {
+		size_t got = z->zstd(dst, want, src, n);
+
+		if (!z->zstd_err(got) && got == want)
+			return 0;
+	} else if (z->zlib) {
+		unsigned long got = (unsigned long)want;
+
+		if (!z->zlib(dst, &got, src, (unsigned long)n) && got == want)
+			return 0;
+	}
+	return td_fail(c, -EPROTO,
+		       "compressed data at offset %zu does not decompress "
+		       "into its %llu bytes", at, (unsigned long long)want);
+}
+
+/**
+ * td_v7_section - the content of the section at file offset @off
+ * @c: the file's cursor
+ * @z: the decompressor
+ * @off: the section header's offset
+ * @id: the section id expected there
+ * @sub: receives a cursor over the content (in the file, or in @mem)
+ * @mem: receives the decompressed content to free, or NULL
+ *
+ * Return: 0 or a negative errno (said in @c).
+ */
+static int td_v7_section(struct td_cursor *c, const struct td_v7 *z,
+			 uint64_t off, unsigned int id, struct td_cursor *sub,
+			 unsigned char **mem)
+{
+	const unsigned char *p;
+	uint64_t sid, flags, size, csize, usize;
+	size_t at;
+	int ret;
+
+	*mem = NULL;
+	if (off > c->size)
+		return td_fail(c, -EPROTO,
+			       "truncated: section %u at offset %llu, the file "
+			       "ends at %zu", id, (unsigned long long)off,
+			       c->size);
+	c->off = (size_t)off;
+	ret = td_num(c, 2, "a section id", &sid);
+	if (!ret)
+		ret = td_num(c, 2, "a section's flags", &flags);
+	if (!ret)
+		ret = td_take(c, 4, "a section's description", &p);
+	if (!ret)
+		ret = td_num(c, 8, "a section's size", &size);
+	if (ret)
+		return ret;
+	if (sid != id)
+		return td_fail(c, -EPROTO,
+			       "section %llu at offset %llu, expected section %u",
+			       (unsigned long long)sid, (unsigned long long)off,
+			       id);
+	at = c->off;
+	ret = td_take(c, size, "a section", &p);
+	if (ret)
+		return ret;
+	*sub = (struct td_cursor){ .p = p, .size = (size_t)size,
+				   .err = c->err, .errlen = c->errlen };
+	if (!(flags & TD_SEC_COMPRESSED))
+		return 0;
+	if (!z->compressed)
+		return td_fail(c, -EPROTO,
+			       "a compressed section at offset %llu in a file "
+			       "that names no compression",
+			       (unsigned long long)off);
+	/* the compression header, then the data */
+	ret = td_num(sub, 4, "a section's compressed size", &csize);
+	if (!ret)
+		ret = td_num(sub, 4, "a section's size", &usize);
+	if (!ret)
+		ret = td_take(sub, csize, "a section's compressed data", &p);
+	if (ret)
+		return ret;
+	*mem = malloc(usize ? usize : 1);
+	if (!*mem)
+		return td_fail(c, -ENOMEM, "out of memory");
+	ret = td_v7_inflate(c, z, p, csize, *mem, usize, at);
+	if (ret) {
+		free(*mem);
+		*mem = NULL;
+		return ret;
+	}
+	*sub = (struct td_cursor){ .p = *mem, .size = (size_t)usize,
+				   .err = c->err, .errlen = c->errlen };
+	return 0;
+}
+
+/* Parse the section @id at @off with @fn. */
+static int td_v7_parse_section(struct td_reader *r, struct td_cursor *c,
+			       const struct td_v7 *z, uint64_t off,
+			       unsigned int id)
+{
+	struct td_cursor sub;
+	unsigned char *mem;
+	int ret;
+
+	ret = td_v7_section(c, z, off, id, &sub, &mem);
+	if (ret)
+		return ret;
+	switch (id) {
+	case TD_SEC_HEADER:
+		ret = td_parse_headers(&sub);
+		break;
+	case TD_SEC_FTRACE:
+		ret = td_parse_ftrace(r, &sub);
+		break;
+	case TD_SEC_EVENTS:
+		ret = td_parse_systems(r, &sub);
+		break;
+	case TD_SEC_KALLSYMS:
+		free(r->kallsyms);
+		r->kallsyms = NULL;
+		ret = td_sized_text(&sub, 4, "the kallsyms section",
+				    &r->kallsyms);
+		break;
+	case TD_SEC_CMDLINES:
+		free(r->cmdlines);
+		r->cmdlines = NULL;
+		ret = td_sized_text(&sub, 8, "the cmdlines section",
+				    &r->cmdlines);
+		break;
+	default:
+		break;
+	}
+	free(mem);
+	return ret;
+}
+
+/**
+ * struct td_v7_buf - a BUFFER option: one instance's cpu data
+ * @name: the instance ("" for the top one)
+ * @cpu: per cpu with data: its id
+ * @off: its data's offset
+ * @size: its data's size in the file
+ * @nr: entries
+ */
+struct td_v7_buf {
+	char *name;
+	uint32_t *cpu;
+	uint64_t *off;
+	uint64_t *size;
+	uint32_t nr;
+};
+
+static void td_v7_bufs_free(struct td_v7_buf *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(b[i].name);
+		free(b[i].cpu);
+		free(b[i].off);
+		free(b[i].size);
+	}
+	free(b);
+}
+
+/* A BUFFER option's data (@sub over it) into @b. */
+static int td_v7_buffer(struct td_reader *r, struct td_cursor *sub,
+			struct td_v7_buf *b, char **clock)
+{
+	uint64_t off, ps, n, v;
+	char *clk = NULL;
+	int ret;
+
+	ret = td_num(sub, 8, "a buffer's offset", &off);
+	if (!ret)
+		ret = td_cstring(sub, "a buffer's name", &b->name);
+	if (!ret)
+		ret = td_cstring(sub, "a buffer's clock", &clk);
+	if (!ret)
+		ret = td_num(sub, 4, "a buffer's page size", &ps);
+	if (!ret)
+		ret = td_num(sub, 4, "a buffer's cpu count", &n);
+	if (ret)
+		goto out;
+	if (ps != r->page_size) {
+		ret = td_fail(sub, -ENOTSUP,
+			      "buffer instance \"%s\" has sub-buffers of %llu "
+			      "bytes, the file %u: not read", b->name,
+			      (unsigned long long)ps, r->page_size);
+		goto out;
+	}
+	/* each cpu takes 20 bytes of the option: the count is bounded */
+	if (n > (sub->size - sub->off) / 20 || n > TD_MAX_CPUS) {
+		ret = td_fail(sub, -EPROTO, "implausible cpu count %llu in "
+			      "buffer \"%s\"", (unsigned long long)n, b->name);
+		goto out;
+	}
+	b->cpu = calloc(n ? n : 1, sizeof(*b->cpu));
+	b->off = calloc(n ? n : 1, sizeof(*b->off));
+	b->size = calloc(n ? n : 1, sizeof(*b->size));
+	if (!b->cpu || !b->off || !b->size) {
+		ret = td_fail(sub, -ENOMEM, "out of memory");
+		goto out;
+	}
+	for (uint64_t i = 0; !ret && i < n; i++) {
+		v = 0;
+		ret = td_num(sub, 4, "a cpu id", &v);
+		if (!ret && v >= TD_MAX_CPUS)
+			ret = td_fail(sub, -EPROTO, "cpu id %llu in buffer "
+				      "\"%s\"", (unsigned long long)v, b->name);
+		b->cpu[i] = (uint32_t)v;
+		if (!ret)
+			ret = td_num(sub, 8, "a cpu's data offset", &b->off[i]);
+		if (!ret)
+			ret = td_num(sub, 8, "a cpu's data size", &b->size[i]);
+	}
+	b->nr = (uint32_t)n;
+	if (!ret && !b->name[0] && clk[0] && !*clock) {
+		*clock = clk;
+		clk = NULL;
+	}
+out:
+	free(clk);
+	return ret;
+}
+
+/* A cpu's data: in the file (checked), or decompressed from its chunks
+ * into @e->mem. */
+static int td_v7_cpu_data(struct td_reader *r, struct td_cursor *c,
+			  const struct td_v7 *z, uint64_t off, uint64_t size,
+			  struct td_rcpu *e, uint64_t *total)
+{
+	struct td_cursor d;
+	const unsigned char *p;
+	uint64_t chunks, usize = 0;
+	unsigned char *mem;
+	int ret;
+
+	if (!size)
+		return 0;
+	if (off > c->size || size > c->size - off)
+		return td_fail(c, -EPROTO,
+			       "truncated: cpu data at offset %llu (%llu "
+			       "bytes), the file ends at %zu",
+			       (unsigned long long)off,
+			       (unsigned long long)size, c->size);
+	if (!z->compressed) {
+		if (off % r->page_size || size % r->page_size)
+			return td_fail(c, -EPROTO,
+				       "cpu data at offset %llu (%llu bytes) "
+				       "is not whole pages of %u bytes",
+				       (unsigned long long)off,
+				       (unsigned long long)size, r->page_size);
+		e->offset = off;
+		e->size = size;
+		return 0;
+	}
+	/*
+	 * The chunks: a count, then (compressed size, size, data) each.
+	 * The size the BUFFER option gives leaves the count out (trace-cmd
+	 * 3.1): the chunks are bounded by the file, not by it.
+	 */
+	d = (struct td_cursor){ .p = c->p + off, .size = c->size - (size_t)off,
+				.err = c->err, .errlen = c->errlen };
+	ret = td_num(&d, 4, "a chunk count", &chunks);
+	for (uint64_t i = 0; !ret && i < chunks; i++) {
+		uint64_t cs = 0, us = 0;
+
+		ret = td_num(&d, 4, "a chunk's compressed size", &cs);
+		if (!ret)
+			ret = td_num(&d, 4, "a chunk's size", &us);
+		if (!ret)
+			ret = td_take(&d, cs, "a chunk", &p);
+		usize += us;
+	}
+	if (ret)
+		return ret;
+	if (usize % r->page_size || usize > TD_V7_MAX_DATA - *total)
+		return td_fail(c, usize % r->page_size ? -EPROTO : -EFBIG,
+			       "cpu data at offset %llu decompresses into %llu "
+			       "bytes%s", (unsigned long long)off,
+			       (unsigned long long)usize,
+			       usize % r->page_size ? ", not whole pages" :
+						       ", too much to hold");
+	mem = malloc(usize ? usize : 1);
+	if (!mem)
+		return td_fail(c, -ENOMEM, "out of memory");
+	d.off = 4;
+	/* again, the sizes checked above */
+	for (uint64_t i = 0, at = 0; !ret && i < chunks; i++) {
+		uint64_t cs = 0, us = 0;
+
+		ret = td_num(&d, 4, "a chunk's compressed size", &cs);
+		if (!ret)
+			ret = td_num(&d, 4, "a chunk's size", &us);
+		if (!ret)
+			ret = td_take(&d, cs, "a chunk", &p);
+		if (!ret)
+			ret = td_v7_inflate(c, z, p, cs, mem + at, us,
+					    (size_t)(off +
+						     (uint64_t)(p - d.p)));
+		at += us;
+	}
+	if (ret) {
+		free(mem);
+		return ret;
+	}
+	e->mem = mem;
+	e->size = usize;
+	*total += usize;
+	return 0;
+}
+
+/*
+ * A version 7 file: the header, then sections found from the options
+ * sections (a chain from the offset after the header). The cpu data of
+ * the top buffer ("") are the file's cpus; those of other BUFFER options
+ * (instances) follow, each with the top buffer's cpu count, shown as
+ * their CPUs (td_reader_instance_cpu()).
+ */
+static int td_parse7(struct td_reader *r, struct td_cursor *c)
+{
+	struct td_v7 z = { 0 };
+	struct td_v7_buf *bufs = NULL;
+	size_t nr_bufs = 0, at, top;
+	const unsigned char *p;
+	char *algo = NULL, *text = NULL, *clock = NULL, *clock_opt = NULL;
+	uint64_t v, next, cpucount = 0, total = 0, secs[TD_SEC_CMDLINES + 1];
+	int ret, ncpu = 0, guard;
+
+	memset(secs, 0, sizeof(secs));
+	at = c->off;
+	ret = td_take(c, 6, "the endianness, long size and page size", &p);
+	if (ret)
+		return ret;
+	if (p[0] != 0)
+		return td_fail(c, p[0] == 1 ? -ENOTSUP : -EPROTO,
+			       "%s at offset %zu: only little endian is read",
+			       p[0] == 1 ? "big-endian file" : "bad endianness",
+			       at);
+	if (p[1] != 8)
+		return td_fail(c, p[1] == 4 ? -ENOTSUP : -EPROTO,
+			       "long size %u at offset %zu: only 8 is read",
+			       p[1], at + 1);
+	v = td_get32(p + 2);
+	if (!td_page_size_ok(v))
+		return td_fail(c, -EPROTO,
+			       "bad page size %llu at offset %zu (a power of "
+			       "two from 4096 to 1048576 is expected)",
+			       (unsigned long long)v, at + 2);
+	r->page_size = (unsigned int)v;
+	ret = td_cstring(c, "the compression name", &algo);
+	if (!ret)
+		ret = td_cstring(c, "the compression version", &text);
+	free(text);
+	text = NULL;
+	if (!ret)
+		ret = td_v7_algo(c, &z, algo);
+	if (!ret)
+		ret = td_num(c, 8, "the options offset", &next);
+	free(algo);
+	if (ret)
+		return ret;
+
+	/* the options sections: a chain, each visited once */
+	for (guard = 0; next && !ret; guard++) {
+		struct td_cursor sub;
+		unsigned char *mem;
+
+		if (guard > 4096) {
+			ret = td_fail(c, -EPROTO, "options sections loop");
+			break;
+		}
+		ret = td_v7_section(c, &z, next, TD_SEC_OPTIONS, &sub, &mem);
+		next = 0;
+		while (!ret) {
+			uint64_t id, size;
+			struct td_cursor o;
+
+			ret = td_num(&sub, 2, "an option id", &id);
+			if (!ret)
+				ret = td_num(&sub, 4, "an option size", &size);
+			if (!ret)
+				ret = td_take(&sub, size, "an option", &p);
+			if (ret)
+				break;
+			o = (struct td_cursor){ .p = p, .size = (size_t)size,
+						.err = c->err,
+						.errlen = c->errlen };
+			if (id == TD_OPT_DONE) {
+				if (size >= 8)
+					next = td_get64(p);
+				break;
+			}
+			if (id >= TD_SEC_HEADER && id <= TD_SEC_CMDLINES &&
+			    size >= 8) {
+				secs[id] = td_get64(p);
+			} else if (id == TD_OPT_CPUCOUNT && size >= 4) {
+				cpucount = td_get32(p);
+			} else if (id == TD_OPT_BUFFER) {
+				struct td_v7_buf *nb = realloc(
+					bufs, (nr_bufs + 1) * sizeof(*bufs));
+
+				if (!nb) {
+					ret = td_fail(c, -ENOMEM,
+						      "out of memory");
+					break;
+				}
+				bufs = nb;
+				memset(&bufs[nr_bufs], 0, sizeof(*bufs));
+				ret = td_v7_buffer(r, &o, &bufs[nr_bufs++],
+						   &clock);
+			} else if (id == TD_OPT_BUFFER_TEXT) {
+				ret = td_fail(c, -ENOTSUP,
+					      "a latency-format trace: only "
+					      "flyrecord files are read");
+			} else if (id == TD_OPT_TRACECLOCK || id == TD_OPT_UNAME ||
+				   id == TD_OPT_RT_OPTIONS) {
+				char **slot = id == TD_OPT_TRACECLOCK ? &clock_opt :
+					      id == TD_OPT_UNAME ? &r->uname :
+								   &r->options;
+
+				free(*slot);
+				*slot = NULL;
+				ret = td_text(&o, size, "an option", slot);
+			}
+		}
+		free(mem);
+	}
+	if (ret)
+		goto out;
+	if (!secs[TD_SEC_HEADER]) {
+		ret = td_fail(c, -EPROTO, "no header section");
+		goto out;
+	}
+	for (unsigned int id = TD_SEC_HEADER; !ret && id <= TD_SEC_CMDLINES;
+	     id++)
+		if (secs[id])
+			ret = td_v7_parse_section(r, c, &z, secs[id], id);
+	if (ret)
+		goto out;
+
+	/* the top buffer's cpus, then each instance's */
+	for (top = 0; top < nr_bufs && bufs[top].name[0]; top++)
+		;
+	ncpu = (int)(cpucount < TD_MAX_CPUS ? cpucount : TD_MAX_CPUS);
+	for (size_t b = 0; b < nr_bufs; b++)
+		for (uint32_t i = 0; i < bufs[b].nr; i++)
+			if ((int)bufs[b].cpu[i] >= ncpu)
+				ncpu = (int)bufs[b].cpu[i] + 1;
+	if (!ncpu)
+		ncpu = 1;
+	r->cpus = calloc((size_t)ncpu * (nr_bufs + 1), sizeof(*r->cpus));
+	if (!r->cpus) {
+		ret = td_fail(c, -ENOMEM, "out of memory");
+		goto out;
+	}
+	r->nr_cpus = r->nr_cpu_bufs = ncpu;
+	for (int i = 0; i < ncpu; i++)
+		r->cpus[i].inst_cpu = -1;
+	for (size_t b = 0; b < nr_bufs && !ret; b++) {
+		int base = 0;
+
+		if (b != top) {
+			base = r->nr_cpus;
+			for (int i = 0; i < ncpu; i++)
+				r->cpus[base + i].inst_cpu = i;
+			r->nr_cpus += ncpu;
+		}
+		for (uint32_t i = 0; i < bufs[b].nr && !ret; i++)
+			ret = td_v7_cpu_data(r, c, &z, bufs[b].off[i],
+					     bufs[b].size[i],
+					     &r->cpus[base + (int)bufs[b].cpu[i]],
+					     &total);
+	}
+	if (ret)
+		goto out;
+	if (clock_opt)
+		r->clock = td_clock_of(clock_opt);
+	if (!r->clock && clock)
+		r->clock = strdup(clock);
+out:
+	td_v7_bufs_free(bufs, nr_bufs);
+	free(clock);
+	free(clock_opt);
+	return ret;
+}
+
 /**
  * td_reader_free - free a reader and unmap its file
  * @r: the reader
@@ -3063,6 +3667,8 @@ static void td_reader_free(struct td_reader *r)
 		free(r->fmts[i].text);
 	}
 	free(r->fmts);
+	for (int i = 0; r->cpus && i < r->nr_cpus; i++)
+		free(r->cpus[i].mem);
 	free(r->cpus);
 	free(r->clock);
 	free(r->kallsyms);
@@ -3205,6 +3811,8 @@ const void *td_reader_page(struct td_reader *r, int cpu, uint64_t idx)
 {
 	if (idx >= td_reader_nr_pages(r, cpu))
 		return NULL;
+	if (r->cpus[cpu].mem)
+		return r->cpus[cpu].mem + idx * r->page_size;
 	return r->map + r->cpus[cpu].offset + idx * r->page_size;
 }
 
@@ -3214,7 +3822,8 @@ void td_reader_release(struct td_reader *r, int cpu, uint64_t first,
 	long sys = sysconf(_SC_PAGESIZE);
 	uint64_t nr = td_reader_nr_pages(r, cpu), start, end;
 
-	if (sys <= 0 || first >= nr)
+	/* decompressed data stays (it is the only copy) */
+	if (sys <= 0 || first >= nr || r->cpus[cpu].mem)
 		return;
 	if (n > nr - first)
 		n = nr - first;
