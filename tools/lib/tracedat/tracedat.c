@@ -3108,8 +3108,10 @@ enum {
 /* Section flags: the section is compressed. */
 #define TD_SEC_COMPRESSED 1u
 
-/* Most cpu data one file may decompress into memory: 4 GiB. */
+/* Most cpu data one file may decompress into memory: 4 GiB; and one of
+ * its other sections (formats, symbols): 1 GiB. */
 #define TD_V7_MAX_DATA (4ull << 30)
+#define TD_V7_MAX_SECTION (1ull << 30)
 
 typedef size_t (*td_zstd_fn)(void *dst, size_t cap, const void *src,
 			     size_t n);
@@ -3249,6 +3251,12 @@ static int td_v7_section(struct td_cursor *c, const struct td_v7 *z,
 		ret = td_take(sub, csize, "a section's compressed data", &p);
 	if (ret)
 		return ret;
+	if (usize > TD_V7_MAX_SECTION)
+		return td_fail(c, -EFBIG,
+			       "section %u at offset %llu decompresses into "
+			       "%llu bytes, too much to hold", id,
+			       (unsigned long long)off,
+			       (unsigned long long)usize);
 	*mem = malloc(usize ? usize : 1);
 	if (!*mem)
 		return td_fail(c, -ENOMEM, "out of memory");
@@ -3406,6 +3414,10 @@ static int td_v7_cpu_data(struct td_reader *r, struct td_cursor *c,
 
 	if (!size)
 		return 0;
+	if (e->size || e->mem)
+		return td_fail(c, -EPROTO,
+			       "a cpu listed twice in a buffer option (data at "
+			       "offset %llu)", (unsigned long long)off);
 	if (off > c->size || size > c->size - off)
 		return td_fail(c, -EPROTO,
 			       "truncated: cpu data at offset %llu (%llu "
