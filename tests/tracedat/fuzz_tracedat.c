@@ -402,8 +402,11 @@ static void bad_headers(void)
 	} cases[] = {
 		{ 0, "\x17\x08\x45", 3, EPROTO, "bad magic" },
 		{ 3, "tracinG", 7, EPROTO, "bad magic" },
-		{ 10, "7", 1, ENOTSUP,
-		  "version 7 files: convert with trace-cmd convert "
+		/* version 7: what follows the header is no compression
+		 * name it knows */
+		{ 10, "7", 1, ENOTSUP, "compression \"header_page\": only" },
+		{ 10, "8", 1, ENOTSUP,
+		  "version 8 files: convert with trace-cmd convert "
 		  "--file-version 6 --compression none" },
 		{ 10, "5", 1, ENOTSUP, "only version 6" },
 		{ 10, "x", 1, EPROTO, "bad version" },

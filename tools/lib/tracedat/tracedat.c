@@ -3160,12 +3160,17 @@ static int td_v7_algo(struct td_cursor *c, struct td_v7 *z, const char *name)
 		if (z->zlib)
 			return 0;
 	}
+	if (strcmp(name, "zstd") && strcmp(name, "zlib"))
+		return td_fail(c, -ENOTSUP,
+			       "compression \"%.32s\": only zstd, zlib and "
+			       "none are read (convert the file with "
+			       "trace-cmd convert --file-version 6 "
+			       "--compression none)", name);
 	return td_fail(c, -ENOTSUP,
-		       "%s-compressed file: no %s library to read it with "
-		       "(or convert it with trace-cmd convert --file-version "
-		       "6 --compression none)", name,
-		       !strcmp(name, "zstd") ? "libzstd.so.1" :
-		       !strcmp(name, "zlib") ? "libz.so.1" : "such");
+		       "%s-compressed file: no %s to read it with (or "
+		       "convert it with trace-cmd convert --file-version 6 "
+		       "--compression none)", name,
+		       !strcmp(name, "zstd") ? "libzstd.so.1" : "libz.so.1");
 }
 
 /* Decompress @n bytes at @src into exactly @want bytes at @dst. */
