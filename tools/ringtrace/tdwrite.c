@@ -67,26 +67,20 @@ int rtt_td_open(const char *path, struct ringbuf *rb,
 }
 
 /*
- * Each cpu buffer's counters as the CPUSTAT options trace-cmd writes
- * (the lines of tracefs's per_cpu/cpuN/stats after "CPU: n"), a spare's
- * saying it is one; `trace-cmd report --stat` shows them.
+ * Each cpu buffer's counters for the CPUSTAT options trace-cmd writes
+ * (the lines of tracefs's per_cpu/cpuN/stats); `trace-cmd report --stat`
+ * shows them.
  */
 void rtt_td_set_stats(struct td_writer *w, struct ringbuf *rb)
 {
-	int nr = ringbuf_nr_cpu_buffers(rb);
-
 	for (int cpu = 0; cpu < ringbuf_nr_cpus(rb); cpu++) {
-		char text[512], spare[64] = "";
+		char text[512];
 
-		if (cpu >= nr)
-			snprintf(spare, sizeof(spare),
-				 "spare: %d (its records' CPUs in CPU notes)\n",
-				 cpu - nr);
 		snprintf(text, sizeof(text),
-			 "CPU: %d\n%sentries: %lu\noverrun: %lu\n"
+			 "entries: %lu\noverrun: %lu\n"
 			 "commit overrun: %lu\nbytes: %lu\n"
 			 "dropped events: %lu\nread events: %lu\n",
-			 cpu, spare, ringbuf_entries_cpu(rb, cpu),
+			 ringbuf_entries_cpu(rb, cpu),
 			 ringbuf_overrun_cpu(rb, cpu),
 			 ringbuf_commit_overrun_cpu(rb, cpu),
 			 ringbuf_bytes_cpu(rb, cpu),

@@ -110,8 +110,9 @@ int td_writer_open(const char *path, unsigned int page_size, int nr_cpus,
  *
  * The spares go into the file as the cpus after the CPUs, up to the last
  * spare that holds pages (a file whose spares stayed empty has the CPUs
- * alone), and an option of ours says how many of the file's cpus are
- * CPUs. No buffer instances: every mode of trace-cmd 3.1 reads such a
+ * alone), and each spare's CPUSTAT option says it is one ("spare: k"
+ * after its "CPU: n" line), which is how our reader knows where the
+ * spares start. No buffer instances: every mode of trace-cmd 3.1 reads such a
  * file (libtracecmd frees the filter of a file with instances twice, its
  * --profile and hist fail on them, its convert gives instances the host's
  * page size), and the CPU each record of a spare was written on stays in
@@ -268,15 +269,16 @@ int td_writer_set_uname(struct td_writer *w, const char *text);
 int td_writer_set_version(struct td_writer *w, const char *text);
 
 /**
- * td_writer_set_cpu_stats - set a cpu buffer's CPUSTAT option
+ * td_writer_set_cpu_stats - set a cpu buffer's statistics
  * @w: the writer
  * @cpu: the cpu buffer
- * @text: as trace-cmd writes it: "CPU: n\n" then lines "name: value\n"
- *	(those of tracefs's per_cpu/cpuN/stats)
+ * @text: lines "name: value\n" (those of tracefs's per_cpu/cpuN/stats)
  *
- * One option per cpu buffer in the file, in cpu order; readers show
- * them one after the other (`trace-cmd report --stat`). A spare that is
- * not in the file (td_writer_set_cpu_buffers()) has none written.
+ * Each cpu buffer in the file gets a CPUSTAT option, as trace-cmd writes
+ * them, in cpu order: "CPU: n\n", for a spare "spare: k ...\n", then
+ * @text (nothing more without it); readers show them one after the
+ * other (`trace-cmd report --stat`). A spare that is not in the file
+ * (td_writer_set_cpu_buffers()) has none.
  *
  * Context: the writer's thread.
  * Return: 0, -EINVAL, -ENOMEM.

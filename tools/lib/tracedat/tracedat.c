@@ -49,9 +49,15 @@ enum {
 	TD_OPT_VERSION = 9,
 	/* ours: the trace options the recording was made with */
 	TD_OPT_RT_OPTIONS = 0x5254,
-	/* ours: u32, how many of the file's cpus are CPUs (the rest spares) */
-	TD_OPT_RT_CPU_BUFS = 0x5255,
 };
+
+/*
+ * The line of a spare's CPUSTAT option after its "CPU: n" line: what the
+ * cpu is for trace-cmd report --stat, and for our reader where the spares
+ * start (an option of our own would make libtracecmd warn "unknown
+ * option" in KernelShark and trace-cmd dump).
+ */
+#define TD_SPARE_LINE "spare: "
 
 /* Longest clock name td_writer_set_clock() takes. */
 #define TD_CLOCK_MAX 64
@@ -1988,8 +1994,8 @@ static void td_clock_rec(struct td_writer *w, struct td_buf *b)
  * and its convert gives instances the host's page size), and a spare
  * records the CPU each record was written on in its CPU notes, which
  * those readers skip. Only the spares up to the last one with pages are
- * written: an empty spare costs nothing. TD_OPT_RT_CPU_BUFS tells our
- * reader where the spares start.
+ * written: an empty spare costs nothing. The spares' CPUSTAT options
+ * (TD_SPARE_LINE) tell our reader where they start.
  *
  * Context: the writer's thread.
  * Return: nr_cpu_bufs plus the spares up to the last one with pages.
@@ -2071,21 +2077,27 @@ static int td_build_header(struct td_writer *w, struct td_buf *b)
 	}
 	/* one per cpu, in cpu order: readers concatenate them */
 	for (int cpu = 0; cpu < nr_file; cpu++) {
-		if (!w->cpustat[cpu])
-			continue;
+		char head[96];
+		const char *rest = w->cpustat[cpu] ? w->cpustat[cpu] : "";
+		size_t n;
+
+		if (cpu < w->nr_cpu_bufs)
+			snprintf(head, sizeof(head), "CPU: %d\n", cpu);
+		else
+			snprintf(head, sizeof(head),
+				 "CPU: %d\n" TD_SPARE_LINE "%d (records of any "
+				 "CPU, each named by a CPU note)\n", cpu,
+				 cpu - w->nr_cpu_bufs);
+		n = strlen(head) + strlen(rest);
 		td_buf_le(b, TD_OPT_CPUSTAT, 2);
-		td_buf_le(b, strlen(w->cpustat[cpu]) + 1, 4);
-		td_buf_str(b, w->cpustat[cpu]);
+		td_buf_le(b, n + 1, 4);
+		td_buf_put(b, head, strlen(head));
+		td_buf_str(b, rest);
 	}
 	if (w->options) {
 		td_buf_le(b, TD_OPT_RT_OPTIONS, 2);
 		td_buf_le(b, strlen(w->options) + 1, 4);
 		td_buf_str(b, w->options);
-	}
-	if (nr_file > w->nr_cpu_bufs) {
-		td_buf_le(b, TD_OPT_RT_CPU_BUFS, 2);
-		td_buf_le(b, 4, 4);
-		td_buf_le(b, (uint64_t)w->nr_cpu_bufs, 4);
 	}
 	td_buf_le(b, TD_OPT_DONE, 2);
 
@@ -2741,6 +2753,29 @@ static int td_parse_systems(struct td_reader *r, struct td_cursor *c)
 
 static int td_parse7(struct td_reader *r, struct td_cursor *c);
 
+/*
+ * A CPUSTAT option's text (@n bytes at @p): when it is a spare's ("CPU:
+ * n" then TD_SPARE_LINE), *@first becomes n if that is smaller: the
+ * first spare's cpu, which is the file's count of CPUs.
+ */
+static void td_cpustat_spare(const unsigned char *p, uint64_t n,
+			     uint64_t *first)
+{
+	char text[64];
+	unsigned long cpu;
+	size_t k = n < sizeof(text) - 1 ? (size_t)n : sizeof(text) - 1;
+	char *nl;
+
+	memcpy(text, p, k);
+	text[k] = '\0';
+	if (sscanf(text, "CPU: %lu", &cpu) != 1)
+		return;
+	nl = strchr(text, '\n');
+	if (nl && !strncmp(nl + 1, TD_SPARE_LINE, strlen(TD_SPARE_LINE)) &&
+	    cpu < *first)
+		*first = cpu;
+}
+
 /**
  * td_parse - parse and check the whole file
  * @r: the reader, with @map and @size set
@@ -2753,7 +2788,7 @@ static int td_parse(struct td_reader *r, struct td_cursor *c)
 {
 	const unsigned char *p;
 	char *version = NULL, *clock_opt = NULL, *text = NULL;
-	uint64_t v, ncpus, *bufs = NULL, cpu_bufs = 0;
+	uint64_t v, ncpus, *bufs = NULL, cpu_bufs = UINT64_MAX;
 	bool *foreign = NULL;
 	size_t nr_bufs = 0, *tab_end = NULL;
 	size_t at, header_end;
@@ -2894,10 +2929,11 @@ static int td_parse(struct td_reader *r, struct td_cursor *c)
 					       sizeof(TD_SPARES_PREFIX) - 1);
 				continue;
 			}
-			if (id == TD_OPT_RT_CPU_BUFS && size == 4) {
-				ret = td_num(c, 4, "an option", &cpu_bufs);
+			if (id == TD_OPT_CPUSTAT) {
+				ret = td_take(c, size, "an option", &p);
 				if (ret)
 					goto out;
+				td_cpustat_spare(p, size, &cpu_bufs);
 				continue;
 			}
 			if (id == TD_OPT_TRACECLOCK || id == TD_OPT_UNAME ||
@@ -3511,6 +3547,7 @@ static int td_parse7(struct td_reader *r, struct td_cursor *c)
 	const unsigned char *p;
 	char *algo = NULL, *text = NULL, *clock = NULL, *clock_opt = NULL;
 	uint64_t v, next, cpucount = 0, total = 0, secs[TD_SEC_CMDLINES + 1];
+	uint64_t spare_first = UINT64_MAX;
 	int ret, ncpu = 0, guard;
 
 	memset(secs, 0, sizeof(secs));
@@ -3582,6 +3619,8 @@ static int td_parse7(struct td_reader *r, struct td_cursor *c)
 				secs[id] = td_get64(p);
 			} else if (id == TD_OPT_CPUCOUNT && size >= 4) {
 				cpucount = td_get32(p);
+			} else if (id == TD_OPT_CPUSTAT) {
+				td_cpustat_spare(p, size, &spare_first);
 			} else if (id == TD_OPT_BUFFER) {
 				struct td_v7_buf *nb = realloc(
 					bufs, (nr_bufs + 1) * sizeof(*bufs));
@@ -3641,6 +3680,9 @@ static int td_parse7(struct td_reader *r, struct td_cursor *c)
 		goto out;
 	}
 	r->nr_cpus = r->nr_cpu_bufs = ncpu;
+	/* our spares, in a file trace-cmd converted */
+	if (spare_first && spare_first < (uint64_t)ncpu)
+		r->nr_cpu_bufs = (int)spare_first;
 	for (int i = 0; i < ncpu; i++)
 		r->cpus[i].inst_cpu = -1;
 	for (size_t b = 0; b < nr_bufs && !ret; b++) {
