@@ -1130,7 +1130,8 @@ case_report_stat() {
 
 # trace_tids FILE: the thread ids of a trace's function records
 trace_tids() {
-	"$T" report --format=json "$1" |
+	# the threads of the records (the metadata names the process too)
+	"$T" report --format=json "$1" | grep -v '"ph":"M"' |
 		grep -o '"tid":[0-9]*' | sort -u | sed 's/.*://'
 }
 
@@ -1158,8 +1159,10 @@ case_report_select() {
 	t1=$(echo "$tids" | head -1)
 	[ "$(echo "$tids" | wc -l)" = 2 ] || fail "threads: $tids"
 	run 0 "$T" report --format=json --tid "$t1" "$W/s.dat"
-	[ "$(grep -o '"tid":[0-9]*' "$W/out" | sort -u)" = "\"tid\":$t1" ] ||
+	[ "$(grep -v '"ph":"M"' "$W/out" | grep -o '"tid":[0-9]*' | sort -u)" = "\"tid\":$t1" ] ||
 		fail "--tid in JSON"
+	# the process is named whichever thread is selected
+	grep -q '"name":"process_name"' "$W/out" || fail "--tid: no process_name"
 	# a time range: the records within it only
 	"$T" report "$W/s.dat" --format=json |
 		grep -o '"ts":[0-9.]*' | sed 's/.*://' | sort -n >"$W/ts"
