@@ -25,9 +25,13 @@ RINGTRACE_PACKAGES=(gcc make cmake pkg-config libtraceevent-dev libelf-dev libfu
 #   xz-utils       tar -J, to extract them
 #   nodejs npm     tool.report_json_model reads the JSON with a trace
 #                  model from npm (RINGTRACE_NPM_PACKAGES, below)
+#   libkshark-dev libjson-c-dev libtracecmd-dev
+#                  tool.kernelshark opens the files with KernelShark's
+#                  library (a small program built against it)
 RINGTRACE_TEST_PACKAGES=(trace-cmd python3 groff-base g++ clang binutils
 	util-linux libc-bin coreutils grep sed mawk findutils fuse3
-	linux-source-6.1 xz-utils nodejs npm)
+	linux-source-6.1 xz-utils nodejs npm libkshark-dev libjson-c-dev
+	libtracecmd-dev)
 
 # npm packages the tests read the project's output with, put in npm's
 # cache at RINGTRACE_NPM_CACHE here (online); the tests install them from

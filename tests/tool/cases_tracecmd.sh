@@ -203,3 +203,34 @@ case_trace_cmd_files() {
 			fail "$f.dat: the instance's markers are not all shown"
 	done
 }
+
+# KernelShark's library opens every kind of recording (events and
+# markers, function_graph, records in spares) with no error, as one
+# stream (no buffer instance), and loads every record of the file.
+case_kernelshark() {
+	[ -n "${RTT_KSHARK:-}" ] ||
+		skip "libkshark-dev is not installed (bash scripts/deps.sh --test)"
+	[ -n "$C" ] || fail "RTT_CALLS is not set"
+	local f n
+	"$T" record -o "$W/ev.dat" -e app -e io -- "$S" --threads 3 \
+		--bursts 2 --burst 70 >/dev/null 2>"$W/ev.err" ||
+		fail "record: $(cat "$W/ev.err")"
+	"$T" record -o "$W/fg.dat" -p function_graph -- "$C" -t 2 300 \
+		>/dev/null 2>"$W/fg.err" || fail "record: $(cat "$W/fg.err")"
+	if [ -n "${RTT_SPARE:-}" ]; then
+		"$T" record -o "$W/sp.dat" -e sp:rec -e sp:hold -- \
+			"$RTT_SPARE" 2000 >/dev/null 2>"$W/sp.err" ||
+			fail "record: $(cat "$W/sp.err")"
+	fi
+	for f in ev fg sp; do
+		[ -e "$W/$f.dat" ] || continue
+		n=$(sed -n 's/^ringtrace: \([0-9]*\) events recorded in .*/\1/p' \
+			"$W/$f.err")
+		run 0 "$RTT_KSHARK" "$W/$f.dat"
+		[ "$(grep -c '^stream ' "$W/out")" = 1 ] ||
+			fail "$f.dat: KernelShark opens $(grep -c '^stream ' "$W/out") streams"
+		out_has "^total $n$"
+		! grep -qi 'unknown option\|error\|fail' "$W/err" ||
+			fail "$f.dat: KernelShark says: $(cat "$W/err")"
+	done
+}

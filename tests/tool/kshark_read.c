@@ -10,6 +10,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/types.h>
 
 #include <libkshark.h>
 #include <libkshark-tepdata.h>
