@@ -2682,6 +2682,39 @@ static char *td_clock_of(const char *text)
 	return strndup(o + 1, (size_t)(e - o - 1));
 }
 
+/* The byte order, long size and page size after the version string. */
+static int td_parse_layout(struct td_reader *r, struct td_cursor *c)
+{
+	const unsigned char *p;
+	size_t at = c->off;
+	uint64_t v;
+	int ret;
+
+	ret = td_take(c, 6, "the endianness, long size and page size", &p);
+	if (ret)
+		return ret;
+	if (p[0] == 1)
+		return td_fail(c, -ENOTSUP,
+			       "big-endian file (offset %zu): only little "
+			       "endian is read", at);
+	if (p[0] != 0)
+		return td_fail(c, -EPROTO,
+			       "bad endianness byte %u at offset %zu", p[0],
+			       at);
+	if (p[1] != 8)
+		return td_fail(c, p[1] == 4 ? -ENOTSUP : -EPROTO,
+			       "long size %u at offset %zu: only 8 is read",
+			       p[1], at + 1);
+	v = td_get32(p + 2);
+	if (!td_page_size_ok(v))
+		return td_fail(c, -EPROTO,
+			       "bad page size %llu at offset %zu (a power of "
+			       "two from 4096 to 1048576 is expected)",
+			       (unsigned long long)v, at + 2);
+	r->page_size = (unsigned int)v;
+	return 0;
+}
+
 /* The header_page and header_event texts (v6 in place, v7's section). */
 static int td_parse_headers(struct td_cursor *c)
 {
@@ -2788,7 +2821,7 @@ static int td_parse(struct td_reader *r, struct td_cursor *c)
 {
 	const unsigned char *p;
 	char *version = NULL, *clock_opt = NULL, *text = NULL;
-	uint64_t v, ncpus, *bufs = NULL, cpu_bufs = UINT64_MAX;
+	uint64_t ncpus, *bufs = NULL, cpu_bufs = UINT64_MAX;
 	bool *foreign = NULL;
 	size_t nr_bufs = 0, *tab_end = NULL;
 	size_t at, header_end;
@@ -2831,29 +2864,9 @@ static int td_parse(struct td_reader *r, struct td_cursor *c)
 	}
 	free(version);
 
-	at = c->off;
-	ret = td_take(c, 6, "the endianness, long size and page size", &p);
+	ret = td_parse_layout(r, c);
 	if (ret)
 		return ret;
-	if (p[0] == 1)
-		return td_fail(c, -ENOTSUP,
-			       "big-endian file (offset %zu): only little "
-			       "endian is read", at);
-	if (p[0] != 0)
-		return td_fail(c, -EPROTO,
-			       "bad endianness byte %u at offset %zu", p[0],
-			       at);
-	if (p[1] != 8)
-		return td_fail(c, p[1] == 4 ? -ENOTSUP : -EPROTO,
-			       "long size %u at offset %zu: only 8 is read",
-			       p[1], at + 1);
-	v = td_get32(p + 2);
-	if (!td_page_size_ok(v))
-		return td_fail(c, -EPROTO,
-			       "bad page size %llu at offset %zu (a power of "
-			       "two from 4096 to 1048576 is expected)",
-			       (unsigned long long)v, at + 2);
-	r->page_size = (unsigned int)v;
 
 	ret = td_parse_headers(c);
 	if (!ret)
@@ -3543,34 +3556,17 @@ static int td_parse7(struct td_reader *r, struct td_cursor *c)
 {
 	struct td_v7 z = { 0 };
 	struct td_v7_buf *bufs = NULL;
-	size_t nr_bufs = 0, at, top;
+	size_t nr_bufs = 0, top;
 	const unsigned char *p;
 	char *algo = NULL, *text = NULL, *clock = NULL, *clock_opt = NULL;
-	uint64_t v, next, cpucount = 0, total = 0, secs[TD_SEC_CMDLINES + 1];
+	uint64_t next, cpucount = 0, total = 0, secs[TD_SEC_CMDLINES + 1];
 	uint64_t spare_first = UINT64_MAX;
 	int ret, ncpu = 0, guard;
 
 	memset(secs, 0, sizeof(secs));
-	at = c->off;
-	ret = td_take(c, 6, "the endianness, long size and page size", &p);
+	ret = td_parse_layout(r, c);
 	if (ret)
 		return ret;
-	if (p[0] != 0)
-		return td_fail(c, p[0] == 1 ? -ENOTSUP : -EPROTO,
-			       "%s at offset %zu: only little endian is read",
-			       p[0] == 1 ? "big-endian file" : "bad endianness",
-			       at);
-	if (p[1] != 8)
-		return td_fail(c, p[1] == 4 ? -ENOTSUP : -EPROTO,
-			       "long size %u at offset %zu: only 8 is read",
-			       p[1], at + 1);
-	v = td_get32(p + 2);
-	if (!td_page_size_ok(v))
-		return td_fail(c, -EPROTO,
-			       "bad page size %llu at offset %zu (a power of "
-			       "two from 4096 to 1048576 is expected)",
-			       (unsigned long long)v, at + 2);
-	r->page_size = (unsigned int)v;
 	ret = td_cstring(c, "the compression name", &algo);
 	if (!ret)
 		ret = td_cstring(c, "the compression version", &text);
