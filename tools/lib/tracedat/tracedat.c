@@ -46,7 +46,10 @@ enum {
 	TD_OPT_BUFFER = 3,
 	TD_OPT_TRACECLOCK = 4,
 	TD_OPT_UNAME = 5,
+	TD_OPT_CPUCOUNT = 8,
 	TD_OPT_VERSION = 9,
+	/* version 7: a latency trace's text */
+	TD_OPT_BUFFER_TEXT = 22,
 	/* ours: the trace options the recording was made with */
 	TD_OPT_RT_OPTIONS = 0x5254,
 };
@@ -3141,7 +3144,7 @@ out:
 /* ------------------------------------------------------------------ */
 /* Version 7 (trace-cmd's default): sections and compression           */
 
-/* v7 section ids, and the options that point to them. */
+/* v7 section ids (the options that point to them have the same ids). */
 enum {
 	TD_SEC_OPTIONS = 0,
 	TD_SEC_HEADER = 16,
@@ -3150,8 +3153,6 @@ enum {
 	TD_SEC_KALLSYMS = 19,
 	TD_SEC_PRINTK = 20,
 	TD_SEC_CMDLINES = 21,
-	TD_OPT_CPUCOUNT = 8,
-	TD_OPT_BUFFER_TEXT = 22,
 };
 
 /* Section flags: the section is compressed. */
