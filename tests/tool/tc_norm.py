@@ -50,6 +50,10 @@ def cpu_name(c):
 
 def body_key(body):
     body = squeeze(body)
+    # a return whose entry this reader did not see on that cpu buffer
+    # (the kernel's "} /* func */"; trace-cmd prints "}")
+    if re.match(r'^\} /\* .* \*/$', body):
+        return '}'
     m = re.match(r'^/\* (\w+): ?(.*) \*/$', body)
     if m:
         return event_key(m.group(1), m.group(2))
