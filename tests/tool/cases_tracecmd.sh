@@ -61,11 +61,14 @@ tc_modes() {
 	# a filter (the mode libtracecmd crashed on with buffer instances);
 	# its output redirected to a file must be whole
 	tc_ok "-F $ev" "$TRACE_CMD" report -F "$ev" "$f"
-	tc_norm $nts <"$W/tc.out" | $srt >"$W/theirs"
+	# (a call's entry is "f();" or "f() {" as its return is seen next to
+	# it or not, which a filter that hides returns changes: the name)
+	tc_norm $nts <"$W/tc.out" | sed -E 's/\(\)(;| \{)$//' | $srt >"$W/theirs"
 	awk -v k="$key" -v n="$graph" '{
 		s = $0
 		sub(n == 1 ? "^[^ ]+ [^ ]+ " : "^[^ ]+ [^ ]+ [^ ]+ ", "", s)
-		if (s ~ k) print }' "$W/ours" >"$W/ours.ev"
+		if (s ~ k) print }' "$W/ours" | sed -E 's/\(\)(;| \{)$//' \
+		>"$W/ours.ev"
 	[ -s "$W/ours.ev" ] || fail "$f: no $ev record"
 	tc_same "report -F $ev $f" "$W/ours.ev" "$W/theirs"
 

@@ -20,11 +20,31 @@ ncpus = int(sys.argv[1])
 no_ts = '--no-ts' in sys.argv[2:]
 
 
-def out(cpu, ts, pid, key):
+def emit(cpu, ts, pid, key):
     if no_ts:
         print(cpu, pid, key)
     else:
         print(cpu, ts, pid, key)
+
+
+# A call with nothing in between is one "f();" line, whether the reader
+# saw its return next to its entry (trace-cmd's plugin does not look
+# across a page boundary; ringtrace's report does): an entry waits for
+# the next line of its cpu.
+held = {}
+
+
+def out(cpu, ts, pid, key):
+    h = held.pop(cpu, None)
+    if h and key == '}' and h[1] == pid:
+        emit(cpu, h[0], pid, h[2][:-2] + ';')
+        return
+    if h:
+        emit(cpu, *h)
+    if key.endswith('() {'):
+        held[cpu] = (ts, pid, key)
+    else:
+        emit(cpu, ts, pid, key)
 
 # trace-cmd: "comm-pid [cpu] [flags] ts: event: rest"
 TC = re.compile(r'^\s*(?:\S+: )?.*?-(\d+)\s+\[(\d+)\]\s+(?:\S{4,5}\s+)?'
@@ -88,3 +108,6 @@ for line in sys.stdin:
     if m:
         out(cpu_name(m.group(2)), m.group(3), m.group(1),
             event_key(m.group(4), m.group(5)))
+
+for cpu, h in held.items():
+    emit(cpu, *h)
