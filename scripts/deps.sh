@@ -32,9 +32,39 @@ RINGTRACE_PACKAGES=(gcc make cmake pkg-config libtraceevent-dev libelf-dev libfu
 #   uftrace        the oracle of the -pg and -fpatchable-function-entry
 #                  call trees (unit.tracer-mcount.uftrace_*); g++ also
 #                  builds tests/tracer-mcount's C++ exceptions sample
+#   libkshark-dev libjson-c-dev libtracecmd-dev
+#                  tool.kernelshark opens the files with KernelShark's
+#                  library (a small program built against it)
+#   (node and npm  tool.report_json_model reads the JSON with a trace
+#                  model from npm: ringtrace_npm_deps, below, installs
+#                  Debian's nodejs and npm only where no npm runs yet, so
+#                  that a node the machine has is kept)
 RINGTRACE_TEST_PACKAGES=(trace-cmd python3 groff-base g++ clang binutils
 	util-linux libc-bin coreutils grep sed mawk findutils fuse3
-	linux-source-6.12 xz-utils libtracefs-dev uftrace)
+	linux-source-6.12 xz-utils libtracefs-dev uftrace
+	libkshark-dev libjson-c-dev libtracecmd-dev)
+
+# npm packages the tests read the project's output with, put in npm's
+# cache at RINGTRACE_NPM_CACHE here (online); the tests install them from
+# there offline, and skip where they are not there.
+#   @tracerbench/trace-model  a Chrome trace-event model (report --format=json)
+RINGTRACE_NPM_PACKAGES=(@tracerbench/trace-model@8.0.0)
+: "${RINGTRACE_NPM_CACHE:=${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/ringtrace/npm}"
+
+ringtrace_npm_deps() {
+	if ! command -v npm >/dev/null; then
+		ringtrace_install_deps nodejs npm ||
+			echo "ringtrace: no npm (the tests that need it will be skipped)" >&2
+	fi
+	command -v npm >/dev/null || return 0
+	local tmp
+	tmp=$(mktemp -d)
+	# an install fills the cache with the packages and what they need
+	npm install --no-audit --no-fund --no-save --cache "$RINGTRACE_NPM_CACHE" \
+		--prefix "$tmp" "${RINGTRACE_NPM_PACKAGES[@]}" >/dev/null 2>&1 ||
+		echo "ringtrace: could not fetch ${RINGTRACE_NPM_PACKAGES[*]} into $RINGTRACE_NPM_CACHE (their tests will be skipped)" >&2
+	rm -rf "$tmp"
+}
 
 ringtrace_install_deps() {
 	local missing=() p
@@ -54,6 +84,9 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
 	if [ "${1:-}" = "--test" ]; then
 		shift
 		set -- "${RINGTRACE_TEST_PACKAGES[@]}" "$@"
+		ringtrace_install_deps "$@"
+		ringtrace_npm_deps
+	else
+		ringtrace_install_deps "$@"
 	fi
-	ringtrace_install_deps "$@"
 fi

@@ -7,6 +7,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/deps.sh"
 ringtrace_install_deps "${RINGTRACE_TEST_PACKAGES[@]}"
+ringtrace_npm_deps
 jobs=$(nproc)
 status=0
 for cfg in ${TEST_CONFIGS:-default asan tsan}; do

@@ -10,11 +10,18 @@
  * holders commit. Prints "rec N" and the CPUs used on stdout. With
  * "hang", it prints that and waits to be killed, the holders' writes
  * unfinished.
+ *
+ * sample_spare N exec: writes N "sp:rec" records (no holders), then
+ * exec()s itself as "sample_spare 0 done", which writes nothing: a
+ * program that registered its events, wrote and exec()ed at once.
+ * sample_spare N term | fail: writes N "sp:rec" records, then ends by
+ * SIGTERM, or with exit status 3.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
 #include <semaphore.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +64,19 @@ int main(int argc, char **argv)
 	cpu_set_t set;
 	unsigned int x = 2463534242u;
 
+	if (argc > 2 && !strcmp(argv[2], "done"))
+		return 0;
+	if (argc > 2 && (!strcmp(argv[2], "exec") || !strcmp(argv[2], "term") ||
+			 !strcmp(argv[2], "fail"))) {
+		for (unsigned int i = 0; i < n; i++)
+			trace_rec(i, sched_getcpu());
+		if (!strcmp(argv[2], "term"))
+			raise(SIGTERM);
+		if (!strcmp(argv[2], "fail"))
+			return 3;
+		execl("/proc/self/exe", argv[0], "0", "done", (char *)NULL);
+		return 127;
+	}
 	if (sched_getaffinity(0, sizeof(set), &set))
 		return 3;
 	for (int c = 0; c < CPU_SETSIZE && nr < 2; c++)

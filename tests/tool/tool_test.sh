@@ -730,30 +730,21 @@ case_record_report() {
 # normalise a trace-cmd or ringtrace report to
 # "cpu ts pid event info" lines; lost-event lines to "cpu LOST n"
 # A spare is "S<n>" in ringtrace's text (report --spares); trace-cmd
-# shows spare n as cpu n % CPUS of the buffer instance "spares<n / CPUS>"
-# (CPUS: the file's cpu count, its "cpus=" line). After its "EVENTS
-# DROPPED" line trace-cmd prints the instance's next record without the
-# name.
+# shows spare n as the cpu after the CPUs and n spares.
 normalise() {
-	awk 'BEGIN { pend = -1 }
-	     /^cpus=[0-9]+$/ { split($0, c, "="); cpus = c[2] }
-	     { g = -1 }
-	     pend >= 0 && !/^spares[0-9]+: / { g = pend }
-	     { pend = -1 }
-	     match($0, /^spares[0-9]+: /) {
-		g = substr($0, 7, RLENGTH - 8) + 0
-		$0 = substr($0, RLENGTH + 1)
-		if ($0 ~ /^ *CPU:[0-9]+ /)
-			pend = g
+	# a file's cpus past the machine's CPUs are its spares: trace-cmd
+	# shows spare k as cpu NCPU + k, ringtrace report --spares as S<k>
+	awk -v n="$(getconf _NPROCESSORS_CONF)" '
+	     match($0, /\[[0-9]+\]/) &&
+	     substr($0, RSTART + 1, RLENGTH - 2) + 0 >= n {
+		$0 = substr($0, 1, RSTART - 1) "[S" \
+		     (substr($0, RSTART + 1, RLENGTH - 2) - n) "]" \
+		     substr($0, RSTART + RLENGTH)
 	     }
-	     g >= 0 {
-		if (match($0, /\[[0-9]+\]/))
-			$0 = substr($0, 1, RSTART - 1) "[S" \
-			     (g * cpus + substr($0, RSTART + 1, RLENGTH - 2)) \
-			     "]" substr($0, RSTART + RLENGTH)
-		else if (match($0, /^ *CPU:[0-9]+ /))
-			$0 = "CPU:S" (g * cpus + substr($0, index($0, ":") + 1) + 0) \
-			     substr($0, RSTART + RLENGTH - 1)
+	     match($0, /^ *CPU:[0-9]+ /) &&
+	     substr($0, index($0, ":") + 1) + 0 >= n {
+		$0 = "CPU:S" (substr($0, index($0, ":") + 1) - n) \
+		     substr($0, RSTART + RLENGTH - 1)
 	     }
 	     { print }' |
 	sed -E -n \
@@ -799,12 +790,13 @@ case_record_trace_cmd() {
 		diff "$W/ours" "$W/theirs" | head -20 >&2
 		fail "ringtrace report and trace-cmd report differ"
 	fi
-	# the file's cpus are the CPUs; a spare's records are shown as the
-	# spare's (the same way by both), never as a CPU's
+	# the file's cpus are the CPUs, then the spares in use; a spare's
+	# records are shown as the spare's (the same way by both), never as
+	# a CPU's
 	local cpus
-	cpus=$(sed -n 's/^cpus=//p' "$W/tc.txt")
-	[ "$cpus" = "$(getconf _NPROCESSORS_CONF)" ] ||
-		fail "trace-cmd shows cpus=$cpus, the machine has $(getconf _NPROCESSORS_CONF)"
+	cpus=$(getconf _NPROCESSORS_CONF)
+	[ "$(sed -n 's/^cpus=//p' "$W/tc.txt")" -ge "$cpus" ] ||
+		fail "trace-cmd shows $(grep ^cpus= "$W/tc.txt"), the machine has $cpus CPUs"
 	awk -v n="$cpus" '$1 !~ /^S/ && $1 >= n { exit 1 }' "$W/ours" ||
 		fail "a record shown on cpu $cpus or above, past the CPUs"
 	# JSON names a spare's records "spare":N, never as a CPU's
@@ -1138,7 +1130,8 @@ case_report_stat() {
 
 # trace_tids FILE: the thread ids of a trace's function records
 trace_tids() {
-	"$T" report --format=json "$1" |
+	# the threads of the records (the metadata names the process too)
+	"$T" report --format=json "$1" | grep -v '"ph":"M"' |
 		grep -o '"tid":[0-9]*' | sort -u | sed 's/.*://'
 }
 
@@ -1166,8 +1159,10 @@ case_report_select() {
 	t1=$(echo "$tids" | head -1)
 	[ "$(echo "$tids" | wc -l)" = 2 ] || fail "threads: $tids"
 	run 0 "$T" report --format=json --tid "$t1" "$W/s.dat"
-	[ "$(grep -o '"tid":[0-9]*' "$W/out" | sort -u)" = "\"tid\":$t1" ] ||
+	[ "$(grep -v '"ph":"M"' "$W/out" | grep -o '"tid":[0-9]*' | sort -u)" = "\"tid\":$t1" ] ||
 		fail "--tid in JSON"
+	# the process is named whichever thread is selected
+	grep -q '"name":"process_name"' "$W/out" || fail "--tid: no process_name"
 	# a time range: the records within it only
 	"$T" report "$W/s.dat" --format=json |
 		grep -o '"ts":[0-9.]*' | sed 's/.*://' | sort -n >"$W/ts"
@@ -1222,6 +1217,24 @@ case_record_preload() {
 	run 2 "$T" record -q -o "$W/p.dat" --preload="$W/nosuch.so" \
 		-- "$CB" 50
 	err_has "cannot read the library"
+	# the development name is a linker script: the library it names
+	# (beside it) is preloaded
+	[ -n "${RTT_LIB:-}" ] || fail "RTT_LIB is not set"
+	mkdir "$W/lib"
+	ln -s "$RTT_LIB" "$W/lib/libringtrace.so.0"
+	printf '/* GNU ld script */\nINPUT(libringtrace.so.0 AS_NEEDED(libringbuf.so.0))\n' \
+		>"$W/lib/libringtrace.so"
+	run 0 "$T" record -q -o "$W/p.dat" --preload="$W/lib/libringtrace.so" \
+		-p function_graph -- "$CB" 50
+	run 0 "$T" report --stat "$W/p.dat"
+	[ "$(stat_calls "$W/out" calls_leaf)" = 100 ] ||
+		fail "preloaded through the linker script: $(cat "$W/out")"
+	echo "not a library" >"$W/lib/bad.so"
+	run 2 "$T" record -q -o "$W/p.dat" --preload="$W/lib/bad.so" -- "$CB" 5
+	err_has "neither a shared library nor a linker script"
+	printf 'GROUP(nosuch.so.0)\n' >"$W/lib/gone.so"
+	run 2 "$T" record -q -o "$W/p.dat" --preload="$W/lib/gone.so" -- "$CB" 5
+	err_has "names '.*/nosuch.so.0', which cannot be read"
 	# nothing is left in the publish directory
 	[ -z "$(ls -A "$RINGTRACE_DIR")" ] ||
 		fail "left behind: $(ls "$RINGTRACE_DIR")"

@@ -126,7 +126,8 @@ static int try_open(const char *path)
 		if (!err[0])
 			RBT_FAIL("td_reader_open(%s) = %d without a message",
 				 path, ret);
-		if (ret != -EPROTO && ret != -ENOTSUP && ret != -ENOMEM)
+		if (ret != -EPROTO && ret != -ENOTSUP && ret != -ENOMEM &&
+		    ret != -EFBIG)
 			RBT_FAIL("td_reader_open(%s) = %d: %s", path, ret, err);
 		return ret;
 	}
@@ -226,6 +227,89 @@ static void corrupt_header(void)
 	file_free(&f);
 }
 
+/*
+ * Version 7 files as trace-cmd writes them (the valid file converted,
+ * zstd-compressed and not): every truncation, every byte flipped and
+ * random bytes written over them are refused with a message or read
+ * within bounds.
+ */
+static void v7_files(void)
+{
+	static const char *const how[] = { "", "--compression none" };
+	struct file f;
+	char cmd[1024], v7[300];
+	size_t opened = 0, refused = 0;
+	int st;
+
+	if (!tdt_trace_cmd()) {
+		rbt_note("trace-cmd is not installed: no version 7 file");
+		return;
+	}
+	valid_file(&f);
+	snprintf(v7, sizeof(v7), "%s/v7.dat", f.dir);
+	for (size_t h = 0; h < sizeof(how) / sizeof(how[0]); h++) {
+		unsigned char *b;
+		size_t n;
+		int fd;
+
+		snprintf(cmd, sizeof(cmd),
+			 "%s convert -i %s -o %s --file-version 7 %s 2>&1",
+			 tdt_trace_cmd(), f.path, v7, how[h]);
+		free(tdt_run(cmd, &st));
+		ASSERT_EQ(st, 0);
+		ASSERT_EQ(try_open(v7), 0);
+		fd = open(v7, O_RDWR);
+		ASSERT_GE(fd, 0);
+		n = (size_t)lseek(fd, 0, SEEK_END);
+		b = malloc(n);
+		ASSERT_NOT_NULL(b);
+		ASSERT_EQ(pread(fd, b, n, 0), (ssize_t)n);
+		/* byte flips in the first 64 KiB, then random runs */
+		for (size_t off = 0; off < n && off < 65536;
+		     off += off < 4096 ? 1 : 61) {
+			unsigned char x = b[off] ^ 0xff;
+
+			ASSERT_EQ(pwrite(fd, &x, 1, (off_t)off), 1);
+			if (try_open(v7))
+				refused++;
+			else
+				opened++;
+			ASSERT_EQ(pwrite(fd, &b[off], 1, (off_t)off), 1);
+		}
+		for (unsigned int i = 0; i < iters(400); i++) {
+			unsigned char junk[16];
+			size_t off = rbt_rand() % n, k;
+
+			for (k = 0; k < sizeof(junk); k++)
+				junk[k] = (unsigned char)rbt_rand();
+			k = n - off < sizeof(junk) ? n - off : sizeof(junk);
+			ASSERT_EQ(pwrite(fd, junk, k, (off_t)off), (ssize_t)k);
+			if (try_open(v7))
+				refused++;
+			else
+				opened++;
+			ASSERT_EQ(pwrite(fd, b + off, k, (off_t)off),
+				  (ssize_t)k);
+		}
+		/* every length of the first 4 KiB, every 97th after */
+		for (size_t len = n; len > 0;) {
+			len -= len > 4096 + 97 ? 97 : 1;
+			ASSERT_EQ(ftruncate(fd, (off_t)len), 0);
+			if (try_open(v7))
+				refused++;
+			else
+				opened++;
+		}
+		close(fd);
+		free(b);
+		unlink(v7);
+	}
+	rbt_note("%zu damaged version 7 files: %zu refused, %zu opened",
+		 opened + refused, refused, opened);
+	ASSERT_GT(refused, 100);
+	file_free(&f);
+}
+
 static void put64(unsigned char *p, uint64_t v)
 {
 	for (int i = 0; i < 8; i++)
@@ -318,8 +402,11 @@ static void bad_headers(void)
 	} cases[] = {
 		{ 0, "\x17\x08\x45", 3, EPROTO, "bad magic" },
 		{ 3, "tracinG", 7, EPROTO, "bad magic" },
-		{ 10, "7", 1, ENOTSUP,
-		  "version 7 files: convert with trace-cmd convert "
+		/* version 7: what follows the header is no compression
+		 * name it knows */
+		{ 10, "7", 1, ENOTSUP, "compression \"header_page\": only" },
+		{ 10, "8", 1, ENOTSUP,
+		  "version 8 files: convert with trace-cmd convert "
 		  "--file-version 6 --compression none" },
 		{ 10, "5", 1, ENOTSUP, "only version 6" },
 		{ 10, "x", 1, EPROTO, "bad version" },
@@ -588,6 +675,6 @@ static const struct rbt_case cases[] = {
 	RBT_CASE(truncated),	      RBT_CASE(corrupt_header),
 	RBT_CASE(corrupt_tables),     RBT_CASE(bad_headers),
 	RBT_CASE(random_files),	      RBT_CASE(random_pages),
-	RBT_CASE(random_valid_pages),
+	RBT_CASE(random_valid_pages), RBT_CASE(v7_files),
 };
 RBT_MAIN(cases)

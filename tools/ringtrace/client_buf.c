@@ -478,6 +478,26 @@ int rtt_cmdlines_text(const struct rtt_proc *p, char **out, size_t *len)
 		memcpy(buf + n, line, (size_t)m + 1);
 		n += (size_t)m;
 	}
+	/* the process itself, whose main thread may have written nothing:
+	 * readers name the process after it */
+	if (!rt_cmdline_lookup(p->ctl->cmdlines, p->pid, (char[16]){ 0 },
+			       NULL)) {
+		char comm[16], line[64], *nb;
+		int m;
+
+		memcpy(comm, p->ctl->comm, sizeof(comm));
+		comm[sizeof(comm) - 1] = '\0';
+		m = snprintf(line, sizeof(line), "%d %s\n", p->pid,
+			     comm[0] ? comm : "<...>");
+		nb = realloc(buf, n + (size_t)m + 1);
+		if (!nb) {
+			free(buf);
+			return -ENOMEM;
+		}
+		buf = nb;
+		memcpy(buf + n, line, (size_t)m + 1);
+		n += (size_t)m;
+	}
 	*out = buf;
 	*len = n;
 	return 0;

@@ -280,6 +280,7 @@ int rtt_do_extract(const struct rtt_verb *v, int argc, char **argv)
 		goto out;
 	}
 	if (!ret) {
+		rtt_td_set_stats(pg.w, rb);
 		ret = td_writer_close(pg.w);
 		pg.w = NULL;
 	}

@@ -20,14 +20,28 @@
 #include "tep.h"
 
 /**
+ * struct rtt_json_frame - a function_graph slice begun and not yet ended
+ * @func: the function
+ * @depth: the depth its entry record gave
+ */
+struct rtt_json_frame {
+	unsigned long func;
+	int depth;
+};
+
+/**
  * struct rtt_json_thread - a thread seen in the trace
  * @tid: its id
- * @open: function_graph slices begun and not yet ended
+ * @open: function_graph slices begun and not yet ended, outermost first
+ * @nr_open: how many
+ * @cap_open: entries allocated
  * @last_ts: the time of its last record (to end what stays open)
  */
 struct rtt_json_thread {
 	int tid;
-	unsigned int open;
+	struct rtt_json_frame *open;
+	size_t nr_open;
+	size_t cap_open;
 	uint64_t last_ts;
 };
 
@@ -168,9 +182,8 @@ static struct rtt_json_thread *rtt_json_thread(struct rtt_json *j, int tid)
 		j->th = nv;
 		j->cap_th = nc;
 	}
+	memset(&j->th[j->nr_th], 0, sizeof(j->th[0]));
 	j->th[j->nr_th].tid = tid;
-	j->th[j->nr_th].open = 0;
-	j->th[j->nr_th].last_ts = 0;
 	return &j->th[j->nr_th++];
 }
 
@@ -321,6 +334,23 @@ static unsigned long long rtt_json_get(struct tep_event *te, const char *name,
 	return v;
 }
 
+/* End the open slices of @t at depth @depth and deeper, innermost first,
+ * at @ts: "E" events named as their "B" events. */
+static void rtt_json_close(struct rtt_json *j, struct rtt_json_thread *t,
+			   int depth, uint64_t ts)
+{
+	char name[512];
+
+	while (t->nr_open && t->open[t->nr_open - 1].depth >= depth) {
+		const struct rtt_json_frame *f = &t->open[--t->nr_open];
+
+		rtt_sym_format(j->ctx->syms, name, sizeof(name), f->func,
+			       false);
+		rtt_json_head(j, name, "function", "E", ts, t->tid);
+		fputs("}", j->out);
+	}
+}
+
 void rtt_json_record(struct rtt_json *j, int cpu, int on, uint64_t ts,
 		     const void *rec, unsigned int len)
 {
@@ -355,18 +385,39 @@ void rtt_json_record(struct rtt_json *j, int cpu, int on, uint64_t ts,
 		bool entry = !strcmp(e->name, "funcgraph_entry");
 		unsigned long func =
 			(unsigned long)rtt_json_get(e->tep, "func", rec, len);
+		int depth = (int)rtt_json_get(e->tep, "depth", rec, len);
 
-		if (!entry && (!t || !t->open))
-			return; /* its entry was before the trace began */
-		rtt_sym_format(j->ctx->syms, name, sizeof(name), func, false);
-		rtt_json_head(j, name, "function", entry ? "B" : "E", ts, tid);
-		fputs("}", j->out);
-		if (t) {
-			if (entry)
-				t->open++;
-			else
-				t->open--;
+		if (!t)
+			return;
+		/*
+		 * The slices the record's depth says ended unseen (a
+		 * longjmp, an exception whose unwind skipped the exit
+		 * hooks): those as deep as an entry, or deeper than a
+		 * return, end here, as the text report closes them.
+		 */
+		rtt_json_close(j, t, entry ? depth : depth + 1, ts);
+		if (!entry) {
+			/* its entry was before the trace began */
+			if (!t->nr_open || t->open[t->nr_open - 1].depth != depth)
+				return;
+			rtt_json_close(j, t, depth, ts);
+			return;
 		}
+		if (t->nr_open == t->cap_open) {
+			size_t nc = t->cap_open ? t->cap_open * 2 : 16;
+			struct rtt_json_frame *nv =
+				realloc(t->open, nc * sizeof(*nv));
+
+			if (!nv)
+				return;
+			t->open = nv;
+			t->cap_open = nc;
+		}
+		t->open[t->nr_open].func = func;
+		t->open[t->nr_open++].depth = depth;
+		rtt_sym_format(j->ctx->syms, name, sizeof(name), func, false);
+		rtt_json_head(j, name, "function", "B", ts, tid);
+		fputs("}", j->out);
 		return;
 	}
 	if (!strcmp(e->system, "ftrace") && !strcmp(e->name, "function")) {
@@ -415,6 +466,27 @@ void rtt_json_lost(struct rtt_json *j, int cpu, uint64_t ts,
 		fprintf(j->out, ",\"count\":%lu}}", count);
 }
 
+/* The name of thread @tid (the file's names, then its cmdlines). */
+static bool rtt_json_comm(struct rtt_json *j, int tid, char comm[16])
+{
+	return rtt_comms_find(j->ctx->comms, tid, comm) ||
+	       (j->ctx->cmdlines &&
+		rt_cmdline_lookup(j->ctx->cmdlines, tid, comm, NULL));
+}
+
+/* A metadata event: "cat" too, which some readers need on every event. */
+static void rtt_json_meta(struct rtt_json *j, const char *what, int pid,
+			  int tid, const char *name)
+{
+	fprintf(j->out,
+		"%s{\"name\":\"%s\",\"cat\":\"__metadata\",\"ph\":\"M\","
+		"\"ts\":0,\"pid\":%d,\"tid\":%d,\"args\":{\"name\":",
+		j->first ? "" : ",\n", what, pid, tid);
+	j->first = false;
+	rtt_json_str(j->out, name, 16);
+	fputs("}}", j->out);
+}
+
 int rtt_json_end(struct rtt_json *j)
 {
 	FILE *out = j->out;
@@ -425,32 +497,21 @@ int rtt_json_end(struct rtt_json *j)
 		struct rtt_json_thread *t = &j->th[i];
 		char comm[16];
 
-		/* slices still open when the trace ended */
-		while (t->open) {
-			rtt_json_head(j, "", "function", "E", j->last_ts, t->tid);
-			fputs("}", out);
-			t->open--;
-		}
-		if (t->tid <= 0)
+		/* slices still open when the trace (or the range) ended */
+		rtt_json_close(j, t, INT32_MIN, j->last_ts);
+		free(t->open);
+		if (t->tid <= 0 || !rtt_json_comm(j, t->tid, comm))
 			continue;
-		if (!rtt_comms_find(j->ctx->comms, t->tid, comm) &&
-		    !(j->ctx->cmdlines &&
-		      rt_cmdline_lookup(j->ctx->cmdlines, t->tid, comm, NULL)))
-			continue;
-		fprintf(out,
-			"%s{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":",
-			j->first ? "" : ",\n", j->pid > 0 ? j->pid : t->tid,
-			t->tid);
-		j->first = false;
-		rtt_json_str(out, comm, sizeof(comm));
-		fputs("}}", out);
-		if (t->tid == j->pid) {
-			fprintf(out,
-				",\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":",
-				j->pid, t->tid);
-			rtt_json_str(out, comm, sizeof(comm));
-			fputs("}}", out);
-		}
+		rtt_json_meta(j, "thread_name", j->pid > 0 ? j->pid : t->tid,
+			      t->tid, comm);
+	}
+	/* the process, whichever threads were selected */
+	if (j->pid > 0) {
+		char comm[16];
+
+		if (!rtt_json_comm(j, j->pid, comm))
+			snprintf(comm, sizeof(comm), "%d", j->pid);
+		rtt_json_meta(j, "process_name", j->pid, j->pid, comm);
 	}
 	fputs("\n],\"displayTimeUnit\":\"ns\"}\n", out);
 	ret = fflush(out) || ferror(out) ? -EIO : 0;

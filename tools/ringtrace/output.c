@@ -7,7 +7,9 @@
  *
  * - a missing path, or a regular file: the writer creates a new file
  *   there (tracedat.h: an existing file is removed first, never written
- *   through, the new one made with O_CREAT | O_EXCL | O_NOFOLLOW);
+ *   through, the new one made with O_CREAT | O_EXCL | O_NOFOLLOW), in a
+ *   directory that must take new files (write permission, a file system
+ *   mounted read-write);
  * - "-": standard output, unless it is a terminal;
  * - a FIFO: only when a process has it open for reading (opened with
  *   O_WRONLY | O_NONBLOCK, ENXIO when not), never replaced;
@@ -36,6 +38,35 @@ const char *rtt_file_kind(const struct stat *st)
 	if (S_ISFIFO(st->st_mode))
 		return "a FIFO";
 	return "not a regular file";
+}
+
+/*
+ * The directory of @path takes a new file (the writer creates one there,
+ * and its temporary files): checked before anything runs, so that a
+ * directory without write permission or on a read-only file system
+ * fails before the command starts. Return: an exit code.
+ */
+static int rtt_out_dir_ok(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[PATH_MAX];
+
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	else if ((int)sizeof(dir) <= snprintf(dir, sizeof(dir), "%.*s",
+					      (int)(slash - path), path))
+		return RTT_EXIT_OK; /* too long here: the writer says why */
+	if (!access(dir, W_OK | X_OK))
+		return RTT_EXIT_OK;
+	/* the messages and codes of the writer's own open (rtt_td_open()) */
+	if (errno == EACCES || errno == EPERM) {
+		rtt_msg("permission denied: %s", path);
+		return RTT_EXIT_PERM;
+	}
+	rtt_msg("cannot create %s: %s", path, strerror(errno));
+	return RTT_EXIT_FAIL;
 }
 
 int rtt_out_open(const char *arg, bool allow_stream, struct rtt_out *o)
@@ -72,9 +103,9 @@ int rtt_out_open(const char *arg, bool allow_stream, struct rtt_out *o)
 			rtt_msg("%s: %s", arg, strerror(errno));
 			return errno == EACCES ? RTT_EXIT_PERM : RTT_EXIT_USAGE;
 		}
-		return RTT_EXIT_OK;
+		return rtt_out_dir_ok(arg);
 	} else if (S_ISREG(st.st_mode)) {
-		return RTT_EXIT_OK;
+		return rtt_out_dir_ok(arg);
 	} else if (S_ISFIFO(st.st_mode)) {
 		if (!allow_stream) {
 			rtt_msg("%s is a FIFO: -c writes one file per process", arg);

@@ -64,12 +64,18 @@ struct rtt_pset {
  * @funcs: the function entered at each depth
  * @sums: the time of the calls completed at each depth since the call
  *	above it started
- * @cap: entries of both
+ * @start: the time stamp of the entry at each depth, 0 for a depth no
+ *	entry seen opened
+ * @cap: entries of the three
+ * @top: depths 0 .. @top - 1 hold calls entered that did not return yet
+ *	(as far as the records seen say)
  */
 struct rtt_pthr {
 	unsigned long *funcs;
 	uint64_t *sums;
+	uint64_t *start;
 	size_t cap;
+	size_t top;
 };
 
 struct rtt_prof {
@@ -151,14 +157,67 @@ static bool rtt_prof_is_graph(struct rtt_prof *p, unsigned long func)
 				      (const char *const *)&p->graph, 1, func);
 }
 
-int rtt_prof_add(struct rtt_prof *p, const void *data, unsigned int len)
+/* The call of @func at depth @d of @t ended, taking @time: into the
+ * sums. */
+static int rtt_prof_call(struct rtt_prof *p, struct rtt_pthr *t, size_t d,
+			 unsigned long func, uint64_t time)
+{
+	unsigned long parent;
+	uint64_t self, kids;
+	size_t i;
+	int ret;
+
+	kids = t->sums[d + 1];
+	self = kids < time ? time - kids : 0;
+	t->sums[d + 1] = 0;
+	t->sums[d] += time;
+	if (time < p->threshold)
+		return 0;
+	/* a recursive call's time is in its outermost call's already, as
+	 * uftrace counts it: the total takes nothing more */
+	for (i = 0; i < d && t->funcs[i] != func; i++)
+		;
+	ret = rtt_pset_add(&p->fns, func, time, i < d ? 0 : time, self);
+	if (!ret && p->graph) {
+		parent = d ? t->funcs[d - 1] : 0;
+		if (rtt_prof_is_graph(p, func))
+			ret = rtt_pset_add(&p->callers, parent, time, time,
+					   self);
+		if (!ret && rtt_prof_is_graph(p, parent))
+			ret = rtt_pset_add(&p->callees, func, time, time,
+					   self);
+	}
+	return ret;
+}
+
+/* The calls of @t open at depth @d and deeper ended unseen before @ts
+ * (a longjmp over them, an unwind that skipped their exit hooks): each
+ * counts, innermost first, as taking the time to @ts. */
+static int rtt_prof_unwind(struct rtt_prof *p, struct rtt_pthr *t, size_t d,
+			   uint64_t ts)
+{
+	int ret = 0;
+
+	while (!ret && t->top > d) {
+		size_t k = --t->top;
+		uint64_t start = t->start[k];
+
+		/* 0: a depth no entry of the records seen opened (the
+		 * callers of the first record, or of a selected subtree) */
+		if (start)
+			ret = rtt_prof_call(p, t, k, t->funcs[k],
+					    ts > start ? ts - start : 0);
+	}
+	return ret;
+}
+
+int rtt_prof_add(struct rtt_prof *p, uint64_t ts, const void *data,
+		 unsigned int len)
 {
 	struct rtt_grec g;
 	struct rtt_pthr *t;
-	unsigned long parent;
-	uint64_t self, kids;
-	size_t d, i;
-	int ret = 0;
+	size_t d;
+	int ret;
 
 	if (!rtt_grec(data, len, &g) || g.depth < 0)
 		return 0;
@@ -168,36 +227,27 @@ int rtt_prof_add(struct rtt_prof *p, const void *data, unsigned int len)
 	if (!t || (d + 1 >= t->cap &&
 		   (!rtt_grow((void **)&t->sums, &(size_t){ t->cap }, d + 1,
 			      sizeof(*t->sums)) ||
+		    !rtt_grow((void **)&t->start, &(size_t){ t->cap }, d + 1,
+			      sizeof(*t->start)) ||
 		    !rtt_grow((void **)&t->funcs, &t->cap, d + 1,
 			      sizeof(*t->funcs)))))
 		return -ENOMEM;
 	if (!g.exit) {
+		/* a call at depth d: whatever was open there ended */
+		ret = rtt_prof_unwind(p, t, d, ts);
+		for (size_t k = t->top; k < d; k++)
+			t->start[k] = 0;
 		t->funcs[d] = g.func;
+		t->start[d] = ts ? ts : 1;
 		t->sums[d + 1] = 0;
-		return 0;
+		t->top = d + 1;
+		return ret;
 	}
-	kids = t->sums[d + 1];
-	self = kids < g.time ? g.time - kids : 0;
-	t->sums[d + 1] = 0;
-	t->sums[d] += g.time;
-	if (g.time < p->threshold)
-		return 0;
-	/* a recursive call's time is in its outermost call's already, as
-	 * uftrace counts it: the total takes nothing more */
-	for (i = 0; i < d && t->funcs[i] != g.func; i++)
-		;
-	ret = rtt_pset_add(&p->fns, g.func, g.time, i < d ? 0 : g.time,
-			   self);
-	if (!ret && p->graph) {
-		parent = d ? t->funcs[d - 1] : 0;
-		if (rtt_prof_is_graph(p, g.func))
-			ret = rtt_pset_add(&p->callers, parent, g.time, g.time,
-					   self);
-		if (!ret && rtt_prof_is_graph(p, parent))
-			ret = rtt_pset_add(&p->callees, g.func, g.time, g.time,
-					   self);
-	}
-	return ret;
+	/* a return at depth d: whatever was open deeper ended */
+	ret = rtt_prof_unwind(p, t, d + 1, ts);
+	if (t->top > d)
+		t->top = d;
+	return ret ? ret : rtt_prof_call(p, t, d, g.func, g.time);
 }
 
 int rtt_prof_sort_by_name(const char *name)
@@ -358,6 +408,7 @@ void rtt_prof_free(struct rtt_prof *p)
 	for (size_t i = 0; i < p->nr_thr; i++) {
 		free(p->thr[i].funcs);
 		free(p->thr[i].sums);
+		free(p->thr[i].start);
 	}
 	free(p->thr);
 	rtt_map_free(&p->threads);

@@ -112,17 +112,23 @@ struct rtt_prof *rtt_prof_new(const struct rtt_syms *syms,
 /**
  * rtt_prof_add - take one record into account
  * @p: the summaries
+ * @ts: its time stamp (nanoseconds)
  * @data: its payload
  * @len: its length
  *
  * Only function_graph records count: an entry notes the function at its
  * depth, a return gives the call's time (from its call and return
- * times) and its own time (without that of the calls it made).
+ * times) and its own time (without that of the calls it made). A call
+ * that never returns (left by a longjmp, or by an exception whose unwind
+ * skipped its exit hook) counts when a record of its thread at its
+ * depth or above shows it ended: its time runs from its entry to that
+ * record, as the text report closes it there.
  *
  * Context: the summaries' thread.
  * Return: 0 or -ENOMEM.
  */
-int rtt_prof_add(struct rtt_prof *p, const void *data, unsigned int len);
+int rtt_prof_add(struct rtt_prof *p, uint64_t ts, const void *data,
+		 unsigned int len);
 
 /**
  * rtt_prof_print - the per-function table, as uftrace report prints it

@@ -175,6 +175,39 @@ static bool rtt_glob_any(const char *const *globs, int n,
 	return false;
 }
 
+/*
+ * Whether a glob names @sym: its name, a demangled C++ name also without
+ * its parameter list ("ns::f" for "ns::f(int) const"), or its mangled
+ * name.
+ */
+static bool rtt_sym_glob(const char *const *globs, int n,
+			 const struct rtt_sym *sym)
+{
+	const char *name = sym->name, *p;
+	char bare[512];
+	int depth = 0;
+
+	if (rtt_glob_any(globs, n, name))
+		return true;
+	if (!sym->mangled)
+		return false;
+	if (rtt_glob_any(globs, n, sym->mangled))
+		return true;
+	/* the parameter list: the last balanced "(...)" (then cv, ref) */
+	for (p = name + strlen(name); p > name;) {
+		p--;
+		if (*p == ')')
+			depth++;
+		else if (*p == '(' && !--depth)
+			break;
+	}
+	if (p == name || (size_t)(p - name) >= sizeof(bare))
+		return false;
+	memcpy(bare, name, (size_t)(p - name));
+	bare[p - name] = '\0';
+	return rtt_glob_any(globs, n, bare);
+}
+
 /* ---- selection --------------------------------------------------------- */
 
 /**
@@ -222,7 +255,7 @@ bool rtt_func_match(struct rtt_map *cache, const struct rtt_syms *syms,
 	if (v >= 0)
 		return v;
 	sym = rtt_sym_find(syms, addr);
-	m = sym && rtt_glob_any(globs, n, sym->name);
+	m = sym && rtt_sym_glob(globs, n, sym);
 	/* no memory: decided again next time */
 	rtt_map_put(cache, addr, m);
 	return m;

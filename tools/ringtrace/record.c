@@ -65,6 +65,8 @@ const char rtt_record_help[] =
 	"      --preload[=LIB]  preload libringtrace (or LIB) into COMMAND;\n"
 	"                       the default when COMMAND is compiled with\n"
 	"                       -finstrument-functions and does not link it\n"
+	"                       (a linker script LIB, as libringtrace.so:\n"
+	"                       the library it names)\n"
 	"      --no-preload     never preload\n"
 	"  -c, --follow         also record the programs COMMAND starts that\n"
 	"                       load libringtrace (preloaded into every one),\n"
@@ -267,12 +269,49 @@ static int rtt_record_names(const char *tracer, const struct rtt_strv *opts,
 	return 0;
 }
 
+/* How the command ended, when it failed (as uftrace says it). */
+static void rtt_record_child_status(const char *cmd, int status)
+{
+	if (WIFSIGNALED(status))
+		rtt_msg("'%s' terminated by signal %d (%s)%s", cmd,
+			WTERMSIG(status), strsignal(WTERMSIG(status)),
+			WCOREDUMP(status) ? ", core dumped" : "");
+	else if (WIFEXITED(status) && WEXITSTATUS(status))
+		rtt_msg("'%s' exited with status %d", cmd,
+			WEXITSTATUS(status));
+}
+
+/*
+ * record -P: recording on in the instance (tracing_on 1), as trace-cmd
+ * record switches it on; *@was_off says to switch it off again at the
+ * end. Return: 0 or a negative errno (reported).
+ */
+static int rtt_record_tracing_on(struct rtt_proc *p, const char *inst,
+				 bool *was_off)
+{
+	char *reply = NULL;
+	int ret;
+
+	ret = rtt_cmd(p, &reply, &RT_CALL(GET, inst, RT_S(0, "tracing_on")));
+	if (ret)
+		return ret;
+	*was_off = reply && reply[0] == '0';
+	free(reply);
+	if (!*was_off)
+		return 0;
+	ret = rtt_cmd(p, NULL, &RT_CALL(TRACING_ON, inst, RT_I(0, 1)));
+	if (!ret)
+		rtt_msg("tracing was off in process %d (tracing_on 0): on for the recording, off again at its end",
+			p->pid);
+	return ret;
+}
+
 int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 {
 	struct rtt_strv events = { 0 }, topts = { 0 }, none = { 0 };
 	struct rtt_strv lists[3] = { { 0 } };
 	const char *preload_arg = NULL, *preload = NULL;
-	char preload_lib[PATH_MAX];
+	char preload_lib[PATH_MAX], preload_path[PATH_MAX];
 	int preload_mode = -1;
 	unsigned long size_kb = 0, depth = (unsigned long)-1;
 	bool depth_set, no_preload = false;
@@ -285,7 +324,7 @@ int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 	const char *pid_arg = NULL, *tracer = NULL, *inst = NULL;
 	pid_t child = 0;
 	int c, ret = 0, code = RTT_EXIT_OK;
-	bool exited = false, follow = false, at_mark;
+	bool exited = false, follow = false, at_mark, was_off = false;
 	unsigned int nap = RTT_RECORD_NAP_US;
 	const struct rtt_opt opts[] = {
 		RTT_O_STR("output", 'o', &r.out),
@@ -323,9 +362,10 @@ int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 		preload_mode = 1;
 		if (!*preload_arg)
 			preload_arg = NULL;
-		else if (access(preload_arg, R_OK))
-			code = rtt_usage(v, "cannot read the library '%s'",
-					 preload_arg);
+		else
+			code = rtt_record_preload_arg(v, &preload_arg,
+						      preload_path,
+						      sizeof(preload_path));
 	} else if (no_preload) {
 		preload_mode = 0;
 	}
@@ -382,6 +422,9 @@ int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 		/* start from an empty buffer, as trace-cmd record does */
 		if (!ret)
 			ret = rtt_cmd(&r.p, NULL, &RT_CALL(CLEAR, inst));
+		/* and recording on, as trace-cmd record switches it on */
+		if (!ret)
+			ret = rtt_record_tracing_on(&r.p, inst, &was_off);
 		if (ret)
 			goto out;
 	} else {
@@ -519,6 +562,11 @@ again:
 		rtt_msg("%s", err);
 	if (pid_arg && !exited) {
 		rtt_restore_events(&r.p, inst, before);
+		/* tracing_on as it was */
+		if (was_off)
+			rtt_call(&r.p, RTT_CMD_TIMEOUT_MS,
+				 &RT_CALL(TRACING_ON, inst, RT_I(0, 0)), NULL,
+				 err);
 		if (tracer) {
 			char e2[RTT_ERR_MAX];
 
@@ -542,10 +590,11 @@ out:
 	if (child) {
 		int status;
 
-		/* reap the command if it is done; a command still running
-		 * after Ctrl-C is left to itself */
-		if (exited)
-			waitpid(child, &status, 0);
+		/* reap the command if it is done, and say how it ended when
+		 * it failed; a command still running after Ctrl-C is left
+		 * to itself */
+		if (exited && waitpid(child, &status, 0) == child)
+			rtt_record_child_status(argv[optind], status);
 	}
 out_free:
 	rtt_out_close(&out);

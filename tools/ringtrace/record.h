@@ -99,9 +99,17 @@ char *rtt_show_set_event(struct rtt_proc *p, const char *inst);
 void rtt_restore_events(struct rtt_proc *p, const char *inst,
 			const char *before);
 void rtt_record_formats(struct rtt_record *r, struct rtt_events **evp);
+void rtt_record_exec_formats(struct rtt_record *r);
 const char *rtt_record_preload(const char *cmd, int mode,
 			       const char *given, char *lib,
 			       size_t len);
+/* The library --preload=LIB names (LIB, or the library the linker script
+ * LIB names): 0 and @path filled, -errno (-ENOEXEC: neither). */
+int rtt_preload_resolve(const char *lib, char *path, size_t len);
+/* --preload=LIB resolved into @path (*@arg then points to it), or the
+ * usage error said: RTT_EXIT_OK or RTT_EXIT_USAGE. */
+int rtt_record_preload_arg(const struct rtt_verb *v, const char **arg,
+			   char *path, size_t len);
 
 /* record_write.c */
 /*

@@ -320,6 +320,41 @@ void rtt_record_formats(struct rtt_record *r, struct rtt_events **evp)
 	*evp = ev;
 }
 
+/*
+ * The formats of the image exec() replaced, which its events file kept
+ * as "<events>.exec" (the new image renames it there under a recorder):
+ * those the file lacks are added, so that the records it wrote read
+ * (an image that registered its events and exec()ed between two turns
+ * of the recorder left them nowhere else).
+ */
+void rtt_record_exec_formats(struct rtt_record *r)
+{
+	char kept[PATH_MAX + 24], err[RTT_ERR_MAX];
+	struct rtt_events *ev;
+	char *text;
+	size_t len, i;
+
+	/* the library publishes the events file as "<base>.events" */
+	snprintf(kept, sizeof(kept), "%s.events.exec", r->p.base);
+	if (rtt_read_file(kept, 64u << 20, &text, &len))
+		return;
+	unlink(kept);
+	ev = rtt_events_new();
+	if (ev && !rtt_events_parse_file(ev, text, err, sizeof(err))) {
+		for (i = 0; i < ev->nr; i++)
+			if (!rtt_events_by_id(r->ev, ev->v[i].id))
+				td_writer_add_format(r->w, ev->v[i].system,
+						     ev->v[i].format);
+		/* the formats written stay: they are in the file already */
+		rtt_events_keep(ev, r->ev);
+		rtt_events_free(r->ev);
+		r->ev = ev;
+		ev = NULL;
+	}
+	rtt_events_free(ev);
+	free(text);
+}
+
 /* The file posix_spawnp() runs for @cmd: @cmd itself, or found in PATH. */
 static bool rtt_which(const char *cmd, char *out, size_t len)
 {
@@ -402,6 +437,127 @@ out:
 	free(tab);
 	close(fd);
 	return ok;
+}
+
+/* Whether the file at @path starts as an ELF file does. */
+static bool rtt_is_elf(const char *path)
+{
+	unsigned char id[SELFMAG];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool elf;
+
+	if (fd < 0)
+		return false;
+	elf = pread(fd, id, sizeof(id), 0) == (ssize_t)sizeof(id) &&
+	      !memcmp(id, ELFMAG, SELFMAG);
+	close(fd);
+	return elf;
+}
+
+/*
+ * The first file an INPUT() or GROUP() command of the linker script
+ * @path names (AS_NEEDED() skipped), into @out; a name without a '/' is
+ * looked for beside the script, as the link editor looks for it in the
+ * script's directory first. False when @path is no such script.
+ */
+static bool rtt_ld_script_input(const char *path, char *out, size_t len)
+{
+	char text[4096], *p, *q, *end;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	n = pread(fd, text, sizeof(text) - 1, 0);
+	close(fd);
+	if (n <= 0)
+		return false;
+	text[n] = '\0';
+	/* comments out */
+	while ((p = strstr(text, "/*"))) {
+		q = strstr(p + 2, "*/");
+		memset(p, ' ', q ? (size_t)(q + 2 - p) : strlen(p));
+	}
+	p = strstr(text, "INPUT(");
+	q = strstr(text, "GROUP(");
+	if (!p || (q && q < p))
+		p = q;
+	if (!p)
+		return false;
+	for (p += 6;; p = end) {
+		p += strspn(p, " \t\n,");
+		if (!*p || *p == ')')
+			return false;
+		end = p + strcspn(p, " \t\n,()");
+		if (*end == '(') {
+			/* AS_NEEDED(...): what the program may not use */
+			q = strchr(end, ')');
+			if (!q)
+				return false;
+			end = q + 1;
+			continue;
+		}
+		break;
+	}
+	*end = '\0';
+	if (strchr(p, '/')) {
+		if ((int)len <= snprintf(out, len, "%s", p))
+			return false;
+	} else {
+		const char *slash = strrchr(path, '/');
+		int dl = slash ? (int)(slash - path) : 1;
+
+		if ((int)len <= snprintf(out, len, "%.*s/%s", dl,
+					 slash ? path : ".", p))
+			return false;
+	}
+	return true;
+}
+
+int rtt_preload_resolve(const char *lib, char *out, size_t len)
+{
+	char cur[PATH_MAX], next[PATH_MAX];
+
+	out[0] = '\0';
+	if (access(lib, R_OK))
+		return -errno;
+	if ((int)sizeof(cur) <= snprintf(cur, sizeof(cur), "%s", lib))
+		return -ENAMETOOLONG;
+	/* a script may name another script: a few levels */
+	for (int i = 0; i < 4; i++) {
+		if (rtt_is_elf(cur)) {
+			if ((int)len <= snprintf(out, len, "%s", cur))
+				return -ENAMETOOLONG;
+			return 0;
+		}
+		if (!rtt_ld_script_input(cur, next, sizeof(next)))
+			return -ENOEXEC;
+		if (access(next, R_OK)) {
+			snprintf(out, len, "%s", next);
+			return -ENOENT;
+		}
+		memcpy(cur, next, sizeof(cur));
+	}
+	return -ENOEXEC;
+}
+
+int rtt_record_preload_arg(const struct rtt_verb *v, const char **arg,
+			   char *path, size_t len)
+{
+	int ret = rtt_preload_resolve(*arg, path, len);
+
+	if (!ret) {
+		*arg = path;
+		return RTT_EXIT_OK;
+	}
+	if (ret == -ENOEXEC)
+		return rtt_usage(v, "'%s' is neither a shared library nor a "
+				    "linker script naming one (give the "
+				    "library, libringtrace.so.0)", *arg);
+	if (ret == -ENOENT && path[0] && strcmp(path, *arg))
+		return rtt_usage(v, "the linker script '%s' names '%s', which "
+				    "cannot be read", *arg, path);
+	return rtt_usage(v, "cannot read the library '%s'", *arg);
 }
 
 /* The libringtrace to preload: installed beside the tool, or built. */
@@ -512,11 +668,12 @@ int rtt_rec_exec(struct rtt_record *r, const char *inst,
 	uint64_t deadline = rtt_now_ms() + 5000;
 	int pid = r->p.pid, ret;
 
-	/* what the old image left */
+	/* what the old image left, and the formats its records need */
 	while ((ret = rtt_rec_turn(r)) > 0)
 		;
 	if (ret < 0)
 		return ret;
+	rtt_record_exec_formats(r);
 	/* the new image, once it is published and held */
 	for (;;) {
 		ret = rtt_proc_open(pid, 0, &p, err);

@@ -305,6 +305,7 @@ int rtt_rec_finish(struct rtt_record *r, int ret)
 		r->cmdl = NULL;
 		if (!rtt_cmdlines_text(&r->p, &r->cmdl, &len))
 			td_writer_set_cmdlines(r->w, r->cmdl);
+		rtt_td_set_stats(r->w, r->rb);
 		written = td_writer_written(r->w);
 		ret = td_writer_close(r->w);
 		r->w = NULL;

@@ -24,6 +24,10 @@ const char rtt_report_help[] =
 	"      --spares         a record of a spare buffer shows the spare\n"
 	"                       (S<n>) where the CPU goes, not the CPU it was\n"
 	"                       written on\n"
+	"      --no-demangle    C++ names as the file has them (by default\n"
+	"                       demangled without their parameter lists, as\n"
+	"                       uftrace shows them; FUNC globs match either\n"
+	"                       form)\n"
 	"      --format=FMT     text (default) or json: Chrome / Perfetto\n"
 	"                       trace-event JSON (function_graph calls as\n"
 	"                       nested slices, other events as instants)\n"
@@ -183,7 +187,7 @@ int rtt_do_report(const struct rtt_verb *v, int argc, char **argv)
 	char err[RTT_ERR_MAX];
 	struct stat st;
 	unsigned long cpu_arg = (unsigned long)-1;
-	bool want_json = false, spares = false;
+	bool want_json = false, spares = false, no_demangle = false;
 	const char *clock, *kallsyms;
 	int ret = 0, i, pid;
 	size_t k;
@@ -195,6 +199,8 @@ int rtt_do_report(const struct rtt_verb *v, int argc, char **argv)
 		RTT_O_FLAG("raw", 'r', &rp.ctx.raw),
 		/* a spare's records under the spare, not their CPU */
 		RTT_O_FLAG("spares", 256 + 'S', &spares),
+		/* C++ names as the file has them */
+		RTT_O_FLAG("no-demangle", 256 + 'M', &no_demangle),
 		RTT_O_PARSE("format", 256 + 'f', rtt_parse_format, &want_json,
 			    "unknown format", "text, json"),
 		/* --stat and --graph print a table */
@@ -305,6 +311,11 @@ int rtt_do_report(const struct rtt_verb *v, int argc, char **argv)
 		ret = -ENOMEM;
 		goto out;
 	}
+	/* C++ names as the program spells them, unless --no-demangle */
+	if (!no_demangle && rtt_syms_demangle(rp.syms, false) == -ENOSYS &&
+	    rtt_syms_mangled(rp.syms))
+		rtt_msg("warning: no C++ runtime to demangle the names with "
+			"(libstdc++.so.6): they are shown mangled");
 	rtt_events_set_syms(rp.ev, rp.syms);
 	rp.comms = rtt_comms_parse(td_reader_cmdlines(rp.r));
 	if (!rp.comms) {
@@ -345,6 +356,18 @@ int rtt_do_report(const struct rtt_verb *v, int argc, char **argv)
 	for (i = 0; i < rp.nr_cpus; i++)
 		rp.cpus[i].nr_pages = td_reader_nr_pages(rp.r, i);
 	rtt_report_scan(&rp, want_json ? &pid : NULL);
+	/* the process: its main thread, which the names list even when it
+	 * wrote nothing (the smallest thread id) */
+	if (want_json) {
+		const char *l = td_reader_cmdlines(rp.r);
+
+		for (; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : "") {
+			int t;
+
+			if (sscanf(l, "%d ", &t) == 1 && t > 0 && (!pid || t < pid))
+				pid = t;
+		}
+	}
 	signal(SIGPIPE, SIG_IGN);
 	if (want_stat || graph) {
 		if (!rp.graph)

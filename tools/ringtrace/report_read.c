@@ -168,9 +168,13 @@ bool rtt_src_peek(void *ctx, int cpu, uint64_t *ts, const void **data,
 
 int rtt_src_on_cpu(void *ctx, int cpu)
 {
-	const struct td_record *rec = rtt_report_peek_rec(ctx, cpu);
+	struct rtt_report *rp = ctx;
+	const struct td_record *rec = rtt_report_peek_rec(rp, cpu);
 
-	return rec ? rec->cpu : -1;
+	if (rec && rec->cpu >= 0)
+		return rec->cpu;
+	/* a cpu of an instance trace-cmd recorded: shown as that CPU */
+	return td_reader_instance_cpu(rp->r, cpu);
 }
 
 void rtt_src_advance(void *ctx, int cpu)
@@ -220,7 +224,7 @@ int rtt_report_prof(struct rtt_report *rp, struct rtt_prof *prof)
 		struct rtt_rcpu *cc = &rp->cpus[best];
 		const struct td_record *rec = &cc->v[cc->pos];
 
-		ret = rtt_prof_add(prof, rec->data, rec->len);
+		ret = rtt_prof_add(prof, rec->ts, rec->data, rec->len);
 		rtt_src_advance(rp, best);
 	}
 	return ret;

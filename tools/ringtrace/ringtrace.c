@@ -90,7 +90,7 @@ static const struct rtt_verb rtt_verbs[] = {
 	  "record [-o FILE] [-e EVENT]... [-p TRACER] [-O OPT]... [-b KB] [-l FUNC]... [-n FUNC]... [-g FUNC]... [--max-graph-depth N] [--preload[=LIB] | --no-preload] [-c] [-q] (-P PID [-i NAME] | -- COMMAND [ARG]...)",
 	  rtt_record_help },
 	{ "report", NULL, rtt_do_report,
-	  "report [-c CPU] [-e EVENT[,EVENT]...]... [-f 'EVENT EXPR']... [-r] [--format=text|json] [--stat | --graph FUNC] [-s KEY] [-F FUNC]... [-D N] [--tid TID]... [--time-range START~END] [-t TIME] FILE",
+	  "report [-c CPU] [-e EVENT[,EVENT]...]... [-f 'EVENT EXPR']... [-r] [--spares] [--no-demangle] [--format=text|json] [--stat | --graph FUNC] [-s KEY] [-F FUNC]... [-D N] [--tid TID]... [--time-range START~END] [-t TIME] FILE",
 	  rtt_report_help },
 	{ "extract", NULL, rtt_do_extract,
 	  "extract [-o FILE] [-i NAME] [-k] PID|FILE", rtt_extract_help },

@@ -247,6 +247,7 @@ const char *rtt_file_kind(const struct stat *st);
 /* tdwrite.c */
 int rtt_td_error(const char *path, int err);
 void rtt_td_set_options(struct td_writer *w, const struct rtt_strv *opts);
+void rtt_td_set_stats(struct td_writer *w, struct ringbuf *rb);
 int rtt_td_open(const struct rtt_proc *p, const char *path,
 		struct ringbuf *rb,
 		const struct rtt_events *ev, const char *kallsyms,

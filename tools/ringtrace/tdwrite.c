@@ -47,7 +47,7 @@ int rtt_td_open(const struct rtt_proc *p, const char *path,
 			rtt_msg("cannot create %s: %s", path, strerror(-ret));
 		return ret == -EACCES || ret == -EPERM ? ret : -EIO;
 	}
-	/* the CPUs as the file's cpus, the spares as buffer instances */
+	/* the CPUs as the file's cpus, the spares in use after them */
 	td_writer_set_cpu_buffers(w, ringbuf_nr_cpu_buffers(rb));
 	for (i = 0; i < ev->nr; i++) {
 		ret = td_writer_add_format(w, ev->v[i].system, ev->v[i].format);
@@ -63,6 +63,7 @@ int rtt_td_open(const struct rtt_proc *p, const char *path,
 		td_writer_set_cmdlines(w, cmdlines);
 	if (clock && clock[0] && td_writer_set_clock(w, clock))
 		rtt_msg("warning: bad clock name '%s'", clock);
+	td_writer_set_version(w, "ringtrace " RINGTRACE_VERSION);
 	if (uname(&u) == 0) {
 		snprintf(un, sizeof(un), "%s %s %s %s %s", u.sysname,
 			 u.nodename, u.release, u.version, u.machine);
@@ -70,6 +71,30 @@ int rtt_td_open(const struct rtt_proc *p, const char *path,
 	}
 	*wp = w;
 	return 0;
+}
+
+/*
+ * Each cpu buffer's counters for the CPUSTAT options trace-cmd writes
+ * (the lines of tracefs's per_cpu/cpuN/stats); `trace-cmd report --stat`
+ * shows them.
+ */
+void rtt_td_set_stats(struct td_writer *w, struct ringbuf *rb)
+{
+	for (int cpu = 0; cpu < ringbuf_nr_cpus(rb); cpu++) {
+		char text[512];
+
+		snprintf(text, sizeof(text),
+			 "entries: %lu\noverrun: %lu\n"
+			 "commit overrun: %lu\nbytes: %lu\n"
+			 "dropped events: %lu\nread events: %lu\n",
+			 ringbuf_entries_cpu(rb, cpu),
+			 ringbuf_overrun_cpu(rb, cpu),
+			 ringbuf_commit_overrun_cpu(rb, cpu),
+			 ringbuf_bytes_cpu(rb, cpu),
+			 ringbuf_dropped_events_cpu(rb, cpu),
+			 ringbuf_read_events_cpu(rb, cpu));
+		td_writer_set_cpu_stats(w, cpu, text);
+	}
 }
 
 /* The trace options of the recording (record -O), into the file. */

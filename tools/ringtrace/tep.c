@@ -3,6 +3,7 @@
  * tep.c - event text through libtraceevent, symbols from kallsyms-style
  *	lines, thread names, and the printer operations made of them
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,10 +36,109 @@ void rtt_syms_free(struct rtt_syms *t)
 		return;
 	for (i = 0; i < t->nr; i++) {
 		free(t->v[i].name);
+		free(t->v[i].mangled);
 		free(t->v[i].module);
 	}
 	free(t->v);
 	free(t);
+}
+
+/*
+ * C++ names demangled by the C++ runtime's __cxa_demangle() (the
+ * Itanium ABI's, libstdc++'s on Debian), looked up with dlopen() so that
+ * the tool needs no C++ runtime to run: where there is none, the names
+ * stay as the file has them.
+ */
+typedef char *(*rtt_demangle_fn)(const char *mangled, char *buf,
+				 size_t *len, int *status);
+
+static rtt_demangle_fn rtt_demangler(void)
+{
+	static const char *const libs[] = { "libstdc++.so.6", "libc++abi.so.1" };
+	static rtt_demangle_fn fn;
+	static bool tried;
+
+	if (tried)
+		return fn;
+	tried = true;
+	for (size_t i = 0; !fn && i < sizeof(libs) / sizeof(libs[0]); i++) {
+		void *h = dlopen(libs[i], RTLD_LAZY | RTLD_LOCAL);
+
+		/* kept open: the names it returns are ours to free */
+		if (h)
+			fn = (rtt_demangle_fn)dlsym(h, "__cxa_demangle");
+	}
+	return fn;
+}
+
+bool rtt_syms_mangled(const struct rtt_syms *t)
+{
+	for (size_t i = 0; t && i < t->nr; i++)
+		if (!strncmp(t->v[i].name, "_Z", 2))
+			return true;
+	return false;
+}
+
+/*
+ * Cut a demangled function name before its parameter list: the last
+ * balanced "(...)" and what follows it (" const", "&&", a clone's
+ * " [clone .cold]"): "ns::C::operator()(int) const" is "ns::C::operator()".
+ */
+static void rtt_demangled_bare(char *name)
+{
+	size_t n = strlen(name);
+	char *p;
+	int depth = 0;
+
+	/* a clone's suffix first */
+	p = strstr(name, " [clone ");
+	if (p)
+		n = (size_t)(p - name);
+	while (n && name[n - 1] != ')')
+		n--;
+	for (p = name + n; p > name;) {
+		p--;
+		if (*p == ')')
+			depth++;
+		else if (*p == '(' && !--depth)
+			break;
+	}
+	if (p == name || depth)
+		return;
+	*p = '\0';
+}
+
+int rtt_syms_demangle(struct rtt_syms *t, bool full)
+{
+	rtt_demangle_fn fn;
+
+	if (!t || !t->nr)
+		return 0;
+	fn = rtt_demangler();
+	if (!fn)
+		return -ENOSYS;
+	for (size_t i = 0; i < t->nr; i++) {
+		struct rtt_sym *s = &t->v[i];
+		int status = -1;
+		char *d;
+
+		/* the Itanium ABI's mangled names; a clone keeps its suffix
+		 * (".cold", ".isra.0") in the demangled text */
+		if (strncmp(s->name, "_Z", 2) || s->mangled)
+			continue;
+		d = fn(s->name, NULL, NULL, &status);
+		if (!d || status) {
+			free(d);
+			continue;
+		}
+		/* as uftrace shows them: no parameter list (the text puts
+		 * "()" after every name) */
+		if (!full)
+			rtt_demangled_bare(d);
+		s->mangled = s->name;
+		s->name = d;
+	}
+	return 0;
 }
 
 static bool rtt_same_module(const struct rtt_sym *a, const struct rtt_sym *b)
@@ -87,6 +187,7 @@ int rtt_syms_parse(const char *text, struct rtt_syms **out)
 				s->addr = addr;
 				s->size = 0;
 				s->name = strdup(name);
+				s->mangled = NULL;
 				s->module = mod[0] ? strdup(mod) : NULL;
 				if (!s->name || (mod[0] && !s->module)) {
 					free(s->name);

@@ -28,13 +28,16 @@ struct rt_filter;
  * @addr: its address
  * @size: the distance to the next symbol of the same object (0 for the
  *	last one)
- * @name: its name
+ * @name: its name (demangled by rtt_syms_demangle())
+ * @mangled: the name as the file has it, when @name is demangled; NULL
+ *	otherwise
  * @module: the object's name, or NULL for the program
  */
 struct rtt_sym {
 	unsigned long addr;
 	unsigned long size;
 	char *name;
+	char *mangled;
 	char *module;
 };
 
@@ -60,6 +63,25 @@ struct rtt_syms {
  */
 int rtt_syms_parse(const char *text, struct rtt_syms **out);
 void rtt_syms_free(struct rtt_syms *t);
+
+/**
+ * rtt_syms_demangle - demangle the C++ names of a table
+ * @t: the table (may be NULL)
+ * @full: the whole demangled name ("ns::f(int) const"); otherwise without
+ *	its parameter list ("ns::f"), as uftrace shows names by default
+ *
+ * Each name of the Itanium C++ ABI ("_Z...") becomes its demangled form,
+ * the mangled one kept in @mangled. The demangler
+ * is the C++ runtime's __cxa_demangle(), found with dlopen() (libstdc++,
+ * or libc++abi): a C program's user needs no C++ runtime.
+ *
+ * Context: the tool's thread.
+ * Return: 0, or -ENOSYS when no C++ runtime is installed (the names
+ * stay as they are).
+ */
+int rtt_syms_demangle(struct rtt_syms *t, bool full);
+/* Whether a name of @t is a mangled C++ name. */
+bool rtt_syms_mangled(const struct rtt_syms *t);
 
 /**
  * rtt_sym_find - the symbol containing @addr

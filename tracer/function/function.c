@@ -1252,21 +1252,17 @@ static RT_NOTRACE rt_longjmp_fn rt_longjmp_real(int which)
 	return fn;
 }
 
-/* Drop the frames the jump leaves. Async-signal-safe (siglongjmp). */
-static RT_NOTRACE void rt_ftrace_longjmp(const struct __jmp_buf_tag *env)
+/*
+ * Drop the frames deeper than machine-stack place @target: their
+ * functions were left without their exits. Async-signal-safe.
+ */
+static RT_NOTRACE void rt_ftrace_left(unsigned long target)
 {
 	struct rt_ftrace_thread *t = &rt_ftrace_current;
-	unsigned long target;
 	int top;
 
 	/* a handler leaving a hook it interrupted: the hook's state is
 	 * half updated, leave it (the thread is not traced again) */
-	if (!rt_jmpbuf_ok)
-		return;
-	target = rt_jmpbuf_sp(env);
-#if RT_HAVE_MCOUNT
-	rt_fgraph_longjmp(target);
-#endif
 	if (t->busy)
 		return;
 	top = t->top;
@@ -1277,6 +1273,21 @@ static RT_NOTRACE void rt_ftrace_longjmp(const struct __jmp_buf_tag *env)
 		t->hidden[top + 1] = 0;
 	}
 	rt_fgraph_notrace_check(t, target);
+}
+
+/* Drop the frames the jump leaves, of both return stacks (the profiling
+ * call's too). Async-signal-safe (siglongjmp). */
+static RT_NOTRACE void rt_ftrace_longjmp(const struct __jmp_buf_tag *env)
+{
+	unsigned long target;
+
+	if (!rt_jmpbuf_ok)
+		return;
+	target = rt_jmpbuf_sp(env);
+#if RT_HAVE_MCOUNT
+	rt_fgraph_longjmp(target);
+#endif
+	rt_ftrace_left(target);
 }
 
 #define RT_LONGJMP(name, which)                                               \
@@ -1294,6 +1305,46 @@ RT_LONGJMP(longjmp, RT_LJ_LONGJMP)
 RT_LONGJMP(_longjmp, RT_LJ__LONGJMP)
 RT_LONGJMP(siglongjmp, RT_LJ_SIGLONGJMP)
 RT_LONGJMP(__longjmp_chk, RT_LJ_CHK)
+
+/* ---- C++ catch ---------------------------------------------------------- */
+
+/*
+ * An exception leaves the frames between the throw and the function that
+ * catches it. GCC calls their exit hooks from the unwinding's cleanups;
+ * clang does not, nor does a C frame built without -fexceptions, and an
+ * entry's stale-frame rule cannot tell a sibling whose exit never came
+ * from a caller when the sibling's place is the shallower (a catcher's
+ * next call nested under the callee the exception left). Every catch
+ * handler calls __cxa_begin_catch() first, from the catching function's
+ * frame: interposed, it drops the frames deeper than that frame's stack
+ * pointer, which is the catching function's own place (its hooks' CFA).
+ *
+ * Userspace: the kernel's ret_stack has no exceptions to follow.
+ */
+typedef void *(*rt_begin_catch_fn)(void *exc);
+
+/* Resolved at the first catch; every thread stores the same value. */
+static _Atomic(rt_begin_catch_fn) rt_real_begin_catch;
+
+RT_EXPORT void *__cxa_begin_catch(void *exc);
+
+RT_EXPORT RT_NOTRACE void *__cxa_begin_catch(void *exc)
+{
+	/* Relaxed: every thread that resolves it stores the same value. */
+	rt_begin_catch_fn fn = atomic_load_explicit(&rt_real_begin_catch,
+						    memory_order_relaxed);
+
+	if (!fn) {
+		fn = (rt_begin_catch_fn)dlsym(RTLD_NEXT, "__cxa_begin_catch");
+		if (!fn)
+			abort();
+		/* Relaxed: see above. */
+		atomic_store_explicit(&rt_real_begin_catch, fn,
+				      memory_order_relaxed);
+	}
+	rt_ftrace_left((unsigned long)__builtin_dwarf_cfa());
+	return fn(exc);
+}
 
 /* ---- fork --------------------------------------------------------------- */
 

@@ -16,12 +16,12 @@
  *	u32 + text			kallsyms
  *	u32 + text			printk formats (always empty here)
  *	u64 + text			saved cmdlines ("pid comm\n")
- *	u32 nr_cpus			the CPU buffers
+ *	u32 nr_cpus			the CPUs, then the spares in use
  *	"options  \0" (u16 id, u32 size, data)... u16 0
  *	"flyrecord\0" nr_cpus x (u64 offset, u64 size)
  *	u64 + text			trace_clock, only with option 4
- *	for each option 3 (BUFFER: u64 offset, name), at its offset:
- *	  "flyrecord\0" nr_cpus x (u64, u64) [u64 + text]	spares
+ *	[trace-cmd's files: for each option 3 (BUFFER: u64 offset, name), at
+ *	  its offset: "flyrecord\0" nr_cpus x (u64, u64) [u64 + text]]
  *	zeroes up to a multiple of page_size, then each cpu's pages
  *
  * The per-cpu table comes before the data and each cpu's data is one run
@@ -98,23 +98,26 @@ struct td_record;
 int td_writer_open(const char *path, unsigned int page_size, int nr_cpus,
 		   struct td_writer **out);
 
-/** The names of the buffer instances that hold spares: this, then the
- * group's number from 0. */
+/** The names of the buffer instances that held spares in the files of
+ * earlier versions (read, no longer written): this, then a number. */
 #define TD_SPARES_PREFIX "spares"
 
 /**
  * td_writer_set_cpu_buffers - say which cpu buffers are CPUs
  * @w: the writer, before its first page and checkpoint
- * @nr_cpu_bufs: cpu buffers 0 .. @nr_cpu_bufs - 1 are CPUs (the file's
- *	cpu count); the others are spares (1 .. the writer's nr_cpus; the
- *	default is all)
+ * @nr_cpu_bufs: cpu buffers 0 .. @nr_cpu_bufs - 1 are CPUs; the others
+ *	are spares (1 .. the writer's nr_cpus; the default is all)
  *
- * The spares go into the file as buffer instances, as trace-cmd writes
- * the instances it records: @nr_cpu_bufs cpus each (a version 6 reader
- * gives every instance the file's cpu count), named TD_SPARES_PREFIX
- * then the group's number; spare k is cpu k % @nr_cpu_bufs of group
- * k / @nr_cpu_bufs, and the last group's slots no spare fills are empty.
- * td_reader_open() gives them back as cpu buffers after the CPUs.
+ * The spares go into the file as the cpus after the CPUs, up to the last
+ * spare that holds pages (a file whose spares stayed empty has the CPUs
+ * alone), and each spare's CPUSTAT option says it is one ("spare: k"
+ * after its "CPU: n" line), which is how our reader knows where the
+ * spares start. No buffer instances: every mode of trace-cmd 3.1 reads such a
+ * file (libtracecmd frees the filter of a file with instances twice, its
+ * --profile and hist fail on them, its convert gives instances the host's
+ * page size), and the CPU each record of a spare was written on stays in
+ * the spare's CPU notes, which trace-cmd skips as discarded records.
+ * td_reader_nr_cpu_buffers() gives @nr_cpu_bufs back.
  *
  * Context: the writer's thread.
  * Return: 0 or -EINVAL.
@@ -254,6 +257,33 @@ int td_writer_set_trace_options(struct td_writer *w, const char *text);
  * Return: 0, -EINVAL, -EFBIG (4 GiB or more), -ENOMEM.
  */
 int td_writer_set_uname(struct td_writer *w, const char *text);
+
+/**
+ * td_writer_set_version - set the VERSION option (the writing program)
+ * @w: the writer
+ * @text: for example "ringtrace 0.1.0", not empty
+ *
+ * Context: the writer's thread.
+ * Return: 0, -EINVAL, -ENOMEM.
+ */
+int td_writer_set_version(struct td_writer *w, const char *text);
+
+/**
+ * td_writer_set_cpu_stats - set a cpu buffer's statistics
+ * @w: the writer
+ * @cpu: the cpu buffer
+ * @text: lines "name: value\n" (those of tracefs's per_cpu/cpuN/stats)
+ *
+ * Each cpu buffer in the file gets a CPUSTAT option, as trace-cmd writes
+ * them, in cpu order: "CPU: n\n", for a spare "spare: k ...\n", then
+ * @text (nothing more without it); readers show them one after the
+ * other (`trace-cmd report --stat`). A spare that is not in the file
+ * (td_writer_set_cpu_buffers()) has none.
+ *
+ * Context: the writer's thread.
+ * Return: 0, -EINVAL, -ENOMEM.
+ */
+int td_writer_set_cpu_stats(struct td_writer *w, int cpu, const char *text);
 
 /**
  * td_writer_add_page - append a sub-buffer to a cpu's data
@@ -454,8 +484,12 @@ struct td_reader;
  *	which file offset
  * @errlen: size of @err
  *
- * Files written by td_writer and by trace-cmd (version 6, uncompressed,
- * little endian, 64-bit) are accepted. Everything the reader will use is
+ * Files written by td_writer and by trace-cmd are accepted: version 6
+ * (uncompressed) and version 7 (trace-cmd's default: sections, the data
+ * compressed with zstd or zlib, decompressed into memory with the
+ * system's libzstd.so.1 or libz.so.1, found with dlopen(), or not
+ * compressed), little endian, 64-bit, with the buffer instances
+ * trace-cmd records (their cpus after the file's, td_reader_instance_cpu()). Everything the reader will use is
  * checked here: the header, every section's length against the file, the
  * page size (a power of two from 4 KiB to 1 MiB), the header_page's
  * commit size (8), and the cpu table: each cpu's data page-aligned, a
@@ -466,8 +500,10 @@ struct td_reader;
  * Context: any thread; blocks (file system).
  * Return: 0, the open(2) error (-ENOENT, -EACCES, ...), -EPROTO (a
  * malformed or truncated file), -ENOTSUP (a valid file in a form this
- * reader does not read: version 7 or compressed, big endian, 32-bit, a
- * latency trace), -ENOMEM.
+ * reader does not read: a version after 7, a compression whose library
+ * is not installed, an instance whose sub-buffers differ from the file's,
+ * big endian, 32-bit, a latency trace), -EFBIG (compressed data of more
+ * than 4 GiB), -ENOMEM.
  */
 int td_reader_open(const char *path, struct td_reader **out, char *err,
 		   size_t errlen);
@@ -481,8 +517,8 @@ int td_reader_open(const char *path, struct td_reader **out, char *err,
 unsigned int td_reader_page_size(struct td_reader *r);
 
 /**
- * td_reader_nr_cpus - the number of cpu buffers in the file, the spares
- *	of its buffer instances included
+ * td_reader_nr_cpus - the number of cpu buffers in the file: the CPUs,
+ *	the spares, and the cpus of the buffer instances trace-cmd wrote
  * @r: the reader
  *
  * Context: any thread.
@@ -490,14 +526,26 @@ unsigned int td_reader_page_size(struct td_reader *r);
 int td_reader_nr_cpus(struct td_reader *r);
 
 /**
- * td_reader_nr_cpu_buffers - how many of the cpu buffers are CPUs: the
- *	file's cpu count; the buffers after them are the spares of its
- *	buffer instances (td_writer_set_cpu_buffers()), group after group
+ * td_reader_nr_cpu_buffers - how many of the cpu buffers are CPUs; the
+ *	buffers after them are spares (td_writer_set_cpu_buffers(), or the
+ *	buffer instances named TD_SPARES_PREFIX of older files, group after
+ *	group) and the cpus of trace-cmd's instances
  * @r: the reader
  *
  * Context: any thread.
  */
 int td_reader_nr_cpu_buffers(struct td_reader *r);
+
+/**
+ * td_reader_instance_cpu - the CPU of a cpu buffer of a buffer instance
+ *	trace-cmd recorded (one not named TD_SPARES_PREFIX)
+ * @r: the reader
+ * @cpu: the cpu buffer
+ *
+ * Context: any thread.
+ * Return: the instance's CPU, or -1 for the other cpu buffers.
+ */
+int td_reader_instance_cpu(struct td_reader *r, int cpu);
 
 /**
  * td_reader_clock - the trace clock

@@ -1238,6 +1238,26 @@ static void rt_unpublish(void)
 }
 
 /*
+ * The events file of the image exec() replaced. Under a recorder
+ * (RINGTRACE_EXEC_HOLD: a recorded command) it is kept as
+ * "<events>.exec", whose formats the recorder adds to its file, as the
+ * records the earlier image wrote need them (it registered its events
+ * and exec()ed before the recorder read them); the recorder removes it,
+ * as it removes the other files of the process. Otherwise it goes.
+ */
+static void rt_keep_earlier_events(const char *events)
+{
+	char kept[RT_CTL_PATH_MAX + 8];
+
+	if (getenv("RINGTRACE_EXEC_HOLD") &&
+	    snprintf(kept, sizeof(kept), "%s.exec", events) <
+		    (int)sizeof(kept) &&
+	    !rename(events, kept))
+		return;
+	unlink(events);
+}
+
+/*
  * The control file @path exists already with our pid and start time: an
  * earlier image of this same process, replaced by exec() (which runs no
  * exit handlers). Remove its files so this image can publish. Anything
@@ -1276,7 +1296,7 @@ static bool rt_remove_earlier_image(const char *path, uint64_t start)
 				unlink(old->inst[i].snap);
 		}
 		if (!strncmp(old->events, rt_prefix, strlen(rt_prefix)))
-			unlink(old->events);
+			rt_keep_earlier_events(old->events);
 		if (old->syms[0] &&
 		    !strncmp(old->syms, rt_prefix, strlen(rt_prefix)))
 			unlink(old->syms);

@@ -18,6 +18,7 @@
  * checks every length against the file before it is used; the texts are
  * copied out (NUL-terminated), the pages are handed out in place.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -41,12 +42,25 @@ static const unsigned char td_magic[10] = { 0x17, 0x08, 0x44, 't', 'r',
 /* Option ids (the values trace-cmd gives them). */
 enum {
 	TD_OPT_DONE = 0,
+	TD_OPT_CPUSTAT = 2,
 	TD_OPT_BUFFER = 3,
 	TD_OPT_TRACECLOCK = 4,
 	TD_OPT_UNAME = 5,
+	TD_OPT_CPUCOUNT = 8,
+	TD_OPT_VERSION = 9,
+	/* version 7: a latency trace's text */
+	TD_OPT_BUFFER_TEXT = 22,
 	/* ours: the trace options the recording was made with */
 	TD_OPT_RT_OPTIONS = 0x5254,
 };
+
+/*
+ * The line of a spare's CPUSTAT option after its "CPU: n" line: what the
+ * cpu is for trace-cmd report --stat, and for our reader where the spares
+ * start (an option of our own would make libtracecmd warn "unknown
+ * option" in KernelShark and trace-cmd dump).
+ */
+#define TD_SPARE_LINE "spare: "
 
 /* Longest clock name td_writer_set_clock() takes. */
 #define TD_CLOCK_MAX 64
@@ -573,8 +587,11 @@ struct td_spool {
  * @eof: in place: the size of the output
  * @stage_pages: pages staged per cpu before they are written
  * @written: bytes written to files so far (pages, headers, copies)
- * @nr_cpu_bufs: the cpu buffers that are CPUs (the file's cpu count);
- *	the others are spares, written as buffer instances (td_build_header())
+ * @nr_cpu_bufs: the cpu buffers that are CPUs; the others are spares,
+ *	written as the cpus after them, up to the last spare with pages
+ *	(td_file_cpus())
+ * @cpustat: per cpu, its CPUSTAT text, or NULL
+ * @version: the VERSION text, or NULL
  * @entry_at: per cpu, where its table entry is in the header last built
  * @entry_written: in place: the same in the header last written
  * @sparse: in place by copying (td_can_sparse()) rather than by shifting
@@ -619,6 +636,8 @@ struct td_writer {
 	unsigned int stage_pages;
 	uint64_t written;
 	int nr_cpu_bufs;
+	char **cpustat;
+	char *version;
 	uint64_t *entry_at;
 	uint64_t *entry_written;
 	bool sparse;
@@ -748,7 +767,8 @@ static int td_show_cpu(struct td_writer *w, int cpu, uint64_t off,
 	unsigned char e[16];
 	int ret;
 
-	if (!w->hdr_len)
+	/* a spare not in the table written yet: the next header has it */
+	if (!w->hdr_len || !w->entry_written[cpu])
 		return 0;
 	td_put64(e, size ? off : 0);
 	td_put64(e + 8, size);
@@ -1101,8 +1121,10 @@ static int td_hide_after(struct td_writer *w, int cpu)
 	/* a sparse writer hides a cpu as it moves it (td_move_cpu()) */
 	if (!w->hdr_len || w->sparse)
 		return 0;
-	/* the entries of spares are in their instances' tables */
 	for (int i = cpu + 1; i < w->nr_cpus && !ret; i++) {
+		/* a spare not in the table written */
+		if (!w->entry_written[i])
+			continue;
 		ret = td_write_all(w->fd, zero, sizeof(zero),
 				   w->entry_written[i]);
 		/* the bytes on disk are no longer those of hdr_prev */
@@ -1332,6 +1354,11 @@ static void td_writer_free(struct td_writer *w)
 	if (w->fd >= 0)
 		close(w->fd);
 	free(w->hdr_prev);
+	if (w->cpustat)
+		for (int cpu = 0; cpu < w->nr_cpus; cpu++)
+			free(w->cpustat[cpu]);
+	free(w->cpustat);
+	free(w->version);
 	free(w->entry_at);
 	free(w->entry_written);
 	free(w->order);
@@ -1388,11 +1415,12 @@ int td_writer_open(const char *path, unsigned int page_size, int nr_cpus,
 		w->dir = strndup(path, (size_t)(slash - path));
 	w->spool = calloc((size_t)nr_cpus, sizeof(*w->spool));
 	w->nr_cpu_bufs = nr_cpus;
+	w->cpustat = calloc((size_t)nr_cpus, sizeof(*w->cpustat));
 	w->entry_at = calloc((size_t)nr_cpus, sizeof(*w->entry_at));
 	w->entry_written = calloc((size_t)nr_cpus, sizeof(*w->entry_written));
 	w->order = calloc((size_t)nr_cpus, sizeof(*w->order));
 	if (!w->path || !w->tmp_path || !w->dir || !w->spool || !w->entry_at ||
-	    !w->entry_written || !w->order) {
+	    !w->entry_written || !w->order || !w->cpustat) {
 		td_writer_free(w);
 		return -ENOMEM;
 	}
@@ -1534,6 +1562,21 @@ int td_writer_set_trace_options(struct td_writer *w, const char *text)
 	if (!w || !text || strchr(text, '\n'))
 		return -EINVAL;
 	return td_set_text(w, &w->options, text);
+}
+
+int td_writer_set_version(struct td_writer *w, const char *text)
+{
+	if (text && (!*text || strlen(text) >= UINT32_MAX))
+		return -EINVAL;
+	return w ? td_set_text(w, &w->version, text) : -EINVAL;
+}
+
+int td_writer_set_cpu_stats(struct td_writer *w, int cpu, const char *text)
+{
+	if (!w || cpu < 0 || cpu >= w->nr_cpus || !text ||
+	    strlen(text) >= UINT32_MAX)
+		return -EINVAL;
+	return td_set_text(w, &w->cpustat[cpu], text);
 }
 
 int td_writer_set_uname(struct td_writer *w, const char *text)
@@ -1943,12 +1986,39 @@ static void td_clock_rec(struct td_writer *w, struct td_buf *b)
 		td_buf_text(b, w->clock, 8);
 }
 
+/**
+ * td_file_cpus - the cpu count a file gets
+ * @w: the writer
+ *
+ * The spares are written as the cpus after the CPUs, not as buffer
+ * instances: every mode of trace-cmd reads a file without instances
+ * (libtracecmd 1.3's instance handles share the top handle's filter and
+ * free it twice, its --profile finds no handle for an instance's records,
+ * and its convert gives instances the host's page size), and a spare
+ * records the CPU each record was written on in its CPU notes, which
+ * those readers skip. Only the spares up to the last one with pages are
+ * written: an empty spare costs nothing. The spares' CPUSTAT options
+ * (TD_SPARE_LINE) tell our reader where they start.
+ *
+ * Context: the writer's thread.
+ * Return: nr_cpu_bufs plus the spares up to the last one with pages.
+ */
+static int td_file_cpus(const struct td_writer *w)
+{
+	int n = w->nr_cpus;
+
+	while (n > w->nr_cpu_bufs && !w->spool[n - 1].pages)
+		n--;
+	return n;
+}
+
 static int td_build_header(struct td_writer *w, struct td_buf *b)
 {
 	static const char ver[] = { '6', 0, 0 /* little endian */,
 				    8 /* long size */ };
-	size_t nr_ftrace = 0, groups, *opt_at;
+	size_t nr_ftrace = 0;
 	uint64_t off;
+	int nr_file;
 
 	td_buf_put(b, td_magic, sizeof(td_magic));
 	td_buf_put(b, ver, sizeof(ver));
@@ -1988,8 +2058,9 @@ static int td_build_header(struct td_writer *w, struct td_buf *b)
 	td_buf_text(b, w->kallsyms, 4);
 	td_buf_le(b, 0, 4); /* printk formats */
 	td_buf_text(b, w->cmdlines, 8);
-	/* the CPUs; the spares are instances (below) */
-	td_buf_le(b, (uint64_t)w->nr_cpu_bufs, 4);
+	/* the CPUs, then the spares up to the last one with pages */
+	nr_file = td_file_cpus(w);
+	td_buf_le(b, (uint64_t)nr_file, 4);
 
 	td_buf_put(b, "options  ", 10);
 	if (w->clock) {
@@ -2002,25 +2073,29 @@ static int td_build_header(struct td_writer *w, struct td_buf *b)
 		td_buf_le(b, strlen(w->uname) + 1, 4);
 		td_buf_str(b, w->uname);
 	}
-	/*
-	 * The spares, nr_cpu_bufs to a group: a version 6 reader gives an
-	 * instance as many cpus as the file has. Each BUFFER option holds
-	 * the offset of its group's table (filled in below) and its name.
-	 */
-	groups = (size_t)(w->nr_cpus - w->nr_cpu_bufs +
-			  w->nr_cpu_bufs - 1) / (size_t)w->nr_cpu_bufs;
-	opt_at = groups ? calloc(groups, sizeof(*opt_at)) : NULL;
-	if (groups && !opt_at)
-		return -ENOMEM;
-	for (size_t g = 0; g < groups; g++) {
-		char name[32];
+	if (w->version) {
+		td_buf_le(b, TD_OPT_VERSION, 2);
+		td_buf_le(b, strlen(w->version) + 1, 4);
+		td_buf_str(b, w->version);
+	}
+	/* one per cpu, in cpu order: readers concatenate them */
+	for (int cpu = 0; cpu < nr_file; cpu++) {
+		char head[96];
+		const char *rest = w->cpustat[cpu] ? w->cpustat[cpu] : "";
+		size_t n;
 
-		snprintf(name, sizeof(name), "%s%zu", TD_SPARES_PREFIX, g);
-		td_buf_le(b, TD_OPT_BUFFER, 2);
-		td_buf_le(b, 8 + strlen(name) + 1, 4);
-		opt_at[g] = b->len;
-		td_buf_le(b, 0, 8);
-		td_buf_str(b, name);
+		if (cpu < w->nr_cpu_bufs)
+			snprintf(head, sizeof(head), "CPU: %d\n", cpu);
+		else
+			snprintf(head, sizeof(head),
+				 "CPU: %d\n" TD_SPARE_LINE "%d (records of any "
+				 "CPU, each named by a CPU note)\n", cpu,
+				 cpu - w->nr_cpu_bufs);
+		n = strlen(head) + strlen(rest);
+		td_buf_le(b, TD_OPT_CPUSTAT, 2);
+		td_buf_le(b, n + 1, 4);
+		td_buf_put(b, head, strlen(head));
+		td_buf_str(b, rest);
 	}
 	if (w->options) {
 		td_buf_le(b, TD_OPT_RT_OPTIONS, 2);
@@ -2031,42 +2106,19 @@ static int td_build_header(struct td_writer *w, struct td_buf *b)
 
 	td_buf_put(b, "flyrecord", 10);
 	for (int cpu = 0; cpu < w->nr_cpus; cpu++) {
-		int k = cpu - w->nr_cpu_bufs;
-
-		if (cpu == w->nr_cpu_bufs ||
-		    (k > 0 && k % w->nr_cpu_bufs == 0)) {
-			/* a group's section: the tag, its table, the clock */
-			size_t g = (size_t)k / (size_t)w->nr_cpu_bufs;
-
-			if (b->p && !b->err)
-				td_put64(b->p + opt_at[g], b->len);
-			td_buf_put(b, "flyrecord", 10);
-		}
-		w->entry_at[cpu] = b->len;
-		td_buf_put(b, NULL, 16);
-		if (cpu + 1 == w->nr_cpu_bufs ||
-		    (k >= 0 && (k + 1) % w->nr_cpu_bufs == 0))
-			td_clock_rec(w, b);
+		/* 0: not in the table (a spare after the last used one) */
+		w->entry_at[cpu] = cpu < nr_file ? b->len : 0;
+		if (cpu < nr_file)
+			td_buf_put(b, NULL, 16);
 	}
-	if (w->nr_cpus > w->nr_cpu_bufs) {
-		/* the last group's slots no spare fills stay empty */
-		int k = w->nr_cpus - w->nr_cpu_bufs;
-
-		if (k % w->nr_cpu_bufs) {
-			td_buf_put(b, NULL,
-				   (size_t)(w->nr_cpu_bufs -
-					    k % w->nr_cpu_bufs) * 16);
-			td_clock_rec(w, b);
-		}
-	}
-	free(opt_at);
+	td_clock_rec(w, b);
 	td_buf_put(b, NULL,
 		   (w->page_size - b->len % w->page_size) % w->page_size);
 	if (b->err)
 		return b->err;
 
 	off = b->len;
-	for (int cpu = 0; cpu < w->nr_cpus; cpu++) {
+	for (int cpu = 0; cpu < nr_file; cpu++) {
 		uint64_t size = w->spool[cpu].pages * w->page_size;
 		unsigned char *e = b->p + w->entry_at[cpu];
 
@@ -2329,10 +2381,16 @@ struct td_rfmt {
  * struct td_rcpu - one cpu's data in the file
  * @offset: file offset of its first page
  * @size: bytes (whole pages)
+ * @inst_cpu: the CPU of a buffer instance's cpu buffer that is not one of
+ *	our spares (an instance trace-cmd recorded), -1 otherwise
+ * @mem: the data decompressed (a compressed version 7 file), or NULL:
+ *	then it is in the file at @offset
  */
 struct td_rcpu {
 	uint64_t offset;
 	uint64_t size;
+	int inst_cpu;
+	unsigned char *mem;
 };
 
 /**
@@ -2627,57 +2685,14 @@ static char *td_clock_of(const char *text)
 	return strndup(o + 1, (size_t)(e - o - 1));
 }
 
-/**
- * td_parse - parse and check the whole file
- * @r: the reader, with @map and @size set
- * @c: the cursor over the mapping
- *
- * Context: any thread.
- * Return: 0, or a negative errno with the message in @c's buffer.
- */
-static int td_parse(struct td_reader *r, struct td_cursor *c)
+/* The byte order, long size and page size after the version string. */
+static int td_parse_layout(struct td_reader *r, struct td_cursor *c)
 {
 	const unsigned char *p;
-	char *version = NULL, *clock_opt = NULL, *text = NULL;
-	uint64_t v, ncpus, *bufs = NULL;
-	size_t nr_bufs = 0;
-	size_t at, header_end;
+	size_t at = c->off;
+	uint64_t v;
 	int ret;
 
-	if (c->size < sizeof(td_magic))
-		return td_fail(c, -EPROTO,
-			       "truncated: the file is %zu bytes, shorter than "
-			       "the magic", c->size);
-	if (memcmp(c->p, td_magic, sizeof(td_magic)))
-		return td_fail(c, -EPROTO,
-			       "not a trace.dat file: bad magic at offset 0");
-	c->off = sizeof(td_magic);
-	ret = td_cstring(c, "the version string", &version);
-	if (ret)
-		return ret;
-	if (strcmp(version, "6")) {
-		char *end;
-		long n = strtol(version, &end, 10);
-
-		if (!*version || *end)
-			ret = td_fail(c, -EPROTO,
-				      "bad version string \"%.16s\" at "
-				      "offset 10", version);
-		else if (n >= 7)
-			ret = td_fail(c, -ENOTSUP,
-				      "version %ld files: convert with "
-				      "trace-cmd convert --file-version 6 "
-				      "--compression none", n);
-		else
-			ret = td_fail(c, -ENOTSUP,
-				      "version %ld files are not read (only "
-				      "version 6)", n);
-		free(version);
-		return ret;
-	}
-	free(version);
-
-	at = c->off;
 	ret = td_take(c, 6, "the endianness, long size and page size", &p);
 	if (ret)
 		return ret;
@@ -2700,6 +2715,16 @@ static int td_parse(struct td_reader *r, struct td_cursor *c)
 			       "two from 4096 to 1048576 is expected)",
 			       (unsigned long long)v, at + 2);
 	r->page_size = (unsigned int)v;
+	return 0;
+}
+
+/* The header_page and header_event texts (v6 in place, v7's section). */
+static int td_parse_headers(struct td_cursor *c)
+{
+	const unsigned char *p;
+	char *text;
+	size_t at;
+	int ret;
 
 	at = c->off;
 	ret = td_take(c, 12, "the header_page tag", &p);
@@ -2723,16 +2748,29 @@ static int td_parse(struct td_reader *r, struct td_cursor *c)
 	if (memcmp(p, "header_event", 13))
 		return td_fail(c, -EPROTO,
 			       "expected \"header_event\" at offset %zu", at);
-	ret = td_sized_text(c, 8, "the header_event text", NULL);
-	if (ret)
-		return ret;
+	return td_sized_text(c, 8, "the header_event text", NULL);
+}
+
+/* The formats of the ftrace system: a count, then sized texts. */
+static int td_parse_ftrace(struct td_reader *r, struct td_cursor *c)
+{
+	uint64_t v;
+	int ret;
 
 	/* each entry takes at least its length: the loops are bounded */
 	ret = td_num(c, 4, "the ftrace format count", &v);
 	for (uint64_t i = 0; !ret && i < v; i++)
 		ret = td_add_format(r, c, "ftrace");
-	if (ret)
-		return ret;
+	return ret;
+}
+
+/* The other systems' formats: a count, then each system's name, count
+ * and sized texts. */
+static int td_parse_systems(struct td_reader *r, struct td_cursor *c)
+{
+	uint64_t v;
+	int ret;
+
 	ret = td_num(c, 4, "the event system count", &v);
 	for (uint64_t i = 0; !ret && i < v; i++) {
 		char *system = NULL;
@@ -2746,6 +2784,98 @@ static int td_parse(struct td_reader *r, struct td_cursor *c)
 			ret = td_add_format(r, c, system);
 		free(system);
 	}
+	return ret;
+}
+
+static int td_parse7(struct td_reader *r, struct td_cursor *c);
+
+/*
+ * A CPUSTAT option's text (@n bytes at @p): when it is a spare's ("CPU:
+ * n" then TD_SPARE_LINE), *@first becomes n if that is smaller: the
+ * first spare's cpu, which is the file's count of CPUs.
+ */
+static void td_cpustat_spare(const unsigned char *p, uint64_t n,
+			     uint64_t *first)
+{
+	char text[64];
+	unsigned long cpu;
+	size_t k = n < sizeof(text) - 1 ? (size_t)n : sizeof(text) - 1;
+	char *nl;
+
+	memcpy(text, p, k);
+	text[k] = '\0';
+	if (sscanf(text, "CPU: %lu", &cpu) != 1)
+		return;
+	nl = strchr(text, '\n');
+	if (nl && !strncmp(nl + 1, TD_SPARE_LINE, strlen(TD_SPARE_LINE)) &&
+	    cpu < *first)
+		*first = cpu;
+}
+
+/**
+ * td_parse - parse and check the whole file
+ * @r: the reader, with @map and @size set
+ * @c: the cursor over the mapping
+ *
+ * Context: any thread.
+ * Return: 0, or a negative errno with the message in @c's buffer.
+ */
+static int td_parse(struct td_reader *r, struct td_cursor *c)
+{
+	const unsigned char *p;
+	char *version = NULL, *clock_opt = NULL, *text = NULL;
+	uint64_t ncpus, *bufs = NULL, cpu_bufs = UINT64_MAX;
+	bool *foreign = NULL;
+	size_t nr_bufs = 0, *tab_end = NULL;
+	size_t at, header_end;
+	int ret;
+
+	if (c->size < sizeof(td_magic))
+		return td_fail(c, -EPROTO,
+			       "truncated: the file is %zu bytes, shorter than "
+			       "the magic", c->size);
+	if (memcmp(c->p, td_magic, sizeof(td_magic)))
+		return td_fail(c, -EPROTO,
+			       "not a trace.dat file: bad magic at offset 0");
+	c->off = sizeof(td_magic);
+	ret = td_cstring(c, "the version string", &version);
+	if (ret)
+		return ret;
+	if (!strcmp(version, "7")) {
+		free(version);
+		return td_parse7(r, c);
+	}
+	if (strcmp(version, "6")) {
+		char *end;
+		long n = strtol(version, &end, 10);
+
+		if (!*version || *end)
+			ret = td_fail(c, -EPROTO,
+				      "bad version string \"%.16s\" at "
+				      "offset 10", version);
+		else if (n > 7)
+			ret = td_fail(c, -ENOTSUP,
+				      "version %ld files: convert with "
+				      "trace-cmd convert --file-version 6 "
+				      "--compression none", n);
+		else
+			ret = td_fail(c, -ENOTSUP,
+				      "version %ld files are not read (only "
+				      "version 6)", n);
+		free(version);
+		return ret;
+	}
+	free(version);
+
+	ret = td_parse_layout(r, c);
+	if (ret)
+		return ret;
+
+	ret = td_parse_headers(c);
+	if (!ret)
+		ret = td_parse_ftrace(r, c);
+	if (!ret)
+		ret = td_parse_systems(r, c);
 	if (ret)
 		return ret;
 
@@ -2788,6 +2918,7 @@ static int td_parse(struct td_reader *r, struct td_cursor *c)
 				/* an instance: where its cpu table is */
 				uint64_t *nb = realloc(bufs, (nr_bufs + 1) *
 								     sizeof(*bufs));
+				bool *nf;
 
 				ret = td_take(c, size, "a buffer option", &p);
 				if (ret)
@@ -2798,7 +2929,27 @@ static int td_parse(struct td_reader *r, struct td_cursor *c)
 					goto out;
 				}
 				bufs = nb;
-				bufs[nr_bufs++] = td_get64(p);
+				bufs[nr_bufs] = td_get64(p);
+				/* trace-cmd's own instance, or our spares */
+				nf = realloc(foreign, (nr_bufs + 1) *
+							      sizeof(*foreign));
+				if (!nf) {
+					ret = td_fail(c, -ENOMEM,
+						      "out of memory");
+					goto out;
+				}
+				foreign = nf;
+				foreign[nr_bufs++] =
+					size - 8 < sizeof(TD_SPARES_PREFIX) - 1 ||
+					memcmp(p + 8, TD_SPARES_PREFIX,
+					       sizeof(TD_SPARES_PREFIX) - 1);
+				continue;
+			}
+			if (id == TD_OPT_CPUSTAT) {
+				ret = td_take(c, size, "an option", &p);
+				if (ret)
+					goto out;
+				td_cpustat_spare(p, size, &cpu_bufs);
 				continue;
 			}
 			if (id == TD_OPT_TRACECLOCK || id == TD_OPT_UNAME ||
@@ -2878,7 +3029,17 @@ static int td_parse(struct td_reader *r, struct td_cursor *c)
 			c->err[0] = 0;
 	}
 	r->nr_cpu_bufs = r->nr_cpus;
-	/* the instances' cpus (spares) follow the CPUs */
+	/* spares written as cpus after the CPUs (td_file_cpus()) */
+	if (cpu_bufs && cpu_bufs < ncpus)
+		r->nr_cpu_bufs = (int)cpu_bufs;
+	for (uint64_t cpu = 0; cpu < ncpus; cpu++)
+		r->cpus[cpu].inst_cpu = -1;
+	tab_end = nr_bufs ? calloc(nr_bufs, sizeof(*tab_end)) : NULL;
+	if (nr_bufs && !tab_end) {
+		ret = td_fail(c, -ENOMEM, "out of memory");
+		goto out;
+	}
+	/* the instances' cpus (spares, or trace-cmd's) follow the CPUs */
 	for (size_t i = 0; i < nr_bufs; i++) {
 		size_t save = c->off;
 
@@ -2906,6 +3067,7 @@ static int td_parse(struct td_reader *r, struct td_cursor *c)
 
 			e->offset = td_get64(p + cpu * 16);
 			e->size = td_get64(p + cpu * 16 + 8);
+			e->inst_cpu = foreign[i] ? (int)cpu : -1;
 		}
 		if (clock_opt) {
 			/* its trace_clock record, when there */
@@ -2918,8 +3080,11 @@ static int td_parse(struct td_reader *r, struct td_cursor *c)
 			if (c->err && c->errlen)
 				c->err[0] = 0;
 		}
-		if (c->off > header_end)
-			header_end = c->off;
+		/*
+		 * trace-cmd writes an instance's table after the data of
+		 * the buffers before it; ours come before all the data
+		 */
+		tab_end[i] = c->off;
 		c->off = save;
 	}
 
@@ -2946,6 +3111,17 @@ static int td_parse(struct td_reader *r, struct td_cursor *c)
 				      cpu, (unsigned long long)off, header_end);
 			goto out;
 		}
+		for (size_t i = 0; i < nr_bufs; i++) {
+			if (bufs[i] < end && tab_end[i] > off) {
+				ret = td_fail(c, -EPROTO,
+					      "the cpu %d data at offset %llu "
+					      "overlaps the table of buffer "
+					      "instance %zu at %llu",
+					      cpu, (unsigned long long)off, i,
+					      (unsigned long long)bufs[i]);
+				goto out;
+			}
+		}
 		if (off > c->size || size > c->size - off) {
 			if (end < off)
 				end = UINT64_MAX;
@@ -2960,6 +3136,577 @@ static int td_parse(struct td_reader *r, struct td_cursor *c)
 out:
 	free(clock_opt);
 	free(bufs);
+	free(foreign);
+	free(tab_end);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* Version 7 (trace-cmd's default): sections and compression           */
+
+/* v7 section ids (the options that point to them have the same ids). */
+enum {
+	TD_SEC_OPTIONS = 0,
+	TD_SEC_HEADER = 16,
+	TD_SEC_FTRACE = 17,
+	TD_SEC_EVENTS = 18,
+	TD_SEC_KALLSYMS = 19,
+	TD_SEC_PRINTK = 20,
+	TD_SEC_CMDLINES = 21,
+};
+
+/* Section flags: the section is compressed. */
+#define TD_SEC_COMPRESSED 1u
+
+/* Most cpu data one file may decompress into memory: 4 GiB; and one of
+ * its other sections (formats, symbols): 1 GiB. */
+#define TD_V7_MAX_DATA (4ull << 30)
+#define TD_V7_MAX_SECTION (1ull << 30)
+
+typedef size_t (*td_zstd_fn)(void *dst, size_t cap, const void *src,
+			     size_t n);
+typedef unsigned int (*td_zstd_err_fn)(size_t code);
+typedef int (*td_zlib_fn)(unsigned char *dst, unsigned long *dlen,
+			  const unsigned char *src, unsigned long slen);
+
+/**
+ * struct td_v7 - what a version 7 parse carries along
+ * @zstd: ZSTD_decompress(), for a zstd file
+ * @zstd_err: ZSTD_isError()
+ * @zlib: uncompress(), for a zlib file
+ * @compressed: the file's algorithm is not "none"
+ */
+struct td_v7 {
+	td_zstd_fn zstd;
+	td_zstd_err_fn zstd_err;
+	td_zlib_fn zlib;
+	bool compressed;
+};
+
+/*
+ * The decompressor of the file's algorithm, found with dlopen() (the
+ * libraries trace-cmd itself uses), so that reading uncompressed files
+ * needs neither.
+ */
+static int td_v7_algo(struct td_cursor *c, struct td_v7 *z, const char *name)
+{
+	void *h;
+
+	if (!strcmp(name, "none"))
+		return 0;
+	z->compressed = true;
+	if (!strcmp(name, "zstd")) {
+		h = dlopen("libzstd.so.1", RTLD_LAZY | RTLD_LOCAL);
+		if (h) {
+			z->zstd = (td_zstd_fn)dlsym(h, "ZSTD_decompress");
+			z->zstd_err = (td_zstd_err_fn)dlsym(h, "ZSTD_isError");
+		}
+		if (z->zstd && z->zstd_err)
+			return 0;
+	} else if (!strcmp(name, "zlib")) {
+		h = dlopen("libz.so.1", RTLD_LAZY | RTLD_LOCAL);
+		if (h)
+			z->zlib = (td_zlib_fn)dlsym(h, "uncompress");
+		if (z->zlib)
+			return 0;
+	}
+	if (strcmp(name, "zstd") && strcmp(name, "zlib"))
+		return td_fail(c, -ENOTSUP,
+			       "compression \"%.32s\": only zstd, zlib and "
+			       "none are read (convert the file with "
+			       "trace-cmd convert --file-version 6 "
+			       "--compression none)", name);
+	return td_fail(c, -ENOTSUP,
+		       "%s-compressed file: no %s to read it with (or "
+		       "convert it with trace-cmd convert --file-version 6 "
+		       "--compression none)", name,
+		       !strcmp(name, "zstd") ? "libzstd.so.1" : "libz.so.1");
+}
+
+/* Decompress @n bytes at @src into exactly @want bytes at @dst. */
+static int td_v7_inflate(struct td_cursor *c, const struct td_v7 *z,
+			 const unsigned char *src, uint64_t n,
+			 unsigned char *dst, uint64_t want, size_t at)
+{
+	if (z->zstd) {
+		size_t got = z->zstd(dst, want, src, n);
+
+		if (!z->zstd_err(got) && got == want)
+			return 0;
+	} else if (z->zlib) {
+		unsigned long got = (unsigned long)want;
+
+		if (!z->zlib(dst, &got, src, (unsigned long)n) && got == want)
+			return 0;
+	}
+	return td_fail(c, -EPROTO,
+		       "compressed data at offset %zu does not decompress "
+		       "into its %llu bytes", at, (unsigned long long)want);
+}
+
+/**
+ * td_v7_section - the content of the section at file offset @off
+ * @c: the file's cursor
+ * @z: the decompressor
+ * @off: the section header's offset
+ * @id: the section id expected there
+ * @sub: receives a cursor over the content (in the file, or in @mem)
+ * @mem: receives the decompressed content to free, or NULL
+ *
+ * Return: 0 or a negative errno (said in @c).
+ */
+static int td_v7_section(struct td_cursor *c, const struct td_v7 *z,
+			 uint64_t off, unsigned int id, struct td_cursor *sub,
+			 unsigned char **mem)
+{
+	const unsigned char *p;
+	uint64_t sid, flags, size, csize, usize;
+	size_t at;
+	int ret;
+
+	*mem = NULL;
+	if (off > c->size)
+		return td_fail(c, -EPROTO,
+			       "truncated: section %u at offset %llu, the file "
+			       "ends at %zu", id, (unsigned long long)off,
+			       c->size);
+	c->off = (size_t)off;
+	ret = td_num(c, 2, "a section id", &sid);
+	if (!ret)
+		ret = td_num(c, 2, "a section's flags", &flags);
+	if (!ret)
+		ret = td_take(c, 4, "a section's description", &p);
+	if (!ret)
+		ret = td_num(c, 8, "a section's size", &size);
+	if (ret)
+		return ret;
+	if (sid != id)
+		return td_fail(c, -EPROTO,
+			       "section %llu at offset %llu, expected section %u",
+			       (unsigned long long)sid, (unsigned long long)off,
+			       id);
+	at = c->off;
+	ret = td_take(c, size, "a section", &p);
+	if (ret)
+		return ret;
+	*sub = (struct td_cursor){ .p = p, .size = (size_t)size,
+				   .err = c->err, .errlen = c->errlen };
+	if (!(flags & TD_SEC_COMPRESSED))
+		return 0;
+	if (!z->compressed)
+		return td_fail(c, -EPROTO,
+			       "a compressed section at offset %llu in a file "
+			       "that names no compression",
+			       (unsigned long long)off);
+	/* the compression header, then the data */
+	ret = td_num(sub, 4, "a section's compressed size", &csize);
+	if (!ret)
+		ret = td_num(sub, 4, "a section's size", &usize);
+	if (!ret)
+		ret = td_take(sub, csize, "a section's compressed data", &p);
+	if (ret)
+		return ret;
+	if (usize > TD_V7_MAX_SECTION)
+		return td_fail(c, -EFBIG,
+			       "section %u at offset %llu decompresses into "
+			       "%llu bytes, too much to hold", id,
+			       (unsigned long long)off,
+			       (unsigned long long)usize);
+	*mem = malloc(usize ? usize : 1);
+	if (!*mem)
+		return td_fail(c, -ENOMEM, "out of memory");
+	ret = td_v7_inflate(c, z, p, csize, *mem, usize, at);
+	if (ret) {
+		free(*mem);
+		*mem = NULL;
+		return ret;
+	}
+	*sub = (struct td_cursor){ .p = *mem, .size = (size_t)usize,
+				   .err = c->err, .errlen = c->errlen };
+	return 0;
+}
+
+/* Parse the section @id at @off with @fn. */
+static int td_v7_parse_section(struct td_reader *r, struct td_cursor *c,
+			       const struct td_v7 *z, uint64_t off,
+			       unsigned int id)
+{
+	struct td_cursor sub;
+	unsigned char *mem;
+	int ret;
+
+	ret = td_v7_section(c, z, off, id, &sub, &mem);
+	if (ret)
+		return ret;
+	switch (id) {
+	case TD_SEC_HEADER:
+		ret = td_parse_headers(&sub);
+		break;
+	case TD_SEC_FTRACE:
+		ret = td_parse_ftrace(r, &sub);
+		break;
+	case TD_SEC_EVENTS:
+		ret = td_parse_systems(r, &sub);
+		break;
+	case TD_SEC_KALLSYMS:
+		free(r->kallsyms);
+		r->kallsyms = NULL;
+		ret = td_sized_text(&sub, 4, "the kallsyms section",
+				    &r->kallsyms);
+		break;
+	case TD_SEC_CMDLINES:
+		free(r->cmdlines);
+		r->cmdlines = NULL;
+		ret = td_sized_text(&sub, 8, "the cmdlines section",
+				    &r->cmdlines);
+		break;
+	default:
+		break;
+	}
+	free(mem);
+	return ret;
+}
+
+/**
+ * struct td_v7_buf - a BUFFER option: one instance's cpu data
+ * @name: the instance ("" for the top one)
+ * @cpu: per cpu with data: its id
+ * @off: its data's offset
+ * @size: its data's size in the file
+ * @nr: entries
+ */
+struct td_v7_buf {
+	char *name;
+	uint32_t *cpu;
+	uint64_t *off;
+	uint64_t *size;
+	uint32_t nr;
+};
+
+static void td_v7_bufs_free(struct td_v7_buf *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(b[i].name);
+		free(b[i].cpu);
+		free(b[i].off);
+		free(b[i].size);
+	}
+	free(b);
+}
+
+/* A BUFFER option's data (@sub over it) into @b. */
+static int td_v7_buffer(struct td_reader *r, struct td_cursor *sub,
+			struct td_v7_buf *b, char **clock)
+{
+	uint64_t off, ps, n, v;
+	char *clk = NULL;
+	int ret;
+
+	ret = td_num(sub, 8, "a buffer's offset", &off);
+	if (!ret)
+		ret = td_cstring(sub, "a buffer's name", &b->name);
+	if (!ret)
+		ret = td_cstring(sub, "a buffer's clock", &clk);
+	if (!ret)
+		ret = td_num(sub, 4, "a buffer's page size", &ps);
+	if (!ret)
+		ret = td_num(sub, 4, "a buffer's cpu count", &n);
+	if (ret)
+		goto out;
+	if (ps != r->page_size) {
+		ret = td_fail(sub, -ENOTSUP,
+			      "buffer instance \"%s\" has sub-buffers of %llu "
+			      "bytes, the file %u: not read", b->name,
+			      (unsigned long long)ps, r->page_size);
+		goto out;
+	}
+	/* each cpu takes 20 bytes of the option: the count is bounded */
+	if (n > (sub->size - sub->off) / 20 || n > TD_MAX_CPUS) {
+		ret = td_fail(sub, -EPROTO, "implausible cpu count %llu in "
+			      "buffer \"%s\"", (unsigned long long)n, b->name);
+		goto out;
+	}
+	b->cpu = calloc(n ? n : 1, sizeof(*b->cpu));
+	b->off = calloc(n ? n : 1, sizeof(*b->off));
+	b->size = calloc(n ? n : 1, sizeof(*b->size));
+	if (!b->cpu || !b->off || !b->size) {
+		ret = td_fail(sub, -ENOMEM, "out of memory");
+		goto out;
+	}
+	for (uint64_t i = 0; !ret && i < n; i++) {
+		v = 0;
+		ret = td_num(sub, 4, "a cpu id", &v);
+		if (!ret && v >= TD_MAX_CPUS)
+			ret = td_fail(sub, -EPROTO, "cpu id %llu in buffer "
+				      "\"%s\"", (unsigned long long)v, b->name);
+		b->cpu[i] = (uint32_t)v;
+		if (!ret)
+			ret = td_num(sub, 8, "a cpu's data offset", &b->off[i]);
+		if (!ret)
+			ret = td_num(sub, 8, "a cpu's data size", &b->size[i]);
+	}
+	b->nr = (uint32_t)n;
+	if (!ret && !b->name[0] && clk[0] && !*clock) {
+		*clock = clk;
+		clk = NULL;
+	}
+out:
+	free(clk);
+	return ret;
+}
+
+/* A cpu's data: in the file (checked), or decompressed from its chunks
+ * into @e->mem. */
+static int td_v7_cpu_data(struct td_reader *r, struct td_cursor *c,
+			  const struct td_v7 *z, uint64_t off, uint64_t size,
+			  struct td_rcpu *e, uint64_t *total)
+{
+	struct td_cursor d;
+	const unsigned char *p;
+	uint64_t chunks, usize = 0;
+	unsigned char *mem;
+	int ret;
+
+	if (!size)
+		return 0;
+	if (e->size || e->mem)
+		return td_fail(c, -EPROTO,
+			       "a cpu listed twice in a buffer option (data at "
+			       "offset %llu)", (unsigned long long)off);
+	if (off > c->size || size > c->size - off)
+		return td_fail(c, -EPROTO,
+			       "truncated: cpu data at offset %llu (%llu "
+			       "bytes), the file ends at %zu",
+			       (unsigned long long)off,
+			       (unsigned long long)size, c->size);
+	if (!z->compressed) {
+		if (off % r->page_size || size % r->page_size)
+			return td_fail(c, -EPROTO,
+				       "cpu data at offset %llu (%llu bytes) "
+				       "is not whole pages of %u bytes",
+				       (unsigned long long)off,
+				       (unsigned long long)size, r->page_size);
+		e->offset = off;
+		e->size = size;
+		return 0;
+	}
+	/*
+	 * The chunks: a count, then (compressed size, size, data) each.
+	 * The size the BUFFER option gives leaves the count out (trace-cmd
+	 * 3.1): the chunks are bounded by the file, not by it.
+	 */
+	d = (struct td_cursor){ .p = c->p + off, .size = c->size - (size_t)off,
+				.err = c->err, .errlen = c->errlen };
+	ret = td_num(&d, 4, "a chunk count", &chunks);
+	for (uint64_t i = 0; !ret && i < chunks; i++) {
+		uint64_t cs = 0, us = 0;
+
+		ret = td_num(&d, 4, "a chunk's compressed size", &cs);
+		if (!ret)
+			ret = td_num(&d, 4, "a chunk's size", &us);
+		if (!ret)
+			ret = td_take(&d, cs, "a chunk", &p);
+		usize += us;
+	}
+	if (ret)
+		return ret;
+	if (usize % r->page_size || usize > TD_V7_MAX_DATA - *total)
+		return td_fail(c, usize % r->page_size ? -EPROTO : -EFBIG,
+			       "cpu data at offset %llu decompresses into %llu "
+			       "bytes%s", (unsigned long long)off,
+			       (unsigned long long)usize,
+			       usize % r->page_size ? ", not whole pages" :
+						       ", too much to hold");
+	mem = malloc(usize ? usize : 1);
+	if (!mem)
+		return td_fail(c, -ENOMEM, "out of memory");
+	d.off = 4;
+	/* again, the sizes checked above */
+	for (uint64_t i = 0, at = 0; !ret && i < chunks; i++) {
+		uint64_t cs = 0, us = 0;
+
+		ret = td_num(&d, 4, "a chunk's compressed size", &cs);
+		if (!ret)
+			ret = td_num(&d, 4, "a chunk's size", &us);
+		if (!ret)
+			ret = td_take(&d, cs, "a chunk", &p);
+		if (!ret)
+			ret = td_v7_inflate(c, z, p, cs, mem + at, us,
+					    (size_t)(off +
+						     (uint64_t)(p - d.p)));
+		at += us;
+	}
+	if (ret) {
+		free(mem);
+		return ret;
+	}
+	e->mem = mem;
+	e->size = usize;
+	*total += usize;
+	return 0;
+}
+
+/*
+ * A version 7 file: the header, then sections found from the options
+ * sections (a chain from the offset after the header). The cpu data of
+ * the top buffer ("") are the file's cpus; those of other BUFFER options
+ * (instances) follow, each with the top buffer's cpu count, shown as
+ * their CPUs (td_reader_instance_cpu()).
+ */
+static int td_parse7(struct td_reader *r, struct td_cursor *c)
+{
+	struct td_v7 z = { 0 };
+	struct td_v7_buf *bufs = NULL;
+	size_t nr_bufs = 0, top;
+	const unsigned char *p;
+	char *algo = NULL, *text = NULL, *clock = NULL, *clock_opt = NULL;
+	uint64_t next, cpucount = 0, total = 0, secs[TD_SEC_CMDLINES + 1];
+	uint64_t spare_first = UINT64_MAX;
+	int ret, ncpu = 0, guard;
+
+	memset(secs, 0, sizeof(secs));
+	ret = td_parse_layout(r, c);
+	if (ret)
+		return ret;
+	ret = td_cstring(c, "the compression name", &algo);
+	if (!ret)
+		ret = td_cstring(c, "the compression version", &text);
+	free(text);
+	text = NULL;
+	if (!ret)
+		ret = td_v7_algo(c, &z, algo);
+	if (!ret)
+		ret = td_num(c, 8, "the options offset", &next);
+	free(algo);
+	if (ret)
+		return ret;
+
+	/* the options sections: a chain, each visited once */
+	for (guard = 0; next && !ret; guard++) {
+		struct td_cursor sub;
+		unsigned char *mem;
+
+		if (guard > 4096) {
+			ret = td_fail(c, -EPROTO, "options sections loop");
+			break;
+		}
+		ret = td_v7_section(c, &z, next, TD_SEC_OPTIONS, &sub, &mem);
+		next = 0;
+		while (!ret) {
+			uint64_t id, size;
+			struct td_cursor o;
+
+			ret = td_num(&sub, 2, "an option id", &id);
+			if (!ret)
+				ret = td_num(&sub, 4, "an option size", &size);
+			if (!ret)
+				ret = td_take(&sub, size, "an option", &p);
+			if (ret)
+				break;
+			o = (struct td_cursor){ .p = p, .size = (size_t)size,
+						.err = c->err,
+						.errlen = c->errlen };
+			if (id == TD_OPT_DONE) {
+				if (size >= 8)
+					next = td_get64(p);
+				break;
+			}
+			if (id >= TD_SEC_HEADER && id <= TD_SEC_CMDLINES &&
+			    size >= 8) {
+				secs[id] = td_get64(p);
+			} else if (id == TD_OPT_CPUCOUNT && size >= 4) {
+				cpucount = td_get32(p);
+			} else if (id == TD_OPT_CPUSTAT) {
+				td_cpustat_spare(p, size, &spare_first);
+			} else if (id == TD_OPT_BUFFER) {
+				struct td_v7_buf *nb = realloc(
+					bufs, (nr_bufs + 1) * sizeof(*bufs));
+
+				if (!nb) {
+					ret = td_fail(c, -ENOMEM,
+						      "out of memory");
+					break;
+				}
+				bufs = nb;
+				memset(&bufs[nr_bufs], 0, sizeof(*bufs));
+				ret = td_v7_buffer(r, &o, &bufs[nr_bufs++],
+						   &clock);
+			} else if (id == TD_OPT_BUFFER_TEXT) {
+				ret = td_fail(c, -ENOTSUP,
+					      "a latency-format trace: only "
+					      "flyrecord files are read");
+			} else if (id == TD_OPT_TRACECLOCK || id == TD_OPT_UNAME ||
+				   id == TD_OPT_RT_OPTIONS) {
+				char **slot = id == TD_OPT_TRACECLOCK ? &clock_opt :
+					      id == TD_OPT_UNAME ? &r->uname :
+								   &r->options;
+
+				free(*slot);
+				*slot = NULL;
+				ret = td_text(&o, size, "an option", slot);
+			}
+		}
+		free(mem);
+	}
+	if (ret)
+		goto out;
+	if (!secs[TD_SEC_HEADER]) {
+		ret = td_fail(c, -EPROTO, "no header section");
+		goto out;
+	}
+	for (unsigned int id = TD_SEC_HEADER; !ret && id <= TD_SEC_CMDLINES;
+	     id++)
+		if (secs[id])
+			ret = td_v7_parse_section(r, c, &z, secs[id], id);
+	if (ret)
+		goto out;
+
+	/* the top buffer's cpus, then each instance's */
+	for (top = 0; top < nr_bufs && bufs[top].name[0]; top++)
+		;
+	ncpu = (int)(cpucount < TD_MAX_CPUS ? cpucount : TD_MAX_CPUS);
+	for (size_t b = 0; b < nr_bufs; b++)
+		for (uint32_t i = 0; i < bufs[b].nr; i++)
+			if ((int)bufs[b].cpu[i] >= ncpu)
+				ncpu = (int)bufs[b].cpu[i] + 1;
+	if (!ncpu)
+		ncpu = 1;
+	r->cpus = calloc((size_t)ncpu * (nr_bufs + 1), sizeof(*r->cpus));
+	if (!r->cpus) {
+		ret = td_fail(c, -ENOMEM, "out of memory");
+		goto out;
+	}
+	r->nr_cpus = r->nr_cpu_bufs = ncpu;
+	/* our spares, in a file trace-cmd converted */
+	if (spare_first && spare_first < (uint64_t)ncpu)
+		r->nr_cpu_bufs = (int)spare_first;
+	for (int i = 0; i < ncpu; i++)
+		r->cpus[i].inst_cpu = -1;
+	for (size_t b = 0; b < nr_bufs && !ret; b++) {
+		int base = 0;
+
+		if (b != top) {
+			base = r->nr_cpus;
+			for (int i = 0; i < ncpu; i++)
+				r->cpus[base + i].inst_cpu = i;
+			r->nr_cpus += ncpu;
+		}
+		for (uint32_t i = 0; i < bufs[b].nr && !ret; i++)
+			ret = td_v7_cpu_data(r, c, &z, bufs[b].off[i],
+					     bufs[b].size[i],
+					     &r->cpus[base + (int)bufs[b].cpu[i]],
+					     &total);
+	}
+	if (ret)
+		goto out;
+	if (clock_opt)
+		r->clock = td_clock_of(clock_opt);
+	if (!r->clock && clock)
+		r->clock = strdup(clock);
+out:
+	td_v7_bufs_free(bufs, nr_bufs);
+	free(clock);
+	free(clock_opt);
 	return ret;
 }
 
@@ -2976,6 +3723,8 @@ static void td_reader_free(struct td_reader *r)
 		free(r->fmts[i].text);
 	}
 	free(r->fmts);
+	for (int i = 0; r->cpus && i < r->nr_cpus; i++)
+		free(r->cpus[i].mem);
 	free(r->cpus);
 	free(r->clock);
 	free(r->kallsyms);
@@ -3060,6 +3809,13 @@ int td_reader_nr_cpus(struct td_reader *r)
 	return r->nr_cpus;
 }
 
+int td_reader_instance_cpu(struct td_reader *r, int cpu)
+{
+	if (!r || cpu < 0 || cpu >= r->nr_cpus)
+		return -1;
+	return r->cpus[cpu].inst_cpu;
+}
+
 int td_reader_nr_cpu_buffers(struct td_reader *r)
 {
 	return r->nr_cpu_bufs;
@@ -3111,6 +3867,8 @@ const void *td_reader_page(struct td_reader *r, int cpu, uint64_t idx)
 {
 	if (idx >= td_reader_nr_pages(r, cpu))
 		return NULL;
+	if (r->cpus[cpu].mem)
+		return r->cpus[cpu].mem + idx * r->page_size;
 	return r->map + r->cpus[cpu].offset + idx * r->page_size;
 }
 
@@ -3120,7 +3878,8 @@ void td_reader_release(struct td_reader *r, int cpu, uint64_t first,
 	long sys = sysconf(_SC_PAGESIZE);
 	uint64_t nr = td_reader_nr_pages(r, cpu), start, end;
 
-	if (sys <= 0 || first >= nr)
+	/* decompressed data stays (it is the only copy) */
+	if (sys <= 0 || first >= nr || r->cpus[cpu].mem)
 		return;
 	if (n > nr - first)
 		n = nr - first;

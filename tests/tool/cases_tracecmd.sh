@@ -1,0 +1,241 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Sourced by tool_test.sh: the trace.dat files ringtrace writes, read by
+# every mode of trace-cmd that reads a file, and trace-cmd's own files
+# read by ringtrace.
+
+# tc_norm ARGS: tc_norm.py (the records as "cpu ts pid key" lines)
+tc_norm() {
+	python3 -S "$(dirname "$0")/tc_norm.py" "$(getconf _NPROCESSORS_CONF)" "$@"
+}
+
+# tc_ok NAME CMD...: CMD exits with 0 (no signal), output in $W/tc.out
+tc_ok() {
+	local name=$1 rc
+	shift
+	"$@" >"$W/tc.out" 2>"$W/tc.err"
+	rc=$?
+	[ "$rc" = 0 ] || {
+		head -5 "$W/tc.err" >&2
+		fail "$name: '$*' exited with $rc"
+	}
+}
+
+# tc_same NAME OURS THEIRS: two normalised record lists are equal
+tc_same() {
+	cmp -s "$2" "$3" || {
+		diff "$2" "$3" | head -10 >&2
+		fail "$1: trace-cmd's records differ from ringtrace report's"
+	}
+}
+
+# tc_modes FILE EVENT KEY GRAPH: every file-reading mode of trace-cmd
+# on FILE: no signal, and where it prints the records, the records of
+# 'ringtrace report --spares'. EVENT: an event of the file for -F, KEY:
+# an awk regex of the keys of its records; GRAPH: 1 for a function_graph
+# file (compared without time stamps, in each cpu's order).
+tc_modes() {
+	local f=$1 ev=$2 key=$3 graph=$4 nts= srt="sort" cpus c m
+	if [ "$graph" = 1 ]; then
+		nts=--no-ts
+		srt="sort -s -k1,1"
+	fi
+	"$T" report --spares "$f" >"$W/ours.txt" 2>"$W/ours.err" ||
+		fail "ringtrace report $f: $(cat "$W/ours.err")"
+	tc_norm $nts <"$W/ours.txt" | $srt >"$W/ours"
+	[ -s "$W/ours" ] || fail "$f: no records"
+
+	tc_ok report "$TRACE_CMD" report "$f"
+	tc_norm $nts <"$W/tc.out" | $srt >"$W/theirs"
+	tc_same "report $f" "$W/ours" "$W/theirs"
+	cpus=$(sed -n 's/^cpus=//p' "$W/tc.out")
+
+	# one cpu at a time: together, every record
+	: >"$W/percpu"
+	for c in $(seq 0 $((cpus - 1))); do
+		tc_ok "--cpu $c" "$TRACE_CMD" report --cpu "$c" "$f"
+		tc_norm $nts <"$W/tc.out" >>"$W/percpu"
+	done
+	$srt <"$W/percpu" >"$W/theirs"
+	tc_same "report --cpu $f" "$W/ours" "$W/theirs"
+
+	# a filter (the mode libtracecmd crashed on with buffer instances);
+	# its output redirected to a file must be whole
+	tc_ok "-F $ev" "$TRACE_CMD" report -F "$ev" "$f"
+	# (a call's entry is "f();" or "f() {" as its return is seen next to
+	# it or not, which a filter that hides returns changes: the name)
+	tc_norm $nts <"$W/tc.out" | sed -E 's/\(\)(;| \{)$//' | $srt >"$W/theirs"
+	awk -v k="$key" -v n="$graph" '{
+		s = $0
+		sub(n == 1 ? "^[^ ]+ [^ ]+ " : "^[^ ]+ [^ ]+ [^ ]+ ", "", s)
+		if (s ~ k) print }' "$W/ours" | sed -E 's/\(\)(;| \{)$//' \
+		>"$W/ours.ev"
+	[ -s "$W/ours.ev" ] || fail "$f: no $ev record"
+	tc_same "report -F $ev $f" "$W/ours.ev" "$W/theirs"
+
+	for m in -R -t -l -w --profile --stat -I -S; do
+		tc_ok "report $m" "$TRACE_CMD" report $m "$f"
+		[ -s "$W/tc.out" ] || fail "trace-cmd report $m $f printed nothing"
+	done
+	for m in "" --summary --head-page --head-event --ftrace-events \
+		--systems --events --kallsyms --printk --cmd-lines --options \
+		--flyrecord --clock --all; do
+		tc_ok "dump $m" "$TRACE_CMD" dump $m "$f"
+	done
+	tc_ok hist "$TRACE_CMD" hist -i "$f"
+
+	# split, and convert to either version: the same records
+	rm -f "$W"/split.dat*
+	tc_ok split "$TRACE_CMD" split -i "$f" -o "$W/split.dat"
+	tc_ok "report (split)" "$TRACE_CMD" report "$W"/split.dat*
+	tc_norm $nts <"$W/tc.out" | $srt >"$W/theirs"
+	tc_same "split $f" "$W/ours" "$W/theirs"
+	for m in "7" "7 --compression none" "6 --compression none"; do
+		rm -f "$W/conv.dat"
+		tc_ok "convert $m" "$TRACE_CMD" convert -i "$f" -o "$W/conv.dat" \
+			--file-version $m
+		tc_ok "report (convert $m)" "$TRACE_CMD" report "$W/conv.dat"
+		tc_norm $nts <"$W/tc.out" | $srt >"$W/theirs"
+		tc_same "convert --file-version $m $f" "$W/ours" "$W/theirs"
+		# and ringtrace reads what trace-cmd converted
+		"$T" report --spares "$W/conv.dat" >"$W/conv.txt" \
+			2>"$W/conv.err" ||
+			fail "ringtrace report of convert $m: $(cat "$W/conv.err")"
+		tc_norm $nts <"$W/conv.txt" | $srt >"$W/theirs"
+		tc_same "ringtrace report, convert --file-version $m $f" \
+			"$W/ours" "$W/theirs"
+	done
+}
+
+# The five kinds of recordings, and records in spares (used and empty),
+# through every mode of trace-cmd.
+case_trace_cmd_modes() {
+	[ -n "$TRACE_CMD" ] || skip "trace-cmd is not installed"
+	command -v python3 >/dev/null || fail "python3 is needed"
+	[ -n "$C" ] || fail "RTT_CALLS is not set"
+	local g="-O funcgraph-abstime -O funcgraph-proc" pin=
+	# events and markers
+	"$T" record -q -o "$W/ev.dat" -e app -e io -- "$S" --threads 3 \
+		--bursts 2 --burst 70 >/dev/null 2>"$W/rec.err" ||
+		fail "record: $(cat "$W/rec.err")"
+	"$T" report "$W/ev.dat" | tc_norm >"$W/ev.n"
+	grep -q ' marker ' "$W/ev.n" || fail "no marker in ev.dat"
+	tc_modes "$W/ev.dat" work "^work " 0
+	# function_graph of an -O2 program
+	"$T" record -q $g -o "$W/fg.dat" -p function_graph -- "$C" -t 2 300 \
+		>/dev/null 2>"$W/rec.err" || fail "record: $(cat "$W/rec.err")"
+	tc_modes "$W/fg.dat" funcgraph_entry "[{;]$" 1
+	# both
+	"$T" record -q $g -o "$W/mix.dat" -p function_graph -e app:work \
+		-- "$S" --threads 2 --bursts 2 --burst 20 >/dev/null \
+		2>"$W/rec.err" || fail "record: $(cat "$W/rec.err")"
+	tc_modes "$W/mix.dat" work "^work " 1
+	# 8 writer threads on (at most) 2 CPUs
+	command -v taskset >/dev/null && pin="taskset -c 0,1"
+	$pin "$T" record -q -o "$W/t8.dat" -e app:work -e app:big -- "$S" \
+		--threads 8 --bursts 2 --burst 200 --no-markers >/dev/null \
+		2>"$W/rec.err" || fail "record: $(cat "$W/rec.err")"
+	tc_modes "$W/t8.dat" big "^big " 0
+	# one record
+	"$T" record -q -o "$W/one.dat" -e app:work -- "$S" --threads 1 \
+		--bursts 1 --burst 1 --no-markers >/dev/null 2>"$W/rec.err" ||
+		fail "record: $(cat "$W/rec.err")"
+	[ "$(tc_norm <<<"$("$T" report "$W/one.dat")" | wc -l)" = 1 ] ||
+		fail "one.dat holds more than one record"
+	tc_modes "$W/one.dat" work "^work " 0
+	# records in spares: the spares in use are cpus after the CPUs (empty
+	# ones among them where the first used spare is not spare 0)
+	if [ -n "${RTT_SPARE:-}" ]; then
+		"$T" record -q -o "$W/sp.dat" -e sp:rec -e sp:hold -- \
+			"$RTT_SPARE" 2000 >/dev/null 2>"$W/rec.err" ||
+			fail "record: $(cat "$W/rec.err")"
+		tc_modes "$W/sp.dat" rec "^rec " 0
+		grep -q '^S[0-9]* ' "$W/ours" || fail "sp.dat: no spare's record"
+	fi
+	# (which spares hold records depends on the scheduling: that the
+	# empty ones after the last used one are left out is
+	# format.test_tracedat.spares)
+}
+
+# trace-cmd's own files, recorded from the kernel (an instance and the
+# top buffer; version 7, zstd-compressed, as trace-cmd writes it, and
+# version 6 as trace-cmd converts it): ringtrace report shows the records
+# trace-cmd shows.
+case_trace_cmd_files() {
+	[ -n "$TRACE_CMD" ] || skip "trace-cmd is not installed"
+	local tr=/sys/kernel/tracing inst
+	[ "$(id -u)" = 0 ] || skip "needs root (the kernel's tracing)"
+	[ -e "$tr/trace_marker" ] ||
+		mount -t tracefs nodev "$tr" 2>/dev/null ||
+		skip "no tracefs"
+	[ -w "$tr/trace_marker" ] || skip "tracefs is not writable"
+	inst=rtt$$
+	mkdir "$tr/instances/$inst" 2>/dev/null || skip "no tracefs instances"
+	(
+		set -e
+		echo 16 >"$tr/instances/$inst/buffer_size_kb"
+		echo 1 >"$tr/instances/$inst/tracing_on"
+		for i in 1 2 3 4 5; do
+			echo "instance $i" >"$tr/instances/$inst/trace_marker"
+		done
+		echo 0 >"$tr/instances/$inst/tracing_on"
+	) || { rmdir "$tr/instances/$inst"; skip "the kernel refuses the instance"; }
+	"$TRACE_CMD" extract -B "$inst" -o "$W/k7.dat" >/dev/null 2>"$W/x.err"
+	local rc=$?
+	rmdir "$tr/instances/$inst" 2>/dev/null
+	[ "$rc" = 0 ] || skip "trace-cmd extract failed: $(head -1 "$W/x.err")"
+	# the kernel's formats: libtraceevent leaks parsing a few of them
+	[ "$SAN" = asan ] &&
+		export LSAN_OPTIONS="suppressions=$(dirname "$0")/lsan_kernel.supp"
+	tc_ok convert "$TRACE_CMD" convert -i "$W/k7.dat" -o "$W/k6.dat" \
+		--file-version 6 --compression none
+	tc_ok report "$TRACE_CMD" report "$W/k7.dat"
+	# the records (trace-cmd's plugins print some events' fields their
+	# own way: cpu, time, thread and event, and a marker's text)
+	tc_norm <"$W/tc.out" | sed -E 's/^(([^ ]+ ){3}[^ ]+)( .*)?$/\1/' |
+		sort >"$W/theirs"
+	tc_norm <"$W/tc.out" | grep -c ' marker instance ' >"$W/n"
+	[ "$(cat "$W/n")" = 5 ] || fail "trace-cmd shows $(cat "$W/n") markers of 5"
+	# version 7 as trace-cmd writes it (compressed), and version 6
+	local f
+	for f in k7 k6; do
+		run 0 "$T" report "$W/$f.dat"
+		tc_norm <"$W/out" | sed -E 's/^(([^ ]+ ){3}[^ ]+)( .*)?$/\1/' |
+			sort >"$W/ours"
+		tc_same "ringtrace report of trace-cmd's $f.dat" "$W/ours" "$W/theirs"
+		[ "$(tc_norm <"$W/out" | grep -c ' marker instance ')" = 5 ] ||
+			fail "$f.dat: the instance's markers are not all shown"
+	done
+}
+
+# KernelShark's library opens every kind of recording (events and
+# markers, function_graph, records in spares) with no error, as one
+# stream (no buffer instance), and loads every record of the file.
+case_kernelshark() {
+	[ -n "${RTT_KSHARK:-}" ] ||
+		skip "libkshark-dev is not installed (bash scripts/deps.sh --test)"
+	[ -n "$C" ] || fail "RTT_CALLS is not set"
+	local f n
+	"$T" record -o "$W/ev.dat" -e app -e io -- "$S" --threads 3 \
+		--bursts 2 --burst 70 >/dev/null 2>"$W/ev.err" ||
+		fail "record: $(cat "$W/ev.err")"
+	"$T" record -o "$W/fg.dat" -p function_graph -- "$C" -t 2 300 \
+		>/dev/null 2>"$W/fg.err" || fail "record: $(cat "$W/fg.err")"
+	if [ -n "${RTT_SPARE:-}" ]; then
+		"$T" record -o "$W/sp.dat" -e sp:rec -e sp:hold -- \
+			"$RTT_SPARE" 2000 >/dev/null 2>"$W/sp.err" ||
+			fail "record: $(cat "$W/sp.err")"
+	fi
+	for f in ev fg sp; do
+		[ -e "$W/$f.dat" ] || continue
+		n=$(sed -n 's/^ringtrace: \([0-9]*\) events recorded in .*/\1/p' \
+			"$W/$f.err")
+		# (libkshark and libtracecmd leak a few bytes at each open)
+		run 0 env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+			"$RTT_KSHARK" "$W/$f.dat"
+		[ "$(grep -c '^stream ' "$W/out")" = 1 ] ||
+			fail "$f.dat: KernelShark opens $(grep -c '^stream ' "$W/out") streams"
+		out_has "^total $n$"
+		! grep -qi 'unknown option\|error\|fail' "$W/err" ||
+			fail "$f.dat: KernelShark says: $(cat "$W/err")"
+	done
+}
