@@ -384,7 +384,6 @@ struct _Unwind_Context;
 typedef int (*rt_unwind_trace_fn)(struct _Unwind_Context *, void *);
 
 typedef int (*rt_raise_fn)(struct _Unwind_Exception *);
-typedef void *(*rt_begin_catch_fn)(void *);
 typedef int (*rt_uncaught_fn)(void);
 typedef int (*rt_backtrace_fn)(void **, int);
 typedef int (*rt_ubacktrace_fn)(rt_unwind_trace_fn, void *);
@@ -422,7 +421,6 @@ static RT_NOTRACE void rt_fgraph_unwind_prepare(void)
 
 int _Unwind_RaiseException(struct _Unwind_Exception *e);
 int _Unwind_Resume_or_Rethrow(struct _Unwind_Exception *e);
-void *__cxa_begin_catch(void *e);
 
 /* Put the real addresses back, then call the unwinder @real. */
 static RT_NOTRACE int rt_fgraph_raise(rt_raise_fn real,
@@ -449,33 +447,23 @@ RT_EXPORT RT_NOTRACE int _Unwind_Resume_or_Rethrow(struct _Unwind_Exception *e)
 }
 
 /*
- * The catch: the frames below the catcher are gone; the others get their
- * hijack back unless another exception is still being thrown (its
- * unwinder is yet to walk them).
+ * The catch (called by __cxa_begin_catch() in function.c, after the C++
+ * runtime's, with the catcher's stack pointer): the frames below the
+ * catcher are gone; the others get their hijack back unless another
+ * exception is still being thrown (its unwinder is yet to walk them).
  */
-RT_EXPORT RT_NOTRACE void *__cxa_begin_catch(void *e)
+RT_NOTRACE void rt_fgraph_begin_catch(unsigned long catcher_sp)
 {
-	rt_begin_catch_fn real = RT_NEXT(rt_begin_catch_fn, __cxa_begin_catch);
 	rt_uncaught_fn uncaught =
 		RT_NEXT(rt_uncaught_fn, _ZSt19uncaught_exceptionsv);
 	struct rt_mcount_thread *t = &rt_mcount_current;
-	void *ret;
 
-	if (!real)
-		abort();
-	ret = real(e);
 	if (t->top && rt_mcount_enter(t)) {
-		/*
-		 * The catcher's stack pointer is just above our return
-		 * slot, which is where the call that threw had its own.
-		 */
-		rt_fgraph_drop_below(t, (unsigned long)__builtin_frame_address(0) +
-						2 * sizeof(long));
+		rt_fgraph_drop_below(t, catcher_sp);
 		if (uncaught && !uncaught())
 			rt_fgraph_rehijack(t);
 		rt_mcount_leave(t);
 	}
-	return ret;
 }
 
 /*

@@ -60,6 +60,9 @@ unsigned long ftrace_return_to_handler(unsigned long sp, unsigned long ret);
 unsigned long ringtrace_graph_ret_addr(unsigned long ret, unsigned long *retp);
 /* function.c's longjmp hook: drop the frames below @sp. */
 void rt_fgraph_longjmp(unsigned long sp);
+/* A C++ catch whose catcher's stack pointer is @catcher_sp (called from
+ * __cxa_begin_catch(), after the C++ runtime's). */
+void rt_fgraph_begin_catch(unsigned long catcher_sp);
 
 /* ---- dynftrace.c ---- */
 /*

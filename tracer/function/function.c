@@ -1342,8 +1342,17 @@ RT_EXPORT RT_NOTRACE void *__cxa_begin_catch(void *exc)
 		atomic_store_explicit(&rt_real_begin_catch, fn,
 				      memory_order_relaxed);
 	}
+	void *ret;
+
 	rt_ftrace_left((unsigned long)__builtin_dwarf_cfa());
-	return fn(exc);
+	ret = fn(exc);
+#if RT_HAVE_MCOUNT
+	/* the catcher's stack pointer is just above our return slot, where
+	 * the call that threw had its own */
+	rt_fgraph_begin_catch((unsigned long)__builtin_frame_address(0) +
+			      2 * sizeof(long));
+#endif
+	return ret;
 }
 
 /* ---- fork --------------------------------------------------------------- */
