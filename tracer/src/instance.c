@@ -644,21 +644,23 @@ int rt_apply_cpu_sizes(struct ringtrace_instance *tr, struct ringbuf *rb)
 	return ret;
 }
 
-int ringtrace_set_buffer_size_kb(struct ringtrace_instance *tr, size_t kb)
+/*
+ * Every cpu buffer @kb KiB, in sub-buffers of 4 KiB << @order (tr->lock
+ * held): none is sized alone any more. A new sub-buffer size, or a
+ * published instance, gets new buffers; else they are resized in place.
+ * On failure nothing changed.
+ */
+static int rt_size_buffers_locked(struct ringtrace_instance *tr, size_t kb,
+				  unsigned int order)
 {
-	size_t *cpu_size_kb;
-	int ret, nr;
+	size_t *cpu_size_kb = tr->cpu_size_kb;
+	int nr = tr->nr_cpu_size_kb, ret;
+	unsigned int old = tr->subbuf_order;
 
-	tr = rt_instance_get(tr);
-	if (!tr || kb == 0)
-		return -EINVAL;
-	pthread_mutex_lock(&tr->lock);
-	/* Every cpu buffer gets @kb: none is sized alone any more. */
-	cpu_size_kb = tr->cpu_size_kb;
-	nr = tr->nr_cpu_size_kb;
 	tr->cpu_size_kb = NULL;
 	tr->nr_cpu_size_kb = 0;
-	if (rt_published()) {
+	tr->subbuf_order = order;
+	if (rt_published() || order != old) {
 		ret = rt_replace_buffers(tr, kb, tr->clock);
 	} else {
 		ret = ringbuf_resize(atomic_load_explicit(&tr->rb,
@@ -671,11 +673,24 @@ int ringtrace_set_buffer_size_kb(struct ringtrace_instance *tr, size_t kb)
 			tr->size_kb = kb;
 	}
 	if (ret) {
+		tr->subbuf_order = old;
 		tr->cpu_size_kb = cpu_size_kb;
 		tr->nr_cpu_size_kb = nr;
 	} else {
 		free(cpu_size_kb);
 	}
+	return ret;
+}
+
+int ringtrace_set_buffer_size_kb(struct ringtrace_instance *tr, size_t kb)
+{
+	int ret;
+
+	tr = rt_instance_get(tr);
+	if (!tr || kb == 0)
+		return -EINVAL;
+	pthread_mutex_lock(&tr->lock);
+	ret = rt_size_buffers_locked(tr, kb, tr->subbuf_order);
 	pthread_mutex_unlock(&tr->lock);
 	return ret;
 }
@@ -688,9 +703,8 @@ int ringtrace_set_buffer_size_kb(struct ringtrace_instance *tr, size_t kb)
  */
 int ringtrace_set_subbuf_size_kb(struct ringtrace_instance *tr, size_t kb)
 {
-	unsigned int order = 0, old;
-	size_t *cpu_size_kb;
-	int ret = 0, nr;
+	unsigned int order = 0;
+	int ret = 0;
 
 	tr = rt_instance_get(tr);
 	if (!tr || kb == 0)
@@ -700,22 +714,8 @@ int ringtrace_set_subbuf_size_kb(struct ringtrace_instance *tr, size_t kb)
 	if (((size_t)4 << order) < kb)
 		return -EINVAL;
 	pthread_mutex_lock(&tr->lock);
-	if (order != tr->subbuf_order) {
-		old = tr->subbuf_order;
-		cpu_size_kb = tr->cpu_size_kb;
-		nr = tr->nr_cpu_size_kb;
-		tr->subbuf_order = order;
-		tr->cpu_size_kb = NULL;
-		tr->nr_cpu_size_kb = 0;
-		ret = rt_replace_buffers(tr, tr->size_kb, tr->clock);
-		if (ret) {
-			tr->subbuf_order = old;
-			tr->cpu_size_kb = cpu_size_kb;
-			tr->nr_cpu_size_kb = nr;
-		} else {
-			free(cpu_size_kb);
-		}
-	}
+	if (order != tr->subbuf_order)
+		ret = rt_size_buffers_locked(tr, tr->size_kb, order);
 	pthread_mutex_unlock(&tr->lock);
 	return ret;
 }
