@@ -283,6 +283,8 @@ int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 	struct rtt_out out = { .fd = -1 };
 	char err[RTT_ERR_MAX], *before = NULL;
 	const char *pid_arg = NULL, *tracer = NULL, *inst = NULL;
+	const char *net_arg = NULL;
+	bool tcp = false;
 	pid_t child = 0;
 	int c, ret = 0, code = RTT_EXIT_OK;
 	bool exited = false, follow = false, at_mark;
@@ -307,17 +309,24 @@ int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 		RTT_O_FLAG("no-preload", 256 + 'N', &no_preload),
 		/* -c follows the processes COMMAND starts */
 		RTT_O_FLAG("follow", 'c', &follow, .conflicts = "pid"),
+		/* to a trace-cmd listen (net.c) */
+		RTT_O_STR("net", 'N', &net_arg, .conflicts = "follow"),
+		RTT_O_FLAG("tcp", 't', &tcp),
 		/* what follows COMMAND is its own */
 		RTT_O_END(RTT_OPTS_IN_ORDER),
 	};
 
 	memset(&r, 0, sizeof(r));
 	memset(&fl, 0, sizeof(fl));
-	r.out = "trace.dat";
 	code = rtt_options(v, argc, argv, opts);
 	if (code != RTT_OPTIONS_GO)
 		goto out_free;
 	code = RTT_EXIT_OK;
+	/* -N alone writes no file; -o beside it keeps a copy */
+	if (!r.out && !net_arg)
+		r.out = "trace.dat";
+	if (tcp && !net_arg)
+		code = rtt_usage(v, "-t goes with -N");
 	depth_set = depth != (unsigned long)-1;
 	if (preload_arg) {
 		preload_mode = 1;
@@ -339,13 +348,24 @@ int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 		goto out_free;
 	/* all or nothing: the names are checked before anything runs */
 	code = rtt_record_names(tracer, &topts, &events);
-	if (!code)
+	if (!code && r.out)
 		code = rtt_out_open(r.out, !follow, &out);
 	if (code)
 		goto out_free;
-	r.out = out.path;
+	if (r.out) {
+		r.out = out.path;
+		r.out_name = rtt_out_name(&out);
+	}
 	r.topts = &topts;
-	r.out_name = rtt_out_name(&out);
+	/* the listener is there and speaks our protocol before anything
+	 * of the process is touched */
+	if (net_arg) {
+		ret = rtt_net_open(net_arg, tcp, &r.net);
+		if (ret)
+			goto out_free;
+		if (!r.out)
+			r.out_name = rtt_net_where(r.net);
+	}
 	r.tty = isatty(2);
 	rtt_catch_signals();
 	if (pid_arg) {
@@ -394,7 +414,7 @@ int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 					     sizeof(preload_lib));
 		ret = rtt_record_spawn(argv + optind, &events, tracer, &topts,
 				       size_kb ? size_kb : rtt_record_default_kb(),
-				       preload, follow, !strcmp(out.arg, "-"),
+				       preload, follow, out.arg && !strcmp(out.arg, "-"),
 				       &hold, &r.p, &child);
 		if (ret)
 			goto out_free;
@@ -417,9 +437,12 @@ int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 	if (ret)
 		goto out;
 	/* A command of our own waits for us when its buffer is full; a
-	 * process we attached to (-P) is never slowed down: it drops. */
+	 * process we attached to (-P), or one streamed to the network (the
+	 * network is not ours to wait for), is never slowed down: it drops
+	 * or overwrites. */
 	if (child) {
-		ringbuf_set_writer_wait(r.rb, RTT_RECORD_WAIT_MS);
+		if (!r.net)
+			ringbuf_set_writer_wait(r.rb, RTT_RECORD_WAIT_MS);
 		rtt_rec_note_ctl(&r);
 	}
 	/* the recorder is attached: the command may run */

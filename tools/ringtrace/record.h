@@ -8,6 +8,7 @@
 #define RTT_RECORD_H
 
 #include "rtt.h"
+#include "net.h"
 
 /* Pages moved between two looks at the clock and the checkpoints. */
 #define RTT_RECORD_BATCH 256
@@ -29,6 +30,8 @@
  * @marked: per cpu buffer, how many of @dropped the file marks already
  * @caught_up: per cpu buffer, the reader found it without a whole page
  *	since drops were last seen: the next page is newer than them
+ * @net: the receiver the pages are streamed to (-N), or NULL; @w then
+ *	holds the metadata alone unless -o names a file too
  */
 struct rtt_record {
 	const char *out;
@@ -59,6 +62,7 @@ struct rtt_record {
 	const struct rtt_strv *topts;
 	dev_t ctl_dev;
 	ino_t ctl_ino;
+	struct rtt_net *net;
 };
 
 /**

@@ -77,7 +77,9 @@ struct td_record;
  * td_writer_open - start writing a trace.dat
  * @path: the file to create: a regular file there is removed first (a
  *	new file, O_CREAT | O_EXCL | O_NOFOLLOW); anything else there is
- *	refused, as is "-"
+ *	refused, as is "-"; NULL: no file, the metadata alone (for
+ *	td_writer_stream_header(); pages are refused, a checkpoint and the
+ *	close write nothing)
  * @page_size: the sub-buffer size of the pages that will be added, a
  *	power of two from TD_MIN_PAGE_SIZE to TD_MAX_PAGE_SIZE
  * @nr_cpus: cpu buffers 0 .. @nr_cpus - 1 (1 .. TD_MAX_CPUS)
@@ -101,6 +103,35 @@ int td_writer_open(const char *path, unsigned int page_size, int nr_cpus,
 /** The names of the buffer instances that hold spares: this, then the
  * group's number from 0. */
 #define TD_SPARES_PREFIX "spares"
+
+/**
+ * td_writer_stream_header - the metadata of the file for a receiver that
+ *	appends the cpu table and the pages itself (trace-cmd listen, the
+ *	host of trace-cmd record -A)
+ * @w: the writer (one opened with a NULL path writes no file and takes
+ *	no pages: it holds the metadata alone)
+ * @out: receives the bytes (malloc'ed; the caller frees them)
+ * @len: receives their count
+ * @fixed: if not NULL, receives how many of the first bytes are the same
+ *	whatever is set later (the magic, the page size, header_page and
+ *	header_event, which are set first or not at all): a receiver may
+ *	be given those before the rest is known
+ *
+ * The file up to and including its options section, as the sections
+ * set so far make it: the receiver appends "flyrecord", a table of
+ * nr_cpus entries, its own trace_clock record (or none) and each cpu's
+ * pages, page-aligned. Every cpu buffer is a cpu of this file, the
+ * spares after the CPUs; an option trace-cmd skips says how many are
+ * CPUs, and td_reader_nr_cpu_buffers() gives that count back. Where the
+ * receiver writes no trace_clock record, a reader finds an empty one
+ * after the table (a pad option keeps the table's end 8 bytes or more
+ * before a page boundary).
+ *
+ * Context: the writer's thread.
+ * Return: 0, -EINVAL, -ENOMEM.
+ */
+int td_writer_stream_header(struct td_writer *w, void **out, size_t *len,
+			    size_t *fixed);
 
 /**
  * td_writer_set_cpu_buffers - say which cpu buffers are CPUs

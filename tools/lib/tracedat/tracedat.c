@@ -46,6 +46,11 @@ enum {
 	TD_OPT_UNAME = 5,
 	/* ours: the trace options the recording was made with */
 	TD_OPT_RT_OPTIONS = 0x5254,
+	/* ours, in a streamed header: how many of the file's cpus are
+	 * CPUs (u32); the others are spares */
+	TD_OPT_RT_CPU_BUFS = 0x5255,
+	/* ours: padding (td_writer_stream_header()) */
+	TD_OPT_RT_PAD = 0x5256,
 };
 
 /* Longest clock name td_writer_set_clock() takes. */
@@ -1367,7 +1372,7 @@ int td_writer_open(const char *path, unsigned int page_size, int nr_cpus,
 	if (!out)
 		return -EINVAL;
 	*out = NULL;
-	if (!path || !*path || !strcmp(path, "-") ||
+	if ((path && (!*path || !strcmp(path, "-"))) ||
 	    !td_page_size_ok(page_size) || nr_cpus < 1 || nr_cpus > TD_MAX_CPUS)
 		return -EINVAL;
 	w = calloc(1, sizeof(*w));
@@ -1376,6 +1381,14 @@ int td_writer_open(const char *path, unsigned int page_size, int nr_cpus,
 	w->page_size = page_size;
 	w->nr_cpus = nr_cpus;
 	w->dirty = true;
+	if (!path) {
+		/* the metadata alone (td_writer_stream_header()) */
+		w->fd = -1;
+		w->dfd = -1;
+		w->nr_cpu_bufs = nr_cpus;
+		*out = w;
+		return 0;
+	}
 	n = strlen(path);
 	w->path = strdup(path);
 	w->tmp_path = malloc(n + sizeof(".tmp"));
@@ -1854,7 +1867,7 @@ void *td_writer_page_slot(struct td_writer *w, int cpu)
 	struct td_spool *sp;
 	int ret;
 
-	if (!w || cpu < 0 || cpu >= w->nr_cpus) {
+	if (!w || !w->path || cpu < 0 || cpu >= w->nr_cpus) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -1885,7 +1898,8 @@ int td_writer_commit_slot(struct td_writer *w, int cpu,
 {
 	struct td_spool *sp;
 
-	if (!w || cpu < 0 || cpu >= w->nr_cpus || !w->spool[cpu].stage)
+	if (!w || !w->spool || cpu < 0 || cpu >= w->nr_cpus ||
+	    !w->spool[cpu].stage)
 		return -EINVAL;
 	sp = &w->spool[cpu];
 	if (sp->staged == w->stage_pages)
@@ -1925,16 +1939,6 @@ uint64_t td_writer_written(const struct td_writer *w)
 	return w ? w->written : 0;
 }
 
-/**
- * td_build_header - the file up to its first data page
- * @w: the writer
- * @b: receives the bytes: the header, the cpu table filled in for the
- *	current page counts, the trace_clock record, zeroes up to a page
- *	boundary
- *
- * Context: the writer's thread.
- * Return: 0, -ENOMEM.
- */
 /* The trace_clock record version 6 readers read after each cpu table,
  * because the TRACECLOCK option is there. */
 static void td_clock_rec(struct td_writer *w, struct td_buf *b)
@@ -1943,12 +1947,26 @@ static void td_clock_rec(struct td_writer *w, struct td_buf *b)
 		td_buf_text(b, w->clock, 8);
 }
 
-static int td_build_header(struct td_writer *w, struct td_buf *b)
+/**
+ * td_build_meta - the file up to the end of its options section
+ * @w: the writer
+ * @b: receives the bytes
+ * @stream: for a receiver that appends the cpu table itself
+ *	(td_writer_stream_header()): every cpu buffer is a cpu of the file,
+ *	no BUFFER option, an option saying how many are CPUs
+ * @opt_at: !@stream: receives the offsets in @b of the spare groups'
+ *	BUFFER options' offset fields (malloc'ed, NULL without spares)
+ *
+ * Context: the writer's thread.
+ * Return: 0 or -ENOMEM.
+ */
+static int td_build_meta(struct td_writer *w, struct td_buf *b, bool stream,
+			 size_t **opt_at)
 {
 	static const char ver[] = { '6', 0, 0 /* little endian */,
 				    8 /* long size */ };
-	size_t nr_ftrace = 0, groups, *opt_at;
-	uint64_t off;
+	size_t nr_ftrace = 0, groups;
+	size_t *at = NULL;
 
 	td_buf_put(b, td_magic, sizeof(td_magic));
 	td_buf_put(b, ver, sizeof(ver));
@@ -1988,8 +2006,9 @@ static int td_build_header(struct td_writer *w, struct td_buf *b)
 	td_buf_text(b, w->kallsyms, 4);
 	td_buf_le(b, 0, 4); /* printk formats */
 	td_buf_text(b, w->cmdlines, 8);
-	/* the CPUs; the spares are instances (below) */
-	td_buf_le(b, (uint64_t)w->nr_cpu_bufs, 4);
+	/* the CPUs; the spares are instances (below), or cpus after the
+	 * CPUs in a stream */
+	td_buf_le(b, (uint64_t)(stream ? w->nr_cpus : w->nr_cpu_bufs), 4);
 
 	td_buf_put(b, "options  ", 10);
 	if (w->clock) {
@@ -2005,12 +2024,14 @@ static int td_build_header(struct td_writer *w, struct td_buf *b)
 	/*
 	 * The spares, nr_cpu_bufs to a group: a version 6 reader gives an
 	 * instance as many cpus as the file has. Each BUFFER option holds
-	 * the offset of its group's table (filled in below) and its name.
+	 * the offset of its group's table (filled in by the caller) and its
+	 * name.
 	 */
-	groups = (size_t)(w->nr_cpus - w->nr_cpu_bufs +
-			  w->nr_cpu_bufs - 1) / (size_t)w->nr_cpu_bufs;
-	opt_at = groups ? calloc(groups, sizeof(*opt_at)) : NULL;
-	if (groups && !opt_at)
+	groups = stream ? 0 :
+		 (size_t)(w->nr_cpus - w->nr_cpu_bufs + w->nr_cpu_bufs - 1) /
+			 (size_t)w->nr_cpu_bufs;
+	at = groups ? calloc(groups, sizeof(*at)) : NULL;
+	if (groups && !at)
 		return -ENOMEM;
 	for (size_t g = 0; g < groups; g++) {
 		char name[32];
@@ -2018,16 +2039,93 @@ static int td_build_header(struct td_writer *w, struct td_buf *b)
 		snprintf(name, sizeof(name), "%s%zu", TD_SPARES_PREFIX, g);
 		td_buf_le(b, TD_OPT_BUFFER, 2);
 		td_buf_le(b, 8 + strlen(name) + 1, 4);
-		opt_at[g] = b->len;
+		at[g] = b->len;
 		td_buf_le(b, 0, 8);
 		td_buf_str(b, name);
+	}
+	if (stream && w->nr_cpus > w->nr_cpu_bufs) {
+		td_buf_le(b, TD_OPT_RT_CPU_BUFS, 2);
+		td_buf_le(b, 4, 4);
+		td_buf_le(b, (uint64_t)w->nr_cpu_bufs, 4);
 	}
 	if (w->options) {
 		td_buf_le(b, TD_OPT_RT_OPTIONS, 2);
 		td_buf_le(b, strlen(w->options) + 1, 4);
 		td_buf_str(b, w->options);
 	}
+	if (stream) {
+		/*
+		 * The receiver appends "flyrecord", a table of nr_cpus
+		 * entries, its own trace_clock record or none, then zeroes
+		 * to a page boundary. A reader that saw the TRACECLOCK
+		 * option reads a record right after the table: where the
+		 * receiver wrote none, it must find 8 zero bytes (an empty
+		 * record) before the first page, not the page itself. A pad
+		 * option moves the table's end away from the boundary.
+		 */
+		uint64_t end = b->len + 2 + 10 + 16 * (uint64_t)w->nr_cpus;
+		uint64_t e = end % w->page_size;
+
+		if (e == 0 || e > w->page_size - 8) {
+			td_buf_le(b, TD_OPT_RT_PAD, 2);
+			td_buf_le(b, 8, 4);
+			td_buf_le(b, 0, 8);
+		}
+	}
 	td_buf_le(b, TD_OPT_DONE, 2);
+	if (opt_at)
+		*opt_at = at;
+	else
+		free(at);
+	return b->err;
+}
+
+int td_writer_stream_header(struct td_writer *w, void **out, size_t *len,
+			    size_t *fixed)
+{
+	struct td_buf b = { 0 };
+	int ret;
+
+	if (!w || !out || !len)
+		return -EINVAL;
+	ret = td_build_meta(w, &b, true, NULL);
+	if (ret) {
+		free(b.p);
+		return ret;
+	}
+	/* the magic, the page size, header_page and header_event: set
+	 * before the sections that follow change */
+	if (fixed)
+		*fixed = sizeof(td_magic) + 4 + 4 + sizeof("header_page") + 8 +
+			 strlen(w->header_page ? w->header_page :
+				td_default_header_page(w->page_size)) +
+			 sizeof("header_event") + 8 +
+			 strlen(w->header_event ? w->header_event :
+				td_default_header_event());
+	*out = b.p;
+	*len = b.len;
+	return 0;
+}
+
+/**
+ * td_build_header - the file up to its first data page
+ * @w: the writer
+ * @b: receives the bytes: the header, the cpu table filled in for the
+ *	current page counts, the trace_clock record, zeroes up to a page
+ *	boundary
+ *
+ * Context: the writer's thread.
+ * Return: 0, -ENOMEM.
+ */
+static int td_build_header(struct td_writer *w, struct td_buf *b)
+{
+	size_t *opt_at;
+	uint64_t off;
+	int ret;
+
+	ret = td_build_meta(w, b, false, &opt_at);
+	if (ret)
+		return ret;
 
 	td_buf_put(b, "flyrecord", 10);
 	for (int cpu = 0; cpu < w->nr_cpus; cpu++) {
@@ -2207,6 +2305,8 @@ int td_writer_checkpoint(struct td_writer *w)
 
 	if (!w)
 		return -EINVAL;
+	if (!w->path)
+		return 0;	/* the metadata alone: no file */
 	if (w->broken)
 		return w->broken;
 	ret = td_flush(w);
@@ -2639,7 +2739,7 @@ static int td_parse(struct td_reader *r, struct td_cursor *c)
 {
 	const unsigned char *p;
 	char *version = NULL, *clock_opt = NULL, *text = NULL;
-	uint64_t v, ncpus, *bufs = NULL;
+	uint64_t v, ncpus, *bufs = NULL, cpu_bufs = 0;
 	size_t nr_bufs = 0;
 	size_t at, header_end;
 	int ret;
@@ -2801,6 +2901,13 @@ static int td_parse(struct td_reader *r, struct td_cursor *c)
 				bufs[nr_bufs++] = td_get64(p);
 				continue;
 			}
+			if (id == TD_OPT_RT_CPU_BUFS && size == 4) {
+				ret = td_take(c, size, "an option", &p);
+				if (ret)
+					goto out;
+				cpu_bufs = td_get32(p);
+				continue;
+			}
 			if (id == TD_OPT_TRACECLOCK || id == TD_OPT_UNAME ||
 			    id == TD_OPT_RT_OPTIONS) {
 				ret = td_text(c, size, "an option", &text);
@@ -2878,6 +2985,9 @@ static int td_parse(struct td_reader *r, struct td_cursor *c)
 			c->err[0] = 0;
 	}
 	r->nr_cpu_bufs = r->nr_cpus;
+	/* a streamed file's spares are its cpus after the CPUs */
+	if (cpu_bufs >= 1 && cpu_bufs < (uint64_t)r->nr_cpus && !nr_bufs)
+		r->nr_cpu_bufs = (int)cpu_bufs;
 	/* the instances' cpus (spares) follow the CPUs */
 	for (size_t i = 0; i < nr_bufs; i++) {
 		size_t save = c->off;
