@@ -267,6 +267,84 @@ static int rtt_record_names(const char *tracer, const struct rtt_strv *opts,
 	return 0;
 }
 
+/**
+ * rtt_rec_attach - record -P's start: the process opened and set for
+ *	the recording (record, and the agent's -P)
+ * @r: the recording (r->p receives the process)
+ * @pid_arg: the pid as given
+ * @s: the settings
+ * @before: receives set_event as it was (rtt_restore_events() puts it
+ *	back)
+ * @ev: receives the process's events
+ *
+ * All or nothing: the events, and that no one else consumes the buffer,
+ * are checked before any change; the buffer is cleared last, as
+ * trace-cmd record does.
+ *
+ * Return: 0, or a negative errno after a message (r->p.ctl is set when
+ * the process was opened: rtt_rec_free() closes it).
+ */
+int rtt_rec_attach(struct rtt_record *r, const char *pid_arg,
+		   const struct rtt_rec_set *s, char **before,
+		   struct rtt_events **ev)
+{
+	char err[RTT_ERR_MAX];
+	const char *inst = s->inst;
+	int ret;
+
+	ret = rtt_open_pid(pid_arg, 0, &r->p);
+	if (ret)
+		return ret;
+	if (rtt_find_inst(&r->p, inst) < 0)
+		return -ENOENT;
+	*before = rtt_show_set_event(&r->p, inst);
+	r->ctl_gen = rtt_ctl_gen(&r->p);
+	ret = rtt_consumer_check(&r->p, rtt_find_inst(&r->p, inst), err);
+	if (ret)
+		rtt_msg("%s", err);
+	else
+		ret = rtt_check_events(&r->p, 0, s->events->nr, s->events->v);
+	if (!ret)
+		ret = rtt_load_events(&r->p, ev, false);
+	if (!ret)
+		ret = rtt_apply_settings(&r->p, *ev, inst, s->topts, s->events,
+					 s->filters);
+	if (!ret)
+		ret = rtt_record_lists(&r->p, s->lists, s->depth_set, s->depth);
+	if (!ret && s->size_kb)
+		ret = rtt_cmd(&r->p, NULL,
+			      &RT_CALL(BUFFER_SIZE_KB, inst, RT_U(0, s->size_kb)));
+	if (!ret && s->tracer)
+		ret = rtt_cmd(&r->p, NULL,
+			      &RT_CALL(TRACER, inst, RT_S(0, s->tracer)));
+	if (!ret && s->clock)
+		ret = rtt_cmd(&r->p, NULL,
+			      &RT_CALL(CLOCK, inst, RT_S(0, s->clock)));
+	/* start from an empty buffer, as trace-cmd record does */
+	if (!ret)
+		ret = rtt_cmd(&r->p, NULL, &RT_CALL(CLEAR, inst));
+	return ret;
+}
+
+/**
+ * rtt_rec_restore - the end of record -P: set_event as it was, the
+ *	tracer back to nop if one was set
+ * @r: the recording
+ * @inst: the instance
+ * @before: rtt_rec_attach()'s
+ * @tracer: the tracer set, or NULL
+ */
+void rtt_rec_restore(struct rtt_record *r, const char *inst,
+		     const char *before, const char *tracer)
+{
+	char e2[RTT_ERR_MAX];
+
+	rtt_restore_events(&r->p, inst, before);
+	if (tracer)
+		rtt_call(&r->p, RTT_CMD_TIMEOUT_MS,
+			 &RT_CALL(TRACER, inst, RT_S(0, "nop")), NULL, e2);
+}
+
 int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 {
 	struct rtt_strv events = { 0 }, topts = { 0 }, none = { 0 };
@@ -369,39 +447,16 @@ int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 	r.tty = isatty(2);
 	rtt_catch_signals();
 	if (pid_arg) {
-		ret = rtt_open_pid(pid_arg, 0, &r.p);
-		if (ret)
+		const struct rtt_rec_set set = {
+			.inst = inst, .events = &events, .topts = &topts,
+			.filters = &none, .lists = lists,
+			.depth_set = depth_set, .depth = depth,
+			.size_kb = size_kb, .tracer = tracer,
+		};
+
+		ret = rtt_rec_attach(&r, pid_arg, &set, &before, &ev);
+		if (ret && !r.p.ctl)
 			goto out_free;
-		ret = rtt_find_inst(&r.p, inst) < 0 ? -ENOENT : 0;
-		if (ret)
-			goto out;
-		before = rtt_show_set_event(&r.p, inst);
-		r.ctl_gen = rtt_ctl_gen(&r.p);
-		/* all or nothing: the events, and that no one else
-		 * consumes the buffer, are checked before any change */
-		ret = rtt_consumer_check(&r.p, rtt_find_inst(&r.p, inst),
-					 err);
-		if (ret)
-			rtt_msg("%s", err);
-		else
-			ret = rtt_check_events(&r.p, 0, events.nr, events.v);
-		if (!ret)
-			ret = rtt_load_events(&r.p, &ev, false);
-		if (!ret)
-			ret = rtt_apply_settings(&r.p, ev, inst, &topts,
-						 &events, &none);
-		if (!ret)
-			ret = rtt_record_lists(&r.p, lists, depth_set, depth);
-		if (!ret && size_kb)
-			ret = rtt_cmd(&r.p, NULL,
-				      &RT_CALL(BUFFER_SIZE_KB, inst,
-					       RT_U(0, size_kb)));
-		if (!ret && tracer)
-			ret = rtt_cmd(&r.p, NULL,
-				      &RT_CALL(TRACER, inst, RT_S(0, tracer)));
-		/* start from an empty buffer, as trace-cmd record does */
-		if (!ret)
-			ret = rtt_cmd(&r.p, NULL, &RT_CALL(CLEAR, inst));
 		if (ret)
 			goto out;
 	} else {
@@ -533,16 +588,8 @@ again:
 	if (child && rtt_proc_state(&r.p) == RTT_DEAD &&
 	    rtt_remove_files(&r.p, err))
 		rtt_msg("%s", err);
-	if (pid_arg && !exited) {
-		rtt_restore_events(&r.p, inst, before);
-		if (tracer) {
-			char e2[RTT_ERR_MAX];
-
-			rtt_call(&r.p, RTT_CMD_TIMEOUT_MS,
-				 &RT_CALL(TRACER, inst, RT_S(0, "nop")), NULL,
-				 e2);
-		}
-	}
+	if (pid_arg && !exited)
+		rtt_rec_restore(&r, inst, before, tracer);
 out:
 	/* a command still held never ran: it ends here, with its files */
 	if (child && hold >= 0) {

@@ -89,6 +89,38 @@ struct rtt_follow {
 };
 
 
+/**
+ * struct rtt_rec_set - what record -P sets in the process
+ * @inst: the instance (NULL: the top one)
+ * @events: -e
+ * @topts: -O
+ * @filters: "EVENT EXPR" filters
+ * @lists: -l, -n, -g
+ * @depth_set: --max-graph-depth given, @depth its value
+ * @size_kb: -b (0: unchanged)
+ * @tracer: -p (NULL: unchanged)
+ * @clock: the trace clock (NULL: unchanged)
+ */
+struct rtt_rec_set {
+	const char *inst;
+	const struct rtt_strv *events;
+	const struct rtt_strv *topts;
+	const struct rtt_strv *filters;
+	const struct rtt_strv *lists;
+	bool depth_set;
+	unsigned long depth;
+	unsigned long size_kb;
+	const char *tracer;
+	const char *clock;
+};
+
+/* record.c */
+int rtt_rec_attach(struct rtt_record *r, const char *pid_arg,
+		   const struct rtt_rec_set *s, char **before,
+		   struct rtt_events **ev);
+void rtt_rec_restore(struct rtt_record *r, const char *inst,
+		     const char *before, const char *tracer);
+
 /* record_follow.c */
 void rtt_follow_turn(struct rtt_follow *fl, int root, const char *out);
 void rtt_follow_end(struct rtt_follow *fl);
