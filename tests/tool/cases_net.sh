@@ -285,3 +285,136 @@ case_net_failures() {
 	[ -z "$(ls -A "$W/pub" 2>/dev/null)" ] ||
 		fail "left in the publish directory: $(ls -A "$W/pub")"
 }
+
+# start_agent ARGS...: ringtrace agent on a free port, from 127.0.0.1
+# alone; sets APORT and APID
+start_agent() {
+	local i j
+	for i in 1 2 3 4 5; do
+		APORT=$(free_port)
+		"$T" agent -p "$APORT" "$@" >"$W/agent.out" 2>"$W/agent.err" &
+		APID=$!
+		PIDS+=("$APID")
+		for j in $(seq 1 200); do
+			listening "$APORT" && return 0
+			kill -0 "$APID" 2>/dev/null || break
+			sleep 0.02
+		done
+		kill "$APID" 2>/dev/null
+		wait "$APID" 2>/dev/null
+	done
+	fail "ringtrace agent did not start: $(cat "$W/agent.err")"
+}
+
+# wait_gone PID: the process ended (at most 20 s); its status in $RC
+wait_gone() {
+	local i
+	for i in $(seq 1 400); do
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.05
+	done
+	kill -0 "$1" 2>/dev/null && fail "process $1 did not end"
+	wait "$1"
+	RC=$?
+}
+
+# trace-cmd record -A against ringtrace agent: the host's file and the
+# app's, merged on one time line by trace-cmd report. Where the host's
+# tracefs refuses kernel events, the app side alone. (trace-cmd 3.1.6
+# connects the data streams to the name --name gives: a name that
+# resolves, localhost here.)
+case_net_agent() {
+	[ -n "$TRACE_CMD" ] || skip "trace-cmd is not installed"
+	command -v python3 >/dev/null || skip "python3 is not installed"
+	start_agent -N 127.0.0.1 -- "$S" --threads 2 --bursts 4 \
+		--burst 100 --gap-ms 100 --counts "$W/counts"
+	local kernel=1
+	(cd "$W" && timeout 60 "$TRACE_CMD" record -C mono -e sched_switch \
+		-A "127.0.0.1:$APORT" --name localhost -e 'app:*' sleep 1 \
+		>"$W/host.out" 2>&1) || kernel=0
+	[ -s "$W/trace.dat" ] || kernel=0
+	if [ "$kernel" = 0 ]; then
+		echo "NOTE (net_agent): the host's tracefs refuses kernel events ($(grep -m1 -E 'not permitted|denied|No such|enable' "$W/host.out")): the app side alone"
+		rm -f "$W"/trace*.dat
+		# trace-cmd 3.1.6 without a local instance: its command's
+		# process may crash; the session ends all the same
+		(cd "$W" && timeout 60 "$TRACE_CMD" record -C mono \
+			-A "127.0.0.1:$APORT" --name localhost -e 'app:*' true \
+			>"$W/host.out" 2>&1)
+	fi
+	kill -INT "$APID"
+	wait_gone "$APID"
+	[ -s "$W/trace-localhost.dat" ] ||
+		fail "no app file: $(tail -5 "$W/host.out")"
+	for i in $(seq 1 200); do
+		[ -s "$W/counts" ] && break
+		sleep 0.02
+	done
+	"$TRACE_CMD" report "$W/trace-localhost.dat" >"$W/app.txt" 2>"$W/tc.err" ||
+		fail "trace-cmd report of the app file failed: $(cat "$W/tc.err")"
+	[ "$(lines "$W/app.txt" work)" = "$(count "$W/counts" app:work)" ] ||
+		fail "$(lines "$W/app.txt" work) work records in the app file, $(count "$W/counts" app:work) written"
+	! grep -q 'UNKNOWN EVENT' "$W/app.txt" || fail "a record without its format"
+	# the time sync trace-cmd negotiated: its offsets are in the file
+	grep -q 'Negotiated ptp' "$W/host.out" &&
+		{ "$TRACE_CMD" dump --options "$W/trace-localhost.dat" 2>/dev/null |
+			grep -q TimeShift || fail "ptp negotiated, no time shift stored"; }
+	[ "$kernel" = 1 ] || return 0
+	# one time line: the stamps of the merged report never go back,
+	# and app records come between kernel records
+	"$TRACE_CMD" report -i "$W/trace.dat" -i "$W/trace-localhost.dat" \
+		>"$W/merged.txt" 2>"$W/tc.err" ||
+		fail "trace-cmd report -i -i failed: $(cat "$W/tc.err")"
+	awk '/^trace(-localhost)?\.dat: / {
+		if (!match($0, / [0-9]+\.[0-9]+: /)) next
+		t = substr($0, RSTART + 1, RLENGTH - 3) + 0
+		if (t < last) { print "back in time: " $0; bad = 1 }
+		last = t
+		k = ($1 == "trace.dat:")
+		if (k && app_after_kernel) inter = 1
+		if (!k && seen_kernel) app_after_kernel = 1
+		if (k) seen_kernel = 1
+	     }
+	     END { exit bad || !inter }' "$W/merged.txt" ||
+		fail "kernel and app records do not interleave in time order"
+}
+
+# only the allowed host; a request the agent does not take: one
+# message, nothing written
+case_net_agent_refuse() {
+	command -v python3 >/dev/null || skip "python3 is not installed"
+	start_agent -N 192.0.2.1 --once -- "$S"
+	python3 -c '
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.settimeout(10)
+assert s.recv(100) == b"", "the agent answered a host it does not allow"
+' "$APORT" || fail "a host not allowed was answered"
+	grep -q 'refused 127.0.0.1: not 192.0.2.1' "$W/agent.err" ||
+		fail "no message for the refused host: $(cat "$W/agent.err")"
+	kill "$APID"
+	wait "$APID" 2>/dev/null
+	# a request with an option the agent does not take (-o FILE)
+	start_agent -N 127.0.0.1 --once -- "$S" --counts "$W/counts"
+	python3 -c '
+import socket, struct, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+args = [b"-e", b"app:work", b"-o", sys.argv[2].encode()]
+a = struct.pack(">I", len(args)) + b"".join(x + b"\0" for x in args)
+p = struct.pack(">II", 0, len(a)) + a
+s.sendall(struct.pack(">III", 12 + 16 + len(p), 6, 16) +
+          struct.pack(">IIQ", 0, len(args), 1) + p)
+s.settimeout(10)
+assert s.recv(100) == b"", "the agent answered"
+' "$APORT" "$W/evil.dat" || fail "a request with -o was answered"
+	wait_gone "$APID"
+	[ "$RC" = 2 ] || fail "the agent ended with $RC, expected 2"
+	grep -q "option '-o'" "$W/agent.err" ||
+		fail "no message for the refused option: $(cat "$W/agent.err")"
+	[ "$(wc -l <"$W/agent.err")" = 1 ] ||
+		fail "more than one message: $(cat "$W/agent.err")"
+	[ ! -e "$W/evil.dat" ] || fail "the agent wrote the file the request named"
+	[ ! -e "$W/counts" ] || fail "the command ran"
+	[ -z "$(ls -A "$W/pub" 2>/dev/null)" ] ||
+		fail "left in the publish directory: $(ls -A "$W/pub")"
+}

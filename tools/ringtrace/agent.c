@@ -150,6 +150,19 @@ static const void *rtt_addr_bytes(const struct sockaddr *sa, size_t *len,
 	return NULL;
 }
 
+/* The peer's address as text (an IPv4-mapped one as IPv4). */
+static void rtt_agent_peer_name(const struct sockaddr *sa, char *buf,
+				size_t len)
+{
+	const void *p;
+	size_t n;
+	int fam;
+
+	p = rtt_addr_bytes(sa, &n, &fam);
+	if (!p || !inet_ntop(fam, p, buf, (socklen_t)len))
+		snprintf(buf, len, "an unknown peer");
+}
+
 /* Whether the peer @sa is the allowed host. */
 static bool rtt_agent_allowed(const struct rtt_agent *a,
 			      const struct sockaddr *sa)
@@ -1071,9 +1084,9 @@ int rtt_do_agent(const struct rtt_verb *v, int argc, char **argv)
 		if (ss.ss_family == AF_VSOCK)
 			snprintf(peer, sizeof(peer), "vsock CID %u",
 				 ((struct sockaddr_vm *)&ss)->svm_cid);
-		else if (getnameinfo((struct sockaddr *)&ss, sl, peer,
-				     sizeof(peer), NULL, 0, NI_NUMERICHOST))
-			snprintf(peer, sizeof(peer), "an unknown peer");
+		else
+			rtt_agent_peer_name((struct sockaddr *)&ss, peer,
+					    sizeof(peer));
 		if (!rtt_agent_allowed(&a, (struct sockaddr *)&ss)) {
 			rtt_msg("agent: refused %s: not %s", peer,
 				host ? host : "the host (vsock CID 2) or this machine (CID 1)");
