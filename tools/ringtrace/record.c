@@ -70,6 +70,12 @@ const char rtt_record_help[] =
 	"                       load libringtrace (preloaded into every one),\n"
 	"                       each into FILE.PID, from their start\n"
 	"  -i, --instance NAME  record that instance (with -P)\n"
+	"  -N, --net HOST:PORT  stream the recording to a 'trace-cmd listen'\n"
+	"                       (trace-cmd's protocol, version 3); with -o,\n"
+	"                       a local copy too; never makes the program\n"
+	"                       wait: a receiver that does not keep up makes\n"
+	"                       the buffer drop or overwrite, counted\n"
+	"  -t, --tcp            with -N: the pages over TCP, not UDP\n"
 	"  -q, --quiet          no progress line\n"
 	"  -h, --help           this text\n";
 
