@@ -112,8 +112,8 @@ struct rtt_req {
 struct rtt_tsync {
 	int lfd;
 	clockid_t clock;
-	volatile sig_atomic_t stop;
-	volatile sig_atomic_t done;
+	int stop;
+	int done;
 	pthread_t thread;
 	bool running;
 };
@@ -269,9 +269,10 @@ static unsigned int rtt_agent_port_of(int fd)
 	return ((struct sockaddr_vm *)&ss)->svm_port;
 }
 
-/* Accept one connection on @lfd within @timeout_ms. Return: the socket
- * or a negative errno (-ETIMEDOUT). */
-static int rtt_agent_accept(int lfd, int timeout_ms)
+/* Accept one connection on @lfd within @timeout_ms (@stoppable: or
+ * until Ctrl-C; the main thread's). Return: the socket or a negative
+ * errno (-ETIMEDOUT, -EINTR). */
+static int rtt_agent_accept(int lfd, int timeout_ms, bool stoppable)
 {
 	struct pollfd pfd = { .fd = lfd, .events = POLLIN };
 	uint64_t deadline = rtt_now_ms() + (uint64_t)timeout_ms;
@@ -290,7 +291,7 @@ static int rtt_agent_accept(int lfd, int timeout_ms)
 		}
 		if (r < 0 && errno != EINTR)
 			return -errno;
-		if (rtt_stop)
+		if (stoppable && rtt_stop)
 			return -EINTR;
 	}
 }
@@ -573,7 +574,7 @@ static int rtt_tsync_recv(int fd, struct rtt_msg *m, const char *proto,
 static int rtt_ptp_round(struct rtt_tsync *t, int fd, struct rtt_msg *m,
 			 uint32_t series)
 {
-	static uint64_t sent[RTT_PTP_LOOP], back[RTT_PTP_LOOP];
+	uint64_t sent[RTT_PTP_LOOP], back[RTT_PTP_LOOP];
 	unsigned char buf[16];
 	uint64_t best = UINT64_MAX, off = 0, at = 0;
 	uint32_t id, count;
@@ -637,8 +638,10 @@ static void *rtt_tsync_main(void *arg)
 
 	if (!m)
 		return NULL;
-	fd = rtt_agent_accept(t->lfd, RTT_NET_TIMEOUT_MS);
-	while (fd >= 0 && !t->stop) {
+	fd = rtt_agent_accept(t->lfd, RTT_NET_TIMEOUT_MS, false);
+	/* Relaxed: a request to end, seen at the next look (a second at
+	 * most); pthread_join() orders the rest. */
+	while (fd >= 0 && !__atomic_load_n(&t->stop, __ATOMIC_RELAXED)) {
 		ret = rtt_tsync_recv(fd, m, "none", &id, 1000);
 		if (ret == -ETIMEDOUT)
 			continue;
@@ -874,8 +877,13 @@ static int rtt_agent_session(const struct rtt_agent *a, int ctl,
 		}
 	}
 	if (q.ptp) {
+		char clock[32];
+
+		/* the process writes its control file: a copy, ended */
+		snprintf(clock, sizeof(clock), "%.*s",
+			 (int)sizeof(r.p.ctl->clock) - 1, r.p.ctl->clock);
 		t.lfd = rtt_agent_listen(tcp, ctl, 0);
-		t.clock = rtt_tsync_clock(r.p.ctl->clock);
+		t.clock = rtt_tsync_clock(clock);
 	}
 	ret = rtt_agent_resp(ctl, &r, lfd, t.lfd, &trace_id);
 	if (ret)
@@ -911,7 +919,7 @@ static int rtt_agent_session(const struct rtt_agent *a, int ctl,
 	if (ret)
 		goto net_fail;
 	for (c = 0; c < r.nr_cpus; c++) {
-		dfd[c] = rtt_agent_accept(lfd[c], RTT_NET_TIMEOUT_MS);
+		dfd[c] = rtt_agent_accept(lfd[c], RTT_NET_TIMEOUT_MS, true);
 		if (dfd[c] < 0) {
 			ret = dfd[c];
 			dfd[c] = -1;
@@ -980,7 +988,9 @@ out:
 		       rtt_now_ms() < end && !rtt_stop)
 			usleep(5000);
 	}
-	t.stop = 1;
+	/* Relaxed: pairs with nothing; the thread reads it at its next
+	 * look, and the join waits for it */
+	__atomic_store_n(&t.stop, 1, __ATOMIC_RELAXED);
 	if (t.running)
 		pthread_join(t.thread, NULL);
 	if (t.lfd >= 0)
