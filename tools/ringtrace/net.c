@@ -360,11 +360,22 @@ int rtt_net_start(struct rtt_net *n, struct td_writer *w,
 		ret = -EIO;
 		goto out;
 	}
+	/* the metadata's first bytes, the same at the end (RTT_NET_KEEP_MS):
+	 * the first now, which restarts the listener's 5 s */
+	ret = td_writer_stream_header(w, &meta, &len, &n->meta_fixed);
+	if (ret)
+		goto out;
+	n->meta = meta;
+	meta = NULL;
+	ret = rtt_net_meta(n, w, false);
+	if (ret)
+		goto out;
 	/* a port per cpu buffer, each "digits\0" */
 	p = (const char *)m->data;
 	end = p + m->len;
 	for (c = 0; c < nr_cpus; c++) {
 		char err[RTT_ERR_MAX], pstr[24];
+		uint64_t deadline = rtt_now_ms() + RTT_NET_TIMEOUT_MS;
 		unsigned long port;
 		int fd;
 
@@ -376,9 +387,22 @@ int rtt_net_start(struct rtt_net *n, struct td_writer *w,
 		}
 		p += strlen(p) + 1;
 		snprintf(pstr, sizeof(pstr), "%lu", port);
-		fd = rtt_net_connect(n->host, pstr,
-				     n->tcp ? SOCK_STREAM : SOCK_DGRAM, err,
-				     sizeof(err));
+		/*
+		 * trace-cmd listen binds each port, then its reader process
+		 * for it calls listen(): a port it named may refuse for a
+		 * moment. Tried again meanwhile, the listener kept waiting.
+		 */
+		for (;;) {
+			fd = rtt_net_connect(n->host, pstr,
+					     n->tcp ? SOCK_STREAM : SOCK_DGRAM,
+					     err, sizeof(err));
+			if (fd != -ECONNREFUSED || rtt_now_ms() >= deadline)
+				break;
+			ret = rtt_net_meta(n, w, false);
+			if (ret)
+				goto out;
+			usleep(10000);
+		}
 		if (fd < 0) {
 			if (fd != -EINTR)
 				rtt_msg("-N: cpu buffer %d: %s", c, err);
@@ -388,13 +412,6 @@ int rtt_net_start(struct rtt_net *n, struct td_writer *w,
 		n->cpu[c].fd = fd;
 		rtt_net_nonblock(fd);
 	}
-	/* the metadata's first bytes, the same at the end (RTT_NET_KEEP_MS) */
-	ret = td_writer_stream_header(w, &meta, &len, &n->meta_fixed);
-	if (ret)
-		goto out;
-	n->meta = meta;
-	meta = NULL;
-	ret = rtt_net_meta(n, w, false);
 out:
 	free(meta);
 	free(m);
