@@ -343,30 +343,48 @@ case_net_agent() {
 			-A "127.0.0.1:$APORT" --name localhost -e 'app:*' true \
 			>"$W/host.out" 2>&1)
 	fi
-	kill -INT "$APID"
-	wait_gone "$APID"
 	[ -s "$W/trace-localhost.dat" ] ||
 		fail "no app file: $(tail -5 "$W/host.out")"
+	mv "$W/trace-localhost.dat" "$W/app1.dat"
 	for i in $(seq 1 200); do
 		[ -s "$W/counts" ] && break
 		sleep 0.02
 	done
+	mv "$W/counts" "$W/counts1"
+	# another request to the same agent: -f (of the -e before it) and -b
+	(cd "$W" && timeout 60 "$TRACE_CMD" record -C mono \
+		-A "127.0.0.1:$APORT" --name localhost -e app:work \
+		-f 'worker == 1' -b 2048 true >"$W/host2.out" 2>&1)
+	"$TRACE_CMD" report "$W/trace-localhost.dat" >"$W/app2.txt" 2>/dev/null
+	# (a filtered event is enabled once the program registered it and
+	# its filter is set: its records before that are not recorded)
+	local nw
+	nw=$(grep -c ' work: ' "$W/app2.txt")
+	[ "$nw" -ge 100 ] && [ "$nw" -le 400 ] ||
+		fail "-f: $nw work records, 100 to 400 expected"
+	! grep ' work: ' "$W/app2.txt" | grep -qv 'worker=1 ' ||
+		fail "-f: a record the filter refuses"
+	mv "$W/app1.dat" "$W/trace-localhost.dat"
+	kill -INT "$APID"
+	wait_gone "$APID"
+	mv "$W/counts1" "$W/counts"
 	"$TRACE_CMD" report "$W/trace-localhost.dat" >"$W/app.txt" 2>"$W/tc.err" ||
 		fail "trace-cmd report of the app file failed: $(cat "$W/tc.err")"
 	[ "$(lines "$W/app.txt" work)" = "$(count "$W/counts" app:work)" ] ||
 		fail "$(lines "$W/app.txt" work) work records in the app file, $(count "$W/counts" app:work) written"
 	! grep -q 'UNKNOWN EVENT' "$W/app.txt" || fail "a record without its format"
 	# the time sync trace-cmd negotiated: its offsets are in the file
-	grep -q 'Negotiated ptp' "$W/host.out" &&
-		{ "$TRACE_CMD" dump --options "$W/trace-localhost.dat" 2>/dev/null |
-			grep -q TimeShift || fail "ptp negotiated, no time shift stored"; }
+	if grep -q 'Negotiated ptp' "$W/host.out"; then
+		"$TRACE_CMD" dump --options "$W/trace-localhost.dat" 2>/dev/null |
+			grep -q TimeShift || fail "ptp negotiated, no time shift stored"
+	fi
 	[ "$kernel" = 1 ] || return 0
 	# one time line: the stamps of the merged report never go back,
 	# and app records come between kernel records
 	"$TRACE_CMD" report -i "$W/trace.dat" -i "$W/trace-localhost.dat" \
 		>"$W/merged.txt" 2>"$W/tc.err" ||
 		fail "trace-cmd report -i -i failed: $(cat "$W/tc.err")"
-	awk '/^trace(-localhost)?\.dat: / {
+	awk '/^ *trace(-localhost)?\.dat: / {
 		if (!match($0, / [0-9]+\.[0-9]+: /)) next
 		t = substr($0, RSTART + 1, RLENGTH - 3) + 0
 		if (t < last) { print "back in time: " $0; bad = 1 }

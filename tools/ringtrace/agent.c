@@ -367,9 +367,15 @@ static void rtt_req_free(struct rtt_req *q)
 
 /**
  * struct rtt_req_opts - the record options of a request
+ * @events: every -e
+ * @fevents: the -e a -f follows
+ * @plain: the others (a command has them from its start)
+ * @filters: "EVENT EXPR", one for each of @fevents
  */
 struct rtt_req_opts {
 	struct rtt_strv events;
+	struct rtt_strv fevents;
+	struct rtt_strv plain;
 	struct rtt_strv filters;
 	struct rtt_strv topts;
 	struct rtt_strv lists[3];
@@ -384,6 +390,8 @@ struct rtt_req_opts {
 static void rtt_req_opts_free(struct rtt_req_opts *o)
 {
 	free(o->events.v);
+	free(o->fevents.v);
+	free(o->plain.v);
 	for (int i = 0; i < o->nr_keep; i++)
 		free(o->keep[i]);
 	free(o->keep);
@@ -435,7 +443,9 @@ static int rtt_req_options(const struct rtt_req *q, struct rtt_req_opts *o)
 			if (asprintf(&f, "%s %s", o->events.v[o->events.nr - 1],
 				     optarg) < 0)
 				return -ENOMEM;
-			if (rtt_strv_add(&o->filters, f)) {
+			if (rtt_strv_add(&o->filters, f) ||
+			    rtt_strv_add(&o->fevents,
+					 o->events.v[o->events.nr - 1])) {
 				free(f);
 				return -ENOMEM;
 			}
@@ -490,6 +500,15 @@ static int rtt_req_options(const struct rtt_req *q, struct rtt_req_opts *o)
 		rtt_msg("agent: the request names a command ('%s'): the agent records its own",
 			q->argv[optind]);
 		return -EINVAL;
+	}
+	for (int i = 0; i < o->events.nr; i++) {
+		int j;
+
+		for (j = 0; j < o->fevents.nr; j++)
+			if (!strcmp(o->events.v[i], o->fevents.v[j]))
+				break;
+		if (j == o->fevents.nr && rtt_strv_add(&o->plain, o->events.v[i]))
+			return -ENOMEM;
 	}
 	if (o->tracer && rt_tracer_lookup(o->tracer) < 0) {
 		rtt_msg("agent: unknown tracer '%s'", o->tracer);
@@ -738,7 +757,8 @@ static int rtt_agent_process(const struct rtt_agent *a,
 		setenv("RINGTRACE_CLOCK", a->env_clock, 1);
 	else
 		unsetenv("RINGTRACE_CLOCK");
-	ret = rtt_record_spawn(a->cmd, &o->events, o->tracer, &o->topts,
+	/* the events a filter goes with are enabled once it is set */
+	ret = rtt_record_spawn(a->cmd, &o->plain, o->tracer, &o->topts,
 			       o->size_kb, NULL, false, false, hold, &r->p,
 			       child);
 	if (ret)
@@ -902,13 +922,16 @@ static int rtt_agent_session(const struct rtt_agent *a, int ctl,
 			r.ctl_gen = rtt_ctl_gen(&r.p);
 			rtt_record_formats(&r, &r.ev);
 		}
-		for (c = 0; c < o.filters.nr; c++) {
-			char spec[256];
-			const char *expr;
+		/* a command registers its events as it starts: the
+		 * filters, then their events, once it has (the filtered
+		 * events' first records, before that, are not recorded) */
+		if (o.filters.nr) {
+			const struct rtt_strv none = { 0 };
 
-			if (!rtt_split_filter(o.filters.v[c], spec, sizeof(spec),
-					      &expr))
-				rtt_set_filter(&r.p, r.ev, NULL, spec, expr);
+			ret = rtt_apply_settings(&r.p, r.ev, NULL, &none,
+						 &o.fevents, &o.filters);
+			if (ret)
+				goto out;
 		}
 	}
 	ret = td_writer_stream_header(r.w, &meta, &len, NULL);
