@@ -773,18 +773,20 @@ static int rtt_agent_process(const struct rtt_agent *a,
 
 /*
  * A command just let go registers its events (its constructors run after
- * the library's hold): wait until it runs and its events file has not
- * changed for RTT_AGENT_SETTLE_MS, 2 s at most, so that the metadata,
- * which goes once, has their formats.
+ * the library's hold): wait until it has (its events file changed since
+ * it was let go, then not for RTT_AGENT_SETTLE_MS), or until nothing
+ * changed for RTT_AGENT_QUIET_MS (a program with no events of its own),
+ * 3 s at most, so that the metadata, which goes once, has their formats.
  */
 #define RTT_AGENT_SETTLE_MS 50u
+#define RTT_AGENT_QUIET_MS 300u
 
-static void rtt_agent_settle(struct rtt_proc *p)
+static void rtt_agent_settle(struct rtt_proc *p, uint32_t gen)
 {
 	uint64_t start = rtt_now_ms(), since = start;
-	uint32_t g = rtt_ctl_gen(p);
+	uint32_t g = gen;
 
-	while (rtt_now_ms() - start < 2000 && rtt_proc_state(p) == RTT_ALIVE) {
+	while (rtt_now_ms() - start < 3000 && rtt_proc_state(p) == RTT_ALIVE) {
 		uint32_t n;
 
 		usleep(2000);
@@ -796,7 +798,8 @@ static void rtt_agent_settle(struct rtt_proc *p)
 					 memory_order_acquire) == RT_CTL_HELD) {
 			g = n;
 			since = rtt_now_ms();
-		} else if (rtt_now_ms() - since >= RTT_AGENT_SETTLE_MS) {
+		} else if (rtt_now_ms() - since >=
+			   (g != gen ? RTT_AGENT_SETTLE_MS : RTT_AGENT_QUIET_MS)) {
 			return;
 		}
 	}
@@ -917,7 +920,7 @@ static int rtt_agent_session(const struct rtt_agent *a, int ctl,
 			rtt_msg("warning: could not release the command; it goes on after 30 s");
 		close(hold);
 		hold = -1;
-		rtt_agent_settle(&r.p);
+		rtt_agent_settle(&r.p, r.ctl_gen);
 		if (rtt_ctl_gen(&r.p) != r.ctl_gen) {
 			r.ctl_gen = rtt_ctl_gen(&r.p);
 			rtt_record_formats(&r, &r.ev);

@@ -417,7 +417,7 @@ int rtt_rec_finish(struct rtt_record *r, int ret)
 		 * summary says how many the file shows. */
 		rtt_msg("%lu events recorded in %s (%.1f MB, %.1f MB %s) in %.1f s; %lu lost%s",
 			r->events, r->out_name ? r->out_name : r->out,
-			(double)(r->net ? written : (uint64_t)st.st_size) / 1e6,
+			(double)(r->out ? (uint64_t)st.st_size : written) / 1e6,
 			(double)written / 1e6, r->net ? "sent" : "written",
 			(double)(rtt_now_ms() - r->start) / 1000.0,
 			rtt_lost(&cs),
