@@ -617,6 +617,9 @@ out:
 			waitpid(child, &status, 0);
 	}
 out_free:
+	/* a connection made before the process could be opened */
+	rtt_net_free(r.net);
+	r.net = NULL;
 	rtt_out_close(&out);
 	/* closing it releases a held command too */
 	if (hold >= 0)
