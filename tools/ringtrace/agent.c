@@ -933,6 +933,11 @@ static int rtt_agent_session(const struct rtt_agent *a, int ctl,
 
 			ret = rtt_apply_settings(&r.p, r.ev, NULL, &none,
 						 &o.fevents, &o.filters);
+			/* a command that ended first wrote none of them */
+			if (ret == -ESRCH && rtt_proc_state(&r.p) != RTT_ALIVE) {
+				rtt_msg("warning: agent: the command ended before the filters were set: their events are not recorded");
+				ret = 0;
+			}
 			if (ret)
 				goto out;
 		}
