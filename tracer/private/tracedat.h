@@ -77,9 +77,7 @@ struct td_record;
  * td_writer_open - start writing a trace.dat
  * @path: the file to create: a regular file there is removed first (a
  *	new file, O_CREAT | O_EXCL | O_NOFOLLOW); anything else there is
- *	refused, as is "-"; NULL: no file, the metadata alone (for
- *	td_writer_stream_header(); pages are refused, a checkpoint and the
- *	close write nothing)
+ *	refused, as is "-"
  * @page_size: the sub-buffer size of the pages that will be added, a
  *	power of two from TD_MIN_PAGE_SIZE to TD_MAX_PAGE_SIZE
  * @nr_cpus: cpu buffers 0 .. @nr_cpus - 1 (1 .. TD_MAX_CPUS)
@@ -100,6 +98,20 @@ struct td_record;
 int td_writer_open(const char *path, unsigned int page_size, int nr_cpus,
 		   struct td_writer **out);
 
+/**
+ * td_writer_open_meta - a writer of the metadata alone, for
+ *	td_writer_stream_header(): no file; pages are refused, a checkpoint
+ *	and the close write nothing
+ * @page_size: as for td_writer_open()
+ * @nr_cpus: as for td_writer_open()
+ * @out: receives the writer
+ *
+ * Context: any thread.
+ * Return: 0, -EINVAL, -ENOMEM.
+ */
+int td_writer_open_meta(unsigned int page_size, int nr_cpus,
+			struct td_writer **out);
+
 /** The names of the buffer instances that hold spares: this, then the
  * group's number from 0. */
 #define TD_SPARES_PREFIX "spares"
@@ -108,8 +120,7 @@ int td_writer_open(const char *path, unsigned int page_size, int nr_cpus,
  * td_writer_stream_header - the metadata of the file for a receiver that
  *	appends the cpu table and the pages itself (trace-cmd listen, the
  *	host of trace-cmd record -A)
- * @w: the writer (one opened with a NULL path writes no file and takes
- *	no pages: it holds the metadata alone)
+ * @w: the writer (td_writer_open_meta()'s holds the metadata alone)
  * @out: receives the bytes (malloc'ed; the caller frees them)
  * @len: receives their count
  * @fixed: if not NULL, receives how many of the first bytes are the same

@@ -1372,7 +1372,7 @@ int td_writer_open(const char *path, unsigned int page_size, int nr_cpus,
 	if (!out)
 		return -EINVAL;
 	*out = NULL;
-	if ((path && (!*path || !strcmp(path, "-"))) ||
+	if (!path || !*path || !strcmp(path, "-") ||
 	    !td_page_size_ok(page_size) || nr_cpus < 1 || nr_cpus > TD_MAX_CPUS)
 		return -EINVAL;
 	w = calloc(1, sizeof(*w));
@@ -1381,14 +1381,6 @@ int td_writer_open(const char *path, unsigned int page_size, int nr_cpus,
 	w->page_size = page_size;
 	w->nr_cpus = nr_cpus;
 	w->dirty = true;
-	if (!path) {
-		/* the metadata alone (td_writer_stream_header()) */
-		w->fd = -1;
-		w->dfd = -1;
-		w->nr_cpu_bufs = nr_cpus;
-		*out = w;
-		return 0;
-	}
 	n = strlen(path);
 	w->path = strdup(path);
 	w->tmp_path = malloc(n + sizeof(".tmp"));
@@ -1459,6 +1451,29 @@ int td_writer_open(const char *path, unsigned int page_size, int nr_cpus,
 	}
 	if (w->fd >= 0)
 		w->dfd = td_open_direct(fd);
+	*out = w;
+	return 0;
+}
+
+int td_writer_open_meta(unsigned int page_size, int nr_cpus,
+			struct td_writer **out)
+{
+	struct td_writer *w;
+
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	if (!td_page_size_ok(page_size) || nr_cpus < 1 || nr_cpus > TD_MAX_CPUS)
+		return -EINVAL;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->page_size = page_size;
+	w->nr_cpus = nr_cpus;
+	w->nr_cpu_bufs = nr_cpus;
+	w->dirty = true;
+	w->fd = -1;
+	w->dfd = -1;
 	*out = w;
 	return 0;
 }
