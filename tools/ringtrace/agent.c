@@ -778,7 +778,7 @@ static int rtt_agent_process(const struct rtt_agent *a,
  * changed for RTT_AGENT_QUIET_MS (a program with no events of its own),
  * 3 s at most, so that the metadata, which goes once, has their formats.
  */
-#define RTT_AGENT_SETTLE_MS 100u
+#define RTT_AGENT_SETTLE_MS 250u
 #define RTT_AGENT_QUIET_MS 1000u
 
 static void rtt_agent_settle(struct rtt_proc *p, uint32_t gen)
