@@ -72,6 +72,12 @@ const char rtt_record_help[] =
 	"                       load libringtrace (preloaded into every one),\n"
 	"                       each into FILE.PID, from their start\n"
 	"  -i, --instance NAME  record that instance (with -P)\n"
+	"  -N, --net HOST:PORT  stream the recording to a 'trace-cmd listen'\n"
+	"                       (trace-cmd's protocol, version 3); with -o,\n"
+	"                       a local copy too; never makes the program\n"
+	"                       wait: a receiver that does not keep up makes\n"
+	"                       the buffer drop or overwrite, counted\n"
+	"  -t, --tcp            with -N: the pages over TCP, not UDP\n"
 	"  -q, --quiet          no progress line\n"
 	"  -h, --help           this text\n";
 
@@ -269,18 +275,6 @@ static int rtt_record_names(const char *tracer, const struct rtt_strv *opts,
 	return 0;
 }
 
-/* How the command ended, when it failed (as uftrace says it). */
-static void rtt_record_child_status(const char *cmd, int status)
-{
-	if (WIFSIGNALED(status))
-		rtt_msg("'%s' terminated by signal %d (%s)%s", cmd,
-			WTERMSIG(status), strsignal(WTERMSIG(status)),
-			WCOREDUMP(status) ? ", core dumped" : "");
-	else if (WIFEXITED(status) && WEXITSTATUS(status))
-		rtt_msg("'%s' exited with status %d", cmd,
-			WEXITSTATUS(status));
-}
-
 /*
  * record -P: recording on in the instance (tracing_on 1), as trace-cmd
  * record switches it on; *@was_off says to switch it off again at the
@@ -306,6 +300,104 @@ static int rtt_record_tracing_on(struct rtt_proc *p, const char *inst,
 	return ret;
 }
 
+/**
+ * rtt_rec_attach - record -P's start: the process opened and set for
+ *	the recording (record, and the agent's -P)
+ * @r: the recording (r->p receives the process)
+ * @pid_arg: the pid as given
+ * @s: the settings
+ * @before: receives set_event as it was (rtt_restore_events() puts it
+ *	back)
+ * @ev: receives the process's events
+ *
+ * All or nothing: the events, and that no one else consumes the buffer,
+ * are checked before any change; the buffer is cleared last, as
+ * trace-cmd record does.
+ *
+ * Return: 0, or a negative errno after a message (r->p.ctl is set when
+ * the process was opened: rtt_rec_free() closes it).
+ */
+int rtt_rec_attach(struct rtt_record *r, const char *pid_arg,
+		   const struct rtt_rec_set *s, char **before,
+		   struct rtt_events **ev)
+{
+	char err[RTT_ERR_MAX];
+	const char *inst = s->inst;
+	int ret;
+
+	ret = rtt_open_pid(pid_arg, 0, &r->p);
+	if (ret)
+		return ret;
+	if (rtt_find_inst(&r->p, inst) < 0)
+		return -ENOENT;
+	*before = rtt_show_set_event(&r->p, inst);
+	r->ctl_gen = rtt_ctl_gen(&r->p);
+	ret = rtt_consumer_check(&r->p, rtt_find_inst(&r->p, inst), err);
+	if (ret)
+		rtt_msg("%s", err);
+	else
+		ret = rtt_check_events(&r->p, 0, s->events->nr, s->events->v);
+	if (!ret)
+		ret = rtt_load_events(&r->p, ev, false);
+	if (!ret)
+		ret = rtt_apply_settings(&r->p, *ev, inst, s->topts, s->events,
+					 s->filters);
+	if (!ret)
+		ret = rtt_record_lists(&r->p, s->lists, s->depth_set, s->depth);
+	if (!ret && s->size_kb)
+		ret = rtt_cmd(&r->p, NULL,
+			      &RT_CALL(BUFFER_SIZE_KB, inst, RT_U(0, s->size_kb)));
+	if (!ret && s->tracer)
+		ret = rtt_cmd(&r->p, NULL,
+			      &RT_CALL(TRACER, inst, RT_S(0, s->tracer)));
+	if (!ret && s->clock)
+		ret = rtt_cmd(&r->p, NULL,
+			      &RT_CALL(CLOCK, inst, RT_S(0, s->clock)));
+	/* start from an empty buffer, as trace-cmd record does */
+	if (!ret)
+		ret = rtt_cmd(&r->p, NULL, &RT_CALL(CLEAR, inst));
+	/* and recording on, as trace-cmd record switches it on */
+	if (!ret)
+		ret = rtt_record_tracing_on(&r->p, inst, &r->was_off);
+	return ret;
+}
+
+/**
+ * rtt_rec_restore - the end of record -P: set_event as it was, the
+ *	tracer back to nop if one was set
+ * @r: the recording
+ * @inst: the instance
+ * @before: rtt_rec_attach()'s
+ * @tracer: the tracer set, or NULL
+ */
+void rtt_rec_restore(struct rtt_record *r, const char *inst,
+		     const char *before, const char *tracer)
+{
+	char e2[RTT_ERR_MAX];
+
+	rtt_restore_events(&r->p, inst, before);
+	/* tracing_on as it was */
+	if (r->was_off)
+		rtt_call(&r->p, RTT_CMD_TIMEOUT_MS,
+			 &RT_CALL(TRACING_ON, inst, RT_I(0, 0)), NULL, e2);
+	if (tracer)
+		rtt_call(&r->p, RTT_CMD_TIMEOUT_MS,
+			 &RT_CALL(TRACER, inst, RT_S(0, "nop")), NULL, e2);
+}
+
+/* How the command ended, when it failed (as uftrace says it). */
+static void rtt_record_child_status(const char *cmd, int status)
+{
+	if (WIFSIGNALED(status))
+		rtt_msg("'%s' terminated by signal %d (%s)%s", cmd,
+			WTERMSIG(status), strsignal(WTERMSIG(status)),
+			WCOREDUMP(status) ? ", core dumped" : "");
+	else if (WIFEXITED(status) && WEXITSTATUS(status))
+		rtt_msg("'%s' exited with status %d", cmd,
+			WEXITSTATUS(status));
+}
+
+
 int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 {
 	struct rtt_strv events = { 0 }, topts = { 0 }, none = { 0 };
@@ -322,9 +414,11 @@ int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 	struct rtt_out out = { .fd = -1 };
 	char err[RTT_ERR_MAX], *before = NULL;
 	const char *pid_arg = NULL, *tracer = NULL, *inst = NULL;
+	const char *net_arg = NULL;
+	bool tcp = false;
 	pid_t child = 0;
 	int c, ret = 0, code = RTT_EXIT_OK;
-	bool exited = false, follow = false, at_mark, was_off = false;
+	bool exited = false, follow = false, at_mark;
 	unsigned int nap = RTT_RECORD_NAP_US;
 	const struct rtt_opt opts[] = {
 		RTT_O_STR("output", 'o', &r.out),
@@ -346,17 +440,24 @@ int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 		RTT_O_FLAG("no-preload", 256 + 'N', &no_preload),
 		/* -c follows the processes COMMAND starts */
 		RTT_O_FLAG("follow", 'c', &follow, .conflicts = "pid"),
+		/* to a trace-cmd listen (net.c) */
+		RTT_O_STR("net", 'N', &net_arg, .conflicts = "follow"),
+		RTT_O_FLAG("tcp", 't', &tcp),
 		/* what follows COMMAND is its own */
 		RTT_O_END(RTT_OPTS_IN_ORDER),
 	};
 
 	memset(&r, 0, sizeof(r));
 	memset(&fl, 0, sizeof(fl));
-	r.out = "trace.dat";
 	code = rtt_options(v, argc, argv, opts);
 	if (code != RTT_OPTIONS_GO)
 		goto out_free;
 	code = RTT_EXIT_OK;
+	/* -N alone writes no file; -o beside it keeps a copy */
+	if (!r.out && !net_arg)
+		r.out = "trace.dat";
+	if (tcp && !net_arg)
+		code = rtt_usage(v, "-t goes with -N");
 	depth_set = depth != (unsigned long)-1;
 	if (preload_arg) {
 		preload_mode = 1;
@@ -379,52 +480,37 @@ int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 		goto out_free;
 	/* all or nothing: the names are checked before anything runs */
 	code = rtt_record_names(tracer, &topts, &events);
-	if (!code)
+	if (!code && r.out)
 		code = rtt_out_open(r.out, !follow, &out);
 	if (code)
 		goto out_free;
-	r.out = out.path;
+	if (r.out) {
+		r.out = out.path;
+		r.out_name = rtt_out_name(&out);
+	}
 	r.topts = &topts;
-	r.out_name = rtt_out_name(&out);
+	/* the listener is there and speaks our protocol before anything
+	 * of the process is touched */
+	if (net_arg) {
+		ret = rtt_net_open(net_arg, tcp, &r.net);
+		if (ret)
+			goto out_free;
+		if (!r.out)
+			r.out_name = rtt_net_where(r.net);
+	}
 	r.tty = isatty(2);
 	rtt_catch_signals();
 	if (pid_arg) {
-		ret = rtt_open_pid(pid_arg, 0, &r.p);
-		if (ret)
+		const struct rtt_rec_set set = {
+			.inst = inst, .events = &events, .topts = &topts,
+			.filters = &none, .lists = lists,
+			.depth_set = depth_set, .depth = depth,
+			.size_kb = size_kb, .tracer = tracer,
+		};
+
+		ret = rtt_rec_attach(&r, pid_arg, &set, &before, &ev);
+		if (ret && !r.p.ctl)
 			goto out_free;
-		ret = rtt_find_inst(&r.p, inst) < 0 ? -ENOENT : 0;
-		if (ret)
-			goto out;
-		before = rtt_show_set_event(&r.p, inst);
-		r.ctl_gen = rtt_ctl_gen(&r.p);
-		/* all or nothing: the events, and that no one else
-		 * consumes the buffer, are checked before any change */
-		ret = rtt_consumer_check(&r.p, rtt_find_inst(&r.p, inst),
-					 err);
-		if (ret)
-			rtt_msg("%s", err);
-		else
-			ret = rtt_check_events(&r.p, 0, events.nr, events.v);
-		if (!ret)
-			ret = rtt_load_events(&r.p, &ev, false);
-		if (!ret)
-			ret = rtt_apply_settings(&r.p, ev, inst, &topts,
-						 &events, &none);
-		if (!ret)
-			ret = rtt_record_lists(&r.p, lists, depth_set, depth);
-		if (!ret && size_kb)
-			ret = rtt_cmd(&r.p, NULL,
-				      &RT_CALL(BUFFER_SIZE_KB, inst,
-					       RT_U(0, size_kb)));
-		if (!ret && tracer)
-			ret = rtt_cmd(&r.p, NULL,
-				      &RT_CALL(TRACER, inst, RT_S(0, tracer)));
-		/* start from an empty buffer, as trace-cmd record does */
-		if (!ret)
-			ret = rtt_cmd(&r.p, NULL, &RT_CALL(CLEAR, inst));
-		/* and recording on, as trace-cmd record switches it on */
-		if (!ret)
-			ret = rtt_record_tracing_on(&r.p, inst, &was_off);
 		if (ret)
 			goto out;
 	} else {
@@ -437,7 +523,7 @@ int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 					     sizeof(preload_lib));
 		ret = rtt_record_spawn(argv + optind, &events, tracer, &topts,
 				       size_kb ? size_kb : rtt_record_default_kb(),
-				       preload, follow, !strcmp(out.arg, "-"),
+				       preload, follow, out.arg && !strcmp(out.arg, "-"),
 				       &hold, &r.p, &child);
 		if (ret)
 			goto out_free;
@@ -460,9 +546,12 @@ int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 	if (ret)
 		goto out;
 	/* A command of our own waits for us when its buffer is full; a
-	 * process we attached to (-P) is never slowed down: it drops. */
+	 * process we attached to (-P), or one streamed to the network (the
+	 * network is not ours to wait for), is never slowed down: it drops
+	 * or overwrites. */
 	if (child) {
-		ringbuf_set_writer_wait(r.rb, RTT_RECORD_WAIT_MS);
+		if (!r.net)
+			ringbuf_set_writer_wait(r.rb, RTT_RECORD_WAIT_MS);
 		rtt_rec_note_ctl(&r);
 	}
 	/* the recorder is attached: the command may run */
@@ -560,21 +649,8 @@ again:
 	if (child && rtt_proc_state(&r.p) == RTT_DEAD &&
 	    rtt_remove_files(&r.p, err))
 		rtt_msg("%s", err);
-	if (pid_arg && !exited) {
-		rtt_restore_events(&r.p, inst, before);
-		/* tracing_on as it was */
-		if (was_off)
-			rtt_call(&r.p, RTT_CMD_TIMEOUT_MS,
-				 &RT_CALL(TRACING_ON, inst, RT_I(0, 0)), NULL,
-				 err);
-		if (tracer) {
-			char e2[RTT_ERR_MAX];
-
-			rtt_call(&r.p, RTT_CMD_TIMEOUT_MS,
-				 &RT_CALL(TRACER, inst, RT_S(0, "nop")), NULL,
-				 e2);
-		}
-	}
+	if (pid_arg && !exited)
+		rtt_rec_restore(&r, inst, before, tracer);
 out:
 	/* a command still held never ran: it ends here, with its files */
 	if (child && hold >= 0) {
@@ -597,6 +673,9 @@ out:
 			rtt_record_child_status(argv[optind], status);
 	}
 out_free:
+	/* a connection made before the process could be opened */
+	rtt_net_free(r.net);
+	r.net = NULL;
 	rtt_out_close(&out);
 	/* closing it releases a held command too */
 	if (hold >= 0)

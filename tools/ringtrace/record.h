@@ -8,6 +8,7 @@
 #define RTT_RECORD_H
 
 #include "rtt.h"
+#include "net.h"
 
 /* Pages moved between two looks at the clock and the checkpoints. */
 #define RTT_RECORD_BATCH 256
@@ -29,6 +30,8 @@
  * @marked: per cpu buffer, how many of @dropped the file marks already
  * @caught_up: per cpu buffer, the reader found it without a whole page
  *	since drops were last seen: the next page is newer than them
+ * @net: the receiver the pages are streamed to (-N), or NULL; @w then
+ *	holds the metadata alone unless -o names a file too
  */
 struct rtt_record {
 	const char *out;
@@ -38,6 +41,7 @@ struct rtt_record {
 	struct td_writer *w;
 	struct rtt_events *ev;
 	uint32_t ctl_gen;
+	bool was_off; /* record -P switched tracing_on on: off at the end */
 	char *syms;
 	char *cmdl;
 	uint64_t start;
@@ -59,6 +63,7 @@ struct rtt_record {
 	const struct rtt_strv *topts;
 	dev_t ctl_dev;
 	ino_t ctl_ino;
+	struct rtt_net *net;
 };
 
 /**
@@ -84,6 +89,38 @@ struct rtt_follow {
 	unsigned long calls;
 };
 
+
+/**
+ * struct rtt_rec_set - what record -P sets in the process
+ * @inst: the instance (NULL: the top one)
+ * @events: -e
+ * @topts: -O
+ * @filters: "EVENT EXPR" filters
+ * @lists: -l, -n, -g
+ * @depth_set: --max-graph-depth given, @depth its value
+ * @size_kb: -b (0: unchanged)
+ * @tracer: -p (NULL: unchanged)
+ * @clock: the trace clock (NULL: unchanged)
+ */
+struct rtt_rec_set {
+	const char *inst;
+	const struct rtt_strv *events;
+	const struct rtt_strv *topts;
+	const struct rtt_strv *filters;
+	const struct rtt_strv *lists;
+	bool depth_set;
+	unsigned long depth;
+	unsigned long size_kb;
+	const char *tracer;
+	const char *clock;
+};
+
+/* record.c */
+int rtt_rec_attach(struct rtt_record *r, const char *pid_arg,
+		   const struct rtt_rec_set *s, char **before,
+		   struct rtt_events **ev);
+void rtt_rec_restore(struct rtt_record *r, const char *inst,
+		     const char *before, const char *tracer);
 
 /* record_follow.c */
 void rtt_follow_turn(struct rtt_follow *fl, int root, const char *out);

@@ -702,7 +702,18 @@ int rtt_rec_exec(struct rtt_record *r, const char *inst,
 		rtt_proc_close(&p);
 		return ret;
 	}
-	/* the old image's recording goes, its settings stay */
+	/* the old image's recording goes, its settings stay; over the
+	 * network, its empty file is closed and the new image's goes to a
+	 * new connection (the metadata sent was the old image's) */
+	char where[300];
+	bool tcp = false;
+
+	where[0] = '\0';
+	if (r->net) {
+		snprintf(where, sizeof(where), "%s", rtt_net_where(r->net));
+		tcp = rtt_net_tcp(r->net);
+		rtt_net_finish(r->net);
+	}
 	rtt_rec_free(r);
 	r->out = keep.out;
 	r->out_name = keep.out_name;
@@ -712,11 +723,19 @@ int rtt_rec_exec(struct rtt_record *r, const char *inst,
 	r->p = p;
 	r->ctl_gen = rtt_ctl_gen(&r->p);
 	r->ev = ev;
+	if (where[0]) {
+		ret = rtt_net_open(where, tcp, &r->net);
+		if (ret)
+			return ret;
+		if (!r->out)
+			r->out_name = rtt_net_where(r->net);
+	}
 	ret = rtt_rec_open(r, inst);
 	if (ret)
 		return ret;
 	rtt_rec_note_ctl(r);
-	ringbuf_set_writer_wait(r->rb, RTT_RECORD_WAIT_MS);
+	if (!r->net)
+		ringbuf_set_writer_wait(r->rb, RTT_RECORD_WAIT_MS);
 	if (rtt_call(&r->p, RTT_CMD_TIMEOUT_MS, &RT_CALL(GO, NULL), NULL, err))
 		rtt_msg("%s", err);
 	return 0;

@@ -34,6 +34,27 @@ static void rtt_mark_dropped(void *page, size_t size, unsigned long n)
 }
 
 /*
+ * A page read into the network queue (-N): checked and counted, kept in
+ * the file too when there is one (-o), then queued. Return: 0, -EINVAL
+ * (a malformed page, not sent), or an error of the file or the stream.
+ */
+static int rtt_rec_net_page(struct rtt_record *r, int cpu, const void *page,
+			    unsigned long *missed, struct rtt_tally *t)
+{
+	int ret;
+
+	if (td_page_for_each(page, (unsigned int)ringbuf_subbuf_size(r->rb),
+			     rtt_count_cb, missed, t))
+		return -EINVAL;
+	if (r->out) {
+		ret = td_writer_add_page(r->w, cpu, page);
+		if (ret)
+			return ret;
+	}
+	return rtt_net_commit(r->net, cpu);
+}
+
+/*
  * Move at most @max pages into the file: the pages the writer has left
  * (@full), or whatever the buffers hold (!@full), up to a stage of pages
  * of each cpu buffer in turn, read straight into the writer's staging
@@ -66,7 +87,12 @@ static int rtt_record_pages(struct rtt_record *r, int full, int max)
 					r->dropped[cpu] = d;
 					r->caught_up[cpu] = false;
 				}
-				page = td_writer_page_slot(r->w, cpu);
+				page = r->net ? rtt_net_slot(r->net, cpu) :
+						td_writer_page_slot(r->w, cpu);
+				/* a full network queue: this buffer fills
+				 * (and drops or overwrites) meanwhile */
+				if (!page && r->net && !errno)
+					break;
 				if (!page)
 					return -errno;
 				if (ringbuf_read_page(r->rb, page, size, cpu,
@@ -84,9 +110,12 @@ static int rtt_record_pages(struct rtt_record *r, int full, int max)
 				}
 				/* checked and counted in one pass */
 				t.records = t.calls = 0;
-				ret = td_writer_commit_slot(r->w, cpu,
-							    rtt_count_cb,
-							    &missed, &t);
+				ret = r->net ? rtt_rec_net_page(r, cpu, page,
+								&missed, &t) :
+					       td_writer_commit_slot(r->w, cpu,
+								     rtt_count_cb,
+								     &missed,
+								     &t);
 				if (ret == -EINVAL) {
 					rtt_msg("cpu %d: a malformed page skipped",
 						cpu);
@@ -142,9 +171,12 @@ static void rtt_record_progress(struct rtt_record *r, double rate)
 		return;
 	rtt_get_counts(r->rb, &c);
 	td_writer_stats(r->w, NULL, &bytes);
+	if (r->net)
+		bytes = rtt_net_sent(r->net);
 	fprintf(stderr,
-		"%sringtrace: %.0f events/s, %.1f MB written, %lu events lost%s",
-		r->tty ? "\r" : "", rate, (double)bytes / 1e6, rtt_lost(&c),
+		"%sringtrace: %.0f events/s, %.1f MB %s, %lu events lost%s",
+		r->tty ? "\r" : "", rate, (double)bytes / 1e6,
+		r->net ? "sent" : "written", rtt_lost(&c),
 		r->tty ? "\033[K" : "\n");
 }
 
@@ -225,6 +257,14 @@ int rtt_rec_open(struct rtt_record *r, const char *inst)
 	rtt_td_set_options(r->w, r->topts);
 	r->ckpt_bytes = 32768;
 	r->start = r->last = rtt_now_ms();
+	/* the metadata as it is now: the receiver stores no later one */
+	if (r->net) {
+		ret = rtt_net_start(r->net, r->w,
+				    (unsigned int)ringbuf_subbuf_size(r->rb),
+				    r->nr_cpus);
+		if (ret)
+			return ret;
+	}
 	return td_writer_checkpoint(r->w);
 }
 
@@ -242,6 +282,13 @@ int rtt_rec_turn(struct rtt_record *r)
 	if (g != r->ctl_gen) {
 		r->ctl_gen = g;
 		rtt_record_formats(r, &r->ev);
+	}
+	if (r->net) {
+		ret = rtt_net_push(r->net, 0);
+		if (!ret)
+			ret = rtt_net_meta(r->net, r->w, false);
+		if (ret)
+			return ret;
 	}
 	moved = rtt_record_pages(r, 1, RTT_RECORD_BATCH);
 	if (moved < 0)
@@ -280,8 +327,15 @@ int rtt_rec_finish(struct rtt_record *r, int ret)
 		drain += (long)(ringbuf_size(r->rb, c) /
 				ringbuf_subbuf_size(r->rb));
 	while (!ret && drain > 0) {
-		int moved = rtt_record_pages(r, 0, RTT_RECORD_BATCH);
+		int moved;
 
+		/* room in the network queues: the receiver has its time */
+		if (r->net && rtt_net_full(r->net)) {
+			ret = rtt_net_push(r->net, RTT_NET_TIMEOUT_MS);
+			if (ret)
+				break;
+		}
+		moved = rtt_record_pages(r, 0, RTT_RECORD_BATCH);
 		if (moved <= 0) {
 			ret = moved;
 			break;
@@ -306,6 +360,24 @@ int rtt_rec_finish(struct rtt_record *r, int ret)
 		if (!rtt_cmdlines_text(&r->p, &r->cmdl, &len))
 			td_writer_set_cmdlines(r->w, r->cmdl);
 		rtt_td_set_stats(r->w, r->rb);
+	}
+	if (r->net) {
+		/* the metadata as complete as the file's, the last pages,
+		 * CLOSE */
+		int n = ret ? 0 : rtt_net_meta(r->net, r->w, true);
+
+		if (!n)
+			n = rtt_net_finish(r->net);
+		if (!ret)
+			ret = n;
+		/* said already */
+		if (ret == -ETIMEDOUT || ret == -EIO) {
+			if (r->tty && !r->quiet)
+				fputs("\r\033[K", stderr);
+			return -EIO;
+		}
+	}
+	if (!ret) {
 		written = td_writer_written(r->w);
 		ret = td_writer_close(r->w);
 		r->w = NULL;
@@ -327,11 +399,13 @@ int rtt_rec_finish(struct rtt_record *r, int ret)
 		struct stat st;
 
 		rtt_get_counts(r->rb, &cs);
-		if (stat(r->out, &st))
+		if (!r->out || stat(r->out, &st))
 			st.st_size = 0;
+		if (r->net)
+			written = rtt_net_sent(r->net);
 		/* the kernel's count, where there is one (followed
 		 * processes share it: their own count then) */
-		if (!r->quiet_written)
+		if (!r->quiet_written && !r->net)
 			written = rtt_self_wchar(written);
 		unsigned long dropped = 0, marked = 0;
 
@@ -342,10 +416,10 @@ int rtt_rec_finish(struct rtt_record *r, int ret)
 		/* Refused writes after the last page the file holds have no
 		 * page to be marked on (the kernel marks none at all): the
 		 * summary says how many the file shows. */
-		rtt_msg("%lu events recorded in %s (%.1f MB, %.1f MB written) in %.1f s; %lu lost%s",
+		rtt_msg("%lu events recorded in %s (%.1f MB, %.1f MB %s) in %.1f s; %lu lost%s",
 			r->events, r->out_name ? r->out_name : r->out,
-			(double)st.st_size / 1e6,
-			(double)written / 1e6,
+			(double)(r->out ? (uint64_t)st.st_size : written) / 1e6,
+			(double)written / 1e6, r->net ? "sent" : "written",
 			(double)(rtt_now_ms() - r->start) / 1000.0,
 			rtt_lost(&cs),
 			dropped > marked ? " (refused at the end, unmarked)" : "");
@@ -359,6 +433,7 @@ void rtt_rec_free(struct rtt_record *r)
 	free(r->marked);
 	free(r->caught_up);
 	td_writer_abort(r->w);
+	rtt_net_free(r->net);
 	ringbuf_free(r->rb);
 	rtt_proc_close(&r->p);
 	rtt_events_free(r->ev);

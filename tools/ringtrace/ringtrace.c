@@ -87,8 +87,11 @@ static const struct rtt_verb rtt_verbs[] = {
 	  "  -i, --instance NAME  the instance (default: the top one)\n"
 	  "  -h, --help           this text\n" },
 	{ "record", NULL, rtt_do_record,
-	  "record [-o FILE] [-e EVENT]... [-p TRACER] [-O OPT]... [-b KB] [-l FUNC]... [-n FUNC]... [-g FUNC]... [--max-graph-depth N] [--preload[=LIB] | --no-preload] [-c] [-q] (-P PID [-i NAME] | -- COMMAND [ARG]...)",
+	  "record [-o FILE] [-N HOST:PORT [-t]] [-e EVENT]... [-p TRACER] [-O OPT]... [-b KB] [-l FUNC]... [-n FUNC]... [-g FUNC]... [--max-graph-depth N] [--preload[=LIB] | --no-preload] [-c] [-q] (-P PID [-i NAME] | -- COMMAND [ARG]...)",
 	  rtt_record_help },
+	{ "agent", NULL, rtt_do_agent,
+	  "agent [-p PORT] [-N HOST] [--once] [-q] [-P PID | -- COMMAND [ARG]...]",
+	  rtt_agent_help },
 	{ "report", NULL, rtt_do_report,
 	  "report [-c CPU] [-e EVENT[,EVENT]...]... [-f 'EVENT EXPR']... [-r] [--spares] [--no-demangle] [--format=text|json] [--stat | --graph FUNC] [-s KEY] [-F FUNC]... [-D N] [--tid TID]... [--time-range START~END] [-t TIME] FILE",
 	  rtt_report_help },

@@ -299,6 +299,10 @@ uint64_t rtt_self_wchar(uint64_t dflt);
 int rtt_do_record(const struct rtt_verb *v, int argc, char **argv);
 extern const char rtt_record_help[];
 
+/* agent.c */
+int rtt_do_agent(const struct rtt_verb *v, int argc, char **argv);
+extern const char rtt_agent_help[];
+
 /* extract.c */
 int rtt_do_extract(const struct rtt_verb *v, int argc, char **argv);
 extern const char rtt_extract_help[];

@@ -38,8 +38,15 @@ int rtt_td_open(const struct rtt_proc *p, const char *path,
 	 * tool makes after it. */
 	if (p->uid != (unsigned int)geteuid())
 		umask(umask(0) | 077);
-	ret = td_writer_open(path, (unsigned int)ringbuf_subbuf_size(rb),
-			     ringbuf_nr_cpus(rb), &w);
+	/* no path: the metadata alone, for record -N */
+	if (path)
+		ret = td_writer_open(path, (unsigned int)ringbuf_subbuf_size(rb),
+				     ringbuf_nr_cpus(rb), &w);
+	else
+		ret = td_writer_open_meta((unsigned int)ringbuf_subbuf_size(rb),
+					  ringbuf_nr_cpus(rb), &w);
+	if (!path)
+		path = "the metadata";
 	if (ret) {
 		if (ret == -EACCES || ret == -EPERM)
 			rtt_msg("permission denied: %s", path);

@@ -98,9 +98,52 @@ struct td_record;
 int td_writer_open(const char *path, unsigned int page_size, int nr_cpus,
 		   struct td_writer **out);
 
+/**
+ * td_writer_open_meta - a writer of the metadata alone, for
+ *	td_writer_stream_header(): no file; pages are refused, a checkpoint
+ *	and the close write nothing
+ * @page_size: as for td_writer_open()
+ * @nr_cpus: as for td_writer_open()
+ * @out: receives the writer
+ *
+ * Context: any thread.
+ * Return: 0, -EINVAL, -ENOMEM.
+ */
+int td_writer_open_meta(unsigned int page_size, int nr_cpus,
+			struct td_writer **out);
+
 /** The names of the buffer instances that held spares in the files of
  * earlier versions (read, no longer written): this, then a number. */
 #define TD_SPARES_PREFIX "spares"
+
+/**
+ * td_writer_stream_header - the metadata of the file for a receiver that
+ *	appends the cpu table and the pages itself (trace-cmd listen, the
+ *	host of trace-cmd record -A)
+ * @w: the writer (td_writer_open_meta()'s holds the metadata alone)
+ * @out: receives the bytes (malloc'ed; the caller frees them)
+ * @len: receives their count
+ * @fixed: if not NULL, receives how many of the first bytes are the same
+ *	whatever is set later (the magic, the page size, header_page and
+ *	header_event, which are set first or not at all): a receiver may
+ *	be given those before the rest is known
+ *
+ * The file up to and including its options section, as the sections
+ * set so far make it: the receiver appends "flyrecord", a table of
+ * nr_cpus entries, its own trace_clock record (or none) and each cpu's
+ * pages, page-aligned. Every cpu buffer is a cpu of this file, the
+ * spares after the CPUs, as in a file (whose spares past the last one
+ * with pages are left out); their CPUSTAT options say that they are
+ * spares, and td_reader_nr_cpu_buffers() gives the count of CPUs. Where the
+ * receiver writes no trace_clock record, a reader finds an empty one
+ * after the table (a pad option keeps the table's end 8 bytes or more
+ * before a page boundary).
+ *
+ * Context: the writer's thread.
+ * Return: 0, -EINVAL, -ENOMEM.
+ */
+int td_writer_stream_header(struct td_writer *w, void **out, size_t *len,
+			    size_t *fixed);
 
 /**
  * td_writer_set_cpu_buffers - say which cpu buffers are CPUs

@@ -52,6 +52,9 @@ enum {
 	TD_OPT_BUFFER_TEXT = 22,
 	/* ours: the trace options the recording was made with */
 	TD_OPT_RT_OPTIONS = 0x5254,
+	/* ours: padding (td_writer_stream_header()); 0x5255 stays unused
+	 * (a count of CPUs that the spares' CPUSTAT options now give) */
+	TD_OPT_RT_PAD = 0x5256,
 };
 
 /*
@@ -1478,6 +1481,35 @@ int td_writer_open(const char *path, unsigned int page_size, int nr_cpus,
 	return 0;
 }
 
+int td_writer_open_meta(unsigned int page_size, int nr_cpus,
+			struct td_writer **out)
+{
+	struct td_writer *w;
+
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	if (!td_page_size_ok(page_size) || nr_cpus < 1 || nr_cpus > TD_MAX_CPUS)
+		return -EINVAL;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->page_size = page_size;
+	w->nr_cpus = nr_cpus;
+	w->nr_cpu_bufs = nr_cpus;
+	w->dirty = true;
+	w->fd = -1;
+	w->dfd = -1;
+	/* (the CPUSTAT options a stream carries, td_writer_set_cpu_stats()) */
+	w->cpustat = calloc((size_t)nr_cpus, sizeof(*w->cpustat));
+	if (!w->cpustat) {
+		free(w);
+		return -ENOMEM;
+	}
+	*out = w;
+	return 0;
+}
+
 int td_writer_set_cpu_buffers(struct td_writer *w, int nr_cpu_bufs)
 {
 	if (!w || nr_cpu_bufs < 1 || nr_cpu_bufs > w->nr_cpus || w->hdr_len ||
@@ -1897,7 +1929,7 @@ void *td_writer_page_slot(struct td_writer *w, int cpu)
 	struct td_spool *sp;
 	int ret;
 
-	if (!w || cpu < 0 || cpu >= w->nr_cpus) {
+	if (!w || !w->path || cpu < 0 || cpu >= w->nr_cpus) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -1928,7 +1960,8 @@ int td_writer_commit_slot(struct td_writer *w, int cpu,
 {
 	struct td_spool *sp;
 
-	if (!w || cpu < 0 || cpu >= w->nr_cpus || !w->spool[cpu].stage)
+	if (!w || !w->spool || cpu < 0 || cpu >= w->nr_cpus ||
+	    !w->spool[cpu].stage)
 		return -EINVAL;
 	sp = &w->spool[cpu];
 	if (sp->staged == w->stage_pages)
@@ -1968,16 +2001,6 @@ uint64_t td_writer_written(const struct td_writer *w)
 	return w ? w->written : 0;
 }
 
-/**
- * td_build_header - the file up to its first data page
- * @w: the writer
- * @b: receives the bytes: the header, the cpu table filled in for the
- *	current page counts, the trace_clock record, zeroes up to a page
- *	boundary
- *
- * Context: the writer's thread.
- * Return: 0, -ENOMEM.
- */
 /* The trace_clock record version 6 readers read after each cpu table,
  * because the TRACECLOCK option is there. */
 static void td_clock_rec(struct td_writer *w, struct td_buf *b)
@@ -2012,13 +2035,27 @@ static int td_file_cpus(const struct td_writer *w)
 	return n;
 }
 
-static int td_build_header(struct td_writer *w, struct td_buf *b)
+/**
+ * td_build_meta - the file up to the end of its options section
+ * @w: the writer
+ * @b: receives the bytes
+ * @stream: for a receiver that appends the cpu table itself
+ *	(td_writer_stream_header()): every cpu buffer is a cpu of the file,
+ *	the count being fixed before the first page, and a pad option keeps
+ *	the receiver's table from ending at a page boundary
+ *
+ * The spares are cpus after the CPUs in both (td_file_cpus()); their
+ * CPUSTAT options say that they are.
+ *
+ * Context: the writer's thread.
+ * Return: the file's cpu count, or -ENOMEM.
+ */
+static int td_build_meta(struct td_writer *w, struct td_buf *b, bool stream)
 {
 	static const char ver[] = { '6', 0, 0 /* little endian */,
 				    8 /* long size */ };
 	size_t nr_ftrace = 0;
-	uint64_t off;
-	int nr_file;
+	int nr_file = stream ? w->nr_cpus : td_file_cpus(w);
 
 	td_buf_put(b, td_magic, sizeof(td_magic));
 	td_buf_put(b, ver, sizeof(ver));
@@ -2058,8 +2095,8 @@ static int td_build_header(struct td_writer *w, struct td_buf *b)
 	td_buf_text(b, w->kallsyms, 4);
 	td_buf_le(b, 0, 4); /* printk formats */
 	td_buf_text(b, w->cmdlines, 8);
-	/* the CPUs, then the spares up to the last one with pages */
-	nr_file = td_file_cpus(w);
+	/* the CPUs, then the spares (up to the last one with pages in a
+	 * file) */
 	td_buf_le(b, (uint64_t)nr_file, 4);
 
 	td_buf_put(b, "options  ", 10);
@@ -2102,7 +2139,73 @@ static int td_build_header(struct td_writer *w, struct td_buf *b)
 		td_buf_le(b, strlen(w->options) + 1, 4);
 		td_buf_str(b, w->options);
 	}
+	if (stream) {
+		/*
+		 * The receiver appends "flyrecord", a table of nr_cpus
+		 * entries, its own trace_clock record or none, then zeroes
+		 * to a page boundary. A reader that saw the TRACECLOCK
+		 * option reads a record right after the table: where the
+		 * receiver wrote none, it must find 8 zero bytes (an empty
+		 * record) before the first page, not the page itself. A pad
+		 * option moves the table's end away from the boundary.
+		 */
+		uint64_t end = b->len + 2 + 10 + 16 * (uint64_t)w->nr_cpus;
+		uint64_t e = end % w->page_size;
+
+		if (e == 0 || e > w->page_size - 8) {
+			td_buf_le(b, TD_OPT_RT_PAD, 2);
+			td_buf_le(b, 8, 4);
+			td_buf_le(b, 0, 8);
+		}
+	}
 	td_buf_le(b, TD_OPT_DONE, 2);
+	return b->err ? b->err : nr_file;
+}
+
+int td_writer_stream_header(struct td_writer *w, void **out, size_t *len,
+			    size_t *fixed)
+{
+	struct td_buf b = { 0 };
+	int ret;
+
+	if (!w || !out || !len)
+		return -EINVAL;
+	ret = td_build_meta(w, &b, true);
+	if (ret < 0) {
+		free(b.p);
+		return ret;
+	}
+	/* the magic, the page size, header_page and header_event: set
+	 * before the sections that follow change */
+	if (fixed)
+		*fixed = sizeof(td_magic) + 4 + 4 + sizeof("header_page") + 8 +
+			 strlen(w->header_page ? w->header_page :
+				td_default_header_page(w->page_size)) +
+			 sizeof("header_event") + 8 +
+			 strlen(w->header_event ? w->header_event :
+				td_default_header_event());
+	*out = b.p;
+	*len = b.len;
+	return 0;
+}
+
+/**
+ * td_build_header - the file up to its first data page
+ * @w: the writer
+ * @b: receives the bytes: the header, the cpu table filled in for the
+ *	current page counts, the trace_clock record, zeroes up to a page
+ *	boundary
+ *
+ * Context: the writer's thread.
+ * Return: 0, -ENOMEM.
+ */
+static int td_build_header(struct td_writer *w, struct td_buf *b)
+{
+	uint64_t off;
+	int nr_file = td_build_meta(w, b, false);
+
+	if (nr_file < 0)
+		return nr_file;
 
 	td_buf_put(b, "flyrecord", 10);
 	for (int cpu = 0; cpu < w->nr_cpus; cpu++) {
@@ -2259,6 +2362,8 @@ int td_writer_checkpoint(struct td_writer *w)
 
 	if (!w)
 		return -EINVAL;
+	if (!w->path)
+		return 0;	/* the metadata alone: no file */
 	if (w->broken)
 		return w->broken;
 	ret = td_flush(w);
