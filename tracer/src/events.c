@@ -324,17 +324,19 @@ void ringtrace_event_unregister(struct ringtrace_event *ev)
 	 * below none is still inside this event. */
 	atomic_store_explicit(&ev->enabled, 0, memory_order_relaxed);
 	rt_table_set(p->id, NULL);
+	if (rt_exiting) {
+		/* The process is exiting: nothing reads the registry any
+		 * more, and waiting a grace period per event would only slow
+		 * the exit down. What is left stays, still named by
+		 * ev->priv (a writer still running finds it intact; a leak
+		 * checker finds it reachable). */
+		pthread_mutex_unlock(&rt_reg_lock);
+		return;
+	}
 	/* Unpublished before the grace period, as RCU asks: a writer whose
 	 * section begins after it finds no state (rt_ev_priv()); one that
 	 * found it is waited for. Relaxed: the grace period orders it. */
 	__atomic_store_n(&ev->priv, NULL, __ATOMIC_RELAXED);
-	if (rt_exiting) {
-		/* The process is exiting: nothing reads the registry any
-		 * more, and waiting a grace period per event would only slow
-		 * the exit down. Leak what is left. */
-		pthread_mutex_unlock(&rt_reg_lock);
-		return;
-	}
 	rt_synchronize_rcu();
 	for (i = 0; i < RT_MAX_INSTANCES; i++) {
 		rt_filter_free(atomic_load_explicit(&p->filter[i],
