@@ -19,6 +19,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,12 +67,14 @@ static int on_record(struct tep_event *ev, struct tep_record *rec, int cpu,
 }
 
 static int pipe_fds[2]; /* [1]: the stream's output */
-static volatile ssize_t stream_ret = -2;
+/* the stream's result, -2 while it runs: stored by the streamer, polled
+ * by main (seq_cst: nothing else passes between them) */
+static _Atomic long stream_ret = -2;
 
 static void *streamer(void *arg)
 {
 	(void)arg;
-	stream_ret = tracefs_trace_pipe_stream(pipe_fds[1], NULL, 0);
+	atomic_store(&stream_ret, (long)tracefs_trace_pipe_stream(pipe_fds[1], NULL, 0));
 	return NULL;
 }
 
@@ -160,12 +163,13 @@ int main(int argc, char **argv)
 		fail("tracefs_trace_pipe_stream() gave too little");
 	tracefs_trace_pipe_stop(NULL);
 	t0 = now();
-	while (stream_ret == -2 && now() - t0 < 20)
+	while (atomic_load(&stream_ret) == -2 && now() - t0 < 20)
 		usleep(10 * 1000);
-	if (stream_ret == -2)
+	if (atomic_load(&stream_ret) == -2)
 		fail("tracefs_trace_pipe_stop() did not stop the stream");
 	pthread_join(t, NULL);
-	n = pread(pipe_fds[1], buf, 200, 0);
+	/* (the sample's markers may come first) */
+	n = pread(pipe_fds[1], buf, sizeof(buf) - 1, 0);
 	buf[n > 0 ? n : 0] = 0;
 	if (!strstr(buf, "work: worker="))
 		fail("the stream is not trace_pipe's text");

@@ -91,6 +91,10 @@ rt_synchronize_rcu(void)
 static inline __attribute__((no_instrument_function)) void
 rt_call_rcu(struct rcu_head *head, void (*func)(struct rcu_head *head))
 {
+	/* (for ThreadSanitizer, which does not see liburcu's queue: what
+	 * this thread did to the object happens before @func, which
+	 * acquires in rt_rcu_callback_begin()) */
+	RT_RCU_TSAN_RELEASE();
 	urcu_bp_call_rcu(head, func);
 }
 
