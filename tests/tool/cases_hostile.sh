@@ -41,14 +41,15 @@ ended() {
 	[ -z "$st" ] || [ "$st" = Z ]
 }
 
-# end_within PID: it ends by itself within 5 s; its status in RC
+# end_within PID: it ends by itself within 5 s (times the sanitizer
+# builds' factor); its status in RC
 end_within() {
-	local i
-	for i in $(seq 1 500); do
+	local i n=$((500 * ${RB_TIMEOUT_MULT:-1}))
+	for i in $(seq 1 "$n"); do
 		ended "$1" && break
 		sleep 0.01
 	done
-	ended "$1" || fail "process $1 did not end within 5 s"
+	ended "$1" || fail "process $1 did not end within $((n / 100)) s"
 	wait "$1"
 	RC=$?
 }
