@@ -66,13 +66,15 @@ static int rtt_pipe_read(struct rtt_pipe *pp)
 	return n;
 }
 
+/* Read until the buffer is empty, or Ctrl-C: a writer that goes on
+ * writing may never let it be empty. */
 static int rtt_pipe_drain(struct rtt_pipe *pp)
 {
 	int n = 0;
 
-	while (!pp->out_closed && (n = rtt_pipe_read(pp)) > 0)
+	while (!rtt_stop && !pp->out_closed && (n = rtt_pipe_read(pp)) > 0)
 		;
-	return pp->out_closed ? 0 : n;
+	return pp->out_closed || rtt_stop ? 0 : n;
 }
 
 /* The buffer was replaced (a new clock or size): read the rest of the
