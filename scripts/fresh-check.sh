@@ -54,6 +54,13 @@ debootstrap --variant=minbase --include=git,ca-certificates bookworm \
 	exit 1
 }
 cp /etc/resolv.conf "$root/etc/resolv.conf"
+# the suites a Debian 12 installation lists, as the installer writes
+# them (debootstrap writes the main suite alone)
+cat >"$root/etc/apt/sources.list" <<SOURCES
+deb $mirror bookworm main
+deb $mirror bookworm-updates main
+deb ${DEBIAN_SECURITY_MIRROR:-http://deb.debian.org/debian-security} bookworm-security main
+SOURCES
 for m in proc sys dev dev/pts dev/shm; do
 	mkdir -p "$root/$m"
 	mount --bind "/$m" "$root/$m"
