@@ -1385,6 +1385,36 @@ static void td_writer_free(struct td_writer *w)
 	free(w);
 }
 
+/*
+ * What every writer has, a file's or the metadata's alone: the checked
+ * geometry, every cpu buffer a CPU, no file yet, the CPUSTAT texts.
+ * Return: 0 (*@out set), -EINVAL or -ENOMEM.
+ */
+static int td_writer_new(unsigned int page_size, int nr_cpus,
+			 struct td_writer **out)
+{
+	struct td_writer *w;
+
+	if (!td_page_size_ok(page_size) || nr_cpus < 1 || nr_cpus > TD_MAX_CPUS)
+		return -EINVAL;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->page_size = page_size;
+	w->nr_cpus = nr_cpus;
+	w->nr_cpu_bufs = nr_cpus;
+	w->dirty = true;
+	w->fd = -1;
+	w->dfd = -1;
+	w->cpustat = calloc((size_t)nr_cpus, sizeof(*w->cpustat));
+	if (!w->cpustat) {
+		free(w);
+		return -ENOMEM;
+	}
+	*out = w;
+	return 0;
+}
+
 int td_writer_open(const char *path, unsigned int page_size, int nr_cpus,
 		   struct td_writer **out)
 {
@@ -1394,18 +1424,16 @@ int td_writer_open(const char *path, unsigned int page_size, int nr_cpus,
 	size_t n;
 	int fd;
 
+	int ret;
+
 	if (!out)
 		return -EINVAL;
 	*out = NULL;
-	if (!path || !*path || !strcmp(path, "-") ||
-	    !td_page_size_ok(page_size) || nr_cpus < 1 || nr_cpus > TD_MAX_CPUS)
+	if (!path || !*path || !strcmp(path, "-"))
 		return -EINVAL;
-	w = calloc(1, sizeof(*w));
-	if (!w)
-		return -ENOMEM;
-	w->page_size = page_size;
-	w->nr_cpus = nr_cpus;
-	w->dirty = true;
+	ret = td_writer_new(page_size, nr_cpus, &w);
+	if (ret)
+		return ret;
 	n = strlen(path);
 	w->path = strdup(path);
 	w->tmp_path = malloc(n + sizeof(".tmp"));
@@ -1417,20 +1445,16 @@ int td_writer_open(const char *path, unsigned int page_size, int nr_cpus,
 	else
 		w->dir = strndup(path, (size_t)(slash - path));
 	w->spool = calloc((size_t)nr_cpus, sizeof(*w->spool));
-	w->nr_cpu_bufs = nr_cpus;
-	w->cpustat = calloc((size_t)nr_cpus, sizeof(*w->cpustat));
 	w->entry_at = calloc((size_t)nr_cpus, sizeof(*w->entry_at));
 	w->entry_written = calloc((size_t)nr_cpus, sizeof(*w->entry_written));
 	w->order = calloc((size_t)nr_cpus, sizeof(*w->order));
 	if (!w->path || !w->tmp_path || !w->dir || !w->spool || !w->entry_at ||
-	    !w->entry_written || !w->order || !w->cpustat) {
+	    !w->entry_written || !w->order) {
 		td_writer_free(w);
 		return -ENOMEM;
 	}
 	memcpy(w->tmp_path, path, n);
 	memcpy(w->tmp_path + n, ".tmp", sizeof(".tmp"));
-	w->fd = -1;
-	w->dfd = -1;
 	for (int cpu = 0; cpu < nr_cpus; cpu++) {
 		w->spool[cpu].fd = -1;
 		w->spool[cpu].rank = -1;
@@ -1453,16 +1477,14 @@ int td_writer_open(const char *path, unsigned int page_size, int nr_cpus,
 					     -EEXIST;
 	}
 	if (unlink(path) && errno != ENOENT) {
-		int ret = -errno;
-
+		ret = -errno;
 		td_writer_free(w);
 		return ret;
 	}
 	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
 		  0644);
 	if (fd < 0) {
-		int ret = -errno;
-
+		ret = -errno;
 		td_writer_free(w);
 		return ret;
 	}
@@ -1484,30 +1506,10 @@ int td_writer_open(const char *path, unsigned int page_size, int nr_cpus,
 int td_writer_open_meta(unsigned int page_size, int nr_cpus,
 			struct td_writer **out)
 {
-	struct td_writer *w;
-
 	if (!out)
 		return -EINVAL;
 	*out = NULL;
-	if (!td_page_size_ok(page_size) || nr_cpus < 1 || nr_cpus > TD_MAX_CPUS)
-		return -EINVAL;
-	w = calloc(1, sizeof(*w));
-	if (!w)
-		return -ENOMEM;
-	w->page_size = page_size;
-	w->nr_cpus = nr_cpus;
-	w->nr_cpu_bufs = nr_cpus;
-	w->dirty = true;
-	w->fd = -1;
-	w->dfd = -1;
-	/* (the CPUSTAT options a stream carries, td_writer_set_cpu_stats()) */
-	w->cpustat = calloc((size_t)nr_cpus, sizeof(*w->cpustat));
-	if (!w->cpustat) {
-		free(w);
-		return -ENOMEM;
-	}
-	*out = w;
-	return 0;
+	return td_writer_new(page_size, nr_cpus, out);
 }
 
 int td_writer_set_cpu_buffers(struct td_writer *w, int nr_cpu_bufs)
