@@ -166,7 +166,11 @@ case_record_command_status() {
 	! grep -q "terminated\|exited with" "$W/err" || fail "$(cat "$W/err")"
 	# a directory without write permission (as another user: root's
 	# access passes): nothing runs
-	if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
+	# (and only where that user can run the tool: a build under a
+	# 0700 home is not)
+	if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ] &&
+		setpriv --reuid=nobody --regid=nogroup --clear-groups \
+			test -x "$T"; then
 		mkdir -m 755 "$W/ro" "$W/nobody"
 		chown nobody "$W/nobody"
 		run 4 setpriv --reuid=nobody --regid=nogroup --clear-groups \
