@@ -99,7 +99,7 @@ start_sample() {
 		2>"$W/sample.err" &
 	SP=$!
 	PIDS+=("$SP")
-	for i in $(seq 1 500); do
+	for i in $(seq 1 $((500 * ${RB_TIMEOUT_MULT:-1}))); do
 		[ -s "$W/ready" ] && return 0
 		kill -0 "$SP" 2>/dev/null || fail "the sample exited early"
 		sleep 0.01
@@ -107,10 +107,11 @@ start_sample() {
 	fail "the sample did not start"
 }
 
-# wait_exit PID: wait until the process is gone (at most 20 s)
+# wait_exit PID: wait until the process is gone (at most 20 s, stretched
+# by RB_TIMEOUT_MULT)
 wait_exit() {
 	local i
-	for i in $(seq 1 2000); do
+	for i in $(seq 1 $((2000 * ${RB_TIMEOUT_MULT:-1}))); do
 		kill -0 "$1" 2>/dev/null || return 0
 		sleep 0.01
 	done
