@@ -156,6 +156,8 @@ struct hist_sort_key {
 
 /**
  * struct rt_hist_data - a table and how it is filled (shared by name=)
+ * @plain: keys and values are numeric fields as they are, nothing else
+ *	(no variable, reference or action): rt_hist_event()'s short path
  * @refs: triggers using it (registry lock)
  * @clearing: the table is being cleared: writers keep out
  */
@@ -163,6 +165,7 @@ struct rt_hist_data {
 	/* first: what the write path reads */
 	unsigned int n_keys, n_vals, key_size;
 	_Atomic bool clearing;
+	bool plain;
 	struct tracing_map *map;
 	struct hist_field keys[HIST_KEYS_MAX], vals[HIST_VALS_MAX];
 	unsigned int n_vars, n_refs;
@@ -1145,6 +1148,23 @@ static bool hist_data_same(const struct rt_hist_data *a,
 	return same;
 }
 
+/* Whether @d takes rt_hist_event()'s short path (see rt_hist_data) */
+static bool hist_data_plain(const struct rt_hist_data *d)
+{
+	unsigned int i;
+
+	if (d->n_vars || d->n_refs || d->n_actions ||
+	    d->key_size != d->n_keys * sizeof(uint64_t))
+		return false;
+	for (i = 0; i < d->n_keys; i++)
+		if (d->keys[i].flags || !d->keys[i].has_field)
+			return false;
+	for (i = 1; i < d->n_vals; i++)
+		if (d->vals[i].flags || !d->vals[i].has_field)
+			return false;
+	return true;
+}
+
 int rt_hist_parse(struct rt_event_priv *p, int inst, const char *line,
 		  struct rt_trigger *t, char *err, size_t errlen)
 {
@@ -1317,6 +1337,7 @@ int rt_hist_parse(struct rt_event_priv *p, int inst, const char *line,
 		d->next_named = rt_hist_named;
 		rt_hist_named = d;
 	}
+	d->plain = hist_data_plain(d);
 done:
 	atomic_init(&ht->paused, ht->pause);
 	ht->d = d;
@@ -1702,24 +1723,18 @@ hist_action_run(const struct hist_action *a, const unsigned char *rec,
 	rt_synth_trace(a->synth, vals);
 }
 
-__attribute__((no_instrument_function)) void
-rt_hist_event(struct rt_trigger *t, const void *rec, size_t len, int inst,
-	      const void *from)
+/* rt_hist_event() for a table that is not plain: keys of any kind,
+ * variables, references and actions (a frame of the largest key) */
+static __attribute__((noinline, no_instrument_function)) void
+hist_event_full(struct rt_hist_data *d, const void *rec, size_t len,
+		int inst, const void *from)
 {
-	struct rt_hist_trig *ht = t->hist;
-	struct rt_hist_data *d = ht->d;
 	uint64_t key[HIST_KEY_SIZE_MAX / 8], refv[HIST_REFS_MAX];
 	uint64_t varv[HIST_VARS_MAX];
 	unsigned char *kb = (unsigned char *)key;
 	struct tracing_map_elt *elt;
 	unsigned int i;
 
-	/* Relaxed: a pause racing with this write counts it or not, as if
-	 * it came just before or after. The clearing flag: see
-	 * rt_hist_modify(). */
-	if (atomic_load_explicit(&ht->paused, memory_order_relaxed) ||
-	    atomic_load_explicit(&d->clearing, memory_order_relaxed))
-		return;
 	for (i = 0; i < d->key_size / 8; i++)
 		key[i] = 0;
 	for (i = 0; i < d->n_keys; i++) {
@@ -1793,6 +1808,39 @@ rt_hist_event(struct rt_trigger *t, const void *rec, size_t len, int inst,
 			hist_track_run(a, elt, rec, inst, varv[a->track_var],
 				       key, d->key_size);
 	}
+}
+
+__attribute__((no_instrument_function)) void
+rt_hist_event(struct rt_trigger *t, const void *rec, size_t len, int inst,
+	      const void *from)
+{
+	struct rt_hist_trig *ht = t->hist;
+	struct rt_hist_data *d = ht->d;
+	uint64_t key[HIST_KEYS_MAX];
+	struct tracing_map_elt *elt;
+	unsigned int i;
+
+	/* Relaxed: a pause racing with this write counts it or not, as if
+	 * it came just before or after. The clearing flag: see
+	 * rt_hist_modify(). */
+	if (atomic_load_explicit(&ht->paused, memory_order_relaxed) ||
+	    atomic_load_explicit(&d->clearing, memory_order_relaxed))
+		return;
+	if (__builtin_expect(!d->plain, 0)) {
+		hist_event_full(d, rec, len, inst, from);
+		return;
+	}
+	/* numeric keys of 8 bytes each, filling the key; sums of numeric
+	 * fields */
+	for (i = 0; i < d->n_keys; i++)
+		key[i] = hist_read_num(&d->keys[i].field, rec);
+	elt = tracing_map_insert(d->map, key);
+	if (__builtin_expect(!elt, 0))
+		return;
+	tracing_map_update_sum(elt, 0, 1);
+	for (i = 1; i < d->n_vals; i++)
+		tracing_map_update_sum(elt, i,
+				       hist_read_num(&d->vals[i].field, rec));
 }
 
 __attribute__((no_instrument_function)) void
@@ -2064,8 +2112,7 @@ static void hist_show_one(FILE *f, const struct rt_trigger *t, int n)
 		for (k = 0; k < d->key_size / 8; k++)
 			key[k] = atomic_load_explicit(&a->snap_key[k],
 						      memory_order_relaxed);
-		snap.key = key;
-		snap.sums = NULL;
+		snap.key = key; /* (hist_print_key() reads the key only) */
 		fputs("\nSnapshot taken (see tracing/snapshot).  Details:\n", f);
 		fprintf(f, "\ttriggering value { %s(%s) }: %10llu",
 			a->handler == HA_ONMAX ? "onmax" : "onchange",

@@ -251,6 +251,8 @@ static __thread uint64_t rt_temp[RT_TEMP_NEST][RT_TEMP_SIZE / 8]
 
 static void rt_trigger_no_record(struct ringtrace_write *w,
 				 const void *from);
+static inline __attribute__((always_inline, no_instrument_function)) bool
+rt_write_copy(struct ringbuf *rb, const void *rec, size_t size);
 
 /* Whether @pid is in @l (sorted). Async-signal-safe. */
 static inline __attribute__((no_instrument_function)) bool
@@ -656,14 +658,9 @@ rt_trigger_commit(struct ringtrace_write *w, const void *from)
 	}
 	keep = !(w->soft & 1) && (!f || rt_filter_match(f, w->rec, w->size));
 	if (!w->rbev) {
-		struct ringbuf_event *e =
-			keep ? ringbuf_lock_reserve(w->rb, w->size) : NULL;
-
-		if (e) {
-			memcpy(ringbuf_event_data(e), w->rec, w->size);
-			ringbuf_unlock_commit(w->rb);
-		}
-		keep = e != NULL;
+		/* assigned aside: copied in with the ring buffer's inline
+		 * write path, as a record of an event nothing armed */
+		keep = keep && rt_write_copy(w->rb, w->rec, w->size);
 	} else if (keep) {
 		ringbuf_unlock_commit(w->rb);
 	} else {
@@ -817,8 +814,9 @@ rt_copy_record(void *dst, const void *src, size_t size)
 	__builtin_memcpy(d + size - 8, &e, 8);
 }
 
-/* Reserve, copy @rec in, commit: the ring buffer's inline fast path. */
-static inline __attribute__((always_inline, no_instrument_function)) void
+/* Reserve, copy @rec in, commit: the ring buffer's inline fast path.
+ * Return: whether the buffer took the record. */
+static inline __attribute__((always_inline, no_instrument_function)) bool
 rt_write_copy(struct ringbuf *rb, const void *rec, size_t size)
 {
 	struct ringbuf_event *e;
@@ -826,9 +824,10 @@ rt_write_copy(struct ringbuf *rb, const void *rec, size_t size)
 
 	e = ringbuf_fe_reserve(rb, size, &err);
 	if (__builtin_expect(!e, 0))
-		return;
+		return false;
 	rt_copy_record(ringbuf_event_data_inline(e), rec, size);
 	ringbuf_fe_commit(rb);
+	return true;
 }
 
 /*
