@@ -21,6 +21,7 @@
 #include "hist_events.h"
 
 #include <ringtrace/tracer.h>
+#include <ringbuf/ringbuf.h>
 
 #include "golden.h"
 #include "test.h"
@@ -666,10 +667,58 @@ static void threads(void)
 	ASSERT_EQ(set(tr, "work", "!hist:keys=worker:vals=bytes:size=128"), 0);
 }
 
+/* The number after "common_timestamp: " in @h, the key's */
+static uint64_t hist_ts_key(const char *h)
+{
+	const char *at = strstr(h, "{ common_timestamp: ");
+
+	ASSERT_NOT_NULL(at);
+	return strtoull(at + 20, NULL, 10);
+}
+
+/* common_timestamp is the record's stamp in the buffer (not the time the
+ * trigger ran): for a record written whole (done, fixed size) and one
+ * assigned field by field (work, with strings); a variable of it and
+ * .usecs too */
+static void timestamp_record(void)
+{
+	struct ringtrace_instance *tr = setup();
+	struct ringbuf *rb = ringtrace_buffer(tr);
+	uint64_t ts = 0;
+	char *h;
+
+	ASSERT_NOT_NULL(rb);
+	ASSERT_EQ(ringtrace_set_event(tr, "hist:work", NULL, 0), 0);
+	ASSERT_EQ(ringtrace_set_event(tr, "hist:done", NULL, 0), 0);
+	ASSERT_EQ(set(tr, "work", "hist:keys=common_timestamp"), 0);
+	ASSERT_EQ(set(tr, "done", "hist:keys=common_timestamp:t=common_timestamp.usecs"), 0);
+
+	ringtrace_clear(tr);
+	work(1, 1, 1, "a", "b");
+	ASSERT_NOT_NULL(ringbuf_consume_next(rb, NULL, &ts, NULL));
+	ASSERT_NULL(ringbuf_consume_next(rb, NULL, NULL, NULL));
+	h = show_hist(tr, "work");
+	ASSERT_EQ_U(hist_ts_key(h), ts);
+	free(h);
+
+	ringtrace_clear(tr);
+	trace_done(4);
+	ASSERT_NOT_NULL(ringbuf_consume_next(rb, NULL, &ts, NULL));
+	ASSERT_NULL(ringbuf_consume_next(rb, NULL, NULL, NULL));
+	h = show_hist(tr, "done");
+	ASSERT_EQ_U(hist_ts_key(h), ts);
+	free(h);
+
+	ringtrace_clear_events(tr);
+	ASSERT_EQ(set(tr, "work", "!hist:keys=common_timestamp"), 0);
+	ASSERT_EQ(set(tr, "done", "!hist:keys=common_timestamp:t=common_timestamp.usecs"), 0);
+}
+
 static const struct rbt_case cases[] = {
 	RBT_CASE(map_threads),	 RBT_CASE(text_basic), RBT_CASE(text_modifiers),
 	RBT_CASE(text_run_keys), RBT_CASE(errors),     RBT_CASE(control),
 	RBT_CASE(instances),	 RBT_CASE(threads),	  RBT_CASE(variables),
 	RBT_CASE(synthetic),	 RBT_CASE(track_actions),
+	RBT_CASE(timestamp_record),
 };
 RBT_MAIN(cases)

@@ -17,9 +17,10 @@
  * onmatch() writes a synthetic event (synth.c), onmax() and onchange()
  * keep a value and fields per entry, or take a snapshot.
  *
- * Userspace: no field variables, no string variables. common_timestamp is the instance buffer's clock at the
- * moment the trigger runs (the kernel takes the record's time stamp);
- * .execname shows the thread's name from the saved cmdlines when the
+ * Userspace: no field variables, no string variables. common_timestamp is the record's stamp (trace.c
+ * stamps the record with the time its triggers read, see
+ * rt_trigger_commit()), but the clock when the trigger runs for a record
+ * assigned in the ring buffer itself; .execname shows the thread's name from the saved cmdlines when the
  * file is read (the kernel saves it when the entry is made); .syscall
  * shows every number as "unknown_syscall" (no table of names).
  */
@@ -1148,6 +1149,13 @@ static bool hist_data_same(const struct rt_hist_data *a,
 	return same;
 }
 
+bool rt_hist_timestamps(const struct rt_trigger *t)
+{
+	const struct rt_hist_trig *ht = t->hist;
+
+	return t->type == RT_TRIG_HIST && ht && ht->d->timestamps;
+}
+
 /* Whether @d takes rt_hist_event()'s short path (see rt_hist_data) */
 static bool hist_data_plain(const struct rt_hist_data *d)
 {
@@ -1497,6 +1505,16 @@ hist_ilog2_roundup(uint64_t v)
 	return l + 1;
 }
 
+/*
+ * The stamp of the record rt_hist_event() counts in this thread: what
+ * common_timestamp reads (the record's own stamp in the buffer, or the
+ * clock read once for the record when it has none yet). Each
+ * rt_hist_event() sets it and puts back the value it found, so that a
+ * write nested in a signal handler leaves the outer one its own.
+ */
+static __thread uint64_t rt_hist_rec_ts
+	__attribute__((tls_model("initial-exec")));
+
 /* The value of @hf on @rec (not a string or a stack) */
 static __attribute__((no_instrument_function)) uint64_t
 hist_field_value(const struct hist_field *hf, const unsigned char *rec,
@@ -1504,10 +1522,11 @@ hist_field_value(const struct hist_field *hf, const unsigned char *rec,
 {
 	uint64_t v;
 
+	(void)inst; /* (common_timestamp: the record's, rt_hist_rec_ts) */
 	if (__builtin_expect(hf->flags == 0, 1))
 		return hist_read_num(&hf->field, rec);
 	if (hf->flags & HF_TIMESTAMP) {
-		v = rt_buffer_clock(1ull << inst);
+		v = rt_hist_rec_ts;
 		if (hf->flags & HF_USECS)
 			v /= 1000;
 	} else if (hf->flags & HF_CPU) {
@@ -1812,7 +1831,7 @@ hist_event_full(struct rt_hist_data *d, const void *rec, size_t len,
 
 __attribute__((no_instrument_function)) void
 rt_hist_event(struct rt_trigger *t, const void *rec, size_t len, int inst,
-	      const void *from)
+	      const void *from, uint64_t ts)
 {
 	struct rt_hist_trig *ht = t->hist;
 	struct rt_hist_data *d = ht->d;
@@ -1827,7 +1846,16 @@ rt_hist_event(struct rt_trigger *t, const void *rec, size_t len, int inst,
 	    atomic_load_explicit(&d->clearing, memory_order_relaxed))
 		return;
 	if (__builtin_expect(!d->plain, 0)) {
+		uint64_t outer = rt_hist_rec_ts;
+
+		/* Userspace: a record already in the buffer (too big for
+		 * the per-thread one, or nested deeper) has its stamp in
+		 * the ring buffer's page, which the library does not hand
+		 * out: the clock read now stands for it. */
+		rt_hist_rec_ts = !d->timestamps ? 0 :
+				 ts ? ts : rt_buffer_clock(1ull << inst);
 		hist_event_full(d, rec, len, inst, from);
+		rt_hist_rec_ts = outer;
 		return;
 	}
 	/* numeric keys of 8 bytes each, filling the key; sums of numeric

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "trace.h"
 
@@ -52,11 +53,17 @@ void rt_hist_free(struct rt_trigger *t);
 
 /*
  * rt_hist_event - count one record @rec (@len bytes) of instance @inst
- * in hist trigger @t; @from is where a stack key starts.
+ * in hist trigger @t; @from is where a stack key starts; @ts the
+ * record's stamp in the instance's clock (its common_timestamp), or 0
+ * when it has none yet (the clock is read then).
  * Context: any, a signal handler included: lock-free, no allocation.
  */
 void rt_hist_event(struct rt_trigger *t, const void *rec, size_t len,
-		   int inst, const void *from);
+		   int inst, const void *from, uint64_t ts);
+
+/* Whether hist trigger @t reads common_timestamp (false for another
+ * trigger): its records are stamped with the time it reads. */
+bool rt_hist_timestamps(const struct rt_trigger *t);
 
 /* After a record's commit: the snapshot a hist action (onmax() or
  * onchange() .snapshot()) asked for while it was written. Context: as
