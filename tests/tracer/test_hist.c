@@ -554,8 +554,8 @@ static void track_actions(void)
 		    "Couldn't find onmax or onchange variable");
 	check_error(tr, "hist:keys=worker:b=bytes:onmax($b).^save()",
 		    "No params found for save()");
-	check_error(tr, "hist:keys=worker:b=bytes:onmax($b).^trace(x)",
-		    "Handler doesn't support action");
+	check_error(tr, "hist:keys=worker:b=bytes:onmax($b).trace(^nosuch)",
+		    "Couldn't find synthetic event");
 	ASSERT_EQ(set(tr, "work", "hist:keys=worker:b=bytes:onmax($b).save(delta,bytes)"), 0);
 	ASSERT_EQ(set(tr, "work", "hist:keys=worker:d=delta:onchange($d).save(bytes)"), 0);
 	work(1, 10, 5, "a", "b");
@@ -667,6 +667,49 @@ static void threads(void)
 	ASSERT_EQ(set(tr, "work", "!hist:keys=worker:vals=bytes:size=128"), 0);
 }
 
+/* onmax().trace() and onchange().SYNTH() write the synthetic event at
+ * each new greatest (changed) value of the variable, per entry */
+static void track_trace(void)
+{
+	struct ringtrace_instance *tr = setup();
+	char *h;
+
+	ASSERT_EQ(ringtrace_synthetic_event("maxb u64 b; int worker", err,
+					    sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_set_event(tr, "synthetic:maxb", NULL, 0), 0);
+	ASSERT_EQ(set(tr, "work", "hist:keys=worker:b=bytes:onmax($b).trace(maxb,$b,worker)"), 0);
+	ringtrace_clear(tr);
+	work(1, 10, 0, "a", "b");
+	work(1, 5, 0, "a", "b");
+	work(1, 20, 0, "a", "b");
+	work(2, 3, 0, "a", "b");
+	h = golden_capture(print_trace_cb, tr);
+	ASSERT_NOT_NULL(strstr(h, "maxb: b=10 worker=1\n"));
+	ASSERT_NOT_NULL(strstr(h, "maxb: b=20 worker=1\n"));
+	ASSERT_NOT_NULL(strstr(h, "maxb: b=3 worker=2\n"));
+	ASSERT_NULL(strstr(h, "maxb: b=5 "));
+	free(h);
+	h = show_hist(tr, "work");
+	ASSERT_NOT_NULL(strstr(h, "{ worker:          1 } hitcount:          3\n\tmax:         20\n"));
+	free(h);
+	ASSERT_EQ(set(tr, "work", "!hist:keys=worker:b=bytes:onmax($b).trace(maxb,$b,worker)"), 0);
+
+	ASSERT_EQ(set(tr, "work", "hist:keys=worker:b=bytes:onchange($b).maxb($b,worker)"), 0);
+	ringtrace_clear(tr);
+	work(4, 7, 0, "a", "b");
+	work(4, 7, 0, "a", "b");
+	work(4, 8, 0, "a", "b");
+	h = golden_capture(print_trace_cb, tr);
+	ASSERT_NOT_NULL(strstr(h, "maxb: b=7 worker=4\n"));
+	ASSERT_NOT_NULL(strstr(h, "maxb: b=8 worker=4\n"));
+	ASSERT_NULL(strstr(strstr(h, "maxb: b=7 worker=4\n") + 1,
+			   "maxb: b=7 worker=4\n"));
+	free(h);
+	ringtrace_clear_events(tr);
+	ASSERT_EQ(set(tr, "work", "!hist:keys=worker:b=bytes:onchange($b).maxb($b,worker)"), 0);
+	ASSERT_EQ(ringtrace_synthetic_event("!maxb", err, sizeof(err)), 0);
+}
+
 /* The number after "common_timestamp: " in @h, the key's */
 static uint64_t hist_ts_key(const char *h)
 {
@@ -719,6 +762,6 @@ static const struct rbt_case cases[] = {
 	RBT_CASE(text_run_keys), RBT_CASE(errors),     RBT_CASE(control),
 	RBT_CASE(instances),	 RBT_CASE(threads),	  RBT_CASE(variables),
 	RBT_CASE(synthetic),	 RBT_CASE(track_actions),
-	RBT_CASE(timestamp_record),
+	RBT_CASE(timestamp_record), RBT_CASE(track_trace),
 };
 RBT_MAIN(cases)

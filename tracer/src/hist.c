@@ -745,109 +745,22 @@ static int hist_split_action(struct hist_err_ctx *c, char *close, char **act,
 	return 0;
 }
 
-/* "onmax($VAR).save(FIELD,...)" or "onchange($VAR).save(FIELD,...)" */
-static int hist_parse_track(struct hist_expr_ctx *x, struct hist_action *a,
-			    char *tok)
-{
-	struct hist_err_ctx *c = x->c;
-	char *var, *close, *act, *params, *p;
-	int v, ret;
-
-	a->handler = !strncmp(tok, "onmax(", 6) ? HA_ONMAX : HA_ONCHANGE;
-	var = strchr(tok, '(') + 1;
-	close = strchr(var, ')');
-	if (!close)
-		return hist_err(c, "No closing paren found", hist_errpos(c, var));
-	*close = '\0';
-	if (var[0] != '$')
-		return hist_err(c,
-				"For onmax(x) or onchange(x), x must be a variable",
-				hist_errpos(c, var));
-	v = hist_find_var(x->d, var + 1);
-	if (v < 0)
-		return hist_err(c, "Couldn't find onmax or onchange variable",
-				hist_errpos(c, var));
-	a->track_var = (unsigned int)v;
-	ret = hist_split_action(c, close, &act, &params);
-	if (ret)
-		return ret;
-	snprintf(a->var_text, sizeof(a->var_text), "%s", var);
-	/* Userspace: no trace() from onmax and onchange */
-	if (!strcmp(act, "snapshot") && !*params) {
-		a->snapshot = true;
-		a->snap_key = calloc(x->d->key_size / 8, sizeof(*a->snap_key));
-		if (!a->snap_key)
-			return -ENOMEM;
-		a->slot = x->d->n_vals + 2 * x->d->n_vars + x->d->n_track_slots;
-		x->d->n_actions++;
-		x->d->n_track_slots += 2;
-		return 0;
-	}
-	if (strcmp(act, "save"))
-		return hist_err(c, "Handler doesn't support action",
-				hist_errpos(c, act));
-	if (!*params)
-		return hist_err(c, "No params found for save()",
-				hist_errpos(c, act));
-	a->slot = x->d->n_vals + 2 * x->d->n_vars + x->d->n_track_slots;
-	x->d->n_actions++; /* from here on, freed with the table */
-	while (params && (p = strsep(&params, ","))) {
-		struct hist_expr *e = calloc(1, sizeof(*e));
-
-		if (!e)
-			return -ENOMEM;
-		a->params[a->n_params++] = e;
-		ret = hist_parse_field(c, x->p, p, &e->field, false);
-		if (ret)
-			return ret;
-		if (!e->field.has_field)
-			return hist_err(c, "Couldn't find param",
-					hist_errpos(c, p));
-		e->op = HE_FIELD;
-		snprintf(e->text, sizeof(e->text), "%s", p);
-		if (a->n_params == RT_SYNTH_FIELDS_MAX && params)
-			return hist_err(c, "Too many action params",
-					hist_errpos(c, params));
-	}
-	x->d->n_track_slots += 2 + a->n_params;
-	return 0;
-}
-
 /*
- * "onmatch(SYS.EVENT).trace(SYNTH,P,...)" or "onmatch(SYS.EVENT).SYNTH(P,...)"
- * (@tok, modified): each parameter a $variable, an expression or a field
- * of the event (a string field for a string parameter)
+ * The synthetic event an action writes: "trace(SYNTH,P,...)" or
+ * "SYNTH(P,...)" (@act, @params, modified), each parameter a $variable,
+ * an expression or a field of the event (a string field for a string
+ * parameter). Counts the action in the table from its synthetic event
+ * on (freed with it).
  */
-static int hist_parse_action(struct hist_expr_ctx *x, char *tok)
+static int hist_parse_synth_call(struct hist_expr_ctx *x, struct hist_action *a,
+				 char *act, char *params)
 {
 	struct hist_err_ctx *c = x->c;
-	struct hist_action *a = &x->d->actions[x->d->n_actions];
-	char *ev, *close, *act, *params, *p, *sys, *dot;
 	const char *synth_name;
 	unsigned int i;
+	char *p;
 	int ret;
 
-	if (x->d->n_actions == HIST_ACTIONS_MAX)
-		return hist_msg(c, "hist: 4 actions at most");
-	snprintf(a->text, sizeof(a->text), "%s", tok);
-	if (strncmp(tok, "onmatch(", 8))
-		return hist_parse_track(x, a, tok);
-	ev = tok + 8;
-	close = strchr(ev, ')');
-	if (!close)
-		return hist_err(c, "No closing paren found", hist_errpos(c, ev));
-	*close = '\0';
-	sys = ev;
-	dot = strchr(ev, '.');
-	if (!dot)
-		return hist_err(c, "Missing subsystem", hist_errpos(c, ev));
-	*dot = '\0';
-	if (!rt_event_find(sys, dot + 1))
-		return hist_err(c, "Invalid subsystem or event name",
-				hist_errpos(c, sys));
-	ret = hist_split_action(c, close, &act, &params);
-	if (ret)
-		return ret;
 	if (!strcmp(act, "trace")) {
 		synth_name = strsep(&params, ",");
 		if (!synth_name || !*synth_name)
@@ -906,6 +819,114 @@ static int hist_parse_action(struct hist_expr_ctx *x, char *tok)
 		    (a->params[i]->field.flags & HF_TIMESTAMP))
 			x->d->timestamps = true;
 	return 0;
+}
+
+/* "onmax($VAR).save(FIELD,...)", ".snapshot()", ".trace(SYNTH,P,...)" or
+ * ".SYNTH(P,...)", and the same for onchange($VAR) */
+static int hist_parse_track(struct hist_expr_ctx *x, struct hist_action *a,
+			    char *tok)
+{
+	struct hist_err_ctx *c = x->c;
+	char *var, *close, *act, *params, *p;
+	int v, ret;
+
+	a->handler = !strncmp(tok, "onmax(", 6) ? HA_ONMAX : HA_ONCHANGE;
+	var = strchr(tok, '(') + 1;
+	close = strchr(var, ')');
+	if (!close)
+		return hist_err(c, "No closing paren found", hist_errpos(c, var));
+	*close = '\0';
+	if (var[0] != '$')
+		return hist_err(c,
+				"For onmax(x) or onchange(x), x must be a variable",
+				hist_errpos(c, var));
+	v = hist_find_var(x->d, var + 1);
+	if (v < 0)
+		return hist_err(c, "Couldn't find onmax or onchange variable",
+				hist_errpos(c, var));
+	a->track_var = (unsigned int)v;
+	ret = hist_split_action(c, close, &act, &params);
+	if (ret)
+		return ret;
+	snprintf(a->var_text, sizeof(a->var_text), "%s", var);
+	if (!strcmp(act, "snapshot") && !*params) {
+		a->snapshot = true;
+		a->snap_key = calloc(x->d->key_size / 8, sizeof(*a->snap_key));
+		if (!a->snap_key)
+			return -ENOMEM;
+		a->slot = x->d->n_vals + 2 * x->d->n_vars + x->d->n_track_slots;
+		x->d->n_actions++;
+		x->d->n_track_slots += 2;
+		return 0;
+	}
+	if (strcmp(act, "save")) {
+		/* the synthetic event, at each new greatest (changed) value:
+		 * the value and its set flag kept, no fields */
+		a->slot = x->d->n_vals + 2 * x->d->n_vars +
+			  x->d->n_track_slots;
+		ret = hist_parse_synth_call(x, a, act, params);
+		if (!ret)
+			x->d->n_track_slots += 2;
+		return ret;
+	}
+	if (!*params)
+		return hist_err(c, "No params found for save()",
+				hist_errpos(c, act));
+	a->slot = x->d->n_vals + 2 * x->d->n_vars + x->d->n_track_slots;
+	x->d->n_actions++; /* from here on, freed with the table */
+	while (params && (p = strsep(&params, ","))) {
+		struct hist_expr *e = calloc(1, sizeof(*e));
+
+		if (!e)
+			return -ENOMEM;
+		a->params[a->n_params++] = e;
+		ret = hist_parse_field(c, x->p, p, &e->field, false);
+		if (ret)
+			return ret;
+		if (!e->field.has_field)
+			return hist_err(c, "Couldn't find param",
+					hist_errpos(c, p));
+		e->op = HE_FIELD;
+		snprintf(e->text, sizeof(e->text), "%s", p);
+		if (a->n_params == RT_SYNTH_FIELDS_MAX && params)
+			return hist_err(c, "Too many action params",
+					hist_errpos(c, params));
+	}
+	x->d->n_track_slots += 2 + a->n_params;
+	return 0;
+}
+
+/* "onmatch(SYS.EVENT).trace(SYNTH,P,...)" or "onmatch(SYS.EVENT).SYNTH(P,...)"
+ * (@tok, modified), an action of onmax() or onchange() otherwise */
+static int hist_parse_action(struct hist_expr_ctx *x, char *tok)
+{
+	struct hist_err_ctx *c = x->c;
+	struct hist_action *a = &x->d->actions[x->d->n_actions];
+	char *ev, *close, *act, *params, *sys, *dot;
+	int ret;
+
+	if (x->d->n_actions == HIST_ACTIONS_MAX)
+		return hist_msg(c, "hist: 4 actions at most");
+	snprintf(a->text, sizeof(a->text), "%s", tok);
+	if (strncmp(tok, "onmatch(", 8))
+		return hist_parse_track(x, a, tok);
+	ev = tok + 8;
+	close = strchr(ev, ')');
+	if (!close)
+		return hist_err(c, "No closing paren found", hist_errpos(c, ev));
+	*close = '\0';
+	sys = ev;
+	dot = strchr(ev, '.');
+	if (!dot)
+		return hist_err(c, "Missing subsystem", hist_errpos(c, ev));
+	*dot = '\0';
+	if (!rt_event_find(sys, dot + 1))
+		return hist_err(c, "Invalid subsystem or event name",
+				hist_errpos(c, sys));
+	ret = hist_split_action(c, close, &act, &params);
+	if (ret)
+		return ret;
+	return hist_parse_synth_call(x, a, act, params);
 }
 
 static int hist_parse_keys(struct hist_err_ctx *c, struct rt_event_priv *p,
@@ -1617,9 +1638,14 @@ static __thread int rt_hist_snap_inst
 	__attribute__((tls_model("initial-exec"))) = -1;
 
 static __attribute__((no_instrument_function)) void
+hist_action_run(const struct hist_action *a, const unsigned char *rec,
+		size_t len, int inst, const uint64_t *refv);
+
+static __attribute__((no_instrument_function)) void
 hist_track_run(struct hist_action *a, struct tracing_map_elt *elt,
-	       const unsigned char *rec, int inst, uint64_t v,
-	       const uint64_t *key, unsigned int key_size)
+	       const unsigned char *rec, size_t len, int inst, uint64_t v,
+	       const uint64_t *key, unsigned int key_size,
+	       const uint64_t *refv)
 {
 	_Atomic uint64_t *tv = &elt->sums[a->slot];
 	uint64_t old = atomic_load_explicit(tv, memory_order_relaxed);
@@ -1644,6 +1670,10 @@ hist_track_run(struct hist_action *a, struct tracing_map_elt *elt,
 	atomic_store_explicit(&elt->sums[a->slot + 1], 1, memory_order_relaxed);
 	if (a->snapshot)
 		hist_snapshot_run(a, key, key_size, inst, v);
+	if (a->synth) {
+		hist_action_run(a, rec, len, inst, refv);
+		return;
+	}
 	for (i = 0; i < a->n_params; i++)
 		atomic_store_explicit(&elt->sums[a->slot + 2 + i],
 				      hist_field_value(&a->params[i]->field, rec,
@@ -1824,8 +1854,9 @@ hist_event_full(struct rt_hist_data *d, const void *rec, size_t len,
 		if (a->handler == HA_ONMATCH)
 			hist_action_run(a, rec, len, inst, refv);
 		else
-			hist_track_run(a, elt, rec, inst, varv[a->track_var],
-				       key, d->key_size);
+			hist_track_run(a, elt, rec, len, inst,
+				       varv[a->track_var], key, d->key_size,
+				       refv);
 	}
 }
 
@@ -2121,7 +2152,8 @@ static void hist_show_one(FILE *f, const struct rt_trigger *t, int n)
 				a->handler == HA_ONMAX ? "max" : "changed",
 				(unsigned long long)tracing_map_read_sum(
 					v[i], a->slot));
-			for (k = 0; k < a->n_params; k++)
+			/* (the parameters of a synthetic event: written) */
+			for (k = 0; !a->synth && k < a->n_params; k++)
 				fprintf(f, "  %s: %10llu", a->params[k]->text,
 					(unsigned long long)tracing_map_read_sum(
 						v[i], a->slot + 2 + k));
