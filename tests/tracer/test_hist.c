@@ -710,6 +710,34 @@ static void track_trace(void)
 	ASSERT_EQ(ringtrace_synthetic_event("!maxb", err, sizeof(err)), 0);
 }
 
+/* SYS.EVENT.$VAR names the event whose variable is read: the same
+ * variable as $VAR where one event has it, refused where the event has
+ * none or is not there */
+static void qualified_refs(void)
+{
+	struct ringtrace_instance *tr = setup();
+	char buf[2048], *h;
+
+	ASSERT_EQ(set(tr, "work", "hist:keys=worker:ts0=common_timestamp.usecs"), 0);
+	check_error(tr, "hist:keys=worker:lat=common_timestamp.usecs-^hist.done.$ts0",
+		    "Couldn't find variable");
+	check_error(tr, "hist:keys=worker:lat=common_timestamp.usecs-^hist.nosuch.$ts0",
+		    "Couldn't find variable");
+	ASSERT_EQ(set(tr, "done", "hist:keys=worker:lat=common_timestamp.usecs-hist.work.$ts0:vals=$lat"), 0);
+	ringtrace_show_trigger(tr, "hist", "done", buf, sizeof(buf));
+	ASSERT_EQ(strcmp(buf, "hist:keys=worker:vals=hitcount,$lat:lat=common_timestamp.usecs-hist.work.$ts0:sort=hitcount:size=2048:clock=global [active]\n"), 0);
+	/* in use by done: work's trigger stays */
+	ASSERT_EQ(set(tr, "work", "!hist:keys=worker:ts0=common_timestamp.usecs"), -EBUSY);
+	work(7, 1, 1, "a", "b");
+	trace_done(7);
+	trace_done(7); /* ts0 was read: not counted */
+	h = show_hist(tr, "done");
+	ASSERT_NOT_NULL(strstr(h, "{ worker:          7 } hitcount:          1  lat: "));
+	free(h);
+	ASSERT_EQ(set(tr, "done", "!hist:keys=worker:lat=common_timestamp.usecs-hist.work.$ts0:vals=$lat"), 0);
+	ASSERT_EQ(set(tr, "work", "!hist:keys=worker:ts0=common_timestamp.usecs"), 0);
+}
+
 /* The number after "common_timestamp: " in @h, the key's */
 static uint64_t hist_ts_key(const char *h)
 {
@@ -763,5 +791,6 @@ static const struct rbt_case cases[] = {
 	RBT_CASE(instances),	 RBT_CASE(threads),	  RBT_CASE(variables),
 	RBT_CASE(synthetic),	 RBT_CASE(track_actions),
 	RBT_CASE(timestamp_record), RBT_CASE(track_trace),
+	RBT_CASE(qualified_refs),
 };
 RBT_MAIN(cases)

@@ -490,11 +490,19 @@ static void hist_var_find_one(struct rt_event_priv *p, void *arg)
 	}
 }
 
-/* A reference to variable @name (this table's, else another hist
- * trigger's in instance @inst): its index in d->hrefs, or -1 */
-static int hist_add_ref(struct rt_hist_data *d, const char *name, int inst)
+/*
+ * A reference to variable @name (after its '$': this table's, else
+ * another hist trigger's in instance @inst), or to "SYS.EVENT.$VAR", the
+ * variable of event SYS:EVENT's hist triggers (@self_ev's own table
+ * first when it is that event): its index in d->hrefs, or -1
+ */
+static int hist_add_ref(struct rt_hist_data *d, const char *name, int inst,
+			struct rt_event_priv *self_ev)
 {
 	struct hist_var_find f = { name, inst, d, NULL, -1 };
+	struct rt_event_priv *only = NULL;
+	char sys[128], ev[128];
+	const char *dollar = strstr(name, ".$");
 	struct hist_ref *r;
 	unsigned int i;
 
@@ -503,11 +511,30 @@ static int hist_add_ref(struct rt_hist_data *d, const char *name, int inst)
 			return (int)i;
 	if (d->n_refs == HIST_REFS_MAX)
 		return -1;
-	f.var = hist_find_var(d, name);
+	if (dollar) {
+		const char *dot = memchr(name, '.', (size_t)(dollar - name));
+		size_t sl = dot ? (size_t)(dot - name) : 0,
+		       el = dot ? (size_t)(dollar - dot - 1) : 0;
+
+		if (!dot || !sl || !el || sl >= sizeof(sys) || el >= sizeof(ev))
+			return -1;
+		memcpy(sys, name, sl);
+		sys[sl] = '\0';
+		memcpy(ev, dot + 1, el);
+		ev[el] = '\0';
+		only = rt_event_find(sys, ev);
+		if (!only)
+			return -1;
+		f.name = dollar + 2;
+	}
+	f.var = !only || only == self_ev ? hist_find_var(d, f.name) : -1;
 	if (f.var >= 0) {
 		f.found = d;
 	} else {
-		rt_events_foreach(hist_var_find_one, &f);
+		if (only)
+			hist_var_find_one(only, &f);
+		else
+			rt_events_foreach(hist_var_find_one, &f);
 		/* the other table is looked up with this one's key */
 		if (!f.found || f.found->key_size != d->key_size)
 			return -1;
@@ -548,8 +575,11 @@ static int hist_parse_atom(struct hist_expr_ctx *x, char *str,
 			 (unsigned long long)e->constant);
 		return 0;
 	}
-	if (str[0] == '$') {
-		int r = hist_add_ref(x->d, str + 1, x->inst);
+	/* $VAR, or SYS.EVENT.$VAR */
+	if (str[0] == '$' || (isalpha((unsigned char)str[0]) &&
+			      strstr(str, ".$"))) {
+		int r = hist_add_ref(x->d, str + (str[0] == '$'), x->inst,
+				     x->p);
 		const struct hist_ref *ref;
 
 		if (r < 0)
