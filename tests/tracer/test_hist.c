@@ -710,6 +710,26 @@ static void track_trace(void)
 	ASSERT_EQ(ringtrace_synthetic_event("!maxb", err, sizeof(err)), 0);
 }
 
+/* save() of a string field keeps its text with the entry's greatest
+ * value, shown as the kernel's ("  name: %-32s") */
+static void track_save_string(void)
+{
+	struct ringtrace_instance *tr = setup();
+	char want[256], *h;
+
+	ASSERT_EQ(set(tr, "work", "hist:keys=worker:b=bytes:onmax($b).save(name,bytes)"), 0);
+	work(3, 10, 0, "first", "p");
+	work(3, 30, 0, "second", "p");
+	work(3, 20, 0, "third", "p");
+	h = show_hist(tr, "work");
+	snprintf(want, sizeof(want),
+		 "{ worker:          3 } hitcount:          3\n\tmax:         30  name: %-32s  bytes:         30\n",
+		 "second");
+	ASSERT_NOT_NULL(strstr(h, want));
+	free(h);
+	ASSERT_EQ(set(tr, "work", "!hist:keys=worker:b=bytes:onmax($b).save(name,bytes)"), 0);
+}
+
 /* SYS.EVENT.$VAR names the event whose variable is read: the same
  * variable as $VAR where one event has it, refused where the event has
  * none or is not there */
@@ -791,6 +811,6 @@ static const struct rbt_case cases[] = {
 	RBT_CASE(instances),	 RBT_CASE(threads),	  RBT_CASE(variables),
 	RBT_CASE(synthetic),	 RBT_CASE(track_actions),
 	RBT_CASE(timestamp_record), RBT_CASE(track_trace),
-	RBT_CASE(qualified_refs),
+	RBT_CASE(qualified_refs), RBT_CASE(track_save_string),
 };
 RBT_MAIN(cases)

@@ -132,6 +132,9 @@ struct hist_action {
 	unsigned int n_params;
 	struct hist_expr *params[RT_SYNTH_FIELDS_MAX];
 	unsigned int track_var, slot;
+	/* save(): where each field lies after slot + 2 (a string takes
+	 * HIST_STR_MAX / 8 sums, its bytes in order) */
+	unsigned int poff[RT_SYNTH_FIELDS_MAX];
 	/* snapshot(): the value and key that took the last one */
 	bool snapshot;
 	_Atomic bool snap_set;
@@ -858,6 +861,7 @@ static int hist_parse_track(struct hist_expr_ctx *x, struct hist_action *a,
 {
 	struct hist_err_ctx *c = x->c;
 	char *var, *close, *act, *params, *p;
+	unsigned int n;
 	int v, ret;
 
 	a->handler = !strncmp(tok, "onmax(", 6) ? HA_ONMAX : HA_ONCHANGE;
@@ -904,25 +908,35 @@ static int hist_parse_track(struct hist_expr_ctx *x, struct hist_action *a,
 				hist_errpos(c, act));
 	a->slot = x->d->n_vals + 2 * x->d->n_vars + x->d->n_track_slots;
 	x->d->n_actions++; /* from here on, freed with the table */
+	n = 0;
 	while (params && (p = strsep(&params, ","))) {
 		struct hist_expr *e = calloc(1, sizeof(*e));
 
 		if (!e)
 			return -ENOMEM;
 		a->params[a->n_params++] = e;
-		ret = hist_parse_field(c, x->p, p, &e->field, false);
+		/* (as a key: a string field is taken, a stack is not) */
+		ret = hist_parse_field(c, x->p, p, &e->field, true);
 		if (ret)
 			return ret;
 		if (!e->field.has_field)
 			return hist_err(c, "Couldn't find param",
 					hist_errpos(c, p));
+		if (e->field.flags & HF_STACKTRACE)
+			return hist_err(c, "Invalid field modifier",
+					hist_errpos(c, p));
 		e->op = HE_FIELD;
 		snprintf(e->text, sizeof(e->text), "%s", p);
+		a->poff[a->n_params - 1] = n;
+		n += e->field.flags & HF_STRING ? HIST_STR_MAX / 8 : 1;
 		if (a->n_params == RT_SYNTH_FIELDS_MAX && params)
 			return hist_err(c, "Too many action params",
 					hist_errpos(c, params));
 	}
-	x->d->n_track_slots += 2 + a->n_params;
+	x->d->n_track_slots += 2 + n;
+	if (x->d->n_vals + 2 * x->d->n_vars + x->d->n_track_slots >
+	    TRACING_MAP_VALS_MAX)
+		return hist_msg(c, "hist: too many values, variables and saved fields");
 	return 0;
 }
 
@@ -1704,11 +1718,27 @@ hist_track_run(struct hist_action *a, struct tracing_map_elt *elt,
 		hist_action_run(a, rec, len, inst, refv);
 		return;
 	}
-	for (i = 0; i < a->n_params; i++)
-		atomic_store_explicit(&elt->sums[a->slot + 2 + i],
-				      hist_field_value(&a->params[i]->field, rec,
-						       inst),
-				      memory_order_relaxed);
+	/* Relaxed: the hist file reads the saved fields as it finds them
+	 * (a string saved by two writers at once may mix, as the kernel's
+	 * unsynchronized copy may) */
+	for (i = 0; i < a->n_params; i++) {
+		_Atomic uint64_t *at = &elt->sums[a->slot + 2 + a->poff[i]];
+		const struct hist_field *hf = &a->params[i]->field;
+
+		if (hf->flags & HF_STRING) {
+			uint64_t str[HIST_STR_MAX / 8] = { 0 };
+			unsigned int k;
+
+			hist_read_str(&hf->field, rec, len, (char *)str,
+				      HIST_STR_MAX);
+			for (k = 0; k < HIST_STR_MAX / 8; k++)
+				atomic_store_explicit(&at[k], str[k],
+						      memory_order_relaxed);
+		} else {
+			atomic_store_explicit(at, hist_field_value(hf, rec, inst),
+					      memory_order_relaxed);
+		}
+	}
 }
 
 /*
@@ -2183,10 +2213,25 @@ static void hist_show_one(FILE *f, const struct rt_trigger *t, int n)
 				(unsigned long long)tracing_map_read_sum(
 					v[i], a->slot));
 			/* (the parameters of a synthetic event: written) */
-			for (k = 0; !a->synth && k < a->n_params; k++)
-				fprintf(f, "  %s: %10llu", a->params[k]->text,
-					(unsigned long long)tracing_map_read_sum(
-						v[i], a->slot + 2 + k));
+			for (k = 0; !a->synth && k < a->n_params; k++) {
+				unsigned int at = a->slot + 2 + a->poff[k], w;
+				uint64_t str[HIST_STR_MAX / 8 + 1] = { 0 };
+
+				if (!(a->params[k]->field.flags & HF_STRING)) {
+					fprintf(f, "  %s: %10llu",
+						a->params[k]->text,
+						(unsigned long long)
+							tracing_map_read_sum(
+								v[i], at));
+					continue;
+				}
+				for (w = 0; w < HIST_STR_MAX / 8; w++)
+					str[w] = tracing_map_read_sum(v[i],
+								      at + w);
+				((char *)str)[HIST_STR_MAX - 1] = '\0';
+				fprintf(f, "  %s: %-32s", a->params[k]->text,
+					(const char *)str);
+			}
 		}
 		fputc('\n', f);
 	}
