@@ -730,6 +730,64 @@ static void track_save_string(void)
 	ASSERT_EQ(set(tr, "work", "!hist:keys=worker:b=bytes:onmax($b).save(name,bytes)"), 0);
 }
 
+/* A string variable (NAME=STRING_FIELD) keeps the field's text per
+ * entry: read once by another event's trigger or by its own, it is a
+ * synthetic event's char[] parameter; it is no operand, value or
+ * onmax() variable */
+static void string_variables(void)
+{
+	struct ringtrace_instance *tr = setup();
+	char *h;
+
+	ASSERT_EQ(ringtrace_synthetic_event("namelat u64 lat; char name[]", err,
+					    sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_set_event(tr, "synthetic:namelat", NULL, 0), 0);
+	ASSERT_EQ(ringtrace_set_trigger(tr, "synthetic", "namelat",
+					"hist:keys=name", err, sizeof(err)), 0);
+	check_error(tr, "hist:keys=worker:nm=name:x=^$nm+1",
+		    "String type can not be an operand in expression");
+	ASSERT_EQ(set(tr, "work", "hist:keys=worker:nm=name:vals=$nm"), -EINVAL);
+	ASSERT_EQ(set(tr, "work", "hist:keys=worker:nm=name:onmax($nm).save(bytes)"), -EINVAL);
+
+	/* another event's: work sets it, done reads it */
+	ASSERT_EQ(set(tr, "work", "hist:keys=worker:nm=name:ts0=common_timestamp.usecs"), 0);
+	ASSERT_EQ(set(tr, "done", "hist:keys=worker:lat=common_timestamp.usecs-$ts0:onmatch(hist.work).trace(namelat,$lat,$nm)"), 0);
+	ringtrace_clear(tr);
+	work(8, 1, 1, "alpha", "p");
+	work(9, 1, 1, "beta", "p");
+	trace_done(8);
+	trace_done(9);
+	trace_done(9); /* read once: no second event */
+	h = golden_capture(print_trace_cb, tr);
+	ASSERT_NOT_NULL(strstr(h, " name=alpha"));
+	ASSERT_NOT_NULL(strstr(h, " name=beta"));
+	ASSERT_NULL(strstr(strstr(h, " name=beta") + 1, " name=beta"));
+	free(h);
+	h = malloc(8192);
+	ASSERT_NOT_NULL(h);
+	ringtrace_show_hist(tr, "synthetic", "namelat", h, 8192);
+	ASSERT_NOT_NULL(strstr(h, "{ name: alpha"));
+	ASSERT_NOT_NULL(strstr(h, "{ name: beta"));
+	free(h);
+	ASSERT_EQ(set(tr, "done", "!hist:keys=worker:lat=common_timestamp.usecs-$ts0:onmatch(hist.work).trace(namelat,$lat,$nm)"), 0);
+	ASSERT_EQ(set(tr, "work", "!hist:keys=worker:nm=name:ts0=common_timestamp.usecs"), 0);
+
+	/* its own trigger's, this record's text */
+	ASSERT_EQ(set(tr, "work", "hist:keys=worker:nm=name:b=bytes:onmax($b).trace(namelat,$b,$nm)"), 0);
+	ringtrace_clear(tr);
+	work(3, 5, 0, "gamma", "p");
+	work(3, 2, 0, "delta", "p");
+	h = golden_capture(print_trace_cb, tr);
+	ASSERT_NOT_NULL(strstr(h, "namelat: lat=5 name=gamma"));
+	ASSERT_NULL(strstr(h, "name=delta"));
+	free(h);
+	ringtrace_clear_events(tr);
+	ASSERT_EQ(set(tr, "work", "!hist:keys=worker:nm=name:b=bytes:onmax($b).trace(namelat,$b,$nm)"), 0);
+	ASSERT_EQ(ringtrace_set_trigger(tr, "synthetic", "namelat",
+					"!hist:keys=name", err, sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_synthetic_event("!namelat", err, sizeof(err)), 0);
+}
+
 /* SYS.EVENT.$VAR names the event whose variable is read: the same
  * variable as $VAR where one event has it, refused where the event has
  * none or is not there */
@@ -812,5 +870,6 @@ static const struct rbt_case cases[] = {
 	RBT_CASE(synthetic),	 RBT_CASE(track_actions),
 	RBT_CASE(timestamp_record), RBT_CASE(track_trace),
 	RBT_CASE(qualified_refs), RBT_CASE(track_save_string),
+	RBT_CASE(string_variables),
 };
 RBT_MAIN(cases)

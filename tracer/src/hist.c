@@ -17,7 +17,7 @@
  * onmatch() writes a synthetic event (synth.c), onmax() and onchange()
  * keep a value and fields per entry, or take a snapshot.
  *
- * Userspace: no field variables, no string variables. common_timestamp is the record's stamp (trace.c
+ * Userspace: no field variables. common_timestamp is the record's stamp (trace.c
  * stamps the record with the time its triggers read, see
  * rt_trigger_commit()), but the clock when the trigger runs for a record
  * assigned in the ring buffer itself; .execname shows the thread's name from the saved cmdlines when the
@@ -49,6 +49,10 @@
 #define HIST_VARS_MAX 16 /* the kernel's TRACING_MAP_VARS_MAX */
 #define HIST_REFS_MAX 16
 #define HIST_ACTIONS_MAX 4
+/* string variables of a table, and references to string variables: the
+ * write path holds their text on its stack */
+#define HIST_STR_VARS_MAX 2
+#define HIST_STR_REFS_MAX 2
 
 enum {
 	HF_HEX = 1u << 0,
@@ -109,11 +113,15 @@ struct hist_expr {
 	char text[HIST_STR_MAX];
 };
 
-/* A variable: its value and whether it is set, two sums of the map
- * after the values (the first at rt_hist_data.n_vals + 2 * index) */
+/* A variable: its value and whether it is set, sums of the map after
+ * the values (@slot and @flag, counted from rt_hist_data.n_vals); a
+ * string variable (@str: NAME=STRING_FIELD) holds the field's text in
+ * HIST_STR_MAX / 8 sums from @slot */
 struct hist_var {
 	char name[64];
 	struct hist_expr *e;
+	unsigned int slot, flag;
+	bool str;
 };
 
 /* onmatch(SYS.EVENT).trace(SYNTH,PARAMS) or .SYNTH(PARAMS): write the
@@ -173,6 +181,7 @@ struct rt_hist_data {
 	struct tracing_map *map;
 	struct hist_field keys[HIST_KEYS_MAX], vals[HIST_VALS_MAX];
 	unsigned int n_vars, n_refs;
+	unsigned int n_var_slots, n_str_vars, n_str_refs;
 	int ext_refs; /* references from other tables (registry lock) */
 	struct hist_var vars[HIST_VARS_MAX];
 	struct hist_ref hrefs[HIST_REFS_MAX];
@@ -544,6 +553,16 @@ static int hist_add_ref(struct rt_hist_data *d, const char *name, int inst,
 		f.found->refs++;
 		f.found->ext_refs++;
 	}
+	if (f.found->vars[f.var].str) {
+		if (d->n_str_refs == HIST_STR_REFS_MAX) {
+			if (f.found != d) {
+				f.found->refs--;
+				f.found->ext_refs--;
+			}
+			return -1;
+		}
+		d->n_str_refs++;
+	}
 	r = &d->hrefs[d->n_refs];
 	r->d = f.found;
 	r->var = (unsigned int)f.var;
@@ -592,6 +611,8 @@ static int hist_parse_atom(struct hist_expr_ctx *x, char *str,
 		e->op = HE_REF;
 		e->ref = (unsigned int)r;
 		e->flags = ref->d->vars[ref->var].e->flags;
+		/* a string variable's text: an action's string parameter */
+		e->field.flags = e->flags & HF_STRING;
 		snprintf(e->text, sizeof(e->text), "%s", str);
 		return 0;
 	}
@@ -665,6 +686,12 @@ static int hist_parse_expr(struct hist_expr_ctx *x, char *str,
 		ret = hist_parse_expr(x, str, &e->a);
 		if (ret)
 			goto done;
+		if (e->a->flags & HF_STRING) {
+			ret = hist_err(x->c,
+				       "String type can not be an operand in expression",
+				       hist_errpos(x->c, str));
+			goto done;
+		}
 		e->flags = e->a->flags;
 		if (e->a->op == HE_CONST) {
 			e->op = HE_CONST;
@@ -693,6 +720,12 @@ static int hist_parse_expr(struct hist_expr_ctx *x, char *str,
 		ret = hist_parse_expr(x, str, &e->b);
 	if (ret)
 		goto done;
+	if ((e->a->flags | e->b->flags) & HF_STRING) {
+		ret = hist_err(x->c,
+			       "String type can not be an operand in expression",
+			       hist_errpos(x->c, e->a->flags & HF_STRING ? s1 : str));
+		goto done;
+	}
 	if ((e->a->flags & HF_USECS) != (e->b->flags & HF_USECS)) {
 		ret = hist_err(x->c, "Timestamp units in expression don't match",
 			       0);
@@ -735,6 +768,7 @@ done:
 static int hist_parse_var(struct hist_expr_ctx *x, char *tok)
 {
 	char *eq = strchr(tok, '='), *at;
+	const struct rt_field *sf;
 	struct hist_var *v;
 	int ret;
 
@@ -751,9 +785,32 @@ static int hist_parse_var(struct hist_expr_ctx *x, char *tok)
 	for (at = strstr(eq + 1, ".sym-offset"); at; at = strstr(at, ".sym-offset"))
 		at[4] = 'X';
 	x->n_sub = 0;
-	ret = hist_parse_expr(x, eq + 1, &v->e);
-	if (ret)
-		return ret;
+	sf = hist_find_field(x->p, eq + 1);
+	if (sf && (sf->kind == RT_FIELD_STRING || sf->kind == RT_FIELD_DYNSTR)) {
+		/* a string variable: the field's text */
+		if (x->d->n_str_vars == HIST_STR_VARS_MAX)
+			return hist_msg(x->c, "hist: 2 string variables at most");
+		v->e = calloc(1, sizeof(*v->e));
+		if (!v->e)
+			return -ENOMEM;
+		v->e->op = HE_FIELD;
+		v->e->field.field = *sf;
+		v->e->field.has_field = true;
+		v->e->field.flags = HF_STRING;
+		v->e->flags = HF_STRING;
+		snprintf(v->e->field.name, sizeof(v->e->field.name), "%s",
+			 eq + 1);
+		snprintf(v->e->text, sizeof(v->e->text), "%s", eq + 1);
+		v->str = true;
+		x->d->n_str_vars++;
+	} else {
+		ret = hist_parse_expr(x, eq + 1, &v->e);
+		if (ret)
+			return ret;
+	}
+	v->slot = x->d->n_var_slots;
+	v->flag = v->slot + (v->str ? HIST_STR_MAX / 8 : 1);
+	x->d->n_var_slots = v->flag + 1;
 	x->d->n_vars++;
 	return 0;
 }
@@ -878,6 +935,8 @@ static int hist_parse_track(struct hist_expr_ctx *x, struct hist_action *a,
 	if (v < 0)
 		return hist_err(c, "Couldn't find onmax or onchange variable",
 				hist_errpos(c, var));
+	if (x->d->vars[v].str)
+		return hist_msg(c, "hist: onmax() and onchange() take a numeric variable");
 	a->track_var = (unsigned int)v;
 	ret = hist_split_action(c, close, &act, &params);
 	if (ret)
@@ -888,7 +947,7 @@ static int hist_parse_track(struct hist_expr_ctx *x, struct hist_action *a,
 		a->snap_key = calloc(x->d->key_size / 8, sizeof(*a->snap_key));
 		if (!a->snap_key)
 			return -ENOMEM;
-		a->slot = x->d->n_vals + 2 * x->d->n_vars + x->d->n_track_slots;
+		a->slot = x->d->n_vals + x->d->n_var_slots + x->d->n_track_slots;
 		x->d->n_actions++;
 		x->d->n_track_slots += 2;
 		return 0;
@@ -896,7 +955,7 @@ static int hist_parse_track(struct hist_expr_ctx *x, struct hist_action *a,
 	if (strcmp(act, "save")) {
 		/* the synthetic event, at each new greatest (changed) value:
 		 * the value and its set flag kept, no fields */
-		a->slot = x->d->n_vals + 2 * x->d->n_vars +
+		a->slot = x->d->n_vals + x->d->n_var_slots +
 			  x->d->n_track_slots;
 		ret = hist_parse_synth_call(x, a, act, params);
 		if (!ret)
@@ -906,7 +965,7 @@ static int hist_parse_track(struct hist_expr_ctx *x, struct hist_action *a,
 	if (!*params)
 		return hist_err(c, "No params found for save()",
 				hist_errpos(c, act));
-	a->slot = x->d->n_vals + 2 * x->d->n_vars + x->d->n_track_slots;
+	a->slot = x->d->n_vals + x->d->n_var_slots + x->d->n_track_slots;
 	x->d->n_actions++; /* from here on, freed with the table */
 	n = 0;
 	while (params && (p = strsep(&params, ","))) {
@@ -934,7 +993,7 @@ static int hist_parse_track(struct hist_expr_ctx *x, struct hist_action *a,
 					hist_errpos(c, params));
 	}
 	x->d->n_track_slots += 2 + n;
-	if (x->d->n_vals + 2 * x->d->n_vars + x->d->n_track_slots >
+	if (x->d->n_vals + x->d->n_var_slots + x->d->n_track_slots >
 	    TRACING_MAP_VALS_MAX)
 		return hist_msg(c, "hist: too many values, variables and saved fields");
 	return 0;
@@ -1034,6 +1093,8 @@ static int hist_parse_vals(struct hist_expr_ctx *x, char *s)
 			ret = hist_parse_expr(x, tok, &f->expr);
 			if (ret)
 				return ret;
+			if (f->expr->flags & HF_STRING)
+				return hist_msg(c, "hist: a string variable can not be a value");
 			f->flags = HF_EXPR | f->expr->flags;
 			snprintf(f->name, sizeof(f->name), "%s",
 				 f->expr->text + (f->expr->op == HE_REF));
@@ -1400,7 +1461,7 @@ int rt_hist_parse(struct rt_event_priv *p, int inst, const char *line,
 	}
 	/* the values, then each variable's value and its set flag */
 	d->map = tracing_map_create(d->map_bits, d->key_size,
-				    d->n_vals + 2 * d->n_vars +
+				    d->n_vals + d->n_var_slots +
 					    d->n_track_slots);
 	if (!d->map) {
 		ret = -ENOMEM;
@@ -1642,13 +1703,15 @@ hist_read_str(const struct rt_field *f, const unsigned char *rec, size_t len,
  */
 static __attribute__((no_instrument_function)) bool
 hist_resolve_refs(const struct rt_hist_data *d, const void *key,
-		  uint64_t *refv)
+		  uint64_t *refv, uint64_t (*strs)[HIST_STR_MAX / 8])
 {
-	unsigned int i;
+	unsigned int i, ns = 0;
 
 	for (i = 0; i < d->n_refs; i++) {
 		const struct hist_ref *r = &d->hrefs[i];
-		unsigned int slot = r->d->n_vals + 2 * r->var;
+		const struct hist_var *var = &r->d->vars[r->var];
+		unsigned int slot = r->d->n_vals + var->slot,
+			     flag = r->d->n_vals + var->flag, k;
 		struct tracing_map_elt *e =
 			r->d == d ? NULL : tracing_map_lookup(r->d->map, key);
 		uint64_t set;
@@ -1659,12 +1722,22 @@ hist_resolve_refs(const struct rt_hist_data *d, const void *key,
 			return false;
 		/* Acquire: pairs with the release store of the flag in
 		 * rt_hist_event(): the value is the one it published. */
-		set = atomic_exchange_explicit(&e->sums[slot + 1], 0,
+		set = atomic_exchange_explicit(&e->sums[flag], 0,
 					       memory_order_acquire);
 		if (!set)
 			return false;
-		refv[i] = atomic_load_explicit(&e->sums[slot],
-					       memory_order_relaxed);
+		if (!var->str) {
+			refv[i] = atomic_load_explicit(&e->sums[slot],
+						       memory_order_relaxed);
+			continue;
+		}
+		/* a string: its text copied out (hist_add_ref() keeps the
+		 * string references within @strs) */
+		for (k = 0; k < HIST_STR_MAX / 8; k++)
+			strs[ns][k] = atomic_load_explicit(
+				&e->sums[slot + k], memory_order_relaxed);
+		((char *)strs[ns])[HIST_STR_MAX - 1] = '\0';
+		refv[i] = (uint64_t)(uintptr_t)strs[ns++];
 	}
 	return true;
 }
@@ -1816,7 +1889,11 @@ hist_action_run(const struct hist_action *a, const unsigned char *rec,
 	for (i = 0; i < a->n_params; i++) {
 		const struct hist_expr *e = a->params[i];
 
-		if (e->op == HE_FIELD && (e->field.flags & HF_STRING)) {
+		if (e->op == HE_REF && (e->field.flags & HF_STRING)) {
+			/* a string variable's text (hist_resolve_refs() or
+			 * this record's, in rt_hist_event()'s frame) */
+			vals[i] = refv[e->ref];
+		} else if (e->op == HE_FIELD && (e->field.flags & HF_STRING)) {
 			char *dst = ns < 4 ? strs[ns++] : NULL;
 
 			if (dst) {
@@ -1840,6 +1917,10 @@ hist_event_full(struct rt_hist_data *d, const void *rec, size_t len,
 {
 	uint64_t key[HIST_KEY_SIZE_MAX / 8], refv[HIST_REFS_MAX];
 	uint64_t varv[HIST_VARS_MAX];
+	/* the text of referenced string variables, and of this table's */
+	uint64_t rstr[HIST_STR_REFS_MAX][HIST_STR_MAX / 8];
+	uint64_t vstr[HIST_STR_VARS_MAX][HIST_STR_MAX / 8];
+	unsigned int nvs = 0;
 	unsigned char *kb = (unsigned char *)key;
 	struct tracing_map_elt *elt;
 	unsigned int i;
@@ -1876,7 +1957,7 @@ hist_event_full(struct rt_hist_data *d, const void *rec, size_t len,
 	}
 	/* the variables this one reads, each once: without them the
 	 * record does not count, as in the kernel */
-	if (d->n_refs && !hist_resolve_refs(d, key, refv))
+	if (d->n_refs && !hist_resolve_refs(d, key, refv, rstr))
 		return;
 	elt = tracing_map_insert(d->map, key);
 	if (!elt)
@@ -1884,19 +1965,37 @@ hist_event_full(struct rt_hist_data *d, const void *rec, size_t len,
 	tracing_map_update_sum(elt, 0, 1);
 	/* the variables first: a value may be one of them */
 	for (i = 0; i < d->n_vars; i++) {
-		unsigned int slot = d->n_vals + 2 * i, k;
-		uint64_t v = hist_expr_eval(d->vars[i].e, rec, inst, refv);
+		const struct hist_var *var = &d->vars[i];
+		unsigned int slot = d->n_vals + var->slot, k;
+		uint64_t v;
 
+		if (var->str) {
+			/* the text, in its sums (relaxed: published by the
+			 * flag's store), and for this record's references */
+			uint64_t *txt = vstr[nvs++];
+
+			memset(txt, 0, HIST_STR_MAX);
+			hist_read_str(&var->e->field.field, rec, len,
+				      (char *)txt, HIST_STR_MAX);
+			for (k = 0; k < HIST_STR_MAX / 8; k++)
+				atomic_store_explicit(&elt->sums[slot + k],
+						      txt[k],
+						      memory_order_relaxed);
+			v = (uint64_t)(uintptr_t)txt;
+		} else {
+			v = hist_expr_eval(var->e, rec, inst, refv);
+			/* Relaxed: the value is published by the flag's
+			 * store. */
+			atomic_store_explicit(&elt->sums[slot], v,
+					      memory_order_relaxed);
+		}
 		varv[i] = v;
 		for (k = 0; k < d->n_refs; k++)
 			if (d->hrefs[k].d == d && d->hrefs[k].var == i)
 				refv[k] = v;
-		/* Relaxed: the value is published by the flag's store. */
-		atomic_store_explicit(&elt->sums[slot], v,
-				      memory_order_relaxed);
 		/* Release: the value before the flag; pairs with the
 		 * acquire exchange in hist_resolve_refs(). */
-		atomic_store_explicit(&elt->sums[slot + 1], 1,
+		atomic_store_explicit(&elt->sums[d->n_vals + var->flag], 1,
 				      memory_order_release);
 	}
 	for (i = 1; i < d->n_vals; i++) {
