@@ -667,6 +667,14 @@ static void threads(void)
 	ASSERT_EQ(set(tr, "work", "!hist:keys=worker:vals=bytes:size=128"), 0);
 }
 
+/* Make synthetic event @def and enable it (@event: "synthetic:NAME") */
+static void synth_on(struct ringtrace_instance *tr, const char *def,
+		     const char *event)
+{
+	ASSERT_EQ(ringtrace_synthetic_event(def, err, sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_set_event(tr, event, NULL, 0), 0);
+}
+
 /* onmax().trace() and onchange().SYNTH() write the synthetic event at
  * each new greatest (changed) value of the variable, per entry */
 static void track_trace(void)
@@ -674,9 +682,7 @@ static void track_trace(void)
 	struct ringtrace_instance *tr = setup();
 	char *h;
 
-	ASSERT_EQ(ringtrace_synthetic_event("maxb u64 b; int worker", err,
-					    sizeof(err)), 0);
-	ASSERT_EQ(ringtrace_set_event(tr, "synthetic:maxb", NULL, 0), 0);
+	synth_on(tr, "maxb u64 b; int worker", "synthetic:maxb");
 	ASSERT_EQ(set(tr, "work", "hist:keys=worker:b=bytes:onmax($b).trace(maxb,$b,worker)"), 0);
 	ringtrace_clear(tr);
 	work(1, 10, 0, "a", "b");
@@ -739,9 +745,7 @@ static void string_variables(void)
 	struct ringtrace_instance *tr = setup();
 	char *h;
 
-	ASSERT_EQ(ringtrace_synthetic_event("namelat u64 lat; char name[]", err,
-					    sizeof(err)), 0);
-	ASSERT_EQ(ringtrace_set_event(tr, "synthetic:namelat", NULL, 0), 0);
+	synth_on(tr, "namelat u64 lat; char name[]", "synthetic:namelat");
 	ASSERT_EQ(ringtrace_set_trigger(tr, "synthetic", "namelat",
 					"hist:keys=name", err, sizeof(err)), 0);
 	check_error(tr, "hist:keys=worker:nm=name:x=^$nm+1",
