@@ -1750,9 +1750,8 @@ hist_snapshot_run(struct hist_action *a, const uint64_t *key,
 		  unsigned int key_size, int inst, uint64_t v);
 
 /* The instance whose snapshot a hist action asked for while this
- * thread's record was being written, or -1 */
-static __thread int rt_hist_snap_inst
-	__attribute__((tls_model("initial-exec"))) = -1;
+ * thread's record was being written, or -1 (hist.h) */
+__thread int rt_hist_snap_inst __attribute__((tls_model("initial-exec"))) = -1;
 
 static __attribute__((no_instrument_function)) void
 hist_action_run(const struct hist_action *a, const unsigned char *rec,
@@ -1859,13 +1858,11 @@ hist_snapshot_run(struct hist_action *a, const uint64_t *key,
 	rt_hist_snap_inst = inst;
 }
 
-__attribute__((no_instrument_function)) void rt_hist_commit_done(void)
+__attribute__((no_instrument_function)) void rt_hist_commit_done_slow(void)
 {
 	struct ringtrace_instance *tr;
 	int inst = rt_hist_snap_inst;
 
-	if (inst < 0)
-		return;
 	rt_hist_snap_inst = -1;
 	/* Pairs with the release stores that publish instances; the
 	 * caller is inside its write's read-side section. */

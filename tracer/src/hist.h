@@ -65,10 +65,22 @@ void rt_hist_event(struct rt_trigger *t, const void *rec, size_t len,
  * trigger): its records are stamped with the time it reads. */
 bool rt_hist_timestamps(const struct rt_trigger *t);
 
+/* The instance whose snapshot a hist action asked for while this
+ * thread's record was being written, or -1 */
+extern __thread int rt_hist_snap_inst
+	__attribute__((tls_model("initial-exec")));
+
+void rt_hist_commit_done_slow(void);
+
 /* After a record's commit: the snapshot a hist action (onmax() or
- * onchange() .snapshot()) asked for while it was written. Context: as
- * rt_hist_event(). */
-void rt_hist_commit_done(void);
+ * onchange() .snapshot()) asked for while it was written (inline: the
+ * check, that none was). Context: as rt_hist_event(). */
+static inline __attribute__((always_inline, no_instrument_function)) void
+rt_hist_commit_done(void)
+{
+	if (__builtin_expect(rt_hist_snap_inst >= 0, 0))
+		rt_hist_commit_done_slow();
+}
 
 /* enable_hist / disable_hist fired: (un)pause the hist triggers of
  * @target in @inst. Context: as rt_hist_event(). */

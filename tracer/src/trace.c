@@ -279,7 +279,7 @@ rt_pid_in(const struct rt_pid_list *l, int pid)
  * notrace lists), as the kernel's trace_ignore_this_task(). Called
  * inside a read-side section.
  */
-static __attribute__((no_instrument_function)) bool
+static inline __attribute__((always_inline, no_instrument_function)) bool
 rt_pid_ignored(const struct ringtrace_instance *tr, int list)
 {
 	const struct rt_pid_list *l;
