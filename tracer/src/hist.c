@@ -550,18 +550,15 @@ static int hist_add_ref(struct rt_hist_data *d, const char *name, int inst,
 		/* the other table is looked up with this one's key */
 		if (!f.found || f.found->key_size != d->key_size)
 			return -1;
-		f.found->refs++;
-		f.found->ext_refs++;
 	}
 	if (f.found->vars[f.var].str) {
-		if (d->n_str_refs == HIST_STR_REFS_MAX) {
-			if (f.found != d) {
-				f.found->refs--;
-				f.found->ext_refs--;
-			}
+		if (d->n_str_refs == HIST_STR_REFS_MAX)
 			return -1;
-		}
 		d->n_str_refs++;
+	}
+	if (f.found != d) {
+		f.found->refs++;
+		f.found->ext_refs++;
 	}
 	r = &d->hrefs[d->n_refs];
 	r->d = f.found;
@@ -1093,8 +1090,11 @@ static int hist_parse_vals(struct hist_expr_ctx *x, char *s)
 			ret = hist_parse_expr(x, tok, &f->expr);
 			if (ret)
 				return ret;
-			if (f->expr->flags & HF_STRING)
+			if (f->expr->flags & HF_STRING) {
+				hist_expr_free(f->expr);
+				f->expr = NULL;
 				return hist_msg(c, "hist: a string variable can not be a value");
+			}
 			f->flags = HF_EXPR | f->expr->flags;
 			snprintf(f->name, sizeof(f->name), "%s",
 				 f->expr->text + (f->expr->op == HE_REF));
