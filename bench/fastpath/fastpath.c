@@ -7,6 +7,7 @@
  * clock; N warm-up writes, then the one that is counted.
  */
 #include <ringbuf/frontend.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,8 +40,15 @@ int main(int argc, char **argv)
 	char src[16] = "0123456789abcde";
 	int n = argc > 2 ? atoi(argv[2]) : 100;
 
+	cpu_set_t one;
+
 	if (!rb)
 		return 1;
+	/* Pinned: a migration while gdb steps would send the counted write
+	 * to the claim's slow path. */
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu() < 0 ? 0 : sched_getcpu(), &one);
+	sched_setaffinity(0, sizeof(one), &one);
 	for (int i = 0; i < n; i++)
 		if (fastpath_write(rb, src))
 			return 2;

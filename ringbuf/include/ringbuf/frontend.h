@@ -87,6 +87,15 @@ extern "C" {
 #define RINGBUF_FE_CLAIMED ((uintptr_t)1)
 #define RINGBUF_FE_NOTED ((uintptr_t)2)
 #define RINGBUF_FE_FRAME_CB(f) ((f) & ~(RINGBUF_FE_CLAIMED | RINGBUF_FE_NOTED))
+/*
+ * The owner word of a CPU buffer claimed by restartable sequence holds
+ * the thread id with this bit while the thread keeps its claim between
+ * writes (since RINGBUF_0.6; the buffer's active count says whether a
+ * write is in progress). A plain thread id there is a claim for one write,
+ * given back at its end (spares, buffers claimed by compare-and-exchange,
+ * and the inline code of the earlier headers). Thread ids stay below it.
+ */
+#define RINGBUF_FE_KEPT 0x80000000u
 /* struct ringbuf_tls.cpu_hint of a CPU it cannot hold: never matches. */
 #define RINGBUF_FE_NO_HINT 0xffffu
 struct ringbuf_fe_frame {
@@ -204,6 +213,10 @@ RINGBUF_API struct ringbuf_event *
 ringbuf_fe_reserve_slow(struct ringbuf *rb, unsigned long length, int *err);
 RINGBUF_API uintptr_t ringbuf_fe_claim_noted_slow(struct ringbuf *rb, int cpu,
 						  int *err);
+/* The claim's slow path of this header (RINGBUF_0.6): the cpu buffer it
+ * returns is marked active already (active raised by one). */
+RINGBUF_API uintptr_t ringbuf_fe_claim_active_slow(struct ringbuf *rb, int cpu,
+						   int *err);
 /* (the frame word without RINGBUF_FE_NOTED: earlier headers' inline code) */
 RINGBUF_API uintptr_t ringbuf_fe_claim_slow(struct ringbuf *rb, int cpu,
 					    int *err);
@@ -485,6 +498,74 @@ aborted:
 busy:
 	return 0;
 }
+
+/*
+ * ringbuf_fe_rseq_enter - start a write in the cpu buffer of @cpu that the
+ * thread keeps claimed (@tidk: its id | RINGBUF_FE_KEPT), without a LOCKed
+ * instruction and without a store to the owner word (RINGBUF_0.6). Inside
+ * the restartable sequence: the thread still runs on @cpu and the owner
+ * word still holds @tidk; then one non-LOCKed add to @active, the last
+ * instruction, commits: 0 to 1 for the thread's outermost write, one more
+ * for a signal handler nesting in it. Another thread takes a kept claim
+ * over only in a sequence on @cpu that finds active 0 (rb_rseq_take() in
+ * the library), so the two never interleave: once active is raised, the
+ * buffer is ours until ringbuf_fe_writer_put() lowers it, from whatever
+ * CPU. No fence for the previous writer's accesses: the owner word only
+ * changes hands with active 0, which its last writer stored with release
+ * semantics (ringbuf_fe_writer_put()), and x86 loads are acquire loads.
+ *
+ * Return: 1 entered, 0 the claim is another thread's now, -1 aborted (not
+ * on @cpu, or interrupted): nothing stored either way.
+ */
+RINGBUF_FE_INLINE int ringbuf_fe_rseq_enter(uint32_t *owner, uint64_t *active,
+					    int cpu, uint32_t tidk)
+{
+	/* The descriptor, signature and clearing of rseq_cs as in
+	 * ringbuf_fe_rseq_claim(). */
+	__asm__ goto(".pushsection __rseq_cs, \"aw\"\n\t"
+		     ".balign 32\n"
+		     "3:\n\t"
+		     ".long 0, 0\n\t"
+		     ".quad 1f, 2f - 1f, 4f\n\t"
+		     ".popsection\n\t"
+		     ".pushsection __rseq_failure, \"ax\"\n\t"
+		     ".byte 0x0f, 0xb9, 0x3d\n\t"
+		     ".long 0x53053053\n"
+		     "4:\n\t"
+		     "jmp 5f\n\t"
+		     ".popsection\n\t"
+		     "leaq 3b(%%rip), %%rax\n\t"
+		     "movq %%rax, %%fs:8(%[area])\n"
+		     "1:\n\t"
+		     "cmpl %[cpu], %%fs:4(%[area])\n\t"
+		     "jne 5f\n\t"
+		     "cmpl %[tidk], %[owner]\n\t"
+		     "jne 6f\n\t"
+		     "addq $1, %[active]\n"
+		     "2:\n\t"
+		     "movq $0, %%fs:8(%[area])\n\t"
+		     "jmp 7f\n"
+		     "5:\n\t"
+		     "movq $0, %%fs:8(%[area])\n\t"
+		     "jmp %l[aborted]\n"
+		     "6:\n\t"
+		     "movq $0, %%fs:8(%[area])\n\t"
+		     "jmp %l[busy]\n"
+		     "7:\n\t"
+		     :
+		     : [area] "r"(__rseq_offset), [cpu] "r"(cpu), [tidk] "r"(tidk),
+		       [owner] "m"(*owner), [active] "m"(*active)
+		     : "rax", "memory", "cc"
+		     : aborted, busy);
+	/* For ThreadSanitizer: the acquire of active that the load in the
+	 * sequence is (see above). */
+	RINGBUF_FE_TSAN_ACQUIRE(active);
+	return 1;
+aborted:
+	return -1;
+busy:
+	return 0;
+}
 #endif
 
 /* The data page (sub-buffer) of local page @id. */
@@ -511,9 +592,11 @@ RINGBUF_FE_INLINE unsigned long ringbuf_fe_event_length(unsigned long length)
 
 /*
  * The per-CPU model's claim of the buffer of @cpu (the userspace
- * preempt_disable()): ours already (a signal handler of the owner nests)
- * or free and taken. Returns the cpu buffer with bit 0 set if this write
- * claimed it, 0 on failure (err set).
+ * preempt_disable()), marked active: kept by this thread (a restartable
+ * sequence raises active), ours already (a signal handler of the owner
+ * nests), or free and taken. Returns the cpu buffer with bit 0 set if
+ * this write claimed it (and gives it back at its end), 0 on failure (err
+ * set, nothing held).
  */
 RINGBUF_FE_INLINE uintptr_t ringbuf_fe_claim_cpu_as(struct ringbuf *rb,
 						    struct ringbuf_tls *t,
@@ -527,51 +610,49 @@ RINGBUF_FE_INLINE uintptr_t ringbuf_fe_claim_cpu_as(struct ringbuf *rb,
 	/* exit_armed implies tid: the first write goes to the slow path. */
 	if (ringbuf_fe_unlikely(!t->exit_armed || (unsigned int)cpu >=
 							 (unsigned int)b->nr_cpu_bufs))
-		return ringbuf_fe_claim_noted_slow(rb, cpu, err);
+		return ringbuf_fe_claim_active_slow(rb, cpu, err);
 	cb = b->buffers[cpu];
 #ifdef RINGBUF_FE_RSEQ_ASM
 	if (ringbuf_fe_likely(rseq)) {
-		/* Relaxed: only our own id there means anything without the
-		 * claim; the sequence checks the owner again. No fence
-		 * needed for the previous owner's writes: x86 loads are
-		 * acquire loads, and the owner released with a release store
-		 * (ringbuf_fe_writer_put()). Not one 64-bit load of owner
-		 * and record_disabled together: this thread's release of the
-		 * owner word is often still in the store buffer, and a wider
-		 * load over a narrower pending store cannot be forwarded. */
-		uint32_t tid = t->tid;
+		/* The claim the thread keeps between writes: no store to the
+		 * owner word, no release of it. Relaxed: only our own kept id
+		 * there means anything here; the sequence checks it again.
+		 * A disabled cpu buffer takes no writer (the slow path finds
+		 * it another). */
+		uint32_t tidk = t->tid | RINGBUF_FE_KEPT;
 
-		own = __atomic_load_n(&cb->owner, __ATOMIC_RELAXED);
-		if (own == tid)
-			return (uintptr_t)cb;
-		/* free and recording (a disabled cpu buffer takes no new
-		 * writer: the slow path finds it another) */
-		if (ringbuf_fe_likely(!own &&
+		if (ringbuf_fe_likely(__atomic_load_n(&cb->owner, __ATOMIC_RELAXED) ==
+					      tidk &&
 				      !__atomic_load_n(&cb->record_disabled,
 						       __ATOMIC_RELAXED) &&
-				      ringbuf_fe_rseq_claim(&cb->owner, cpu,
-							    tid) > 0))
-			return (uintptr_t)cb | 1u;
-		return ringbuf_fe_claim_noted_slow(rb, cpu, err);
+				      ringbuf_fe_rseq_enter(&cb->owner, &cb->active,
+							    cpu, tidk) > 0))
+			return (uintptr_t)cb;
+		/* taken over, another thread's, aborted: the slow path */
+		return ringbuf_fe_claim_active_slow(rb, cpu, err);
 	}
 #endif
 	/* Relaxed: only our own id there means anything without the claim. */
 	own = __atomic_load_n(&cb->owner, __ATOMIC_RELAXED);
-	if (own == t->tid)
+	if (own == t->tid) {
+		ringbuf_fe_local_add(1, &cb->active);
 		return (uintptr_t)cb;
+	}
 	if (rseq)
 		/* a build that cannot run the sequence leaves it to the
 		 * library's */
-		return ringbuf_fe_claim_noted_slow(rb, cpu, err);
+		return ringbuf_fe_claim_active_slow(rb, cpu, err);
 	/* Acquire: pairs with the release of the previous owner in
 	 * ringbuf_fe_writer_put(); a failure sends us to the slow path. */
 	if (ringbuf_fe_likely(!own &&
 			      !__atomic_load_n(&cb->record_disabled, __ATOMIC_RELAXED) &&
 			      __atomic_compare_exchange_n(&cb->owner, &expect, t->tid,
 							  false, __ATOMIC_ACQUIRE,
-							  __ATOMIC_RELAXED)))
+							  __ATOMIC_RELAXED))) {
+		ringbuf_fe_local_add(1, &cb->active);
 		return (uintptr_t)cb | 1u;
-	return ringbuf_fe_claim_noted_slow(rb, cpu, err);
+	}
+	return ringbuf_fe_claim_active_slow(rb, cpu, err);
 }
 
 RINGBUF_FE_INLINE uintptr_t ringbuf_fe_claim_cpu(struct ringbuf *rb,
@@ -596,9 +677,10 @@ RINGBUF_FE_INLINE int ringbuf_fe_forced_cpu(const struct ringbuf_tls *t, int cpu
 }
 
 /*
- * Pick the cpu buffer of a write: the thread's slot (per-thread model) or
- * its CPU's buffer, claimed. Returns the cpu buffer with bit 0 set if this
- * write claimed it, 0 on failure (err set).
+ * Pick the cpu buffer of a write and mark it active (active raised by
+ * one): the thread's slot (per-thread model) or its CPU's buffer, claimed.
+ * Returns the cpu buffer with bit 0 set if this write claimed it, 0 on
+ * failure (err set, nothing held).
  */
 RINGBUF_FE_INLINE uintptr_t ringbuf_fe_writer_get(struct ringbuf *rb,
 						  struct ringbuf_tls *t, int *err)
@@ -611,9 +693,14 @@ RINGBUF_FE_INLINE uintptr_t ringbuf_fe_writer_get(struct ringbuf *rb,
 		/* Relaxed: the thread's own word (and its handlers'). */
 		uint64_t key = __atomic_load_n(&t->slot[0], __ATOMIC_RELAXED);
 
-		if (ringbuf_fe_likely(key >> RINGBUF_FE_SLOT_IDX_BITS == b->uid))
-			return (uintptr_t)b->buffers[key & ((1u << RINGBUF_FE_SLOT_IDX_BITS) - 1)];
-		return ringbuf_fe_claim_noted_slow(rb, -1, err);
+		if (ringbuf_fe_likely(key >> RINGBUF_FE_SLOT_IDX_BITS == b->uid)) {
+			struct ringbuf_fe_cpu *cb =
+				b->buffers[key & ((1u << RINGBUF_FE_SLOT_IDX_BITS) - 1)];
+
+			ringbuf_fe_local_add(1, &cb->active);
+			return (uintptr_t)cb;
+		}
+		return ringbuf_fe_claim_active_slow(rb, -1, err);
 	}
 #if defined(__x86_64__)
 	/* A buffer claimed by restartable sequences exists only where glibc
@@ -645,7 +732,7 @@ RINGBUF_FE_INLINE uintptr_t ringbuf_fe_writer_get(struct ringbuf *rb,
 							    (unsigned int)cpu :
 							    RINGBUF_FE_NO_HINT),
 					 __ATOMIC_RELAXED);
-			return ringbuf_fe_claim_noted_slow(rb, cpu, err);
+			return ringbuf_fe_claim_active_slow(rb, cpu, err);
 		}
 		return ringbuf_fe_claim_cpu_as(rb, t, hint, true, err);
 	}
@@ -662,8 +749,10 @@ RINGBUF_FE_INLINE void ringbuf_fe_writer_put(struct ringbuf_tls *t, unsigned int
 					     struct ringbuf_fe_cpu *cb, bool claimed)
 {
 	/* Release: the write's accesses happen before a resize/reset that
-	 * sees active drop (acquire in rb_writers_drain()). A load and a
-	 * store, not a LOCKed RMW: only our handlers share the word. */
+	 * sees active drop (acquire in rb_writers_drain()), and before the
+	 * takeover of a kept claim by another thread, which finds active 0
+	 * (rb_rseq_take()). A load and a store, not a LOCKed RMW: only our
+	 * handlers share the word while it is raised. */
 	__atomic_store_n(&cb->active, ringbuf_fe_local_read(&cb->active) - 1,
 			 __ATOMIC_RELEASE);
 	/* The frame names no cpu buffer once the write is over: a thread
@@ -676,7 +765,10 @@ RINGBUF_FE_INLINE void ringbuf_fe_writer_put(struct ringbuf_tls *t, unsigned int
 	ringbuf_fe_barrier();
 	t->depth = d;
 	ringbuf_fe_barrier();
-	/* Release: pairs with the acquire of the next owner's claim. */
+	/* Release: pairs with the acquire of the next owner's claim. A
+	 * claim kept between writes (RINGBUF_FE_KEPT) is not given back:
+	 * the release store of active above is what the next thread's
+	 * takeover pairs with. */
 	if (claimed)
 		__atomic_store_n(&cb->owner, 0, __ATOMIC_RELEASE);
 }
@@ -769,8 +861,8 @@ ringbuf_fe_reserve_next(struct ringbuf *rb, struct ringbuf_fe_cpu *cb,
 
 /*
  * ringbuf_fe_writer_begin - start a write at nesting depth @d: claim a
- * cpu buffer, push the frame, mark the cpu buffer active and check that
- * it records. Returns the frame word (cpu buffer | claimed), or 0 with
+ * cpu buffer and mark it active, push the frame, and check that it
+ * records. Returns the frame word (cpu buffer | claimed), or 0 with
  * @err set and nothing held.
  */
 RINGBUF_FE_INLINE uintptr_t ringbuf_fe_writer_begin(struct ringbuf *rb,
@@ -793,13 +885,13 @@ RINGBUF_FE_INLINE uintptr_t ringbuf_fe_writer_begin(struct ringbuf *rb,
 	cb = (struct ringbuf_fe_cpu *)RINGBUF_FE_FRAME_CB(f);
 
 	/*
-	 * Mark the cpu buffer busy, then look at the disable flags. A
+	 * The cpu buffer is marked busy (active, raised by
+	 * ringbuf_fe_writer_get()); now look at the disable flags. A
 	 * resize/reset sets the flag, runs membarrier() (a full barrier on
 	 * every CPU running our threads; rb_writers_drain()) and waits for
 	 * active to drop: either it sees our mark or we see its flag (the
 	 * store-buffer pattern, with the barrier on its side only).
 	 */
-	ringbuf_fe_local_add(1, &cb->active);
 	ringbuf_fe_barrier();
 	if (ringbuf_fe_unlikely(__atomic_load_n(&ringbuf_fe_writer_fence,
 						__ATOMIC_RELAXED)))
