@@ -17,8 +17,11 @@
  * it belongs to the symbol version RINGBUF_0.2 (the frame word's
  * RINGBUF_FE_NOTED bit to RINGBUF_0.5: ringbuf_fe_claim_noted_slow(); the
  * earlier ringbuf_fe_claim_slow() keeps the word without it for the
- * inline code of the earlier headers), and a change of it changes that
- * version. Use only the functions; the structures may grow
+ * inline code of the earlier headers; the owner word's RINGBUF_FE_KEPT
+ * bit, the per-CPU claim kept between writes, to RINGBUF_0.6:
+ * ringbuf_fe_claim_active_slow(), while the earlier slow paths keep the
+ * claim for one write that the earlier headers' inline code knows), and a
+ * change of it changes that version. Use only the functions; the structures may grow
  * and their fields are no interface.
  *
  * The fast path, per record (x86-64, counted in the objdump of
@@ -29,9 +32,14 @@
  *	entries, entries_bytes, committing), release stores done as plain
  *	stores; 1 rdtsc with the TSC clock.
  *	per-CPU model: the same plus the rseq cpu_id load and the claim of
- *	the cpu buffer: a restartable sequence (no LOCKed instruction)
- *	where glibc registered rseq and every CPU has its buffer, one LOCK
- *	cmpxchg otherwise. Where the buffer claims by restartable sequence,
+ *	the cpu buffer: where glibc registered rseq and every CPU has its
+ *	buffer, the thread keeps it between writes and a restartable
+ *	sequence (no LOCKed instruction) checks it and raises active, no
+ *	owner store and no release per record (since RINGBUF_0.6; see
+ *	bench/fastpath/count.sh: 190 instructions, 30 conditional
+ *	branches, 50 loads, 13 stores with a 16-byte fill and the
+ *	wrapper's 12 pushes and pops, against 193, 30, 50 and 15 with the
+ *	claim per record); one LOCK cmpxchg and a release store otherwise. Where the buffer claims by restartable sequence,
  *	the cpu_id is read without the ringbuf_fe_rseq_ok test and
  *	rseq_claim is loaded and tested once (the claim is inlined once
  *	for each value of it); the GOT loads left per record are
