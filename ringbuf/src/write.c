@@ -1370,11 +1370,17 @@ static bool rb_rseq_claim_retry(struct ringbuf_cpu *cb, int cpu, uint32_t tid,
  */
 static bool rb_claim_nests(struct ringbuf_cpu *cb, uint32_t own, uint32_t tid)
 {
-	if (own == tid)
-		return true;
-	return own == (tid | RINGBUF_FE_KEPT) &&
-	       atomic_load_explicit(&cb->active, memory_order_acquire) &&
-	       atomic_load_explicit(&cb->owner, memory_order_acquire) == own;
+	if (own != (tid | RINGBUF_FE_KEPT))
+		return own == tid;
+	/* Acquire: active is read before the owner word is read again
+	 * (the takeover, rb_rseq_take(), stores the owner word before its
+	 * enter raises active: program order on x86); pairs with the
+	 * release store of active in ringbuf_fe_writer_put(). */
+	if (!atomic_load_explicit(&cb->active, memory_order_acquire))
+		return false;
+	/* Relaxed: the acquire load of active above keeps it after that
+	 * one; a takeover in between shows here as another id. */
+	return atomic_load_explicit(&cb->owner, memory_order_relaxed) == own;
 }
 
 /*
