@@ -115,6 +115,8 @@ static void abs_stamps(void)
 	ringbuf_free(rb);
 }
 
+static int pin_here(void);
+
 static struct ringbuf *g_rb;
 static volatile sig_atomic_t g_handler_ret;
 
@@ -137,6 +139,10 @@ static void signal_nest(void)
 	int cpu, n = 0;
 
 	check_rseq();
+	/* Pinned: after a migration between the reservation and the
+	 * signal, the handler may write as the outermost writer of its new
+	 * CPU's buffer (allowed, and committed at once), not nest. */
+	pin_here();
 	g_rb = ringbuf_create(&o);
 	ASSERT_NOT_NULL(g_rb);
 	ASSERT_EQ(sigaction(SIGUSR1, &sa, NULL), 0);
