@@ -1268,21 +1268,7 @@ rb_thread_slot_slow(struct ringbuf *rb, struct rb_tls *t, int *err)
 static int rb_rseq_take(_Atomic uint32_t *owner, _Atomic uint64_t *active,
 			int cpu, uint32_t own)
 {
-	__asm__ goto(".pushsection __rseq_cs, \"aw\"\n\t"
-		     ".balign 32\n"
-		     "3:\n\t"
-		     ".long 0, 0\n\t"
-		     ".quad 1f, 2f - 1f, 4f\n\t"
-		     ".popsection\n\t"
-		     ".pushsection __rseq_failure, \"ax\"\n\t"
-		     ".byte 0x0f, 0xb9, 0x3d\n\t"
-		     ".long 0x53053053\n"
-		     "4:\n\t"
-		     "jmp 5f\n\t"
-		     ".popsection\n\t"
-		     "leaq 3b(%%rip), %%rax\n\t"
-		     "movq %%rax, %%fs:8(%[area])\n"
-		     "1:\n\t"
+	__asm__ goto(RINGBUF_FE_RSEQ_BEGIN
 		     "cmpl %[cpu], %%fs:4(%[area])\n\t"
 		     "jne 5f\n\t"
 		     "movl %[owner], %%eax\n\t"
@@ -1291,16 +1277,7 @@ static int rb_rseq_take(_Atomic uint32_t *owner, _Atomic uint64_t *active,
 		     "cmpq $0, %[active]\n\t"
 		     "jne 6f\n\t"
 		     "movl %[own], %[owner]\n"
-		     "2:\n\t"
-		     "movq $0, %%fs:8(%[area])\n\t"
-		     "jmp 7f\n"
-		     "5:\n\t"
-		     "movq $0, %%fs:8(%[area])\n\t"
-		     "jmp %l[aborted]\n"
-		     "6:\n\t"
-		     "movq $0, %%fs:8(%[area])\n\t"
-		     "jmp %l[busy]\n"
-		     "7:\n\t"
+		     RINGBUF_FE_RSEQ_END
 		     :
 		     : [area] "r"(__rseq_offset), [cpu] "r"(cpu), [own] "r"(own),
 		       [owner] "m"(*owner), [active] "m"(*active)

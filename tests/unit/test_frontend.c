@@ -426,6 +426,19 @@ static int one_record_cpu(struct ringbuf *rb, uint32_t seq)
 	return cpu;
 }
 
+/* ringbuf_fe_rseq_enter() for thread @tid, tried again while a
+ * preemption aborts it. */
+static int enter_retry(uint32_t *owner, uint64_t *active, int cpu,
+		       uint32_t tid)
+{
+	int r = -1;
+
+	for (int i = 0; i < 100 && r < 0; i++)
+		r = ringbuf_fe_rseq_enter(owner, active, cpu,
+					  tid | RINGBUF_FE_KEPT);
+	return r;
+}
+
 struct kept {
 	struct ringbuf *rb;
 	int cpu;
@@ -477,24 +490,12 @@ static void kept_claim(void)
 	{
 		uint32_t owner = 77 | RINGBUF_FE_KEPT;
 		uint64_t active = 0;
-		int r = -1;
 
-		for (int i = 0; i < 100 && r < 0; i++)
-			r = ringbuf_fe_rseq_enter(&owner, &active, k.cpu,
-						  77 | RINGBUF_FE_KEPT);
-		ASSERT_EQ(r, 1);
+		ASSERT_EQ(enter_retry(&owner, &active, k.cpu, 77), 1);
 		ASSERT_EQ(active, 1);
-		r = -1;
-		for (int i = 0; i < 100 && r < 0; i++)
-			r = ringbuf_fe_rseq_enter(&owner, &active, k.cpu,
-						  77 | RINGBUF_FE_KEPT);
-		ASSERT_EQ(r, 1);
+		ASSERT_EQ(enter_retry(&owner, &active, k.cpu, 77), 1);
 		ASSERT_EQ(active, 2);
-		r = -1;
-		for (int i = 0; i < 100 && r < 0; i++)
-			r = ringbuf_fe_rseq_enter(&owner, &active, k.cpu,
-						  78 | RINGBUF_FE_KEPT);
-		ASSERT_EQ(r, 0);
+		ASSERT_EQ(enter_retry(&owner, &active, k.cpu, 78), 0);
 		ASSERT_EQ(ringbuf_fe_rseq_enter(&owner, &active, k.cpu + 1,
 						77 | RINGBUF_FE_KEPT), -1);
 		ASSERT_EQ(active, 2);

@@ -438,6 +438,48 @@ void __tsan_acquire(void *addr);
 #if defined(__x86_64__)
 #define RINGBUF_FE_RSEQ_ASM 1
 /*
+ * The frame of this header's restartable sequences (asm goto with the
+ * operand [area], __rseq_offset, and the labels aborted and busy; rax
+ * clobbered): RINGBUF_FE_RSEQ_BEGIN stores the descriptor's address in
+ * the thread's rseq_cs; the sequence runs from label 1, jumps to 5 when
+ * not on its CPU, to 6 when busy, and its last instruction, the commit,
+ * comes right before RINGBUF_FE_RSEQ_END (label 2). The descriptor
+ * (struct rseq_cs: version, flags, start, length, abort) goes to its own
+ * section; the abort handler (4) is preceded by the signature glibc
+ * registered (RSEQ_SIG, 0x53053053 on x86), encoded as the operand of a
+ * ud1 so that the bytes disassemble. %fs:__rseq_offset is the thread's
+ * struct rseq: cpu_id at 4, rseq_cs at 8. rseq_cs is cleared again on
+ * every way out, so that no thread keeps pointing the kernel at the
+ * descriptor of a library that is unloaded later.
+ */
+#define RINGBUF_FE_RSEQ_BEGIN                                              \
+	".pushsection __rseq_cs, \"aw\"\n\t"                                \
+	".balign 32\n"                                                      \
+	"3:\n\t"                                                            \
+	".long 0, 0\n\t"                                                    \
+	".quad 1f, 2f - 1f, 4f\n\t"                                         \
+	".popsection\n\t"                                                   \
+	".pushsection __rseq_failure, \"ax\"\n\t"                           \
+	".byte 0x0f, 0xb9, 0x3d\n\t"                                        \
+	".long 0x53053053\n"                                                \
+	"4:\n\t"                                                            \
+	"jmp 5f\n\t"                                                        \
+	".popsection\n\t"                                                   \
+	"leaq 3b(%%rip), %%rax\n\t"                                          \
+	"movq %%rax, %%fs:8(%[area])\n"                                     \
+	"1:\n\t"
+#define RINGBUF_FE_RSEQ_END                                                \
+	"2:\n\t"                                                            \
+	"movq $0, %%fs:8(%[area])\n\t"                                       \
+	"jmp 7f\n"                                                          \
+	"5:\n\t"                                                            \
+	"movq $0, %%fs:8(%[area])\n\t"                                       \
+	"jmp %l[aborted]\n"                                                 \
+	"6:\n\t"                                                            \
+	"movq $0, %%fs:8(%[area])\n\t"                                       \
+	"jmp %l[busy]\n"                                                    \
+	"7:\n\t"
+/*
  * ringbuf_fe_rseq_claim - claim the cpu buffer of @cpu for thread @tid
  * without a LOCKed instruction: a restartable sequence on the rseq area
  * glibc registered for the thread. Inside the sequence: the thread still
@@ -454,46 +496,13 @@ void __tsan_acquire(void *addr);
  */
 RINGBUF_FE_INLINE int ringbuf_fe_rseq_claim(uint32_t *owner, int cpu, uint32_t tid)
 {
-	/*
-	 * The descriptor (struct rseq_cs: version, flags, start, length,
-	 * abort) goes to its own section; the abort handler is preceded by
-	 * the signature glibc registered (RSEQ_SIG, 0x53053053 on x86),
-	 * encoded as the operand of a ud1 so that the bytes disassemble.
-	 * %fs:__rseq_offset is the thread's struct rseq: cpu_id at 4,
-	 * rseq_cs at 8. rseq_cs is cleared again on every way out, so that
-	 * no thread keeps pointing the kernel at the descriptor of a
-	 * library that is unloaded later.
-	 */
-	__asm__ goto(".pushsection __rseq_cs, \"aw\"\n\t"
-		     ".balign 32\n"
-		     "3:\n\t"
-		     ".long 0, 0\n\t"
-		     ".quad 1f, 2f - 1f, 4f\n\t"
-		     ".popsection\n\t"
-		     ".pushsection __rseq_failure, \"ax\"\n\t"
-		     ".byte 0x0f, 0xb9, 0x3d\n\t"
-		     ".long 0x53053053\n"
-		     "4:\n\t"
-		     "jmp 5f\n\t"
-		     ".popsection\n\t"
-		     "leaq 3b(%%rip), %%rax\n\t"
-		     "movq %%rax, %%fs:8(%[area])\n"
-		     "1:\n\t"
+	__asm__ goto(RINGBUF_FE_RSEQ_BEGIN
 		     "cmpl %[cpu], %%fs:4(%[area])\n\t"
 		     "jne 5f\n\t"
 		     "cmpl $0, %[owner]\n\t"
 		     "jne 6f\n\t"
 		     "movl %[tid], %[owner]\n"
-		     "2:\n\t"
-		     "movq $0, %%fs:8(%[area])\n\t"
-		     "jmp 7f\n"
-		     "5:\n\t"
-		     "movq $0, %%fs:8(%[area])\n\t"
-		     "jmp %l[aborted]\n"
-		     "6:\n\t"
-		     "movq $0, %%fs:8(%[area])\n\t"
-		     "jmp %l[busy]\n"
-		     "7:\n\t"
+		     RINGBUF_FE_RSEQ_END
 		     :
 		     : [area] "r"(__rseq_offset), [cpu] "r"(cpu), [tid] "r"(tid),
 		       [owner] "m"(*owner)
@@ -528,38 +537,13 @@ busy:
 RINGBUF_FE_INLINE int ringbuf_fe_rseq_enter(uint32_t *owner, uint64_t *active,
 					    int cpu, uint32_t tidk)
 {
-	/* The descriptor, signature and clearing of rseq_cs as in
-	 * ringbuf_fe_rseq_claim(). */
-	__asm__ goto(".pushsection __rseq_cs, \"aw\"\n\t"
-		     ".balign 32\n"
-		     "3:\n\t"
-		     ".long 0, 0\n\t"
-		     ".quad 1f, 2f - 1f, 4f\n\t"
-		     ".popsection\n\t"
-		     ".pushsection __rseq_failure, \"ax\"\n\t"
-		     ".byte 0x0f, 0xb9, 0x3d\n\t"
-		     ".long 0x53053053\n"
-		     "4:\n\t"
-		     "jmp 5f\n\t"
-		     ".popsection\n\t"
-		     "leaq 3b(%%rip), %%rax\n\t"
-		     "movq %%rax, %%fs:8(%[area])\n"
-		     "1:\n\t"
+	__asm__ goto(RINGBUF_FE_RSEQ_BEGIN
 		     "cmpl %[cpu], %%fs:4(%[area])\n\t"
 		     "jne 5f\n\t"
 		     "cmpl %[tidk], %[owner]\n\t"
 		     "jne 6f\n\t"
 		     "addq $1, %[active]\n"
-		     "2:\n\t"
-		     "movq $0, %%fs:8(%[area])\n\t"
-		     "jmp 7f\n"
-		     "5:\n\t"
-		     "movq $0, %%fs:8(%[area])\n\t"
-		     "jmp %l[aborted]\n"
-		     "6:\n\t"
-		     "movq $0, %%fs:8(%[area])\n\t"
-		     "jmp %l[busy]\n"
-		     "7:\n\t"
+		     RINGBUF_FE_RSEQ_END
 		     :
 		     : [area] "r"(__rseq_offset), [cpu] "r"(cpu), [tidk] "r"(tidk),
 		       [owner] "m"(*owner), [active] "m"(*active)
