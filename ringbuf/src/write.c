@@ -341,7 +341,9 @@ again:
  */
 static RB_ALWAYS_INLINE void rb_end_commit(struct ringbuf_cpu *cpu_buffer)
 {
-	ringbuf_fe_end_commit((struct ringbuf_fe_cpu *)cpu_buffer);
+	struct ringbuf_fe_cpu *cb = (struct ringbuf_fe_cpu *)cpu_buffer;
+
+	ringbuf_fe_end_commit(cb, cb->meta);
 }
 
 /*
@@ -364,6 +366,12 @@ RB_SAME(ringbuf, uid, ringbuf_fe_buffer, uid);
 RB_SAME(ringbuf, buffers, ringbuf_fe_buffer, buffers);
 RB_SAME(ringbuf_cpu, owner, ringbuf_fe_cpu, owner);
 RB_SAME(ringbuf_cpu, record_disabled, ringbuf_fe_cpu, record_disabled);
+/* the inline claim reads the two in one aligned 64-bit load */
+_Static_assert(offsetof(struct ringbuf_cpu, record_disabled) ==
+			       offsetof(struct ringbuf_cpu, owner) + 4 &&
+		       offsetof(struct ringbuf_cpu, owner) % 8 == 0 &&
+		       alignof(struct ringbuf_cpu) % 8 == 0,
+	       "owner and record_disabled make one aligned 64-bit word");
 RB_SAME(ringbuf_cpu, committing, ringbuf_fe_cpu, committing);
 RB_SAME(ringbuf_cpu, commits, ringbuf_fe_cpu, commits);
 RB_SAME(ringbuf_cpu, active, ringbuf_fe_cpu, active);

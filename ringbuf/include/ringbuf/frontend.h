@@ -36,10 +36,13 @@
  *	buffer, the thread keeps it between writes and a restartable
  *	sequence (no LOCKed instruction) checks it and raises active, no
  *	owner store and no release per record (since RINGBUF_0.6; see
- *	bench/fastpath/count.sh: 190 instructions, 30 conditional
- *	branches, 50 loads, 13 stores with a 16-byte fill and the
+ *	bench/fastpath/count.sh: 187 instructions, 29 conditional
+ *	branches, 48 loads, 13 stores with a 16-byte fill and the
  *	wrapper's 12 pushes and pops, against 193, 30, 50 and 15 with the
- *	claim per record); one LOCK cmpxchg and a release store otherwise. Where the buffer claims by restartable sequence,
+ *	claim per record; the owner word and record_disabled in one 64-bit
+ *	load, which a kept claim makes cheap again); one LOCK cmpxchg and a
+ *	release store otherwise. Per-thread model: 164, 23, 39 and 11
+ *	(were 164, 23, 40 and 11: the commit reloaded cb->meta). Where the buffer claims by restartable sequence,
  *	the cpu_id is read without the ringbuf_fe_rseq_ok test and
  *	rseq_claim is loaded and tested once (the claim is inlined once
  *	for each value of it); the GOT loads left per record are
@@ -49,11 +52,12 @@
  *	branches, 14 loads (were 34, 8 and 13 before the CPU hint: the
  *	cpu buffer is now indexed by ringbuf_tls.cpu_hint, and cpu_id,
  *	three dependent loads away, is only compared with it; 15.4 ns
- *	instead of 16.1 per record in the per-CPU bench case). The owner word and
- *	record_disabled are two loads on purpose: one 64-bit load over
- *	both measured 2 ns slower per record, as the thread's own release
- *	store of the owner is then still in the store buffer and cannot be
- *	forwarded to a wider load.
+ *	instead of 16.1 per record in the per-CPU bench case). With a claim
+ *	per record, the owner word and record_disabled were two loads on
+ *	purpose: one 64-bit load over both measured 2 ns slower per record,
+ *	as the thread's own release store of the owner was then still in
+ *	the store buffer and cannot be forwarded to a wider load; the kept
+ *	claim stores nothing there, and they are one load again.
  *	Counted in gcc 12 -O2 code of reserve + 16-byte fill + commit:
  *	2 LOCKed instructions in all (the cmpxchg fallbacks, off the path
  *	above), 40 conditional branches (two more than before, in the
@@ -560,6 +564,10 @@ busy:
 }
 #endif
 
+/* A 64-bit word that may overlay narrower fields (the claim's one load
+ * of the owner word and record_disabled). */
+typedef uint64_t __attribute__((may_alias)) ringbuf_fe_u64_alias;
+
 /* The data page (sub-buffer) of local page @id. */
 RINGBUF_FE_INLINE unsigned char *ringbuf_fe_page_data(struct ringbuf_fe_cpu *cb,
 						      uint32_t id)
@@ -612,13 +620,25 @@ RINGBUF_FE_INLINE uintptr_t ringbuf_fe_claim_cpu_as(struct ringbuf *rb,
 		 * A disabled cpu buffer takes no writer (the slow path finds
 		 * it another). */
 		uint32_t tidk = t->tid | RINGBUF_FE_KEPT;
+#ifndef RINGBUF_FE_TSAN
+		/* The owner word and record_disabled in one 64-bit load (x86
+		 * is little endian: owner in the low half): our kept id and
+		 * 0. (With a claim per record this load was 2 ns slower: the
+		 * thread's release store of the owner word was often still in
+		 * the store buffer, and a wider load cannot take it from
+		 * there; a kept claim stores nothing there.) */
+		bool ours = __atomic_load_n((const ringbuf_fe_u64_alias *)(const void *)
+						    &cb->owner,
+					    __ATOMIC_RELAXED) == tidk;
+#else
+		/* (two loads, as ThreadSanitizer sees the two words) */
+		bool ours = __atomic_load_n(&cb->owner, __ATOMIC_RELAXED) == tidk &&
+			    !__atomic_load_n(&cb->record_disabled, __ATOMIC_RELAXED);
+#endif
 
-		if (ringbuf_fe_likely(__atomic_load_n(&cb->owner, __ATOMIC_RELAXED) ==
-					      tidk &&
-				      !__atomic_load_n(&cb->record_disabled,
-						       __ATOMIC_RELAXED) &&
-				      ringbuf_fe_rseq_enter(&cb->owner, &cb->active,
-							    cpu, tidk) > 0))
+		if (ringbuf_fe_likely(ours && ringbuf_fe_rseq_enter(&cb->owner,
+								    &cb->active,
+								    cpu, tidk) > 0))
 			return (uintptr_t)cb;
 		/* taken over, another thread's, aborted: the slow path */
 		return ringbuf_fe_claim_active_slow(rb, cpu, err);
@@ -941,11 +961,14 @@ ringbuf_fe_reserve(struct ringbuf *rb, unsigned long length, int *err)
  * The kernel's rb_end_commit(): the outermost writer commits everything
  * up to the tail. Inline: we are the outermost writer, the commit page is
  * the tail page, and no handler wrote while we committed; everything else
- * is the kernel's loop in ringbuf_fe_end_commit_slow().
+ * is the kernel's loop in ringbuf_fe_end_commit_slow(). @m: @cb->meta,
+ * which the caller has loaded (the compiler cannot tell that the asm of
+ * a local add to the mapping leaves the pointer unchanged: a load per
+ * record saved).
  */
-RINGBUF_FE_INLINE void ringbuf_fe_end_commit(struct ringbuf_fe_cpu *cb)
+RINGBUF_FE_INLINE void ringbuf_fe_end_commit(struct ringbuf_fe_cpu *cb,
+					     struct ringbuf_fe_meta *m)
 {
-	struct ringbuf_fe_meta *m = cb->meta;
 	uint64_t commits = ringbuf_fe_local_read(&cb->commits);
 
 	/* synchronize with our signal handlers */
@@ -996,7 +1019,7 @@ RINGBUF_FE_INLINE int ringbuf_fe_commit(struct ringbuf *rb)
 	m = cb->meta;
 	ringbuf_fe_local_add(1, &m->entries);
 
-	ringbuf_fe_end_commit(cb);
+	ringbuf_fe_end_commit(cb, m);
 	/* A blocking reader waits: one plain load while nobody does (the
 	 * CPU ordering is the waiter's membarrier(), see wait.c). */
 	ringbuf_fe_barrier();
