@@ -193,11 +193,18 @@ struct rt_ftrace_glob {
 	bool neg;
 };
 
-/* One function in a list. */
+/*
+ * One function in a list, under one of its names: an address with
+ * aliases is listed under each name a glob that added it matched, so
+ * that set_ftrace_filter reads as the lines of available_filter_functions
+ * its globs select. @seq: the place of the name in the symbol walk, the
+ * order of available_filter_functions and of the lists when read.
+ */
 struct rt_ftrace_func {
 	unsigned long ip;
 	const char *name;
 	const char *mod; /* NULL for the program's own */
+	size_t seq;
 };
 
 /**
@@ -640,6 +647,13 @@ struct rt_ftrace_matcher {
 	bool *matched; /* per glob: matched some function */
 	bool have;
 	struct rt_sym first;
+	/* the names of the address being gathered, and whether a glob
+	 * that adds matched each */
+	struct rt_sym *alias;
+	bool *alias_hit;
+	size_t nr_alias;
+	size_t cap_alias;
+	size_t seq; /* names walked so far */
 	struct rt_ftrace_func *funcs;
 	size_t nr;
 	size_t cap;
@@ -663,19 +677,24 @@ static RT_NOTRACE int rt_matcher_flush(struct rt_ftrace_matcher *mt)
 	}
 	if (!in)
 		return 0;
-	if (mt->nr == mt->cap) {
-		size_t cap = mt->cap ? 2 * mt->cap : 64;
+	for (i = 0; i < mt->nr_alias; i++) {
+		if (!mt->alias_hit[i])
+			continue;
+		if (mt->nr == mt->cap) {
+			size_t cap = mt->cap ? 2 * mt->cap : 64;
 
-		f = realloc(mt->funcs, cap * sizeof(*f));
-		if (!f)
-			return -ENOMEM;
-		mt->funcs = f;
-		mt->cap = cap;
+			f = realloc(mt->funcs, cap * sizeof(*f));
+			if (!f)
+				return -ENOMEM;
+			mt->funcs = f;
+			mt->cap = cap;
+		}
+		f = &mt->funcs[mt->nr++];
+		f->ip = mt->alias[i].start;
+		f->name = mt->alias[i].name;
+		f->mod = rt_sym_modname(&mt->alias[i]);
+		f->seq = mt->seq - mt->nr_alias + i;
 	}
-	f = &mt->funcs[mt->nr++];
-	f->ip = mt->first.start;
-	f->name = mt->first.name;
-	f->mod = rt_sym_modname(&mt->first);
 	return 0;
 }
 
@@ -703,11 +722,34 @@ static RT_NOTRACE int rt_matcher_cb(const struct rt_sym *sym, void *arg)
 	if (!mt->have) {
 		mt->first = *sym;
 		mt->have = true;
+		mt->nr_alias = 0;
 		memset(mt->hit, 0, mt->nr_globs * sizeof(*mt->hit));
 	}
-	for (i = 0; i < mt->nr_globs; i++)
-		if (!mt->hit[i] && rt_glob_match(&mt->globs[i], sym->name))
-			mt->hit[i] = true;
+	if (mt->nr_alias == mt->cap_alias) {
+		size_t cap = mt->cap_alias ? 2 * mt->cap_alias : 8;
+		struct rt_sym *a = realloc(mt->alias, cap * sizeof(*a));
+		bool *h;
+
+		if (!a)
+			return -ENOMEM;
+		mt->alias = a;
+		h = realloc(mt->alias_hit, cap * sizeof(*h));
+		if (!h)
+			return -ENOMEM;
+		mt->alias_hit = h;
+		mt->cap_alias = cap;
+	}
+	mt->alias[mt->nr_alias] = *sym;
+	mt->alias_hit[mt->nr_alias] = false;
+	for (i = 0; i < mt->nr_globs; i++) {
+		if (!rt_glob_match(&mt->globs[i], sym->name))
+			continue;
+		mt->hit[i] = true;
+		if (!mt->globs[i].neg)
+			mt->alias_hit[mt->nr_alias] = true;
+	}
+	mt->nr_alias++;
+	mt->seq++;
 	return 0;
 }
 
@@ -717,7 +759,7 @@ static RT_NOTRACE int rt_ftrace_func_cmp(const void *a, const void *b)
 
 	if (x->ip != y->ip)
 		return x->ip < y->ip ? -1 : 1;
-	return 0;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 /*
@@ -747,6 +789,8 @@ rt_ftrace_match_records(const struct rt_ftrace_glob *globs, size_t nr_globs,
 	if (!ret)
 		ret = rt_matcher_flush(&mt);
 	free(mt.hit);
+	free(mt.alias);
+	free(mt.alias_hit);
 	if (ret < 0) {
 		free(mt.funcs);
 		return ret;
@@ -962,16 +1006,12 @@ fail:
 	return ret;
 }
 
-static RT_NOTRACE int rt_ftrace_func_name_cmp(const void *a, const void *b)
+/* The order of available_filter_functions, as the kernel lists them. */
+static RT_NOTRACE int rt_ftrace_func_seq_cmp(const void *a, const void *b)
 {
 	const struct rt_ftrace_func *x = a, *y = b;
-	int c = strcmp(x->name, y->name);
 
-	if (c)
-		return c;
-	if (!x->mod || !y->mod)
-		return !x->mod ? (y->mod ? -1 : 0) : 1;
-	return strcmp(x->mod, y->mod);
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 RT_NOTRACE size_t rt_ftrace_list_show(enum rt_ftrace_list list, char *buf,
@@ -994,7 +1034,7 @@ RT_NOTRACE size_t rt_ftrace_list_show(enum rt_ftrace_list list, char *buf,
 	if (sorted) {
 		memcpy(sorted, st->funcs, st->nr_funcs * sizeof(*sorted));
 		qsort(sorted, st->nr_funcs, sizeof(*sorted),
-		      rt_ftrace_func_name_cmp);
+		      rt_ftrace_func_seq_cmp);
 		v = sorted;
 	}
 	for (i = 0; i < st->nr_funcs; i++) {
