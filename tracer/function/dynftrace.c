@@ -250,13 +250,46 @@ static RT_NOTRACE unsigned long dyn_guess_func(unsigned long self_ret)
 	return site;
 }
 
+/*
+ * The site a thread's last traced call came from, and its function: a
+ * loop calling one traced function finds it without the table's search
+ * and read-side section. Valid while dyn_gen is still @gen: every table
+ * published bumps it, so a hint never outlives the table it came from
+ * (an object unloaded, another loaded at the same address). Only the
+ * thread itself touches its hint, inside ftrace_ops_entry()'s guard (a
+ * signal handler that lands in it is not traced).
+ */
+struct dyn_hint {
+	unsigned long self_ret;
+	unsigned long func;
+	unsigned long gen;
+};
+
+static _Thread_local struct dyn_hint dyn_hint
+	__attribute__((tls_model("initial-exec")));
+
+/* Bumped after each dyn_publish(); 0 is never a hint's (none yet). */
+static _Atomic unsigned long dyn_gen = 1;
+
 RT_NOTRACE unsigned long rt_dynftrace_func(unsigned long self_ret,
 					   bool *recorded)
 {
+	struct dyn_hint *h = &dyn_hint;
 	const struct dyn_table *t;
 	const struct dyn_site *s;
 	unsigned long func = 0;
+	/*
+	 * Acquire: a generation seen here is one whose table is published
+	 * (pairs with the release increment in dyn_publish()), so a hint
+	 * made below from the table loaded after it is of that table or a
+	 * newer one.
+	 */
+	unsigned long gen = atomic_load_explicit(&dyn_gen, memory_order_acquire);
 
+	if (__builtin_expect(h->self_ret == self_ret && h->gen == gen, 1)) {
+		*recorded = true;
+		return h->func;
+	}
 	/*
 	 * Relaxed: only compared with NULL to skip the section when there
 	 * is no table; loaded again inside.
@@ -269,6 +302,13 @@ RT_NOTRACE unsigned long rt_dynftrace_func(unsigned long self_ret,
 		if (s && s->ip + s->len == self_ret)
 			func = s->func;
 		rt_rcu_read_unlock();
+	}
+	if (func) {
+		/* only the recorded sites: a guess below reads the text,
+		 * which another object loaded there would change */
+		h->self_ret = self_ret;
+		h->func = func;
+		h->gen = gen;
 	}
 	*recorded = func != 0;
 	return func ? func : dyn_guess_func(self_ret);
@@ -785,6 +825,14 @@ static RT_NOTRACE void dyn_publish(struct dyn_table *t)
 	 * and the store is ordered before dyn_trap_quiesce()'s load.
 	 */
 	atomic_store_explicit(&dyn_pub, t, memory_order_seq_cst);
+	/*
+	 * Release: the table is published before a hook sees the new
+	 * generation; pairs with the acquire load in rt_dynftrace_func().
+	 * Every hint of an older generation is stale from here; the old
+	 * table is freed only after the grace period below, so a hook that
+	 * used one meanwhile ran as if a moment earlier.
+	 */
+	atomic_fetch_add_explicit(&dyn_gen, 1, memory_order_release);
 	if (old) {
 		rt_synchronize_rcu();
 		dyn_trap_quiesce();

@@ -1025,16 +1025,6 @@ rt_fill_fn(void *rec, const void *arg)
 	e->parent_ip = a->b;
 }
 
-__attribute__((no_instrument_function)) void
-rt_ftrace_function_event(unsigned long ip, unsigned long parent_ip)
-{
-	struct rt_fn_arg a = { .a = ip, .b = parent_ip };
-	uint64_t mask = atomic_load_explicit(&rt_fn_mask, memory_order_relaxed);
-
-	if (mask)
-		rt_write_builtin(mask, RT_TYPE_FN, sizeof(struct rt_fn_entry),
-				 rt_fill_fn, &a);
-}
 
 static __attribute__((no_instrument_function)) RINGTRACE_RECORD_ACCESS void
 rt_fill_graph_ent(void *rec, const void *arg)
@@ -1059,21 +1049,21 @@ rt_fill_graph_ret(void *rec, const void *arg)
 	e->rettime = a->t1;
 }
 
-/* ---- function_graph records --------------------------------------------- */
+/* ---- the function tracers' records -------------------------------------- */
 
 /*
- * Two records per traced call, so the graph's writes have a path of their
- * own. The common case is tested once, up front: a thread writing at the
- * outermost level (no record of its own under way, no
- * ringtrace_irq_enter()), its id and name already known, no instance of
- * @mask with a set_ftrace_pid list. There the header is the same word
- * for every record of the thread, the nesting count goes from 0 to 1 and
- * back, and the payload is stored straight into each reservation. Any
- * other case goes through rt_write_builtin_inline() (the records are the
- * same either way).
+ * One record per traced call (function) or two (function_graph), so the
+ * function tracers' writes have a path of their own. The common case is
+ * tested once, up front: a thread writing at the outermost level (no
+ * record of its own under way, no ringtrace_irq_enter()), its id and name
+ * already known, no instance of @mask with a set_ftrace_pid list. There
+ * the header is the same word for every record of the thread, the
+ * nesting count goes from 0 to 1 and back, and the payload is stored
+ * straight into each reservation. Any other case goes through
+ * rt_write_builtin_inline() (the records are the same either way).
  */
 static inline __attribute__((always_inline, no_instrument_function)) bool
-rt_graph_fast(const struct rt_thread *cur, uint64_t mask)
+rt_fn_fast(const struct rt_thread *cur, uint64_t mask)
 {
 	/* Relaxed: as in rt_write_builtin_inline(). */
 	uint64_t pids = atomic_load_explicit(&rt_ftrace_pid_mask,
@@ -1119,7 +1109,7 @@ rt_graph_write(uint16_t type, const struct rt_fn_arg *a, uint64_t ts)
 
 	if (!mask)
 		return;
-	if (!rt_graph_fast(cur, mask)) {
+	if (!rt_fn_fast(cur, mask)) {
 		rt_graph_write_slow(mask, type, a);
 		return;
 	}
@@ -1131,6 +1121,41 @@ rt_graph_write(uint16_t type, const struct rt_fn_arg *a, uint64_t ts)
 	else
 		rt_write_instances(mask, type, size, rt_fill_graph_ret, a, ts, 0,
 				   true);
+	rt_rcu_read_unlock();
+	cur->depth = 0;
+}
+
+/* The general path of a function record (rt_write_builtin_inline()). */
+static __attribute__((noinline, no_instrument_function)) void
+rt_fn_write_slow(uint64_t mask, const struct rt_fn_arg *a)
+{
+	rt_write_builtin_inline(mask, RT_TYPE_FN, sizeof(struct rt_fn_entry),
+				rt_fill_fn, a, 0);
+}
+
+/*
+ * The function tracer's record, into every instance of rt_fn_mask: the
+ * graph's fast path (rt_fn_fast()) with the payload stored inline, the
+ * rest out of line.
+ */
+__attribute__((no_instrument_function)) RINGTRACE_RECORD_ACCESS void
+rt_ftrace_function_event(unsigned long ip, unsigned long parent_ip)
+{
+	struct rt_fn_arg a = { .a = ip, .b = parent_ip };
+	/* Relaxed: each bit is checked again through rt_inst_rbs[]. */
+	uint64_t mask = atomic_load_explicit(&rt_fn_mask, memory_order_relaxed);
+	struct rt_thread *cur = &rt_cur;
+
+	if (!mask)
+		return;
+	if (!rt_fn_fast(cur, mask)) {
+		rt_fn_write_slow(mask, &a);
+		return;
+	}
+	cur->depth = 1;
+	rt_rcu_read_lock();
+	rt_write_instances(mask, RT_TYPE_FN, sizeof(struct rt_fn_entry),
+			   rt_fill_fn, &a, 0, 0, true);
 	rt_rcu_read_unlock();
 	cur->depth = 0;
 }
