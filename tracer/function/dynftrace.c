@@ -895,6 +895,10 @@ static RT_NOTRACE bool dyn_wanted(const struct dyn_site *s, unsigned int en)
 {
 	struct rt_ftrace_match m;
 
+	/* a function command runs whatever the tracers and lists say */
+	if ((en & RT_FTRACE_PROBE) && rt_ftrace_probe_at(s->func))
+		return true;
+	en &= RT_FTRACE_FUNCTION | RT_FTRACE_GRAPH;
 	if (!en)
 		return false;
 	rt_ftrace_test(s->func, en, &m);

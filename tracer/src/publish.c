@@ -376,6 +376,15 @@ static int rt_get(struct ringtrace_instance *tr, const char *name,
 			return -ENOMEM;
 		ringtrace_show_ftrace_list(list, big, RT_CTL_REPLY_MAX);
 		rt_reply_printf(r, "%s", big);
+		/* the function commands follow set_ftrace_filter's
+		 * functions (after the kernel's line for an empty list) */
+		if (list == RINGTRACE_FTRACE_FILTER &&
+		    rt_ftrace_probes_show(NULL, 0)) {
+			if (!big[0])
+				rt_reply_printf(r, "#### all functions enabled ####\n");
+			rt_ftrace_probes_show(big, RT_CTL_REPLY_MAX);
+			rt_reply_printf(r, "%s", big);
+		}
 		free(big);
 	} else if (!strcmp(name, "enabled_functions")) {
 		/* the recorded call sites patched into calls (dynftrace) */
@@ -581,22 +590,38 @@ static int rt_cmd_max_graph_depth(struct ringtrace_instance *tr,
 	return ringtrace_set_max_graph_depth((int)a->v[0].u);
 }
 
-static int rt_cmd_ftrace_list(struct ringtrace_instance *tr,
-			      const struct rt_cmd_args *a, struct rt_reply *r)
+/* ftrace_list replaces a list (">"), ftrace_list_add adds to it (a
+ * write after the open, which emptied it or not: ">>") */
+static int rt_ftrace_list_cmd(const struct rt_cmd_args *a, struct rt_reply *r,
+			      bool append)
 {
 	int list = rt_ftrace_list_by_name(a->v[0].s), ret;
 	char err[4096];
 
-	(void)tr;
 	if (list < 0) {
 		rt_reply_printf(r, "unknown list '%s'", a->v[0].s);
 		return -EINVAL;
 	}
-	ret = ringtrace_set_ftrace_list(list, a->v[1].s, false, err,
+	ret = ringtrace_set_ftrace_list(list, a->v[1].s, append, err,
 					sizeof(err));
 	if (ret)
 		rt_reply_printf(r, "%s", err);
 	return ret;
+}
+
+static int rt_cmd_ftrace_list(struct ringtrace_instance *tr,
+			      const struct rt_cmd_args *a, struct rt_reply *r)
+{
+	(void)tr;
+	return rt_ftrace_list_cmd(a, r, false);
+}
+
+static int rt_cmd_ftrace_list_add(struct ringtrace_instance *tr,
+				  const struct rt_cmd_args *a,
+				  struct rt_reply *r)
+{
+	(void)tr;
+	return rt_ftrace_list_cmd(a, r, true);
 }
 
 static int rt_cmd_marker(struct ringtrace_instance *tr,

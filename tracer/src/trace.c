@@ -514,12 +514,13 @@ rt_write_stack(struct ringbuf *rb, int depth, const void *from)
 	ringbuf_unlock_commit(rb);
 }
 
-/* Take one firing of @t: false when its count is spent. Bounded: a
- * count fought over that long loses this firing. */
+/* Take one firing of a trigger or function command whose count is
+ * @count: false when it is spent. Bounded: a count fought over that long
+ * loses this firing. */
 static __attribute__((no_instrument_function)) bool
-rt_trigger_take(struct rt_trigger *t)
+rt_count_take(_Atomic long *count)
 {
-	long c = atomic_load_explicit(&t->count, memory_order_relaxed);
+	long c = atomic_load_explicit(count, memory_order_relaxed);
 	int tries;
 
 	for (tries = 0; tries < 1000; tries++) {
@@ -530,11 +531,51 @@ rt_trigger_take(struct rt_trigger *t)
 		/* Relaxed: the count orders nothing; the cmpxchg only makes
 		 * each firing take one unit. */
 		if (atomic_compare_exchange_weak_explicit(
-			    &t->count, &c, c - 1, memory_order_relaxed,
+			    count, &c, c - 1, memory_order_relaxed,
 			    memory_order_relaxed))
 			return true;
 	}
 	return false;
+}
+
+static inline __attribute__((no_instrument_function)) bool
+rt_trigger_take(struct rt_trigger *t)
+{
+	return rt_count_take(&t->count);
+}
+
+/* Turn @rb's recording on or off (@on) when it is not already, taking a
+ * firing of @count: as the kernel's traceon/traceoff, a firing that
+ * changes nothing does not count. */
+static __attribute__((no_instrument_function)) void
+rt_record_switch(struct ringbuf *rb, bool on, _Atomic long *count)
+{
+	if (ringbuf_record_is_on(rb) == on || !rt_count_take(count))
+		return;
+	if (on)
+		ringbuf_record_on(rb);
+	else
+		ringbuf_record_off(rb);
+}
+
+/* Soft-enable (@on) or soft-disable event @p in instance @bit, taking a
+ * firing of @count when that changes it. */
+static __attribute__((no_instrument_function)) void
+rt_soft_switch(struct rt_event_priv *p, uint64_t bit, bool on,
+	       _Atomic long *count)
+{
+	/* Relaxed: the soft-disabled bit is the whole state; the target's
+	 * writers read it relaxed too. */
+	if (!(atomic_load_explicit(&p->soft_disabled, memory_order_relaxed) &
+	      bit) == on ||
+	    !rt_count_take(count))
+		return;
+	if (on)
+		atomic_fetch_and_explicit(&p->soft_disabled, ~bit,
+					  memory_order_relaxed);
+	else
+		atomic_fetch_or_explicit(&p->soft_disabled, bit,
+					 memory_order_relaxed);
 }
 
 /* The snapshot trigger: swap the live buffer with the snapshot buffer.
@@ -562,7 +603,6 @@ rt_trigger_fire(struct ringtrace_write *w, struct rt_trigger *t,
 				     memory_order_acquire);
 	uint64_t bit = 1ull << w->inst;
 	struct ringbuf *rb;
-	bool on;
 
 	if (!tr)
 		return;
@@ -571,15 +611,7 @@ rt_trigger_fire(struct ringtrace_write *w, struct rt_trigger *t,
 	switch (t->type) {
 	case RT_TRIG_TRACEON:
 	case RT_TRIG_TRACEOFF:
-		on = t->type == RT_TRIG_TRACEON;
-		/* As the kernel's traceon/traceoff: a firing that changes
-		 * nothing does not count. */
-		if (ringbuf_record_is_on(rb) == on || !rt_trigger_take(t))
-			return;
-		if (on)
-			ringbuf_record_on(rb);
-		else
-			ringbuf_record_off(rb);
+		rt_record_switch(rb, t->type == RT_TRIG_TRACEON, &t->count);
 		break;
 	case RT_TRIG_SNAPSHOT:
 		if (!rt_trigger_take(t))
@@ -610,22 +642,70 @@ rt_trigger_fire(struct ringtrace_write *w, struct rt_trigger *t,
 		break;
 	case RT_TRIG_ENABLE_EVENT:
 	case RT_TRIG_DISABLE_EVENT:
-		on = t->type == RT_TRIG_ENABLE_EVENT;
-		/* Relaxed: the soft-disabled bit is the whole state; the
-		 * target's writers read it relaxed too. */
-		if (!(atomic_load_explicit(&t->target->soft_disabled,
-					   memory_order_relaxed) &
-		      bit) == on ||
-		    !rt_trigger_take(t))
-			return;
-		if (on)
-			atomic_fetch_and_explicit(&t->target->soft_disabled,
-						  ~bit, memory_order_relaxed);
-		else
-			atomic_fetch_or_explicit(&t->target->soft_disabled,
-						 bit, memory_order_relaxed);
+		rt_soft_switch(t->target, bit,
+			       t->type == RT_TRIG_ENABLE_EVENT, &t->count);
 		break;
 	}
+}
+
+/* ---- function commands (ftrace.h) ---------------------------------------- */
+
+__attribute__((no_instrument_function)) void
+rt_ftrace_probe_fire(int cmd, _Atomic long *count, void *target,
+		     const void *from)
+{
+	struct ringtrace_instance *tr;
+	struct ringbuf *rb;
+
+	rt_rcu_read_lock();
+	/* Pairs with the release store that publishes the instance. */
+	tr = atomic_load_explicit(&rt_instances[0], memory_order_acquire);
+	/* Pairs with the release store of a new buffer (trace clock). */
+	rb = tr ? atomic_load_explicit(&tr->rb, memory_order_acquire) : NULL;
+	if (rb) {
+		switch (cmd) {
+		case RT_FPROBE_TRACEON:
+		case RT_FPROBE_TRACEOFF:
+			rt_record_switch(rb, cmd == RT_FPROBE_TRACEON, count);
+			break;
+		case RT_FPROBE_STACKTRACE:
+			if (rt_count_take(count))
+				rt_write_stack(rb, rt_cur.depth, from);
+			break;
+		case RT_FPROBE_ENABLE_EVENT:
+		case RT_FPROBE_DISABLE_EVENT:
+			rt_soft_switch(target, 1, cmd == RT_FPROBE_ENABLE_EVENT,
+				       count);
+			break;
+		}
+	}
+	rt_rcu_read_unlock();
+}
+
+int rt_ftrace_probe_target(const char *system, const char *event, bool enter,
+			   void **target)
+{
+	struct rt_event_priv *p;
+	int ret = 0;
+
+	rt_registry_lock();
+	if (!enter) {
+		rt_soft_mode(*target, 0, false);
+	} else {
+		p = rt_event_find(system, event);
+		if (!p || p->builtin)
+			ret = -ENOENT;
+		else
+			rt_soft_mode(p, 0, true);
+		*target = ret ? NULL : p;
+	}
+	rt_registry_unlock();
+	return ret;
+}
+
+void rt_ftrace_probe_prime(void)
+{
+	rt_stack_prime();
 }
 
 /*

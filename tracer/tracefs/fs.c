@@ -1303,11 +1303,18 @@ static int rtfs_show_enabled_functions(const struct rtfs_node *n, FILE *out)
 	return ret;
 }
 
+/* A write adds to the list: the open emptied it for '>' (trunc) */
 static int rtfs_write_ftrace_list(const struct rtfs_node *n, char *buf)
 {
+	char err[RTT_ERR_MAX];
+	int ret;
+
 	rtfs_chomp(buf);
-	return rtfs_cmd(NULL, NULL, &RT_CALL(FTRACE_LIST, NULL,
-					     RT_S(0, n->f->name), RT_S(1, buf)));
+	ret = rtfs_cmd(NULL, err, &RT_CALL(FTRACE_LIST_ADD, NULL,
+					   RT_S(0, n->f->name), RT_S(1, buf)));
+	if (ret == -EINVAL)
+		rtfs_log_err(n->inst, n->f->name, err, buf, 0);
+	return ret;
 }
 
 static int rtfs_trunc_ftrace_list(const struct rtfs_node *n)
