@@ -1601,6 +1601,18 @@ RT_NOTRACE int rt_ftrace_available_functions(FILE *out)
 	return 0;
 }
 
+RT_NOTRACE int rt_ftrace_site_errors(FILE *out)
+{
+	int ret = 0;
+
+#if RT_HAVE_MCOUNT
+	ret = rt_dynftrace_errors_show(out);
+#else
+	(void)out;
+#endif
+	return ret;
+}
+
 RT_NOTRACE int rt_ftrace_enabled_functions(FILE *out)
 {
 	int ret = 0;

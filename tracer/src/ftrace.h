@@ -198,6 +198,16 @@ void rt_ftrace_sites_update(void);
  */
 int rt_ftrace_enabled_functions(FILE *out);
 
+/**
+ * rt_ftrace_site_errors - the recorded call sites that could not be
+ * patched (left alone): the last 16, one "TS_NS\tMESSAGE\tSITE" line
+ * each, TS_NS on CLOCK_MONOTONIC (for error_log)
+ * @out: the stream
+ *
+ * Return: 0, or a negative errno.
+ */
+int rt_ftrace_site_errors(FILE *out);
+
 /* ---- function commands ("func:command[:arg][:count]") ------------------ */
 
 /*

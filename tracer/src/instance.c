@@ -1257,6 +1257,13 @@ int ringtrace_enabled_functions(FILE *out)
 	return rt_ftrace_enabled_functions(out);
 }
 
+int ringtrace_ftrace_site_errors(FILE *out)
+{
+	if (!out)
+		return -EINVAL;
+	return rt_ftrace_site_errors(out);
+}
+
 int ringtrace_set_max_graph_depth(int depth)
 {
 	if (depth < 0)

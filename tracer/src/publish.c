@@ -350,11 +350,31 @@ static int rt_ftrace_list_by_name(const char *name)
 	return -1;
 }
 
+/* The text @show writes to a stream, as the reply (cut at its limit). */
+static int rt_reply_stream(struct rt_reply *r, int (*show)(FILE *out))
+{
+	char *big = NULL;
+	size_t blen = 0;
+	FILE *f = open_memstream(&big, &blen);
+
+	if (!f)
+		return -ENOMEM;
+	show(f);
+	fclose(f);
+	if (big && blen >= RT_CTL_REPLY_MAX)
+		big[RT_CTL_REPLY_MAX - 1] = '\0';
+	rt_reply_printf(r, "%s", big ? big : "");
+	free(big);
+	return 0;
+}
+
 /*
  * rt_get - "get INST NAME": the value a tracefs file of that name shows
  * (tracing_on, buffer_size_kb, buffer_percent, trace_clock,
  * tracing_max_latency, tracing_thresh, max_graph_depth, the ftrace
- * lists, enabled_functions), or "print_cfg": the options as
+ * lists, enabled_functions), "ftrace_site_errors" (the call sites that
+ * could not be patched, rt_ftrace_site_errors()), or "print_cfg": the
+ * options as
  * a hexadecimal mask and the current tracer's number (enum rt_tracer),
  * what a tool needs to print the instance's trace as it would.
  */
@@ -388,18 +408,10 @@ static int rt_get(struct ringtrace_instance *tr, const char *name,
 		free(big);
 	} else if (!strcmp(name, "enabled_functions")) {
 		/* the recorded call sites patched into calls (dynftrace) */
-		char *big = NULL;
-		size_t blen = 0;
-		FILE *f = open_memstream(&big, &blen);
-
-		if (!f)
-			return -ENOMEM;
-		ringtrace_enabled_functions(f);
-		fclose(f);
-		if (big && blen >= RT_CTL_REPLY_MAX)
-			big[RT_CTL_REPLY_MAX - 1] = '\0';
-		rt_reply_printf(r, "%s", big ? big : "");
-		free(big);
+		return rt_reply_stream(r, ringtrace_enabled_functions);
+	} else if (!strcmp(name, "ftrace_site_errors")) {
+		/* the sites that could not be patched, for error_log */
+		return rt_reply_stream(r, ringtrace_ftrace_site_errors);
 	} else if (!strcmp(name, "tracing_on")) {
 		rt_reply_printf(r, "%d\n", ringtrace_tracing_is_on(tr) ? 1 : 0);
 	} else if (!strcmp(name, "buffer_size_kb")) {
