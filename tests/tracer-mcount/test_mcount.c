@@ -567,6 +567,22 @@ static void patch_before_entry(void)
 
 /* ---- sites that cannot be patched, and dlclose() ------------------------------ */
 
+/* Whether the line of @text that holds @key holds @what too. */
+static bool line_has(const char *text, const char *key, const char *what)
+{
+	const char *k = strstr(text, key), *start, *end;
+
+	if (!k)
+		return false;
+	for (start = k; start > text && start[-1] != '\n'; start--)
+		;
+	end = strchr(k, '\n');
+	if (!end)
+		end = k + strlen(k);
+	k = strstr(start, what);
+	return k && k < end;
+}
+
 static char *site_errors(void)
 {
 	char *buf = NULL;
@@ -597,10 +613,12 @@ static void site_unpatchable(void)
 	void *m;
 	int fd;
 
+	/* (a sanitizer build has more such sites: its module constructors
+	 * in the same object files) */
 	e = site_errors();
-	ASSERT_EQ(count(e, "Cannot patch the call site: the function is too short"),
-		  1);
 	ASSERT_EQ(count(e, "mc_ps_leaf+0x0/"), 1);
+	ASSERT_TRUE(line_has(e, "mc_ps_leaf+0x0/",
+			     "\tCannot patch the call site: the function is too short"));
 	free(e);
 
 	fd = memfd_create("mc_text", MFD_CLOEXEC);
@@ -619,9 +637,10 @@ static void site_unpatchable(void)
 	ASSERT_FALSE(site_is_call((const void *)mc_leaf));
 	ASSERT_EQ(site_is_call((const void *)mc_pleaf), !same);
 	e = site_errors();
-	ASSERT_EQ(count(e, "Cannot patch the call site: the text page takes no write"),
-		  same ? 2 : 1);
 	ASSERT_EQ(count(e, "mc_leaf+0x0/"), 1);
+	ASSERT_TRUE(line_has(e, "mc_leaf+0x0/",
+			     "\tCannot patch the call site: the text page takes no write"));
+	ASSERT_EQ(count(e, "mc_pleaf+0x0/"), same);
 	free(e);
 	e = enabled_functions();
 	ASSERT_EQ(count(e, "mc_leaf"), 0);
