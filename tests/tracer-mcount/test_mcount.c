@@ -154,16 +154,22 @@ static int site_is_call(const void *fn)
 	return p[0] == 0xe8 || (p[0] == 0xff && p[1] == 0x15);
 }
 
-static char *enabled_functions(void)
+/* What @show writes (caller frees). */
+static char *shown(int (*show)(FILE *out))
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
 	ASSERT_NOT_NULL(f);
-	ASSERT_EQ(ringtrace_enabled_functions(f), 0);
+	ASSERT_EQ(show(f), 0);
 	fclose(f);
 	return buf;
+}
+
+static char *enabled_functions(void)
+{
+	return shown(ringtrace_enabled_functions);
 }
 
 static void nop_when_off(void)
@@ -585,14 +591,7 @@ static bool line_has(const char *text, const char *key, const char *what)
 
 static char *site_errors(void)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	ASSERT_NOT_NULL(f);
-	ASSERT_EQ(ringtrace_ftrace_site_errors(f), 0);
-	fclose(f);
-	return buf;
+	return shown(ringtrace_ftrace_site_errors);
 }
 
 /*

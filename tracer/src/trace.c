@@ -570,12 +570,7 @@ rt_soft_switch(struct rt_event_priv *p, uint64_t bit, bool on,
 	      bit) == on ||
 	    !rt_count_take(count))
 		return;
-	if (on)
-		atomic_fetch_and_explicit(&p->soft_disabled, ~bit,
-					  memory_order_relaxed);
-	else
-		atomic_fetch_or_explicit(&p->soft_disabled, bit,
-					 memory_order_relaxed);
+	rt_soft_disabled_set(p, bit, !on);
 }
 
 /* The snapshot trigger: swap the live buffer with the snapshot buffer.
