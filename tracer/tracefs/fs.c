@@ -1575,6 +1575,9 @@ static const char rtfs_readme[] =
 	"  instances/\t\t- mkdir and rmdir make and remove instances\n"
 	"  error_log\t\t- why the last writes were refused\n"
 	"  set_ftrace_filter\t- the functions the function tracers record\n"
+	"\t\t\t  and function commands: <function>:<command>[:count]\n"
+	"\t\t\t  (traceon, traceoff, stacktrace,\n"
+	"\t\t\t  enable_event:<system>:<event>, disable_event:...)\n"
 	"  enabled_functions\t- the recorded call sites patched into calls\n";
 
 static int rtfs_show_readme(const struct rtfs_node *n, FILE *out)
