@@ -253,13 +253,14 @@ static RT_NOTRACE unsigned long dyn_guess_func(unsigned long self_ret)
 }
 
 /*
- * The site a thread's last traced call came from, and its function: a
- * loop calling one traced function finds it without the table's search
- * and read-side section. Valid while dyn_gen is still @gen: every table
- * published bumps it, so a hint never outlives the table it came from
- * (an object unloaded, another loaded at the same address). Only the
- * thread itself touches its hint, inside ftrace_ops_entry()'s guard (a
- * signal handler that lands in it is not traced).
+ * The sites a thread's traced calls came from lately, and their
+ * functions, in a small direct-mapped cache by return address: a loop
+ * over a few traced functions finds them without the table's search and
+ * read-side section. An entry is valid while dyn_gen is still its @gen:
+ * every table published bumps it, so a hint never outlives the table it
+ * came from (an object unloaded, another loaded at the same address).
+ * Only the thread itself touches its hints, inside ftrace_ops_entry()'s
+ * guard (a signal handler that lands in it is not traced).
  */
 struct dyn_hint {
 	unsigned long self_ret;
@@ -267,8 +268,17 @@ struct dyn_hint {
 	unsigned long gen;
 };
 
-static _Thread_local struct dyn_hint dyn_hint
+#define DYN_HINTS_SHIFT 6 /* 64 per thread */
+
+static _Thread_local struct dyn_hint dyn_hints[1u << DYN_HINTS_SHIFT]
 	__attribute__((tls_model("initial-exec")));
+
+/* The hint slot of return address @self_ret (Fibonacci hashing). */
+static inline RT_NOTRACE struct dyn_hint *dyn_hint_of(unsigned long self_ret)
+{
+	return &dyn_hints[(self_ret * 0x9e3779b97f4a7c15ul) >>
+			  (64 - DYN_HINTS_SHIFT)];
+}
 
 /* Bumped after each dyn_publish(); 0 is never a hint's (none yet). */
 static _Atomic unsigned long dyn_gen = 1;
@@ -276,7 +286,7 @@ static _Atomic unsigned long dyn_gen = 1;
 RT_NOTRACE unsigned long rt_dynftrace_func(unsigned long self_ret,
 					   bool *recorded)
 {
-	struct dyn_hint *h = &dyn_hint;
+	struct dyn_hint *h = dyn_hint_of(self_ret);
 	const struct dyn_table *t;
 	const struct dyn_site *s;
 	unsigned long func = 0;
