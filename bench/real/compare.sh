@@ -1,19 +1,28 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# compare.sh [-n RUNS] [-w WORK_DIR] [-b BUILD_DIR]: ringtrace against
-# uftrace on two real programs nobody here wrote, Debian 12's lz4 1.9.4
-# (compressing 1 MiB at -1) and sqlite3 3.40.1 (the shell running a
-# 20 000-row SQL script), from their Debian sources, built -O2
-# -finstrument-functions. The same binaries are recorded by both tools
-# (ringtrace with `record -p function_graph` and its defaults, libringtrace
-# preloaded; uftrace with `record --no-libcall`), and compared:
+# compare.sh [-n RUNS] [-w WORK_DIR] [-b BUILD_DIR] [-s SRC_DIR]
+# [-v "VARIANT..."]:
+# ringtrace against uftrace on two real programs nobody here wrote,
+# Debian 12's lz4 1.9.4 (compressing 1 MiB at -1) and sqlite3 3.40.1
+# (the shell running a 20 000-row SQL script), from their Debian sources
+# (or SRC_DIR/lz4-1.9.4 and SRC_DIR/sqlite3-3.40.1 where the sources
+# come from elsewhere, an upstream release tag; a program with no
+# sources is skipped, said so), each built three ways: -O2
+# -finstrument-functions, -O2 -pg -mfentry -mrecord-mcount and -O2
+# -fpatchable-function-entry=5 (uftrace records that one with -P .):
+# the variants ins, pg and patch (-v picks some).
+# The same binaries are recorded by both tools (ringtrace with `record
+# -p function_graph` and its defaults, libringtrace preloaded; uftrace
+# with `record --no-libcall`), and compared:
 #
 #   - the call tree, call by call (depth and name; calltree.awk), and
 #     the per-function call counts (`uftrace report` against ours);
 #   - events lost with the defaults, over RUNS recordings;
 #   - the recording's wall time, median of RUNS interleaved runs of
-#     each tool, as a ratio to uftrace's; `sync` (untimed) after each
+#     each tool, as a ratio to uftrace's (target 1.0x for the
+#     -finstrument-functions build, 0.6x for the profiling-call ones,
+#     whose sites the library patches); `sync` (untimed) after each
 #     run, so that the write-back of one run's file (uftrace writes
 #     through the page cache, which flushes it up to 30 s later) does
 #     not land in another run's time;
@@ -30,12 +39,16 @@ here=$top/bench/real
 runs=10
 work=/var/tmp/ringtrace-real
 build=
-while getopts "n:w:b:h" o; do
+src=
+variants="ins pg patch"
+while getopts "n:w:b:s:v:h" o; do
 	case $o in
 	n) runs=$OPTARG ;;
 	w) work=$OPTARG ;;
 	b) build=$OPTARG ;;
-	*) sed -n '3,25p' "$0"; exit 2 ;;
+	s) src=$(cd "$OPTARG" && pwd) ;;
+	v) variants=$OPTARG ;;
+	*) sed -n '3,35p' "$0"; exit 2 ;;
 	esac
 done
 case $runs in '' | *[!0-9]* | 0) echo "compare.sh: -n wants a count" >&2; exit 2 ;; esac
@@ -63,26 +76,48 @@ LIB=$build/tracer/libringtrace.so
 [ -x "$RT" ] && [ -f "$LIB" ] || { echo "compare.sh: no ringtrace in $build" >&2; exit 1; }
 
 cd "$work"
-[ -d lz4-1.9.4 ] || apt-get source -qq lz4=1.9.4-1 >/dev/null 2>&1 || apt-get source -qq lz4 >/dev/null
-[ -d sqlite3-3.40.1 ] || apt-get source -qq sqlite3 >/dev/null
-CFLAGS_INS="-O2 -finstrument-functions"
-if [ ! -x lz4-ins ]; then
-	echo "compare.sh: building lz4 ($CFLAGS_INS)" >&2
-	# shellcheck disable=SC2086
-	gcc $CFLAGS_INS -I lz4-1.9.4/lib lz4-1.9.4/lib/lz4.c lz4-1.9.4/lib/lz4hc.c \
-		lz4-1.9.4/lib/lz4frame.c lz4-1.9.4/lib/xxhash.c \
-		lz4-1.9.4/programs/*.c -o lz4-ins -pthread
+# the sources: SRC_DIR's copy, else Debian's (apt-get source)
+have_lz4=1 have_sqlite3=1
+if [ ! -d lz4-1.9.4 ] && [ -n "$src" ] && [ -d "$src/lz4-1.9.4" ]; then
+	cp -a "$src/lz4-1.9.4" .
 fi
-if [ ! -x sqlite3-ins ]; then
-	echo "compare.sh: building sqlite3 ($CFLAGS_INS)" >&2
-	mkdir -p sqlite3-3.40.1/bld
-	(cd sqlite3-3.40.1/bld && ../configure --disable-tcl --disable-readline \
-		--disable-editline >/dev/null && make sqlite3.c shell.c >/dev/null)
-	# shellcheck disable=SC2086
-	gcc $CFLAGS_INS -DSQLITE_THREADSAFE=0 -DSQLITE_OMIT_LOAD_EXTENSION \
-		-I sqlite3-3.40.1/bld sqlite3-3.40.1/bld/shell.c \
-		sqlite3-3.40.1/bld/sqlite3.c -o sqlite3-ins -lm
+if [ ! -d sqlite3-3.40.1 ] && [ -n "$src" ] && [ -d "$src/sqlite3-3.40.1" ]; then
+	cp -a "$src/sqlite3-3.40.1" .
 fi
+[ -d lz4-1.9.4 ] || apt-get source -qq lz4=1.9.4-1 >/dev/null 2>&1 ||
+	apt-get source -qq lz4 >/dev/null 2>&1 || have_lz4=0
+[ -d sqlite3-3.40.1 ] || apt-get source -qq sqlite3 >/dev/null 2>&1 ||
+	have_sqlite3=0
+[ $have_lz4 = 1 ] || echo "compare.sh: no lz4 1.9.4 sources (apt-get source failed; -s SRC_DIR): lz4 skipped" >&2
+[ $have_sqlite3 = 1 ] || echo "compare.sh: no sqlite3 3.40.1 sources (apt-get source failed; -s SRC_DIR): sqlite3 skipped" >&2
+# the three builds: VARIANT -> flags
+declare -A CFLAGS_OF=(
+	[ins]="-O2 -finstrument-functions"
+	[pg]="-O2 -pg -mfentry -mrecord-mcount"
+	[patch]="-O2 -fpatchable-function-entry=5"
+)
+for v in ins pg patch; do
+	cflags=${CFLAGS_OF[$v]}
+	if [ $have_lz4 = 1 ] && [ ! -x lz4-$v ]; then
+		echo "compare.sh: building lz4 ($cflags)" >&2
+		# shellcheck disable=SC2086
+		gcc $cflags -I lz4-1.9.4/lib lz4-1.9.4/lib/lz4.c lz4-1.9.4/lib/lz4hc.c \
+			lz4-1.9.4/lib/lz4frame.c lz4-1.9.4/lib/xxhash.c \
+			lz4-1.9.4/programs/*.c -o lz4-$v -pthread
+	fi
+	if [ $have_sqlite3 = 1 ] && [ ! -x sqlite3-$v ]; then
+		echo "compare.sh: building sqlite3 ($cflags)" >&2
+		if [ ! -f sqlite3-3.40.1/bld/sqlite3.c ]; then
+			mkdir -p sqlite3-3.40.1/bld
+			(cd sqlite3-3.40.1/bld && ../configure --disable-tcl --disable-readline \
+				--disable-editline >/dev/null && make sqlite3.c shell.c >/dev/null)
+		fi
+		# shellcheck disable=SC2086
+		gcc $cflags -DSQLITE_THREADSAFE=0 -DSQLITE_OMIT_LOAD_EXTENSION \
+			-I sqlite3-3.40.1/bld sqlite3-3.40.1/bld/shell.c \
+			sqlite3-3.40.1/bld/sqlite3.c -o sqlite3-$v -lm
+	fi
+done
 # the inputs: 1 MiB of lz4's own sources; 20 000 rows
 for i in 1 2 3 4 5 6 7 8 9 10; do
 	cat lz4-1.9.4/lib/*.c lz4-1.9.4/programs/*.c
@@ -118,16 +153,20 @@ target() { # NAME OK TEXT
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 json() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"; }
 
-# compare NAME COMMAND...
+# compare NAME UFTRACE_OPTS TIME_TARGET COMMAND...: UFTRACE_OPTS (one
+# word, "-" for none) go to uftrace record; TIME_TARGET is the ratio of
+# the record times to meet
 compare() {
-	local name=$1 i lost total_lost=0 ev dat ut u r
-	shift
+	local name=$1 uopt=$2 tt=$3 i lost total_lost=0 ev dat ut u r
+	local -a uo=()
+	shift 3
+	[ "$uopt" = - ] || read -r -a uo <<<"$uopt"
 	echo
 	echo "== $name: $*"
 	# one recording of each for the trees and the counts
 	rm -rf "ut.$name" "rt.$name.dat"
 	python3 "$here/measure.py" "m.ut.$name.0" \
-		uftrace record --no-libcall -d "ut.$name" "$@"
+		uftrace record --no-libcall "${uo[@]}" -d "ut.$name" "$@"
 	python3 "$here/measure.py" "m.rt.$name.0" \
 		"$RT" record -q -p function_graph -o "rt.$name.dat" -- \
 		env LD_PRELOAD="$LIB" "$@"
@@ -191,7 +230,7 @@ compare() {
 	for i in $(seq 1 "$runs"); do
 		rm -rf "ut.$name.r"
 		python3 "$here/measure.py" "m.ut" uftrace record --no-libcall \
-			-d "ut.$name.r" "$@"
+			"${uo[@]}" -d "ut.$name.r" "$@"
 		json m.ut seconds >>"t.ut.$name"
 		sync
 		rm -f "rt.$name.r.dat"
@@ -209,8 +248,8 @@ compare() {
 		"$total_lost lost in all, $ev recorded in the last run"
 	u=$(median <"t.ut.$name")
 	r=$(median <"t.rt.$name")
-	target "record time <= 1.0x uftrace" \
-		"$(awk -v r="$r" -v u="$u" 'BEGIN { print (r <= u) ? 1 : 0 }')" \
+	target "record time <= ${tt}x uftrace" \
+		"$(awk -v r="$r" -v u="$u" -v t="$tt" 'BEGIN { print (r <= t * u) ? 1 : 0 }')" \
 		"$(awk -v r="$r" -v u="$u" 'BEGIN { printf "%.2fx (ringtrace %.3f s, uftrace %.3f s, medians)", r / u, r, u }')"
 	dat=$(stat -c %s "rt.$name.r.dat")
 	local wchar
@@ -225,8 +264,17 @@ compare() {
 }
 
 echo "ringtrace $($RT --version 2>/dev/null | head -1) vs $(uftrace --version | head -1); $runs runs; $(nproc) CPUs"
-compare lz4 ./lz4-ins -1 -f in.dat out.lz4
-compare sqlite3 ./sqlite3-ins :memory: ".read script.sql"
+for v in $variants; do
+	case $v in
+	ins) uo=- tt=1.0 ;;
+	pg) uo=- tt=0.6 ;;
+	patch) uo="-P ." tt=0.6 ;;
+	*) echo "compare.sh: no variant $v (ins, pg, patch)" >&2; exit 2 ;;
+	esac
+	[ $have_lz4 = 0 ] || compare "lz4-$v" "$uo" $tt ./lz4-$v -1 -f in.dat out.lz4
+	[ $have_sqlite3 = 0 ] ||
+		compare "sqlite3-$v" "$uo" $tt ./sqlite3-$v :memory: ".read script.sql"
+done
 echo
 [ $status = 0 ] && echo "all targets met" || echo "some targets MISSED"
 exit $status

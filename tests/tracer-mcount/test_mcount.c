@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -153,16 +154,22 @@ static int site_is_call(const void *fn)
 	return p[0] == 0xe8 || (p[0] == 0xff && p[1] == 0x15);
 }
 
-static char *enabled_functions(void)
+/* What @show writes (caller frees). */
+static char *shown(int (*show)(FILE *out))
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
 	ASSERT_NOT_NULL(f);
-	ASSERT_EQ(ringtrace_enabled_functions(f), 0);
+	ASSERT_EQ(show(f), 0);
 	fclose(f);
 	return buf;
+}
+
+static char *enabled_functions(void)
+{
+	return shown(ringtrace_enabled_functions);
 }
 
 static void nop_when_off(void)
@@ -564,6 +571,163 @@ static void patch_before_entry(void)
 	free(t);
 }
 
+/* ---- sites that cannot be patched, and dlclose() ------------------------------ */
+
+/* Whether the line of @text that holds @key holds @what too. */
+static bool line_has(const char *text, const char *key, const char *what)
+{
+	const char *k = strstr(text, key), *start, *end;
+
+	if (!k)
+		return false;
+	for (start = k; start > text && start[-1] != '\n'; start--)
+		;
+	end = strchr(k, '\n');
+	if (!end)
+		end = k + strlen(k);
+	k = strstr(start, what);
+	return k && k < end;
+}
+
+static char *site_errors(void)
+{
+	return shown(ringtrace_ftrace_site_errors);
+}
+
+/*
+ * A site that cannot be patched is reported (the lines of the mount's
+ * error_log) and left alone, and the others are patched: mc_ps_leaf()
+ * has three NOPs at its entry (too short for a call, found at start-up);
+ * mc_leaf()'s text page is made a shared mapping of a copy of itself,
+ * which /proc/self/mem does not write.
+ */
+static void site_unpatchable(void)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	unsigned long page = (unsigned long)mc_leaf & ~(unsigned long)(pg - 1);
+	/* mc_pleaf() is in another object file; where the linker put it on
+	 * the same page, it cannot be patched either */
+	int same = ((unsigned long)mc_pleaf & ~(unsigned long)(pg - 1)) == page;
+	char err[128], *e, *t;
+	void *m;
+	int fd;
+
+	/* (a sanitizer build has more such sites: its module constructors
+	 * in the same object files) */
+	e = site_errors();
+	ASSERT_EQ(count(e, "mc_ps_leaf+0x0/"), 1);
+	ASSERT_TRUE(line_has(e, "mc_ps_leaf+0x0/",
+			     "\tCannot patch the call site: the function is too short"));
+	free(e);
+
+	fd = memfd_create("mc_text", MFD_CLOEXEC);
+	ASSERT_TRUE(fd >= 0);
+	ASSERT_EQ(write(fd, (const void *)page, (size_t)pg), pg);
+	m = mmap((void *)page, (size_t)pg, PROT_READ | PROT_EXEC,
+		 MAP_SHARED | MAP_FIXED, fd, 0);
+	ASSERT_TRUE(m == (void *)page);
+	close(fd);
+
+	ASSERT_EQ(ringtrace_set_ftrace_list(RINGTRACE_FTRACE_FILTER,
+					    "mc_leaf mc_pleaf", false, err,
+					    sizeof(err)),
+		  0);
+	tracer("function");
+	ASSERT_FALSE(site_is_call((const void *)mc_leaf));
+	ASSERT_EQ(site_is_call((const void *)mc_pleaf), !same);
+	e = site_errors();
+	ASSERT_EQ(count(e, "mc_leaf+0x0/"), 1);
+	ASSERT_TRUE(line_has(e, "mc_leaf+0x0/",
+			     "\tCannot patch the call site: the text page takes no write"));
+	ASSERT_EQ(count(e, "mc_pleaf+0x0/"), same);
+	free(e);
+	e = enabled_functions();
+	ASSERT_EQ(count(e, "mc_leaf"), 0);
+	free(e);
+	ASSERT_EQ(mc_leaf(2), 3);
+	ASSERT_EQ(mc_pouter(1), 6);
+	tracer("nop");
+	/* off and on again: the site stays alone, no second report */
+	tracer("function");
+	tracer("nop");
+	e = site_errors();
+	ASSERT_EQ(count(e, "mc_leaf+0x0/"), 1);
+	free(e);
+	t = trace_text();
+	ASSERT_EQ(count(t, ": mc_leaf <-"), 0);
+	ASSERT_EQ(count(t, ": mc_pleaf <-"), same ? 0 : 2);
+	free(t);
+	ASSERT_EQ(ringtrace_set_ftrace_list(RINGTRACE_FTRACE_FILTER, "", false,
+					    err, sizeof(err)),
+		  0);
+}
+
+/*
+ * dlopen() and dlclose() of a traced module in a loop while the tracers
+ * are switched on and off in another thread: the patching never writes
+ * into an object being unloaded (dlclose() takes the sites out under the
+ * lock the patching holds), every call returns what it should.
+ */
+#if defined(RBT_TSAN) || defined(__SANITIZE_ADDRESS__)
+#define MC_DL_ROUNDS 40
+#else
+#define MC_DL_ROUNDS 200
+#endif
+
+static _Atomic int mc_dl_done;
+
+static void *dl_loop(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < MC_DL_ROUNDS; i++) {
+		void *h = dlopen(MC_DL_PATH, RTLD_NOW);
+		int (*fn)(int);
+
+		ASSERT_NOT_NULL(h);
+		fn = (int (*)(int))dlsym(h, "mc_dl_fn");
+		ASSERT_NOT_NULL(fn);
+		ASSERT_EQ(fn(2), 7);
+		ASSERT_EQ(dlclose(h), 0);
+	}
+	atomic_store(&mc_dl_done, 1);
+	return NULL;
+}
+
+static void patch_dlclose(void)
+{
+	static const char *const tracers[] = { "function", "nop",
+					       "function_graph", "nop" };
+	pthread_t th;
+	void *h;
+	int (*fn)(int);
+	char *t;
+	int i = 0;
+
+	ASSERT_EQ(pthread_create(&th, NULL, dl_loop, NULL), 0);
+	while (!atomic_load(&mc_dl_done))
+		tracer(tracers[i++ % 4]);
+	ASSERT_EQ(pthread_join(th, NULL), 0);
+	ASSERT_TRUE(i > 0);
+
+	/* the module's sites are right after it all */
+	tracer("nop");
+	ringtrace_clear(tr);
+	h = dlopen(MC_DL_PATH, RTLD_NOW);
+	ASSERT_NOT_NULL(h);
+	fn = (int (*)(int))dlsym(h, "mc_dl_fn");
+	ASSERT_NOT_NULL(fn);
+	ASSERT_FALSE(site_is_call((const void *)fn));
+	tracer("function");
+	ASSERT_TRUE(site_is_call((const void *)fn));
+	ASSERT_EQ(fn(2), 7);
+	tracer("nop");
+	ASSERT_EQ(dlclose(h), 0);
+	t = trace_text();
+	ASSERT_EQ(count(t, ": mc_dl_fn <-"), 1);
+	ASSERT_EQ(count(t, ": mc_dl_leaf <-mc_dl_fn"), 1);
+	free(t);
+}
+
 /* Named so that backtrace() finds it (the program is linked -rdynamic). */
 #define MC_CASE(fn)                                                          \
 	__attribute__((noinline)) void test_case_##fn(void);                 \
@@ -589,6 +753,8 @@ MC_CASE(graph_backtrace)
 MC_CASE(graph_cxx)
 MC_CASE(graph_function_root)
 MC_CASE(patch_before_entry)
+MC_CASE(site_unpatchable)
+MC_CASE(patch_dlclose)
 
 #define MC_RUN(fn) { #fn, test_case_##fn }
 static const struct rbt_case cases[] = {
@@ -600,7 +766,8 @@ static const struct rbt_case cases[] = {
 	MC_RUN(graph_cancel),	 MC_RUN(graph_deep),
 	MC_RUN(graph_dlclose),	 MC_RUN(graph_backtrace),
 	MC_RUN(graph_cxx),	 MC_RUN(graph_function_root),
-	MC_RUN(patch_before_entry),
+	MC_RUN(patch_before_entry), MC_RUN(site_unpatchable),
+	MC_RUN(patch_dlclose),
 };
 
 RBT_MAIN(cases)

@@ -72,6 +72,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <inttypes.h>
 #include <libelf.h>
 #include <limits.h>
 #include <link.h>
@@ -86,6 +87,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -250,13 +252,56 @@ static RT_NOTRACE unsigned long dyn_guess_func(unsigned long self_ret)
 	return site;
 }
 
+/*
+ * The sites a thread's traced calls came from lately, and their
+ * functions, in a small direct-mapped cache by return address: a loop
+ * over a few traced functions finds them without the table's search and
+ * read-side section. An entry is valid while dyn_gen is still its @gen:
+ * every table published bumps it, so a hint never outlives the table it
+ * came from (an object unloaded, another loaded at the same address).
+ * Only the thread itself touches its hints, inside ftrace_ops_entry()'s
+ * guard (a signal handler that lands in it is not traced).
+ */
+struct dyn_hint {
+	unsigned long self_ret;
+	unsigned long func;
+	unsigned long gen;
+};
+
+#define DYN_HINTS_SHIFT 6 /* 64 per thread */
+
+static _Thread_local struct dyn_hint dyn_hints[1u << DYN_HINTS_SHIFT]
+	__attribute__((tls_model("initial-exec")));
+
+/* The hint slot of return address @self_ret (Fibonacci hashing). */
+static inline RT_NOTRACE struct dyn_hint *dyn_hint_of(unsigned long self_ret)
+{
+	return &dyn_hints[(self_ret * 0x9e3779b97f4a7c15ul) >>
+			  (64 - DYN_HINTS_SHIFT)];
+}
+
+/* Bumped after each dyn_publish(); 0 is never a hint's (none yet). */
+static _Atomic unsigned long dyn_gen = 1;
+
 RT_NOTRACE unsigned long rt_dynftrace_func(unsigned long self_ret,
 					   bool *recorded)
 {
+	struct dyn_hint *h = dyn_hint_of(self_ret);
 	const struct dyn_table *t;
 	const struct dyn_site *s;
 	unsigned long func = 0;
+	/*
+	 * Acquire: a generation seen here is one whose table is published
+	 * (pairs with the release increment in dyn_publish()), so a hint
+	 * made below from the table loaded after it is of that table or a
+	 * newer one.
+	 */
+	unsigned long gen = atomic_load_explicit(&dyn_gen, memory_order_acquire);
 
+	if (__builtin_expect(h->self_ret == self_ret && h->gen == gen, 1)) {
+		*recorded = true;
+		return h->func;
+	}
 	/*
 	 * Relaxed: only compared with NULL to skip the section when there
 	 * is no table; loaded again inside.
@@ -269,6 +314,13 @@ RT_NOTRACE unsigned long rt_dynftrace_func(unsigned long self_ret,
 		if (s && s->ip + s->len == self_ret)
 			func = s->func;
 		rt_rcu_read_unlock();
+	}
+	if (func) {
+		/* only the recorded sites: a guess below reads the text,
+		 * which another object loaded there would change */
+		h->self_ret = self_ret;
+		h->func = func;
+		h->gen = gen;
 	}
 	*recorded = func != 0;
 	return func ? func : dyn_guess_func(self_ret);
@@ -546,14 +598,83 @@ struct dyn_scan {
 };
 
 /*
- * Userspace: the kernel reports a site it cannot patch (ftrace_bug()) in
- * the kernel log and leaves it; here in standard error.
+ * The sites that could not be patched, the last DYN_ERR_MAX of them, for
+ * error_log (rt_dynftrace_errors_show()). Under dyn_lock.
  */
-static RT_NOTRACE void dyn_error(const char *what, unsigned long ip,
+#define DYN_ERR_MAX 16
+
+struct dyn_err {
+	uint64_t ts_ns; /* CLOCK_MONOTONIC */
+	char msg[96];
+	char site[200];
+};
+
+static struct dyn_err dyn_errs[DYN_ERR_MAX];
+static unsigned int dyn_nr_err, dyn_next_err;
+
+/*
+ * Userspace: the kernel reports a site it cannot patch (ftrace_bug()) in
+ * the kernel log and leaves it; here in standard error and in the
+ * process's list of site errors, which the mount's error_log shows.
+ * Under dyn_lock.
+ */
+static RT_NOTRACE void dyn_error(const char *why, unsigned long ip,
 				 const char *obj)
 {
-	fprintf(stderr, "ringtrace: cannot %s the call site at 0x%lx in %s\n",
-		what, ip, obj[0] ? obj : "the program");
+	struct dyn_err *e = &dyn_errs[dyn_next_err];
+	struct timespec ts;
+	size_t n;
+
+	fprintf(stderr,
+		"ringtrace: cannot patch the call site at 0x%lx in %s: %s\n",
+		ip, obj[0] ? obj : "the program", why);
+	dyn_next_err = (dyn_next_err + 1) % DYN_ERR_MAX;
+	if (dyn_nr_err < DYN_ERR_MAX)
+		dyn_nr_err++;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	e->ts_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	snprintf(e->msg, sizeof(e->msg), "Cannot patch the call site: %s",
+		 why);
+	/* "func+0x0/0x1c" as the kernel's %pS, then the address and the
+	 * object */
+	n = rt_sym_format(e->site, sizeof(e->site), ip, true);
+	if (n < sizeof(e->site))
+		snprintf(e->site + n, sizeof(e->site) - n, " (0x%lx) [%s]", ip,
+			 obj[0] ? obj : "the program");
+}
+
+RT_NOTRACE int rt_dynftrace_errors_show(FILE *out)
+{
+	unsigned int k;
+	int ret = 0;
+
+	pthread_mutex_lock(&dyn_lock);
+	for (k = 0; k < dyn_nr_err && !ret; k++) {
+		const struct dyn_err *e =
+			&dyn_errs[(dyn_next_err + DYN_ERR_MAX - dyn_nr_err + k) %
+				  DYN_ERR_MAX];
+
+		if (fprintf(out, "%" PRIu64 "\t%s\t%s\n", e->ts_ns, e->msg,
+			    e->site) < 0)
+			ret = -EIO;
+	}
+	pthread_mutex_unlock(&dyn_lock);
+	return ret;
+}
+
+/* Why dyn_site_classify() refused @s: the words of its error. */
+static RT_NOTRACE const char *dyn_site_why(const struct dyn_site *s)
+{
+	const unsigned char *p = (const unsigned char *)s->ip;
+	size_t n;
+
+	for (n = 0; n < 5 && p[n] == 0x90; n++)
+		;
+	if (n > 0 && n < 5)
+		return "the function is too short (fewer than 5 bytes of NOPs at its entry)";
+	if (n == 5 || !memcmp(p, dyn_nop5, 4))
+		return "no trampoline within reach of a call";
+	return "unknown instruction at the site";
 }
 
 /*
@@ -716,11 +837,12 @@ static RT_NOTRACE void dyn_scan_object(struct dyn_scan *sc, unsigned int idx,
 			 */
 			if (patchable && !(found && sym.start == ip) &&
 			    !dyn_entry_after(s)) {
-				dyn_error("locate", ip, o->name);
+				dyn_error("no function starts at or after the record",
+					  ip, o->name);
 				continue;
 			}
 			if (!dyn_site_classify(s, o, lo, hi, patchable)) {
-				dyn_error("patch", ip, o->name);
+				dyn_error(dyn_site_why(s), s->ip, o->name);
 				continue;
 			}
 			/* A call site is "on" as the compiler left it. */
@@ -785,6 +907,14 @@ static RT_NOTRACE void dyn_publish(struct dyn_table *t)
 	 * and the store is ordered before dyn_trap_quiesce()'s load.
 	 */
 	atomic_store_explicit(&dyn_pub, t, memory_order_seq_cst);
+	/*
+	 * Release: the table is published before a hook sees the new
+	 * generation; pairs with the acquire load in rt_dynftrace_func().
+	 * Every hint of an older generation is stale from here; the old
+	 * table is freed only after the grace period below, so a hook that
+	 * used one meanwhile ran as if a moment earlier.
+	 */
+	atomic_fetch_add_explicit(&dyn_gen, 1, memory_order_release);
 	if (old) {
 		rt_synchronize_rcu();
 		dyn_trap_quiesce();
@@ -847,6 +977,10 @@ static RT_NOTRACE bool dyn_wanted(const struct dyn_site *s, unsigned int en)
 {
 	struct rt_ftrace_match m;
 
+	/* a function command runs whatever the tracers and lists say */
+	if ((en & RT_FTRACE_PROBE) && rt_ftrace_probe_at(s->func))
+		return true;
+	en &= RT_FTRACE_FUNCTION | RT_FTRACE_GRAPH;
 	if (!en)
 		return false;
 	rt_ftrace_test(s->func, en, &m);
@@ -879,6 +1013,18 @@ static RT_NOTRACE void dyn_update_locked(void)
 		want = dyn_wanted(s, en);
 		if (want == s->enabled && !s->raw)
 			continue;
+		/*
+		 * A text page that takes no write (a shared mapping, which
+		 * /proc/self/mem does not copy on write): found before the
+		 * batch by writing the site's first byte as it is, so that
+		 * the site is left alone and the others are patched.
+		 */
+		if (dyn_write(s->ip, (const void *)s->ip, 1)) {
+			s->broken = true;
+			dyn_error("the text page takes no write", s->ip,
+				  dyn_objs[s->obj].name);
+			continue;
+		}
 		p = &b.pokes[b.nr++];
 		p->ip = s->ip;
 		p->len = s->len;
@@ -906,7 +1052,8 @@ static RT_NOTRACE void dyn_update_locked(void)
 		s->raw = false;
 	}
 	if (ret)
-		dyn_error("write", b.nr ? b.pokes[0].ip : 0, "the process");
+		dyn_error("a write of the text failed",
+			  b.nr ? b.pokes[0].ip : 0, "the process");
 	free(b.pokes);
 }
 

@@ -216,14 +216,20 @@ RT_NOTRACE void ftrace_ops_entry(unsigned long self_ret,
 	 * set_ftrace_notrace select it (dynftrace.c): the function tracer
 	 * alone need not look again, as the kernel's single ops need not
 	 * (a list that changed this instant may let one more call in while
-	 * the site is patched back). The graph tracer has its own lists.
+	 * the site is patched back). The graph tracer has its own lists,
+	 * and a function command patches its function's site whatever
+	 * they say.
 	 */
-	if (recorded && !(enabled & RT_FTRACE_GRAPH))
+	if (recorded && !(enabled & (RT_FTRACE_GRAPH | RT_FTRACE_PROBE)))
 		m = (struct rt_ftrace_match){ .func = true, .graph_func = true };
 	else
 		rt_ftrace_test(func, enabled, &m);
 	if ((enabled & RT_FTRACE_FUNCTION) && m.func)
 		rt_ftrace_function_event(func, *parent_loc);
+	/* a function command's site may be a call for the command alone:
+	 * the lists were tested above */
+	if (__builtin_expect(enabled & RT_FTRACE_PROBE, 0))
+		rt_ftrace_probe_call(func, (const void *)self_ret);
 	if (enabled & RT_FTRACE_GRAPH)
 		prepare_ftrace_return(t, func, parent_loc, &m, clock);
 	*errnop = saved_errno;

@@ -84,5 +84,8 @@ int rt_dynftrace_available(FILE *out);
 int rt_dynftrace_enabled_show(FILE *out);
 /* Is there any recorded site (then available_filter_functions lists them)? */
 bool rt_dynftrace_have_sites(void);
+/* The sites that could not be patched (the last 16): one
+ * "TS_NS\tMESSAGE\tSITE" line each, TS_NS on CLOCK_MONOTONIC. */
+int rt_dynftrace_errors_show(FILE *out);
 
 #endif /* RINGTRACE_FGRAPH_H */

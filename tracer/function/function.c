@@ -193,11 +193,18 @@ struct rt_ftrace_glob {
 	bool neg;
 };
 
-/* One function in a list. */
+/*
+ * One function in a list, under one of its names: an address with
+ * aliases is listed under each name a glob that added it matched, so
+ * that set_ftrace_filter reads as the lines of available_filter_functions
+ * its globs select. @seq: the place of the name in the symbol walk, the
+ * order of available_filter_functions and of the lists when read.
+ */
 struct rt_ftrace_func {
 	unsigned long ip;
 	const char *name;
 	const char *mod; /* NULL for the program's own */
+	size_t seq;
 };
 
 /**
@@ -518,6 +525,8 @@ rt_ftrace_func_enter(unsigned long ip, unsigned long parent_ip,
 	rt_ftrace_test(ip, enabled, &m);
 	if ((enabled & RT_FTRACE_FUNCTION) && m.func)
 		rt_ftrace_function_event(ip, parent_ip);
+	if (__builtin_expect(enabled & RT_FTRACE_PROBE, 0))
+		rt_ftrace_probe_call(ip, (const void *)parent_ip);
 	if (enabled & RT_FTRACE_GRAPH)
 		rt_function_graph_enter(t, ip, parent_ip, sp, &m, clock);
 
@@ -640,6 +649,13 @@ struct rt_ftrace_matcher {
 	bool *matched; /* per glob: matched some function */
 	bool have;
 	struct rt_sym first;
+	/* the names of the address being gathered, and whether a glob
+	 * that adds matched each */
+	struct rt_sym *alias;
+	bool *alias_hit;
+	size_t nr_alias;
+	size_t cap_alias;
+	size_t seq; /* names walked so far */
 	struct rt_ftrace_func *funcs;
 	size_t nr;
 	size_t cap;
@@ -663,19 +679,24 @@ static RT_NOTRACE int rt_matcher_flush(struct rt_ftrace_matcher *mt)
 	}
 	if (!in)
 		return 0;
-	if (mt->nr == mt->cap) {
-		size_t cap = mt->cap ? 2 * mt->cap : 64;
+	for (i = 0; i < mt->nr_alias; i++) {
+		if (!mt->alias_hit[i])
+			continue;
+		if (mt->nr == mt->cap) {
+			size_t cap = mt->cap ? 2 * mt->cap : 64;
 
-		f = realloc(mt->funcs, cap * sizeof(*f));
-		if (!f)
-			return -ENOMEM;
-		mt->funcs = f;
-		mt->cap = cap;
+			f = realloc(mt->funcs, cap * sizeof(*f));
+			if (!f)
+				return -ENOMEM;
+			mt->funcs = f;
+			mt->cap = cap;
+		}
+		f = &mt->funcs[mt->nr++];
+		f->ip = mt->alias[i].start;
+		f->name = mt->alias[i].name;
+		f->mod = rt_sym_modname(&mt->alias[i]);
+		f->seq = mt->seq - mt->nr_alias + i;
 	}
-	f = &mt->funcs[mt->nr++];
-	f->ip = mt->first.start;
-	f->name = mt->first.name;
-	f->mod = rt_sym_modname(&mt->first);
 	return 0;
 }
 
@@ -703,11 +724,34 @@ static RT_NOTRACE int rt_matcher_cb(const struct rt_sym *sym, void *arg)
 	if (!mt->have) {
 		mt->first = *sym;
 		mt->have = true;
+		mt->nr_alias = 0;
 		memset(mt->hit, 0, mt->nr_globs * sizeof(*mt->hit));
 	}
-	for (i = 0; i < mt->nr_globs; i++)
-		if (!mt->hit[i] && rt_glob_match(&mt->globs[i], sym->name))
-			mt->hit[i] = true;
+	if (mt->nr_alias == mt->cap_alias) {
+		size_t cap = mt->cap_alias ? 2 * mt->cap_alias : 8;
+		struct rt_sym *a = realloc(mt->alias, cap * sizeof(*a));
+		bool *h;
+
+		if (!a)
+			return -ENOMEM;
+		mt->alias = a;
+		h = realloc(mt->alias_hit, cap * sizeof(*h));
+		if (!h)
+			return -ENOMEM;
+		mt->alias_hit = h;
+		mt->cap_alias = cap;
+	}
+	mt->alias[mt->nr_alias] = *sym;
+	mt->alias_hit[mt->nr_alias] = false;
+	for (i = 0; i < mt->nr_globs; i++) {
+		if (!rt_glob_match(&mt->globs[i], sym->name))
+			continue;
+		mt->hit[i] = true;
+		if (!mt->globs[i].neg)
+			mt->alias_hit[mt->nr_alias] = true;
+	}
+	mt->nr_alias++;
+	mt->seq++;
 	return 0;
 }
 
@@ -717,7 +761,7 @@ static RT_NOTRACE int rt_ftrace_func_cmp(const void *a, const void *b)
 
 	if (x->ip != y->ip)
 		return x->ip < y->ip ? -1 : 1;
-	return 0;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 /*
@@ -747,6 +791,8 @@ rt_ftrace_match_records(const struct rt_ftrace_glob *globs, size_t nr_globs,
 	if (!ret)
 		ret = rt_matcher_flush(&mt);
 	free(mt.hit);
+	free(mt.alias);
+	free(mt.alias_hit);
 	if (ret < 0) {
 		free(mt.funcs);
 		return ret;
@@ -868,6 +914,505 @@ nomem:
 	return -ENOMEM;
 }
 
+/* ---- function commands ---------------------------------------------------- */
+
+/*
+ * One command on one function (the kernel's ftrace_func_entry of a probe
+ * ops): set_ftrace_filter's "glob:command[:arg][:count]" makes one per
+ * function the glob matches. The name is copied: the command stays
+ * listed when its object is gone, as the kernel's do until removed.
+ */
+struct rt_fprobe {
+	unsigned long ip;
+	char *name; /* "name" or "name [module]" as listed */
+	size_t seq; /* its place in available_filter_functions */
+	int cmd;
+	char sys[64]; /* the event commands' target */
+	char event[64];
+	void *target;
+	_Atomic long count; /* -1: unlimited */
+	long count_set;	    /* as written, for the listing's "count=" */
+	/* another name of a function that has the same command: listed,
+	 * not run (the command runs once per call) */
+	bool alias;
+};
+
+/* The commands, by address, as the hooks see them (immutable). */
+struct rt_fprobe_set {
+	size_t nr;
+	struct rt_fprobe *p[];
+};
+
+static const char *const rt_fprobe_names[RT_FPROBE_NR] = {
+	[RT_FPROBE_TRACEON] = "traceon",
+	[RT_FPROBE_TRACEOFF] = "traceoff",
+	[RT_FPROBE_STACKTRACE] = "stacktrace",
+	[RT_FPROBE_ENABLE_EVENT] = "enable_event",
+	[RT_FPROBE_DISABLE_EVENT] = "disable_event",
+};
+
+/* Written under rt_ftrace_lock; read by the hooks under RCU. */
+static _Atomic(struct rt_fprobe_set *) rt_fprobes;
+/* Under rt_ftrace_lock: every command, in the order they were set. */
+static struct rt_fprobe **rt_fprobe_all;
+static size_t rt_nr_fprobe;
+
+RT_NOTRACE bool rt_ftrace_probes_on(void)
+{
+	/* Relaxed: only compared with NULL (the control side's view). */
+	return atomic_load_explicit(&rt_fprobes, memory_order_relaxed) != NULL;
+}
+
+static RT_NOTRACE size_t rt_fprobe_first(const struct rt_fprobe_set *set,
+					 unsigned long ip)
+{
+	size_t lo = 0, hi = set->nr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (set->p[mid]->ip < ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+RT_NOTRACE bool rt_ftrace_probe_at(unsigned long ip)
+{
+	const struct rt_fprobe_set *set;
+	bool at = false;
+	size_t i;
+
+	rt_rcu_read_lock();
+	/* Acquire: pairs with the release store in rt_fprobe_publish(). */
+	set = atomic_load_explicit(&rt_fprobes, memory_order_acquire);
+	if (set) {
+		i = rt_fprobe_first(set, ip);
+		at = i < set->nr && set->p[i]->ip == ip;
+	}
+	rt_rcu_read_unlock();
+	return at;
+}
+
+RT_NOTRACE void rt_ftrace_probe_call(unsigned long ip, const void *from)
+{
+	const struct rt_fprobe_set *set;
+	size_t i;
+
+	rt_rcu_read_lock();
+	/* Acquire: as in rt_ftrace_probe_at(). */
+	set = atomic_load_explicit(&rt_fprobes, memory_order_acquire);
+	for (i = set ? rt_fprobe_first(set, ip) : 0;
+	     set && i < set->nr && set->p[i]->ip == ip; i++)
+		rt_ftrace_probe_fire(set->p[i]->cmd, &set->p[i]->count,
+				     set->p[i]->target, from);
+	rt_rcu_read_unlock();
+}
+
+static RT_NOTRACE int rt_fprobe_cmp(const void *a, const void *b)
+{
+	const struct rt_fprobe *x = *(struct rt_fprobe *const *)a;
+	const struct rt_fprobe *y = *(struct rt_fprobe *const *)b;
+
+	if (x->ip != y->ip)
+		return x->ip < y->ip ? -1 : 1;
+	return 0;
+}
+
+/* The same command on the same function (under another name). */
+static RT_NOTRACE bool rt_fprobe_same(const struct rt_fprobe *a,
+				      const struct rt_fprobe *b)
+{
+	return a->ip == b->ip && a->cmd == b->cmd && !strcmp(a->sys, b->sys) &&
+	       !strcmp(a->event, b->event);
+}
+
+/* Under rt_ftrace_lock: the first of each function's names with a
+ * command runs it, the others are aliases. */
+static RT_NOTRACE void rt_fprobe_mark_aliases(void)
+{
+	size_t i, k;
+
+	for (i = 0; i < rt_nr_fprobe; i++) {
+		rt_fprobe_all[i]->alias = false;
+		for (k = 0; k < i; k++)
+			if (rt_fprobe_same(rt_fprobe_all[k], rt_fprobe_all[i])) {
+				rt_fprobe_all[i]->alias = true;
+				break;
+			}
+	}
+}
+
+/*
+ * Under rt_ftrace_lock: publish rt_fprobe_all to the hooks; @gone (that
+ * many) are freed once no hook can be running them. -ENOMEM leaves the
+ * hooks' set as it was (and @gone not freed: the caller keeps them).
+ */
+static RT_NOTRACE int rt_fprobe_publish(struct rt_fprobe **gone, size_t nr_gone)
+{
+	struct rt_fprobe_set *set = NULL, *old;
+	size_t i;
+
+	rt_fprobe_mark_aliases();
+	if (rt_nr_fprobe) {
+		set = malloc(sizeof(*set) + rt_nr_fprobe * sizeof(set->p[0]));
+		if (!set)
+			return -ENOMEM;
+		set->nr = 0;
+		for (i = 0; i < rt_nr_fprobe; i++)
+			if (!rt_fprobe_all[i]->alias)
+				set->p[set->nr++] = rt_fprobe_all[i];
+		/* (stable order is not needed: the commands of one address
+		 * all run) */
+		qsort(set->p, set->nr, sizeof(set->p[0]), rt_fprobe_cmp);
+	}
+	/* Relaxed: only ever written here, under rt_ftrace_lock. */
+	old = atomic_load_explicit(&rt_fprobes, memory_order_relaxed);
+	/* Release: the set and its commands are filled before a hook finds
+	 * them; pairs with the acquire loads of the hooks. */
+	atomic_store_explicit(&rt_fprobes, set, memory_order_release);
+	rt_synchronize_rcu();
+	free(old);
+	for (i = 0; i < nr_gone; i++) {
+		if (gone[i]->target)
+			rt_ftrace_probe_target(gone[i]->sys, gone[i]->event,
+					       false, &gone[i]->target);
+		free(gone[i]->name);
+		free(gone[i]);
+	}
+	return 0;
+}
+
+/* What one "glob:command[:arg][:count]" word says. */
+struct rt_fprobe_req {
+	char glob[256];
+	int cmd;
+	bool neg;
+	char sys[64];
+	char event[64];
+	long count;
+};
+
+/* Parse @word into @rq; -EINVAL with @err set when it is not one. */
+static RT_NOTRACE int rt_fprobe_parse(const char *word,
+				      struct rt_fprobe_req *rq, char *err,
+				      size_t errlen)
+{
+	char copy[512], *f[6], *save = NULL, *tok, *end;
+	int n = 0, i, want;
+
+	memset(rq, 0, sizeof(*rq));
+	rq->count = -1;
+	rq->neg = word[0] == '!';
+	if (snprintf(copy, sizeof(copy), "%s", word + rq->neg) >=
+	    (int)sizeof(copy))
+		goto bad;
+	/* strtok_r() would merge empty fields; none is allowed anyway */
+	for (tok = strtok_r(copy, ":", &save); tok && n < 6;
+	     tok = strtok_r(NULL, ":", &save))
+		f[n++] = tok;
+	if (tok || n < 2)
+		goto bad;
+	for (i = 0; i < RT_FPROBE_NR; i++)
+		if (!strcmp(f[1], rt_fprobe_names[i]))
+			break;
+	if (i == RT_FPROBE_NR) {
+		if (err && errlen)
+			snprintf(err, errlen,
+				 "unknown function command '%s' (traceon, traceoff, stacktrace, enable_event, disable_event)",
+				 f[1]);
+		return -EINVAL;
+	}
+	rq->cmd = i;
+	want = 2;
+	if (i == RT_FPROBE_ENABLE_EVENT || i == RT_FPROBE_DISABLE_EVENT) {
+		if (n < 4)
+			goto bad;
+		if (snprintf(rq->sys, sizeof(rq->sys), "%s", f[2]) >=
+			    (int)sizeof(rq->sys) ||
+		    snprintf(rq->event, sizeof(rq->event), "%s", f[3]) >=
+			    (int)sizeof(rq->event))
+			goto bad;
+		want = 4;
+	}
+	if (n > want + 1)
+		goto bad;
+	/* a removal names the command, whatever its count (the kernel
+	 * reads no further) */
+	if (n == want + 1 && !rq->neg) {
+		errno = 0;
+		rq->count = strtol(f[want], &end, 10);
+		if (errno || *end || rq->count < 0)
+			goto bad;
+	}
+	if (snprintf(rq->glob, sizeof(rq->glob), "%s", f[0]) >=
+	    (int)sizeof(rq->glob))
+		goto bad;
+	return 0;
+bad:
+	if (err && errlen)
+		snprintf(err, errlen, "bad function command '%s'", word);
+	return -EINVAL;
+}
+
+/* One command added on every function @rq's glob matches; under
+ * rt_ftrace_lock. */
+static RT_NOTRACE int rt_fprobe_add(const struct rt_fprobe_req *rq,
+				    char *err, size_t errlen)
+{
+	struct rt_ftrace_glob g = { .glob = (char *)rq->glob };
+	struct rt_ftrace_func *funcs = NULL;
+	struct rt_fprobe **all;
+	size_t nr = 0, i, added = 0;
+	bool matched = false;
+	void *target = NULL;
+	int ret;
+
+	g.prefix = strcspn(g.glob, "*?[\\");
+	g.literal = !g.glob[g.prefix];
+	ret = rt_ftrace_match_records(&g, 1, &matched, &funcs, &nr);
+	if (ret)
+		return ret;
+	if (!nr) {
+		if (err && errlen)
+			snprintf(err, errlen, "no function matches '%s'",
+				 rq->glob);
+		return -EINVAL;
+	}
+	all = realloc(rt_fprobe_all, (rt_nr_fprobe + nr) * sizeof(*all));
+	if (!all) {
+		free(funcs);
+		return -ENOMEM;
+	}
+	rt_fprobe_all = all;
+	if (rq->sys[0] && rt_ftrace_probe_target(rq->sys, rq->event, true,
+						  &target)) {
+		if (err && errlen)
+			snprintf(err, errlen, "no event %s:%s", rq->sys,
+				 rq->event);
+		free(funcs);
+		return -EINVAL;
+	}
+	for (i = 0; i < nr; i++) {
+		struct rt_fprobe *p;
+		size_t k;
+
+		/* one command of a kind per function and name: a second
+		 * one is ignored (the kernel's register_ftrace_function_
+		 * probe() keeps the first's data too) */
+		for (k = 0; k < rt_nr_fprobe; k++) {
+			p = rt_fprobe_all[k];
+			if (p->ip == funcs[i].ip && p->cmd == rq->cmd &&
+			    !strcmp(p->sys, rq->sys) &&
+			    !strcmp(p->event, rq->event) &&
+			    !strncmp(p->name, funcs[i].name,
+				     strlen(funcs[i].name)) &&
+			    (p->name[strlen(funcs[i].name)] == '\0' ||
+			     p->name[strlen(funcs[i].name)] == ' '))
+				break;
+		}
+		if (k < rt_nr_fprobe)
+			continue;
+		p = calloc(1, sizeof(*p));
+		if (p && funcs[i].mod)
+			ret = asprintf(&p->name, "%s [%s]", funcs[i].name,
+				       funcs[i].mod) < 0 ? -ENOMEM : 0;
+		else if (p)
+			p->name = strdup(funcs[i].name);
+		if (!p || !p->name) {
+			free(p);
+			break;
+		}
+		p->ip = funcs[i].ip;
+		p->seq = funcs[i].seq;
+		p->cmd = rq->cmd;
+		snprintf(p->sys, sizeof(p->sys), "%s", rq->sys);
+		snprintf(p->event, sizeof(p->event), "%s", rq->event);
+		p->count_set = rq->count;
+		atomic_init(&p->count, rq->count);
+		if (target) {
+			/* each event command holds its own soft mode */
+			p->target = target;
+			if (added &&
+			    rt_ftrace_probe_target(rq->sys, rq->event, true,
+						   &p->target)) {
+				free(p->name);
+				free(p);
+				break;
+			}
+		}
+		rt_fprobe_all[rt_nr_fprobe++] = p;
+		added++;
+	}
+	free(funcs);
+	if (target && !added)
+		rt_ftrace_probe_target(rq->sys, rq->event, false, &target);
+	if (i < nr)
+		ret = -ENOMEM;
+	if (rq->cmd == RT_FPROBE_STACKTRACE)
+		rt_ftrace_probe_prime();
+	if (rt_fprobe_publish(NULL, 0))
+		ret = -ENOMEM;
+	return ret;
+}
+
+/* Every command @rq's glob and kind name leaves; under rt_ftrace_lock. */
+static RT_NOTRACE int rt_fprobe_del(const struct rt_fprobe_req *rq)
+{
+	struct rt_fprobe **gone;
+	size_t i, k = 0, nr_gone = 0;
+	int ret;
+
+	gone = malloc((rt_nr_fprobe ? rt_nr_fprobe : 1) * sizeof(*gone));
+	if (!gone)
+		return -ENOMEM;
+	for (i = 0; i < rt_nr_fprobe; i++) {
+		struct rt_fprobe *p = rt_fprobe_all[i];
+		char name[256];
+
+		/* the glob is matched against the name as listed, without
+		 * its module */
+		snprintf(name, sizeof(name), "%.*s",
+			 (int)strcspn(p->name, " "), p->name);
+		if (p->cmd == rq->cmd && !fnmatch(rq->glob, name, 0) &&
+		    (!rq->sys[0] || (!strcmp(p->sys, rq->sys) &&
+				     !strcmp(p->event, rq->event))))
+			gone[nr_gone++] = p;
+		else
+			rt_fprobe_all[k++] = p;
+	}
+	rt_nr_fprobe = k;
+	ret = rt_fprobe_publish(gone, nr_gone);
+	if (ret) {
+		/* the hooks still have them: keep them listed */
+		memcpy(rt_fprobe_all + rt_nr_fprobe, gone,
+		       nr_gone * sizeof(*gone));
+		rt_nr_fprobe += nr_gone;
+	}
+	free(gone);
+	return ret;
+}
+
+/*
+ * The function commands among the words of @text (those with a ':'):
+ * run, and the rest of the text in *@rest (NULL when there was no
+ * command). Only set_ftrace_filter takes them.
+ */
+static RT_NOTRACE int rt_fprobe_words(enum rt_ftrace_list list,
+				      const char *text, char **rest,
+				      char *err, size_t errlen)
+{
+	static const char space[] = " \t\n\r\f\v";
+	const char *p = text ? text : "";
+	bool changed = false;
+	size_t used = 0;
+	char *out;
+	int ret = 0;
+
+	*rest = NULL;
+	if (!strchr(p, ':'))
+		return 0;
+	if (list != RT_FTRACE_FILTER) {
+		if (err && errlen)
+			snprintf(err, errlen,
+				 "function commands go to set_ftrace_filter");
+		return -EINVAL;
+	}
+	out = malloc(strlen(p) + 1);
+	if (!out)
+		return -ENOMEM;
+	pthread_mutex_lock(&rt_ftrace_lock);
+	for (;;) {
+		struct rt_fprobe_req rq;
+		char word[512];
+		size_t len;
+
+		p += strspn(p, space);
+		if (!*p)
+			break;
+		len = strcspn(p, space);
+		if (!memchr(p, ':', len)) {
+			memcpy(out + used, p, len);
+			used += len;
+			out[used++] = ' ';
+			p += len;
+			continue;
+		}
+		snprintf(word, sizeof(word), "%.*s", (int)len, p);
+		p += len;
+		ret = rt_fprobe_parse(word, &rq, err, errlen);
+		if (!ret)
+			ret = rq.neg ? rt_fprobe_del(&rq) :
+				       rt_fprobe_add(&rq, err, errlen);
+		if (ret)
+			break;
+		changed = true;
+	}
+	pthread_mutex_unlock(&rt_ftrace_lock);
+	out[used] = '\0';
+	if (changed)
+		rt_ftrace_masks_update();
+	if (ret) {
+		free(out);
+		return ret;
+	}
+	*rest = out;
+	return 0;
+}
+
+/* The order of available_filter_functions, then the command's. */
+static RT_NOTRACE int rt_fprobe_seq_cmp(const void *a, const void *b)
+{
+	const struct rt_fprobe *x = *(struct rt_fprobe *const *)a;
+	const struct rt_fprobe *y = *(struct rt_fprobe *const *)b;
+
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	return x->cmd - y->cmd;
+}
+
+RT_NOTRACE size_t rt_ftrace_probes_show(char *buf, size_t len)
+{
+	struct rt_fprobe **v;
+	size_t total = 0, i;
+
+	if (buf && len)
+		buf[0] = '\0';
+	pthread_mutex_lock(&rt_ftrace_lock);
+	v = rt_nr_fprobe ? malloc(rt_nr_fprobe * sizeof(*v)) : NULL;
+	if (v) {
+		memcpy(v, rt_fprobe_all, rt_nr_fprobe * sizeof(*v));
+		qsort(v, rt_nr_fprobe, sizeof(*v), rt_fprobe_seq_cmp);
+	}
+	for (i = 0; v && i < rt_nr_fprobe; i++) {
+		size_t room = total < len ? len - total : 0;
+		char *at = room ? buf + total : NULL, cnt[32], ev[140] = "";
+		/* Relaxed: a snapshot of the count for the listing. */
+		long c = atomic_load_explicit(&v[i]->count,
+					      memory_order_relaxed);
+		int n;
+
+		if (v[i]->count_set < 0)
+			snprintf(cnt, sizeof(cnt), "unlimited");
+		else
+			snprintf(cnt, sizeof(cnt), "count=%ld", c);
+		if (v[i]->sys[0])
+			snprintf(ev, sizeof(ev), ":%s:%s", v[i]->sys,
+				 v[i]->event);
+		/* "name [module]:cmd...": the kernel's %ps prints the
+		 * module after the name the same way */
+		n = snprintf(at, room, "%s:%s%s:%s\n", v[i]->name,
+			     rt_fprobe_names[v[i]->cmd], ev, cnt);
+		if (n > 0)
+			total += (size_t)n;
+	}
+	pthread_mutex_unlock(&rt_ftrace_lock);
+	free(v);
+	return total;
+}
+
 RT_NOTRACE int rt_ftrace_list_set(enum rt_ftrace_list list, const char *text,
 				  bool append, char *err, size_t errlen)
 {
@@ -877,6 +1422,7 @@ RT_NOTRACE int rt_ftrace_list_set(enum rt_ftrace_list list, const char *text,
 	struct rt_ftrace_list_state *st;
 	struct rt_ftrace_filters *f;
 	bool *matched = NULL;
+	char *globs_text = NULL;
 	int ret;
 
 	if (err && errlen)
@@ -887,7 +1433,20 @@ RT_NOTRACE int rt_ftrace_list_set(enum rt_ftrace_list list, const char *text,
 		errno = EINVAL;
 		return -EINVAL;
 	}
-	ret = rt_globs_parse(text, &nglobs, &nr_new, err, errlen);
+	ret = rt_fprobe_words(list, text, &globs_text, err, errlen);
+	if (ret) {
+		errno = -ret;
+		return ret;
+	}
+	ret = rt_globs_parse(globs_text ? globs_text : text, &nglobs, &nr_new,
+			     err, errlen);
+	if (globs_text && !nr_new && ret == 0) {
+		/* only commands: the list is as it was (or as the
+		 * truncation before left it) */
+		free(globs_text);
+		return 0;
+	}
+	free(globs_text);
 	if (ret) {
 		errno = -ret;
 		return ret;
@@ -962,16 +1521,12 @@ fail:
 	return ret;
 }
 
-static RT_NOTRACE int rt_ftrace_func_name_cmp(const void *a, const void *b)
+/* The order of available_filter_functions, as the kernel lists them. */
+static RT_NOTRACE int rt_ftrace_func_seq_cmp(const void *a, const void *b)
 {
 	const struct rt_ftrace_func *x = a, *y = b;
-	int c = strcmp(x->name, y->name);
 
-	if (c)
-		return c;
-	if (!x->mod || !y->mod)
-		return !x->mod ? (y->mod ? -1 : 0) : 1;
-	return strcmp(x->mod, y->mod);
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 RT_NOTRACE size_t rt_ftrace_list_show(enum rt_ftrace_list list, char *buf,
@@ -994,7 +1549,7 @@ RT_NOTRACE size_t rt_ftrace_list_show(enum rt_ftrace_list list, char *buf,
 	if (sorted) {
 		memcpy(sorted, st->funcs, st->nr_funcs * sizeof(*sorted));
 		qsort(sorted, st->nr_funcs, sizeof(*sorted),
-		      rt_ftrace_func_name_cmp);
+		      rt_ftrace_func_seq_cmp);
 		v = sorted;
 	}
 	for (i = 0; i < st->nr_funcs; i++) {
@@ -1044,6 +1599,18 @@ RT_NOTRACE int rt_ftrace_available_functions(FILE *out)
 		return ret;
 	}
 	return 0;
+}
+
+RT_NOTRACE int rt_ftrace_site_errors(FILE *out)
+{
+	int ret = 0;
+
+#if RT_HAVE_MCOUNT
+	ret = rt_dynftrace_errors_show(out);
+#else
+	(void)out;
+#endif
+	return ret;
 }
 
 RT_NOTRACE int rt_ftrace_enabled_functions(FILE *out)

@@ -106,6 +106,10 @@ struct rt_arg_desc {
 	C(FTRACE_LIST, "ftrace_list", RT_CMD_NOINST, RT_REPLY_NONE,	\
 	  rt_cmd_ftrace_list, RT_ARGS(RT_A(RT_AREQ(WORD), "list"),	\
 				      RT_A(RT_AREQ(REST), "functions")))	\
+	C(FTRACE_LIST_ADD, "ftrace_list_add", RT_CMD_NOINST,		\
+	  RT_REPLY_NONE, rt_cmd_ftrace_list_add,			\
+	  RT_ARGS(RT_A(RT_AREQ(WORD), "list"),				\
+		  RT_A(RT_AREQ(REST), "functions")))			\
 	C(MARKER_AS, "marker_as", 0, RT_REPLY_NONE, rt_cmd_marker_as,	\
 	  RT_ARGS(RT_A(RT_AREQ(UINT), "thread id"),			\
 		  RT_A(RT_AREQ(REST), "text")))				\

@@ -393,14 +393,7 @@ static void rt_set_enabled(struct rt_event_priv *p, int inst, bool on)
 		 * switch is the soft-disabled bit. Relaxed: a writer that
 		 * misses the change keeps or drops one record, as if it
 		 * had run just before. */
-		if (on)
-			atomic_fetch_and_explicit(&p->soft_disabled,
-						  ~(1ull << inst),
-						  memory_order_relaxed);
-		else
-			atomic_fetch_or_explicit(&p->soft_disabled,
-						 1ull << inst,
-						 memory_order_relaxed);
+		rt_soft_disabled_set(p, 1ull << inst, !on);
 		return;
 	}
 	/*
@@ -468,12 +461,7 @@ void rt_soft_mode(struct rt_event_priv *p, int inst, bool enter)
 			return;
 		on = atomic_load_explicit(&p->ev->enabled,
 					  memory_order_relaxed) & bit;
-		if (on)
-			atomic_fetch_and_explicit(&p->soft_disabled, ~bit,
-						  memory_order_relaxed);
-		else
-			atomic_fetch_or_explicit(&p->soft_disabled, bit,
-						 memory_order_relaxed);
+		rt_soft_disabled_set(p, bit, !on);
 		atomic_fetch_or_explicit(&p->slow_mask, bit,
 					 memory_order_relaxed);
 		if (!on) {

@@ -21,6 +21,7 @@
 /* Bits of rt_ftrace_enabled */
 #define RT_FTRACE_FUNCTION (1u << 0) /* some instance runs "function" */
 #define RT_FTRACE_GRAPH (1u << 1)    /* some instance runs "function_graph" */
+#define RT_FTRACE_PROBE (1u << 2)    /* some function command is set */
 
 /* ---- provided by trace.c (the core) ---------------------------------- */
 
@@ -152,8 +153,9 @@ int rt_ftrace_list_set(enum rt_ftrace_list list, const char *text,
  * @buf: where the text goes (may be NULL when @len is 0)
  * @len: the size of @buf
  *
- * One function per line, sorted by name: "name", or "name [module]" for a
- * function of a shared object (module = the object's file name).
+ * One function per line, in the order of available_filter_functions:
+ * "name", or "name [module]" for a function of a shared object (module =
+ * the object's file name).
  *
  * Context: any thread but a signal handler; takes the control lock.
  * Return: the length of the whole text, as snprintf(): @buf holds it when
@@ -195,5 +197,71 @@ void rt_ftrace_sites_update(void);
  * Return: 0, or a negative errno.
  */
 int rt_ftrace_enabled_functions(FILE *out);
+
+/**
+ * rt_ftrace_site_errors - the recorded call sites that could not be
+ * patched (left alone): the last 16, one "TS_NS\tMESSAGE\tSITE" line
+ * each, TS_NS on CLOCK_MONOTONIC (for error_log)
+ * @out: the stream
+ *
+ * Return: 0, or a negative errno.
+ */
+int rt_ftrace_site_errors(FILE *out);
+
+/* ---- function commands ("func:command[:arg][:count]") ------------------ */
+
+/*
+ * The kernel's function probes: commands written to set_ftrace_filter
+ * that run when a function is entered, whatever the current tracer
+ * (the function's call site is patched for them alone if need be).
+ * Userspace: the function lists are the process's, so the commands act
+ * on the top instance, as the kernel's written to the top
+ * set_ftrace_filter do.
+ */
+enum rt_fprobe_cmd {
+	RT_FPROBE_TRACEON = 0,
+	RT_FPROBE_TRACEOFF,
+	RT_FPROBE_STACKTRACE,
+	RT_FPROBE_ENABLE_EVENT,
+	RT_FPROBE_DISABLE_EVENT,
+	RT_FPROBE_NR,
+};
+
+/*
+ * Provided by trace.c: run command @cmd (its count @count, -1 for
+ * unlimited; its event @target for the event commands) for an entry of
+ * a function whose stack starts at the frame that returns to @from.
+ * Async-signal-safe.
+ */
+void rt_ftrace_probe_fire(int cmd, _Atomic long *count, void *target,
+			  const void *from);
+/*
+ * Provided by trace.c: find event @system:@event for an event command
+ * and put it in soft mode in the top instance (@enter), or take it out
+ * (@enter false, *@target the event). Return: 0, or -ENOENT.
+ */
+int rt_ftrace_probe_target(const char *system, const char *event,
+			   bool enter, void **target);
+/* Provided by trace.c: a stack trace can be taken (rt_stack_prime()). */
+void rt_ftrace_probe_prime(void);
+
+/* Provided by instance.c: rt_ftrace_enabled and the call sites again,
+ * after the function commands changed. */
+void rt_ftrace_masks_update(void);
+
+/* Provided by function.c: whether a function command is set. */
+bool rt_ftrace_probes_on(void);
+/* Provided by function.c: whether @ip has a function command (for the
+ * call sites to patch). */
+bool rt_ftrace_probe_at(unsigned long ip);
+/* Provided by function.c: run the commands of function @ip. Called by the
+ * hooks with RT_FTRACE_PROBE set; async-signal-safe. */
+void rt_ftrace_probe_call(unsigned long ip, const void *from);
+/*
+ * Provided by function.c: the commands as set_ftrace_filter lists them
+ * after its functions ("name:traceoff:unlimited", "name:traceon:count=3",
+ * "name:enable_event:sys:event:unlimited"); as rt_ftrace_list_show().
+ */
+size_t rt_ftrace_probes_show(char *buf, size_t len);
 
 #endif /* RINGTRACE_FTRACE_H */

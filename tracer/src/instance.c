@@ -401,9 +401,18 @@ static void rt_update_tracer_masks(void)
 		en |= RT_FTRACE_FUNCTION;
 	if (graph)
 		en |= RT_FTRACE_GRAPH;
+	if (rt_ftrace_probes_on())
+		en |= RT_FTRACE_PROBE;
 	atomic_store_explicit(&rt_ftrace_enabled, en, memory_order_relaxed);
 	/* The recorded call sites follow (dynftrace: NOPs while off). */
 	rt_ftrace_sites_update();
+}
+
+void rt_ftrace_masks_update(void)
+{
+	pthread_mutex_lock(&rt_control_lock);
+	rt_update_tracer_masks();
+	pthread_mutex_unlock(&rt_control_lock);
 }
 
 int ringtrace_instance_destroy(struct ringtrace_instance *tr)
@@ -1246,6 +1255,13 @@ int ringtrace_available_filter_functions(FILE *out)
 int ringtrace_enabled_functions(FILE *out)
 {
 	return rt_ftrace_enabled_functions(out);
+}
+
+int ringtrace_ftrace_site_errors(FILE *out)
+{
+	if (!out)
+		return -EINVAL;
+	return rt_ftrace_site_errors(out);
 }
 
 int ringtrace_set_max_graph_depth(int depth)

@@ -350,11 +350,31 @@ static int rt_ftrace_list_by_name(const char *name)
 	return -1;
 }
 
+/* The text @show writes to a stream, as the reply (cut at its limit). */
+static int rt_reply_stream(struct rt_reply *r, int (*show)(FILE *out))
+{
+	char *big = NULL;
+	size_t blen = 0;
+	FILE *f = open_memstream(&big, &blen);
+
+	if (!f)
+		return -ENOMEM;
+	show(f);
+	fclose(f);
+	if (big && blen >= RT_CTL_REPLY_MAX)
+		big[RT_CTL_REPLY_MAX - 1] = '\0';
+	rt_reply_printf(r, "%s", big ? big : "");
+	free(big);
+	return 0;
+}
+
 /*
  * rt_get - "get INST NAME": the value a tracefs file of that name shows
  * (tracing_on, buffer_size_kb, buffer_percent, trace_clock,
  * tracing_max_latency, tracing_thresh, max_graph_depth, the ftrace
- * lists, enabled_functions), or "print_cfg": the options as
+ * lists, enabled_functions), "ftrace_site_errors" (the call sites that
+ * could not be patched, rt_ftrace_site_errors()), or "print_cfg": the
+ * options as
  * a hexadecimal mask and the current tracer's number (enum rt_tracer),
  * what a tool needs to print the instance's trace as it would.
  */
@@ -376,21 +396,22 @@ static int rt_get(struct ringtrace_instance *tr, const char *name,
 			return -ENOMEM;
 		ringtrace_show_ftrace_list(list, big, RT_CTL_REPLY_MAX);
 		rt_reply_printf(r, "%s", big);
+		/* the function commands follow set_ftrace_filter's
+		 * functions (after the kernel's line for an empty list) */
+		if (list == RINGTRACE_FTRACE_FILTER &&
+		    rt_ftrace_probes_show(NULL, 0)) {
+			if (!big[0])
+				rt_reply_printf(r, "#### all functions enabled ####\n");
+			rt_ftrace_probes_show(big, RT_CTL_REPLY_MAX);
+			rt_reply_printf(r, "%s", big);
+		}
 		free(big);
 	} else if (!strcmp(name, "enabled_functions")) {
 		/* the recorded call sites patched into calls (dynftrace) */
-		char *big = NULL;
-		size_t blen = 0;
-		FILE *f = open_memstream(&big, &blen);
-
-		if (!f)
-			return -ENOMEM;
-		ringtrace_enabled_functions(f);
-		fclose(f);
-		if (big && blen >= RT_CTL_REPLY_MAX)
-			big[RT_CTL_REPLY_MAX - 1] = '\0';
-		rt_reply_printf(r, "%s", big ? big : "");
-		free(big);
+		return rt_reply_stream(r, ringtrace_enabled_functions);
+	} else if (!strcmp(name, "ftrace_site_errors")) {
+		/* the sites that could not be patched, for error_log */
+		return rt_reply_stream(r, ringtrace_ftrace_site_errors);
 	} else if (!strcmp(name, "tracing_on")) {
 		rt_reply_printf(r, "%d\n", ringtrace_tracing_is_on(tr) ? 1 : 0);
 	} else if (!strcmp(name, "buffer_size_kb")) {
@@ -581,22 +602,38 @@ static int rt_cmd_max_graph_depth(struct ringtrace_instance *tr,
 	return ringtrace_set_max_graph_depth((int)a->v[0].u);
 }
 
-static int rt_cmd_ftrace_list(struct ringtrace_instance *tr,
-			      const struct rt_cmd_args *a, struct rt_reply *r)
+/* ftrace_list replaces a list (">"), ftrace_list_add adds to it (a
+ * write after the open, which emptied it or not: ">>") */
+static int rt_ftrace_list_cmd(const struct rt_cmd_args *a, struct rt_reply *r,
+			      bool append)
 {
 	int list = rt_ftrace_list_by_name(a->v[0].s), ret;
 	char err[4096];
 
-	(void)tr;
 	if (list < 0) {
 		rt_reply_printf(r, "unknown list '%s'", a->v[0].s);
 		return -EINVAL;
 	}
-	ret = ringtrace_set_ftrace_list(list, a->v[1].s, false, err,
+	ret = ringtrace_set_ftrace_list(list, a->v[1].s, append, err,
 					sizeof(err));
 	if (ret)
 		rt_reply_printf(r, "%s", err);
 	return ret;
+}
+
+static int rt_cmd_ftrace_list(struct ringtrace_instance *tr,
+			      const struct rt_cmd_args *a, struct rt_reply *r)
+{
+	(void)tr;
+	return rt_ftrace_list_cmd(a, r, false);
+}
+
+static int rt_cmd_ftrace_list_add(struct ringtrace_instance *tr,
+				  const struct rt_cmd_args *a,
+				  struct rt_reply *r)
+{
+	(void)tr;
+	return rt_ftrace_list_cmd(a, r, true);
 }
 
 static int rt_cmd_marker(struct ringtrace_instance *tr,

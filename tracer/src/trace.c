@@ -519,12 +519,13 @@ rt_write_stack(struct ringbuf *rb, int depth, const void *from)
 	ringbuf_unlock_commit(rb);
 }
 
-/* Take one firing of @t: false when its count is spent. Bounded: a
- * count fought over that long loses this firing. */
+/* Take one firing of a trigger or function command whose count is
+ * @count: false when it is spent. Bounded: a count fought over that long
+ * loses this firing. */
 static __attribute__((no_instrument_function)) bool
-rt_trigger_take(struct rt_trigger *t)
+rt_count_take(_Atomic long *count)
 {
-	long c = atomic_load_explicit(&t->count, memory_order_relaxed);
+	long c = atomic_load_explicit(count, memory_order_relaxed);
 	int tries;
 
 	for (tries = 0; tries < 1000; tries++) {
@@ -535,11 +536,46 @@ rt_trigger_take(struct rt_trigger *t)
 		/* Relaxed: the count orders nothing; the cmpxchg only makes
 		 * each firing take one unit. */
 		if (atomic_compare_exchange_weak_explicit(
-			    &t->count, &c, c - 1, memory_order_relaxed,
+			    count, &c, c - 1, memory_order_relaxed,
 			    memory_order_relaxed))
 			return true;
 	}
 	return false;
+}
+
+static inline __attribute__((no_instrument_function)) bool
+rt_trigger_take(struct rt_trigger *t)
+{
+	return rt_count_take(&t->count);
+}
+
+/* Turn @rb's recording on or off (@on) when it is not already, taking a
+ * firing of @count: as the kernel's traceon/traceoff, a firing that
+ * changes nothing does not count. */
+static __attribute__((no_instrument_function)) void
+rt_record_switch(struct ringbuf *rb, bool on, _Atomic long *count)
+{
+	if (ringbuf_record_is_on(rb) == on || !rt_count_take(count))
+		return;
+	if (on)
+		ringbuf_record_on(rb);
+	else
+		ringbuf_record_off(rb);
+}
+
+/* Soft-enable (@on) or soft-disable event @p in instance @bit, taking a
+ * firing of @count when that changes it. */
+static __attribute__((no_instrument_function)) void
+rt_soft_switch(struct rt_event_priv *p, uint64_t bit, bool on,
+	       _Atomic long *count)
+{
+	/* Relaxed: the soft-disabled bit is the whole state; the target's
+	 * writers read it relaxed too. */
+	if (!(atomic_load_explicit(&p->soft_disabled, memory_order_relaxed) &
+	      bit) == on ||
+	    !rt_count_take(count))
+		return;
+	rt_soft_disabled_set(p, bit, !on);
 }
 
 /* The snapshot trigger: swap the live buffer with the snapshot buffer.
@@ -567,7 +603,6 @@ rt_trigger_fire(struct ringtrace_write *w, struct rt_trigger *t,
 				     memory_order_acquire);
 	uint64_t bit = 1ull << w->inst;
 	struct ringbuf *rb;
-	bool on;
 
 	if (!tr)
 		return;
@@ -576,15 +611,7 @@ rt_trigger_fire(struct ringtrace_write *w, struct rt_trigger *t,
 	switch (t->type) {
 	case RT_TRIG_TRACEON:
 	case RT_TRIG_TRACEOFF:
-		on = t->type == RT_TRIG_TRACEON;
-		/* As the kernel's traceon/traceoff: a firing that changes
-		 * nothing does not count. */
-		if (ringbuf_record_is_on(rb) == on || !rt_trigger_take(t))
-			return;
-		if (on)
-			ringbuf_record_on(rb);
-		else
-			ringbuf_record_off(rb);
+		rt_record_switch(rb, t->type == RT_TRIG_TRACEON, &t->count);
 		break;
 	case RT_TRIG_SNAPSHOT:
 		if (!rt_trigger_take(t))
@@ -615,22 +642,70 @@ rt_trigger_fire(struct ringtrace_write *w, struct rt_trigger *t,
 		break;
 	case RT_TRIG_ENABLE_EVENT:
 	case RT_TRIG_DISABLE_EVENT:
-		on = t->type == RT_TRIG_ENABLE_EVENT;
-		/* Relaxed: the soft-disabled bit is the whole state; the
-		 * target's writers read it relaxed too. */
-		if (!(atomic_load_explicit(&t->target->soft_disabled,
-					   memory_order_relaxed) &
-		      bit) == on ||
-		    !rt_trigger_take(t))
-			return;
-		if (on)
-			atomic_fetch_and_explicit(&t->target->soft_disabled,
-						  ~bit, memory_order_relaxed);
-		else
-			atomic_fetch_or_explicit(&t->target->soft_disabled,
-						 bit, memory_order_relaxed);
+		rt_soft_switch(t->target, bit,
+			       t->type == RT_TRIG_ENABLE_EVENT, &t->count);
 		break;
 	}
+}
+
+/* ---- function commands (ftrace.h) ---------------------------------------- */
+
+__attribute__((no_instrument_function)) void
+rt_ftrace_probe_fire(int cmd, _Atomic long *count, void *target,
+		     const void *from)
+{
+	struct ringtrace_instance *tr;
+	struct ringbuf *rb;
+
+	rt_rcu_read_lock();
+	/* Pairs with the release store that publishes the instance. */
+	tr = atomic_load_explicit(&rt_instances[0], memory_order_acquire);
+	/* Pairs with the release store of a new buffer (trace clock). */
+	rb = tr ? atomic_load_explicit(&tr->rb, memory_order_acquire) : NULL;
+	if (rb) {
+		switch (cmd) {
+		case RT_FPROBE_TRACEON:
+		case RT_FPROBE_TRACEOFF:
+			rt_record_switch(rb, cmd == RT_FPROBE_TRACEON, count);
+			break;
+		case RT_FPROBE_STACKTRACE:
+			if (rt_count_take(count))
+				rt_write_stack(rb, rt_cur.depth, from);
+			break;
+		case RT_FPROBE_ENABLE_EVENT:
+		case RT_FPROBE_DISABLE_EVENT:
+			rt_soft_switch(target, 1, cmd == RT_FPROBE_ENABLE_EVENT,
+				       count);
+			break;
+		}
+	}
+	rt_rcu_read_unlock();
+}
+
+int rt_ftrace_probe_target(const char *system, const char *event, bool enter,
+			   void **target)
+{
+	struct rt_event_priv *p;
+	int ret = 0;
+
+	rt_registry_lock();
+	if (!enter) {
+		rt_soft_mode(*target, 0, false);
+	} else {
+		p = rt_event_find(system, event);
+		if (!p || p->builtin)
+			ret = -ENOENT;
+		else
+			rt_soft_mode(p, 0, true);
+		*target = ret ? NULL : p;
+	}
+	rt_registry_unlock();
+	return ret;
+}
+
+void rt_ftrace_probe_prime(void)
+{
+	rt_stack_prime();
 }
 
 /*
@@ -1034,16 +1109,6 @@ rt_fill_fn(void *rec, const void *arg)
 	e->parent_ip = a->b;
 }
 
-__attribute__((no_instrument_function)) void
-rt_ftrace_function_event(unsigned long ip, unsigned long parent_ip)
-{
-	struct rt_fn_arg a = { .a = ip, .b = parent_ip };
-	uint64_t mask = atomic_load_explicit(&rt_fn_mask, memory_order_relaxed);
-
-	if (mask)
-		rt_write_builtin(mask, RT_TYPE_FN, sizeof(struct rt_fn_entry),
-				 rt_fill_fn, &a);
-}
 
 static __attribute__((no_instrument_function)) RINGTRACE_RECORD_ACCESS void
 rt_fill_graph_ent(void *rec, const void *arg)
@@ -1068,21 +1133,21 @@ rt_fill_graph_ret(void *rec, const void *arg)
 	e->rettime = a->t1;
 }
 
-/* ---- function_graph records --------------------------------------------- */
+/* ---- the function tracers' records -------------------------------------- */
 
 /*
- * Two records per traced call, so the graph's writes have a path of their
- * own. The common case is tested once, up front: a thread writing at the
- * outermost level (no record of its own under way, no
- * ringtrace_irq_enter()), its id and name already known, no instance of
- * @mask with a set_ftrace_pid list. There the header is the same word
- * for every record of the thread, the nesting count goes from 0 to 1 and
- * back, and the payload is stored straight into each reservation. Any
- * other case goes through rt_write_builtin_inline() (the records are the
- * same either way).
+ * One record per traced call (function) or two (function_graph), so the
+ * function tracers' writes have a path of their own. The common case is
+ * tested once, up front: a thread writing at the outermost level (no
+ * record of its own under way, no ringtrace_irq_enter()), its id and name
+ * already known, no instance of @mask with a set_ftrace_pid list. There
+ * the header is the same word for every record of the thread, the
+ * nesting count goes from 0 to 1 and back, and the payload is stored
+ * straight into each reservation. Any other case goes through
+ * rt_write_builtin_inline() (the records are the same either way).
  */
 static inline __attribute__((always_inline, no_instrument_function)) bool
-rt_graph_fast(const struct rt_thread *cur, uint64_t mask)
+rt_fn_fast(const struct rt_thread *cur, uint64_t mask)
 {
 	/* Relaxed: as in rt_write_builtin_inline(). */
 	uint64_t pids = atomic_load_explicit(&rt_ftrace_pid_mask,
@@ -1128,7 +1193,7 @@ rt_graph_write(uint16_t type, const struct rt_fn_arg *a, uint64_t ts)
 
 	if (!mask)
 		return;
-	if (!rt_graph_fast(cur, mask)) {
+	if (!rt_fn_fast(cur, mask)) {
 		rt_graph_write_slow(mask, type, a);
 		return;
 	}
@@ -1140,6 +1205,41 @@ rt_graph_write(uint16_t type, const struct rt_fn_arg *a, uint64_t ts)
 	else
 		rt_write_instances(mask, type, size, rt_fill_graph_ret, a, ts, 0,
 				   true);
+	rt_rcu_read_unlock();
+	cur->depth = 0;
+}
+
+/* The general path of a function record (rt_write_builtin_inline()). */
+static __attribute__((noinline, no_instrument_function)) void
+rt_fn_write_slow(uint64_t mask, const struct rt_fn_arg *a)
+{
+	rt_write_builtin_inline(mask, RT_TYPE_FN, sizeof(struct rt_fn_entry),
+				rt_fill_fn, a, 0);
+}
+
+/*
+ * The function tracer's record, into every instance of rt_fn_mask: the
+ * graph's fast path (rt_fn_fast()) with the payload stored inline, the
+ * rest out of line.
+ */
+__attribute__((no_instrument_function)) RINGTRACE_RECORD_ACCESS void
+rt_ftrace_function_event(unsigned long ip, unsigned long parent_ip)
+{
+	struct rt_fn_arg a = { .a = ip, .b = parent_ip };
+	/* Relaxed: each bit is checked again through rt_inst_rbs[]. */
+	uint64_t mask = atomic_load_explicit(&rt_fn_mask, memory_order_relaxed);
+	struct rt_thread *cur = &rt_cur;
+
+	if (!mask)
+		return;
+	if (!rt_fn_fast(cur, mask)) {
+		rt_fn_write_slow(mask, &a);
+		return;
+	}
+	cur->depth = 1;
+	rt_rcu_read_lock();
+	rt_write_instances(mask, RT_TYPE_FN, sizeof(struct rt_fn_entry),
+			   rt_fill_fn, &a, 0, 0, true);
 	rt_rcu_read_unlock();
 	cur->depth = 0;
 }

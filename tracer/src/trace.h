@@ -218,6 +218,20 @@ void rt_events_foreach(void (*fn)(struct rt_event_priv *p, void *arg),
 		       void *arg);
 void rt_soft_mode(struct rt_event_priv *p, int inst, bool enter);
 
+/* Set (@disabled) or clear the soft-disabled bit @bit of event @p.
+ * Relaxed: the bit is the whole state; the event's writers read it
+ * relaxed too. */
+static inline __attribute__((no_instrument_function)) void
+rt_soft_disabled_set(struct rt_event_priv *p, uint64_t bit, bool disabled)
+{
+	if (disabled)
+		atomic_fetch_or_explicit(&p->soft_disabled, bit,
+					 memory_order_relaxed);
+	else
+		atomic_fetch_and_explicit(&p->soft_disabled, ~bit,
+					  memory_order_relaxed);
+}
+
 void rt_events_pid_filter(int inst, bool on);
 void rt_events_stack_option(int inst, bool on);
 

@@ -116,6 +116,9 @@ static struct rtfs {
 	pthread_mutex_t lock; /* errlog, pipes, events cache */
 	struct rtfs_errlog errlog[RTFS_ERRLOG_MAX];
 	int nr_err, next_err;
+	/* the top error_log was last cleared then: the process's call site
+	 * errors from before are not shown */
+	uint64_t site_err_cleared;
 	struct rtfs_pipe *pipes;
 	int pipes_open;
 	struct rtfs_mark *marks; /* under mark_lock */
@@ -1244,9 +1247,63 @@ static int rtfs_marker_raw(const struct rtfs_node *n, const char *buf,
 }
 
 /* error_log */
+static void rtfs_print_err(FILE *out, const struct rtfs_errlog *e)
+{
+	fprintf(out, "[%5" PRIu64 ".%06" PRIu64 "] %s: error: %s\n",
+		e->ts_ns / 1000000000u, (e->ts_ns % 1000000000u) / 1000u,
+		e->loc, e->msg);
+	fprintf(out, "  Command: %s\n", e->cmd);
+	fprintf(out, "%*s^\n", (int)strlen("  Command: ") + e->pos, "");
+}
+
+/*
+ * The process's call sites that could not be patched (left alone), as
+ * error_log entries of the top instance, location "ftrace", the site as
+ * the command: at most RTFS_ERRLOG_MAX, into @v. Return how many.
+ */
+static int rtfs_site_errors(struct rtfs_errlog *v, uint64_t after)
+{
+	char *reply = NULL, *line, *save = NULL;
+	int nr = 0;
+
+	if (rtfs_cmd(&reply, NULL, &RT_CALL(GET, NULL,
+					    RT_S(0, "ftrace_site_errors"))))
+		return 0;
+	for (line = reply ? strtok_r(reply, "\n", &save) : NULL;
+	     line && nr < RTFS_ERRLOG_MAX; line = strtok_r(NULL, "\n", &save)) {
+		char *msg = strchr(line, '\t'), *site;
+		unsigned long long ts;
+
+		if (!msg || sscanf(line, "%llu", &ts) != 1 || ts <= after)
+			continue;
+		*msg++ = '\0';
+		site = strchr(msg, '\t');
+		if (!site)
+			continue;
+		*site++ = '\0';
+		memset(&v[nr], 0, sizeof(v[nr]));
+		v[nr].ts_ns = ts;
+		snprintf(v[nr].loc, sizeof(v[nr].loc), "ftrace");
+		snprintf(v[nr].msg, sizeof(v[nr].msg), "%s", msg);
+		snprintf(v[nr].cmd, sizeof(v[nr].cmd), "%s", site);
+		nr++;
+	}
+	free(reply);
+	return nr;
+}
+
 static int rtfs_show_error_log(const struct rtfs_node *n, FILE *out)
 {
-	int i, k;
+	struct rtfs_errlog sites[RTFS_ERRLOG_MAX];
+	int i, k, s = 0, nr_sites = 0;
+	uint64_t after;
+
+	pthread_mutex_lock(&fs.lock);
+	after = fs.site_err_cleared;
+	pthread_mutex_unlock(&fs.lock);
+	/* (the process is asked without the mount's lock held) */
+	if (!strcmp(rtfs_iarg(n->inst), "-"))
+		nr_sites = rtfs_site_errors(sites, after);
 
 	pthread_mutex_lock(&fs.lock);
 	for (k = 0; k < fs.nr_err; k++) {
@@ -1257,13 +1314,14 @@ static int rtfs_show_error_log(const struct rtfs_node *n, FILE *out)
 		e = &fs.errlog[i];
 		if (strcmp(e->inst, rtfs_iarg(n->inst)))
 			continue;
-		fprintf(out, "[%5" PRIu64 ".%06" PRIu64 "] %s: error: %s\n",
-			e->ts_ns / 1000000000u, (e->ts_ns % 1000000000u) / 1000u,
-			e->loc, e->msg);
-		fprintf(out, "  Command: %s\n", e->cmd);
-		fprintf(out, "%*s^\n", (int)strlen("  Command: ") + e->pos, "");
+		/* both in time order: merged */
+		for (; s < nr_sites && sites[s].ts_ns <= e->ts_ns; s++)
+			rtfs_print_err(out, &sites[s]);
+		rtfs_print_err(out, e);
 	}
 	pthread_mutex_unlock(&fs.lock);
+	for (; s < nr_sites; s++)
+		rtfs_print_err(out, &sites[s]);
 	return 0;
 }
 
@@ -1272,6 +1330,8 @@ static int rtfs_trunc_error_log(const struct rtfs_node *n)
 	int i;
 
 	pthread_mutex_lock(&fs.lock);
+	if (!strcmp(rtfs_iarg(n->inst), "-"))
+		fs.site_err_cleared = rtfs_now_ns();
 	for (i = 0; i < RTFS_ERRLOG_MAX; i++)
 		if (!strcmp(fs.errlog[i].inst, rtfs_iarg(n->inst)))
 			fs.errlog[i].inst[0] = '\0';
@@ -1313,11 +1373,18 @@ static int rtfs_show_enabled_functions(const struct rtfs_node *n, FILE *out)
 	return ret;
 }
 
+/* A write adds to the list: the open emptied it for '>' (trunc) */
 static int rtfs_write_ftrace_list(const struct rtfs_node *n, char *buf)
 {
+	char err[RTT_ERR_MAX];
+	int ret;
+
 	rtfs_chomp(buf);
-	return rtfs_cmd(NULL, NULL, &RT_CALL(FTRACE_LIST, NULL,
-					     RT_S(0, n->f->name), RT_S(1, buf)));
+	ret = rtfs_cmd(NULL, err, &RT_CALL(FTRACE_LIST_ADD, NULL,
+					   RT_S(0, n->f->name), RT_S(1, buf)));
+	if (ret == -EINVAL)
+		rtfs_log_err(n->inst, n->f->name, err, buf, 0);
+	return ret;
 }
 
 static int rtfs_trunc_ftrace_list(const struct rtfs_node *n)
@@ -1518,6 +1585,9 @@ static const char rtfs_readme[] =
 	"  instances/\t\t- mkdir and rmdir make and remove instances\n"
 	"  error_log\t\t- why the last writes were refused\n"
 	"  set_ftrace_filter\t- the functions the function tracers record\n"
+	"\t\t\t  and function commands: <function>:<command>[:count]\n"
+	"\t\t\t  (traceon, traceoff, stacktrace,\n"
+	"\t\t\t  enable_event:<system>:<event>, disable_event:...)\n"
 	"  enabled_functions\t- the recorded call sites patched into calls\n";
 
 static int rtfs_show_readme(const struct rtfs_node *n, FILE *out)

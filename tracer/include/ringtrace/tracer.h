@@ -227,6 +227,11 @@ RINGTRACE_API int ringtrace_available_filter_functions(FILE *out);
  * -fpatchable-function-entry; x86-64) that are calls now, one
  * "name (1)\ttramp: ..." a line; empty elsewhere. Added in 0.1.x. */
 RINGTRACE_API int ringtrace_enabled_functions(FILE *out);
+/* The recorded call sites that could not be patched and were left alone
+ * (a text page that takes no write, a function too short for a call):
+ * the last 16, one "TS_NS\tMESSAGE\tSITE" line each, TS_NS on
+ * CLOCK_MONOTONIC; what the mount's error_log shows. Added after 0.1.0. */
+RINGTRACE_API int ringtrace_ftrace_site_errors(FILE *out);
 /* max_graph_depth (0: no limit) */
 RINGTRACE_API int ringtrace_set_max_graph_depth(int depth);
 /* The global stop switch (function_trace_stop): no function is recorded
