@@ -221,17 +221,11 @@ void rt_publish_events(void)
 
 static int rt_sym_line(const struct rt_sym *sym, void *arg)
 {
-	const char *mod = rt_sym_modname(sym);
-
-	if (mod)
-		fprintf(arg, "%016lx T %s\t[%s]\n", sym->start, sym->name, mod);
-	else
-		fprintf(arg, "%016lx T %s\n", sym->start, sym->name);
-	return 0;
+	return rt_symtab_print(arg, sym, rt_sym_modname(sym));
 }
 
-/* Write the symbols file (kallsyms lines), for %ps and the function
- * tracers in a tool, and after a crash. */
+/* Write the symbols file (kallsyms lines with their sizes, symtab.h), for
+ * %ps and the function tracers in a tool, and after a crash. */
 int rt_publish_syms(void)
 {
 	char path[PATH_MAX], *text = NULL;
