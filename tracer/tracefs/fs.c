@@ -63,14 +63,11 @@ struct rtfs_errlog {
 };
 
 /*
- * The mount's consumer mark on one buffer file, shared by all of its
- * readers that consume it (trace_pipe, trace_pipe_raw): an open file
- * description locked for writing on byte 0, as a consumer's lock in the
- * tool (client.c), and on byte RTT_CONSUMER_PID_OFF + our pid, which
- * names us to a consumer refused. An OFD lock (F_OFD_SETLK) goes with
- * the open file description, not with the process: the daemon closing
- * another descriptor of the file (a reader's view freed, a trace read)
- * leaves it, as a process-wide record lock would not.
+ * The mount's consumer mark on one buffer file (rtt_mark_take(), the
+ * tool's mark), shared by all of its readers that consume it
+ * (trace_pipe, trace_pipe_raw): a description of the file of its own,
+ * which the daemon closing other descriptors of the file (a reader's
+ * view freed, a trace read) leaves marked.
  */
 struct rtfs_mark {
 	dev_t dev;
@@ -1905,19 +1902,10 @@ static int rtfs_lookup(const char *path, struct rtfs_node *n)
 
 /* ---- the consumer mark --------------------------------------------------- */
 
-static int rtfs_ofd_lock(int fd, off_t start)
-{
-	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
-			    .l_start = start, .l_len = 1 };
-
-	return fcntl(fd, F_OFD_SETLK, &fl) ? -errno : 0;
-}
-
-/* Be the consumer of the buffer @rb (a view of instance @slot) views, for
+/* Be the consumer of the buffer @rb views, for
  * one more reader: the mark, or NULL with *@errp -EBUSY (another
  * process consumes it) or another errno. */
-static struct rtfs_mark *rtfs_mark_get(struct ringbuf *rb, int slot,
-				       int *errp)
+static struct rtfs_mark *rtfs_mark_get(struct ringbuf *rb, int *errp)
 {
 	char err[RTT_ERR_MAX], path[64];
 	struct rtfs_mark *m;
@@ -1947,17 +1935,10 @@ static struct rtfs_mark *rtfs_mark_get(struct ringbuf *rb, int slot,
 		free(m);
 		goto fail;
 	}
-	ret = rtfs_ofd_lock(m->fd, 0);
-	if (ret == -EAGAIN || ret == -EACCES) {
-		/* name the consumer in the daemon's log */
-		if (rtt_consumer_check(&fs.p, slot, err))
-			fprintf(stderr, "ringtrace mount: %s\n", err);
-		ret = -EBUSY;
-	}
-	if (!ret)
-		ret = rtfs_ofd_lock(m->fd,
-				    RTT_CONSUMER_PID_OFF + (off_t)getpid());
+	ret = rtt_mark_take(&fs.p, m->fd, err);
 	if (ret) {
+		/* the daemon's log names the consumer */
+		fprintf(stderr, "ringtrace mount: %s\n", err);
 		close(m->fd);
 		free(m);
 		goto fail;
@@ -2006,7 +1987,7 @@ static int rtfs_attach_marked(int slot, uint32_t *gen, struct ringbuf **rbp,
 
 	if (ret)
 		return ret;
-	*markp = rtfs_mark_get(*rbp, slot, &ret);
+	*markp = rtfs_mark_get(*rbp, &ret);
 	if (!*markp) {
 		ringbuf_free(*rbp);
 		*rbp = NULL;
@@ -2029,7 +2010,7 @@ static struct rtfs_pipe *rtfs_pipe_get(const struct rtfs_node *n, int *errp)
 		/* the first reader again: consume again, unless another
 		 * consumer came meanwhile */
 		if (!pp->users) {
-			pp->mark = rtfs_mark_get(pp->rb, pp->slot, &ret);
+			pp->mark = rtfs_mark_get(pp->rb, &ret);
 			if (!pp->mark) {
 				pthread_mutex_unlock(&fs.lock);
 				*errp = ret;
