@@ -815,34 +815,20 @@ static int rtfs_show_get(const struct rtfs_node *n, FILE *out)
 					     RT_S(0, n->f->name)));
 }
 
-static int rtfs_write_tracing_on(const struct rtfs_node *n, char *buf)
-{
-	unsigned long v;
-
-	if (rtfs_parse_ul(buf, &v))
-		return -EINVAL;
-	return rtfs_cmd(NULL, NULL,
-			&RT_CALL(TRACING_ON, n->inst, RT_I(0, v != 0)));
-}
-
-/* buffer_size_kb: every cpu buffer; per_cpu/cpuN/buffer_size_kb: that one
- * alone (the top file then reads "X", as the kernel's) */
+/* per_cpu/cpuN/buffer_size_kb: that cpu buffer alone (the top
+ * buffer_size_kb, the library's, then reads "X", as the kernel's) */
 static int rtfs_write_buffer_size(const struct rtfs_node *n, char *buf)
 {
 	unsigned long v;
 
 	if (rtfs_parse_ul(buf, &v) || !v || v > (1ul << 30))
 		return -EINVAL;
-	if (n->cpu != RINGBUF_ALL_CPUS)
-		return rtfs_cmd(NULL, NULL,
-				&RT_CALL(BUFFER_SIZE_KB, n->inst, RT_U(0, v),
-					 RT_U(1, (unsigned int)n->cpu)));
 	return rtfs_cmd(NULL, NULL,
-			&RT_CALL(BUFFER_SIZE_KB, n->inst, RT_U(0, v)));
+			&RT_CALL(BUFFER_SIZE_KB, n->inst, RT_U(0, v),
+				 RT_U(1, (unsigned int)n->cpu)));
 }
 
-/* The size of each cpu buffer, in kB: the sum (@cpu RINGBUF_ALL_CPUS) or
- * that of @cpu. */
+/* The size of cpu buffer @cpu, in kB. */
 static int rtfs_cpu_size_kb(const struct rtfs_node *n, int cpu,
 			    unsigned long *kb)
 {
@@ -856,21 +842,11 @@ static int rtfs_cpu_size_kb(const struct rtfs_node *n, int cpu,
 	for (int c = 0; !ret && p && *p; c++) {
 		unsigned long v = strtoul(p, &p, 10);
 
-		if (cpu == RINGBUF_ALL_CPUS || cpu == c)
+		if (cpu == c)
 			*kb += v;
 		p += strspn(p, "\n");
 	}
 	free(reply);
-	return ret;
-}
-
-static int rtfs_show_total_size(const struct rtfs_node *n, FILE *out)
-{
-	unsigned long kb;
-	int ret = rtfs_cpu_size_kb(n, RINGBUF_ALL_CPUS, &kb);
-
-	if (!ret)
-		fprintf(out, "%lu\n", kb);
 	return ret;
 }
 
@@ -884,31 +860,12 @@ static int rtfs_show_cpu_size(const struct rtfs_node *n, FILE *out)
 	return ret;
 }
 
-static int rtfs_write_cpumask(const struct rtfs_node *n, char *buf)
-{
-	rtfs_chomp(buf);
-	if (!buf[0] || strchr(buf, ' '))
-		return -EINVAL;
-	return rtfs_cmd(NULL, NULL,
-			&RT_CALL(TRACING_CPUMASK, n->inst, RT_S(0, buf)));
-}
-
 /* free_buffer: any write shrinks the buffer (the kernel does it at the
  * file's release; a write comes just before it) */
 static int rtfs_write_free_buffer(const struct rtfs_node *n, char *buf)
 {
 	(void)buf;
 	return rtfs_cmd(NULL, NULL, &RT_CALL(FREE_BUFFER, n->inst));
-}
-
-static int rtfs_write_buffer_percent(const struct rtfs_node *n, char *buf)
-{
-	unsigned long v;
-
-	if (rtfs_parse_ul(buf, &v) || v > 100)
-		return -EINVAL;
-	return rtfs_cmd(NULL, NULL,
-			&RT_CALL(BUFFER_PERCENT, n->inst, RT_I(0, (long long)v)));
 }
 
 /* The sub-buffer size of @n's instance, from its live buffer: 0 or a
@@ -949,32 +906,11 @@ static int rtfs_show_header_event(const struct rtfs_node *n, FILE *out)
 	return 0;
 }
 
-static int rtfs_show_tracer(const struct rtfs_node *n, FILE *out)
-{
-	return rtfs_show_reply(out, &RT_CALL(TRACER, n->inst));
-}
-
-static int rtfs_write_tracer(const struct rtfs_node *n, char *buf)
-{
-	rtfs_chomp(buf);
-	if (!buf[0] || strpbrk(buf, " \t\n"))
-		return -EINVAL;
-	return rtfs_cmd(NULL, NULL, &RT_CALL(TRACER, n->inst, RT_S(0, buf)));
-}
-
 static int rtfs_show_available_tracers(const struct rtfs_node *n, FILE *out)
 {
 	(void)n;
 	fputs("function_graph function usersoff nop\n", out);
 	return 0;
-}
-
-static int rtfs_write_clock(const struct rtfs_node *n, char *buf)
-{
-	rtfs_chomp(buf);
-	if (!buf[0] || strpbrk(buf, " \t\n"))
-		return -EINVAL;
-	return rtfs_cmd(NULL, NULL, &RT_CALL(CLOCK, n->inst, RT_S(0, buf)));
 }
 
 /* trace_options and options/NAME */
@@ -1542,14 +1478,6 @@ static const struct rtfs_file_ops rtfs_files[] = {
 	  rtfs_show_filter_functions, NULL, NULL },
 	{ "available_tracers", 0444, false, rtfs_show_available_tracers,
 	  NULL, NULL },
-	{ "buffer_percent", 0644, false, rtfs_show_get,
-	  rtfs_write_buffer_percent, rtfs_trunc_none },
-	{ "buffer_size_kb", 0644, false, rtfs_show_get, rtfs_write_buffer_size,
-	  rtfs_trunc_none },
-	{ "buffer_total_size_kb", 0444, false, rtfs_show_total_size, NULL,
-	  NULL },
-	{ "current_tracer", 0644, false, rtfs_show_tracer, rtfs_write_tracer,
-	  rtfs_trunc_none },
 	{ "enabled_functions", 0444, true, rtfs_show_enabled_functions, NULL,
 	  NULL },
 	{ "error_log", 0644, false, rtfs_show_error_log, rtfs_write_ignore,
@@ -1586,8 +1514,6 @@ static const struct rtfs_file_ops rtfs_files[] = {
 	  rtfs_trunc_synth },
 	{ "trace", 0644, false, rtfs_show_trace, rtfs_write_ignore,
 	  rtfs_trunc_trace },
-	{ "trace_clock", 0644, false, rtfs_show_get, rtfs_write_clock,
-	  rtfs_trunc_none },
 	{ "trace_marker", 0220, false, NULL, rtfs_write_marker,
 	  rtfs_trunc_none },
 	{ "trace_marker_raw", 0220, false, NULL, rtfs_write_marker_raw,
@@ -1595,12 +1521,8 @@ static const struct rtfs_file_ops rtfs_files[] = {
 	{ "trace_options", 0644, false, rtfs_show_options, rtfs_write_options,
 	  rtfs_trunc_none },
 	{ "trace_pipe", 0444, false, rtfs_show_text, NULL, NULL },
-	{ "tracing_cpumask", 0644, false, rtfs_show_get, rtfs_write_cpumask,
-	  rtfs_trunc_none },
 	{ "tracing_max_latency", 0644, false, rtfs_show_get,
 	  rtfs_write_max_latency, rtfs_trunc_none },
-	{ "tracing_on", 0644, false, rtfs_show_get, rtfs_write_tracing_on,
-	  rtfs_trunc_none },
 	{ "tracing_thresh", 0644, true, rtfs_show_get, rtfs_write_thresh,
 	  rtfs_trunc_none },
 };
