@@ -888,6 +888,12 @@ static int rt_cmd_file_read(struct ringtrace_instance *tr,
 		rt_reply_printf(r, "%s: %s", a->v[0].s, strerror((int)-n));
 		return (int)n;
 	}
+	/* a text cut at the reply's end would pass for the whole file */
+	if ((size_t)n >= r->cap) {
+		rt_reply_printf(r, "%s: %ld bytes, more than a reply holds (%zu)",
+				a->v[0].s, n, r->cap - 1);
+		return -EFBIG;
+	}
 	text = malloc((size_t)n + 1);
 	if (!text)
 		return -ENOMEM;
