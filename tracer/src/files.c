@@ -28,7 +28,9 @@
 
 #include "ctl.h"
 #include "files.h"
+#include "ftrace.h"
 #include "symbols.h"
+#include "trace.h"
 
 /* A number written to a file: decimal, as the kernel's kstrtoul(.., 10),
  * surrounded by blanks at most. 0 or -EINVAL. */
@@ -297,6 +299,106 @@ static int rt_show_timestamp_mode(struct ringtrace_instance *tr, char *buf,
 	return snprintf(buf, len, "[delta] absolute\n");
 }
 
+/* trace_options: every option as "name" or "noname"; a write sets each
+ * word, and is refused for the first unknown one (the others are set) */
+static int rt_show_trace_options(struct ringtrace_instance *tr, char *buf,
+				 size_t len)
+{
+	return (int)ringtrace_show_options(tr, buf, len);
+}
+
+static int rt_write_trace_options(struct ringtrace_instance *tr,
+				  const char *text, char *err, size_t errlen)
+{
+	int ret = 0;
+
+	while (*(text += strspn(text, " \t\n"))) {
+		size_t n = strcspn(text, " \t\n");
+		char opt[64];
+
+		snprintf(opt, sizeof(opt), "%.*s", (int)n, text);
+		if (n >= sizeof(opt) || ringtrace_set_option(tr, opt)) {
+			if (!ret)
+				rt_file_err(err, errlen, "unknown option '%.*s'",
+					    n > 64 ? 64 : (int)n, text);
+			ret = -EINVAL;
+		}
+		text += n;
+	}
+	return ret;
+}
+
+/* tracing_thresh (top only): the usersoff tracer's threshold, in
+ * microseconds (0: keep every new maximum) */
+static int rt_show_thresh(struct ringtrace_instance *tr, char *buf,
+			  size_t len)
+{
+	/* Relaxed: a value shown, as a read of the file. */
+	return snprintf(buf, len, "%llu\n",
+			(unsigned long long)atomic_load_explicit(
+				&tr->thresh_ns, memory_order_relaxed) / 1000);
+}
+
+static int rt_write_thresh(struct ringtrace_instance *tr, const char *text,
+			   char *err, size_t errlen)
+{
+	unsigned long v;
+
+	if (rt_file_ul(text, &v)) {
+		rt_file_err(err, errlen, "tracing_thresh: microseconds");
+		return -EINVAL;
+	}
+	ringtrace_set_thresh(tr, v);
+	return 0;
+}
+
+/* tracing_max_latency: the longest critical section seen, in
+ * microseconds; a write sets it (0 rearms) */
+static int rt_show_max_latency(struct ringtrace_instance *tr, char *buf,
+			       size_t len)
+{
+	return snprintf(buf, len, "%llu\n",
+			(unsigned long long)ringtrace_max_latency(tr));
+}
+
+static int rt_write_max_latency(struct ringtrace_instance *tr,
+				const char *text, char *err, size_t errlen)
+{
+	unsigned long v;
+
+	if (rt_file_ul(text, &v)) {
+		rt_file_err(err, errlen, "tracing_max_latency: microseconds");
+		return -EINVAL;
+	}
+	ringtrace_set_max_latency(tr, v);
+	return 0;
+}
+
+/* max_graph_depth (top only): how deep function_graph follows calls (0:
+ * no limit) */
+static int rt_show_graph_depth(struct ringtrace_instance *tr, char *buf,
+			       size_t len)
+{
+	(void)tr;
+	/* Relaxed: as tracing_thresh. */
+	return snprintf(buf, len, "%d\n",
+			atomic_load_explicit(&rt_max_graph_depth,
+					     memory_order_relaxed));
+}
+
+static int rt_write_graph_depth(struct ringtrace_instance *tr,
+				const char *text, char *err, size_t errlen)
+{
+	unsigned long v;
+
+	(void)tr;
+	if (rt_file_ul(text, &v) || v > INT_MAX) {
+		rt_file_err(err, errlen, "max_graph_depth: a depth (0: no limit)");
+		return -EINVAL;
+	}
+	return ringtrace_set_max_graph_depth((int)v);
+}
+
 /* available_filter_functions_addrs (the kernel's since 6.5): the
  * functions available_filter_functions lists, each after its address */
 static int rt_filter_addr_line(const struct rt_sym *sym, void *arg)
@@ -342,13 +444,20 @@ static const struct rt_file rt_files[] = {
 	  rt_write_subbuf_size },
 	{ "buffer_total_size_kb", 0444, false, rt_show_total_size, NULL },
 	{ "current_tracer", 0644, false, rt_show_tracer, rt_write_tracer },
+	{ "max_graph_depth", 0644, true, rt_show_graph_depth,
+	  rt_write_graph_depth },
 	{ "printk_formats", 0444, true, rt_show_printk_formats, NULL },
 	{ "saved_cmdlines_size", 0644, true, rt_show_cmdlines_size,
 	  rt_write_cmdlines_size },
 	{ "timestamp_mode", 0444, false, rt_show_timestamp_mode, NULL },
 	{ "trace_clock", 0644, false, rt_show_clock, rt_write_clock },
+	{ "trace_options", 0644, false, rt_show_trace_options,
+	  rt_write_trace_options },
 	{ "tracing_cpumask", 0644, false, rt_show_cpumask, rt_write_cpumask },
+	{ "tracing_max_latency", 0644, false, rt_show_max_latency,
+	  rt_write_max_latency },
 	{ "tracing_on", 0644, false, rt_show_tracing_on, rt_write_tracing_on },
+	{ "tracing_thresh", 0644, true, rt_show_thresh, rt_write_thresh },
 };
 
 #define RT_NR_FILES (sizeof(rt_files) / sizeof(rt_files[0]))

@@ -347,8 +347,8 @@ static int rt_ftrace_list_by_name(const char *name)
 
 /*
  * rt_get - "get INST NAME": the value a tracefs file of that name shows
- * (a file of the library's table, files.c; tracing_max_latency,
- * tracing_thresh, max_graph_depth, the ftrace lists, enabled_functions),
+ * (a file of the library's table, files.c; the ftrace lists,
+ * enabled_functions),
  * or "print_cfg": the options as
  * a hexadecimal mask and the current tracer's number (enum rt_tracer),
  * what a tool needs to print the instance's trace as it would.
@@ -400,20 +400,6 @@ static int rt_get(struct ringtrace_instance *tr, const char *name,
 		for (int c = 0; c < n; c++)
 			rt_reply_printf(r, "%zu\n",
 					ringtrace_buffer_size_kb_cpu(tr, c));
-	} else if (!strcmp(name, "tracing_max_latency")) {
-		rt_reply_printf(r, "%llu\n",
-				(unsigned long long)ringtrace_max_latency(tr));
-	} else if (!strcmp(name, "tracing_thresh")) {
-		/* Relaxed: a value shown, as a read of the file. */
-		rt_reply_printf(r, "%llu\n",
-				(unsigned long long)atomic_load_explicit(
-					&tr->thresh_ns, memory_order_relaxed) /
-					1000);
-	} else if (!strcmp(name, "max_graph_depth")) {
-		/* Relaxed: as above. */
-		rt_reply_printf(r, "%d\n",
-				atomic_load_explicit(&rt_max_graph_depth,
-						     memory_order_relaxed));
 	} else if (!strcmp(name, "print_cfg")) {
 		/* Relaxed: a setting changing meanwhile shows either value,
 		 * as a read of the file would. */

@@ -808,13 +808,6 @@ static int rtfs_show_id(const struct rtfs_node *n, FILE *out)
 	return 0;
 }
 
-/* simple values: "get INST NAME" to read, a command to write */
-static int rtfs_show_get(const struct rtfs_node *n, FILE *out)
-{
-	return rtfs_show_reply(out, &RT_CALL(GET, n->inst,
-					     RT_S(0, n->f->name)));
-}
-
 /* per_cpu/cpuN/buffer_size_kb: that cpu buffer alone (the top
  * buffer_size_kb, the library's, then reads "X", as the kernel's) */
 static int rtfs_write_buffer_size(const struct rtfs_node *n, char *buf)
@@ -913,27 +906,7 @@ static int rtfs_show_available_tracers(const struct rtfs_node *n, FILE *out)
 	return 0;
 }
 
-/* trace_options and options/NAME */
-static int rtfs_show_options(const struct rtfs_node *n, FILE *out)
-{
-	return rtfs_show_reply(out, &RT_CALL(OPTIONS, n->inst));
-}
-
-static int rtfs_write_options(const struct rtfs_node *n, char *buf)
-{
-	char *save = NULL, *tok;
-	int ret = 0, r;
-
-	for (tok = strtok_r(buf, " \t\n", &save); tok;
-	     tok = strtok_r(NULL, " \t\n", &save)) {
-		r = rtfs_cmd(NULL, NULL,
-			     &RT_CALL(OPTION, n->inst, RT_S(0, tok)));
-		if (r && !ret)
-			ret = r;
-	}
-	return ret;
-}
-
+/* options/NAME (trace_options is the library's) */
 static int rtfs_show_option(const struct rtfs_node *n, FILE *out)
 {
 	char *reply = NULL, *line, *save = NULL;
@@ -1309,33 +1282,6 @@ static int rtfs_show_filter_functions(const struct rtfs_node *n, FILE *out)
 	return ret;
 }
 
-/* A number in microseconds (tracing_thresh, tracing_max_latency) or a
- * depth (max_graph_depth), the one argument of command @id. */
-static int rtfs_write_number(const struct rtfs_node *n, char *buf,
-			     enum rt_cmd_id id)
-{
-	unsigned long v;
-
-	if (rtfs_parse_ul(buf, &v))
-		return -EINVAL;
-	return rtfs_cmd(NULL, NULL, &RT_CALL_ID(id, n->inst, RT_U(0, v)));
-}
-
-static int rtfs_write_thresh(const struct rtfs_node *n, char *buf)
-{
-	return rtfs_write_number(n, buf, RT_CMD_THRESH);
-}
-
-static int rtfs_write_max_latency(const struct rtfs_node *n, char *buf)
-{
-	return rtfs_write_number(n, buf, RT_CMD_MAX_LATENCY);
-}
-
-static int rtfs_write_graph_depth(const struct rtfs_node *n, char *buf)
-{
-	return rtfs_write_number(n, buf, RT_CMD_MAX_GRAPH_DEPTH);
-}
-
 static int rtfs_show_saved_cmdlines(const struct rtfs_node *n, FILE *out)
 {
 	char *text = NULL;
@@ -1484,8 +1430,6 @@ static const struct rtfs_file_ops rtfs_files[] = {
 	  rtfs_trunc_error_log },
 	{ "free_buffer", 0200, false, NULL, rtfs_write_free_buffer,
 	  rtfs_trunc_none },
-	{ "max_graph_depth", 0644, true, rtfs_show_get, rtfs_write_graph_depth,
-	  rtfs_trunc_none },
 	{ "saved_cmdlines", 0444, true, rtfs_show_saved_cmdlines, NULL, NULL },
 	{ "saved_tgids", 0444, true, rtfs_show_saved_tgids, NULL, NULL },
 	{ "set_event", 0644, false, rtfs_show_set_event, rtfs_write_set_event,
@@ -1518,13 +1462,7 @@ static const struct rtfs_file_ops rtfs_files[] = {
 	  rtfs_trunc_none },
 	{ "trace_marker_raw", 0220, false, NULL, rtfs_write_marker_raw,
 	  rtfs_trunc_none },
-	{ "trace_options", 0644, false, rtfs_show_options, rtfs_write_options,
-	  rtfs_trunc_none },
 	{ "trace_pipe", 0444, false, rtfs_show_text, NULL, NULL },
-	{ "tracing_max_latency", 0644, false, rtfs_show_get,
-	  rtfs_write_max_latency, rtfs_trunc_none },
-	{ "tracing_thresh", 0644, true, rtfs_show_get, rtfs_write_thresh,
-	  rtfs_trunc_none },
 };
 
 #define RTFS_NR_FILES (sizeof(rtfs_files) / sizeof(rtfs_files[0]))
