@@ -29,7 +29,6 @@
 #include "ctl.h"
 #include "files.h"
 #include "ftrace.h"
-#include "symbols.h"
 #include "trace.h"
 
 /* A number written to a file: decimal, as the kernel's kstrtoul(.., 10),
@@ -399,43 +398,8 @@ static int rt_write_graph_depth(struct ringtrace_instance *tr,
 	return ringtrace_set_max_graph_depth((int)v);
 }
 
-/* available_filter_functions_addrs (the kernel's since 6.5): the
- * functions available_filter_functions lists, each after its address */
-static int rt_filter_addr_line(const struct rt_sym *sym, void *arg)
-{
-	const char *mod = rt_sym_modname(sym);
-
-	if (mod)
-		return fprintf(arg, "%lx %s [%s]\n", sym->start, sym->name,
-			       mod) < 0;
-	return fprintf(arg, "%lx %s\n", sym->start, sym->name) < 0;
-}
-
-static int rt_show_filter_addrs(struct ringtrace_instance *tr, char *buf,
-				size_t len)
-{
-	char *text = NULL;
-	size_t n = 0;
-	FILE *f = open_memstream(&text, &n);
-
-	(void)tr;
-	if (!f)
-		return -ENOMEM;
-	rt_syms_foreach(rt_filter_addr_line, f);
-	if (fclose(f)) {
-		free(text);
-		return -ENOMEM;
-	}
-	if (len)
-		snprintf(buf, len, "%s", text);
-	free(text);
-	return n > INT_MAX ? -EFBIG : (int)n;
-}
-
 /* The table: one row per file, sorted by name. */
 static const struct rt_file rt_files[] = {
-	{ "available_filter_functions_addrs", 0444, true, rt_show_filter_addrs,
-	  NULL },
 	{ "buffer_percent", 0644, false, rt_show_buffer_percent,
 	  rt_write_buffer_percent },
 	{ "buffer_size_kb", 0644, false, rt_show_buffer_size,
