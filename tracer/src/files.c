@@ -398,6 +398,18 @@ static int rt_write_graph_depth(struct ringtrace_instance *tr,
 	return ringtrace_set_max_graph_depth((int)v);
 }
 
+/* eval_map (top only): the enum names TRACE_DEFINE_ENUM() gives the
+ * print formats, "NAME VALUE (SYSTEM)"; a TP_printk() here is compiled
+ * with its enums' values: none */
+static int rt_show_eval_map(struct ringtrace_instance *tr, char *buf,
+			    size_t len)
+{
+	(void)tr;
+	if (len)
+		buf[0] = '\0';
+	return 0;
+}
+
 /* The table: one row per file, sorted by name. */
 static const struct rt_file rt_files[] = {
 	{ "buffer_percent", 0644, false, rt_show_buffer_percent,
@@ -408,6 +420,7 @@ static const struct rt_file rt_files[] = {
 	  rt_write_subbuf_size },
 	{ "buffer_total_size_kb", 0444, false, rt_show_total_size, NULL },
 	{ "current_tracer", 0644, false, rt_show_tracer, rt_write_tracer },
+	{ "eval_map", 0444, true, rt_show_eval_map, NULL },
 	{ "max_graph_depth", 0644, true, rt_show_graph_depth,
 	  rt_write_graph_depth },
 	{ "printk_formats", 0444, true, rt_show_printk_formats, NULL },
