@@ -928,8 +928,13 @@ RB_HIDDEN void rb_room_wake(struct rb_cpu_meta *m);
 RB_HIDDEN void rb_room_wait(struct rb_cpu_meta *m, uint32_t seq,
 			    uint64_t max_ns);
 RB_HIDDEN bool rb_writer_gone(struct ringbuf *rb);
+/* recover.c: the reader's crash recovery, and its hooks in read.c. */
 RB_HIDDEN void rb_recover_cpu(struct ringbuf_cpu *cpu_buffer);
 RB_HIDDEN void rb_recover_all(struct ringbuf *rb);
+RB_HIDDEN void rb_reader_repair_dead(struct ringbuf_cpu *cb);
+RB_HIDDEN void rb_swap_record(struct ringbuf_cpu *cb, uint32_t head);
+RB_HIDDEN bool rb_recover_dead_writer(struct ringbuf_cpu *cb,
+				      bool *recovered);
 RB_HIDDEN int rb_membarrier_global(void);
 RB_HIDDEN void rb_membarrier_register_global(void);
 RB_HIDDEN void rb_reader_unlock(struct ringbuf_cpu *cpu_buffer);

@@ -119,3 +119,27 @@ case_extract_paths() {
 	out_has " work: "
 	no_leftovers
 }
+
+# The tool names an address as the process does: `report` (the symbols
+# of the trace.dat file) prints for each "sy:addr" record the name the
+# process's own trace text (its `trace` file) prints, for an address in
+# a function nested in another, past the nested one's end, at a
+# function's last byte and in the padding past a function's end.
+case_symbol_names() {
+	local X=${RTT_SYMS:?RTT_SYMS is not set}
+	[ "$(uname -m)" = x86_64 ] || skip "the sample's functions are x86-64"
+	run 0 "$T" record -q -o "$W/t.dat" -- "$X" "$W/self.txt"
+	grep -o 'addr: .*' "$W/self.txt" >"$W/self"
+	printf '%s\n' "addr: outer=rtsy_outer" "addr: inner=rtsy_inner" \
+		"addr: inner_end=rtsy_outer" "addr: outer_last=rtsy_outer" \
+		"addr: short_last=rtsy_short" >"$W/want"
+	head -5 "$W/self" | diff -u "$W/want" - >&2 ||
+		fail "the process names the addresses wrongly"
+	grep -Eq '^addr: short_past=0x[0-9a-f]+$' "$W/self" &&
+		grep -Eq '^addr: padding=0x[0-9a-f]+$' "$W/self" ||
+		fail "the process names an address past a function's end: $(cat "$W/self")"
+	run 0 "$T" report "$W/t.dat"
+	grep -o 'addr: .*' "$W/out" >"$W/rep"
+	diff -u "$W/self" "$W/rep" >&2 ||
+		fail "report names the addresses otherwise than the process"
+}

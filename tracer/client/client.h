@@ -255,9 +255,9 @@ int rtt_inst_find(const struct rtt_proc *p, const char *name);
  * @inst: the instance's slot
  * @err: the message
  *
- * A consumer (rtt_attach() with RTT_ATTACH_CONSUME) holds a record lock
- * on its buffer file, and a second one is refused; this checks before
- * any setting is made.
+ * A consumer (rtt_attach() with RTT_ATTACH_CONSUME, or the mount) holds
+ * the buffer's mark (rtt_mark_take()), and a second one is refused; this
+ * checks before any setting is made.
  *
  * Return: 0, or -EBUSY with @err naming the consumer.
  */
@@ -265,12 +265,29 @@ int rtt_consumer_check(const struct rtt_proc *p, int inst,
 		       char err[RTT_ERR_MAX]);
 
 /*
- * A consumer that holds an OFD lock (F_OFD_SETLK, ringtrace mount) instead
- * of a record lock, which the kernel reports with no process id, also
- * locks the byte at this offset plus its process id, so that a consumer
- * refused can name it.
+ * A consumer's mark (rtt_mark_take()) also locks the byte at this offset
+ * plus its process id: the kernel reports an OFD lock with no process
+ * id, and a consumer refused names the holder by it.
  */
 #define RTT_CONSUMER_PID_OFF ((off_t)1 << 40)
+
+/**
+ * rtt_mark_take - become the one consumer of a buffer file
+ * @p: the process whose buffer it is
+ * @fd: an open file description of the buffer file of its own, opened
+ *	for writing: the mark; closing it (or the caller's death) drops it
+ * @err: the message
+ *
+ * The one consumer mark of the tool and the mount: OFD write locks on
+ * the file's first byte and on RTT_CONSUMER_PID_OFF + the caller's
+ * process id. A buffer another description (of any process, this one
+ * included) has marked is refused. On failure @fd is left open, unmarked.
+ *
+ * Context: any thread; does not block.
+ * Return: 0, -EBUSY with @err naming the consumer, or another negative
+ * errno with @err saying it.
+ */
+int rtt_mark_take(const struct rtt_proc *p, int fd, char err[RTT_ERR_MAX]);
 
 int rtt_inst_path(const struct rtt_proc *p, int inst, bool snap, char *path,
 		  uint32_t *gen);
@@ -305,9 +322,9 @@ uint32_t rtt_ctl_gen(const struct rtt_proc *p);
  * -EPERM). A file owned by another user than the caller is attached
  * read-only (RINGBUF_ATTACH_FOREIGN) unless RTT_ATTACH_CONSUME asks for
  * a consuming reader, which such a view cannot be (-EACCES). A consuming reader is the
- * buffer's only one: it takes a record lock on the buffer file, and a
- * second consumer (this process's or another's) gets -EBUSY naming the
- * first.
+ * buffer's only one: it takes the buffer's mark (rtt_mark_take()), held
+ * until the caller exits, and a second consumer (this process's or
+ * another's) gets -EBUSY naming the first.
  *
  * Context: any thread; may block.
  * Return: 0, -ENOENT, -EACCES, -EPERM, -EPROTO (a corrupt buffer file),

@@ -154,17 +154,17 @@ uint32_t rtt_ctl_gen(const struct rtt_proc *p)
 }
 
 /*
- * One consumer per buffer: a consumer holds a write lock on the first
- * byte of the buffer file (fcntl(F_SETLK), whose holder F_GETLK names)
- * for as long as it has the file open; a second consumer is refused
- * with -EBUSY, naming the first. The lock goes with the consumer's
- * process: a killed consumer does not keep it.
- *
- * Userspace: a record lock belongs to the process and any close() of
- * the file by it drops it; the tool does not open a buffer file it
- * consumes a second time. The descriptor stays open until the tool
- * exits (ringbuf_free() closing its own descriptor of the file ends
- * the lock).
+ * One consumer per buffer, the tool's and the mount's alike: a consumer
+ * holds an OFD write lock (F_OFD_SETLK) on the first byte of the buffer
+ * file, and a second one on byte RTT_CONSUMER_PID_OFF + its process id,
+ * which names it to a consumer refused (F_GETLK reports an OFD lock with
+ * no process id). The locks go with the open file description the mark
+ * is: they stay while the consumer opens and closes other descriptors
+ * of the file (a view freed, a trace read), and go when the description
+ * is closed, by the consumer or by the kernel when the consumer dies: a
+ * killed consumer does not keep the buffer. A second consumer, of
+ * another process or of the same one, is refused with -EBUSY naming the
+ * first.
  */
 /* -EBUSY after a message naming the process whose lock on @fd's file
  * keeps a consumer out, or 0 when none does. */
@@ -203,11 +203,41 @@ static int rtt_consumer_conflict(const struct rtt_proc *p, int fd,
 	return -EBUSY;
 }
 
+static int rtt_ofd_lock(int fd, off_t start)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
+			    .l_start = start, .l_len = 1 };
+
+	return fcntl(fd, F_OFD_SETLK, &fl) ? -errno : 0;
+}
+
+int rtt_mark_take(const struct rtt_proc *p, int fd, char err[RTT_ERR_MAX])
+{
+	int ret = rtt_ofd_lock(fd, 0);
+
+	if (ret == -EAGAIN || ret == -EACCES) {
+		ret = rtt_consumer_conflict(p, fd, err);
+		if (!ret) {
+			/* gone between the two calls: refused anyway */
+			rtt_err(err,
+				"the buffer of process %d is being consumed by another process: one consumer per buffer",
+				p->pid);
+			ret = -EBUSY;
+		}
+		return ret;
+	}
+	if (!ret)
+		ret = rtt_ofd_lock(fd, RTT_CONSUMER_PID_OFF + (off_t)getpid());
+	if (ret)
+		rtt_err(err, "cannot lock the buffer of process %d: %s",
+			p->pid, strerror(-ret));
+	return ret;
+}
+
+/* The tool's mark: a description of its own, kept until it exits. */
 static int rtt_consumer_lock(const struct rtt_proc *p, const char *path,
 			     char err[RTT_ERR_MAX])
 {
-	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
-			    .l_start = 0, .l_len = 1 };
 	int fd, ret;
 
 	fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
@@ -216,22 +246,9 @@ static int rtt_consumer_lock(const struct rtt_proc *p, const char *path,
 		rtt_err(err, "cannot open %s: %s", path, strerror(-ret));
 		return ret;
 	}
-	if (!fcntl(fd, F_SETLK, &fl))
-		return 0;
-	ret = errno;
-	if (ret != EACCES && ret != EAGAIN) {
-		rtt_err(err, "cannot lock %s: %s", path, strerror(ret));
+	ret = rtt_mark_take(p, fd, err);
+	if (ret)
 		close(fd);
-		return -ret;
-	}
-	ret = rtt_consumer_conflict(p, fd, err);
-	if (!ret) {
-		rtt_err(err,
-			"the buffer of process %d is being consumed by another process: one consumer per buffer",
-			p->pid);
-		ret = -EBUSY;
-	}
-	close(fd);
 	return ret;
 }
 

@@ -5,6 +5,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,13 +20,15 @@
 
 /* ---- symbols ------------------------------------------------------------ */
 
+/* By address; the names of one address in the order of the text (the
+ * process writes the preferred one first). */
 static int rtt_sym_cmp(const void *a, const void *b)
 {
 	const struct rtt_sym *x = a, *y = b;
 
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	return 0;
+	if (x->sym.start != y->sym.start)
+		return x->sym.start < y->sym.start ? -1 : 1;
+	return x->line < y->line ? -1 : x->line > y->line;
 }
 
 void rtt_syms_free(struct rtt_syms *t)
@@ -35,9 +38,9 @@ void rtt_syms_free(struct rtt_syms *t)
 	if (!t)
 		return;
 	for (i = 0; i < t->nr; i++) {
-		free(t->v[i].name);
+		free((char *)t->v[i].sym.name);
 		free(t->v[i].mangled);
-		free(t->v[i].module);
+		free((char *)t->v[i].sym.module);
 	}
 	free(t->v);
 	free(t);
@@ -74,7 +77,7 @@ static rtt_demangle_fn rtt_demangler(void)
 bool rtt_syms_mangled(const struct rtt_syms *t)
 {
 	for (size_t i = 0; t && i < t->nr; i++)
-		if (!strncmp(t->v[i].name, "_Z", 2))
+		if (!strncmp(t->v[i].sym.name, "_Z", 2))
 			return true;
 	return false;
 }
@@ -124,9 +127,9 @@ int rtt_syms_demangle(struct rtt_syms *t, bool full)
 
 		/* the Itanium ABI's mangled names; a clone keeps its suffix
 		 * (".cold", ".isra.0") in the demangled text */
-		if (strncmp(s->name, "_Z", 2) || s->mangled)
+		if (strncmp(s->sym.name, "_Z", 2) || s->mangled)
 			continue;
-		d = fn(s->name, NULL, NULL, &status);
+		d = fn(s->sym.name, NULL, NULL, &status);
 		if (!d || status) {
 			free(d);
 			continue;
@@ -135,24 +138,25 @@ int rtt_syms_demangle(struct rtt_syms *t, bool full)
 		 * "()" after every name) */
 		if (!full)
 			rtt_demangled_bare(d);
-		s->mangled = s->name;
-		s->name = d;
+		s->mangled = (char *)s->sym.name;
+		s->sym.name = d;
 	}
 	return 0;
 }
 
 static bool rtt_same_module(const struct rtt_sym *a, const struct rtt_sym *b)
 {
-	if (!a->module || !b->module)
-		return !a->module && !b->module;
-	return !strcmp(a->module, b->module);
+	if (!a->sym.module || !b->sym.module)
+		return !a->sym.module && !b->sym.module;
+	return !strcmp(a->sym.module, b->sym.module);
 }
 
 int rtt_syms_parse(const char *text, struct rtt_syms **out)
 {
 	struct rtt_syms *t = calloc(1, sizeof(*t));
 	const char *line = text;
-	size_t cap = 0, i, j;
+	size_t cap = 0, i, j, nr_lines = 0;
+	bool sized = false;
 
 	*out = NULL;
 	if (!t)
@@ -161,7 +165,7 @@ int rtt_syms_parse(const char *text, struct rtt_syms **out)
 		const char *eol = strchr(line, '\n');
 		size_t ll = eol ? (size_t)(eol - line) : strlen(line);
 		char buf[1024], type, name[512], mod[512];
-		unsigned long addr;
+		unsigned long addr, size;
 		int n;
 
 		if (ll < sizeof(buf)) {
@@ -170,7 +174,13 @@ int rtt_syms_parse(const char *text, struct rtt_syms **out)
 			mod[0] = '\0';
 			n = sscanf(buf, "%lx %c %511s [%511[^]]]", &addr, &type,
 				   name, mod);
-			if (n >= 3) {
+			if (n >= 3 && rt_symtab_size_line(type, name, &size)) {
+				/* the size of the symbol on the line before */
+				if (t->nr && t->v[t->nr - 1].sym.start == addr &&
+				    t->v[t->nr - 1].line == nr_lines - 1)
+					t->v[t->nr - 1].sym.size = size;
+				sized = true;
+			} else if (n >= 3) {
 				struct rtt_sym *s;
 
 				if (t->nr == cap) {
@@ -184,33 +194,41 @@ int rtt_syms_parse(const char *text, struct rtt_syms **out)
 					cap = nc;
 				}
 				s = &t->v[t->nr];
-				s->addr = addr;
-				s->size = 0;
-				s->name = strdup(name);
-				s->mangled = NULL;
-				s->module = mod[0] ? strdup(mod) : NULL;
-				if (!s->name || (mod[0] && !s->module)) {
-					free(s->name);
-					free(s->module);
+				*s = (struct rtt_sym){
+					.sym.start = addr,
+					.sym.name = strdup(name),
+					.sym.module = mod[0] ? strdup(mod) : NULL,
+					.line = nr_lines,
+				};
+				if (!s->sym.name || (mod[0] && !s->sym.module)) {
+					free((char *)s->sym.name);
+					free((char *)s->sym.module);
 					goto nomem;
 				}
 				t->nr++;
 			}
 		}
+		nr_lines++;
 		line = eol ? eol + 1 : NULL;
 	}
 	if (t->nr)
 		qsort(t->v, t->nr, sizeof(*t->v), rtt_sym_cmp);
-	/* A symbol ends where the next one of its object starts; aliases
-	 * (same address) share the size of the first distinct follower. */
-	for (i = 0; i < t->nr; i = j) {
-		for (j = i + 1; j < t->nr && t->v[j].addr == t->v[i].addr; j++)
+	/*
+	 * Lines without sizes (a kernel's kallsyms, an older file): as the
+	 * kernel's kallsyms, a symbol ends where the next one of its object
+	 * starts; aliases (same address) share the size of the first
+	 * distinct follower. With sizes, a symbol without one stays so, as
+	 * the process has it.
+	 */
+	for (i = 0; !sized && i < t->nr; i = j) {
+		for (j = i + 1; j < t->nr && t->v[j].sym.start == t->v[i].sym.start; j++)
 			;
 		if (j < t->nr && rtt_same_module(&t->v[i], &t->v[j])) {
 			size_t k;
 
 			for (k = i; k < j; k++)
-				t->v[k].size = t->v[j].addr - t->v[i].addr;
+				t->v[k].sym.size =
+					t->v[j].sym.start - t->v[i].sym.start;
 		}
 	}
 	*out = t;
@@ -223,48 +241,23 @@ nomem:
 const struct rtt_sym *rtt_sym_find(const struct rtt_syms *t,
 				   unsigned long addr)
 {
-	size_t lo = 0, hi;
-	const struct rtt_sym *s;
+	const struct rt_sym *s;
 
 	if (!t || !t->nr)
 		return NULL;
-	hi = t->nr;
-	/* the last symbol at or below addr */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->v[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo)
-		return NULL;
-	s = &t->v[lo - 1];
-	/* the first name of that address, as the in-process lookup */
-	while (s > t->v && s[-1].addr == s->addr)
-		s--;
-	if (s->size && addr - s->addr >= s->size)
-		return NULL;
-	return s;
+	s = rt_symtab_find(&t->v[0].sym, t->nr, sizeof(*t->v), addr);
+	/* a member of one of the table's elements */
+	return s ? (const struct rtt_sym *)((const char *)s -
+					    offsetof(struct rtt_sym, sym)) :
+		   NULL;
 }
 
 size_t rtt_sym_format(const struct rtt_syms *t, char *buf, size_t len,
 		      unsigned long addr, bool offset)
 {
 	const struct rtt_sym *s = rtt_sym_find(t, addr);
-	int n;
 
-	if (!s)
-		n = snprintf(buf, len, "0x%lx", addr);
-	else if (!offset)
-		n = snprintf(buf, len, "%s", s->name);
-	else if (s->size)
-		n = snprintf(buf, len, "%s+0x%lx/0x%lx", s->name,
-			     addr - s->addr, s->size);
-	else
-		n = snprintf(buf, len, "%s+0x%lx", s->name, addr - s->addr);
-	return n < 0 ? 0 : (size_t)n;
+	return rt_symtab_format(s ? &s->sym : NULL, buf, len, addr, offset);
 }
 
 /* libtraceevent's %ps and %pS: the start and the name of a function. */
@@ -276,10 +269,10 @@ static char *rtt_tep_resolver(void *priv, unsigned long long *addrp,
 
 	if (!s)
 		return NULL;
-	*addrp = s->addr;
+	*addrp = s->sym.start;
 	if (modp)
-		*modp = s->module;
-	return s->name;
+		*modp = (char *)s->sym.module;
+	return (char *)s->sym.name;
 }
 
 /* ---- events ------------------------------------------------------------- */

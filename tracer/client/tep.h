@@ -16,6 +16,7 @@
 #include "ctl.h"
 #include "field.h"
 #include "print.h"
+#include "symtab.h"
 
 struct tep_handle;
 struct tep_event;
@@ -25,20 +26,17 @@ struct rt_filter;
 
 /**
  * struct rtt_sym - one symbol of the table
- * @addr: its address
- * @size: the distance to the next symbol of the same object (0 for the
- *	last one)
- * @name: its name (demangled by rtt_syms_demangle())
- * @mangled: the name as the file has it, when @name is demangled; NULL
- *	otherwise
- * @module: the object's name, or NULL for the program
+ * @sym: its address, size, name (demangled by rtt_syms_demangle()) and
+ *	object's name (NULL for the program), owned by the table; looked up
+ *	with the process's own rt_symtab_find()
+ * @mangled: the name as the file has it, when @sym.name is demangled;
+ *	NULL otherwise
+ * @line: its line in the text (the order of the names of one address)
  */
 struct rtt_sym {
-	unsigned long addr;
-	unsigned long size;
-	char *name;
+	struct rt_sym sym;
 	char *mangled;
-	char *module;
+	size_t line;
 };
 
 /**
@@ -56,7 +54,10 @@ struct rtt_syms {
  * @text: the lines (NUL-terminated)
  * @out: receives the table (free with rtt_syms_free())
  *
- * Lines that do not parse are skipped.
+ * Lines that do not parse are skipped. The sizes are those of the size
+ * lines the process writes (symtab.h); text without any (a kernel's
+ * kallsyms) has, as the kernel's, each symbol end where the next one of
+ * its object starts.
  *
  * Context: any thread.
  * Return: 0 or -ENOMEM.
@@ -84,12 +85,16 @@ int rtt_syms_demangle(struct rtt_syms *t, bool full);
 bool rtt_syms_mangled(const struct rtt_syms *t);
 
 /**
- * rtt_sym_find - the symbol containing @addr
+ * rtt_sym_find - the symbol naming @addr
  * @t: the table (may be NULL)
  * @addr: the address
  *
+ * The process's lookup, rt_symtab_find(): nested symbols, a symbol's
+ * last byte and an address past its end are named as the process names
+ * them.
+ *
  * Context: any thread.
- * Return: the symbol at or below @addr within its size, or NULL.
+ * Return: the symbol, or NULL.
  */
 const struct rtt_sym *rtt_sym_find(const struct rtt_syms *t,
 				   unsigned long addr);

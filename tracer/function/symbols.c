@@ -44,10 +44,6 @@
 
 #define RT_NOTRACE __attribute__((no_instrument_function))
 
-/* How far back a lookup looks for a sized symbol that contains the
- * address when the nearest one below it does not (nested symbols). */
-#define RT_SYM_BACKSCAN 16
-
 /**
  * struct rt_symobj - one loaded object and its function symbols
  * @path: its file (for the program, /proc/self/exe resolved); kept
@@ -576,45 +572,15 @@ static RT_NOTRACE const struct rt_symobj *rt_live_find(unsigned long addr)
 	return rt_live[lo - 1];
 }
 
-static RT_NOTRACE bool rt_sym_covers(const struct rt_sym *s, unsigned long addr)
-{
-	return addr - s->start < s->size;
-}
-
 static RT_NOTRACE bool rt_symobj_lookup(const struct rt_symobj *o,
 					unsigned long addr, struct rt_sym *out)
 {
-	size_t lo = 0, hi = o->nr, i, j;
+	const struct rt_sym *s =
+		rt_symtab_find(o->syms, o->nr, sizeof(*o->syms), addr);
 
-	/* The last symbol at or below @addr. */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (o->syms[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo)
-		return false;
-	i = lo - 1;
-	/* The preferred name of that address comes first. */
-	while (i > 0 && o->syms[i - 1].start == o->syms[i].start)
-		i--;
-	if (!o->syms[i].size || rt_sym_covers(&o->syms[i], addr)) {
-		*out = o->syms[i];
-		return true;
-	}
-	/* A symbol nested in a bigger one: look a little further down. */
-	for (j = 1; j <= RT_SYM_BACKSCAN && j <= i; j++) {
-		const struct rt_sym *s = &o->syms[i - j];
-
-		if (s->size && rt_sym_covers(s, addr)) {
-			*out = *s;
-			return true;
-		}
-	}
-	return false;
+	if (s)
+		*out = *s;
+	return s;
 }
 
 RT_NOTRACE bool rt_sym_lookup(unsigned long addr, struct rt_sym *out)
@@ -673,18 +639,9 @@ RT_NOTRACE size_t rt_sym_format(char *buf, size_t len, unsigned long addr,
 				bool offset)
 {
 	struct rt_sym s;
-	int n;
 
-	if (!rt_sym_lookup(addr, &s))
-		n = snprintf(buf, len, "0x%lx", addr);
-	else if (!offset)
-		n = snprintf(buf, len, "%s", s.name);
-	else if (s.size)
-		n = snprintf(buf, len, "%s+0x%lx/0x%lx", s.name,
-			     addr - s.start, s.size);
-	else
-		n = snprintf(buf, len, "%s+0x%lx", s.name, addr - s.start);
-	return n < 0 ? 0 : (size_t)n;
+	return rt_symtab_format(rt_sym_lookup(addr, &s) ? &s : NULL, buf, len,
+				addr, offset);
 }
 
 RT_NOTRACE const char *rt_sym_modname(const struct rt_sym *sym)

@@ -3,7 +3,7 @@
  * entries.h - the records the tracer writes for itself (function,
  *	function_graph, markers, stack traces, raw data) as they are in
  *	the buffer: written by libringtrace, read by the printer, the tool
- *	and tracefs
+ *	and tracefs; defined once, in entries_list.h
  */
 #ifndef RINGTRACE_ENTRIES_H
 #define RINGTRACE_ENTRIES_H
@@ -21,17 +21,22 @@ enum {
 	RT_TYPE_FIRST_DYNAMIC = 32,
 };
 
-/* The built-in records */
-struct rt_fn_entry {
-	struct ringtrace_entry ent;
-	unsigned long ip;
-	unsigned long parent_ip;
-};
-struct rt_print_entry {
-	struct ringtrace_entry ent;
-	unsigned long ip;
-	char buf[];
-};
+/* The built-in records: their structures, from the list */
+#define RT_FE_ALIGNED
+#define RT_FE_PACKED __attribute__((packed, aligned(4)))
+#define RT_FE_FIELD(type, name, kind) type name;
+#define RT_FE_ARRAY(type, name, kind) type name[];
+#define RT_FTRACE_ENTRY(ev_name, ev_struct, ev_id, ev_attr, ev_fields,    \
+			ev_fmt, ev_print)                                    \
+	struct ev_attr ev_struct {                                           \
+		struct ringtrace_entry ent;                                  \
+		ev_fields                                                    \
+	};
+#include "entries_list.h"
+#undef RT_FTRACE_ENTRY
+#undef RT_FE_ARRAY
+#undef RT_FE_FIELD
+
 /* The longest text of a print record in a buffer whose largest record
  * is @max_event bytes (ringbuf_max_event_size()): a longer trace_marker
  * write is cut there (by the library, and by the mount, which answers
@@ -40,30 +45,5 @@ static inline size_t rt_marker_max_len(size_t max_event)
 {
 	return max_event - sizeof(struct rt_print_entry) - 2;
 }
-/* Packed, as the kernel's (FTRACE_ENTRY_PACKED): 20 bytes, not 24, in
- * the record a traced call writes first. */
-struct __attribute__((packed, aligned(4))) rt_graph_ent_entry {
-	struct ringtrace_entry ent;
-	unsigned long func;
-	int depth;
-};
-struct rt_graph_ret_entry {
-	struct ringtrace_entry ent;
-	unsigned long func;
-	int depth;
-	unsigned int overrun;
-	unsigned long long calltime;
-	unsigned long long rettime;
-};
-struct rt_stack_entry {
-	struct ringtrace_entry ent;
-	int size;
-	unsigned long caller[];
-};
-struct rt_raw_data_entry {
-	struct ringtrace_entry ent;
-	unsigned int id;
-	char buf[];
-};
 
 #endif

@@ -64,68 +64,41 @@ static const struct rt_field rt_common_fields[] = {
 
 /* ---- the built-in ftrace events --------------------------------------- */
 
-static const struct ringtrace_field_decl rt_fn_fields[] = {
-	{ "unsigned long", "ip", 8, 8, 0, RINGTRACE_FIELD_PTR, 0 },
-	{ "unsigned long", "parent_ip", 8, 8, 0, RINGTRACE_FIELD_PTR, 0 },
-	{ NULL, NULL, 0, 0, 0, 0, 0 },
-};
-static const struct ringtrace_field_decl rt_print_fields[] = {
-	{ "unsigned long", "ip", 8, 8, 0, RINGTRACE_FIELD_PTR, 0 },
-	{ "char[]", "buf", 0, 1, 1, RINGTRACE_FIELD_STRING, 1 },
-	{ NULL, NULL, 0, 0, 0, 0, 0 },
-};
-static const struct ringtrace_field_decl rt_graph_ent_fields[] = {
-	{ "unsigned long", "func", 8, 8, 0, RINGTRACE_FIELD_PTR, 0 },
-	{ "int", "depth", 4, 4, 1, RINGTRACE_FIELD_INT, 0 },
-	{ NULL, NULL, 0, 0, 0, 0, 0 },
-};
-static const struct ringtrace_field_decl rt_graph_ret_fields[] = {
-	{ "unsigned long", "func", 8, 8, 0, RINGTRACE_FIELD_PTR, 0 },
-	{ "int", "depth", 4, 4, 1, RINGTRACE_FIELD_INT, 0 },
-	{ "unsigned int", "overrun", 4, 4, 0, RINGTRACE_FIELD_INT, 0 },
-	{ "unsigned long long", "calltime", 8, 8, 0, RINGTRACE_FIELD_INT, 0 },
-	{ "unsigned long long", "rettime", 8, 8, 0, RINGTRACE_FIELD_INT, 0 },
-	{ NULL, NULL, 0, 0, 0, 0, 0 },
-};
-static const struct ringtrace_field_decl rt_raw_fields[] = {
-	{ "unsigned int", "id", 4, 4, 0, RINGTRACE_FIELD_INT, 0 },
-	{ "char[]", "buf", 0, 1, 1, RINGTRACE_FIELD_ARRAY, 1 },
-	{ NULL, NULL, 0, 0, 0, 0, 0 },
-};
+/* Each one's fields (with the element of its last array), format and id,
+ * from the list of entries_list.h. */
+#define RT_FE_FIELD(type, name, kind)                                       \
+	{ #type, #name, sizeof(type), _Alignof(type), (type)-1 < (type)1,    \
+	  RINGTRACE_FIELD_##kind, 0 },
+#define RT_FE_ARRAY(type, name, kind)                                       \
+	{ #type "[]", #name, 0, _Alignof(type), (type)-1 < (type)1,          \
+	  RINGTRACE_FIELD_##kind, sizeof(type) },
+#define RT_FTRACE_ENTRY(ev_name, ev_struct, ev_id, ev_attr, ev_fields,    \
+			ev_fmt, ev_print)                                    \
+	static const struct ringtrace_field_decl ev_struct##_fields[] = {   \
+		ev_fields { NULL, NULL, 0, 0, 0, 0, 0 }                      \
+	};
+#include "entries_list.h"
+#undef RT_FTRACE_ENTRY
 
-static const struct ringtrace_field_decl rt_stack_fields[] = {
-	{ "int", "size", 4, 4, 1, RINGTRACE_FIELD_INT, 0 },
-	{ "unsigned long[]", "caller", 0, 8, 0, RINGTRACE_FIELD_ARRAY, 8 },
-	{ NULL, NULL, 0, 0, 0, 0, 0 },
-};
-
+#define RT_FTRACE_ENTRY(ev_name, ev_struct, ev_id, ev_attr, ev_fields,    \
+			ev_fmt, ev_print)                                    \
+	{ .system = "ftrace", .name = #ev_name,                              \
+	  .fields = ev_struct##_fields, .print_fmt = ev_fmt,                 \
+	  .size = sizeof(struct ev_struct) },
 static struct ringtrace_event rt_builtin[] = {
-	{ .system = "ftrace", .name = "function", .fields = rt_fn_fields,
-	  .print_fmt = "\" %ps <-- %ps\", (void *)REC->ip, (void *)REC->parent_ip",
-	  .size = sizeof(struct rt_fn_entry) },
-	{ .system = "ftrace", .name = "print", .fields = rt_print_fields,
-	  .print_fmt = "\"%ps: %s\", (void *)REC->ip, REC->buf",
-	  .size = sizeof(struct rt_print_entry) },
-	{ .system = "ftrace", .name = "funcgraph_exit",
-	  .fields = rt_graph_ret_fields,
-	  .print_fmt = "\"<-- %ps (%d) (start: %llx  end: %llx) over: %d\", "
-		       "(void *)REC->func, REC->depth, REC->calltime, "
-		       "REC->rettime, REC->depth",
-	  .size = sizeof(struct rt_graph_ret_entry) },
-	{ .system = "ftrace", .name = "funcgraph_entry",
-	  .fields = rt_graph_ent_fields,
-	  .print_fmt = "\"--> %ps (%d)\", (void *)REC->func, REC->depth",
-	  .size = sizeof(struct rt_graph_ent_entry) },
-	{ .system = "ftrace", .name = "raw_data", .fields = rt_raw_fields,
-	  .print_fmt = "\"id:%04x %08x\", REC->id, (int)REC->buf[0]",
-	  .size = sizeof(struct rt_raw_data_entry) },
-	{ .system = "ftrace", .name = "kernel_stack", .fields = rt_stack_fields,
-	  .print_fmt = "\"\\t=> %ps\\n\", (void *)REC->caller[0]",
-	  .size = sizeof(struct rt_stack_entry) },
+#include "entries_list.h"
 };
-static const uint16_t rt_builtin_ids[] = { RT_TYPE_FN, RT_TYPE_PRINT,
-					   RT_TYPE_GRAPH_RET, RT_TYPE_GRAPH_ENT,
-					   RT_TYPE_RAW_DATA, RT_TYPE_STACK };
+#undef RT_FTRACE_ENTRY
+
+#define RT_FTRACE_ENTRY(ev_name, ev_struct, ev_id, ev_attr, ev_fields,    \
+			ev_fmt, ev_print)                                    \
+	ev_id,
+static const uint16_t rt_builtin_ids[] = {
+#include "entries_list.h"
+};
+#undef RT_FTRACE_ENTRY
+#undef RT_FE_ARRAY
+#undef RT_FE_FIELD
 
 /* ---- the table --------------------------------------------------------- */
 

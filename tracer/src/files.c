@@ -28,6 +28,8 @@
 
 #include "ctl.h"
 #include "files.h"
+#include "ftrace.h"
+#include "trace.h"
 
 /* A number written to a file: decimal, as the kernel's kstrtoul(.., 10),
  * surrounded by blanks at most. 0 or -EINVAL. */
@@ -55,6 +57,179 @@ static void rt_file_err(char *err, size_t errlen, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(err, errlen, fmt, ap);
 	va_end(ap);
+}
+
+/* A name written to a file: one word, the blanks around it (echo's
+ * newline) dropped. 0 with the word in @word, or -EINVAL. */
+static int rt_file_word(const char *text, char *word, size_t size)
+{
+	size_t n;
+
+	text += strspn(text, " \t\n");
+	n = strcspn(text, " \t\n");
+	if (!n || n >= size || text[n + strspn(text + n, " \t\n")])
+		return -EINVAL;
+	memcpy(word, text, n);
+	word[n] = '\0';
+	return 0;
+}
+
+/* The length of @text's first line, at most 64 bytes: what a message
+ * quotes of a value written. */
+static int rt_file_line(const char *text)
+{
+	size_t n = strcspn(text, "\n");
+
+	return n > 64 ? 64 : (int)n;
+}
+
+/* tracing_on */
+static int rt_show_tracing_on(struct ringtrace_instance *tr, char *buf,
+			      size_t len)
+{
+	return snprintf(buf, len, "%d\n", ringtrace_tracing_is_on(tr) ? 1 : 0);
+}
+
+static int rt_write_tracing_on(struct ringtrace_instance *tr,
+			       const char *text, char *err, size_t errlen)
+{
+	unsigned long v;
+
+	if (rt_file_ul(text, &v)) {
+		rt_file_err(err, errlen, "tracing_on: a number (0: off)");
+		return -EINVAL;
+	}
+	ringtrace_tracing_on(tr, v != 0);
+	return 0;
+}
+
+/* buffer_size_kb: every cpu buffer's size; "X" when they differ, as
+ * tracefs (per_cpu/cpuN/buffer_size_kb is the mount's) */
+static int rt_show_buffer_size(struct ringtrace_instance *tr, char *buf,
+			       size_t len)
+{
+	size_t kb = ringtrace_buffer_size_kb_cpu(tr, RINGTRACE_ALL_CPUS);
+
+	return kb ? snprintf(buf, len, "%zu\n", kb) : snprintf(buf, len, "X\n");
+}
+
+static int rt_write_buffer_size(struct ringtrace_instance *tr,
+				const char *text, char *err, size_t errlen)
+{
+	unsigned long v;
+	int ret = rt_file_ul(text, &v);
+
+	if (!ret && (!v || v > (1ul << 30)))
+		ret = -EINVAL;
+	if (!ret)
+		ret = ringtrace_set_buffer_size_kb_cpu(tr, RINGTRACE_ALL_CPUS,
+						       (size_t)v);
+	if (ret == -EINVAL)
+		rt_file_err(err, errlen,
+			    "buffer_size_kb: a size from 1 to 2^30 KiB per cpu buffer");
+	else if (ret)
+		rt_file_err(err, errlen, "buffer_size_kb %lu: %s", v,
+			    strerror(-ret));
+	return ret;
+}
+
+/* buffer_total_size_kb: the sum of the cpu buffers' sizes */
+static int rt_show_total_size(struct ringtrace_instance *tr, char *buf,
+			      size_t len)
+{
+	int n = ringbuf_nr_cpus(ringtrace_buffer(tr));
+	size_t kb = 0;
+
+	for (int c = 0; c < n; c++)
+		kb += ringtrace_buffer_size_kb_cpu(tr, c);
+	return snprintf(buf, len, "%zu\n", kb);
+}
+
+/* buffer_percent */
+static int rt_show_buffer_percent(struct ringtrace_instance *tr, char *buf,
+				  size_t len)
+{
+	return snprintf(buf, len, "%d\n", ringtrace_buffer_percent(tr));
+}
+
+static int rt_write_buffer_percent(struct ringtrace_instance *tr,
+				   const char *text, char *err, size_t errlen)
+{
+	unsigned long v;
+
+	if (rt_file_ul(text, &v) || v > 100 ||
+	    ringtrace_set_buffer_percent(tr, (int)v)) {
+		rt_file_err(err, errlen, "buffer_percent takes 0 to 100");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* current_tracer */
+static int rt_show_tracer(struct ringtrace_instance *tr, char *buf,
+			  size_t len)
+{
+	return snprintf(buf, len, "%s\n", ringtrace_current_tracer(tr));
+}
+
+static int rt_write_tracer(struct ringtrace_instance *tr, const char *text,
+			   char *err, size_t errlen)
+{
+	char name[64];
+
+	if (rt_file_word(text, name, sizeof(name)) ||
+	    ringtrace_set_tracer(tr, name)) {
+		rt_file_err(err, errlen,
+			    "unknown tracer '%.*s' (nop, function, function_graph, usersoff)",
+			    rt_file_line(text), text);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* trace_clock */
+static int rt_show_clock(struct ringtrace_instance *tr, char *buf,
+			 size_t len)
+{
+	return (int)ringtrace_show_clock(tr, buf, len);
+}
+
+static int rt_write_clock(struct ringtrace_instance *tr, const char *text,
+			  char *err, size_t errlen)
+{
+	char name[64];
+
+	if (rt_file_word(text, name, sizeof(name)) ||
+	    ringtrace_set_clock(tr, name)) {
+		rt_file_err(err, errlen,
+			    "unknown clock '%.*s' (mono, mono_raw, boot, x86-tsc)",
+			    rt_file_line(text), text);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* tracing_cpumask */
+static int rt_show_cpumask(struct ringtrace_instance *tr, char *buf,
+			   size_t len)
+{
+	return (int)ringtrace_show_tracing_cpumask(tr, buf, len);
+}
+
+static int rt_write_cpumask(struct ringtrace_instance *tr, const char *text,
+			    char *err, size_t errlen)
+{
+	char mask[512];
+
+	if (rt_file_word(text, mask, sizeof(mask)) ||
+	    ringtrace_set_tracing_cpumask(tr, mask)) {
+		rt_file_err(err, errlen,
+			    "tracing_cpumask '%.*s': a hexadecimal mask of the %d cpu buffers",
+			    rt_file_line(text), text,
+			    ringbuf_nr_cpus(ringtrace_buffer(tr)));
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /* buffer_subbuf_size_kb */
@@ -123,14 +298,143 @@ static int rt_show_timestamp_mode(struct ringtrace_instance *tr, char *buf,
 	return snprintf(buf, len, "[delta] absolute\n");
 }
 
+/* trace_options: every option as "name" or "noname"; a write sets each
+ * word, and is refused for the first unknown one (the others are set) */
+static int rt_show_trace_options(struct ringtrace_instance *tr, char *buf,
+				 size_t len)
+{
+	return (int)ringtrace_show_options(tr, buf, len);
+}
+
+static int rt_write_trace_options(struct ringtrace_instance *tr,
+				  const char *text, char *err, size_t errlen)
+{
+	int ret = 0;
+
+	while (*(text += strspn(text, " \t\n"))) {
+		size_t n = strcspn(text, " \t\n");
+		char opt[64];
+
+		snprintf(opt, sizeof(opt), "%.*s", (int)n, text);
+		if (n >= sizeof(opt) || ringtrace_set_option(tr, opt)) {
+			if (!ret)
+				rt_file_err(err, errlen, "unknown option '%.*s'",
+					    n > 64 ? 64 : (int)n, text);
+			ret = -EINVAL;
+		}
+		text += n;
+	}
+	return ret;
+}
+
+/* tracing_thresh (top only): the usersoff tracer's threshold, in
+ * microseconds (0: keep every new maximum) */
+static int rt_show_thresh(struct ringtrace_instance *tr, char *buf,
+			  size_t len)
+{
+	/* Relaxed: a value shown, as a read of the file. */
+	return snprintf(buf, len, "%llu\n",
+			(unsigned long long)atomic_load_explicit(
+				&tr->thresh_ns, memory_order_relaxed) / 1000);
+}
+
+static int rt_write_thresh(struct ringtrace_instance *tr, const char *text,
+			   char *err, size_t errlen)
+{
+	unsigned long v;
+
+	if (rt_file_ul(text, &v)) {
+		rt_file_err(err, errlen, "tracing_thresh: microseconds");
+		return -EINVAL;
+	}
+	ringtrace_set_thresh(tr, v);
+	return 0;
+}
+
+/* tracing_max_latency: the longest critical section seen, in
+ * microseconds; a write sets it (0 rearms) */
+static int rt_show_max_latency(struct ringtrace_instance *tr, char *buf,
+			       size_t len)
+{
+	return snprintf(buf, len, "%llu\n",
+			(unsigned long long)ringtrace_max_latency(tr));
+}
+
+static int rt_write_max_latency(struct ringtrace_instance *tr,
+				const char *text, char *err, size_t errlen)
+{
+	unsigned long v;
+
+	if (rt_file_ul(text, &v)) {
+		rt_file_err(err, errlen, "tracing_max_latency: microseconds");
+		return -EINVAL;
+	}
+	ringtrace_set_max_latency(tr, v);
+	return 0;
+}
+
+/* max_graph_depth (top only): how deep function_graph follows calls (0:
+ * no limit) */
+static int rt_show_graph_depth(struct ringtrace_instance *tr, char *buf,
+			       size_t len)
+{
+	(void)tr;
+	/* Relaxed: as tracing_thresh. */
+	return snprintf(buf, len, "%d\n",
+			atomic_load_explicit(&rt_max_graph_depth,
+					     memory_order_relaxed));
+}
+
+static int rt_write_graph_depth(struct ringtrace_instance *tr,
+				const char *text, char *err, size_t errlen)
+{
+	unsigned long v;
+
+	(void)tr;
+	if (rt_file_ul(text, &v) || v > INT_MAX) {
+		rt_file_err(err, errlen, "max_graph_depth: a depth (0: no limit)");
+		return -EINVAL;
+	}
+	return ringtrace_set_max_graph_depth((int)v);
+}
+
+/* eval_map (top only): the enum names TRACE_DEFINE_ENUM() gives the
+ * print formats, "NAME VALUE (SYSTEM)"; a TP_printk() here is compiled
+ * with its enums' values: none */
+static int rt_show_eval_map(struct ringtrace_instance *tr, char *buf,
+			    size_t len)
+{
+	(void)tr;
+	if (len)
+		buf[0] = '\0';
+	return 0;
+}
+
 /* The table: one row per file, sorted by name. */
 static const struct rt_file rt_files[] = {
+	{ "buffer_percent", 0644, false, rt_show_buffer_percent,
+	  rt_write_buffer_percent },
+	{ "buffer_size_kb", 0644, false, rt_show_buffer_size,
+	  rt_write_buffer_size },
 	{ "buffer_subbuf_size_kb", 0644, false, rt_show_subbuf_size,
 	  rt_write_subbuf_size },
+	{ "buffer_total_size_kb", 0444, false, rt_show_total_size, NULL },
+	{ "current_tracer", 0644, false, rt_show_tracer, rt_write_tracer },
+	{ "eval_map", 0444, true, rt_show_eval_map, NULL },
+	{ "max_graph_depth", 0644, true, rt_show_graph_depth,
+	  rt_write_graph_depth },
 	{ "printk_formats", 0444, true, rt_show_printk_formats, NULL },
 	{ "saved_cmdlines_size", 0644, true, rt_show_cmdlines_size,
 	  rt_write_cmdlines_size },
 	{ "timestamp_mode", 0444, false, rt_show_timestamp_mode, NULL },
+	{ "trace_clock", 0644, false, rt_show_clock, rt_write_clock },
+	{ "trace_options", 0644, false, rt_show_trace_options,
+	  rt_write_trace_options },
+	{ "tracing_cpumask", 0644, false, rt_show_cpumask, rt_write_cpumask },
+	{ "tracing_max_latency", 0644, false, rt_show_max_latency,
+	  rt_write_max_latency },
+	{ "tracing_on", 0644, false, rt_show_tracing_on, rt_write_tracing_on },
+	{ "tracing_thresh", 0644, true, rt_show_thresh, rt_write_thresh },
 };
 
 #define RT_NR_FILES (sizeof(rt_files) / sizeof(rt_files[0]))

@@ -767,77 +767,108 @@ static void rt_print_ip_sym(struct rt_iter *it, unsigned long ip)
 		rt_seq_printf(&it->seq, " <%016lx>", ip);
 }
 
+/* ---- the built-in records' hooks (entries_list.h) ------------------------ */
+
+static void rt_print_fn_entry(struct rt_iter *it, bool msg_only)
+{
+	const struct rt_fn_entry *f = (const void *)it->rec;
+	struct ringtrace_seq *s = &it->seq;
+
+	(void)msg_only;
+	rt_print_ip_sym(it, f->ip);
+	if ((it->opts & RT_OPT(RT_OPT_PRINT_PARENT)) && f->parent_ip) {
+		rt_seq_puts(s, " <-");
+		rt_print_ip_sym(it, f->parent_ip);
+	}
+	rt_seq_putc(s, '\n');
+}
+
+static void rt_print_print_entry(struct rt_iter *it, bool msg_only)
+{
+	const struct rt_print_entry *f = (const void *)it->rec;
+	struct ringtrace_seq *s = &it->seq;
+	size_t max = it->len - sizeof(*f);
+
+	if (!msg_only) {
+		rt_print_ip_sym(it, f->ip);
+		rt_seq_puts(s, ": ");
+	}
+	rt_seq_write(s, f->buf, strnlen(f->buf, max));
+}
+
+/* the kernel's kernel_stack: one " => " line per frame */
+static void rt_print_stack_entry(struct rt_iter *it, bool msg_only)
+{
+	const struct rt_stack_entry *f = (const void *)it->rec;
+	struct ringtrace_seq *s = &it->seq;
+	size_t k, n = f->size > 0 ? (size_t)f->size : 0,
+		  max = (it->len - sizeof(*f)) / sizeof(f->caller[0]);
+
+	(void)msg_only;
+	rt_seq_puts(s, "<stack trace>\n");
+	for (k = 0; k < n && k < max; k++) {
+		rt_seq_puts(s, " => ");
+		rt_print_ip_sym(it, f->caller[k]);
+		rt_seq_putc(s, '\n');
+	}
+}
+
+static void rt_print_raw_data_entry(struct rt_iter *it, bool msg_only)
+{
+	const struct rt_raw_data_entry *f = (const void *)it->rec;
+	struct ringtrace_seq *s = &it->seq;
+	size_t i;
+
+	(void)msg_only;
+	rt_seq_printf(s, "# %x buf:", f->id);
+	for (i = 0; i + sizeof(*f) < it->len; i++)
+		rt_seq_printf(s, " %02x", (unsigned char)f->buf[i]);
+	rt_seq_putc(s, '\n');
+}
+
+/*
+ * Each built-in record's hook and shortest length, by type, from the
+ * list; the function_graph records (RT_FE_NO_PRINT) are the graph
+ * printer's (rt_print_line()).
+ */
+struct rt_entry_printer {
+	void (*print)(struct rt_iter *it, bool msg_only);
+	uint16_t size;
+};
+#define RT_FE_NO_PRINT NULL
+#define RT_FE_FIELD(type, name, kind)
+#define RT_FE_ARRAY(type, name, kind)
+#define RT_FTRACE_ENTRY(ev_name, ev_struct, ev_id, ev_attr, ev_fields,    \
+			ev_fmt, ev_print)                                    \
+	[ev_id] = { ev_print, sizeof(struct ev_struct) },
+static const struct rt_entry_printer rt_entry_printers[RT_TYPE_FIRST_DYNAMIC] = {
+#include "entries_list.h"
+};
+#undef RT_FTRACE_ENTRY
+#undef RT_FE_ARRAY
+#undef RT_FE_FIELD
+#undef RT_FE_NO_PRINT
+
 /* The record's text after the context (the event's trace() output). */
 static void rt_print_event(struct rt_iter *it, bool msg_only)
 {
 	const struct ringtrace_entry *ent = (const void *)it->rec;
 	struct ringtrace_seq *s = &it->seq;
-	static const struct {
-		uint16_t type;
-		uint16_t size;
-	} min_len[] = {
-		{ RT_TYPE_FN, sizeof(struct rt_fn_entry) },
-		{ RT_TYPE_PRINT, sizeof(struct rt_print_entry) },
-		{ RT_TYPE_RAW_DATA, sizeof(struct rt_raw_data_entry) },
-		{ RT_TYPE_STACK, sizeof(struct rt_stack_entry) },
-	};
-	size_t i;
+	const struct rt_entry_printer *p =
+		ent->type < RT_TYPE_FIRST_DYNAMIC ? &rt_entry_printers[ent->type] :
+						    NULL;
 
-	/* A record too short for its type (a corrupt buffer, or one that
-	 * another process wrote) is reported, never read past its end. */
-	for (i = 0; i < sizeof(min_len) / sizeof(min_len[0]); i++) {
-		if (ent->type == min_len[i].type && it->len < min_len[i].size) {
+	if (p && p->print) {
+		/* A record too short for its type (a corrupt buffer, or one
+		 * that another process wrote) is reported, never read past
+		 * its end. */
+		if (it->len < p->size) {
 			rt_seq_printf(s, "[short record: type %d, %u bytes]\n",
 				      ent->type, it->len);
 			return;
 		}
-	}
-	switch (ent->type) {
-	case RT_TYPE_FN: {
-		const struct rt_fn_entry *f = (const void *)it->rec;
-
-		rt_print_ip_sym(it, f->ip);
-		if ((it->opts & RT_OPT(RT_OPT_PRINT_PARENT)) && f->parent_ip) {
-			rt_seq_puts(s, " <-");
-			rt_print_ip_sym(it, f->parent_ip);
-		}
-		rt_seq_putc(s, '\n');
+		p->print(it, msg_only);
 		return;
-	}
-	case RT_TYPE_PRINT: {
-		const struct rt_print_entry *f = (const void *)it->rec;
-		size_t max = it->len - sizeof(*f);
-
-		if (!msg_only) {
-			rt_print_ip_sym(it, f->ip);
-			rt_seq_puts(s, ": ");
-		}
-		rt_seq_write(s, f->buf, strnlen(f->buf, max));
-		return;
-	}
-	case RT_TYPE_STACK: {
-		/* the kernel's kernel_stack: one " => " line per frame */
-		const struct rt_stack_entry *f = (const void *)it->rec;
-		size_t k, n = f->size > 0 ? (size_t)f->size : 0,
-			  max = (it->len - sizeof(*f)) / sizeof(f->caller[0]);
-
-		rt_seq_puts(s, "<stack trace>\n");
-		for (k = 0; k < n && k < max; k++) {
-			rt_seq_puts(s, " => ");
-			rt_print_ip_sym(it, f->caller[k]);
-			rt_seq_putc(s, '\n');
-		}
-		return;
-	}
-	case RT_TYPE_RAW_DATA: {
-		const struct rt_raw_data_entry *f = (const void *)it->rec;
-
-		rt_seq_printf(s, "# %x buf:", f->id);
-		for (i = 0; i + sizeof(*f) < it->len; i++)
-			rt_seq_printf(s, " %02x", (unsigned char)f->buf[i]);
-		rt_seq_putc(s, '\n');
-		return;
-	}
 	}
 	{
 		/* "<name>: " goes before the event's text: print the text

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "ctl.h"
+#include "files.h"
 #include "filter.h"
 #include "proto.h"
 #include "ftrace.h"
@@ -221,17 +222,11 @@ void rt_publish_events(void)
 
 static int rt_sym_line(const struct rt_sym *sym, void *arg)
 {
-	const char *mod = rt_sym_modname(sym);
-
-	if (mod)
-		fprintf(arg, "%016lx T %s\t[%s]\n", sym->start, sym->name, mod);
-	else
-		fprintf(arg, "%016lx T %s\n", sym->start, sym->name);
-	return 0;
+	return rt_symtab_print(arg, sym, rt_sym_modname(sym));
 }
 
-/* Write the symbols file (kallsyms lines), for %ps and the function
- * tracers in a tool, and after a crash. */
+/* Write the symbols file (kallsyms lines with their sizes, symtab.h), for
+ * %ps and the function tracers in a tool, and after a crash. */
 int rt_publish_syms(void)
 {
 	char path[PATH_MAX], *text = NULL;
@@ -370,11 +365,9 @@ static int rt_reply_stream(struct rt_reply *r, int (*show)(FILE *out))
 
 /*
  * rt_get - "get INST NAME": the value a tracefs file of that name shows
- * (tracing_on, buffer_size_kb, buffer_percent, trace_clock,
- * tracing_max_latency, tracing_thresh, max_graph_depth, the ftrace
- * lists, enabled_functions), "ftrace_site_errors" (the call sites that
- * could not be patched, rt_ftrace_site_errors()), or "print_cfg": the
- * options as
+ * (a file of the library's table, files.c; the ftrace lists,
+ * enabled_functions), "ftrace_site_errors" (the call sites that could
+ * not be patched, rt_ftrace_site_errors()), or "print_cfg": the options as
  * a hexadecimal mask and the current tracer's number (enum rt_tracer),
  * what a tool needs to print the instance's trace as it would.
  */
@@ -412,16 +405,13 @@ static int rt_get(struct ringtrace_instance *tr, const char *name,
 	} else if (!strcmp(name, "ftrace_site_errors")) {
 		/* the sites that could not be patched, for error_log */
 		return rt_reply_stream(r, ringtrace_ftrace_site_errors);
-	} else if (!strcmp(name, "tracing_on")) {
-		rt_reply_printf(r, "%d\n", ringtrace_tracing_is_on(tr) ? 1 : 0);
-	} else if (!strcmp(name, "buffer_size_kb")) {
-		/* "X" when the cpu buffers differ, as tracefs */
-		size_t kb = ringtrace_buffer_size_kb_cpu(tr, RINGTRACE_ALL_CPUS);
+	} else if (rt_file_lookup(name)) {
+		/* a file of the library's table (files.c) */
+		long n = ringtrace_file_read(tr, name, buf, sizeof(buf));
 
-		if (kb)
-			rt_reply_printf(r, "%zu\n", kb);
-		else
-			rt_reply_printf(r, "X\n");
+		if (n < 0)
+			return (int)n;
+		rt_reply_printf(r, "%s", buf);
 	} else if (!strcmp(name, "per_cpu_buffer_size_kb")) {
 		/* one line per cpu buffer */
 		int n = ringbuf_nr_cpus(ringtrace_buffer(tr));
@@ -429,28 +419,6 @@ static int rt_get(struct ringtrace_instance *tr, const char *name,
 		for (int c = 0; c < n; c++)
 			rt_reply_printf(r, "%zu\n",
 					ringtrace_buffer_size_kb_cpu(tr, c));
-	} else if (!strcmp(name, "buffer_percent")) {
-		rt_reply_printf(r, "%d\n", ringtrace_buffer_percent(tr));
-	} else if (!strcmp(name, "tracing_cpumask")) {
-		ringtrace_show_tracing_cpumask(tr, buf, sizeof(buf));
-		rt_reply_printf(r, "%s", buf);
-	} else if (!strcmp(name, "trace_clock")) {
-		ringtrace_show_clock(tr, buf, sizeof(buf));
-		rt_reply_printf(r, "%s", buf);
-	} else if (!strcmp(name, "tracing_max_latency")) {
-		rt_reply_printf(r, "%llu\n",
-				(unsigned long long)ringtrace_max_latency(tr));
-	} else if (!strcmp(name, "tracing_thresh")) {
-		/* Relaxed: a value shown, as a read of the file. */
-		rt_reply_printf(r, "%llu\n",
-				(unsigned long long)atomic_load_explicit(
-					&tr->thresh_ns, memory_order_relaxed) /
-					1000);
-	} else if (!strcmp(name, "max_graph_depth")) {
-		/* Relaxed: as above. */
-		rt_reply_printf(r, "%d\n",
-				atomic_load_explicit(&rt_max_graph_depth,
-						     memory_order_relaxed));
 	} else if (!strcmp(name, "print_cfg")) {
 		/* Relaxed: a setting changing meanwhile shows either value,
 		 * as a read of the file would. */
@@ -845,12 +813,25 @@ static int rt_cmd_show_soft(struct ringtrace_instance *tr,
 	return rt_cmd_show_big(tr, r, ringtrace_show_soft_events);
 }
 
+/* The commands that set one file's value, from before the protocol had
+ * file_write: that file's write, @text, and its message. */
+static int rt_cmd_as_file(struct ringtrace_instance *tr, const char *name,
+			  const char *text, struct rt_reply *r)
+{
+	char err[512];
+	int ret = ringtrace_file_write(tr, name, text, err, sizeof(err));
+
+	if (ret && err[0])
+		rt_reply_printf(r, "%s", err);
+	else if (ret)
+		rt_reply_printf(r, "%s: %s", name, strerror(-ret));
+	return ret;
+}
+
 static int rt_cmd_tracing_on(struct ringtrace_instance *tr,
 			     const struct rt_cmd_args *a, struct rt_reply *r)
 {
-	(void)r;
-	ringtrace_tracing_on(tr, a->v[0].i != 0);
-	return 0;
+	return rt_cmd_as_file(tr, "tracing_on", a->v[0].i ? "1" : "0", r);
 }
 
 /* clear INST [CPU]: per_cpu/cpuN/trace opened with O_TRUNC empties that
@@ -928,6 +909,12 @@ static int rt_cmd_file_read(struct ringtrace_instance *tr,
 		rt_reply_printf(r, "%s: %s", a->v[0].s, strerror((int)-n));
 		return (int)n;
 	}
+	/* a text cut at the reply's end would pass for the whole file */
+	if ((size_t)n >= r->cap) {
+		rt_reply_printf(r, "%s: %ld bytes, more than a reply holds (%zu)",
+				a->v[0].s, n, r->cap - 1);
+		return -EFBIG;
+	}
 	text = malloc((size_t)n + 1);
 	if (!text)
 		return -ENOMEM;
@@ -940,29 +927,15 @@ static int rt_cmd_file_read(struct ringtrace_instance *tr,
 static int rt_cmd_file_write(struct ringtrace_instance *tr,
 			     const struct rt_cmd_args *a, struct rt_reply *r)
 {
-	char err[512];
-	int ret = ringtrace_file_write(tr, a->v[0].s,
-				       a->set[1] ? a->v[1].s : "", err,
-				       sizeof(err));
-
-	if (ret && err[0])
-		rt_reply_printf(r, "%s", err);
-	else if (ret)
-		rt_reply_printf(r, "%s: %s", a->v[0].s, strerror(-ret));
-	return ret;
+	return rt_cmd_as_file(tr, a->v[0].s, a->set[1] ? a->v[1].s : "", r);
 }
 
 static int rt_cmd_tracing_cpumask(struct ringtrace_instance *tr,
 				  const struct rt_cmd_args *a,
 				  struct rt_reply *r)
 {
-	const char *mask = a->set[0] ? a->v[0].s : "";
-	int ret = ringtrace_set_tracing_cpumask(tr, mask);
-
-	if (ret)
-		rt_reply_printf(r, "tracing_cpumask '%s': a hexadecimal mask of the %d cpu buffers",
-				mask, ringbuf_nr_cpus(ringtrace_buffer(tr)));
-	return ret;
+	return rt_cmd_as_file(tr, "tracing_cpumask",
+			      a->set[0] ? a->v[0].s : "", r);
 }
 
 static int rt_cmd_free_buffer(struct ringtrace_instance *tr,
@@ -980,13 +953,10 @@ static int rt_cmd_buffer_percent(struct ringtrace_instance *tr,
 				 const struct rt_cmd_args *a,
 				 struct rt_reply *r)
 {
-	int ret = -EINVAL;
+	char text[32];
 
-	if (a->v[0].i >= INT_MIN && a->v[0].i <= INT_MAX)
-		ret = ringtrace_set_buffer_percent(tr, (int)a->v[0].i);
-	if (ret)
-		rt_reply_printf(r, "buffer_percent takes 0 to 100");
-	return ret;
+	snprintf(text, sizeof(text), "%lld", a->v[0].i);
+	return rt_cmd_as_file(tr, "buffer_percent", text, r);
 }
 
 static int rt_cmd_snapshot(struct ringtrace_instance *tr,
@@ -1027,28 +997,17 @@ static int rt_cmd_options(struct ringtrace_instance *tr,
 static int rt_cmd_tracer(struct ringtrace_instance *tr,
 			 const struct rt_cmd_args *a, struct rt_reply *r)
 {
-	int ret;
-
 	if (!a->set[0]) {
 		rt_reply_printf(r, "%s", ringtrace_current_tracer(tr));
 		return 0;
 	}
-	ret = ringtrace_set_tracer(tr, a->v[0].s);
-	if (ret)
-		rt_reply_printf(r, "unknown tracer '%s' (nop, function, function_graph, usersoff)",
-				a->v[0].s);
-	return ret;
+	return rt_cmd_as_file(tr, "current_tracer", a->v[0].s, r);
 }
 
 static int rt_cmd_clock(struct ringtrace_instance *tr,
 			const struct rt_cmd_args *a, struct rt_reply *r)
 {
-	int ret = ringtrace_set_clock(tr, a->v[0].s);
-
-	if (ret)
-		rt_reply_printf(r, "unknown clock '%s' (mono, mono_raw, boot, x86-tsc)",
-				a->v[0].s);
-	return ret;
+	return rt_cmd_as_file(tr, "trace_clock", a->v[0].s, r);
 }
 
 /* thresh and max_latency: tracing_thresh and tracing_max_latency, in

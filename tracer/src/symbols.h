@@ -9,20 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/**
- * struct rt_sym - a function symbol
- * @name: the symbol's name; stays valid for the life of the process
- * @start: its run-time address
- * @size: its size in bytes (0 if the symbol table does not say)
- * @module: the path of the object it lives in; valid for the life of the
- *	process
- */
-struct rt_sym {
-	const char *name;
-	unsigned long start;
-	unsigned long size;
-	const char *module;
-};
+#include "symtab.h"
 
 /* provided by symbols.c */
 
@@ -31,8 +18,8 @@ struct rt_sym {
  * @addr: a run-time address
  * @out: the symbol found
  *
- * When the symbol has no size, the nearest symbol at or below @addr in
- * the same object is taken. An address in no known object makes the
+ * The symbol is the one rt_symtab_find() finds in the table of the
+ * object holding @addr. An address in no known object makes the
  * tables be read again if objects were loaded or unloaded since the last
  * time (so a miss costs a look at the loader's counters, not a rescan).
  *

@@ -170,12 +170,30 @@ int rtt_do_filter(const struct rtt_verb *v, int argc, char **argv)
 	return rtt_exit_code(ret);
 }
 
+/* The tracefs file each of the verbs that set one value writes (and
+ * reads back without a value): the library's file table (files.c). */
+static const char *rtt_verb_file(const char *verb)
+{
+	static const char *const map[][2] = {
+		{ "on", "tracing_on" },		{ "off", "tracing_on" },
+		{ "buffer-size", "buffer_size_kb" },
+		{ "tracer", "current_tracer" }, { "clock", "trace_clock" },
+		{ "cpumask", "tracing_cpumask" },
+	};
+
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (!strcmp(map[i][0], verb))
+			return map[i][1];
+	return NULL;
+}
+
 /* Verbs that are one command: on, off, clear, buffer-size, tracer,
- * clock, cpumask, free-buffer. */
+ * clock, cpumask, free-buffer; the ones that set a value are writes of
+ * its file, as echo VALUE > FILE. */
 int rtt_do_simple(const struct rtt_verb *v, int argc, char **argv)
 {
 	struct rtt_proc p;
-	const char *inst, *arg = NULL;
+	const char *inst, *arg = NULL, *file = rtt_verb_file(v->name);
 	unsigned long kb;
 	int code, ret;
 	bool one = !strcmp(v->name, "buffer-size") || !strcmp(v->name, "tracer") ||
@@ -191,16 +209,8 @@ int rtt_do_simple(const struct rtt_verb *v, int argc, char **argv)
 		/* without a value: read it back, as cat of the file */
 		char *reply = NULL;
 
-		if (!strcmp(v->name, "tracer"))
-			ret = rtt_cmd(&p, &reply, &RT_CALL(TRACER, inst));
-		else
-			ret = rtt_cmd(&p, &reply,
-				      &RT_CALL(GET, inst,
-					       RT_S(0, !strcmp(v->name, "clock") ?
-							       "trace_clock" :
-						       !strcmp(v->name, "cpumask") ?
-							       "tracing_cpumask" :
-							       "buffer_size_kb")));
+		ret = rtt_cmd(&p, &reply,
+			      &RT_CALL(FILE_READ, inst, RT_S(0, file)));
 		if (!ret)
 			rtt_print_reply(reply);
 		free(reply);
@@ -212,16 +222,13 @@ int rtt_do_simple(const struct rtt_verb *v, int argc, char **argv)
 	if (one)
 		arg = argv[optind];
 	if (!strcmp(v->name, "on") || !strcmp(v->name, "off")) {
-		ret = rtt_cmd(&p, NULL,
-			      &RT_CALL(TRACING_ON, inst,
-				       RT_I(0, !strcmp(v->name, "on"))));
+		arg = !strcmp(v->name, "on") ? "1" : "0";
 	} else if (!strcmp(v->name, "clear")) {
 		ret = rtt_cmd(&p, NULL, &RT_CALL(CLEAR, inst));
+		goto out;
 	} else if (!strcmp(v->name, "free-buffer")) {
 		ret = rtt_cmd(&p, NULL, &RT_CALL(FREE_BUFFER, inst));
-	} else if (!strcmp(v->name, "cpumask")) {
-		ret = rtt_cmd(&p, NULL,
-			      &RT_CALL(TRACING_CPUMASK, inst, RT_S(0, arg)));
+		goto out;
 	} else if (!strcmp(v->name, "buffer-size")) {
 		unsigned long cpu = 0;
 		const char *c = optind + 1 < argc ? argv[optind + 1] : NULL;
@@ -235,19 +242,17 @@ int rtt_do_simple(const struct rtt_verb *v, int argc, char **argv)
 			rtt_proc_close(&p);
 			return rtt_usage(v, "bad cpu buffer '%s'", c);
 		}
-		if (c)
+		/* one cpu buffer: per_cpu/cpuN/buffer_size_kb, the mount's */
+		if (c) {
 			ret = rtt_cmd(&p, NULL,
 				      &RT_CALL(BUFFER_SIZE_KB, inst, RT_U(0, kb),
 					       RT_U(1, cpu)));
-		else
-			ret = rtt_cmd(&p, NULL,
-				      &RT_CALL(BUFFER_SIZE_KB, inst,
-					       RT_U(0, kb)));
-	} else if (!strcmp(v->name, "tracer")) {
-		ret = rtt_cmd(&p, NULL, &RT_CALL(TRACER, inst, RT_S(0, arg)));
-	} else {
-		ret = rtt_cmd(&p, NULL, &RT_CALL(CLOCK, inst, RT_S(0, arg)));
+			goto out;
+		}
 	}
+	ret = rtt_cmd(&p, NULL,
+		      &RT_CALL(FILE_WRITE, inst, RT_S(0, file), RT_S(1, arg)));
+out:
 	rtt_proc_close(&p);
 	return rtt_exit_code(ret);
 }

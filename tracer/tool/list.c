@@ -165,14 +165,16 @@ static int rtt_list_functions(const char *arg)
 		return rtt_exit_code(ret);
 	/* the process's text: escaped as ps shows names */
 	for (i = 0; syms && i < syms->nr; i++) {
-		rtt_sanitize(syms->v[i].name, strlen(syms->v[i].name), false);
-		if (syms->v[i].module) {
-			rtt_sanitize(syms->v[i].module,
-				     strlen(syms->v[i].module), false);
-			printf("%s [%s]\n", syms->v[i].name,
-			       syms->v[i].module);
+		/* the table's own copies */
+		char *name = (char *)syms->v[i].sym.name;
+		char *mod = (char *)syms->v[i].sym.module;
+
+		rtt_sanitize(name, strlen(name), false);
+		if (mod) {
+			rtt_sanitize(mod, strlen(mod), false);
+			printf("%s [%s]\n", name, mod);
 		} else {
-			printf("%s\n", syms->v[i].name);
+			printf("%s\n", name);
 		}
 	}
 	rtt_syms_free(syms);

@@ -151,6 +151,12 @@ int rtt_do_pipe(const struct rtt_verb *v, int argc, char **argv)
 	ret = rtt_pid_arg(v, argc);
 	if (ret)
 		goto out_args;
+	/*
+	 * From here a SIGINT or SIGTERM stops the pipe: one that comes while
+	 * it attaches (a shell's background job starts with SIGINT ignored,
+	 * so it would be lost) ends it before its loop.
+	 */
+	rtt_catch_signals();
 	ret = rtt_open_pid(argv[optind], 0, &pp.p);
 	if (ret) {
 		ret = rtt_exit_code(ret);
@@ -208,7 +214,6 @@ int rtt_do_pipe(const struct rtt_verb *v, int argc, char **argv)
 		ret = -ENOMEM;
 		goto out;
 	}
-	rtt_catch_signals();
 	while (!rtt_stop && !pp.out_closed) {
 		uint32_t g;
 		int n;

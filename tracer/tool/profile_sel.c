@@ -183,7 +183,7 @@ static bool rtt_glob_any(const char *const *globs, int n,
 static bool rtt_sym_glob(const char *const *globs, int n,
 			 const struct rtt_sym *sym)
 {
-	const char *name = sym->name, *p;
+	const char *name = sym->sym.name, *p;
 	char bare[512];
 	int depth = 0;
 

@@ -63,14 +63,11 @@ struct rtfs_errlog {
 };
 
 /*
- * The mount's consumer mark on one buffer file, shared by all of its
- * readers that consume it (trace_pipe, trace_pipe_raw): an open file
- * description locked for writing on byte 0, as a consumer's lock in the
- * tool (client.c), and on byte RTT_CONSUMER_PID_OFF + our pid, which
- * names us to a consumer refused. An OFD lock (F_OFD_SETLK) goes with
- * the open file description, not with the process: the daemon closing
- * another descriptor of the file (a reader's view freed, a trace read)
- * leaves it, as a process-wide record lock would not.
+ * The mount's consumer mark on one buffer file (rtt_mark_take(), the
+ * tool's mark), shared by all of its readers that consume it
+ * (trace_pipe, trace_pipe_raw): a description of the file of its own,
+ * which the daemon closing other descriptors of the file (a reader's
+ * view freed, a trace read) leaves marked.
  */
 struct rtfs_mark {
 	dev_t dev;
@@ -824,41 +821,20 @@ static int rtfs_show_id(const struct rtfs_node *n, FILE *out)
 	return 0;
 }
 
-/* simple values: "get INST NAME" to read, a command to write */
-static int rtfs_show_get(const struct rtfs_node *n, FILE *out)
-{
-	return rtfs_show_reply(out, &RT_CALL(GET, n->inst,
-					     RT_S(0, n->f->name)));
-}
-
-static int rtfs_write_tracing_on(const struct rtfs_node *n, char *buf)
-{
-	unsigned long v;
-
-	if (rtfs_parse_ul(buf, &v))
-		return -EINVAL;
-	return rtfs_cmd(NULL, NULL,
-			&RT_CALL(TRACING_ON, n->inst, RT_I(0, v != 0)));
-}
-
-/* buffer_size_kb: every cpu buffer; per_cpu/cpuN/buffer_size_kb: that one
- * alone (the top file then reads "X", as the kernel's) */
+/* per_cpu/cpuN/buffer_size_kb: that cpu buffer alone (the top
+ * buffer_size_kb, the library's, then reads "X", as the kernel's) */
 static int rtfs_write_buffer_size(const struct rtfs_node *n, char *buf)
 {
 	unsigned long v;
 
 	if (rtfs_parse_ul(buf, &v) || !v || v > (1ul << 30))
 		return -EINVAL;
-	if (n->cpu != RINGBUF_ALL_CPUS)
-		return rtfs_cmd(NULL, NULL,
-				&RT_CALL(BUFFER_SIZE_KB, n->inst, RT_U(0, v),
-					 RT_U(1, (unsigned int)n->cpu)));
 	return rtfs_cmd(NULL, NULL,
-			&RT_CALL(BUFFER_SIZE_KB, n->inst, RT_U(0, v)));
+			&RT_CALL(BUFFER_SIZE_KB, n->inst, RT_U(0, v),
+				 RT_U(1, (unsigned int)n->cpu)));
 }
 
-/* The size of each cpu buffer, in kB: the sum (@cpu RINGBUF_ALL_CPUS) or
- * that of @cpu. */
+/* The size of cpu buffer @cpu, in kB. */
 static int rtfs_cpu_size_kb(const struct rtfs_node *n, int cpu,
 			    unsigned long *kb)
 {
@@ -872,21 +848,11 @@ static int rtfs_cpu_size_kb(const struct rtfs_node *n, int cpu,
 	for (int c = 0; !ret && p && *p; c++) {
 		unsigned long v = strtoul(p, &p, 10);
 
-		if (cpu == RINGBUF_ALL_CPUS || cpu == c)
+		if (cpu == c)
 			*kb += v;
 		p += strspn(p, "\n");
 	}
 	free(reply);
-	return ret;
-}
-
-static int rtfs_show_total_size(const struct rtfs_node *n, FILE *out)
-{
-	unsigned long kb;
-	int ret = rtfs_cpu_size_kb(n, RINGBUF_ALL_CPUS, &kb);
-
-	if (!ret)
-		fprintf(out, "%lu\n", kb);
 	return ret;
 }
 
@@ -900,31 +866,12 @@ static int rtfs_show_cpu_size(const struct rtfs_node *n, FILE *out)
 	return ret;
 }
 
-static int rtfs_write_cpumask(const struct rtfs_node *n, char *buf)
-{
-	rtfs_chomp(buf);
-	if (!buf[0] || strchr(buf, ' '))
-		return -EINVAL;
-	return rtfs_cmd(NULL, NULL,
-			&RT_CALL(TRACING_CPUMASK, n->inst, RT_S(0, buf)));
-}
-
 /* free_buffer: any write shrinks the buffer (the kernel does it at the
  * file's release; a write comes just before it) */
 static int rtfs_write_free_buffer(const struct rtfs_node *n, char *buf)
 {
 	(void)buf;
 	return rtfs_cmd(NULL, NULL, &RT_CALL(FREE_BUFFER, n->inst));
-}
-
-static int rtfs_write_buffer_percent(const struct rtfs_node *n, char *buf)
-{
-	unsigned long v;
-
-	if (rtfs_parse_ul(buf, &v) || v > 100)
-		return -EINVAL;
-	return rtfs_cmd(NULL, NULL,
-			&RT_CALL(BUFFER_PERCENT, n->inst, RT_I(0, (long long)v)));
 }
 
 /* The sub-buffer size of @n's instance, from its live buffer: 0 or a
@@ -965,19 +912,6 @@ static int rtfs_show_header_event(const struct rtfs_node *n, FILE *out)
 	return 0;
 }
 
-static int rtfs_show_tracer(const struct rtfs_node *n, FILE *out)
-{
-	return rtfs_show_reply(out, &RT_CALL(TRACER, n->inst));
-}
-
-static int rtfs_write_tracer(const struct rtfs_node *n, char *buf)
-{
-	rtfs_chomp(buf);
-	if (!buf[0] || strpbrk(buf, " \t\n"))
-		return -EINVAL;
-	return rtfs_cmd(NULL, NULL, &RT_CALL(TRACER, n->inst, RT_S(0, buf)));
-}
-
 static int rtfs_show_available_tracers(const struct rtfs_node *n, FILE *out)
 {
 	(void)n;
@@ -985,35 +919,7 @@ static int rtfs_show_available_tracers(const struct rtfs_node *n, FILE *out)
 	return 0;
 }
 
-static int rtfs_write_clock(const struct rtfs_node *n, char *buf)
-{
-	rtfs_chomp(buf);
-	if (!buf[0] || strpbrk(buf, " \t\n"))
-		return -EINVAL;
-	return rtfs_cmd(NULL, NULL, &RT_CALL(CLOCK, n->inst, RT_S(0, buf)));
-}
-
-/* trace_options and options/NAME */
-static int rtfs_show_options(const struct rtfs_node *n, FILE *out)
-{
-	return rtfs_show_reply(out, &RT_CALL(OPTIONS, n->inst));
-}
-
-static int rtfs_write_options(const struct rtfs_node *n, char *buf)
-{
-	char *save = NULL, *tok;
-	int ret = 0, r;
-
-	for (tok = strtok_r(buf, " \t\n", &save); tok;
-	     tok = strtok_r(NULL, " \t\n", &save)) {
-		r = rtfs_cmd(NULL, NULL,
-			     &RT_CALL(OPTION, n->inst, RT_S(0, tok)));
-		if (r && !ret)
-			ret = r;
-	}
-	return ret;
-}
-
+/* options/NAME (trace_options is the library's) */
 static int rtfs_show_option(const struct rtfs_node *n, FILE *out)
 {
 	char *reply = NULL, *line, *save = NULL;
@@ -1453,33 +1359,6 @@ static int rtfs_show_filter_functions(const struct rtfs_node *n, FILE *out)
 	return ret;
 }
 
-/* A number in microseconds (tracing_thresh, tracing_max_latency) or a
- * depth (max_graph_depth), the one argument of command @id. */
-static int rtfs_write_number(const struct rtfs_node *n, char *buf,
-			     enum rt_cmd_id id)
-{
-	unsigned long v;
-
-	if (rtfs_parse_ul(buf, &v))
-		return -EINVAL;
-	return rtfs_cmd(NULL, NULL, &RT_CALL_ID(id, n->inst, RT_U(0, v)));
-}
-
-static int rtfs_write_thresh(const struct rtfs_node *n, char *buf)
-{
-	return rtfs_write_number(n, buf, RT_CMD_THRESH);
-}
-
-static int rtfs_write_max_latency(const struct rtfs_node *n, char *buf)
-{
-	return rtfs_write_number(n, buf, RT_CMD_MAX_LATENCY);
-}
-
-static int rtfs_write_graph_depth(const struct rtfs_node *n, char *buf)
-{
-	return rtfs_write_number(n, buf, RT_CMD_MAX_GRAPH_DEPTH);
-}
-
 static int rtfs_show_saved_cmdlines(const struct rtfs_node *n, FILE *out)
 {
 	char *text = NULL;
@@ -1625,21 +1504,11 @@ static const struct rtfs_file_ops rtfs_files[] = {
 	  rtfs_show_filter_functions, NULL, NULL },
 	{ "available_tracers", 0444, false, rtfs_show_available_tracers,
 	  NULL, NULL },
-	{ "buffer_percent", 0644, false, rtfs_show_get,
-	  rtfs_write_buffer_percent, rtfs_trunc_none },
-	{ "buffer_size_kb", 0644, false, rtfs_show_get, rtfs_write_buffer_size,
-	  rtfs_trunc_none },
-	{ "buffer_total_size_kb", 0444, false, rtfs_show_total_size, NULL,
-	  NULL },
-	{ "current_tracer", 0644, false, rtfs_show_tracer, rtfs_write_tracer,
-	  rtfs_trunc_none },
 	{ "enabled_functions", 0444, true, rtfs_show_enabled_functions, NULL,
 	  NULL },
 	{ "error_log", 0644, false, rtfs_show_error_log, rtfs_write_ignore,
 	  rtfs_trunc_error_log },
 	{ "free_buffer", 0200, false, NULL, rtfs_write_free_buffer,
-	  rtfs_trunc_none },
-	{ "max_graph_depth", 0644, true, rtfs_show_get, rtfs_write_graph_depth,
 	  rtfs_trunc_none },
 	{ "saved_cmdlines", 0444, true, rtfs_show_saved_cmdlines, NULL, NULL },
 	{ "saved_tgids", 0444, true, rtfs_show_saved_tgids, NULL, NULL },
@@ -1669,23 +1538,11 @@ static const struct rtfs_file_ops rtfs_files[] = {
 	  rtfs_trunc_synth },
 	{ "trace", 0644, false, rtfs_show_trace, rtfs_write_ignore,
 	  rtfs_trunc_trace },
-	{ "trace_clock", 0644, false, rtfs_show_get, rtfs_write_clock,
-	  rtfs_trunc_none },
 	{ "trace_marker", 0220, false, NULL, rtfs_write_marker,
 	  rtfs_trunc_none },
 	{ "trace_marker_raw", 0220, false, NULL, rtfs_write_marker_raw,
 	  rtfs_trunc_none },
-	{ "trace_options", 0644, false, rtfs_show_options, rtfs_write_options,
-	  rtfs_trunc_none },
 	{ "trace_pipe", 0444, false, rtfs_show_text, NULL, NULL },
-	{ "tracing_cpumask", 0644, false, rtfs_show_get, rtfs_write_cpumask,
-	  rtfs_trunc_none },
-	{ "tracing_max_latency", 0644, false, rtfs_show_get,
-	  rtfs_write_max_latency, rtfs_trunc_none },
-	{ "tracing_on", 0644, false, rtfs_show_get, rtfs_write_tracing_on,
-	  rtfs_trunc_none },
-	{ "tracing_thresh", 0644, true, rtfs_show_get, rtfs_write_thresh,
-	  rtfs_trunc_none },
 };
 
 #define RTFS_NR_FILES (sizeof(rtfs_files) / sizeof(rtfs_files[0]))
@@ -1985,19 +1842,10 @@ static int rtfs_lookup(const char *path, struct rtfs_node *n)
 
 /* ---- the consumer mark --------------------------------------------------- */
 
-static int rtfs_ofd_lock(int fd, off_t start)
-{
-	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
-			    .l_start = start, .l_len = 1 };
-
-	return fcntl(fd, F_OFD_SETLK, &fl) ? -errno : 0;
-}
-
-/* Be the consumer of the buffer @rb (a view of instance @slot) views, for
+/* Be the consumer of the buffer @rb views, for
  * one more reader: the mark, or NULL with *@errp -EBUSY (another
  * process consumes it) or another errno. */
-static struct rtfs_mark *rtfs_mark_get(struct ringbuf *rb, int slot,
-				       int *errp)
+static struct rtfs_mark *rtfs_mark_get(struct ringbuf *rb, int *errp)
 {
 	char err[RTT_ERR_MAX], path[64];
 	struct rtfs_mark *m;
@@ -2027,17 +1875,10 @@ static struct rtfs_mark *rtfs_mark_get(struct ringbuf *rb, int slot,
 		free(m);
 		goto fail;
 	}
-	ret = rtfs_ofd_lock(m->fd, 0);
-	if (ret == -EAGAIN || ret == -EACCES) {
-		/* name the consumer in the daemon's log */
-		if (rtt_consumer_check(&fs.p, slot, err))
-			fprintf(stderr, "ringtrace mount: %s\n", err);
-		ret = -EBUSY;
-	}
-	if (!ret)
-		ret = rtfs_ofd_lock(m->fd,
-				    RTT_CONSUMER_PID_OFF + (off_t)getpid());
+	ret = rtt_mark_take(&fs.p, m->fd, err);
 	if (ret) {
+		/* the daemon's log names the consumer */
+		fprintf(stderr, "ringtrace mount: %s\n", err);
 		close(m->fd);
 		free(m);
 		goto fail;
@@ -2086,7 +1927,7 @@ static int rtfs_attach_marked(int slot, uint32_t *gen, struct ringbuf **rbp,
 
 	if (ret)
 		return ret;
-	*markp = rtfs_mark_get(*rbp, slot, &ret);
+	*markp = rtfs_mark_get(*rbp, &ret);
 	if (!*markp) {
 		ringbuf_free(*rbp);
 		*rbp = NULL;
@@ -2109,7 +1950,7 @@ static struct rtfs_pipe *rtfs_pipe_get(const struct rtfs_node *n, int *errp)
 		/* the first reader again: consume again, unless another
 		 * consumer came meanwhile */
 		if (!pp->users) {
-			pp->mark = rtfs_mark_get(pp->rb, pp->slot, &ret);
+			pp->mark = rtfs_mark_get(pp->rb, &ret);
 			if (!pp->mark) {
 				pthread_mutex_unlock(&fs.lock);
 				*errp = ret;

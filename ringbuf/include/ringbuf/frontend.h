@@ -24,47 +24,8 @@
  * change of it changes that version. Use only the functions; the structures may grow
  * and their fields are no interface.
  *
- * The fast path, per record (x86-64, counted in the objdump of
- * ringbuf_reserve_inline() + ringbuf_commit_inline()):
- *	per-thread model: no LOCKed instruction; 4 non-LOCKed
- *	read-modify-writes on the cpu buffer (active, committing, commits,
- *	the page's write index) and 4 more at commit (entries, page
- *	entries, entries_bytes, committing), release stores done as plain
- *	stores; 1 rdtsc with the TSC clock.
- *	per-CPU model: the same plus the rseq cpu_id load and the claim of
- *	the cpu buffer: where glibc registered rseq and every CPU has its
- *	buffer, the thread keeps it between writes and a restartable
- *	sequence (no LOCKed instruction) checks it and raises active, no
- *	owner store and no release per record (since RINGBUF_0.6; see
- *	bench/fastpath/count.sh: 187 instructions, 29 conditional
- *	branches, 48 loads, 13 stores with a 16-byte fill and the
- *	wrapper's 12 pushes and pops, against 193, 30, 50 and 15 with the
- *	claim per record; the owner word and record_disabled in one 64-bit
- *	load, which a kept claim makes cheap again); one LOCK cmpxchg and a
- *	release store otherwise. Per-thread model: 164, 23, 39 and 11
- *	(were 164, 23, 40 and 11: the commit reloaded cb->meta). Where the buffer claims by restartable sequence,
- *	the cpu_id is read without the ringbuf_fe_rseq_ok test and
- *	rseq_claim is loaded and tested once (the claim is inlined once
- *	for each value of it); the GOT loads left per record are
- *	__rseq_offset (once), ringbuf_tls's offset and
- *	ringbuf_fe_writer_fence. The claim on that path, from the test of
- *	rseq_claim to the claimed buffer: 37 instructions, 9 conditional
- *	branches, 14 loads (were 34, 8 and 13 before the CPU hint: the
- *	cpu buffer is now indexed by ringbuf_tls.cpu_hint, and cpu_id,
- *	three dependent loads away, is only compared with it; 15.4 ns
- *	instead of 16.1 per record in the per-CPU bench case). With a claim
- *	per record, the owner word and record_disabled were two loads on
- *	purpose: one 64-bit load over both measured 2 ns slower per record,
- *	as the thread's own release store of the owner was then still in
- *	the store buffer and cannot be forwarded to a wider load; the kept
- *	claim stores nothing there, and they are one load again.
- *	Counted in gcc 12 -O2 code of reserve + 16-byte fill + commit:
- *	2 LOCKed instructions in all (the cmpxchg fallbacks, off the path
- *	above), 40 conditional branches (two more than before, in the
- *	claim's copy for buffers without rseq; one fewer on the path
- *	above). Since RINGBUF_0.4, one more on every path: the test of
- *	the frame word's RINGBUF_FE_NOTED bit (a register; a spare's write
- *	goes out of line to put its CPU note first), 2 instructions.
+ * What the fast path costs per record, and how that was counted and
+ * changed: Documentation/ring-buffer-design.rst, "The inline fast path".
  */
 #ifndef RINGBUF_FRONTEND_H
 #define RINGBUF_FRONTEND_H
