@@ -7,9 +7,10 @@ set -euo pipefail
 
 # to build
 # (libfuse3-dev: ringtrace mount; the build goes on without it;
-#  liburcu-dev: the tracer's RCU, liburcu's urcu-bp flavour)
+#  liburcu-dev: the tracer's RCU, liburcu's urcu-bp flavour;
+#  libdw-dev: funcgraph-args, the parameters' names and types from DWARF)
 RINGTRACE_PACKAGES=(gcc make cmake pkg-config libtraceevent-dev libelf-dev libfuse3-dev
-	liburcu-dev)
+	liburcu-dev libdw-dev)
 # what the tests run besides the build (scripts/test.sh installs these):
 #   trace-cmd      the oracle the trace.dat files are read back with
 #   python3        tool.report_json checks the JSON is valid

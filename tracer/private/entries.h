@@ -40,21 +40,50 @@ static inline size_t rt_marker_max_len(size_t max_event)
 {
 	return max_event - sizeof(struct rt_print_entry) - 2;
 }
-/* Packed, as the kernel's (FTRACE_ENTRY_PACKED): 20 bytes, not 24, in
- * the record a traced call writes first. */
+/*
+ * Packed, as the kernel's (FTRACE_ENTRY_PACKED): 20 bytes, not 24, in
+ * the record a traced call writes first. With funcgraph-args the record
+ * goes on with the six argument registers (@args, RT_GRAPH_NR_ARGS
+ * words; the kernel's FTRACE_REGS_MAX_ARGS), as Linux 6.15's
+ * funcgraph_entry does; a record without them is this long.
+ *
+ * Userspace: Linux 6.15 unpacked the record for the array (and made
+ * depth unsigned), so its args start at 24; ours keep 6.12's packed
+ * layout and start at 20: the format file says where (readers that go
+ * by the format, trace-cmd's among them, find them either way) and a
+ * call without arguments keeps its 20 bytes.
+ */
+#define RT_GRAPH_NR_ARGS 6
 struct __attribute__((packed, aligned(4))) rt_graph_ent_entry {
 	struct ringtrace_entry ent;
 	unsigned long func;
 	int depth;
+	unsigned long args[];
 };
-struct rt_graph_ret_entry {
+/* The payload of a funcgraph_entry record that carries the arguments. */
+#define RT_GRAPH_ENT_ARGS_SIZE                                                \
+	(sizeof(struct rt_graph_ent_entry) +                                  \
+	 RT_GRAPH_NR_ARGS * sizeof(unsigned long))
+
+/*
+ * The kernel's funcgraph_exit with CONFIG_FUNCTION_GRAPH_RETVAL (6.12):
+ * packed, @retval after @func, 48 bytes. @retval is the return register
+ * (%rax) as return_to_handler found it.
+ *
+ * Userspace: the -finstrument-functions hooks never see the return
+ * value; their records set RT_GRAPH_NO_RETVAL in @overrun (a count that
+ * never gets near 2^31) and the printers then print no return value.
+ */
+struct __attribute__((packed, aligned(4))) rt_graph_ret_entry {
 	struct ringtrace_entry ent;
 	unsigned long func;
+	unsigned long retval;
 	int depth;
 	unsigned int overrun;
 	unsigned long long calltime;
 	unsigned long long rettime;
 };
+#define RT_GRAPH_NO_RETVAL (1u << 31)
 struct rt_stack_entry {
 	struct ringtrace_entry ent;
 	int size;

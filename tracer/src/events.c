@@ -77,10 +77,14 @@ static const struct ringtrace_field_decl rt_print_fields[] = {
 static const struct ringtrace_field_decl rt_graph_ent_fields[] = {
 	{ "unsigned long", "func", 8, 8, 0, RINGTRACE_FIELD_PTR, 0 },
 	{ "int", "depth", 4, 4, 1, RINGTRACE_FIELD_INT, 0 },
+	/* funcgraph-args: the argument registers, when the record is long
+	 * enough (entries.h); aligned 4, after the packed depth */
+	{ "unsigned long[]", "args", 0, 4, 0, RINGTRACE_FIELD_ARRAY, 8 },
 	{ NULL, NULL, 0, 0, 0, 0, 0 },
 };
 static const struct ringtrace_field_decl rt_graph_ret_fields[] = {
 	{ "unsigned long", "func", 8, 8, 0, RINGTRACE_FIELD_PTR, 0 },
+	{ "unsigned long", "retval", 8, 8, 0, RINGTRACE_FIELD_INT, 0 },
 	{ "int", "depth", 4, 4, 1, RINGTRACE_FIELD_INT, 0 },
 	{ "unsigned int", "overrun", 4, 4, 0, RINGTRACE_FIELD_INT, 0 },
 	{ "unsigned long long", "calltime", 8, 8, 0, RINGTRACE_FIELD_INT, 0 },
@@ -108,9 +112,9 @@ static struct ringtrace_event rt_builtin[] = {
 	  .size = sizeof(struct rt_print_entry) },
 	{ .system = "ftrace", .name = "funcgraph_exit",
 	  .fields = rt_graph_ret_fields,
-	  .print_fmt = "\"<-- %ps (%d) (start: %llx  end: %llx) over: %d\", "
-		       "(void *)REC->func, REC->depth, REC->calltime, "
-		       "REC->rettime, REC->depth",
+	  .print_fmt = "\"<-- %ps (%d) (start: %llx  end: %llx) over: %d "
+		       "retval: %lx\", (void *)REC->func, REC->depth, "
+		       "REC->calltime, REC->rettime, REC->depth, REC->retval",
 	  .size = sizeof(struct rt_graph_ret_entry) },
 	{ .system = "ftrace", .name = "funcgraph_entry",
 	  .fields = rt_graph_ent_fields,

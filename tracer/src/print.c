@@ -18,6 +18,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "fnproto.h"
 #include "print.h"
 #include "trace.h"
 
@@ -924,6 +925,177 @@ static void rt_print_raw_like(struct rt_iter *it, int mode)
 
 /* ---- function_graph ----------------------------------------------------- */
 
+/* One item of a prototype: "name:kind" up to a blank. */
+struct rt_proto_item {
+	char name[128];
+	char kind;  /* p s u e f S ? or '.' for the variable arguments */
+	int size;
+	char what[16]; /* S: STRUCT, UNION, INT */
+};
+
+/* The next item of *@p (fnproto.h); false at the end. */
+static bool rt_proto_next(const char **p, struct rt_proto_item *it)
+{
+	const char *s = *p, *colon, *end;
+	size_t n;
+
+	while (*s == ' ')
+		s++;
+	if (!*s)
+		return false;
+	end = s + strcspn(s, " ");
+	*p = end;
+	memset(it, 0, sizeof(*it));
+	if (end - s == 3 && !strncmp(s, "...", 3)) {
+		it->kind = '.';
+		return true;
+	}
+	colon = memchr(s, ':', (size_t)(end - s));
+	if (!colon) {
+		it->kind = '?';
+		return true;
+	}
+	n = (size_t)(colon - s);
+	if (n >= sizeof(it->name))
+		n = sizeof(it->name) - 1;
+	memcpy(it->name, s, n);
+	s = colon + 1;
+	it->kind = s < end ? *s++ : '?';
+	while (s < end && *s >= '0' && *s <= '9')
+		it->size = it->size * 10 + (*s++ - '0');
+	if (it->kind == 'S' && s < end && *s == ':') {
+		n = (size_t)(end - s - 1);
+		if (n >= sizeof(it->what))
+			n = sizeof(it->what) - 1;
+		memcpy(it->what, s + 1, n);
+	}
+	if (!strchr("psuefS", it->kind) || (it->kind != 'p' && !it->size))
+		it->kind = '?';
+	return true;
+}
+
+/* @v cut to @size bytes, sign-extended for @sign. */
+static long rt_arg_narrow(unsigned long v, int size, bool sign)
+{
+	int bits = size * 8;
+
+	if (bits <= 0 || bits >= 64)
+		return (long)v;
+	v &= (1ul << bits) - 1;
+	if (sign && (v & (1ul << (bits - 1))))
+		v |= ~0ul << bits;
+	return (long)v;
+}
+
+void rt_print_fn_args(struct ringtrace_seq *s, const char *proto,
+		      const unsigned long *args)
+{
+	struct rt_proto_item it;
+	int a = 0, p, x;
+
+	rt_seq_putc(s, '(');
+	if (!proto) {
+		/* no debug information: the registers, as libtraceevent's
+		 * tep_btf_print_args() prints them without BTF */
+		for (a = 0; a < RT_GRAPH_NR_ARGS; a++)
+			rt_seq_printf(s, "%s%lx", a ? ", " : "", args[a]);
+		rt_seq_putc(s, ')');
+		return;
+	}
+	for (p = 0; rt_proto_next(&proto, &it); p++) {
+		if (p)
+			rt_seq_puts(s, ", ");
+		if (it.kind == '.') {
+			rt_seq_puts(s, "...");
+			break;
+		}
+		/*
+		 * Userspace: the kernel's arguments are all integers or
+		 * pointers; a program's floating-point ones travel in SSE
+		 * registers (not recorded) and its aggregates of more than
+		 * 16 bytes in memory: neither takes an integer register,
+		 * and neither has a value to print.
+		 */
+		if (it.kind == 'f' || (it.kind == 'S' && it.size > 16)) {
+			if (it.name[0])
+				rt_seq_printf(s, "%s=", it.name);
+			rt_seq_printf(s, "(%s)",
+				      it.kind == 'f' ? "FLOAT" : it.what);
+			continue;
+		}
+		/* only what the registers hold (six) */
+		if (a == RT_GRAPH_NR_ARGS) {
+			rt_seq_puts(s, "...");
+			break;
+		}
+		if (it.name[0])
+			rt_seq_printf(s, "%s=", it.name);
+		/*
+		 * Userspace: the upper bits of a register that holds a
+		 * narrower integer are undefined in the x86-64 ABI; the
+		 * value is cut to its type's size (the kernel prints the
+		 * whole register). Unsigned integers in hexadecimal, signed
+		 * ones and enumerations in decimal, as the kernel since
+		 * 6.17.
+		 */
+		switch (it.kind) {
+		case 'p':
+			rt_seq_printf(s, "0x%lx", args[a]);
+			break;
+		case 's':
+		case 'e':
+			rt_seq_printf(s, "%ld",
+				      rt_arg_narrow(args[a], it.size, true));
+			break;
+		case 'u':
+			rt_seq_printf(s, "0x%lx",
+				      (unsigned long)rt_arg_narrow(
+					      args[a], it.size, false));
+			break;
+		case 'S':
+			rt_seq_printf(s, "(%s)[0x%lx", it.what, args[a]);
+			for (x = (int)sizeof(long); x < it.size;
+			     x += (int)sizeof(long)) {
+				rt_seq_putc(s, ':');
+				if (++a == RT_GRAPH_NR_ARGS) {
+					rt_seq_puts(s, "...]");
+					rt_seq_putc(s, ')');
+					return;
+				}
+				rt_seq_printf(s, "0x%lx", args[a]);
+			}
+			rt_seq_putc(s, ']');
+			break;
+		default:
+			rt_seq_printf(s, "?0x%lx", args[a]);
+			break;
+		}
+		a++;
+	}
+	rt_seq_putc(s, ')');
+}
+
+void rt_print_fn_retval(struct ringtrace_seq *s, unsigned long retval,
+			bool hex)
+{
+	unsigned long err = 0;
+
+	if (retval && !hex) {
+		/* an int error code in the lower half */
+		if ((retval & (1ul << 31)) && !(retval >> 32))
+			err = (unsigned long)(long)(int)retval;
+		else
+			err = retval;
+		/* the kernel's IS_ERR_VALUE(): -4095..-1 */
+		if (err < (unsigned long)-4095)
+			err = 0;
+	}
+	if (hex || !err)
+		rt_seq_printf(s, " ret=0x%lx", retval);
+	else
+		rt_seq_printf(s, " ret=%ld", (long)err);
+}
+
 static uint32_t rt_graph_flags(struct rt_iter *it)
 {
 	return (uint32_t)(it->opts >> RT_OPT_FUNCGRAPH_OVERRUN);
@@ -1058,13 +1230,54 @@ static void rt_graph_indent(struct rt_iter *it, int depth)
 		rt_seq_putc(&it->seq, ' ');
 }
 
+/*
+ * "(...)" for an entry record with the argument registers (@args; NULL:
+ * a record without them, "()"): print_function_args() with the
+ * prototype the caller's op gives.
+ */
+static void rt_graph_args(struct rt_iter *it, unsigned long func,
+			  const unsigned long *args)
+{
+	char proto[RT_FNPROTO_MAX];
+
+	if (!args) {
+		rt_seq_puts(&it->seq, "()");
+		return;
+	}
+	rt_print_fn_args(&it->seq,
+			 rt_cur_ops && rt_cur_ops->proto &&
+					 rt_cur_ops->proto(rt_cur_ops->ctx,
+							   func, proto,
+							   sizeof(proto)) ?
+				 proto :
+				 NULL,
+			 args);
+}
+
+/* Whether funcgraph-retval prints @r's return value (not a record of
+ * the -finstrument-functions hooks, which have none). */
+static bool rt_graph_has_retval(struct rt_iter *it,
+				const struct rt_graph_ret_entry *r)
+{
+	return (rt_graph_flags(it) & GF(RT_OPT_FUNCGRAPH_RETVAL)) &&
+	       !(r->overrun & RT_GRAPH_NO_RETVAL);
+}
+
 static void rt_graph_entry(struct rt_iter *it)
 {
 	struct rt_graph_ent_entry call;
 	struct rt_graph_ret_entry ret;
 	struct rt_graph_cpu *g = &it->graph[it->cpu];
+	unsigned long argv[RT_GRAPH_NR_ARGS], *args = NULL;
 
 	memcpy(&call, it->rec, sizeof(call));
+	/* copied too before the leaf's return is taken (the kernel's
+	 * save_buf): the record may go with it */
+	if (it->len >= RT_GRAPH_ENT_ARGS_SIZE) {
+		memcpy(argv, (const char *)it->rec + sizeof(call),
+		       sizeof(argv));
+		args = argv;
+	}
 	rt_graph_prologue(it);
 	if (rt_iter_leaf_return(it, &ret)) {
 		g->depth = call.depth - 1;
@@ -1073,7 +1286,16 @@ static void rt_graph_entry(struct rt_iter *it)
 		rt_graph_duration(it, ret.rettime - ret.calltime, RT_FILL_NONE);
 		rt_graph_indent(it, call.depth);
 		rt_seq_sym(&it->seq, ret.func, false);
-		rt_seq_puts(&it->seq, "();\n");
+		rt_graph_args(it, ret.func, args);
+		rt_seq_putc(&it->seq, ';');
+		if (rt_graph_has_retval(it, &ret)) {
+			rt_seq_puts(&it->seq, " /*");
+			rt_print_fn_retval(&it->seq, ret.retval,
+					   rt_graph_flags(it) &
+						   GF(RT_OPT_FUNCGRAPH_RETVAL_HEX));
+			rt_seq_puts(&it->seq, " */");
+		}
+		rt_seq_putc(&it->seq, '\n');
 		return;
 	}
 	g->depth = call.depth;
@@ -1082,7 +1304,8 @@ static void rt_graph_entry(struct rt_iter *it)
 	rt_graph_duration(it, 0, RT_FILL_FULL);
 	rt_graph_indent(it, call.depth);
 	rt_seq_sym(&it->seq, call.func, false);
-	rt_seq_puts(&it->seq, "() {\n");
+	rt_graph_args(it, call.func, args);
+	rt_seq_puts(&it->seq, " {\n");
 }
 
 static void rt_graph_return(struct rt_iter *it)
@@ -1101,7 +1324,16 @@ static void rt_graph_return(struct rt_iter *it)
 	rt_graph_prologue(it);
 	rt_graph_duration(it, r.rettime - r.calltime, RT_FILL_NONE);
 	rt_graph_indent(it, r.depth);
-	if (match && !(rt_graph_flags(it) & GF(RT_OPT_FUNCGRAPH_TAIL))) {
+	if (rt_graph_has_retval(it, &r)) {
+		/* funcgraph-retval: always the function and its value */
+		rt_seq_puts(&it->seq, "} /* ");
+		rt_seq_sym(&it->seq, r.func, false);
+		rt_print_fn_retval(&it->seq, r.retval,
+				   rt_graph_flags(it) &
+					   GF(RT_OPT_FUNCGRAPH_RETVAL_HEX));
+		rt_seq_puts(&it->seq, " */\n");
+	} else if (match &&
+		   !(rt_graph_flags(it) & GF(RT_OPT_FUNCGRAPH_TAIL))) {
 		rt_seq_puts(&it->seq, "}\n");
 	} else {
 		rt_seq_puts(&it->seq, "} /* ");
@@ -1109,7 +1341,8 @@ static void rt_graph_return(struct rt_iter *it)
 		rt_seq_puts(&it->seq, " */\n");
 	}
 	if (rt_graph_flags(it) & GF(RT_OPT_FUNCGRAPH_OVERRUN))
-		rt_seq_printf(&it->seq, " (Overruns: %u)\n", r.overrun);
+		rt_seq_printf(&it->seq, " (Overruns: %u)\n",
+			      r.overrun & ~RT_GRAPH_NO_RETVAL);
 }
 
 static void rt_graph_comment(struct rt_iter *it)
