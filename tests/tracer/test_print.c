@@ -43,7 +43,8 @@ static bool comm_op(void *ctx, int pid, char *comm, int *tgid)
 	return true;
 }
 
-static const struct rt_printer_ops ops = { ev_op, sym_op, comm_op, NULL };
+static const struct rt_printer_ops ops = { ev_op, sym_op, comm_op, NULL,
+					   NULL };
 
 static void put(struct ringbuf *rb, const void *rec, size_t len)
 {
@@ -55,7 +56,7 @@ static void fill(struct ringbuf *rb)
 	struct rt_graph_ent_entry ent = { { RT_TYPE_GRAPH_ENT, 0, 0, 7 },
 					  0x1000, 0 };
 	struct rt_graph_ret_entry ret = { { RT_TYPE_GRAPH_RET, 0, 0, 7 },
-					  0x1000, 0, 0, 100, 2600 };
+					  0x1000, 0, 0, 0, 100, 2600 };
 	struct rt_fn_entry fn = { { RT_TYPE_FN, 0, 0, 7 }, 0x2000, 0x1000 };
 	struct ringtrace_entry other = { 40, 0, 0, 8 };
 
@@ -206,8 +207,8 @@ static char *capture_two_on(const struct rt_print_cfg *cfg, int on)
 {
 	struct two t = { { 0, 0 },
 			 { { RT_TYPE_FN, 0, 0, 7 }, 0x2000, 0x1000 },
-			 { { RT_TYPE_GRAPH_RET, 0, 0, 7 }, 0x1000, 0, 0, 100,
-			   2600 },
+			 { { RT_TYPE_GRAPH_RET, 0, 0, 7 }, 0x1000, 0, 0, 0,
+			   100, 2600 },
 			 cfg->tracer == RT_TRACER_GRAPH, on };
 	struct rt_record_source src = { 2, RINGBUF_CLOCK_MONO, two_peek,
 					two_advance, &t, 1, two_on_cpu };
