@@ -184,6 +184,7 @@ int rtt_do_pipe(const struct rtt_verb *v, int argc, char **argv)
 	pp.ctx.syms = pp.syms;
 	pp.ctx.cmdlines = pp.p.ctl->cmdlines;
 	pp.ctx.raw = raw;
+	pp.ctx.pid = pp.p.pid;
 	rtt_printer_ops(&pp.ctx, &pp.ops);
 	ret = rtt_attach(&pp.p, pp.slot, false, RTT_ATTACH_CONSUME, &pp.buf_gen,
 			 &pp.rb, err);
@@ -262,6 +263,7 @@ int rtt_do_pipe(const struct rtt_verb *v, int argc, char **argv)
 out:
 	if (ret)
 		code = rtt_exit_code(ret);
+	rtt_print_ctx_done(&pp.ctx);
 	rt_pipe_state_free(pp.st);
 	ringbuf_free(pp.rb);
 	rtt_events_free(pp.ev);

@@ -208,6 +208,20 @@ void rtt_settle(struct rtt_proc *p)
 		}
 	}
 }
+/*
+ * funcgraph-args: the prototypes of the process's functions that have
+ * debug information, read from it while it runs, for the report's
+ * argument names (a file without them shows raw registers).
+ */
+static void rtt_record_protos(struct rtt_record *r)
+{
+	char *protos = rtt_protos_text(r->p.pid, r->syms);
+
+	if (protos)
+		td_writer_set_protos(r->w, protos);
+	free(protos);
+}
+
 
 /*
  * Attach to the buffer of the process's instance @inst (r->p open, r->ev
@@ -255,6 +269,7 @@ int rtt_rec_open(struct rtt_record *r, const char *inst)
 	if (ret)
 		return ret;
 	rtt_td_set_options(r->w, r->topts);
+	rtt_record_protos(r);
 	r->ckpt_bytes = 32768;
 	r->start = r->last = rtt_now_ms();
 	/* the metadata as it is now: the receiver stores no later one */
@@ -352,8 +367,10 @@ int rtt_rec_finish(struct rtt_record *r, int ret)
 			free(r->syms);
 			r->syms = NULL;
 			if (!rtt_syms_text(&r->p, &r->syms, &len, err) &&
-			    r->syms)
+			    r->syms) {
 				td_writer_set_kallsyms(r->w, r->syms);
+				rtt_record_protos(r);
+			}
 		}
 		free(r->cmdl);
 		r->cmdl = NULL;

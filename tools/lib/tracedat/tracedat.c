@@ -55,6 +55,8 @@ enum {
 	/* ours: padding (td_writer_stream_header()); 0x5255 stays unused
 	 * (a count of CPUs that the spares' CPUSTAT options now give) */
 	TD_OPT_RT_PAD = 0x5256,
+	/* ours: the functions' prototypes for funcgraph-args (fnproto.h) */
+	TD_OPT_RT_PROTOS = 0x5257,
 };
 
 /*
@@ -577,6 +579,7 @@ struct td_spool {
  * @clock: the trace_clock text ("... [name] ...\n"), or NULL
  * @uname: the UNAME text, or NULL
  * @options: the trace options text, or NULL
+ * @protos: the functions' prototypes text, or NULL
  * @spool: per cpu, its pages
  * @pages: pages of all cpus
  * @dirty: something changed since the file was last assembled
@@ -627,6 +630,7 @@ struct td_writer {
 	char *clock;
 	char *uname;
 	char *options;
+	char *protos;
 	struct td_spool *spool;
 	uint64_t pages;
 	bool dirty;
@@ -1379,6 +1383,7 @@ static void td_writer_free(struct td_writer *w)
 	free(w->clock);
 	free(w->uname);
 	free(w->options);
+	free(w->protos);
 	free(w->dir);
 	free(w->tmp_path);
 	free(w->path);
@@ -1589,6 +1594,13 @@ int td_writer_set_header_event(struct td_writer *w, const char *text)
 int td_writer_set_cmdlines(struct td_writer *w, const char *text)
 {
 	return w ? td_set_text(w, &w->cmdlines, text) : -EINVAL;
+}
+
+int td_writer_set_protos(struct td_writer *w, const char *text)
+{
+	if (!w || !text)
+		return -EINVAL;
+	return td_set_text(w, &w->protos, text);
 }
 
 int td_writer_set_trace_options(struct td_writer *w, const char *text)
@@ -2141,6 +2153,11 @@ static int td_build_meta(struct td_writer *w, struct td_buf *b, bool stream)
 		td_buf_le(b, strlen(w->options) + 1, 4);
 		td_buf_str(b, w->options);
 	}
+	if (w->protos && w->protos[0]) {
+		td_buf_le(b, TD_OPT_RT_PROTOS, 2);
+		td_buf_le(b, strlen(w->protos) + 1, 4);
+		td_buf_str(b, w->protos);
+	}
 	if (stream) {
 		/*
 		 * The receiver appends "flyrecord", a table of nr_cpus
@@ -2516,6 +2533,7 @@ struct td_rcpu {
  * @cmdlines: the cmdlines text
  * @uname: the UNAME text
  * @options: the trace options text
+ * @protos: the functions' prototypes text
  */
 struct td_reader {
 	unsigned char *map;
@@ -2532,6 +2550,7 @@ struct td_reader {
 	char *cmdlines;
 	char *uname;
 	char *options;
+	char *protos;
 };
 
 /**
@@ -3060,11 +3079,14 @@ static int td_parse(struct td_reader *r, struct td_cursor *c)
 				continue;
 			}
 			if (id == TD_OPT_TRACECLOCK || id == TD_OPT_UNAME ||
-			    id == TD_OPT_RT_OPTIONS) {
+			    id == TD_OPT_RT_OPTIONS || id == TD_OPT_RT_PROTOS) {
 				ret = td_text(c, size, "an option", &text);
 				if (ret)
 					goto out;
-				if (id == TD_OPT_RT_OPTIONS) {
+				if (id == TD_OPT_RT_PROTOS) {
+					free(r->protos);
+					r->protos = text;
+				} else if (id == TD_OPT_RT_OPTIONS) {
 					free(r->options);
 					r->options = text;
 				} else if (id == TD_OPT_UNAME) {
@@ -3743,10 +3765,12 @@ static int td_parse7(struct td_reader *r, struct td_cursor *c)
 					      "a latency-format trace: only "
 					      "flyrecord files are read");
 			} else if (id == TD_OPT_TRACECLOCK || id == TD_OPT_UNAME ||
-				   id == TD_OPT_RT_OPTIONS) {
+				   id == TD_OPT_RT_OPTIONS ||
+				   id == TD_OPT_RT_PROTOS) {
 				char **slot = id == TD_OPT_TRACECLOCK ? &clock_opt :
-					      id == TD_OPT_UNAME ? &r->uname :
-								   &r->options;
+					      id == TD_OPT_UNAME    ? &r->uname :
+					      id == TD_OPT_RT_PROTOS ? &r->protos :
+								    &r->options;
 
 				free(*slot);
 				*slot = NULL;
@@ -3838,6 +3862,7 @@ static void td_reader_free(struct td_reader *r)
 	free(r->cmdlines);
 	free(r->uname);
 	free(r->options);
+	free(r->protos);
 	if (r->map)
 		munmap(r->map, r->size);
 	free(r);
@@ -3946,6 +3971,11 @@ const char *td_reader_cmdlines(struct td_reader *r)
 const char *td_reader_trace_options(struct td_reader *r)
 {
 	return r->options;
+}
+
+const char *td_reader_protos(struct td_reader *r)
+{
+	return r->protos ? r->protos : "";
 }
 
 const char *td_reader_uname(struct td_reader *r)
