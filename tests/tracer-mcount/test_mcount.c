@@ -655,6 +655,19 @@ static void graph_args(void)
 		 "0:fa_fail(); /* ret=-22 */\n",
 		 (const void *)text);
 	expect_tree(want);
+	/* trace_pipe prints them the same way (the same printer) */
+	{
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+
+		ASSERT_NOT_NULL(f);
+		ASSERT_TRUE(ringtrace_read_pipe(tr, f, 0) > 0);
+		fclose(f);
+		ASSERT_EQ(count(buf, "|    fa_add(a=4, b=1); /* ret=0x5 */\n"), 1);
+		ASSERT_EQ(count(buf, "|  } /* fa_outer ret=0xa */\n"), 1);
+		free(buf);
+	}
 }
 
 /*
