@@ -25,22 +25,22 @@ cmake --build "$build" -j"$(nproc)" --target ringtrace-tool sample_app \
 
 if [ "${1:-}" = "--ringbuf" ]; then
 	shift
-	exec "$build/demo/ringbuf-demo" "$@"
+	exec "$build/ringbuf/demo/ringbuf-demo" "$@"
 fi
 secs=2
 if [ "${1:-}" = "-s" ] && [ -n "${2:-}" ]; then
 	secs=$2
 fi
 
-rt=$build/tools/ringtrace/ringtrace
-app=$build/demo/sample_app
+rt=$build/tracer/tool/ringtrace
+app=$build/tracer/demo/sample_app
 work=$(mktemp -d /tmp/ringtrace-demo.XXXXXX)
 export RINGTRACE_DIR=$work/run
 mkdir -m 700 "$RINGTRACE_DIR"
 pid=
 cleanup() {
 	if grep -q " $work/tracing " /proc/self/mountinfo 2>/dev/null; then
-		"$build/tools/ringtrace/ringtrace" umount "$work/tracing" || true
+		"$build/tracer/tool/ringtrace" umount "$work/tracing" || true
 	fi
 	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
 	rm -rf "$work"

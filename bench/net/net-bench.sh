@@ -12,8 +12,8 @@ set -u
 export LC_ALL=C
 B=${1:?usage: net-bench.sh BUILD_DIR [RUNS]}
 RUNS=${2:-3}
-T=$B/tools/ringtrace/ringtrace
-S=$B/demo/sample_app
+T=$B/tracer/tool/ringtrace
+S=$B/tracer/demo/sample_app
 command -v trace-cmd >/dev/null || { echo "net-bench: trace-cmd is not installed"; exit 77; }
 W=$(mktemp -d /tmp/rtt-netbench.XXXXXX)
 export RINGTRACE_DIR=$W/pub

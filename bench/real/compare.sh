@@ -58,7 +58,7 @@ if [ -z "$build" ]; then
 		-DRINGBUF_BUILD_TESTS=OFF >/dev/null
 	cmake --build "$build" -j"$(nproc)" --target ringtrace-tool ringtrace >/dev/null
 fi
-RT=$build/tools/ringtrace/ringtrace
+RT=$build/tracer/tool/ringtrace
 LIB=$build/tracer/libringtrace.so
 [ -x "$RT" ] && [ -f "$LIB" ] || { echo "compare.sh: no ringtrace in $build" >&2; exit 1; }
 

@@ -6,7 +6,7 @@
 case_options_docs() {
 	local src=${RTT_SRC:?RTT_SRC is not set} v o man=$W/man.txt missing=
 	# the man page's text with its escapes taken out
-	sed 's/\\f[BIRP]//g; s/\\-/-/g' "$src/tools/ringtrace/ringtrace.1" >"$man"
+	sed 's/\\f[BIRP]//g; s/\\-/-/g' "$src/tracer/tool/ringtrace.1" >"$man"
 	run 0 "$T" --help
 	for v in $(sed -n 's/^  \([a-z-]*\) .*/\1/p' "$W/out" | sort -u); do
 		run 0 "$T" help "$v"

@@ -99,7 +99,7 @@ start_sample() {
 		2>"$W/sample.err" &
 	SP=$!
 	PIDS+=("$SP")
-	for i in $(seq 1 500); do
+	for i in $(seq 1 $((500 * ${RB_TIMEOUT_MULT:-1}))); do
 		[ -s "$W/ready" ] && return 0
 		kill -0 "$SP" 2>/dev/null || fail "the sample exited early"
 		sleep 0.01
@@ -107,14 +107,29 @@ start_sample() {
 	fail "the sample did not start"
 }
 
-# wait_exit PID: wait until the process is gone (at most 20 s)
+# wait_exit PID: wait until the process is gone (at most 20 s, stretched
+# by RB_TIMEOUT_MULT)
 wait_exit() {
 	local i
-	for i in $(seq 1 2000); do
+	for i in $(seq 1 $((2000 * ${RB_TIMEOUT_MULT:-1}))); do
 		kill -0 "$1" 2>/dev/null || return 0
 		sleep 0.01
 	done
 	fail "process $1 did not exit"
+}
+
+# eventually WHAT CMD...: runs CMD (a check that exits 0 once what the
+# case waits for holds) every 50 ms; fails saying WHAT when it has not
+# held after 20 s (stretched by RB_TIMEOUT_MULT). A case waits for a
+# state this way, never for a fixed time.
+eventually() {
+	local what=$1 i n=$((400 * ${RB_TIMEOUT_MULT:-1}))
+	shift
+	for ((i = 0; i < n; i++)); do
+		"$@" && return 0
+		sleep 0.05
+	done
+	fail "$what"
 }
 
 # count FILE EVENT: the sample's count of EVENT (system:event)
@@ -502,6 +517,24 @@ case_list_and_events() {
 	out_has "^app:big$"
 }
 
+# control_entries: the sample's entries summed over its buffers
+control_entries() {
+	"$T" stat "$SP" 2>/dev/null |
+		awk '$1 == "entries:" { s += $2 } END { print s + 0 }'
+}
+
+control_cleared() {
+	"$T" clear "$SP" >/dev/null 2>&1 && [ "$(control_entries)" = 0 ]
+}
+
+control_has_entries() {
+	[ "$(control_entries)" -gt 0 ]
+}
+
+control_graph_leaf() {
+	"$T" show "$SP" >"$W/out" 2>"$W/err" && grep -q 'sample_fn_leaf();' "$W/out"
+}
+
 case_control() {
 	start_sample -- --threads 2 --seconds 25 --gap-ms 10
 	run 0 "$T" enable "$SP" app:work io:request
@@ -514,26 +547,17 @@ case_control() {
 	out_has "^verbose$"
 	run 0 "$T" options "$SP" noverbose
 	run 0 "$T" off "$SP"
-	sleep 0.2
-	run 0 "$T" clear "$SP"
-	sleep 0.1
-	run 0 "$T" stat "$SP"
-	local e
-	e=$(awk '$1 == "entries:" { s += $2 } END { print s }' "$W/out")
-	[ "$e" = 0 ] || fail "entries after off and clear: $e"
+	# a writer that was inside its event when 'off' came may still
+	# commit it: clear until nothing is left, then nothing may come
+	eventually "entries are left after off and clear" control_cleared
 	run 0 "$T" on "$SP"
-	sleep 0.3
-	run 0 "$T" stat "$SP"
-	e=$(awk '$1 == "entries:" { s += $2 } END { print s }' "$W/out")
-	[ "$e" -gt 0 ] || fail "no entries after on"
+	eventually "no entries after on" control_has_entries
 	run 0 "$T" buffer-size "$SP" 64
 	run 2 "$T" buffer-size "$SP" lots
 	err_has "bad size 'lots'"
 	run 0 "$T" clock "$SP" mono_raw
 	run 0 "$T" tracer "$SP" function_graph
-	sleep 0.2
-	run 0 "$T" show "$SP"
-	out_has "sample_fn_leaf\(\);"
+	eventually "function_graph shows no sample_fn_leaf();" control_graph_leaf
 	grep -q "^# tracer: function_graph" "$W/out" ||
 		fail "show's header does not name the current tracer (the process answers 'tracer INST' without a name with it)"
 	run 0 "$T" tracer "$SP" nop
@@ -1687,19 +1711,19 @@ case_docs() {
 	local src=${RTT_SRC:?RTT_SRC is not set} v
 	run 0 "$T" --help
 	for v in $(sed -n 's/^  \([a-z-]*\) .*/\1/p' "$W/out" | sort -u) stream; do
-		grep -qF -- "\\fB${v//-/\\-}\\fR" "$src/tools/ringtrace/ringtrace.1" ||
+		grep -qF -- "\\fB${v//-/\\-}\\fR" "$src/tracer/tool/ringtrace.1" ||
 			fail "verb $v is not in the man page"
 		grep -qF -- "\`\`$v" "$src/Documentation/ringtrace.rst" ||
 			fail "verb $v is not in Documentation/ringtrace.rst"
 	done
 	for v in 0 1 2 3 4 5; do
-		grep -q "^\.B $v$" "$src/tools/ringtrace/ringtrace.1" ||
+		grep -q "^\.B $v$" "$src/tracer/tool/ringtrace.1" ||
 			fail "exit status $v is not in the man page"
 		grep -q "^\`\`$v\`\`$" "$src/Documentation/ringtrace.rst" ||
 			fail "exit status $v is not in Documentation/ringtrace.rst"
 	done
 	if command -v groff >/dev/null; then
-		groff -man -Tutf8 -ww -z "$src/tools/ringtrace/ringtrace.1" \
+		groff -man -Tutf8 -ww -z "$src/tracer/tool/ringtrace.1" \
 			2>"$W/groff.err"
 		[ ! -s "$W/groff.err" ] || fail "groff: $(cat "$W/groff.err")"
 	fi

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * trace.dat files (tools/lib/tracedat/tracedat.c). Pages from a real ring buffer
+ * trace.dat files (tracer/tracedat/tracedat.c). Pages from a real ring buffer
  * (two cpu buffers, records of every size class, overwritten events) and
  * pages built by hand (TIME_EXTEND, TIME_STAMP, discarded records, lost
  * events with and without a count) are written with td_writer, then read
