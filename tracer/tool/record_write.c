@@ -211,11 +211,27 @@ void rtt_settle(struct rtt_proc *p)
 /*
  * funcgraph-args: the prototypes of the process's functions that have
  * debug information, read from it while it runs, for the report's
- * argument names (a file without them shows raw registers).
+ * argument names (a file without them shows raw registers). Only when
+ * the recording has the option (-O, or set in the process): the option
+ * of the file that keeps them is one KernelShark warns of.
  */
 static void rtt_record_protos(struct rtt_record *r)
 {
-	char *protos = rtt_protos_text(r->p.pid, r->syms);
+	struct rt_print_cfg cfg;
+	bool args = false;
+	char *protos;
+	int i;
+
+	for (i = 0; r->topts && i < r->topts->nr; i++)
+		if (!strcmp(r->topts->v[i], "funcgraph-args"))
+			args = true;
+	if (!args) {
+		rtt_get_cfg(&r->p, NULL, &cfg);
+		args = cfg.opts & RT_OPT(RT_OPT_FUNCGRAPH_ARGS);
+	}
+	if (!args)
+		return;
+	protos = rtt_protos_text(r->p.pid, r->syms);
 
 	if (protos)
 		td_writer_set_protos(r->w, protos);
