@@ -1051,13 +1051,11 @@ rt_fill_graph_ent(void *rec, const void *arg)
 static __attribute__((no_instrument_function)) RINGTRACE_RECORD_ACCESS void
 rt_fill_graph_ent_args(void *rec, const void *arg)
 {
-	struct rt_graph_ent_entry *e = rec;
 	const struct rt_fn_arg *a = arg;
 
-	e->func = a->a;
-	e->depth = a->depth;
+	rt_fill_graph_ent(rec, arg);
 	/* the array is only 4-byte aligned in the packed record */
-	memcpy((char *)rec + sizeof(*e), a->args,
+	memcpy((char *)rec + sizeof(struct rt_graph_ent_entry), a->args,
 	       RT_GRAPH_NR_ARGS * sizeof(unsigned long));
 }
 
