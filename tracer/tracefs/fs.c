@@ -2906,6 +2906,7 @@ static void rtfs_free_all(void)
 	}
 	rtt_events_free(fs.ev);
 	rtt_syms_free(fs.syms);
+	rtt_print_ctx_done(&fs.ctx);
 	fs.ev = NULL;
 	fs.syms = NULL;
 	rtt_proc_close(&fs.p);
@@ -2956,6 +2957,9 @@ int rtfs_serve(int pid, const char *dir, bool foreground)
 		ringbuf_free(rb);
 	}
 	fs.ctx.cmdlines = fs.p.ctl->cmdlines;
+	/* funcgraph-args: the parameters from the process's DWARF (read
+	 * at the first need, under print_lock as all printing) */
+	fs.ctx.pid = fs.p.pid;
 	rtt_printer_ops(&fs.ctx, &fs.ops);
 	rtfs_load_lib_files();
 	pthread_mutex_lock(&fs.print_lock);
