@@ -5,8 +5,10 @@
 # funcgraph-retval through the tool: PROGRAM (mc_args_main.c, built -pg
 # -mfentry -mrecord-mcount with debug information) recorded with both
 # options; its report (text and JSON) shows the arguments by name, as the
-# kernel's function_graph prints them, and the return values; trace-cmd
-# reads the file (the records' formats are the kernel's).
+# kernel's function_graph prints them, and the return values; uftrace's
+# recording of the same binary (-a) has the same values (where uftrace
+# is installed); trace-cmd reads the file (the records' formats are the
+# kernel's).
 # Exit status: 0 pass, 1 fail, 77 skipped (no trace-cmd).
 set -u
 export LC_ALL=C
@@ -49,6 +51,56 @@ assert b["fa_outer"] == {"args": "(n=4)"}, b["fa_outer"]
 assert e["fa_outer"] == {"retval": "0xa"}, e["fa_outer"]
 assert e["fa_fail"] == {"retval": "-22"}, e["fa_fail"]
 PY
+
+# uftrace's recording of the same binary (-a: arguments and return values
+# from DWARF) is the oracle of the values: each call's integer arguments
+# (the six that registers hold) and its return value, in decimal
+if command -v uftrace > /dev/null &&
+	uftrace record -a --no-libcall --no-event --no-sched -d "$W/u.data" \
+		"$PROG" > "$W/u.out" 2>&1; then
+	uftrace replay -d "$W/u.data" > "$W/u.txt" 2>&1 || fail "uftrace replay"
+	python3 - "$W/u.txt" "$W/text" <<'PY' || fail "the values differ from uftrace's"
+import re, sys
+
+def val(v):
+    v = v.strip()
+    if v.startswith("0x"):
+        n = int(v, 16)
+        return str(n - (1 << 64) if n >= 1 << 63 else n)
+    return v
+
+def calls(lines, ours):
+    out, stack = [], []
+    for l in lines:
+        l = l.split("|", 1)[-1].strip()
+        m = re.match(r"(fa_\w+)\((.*?)\)(;| \{|)(.*)$", l)
+        if m:
+            name, args = m.group(1), m.group(2)
+            if "STRUCT" in args or "{" in args:
+                continue
+            args = [val(re.sub(r"^\w+=", "", a.strip())) for a in args.split(",") if a.strip()]
+            args = [a for a in args if a != "..."][:6]
+            rest = m.group(3) + m.group(4)
+            if rest.startswith(" {"):
+                stack.append([name, args])
+                continue
+            r = re.search(r"ret=(\S+) \*/" if ours else r"= (\S+);", rest)
+            out.append((name, args, val(r.group(1)) if r else None))
+        elif l.startswith("}") and stack:
+            name, args = stack.pop()
+            r = re.search(r"ret=(\S+) \*/" if ours else r"\} = (\S+);", l)
+            out.append((name, args, val(r.group(1)) if r else None))
+    return sorted(out)
+
+u = calls(open(sys.argv[1]).read().splitlines()[1:], False)
+r = calls(open(sys.argv[2]).read().splitlines(), True)
+if u != r or not u:
+    print("uftrace:  ", u)
+    print("ringtrace:", r)
+    sys.exit(1)
+print("the same values as uftrace's:", len(u), "calls")
+PY
+fi
 
 # trace-cmd reads the records by their formats (the kernel's)
 command -v trace-cmd > /dev/null || { echo "SKIP: no trace-cmd"; exit 77; }
