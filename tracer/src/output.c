@@ -119,12 +119,34 @@ static struct rt_dwarf *rt_self_dwarf;
 static pid_t rt_self_dwarf_pid;
 static bool rt_self_dwarf_failed;
 
+/*
+ * In a forked child: the session is the parent's, closed at its first
+ * use; if another thread of the parent was printing at the fork (the
+ * lock held), it may be half updated: left alone, and a fresh lock.
+ */
+static void rt_self_dwarf_child(void)
+{
+	if (pthread_mutex_trylock(&rt_self_dwarf_lock) == 0) {
+		pthread_mutex_unlock(&rt_self_dwarf_lock);
+		return;
+	}
+	rt_self_dwarf = NULL;
+	pthread_mutex_init(&rt_self_dwarf_lock, NULL);
+}
+
+static void rt_self_dwarf_atfork(void)
+{
+	pthread_atfork(NULL, NULL, rt_self_dwarf_child);
+}
+
 static bool rt_self_proto(void *ctx, unsigned long func, char *buf,
 			  size_t len)
 {
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	bool ok = false;
 
 	(void)ctx;
+	pthread_once(&once, rt_self_dwarf_atfork);
 	pthread_mutex_lock(&rt_self_dwarf_lock);
 	if (rt_self_dwarf && rt_self_dwarf_pid != getpid()) {
 		rt_dwarf_close(rt_self_dwarf);
