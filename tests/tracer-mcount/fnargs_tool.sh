@@ -26,17 +26,17 @@ fail() { echo "FAIL: $*"; exit 1; }
 	fail "ringtrace report"
 cat > "$W/want" <<'TXT'
 fa_outer(n=4) {
-fa_add(a=4, b=1); /* ret=0x5 */
-} /* fa_outer ret=0xa */
-fa_fail(); /* ret=-22 */
-fa_seven(a=1, b=2, c=3, d=4, e=5, f=6, ...); /* ret=0x1c */
-fa_pair(p=(STRUCT)[0x1:0x2], x=-1); /* ret=0x2 */
+fa_add(a=4, b=1); /* = 0x5 */
+} /* fa_outer = 0xa */
+fa_fail(); /* = -22 */
+fa_seven(a=1, b=2, c=3, d=4, e=5, f=6, ...); /* = 0x1c */
+fa_pair(p=(STRUCT)[0x1:0x2], x=-1); /* = 0x2 */
 TXT
 diff -u "$W/want" "$W/text" || fail "the report's text (- wanted, + got)"
 
 # the options the file was recorded with decide, as in the process:
 # without funcgraph-retval, no return values
-"$T" report -O nofuncgraph-retval "$W/rt.dat" 2>/dev/null | grep -q 'ret=' &&
+"$T" report -O nofuncgraph-retval "$W/rt.dat" 2>/dev/null | grep -q '/\* = ' &&
 	fail "return values printed with nofuncgraph-retval"
 
 # JSON: the arguments in the "B" slice, the return value in the "E"
@@ -84,11 +84,11 @@ def calls(lines, ours):
             if rest.startswith(" {"):
                 stack.append([name, args])
                 continue
-            r = re.search(r"ret=(\S+) \*/" if ours else r"= (\S+);", rest)
+            r = re.search(r"= (\S+) \*/" if ours else r"= (\S+);", rest)
             out.append((name, args, val(r.group(1)) if r else None))
         elif l.startswith("}") and stack:
             name, args = stack.pop()
-            r = re.search(r"ret=(\S+) \*/" if ours else r"\} = (\S+);", l)
+            r = re.search(r"= (\S+) \*/" if ours else r"\} = (\S+);", l)
             out.append((name, args, val(r.group(1)) if r else None))
     return sorted(out)
 

@@ -583,8 +583,8 @@ static void option(const char *name)
 }
 
 /*
- * funcgraph-retval: a comment "ret=..." after a leaf, and "func ret=..."
- * after a nested return's brace; an error code (-4095..-1, in 64 or 32 bits) in
+ * funcgraph-retval: a comment "= value" after a leaf, and "func = value"
+ * after a nested return's brace (Linux 6.12's text); an error code (-4095..-1, in 64 or 32 bits) in
  * decimal, anything else in hexadecimal (the kernel's print_graph_retval).
  */
 static void graph_retval(void)
@@ -597,12 +597,12 @@ static void graph_retval(void)
 	ASSERT_EQ(fa_neg(-4096), 4096);
 	ASSERT_EQ(fa_neg(4096), -4096);
 	tracer("nop");
-	expect_tree("0:fa_outer() {\n1:fa_add(); /* ret=0x5 */\n"
-		    "0:} /* fa_outer ret=0xa */\n"
-		    "0:fa_fail(); /* ret=-22 */\n"
-		    "0:fa_neg(); /* ret=-5 */\n"
-		    "0:fa_neg(); /* ret=0x1000 */\n"
-		    "0:fa_neg(); /* ret=0xfffffffffffff000 */\n");
+	expect_tree("0:fa_outer() {\n1:fa_add(); /* = 0x5 */\n"
+		    "0:} /* fa_outer = 0xa */\n"
+		    "0:fa_fail(); /* = -22 */\n"
+		    "0:fa_neg(); /* = -5 */\n"
+		    "0:fa_neg(); /* = 0x1000 */\n"
+		    "0:fa_neg(); /* = 0xfffffffffffff000 */\n");
 }
 
 /* funcgraph-retval-hex: every value in hexadecimal. */
@@ -614,8 +614,8 @@ static void graph_retval_hex(void)
 	ASSERT_EQ(fa_fail(), -22);
 	ASSERT_EQ(fa_neg(5), -5);
 	tracer("nop");
-	expect_tree("0:fa_fail(); /* ret=0xffffffea */\n"
-		    "0:fa_neg(); /* ret=0xfffffffffffffffb */\n");
+	expect_tree("0:fa_fail(); /* = 0xffffffea */\n"
+		    "0:fa_neg(); /* = 0xfffffffffffffffb */\n");
 }
 
 /*
@@ -643,16 +643,16 @@ static void graph_args(void)
 	ASSERT_EQ(fa_fail(), -22);
 	tracer("nop");
 	snprintf(want, sizeof(want),
-		 "0:fa_outer(n=4) {\n1:fa_add(a=4, b=1); /* ret=0x5 */\n"
-		 "0:} /* fa_outer ret=0xa */\n"
+		 "0:fa_outer(n=4) {\n1:fa_add(a=4, b=1); /* = 0x5 */\n"
+		 "0:} /* fa_outer = 0xa */\n"
 		 "0:fa_mix(c=0xff, s=-3, u=0x10, p=%p, e=-2, b=0x1); "
-		 "/* ret=0x10c */\n"
+		 "/* = 0x10c */\n"
 		 "0:fa_seven(a=1, b=2, c=3, d=4, e=5, f=6, ...); "
-		 "/* ret=0x1c */\n"
-		 "0:fa_pair(p=(STRUCT)[0x1:0x2], x=-1); /* ret=0x2 */\n"
-		 "0:fa_flt(d=(FLOAT), i=7); /* ret=0x8 */\n"
-		 "0:fa_big(b=(STRUCT), i=9); /* ret=0x27 */\n"
-		 "0:fa_fail(); /* ret=-22 */\n",
+		 "/* = 0x1c */\n"
+		 "0:fa_pair(p=(STRUCT)[0x1:0x2], x=-1); /* = 0x2 */\n"
+		 "0:fa_flt(d=(FLOAT), i=7); /* = 0x8 */\n"
+		 "0:fa_big(b=(STRUCT), i=9); /* = 0x27 */\n"
+		 "0:fa_fail(); /* = -22 */\n",
 		 (const void *)text);
 	expect_tree(want);
 	/* trace_pipe prints them the same way (the same printer) */
@@ -664,8 +664,8 @@ static void graph_args(void)
 		ASSERT_NOT_NULL(f);
 		ASSERT_TRUE(ringtrace_read_pipe(tr, f, 0) > 0);
 		fclose(f);
-		ASSERT_EQ(count(buf, "|    fa_add(a=4, b=1); /* ret=0x5 */\n"), 1);
-		ASSERT_EQ(count(buf, "|  } /* fa_outer ret=0xa */\n"), 1);
+		ASSERT_EQ(count(buf, "|    fa_add(a=4, b=1); /* = 0x5 */\n"), 1);
+		ASSERT_EQ(count(buf, "|  } /* fa_outer = 0xa */\n"), 1);
 		free(buf);
 	}
 }
@@ -687,8 +687,8 @@ static void graph_args_nodebug(void)
 	tracer("nop");
 	t = graph_tree();
 	ASSERT_EQ(count(t, "0:fn_add(2, 3, "), 1);
-	ASSERT_EQ(count(t, "); /* ret=0x5 */\n"), 1);
-	ASSERT_EQ(count(t, "0:fn_seven(1, 2, 3, 4, 5, 6); /* ret=0x1c */\n"),
+	ASSERT_EQ(count(t, "); /* = 0x5 */\n"), 1);
+	ASSERT_EQ(count(t, "0:fn_seven(1, 2, 3, 4, 5, 6); /* = 0x1c */\n"),
 		  1);
 	free(t);
 }
@@ -708,7 +708,7 @@ static void graph_args_cyg(void)
 	ASSERT_EQ(fa_add(1, 1), 2);
 	tracer("nop");
 	expect_tree("0:fi_outer() {\n1:fi_add();\n0:}\n"
-		    "0:fa_add(a=1, b=1); /* ret=0x2 */\n");
+		    "0:fa_add(a=1, b=1); /* = 0x2 */\n");
 }
 
 /* Named so that backtrace() finds it (the program is linked -rdynamic). */

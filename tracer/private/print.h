@@ -67,7 +67,7 @@ void rt_print_fn_args(struct ringtrace_seq *s, const char *proto,
 		      const unsigned long *args);
 
 /*
- * rt_print_fn_retval - " ret=..." as the kernel's funcgraph-retval
+ * rt_print_fn_retval - " = ..." as the kernel's funcgraph-retval
  * prints @retval: hexadecimal, or a negative error code (-4095..-1, in
  * 64 or in 32 bits) in decimal unless @hex (funcgraph-retval-hex).
  */

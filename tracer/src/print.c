@@ -1091,9 +1091,9 @@ void rt_print_fn_retval(struct ringtrace_seq *s, unsigned long retval,
 			err = 0;
 	}
 	if (hex || !err)
-		rt_seq_printf(s, " ret=0x%lx", retval);
+		rt_seq_printf(s, " = 0x%lx", retval);
 	else
-		rt_seq_printf(s, " ret=%ld", (long)err);
+		rt_seq_printf(s, " = %ld", (long)err);
 }
 
 static uint32_t rt_graph_flags(struct rt_iter *it)

@@ -430,7 +430,7 @@ void rtt_json_record(struct rtt_json *j, int cpu, int on, uint64_t ts,
 			if (!t->nr_open || t->open[t->nr_open - 1].depth != depth)
 				return;
 			/* its own end, with the return value where the
-			 * record has one (funcgraph-retval's " ret=...") */
+			 * record has one (funcgraph-retval's " = ...") */
 			t->nr_open--;
 			rtt_sym_format(j->ctx->syms, name, sizeof(name), func,
 				       false);
@@ -445,7 +445,7 @@ void rtt_json_record(struct rtt_json *j, int cpu, int on, uint64_t ts,
 					false);
 				fputs(",\"args\":{\"retval\":", j->out);
 				rtt_json_str(j->out,
-					     rs.buf ? rs.buf + strlen(" ret=") :
+					     rs.buf ? rs.buf + strlen(" = ") :
 						      "",
 					     64);
 				fputs("}", j->out);
