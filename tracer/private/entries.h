@@ -8,6 +8,9 @@
 #ifndef RINGTRACE_ENTRIES_H
 #define RINGTRACE_ENTRIES_H
 
+#include <stdbool.h>
+#include <string.h>
+
 #include <ringtrace/event.h>
 
 /* Ids of the built-in ftrace events (the kernel's TRACE_* values). */
@@ -84,6 +87,36 @@ struct __attribute__((packed, aligned(4))) rt_graph_ret_entry {
 	unsigned long long rettime;
 };
 #define RT_GRAPH_NO_RETVAL (1u << 31)
+
+/*
+ * rt_graph_ret_read - a funcgraph_exit record of @len bytes into @r: this
+ * layout, or the 40 bytes of the one without @retval (Linux 6.12 without
+ * CONFIG_FUNCTION_GRAPH_RETVAL; ringtrace's own files before it), read
+ * as a record without a return value. Records are exactly their
+ * payload's length, so the length tells the two apart. False: too short.
+ */
+static inline bool rt_graph_ret_read(const void *rec, unsigned int len,
+				     struct rt_graph_ret_entry *r)
+{
+	const char *p = (const char *)rec;
+
+	if (len >= sizeof(*r)) {
+		memcpy(r, rec, sizeof(*r));
+		return true;
+	}
+	if (len < sizeof(*r) - sizeof(r->retval))
+		return false;
+	/* func at 8, then depth, overrun, calltime, rettime */
+	memcpy(&r->ent, p, sizeof(r->ent));
+	memcpy(&r->func, p + 8, sizeof(r->func));
+	memcpy(&r->depth, p + 16, sizeof(r->depth));
+	memcpy(&r->overrun, p + 20, sizeof(r->overrun));
+	memcpy(&r->calltime, p + 24, sizeof(r->calltime));
+	memcpy(&r->rettime, p + 32, sizeof(r->rettime));
+	r->retval = 0;
+	r->overrun |= RT_GRAPH_NO_RETVAL;
+	return true;
+}
 struct rt_stack_entry {
 	struct ringtrace_entry ent;
 	int size;

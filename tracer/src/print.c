@@ -586,9 +586,8 @@ static bool rt_iter_leaf_return(struct rt_iter *it,
 		 * own line carries the LOST line before it. */
 		if (!it->src->peek(it->src->ctx, it->cpu, &ts, &data, &len,
 				   &lost) ||
-		    len < sizeof(*ret) || lost)
+		    lost || !rt_graph_ret_read(data, len, ret))
 			return false;
-		memcpy(ret, data, sizeof(*ret));
 		if (!rt_iter_returns_here(it, ret, ts))
 			return false;
 		it->src->advance(it->src->ctx, it->cpu);
@@ -601,12 +600,13 @@ static bool rt_iter_leaf_return(struct rt_iter *it,
 		 * (the peek reports the count and leaves it for the consume) */
 		e = it->consume ? ringbuf_peek(it->rb, it->cpu, &ts, &lost) :
 				  ringbuf_iter_peek(it->it[it->cpu], &ts);
-		if (!e || lost || ringbuf_event_length(e) < sizeof(*ret))
+		if (!e || lost)
 			return false;
 	}
 	/* copied out: records are only 4-byte aligned */
-	memcpy(ret, ringbuf_event_data(e), sizeof(*ret));
-	if (!rt_iter_returns_here(it, ret, ts))
+	if (!rt_graph_ret_read(ringbuf_event_data(e), ringbuf_event_length(e),
+			       ret) ||
+	    !rt_iter_returns_here(it, ret, ts))
 		return false;
 	if (it->consume)
 		ringbuf_consume(it->rb, it->cpu, NULL, NULL);
@@ -1314,7 +1314,8 @@ static void rt_graph_return(struct rt_iter *it)
 	struct rt_graph_cpu *g = &it->graph[it->cpu];
 	bool match = true;
 
-	memcpy(&r, it->rec, sizeof(r));
+	if (!rt_graph_ret_read(it->rec, it->len, &r))
+		return;
 	g->depth = r.depth - 1;
 	if (r.depth >= 0 && r.depth < RT_GRAPH_DEPTH) {
 		if (g->enter_funcs[r.depth] != r.func)
@@ -1387,8 +1388,7 @@ static void rt_print_line(struct rt_iter *it)
 				rt_graph_entry(it);
 			return;
 		case RT_TYPE_GRAPH_RET:
-			if (it->len >= sizeof(struct rt_graph_ret_entry))
-				rt_graph_return(it);
+			rt_graph_return(it);
 			return;
 		case RT_TYPE_FN:
 			break;
