@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <traceevent/event-parse.h>
 #include <traceevent/trace-seq.h>
@@ -749,6 +750,15 @@ void rtt_printer_ops(struct rtt_print_ctx *ctx, struct rt_printer_ops *ops)
 	ops->comm = rtt_op_comm;
 	ops->proto = rtt_op_proto;
 	ops->ctx = ctx;
+}
+
+bool rtt_print_ctx_proc(struct rtt_print_ctx *ctx, int pid, unsigned int uid)
+{
+	if (uid != (unsigned int)geteuid())
+		return false;
+	if (ctx)
+		ctx->pid = pid;
+	return true;
 }
 
 void rtt_print_ctx_done(struct rtt_print_ctx *ctx)

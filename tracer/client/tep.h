@@ -268,7 +268,8 @@ bool rtt_comms_find(const struct rtt_comms *c, int pid, char *comm);
  * @comms: names from a trace.dat, or NULL
  * @raw: print events' fields rather than their print format
  * @protos: funcgraph-args' prototypes from a trace.dat, or NULL
- * @pid: a live process whose DWARF gives them instead (0: none)
+ * @pid: a live process whose DWARF gives them instead (0: none; set by
+ *	rtt_print_ctx_proc())
  * @dwarf: its debug information, opened at the first need
  *	(rtt_print_ctx_done() closes it)
  */
@@ -289,6 +290,14 @@ struct rtt_print_ctx {
 
 /* What the printing of @ctx kept (its live process's DWARF). */
 void rtt_print_ctx_done(struct rtt_print_ctx *ctx);
+
+/*
+ * Whether the tool reads the DWARF of process @pid of user @uid for
+ * funcgraph-args: only a process of the tool's own user (a process of
+ * another user, root tracing it, chooses the files libdw would parse).
+ * Then @ctx takes @pid.
+ */
+bool rtt_print_ctx_proc(struct rtt_print_ctx *ctx, int pid, unsigned int uid);
 
 /* ---- funcgraph-args' prototypes (protos.c) ------------------------------ */
 

@@ -184,7 +184,7 @@ int rtt_do_pipe(const struct rtt_verb *v, int argc, char **argv)
 	pp.ctx.syms = pp.syms;
 	pp.ctx.cmdlines = pp.p.ctl->cmdlines;
 	pp.ctx.raw = raw;
-	pp.ctx.pid = pp.p.pid;
+	rtt_print_ctx_proc(&pp.ctx, pp.p.pid, pp.p.uid);
 	rtt_printer_ops(&pp.ctx, &pp.ops);
 	ret = rtt_attach(&pp.p, pp.slot, false, RTT_ATTACH_CONSUME, &pp.buf_gen,
 			 &pp.rb, err);

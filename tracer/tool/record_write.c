@@ -229,7 +229,7 @@ static void rtt_record_protos(struct rtt_record *r)
 		rtt_get_cfg(&r->p, NULL, &cfg);
 		args = cfg.opts & RT_OPT(RT_OPT_FUNCGRAPH_ARGS);
 	}
-	if (!args)
+	if (!args || !rtt_print_ctx_proc(NULL, r->p.pid, r->p.uid))
 		return;
 	protos = rtt_protos_text(r->p.pid, r->syms);
 

@@ -47,7 +47,7 @@ int rtt_show_buffer(struct rtt_proc *p, const char *inst, int slot,
 	ctx.syms = syms;
 	ctx.cmdlines = p->ctl->cmdlines;
 	ctx.raw = raw;
-	ctx.pid = p->pid;
+	rtt_print_ctx_proc(&ctx, p->pid, p->uid);
 	rtt_printer_ops(&ctx, &ops);
 	signal(SIGPIPE, SIG_IGN);
 	ret = rt_print_view(rb, &cfg, &ops, stdout);

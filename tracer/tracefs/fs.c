@@ -2959,7 +2959,7 @@ int rtfs_serve(int pid, const char *dir, bool foreground)
 	fs.ctx.cmdlines = fs.p.ctl->cmdlines;
 	/* funcgraph-args: the parameters from the process's DWARF (read
 	 * at the first need, under print_lock as all printing) */
-	fs.ctx.pid = fs.p.pid;
+	rtt_print_ctx_proc(&fs.ctx, fs.p.pid, fs.p.uid);
 	rtt_printer_ops(&fs.ctx, &fs.ops);
 	rtfs_load_lib_files();
 	pthread_mutex_lock(&fs.print_lock);
