@@ -1035,8 +1035,8 @@ void rt_print_fn_args(struct ringtrace_seq *s, const char *proto,
 		 * narrower integer are undefined in the x86-64 ABI; the
 		 * value is cut to its type's size (the kernel prints the
 		 * whole register). Unsigned integers in hexadecimal, signed
-		 * ones and enumerations in decimal, as the kernel since
-		 * 6.17.
+		 * ones and enumerations in decimal, as the kernel has since
+		 * its "print unsigned ints as hex" change (late 2025).
 		 */
 		switch (it.kind) {
 		case 'p':
