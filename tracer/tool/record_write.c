@@ -212,12 +212,13 @@ void rtt_settle(struct rtt_proc *p)
  * funcgraph-args: the prototypes of the process's functions that have
  * debug information, read from it while it runs, for the report's
  * argument names (a file without them shows raw registers). Only when
- * the recording has the option (-O, or set in the process): the option
- * of the file that keeps them is one KernelShark warns of.
+ * the recording has the option (-O funcgraph-args, which the file keeps
+ * too, as the report's options): the option of the file that keeps them
+ * is one KernelShark warns of. (Not asked of the process: a process
+ * that holds its control lock would hold the recording up.)
  */
 static void rtt_record_protos(struct rtt_record *r)
 {
-	struct rt_print_cfg cfg;
 	bool args = false;
 	char *protos;
 	int i;
@@ -225,10 +226,6 @@ static void rtt_record_protos(struct rtt_record *r)
 	for (i = 0; r->topts && i < r->topts->nr; i++)
 		if (!strcmp(r->topts->v[i], "funcgraph-args"))
 			args = true;
-	if (!args) {
-		rtt_get_cfg(&r->p, NULL, &cfg);
-		args = cfg.opts & RT_OPT(RT_OPT_FUNCGRAPH_ARGS);
-	}
 	if (!args || !rtt_print_ctx_proc(NULL, r->p.pid, r->p.uid))
 		return;
 	protos = rtt_protos_text(r->p.pid, r->syms);
