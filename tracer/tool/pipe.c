@@ -148,6 +148,12 @@ int rtt_do_pipe(const struct rtt_verb *v, int argc, char **argv)
 	ret = rtt_options(v, argc, argv, opts);
 	if (ret != RTT_OPTIONS_GO)
 		goto out_args;
+	/*
+	 * Before anything that may take a while (the process's answers): a
+	 * shell's background job starts with SIGINT ignored, and a Ctrl-C
+	 * or kill -INT that came before the handler would be lost.
+	 */
+	rtt_catch_signals();
 	ret = rtt_pid_arg(v, argc);
 	if (ret)
 		goto out_args;
@@ -209,7 +215,6 @@ int rtt_do_pipe(const struct rtt_verb *v, int argc, char **argv)
 		ret = -ENOMEM;
 		goto out;
 	}
-	rtt_catch_signals();
 	while (!rtt_stop && !pp.out_closed) {
 		uint32_t g;
 		int n;
