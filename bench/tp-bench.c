@@ -63,6 +63,7 @@
 #include <fnmatch.h>
 #include <getopt.h>
 #include <limits.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -947,6 +948,113 @@ static void tpb_summary_mcount(const struct tpb_result *plain,
 		       fn->med / rb->med, fn->med - rb->med);
 }
 
+/*
+ * The hist table under contention: 8 threads, pinned round robin on the
+ * first 2 CPUs the bench may use (fewer where it may use fewer), write
+ * tpbench_call with a hist trigger whose keys (600) outnumber its room
+ * (size=128): every record is in a hitcount or in Dropped. Not timed.
+ */
+#define TPB_HT_THREADS 8
+#define TPB_HT_CPUS 2
+#define TPB_HT_CALLS 20000
+#define TPB_HT_TRIGGER "hist:keys=a:vals=b:size=128"
+
+/* The CPUs the bench may use, before tpb_init() pins its thread */
+static cpu_set_t tpb_allowed;
+
+struct tpb_ht_arg {
+	int id;
+	int cpu;
+};
+
+static void *tpb_ht_writer(void *p)
+{
+	const struct tpb_ht_arg *a = p;
+	cpu_set_t set;
+	int i;
+
+	if (a->cpu >= 0) {
+		CPU_ZERO(&set);
+		CPU_SET(a->cpu, &set);
+		/* (not pinned where it may not: the count holds all the
+		 * same) */
+		(void)pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	}
+	for (i = 0; i < TPB_HT_CALLS; i++)
+		tpb_tp((unsigned long)i, a->id * 75 + i % 75, 1);
+	return NULL;
+}
+
+/* Sum of the numbers after each @label in @text */
+static unsigned long long tpb_sum_after(const char *text, const char *label)
+{
+	unsigned long long n = 0;
+	const char *p;
+
+	for (p = text; (p = strstr(p, label)); p += strlen(label))
+		n += strtoull(p + strlen(label), NULL, 10);
+	return n;
+}
+
+/* Return: 0 when the counts add up, -1 (said on stdout) otherwise. */
+static int tpb_hist_threads(void)
+{
+	struct tpb_ht_arg args[TPB_HT_THREADS];
+	pthread_t th[TPB_HT_THREADS];
+	int cpus[TPB_HT_CPUS], nr_cpus = 0, i, made = 0, ret = -1;
+	unsigned long long hits, dropped, counted, written;
+	char e[512] = "", *text = NULL;
+	cpu_set_t allowed;
+	size_t len;
+
+	/* the CPUs the bench was started with, not its thread's one */
+	allowed = tpb_allowed;
+	for (i = 0; i < CPU_SETSIZE && nr_cpus < TPB_HT_CPUS; i++)
+		if (CPU_ISSET(i, &allowed))
+			cpus[nr_cpus++] = i;
+	if (tpb_event_on(e, sizeof(e)) ||
+	    ringtrace_set_trigger(tpb_top, "tpbench", "tpbench_call",
+				  TPB_HT_TRIGGER, e, sizeof(e))) {
+		printf("[FAILED] Hist table under %d writer threads: cannot"
+		       " set it up: %s\n", TPB_HT_THREADS, e);
+		goto out;
+	}
+	for (i = 0; i < TPB_HT_THREADS; i++) {
+		args[i].id = i;
+		args[i].cpu = nr_cpus ? cpus[i % nr_cpus] : -1;
+		if (pthread_create(&th[i], NULL, tpb_ht_writer, &args[i]))
+			break;
+		made++;
+	}
+	for (i = 0; i < made; i++)
+		pthread_join(th[i], NULL);
+	len = ringtrace_show_hist(tpb_top, "tpbench", "tpbench_call", NULL, 0);
+	text = malloc(len + 1);
+	if (!text || made < TPB_HT_THREADS) {
+		printf("[FAILED] Hist table under %d writer threads: %s\n",
+		       TPB_HT_THREADS, text ? "cannot start them" : "no memory");
+		goto out;
+	}
+	ringtrace_show_hist(tpb_top, "tpbench", "tpbench_call", text, len + 1);
+	counted = tpb_sum_after(text, " hitcount: ");
+	hits = tpb_sum_after(text, "\n    Hits: ");
+	dropped = tpb_sum_after(text, "\n    Dropped: ");
+	written = (unsigned long long)TPB_HT_THREADS * TPB_HT_CALLS;
+	ret = counted == hits && hits + dropped == written ? 0 : -1;
+	printf("[%s] Hist table under %d writer threads on %d CPU%s: hitcounts"
+	       " %llu + Dropped %llu = %llu of %llu records written\n",
+	       ret ? "LOST  " : "met   ", TPB_HT_THREADS, nr_cpus,
+	       nr_cpus == 1 ? "" : "s", counted, dropped, counted + dropped,
+	       written);
+out:
+	free(text);
+	tpb_teardown();
+	ringtrace_set_trigger(tpb_top, "tpbench", "tpbench_call",
+			      "!" TPB_HT_TRIGGER, NULL, 0);
+	ringtrace_clear(tpb_top);
+	return ret;
+}
+
 /* The comparisons the bench is about, in words. */
 static void tpb_summary(void)
 {
@@ -1299,6 +1407,8 @@ static int tpb_init(const struct tpb_opts *o)
 	cpu_set_t set;
 	int id;
 
+	if (sched_getaffinity(0, sizeof(tpb_allowed), &tpb_allowed))
+		CPU_ZERO(&tpb_allowed);
 	CPU_ZERO(&set);
 	CPU_SET(o->cpu, &set);
 	if (sched_setaffinity(0, sizeof(set), &set)) {
@@ -1394,6 +1504,8 @@ int main(int argc, char **argv)
 			    !tpb_res[i].consistent)
 				printf("INCONSISTENT %s: %s\n", tpb_cases[i].id,
 				       tpb_res[i].why);
+		if (tpb_measured("tp-hist") && tpb_hist_threads())
+			status = 1;
 		printf("Check: %s\n", status ?
 		       "FAILED (a case could not be set up or its records do not match its calls)" :
 		       "every run's records (entries + overruns) match its calls; no write refused");

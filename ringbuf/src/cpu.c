@@ -237,10 +237,13 @@ static void rb_thread_abandon(void)
 		 * program built against headers that left the frame of a
 		 * finished write behind (before ringbuf_fe_writer_put()
 		 * emptied it) may name a buffer another thread now holds.
-		 * Relaxed: only this thread stores its own id there. */
+		 * Ours: our id, for one write or kept (RINGBUF_FE_KEPT; with
+		 * our write open, active is raised, so nobody takes it over
+		 * meanwhile). Relaxed: only this thread stores its own id
+		 * there. */
 		if (!cb || !rb_cpu_registered(cb) ||
-		    atomic_load_explicit(&cb->owner, memory_order_relaxed) !=
-			    t->tid)
+		    (atomic_load_explicit(&cb->owner, memory_order_relaxed) &
+		     ~RINGBUF_FE_KEPT) != t->tid)
 			continue;
 		for (unsigned int j = 0; j <= i; j++) {
 			uintptr_t f = t->frame[j].cpu_buffer_claimed;
@@ -259,7 +262,10 @@ static void rb_thread_abandon(void)
 		atomic_store_explicit(&cb->active, active > k ? active - k : 0,
 				      memory_order_release);
 		/* Release: the rollback happens before the next owner's
-		 * claim (acquire in rb_writer_get()/rb_claim_slow()). */
+		 * claim (acquire in rb_writer_get()/rb_claim_slow()). A kept
+		 * claim stays as it is: once active is 0 another thread may
+		 * take it over, and a store here could undo that; the store
+		 * of active above is what its takeover pairs with. */
 		if (claimed)
 			atomic_store_explicit(&cb->owner, 0,
 					      memory_order_release);

@@ -32,6 +32,16 @@
 
 /* Longest single sleep: the waiter also watches the writer's liveness. */
 #define RB_WAIT_SLICE_MS 100
+#ifdef RINGBUF_TESTHOOKS
+static int rb_wait_slice_ms = RB_WAIT_SLICE_MS;
+
+void ringbuf_test_set_wait_slice(int ms)
+{
+	rb_wait_slice_ms = ms > 0 ? ms : RB_WAIT_SLICE_MS;
+}
+#undef RB_WAIT_SLICE_MS
+#define RB_WAIT_SLICE_MS rb_wait_slice_ms
+#endif
 /* Without a cross-process membarrier, sleep in short slices. */
 #define RB_WAIT_SLICE_NOBARRIER_MS 2
 

@@ -341,7 +341,9 @@ again:
  */
 static RB_ALWAYS_INLINE void rb_end_commit(struct ringbuf_cpu *cpu_buffer)
 {
-	ringbuf_fe_end_commit((struct ringbuf_fe_cpu *)cpu_buffer);
+	struct ringbuf_fe_cpu *cb = (struct ringbuf_fe_cpu *)cpu_buffer;
+
+	ringbuf_fe_end_commit(cb, cb->meta);
 }
 
 /*
@@ -364,6 +366,12 @@ RB_SAME(ringbuf, uid, ringbuf_fe_buffer, uid);
 RB_SAME(ringbuf, buffers, ringbuf_fe_buffer, buffers);
 RB_SAME(ringbuf_cpu, owner, ringbuf_fe_cpu, owner);
 RB_SAME(ringbuf_cpu, record_disabled, ringbuf_fe_cpu, record_disabled);
+/* the inline claim reads the two in one aligned 64-bit load */
+_Static_assert(offsetof(struct ringbuf_cpu, record_disabled) ==
+			       offsetof(struct ringbuf_cpu, owner) + 4 &&
+		       offsetof(struct ringbuf_cpu, owner) % 8 == 0 &&
+		       alignof(struct ringbuf_cpu) % 8 == 0,
+	       "owner and record_disabled make one aligned 64-bit word");
 RB_SAME(ringbuf_cpu, committing, ringbuf_fe_cpu, committing);
 RB_SAME(ringbuf_cpu, commits, ringbuf_fe_cpu, commits);
 RB_SAME(ringbuf_cpu, active, ringbuf_fe_cpu, active);
@@ -1249,42 +1257,138 @@ rb_thread_slot_slow(struct ringbuf *rb, struct rb_tls *t, int *err)
 	return NULL;
 }
 
+#ifdef RINGBUF_FE_RSEQ_ASM
 /*
- * The claim of the buffer of @cpu by restartable sequence, tried again
- * twice when the kernel aborted it (a preemption, a signal, a migration:
- * then the next tries abort too and we go on to the spares).
+ * rb_rseq_take - take the claim of the CPU buffer of @cpu from whoever
+ * keeps it, for @own (tid | RINGBUF_FE_KEPT: kept between writes; a plain
+ * tid: for one write, as the earlier headers' inline code claims), in a
+ * restartable sequence on @cpu: the owner word is 0 or a kept claim (not
+ * a claim for one write, whose writer raises active only after its
+ * sequence), and active is 0 (no write in progress: the keeper's next
+ * write starts with a sequence on @cpu too, ringbuf_fe_rseq_enter(), which
+ * the kernel restarts rather than interleave with ours); then the store
+ * of @own commits. No fence: x86 loads are acquire loads, and the last
+ * writer lowered active with a release store (ringbuf_fe_writer_put()),
+ * so its writes to the cpu buffer are visible to us.
+ *
+ * Return: 1 taken, 0 busy, -1 aborted.
  */
-static bool rb_rseq_claim_retry(struct ringbuf_cpu *cb, int cpu, uint32_t tid)
+static int rb_rseq_take(_Atomic uint32_t *owner, _Atomic uint64_t *active,
+			int cpu, uint32_t own)
+{
+	__asm__ goto(RINGBUF_FE_RSEQ_BEGIN
+		     "cmpl %[cpu], %%fs:4(%[area])\n\t"
+		     "jne 5f\n\t"
+		     "movl %[owner], %%eax\n\t"
+		     "testl %%eax, %%eax\n\t"
+		     "jg 6f\n\t"
+		     "cmpq $0, %[active]\n\t"
+		     "jne 6f\n\t"
+		     "movl %[own], %[owner]\n"
+		     RINGBUF_FE_RSEQ_END
+		     :
+		     : [area] "r"(__rseq_offset), [cpu] "r"(cpu), [own] "r"(own),
+		       [owner] "m"(*owner), [active] "m"(*active)
+		     : "rax", "memory", "cc"
+		     : aborted, busy);
+	/* For ThreadSanitizer: the acquire of active (and of the owner
+	 * word, released by a claim for one write) the sequence stands for. */
+	RINGBUF_FE_TSAN_ACQUIRE(active);
+	RINGBUF_FE_TSAN_ACQUIRE(owner);
+	return 1;
+aborted:
+	return -1;
+busy:
+	return 0;
+}
+#endif
+
+/*
+ * The claim of the CPU buffer of @cpu by restartable sequence, each step
+ * tried again twice when the kernel aborted it (a preemption, a signal, a
+ * migration: then the next tries abort too and we go on to the spares).
+ * @kept: the claim this header's inline code keeps between writes, the
+ * buffer marked active on success (ringbuf_fe_rseq_enter()); else a
+ * claim for one write (the earlier headers' inline code), active left
+ * to the caller.
+ */
+static bool rb_rseq_claim_retry(struct ringbuf_cpu *cb, int cpu, uint32_t tid,
+				bool kept)
 {
 #ifdef RINGBUF_FE_RSEQ_ASM
-	for (int tries = 0; tries < 3; tries++) {
-		int r = ringbuf_fe_rseq_claim((uint32_t *)&cb->owner, cpu, tid);
+	uint32_t tidk = tid | RINGBUF_FE_KEPT;
+	int tries = 0, r;
 
+	if (!kept) {
+		while ((r = rb_rseq_take(&cb->owner, &cb->active, cpu, tid)) < 0 &&
+		       ++tries < 3)
+			;
+		return r > 0;
+	}
+	/* Relaxed: a hint; the sequences check the word again. */
+	if (atomic_load_explicit(&cb->owner, memory_order_relaxed) != tidk) {
+		while ((r = rb_rseq_take(&cb->owner, &cb->active, cpu, tidk)) < 0 &&
+		       ++tries < 3)
+			;
+		if (r <= 0)
+			return false;
+	}
+	for (tries = 0; tries < 3; tries++) {
+		r = ringbuf_fe_rseq_enter((uint32_t *)&cb->owner,
+					  (uint64_t *)&cb->active, cpu, tidk);
 		if (r >= 0)
 			return r > 0;
 	}
 #else
-	(void)cb, (void)cpu, (void)tid;
+	(void)cb, (void)cpu, (void)tid, (void)kept;
 #endif
 	return false;
 }
 
 /*
+ * Whether a writer of thread @tid nests in the cpu buffer @cb whose owner
+ * word held @own: a claim of ours for one write, or our kept claim with a
+ * write in progress (our signal handler interrupted it, maybe after a
+ * migration). Acquire loads: the owner word is read again after active,
+ * so that a takeover (owner, then active raised) between the two is not
+ * taken for our write.
+ */
+static bool rb_claim_nests(struct ringbuf_cpu *cb, uint32_t own, uint32_t tid)
+{
+	if (own != (tid | RINGBUF_FE_KEPT))
+		return own == tid;
+	/* Acquire: active is read before the owner word is read again
+	 * (the takeover, rb_rseq_take(), stores the owner word before its
+	 * enter raises active: program order on x86); pairs with the
+	 * release store of active in ringbuf_fe_writer_put(). */
+	if (!atomic_load_explicit(&cb->active, memory_order_acquire))
+		return false;
+	/* Relaxed: the acquire load of active above keeps it after that
+	 * one; a takeover in between shows here as another id. */
+	return atomic_load_explicit(&cb->owner, memory_order_relaxed) == own;
+}
+
+/*
  * Per-CPU model, slow path: the CPU's buffer is claimed by another thread
- * (preempted mid-write), or the thread id or CPU index needs work. Claim
- * the first buffer that is ours or free, in this order: the CPU's buffer,
- * the spare buffers (from a place that depends on the thread, so displaced
- * threads spread out), the other CPUs' buffers. Never wait.
+ * (preempted mid-write), kept by another thread, or the thread id or CPU
+ * index needs work. Claim the first buffer that is ours or free, in this
+ * order: the CPU's buffer, the spare buffers (from a place that depends
+ * on the thread, so displaced threads spread out), the other CPUs'
+ * buffers. Never wait. @kept: the claim of the current header's inline
+ * code (kept between writes, see rb_rseq_claim_retry()), the buffer
+ * returned marked active; else the earlier headers' (for one write;
+ * active left to the caller).
  *
  * Userspace: where the buffer claims CPU buffers by restartable sequence
  * (rb->rseq_claim), the claim of CPU buffer n is atomic only against the
  * other threads of CPU n, which the kernel's restart keeps out; so only a
- * thread running on CPU n ever claims it, in such a sequence, and a
- * thread elsewhere (or without a CPU from rseq) takes a spare, where
- * claims are cmpxchgs. It still nests in a CPU buffer it holds.
+ * thread running on CPU n ever claims it or starts a write in it, in such
+ * a sequence, and a thread elsewhere (or without a CPU from rseq) takes a
+ * spare, where claims are cmpxchgs. It still nests in a CPU buffer it
+ * holds.
  */
 static RB_NOINLINE struct ringbuf_cpu *
-rb_claim_slow(struct ringbuf *rb, int cpu, bool *claimed,
+rb_claim_slow(struct ringbuf *rb, int cpu, bool *claimed, bool kept,
 	      int *err)
 {
 	uint32_t tid = rb_gettid();
@@ -1293,8 +1397,9 @@ rb_claim_slow(struct ringbuf *rb, int cpu, bool *claimed,
 	bool forced = false;
 
 #ifdef RINGBUF_TESTHOOKS
-	/* Tests that force a CPU claim its buffer with a cmpxchg: the test
-	 * must not let unforced threads write the same buffer meanwhile. */
+	/* Tests that force a CPU claim its buffer with a cmpxchg, for one
+	 * write, and only a free one: the test must not let unforced
+	 * threads write the same buffer meanwhile. */
 	forced = rb_tls.forced_cpu1 != 0;
 #endif
 
@@ -1314,30 +1419,39 @@ rb_claim_slow(struct ringbuf *rb, int cpu, bool *claimed,
 		uint32_t own = atomic_load_explicit(&cb->owner,
 						    memory_order_relaxed);
 
-		if (own == tid) {
+		if (rb_claim_nests(cb, own, tid)) {
 			*claimed = false;
+			if (kept)
+				local_inc(&cb->active);
 			return cb;
 		}
 		/* A disabled cpu buffer takes no new writer (relaxed: a
 		 * switch; lock_reserve checks it again). */
-		if (own || atomic_load_explicit(&cb->record_disabled,
-						memory_order_relaxed))
+		if (atomic_load_explicit(&cb->record_disabled,
+					 memory_order_relaxed))
 			continue;
 		if (idx < c && rb->rseq_claim && !forced) {
-			if (idx == cpu && rb_rseq_claim_retry(cb, cpu, tid)) {
-				*claimed = true;
+			/* A kept claim (ours too, out of a migration) is
+			 * taken over on its CPU only. */
+			if (idx == cpu && rb_rseq_claim_retry(cb, cpu, tid, kept)) {
+				*claimed = !kept;
 				return cb;
 			}
 			continue;
 		}
 		/* Acquire: pairs with the release in rb_writer_put() of the
 		 * previous owner; we see its writes to the cpu buffer. A
-		 * failure means another thread took it: try the next. */
+		 * failure means another thread took it: try the next. Only
+		 * from 0: a kept claim (RINGBUF_FE_KEPT) is taken over by a
+		 * restartable sequence on its CPU, never by a cmpxchg, which
+		 * could interleave with its keeper's next write. */
 		if (!own && atomic_compare_exchange_strong_explicit(
 				    &cb->owner, &own, tid,
 				    memory_order_acquire,
 				    memory_order_relaxed)) {
 			*claimed = true;
+			if (kept)
+				local_inc(&cb->active);
 			return cb;
 		}
 	}
@@ -1349,11 +1463,47 @@ rb_claim_slow(struct ringbuf *rb, int cpu, bool *claimed,
 	return NULL;
 }
 
+/* The frame word of @cb: claimed by this write, a spare (CPU notes). */
+static uintptr_t rb_frame_word(struct ringbuf *rb, struct ringbuf_cpu *cb,
+			       bool claimed)
+{
+	return (uintptr_t)cb | claimed |
+	       (cb->cpu >= rb->nr_cpu_bufs ? RINGBUF_FE_NOTED : 0);
+}
+
 /*
- * The claim's slow path for the inline fast path (ringbuf_fe_writer_get()
- * in <ringbuf/frontend.h>, which claims the CPU's buffer or finds the
- * thread's slot in the first cache entry): everything else. @cpu is the
- * CPU the caller saw, or -1 if it had none.
+ * The claim's slow path for the inline fast path of the current header
+ * (ringbuf_fe_writer_get() in <ringbuf/frontend.h>, which claims the
+ * CPU's buffer or finds the thread's slot in the first cache entry):
+ * everything else, the cpu buffer returned marked active. @cpu is the CPU
+ * the caller saw, or -1 if it had none.
+ */
+uintptr_t ringbuf_fe_claim_active_slow(struct ringbuf *rb, int cpu, int *err)
+{
+	struct ringbuf_cpu *cb;
+	bool claimed = false;
+
+	if (rb->model == RINGBUF_PER_THREAD) {
+		cb = rb_thread_slot_slow(rb, &rb_tls, err);
+		if (cb)
+			local_inc(&cb->active);
+	} else if (cpu < 0) {
+		/* No rseq: the CPU from sched_getcpu(), then the usual claim
+		 * (which comes back here only with cpu >= 0). */
+		return ringbuf_fe_claim_cpu(rb, &rb_tls, rb_current_cpu(), err);
+	} else {
+		cb = rb_claim_slow(rb, cpu, &claimed, true, err);
+	}
+	return cb ? rb_frame_word(rb, cb, claimed) : 0;
+}
+
+/*
+ * ringbuf_fe_claim_noted_slow - the claim's slow path of the inline code
+ * of the RINGBUF_0.5 header: the same claim, the cpu buffer not marked
+ * active (its caller raises active), and a CPU buffer claimed by
+ * restartable sequence claimed for the one write (a plain thread id in the
+ * owner word, given back at commit), which is what that code's nesting
+ * test and release expect.
  */
 uintptr_t ringbuf_fe_claim_noted_slow(struct ringbuf *rb, int cpu, int *err)
 {
@@ -1362,26 +1512,18 @@ uintptr_t ringbuf_fe_claim_noted_slow(struct ringbuf *rb, int cpu, int *err)
 
 	if (rb->model == RINGBUF_PER_THREAD)
 		cb = rb_thread_slot_slow(rb, &rb_tls, err);
-	else if (cpu < 0)
-		/* No rseq: the CPU from sched_getcpu(), then the usual claim
-		 * (which comes back here only with cpu >= 0). */
-		return ringbuf_fe_claim_cpu(rb, &rb_tls, rb_current_cpu(), err);
 	else
-		cb = rb_claim_slow(rb, cpu, &claimed, err);
-	if (!cb)
-		return 0;
-	/* A spare says on which CPU its records were written: notes. */
-	return (uintptr_t)cb | claimed |
-	       (cb->cpu >= rb->nr_cpu_bufs ? RINGBUF_FE_NOTED : 0);
+		cb = rb_claim_slow(rb, cpu < 0 ? rb_current_cpu() : cpu, &claimed,
+				   false, err);
+	return cb ? rb_frame_word(rb, cb, claimed) : 0;
 }
 
 /*
  * ringbuf_fe_claim_slow - the claim's slow path of the inline code of the
  * RINGBUF_0.2 to 0.4 headers, which takes bit 0 of the frame word as its
- * only flag: the same claim, its frame word without RINGBUF_FE_NOTED.
- * Such a program's writes into a spare carry no CPU note (the spare's
- * records say no CPU), as they did when it was built; the current header
- * calls ringbuf_fe_claim_noted_slow().
+ * only flag: ringbuf_fe_claim_noted_slow()'s claim, its frame word without
+ * RINGBUF_FE_NOTED. Such a program's writes into a spare carry no CPU
+ * note (the spare's records say no CPU), as they did when it was built.
  */
 uintptr_t ringbuf_fe_claim_slow(struct ringbuf *rb, int cpu, int *err)
 {

@@ -41,10 +41,11 @@ ended() {
 	[ -z "$st" ] || [ "$st" = Z ]
 }
 
-# end_within PID: it ends by itself within 5 s (times the sanitizer
-# builds' factor); its status in RC
+# end_within PID: it ends by itself, not wedged (within 30 s, times the
+# sanitizer builds' factor: what is checked is that it ends, a loaded
+# machine may take seconds); its status in RC
 end_within() {
-	local i n=$((500 * ${RB_TIMEOUT_MULT:-1}))
+	local i n=$((3000 * ${RB_TIMEOUT_MULT:-1}))
 	for i in $(seq 1 "$n"); do
 		ended "$1" && break
 		sleep 0.01

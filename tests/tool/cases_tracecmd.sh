@@ -239,3 +239,44 @@ case_kernelshark() {
 			fail "$f.dat: KernelShark says: $(cat "$W/err")"
 	done
 }
+
+# record --compression zstd: a version 7 file with zstd-compressed
+# sections, which every file-reading mode of trace-cmd reads with the
+# records ringtrace report shows (events and markers, and function_graph
+# of 4 threads on 2 CPUs, several chunks a cpu); smaller than the same
+# recording uncompressed. A bad algorithm, or -N alone: exit status 2,
+# no file.
+case_record_compressed() {
+	[ -n "$TRACE_CMD" ] || skip "trace-cmd is not installed"
+	command -v python3 >/dev/null || fail "python3 is needed"
+	[ -n "$C" ] || fail "RTT_CALLS is not set"
+	local g="-O funcgraph-abstime -O funcgraph-proc" pin= z u
+	run 2 "$T" record --compression lz4 -o "$W/bad.dat" -e app -- "$S"
+	err_has "--compression takes zstd or none"
+	[ ! -e "$W/bad.dat" ] || fail "a bad --compression left bad.dat"
+	run 2 "$T" record --compression zstd -N localhost:1 -e app -- "$S"
+	err_has "--compression is for the file"
+	"$T" record -q --compression zstd -o "$W/ez.dat" -e app -e io -- \
+		"$S" --threads 3 --bursts 2 --burst 70 >/dev/null \
+		2>"$W/rec.err" || {
+		grep -q "without libzstd" "$W/rec.err" &&
+			skip "ringtrace was built without libzstd"
+		fail "record: $(cat "$W/rec.err")"
+	}
+	# the header: version 7, zstd
+	[ "$(head -c 12 "$W/ez.dat" | tail -c 2 | od -An -c | tr -d ' ')" = '7\0' ] ||
+		fail "ez.dat is not a version 7 file"
+	tc_ok "dump" "$TRACE_CMD" dump --summary "$W/ez.dat"
+	grep -q "zstd" "$W/tc.out" || fail "trace-cmd dump shows no zstd"
+	tc_modes "$W/ez.dat" work "^work " 0
+	command -v taskset >/dev/null && pin="taskset -c 0,1"
+	for z in zstd none; do
+		$pin "$T" record -q $g --compression $z -o "$W/f$z.dat" \
+			-p function_graph -- "$C" -t 4 800 >/dev/null \
+			2>"$W/rec.err" || fail "record: $(cat "$W/rec.err")"
+	done
+	tc_modes "$W/fzstd.dat" funcgraph_entry "[{;]$" 1
+	z=$(stat -c %s "$W/fzstd.dat")
+	u=$(stat -c %s "$W/fnone.dat")
+	[ "$z" -lt "$u" ] || fail "compressed $z bytes, uncompressed $u"
+}

@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 #include "hist_events.h"
 
 #include <ringtrace/tracer.h>
+#include <ringbuf/ringbuf.h>
 
 #include "golden.h"
 #include "test.h"
@@ -78,6 +80,29 @@ static void work(int worker, unsigned int bytes, long delta, const char *name,
 
 /* ---- the table alone ------------------------------------------------- */
 
+/*
+ * Writer @i of the contention tests runs on one of the first 2 CPUs the
+ * process may use, round robin: 8 writers on 2 CPUs preempt each other
+ * inside the table's claims and adds. Where the process may use one CPU
+ * only, all run there (the counts hold all the same).
+ */
+static void pin_writer(int i)
+{
+	cpu_set_t allowed, one;
+	int cpus[2], n = 0, c;
+
+	if (sched_getaffinity(getpid(), sizeof(allowed), &allowed))
+		return;
+	for (c = 0; c < CPU_SETSIZE && n < 2; c++)
+		if (CPU_ISSET(c, &allowed))
+			cpus[n++] = c;
+	if (!n)
+		return;
+	CPU_ZERO(&one);
+	CPU_SET(cpus[i % n], &one);
+	(void)pthread_setaffinity_np(pthread_self(), sizeof(one), &one);
+}
+
 #define MAP_THREADS 8
 #define MAP_PER_THREAD 20000
 
@@ -89,6 +114,7 @@ static void *map_writer(void *arg)
 	uint64_t key[2];
 	int i;
 
+	pin_writer((int)(uintptr_t)arg);
 	for (i = 0; i < MAP_PER_THREAD; i++) {
 		struct tracing_map_elt *e;
 
@@ -104,8 +130,9 @@ static void *map_writer(void *arg)
 	return NULL;
 }
 
-/* 8 writers on a table too small for their keys: every write is either
- * in a hitcount or in drops, and each element's sums are its key's */
+/* 8 writers on 2 CPUs on a table too small for their keys: every write
+ * is either in a hitcount or in drops, and each element's sums are its
+ * key's */
 static void map_threads(void)
 {
 	pthread_t th[MAP_THREADS];
@@ -527,8 +554,8 @@ static void track_actions(void)
 		    "Couldn't find onmax or onchange variable");
 	check_error(tr, "hist:keys=worker:b=bytes:onmax($b).^save()",
 		    "No params found for save()");
-	check_error(tr, "hist:keys=worker:b=bytes:onmax($b).^trace(x)",
-		    "Handler doesn't support action");
+	check_error(tr, "hist:keys=worker:b=bytes:onmax($b).trace(^nosuch)",
+		    "Couldn't find synthetic event");
 	ASSERT_EQ(set(tr, "work", "hist:keys=worker:b=bytes:onmax($b).save(delta,bytes)"), 0);
 	ASSERT_EQ(set(tr, "work", "hist:keys=worker:d=delta:onchange($d).save(bytes)"), 0);
 	work(1, 10, 5, "a", "b");
@@ -597,6 +624,7 @@ static void *ev_writer(void *arg)
 {
 	int id = (int)(uintptr_t)arg, i;
 
+	pin_writer(id);
 	for (i = 0; i < EV_PER_THREAD; i++)
 		work(id * 1000 + i % 40, 1, 1, "t", "p");
 	return NULL;
@@ -610,7 +638,8 @@ static unsigned long long field_after(const char *h, const char *label)
 	return strtoull(at + strlen(label), NULL, 10);
 }
 
-/* 320 keys in a table of 128: hitcounts + Dropped == events written */
+/* 8 writers on 2 CPUs, 320 keys in a table of 128: hitcounts + Dropped
+ * == events written */
 static void threads(void)
 {
 	struct ringtrace_instance *tr = setup();
@@ -638,10 +667,213 @@ static void threads(void)
 	ASSERT_EQ(set(tr, "work", "!hist:keys=worker:vals=bytes:size=128"), 0);
 }
 
+/* Make synthetic event @def and enable it (@event: "synthetic:NAME") */
+static void synth_on(struct ringtrace_instance *tr, const char *def,
+		     const char *event)
+{
+	ASSERT_EQ(ringtrace_synthetic_event(def, err, sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_set_event(tr, event, NULL, 0), 0);
+}
+
+/* onmax().trace() and onchange().SYNTH() write the synthetic event at
+ * each new greatest (changed) value of the variable, per entry */
+static void track_trace(void)
+{
+	struct ringtrace_instance *tr = setup();
+	char *h;
+
+	synth_on(tr, "maxb u64 b; int worker", "synthetic:maxb");
+	ASSERT_EQ(set(tr, "work", "hist:keys=worker:b=bytes:onmax($b).trace(maxb,$b,worker)"), 0);
+	ringtrace_clear(tr);
+	work(1, 10, 0, "a", "b");
+	work(1, 5, 0, "a", "b");
+	work(1, 20, 0, "a", "b");
+	work(2, 3, 0, "a", "b");
+	h = golden_capture(print_trace_cb, tr);
+	ASSERT_NOT_NULL(strstr(h, "maxb: b=10 worker=1\n"));
+	ASSERT_NOT_NULL(strstr(h, "maxb: b=20 worker=1\n"));
+	ASSERT_NOT_NULL(strstr(h, "maxb: b=3 worker=2\n"));
+	ASSERT_NULL(strstr(h, "maxb: b=5 "));
+	free(h);
+	h = show_hist(tr, "work");
+	ASSERT_NOT_NULL(strstr(h, "{ worker:          1 } hitcount:          3\n\tmax:         20\n"));
+	free(h);
+	ASSERT_EQ(set(tr, "work", "!hist:keys=worker:b=bytes:onmax($b).trace(maxb,$b,worker)"), 0);
+
+	ASSERT_EQ(set(tr, "work", "hist:keys=worker:b=bytes:onchange($b).maxb($b,worker)"), 0);
+	ringtrace_clear(tr);
+	work(4, 7, 0, "a", "b");
+	work(4, 7, 0, "a", "b");
+	work(4, 8, 0, "a", "b");
+	h = golden_capture(print_trace_cb, tr);
+	ASSERT_NOT_NULL(strstr(h, "maxb: b=7 worker=4\n"));
+	ASSERT_NOT_NULL(strstr(h, "maxb: b=8 worker=4\n"));
+	ASSERT_NULL(strstr(strstr(h, "maxb: b=7 worker=4\n") + 1,
+			   "maxb: b=7 worker=4\n"));
+	free(h);
+	ringtrace_clear_events(tr);
+	ASSERT_EQ(set(tr, "work", "!hist:keys=worker:b=bytes:onchange($b).maxb($b,worker)"), 0);
+	ASSERT_EQ(ringtrace_synthetic_event("!maxb", err, sizeof(err)), 0);
+}
+
+/* save() of a string field keeps its text with the entry's greatest
+ * value, shown as the kernel's ("  name: %-32s") */
+static void track_save_string(void)
+{
+	struct ringtrace_instance *tr = setup();
+	char want[256], *h;
+
+	ASSERT_EQ(set(tr, "work", "hist:keys=worker:b=bytes:onmax($b).save(name,bytes)"), 0);
+	work(3, 10, 0, "first", "p");
+	work(3, 30, 0, "second", "p");
+	work(3, 20, 0, "third", "p");
+	h = show_hist(tr, "work");
+	snprintf(want, sizeof(want),
+		 "{ worker:          3 } hitcount:          3\n\tmax:         30  name: %-32s  bytes:         30\n",
+		 "second");
+	ASSERT_NOT_NULL(strstr(h, want));
+	free(h);
+	ASSERT_EQ(set(tr, "work", "!hist:keys=worker:b=bytes:onmax($b).save(name,bytes)"), 0);
+}
+
+/* A string variable (NAME=STRING_FIELD) keeps the field's text per
+ * entry: read once by another event's trigger or by its own, it is a
+ * synthetic event's char[] parameter; it is no operand, value or
+ * onmax() variable */
+static void string_variables(void)
+{
+	struct ringtrace_instance *tr = setup();
+	char *h;
+
+	synth_on(tr, "namelat u64 lat; char name[]", "synthetic:namelat");
+	ASSERT_EQ(ringtrace_set_trigger(tr, "synthetic", "namelat",
+					"hist:keys=name", err, sizeof(err)), 0);
+	check_error(tr, "hist:keys=worker:nm=name:x=^$nm+1",
+		    "String type can not be an operand in expression");
+	ASSERT_EQ(set(tr, "work", "hist:keys=worker:nm=name:vals=$nm"), -EINVAL);
+	ASSERT_EQ(set(tr, "work", "hist:keys=worker:nm=name:onmax($nm).save(bytes)"), -EINVAL);
+
+	/* another event's: work sets it, done reads it */
+	ASSERT_EQ(set(tr, "work", "hist:keys=worker:nm=name:ts0=common_timestamp.usecs"), 0);
+	ASSERT_EQ(set(tr, "done", "hist:keys=worker:lat=common_timestamp.usecs-$ts0:onmatch(hist.work).trace(namelat,$lat,$nm)"), 0);
+	ringtrace_clear(tr);
+	work(8, 1, 1, "alpha", "p");
+	work(9, 1, 1, "beta", "p");
+	trace_done(8);
+	trace_done(9);
+	trace_done(9); /* read once: no second event */
+	h = golden_capture(print_trace_cb, tr);
+	ASSERT_NOT_NULL(strstr(h, " name=alpha"));
+	ASSERT_NOT_NULL(strstr(h, " name=beta"));
+	ASSERT_NULL(strstr(strstr(h, " name=beta") + 1, " name=beta"));
+	free(h);
+	h = malloc(8192);
+	ASSERT_NOT_NULL(h);
+	ringtrace_show_hist(tr, "synthetic", "namelat", h, 8192);
+	ASSERT_NOT_NULL(strstr(h, "{ name: alpha"));
+	ASSERT_NOT_NULL(strstr(h, "{ name: beta"));
+	free(h);
+	ASSERT_EQ(set(tr, "done", "!hist:keys=worker:lat=common_timestamp.usecs-$ts0:onmatch(hist.work).trace(namelat,$lat,$nm)"), 0);
+	ASSERT_EQ(set(tr, "work", "!hist:keys=worker:nm=name:ts0=common_timestamp.usecs"), 0);
+
+	/* its own trigger's, this record's text */
+	ASSERT_EQ(set(tr, "work", "hist:keys=worker:nm=name:b=bytes:onmax($b).trace(namelat,$b,$nm)"), 0);
+	ringtrace_clear(tr);
+	work(3, 5, 0, "gamma", "p");
+	work(3, 2, 0, "delta", "p");
+	h = golden_capture(print_trace_cb, tr);
+	ASSERT_NOT_NULL(strstr(h, "namelat: lat=5 name=gamma"));
+	ASSERT_NULL(strstr(h, "name=delta"));
+	free(h);
+	ringtrace_clear_events(tr);
+	ASSERT_EQ(set(tr, "work", "!hist:keys=worker:nm=name:b=bytes:onmax($b).trace(namelat,$b,$nm)"), 0);
+	ASSERT_EQ(ringtrace_set_trigger(tr, "synthetic", "namelat",
+					"!hist:keys=name", err, sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_synthetic_event("!namelat", err, sizeof(err)), 0);
+}
+
+/* SYS.EVENT.$VAR names the event whose variable is read: the same
+ * variable as $VAR where one event has it, refused where the event has
+ * none or is not there */
+static void qualified_refs(void)
+{
+	struct ringtrace_instance *tr = setup();
+	char buf[2048], *h;
+
+	ASSERT_EQ(set(tr, "work", "hist:keys=worker:ts0=common_timestamp.usecs"), 0);
+	check_error(tr, "hist:keys=worker:lat=common_timestamp.usecs-^hist.done.$ts0",
+		    "Couldn't find variable");
+	check_error(tr, "hist:keys=worker:lat=common_timestamp.usecs-^hist.nosuch.$ts0",
+		    "Couldn't find variable");
+	ASSERT_EQ(set(tr, "done", "hist:keys=worker:lat=common_timestamp.usecs-hist.work.$ts0:vals=$lat"), 0);
+	ringtrace_show_trigger(tr, "hist", "done", buf, sizeof(buf));
+	ASSERT_EQ(strcmp(buf, "hist:keys=worker:vals=hitcount,$lat:lat=common_timestamp.usecs-hist.work.$ts0:sort=hitcount:size=2048:clock=global [active]\n"), 0);
+	/* in use by done: work's trigger stays */
+	ASSERT_EQ(set(tr, "work", "!hist:keys=worker:ts0=common_timestamp.usecs"), -EBUSY);
+	work(7, 1, 1, "a", "b");
+	trace_done(7);
+	trace_done(7); /* ts0 was read: not counted */
+	h = show_hist(tr, "done");
+	ASSERT_NOT_NULL(strstr(h, "{ worker:          7 } hitcount:          1  lat: "));
+	free(h);
+	ASSERT_EQ(set(tr, "done", "!hist:keys=worker:lat=common_timestamp.usecs-hist.work.$ts0:vals=$lat"), 0);
+	ASSERT_EQ(set(tr, "work", "!hist:keys=worker:ts0=common_timestamp.usecs"), 0);
+}
+
+/* The number after "common_timestamp: " in @h, the key's */
+static uint64_t hist_ts_key(const char *h)
+{
+	const char *at = strstr(h, "{ common_timestamp: ");
+
+	ASSERT_NOT_NULL(at);
+	return strtoull(at + 20, NULL, 10);
+}
+
+/* common_timestamp is the record's stamp in the buffer (not the time the
+ * trigger ran): for a record written whole (done, fixed size) and one
+ * assigned field by field (work, with strings); a variable of it and
+ * .usecs too */
+static void timestamp_record(void)
+{
+	struct ringtrace_instance *tr = setup();
+	struct ringbuf *rb = ringtrace_buffer(tr);
+	uint64_t ts = 0;
+	char *h;
+
+	ASSERT_NOT_NULL(rb);
+	ASSERT_EQ(ringtrace_set_event(tr, "hist:work", NULL, 0), 0);
+	ASSERT_EQ(ringtrace_set_event(tr, "hist:done", NULL, 0), 0);
+	ASSERT_EQ(set(tr, "work", "hist:keys=common_timestamp"), 0);
+	ASSERT_EQ(set(tr, "done", "hist:keys=common_timestamp:t=common_timestamp.usecs"), 0);
+
+	ringtrace_clear(tr);
+	work(1, 1, 1, "a", "b");
+	ASSERT_NOT_NULL(ringbuf_consume_next(rb, NULL, &ts, NULL));
+	ASSERT_NULL(ringbuf_consume_next(rb, NULL, NULL, NULL));
+	h = show_hist(tr, "work");
+	ASSERT_EQ_U(hist_ts_key(h), ts);
+	free(h);
+
+	ringtrace_clear(tr);
+	trace_done(4);
+	ASSERT_NOT_NULL(ringbuf_consume_next(rb, NULL, &ts, NULL));
+	ASSERT_NULL(ringbuf_consume_next(rb, NULL, NULL, NULL));
+	h = show_hist(tr, "done");
+	ASSERT_EQ_U(hist_ts_key(h), ts);
+	free(h);
+
+	ringtrace_clear_events(tr);
+	ASSERT_EQ(set(tr, "work", "!hist:keys=common_timestamp"), 0);
+	ASSERT_EQ(set(tr, "done", "!hist:keys=common_timestamp:t=common_timestamp.usecs"), 0);
+}
+
 static const struct rbt_case cases[] = {
 	RBT_CASE(map_threads),	 RBT_CASE(text_basic), RBT_CASE(text_modifiers),
 	RBT_CASE(text_run_keys), RBT_CASE(errors),     RBT_CASE(control),
 	RBT_CASE(instances),	 RBT_CASE(threads),	  RBT_CASE(variables),
 	RBT_CASE(synthetic),	 RBT_CASE(track_actions),
+	RBT_CASE(timestamp_record), RBT_CASE(track_trace),
+	RBT_CASE(qualified_refs), RBT_CASE(track_save_string),
+	RBT_CASE(string_variables),
 };
 RBT_MAIN(cases)

@@ -115,6 +115,8 @@ static void abs_stamps(void)
 	ringbuf_free(rb);
 }
 
+static int pin_here(void);
+
 static struct ringbuf *g_rb;
 static volatile sig_atomic_t g_handler_ret;
 
@@ -137,6 +139,10 @@ static void signal_nest(void)
 	int cpu, n = 0;
 
 	check_rseq();
+	/* Pinned: after a migration between the reservation and the
+	 * signal, the handler may write as the outermost writer of its new
+	 * CPU's buffer (allowed, and committed at once), not nest. */
+	pin_here();
 	g_rb = ringbuf_create(&o);
 	ASSERT_NOT_NULL(g_rb);
 	ASSERT_EQ(sigaction(SIGUSR1, &sa, NULL), 0);
@@ -397,6 +403,193 @@ static void cpu_hint(void)
 	ringbuf_free(rb);
 }
 
+#ifdef RINGBUF_FE_RSEQ_ASM
+/* The cpu buffer of @cpu as the fast path sees it. */
+static struct ringbuf_fe_cpu *fe_cpu(struct ringbuf *rb, int cpu)
+{
+	return ((const struct ringbuf_fe_buffer *)(const void *)rb)->buffers[cpu];
+}
+
+/* The CPU buffer index (or spare) of the one record in @rb, consumed. */
+static int one_record_cpu(struct ringbuf *rb, uint32_t seq)
+{
+	struct ringbuf_event *ev;
+	int cpu = -1, n = 0;
+	uint64_t ts;
+
+	while ((ev = ringbuf_consume_next(rb, &cpu, &ts, NULL))) {
+		tu_check(ringbuf_event_data(ev), ringbuf_event_length(ev), seq,
+			 16);
+		n++;
+	}
+	ASSERT_EQ(n, 1);
+	return cpu;
+}
+
+/* ringbuf_fe_rseq_enter() for thread @tid, tried again while a
+ * preemption aborts it. */
+static int enter_retry(uint32_t *owner, uint64_t *active, int cpu,
+		       uint32_t tid)
+{
+	int r = -1;
+
+	for (int i = 0; i < 100 && r < 0; i++)
+		r = ringbuf_fe_rseq_enter(owner, active, cpu,
+					  tid | RINGBUF_FE_KEPT);
+	return r;
+}
+
+struct kept {
+	struct ringbuf *rb;
+	int cpu;
+	bool leave; /* exit with the write open */
+};
+
+static void *kept_writer(void *arg)
+{
+	struct kept *k = arg;
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(k->cpu, &set);
+	ASSERT_EQ(sched_setaffinity(0, sizeof(set), &set), 0);
+	ASSERT_TRUE(write_inline(k->rb, 10, 16));
+	if (k->leave) {
+		/* a second write, left open: the exit destructor rolls it
+		 * back and lowers active */
+		ASSERT_NOT_NULL(ringbuf_reserve_inline(k->rb, 16));
+		pthread_exit(NULL);
+	}
+	return NULL;
+}
+#endif
+
+/*
+ * The claim kept between writes, where CPU buffers are claimed by
+ * restartable sequence: the sequence that starts a write (raises active
+ * where the owner word holds our kept id on our CPU; refuses another id,
+ * aborts on another CPU, stores nothing then); a write leaves the owner
+ * word with our kept id and active 0; another thread on the CPU takes
+ * the claim over (its record in the CPU's buffer, not a spare) and the
+ * first thread takes it back; a thread that leaves inside a write in a
+ * kept buffer has it rolled back, so the next thread takes it over.
+ */
+static void kept_claim(void)
+{
+#ifdef RINGBUF_FE_RSEQ_ASM
+	RINGBUF_OPTS(o, .size = TU_PAGES(4), .model = RINGBUF_PER_CPU);
+	struct ringbuf *rb;
+	struct kept k;
+	uint32_t tidk;
+	pthread_t th;
+
+	check_rseq();
+	if (!ringbuf_fe_rseq_ok)
+		return;
+	k.cpu = pin_here();
+	{
+		uint32_t owner = 77 | RINGBUF_FE_KEPT;
+		uint64_t active = 0;
+
+		ASSERT_EQ(enter_retry(&owner, &active, k.cpu, 77), 1);
+		ASSERT_EQ(active, 1);
+		ASSERT_EQ(enter_retry(&owner, &active, k.cpu, 77), 1);
+		ASSERT_EQ(active, 2);
+		ASSERT_EQ(enter_retry(&owner, &active, k.cpu, 78), 0);
+		ASSERT_EQ(ringbuf_fe_rseq_enter(&owner, &active, k.cpu + 1,
+						77 | RINGBUF_FE_KEPT), -1);
+		ASSERT_EQ(active, 2);
+		ASSERT_EQ(owner, 77 | RINGBUF_FE_KEPT);
+	}
+	rb = ringbuf_create(&o);
+	ASSERT_NOT_NULL(rb);
+	k.rb = rb;
+	if (!rseq_claims(rb)) {
+		ringbuf_free(rb);
+		return;
+	}
+	ASSERT_TRUE(write_inline(rb, 0, 16));
+	ASSERT_TRUE(write_inline(rb, 1, 16));
+	tidk = ringbuf_tls.tid | RINGBUF_FE_KEPT;
+	ASSERT_EQ(fe_cpu(rb, k.cpu)->owner, tidk);
+	ASSERT_EQ(fe_cpu(rb, k.cpu)->active, 0);
+	while (ringbuf_consume_next(rb, NULL, NULL, NULL))
+		;
+	for (int leave = 0; leave < 2; leave++) {
+		k.leave = leave;
+		ASSERT_EQ(pthread_create(&th, NULL, kept_writer, &k), 0);
+		ASSERT_EQ(pthread_join(th, NULL), 0);
+		/* its record in the CPU's buffer: it took our claim over */
+		ASSERT_EQ(one_record_cpu(rb, 10), k.cpu);
+		ASSERT_NE(fe_cpu(rb, k.cpu)->owner, tidk);
+		ASSERT_EQ(fe_cpu(rb, k.cpu)->owner & RINGBUF_FE_KEPT,
+			  RINGBUF_FE_KEPT);
+		ASSERT_EQ(fe_cpu(rb, k.cpu)->active, 0);
+		ASSERT_EQ(ringbuf_torn_events_cpu(rb, k.cpu), (uint64_t)leave);
+		/* and back: ours again, in the CPU's buffer */
+		ASSERT_TRUE(write_inline(rb, 2, 16));
+		ASSERT_EQ(one_record_cpu(rb, 2), k.cpu);
+		ASSERT_EQ(fe_cpu(rb, k.cpu)->owner, tidk);
+	}
+	ringbuf_free(rb);
+#endif
+}
+
+/*
+ * The claim of the earlier headers' inline code (its slow path,
+ * ringbuf_fe_claim_noted_slow()) on a buffer whose CPU buffer a thread
+ * keeps: a claim for one write (a plain thread id, bit 0 of the frame
+ * word: given back at commit), active left to the caller; while it is
+ * held, another thread on the CPU does not take it over (its write goes
+ * to a spare), and after its release (owner 0) the next write keeps it.
+ */
+static void legacy_claim(void)
+{
+#ifdef RINGBUF_FE_RSEQ_ASM
+	RINGBUF_OPTS(o, .size = TU_PAGES(4), .model = RINGBUF_PER_CPU);
+	struct ringbuf *rb;
+	struct ringbuf_fe_cpu *cb;
+	struct kept k = { 0 };
+	uintptr_t f = 0;
+	pthread_t th;
+	int err = 0;
+
+	check_rseq();
+	if (!ringbuf_fe_rseq_ok)
+		return;
+	k.cpu = pin_here();
+	rb = ringbuf_create(&o);
+	ASSERT_NOT_NULL(rb);
+	k.rb = rb;
+	if (!rseq_claims(rb)) {
+		ringbuf_free(rb);
+		return;
+	}
+	ASSERT_TRUE(write_inline(rb, 0, 16));
+	cb = fe_cpu(rb, k.cpu);
+	ASSERT_EQ(cb->owner, ringbuf_tls.tid | RINGBUF_FE_KEPT);
+	while (ringbuf_consume_next(rb, NULL, NULL, NULL))
+		;
+	for (int i = 0; i < 100 && !(f & 1); i++)
+		f = ringbuf_fe_claim_noted_slow(rb, k.cpu, &err);
+	ASSERT_EQ(RINGBUF_FE_FRAME_CB(f), (uintptr_t)cb);
+	ASSERT_EQ(f & 1, 1);
+	ASSERT_EQ(cb->owner, ringbuf_tls.tid);
+	ASSERT_EQ(cb->active, 0);
+	/* held for one write: another thread of the CPU takes a spare */
+	ASSERT_EQ(pthread_create(&th, NULL, kept_writer, &k), 0);
+	ASSERT_EQ(pthread_join(th, NULL), 0);
+	ASSERT_TRUE(ringbuf_is_spare(rb, one_record_cpu(rb, 10)));
+	ASSERT_EQ(cb->owner, ringbuf_tls.tid);
+	/* the earlier headers' release */
+	__atomic_store_n(&cb->owner, 0, __ATOMIC_RELEASE);
+	ASSERT_TRUE(write_inline(rb, 1, 16));
+	ASSERT_EQ(one_record_cpu(rb, 1), k.cpu);
+	ASSERT_EQ(cb->owner, ringbuf_tls.tid | RINGBUF_FE_KEPT);
+	ringbuf_free(rb);
+#endif
+}
+
 static const struct rbt_case cases[] = {
 	RBT_CASE(pages_per_thread),
 	RBT_CASE(pages_per_cpu),
@@ -405,5 +598,6 @@ static const struct rbt_case cases[] = {
 	RBT_CASE(mixed),
 	RBT_CASE(rseq_claim),
 	RBT_CASE(claim_exclusive), RBT_CASE(cpu_hint),
+	RBT_CASE(kept_claim), RBT_CASE(legacy_claim),
 };
 RBT_MAIN(cases)

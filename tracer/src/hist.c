@@ -17,9 +17,10 @@
  * onmatch() writes a synthetic event (synth.c), onmax() and onchange()
  * keep a value and fields per entry, or take a snapshot.
  *
- * Userspace: no field variables, no string variables. common_timestamp is the instance buffer's clock at the
- * moment the trigger runs (the kernel takes the record's time stamp);
- * .execname shows the thread's name from the saved cmdlines when the
+ * Userspace: no field variables. common_timestamp is the record's stamp (trace.c
+ * stamps the record with the time its triggers read, see
+ * rt_trigger_commit()), but the clock when the trigger runs for a record
+ * assigned in the ring buffer itself; .execname shows the thread's name from the saved cmdlines when the
  * file is read (the kernel saves it when the entry is made); .syscall
  * shows every number as "unknown_syscall" (no table of names).
  */
@@ -48,6 +49,10 @@
 #define HIST_VARS_MAX 16 /* the kernel's TRACING_MAP_VARS_MAX */
 #define HIST_REFS_MAX 16
 #define HIST_ACTIONS_MAX 4
+/* string variables of a table, and references to string variables: the
+ * write path holds their text on its stack */
+#define HIST_STR_VARS_MAX 2
+#define HIST_STR_REFS_MAX 2
 
 enum {
 	HF_HEX = 1u << 0,
@@ -108,11 +113,15 @@ struct hist_expr {
 	char text[HIST_STR_MAX];
 };
 
-/* A variable: its value and whether it is set, two sums of the map
- * after the values (the first at rt_hist_data.n_vals + 2 * index) */
+/* A variable: its value and whether it is set, sums of the map after
+ * the values (@slot and @flag, counted from rt_hist_data.n_vals); a
+ * string variable (@str: NAME=STRING_FIELD) holds the field's text in
+ * HIST_STR_MAX / 8 sums from @slot */
 struct hist_var {
 	char name[64];
 	struct hist_expr *e;
+	unsigned int slot, flag;
+	bool str;
 };
 
 /* onmatch(SYS.EVENT).trace(SYNTH,PARAMS) or .SYNTH(PARAMS): write the
@@ -131,6 +140,9 @@ struct hist_action {
 	unsigned int n_params;
 	struct hist_expr *params[RT_SYNTH_FIELDS_MAX];
 	unsigned int track_var, slot;
+	/* save(): where each field lies after slot + 2 (a string takes
+	 * HIST_STR_MAX / 8 sums, its bytes in order) */
+	unsigned int poff[RT_SYNTH_FIELDS_MAX];
 	/* snapshot(): the value and key that took the last one */
 	bool snapshot;
 	_Atomic bool snap_set;
@@ -156,6 +168,8 @@ struct hist_sort_key {
 
 /**
  * struct rt_hist_data - a table and how it is filled (shared by name=)
+ * @plain: keys and values are numeric fields as they are, nothing else
+ *	(no variable, reference or action): rt_hist_event()'s short path
  * @refs: triggers using it (registry lock)
  * @clearing: the table is being cleared: writers keep out
  */
@@ -163,9 +177,11 @@ struct rt_hist_data {
 	/* first: what the write path reads */
 	unsigned int n_keys, n_vals, key_size;
 	_Atomic bool clearing;
+	bool plain;
 	struct tracing_map *map;
 	struct hist_field keys[HIST_KEYS_MAX], vals[HIST_VALS_MAX];
 	unsigned int n_vars, n_refs;
+	unsigned int n_var_slots, n_str_vars, n_str_refs;
 	int ext_refs; /* references from other tables (registry lock) */
 	struct hist_var vars[HIST_VARS_MAX];
 	struct hist_ref hrefs[HIST_REFS_MAX];
@@ -486,11 +502,19 @@ static void hist_var_find_one(struct rt_event_priv *p, void *arg)
 	}
 }
 
-/* A reference to variable @name (this table's, else another hist
- * trigger's in instance @inst): its index in d->hrefs, or -1 */
-static int hist_add_ref(struct rt_hist_data *d, const char *name, int inst)
+/*
+ * A reference to variable @name (after its '$': this table's, else
+ * another hist trigger's in instance @inst), or to "SYS.EVENT.$VAR", the
+ * variable of event SYS:EVENT's hist triggers (@self_ev's own table
+ * first when it is that event): its index in d->hrefs, or -1
+ */
+static int hist_add_ref(struct rt_hist_data *d, const char *name, int inst,
+			struct rt_event_priv *self_ev)
 {
 	struct hist_var_find f = { name, inst, d, NULL, -1 };
+	struct rt_event_priv *only = NULL;
+	char sys[128], ev[128];
+	const char *dollar = strstr(name, ".$");
 	struct hist_ref *r;
 	unsigned int i;
 
@@ -499,14 +523,40 @@ static int hist_add_ref(struct rt_hist_data *d, const char *name, int inst)
 			return (int)i;
 	if (d->n_refs == HIST_REFS_MAX)
 		return -1;
-	f.var = hist_find_var(d, name);
+	if (dollar) {
+		const char *dot = memchr(name, '.', (size_t)(dollar - name));
+		size_t sl = dot ? (size_t)(dot - name) : 0,
+		       el = dot ? (size_t)(dollar - dot - 1) : 0;
+
+		if (!dot || !sl || !el || sl >= sizeof(sys) || el >= sizeof(ev))
+			return -1;
+		memcpy(sys, name, sl);
+		sys[sl] = '\0';
+		memcpy(ev, dot + 1, el);
+		ev[el] = '\0';
+		only = rt_event_find(sys, ev);
+		if (!only)
+			return -1;
+		f.name = dollar + 2;
+	}
+	f.var = !only || only == self_ev ? hist_find_var(d, f.name) : -1;
 	if (f.var >= 0) {
 		f.found = d;
 	} else {
-		rt_events_foreach(hist_var_find_one, &f);
+		if (only)
+			hist_var_find_one(only, &f);
+		else
+			rt_events_foreach(hist_var_find_one, &f);
 		/* the other table is looked up with this one's key */
 		if (!f.found || f.found->key_size != d->key_size)
 			return -1;
+	}
+	if (f.found->vars[f.var].str) {
+		if (d->n_str_refs == HIST_STR_REFS_MAX)
+			return -1;
+		d->n_str_refs++;
+	}
+	if (f.found != d) {
 		f.found->refs++;
 		f.found->ext_refs++;
 	}
@@ -544,8 +594,11 @@ static int hist_parse_atom(struct hist_expr_ctx *x, char *str,
 			 (unsigned long long)e->constant);
 		return 0;
 	}
-	if (str[0] == '$') {
-		int r = hist_add_ref(x->d, str + 1, x->inst);
+	/* $VAR, or SYS.EVENT.$VAR */
+	if (str[0] == '$' || (isalpha((unsigned char)str[0]) &&
+			      strstr(str, ".$"))) {
+		int r = hist_add_ref(x->d, str + (str[0] == '$'), x->inst,
+				     x->p);
 		const struct hist_ref *ref;
 
 		if (r < 0)
@@ -555,6 +608,8 @@ static int hist_parse_atom(struct hist_expr_ctx *x, char *str,
 		e->op = HE_REF;
 		e->ref = (unsigned int)r;
 		e->flags = ref->d->vars[ref->var].e->flags;
+		/* a string variable's text: an action's string parameter */
+		e->field.flags = e->flags & HF_STRING;
 		snprintf(e->text, sizeof(e->text), "%s", str);
 		return 0;
 	}
@@ -628,6 +683,12 @@ static int hist_parse_expr(struct hist_expr_ctx *x, char *str,
 		ret = hist_parse_expr(x, str, &e->a);
 		if (ret)
 			goto done;
+		if (e->a->flags & HF_STRING) {
+			ret = hist_err(x->c,
+				       "String type can not be an operand in expression",
+				       hist_errpos(x->c, str));
+			goto done;
+		}
 		e->flags = e->a->flags;
 		if (e->a->op == HE_CONST) {
 			e->op = HE_CONST;
@@ -656,6 +717,12 @@ static int hist_parse_expr(struct hist_expr_ctx *x, char *str,
 		ret = hist_parse_expr(x, str, &e->b);
 	if (ret)
 		goto done;
+	if ((e->a->flags | e->b->flags) & HF_STRING) {
+		ret = hist_err(x->c,
+			       "String type can not be an operand in expression",
+			       hist_errpos(x->c, e->a->flags & HF_STRING ? s1 : str));
+		goto done;
+	}
 	if ((e->a->flags & HF_USECS) != (e->b->flags & HF_USECS)) {
 		ret = hist_err(x->c, "Timestamp units in expression don't match",
 			       0);
@@ -698,6 +765,7 @@ done:
 static int hist_parse_var(struct hist_expr_ctx *x, char *tok)
 {
 	char *eq = strchr(tok, '='), *at;
+	const struct rt_field *sf;
 	struct hist_var *v;
 	int ret;
 
@@ -714,9 +782,32 @@ static int hist_parse_var(struct hist_expr_ctx *x, char *tok)
 	for (at = strstr(eq + 1, ".sym-offset"); at; at = strstr(at, ".sym-offset"))
 		at[4] = 'X';
 	x->n_sub = 0;
-	ret = hist_parse_expr(x, eq + 1, &v->e);
-	if (ret)
-		return ret;
+	sf = hist_find_field(x->p, eq + 1);
+	if (sf && (sf->kind == RT_FIELD_STRING || sf->kind == RT_FIELD_DYNSTR)) {
+		/* a string variable: the field's text */
+		if (x->d->n_str_vars == HIST_STR_VARS_MAX)
+			return hist_msg(x->c, "hist: 2 string variables at most");
+		v->e = calloc(1, sizeof(*v->e));
+		if (!v->e)
+			return -ENOMEM;
+		v->e->op = HE_FIELD;
+		v->e->field.field = *sf;
+		v->e->field.has_field = true;
+		v->e->field.flags = HF_STRING;
+		v->e->flags = HF_STRING;
+		snprintf(v->e->field.name, sizeof(v->e->field.name), "%s",
+			 eq + 1);
+		snprintf(v->e->text, sizeof(v->e->text), "%s", eq + 1);
+		v->str = true;
+		x->d->n_str_vars++;
+	} else {
+		ret = hist_parse_expr(x, eq + 1, &v->e);
+		if (ret)
+			return ret;
+	}
+	v->slot = x->d->n_var_slots;
+	v->flag = v->slot + (v->str ? HIST_STR_MAX / 8 : 1);
+	x->d->n_var_slots = v->flag + 1;
 	x->d->n_vars++;
 	return 0;
 }
@@ -741,109 +832,22 @@ static int hist_split_action(struct hist_err_ctx *c, char *close, char **act,
 	return 0;
 }
 
-/* "onmax($VAR).save(FIELD,...)" or "onchange($VAR).save(FIELD,...)" */
-static int hist_parse_track(struct hist_expr_ctx *x, struct hist_action *a,
-			    char *tok)
-{
-	struct hist_err_ctx *c = x->c;
-	char *var, *close, *act, *params, *p;
-	int v, ret;
-
-	a->handler = !strncmp(tok, "onmax(", 6) ? HA_ONMAX : HA_ONCHANGE;
-	var = strchr(tok, '(') + 1;
-	close = strchr(var, ')');
-	if (!close)
-		return hist_err(c, "No closing paren found", hist_errpos(c, var));
-	*close = '\0';
-	if (var[0] != '$')
-		return hist_err(c,
-				"For onmax(x) or onchange(x), x must be a variable",
-				hist_errpos(c, var));
-	v = hist_find_var(x->d, var + 1);
-	if (v < 0)
-		return hist_err(c, "Couldn't find onmax or onchange variable",
-				hist_errpos(c, var));
-	a->track_var = (unsigned int)v;
-	ret = hist_split_action(c, close, &act, &params);
-	if (ret)
-		return ret;
-	snprintf(a->var_text, sizeof(a->var_text), "%s", var);
-	/* Userspace: no trace() from onmax and onchange */
-	if (!strcmp(act, "snapshot") && !*params) {
-		a->snapshot = true;
-		a->snap_key = calloc(x->d->key_size / 8, sizeof(*a->snap_key));
-		if (!a->snap_key)
-			return -ENOMEM;
-		a->slot = x->d->n_vals + 2 * x->d->n_vars + x->d->n_track_slots;
-		x->d->n_actions++;
-		x->d->n_track_slots += 2;
-		return 0;
-	}
-	if (strcmp(act, "save"))
-		return hist_err(c, "Handler doesn't support action",
-				hist_errpos(c, act));
-	if (!*params)
-		return hist_err(c, "No params found for save()",
-				hist_errpos(c, act));
-	a->slot = x->d->n_vals + 2 * x->d->n_vars + x->d->n_track_slots;
-	x->d->n_actions++; /* from here on, freed with the table */
-	while (params && (p = strsep(&params, ","))) {
-		struct hist_expr *e = calloc(1, sizeof(*e));
-
-		if (!e)
-			return -ENOMEM;
-		a->params[a->n_params++] = e;
-		ret = hist_parse_field(c, x->p, p, &e->field, false);
-		if (ret)
-			return ret;
-		if (!e->field.has_field)
-			return hist_err(c, "Couldn't find param",
-					hist_errpos(c, p));
-		e->op = HE_FIELD;
-		snprintf(e->text, sizeof(e->text), "%s", p);
-		if (a->n_params == RT_SYNTH_FIELDS_MAX && params)
-			return hist_err(c, "Too many action params",
-					hist_errpos(c, params));
-	}
-	x->d->n_track_slots += 2 + a->n_params;
-	return 0;
-}
-
 /*
- * "onmatch(SYS.EVENT).trace(SYNTH,P,...)" or "onmatch(SYS.EVENT).SYNTH(P,...)"
- * (@tok, modified): each parameter a $variable, an expression or a field
- * of the event (a string field for a string parameter)
+ * The synthetic event an action writes: "trace(SYNTH,P,...)" or
+ * "SYNTH(P,...)" (@act, @params, modified), each parameter a $variable,
+ * an expression or a field of the event (a string field for a string
+ * parameter). Counts the action in the table from its synthetic event
+ * on (freed with it).
  */
-static int hist_parse_action(struct hist_expr_ctx *x, char *tok)
+static int hist_parse_synth_call(struct hist_expr_ctx *x, struct hist_action *a,
+				 char *act, char *params)
 {
 	struct hist_err_ctx *c = x->c;
-	struct hist_action *a = &x->d->actions[x->d->n_actions];
-	char *ev, *close, *act, *params, *p, *sys, *dot;
 	const char *synth_name;
 	unsigned int i;
+	char *p;
 	int ret;
 
-	if (x->d->n_actions == HIST_ACTIONS_MAX)
-		return hist_msg(c, "hist: 4 actions at most");
-	snprintf(a->text, sizeof(a->text), "%s", tok);
-	if (strncmp(tok, "onmatch(", 8))
-		return hist_parse_track(x, a, tok);
-	ev = tok + 8;
-	close = strchr(ev, ')');
-	if (!close)
-		return hist_err(c, "No closing paren found", hist_errpos(c, ev));
-	*close = '\0';
-	sys = ev;
-	dot = strchr(ev, '.');
-	if (!dot)
-		return hist_err(c, "Missing subsystem", hist_errpos(c, ev));
-	*dot = '\0';
-	if (!rt_event_find(sys, dot + 1))
-		return hist_err(c, "Invalid subsystem or event name",
-				hist_errpos(c, sys));
-	ret = hist_split_action(c, close, &act, &params);
-	if (ret)
-		return ret;
 	if (!strcmp(act, "trace")) {
 		synth_name = strsep(&params, ",");
 		if (!synth_name || !*synth_name)
@@ -902,6 +906,127 @@ static int hist_parse_action(struct hist_expr_ctx *x, char *tok)
 		    (a->params[i]->field.flags & HF_TIMESTAMP))
 			x->d->timestamps = true;
 	return 0;
+}
+
+/* "onmax($VAR).save(FIELD,...)", ".snapshot()", ".trace(SYNTH,P,...)" or
+ * ".SYNTH(P,...)", and the same for onchange($VAR) */
+static int hist_parse_track(struct hist_expr_ctx *x, struct hist_action *a,
+			    char *tok)
+{
+	struct hist_err_ctx *c = x->c;
+	char *var, *close, *act, *params, *p;
+	unsigned int n;
+	int v, ret;
+
+	a->handler = !strncmp(tok, "onmax(", 6) ? HA_ONMAX : HA_ONCHANGE;
+	var = strchr(tok, '(') + 1;
+	close = strchr(var, ')');
+	if (!close)
+		return hist_err(c, "No closing paren found", hist_errpos(c, var));
+	*close = '\0';
+	if (var[0] != '$')
+		return hist_err(c,
+				"For onmax(x) or onchange(x), x must be a variable",
+				hist_errpos(c, var));
+	v = hist_find_var(x->d, var + 1);
+	if (v < 0)
+		return hist_err(c, "Couldn't find onmax or onchange variable",
+				hist_errpos(c, var));
+	if (x->d->vars[v].str)
+		return hist_msg(c, "hist: onmax() and onchange() take a numeric variable");
+	a->track_var = (unsigned int)v;
+	ret = hist_split_action(c, close, &act, &params);
+	if (ret)
+		return ret;
+	snprintf(a->var_text, sizeof(a->var_text), "%s", var);
+	if (!strcmp(act, "snapshot") && !*params) {
+		a->snapshot = true;
+		a->snap_key = calloc(x->d->key_size / 8, sizeof(*a->snap_key));
+		if (!a->snap_key)
+			return -ENOMEM;
+		a->slot = x->d->n_vals + x->d->n_var_slots + x->d->n_track_slots;
+		x->d->n_actions++;
+		x->d->n_track_slots += 2;
+		return 0;
+	}
+	if (strcmp(act, "save")) {
+		/* the synthetic event, at each new greatest (changed) value:
+		 * the value and its set flag kept, no fields */
+		a->slot = x->d->n_vals + x->d->n_var_slots +
+			  x->d->n_track_slots;
+		ret = hist_parse_synth_call(x, a, act, params);
+		if (!ret)
+			x->d->n_track_slots += 2;
+		return ret;
+	}
+	if (!*params)
+		return hist_err(c, "No params found for save()",
+				hist_errpos(c, act));
+	a->slot = x->d->n_vals + x->d->n_var_slots + x->d->n_track_slots;
+	x->d->n_actions++; /* from here on, freed with the table */
+	n = 0;
+	while (params && (p = strsep(&params, ","))) {
+		struct hist_expr *e = calloc(1, sizeof(*e));
+
+		if (!e)
+			return -ENOMEM;
+		a->params[a->n_params++] = e;
+		/* (as a key: a string field is taken, a stack is not) */
+		ret = hist_parse_field(c, x->p, p, &e->field, true);
+		if (ret)
+			return ret;
+		if (!e->field.has_field)
+			return hist_err(c, "Couldn't find param",
+					hist_errpos(c, p));
+		if (e->field.flags & HF_STACKTRACE)
+			return hist_err(c, "Invalid field modifier",
+					hist_errpos(c, p));
+		e->op = HE_FIELD;
+		snprintf(e->text, sizeof(e->text), "%s", p);
+		a->poff[a->n_params - 1] = n;
+		n += e->field.flags & HF_STRING ? HIST_STR_MAX / 8 : 1;
+		if (a->n_params == RT_SYNTH_FIELDS_MAX && params)
+			return hist_err(c, "Too many action params",
+					hist_errpos(c, params));
+	}
+	x->d->n_track_slots += 2 + n;
+	if (x->d->n_vals + x->d->n_var_slots + x->d->n_track_slots >
+	    TRACING_MAP_VALS_MAX)
+		return hist_msg(c, "hist: too many values, variables and saved fields");
+	return 0;
+}
+
+/* "onmatch(SYS.EVENT).trace(SYNTH,P,...)" or "onmatch(SYS.EVENT).SYNTH(P,...)"
+ * (@tok, modified), an action of onmax() or onchange() otherwise */
+static int hist_parse_action(struct hist_expr_ctx *x, char *tok)
+{
+	struct hist_err_ctx *c = x->c;
+	struct hist_action *a = &x->d->actions[x->d->n_actions];
+	char *ev, *close, *act, *params, *sys, *dot;
+	int ret;
+
+	if (x->d->n_actions == HIST_ACTIONS_MAX)
+		return hist_msg(c, "hist: 4 actions at most");
+	snprintf(a->text, sizeof(a->text), "%s", tok);
+	if (strncmp(tok, "onmatch(", 8))
+		return hist_parse_track(x, a, tok);
+	ev = tok + 8;
+	close = strchr(ev, ')');
+	if (!close)
+		return hist_err(c, "No closing paren found", hist_errpos(c, ev));
+	*close = '\0';
+	sys = ev;
+	dot = strchr(ev, '.');
+	if (!dot)
+		return hist_err(c, "Missing subsystem", hist_errpos(c, ev));
+	*dot = '\0';
+	if (!rt_event_find(sys, dot + 1))
+		return hist_err(c, "Invalid subsystem or event name",
+				hist_errpos(c, sys));
+	ret = hist_split_action(c, close, &act, &params);
+	if (ret)
+		return ret;
+	return hist_parse_synth_call(x, a, act, params);
 }
 
 static int hist_parse_keys(struct hist_err_ctx *c, struct rt_event_priv *p,
@@ -965,6 +1090,11 @@ static int hist_parse_vals(struct hist_expr_ctx *x, char *s)
 			ret = hist_parse_expr(x, tok, &f->expr);
 			if (ret)
 				return ret;
+			if (f->expr->flags & HF_STRING) {
+				hist_expr_free(f->expr);
+				f->expr = NULL;
+				return hist_msg(c, "hist: a string variable can not be a value");
+			}
 			f->flags = HF_EXPR | f->expr->flags;
 			snprintf(f->name, sizeof(f->name), "%s",
 				 f->expr->text + (f->expr->op == HE_REF));
@@ -1145,6 +1275,30 @@ static bool hist_data_same(const struct rt_hist_data *a,
 	return same;
 }
 
+bool rt_hist_timestamps(const struct rt_trigger *t)
+{
+	const struct rt_hist_trig *ht = t->hist;
+
+	return t->type == RT_TRIG_HIST && ht && ht->d->timestamps;
+}
+
+/* Whether @d takes rt_hist_event()'s short path (see rt_hist_data) */
+static bool hist_data_plain(const struct rt_hist_data *d)
+{
+	unsigned int i;
+
+	if (d->n_vars || d->n_refs || d->n_actions ||
+	    d->key_size != d->n_keys * sizeof(uint64_t))
+		return false;
+	for (i = 0; i < d->n_keys; i++)
+		if (d->keys[i].flags || !d->keys[i].has_field)
+			return false;
+	for (i = 1; i < d->n_vals; i++)
+		if (d->vals[i].flags || !d->vals[i].has_field)
+			return false;
+	return true;
+}
+
 int rt_hist_parse(struct rt_event_priv *p, int inst, const char *line,
 		  struct rt_trigger *t, char *err, size_t errlen)
 {
@@ -1307,7 +1461,7 @@ int rt_hist_parse(struct rt_event_priv *p, int inst, const char *line,
 	}
 	/* the values, then each variable's value and its set flag */
 	d->map = tracing_map_create(d->map_bits, d->key_size,
-				    d->n_vals + 2 * d->n_vars +
+				    d->n_vals + d->n_var_slots +
 					    d->n_track_slots);
 	if (!d->map) {
 		ret = -ENOMEM;
@@ -1317,6 +1471,7 @@ int rt_hist_parse(struct rt_event_priv *p, int inst, const char *line,
 		d->next_named = rt_hist_named;
 		rt_hist_named = d;
 	}
+	d->plain = hist_data_plain(d);
 done:
 	atomic_init(&ht->paused, ht->pause);
 	ht->d = d;
@@ -1476,6 +1631,16 @@ hist_ilog2_roundup(uint64_t v)
 	return l + 1;
 }
 
+/*
+ * The stamp of the record rt_hist_event() counts in this thread: what
+ * common_timestamp reads (the record's own stamp in the buffer, or the
+ * clock read once for the record when it has none yet). Each
+ * rt_hist_event() sets it and puts back the value it found, so that a
+ * write nested in a signal handler leaves the outer one its own.
+ */
+static __thread uint64_t rt_hist_rec_ts
+	__attribute__((tls_model("initial-exec")));
+
 /* The value of @hf on @rec (not a string or a stack) */
 static __attribute__((no_instrument_function)) uint64_t
 hist_field_value(const struct hist_field *hf, const unsigned char *rec,
@@ -1483,10 +1648,11 @@ hist_field_value(const struct hist_field *hf, const unsigned char *rec,
 {
 	uint64_t v;
 
+	(void)inst; /* (common_timestamp: the record's, rt_hist_rec_ts) */
 	if (__builtin_expect(hf->flags == 0, 1))
 		return hist_read_num(&hf->field, rec);
 	if (hf->flags & HF_TIMESTAMP) {
-		v = rt_buffer_clock(1ull << inst);
+		v = rt_hist_rec_ts;
 		if (hf->flags & HF_USECS)
 			v /= 1000;
 	} else if (hf->flags & HF_CPU) {
@@ -1537,13 +1703,15 @@ hist_read_str(const struct rt_field *f, const unsigned char *rec, size_t len,
  */
 static __attribute__((no_instrument_function)) bool
 hist_resolve_refs(const struct rt_hist_data *d, const void *key,
-		  uint64_t *refv)
+		  uint64_t *refv, uint64_t (*strs)[HIST_STR_MAX / 8])
 {
-	unsigned int i;
+	unsigned int i, ns = 0;
 
 	for (i = 0; i < d->n_refs; i++) {
 		const struct hist_ref *r = &d->hrefs[i];
-		unsigned int slot = r->d->n_vals + 2 * r->var;
+		const struct hist_var *var = &r->d->vars[r->var];
+		unsigned int slot = r->d->n_vals + var->slot,
+			     flag = r->d->n_vals + var->flag, k;
 		struct tracing_map_elt *e =
 			r->d == d ? NULL : tracing_map_lookup(r->d->map, key);
 		uint64_t set;
@@ -1554,12 +1722,22 @@ hist_resolve_refs(const struct rt_hist_data *d, const void *key,
 			return false;
 		/* Acquire: pairs with the release store of the flag in
 		 * rt_hist_event(): the value is the one it published. */
-		set = atomic_exchange_explicit(&e->sums[slot + 1], 0,
+		set = atomic_exchange_explicit(&e->sums[flag], 0,
 					       memory_order_acquire);
 		if (!set)
 			return false;
-		refv[i] = atomic_load_explicit(&e->sums[slot],
-					       memory_order_relaxed);
+		if (!var->str) {
+			refv[i] = atomic_load_explicit(&e->sums[slot],
+						       memory_order_relaxed);
+			continue;
+		}
+		/* a string: its text copied out (hist_add_ref() keeps the
+		 * string references within @strs) */
+		for (k = 0; k < HIST_STR_MAX / 8; k++)
+			strs[ns][k] = atomic_load_explicit(
+				&e->sums[slot + k], memory_order_relaxed);
+		((char *)strs[ns])[HIST_STR_MAX - 1] = '\0';
+		refv[i] = (uint64_t)(uintptr_t)strs[ns++];
 	}
 	return true;
 }
@@ -1572,14 +1750,18 @@ hist_snapshot_run(struct hist_action *a, const uint64_t *key,
 		  unsigned int key_size, int inst, uint64_t v);
 
 /* The instance whose snapshot a hist action asked for while this
- * thread's record was being written, or -1 */
-static __thread int rt_hist_snap_inst
-	__attribute__((tls_model("initial-exec"))) = -1;
+ * thread's record was being written, or -1 (hist.h) */
+__thread int rt_hist_snap_inst __attribute__((tls_model("initial-exec"))) = -1;
+
+static __attribute__((no_instrument_function)) void
+hist_action_run(const struct hist_action *a, const unsigned char *rec,
+		size_t len, int inst, const uint64_t *refv);
 
 static __attribute__((no_instrument_function)) void
 hist_track_run(struct hist_action *a, struct tracing_map_elt *elt,
-	       const unsigned char *rec, int inst, uint64_t v,
-	       const uint64_t *key, unsigned int key_size)
+	       const unsigned char *rec, size_t len, int inst, uint64_t v,
+	       const uint64_t *key, unsigned int key_size,
+	       const uint64_t *refv)
 {
 	_Atomic uint64_t *tv = &elt->sums[a->slot];
 	uint64_t old = atomic_load_explicit(tv, memory_order_relaxed);
@@ -1604,11 +1786,31 @@ hist_track_run(struct hist_action *a, struct tracing_map_elt *elt,
 	atomic_store_explicit(&elt->sums[a->slot + 1], 1, memory_order_relaxed);
 	if (a->snapshot)
 		hist_snapshot_run(a, key, key_size, inst, v);
-	for (i = 0; i < a->n_params; i++)
-		atomic_store_explicit(&elt->sums[a->slot + 2 + i],
-				      hist_field_value(&a->params[i]->field, rec,
-						       inst),
-				      memory_order_relaxed);
+	if (a->synth) {
+		hist_action_run(a, rec, len, inst, refv);
+		return;
+	}
+	/* Relaxed: the hist file reads the saved fields as it finds them
+	 * (a string saved by two writers at once may mix, as the kernel's
+	 * unsynchronized copy may) */
+	for (i = 0; i < a->n_params; i++) {
+		_Atomic uint64_t *at = &elt->sums[a->slot + 2 + a->poff[i]];
+		const struct hist_field *hf = &a->params[i]->field;
+
+		if (hf->flags & HF_STRING) {
+			uint64_t str[HIST_STR_MAX / 8] = { 0 };
+			unsigned int k;
+
+			hist_read_str(&hf->field, rec, len, (char *)str,
+				      HIST_STR_MAX);
+			for (k = 0; k < HIST_STR_MAX / 8; k++)
+				atomic_store_explicit(&at[k], str[k],
+						      memory_order_relaxed);
+		} else {
+			atomic_store_explicit(at, hist_field_value(hf, rec, inst),
+					      memory_order_relaxed);
+		}
+	}
 }
 
 /*
@@ -1656,13 +1858,11 @@ hist_snapshot_run(struct hist_action *a, const uint64_t *key,
 	rt_hist_snap_inst = inst;
 }
 
-__attribute__((no_instrument_function)) void rt_hist_commit_done(void)
+__attribute__((no_instrument_function)) void rt_hist_commit_done_slow(void)
 {
 	struct ringtrace_instance *tr;
 	int inst = rt_hist_snap_inst;
 
-	if (inst < 0)
-		return;
 	rt_hist_snap_inst = -1;
 	/* Pairs with the release stores that publish instances; the
 	 * caller is inside its write's read-side section. */
@@ -1686,7 +1886,11 @@ hist_action_run(const struct hist_action *a, const unsigned char *rec,
 	for (i = 0; i < a->n_params; i++) {
 		const struct hist_expr *e = a->params[i];
 
-		if (e->op == HE_FIELD && (e->field.flags & HF_STRING)) {
+		if (e->op == HE_REF && (e->field.flags & HF_STRING)) {
+			/* a string variable's text (hist_resolve_refs() or
+			 * this record's, in rt_hist_event()'s frame) */
+			vals[i] = refv[e->ref];
+		} else if (e->op == HE_FIELD && (e->field.flags & HF_STRING)) {
 			char *dst = ns < 4 ? strs[ns++] : NULL;
 
 			if (dst) {
@@ -1702,24 +1906,22 @@ hist_action_run(const struct hist_action *a, const unsigned char *rec,
 	rt_synth_trace(a->synth, vals);
 }
 
-__attribute__((no_instrument_function)) void
-rt_hist_event(struct rt_trigger *t, const void *rec, size_t len, int inst,
-	      const void *from)
+/* rt_hist_event() for a table that is not plain: keys of any kind,
+ * variables, references and actions (a frame of the largest key) */
+static __attribute__((noinline, no_instrument_function)) void
+hist_event_full(struct rt_hist_data *d, const void *rec, size_t len,
+		int inst, const void *from)
 {
-	struct rt_hist_trig *ht = t->hist;
-	struct rt_hist_data *d = ht->d;
 	uint64_t key[HIST_KEY_SIZE_MAX / 8], refv[HIST_REFS_MAX];
 	uint64_t varv[HIST_VARS_MAX];
+	/* the text of referenced string variables, and of this table's */
+	uint64_t rstr[HIST_STR_REFS_MAX][HIST_STR_MAX / 8];
+	uint64_t vstr[HIST_STR_VARS_MAX][HIST_STR_MAX / 8];
+	unsigned int nvs = 0;
 	unsigned char *kb = (unsigned char *)key;
 	struct tracing_map_elt *elt;
 	unsigned int i;
 
-	/* Relaxed: a pause racing with this write counts it or not, as if
-	 * it came just before or after. The clearing flag: see
-	 * rt_hist_modify(). */
-	if (atomic_load_explicit(&ht->paused, memory_order_relaxed) ||
-	    atomic_load_explicit(&d->clearing, memory_order_relaxed))
-		return;
 	for (i = 0; i < d->key_size / 8; i++)
 		key[i] = 0;
 	for (i = 0; i < d->n_keys; i++) {
@@ -1752,7 +1954,7 @@ rt_hist_event(struct rt_trigger *t, const void *rec, size_t len, int inst,
 	}
 	/* the variables this one reads, each once: without them the
 	 * record does not count, as in the kernel */
-	if (d->n_refs && !hist_resolve_refs(d, key, refv))
+	if (d->n_refs && !hist_resolve_refs(d, key, refv, rstr))
 		return;
 	elt = tracing_map_insert(d->map, key);
 	if (!elt)
@@ -1760,19 +1962,37 @@ rt_hist_event(struct rt_trigger *t, const void *rec, size_t len, int inst,
 	tracing_map_update_sum(elt, 0, 1);
 	/* the variables first: a value may be one of them */
 	for (i = 0; i < d->n_vars; i++) {
-		unsigned int slot = d->n_vals + 2 * i, k;
-		uint64_t v = hist_expr_eval(d->vars[i].e, rec, inst, refv);
+		const struct hist_var *var = &d->vars[i];
+		unsigned int slot = d->n_vals + var->slot, k;
+		uint64_t v;
 
+		if (var->str) {
+			/* the text, in its sums (relaxed: published by the
+			 * flag's store), and for this record's references */
+			uint64_t *txt = vstr[nvs++];
+
+			memset(txt, 0, HIST_STR_MAX);
+			hist_read_str(&var->e->field.field, rec, len,
+				      (char *)txt, HIST_STR_MAX);
+			for (k = 0; k < HIST_STR_MAX / 8; k++)
+				atomic_store_explicit(&elt->sums[slot + k],
+						      txt[k],
+						      memory_order_relaxed);
+			v = (uint64_t)(uintptr_t)txt;
+		} else {
+			v = hist_expr_eval(var->e, rec, inst, refv);
+			/* Relaxed: the value is published by the flag's
+			 * store. */
+			atomic_store_explicit(&elt->sums[slot], v,
+					      memory_order_relaxed);
+		}
 		varv[i] = v;
 		for (k = 0; k < d->n_refs; k++)
 			if (d->hrefs[k].d == d && d->hrefs[k].var == i)
 				refv[k] = v;
-		/* Relaxed: the value is published by the flag's store. */
-		atomic_store_explicit(&elt->sums[slot], v,
-				      memory_order_relaxed);
 		/* Release: the value before the flag; pairs with the
 		 * acquire exchange in hist_resolve_refs(). */
-		atomic_store_explicit(&elt->sums[slot + 1], 1,
+		atomic_store_explicit(&elt->sums[d->n_vals + var->flag], 1,
 				      memory_order_release);
 	}
 	for (i = 1; i < d->n_vals; i++) {
@@ -1790,9 +2010,52 @@ rt_hist_event(struct rt_trigger *t, const void *rec, size_t len, int inst,
 		if (a->handler == HA_ONMATCH)
 			hist_action_run(a, rec, len, inst, refv);
 		else
-			hist_track_run(a, elt, rec, inst, varv[a->track_var],
-				       key, d->key_size);
+			hist_track_run(a, elt, rec, len, inst,
+				       varv[a->track_var], key, d->key_size,
+				       refv);
 	}
+}
+
+__attribute__((no_instrument_function)) void
+rt_hist_event(struct rt_trigger *t, const void *rec, size_t len, int inst,
+	      const void *from, uint64_t ts)
+{
+	struct rt_hist_trig *ht = t->hist;
+	struct rt_hist_data *d = ht->d;
+	uint64_t key[HIST_KEYS_MAX];
+	struct tracing_map_elt *elt;
+	unsigned int i;
+
+	/* Relaxed: a pause racing with this write counts it or not, as if
+	 * it came just before or after. The clearing flag: see
+	 * rt_hist_modify(). */
+	if (atomic_load_explicit(&ht->paused, memory_order_relaxed) ||
+	    atomic_load_explicit(&d->clearing, memory_order_relaxed))
+		return;
+	if (__builtin_expect(!d->plain, 0)) {
+		uint64_t outer = rt_hist_rec_ts;
+
+		/* Userspace: a record already in the buffer (too big for
+		 * the per-thread one, or nested deeper) has its stamp in
+		 * the ring buffer's page, which the library does not hand
+		 * out: the clock read now stands for it. */
+		rt_hist_rec_ts = !d->timestamps ? 0 :
+				 ts ? ts : rt_buffer_clock(1ull << inst);
+		hist_event_full(d, rec, len, inst, from);
+		rt_hist_rec_ts = outer;
+		return;
+	}
+	/* numeric keys of 8 bytes each, filling the key; sums of numeric
+	 * fields */
+	for (i = 0; i < d->n_keys; i++)
+		key[i] = hist_read_num(&d->keys[i].field, rec);
+	elt = tracing_map_insert(d->map, key);
+	if (__builtin_expect(!elt, 0))
+		return;
+	tracing_map_update_sum(elt, 0, 1);
+	for (i = 1; i < d->n_vals; i++)
+		tracing_map_update_sum(elt, i,
+				       hist_read_num(&d->vals[i].field, rec));
 }
 
 __attribute__((no_instrument_function)) void
@@ -2045,10 +2308,26 @@ static void hist_show_one(FILE *f, const struct rt_trigger *t, int n)
 				a->handler == HA_ONMAX ? "max" : "changed",
 				(unsigned long long)tracing_map_read_sum(
 					v[i], a->slot));
-			for (k = 0; k < a->n_params; k++)
-				fprintf(f, "  %s: %10llu", a->params[k]->text,
-					(unsigned long long)tracing_map_read_sum(
-						v[i], a->slot + 2 + k));
+			/* (the parameters of a synthetic event: written) */
+			for (k = 0; !a->synth && k < a->n_params; k++) {
+				unsigned int at = a->slot + 2 + a->poff[k], w;
+				uint64_t str[HIST_STR_MAX / 8 + 1] = { 0 };
+
+				if (!(a->params[k]->field.flags & HF_STRING)) {
+					fprintf(f, "  %s: %10llu",
+						a->params[k]->text,
+						(unsigned long long)
+							tracing_map_read_sum(
+								v[i], at));
+					continue;
+				}
+				for (w = 0; w < HIST_STR_MAX / 8; w++)
+					str[w] = tracing_map_read_sum(v[i],
+								      at + w);
+				((char *)str)[HIST_STR_MAX - 1] = '\0';
+				fprintf(f, "  %s: %-32s", a->params[k]->text,
+					(const char *)str);
+			}
 		}
 		fputc('\n', f);
 	}
@@ -2064,8 +2343,7 @@ static void hist_show_one(FILE *f, const struct rt_trigger *t, int n)
 		for (k = 0; k < d->key_size / 8; k++)
 			key[k] = atomic_load_explicit(&a->snap_key[k],
 						      memory_order_relaxed);
-		snap.key = key;
-		snap.sums = NULL;
+		snap.key = key; /* (hist_print_key() reads the key only) */
 		fputs("\nSnapshot taken (see tracing/snapshot).  Details:\n", f);
 		fprintf(f, "\ttriggering value { %s(%s) }: %10llu",
 			a->handler == HA_ONMAX ? "onmax" : "onchange",

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "trace.h"
 
@@ -52,16 +53,34 @@ void rt_hist_free(struct rt_trigger *t);
 
 /*
  * rt_hist_event - count one record @rec (@len bytes) of instance @inst
- * in hist trigger @t; @from is where a stack key starts.
+ * in hist trigger @t; @from is where a stack key starts; @ts the
+ * record's stamp in the instance's clock (its common_timestamp), or 0
+ * when it has none yet (the clock is read then).
  * Context: any, a signal handler included: lock-free, no allocation.
  */
 void rt_hist_event(struct rt_trigger *t, const void *rec, size_t len,
-		   int inst, const void *from);
+		   int inst, const void *from, uint64_t ts);
+
+/* Whether hist trigger @t reads common_timestamp (false for another
+ * trigger): its records are stamped with the time it reads. */
+bool rt_hist_timestamps(const struct rt_trigger *t);
+
+/* The instance whose snapshot a hist action asked for while this
+ * thread's record was being written, or -1 */
+extern __thread int rt_hist_snap_inst
+	__attribute__((tls_model("initial-exec")));
+
+void rt_hist_commit_done_slow(void);
 
 /* After a record's commit: the snapshot a hist action (onmax() or
- * onchange() .snapshot()) asked for while it was written. Context: as
- * rt_hist_event(). */
-void rt_hist_commit_done(void);
+ * onchange() .snapshot()) asked for while it was written (inline: the
+ * check, that none was). Context: as rt_hist_event(). */
+static inline __attribute__((always_inline, no_instrument_function)) void
+rt_hist_commit_done(void)
+{
+	if (__builtin_expect(rt_hist_snap_inst >= 0, 0))
+		rt_hist_commit_done_slow();
+}
 
 /* enable_hist / disable_hist fired: (un)pause the hist triggers of
  * @target in @inst. Context: as rt_hist_event(). */

@@ -97,8 +97,21 @@ static struct rt_synth *rt_synth_by_id(unsigned int id)
 
 /* The trace's text of a record: "lat=5 pid=7 comm=sh", as the kernel's
  * print_synth_event() */
+/* At most @n bytes of @src up to its NUL into @dst (@size bytes, made
+ * a string) */
+static void rt_synth_str(char *dst, size_t size, const unsigned char *src,
+			 size_t n)
+{
+	n = strnlen((const char *)src, n);
+	if (n > size - 1)
+		n = size - 1;
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
 static void rt_synth_print(struct ringtrace_seq *seq, const void *rec)
 {
+	char str[RT_SYNTH_STR_MAX + 1];
 	const unsigned char *r = rec;
 	struct ringtrace_entry ent;
 	struct rt_synth *s;
@@ -111,18 +124,18 @@ static void rt_synth_print(struct ringtrace_seq *seq, const void *rec)
 		const struct ringtrace_field_decl *d = &s->decl[i];
 		const char *sep = i ? " " : "";
 
+		/* (a string copied out whole: the printer takes no "%.*s") */
 		if (d->kind == RINGTRACE_FIELD_STRING) {
-			ringtrace_seq_printf(seq, "%s%s=%.*s", sep, d->name,
-					     (int)strnlen((const char *)r + s->offset[i],
-							  d->size),
-					     r + s->offset[i]);
+			rt_synth_str(str, sizeof(str), r + s->offset[i],
+				     d->size);
+			ringtrace_seq_printf(seq, "%s%s=%s", sep, d->name, str);
 		} else if (d->kind == RINGTRACE_FIELD_DYNSTR) {
 			uint32_t loc;
 
 			memcpy(&loc, r + s->offset[i], 4);
-			ringtrace_seq_printf(seq, "%s%s=%.*s", sep, d->name,
-					     (int)(loc >> 16 ? (loc >> 16) - 1 : 0),
-					     r + (loc & 0xffff));
+			rt_synth_str(str, sizeof(str), r + (loc & 0xffff),
+				     loc >> 16 ? (loc >> 16) - 1 : 0);
+			ringtrace_seq_printf(seq, "%s%s=%s", sep, d->name, str);
 		} else {
 			uint64_t v = 0;
 			int64_t sv;

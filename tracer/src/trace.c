@@ -252,6 +252,8 @@ static __thread uint64_t rt_temp[RT_TEMP_NEST][RT_TEMP_SIZE / 8]
 
 static void rt_trigger_no_record(struct ringtrace_write *w,
 				 const void *from);
+static inline __attribute__((always_inline, no_instrument_function)) bool
+rt_write_copy(struct ringbuf *rb, const void *rec, size_t size, uint64_t ts);
 
 /* Whether @pid is in @l (sorted). Async-signal-safe. */
 static inline __attribute__((no_instrument_function)) bool
@@ -278,7 +280,7 @@ rt_pid_in(const struct rt_pid_list *l, int pid)
  * notrace lists), as the kernel's trace_ignore_this_task(). Called
  * inside a read-side section.
  */
-static __attribute__((no_instrument_function)) bool
+static inline __attribute__((always_inline, no_instrument_function)) bool
 rt_pid_ignored(const struct ringtrace_instance *tr, int list)
 {
 	const struct rt_pid_list *l;
@@ -390,12 +392,15 @@ rt_write_next(struct ringtrace_write *w, struct rt_event_priv *p,
 		    !rt_trigger_begin(w, p, i))
 			continue;
 		/* A record that may be dropped (a filter, or an event armed
-		 * but not enabled) is assigned aside. One an armed event
+		 * but not enabled), or whose hist triggers read its stamp,
+		 * is assigned aside. One an armed event
 		 * keeps goes to the buffer, its triggers test it there; but
 		 * aside when the buffer takes no record (tracing off), so
 		 * that its triggers run all the same. */
-		if ((f || (w->soft & 1)) && w->size <= RT_TEMP_SIZE &&
-		    w->depth < RT_TEMP_NEST) {
+		if ((f || (w->soft & 1) ||
+		     (w->trig && ((const struct rt_trigger_list *)w->trig)
+					 ->stamps)) &&
+		    w->size <= RT_TEMP_SIZE && w->depth < RT_TEMP_NEST) {
 			rec = rt_temp[w->depth];
 			w->rbev = NULL;
 		} else {
@@ -601,7 +606,7 @@ rt_trigger_fire(struct ringtrace_write *w, struct rt_trigger *t,
 		break;
 	case RT_TRIG_HIST:
 		if (w->rec)
-			rt_hist_event(t, w->rec, w->size, w->inst, from);
+			rt_hist_event(t, w->rec, w->size, w->inst, from, 0);
 		break;
 	case RT_TRIG_ENABLE_HIST:
 	case RT_TRIG_DISABLE_HIST:
@@ -643,6 +648,9 @@ rt_trigger_commit(struct ringtrace_write *w, const void *from)
 	uint32_t fire = 0;
 	bool keep;
 	unsigned int i;
+	/* A record assigned aside has no stamp yet: the time its hist
+	 * triggers read is the one it gets in the buffer (below). */
+	uint64_t ts = l->stamps && !w->rbev ? ringbuf_time_stamp(w->rb) : 0;
 
 	for (i = 0; i < l->nr; i++) {
 		if (l->t[i]->filter &&
@@ -651,20 +659,16 @@ rt_trigger_commit(struct ringtrace_write *w, const void *from)
 		/* a hist trigger reads the record: before it is committed,
 		 * as the kernel's event_triggers_call() */
 		if (l->t[i]->type == RT_TRIG_HIST)
-			rt_hist_event(l->t[i], w->rec, w->size, w->inst, from);
+			rt_hist_event(l->t[i], w->rec, w->size, w->inst, from,
+				      ts);
 		else
 			fire |= 1u << i;
 	}
 	keep = !(w->soft & 1) && (!f || rt_filter_match(f, w->rec, w->size));
 	if (!w->rbev) {
-		struct ringbuf_event *e =
-			keep ? ringbuf_lock_reserve(w->rb, w->size) : NULL;
-
-		if (e) {
-			memcpy(ringbuf_event_data(e), w->rec, w->size);
-			ringbuf_unlock_commit(w->rb);
-		}
-		keep = e != NULL;
+		/* assigned aside: copied in with the ring buffer's inline
+		 * write path, as a record of an event nothing armed */
+		keep = keep && rt_write_copy(w->rb, w->rec, w->size, ts);
 	} else if (keep) {
 		ringbuf_unlock_commit(w->rb);
 	} else {
@@ -818,18 +822,23 @@ rt_copy_record(void *dst, const void *src, size_t size)
 	__builtin_memcpy(d + size - 8, &e, 8);
 }
 
-/* Reserve, copy @rec in, commit: the ring buffer's inline fast path. */
-static inline __attribute__((always_inline, no_instrument_function)) void
-rt_write_copy(struct ringbuf *rb, const void *rec, size_t size)
+/* Reserve, copy @rec in, commit: the ring buffer's inline fast path.
+ * @ts: the record's stamp, or 0 for the clock now. Userspace: the ring
+ * buffer takes a stamp given only for its default mono clock (the
+ * others read their clock when the record is reserved).
+ * Return: whether the buffer took the record. */
+static inline __attribute__((always_inline, no_instrument_function)) bool
+rt_write_copy(struct ringbuf *rb, const void *rec, size_t size, uint64_t ts)
 {
 	struct ringbuf_event *e;
 	int err;
 
-	e = ringbuf_fe_reserve(rb, size, &err);
+	e = ringbuf_fe_reserve_ts(rb, size, ts, &err);
 	if (__builtin_expect(!e, 0))
-		return;
+		return false;
 	rt_copy_record(ringbuf_event_data_inline(e), rec, size);
 	ringbuf_fe_commit(rb);
+	return true;
 }
 
 /*
@@ -879,7 +888,7 @@ ringtrace_write_record(struct ringtrace_event *ev, void *rec, size_t size)
 						      memory_order_relaxed) >>
 					      i) & 1),
 				     1)) {
-			rt_write_copy(rb, rec, size);
+			rt_write_copy(rb, rec, size, 0);
 			continue;
 		}
 		/* The slow path: a record assigned aside (rt_write_next()). */
@@ -898,7 +907,7 @@ ringtrace_write_record(struct ringtrace_event *ev, void *rec, size_t size)
 		    !rt_trigger_begin(&w, p, i))
 			continue;
 		if (!f && !w.trig) /* a pid list that lets this thread in */
-			rt_write_copy(rb, rec, size);
+			rt_write_copy(rb, rec, size, 0);
 		else
 			rt_write_commit(&w, from);
 	}

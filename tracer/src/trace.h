@@ -144,8 +144,11 @@ struct rt_trigger {
 };
 
 #define RT_MAX_TRIGGERS 16
+/* @stamps: a hist trigger of the list reads common_timestamp (the
+ * record is assigned aside and stamped with the time it reads) */
 struct rt_trigger_list {
 	unsigned int nr;
+	bool stamps;
 	struct rt_trigger *t[RT_MAX_TRIGGERS];
 };
 

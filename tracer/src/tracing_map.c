@@ -9,42 +9,12 @@
 
 #include "tracing_map.h"
 
-/* Whether keys @a and @b (@size bytes, a multiple of 8) are equal */
-static inline __attribute__((no_instrument_function)) bool
-tracing_map_keys_match(const void *a, const void *b, unsigned int size)
+/* Element @i of @map's blocks */
+static inline struct tracing_map_elt *tracing_map_elt_at(struct tracing_map *map,
+							 unsigned int i)
 {
-	const unsigned char *x = a, *y = b;
-	unsigned int i;
-
-	for (i = 0; i < size; i += 8) {
-		uint64_t u, v;
-
-		memcpy(&u, x + i, 8);
-		memcpy(&v, y + i, 8);
-		if (u != v)
-			return false;
-	}
-	return true;
-}
-
-/* A 32-bit hash of the key, never 0 (0 marks a free entry). The keys are
- * whole multiples of 8 bytes (tracing_map_create() checks). */
-static inline __attribute__((no_instrument_function)) uint32_t
-tracing_map_hash(const void *key, unsigned int size)
-{
-	const unsigned char *p = key;
-	uint64_t h = size, w;
-	unsigned int i;
-
-	/* a multiply per word: its high bits, which pick the slot, depend
-	 * on every bit of the key */
-	for (i = 0; i < size; i += 8) {
-		memcpy(&w, p + i, 8);
-		h = (h ^ w) * 0x9e3779b97f4a7c15ull;
-		h ^= h >> 32;
-	}
-	h *= 0xff51afd7ed558ccdull;
-	return (uint32_t)(h >> 32) ? (uint32_t)(h >> 32) : 1;
+	return (struct tracing_map_elt *)(void *)(map->data +
+						  (size_t)i * map->stride);
 }
 
 struct tracing_map *tracing_map_create(unsigned int map_bits,
@@ -66,17 +36,20 @@ struct tracing_map *tracing_map_create(unsigned int map_bits,
 	map->map_size = 2u * map->max_elts;
 	map->key_size = key_size;
 	map->n_vals = n_vals;
+	map->shift = 32 - (map_bits + 1);
+	/* the element, its sums, its key: the line(s) a hit reads */
+	map->stride = sizeof(struct tracing_map_elt) +
+		      (size_t)n_vals * sizeof(uint64_t) + key_size;
 	map->map = calloc(map->map_size, sizeof(*map->map));
-	map->elts = calloc(map->max_elts, sizeof(*map->elts));
-	map->keys = calloc(map->max_elts, key_size);
-	map->sums = calloc((size_t)map->max_elts * n_vals, sizeof(*map->sums));
-	if (!map->map || !map->elts || !map->keys || !map->sums) {
+	map->data = calloc(map->max_elts, map->stride);
+	if (!map->map || !map->data) {
 		tracing_map_destroy(map);
 		return NULL;
 	}
 	for (i = 0; i < map->max_elts; i++) {
-		map->elts[i].key = map->keys + (size_t)i * key_size;
-		map->elts[i].sums = map->sums + (size_t)i * n_vals;
+		struct tracing_map_elt *elt = tracing_map_elt_at(map, i);
+
+		elt->key = (void *)&elt->sums[n_vals];
 	}
 	return map;
 }
@@ -86,9 +59,7 @@ void tracing_map_destroy(struct tracing_map *map)
 	if (!map)
 		return;
 	free(map->map);
-	free(map->elts);
-	free(map->keys);
-	free(map->sums);
+	free(map->data);
 	free(map);
 }
 
@@ -108,10 +79,11 @@ void tracing_map_destroy(struct tracing_map *map)
  * and only one cmpxchg succeeds.
  */
 static __attribute__((no_instrument_function)) struct tracing_map_elt *
-__tracing_map_insert(struct tracing_map *map, const void *key, bool lookup)
+__tracing_map_insert(struct tracing_map *map, const void *key, uint32_t hash,
+		     bool lookup)
 {
-	uint32_t hash = tracing_map_hash(key, map->key_size), test;
-	unsigned int idx = hash >> (32 - (map->map_bits + 1));
+	unsigned int idx = hash >> map->shift;
+	uint32_t test;
 	unsigned int probes = 0, dup_try = 0;
 	struct tracing_map_elt *val;
 
@@ -173,7 +145,7 @@ __tracing_map_insert(struct tracing_map *map, const void *key, bool lookup)
 						memory_order_relaxed);
 					break;
 				}
-				val = &map->elts[i];
+				val = tracing_map_elt_at(map, i);
 				memcpy(val->key, key, map->key_size);
 				/* E. Release: the key before the element;
 				 * pairs with the acquire load at B and in
@@ -195,15 +167,17 @@ __tracing_map_insert(struct tracing_map *map, const void *key, bool lookup)
 }
 
 __attribute__((no_instrument_function)) struct tracing_map_elt *
-tracing_map_insert(struct tracing_map *map, const void *key)
+tracing_map_insert_slow(struct tracing_map *map, const void *key,
+			uint32_t hash)
 {
-	return __tracing_map_insert(map, key, false);
+	return __tracing_map_insert(map, key, hash, false);
 }
 
 __attribute__((no_instrument_function)) struct tracing_map_elt *
 tracing_map_lookup(struct tracing_map *map, const void *key)
 {
-	return __tracing_map_insert(map, key, true);
+	return __tracing_map_insert(map, key,
+				    tracing_map_hash(key, map->key_size), true);
 }
 
 int tracing_map_entries(struct tracing_map *map, struct tracing_map_elt ***out)
@@ -237,9 +211,14 @@ void tracing_map_clear(struct tracing_map *map)
 		atomic_store_explicit(&map->map[i].val, NULL,
 				      memory_order_relaxed);
 	}
-	for (i = 0; i < map->max_elts * map->n_vals; i++)
-		atomic_store_explicit(&map->sums[i], 0, memory_order_relaxed);
-	memset(map->keys, 0, (size_t)map->max_elts * map->key_size);
+	for (i = 0; i < map->max_elts; i++) {
+		unsigned int k;
+
+		for (k = 0; k < map->n_vals; k++)
+			atomic_store_explicit(&tracing_map_elt_at(map, i)->sums[k],
+					      0, memory_order_relaxed);
+		memset(tracing_map_elt_at(map, i)->key, 0, map->key_size);
+	}
 	atomic_store_explicit(&map->next_elt, 0, memory_order_relaxed);
 	atomic_store_explicit(&map->drops, 0, memory_order_relaxed);
 }

@@ -21,6 +21,11 @@
  *	        h                     | NULL      claimed, being filled
  *	        h                     | elt       the element of a key of hash h
  *
+ * An element's sums and key lie side by side in its block (@data), so
+ * that a hit reads the entry and the element's block; the probe's
+ * first entry is tried inline (tracing_map_insert()), the rest of the
+ * probe out of line (tracing_map_insert_slow()).
+ *
  * Elements are never freed or moved while the map lives; clearing it
  * (tracing_map_clear()) is for a map no writer uses (the hist trigger
  * pauses and waits a grace period first).
@@ -32,6 +37,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define TRACING_MAP_BITS_DEFAULT 11
 #define TRACING_MAP_BITS_MAX 17
@@ -39,13 +45,15 @@
 #define TRACING_MAP_VALS_MAX 128 /* values, 2 sums per variable, the onmax()/onchange() slots */
 
 /**
- * struct tracing_map_elt - one key and its sums
- * @key: map->key_size bytes, written before the element is published
- * @sums: map->n_vals sums, added to atomically
+ * struct tracing_map_elt - one key and its sums, in one block
+ * @key: map->key_size bytes right after the sums, written before the
+ *	element is published
+ * @sums: map->n_vals sums, added to atomically (in the block: no load
+ *	between an element and its sums)
  */
 struct tracing_map_elt {
 	void *key;
-	_Atomic uint64_t *sums;
+	_Atomic uint64_t sums[];
 };
 
 struct tracing_map_entry {
@@ -57,9 +65,12 @@ struct tracing_map_entry {
  * struct tracing_map - see the top of this file
  * @map_bits: log2 of @max_elts
  * @map_size: entries in @map (2 * @max_elts)
- * @max_elts: elements in @elts
+ * @max_elts: elements in @data
  * @key_size: bytes of a key, a multiple of 8 (compared whole)
  * @n_vals: sums per element
+ * @shift: 32 - (@map_bits + 1): a hash's top bits pick its first entry
+ * @data: the elements (struct tracing_map_elt, their sums and key),
+ *	@stride bytes each
  * @next_elt: the next free element (may run past @max_elts)
  * @drops: keys that found no room
  *
@@ -73,10 +84,10 @@ struct tracing_map {
 	unsigned int max_elts;
 	unsigned int key_size;
 	unsigned int n_vals;
+	unsigned int shift;
 	struct tracing_map_entry *map;
-	struct tracing_map_elt *elts;
-	unsigned char *keys;
-	_Atomic uint64_t *sums;
+	size_t stride;
+	unsigned char *data;
 	_Atomic unsigned int next_elt;
 	_Atomic uint64_t drops;
 };
@@ -87,14 +98,92 @@ struct tracing_map *tracing_map_create(unsigned int map_bits,
 				       unsigned int n_vals);
 void tracing_map_destroy(struct tracing_map *map);
 
+/* Whether keys @a and @b (@size bytes, a multiple of 8) are equal */
+static inline __attribute__((always_inline, no_instrument_function)) bool
+tracing_map_keys_match(const void *a, const void *b, unsigned int size)
+{
+	const unsigned char *x = a, *y = b;
+	unsigned int i;
+
+	if (__builtin_expect(size == 8, 1))
+		return !memcmp(a, b, 8);
+	for (i = 0; i < size; i += 8) {
+		uint64_t u, v;
+
+		memcpy(&u, x + i, 8);
+		memcpy(&v, y + i, 8);
+		if (u != v)
+			return false;
+	}
+	return true;
+}
+
+/* A 32-bit hash of the key, never 0 (0 marks a free entry). The keys are
+ * whole multiples of 8 bytes (tracing_map_create() checks). */
+static inline __attribute__((always_inline, no_instrument_function)) uint32_t
+tracing_map_hash(const void *key, unsigned int size)
+{
+	const unsigned char *p = key;
+	uint64_t h = size, w;
+	unsigned int i;
+
+	/* a multiply per word: its high bits, which pick the slot, depend
+	 * on every bit of the key so far (Fibonacci hashing); the shift
+	 * folds them into the low bits the next word's multiply spreads.
+	 * One word, the common key, unrolled. */
+	if (__builtin_expect(size == 8, 1)) {
+		memcpy(&w, p, 8);
+		h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+	} else {
+		for (i = 0; i < size; i += 8) {
+			memcpy(&w, p + i, 8);
+			h ^= h >> 32;
+			h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+		}
+	}
+	return (uint32_t)(h >> 32) ? (uint32_t)(h >> 32) : 1;
+}
+
+/* The whole probe of tracing_map_insert() (tracing_map.c), from @hash's
+ * first entry. */
+struct tracing_map_elt *tracing_map_insert_slow(struct tracing_map *map,
+						const void *key,
+						uint32_t hash);
+
 /*
  * tracing_map_insert - the element of @key (map->key_size bytes), made
  * if it is not there.
  * Context: any, a signal handler included; lock-free and bounded.
  * Return: the element, or NULL (counted in map->drops).
+ *
+ * Inline: the key found at its first entry, the common case of a map
+ * filled to at most half. Anything else is the slow path's, which looks
+ * at that entry again (steps A and B of tracing_map.c).
  */
-struct tracing_map_elt *tracing_map_insert(struct tracing_map *map,
-					   const void *key);
+static inline __attribute__((always_inline, no_instrument_function))
+struct tracing_map_elt *
+tracing_map_insert(struct tracing_map *map, const void *key)
+{
+	uint32_t hash = tracing_map_hash(key, map->key_size);
+	struct tracing_map_entry *e = &map->map[hash >> map->shift];
+	struct tracing_map_elt *val;
+
+	/* Relaxed: the hash only selects; the element is read with the
+	 * acquire load below (step A of tracing_map.c). */
+	if (__builtin_expect(atomic_load_explicit(&e->key,
+						  memory_order_relaxed) == hash,
+			     1)) {
+		/* Acquire: pairs with the release store that publishes the
+		 * element (step E of tracing_map.c): its key is there. */
+		val = atomic_load_explicit(&e->val, memory_order_acquire);
+		/* (the key where val->key points, known without loading it) */
+		if (__builtin_expect(val != NULL, 1) &&
+		    tracing_map_keys_match(&val->sums[map->n_vals], key,
+					   map->key_size))
+			return val;
+	}
+	return tracing_map_insert_slow(map, key, hash);
+}
 
 /* Lookup only: the element of @key or NULL. Context: any. */
 struct tracing_map_elt *tracing_map_lookup(struct tracing_map *map,

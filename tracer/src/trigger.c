@@ -233,6 +233,8 @@ static struct rt_trigger_list *rt_trig_copy(const struct rt_trigger_list *l,
 			nl->t[nl->nr++] = l->t[i];
 	if (add)
 		nl->t[nl->nr++] = add;
+	for (i = 0; i < nl->nr; i++)
+		nl->stamps = nl->stamps || rt_hist_timestamps(nl->t[i]);
 	return nl;
 }
 

@@ -443,6 +443,8 @@ int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 		/* to a trace-cmd listen (net.c) */
 		RTT_O_STR("net", 'N', &net_arg, .conflicts = "follow"),
 		RTT_O_FLAG("tcp", 't', &tcp),
+		/* a version 7 file with zstd-compressed sections */
+		RTT_O_STR("compression", 256 + 'Z', &r.compression),
 		/* what follows COMMAND is its own */
 		RTT_O_END(RTT_OPTS_IN_ORDER),
 	};
@@ -458,6 +460,11 @@ int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 		r.out = "trace.dat";
 	if (tcp && !net_arg)
 		code = rtt_usage(v, "-t goes with -N");
+	if (r.compression && strcmp(r.compression, "zstd") &&
+	    strcmp(r.compression, "none"))
+		code = rtt_usage(v, "--compression takes zstd or none");
+	else if (r.compression && !r.out)
+		code = rtt_usage(v, "--compression is for the file (-o)");
 	depth_set = depth != (unsigned long)-1;
 	if (preload_arg) {
 		preload_mode = 1;

@@ -36,6 +36,8 @@
 struct rtt_record {
 	const char *out;
 	const char *out_name;
+	/* --compression: "zstd" (a version 7 file), or NULL/"none" */
+	const char *compression;
 	struct rtt_proc p;
 	struct ringbuf *rb;
 	struct td_writer *w;

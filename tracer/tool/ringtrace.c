@@ -87,7 +87,7 @@ static const struct rtt_verb rtt_verbs[] = {
 	  "  -i, --instance NAME  the instance (default: the top one)\n"
 	  "  -h, --help           this text\n" },
 	{ "record", NULL, rtt_do_record,
-	  "record [-o FILE] [-N HOST:PORT [-t]] [-e EVENT]... [-p TRACER] [-O OPT]... [-b KB] [-l FUNC]... [-n FUNC]... [-g FUNC]... [--max-graph-depth N] [--preload[=LIB] | --no-preload] [-c] [-q] (-P PID [-i NAME] | -- COMMAND [ARG]...)",
+	  "record [-o FILE] [-N HOST:PORT [-t]] [-e EVENT]... [-p TRACER] [-O OPT]... [-b KB] [-l FUNC]... [-n FUNC]... [-g FUNC]... [--max-graph-depth N] [--compression zstd|none] [--preload[=LIB] | --no-preload] [-c] [-q] (-P PID [-i NAME] | -- COMMAND [ARG]...)",
 	  rtt_record_help },
 	{ "agent", NULL, rtt_do_agent,
 	  "agent [-p PORT] [-N HOST] [--once] [-q] [-P PID | -- COMMAND [ARG]...]",

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * tracedat.h - trace.dat files (trace-cmd's format, version 6, little
- * endian, 64-bit layout, uncompressed): a streaming writer that spools the
+ * endian, 64-bit layout, uncompressed; or version 7 with zstd-compressed
+ * sections, td_writer_set_compression()): a streaming writer that spools the
  * pages of each cpu buffer and assembles the file, a reader over an mmap
  * of such a file, and a decoder of one page's records.
  *
@@ -166,6 +167,33 @@ int td_writer_stream_header(struct td_writer *w, void **out, size_t *len,
  * Return: 0 or -EINVAL.
  */
 int td_writer_set_cpu_buffers(struct td_writer *w, int nr_cpu_bufs);
+
+/**
+ * td_writer_set_compression - write a version 7 file with compressed
+ *	sections, as trace-cmd writes them
+ * @w: the writer of a file, before its first page
+ * @algo: "zstd", or "none" (version 6, uncompressed: the default)
+ *
+ * A compressing writer keeps each cpu's data as zstd chunks of up to
+ * 256 KiB of pages, compressed on the writer's thread as its staging
+ * fills, in an unlinked temporary file beside the output, and assembles
+ * the file from them at each checkpoint and at the close (never in
+ * place): the header, the sections of the metadata (header texts, ftrace
+ * and event formats, kallsyms, printk formats, cmdlines; compressed), an
+ * options section that points to them, the section of the cpu data (each
+ * cpu's chunks after a chunk count, from a page boundary), and an options
+ * section with the BUFFER option that lists them. td_writer_stats()
+ * counts the pages uncompressed; td_writer_written() the bytes written.
+ *
+ * Context: the writer's thread.
+ * Return: 0, -EINVAL (an unknown @algo), -EBUSY (pages added already, a
+ * metadata writer, or "none" after "zstd"), -ENOTSUP (built without
+ * libzstd), -ENOMEM.
+ */
+int td_writer_set_compression(struct td_writer *w, const char *algo);
+
+/** td_writer_compressed - whether td_writer_set_compression() chose zstd */
+bool td_writer_compressed(const struct td_writer *w);
 
 /**
  * td_default_header_page - the header_page text of a 64-bit little-endian

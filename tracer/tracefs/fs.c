@@ -120,6 +120,9 @@ static struct rtfs {
 	int pipes_open;
 	struct rtfs_mark *marks; /* under mark_lock */
 	pthread_mutex_t mark_lock;
+	/* the hist files a poll() waits on (their hist_ph set) */
+	pthread_mutex_t hist_lock;
+	struct rtfs_fh *hist_polls;
 
 	/* printing: libtraceevent and the printer are not thread-safe */
 	pthread_mutex_t print_lock;
@@ -135,6 +138,7 @@ static struct rtfs {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.print_lock = PTHREAD_MUTEX_INITIALIZER,
 	.mark_lock = PTHREAD_MUTEX_INITIALIZER,
+	.hist_lock = PTHREAD_MUTEX_INITIALIZER,
 };
 
 static bool rtfs_dead(void)
@@ -387,6 +391,12 @@ struct rtfs_fh {
 	void *page;
 	size_t page_len, page_off;
 	pthread_mutex_t raw_lock;
+	/* events/SYS/EVENT/hist: its counts when it was read (the open's
+	 * text) and when poll() last reported POLLPRI, as the kernel's
+	 * hist_file_data; a poll() waiting (fs.hist_lock) */
+	uint64_t hist_read, hist_act;
+	struct fuse_pollhandle *hist_ph;
+	struct rtfs_fh *hist_next;
 };
 
 /* Each writes a command's reply (or its own text) to @out. */
@@ -2385,7 +2395,142 @@ static bool rtfs_pipe_ready(struct rtfs_pipe *pp)
 	return ready;
 }
 
-/* The watcher's tick: wake the poll()s whose pipe has something. */
+/* ---- poll() on hist ------------------------------------------------------ */
+
+/*
+ * The count of an event's hist file in @text (its hist text): the Hits
+ * and Dropped of all its tables, which every record counted in one of
+ * them moves (the kernel's get_hist_hit_count(), the sum of the maps'
+ * hits). Userspace: read from the text the process shows, not from the
+ * tables.
+ */
+static uint64_t rtfs_hist_count_text(const char *text)
+{
+	static const char *const tags[] = { "\n    Hits: ",
+					    "\n    Dropped: " };
+	uint64_t n = 0;
+	unsigned int i;
+
+	for (i = 0; text && i < 2; i++) {
+		const char *p = text;
+
+		while ((p = strstr(p, tags[i]))) {
+			p += strlen(tags[i]);
+			n += strtoull(p, NULL, 10);
+		}
+	}
+	return n;
+}
+
+/* The count of hist file @n now. Return: 0 or a negative errno. */
+static int rtfs_hist_count(const struct rtfs_node *n, uint64_t *cnt)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	int ret;
+
+	if (!f)
+		return -ENOMEM;
+	ret = rtfs_show_hist(n, f);
+	if (fclose(f) && !ret)
+		ret = -ENOMEM;
+	if (!ret)
+		*cnt = rtfs_hist_count_text(text);
+	free(text);
+	return ret;
+}
+
+static bool rtfs_is_hist(const struct rtfs_node *n)
+{
+	return n->kind == RTFS_FILE && n->f->show == rtfs_show_hist;
+}
+
+/*
+ * poll() on events/SYS/EVENT/hist, as the kernel's event_hist_poll():
+ * POLLIN when a record was counted since the file was read (the text of
+ * its open), POLLPRI when one was counted since the last POLLPRI (or the
+ * open). Userspace: a poll() waiting is woken by the watcher's tick,
+ * which looks at the counts again (at most 100 ms late).
+ */
+static unsigned int rtfs_hist_poll_events(struct rtfs_fh *fh)
+{
+	unsigned int ev = 0;
+	uint64_t cnt;
+
+	if (rtfs_dead())
+		return POLLERR;
+	if (rtfs_hist_count(&fh->n, &cnt))
+		return POLLERR;
+	if (cnt != fh->hist_read)
+		ev |= POLLIN | POLLRDNORM;
+	if (cnt != fh->hist_act) {
+		fh->hist_act = cnt;
+		ev |= POLLPRI;
+	}
+	return ev;
+}
+
+/* Called with fs.hist_lock held */
+static void rtfs_hist_unlink_locked(struct rtfs_fh *fh)
+{
+	struct rtfs_fh **pp;
+
+	for (pp = &fs.hist_polls; *pp; pp = &(*pp)->hist_next)
+		if (*pp == fh) {
+			*pp = fh->hist_next;
+			break;
+		}
+	if (fh->hist_ph)
+		fuse_pollhandle_destroy(fh->hist_ph);
+	fh->hist_ph = NULL;
+	fh->hist_next = NULL;
+}
+
+static int rtfs_hist_poll(struct rtfs_fh *fh, struct fuse_pollhandle *ph,
+			  unsigned *reventsp)
+{
+	unsigned int ev;
+
+	pthread_mutex_lock(&fs.hist_lock);
+	rtfs_hist_unlink_locked(fh);
+	ev = rtfs_hist_poll_events(fh);
+	*reventsp |= ev;
+	if (!ev && ph) {
+		/* the watcher notifies when a count moves (one handle
+		 * kept: the kernel sends a new one with each poll) */
+		fh->hist_ph = ph;
+		fh->hist_next = fs.hist_polls;
+		fs.hist_polls = fh;
+	} else if (ph) {
+		fuse_pollhandle_destroy(ph);
+	}
+	pthread_mutex_unlock(&fs.hist_lock);
+	return 0;
+}
+
+/* The watcher's tick for the hist files: wake the poll()s whose counts
+ * moved (the poll() that follows says which way) */
+static void rtfs_hist_poll_notify(void)
+{
+	struct rtfs_fh *fh, *next;
+
+	pthread_mutex_lock(&fs.hist_lock);
+	for (fh = fs.hist_polls; fh; fh = next) {
+		uint64_t cnt = 0;
+		int ret = rtfs_dead() ? -ESRCH : rtfs_hist_count(&fh->n, &cnt);
+
+		next = fh->hist_next;
+		if (!ret && cnt == fh->hist_read && cnt == fh->hist_act)
+			continue;
+		fuse_notify_poll(fh->hist_ph);
+		rtfs_hist_unlink_locked(fh);
+	}
+	pthread_mutex_unlock(&fs.hist_lock);
+}
+
+/* The watcher's tick: wake the poll()s whose pipe has something, and
+ * those of hist files whose counts moved. */
 static void rtfs_poll_notify(void)
 {
 	struct rtfs_pipe *pp;
@@ -2398,6 +2543,7 @@ static void rtfs_poll_notify(void)
 			pp->ph = NULL;
 		}
 	pthread_mutex_unlock(&fs.lock);
+	rtfs_hist_poll_notify();
 }
 
 static int rtfs_poll(const char *path, struct fuse_file_info *fi,
@@ -2407,6 +2553,8 @@ static int rtfs_poll(const char *path, struct fuse_file_info *fi,
 	struct rtfs_pipe *pp = fh->pipe;
 
 	(void)path;
+	if (rtfs_is_hist(&fh->n))
+		return rtfs_hist_poll(fh, ph, reventsp);
 	if (!pp) {
 		/* the other files are always ready, as in tracefs */
 		if (ph)
@@ -2624,6 +2772,11 @@ static int rtfs_open(const char *path, struct fuse_file_info *fi)
 			if (fclose(f))
 				ret = ret ? ret : -ENOMEM;
 		}
+		/* a hist file is read when it is opened: poll() waits for
+		 * counts past these */
+		if (!ret && rtfs_is_hist(&fh->n))
+			fh->hist_read = fh->hist_act =
+				rtfs_hist_count_text(fh->text);
 	}
 	if (ret) {
 		if (ret == -ESRCH)
@@ -2730,6 +2883,11 @@ static int rtfs_release(const char *path, struct fuse_file_info *fi)
 	(void)path;
 	if (fh->pipe)
 		rtfs_pipe_put(fh->pipe);
+	if (rtfs_is_hist(&fh->n)) {
+		pthread_mutex_lock(&fs.hist_lock);
+		rtfs_hist_unlink_locked(fh);
+		pthread_mutex_unlock(&fs.hist_lock);
+	}
 	rtfs_raw_close(fh);
 	free(fh->text);
 	free(fh);

@@ -17,8 +17,11 @@
  * it belongs to the symbol version RINGBUF_0.2 (the frame word's
  * RINGBUF_FE_NOTED bit to RINGBUF_0.5: ringbuf_fe_claim_noted_slow(); the
  * earlier ringbuf_fe_claim_slow() keeps the word without it for the
- * inline code of the earlier headers), and a change of it changes that
- * version. Use only the functions; the structures may grow
+ * inline code of the earlier headers; the owner word's RINGBUF_FE_KEPT
+ * bit, the per-CPU claim kept between writes, to RINGBUF_0.6:
+ * ringbuf_fe_claim_active_slow(), while the earlier slow paths keep the
+ * claim for one write that the earlier headers' inline code knows), and a
+ * change of it changes that version. Use only the functions; the structures may grow
  * and their fields are no interface.
  *
  * The fast path, per record (x86-64, counted in the objdump of
@@ -29,9 +32,17 @@
  *	entries, entries_bytes, committing), release stores done as plain
  *	stores; 1 rdtsc with the TSC clock.
  *	per-CPU model: the same plus the rseq cpu_id load and the claim of
- *	the cpu buffer: a restartable sequence (no LOCKed instruction)
- *	where glibc registered rseq and every CPU has its buffer, one LOCK
- *	cmpxchg otherwise. Where the buffer claims by restartable sequence,
+ *	the cpu buffer: where glibc registered rseq and every CPU has its
+ *	buffer, the thread keeps it between writes and a restartable
+ *	sequence (no LOCKed instruction) checks it and raises active, no
+ *	owner store and no release per record (since RINGBUF_0.6; see
+ *	bench/fastpath/count.sh: 187 instructions, 29 conditional
+ *	branches, 48 loads, 13 stores with a 16-byte fill and the
+ *	wrapper's 12 pushes and pops, against 193, 30, 50 and 15 with the
+ *	claim per record; the owner word and record_disabled in one 64-bit
+ *	load, which a kept claim makes cheap again); one LOCK cmpxchg and a
+ *	release store otherwise. Per-thread model: 164, 23, 39 and 11
+ *	(were 164, 23, 40 and 11: the commit reloaded cb->meta). Where the buffer claims by restartable sequence,
  *	the cpu_id is read without the ringbuf_fe_rseq_ok test and
  *	rseq_claim is loaded and tested once (the claim is inlined once
  *	for each value of it); the GOT loads left per record are
@@ -41,11 +52,12 @@
  *	branches, 14 loads (were 34, 8 and 13 before the CPU hint: the
  *	cpu buffer is now indexed by ringbuf_tls.cpu_hint, and cpu_id,
  *	three dependent loads away, is only compared with it; 15.4 ns
- *	instead of 16.1 per record in the per-CPU bench case). The owner word and
- *	record_disabled are two loads on purpose: one 64-bit load over
- *	both measured 2 ns slower per record, as the thread's own release
- *	store of the owner is then still in the store buffer and cannot be
- *	forwarded to a wider load.
+ *	instead of 16.1 per record in the per-CPU bench case). With a claim
+ *	per record, the owner word and record_disabled were two loads on
+ *	purpose: one 64-bit load over both measured 2 ns slower per record,
+ *	as the thread's own release store of the owner was then still in
+ *	the store buffer and cannot be forwarded to a wider load; the kept
+ *	claim stores nothing there, and they are one load again.
  *	Counted in gcc 12 -O2 code of reserve + 16-byte fill + commit:
  *	2 LOCKed instructions in all (the cmpxchg fallbacks, off the path
  *	above), 40 conditional branches (two more than before, in the
@@ -87,6 +99,15 @@ extern "C" {
 #define RINGBUF_FE_CLAIMED ((uintptr_t)1)
 #define RINGBUF_FE_NOTED ((uintptr_t)2)
 #define RINGBUF_FE_FRAME_CB(f) ((f) & ~(RINGBUF_FE_CLAIMED | RINGBUF_FE_NOTED))
+/*
+ * The owner word of a CPU buffer claimed by restartable sequence holds
+ * the thread id with this bit while the thread keeps its claim between
+ * writes (since RINGBUF_0.6; the buffer's active count says whether a
+ * write is in progress). A plain thread id there is a claim for one write,
+ * given back at its end (spares, buffers claimed by compare-and-exchange,
+ * and the inline code of the earlier headers). Thread ids stay below it.
+ */
+#define RINGBUF_FE_KEPT 0x80000000u
 /* struct ringbuf_tls.cpu_hint of a CPU it cannot hold: never matches. */
 #define RINGBUF_FE_NO_HINT 0xffffu
 struct ringbuf_fe_frame {
@@ -204,6 +225,10 @@ RINGBUF_API struct ringbuf_event *
 ringbuf_fe_reserve_slow(struct ringbuf *rb, unsigned long length, int *err);
 RINGBUF_API uintptr_t ringbuf_fe_claim_noted_slow(struct ringbuf *rb, int cpu,
 						  int *err);
+/* The claim's slow path of this header (RINGBUF_0.6): the cpu buffer it
+ * returns is marked active already (active raised by one). */
+RINGBUF_API uintptr_t ringbuf_fe_claim_active_slow(struct ringbuf *rb, int cpu,
+						   int *err);
 /* (the frame word without RINGBUF_FE_NOTED: earlier headers' inline code) */
 RINGBUF_API uintptr_t ringbuf_fe_claim_slow(struct ringbuf *rb, int cpu,
 					    int *err);
@@ -417,6 +442,48 @@ void __tsan_acquire(void *addr);
 #if defined(__x86_64__)
 #define RINGBUF_FE_RSEQ_ASM 1
 /*
+ * The frame of this header's restartable sequences (asm goto with the
+ * operand [area], __rseq_offset, and the labels aborted and busy; rax
+ * clobbered): RINGBUF_FE_RSEQ_BEGIN stores the descriptor's address in
+ * the thread's rseq_cs; the sequence runs from label 1, jumps to 5 when
+ * not on its CPU, to 6 when busy, and its last instruction, the commit,
+ * comes right before RINGBUF_FE_RSEQ_END (label 2). The descriptor
+ * (struct rseq_cs: version, flags, start, length, abort) goes to its own
+ * section; the abort handler (4) is preceded by the signature glibc
+ * registered (RSEQ_SIG, 0x53053053 on x86), encoded as the operand of a
+ * ud1 so that the bytes disassemble. %fs:__rseq_offset is the thread's
+ * struct rseq: cpu_id at 4, rseq_cs at 8. rseq_cs is cleared again on
+ * every way out, so that no thread keeps pointing the kernel at the
+ * descriptor of a library that is unloaded later.
+ */
+#define RINGBUF_FE_RSEQ_BEGIN                                              \
+	".pushsection __rseq_cs, \"aw\"\n\t"                                \
+	".balign 32\n"                                                      \
+	"3:\n\t"                                                            \
+	".long 0, 0\n\t"                                                    \
+	".quad 1f, 2f - 1f, 4f\n\t"                                         \
+	".popsection\n\t"                                                   \
+	".pushsection __rseq_failure, \"ax\"\n\t"                           \
+	".byte 0x0f, 0xb9, 0x3d\n\t"                                        \
+	".long 0x53053053\n"                                                \
+	"4:\n\t"                                                            \
+	"jmp 5f\n\t"                                                        \
+	".popsection\n\t"                                                   \
+	"leaq 3b(%%rip), %%rax\n\t"                                          \
+	"movq %%rax, %%fs:8(%[area])\n"                                     \
+	"1:\n\t"
+#define RINGBUF_FE_RSEQ_END                                                \
+	"2:\n\t"                                                            \
+	"movq $0, %%fs:8(%[area])\n\t"                                       \
+	"jmp 7f\n"                                                          \
+	"5:\n\t"                                                            \
+	"movq $0, %%fs:8(%[area])\n\t"                                       \
+	"jmp %l[aborted]\n"                                                 \
+	"6:\n\t"                                                            \
+	"movq $0, %%fs:8(%[area])\n\t"                                       \
+	"jmp %l[busy]\n"                                                    \
+	"7:\n\t"
+/*
  * ringbuf_fe_rseq_claim - claim the cpu buffer of @cpu for thread @tid
  * without a LOCKed instruction: a restartable sequence on the rseq area
  * glibc registered for the thread. Inside the sequence: the thread still
@@ -433,46 +500,13 @@ void __tsan_acquire(void *addr);
  */
 RINGBUF_FE_INLINE int ringbuf_fe_rseq_claim(uint32_t *owner, int cpu, uint32_t tid)
 {
-	/*
-	 * The descriptor (struct rseq_cs: version, flags, start, length,
-	 * abort) goes to its own section; the abort handler is preceded by
-	 * the signature glibc registered (RSEQ_SIG, 0x53053053 on x86),
-	 * encoded as the operand of a ud1 so that the bytes disassemble.
-	 * %fs:__rseq_offset is the thread's struct rseq: cpu_id at 4,
-	 * rseq_cs at 8. rseq_cs is cleared again on every way out, so that
-	 * no thread keeps pointing the kernel at the descriptor of a
-	 * library that is unloaded later.
-	 */
-	__asm__ goto(".pushsection __rseq_cs, \"aw\"\n\t"
-		     ".balign 32\n"
-		     "3:\n\t"
-		     ".long 0, 0\n\t"
-		     ".quad 1f, 2f - 1f, 4f\n\t"
-		     ".popsection\n\t"
-		     ".pushsection __rseq_failure, \"ax\"\n\t"
-		     ".byte 0x0f, 0xb9, 0x3d\n\t"
-		     ".long 0x53053053\n"
-		     "4:\n\t"
-		     "jmp 5f\n\t"
-		     ".popsection\n\t"
-		     "leaq 3b(%%rip), %%rax\n\t"
-		     "movq %%rax, %%fs:8(%[area])\n"
-		     "1:\n\t"
+	__asm__ goto(RINGBUF_FE_RSEQ_BEGIN
 		     "cmpl %[cpu], %%fs:4(%[area])\n\t"
 		     "jne 5f\n\t"
 		     "cmpl $0, %[owner]\n\t"
 		     "jne 6f\n\t"
 		     "movl %[tid], %[owner]\n"
-		     "2:\n\t"
-		     "movq $0, %%fs:8(%[area])\n\t"
-		     "jmp 7f\n"
-		     "5:\n\t"
-		     "movq $0, %%fs:8(%[area])\n\t"
-		     "jmp %l[aborted]\n"
-		     "6:\n\t"
-		     "movq $0, %%fs:8(%[area])\n\t"
-		     "jmp %l[busy]\n"
-		     "7:\n\t"
+		     RINGBUF_FE_RSEQ_END
 		     :
 		     : [area] "r"(__rseq_offset), [cpu] "r"(cpu), [tid] "r"(tid),
 		       [owner] "m"(*owner)
@@ -485,7 +519,54 @@ aborted:
 busy:
 	return 0;
 }
+
+/*
+ * ringbuf_fe_rseq_enter - start a write in the cpu buffer of @cpu that the
+ * thread keeps claimed (@tidk: its id | RINGBUF_FE_KEPT), without a LOCKed
+ * instruction and without a store to the owner word (RINGBUF_0.6). Inside
+ * the restartable sequence: the thread still runs on @cpu and the owner
+ * word still holds @tidk; then one non-LOCKed add to @active, the last
+ * instruction, commits: 0 to 1 for the thread's outermost write, one more
+ * for a signal handler nesting in it. Another thread takes a kept claim
+ * over only in a sequence on @cpu that finds active 0 (rb_rseq_take() in
+ * the library), so the two never interleave: once active is raised, the
+ * buffer is ours until ringbuf_fe_writer_put() lowers it, from whatever
+ * CPU. No fence for the previous writer's accesses: the owner word only
+ * changes hands with active 0, which its last writer stored with release
+ * semantics (ringbuf_fe_writer_put()), and x86 loads are acquire loads.
+ *
+ * Return: 1 entered, 0 the claim is another thread's now, -1 aborted (not
+ * on @cpu, or interrupted): nothing stored either way.
+ */
+RINGBUF_FE_INLINE int ringbuf_fe_rseq_enter(uint32_t *owner, uint64_t *active,
+					    int cpu, uint32_t tidk)
+{
+	__asm__ goto(RINGBUF_FE_RSEQ_BEGIN
+		     "cmpl %[cpu], %%fs:4(%[area])\n\t"
+		     "jne 5f\n\t"
+		     "cmpl %[tidk], %[owner]\n\t"
+		     "jne 6f\n\t"
+		     "addq $1, %[active]\n"
+		     RINGBUF_FE_RSEQ_END
+		     :
+		     : [area] "r"(__rseq_offset), [cpu] "r"(cpu), [tidk] "r"(tidk),
+		       [owner] "m"(*owner), [active] "m"(*active)
+		     : "rax", "memory", "cc"
+		     : aborted, busy);
+	/* For ThreadSanitizer: the acquire of active that the load in the
+	 * sequence is (see above). */
+	RINGBUF_FE_TSAN_ACQUIRE(active);
+	return 1;
+aborted:
+	return -1;
+busy:
+	return 0;
+}
 #endif
+
+/* A 64-bit word that may overlay narrower fields (the claim's one load
+ * of the owner word and record_disabled). */
+typedef uint64_t __attribute__((may_alias)) ringbuf_fe_u64_alias;
 
 /* The data page (sub-buffer) of local page @id. */
 RINGBUF_FE_INLINE unsigned char *ringbuf_fe_page_data(struct ringbuf_fe_cpu *cb,
@@ -511,9 +592,11 @@ RINGBUF_FE_INLINE unsigned long ringbuf_fe_event_length(unsigned long length)
 
 /*
  * The per-CPU model's claim of the buffer of @cpu (the userspace
- * preempt_disable()): ours already (a signal handler of the owner nests)
- * or free and taken. Returns the cpu buffer with bit 0 set if this write
- * claimed it, 0 on failure (err set).
+ * preempt_disable()), marked active: kept by this thread (a restartable
+ * sequence raises active), ours already (a signal handler of the owner
+ * nests), or free and taken. Returns the cpu buffer with bit 0 set if
+ * this write claimed it (and gives it back at its end), 0 on failure (err
+ * set, nothing held).
  */
 RINGBUF_FE_INLINE uintptr_t ringbuf_fe_claim_cpu_as(struct ringbuf *rb,
 						    struct ringbuf_tls *t,
@@ -527,51 +610,61 @@ RINGBUF_FE_INLINE uintptr_t ringbuf_fe_claim_cpu_as(struct ringbuf *rb,
 	/* exit_armed implies tid: the first write goes to the slow path. */
 	if (ringbuf_fe_unlikely(!t->exit_armed || (unsigned int)cpu >=
 							 (unsigned int)b->nr_cpu_bufs))
-		return ringbuf_fe_claim_noted_slow(rb, cpu, err);
+		return ringbuf_fe_claim_active_slow(rb, cpu, err);
 	cb = b->buffers[cpu];
 #ifdef RINGBUF_FE_RSEQ_ASM
 	if (ringbuf_fe_likely(rseq)) {
-		/* Relaxed: only our own id there means anything without the
-		 * claim; the sequence checks the owner again. No fence
-		 * needed for the previous owner's writes: x86 loads are
-		 * acquire loads, and the owner released with a release store
-		 * (ringbuf_fe_writer_put()). Not one 64-bit load of owner
-		 * and record_disabled together: this thread's release of the
-		 * owner word is often still in the store buffer, and a wider
-		 * load over a narrower pending store cannot be forwarded. */
-		uint32_t tid = t->tid;
+		/* The claim the thread keeps between writes: no store to the
+		 * owner word, no release of it. Relaxed: only our own kept id
+		 * there means anything here; the sequence checks it again.
+		 * A disabled cpu buffer takes no writer (the slow path finds
+		 * it another). */
+		uint32_t tidk = t->tid | RINGBUF_FE_KEPT;
+#ifndef RINGBUF_FE_TSAN
+		/* The owner word and record_disabled in one 64-bit load (x86
+		 * is little endian: owner in the low half): our kept id and
+		 * 0. (With a claim per record this load was 2 ns slower: the
+		 * thread's release store of the owner word was often still in
+		 * the store buffer, and a wider load cannot take it from
+		 * there; a kept claim stores nothing there.) */
+		bool ours = __atomic_load_n((const ringbuf_fe_u64_alias *)(const void *)
+						    &cb->owner,
+					    __ATOMIC_RELAXED) == tidk;
+#else
+		/* (two loads, as ThreadSanitizer sees the two words) */
+		bool ours = __atomic_load_n(&cb->owner, __ATOMIC_RELAXED) == tidk &&
+			    !__atomic_load_n(&cb->record_disabled, __ATOMIC_RELAXED);
+#endif
 
-		own = __atomic_load_n(&cb->owner, __ATOMIC_RELAXED);
-		if (own == tid)
+		if (ringbuf_fe_likely(ours && ringbuf_fe_rseq_enter(&cb->owner,
+								    &cb->active,
+								    cpu, tidk) > 0))
 			return (uintptr_t)cb;
-		/* free and recording (a disabled cpu buffer takes no new
-		 * writer: the slow path finds it another) */
-		if (ringbuf_fe_likely(!own &&
-				      !__atomic_load_n(&cb->record_disabled,
-						       __ATOMIC_RELAXED) &&
-				      ringbuf_fe_rseq_claim(&cb->owner, cpu,
-							    tid) > 0))
-			return (uintptr_t)cb | 1u;
-		return ringbuf_fe_claim_noted_slow(rb, cpu, err);
+		/* taken over, another thread's, aborted: the slow path */
+		return ringbuf_fe_claim_active_slow(rb, cpu, err);
 	}
 #endif
 	/* Relaxed: only our own id there means anything without the claim. */
 	own = __atomic_load_n(&cb->owner, __ATOMIC_RELAXED);
-	if (own == t->tid)
+	if (own == t->tid) {
+		ringbuf_fe_local_add(1, &cb->active);
 		return (uintptr_t)cb;
+	}
 	if (rseq)
 		/* a build that cannot run the sequence leaves it to the
 		 * library's */
-		return ringbuf_fe_claim_noted_slow(rb, cpu, err);
+		return ringbuf_fe_claim_active_slow(rb, cpu, err);
 	/* Acquire: pairs with the release of the previous owner in
 	 * ringbuf_fe_writer_put(); a failure sends us to the slow path. */
 	if (ringbuf_fe_likely(!own &&
 			      !__atomic_load_n(&cb->record_disabled, __ATOMIC_RELAXED) &&
 			      __atomic_compare_exchange_n(&cb->owner, &expect, t->tid,
 							  false, __ATOMIC_ACQUIRE,
-							  __ATOMIC_RELAXED)))
+							  __ATOMIC_RELAXED))) {
+		ringbuf_fe_local_add(1, &cb->active);
 		return (uintptr_t)cb | 1u;
-	return ringbuf_fe_claim_noted_slow(rb, cpu, err);
+	}
+	return ringbuf_fe_claim_active_slow(rb, cpu, err);
 }
 
 RINGBUF_FE_INLINE uintptr_t ringbuf_fe_claim_cpu(struct ringbuf *rb,
@@ -596,9 +689,10 @@ RINGBUF_FE_INLINE int ringbuf_fe_forced_cpu(const struct ringbuf_tls *t, int cpu
 }
 
 /*
- * Pick the cpu buffer of a write: the thread's slot (per-thread model) or
- * its CPU's buffer, claimed. Returns the cpu buffer with bit 0 set if this
- * write claimed it, 0 on failure (err set).
+ * Pick the cpu buffer of a write and mark it active (active raised by
+ * one): the thread's slot (per-thread model) or its CPU's buffer, claimed.
+ * Returns the cpu buffer with bit 0 set if this write claimed it, 0 on
+ * failure (err set, nothing held).
  */
 RINGBUF_FE_INLINE uintptr_t ringbuf_fe_writer_get(struct ringbuf *rb,
 						  struct ringbuf_tls *t, int *err)
@@ -611,9 +705,14 @@ RINGBUF_FE_INLINE uintptr_t ringbuf_fe_writer_get(struct ringbuf *rb,
 		/* Relaxed: the thread's own word (and its handlers'). */
 		uint64_t key = __atomic_load_n(&t->slot[0], __ATOMIC_RELAXED);
 
-		if (ringbuf_fe_likely(key >> RINGBUF_FE_SLOT_IDX_BITS == b->uid))
-			return (uintptr_t)b->buffers[key & ((1u << RINGBUF_FE_SLOT_IDX_BITS) - 1)];
-		return ringbuf_fe_claim_noted_slow(rb, -1, err);
+		if (ringbuf_fe_likely(key >> RINGBUF_FE_SLOT_IDX_BITS == b->uid)) {
+			struct ringbuf_fe_cpu *cb =
+				b->buffers[key & ((1u << RINGBUF_FE_SLOT_IDX_BITS) - 1)];
+
+			ringbuf_fe_local_add(1, &cb->active);
+			return (uintptr_t)cb;
+		}
+		return ringbuf_fe_claim_active_slow(rb, -1, err);
 	}
 #if defined(__x86_64__)
 	/* A buffer claimed by restartable sequences exists only where glibc
@@ -645,7 +744,7 @@ RINGBUF_FE_INLINE uintptr_t ringbuf_fe_writer_get(struct ringbuf *rb,
 							    (unsigned int)cpu :
 							    RINGBUF_FE_NO_HINT),
 					 __ATOMIC_RELAXED);
-			return ringbuf_fe_claim_noted_slow(rb, cpu, err);
+			return ringbuf_fe_claim_active_slow(rb, cpu, err);
 		}
 		return ringbuf_fe_claim_cpu_as(rb, t, hint, true, err);
 	}
@@ -662,8 +761,10 @@ RINGBUF_FE_INLINE void ringbuf_fe_writer_put(struct ringbuf_tls *t, unsigned int
 					     struct ringbuf_fe_cpu *cb, bool claimed)
 {
 	/* Release: the write's accesses happen before a resize/reset that
-	 * sees active drop (acquire in rb_writers_drain()). A load and a
-	 * store, not a LOCKed RMW: only our handlers share the word. */
+	 * sees active drop (acquire in rb_writers_drain()), and before the
+	 * takeover of a kept claim by another thread, which finds active 0
+	 * (rb_rseq_take()). A load and a store, not a LOCKed RMW: only our
+	 * handlers share the word while it is raised. */
 	__atomic_store_n(&cb->active, ringbuf_fe_local_read(&cb->active) - 1,
 			 __ATOMIC_RELEASE);
 	/* The frame names no cpu buffer once the write is over: a thread
@@ -676,7 +777,10 @@ RINGBUF_FE_INLINE void ringbuf_fe_writer_put(struct ringbuf_tls *t, unsigned int
 	ringbuf_fe_barrier();
 	t->depth = d;
 	ringbuf_fe_barrier();
-	/* Release: pairs with the acquire of the next owner's claim. */
+	/* Release: pairs with the acquire of the next owner's claim. A
+	 * claim kept between writes (RINGBUF_FE_KEPT) is not given back:
+	 * the release store of active above is what the next thread's
+	 * takeover pairs with. */
 	if (claimed)
 		__atomic_store_n(&cb->owner, 0, __ATOMIC_RELEASE);
 }
@@ -769,8 +873,8 @@ ringbuf_fe_reserve_next(struct ringbuf *rb, struct ringbuf_fe_cpu *cb,
 
 /*
  * ringbuf_fe_writer_begin - start a write at nesting depth @d: claim a
- * cpu buffer, push the frame, mark the cpu buffer active and check that
- * it records. Returns the frame word (cpu buffer | claimed), or 0 with
+ * cpu buffer and mark it active, push the frame, and check that it
+ * records. Returns the frame word (cpu buffer | claimed), or 0 with
  * @err set and nothing held.
  */
 RINGBUF_FE_INLINE uintptr_t ringbuf_fe_writer_begin(struct ringbuf *rb,
@@ -793,13 +897,13 @@ RINGBUF_FE_INLINE uintptr_t ringbuf_fe_writer_begin(struct ringbuf *rb,
 	cb = (struct ringbuf_fe_cpu *)RINGBUF_FE_FRAME_CB(f);
 
 	/*
-	 * Mark the cpu buffer busy, then look at the disable flags. A
+	 * The cpu buffer is marked busy (active, raised by
+	 * ringbuf_fe_writer_get()); now look at the disable flags. A
 	 * resize/reset sets the flag, runs membarrier() (a full barrier on
 	 * every CPU running our threads; rb_writers_drain()) and waits for
 	 * active to drop: either it sees our mark or we see its flag (the
 	 * store-buffer pattern, with the barrier on its side only).
 	 */
-	ringbuf_fe_local_add(1, &cb->active);
 	ringbuf_fe_barrier();
 	if (ringbuf_fe_unlikely(__atomic_load_n(&ringbuf_fe_writer_fence,
 						__ATOMIC_RELAXED)))
@@ -857,11 +961,14 @@ ringbuf_fe_reserve(struct ringbuf *rb, unsigned long length, int *err)
  * The kernel's rb_end_commit(): the outermost writer commits everything
  * up to the tail. Inline: we are the outermost writer, the commit page is
  * the tail page, and no handler wrote while we committed; everything else
- * is the kernel's loop in ringbuf_fe_end_commit_slow().
+ * is the kernel's loop in ringbuf_fe_end_commit_slow(). @m: @cb->meta,
+ * which the caller has loaded (the compiler cannot tell that the asm of
+ * a local add to the mapping leaves the pointer unchanged: a load per
+ * record saved).
  */
-RINGBUF_FE_INLINE void ringbuf_fe_end_commit(struct ringbuf_fe_cpu *cb)
+RINGBUF_FE_INLINE void ringbuf_fe_end_commit(struct ringbuf_fe_cpu *cb,
+					     struct ringbuf_fe_meta *m)
 {
-	struct ringbuf_fe_meta *m = cb->meta;
 	uint64_t commits = ringbuf_fe_local_read(&cb->commits);
 
 	/* synchronize with our signal handlers */
@@ -912,7 +1019,7 @@ RINGBUF_FE_INLINE int ringbuf_fe_commit(struct ringbuf *rb)
 	m = cb->meta;
 	ringbuf_fe_local_add(1, &m->entries);
 
-	ringbuf_fe_end_commit(cb);
+	ringbuf_fe_end_commit(cb, m);
 	/* A blocking reader waits: one plain load while nobody does (the
 	 * CPU ordering is the waiter's membarrier(), see wait.c). */
 	ringbuf_fe_barrier();

@@ -132,6 +132,18 @@ bool ringbuf_test_warned(struct ringbuf *rb);
  */
 void ringbuf_test_set_cpu(int cpu);
 
+/**
+ * ringbuf_test_set_wait_slice - the longest sleep of one round of
+ * ringbuf_wait() when a writer's wake-up is expected (0: the library's)
+ * @ms: milliseconds
+ *
+ * A test sets it far above its waits' times so that a lost wake-up
+ * leaves the wait to its timeout instead of to the next round's look.
+ *
+ * Context: tests only; set it while no thread waits.
+ */
+void ringbuf_test_set_wait_slice(int ms);
+
 #ifdef __cplusplus
 }
 #endif
