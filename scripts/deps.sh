@@ -9,9 +9,10 @@ set -euo pipefail
 # (libfuse3-dev: ringtrace mount; the build goes on without it;
 #  liburcu-dev: the tracer's RCU, liburcu's urcu-bp flavour;
 #  libzstd-dev: ringtrace record --compression zstd, version 7 files;
-#  the build goes on without it)
+#  the build goes on without it;
+#  libdw-dev: funcgraph-args, the parameters' names and types from DWARF)
 RINGTRACE_PACKAGES=(gcc make cmake pkg-config libtraceevent-dev libelf-dev libfuse3-dev
-	liburcu-dev libzstd-dev)
+	liburcu-dev libzstd-dev libdw-dev)
 # what the tests run besides the build (scripts/test.sh installs these):
 #   trace-cmd      the oracle the trace.dat files are read back with
 #   python3        tool.report_json checks the JSON is valid

@@ -124,9 +124,14 @@ NOTRACE void rt_ftrace_function_event(unsigned long ip, unsigned long parent_ip)
 }
 
 NOTRACE void rt_ftrace_graph_entry_event(unsigned long func, int depth,
-					 uint64_t calltime)
+					 uint64_t calltime,
+					 const unsigned long *args)
 {
 	struct ev *e;
+
+	/* the -finstrument-functions hooks have no argument registers */
+	if (args)
+		ev_bad_note("graph entry with arguments", func, depth);
 
 	if (atomic_load_explicit(&ev_check, memory_order_relaxed)) {
 		atomic_fetch_add_explicit(&ev_checked, 1, memory_order_relaxed);
@@ -149,9 +154,14 @@ NOTRACE void rt_ftrace_graph_entry_event(unsigned long func, int depth,
 
 NOTRACE void rt_ftrace_graph_return_event(unsigned long func, int depth,
 					  uint64_t calltime, uint64_t rettime,
-					  unsigned int overrun)
+					  unsigned int overrun,
+					  unsigned long retval)
 {
 	struct ev *e;
+
+	/* nor a return value: the record says so */
+	if (retval || !(overrun & RT_GRAPH_NO_RETVAL))
+		ev_bad_note("graph return with a return value", func, depth);
 
 	if (atomic_load_explicit(&ev_check, memory_order_relaxed)) {
 		atomic_fetch_add_explicit(&ev_checked, 1, memory_order_relaxed);
@@ -168,7 +178,7 @@ NOTRACE void rt_ftrace_graph_return_event(unsigned long func, int depth,
 		e->depth = depth;
 		e->calltime = calltime;
 		e->rettime = rettime;
-		e->overrun = overrun;
+		e->overrun = overrun & ~RT_GRAPH_NO_RETVAL;
 	}
 }
 

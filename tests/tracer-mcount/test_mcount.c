@@ -28,6 +28,17 @@
 #include "mc_sample.h"
 #include "test.h"
 
+#define MCA_PREFIX fa_
+#include "mc_args.h"
+#undef MCA_PREFIX
+#undef MCA
+#define MCA_PREFIX fn_
+#include "mc_args.h"
+#undef MCA_PREFIX
+#undef MCA
+#define MCA_PREFIX fi_
+#include "mc_args.h"
+
 
 static struct ringtrace_instance *tr;
 
@@ -728,6 +739,142 @@ static void patch_dlclose(void)
 	free(t);
 }
 
+/* ---- arguments and return values ---------------------------------------- */
+
+static void option(const char *name)
+{
+	ASSERT_EQ(ringtrace_set_option(tr ? tr : ringtrace_top(), name), 0);
+}
+
+/*
+ * funcgraph-retval: a comment "= value" after a leaf, and "func = value"
+ * after a nested return's brace (Linux 6.12's text); an error code (-4095..-1, in 64 or 32 bits) in
+ * decimal, anything else in hexadecimal (the kernel's print_graph_retval).
+ */
+static void graph_retval(void)
+{
+	option("funcgraph-retval");
+	tracer("function_graph");
+	ASSERT_EQ(fa_outer(4), 10);
+	ASSERT_EQ(fa_fail(), -22);
+	ASSERT_EQ(fa_neg(5), -5);
+	ASSERT_EQ(fa_neg(-4096), 4096);
+	ASSERT_EQ(fa_neg(4096), -4096);
+	tracer("nop");
+	expect_tree("0:fa_outer() {\n1:fa_add(); /* = 0x5 */\n"
+		    "0:} /* fa_outer = 0xa */\n"
+		    "0:fa_fail(); /* = -22 */\n"
+		    "0:fa_neg(); /* = -5 */\n"
+		    "0:fa_neg(); /* = 0x1000 */\n"
+		    "0:fa_neg(); /* = 0xfffffffffffff000 */\n");
+}
+
+/* funcgraph-retval-hex: every value in hexadecimal. */
+static void graph_retval_hex(void)
+{
+	option("funcgraph-retval");
+	option("funcgraph-retval-hex");
+	tracer("function_graph");
+	ASSERT_EQ(fa_fail(), -22);
+	ASSERT_EQ(fa_neg(5), -5);
+	tracer("nop");
+	expect_tree("0:fa_fail(); /* = 0xffffffea */\n"
+		    "0:fa_neg(); /* = 0xfffffffffffffffb */\n");
+}
+
+/*
+ * funcgraph-args with the DWARF of fa_*: names and values as the
+ * kernel's print_function_args() prints them from BTF; what the
+ * registers do not hold is "...", floating-point numbers and large
+ * structures (not in integer registers) are named by their kind.
+ */
+static void graph_args(void)
+{
+	struct mca_pair pair = { 1, 2 };
+	struct mca_big big = { { 10, 0, 0, 20 } };
+	static const char text[] = "x";
+	char want[1024];
+
+	option("funcgraph-args");
+	option("funcgraph-retval");
+	tracer("function_graph");
+	ASSERT_EQ(fa_outer(4), 10);
+	ASSERT_EQ(fa_mix(0xff, -3, 0x10, text, MCA_RED, 1), 0xff - 3 + 0x10);
+	ASSERT_EQ(fa_seven(1, 2, 3, 4, 5, 6, 7), 28);
+	ASSERT_EQ(fa_pair(pair, -1), 2);
+	ASSERT_EQ(fa_flt(1.5, 7), 8);
+	ASSERT_EQ(fa_big(big, 9), 39);
+	ASSERT_EQ(fa_fail(), -22);
+	tracer("nop");
+	snprintf(want, sizeof(want),
+		 "0:fa_outer(n=4) {\n1:fa_add(a=4, b=1); /* = 0x5 */\n"
+		 "0:} /* fa_outer = 0xa */\n"
+		 "0:fa_mix(c=0xff, s=-3, u=0x10, p=%p, e=-2, b=0x1); "
+		 "/* = 0x10c */\n"
+		 "0:fa_seven(a=1, b=2, c=3, d=4, e=5, f=6, ...); "
+		 "/* = 0x1c */\n"
+		 "0:fa_pair(p=(STRUCT)[0x1:0x2], x=-1); /* = 0x2 */\n"
+		 "0:fa_flt(d=(FLOAT), i=7); /* = 0x8 */\n"
+		 "0:fa_big(b=(STRUCT), i=9); /* = 0x27 */\n"
+		 "0:fa_fail(); /* = -22 */\n",
+		 (const void *)text);
+	expect_tree(want);
+	/* trace_pipe prints them the same way (the same printer) */
+	{
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+
+		ASSERT_NOT_NULL(f);
+		ASSERT_TRUE(ringtrace_read_pipe(tr, f, 0) > 0);
+		fclose(f);
+		ASSERT_EQ(count(buf, "|    fa_add(a=4, b=1); /* = 0x5 */\n"), 1);
+		ASSERT_EQ(count(buf, "|  } /* fa_outer = 0xa */\n"), 1);
+		free(buf);
+	}
+}
+
+/*
+ * Without debug information (fn_*, built -g0): the six argument
+ * registers as raw numbers, as the kernel's tools print them without
+ * BTF; the return value as with it.
+ */
+static void graph_args_nodebug(void)
+{
+	char *t;
+
+	option("funcgraph-args");
+	option("funcgraph-retval");
+	tracer("function_graph");
+	ASSERT_EQ(fn_add(2, 3), 5);
+	ASSERT_EQ(fn_seven(1, 2, 3, 4, 5, 6, 7), 28);
+	tracer("nop");
+	t = graph_tree();
+	ASSERT_EQ(count(t, "0:fn_add(2, 3, "), 1);
+	ASSERT_EQ(count(t, "); /* = 0x5 */\n"), 1);
+	ASSERT_EQ(count(t, "0:fn_seven(1, 2, 3, 4, 5, 6); /* = 0x1c */\n"),
+		  1);
+	free(t);
+}
+
+/*
+ * -finstrument-functions (fi_*): its hooks see neither the arguments nor
+ * the return value: "()" and no return value, whatever the options; the
+ * records still carry the arguments' room of the profiling-call ones
+ * (fa_) in the same trace.
+ */
+static void graph_args_cyg(void)
+{
+	option("funcgraph-args");
+	option("funcgraph-retval");
+	tracer("function_graph");
+	ASSERT_EQ(fi_outer(4), 10);
+	ASSERT_EQ(fa_add(1, 1), 2);
+	tracer("nop");
+	expect_tree("0:fi_outer() {\n1:fi_add();\n0:}\n"
+		    "0:fa_add(a=1, b=1); /* = 0x2 */\n");
+}
+
 /* Named so that backtrace() finds it (the program is linked -rdynamic). */
 #define MC_CASE(fn)                                                          \
 	__attribute__((noinline)) void test_case_##fn(void);                 \
@@ -755,6 +902,11 @@ MC_CASE(graph_function_root)
 MC_CASE(patch_before_entry)
 MC_CASE(site_unpatchable)
 MC_CASE(patch_dlclose)
+MC_CASE(graph_retval)
+MC_CASE(graph_retval_hex)
+MC_CASE(graph_args)
+MC_CASE(graph_args_nodebug)
+MC_CASE(graph_args_cyg)
 
 #define MC_RUN(fn) { #fn, test_case_##fn }
 static const struct rbt_case cases[] = {
@@ -768,6 +920,9 @@ static const struct rbt_case cases[] = {
 	MC_RUN(graph_cxx),	 MC_RUN(graph_function_root),
 	MC_RUN(patch_before_entry), MC_RUN(site_unpatchable),
 	MC_RUN(patch_dlclose),
+	MC_RUN(patch_before_entry), MC_RUN(graph_retval),
+	MC_RUN(graph_retval_hex),   MC_RUN(graph_args),
+	MC_RUN(graph_args_nodebug), MC_RUN(graph_args_cyg),
 };
 
 RBT_MAIN(cases)

@@ -43,7 +43,8 @@ static bool comm_op(void *ctx, int pid, char *comm, int *tgid)
 	return true;
 }
 
-static const struct rt_printer_ops ops = { ev_op, sym_op, comm_op, NULL };
+static const struct rt_printer_ops ops = { ev_op, sym_op, comm_op, NULL,
+					   NULL };
 
 static void put(struct ringbuf *rb, const void *rec, size_t len)
 {
@@ -55,7 +56,7 @@ static void fill(struct ringbuf *rb)
 	struct rt_graph_ent_entry ent = { { RT_TYPE_GRAPH_ENT, 0, 0, 7 },
 					  0x1000, 0 };
 	struct rt_graph_ret_entry ret = { { RT_TYPE_GRAPH_RET, 0, 0, 7 },
-					  0x1000, 0, 0, 100, 2600 };
+					  0x1000, 0, 0, 0, 100, 2600 };
 	struct rt_fn_entry fn = { { RT_TYPE_FN, 0, 0, 7 }, 0x2000, 0x1000 };
 	struct ringtrace_entry other = { 40, 0, 0, 8 };
 
@@ -206,8 +207,8 @@ static char *capture_two_on(const struct rt_print_cfg *cfg, int on)
 {
 	struct two t = { { 0, 0 },
 			 { { RT_TYPE_FN, 0, 0, 7 }, 0x2000, 0x1000 },
-			 { { RT_TYPE_GRAPH_RET, 0, 0, 7 }, 0x1000, 0, 0, 100,
-			   2600 },
+			 { { RT_TYPE_GRAPH_RET, 0, 0, 7 }, 0x1000, 0, 0, 0,
+			   100, 2600 },
 			 cfg->tracer == RT_TRACER_GRAPH, on };
 	struct rt_record_source src = { 2, RINGBUF_CLOCK_MONO, two_peek,
 					two_advance, &t, 1, two_on_cpu };
@@ -401,7 +402,92 @@ static void leaf_not_across_cpus(void)
 	free(buf);
 }
 
+/*
+ * funcgraph_exit records without retval (40 bytes: the kernel's layout
+ * without CONFIG_FUNCTION_GRAPH_RETVAL, the files ringtrace wrote before
+ * it) still print, with no return value whatever funcgraph-retval says;
+ * those with one print it.
+ */
+static void graph_exit_layouts(void)
+{
+	struct rt_print_cfg cfg = { .opts = RT_OPT(RT_OPT_CONTEXT_INFO) |
+					    RT_OPT(RT_OPT_FUNCGRAPH_DURATION) |
+					    RT_OPT(RT_OPT_FUNCGRAPH_RETVAL),
+				    .tracer = RT_TRACER_GRAPH };
+	struct ringbuf *rb = ringbuf_alloc(1 << 16, RINGBUF_FL_OVERWRITE);
+	struct rt_graph_ent_entry ent = { { RT_TYPE_GRAPH_ENT, 0, 0, 7 },
+					  0x1000, 0 };
+	struct rt_graph_ret_entry ret = { { RT_TYPE_GRAPH_RET, 0, 0, 7 },
+					  0x1000, (unsigned long)-5, 0, 0,
+					  100, 2600 };
+	unsigned char old[40];
+	char *a;
+
+	ASSERT_NOT_NULL(rb);
+	/* the old layout: func, depth, overrun, calltime, rettime */
+	memcpy(old, &ret.ent, 8);
+	memcpy(old + 8, &ret.func, 8);
+	memcpy(old + 16, &ret.depth, 4);
+	memcpy(old + 20, &ret.overrun, 4);
+	memcpy(old + 24, &ret.calltime, 8);
+	memcpy(old + 32, &ret.rettime, 8);
+	put(rb, &ent, sizeof(ent));
+	put(rb, old, sizeof(old));
+	put(rb, &ent, sizeof(ent));
+	put(rb, &ret, sizeof(ret));
+	a = capture_view(rb, &cfg);
+	if (getenv("RT_SHOW"))
+		fprintf(stderr, "%s", a);
+	ASSERT_NOT_NULL(strstr(a, "2.500 us    |  fn_1000();\n"));
+	ASSERT_NOT_NULL(strstr(a, "2.500 us    |  fn_1000(); /* = -5 */\n"));
+	free(a);
+	ringbuf_free(rb);
+}
+
+/* The kernel's print_function_args() rules on prototypes (fnproto.h). */
+static void fn_args_text(void)
+{
+	static const unsigned long regs[6] = {
+		0xffffffffffffff9cul, 0x1ff, 0x7fff0000, 0x10, 0x20, 0x30
+	};
+	static const struct {
+		const char *proto;
+		const char *want;
+	} t[] = {
+		{ "", "()" },
+		{ "a:s1 b:u1 c:p", "(a=-100, b=0xff, c=0x7fff0000)" },
+		{ "a:s4 b:e4", "(a=-100, b=511)" },
+		{ "s:S16:STRUCT x:s8", "(s=(STRUCT)[0xffffffffffffff9c:0x1ff], "
+				       "x=2147418112)" },
+		{ "d:f8 a:s8", "(d=(FLOAT), a=-100)" },
+		{ "b:S32:STRUCT a:u2", "(b=(STRUCT), a=0xff9c)" },
+		{ "a:p b:p c:p d:p e:p f:p g:p",
+		  "(a=0xffffffffffffff9c, b=0x1ff, c=0x7fff0000, d=0x10, "
+		  "e=0x20, f=0x30, ...)" },
+		{ "a:p b:p c:p d:p e:p f:S16:STRUCT",
+		  "(a=0xffffffffffffff9c, b=0x1ff, c=0x7fff0000, d=0x10, "
+		  "e=0x20, f=(STRUCT)[0x30:...])" },
+		{ "fmt:p ...", "(fmt=0xffffffffffffff9c, ...)" },
+		{ ":s4 v:?", "(-100, v=?0x1ff)" },
+		{ NULL, "(ffffffffffffff9c, 1ff, 7fff0000, 10, 20, 30)" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct ringtrace_seq s;
+
+		rt_seq_init(&s);
+		rt_print_fn_args(&s, t[i].proto, regs);
+		if (strcmp(s.buf, t[i].want))
+			RBT_FAIL("'%s': %s, wanted %s", t[i].proto ? t[i].proto : "(none)",
+				 s.buf, t[i].want);
+		rt_seq_free(&s);
+	}
+}
+
 static const struct rbt_case cases[] = {
+	RBT_CASE(graph_exit_layouts),
+	RBT_CASE(fn_args_text),
 	RBT_CASE(view_equals_source),
 	RBT_CASE(spare_cpu_name),
 	RBT_CASE(spare_written_cpu),

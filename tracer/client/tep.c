@@ -9,10 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <traceevent/event-parse.h>
 #include <traceevent/trace-seq.h>
 
+#include "fnproto.h"
 #include "tep.h"
 #include "client.h"
 #include "entries.h"
@@ -719,10 +721,41 @@ static bool rtt_op_comm(void *arg, int pid, char *comm, int *tgid)
 	return rtt_comms_find(ctx->comms, pid, comm);
 }
 
+static bool rtt_op_proto(void *arg, unsigned long func, char *buf, size_t len)
+{
+	struct rtt_print_ctx *ctx = arg;
+
+	if (ctx->protos)
+		return rtt_protos_find(ctx->protos, func, buf, len);
+	if (!ctx->pid || ctx->dwarf_failed)
+		return false;
+	if (!ctx->dwarf) {
+		ctx->dwarf = rt_dwarf_open(ctx->pid);
+		ctx->dwarf_failed = !ctx->dwarf;
+	}
+	return ctx->dwarf && rt_dwarf_proto(ctx->dwarf, func, buf, len);
+}
+
 void rtt_printer_ops(struct rtt_print_ctx *ctx, struct rt_printer_ops *ops)
 {
 	ops->event = rtt_op_event;
 	ops->sym = rtt_op_sym;
 	ops->comm = rtt_op_comm;
+	ops->proto = rtt_op_proto;
 	ops->ctx = ctx;
+}
+
+bool rtt_print_ctx_proc(struct rtt_print_ctx *ctx, int pid, unsigned int uid)
+{
+	if (uid != (unsigned int)geteuid())
+		return false;
+	if (ctx)
+		ctx->pid = pid;
+	return true;
+}
+
+void rtt_print_ctx_done(struct rtt_print_ctx *ctx)
+{
+	rt_dwarf_close(ctx->dwarf);
+	ctx->dwarf = NULL;
 }

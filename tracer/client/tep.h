@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "ctl.h"
 #include "field.h"
@@ -271,14 +272,53 @@ bool rtt_comms_find(const struct rtt_comms *c, int pid, char *comm);
  * @cmdlines: a live process's saved_cmdlines (mapped), or NULL
  * @comms: names from a trace.dat, or NULL
  * @raw: print events' fields rather than their print format
+ * @protos: funcgraph-args' prototypes from a trace.dat, or NULL
+ * @pid: a live process whose DWARF gives them instead (0: none; set by
+ *	rtt_print_ctx_proc())
+ * @dwarf: its debug information, opened at the first need
+ *	(rtt_print_ctx_done() closes it)
  */
+struct rt_dwarf;
+struct rtt_protos;
+
 struct rtt_print_ctx {
 	const struct rtt_events *ev;
 	const struct rtt_syms *syms;
 	struct rt_ctl_cmdline *cmdlines;
 	const struct rtt_comms *comms;
 	bool raw;
+	const struct rtt_protos *protos;
+	int pid;
+	struct rt_dwarf *dwarf;
+	bool dwarf_failed;
 };
+
+/* What the printing of @ctx kept (its live process's DWARF). */
+void rtt_print_ctx_done(struct rtt_print_ctx *ctx);
+
+/*
+ * Whether the tool reads the DWARF of process @pid of user @uid for
+ * funcgraph-args: only a process of the tool's own user (a process of
+ * another user, root tracing it, chooses the files libdw would parse).
+ * Then @ctx takes @pid.
+ */
+bool rtt_print_ctx_proc(struct rtt_print_ctx *ctx, int pid, unsigned int uid);
+
+/* ---- funcgraph-args' prototypes (protos.c) ------------------------------ */
+
+struct rtt_protos;
+
+/* Parse "%016lx proto" lines (fnproto.h); 0 or -ENOMEM. */
+int rtt_protos_parse(const char *text, struct rtt_protos **out);
+void rtt_protos_free(struct rtt_protos *p);
+/* The prototype of the function at @addr into @buf; false: unknown. */
+bool rtt_protos_find(const struct rtt_protos *p, unsigned long addr, char *buf,
+		     size_t len);
+/*
+ * The lines for the functions of @syms_text (kallsyms lines) that live
+ * process @pid has debug information for, malloc()ed; NULL when none.
+ */
+char *rtt_protos_text(pid_t pid, const char *syms_text);
 
 /**
  * rtt_printer_ops - fill the printer's operations for @ctx

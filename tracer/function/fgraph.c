@@ -148,7 +148,8 @@ static RT_NOTRACE void prepare_ftrace_return(struct rt_mcount_thread *t,
 					     unsigned long func,
 					     unsigned long *parent_loc,
 					     const struct rt_ftrace_match *m,
-					     uint64_t clock)
+					     uint64_t clock,
+					     const struct ftrace_regs *regs)
 {
 	struct ftrace_ret_stack *f;
 	int depth = t->top - t->notrace, max;
@@ -185,8 +186,11 @@ static RT_NOTRACE void prepare_ftrace_return(struct rt_mcount_thread *t,
 	t->notrace += !!flags;
 	atomic_signal_fence(memory_order_seq_cst);
 	*parent_loc = RT_RETURN_HOOKER;
+	/* the argument registers in their ABI order: rdi rsi rdx rcx r8 r9
+	 * (struct ftrace_regs begins with them) */
 	if (!flags)
-		rt_ftrace_graph_entry_event(func, depth, f->calltime);
+		rt_ftrace_graph_entry_event(func, depth, f->calltime,
+					    &regs->rdi);
 }
 
 RT_NOTRACE void ftrace_ops_entry(unsigned long self_ret,
@@ -201,7 +205,6 @@ RT_NOTRACE void ftrace_ops_entry(unsigned long self_ret,
 	bool recorded;
 	uint64_t clock;
 
-	(void)regs;
 	/* Relaxed: as the hooks of function.c. */
 	enabled = atomic_load_explicit(&rt_ftrace_enabled,
 				       memory_order_relaxed);
@@ -231,7 +234,7 @@ RT_NOTRACE void ftrace_ops_entry(unsigned long self_ret,
 	if (__builtin_expect(enabled & RT_FTRACE_PROBE, 0))
 		rt_ftrace_probe_call(func, (const void *)self_ret);
 	if (enabled & RT_FTRACE_GRAPH)
-		prepare_ftrace_return(t, func, parent_loc, &m, clock);
+		prepare_ftrace_return(t, func, parent_loc, &m, clock, regs);
 	*errnop = saved_errno;
 	rt_mcount_leave(t);
 }
@@ -260,7 +263,6 @@ RT_NOTRACE unsigned long ftrace_return_to_handler(unsigned long sp,
 	int i, saved_errno = errno;
 	uint64_t clock;
 
-	(void)retval;
 	/* Relaxed: as in ftrace_ops_entry(). */
 	record = atomic_load_explicit(&rt_ftrace_enabled,
 				      memory_order_relaxed) & RT_FTRACE_GRAPH;
@@ -283,7 +285,8 @@ RT_NOTRACE unsigned long ftrace_return_to_handler(unsigned long sp,
 					     !!(f->flags & RT_FR_NOTRACE),
 					     f->calltime,
 					     rt_ftrace_clock_at(clock),
-					     t->overrun);
+					     t->overrun & ~RT_GRAPH_NO_RETVAL,
+					     retval);
 	/* Frames above @i never returned: dropped with it. */
 	while (t->top > i) {
 		t->top--;

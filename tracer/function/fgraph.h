@@ -25,6 +25,8 @@
  * the FR_* offsets of mcount_x86_64.S)
  */
 struct ftrace_regs {
+	/* the six integer argument registers first, in their ABI order:
+	 * the graph's entry record copies them as one array */
 	unsigned long rdi, rsi, rdx, rcx, r8, r9, rax, r10;
 	unsigned char xmm[8][16];
 };
@@ -54,7 +56,8 @@ void return_to_handler_ret(void);
 /* Called by ftrace_caller: @self_ret is the return after the call site. */
 void ftrace_ops_entry(unsigned long self_ret, unsigned long *parent_loc,
 		      struct ftrace_regs *regs);
-/* Called by return_to_handler: pops the frame, gives the real return. */
+/* Called by return_to_handler with the caller's stack pointer and the
+ * return register (%rax): pops the frame, gives the real return. */
 unsigned long ftrace_return_to_handler(unsigned long sp, unsigned long ret);
 /* Exported: the kernel's ftrace_graph_ret_addr() (fgraph.c). */
 unsigned long ringtrace_graph_ret_addr(unsigned long ret, unsigned long *retp);

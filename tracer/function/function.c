@@ -419,7 +419,9 @@ static RT_NOTRACE void rt_function_graph_enter(struct rt_ftrace_thread *t,
 	frame->calltime = rt_ftrace_clock_at(clock);
 	t->hidden[depth + 1] = 0;
 	t->top = depth + 1;
-	rt_ftrace_graph_entry_event(ip, depth, frame->calltime);
+	/* Userspace: the hooks see no argument registers (they are the
+	 * hooks' own arguments by now): no arguments, printed "()". */
+	rt_ftrace_graph_entry_event(ip, depth, frame->calltime, NULL);
 	return;
 hide:
 	t->hidden[depth]++;
@@ -464,8 +466,10 @@ static RT_NOTRACE void rt_ftrace_return_to_handler(struct rt_ftrace_thread *t,
 	t->top = i;
 	if (record) {
 		rettime = rt_ftrace_clock_at(clock);
+		/* Userspace: nor the return value (the exit hook is called
+		 * after it was computed, not with it): none is printed. */
 		rt_ftrace_graph_return_event(ip, i, frame->calltime, rettime,
-					     t->overrun);
+					     t->overrun | RT_GRAPH_NO_RETVAL, 0);
 	}
 	rt_fgraph_notrace_check(t, sp);
 }

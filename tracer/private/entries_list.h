@@ -23,6 +23,8 @@
  *	(RINGTRACE_FIELD_<kind>)
  * RT_FE_ARRAY(type, name, kind): the record's last field, an array of
  *	that element type that runs to the record's end
+ * RT_FE_ARRAY_PACKED(type, name, kind): the same in a packed record,
+ *	where it starts at the next 4-byte boundary, not at its type's
  *
  * The list's order is the order of the events in the registry.
  */
@@ -39,24 +41,29 @@ RT_FTRACE_ENTRY(print, rt_print_entry, RT_TYPE_PRINT, RT_FE_ALIGNED,
 	"\"%ps: %s\", (void *)REC->ip, REC->buf",
 	rt_print_print_entry)
 
+/* Linux 6.12's with CONFIG_FUNCTION_GRAPH_RETVAL: packed, @retval after
+ * @func, 48 bytes (entries.h: RT_GRAPH_NO_RETVAL, rt_graph_ret_read()). */
 RT_FTRACE_ENTRY(funcgraph_exit, rt_graph_ret_entry, RT_TYPE_GRAPH_RET,
-	RT_FE_ALIGNED,
+	RT_FE_PACKED,
 	RT_FE_FIELD(unsigned long, func, PTR)
+	RT_FE_FIELD(unsigned long, retval, INT)
 	RT_FE_FIELD(int, depth, INT)
 	RT_FE_FIELD(unsigned int, overrun, INT)
 	RT_FE_FIELD(unsigned long long, calltime, INT)
 	RT_FE_FIELD(unsigned long long, rettime, INT),
-	"\"<-- %ps (%d) (start: %llx  end: %llx) over: %d\", "
+	"\"<-- %ps (%d) (start: %llx  end: %llx) over: %d retval: %lx\", "
 	"(void *)REC->func, REC->depth, REC->calltime, "
-	"REC->rettime, REC->depth",
+	"REC->rettime, REC->depth, REC->retval",
 	RT_FE_NO_PRINT)
 
 /* Packed, as the kernel's (FTRACE_ENTRY_PACKED): 20 bytes, not 24, in
- * the record a traced call writes first. */
+ * the record a traced call writes first; with funcgraph-args the six
+ * argument registers follow (entries.h: RT_GRAPH_ENT_ARGS_SIZE). */
 RT_FTRACE_ENTRY(funcgraph_entry, rt_graph_ent_entry, RT_TYPE_GRAPH_ENT,
 	RT_FE_PACKED,
 	RT_FE_FIELD(unsigned long, func, PTR)
-	RT_FE_FIELD(int, depth, INT),
+	RT_FE_FIELD(int, depth, INT)
+	RT_FE_ARRAY_PACKED(unsigned long, args, ARRAY),
 	"\"--> %ps (%d)\", (void *)REC->func, REC->depth",
 	RT_FE_NO_PRINT)
 

@@ -42,6 +42,9 @@ void rt_seq_write(struct ringtrace_seq *s, const void *p, size_t n);
  * @comm: the name (16 bytes) and process id of thread @pid; false when
  *	unknown (printed "<...>")
  * @ctx: passed back to each
+ * @proto: the prototype (fnproto.h) of the function at @func into @buf,
+ *	for funcgraph-args; false when unknown (no debug information: the
+ *	arguments are printed as raw registers). May be NULL.
  */
 struct rt_printer_ops {
 	bool (*event)(void *ctx, struct ringtrace_seq *s, const void *rec,
@@ -50,7 +53,26 @@ struct rt_printer_ops {
 		      bool offset);
 	bool (*comm)(void *ctx, int pid, char *comm, int *tgid);
 	void *ctx;
+	bool (*proto)(void *ctx, unsigned long func, char *buf, size_t len);
 };
+
+/*
+ * rt_print_fn_args - the kernel's print_function_args(): "(name=value,
+ * ...)" for a function of prototype @proto (fnproto.h) called with the
+ * argument registers @args (RT_GRAPH_NR_ARGS of them); @proto NULL (no
+ * debug information): the registers as raw numbers, as libtraceevent
+ * prints them without BTF.
+ */
+void rt_print_fn_args(struct ringtrace_seq *s, const char *proto,
+		      const unsigned long *args);
+
+/*
+ * rt_print_fn_retval - " = ..." as the kernel's funcgraph-retval
+ * prints @retval: hexadecimal, or a negative error code (-4095..-1, in
+ * 64 or in 32 bits) in decimal unless @hex (funcgraph-retval-hex).
+ */
+void rt_print_fn_retval(struct ringtrace_seq *s, unsigned long retval,
+			bool hex);
 
 /**
  * struct rt_print_cfg - how to print

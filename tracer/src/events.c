@@ -72,6 +72,9 @@ static const struct rt_field rt_common_fields[] = {
 #define RT_FE_ARRAY(type, name, kind)                                       \
 	{ #type "[]", #name, 0, _Alignof(type), (type)-1 < (type)1,          \
 	  RINGTRACE_FIELD_##kind, sizeof(type) },
+#define RT_FE_ARRAY_PACKED(type, name, kind)                                \
+	{ #type "[]", #name, 0, _Alignof(type) < 4 ? _Alignof(type) : 4,     \
+	  (type)-1 < (type)1, RINGTRACE_FIELD_##kind, sizeof(type) },
 #define RT_FTRACE_ENTRY(ev_name, ev_struct, ev_id, ev_attr, ev_fields,    \
 			ev_fmt, ev_print)                                    \
 	static const struct ringtrace_field_decl ev_struct##_fields[] = {   \
@@ -97,6 +100,7 @@ static const uint16_t rt_builtin_ids[] = {
 #include "entries_list.h"
 };
 #undef RT_FTRACE_ENTRY
+#undef RT_FE_ARRAY_PACKED
 #undef RT_FE_ARRAY
 #undef RT_FE_FIELD
 

@@ -18,6 +18,8 @@
 #include <stdint.h>
 #include <ringbuf/frontend.h>
 
+#include "entries.h"
+
 /* Bits of rt_ftrace_enabled */
 #define RT_FTRACE_FUNCTION (1u << 0) /* some instance runs "function" */
 #define RT_FTRACE_GRAPH (1u << 1)    /* some instance runs "function_graph" */
@@ -33,15 +35,24 @@ extern _Atomic unsigned int rt_ftrace_enabled;
 
 /* Record one function entry (function tracer). Async-signal-safe. */
 void rt_ftrace_function_event(unsigned long ip, unsigned long parent_ip);
-/* Record a graph entry at @depth (0 = outermost). Async-signal-safe. */
-/* Record a graph entry, stamped @calltime (rt_ftrace_clock()) where the
- * buffer's clock is the default one. Async-signal-safe. */
+/*
+ * Record a graph entry at @depth (0 = outermost), stamped @calltime
+ * (rt_ftrace_clock()) where the buffer's clock is the default one.
+ * @args: the six argument registers as the entry trampoline saved them
+ * (rdi, rsi, rdx, rcx, r8, r9), written for the instances with
+ * funcgraph-args; NULL where the hook has none (-finstrument-functions).
+ * Async-signal-safe.
+ */
 void rt_ftrace_graph_entry_event(unsigned long func, int depth,
-				 uint64_t calltime);
-/* Record a graph return. Async-signal-safe. */
+				 uint64_t calltime, const unsigned long *args);
+/*
+ * Record a graph return. @retval: the return register; @overrun has
+ * RT_GRAPH_NO_RETVAL (entries.h) set where the hook has none.
+ * Async-signal-safe.
+ */
 void rt_ftrace_graph_return_event(unsigned long func, int depth,
 				  uint64_t calltime, uint64_t rettime,
-				  unsigned int overrun);
+				  unsigned int overrun, unsigned long retval);
 /*
  * The clock of durations (the graph's calltime and rettime, critical
  * sections): nanoseconds, whatever the buffers' trace_clock. It is the

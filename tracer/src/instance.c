@@ -367,6 +367,30 @@ struct ringtrace_instance *ringtrace_instance_create(const char *name)
 	return tr;
 }
 
+/*
+ * The function_graph instances with funcgraph-args, whose entry records
+ * carry the argument registers (the kernel's trace_graph_entry_args).
+ * Under rt_control_lock.
+ */
+static void rt_update_args_mask(void)
+{
+	uint64_t args = 0;
+	int i;
+
+	for (i = 0; i < RT_MAX_INSTANCES; i++) {
+		struct ringtrace_instance *tr = atomic_load_explicit(
+			&rt_instances[i], memory_order_relaxed);
+
+		if (tr &&
+		    (atomic_load_explicit(&tr->options, memory_order_relaxed) &
+		     RT_OPT(RT_OPT_FUNCGRAPH_ARGS)))
+			args |= 1ull << i;
+	}
+	/* Relaxed: as rt_graph_mask (a stale mask costs one record's
+	 * arguments, or writes them once more). */
+	atomic_store_explicit(&rt_graph_args_mask, args, memory_order_relaxed);
+}
+
 static void rt_update_tracer_masks(void)
 {
 	uint64_t fn = 0, graph = 0, lat = 0;
@@ -397,6 +421,7 @@ static void rt_update_tracer_masks(void)
 	atomic_store_explicit(&rt_fn_mask, fn, memory_order_relaxed);
 	atomic_store_explicit(&rt_graph_mask, graph, memory_order_relaxed);
 	atomic_store_explicit(&rt_lat_mask, lat, memory_order_relaxed);
+	rt_update_args_mask();
 	if (fn)
 		en |= RT_FTRACE_FUNCTION;
 	if (graph)
@@ -577,6 +602,11 @@ int ringtrace_set_option(struct ringtrace_instance *tr, const char *opt)
 			ringbuf_change_overwrite(tr->snap, on);
 	}
 	pthread_mutex_unlock(&tr->lock);
+	if (i == RT_OPT_FUNCGRAPH_ARGS) {
+		pthread_mutex_lock(&rt_control_lock);
+		rt_update_args_mask();
+		pthread_mutex_unlock(&rt_control_lock);
+	}
 	if (i == RT_OPT_STACKTRACE) {
 		/* the unwinder is loaded before a write can need it */
 		if (on)

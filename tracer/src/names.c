@@ -30,6 +30,9 @@ const struct rt_opt_name rt_opt_table[RT_OPT_NR] = {
 	[RT_OPT_FUNCGRAPH_DURATION] = { "funcgraph-duration", true },
 	[RT_OPT_FUNCGRAPH_ABSTIME] = { "funcgraph-abstime", false },
 	[RT_OPT_FUNCGRAPH_TAIL] = { "funcgraph-tail", false },
+	[RT_OPT_FUNCGRAPH_RETVAL] = { "funcgraph-retval", false },
+	[RT_OPT_FUNCGRAPH_RETVAL_HEX] = { "funcgraph-retval-hex", false },
+	[RT_OPT_FUNCGRAPH_ARGS] = { "funcgraph-args", false },
 	[RT_OPT_STACKTRACE] = { "stacktrace", false },
 	[RT_OPT_DISABLE_ON_FREE] = { "disable_on_free", false },
 };

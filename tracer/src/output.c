@@ -5,11 +5,13 @@
  *	symbols and thread names
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "fnproto.h"
 #include "print.h"
 #include "rcu.h"
 #include "symbols.h"
@@ -107,10 +109,66 @@ static bool rt_self_comm(void *ctx, int pid, char *comm, int *tgid)
 	return true;
 }
 
+/*
+ * funcgraph-args: the parameters of this process's functions from their
+ * DWARF, read when a trace is first printed with arguments and kept (one
+ * session for the process; a forked child opens its own).
+ */
+static pthread_mutex_t rt_self_dwarf_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct rt_dwarf *rt_self_dwarf;
+static pid_t rt_self_dwarf_pid;
+static bool rt_self_dwarf_failed;
+
+/*
+ * In a forked child: the session is the parent's, closed at its first
+ * use; if another thread of the parent was printing at the fork (the
+ * lock held), it may be half updated: left alone, and a fresh lock.
+ */
+static void rt_self_dwarf_child(void)
+{
+	if (pthread_mutex_trylock(&rt_self_dwarf_lock) == 0) {
+		pthread_mutex_unlock(&rt_self_dwarf_lock);
+		return;
+	}
+	rt_self_dwarf = NULL;
+	pthread_mutex_init(&rt_self_dwarf_lock, NULL);
+}
+
+static void rt_self_dwarf_atfork(void)
+{
+	pthread_atfork(NULL, NULL, rt_self_dwarf_child);
+}
+
+static bool rt_self_proto(void *ctx, unsigned long func, char *buf,
+			  size_t len)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	bool ok = false;
+
+	(void)ctx;
+	pthread_once(&once, rt_self_dwarf_atfork);
+	pthread_mutex_lock(&rt_self_dwarf_lock);
+	if (rt_self_dwarf && rt_self_dwarf_pid != getpid()) {
+		rt_dwarf_close(rt_self_dwarf);
+		rt_self_dwarf = NULL;
+		rt_self_dwarf_failed = false;
+	}
+	if (!rt_self_dwarf && !rt_self_dwarf_failed) {
+		rt_self_dwarf = rt_dwarf_open(0);
+		rt_self_dwarf_pid = getpid();
+		rt_self_dwarf_failed = !rt_self_dwarf;
+	}
+	if (rt_self_dwarf)
+		ok = rt_dwarf_proto(rt_self_dwarf, func, buf, len);
+	pthread_mutex_unlock(&rt_self_dwarf_lock);
+	return ok;
+}
+
 static const struct rt_printer_ops rt_self_ops = {
 	.event = rt_self_event,
 	.sym = rt_self_sym,
 	.comm = rt_self_comm,
+	.proto = rt_self_proto,
 };
 
 /* What the printer needs of @tr (called with tr->lock held). */

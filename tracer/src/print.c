@@ -18,6 +18,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "fnproto.h"
 #include "print.h"
 #include "trace.h"
 
@@ -585,9 +586,8 @@ static bool rt_iter_leaf_return(struct rt_iter *it,
 		 * own line carries the LOST line before it. */
 		if (!it->src->peek(it->src->ctx, it->cpu, &ts, &data, &len,
 				   &lost) ||
-		    len < sizeof(*ret) || lost)
+		    lost || !rt_graph_ret_read(data, len, ret))
 			return false;
-		memcpy(ret, data, sizeof(*ret));
 		if (!rt_iter_returns_here(it, ret, ts))
 			return false;
 		it->src->advance(it->src->ctx, it->cpu);
@@ -600,12 +600,13 @@ static bool rt_iter_leaf_return(struct rt_iter *it,
 		 * (the peek reports the count and leaves it for the consume) */
 		e = it->consume ? ringbuf_peek(it->rb, it->cpu, &ts, &lost) :
 				  ringbuf_iter_peek(it->it[it->cpu], &ts);
-		if (!e || lost || ringbuf_event_length(e) < sizeof(*ret))
+		if (!e || lost)
 			return false;
 	}
 	/* copied out: records are only 4-byte aligned */
-	memcpy(ret, ringbuf_event_data(e), sizeof(*ret));
-	if (!rt_iter_returns_here(it, ret, ts))
+	if (!rt_graph_ret_read(ringbuf_event_data(e), ringbuf_event_length(e),
+			       ret) ||
+	    !rt_iter_returns_here(it, ret, ts))
 		return false;
 	if (it->consume)
 		ringbuf_consume(it->rb, it->cpu, NULL, NULL);
@@ -838,6 +839,7 @@ struct rt_entry_printer {
 #define RT_FE_NO_PRINT NULL
 #define RT_FE_FIELD(type, name, kind)
 #define RT_FE_ARRAY(type, name, kind)
+#define RT_FE_ARRAY_PACKED(type, name, kind)
 #define RT_FTRACE_ENTRY(ev_name, ev_struct, ev_id, ev_attr, ev_fields,    \
 			ev_fmt, ev_print)                                    \
 	[ev_id] = { ev_print, sizeof(struct ev_struct) },
@@ -845,6 +847,7 @@ static const struct rt_entry_printer rt_entry_printers[RT_TYPE_FIRST_DYNAMIC] = 
 #include "entries_list.h"
 };
 #undef RT_FTRACE_ENTRY
+#undef RT_FE_ARRAY_PACKED
 #undef RT_FE_ARRAY
 #undef RT_FE_FIELD
 #undef RT_FE_NO_PRINT
@@ -954,6 +957,177 @@ static void rt_print_raw_like(struct rt_iter *it, int mode)
 }
 
 /* ---- function_graph ----------------------------------------------------- */
+
+/* One item of a prototype: "name:kind" up to a blank. */
+struct rt_proto_item {
+	char name[128];
+	char kind;  /* p s u e f S ? or '.' for the variable arguments */
+	int size;
+	char what[16]; /* S: STRUCT, UNION, INT */
+};
+
+/* The next item of *@p (fnproto.h); false at the end. */
+static bool rt_proto_next(const char **p, struct rt_proto_item *it)
+{
+	const char *s = *p, *colon, *end;
+	size_t n;
+
+	while (*s == ' ')
+		s++;
+	if (!*s)
+		return false;
+	end = s + strcspn(s, " ");
+	*p = end;
+	memset(it, 0, sizeof(*it));
+	if (end - s == 3 && !strncmp(s, "...", 3)) {
+		it->kind = '.';
+		return true;
+	}
+	colon = memchr(s, ':', (size_t)(end - s));
+	if (!colon) {
+		it->kind = '?';
+		return true;
+	}
+	n = (size_t)(colon - s);
+	if (n >= sizeof(it->name))
+		n = sizeof(it->name) - 1;
+	memcpy(it->name, s, n);
+	s = colon + 1;
+	it->kind = s < end ? *s++ : '?';
+	while (s < end && *s >= '0' && *s <= '9')
+		it->size = it->size * 10 + (*s++ - '0');
+	if (it->kind == 'S' && s < end && *s == ':') {
+		n = (size_t)(end - s - 1);
+		if (n >= sizeof(it->what))
+			n = sizeof(it->what) - 1;
+		memcpy(it->what, s + 1, n);
+	}
+	if (!strchr("psuefS", it->kind) || (it->kind != 'p' && !it->size))
+		it->kind = '?';
+	return true;
+}
+
+/* @v cut to @size bytes, sign-extended for @sign. */
+static long rt_arg_narrow(unsigned long v, int size, bool sign)
+{
+	int bits = size * 8;
+
+	if (bits <= 0 || bits >= 64)
+		return (long)v;
+	v &= (1ul << bits) - 1;
+	if (sign && (v & (1ul << (bits - 1))))
+		v |= ~0ul << bits;
+	return (long)v;
+}
+
+void rt_print_fn_args(struct ringtrace_seq *s, const char *proto,
+		      const unsigned long *args)
+{
+	struct rt_proto_item it;
+	int a = 0, p, x;
+
+	rt_seq_putc(s, '(');
+	if (!proto) {
+		/* no debug information: the registers, as libtraceevent's
+		 * tep_btf_print_args() prints them without BTF */
+		for (a = 0; a < RT_GRAPH_NR_ARGS; a++)
+			rt_seq_printf(s, "%s%lx", a ? ", " : "", args[a]);
+		rt_seq_putc(s, ')');
+		return;
+	}
+	for (p = 0; rt_proto_next(&proto, &it); p++) {
+		if (p)
+			rt_seq_puts(s, ", ");
+		if (it.kind == '.') {
+			rt_seq_puts(s, "...");
+			break;
+		}
+		/*
+		 * Userspace: the kernel's arguments are all integers or
+		 * pointers; a program's floating-point ones travel in SSE
+		 * registers (not recorded) and its aggregates of more than
+		 * 16 bytes in memory: neither takes an integer register,
+		 * and neither has a value to print.
+		 */
+		if (it.kind == 'f' || (it.kind == 'S' && it.size > 16)) {
+			if (it.name[0])
+				rt_seq_printf(s, "%s=", it.name);
+			rt_seq_printf(s, "(%s)",
+				      it.kind == 'f' ? "FLOAT" : it.what);
+			continue;
+		}
+		/* only what the registers hold (six) */
+		if (a == RT_GRAPH_NR_ARGS) {
+			rt_seq_puts(s, "...");
+			break;
+		}
+		if (it.name[0])
+			rt_seq_printf(s, "%s=", it.name);
+		/*
+		 * Userspace: the upper bits of a register that holds a
+		 * narrower integer are undefined in the x86-64 ABI; the
+		 * value is cut to its type's size (the kernel prints the
+		 * whole register). Unsigned integers in hexadecimal, signed
+		 * ones and enumerations in decimal, as the kernel has since
+		 * its "print unsigned ints as hex" change (late 2025).
+		 */
+		switch (it.kind) {
+		case 'p':
+			rt_seq_printf(s, "0x%lx", args[a]);
+			break;
+		case 's':
+		case 'e':
+			rt_seq_printf(s, "%ld",
+				      rt_arg_narrow(args[a], it.size, true));
+			break;
+		case 'u':
+			rt_seq_printf(s, "0x%lx",
+				      (unsigned long)rt_arg_narrow(
+					      args[a], it.size, false));
+			break;
+		case 'S':
+			rt_seq_printf(s, "(%s)[0x%lx", it.what, args[a]);
+			for (x = (int)sizeof(long); x < it.size;
+			     x += (int)sizeof(long)) {
+				rt_seq_putc(s, ':');
+				if (++a == RT_GRAPH_NR_ARGS) {
+					rt_seq_puts(s, "...]");
+					rt_seq_putc(s, ')');
+					return;
+				}
+				rt_seq_printf(s, "0x%lx", args[a]);
+			}
+			rt_seq_putc(s, ']');
+			break;
+		default:
+			rt_seq_printf(s, "?0x%lx", args[a]);
+			break;
+		}
+		a++;
+	}
+	rt_seq_putc(s, ')');
+}
+
+void rt_print_fn_retval(struct ringtrace_seq *s, unsigned long retval,
+			bool hex)
+{
+	unsigned long err = 0;
+
+	if (retval && !hex) {
+		/* an int error code in the lower half */
+		if ((retval & (1ul << 31)) && !(retval >> 32))
+			err = (unsigned long)(long)(int)retval;
+		else
+			err = retval;
+		/* the kernel's IS_ERR_VALUE(): -4095..-1 */
+		if (err < (unsigned long)-4095)
+			err = 0;
+	}
+	if (hex || !err)
+		rt_seq_printf(s, " = 0x%lx", retval);
+	else
+		rt_seq_printf(s, " = %ld", (long)err);
+}
 
 static uint32_t rt_graph_flags(struct rt_iter *it)
 {
@@ -1089,13 +1263,54 @@ static void rt_graph_indent(struct rt_iter *it, int depth)
 		rt_seq_putc(&it->seq, ' ');
 }
 
+/*
+ * "(...)" for an entry record with the argument registers (@args; NULL:
+ * a record without them, "()"): print_function_args() with the
+ * prototype the caller's op gives.
+ */
+static void rt_graph_args(struct rt_iter *it, unsigned long func,
+			  const unsigned long *args)
+{
+	char proto[RT_FNPROTO_MAX];
+
+	if (!args) {
+		rt_seq_puts(&it->seq, "()");
+		return;
+	}
+	rt_print_fn_args(&it->seq,
+			 rt_cur_ops && rt_cur_ops->proto &&
+					 rt_cur_ops->proto(rt_cur_ops->ctx,
+							   func, proto,
+							   sizeof(proto)) ?
+				 proto :
+				 NULL,
+			 args);
+}
+
+/* Whether funcgraph-retval prints @r's return value (not a record of
+ * the -finstrument-functions hooks, which have none). */
+static bool rt_graph_has_retval(struct rt_iter *it,
+				const struct rt_graph_ret_entry *r)
+{
+	return (rt_graph_flags(it) & GF(RT_OPT_FUNCGRAPH_RETVAL)) &&
+	       !(r->overrun & RT_GRAPH_NO_RETVAL);
+}
+
 static void rt_graph_entry(struct rt_iter *it)
 {
 	struct rt_graph_ent_entry call;
 	struct rt_graph_ret_entry ret;
 	struct rt_graph_cpu *g = &it->graph[it->cpu];
+	unsigned long argv[RT_GRAPH_NR_ARGS], *args = NULL;
 
 	memcpy(&call, it->rec, sizeof(call));
+	/* copied too before the leaf's return is taken (the kernel's
+	 * save_buf): the record may go with it */
+	if (it->len >= RT_GRAPH_ENT_ARGS_SIZE) {
+		memcpy(argv, (const char *)it->rec + sizeof(call),
+		       sizeof(argv));
+		args = argv;
+	}
 	rt_graph_prologue(it);
 	if (rt_iter_leaf_return(it, &ret)) {
 		g->depth = call.depth - 1;
@@ -1104,7 +1319,16 @@ static void rt_graph_entry(struct rt_iter *it)
 		rt_graph_duration(it, ret.rettime - ret.calltime, RT_FILL_NONE);
 		rt_graph_indent(it, call.depth);
 		rt_seq_sym(&it->seq, ret.func, false);
-		rt_seq_puts(&it->seq, "();\n");
+		rt_graph_args(it, ret.func, args);
+		rt_seq_putc(&it->seq, ';');
+		if (rt_graph_has_retval(it, &ret)) {
+			rt_seq_puts(&it->seq, " /*");
+			rt_print_fn_retval(&it->seq, ret.retval,
+					   rt_graph_flags(it) &
+						   GF(RT_OPT_FUNCGRAPH_RETVAL_HEX));
+			rt_seq_puts(&it->seq, " */");
+		}
+		rt_seq_putc(&it->seq, '\n');
 		return;
 	}
 	g->depth = call.depth;
@@ -1113,7 +1337,8 @@ static void rt_graph_entry(struct rt_iter *it)
 	rt_graph_duration(it, 0, RT_FILL_FULL);
 	rt_graph_indent(it, call.depth);
 	rt_seq_sym(&it->seq, call.func, false);
-	rt_seq_puts(&it->seq, "() {\n");
+	rt_graph_args(it, call.func, args);
+	rt_seq_puts(&it->seq, " {\n");
 }
 
 static void rt_graph_return(struct rt_iter *it)
@@ -1122,7 +1347,8 @@ static void rt_graph_return(struct rt_iter *it)
 	struct rt_graph_cpu *g = &it->graph[it->cpu];
 	bool match = true;
 
-	memcpy(&r, it->rec, sizeof(r));
+	if (!rt_graph_ret_read(it->rec, it->len, &r))
+		return;
 	g->depth = r.depth - 1;
 	if (r.depth >= 0 && r.depth < RT_GRAPH_DEPTH) {
 		if (g->enter_funcs[r.depth] != r.func)
@@ -1132,7 +1358,16 @@ static void rt_graph_return(struct rt_iter *it)
 	rt_graph_prologue(it);
 	rt_graph_duration(it, r.rettime - r.calltime, RT_FILL_NONE);
 	rt_graph_indent(it, r.depth);
-	if (match && !(rt_graph_flags(it) & GF(RT_OPT_FUNCGRAPH_TAIL))) {
+	if (rt_graph_has_retval(it, &r)) {
+		/* funcgraph-retval: always the function and its value */
+		rt_seq_puts(&it->seq, "} /* ");
+		rt_seq_sym(&it->seq, r.func, false);
+		rt_print_fn_retval(&it->seq, r.retval,
+				   rt_graph_flags(it) &
+					   GF(RT_OPT_FUNCGRAPH_RETVAL_HEX));
+		rt_seq_puts(&it->seq, " */\n");
+	} else if (match &&
+		   !(rt_graph_flags(it) & GF(RT_OPT_FUNCGRAPH_TAIL))) {
 		rt_seq_puts(&it->seq, "}\n");
 	} else {
 		rt_seq_puts(&it->seq, "} /* ");
@@ -1140,7 +1375,8 @@ static void rt_graph_return(struct rt_iter *it)
 		rt_seq_puts(&it->seq, " */\n");
 	}
 	if (rt_graph_flags(it) & GF(RT_OPT_FUNCGRAPH_OVERRUN))
-		rt_seq_printf(&it->seq, " (Overruns: %u)\n", r.overrun);
+		rt_seq_printf(&it->seq, " (Overruns: %u)\n",
+			      r.overrun & ~RT_GRAPH_NO_RETVAL);
 }
 
 static void rt_graph_comment(struct rt_iter *it)
@@ -1185,8 +1421,7 @@ static void rt_print_line(struct rt_iter *it)
 				rt_graph_entry(it);
 			return;
 		case RT_TYPE_GRAPH_RET:
-			if (it->len >= sizeof(struct rt_graph_ret_entry))
-				rt_graph_return(it);
+			rt_graph_return(it);
 			return;
 		case RT_TYPE_FN:
 			break;

@@ -49,6 +49,7 @@ pthread_mutex_t rt_control_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Instances whose current tracer is function / function_graph / usersoff */
 _Atomic uint64_t rt_fn_mask, rt_graph_mask, rt_lat_mask;
+_Atomic uint64_t rt_graph_args_mask;
 /* Instances with a set_ftrace_pid or set_ftrace_notrace_pid list */
 _Atomic uint64_t rt_ftrace_pid_mask;
 _Atomic unsigned int rt_ftrace_enabled;
@@ -1120,6 +1121,18 @@ rt_fill_graph_ent(void *rec, const void *arg)
 	e->depth = a->depth;
 }
 
+/* funcgraph-args: the entry and the argument registers after it. */
+static __attribute__((no_instrument_function)) RINGTRACE_RECORD_ACCESS void
+rt_fill_graph_ent_args(void *rec, const void *arg)
+{
+	const struct rt_fn_arg *a = arg;
+
+	rt_fill_graph_ent(rec, arg);
+	/* the array is only 4-byte aligned in the packed record */
+	memcpy((char *)rec + sizeof(struct rt_graph_ent_entry), a->args,
+	       RT_GRAPH_NR_ARGS * sizeof(unsigned long));
+}
+
 static __attribute__((no_instrument_function)) RINGTRACE_RECORD_ACCESS void
 rt_fill_graph_ret(void *rec, const void *arg)
 {
@@ -1127,6 +1140,7 @@ rt_fill_graph_ret(void *rec, const void *arg)
 	const struct rt_fn_arg *a = arg;
 
 	e->func = a->a;
+	e->retval = a->retval;
 	e->depth = a->depth;
 	e->overrun = a->overrun;
 	e->calltime = a->t0;
@@ -1175,6 +1189,24 @@ rt_graph_write_slow(uint64_t mask, uint16_t type, const struct rt_fn_arg *a)
 }
 
 /*
+ * An entry with its arguments, for the instances of @args_mask (those
+ * with funcgraph-args), and without, for the rest of @mask: the general
+ * path (two record sizes in one call are the rare case).
+ */
+static __attribute__((noinline, no_instrument_function)) void
+rt_graph_write_args(uint64_t mask, uint64_t args_mask,
+		    const struct rt_fn_arg *a)
+{
+	if (mask & ~args_mask)
+		rt_write_builtin_inline(mask & ~args_mask, RT_TYPE_GRAPH_ENT,
+					sizeof(struct rt_graph_ent_entry),
+					rt_fill_graph_ent, a, a->t0);
+	rt_write_builtin_inline(args_mask, RT_TYPE_GRAPH_ENT,
+				RT_GRAPH_ENT_ARGS_SIZE, rt_fill_graph_ent_args,
+				a, a->t0);
+}
+
+/*
  * One graph record of @type (RT_TYPE_GRAPH_ENT or RT_TYPE_GRAPH_RET, a
  * constant where it is inlined) with the payload @a, stamped @ts, into
  * every instance of rt_graph_mask.
@@ -1193,6 +1225,16 @@ rt_graph_write(uint16_t type, const struct rt_fn_arg *a, uint64_t ts)
 
 	if (!mask)
 		return;
+	if (type == RT_TYPE_GRAPH_ENT && a->args) {
+		/* Relaxed: as rt_graph_mask. */
+		uint64_t am = mask & atomic_load_explicit(&rt_graph_args_mask,
+							  memory_order_relaxed);
+
+		if (__builtin_expect(am != 0, 0)) {
+			rt_graph_write_args(mask, am, a);
+			return;
+		}
+	}
 	if (!rt_fn_fast(cur, mask)) {
 		rt_graph_write_slow(mask, type, a);
 		return;
@@ -1245,22 +1287,27 @@ rt_ftrace_function_event(unsigned long ip, unsigned long parent_ip)
 }
 
 __attribute__((no_instrument_function)) void
-rt_ftrace_graph_entry_event(unsigned long func, int depth, uint64_t calltime)
+rt_ftrace_graph_entry_event(unsigned long func, int depth, uint64_t calltime,
+			    const unsigned long *args)
 {
-	struct rt_fn_arg a = { .a = func, .depth = depth, .t0 = calltime };
+	struct rt_fn_arg a = {
+		.a = func, .depth = depth, .t0 = calltime, .args = args
+	};
 
 	rt_graph_write(RT_TYPE_GRAPH_ENT, &a, calltime);
 }
 
 __attribute__((no_instrument_function)) void
 rt_ftrace_graph_return_event(unsigned long func, int depth, uint64_t calltime,
-			     uint64_t rettime, unsigned int overrun)
+			     uint64_t rettime, unsigned int overrun,
+			     unsigned long retval)
 {
 	struct rt_fn_arg a = { .a = func,
 			       .depth = depth,
 			       .overrun = overrun,
 			       .t0 = calltime,
-			       .t1 = rettime };
+			       .t1 = rettime,
+			       .retval = retval };
 
 	rt_graph_write(RT_TYPE_GRAPH_RET, &a, rettime);
 }

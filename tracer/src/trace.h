@@ -306,6 +306,8 @@ static inline __attribute__((no_instrument_function)) int rt_gettid(void)
 
 /* Instances whose current tracer is function / function_graph / usersoff */
 extern _Atomic uint64_t rt_fn_mask, rt_graph_mask, rt_lat_mask;
+/* Those of rt_graph_mask with the funcgraph-args option */
+extern _Atomic uint64_t rt_graph_args_mask;
 
 /* The arguments of the built-in records' fill functions */
 struct rt_fn_arg {
@@ -313,6 +315,8 @@ struct rt_fn_arg {
 	int depth;
 	unsigned int overrun;
 	uint64_t t0, t1;
+	unsigned long retval;
+	const unsigned long *args; /* RT_GRAPH_NR_ARGS, or NULL */
 };
 
 int rt_write_builtin(uint64_t mask, uint16_t type, size_t size,

@@ -17,6 +17,8 @@
 
 #include <traceevent/event-parse.h>
 
+#include "entries.h"
+#include "fnproto.h"
 #include "tep.h"
 
 /**
@@ -351,6 +353,29 @@ static void rtt_json_close(struct rtt_json *j, struct rtt_json_thread *t,
 	}
 }
 
+/*
+ * funcgraph-args: the entry's "(name=value, ...)" as the text report
+ * prints it, when the record carries the argument registers; "" if not.
+ */
+static void rtt_json_fn_args(struct rtt_json *j, struct rtt_event *e,
+			     unsigned long func, const void *rec,
+			     unsigned int len, struct ringtrace_seq *s)
+{
+	struct tep_format_field *f =
+		tep_find_field(e->tep, "args");
+	unsigned long args[RT_FNPROTO_NR_ARGS];
+	char proto[RT_FNPROTO_MAX];
+
+	if (!f || len < (unsigned int)f->offset + sizeof(args))
+		return;
+	memcpy(args, (const char *)rec + f->offset, sizeof(args));
+	rt_print_fn_args(s, rtt_protos_find(j->ctx->protos, func, proto,
+					    sizeof(proto)) ?
+				    proto :
+				    NULL,
+			 args);
+}
+
 void rtt_json_record(struct rtt_json *j, int cpu, int on, uint64_t ts,
 		     const void *rec, unsigned int len)
 {
@@ -397,10 +422,36 @@ void rtt_json_record(struct rtt_json *j, int cpu, int on, uint64_t ts,
 		 */
 		rtt_json_close(j, t, entry ? depth : depth + 1, ts);
 		if (!entry) {
+			unsigned int overrun = (unsigned int)rtt_json_get(
+				e->tep, "overrun", rec, len);
+			struct ringtrace_seq rs;
+
 			/* its entry was before the trace began */
 			if (!t->nr_open || t->open[t->nr_open - 1].depth != depth)
 				return;
-			rtt_json_close(j, t, depth, ts);
+			/* its own end, with the return value where the
+			 * record has one (funcgraph-retval's " = ...") */
+			t->nr_open--;
+			rtt_sym_format(j->ctx->syms, name, sizeof(name), func,
+				       false);
+			rtt_json_head(j, name, "function", "E", ts, t->tid);
+			if (tep_find_field(e->tep, "retval") &&
+			    !(overrun & RT_GRAPH_NO_RETVAL)) {
+				rt_seq_init(&rs);
+				rt_print_fn_retval(
+					&rs,
+					(unsigned long)rtt_json_get(
+						e->tep, "retval", rec, len),
+					false);
+				fputs(",\"args\":{\"retval\":", j->out);
+				rtt_json_str(j->out,
+					     rs.buf ? rs.buf + strlen(" = ") :
+						      "",
+					     64);
+				fputs("}", j->out);
+				rt_seq_free(&rs);
+			}
+			fputs("}", j->out);
 			return;
 		}
 		if (t->nr_open == t->cap_open) {
@@ -417,6 +468,18 @@ void rtt_json_record(struct rtt_json *j, int cpu, int on, uint64_t ts,
 		t->open[t->nr_open++].depth = depth;
 		rtt_sym_format(j->ctx->syms, name, sizeof(name), func, false);
 		rtt_json_head(j, name, "function", "B", ts, tid);
+		{
+			struct ringtrace_seq as;
+
+			rt_seq_init(&as);
+			rtt_json_fn_args(j, e, func, rec, len, &as);
+			if (as.len) {
+				fputs(",\"args\":{\"args\":", j->out);
+				rtt_json_str(j->out, as.buf, 4096);
+				fputs("}", j->out);
+			}
+			rt_seq_free(&as);
+		}
 		fputs("}", j->out);
 		return;
 	}

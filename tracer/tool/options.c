@@ -34,6 +34,10 @@ static bool rtt_word_in(const char *word, const char *words)
 	size_t n = strlen(word);
 	const char *s;
 
+	/* an option without a long name (-O) conflicts with nothing (and
+	 * strstr() finds "" everywhere, without moving on) */
+	if (!n)
+		return false;
 	for (s = words; s && (s = strstr(s, word)); s += n)
 		if ((s == words || s[-1] == ' ') && (!s[n] || s[n] == ' '))
 			return true;

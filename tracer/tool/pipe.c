@@ -148,6 +148,12 @@ int rtt_do_pipe(const struct rtt_verb *v, int argc, char **argv)
 	ret = rtt_options(v, argc, argv, opts);
 	if (ret != RTT_OPTIONS_GO)
 		goto out_args;
+	/*
+	 * Before anything that may take a while (the process's answers): a
+	 * shell's background job starts with SIGINT ignored, and a Ctrl-C
+	 * or kill -INT that came before the handler would be lost.
+	 */
+	rtt_catch_signals();
 	ret = rtt_pid_arg(v, argc);
 	if (ret)
 		goto out_args;
@@ -190,6 +196,7 @@ int rtt_do_pipe(const struct rtt_verb *v, int argc, char **argv)
 	pp.ctx.syms = pp.syms;
 	pp.ctx.cmdlines = pp.p.ctl->cmdlines;
 	pp.ctx.raw = raw;
+	rtt_print_ctx_proc(&pp.ctx, pp.p.pid, pp.p.uid);
 	rtt_printer_ops(&pp.ctx, &pp.ops);
 	ret = rtt_attach(&pp.p, pp.slot, false, RTT_ATTACH_CONSUME, &pp.buf_gen,
 			 &pp.rb, err);
@@ -267,6 +274,7 @@ int rtt_do_pipe(const struct rtt_verb *v, int argc, char **argv)
 out:
 	if (ret)
 		code = rtt_exit_code(ret);
+	rtt_print_ctx_done(&pp.ctx);
 	rt_pipe_state_free(pp.st);
 	ringbuf_free(pp.rb);
 	rtt_events_free(pp.ev);

@@ -144,11 +144,11 @@ bool rtt_grec(const void *data, unsigned int len, struct rtt_grec *g)
 		memcpy(&e, data, sizeof(e));
 		g->func = e.func;
 		g->depth = e.depth;
-	} else if (ent.type == RT_TYPE_GRAPH_RET &&
-		   len >= sizeof(struct rt_graph_ret_entry)) {
+	} else if (ent.type == RT_TYPE_GRAPH_RET) {
 		struct rt_graph_ret_entry e;
 
-		memcpy(&e, data, sizeof(e));
+		if (!rt_graph_ret_read(data, len, &e))
+			return false;
 		g->func = e.func;
 		g->depth = e.depth;
 		g->exit = true;

@@ -208,6 +208,33 @@ void rtt_settle(struct rtt_proc *p)
 		}
 	}
 }
+/*
+ * funcgraph-args: the prototypes of the process's functions that have
+ * debug information, read from it while it runs, for the report's
+ * argument names (a file without them shows raw registers). Only when
+ * the recording has the option (-O funcgraph-args, which the file keeps
+ * too, as the report's options): the option of the file that keeps them
+ * is one KernelShark warns of. (Not asked of the process: a process
+ * that holds its control lock would hold the recording up.)
+ */
+static void rtt_record_protos(struct rtt_record *r)
+{
+	bool args = false;
+	char *protos;
+	int i;
+
+	for (i = 0; r->topts && i < r->topts->nr; i++)
+		if (!strcmp(r->topts->v[i], "funcgraph-args"))
+			args = true;
+	if (!args || !rtt_print_ctx_proc(NULL, r->p.pid, r->p.uid))
+		return;
+	protos = rtt_protos_text(r->p.pid, r->syms);
+
+	if (protos)
+		td_writer_set_protos(r->w, protos);
+	free(protos);
+}
+
 
 /*
  * Attach to the buffer of the process's instance @inst (r->p open, r->ev
@@ -267,6 +294,7 @@ int rtt_rec_open(struct rtt_record *r, const char *inst)
 			return rtt_td_error(r->out, ret);
 	}
 	rtt_td_set_options(r->w, r->topts);
+	rtt_record_protos(r);
 	r->ckpt_bytes = 32768;
 	r->start = r->last = rtt_now_ms();
 	/* the metadata as it is now: the receiver stores no later one */
@@ -364,8 +392,10 @@ int rtt_rec_finish(struct rtt_record *r, int ret)
 			free(r->syms);
 			r->syms = NULL;
 			if (!rtt_syms_text(&r->p, &r->syms, &len, err) &&
-			    r->syms)
+			    r->syms) {
 				td_writer_set_kallsyms(r->w, r->syms);
+				rtt_record_protos(r);
+			}
 		}
 		free(r->cmdl);
 		r->cmdl = NULL;

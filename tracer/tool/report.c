@@ -328,6 +328,13 @@ int rtt_do_report(const struct rtt_verb *v, int argc, char **argv)
 	rp.ctx.ev = rp.ev;
 	rp.ctx.syms = rp.syms;
 	rp.ctx.comms = rp.comms;
+	/* funcgraph-args: the prototypes the recording kept (none: the
+	 * arguments show as raw registers) */
+	if (rtt_protos_parse(td_reader_protos(rp.r), &rp.protos)) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	rp.ctx.protos = rp.protos;
 	ret = rtt_report_filters(&rp, &fargs, &eargs);
 	if (ret)
 		goto out;
@@ -444,6 +451,7 @@ out:
 		rt_filter_free(rp.filters[k].f);
 	free(rp.filters);
 	rtt_comms_free(rp.comms);
+	rtt_protos_free(rp.protos);
 	rtt_events_free(rp.ev);
 	rtt_syms_free(rp.syms);
 	td_reader_close(rp.r);

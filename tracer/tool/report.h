@@ -40,6 +40,7 @@ struct rtt_report {
 	struct rtt_events *ev;
 	struct rtt_syms *syms;
 	struct rtt_comms *comms;
+	struct rtt_protos *protos;
 	struct rtt_print_ctx ctx;
 	struct rtt_rfilter *filters;
 	size_t nr_filters;

@@ -47,6 +47,7 @@ int rtt_show_buffer(struct rtt_proc *p, const char *inst, int slot,
 	ctx.syms = syms;
 	ctx.cmdlines = p->ctl->cmdlines;
 	ctx.raw = raw;
+	rtt_print_ctx_proc(&ctx, p->pid, p->uid);
 	rtt_printer_ops(&ctx, &ops);
 	signal(SIGPIPE, SIG_IGN);
 	ret = rt_print_view(rb, &cfg, &ops, stdout);
@@ -59,6 +60,7 @@ int rtt_show_buffer(struct rtt_proc *p, const char *inst, int slot,
 	/* what was printed was checked; the rest was not to be read */
 	if (!ret && (ret = rtt_view_error(p, rb, err)))
 		rtt_msg("%s", err);
+	rtt_print_ctx_done(&ctx);
 out:
 	ringbuf_free(rb);
 	rtt_events_free(ev);

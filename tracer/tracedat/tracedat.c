@@ -349,6 +349,7 @@ struct td_spool {
  * @clock: the trace_clock text ("... [name] ...\n"), or NULL
  * @uname: the UNAME text, or NULL
  * @options: the trace options text, or NULL
+ * @protos: the functions' prototypes text, or NULL
  * @spool: per cpu, its pages
  * @pages: pages of all cpus
  * @dirty: something changed since the file was last assembled
@@ -404,6 +405,7 @@ struct td_writer {
 	char *clock;
 	char *uname;
 	char *options;
+	char *protos;
 	struct td_spool *spool;
 	uint64_t pages;
 	bool dirty;
@@ -1204,6 +1206,7 @@ static void td_writer_free(struct td_writer *w)
 	free(w->clock);
 	free(w->uname);
 	free(w->options);
+	free(w->protos);
 	free(w->dir);
 	free(w->tmp_path);
 	free(w->path);
@@ -1458,6 +1461,13 @@ int td_writer_set_header_event(struct td_writer *w, const char *text)
 int td_writer_set_cmdlines(struct td_writer *w, const char *text)
 {
 	return w ? td_set_text(w, &w->cmdlines, text) : -EINVAL;
+}
+
+int td_writer_set_protos(struct td_writer *w, const char *text)
+{
+	if (!w || !text)
+		return -EINVAL;
+	return td_set_text(w, &w->protos, text);
 }
 
 int td_writer_set_trace_options(struct td_writer *w, const char *text)
@@ -2010,6 +2020,11 @@ static void td_meta_options(struct td_writer *w, struct td_buf *b,
 		td_buf_le(b, TD_OPT_RT_OPTIONS, 2);
 		td_buf_le(b, strlen(w->options) + 1, 4);
 		td_buf_str(b, w->options);
+	}
+	if (w->protos && w->protos[0]) {
+		td_buf_le(b, TD_OPT_RT_PROTOS, 2);
+		td_buf_le(b, strlen(w->protos) + 1, 4);
+		td_buf_str(b, w->protos);
 	}
 }
 

@@ -320,6 +320,20 @@ int td_writer_set_clock(struct td_writer *w, const char *clock_name);
 int td_writer_set_trace_options(struct td_writer *w, const char *text);
 
 /**
+ * td_writer_set_protos - the prototypes of the traced functions, for
+ *	funcgraph-args: "%016lx proto" lines (fnproto.h)
+ * @w: the writer
+ * @text: the lines
+ *
+ * Kept in an option of the file's options section that trace-cmd skips
+ * (as the trace options'); td_reader_protos() gives it back.
+ *
+ * Context: the writer's thread.
+ * Return: 0, -EINVAL, -ENOMEM.
+ */
+int td_writer_set_protos(struct td_writer *w, const char *text);
+
+/**
  * td_writer_set_uname - set the UNAME option (the traced system)
  * @w: the writer
  * @text: for example "Linux host 6.1.0 #1 SMP x86_64"
@@ -655,6 +669,15 @@ const char *td_reader_cmdlines(struct td_reader *r);
  * Return: the text, or NULL when the file names none.
  */
 const char *td_reader_trace_options(struct td_reader *r);
+
+/**
+ * td_reader_protos - the prototypes text (td_writer_set_protos())
+ * @r: the reader
+ *
+ * Context: any thread.
+ * Return: the text, "" when the file has none.
+ */
+const char *td_reader_protos(struct td_reader *r);
 
 /**
  * td_reader_uname - the UNAME option

@@ -45,6 +45,8 @@ enum {
 	/* ours: padding (td_writer_stream_header()); 0x5255 stays unused
 	 * (a count of CPUs that the spares' CPUSTAT options now give) */
 	TD_OPT_RT_PAD = 0x5256,
+	/* ours: the functions' prototypes for funcgraph-args (fnproto.h) */
+	TD_OPT_RT_PROTOS = 0x5257,
 };
 
 /*

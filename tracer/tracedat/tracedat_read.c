@@ -53,6 +53,7 @@ struct td_rcpu {
  * @cmdlines: the cmdlines text
  * @uname: the UNAME text
  * @options: the trace options text
+ * @protos: the functions' prototypes text
  */
 struct td_reader {
 	unsigned char *map;
@@ -69,6 +70,7 @@ struct td_reader {
 	char *cmdlines;
 	char *uname;
 	char *options;
+	char *protos;
 };
 
 /**
@@ -578,11 +580,14 @@ static int td_parse(struct td_reader *r, struct td_cursor *c)
 				continue;
 			}
 			if (id == TD_OPT_TRACECLOCK || id == TD_OPT_UNAME ||
-			    id == TD_OPT_RT_OPTIONS) {
+			    id == TD_OPT_RT_OPTIONS || id == TD_OPT_RT_PROTOS) {
 				ret = td_text(c, size, "an option", &text);
 				if (ret)
 					goto out;
-				if (id == TD_OPT_RT_OPTIONS) {
+				if (id == TD_OPT_RT_PROTOS) {
+					free(r->protos);
+					r->protos = text;
+				} else if (id == TD_OPT_RT_OPTIONS) {
 					free(r->options);
 					r->options = text;
 				} else if (id == TD_OPT_UNAME) {
@@ -1248,10 +1253,12 @@ static int td_parse7(struct td_reader *r, struct td_cursor *c)
 					      "a latency-format trace: only "
 					      "flyrecord files are read");
 			} else if (id == TD_OPT_TRACECLOCK || id == TD_OPT_UNAME ||
-				   id == TD_OPT_RT_OPTIONS) {
+				   id == TD_OPT_RT_OPTIONS ||
+				   id == TD_OPT_RT_PROTOS) {
 				char **slot = id == TD_OPT_TRACECLOCK ? &clock_opt :
-					      id == TD_OPT_UNAME ? &r->uname :
-								   &r->options;
+					      id == TD_OPT_UNAME    ? &r->uname :
+					      id == TD_OPT_RT_PROTOS ? &r->protos :
+								    &r->options;
 
 				free(*slot);
 				*slot = NULL;
@@ -1343,6 +1350,7 @@ static void td_reader_free(struct td_reader *r)
 	free(r->cmdlines);
 	free(r->uname);
 	free(r->options);
+	free(r->protos);
 	if (r->map)
 		munmap(r->map, r->size);
 	free(r);
@@ -1451,6 +1459,11 @@ const char *td_reader_cmdlines(struct td_reader *r)
 const char *td_reader_trace_options(struct td_reader *r)
 {
 	return r->options;
+}
+
+const char *td_reader_protos(struct td_reader *r)
+{
+	return r->protos ? r->protos : "";
 }
 
 const char *td_reader_uname(struct td_reader *r)

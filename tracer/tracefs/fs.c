@@ -2975,6 +2975,7 @@ static void rtfs_free_all(void)
 	}
 	rtt_events_free(fs.ev);
 	rtt_syms_free(fs.syms);
+	rtt_print_ctx_done(&fs.ctx);
 	fs.ev = NULL;
 	fs.syms = NULL;
 	rtt_proc_close(&fs.p);
@@ -3025,6 +3026,9 @@ int rtfs_serve(int pid, const char *dir, bool foreground)
 		ringbuf_free(rb);
 	}
 	fs.ctx.cmdlines = fs.p.ctl->cmdlines;
+	/* funcgraph-args: the parameters from the process's DWARF (read
+	 * at the first need, under print_lock as all printing) */
+	rtt_print_ctx_proc(&fs.ctx, fs.p.pid, fs.p.uid);
 	rtt_printer_ops(&fs.ctx, &fs.ops);
 	rtfs_load_lib_files();
 	pthread_mutex_lock(&fs.print_lock);

@@ -1,0 +1,385 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * dwarf.c - functions' parameters from DWARF (fnproto.h): what the
+ * kernel's print_function_args() takes from BTF, for funcgraph-args
+ *
+ * elfutils' libdwfl finds each loaded object of the process and its
+ * debug information (in the file, or where .gnu_debuglink or the
+ * build id point); the compile unit that covers a function's address
+ * gives its DW_TAG_subprogram, whose DW_TAG_formal_parameter children
+ * are the parameters, in order. A parameter's type is reduced to what
+ * the printer needs (fnproto.h): typedefs and qualifiers are looked
+ * through, as btf_type_skip_modifiers() does.
+ *
+ * Results are kept per address (found or not): the printer asks once a
+ * function, whatever the number of its calls.
+ *
+ * Userspace: the kernel reads BTF of the running kernel; a process's
+ * objects carry DWARF, or nothing (a stripped object without a debug
+ * package: the printer then shows the raw registers).
+ */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fnproto.h"
+
+#define RT_NOTRACE __attribute__((no_instrument_function))
+
+/* Qualifiers and typedefs looked through before giving up (a loop in
+ * corrupt DWARF must end). */
+#define RT_DWARF_TYPE_HOPS 16
+
+struct rt_proto_ent {
+	unsigned long addr;
+	char *proto; /* NULL: no debug information */
+	bool used;
+};
+
+struct rt_dwarf {
+	Dwfl *dwfl;
+	pid_t pid;
+	bool rescanned; /* objects read again since the last hit */
+	struct rt_proto_ent *tab;
+	size_t cap; /* a power of two */
+	size_t nr;
+};
+
+static char *rt_debuginfo_path;
+
+static const Dwfl_Callbacks rt_dwfl_cbs = {
+	.find_elf = dwfl_linux_proc_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.debuginfo_path = &rt_debuginfo_path,
+};
+
+static RT_NOTRACE int rt_dwarf_report(struct rt_dwarf *d)
+{
+	int ret;
+
+	dwfl_report_begin(d->dwfl);
+	ret = dwfl_linux_proc_report(d->dwfl, d->pid);
+	if (dwfl_report_end(d->dwfl, NULL, NULL) != 0 && !ret)
+		ret = -1;
+	return ret;
+}
+
+RT_NOTRACE struct rt_dwarf *rt_dwarf_open(pid_t pid)
+{
+	struct rt_dwarf *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return NULL;
+	d->pid = pid ? pid : getpid();
+	d->dwfl = dwfl_begin(&rt_dwfl_cbs);
+	if (!d->dwfl || rt_dwarf_report(d) != 0) {
+		rt_dwarf_close(d);
+		errno = ESRCH;
+		return NULL;
+	}
+	return d;
+}
+
+RT_NOTRACE void rt_dwarf_close(struct rt_dwarf *d)
+{
+	size_t i;
+
+	if (!d)
+		return;
+	if (d->dwfl)
+		dwfl_end(d->dwfl);
+	for (i = 0; i < d->cap; i++)
+		free(d->tab[i].proto);
+	free(d->tab);
+	free(d);
+}
+
+/* ---- the cache ---------------------------------------------------------- */
+
+static RT_NOTRACE size_t rt_proto_hash(unsigned long addr, size_t cap)
+{
+	return (size_t)((addr * 0x9e3779b97f4a7c15ull) >> 17) & (cap - 1);
+}
+
+static RT_NOTRACE struct rt_proto_ent *rt_proto_find(struct rt_dwarf *d,
+						     unsigned long addr)
+{
+	size_t i, n;
+
+	if (!d->cap)
+		return NULL;
+	for (i = rt_proto_hash(addr, d->cap), n = 0; n < d->cap;
+	     i = (i + 1) & (d->cap - 1), n++) {
+		if (!d->tab[i].used)
+			return NULL;
+		if (d->tab[i].addr == addr)
+			return &d->tab[i];
+	}
+	return NULL;
+}
+
+/* Keep @proto (taken over, may be NULL) for @addr; false for want of
+ * memory (then it is freed and not kept). */
+static RT_NOTRACE bool rt_proto_add(struct rt_dwarf *d, unsigned long addr,
+				    char *proto)
+{
+	size_t i;
+
+	if ((d->nr + 1) * 2 > d->cap) {
+		size_t cap = d->cap ? d->cap * 2 : 64, j;
+		struct rt_proto_ent *t = calloc(cap, sizeof(*t));
+
+		if (!t) {
+			free(proto);
+			return false;
+		}
+		for (j = 0; j < d->cap; j++) {
+			if (!d->tab[j].used)
+				continue;
+			for (i = rt_proto_hash(d->tab[j].addr, cap); t[i].used;
+			     i = (i + 1) & (cap - 1))
+				;
+			t[i] = d->tab[j];
+		}
+		free(d->tab);
+		d->tab = t;
+		d->cap = cap;
+	}
+	for (i = rt_proto_hash(addr, d->cap); d->tab[i].used;
+	     i = (i + 1) & (d->cap - 1))
+		;
+	d->tab[i] = (struct rt_proto_ent){ addr, proto, true };
+	d->nr++;
+	return true;
+}
+
+/* ---- DWARF -------------------------------------------------------------- */
+
+/* @die's DW_AT_type, looked for in its abstract origin or specification
+ * too; false for none (void). */
+static RT_NOTRACE bool rt_die_type(Dwarf_Die *die, Dwarf_Die *type)
+{
+	Dwarf_Attribute attr;
+
+	return dwarf_attr_integrate(die, DW_AT_type, &attr) &&
+	       dwarf_formref_die(&attr, type);
+}
+
+static RT_NOTRACE const char *rt_die_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	const char *name;
+
+	if (!dwarf_attr_integrate(die, DW_AT_name, &attr))
+		return "";
+	name = dwarf_formstring(&attr);
+	return name ? name : "";
+}
+
+/* The kind of a parameter of type @type (fnproto.h) into @out. */
+static RT_NOTRACE void rt_type_kind(Dwarf_Die *type, char *out, size_t len)
+{
+	Dwarf_Die t = *type;
+	Dwarf_Attribute attr;
+	Dwarf_Word enc = 0;
+	int hops, size;
+
+	for (hops = 0; hops < RT_DWARF_TYPE_HOPS; hops++) {
+		switch (dwarf_tag(&t)) {
+		case DW_TAG_typedef:
+		case DW_TAG_const_type:
+		case DW_TAG_volatile_type:
+		case DW_TAG_restrict_type:
+		case DW_TAG_atomic_type:
+			if (!rt_die_type(&t, &t)) {
+				snprintf(out, len, "?");
+				return;
+			}
+			continue;
+		default:
+			break;
+		}
+		break;
+	}
+	size = dwarf_bytesize(&t);
+	switch (dwarf_tag(&t)) {
+	case DW_TAG_pointer_type:
+	case DW_TAG_reference_type:
+	case DW_TAG_rvalue_reference_type:
+		snprintf(out, len, "p");
+		return;
+	case DW_TAG_enumeration_type:
+		snprintf(out, len, "e%d", size > 0 ? size : 4);
+		return;
+	case DW_TAG_structure_type:
+	case DW_TAG_class_type:
+	case DW_TAG_union_type:
+		if (size < 0)
+			break;
+		snprintf(out, len, "S%d:%s", size,
+			 dwarf_tag(&t) == DW_TAG_union_type ? "UNION" :
+							      "STRUCT");
+		return;
+	case DW_TAG_base_type:
+		if (size <= 0 || !dwarf_attr(&t, DW_AT_encoding, &attr) ||
+		    dwarf_formudata(&attr, &enc))
+			break;
+		switch (enc) {
+		case DW_ATE_signed:
+		case DW_ATE_signed_char:
+		case DW_ATE_unsigned:
+		case DW_ATE_unsigned_char:
+		case DW_ATE_boolean:
+		case DW_ATE_UTF:
+			if (size > 8)
+				snprintf(out, len, "S%d:INT", size);
+			else
+				snprintf(out, len, "%c%d",
+					 enc == DW_ATE_signed ||
+							 enc == DW_ATE_signed_char ?
+						 's' :
+						 'u',
+					 size);
+			return;
+		case DW_ATE_float:
+		case DW_ATE_complex_float:
+			snprintf(out, len, "f%d", size);
+			return;
+		default:
+			break;
+		}
+		break;
+	default:
+		break;
+	}
+	snprintf(out, len, "?");
+}
+
+/* The prototype of subprogram @fn (fnproto.h), malloc()ed. */
+static RT_NOTRACE char *rt_fn_proto(Dwarf_Die *fn)
+{
+	char text[RT_FNPROTO_MAX], kind[32], item[160];
+	Dwarf_Die child, origin, *params = fn, type;
+	Dwarf_Attribute attr;
+	size_t n = 0;
+
+	text[0] = '\0';
+	/*
+	 * A concrete out-of-line copy lists its parameters; a declaration
+	 * completed elsewhere (C++ member functions) has them in the DIE
+	 * that has the code, which is @fn.
+	 */
+	if (!dwarf_haschildren(fn) &&
+	    (dwarf_attr(fn, DW_AT_abstract_origin, &attr) ||
+	     dwarf_attr(fn, DW_AT_specification, &attr)) &&
+	    dwarf_formref_die(&attr, &origin))
+		params = &origin;
+	if (dwarf_child(params, &child) == 0) {
+		do {
+			int tag = dwarf_tag(&child);
+
+			if (tag == DW_TAG_unspecified_parameters)
+				snprintf(item, sizeof(item), "...");
+			else if (tag != DW_TAG_formal_parameter)
+				continue;
+			else {
+				if (rt_die_type(&child, &type))
+					rt_type_kind(&type, kind,
+						     sizeof(kind));
+				else
+					snprintf(kind, sizeof(kind), "?");
+				snprintf(item, sizeof(item), "%.120s:%s",
+					 rt_die_name(&child), kind);
+			}
+			/* a parameter that does not fit ends the text */
+			if (n + !!n + strlen(item) + 1 > sizeof(text))
+				break;
+			n += (size_t)snprintf(text + n, sizeof(text) - n,
+					      "%s%s", n ? " " : "", item);
+			if (tag == DW_TAG_unspecified_parameters)
+				break;
+		} while (dwarf_siblingof(&child, &child) == 0);
+	}
+	return strdup(text);
+}
+
+/* The DW_TAG_subprogram whose code starts at @pc (link-time) in @cu. */
+static RT_NOTRACE bool rt_find_subprogram(Dwarf_Die *cu, Dwarf_Addr pc,
+					  Dwarf_Die *out)
+{
+	Dwarf_Die *scopes = NULL;
+	int n, i;
+	bool found = false;
+
+	n = dwarf_getscopes(cu, pc, &scopes);
+	for (i = 0; i < n; i++) {
+		Dwarf_Addr lo;
+
+		if (dwarf_tag(&scopes[i]) != DW_TAG_subprogram)
+			continue;
+		if (dwarf_entrypc(&scopes[i], &lo) == 0 && lo == pc) {
+			*out = scopes[i];
+			found = true;
+		}
+		break;
+	}
+	free(scopes);
+	return found;
+}
+
+/* The prototype of the function at @addr; NULL without debug information
+ * (*@nomod: no object of the process covers @addr). */
+static RT_NOTRACE char *rt_dwarf_lookup(struct rt_dwarf *d, unsigned long addr,
+					bool *nomod)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(d->dwfl, addr);
+	Dwarf_Die *cu, fn;
+	Dwarf_Addr bias;
+
+	*nomod = !mod;
+	if (!mod)
+		return NULL;
+	cu = dwfl_module_addrdie(mod, addr, &bias);
+	if (!cu || !rt_find_subprogram(cu, addr - bias, &fn))
+		return NULL;
+	return rt_fn_proto(&fn);
+}
+
+RT_NOTRACE bool rt_dwarf_proto(struct rt_dwarf *d, unsigned long addr,
+			       char *buf, size_t len)
+{
+	struct rt_proto_ent *e;
+	bool nomod;
+	char *p;
+
+	if (!d || !len)
+		return false;
+	e = rt_proto_find(d, addr);
+	if (!e) {
+		p = rt_dwarf_lookup(d, addr, &nomod);
+		/* an object loaded since: read the list again, once until
+		 * something is found */
+		if (nomod && !d->rescanned) {
+			d->rescanned = true;
+			if (rt_dwarf_report(d) == 0)
+				p = rt_dwarf_lookup(d, addr, &nomod);
+		}
+		if (p)
+			d->rescanned = false;
+		if (!rt_proto_add(d, addr, p))
+			return false;
+		e = rt_proto_find(d, addr);
+		if (!e)
+			return false;
+	}
+	if (!e->proto)
+		return false;
+	snprintf(buf, len, "%s", e->proto);
+	return true;
+}
