@@ -81,6 +81,17 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null &&
 		H=$W/bin/$(basename "$H")
 		$AS_U test -x "$T" || skip "uid 65534 cannot run a copy of the tool"
 	fi
+	# the sanitizers' suppression files are read by the other users'
+	# runs too: copies they can read, when the tree is private
+	if [[ ${TSAN_OPTIONS:-} == *suppressions=* ]]; then
+		supp=${TSAN_OPTIONS##*suppressions=}
+		supp=${supp%%:*}
+		if [ -f "$supp" ] && ! $AS_U test -r "$supp"; then
+			cp "$supp" "$W/tsan.supp"
+			chmod a+r "$W/tsan.supp"
+			TSAN_OPTIONS=${TSAN_OPTIONS//suppressions=$supp/suppressions=$W/tsan.supp}
+		fi
+	fi
 fi
 need_root() {
 	[ "$ROOT" = 1 ] || skip "needs root (and setpriv) for a second user"
