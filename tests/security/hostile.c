@@ -33,8 +33,11 @@
  *   ctl-trunc	the control file cut to 0 bytes
  *   ctl-garbage	random bytes over the control file after its header
  *   ctl-cmdlines	random saved_cmdlines slots
- *   ctl-lock	the command lock overwritten with 0xa5 bytes (a mutex
- *		of no kind: glibc aborts on some)
+ *   ctl-lock	the command lock overwritten with 0xa5 bytes (an owner
+ *		that names no process: taken over)
+ *   ctl-lockhold	the command lock taken and kept (the owner word names
+ *		this process): a tool waits for it to its deadline, or
+ *		until Ctrl-C
  *   ctl-link	the control file hard-linked into --victim-dir (made 0700
  *		if missing) as --victim's <pid>-<start>.ctl, its pid and
  *		start time rewritten to the victim's: a process that claims
@@ -675,6 +678,12 @@ static bool control_mode(const char *mode)
 		return true;
 	} else if (!strcmp(mode, "ctl-lock")) {
 		memset(&ctl->cmd_lock, 0xa5, sizeof(ctl->cmd_lock));
+		return true;
+	} else if (!strcmp(mode, "ctl-lockhold")) {
+		/* the owner word naming us, alive: a tool waits for us */
+		atomic_store(&ctl->cmd_owner,
+			     (uint64_t)(uint32_t)ctl->pid << 32 |
+				     (uint32_t)ctl->start);
 		return true;
 	} else if (!strcmp(mode, "ctl-link")) {
 		link_as_victim();

@@ -1457,7 +1457,7 @@ void rt_pipe_state_free(struct rt_pipe_state *st)
 }
 
 /* Lines one rt_print_pipe() prints at most. */
-#define RT_PIPE_BATCH 1024ul
+#define RT_PIPE_BATCH 256ul
 
 int rt_print_pipe(struct ringbuf *rb, int cpu, const struct rt_print_cfg *cfg,
 		  const struct rt_printer_ops *ops, struct rt_pipe_state *st,

@@ -148,6 +148,9 @@ int rtt_do_pipe(const struct rtt_verb *v, int argc, char **argv)
 	ret = rtt_options(v, argc, argv, opts);
 	if (ret != RTT_OPTIONS_GO)
 		goto out_args;
+	/* from here Ctrl-C ends it with what it has: a wait for the
+	 * process's answer or lock returns, the loop does not start */
+	rtt_catch_signals();
 	ret = rtt_pid_arg(v, argc);
 	if (ret)
 		goto out_args;
@@ -208,7 +211,6 @@ int rtt_do_pipe(const struct rtt_verb *v, int argc, char **argv)
 		ret = -ENOMEM;
 		goto out;
 	}
-	rtt_catch_signals();
 	while (!rtt_stop && !pp.out_closed) {
 		uint32_t g;
 		int n;

@@ -111,6 +111,7 @@ static struct rtfs {
 	struct timespec mounted;
 	_Atomic bool dead;
 	_Atomic bool stop; /* the loop ended: the watcher returns */
+	int wake[2]; /* a pipe: written when stop is set, the watcher's poll */
 	struct fuse *fuse;
 
 	pthread_mutex_t lock; /* errlog, pipes, events cache */
@@ -132,6 +133,7 @@ static struct rtfs {
 	struct rtt_print_ctx ctx;
 	struct rt_printer_ops ops;
 } fs = {
+	.wake = { -1, -1 },
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.print_lock = PTHREAD_MUTEX_INITIALIZER,
 	.mark_lock = PTHREAD_MUTEX_INITIALIZER,
@@ -2838,28 +2840,40 @@ static const struct fuse_operations rtfs_ops = {
 
 /* ---- the process's exit ------------------------------------------------- */
 
+/* Whether the loop ended (a signal): the watcher's waits end at once. */
+static bool rtfs_stopping(void)
+{
+	/* Relaxed: a flag polled; the join orders the rest. */
+	return atomic_load_explicit(&fs.stop, memory_order_relaxed);
+}
+
+/* The watcher's tick: 100 ms, or less when @pidfd (if >= 0) turns
+ * readable (the process exited: true) or the loop ended. */
+static bool rtfs_tick(int pidfd)
+{
+	struct pollfd pfd[2] = {
+		{ .fd = fs.wake[0], .events = POLLIN },
+		{ .fd = pidfd, .events = POLLIN },
+	};
+
+	return poll(pfd, pidfd >= 0 ? 2 : 1, 100) > 0 && pfd[1].revents;
+}
+
 static void *rtfs_watch(void *arg)
 {
 	int pidfd = (int)syscall(SYS_pidfd_open, fs.pid, 0), i;
 
 	(void)arg;
 	for (;;) {
-		/* Relaxed: a flag polled; the join orders the rest. */
-		if (atomic_load_explicit(&fs.stop, memory_order_relaxed)) {
+		if (rtfs_stopping()) {
 			if (pidfd >= 0)
 				close(pidfd);
 			return NULL;
 		}
-		if (pidfd >= 0) {
-			struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
-
-			/* a tick of 100 ms: the poll()s on trace_pipe are
-			 * woken at the latest one tick after text came */
-			if (poll(&pfd, 1, 100) > 0)
-				break;
-		} else {
-			usleep(100 * 1000);
-		}
+		/* a tick of 100 ms: the poll()s on trace_pipe are woken at
+		 * the latest one tick after text came */
+		if (rtfs_tick(pidfd))
+			break;
 		rtfs_poll_notify();
 		if (rtfs_dead() || rtt_proc_state(&fs.p) == RTT_DEAD)
 			break;
@@ -2872,7 +2886,7 @@ static void *rtfs_watch(void *arg)
 	/* the trace_pipe readers get what is left, then end of file; the
 	 * mount goes when they closed (or after 10 s: one that stays open
 	 * keeps the lazily unmounted file system until it closes) */
-	for (i = 0; i < 100; i++) {
+	for (i = 0; i < 100 && !rtfs_stopping(); i++) {
 		int open;
 
 		pthread_mutex_lock(&fs.lock);
@@ -2880,7 +2894,7 @@ static void *rtfs_watch(void *arg)
 		pthread_mutex_unlock(&fs.lock);
 		if (!open)
 			break;
-		usleep(100 * 1000);
+		rtfs_tick(-1);
 	}
 	fuse_exit(fs.fuse);
 	rtfs_unmount(fs.dir);
@@ -2916,6 +2930,25 @@ static void rtfs_free_all(void)
 static void rtfs_on_intr(int sig)
 {
 	(void)sig;
+}
+
+/* SIGINT, SIGTERM, SIGHUP: the loop ends (libfuse's own handler does
+ * the same, and keeps no record of it) and the mount goes, exit 0. */
+static volatile sig_atomic_t rtfs_signalled;
+
+static void rtfs_on_end(int sig)
+{
+	rtfs_signalled = sig;
+	/* a store to the session's flag (fuse_session_exit()) */
+	fuse_exit(fs.fuse);
+}
+
+/* A request's wait for the process (a command) ends when the request is
+ * interrupted (EINTR to the caller) or the loop is ending. */
+static unsigned long rtfs_interrupts(void)
+{
+	return (unsigned long)fuse_interrupted() +
+	       (unsigned long)(rtfs_stopping() || rtfs_signalled);
 }
 
 int rtfs_serve(int pid, const char *dir, bool foreground)
@@ -2987,10 +3020,27 @@ int rtfs_serve(int pid, const char *dir, bool foreground)
 		ret = RTT_EXIT_FAIL;
 		goto out_unmount;
 	}
-	/* after the fork: the daemon's thread */
-	if (pthread_create(&watcher, NULL, rtfs_watch, NULL)) {
+	/* after the fork: the daemon's thread, without the signals that
+	 * end the loop (libfuse's handler must run in the loop's thread,
+	 * whose wait it ends; its workers block them too) */
+	if (pipe2(fs.wake, O_CLOEXEC | O_NONBLOCK)) {
 		ret = RTT_EXIT_FAIL;
 		goto out_unmount;
+	}
+	{
+		sigset_t block, old;
+
+		sigemptyset(&block);
+		sigaddset(&block, SIGINT);
+		sigaddset(&block, SIGTERM);
+		sigaddset(&block, SIGHUP);
+		pthread_sigmask(SIG_BLOCK, &block, &old);
+		ret = pthread_create(&watcher, NULL, rtfs_watch, NULL);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		if (ret) {
+			ret = RTT_EXIT_FAIL;
+			goto out_unmount;
+		}
 	}
 	{
 		struct sigaction sa;
@@ -3001,12 +3051,30 @@ int rtfs_serve(int pid, const char *dir, bool foreground)
 		sigaction(SIGUSR1, &sa, NULL);
 		signal(SIGPIPE, SIG_IGN);
 	}
+	rtt_set_interrupt(rtfs_interrupts);
+	{
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = rtfs_on_end;
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+		sigaction(SIGHUP, &sa, NULL);
+	}
 	ret = fuse_loop_mt(fs.fuse, 0) ? RTT_EXIT_FAIL : RTT_EXIT_OK;
-	if (rtfs_dead())
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	if (rtfs_dead() || rtfs_signalled)
 		ret = RTT_EXIT_OK;
 	/* Relaxed: the watcher polls it; pthread_join() orders its last
-	 * uses of the state before the frees below. */
+	 * uses of the state before the frees below. The pipe ends its
+	 * tick. */
 	atomic_store_explicit(&fs.stop, true, memory_order_relaxed);
+	if (write(fs.wake[1], "x", 1) < 0) {
+		/* full or gone: the tick ends within 100 ms anyway */
+	}
 	pthread_join(watcher, NULL);
 out_unmount:
 	fuse_unmount(fs.fuse);
@@ -3015,5 +3083,9 @@ out_destroy:
 out:
 	fuse_opt_free_args(&args);
 	rtfs_free_all();
+	if (fs.wake[0] >= 0) {
+		close(fs.wake[0]);
+		close(fs.wake[1]);
+	}
 	return ret;
 }
