@@ -237,6 +237,10 @@ int rtt_call(struct rtt_proc *p, int timeout_ms,
  */
 void rtt_set_interrupt(unsigned long (*fn)(void));
 
+/* @fn for SIGINT, SIGTERM and SIGHUP, without SA_RESTART (a wait they
+ * come in returns: rtt_set_interrupt()). */
+void rtt_end_signals(void (*fn)(int));
+
 /* The interruptions so far are handled: rtt_call() waits again (until
  * the next one), e.g. for the commands that undo a tool's settings. */
 void rtt_interrupt_handled(void);

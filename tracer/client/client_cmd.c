@@ -89,6 +89,18 @@ void rtt_set_interrupt(unsigned long (*fn)(void))
 	rtt_interrupt_handled();
 }
 
+void rtt_end_signals(void (*fn)(int))
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = fn;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
 void rtt_interrupt_handled(void)
 {
 	/* Relaxed: the calls that follow in this thread read it. */

@@ -25,15 +25,8 @@ static unsigned long rtt_signals_seen(void)
  * for a process do (rtt_set_interrupt()). */
 void rtt_catch_signals(void)
 {
-	struct sigaction sa;
-
 	rtt_set_interrupt(rtt_signals_seen);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = rtt_on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	rtt_end_signals(rtt_on_signal);
 	signal(SIGPIPE, SIG_IGN);
 }
 

@@ -3052,16 +3052,7 @@ int rtfs_serve(int pid, const char *dir, bool foreground)
 		signal(SIGPIPE, SIG_IGN);
 	}
 	rtt_set_interrupt(rtfs_interrupts);
-	{
-		struct sigaction sa;
-
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = rtfs_on_end;
-		sigemptyset(&sa.sa_mask);
-		sigaction(SIGINT, &sa, NULL);
-		sigaction(SIGTERM, &sa, NULL);
-		sigaction(SIGHUP, &sa, NULL);
-	}
+	rtt_end_signals(rtfs_on_end);
 	ret = fuse_loop_mt(fs.fuse, 0) ? RTT_EXIT_FAIL : RTT_EXIT_OK;
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
