@@ -559,7 +559,7 @@ wait_caught() {
 # a buffer whose readers' lock it holds), signalled, and must end with
 # its documented status and message within a long bound.
 case_signals() {
-	local vp rc ep
+	local vp rc ep cp
 	hostile ctl-lockhold
 	attack
 	# record -P waits for the command lock: Ctrl-C ends it, exit 1
@@ -603,16 +603,19 @@ case_signals() {
 	done
 	mountpoint -q "$W/mnt" || { cat "$W/err" >&2; fail "the mount did not come"; }
 	attack
-	# a write that waits for the command lock, interrupted by the end
+	# a write that waits for the command lock and a read of trace_pipe
+	# that waits for text (the writers stopped), ended by the end
 	(echo 1 >"$W/mnt/tracing_on") 2>/dev/null &
 	ep=$!
+	cat "$W/mnt/trace_pipe" >/dev/null 2>&1 &
+	cp=$!
 	sleep 0.2
 	kill -TERM "$vp"
 	wait "$vp"
 	rc=$?
 	[ "$rc" = 0 ] || { cat "$W/err" >&2; fail "the mount at SIGTERM exited with $rc, expected 0"; }
 	mountpoint -q "$W/mnt" && { umount -l "$W/mnt"; fail "SIGTERM left the mount behind"; }
-	wait "$ep"
+	wait "$ep" "$cp"
 	stop_hostile
 }
 

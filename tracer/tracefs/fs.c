@@ -139,6 +139,10 @@ static struct rtfs {
 	.mark_lock = PTHREAD_MUTEX_INITIALIZER,
 };
 
+/* SIGINT, SIGTERM or SIGHUP came (rtfs_on_end()): the loop is ending,
+ * and a request that waits gives up (libfuse waits for its workers). */
+static volatile sig_atomic_t rtfs_signalled;
+
 static bool rtfs_dead(void)
 {
 	/* Relaxed: a flag polled by readers; what it stands for (the
@@ -2188,8 +2192,9 @@ static int rtfs_pipe_read(struct rtfs_pipe *pp, char *out, size_t size,
 
 	for (;;) {
 		pthread_mutex_lock(&pp->lock);
-		/* a reader that was interrupted consumes nothing */
-		if (fuse_interrupted()) {
+		/* a reader that was interrupted consumes nothing; nor
+		 * does one while the daemon ends */
+		if (fuse_interrupted() || rtfs_signalled) {
 			pthread_mutex_unlock(&pp->lock);
 			return -EINTR;
 		}
@@ -2312,7 +2317,7 @@ static int rtfs_raw_read(struct rtfs_fh *fh, char *out, size_t size,
 		pthread_mutex_lock(&fh->raw_lock);
 		sub = ringbuf_subbuf_size(fh->raw);
 		busy = false;
-		if (fuse_interrupted()) {
+		if (fuse_interrupted() || rtfs_signalled) {
 			pthread_mutex_unlock(&fh->raw_lock);
 			return -EINTR;
 		}
@@ -2934,8 +2939,6 @@ static void rtfs_on_intr(int sig)
 
 /* SIGINT, SIGTERM, SIGHUP: the loop ends (libfuse's own handler does
  * the same, and keeps no record of it) and the mount goes, exit 0. */
-static volatile sig_atomic_t rtfs_signalled;
-
 static void rtfs_on_end(int sig)
 {
 	rtfs_signalled = sig;
