@@ -587,7 +587,11 @@ case_signals() {
 	kill -TERM "$vp"
 	wait "$vp"
 	rc=$?
-	[ "$rc" = 0 ] || { cat "$W/err" >&2; fail "pipe at SIGTERM exited with $rc, expected 0"; }
+	# reading (0), or still asking the process (its symbols): that
+	# wait is interrupted (1, one line saying so)
+	[ "$rc" = 0 ] || { [ "$rc" = 1 ] &&
+		grep -qx "ringtrace: .*interrupted while waiting for .*" "$W/err"; } ||
+		{ cat "$W/err" >&2; fail "pipe at SIGTERM exited with $rc, expected 0"; }
 	stop_hostile
 
 	# the mount ends at SIGTERM and takes its mount point with it

@@ -119,6 +119,7 @@ static struct rtfs {
 	int nr_err, next_err;
 	struct rtfs_pipe *pipes;
 	int pipes_open;
+	struct rtfs_fh *fhs; /* open files */
 	struct rtfs_mark *marks; /* under mark_lock */
 	pthread_mutex_t mark_lock;
 
@@ -393,6 +394,9 @@ struct rtfs_fh {
 	void *page;
 	size_t page_len, page_off;
 	pthread_mutex_t raw_lock;
+	/* the open files (fs.fhs, under fs.lock): the ones still open when
+	 * the daemon ends (SIGTERM) are freed then */
+	struct rtfs_fh *prev, *next;
 };
 
 /* Each writes a command's reply (or its own text) to @out. */
@@ -2641,6 +2645,12 @@ static int rtfs_open(const char *path, struct fuse_file_info *fi)
 		free(fh);
 		return ret;
 	}
+	pthread_mutex_lock(&fs.lock);
+	fh->next = fs.fhs;
+	if (fs.fhs)
+		fs.fhs->prev = fh;
+	fs.fhs = fh;
+	pthread_mutex_unlock(&fs.lock);
 	fi->fh = (uintptr_t)fh;
 	fi->direct_io = 1;
 	fi->nonseekable = rtfs_is_pipe(&fh->n) || rtfs_is_raw(&fh->n);
@@ -2730,16 +2740,27 @@ static int rtfs_truncate(const char *path, off_t size,
 	return size == 0 && n.f->trunc ? n.f->trunc(&n) : 0;
 }
 
-static int rtfs_release(const char *path, struct fuse_file_info *fi)
+static void rtfs_fh_free(struct rtfs_fh *fh)
 {
-	struct rtfs_fh *fh = (struct rtfs_fh *)(uintptr_t)fi->fh;
-
-	(void)path;
+	pthread_mutex_lock(&fs.lock);
+	if (fh->prev)
+		fh->prev->next = fh->next;
+	else
+		fs.fhs = fh->next;
+	if (fh->next)
+		fh->next->prev = fh->prev;
+	pthread_mutex_unlock(&fs.lock);
 	if (fh->pipe)
 		rtfs_pipe_put(fh->pipe);
 	rtfs_raw_close(fh);
 	free(fh->text);
 	free(fh);
+}
+
+static int rtfs_release(const char *path, struct fuse_file_info *fi)
+{
+	(void)path;
+	rtfs_fh_free((struct rtfs_fh *)(uintptr_t)fi->fh);
 	return 0;
 }
 
@@ -2913,6 +2934,9 @@ static void rtfs_free_all(void)
 {
 	struct rtfs_pipe *pp;
 
+	/* files still open when the loop ended (SIGTERM) */
+	while (fs.fhs)
+		rtfs_fh_free(fs.fhs);
 	while ((pp = fs.pipes)) {
 		fs.pipes = pp->next;
 		if (pp->ph)
