@@ -789,4 +789,5 @@ void rtt_printer_ops(struct rtt_print_ctx *ctx, struct rt_printer_ops *ops)
 	ops->sym = rtt_op_sym;
 	ops->comm = rtt_op_comm;
 	ops->ctx = ctx;
+	ops->stop = NULL;
 }

@@ -42,6 +42,9 @@ void rt_seq_write(struct ringtrace_seq *s, const void *p, size_t n);
  * @comm: the name (16 bytes) and process id of thread @pid; false when
  *	unknown (printed "<...>")
  * @ctx: passed back to each
+ * @stop: if not NULL, asked every RT_PRINT_STOP_LINES lines of
+ *	rt_print_view(): true ends it with -EINTR (a reader interrupted,
+ *	a daemon ending)
  */
 struct rt_printer_ops {
 	bool (*event)(void *ctx, struct ringtrace_seq *s, const void *rec,
@@ -50,7 +53,10 @@ struct rt_printer_ops {
 		      bool offset);
 	bool (*comm)(void *ctx, int pid, char *comm, int *tgid);
 	void *ctx;
+	bool (*stop)(void *ctx);
 };
+
+#define RT_PRINT_STOP_LINES 256u
 
 /**
  * struct rt_print_cfg - how to print

@@ -1423,7 +1423,12 @@ int rt_print_view_cpu(struct ringbuf *rb, int cpu,
 	else
 		rt_default_header(&it);
 	ret = rt_flush(&it, out);
-	while (!ret && rt_iter_next(&it)) {
+	for (unsigned int n = 1; !ret && rt_iter_next(&it); n++) {
+		if (ops->stop && !(n % RT_PRINT_STOP_LINES) &&
+		    ops->stop(ops->ctx)) {
+			ret = -EINTR;
+			break;
+		}
 		if (it.ts < it.min_ts)
 			continue;
 		rt_print_line(&it);
@@ -1457,7 +1462,7 @@ void rt_pipe_state_free(struct rt_pipe_state *st)
 }
 
 /* Lines one rt_print_pipe() prints at most. */
-#define RT_PIPE_BATCH 256ul
+#define RT_PIPE_BATCH 1024ul
 
 int rt_print_pipe(struct ringbuf *rb, int cpu, const struct rt_print_cfg *cfg,
 		  const struct rt_printer_ops *ops, struct rt_pipe_state *st,

@@ -144,6 +144,14 @@ static struct rtfs {
  * and a request that waits gives up (libfuse waits for its workers). */
 static volatile sig_atomic_t rtfs_signalled;
 
+/* A trace being made for a reader that was interrupted, or while the
+ * daemon ends, is given up (-EINTR). */
+static bool rtfs_print_stop(void *ctx)
+{
+	(void)ctx;
+	return fuse_interrupted() || rtfs_signalled;
+}
+
 static bool rtfs_dead(void)
 {
 	/* Relaxed: a flag polled by readers; what it stands for (the
@@ -3017,6 +3025,7 @@ int rtfs_serve(int pid, const char *dir, bool foreground)
 	}
 	fs.ctx.cmdlines = fs.p.ctl->cmdlines;
 	rtt_printer_ops(&fs.ctx, &fs.ops);
+	fs.ops.stop = rtfs_print_stop;
 	rtfs_load_lib_files();
 	pthread_mutex_lock(&fs.print_lock);
 	rtfs_refresh_events();
