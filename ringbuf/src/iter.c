@@ -22,6 +22,8 @@ struct ringbuf_iter {
 	uint64_t cache_read;
 	bool missed_events;
 	uint32_t pages_seen; /* since the last reset: one lap at most */
+	uint32_t budget; /* page moves and restarts left (rb_iter_spend()) */
+	bool ended; /* the budget ran out: nothing more to show */
 	uint32_t event_size;
 	unsigned char *event; /* copy of the record at the iterator */
 	int note_cpu; /* the CPU it was written on (CPU notes), or -1 */
@@ -36,6 +38,34 @@ static uint64_t rb_iter_page_size(struct ringbuf_iter *iter)
 	if (RB_WARN_ON(iter->rb, size > iter->rb->bsize))
 		return 0;
 	return size;
+}
+
+/*
+ * The page moves and restarts one iteration may make: two laps of the
+ * ring. Userspace: the kernel's 'trace' file stops the writers while it is
+ * read (pause-on-trace); here writers in another process go on, and one
+ * that overwrites the ring faster than the iterator reads it would send it
+ * back to the oldest data again and again, each restart a new lap: a
+ * reader that never ends (a hostile one needs only to write fast, or to
+ * leave records the iterator finds bad while it writes). The budget ends
+ * the iteration after about two buffers' worth of records.
+ */
+#define RB_ITER_LAPS 2u
+
+static void rb_iter_refill(struct ringbuf_iter *iter)
+{
+	iter->budget = RB_ITER_LAPS * (iter->cb->nr_pages + 1);
+}
+
+/* One page move or restart: false once the budget is spent. */
+static bool rb_iter_spend(struct ringbuf_iter *iter)
+{
+	if (!iter->budget) {
+		iter->ended = true;
+		return false;
+	}
+	iter->budget--;
+	return true;
 }
 
 static void rb_iter_reset(struct ringbuf_iter *iter)
@@ -85,8 +115,9 @@ static bool rb_inc_iter(struct ringbuf_iter *iter)
 	if (next == RB_NO_PAGE || RB_WARN_ON(cb->buffer, next > cb->nr_pages))
 		return false;
 	/* One lap of the ring at most: a writer that keeps moving the commit
-	 * page on, or a corrupt ring that never reaches it, ends the view. */
-	if (++iter->pages_seen > cb->nr_pages + 1)
+	 * page on, or a corrupt ring that never reaches it, ends the view;
+	 * and the budget, across restarts. */
+	if (++iter->pages_seen > cb->nr_pages + 1 || !rb_iter_spend(iter))
 		return false;
 	iter->head_page = next;
 	iter->page_stamp = iter->read_stamp = atomic_load_explicit(
@@ -168,8 +199,9 @@ bad:
 		return NULL;
 	}
 reset:
-	rb_iter_reset(iter);
 	iter->missed_events = true;
+	if (rb_iter_spend(iter))
+		rb_iter_reset(iter);
 	return NULL;
 }
 
@@ -183,12 +215,17 @@ static struct ringbuf_event *rb_iter_peek(struct ringbuf_iter *iter,
 	unsigned long max = (unsigned long)(cb->nr_pages + 2) *
 				    (cb->buffer->bsize / RB_EVNT_MIN_SIZE + 2);
 
+	if (iter->ended)
+		return NULL;
 	/* A consumer read since: restart from where it is now. */
 	if (iter->cache_read !=
 		    atomic_load_explicit(&m->read, memory_order_relaxed) ||
 	    iter->cache_reader_page !=
-		    atomic_load_explicit(&m->reader_page, memory_order_relaxed))
+		    atomic_load_explicit(&m->reader_page, memory_order_relaxed)) {
+		if (!rb_iter_spend(iter))
+			return NULL;
 		rb_iter_reset(iter);
+	}
 
 	while (max--) {
 		if (iter->head >= rb_iter_page_size(iter)) {
@@ -197,8 +234,11 @@ static struct ringbuf_event *rb_iter_peek(struct ringbuf_iter *iter,
 			continue;
 		}
 		event = rb_iter_head_event(iter);
-		if (!event)
+		if (!event) {
+			if (iter->ended)
+				return NULL;
 			continue;
+		}
 		switch (event->type_len) {
 		case RINGBUF_TYPE_PADDING: {
 			/* the records after a CPU note were written there */
@@ -252,6 +292,7 @@ struct ringbuf_iter *ringbuf_read_start(struct ringbuf *rb, int cpu)
 	iter->rb = rb;
 	iter->cb = cb;
 	iter->event_size = rb->bsize;
+	rb_iter_refill(iter);
 	atomic_fetch_add_explicit(&rb->iterators, 1, memory_order_relaxed);
 	/* Without the file's lock, as a read-only view: the iterator sees
 	 * pages change under it and starts again. */
@@ -305,6 +346,9 @@ void ringbuf_iter_reset(struct ringbuf_iter *iter)
 {
 	if (!iter)
 		return;
+	/* asked for: a new iteration, with a new budget */
+	rb_iter_refill(iter);
+	iter->ended = false;
 	if (rb_lock_may_look(rb_reader_lock(iter->cb)))
 		rb_iter_reset(iter);
 	rb_reader_unlock(iter->cb);

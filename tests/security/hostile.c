@@ -11,14 +11,15 @@
  * meet every mode with one clear message and an exit status, never a
  * crash or a hang (Documentation/shared-buffers.rst, "Threat model").
  *
- *   hostile [--ready FILE] [--go FILE] [--after live|kill|exit]
+ *   hostile [--ready FILE] [--go FILE | --usr1] [--after live|kill|exit]
  *           [--secs N] [--target PATH] [--victim PID --victim-dir DIR]
- *           [--keep-writing] [--allow-secure] MODE
+ *           [--keep-writing] [--allow-secure] MODE [MODE...]
  *
  * --ready FILE is written (our pid) once the files are published (or
  * publication was refused: then "unpublished" is printed and only MODE
- * none runs); the attack waits for --go FILE; "attacked MODE" is printed
- * after it; the program then lives --secs seconds (default 30), or with
+ * none runs); the attack waits for --go FILE, or with --usr1 each MODE
+ * given waits for a SIGUSR1 of its own; "attacked MODE" is printed
+ * after each; the program then lives --secs seconds (default 30), or with
  * --after kill dies of SIGKILL at once (its files stay, for extract), or
  * with --after exit exits. --keep-writing: the writers go on during the
  * attack. --allow-secure: ringtrace_publish_allow_secure() first.
@@ -33,8 +34,11 @@
  *   ctl-trunc	the control file cut to 0 bytes
  *   ctl-garbage	random bytes over the control file after its header
  *   ctl-cmdlines	random saved_cmdlines slots
- *   ctl-lock	the command lock overwritten with 0xa5 bytes (a mutex
- *		of no kind: glibc aborts on some)
+ *   ctl-lock	the command lock overwritten with 0xa5 bytes (an owner
+ *		that names no process: taken over)
+ *   ctl-lockhold	the command lock taken and kept (the owner word names
+ *		this process): a tool waits for it to its deadline, or
+ *		until Ctrl-C
  *   ctl-link	the control file hard-linked into --victim-dir (made 0700
  *		if missing) as --victim's <pid>-<start>.ctl, its pid and
  *		start time rewritten to the victim's: a process that claims
@@ -51,7 +55,9 @@
  *   events-huge	the events file made 2 GiB (sparse)
  *   events-fifo	the events file replaced by a FIFO
  *   syms-garbage	a symbols file of garbage lines
- * Buffer file (the layout of Documentation/shared-buffers.rst):
+ * Buffer file (the layout of Documentation/shared-buffers.rst; geom,
+ * metaoff, trunc, trunc0, truncloop, lockhold and lockgarbage are
+ * tests/shm/hostile.c's, which the library's own tests make too):
  *   none		nothing (the control case)
  *   commit	every page's commit index past its end
  *   len		every data record given a length of 0xfffffff0
@@ -97,6 +103,7 @@
 #include <ringtrace/tracer.h>
 
 #include "ctl.h"
+#include "hostile.h" /* the buffer attacks the library's tests make too */
 
 static atomic_int quiet;
 static const char *target = "/nonexistent";
@@ -190,8 +197,6 @@ static int buf_fd = -1;
 #define M_CPU_META_OFF 48
 #define M_PAGE_CTL_OFF 56
 #define M_DATA_OFF 64
-#define M_LOCK_OFF 80
-#define M_LOCK_SIZE 88
 #define M_LAYOUT_GEN 108
 
 static uint64_t cpu_meta(unsigned int c, unsigned int field)
@@ -298,18 +303,6 @@ static void geometry(bool bad)
 	layout_changed();
 }
 
-static void *hold_locks(void *arg)
-{
-	(void)arg;
-	for (uint32_t c = 0; c < AT32(M_NR_CPUS); c++)
-		pthread_mutex_lock((pthread_mutex_t *)(map + AT64(M_LOCK_OFF) +
-						       (uint64_t)c *
-							       AT32(M_LOCK_SIZE)));
-	for (;;)
-		pause();
-	return NULL;
-}
-
 static void for_secs(int secs, void (*step)(void))
 {
 	time_t end = time(NULL) + secs;
@@ -343,13 +336,6 @@ static void step_random(void)
 	for (uint64_t o = AT64(M_CPU_META_OFF); o + 8 <= map_len; o += 8)
 		if (random64() % 64 == 0)
 			AT64(o) = random64();
-	usleep(2000);
-}
-
-static void step_truncloop(void)
-{
-	if (ftruncate(buf_fd, 4096) || ftruncate(buf_fd, (off_t)map_len))
-		die("ftruncate");
 	usleep(2000);
 }
 
@@ -420,13 +406,21 @@ static bool buffer_mode(const char *mode, int secs)
 			for (uint32_t i = 0; i <= AT32(cpu_meta(c, 0)); i++)
 				AT32(page_ctl(first + i, 0)) = 0xfffffffdu;
 		}
-	} else if (!strcmp(mode, "geom")) {
-		geometry(true);
+	} else if (!strcmp(mode, "geom") || !strcmp(mode, "metaoff") ||
+		   !strcmp(mode, "trunc0") || !strcmp(mode, "lockhold") ||
+		   !strcmp(mode, "lockgarbage")) {
+		/* written once, for the library's tests too (hostile.h) */
+		if (hostile_apply(buf_path, mode, 0, 0))
+			exit(3);
+	} else if (!strcmp(mode, "trunc")) {
+		if (hostile_apply(buf_path, "trunc4096", 0, 0))
+			exit(3);
+	} else if (!strcmp(mode, "truncloop")) {
+		if (hostile_apply(buf_path, mode, (unsigned int)secs * 1000u,
+				  0))
+			exit(3);
 	} else if (!strcmp(mode, "geomrace")) {
 		for_secs(secs, step_geomrace);
-	} else if (!strcmp(mode, "metaoff")) {
-		AT64(M_CPU_META_OFF) = 0x414141410000ull;
-		layout_changed();
 	} else if (!strcmp(mode, "metaoffrace")) {
 		good_meta_off = AT64(M_CPU_META_OFF);
 		for_secs(secs, step_metaoffrace);
@@ -440,21 +434,6 @@ static bool buffer_mode(const char *mode, int secs)
 				AT64(cpu_meta(c, fields[i])) = UINT64_MAX - i;
 	} else if (!strcmp(mode, "random")) {
 		for_secs(secs, step_random);
-	} else if (!strcmp(mode, "trunc") || !strcmp(mode, "trunc0")) {
-		if (ftruncate(buf_fd, !strcmp(mode, "trunc") ? 4096 : 0))
-			die("ftruncate");
-	} else if (!strcmp(mode, "truncloop")) {
-		for_secs(secs, step_truncloop);
-	} else if (!strcmp(mode, "lockhold")) {
-		pthread_t th;
-
-		pthread_create(&th, NULL, hold_locks, NULL);
-		usleep(100000);
-	} else if (!strcmp(mode, "lockgarbage")) {
-		for (uint32_t c = 0; c < AT32(M_NR_CPUS); c++)
-			memset(map + AT64(M_LOCK_OFF) +
-				       (uint64_t)c * AT32(M_LOCK_SIZE),
-			       0xa5, 40);
 	} else if (!strcmp(mode, "replace")) {
 		replace_buffer();
 	} else {
@@ -676,6 +655,12 @@ static bool control_mode(const char *mode)
 	} else if (!strcmp(mode, "ctl-lock")) {
 		memset(&ctl->cmd_lock, 0xa5, sizeof(ctl->cmd_lock));
 		return true;
+	} else if (!strcmp(mode, "ctl-lockhold")) {
+		/* the owner word naming us, alive: a tool waits for us */
+		atomic_store(&ctl->cmd_owner,
+			     (uint64_t)(uint32_t)ctl->pid << 32 |
+				     (uint32_t)ctl->start);
+		return true;
 	} else if (!strcmp(mode, "ctl-link")) {
 		link_as_victim();
 	} else if (!strncmp(mode, "fake-", 5)) {
@@ -728,9 +713,11 @@ static void write_ready(const char *path)
 int main(int argc, char **argv)
 {
 	const char *ready = NULL, *go = NULL, *after = "live", *mode = NULL;
-	bool keep = false, allow = false;
+	const char *more[8];
+	bool keep = false, allow = false, usr1 = false;
+	int secs = 30, i, ret, nr_more = 0;
 	pthread_t th[2];
-	int secs = 30, i, ret;
+	sigset_t set;
 
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -753,16 +740,25 @@ int main(int argc, char **argv)
 			keep = true;
 		else if (!strcmp(a, "--allow-secure"))
 			allow = true;
+		else if (!strcmp(a, "--usr1"))
+			usr1 = true;
 		else if (a[0] != '-' && !mode)
 			mode = a;
+		else if (a[0] != '-' && usr1 && nr_more < 8)
+			more[nr_more++] = a;
 		else
 			mode = NULL, i = argc;
 	}
-	if (!mode) {
+	if (!mode || (usr1 && go)) {
 		fprintf(stderr,
-			"usage: hostile [--ready F] [--go F] [--after live|kill|exit] [--secs N] [--target P] [--victim PID --victim-dir D] [--keep-writing] [--allow-secure] MODE\n");
+			"usage: hostile [--ready F] [--go F | --usr1] [--after live|kill|exit] [--secs N] [--target P] [--victim PID --victim-dir D] [--keep-writing] [--allow-secure] MODE [MODE...]\n");
 		return 2;
 	}
+	/* --usr1: each MODE waits for its SIGUSR1 */
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	if (usr1)
+		pthread_sigmask(SIG_BLOCK, &set, NULL);
 	if (allow) {
 		ret = ringtrace_publish_allow_secure();
 		if (ret)
@@ -789,17 +785,22 @@ int main(int argc, char **argv)
 	write_ready(ready);
 	while (go && access(go, F_OK))
 		usleep(10000);
-	if (!keep) {
-		atomic_store(&quiet, 1);
-		for (i = 0; i < 2; i++)
-			pthread_join(th[i], NULL);
+	for (i = -1; i < nr_more; i++) {
+		const char *m = i < 0 ? mode : more[i];
+		int sig;
+
+		if (usr1)
+			sigwait(&set, &sig);
+		if (!keep && !atomic_exchange(&quiet, 1))
+			for (int t = 0; t < 2; t++)
+				pthread_join(th[t], NULL);
+		if (!control_mode(m) && !buffer_mode(m, secs)) {
+			fprintf(stderr, "hostile: unknown mode %s\n", m);
+			return 2;
+		}
+		printf("attacked %s\n", m);
+		fflush(stdout);
 	}
-	if (!control_mode(mode) && !buffer_mode(mode, secs)) {
-		fprintf(stderr, "hostile: unknown mode %s\n", mode);
-		return 2;
-	}
-	printf("attacked %s\n", mode);
-	fflush(stdout);
 	if (!strcmp(after, "kill"))
 		raise(SIGKILL);
 	if (!strcmp(after, "exit")) {

@@ -2,7 +2,9 @@
 /*
  * hostile.h - what a hostile writer does to the buffer file it shares
  * with its readers (hostile.c): the tests' own misbehaving writer, for
- * the library's readers (test_hostile.c) and the tool's (hostile_traced.c).
+ * the library's readers (test_hostile.c) and the hostile traced program
+ * of the tool's tests (tests/security/hostile.c), so each attack is
+ * written once.
  */
 #ifndef RB_TEST_HOSTILE_H
 #define RB_TEST_HOSTILE_H

@@ -44,7 +44,7 @@ static bool comm_op(void *ctx, int pid, char *comm, int *tgid)
 }
 
 static const struct rt_printer_ops ops = { ev_op, sym_op, comm_op, NULL,
-					   NULL };
+					   NULL, NULL };
 
 static void put(struct ringbuf *rb, const void *rec, size_t len)
 {

@@ -542,6 +542,46 @@ static void iter_dropped(void)
 	ringbuf_free(rb);
 }
 
+/*
+ * A writer that overwrites the ring faster than the iterator reads sends
+ * it back to the oldest data at every step: the iteration still ends,
+ * after about two laps' worth of page moves and restarts (a traced
+ * program that writes fast must not keep 'show' reading forever).
+ */
+static void iter_overtaken(void)
+{
+	struct ringbuf *rb = tu_create(4, RINGBUF_FL_OVERWRITE, 1,
+				       RINGBUF_PER_CPU);
+	struct ringbuf_iter *it;
+	struct ringbuf_event *ev;
+	unsigned int i, n = 0, dropped = 0, seq = 0;
+
+	ringbuf_test_set_cpu(0);
+	for (; seq < 300; seq++)
+		tu_write_ok(rb, seq, 16);
+	it = ringbuf_read_start(rb, 0);
+	ASSERT_NOT_NULL(it);
+	/* a whole buffer written between two steps: every step restarts */
+	while (n < 100000 && (ev = ringbuf_iter_peek(it, NULL))) {
+		ASSERT_EQ(ringbuf_event_length(ev), 16);
+		dropped += ringbuf_iter_dropped(it);
+		ringbuf_iter_advance(it);
+		for (i = 0; i < 300; i++, seq++)
+			tu_write_ok(rb, seq, 16);
+		n++;
+	}
+	ASSERT_NULL(ringbuf_iter_peek(it, NULL));
+	ASSERT_GT(dropped, 0);
+	/* at most one record per page move or restart of two laps */
+	ASSERT_LE(n, 2 * (ringbuf_size(rb, 0) / ringbuf_subbuf_size(rb) + 2));
+	/* asked for, a reset starts a new iteration */
+	ringbuf_iter_reset(it);
+	ASSERT_NOT_NULL(ringbuf_iter_peek(it, NULL));
+	ringbuf_read_finish(it);
+	tu_check_rb(rb);
+	ringbuf_free(rb);
+}
+
 static const struct rbt_case cases[] = {
 	RBT_CASE(iter_vs_consume),
 	RBT_CASE(peek_vs_consume),
@@ -552,5 +592,6 @@ static const struct rbt_case cases[] = {
 	RBT_CASE(consume_lost_events),
 	RBT_CASE(consume_next_merge),
 	RBT_CASE(iter_dropped),
+	RBT_CASE(iter_overtaken),
 };
 RBT_MAIN(cases)

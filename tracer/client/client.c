@@ -128,8 +128,7 @@ void rtt_proc_comm(int pid, char *buf, size_t len)
 	rtt_sanitize(buf, len, false);
 }
 
-/* A process that exited and was not reaped yet (or is being reaped). */
-static bool rtt_zombie(int pid)
+bool rtt_zombie(int pid)
 {
 	char path[64], buf[512], *s;
 	size_t n;

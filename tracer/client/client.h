@@ -214,13 +214,36 @@ uint64_t rtt_now_ms(void);
  * Context: any thread; blocks up to @timeout_ms (twice: lock, answer).
  * Return: the process's status (0 or its negative errno: -EINVAL,
  * -ENOENT, ...), or -ESRCH when the process died or exited meanwhile,
- * -ETIMEDOUT when it did not answer, -E2BIG for a command line too long,
- * -EINVAL for a call the table does not describe, -EPERM when @p is
- * read-only.
+ * -ETIMEDOUT when it did not answer, -EINTR when the wait was
+ * interrupted (rtt_set_interrupt(); the command may still run), -E2BIG
+ * for a command line too long, -EINVAL for a call the table does not
+ * describe, -EPERM when @p is read-only.
  */
 int rtt_call(struct rtt_proc *p, int timeout_ms,
 	     const struct rt_cmd_args *call, char **reply,
 	     char err[RTT_ERR_MAX]);
+
+/**
+ * rtt_set_interrupt - what ends rtt_call()'s waits early
+ * @fn: the interruptions so far (signals, interrupted requests), looked
+ *	at between the slices of every wait for a process (a signal
+ *	handler installed without SA_RESTART ends the slice it comes in);
+ *	a call gives up with -EINTR while it is past what it was at
+ *	rtt_set_interrupt() or the last rtt_interrupt_handled(). NULL:
+ *	never.
+ *
+ * Context: before the waits it is for; @fn is called in any thread that
+ * waits.
+ */
+void rtt_set_interrupt(unsigned long (*fn)(void));
+
+/* @fn for SIGINT, SIGTERM and SIGHUP, without SA_RESTART (a wait they
+ * come in returns: rtt_set_interrupt()). */
+void rtt_end_signals(void (*fn)(int));
+
+/* The interruptions so far are handled: rtt_call() waits again (until
+ * the next one), e.g. for the commands that undo a tool's settings. */
+void rtt_interrupt_handled(void);
 
 /**
  * rtt_inst_find - the slot of an instance

@@ -2,11 +2,11 @@
 /*
  * client_cmd.c - one command to a traced process, and its answer
  *
- * A command is sent under cmd_lock (robust, process-shared: a tool
- * killed while holding it does not wedge the next one):
+ * A command is sent under the command lock (cmd_owner, an owner word:
+ * a tool killed while holding it does not wedge the next one):
  *
  *	tool					control thread
- *	  lock cmd_lock
+ *	  lock cmd_owner
  *	  write cmd
  *	  cmd_seq = n (release), futex wake	  wait on cmd_seq
  *						  load cmd_seq (acquire)
@@ -15,10 +15,11 @@
  *						  wake
  *	  load done_seq (acquire)
  *	  read status, reply
- *	  unlock cmd_lock
+ *	  unlock cmd_owner
  *
- * The tool never waits forever: both waits are cut in 100 ms slices
- * between which it checks that the process still runs.
+ * The tool never waits forever: both waits are cut in short slices
+ * between which it checks that the process still runs, its deadline and
+ * whether it was interrupted (rtt_set_interrupt()).
  */
 #include <dirent.h>
 #include <glob.h>
@@ -26,7 +27,9 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <linux/futex.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,86 +62,177 @@ static bool rtt_gone(const struct rtt_proc *p)
 }
 
 /*
- * Whether the command lock's kind word is the one the library gives it
- * (robust, process-shared: publish.c). The word is the process's to
- * write: another kind (priority protection, priority inheritance, a
- * value of no kind) would make the C library abort or misbehave in the
- * tool, so the lock is not taken unless the kind is the library's. It
- * is checked again before every attempt.
- *
- * Userspace: the kind is glibc's pthread_mutex_t.__data.__kind, the
- * layout the control file already assumes (ctl.h).
+ * What ends a wait for a process early (rtt_set_interrupt()): the tool's
+ * Ctrl-C, a FUSE request interrupted. The count is looked at between the
+ * slices of every wait; a signal handler that ran ends the slice it came
+ * in (the waits are futex and nanosleep calls, which a handler installed
+ * without SA_RESTART interrupts). A count past the base ends every call,
+ * until the tool says it handled them (rtt_interrupt_handled()): the
+ * commands it sends after Ctrl-C to put back what it changed then run
+ * (and a second Ctrl-C ends those).
  */
-static bool rtt_lock_kind_ok(struct rt_ctl *c)
+static unsigned long (*_Atomic rtt_interrupt_fn)(void);
+static _Atomic unsigned long rtt_interrupt_base;
+
+static unsigned long rtt_interrupts(void)
 {
-	static int want = -1;
-	int kind;
+	unsigned long (*fn)(void) = atomic_load_explicit(
+		&rtt_interrupt_fn, memory_order_relaxed);
 
-	if (want < 0) {
-		pthread_mutexattr_t ma;
-		pthread_mutex_t m;
-
-		pthread_mutexattr_init(&ma);
-		pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED);
-		pthread_mutexattr_setrobust(&ma, PTHREAD_MUTEX_ROBUST);
-		pthread_mutex_init(&m, &ma);
-		pthread_mutexattr_destroy(&ma);
-		want = m.__data.__kind;
-		pthread_mutex_destroy(&m);
-	}
-	/* Relaxed: a word the process may change at any time; a change
-	 * after this load is the one race the check cannot close. */
-	kind = __atomic_load_n(&c->cmd_lock.__data.__kind, __ATOMIC_RELAXED);
-	return kind == want;
+	return fn ? fn() : 0;
 }
 
-static int rtt_lock(struct rtt_proc *p, uint64_t deadline,
-		    char err[RTT_ERR_MAX])
+void rtt_set_interrupt(unsigned long (*fn)(void))
 {
+	/* Relaxed: set once, before the waits it is for. */
+	atomic_store_explicit(&rtt_interrupt_fn, fn, memory_order_relaxed);
+	rtt_interrupt_handled();
+}
+
+void rtt_end_signals(void (*fn)(int))
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = fn;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+void rtt_interrupt_handled(void)
+{
+	/* Relaxed: the calls that follow in this thread read it. */
+	atomic_store_explicit(&rtt_interrupt_base, rtt_interrupts(),
+			      memory_order_relaxed);
+}
+
+/*
+ * One slice of waiting: after it, the caller looks at the interrupt,
+ * the process and its deadline again. Short: a signal that comes just
+ * before the sleep starts does not end it (and a signal handled in
+ * another thread never does).
+ */
+#define RTT_CMD_SLICE_MS 10
+
+/* Our value of the command lock's owner word: pid << 32 | start time's
+ * low 32 bits (ctl.h). */
+static uint64_t rtt_cmd_self(void)
+{
+	static _Atomic uint64_t self;
+	uint64_t id = atomic_load_explicit(&self, memory_order_relaxed);
+
+	/* Relaxed: the same value whichever thread computes it. */
+	if (!id) {
+		int pid = (int)getpid();
+
+		id = (uint64_t)(uint32_t)pid << 32 |
+		     (uint32_t)rt_proc_start_time(pid);
+		atomic_store_explicit(&self, id, memory_order_relaxed);
+	}
+	return id;
+}
+
+/* Whether owner word @w names a process that runs (its pid, with that
+ * start time, not a zombie): anything else is taken over. */
+static bool rtt_cmd_owner_alive(uint64_t w)
+{
+	int pid = (int)(w >> 32);
+	uint64_t start;
+
+	if (pid <= 0)
+		return false;
+	start = rt_proc_start_time(pid);
+	return start && (uint32_t)start == (uint32_t)w && !rtt_zombie(pid);
+}
+
+/* Threads of this process send one command at a time (the mount serves
+ * requests in several): the owner word names the process. */
+static pthread_mutex_t rtt_cmd_local = PTHREAD_MUTEX_INITIALIZER;
+
+/* Sleep one slice, or less if a signal handler runs. */
+static void rtt_cmd_nap(void)
+{
+	struct timespec ts = { 0, RTT_CMD_SLICE_MS * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/*
+ * Take the command lock of @p: the process-local one, then the owner
+ * word in the control file. The word is the process's to write: any
+ * value is safe to meet (a live holder is waited for, to the deadline;
+ * one that names no running process is taken over), and nothing of it is
+ * ever followed or trusted beyond the compare-and-swap.
+ */
+static int rtt_lock(struct rtt_proc *p, uint64_t deadline,
+		    unsigned long intr, char err[RTT_ERR_MAX])
+{
+	_Atomic uint64_t *word = &p->ctl->cmd_owner;
+	uint64_t self = rtt_cmd_self();
+
+	while (pthread_mutex_trylock(&rtt_cmd_local)) {
+		if (rtt_interrupts() != intr)
+			goto intr;
+		if (rtt_now_ms() >= deadline)
+			goto busy;
+		rtt_cmd_nap();
+	}
 	for (;;) {
-		struct timespec ts;
-		int r;
+		uint64_t w = 0;
 
-		if (!rtt_lock_kind_ok(p->ctl)) {
-			rtt_err(err,
-				"refused: corrupt control file %s.ctl: its command lock is not the library's",
-				p->base);
-			return -EPROTO;
-		}
-
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += RTT_SLICE_MS * 1000000L;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
-		r = pthread_mutex_timedlock(&p->ctl->cmd_lock, &ts);
-		if (r == 0)
+		/* Acquire: pairs with the release in rtt_unlock() (the last
+		 * holder's command and its answer came before ours).
+		 * Failure: w is the holder, looked at below. */
+		if (atomic_compare_exchange_strong_explicit(
+			    word, &w, self, memory_order_acquire,
+			    memory_order_relaxed))
 			return 0;
-		if (r == EOWNERDEAD) {
-			/* A tool died in the middle of a command: the
-			 * protocol's state is the sequence numbers, which
-			 * stay usable. */
-			pthread_mutex_consistent(&p->ctl->cmd_lock);
+		/* Ours already (only the process can have written it: no
+		 * thread of ours holds it, rtt_cmd_local is ours), or a
+		 * holder that is gone: taken over. Acquire: as above.
+		 * Failure: the word moved; look again. */
+		if ((w == self || !rtt_cmd_owner_alive(w)) &&
+		    atomic_compare_exchange_strong_explicit(
+			    word, &w, self, memory_order_acquire,
+			    memory_order_relaxed))
 			return 0;
-		}
-		if (r != ETIMEDOUT) {
-			rtt_err(err,
-				"cannot take the command lock of process %d: %s",
-				p->pid, strerror(r));
-			return -r;
-		}
 		if (rtt_gone(p)) {
+			pthread_mutex_unlock(&rtt_cmd_local);
 			rtt_err(err, "process %d exited", p->pid);
 			return -ESRCH;
 		}
-		if (rtt_now_ms() >= deadline) {
-			rtt_err(err,
-				"process %d: another tool holds its command lock",
-				p->pid);
-			return -ETIMEDOUT;
+		if (rtt_interrupts() != intr) {
+			pthread_mutex_unlock(&rtt_cmd_local);
+			goto intr;
 		}
+		if (rtt_now_ms() >= deadline) {
+			pthread_mutex_unlock(&rtt_cmd_local);
+			goto busy;
+		}
+		rtt_cmd_nap();
 	}
+busy:
+	rtt_err(err, "process %d: another tool holds its command lock", p->pid);
+	return -ETIMEDOUT;
+intr:
+	rtt_err(err, "interrupted while waiting for the command lock of process %d",
+		p->pid);
+	return -EINTR;
+}
+
+static void rtt_unlock(struct rtt_proc *p)
+{
+	uint64_t self = rtt_cmd_self();
+
+	/* Release: our command and the reads of its answer before the next
+	 * holder's; pairs with the acquire in rtt_lock(). A word that no
+	 * longer names us (the process rewrote it) is left as it is. */
+	atomic_compare_exchange_strong_explicit(&p->ctl->cmd_owner, &self, 0,
+						memory_order_release,
+						memory_order_relaxed);
+	pthread_mutex_unlock(&rtt_cmd_local);
 }
 
 int rtt_call(struct rtt_proc *p, int timeout_ms,
@@ -148,6 +242,8 @@ int rtt_call(struct rtt_proc *p, int timeout_ms,
 	char cmd[RT_CTL_CMD_MAX], *check;
 	struct rt_ctl *c = p->ctl;
 	uint64_t deadline = rtt_now_ms() + (uint64_t)timeout_ms;
+	unsigned long intr = atomic_load_explicit(&rtt_interrupt_base,
+						  memory_order_relaxed);
 	struct rt_cmd_args args;
 	uint32_t seq, done;
 	int n, ret, status;
@@ -188,7 +284,7 @@ int rtt_call(struct rtt_proc *p, int timeout_ms,
 			c->proto, RT_CTL_PROTO_VERSION);
 		return -EPROTONOSUPPORT;
 	}
-	ret = rtt_lock(p, deadline, err);
+	ret = rtt_lock(p, deadline, intr, err);
 	if (ret)
 		return ret;
 	memcpy(c->cmd, cmd, (size_t)n + 1);
@@ -198,7 +294,7 @@ int rtt_call(struct rtt_proc *p, int timeout_ms,
 	atomic_store_explicit(&c->cmd_seq, seq, memory_order_release);
 	rtt_futex(&c->cmd_seq, FUTEX_WAKE, INT32_MAX, NULL);
 	for (;;) {
-		struct timespec ts = { 0, RTT_SLICE_MS * 1000000L };
+		struct timespec ts = { 0, RTT_CMD_SLICE_MS * 1000000L };
 
 		/* Pairs with the release store of done_seq that ends the
 		 * control thread's answer: status and reply are visible. */
@@ -207,13 +303,20 @@ int rtt_call(struct rtt_proc *p, int timeout_ms,
 			break;
 		rtt_futex(&c->done_seq, FUTEX_WAIT, done, &ts);
 		if (rtt_gone(p)) {
-			pthread_mutex_unlock(&c->cmd_lock);
+			rtt_unlock(p);
 			rtt_err(err, "process %d exited before answering '%s'",
 				p->pid, cmd);
 			return -ESRCH;
 		}
+		/* the command may still run, as after a time-out */
+		if (rtt_interrupts() != intr) {
+			rtt_unlock(p);
+			rtt_err(err, "interrupted while waiting for the answer to '%s'",
+				cmd);
+			return -EINTR;
+		}
 		if (rtt_now_ms() >= deadline) {
-			pthread_mutex_unlock(&c->cmd_lock);
+			rtt_unlock(p);
 			rtt_err(err,
 				"process %d did not answer '%s' within %d ms",
 				p->pid, cmd, timeout_ms);
@@ -250,7 +353,7 @@ int rtt_call(struct rtt_proc *p, int timeout_ms,
 		if (!m)
 			rtt_err(err, "%s", strerror(-status));
 	}
-	pthread_mutex_unlock(&c->cmd_lock);
+	rtt_unlock(p);
 	if (reply && !*reply) {
 		rtt_err(err, "out of memory");
 		return -ENOMEM;

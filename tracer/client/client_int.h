@@ -13,8 +13,8 @@
 
 #include "client.h"
 
-/* The slice a wait for another process is cut in (client.c's head). */
-#define RTT_SLICE_MS 100
+/* A process that exited and was not reaped yet (or is being reaped). */
+bool rtt_zombie(int pid);
 
 /* A message into the caller's RTT_ERR_MAX buffer (truncated to fit). */
 void rtt_err(char *err, const char *fmt, ...)

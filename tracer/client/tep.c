@@ -5,6 +5,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -564,11 +565,64 @@ int rtt_event_fields(struct rtt_event *e)
 	return 0;
 }
 
+/*
+ * The text of one event is formatted into a trace_seq of the thread's,
+ * kept from one event to the next: trace_seq_init() allocates a page, and
+ * a page per event made printing a full buffer twice as slow under
+ * AddressSanitizer (whose allocator hands out fresh pages) as it is
+ * without. The mount formats in several threads.
+ */
+static pthread_key_t rtt_seq_key;
+static pthread_once_t rtt_seq_once = PTHREAD_ONCE_INIT;
+static bool rtt_seq_keyed;
+
+static void rtt_seq_free(void *p)
+{
+	trace_seq_destroy(p);
+	free(p);
+}
+
+static void rtt_seq_key_init(void)
+{
+	rtt_seq_keyed = !pthread_key_create(&rtt_seq_key, rtt_seq_free);
+}
+
+/* The thread's trace_seq, empty; NULL without memory. */
+static struct trace_seq *rtt_seq_get(void)
+{
+	struct trace_seq *s;
+
+	pthread_once(&rtt_seq_once, rtt_seq_key_init);
+	if (!rtt_seq_keyed)
+		return NULL;
+	s = pthread_getspecific(rtt_seq_key);
+	/* a seq whose growth failed stays failed: start a new one */
+	if (s && s->state != TRACE_SEQ__GOOD) {
+		pthread_setspecific(rtt_seq_key, NULL);
+		rtt_seq_free(s);
+		s = NULL;
+	}
+	if (s) {
+		trace_seq_reset(s);
+		return s;
+	}
+	s = malloc(sizeof(*s));
+	if (!s)
+		return NULL;
+	trace_seq_init(s);
+	if (s->state != TRACE_SEQ__GOOD ||
+	    pthread_setspecific(rtt_seq_key, s)) {
+		rtt_seq_free(s);
+		return NULL;
+	}
+	return s;
+}
+
 struct rtt_event *rtt_event_text(const struct rtt_events *ev, const void *rec,
 				 unsigned int len, bool raw, char **buf)
 {
 	struct tep_record r;
-	struct trace_seq s;
+	struct trace_seq *s;
 	struct rtt_event *e;
 	uint16_t id;
 
@@ -581,13 +635,17 @@ struct rtt_event *rtt_event_text(const struct rtt_events *ev, const void *rec,
 	memset(&r, 0, sizeof(r));
 	r.data = (void *)rec;
 	r.size = (int)len;
-	trace_seq_init(&s);
-	tep_print_event(ev->tep, &s, &r, "%s",
+	s = rtt_seq_get();
+	if (!s) {
+		*buf = NULL;
+		return e;
+	}
+	tep_print_event(ev->tep, s, &r, "%s",
 			raw ? TEP_PRINT_INFO_RAW : TEP_PRINT_INFO);
-	trace_seq_terminate(&s);
+	trace_seq_terminate(s);
 	{
-		const char *t = s.buffer ? s.buffer : "";
-		size_t n = s.len;
+		const char *t = s->buffer ? s->buffer : "";
+		size_t n = s->len;
 
 		/* the fields form starts with a blank */
 		while (raw && n && *t == ' ') {
@@ -596,7 +654,6 @@ struct rtt_event *rtt_event_text(const struct rtt_events *ev, const void *rec,
 		}
 		*buf = strndup(t, n);
 	}
-	trace_seq_destroy(&s);
 	return e;
 }
 
@@ -743,6 +800,7 @@ void rtt_printer_ops(struct rtt_print_ctx *ctx, struct rt_printer_ops *ops)
 	ops->comm = rtt_op_comm;
 	ops->proto = rtt_op_proto;
 	ops->ctx = ctx;
+	ops->stop = NULL;
 }
 
 bool rtt_print_ctx_proc(struct rtt_print_ctx *ctx, int pid, unsigned int uid)

@@ -236,7 +236,8 @@ int rtt_event_fields(struct rtt_event *e);
  * @rec: the record, struct ringtrace_entry first
  * @len: its length
  * @raw: the fields rather than the print format
- * @buf: where the text goes (malloc()ed, NUL-terminated; free() it)
+ * @buf: where the text goes (malloc()ed, NUL-terminated; free() it; NULL
+ *	without memory)
  *
  * Context: any thread.
  * Return: the event, or NULL for an unknown id (*@buf untouched).

@@ -30,7 +30,8 @@
  * or unregister, and rt_ctl.gen changes.
  *
  * The command protocol (Devel::RingBuffer's cmdready/command/msgarea): a
- * tool takes cmd_lock (robust, process-shared), writes a command line to
+ * tool takes cmd_owner (a compare-and-swap of 0 to its own pid and start
+ * time; taken over from a holder that is gone), writes a command line to
  * cmd, and stores cmd_seq + 1 into cmd_seq (release), waking the
  * process's control thread (futex on cmd_seq). The control thread runs
  * it through the public API, fills status and reply, and stores the same
@@ -119,7 +120,14 @@ struct rt_ctl_inst {
  * @events: full path of the events file
  * @syms: full path of the symbols file ("" until written)
  * @inst: the instances, by instance id (0 = top)
- * @cmd_lock: serialises tools (robust, process-shared)
+ * @cmd_owner: serialises tools: 0, or the holder's pid << 32 | its start
+ *	time's low 32 bits (protocol 3). No pthread mutex: glibc's robust
+ *	list links a mutex a thread holds through pointers kept in the
+ *	mutex, which the process could rewrite into a write anywhere in
+ *	the tool's memory at unlock; its kind and lock words could make
+ *	glibc abort or wait beyond any signal
+ * @cmd_lock: protocol 2's robust mutex, where @cmd_owner is now (the
+ *	name stays for programs built against this header)
  * @cmd_seq: the last command written (futex word)
  * @done_seq: the last command answered (futex word)
  * @status: the answer's result: 0 or a negative errno
@@ -145,7 +153,10 @@ struct rt_ctl {
 	char syms[RT_CTL_PATH_MAX];
 	struct rt_ctl_inst inst[RT_CTL_MAX_INSTANCES];
 
-	pthread_mutex_t cmd_lock;
+	union {
+		_Atomic uint64_t cmd_owner;
+		pthread_mutex_t cmd_lock;
+	};
 	_Atomic uint32_t cmd_seq;
 	_Atomic uint32_t done_seq;
 	int32_t status;

@@ -45,6 +45,9 @@ void rt_seq_write(struct ringtrace_seq *s, const void *p, size_t n);
  * @proto: the prototype (fnproto.h) of the function at @func into @buf,
  *	for funcgraph-args; false when unknown (no debug information: the
  *	arguments are printed as raw registers). May be NULL.
+ * @stop: if not NULL, asked every RT_PRINT_STOP_LINES lines of
+ *	rt_print_view(): true ends it with -EINTR (a reader interrupted,
+ *	a daemon ending)
  */
 struct rt_printer_ops {
 	bool (*event)(void *ctx, struct ringtrace_seq *s, const void *rec,
@@ -54,7 +57,10 @@ struct rt_printer_ops {
 	bool (*comm)(void *ctx, int pid, char *comm, int *tgid);
 	void *ctx;
 	bool (*proto)(void *ctx, unsigned long func, char *buf, size_t len);
+	bool (*stop)(void *ctx);
 };
+
+#define RT_PRINT_STOP_LINES 256u
 
 /*
  * rt_print_fn_args - the kernel's print_function_args(): "(name=value,

@@ -35,8 +35,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* 1 was the untyped protocol, which carried no version on the wire. */
-#define RT_CTL_PROTO_VERSION 2
+/* 1 was the untyped protocol, which carried no version on the wire; 2
+ * serialised tools with a robust pthread mutex in the control file, 3
+ * with an owner word there (ctl.h: a mutex in a file the process writes
+ * is the process's to corrupt, in the tool that takes it). */
+#define RT_CTL_PROTO_VERSION 3
 #define RT_CMD_MAX_ARGS 3
 
 /**

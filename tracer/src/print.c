@@ -1689,7 +1689,12 @@ int rt_print_view_cpu(struct ringbuf *rb, int cpu,
 	else
 		rt_default_header(&it);
 	ret = rt_flush(&it, out);
-	while (!ret && rt_iter_next(&it)) {
+	for (unsigned int n = 1; !ret && rt_iter_next(&it); n++) {
+		if (ops->stop && !(n % RT_PRINT_STOP_LINES) &&
+		    ops->stop(ops->ctx)) {
+			ret = -EINTR;
+			break;
+		}
 		if (it.ts < it.min_ts)
 			continue;
 		rt_print_line(&it);

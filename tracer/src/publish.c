@@ -1306,7 +1306,6 @@ int rt_publish_init(void)
 {
 	const char *s = secure_getenv("RINGTRACE_PUBLISH");
 	char dir[RT_CTL_PATH_MAX], path[RT_CTL_PATH_MAX + 8];
-	pthread_mutexattr_t ma;
 	pthread_attr_t ta;
 	pthread_t th;
 	struct rt_ctl *ctl;
@@ -1393,11 +1392,7 @@ int rt_publish_init(void)
 	if (snprintf(ctl->events, sizeof(ctl->events), "%s.events",
 		     rt_prefix) >= (int)sizeof(ctl->events))
 		ctl->events[0] = '\0'; /* cannot happen: rt_prefix is short */
-	pthread_mutexattr_init(&ma);
-	pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED);
-	pthread_mutexattr_setrobust(&ma, PTHREAD_MUTEX_ROBUST);
-	pthread_mutex_init(&ctl->cmd_lock, &ma);
-	pthread_mutexattr_destroy(&ma);
+	/* cmd_owner starts 0 (free): the file was made zero-filled */
 	/* Names saved so far (none: no instance exists yet) move along. */
 	memcpy(ctl->cmdlines, rt_cmdline_tab, sizeof(ctl->cmdlines));
 	rt_cmdline_tab = ctl->cmdlines;

@@ -1035,8 +1035,11 @@ out:
 	free(lfd);
 	free(dfd);
 	free(meta);
-	if (r.p.ctl && !child && !r.exited)
+	if (r.p.ctl && !child && !r.exited) {
+		/* after a Ctrl-C too (a second one ends it) */
+		rtt_interrupt_handled();
 		rtt_rec_restore(&r, NULL, before, o.tracer);
+	}
 	if (child && hold >= 0) {
 		/* never ran: it ends here, with its files */
 		int status;

@@ -6,22 +6,27 @@
 #include "rtt.h"
 
 volatile sig_atomic_t rtt_stop;
+static volatile sig_atomic_t rtt_signals;
 
 static void rtt_on_signal(int sig)
 {
 	rtt_stop = sig;
+	rtt_signals++;
 }
 
+static unsigned long rtt_signals_seen(void)
+{
+	return (unsigned long)rtt_signals;
+}
+
+/* Without SA_RESTART: a handler that runs ends the wait it came in (a
+ * futex, a nanosleep, a poll), and every wait of the verbs that catch
+ * signals is cut in slices that look at rtt_stop, as the client's waits
+ * for a process do (rtt_set_interrupt()). */
 void rtt_catch_signals(void)
 {
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = rtt_on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	rtt_set_interrupt(rtt_signals_seen);
+	rtt_end_signals(rtt_on_signal);
 	signal(SIGPIPE, SIG_IGN);
 }
 

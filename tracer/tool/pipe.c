@@ -151,18 +151,14 @@ int rtt_do_pipe(const struct rtt_verb *v, int argc, char **argv)
 	/*
 	 * Before anything that may take a while (the process's answers): a
 	 * shell's background job starts with SIGINT ignored, and a Ctrl-C
-	 * or kill -INT that came before the handler would be lost.
+	 * or kill -INT that came before the handler would be lost. From
+	 * here Ctrl-C ends it with what it has: a wait for the process's
+	 * answer or lock returns, the loop does not start.
 	 */
 	rtt_catch_signals();
 	ret = rtt_pid_arg(v, argc);
 	if (ret)
 		goto out_args;
-	/*
-	 * From here a SIGINT or SIGTERM stops the pipe: one that comes while
-	 * it attaches (a shell's background job starts with SIGINT ignored,
-	 * so it would be lost) ends it before its loop.
-	 */
-	rtt_catch_signals();
 	ret = rtt_open_pid(argv[optind], 0, &pp.p);
 	if (ret) {
 		ret = rtt_exit_code(ret);

@@ -656,8 +656,12 @@ again:
 	if (child && rtt_proc_state(&r.p) == RTT_DEAD &&
 	    rtt_remove_files(&r.p, err))
 		rtt_msg("%s", err);
-	if (pid_arg && !exited)
+	if (pid_arg && !exited) {
+		/* Ctrl-C ended the recording; putting the process's
+		 * settings back is still to do (a second one ends it) */
+		rtt_interrupt_handled();
 		rtt_rec_restore(&r, inst, before, tracer);
+	}
 out:
 	/* a command still held never ran: it ends here, with its files */
 	if (child && hold >= 0) {

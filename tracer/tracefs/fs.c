@@ -108,6 +108,7 @@ static struct rtfs {
 	struct timespec mounted;
 	_Atomic bool dead;
 	_Atomic bool stop; /* the loop ended: the watcher returns */
+	int wake[2]; /* a pipe: written when stop is set, the watcher's poll */
 	struct fuse *fuse;
 
 	pthread_mutex_t lock; /* errlog, pipes, events cache */
@@ -118,6 +119,7 @@ static struct rtfs {
 	uint64_t site_err_cleared;
 	struct rtfs_pipe *pipes;
 	int pipes_open;
+	struct rtfs_fh *fhs; /* open files */
 	struct rtfs_mark *marks; /* under mark_lock */
 	pthread_mutex_t mark_lock;
 	/* the hist files a poll() waits on (their hist_ph set) */
@@ -135,11 +137,24 @@ static struct rtfs {
 	struct rtt_print_ctx ctx;
 	struct rt_printer_ops ops;
 } fs = {
+	.wake = { -1, -1 },
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.print_lock = PTHREAD_MUTEX_INITIALIZER,
 	.mark_lock = PTHREAD_MUTEX_INITIALIZER,
 	.hist_lock = PTHREAD_MUTEX_INITIALIZER,
 };
+
+/* SIGINT, SIGTERM or SIGHUP came (rtfs_on_end()): the loop is ending,
+ * and a request that waits gives up (libfuse waits for its workers). */
+static volatile sig_atomic_t rtfs_signalled;
+
+/* A trace being made for a reader that was interrupted, or while the
+ * daemon ends, is given up (-EINTR). */
+static bool rtfs_print_stop(void *ctx)
+{
+	(void)ctx;
+	return fuse_interrupted() || rtfs_signalled;
+}
 
 static bool rtfs_dead(void)
 {
@@ -397,6 +412,9 @@ struct rtfs_fh {
 	uint64_t hist_read, hist_act;
 	struct fuse_pollhandle *hist_ph;
 	struct rtfs_fh *hist_next;
+	/* the open files (fs.fhs, under fs.lock): the ones still open when
+	 * the daemon ends (SIGTERM) are freed then */
+	struct rtfs_fh *prev, *next;
 };
 
 /* Each writes a command's reply (or its own text) to @out. */
@@ -2107,8 +2125,9 @@ static int rtfs_pipe_read(struct rtfs_pipe *pp, char *out, size_t size,
 
 	for (;;) {
 		pthread_mutex_lock(&pp->lock);
-		/* a reader that was interrupted consumes nothing */
-		if (fuse_interrupted()) {
+		/* a reader that was interrupted consumes nothing; nor
+		 * does one while the daemon ends */
+		if (fuse_interrupted() || rtfs_signalled) {
 			pthread_mutex_unlock(&pp->lock);
 			return -EINTR;
 		}
@@ -2231,7 +2250,7 @@ static int rtfs_raw_read(struct rtfs_fh *fh, char *out, size_t size,
 		pthread_mutex_lock(&fh->raw_lock);
 		sub = ringbuf_subbuf_size(fh->raw);
 		busy = false;
-		if (fuse_interrupted()) {
+		if (fuse_interrupted() || rtfs_signalled) {
 			pthread_mutex_unlock(&fh->raw_lock);
 			return -EINTR;
 		}
@@ -2698,6 +2717,12 @@ static int rtfs_open(const char *path, struct fuse_file_info *fi)
 		free(fh);
 		return ret;
 	}
+	pthread_mutex_lock(&fs.lock);
+	fh->next = fs.fhs;
+	if (fs.fhs)
+		fs.fhs->prev = fh;
+	fs.fhs = fh;
+	pthread_mutex_unlock(&fs.lock);
 	fi->fh = (uintptr_t)fh;
 	fi->direct_io = 1;
 	fi->nonseekable = rtfs_is_pipe(&fh->n) || rtfs_is_raw(&fh->n);
@@ -2787,11 +2812,16 @@ static int rtfs_truncate(const char *path, off_t size,
 	return size == 0 && n.f->trunc ? n.f->trunc(&n) : 0;
 }
 
-static int rtfs_release(const char *path, struct fuse_file_info *fi)
+static void rtfs_fh_free(struct rtfs_fh *fh)
 {
-	struct rtfs_fh *fh = (struct rtfs_fh *)(uintptr_t)fi->fh;
-
-	(void)path;
+	pthread_mutex_lock(&fs.lock);
+	if (fh->prev)
+		fh->prev->next = fh->next;
+	else
+		fs.fhs = fh->next;
+	if (fh->next)
+		fh->next->prev = fh->prev;
+	pthread_mutex_unlock(&fs.lock);
 	if (fh->pipe)
 		rtfs_pipe_put(fh->pipe);
 	if (rtfs_is_hist(&fh->n)) {
@@ -2802,6 +2832,12 @@ static int rtfs_release(const char *path, struct fuse_file_info *fi)
 	rtfs_raw_close(fh);
 	free(fh->text);
 	free(fh);
+}
+
+static int rtfs_release(const char *path, struct fuse_file_info *fi)
+{
+	(void)path;
+	rtfs_fh_free((struct rtfs_fh *)(uintptr_t)fi->fh);
 	return 0;
 }
 
@@ -2907,28 +2943,40 @@ static const struct fuse_operations rtfs_ops = {
 
 /* ---- the process's exit ------------------------------------------------- */
 
+/* Whether the loop ended (a signal): the watcher's waits end at once. */
+static bool rtfs_stopping(void)
+{
+	/* Relaxed: a flag polled; the join orders the rest. */
+	return atomic_load_explicit(&fs.stop, memory_order_relaxed);
+}
+
+/* The watcher's tick: 100 ms, or less when @pidfd (if >= 0) turns
+ * readable (the process exited: true) or the loop ended. */
+static bool rtfs_tick(int pidfd)
+{
+	struct pollfd pfd[2] = {
+		{ .fd = fs.wake[0], .events = POLLIN },
+		{ .fd = pidfd, .events = POLLIN },
+	};
+
+	return poll(pfd, pidfd >= 0 ? 2 : 1, 100) > 0 && pfd[1].revents;
+}
+
 static void *rtfs_watch(void *arg)
 {
 	int pidfd = (int)syscall(SYS_pidfd_open, fs.pid, 0), i;
 
 	(void)arg;
 	for (;;) {
-		/* Relaxed: a flag polled; the join orders the rest. */
-		if (atomic_load_explicit(&fs.stop, memory_order_relaxed)) {
+		if (rtfs_stopping()) {
 			if (pidfd >= 0)
 				close(pidfd);
 			return NULL;
 		}
-		if (pidfd >= 0) {
-			struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
-
-			/* a tick of 100 ms: the poll()s on trace_pipe are
-			 * woken at the latest one tick after text came */
-			if (poll(&pfd, 1, 100) > 0)
-				break;
-		} else {
-			usleep(100 * 1000);
-		}
+		/* a tick of 100 ms: the poll()s on trace_pipe are woken at
+		 * the latest one tick after text came */
+		if (rtfs_tick(pidfd))
+			break;
 		rtfs_poll_notify();
 		if (rtfs_dead() || rtt_proc_state(&fs.p) == RTT_DEAD)
 			break;
@@ -2941,7 +2989,7 @@ static void *rtfs_watch(void *arg)
 	/* the trace_pipe readers get what is left, then end of file; the
 	 * mount goes when they closed (or after 10 s: one that stays open
 	 * keeps the lazily unmounted file system until it closes) */
-	for (i = 0; i < 100; i++) {
+	for (i = 0; i < 100 && !rtfs_stopping(); i++) {
 		int open;
 
 		pthread_mutex_lock(&fs.lock);
@@ -2949,7 +2997,7 @@ static void *rtfs_watch(void *arg)
 		pthread_mutex_unlock(&fs.lock);
 		if (!open)
 			break;
-		usleep(100 * 1000);
+		rtfs_tick(-1);
 	}
 	fuse_exit(fs.fuse);
 	rtfs_unmount(fs.dir);
@@ -2963,6 +3011,9 @@ static void rtfs_free_all(void)
 {
 	struct rtfs_pipe *pp;
 
+	/* files still open when the loop ended (SIGTERM) */
+	while (fs.fhs)
+		rtfs_fh_free(fs.fhs);
 	while ((pp = fs.pipes)) {
 		fs.pipes = pp->next;
 		if (pp->ph)
@@ -2986,6 +3037,23 @@ static void rtfs_free_all(void)
 static void rtfs_on_intr(int sig)
 {
 	(void)sig;
+}
+
+/* SIGINT, SIGTERM, SIGHUP: the loop ends (libfuse's own handler does
+ * the same, and keeps no record of it) and the mount goes, exit 0. */
+static void rtfs_on_end(int sig)
+{
+	rtfs_signalled = sig;
+	/* a store to the session's flag (fuse_session_exit()) */
+	fuse_exit(fs.fuse);
+}
+
+/* A request's wait for the process (a command) ends when the request is
+ * interrupted (EINTR to the caller) or the loop is ending. */
+static unsigned long rtfs_interrupts(void)
+{
+	return (unsigned long)fuse_interrupted() +
+	       (unsigned long)(rtfs_stopping() || rtfs_signalled);
 }
 
 int rtfs_serve(int pid, const char *dir, bool foreground)
@@ -3030,6 +3098,7 @@ int rtfs_serve(int pid, const char *dir, bool foreground)
 	 * at the first need, under print_lock as all printing) */
 	rtt_print_ctx_proc(&fs.ctx, fs.p.pid, fs.p.uid);
 	rtt_printer_ops(&fs.ctx, &fs.ops);
+	fs.ops.stop = rtfs_print_stop;
 	rtfs_load_lib_files();
 	pthread_mutex_lock(&fs.print_lock);
 	rtfs_refresh_events();
@@ -3060,10 +3129,27 @@ int rtfs_serve(int pid, const char *dir, bool foreground)
 		ret = RTT_EXIT_FAIL;
 		goto out_unmount;
 	}
-	/* after the fork: the daemon's thread */
-	if (pthread_create(&watcher, NULL, rtfs_watch, NULL)) {
+	/* after the fork: the daemon's thread, without the signals that
+	 * end the loop (libfuse's handler must run in the loop's thread,
+	 * whose wait it ends; its workers block them too) */
+	if (pipe2(fs.wake, O_CLOEXEC | O_NONBLOCK)) {
 		ret = RTT_EXIT_FAIL;
 		goto out_unmount;
+	}
+	{
+		sigset_t block, old;
+
+		sigemptyset(&block);
+		sigaddset(&block, SIGINT);
+		sigaddset(&block, SIGTERM);
+		sigaddset(&block, SIGHUP);
+		pthread_sigmask(SIG_BLOCK, &block, &old);
+		ret = pthread_create(&watcher, NULL, rtfs_watch, NULL);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		if (ret) {
+			ret = RTT_EXIT_FAIL;
+			goto out_unmount;
+		}
 	}
 	{
 		struct sigaction sa;
@@ -3074,12 +3160,21 @@ int rtfs_serve(int pid, const char *dir, bool foreground)
 		sigaction(SIGUSR1, &sa, NULL);
 		signal(SIGPIPE, SIG_IGN);
 	}
+	rtt_set_interrupt(rtfs_interrupts);
+	rtt_end_signals(rtfs_on_end);
 	ret = fuse_loop_mt(fs.fuse, 0) ? RTT_EXIT_FAIL : RTT_EXIT_OK;
-	if (rtfs_dead())
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	if (rtfs_dead() || rtfs_signalled)
 		ret = RTT_EXIT_OK;
 	/* Relaxed: the watcher polls it; pthread_join() orders its last
-	 * uses of the state before the frees below. */
+	 * uses of the state before the frees below. The pipe ends its
+	 * tick. */
 	atomic_store_explicit(&fs.stop, true, memory_order_relaxed);
+	if (write(fs.wake[1], "x", 1) < 0) {
+		/* full or gone: the tick ends within 100 ms anyway */
+	}
 	pthread_join(watcher, NULL);
 out_unmount:
 	fuse_unmount(fs.fuse);
@@ -3088,5 +3183,9 @@ out_destroy:
 out:
 	fuse_opt_free_args(&args);
 	rtfs_free_all();
+	if (fs.wake[0] >= 0) {
+		close(fs.wake[0]);
+		close(fs.wake[1]);
+	}
 	return ret;
 }

@@ -646,8 +646,11 @@ RINGBUF_API int ringbuf_wait(struct ringbuf *rb, int cpu, int full,
  *
  * Writers keep writing; if they overwrite the page the iterator is on, it
  * restarts from the oldest data and ringbuf_iter_dropped() says so (the
- * kernel's "LOST EVENTS" in the trace file). Resizes fail while an
- * iterator is open.
+ * kernel's "LOST EVENTS" in the trace file). One iteration makes at most
+ * two laps' worth of page moves and restarts, then ends: writers that
+ * overwrite the ring faster than it is read cannot keep it going.
+ * ringbuf_iter_reset() starts a new one. Resizes fail while an iterator
+ * is open.
  *
  * Context: any thread; may block (allocates).
  * Return: the iterator, or NULL with errno set.
