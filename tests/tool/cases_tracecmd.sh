@@ -89,6 +89,13 @@ tc_modes() {
 	tc_ok "report (split)" "$TRACE_CMD" report "$W"/split.dat*
 	tc_norm $nts <"$W/tc.out" | $srt >"$W/theirs"
 	tc_same "split $f" "$W/ours" "$W/theirs"
+	# trace-cmd 3.1.6's convert drops the first cpu's records of a
+	# compressed input, its own files' too (convert -i a zstd file that
+	# its convert made: cpu 0 is empty), at a size that varies from run
+	# to run: a compressed file is not converted here.
+	"$TRACE_CMD" dump --summary "$f" 2>/dev/null |
+		grep -Eq '^[[:space:]]*(zstd|zlib)[[:space:]]+\[Compression algorithm\]' &&
+		return 0
 	for m in "7" "7 --compression none" "6 --compression none"; do
 		rm -f "$W/conv.dat"
 		tc_ok "convert $m" "$TRACE_CMD" convert -i "$f" -o "$W/conv.dat" \
