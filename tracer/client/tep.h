@@ -330,40 +330,4 @@ char *rtt_protos_text(pid_t pid, const char *syms_text);
  */
 void rtt_printer_ops(struct rtt_print_ctx *ctx, struct rt_printer_ops *ops);
 
-/* ---- Chrome / Perfetto trace-event JSON (json.c) ------------------------- */
-
-struct rtt_json;
-
-/**
- * rtt_json_begin - start a {"traceEvents":[...]} document
- * @out: the stream
- * @ctx: the events, symbols and names (must outlive the document)
- * @ns: time stamps are nanoseconds (else clock ticks, written as they are)
- * @pid: the process every thread is shown in (0: each thread its own)
- *
- * function_graph entries and exits become "B"/"E" slices per thread,
- * other events "i" instants with their fields in "args", lost events an
- * instant "lost events" on the cpu's track.
- *
- * Context: any thread.
- * Return: the document, or NULL (out of memory).
- */
-struct rtt_json *rtt_json_begin(FILE *out, const struct rtt_print_ctx *ctx,
-				bool ns, int pid);
-
-/* Buffers 0 .. @nr_cpu_bufs - 1 are CPUs ("cpu":N in a record's args),
- * the others spares ("spare":N, and "cpu":K where a CPU note says the
- * record was written on CPU K). */
-void rtt_json_set_cpu_buffers(struct rtt_json *j, int nr_cpu_bufs);
-/* One record of cpu buffer @cpu at time @ts, written on CPU @on (-1: the
- * buffer's, or not known). */
-void rtt_json_record(struct rtt_json *j, int cpu, int on, uint64_t ts,
-		     const void *rec, unsigned int len);
-/* @count events lost on @cpu before @ts (TD_MISSED_UNKNOWN: unknown). */
-void rtt_json_lost(struct rtt_json *j, int cpu, uint64_t ts,
-		   unsigned long count);
-/* Close the slices left open, name the threads, end the document.
- * Return: 0, or -EIO when writing failed. Frees @j. */
-int rtt_json_end(struct rtt_json *j);
-
 #endif /* RINGTRACE_TOOL_TEP_H */

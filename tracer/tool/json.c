@@ -19,7 +19,7 @@
 
 #include "entries.h"
 #include "fnproto.h"
-#include "tep.h"
+#include "rtt.h"
 
 /**
  * struct rtt_json_frame - a function_graph slice begun and not yet ended
