@@ -17,7 +17,7 @@
  * onmatch() writes a synthetic event (synth.c), onmax() and onchange()
  * keep a value and fields per entry, or take a snapshot.
  *
- * Userspace: no field variables. common_timestamp is the record's stamp (trace.c
+ * Userspace: common_timestamp is the record's stamp (trace.c
  * stamps the record with the time its triggers read, see
  * rt_trigger_commit()), but the clock when the trigger runs for a record
  * assigned in the ring buffer itself; .execname shows the thread's name from the saved cmdlines when the
@@ -136,6 +136,7 @@ enum { HA_ONMATCH, HA_ONMAX, HA_ONCHANGE };
  */
 struct hist_action {
 	int handler;
+	struct rt_event_priv *match; /* onmatch(): its event */
 	struct rt_synth *synth;
 	unsigned int n_params;
 	struct hist_expr *params[RT_SYNTH_FIELDS_MAX];
@@ -194,6 +195,12 @@ struct rt_hist_data {
 	bool nohitcount, timestamps;
 	char clock[32];
 	struct rt_hist_data *next_named;
+	/* the hist triggers made on other events for field variables
+	 * (hist_field_var()), in instance @inst: removed with the table */
+	int inst;
+	unsigned int n_fv;
+	struct rt_event_priv *fv_ev[RT_SYNTH_FIELDS_MAX];
+	char *fv_cmd[RT_SYNTH_FIELDS_MAX];
 };
 
 struct rt_hist_trig {
@@ -832,6 +839,170 @@ static int hist_split_action(struct hist_err_ctx *c, char *close, char **act,
 	return 0;
 }
 
+/* Whether @o's keys are those of @d in number, size and kind, as the
+ * kernel's compatible_keys() */
+static bool hist_keys_compatible(const struct rt_hist_data *d,
+				 const struct rt_hist_data *o)
+{
+	unsigned int i;
+
+	if (d->n_keys != o->n_keys || d->key_size != o->key_size)
+		return false;
+	for (i = 0; i < d->n_keys; i++)
+		if (d->keys[i].size != o->keys[i].size ||
+		    (d->keys[i].flags & (HF_STRING | HF_STACKTRACE)) !=
+			    (o->keys[i].flags & (HF_STRING | HF_STACKTRACE)) ||
+		    d->keys[i].field.is_signed != o->keys[i].field.is_signed)
+			return false;
+	return true;
+}
+
+/*
+ * A field variable: field @field (at @at in the command) of event @ev,
+ * another than the trigger's, as an action's parameter. As the kernel's
+ * create_field_var_hist(), the value is kept by a variable
+ * "synthetic_FIELD" of a hist trigger on @ev with the keys (and filter)
+ * of one there that is compatible with this table: made unless it is
+ * there, and removed with this table (hist_data_free()). The reference
+ * to it into *@out.
+ */
+static int hist_field_var(struct hist_expr_ctx *x, struct rt_event_priv *ev,
+			  const char *field, const char *at,
+			  struct hist_expr **out)
+{
+	struct hist_err_ctx *c = x->c;
+	struct rt_hist_data *d = x->d;
+	const struct rt_trigger_list *l = atomic_load_explicit(
+		&ev->triggers[x->inst], memory_order_relaxed);
+	const struct rt_trigger *ct = NULL;
+	const struct rt_hist_data *cd = NULL;
+	char var[80], ref[HIST_STR_MAX];
+	struct hist_var_find f = { var, x->inst, d, NULL, -1 };
+	struct hist_expr *e;
+	const struct hist_ref *r;
+	unsigned int i;
+	int ri, pos = hist_errpos(c, at);
+
+	for (i = 0; l && !cd && i < l->nr; i++) {
+		const struct rt_hist_data *o;
+
+		if (l->t[i]->type != RT_TRIG_HIST)
+			continue;
+		o = ((const struct rt_hist_trig *)l->t[i]->hist)->d;
+		if (hist_keys_compatible(d, o)) {
+			cd = o;
+			ct = l->t[i];
+		}
+	}
+	if (!cd)
+		return hist_err(c, "Matching event histogram not found", pos);
+	if ((size_t)snprintf(var, sizeof(var), "synthetic_%s", field) >=
+	    sizeof(var))
+		return hist_err(c, "Couldn't create field variable", pos);
+	hist_var_find_one(ev, &f);
+	if (!f.found) {
+		char *cmd = NULL;
+		size_t len = 0;
+		FILE *fp;
+		int ret;
+
+		if (d->n_fv == RT_SYNTH_FIELDS_MAX)
+			return hist_err(c, "Too many field variables defined",
+					pos);
+		fp = open_memstream(&cmd, &len);
+		if (!fp)
+			return -ENOMEM;
+		fputs("hist:keys=", fp);
+		for (i = 0; i < cd->n_keys; i++) {
+			if (i)
+				fputc(',', fp);
+			hist_field_print(fp, &cd->keys[i]);
+		}
+		fprintf(fp, ":%s=%s", var, field);
+		if (ct->filter_text)
+			fprintf(fp, " if %s", ct->filter_text);
+		if (fclose(fp) || !cmd) {
+			free(cmd);
+			return -ENOMEM;
+		}
+		ret = rt_trigger_hist_line(ev, x->inst, cmd, false, NULL, 0);
+		if (ret) {
+			free(cmd);
+			return ret == -ENOMEM ?
+				       ret :
+				       hist_err(c, "Couldn't create histogram for field",
+						pos);
+		}
+		d->fv_ev[d->n_fv] = ev;
+		d->fv_cmd[d->n_fv++] = cmd;
+	}
+	snprintf(ref, sizeof(ref), "%s.%s.$%s", ev->ev->system, ev->ev->name,
+		 var);
+	ri = hist_add_ref(d, ref, x->inst, x->p);
+	if (ri < 0)
+		return hist_err(c, "Couldn't find synthetic variable", pos);
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	r = &d->hrefs[ri];
+	e->op = HE_REF;
+	e->ref = (unsigned int)ri;
+	e->flags = r->d->vars[r->var].e->flags;
+	e->field.flags = e->flags & HF_STRING;
+	snprintf(e->text, sizeof(e->text), "%s", ref);
+	*out = e;
+	return 0;
+}
+
+/*
+ * The event a parameter @*p of action @a names a field of, when it is
+ * another than the trigger's: "SYS.EVENT.FIELD" of another event, or
+ * a plain name that is no field of the trigger's event but one of
+ * onmatch()'s (as the kernel's trace_action_create_field_var()). The
+ * field into *@field. "SYS.EVENT.FIELD" of the trigger's own event is
+ * made FIELD (*@p moved).
+ */
+static struct rt_event_priv *hist_param_event(struct hist_expr_ctx *x,
+					      const struct hist_action *a,
+					      char **p, const char **field)
+{
+	char *s = *p, *d1, *d2, sys[128];
+	struct rt_event_priv *ev;
+	size_t i;
+
+	if (strchr(s, '$'))
+		return NULL;
+	d1 = strchr(s, '.');
+	d2 = d1 ? strchr(d1 + 1, '.') : NULL;
+	if (d2 && (size_t)(d1 - s) < sizeof(sys) &&
+	    (size_t)(d2 - d1 - 1) < sizeof(sys)) {
+		char name[128];
+
+		memcpy(sys, s, (size_t)(d1 - s));
+		sys[d1 - s] = '\0';
+		memcpy(name, d1 + 1, (size_t)(d2 - d1 - 1));
+		name[d2 - d1 - 1] = '\0';
+		ev = rt_event_find(sys, name);
+		if (!ev)
+			return NULL;
+		if (ev == x->p) {
+			*p = d2 + 1;
+			return NULL;
+		}
+		*field = d2 + 1;
+		return ev;
+	}
+	if (!a->match || !(isalpha((unsigned char)*s) || *s == '_'))
+		return NULL;
+	for (i = 0; s[i]; i++)
+		if (!isalnum((unsigned char)s[i]) && s[i] != '_')
+			return NULL;
+	if (hist_find_field(x->p, s) || !hist_find_field(a->match, s))
+		return NULL;
+	*field = s;
+	return a->match;
+}
+
 /*
  * The synthetic event an action writes: "trace(SYNTH,P,...)" or
  * "SYNTH(P,...)" (@act, @params, modified), each parameter a $variable,
@@ -864,14 +1035,21 @@ static int hist_parse_synth_call(struct hist_expr_ctx *x, struct hist_action *a,
 	x->d->n_actions++; /* from here on, freed with the table */
 	while (params && (p = strsep(&params, ","))) {
 		const struct rt_field *f;
+		struct rt_event_priv *other;
+		const char *field = NULL;
 		struct hist_expr *e;
 
 		if (a->n_params == RT_SYNTH_FIELDS_MAX)
 			return hist_err(c, "Too many action params",
 					hist_errpos(c, p));
-		f = isalpha((unsigned char)*p) || *p == '_' ?
+		other = hist_param_event(x, a, &p, &field);
+		f = !other && (isalpha((unsigned char)*p) || *p == '_') ?
 			    hist_find_field(x->p, p) : NULL;
-		if (f && (f->kind == RT_FIELD_STRING ||
+		if (other) {
+			ret = hist_field_var(x, other, field, p, &e);
+			if (ret)
+				return ret;
+		} else if (f && (f->kind == RT_FIELD_STRING ||
 			  f->kind == RT_FIELD_DYNSTR)) {
 			e = calloc(1, sizeof(*e));
 			if (!e)
@@ -1020,7 +1198,8 @@ static int hist_parse_action(struct hist_expr_ctx *x, char *tok)
 	if (!dot)
 		return hist_err(c, "Missing subsystem", hist_errpos(c, ev));
 	*dot = '\0';
-	if (!rt_event_find(sys, dot + 1))
+	a->match = rt_event_find(sys, dot + 1);
+	if (!a->match)
 		return hist_err(c, "Invalid subsystem or event name",
 				hist_errpos(c, sys));
 	ret = hist_split_action(c, close, &act, &params);
@@ -1169,10 +1348,14 @@ static int hist_parse_sort(struct hist_err_ctx *c, struct rt_hist_data *d,
 
 static void hist_data_put(struct rt_hist_data *d);
 
-/* The parts of @d, which is no table's any more */
+/* The parts of @d, which is no table's any more, and the hist triggers
+ * its field variables made (registry lock) */
 static void hist_data_free(struct rt_hist_data *d)
 {
-	unsigned int i;
+	struct rt_event_priv *fv_ev[RT_SYNTH_FIELDS_MAX];
+	char *fv_cmd[RT_SYNTH_FIELDS_MAX];
+	unsigned int i, n_fv = d->n_fv;
+	int inst = d->inst;
 
 	for (i = 0; i < d->n_vals; i++)
 		hist_expr_free(d->vals[i].expr);
@@ -1193,7 +1376,14 @@ static void hist_data_free(struct rt_hist_data *d)
 		}
 	tracing_map_destroy(d->map);
 	free(d->name);
+	memcpy(fv_ev, d->fv_ev, sizeof(fv_ev));
+	memcpy(fv_cmd, d->fv_cmd, sizeof(fv_cmd));
 	free(d);
+	/* after the references above are dropped: no longer busy */
+	for (i = 0; i < n_fv; i++) {
+		rt_trigger_hist_line(fv_ev[i], inst, fv_cmd[i], true, NULL, 0);
+		free(fv_cmd[i]);
+	}
 }
 
 static void hist_data_put(struct rt_hist_data *d)
@@ -1323,6 +1513,7 @@ int rt_hist_parse(struct rt_event_priv *p, int inst, const char *line,
 		goto fail;
 	}
 	x.d = d;
+	d->inst = inst;
 	d->refs = 1;
 	d->map_bits = TRACING_MAP_BITS_DEFAULT;
 	snprintf(d->clock, sizeof(d->clock), "global");
