@@ -904,6 +904,74 @@ static void field_variables(void)
 	ASSERT_EQ(ringtrace_synthetic_event("!fvone", err, sizeof(err)), 0);
 }
 
+/* Writes a work record from a frame of its own, which the stacks show */
+void stack_writer(int worker, unsigned int bytes);
+__attribute__((noinline)) void stack_writer(int worker, unsigned int bytes)
+{
+	work(worker, bytes, 0, "s", "p");
+	__asm__ volatile("");
+}
+
+/* The trace's text of the stk record of @worker, at least one frame of
+ * it the writer's */
+static void check_stack_record(struct ringtrace_instance *tr, int worker)
+{
+	char want[64], *h = golden_capture(print_trace_cb, tr), *at;
+
+	snprintf(want, sizeof(want), "stk: worker=%d stack=STACK:\n=> ",
+		 worker);
+	at = strstr(h, want);
+	if (!at)
+		fprintf(stderr, "%s", h);
+	ASSERT_NOT_NULL(at);
+	ASSERT_NOT_NULL(strstr(at, "\n=> stack_writer+0x"));
+	free(h);
+}
+
+/*
+ * Stack fields of synthetic events ("unsigned long[] stack"): filled
+ * from common_stacktrace (the stack of the record that fires the
+ * action) or from a stack variable (st=common_stacktrace, another
+ * event's, or a copy s=$st), printed as the kernel's: "NAME=STACK:"
+ * then one "=> function+off/size" line a frame
+ */
+static void stack_fields(void)
+{
+	struct ringtrace_instance *tr = setup();
+	char buf[4096];
+
+	synth_on(tr, "stk int worker; unsigned long[] stack", "synthetic:stk");
+	ringtrace_show_synthetic_events(buf, sizeof(buf));
+	ASSERT_NOT_NULL(strstr(buf, "stk\tint worker; unsigned long[] stack\n"));
+	check_error(tr, "hist:keys=worker:b=bytes:onmax($b).trace(stk,worker,^delta)",
+		    "Param type doesn't match synthetic event field type");
+	check_error(tr, "hist:keys=worker:b=bytes:onmax($b).trace(stk,^common_stacktrace,delta)",
+		    "Param type doesn't match synthetic event field type");
+	check_error(tr, "hist:keys=worker:st=common_stacktrace:x=^$st+1",
+		    "String type can not be an operand in expression");
+
+	/* onmax(): this record's stack */
+	ASSERT_EQ(set(tr, "work", "hist:keys=worker:b=bytes:onmax($b).trace(stk,worker,common_stacktrace)"), 0);
+	ringtrace_clear(tr);
+	stack_writer(2, 10);
+	check_stack_record(tr, 2);
+	ASSERT_EQ(set(tr, "work", "!hist:keys=worker:b=bytes:onmax($b).trace(stk,worker,common_stacktrace)"), 0);
+
+	/* onmatch(): work's stack variable, read by done, and a copy */
+	ASSERT_EQ(set(tr, "work", "hist:keys=worker:st=common_stacktrace"), 0);
+	ASSERT_EQ(set(tr, "done", "hist:keys=worker:s=$st:onmatch(hist.work).stk(worker,$s)"), 0);
+	ringtrace_show_trigger(tr, "hist", "work", buf, sizeof(buf));
+	ASSERT_EQ(strcmp(buf, "hist:keys=worker:vals=hitcount:st=common_stacktrace:sort=hitcount:size=2048 [active]\n"), 0);
+	ringtrace_clear(tr);
+	stack_writer(3, 1);
+	trace_done(3);
+	check_stack_record(tr, 3);
+	ringtrace_clear_events(tr);
+	ASSERT_EQ(set(tr, "done", "!hist:keys=worker:s=$st:onmatch(hist.work).stk(worker,$s)"), 0);
+	ASSERT_EQ(set(tr, "work", "!hist:keys=worker:st=common_stacktrace"), 0);
+	ASSERT_EQ(ringtrace_synthetic_event("!stk", err, sizeof(err)), 0);
+}
+
 /* The number after "common_timestamp: " in @h, the key's */
 static uint64_t hist_ts_key(const char *h)
 {
@@ -959,5 +1027,6 @@ static const struct rbt_case cases[] = {
 	RBT_CASE(timestamp_record), RBT_CASE(track_trace),
 	RBT_CASE(qualified_refs), RBT_CASE(track_save_string),
 	RBT_CASE(string_variables), RBT_CASE(field_variables),
+	RBT_CASE(stack_fields),
 };
 RBT_MAIN(cases)

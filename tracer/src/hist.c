@@ -53,6 +53,10 @@
  * write path holds their text on its stack */
 #define HIST_STR_VARS_MAX 2
 #define HIST_STR_REFS_MAX 2
+/* a stack variable is kept as a string variable is: its count and frames
+ * fit the text's sums */
+_Static_assert((HIST_STACKTRACE_DEPTH + 1) * 8 <= HIST_STR_MAX,
+	       "a stack fits a string variable's sums");
 
 enum {
 	HF_HEX = 1u << 0,
@@ -615,8 +619,9 @@ static int hist_parse_atom(struct hist_expr_ctx *x, char *str,
 		e->op = HE_REF;
 		e->ref = (unsigned int)r;
 		e->flags = ref->d->vars[ref->var].e->flags;
-		/* a string variable's text: an action's string parameter */
-		e->field.flags = e->flags & HF_STRING;
+		/* a string (stack) variable's text: an action's string
+		 * (stack) parameter */
+		e->field.flags = e->flags & (HF_STRING | HF_STACKTRACE);
 		snprintf(e->text, sizeof(e->text), "%s", str);
 		return 0;
 	}
@@ -790,7 +795,26 @@ static int hist_parse_var(struct hist_expr_ctx *x, char *tok)
 		at[4] = 'X';
 	x->n_sub = 0;
 	sf = hist_find_field(x->p, eq + 1);
-	if (sf && (sf->kind == RT_FIELD_STRING || sf->kind == RT_FIELD_DYNSTR)) {
+	if (!strcmp(eq + 1, "common_stacktrace") ||
+	    !strcmp(eq + 1, "stacktrace") || !strcmp(eq + 1, "STACKTRACE")) {
+		/* a stack variable: the writer's stack, kept as a string
+		 * variable's text is (its count, then its frames) */
+		if (x->d->n_str_vars == HIST_STR_VARS_MAX)
+			return hist_msg(x->c, "hist: 2 string or stack variables at most");
+		v->e = calloc(1, sizeof(*v->e));
+		if (!v->e)
+			return -ENOMEM;
+		v->e->op = HE_FIELD;
+		v->e->field.flags = HF_STRING | HF_STACKTRACE;
+		v->e->flags = HF_STRING | HF_STACKTRACE;
+		snprintf(v->e->field.name, sizeof(v->e->field.name),
+			 "common_stacktrace");
+		snprintf(v->e->text, sizeof(v->e->text), "%s", eq + 1);
+		v->str = true;
+		x->d->n_str_vars++;
+		rt_stack_prime();
+	} else if (sf && (sf->kind == RT_FIELD_STRING ||
+			  sf->kind == RT_FIELD_DYNSTR)) {
 		/* a string variable: the field's text */
 		if (x->d->n_str_vars == HIST_STR_VARS_MAX)
 			return hist_msg(x->c, "hist: 2 string variables at most");
@@ -811,6 +835,13 @@ static int hist_parse_var(struct hist_expr_ctx *x, char *tok)
 		ret = hist_parse_expr(x, eq + 1, &v->e);
 		if (ret)
 			return ret;
+		/* NAME=$VAR of a string or a stack: a copy of its text */
+		if (v->e->op == HE_REF && (v->e->flags & HF_STRING)) {
+			if (x->d->n_str_vars == HIST_STR_VARS_MAX)
+				return hist_msg(x->c, "hist: 2 string or stack variables at most");
+			v->str = true;
+			x->d->n_str_vars++;
+		}
 	}
 	v->slot = x->d->n_var_slots;
 	v->flag = v->slot + (v->str ? HIST_STR_MAX / 8 : 1);
@@ -1045,7 +1076,19 @@ static int hist_parse_synth_call(struct hist_expr_ctx *x, struct hist_action *a,
 		other = hist_param_event(x, a, &p, &field);
 		f = !other && (isalpha((unsigned char)*p) || *p == '_') ?
 			    hist_find_field(x->p, p) : NULL;
-		if (other) {
+		if (!strcmp(p, "common_stacktrace") || !strcmp(p, "stacktrace")) {
+			/* the stack of this record's writer */
+			e = calloc(1, sizeof(*e));
+			if (!e)
+				return -ENOMEM;
+			e->op = HE_FIELD;
+			e->field.flags = HF_STRING | HF_STACKTRACE;
+			e->flags = e->field.flags;
+			snprintf(e->field.name, sizeof(e->field.name),
+				 "common_stacktrace");
+			snprintf(e->text, sizeof(e->text), "%s", p);
+			rt_stack_prime();
+		} else if (other) {
 			ret = hist_field_var(x, other, field, p, &e);
 			if (ret)
 				return ret;
@@ -1069,8 +1112,14 @@ static int hist_parse_synth_call(struct hist_expr_ctx *x, struct hist_action *a,
 		/* kept first: freed with the table whatever comes */
 		a->params[a->n_params++] = e;
 		if (a->n_params <= rt_synth_nr_fields(a->synth) &&
-		    !!(e->field.flags & HF_STRING) !=
-			    rt_synth_field_is_string(a->synth, a->n_params - 1))
+		    (!!(e->field.flags & HF_STACKTRACE) !=
+			     rt_synth_field_is_stack(a->synth,
+						     a->n_params - 1) ||
+		     !!(e->field.flags & HF_STRING) !=
+			     (rt_synth_field_is_string(a->synth,
+						       a->n_params - 1) ||
+			      rt_synth_field_is_stack(a->synth,
+						      a->n_params - 1))))
 			return hist_err(c,
 					"Param type doesn't match synthetic event field type",
 					hist_errpos(c, p));
@@ -1886,6 +1935,25 @@ hist_read_str(const struct rt_field *f, const unsigned char *rec, size_t len,
 	memcpy(dst, s, strnlen((const char *)s, n));
 }
 
+/* The stack of the record's writer from @from on, into @st: its count of
+ * frames (HIST_STACKTRACE_DEPTH at most), then the frames, as the
+ * kernel's stack of a stacktrace variable */
+static __attribute__((no_instrument_function)) void
+hist_stack(uint64_t *st, const void *from)
+{
+	void *pc[HIST_STACKTRACE_DEPTH + 8];
+	int n = backtrace(pc, HIST_STACKTRACE_DEPTH + 8), k, first = 0;
+
+	for (k = 0; k < n; k++)
+		if (pc[k] == from) {
+			first = k;
+			break;
+		}
+	for (k = 0; k + first < n && k < HIST_STACKTRACE_DEPTH; k++)
+		st[1 + k] = (uint64_t)(uintptr_t)pc[first + k];
+	st[0] = (uint64_t)k;
+}
+
 /*
  * The values of the variables @d refers to, for @key, into @refv: a
  * variable of another table is read once (its entry's flag taken back,
@@ -1946,13 +2014,13 @@ __thread int rt_hist_snap_inst __attribute__((tls_model("initial-exec"))) = -1;
 
 static __attribute__((no_instrument_function)) void
 hist_action_run(const struct hist_action *a, const unsigned char *rec,
-		size_t len, int inst, const uint64_t *refv);
+		size_t len, int inst, const uint64_t *refv, const void *from);
 
 static __attribute__((no_instrument_function)) void
 hist_track_run(struct hist_action *a, struct tracing_map_elt *elt,
 	       const unsigned char *rec, size_t len, int inst, uint64_t v,
 	       const uint64_t *key, unsigned int key_size,
-	       const uint64_t *refv)
+	       const uint64_t *refv, const void *from)
 {
 	_Atomic uint64_t *tv = &elt->sums[a->slot];
 	uint64_t old = atomic_load_explicit(tv, memory_order_relaxed);
@@ -1978,7 +2046,7 @@ hist_track_run(struct hist_action *a, struct tracing_map_elt *elt,
 	if (a->snapshot)
 		hist_snapshot_run(a, key, key_size, inst, v);
 	if (a->synth) {
-		hist_action_run(a, rec, len, inst, refv);
+		hist_action_run(a, rec, len, inst, refv, from);
 		return;
 	}
 	/* Relaxed: the hist file reads the saved fields as it finds them
@@ -2065,19 +2133,28 @@ __attribute__((no_instrument_function)) void rt_hist_commit_done_slow(void)
 	}
 }
 
-/* Write the synthetic event of @a for record @rec (@len bytes) */
+/* Write the synthetic event of @a for record @rec (@len bytes), whose
+ * writer's stack starts at @from */
 static __attribute__((no_instrument_function)) void
 hist_action_run(const struct hist_action *a, const unsigned char *rec,
-		size_t len, int inst, const uint64_t *refv)
+		size_t len, int inst, const uint64_t *refv, const void *from)
 {
 	uint64_t vals[RT_SYNTH_FIELDS_MAX];
+	uint64_t stack[HIST_STACKTRACE_DEPTH + 1];
 	char strs[4][HIST_STR_MAX];
 	unsigned int i, ns = 0;
+	bool stacked = false;
 
 	for (i = 0; i < a->n_params; i++) {
 		const struct hist_expr *e = a->params[i];
 
-		if (e->op == HE_REF && (e->field.flags & HF_STRING)) {
+		if (e->op == HE_FIELD && (e->field.flags & HF_STACKTRACE)) {
+			/* this record's stack, taken once */
+			if (!stacked)
+				hist_stack(stack, from);
+			stacked = true;
+			vals[i] = (uint64_t)(uintptr_t)stack;
+		} else if (e->op == HE_REF && (e->field.flags & HF_STRING)) {
 			/* a string variable's text (hist_resolve_refs() or
 			 * this record's, in rt_hist_event()'s frame) */
 			vals[i] = refv[e->ref];
@@ -2122,21 +2199,10 @@ hist_event_full(struct rt_hist_data *d, const void *rec, size_t len,
 			hist_read_str(&hf->field, rec, len,
 				      (char *)kb + hf->offset, hf->size);
 		} else if (hf->flags & HF_STACKTRACE) {
-			void *pc[HIST_STACKTRACE_DEPTH + 8];
-			int n = backtrace(pc, HIST_STACKTRACE_DEPTH + 8), k,
-			    first = 0;
+			uint64_t st[HIST_STACKTRACE_DEPTH + 1];
 
-			for (k = 0; k < n; k++)
-				if (pc[k] == from) {
-					first = k;
-					break;
-				}
-			for (k = 0; k + first < n && k < HIST_STACKTRACE_DEPTH;
-			     k++) {
-				uint64_t a = (uint64_t)(uintptr_t)pc[first + k];
-
-				memcpy(kb + hf->offset + k * 8u, &a, 8);
-			}
+			hist_stack(st, from);
+			memcpy(kb + hf->offset, st + 1, st[0] * 8);
 		} else {
 			uint64_t v = hist_field_value(hf, rec, inst);
 
@@ -2163,8 +2229,15 @@ hist_event_full(struct rt_hist_data *d, const void *rec, size_t len,
 			uint64_t *txt = vstr[nvs++];
 
 			memset(txt, 0, HIST_STR_MAX);
-			hist_read_str(&var->e->field.field, rec, len,
-				      (char *)txt, HIST_STR_MAX);
+			if (var->e->op == HE_REF)
+				memcpy(txt,
+				       (const void *)(uintptr_t)refv[var->e->ref],
+				       HIST_STR_MAX);
+			else if (var->e->flags & HF_STACKTRACE)
+				hist_stack(txt, from);
+			else
+				hist_read_str(&var->e->field.field, rec, len,
+					      (char *)txt, HIST_STR_MAX);
 			for (k = 0; k < HIST_STR_MAX / 8; k++)
 				atomic_store_explicit(&elt->sums[slot + k],
 						      txt[k],
@@ -2199,11 +2272,11 @@ hist_event_full(struct rt_hist_data *d, const void *rec, size_t len,
 		struct hist_action *a = &d->actions[i];
 
 		if (a->handler == HA_ONMATCH)
-			hist_action_run(a, rec, len, inst, refv);
+			hist_action_run(a, rec, len, inst, refv, from);
 		else
 			hist_track_run(a, elt, rec, len, inst,
 				       varv[a->track_var], key, d->key_size,
-				       refv);
+				       refv, from);
 	}
 }
 
