@@ -171,6 +171,13 @@ struct hist_sort_key {
 	bool descending;
 };
 
+/* A hist trigger a field variable made: its line on event @sys:@ev
+ * (named: the event may be gone before the table) */
+struct hist_fv_hist {
+	char *cmd;
+	char sys[128], ev[128];
+};
+
 /**
  * struct rt_hist_data - a table and how it is filled (shared by name=)
  * @plain: keys and values are numeric fields as they are, nothing else
@@ -203,8 +210,7 @@ struct rt_hist_data {
 	 * (hist_field_var()), in instance @inst: removed with the table */
 	int inst;
 	unsigned int n_fv;
-	struct rt_event_priv *fv_ev[RT_SYNTH_FIELDS_MAX];
-	char *fv_cmd[RT_SYNTH_FIELDS_MAX];
+	struct hist_fv_hist fv[RT_SYNTH_FIELDS_MAX];
 };
 
 struct rt_hist_trig {
@@ -964,8 +970,11 @@ static int hist_field_var(struct hist_expr_ctx *x, struct rt_event_priv *ev,
 				       hist_err(c, "Couldn't create histogram for field",
 						pos);
 		}
-		d->fv_ev[d->n_fv] = ev;
-		d->fv_cmd[d->n_fv++] = cmd;
+		snprintf(d->fv[d->n_fv].sys, sizeof(d->fv[0].sys), "%s",
+			 ev->ev->system);
+		snprintf(d->fv[d->n_fv].ev, sizeof(d->fv[0].ev), "%s",
+			 ev->ev->name);
+		d->fv[d->n_fv++].cmd = cmd;
 	}
 	snprintf(ref, sizeof(ref), "%s.%s.$%s", ev->ev->system, ev->ev->name,
 		 var);
@@ -1401,9 +1410,8 @@ static void hist_data_put(struct rt_hist_data *d);
  * its field variables made (registry lock) */
 static void hist_data_free(struct rt_hist_data *d)
 {
-	struct rt_event_priv *fv_ev[RT_SYNTH_FIELDS_MAX];
-	char *fv_cmd[RT_SYNTH_FIELDS_MAX];
-	unsigned int i, n_fv = d->n_fv;
+	struct hist_fv_hist *fv = d->n_fv ? malloc(sizeof(d->fv)) : NULL;
+	unsigned int i, n_fv = fv ? d->n_fv : 0;
 	int inst = d->inst;
 
 	for (i = 0; i < d->n_vals; i++)
@@ -1425,14 +1433,21 @@ static void hist_data_free(struct rt_hist_data *d)
 		}
 	tracing_map_destroy(d->map);
 	free(d->name);
-	memcpy(fv_ev, d->fv_ev, sizeof(fv_ev));
-	memcpy(fv_cmd, d->fv_cmd, sizeof(fv_cmd));
+	if (fv)
+		memcpy(fv, d->fv, sizeof(d->fv));
+	else
+		for (i = 0; i < d->n_fv; i++)
+			free(d->fv[i].cmd); /* (out of memory: left there) */
 	free(d);
 	/* after the references above are dropped: no longer busy */
 	for (i = 0; i < n_fv; i++) {
-		rt_trigger_hist_line(fv_ev[i], inst, fv_cmd[i], true, NULL, 0);
-		free(fv_cmd[i]);
+		struct rt_event_priv *ev = rt_event_find(fv[i].sys, fv[i].ev);
+
+		if (ev)
+			rt_trigger_hist_line(ev, inst, fv[i].cmd, true, NULL, 0);
+		free(fv[i].cmd);
 	}
+	free(fv);
 }
 
 static void hist_data_put(struct rt_hist_data *d)
