@@ -839,12 +839,13 @@ static void show_triggers(struct ringtrace_instance *tr, const char *ev,
  * has not) is kept by a variable "synthetic_FIELD" of a hist trigger
  * made on that event with the keys and filter of its compatible one,
  * read once by key as any variable, and removed with the trigger that
- * made it; a field of the trigger's own event is read from its record.
+ * made it; a field of the trigger's own event (FIELD, or SYS.EVENT.FIELD
+ * of its own) is read from its record.
  */
 static void field_variables(void)
 {
 	static const char fv_line[] =
-		"hist:keys=worker:lat=common_timestamp.usecs-$ts0:onmatch(hist.work).fvlat($lat,hist.work.bytes,delta,hist.work.name,worker)";
+		"hist:keys=worker:lat=common_timestamp.usecs-$ts0:onmatch(hist.work).fvlat($lat,hist.work.bytes,delta,hist.work.name,hist.done.worker)";
 	struct ringtrace_instance *tr = setup();
 	char buf[4096], line[600], *h, *at;
 

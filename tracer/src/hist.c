@@ -17,6 +17,13 @@
  * onmatch() writes a synthetic event (synth.c), onmax() and onchange()
  * keep a value and fields per entry, or take a snapshot.
  *
+ * A field variable (an onmatch() parameter naming a field of the
+ * matching event) is never added to a live table: as the kernel's
+ * create_field_var_hist(), a new hist trigger with the variable is set on
+ * that event (published as any trigger, trigger.c), and removed with the
+ * table that made it. A stack variable (NAME=common_stacktrace) is kept
+ * as a string variable is, its count then its frames.
+ *
  * Userspace: common_timestamp is the record's stamp (trace.c
  * stamps the record with the time its triggers read, see
  * rt_trigger_commit()), but the clock when the trigger runs for a record
@@ -779,6 +786,40 @@ done:
 	return 0;
 }
 
+/* Whether @s names the writer's stack, as a variable or a parameter */
+static bool hist_stack_name(const char *s)
+{
+	return !strcmp(s, "common_stacktrace") || !strcmp(s, "stacktrace") ||
+	       !strcmp(s, "STACKTRACE");
+}
+
+/* An expression of a text, not a number: string field @f of the record
+ * (written @text), or without @f the stack of the record's writer (its
+ * count, then its frames); NULL when out of memory */
+static struct hist_expr *hist_text_expr(const struct rt_field *f,
+					const char *text)
+{
+	struct hist_expr *e = calloc(1, sizeof(*e));
+
+	if (!e)
+		return NULL;
+	e->op = HE_FIELD;
+	if (f) {
+		e->field.field = *f;
+		e->field.has_field = true;
+		e->field.flags = HF_STRING;
+		snprintf(e->field.name, sizeof(e->field.name), "%s", text);
+	} else {
+		e->field.flags = HF_STRING | HF_STACKTRACE;
+		snprintf(e->field.name, sizeof(e->field.name),
+			 "common_stacktrace");
+		rt_stack_prime();
+	}
+	e->flags = e->field.flags;
+	snprintf(e->text, sizeof(e->text), "%s", text);
+	return e;
+}
+
 /* "NAME=EXPR", a variable (@tok, modified) */
 static int hist_parse_var(struct hist_expr_ctx *x, char *tok)
 {
@@ -801,40 +842,17 @@ static int hist_parse_var(struct hist_expr_ctx *x, char *tok)
 		at[4] = 'X';
 	x->n_sub = 0;
 	sf = hist_find_field(x->p, eq + 1);
-	if (!strcmp(eq + 1, "common_stacktrace") ||
-	    !strcmp(eq + 1, "stacktrace") || !strcmp(eq + 1, "STACKTRACE")) {
-		/* a stack variable: the writer's stack, kept as a string
-		 * variable's text is (its count, then its frames) */
+	if (hist_stack_name(eq + 1) || (sf && (sf->kind == RT_FIELD_STRING ||
+					       sf->kind == RT_FIELD_DYNSTR))) {
+		/* a string variable: the field's text; a stack variable:
+		 * the writer's stack, kept as a text (its count, then its
+		 * frames) */
 		if (x->d->n_str_vars == HIST_STR_VARS_MAX)
 			return hist_msg(x->c, "hist: 2 string or stack variables at most");
-		v->e = calloc(1, sizeof(*v->e));
+		v->e = hist_text_expr(hist_stack_name(eq + 1) ? NULL : sf,
+				      eq + 1);
 		if (!v->e)
 			return -ENOMEM;
-		v->e->op = HE_FIELD;
-		v->e->field.flags = HF_STRING | HF_STACKTRACE;
-		v->e->flags = HF_STRING | HF_STACKTRACE;
-		snprintf(v->e->field.name, sizeof(v->e->field.name),
-			 "common_stacktrace");
-		snprintf(v->e->text, sizeof(v->e->text), "%s", eq + 1);
-		v->str = true;
-		x->d->n_str_vars++;
-		rt_stack_prime();
-	} else if (sf && (sf->kind == RT_FIELD_STRING ||
-			  sf->kind == RT_FIELD_DYNSTR)) {
-		/* a string variable: the field's text */
-		if (x->d->n_str_vars == HIST_STR_VARS_MAX)
-			return hist_msg(x->c, "hist: 2 string variables at most");
-		v->e = calloc(1, sizeof(*v->e));
-		if (!v->e)
-			return -ENOMEM;
-		v->e->op = HE_FIELD;
-		v->e->field.field = *sf;
-		v->e->field.has_field = true;
-		v->e->field.flags = HF_STRING;
-		v->e->flags = HF_STRING;
-		snprintf(v->e->field.name, sizeof(v->e->field.name), "%s",
-			 eq + 1);
-		snprintf(v->e->text, sizeof(v->e->text), "%s", eq + 1);
 		v->str = true;
 		x->d->n_str_vars++;
 	} else {
@@ -1085,33 +1103,18 @@ static int hist_parse_synth_call(struct hist_expr_ctx *x, struct hist_action *a,
 		other = hist_param_event(x, a, &p, &field);
 		f = !other && (isalpha((unsigned char)*p) || *p == '_') ?
 			    hist_find_field(x->p, p) : NULL;
-		if (!strcmp(p, "common_stacktrace") || !strcmp(p, "stacktrace")) {
-			/* the stack of this record's writer */
-			e = calloc(1, sizeof(*e));
+		if (hist_stack_name(p) ||
+		    (!other && f && (f->kind == RT_FIELD_STRING ||
+				     f->kind == RT_FIELD_DYNSTR))) {
+			/* the stack of this record's writer, or its string
+			 * field */
+			e = hist_text_expr(hist_stack_name(p) ? NULL : f, p);
 			if (!e)
 				return -ENOMEM;
-			e->op = HE_FIELD;
-			e->field.flags = HF_STRING | HF_STACKTRACE;
-			e->flags = e->field.flags;
-			snprintf(e->field.name, sizeof(e->field.name),
-				 "common_stacktrace");
-			snprintf(e->text, sizeof(e->text), "%s", p);
-			rt_stack_prime();
 		} else if (other) {
 			ret = hist_field_var(x, other, field, p, &e);
 			if (ret)
 				return ret;
-		} else if (f && (f->kind == RT_FIELD_STRING ||
-			  f->kind == RT_FIELD_DYNSTR)) {
-			e = calloc(1, sizeof(*e));
-			if (!e)
-				return -ENOMEM;
-			e->op = HE_FIELD;
-			e->field.field = *f;
-			e->field.has_field = true;
-			e->field.flags = HF_STRING;
-			snprintf(e->field.name, sizeof(e->field.name), "%s", p);
-			snprintf(e->text, sizeof(e->text), "%s", p);
 		} else {
 			x->n_sub = 0;
 			ret = hist_parse_expr(x, p, &e);
