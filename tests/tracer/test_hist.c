@@ -267,8 +267,8 @@ static void text_run_keys(void)
 
 /* @cmd with '^' where the caret goes: refused, with @msg and the caret
  * there, as the kernel's error_log entry; nothing set */
-static void check_error(struct ringtrace_instance *tr, const char *cmd,
-			const char *msg)
+static void check_error_on(struct ringtrace_instance *tr, const char *ev,
+			   const char *cmd, const char *msg)
 {
 	char text[512], want[2048];
 	const char *caret = strchr(cmd, '^');
@@ -277,14 +277,20 @@ static void check_error(struct ringtrace_instance *tr, const char *cmd,
 	n = snprintf(text, sizeof(text), "%.*s%s", pos, cmd,
 		     caret ? caret + 1 : "");
 	ASSERT_LT(n, (int)sizeof(text));
-	ASSERT_NE(set(tr, "work", text), 0);
+	ASSERT_NE(set(tr, ev, text), 0);
 	snprintf(want, sizeof(want),
-		 "hist:hist:work: error: %s\n  Command: %s\n%*s^\n", msg, text,
-		 pos + 11, "");
+		 "hist:hist:%s: error: %s\n  Command: %s\n%*s^\n", ev, msg,
+		 text, pos + 11, "");
 	if (strcmp(err, want)) {
 		fprintf(stderr, "want:\n%sgot:\n%s", want, err);
 		RBT_FAIL("error of '%s'", text);
 	}
+}
+
+static void check_error(struct ringtrace_instance *tr, const char *cmd,
+			const char *msg)
+{
+	check_error_on(tr, "work", cmd, msg);
 }
 
 static void errors(void)
@@ -820,6 +826,153 @@ static void qualified_refs(void)
 	ASSERT_EQ(set(tr, "work", "!hist:keys=worker:ts0=common_timestamp.usecs"), 0);
 }
 
+/* The trigger file of event @ev (hist system) */
+static void show_triggers(struct ringtrace_instance *tr, const char *ev,
+			  char *buf, size_t len)
+{
+	ringtrace_show_trigger(tr, "hist", ev, buf, len);
+}
+
+/*
+ * Field variables: an onmatch() parameter that is a field of the
+ * matching event (SYS.EVENT.FIELD, or a plain name the trigger's event
+ * has not) is kept by a variable "synthetic_FIELD" of a hist trigger
+ * made on that event with the keys and filter of its compatible one,
+ * read once by key as any variable, and removed with the trigger that
+ * made it; a field of the trigger's own event (FIELD, or SYS.EVENT.FIELD
+ * of its own) is read from its record.
+ */
+static void field_variables(void)
+{
+	static const char fv_line[] =
+		"hist:keys=worker:lat=common_timestamp.usecs-$ts0:onmatch(hist.work).fvlat($lat,hist.work.bytes,delta,hist.work.name,hist.done.worker)";
+	struct ringtrace_instance *tr = setup();
+	char buf[4096], line[600], *h, *at;
+
+	synth_on(tr, "fvone unsigned int bytes", "synthetic:fvone");
+	synth_on(tr, "fvlat u64 lat; unsigned int bytes; long delta; char name[16]; int worker",
+		 "synthetic:fvlat");
+	/* no hist trigger on work whose keys are done's */
+	ASSERT_EQ(set(tr, "work", "hist:keys=name"), 0);
+	check_error_on(tr, "done", "hist:keys=worker:onmatch(hist.work).fvone(^hist.work.bytes)",
+		       "Matching event histogram not found");
+	ASSERT_EQ(set(tr, "work", "!hist:keys=name"), 0);
+	ASSERT_EQ(set(tr, "work", "hist:keys=worker:ts0=common_timestamp.usecs if bytes < 1000"), 0);
+	/* no such field: nothing is left on work */
+	check_error_on(tr, "done", "hist:keys=worker:onmatch(hist.work).fvone(^hist.work.nosuch)",
+		       "Couldn't create histogram for field");
+	show_triggers(tr, "work", buf, sizeof(buf));
+	ASSERT_EQ(strcmp(buf, "hist:keys=worker:vals=hitcount:ts0=common_timestamp.usecs:sort=hitcount:size=2048:clock=global if bytes < 1000 [active]\n"), 0);
+
+	ASSERT_EQ(set(tr, "done", fv_line), 0);
+	show_triggers(tr, "work", buf, sizeof(buf));
+	ASSERT_NOT_NULL(strstr(buf, "hist:keys=worker:vals=hitcount:synthetic_bytes=bytes:sort=hitcount:size=2048 if bytes < 1000 [active]\n"));
+	ASSERT_NOT_NULL(strstr(buf, "hist:keys=worker:vals=hitcount:synthetic_delta=delta:sort=hitcount:size=2048 if bytes < 1000 [active]\n"));
+	ASSERT_NOT_NULL(strstr(buf, "hist:keys=worker:vals=hitcount:synthetic_name=name:sort=hitcount:size=2048 if bytes < 1000 [active]\n"));
+	h = show_hist(tr, "work");
+	ASSERT_NOT_NULL(strstr(h, "synthetic_bytes=bytes"));
+	free(h);
+	/* in use by done's trigger */
+	ASSERT_EQ(set(tr, "work", "!hist:keys=worker:synthetic_bytes=bytes if bytes < 1000"), -EBUSY);
+
+	ringtrace_clear(tr);
+	work(5, 100, -7, "five", "p");
+	work(6, 5000, 3, "six", "p"); /* filtered out on work */
+	trace_done(5);
+	trace_done(6);
+	trace_done(5); /* read once: no second event */
+	h = golden_capture(print_trace_cb, tr);
+	at = strstr(h, "fvlat: lat=");
+	ASSERT_NOT_NULL(at);
+	ASSERT_NOT_NULL(strstr(at, " bytes=100 delta=-7 name=five worker=5\n"));
+	ASSERT_NULL(strstr(at + 1, "fvlat: "));
+	free(h);
+
+	/* the same field of another trigger's: its variable is shared */
+	ASSERT_EQ(set(tr, "done", "hist:keys=worker:vals=hitcount:onmatch(hist.work).fvone(hist.work.bytes)"), 0);
+	ASSERT_EQ(set(tr, "done", "!hist:keys=worker:vals=hitcount:onmatch(hist.work).fvone(hist.work.bytes)"), 0);
+	show_triggers(tr, "work", buf, sizeof(buf));
+	ASSERT_NOT_NULL(strstr(buf, "synthetic_bytes=bytes"));
+
+	/* removed with the trigger that made them */
+	ringtrace_clear_events(tr);
+	snprintf(line, sizeof(line), "!%s", fv_line);
+	ASSERT_EQ(set(tr, "done", line), 0);
+	show_triggers(tr, "work", buf, sizeof(buf));
+	ASSERT_NULL(strstr(buf, "synthetic_"));
+	ASSERT_EQ(set(tr, "work", "!hist:keys=worker:ts0=common_timestamp.usecs if bytes < 1000"), 0);
+	ASSERT_EQ(ringtrace_synthetic_event("!fvlat", err, sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_synthetic_event("!fvone", err, sizeof(err)), 0);
+}
+
+/* Writes a work record from a frame of its own, which the stacks show */
+void stack_writer(int worker, unsigned int bytes);
+__attribute__((noinline)) void stack_writer(int worker, unsigned int bytes)
+{
+	work(worker, bytes, 0, "s", "p");
+	__asm__ volatile("");
+}
+
+/* The trace's text of the stk record of @worker, at least one frame of
+ * it the writer's */
+static void check_stack_record(struct ringtrace_instance *tr, int worker)
+{
+	char want[64], *h = golden_capture(print_trace_cb, tr), *at;
+
+	snprintf(want, sizeof(want), "stk: worker=%d stack=STACK:\n=> ",
+		 worker);
+	at = strstr(h, want);
+	if (!at)
+		fprintf(stderr, "%s", h);
+	ASSERT_NOT_NULL(at);
+	ASSERT_NOT_NULL(strstr(at, "\n=> stack_writer+0x"));
+	free(h);
+}
+
+/*
+ * Stack fields of synthetic events ("unsigned long[] stack"): filled
+ * from common_stacktrace (the stack of the record that fires the
+ * action) or from a stack variable (st=common_stacktrace, another
+ * event's, or a copy s=$st), printed as the kernel's: "NAME=STACK:"
+ * then one "=> function+off/size" line a frame
+ */
+static void stack_fields(void)
+{
+	struct ringtrace_instance *tr = setup();
+	char buf[4096];
+
+	synth_on(tr, "stk int worker; unsigned long[] stack", "synthetic:stk");
+	ringtrace_show_synthetic_events(buf, sizeof(buf));
+	ASSERT_NOT_NULL(strstr(buf, "stk\tint worker; unsigned long[] stack\n"));
+	check_error(tr, "hist:keys=worker:b=bytes:onmax($b).trace(stk,worker,^delta)",
+		    "Param type doesn't match synthetic event field type");
+	check_error(tr, "hist:keys=worker:b=bytes:onmax($b).trace(stk,^common_stacktrace,delta)",
+		    "Param type doesn't match synthetic event field type");
+	check_error(tr, "hist:keys=worker:st=common_stacktrace:x=^$st+1",
+		    "String type can not be an operand in expression");
+
+	/* onmax(): this record's stack */
+	ASSERT_EQ(set(tr, "work", "hist:keys=worker:b=bytes:onmax($b).trace(stk,worker,common_stacktrace)"), 0);
+	ringtrace_clear(tr);
+	stack_writer(2, 10);
+	check_stack_record(tr, 2);
+	ASSERT_EQ(set(tr, "work", "!hist:keys=worker:b=bytes:onmax($b).trace(stk,worker,common_stacktrace)"), 0);
+
+	/* onmatch(): work's stack variable, read by done, and a copy */
+	ASSERT_EQ(set(tr, "work", "hist:keys=worker:st=common_stacktrace"), 0);
+	ASSERT_EQ(set(tr, "done", "hist:keys=worker:s=$st:onmatch(hist.work).stk(worker,$s)"), 0);
+	ringtrace_show_trigger(tr, "hist", "work", buf, sizeof(buf));
+	ASSERT_EQ(strcmp(buf, "hist:keys=worker:vals=hitcount:st=common_stacktrace:sort=hitcount:size=2048 [active]\n"), 0);
+	ringtrace_clear(tr);
+	stack_writer(3, 1);
+	trace_done(3);
+	check_stack_record(tr, 3);
+	ringtrace_clear_events(tr);
+	ASSERT_EQ(set(tr, "done", "!hist:keys=worker:s=$st:onmatch(hist.work).stk(worker,$s)"), 0);
+	ASSERT_EQ(set(tr, "work", "!hist:keys=worker:st=common_stacktrace"), 0);
+	ASSERT_EQ(ringtrace_synthetic_event("!stk", err, sizeof(err)), 0);
+}
+
 /* The number after "common_timestamp: " in @h, the key's */
 static uint64_t hist_ts_key(const char *h)
 {
@@ -874,6 +1027,7 @@ static const struct rbt_case cases[] = {
 	RBT_CASE(synthetic),	 RBT_CASE(track_actions),
 	RBT_CASE(timestamp_record), RBT_CASE(track_trace),
 	RBT_CASE(qualified_refs), RBT_CASE(track_save_string),
-	RBT_CASE(string_variables),
+	RBT_CASE(string_variables), RBT_CASE(field_variables),
+	RBT_CASE(stack_fields),
 };
 RBT_MAIN(cases)

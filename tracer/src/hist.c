@@ -17,7 +17,14 @@
  * onmatch() writes a synthetic event (synth.c), onmax() and onchange()
  * keep a value and fields per entry, or take a snapshot.
  *
- * Userspace: no field variables. common_timestamp is the record's stamp (trace.c
+ * A field variable (an onmatch() parameter naming a field of the
+ * matching event) is never added to a live table: as the kernel's
+ * create_field_var_hist(), a new hist trigger with the variable is set on
+ * that event (published as any trigger, trigger.c), and removed with the
+ * table that made it. A stack variable (NAME=common_stacktrace) is kept
+ * as a string variable is, its count then its frames.
+ *
+ * Userspace: common_timestamp is the record's stamp (trace.c
  * stamps the record with the time its triggers read, see
  * rt_trigger_commit()), but the clock when the trigger runs for a record
  * assigned in the ring buffer itself; .execname shows the thread's name from the saved cmdlines when the
@@ -53,6 +60,10 @@
  * write path holds their text on its stack */
 #define HIST_STR_VARS_MAX 2
 #define HIST_STR_REFS_MAX 2
+/* a stack variable is kept as a string variable is: its count and frames
+ * fit the text's sums */
+_Static_assert((HIST_STACKTRACE_DEPTH + 1) * 8 <= HIST_STR_MAX,
+	       "a stack fits a string variable's sums");
 
 enum {
 	HF_HEX = 1u << 0,
@@ -136,6 +147,7 @@ enum { HA_ONMATCH, HA_ONMAX, HA_ONCHANGE };
  */
 struct hist_action {
 	int handler;
+	struct rt_event_priv *match; /* onmatch(): its event */
 	struct rt_synth *synth;
 	unsigned int n_params;
 	struct hist_expr *params[RT_SYNTH_FIELDS_MAX];
@@ -166,6 +178,13 @@ struct hist_sort_key {
 	bool descending;
 };
 
+/* A hist trigger a field variable made: its line on event @sys:@ev
+ * (named: the event may be gone before the table) */
+struct hist_fv_hist {
+	char *cmd;
+	char sys[128], ev[128];
+};
+
 /**
  * struct rt_hist_data - a table and how it is filled (shared by name=)
  * @plain: keys and values are numeric fields as they are, nothing else
@@ -194,6 +213,11 @@ struct rt_hist_data {
 	bool nohitcount, timestamps;
 	char clock[32];
 	struct rt_hist_data *next_named;
+	/* the hist triggers made on other events for field variables
+	 * (hist_field_var()), in instance @inst: removed with the table */
+	int inst;
+	unsigned int n_fv;
+	struct hist_fv_hist fv[RT_SYNTH_FIELDS_MAX];
 };
 
 struct rt_hist_trig {
@@ -608,8 +632,9 @@ static int hist_parse_atom(struct hist_expr_ctx *x, char *str,
 		e->op = HE_REF;
 		e->ref = (unsigned int)r;
 		e->flags = ref->d->vars[ref->var].e->flags;
-		/* a string variable's text: an action's string parameter */
-		e->field.flags = e->flags & HF_STRING;
+		/* a string (stack) variable's text: an action's string
+		 * (stack) parameter */
+		e->field.flags = e->flags & (HF_STRING | HF_STACKTRACE);
 		snprintf(e->text, sizeof(e->text), "%s", str);
 		return 0;
 	}
@@ -761,6 +786,40 @@ done:
 	return 0;
 }
 
+/* Whether @s names the writer's stack, as a variable or a parameter */
+static bool hist_stack_name(const char *s)
+{
+	return !strcmp(s, "common_stacktrace") || !strcmp(s, "stacktrace") ||
+	       !strcmp(s, "STACKTRACE");
+}
+
+/* An expression of a text, not a number: string field @f of the record
+ * (written @text), or without @f the stack of the record's writer (its
+ * count, then its frames); NULL when out of memory */
+static struct hist_expr *hist_text_expr(const struct rt_field *f,
+					const char *text)
+{
+	struct hist_expr *e = calloc(1, sizeof(*e));
+
+	if (!e)
+		return NULL;
+	e->op = HE_FIELD;
+	if (f) {
+		e->field.field = *f;
+		e->field.has_field = true;
+		e->field.flags = HF_STRING;
+		snprintf(e->field.name, sizeof(e->field.name), "%s", text);
+	} else {
+		e->field.flags = HF_STRING | HF_STACKTRACE;
+		snprintf(e->field.name, sizeof(e->field.name),
+			 "common_stacktrace");
+		rt_stack_prime();
+	}
+	e->flags = e->field.flags;
+	snprintf(e->text, sizeof(e->text), "%s", text);
+	return e;
+}
+
 /* "NAME=EXPR", a variable (@tok, modified) */
 static int hist_parse_var(struct hist_expr_ctx *x, char *tok)
 {
@@ -783,27 +842,30 @@ static int hist_parse_var(struct hist_expr_ctx *x, char *tok)
 		at[4] = 'X';
 	x->n_sub = 0;
 	sf = hist_find_field(x->p, eq + 1);
-	if (sf && (sf->kind == RT_FIELD_STRING || sf->kind == RT_FIELD_DYNSTR)) {
-		/* a string variable: the field's text */
+	if (hist_stack_name(eq + 1) || (sf && (sf->kind == RT_FIELD_STRING ||
+					       sf->kind == RT_FIELD_DYNSTR))) {
+		/* a string variable: the field's text; a stack variable:
+		 * the writer's stack, kept as a text (its count, then its
+		 * frames) */
 		if (x->d->n_str_vars == HIST_STR_VARS_MAX)
-			return hist_msg(x->c, "hist: 2 string variables at most");
-		v->e = calloc(1, sizeof(*v->e));
+			return hist_msg(x->c, "hist: 2 string or stack variables at most");
+		v->e = hist_text_expr(hist_stack_name(eq + 1) ? NULL : sf,
+				      eq + 1);
 		if (!v->e)
 			return -ENOMEM;
-		v->e->op = HE_FIELD;
-		v->e->field.field = *sf;
-		v->e->field.has_field = true;
-		v->e->field.flags = HF_STRING;
-		v->e->flags = HF_STRING;
-		snprintf(v->e->field.name, sizeof(v->e->field.name), "%s",
-			 eq + 1);
-		snprintf(v->e->text, sizeof(v->e->text), "%s", eq + 1);
 		v->str = true;
 		x->d->n_str_vars++;
 	} else {
 		ret = hist_parse_expr(x, eq + 1, &v->e);
 		if (ret)
 			return ret;
+		/* NAME=$VAR of a string or a stack: a copy of its text */
+		if (v->e->op == HE_REF && (v->e->flags & HF_STRING)) {
+			if (x->d->n_str_vars == HIST_STR_VARS_MAX)
+				return hist_msg(x->c, "hist: 2 string or stack variables at most");
+			v->str = true;
+			x->d->n_str_vars++;
+		}
 	}
 	v->slot = x->d->n_var_slots;
 	v->flag = v->slot + (v->str ? HIST_STR_MAX / 8 : 1);
@@ -830,6 +892,173 @@ static int hist_split_action(struct hist_err_ctx *c, char *close, char **act,
 	p[strlen(p) - 1] = '\0';
 	*params = p;
 	return 0;
+}
+
+/* Whether @o's keys are those of @d in number, size and kind, as the
+ * kernel's compatible_keys() */
+static bool hist_keys_compatible(const struct rt_hist_data *d,
+				 const struct rt_hist_data *o)
+{
+	unsigned int i;
+
+	if (d->n_keys != o->n_keys || d->key_size != o->key_size)
+		return false;
+	for (i = 0; i < d->n_keys; i++)
+		if (d->keys[i].size != o->keys[i].size ||
+		    (d->keys[i].flags & (HF_STRING | HF_STACKTRACE)) !=
+			    (o->keys[i].flags & (HF_STRING | HF_STACKTRACE)) ||
+		    d->keys[i].field.is_signed != o->keys[i].field.is_signed)
+			return false;
+	return true;
+}
+
+/*
+ * A field variable: field @field (at @at in the command) of event @ev,
+ * another than the trigger's, as an action's parameter. As the kernel's
+ * create_field_var_hist(), the value is kept by a variable
+ * "synthetic_FIELD" of a hist trigger on @ev with the keys (and filter)
+ * of one there that is compatible with this table: made unless it is
+ * there, and removed with this table (hist_data_free()). The reference
+ * to it into *@out.
+ */
+static int hist_field_var(struct hist_expr_ctx *x, struct rt_event_priv *ev,
+			  const char *field, const char *at,
+			  struct hist_expr **out)
+{
+	struct hist_err_ctx *c = x->c;
+	struct rt_hist_data *d = x->d;
+	const struct rt_trigger_list *l = atomic_load_explicit(
+		&ev->triggers[x->inst], memory_order_relaxed);
+	const struct rt_trigger *ct = NULL;
+	const struct rt_hist_data *cd = NULL;
+	char var[80], ref[HIST_STR_MAX];
+	struct hist_var_find f = { var, x->inst, d, NULL, -1 };
+	struct hist_expr *e;
+	const struct hist_ref *r;
+	unsigned int i;
+	int ri, pos = hist_errpos(c, at);
+
+	for (i = 0; l && !cd && i < l->nr; i++) {
+		const struct rt_hist_data *o;
+
+		if (l->t[i]->type != RT_TRIG_HIST)
+			continue;
+		o = ((const struct rt_hist_trig *)l->t[i]->hist)->d;
+		if (hist_keys_compatible(d, o)) {
+			cd = o;
+			ct = l->t[i];
+		}
+	}
+	if (!cd)
+		return hist_err(c, "Matching event histogram not found", pos);
+	if ((size_t)snprintf(var, sizeof(var), "synthetic_%s", field) >=
+	    sizeof(var))
+		return hist_err(c, "Couldn't create field variable", pos);
+	hist_var_find_one(ev, &f);
+	if (!f.found) {
+		char *cmd = NULL;
+		size_t len = 0;
+		FILE *fp;
+		int ret;
+
+		if (d->n_fv == RT_SYNTH_FIELDS_MAX)
+			return hist_err(c, "Too many field variables defined",
+					pos);
+		fp = open_memstream(&cmd, &len);
+		if (!fp)
+			return -ENOMEM;
+		fputs("hist:keys=", fp);
+		for (i = 0; i < cd->n_keys; i++) {
+			if (i)
+				fputc(',', fp);
+			hist_field_print(fp, &cd->keys[i]);
+		}
+		fprintf(fp, ":%s=%s", var, field);
+		if (ct->filter_text)
+			fprintf(fp, " if %s", ct->filter_text);
+		if (fclose(fp) || !cmd) {
+			free(cmd);
+			return -ENOMEM;
+		}
+		ret = rt_trigger_hist_line(ev, x->inst, cmd, false, NULL, 0);
+		if (ret) {
+			free(cmd);
+			return ret == -ENOMEM ?
+				       ret :
+				       hist_err(c, "Couldn't create histogram for field",
+						pos);
+		}
+		snprintf(d->fv[d->n_fv].sys, sizeof(d->fv[0].sys), "%s",
+			 ev->ev->system);
+		snprintf(d->fv[d->n_fv].ev, sizeof(d->fv[0].ev), "%s",
+			 ev->ev->name);
+		d->fv[d->n_fv++].cmd = cmd;
+	}
+	snprintf(ref, sizeof(ref), "%s.%s.$%s", ev->ev->system, ev->ev->name,
+		 var);
+	ri = hist_add_ref(d, ref, x->inst, x->p);
+	if (ri < 0)
+		return hist_err(c, "Couldn't find synthetic variable", pos);
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	r = &d->hrefs[ri];
+	e->op = HE_REF;
+	e->ref = (unsigned int)ri;
+	e->flags = r->d->vars[r->var].e->flags;
+	e->field.flags = e->flags & HF_STRING;
+	snprintf(e->text, sizeof(e->text), "%s", ref);
+	*out = e;
+	return 0;
+}
+
+/*
+ * The event a parameter @*p of action @a names a field of, when it is
+ * another than the trigger's: "SYS.EVENT.FIELD" of another event, or
+ * a plain name that is no field of the trigger's event but one of
+ * onmatch()'s (as the kernel's trace_action_create_field_var()). The
+ * field into *@field. "SYS.EVENT.FIELD" of the trigger's own event is
+ * made FIELD (*@p moved).
+ */
+static struct rt_event_priv *hist_param_event(struct hist_expr_ctx *x,
+					      const struct hist_action *a,
+					      char **p, const char **field)
+{
+	char *s = *p, *d1, *d2, sys[128];
+	struct rt_event_priv *ev;
+	size_t i;
+
+	if (strchr(s, '$'))
+		return NULL;
+	d1 = strchr(s, '.');
+	d2 = d1 ? strchr(d1 + 1, '.') : NULL;
+	if (d2 && (size_t)(d1 - s) < sizeof(sys) &&
+	    (size_t)(d2 - d1 - 1) < sizeof(sys)) {
+		char name[128];
+
+		memcpy(sys, s, (size_t)(d1 - s));
+		sys[d1 - s] = '\0';
+		memcpy(name, d1 + 1, (size_t)(d2 - d1 - 1));
+		name[d2 - d1 - 1] = '\0';
+		ev = rt_event_find(sys, name);
+		if (!ev)
+			return NULL;
+		if (ev == x->p) {
+			*p = d2 + 1;
+			return NULL;
+		}
+		*field = d2 + 1;
+		return ev;
+	}
+	if (!a->match || !(isalpha((unsigned char)*s) || *s == '_'))
+		return NULL;
+	for (i = 0; s[i]; i++)
+		if (!isalnum((unsigned char)s[i]) && s[i] != '_')
+			return NULL;
+	if (hist_find_field(x->p, s) || !hist_find_field(a->match, s))
+		return NULL;
+	*field = s;
+	return a->match;
 }
 
 /*
@@ -864,24 +1093,28 @@ static int hist_parse_synth_call(struct hist_expr_ctx *x, struct hist_action *a,
 	x->d->n_actions++; /* from here on, freed with the table */
 	while (params && (p = strsep(&params, ","))) {
 		const struct rt_field *f;
+		struct rt_event_priv *other;
+		const char *field = NULL;
 		struct hist_expr *e;
 
 		if (a->n_params == RT_SYNTH_FIELDS_MAX)
 			return hist_err(c, "Too many action params",
 					hist_errpos(c, p));
-		f = isalpha((unsigned char)*p) || *p == '_' ?
+		other = hist_param_event(x, a, &p, &field);
+		f = !other && (isalpha((unsigned char)*p) || *p == '_') ?
 			    hist_find_field(x->p, p) : NULL;
-		if (f && (f->kind == RT_FIELD_STRING ||
-			  f->kind == RT_FIELD_DYNSTR)) {
-			e = calloc(1, sizeof(*e));
+		if (hist_stack_name(p) ||
+		    (!other && f && (f->kind == RT_FIELD_STRING ||
+				     f->kind == RT_FIELD_DYNSTR))) {
+			/* the stack of this record's writer, or its string
+			 * field */
+			e = hist_text_expr(hist_stack_name(p) ? NULL : f, p);
 			if (!e)
 				return -ENOMEM;
-			e->op = HE_FIELD;
-			e->field.field = *f;
-			e->field.has_field = true;
-			e->field.flags = HF_STRING;
-			snprintf(e->field.name, sizeof(e->field.name), "%s", p);
-			snprintf(e->text, sizeof(e->text), "%s", p);
+		} else if (other) {
+			ret = hist_field_var(x, other, field, p, &e);
+			if (ret)
+				return ret;
 		} else {
 			x->n_sub = 0;
 			ret = hist_parse_expr(x, p, &e);
@@ -891,8 +1124,14 @@ static int hist_parse_synth_call(struct hist_expr_ctx *x, struct hist_action *a,
 		/* kept first: freed with the table whatever comes */
 		a->params[a->n_params++] = e;
 		if (a->n_params <= rt_synth_nr_fields(a->synth) &&
-		    !!(e->field.flags & HF_STRING) !=
-			    rt_synth_field_is_string(a->synth, a->n_params - 1))
+		    (!!(e->field.flags & HF_STACKTRACE) !=
+			     rt_synth_field_is_stack(a->synth,
+						     a->n_params - 1) ||
+		     !!(e->field.flags & HF_STRING) !=
+			     (rt_synth_field_is_string(a->synth,
+						       a->n_params - 1) ||
+			      rt_synth_field_is_stack(a->synth,
+						      a->n_params - 1))))
 			return hist_err(c,
 					"Param type doesn't match synthetic event field type",
 					hist_errpos(c, p));
@@ -1020,7 +1259,8 @@ static int hist_parse_action(struct hist_expr_ctx *x, char *tok)
 	if (!dot)
 		return hist_err(c, "Missing subsystem", hist_errpos(c, ev));
 	*dot = '\0';
-	if (!rt_event_find(sys, dot + 1))
+	a->match = rt_event_find(sys, dot + 1);
+	if (!a->match)
 		return hist_err(c, "Invalid subsystem or event name",
 				hist_errpos(c, sys));
 	ret = hist_split_action(c, close, &act, &params);
@@ -1169,10 +1409,13 @@ static int hist_parse_sort(struct hist_err_ctx *c, struct rt_hist_data *d,
 
 static void hist_data_put(struct rt_hist_data *d);
 
-/* The parts of @d, which is no table's any more */
+/* The parts of @d, which is no table's any more, and the hist triggers
+ * its field variables made (registry lock) */
 static void hist_data_free(struct rt_hist_data *d)
 {
-	unsigned int i;
+	struct hist_fv_hist *fv = d->n_fv ? malloc(sizeof(d->fv)) : NULL;
+	unsigned int i, n_fv = fv ? d->n_fv : 0;
+	int inst = d->inst;
 
 	for (i = 0; i < d->n_vals; i++)
 		hist_expr_free(d->vals[i].expr);
@@ -1193,7 +1436,21 @@ static void hist_data_free(struct rt_hist_data *d)
 		}
 	tracing_map_destroy(d->map);
 	free(d->name);
+	if (fv)
+		memcpy(fv, d->fv, sizeof(d->fv));
+	else
+		for (i = 0; i < d->n_fv; i++)
+			free(d->fv[i].cmd); /* (out of memory: left there) */
 	free(d);
+	/* after the references above are dropped: no longer busy */
+	for (i = 0; i < n_fv; i++) {
+		struct rt_event_priv *ev = rt_event_find(fv[i].sys, fv[i].ev);
+
+		if (ev)
+			rt_trigger_hist_line(ev, inst, fv[i].cmd, true, NULL, 0);
+		free(fv[i].cmd);
+	}
+	free(fv);
 }
 
 static void hist_data_put(struct rt_hist_data *d)
@@ -1323,6 +1580,7 @@ int rt_hist_parse(struct rt_event_priv *p, int inst, const char *line,
 		goto fail;
 	}
 	x.d = d;
+	d->inst = inst;
 	d->refs = 1;
 	d->map_bits = TRACING_MAP_BITS_DEFAULT;
 	snprintf(d->clock, sizeof(d->clock), "global");
@@ -1695,6 +1953,25 @@ hist_read_str(const struct rt_field *f, const unsigned char *rec, size_t len,
 	memcpy(dst, s, strnlen((const char *)s, n));
 }
 
+/* The stack of the record's writer from @from on, into @st: its count of
+ * frames (HIST_STACKTRACE_DEPTH at most), then the frames, as the
+ * kernel's stack of a stacktrace variable */
+static __attribute__((no_instrument_function)) void
+hist_stack(uint64_t *st, const void *from)
+{
+	void *pc[HIST_STACKTRACE_DEPTH + 8];
+	int n = backtrace(pc, HIST_STACKTRACE_DEPTH + 8), k, first = 0;
+
+	for (k = 0; k < n; k++)
+		if (pc[k] == from) {
+			first = k;
+			break;
+		}
+	for (k = 0; k + first < n && k < HIST_STACKTRACE_DEPTH; k++)
+		st[1 + k] = (uint64_t)(uintptr_t)pc[first + k];
+	st[0] = (uint64_t)k;
+}
+
 /*
  * The values of the variables @d refers to, for @key, into @refv: a
  * variable of another table is read once (its entry's flag taken back,
@@ -1755,13 +2032,13 @@ __thread int rt_hist_snap_inst __attribute__((tls_model("initial-exec"))) = -1;
 
 static __attribute__((no_instrument_function)) void
 hist_action_run(const struct hist_action *a, const unsigned char *rec,
-		size_t len, int inst, const uint64_t *refv);
+		size_t len, int inst, const uint64_t *refv, const void *from);
 
 static __attribute__((no_instrument_function)) void
 hist_track_run(struct hist_action *a, struct tracing_map_elt *elt,
 	       const unsigned char *rec, size_t len, int inst, uint64_t v,
 	       const uint64_t *key, unsigned int key_size,
-	       const uint64_t *refv)
+	       const uint64_t *refv, const void *from)
 {
 	_Atomic uint64_t *tv = &elt->sums[a->slot];
 	uint64_t old = atomic_load_explicit(tv, memory_order_relaxed);
@@ -1787,7 +2064,7 @@ hist_track_run(struct hist_action *a, struct tracing_map_elt *elt,
 	if (a->snapshot)
 		hist_snapshot_run(a, key, key_size, inst, v);
 	if (a->synth) {
-		hist_action_run(a, rec, len, inst, refv);
+		hist_action_run(a, rec, len, inst, refv, from);
 		return;
 	}
 	/* Relaxed: the hist file reads the saved fields as it finds them
@@ -1874,19 +2151,28 @@ __attribute__((no_instrument_function)) void rt_hist_commit_done_slow(void)
 	}
 }
 
-/* Write the synthetic event of @a for record @rec (@len bytes) */
+/* Write the synthetic event of @a for record @rec (@len bytes), whose
+ * writer's stack starts at @from */
 static __attribute__((no_instrument_function)) void
 hist_action_run(const struct hist_action *a, const unsigned char *rec,
-		size_t len, int inst, const uint64_t *refv)
+		size_t len, int inst, const uint64_t *refv, const void *from)
 {
 	uint64_t vals[RT_SYNTH_FIELDS_MAX];
+	uint64_t stack[HIST_STACKTRACE_DEPTH + 1];
 	char strs[4][HIST_STR_MAX];
 	unsigned int i, ns = 0;
+	bool stacked = false;
 
 	for (i = 0; i < a->n_params; i++) {
 		const struct hist_expr *e = a->params[i];
 
-		if (e->op == HE_REF && (e->field.flags & HF_STRING)) {
+		if (e->op == HE_FIELD && (e->field.flags & HF_STACKTRACE)) {
+			/* this record's stack, taken once */
+			if (!stacked)
+				hist_stack(stack, from);
+			stacked = true;
+			vals[i] = (uint64_t)(uintptr_t)stack;
+		} else if (e->op == HE_REF && (e->field.flags & HF_STRING)) {
 			/* a string variable's text (hist_resolve_refs() or
 			 * this record's, in rt_hist_event()'s frame) */
 			vals[i] = refv[e->ref];
@@ -1931,21 +2217,10 @@ hist_event_full(struct rt_hist_data *d, const void *rec, size_t len,
 			hist_read_str(&hf->field, rec, len,
 				      (char *)kb + hf->offset, hf->size);
 		} else if (hf->flags & HF_STACKTRACE) {
-			void *pc[HIST_STACKTRACE_DEPTH + 8];
-			int n = backtrace(pc, HIST_STACKTRACE_DEPTH + 8), k,
-			    first = 0;
+			uint64_t st[HIST_STACKTRACE_DEPTH + 1];
 
-			for (k = 0; k < n; k++)
-				if (pc[k] == from) {
-					first = k;
-					break;
-				}
-			for (k = 0; k + first < n && k < HIST_STACKTRACE_DEPTH;
-			     k++) {
-				uint64_t a = (uint64_t)(uintptr_t)pc[first + k];
-
-				memcpy(kb + hf->offset + k * 8u, &a, 8);
-			}
+			hist_stack(st, from);
+			memcpy(kb + hf->offset, st + 1, st[0] * 8);
 		} else {
 			uint64_t v = hist_field_value(hf, rec, inst);
 
@@ -1972,8 +2247,15 @@ hist_event_full(struct rt_hist_data *d, const void *rec, size_t len,
 			uint64_t *txt = vstr[nvs++];
 
 			memset(txt, 0, HIST_STR_MAX);
-			hist_read_str(&var->e->field.field, rec, len,
-				      (char *)txt, HIST_STR_MAX);
+			if (var->e->op == HE_REF)
+				memcpy(txt,
+				       (const void *)(uintptr_t)refv[var->e->ref],
+				       HIST_STR_MAX);
+			else if (var->e->flags & HF_STACKTRACE)
+				hist_stack(txt, from);
+			else
+				hist_read_str(&var->e->field.field, rec, len,
+					      (char *)txt, HIST_STR_MAX);
 			for (k = 0; k < HIST_STR_MAX / 8; k++)
 				atomic_store_explicit(&elt->sums[slot + k],
 						      txt[k],
@@ -2008,11 +2290,11 @@ hist_event_full(struct rt_hist_data *d, const void *rec, size_t len,
 		struct hist_action *a = &d->actions[i];
 
 		if (a->handler == HA_ONMATCH)
-			hist_action_run(a, rec, len, inst, refv);
+			hist_action_run(a, rec, len, inst, refv, from);
 		else
 			hist_track_run(a, elt, rec, len, inst,
 				       varv[a->track_var], key, d->key_size,
-				       refv);
+				       refv, from);
 	}
 }
 

@@ -48,6 +48,15 @@ size_t rt_hist_print_trigger(const struct rt_trigger *t, char *buf,
  * removed then (-EBUSY), as in the kernel. */
 bool rt_hist_busy(const struct rt_trigger *t);
 
+/*
+ * rt_trigger_hist_line - add (or with @remove, remove) the hist trigger
+ * of @line ("hist:... [if FILTER]") on @p in instance @inst, as a line
+ * written to its trigger file (trigger.c). Called with the registry lock
+ * held. Return: 0 or a negative errno, @err saying why.
+ */
+int rt_trigger_hist_line(struct rt_event_priv *p, int inst, const char *line,
+			 bool remove, char *err, size_t errlen);
+
 /* Free the hist part of @t, once no writer can see it. */
 void rt_hist_free(struct rt_trigger *t);
 

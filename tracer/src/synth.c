@@ -13,12 +13,15 @@
  *
  * Types: s8 u8 s16 u16 s32 u32 s64 u64, char short int long (and
  * "unsigned" ones), pid_t, gfp_t, bool, "char NAME[N]" (a string of N
- * bytes) and "char NAME[]" (a dynamic string, __data_loc). Fields are
- * separated by ';' or, as the kernel's older syntax, by blanks only.
+ * bytes), "char NAME[]" (a dynamic string, __data_loc) and
+ * "unsigned long[] NAME" or "long[] NAME" (a stack: __data_loc, its
+ * count then its addresses, printed as the kernel's "NAME=STACK:" and
+ * one "=> function+off/size" line per frame). Fields are separated by
+ * ';' or, as the kernel's older syntax, by blanks only.
  *
  * Userspace: the fields are laid out with their C sizes and alignments
  * (the kernel stores each in 8 bytes); at most RT_SYNTH_FIELDS_MAX
- * fields; no stack fields.
+ * fields.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -27,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "symbols.h"
 #include "synth.h"
 #include "trace.h"
 
@@ -136,6 +140,22 @@ static void rt_synth_print(struct ringtrace_seq *seq, const void *rec)
 			rt_synth_str(str, sizeof(str), r + (loc & 0xffff),
 				     loc >> 16 ? (loc >> 16) - 1 : 0);
 			ringtrace_seq_printf(seq, "%s%s=%s", sep, d->name, str);
+		} else if (d->kind == RINGTRACE_FIELD_ARRAY) {
+			/* a stack: its count, then the frames */
+			uint32_t loc;
+			size_t k, n;
+
+			memcpy(&loc, r + s->offset[i], 4);
+			n = (loc >> 16) / sizeof(uint64_t);
+			ringtrace_seq_printf(seq, "%s%s=STACK:\n", sep, d->name);
+			for (k = 1; k < n; k++) {
+				uint64_t pc;
+
+				memcpy(&pc, r + (loc & 0xffff) + k * 8, 8);
+				rt_sym_format(str, sizeof(str),
+					      (unsigned long)pc, true);
+				ringtrace_seq_printf(seq, "=> %s\n", str);
+			}
 		} else {
 			uint64_t v = 0;
 			int64_t sv;
@@ -246,7 +266,18 @@ static int rt_synth_field(struct rt_synth *s, char **w, int argc,
 	if (!rt_synth_name_ok(s->names[i]))
 		return synth_err(c, "Illegal name", synth_errpos(c, name));
 	t = rt_synth_type(type);
-	if (array) {
+	/* a stack: "unsigned long[] NAME", "long[] NAME" or "long NAME[]",
+	 * as the kernel's synth_field_is_stack() */
+	if ((!strcmp(type, "long[]") && !array) ||
+	    (t && !strcmp(t->name, "long") && array && !strcmp(array, "[]"))) {
+		snprintf(s->types[i], sizeof(s->types[i]),
+			 "__data_loc %slong[]", uns ? "unsigned " : "");
+		d->size = 4;
+		d->align = 4;
+		d->kind = RINGTRACE_FIELD_ARRAY;
+		d->elem_size = sizeof(uint64_t);
+		d->is_signed = 0;
+	} else if (array) {
 		char *e;
 		unsigned long n;
 
@@ -371,6 +402,9 @@ static int rt_synth_layout(struct rt_synth *s)
 				d->name);
 		else if (d->kind == RINGTRACE_FIELD_DYNSTR)
 			fprintf(t, "%schar[] %s", i ? "; " : "", d->name);
+		else if (d->kind == RINGTRACE_FIELD_ARRAY)
+			fprintf(t, "%s%s %s", i ? "; " : "",
+				d->type + strlen("__data_loc "), d->name);
 		else
 			fprintf(t, "%s%s %s", i ? "; " : "", d->type, d->name);
 	}
@@ -380,6 +414,8 @@ static int rt_synth_layout(struct rt_synth *s)
 
 		if (d->kind == RINGTRACE_FIELD_DYNSTR)
 			fprintf(f, ", __get_str(%s)", d->name);
+		else if (d->kind == RINGTRACE_FIELD_ARRAY)
+			fprintf(f, ", __get_stacktrace(%s)", d->name);
 		else
 			fprintf(f, ", REC->%s", d->name);
 	}
@@ -583,7 +619,13 @@ unsigned int rt_synth_nr_fields(const struct rt_synth *s)
 
 bool rt_synth_field_is_string(const struct rt_synth *s, unsigned int i)
 {
-	return s->decl[i].kind != RINGTRACE_FIELD_INT;
+	return s->decl[i].kind == RINGTRACE_FIELD_STRING ||
+	       s->decl[i].kind == RINGTRACE_FIELD_DYNSTR;
+}
+
+bool rt_synth_field_is_stack(const struct rt_synth *s, unsigned int i)
+{
+	return s->decl[i].kind == RINGTRACE_FIELD_ARRAY;
 }
 
 const char *rt_synth_name(const struct rt_synth *s)
@@ -610,6 +652,18 @@ rt_synth_trace(struct rt_synth *s, const uint64_t *vals)
 
 			dyn[i] = (str ? strnlen(str, RT_SYNTH_STR_MAX - 1) : 0) + 1;
 			size += dyn[i];
+		} else if (s->decl[i].kind == RINGTRACE_FIELD_ARRAY) {
+			/* a stack: its count and its frames */
+			const uint64_t *st =
+				(const uint64_t *)(uintptr_t)vals[i];
+			uint64_t n = st ? st[0] : 0;
+
+			dyn[i] = (size_t)((n < RT_SYNTH_STACK_MAX ?
+						   n :
+						   RT_SYNTH_STACK_MAX) +
+					  1) *
+				 sizeof(uint64_t);
+			size += dyn[i];
 		}
 	rt_synth_depth++;
 	for (rec = ringtrace_write_first(&s->ev, &w, size); rec;
@@ -633,6 +687,18 @@ rt_synth_trace(struct rt_synth *s, const uint64_t *vals)
 				memcpy(at, &loc, 4);
 				memcpy(rec + tail, str ? str : "", dyn[i] - 1);
 				rec[tail + dyn[i] - 1] = '\0';
+				tail += dyn[i];
+			} else if (d->kind == RINGTRACE_FIELD_ARRAY) {
+				uint32_t loc = (uint32_t)tail |
+					       (uint32_t)dyn[i] << 16;
+				uint64_t n = dyn[i] / sizeof(uint64_t) - 1;
+
+				memcpy(at, &loc, 4);
+				memcpy(rec + tail, &n, sizeof(n));
+				if (n)
+					memcpy(rec + tail + sizeof(n),
+					       (const uint64_t *)str + 1,
+					       n * sizeof(uint64_t));
 				tail += dyn[i];
 			} else {
 				/* little-endian: the low bytes */

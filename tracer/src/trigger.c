@@ -352,11 +352,121 @@ static int rt_trig_remove(struct rt_event_priv *p, int inst,
 	return 0;
 }
 
+/* Add trigger @t (taken: freed on failure) to @p's list in @inst.
+ * Called with the registry lock held. */
+static int rt_trig_add(struct rt_event_priv *p, int inst, struct rt_trigger *t,
+		       char *err, size_t errlen)
+{
+	struct rt_trigger_list *old = rt_trig_list(p, inst), *nl;
+
+	if (old && old->nr >= RT_MAX_TRIGGERS) {
+		rt_trig_err(err, errlen, "%d triggers at most per event",
+			    RT_MAX_TRIGGERS);
+		rt_trigger_free(t);
+		return -ENOSPC;
+	}
+	nl = rt_trig_copy(old, -1, t);
+	if (!nl) {
+		rt_trigger_free(t);
+		return -ENOMEM;
+	}
+	/* The list is in place before the slow path is armed: a writer
+	 * that takes it finds the trigger. */
+	rt_trig_publish(p, inst, nl);
+	if (t->target)
+		rt_soft_mode(t->target, inst, true);
+	/* ftrace:print (the markers) has no enable to arm: its writer, the
+	 * marker write, looks for triggers itself (rt_print_triggers()) */
+	if (!p->builtin)
+		rt_soft_mode(p, inst, true);
+	rt_synchronize_rcu();
+	free(old);
+	return 0;
+}
+
+/* A hist trigger line @text ("[!]hist:... [if FILTER]", parsed into
+ * @rq) on @p in @inst: added, modifying one, or removed. Called with the
+ * registry lock held. */
+static int rt_trig_hist(struct rt_event_priv *p, int inst,
+			const struct rt_trig_req *rq, const char *text,
+			char *err, size_t errlen)
+{
+	struct rt_trigger_list *old = rt_trig_list(p, inst);
+	/* the line as written, without the '!': what the hist errors
+	 * show and point into */
+	const char *line = text + strspn(text, " \t");
+	struct rt_trigger *t = NULL;
+	int ret, idx;
+
+	line += *line == '!';
+	ret = rt_trig_make(p, rq, NULL, &t, err, errlen);
+	if (!ret)
+		ret = rt_hist_parse(p, inst, line, t, err, errlen);
+	if (ret)
+		goto out;
+	idx = rt_trig_find_hist(old, t);
+	if (rq->remove) {
+		if (idx >= 0 && rt_hist_busy(old->t[idx])) {
+			rt_trig_err(err, errlen,
+				    "hist: its variables are in use by another hist trigger");
+			ret = -EBUSY;
+		} else if (idx >= 0) {
+			/* @t first: it refers to the variables the trigger's
+			 * field variables made on other events (hist.c), which
+			 * go with the trigger's table, as in the kernel */
+			rt_trigger_free(t);
+			t = NULL;
+			ret = rt_trig_remove(p, inst, old, idx);
+		}
+		goto out;
+	}
+	if (idx >= 0) {
+		if (!rt_hist_modify(old->t[idx], t)) {
+			rt_trig_err(err, errlen,
+				    "hist:%s:%s: error: Hist trigger already exists\n  Command: %s\n%*s^\n",
+				    p->ev->system, p->ev->name, line, 11, "");
+			ret = -EEXIST;
+		}
+		goto out;
+	}
+	if (rt_hist_modifier_only(t, p, line, err, errlen)) {
+		ret = -ENOENT;
+		goto out;
+	}
+	ret = rt_trig_add(p, inst, t, err, errlen);
+	t = NULL;
+out:
+	rt_trigger_free(t);
+	return ret;
+}
+
+int rt_trigger_hist_line(struct rt_event_priv *p, int inst, const char *line,
+			 bool remove, char *err, size_t errlen)
+{
+	struct rt_trig_req rq;
+	size_t n = strlen(line);
+	char *copy = malloc(n + 2), *text = malloc(n + 2);
+	int ret = -ENOMEM;
+
+	if (copy && text) {
+		snprintf(text, n + 2, "%s%s", remove ? "!" : "", line);
+		memcpy(copy, text, n + 2);
+		ret = rt_trigger_parse(copy, &rq, err, errlen);
+		if (!ret && rq.type != RT_TRIG_HIST)
+			ret = -EINVAL;
+		if (!ret)
+			ret = rt_trig_hist(p, inst, &rq, text, err, errlen);
+	}
+	free(copy);
+	free(text);
+	return ret;
+}
+
 int ringtrace_set_trigger(struct ringtrace_instance *tr, const char *system,
 			  const char *event, const char *text, char *err,
 			  size_t errlen)
 {
-	struct rt_trigger_list *old, *nl;
+	struct rt_trigger_list *old;
 	struct rt_event_priv *p, *target = NULL;
 	struct rt_trigger *t = NULL;
 	struct rt_trig_req rq;
@@ -420,42 +530,8 @@ int ringtrace_set_trigger(struct ringtrace_instance *tr, const char *system,
 	}
 	old = rt_trig_list(p, tr->id);
 	if (rq.type == RT_TRIG_HIST) {
-		/* the line as written, without the '!': what the hist
-		 * errors show and point into */
-		const char *line = text + strspn(text, " \t");
-
-		line += *line == '!';
-		ret = rt_trig_make(p, &rq, NULL, &t, err, errlen);
-		if (!ret)
-			ret = rt_hist_parse(p, tr->id, line, t, err, errlen);
-		if (ret)
-			goto out_trig;
-		idx = rt_trig_find_hist(old, t);
-		if (rq.remove) {
-			if (idx >= 0 && rt_hist_busy(old->t[idx])) {
-				rt_trig_err(err, errlen,
-					    "hist: its variables are in use by another hist trigger");
-				ret = -EBUSY;
-			} else if (idx >= 0) {
-				ret = rt_trig_remove(p, tr->id, old, idx);
-			}
-			goto out_trig;
-		}
-		if (idx >= 0) {
-			if (!rt_hist_modify(old->t[idx], t)) {
-				rt_trig_err(err, errlen,
-					    "hist:%s:%s: error: Hist trigger already exists\n  Command: %s\n%*s^\n",
-					    p->ev->system, p->ev->name, line, 11,
-					    "");
-				ret = -EEXIST;
-			}
-			goto out_trig;
-		}
-		if (rt_hist_modifier_only(t, p, line, err, errlen)) {
-			ret = -ENOENT;
-			goto out_trig;
-		}
-		goto add;
+		ret = rt_trig_hist(p, tr->id, &rq, text, err, errlen);
+		goto out;
 	}
 	idx = rt_trig_find(old, rq.type, target);
 	if (rq.remove) {
@@ -472,34 +548,8 @@ int ringtrace_set_trigger(struct ringtrace_instance *tr, const char *system,
 		goto out;
 	}
 	ret = rt_trig_make(p, &rq, target, &t, err, errlen);
-	if (ret)
-		goto out;
-add:
-	if (old && old->nr >= RT_MAX_TRIGGERS) {
-		rt_trig_err(err, errlen, "%d triggers at most per event",
-			    RT_MAX_TRIGGERS);
-		ret = -ENOSPC;
-		goto out_trig;
-	}
-	nl = rt_trig_copy(old, -1, t);
-	if (!nl) {
-		ret = -ENOMEM;
-		goto out_trig;
-	}
-	/* The list is in place before the slow path is armed: a writer
-	 * that takes it finds the trigger. */
-	rt_trig_publish(p, tr->id, nl);
-	if (target)
-		rt_soft_mode(target, tr->id, true);
-	/* ftrace:print (the markers) has no enable to arm: its writer, the
-	 * marker write, looks for triggers itself (rt_print_triggers()) */
-	if (!p->builtin)
-		rt_soft_mode(p, tr->id, true);
-	rt_synchronize_rcu();
-	free(old);
-	t = NULL;
-out_trig:
-	rt_trigger_free(t);
+	if (!ret)
+		ret = rt_trig_add(p, tr->id, t, err, errlen);
 out:
 	rt_registry_unlock();
 out_free:
