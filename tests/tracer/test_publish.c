@@ -474,7 +474,7 @@ static void protocol_calls(void)
 					 RT_S(1, "ev"), RT_S(2, "a == 1")),
 				line, sizeof(line), err, sizeof(err)),
 		  0);
-	ASSERT_EQ(strcmp(line, "@2 filter - * ev a == 1"), 0);
+	ASSERT_EQ(strcmp(line, "@3 filter - * ev a == 1"), 0);
 	ASSERT_EQ(rt_cmd_parse(line, &a, err, sizeof(err)), 0);
 	ASSERT_EQ(a.id, RT_CMD_FILTER);
 	ASSERT_NULL(a.v[0].s);
@@ -483,15 +483,15 @@ static void protocol_calls(void)
 					 RT_U(1, 3)),
 				line, sizeof(line), err, sizeof(err)),
 		  0);
-	ASSERT_EQ(strcmp(line, "@2 buffer_size_kb i1 64 3"), 0);
+	ASSERT_EQ(strcmp(line, "@3 buffer_size_kb i1 64 3"), 0);
 	ASSERT_EQ(rt_cmd_format(&RT_CALL(TRACING_ON, NULL, RT_I(0, -1)),
 				line, sizeof(line), err, sizeof(err)),
 		  0);
-	ASSERT_EQ(strcmp(line, "@2 tracing_on - -1"), 0);
+	ASSERT_EQ(strcmp(line, "@3 tracing_on - -1"), 0);
 	ASSERT_EQ(rt_cmd_format(&RT_CALL(STAT, NULL), line, sizeof(line),
 				err, sizeof(err)),
 		  0);
-	ASSERT_EQ(strcmp(line, "@2 stat -"), 0);
+	ASSERT_EQ(strcmp(line, "@3 stat -"), 0);
 	/* a required argument missing, one too many, a word with a blank,
 	 * bad hexadecimal, text with a newline, a line too long */
 	ASSERT_EQ(rt_cmd_format(&RT_CALL(CLOCK, NULL), line, sizeof(line),

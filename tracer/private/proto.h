@@ -35,8 +35,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* 1 was the untyped protocol, which carried no version on the wire. */
-#define RT_CTL_PROTO_VERSION 2
+/* 1 was the untyped protocol, which carried no version on the wire; 2
+ * had commands of their own for the thread-id lists and free_buffer,
+ * files since 3 (file_trunc is their O_TRUNC). */
+#define RT_CTL_PROTO_VERSION 3
 #define RT_CMD_MAX_ARGS 3
 
 /**
@@ -147,10 +149,10 @@ struct rt_arg_desc {
 	C(FILE_WRITE, "file_write", 0, RT_REPLY_NONE, rt_cmd_file_write,\
 	  RT_ARGS(RT_A(RT_AREQ(WORD), "file"),				\
 		  RT_A(RT_AOPT(REST), "text")))				\
+	C(FILE_TRUNC, "file_trunc", 0, RT_REPLY_NONE, rt_cmd_file_trunc,\
+	  RT_ARGS(RT_A(RT_AREQ(WORD), "file")))				\
 	C(TRACING_CPUMASK, "tracing_cpumask", 0, RT_REPLY_NONE,	\
 	  rt_cmd_tracing_cpumask, RT_ARGS(RT_A(RT_AOPT(WORD), "mask")))	\
-	C(FREE_BUFFER, "free_buffer", 0, RT_REPLY_NONE,		\
-	  rt_cmd_free_buffer, RT_ARGS(RT_A(0, NULL)))			\
 	C(BUFFER_PERCENT, "buffer_percent", 0, RT_REPLY_NONE,		\
 	  rt_cmd_buffer_percent, RT_ARGS(RT_A(RT_AREQ(INT), "percent")))	\
 	C(SNAPSHOT, "snapshot", 0, RT_REPLY_NONE, rt_cmd_snapshot,	\
@@ -192,15 +194,7 @@ struct rt_arg_desc {
 	  rt_cmd_synth, RT_ARGS(RT_A(0, NULL)))				\
 	C(SHOW_HIST, "show_hist", 0, RT_REPLY_TEXT, rt_cmd_show_hist,	\
 	  RT_ARGS(RT_A(RT_AREQ(MATCH), "system"),			\
-		  RT_A(RT_AREQ(WORD), "event")))				\
-	C(PIDS, "pids", 0, RT_REPLY_NONE, rt_cmd_pids,			\
-	  RT_ARGS(RT_A(RT_AREQ(WORD), "pid list"),			\
-		  RT_A(RT_AREQ(REST), "ids")))				\
-	C(PIDS_ADD, "pids_add", 0, RT_REPLY_NONE, rt_cmd_pids,		\
-	  RT_ARGS(RT_A(RT_AREQ(WORD), "pid list"),			\
-		  RT_A(RT_AREQ(REST), "ids")))				\
-	C(SHOW_PIDS, "show_pids", 0, RT_REPLY_TEXT, rt_cmd_pids,	\
-	  RT_ARGS(RT_A(RT_AREQ(WORD), "pid list")))
+		  RT_A(RT_AREQ(WORD), "event")))
 /* clang-format on */
 
 #define RT_CMD_ENUM(id, name, flags, reply, handler, args) RT_CMD_##id,

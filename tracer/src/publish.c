@@ -882,7 +882,8 @@ static int rt_cmd_buffer_size_kb(struct ringtrace_instance *tr,
 
 /*
  * The library's files (files.c): file_ls lists them, "NAME MODE top|all"
- * a line; file_read NAME gives the text; file_write NAME [TEXT] writes.
+ * a line; file_read NAME gives the text; file_write NAME [TEXT] writes,
+ * after file_trunc NAME for '>'.
  */
 static int rt_cmd_file_ls(struct ringtrace_instance *tr,
 			  const struct rt_cmd_args *a, struct rt_reply *r)
@@ -930,23 +931,23 @@ static int rt_cmd_file_write(struct ringtrace_instance *tr,
 	return rt_cmd_as_file(tr, a->v[0].s, a->set[1] ? a->v[1].s : "", r);
 }
 
+/* file_trunc NAME: what an open with O_TRUNC does before file_write */
+static int rt_cmd_file_trunc(struct ringtrace_instance *tr,
+			     const struct rt_cmd_args *a, struct rt_reply *r)
+{
+	int ret = ringtrace_file_trunc(tr, a->v[0].s);
+
+	if (ret)
+		rt_reply_printf(r, "%s: %s", a->v[0].s, strerror(-ret));
+	return ret;
+}
+
 static int rt_cmd_tracing_cpumask(struct ringtrace_instance *tr,
 				  const struct rt_cmd_args *a,
 				  struct rt_reply *r)
 {
 	return rt_cmd_as_file(tr, "tracing_cpumask",
 			      a->set[0] ? a->v[0].s : "", r);
-}
-
-static int rt_cmd_free_buffer(struct ringtrace_instance *tr,
-			      const struct rt_cmd_args *a, struct rt_reply *r)
-{
-	int ret = ringtrace_free_buffer(tr);
-
-	(void)a;
-	if (ret)
-		rt_reply_printf(r, "free_buffer: %s", strerror(-ret));
-	return ret;
 }
 
 static int rt_cmd_buffer_percent(struct ringtrace_instance *tr,
@@ -1046,37 +1047,6 @@ static int rt_cmd_trigger(struct ringtrace_instance *tr,
 
 	if (ret && !err[0])
 		snprintf(err, sizeof(err), "trigger: %s", strerror(-ret));
-	if (ret)
-		rt_reply_printf(r, "%s", err);
-	return ret;
-}
-
-/* pids INST FILE IDS... replaces, pids_add appends, show_pids shows */
-static int rt_cmd_pids(struct ringtrace_instance *tr,
-		       const struct rt_cmd_args *a, struct rt_reply *r)
-{
-	static const char *const files[] = { "set_event_pid",
-					     "set_event_notrace_pid",
-					     "set_ftrace_pid",
-					     "set_ftrace_notrace_pid" };
-	char err[4096] = "";
-	int list = -1, i, ret;
-	size_t n;
-
-	for (i = 0; i < 4; i++)
-		if (!strcmp(a->v[0].s, files[i]))
-			list = i;
-	if (list < 0) {
-		rt_reply_printf(r, "unknown pid list '%s'", a->v[0].s);
-		return -EINVAL;
-	}
-	if (a->id == RT_CMD_SHOW_PIDS) {
-		n = ringtrace_show_pids(tr, list, err, sizeof(err));
-		rt_reply_printf(r, "%.*s", (int)n, err);
-		return 0;
-	}
-	ret = ringtrace_set_pids(tr, list, a->v[1].s, a->id == RT_CMD_PIDS_ADD,
-				 err, sizeof(err));
 	if (ret)
 		rt_reply_printf(r, "%s", err);
 	return ret;

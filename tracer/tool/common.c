@@ -99,6 +99,34 @@ int rtt_cmd(struct rtt_proc *p, char **reply, const struct rt_cmd_args *c)
 	return ret;
 }
 
+int rtt_file_write(struct rtt_proc *p, const char *inst, const char *file,
+		   const char *text, bool append, char *err)
+{
+	int ret = 0;
+
+	if (!append)
+		ret = rtt_call(p, RTT_CMD_TIMEOUT_MS,
+			       &RT_CALL(FILE_TRUNC, inst, RT_S(0, file)), NULL,
+			       err);
+	if (!ret)
+		ret = rtt_call(p, RTT_CMD_TIMEOUT_MS,
+			       &RT_CALL(FILE_WRITE, inst, RT_S(0, file),
+					RT_S(1, text)),
+			       NULL, err);
+	return ret;
+}
+
+int rtt_file_set(struct rtt_proc *p, const char *inst, const char *file,
+		 const char *text)
+{
+	char err[RTT_ERR_MAX];
+	int ret = rtt_file_write(p, inst, file, text, false, err);
+
+	if (ret)
+		rtt_msg("process %d: %s", p->pid, err);
+	return ret;
+}
+
 /* Check that an instance exists: its slot, or -ENOENT after a message. */
 int rtt_find_inst(struct rtt_proc *p, const char *inst)
 {
