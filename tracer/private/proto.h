@@ -102,9 +102,6 @@ struct rt_arg_desc {
 	  RT_ARGS(RT_A(0, NULL)))					\
 	C(GO, "go", RT_CMD_NOINST, RT_REPLY_NONE, rt_cmd_go,		\
 	  RT_ARGS(RT_A(0, NULL)))					\
-	C(MAX_GRAPH_DEPTH, "max_graph_depth", RT_CMD_NOINST,		\
-	  RT_REPLY_NONE, rt_cmd_max_graph_depth,			\
-	  RT_ARGS(RT_A(RT_AREQ(UINT), "depth")))				\
 	C(FTRACE_LIST, "ftrace_list", RT_CMD_NOINST, RT_REPLY_NONE,	\
 	  rt_cmd_ftrace_list, RT_ARGS(RT_A(RT_AREQ(WORD), "list"),	\
 				      RT_A(RT_AREQ(REST), "functions")))	\
@@ -135,8 +132,6 @@ struct rt_arg_desc {
 				      RT_A(RT_AOPT(WORD), "event")))	\
 	C(SHOW_SET_EVENT, "show_set_event", 0, RT_REPLY_TEXT,		\
 	  rt_cmd_show_set_event, RT_ARGS(RT_A(0, NULL)))		\
-	C(TRACING_ON, "tracing_on", 0, RT_REPLY_NONE, rt_cmd_tracing_on,\
-	  RT_ARGS(RT_A(RT_AREQ(INT), "value")))				\
 	C(CLEAR, "clear", 0, RT_REPLY_NONE, rt_cmd_clear,		\
 	  RT_ARGS(RT_A(RT_AOPT(UINT), "cpu buffer")))			\
 	C(BUFFER_SIZE_KB, "buffer_size_kb", 0, RT_REPLY_NONE,		\
@@ -151,24 +146,8 @@ struct rt_arg_desc {
 		  RT_A(RT_AOPT(REST), "text")))				\
 	C(FILE_TRUNC, "file_trunc", 0, RT_REPLY_NONE, rt_cmd_file_trunc,\
 	  RT_ARGS(RT_A(RT_AREQ(WORD), "file")))				\
-	C(TRACING_CPUMASK, "tracing_cpumask", 0, RT_REPLY_NONE,	\
-	  rt_cmd_tracing_cpumask, RT_ARGS(RT_A(RT_AOPT(WORD), "mask")))	\
-	C(BUFFER_PERCENT, "buffer_percent", 0, RT_REPLY_NONE,		\
-	  rt_cmd_buffer_percent, RT_ARGS(RT_A(RT_AREQ(INT), "percent")))	\
 	C(SNAPSHOT, "snapshot", 0, RT_REPLY_NONE, rt_cmd_snapshot,	\
 	  RT_ARGS(RT_A(RT_AOPT(INT), "value")))				\
-	C(OPTION, "option", 0, RT_REPLY_NONE, rt_cmd_option,		\
-	  RT_ARGS(RT_A(RT_AREQ(WORD), "option")))			\
-	C(OPTIONS, "options", 0, RT_REPLY_TEXT, rt_cmd_options,		\
-	  RT_ARGS(RT_A(0, NULL)))					\
-	C(TRACER, "tracer", 0, RT_REPLY_TEXT, rt_cmd_tracer,		\
-	  RT_ARGS(RT_A(RT_AOPT(WORD), "tracer")))			\
-	C(CLOCK, "clock", 0, RT_REPLY_NONE, rt_cmd_clock,		\
-	  RT_ARGS(RT_A(RT_AREQ(WORD), "clock")))				\
-	C(THRESH, "thresh", 0, RT_REPLY_NONE, rt_cmd_thresh,		\
-	  RT_ARGS(RT_A(RT_AREQ(UINT), "value")))				\
-	C(MAX_LATENCY, "max_latency", 0, RT_REPLY_NONE, rt_cmd_thresh,	\
-	  RT_ARGS(RT_A(RT_AREQ(UINT), "value")))				\
 	C(STAT, "stat", 0, RT_REPLY_TEXT, rt_cmd_stat,			\
 	  RT_ARGS(RT_A(0, NULL)))					\
 	C(GET, "get", 0, RT_REPLY_TEXT, rt_cmd_get,			\

@@ -306,7 +306,9 @@ int rtt_do_options(const struct rtt_verb *v, int argc, char **argv)
 	if (code != RTT_OPTIONS_GO)
 		return code;
 	if (optind == argc) {
-		ret = rtt_cmd(&p, &reply, &RT_CALL(OPTIONS, inst));
+		ret = rtt_cmd(&p, &reply,
+			      &RT_CALL(FILE_READ, inst,
+				       RT_S(0, "trace_options")));
 		if (!ret)
 			rtt_print_reply(reply);
 		free(reply);
@@ -320,9 +322,8 @@ int rtt_do_options(const struct rtt_verb *v, int argc, char **argv)
 	for (i = optind; i < argc && !ret; i++) {
 		char err[RTT_ERR_MAX];
 
-		ret = rtt_call(&p, RTT_CMD_TIMEOUT_MS,
-			       &RT_CALL(OPTION, inst, RT_S(0, argv[i])), NULL,
-			       err);
+		ret = rtt_file_write(&p, inst, "trace_options", argv[i], false,
+				     err);
 		if (ret == -EINVAL)
 			rtt_msg("unknown option '%s'", argv[i]);
 		else if (ret)

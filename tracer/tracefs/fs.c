@@ -908,7 +908,9 @@ static int rtfs_show_header_event(const struct rtfs_node *n, FILE *out)
 static int rtfs_show_option(const struct rtfs_node *n, FILE *out)
 {
 	char *reply = NULL, *line, *save = NULL;
-	int ret = rtfs_cmd(&reply, NULL, &RT_CALL(OPTIONS, n->inst));
+	int ret = rtfs_cmd(&reply, NULL,
+			   &RT_CALL(FILE_READ, n->inst,
+				    RT_S(0, "trace_options")));
 
 	if (ret)
 		return ret;
@@ -936,7 +938,9 @@ static int rtfs_write_option(const struct rtfs_node *n, char *buf)
 	char opt[sizeof(n->opt) + 2];
 
 	snprintf(opt, sizeof(opt), "%s%s", v ? "" : "no", n->opt);
-	return rtfs_cmd(NULL, NULL, &RT_CALL(OPTION, n->inst, RT_S(0, opt)));
+	return rtfs_cmd(NULL, NULL, &RT_CALL(FILE_WRITE, n->inst,
+					     RT_S(0, "trace_options"),
+					     RT_S(1, opt)));
 }
 
 /* trace and snapshot: the buffer printed with its header */
@@ -964,7 +968,9 @@ static void rtfs_snapshot_help(const struct rtfs_node *n, bool allocated,
 {
 	char *tracer = NULL;
 
-	if (rtfs_cmd(&tracer, NULL, &RT_CALL(TRACER, n->inst)) || !tracer)
+	if (rtfs_cmd(&tracer, NULL, &RT_CALL(FILE_READ, n->inst,
+					     RT_S(0, "current_tracer"))) ||
+	    !tracer)
 		fputs("# tracer: nop\n", out);
 	else
 		fprintf(out, "# tracer: %.*s\n", (int)strcspn(tracer, "\n"),
@@ -2580,7 +2586,9 @@ static int rtfs_readdir(const char *path, void *buf, fuse_fill_dir_t fill,
 	case RTFS_DIR_OPTIONS: {
 		char *reply = NULL, *line, *save = NULL;
 
-		if (rtfs_cmd(&reply, NULL, &RT_CALL(OPTIONS, n.inst)))
+		if (rtfs_cmd(&reply, NULL,
+			     &RT_CALL(FILE_READ, n.inst,
+				      RT_S(0, "trace_options"))))
 			break;
 		for (line = reply ? strtok_r(reply, "\n", &save) : NULL; line;
 		     line = strtok_r(NULL, "\n", &save))
