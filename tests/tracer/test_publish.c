@@ -284,8 +284,9 @@ static void control(void)
 	ASSERT_NOT_NULL(strstr(reply, "unknown command 'frobnicate'"));
 	ASSERT_EQ(command(ctl, "set_event nosuchinstance request", reply,
 			  sizeof(reply)), -ENOENT);
-	ASSERT_EQ(command(ctl, "option - nosuchoption", reply, sizeof(reply)),
-		  -EINVAL);
+	ASSERT_EQ(command(ctl, "file_write - trace_options nosuchoption",
+			  reply, sizeof(reply)), -EINVAL);
+	ASSERT_EQ(strcmp(reply, "unknown option 'nosuchoption'"), 0);
 	/* the child's records, through an attached view */
 	view = ringbuf_attach(ctl->inst[0].buf, 0);
 	ASSERT_NOT_NULL(view);
@@ -437,8 +438,9 @@ static void protocol(void)
 		  -EPROTONOSUPPORT);
 	ASSERT_NOT_NULL(strstr(reply, "control protocol version 99"));
 	/* typed arguments */
-	ASSERT_EQ(command(ctl, "thresh - -5", reply, sizeof(reply)), -EINVAL);
-	ASSERT_EQ(strcmp(reply, "thresh: bad value '-5'"), 0);
+	ASSERT_EQ(command(ctl, "marker_as - -5 text", reply, sizeof(reply)),
+		  -EINVAL);
+	ASSERT_EQ(strcmp(reply, "marker_as: bad thread id '-5'"), 0);
 	ASSERT_EQ(command(ctl, "buffer_size_kb - 12kb", reply, sizeof(reply)),
 		  -EINVAL);
 	ASSERT_EQ(strcmp(reply, "buffer_size_kb: bad size '12kb'"), 0);
@@ -449,7 +451,8 @@ static void protocol(void)
 	ASSERT_EQ(command(ctl, "ping - extra", reply, sizeof(reply)), -EINVAL);
 	ASSERT_EQ(strcmp(reply, "ping: too many arguments"), 0);
 	/* replies as the table says: none, or the text */
-	ASSERT_EQ(command(ctl, "tracing_on - 1", reply, sizeof(reply)), 0);
+	ASSERT_EQ(command(ctl, "file_write - tracing_on 1", reply,
+			  sizeof(reply)), 0);
 	ASSERT_EQ(reply[0], '\0');
 	ASSERT_EQ(command(ctl, "get - tracing_on", reply, sizeof(reply)), 0);
 	ASSERT_EQ(strcmp(reply, "1\n"), 0);
@@ -464,7 +467,7 @@ static void exec_republishes(void);
 
 /*
  * Typed calls (RT_CALL, rt_cmd_format()): the line is the one the table
- * describes (the wire format of version 2), reads back through the
+ * describes (the wire format of version 3), reads back through the
  * parser to the same values, and a call the table does not describe is
  * refused before any line exists.
  */
@@ -487,25 +490,25 @@ static void protocol_calls(void)
 				line, sizeof(line), err, sizeof(err)),
 		  0);
 	ASSERT_EQ(strcmp(line, "@3 buffer_size_kb i1 64 3"), 0);
-	ASSERT_EQ(rt_cmd_format(&RT_CALL(TRACING_ON, NULL, RT_I(0, -1)),
+	ASSERT_EQ(rt_cmd_format(&RT_CALL(SNAPSHOT, NULL, RT_I(0, -1)),
 				line, sizeof(line), err, sizeof(err)),
 		  0);
-	ASSERT_EQ(strcmp(line, "@3 tracing_on - -1"), 0);
+	ASSERT_EQ(strcmp(line, "@3 snapshot - -1"), 0);
 	ASSERT_EQ(rt_cmd_format(&RT_CALL(STAT, NULL), line, sizeof(line),
 				err, sizeof(err)),
 		  0);
 	ASSERT_EQ(strcmp(line, "@3 stat -"), 0);
 	/* a required argument missing, one too many, a word with a blank,
 	 * bad hexadecimal, text with a newline, a line too long */
-	ASSERT_EQ(rt_cmd_format(&RT_CALL(CLOCK, NULL), line, sizeof(line),
+	ASSERT_EQ(rt_cmd_format(&RT_CALL(FILE_READ, NULL), line, sizeof(line),
 				err, sizeof(err)),
 		  -EINVAL);
-	ASSERT_EQ(strcmp(err, "clock: missing the clock"), 0);
+	ASSERT_EQ(strcmp(err, "file_read: missing the file"), 0);
 	ASSERT_EQ(rt_cmd_format(&RT_CALL(STAT, NULL, RT_S(0, "x")), line,
 				sizeof(line), err, sizeof(err)),
 		  -EINVAL);
-	ASSERT_EQ(rt_cmd_format(&RT_CALL(CLOCK, NULL, RT_S(0, "a b")), line,
-				sizeof(line), err, sizeof(err)),
+	ASSERT_EQ(rt_cmd_format(&RT_CALL(FILE_READ, NULL, RT_S(0, "a b")),
+				line, sizeof(line), err, sizeof(err)),
 		  -EINVAL);
 	ASSERT_EQ(rt_cmd_format(&RT_CALL(MARKER_RAW, NULL, RT_S(0, "abc")),
 				line, sizeof(line), err, sizeof(err)),

@@ -1462,7 +1462,9 @@ static void cpu_controls(void)
 	/* with disable_on_free, tracing goes off first */
 	ASSERT_EQ(ringtrace_set_buffer_size_kb(tr, 1408), 0);
 	ASSERT_EQ(ringtrace_set_option(tr, "disable_on_free"), 0);
-	ASSERT_EQ(ringtrace_free_buffer(tr), 0);
+	/* the file free_buffer: a write frees */
+	ASSERT_EQ(ringtrace_file_write(tr, "free_buffer", "\n", err,
+				       sizeof(err)), 0);
 	ASSERT_EQ(ringtrace_buffer_size_kb(tr), 7);
 	ASSERT_FALSE(ringtrace_tracing_is_on(tr));
 }
@@ -1871,10 +1873,33 @@ static void pid_lists(void)
 				     sizeof(err)), 0);
 	ringtrace_show_pids(tr, RINGTRACE_PID_EVENT, buf, sizeof(buf));
 	ASSERT_EQ(strcmp(buf, "10\n20\n30\n"), 0);
-	ASSERT_EQ(ringtrace_set_pids(tr, RINGTRACE_PID_EVENT, "", false, err,
-				     sizeof(err)), 0);
-	ASSERT_EQ(ringtrace_show_pids(tr, RINGTRACE_PID_EVENT, buf,
+	/* the file set_event_pid: a write adds, O_TRUNC empties */
+	ASSERT_EQ(ringtrace_file_write(tr, "set_event_pid", "5\n", err,
+				       sizeof(err)), 0);
+	ringtrace_file_read(tr, "set_event_pid", buf, sizeof(buf));
+	ASSERT_EQ(strcmp(buf, "5\n10\n20\n30\n"), 0);
+	ASSERT_EQ(ringtrace_file_write(tr, "set_event_pid", "7 x", err,
+				       sizeof(err)), -EINVAL);
+	ASSERT_NOT_NULL(strstr(err, "'x' is not a thread id"));
+	ASSERT_EQ(ringtrace_file_trunc(tr, "set_event_pid"), 0);
+	ASSERT_EQ(ringtrace_file_read(tr, "set_event_pid", buf, sizeof(buf)),
+		  0);
+	ASSERT_EQ(ringtrace_file_write(tr, "set_ftrace_notrace_pid", "8", err,
+				       sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_show_pids(tr, RINGTRACE_PID_FTRACE_NOTRACE, buf,
+				      sizeof(buf)), 2);
+	ASSERT_EQ(ringtrace_file_trunc(tr, "set_ftrace_notrace_pid"), 0);
+	ASSERT_EQ(ringtrace_show_pids(tr, RINGTRACE_PID_FTRACE_NOTRACE, buf,
 				      sizeof(buf)), 0);
+	/* O_TRUNC leaves a value alone; a read-only file takes none */
+	ASSERT_EQ(ringtrace_file_trunc(tr, "tracing_on"), 0);
+	ASSERT_TRUE(ringtrace_tracing_is_on(tr));
+	ASSERT_EQ(ringtrace_file_trunc(tr, "available_tracers"), -EACCES);
+	ASSERT_EQ(ringtrace_file_trunc(tr, "no_such_file"), -ENOENT);
+	ringtrace_file_read(tr, "available_tracers", buf, sizeof(buf));
+	ASSERT_EQ(strcmp(buf, "usersoff function_graph function nop\n"), 0);
+	ASSERT_EQ(ringtrace_file_read(tr, "free_buffer", buf, sizeof(buf)),
+		  -EACCES);
 
 	/* only the listed thread's events are recorded */
 	ASSERT_EQ(ringtrace_set_event(tr, "request", err, sizeof(err)), 0);

@@ -36,9 +36,11 @@
 #include <stddef.h>
 
 /* 1 was the untyped protocol, which carried no version on the wire; 2
- * serialised tools with a robust pthread mutex in the control file, 3
- * with an owner word there (ctl.h: a mutex in a file the process writes
- * is the process's to corrupt, in the tool that takes it). */
+ * serialised tools with a robust pthread mutex in the control file and
+ * had commands of their own for the files of the library's table; 3
+ * takes an owner word there (ctl.h: a mutex in a file the process writes
+ * is the process's to corrupt, in the tool that takes it) and serves
+ * those files as files only (file_trunc is their O_TRUNC). */
 #define RT_CTL_PROTO_VERSION 3
 #define RT_CMD_MAX_ARGS 3
 
@@ -103,9 +105,6 @@ struct rt_arg_desc {
 	  RT_ARGS(RT_A(0, NULL)))					\
 	C(GO, "go", RT_CMD_NOINST, RT_REPLY_NONE, rt_cmd_go,		\
 	  RT_ARGS(RT_A(0, NULL)))					\
-	C(MAX_GRAPH_DEPTH, "max_graph_depth", RT_CMD_NOINST,		\
-	  RT_REPLY_NONE, rt_cmd_max_graph_depth,			\
-	  RT_ARGS(RT_A(RT_AREQ(UINT), "depth")))				\
 	C(FTRACE_LIST, "ftrace_list", RT_CMD_NOINST, RT_REPLY_NONE,	\
 	  rt_cmd_ftrace_list, RT_ARGS(RT_A(RT_AREQ(WORD), "list"),	\
 				      RT_A(RT_AREQ(REST), "functions")))	\
@@ -136,8 +135,6 @@ struct rt_arg_desc {
 				      RT_A(RT_AOPT(WORD), "event")))	\
 	C(SHOW_SET_EVENT, "show_set_event", 0, RT_REPLY_TEXT,		\
 	  rt_cmd_show_set_event, RT_ARGS(RT_A(0, NULL)))		\
-	C(TRACING_ON, "tracing_on", 0, RT_REPLY_NONE, rt_cmd_tracing_on,\
-	  RT_ARGS(RT_A(RT_AREQ(INT), "value")))				\
 	C(CLEAR, "clear", 0, RT_REPLY_NONE, rt_cmd_clear,		\
 	  RT_ARGS(RT_A(RT_AOPT(UINT), "cpu buffer")))			\
 	C(BUFFER_SIZE_KB, "buffer_size_kb", 0, RT_REPLY_NONE,		\
@@ -150,26 +147,10 @@ struct rt_arg_desc {
 	C(FILE_WRITE, "file_write", 0, RT_REPLY_NONE, rt_cmd_file_write,\
 	  RT_ARGS(RT_A(RT_AREQ(WORD), "file"),				\
 		  RT_A(RT_AOPT(REST), "text")))				\
-	C(TRACING_CPUMASK, "tracing_cpumask", 0, RT_REPLY_NONE,	\
-	  rt_cmd_tracing_cpumask, RT_ARGS(RT_A(RT_AOPT(WORD), "mask")))	\
-	C(FREE_BUFFER, "free_buffer", 0, RT_REPLY_NONE,		\
-	  rt_cmd_free_buffer, RT_ARGS(RT_A(0, NULL)))			\
-	C(BUFFER_PERCENT, "buffer_percent", 0, RT_REPLY_NONE,		\
-	  rt_cmd_buffer_percent, RT_ARGS(RT_A(RT_AREQ(INT), "percent")))	\
+	C(FILE_TRUNC, "file_trunc", 0, RT_REPLY_NONE, rt_cmd_file_trunc,\
+	  RT_ARGS(RT_A(RT_AREQ(WORD), "file")))				\
 	C(SNAPSHOT, "snapshot", 0, RT_REPLY_NONE, rt_cmd_snapshot,	\
 	  RT_ARGS(RT_A(RT_AOPT(INT), "value")))				\
-	C(OPTION, "option", 0, RT_REPLY_NONE, rt_cmd_option,		\
-	  RT_ARGS(RT_A(RT_AREQ(WORD), "option")))			\
-	C(OPTIONS, "options", 0, RT_REPLY_TEXT, rt_cmd_options,		\
-	  RT_ARGS(RT_A(0, NULL)))					\
-	C(TRACER, "tracer", 0, RT_REPLY_TEXT, rt_cmd_tracer,		\
-	  RT_ARGS(RT_A(RT_AOPT(WORD), "tracer")))			\
-	C(CLOCK, "clock", 0, RT_REPLY_NONE, rt_cmd_clock,		\
-	  RT_ARGS(RT_A(RT_AREQ(WORD), "clock")))				\
-	C(THRESH, "thresh", 0, RT_REPLY_NONE, rt_cmd_thresh,		\
-	  RT_ARGS(RT_A(RT_AREQ(UINT), "value")))				\
-	C(MAX_LATENCY, "max_latency", 0, RT_REPLY_NONE, rt_cmd_thresh,	\
-	  RT_ARGS(RT_A(RT_AREQ(UINT), "value")))				\
 	C(STAT, "stat", 0, RT_REPLY_TEXT, rt_cmd_stat,			\
 	  RT_ARGS(RT_A(0, NULL)))					\
 	C(GET, "get", 0, RT_REPLY_TEXT, rt_cmd_get,			\
@@ -195,15 +176,7 @@ struct rt_arg_desc {
 	  rt_cmd_synth, RT_ARGS(RT_A(0, NULL)))				\
 	C(SHOW_HIST, "show_hist", 0, RT_REPLY_TEXT, rt_cmd_show_hist,	\
 	  RT_ARGS(RT_A(RT_AREQ(MATCH), "system"),			\
-		  RT_A(RT_AREQ(WORD), "event")))				\
-	C(PIDS, "pids", 0, RT_REPLY_NONE, rt_cmd_pids,			\
-	  RT_ARGS(RT_A(RT_AREQ(WORD), "pid list"),			\
-		  RT_A(RT_AREQ(REST), "ids")))				\
-	C(PIDS_ADD, "pids_add", 0, RT_REPLY_NONE, rt_cmd_pids,		\
-	  RT_ARGS(RT_A(RT_AREQ(WORD), "pid list"),			\
-		  RT_A(RT_AREQ(REST), "ids")))				\
-	C(SHOW_PIDS, "show_pids", 0, RT_REPLY_TEXT, rt_cmd_pids,	\
-	  RT_ARGS(RT_A(RT_AREQ(WORD), "pid list")))
+		  RT_A(RT_AREQ(WORD), "event")))
 /* clang-format on */
 
 #define RT_CMD_ENUM(id, name, flags, reply, handler, args) RT_CMD_##id,

@@ -29,6 +29,7 @@
 #include "ctl.h"
 #include "files.h"
 #include "ftrace.h"
+#include "names.h"
 #include "trace.h"
 
 /* A number written to a file: decimal, as the kernel's kstrtoul(.., 10),
@@ -410,31 +411,133 @@ static int rt_show_eval_map(struct ringtrace_instance *tr, char *buf,
 	return 0;
 }
 
+/* available_tracers: the tracers current_tracer takes, the last
+ * registered first, as the kernel lists them */
+static int rt_show_available_tracers(struct ringtrace_instance *tr,
+				     char *buf, size_t len)
+{
+	size_t n = 0;
+
+	(void)tr;
+	for (int t = RT_TRACER_NR - 1; t >= 0; t--) {
+		int k = snprintf(buf + (n < len ? n : len), n < len ? len - n : 0,
+				 "%s%c", rt_tracer_name(t), t ? ' ' : '\n');
+
+		n += (size_t)k;
+	}
+	return (int)n;
+}
+
+/*
+ * free_buffer (write only): shrink every cpu buffer to its least size,
+ * tracing turned off first with disable_on_free.
+ * Userspace: the kernel shrinks at the file's release, so that a tracing
+ * program that holds the file open frees the buffer even when killed; a
+ * library file has no release (no open file reaches the process), so the
+ * write frees: 'echo > free_buffer' does the same either way.
+ */
+static int rt_write_free_buffer(struct ringtrace_instance *tr,
+				const char *text, char *err, size_t errlen)
+{
+	int ret = ringtrace_free_buffer(tr);
+
+	(void)text;
+	if (ret)
+		rt_file_err(err, errlen, "free_buffer: %s", strerror(-ret));
+	return ret;
+}
+
+/*
+ * set_event_pid, set_event_notrace_pid, set_ftrace_pid and
+ * set_ftrace_notrace_pid: the thread-id lists, one id a line. As the
+ * kernel's: a write adds its ids to the list, and opening the file with
+ * O_TRUNC ('>') empties it first; a word that is not a thread id is
+ * -EINVAL and the list stays as it was.
+ */
+static int rt_show_pid_list(struct ringtrace_instance *tr,
+			    enum ringtrace_pid_list list, char *buf, size_t len)
+{
+	return (int)ringtrace_show_pids(tr, list, buf, len);
+}
+
+static int rt_write_pid_list(struct ringtrace_instance *tr,
+			     enum ringtrace_pid_list list, const char *text,
+			     char *err, size_t errlen)
+{
+	return ringtrace_set_pids(tr, list, text, true, err, errlen);
+}
+
+static int rt_trunc_pid_list(struct ringtrace_instance *tr,
+			     enum ringtrace_pid_list list)
+{
+	return ringtrace_set_pids(tr, list, "", false, NULL, 0);
+}
+
+/* The row functions of each list: RT_PID_FILE(event, RINGTRACE_PID_EVENT) */
+#define RT_PID_FILE(name, list)						\
+	static int rt_show_##name(struct ringtrace_instance *tr, char *buf,\
+				  size_t len)				\
+	{								\
+		return rt_show_pid_list(tr, list, buf, len);		\
+	}								\
+	static int rt_write_##name(struct ringtrace_instance *tr,	\
+				   const char *text, char *err,		\
+				   size_t errlen)			\
+	{								\
+		return rt_write_pid_list(tr, list, text, err, errlen);	\
+	}								\
+	static int rt_trunc_##name(struct ringtrace_instance *tr)	\
+	{								\
+		return rt_trunc_pid_list(tr, list);			\
+	}
+RT_PID_FILE(event_pid, RINGTRACE_PID_EVENT)
+RT_PID_FILE(event_notrace_pid, RINGTRACE_PID_EVENT_NOTRACE)
+RT_PID_FILE(ftrace_pid, RINGTRACE_PID_FTRACE)
+RT_PID_FILE(ftrace_notrace_pid, RINGTRACE_PID_FTRACE_NOTRACE)
+#undef RT_PID_FILE
+
+#define RT_PID_ROW(name)						\
+	{ "set_" #name, 0644, false, rt_show_##name, rt_write_##name,	\
+	  rt_trunc_##name }
+
 /* The table: one row per file, sorted by name. */
 static const struct rt_file rt_files[] = {
+	{ "available_tracers", 0444, false, rt_show_available_tracers, NULL,
+	  NULL },
 	{ "buffer_percent", 0644, false, rt_show_buffer_percent,
-	  rt_write_buffer_percent },
+	  rt_write_buffer_percent, NULL },
 	{ "buffer_size_kb", 0644, false, rt_show_buffer_size,
-	  rt_write_buffer_size },
+	  rt_write_buffer_size, NULL },
 	{ "buffer_subbuf_size_kb", 0644, false, rt_show_subbuf_size,
-	  rt_write_subbuf_size },
-	{ "buffer_total_size_kb", 0444, false, rt_show_total_size, NULL },
-	{ "current_tracer", 0644, false, rt_show_tracer, rt_write_tracer },
-	{ "eval_map", 0444, true, rt_show_eval_map, NULL },
+	  rt_write_subbuf_size, NULL },
+	{ "buffer_total_size_kb", 0444, false, rt_show_total_size, NULL,
+	  NULL },
+	{ "current_tracer", 0644, false, rt_show_tracer, rt_write_tracer,
+	  NULL },
+	{ "eval_map", 0444, true, rt_show_eval_map, NULL, NULL },
+	{ "free_buffer", 0200, false, NULL, rt_write_free_buffer, NULL },
 	{ "max_graph_depth", 0644, true, rt_show_graph_depth,
-	  rt_write_graph_depth },
-	{ "printk_formats", 0444, true, rt_show_printk_formats, NULL },
+	  rt_write_graph_depth, NULL },
+	{ "printk_formats", 0444, true, rt_show_printk_formats, NULL, NULL },
 	{ "saved_cmdlines_size", 0644, true, rt_show_cmdlines_size,
-	  rt_write_cmdlines_size },
-	{ "timestamp_mode", 0444, false, rt_show_timestamp_mode, NULL },
-	{ "trace_clock", 0644, false, rt_show_clock, rt_write_clock },
+	  rt_write_cmdlines_size, NULL },
+	RT_PID_ROW(event_notrace_pid),
+	RT_PID_ROW(event_pid),
+	RT_PID_ROW(ftrace_notrace_pid),
+	RT_PID_ROW(ftrace_pid),
+	{ "timestamp_mode", 0444, false, rt_show_timestamp_mode, NULL,
+	  NULL },
+	{ "trace_clock", 0644, false, rt_show_clock, rt_write_clock, NULL },
 	{ "trace_options", 0644, false, rt_show_trace_options,
-	  rt_write_trace_options },
-	{ "tracing_cpumask", 0644, false, rt_show_cpumask, rt_write_cpumask },
+	  rt_write_trace_options, NULL },
+	{ "tracing_cpumask", 0644, false, rt_show_cpumask, rt_write_cpumask,
+	  NULL },
 	{ "tracing_max_latency", 0644, false, rt_show_max_latency,
-	  rt_write_max_latency },
-	{ "tracing_on", 0644, false, rt_show_tracing_on, rt_write_tracing_on },
-	{ "tracing_thresh", 0644, true, rt_show_thresh, rt_write_thresh },
+	  rt_write_max_latency, NULL },
+	{ "tracing_on", 0644, false, rt_show_tracing_on, rt_write_tracing_on,
+	  NULL },
+	{ "tracing_thresh", 0644, true, rt_show_thresh, rt_write_thresh,
+	  NULL },
 };
 
 #define RT_NR_FILES (sizeof(rt_files) / sizeof(rt_files[0]))
@@ -491,6 +594,17 @@ long ringtrace_file_read(struct ringtrace_instance *tr, const char *name,
 	n = f->show(tr ? tr : ringtrace_top(), buf ? buf : &none,
 		    buf ? len : 0);
 	return n;
+}
+
+int ringtrace_file_trunc(struct ringtrace_instance *tr, const char *name)
+{
+	const struct rt_file *f = rt_file_of(tr, name);
+
+	if (!f)
+		return -ENOENT;
+	if (!f->write)
+		return -EACCES;
+	return f->trunc ? f->trunc(tr ? tr : ringtrace_top()) : 0;
 }
 
 int ringtrace_file_write(struct ringtrace_instance *tr, const char *name,

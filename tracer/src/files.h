@@ -18,7 +18,10 @@ struct ringtrace_instance;
  * @show: its text into @buf (@len bytes, snprintf()-like): the length the
  *	whole text needs, or a negative errno; NULL: write-only
  * @write: a write of @text (NUL-terminated, as written): 0 or a negative
- *	errno with a message in @err; NULL: read-only
+ *	errno with a message in @err; NULL: read-only. A write to a list
+ *	adds to it, as the kernel's write to an open file: '>>'
+ * @trunc: what opening the file with O_TRUNC ('>') does before the
+ *	write, as the kernel's open: empty the list; NULL: nothing
  */
 struct rt_file {
 	const char *name;
@@ -27,6 +30,7 @@ struct rt_file {
 	int (*show)(struct ringtrace_instance *tr, char *buf, size_t len);
 	int (*write)(struct ringtrace_instance *tr, const char *text,
 		     char *err, size_t errlen);
+	int (*trunc)(struct ringtrace_instance *tr);
 };
 
 /* The row named @name, or NULL. */

@@ -557,19 +557,6 @@ static int rt_cmd_go(struct ringtrace_instance *tr,
 	return 0;
 }
 
-static int rt_cmd_max_graph_depth(struct ringtrace_instance *tr,
-				  const struct rt_cmd_args *a,
-				  struct rt_reply *r)
-{
-	(void)tr;
-	if (a->v[0].u > INT_MAX) {
-		rt_reply_printf(r, "max_graph_depth: bad depth '%llu'",
-				a->v[0].u);
-		return -EINVAL;
-	}
-	return ringtrace_set_max_graph_depth((int)a->v[0].u);
-}
-
 /* ftrace_list replaces a list (">"), ftrace_list_add adds to it (a
  * write after the open, which emptied it or not: ">>") */
 static int rt_ftrace_list_cmd(const struct rt_cmd_args *a, struct rt_reply *r,
@@ -813,8 +800,7 @@ static int rt_cmd_show_soft(struct ringtrace_instance *tr,
 	return rt_cmd_show_big(tr, r, ringtrace_show_soft_events);
 }
 
-/* The commands that set one file's value, from before the protocol had
- * file_write: that file's write, @text, and its message. */
+/* A write of @text to the library's file @name, and its message. */
 static int rt_cmd_as_file(struct ringtrace_instance *tr, const char *name,
 			  const char *text, struct rt_reply *r)
 {
@@ -826,12 +812,6 @@ static int rt_cmd_as_file(struct ringtrace_instance *tr, const char *name,
 	else if (ret)
 		rt_reply_printf(r, "%s: %s", name, strerror(-ret));
 	return ret;
-}
-
-static int rt_cmd_tracing_on(struct ringtrace_instance *tr,
-			     const struct rt_cmd_args *a, struct rt_reply *r)
-{
-	return rt_cmd_as_file(tr, "tracing_on", a->v[0].i ? "1" : "0", r);
 }
 
 /* clear INST [CPU]: per_cpu/cpuN/trace opened with O_TRUNC empties that
@@ -860,7 +840,8 @@ static int rt_cmd_buffer_size_kb(struct ringtrace_instance *tr,
 				 const struct rt_cmd_args *a,
 				 struct rt_reply *r)
 {
-	/* "buffer_size_kb KB [CPU]": one cpu buffer, or every one */
+	/* "buffer_size_kb KB [CPU]": one cpu buffer (the mount's
+	 * per_cpu/cpuN/buffer_size_kb), or every one */
 	int ret = a->set[1] && a->v[1].u > INT_MAX ?
 			  -EINVAL :
 			  ringtrace_set_buffer_size_kb_cpu(
@@ -882,7 +863,8 @@ static int rt_cmd_buffer_size_kb(struct ringtrace_instance *tr,
 
 /*
  * The library's files (files.c): file_ls lists them, "NAME MODE top|all"
- * a line; file_read NAME gives the text; file_write NAME [TEXT] writes.
+ * a line; file_read NAME gives the text; file_write NAME [TEXT] writes,
+ * after file_trunc NAME for '>'.
  */
 static int rt_cmd_file_ls(struct ringtrace_instance *tr,
 			  const struct rt_cmd_args *a, struct rt_reply *r)
@@ -930,33 +912,15 @@ static int rt_cmd_file_write(struct ringtrace_instance *tr,
 	return rt_cmd_as_file(tr, a->v[0].s, a->set[1] ? a->v[1].s : "", r);
 }
 
-static int rt_cmd_tracing_cpumask(struct ringtrace_instance *tr,
-				  const struct rt_cmd_args *a,
-				  struct rt_reply *r)
+/* file_trunc NAME: what an open with O_TRUNC does before file_write */
+static int rt_cmd_file_trunc(struct ringtrace_instance *tr,
+			     const struct rt_cmd_args *a, struct rt_reply *r)
 {
-	return rt_cmd_as_file(tr, "tracing_cpumask",
-			      a->set[0] ? a->v[0].s : "", r);
-}
+	int ret = ringtrace_file_trunc(tr, a->v[0].s);
 
-static int rt_cmd_free_buffer(struct ringtrace_instance *tr,
-			      const struct rt_cmd_args *a, struct rt_reply *r)
-{
-	int ret = ringtrace_free_buffer(tr);
-
-	(void)a;
 	if (ret)
-		rt_reply_printf(r, "free_buffer: %s", strerror(-ret));
+		rt_reply_printf(r, "%s: %s", a->v[0].s, strerror(-ret));
 	return ret;
-}
-
-static int rt_cmd_buffer_percent(struct ringtrace_instance *tr,
-				 const struct rt_cmd_args *a,
-				 struct rt_reply *r)
-{
-	char text[32];
-
-	snprintf(text, sizeof(text), "%lld", a->v[0].i);
-	return rt_cmd_as_file(tr, "buffer_percent", text, r);
 }
 
 static int rt_cmd_snapshot(struct ringtrace_instance *tr,
@@ -970,57 +934,6 @@ static int rt_cmd_snapshot(struct ringtrace_instance *tr,
 	if (ret)
 		rt_reply_printf(r, "snapshot: %s", strerror(-ret));
 	return ret;
-}
-
-static int rt_cmd_option(struct ringtrace_instance *tr,
-			 const struct rt_cmd_args *a, struct rt_reply *r)
-{
-	int ret = ringtrace_set_option(tr, a->v[0].s);
-
-	if (ret)
-		rt_reply_printf(r, "unknown option '%s'", a->v[0].s);
-	return ret;
-}
-
-static int rt_cmd_options(struct ringtrace_instance *tr,
-			  const struct rt_cmd_args *a, struct rt_reply *r)
-{
-	char buf[4096];
-	size_t n = ringtrace_show_options(tr, buf, sizeof(buf));
-
-	(void)a;
-	rt_reply_printf(r, "%.*s", (int)n, buf);
-	return 0;
-}
-
-/* tracer INST: cat current_tracer; tracer INST NAME: echo NAME > it */
-static int rt_cmd_tracer(struct ringtrace_instance *tr,
-			 const struct rt_cmd_args *a, struct rt_reply *r)
-{
-	if (!a->set[0]) {
-		rt_reply_printf(r, "%s", ringtrace_current_tracer(tr));
-		return 0;
-	}
-	return rt_cmd_as_file(tr, "current_tracer", a->v[0].s, r);
-}
-
-static int rt_cmd_clock(struct ringtrace_instance *tr,
-			const struct rt_cmd_args *a, struct rt_reply *r)
-{
-	return rt_cmd_as_file(tr, "trace_clock", a->v[0].s, r);
-}
-
-/* thresh and max_latency: tracing_thresh and tracing_max_latency, in
- * microseconds */
-static int rt_cmd_thresh(struct ringtrace_instance *tr,
-			 const struct rt_cmd_args *a, struct rt_reply *r)
-{
-	(void)r;
-	if (a->id == RT_CMD_THRESH)
-		ringtrace_set_thresh(tr, a->v[0].u);
-	else
-		ringtrace_set_max_latency(tr, a->v[0].u);
-	return 0;
 }
 
 static int rt_cmd_stat(struct ringtrace_instance *tr,
@@ -1046,37 +959,6 @@ static int rt_cmd_trigger(struct ringtrace_instance *tr,
 
 	if (ret && !err[0])
 		snprintf(err, sizeof(err), "trigger: %s", strerror(-ret));
-	if (ret)
-		rt_reply_printf(r, "%s", err);
-	return ret;
-}
-
-/* pids INST FILE IDS... replaces, pids_add appends, show_pids shows */
-static int rt_cmd_pids(struct ringtrace_instance *tr,
-		       const struct rt_cmd_args *a, struct rt_reply *r)
-{
-	static const char *const files[] = { "set_event_pid",
-					     "set_event_notrace_pid",
-					     "set_ftrace_pid",
-					     "set_ftrace_notrace_pid" };
-	char err[4096] = "";
-	int list = -1, i, ret;
-	size_t n;
-
-	for (i = 0; i < 4; i++)
-		if (!strcmp(a->v[0].s, files[i]))
-			list = i;
-	if (list < 0) {
-		rt_reply_printf(r, "unknown pid list '%s'", a->v[0].s);
-		return -EINVAL;
-	}
-	if (a->id == RT_CMD_SHOW_PIDS) {
-		n = ringtrace_show_pids(tr, list, err, sizeof(err));
-		rt_reply_printf(r, "%.*s", (int)n, err);
-		return 0;
-	}
-	ret = ringtrace_set_pids(tr, list, a->v[1].s, a->id == RT_CMD_PIDS_ADD,
-				 err, sizeof(err));
 	if (ret)
 		rt_reply_printf(r, "%s", err);
 	return ret;

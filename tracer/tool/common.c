@@ -104,6 +104,34 @@ int rtt_cmd(struct rtt_proc *p, char **reply, const struct rt_cmd_args *c)
 	return ret;
 }
 
+int rtt_file_write(struct rtt_proc *p, const char *inst, const char *file,
+		   const char *text, bool append, char *err)
+{
+	int ret = 0;
+
+	if (!append)
+		ret = rtt_call(p, RTT_CMD_TIMEOUT_MS,
+			       &RT_CALL(FILE_TRUNC, inst, RT_S(0, file)), NULL,
+			       err);
+	if (!ret)
+		ret = rtt_call(p, RTT_CMD_TIMEOUT_MS,
+			       &RT_CALL(FILE_WRITE, inst, RT_S(0, file),
+					RT_S(1, text)),
+			       NULL, err);
+	return ret;
+}
+
+int rtt_file_set(struct rtt_proc *p, const char *inst, const char *file,
+		 const char *text)
+{
+	char err[RTT_ERR_MAX];
+	int ret = rtt_file_write(p, inst, file, text, false, err);
+
+	if (ret)
+		rtt_msg("process %d: %s", p->pid, err);
+	return ret;
+}
+
 /* Check that an instance exists: its slot, or -ENOENT after a message. */
 int rtt_find_inst(struct rtt_proc *p, const char *inst)
 {
@@ -213,15 +241,16 @@ void rtt_get_cfg(struct rtt_proc *p, const char *inst,
 	cfg->tracer = RT_TRACER_NOP;
 	if (!p->writable || rtt_proc_state(p) != RTT_ALIVE)
 		return;
-	if (!rtt_call(p, RTT_CMD_TIMEOUT_MS, &RT_CALL(OPTIONS, inst), &reply,
-		      err) &&
+	if (!rtt_call(p, RTT_CMD_TIMEOUT_MS,
+		      &RT_CALL(FILE_READ, inst, RT_S(0, "trace_options")),
+		      &reply, err) &&
 	    reply)
 		cfg->opts = rtt_parse_opts(reply, cfg->opts);
 	free(reply);
 	reply = NULL;
-	/* "tracer INST" without a name: the current tracer */
-	if (!rtt_call(p, RTT_CMD_TIMEOUT_MS, &RT_CALL(TRACER, inst), &reply,
-		      err) &&
+	if (!rtt_call(p, RTT_CMD_TIMEOUT_MS,
+		      &RT_CALL(FILE_READ, inst, RT_S(0, "current_tracer")),
+		      &reply, err) &&
 	    reply) {
 		reply[strcspn(reply, "\n")] = '\0';
 		i = rt_tracer_lookup(reply);
@@ -437,8 +466,7 @@ int rtt_apply_settings(struct rtt_proc *p, const struct rtt_events *ev,
 	int i, ret;
 
 	for (i = 0; i < opts->nr; i++) {
-		ret = rtt_cmd(p, NULL, &RT_CALL(OPTION, inst,
-					       RT_S(0, opts->v[i])));
+		ret = rtt_file_set(p, inst, "trace_options", opts->v[i]);
 		if (ret)
 			return ret;
 	}

@@ -179,6 +179,7 @@ static const char *rtt_verb_file(const char *verb)
 		{ "buffer-size", "buffer_size_kb" },
 		{ "tracer", "current_tracer" }, { "clock", "trace_clock" },
 		{ "cpumask", "tracing_cpumask" },
+		{ "free-buffer", "free_buffer" },
 	};
 
 	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
@@ -227,8 +228,7 @@ int rtt_do_simple(const struct rtt_verb *v, int argc, char **argv)
 		ret = rtt_cmd(&p, NULL, &RT_CALL(CLEAR, inst));
 		goto out;
 	} else if (!strcmp(v->name, "free-buffer")) {
-		ret = rtt_cmd(&p, NULL, &RT_CALL(FREE_BUFFER, inst));
-		goto out;
+		arg = "";
 	} else if (!strcmp(v->name, "buffer-size")) {
 		unsigned long cpu = 0;
 		const char *c = optind + 1 < argc ? argv[optind + 1] : NULL;
@@ -250,8 +250,7 @@ int rtt_do_simple(const struct rtt_verb *v, int argc, char **argv)
 			goto out;
 		}
 	}
-	ret = rtt_cmd(&p, NULL,
-		      &RT_CALL(FILE_WRITE, inst, RT_S(0, file), RT_S(1, arg)));
+	ret = rtt_file_set(&p, inst, file, arg);
 out:
 	rtt_proc_close(&p);
 	return rtt_exit_code(ret);
@@ -307,7 +306,9 @@ int rtt_do_options(const struct rtt_verb *v, int argc, char **argv)
 	if (code != RTT_OPTIONS_GO)
 		return code;
 	if (optind == argc) {
-		ret = rtt_cmd(&p, &reply, &RT_CALL(OPTIONS, inst));
+		ret = rtt_cmd(&p, &reply,
+			      &RT_CALL(FILE_READ, inst,
+				       RT_S(0, "trace_options")));
 		if (!ret)
 			rtt_print_reply(reply);
 		free(reply);
@@ -321,9 +322,8 @@ int rtt_do_options(const struct rtt_verb *v, int argc, char **argv)
 	for (i = optind; i < argc && !ret; i++) {
 		char err[RTT_ERR_MAX];
 
-		ret = rtt_call(&p, RTT_CMD_TIMEOUT_MS,
-			       &RT_CALL(OPTION, inst, RT_S(0, argv[i])), NULL,
-			       err);
+		ret = rtt_file_write(&p, inst, "trace_options", argv[i], false,
+				     err);
 		if (ret == -EINVAL)
 			rtt_msg("unknown option '%s'", argv[i]);
 		else if (ret)
@@ -512,13 +512,11 @@ int rtt_do_pids(const struct rtt_verb *v, int argc, char **argv)
 		return rtt_usage(v, "unknown list '%s' (event, event-notrace, ftrace, ftrace-notrace)",
 				 argv[optind]);
 	}
-	if (clear)
-		ret = rtt_call(&p, RTT_CMD_TIMEOUT_MS,
-			       &RT_CALL(PIDS, inst, RT_S(0, file), RT_S(1, "")),
-			       NULL, err);
+	if (clear && optind + 1 == argc)
+		ret = rtt_file_write(&p, inst, file, "", false, err);
 	if (!ret && optind + 1 == argc && !clear) {
 		ret = rtt_call(&p, RTT_CMD_TIMEOUT_MS,
-			       &RT_CALL(SHOW_PIDS, inst, RT_S(0, file)), &reply,
+			       &RT_CALL(FILE_READ, inst, RT_S(0, file)), &reply,
 			       err);
 		if (!ret && reply)
 			fputs(reply, stdout);
@@ -534,10 +532,7 @@ int rtt_do_pids(const struct rtt_verb *v, int argc, char **argv)
 			rtt_proc_close(&p);
 			return RTT_EXIT_FAIL;
 		}
-		ret = rtt_call(&p, RTT_CMD_TIMEOUT_MS,
-			       &RT_CALL(PIDS_ADD, inst, RT_S(0, file),
-					RT_S(1, tids)),
-			       NULL, err);
+		ret = rtt_file_write(&p, inst, file, tids, !clear, err);
 	}
 	if (ret)
 		rtt_msg("process %d: %s: %s", p.pid, file, err);
@@ -612,22 +607,30 @@ const char rtt_file_help[] =
 	"Read or write one of the tracefs files the process's library serves\n"
 	"from its own table (the files 'ringtrace mount' shows as well): with\n"
 	"FILE alone, print it as 'cat FILE'; with TEXT, write it as 'echo TEXT >\n"
-	"FILE' (the words joined by spaces); without FILE, list them (name,\n"
-	"mode, and whether only the top instance has the file). A refused\n"
-	"write exits with 2 and the process's message.\n"
+	"FILE' (the words joined by spaces: a list such as set_event_pid is\n"
+	"emptied first, as the open with O_TRUNC does); without FILE, list them\n"
+	"(name, mode, and whether only the top instance has the file). A\n"
+	"refused write exits with 2 and the process's message.\n"
 	"\n"
+	"  -a, --append         write as 'echo TEXT >> FILE' (a list keeps its\n"
+	"                       entries)\n"
 	"  -i, --instance NAME  the instance (default: the top one)\n"
 	"  -h, --help           this text\n";
 
 int rtt_do_file(const struct rtt_verb *v, int argc, char **argv)
 {
 	char err[RTT_ERR_MAX], *reply = NULL, *text = NULL;
-	const char *inst;
+	const char *inst = NULL;
+	bool append = false;
+	const struct rtt_opt opts[] = {
+		RTT_O_STR("instance", 'i', &inst),
+		RTT_O_FLAG("append", 'a', &append),
+		RTT_O_END(RTT_OPTS_IN_ORDER),
+	};
 	struct rtt_proc p;
 	int code, ret;
 
-	code = rtt_ctl_open(v, argc, argv, RTT_OPTS_IN_ORDER, &inst, 0, -1,
-			    &p);
+	code = rtt_ctl_args(v, argc, argv, opts, &inst, 0, -1, &p);
 	if (code != RTT_OPTIONS_GO)
 		return code;
 	if (optind == argc) {
@@ -643,10 +646,7 @@ int rtt_do_file(const struct rtt_verb *v, int argc, char **argv)
 			rtt_proc_close(&p);
 			return RTT_EXIT_FAIL;
 		}
-		ret = rtt_call(&p, RTT_CMD_TIMEOUT_MS,
-			       &RT_CALL(FILE_WRITE, inst, RT_S(0, argv[optind]),
-					RT_S(1, text)),
-			       NULL, err);
+		ret = rtt_file_write(&p, inst, argv[optind], text, append, err);
 	}
 	if (!ret && reply)
 		fputs(reply, stdout);

@@ -234,9 +234,13 @@ int rtt_record_lists(struct rtt_proc *p, const struct rtt_strv lists[3],
 			return ret;
 		}
 	}
-	if (depth_set &&
-	    rtt_cmd(p, NULL, &RT_CALL(MAX_GRAPH_DEPTH, NULL, RT_U(0, depth))))
-		return -EINVAL;
+	if (depth_set) {
+		char text[32];
+
+		snprintf(text, sizeof(text), "%lu", depth);
+		if (rtt_file_set(p, NULL, "max_graph_depth", text))
+			return -EINVAL;
+	}
 	return 0;
 }
 
@@ -286,14 +290,15 @@ static int rtt_record_tracing_on(struct rtt_proc *p, const char *inst,
 	char *reply = NULL;
 	int ret;
 
-	ret = rtt_cmd(p, &reply, &RT_CALL(GET, inst, RT_S(0, "tracing_on")));
+	ret = rtt_cmd(p, &reply,
+		      &RT_CALL(FILE_READ, inst, RT_S(0, "tracing_on")));
 	if (ret)
 		return ret;
 	*was_off = reply && reply[0] == '0';
 	free(reply);
 	if (!*was_off)
 		return 0;
-	ret = rtt_cmd(p, NULL, &RT_CALL(TRACING_ON, inst, RT_I(0, 1)));
+	ret = rtt_file_set(p, inst, "tracing_on", "1");
 	if (!ret)
 		rtt_msg("tracing was off in process %d (tracing_on 0): on for the recording, off again at its end",
 			p->pid);
@@ -344,15 +349,16 @@ int rtt_rec_attach(struct rtt_record *r, const char *pid_arg,
 					 s->filters);
 	if (!ret)
 		ret = rtt_record_lists(&r->p, s->lists, s->depth_set, s->depth);
-	if (!ret && s->size_kb)
-		ret = rtt_cmd(&r->p, NULL,
-			      &RT_CALL(BUFFER_SIZE_KB, inst, RT_U(0, s->size_kb)));
+	if (!ret && s->size_kb) {
+		char kb[32];
+
+		snprintf(kb, sizeof(kb), "%lu", (unsigned long)s->size_kb);
+		ret = rtt_file_set(&r->p, inst, "buffer_size_kb", kb);
+	}
 	if (!ret && s->tracer)
-		ret = rtt_cmd(&r->p, NULL,
-			      &RT_CALL(TRACER, inst, RT_S(0, s->tracer)));
+		ret = rtt_file_set(&r->p, inst, "current_tracer", s->tracer);
 	if (!ret && s->clock)
-		ret = rtt_cmd(&r->p, NULL,
-			      &RT_CALL(CLOCK, inst, RT_S(0, s->clock)));
+		ret = rtt_file_set(&r->p, inst, "trace_clock", s->clock);
 	/* start from an empty buffer, as trace-cmd record does */
 	if (!ret)
 		ret = rtt_cmd(&r->p, NULL, &RT_CALL(CLEAR, inst));
@@ -378,11 +384,9 @@ void rtt_rec_restore(struct rtt_record *r, const char *inst,
 	rtt_restore_events(&r->p, inst, before);
 	/* tracing_on as it was */
 	if (r->was_off)
-		rtt_call(&r->p, RTT_CMD_TIMEOUT_MS,
-			 &RT_CALL(TRACING_ON, inst, RT_I(0, 0)), NULL, e2);
+		rtt_file_write(&r->p, inst, "tracing_on", "0", false, e2);
 	if (tracer)
-		rtt_call(&r->p, RTT_CMD_TIMEOUT_MS,
-			 &RT_CALL(TRACER, inst, RT_S(0, "nop")), NULL, e2);
+		rtt_file_write(&r->p, inst, "current_tracer", "nop", false, e2);
 }
 
 /* How the command ended, when it failed (as uftrace says it). */

@@ -109,7 +109,7 @@ static const struct rtt_verb rtt_verbs[] = {
 	  rtt_instance_help },
 	{ "pids", NULL, rtt_do_pids, "pids [-i NAME] [--clear] PID LIST [TID...]",
 	  rtt_pids_help },
-	{ "file", NULL, rtt_do_file, "file [-i NAME] PID [FILE [TEXT...]]",
+	{ "file", NULL, rtt_do_file, "file [-i NAME] [-a] PID [FILE [TEXT...]]",
 	  rtt_file_help },
 };
 

@@ -175,6 +175,15 @@ int rtt_open_pid(const char *arg, unsigned int flags,
 		 struct rtt_proc *p);
 /* rtt_call() that says on stderr why a command failed. */
 int rtt_cmd(struct rtt_proc *p, char **reply, const struct rt_cmd_args *c);
+/* echo TEXT > FILE (@append: >> FILE) through the process's file table:
+ * file_trunc (not for @append), then file_write. Return: 0 or a negative
+ * errno with the process's message in @err. */
+int rtt_file_write(struct rtt_proc *p, const char *inst, const char *file,
+		   const char *text, bool append, char *err);
+/* rtt_file_write() of echo TEXT > FILE that says on stderr why it
+ * failed. */
+int rtt_file_set(struct rtt_proc *p, const char *inst, const char *file,
+		 const char *text);
 int rtt_find_inst(struct rtt_proc *p, const char *inst);
 int rtt_load_events(struct rtt_proc *p, struct rtt_events **out,
 		    bool quiet);

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * tracedat_int.h - what the parts of rttracedat share: the file's magic,
- *	option ids and limits, and the byte helpers (tracedat.c: the
- *	writer; tracedat_decode.c: the page decoder; tracedat_read.c: the
- *	reader)
+ *	option ids and limits, the byte helpers, and the writer's state
+ *	(tracedat.c: the writer; tracedat_store.c: its storage;
+ *	tracedat_decode.c: the page decoder; tracedat_read.c: the reader)
  */
 #ifndef TRACEDAT_INT_H
 #define TRACEDAT_INT_H
@@ -173,5 +173,186 @@ enum {
 
 /* Section flags: the section is compressed. */
 #define TD_SEC_COMPRESSED 1u
+
+/* ------------------------------------------------------------------ */
+/* The writer's state, shared by the writer (tracedat.c) and its       */
+/* storage strategies (tracedat_store.c)                               */
+
+/* The level of td_writer_set_compression(): zstd's fastest standard
+ * level, which keeps up with a recorder (level 3 gains 1 % on a
+ * function_graph recording at twice the time). */
+#define TD_ZSTD_LEVEL 1
+
+/**
+ * struct td_buf - bytes appended at the end, with a sticky error
+ * @p: the bytes
+ * @len: bytes used
+ * @cap: bytes allocated
+ * @err: 0, or -ENOMEM once an append failed (later appends do nothing)
+ */
+struct td_buf {
+	unsigned char *p;
+	size_t len;
+	size_t cap;
+	int err;
+};
+
+struct td_fmt;
+
+/**
+ * struct td_spool - the pages of one cpu buffer
+ * @fd: the temporary file, -1 until the first page (spooling writers)
+ * @pages: pages written to the file (the next one goes at @pages *
+ *	page_size from the start of its data)
+ * @off: in place: where the cpu's data starts in the output
+ * @cap: in place: bytes reserved for it there (the pages, then a hole)
+ * @rank: sparse: its place in the writer's @order, -1 before its first
+ *	write
+ * @zbytes: compressed (td_writer_set_compression()): bytes of its chunks
+ *	in @fd, each a u32 compressed size, a u32 size and the data
+ * @chunks: compressed: the chunks in @fd
+ * @staged: pages in @stage not written yet
+ * @stage: pages waiting to be written together (td_writer_stage_pages
+ *	of them)
+ */
+struct td_spool {
+	int fd;
+	uint64_t pages;
+	uint64_t zbytes;
+	uint32_t chunks;
+	uint64_t off;
+	uint64_t cap;
+	int rank;
+	unsigned int staged;
+	unsigned char *stage;
+};
+
+/**
+ * struct td_writer - a trace.dat being written
+ * @path: the output
+ * @tmp_path: "<path>.tmp", where a checkpoint assembles the file
+ * @dir: the directory of @path (for the temporary files)
+ * @page_size: the sub-buffer size
+ * @nr_cpus: cpu buffers
+ * @header_page: the header_page text, NULL for the default
+ * @header_event: the header_event text, NULL for the default
+ * @fmts: the event formats, in the order added
+ * @nr_fmts: entries in @fmts
+ * @fmt_cap: entries allocated
+ * @systems: the systems of the formats but "ftrace", in the order they
+ *	first appeared (the order of the file's event systems section)
+ * @nr_systems: entries in @systems
+ * @kallsyms: the sorted kallsyms text with its end line, or NULL
+ * @cmdlines: the saved cmdlines text, or NULL
+ * @clock: the trace_clock text ("... [name] ...\n"), or NULL
+ * @uname: the UNAME text, or NULL
+ * @options: the trace options text, or NULL
+ * @protos: the functions' prototypes text, or NULL
+ * @spool: per cpu, its pages
+ * @pages: pages of all cpus
+ * @dirty: something changed since the file was last assembled
+ * @fd: the output, open for writing in place; -1 for a spooling writer
+ * @dfd: in place: the output opened again with O_DIRECT, for the pages;
+ *	-1 where the file system refuses direct I/O
+ * @hdr_cap: in place: bytes before the first cpu's data (the header, then
+ *	a hole it can grow into)
+ * @hdr_len: in place: bytes of the header as last written
+ * @hdr_prev: in place: those bytes (a checkpoint writes what changed)
+ * @eof: in place: the size of the output
+ * @stage_pages: pages staged per cpu before they are written
+ * @written: bytes written to files so far (pages, headers, copies)
+ * @nr_cpu_bufs: the cpu buffers that are CPUs; the others are spares,
+ *	written as the cpus after them, up to the last spare with pages
+ *	(td_file_cpus())
+ * @cpustat: per cpu, its CPUSTAT text, or NULL
+ * @version: the VERSION text, or NULL
+ * @entry_at: per cpu, where its table entry is in the header last built
+ * @entry_written: in place: the same in the header last written
+ * @sparse: in place by copying (td_can_sparse()) rather than by shifting
+ *	blocks (td_can_shift())
+ * @reserve: sparse: the first reservation of a cpu (td_flush_cpu())
+ * @order: sparse: the cpus in the order of their reservations in the
+ *	output, which is the order they first wrote in
+ * @nr_placed: sparse: entries in @order
+ * @moved: sparse: bytes copied from one place of the output to another
+ * @broken: sparse: a move failed after it overwrote the data it moved
+ *	(the cpu is shown empty on disk); every later call fails with it
+ * @step: test hook called at each step of a move (td_writer_set_step_hook())
+ * @step_arg: its argument
+ * @zctx: compressed (a version 7 file, td_writer_set_compression()): the
+ *	zstd context, NULL otherwise
+ * @zbuf: compressed: a stage's compressed bytes
+ * @zcap: compressed: @zbuf's size
+ * @zwritten: compressed: bytes of the chunks of every cpu
+ */
+struct td_writer {
+	char *path;
+	char *tmp_path;
+	char *dir;
+	unsigned int page_size;
+	int nr_cpus;
+	char *header_page;
+	char *header_event;
+	struct td_fmt *fmts;
+	size_t nr_fmts;
+	size_t fmt_cap;
+	char **systems;
+	size_t nr_systems;
+	char *kallsyms;
+	char *cmdlines;
+	char *clock;
+	char *uname;
+	char *options;
+	char *protos;
+	struct td_spool *spool;
+	uint64_t pages;
+	bool dirty;
+	int fd;
+	int dfd;
+	uint64_t hdr_cap;
+	uint64_t hdr_len;
+	unsigned char *hdr_prev;
+	uint64_t eof;
+	unsigned int stage_pages;
+	uint64_t written;
+	int nr_cpu_bufs;
+	char **cpustat;
+	char *version;
+	uint64_t *entry_at;
+	uint64_t *entry_written;
+	bool sparse;
+	uint64_t reserve;
+	int *order;
+	int nr_placed;
+	uint64_t moved;
+	int broken;
+	void (*step)(const char *what, void *arg);
+	void *step_arg;
+	void *zctx;
+	unsigned char *zbuf;
+	size_t zcap;
+	uint64_t zwritten;
+};
+
+/* tracedat_store.c: the storage strategies (documented there) */
+int td_write_all(int fd, const void *buf, size_t len, uint64_t off);
+int td_copy_range(int in, uint64_t ioff, int out, uint64_t ooff,
+		  uint64_t len);
+bool td_can_shift(int fd, unsigned int page_size);
+bool td_can_sparse(int fd);
+uint64_t td_sparse_reserve(int nr_cpus, unsigned int page_size);
+void td_step(struct td_writer *w, const char *what);
+int td_shift(struct td_writer *w, int cpu, uint64_t len);
+uint64_t td_header_room(const struct td_writer *w, uint64_t len);
+int td_hide_after(struct td_writer *w, int cpu);
+int td_open_direct(int fd);
+int td_flush_cpu(struct td_writer *w, int cpu);
+int td_flush(struct td_writer *w);
+int td_compact(struct td_writer *w);
+int td_compact_sparse(struct td_writer *w);
+
+/* tracedat.c: the header, built and written over the old one */
+int td_build_header(struct td_writer *w, struct td_buf *b);
+int td_write_header(struct td_writer *w);
 
 #endif /* TRACEDAT_INT_H */

@@ -884,14 +884,6 @@ static int rtfs_show_cpu_size(const struct rtfs_node *n, FILE *out)
 	return ret;
 }
 
-/* free_buffer: any write shrinks the buffer (the kernel does it at the
- * file's release; a write comes just before it) */
-static int rtfs_write_free_buffer(const struct rtfs_node *n, char *buf)
-{
-	(void)buf;
-	return rtfs_cmd(NULL, NULL, &RT_CALL(FREE_BUFFER, n->inst));
-}
-
 /* The sub-buffer size of @n's instance, from its live buffer: 0 or a
  * negative errno. */
 static int rtfs_subbuf_size(const struct rtfs_node *n, size_t *size)
@@ -930,18 +922,13 @@ static int rtfs_show_header_event(const struct rtfs_node *n, FILE *out)
 	return 0;
 }
 
-static int rtfs_show_available_tracers(const struct rtfs_node *n, FILE *out)
-{
-	(void)n;
-	fputs("function_graph function usersoff nop\n", out);
-	return 0;
-}
-
 /* options/NAME (trace_options is the library's) */
 static int rtfs_show_option(const struct rtfs_node *n, FILE *out)
 {
 	char *reply = NULL, *line, *save = NULL;
-	int ret = rtfs_cmd(&reply, NULL, &RT_CALL(OPTIONS, n->inst));
+	int ret = rtfs_cmd(&reply, NULL,
+			   &RT_CALL(FILE_READ, n->inst,
+				    RT_S(0, "trace_options")));
 
 	if (ret)
 		return ret;
@@ -969,7 +956,9 @@ static int rtfs_write_option(const struct rtfs_node *n, char *buf)
 	char opt[sizeof(n->opt) + 2];
 
 	snprintf(opt, sizeof(opt), "%s%s", v ? "" : "no", n->opt);
-	return rtfs_cmd(NULL, NULL, &RT_CALL(OPTION, n->inst, RT_S(0, opt)));
+	return rtfs_cmd(NULL, NULL, &RT_CALL(FILE_WRITE, n->inst,
+					     RT_S(0, "trace_options"),
+					     RT_S(1, opt)));
 }
 
 /* trace and snapshot: the buffer printed with its header */
@@ -997,7 +986,9 @@ static void rtfs_snapshot_help(const struct rtfs_node *n, bool allocated,
 {
 	char *tracer = NULL;
 
-	if (rtfs_cmd(&tracer, NULL, &RT_CALL(TRACER, n->inst)) || !tracer)
+	if (rtfs_cmd(&tracer, NULL, &RT_CALL(FILE_READ, n->inst,
+					     RT_S(0, "current_tracer"))) ||
+	    !tracer)
 		fputs("# tracer: nop\n", out);
 	else
 		fprintf(out, "# tracer: %.*s\n", (int)strcspn(tracer, "\n"),
@@ -1317,33 +1308,6 @@ static int rtfs_trunc_ftrace_list(const struct rtfs_node *n)
 					     RT_S(0, n->f->name), RT_S(1, "")));
 }
 
-/* set_event_pid and the other thread-id lists: '>' empties the list on
- * open, each write adds */
-static int rtfs_show_pids(const struct rtfs_node *n, FILE *out)
-{
-	return rtfs_show_reply(out, &RT_CALL(SHOW_PIDS, n->inst,
-					     RT_S(0, n->f->name)));
-}
-
-static int rtfs_write_pids(const struct rtfs_node *n, char *buf)
-{
-	char err[RTT_ERR_MAX];
-	int ret;
-
-	rtfs_chomp(buf);
-	ret = rtfs_cmd(NULL, err, &RT_CALL(PIDS_ADD, n->inst,
-					   RT_S(0, n->f->name), RT_S(1, buf)));
-	if (ret == -EINVAL)
-		rtfs_log_err(n->inst, n->f->name, err, buf, 0);
-	return ret;
-}
-
-static int rtfs_trunc_pids(const struct rtfs_node *n)
-{
-	return rtfs_cmd(NULL, NULL, &RT_CALL(PIDS, n->inst,
-					     RT_S(0, n->f->name), RT_S(1, "")));
-}
-
 /*
  * available_filter_functions: the function symbols the function tracers
  * match, "name" or "name [object]", made from the symbols file the
@@ -1519,6 +1483,14 @@ static int rtfs_write_lib(const struct rtfs_node *n, char *buf)
 					     RT_S(1, buf)));
 }
 
+/* open(O_TRUNC): the process's file_trunc (a list is emptied for '>';
+ * '>>' opens without it and adds) */
+static int rtfs_trunc_lib(const struct rtfs_node *n)
+{
+	return rtfs_cmd(NULL, NULL, &RT_CALL(FILE_TRUNC, n->inst,
+					     RT_S(0, n->f->name)));
+}
+
 /* The files of an instance directory (the top one has them all). */
 static const struct rtfs_file_ops rtfs_files[] = {
 	{ "README", 0444, true, rtfs_show_readme, NULL, NULL },
@@ -1526,28 +1498,16 @@ static const struct rtfs_file_ops rtfs_files[] = {
 	  NULL },
 	{ "available_filter_functions", 0444, true,
 	  rtfs_show_filter_functions, NULL, NULL },
-	{ "available_tracers", 0444, false, rtfs_show_available_tracers,
-	  NULL, NULL },
 	{ "enabled_functions", 0444, true, rtfs_show_enabled_functions, NULL,
 	  NULL },
 	{ "error_log", 0644, false, rtfs_show_error_log, rtfs_write_ignore,
 	  rtfs_trunc_error_log },
-	{ "free_buffer", 0200, false, NULL, rtfs_write_free_buffer,
-	  rtfs_trunc_none },
 	{ "saved_cmdlines", 0444, true, rtfs_show_saved_cmdlines, NULL, NULL },
 	{ "saved_tgids", 0444, true, rtfs_show_saved_tgids, NULL, NULL },
 	{ "set_event", 0644, false, rtfs_show_set_event, rtfs_write_set_event,
 	  rtfs_trunc_set_event },
-	{ "set_event_notrace_pid", 0644, false, rtfs_show_pids,
-	  rtfs_write_pids, rtfs_trunc_pids },
-	{ "set_event_pid", 0644, false, rtfs_show_pids, rtfs_write_pids,
-	  rtfs_trunc_pids },
 	{ "set_ftrace_filter", 0644, true, rtfs_show_ftrace_list,
 	  rtfs_write_ftrace_list, rtfs_trunc_ftrace_list },
-	{ "set_ftrace_notrace_pid", 0644, false, rtfs_show_pids,
-	  rtfs_write_pids, rtfs_trunc_pids },
-	{ "set_ftrace_pid", 0644, false, rtfs_show_pids, rtfs_write_pids,
-	  rtfs_trunc_pids },
 	{ "set_ftrace_notrace", 0644, true, rtfs_show_ftrace_list,
 	  rtfs_write_ftrace_list, rtfs_trunc_ftrace_list },
 	{ "set_graph_function", 0644, true, rtfs_show_ftrace_list,
@@ -1602,7 +1562,7 @@ static void rtfs_load_lib_files(void)
 		f->top_only = !strcmp(where, "top");
 		f->show = mode & 0444 ? rtfs_show_lib : NULL;
 		f->write = mode & 0222 ? rtfs_write_lib : NULL;
-		f->trunc = mode & 0222 ? rtfs_trunc_none : NULL;
+		f->trunc = mode & 0222 ? rtfs_trunc_lib : NULL;
 		rtfs_lib.nr++;
 	}
 	free(reply);
@@ -2651,7 +2611,9 @@ static int rtfs_readdir(const char *path, void *buf, fuse_fill_dir_t fill,
 	case RTFS_DIR_OPTIONS: {
 		char *reply = NULL, *line, *save = NULL;
 
-		if (rtfs_cmd(&reply, NULL, &RT_CALL(OPTIONS, n.inst)))
+		if (rtfs_cmd(&reply, NULL,
+			     &RT_CALL(FILE_READ, n.inst,
+				      RT_S(0, "trace_options"))))
 			break;
 		for (line = reply ? strtok_r(reply, "\n", &save) : NULL; line;
 		     line = strtok_r(NULL, "\n", &save))

@@ -345,11 +345,17 @@ RINGTRACE_API const char *ringtrace_file_name(size_t i, unsigned int *mode,
 RINGTRACE_API long ringtrace_file_read(struct ringtrace_instance *tr,
 				       const char *name, char *buf,
 				       size_t len);
-/* echo TEXT > FILE: 0, -ENOENT, -EACCES (read-only) or the file's error
- * (-EINVAL for a bad value, with a message in @err). */
+/* A write of TEXT to the open FILE: 0, -ENOENT, -EACCES (read-only) or
+ * the file's error (-EINVAL for a bad value, with a message in @err). A
+ * value replaces the file's; a list (set_event_pid, ...) adds to itself,
+ * as echo TEXT >> FILE: echo TEXT > FILE is ringtrace_file_trunc() first. */
 RINGTRACE_API int ringtrace_file_write(struct ringtrace_instance *tr,
 				       const char *name, const char *text,
 				       char *err, size_t errlen);
+/* What opening FILE with O_TRUNC does ('>'): a list is emptied, a value
+ * is left alone. 0, -ENOENT or -EACCES (read-only). */
+RINGTRACE_API int ringtrace_file_trunc(struct ringtrace_instance *tr,
+				       const char *name);
 
 /* ---- output ------------------------------------------------------------- */
 
