@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <linux/futex.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -234,10 +235,34 @@ int rtt_mark_take(const struct rtt_proc *p, int fd, char err[RTT_ERR_MAX])
 	return ret;
 }
 
+/*
+ * The buffer files this process holds the mark of (rtt_consumer_lock()):
+ * a verb that attaches to the same buffer again (the agent's next
+ * session, a recording that attaches after a reset) finds its own mark,
+ * which an OFD lock of a second description would refuse.
+ */
+#define RTT_MARKS_MAX 64
+static struct {
+	dev_t dev;
+	ino_t ino;
+} rtt_marks[RTT_MARKS_MAX];
+static unsigned int rtt_nr_marks;
+static pthread_mutex_t rtt_marks_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static bool rtt_mark_held(const struct stat *st)
+{
+	for (unsigned int i = 0; i < rtt_nr_marks; i++)
+		if (rtt_marks[i].dev == st->st_dev &&
+		    rtt_marks[i].ino == st->st_ino)
+			return true;
+	return false;
+}
+
 /* The tool's mark: a description of its own, kept until it exits. */
 static int rtt_consumer_lock(const struct rtt_proc *p, const char *path,
 			     char err[RTT_ERR_MAX])
 {
+	struct stat st;
 	int fd, ret;
 
 	fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
@@ -246,9 +271,28 @@ static int rtt_consumer_lock(const struct rtt_proc *p, const char *path,
 		rtt_err(err, "cannot open %s: %s", path, strerror(-ret));
 		return ret;
 	}
-	ret = rtt_mark_take(p, fd, err);
-	if (ret)
+	if (fstat(fd, &st)) {
+		ret = -errno;
+		rtt_err(err, "cannot stat %s: %s", path, strerror(-ret));
 		close(fd);
+		return ret;
+	}
+	pthread_mutex_lock(&rtt_marks_lock);
+	if (rtt_mark_held(&st)) {
+		/* ours already: the description that holds it stays open */
+		pthread_mutex_unlock(&rtt_marks_lock);
+		close(fd);
+		return 0;
+	}
+	ret = rtt_mark_take(p, fd, err);
+	if (ret) {
+		close(fd);
+	} else if (rtt_nr_marks < RTT_MARKS_MAX) {
+		rtt_marks[rtt_nr_marks].dev = st.st_dev;
+		rtt_marks[rtt_nr_marks].ino = st.st_ino;
+		rtt_nr_marks++;
+	}
+	pthread_mutex_unlock(&rtt_marks_lock);
 	return ret;
 }
 
