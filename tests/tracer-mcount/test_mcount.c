@@ -623,6 +623,11 @@ static void site_unpatchable(void)
 	void *m;
 	int fd;
 
+#ifdef __SANITIZE_THREAD__
+	/* TSan's mmap() interceptor faults writing the shadow of a page of
+	 * the program's text mapped again in place (MAP_FIXED) */
+	rbt_skip("a text page mapped again in place is beyond ThreadSanitizer");
+#endif
 	/* (a sanitizer build has more such sites: its module constructors
 	 * in the same object files) */
 	e = site_errors();

@@ -146,14 +146,20 @@ static struct rtfs {
 
 /* SIGINT, SIGTERM or SIGHUP came (rtfs_on_end()): the loop is ending,
  * and a request that waits gives up (libfuse waits for its workers). */
-static volatile sig_atomic_t rtfs_signalled;
+/* The signal that ends the daemon (rtfs_on_end()), 0 before. Relaxed: a
+ * flag the request threads poll; nothing else is published with it (the
+ * loop's end is fuse_exit()'s). An atomic, not a sig_atomic_t: the
+ * handler runs on one thread and the readers on others. */
+static _Atomic int rtfs_signalled;
+#define RTFS_SIGNALLED() \
+	atomic_load_explicit(&rtfs_signalled, memory_order_relaxed)
 
 /* A trace being made for a reader that was interrupted, or while the
  * daemon ends, is given up (-EINTR). */
 static bool rtfs_print_stop(void *ctx)
 {
 	(void)ctx;
-	return fuse_interrupted() || rtfs_signalled;
+	return fuse_interrupted() || RTFS_SIGNALLED();
 }
 
 static bool rtfs_dead(void)
@@ -2093,7 +2099,7 @@ static int rtfs_pipe_read(struct rtfs_pipe *pp, char *out, size_t size,
 		pthread_mutex_lock(&pp->lock);
 		/* a reader that was interrupted consumes nothing; nor
 		 * does one while the daemon ends */
-		if (fuse_interrupted() || rtfs_signalled) {
+		if (fuse_interrupted() || RTFS_SIGNALLED()) {
 			pthread_mutex_unlock(&pp->lock);
 			return -EINTR;
 		}
@@ -2216,7 +2222,7 @@ static int rtfs_raw_read(struct rtfs_fh *fh, char *out, size_t size,
 		pthread_mutex_lock(&fh->raw_lock);
 		sub = ringbuf_subbuf_size(fh->raw);
 		busy = false;
-		if (fuse_interrupted() || rtfs_signalled) {
+		if (fuse_interrupted() || RTFS_SIGNALLED()) {
 			pthread_mutex_unlock(&fh->raw_lock);
 			return -EINTR;
 		}
@@ -3011,7 +3017,7 @@ static void rtfs_on_intr(int sig)
  * the same, and keeps no record of it) and the mount goes, exit 0. */
 static void rtfs_on_end(int sig)
 {
-	rtfs_signalled = sig;
+	atomic_store_explicit(&rtfs_signalled, sig, memory_order_relaxed);
 	/* a store to the session's flag (fuse_session_exit()) */
 	fuse_exit(fs.fuse);
 }
@@ -3021,7 +3027,7 @@ static void rtfs_on_end(int sig)
 static unsigned long rtfs_interrupts(void)
 {
 	return (unsigned long)fuse_interrupted() +
-	       (unsigned long)(rtfs_stopping() || rtfs_signalled);
+	       (unsigned long)(rtfs_stopping() || RTFS_SIGNALLED());
 }
 
 int rtfs_serve(int pid, const char *dir, bool foreground)
@@ -3134,7 +3140,7 @@ int rtfs_serve(int pid, const char *dir, bool foreground)
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGHUP, SIG_DFL);
-	if (rtfs_dead() || rtfs_signalled)
+	if (rtfs_dead() || RTFS_SIGNALLED())
 		ret = RTT_EXIT_OK;
 	/* Relaxed: the watcher polls it; pthread_join() orders its last
 	 * uses of the state before the frees below. The pipe ends its
