@@ -144,12 +144,11 @@ static struct rtfs {
 	.hist_lock = PTHREAD_MUTEX_INITIALIZER,
 };
 
-/* SIGINT, SIGTERM or SIGHUP came (rtfs_on_end()): the loop is ending,
- * and a request that waits gives up (libfuse waits for its workers). */
-/* The signal that ends the daemon (rtfs_on_end()), 0 before. Relaxed: a
- * flag the request threads poll; nothing else is published with it (the
- * loop's end is fuse_exit()'s). An atomic, not a sig_atomic_t: the
- * handler runs on one thread and the readers on others. */
+/* The SIGINT, SIGTERM or SIGHUP that came (rtfs_on_end()), 0 before: the
+ * loop is ending, and a request that waits gives up (libfuse waits for
+ * its workers). Relaxed: a flag the request threads poll; nothing else is
+ * published with it (the loop's end is fuse_exit()'s). An atomic, not a
+ * sig_atomic_t: the handler runs on one thread, the readers on others. */
 static _Atomic int rtfs_signalled;
 #define RTFS_SIGNALLED() \
 	atomic_load_explicit(&rtfs_signalled, memory_order_relaxed)
