@@ -295,6 +295,18 @@ case_ctl_text() {
 	attack
 	run 0 "$T" show "$HP"
 	stop_hostile
+
+	# garbage over the instance table: refused as corrupt, not "no trace
+	# buffer yet"
+	hostile ctl-garbage
+	attack
+	run 5 "$T" show "$HP"
+	# (which check refuses it first depends on the random bytes)
+	err_has "^ringtrace: refused: corrupt control file "
+	one_line
+	run 5 "$T" stat "$HP"
+	run 5 "$T" pipe "$HP"
+	stop_hostile
 }
 
 # A control file the process serves itself, answering with lies.

@@ -251,7 +251,9 @@ void rtt_interrupt_handled(void);
  * @name: the instance's name; NULL, "" or "-" for the top one
  *
  * Context: any thread.
- * Return: the slot index, or -ENOENT.
+ * Return: the slot index; -ENOENT; -EPROTO when it is not found and a
+ * slot of the table is not one the library writes (a damaged control file:
+ * the instance may be in it).
  */
 int rtt_inst_find(const struct rtt_proc *p, const char *name);
 

@@ -72,14 +72,18 @@ static int rtt_inst_read(const struct rtt_proc *p, int inst,
 int rtt_inst_find(const struct rtt_proc *p, const char *name)
 {
 	struct rt_ctl_inst s;
-	int i;
+	bool corrupt = false;
+	int i, ret;
 
 	if (!name || !strcmp(name, "-"))
 		name = "";
-	for (i = 0; i < RT_CTL_MAX_INSTANCES; i++)
-		if (!rtt_inst_read(p, i, &s) && !strcmp(s.name, name))
+	for (i = 0; i < RT_CTL_MAX_INSTANCES; i++) {
+		ret = rtt_inst_read(p, i, &s);
+		if (!ret && !strcmp(s.name, name))
 			return i;
-	return -ENOENT;
+		corrupt |= ret == -EPROTO;
+	}
+	return corrupt ? -EPROTO : -ENOENT;
 }
 
 /*

@@ -132,12 +132,16 @@ int rtt_file_set(struct rtt_proc *p, const char *inst, const char *file,
 	return ret;
 }
 
-/* Check that an instance exists: its slot, or -ENOENT after a message. */
+/* Check that an instance exists: its slot, or -ENOENT or -EPROTO (a
+ * damaged instance table) after a message. */
 int rtt_find_inst(struct rtt_proc *p, const char *inst)
 {
 	int i = rtt_inst_find(p, inst);
 
-	if (i < 0 && inst && *inst && strcmp(inst, "-"))
+	if (i == -EPROTO)
+		rtt_msg("refused: corrupt control file %s.ctl: its instance table holds slots the library does not write",
+			p->base);
+	else if (i < 0 && inst && *inst && strcmp(inst, "-"))
 		rtt_msg("process %d has no instance '%s'", p->pid, inst);
 	else if (i < 0)
 		rtt_msg("process %d has no trace buffer yet", p->pid);

@@ -32,9 +32,13 @@ static int rtt_ctl_args(const struct rtt_verb *v, int argc, char **argv,
 	ret = rtt_open_pid(argv[optind], 0, p);
 	if (ret)
 		return rtt_exit_code(ret);
-	if (*inst && rtt_find_inst(p, *inst) < 0) {
-		rtt_proc_close(p);
-		return RTT_EXIT_USAGE;
+	if (*inst) {
+		int slot = rtt_find_inst(p, *inst);
+
+		if (slot < 0) {
+			rtt_proc_close(p);
+			return rtt_exit_code(slot);
+		}
 	}
 	optind++;
 	return RTT_OPTIONS_GO;
@@ -283,7 +287,7 @@ int rtt_do_snapshot(const struct rtt_verb *v, int argc, char **argv)
 					RT_I(0, do_free ? 0 : clear ? 2 : 1)));
 	if (!ret && !do_free && !clear) {
 		slot = rtt_find_inst(&p, inst);
-		ret = slot < 0 ? -ENOENT :
+		ret = slot < 0 ? slot :
 				 rtt_show_buffer(&p, inst, slot, true, false);
 	}
 	rtt_proc_close(&p);

@@ -241,7 +241,7 @@ int rtt_do_extract(const struct rtt_verb *v, int argc, char **argv)
 	}
 	slot = rtt_find_inst(&p, inst);
 	if (slot < 0) {
-		ret = -ENOENT;
+		ret = slot;
 		goto out;
 	}
 	ret = rtt_load_events(&p, &ev, false);

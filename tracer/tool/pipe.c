@@ -166,7 +166,7 @@ int rtt_do_pipe(const struct rtt_verb *v, int argc, char **argv)
 	}
 	pp.slot = rtt_find_inst(&pp.p, pp.inst);
 	if (pp.slot < 0) {
-		ret = -ENOENT;
+		ret = pp.slot;
 		goto out;
 	}
 	/* the generation first: a change after it reloads the events */

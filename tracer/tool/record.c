@@ -333,8 +333,9 @@ int rtt_rec_attach(struct rtt_record *r, const char *pid_arg,
 	ret = rtt_open_pid(pid_arg, 0, &r->p);
 	if (ret)
 		return ret;
-	if (rtt_find_inst(&r->p, inst) < 0)
-		return -ENOENT;
+	ret = rtt_find_inst(&r->p, inst);
+	if (ret < 0)
+		return ret;
 	*before = rtt_show_set_event(&r->p, inst);
 	r->ctl_gen = rtt_ctl_gen(&r->p);
 	ret = rtt_consumer_check(&r->p, rtt_find_inst(&r->p, inst), err);

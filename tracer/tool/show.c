@@ -85,7 +85,7 @@ int rtt_do_show(const struct rtt_verb *v, int argc, char **argv)
 	if (ret != RTT_OPTIONS_GO)
 		return ret;
 	slot = rtt_find_inst(&p, inst);
-	ret = slot < 0 ? -ENOENT : rtt_show_buffer(&p, inst, slot, snap, raw);
+	ret = slot < 0 ? slot : rtt_show_buffer(&p, inst, slot, snap, raw);
 	rtt_proc_close(&p);
 	return rtt_exit_code(ret);
 }
@@ -129,7 +129,7 @@ int rtt_do_stat(const struct rtt_verb *v, int argc, char **argv)
 	slot = rtt_find_inst(&p, inst);
 	if (slot < 0) {
 		rtt_proc_close(&p);
-		return RTT_EXIT_USAGE;
+		return rtt_exit_code(slot);
 	}
 	ret = rtt_attach(&p, slot, false, 0, NULL, &rb, err);
 	if (ret) {
