@@ -1008,6 +1008,44 @@ static void usersoff(void)
 	ASSERT_EQ(ringtrace_option(tr, "latency-format"), 0);
 }
 
+/*
+ * The header's #E/T counts the records the trace shows: after a second
+ * new maximum the snapshot buffer also holds records from before the
+ * section, which are skipped and left out of both counts (the kernel's
+ * skipped_entries). True whichever sections became the maximum.
+ */
+static void usersoff_counts(void)
+{
+	struct ringtrace_instance *tr = setup();
+	unsigned long e, tot;
+	unsigned int lines = 0;
+	const char *l;
+	char *t;
+
+	ASSERT_EQ(ringtrace_set_event(tr, "io_read", err, sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_set_tracer(tr, "usersoff"), 0);
+	ASSERT_EQ(ringtrace_option(tr, "latency-format"), 1);
+	ringtrace_set_max_latency(tr, 0);
+	critical(100);
+	critical(3000);
+	critical(9000);
+	t = trace_text(tr);
+	l = strstr(t, "# latency: ");
+	ASSERT_NOT_NULL(l);
+	l = strstr(l, " #");
+	ASSERT_NOT_NULL(l);
+	ASSERT_EQ(sscanf(l, " #%lu/%lu,", &e, &tot), 2);
+	for (l = t; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l))
+		if (*l != '#' && *l != '\n')
+			lines++;
+	rbt_note("#%lu/%lu, %u records shown", e, tot, lines);
+	ASSERT_EQ_U(e, lines);
+	ASSERT_EQ_U(tot, e);
+	free(t);
+	ASSERT_EQ(ringtrace_set_tracer(tr, "nop"), 0);
+	ASSERT_EQ(ringtrace_option(tr, "latency-format"), 0);
+}
+
 /* ---- changing events and filters while threads trace ------------------- */
 
 static _Atomic int stop_flag;
@@ -2094,7 +2132,7 @@ static const struct rbt_case cases[] = {
 	RBT_CASE(filter_event),	    RBT_CASE(filter_subsystem),
 	RBT_CASE(markers),	    RBT_CASE(instances),
 	RBT_CASE(snapshot),	    RBT_CASE(switches),
-	RBT_CASE(irq_flags),	    RBT_CASE(usersoff),
+	RBT_CASE(irq_flags),	    RBT_CASE(usersoff), RBT_CASE(usersoff_counts),
 	RBT_CASE(concurrent_control), RBT_CASE(kernel_marker_line),
 	RBT_CASE(kernel_ftrace_ids), RBT_CASE(boot_size_too_large),
 	RBT_CASE(boot_subbuf_bad),

@@ -294,6 +294,9 @@ struct rt_iter {
 	int only_cpu;
 	int nr_cpus;
 	struct ringbuf_iter **it;
+	/* per cpu, the records before min_ts the iterator skipped at its
+	 * start (the kernel's skipped_entries), or NULL */
+	unsigned long *skipped;
 	uint64_t opts;
 	int tracer;
 	bool lat;
@@ -313,6 +316,29 @@ struct rt_iter {
 	int nr_cpu_bufs;
 	struct ringtrace_seq seq;
 };
+
+/*
+ * The kernel's tracing_iter_reset(): a max-latency buffer holds records
+ * from before the section it shows; each cpu's iterator starts past them
+ * and counts them, and the header's counts leave them out
+ * (rt_get_totals()). Bounded: each iterator ends within two laps of its
+ * buffer (ringbuf_iter_advance()).
+ */
+static int rt_iter_skip_early(struct rt_iter *it)
+{
+	uint64_t ts;
+	int cpu;
+
+	it->skipped = calloc((size_t)it->nr_cpus, sizeof(*it->skipped));
+	if (!it->skipped)
+		return -ENOMEM;
+	for (cpu = 0; cpu < it->nr_cpus; cpu++)
+		while (ringbuf_iter_peek(it->it[cpu], &ts) && ts < it->min_ts) {
+			it->skipped[cpu]++;
+			ringbuf_iter_advance(it->it[cpu]);
+		}
+	return 0;
+}
 
 static int rt_iter_init(struct rt_iter *it, struct ringbuf *rb,
 			const struct rt_print_cfg *cfg,
@@ -351,6 +377,8 @@ static int rt_iter_init(struct rt_iter *it, struct ringbuf *rb,
 			if (!it->it[cpu])
 				goto fail;
 		}
+		if (it->min_ts && rt_iter_skip_early(it))
+			goto fail;
 	}
 	rt_seq_init(&it->seq);
 	return 0;
@@ -359,6 +387,7 @@ fail:
 		for (cpu = 0; cpu < it->nr_cpus; cpu++)
 			ringbuf_read_finish(it->it[cpu]);
 	free(it->it);
+	free(it->skipped);
 	free(it->rec);
 	free(it->graph);
 	return -ENOMEM;
@@ -372,6 +401,7 @@ static void rt_iter_fini(struct rt_iter *it)
 		for (cpu = 0; cpu < it->nr_cpus; cpu++)
 			ringbuf_read_finish(it->it[cpu]);
 	free(it->it);
+	free(it->skipped);
 	free(it->rec);
 	free(it->graph);
 	rt_seq_free(&it->seq);
@@ -1453,24 +1483,32 @@ static void rt_print_line(struct rt_iter *it)
 
 /* ---- headers ------------------------------------------------------------ */
 
-/* The counts of the header: of every cpu buffer, or of @only_cpu's alone
- * (per_cpu/cpuN/trace), as the kernel counts them. */
-static void rt_get_totals(struct ringbuf *rb, int only_cpu,
-			  unsigned long *entries, unsigned long *total)
+/* The counts of the header: of every cpu buffer, or of the iterator's
+ * only cpu (per_cpu/cpuN/trace), as the kernel's get_total_entries()
+ * counts them: a cpu whose records before the section were skipped
+ * counts what is left, overruns not added. */
+static void rt_get_totals(const struct rt_iter *it, unsigned long *entries,
+			  unsigned long *total)
 {
-	int cpu, n = ringbuf_nr_cpus(rb);
+	int cpu, n = ringbuf_nr_cpus(it->rb);
 
 	*entries = 0;
 	*total = 0;
 	for (cpu = 0; cpu < n; cpu++) {
-		unsigned long e;
+		unsigned long e, skip;
 
-		if (only_cpu != RINGBUF_ALL_CPUS && cpu != only_cpu)
+		if (it->only_cpu != RINGBUF_ALL_CPUS && cpu != it->only_cpu)
 			continue;
-		e = ringbuf_entries_cpu(rb, cpu);
-
+		e = ringbuf_entries_cpu(it->rb, cpu);
+		skip = it->skipped && cpu < it->nr_cpus ? it->skipped[cpu] : 0;
+		if (skip) {
+			e -= skip < e ? skip : e;
+			*entries += e;
+			*total += e;
+			continue;
+		}
 		*entries += e;
-		*total += e + ringbuf_overrun_cpu(rb, cpu);
+		*total += e + ringbuf_overrun_cpu(it->rb, cpu);
 	}
 }
 
@@ -1485,7 +1523,7 @@ static void rt_print_event_info(struct rt_iter *it)
 {
 	unsigned long entries, total;
 
-	rt_get_totals(it->rb, it->only_cpu, &entries, &total);
+	rt_get_totals(it, &entries, &total);
 	rt_seq_printf(&it->seq,
 		      "# entries-in-buffer/entries-written: %lu/%lu   #P:%d\n",
 		      entries, total, rt_online_cpus());
@@ -1545,7 +1583,7 @@ static void rt_print_trace_header(struct rt_iter *it)
 	char comm[RT_COMM_LEN];
 	int tgid;
 
-	rt_get_totals(it->rb, it->only_cpu, &entries, &total);
+	rt_get_totals(it, &entries, &total);
 	if (uname(&u) != 0)
 		strcpy(u.release, "unknown");
 	rt_seq_printf(s, "# %s latency trace v1.1.5 on %s\n",
