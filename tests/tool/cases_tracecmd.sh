@@ -10,11 +10,18 @@
 # call has that call folded differently by the two readers (ringtrace
 # also looks at the thread's records on the other buffers:
 # rt_iter_returns_here() in print.c; trace-cmd at the next record alone).
-one_cpu() {
-	local c
+# first_cpus N: "taskset -c LIST" with the first N CPUs this shell may run
+# on (fewer if it may run on fewer), or nothing without taskset.
+first_cpus() {
+	local list
 	command -v taskset >/dev/null || return 0
-	c=$(taskset -pc $$ 2>/dev/null | sed -n 's/.*: *\([0-9]*\).*/\1/p')
-	[ -n "$c" ] && echo "taskset -c $c"
+	list=$(taskset -pc $$ 2>/dev/null | sed -n 's/.*: *//p' | tr ',' '\n' |
+		awk -v n="$1" -F- '{ hi = NF > 1 ? $2 : $1
+			for (c = $1; c <= hi && k < n; c++) { printf "%s%d", k ? "," : "", c; k++ } }')
+	[ -n "$list" ] && echo "taskset -c $list"
+}
+one_cpu() {
+	first_cpus 1
 }
 
 tc_norm() {
@@ -151,7 +158,7 @@ case_trace_cmd_modes() {
 		2>"$W/rec.err" || fail "record: $(cat "$W/rec.err")"
 	tc_modes "$W/mix.dat" work "^work " 1
 	# 8 writer threads on (at most) 2 CPUs
-	command -v taskset >/dev/null && pin="taskset -c 0,1"
+	pin=$(first_cpus 2)
 	$pin "$T" record -q -o "$W/t8.dat" -e app:work -e app:big -- "$S" \
 		--threads 8 --bursts 2 --burst 200 --no-markers >/dev/null \
 		2>"$W/rec.err" || fail "record: $(cat "$W/rec.err")"
