@@ -1148,7 +1148,7 @@ static void targets_headline(const char *name, const char *id, const char *floor
 		target(name, -1, 0, "not measured");
 		return;
 	}
-	snprintf(buf, sizeof(buf), "%.2f ns/event (target <= %.0f), %.2fx the floor (target <= %.2gx)",
+	snprintf(buf, sizeof(buf), "%.2f ns/event (target <= %.0f), %.2fx the floor (target <= %gx)",
 		 ours, max_ns, ours / fl, max_floor);
 	target(name, ours <= max_ns && ours / fl <= max_floor, ours / fl, buf);
 	if (lt > 0) {
