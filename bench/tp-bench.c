@@ -1073,12 +1073,12 @@ static void tpb_summary(void)
 		       " call (%.2fx); the empty call's own runs spread over"
 		       " %.2f ns\n", dis->med - em->med, dis->med / em->med,
 		       em->max - em->min);
-	/* The target: an enabled trace point within 1.25x the bare ring. */
+	/* The target: an enabled trace point within 1.15x the bare ring. */
 	if (en && rb)
 		printf("[%s] Tracer over the bare ring buffer: tp-enabled /"
 		       " ringbuf-reserve = %.2fx (%+.2f ns per record; target"
-		       " <= 1.25x)\n",
-		       en->med / rb->med <= 1.25 ? "met   " : "MISSED",
+		       " <= 1.15x)\n",
+		       en->med / rb->med <= 1.15 ? "met   " : "MISSED",
 		       en->med / rb->med, en->med - rb->med);
 	if (ool && rb)
 		printf("Out-of-line write over the bare ring buffer:"

@@ -45,9 +45,11 @@ static void rb_atfork_child(void)
 	 */
 	pthread_mutex_init(&rb_registry_lock, NULL);
 	for (size_t i = 0; i < rb_registry_nr; i++)
-		atomic_fetch_or_explicit(&rb_registry[i]->record_disabled,
-					 RB_BUFFER_FORKED,
-					 memory_order_relaxed);
+		if (!(atomic_fetch_or_explicit(&rb_registry[i]->record_disabled,
+					       RB_BUFFER_FORKED,
+					       memory_order_relaxed) &
+		      RB_BUFFER_FORKED))
+			rb_fe_slow_raise(rb_registry[i]);
 }
 
 __attribute__((constructor)) static void rb_cpu_init(void)
@@ -346,6 +348,7 @@ void rb_warn(struct ringbuf *rb, const char *cond, const char *func, int line)
 	/* Fail stop: recording stays off on this buffer from now on. */
 	atomic_fetch_add_explicit(&rb->record_disabled, 1,
 				  memory_order_relaxed);
+	rb_fe_slow_raise(rb);
 	/* Report once per buffer; losing the race means someone reported. */
 	if (atomic_compare_exchange_strong_explicit(&rb->warned, &expect, 1,
 						    memory_order_relaxed,

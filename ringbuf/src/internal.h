@@ -99,6 +99,19 @@
 #define RB_MAX_NEST 5u
 #define RB_MAX_FRAMES (RB_MAX_NEST + 1u)
 
+/*
+ * ringbuf.fe_slow follows a change of one of its reasons. Raised seq_cst:
+ * after the raise of record_disabled, the store half of the store-buffer
+ * pattern with the writer's active mark (rb_writers_drain()'s
+ * membarrier() follows). Lowered with release: the rebuilt cpu buffers
+ * are visible to a writer that sees 0 (pairs with its acquire load in
+ * ringbuf_fe_reserve_ts()).
+ */
+#define rb_fe_slow_raise(rb)                                               \
+	atomic_fetch_add_explicit(&(rb)->fe_slow, 1, memory_order_seq_cst)
+#define rb_fe_slow_lower(rb)                                               \
+	atomic_fetch_sub_explicit(&(rb)->fe_slow, 1, memory_order_release)
+
 /* Bit of ringbuf.record_disabled set by record_off (the kernel's RB_BUFFER_OFF). */
 #define RB_BUFFER_OFF (1 << 20)
 /* Bit set in a forked child's copy: the parent owns the shared pages. */
@@ -357,6 +370,16 @@ struct ringbuf {
 	uint32_t max_data_size; /* largest record, headers included */
 	uint64_t uid; /* never reused; identifies the buffer in TLS caches */
 	struct ringbuf_cpu **buffers;
+	/*
+	 * The reasons a write leaves the inline path after entering it
+	 * (ringbuf_fe_reserve_flagged()), counted: one per unit of
+	 * record_disabled (each disable, each of its RB_BUFFER_* bits set),
+	 * one for absolute time stamps, one for writers that fence
+	 * themselves. Raised after the word it stands for, before any
+	 * membarrier() that pairs with the writers; lowered after it, with
+	 * release (rb_fe_slow_raise(), rb_fe_slow_lower()).
+	 */
+	_Atomic int fe_slow;
 
 	/* Rare paths. */
 	alignas(RB_CACHELINE) _Atomic int warned;

@@ -301,6 +301,9 @@ struct ringbuf *ringbuf_create(const struct ringbuf_opts *opts)
 	rb->max_data_size = rb->bsize - RB_EVNT_HDR_SIZE - sizeof(uint32_t) -
 			    RB_LEN_TIME_EXTEND;
 	atomic_init(&rb->flags, (int)(o.flags & RINGBUF_FL_OVERWRITE));
+	/* Recording on, relative stamps: the writers' fence is the only
+	 * reason that can hold already (rb_cpu_init() ran before). */
+	atomic_init(&rb->fe_slow, rb_writer_fence ? 1 : 0);
 	rb->uid = rb_new_uid();
 	pthread_mutex_init(&rb->resize_lock, NULL);
 
@@ -501,6 +504,7 @@ static void rb_disable_all(struct ringbuf *rb)
 	 * writer's active mark; rb_writers_drain()'s membarrier follows. */
 	atomic_fetch_add_explicit(&rb->record_disabled, 1,
 				  memory_order_seq_cst);
+	rb_fe_slow_raise(rb);
 }
 
 static void rb_enable_all(struct ringbuf *rb)
@@ -509,6 +513,7 @@ static void rb_enable_all(struct ringbuf *rb)
 	 * sees recording on; pairs with its acquire load. */
 	atomic_fetch_sub_explicit(&rb->record_disabled, 1,
 				  memory_order_release);
+	rb_fe_slow_lower(rb);
 }
 
 /* ------------------------------------------------------------------ */
@@ -985,8 +990,10 @@ void ringbuf_record_enable(struct ringbuf *rb)
 		 * acquire load of the flags. */
 		if (atomic_compare_exchange_weak_explicit(
 			    &rb->record_disabled, &old, old - 1,
-			    memory_order_release, memory_order_relaxed))
+			    memory_order_release, memory_order_relaxed)) {
+			rb_fe_slow_lower(rb);
 			return;
+		}
 	}
 	/* Giving up leaves the count as another thread set it: the
 	 * next enable or disable decides. */
@@ -995,17 +1002,19 @@ void ringbuf_record_enable(struct ringbuf *rb)
 void ringbuf_record_off(struct ringbuf *rb)
 {
 	/* Seq_cst as rb_disable_all(): a switch, no drain needed. */
-	if (rb)
-		atomic_fetch_or_explicit(&rb->record_disabled, RB_BUFFER_OFF,
-					 memory_order_seq_cst);
+	if (rb && !(atomic_fetch_or_explicit(&rb->record_disabled, RB_BUFFER_OFF,
+					     memory_order_seq_cst) &
+		    RB_BUFFER_OFF))
+		rb_fe_slow_raise(rb);
 }
 
 void ringbuf_record_on(struct ringbuf *rb)
 {
 	/* Release: pairs with the writers' acquire load of the flags. */
-	if (rb)
-		atomic_fetch_and_explicit(&rb->record_disabled, ~RB_BUFFER_OFF,
-					  memory_order_release);
+	if (rb && (atomic_fetch_and_explicit(&rb->record_disabled, ~RB_BUFFER_OFF,
+					     memory_order_release) &
+		   RB_BUFFER_OFF))
+		rb_fe_slow_lower(rb);
 }
 
 bool ringbuf_record_is_on(struct ringbuf *rb)
@@ -1037,10 +1046,15 @@ void ringbuf_record_enable_cpu(struct ringbuf *rb, int cpu)
 
 void ringbuf_set_time_stamp_abs(struct ringbuf *rb, bool abs)
 {
-	/* Relaxed: each write reads it once; either mode is valid. */
-	if (rb)
-		atomic_store_explicit(&rb->time_stamp_abs, abs,
-				      memory_order_relaxed);
+	/* Relaxed: each write reads it once; either mode is valid. A
+	 * change moves fe_slow (the exchange: one move per change). */
+	if (rb && atomic_exchange_explicit(&rb->time_stamp_abs, abs,
+					   memory_order_relaxed) != abs) {
+		if (abs)
+			rb_fe_slow_raise(rb);
+		else
+			rb_fe_slow_lower(rb);
+	}
 }
 
 bool ringbuf_time_stamp_abs(struct ringbuf *rb)

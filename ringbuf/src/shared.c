@@ -885,6 +885,8 @@ static struct ringbuf *rb_attach_fd(int fd, bool read_only, const char *what)
 		goto fail;
 	/* A reader's view: the creator writes. */
 	atomic_init(&rb->record_disabled, RB_BUFFER_ATTACHED);
+	/* RB_BUFFER_ATTACHED, and the writers' fence if they need it */
+	atomic_init(&rb->fe_slow, rb_writer_fence ? 2 : 1);
 	/* To notice the writer's exit (ringbuf_wait()); -1 if unavailable. */
 	rb->writer_pidfd = (int)syscall(SYS_pidfd_open, rb->creator_pid, 0);
 	rb->uid = rb_new_uid();

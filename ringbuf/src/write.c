@@ -364,6 +364,9 @@ RB_SAME(ringbuf, nr_cpu_bufs, ringbuf_fe_buffer, nr_cpu_bufs);
 RB_SAME(ringbuf, bsize, ringbuf_fe_buffer, bsize);
 RB_SAME(ringbuf, uid, ringbuf_fe_buffer, uid);
 RB_SAME(ringbuf, buffers, ringbuf_fe_buffer, buffers);
+RB_SAME(ringbuf, fe_slow, ringbuf_fe_buffer, fe_slow);
+_Static_assert(offsetof(struct ringbuf, fe_slow) < RB_CACHELINE,
+	       "fe_slow on the buffer's first cache line, with the rest a write reads");
 RB_SAME(ringbuf_cpu, owner, ringbuf_fe_cpu, owner);
 RB_SAME(ringbuf_cpu, record_disabled, ringbuf_fe_cpu, record_disabled);
 /* the inline claim reads the two in one aligned 64-bit load */
@@ -1756,6 +1759,33 @@ struct ringbuf_event *ringbuf_fe_reserve_noted(struct ringbuf *rb,
 	struct ringbuf_event *event;
 
 	rb_note_before(rb, cb, length);
+	event = rb_reserve_fail(cb, rb_reserve_next_event(rb, cb, length, err));
+	if (likely(event))
+		RB_TESTPOINT(cb, RINGBUF_TP_RESERVED);
+	return event;
+}
+
+/*
+ * The inline reserve entered the write (frame pushed, cpu buffer active)
+ * and found one of its rare cases (ringbuf_fe_reserve_ts()): the checks
+ * of ringbuf_fe_writer_begin() (the writers' fence, the disable flags),
+ * then a spare's CPU note, then the whole reserve, which takes absolute
+ * stamps. A stamp the caller read (ringbuf_reserve_inline_at()) is not
+ * used: this path reads the clock itself.
+ */
+struct ringbuf_event *ringbuf_fe_reserve_flagged(struct ringbuf *rb,
+						 unsigned long length, int *err)
+{
+	struct rb_tls *t = &rb_tls;
+	unsigned int d = t->depth - 1;
+	uintptr_t f = t->frame[d].cpu_buffer_claimed;
+	struct ringbuf_cpu *cb = (struct ringbuf_cpu *)RINGBUF_FE_FRAME_CB(f);
+	struct ringbuf_event *event;
+
+	if (!ringbuf_fe_writer_check(rb, t, d, f, err))
+		return NULL;
+	if (f & RINGBUF_FE_NOTED)
+		rb_note_before(rb, cb, length);
 	event = rb_reserve_fail(cb, rb_reserve_next_event(rb, cb, length, err));
 	if (likely(event))
 		RB_TESTPOINT(cb, RINGBUF_TP_RESERVED);

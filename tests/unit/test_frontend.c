@@ -115,6 +115,71 @@ static void abs_stamps(void)
 	ringbuf_free(rb);
 }
 
+/* The buffer's count of reasons for the out-of-line reserve. */
+static int fe_slow(struct ringbuf *rb)
+{
+	return __atomic_load_n(&((const struct ringbuf_fe_buffer *)(const void *)rb)->fe_slow,
+			       __ATOMIC_RELAXED);
+}
+
+/*
+ * The reasons a write leaves the inline path are counted in one word
+ * (fe_slow): it rises with each one and comes back to where it was when
+ * each is undone, however the calls pair (a second record_off, an extra
+ * enable, absolute stamps set twice, a resize and a reset in between);
+ * while one holds, writes go out of line and still read back.
+ */
+static void slow_reasons(void)
+{
+	for (int model = 0; model < 2; model++) {
+		RINGBUF_OPTS(o, .size = TU_PAGES(16), .nr_cpus = 1,
+			     .model = model ? RINGBUF_PER_CPU : RINGBUF_PER_THREAD);
+		struct ringbuf *rb = ringbuf_create(&o);
+		int base = ringbuf_fe_writer_fence ? 1 : 0;
+		uint32_t n = 0;
+
+		ASSERT_NOT_NULL(rb);
+		ASSERT_EQ(fe_slow(rb), base);
+		/* off is a switch (one reason however often), disable a count;
+		 * an enable more than the disables is clamped */
+		for (int k = 0; k < 2; k++) {
+			void (*off)(struct ringbuf *) = k ? ringbuf_record_disable :
+							    ringbuf_record_off;
+			void (*on)(struct ringbuf *) = k ? ringbuf_record_enable :
+							   ringbuf_record_on;
+
+			off(rb);
+			off(rb);
+			ASSERT_EQ(fe_slow(rb), base + 1 + k);
+			ASSERT_NULL(ringbuf_reserve_inline(rb, 8));
+			on(rb);
+			on(rb);
+			on(rb);
+			ASSERT_EQ(fe_slow(rb), base);
+		}
+
+		ringbuf_set_time_stamp_abs(rb, true);
+		ringbuf_set_time_stamp_abs(rb, true);
+		ASSERT_EQ(fe_slow(rb), base + 1);
+		for (; n < 50; n++)
+			ASSERT_TRUE(write_inline(rb, n, g_lens[n % NLENS]));
+		ringbuf_set_time_stamp_abs(rb, false);
+		ringbuf_set_time_stamp_abs(rb, false);
+		ASSERT_EQ(fe_slow(rb), base);
+		for (; n < 100; n++)
+			ASSERT_TRUE(write_inline(rb, n, g_lens[n % NLENS]));
+		check_all(rb, 0, n);
+
+		ASSERT_EQ(ringbuf_resize(rb, TU_PAGES(32), RINGBUF_ALL_CPUS), 0);
+		ringbuf_reset(rb);
+		ASSERT_EQ(fe_slow(rb), base);
+		for (n = 0; n < 50; n++)
+			ASSERT_TRUE(write_inline(rb, n, g_lens[n % NLENS]));
+		check_all(rb, 0, n);
+		ringbuf_free(rb);
+	}
+}
+
 static int pin_here(void);
 
 static struct ringbuf *g_rb;
@@ -593,7 +658,7 @@ static void legacy_claim(void)
 static const struct rbt_case cases[] = {
 	RBT_CASE(pages_per_thread),
 	RBT_CASE(pages_per_cpu),
-	RBT_CASE(abs_stamps),
+	RBT_CASE(abs_stamps), RBT_CASE(slow_reasons),
 	RBT_CASE(signal_nest),
 	RBT_CASE(mixed),
 	RBT_CASE(rseq_claim),

@@ -20,8 +20,10 @@
  * inline code of the earlier headers; the owner word's RINGBUF_FE_KEPT
  * bit, the per-CPU claim kept between writes, to RINGBUF_0.6:
  * ringbuf_fe_claim_active_slow(), while the earlier slow paths keep the
- * claim for one write that the earlier headers' inline code knows), and a
- * change of it changes that version. Use only the functions; the structures may grow
+ * claim for one write that the earlier headers' inline code knows; the
+ * buffer's fe_slow word, the rare cases of a write in one test, to
+ * RINGBUF_0.7: ringbuf_fe_reserve_flagged()), and a change of it changes
+ * that version. Use only the functions; the structures may grow
  * and their fields are no interface.
  *
  * What the fast path costs per record, and how that was counted and
@@ -110,6 +112,13 @@ struct ringbuf_fe_buffer {
 	uint32_t max_data_size;
 	uint64_t uid;
 	struct ringbuf_fe_cpu **buffers;
+	/* (RINGBUF_0.7) Nonzero while a write cannot take the inline path
+	 * for a reason of the whole buffer: recording off or disabled,
+	 * absolute time stamps, writers that fence themselves. One count per
+	 * reason, kept by the library beside the words the earlier headers'
+	 * inline code tests (record_disabled, time_stamp_abs,
+	 * ringbuf_fe_writer_fence), which keep their meaning. */
+	int fe_slow;
 };
 
 /* View of a cpu buffer's process-local state (struct ringbuf_cpu). */
@@ -190,6 +199,11 @@ RINGBUF_API uintptr_t ringbuf_fe_claim_noted_slow(struct ringbuf *rb, int cpu,
  * returns is marked active already (active raised by one). */
 RINGBUF_API uintptr_t ringbuf_fe_claim_active_slow(struct ringbuf *rb, int cpu,
 						   int *err);
+/* The reserve's slow path of this header (RINGBUF_0.7): the write is
+ * entered (frame pushed, cpu buffer active) and one of the rare cases
+ * holds (a spare, the buffer's fe_slow, the cpu buffer disabled). */
+RINGBUF_API struct ringbuf_event *
+ringbuf_fe_reserve_flagged(struct ringbuf *rb, unsigned long length, int *err);
 /* (the frame word without RINGBUF_FE_NOTED: earlier headers' inline code) */
 RINGBUF_API uintptr_t ringbuf_fe_claim_slow(struct ringbuf *rb, int cpu,
 					    int *err);
@@ -568,9 +582,7 @@ RINGBUF_FE_INLINE uintptr_t ringbuf_fe_claim_cpu_as(struct ringbuf *rb,
 	struct ringbuf_fe_cpu *cb;
 	uint32_t own, expect = 0;
 
-	/* exit_armed implies tid: the first write goes to the slow path. */
-	if (ringbuf_fe_unlikely(!t->exit_armed || (unsigned int)cpu >=
-							 (unsigned int)b->nr_cpu_bufs))
+	if (ringbuf_fe_unlikely((unsigned int)cpu >= (unsigned int)b->nr_cpu_bufs))
 		return ringbuf_fe_claim_active_slow(rb, cpu, err);
 	cb = b->buffers[cpu];
 #ifdef RINGBUF_FE_RSEQ_ASM
@@ -597,6 +609,9 @@ RINGBUF_FE_INLINE uintptr_t ringbuf_fe_claim_cpu_as(struct ringbuf *rb,
 			    !__atomic_load_n(&cb->record_disabled, __ATOMIC_RELAXED);
 #endif
 
+		/* (exit_armed is not looked at: only the claim's slow path,
+		 * which arms the exit destructor first, stores a kept id; a
+		 * thread without one, tid 0, finds KEPT alone nowhere) */
 		if (ringbuf_fe_likely(ours && ringbuf_fe_rseq_enter(&cb->owner,
 								    &cb->active,
 								    cpu, tidk) > 0))
@@ -605,6 +620,9 @@ RINGBUF_FE_INLINE uintptr_t ringbuf_fe_claim_cpu_as(struct ringbuf *rb,
 		return ringbuf_fe_claim_active_slow(rb, cpu, err);
 	}
 #endif
+	/* exit_armed implies tid: the first write goes to the slow path. */
+	if (ringbuf_fe_unlikely(!t->exit_armed))
+		return ringbuf_fe_claim_active_slow(rb, cpu, err);
 	/* Relaxed: only our own id there means anything without the claim. */
 	own = __atomic_load_n(&cb->owner, __ATOMIC_RELAXED);
 	if (own == t->tid) {
@@ -748,7 +766,8 @@ RINGBUF_FE_INLINE void ringbuf_fe_writer_put(struct ringbuf_tls *t, unsigned int
 
 /*
  * The kernel's __rb_reserve_next() for the common case: no time extend,
- * no absolute stamp. Anything else before C goes to
+ * no absolute stamp (the caller has checked the buffer's fe_slow, which
+ * counts absolute stamps among its reasons). Anything else before C goes to
  * ringbuf_fe_reserve_next_slow() (nothing is written yet); a page
  * crossing after C to ringbuf_fe_move_tail(), an interruption between A
  * and C to ringbuf_fe_reserve_interrupted().
@@ -795,9 +814,13 @@ ringbuf_fe_reserve_next(struct ringbuf *rb, struct ringbuf_fe_cpu *cb,
 	if (ringbuf_fe_unlikely(ts < after))
 		ts = after;
 	delta = ts - after;
-	if (ringbuf_fe_unlikely(
-		    __atomic_load_n(&b->time_stamp_abs, __ATOMIC_RELAXED) ||
-		    (w && (before != after || (delta & RINGBUF_FE_TS_DELTA_TEST)))))
+	/* (absolute stamps were sent out of line before: the buffer's
+	 * fe_slow, tested by ringbuf_fe_reserve_ts()) */
+	/* The stamp pair and the delta's width in one test (the first
+	 * record of a page, w 0, takes the page's stamp: tested second). */
+	if (ringbuf_fe_unlikely(((before ^ after) |
+				 (delta & RINGBUF_FE_TS_DELTA_TEST)) != 0) &&
+	    w)
 		return ringbuf_fe_reserve_next_slow(rb, cb, length, err);
 	RINGBUF_FE_TESTPOINT(cb, RINGBUF_TP_RESERVE_A_B);
 
@@ -833,17 +856,15 @@ ringbuf_fe_reserve_next(struct ringbuf *rb, struct ringbuf_fe_cpu *cb,
 }
 
 /*
- * ringbuf_fe_writer_begin - start a write at nesting depth @d: claim a
- * cpu buffer and mark it active, push the frame, and check that it
- * records. Returns the frame word (cpu buffer | claimed), or 0 with
- * @err set and nothing held.
+ * ringbuf_fe_writer_enter - the first half of ringbuf_fe_writer_begin():
+ * claim a cpu buffer and mark it active, push the frame. Returns the
+ * frame word (cpu buffer | claimed | noted), or 0 with @err set and
+ * nothing held. The caller checks that the buffer records.
  */
-RINGBUF_FE_INLINE uintptr_t ringbuf_fe_writer_begin(struct ringbuf *rb,
+RINGBUF_FE_INLINE uintptr_t ringbuf_fe_writer_enter(struct ringbuf *rb,
 						    struct ringbuf_tls *t,
 						    unsigned int d, int *err)
 {
-	const struct ringbuf_fe_buffer *b = (const struct ringbuf_fe_buffer *)rb;
-	struct ringbuf_fe_cpu *cb;
 	uintptr_t f;
 
 	/* The recursion guard: raise depth before the frame is ours. */
@@ -855,7 +876,21 @@ RINGBUF_FE_INLINE uintptr_t ringbuf_fe_writer_begin(struct ringbuf *rb,
 		return 0;
 	}
 	t->frame[d].cpu_buffer_claimed = f;
-	cb = (struct ringbuf_fe_cpu *)RINGBUF_FE_FRAME_CB(f);
+	return f;
+}
+
+/*
+ * ringbuf_fe_writer_check - the second half: the write entered at depth
+ * @d with frame word @f may go on (true), or the buffer or cpu buffer
+ * does not record: @err -EAGAIN, the write left (false).
+ */
+RINGBUF_FE_INLINE bool ringbuf_fe_writer_check(struct ringbuf *rb,
+					       struct ringbuf_tls *t,
+					       unsigned int d, uintptr_t f,
+					       int *err)
+{
+	const struct ringbuf_fe_buffer *b = (const struct ringbuf_fe_buffer *)rb;
+	struct ringbuf_fe_cpu *cb = (struct ringbuf_fe_cpu *)RINGBUF_FE_FRAME_CB(f);
 
 	/*
 	 * The cpu buffer is marked busy (active, raised by
@@ -876,8 +911,26 @@ RINGBUF_FE_INLINE uintptr_t ringbuf_fe_writer_begin(struct ringbuf *rb,
 				__atomic_load_n(&cb->record_disabled, __ATOMIC_RELAXED))) {
 		*err = -EAGAIN;
 		ringbuf_fe_writer_put(t, d, cb, f & 1);
-		return 0;
+		return false;
 	}
+	return true;
+}
+
+/*
+ * ringbuf_fe_writer_begin - start a write at nesting depth @d: claim a
+ * cpu buffer and mark it active, push the frame, and check that it
+ * records. Returns the frame word (cpu buffer | claimed), or 0 with
+ * @err set and nothing held.
+ */
+RINGBUF_FE_INLINE uintptr_t ringbuf_fe_writer_begin(struct ringbuf *rb,
+						    struct ringbuf_tls *t,
+						    unsigned int d, int *err)
+{
+	uintptr_t f = ringbuf_fe_writer_enter(rb, t, d, err);
+
+	if (ringbuf_fe_unlikely(!f) ||
+	    ringbuf_fe_unlikely(!ringbuf_fe_writer_check(rb, t, d, f, err)))
+		return 0;
 	return f;
 }
 
@@ -898,13 +951,31 @@ ringbuf_fe_reserve_ts(struct ringbuf *rb, unsigned long length,
 	if (ringbuf_fe_unlikely(d >= RINGBUF_FE_MAX_NEST ||
 				length > RINGBUF_MAX_SMALL_DATA))
 		return ringbuf_fe_reserve_slow(rb, length, err);
-	f = ringbuf_fe_writer_begin(rb, t, d, err);
+	f = ringbuf_fe_writer_enter(rb, t, d, err);
 	if (ringbuf_fe_unlikely(!f))
 		return NULL;
-	/* A spare: the CPU note goes first (out of line). */
-	if (ringbuf_fe_unlikely(f & RINGBUF_FE_NOTED))
-		return ringbuf_fe_reserve_noted(rb, length, err);
 	cb = (struct ringbuf_fe_cpu *)RINGBUF_FE_FRAME_CB(f);
+	/*
+	 * Every rare case of the entered write in one test, each handled
+	 * out of line by ringbuf_fe_reserve_flagged() (RINGBUF_0.7): a
+	 * spare, whose CPU note goes first; the buffer's fe_slow (recording
+	 * off or disabled, absolute stamps, writers that fence themselves:
+	 * the fence and the disable flags are then looked at there); the
+	 * cpu buffer disabled. After the active mark, as
+	 * ringbuf_fe_writer_check() loads the flags (the store-buffer
+	 * pattern with a resize/reset: it raises fe_slow with the flag,
+	 * before its membarrier()). Acquire: pairs with the release of
+	 * fe_slow that re-enables recording after a resize/reset.
+	 */
+	ringbuf_fe_barrier();
+	if (ringbuf_fe_unlikely(
+		    (f & RINGBUF_FE_NOTED) |
+		    (unsigned int)__atomic_load_n(
+			    &((const struct ringbuf_fe_buffer *)rb)->fe_slow,
+			    __ATOMIC_ACQUIRE) |
+		    (unsigned int)__atomic_load_n(&cb->record_disabled,
+						  __ATOMIC_RELAXED)))
+		return ringbuf_fe_reserve_flagged(rb, length, err);
 	event = ringbuf_fe_reserve_next(rb, cb, length, mono_ts, err);
 	if (ringbuf_fe_likely(event))
 		RINGBUF_FE_TESTPOINT(cb, RINGBUF_TP_RESERVED);
