@@ -156,10 +156,16 @@ struct dyn_obj {
 /*
  * The table the hooks and the SIGTRAP handler read: the sites sorted by
  * address, immutable once published. Replaced (and the old one freed
- * after a grace period) when objects come and go.
+ * after a grace period) when objects come and go. @index finds a site
+ * by the return address after it (what the entry trampoline has) in a
+ * few loads: an open-addressed hash (linear probing, at most half full)
+ * of 1 + the site's place in @sites, 0 for an empty slot, @mask + 1
+ * slots, in the table's own allocation after @sites.
  */
 struct dyn_table {
 	size_t nr;
+	size_t mask;
+	uint32_t *index;
 	struct dyn_site sites[];
 };
 
@@ -221,6 +227,62 @@ static RT_NOTRACE const struct dyn_site *dyn_find(const struct dyn_table *t,
 			hi = mid;
 	}
 	return lo ? &t->sites[lo - 1] : NULL;
+}
+
+/* The slot of return address @self_ret in an index (Fibonacci hashing). */
+static inline RT_NOTRACE size_t dyn_index_slot(unsigned long self_ret,
+					       size_t mask)
+{
+	return (size_t)((self_ret * 0x9e3779b97f4a7c15ul) >> 32) & mask;
+}
+
+/* The site whose call returns to @self_ret, or NULL. */
+static RT_NOTRACE const struct dyn_site *
+dyn_find_ret(const struct dyn_table *t, unsigned long self_ret)
+{
+	size_t h = dyn_index_slot(self_ret, t->mask), n;
+
+	/* bounded: the index is at most half full, a probe meets a hole */
+	for (n = 0; n <= t->mask; n++, h = (h + 1) & t->mask) {
+		uint32_t k = t->index[h];
+		const struct dyn_site *s;
+
+		if (!k)
+			return NULL;
+		s = &t->sites[k - 1];
+		if (s->ip + s->len == self_ret)
+			return s;
+	}
+	return NULL;
+}
+
+/* The index's size for @nr sites: a power of two, at least 2 * @nr. */
+static RT_NOTRACE size_t dyn_index_size(size_t nr)
+{
+	size_t n = 16;
+
+	while (n < 2 * nr)
+		n <<= 1;
+	return n;
+}
+
+/* Fill @t's index (allocated with it, dyn_index_size(@t->nr) slots). */
+static RT_NOTRACE void dyn_index_build(struct dyn_table *t)
+{
+	size_t i, n = dyn_index_size(t->nr);
+
+	t->mask = n - 1;
+	t->index = (uint32_t *)&t->sites[t->nr];
+	memset(t->index, 0, n * sizeof(*t->index));
+	for (i = 0; i < t->nr; i++) {
+		const struct dyn_site *s = &t->sites[i];
+		size_t h = dyn_index_slot(s->ip + s->len, t->mask);
+
+		/* bounded: fewer sites than slots */
+		while (t->index[h])
+			h = (h + 1) & t->mask;
+		t->index[h] = (uint32_t)(i + 1);
+	}
 }
 
 /*
@@ -310,8 +372,8 @@ RT_NOTRACE unsigned long rt_dynftrace_func(unsigned long self_ret,
 		rt_rcu_read_lock();
 		/* Acquire: pairs with the store in dyn_publish(). */
 		t = atomic_load_explicit(&dyn_pub, memory_order_acquire);
-		s = t ? dyn_find(t, self_ret - 1) : NULL;
-		if (s && s->ip + s->len == self_ret)
+		s = t ? dyn_find_ret(t, self_ret) : NULL;
+		if (s)
 			func = s->func;
 		rt_rcu_read_unlock();
 	}
@@ -953,7 +1015,8 @@ static RT_NOTRACE bool dyn_rescan(void)
 	if (dyn_cur)
 		for (i = 0; i < dyn_cur->nr; i++)
 			kept += !dyn_objs[dyn_cur->sites[i].obj].gone;
-	t = malloc(sizeof(*t) + (kept + sc.nr) * sizeof(t->sites[0]));
+	t = malloc(sizeof(*t) + (kept + sc.nr) * sizeof(t->sites[0]) +
+		   dyn_index_size(kept + sc.nr) * sizeof(*t->index));
 	if (!t) {
 		free(sc.sites);
 		return false;
@@ -967,6 +1030,7 @@ static RT_NOTRACE bool dyn_rescan(void)
 	t->nr = n + sc.nr;
 	free(sc.sites);
 	qsort(t->sites, t->nr, sizeof(t->sites[0]), dyn_site_cmp);
+	dyn_index_build(t);
 	dyn_publish(t);
 	return true;
 }
