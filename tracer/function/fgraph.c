@@ -263,7 +263,7 @@ RT_NOTRACE unsigned long ftrace_return_to_handler(unsigned long sp,
 	const struct ftrace_ret_stack *f;
 	unsigned long ret;
 	bool record, mine;
-	int i, saved_errno, *errnop = rt_mcount_errno(t);
+	int i, j, gone_notrace, saved_errno, *errnop = rt_mcount_errno(t);
 	uint64_t clock;
 
 	/* Relaxed: as in ftrace_ops_entry(). */
@@ -291,11 +291,17 @@ RT_NOTRACE unsigned long ftrace_return_to_handler(unsigned long sp,
 					     rt_ftrace_clock_at(clock),
 					     t->overrun & ~RT_GRAPH_NO_RETVAL,
 					     retval);
-	/* Frames above @i never returned: dropped with it. */
-	while (t->top > i) {
-		t->top--;
-		t->notrace -= !!(t->ret_stack[t->top].flags & RT_FR_NOTRACE);
-	}
+	/*
+	 * Frames above @i never returned: dropped with it. The count first,
+	 * then the notrace frames among them: a signal handler that comes
+	 * in between sees notrace frames left, and traces nothing.
+	 */
+	for (j = i, gone_notrace = 0; j < t->top; j++)
+		gone_notrace += !!(t->ret_stack[j].flags & RT_FR_NOTRACE);
+	t->top = i;
+	/* Orders (compiler barrier): the count before the notrace one. */
+	atomic_signal_fence(memory_order_seq_cst);
+	t->notrace -= gone_notrace;
 	*errnop = saved_errno;
 	if (mine)
 		rt_mcount_leave(t);
