@@ -162,6 +162,18 @@ startup_note() {
 		printf '  %-34s only %d calls a run: the times measure start-up\n' "" "$1"
 }
 
+# cpu_line NAME: the CPU time (user + system) of each recorder with its
+# traced program, medians of the same runs: not a target, but what a
+# loaded machine's wall times hide
+cpu_line() {
+	local u r
+	u=$(median <"c.ut.$1")
+	r=$(median <"c.rt.$1")
+	awk -v r="$r" -v u="$u" 'BEGIN {
+		printf "  %-34s %.2fx (ringtrace %.3f s, uftrace %.3f s, medians)\n",
+			"record CPU time (information)", u ? r / u : 0, r, u }'
+}
+
 # compare NAME UFTRACE_OPTS TIME_TARGET COMMAND...: UFTRACE_OPTS (one
 # word, "-" for none) go to uftrace record; TIME_TARGET is the ratio of
 # the record times to meet
@@ -236,16 +248,20 @@ compare() {
 	# losses, time and bytes over interleaved runs
 	: >"t.ut.$name"
 	: >"t.rt.$name"
+	: >"c.ut.$name"
+	: >"c.rt.$name"
 	for i in $(seq 1 "$runs"); do
 		rm -rf "ut.$name.r"
 		python3 "$here/measure.py" "m.ut" uftrace record --no-libcall \
 			"${uo[@]}" -d "ut.$name.r" "$@"
 		json m.ut seconds >>"t.ut.$name"
+		json m.ut cpu >>"c.ut.$name"
 		sync
 		rm -f "rt.$name.r.dat"
 		python3 "$here/measure.py" "m.rt" "$RT" record -p function_graph \
 			-o "rt.$name.r.dat" -- env LD_PRELOAD="$LIB" "$@"
 		json m.rt seconds >>"t.rt.$name"
+		json m.rt cpu >>"c.rt.$name"
 		sync
 		lost=$(sed -n 's/^ringtrace: \([0-9]*\) events recorded in .*; \([0-9]*\) lost$/\2/p' m.rt.err | tail -1)
 		[ -n "$lost" ] || lost=unknown
@@ -261,6 +277,7 @@ compare() {
 		"$(awk -v r="$r" -v u="$u" -v t="$tt" 'BEGIN { print (r <= t * u) ? 1 : 0 }')" \
 		"$(awk -v r="$r" -v u="$u" -v c="$calls" 'BEGIN { printf "%.2fx (ringtrace %.3f s, uftrace %.3f s, medians; %d calls a run)", r / u, r, u, c }')"
 	startup_note "$calls"
+	cpu_line "$name"
 	dat=$(stat -c %s "rt.$name.r.dat")
 	local wchar
 	wchar=$(json m.rt wchar)
