@@ -330,7 +330,12 @@ struct dyn_hint {
 	unsigned long gen;
 };
 
-#define DYN_HINTS_SHIFT 6 /* 64 per thread */
+/*
+ * 256 per thread (6 KiB of its static TLS): sqlite3's 443 traced
+ * functions missed a 64-entry cache often enough to spend 3% of the
+ * recording's time in the lookup (1.9% with 256).
+ */
+#define DYN_HINTS_SHIFT 8
 
 static _Thread_local struct dyn_hint dyn_hints[1u << DYN_HINTS_SHIFT]
 	__attribute__((tls_model("initial-exec")));
