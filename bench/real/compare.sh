@@ -4,7 +4,9 @@
 # compare.sh [-n RUNS] [-w WORK_DIR] [-b BUILD_DIR] [-s SRC_DIR]
 # [-v "VARIANT..."]:
 # ringtrace against uftrace on two real programs nobody here wrote,
-# Debian 12's lz4 1.9.4 (compressing 1 MiB at -1) and sqlite3 3.40.1
+# Debian 12's lz4 1.9.4 (compressing 1 MiB at -9, the HC compressor,
+# whose match finders are real calls at -O2: -1's 47 calls measured
+# only the start-up) and sqlite3 3.40.1
 # (the shell running a 20 000-row SQL script), from their Debian sources
 # (or SRC_DIR/lz4-1.9.4 and SRC_DIR/sqlite3-3.40.1 where the sources
 # come from elsewhere, an upstream release tag; a program with no
@@ -153,6 +155,25 @@ target() { # NAME OK TEXT
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 json() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"; }
 
+# startup_note CALLS: a workload of few calls times the tools' start-up
+# (loading symbols, patching the sites), not their recording: say so
+startup_note() {
+	[ "$1" -ge 10000 ] ||
+		printf '  %-34s only %d calls a run: the times measure start-up\n' "" "$1"
+}
+
+# cpu_line NAME: the CPU time (user + system) of each recorder with its
+# traced program, medians of the same runs: not a target, but what a
+# loaded machine's wall times hide
+cpu_line() {
+	local u r
+	u=$(median <"c.ut.$1")
+	r=$(median <"c.rt.$1")
+	awk -v r="$r" -v u="$u" 'BEGIN {
+		printf "  %-34s %.2fx (ringtrace %.3f s, uftrace %.3f s, medians)\n",
+			"record CPU time (information)", u ? r / u : 0, r, u }'
+}
+
 # compare NAME UFTRACE_OPTS TIME_TARGET COMMAND...: UFTRACE_OPTS (one
 # word, "-" for none) go to uftrace record; TIME_TARGET is the ratio of
 # the record times to meet
@@ -227,16 +248,20 @@ compare() {
 	# losses, time and bytes over interleaved runs
 	: >"t.ut.$name"
 	: >"t.rt.$name"
+	: >"c.ut.$name"
+	: >"c.rt.$name"
 	for i in $(seq 1 "$runs"); do
 		rm -rf "ut.$name.r"
 		python3 "$here/measure.py" "m.ut" uftrace record --no-libcall \
 			"${uo[@]}" -d "ut.$name.r" "$@"
 		json m.ut seconds >>"t.ut.$name"
+		json m.ut cpu >>"c.ut.$name"
 		sync
 		rm -f "rt.$name.r.dat"
 		python3 "$here/measure.py" "m.rt" "$RT" record -p function_graph \
 			-o "rt.$name.r.dat" -- env LD_PRELOAD="$LIB" "$@"
 		json m.rt seconds >>"t.rt.$name"
+		json m.rt cpu >>"c.rt.$name"
 		sync
 		lost=$(sed -n 's/^ringtrace: \([0-9]*\) events recorded in .*; \([0-9]*\) lost$/\2/p' m.rt.err | tail -1)
 		[ -n "$lost" ] || lost=unknown
@@ -250,7 +275,9 @@ compare() {
 	r=$(median <"t.rt.$name")
 	target "record time <= ${tt}x uftrace" \
 		"$(awk -v r="$r" -v u="$u" -v t="$tt" 'BEGIN { print (r <= t * u) ? 1 : 0 }')" \
-		"$(awk -v r="$r" -v u="$u" 'BEGIN { printf "%.2fx (ringtrace %.3f s, uftrace %.3f s, medians)", r / u, r, u }')"
+		"$(awk -v r="$r" -v u="$u" -v c="$calls" 'BEGIN { printf "%.2fx (ringtrace %.3f s, uftrace %.3f s, medians; %d calls a run)", r / u, r, u, c }')"
+	startup_note "$calls"
+	cpu_line "$name"
 	dat=$(stat -c %s "rt.$name.r.dat")
 	local wchar
 	wchar=$(json m.rt wchar)
@@ -271,7 +298,7 @@ for v in $variants; do
 	patch) uo="-P ." tt=0.6 ;;
 	*) echo "compare.sh: no variant $v (ins, pg, patch)" >&2; exit 2 ;;
 	esac
-	[ $have_lz4 = 0 ] || compare "lz4-$v" "$uo" $tt ./lz4-$v -1 -f in.dat out.lz4
+	[ $have_lz4 = 0 ] || compare "lz4-$v" "$uo" $tt ./lz4-$v -9 -f in.dat out.lz4
 	[ $have_sqlite3 = 0 ] ||
 		compare "sqlite3-$v" "$uo" $tt ./sqlite3-$v :memory: ".read script.sql"
 done

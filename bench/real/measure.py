@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """measure.py OUT_JSON COMMAND...: run COMMAND (its output goes to
-/dev/null and to OUT_JSON.err), and write its wall time and the bytes
-it passed to write(2) and friends (wchar of /proc/PID/io, read while
-the process is a zombie, so its last writes count; its children's
-writes do not) to OUT_JSON."""
+/dev/null and to OUT_JSON.err), and write its wall time, its CPU time
+(user + system, with the children it waited for: the traced program
+and the recorder's helpers) and the bytes it passed to write(2) and
+friends (wchar of /proc/PID/io, read while the process is a zombie, so
+its last writes count; its children's writes do not) to OUT_JSON."""
 import json
 import os
 import subprocess
@@ -27,9 +28,11 @@ def main():
                     io[k.strip()] = int(v)
         except OSError:
             pass
-        rc = p.wait()
+        _, status, ru = os.wait4(p.pid, 0)
+        rc = p.returncode = os.waitstatus_to_exitcode(status)
     with open(out, "w") as f:
         json.dump({"rc": rc, "seconds": t1 - t0,
+                   "cpu": ru.ru_utime + ru.ru_stime,
                    "wchar": io.get("wchar", -1),
                    "write_bytes": io.get("write_bytes", -1)}, f)
     return 0

@@ -556,6 +556,38 @@ static void graph_function_root(void)
 	expect_tree("0:mc_mid() {\n1:mc_leaf();\n1:mc_leaf();\n0:}\n");
 }
 
+/*
+ * set_graph_notrace changed under the running tracer, on sites that
+ * set_ftrace_filter selects: the graph's own lists are tested while one
+ * is set, and left out again once they are empty.
+ */
+static void graph_lists_change(void)
+{
+	char err[128];
+
+	ASSERT_EQ(ringtrace_set_ftrace_list(RINGTRACE_FTRACE_FILTER,
+					    "mc_outer mc_mid", false, err,
+					    sizeof(err)),
+		  0);
+	tracer("function_graph");
+	mc_outer(1);
+	ASSERT_EQ(ringtrace_set_ftrace_list(RINGTRACE_GRAPH_NOTRACE, "mc_mid",
+					    false, err, sizeof(err)),
+		  0);
+	mc_outer(1);
+	ASSERT_EQ(ringtrace_set_ftrace_list(RINGTRACE_GRAPH_NOTRACE, "", false,
+					    err, sizeof(err)),
+		  0);
+	mc_outer(1);
+	tracer("nop");
+	ASSERT_EQ(ringtrace_set_ftrace_list(RINGTRACE_FTRACE_FILTER, "", false,
+					    err, sizeof(err)),
+		  0);
+	expect_tree("0:mc_outer() {\n1:mc_mid();\n0:}\n"
+		    "0:mc_outer();\n"
+		    "0:mc_outer() {\n1:mc_mid();\n0:}\n");
+}
+
 int mc_pm_leaf(int x);
 int mc_ps_leaf(int x);
 
@@ -904,6 +936,7 @@ MC_CASE(graph_dlclose)
 MC_CASE(graph_backtrace)
 MC_CASE(graph_cxx)
 MC_CASE(graph_function_root)
+MC_CASE(graph_lists_change)
 MC_CASE(patch_before_entry)
 MC_CASE(site_unpatchable)
 MC_CASE(patch_dlclose)
@@ -923,6 +956,7 @@ static const struct rbt_case cases[] = {
 	MC_RUN(graph_cancel),	 MC_RUN(graph_deep),
 	MC_RUN(graph_dlclose),	 MC_RUN(graph_backtrace),
 	MC_RUN(graph_cxx),	 MC_RUN(graph_function_root),
+	MC_RUN(graph_lists_change),
 	MC_RUN(patch_before_entry), MC_RUN(site_unpatchable),
 	MC_RUN(patch_dlclose),
 	MC_RUN(patch_before_entry), MC_RUN(graph_retval),

@@ -216,14 +216,17 @@ RT_NOTRACE void ftrace_ops_entry(unsigned long self_ret,
 	func = rt_dynftrace_func(self_ret, &recorded);
 	/*
 	 * A recorded site is a call only while set_ftrace_filter and
-	 * set_ftrace_notrace select it (dynftrace.c): the function tracer
-	 * alone need not look again, as the kernel's single ops need not
-	 * (a list that changed this instant may let one more call in while
-	 * the site is patched back). The graph tracer has its own lists,
-	 * and a function command patches its function's site whatever
-	 * they say.
+	 * set_ftrace_notrace select it (dynftrace.c): the tracers need not
+	 * look again, as the kernel's single ops need not (a list that
+	 * changed this instant may let one more call in while the site is
+	 * patched back), unless the graph tracer has lists of its own
+	 * (set_graph_function, set_graph_notrace) or a function command
+	 * runs, which patches its function's site whatever they say.
+	 * Relaxed: rt_graph_lists_set is a hint (fgraph.h).
 	 */
-	if (recorded && !(enabled & (RT_FTRACE_GRAPH | RT_FTRACE_PROBE)))
+	if (recorded && !(enabled & RT_FTRACE_PROBE) &&
+	    (!(enabled & RT_FTRACE_GRAPH) ||
+	     !atomic_load_explicit(&rt_graph_lists_set, memory_order_relaxed)))
 		m = (struct rt_ftrace_match){ .func = true, .graph_func = true };
 	else
 		rt_ftrace_test(func, enabled, &m);
@@ -260,13 +263,14 @@ RT_NOTRACE unsigned long ftrace_return_to_handler(unsigned long sp,
 	const struct ftrace_ret_stack *f;
 	unsigned long ret;
 	bool record, mine;
-	int i, saved_errno = errno;
+	int i, j, gone_notrace, saved_errno, *errnop = rt_mcount_errno(t);
 	uint64_t clock;
 
 	/* Relaxed: as in ftrace_ops_entry(). */
 	record = atomic_load_explicit(&rt_ftrace_enabled,
 				      memory_order_relaxed) & RT_FTRACE_GRAPH;
 	clock = record ? rt_ftrace_clock_start() : 0;
+	saved_errno = *errnop;
 	/* The pop happens whatever the flag says: the return needs it. */
 	mine = rt_mcount_enter(t);
 	for (i = t->top - 1; i >= 0; i--)
@@ -287,14 +291,20 @@ RT_NOTRACE unsigned long ftrace_return_to_handler(unsigned long sp,
 					     rt_ftrace_clock_at(clock),
 					     t->overrun & ~RT_GRAPH_NO_RETVAL,
 					     retval);
-	/* Frames above @i never returned: dropped with it. */
-	while (t->top > i) {
-		t->top--;
-		t->notrace -= !!(t->ret_stack[t->top].flags & RT_FR_NOTRACE);
-	}
+	/*
+	 * Frames above @i never returned: dropped with it. The count first,
+	 * then the notrace frames among them: a signal handler that comes
+	 * in between sees notrace frames left, and traces nothing.
+	 */
+	for (j = i, gone_notrace = 0; j < t->top; j++)
+		gone_notrace += !!(t->ret_stack[j].flags & RT_FR_NOTRACE);
+	t->top = i;
+	/* Orders (compiler barrier): the count before the notrace one. */
+	atomic_signal_fence(memory_order_seq_cst);
+	t->notrace -= gone_notrace;
+	*errnop = saved_errno;
 	if (mine)
 		rt_mcount_leave(t);
-	errno = saved_errno;
 	return ret;
 }
 

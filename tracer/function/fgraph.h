@@ -38,6 +38,12 @@ struct rt_ftrace_match {
 	bool graph_notrace;
 };
 
+/*
+ * function.c: set_graph_function or set_graph_notrace is not empty (the
+ * graph tracer's lists; relaxed loads: a hint, see rt_ftrace_publish()).
+ */
+extern _Atomic int rt_graph_lists_set;
+
 /* function.c: look @ip up in the lists for the tracers in @enabled. */
 void rt_ftrace_test(unsigned long ip, unsigned int enabled,
 		    struct rt_ftrace_match *m);

@@ -101,6 +101,7 @@
 
 _Atomic int rt_function_trace_stop;
 _Atomic int rt_max_graph_depth;
+_Atomic int rt_graph_lists_set;
 
 /* ---- per-thread state --------------------------------------------------- */
 
@@ -857,6 +858,16 @@ static RT_NOTRACE void rt_ftrace_publish(struct rt_ftrace_filters *f)
 	 * with the acquire load in rt_ftrace_test() (rcu_assign_pointer).
 	 */
 	atomic_store_explicit(&rt_ftrace_filters, f, memory_order_release);
+	/*
+	 * Relaxed: a hint for the trampoline's graph entry (fgraph.c),
+	 * which skips the lists while it is 0; a hook that sees the old
+	 * value runs as if a moment before the write (the lists' own
+	 * pointer is loaded with acquire whenever it is 1).
+	 */
+	atomic_store_explicit(&rt_graph_lists_set,
+			      f && (f->hash[RT_GRAPH_FUNCTION].count ||
+				    f->hash[RT_GRAPH_NOTRACE].count),
+			      memory_order_relaxed);
 	if (old) {
 		rt_ftrace_synchronize();
 		free(old);

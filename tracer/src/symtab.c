@@ -75,20 +75,59 @@ RT_NOTRACE size_t rt_symtab_format(const struct rt_sym *s, char *buf,
 	return n < 0 ? 0 : (size_t)n;
 }
 
+/*
+ * @v in hex at @p: 16 digits with @width 16 ("%016lx"), else as few as
+ * it takes ("%lx"). Return the end.
+ */
+static RT_NOTRACE char *rt_symtab_hex(char *p, unsigned long v, int width)
+{
+	static const char digits[] = "0123456789abcdef";
+	char tmp[16];
+	int n = 0;
+
+	do {
+		tmp[n++] = digits[v & 0xf];
+		v >>= 4;
+	} while (v && n < 16);
+	while (n < width)
+		tmp[n++] = '0';
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+/*
+ * The lines are written by hand, not by fprintf(): a process publishes
+ * every symbol of every object it has loaded when a function tracer
+ * starts (thousands of lines at a program's start-up).
+ */
 RT_NOTRACE int rt_symtab_print(FILE *f, const struct rt_sym *s,
 			       const char *modname)
 {
-	int n;
+	char line[64], *p = rt_symtab_hex(line, s->start, 16);
 
-	if (modname)
-		n = fprintf(f, "%016lx T %s\t[%s]\n", s->start, s->name,
-			    modname);
-	else
-		n = fprintf(f, "%016lx T %s\n", s->start, s->name);
-	if (n >= 0 && s->size)
-		n = fprintf(f, "%016lx %c " RT_SYMTAB_SIZE_NAME "0x%lx\n",
-			    s->start, RT_SYMTAB_SIZE_TYPE, s->size);
-	return n < 0 ? -1 : 0;
+	memcpy(p, " T ", 3);
+	if (fwrite(line, 1, (size_t)(p + 3 - line), f) != (size_t)(p + 3 - line) ||
+	    fputs(s->name, f) == EOF)
+		return -1;
+	if (modname && (fputs("\t[", f) == EOF || fputs(modname, f) == EOF ||
+			fputc(']', f) == EOF))
+		return -1;
+	if (fputc('\n', f) == EOF)
+		return -1;
+	if (!s->size)
+		return 0;
+	/* "%016lx %c .size=0x%lx\n" */
+	p = rt_symtab_hex(line, s->start, 16);
+	*p++ = ' ';
+	*p++ = RT_SYMTAB_SIZE_TYPE;
+	*p++ = ' ';
+	memcpy(p, RT_SYMTAB_SIZE_NAME "0x", sizeof(RT_SYMTAB_SIZE_NAME) + 1);
+	p += sizeof(RT_SYMTAB_SIZE_NAME) + 1;
+	p = rt_symtab_hex(p, s->size, 1);
+	*p++ = '\n';
+	return fwrite(line, 1, (size_t)(p - line), f) == (size_t)(p - line) ?
+		       0 : -1;
 }
 
 RT_NOTRACE bool rt_symtab_size_line(char type, const char *name,
