@@ -283,6 +283,9 @@ def main():
                                             os.path.join(W, "x.dat"), L], 2,
               live))
     C.append(("extract not traced", ["extract", N], 3, None))
+    C.append(("extract bad compression",
+              ["extract", "--compression", "lz4", "-o",
+               os.path.join(W, "x.dat"), D], 2, None))
     # another user's process (root only: run it as uid 65534)
     if os.geteuid() == 0 and shutil.which("setpriv"):
         udir = os.path.join(W, "u")
