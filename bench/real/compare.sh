@@ -27,7 +27,14 @@
 #     through the page cache, which flushes it up to 30 s later) does
 #     not land in another run's time;
 #   - the bytes the recorder wrote (wchar) against the file's size, and
-#     the file's bytes per event against uftrace's.
+#     the file's bytes per event against uftrace's;
+#
+# those with `--compression none` (version 6, written in place); then
+# the default, `--compression zstd` (version 7, compressed), over RUNS
+# recordings of its own (compare_zstd): bytes per event on disk (target
+# <= 7), the records read back by `trace-cmd report` and by `ringtrace
+# report` as from the uncompressed recording (the call trees, call by
+# call), and the record time against uftrace's (target 0.9x).
 #
 # Needs root (apt-get), the network to the Debian mirror, about 3 GB
 # in WORK_DIR. Not part of the test suite: it downloads sources. The
@@ -48,7 +55,7 @@ while getopts "n:w:b:s:v:h" o; do
 	b) build=$OPTARG ;;
 	s) src=$(cd "$OPTARG" && pwd) ;;
 	v) variants=$OPTARG ;;
-	*) sed -n '3,35p' "$0"; exit 2 ;;
+	*) sed -n '3,42p' "$0"; exit 2 ;;
 	esac
 done
 case $runs in '' | *[!0-9]* | 0) echo "compare.sh: -n wants a count" >&2; exit 2 ;; esac
@@ -96,7 +103,8 @@ declare -A CFLAGS_OF=(
 	[pg]="-O2 -pg -mfentry -mrecord-mcount"
 	[patch]="-O2 -fpatchable-function-entry=5"
 )
-for v in ins pg patch; do
+for v in $variants; do
+	[ -n "${CFLAGS_OF[$v]:-}" ] || continue
 	cflags=${CFLAGS_OF[$v]}
 	if [ $have_lz4 = 1 ] && [ ! -x lz4-$v ]; then
 		echo "compare.sh: building lz4 ($cflags)" >&2
@@ -168,8 +176,8 @@ compare() {
 	python3 "$here/measure.py" "m.ut.$name.0" \
 		uftrace record --no-libcall "${uo[@]}" -d "ut.$name" "$@"
 	python3 "$here/measure.py" "m.rt.$name.0" \
-		"$RT" record -q -p function_graph -o "rt.$name.dat" -- \
-		env LD_PRELOAD="$LIB" "$@"
+		"$RT" record -q -p function_graph --compression none \
+		-o "rt.$name.dat" -- env LD_PRELOAD="$LIB" "$@"
 	[ "$(json "m.rt.$name.0" rc)" = 0 ] ||
 		{ cat "m.rt.$name.0.err"; echo "ringtrace record failed" >&2; exit 1; }
 	uftrace replay -d "ut.$name" -f none --no-pager 2>/dev/null |
@@ -235,7 +243,8 @@ compare() {
 		sync
 		rm -f "rt.$name.r.dat"
 		python3 "$here/measure.py" "m.rt" "$RT" record -p function_graph \
-			-o "rt.$name.r.dat" -- env LD_PRELOAD="$LIB" "$@"
+			--compression none -o "rt.$name.r.dat" -- \
+			env LD_PRELOAD="$LIB" "$@"
 		json m.rt seconds >>"t.rt.$name"
 		sync
 		lost=$(sed -n 's/^ringtrace: \([0-9]*\) events recorded in .*; \([0-9]*\) lost$/\2/p' m.rt.err | tail -1)
@@ -263,6 +272,69 @@ compare() {
 			"file size per event", e ? d / e : 0, e, c ? u / c / 2 : 0, c }'
 }
 
+# ---- --compression zstd ----------------------------------------------------
+zstd_bpe=7
+zstd_time=0.9
+# tc_tree FILE: the call tree trace-cmd report shows (its function_graph
+# lines from the "|", as calltree.awk reads ringtrace report's), hashed
+tc_tree() {
+	trace-cmd report "$1" 2>/dev/null |
+		sed -n 's/^.* funcgraph_\(entry\|exit\): [^|]*|  //p' |
+		awk -f "$here/calltree.awk" | sha1sum | cut -c1-16
+}
+rt_tree() {
+	"$RT" report "$1" 2>/dev/null | awk -f "$here/calltree.awk" |
+		sha1sum | cut -c1-16
+}
+# compare_zstd NAME COMMAND...: after compare NAME: RUNS recordings with
+# --compression zstd, timed against uftrace's runs of compare (their
+# medians); the last one's bytes per event on disk, and its records as
+# trace-cmd report and ringtrace report show them (the call tree, call by
+# call) against the same reader's of compare's uncompressed rt.NAME.dat
+compare_zstd() {
+	local name=$1 i lost total_lost=0 ev dat u z a b
+	shift
+	echo "  -- --compression zstd (the default for a file):"
+	: >"t.rz.$name"
+	for i in $(seq 1 "$runs"); do
+		rm -f "rz.$name.dat"
+		python3 "$here/measure.py" "m.rz" "$RT" record -p function_graph \
+			--compression zstd -o "rz.$name.dat" -- \
+			env LD_PRELOAD="$LIB" "$@"
+		[ "$(json m.rz rc)" = 0 ] ||
+			{ cat m.rz.err; echo "ringtrace record --compression zstd failed" >&2; exit 1; }
+		json m.rz seconds >>"t.rz.$name"
+		sync
+		lost=$(sed -n 's/^ringtrace: \([0-9]*\) events recorded in .*; \([0-9]*\) lost$/\2/p' m.rz.err | tail -1)
+		[ -n "$lost" ] || lost=unknown
+		[ "$lost" = unknown ] && total_lost=unknown
+		[ "$total_lost" != unknown ] && total_lost=$((total_lost + lost))
+	done
+	ev=$(sed -n 's/^ringtrace: \([0-9]*\) events recorded in .*/\1/p' m.rz.err | tail -1)
+	dat=$(stat -c %s "rz.$name.dat")
+	target "zstd: 0 events lost ($runs runs)" \
+		"$([ "$total_lost" = 0 ] && echo 1 || echo 0)" \
+		"$total_lost lost in all, $ev recorded in the last run"
+	target "zstd: file <= $zstd_bpe B/event" \
+		"$(awk -v d="$dat" -v e="${ev:-0}" -v t="$zstd_bpe" 'BEGIN { print (e && d / e <= t) ? 1 : 0 }')" \
+		"$(awk -v d="$dat" -v e="${ev:-0}" -v u="$(stat -c %s "rt.$name.dat")" 'BEGIN {
+			printf "%.2f B/event (%.1f MB, %d events; uncompressed %.1f MB)", e ? d / e : 0, d / 1e6, e, u / 1e6 }')"
+	a=$(tc_tree "rt.$name.dat")
+	b=$(tc_tree "rz.$name.dat")
+	target "zstd: trace-cmd report = none's" "$([ "$a" = "$b" ] && echo 1 || echo 0)" \
+		"call trees $b (zstd) and $a (none), sha1"
+	a=$(rt_tree "rt.$name.dat")
+	b=$(rt_tree "rz.$name.dat")
+	target "zstd: ringtrace report = none's" "$([ "$a" = "$b" ] && echo 1 || echo 0)" \
+		"call trees $b (zstd) and $a (none), sha1"
+	u=$(median <"t.ut.$name")
+	z=$(median <"t.rz.$name")
+	target "zstd: record time <= ${zstd_time}x uftrace" \
+		"$(awk -v r="$z" -v u="$u" -v t="$zstd_time" 'BEGIN { print (r <= t * u) ? 1 : 0 }')" \
+		"$(awk -v r="$z" -v u="$u" 'BEGIN { printf "%.2fx (ringtrace %.3f s, uftrace %.3f s, medians)", r / u, r, u }')"
+	rm -f "rz.$name.dat"
+}
+
 echo "ringtrace $($RT --version 2>/dev/null | head -1) vs $(uftrace --version | head -1); $runs runs; $(nproc) CPUs"
 for v in $variants; do
 	case $v in
@@ -272,8 +344,11 @@ for v in $variants; do
 	*) echo "compare.sh: no variant $v (ins, pg, patch)" >&2; exit 2 ;;
 	esac
 	[ $have_lz4 = 0 ] || compare "lz4-$v" "$uo" $tt ./lz4-$v -1 -f in.dat out.lz4
+	[ $have_lz4 = 0 ] || compare_zstd "lz4-$v" ./lz4-$v -1 -f in.dat out.lz4
 	[ $have_sqlite3 = 0 ] ||
 		compare "sqlite3-$v" "$uo" $tt ./sqlite3-$v :memory: ".read script.sql"
+	[ $have_sqlite3 = 0 ] ||
+		compare_zstd "sqlite3-$v" ./sqlite3-$v :memory: ".read script.sql"
 done
 echo
 [ $status = 0 ] && echo "all targets met" || echo "some targets MISSED"

@@ -1204,10 +1204,12 @@ case_report_select() {
 	[ "$n_half" -lt "$n_all" ] && [ "$n_half" -gt 0 ] ||
 		fail "--time-range: $n_half of $n_all records"
 	# memory: a file of about 30 MB, read with about a tenth of it (not
-	# measured in a sanitizer build, whose shadow memory comes on top)
+	# measured in a sanitizer build, whose shadow memory comes on top);
+	# version 6, read in place (a compressed file's data is decompressed
+	# into memory)
 	if [ -x /usr/bin/time ] && [ -z "$SAN" ]; then
-		run 0 "$T" record -q -o "$W/big.dat" -p function_graph -- \
-			"$C" 100000
+		run 0 "$T" record -q --compression none -o "$W/big.dat" \
+			-p function_graph -- "$C" 100000
 		local size rss
 		size=$(stat -c %s "$W/big.dat")
 		/usr/bin/time -f %M -o "$W/rss" "$T" report --stat \
