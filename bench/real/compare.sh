@@ -160,6 +160,28 @@ target() { # NAME OK TEXT
 }
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 json() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"; }
+# add_lost ERR: the events the summary line in ERR says were lost, added
+# to the caller's total_lost ("unknown" without a summary line)
+add_lost() {
+	local lost
+	lost=$(sed -n 's/^ringtrace: \([0-9]*\) events recorded in .*; \([0-9]*\) lost$/\2/p' "$1" | tail -1)
+	[ -n "$lost" ] || lost=unknown
+	[ "$lost" = unknown ] && total_lost=unknown
+	[ "$total_lost" != unknown ] && total_lost=$((total_lost + lost))
+	return 0
+}
+# time_target LABEL OURS UFTRACE T: the median of the times in file OURS
+# against that of UFTRACE, target ratio T
+time_target() {
+	local r u
+	r=$(median <"$2")
+	u=$(median <"$3")
+	target "$1" \
+		"$(awk -v r="$r" -v u="$u" -v t="$4" 'BEGIN { print (r <= t * u) ? 1 : 0 }')" \
+		"$(awk -v r="$r" -v u="$u" 'BEGIN { printf "%.2fx (ringtrace %.3f s, uftrace %.3f s, medians)", r / u, r, u }')"
+}
+# recorded ERR: the events the summary line in ERR says were recorded
+recorded() { sed -n 's/^ringtrace: \([0-9]*\) events recorded in .*/\1/p' "$1" | tail -1; }
 
 # compare NAME UFTRACE_OPTS TIME_TARGET COMMAND...: UFTRACE_OPTS (one
 # word, "-" for none) go to uftrace record; TIME_TARGET is the ratio of
@@ -247,12 +269,9 @@ compare() {
 			env LD_PRELOAD="$LIB" "$@"
 		json m.rt seconds >>"t.rt.$name"
 		sync
-		lost=$(sed -n 's/^ringtrace: \([0-9]*\) events recorded in .*; \([0-9]*\) lost$/\2/p' m.rt.err | tail -1)
-		[ -n "$lost" ] || lost=unknown
-		[ "$lost" = unknown ] && total_lost=unknown
-		[ "$total_lost" != unknown ] && total_lost=$((total_lost + lost))
+		add_lost m.rt.err
 	done
-	ev=$(sed -n 's/^ringtrace: \([0-9]*\) events recorded in .*/\1/p' m.rt.err | tail -1)
+	ev=$(recorded m.rt.err)
 	target "0 events lost ($runs runs)" "$([ "$total_lost" = 0 ] && echo 1 || echo 0)" \
 		"$total_lost lost in all, $ev recorded in the last run"
 	u=$(median <"t.ut.$name")
@@ -292,7 +311,7 @@ rt_tree() {
 # trace-cmd report and ringtrace report show them (the call tree, call by
 # call) against the same reader's of compare's uncompressed rt.NAME.dat
 compare_zstd() {
-	local name=$1 i lost total_lost=0 ev dat u z a b
+	local name=$1 i total_lost=0 ev dat a b
 	shift
 	echo "  -- --compression zstd (the default for a file):"
 	: >"t.rz.$name"
@@ -305,12 +324,9 @@ compare_zstd() {
 			{ cat m.rz.err; echo "ringtrace record --compression zstd failed" >&2; exit 1; }
 		json m.rz seconds >>"t.rz.$name"
 		sync
-		lost=$(sed -n 's/^ringtrace: \([0-9]*\) events recorded in .*; \([0-9]*\) lost$/\2/p' m.rz.err | tail -1)
-		[ -n "$lost" ] || lost=unknown
-		[ "$lost" = unknown ] && total_lost=unknown
-		[ "$total_lost" != unknown ] && total_lost=$((total_lost + lost))
+		add_lost m.rz.err
 	done
-	ev=$(sed -n 's/^ringtrace: \([0-9]*\) events recorded in .*/\1/p' m.rz.err | tail -1)
+	ev=$(recorded m.rz.err)
 	dat=$(stat -c %s "rz.$name.dat")
 	target "zstd: 0 events lost ($runs runs)" \
 		"$([ "$total_lost" = 0 ] && echo 1 || echo 0)" \
@@ -327,11 +343,8 @@ compare_zstd() {
 	b=$(rt_tree "rz.$name.dat")
 	target "zstd: ringtrace report = none's" "$([ "$a" = "$b" ] && echo 1 || echo 0)" \
 		"call trees $b (zstd) and $a (none), sha1"
-	u=$(median <"t.ut.$name")
-	z=$(median <"t.rz.$name")
-	target "zstd: record time <= ${zstd_time}x uftrace" \
-		"$(awk -v r="$z" -v u="$u" -v t="$zstd_time" 'BEGIN { print (r <= t * u) ? 1 : 0 }')" \
-		"$(awk -v r="$z" -v u="$u" 'BEGIN { printf "%.2fx (ringtrace %.3f s, uftrace %.3f s, medians)", r / u, r, u }')"
+	time_target "zstd: record time <= ${zstd_time}x uftrace" \
+		"t.rz.$name" "t.ut.$name" "$zstd_time"
 	rm -f "rz.$name.dat"
 }
 
