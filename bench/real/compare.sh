@@ -307,13 +307,24 @@ rt_tree() {
 }
 # compare_zstd NAME COMMAND...: after compare NAME: RUNS recordings with
 # --compression zstd, timed against uftrace's runs of compare (their
-# medians); the last one's bytes per event on disk, and its records as
-# trace-cmd report and ringtrace report show them (the call tree, call by
-# call) against the same reader's of compare's uncompressed rt.NAME.dat
+# medians), the last one's bytes per event on disk; and one recording
+# each with --compression zstd and none, recorder and program on one CPU
+# (a thread that moves between CPUs inside a call has trace-cmd fold its
+# lines where the records fell, which differs from run to run), whose
+# records trace-cmd report and ringtrace report show (the call tree,
+# call by call) the same from either file
 compare_zstd() {
-	local name=$1 i total_lost=0 ev dat a b
+	local name=$1 i total_lost=0 ev dat a b z cpu
 	shift
 	echo "  -- --compression zstd (the default for a file):"
+	cpu=$(taskset -pc $$ | sed -n 's/.*: *\([0-9]*\).*/\1/p')
+	for z in zstd none; do
+		rm -f "rp.$name.$z.dat"
+		taskset -c "$cpu" "$RT" record -q -p function_graph \
+			--compression $z -o "rp.$name.$z.dat" -- \
+			env LD_PRELOAD="$LIB" "$@" >/dev/null 2>"m.rp.err" ||
+			{ cat m.rp.err; echo "ringtrace record --compression $z failed" >&2; exit 1; }
+	done
 	: >"t.rz.$name"
 	for i in $(seq 1 "$runs"); do
 		rm -f "rz.$name.dat"
@@ -335,17 +346,17 @@ compare_zstd() {
 		"$(awk -v d="$dat" -v e="${ev:-0}" -v t="$zstd_bpe" 'BEGIN { print (e && d / e <= t) ? 1 : 0 }')" \
 		"$(awk -v d="$dat" -v e="${ev:-0}" -v u="$(stat -c %s "rt.$name.dat")" 'BEGIN {
 			printf "%.2f B/event (%.1f MB, %d events; uncompressed %.1f MB)", e ? d / e : 0, d / 1e6, e, u / 1e6 }')"
-	a=$(tc_tree "rt.$name.dat")
-	b=$(tc_tree "rz.$name.dat")
+	a=$(tc_tree "rp.$name.none.dat")
+	b=$(tc_tree "rp.$name.zstd.dat")
 	target "zstd: trace-cmd report = none's" "$([ "$a" = "$b" ] && echo 1 || echo 0)" \
-		"call trees $b (zstd) and $a (none), sha1"
-	a=$(rt_tree "rt.$name.dat")
-	b=$(rt_tree "rz.$name.dat")
+		"call trees $b (zstd) and $a (none), sha1, one CPU"
+	a=$(rt_tree "rp.$name.none.dat")
+	b=$(rt_tree "rp.$name.zstd.dat")
 	target "zstd: ringtrace report = none's" "$([ "$a" = "$b" ] && echo 1 || echo 0)" \
-		"call trees $b (zstd) and $a (none), sha1"
+		"call trees $b (zstd) and $a (none), sha1, one CPU"
 	time_target "zstd: record time <= ${zstd_time}x uftrace" \
 		"t.rz.$name" "t.ut.$name" "$zstd_time"
-	rm -f "rz.$name.dat"
+	rm -f "rz.$name.dat" "rp.$name.zstd.dat" "rp.$name.none.dat"
 }
 
 echo "ringtrace $($RT --version 2>/dev/null | head -1) vs $(uftrace --version | head -1); $runs runs; $(nproc) CPUs"
