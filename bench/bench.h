@@ -199,9 +199,14 @@ void bench_msg(char *buf, size_t len, const char *fmt, ...)
 extern int bench_verbose;
 extern unsigned int bench_consumer_sleep_us;
 /* The producer/consumer cases' cpu buffers when -s is not given (50 ms of
- * a writer at full speed) and the ringbuf reader's watermark (percent) */
+ * a writer at full speed) and the ringbuf reader's watermark (percent):
+ * a tenth, as ringtrace record's, so that nine tenths of the buffer
+ * (45 ms) are the time the reader may be kept off its CPU once woken (at
+ * a quarter, three quarters: a reader kept waiting 35 ms lost records on
+ * a loaded machine); a wake each 6 MiB costs the writer nothing it can
+ * measure */
 #define BENCH_LIVE_SIZE ((size_t)64 << 20)
-#define BENCH_LIVE_WATERMARK 25
+#define BENCH_LIVE_WATERMARK 10
 extern unsigned long long bench_warmup_events;
 
 /* --- page parsing (page.c) --- */

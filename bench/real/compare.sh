@@ -29,7 +29,14 @@
 #     through the page cache, which flushes it up to 30 s later) does
 #     not land in another run's time;
 #   - the bytes the recorder wrote (wchar) against the file's size, and
-#     the file's bytes per event against uftrace's.
+#     the file's bytes per event against uftrace's;
+#
+# those with `--compression none` (version 6, written in place); then
+# the default, `--compression zstd` (version 7, compressed), over RUNS
+# recordings of its own (compare_zstd): bytes per event on disk (target
+# <= 7), the records read back by `trace-cmd report` and by `ringtrace
+# report` as from the uncompressed recording (the call trees, call by
+# call), and the record time against uftrace's (target 0.9x).
 #
 # Needs root (apt-get), the network to the Debian mirror, about 3 GB
 # in WORK_DIR. Not part of the test suite: it downloads sources. The
@@ -50,7 +57,7 @@ while getopts "n:w:b:s:v:h" o; do
 	b) build=$OPTARG ;;
 	s) src=$(cd "$OPTARG" && pwd) ;;
 	v) variants=$OPTARG ;;
-	*) sed -n '3,35p' "$0"; exit 2 ;;
+	*) sed -n '3,42p' "$0"; exit 2 ;;
 	esac
 done
 case $runs in '' | *[!0-9]* | 0) echo "compare.sh: -n wants a count" >&2; exit 2 ;; esac
@@ -98,7 +105,8 @@ declare -A CFLAGS_OF=(
 	[pg]="-O2 -pg -mfentry -mrecord-mcount"
 	[patch]="-O2 -fpatchable-function-entry=5"
 )
-for v in ins pg patch; do
+for v in $variants; do
+	[ -n "${CFLAGS_OF[$v]:-}" ] || continue
 	cflags=${CFLAGS_OF[$v]}
 	if [ $have_lz4 = 1 ] && [ ! -x lz4-$v ]; then
 		echo "compare.sh: building lz4 ($cflags)" >&2
@@ -154,6 +162,28 @@ target() { # NAME OK TEXT
 }
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 json() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"; }
+# add_lost ERR: the events the summary line in ERR says were lost, added
+# to the caller's total_lost ("unknown" without a summary line)
+add_lost() {
+	local lost
+	lost=$(sed -n 's/^ringtrace: \([0-9]*\) events recorded in .*; \([0-9]*\) lost$/\2/p' "$1" | tail -1)
+	[ -n "$lost" ] || lost=unknown
+	[ "$lost" = unknown ] && total_lost=unknown
+	[ "$total_lost" != unknown ] && total_lost=$((total_lost + lost))
+	return 0
+}
+# time_target LABEL OURS UFTRACE T: the median of the times in file OURS
+# against that of UFTRACE, target ratio T
+time_target() {
+	local r u
+	r=$(median <"$2")
+	u=$(median <"$3")
+	target "$1" \
+		"$(awk -v r="$r" -v u="$u" -v t="$4" 'BEGIN { print (r <= t * u) ? 1 : 0 }')" \
+		"$(awk -v r="$r" -v u="$u" 'BEGIN { printf "%.2fx (ringtrace %.3f s, uftrace %.3f s, medians)", r / u, r, u }')"
+}
+# recorded ERR: the events the summary line in ERR says were recorded
+recorded() { sed -n 's/^ringtrace: \([0-9]*\) events recorded in .*/\1/p' "$1" | tail -1; }
 
 # startup_note CALLS: a workload of few calls times the tools' start-up
 # (loading symbols, patching the sites), not their recording: say so
@@ -189,8 +219,8 @@ compare() {
 	python3 "$here/measure.py" "m.ut.$name.0" \
 		uftrace record --no-libcall "${uo[@]}" -d "ut.$name" "$@"
 	python3 "$here/measure.py" "m.rt.$name.0" \
-		"$RT" record -q -p function_graph -o "rt.$name.dat" -- \
-		env LD_PRELOAD="$LIB" "$@"
+		"$RT" record -q -p function_graph --compression none \
+		-o "rt.$name.dat" -- env LD_PRELOAD="$LIB" "$@"
 	[ "$(json "m.rt.$name.0" rc)" = 0 ] ||
 		{ cat "m.rt.$name.0.err"; echo "ringtrace record failed" >&2; exit 1; }
 	uftrace replay -d "ut.$name" -f none --no-pager 2>/dev/null |
@@ -259,16 +289,14 @@ compare() {
 		sync
 		rm -f "rt.$name.r.dat"
 		python3 "$here/measure.py" "m.rt" "$RT" record -p function_graph \
-			-o "rt.$name.r.dat" -- env LD_PRELOAD="$LIB" "$@"
+			--compression none -o "rt.$name.r.dat" -- \
+			env LD_PRELOAD="$LIB" "$@"
 		json m.rt seconds >>"t.rt.$name"
 		json m.rt cpu >>"c.rt.$name"
 		sync
-		lost=$(sed -n 's/^ringtrace: \([0-9]*\) events recorded in .*; \([0-9]*\) lost$/\2/p' m.rt.err | tail -1)
-		[ -n "$lost" ] || lost=unknown
-		[ "$lost" = unknown ] && total_lost=unknown
-		[ "$total_lost" != unknown ] && total_lost=$((total_lost + lost))
+		add_lost m.rt.err
 	done
-	ev=$(sed -n 's/^ringtrace: \([0-9]*\) events recorded in .*/\1/p' m.rt.err | tail -1)
+	ev=$(recorded m.rt.err)
 	target "0 events lost ($runs runs)" "$([ "$total_lost" = 0 ] && echo 1 || echo 0)" \
 		"$total_lost lost in all, $ev recorded in the last run"
 	u=$(median <"t.ut.$name")
@@ -290,6 +318,74 @@ compare() {
 			"file size per event", e ? d / e : 0, e, c ? u / c / 2 : 0, c }'
 }
 
+# ---- --compression zstd ----------------------------------------------------
+zstd_bpe=7
+zstd_time=0.9
+# tc_tree FILE: the call tree trace-cmd report shows (its function_graph
+# lines from the "|", as calltree.awk reads ringtrace report's), hashed
+tc_tree() {
+	trace-cmd report "$1" 2>/dev/null |
+		sed -n 's/^.* funcgraph_\(entry\|exit\): [^|]*|  //p' |
+		awk -f "$here/calltree.awk" | sha1sum | cut -c1-16
+}
+rt_tree() {
+	"$RT" report "$1" 2>/dev/null | awk -f "$here/calltree.awk" |
+		sha1sum | cut -c1-16
+}
+# compare_zstd NAME COMMAND...: after compare NAME: RUNS recordings with
+# --compression zstd, timed against uftrace's runs of compare (their
+# medians), the last one's bytes per event on disk; and one recording
+# each with --compression zstd and none, recorder and program on one CPU
+# (a thread that moves between CPUs inside a call has trace-cmd fold its
+# lines where the records fell, which differs from run to run), whose
+# records trace-cmd report and ringtrace report show (the call tree,
+# call by call) the same from either file
+compare_zstd() {
+	local name=$1 i total_lost=0 ev dat a b z cpu
+	shift
+	echo "  -- --compression zstd (the default for a file):"
+	cpu=$(taskset -pc $$ | sed -n 's/.*: *\([0-9]*\).*/\1/p')
+	for z in zstd none; do
+		rm -f "rp.$name.$z.dat"
+		taskset -c "$cpu" "$RT" record -q -p function_graph \
+			--compression $z -o "rp.$name.$z.dat" -- \
+			env LD_PRELOAD="$LIB" "$@" >/dev/null 2>"m.rp.err" ||
+			{ cat m.rp.err; echo "ringtrace record --compression $z failed" >&2; exit 1; }
+	done
+	: >"t.rz.$name"
+	for i in $(seq 1 "$runs"); do
+		rm -f "rz.$name.dat"
+		python3 "$here/measure.py" "m.rz" "$RT" record -p function_graph \
+			--compression zstd -o "rz.$name.dat" -- \
+			env LD_PRELOAD="$LIB" "$@"
+		[ "$(json m.rz rc)" = 0 ] ||
+			{ cat m.rz.err; echo "ringtrace record --compression zstd failed" >&2; exit 1; }
+		json m.rz seconds >>"t.rz.$name"
+		sync
+		add_lost m.rz.err
+	done
+	ev=$(recorded m.rz.err)
+	dat=$(stat -c %s "rz.$name.dat")
+	target "zstd: 0 events lost ($runs runs)" \
+		"$([ "$total_lost" = 0 ] && echo 1 || echo 0)" \
+		"$total_lost lost in all, $ev recorded in the last run"
+	target "zstd: file <= $zstd_bpe B/event" \
+		"$(awk -v d="$dat" -v e="${ev:-0}" -v t="$zstd_bpe" 'BEGIN { print (e && d / e <= t) ? 1 : 0 }')" \
+		"$(awk -v d="$dat" -v e="${ev:-0}" -v u="$(stat -c %s "rt.$name.dat")" 'BEGIN {
+			printf "%.2f B/event (%.1f MB, %d events; uncompressed %.1f MB)", e ? d / e : 0, d / 1e6, e, u / 1e6 }')"
+	a=$(tc_tree "rp.$name.none.dat")
+	b=$(tc_tree "rp.$name.zstd.dat")
+	target "zstd: trace-cmd report = none's" "$([ "$a" = "$b" ] && echo 1 || echo 0)" \
+		"call trees $b (zstd) and $a (none), sha1, one CPU"
+	a=$(rt_tree "rp.$name.none.dat")
+	b=$(rt_tree "rp.$name.zstd.dat")
+	target "zstd: ringtrace report = none's" "$([ "$a" = "$b" ] && echo 1 || echo 0)" \
+		"call trees $b (zstd) and $a (none), sha1, one CPU"
+	time_target "zstd: record time <= ${zstd_time}x uftrace" \
+		"t.rz.$name" "t.ut.$name" "$zstd_time"
+	rm -f "rz.$name.dat" "rp.$name.zstd.dat" "rp.$name.none.dat"
+}
+
 echo "ringtrace $($RT --version 2>/dev/null | head -1) vs $(uftrace --version | head -1); $runs runs; $(nproc) CPUs"
 for v in $variants; do
 	case $v in
@@ -299,8 +395,11 @@ for v in $variants; do
 	*) echo "compare.sh: no variant $v (ins, pg, patch)" >&2; exit 2 ;;
 	esac
 	[ $have_lz4 = 0 ] || compare "lz4-$v" "$uo" $tt ./lz4-$v -9 -f in.dat out.lz4
+	[ $have_lz4 = 0 ] || compare_zstd "lz4-$v" ./lz4-$v -9 -f in.dat out.lz4
 	[ $have_sqlite3 = 0 ] ||
 		compare "sqlite3-$v" "$uo" $tt ./sqlite3-$v :memory: ".read script.sql"
+	[ $have_sqlite3 = 0 ] ||
+		compare_zstd "sqlite3-$v" ./sqlite3-$v :memory: ".read script.sql"
 done
 echo
 [ $status = 0 ] && echo "all targets met" || echo "some targets MISSED"

@@ -128,7 +128,9 @@ def check(name, args, want, live=None, stdin=None, timeout=20):
 
 def main():
     os.mkdir(PUB, 0o700)
-    live = start("--threads", "1", "--seconds", "60", "--gap-ms", "20")
+    # (killed at the end: its lifetime only has to outlast the cases,
+    # which a sanitizer build on a busy machine takes minutes over)
+    live = start("--threads", "1", "--seconds", "900", "--gap-ms", "20")
     if not live:
         print("SKIP: the sample does not start")
         return 77
@@ -137,7 +139,7 @@ def main():
     os.kill(dead_p, signal.SIGKILL)
     procs[-1].wait()
     D = str(dead_p)
-    sleeper = subprocess.Popen(["sleep", "60"])
+    sleeper = subprocess.Popen(["sleep", "900"])
     procs.append(sleeper)
     N = str(sleeper.pid)
     # a pid nobody has
@@ -283,6 +285,9 @@ def main():
                                             os.path.join(W, "x.dat"), L], 2,
               live))
     C.append(("extract not traced", ["extract", N], 3, None))
+    C.append(("extract bad compression",
+              ["extract", "--compression", "lz4", "-o",
+               os.path.join(W, "x.dat"), D], 2, None))
     # another user's process (root only: run it as uid 65534)
     if os.geteuid() == 0 and shutil.which("setpriv"):
         udir = os.path.join(W, "u")

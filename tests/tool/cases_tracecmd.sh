@@ -24,6 +24,11 @@ one_cpu() {
 	first_cpus 1
 }
 
+# The version of the trace.dat $1 (the digit after "tracing").
+dat_version() {
+	head -c 11 "$1" | tail -c 1
+}
+
 tc_norm() {
 	python3 -S "$(dirname "$0")/tc_norm.py" "$(getconf _NPROCESSORS_CONF)" "$@"
 }
@@ -139,32 +144,34 @@ case_trace_cmd_modes() {
 	[ -n "$TRACE_CMD" ] || skip "trace-cmd is not installed"
 	command -v python3 >/dev/null || fail "python3 is needed"
 	[ -n "$C" ] || fail "RTT_CALLS is not set"
+	# version 6 files (trace-cmd converts them; version 7 is
+	# record_compressed's)
 	local g="-O funcgraph-abstime -O funcgraph-proc" pin=
 	# events and markers
-	"$T" record -q -o "$W/ev.dat" -e app -e io -- "$S" --threads 3 \
+	"$T" record --compression none -q -o "$W/ev.dat" -e app -e io -- "$S" --threads 3 \
 		--bursts 2 --burst 70 >/dev/null 2>"$W/rec.err" ||
 		fail "record: $(cat "$W/rec.err")"
 	"$T" report "$W/ev.dat" | tc_norm >"$W/ev.n"
 	grep -q ' marker ' "$W/ev.n" || fail "no marker in ev.dat"
 	tc_modes "$W/ev.dat" work "^work " 0
 	# function_graph of an -O2 program
-	$(one_cpu) "$T" record -q $g -o "$W/fg.dat" -p function_graph -- \
+	$(one_cpu) "$T" record --compression none -q $g -o "$W/fg.dat" -p function_graph -- \
 		"$C" -t 2 300 >/dev/null 2>"$W/rec.err" ||
 		fail "record: $(cat "$W/rec.err")"
 	tc_modes "$W/fg.dat" funcgraph_entry "[{;]$" 1
 	# both
-	$(one_cpu) "$T" record -q $g -o "$W/mix.dat" -p function_graph -e app:work \
+	$(one_cpu) "$T" record --compression none -q $g -o "$W/mix.dat" -p function_graph -e app:work \
 		-- "$S" --threads 2 --bursts 2 --burst 20 >/dev/null \
 		2>"$W/rec.err" || fail "record: $(cat "$W/rec.err")"
 	tc_modes "$W/mix.dat" work "^work " 1
 	# 8 writer threads on (at most) 2 CPUs
 	pin=$(first_cpus 2)
-	$pin "$T" record -q -o "$W/t8.dat" -e app:work -e app:big -- "$S" \
+	$pin "$T" record --compression none -q -o "$W/t8.dat" -e app:work -e app:big -- "$S" \
 		--threads 8 --bursts 2 --burst 200 --no-markers >/dev/null \
 		2>"$W/rec.err" || fail "record: $(cat "$W/rec.err")"
 	tc_modes "$W/t8.dat" big "^big " 0
 	# one record
-	"$T" record -q -o "$W/one.dat" -e app:work -- "$S" --threads 1 \
+	"$T" record --compression none -q -o "$W/one.dat" -e app:work -- "$S" --threads 1 \
 		--bursts 1 --burst 1 --no-markers >/dev/null 2>"$W/rec.err" ||
 		fail "record: $(cat "$W/rec.err")"
 	[ "$(tc_norm <<<"$("$T" report "$W/one.dat")" | wc -l)" = 1 ] ||
@@ -173,7 +180,7 @@ case_trace_cmd_modes() {
 	# records in spares: the spares in use are cpus after the CPUs (empty
 	# ones among them where the first used spare is not spare 0)
 	if [ -n "${RTT_SPARE:-}" ]; then
-		"$T" record -q -o "$W/sp.dat" -e sp:rec -e sp:hold -- \
+		"$T" record --compression none -q -o "$W/sp.dat" -e sp:rec -e sp:hold -- \
 			"$RTT_SPARE" 2000 >/dev/null 2>"$W/rec.err" ||
 			fail "record: $(cat "$W/rec.err")"
 		tc_modes "$W/sp.dat" rec "^rec " 0
@@ -237,7 +244,8 @@ case_trace_cmd_files() {
 
 # KernelShark's library opens every kind of recording (events and
 # markers, function_graph, records in spares) with no error, as one
-# stream (no buffer instance), and loads every record of the file.
+# stream (no buffer instance), and loads every record of the file: the
+# default's version 7 (zstd) files and version 6 (--compression none).
 case_kernelshark() {
 	[ -n "${RTT_KSHARK:-}" ] ||
 		skip "libkshark-dev is not installed (bash scripts/deps.sh --test)"
@@ -249,12 +257,14 @@ case_kernelshark() {
 	"$T" record -o "$W/fg.dat" -p function_graph -- "$C" -t 2 300 \
 		>/dev/null 2>"$W/fg.err" || fail "record: $(cat "$W/fg.err")"
 	if [ -n "${RTT_SPARE:-}" ]; then
-		"$T" record -o "$W/sp.dat" -e sp:rec -e sp:hold -- \
-			"$RTT_SPARE" 2000 >/dev/null 2>"$W/sp.err" ||
-			fail "record: $(cat "$W/sp.err")"
+		"$T" record --compression none -o "$W/sp.dat" -e sp:rec \
+			-e sp:hold -- "$RTT_SPARE" 2000 >/dev/null \
+			2>"$W/sp.err" || fail "record: $(cat "$W/sp.err")"
 	fi
 	for f in ev fg sp; do
 		[ -e "$W/$f.dat" ] || continue
+		[ "$(dat_version "$W/$f.dat")" = "$([ $f = sp ] && echo 6 || echo 7)" ] ||
+			fail "$f.dat is a version $(dat_version "$W/$f.dat") file"
 		n=$(sed -n 's/^ringtrace: \([0-9]*\) events recorded in .*/\1/p' \
 			"$W/$f.err")
 		# (libkshark and libtracecmd leak a few bytes at each open)
@@ -272,8 +282,9 @@ case_kernelshark() {
 # sections, which every file-reading mode of trace-cmd reads with the
 # records ringtrace report shows (events and markers, and function_graph
 # of 4 threads on 2 CPUs, several chunks a cpu); smaller than the same
-# recording uncompressed. A bad algorithm, or -N alone: exit status 2,
-# no file.
+# recording uncompressed. The default: zstd for a file (-c's files:
+# record_follow), version 6 for -o - and with --compression none. A bad
+# algorithm, or -N alone: exit status 2, no file.
 case_record_compressed() {
 	[ -n "$TRACE_CMD" ] || skip "trace-cmd is not installed"
 	command -v python3 >/dev/null || fail "python3 is needed"
@@ -292,7 +303,7 @@ case_record_compressed() {
 		fail "record: $(cat "$W/rec.err")"
 	}
 	# the header: version 7, zstd
-	[ "$(head -c 12 "$W/ez.dat" | tail -c 2 | od -An -c | tr -d ' ')" = '7\0' ] ||
+	[ "$(dat_version "$W/ez.dat")" = 7 ] ||
 		fail "ez.dat is not a version 7 file"
 	tc_ok "dump" "$TRACE_CMD" dump --summary "$W/ez.dat"
 	grep -q "zstd" "$W/tc.out" || fail "trace-cmd dump shows no zstd"
@@ -307,4 +318,28 @@ case_record_compressed() {
 	z=$(stat -c %s "$W/fzstd.dat")
 	u=$(stat -c %s "$W/fnone.dat")
 	[ "$z" -lt "$u" ] || fail "compressed $z bytes, uncompressed $u"
+	[ "$(dat_version "$W/fnone.dat")" = 6 ] ||
+		fail "--compression none wrote a version $(dat_version "$W/fnone.dat") file"
+	# the defaults: a file is compressed, standard output is version 6;
+	# both read back whole by either reader (every call the sample made)
+	$pin "$T" record -q $g -o "$W/fdef.dat" -p function_graph -- \
+		"$C" -t 4 800 >/dev/null 2>"$W/rec.err" ||
+		fail "record: $(cat "$W/rec.err")"
+	$pin "$T" record -q $g -o - -p function_graph -- "$C" -t 4 800 \
+		>"$W/fout.dat" 2>"$W/rec.err" || fail "record: $(cat "$W/rec.err")"
+	[ "$(dat_version "$W/fdef.dat")" = 7 ] ||
+		fail "the default for a file: version $(dat_version "$W/fdef.dat")"
+	[ "$(dat_version "$W/fout.dat")" = 6 ] ||
+		fail "the default for -o -: version $(dat_version "$W/fout.dat")"
+	"$TRACE_CMD" dump --summary "$W/fdef.dat" 2>&1 | grep -q zstd ||
+		fail "trace-cmd dump shows no zstd in the default's file"
+	for z in def out; do
+		run 0 "$T" report "$W/f$z.dat"
+		grep -c 'calls_outer() {$' "$W/out" >"$W/n.$z"
+		"$TRACE_CMD" report "$W/f$z.dat" >"$W/tc.out" 2>"$W/tc.err" ||
+			fail "trace-cmd report f$z.dat: $(head -3 "$W/tc.err")"
+		grep -cE 'calls_outer\(\)( \{|;)$' "$W/tc.out" >"$W/t.$z"
+		[ "$(cat "$W/n.$z")" = 3200 ] && [ "$(cat "$W/t.$z")" = 3200 ] ||
+			fail "f$z.dat: $(cat "$W/n.$z") calls of calls_outer in ringtrace report, $(cat "$W/t.$z") in trace-cmd's (3200 made)"
+	done
 }

@@ -932,7 +932,8 @@ case_record_waits() {
 case_record_complete() {
 	[ -n "$C" ] || skip "no sample_calls"
 	bash -c '"$@" >"'"$W/calls"'" 2>"'"$W/rec.err"'"; grep "^wchar:" /proc/$$/io' \
-		rec "$T" record -o "$W/c.dat" -p function_graph -- "$C" 100000 \
+		rec "$T" record --compression none -o "$W/c.dat" \
+		-p function_graph -- "$C" 100000 \
 		>"$W/io" || fail "record failed: $(cat "$W/rec.err")"
 	local rec lost want wchar size blocks
 	read -r rec lost _ _ < <(summary "$W/rec.err")
@@ -1203,10 +1204,12 @@ case_report_select() {
 	[ "$n_half" -lt "$n_all" ] && [ "$n_half" -gt 0 ] ||
 		fail "--time-range: $n_half of $n_all records"
 	# memory: a file of about 30 MB, read with about a tenth of it (not
-	# measured in a sanitizer build, whose shadow memory comes on top)
+	# measured in a sanitizer build, whose shadow memory comes on top);
+	# version 6, read in place (a compressed file's data is decompressed
+	# into memory)
 	if [ -x /usr/bin/time ] && [ -z "$SAN" ]; then
-		run 0 "$T" record -q -o "$W/big.dat" -p function_graph -- \
-			"$C" 100000
+		run 0 "$T" record -q --compression none -o "$W/big.dat" \
+			-p function_graph -- "$C" 100000
 		local size rss
 		size=$(stat -c %s "$W/big.dat")
 		/usr/bin/time -f %M -o "$W/rss" "$T" report --stat \
@@ -1303,6 +1306,9 @@ case_record_follow() {
 	[ "$(echo "$files" | grep -c .)" = 2 ] || fail "files: $files $(cat "$W/err")"
 	n=0
 	for f in $files; do
+		# compressed, as any file record writes by default
+		[ "$(head -c 11 "$f" | tail -c 1)" = 7 ] ||
+			fail "$f is not a version 7 file"
 		run 0 "$T" report --stat "$f"
 		n=$((n + $(stat_calls "$W/out" calls_outer)))
 		# trace-cmd reads them too
@@ -1530,7 +1536,8 @@ case_disk_full() {
 	mount -t tmpfs -o size=4m tmpfs "$W/mnt" 2>/dev/null ||
 		skip "cannot mount a tmpfs here"
 	MOUNTED=$W/mnt
-	"$T" record -o "$W/mnt/r.dat" -e app:work -e app:big -e io -- "$S" \
+	"$T" record --compression none -o "$W/mnt/r.dat" -e app:work \
+		-e app:big -e io -- "$S" \
 		--threads 3 --seconds 6 --burst 200 --gap-ms 5 \
 		>"$W/rec.out" 2>"$W/rec.err"
 	local rc=$?
@@ -1562,7 +1569,7 @@ case_extract_crash() {
 	# what the buffers hold, read in place
 	run 0 "$T" show "$SP"
 	grep -v '^#' "$W/out" | sort >"$W/shown"
-	run 0 "$T" extract --keep -o "$W/k.dat" "$SP"
+	run 0 "$T" extract --keep --compression none -o "$W/k.dat" "$SP"
 	err_has "^ringtrace: [0-9]+ events of process $SP \(sample_app\) written to $W/k.dat; 0 lost before"
 	ls "$RINGTRACE_DIR/$SP"-*.ctl >/dev/null 2>&1 || fail "--keep removed the files"
 	run 0 "$T" extract -o "$W/x.dat" "$(echo "$RINGTRACE_DIR/$SP"-*.ctl)"
@@ -1577,6 +1584,12 @@ case_extract_crash() {
 	run 0 "$T" report "$W/x.dat"
 	normalise <"$W/out" | sort -k2 >"$W/xn"
 	has_time_extend "$W/xn" || fail "no time extend in the extracted pages"
+	# the default for a file: version 7, zstd; --compression none:
+	# version 6; the same records
+	[ "$(head -c 11 "$W/x.dat" | tail -c 1)" = 7 ] ||
+		fail "extract's default wrote no version 7 file"
+	[ "$(head -c 11 "$W/k.dat" | tail -c 1)" = 6 ] ||
+		fail "extract --compression none wrote no version 6 file"
 	run 0 "$T" report "$W/k.dat"
 	cmp -s "$W/out" "$W/x.txt" || fail "two extracts differ"
 	# every logged (committed) event is in the trace

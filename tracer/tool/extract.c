@@ -19,6 +19,10 @@ const char rtt_extract_help[] =
 	"  -o, --output FILE    the trace.dat (default: trace.dat)\n"
 	"  -i, --instance NAME  the instance (default: the top one)\n"
 	"  -k, --keep           keep the leftover files\n"
+	"      --compression zstd|none  zstd: a version 7 file with\n"
+	"                       zstd-compressed sections (the default for a\n"
+	"                       file; trace-cmd 3.0 or later reads it); none:\n"
+	"                       version 6, uncompressed (the default for -o -)\n"
 	"  -h, --help           this text\n";
 
 /*
@@ -193,7 +197,7 @@ static int rtt_extract_cpu(struct ringbuf *rb, struct rtt_pager *pg, int cpu)
 
 int rtt_do_extract(const struct rtt_verb *v, int argc, char **argv)
 {
-	const char *out = "trace.dat", *inst = NULL, *arg;
+	const char *out = "trace.dat", *inst = NULL, *arg, *algo = NULL;
 	struct rtt_out dest = { .fd = -1 };
 	struct rtt_events *ev = NULL;
 	struct rtt_pager pg;
@@ -202,12 +206,13 @@ int rtt_do_extract(const struct rtt_verb *v, int argc, char **argv)
 	struct rtt_proc p;
 	char err[RTT_ERR_MAX], path[PATH_MAX + 8], clock[32];
 	char *syms = NULL, *cmdl = NULL;
-	bool keep = false;
+	bool keep = false, dflt = false;
 	size_t len;
 	const struct rtt_opt opts[] = {
 		RTT_O_STR("output", 'o', &out),
 		RTT_O_STR("instance", 'i', &inst),
 		RTT_O_FLAG("keep", 'k', &keep),
+		RTT_O_STR("compression", 256 + 'Z', &algo),
 		RTT_O_END(0),
 	};
 	int c, ret, slot, cpu, pid;
@@ -220,9 +225,15 @@ int rtt_do_extract(const struct rtt_verb *v, int argc, char **argv)
 		return rtt_usage(v, optind < argc ? "too many arguments" :
 						    "missing the pid or file");
 	arg = argv[optind];
+	if (rtt_compression_arg(algo))
+		return rtt_usage(v, "%s", rtt_compression_arg(algo));
 	c = rtt_out_open(out, true, &dest);
 	if (c)
 		return c;
+	if (!algo) {
+		algo = rtt_default_compression(&dest);
+		dflt = true;
+	}
 	if (!rtt_parse_pid(arg, &pid))
 		ret = rtt_proc_open(pid, RTT_OPEN_DEAD, &p, err);
 	else
@@ -263,6 +274,8 @@ int rtt_do_extract(const struct rtt_verb *v, int argc, char **argv)
 	snprintf(clock, sizeof(clock), "%.*s", (int)sizeof(p.ctl->clock) - 1,
 		 p.ctl->clock);
 	ret = rtt_td_open(&p, dest.path, rb, ev, syms, cmdl, clock, &pg.w);
+	if (!ret)
+		ret = rtt_td_compress(pg.w, out, algo, dflt);
 	if (ret)
 		goto out;
 	pg.size = ringbuf_subbuf_size(rb);

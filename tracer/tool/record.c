@@ -30,10 +30,12 @@ const char rtt_record_help[] =
 	"tracer set in its environment (RINGTRACE_EVENTS, RINGTRACE_TRACER) and\n"
 	"record until it exits; COMMAND is held before its main() until the\n"
 	"recorder is attached, so nothing it does is missed. Ctrl-C stops and\n"
-	"leaves a complete file. Each page is written once: where the file\n"
-	"system allows (ext4, XFS; tmpfs, btrfs, whose holes are filled at\n"
-	"the end), the file is written in place and a checkpoint each second\n"
-	"rewrites only its header. A progress line (events/s, MB written,\n"
+	"leaves a complete file. Each page is written once: compressed (the\n"
+	"default for a file), the file is assembled at each checkpoint;\n"
+	"uncompressed, where the file system allows (ext4, XFS; tmpfs,\n"
+	"btrfs, whose holes are filled at the end), the file is written in\n"
+	"place and a checkpoint each second rewrites only its header. A\n"
+	"progress line (events/s, MB written,\n"
 	"events lost) is refreshed every second on stderr. A COMMAND records\n"
 	"in nooverwrite mode and its writers wait for the recorder when their\n"
 	"buffer is full (as uftrace's do), so nothing is lost unless the\n"
@@ -78,6 +80,12 @@ const char rtt_record_help[] =
 	"                       wait: a receiver that does not keep up makes\n"
 	"                       the buffer drop or overwrite, counted\n"
 	"  -t, --tcp            with -N: the pages over TCP, not UDP\n"
+	"      --compression zstd|none  zstd: a version 7 file with\n"
+	"                       zstd-compressed sections, as trace-cmd writes\n"
+	"                       it (trace-cmd 3.0 or later reads it); the\n"
+	"                       default for a file; none: version 6,\n"
+	"                       uncompressed, written in place (the default\n"
+	"                       for -o - and a FIFO)\n"
 	"  -q, --quiet          no progress line\n"
 	"  -h, --help           this text\n";
 
@@ -448,7 +456,8 @@ int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 		/* to a trace-cmd listen (net.c) */
 		RTT_O_STR("net", 'N', &net_arg, .conflicts = "follow"),
 		RTT_O_FLAG("tcp", 't', &tcp),
-		/* a version 7 file with zstd-compressed sections */
+		/* zstd (a version 7 file, the default for a file) or
+		 * none (version 6) */
 		RTT_O_STR("compression", 256 + 'Z', &r.compression),
 		/* what follows COMMAND is its own */
 		RTT_O_END(RTT_OPTS_IN_ORDER),
@@ -465,9 +474,8 @@ int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 		r.out = "trace.dat";
 	if (tcp && !net_arg)
 		code = rtt_usage(v, "-t goes with -N");
-	if (r.compression && strcmp(r.compression, "zstd") &&
-	    strcmp(r.compression, "none"))
-		code = rtt_usage(v, "--compression takes zstd or none");
+	if (rtt_compression_arg(r.compression))
+		code = rtt_usage(v, "%s", rtt_compression_arg(r.compression));
 	else if (r.compression && !r.out)
 		code = rtt_usage(v, "--compression is for the file (-o)");
 	depth_set = depth != (unsigned long)-1;
@@ -500,6 +508,14 @@ int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 		r.out = out.path;
 		r.out_name = rtt_out_name(&out);
 	}
+	/* the default: zstd for a file (-N's copy too), version 6 for a
+	 * stream */
+	if (!r.compression && r.out) {
+		r.compression = rtt_default_compression(&out);
+		r.compression_auto = true;
+	}
+	fl.compression = r.compression;
+	fl.compression_auto = r.compression_auto;
 	r.topts = &topts;
 	/* the listener is there and speaks our protocol before anything
 	 * of the process is touched */

@@ -36,8 +36,11 @@
 struct rtt_record {
 	const char *out;
 	const char *out_name;
-	/* --compression: "zstd" (a version 7 file), or NULL/"none" */
+	/* --compression: "zstd" (a version 7 file), or NULL/"none";
+	 * @compression_auto: chosen by default, not by the user: a build
+	 * without libzstd writes version 6 without a word */
 	const char *compression;
+	bool compression_auto;
 	struct rtt_proc p;
 	struct ringbuf *rb;
 	struct td_writer *w;
@@ -79,6 +82,8 @@ struct rtt_record {
  * @seen_cap: entries allocated
  * @last_scan: when the publish directory was last listed (ms)
  * @calls: function calls recorded in the files completed
+ * @compression: the files' compression, @compression_auto whether by
+ *	default (as struct rtt_record's)
  */
 struct rtt_follow {
 	struct rtt_record *v;
@@ -89,6 +94,8 @@ struct rtt_follow {
 	size_t seen_cap;
 	uint64_t last_scan;
 	unsigned long calls;
+	const char *compression;
+	bool compression_auto;
 };
 
 

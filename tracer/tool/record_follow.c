@@ -65,6 +65,8 @@ static bool rtt_follow_start(struct rtt_follow *fl, int pid, const char *out)
 		ret = -ENOMEM;
 	} else {
 		f->out = f->out_path;
+		f->compression = fl->compression;
+		f->compression_auto = fl->compression_auto;
 		ret = rtt_load_events(&f->p, &f->ev, true);
 	}
 	if (!ret)

@@ -717,6 +717,8 @@ int rtt_rec_exec(struct rtt_record *r, const char *inst,
 	rtt_rec_free(r);
 	r->out = keep.out;
 	r->out_name = keep.out_name;
+	r->compression = keep.compression;
+	r->compression_auto = keep.compression_auto;
 	r->quiet = keep.quiet;
 	r->tty = keep.tty;
 	r->topts = keep.topts;

@@ -281,17 +281,12 @@ int rtt_rec_open(struct rtt_record *r, const char *inst)
 			  &r->w);
 	if (ret)
 		return ret;
-	/* checked by rtt_do_record(): zstd is left out only where the
-	 * build has no libzstd */
-	if (r->compression && r->out) {
-		ret = td_writer_set_compression(r->w, r->compression);
-		if (ret == -ENOTSUP) {
-			rtt_msg("--compression %s: this ringtrace was built "
-				"without libzstd", r->compression);
-			return -ENOTSUP;
-		}
+	/* checked by rtt_do_record() */
+	if (r->out) {
+		ret = rtt_td_compress(r->w, r->out, r->compression,
+				      r->compression_auto);
 		if (ret)
-			return rtt_td_error(r->out, ret);
+			return ret;
 	}
 	rtt_td_set_options(r->w, r->topts);
 	rtt_record_protos(r);

@@ -96,7 +96,7 @@ static const struct rtt_verb rtt_verbs[] = {
 	  "report [-c CPU] [-e EVENT[,EVENT]...]... [-f 'EVENT EXPR']... [-r] [--spares] [--no-demangle] [--format=text|json] [--stat | --graph FUNC] [-s KEY] [-F FUNC]... [-D N] [--tid TID]... [--time-range START~END] [-t TIME] FILE",
 	  rtt_report_help },
 	{ "extract", NULL, rtt_do_extract,
-	  "extract [-o FILE] [-i NAME] [-k] PID|FILE", rtt_extract_help },
+	  "extract [-o FILE] [-i NAME] [-k] [--compression zstd|none] PID|FILE", rtt_extract_help },
 	{ "stat", NULL, rtt_do_stat, "stat [-i NAME] PID", rtt_stat_full },
 	/* tracefs over FUSE (tracer/tracefs) */
 	{ "mount", NULL, rtfs_do_mount, "mount [-f] PID DIR", rtfs_mount_help },

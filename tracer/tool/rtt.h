@@ -263,6 +263,16 @@ int rtt_td_open(const struct rtt_proc *p, const char *path,
 		const char *cmdlines, const char *clock,
 		struct td_writer **wp);
 void rtt_count_cb(const struct td_record *rec, void *arg);
+/* --compression's argument checked: 0, or the usage message's text. */
+const char *rtt_compression_arg(const char *arg);
+/* The compression of a trace.dat written to @o when none is given:
+ * "zstd" for a named file, NULL (version 6) for a stream. */
+const char *rtt_default_compression(const struct rtt_out *o);
+/* @algo (NULL: none) set on the new writer @w of @path; @dflt: chosen
+ * by default, so that a build without libzstd writes version 6 without
+ * a word. Return: 0 or a negative errno (reported). */
+int rtt_td_compress(struct td_writer *w, const char *path, const char *algo,
+		    bool dflt);
 
 /* list.c */
 int rtt_do_list(const struct rtt_verb *v, int argc, char **argv);

@@ -80,6 +80,45 @@ int rtt_td_open(const struct rtt_proc *p, const char *path,
 	return 0;
 }
 
+const char *rtt_compression_arg(const char *arg)
+{
+	if (arg && strcmp(arg, "zstd") && strcmp(arg, "none"))
+		return "--compression takes zstd or none";
+	return NULL;
+}
+
+/*
+ * The default compression of record and extract: zstd where the output
+ * is a file of the user's (a function_graph recording takes a fifth to
+ * a tenth of its version 6 size; trace-cmd reads version 7 files since
+ * 3.0, KernelShark since 2.0, as trace-cmd itself writes them by
+ * default); version 6 where it is a stream (-o -, a FIFO), whose reader
+ * may be any program that reads trace.dat files, old ones too. A file
+ * for a trace-cmd before 3.0: --compression none.
+ */
+const char *rtt_default_compression(const struct rtt_out *o)
+{
+	return o->fd < 0 ? "zstd" : NULL;
+}
+
+int rtt_td_compress(struct td_writer *w, const char *path, const char *algo,
+		    bool dflt)
+{
+	int ret;
+
+	if (!algo)
+		return 0;
+	ret = td_writer_set_compression(w, algo);
+	if (ret == -ENOTSUP && dflt)
+		return 0;
+	if (ret == -ENOTSUP) {
+		rtt_msg("--compression %s: this ringtrace was built without libzstd",
+			algo);
+		return -ENOTSUP;
+	}
+	return ret ? rtt_td_error(path, ret) : 0;
+}
+
 /*
  * Each cpu buffer's counters for the CPUSTAT options trace-cmd writes
  * (the lines of tracefs's per_cpu/cpuN/stats); `trace-cmd report --stat`
