@@ -23,8 +23,19 @@
  * that was a call keeps its call as its "on" instruction (it reaches
  * libringtrace's __fentry__ or mcount through the object's PLT or GOT);
  * a NOP site gets "call rel32" to a trampoline page mapped within 2 GiB
- * of its object (the kernel's per-ops trampolines), which jumps on to
- * __fentry__. "Off" is the 5- or 6-byte NOP.
+ * of its object, which jumps on to __fentry__. "Off" is the 5- or 6-byte
+ * NOP.
+ *
+ * The kernel gives an ftrace_ops of its own a trampoline of its own when
+ * it is the only one at a site, whose call goes straight to the ops'
+ * func (no list walk, no hash test). So here: while the function tracer
+ * is the only tracer (no function_graph, no function command), a NOP
+ * site at a function's entry (its first instruction, or after an
+ * endbr64) calls a slot of the page that jumps to ftrace_func_caller
+ * with the distance from the site's return to the function in %r11: the
+ * record is written with no lookup of the site, the lists or the ops.
+ * Switching a tracer on or off patches the sites from one call to the
+ * other.
  *
  * The kernel's ftrace_init() NOPs every recorded call at boot; here the
  * first update after a scan (rt_dynftrace_update()) does, and from then
@@ -111,6 +122,21 @@ enum dyn_kind {
 	DYN_NOPS,     /* five or more one-byte NOPs (GCC's entries) */
 };
 
+/*
+ * The trampoline page: "jmp *0(%rip)" to __fentry__ at +0 and to mcount
+ * at +16, then ftrace_func_caller's slots, one per distance D from a
+ * site's return to its function (DYN_FAST_MIN to DYN_FAST_MAX) at
+ * DYN_FAST_SLOT(D): "mov $D, %r11d; jmp *0(%rip)" and the address.
+ */
+#define DYN_FAST_MIN 5 /* the site is the function's first instruction */
+#define DYN_FAST_MAX 9 /* ... after an endbr64 */
+#define DYN_FAST_SLOT(d) (64 + 32 * (unsigned long)((d) - DYN_FAST_MIN))
+
+static const unsigned char dyn_endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
+
+/* ftrace_func_caller compares rt_ftrace_enabled with 1: this bit alone. */
+_Static_assert(RT_FTRACE_FUNCTION == 1, "mcount_x86_64.S tests for 1");
+
 /**
  * struct dyn_site - one recorded call site
  * @ip: its address
@@ -119,7 +145,12 @@ enum dyn_kind {
  * @len: the length of its instruction (5 or 6)
  * @kind: enum dyn_kind
  * @on: the bytes of the call
+ * @fast_on: the call of ftrace_func_caller's slot (when @fast_delta)
+ * @fast_delta: the return after the site minus the function's start,
+ *	when the site can take ftrace_func_caller (a NOP at the function's
+ *	entry), else 0
  * @enabled: it is a call now
+ * @fast: ... of ftrace_func_caller's slot
  * @broken: it could not be written (reported); left alone
  * @raw: still the compiler's one-byte NOPs (DYN_NOPS): made one 5-byte
  *	NOP at the first update, which comes right after the scan that
@@ -132,7 +163,10 @@ struct dyn_site {
 	unsigned char len;
 	unsigned char kind;
 	unsigned char on[6];
+	unsigned char fast_on[5];
+	unsigned char fast_delta;
 	bool enabled;
+	bool fast;
 	bool broken;
 	bool raw;
 };
@@ -558,17 +592,19 @@ static RT_NOTRACE unsigned long dyn_tramp_map(unsigned long lo,
 }
 
 /*
- * The object's trampoline: "jmp *0(%rip)" then __fentry__'s address at
- * +0, mcount's at +16. Written before it is made executable and before
- * any site points at it.
+ * The object's trampoline page (DYN_FAST_SLOT() above). Written before it
+ * is made executable and before any site points at it.
  */
 static RT_NOTRACE unsigned long dyn_tramp(struct dyn_obj *o, unsigned long lo,
 					  unsigned long hi)
 {
 	static const unsigned char jmp[6] = { 0xff, 0x25, 0, 0, 0, 0 };
+	static const unsigned char mov_r11[2] = { 0x41, 0xbb };
 	unsigned long at, fn[2] = { (unsigned long)__fentry__,
 				    (unsigned long)mcount };
+	unsigned long fast = (unsigned long)ftrace_func_caller;
 	long page = sysconf(_SC_PAGESIZE);
+	uint32_t d;
 	int i;
 
 	if (o->tramp)
@@ -579,6 +615,14 @@ static RT_NOTRACE unsigned long dyn_tramp(struct dyn_obj *o, unsigned long lo,
 	for (i = 0; i < 2; i++) {
 		memcpy((void *)(at + 16 * i), jmp, sizeof(jmp));
 		memcpy((void *)(at + 16 * i + 6), &fn[i], sizeof(fn[i]));
+	}
+	for (d = DYN_FAST_MIN; d <= DYN_FAST_MAX; d++) {
+		unsigned char *p = (unsigned char *)(at + DYN_FAST_SLOT(d));
+
+		memcpy(p, mov_r11, sizeof(mov_r11));
+		memcpy(p + 2, &d, sizeof(d));
+		memcpy(p + 6, jmp, sizeof(jmp));
+		memcpy(p + 12, &fast, sizeof(fast));
 	}
 	if (mprotect((void *)at, (size_t)page, PROT_READ | PROT_EXEC)) {
 		munmap((void *)at, (size_t)page);
@@ -725,6 +769,22 @@ static RT_NOTRACE bool dyn_site_classify(struct dyn_site *s, struct dyn_obj *o,
 	rel = (int32_t)(long)(target - (s->ip + 5));
 	s->on[0] = 0xe8;
 	memcpy(s->on + 1, &rel, 4);
+	/*
+	 * ftrace_func_caller finds the traced function's return just
+	 * above the site's: a site that is the function's first
+	 * instruction, or follows its endbr64 (nothing pushed before).
+	 */
+	if (target == tramp &&
+	    (s->func == s->ip ||
+	     (s->func + sizeof(dyn_endbr64) == s->ip &&
+	      !memcmp((const void *)s->func, dyn_endbr64,
+		      sizeof(dyn_endbr64))))) {
+		s->fast_delta = (unsigned char)(s->ip + 5 - s->func);
+		rel = (int32_t)(long)(tramp + DYN_FAST_SLOT(s->fast_delta) -
+				      (s->ip + 5));
+		s->fast_on[0] = 0xe8;
+		memcpy(s->fast_on + 1, &rel, 4);
+	}
 	return true;
 }
 
@@ -1006,12 +1066,14 @@ static RT_NOTRACE void dyn_update_locked(void)
 	for (i = 0; i < t->nr; i++) {
 		struct dyn_site *s = &t->sites[i];
 		struct dyn_poke *p;
-		bool want;
+		bool want, fast;
 
 		if (s->broken)
 			continue;
 		want = dyn_wanted(s, en);
-		if (want == s->enabled && !s->raw)
+		/* the function tracer alone: its own trampoline */
+		fast = want && en == RT_FTRACE_FUNCTION && s->fast_delta;
+		if (want == s->enabled && (!want || fast == s->fast) && !s->raw)
 			continue;
 		/*
 		 * A text page that takes no write (a shared mapping, which
@@ -1028,7 +1090,9 @@ static RT_NOTRACE void dyn_update_locked(void)
 		p = &b.pokes[b.nr++];
 		p->ip = s->ip;
 		p->len = s->len;
-		if (want)
+		if (fast)
+			memcpy(p->insn, s->fast_on, sizeof(s->fast_on));
+		else if (want)
 			memcpy(p->insn, s->on, s->len);
 		else
 			memcpy(p->insn, s->len == 6 ? dyn_nop6 : dyn_nop5,
@@ -1049,6 +1113,9 @@ static RT_NOTRACE void dyn_update_locked(void)
 		}
 		s->enabled = b.pokes[i].insn[0] != dyn_nop5[0] &&
 			     b.pokes[i].insn[0] != dyn_nop6[0];
+		s->fast = s->enabled && s->fast_delta &&
+			  !memcmp(b.pokes[i].insn, s->fast_on,
+				  sizeof(s->fast_on));
 		s->raw = false;
 	}
 	if (ret)
@@ -1111,7 +1178,8 @@ static RT_NOTRACE int dyn_show(FILE *out, bool enabled_only)
 			n = fprintf(out, " (1)\ttramp: %s\n",
 				    s->kind == DYN_CALL5 || s->kind == DYN_CALL6 ?
 					    "ftrace_caller" :
-					    "ftrace_caller (via trampoline)");
+				    s->fast ? "ftrace_func_caller (via trampoline)" :
+					      "ftrace_caller (via trampoline)");
 		else if (n >= 0)
 			n = fprintf(out, "\n");
 		if (n < 0)

@@ -46,6 +46,8 @@ void rt_ftrace_test(unsigned long ip, unsigned int enabled,
 void __fentry__(void);
 void mcount(void);
 void ftrace_caller(void);
+/* The function tracer's own entry (dynftrace.c's pages jump to it). */
+void ftrace_func_caller(void);
 void ftrace_stub(void);
 void return_to_handler(void);
 /* What a hijacked slot holds: return_to_handler + 1 (see the .S file). */

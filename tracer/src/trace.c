@@ -50,6 +50,7 @@ pthread_mutex_t rt_control_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Instances whose current tracer is function / function_graph / usersoff */
 _Atomic uint64_t rt_fn_mask, rt_graph_mask, rt_lat_mask;
 _Atomic uint64_t rt_graph_args_mask;
+_Atomic uint64_t rt_fn_args_mask;
 /* Instances with a set_ftrace_pid or set_ftrace_notrace_pid list */
 _Atomic uint64_t rt_ftrace_pid_mask;
 _Atomic unsigned int rt_ftrace_enabled;
@@ -1251,29 +1252,84 @@ rt_graph_write(uint16_t type, const struct rt_fn_arg *a, uint64_t ts)
 	cur->depth = 0;
 }
 
-/* The general path of a function record (rt_write_builtin_inline()). */
+/*
+ * The general path of a function record (rt_write_builtin_inline()).
+ * Called straight from the entry trampoline (ftrace_func_caller), which
+ * keeps no errno of its own: the interrupted function's errno is kept
+ * here (the fast path never changes it).
+ */
 static __attribute__((noinline, no_instrument_function)) void
 rt_fn_write_slow(uint64_t mask, const struct rt_fn_arg *a)
 {
+	int saved_errno = errno;
+
 	rt_write_builtin_inline(mask, RT_TYPE_FN, sizeof(struct rt_fn_entry),
 				rt_fill_fn, a, 0);
+	errno = saved_errno;
+}
+
+/* func-args: the record and the argument registers after it. */
+static __attribute__((no_instrument_function)) RINGTRACE_RECORD_ACCESS void
+rt_fill_fn_args(void *rec, const void *arg)
+{
+	const struct rt_fn_arg *a = arg;
+
+	rt_fill_fn(rec, arg);
+	memcpy((char *)rec + sizeof(struct rt_fn_entry), a->args,
+	       RT_FN_NR_ARGS * sizeof(unsigned long));
+}
+
+/*
+ * A function record with the arguments, for the instances of @args_mask
+ * (those with func-args), and without, for the rest of @mask: the
+ * general path (the option is off by default).
+ */
+static __attribute__((noinline, no_instrument_function)) void
+rt_fn_write_args(uint64_t mask, uint64_t args_mask, const struct rt_fn_arg *a)
+{
+	int saved_errno = errno;
+
+	if (mask & ~args_mask)
+		rt_write_builtin_inline(mask & ~args_mask, RT_TYPE_FN,
+					sizeof(struct rt_fn_entry), rt_fill_fn,
+					a, 0);
+	rt_write_builtin_inline(args_mask, RT_TYPE_FN, RT_FN_ARGS_SIZE,
+				rt_fill_fn_args, a, 0);
+	errno = saved_errno;
 }
 
 /*
  * The function tracer's record, into every instance of rt_fn_mask: the
  * graph's fast path (rt_fn_fast()) with the payload stored inline, the
  * rest out of line.
+ *
+ * Userspace: the kernel's function_trace_call() takes a recursion bit
+ * first; here the write's own nesting count is that bit (rt_fn_fast()
+ * wants it 0 and the write holds it at 1): a signal handler that calls a
+ * traced function during the write takes the general path, which writes
+ * a nested record, and nothing the write calls is traced.
  */
 __attribute__((no_instrument_function)) RINGTRACE_RECORD_ACCESS void
-rt_ftrace_function_event(unsigned long ip, unsigned long parent_ip)
+rt_ftrace_function_event(unsigned long ip, unsigned long parent_ip,
+			 const unsigned long *args)
 {
-	struct rt_fn_arg a = { .a = ip, .b = parent_ip };
+	struct rt_fn_arg a = { .a = ip, .b = parent_ip, .args = args };
 	/* Relaxed: each bit is checked again through rt_inst_rbs[]. */
 	uint64_t mask = atomic_load_explicit(&rt_fn_mask, memory_order_relaxed);
 	struct rt_thread *cur = &rt_cur;
 
 	if (!mask)
 		return;
+	if (args) {
+		/* Relaxed: as rt_fn_mask. */
+		uint64_t am = mask & atomic_load_explicit(&rt_fn_args_mask,
+							  memory_order_relaxed);
+
+		if (__builtin_expect(am != 0, 0)) {
+			rt_fn_write_args(mask, am, &a);
+			return;
+		}
+	}
 	if (!rt_fn_fast(cur, mask)) {
 		rt_fn_write_slow(mask, &a);
 		return;
