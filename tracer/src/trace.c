@@ -1259,12 +1259,13 @@ rt_graph_write(uint16_t type, const struct rt_fn_arg *a, uint64_t ts)
  * here (the fast path never changes it).
  */
 static __attribute__((noinline, no_instrument_function)) void
-rt_fn_write_slow(uint64_t mask, const struct rt_fn_arg *a)
+rt_fn_write_slow(uint64_t mask, unsigned long ip, unsigned long parent_ip)
 {
+	struct rt_fn_arg a = { .a = ip, .b = parent_ip };
 	int saved_errno = errno;
 
 	rt_write_builtin_inline(mask, RT_TYPE_FN, sizeof(struct rt_fn_entry),
-				rt_fill_fn, a, 0);
+				rt_fill_fn, &a, 0);
 	errno = saved_errno;
 }
 
@@ -1285,16 +1286,18 @@ rt_fill_fn_args(void *rec, const void *arg)
  * general path (the option is off by default).
  */
 static __attribute__((noinline, no_instrument_function)) void
-rt_fn_write_args(uint64_t mask, uint64_t args_mask, const struct rt_fn_arg *a)
+rt_fn_write_args(uint64_t mask, uint64_t args_mask, unsigned long ip,
+		 unsigned long parent_ip, const unsigned long *args)
 {
+	struct rt_fn_arg a = { .a = ip, .b = parent_ip, .args = args };
 	int saved_errno = errno;
 
 	if (mask & ~args_mask)
 		rt_write_builtin_inline(mask & ~args_mask, RT_TYPE_FN,
 					sizeof(struct rt_fn_entry), rt_fill_fn,
-					a, 0);
+					&a, 0);
 	rt_write_builtin_inline(args_mask, RT_TYPE_FN, RT_FN_ARGS_SIZE,
-				rt_fill_fn_args, a, 0);
+				rt_fill_fn_args, &a, 0);
 	errno = saved_errno;
 }
 
@@ -1313,7 +1316,9 @@ __attribute__((no_instrument_function)) RINGTRACE_RECORD_ACCESS void
 rt_ftrace_function_event(unsigned long ip, unsigned long parent_ip,
 			 const unsigned long *args)
 {
-	struct rt_fn_arg a = { .a = ip, .b = parent_ip, .args = args };
+	/* the payload is built where it is written: the slow paths get the
+	 * words, so the fast path need not keep it in memory */
+	struct rt_fn_arg a;
 	/* Relaxed: each bit is checked again through rt_inst_rbs[]. */
 	uint64_t mask = atomic_load_explicit(&rt_fn_mask, memory_order_relaxed);
 	struct rt_thread *cur = &rt_cur;
@@ -1326,14 +1331,15 @@ rt_ftrace_function_event(unsigned long ip, unsigned long parent_ip,
 							  memory_order_relaxed);
 
 		if (__builtin_expect(am != 0, 0)) {
-			rt_fn_write_args(mask, am, &a);
+			rt_fn_write_args(mask, am, ip, parent_ip, args);
 			return;
 		}
 	}
 	if (!rt_fn_fast(cur, mask)) {
-		rt_fn_write_slow(mask, &a);
+		rt_fn_write_slow(mask, ip, parent_ip);
 		return;
 	}
+	a = (struct rt_fn_arg){ .a = ip, .b = parent_ip };
 	cur->depth = 1;
 	rt_rcu_read_lock();
 	rt_write_instances(mask, RT_TYPE_FN, sizeof(struct rt_fn_entry),
