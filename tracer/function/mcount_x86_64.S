@@ -202,12 +202,22 @@ ftrace_graph_caller:
  * is ordinary C, and the ring buffer's slow paths it may call out to are
  * too: they may use the vector registers). The callee-saved registers are
  * the C callee's to keep. The flags need no saving at a function's entry.
+ *
+ * ftrace_func_caller_gpr is the same without xmm0-7, for the functions
+ * whose debug information shows integer, pointer and enumeration
+ * parameters only and no variable arguments (dynftrace.c chooses at
+ * patch time): the ABI passes nothing in a vector register to them, and
+ * the vector registers are the caller's to lose at a call (the compiler
+ * keeps no value in them across a call of an instrumented function: GCC
+ * leaves out its -fipa-ra for -pg and patchable entries, which is what
+ * lets ftrace_caller leave xmm8-15 alone too).
  */
-	.globl	ftrace_func_caller
-	.hidden	ftrace_func_caller
-	.type	ftrace_func_caller, @function
+.macro FUNC_CALLER name, xmm
+	.globl	\name
+	.hidden	\name
+	.type	\name, @function
 	.p2align 4
-ftrace_func_caller:
+\name:
 	.cfi_startproc
 	/*
 	 * One test of the two words the general entry tests: the stop
@@ -227,7 +237,11 @@ ftrace_func_caller:
 	.cfi_def_cfa_register %rbp
 	/* A function's entry has %rsp 8 mod 16 in the ABI; do not rely on it. */
 	andq	$-16, %rsp
+.if \xmm
 	subq	$FR_SIZE, %rsp
+.else
+	subq	$FR_XMM, %rsp
+.endif
 	movq	%rdi, FR_RDI(%rsp)
 	movq	%rsi, FR_RSI(%rsp)
 	movq	%rdx, FR_RDX(%rsp)
@@ -236,6 +250,7 @@ ftrace_func_caller:
 	movq	%r9, FR_R9(%rsp)
 	movq	%rax, FR_RAX(%rsp)
 	movq	%r10, FR_R10(%rsp)
+.if \xmm
 	movdqu	%xmm0, FR_XMM + 0 * 16(%rsp)
 	movdqu	%xmm1, FR_XMM + 1 * 16(%rsp)
 	movdqu	%xmm2, FR_XMM + 2 * 16(%rsp)
@@ -244,6 +259,7 @@ ftrace_func_caller:
 	movdqu	%xmm5, FR_XMM + 5 * 16(%rsp)
 	movdqu	%xmm6, FR_XMM + 6 * 16(%rsp)
 	movdqu	%xmm7, FR_XMM + 7 * 16(%rsp)
+.endif
 
 	movq	8(%rbp), %rdi		/* the return after the site */
 	subq	%r11, %rdi		/* the function */
@@ -259,6 +275,7 @@ ftrace_func_caller:
 	movq	FR_R9(%rsp), %r9
 	movq	FR_RAX(%rsp), %rax
 	movq	FR_R10(%rsp), %r10
+.if \xmm
 	movdqu	FR_XMM + 0 * 16(%rsp), %xmm0
 	movdqu	FR_XMM + 1 * 16(%rsp), %xmm1
 	movdqu	FR_XMM + 2 * 16(%rsp), %xmm2
@@ -267,6 +284,7 @@ ftrace_func_caller:
 	movdqu	FR_XMM + 5 * 16(%rsp), %xmm5
 	movdqu	FR_XMM + 6 * 16(%rsp), %xmm6
 	movdqu	FR_XMM + 7 * 16(%rsp), %xmm7
+.endif
 	movq	%rbp, %rsp
 	.cfi_def_cfa_register %rsp
 	popq	%rbp
@@ -290,7 +308,11 @@ ftrace_func_caller:
 	.cfi_restore %rbp
 	jmp	__fentry__		/* which tests again, and goes on */
 	.cfi_endproc
-	.size	ftrace_func_caller, . - ftrace_func_caller
+	.size	\name, . - \name
+.endm
+
+	FUNC_CALLER ftrace_func_caller, 1
+	FUNC_CALLER ftrace_func_caller_gpr, 0
 
 /*
  * return_to_handler - the hijacked return of a function_graph frame.
