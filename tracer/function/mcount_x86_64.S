@@ -203,10 +203,11 @@ ftrace_graph_caller:
  * too: they may use the vector registers). The callee-saved registers are
  * the C callee's to keep. The flags need no saving at a function's entry.
  *
- * ftrace_func_caller_gpr is the same without xmm0-7, for the functions
- * whose debug information shows integer, pointer and enumeration
- * parameters only and no variable arguments (dynftrace.c chooses at
- * patch time): the ABI passes nothing in a vector register to them, and
+ * ftrace_func_caller_gpr is the same without xmm0-7 and %rax, for the
+ * functions whose debug information shows integer, pointer and
+ * enumeration parameters only and no variable arguments (dynftrace.c
+ * chooses at patch time): the ABI passes nothing in a vector register to
+ * them, nor a count of vector registers in %al (variadic calls only), and
  * the vector registers are the caller's to lose at a call (the compiler
  * keeps no value in them across a call of an instrumented function: GCC
  * leaves out its -fipa-ra for -pg and patchable entries, which is what
@@ -248,9 +249,9 @@ ftrace_graph_caller:
 	movq	%rcx, FR_RCX(%rsp)
 	movq	%r8, FR_R8(%rsp)
 	movq	%r9, FR_R9(%rsp)
-	movq	%rax, FR_RAX(%rsp)
 	movq	%r10, FR_R10(%rsp)
 .if \xmm
+	movq	%rax, FR_RAX(%rsp)
 	movdqu	%xmm0, FR_XMM + 0 * 16(%rsp)
 	movdqu	%xmm1, FR_XMM + 1 * 16(%rsp)
 	movdqu	%xmm2, FR_XMM + 2 * 16(%rsp)
@@ -273,9 +274,9 @@ ftrace_graph_caller:
 	movq	FR_RCX(%rsp), %rcx
 	movq	FR_R8(%rsp), %r8
 	movq	FR_R9(%rsp), %r9
-	movq	FR_RAX(%rsp), %rax
 	movq	FR_R10(%rsp), %r10
 .if \xmm
+	movq	FR_RAX(%rsp), %rax
 	movdqu	FR_XMM + 0 * 16(%rsp), %xmm0
 	movdqu	FR_XMM + 1 * 16(%rsp), %xmm1
 	movdqu	FR_XMM + 2 * 16(%rsp), %xmm2

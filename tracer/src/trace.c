@@ -1325,6 +1325,9 @@ rt_ftrace_function_event(unsigned long ip, unsigned long parent_ip,
 
 	if (!mask)
 		return;
+	/* the thread's state through one address, not one TLS offset load
+	 * per field (the compiler reloads it from the GOT each time) */
+	__asm__("" : "+r"(cur));
 	if (args) {
 		/* Relaxed: as rt_fn_mask. */
 		uint64_t am = mask & atomic_load_explicit(&rt_fn_args_mask,
