@@ -67,6 +67,19 @@ static char *trace_text(void)
 	return buf;
 }
 
+/* What trace_pipe gives now (caller frees). */
+static char *pipe_text(void)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	ASSERT_NOT_NULL(f);
+	ASSERT_TRUE(ringtrace_read_pipe(tr, f, 0) > 0);
+	fclose(f);
+	return buf;
+}
+
 static int count(const char *text, const char *needle)
 {
 	int n = 0;
@@ -802,7 +815,7 @@ static void graph_args(void)
 	struct mca_pair pair = { 1, 2 };
 	struct mca_big big = { { 10, 0, 0, 20 } };
 	static const char text[] = "x";
-	char want[1024];
+	char want[1024], *t;
 
 	option("funcgraph-args");
 	option("funcgraph-retval");
@@ -829,18 +842,10 @@ static void graph_args(void)
 		 (const void *)text);
 	expect_tree(want);
 	/* trace_pipe prints them the same way (the same printer) */
-	{
-		char *buf = NULL;
-		size_t len = 0;
-		FILE *f = open_memstream(&buf, &len);
-
-		ASSERT_NOT_NULL(f);
-		ASSERT_TRUE(ringtrace_read_pipe(tr, f, 0) > 0);
-		fclose(f);
-		ASSERT_EQ(count(buf, "|    fa_add(a=4, b=1); /* = 0x5 */\n"), 1);
-		ASSERT_EQ(count(buf, "|  } /* fa_outer = 0xa */\n"), 1);
-		free(buf);
-	}
+	t = pipe_text();
+	ASSERT_EQ(count(t, "|    fa_add(a=4, b=1); /* = 0x5 */\n"), 1);
+	ASSERT_EQ(count(t, "|  } /* fa_outer = 0xa */\n"), 1);
+	free(t);
 }
 
 /*
@@ -984,17 +989,9 @@ static void function_args(void)
 	ASSERT_EQ(count(t, ": fn_add(2, 3, "), 1);
 	free(t);
 	/* trace_pipe prints them the same way (the same printer) */
-	{
-		char *buf = NULL;
-		size_t len = 0;
-		FILE *f = open_memstream(&buf, &len);
-
-		ASSERT_NOT_NULL(f);
-		ASSERT_TRUE(ringtrace_read_pipe(tr, f, 0) > 0);
-		fclose(f);
-		ASSERT_EQ(count(buf, ": fp_add(a=4, b=1) <-fp_outer\n"), 1);
-		free(buf);
-	}
+	t = pipe_text();
+	ASSERT_EQ(count(t, ": fp_add(a=4, b=1) <-fp_outer\n"), 1);
+	free(t);
 	option("nofunc-args");
 	tracer("function");
 	ASSERT_EQ(fp_add(1, 1), 2);

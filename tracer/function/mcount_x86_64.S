@@ -84,6 +84,56 @@
 	je	ftrace_stub
 .endm
 
+/*
+ * The save area (struct ftrace_regs) at %rsp: the integer argument
+ * registers and %r10, %rax unless @rax is 0, xmm0-7 unless @xmm is 0.
+ */
+.macro SAVE_ARGS rax=1, xmm=1
+	movq	%rdi, FR_RDI(%rsp)
+	movq	%rsi, FR_RSI(%rsp)
+	movq	%rdx, FR_RDX(%rsp)
+	movq	%rcx, FR_RCX(%rsp)
+	movq	%r8, FR_R8(%rsp)
+	movq	%r9, FR_R9(%rsp)
+	movq	%r10, FR_R10(%rsp)
+.if \rax
+	movq	%rax, FR_RAX(%rsp)
+.endif
+.if \xmm
+	movdqu	%xmm0, FR_XMM + 0 * 16(%rsp)
+	movdqu	%xmm1, FR_XMM + 1 * 16(%rsp)
+	movdqu	%xmm2, FR_XMM + 2 * 16(%rsp)
+	movdqu	%xmm3, FR_XMM + 3 * 16(%rsp)
+	movdqu	%xmm4, FR_XMM + 4 * 16(%rsp)
+	movdqu	%xmm5, FR_XMM + 5 * 16(%rsp)
+	movdqu	%xmm6, FR_XMM + 6 * 16(%rsp)
+	movdqu	%xmm7, FR_XMM + 7 * 16(%rsp)
+.endif
+.endm
+
+.macro RESTORE_ARGS rax=1, xmm=1
+	movq	FR_RDI(%rsp), %rdi
+	movq	FR_RSI(%rsp), %rsi
+	movq	FR_RDX(%rsp), %rdx
+	movq	FR_RCX(%rsp), %rcx
+	movq	FR_R8(%rsp), %r8
+	movq	FR_R9(%rsp), %r9
+	movq	FR_R10(%rsp), %r10
+.if \rax
+	movq	FR_RAX(%rsp), %rax
+.endif
+.if \xmm
+	movdqu	FR_XMM + 0 * 16(%rsp), %xmm0
+	movdqu	FR_XMM + 1 * 16(%rsp), %xmm1
+	movdqu	FR_XMM + 2 * 16(%rsp), %xmm2
+	movdqu	FR_XMM + 3 * 16(%rsp), %xmm3
+	movdqu	FR_XMM + 4 * 16(%rsp), %xmm4
+	movdqu	FR_XMM + 5 * 16(%rsp), %xmm5
+	movdqu	FR_XMM + 6 * 16(%rsp), %xmm6
+	movdqu	FR_XMM + 7 * 16(%rsp), %xmm7
+.endif
+.endm
+
 	.globl	__fentry__
 	.type	__fentry__, @function
 	.p2align 4
@@ -137,22 +187,7 @@ ftrace_caller:
 	/* mcount is called with %rsp 8 mod 16, __fentry__ with 0: align. */
 	andq	$-16, %rsp
 	subq	$FR_SIZE, %rsp
-	movq	%rdi, FR_RDI(%rsp)
-	movq	%rsi, FR_RSI(%rsp)
-	movq	%rdx, FR_RDX(%rsp)
-	movq	%rcx, FR_RCX(%rsp)
-	movq	%r8, FR_R8(%rsp)
-	movq	%r9, FR_R9(%rsp)
-	movq	%rax, FR_RAX(%rsp)
-	movq	%r10, FR_R10(%rsp)
-	movdqu	%xmm0, FR_XMM + 0 * 16(%rsp)
-	movdqu	%xmm1, FR_XMM + 1 * 16(%rsp)
-	movdqu	%xmm2, FR_XMM + 2 * 16(%rsp)
-	movdqu	%xmm3, FR_XMM + 3 * 16(%rsp)
-	movdqu	%xmm4, FR_XMM + 4 * 16(%rsp)
-	movdqu	%xmm5, FR_XMM + 5 * 16(%rsp)
-	movdqu	%xmm6, FR_XMM + 6 * 16(%rsp)
-	movdqu	%xmm7, FR_XMM + 7 * 16(%rsp)
+	SAVE_ARGS
 
 	movq	8(%rbp), %rdi		/* the return after the call site */
 	movq	%r11, %rsi		/* parent_loc */
@@ -168,22 +203,7 @@ ftrace_graph_caller:
 	 * prepare_ftrace_return() itself, and the label only marks the
 	 * place.
 	 */
-	movq	FR_RDI(%rsp), %rdi
-	movq	FR_RSI(%rsp), %rsi
-	movq	FR_RDX(%rsp), %rdx
-	movq	FR_RCX(%rsp), %rcx
-	movq	FR_R8(%rsp), %r8
-	movq	FR_R9(%rsp), %r9
-	movq	FR_RAX(%rsp), %rax
-	movq	FR_R10(%rsp), %r10
-	movdqu	FR_XMM + 0 * 16(%rsp), %xmm0
-	movdqu	FR_XMM + 1 * 16(%rsp), %xmm1
-	movdqu	FR_XMM + 2 * 16(%rsp), %xmm2
-	movdqu	FR_XMM + 3 * 16(%rsp), %xmm3
-	movdqu	FR_XMM + 4 * 16(%rsp), %xmm4
-	movdqu	FR_XMM + 5 * 16(%rsp), %xmm5
-	movdqu	FR_XMM + 6 * 16(%rsp), %xmm6
-	movdqu	FR_XMM + 7 * 16(%rsp), %xmm7
+	RESTORE_ARGS
 	movq	%rbp, %rsp
 	popq	%rbp
 	.cfi_def_cfa %rsp, 8
@@ -233,7 +253,7 @@ ftrace_graph_caller:
 	jne	1f
 	movq	rt_ftrace_enabled@GOTPCREL(%rip), %rbp
 	cmpl	$1, (%rbp)
-	jne	2f
+	jne	1f
 	movq	%rsp, %rbp
 	.cfi_def_cfa_register %rbp
 	/* A function's entry has %rsp 8 mod 16 in the ABI; do not rely on it. */
@@ -243,24 +263,7 @@ ftrace_graph_caller:
 .else
 	subq	$FR_XMM, %rsp
 .endif
-	movq	%rdi, FR_RDI(%rsp)
-	movq	%rsi, FR_RSI(%rsp)
-	movq	%rdx, FR_RDX(%rsp)
-	movq	%rcx, FR_RCX(%rsp)
-	movq	%r8, FR_R8(%rsp)
-	movq	%r9, FR_R9(%rsp)
-	movq	%r10, FR_R10(%rsp)
-.if \xmm
-	movq	%rax, FR_RAX(%rsp)
-	movdqu	%xmm0, FR_XMM + 0 * 16(%rsp)
-	movdqu	%xmm1, FR_XMM + 1 * 16(%rsp)
-	movdqu	%xmm2, FR_XMM + 2 * 16(%rsp)
-	movdqu	%xmm3, FR_XMM + 3 * 16(%rsp)
-	movdqu	%xmm4, FR_XMM + 4 * 16(%rsp)
-	movdqu	%xmm5, FR_XMM + 5 * 16(%rsp)
-	movdqu	%xmm6, FR_XMM + 6 * 16(%rsp)
-	movdqu	%xmm7, FR_XMM + 7 * 16(%rsp)
-.endif
+	SAVE_ARGS \xmm, \xmm
 
 	movq	8(%rbp), %rdi		/* the return after the site */
 	subq	%r11, %rdi		/* the function */
@@ -268,24 +271,7 @@ ftrace_graph_caller:
 	movq	%rsp, %rdx		/* the saved registers, rdi first */
 	call	rt_ftrace_function_event
 
-	movq	FR_RDI(%rsp), %rdi
-	movq	FR_RSI(%rsp), %rsi
-	movq	FR_RDX(%rsp), %rdx
-	movq	FR_RCX(%rsp), %rcx
-	movq	FR_R8(%rsp), %r8
-	movq	FR_R9(%rsp), %r9
-	movq	FR_R10(%rsp), %r10
-.if \xmm
-	movq	FR_RAX(%rsp), %rax
-	movdqu	FR_XMM + 0 * 16(%rsp), %xmm0
-	movdqu	FR_XMM + 1 * 16(%rsp), %xmm1
-	movdqu	FR_XMM + 2 * 16(%rsp), %xmm2
-	movdqu	FR_XMM + 3 * 16(%rsp), %xmm3
-	movdqu	FR_XMM + 4 * 16(%rsp), %xmm4
-	movdqu	FR_XMM + 5 * 16(%rsp), %xmm5
-	movdqu	FR_XMM + 6 * 16(%rsp), %xmm6
-	movdqu	FR_XMM + 7 * 16(%rsp), %xmm7
-.endif
+	RESTORE_ARGS \xmm, \xmm
 	movq	%rbp, %rsp
 	.cfi_def_cfa_register %rsp
 	popq	%rbp
@@ -293,21 +279,14 @@ ftrace_graph_caller:
 	.cfi_restore %rbp
 	ret
 1:
+	/* stopped, or not the function tracer alone: the general entry,
+	 * which tests again, and goes on or returns */
 	.cfi_adjust_cfa_offset 8
 	.cfi_rel_offset %rbp, 0
-	/* stopped */
 	popq	%rbp
 	.cfi_adjust_cfa_offset -8
 	.cfi_restore %rbp
-	ret
-2:
-	.cfi_adjust_cfa_offset 8
-	.cfi_rel_offset %rbp, 0
-	/* not the function tracer alone: the general entry */
-	popq	%rbp
-	.cfi_adjust_cfa_offset -8
-	.cfi_restore %rbp
-	jmp	__fentry__		/* which tests again, and goes on */
+	jmp	__fentry__
 	.cfi_endproc
 	.size	\name, . - \name
 .endm
