@@ -954,12 +954,16 @@ static void function_args(void)
 	 * not for one of integers and pointers alone.
 	 */
 	t = enabled_functions();
+#ifndef __clang__
+	/* (GCC's: Clang may pass a static function's arguments otherwise
+	 * than its DWARF says, so its functions keep xmm0-7 saved) */
 	ASSERT_EQ(count(t, "fp_add (1)\ttramp: ftrace_func_caller_gpr (via "
 			   "trampoline)\n"),
 		  1);
 	ASSERT_EQ(count(t, "fp_mix (1)\ttramp: ftrace_func_caller_gpr (via "
 			   "trampoline)\n"),
 		  1);
+#endif
 	ASSERT_EQ(count(t, "fp_flt (1)\ttramp: ftrace_func_caller (via "
 			   "trampoline)\n"),
 		  1);

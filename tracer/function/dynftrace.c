@@ -1056,20 +1056,27 @@ static bool dyn_dwarf_failed;
 /*
  * Whether @s's function takes anything in a vector register: from its
  * prototype (fnproto.h), integers ("sN", "uN"), enumerations ("eN") and
- * pointers ("p") alone say no; a floating-point number, an aggregate (its
- * members may be), a type not told, variable arguments (%al counts the
- * vector registers they use) or no debug information say maybe.
+ * pointers ("p") alone say no, where the function keeps the ABI's
+ * convention (rt_dwarf_plain_abi(): GCC's, under its own name); a
+ * floating-point number, an aggregate (its members may be), a type not
+ * told, variable arguments (%al counts the vector registers they use),
+ * another compiler or no debug information say maybe.
  */
 static RT_NOTRACE enum dyn_regs dyn_site_regs(const struct dyn_site *s)
 {
 	char proto[RT_FNPROTO_MAX], *p, *save = NULL;
+	struct rt_sym sym;
 
 	if (!dyn_dwarf && !dyn_dwarf_failed) {
 		dyn_dwarf = rt_dwarf_open(0);
 		dyn_dwarf_failed = !dyn_dwarf;
 	}
-	if (!dyn_dwarf || !rt_dwarf_proto(dyn_dwarf, s->func, proto,
-					  sizeof(proto)) ||
+	/* a clone of another convention (name.isra.0, name.constprop.0) */
+	if (!rt_sym_lookup(s->func, &sym) || sym.start != s->func ||
+	    strchr(sym.name, '.'))
+		return DYN_REGS_ALL;
+	if (!dyn_dwarf || !rt_dwarf_plain_abi(dyn_dwarf, s->func) ||
+	    !rt_dwarf_proto(dyn_dwarf, s->func, proto, sizeof(proto)) ||
 	    /* a prototype cut short may have left a parameter out */
 	    strlen(proto) + 64 >= sizeof(proto))
 		return DYN_REGS_ALL;
