@@ -60,9 +60,9 @@ _Atomic unsigned int rt_ftrace_enabled;
 
 /* Userspace: the kernel keeps this state in the task and per CPU; here
  * it is initial-exec TLS, so that reaching it from a signal handler
- * never allocates. */
+ * never allocates. A new thread's id is not known yet (slow). */
 __thread struct rt_thread rt_cur
-	__attribute__((tls_model("initial-exec")));
+	__attribute__((tls_model("initial-exec"))) = { .slow = 1 };
 
 /*
  * The views of <ringtrace/inline_write.h>, through which the write of a
@@ -160,8 +160,10 @@ __attribute__((no_instrument_function)) void rt_cmdline_save(void)
 	char comm[RT_COMM_LEN] = { 0 };
 
 	prctl(PR_GET_NAME, comm, 0, 0, 0);
-	if (rt_cmdline_store(rt_gettid(), (int)getpid(), comm))
+	if (rt_cmdline_store(rt_gettid(), (int)getpid(), comm)) {
 		rt_cur.comm_saved = true;
+		rt_thread_slow_update();
+	}
 }
 
 /*
@@ -178,11 +180,13 @@ void rt_write_as(int pid, int tgid, const char *comm)
 	if (!rt_cur.comm_saved)
 		rt_cmdline_save(); /* its own name first, under its own id */
 	rt_cur.pid = 0;
+	rt_thread_slow_update();
 	if (pid <= 0)
 		return; /* rt_gettid() takes the thread's id again */
 	snprintf(name, sizeof(name), "%s", comm ? comm : "<...>");
 	rt_cmdline_store(pid, tgid, name);
 	rt_cur.pid = pid;
+	rt_thread_slow_update();
 }
 
 bool rt_cmdline_find(int pid, char *comm, int *tgid)
@@ -1155,11 +1159,14 @@ rt_fill_graph_ret(void *rec, const void *arg)
  * function tracers' writes have a path of their own. The common case is
  * tested once, up front: a thread writing at the outermost level (no
  * record of its own under way, no ringtrace_irq_enter()), its id and name
- * already known, no instance of @mask with a set_ftrace_pid list. There
- * the header is the same word for every record of the thread, the
- * nesting count goes from 0 to 1 and back, and the payload is stored
- * straight into each reservation. Any other case goes through
- * rt_write_builtin_inline() (the records are the same either way).
+ * already known, no instance of @mask with a set_ftrace_pid list: two
+ * words of the thread (@depth and rt_thread.slow, which stands for the
+ * rest) and the global list mask. There the header is the same word for
+ * every record of the thread, the nesting count goes from 0 to 1 and
+ * back, and the payload is stored straight into each reservation. Any
+ * other case goes through rt_write_builtin_inline() (the records are the
+ * same either way), whose end recomputes rt_thread.slow
+ * (rt_thread_slow_update()).
  */
 static inline __attribute__((always_inline, no_instrument_function)) bool
 rt_fn_fast(const struct rt_thread *cur, uint64_t mask)
@@ -1168,12 +1175,11 @@ rt_fn_fast(const struct rt_thread *cur, uint64_t mask)
 	uint64_t pids = atomic_load_explicit(&rt_ftrace_pid_mask,
 					     memory_order_relaxed);
 
-	return __builtin_expect(!((unsigned int)cur->depth |
-				  (unsigned int)cur->irq | !cur->comm_saved |
-				  !cur->pid | !!(mask & pids)),
-				1);
+	return __builtin_expect(
+		!((uint64_t)((unsigned int)cur->depth | cur->slow) |
+		  (mask & pids)),
+		1);
 }
-
 
 /* The general path of a graph record (rt_write_builtin_inline()). */
 static __attribute__((noinline, no_instrument_function)) void
@@ -1187,6 +1193,8 @@ rt_graph_write_slow(uint64_t mask, uint16_t type, const struct rt_fn_arg *a)
 		rt_write_builtin_inline(mask, type,
 					sizeof(struct rt_graph_ret_entry),
 					rt_fill_graph_ret, a, a->t1);
+	/* a word a signal handler left stale is right again */
+	rt_thread_slow_update();
 }
 
 /*
@@ -1266,6 +1274,8 @@ rt_fn_write_slow(uint64_t mask, unsigned long ip, unsigned long parent_ip)
 
 	rt_write_builtin_inline(mask, RT_TYPE_FN, sizeof(struct rt_fn_entry),
 				rt_fill_fn, &a, 0);
+	/* a word a signal handler left stale is right again */
+	rt_thread_slow_update();
 	errno = saved_errno;
 }
 
@@ -1592,10 +1602,12 @@ int ringtrace_marker_raw(struct ringtrace_instance *tr, unsigned int id,
 void ringtrace_irq_enter(void)
 {
 	rt_cur.irq++;
+	rt_thread_slow_update();
 }
 
 void ringtrace_irq_exit(void)
 {
 	if (rt_cur.irq > 0)
 		rt_cur.irq--;
+	rt_thread_slow_update();
 }
