@@ -1161,7 +1161,8 @@ rt_fill_graph_ret(void *rec, const void *arg)
  * record of its own under way, no ringtrace_irq_enter()), its id and name
  * already known, no instance of @mask with a set_ftrace_pid list: two
  * words of the thread (@depth and rt_thread.slow, which stands for the
- * rest) and the global list mask. There the header is the same word for
+ * rest) and the global list mask (with @also, more instances whose
+ * records the caller writes another way). There the header is the same word for
  * every record of the thread, the nesting count goes from 0 to 1 and
  * back, and the payload is stored straight into each reservation. Any
  * other case goes through rt_write_builtin_inline() (the records are the
@@ -1169,7 +1170,7 @@ rt_fill_graph_ret(void *rec, const void *arg)
  * (rt_thread_slow_update()).
  */
 static inline __attribute__((always_inline, no_instrument_function)) bool
-rt_fn_fast(const struct rt_thread *cur, uint64_t mask)
+rt_fn_fast(const struct rt_thread *cur, uint64_t mask, uint64_t also)
 {
 	/* Relaxed: as in rt_write_builtin_inline(). */
 	uint64_t pids = atomic_load_explicit(&rt_ftrace_pid_mask,
@@ -1177,7 +1178,7 @@ rt_fn_fast(const struct rt_thread *cur, uint64_t mask)
 
 	return __builtin_expect(
 		!((uint64_t)((unsigned int)cur->depth | cur->slow) |
-		  (mask & pids)),
+		  (mask & (pids | also))),
 		1);
 }
 
@@ -1231,6 +1232,7 @@ rt_graph_write(uint16_t type, const struct rt_fn_arg *a, uint64_t ts)
 	size_t size = type == RT_TYPE_GRAPH_ENT ?
 			      sizeof(struct rt_graph_ent_entry) :
 			      sizeof(struct rt_graph_ret_entry);
+	rt_rcu_reader_t rcu;
 
 	if (!mask)
 		return;
@@ -1244,19 +1246,19 @@ rt_graph_write(uint16_t type, const struct rt_fn_arg *a, uint64_t ts)
 			return;
 		}
 	}
-	if (!rt_fn_fast(cur, mask)) {
+	if (!rt_fn_fast(cur, mask, 0)) {
 		rt_graph_write_slow(mask, type, a);
 		return;
 	}
 	cur->depth = 1;
-	rt_rcu_read_lock();
+	rcu = rt_rcu_read_lock_reader();
 	if (type == RT_TYPE_GRAPH_ENT)
 		rt_write_instances(mask, type, size, rt_fill_graph_ent, a, ts, 0,
 				   true);
 	else
 		rt_write_instances(mask, type, size, rt_fill_graph_ret, a, ts, 0,
 				   true);
-	rt_rcu_read_unlock();
+	rt_rcu_read_unlock_reader(rcu);
 	cur->depth = 0;
 }
 
@@ -1332,32 +1334,30 @@ rt_ftrace_function_event(unsigned long ip, unsigned long parent_ip,
 	/* Relaxed: each bit is checked again through rt_inst_rbs[]. */
 	uint64_t mask = atomic_load_explicit(&rt_fn_mask, memory_order_relaxed);
 	struct rt_thread *cur = &rt_cur;
+	rt_rcu_reader_t rcu;
+	uint64_t am;
 
 	if (!mask)
 		return;
 	/* the thread's state through one address, not one TLS offset load
 	 * per field (the compiler reloads it from the GOT each time) */
 	__asm__("" : "+r"(cur));
-	if (args) {
-		/* Relaxed: as rt_fn_mask. */
-		uint64_t am = mask & atomic_load_explicit(&rt_fn_args_mask,
-							  memory_order_relaxed);
-
-		if (__builtin_expect(am != 0, 0)) {
-			rt_fn_write_args(mask, am, ip, parent_ip, args);
-			return;
-		}
-	}
-	if (!rt_fn_fast(cur, mask)) {
-		rt_fn_write_slow(mask, ip, parent_ip);
+	/* Relaxed: as rt_fn_mask. The instances with func-args take the
+	 * general path, tested with the rest (rt_fn_fast()). */
+	am = atomic_load_explicit(&rt_fn_args_mask, memory_order_relaxed);
+	if (!rt_fn_fast(cur, mask, am)) {
+		if (args && (mask & am))
+			rt_fn_write_args(mask, mask & am, ip, parent_ip, args);
+		else
+			rt_fn_write_slow(mask, ip, parent_ip);
 		return;
 	}
 	a = (struct rt_fn_arg){ .a = ip, .b = parent_ip };
 	cur->depth = 1;
-	rt_rcu_read_lock();
+	rcu = rt_rcu_read_lock_reader();
 	rt_write_instances(mask, RT_TYPE_FN, sizeof(struct rt_fn_entry),
 			   rt_fill_fn, &a, 0, 0, true);
-	rt_rcu_read_unlock();
+	rt_rcu_read_unlock_reader(rcu);
 	cur->depth = 0;
 }
 
