@@ -243,17 +243,17 @@ ftrace_graph_caller:
 	/*
 	 * One test of the two words the general entry tests: the stop
 	 * switch clear and the function tracer alone (RT_FTRACE_FUNCTION,
-	 * ftrace.h). Relaxed loads, as the hooks make.
+	 * ftrace.h). Relaxed loads, as the hooks make; straight from the
+	 * words (the library's own, hidden: no GOT load, no scratch
+	 * register), before anything is pushed.
 	 */
+	cmpl	$0, rt_function_trace_stop(%rip)
+	jne	1f
+	cmpl	$1, rt_ftrace_enabled(%rip)
+	jne	1f
 	pushq	%rbp
 	.cfi_adjust_cfa_offset 8
 	.cfi_rel_offset %rbp, 0
-	movq	rt_function_trace_stop@GOTPCREL(%rip), %rbp
-	cmpl	$0, (%rbp)
-	jne	1f
-	movq	rt_ftrace_enabled@GOTPCREL(%rip), %rbp
-	cmpl	$1, (%rbp)
-	jne	1f
 	movq	%rsp, %rbp
 	.cfi_def_cfa_register %rbp
 	/* A function's entry has %rsp 8 mod 16 in the ABI; do not rely on it. */
@@ -281,11 +281,6 @@ ftrace_graph_caller:
 1:
 	/* stopped, or not the function tracer alone: the general entry,
 	 * which tests again, and goes on or returns */
-	.cfi_adjust_cfa_offset 8
-	.cfi_rel_offset %rbp, 0
-	popq	%rbp
-	.cfi_adjust_cfa_offset -8
-	.cfi_restore %rbp
 	jmp	__fentry__
 	.cfi_endproc
 	.size	\name, . - \name
