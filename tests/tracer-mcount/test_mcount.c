@@ -933,6 +933,49 @@ static void function_trampoline(void)
 	ASSERT_FALSE(site_is_call((const void *)mc_pleaf));
 }
 
+/* A thread of its own name calls the traced functions once. */
+static void *thread_state_worker(void *arg)
+{
+	(void)arg;
+	pthread_setname_np(pthread_self(), "mc-worker");
+	ASSERT_EQ(mc_pouter(1), 6);
+	return NULL;
+}
+
+/*
+ * The thread state the function tracer's fast path tests as one word:
+ * a new thread's first records carry its id and name (not the fast
+ * path's guess before either is known), records inside
+ * ringtrace_irq_enter() its hardirq flag, and those after
+ * ringtrace_irq_exit() none again, through the tracer's own trampoline
+ * (mc_pleaf's NOP site) and the general entry (mc_pouter).
+ */
+static void function_thread_state(void)
+{
+	char want[64], *t;
+	pthread_t th;
+	int tid;
+
+	tracer("function");
+	ASSERT_EQ(pthread_create(&th, NULL, thread_state_worker, NULL), 0);
+	ASSERT_EQ(pthread_join(th, NULL), 0);
+	ringtrace_irq_enter();
+	ASSERT_EQ(mc_pouter(1), 6);
+	ringtrace_irq_exit();
+	ASSERT_EQ(mc_pouter(1), 6);
+	tracer("nop");
+	t = trace_text();
+	ASSERT_EQ(count(t, "mc-worker-"), 3);
+	ASSERT_EQ(count(t, "<idle>"), 0);
+	ASSERT_EQ(count(t, "<...>"), 0);
+	tid = (int)gettid();
+	snprintf(want, sizeof(want), "-%d ", tid);
+	ASSERT_EQ(count(t, want), 6);
+	ASSERT_EQ(count(t, " ..h.. "), 3);
+	ASSERT_EQ(count(t, ": mc_pleaf <-mc_pouter\n"), 6);
+	free(t);
+}
+
 /*
  * func-args (Linux 6.15's option of the function tracer): "func(name=
  * value, ...) <-parent", the arguments printed as funcgraph-args prints
@@ -1042,6 +1085,7 @@ MC_CASE(graph_args)
 MC_CASE(graph_args_nodebug)
 MC_CASE(graph_args_cyg)
 MC_CASE(function_trampoline)
+MC_CASE(function_thread_state)
 MC_CASE(function_args)
 
 #define MC_RUN(fn) { #fn, test_case_##fn }
@@ -1060,6 +1104,7 @@ static const struct rbt_case cases[] = {
 	MC_RUN(graph_retval_hex),   MC_RUN(graph_args),
 	MC_RUN(graph_args_nodebug), MC_RUN(graph_args_cyg),
 	MC_RUN(function_trampoline), MC_RUN(function_args),
+	MC_RUN(function_thread_state),
 };
 
 RBT_MAIN(cases)
