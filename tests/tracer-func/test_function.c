@@ -106,10 +106,12 @@ static NOTRACE struct ev *ev_new(int type)
 	return &evs[i];
 }
 
-NOTRACE void rt_ftrace_function_event(unsigned long ip, unsigned long parent_ip)
+NOTRACE void rt_ftrace_function_event(unsigned long ip, unsigned long parent_ip,
+				      const unsigned long *args)
 {
 	struct ev *e;
 
+	(void)args;
 	if (atomic_load_explicit(&ev_check, memory_order_relaxed)) {
 		atomic_fetch_add_explicit(&ev_checked, 1, memory_order_relaxed);
 		if (!ev_is_allowed(ip))

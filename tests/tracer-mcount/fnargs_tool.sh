@@ -8,7 +8,7 @@
 # kernel's function_graph prints them, and the return values; uftrace's
 # recording of the same binary (-a) has the same values (where uftrace
 # is installed); trace-cmd reads the file (the records' formats are the
-# kernel's).
+# kernel's). The same with func-args and the function tracer.
 # Exit status: 0 pass, 1 fail, 77 skipped (no trace-cmd).
 set -u
 export LC_ALL=C
@@ -50,6 +50,28 @@ assert b["fa_add"] == {"args": "(a=4, b=1)"}, b["fa_add"]
 assert b["fa_outer"] == {"args": "(n=4)"}, b["fa_outer"]
 assert e["fa_outer"] == {"retval": "0xa"}, e["fa_outer"]
 assert e["fa_fail"] == {"retval": "-22"}, e["fa_fail"]
+PY
+
+# func-args: the function tracer's records with the arguments, printed
+# "func(name=value, ...) <-parent" as Linux 6.15's print_fn_trace(); the
+# JSON's instant events have them in "args"
+"$T" record -q --preload="$LIB" -p function -O func-args -o "$W/fn.dat" \
+	-- "$PROG" > "$W/fr.out" 2>&1 || { cat "$W/fr.out"; fail "ringtrace record -O func-args"; }
+"$T" report "$W/fn.dat" > "$W/fntext" || fail "ringtrace report (func-args)"
+for want in 'fa_outer(n=4) <-main' 'fa_add(a=4, b=1) <-fa_outer' \
+	'fa_fail() <-main' 'fa_seven(a=1, b=2, c=3, d=4, e=5, f=6, ...) <-main' \
+	'fa_pair(p=(STRUCT)[0x1:0x2], x=-1) <-main'; do
+	[ "$(grep -cF ": $want" "$W/fntext")" = 1 ] ||
+		{ cat "$W/fntext"; fail "func-args: no line '$want'"; }
+done
+"$T" report --format=json "$W/fn.dat" > "$W/fnjson" || fail "report --format=json (func-args)"
+python3 - "$W/fnjson" <<'PY' || fail "the JSON (func-args)"
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+i = {e["name"]: e.get("args", {}) for e in ev if e.get("ph") == "i"}
+assert i["fa_add"]["args"] == "(a=4, b=1)", i["fa_add"]
+assert i["fa_add"]["parent"] == "fa_outer", i["fa_add"]
+assert i["fa_fail"]["args"] == "()", i["fa_fail"]
 PY
 
 # uftrace's recording of the same binary (-a: arguments and return values
@@ -110,4 +132,7 @@ trace-cmd report -R "$W/rt.dat" > "$W/tcraw" 2>&1 || fail "trace-cmd report -R"
 grep -q 'funcgraph_exit:.* retval=0x5' "$W/tcraw" ||
 	grep -q 'funcgraph_exit:.* retval=5' "$W/tcraw" || { grep funcgraph "$W/tcraw" | head; fail "trace-cmd's retval field"; }
 grep -q 'funcgraph_entry:.* args=' "$W/tcraw" || { grep funcgraph_entry "$W/tcraw" | head; fail "trace-cmd's args field"; }
+# func-args' records: trace-cmd finds the array by the function format
+trace-cmd report -R "$W/fn.dat" > "$W/tcfn" 2>&1 || fail "trace-cmd report -R (func-args)"
+grep -q 'function:.* args=' "$W/tcfn" || { grep function: "$W/tcfn" | head; fail "trace-cmd's function args field"; }
 echo "PASS"

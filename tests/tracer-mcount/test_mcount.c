@@ -38,6 +38,10 @@
 #undef MCA
 #define MCA_PREFIX fi_
 #include "mc_args.h"
+#undef MCA_PREFIX
+#undef MCA
+#define MCA_PREFIX fp_
+#include "mc_args.h"
 
 
 static struct ringtrace_instance *tr;
@@ -59,6 +63,19 @@ static char *trace_text(void)
 
 	ASSERT_NOT_NULL(f);
 	ASSERT_EQ(ringtrace_print_trace(tr, f), 0);
+	fclose(f);
+	return buf;
+}
+
+/* What trace_pipe gives now (caller frees). */
+static char *pipe_text(void)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	ASSERT_NOT_NULL(f);
+	ASSERT_TRUE(ringtrace_read_pipe(tr, f, 0) > 0);
 	fclose(f);
 	return buf;
 }
@@ -830,7 +847,7 @@ static void graph_args(void)
 	struct mca_pair pair = { 1, 2 };
 	struct mca_big big = { { 10, 0, 0, 20 } };
 	static const char text[] = "x";
-	char want[1024];
+	char want[1024], *t;
 
 	option("funcgraph-args");
 	option("funcgraph-retval");
@@ -857,18 +874,10 @@ static void graph_args(void)
 		 (const void *)text);
 	expect_tree(want);
 	/* trace_pipe prints them the same way (the same printer) */
-	{
-		char *buf = NULL;
-		size_t len = 0;
-		FILE *f = open_memstream(&buf, &len);
-
-		ASSERT_NOT_NULL(f);
-		ASSERT_TRUE(ringtrace_read_pipe(tr, f, 0) > 0);
-		fclose(f);
-		ASSERT_EQ(count(buf, "|    fa_add(a=4, b=1); /* = 0x5 */\n"), 1);
-		ASSERT_EQ(count(buf, "|  } /* fa_outer = 0xa */\n"), 1);
-		free(buf);
-	}
+	t = pipe_text();
+	ASSERT_EQ(count(t, "|    fa_add(a=4, b=1); /* = 0x5 */\n"), 1);
+	ASSERT_EQ(count(t, "|  } /* fa_outer = 0xa */\n"), 1);
+	free(t);
 }
 
 /*
@@ -912,6 +921,169 @@ static void graph_args_cyg(void)
 		    "0:fa_add(a=1, b=1); /* = 0x2 */\n");
 }
 
+/*
+ * The function tracer alone: a NOP site at a function's entry calls the
+ * tracer's own trampoline (ftrace_func_caller, enabled_functions says
+ * so), a call site keeps ftrace_caller; function_graph moves the NOP
+ * site to ftrace_caller. The stop switch holds on both.
+ */
+static void function_trampoline(void)
+{
+	char *e, *t;
+
+	tracer("function");
+	e = enabled_functions();
+	/* (ftrace_func_caller_gpr with mc_pleaf's debug information) */
+	ASSERT_EQ(count(e, "mc_pleaf (1)\ttramp: ftrace_func_caller"), 1);
+	ASSERT_EQ(count(e, "mc_leaf (1)\ttramp: ftrace_caller\n"), 1);
+	free(e);
+	ringtrace_function_trace_stop(true);
+	ASSERT_EQ(mc_pouter(1), 6);
+	ringtrace_function_trace_stop(false);
+	ASSERT_EQ(mc_pouter(1), 6);
+	ASSERT_EQ(mc_outer(1), 10);
+	t = trace_text();
+	ASSERT_EQ(count(t, ": mc_pouter <-"), 1);
+	ASSERT_EQ(count(t, ": mc_pleaf <-mc_pouter\n"), 2);
+	ASSERT_EQ(count(t, ": mc_leaf <-mc_mid\n"), 2);
+	free(t);
+	tracer("function_graph");
+	e = enabled_functions();
+	ASSERT_EQ(count(e, "mc_pleaf (1)\ttramp: ftrace_caller (via "
+			   "trampoline)\n"),
+		  1);
+	ASSERT_EQ(count(e, "ftrace_func_caller"), 0);
+	free(e);
+	ASSERT_EQ(mc_pouter(1), 6);
+	tracer("nop");
+	expect_tree("0:mc_pouter() {\n1:mc_pleaf();\n1:mc_pleaf();\n0:}\n");
+	tracer("function");
+	tracer("nop");
+	e = enabled_functions();
+	ASSERT_EQ(strlen(e), 0);
+	free(e);
+	ASSERT_FALSE(site_is_call((const void *)mc_pleaf));
+}
+
+/* A thread of its own name calls the traced functions once. */
+static void *thread_state_worker(void *arg)
+{
+	(void)arg;
+	pthread_setname_np(pthread_self(), "mc-worker");
+	ASSERT_EQ(mc_pouter(1), 6);
+	return NULL;
+}
+
+/*
+ * The thread state the function tracer's fast path tests as one word:
+ * a new thread's first records carry its id and name (not the fast
+ * path's guess before either is known), records inside
+ * ringtrace_irq_enter() its hardirq flag, and those after
+ * ringtrace_irq_exit() none again, through the tracer's own trampoline
+ * (mc_pleaf's NOP site) and the general entry (mc_pouter).
+ */
+static void function_thread_state(void)
+{
+	char want[64], *t;
+	pthread_t th;
+	int tid;
+
+	tracer("function");
+	ASSERT_EQ(pthread_create(&th, NULL, thread_state_worker, NULL), 0);
+	ASSERT_EQ(pthread_join(th, NULL), 0);
+	ringtrace_irq_enter();
+	ASSERT_EQ(mc_pouter(1), 6);
+	ringtrace_irq_exit();
+	ASSERT_EQ(mc_pouter(1), 6);
+	tracer("nop");
+	t = trace_text();
+	ASSERT_EQ(count(t, "mc-worker-"), 3);
+	ASSERT_EQ(count(t, "<idle>"), 0);
+	ASSERT_EQ(count(t, "<...>"), 0);
+	tid = (int)gettid();
+	snprintf(want, sizeof(want), "-%d ", tid);
+	ASSERT_EQ(count(t, want), 6);
+	ASSERT_EQ(count(t, " ..h.. "), 3);
+	ASSERT_EQ(count(t, ": mc_pleaf <-mc_pouter\n"), 6);
+	free(t);
+}
+
+/*
+ * func-args (Linux 6.15's option of the function tracer): "func(name=
+ * value, ...) <-parent", the arguments printed as funcgraph-args prints
+ * them (the kernel's print_fn_trace() with print_function_args()), by
+ * the general entry (fa_: -mrecord-mcount call sites; fn_: without
+ * debug information, raw registers) and by the function tracer's own
+ * trampoline (fp_: NOP sites). Without the option, no arguments.
+ */
+static void function_args(void)
+{
+	static const char text[] = "x";
+	char want[256], *t;
+
+	option("func-args");
+	tracer("function");
+	/*
+	 * The trampoline from the debug information: xmm0-7 kept for a
+	 * function that may take something in them (a double, a structure),
+	 * not for one of integers and pointers alone.
+	 */
+	t = enabled_functions();
+#ifndef __clang__
+	/* (GCC's: Clang may pass a static function's arguments otherwise
+	 * than its DWARF says, so its functions keep xmm0-7 saved) */
+	ASSERT_EQ(count(t, "fp_add (1)\ttramp: ftrace_func_caller_gpr (via "
+			   "trampoline)\n"),
+		  1);
+	ASSERT_EQ(count(t, "fp_mix (1)\ttramp: ftrace_func_caller_gpr (via "
+			   "trampoline)\n"),
+		  1);
+#endif
+	ASSERT_EQ(count(t, "fp_flt (1)\ttramp: ftrace_func_caller (via "
+			   "trampoline)\n"),
+		  1);
+	ASSERT_EQ(count(t, "fp_pair (1)\ttramp: ftrace_func_caller (via "
+			   "trampoline)\n"),
+		  1);
+	free(t);
+	ASSERT_EQ(fa_outer(4), 10);
+	ASSERT_EQ(fp_outer(4), 10);
+	ASSERT_EQ(fp_mix(0xff, -3, 0x10, text, MCA_RED, 1), 0xff - 3 + 0x10);
+	ASSERT_EQ(fp_seven(1, 2, 3, 4, 5, 6, 7), 28);
+	ASSERT_EQ(fp_flt(1.5, 7), 8);
+	ASSERT_EQ(fn_add(2, 3), 5);
+	tracer("nop");
+	t = trace_text();
+	ASSERT_EQ(count(t, ": fa_outer(n=4) <-"), 1);
+	ASSERT_EQ(count(t, ": fa_add(a=4, b=1) <-fa_outer\n"), 1);
+	ASSERT_EQ(count(t, ": fp_outer(n=4) <-"), 1);
+	ASSERT_EQ(count(t, ": fp_add(a=4, b=1) <-fp_outer\n"), 1);
+	snprintf(want, sizeof(want),
+		 ": fp_mix(c=0xff, s=-3, u=0x10, p=%p, e=-2, b=0x1) <-",
+		 (const void *)text);
+	ASSERT_EQ(count(t, want), 1);
+	ASSERT_EQ(count(t, ": fp_seven(a=1, b=2, c=3, d=4, e=5, f=6, ...) <-"),
+		  1);
+	ASSERT_EQ(count(t, ": fp_flt(d=(FLOAT), i=7) <-"), 1);
+	ASSERT_EQ(count(t, ": fn_add(2, 3, "), 1);
+	free(t);
+	/* trace_pipe prints them the same way (the same printer) */
+	t = pipe_text();
+	ASSERT_EQ(count(t, ": fp_add(a=4, b=1) <-fp_outer\n"), 1);
+	free(t);
+	option("nofunc-args");
+	tracer("function");
+	ASSERT_EQ(fp_add(1, 1), 2);
+	ASSERT_EQ(fa_add(1, 1), 2);
+	tracer("nop");
+	t = trace_text();
+	ASSERT_EQ(count(t, ": fp_add <-"), 1);
+	ASSERT_EQ(count(t, ": fa_add <-"), 1);
+	ASSERT_EQ(count(t, "fp_add("), 0);
+	ASSERT_EQ(count(t, "fa_add("), 0);
+	free(t);
+}
+
 /* Named so that backtrace() finds it (the program is linked -rdynamic). */
 #define MC_CASE(fn)                                                          \
 	__attribute__((noinline)) void test_case_##fn(void);                 \
@@ -945,6 +1117,9 @@ MC_CASE(graph_retval_hex)
 MC_CASE(graph_args)
 MC_CASE(graph_args_nodebug)
 MC_CASE(graph_args_cyg)
+MC_CASE(function_trampoline)
+MC_CASE(function_thread_state)
+MC_CASE(function_args)
 
 #define MC_RUN(fn) { #fn, test_case_##fn }
 static const struct rbt_case cases[] = {
@@ -962,6 +1137,8 @@ static const struct rbt_case cases[] = {
 	MC_RUN(patch_before_entry), MC_RUN(graph_retval),
 	MC_RUN(graph_retval_hex),   MC_RUN(graph_args),
 	MC_RUN(graph_args_nodebug), MC_RUN(graph_args_cyg),
+	MC_RUN(function_trampoline), MC_RUN(function_args),
+	MC_RUN(function_thread_state),
 };
 
 RBT_MAIN(cases)

@@ -351,6 +351,31 @@ static RT_NOTRACE char *rt_dwarf_lookup(struct rt_dwarf *d, unsigned long addr,
 	return rt_fn_proto(&fn);
 }
 
+RT_NOTRACE bool rt_dwarf_plain_abi(struct rt_dwarf *d, unsigned long addr)
+{
+	Dwfl_Module *mod = d ? dwfl_addrmodule(d->dwfl, addr) : NULL;
+	Dwarf_Die *cu, fn;
+	Dwarf_Attribute attr;
+	Dwarf_Word cc;
+	Dwarf_Addr bias;
+	const char *producer;
+
+	if (!mod)
+		return false;
+	cu = dwfl_module_addrdie(mod, addr, &bias);
+	if (!cu || !rt_find_subprogram(cu, addr - bias, &fn))
+		return false;
+	producer = dwarf_attr(cu, DW_AT_producer, &attr) ?
+			   dwarf_formstring(&attr) :
+			   NULL;
+	if (!producer || strncmp(producer, "GNU ", 4))
+		return false;
+	if (dwarf_attr(&fn, DW_AT_calling_convention, &attr) &&
+	    (dwarf_formudata(&attr, &cc) || cc != DW_CC_normal))
+		return false;
+	return true;
+}
+
 RT_NOTRACE bool rt_dwarf_proto(struct rt_dwarf *d, unsigned long addr,
 			       char *buf, size_t len)
 {

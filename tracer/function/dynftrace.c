@@ -23,8 +23,19 @@
  * that was a call keeps its call as its "on" instruction (it reaches
  * libringtrace's __fentry__ or mcount through the object's PLT or GOT);
  * a NOP site gets "call rel32" to a trampoline page mapped within 2 GiB
- * of its object (the kernel's per-ops trampolines), which jumps on to
- * __fentry__. "Off" is the 5- or 6-byte NOP.
+ * of its object, which jumps on to __fentry__. "Off" is the 5- or 6-byte
+ * NOP.
+ *
+ * The kernel gives an ftrace_ops of its own a trampoline of its own when
+ * it is the only one at a site, whose call goes straight to the ops'
+ * func (no list walk, no hash test). So here: while the function tracer
+ * is the only tracer (no function_graph, no function command), a NOP
+ * site at a function's entry (its first instruction, or after an
+ * endbr64) calls a slot of the page that jumps to ftrace_func_caller
+ * with the distance from the site's return to the function in %r11: the
+ * record is written with no lookup of the site, the lists or the ops.
+ * Switching a tracer on or off patches the sites from one call to the
+ * other.
  *
  * The kernel's ftrace_init() NOPs every recorded call at boot; here the
  * first update after a scan (rt_dynftrace_update()) does, and from then
@@ -93,6 +104,7 @@
 
 #include "ftrace.h"
 #include "fgraph.h"
+#include "fnproto.h"
 #include "rcu.h"
 #include "symbols.h"
 
@@ -111,6 +123,32 @@ enum dyn_kind {
 	DYN_NOPS,     /* five or more one-byte NOPs (GCC's entries) */
 };
 
+/*
+ * The trampoline page: "jmp *0(%rip)" to __fentry__ at +0 and to mcount
+ * at +16, then the function tracer's slots, one per distance D from a
+ * site's return to its function (DYN_FAST_MIN to DYN_FAST_MAX) and per
+ * trampoline (ftrace_func_caller, or ftrace_func_caller_gpr for G) at
+ * DYN_FAST_SLOT(D, G): "mov $D, %r11d; jmp *0(%rip)" and the address.
+ */
+#define DYN_FAST_MIN 5 /* the site is the function's first instruction */
+#define DYN_FAST_MAX 9 /* ... after an endbr64 */
+#define DYN_FAST_NR (DYN_FAST_MAX - DYN_FAST_MIN + 1)
+#define DYN_FAST_SLOT(d, g)                                                   \
+	(64 + 32 * ((unsigned long)((d) - DYN_FAST_MIN) +                    \
+		    ((g) ? DYN_FAST_NR : 0)))
+
+/* What a site's function takes, for the function tracer's trampoline. */
+enum dyn_regs {
+	DYN_REGS_UNKNOWN = 0, /* not looked at yet */
+	DYN_REGS_ALL,	      /* anything: xmm0-7 saved too */
+	DYN_REGS_GPR,	      /* integers, pointers, enumerations only */
+};
+
+static const unsigned char dyn_endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
+
+/* ftrace_func_caller compares rt_ftrace_enabled with 1: this bit alone. */
+_Static_assert(RT_FTRACE_FUNCTION == 1, "mcount_x86_64.S tests for 1");
+
 /**
  * struct dyn_site - one recorded call site
  * @ip: its address
@@ -119,7 +157,12 @@ enum dyn_kind {
  * @len: the length of its instruction (5 or 6)
  * @kind: enum dyn_kind
  * @on: the bytes of the call
+ * @fast_delta: the return after the site minus the function's start,
+ *	when the site can take ftrace_func_caller (a NOP at the function's
+ *	entry), else 0
+ * @fast_regs: enum dyn_regs, found at the site's first fast patch
  * @enabled: it is a call now
+ * @fast: ... of one of the function tracer's slots
  * @broken: it could not be written (reported); left alone
  * @raw: still the compiler's one-byte NOPs (DYN_NOPS): made one 5-byte
  *	NOP at the first update, which comes right after the scan that
@@ -132,7 +175,10 @@ struct dyn_site {
 	unsigned char len;
 	unsigned char kind;
 	unsigned char on[6];
+	unsigned char fast_delta;
+	unsigned char fast_regs;
 	bool enabled;
+	bool fast;
 	bool broken;
 	bool raw;
 };
@@ -194,6 +240,7 @@ struct dyn_poke {
 	unsigned long ip;
 	unsigned char len;
 	unsigned char insn[6];
+	bool fast; /* the call of a function tracer's slot */
 };
 struct dyn_batch {
 	size_t nr;
@@ -714,18 +761,21 @@ static RT_NOTRACE unsigned long dyn_tramp_map(unsigned long lo,
 }
 
 /*
- * The object's trampoline: "jmp *0(%rip)" then __fentry__'s address at
- * +0, mcount's at +16. Written before it is made executable and before
- * any site points at it.
+ * The object's trampoline page (DYN_FAST_SLOT() above). Written before it
+ * is made executable and before any site points at it.
  */
 static RT_NOTRACE unsigned long dyn_tramp(struct dyn_obj *o, unsigned long lo,
 					  unsigned long hi)
 {
 	static const unsigned char jmp[6] = { 0xff, 0x25, 0, 0, 0, 0 };
+	static const unsigned char mov_r11[2] = { 0x41, 0xbb };
 	unsigned long at, fn[2] = { (unsigned long)__fentry__,
 				    (unsigned long)mcount };
+	unsigned long fast[2] = { (unsigned long)ftrace_func_caller,
+				  (unsigned long)ftrace_func_caller_gpr };
 	long page = sysconf(_SC_PAGESIZE);
-	int i;
+	uint32_t d;
+	int i, g;
 
 	if (o->tramp)
 		return o->tramp;
@@ -736,6 +786,16 @@ static RT_NOTRACE unsigned long dyn_tramp(struct dyn_obj *o, unsigned long lo,
 		memcpy((void *)(at + 16 * i), jmp, sizeof(jmp));
 		memcpy((void *)(at + 16 * i + 6), &fn[i], sizeof(fn[i]));
 	}
+	for (g = 0; g < 2; g++)
+		for (d = DYN_FAST_MIN; d <= DYN_FAST_MAX; d++) {
+			unsigned char *p =
+				(unsigned char *)(at + DYN_FAST_SLOT(d, g));
+
+			memcpy(p, mov_r11, sizeof(mov_r11));
+			memcpy(p + 2, &d, sizeof(d));
+			memcpy(p + 6, jmp, sizeof(jmp));
+			memcpy(p + 12, &fast[g], sizeof(fast[g]));
+		}
 	if (mprotect((void *)at, (size_t)page, PROT_READ | PROT_EXEC)) {
 		munmap((void *)at, (size_t)page);
 		return 0;
@@ -881,6 +941,18 @@ static RT_NOTRACE bool dyn_site_classify(struct dyn_site *s, struct dyn_obj *o,
 	rel = (int32_t)(long)(target - (s->ip + 5));
 	s->on[0] = 0xe8;
 	memcpy(s->on + 1, &rel, 4);
+	/*
+	 * ftrace_func_caller finds the traced function's return just
+	 * above the site's: a site that is the function's first
+	 * instruction, or follows its endbr64 (nothing pushed before).
+	 */
+	if (target == tramp &&
+	    (s->func == s->ip ||
+	     (s->func + sizeof(dyn_endbr64) == s->ip &&
+	      !memcmp((const void *)s->func, dyn_endbr64,
+		      sizeof(dyn_endbr64))))) {
+		s->fast_delta = (unsigned char)(s->ip + 5 - s->func);
+	}
 	return true;
 }
 
@@ -1131,6 +1203,68 @@ static RT_NOTRACE bool dyn_rescan(void)
 
 /* ---- choosing the sites ----------------------------------------------------- */
 
+/*
+ * The process's debug information, for the parameters of the functions
+ * whose sites the function tracer's trampoline takes: opened at the
+ * first such patch, kept. Under dyn_lock.
+ */
+static struct rt_dwarf *dyn_dwarf;
+static bool dyn_dwarf_failed;
+
+/*
+ * Whether @s's function takes anything in a vector register: from its
+ * prototype (fnproto.h), integers ("sN", "uN"), enumerations ("eN") and
+ * pointers ("p") alone say no, where the function keeps the ABI's
+ * convention (rt_dwarf_plain_abi(): GCC's, under its own name); a
+ * floating-point number, an aggregate (its members may be), a type not
+ * told, variable arguments (%al counts the vector registers they use),
+ * another compiler or no debug information say maybe.
+ */
+static RT_NOTRACE enum dyn_regs dyn_site_regs(const struct dyn_site *s)
+{
+	char proto[RT_FNPROTO_MAX], *p, *save = NULL;
+	struct rt_sym sym;
+
+	if (!dyn_dwarf && !dyn_dwarf_failed) {
+		dyn_dwarf = rt_dwarf_open(0);
+		dyn_dwarf_failed = !dyn_dwarf;
+	}
+	/* a clone of another convention (name.isra.0, name.constprop.0) */
+	if (!rt_sym_lookup(s->func, &sym) || sym.start != s->func ||
+	    strchr(sym.name, '.'))
+		return DYN_REGS_ALL;
+	if (!dyn_dwarf || !rt_dwarf_plain_abi(dyn_dwarf, s->func) ||
+	    !rt_dwarf_proto(dyn_dwarf, s->func, proto, sizeof(proto)) ||
+	    /* a prototype cut short may have left a parameter out */
+	    strlen(proto) + 64 >= sizeof(proto))
+		return DYN_REGS_ALL;
+	for (p = strtok_r(proto, " ", &save); p; p = strtok_r(NULL, " ", &save)) {
+		const char *kind = strchr(p, ':');
+
+		if (!kind || !strchr("pseu", kind[1]) ||
+		    (kind[1] != 'p' && kind[1] && !(kind[2] >= '1' &&
+						    kind[2] <= '8')))
+			return DYN_REGS_ALL;
+	}
+	return DYN_REGS_GPR;
+}
+
+/* The call of the function tracer's slot for @s. */
+static RT_NOTRACE void dyn_fast_insn(struct dyn_site *s, unsigned char *insn)
+{
+	unsigned long tramp = dyn_objs[s->obj].tramp;
+	int32_t rel;
+
+	if (s->fast_regs == DYN_REGS_UNKNOWN)
+		s->fast_regs = dyn_site_regs(s);
+	rel = (int32_t)(long)(tramp +
+			      DYN_FAST_SLOT(s->fast_delta,
+					    s->fast_regs == DYN_REGS_GPR) -
+			      (s->ip + 5));
+	insn[0] = 0xe8;
+	memcpy(insn + 1, &rel, 4);
+}
+
 static RT_NOTRACE bool dyn_wanted(const struct dyn_site *s, unsigned int en)
 {
 	struct rt_ftrace_match m;
@@ -1165,12 +1299,14 @@ static RT_NOTRACE void dyn_update_locked(void)
 	for (i = 0; i < t->nr; i++) {
 		struct dyn_site *s = &t->sites[i];
 		struct dyn_poke *p;
-		bool want;
+		bool want, fast;
 
 		if (s->broken)
 			continue;
 		want = dyn_wanted(s, en);
-		if (want == s->enabled && !s->raw)
+		/* the function tracer alone: its own trampoline */
+		fast = want && en == RT_FTRACE_FUNCTION && s->fast_delta;
+		if (want == s->enabled && (!want || fast == s->fast) && !s->raw)
 			continue;
 		/*
 		 * A text page that takes no write (a shared mapping, which
@@ -1191,7 +1327,10 @@ static RT_NOTRACE void dyn_update_locked(void)
 		p = &b.pokes[b.nr++];
 		p->ip = s->ip;
 		p->len = s->len;
-		if (want)
+		p->fast = fast;
+		if (fast)
+			dyn_fast_insn(s, p->insn);
+		else if (want)
 			memcpy(p->insn, s->on, s->len);
 		else
 			memcpy(p->insn, s->len == 6 ? dyn_nop6 : dyn_nop5,
@@ -1212,6 +1351,7 @@ static RT_NOTRACE void dyn_update_locked(void)
 		}
 		s->enabled = b.pokes[i].insn[0] != dyn_nop5[0] &&
 			     b.pokes[i].insn[0] != dyn_nop6[0];
+		s->fast = b.pokes[i].fast;
 		s->raw = false;
 	}
 	if (ret)
@@ -1274,7 +1414,10 @@ static RT_NOTRACE int dyn_show(FILE *out, bool enabled_only)
 			n = fprintf(out, " (1)\ttramp: %s\n",
 				    s->kind == DYN_CALL5 || s->kind == DYN_CALL6 ?
 					    "ftrace_caller" :
-					    "ftrace_caller (via trampoline)");
+				    !s->fast ? "ftrace_caller (via trampoline)" :
+				    s->fast_regs == DYN_REGS_GPR ?
+					    "ftrace_func_caller_gpr (via trampoline)" :
+					    "ftrace_func_caller (via trampoline)");
 		else if (n >= 0)
 			n = fprintf(out, "\n");
 		if (n < 0)

@@ -231,7 +231,7 @@ RT_NOTRACE void ftrace_ops_entry(unsigned long self_ret,
 	else
 		rt_ftrace_test(func, enabled, &m);
 	if ((enabled & RT_FTRACE_FUNCTION) && m.func)
-		rt_ftrace_function_event(func, *parent_loc);
+		rt_ftrace_function_event(func, *parent_loc, &regs->rdi);
 	/* a function command's site may be a call for the command alone:
 	 * the lists were tested above */
 	if (__builtin_expect(enabled & RT_FTRACE_PROBE, 0))

@@ -52,6 +52,10 @@ void rt_ftrace_test(unsigned long ip, unsigned int enabled,
 void __fentry__(void);
 void mcount(void);
 void ftrace_caller(void);
+/* The function tracer's own entries (dynftrace.c's pages jump to them);
+ * _gpr keeps the vector registers as they are. */
+void ftrace_func_caller(void);
+void ftrace_func_caller_gpr(void);
 void ftrace_stub(void);
 void return_to_handler(void);
 /* What a hijacked slot holds: return_to_handler + 1 (see the .S file). */

@@ -529,7 +529,7 @@ rt_ftrace_func_enter(unsigned long ip, unsigned long parent_ip,
 
 	rt_ftrace_test(ip, enabled, &m);
 	if ((enabled & RT_FTRACE_FUNCTION) && m.func)
-		rt_ftrace_function_event(ip, parent_ip);
+		rt_ftrace_function_event(ip, parent_ip, NULL);
 	if (__builtin_expect(enabled & RT_FTRACE_PROBE, 0))
 		rt_ftrace_probe_call(ip, (const void *)parent_ip);
 	if (enabled & RT_FTRACE_GRAPH)

@@ -25,6 +25,24 @@
  *			real return address (and to record the exit), and
  *			jumps there.
  *
+ *  ftrace_func_caller	the function tracer's own trampoline (the kernel's
+ *			per-ops trampoline, whose ftrace_call calls the one
+ *			ops' func, function_trace_call(), instead of
+ *			ftrace_ops_list_func()): dynftrace.c points a NOP
+ *			site at it, through its object's trampoline page,
+ *			while the function tracer is the only user of the
+ *			sites. The page's slot puts the distance from the
+ *			site's return to its function's start in %r11, so
+ *			the function is known without a lookup; the
+ *			trampoline checks the stop switch and that the
+ *			function tracer is still alone, saves what the C
+ *			callee may clobber and calls rt_ftrace_function_event()
+ *			straight away (no ops list, no filter test: the
+ *			site is a call only while the lists select it).
+ *			Anything else (function_graph or a function
+ *			command came on while the sites are still being
+ *			patched) goes on to ftrace_caller.
+ *
  * The difference between the two entries is where the traced function's
  * own return address lies: __fentry__ is called first thing, so it is
  * just above the call's return address; mcount after the prologue has
@@ -64,6 +82,56 @@
 	movq	rt_ftrace_enabled@GOTPCREL(%rip), %r11
 	cmpl	$0, (%r11)
 	je	ftrace_stub
+.endm
+
+/*
+ * The save area (struct ftrace_regs) at %rsp: the integer argument
+ * registers and %r10, %rax unless @rax is 0, xmm0-7 unless @xmm is 0.
+ */
+.macro SAVE_ARGS rax=1, xmm=1
+	movq	%rdi, FR_RDI(%rsp)
+	movq	%rsi, FR_RSI(%rsp)
+	movq	%rdx, FR_RDX(%rsp)
+	movq	%rcx, FR_RCX(%rsp)
+	movq	%r8, FR_R8(%rsp)
+	movq	%r9, FR_R9(%rsp)
+	movq	%r10, FR_R10(%rsp)
+.if \rax
+	movq	%rax, FR_RAX(%rsp)
+.endif
+.if \xmm
+	movdqu	%xmm0, FR_XMM + 0 * 16(%rsp)
+	movdqu	%xmm1, FR_XMM + 1 * 16(%rsp)
+	movdqu	%xmm2, FR_XMM + 2 * 16(%rsp)
+	movdqu	%xmm3, FR_XMM + 3 * 16(%rsp)
+	movdqu	%xmm4, FR_XMM + 4 * 16(%rsp)
+	movdqu	%xmm5, FR_XMM + 5 * 16(%rsp)
+	movdqu	%xmm6, FR_XMM + 6 * 16(%rsp)
+	movdqu	%xmm7, FR_XMM + 7 * 16(%rsp)
+.endif
+.endm
+
+.macro RESTORE_ARGS rax=1, xmm=1
+	movq	FR_RDI(%rsp), %rdi
+	movq	FR_RSI(%rsp), %rsi
+	movq	FR_RDX(%rsp), %rdx
+	movq	FR_RCX(%rsp), %rcx
+	movq	FR_R8(%rsp), %r8
+	movq	FR_R9(%rsp), %r9
+	movq	FR_R10(%rsp), %r10
+.if \rax
+	movq	FR_RAX(%rsp), %rax
+.endif
+.if \xmm
+	movdqu	FR_XMM + 0 * 16(%rsp), %xmm0
+	movdqu	FR_XMM + 1 * 16(%rsp), %xmm1
+	movdqu	FR_XMM + 2 * 16(%rsp), %xmm2
+	movdqu	FR_XMM + 3 * 16(%rsp), %xmm3
+	movdqu	FR_XMM + 4 * 16(%rsp), %xmm4
+	movdqu	FR_XMM + 5 * 16(%rsp), %xmm5
+	movdqu	FR_XMM + 6 * 16(%rsp), %xmm6
+	movdqu	FR_XMM + 7 * 16(%rsp), %xmm7
+.endif
 .endm
 
 	.globl	__fentry__
@@ -119,22 +187,7 @@ ftrace_caller:
 	/* mcount is called with %rsp 8 mod 16, __fentry__ with 0: align. */
 	andq	$-16, %rsp
 	subq	$FR_SIZE, %rsp
-	movq	%rdi, FR_RDI(%rsp)
-	movq	%rsi, FR_RSI(%rsp)
-	movq	%rdx, FR_RDX(%rsp)
-	movq	%rcx, FR_RCX(%rsp)
-	movq	%r8, FR_R8(%rsp)
-	movq	%r9, FR_R9(%rsp)
-	movq	%rax, FR_RAX(%rsp)
-	movq	%r10, FR_R10(%rsp)
-	movdqu	%xmm0, FR_XMM + 0 * 16(%rsp)
-	movdqu	%xmm1, FR_XMM + 1 * 16(%rsp)
-	movdqu	%xmm2, FR_XMM + 2 * 16(%rsp)
-	movdqu	%xmm3, FR_XMM + 3 * 16(%rsp)
-	movdqu	%xmm4, FR_XMM + 4 * 16(%rsp)
-	movdqu	%xmm5, FR_XMM + 5 * 16(%rsp)
-	movdqu	%xmm6, FR_XMM + 6 * 16(%rsp)
-	movdqu	%xmm7, FR_XMM + 7 * 16(%rsp)
+	SAVE_ARGS
 
 	movq	8(%rbp), %rdi		/* the return after the call site */
 	movq	%r11, %rsi		/* parent_loc */
@@ -150,28 +203,91 @@ ftrace_graph_caller:
 	 * prepare_ftrace_return() itself, and the label only marks the
 	 * place.
 	 */
-	movq	FR_RDI(%rsp), %rdi
-	movq	FR_RSI(%rsp), %rsi
-	movq	FR_RDX(%rsp), %rdx
-	movq	FR_RCX(%rsp), %rcx
-	movq	FR_R8(%rsp), %r8
-	movq	FR_R9(%rsp), %r9
-	movq	FR_RAX(%rsp), %rax
-	movq	FR_R10(%rsp), %r10
-	movdqu	FR_XMM + 0 * 16(%rsp), %xmm0
-	movdqu	FR_XMM + 1 * 16(%rsp), %xmm1
-	movdqu	FR_XMM + 2 * 16(%rsp), %xmm2
-	movdqu	FR_XMM + 3 * 16(%rsp), %xmm3
-	movdqu	FR_XMM + 4 * 16(%rsp), %xmm4
-	movdqu	FR_XMM + 5 * 16(%rsp), %xmm5
-	movdqu	FR_XMM + 6 * 16(%rsp), %xmm6
-	movdqu	FR_XMM + 7 * 16(%rsp), %xmm7
+	RESTORE_ARGS
 	movq	%rbp, %rsp
 	popq	%rbp
 	.cfi_def_cfa %rsp, 8
 	ret
 	.cfi_endproc
 	.size	ftrace_caller, . - ftrace_caller
+
+/*
+ * ftrace_func_caller - (%rsp) = the return into the traced function, just
+ * after its site; 8(%rsp) = the traced function's own return (the site is
+ * its first instruction, or follows an endbr64: an -mfentry-like entry);
+ * %r11 = the return minus the function's start (the trampoline page's
+ * slot sets it, dynftrace.c)
+ *
+ * Saved: the argument registers and xmm0-7, as ftrace_caller (the callee
+ * is ordinary C, and the ring buffer's slow paths it may call out to are
+ * too: they may use the vector registers). The callee-saved registers are
+ * the C callee's to keep. The flags need no saving at a function's entry.
+ *
+ * ftrace_func_caller_gpr is the same without xmm0-7 and %rax, for the
+ * functions whose debug information shows integer, pointer and
+ * enumeration parameters only and no variable arguments (dynftrace.c
+ * chooses at patch time): the ABI passes nothing in a vector register to
+ * them, nor a count of vector registers in %al (variadic calls only), and
+ * the vector registers are the caller's to lose at a call (the compiler
+ * keeps no value in them across a call of an instrumented function: GCC
+ * leaves out its -fipa-ra for -pg and patchable entries, which is what
+ * lets ftrace_caller leave xmm8-15 alone too).
+ */
+.macro FUNC_CALLER name, xmm
+	.globl	\name
+	.hidden	\name
+	.type	\name, @function
+	.p2align 4
+\name:
+	.cfi_startproc
+	/*
+	 * One test of the two words the general entry tests: the stop
+	 * switch clear and the function tracer alone (RT_FTRACE_FUNCTION,
+	 * ftrace.h). Relaxed loads, as the hooks make; straight from the
+	 * words (the library's own, hidden: no GOT load, no scratch
+	 * register), before anything is pushed.
+	 */
+	cmpl	$0, rt_function_trace_stop(%rip)
+	jne	1f
+	cmpl	$1, rt_ftrace_enabled(%rip)
+	jne	1f
+	pushq	%rbp
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbp, 0
+	movq	%rsp, %rbp
+	.cfi_def_cfa_register %rbp
+	/* A function's entry has %rsp 8 mod 16 in the ABI; do not rely on it. */
+	andq	$-16, %rsp
+.if \xmm
+	subq	$FR_SIZE, %rsp
+.else
+	subq	$FR_XMM, %rsp
+.endif
+	SAVE_ARGS \xmm, \xmm
+
+	movq	8(%rbp), %rdi		/* the return after the site */
+	subq	%r11, %rdi		/* the function */
+	movq	16(%rbp), %rsi		/* its caller (parent_ip) */
+	movq	%rsp, %rdx		/* the saved registers, rdi first */
+	call	rt_ftrace_function_event
+
+	RESTORE_ARGS \xmm, \xmm
+	movq	%rbp, %rsp
+	.cfi_def_cfa_register %rsp
+	popq	%rbp
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %rbp
+	ret
+1:
+	/* stopped, or not the function tracer alone: the general entry,
+	 * which tests again, and goes on or returns */
+	jmp	__fentry__
+	.cfi_endproc
+	.size	\name, . - \name
+.endm
+
+	FUNC_CALLER ftrace_func_caller, 1
+	FUNC_CALLER ftrace_func_caller_gpr, 0
 
 /*
  * return_to_handler - the hijacked return of a function_graph frame.

@@ -70,6 +70,16 @@ static inline size_t rt_marker_max_len(size_t max_event)
 	 RT_GRAPH_NR_ARGS * sizeof(unsigned long))
 
 /*
+ * function with func-args goes on with the same six registers (@args),
+ * as Linux 6.15's function record (its __dynamic_array args, which runs
+ * to the record's end); a record without them is sizeof(struct
+ * rt_fn_entry) long, as before the option.
+ */
+#define RT_FN_NR_ARGS RT_GRAPH_NR_ARGS
+#define RT_FN_ARGS_SIZE                                                       \
+	(sizeof(struct rt_fn_entry) + RT_FN_NR_ARGS * sizeof(unsigned long))
+
+/*
  * funcgraph_exit's @retval is the return register (%rax) as
  * return_to_handler found it (the kernel's funcgraph_exit with
  * CONFIG_FUNCTION_GRAPH_RETVAL, 6.12: packed, 48 bytes).

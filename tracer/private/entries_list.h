@@ -29,9 +29,12 @@
  * The list's order is the order of the events in the registry.
  */
 
+/* With func-args the six argument registers follow (entries.h:
+ * RT_FN_ARGS_SIZE), as Linux 6.15's function record. */
 RT_FTRACE_ENTRY(function, rt_fn_entry, RT_TYPE_FN, RT_FE_ALIGNED,
 	RT_FE_FIELD(unsigned long, ip, PTR)
-	RT_FE_FIELD(unsigned long, parent_ip, PTR),
+	RT_FE_FIELD(unsigned long, parent_ip, PTR)
+	RT_FE_ARRAY(unsigned long, args, ARRAY),
 	"\" %ps <-- %ps\", (void *)REC->ip, (void *)REC->parent_ip",
 	rt_print_fn_entry)
 

@@ -58,4 +58,15 @@ void rt_dwarf_close(struct rt_dwarf *d);
 bool rt_dwarf_proto(struct rt_dwarf *d, unsigned long addr, char *buf,
 		    size_t len);
 
+/*
+ * rt_dwarf_plain_abi - whether the function that starts at @addr takes
+ * its parameters as its prototype says, by the ABI: GCC compiled it (its
+ * compile unit's producer says so: GCC changes the parameters of a
+ * function only in a copy of another name, .isra or .constprop, whose
+ * DWARF says DW_CC_nocall; Clang may promote a static function's pointer
+ * parameter to the value it points to under the same name) and its
+ * DW_AT_calling_convention, if any, is DW_CC_normal. Not cached.
+ */
+bool rt_dwarf_plain_abi(struct rt_dwarf *d, unsigned long addr);
+
 #endif /* RINGTRACE_FNPROTO_H */

@@ -39,6 +39,7 @@ enum rt_opt {
 	RT_OPT_FUNCGRAPH_ARGS,
 	RT_OPT_STACKTRACE,
 	RT_OPT_DISABLE_ON_FREE,
+	RT_OPT_FUNC_ARGS,
 	RT_OPT_NR,
 };
 #define RT_OPT(o) (1ull << (o))

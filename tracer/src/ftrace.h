@@ -33,8 +33,17 @@
  */
 extern _Atomic unsigned int rt_ftrace_enabled;
 
-/* Record one function entry (function tracer). Async-signal-safe. */
-void rt_ftrace_function_event(unsigned long ip, unsigned long parent_ip);
+/*
+ * Record one function entry (function tracer). @args: the six argument
+ * registers as the entry trampoline saved them (rdi, rsi, rdx, rcx, r8,
+ * r9), written for the instances with func-args; NULL where the hook has
+ * none (-finstrument-functions). Leaves errno as it was.
+ * Async-signal-safe.
+ */
+void rt_ftrace_function_event(unsigned long ip, unsigned long parent_ip,
+			      const unsigned long *args);
+/* The instances of the function tracer with the func-args option. */
+extern _Atomic uint64_t rt_fn_args_mask;
 /*
  * Record a graph entry at @depth (0 = outermost), stamped @calltime
  * (rt_ftrace_clock()) where the buffer's clock is the default one.

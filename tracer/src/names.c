@@ -35,6 +35,7 @@ const struct rt_opt_name rt_opt_table[RT_OPT_NR] = {
 	[RT_OPT_FUNCGRAPH_ARGS] = { "funcgraph-args", false },
 	[RT_OPT_STACKTRACE] = { "stacktrace", false },
 	[RT_OPT_DISABLE_ON_FREE] = { "disable_on_free", false },
+	[RT_OPT_FUNC_ARGS] = { "func-args", false },
 };
 
 uint64_t rt_opt_defaults(void)

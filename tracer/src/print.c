@@ -800,6 +800,14 @@ static void rt_print_ip_sym(struct rt_iter *it, unsigned long ip)
 
 /* ---- the built-in records' hooks (entries_list.h) ------------------------ */
 
+static void rt_graph_args(struct rt_iter *it, unsigned long func,
+			  const unsigned long *args);
+
+/*
+ * The kernel's print_fn_trace(): "func <-parent", and with func-args'
+ * record (the argument registers after the parent) "func(a=1, b=2)
+ * <-parent", the arguments printed as funcgraph-args prints them.
+ */
 static void rt_print_fn_entry(struct rt_iter *it, bool msg_only)
 {
 	const struct rt_fn_entry *f = (const void *)it->rec;
@@ -807,6 +815,13 @@ static void rt_print_fn_entry(struct rt_iter *it, bool msg_only)
 
 	(void)msg_only;
 	rt_print_ip_sym(it, f->ip);
+	if (it->len >= RT_FN_ARGS_SIZE) {
+		unsigned long argv[RT_FN_NR_ARGS];
+
+		/* records are only 4-byte aligned in the buffer */
+		memcpy(argv, (const char *)it->rec + sizeof(*f), sizeof(argv));
+		rt_graph_args(it, f->ip, argv);
+	}
 	if ((it->opts & RT_OPT(RT_OPT_PRINT_PARENT)) && f->parent_ip) {
 		rt_seq_puts(s, " <-");
 		rt_print_ip_sym(it, f->parent_ip);

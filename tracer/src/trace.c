@@ -50,6 +50,7 @@ pthread_mutex_t rt_control_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Instances whose current tracer is function / function_graph / usersoff */
 _Atomic uint64_t rt_fn_mask, rt_graph_mask, rt_lat_mask;
 _Atomic uint64_t rt_graph_args_mask;
+_Atomic uint64_t rt_fn_args_mask;
 /* Instances with a set_ftrace_pid or set_ftrace_notrace_pid list */
 _Atomic uint64_t rt_ftrace_pid_mask;
 _Atomic unsigned int rt_ftrace_enabled;
@@ -59,9 +60,9 @@ _Atomic unsigned int rt_ftrace_enabled;
 
 /* Userspace: the kernel keeps this state in the task and per CPU; here
  * it is initial-exec TLS, so that reaching it from a signal handler
- * never allocates. */
+ * never allocates. A new thread's id is not known yet (slow). */
 __thread struct rt_thread rt_cur
-	__attribute__((tls_model("initial-exec")));
+	__attribute__((tls_model("initial-exec"))) = { .slow = 1 };
 
 /*
  * The views of <ringtrace/inline_write.h>, through which the write of a
@@ -159,8 +160,10 @@ __attribute__((no_instrument_function)) void rt_cmdline_save(void)
 	char comm[RT_COMM_LEN] = { 0 };
 
 	prctl(PR_GET_NAME, comm, 0, 0, 0);
-	if (rt_cmdline_store(rt_gettid(), (int)getpid(), comm))
+	if (rt_cmdline_store(rt_gettid(), (int)getpid(), comm)) {
 		rt_cur.comm_saved = true;
+		rt_thread_slow_update();
+	}
 }
 
 /*
@@ -177,11 +180,13 @@ void rt_write_as(int pid, int tgid, const char *comm)
 	if (!rt_cur.comm_saved)
 		rt_cmdline_save(); /* its own name first, under its own id */
 	rt_cur.pid = 0;
+	rt_thread_slow_update();
 	if (pid <= 0)
 		return; /* rt_gettid() takes the thread's id again */
 	snprintf(name, sizeof(name), "%s", comm ? comm : "<...>");
 	rt_cmdline_store(pid, tgid, name);
 	rt_cur.pid = pid;
+	rt_thread_slow_update();
 }
 
 bool rt_cmdline_find(int pid, char *comm, int *tgid)
@@ -1154,25 +1159,28 @@ rt_fill_graph_ret(void *rec, const void *arg)
  * function tracers' writes have a path of their own. The common case is
  * tested once, up front: a thread writing at the outermost level (no
  * record of its own under way, no ringtrace_irq_enter()), its id and name
- * already known, no instance of @mask with a set_ftrace_pid list. There
- * the header is the same word for every record of the thread, the
- * nesting count goes from 0 to 1 and back, and the payload is stored
- * straight into each reservation. Any other case goes through
- * rt_write_builtin_inline() (the records are the same either way).
+ * already known, no instance of @mask with a set_ftrace_pid list: two
+ * words of the thread (@depth and rt_thread.slow, which stands for the
+ * rest) and the global list mask (with @also, more instances whose
+ * records the caller writes another way). There the header is the same word for
+ * every record of the thread, the nesting count goes from 0 to 1 and
+ * back, and the payload is stored straight into each reservation. Any
+ * other case goes through rt_write_builtin_inline() (the records are the
+ * same either way), whose end recomputes rt_thread.slow
+ * (rt_thread_slow_update()).
  */
 static inline __attribute__((always_inline, no_instrument_function)) bool
-rt_fn_fast(const struct rt_thread *cur, uint64_t mask)
+rt_fn_fast(const struct rt_thread *cur, uint64_t mask, uint64_t also)
 {
 	/* Relaxed: as in rt_write_builtin_inline(). */
 	uint64_t pids = atomic_load_explicit(&rt_ftrace_pid_mask,
 					     memory_order_relaxed);
 
-	return __builtin_expect(!((unsigned int)cur->depth |
-				  (unsigned int)cur->irq | !cur->comm_saved |
-				  !cur->pid | !!(mask & pids)),
-				1);
+	return __builtin_expect(
+		!((uint64_t)((unsigned int)cur->depth | cur->slow) |
+		  (mask & (pids | also))),
+		1);
 }
-
 
 /* The general path of a graph record (rt_write_builtin_inline()). */
 static __attribute__((noinline, no_instrument_function)) void
@@ -1186,6 +1194,8 @@ rt_graph_write_slow(uint64_t mask, uint16_t type, const struct rt_fn_arg *a)
 		rt_write_builtin_inline(mask, type,
 					sizeof(struct rt_graph_ret_entry),
 					rt_fill_graph_ret, a, a->t1);
+	/* a word a signal handler left stale is right again */
+	rt_thread_slow_update();
 }
 
 /*
@@ -1222,6 +1232,7 @@ rt_graph_write(uint16_t type, const struct rt_fn_arg *a, uint64_t ts)
 	size_t size = type == RT_TYPE_GRAPH_ENT ?
 			      sizeof(struct rt_graph_ent_entry) :
 			      sizeof(struct rt_graph_ret_entry);
+	rt_rcu_reader_t rcu;
 
 	if (!mask)
 		return;
@@ -1235,54 +1246,118 @@ rt_graph_write(uint16_t type, const struct rt_fn_arg *a, uint64_t ts)
 			return;
 		}
 	}
-	if (!rt_fn_fast(cur, mask)) {
+	if (!rt_fn_fast(cur, mask, 0)) {
 		rt_graph_write_slow(mask, type, a);
 		return;
 	}
 	cur->depth = 1;
-	rt_rcu_read_lock();
+	rcu = rt_rcu_read_lock_reader();
 	if (type == RT_TYPE_GRAPH_ENT)
 		rt_write_instances(mask, type, size, rt_fill_graph_ent, a, ts, 0,
 				   true);
 	else
 		rt_write_instances(mask, type, size, rt_fill_graph_ret, a, ts, 0,
 				   true);
-	rt_rcu_read_unlock();
+	rt_rcu_read_unlock_reader(rcu);
 	cur->depth = 0;
 }
 
-/* The general path of a function record (rt_write_builtin_inline()). */
+/*
+ * The general path of a function record (rt_write_builtin_inline()).
+ * Called straight from the entry trampoline (ftrace_func_caller), which
+ * keeps no errno of its own: the interrupted function's errno is kept
+ * here (the fast path never changes it).
+ */
 static __attribute__((noinline, no_instrument_function)) void
-rt_fn_write_slow(uint64_t mask, const struct rt_fn_arg *a)
+rt_fn_write_slow(uint64_t mask, unsigned long ip, unsigned long parent_ip)
 {
+	struct rt_fn_arg a = { .a = ip, .b = parent_ip };
+	int saved_errno = errno;
+
 	rt_write_builtin_inline(mask, RT_TYPE_FN, sizeof(struct rt_fn_entry),
-				rt_fill_fn, a, 0);
+				rt_fill_fn, &a, 0);
+	/* a word a signal handler left stale is right again */
+	rt_thread_slow_update();
+	errno = saved_errno;
+}
+
+/* func-args: the record and the argument registers after it. */
+static __attribute__((no_instrument_function)) RINGTRACE_RECORD_ACCESS void
+rt_fill_fn_args(void *rec, const void *arg)
+{
+	const struct rt_fn_arg *a = arg;
+
+	rt_fill_fn(rec, arg);
+	memcpy((char *)rec + sizeof(struct rt_fn_entry), a->args,
+	       RT_FN_NR_ARGS * sizeof(unsigned long));
+}
+
+/*
+ * A function record with the arguments, for the instances of @args_mask
+ * (those with func-args), and without, for the rest of @mask: the
+ * general path (the option is off by default).
+ */
+static __attribute__((noinline, no_instrument_function)) void
+rt_fn_write_args(uint64_t mask, uint64_t args_mask, unsigned long ip,
+		 unsigned long parent_ip, const unsigned long *args)
+{
+	struct rt_fn_arg a = { .a = ip, .b = parent_ip, .args = args };
+	int saved_errno = errno;
+
+	if (mask & ~args_mask)
+		rt_write_builtin_inline(mask & ~args_mask, RT_TYPE_FN,
+					sizeof(struct rt_fn_entry), rt_fill_fn,
+					&a, 0);
+	rt_write_builtin_inline(args_mask, RT_TYPE_FN, RT_FN_ARGS_SIZE,
+				rt_fill_fn_args, &a, 0);
+	errno = saved_errno;
 }
 
 /*
  * The function tracer's record, into every instance of rt_fn_mask: the
  * graph's fast path (rt_fn_fast()) with the payload stored inline, the
  * rest out of line.
+ *
+ * Userspace: the kernel's function_trace_call() takes a recursion bit
+ * first; here the write's own nesting count is that bit (rt_fn_fast()
+ * wants it 0 and the write holds it at 1): a signal handler that calls a
+ * traced function during the write takes the general path, which writes
+ * a nested record, and nothing the write calls is traced.
  */
 __attribute__((no_instrument_function)) RINGTRACE_RECORD_ACCESS void
-rt_ftrace_function_event(unsigned long ip, unsigned long parent_ip)
+rt_ftrace_function_event(unsigned long ip, unsigned long parent_ip,
+			 const unsigned long *args)
 {
-	struct rt_fn_arg a = { .a = ip, .b = parent_ip };
+	/* the payload is built where it is written: the slow paths get the
+	 * words, so the fast path need not keep it in memory */
+	struct rt_fn_arg a;
 	/* Relaxed: each bit is checked again through rt_inst_rbs[]. */
 	uint64_t mask = atomic_load_explicit(&rt_fn_mask, memory_order_relaxed);
 	struct rt_thread *cur = &rt_cur;
+	rt_rcu_reader_t rcu;
+	uint64_t am;
 
 	if (!mask)
 		return;
-	if (!rt_fn_fast(cur, mask)) {
-		rt_fn_write_slow(mask, &a);
+	/* the thread's state through one address, not one TLS offset load
+	 * per field (the compiler reloads it from the GOT each time) */
+	__asm__("" : "+r"(cur));
+	/* Relaxed: as rt_fn_mask. The instances with func-args take the
+	 * general path, tested with the rest (rt_fn_fast()). */
+	am = atomic_load_explicit(&rt_fn_args_mask, memory_order_relaxed);
+	if (!rt_fn_fast(cur, mask, am)) {
+		if (args && (mask & am))
+			rt_fn_write_args(mask, mask & am, ip, parent_ip, args);
+		else
+			rt_fn_write_slow(mask, ip, parent_ip);
 		return;
 	}
+	a = (struct rt_fn_arg){ .a = ip, .b = parent_ip };
 	cur->depth = 1;
-	rt_rcu_read_lock();
+	rcu = rt_rcu_read_lock_reader();
 	rt_write_instances(mask, RT_TYPE_FN, sizeof(struct rt_fn_entry),
 			   rt_fill_fn, &a, 0, 0, true);
-	rt_rcu_read_unlock();
+	rt_rcu_read_unlock_reader(rcu);
 	cur->depth = 0;
 }
 
@@ -1527,10 +1602,12 @@ int ringtrace_marker_raw(struct ringtrace_instance *tr, unsigned int id,
 void ringtrace_irq_enter(void)
 {
 	rt_cur.irq++;
+	rt_thread_slow_update();
 }
 
 void ringtrace_irq_exit(void)
 {
 	if (rt_cur.irq > 0)
 		rt_cur.irq--;
+	rt_thread_slow_update();
 }

@@ -280,6 +280,12 @@ void rt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  *	a section
  * @crit_buf_start: the same moment on the buffer's clock
  * @crit_nest: critical section nesting
+ * @slow: 0 exactly when @irq is 0, @comm_saved is set and @pid is known,
+ *	the thread's part of the function tracers' fast-path test
+ *	(rt_fn_fast()), one word for three (1 in a new thread);
+ *	rt_thread_slow_update() after each change of the three. @depth stays out of it: the writes
+ *	compiled into programs change @depth only (struct
+ *	ringtrace_thread_view).
  */
 struct rt_thread {
 	int pid;
@@ -290,6 +296,7 @@ struct rt_thread {
 	uint64_t crit_buf_start;
 	unsigned long crit_ip;
 	int crit_nest;
+	unsigned int slow;
 };
 /* Exported: the first four fields are struct ringtrace_thread_view
  * (<ringtrace/inline_write.h>), which programs read inline. */
@@ -297,10 +304,26 @@ struct rt_thread {
 RINGTRACE_API extern __thread struct rt_thread rt_cur
 	__attribute__((tls_model("initial-exec")));
 
+/*
+ * rt_thread_slow_update - recompute rt_cur.slow from the fields it stands
+ * for. A signal handler that changes them between the loads and the
+ * store here leaves at worst a stale non-zero word (the handler's own
+ * changes only make the thread readier, and its irq nesting is
+ * balanced): the general path then calls this again (rt_fn_fast()).
+ */
+static inline __attribute__((no_instrument_function)) void
+rt_thread_slow_update(void)
+{
+	rt_cur.slow = (unsigned int)rt_cur.irq | !rt_cur.comm_saved |
+		      !rt_cur.pid;
+}
+
 static inline __attribute__((no_instrument_function)) int rt_gettid(void)
 {
-	if (__builtin_expect(rt_cur.pid == 0, 0))
+	if (__builtin_expect(rt_cur.pid == 0, 0)) {
 		rt_cur.pid = (int)syscall(SYS_gettid);
+		rt_thread_slow_update();
+	}
 	return rt_cur.pid;
 }
 

@@ -497,6 +497,21 @@ void rtt_json_record(struct rtt_json *j, int cpu, int on, uint64_t ts,
 							   rec, len),
 			       false);
 		rtt_json_str(j->out, name, sizeof(name));
+		{
+			/* func-args: as the graph entry's */
+			struct ringtrace_seq as;
+
+			rt_seq_init(&as);
+			rtt_json_fn_args(j, e,
+					 (unsigned long)rtt_json_get(
+						 e->tep, "ip", rec, len),
+					 rec, len, &as);
+			if (as.len) {
+				fputs(",\"args\":", j->out);
+				rtt_json_str(j->out, as.buf, 4096);
+			}
+			rt_seq_free(&as);
+		}
 		fputs("}}", j->out);
 		return;
 	}

@@ -224,7 +224,8 @@ static void rtt_record_protos(struct rtt_record *r)
 	int i;
 
 	for (i = 0; r->topts && i < r->topts->nr; i++)
-		if (!strcmp(r->topts->v[i], "funcgraph-args"))
+		if (!strcmp(r->topts->v[i], "funcgraph-args") ||
+		    !strcmp(r->topts->v[i], "func-args"))
 			args = true;
 	if (!args || !rtt_print_ctx_proc(NULL, r->p.pid, r->p.uid))
 		return;
