@@ -1134,7 +1134,7 @@ static const struct rbt_case cases[] = {
 	MC_RUN(graph_lists_change),
 	MC_RUN(patch_before_entry), MC_RUN(site_unpatchable),
 	MC_RUN(patch_dlclose),
-	MC_RUN(patch_before_entry), MC_RUN(graph_retval),
+	MC_RUN(graph_retval),
 	MC_RUN(graph_retval_hex),   MC_RUN(graph_args),
 	MC_RUN(graph_args_nodebug), MC_RUN(graph_args_cyg),
 	MC_RUN(function_trampoline), MC_RUN(function_args),
