@@ -220,9 +220,30 @@ struct rt_hist_data {
 	struct hist_fv_hist fv[RT_SYNTH_FIELDS_MAX];
 };
 
+/* A numeric field of the record, as a plain table reads it */
+struct hist_num {
+	uint16_t offset;
+	uint8_t size;
+	bool is_signed;
+};
+
+/*
+ * struct rt_hist_trig - a hist trigger: its table and paused state
+ * @plain: @d is plain (rt_hist_data): rt_hist_event() reads the fields
+ *	and the map's probe from here, compiled when the trigger is made
+ *	(hist_trig_compile()): the trigger's own block, no load of @d but
+ *	its clearing flag's (which does not delay the rest)
+ * @n_keys, @n_vals, @keys, @vals: @d's, as struct hist_num (vals[0] is
+ *	the hitcount)
+ */
 struct rt_hist_trig {
-	struct rt_hist_data *d;
+	/* first: what the write path reads */
 	_Atomic bool paused;
+	bool plain;
+	uint8_t n_keys, n_vals;
+	struct hist_num keys[HIST_KEYS_MAX], vals[HIST_VALS_MAX];
+	struct rt_hist_data *d;
+	struct tracing_map_probe probe;
 	bool pause, cont, clear; /* what the line asked for */
 };
 
@@ -1556,6 +1577,32 @@ static bool hist_data_plain(const struct rt_hist_data *d)
 	return true;
 }
 
+static void hist_num_of(struct hist_num *n, const struct rt_field *f)
+{
+	n->offset = (uint16_t)f->offset;
+	/* hist_read_num()'s sizes: anything else reads 8 bytes */
+	n->size = f->size == 1 || f->size == 2 || f->size == 4 ? (uint8_t)f->size : 8;
+	n->is_signed = f->is_signed;
+}
+
+/* @ht's copy of what rt_hist_event() reads of a plain table */
+static void hist_trig_compile(struct rt_hist_trig *ht)
+{
+	const struct rt_hist_data *d = ht->d;
+	unsigned int i;
+
+	ht->plain = d->plain;
+	if (!d->plain)
+		return;
+	ht->n_keys = (uint8_t)d->n_keys;
+	ht->n_vals = (uint8_t)d->n_vals;
+	for (i = 0; i < d->n_keys; i++)
+		hist_num_of(&ht->keys[i], &d->keys[i].field);
+	for (i = 1; i < d->n_vals; i++)
+		hist_num_of(&ht->vals[i], &d->vals[i].field);
+	tracing_map_probe_init(&ht->probe, d->map);
+}
+
 int rt_hist_parse(struct rt_event_priv *p, int inst, const char *line,
 		  struct rt_trigger *t, char *err, size_t errlen)
 {
@@ -1733,6 +1780,7 @@ int rt_hist_parse(struct rt_event_priv *p, int inst, const char *line,
 done:
 	atomic_init(&ht->paused, ht->pause);
 	ht->d = d;
+	hist_trig_compile(ht);
 	t->hist = ht;
 	free(copy);
 	for (i = 0; i < d->n_keys; i++)
@@ -2298,11 +2346,65 @@ hist_event_full(struct rt_hist_data *d, const void *rec, size_t len,
 	}
 }
 
+/* hist_read_num() of a plain table's field */
+static inline __attribute__((always_inline, no_instrument_function)) uint64_t
+hist_num_read(const struct hist_num *f, const unsigned char *rec)
+{
+	const unsigned char *at = rec + f->offset;
+
+	switch (f->size) {
+	case 1:
+		return f->is_signed ? (uint64_t)(int64_t)(int8_t)at[0] : at[0];
+	case 2: {
+		uint16_t v;
+
+		memcpy(&v, at, 2);
+		return f->is_signed ? (uint64_t)(int64_t)(int16_t)v : v;
+	}
+	case 4: {
+		uint32_t v;
+
+		memcpy(&v, at, 4);
+		return f->is_signed ? (uint64_t)(int64_t)(int32_t)v : v;
+	}
+	default: {
+		uint64_t v;
+
+		memcpy(&v, at, 8);
+		return v;
+	}
+	}
+}
+
+/* rt_hist_event() for a table that is not plain */
+static __attribute__((noinline, no_instrument_function)) void
+hist_event_slow(struct rt_hist_data *d, const void *rec, size_t len, int inst,
+		const void *from, uint64_t ts)
+{
+	uint64_t outer = rt_hist_rec_ts;
+
+	/* Userspace: a record already in the buffer (too big for the
+	 * per-thread one, or nested deeper) has its stamp in the ring
+	 * buffer's page, which the library does not hand out: the clock
+	 * read now stands for it. */
+	rt_hist_rec_ts = !d->timestamps ? 0 :
+			 ts ? ts : rt_buffer_clock(1ull << inst);
+	hist_event_full(d, rec, len, inst, from);
+	rt_hist_rec_ts = outer;
+}
+
+/*
+ * The plain table's path reads the trigger's block (struct rt_hist_trig:
+ * the fields, the map's probe) and the table's clearing flag, then the
+ * map's entry and element: no chain of loads through the table's data.
+ * The one-key table, the common "hist:keys=K:vals=V", has its key's size
+ * known to the compiler.
+ */
 __attribute__((no_instrument_function)) void
 rt_hist_event(struct rt_trigger *t, const void *rec, size_t len, int inst,
 	      const void *from, uint64_t ts)
 {
-	struct rt_hist_trig *ht = t->hist;
+	const struct rt_hist_trig *ht = t->hist;
 	struct rt_hist_data *d = ht->d;
 	uint64_t key[HIST_KEYS_MAX];
 	struct tracing_map_elt *elt;
@@ -2314,30 +2416,28 @@ rt_hist_event(struct rt_trigger *t, const void *rec, size_t len, int inst,
 	if (atomic_load_explicit(&ht->paused, memory_order_relaxed) ||
 	    atomic_load_explicit(&d->clearing, memory_order_relaxed))
 		return;
-	if (__builtin_expect(!d->plain, 0)) {
-		uint64_t outer = rt_hist_rec_ts;
-
-		/* Userspace: a record already in the buffer (too big for
-		 * the per-thread one, or nested deeper) has its stamp in
-		 * the ring buffer's page, which the library does not hand
-		 * out: the clock read now stands for it. */
-		rt_hist_rec_ts = !d->timestamps ? 0 :
-				 ts ? ts : rt_buffer_clock(1ull << inst);
-		hist_event_full(d, rec, len, inst, from);
-		rt_hist_rec_ts = outer;
+	if (__builtin_expect(!ht->plain, 0)) {
+		hist_event_slow(d, rec, len, inst, from, ts);
 		return;
 	}
 	/* numeric keys of 8 bytes each, filling the key; sums of numeric
 	 * fields */
-	for (i = 0; i < d->n_keys; i++)
-		key[i] = hist_read_num(&d->keys[i].field, rec);
-	elt = tracing_map_insert(d->map, key);
+	if (__builtin_expect(ht->n_keys == 1, 1)) {
+		struct tracing_map_probe p = ht->probe;
+
+		key[0] = hist_num_read(&ht->keys[0], rec);
+		p.key_size = 8; /* (the same: a constant for the compiler) */
+		elt = tracing_map_probe_insert(&p, key);
+	} else {
+		for (i = 0; i < ht->n_keys; i++)
+			key[i] = hist_num_read(&ht->keys[i], rec);
+		elt = tracing_map_probe_insert(&ht->probe, key);
+	}
 	if (__builtin_expect(!elt, 0))
 		return;
 	tracing_map_update_sum(elt, 0, 1);
-	for (i = 1; i < d->n_vals; i++)
-		tracing_map_update_sum(elt, i,
-				       hist_read_num(&d->vals[i].field, rec));
+	for (i = 1; i < ht->n_vals; i++)
+		tracing_map_update_sum(elt, i, hist_num_read(&ht->vals[i], rec));
 }
 
 __attribute__((no_instrument_function)) void
