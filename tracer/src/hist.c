@@ -1580,8 +1580,9 @@ static bool hist_data_plain(const struct rt_hist_data *d)
 static void hist_num_of(struct hist_num *n, const struct rt_field *f)
 {
 	n->offset = (uint16_t)f->offset;
-	/* hist_read_num()'s sizes: anything else reads 8 bytes */
-	n->size = f->size == 1 || f->size == 2 || f->size == 4 ? (uint8_t)f->size : 8;
+	/* hist_read_num_at()'s sizes: anything else reads 8 bytes */
+	n->size = f->size == 1 || f->size == 2 || f->size == 4 ?
+			  (uint8_t)f->size : 8;
 	n->is_signed = f->is_signed;
 }
 
@@ -1895,27 +1896,25 @@ void rt_hist_free(struct rt_trigger *t)
 
 /* ---- the write path ------------------------------------------------------ */
 
-/* A numeric field of @rec as the kernel's hist_field_* readers: signed
- * fields sign-extended */
-static inline __attribute__((no_instrument_function)) uint64_t
-hist_read_num(const struct rt_field *f, const unsigned char *rec)
+/* A numeric field of @size bytes at @at as the kernel's hist_field_*
+ * readers: signed fields sign-extended; a size but 1, 2 or 4 reads 8 */
+static inline __attribute__((always_inline, no_instrument_function)) uint64_t
+hist_read_num_at(const unsigned char *at, unsigned int size, bool is_signed)
 {
-	const unsigned char *at = rec + f->offset;
-
-	switch (f->size) {
+	switch (size) {
 	case 1:
-		return f->is_signed ? (uint64_t)(int64_t)(int8_t)at[0] : at[0];
+		return is_signed ? (uint64_t)(int64_t)(int8_t)at[0] : at[0];
 	case 2: {
 		uint16_t v;
 
 		memcpy(&v, at, 2);
-		return f->is_signed ? (uint64_t)(int64_t)(int16_t)v : v;
+		return is_signed ? (uint64_t)(int64_t)(int16_t)v : v;
 	}
 	case 4: {
 		uint32_t v;
 
 		memcpy(&v, at, 4);
-		return f->is_signed ? (uint64_t)(int64_t)(int32_t)v : v;
+		return is_signed ? (uint64_t)(int64_t)(int32_t)v : v;
 	}
 	default: {
 		uint64_t v;
@@ -1924,6 +1923,13 @@ hist_read_num(const struct rt_field *f, const unsigned char *rec)
 		return v;
 	}
 	}
+}
+
+/* A numeric field of @rec */
+static inline __attribute__((no_instrument_function)) uint64_t
+hist_read_num(const struct rt_field *f, const unsigned char *rec)
+{
+	return hist_read_num_at(rec + f->offset, f->size, f->is_signed);
 }
 
 static __attribute__((no_instrument_function)) unsigned int
@@ -2350,30 +2356,7 @@ hist_event_full(struct rt_hist_data *d, const void *rec, size_t len,
 static inline __attribute__((always_inline, no_instrument_function)) uint64_t
 hist_num_read(const struct hist_num *f, const unsigned char *rec)
 {
-	const unsigned char *at = rec + f->offset;
-
-	switch (f->size) {
-	case 1:
-		return f->is_signed ? (uint64_t)(int64_t)(int8_t)at[0] : at[0];
-	case 2: {
-		uint16_t v;
-
-		memcpy(&v, at, 2);
-		return f->is_signed ? (uint64_t)(int64_t)(int16_t)v : v;
-	}
-	case 4: {
-		uint32_t v;
-
-		memcpy(&v, at, 4);
-		return f->is_signed ? (uint64_t)(int64_t)(int32_t)v : v;
-	}
-	default: {
-		uint64_t v;
-
-		memcpy(&v, at, 8);
-		return v;
-	}
-	}
+	return hist_read_num_at(rec + f->offset, f->size, f->is_signed);
 }
 
 /* rt_hist_event() for a table that is not plain */

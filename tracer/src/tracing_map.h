@@ -197,8 +197,8 @@ struct tracing_map_probe {
 	struct tracing_map *map;
 };
 
-static inline void tracing_map_probe_init(struct tracing_map_probe *p,
-					  struct tracing_map *map)
+static inline __attribute__((always_inline, no_instrument_function)) void
+tracing_map_probe_init(struct tracing_map_probe *p, struct tracing_map *map)
 {
 	p->entries = map->map;
 	p->data = map->data;
@@ -246,16 +246,9 @@ static inline __attribute__((always_inline, no_instrument_function))
 struct tracing_map_elt *
 tracing_map_insert(struct tracing_map *map, const void *key)
 {
-	const struct tracing_map_probe p = {
-		.entries = map->map,
-		.data = map->data,
-		.stride = map->stride,
-		.shift = map->shift,
-		.key_size = map->key_size,
-		.n_vals = map->n_vals,
-		.map = map,
-	};
+	struct tracing_map_probe p;
 
+	tracing_map_probe_init(&p, map);
 	return tracing_map_probe_insert(&p, key);
 }
 
