@@ -2354,7 +2354,7 @@ hist_event_full(struct rt_hist_data *d, const void *rec, size_t len,
 
 /* hist_read_num() of a plain table's field */
 static inline __attribute__((always_inline, no_instrument_function)) uint64_t
-hist_num_read(const struct hist_num *f, const unsigned char *rec)
+hist_plain_read(const struct hist_num *f, const unsigned char *rec)
 {
 	return hist_read_num_at(rec + f->offset, f->size, f->is_signed);
 }
@@ -2408,19 +2408,19 @@ rt_hist_event(struct rt_trigger *t, const void *rec, size_t len, int inst,
 	if (__builtin_expect(ht->n_keys == 1, 1)) {
 		struct tracing_map_probe p = ht->probe;
 
-		key[0] = hist_num_read(&ht->keys[0], rec);
+		key[0] = hist_plain_read(&ht->keys[0], rec);
 		p.key_size = 8; /* (the same: a constant for the compiler) */
 		elt = tracing_map_probe_insert(&p, key);
 	} else {
 		for (i = 0; i < ht->n_keys; i++)
-			key[i] = hist_num_read(&ht->keys[i], rec);
+			key[i] = hist_plain_read(&ht->keys[i], rec);
 		elt = tracing_map_probe_insert(&ht->probe, key);
 	}
 	if (__builtin_expect(!elt, 0))
 		return;
 	tracing_map_update_sum(elt, 0, 1);
 	for (i = 1; i < ht->n_vals; i++)
-		tracing_map_update_sum(elt, i, hist_num_read(&ht->vals[i], rec));
+		tracing_map_update_sum(elt, i, hist_plain_read(&ht->vals[i], rec));
 }
 
 __attribute__((no_instrument_function)) void
