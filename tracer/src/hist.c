@@ -47,8 +47,6 @@
 #include "synth.h"
 #include "tracing_map.h"
 
-#define HIST_KEYS_MAX 3
-#define HIST_VALS_MAX 3 /* hitcount included, as the kernel's */
 #define HIST_SORT_KEYS_MAX 2
 #define HIST_STR_MAX 256 /* the kernel's MAX_FILTER_STR_VAL */
 #define HIST_STACKTRACE_DEPTH 16
@@ -218,33 +216,6 @@ struct rt_hist_data {
 	int inst;
 	unsigned int n_fv;
 	struct hist_fv_hist fv[RT_SYNTH_FIELDS_MAX];
-};
-
-/* A numeric field of the record, as a plain table reads it */
-struct hist_num {
-	uint16_t offset;
-	uint8_t size;
-	bool is_signed;
-};
-
-/*
- * struct rt_hist_trig - a hist trigger: its table and paused state
- * @plain: @d is plain (rt_hist_data): rt_hist_event() reads the fields
- *	and the map's probe from here, compiled when the trigger is made
- *	(hist_trig_compile()): the trigger's own block, no load of @d but
- *	its clearing flag's (which does not delay the rest)
- * @n_keys, @n_vals, @keys, @vals: @d's, as struct hist_num (vals[0] is
- *	the hitcount)
- */
-struct rt_hist_trig {
-	/* first: what the write path reads */
-	_Atomic bool paused;
-	bool plain;
-	uint8_t n_keys, n_vals;
-	struct hist_num keys[HIST_KEYS_MAX], vals[HIST_VALS_MAX];
-	struct rt_hist_data *d;
-	struct tracing_map_probe probe;
-	bool pause, cont, clear; /* what the line asked for */
 };
 
 /* The named tables (registry lock) */
@@ -1593,6 +1564,7 @@ static void hist_trig_compile(struct rt_hist_trig *ht)
 	unsigned int i;
 
 	ht->plain = d->plain;
+	ht->clearing = &ht->d->clearing;
 	if (!d->plain)
 		return;
 	ht->n_keys = (uint8_t)d->n_keys;
@@ -1895,35 +1867,6 @@ void rt_hist_free(struct rt_trigger *t)
 }
 
 /* ---- the write path ------------------------------------------------------ */
-
-/* A numeric field of @size bytes at @at as the kernel's hist_field_*
- * readers: signed fields sign-extended; a size but 1, 2 or 4 reads 8 */
-static inline __attribute__((always_inline, no_instrument_function)) uint64_t
-hist_read_num_at(const unsigned char *at, unsigned int size, bool is_signed)
-{
-	switch (size) {
-	case 1:
-		return is_signed ? (uint64_t)(int64_t)(int8_t)at[0] : at[0];
-	case 2: {
-		uint16_t v;
-
-		memcpy(&v, at, 2);
-		return is_signed ? (uint64_t)(int64_t)(int16_t)v : v;
-	}
-	case 4: {
-		uint32_t v;
-
-		memcpy(&v, at, 4);
-		return is_signed ? (uint64_t)(int64_t)(int32_t)v : v;
-	}
-	default: {
-		uint64_t v;
-
-		memcpy(&v, at, 8);
-		return v;
-	}
-	}
-}
 
 /* A numeric field of @rec */
 static inline __attribute__((no_instrument_function)) uint64_t
@@ -2352,14 +2295,7 @@ hist_event_full(struct rt_hist_data *d, const void *rec, size_t len,
 	}
 }
 
-/* hist_read_num() of a plain table's field */
-static inline __attribute__((always_inline, no_instrument_function)) uint64_t
-hist_plain_read(const struct hist_num *f, const unsigned char *rec)
-{
-	return hist_read_num_at(rec + f->offset, f->size, f->is_signed);
-}
-
-/* rt_hist_event() for a table that is not plain */
+/* hist_event_full() with the record's common_timestamp at hand */
 static __attribute__((noinline, no_instrument_function)) void
 hist_event_slow(struct rt_hist_data *d, const void *rec, size_t len, int inst,
 		const void *from, uint64_t ts)
@@ -2376,51 +2312,21 @@ hist_event_slow(struct rt_hist_data *d, const void *rec, size_t len, int inst,
 	rt_hist_rec_ts = outer;
 }
 
-/*
- * The plain table's path reads the trigger's block (struct rt_hist_trig:
- * the fields, the map's probe) and the table's clearing flag, then the
- * map's entry and element: no chain of loads through the table's data.
- * The one-key table, the common "hist:keys=K:vals=V", has its key's size
- * known to the compiler.
- */
 __attribute__((no_instrument_function)) void
-rt_hist_event(struct rt_trigger *t, const void *rec, size_t len, int inst,
-	      const void *from, uint64_t ts)
+rt_hist_event_slow(struct rt_trigger *t, const void *rec, size_t len, int inst,
+		   const void *from, uint64_t ts)
 {
 	const struct rt_hist_trig *ht = t->hist;
 	struct rt_hist_data *d = ht->d;
-	uint64_t key[HIST_KEYS_MAX];
-	struct tracing_map_elt *elt;
-	unsigned int i;
 
-	/* Relaxed: a pause racing with this write counts it or not, as if
-	 * it came just before or after. The clearing flag: see
-	 * rt_hist_modify(). */
+	/* Relaxed: as rt_hist_event() */
 	if (atomic_load_explicit(&ht->paused, memory_order_relaxed) ||
 	    atomic_load_explicit(&d->clearing, memory_order_relaxed))
 		return;
-	if (__builtin_expect(!ht->plain, 0)) {
+	if (ht->plain)
+		rt_hist_event_plain(ht, rec);
+	else
 		hist_event_slow(d, rec, len, inst, from, ts);
-		return;
-	}
-	/* numeric keys of 8 bytes each, filling the key; sums of numeric
-	 * fields */
-	if (__builtin_expect(ht->n_keys == 1, 1)) {
-		struct tracing_map_probe p = ht->probe;
-
-		key[0] = hist_plain_read(&ht->keys[0], rec);
-		p.key_size = 8; /* (the same: a constant for the compiler) */
-		elt = tracing_map_probe_insert(&p, key);
-	} else {
-		for (i = 0; i < ht->n_keys; i++)
-			key[i] = hist_plain_read(&ht->keys[i], rec);
-		elt = tracing_map_probe_insert(&ht->probe, key);
-	}
-	if (__builtin_expect(!elt, 0))
-		return;
-	tracing_map_update_sum(elt, 0, 1);
-	for (i = 1; i < ht->n_vals; i++)
-		tracing_map_update_sum(elt, i, hist_plain_read(&ht->vals[i], rec));
 }
 
 __attribute__((no_instrument_function)) void
