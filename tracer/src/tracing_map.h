@@ -30,7 +30,8 @@
  * in the table is never dropped (once the elements are all taken no key
  * gets in, and only then are records dropped). The price: two writers
  * inserting one key at once both take an element, and the loser's stays
- * unused unless it was the last one taken (counted in @wasted).
+ * unused (counted in @wasted) unless no element was taken after it and
+ * it is not the map's last (tracing_map_put_back()).
  *
  * An element's sums and key lie side by side in its block (@data), so
  * that a hit reads the entry and the element's block; the probe's first
