@@ -499,11 +499,23 @@ static void opt_out(void)
 	ASSERT_EQ(rs.n, 3);
 	for (i = 0; i < 3; i++)
 		check_rec(&rs, i, "inl_out", i + 1, -7LL * i, 300 + i, 0, 0);
+	/* a filter: tested by ringtrace_write_record() (the path of a
+	 * program built before ringtrace_write_armed()) */
+	ASSERT_EQ(ringtrace_set_filter(tr, "inl", "inl_out", "s > 301", err,
+				       sizeof(err)), 0);
+	for (i = 0; i < 3; i++)
+		inline_off_write((char)(i + 1), -7LL * i, (short)(300 + i));
+	ASSERT_EQ(slow_calls, calls + 6);
+	consume_all(tr, &rs);
+	ASSERT_EQ(rs.n, 1);
+	check_rec(&rs, 0, "inl_out", 3, -14, 302, 0, 0);
+	ASSERT_EQ(ringtrace_set_filter(tr, "inl", "inl_out", "0", err,
+				       sizeof(err)), 0);
 	/* and inl_pad, beside it, is still written inline */
 	ASSERT_EQ(ringtrace_event_enable(tr, "inl", "inl_out", false), 0);
 	ASSERT_EQ(ringtrace_event_enable(tr, "inl", "inl_pad", true), 0);
 	trace_inl_pad(9, 99, 999);
-	ASSERT_EQ(slow_calls, calls + 3);
+	ASSERT_EQ(slow_calls, calls + 6);
 	only_pad(tr, 9, 99, 999);
 }
 
