@@ -952,12 +952,18 @@ static void tpb_summary_mcount(const struct tpb_result *plain,
  * The hist table under contention: 8 threads, pinned round robin on the
  * first 2 CPUs the bench may use (fewer where it may use fewer), write
  * tpbench_call with a hist trigger whose keys (600) outnumber its room
- * (size=128): every record is in a hitcount or in Dropped. Not timed.
+ * (size=128): every record is in a hitcount or in Dropped, and a key the
+ * table holds has all its records (the drops are the keys that found no
+ * room, none of a key already in). Not timed.
  */
 #define TPB_HT_THREADS 8
 #define TPB_HT_CPUS 2
 #define TPB_HT_CALLS 20000
-#define TPB_HT_TRIGGER "hist:keys=a:vals=b:size=128"
+#define TPB_HT_KEYS 75 /* per writer */
+#define TPB_HT_SIZE 128
+#define TPB_XSTR(x) TPB_STR(x)
+#define TPB_STR(x) #x
+#define TPB_HT_TRIGGER "hist:keys=a:vals=b:size=" TPB_XSTR(TPB_HT_SIZE)
 
 /* The CPUs the bench may use, before tpb_init() pins its thread */
 static cpu_set_t tpb_allowed;
@@ -981,7 +987,7 @@ static void *tpb_ht_writer(void *p)
 		(void)pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 	}
 	for (i = 0; i < TPB_HT_CALLS; i++)
-		tpb_tp((unsigned long)i, a->id * 75 + i % 75, 1);
+		tpb_tp((unsigned long)i, a->id * TPB_HT_KEYS + i % TPB_HT_KEYS, 1);
 	return NULL;
 }
 
@@ -996,6 +1002,35 @@ static unsigned long long tpb_sum_after(const char *text, const char *label)
 	return n;
 }
 
+/*
+ * The keys in @text's table that did not get every record written with
+ * them: writer t writes key t * TPB_HT_KEYS + j for its calls i with
+ * i % TPB_HT_KEYS == j.
+ * A key the table holds has all of them (a key is dropped only while
+ * the table has no room for it, and then it has none of them: it never
+ * gets in later, the table fills once). *@keys: the keys listed.
+ */
+static unsigned int tpb_ht_short_keys(const char *text, unsigned int *keys)
+{
+	const char *p = text;
+	unsigned int bad = 0;
+
+	*keys = 0;
+	while ((p = strstr(p, "{ a: "))) {
+		unsigned long k = strtoul(p + 5, (char **)&p, 10);
+		const char *h = strstr(p, "hitcount: ");
+		unsigned long j = k % TPB_HT_KEYS, want;
+
+		if (!h)
+			break;
+		want = TPB_HT_CALLS / TPB_HT_KEYS + (j < TPB_HT_CALLS % TPB_HT_KEYS);
+		if (strtoul(h + 10, NULL, 10) != want)
+			bad++;
+		(*keys)++;
+	}
+	return bad;
+}
+
 /* Return: 0 when the counts add up, -1 (said on stdout) otherwise. */
 static int tpb_hist_threads(void)
 {
@@ -1003,6 +1038,7 @@ static int tpb_hist_threads(void)
 	pthread_t th[TPB_HT_THREADS];
 	int cpus[TPB_HT_CPUS], nr_cpus = 0, i, made = 0, ret = -1;
 	unsigned long long hits, dropped, counted, written;
+	unsigned int keys, short_keys;
 	char e[512] = "", *text = NULL;
 	cpu_set_t allowed;
 	size_t len;
@@ -1040,12 +1076,16 @@ static int tpb_hist_threads(void)
 	hits = tpb_sum_after(text, "\n    Hits: ");
 	dropped = tpb_sum_after(text, "\n    Dropped: ");
 	written = (unsigned long long)TPB_HT_THREADS * TPB_HT_CALLS;
-	ret = counted == hits && hits + dropped == written ? 0 : -1;
+	short_keys = tpb_ht_short_keys(text, &keys);
+	ret = counted == hits && hits + dropped == written && !short_keys ?
+		      0 : -1;
 	printf("[%s] Hist table under %d writer threads on %d CPU%s: hitcounts"
-	       " %llu + Dropped %llu = %llu of %llu records written\n",
+	       " %llu + Dropped %llu = %llu of %llu records written; %u of"
+	       " %d keys in its %d elements, %u of them short of their"
+	       " records\n",
 	       ret ? "LOST  " : "met   ", TPB_HT_THREADS, nr_cpus,
 	       nr_cpus == 1 ? "" : "s", counted, dropped, counted + dropped,
-	       written);
+	       written, keys, TPB_HT_THREADS * TPB_HT_KEYS, TPB_HT_SIZE, short_keys);
 out:
 	free(text);
 	tpb_teardown();

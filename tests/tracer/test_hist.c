@@ -106,7 +106,11 @@ static void pin_writer(int i)
 #define MAP_THREADS 8
 #define MAP_PER_THREAD 20000
 
+#define MAP_KEYS 300 /* more keys than the 128 room */
+
 static struct tracing_map *the_map;
+/* the writes of each key, per writer */
+static unsigned int map_written[MAP_THREADS + 1][MAP_KEYS];
 
 static void *map_writer(void *arg)
 {
@@ -119,8 +123,9 @@ static void *map_writer(void *arg)
 		struct tracing_map_elt *e;
 
 		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-		key[0] = (seed >> 33) % 300; /* more keys than the 128 room */
+		key[0] = (seed >> 33) % MAP_KEYS;
 		key[1] = key[0] * 3;
+		map_written[(uintptr_t)arg][key[0]]++;
 		e = tracing_map_insert(the_map, key);
 		if (e) {
 			tracing_map_update_sum(e, 0, 1);
@@ -131,8 +136,10 @@ static void *map_writer(void *arg)
 }
 
 /* 8 writers on 2 CPUs on a table too small for their keys: every write
- * is either in a hitcount or in drops, and each element's sums are its
- * key's */
+ * is either in a hitcount or in drops, each element's sums are its
+ * key's, every element is taken (by a key, or wasted by a writer that
+ * lost its key's insertion), and a key in the table has all its writes:
+ * only keys that found no room are dropped */
 static void map_threads(void)
 {
 	pthread_t th[MAP_THREADS];
@@ -148,12 +155,18 @@ static void map_threads(void)
 	for (i = 0; i < MAP_THREADS; i++)
 		pthread_join(th[i], NULL);
 	n = tracing_map_entries(the_map, &v);
-	ASSERT_EQ(n, 1 << TRACING_MAP_BITS_MIN);
+	ASSERT_EQ_U((uint64_t)n + atomic_load(&the_map->wasted),
+		    1u << TRACING_MAP_BITS_MIN);
 	for (i = 0; i < n; i++) {
-		uint64_t k[2], hits = tracing_map_read_sum(v[i], 0);
+		uint64_t k[2], hits = tracing_map_read_sum(v[i], 0), want = 0;
+		int t;
 
 		memcpy(k, v[i]->key, sizeof(k));
 		ASSERT_EQ_U(k[1], k[0] * 3);
+		ASSERT_LT_U(k[0], MAP_KEYS);
+		for (t = 1; t <= MAP_THREADS; t++)
+			want += map_written[t][k[0]];
+		ASSERT_EQ_U(hits, want);
 		ASSERT_EQ_U(tracing_map_read_sum(v[i], 1), hits * k[0]);
 		/* one element per key */
 		ASSERT_NULL(i ? NULL : (void *)0);
@@ -170,6 +183,39 @@ static void map_threads(void)
 	ASSERT_EQ(n, 0);
 	free(v);
 	tracing_map_destroy(the_map);
+}
+
+/* A full table: every key in it is still found (and counted), a new one
+ * dropped; a key inserted again does not take an element */
+static void map_full(void)
+{
+	struct tracing_map *map = tracing_map_create(TRACING_MAP_BITS_MIN, 8, 1);
+	unsigned int room = 1u << TRACING_MAP_BITS_MIN;
+	struct tracing_map_elt *e, *first;
+	uint64_t k;
+
+	ASSERT_NOT_NULL(map);
+	for (k = 0; k < room; k++) {
+		first = tracing_map_insert(map, &k);
+		ASSERT_NOT_NULL(first);
+		tracing_map_update_sum(first, 0, 1);
+		ASSERT_TRUE(tracing_map_insert(map, &k) == first);
+	}
+	ASSERT_EQ_U(atomic_load(&map->next_elt), room);
+	k = room;
+	ASSERT_NULL(tracing_map_insert(map, &k));
+	ASSERT_NULL(tracing_map_lookup(map, &k));
+	ASSERT_EQ_U(atomic_load(&map->drops), 1);
+	for (k = 0; k < room; k++) {
+		e = tracing_map_insert(map, &k);
+		ASSERT_NOT_NULL(e);
+		ASSERT_TRUE(tracing_map_lookup(map, &k) == e);
+		ASSERT_EQ_U(tracing_map_read_sum(e, 0), 1);
+		ASSERT_EQ_U(*(uint64_t *)e->key, k);
+	}
+	ASSERT_EQ_U(atomic_load(&map->drops), 1);
+	ASSERT_EQ_U(atomic_load(&map->wasted), 0);
+	tracing_map_destroy(map);
 }
 
 /* ---- the hist file ---------------------------------------------------- */
@@ -1021,7 +1067,7 @@ static void timestamp_record(void)
 }
 
 static const struct rbt_case cases[] = {
-	RBT_CASE(map_threads),	 RBT_CASE(text_basic), RBT_CASE(text_modifiers),
+	RBT_CASE(map_threads), RBT_CASE(map_full),	 RBT_CASE(text_basic), RBT_CASE(text_modifiers),
 	RBT_CASE(text_run_keys), RBT_CASE(errors),     RBT_CASE(control),
 	RBT_CASE(instances),	 RBT_CASE(threads),	  RBT_CASE(variables),
 	RBT_CASE(synthetic),	 RBT_CASE(track_actions),

@@ -4,11 +4,13 @@
  * default; RINGTRACE_NO_INLINE_WRITE leaves it to the library, inl_out
  * of inline_off.c): records read back raw and checked field by
  * field, padding included, in the fast case (one instance, nothing armed)
- * and in every case that must go to ringtrace_write_record() instead
- * (two instances, a filter, a trigger, a pid list, a nested write,
- * ringtrace_irq_enter(), the thread's first write). This program defines
- * ringtrace_write_record() itself, counting the calls and passing them
- * on to the library's: the count says which path a write took.
+ * in the cases the library assigns in place from inside the inline
+ * write's section (ringtrace_write_armed(): a filter, a trigger, a pid
+ * list), and in every case that must go to ringtrace_write_record()
+ * instead (two instances, a nested write, ringtrace_irq_enter(), the
+ * thread's first write). This program defines ringtrace_write_record()
+ * and ringtrace_write_armed() itself, counting the calls and passing
+ * them on to the library's: the counts say which path a write took.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -43,6 +45,20 @@ void ringtrace_write_record(struct ringtrace_event *ev, void *rec, size_t size)
 		*(void **)&next = dlsym(RTLD_NEXT, "ringtrace_write_record");
 	slow_calls++;
 	next(ev, rec, size);
+}
+
+static unsigned long armed_calls;
+
+void *ringtrace_write_armed(struct ringtrace_event *ev,
+			    struct ringtrace_write *w, size_t size, int i)
+{
+	static void *(*next)(struct ringtrace_event *, struct ringtrace_write *,
+			     size_t, int);
+
+	if (!next)
+		*(void **)&next = dlsym(RTLD_NEXT, "ringtrace_write_armed");
+	armed_calls++;
+	return next(ev, w, size, i);
 }
 
 /* ---- the hook TP_fast_assign() calls ---------------------------------- */
@@ -275,23 +291,26 @@ static void slow_two_instances(void)
 	only_pad(tr, 3, 33, 333);
 }
 
-/* A filter: the library tests it; without it, inline again. */
+/* A filter: the library tests it on the record assigned where it puts
+ * it; without it, inline again. */
 static void slow_filter(void)
 {
 	struct ringtrace_instance *tr = setup();
-	unsigned long calls = slow_calls;
+	unsigned long calls = slow_calls, armed = armed_calls;
 
 	ASSERT_EQ(ringtrace_event_enable(tr, "inl", "inl_pad", true), 0);
 	ASSERT_EQ(ringtrace_set_filter(tr, "inl", "inl_pad", "v > 5", err,
 				       sizeof(err)), 0);
 	trace_inl_pad(1, 3, 1);
 	trace_inl_pad(2, 7, 2);
-	ASSERT_EQ(slow_calls, calls + 2);
+	ASSERT_EQ(armed_calls, armed + 2);
+	ASSERT_EQ(slow_calls, calls);
 	only_pad(tr, 2, 7, 2);
 	ASSERT_EQ(ringtrace_set_filter(tr, "inl", "inl_pad", "0", err,
 				       sizeof(err)), 0);
 	trace_inl_pad(3, 3, 3);
-	ASSERT_EQ(slow_calls, calls + 2);
+	ASSERT_EQ(armed_calls, armed + 2);
+	ASSERT_EQ(slow_calls, calls);
 	only_pad(tr, 3, 3, 3);
 }
 
@@ -299,7 +318,7 @@ static void slow_filter(void)
 static void slow_trigger(void)
 {
 	struct ringtrace_instance *tr = setup();
-	unsigned long calls = slow_calls;
+	unsigned long calls = slow_calls, armed = armed_calls;
 	struct recs rs;
 
 	ASSERT_EQ(ringtrace_event_enable(tr, "inl", "inl_ones", true), 0);
@@ -309,8 +328,9 @@ static void slow_trigger(void)
 	trace_inl_pad(1, 1, 1); /* soft-disabled: no record */
 	trace_inl_ones(5);
 	trace_inl_pad(2, 2, 2);
-	/* both events armed or in soft mode: never inline */
-	ASSERT_EQ(slow_calls, calls + 3);
+	/* both events armed or in soft mode: never the inline reserve */
+	ASSERT_EQ(armed_calls, armed + 3);
+	ASSERT_EQ(slow_calls, calls);
 	consume_all(tr, &rs);
 	ASSERT_EQ(rs.n, 2);
 	ASSERT_EQ(le16(rs.r[0].b), ringtrace_event_id("inl", "inl_ones"));
@@ -322,7 +342,7 @@ static void slow_trigger(void)
 static void slow_pid_list(void)
 {
 	struct ringtrace_instance *tr = setup();
-	unsigned long calls = slow_calls;
+	unsigned long calls = slow_calls, armed = armed_calls;
 	char pid[32];
 
 	ASSERT_EQ(ringtrace_event_enable(tr, "inl", "inl_pad", true), 0);
@@ -333,12 +353,14 @@ static void slow_pid_list(void)
 	ASSERT_EQ(ringtrace_set_pids(tr, RINGTRACE_PID_EVENT, "1", false, err,
 				     sizeof(err)), 0);
 	trace_inl_pad(5, 5, 5);
-	ASSERT_EQ(slow_calls, calls + 2);
+	ASSERT_EQ(armed_calls, armed + 2);
+	ASSERT_EQ(slow_calls, calls);
 	only_pad(tr, 4, 4, 4);
 	ASSERT_EQ(ringtrace_set_pids(tr, RINGTRACE_PID_EVENT, "", false, err,
 				     sizeof(err)), 0);
 	trace_inl_pad(6, 6, 6);
-	ASSERT_EQ(slow_calls, calls + 2);
+	ASSERT_EQ(armed_calls, armed + 2);
+	ASSERT_EQ(slow_calls, calls);
 	only_pad(tr, 6, 6, 6);
 }
 
@@ -477,11 +499,23 @@ static void opt_out(void)
 	ASSERT_EQ(rs.n, 3);
 	for (i = 0; i < 3; i++)
 		check_rec(&rs, i, "inl_out", i + 1, -7LL * i, 300 + i, 0, 0);
+	/* a filter: tested by ringtrace_write_record() (the path of a
+	 * program built before ringtrace_write_armed()) */
+	ASSERT_EQ(ringtrace_set_filter(tr, "inl", "inl_out", "s > 301", err,
+				       sizeof(err)), 0);
+	for (i = 0; i < 3; i++)
+		inline_off_write((char)(i + 1), -7LL * i, (short)(300 + i));
+	ASSERT_EQ(slow_calls, calls + 6);
+	consume_all(tr, &rs);
+	ASSERT_EQ(rs.n, 1);
+	check_rec(&rs, 0, "inl_out", 3, -14, 302, 0, 0);
+	ASSERT_EQ(ringtrace_set_filter(tr, "inl", "inl_out", "0", err,
+				       sizeof(err)), 0);
 	/* and inl_pad, beside it, is still written inline */
 	ASSERT_EQ(ringtrace_event_enable(tr, "inl", "inl_out", false), 0);
 	ASSERT_EQ(ringtrace_event_enable(tr, "inl", "inl_pad", true), 0);
 	trace_inl_pad(9, 99, 999);
-	ASSERT_EQ(slow_calls, calls + 3);
+	ASSERT_EQ(slow_calls, calls + 6);
 	only_pad(tr, 9, 99, 999);
 }
 

@@ -47,8 +47,6 @@
 #include "synth.h"
 #include "tracing_map.h"
 
-#define HIST_KEYS_MAX 3
-#define HIST_VALS_MAX 3 /* hitcount included, as the kernel's */
 #define HIST_SORT_KEYS_MAX 2
 #define HIST_STR_MAX 256 /* the kernel's MAX_FILTER_STR_VAL */
 #define HIST_STACKTRACE_DEPTH 16
@@ -218,12 +216,6 @@ struct rt_hist_data {
 	int inst;
 	unsigned int n_fv;
 	struct hist_fv_hist fv[RT_SYNTH_FIELDS_MAX];
-};
-
-struct rt_hist_trig {
-	struct rt_hist_data *d;
-	_Atomic bool paused;
-	bool pause, cont, clear; /* what the line asked for */
 };
 
 /* The named tables (registry lock) */
@@ -1556,6 +1548,34 @@ static bool hist_data_plain(const struct rt_hist_data *d)
 	return true;
 }
 
+static void hist_num_of(struct hist_num *n, const struct rt_field *f)
+{
+	n->offset = (uint16_t)f->offset;
+	/* hist_read_num_at()'s sizes: anything else reads 8 bytes */
+	n->size = f->size == 1 || f->size == 2 || f->size == 4 ?
+			  (uint8_t)f->size : 8;
+	n->is_signed = f->is_signed;
+}
+
+/* @ht's copy of what rt_hist_event() reads of a plain table */
+static void hist_trig_compile(struct rt_hist_trig *ht)
+{
+	const struct rt_hist_data *d = ht->d;
+	unsigned int i;
+
+	ht->plain = d->plain;
+	ht->clearing = &ht->d->clearing;
+	if (!d->plain)
+		return;
+	ht->n_keys = (uint8_t)d->n_keys;
+	ht->n_vals = (uint8_t)d->n_vals;
+	for (i = 0; i < d->n_keys; i++)
+		hist_num_of(&ht->keys[i], &d->keys[i].field);
+	for (i = 1; i < d->n_vals; i++)
+		hist_num_of(&ht->vals[i], &d->vals[i].field);
+	tracing_map_probe_init(&ht->probe, d->map);
+}
+
 int rt_hist_parse(struct rt_event_priv *p, int inst, const char *line,
 		  struct rt_trigger *t, char *err, size_t errlen)
 {
@@ -1733,6 +1753,7 @@ int rt_hist_parse(struct rt_event_priv *p, int inst, const char *line,
 done:
 	atomic_init(&ht->paused, ht->pause);
 	ht->d = d;
+	hist_trig_compile(ht);
 	t->hist = ht;
 	free(copy);
 	for (i = 0; i < d->n_keys; i++)
@@ -1847,35 +1868,11 @@ void rt_hist_free(struct rt_trigger *t)
 
 /* ---- the write path ------------------------------------------------------ */
 
-/* A numeric field of @rec as the kernel's hist_field_* readers: signed
- * fields sign-extended */
+/* A numeric field of @rec */
 static inline __attribute__((no_instrument_function)) uint64_t
 hist_read_num(const struct rt_field *f, const unsigned char *rec)
 {
-	const unsigned char *at = rec + f->offset;
-
-	switch (f->size) {
-	case 1:
-		return f->is_signed ? (uint64_t)(int64_t)(int8_t)at[0] : at[0];
-	case 2: {
-		uint16_t v;
-
-		memcpy(&v, at, 2);
-		return f->is_signed ? (uint64_t)(int64_t)(int16_t)v : v;
-	}
-	case 4: {
-		uint32_t v;
-
-		memcpy(&v, at, 4);
-		return f->is_signed ? (uint64_t)(int64_t)(int32_t)v : v;
-	}
-	default: {
-		uint64_t v;
-
-		memcpy(&v, at, 8);
-		return v;
-	}
-	}
+	return hist_read_num_at(rec + f->offset, f->size, f->is_signed);
 }
 
 static __attribute__((no_instrument_function)) unsigned int
@@ -2298,46 +2295,38 @@ hist_event_full(struct rt_hist_data *d, const void *rec, size_t len,
 	}
 }
 
-__attribute__((no_instrument_function)) void
-rt_hist_event(struct rt_trigger *t, const void *rec, size_t len, int inst,
-	      const void *from, uint64_t ts)
+/* hist_event_full() with the record's common_timestamp at hand */
+static __attribute__((noinline, no_instrument_function)) void
+hist_event_slow(struct rt_hist_data *d, const void *rec, size_t len, int inst,
+		const void *from, uint64_t ts)
 {
-	struct rt_hist_trig *ht = t->hist;
-	struct rt_hist_data *d = ht->d;
-	uint64_t key[HIST_KEYS_MAX];
-	struct tracing_map_elt *elt;
-	unsigned int i;
+	uint64_t outer = rt_hist_rec_ts;
 
-	/* Relaxed: a pause racing with this write counts it or not, as if
-	 * it came just before or after. The clearing flag: see
-	 * rt_hist_modify(). */
+	/* Userspace: a record already in the buffer (too big for the
+	 * per-thread one, or nested deeper) has its stamp in the ring
+	 * buffer's page, which the library does not hand out: the clock
+	 * read now stands for it. */
+	rt_hist_rec_ts = !d->timestamps ? 0 :
+			 ts ? ts : rt_buffer_clock(1ull << inst);
+	hist_event_full(d, rec, len, inst, from);
+	rt_hist_rec_ts = outer;
+}
+
+__attribute__((no_instrument_function)) void
+rt_hist_event_slow(struct rt_trigger *t, const void *rec, size_t len, int inst,
+		   const void *from, uint64_t ts)
+{
+	const struct rt_hist_trig *ht = t->hist;
+	struct rt_hist_data *d = ht->d;
+
+	/* Relaxed: as rt_hist_event() */
 	if (atomic_load_explicit(&ht->paused, memory_order_relaxed) ||
 	    atomic_load_explicit(&d->clearing, memory_order_relaxed))
 		return;
-	if (__builtin_expect(!d->plain, 0)) {
-		uint64_t outer = rt_hist_rec_ts;
-
-		/* Userspace: a record already in the buffer (too big for
-		 * the per-thread one, or nested deeper) has its stamp in
-		 * the ring buffer's page, which the library does not hand
-		 * out: the clock read now stands for it. */
-		rt_hist_rec_ts = !d->timestamps ? 0 :
-				 ts ? ts : rt_buffer_clock(1ull << inst);
-		hist_event_full(d, rec, len, inst, from);
-		rt_hist_rec_ts = outer;
-		return;
-	}
-	/* numeric keys of 8 bytes each, filling the key; sums of numeric
-	 * fields */
-	for (i = 0; i < d->n_keys; i++)
-		key[i] = hist_read_num(&d->keys[i].field, rec);
-	elt = tracing_map_insert(d->map, key);
-	if (__builtin_expect(!elt, 0))
-		return;
-	tracing_map_update_sum(elt, 0, 1);
-	for (i = 1; i < d->n_vals; i++)
-		tracing_map_update_sum(elt, i,
-				       hist_read_num(&d->vals[i].field, rec));
+	if (ht->plain)
+		rt_hist_event_plain(ht, rec);
+	else
+		hist_event_slow(d, rec, len, inst, from, ts);
 }
 
 __attribute__((no_instrument_function)) void

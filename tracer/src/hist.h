@@ -5,11 +5,51 @@
 #ifndef RINGTRACE_HIST_H
 #define RINGTRACE_HIST_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "trace.h"
+#include "tracing_map.h"
+
+#define HIST_KEYS_MAX 3
+#define HIST_VALS_MAX 3 /* hitcount included, as the kernel's */
+
+struct rt_hist_data;
+
+/* A numeric field of the record, as a plain table reads it */
+struct hist_num {
+	uint16_t offset;
+	uint8_t size;
+	bool is_signed;
+};
+
+/*
+ * struct rt_hist_trig - a hist trigger (the hist part of a struct
+ *	rt_trigger): its table (hist.c) and paused state
+ * @plain: @d is plain (keys and values are numeric fields as they are,
+ *	nothing else: no variable, reference or action): rt_hist_event()
+ *	counts the record inline, from this block alone, compiled when the
+ *	trigger is made (hist.c, hist_trig_compile())
+ * @clearing: @d's flag, set while the table is cleared (writers keep
+ *	out, see rt_hist_modify())
+ * @n_keys, @n_vals, @keys, @vals: @d's, as struct hist_num (vals[0] is
+ *	the hitcount)
+ * @probe: @d's map, as its probe reads it
+ */
+struct rt_hist_trig {
+	/* first: what the write path reads */
+	_Atomic bool paused;
+	bool plain;
+	uint8_t n_keys, n_vals;
+	struct hist_num keys[HIST_KEYS_MAX], vals[HIST_VALS_MAX];
+	_Atomic bool *clearing;
+	struct tracing_map_probe probe;
+	struct rt_hist_data *d;
+	bool pause, cont, clear; /* what the line asked for */
+};
 
 /*
  * rt_hist_parse - make the hist part of trigger @t of event @p in
@@ -67,8 +107,98 @@ void rt_hist_free(struct rt_trigger *t);
  * when it has none yet (the clock is read then).
  * Context: any, a signal handler included: lock-free, no allocation.
  */
-void rt_hist_event(struct rt_trigger *t, const void *rec, size_t len,
-		   int inst, const void *from, uint64_t ts);
+static inline __attribute__((always_inline, no_instrument_function)) void
+rt_hist_event(struct rt_trigger *t, const void *rec, size_t len, int inst,
+	      const void *from, uint64_t ts);
+
+/* rt_hist_event() out of line: any table, paused or not */
+void rt_hist_event_slow(struct rt_trigger *t, const void *rec, size_t len,
+			int inst, const void *from, uint64_t ts);
+
+/* A numeric field of @size bytes at @at as the kernel's hist_field_*
+ * readers: signed fields sign-extended; a size but 1, 2 or 4 reads 8 */
+static inline __attribute__((always_inline, no_instrument_function)) uint64_t
+hist_read_num_at(const unsigned char *at, unsigned int size, bool is_signed)
+{
+	switch (size) {
+	case 1:
+		return is_signed ? (uint64_t)(int64_t)(int8_t)at[0] : at[0];
+	case 2: {
+		uint16_t v;
+
+		memcpy(&v, at, 2);
+		return is_signed ? (uint64_t)(int64_t)(int16_t)v : v;
+	}
+	case 4: {
+		uint32_t v;
+
+		memcpy(&v, at, 4);
+		return is_signed ? (uint64_t)(int64_t)(int32_t)v : v;
+	}
+	default: {
+		uint64_t v;
+
+		memcpy(&v, at, 8);
+		return v;
+	}
+	}
+}
+
+static inline __attribute__((always_inline, no_instrument_function)) uint64_t
+hist_plain_read(const struct hist_num *f, const unsigned char *rec)
+{
+	return hist_read_num_at(rec + f->offset, f->size, f->is_signed);
+}
+
+/* Count @rec in plain table @ht: numeric keys of 8 bytes each, filling
+ * the key; sums of numeric fields. The one-key table, the common
+ * "hist:keys=K:vals=V", has its key's size known to the compiler. */
+static inline __attribute__((always_inline, no_instrument_function)) void
+rt_hist_event_plain(const struct rt_hist_trig *ht, const unsigned char *rec)
+{
+	uint64_t key[HIST_KEYS_MAX];
+	struct tracing_map_elt *elt;
+	unsigned int i;
+
+	if (__builtin_expect(ht->n_keys == 1, 1)) {
+		struct tracing_map_probe p = ht->probe;
+
+		key[0] = hist_plain_read(&ht->keys[0], rec);
+		p.key_size = 8; /* (the same: a constant for the compiler) */
+		elt = tracing_map_probe_insert(&p, key);
+	} else {
+		for (i = 0; i < ht->n_keys; i++)
+			key[i] = hist_plain_read(&ht->keys[i], rec);
+		elt = tracing_map_probe_insert(&ht->probe, key);
+	}
+	if (__builtin_expect(!elt, 0))
+		return;
+	tracing_map_update_sum(elt, 0, 1);
+	for (i = 1; i < ht->n_vals; i++)
+		tracing_map_update_sum(elt, i, hist_plain_read(&ht->vals[i], rec));
+}
+
+/* Inline: a plain table's count, read from the trigger's own block (no
+ * load through the table's data but its clearing flag's, which does not
+ * delay the rest); anything else rt_hist_event_slow()'s. */
+static inline __attribute__((always_inline, no_instrument_function)) void
+rt_hist_event(struct rt_trigger *t, const void *rec, size_t len, int inst,
+	      const void *from, uint64_t ts)
+{
+	const struct rt_hist_trig *ht = t->hist;
+
+	if (__builtin_expect(!ht->plain, 0)) {
+		rt_hist_event_slow(t, rec, len, inst, from, ts);
+		return;
+	}
+	/* Relaxed: a pause racing with this write counts it or not, as if
+	 * it came just before or after. The clearing flag: see
+	 * rt_hist_modify(). */
+	if (atomic_load_explicit(&ht->paused, memory_order_relaxed) ||
+	    atomic_load_explicit(ht->clearing, memory_order_relaxed))
+		return;
+	rt_hist_event_plain(ht, rec);
+}
 
 /* Whether hist trigger @t reads common_timestamp (false for another
  * trigger): its records are stamped with the time it reads. */

@@ -68,9 +68,15 @@ __thread struct rt_thread rt_cur
  * The views of <ringtrace/inline_write.h>, through which the write of a
  * program with its trace point writes compiled in reads the state above, the
  * RCU reader's word and the event's registry state: they must agree
- * field by field. A change renames ringtrace_inline_layout_2.
+ * field by field. A change of them, or of the calls the inline write
+ * makes, adds a ringtrace_inline_layout_N (the older ones stay).
  */
 RINGTRACE_API const int ringtrace_inline_layout_2 = 1;
+/* Layout 3: the same views; the inline write also calls
+ * ringtrace_write_armed() inside its section. Programs built against
+ * layout 2 leave the section and call ringtrace_write_record(), which
+ * stays. */
+RINGTRACE_API const int ringtrace_inline_layout_3 = 1;
 #define RT_SAME(a, fa, b, fb)                                             \
 	_Static_assert(offsetof(struct a, fa) == offsetof(struct b, fb) &&  \
 			       sizeof(((struct a *)0)->fa) ==               \
@@ -461,6 +467,34 @@ ringtrace_write_first(struct ringtrace_event *ev, struct ringtrace_write *w,
 	return rt_write_next(w, p, __builtin_return_address(0));
 }
 
+/*
+ * ringtrace_write_armed - the write of a fixed-size record of @ev in
+ * instance @i that the program's inline write found enabled there but
+ * filtered or armed (<ringtrace/inline_write.h>): called inside the read-side
+ * section the inline write entered, with the thread's depth counted, so
+ * that the record is assigned in place as ringtrace_write_first() does
+ * (the kernel's trace_event_buffer_reserve(): in the buffer, or aside
+ * where it may be dropped) instead of on the stack, and without a second
+ * section. The caller assigns the payload and calls
+ * ringtrace_write_commit_next(), which runs the triggers around the
+ * commit and leaves the section.
+ * Return: the record, its header filled; NULL (the section left, the
+ * depth given back) when there is nothing to write in @i.
+ */
+__attribute__((no_instrument_function)) void *
+ringtrace_write_armed(struct ringtrace_event *ev, struct ringtrace_write *w,
+		      size_t size, int i)
+{
+	w->event = ev;
+	w->size = size;
+	w->depth = rt_cur.depth - 1;
+	/* The one instance the inline write tested; rt_write_next() loads
+	 * its state again, inside the same section. */
+	w->mask = 1ull << i;
+	/* Inside the section: unregistering unpublishes it first. */
+	return rt_write_next(w, rt_ev_priv(ev), __builtin_return_address(0));
+}
+
 /* ---- what triggers do in the write path --------------------------------- */
 
 /*
@@ -750,7 +784,8 @@ rt_trigger_commit(struct ringtrace_write *w, const void *from)
 		 * write path, as a record of an event nothing armed */
 		keep = keep && rt_write_copy(w->rb, w->rec, w->size, ts);
 	} else if (keep) {
-		ringbuf_unlock_commit(w->rb);
+		/* reserved with the inline reserve (rt_write_next()) */
+		ringbuf_fe_commit(w->rb);
 	} else {
 		ringbuf_discard_commit(w->rb, w->rbev);
 	}

@@ -13,8 +13,7 @@
 static inline struct tracing_map_elt *tracing_map_elt_at(struct tracing_map *map,
 							 unsigned int i)
 {
-	return (struct tracing_map_elt *)(void *)(map->data +
-						  (size_t)i * map->stride);
+	return tracing_map_elt_of(map->data, map->stride, i);
 }
 
 struct tracing_map *tracing_map_create(unsigned int map_bits,
@@ -64,103 +63,111 @@ void tracing_map_destroy(struct tracing_map *map)
 }
 
 /*
- * The kernel's __tracing_map_insert(). Steps:
- *   A: load the entry's hash
- *   B: a hash of ours: load the element (acquire); ours when its key is
- *	ours. NULL means a writer claimed the entry at C and has not
- *	reached E: the key may be ours, so look again (bounded)
- *   C: a free entry: claim it with a cmpxchg of our hash
- *   D: take a free element (fetch-add), copy the key in
- *   E: publish the element (release)
- * A writer that loses C to another key's writer goes on probing; one
- * that loses it to a writer of the same key finds that writer's element
- * at B once E is done. Two writers of one key can therefore not both
- * insert it: both claim at C the first free entry of the probe sequence,
- * and only one cmpxchg succeeds.
+ * Element @i, taken at D by a writer that then found its key inserted by
+ * another: given back when no element was taken after it, and it was
+ * not the last (the count never comes back under @max_elts once it got
+ * there: no key gets in after a record was dropped for want of room).
+ * Else it stays unused, counted in @wasted.
+ */
+static __attribute__((no_instrument_function)) void
+tracing_map_put_back(struct tracing_map *map, unsigned int i)
+{
+	unsigned int next = i + 1;
+
+	/* Relaxed: the element was never published. Not retried: a failure
+	 * means another writer took an element since, and this one cannot
+	 * go back alone. */
+	if (next < map->max_elts &&
+	    atomic_compare_exchange_strong_explicit(&map->next_elt, &next, i,
+						    memory_order_relaxed,
+						    memory_order_relaxed))
+		return;
+	atomic_fetch_add_explicit(&map->wasted, 1, memory_order_relaxed);
+}
+
+/*
+ * The kernel's __tracing_map_insert(), the element first (see the top of
+ * tracing_map.h). Steps:
+ *   A: load the entry (acquire)
+ *   B: our hash: ours when the element's key is ours
+ *   C: free: claim it with a cmpxchg of our hash and element, which
+ *	publishes the element (release)
+ *   D: (before C, once) take a free element (fetch-add), copy the key in
+ * A writer that loses C goes on from the same entry, now taken: the
+ * winner's element is its key's (B), or another key's (the probe goes on
+ * with the element the writer took). Two writers of one key cannot both
+ * insert it: both claim at C the first free entry of its probe sequence,
+ * and only one cmpxchg succeeds. Entries are never freed while writers
+ * run, so a key in the table lies before the first free entry of its
+ * probe: one that meets a free entry and finds no element left is not
+ * in the table. Bounded: every turn but the one after a lost C moves on,
+ * and the map always has a free entry (2 per element).
  */
 static __attribute__((no_instrument_function)) struct tracing_map_elt *
 __tracing_map_insert(struct tracing_map *map, const void *key, uint32_t hash,
 		     bool lookup)
 {
-	unsigned int idx = hash >> map->shift;
-	uint32_t test;
-	unsigned int probes = 0, dup_try = 0;
-	struct tracing_map_elt *val;
+	unsigned int idx = hash >> map->shift, probes = 0;
+	struct tracing_map_elt *mine = NULL, *val;
+	unsigned int mine_i = 0;
 
 	while (probes < map->map_size) {
 		struct tracing_map_entry *e = &map->map[idx];
+		/* A. Acquire: pairs with the release cmpxchg at C, so that
+		 * the key copied at D is seen. */
+		uint64_t w = atomic_load_explicit(&e->word,
+						  memory_order_acquire);
 
-		/* A. Relaxed: the hash only selects; the element is read
-		 * with the acquire load at B. */
-		test = atomic_load_explicit(&e->key, memory_order_relaxed);
-		if (test == hash) {
-			/* B. Acquire: pairs with the release store at E, so
-			 * that the key copied at D is seen. */
-			val = atomic_load_explicit(&e->val, memory_order_acquire);
-			if (val &&
-			    tracing_map_keys_match(val->key, key, map->key_size))
-				return val;
-			if (!val) {
-				/* being filled: bounded, as the kernel's
-				 * dup_try; the writer at D..E is one
-				 * memcpy away (or interrupted by us: a
-				 * signal handler on its thread, then the
-				 * bound drops this key) */
-				if (++dup_try > map->map_size)
-					break;
-				continue;
-			}
-		} else if (test == 0) {
+		if (!w) {
 			if (lookup)
 				return NULL;
-			/* Full: no claim (which would only be given back).
-			 * Relaxed: a stale count only costs a claim undone
-			 * below. */
-			if (atomic_load_explicit(&map->next_elt,
-						 memory_order_relaxed) >=
-			    map->max_elts)
-				break;
-			/* C. Relaxed: the claim orders nothing by itself;
-			 * E publishes. A failure means another writer
-			 * took the entry: look at it again. */
-			if (atomic_compare_exchange_strong_explicit(
-				    &e->key, &test, hash, memory_order_relaxed,
-				    memory_order_relaxed)) {
+			if (!mine) {
+				/* Full: no element. Relaxed: a stale count
+				 * only costs the fetch-add below. */
+				if (atomic_load_explicit(&map->next_elt,
+							 memory_order_relaxed) >=
+				    map->max_elts)
+					break;
 				/* D. Relaxed: only makes each element
-				 * taken once. */
-				unsigned int i = atomic_fetch_add_explicit(
+				 * taken once; C publishes it. */
+				mine_i = atomic_fetch_add_explicit(
 					&map->next_elt, 1,
 					memory_order_relaxed);
-
-				if (i >= map->max_elts) {
-					/* no element: give the entry back,
-					 * as the kernel's; a writer of this
-					 * hash waiting at B goes on. next_elt
-					 * stays past the end: the check above
-					 * keeps further claims (and the
-					 * counter's growth) out. Relaxed:
-					 * nothing was published. */
-					atomic_store_explicit(
-						&e->key, 0,
-						memory_order_relaxed);
+				/* (next_elt stays past the end: the check
+				 * above keeps its growth bounded by the
+				 * writers in this window) */
+				if (mine_i >= map->max_elts)
 					break;
-				}
-				val = tracing_map_elt_at(map, i);
-				memcpy(val->key, key, map->key_size);
-				/* E. Release: the key before the element;
-				 * pairs with the acquire load at B and in
-				 * tracing_map_entries(). */
-				atomic_store_explicit(&e->val, val,
-						      memory_order_release);
+				mine = tracing_map_elt_at(map, mine_i);
+				memcpy(mine->key, key, map->key_size);
+			}
+			/* C. Release on success: the key copied at D before
+			 * the entry; pairs with the acquire loads at A, in
+			 * tracing_map_probe_insert() and in
+			 * tracing_map_entries(). Acquire on failure: w is
+			 * then the winner's entry, its element read at B. */
+			if (atomic_compare_exchange_strong_explicit(
+				    &e->word, &w,
+				    (uint64_t)hash << 32 | mine_i,
+				    memory_order_release,
+				    memory_order_acquire))
+				return mine;
+		}
+		if ((uint32_t)(w >> 32) == hash) {
+			val = tracing_map_elt_of(map->data, map->stride, w);
+			/* B */
+			if (tracing_map_keys_match(val->key, key,
+						   map->key_size)) {
+				if (mine)
+					tracing_map_put_back(map, mine_i);
 				return val;
 			}
-			if (++dup_try > map->map_size)
-				break;
-			continue;
 		}
 		idx = (idx + 1) & (map->map_size - 1);
 		probes++;
 	}
+	/* (mine is NULL here: a writer with an element claims the first
+	 * free entry, and there always is one) */
 	if (!lookup)
 		atomic_fetch_add_explicit(&map->drops, 1, memory_order_relaxed);
 	return NULL;
@@ -190,13 +197,13 @@ int tracing_map_entries(struct tracing_map *map, struct tracing_map_elt ***out)
 	if (!v)
 		return -ENOMEM;
 	for (i = 0; i < map->map_size && n < (int)map->max_elts; i++) {
-		/* Acquire: pairs with the release store at E of
+		/* Acquire: pairs with the release cmpxchg at C of
 		 * __tracing_map_insert(): the key is there. */
-		struct tracing_map_elt *e = atomic_load_explicit(
-			&map->map[i].val, memory_order_acquire);
+		uint64_t w = atomic_load_explicit(&map->map[i].word,
+						  memory_order_acquire);
 
-		if (e)
-			v[n++] = e;
+		if (w)
+			v[n++] = tracing_map_elt_of(map->data, map->stride, w);
 	}
 	*out = v;
 	return n;
@@ -206,11 +213,9 @@ void tracing_map_clear(struct tracing_map *map)
 {
 	unsigned int i;
 
-	for (i = 0; i < map->map_size; i++) {
-		atomic_store_explicit(&map->map[i].key, 0, memory_order_relaxed);
-		atomic_store_explicit(&map->map[i].val, NULL,
+	for (i = 0; i < map->map_size; i++)
+		atomic_store_explicit(&map->map[i].word, 0,
 				      memory_order_relaxed);
-	}
 	for (i = 0; i < map->max_elts; i++) {
 		unsigned int k;
 
@@ -221,4 +226,5 @@ void tracing_map_clear(struct tracing_map *map)
 	}
 	atomic_store_explicit(&map->next_elt, 0, memory_order_relaxed);
 	atomic_store_explicit(&map->drops, 0, memory_order_relaxed);
+	atomic_store_explicit(&map->wasted, 0, memory_order_relaxed);
 }

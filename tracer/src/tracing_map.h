@@ -6,24 +6,36 @@
  *
  * A map of 2^bits elements is a hash table of 2^(bits+1) entries (so it
  * never fills past half) and an array of 2^bits elements allocated when
- * the map is made. A writer hashes its key, probes linearly from the
- * hash's slot, and either finds the element of its key or claims an
- * empty entry with a cmpxchg of the hash into it, takes the next free
- * element with a fetch-add, copies the key in and publishes the element
- * with a release store. The sums of an element are atomic adds. Nothing
- * is allocated, locked or waited for on the write path: it runs in any
- * thread and in signal handlers. A key that finds no room (every
- * element taken, or the probe bound reached) is counted in @drops.
+ * the map is made. A writer hashes its key and probes linearly from the
+ * hash's slot: an entry of its hash whose element holds its key is its
+ * key's; a free entry ends the probe, and the writer takes the next free
+ * element (a fetch-add), copies its key in, and claims the entry with a
+ * cmpxchg of the hash and the element's index together, which publishes
+ * the element. The sums of an element are atomic adds. Nothing is
+ * allocated, locked or waited for on the write path: it runs in any
+ * thread and in signal handlers. A key that finds no room (every element
+ * taken) is counted in @drops.
  *
- *	entry:  key (hash, 0 = free) | val (element, NULL until published)
- *	        ----------------------+-----------------------------------
- *	        0                     | NULL      free
- *	        h                     | NULL      claimed, being filled
- *	        h                     | elt       the element of a key of hash h
+ *	entry (64 bits):  hash (32, never 0) | element index (32)
+ *	                  0                     free
+ *	                  h | i                 element i, of a key of hash h
+ *
+ * Userspace: the kernel claims the entry with the hash first and sets
+ * its element after, so that a writer of the same hash meeting the entry
+ * in between waits for it, a bounded number of times, then drops its
+ * record; and an entry claimed when no element is left is freed again,
+ * which can hide a key inserted past it. A preempted writer makes that
+ * wait long here, so the element comes first and the claim publishes
+ * both: no entry is ever half made or freed while writers run, and a key
+ * in the table is never dropped (once the elements are all taken no key
+ * gets in, and only then are records dropped). The price: two writers
+ * inserting one key at once both take an element, and the loser's stays
+ * unused (counted in @wasted) unless no element was taken after it and
+ * it is not the map's last (tracing_map_put_back()).
  *
  * An element's sums and key lie side by side in its block (@data), so
- * that a hit reads the entry and the element's block; the probe's
- * first entry is tried inline (tracing_map_insert()), the rest of the
+ * that a hit reads the entry and the element's block; the probe's first
+ * entry is tried inline (tracing_map_probe_insert()), the rest of the
  * probe out of line (tracing_map_insert_slow()).
  *
  * Elements are never freed or moved while the map lives; clearing it
@@ -57,8 +69,7 @@ struct tracing_map_elt {
 };
 
 struct tracing_map_entry {
-	_Atomic uint32_t key;
-	struct tracing_map_elt *_Atomic val;
+	_Atomic uint64_t word; /* hash << 32 | element index, 0 = free */
 };
 
 /**
@@ -73,6 +84,8 @@ struct tracing_map_entry {
  *	@stride bytes each
  * @next_elt: the next free element (may run past @max_elts)
  * @drops: keys that found no room
+ * @wasted: elements taken by a writer that lost its key's insertion to
+ *	another writer of the key, and left unused
  *
  * Userspace: no map-wide hit counter (the kernel's map->hits, one more
  * atomic add on a line every writer shares): a user of the map counts
@@ -90,6 +103,7 @@ struct tracing_map {
 	unsigned char *data;
 	_Atomic unsigned int next_elt;
 	_Atomic uint64_t drops;
+	_Atomic unsigned int wasted;
 };
 
 /* Context: control side; allocates. Return: the map, or NULL. */
@@ -144,15 +158,61 @@ tracing_map_hash(const void *key, unsigned int size)
 	return (uint32_t)(h >> 32) ? (uint32_t)(h >> 32) : 1;
 }
 
+/* The element of entry word @w (taken) in elements @data of @stride
+ * bytes; its key lies right after its sums, known without loading
+ * elt->key */
+static inline __attribute__((always_inline, no_instrument_function))
+struct tracing_map_elt *
+tracing_map_elt_of(unsigned char *data, size_t stride, uint64_t w)
+{
+	return (struct tracing_map_elt *)(void *)(data +
+						  (size_t)(uint32_t)w * stride);
+}
+
 /* The whole probe of tracing_map_insert() (tracing_map.c), from @hash's
  * first entry. */
 struct tracing_map_elt *tracing_map_insert_slow(struct tracing_map *map,
 						const void *key,
 						uint32_t hash);
 
+/**
+ * struct tracing_map_probe - what the inline probe reads of a map, copied
+ *	next to its writer's other data (struct rt_hist_trig): the entries
+ *	are then one load from the writer's own structure, not two
+ * @entries: map->map
+ * @data: map->data
+ * @stride: map->stride
+ * @shift: map->shift
+ * @key_size: map->key_size
+ * @n_vals: map->n_vals (the key lies after the sums)
+ * @map: the map, for the slow path
+ *
+ * The map's fields never change while it lives (tracing_map_clear()
+ * empties it in place), so a copy stays right.
+ */
+struct tracing_map_probe {
+	struct tracing_map_entry *entries;
+	unsigned char *data;
+	size_t stride;
+	unsigned int shift, key_size, n_vals;
+	struct tracing_map *map;
+};
+
+static inline __attribute__((always_inline, no_instrument_function)) void
+tracing_map_probe_init(struct tracing_map_probe *p, struct tracing_map *map)
+{
+	p->entries = map->map;
+	p->data = map->data;
+	p->stride = map->stride;
+	p->shift = map->shift;
+	p->key_size = map->key_size;
+	p->n_vals = map->n_vals;
+	p->map = map;
+}
+
 /*
- * tracing_map_insert - the element of @key (map->key_size bytes), made
- * if it is not there.
+ * tracing_map_probe_insert - the element of @key (p->key_size bytes),
+ * made if it is not there.
  * Context: any, a signal handler included; lock-free and bounded.
  * Return: the element, or NULL (counted in map->drops).
  *
@@ -162,27 +222,35 @@ struct tracing_map_elt *tracing_map_insert_slow(struct tracing_map *map,
  */
 static inline __attribute__((always_inline, no_instrument_function))
 struct tracing_map_elt *
-tracing_map_insert(struct tracing_map *map, const void *key)
+tracing_map_probe_insert(const struct tracing_map_probe *p, const void *key)
 {
-	uint32_t hash = tracing_map_hash(key, map->key_size);
-	struct tracing_map_entry *e = &map->map[hash >> map->shift];
-	struct tracing_map_elt *val;
+	uint32_t hash = tracing_map_hash(key, p->key_size);
+	/* Acquire: pairs with the release cmpxchg that claims the entry
+	 * (step C of tracing_map.c): the element's key is there. */
+	uint64_t w = atomic_load_explicit(
+		&p->entries[hash >> p->shift].word, memory_order_acquire);
 
-	/* Relaxed: the hash only selects; the element is read with the
-	 * acquire load below (step A of tracing_map.c). */
-	if (__builtin_expect(atomic_load_explicit(&e->key,
-						  memory_order_relaxed) == hash,
-			     1)) {
-		/* Acquire: pairs with the release store that publishes the
-		 * element (step E of tracing_map.c): its key is there. */
-		val = atomic_load_explicit(&e->val, memory_order_acquire);
-		/* (the key where val->key points, known without loading it) */
-		if (__builtin_expect(val != NULL, 1) &&
-		    tracing_map_keys_match(&val->sums[map->n_vals], key,
-					   map->key_size))
+	if (__builtin_expect((uint32_t)(w >> 32) == hash, 1)) {
+		struct tracing_map_elt *val = tracing_map_elt_of(p->data,
+								 p->stride, w);
+
+		if (__builtin_expect(tracing_map_keys_match(&val->sums[p->n_vals],
+							    key, p->key_size),
+				     1))
 			return val;
 	}
-	return tracing_map_insert_slow(map, key, hash);
+	return tracing_map_insert_slow(p->map, key, hash);
+}
+
+/* tracing_map_probe_insert() from the map itself */
+static inline __attribute__((always_inline, no_instrument_function))
+struct tracing_map_elt *
+tracing_map_insert(struct tracing_map *map, const void *key)
+{
+	struct tracing_map_probe p;
+
+	tracing_map_probe_init(&p, map);
+	return tracing_map_probe_insert(&p, key);
 }
 
 /* Lookup only: the element of @key or NULL. Context: any. */

@@ -158,6 +158,11 @@ RINGTRACE_API void *ringtrace_write_first(struct ringtrace_event *ev,
 RINGTRACE_API void *ringtrace_write_next(struct ringtrace_write *w);
 RINGTRACE_API void ringtrace_write_commit(struct ringtrace_write *w);
 RINGTRACE_API void *ringtrace_write_commit_next(struct ringtrace_write *w);
+/* (the inline write's call for an instance it found filtered or armed,
+ * inside its read-side section; <ringtrace/inline_write.h>) */
+RINGTRACE_API void *ringtrace_write_armed(struct ringtrace_event *ev,
+					  struct ringtrace_write *w,
+					  size_t size, int i);
 RINGTRACE_API void ringtrace_write_record(struct ringtrace_event *ev,
 					  void *rec, size_t size);
 

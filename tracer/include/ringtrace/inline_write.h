@@ -10,18 +10,28 @@
  * the thread's own write at the outermost level, no filter and nothing
  * armed for the event there. The record is then reserved with the ring
  * buffer's inline reserve (<ringbuf/frontend.h>), assigned in place and
- * committed inline; no call into libringtrace. Every other case calls
- * ringtrace_write_record(). The program links libringbuf as well as
+ * committed inline; no call into libringtrace. The same write with a
+ * filter or something armed there (a trigger, a pid list, the event
+ * soft-disabled) stays in its read-side section and calls
+ * ringtrace_write_armed(), which reserves where the kernel's
+ * trace_event_buffer_reserve() would; the record is assigned there and
+ * ringtrace_write_commit_next() runs the filter and the triggers around
+ * its commit. Every other case calls ringtrace_write_record(). The
+ * program links libringbuf as well as
  * libringtrace (`pkg-config --libs ringtrace` gives both, and so does
  * the installed libringtrace.so, a linker script).
  *
  * The inline code reads the library's state through the "view"
  * structures below, laid out like the library's own (trace.c checks every
- * offset at build time). The layout is ABI: the generated registration
- * refers to ringtrace_inline_layout_2, and a change of the layout renames
- * that symbol, so a program built against another layout fails to load
- * instead of misreading. The structures are no interface; use the
- * generated code only.
+ * offset at build time). The layout, and the calls the inline write makes,
+ * are ABI: the generated registration refers to ringtrace_inline_layout_3,
+ * and a change of either adds a symbol of the next number, so a program
+ * built against a newer one fails to load instead of misreading; the
+ * library keeps the older ones, whose programs keep working (layout 2:
+ * the same views, every filtered or armed write left to
+ * ringtrace_write_record(); layout 3: such a write assigned in place
+ * through ringtrace_write_armed(), inside the inline write's section).
+ * The structures are no interface; use the generated code only.
  *
  * The write runs inside a read-side section of the library's RCU,
  * liburcu's urcu-bp flavour. Its read side is liburcu's static inline
@@ -97,7 +107,7 @@ RINGTRACE_API extern __thread struct ringtrace_thread_view ringtrace_thread
 /* Each instance slot's live buffer, NULL while the slot is empty. */
 RINGTRACE_API extern struct ringbuf *ringtrace_inst_rbs[64];
 /* The layout of the views above (see the top of this file). */
-RINGTRACE_API extern const int ringtrace_inline_layout_2;
+RINGTRACE_API extern const int ringtrace_inline_layout_3;
 
 /*
  * ringtrace_inline_end - leave what ringtrace_inline_begin() entered: the
@@ -141,10 +151,13 @@ ringtrace_inline_ready(struct ringtrace_event *ev, int *i)
  * ringtrace_inline_begin - enter the write of @ev in instance @i, which
  * ringtrace_inline_ready() found: the thread's depth 1, the read-side
  * section, then inside it the event's registry state (in *@pp, valid
- * until ringtrace_inline_end()) and the instance's part of the test: no
+ * until the section is left) and the instance's part of the test: no
  * filter and nothing armed there.
  * Return: the buffer to reserve in (leave with ringtrace_inline_end());
- * or NULL with the state as it was, for ringtrace_write_record().
+ * or NULL with *@pp set, still inside the section, when the instance has
+ * a filter or is armed (a trigger, a pid list, soft-disabled): the record
+ * goes to ringtrace_write_armed(), which leaves the section; or NULL with
+ * *@pp NULL and the state as it was, for ringtrace_write_record().
  */
 static inline __attribute__((always_inline, no_instrument_function))
 struct ringbuf *
@@ -166,13 +179,13 @@ ringtrace_inline_begin(struct ringtrace_event *ev,
 		&ev->priv, __ATOMIC_ACQUIRE);
 	/* Relaxed, as ringtrace_write_record() loads it inside its section:
 	 * an event disabled before a grace period began is not written. */
+	*pp = NULL;
 	if (__builtin_expect(!p || !((RINGTRACE_LOAD_RELAXED(&ev->enabled) >>
 				     i) & 1),
 			     0)) {
 		ringtrace_inline_end(t);
 		return NULL;
 	}
-	*pp = p;
 	/* Acquire: pairs with the release store of rt_inst_rb_set(), which
 	 * publishes a buffer once it is initialised. */
 	rb = __atomic_load_n(&ringtrace_inst_rbs[i], __ATOMIC_ACQUIRE);
@@ -185,8 +198,14 @@ ringtrace_inline_begin(struct ringtrace_event *ev,
 				     !((__atomic_load_n(&p->slow_mask,
 							__ATOMIC_RELAXED) >>
 					i) & 1),
-			     1))
+			     1)) {
+		*pp = p;
 		return rb;
+	}
+	if (rb) {
+		*pp = p; /* filtered or armed: ringtrace_write_armed() */
+		return NULL;
+	}
 	ringtrace_inline_end(t);
 	return NULL;
 }

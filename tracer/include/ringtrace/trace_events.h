@@ -215,12 +215,15 @@
  * leaves every write to the library (the library's own sources always
  * do).
  *
- * Three functions per class: ringtrace_do_class_X() tests the common
+ * Four functions per class: ringtrace_do_class_X() tests the common
  * case without entering anything (loads only) and jumps to
  * ringtrace_do_inline_X() (the write in place) or ringtrace_do_stack_X()
- * (the record on the stack, one call into the library). Apart, so that a
- * write the library takes (a filter, two instances) does not pay for the
- * registers the write in place saves.
+ * (the record on the stack, one call into the library); the write in
+ * place goes on to ringtrace_do_armed_X() for an instance with a filter
+ * or a trigger (assigned where the library reserves it, inside the
+ * section already entered). Apart, so that a write the library takes
+ * (a filter, two instances) does not pay for the registers the write in
+ * place saves.
  */
 /* The record's size; constant for a fixed-size record. */
 #define RINGTRACE_CLASS_SIZE(name, ...)                                     \
@@ -242,6 +245,29 @@
 #if !defined(RINGTRACE_NO_INLINE_WRITE) && !defined(RINGTRACE_BUILDING)
 #include <ringtrace/inline_write.h>
 #define RINGTRACE_INLINE_CLASS(name, proto, args, tstruct, ...)            \
+	/* filtered or armed in instance __i: inside the read-side section \
+	 * ringtrace_inline_begin() entered, which the last call leaves */  \
+	static __attribute__((noinline, no_instrument_function, unused))   \
+	RINGTRACE_RECORD_ACCESS void                                        \
+	ringtrace_do_armed_##name(struct ringtrace_event *__ev, int __i,    \
+				  proto)                                    \
+	{                                                                   \
+		struct ringtrace_write __w;                                 \
+		RINGTRACE_CLASS_SIZE(name, args)                            \
+		for (__entry = __RT_CAST(struct ringtrace_raw_##name *,    \
+				ringtrace_write_armed(__ev, &__w, __size,   \
+						      __i));                \
+		     __entry; __entry = __RT_CAST(struct ringtrace_raw_##name *,\
+				ringtrace_write_commit_next(&__w))) {       \
+			/* (the header filled; padding written as zeros) */ \
+			__builtin_memset((char *)__entry +                  \
+					 sizeof(struct ringtrace_entry), 0, \
+					 __size -                           \
+					 sizeof(struct ringtrace_entry));   \
+			tstruct                                             \
+			{ __VA_ARGS__ }                                     \
+		}                                                           \
+	}                                                                   \
 	static __attribute__((noinline, no_instrument_function, unused))   \
 	RINGTRACE_RECORD_ACCESS void                                        \
 	ringtrace_do_inline_##name(struct ringtrace_event *__ev, int __i,   \
@@ -272,6 +298,10 @@
 				ringtrace_inline_end(__t);                  \
 				return;                                     \
 			}                                                   \
+			if (__p != NULL) { /* still in the section */       \
+				ringtrace_do_armed_##name(__ev, __i, args); \
+				return;                                     \
+			}                                                   \
 		}                                                           \
 		(void)__entry;                                              \
 		ringtrace_do_stack_##name(__ev, args);                      \
@@ -285,7 +315,7 @@
 		}                                                           \
 	}
 /* A program built against another layout of the views fails to load. */
-#define RINGTRACE_INLINE_REGISTER (void)&ringtrace_inline_layout_2;
+#define RINGTRACE_INLINE_REGISTER (void)&ringtrace_inline_layout_3;
 #else
 #define RINGTRACE_INLINE_CLASS(name, proto, args, tstruct, ...)
 #define RINGTRACE_INLINE_DISPATCH(name, ...)
