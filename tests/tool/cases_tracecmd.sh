@@ -275,14 +275,15 @@ case_kernelshark() {
 # sections, which every file-reading mode of trace-cmd reads with the
 # records ringtrace report shows (events and markers, and function_graph
 # of 4 threads on 2 CPUs, several chunks a cpu); smaller than the same
-# recording uncompressed. The default: zstd for a file (-c's files:
+# recording uncompressed, and ringtrace report shows the same of it as
+# of its version 6 conversion. The default: zstd for a file (-c's files:
 # record_follow), version 6 for -o - and with --compression none. A bad
 # algorithm, or -N alone: exit status 2, no file.
 case_record_compressed() {
 	[ -n "$TRACE_CMD" ] || skip "trace-cmd is not installed"
 	command -v python3 >/dev/null || fail "python3 is needed"
 	[ -n "$C" ] || fail "RTT_CALLS is not set"
-	local g="-O funcgraph-abstime -O funcgraph-proc" pin= z u
+	local g="-O funcgraph-abstime -O funcgraph-proc" pin= z u m
 	run 2 "$T" record --compression lz4 -o "$W/bad.dat" -e app -- "$S"
 	err_has "--compression takes zstd or none"
 	[ ! -e "$W/bad.dat" ] || fail "a bad --compression left bad.dat"
@@ -308,6 +309,23 @@ case_record_compressed() {
 			2>"$W/rec.err" || fail "record: $(cat "$W/rec.err")"
 	done
 	tc_modes "$W/fzstd.dat" funcgraph_entry "[{;]$" 1
+	# the same run as version 6 (trace-cmd convert): ringtrace report
+	# shows the same of both, read a chunk at a time from the
+	# compressed one
+	tc_ok "convert" "$TRACE_CMD" convert --file-version 6 \
+		--compression none -i "$W/fzstd.dat" -o "$W/fz6.dat"
+	for m in "" "--stat" "--format=json" "--cpu 0"; do
+		# shellcheck disable=SC2086
+		"$T" report $m "$W/fzstd.dat" >"$W/z.out" 2>"$W/z.err" ||
+			fail "report $m fzstd.dat: $(cat "$W/z.err")"
+		# shellcheck disable=SC2086
+		"$T" report $m "$W/fz6.dat" >"$W/6.out" 2>"$W/6.err" ||
+			fail "report $m fz6.dat: $(cat "$W/6.err")"
+		cmp -s "$W/z.out" "$W/6.out" ||
+			fail "report $m: the compressed file and its version 6 differ"
+		[ -n "$m" ] || [ "$(grep -c 'calls_outer() {$' "$W/z.out")" = 3200 ] ||
+			fail "report fzstd.dat: not the 3200 calls of calls_outer"
+	done
 	z=$(stat -c %s "$W/fzstd.dat")
 	u=$(stat -c %s "$W/fnone.dat")
 	[ "$z" -lt "$u" ] || fail "compressed $z bytes, uncompressed $u"

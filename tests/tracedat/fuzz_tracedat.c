@@ -755,7 +755,7 @@ static void bad_chunks(void)
 		{ "past the end of the file", CSIZE, false, 0xfffffff0u,
 		  EPROTO, "truncated: a chunk" },
 		{ "more than a chunk may hold", USIZE, false, 0x7fff0000u,
-		  EFBIG, "more than the" },
+		  EPROTO, "more than the" },
 		{ "its data not zstd", DATA, false, 0x12345678u, EPROTO,
 		  "is not zstd data" },
 		{ "a chunk count past the data", COUNT, true, 1000, EPROTO,

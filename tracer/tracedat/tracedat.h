@@ -592,8 +592,8 @@ struct td_reader;
  * malformed or truncated file), -ENOTSUP (a valid file in a form this
  * reader does not read: a version after 7, a compression whose library
  * is not installed, an instance whose sub-buffers differ from the file's,
- * big endian, 32-bit, a latency trace), -EFBIG (a compressed chunk of
- * more than 64 MiB), -ENOMEM.
+ * big endian, 32-bit, a latency trace), -EFBIG (a compressed section
+ * other than the cpu data of more than 1 GiB), -ENOMEM.
  */
 int td_reader_open(const char *path, struct td_reader **out, char *err,
 		   size_t errlen);

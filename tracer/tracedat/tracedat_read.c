@@ -1167,10 +1167,11 @@ static int td_v7_chunk_check(struct td_reader *r, struct td_cursor *c,
 {
 	unsigned long long fs;
 
+	/* (no writer makes such chunks: trace-cmd's are 10 pages) */
 	if (us > TD_V7_MAX_CHUNK)
-		return td_fail(c, -EFBIG,
-			       "the chunk at offset %llu decompresses into "
-			       "%llu bytes, more than the %u a chunk may hold",
+		return td_fail(c, -EPROTO,
+			       "the chunk at offset %llu says it holds %llu "
+			       "bytes, more than the %u a chunk may hold",
 			       (unsigned long long)at, (unsigned long long)us,
 			       TD_V7_MAX_CHUNK);
 	if (!r->z.zstd_size || !us)
