@@ -4,7 +4,9 @@
  *
  * The file is mapped read-only and parsed with a cursor that checks every
  * length against the file before it is used; the texts are copied out
- * (NUL-terminated), the pages are handed out in place.
+ * (NUL-terminated), the pages are handed out in place; a compressed
+ * file's from its chunks, listed at the open and decompressed when their
+ * pages are reached, the last TD_READER_CHUNKS of each cpu held.
  */
 #include "tracedat_int.h"
 
@@ -1499,6 +1501,7 @@ int td_reader_open(const char *path, struct td_reader **out, char *err,
 	struct td_reader *r;
 	struct stat st;
 	int fd, ret;
+	long sys;
 
 	if (err && errlen)
 		err[0] = 0;
@@ -1531,11 +1534,8 @@ int td_reader_open(const char *path, struct td_reader **out, char *err,
 		return td_fail(&c, -ENOMEM, "out of memory");
 	}
 	r->size = (size_t)st.st_size;
-	{
-		long sys = sysconf(_SC_PAGESIZE);
-
-		r->sys_page = sys > 0 ? (uint64_t)sys : 0;
-	}
+	sys = sysconf(_SC_PAGESIZE);
+	r->sys_page = sys > 0 ? (uint64_t)sys : 0;
 	if (r->size) {
 		void *m = mmap(NULL, r->size, PROT_READ, MAP_PRIVATE, fd, 0);
 
