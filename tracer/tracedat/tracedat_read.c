@@ -858,6 +858,10 @@ out:
 #define TD_V7_MAX_CHUNK (64u << 20)
 #define TD_V7_MAX_SECTION (1ull << 30)
 
+/* The bytes of chunk headers walked at the open before the mapping's
+ * pages go back. */
+#define TD_V7_WALK_STEP (1u << 20)
+
 /*
  * The decompressor of the file's algorithm, found with dlopen() (the
  * libraries trace-cmd itself uses), so that reading uncompressed files
@@ -1195,6 +1199,38 @@ static int td_v7_chunk_check(struct td_reader *r, struct td_cursor *c,
 	return 0;
 }
 
+/* Add the chunk at file offset @at (@cs bytes, @us decompressed) to the
+ * index of @e, which has room for @cap. */
+static int td_v7_chunk_add(struct td_reader *r, struct td_cursor *c,
+			   struct td_rcpu *e, uint32_t *cap, uint64_t at,
+			   uint64_t cs, uint64_t us)
+{
+	struct td_chunk *k;
+
+	if (e->nr_chunks == *cap) {
+		uint32_t n = *cap ? 2 * *cap : 64;
+
+		/* (a u32 count of chunks of 8 bytes or more: no overflow
+		 * before the file's end) */
+		k = realloc(e->chunks, (size_t)n * sizeof(*k));
+		if (!k)
+			return td_fail(c, -ENOMEM, "out of memory");
+		e->chunks = k;
+		*cap = n;
+	}
+	k = &e->chunks[e->nr_chunks++];
+	k->off = at;
+	k->start = e->size;
+	k->csize = (uint32_t)cs;
+	k->usize = (uint32_t)us;
+	k->bad = false;
+	e->size += us;
+	r->stats.chunks++;
+	if (us > r->stats.chunk_max)
+		r->stats.chunk_max = us;
+	return 0;
+}
+
 /*
  * A cpu's data: in the file (checked), or compressed: the index of its
  * chunks into @e, built from their headers, nothing decompressed (the
@@ -1205,7 +1241,8 @@ static int td_v7_cpu_data(struct td_reader *r, struct td_cursor *c,
 {
 	struct td_cursor d;
 	const unsigned char *p;
-	uint64_t chunks, usize = 0, n = 0;
+	uint64_t chunks, done = 0;
+	uint32_t cap = 0;
 	int ret;
 
 	if (!size)
@@ -1235,8 +1272,11 @@ static int td_v7_cpu_data(struct td_reader *r, struct td_cursor *c,
 	 * The chunks: a count, then (compressed size, size, data) each.
 	 * The size the BUFFER option gives leaves the count out (trace-cmd
 	 * 3.1): the chunks are bounded by the file, not by it. Each takes
-	 * 8 bytes or more of the file: the count is bounded.
+	 * 8 bytes or more of the file: the count is bounded. The chunks of
+	 * no data are left out of the index.
 	 */
+	for (int i = 0; i < TD_READER_CHUNKS; i++)
+		e->held[i].chunk = -1;
 	d = (struct td_cursor){ .p = c->p + off, .size = c->size - (size_t)off,
 				.err = c->err, .errlen = c->errlen };
 	ret = td_num(&d, 4, "a chunk count", &chunks);
@@ -1251,48 +1291,27 @@ static int td_v7_cpu_data(struct td_reader *r, struct td_cursor *c,
 			ret = td_take(&d, cs, "a chunk", &p);
 		if (!ret)
 			ret = td_v7_chunk_check(r, c, at, cs, us, p);
-		usize += us;
-		n += us != 0;
+		if (!ret && us)
+			ret = td_v7_chunk_add(r, c, e, &cap, at, cs, us);
+		/*
+		 * The headers read need not stay in memory: the mapping's
+		 * pages go back as the walk goes (else a walk over the whole
+		 * file would bring it all in)
+		 */
+		if (d.off - done >= TD_V7_WALK_STEP) {
+			td_unmap_range(r, off + done, off + d.off);
+			done = d.off;
+		}
 	}
+	td_unmap_range(r, off + done, off + d.off);
 	if (ret)
 		return ret;
-	if (usize % r->page_size)
+	if (e->size % r->page_size)
 		return td_fail(c, -EPROTO,
 			       "cpu data at offset %llu decompresses into %llu "
 			       "bytes, not whole pages of %u",
 			       (unsigned long long)off,
-			       (unsigned long long)usize, r->page_size);
-	e->chunks = calloc(n ? n : 1, sizeof(*e->chunks));
-	if (!e->chunks)
-		return td_fail(c, -ENOMEM, "out of memory");
-	for (int i = 0; i < TD_READER_CHUNKS; i++)
-		e->held[i].chunk = -1;
-	/* again, the sizes checked above; the chunks of no data left out */
-	d.off = 4;
-	usize = 0;
-	for (uint64_t i = 0; i < chunks; i++) {
-		uint64_t cs = 0, us = 0;
-
-		td_num(&d, 4, "a chunk's compressed size", &cs);
-		td_num(&d, 4, "a chunk's size", &us);
-		if (us) {
-			struct td_chunk *k = &e->chunks[e->nr_chunks++];
-
-			k->off = off + d.off;
-			k->start = usize;
-			k->csize = (uint32_t)cs;
-			k->usize = (uint32_t)us;
-		}
-		td_take(&d, cs, "a chunk", &p);
-		usize += us;
-	}
-	e->size = usize;
-	r->stats.chunks += e->nr_chunks;
-	for (uint32_t i = 0; i < e->nr_chunks; i++)
-		if (e->chunks[i].usize > r->stats.chunk_max)
-			r->stats.chunk_max = e->chunks[i].usize;
-	/* the headers read above need not stay in memory */
-	td_unmap_range(r, off, off + d.off);
+			       (unsigned long long)e->size, r->page_size);
 	return 0;
 }
 
