@@ -1207,11 +1207,13 @@ static int td_v7_chunk_add(struct td_reader *r, struct td_cursor *c,
 {
 	struct td_chunk *k;
 
+	/* (at most the u32 count of the file's chunks: the index's room
+	 * doubles up to UINT32_MAX entries) */
 	if (e->nr_chunks == *cap) {
-		uint32_t n = *cap ? 2 * *cap : 64;
+		uint32_t n = !*cap		    ? 64 :
+			     *cap > UINT32_MAX / 2 ? UINT32_MAX :
+						     2 * *cap;
 
-		/* (a u32 count of chunks of 8 bytes or more: no overflow
-		 * before the file's end) */
 		k = realloc(e->chunks, (size_t)n * sizeof(*k));
 		if (!k)
 			return td_fail(c, -ENOMEM, "out of memory");
