@@ -126,6 +126,83 @@ def check(name, args, want, live=None, stdin=None, timeout=20):
                                                   "; ".join(problems)))
 
 
+def v7_chunks(path):
+    """The chunks of the first cpu with data of our version 7 file
+    @path (its options sections not compressed): the file's bytes and a
+    list of (offset of the chunk's header, compressed size, size); the
+    chunk count is at the first header's offset less 4."""
+    b = bytearray(open(path, "rb").read())
+
+    def num(at, n):
+        return int.from_bytes(b[at:at + n], "little")
+    # magic, "7", endianness, long size, page size; the compression
+    at = b.index(b"\0", b.index(b"\0", 18) + 1) + 1
+    nxt = num(at, 8)
+    while nxt:
+        o, end, nxt = nxt + 16, nxt + 16 + num(nxt + 8, 8), 0
+        while o + 6 <= end:
+            oid, size, d = num(o, 2), num(o + 2, 4), o + 6
+            o = d + size
+            if oid == 0:
+                nxt = num(d, 8) if size >= 8 else 0
+                break
+            if oid != 3 or b[d + 8]:
+                continue
+            # the top buffer: offset, "", clock, page size, cpu count
+            p = b.index(b"\0", d + 9) + 1
+            if num(p + 4, 4) == 0:
+                return b, []
+            c = num(p + 8 + 4, 8)
+            chunks, at = [], c + 4
+            for _ in range(num(c, 4)):
+                chunks.append((at, num(at, 4), num(at + 4, 4)))
+                at += 8 + num(at, 4)
+            return b, chunks
+    return b, []
+
+
+def damaged(name, path, chunks, b):
+    """Copies of the compressed file @path (bytes @b, cpu chunks @chunks)
+    with one chunk damaged: (case name, file)."""
+    out = []
+    at, cs, us = chunks[len(chunks) // 2]
+
+    def put(what, edits):
+        c = bytearray(b)
+        for off, val in edits:
+            c[off:off + len(val)] = val
+        f = os.path.join(W, "%s-%d.dat" % (name, len(out)))
+        open(f, "wb").write(c)
+        out.append(("report %s: %s" % (name, what), f))
+
+    def u32(v):
+        return (v & 0xffffffff).to_bytes(4, "little")
+    put("data that does not decompress",
+        [(at + 8 + 16, b"\xff" * (cs - 16))])
+    put("a size its frame does not have", [(at + 4, u32(us + 4096))])
+    put("a chunk past the end of the file", [(at, u32(0xfffffff0))])
+    put("a size no chunk has", [(at + 4, u32(0x7fff0000))])
+    put("the last chunk cut short",
+        [(chunks[-1][0], u32(chunks[-1][1] - 16))])
+    return out
+
+
+def compressed_cases():
+    """A compressed recording (version 7, zstd), its chunks damaged."""
+    zdat = os.path.join(W, "z.dat")
+    r = subprocess.run([T, "record", "-q", "-o", zdat, "-e", "app", "--",
+                        S, "--threads", "2", "--bursts", "4", "--burst",
+                        "200", "--gap-ms", "5"], env=ENV, cwd=W,
+                       capture_output=True, timeout=120)
+    if r.returncode == 0:
+        b, chunks = v7_chunks(zdat)
+        if chunks:
+            return damaged("chunk", zdat, chunks, b)
+    print("note: no compressed recording to damage: %s" %
+          r.stderr.decode("utf-8", "replace").strip())
+    return []
+
+
 def main():
     os.mkdir(PUB, 0o700)
     # (killed at the end: its lifetime only has to outlast the cases,
@@ -158,6 +235,7 @@ def main():
         os.mknod(dnode, 0o666 | 0o20000, os.makedev(1, 3))
     empty = os.path.join(W, "empty.dat")
     open(empty, "w").close()
+    zcases = compressed_cases()
     huge = "99999999999999999999999"
 
     C = []  # (name, args, status, live process to watch)
@@ -257,6 +335,11 @@ def main():
           ("instance too many", ["instance", L, "a", "b"], 2, live),
           ("clean argument", ["clean", "x"], 2, None),
           ("list argument", ["list", "x"], 2, None)]
+    # damaged chunks: refused at the open, or the chunk's records
+    # skipped with one message; exit status 5 either way
+    C += [(n, ["report", f], 5, None) for n, f in zcases]
+    C += [(n + " (" + " ".join(o) + ")", ["report"] + o + [f], 5, None)
+          for n, f in zcases[:1] for o in (["--format=json"], ["-e", "app"])]
     # hostile output paths: refused before anything runs
     for what, path in [("FIFO without reader", fifo), ("symlink", link),
                        ("directory", W)] + \

@@ -42,16 +42,7 @@ struct file {
 
 static void load(struct file *f)
 {
-	struct stat st;
-	int fd = open(f->path, O_RDONLY);
-
-	ASSERT_GE(fd, 0);
-	ASSERT_EQ(fstat(fd, &st), 0);
-	f->size = (size_t)st.st_size;
-	f->bytes = malloc(f->size);
-	ASSERT_NOT_NULL(f->bytes);
-	ASSERT_EQ(pread(fd, f->bytes, f->size, 0), (ssize_t)f->size);
-	close(fd);
+	f->bytes = tdt_slurp(f->path, &f->size);
 }
 
 /* A valid file (tdt_write_small) and where its parts are. */
@@ -76,15 +67,6 @@ static void file_free(struct file *f)
 	tdt_rmdir(f->dir);
 }
 
-static void put_file(const char *path, const void *p, size_t n)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-
-	ASSERT_GE(fd, 0);
-	ASSERT_EQ(write(fd, p, n), (ssize_t)n);
-	close(fd);
-}
-
 struct walk {
 	const unsigned char *page;
 	unsigned int size;
@@ -93,6 +75,9 @@ struct walk {
 
 /* Where the payload bytes go (so that reading them is not optimised out). */
 static volatile unsigned int g_sink;
+
+/* Chunks of compressed files try_open() found not to decompress. */
+static size_t g_bad_chunks;
 
 static void bounds_cb(const struct td_record *rec, void *arg)
 {
@@ -146,8 +131,21 @@ static int try_open(const char *path)
 			struct walk w = { td_reader_page(r, c, i),
 					  td_reader_page_size(r), 0 };
 			unsigned long missed;
+			const char *msg;
+			uint64_t bad;
 
-			ASSERT_NOT_NULL(w.page);
+			/* a compressed chunk that does not decompress: said */
+			if (!w.page) {
+				ASSERT_EQ(td_reader_page_error(r, c, i, &bad,
+							       &msg),
+					  -EPROTO);
+				ASSERT_NOT_NULL(msg);
+				ASSERT_TRUE(strstr(msg, "does not decompress"));
+				ASSERT_TRUE(bad >= 1 && bad <= n - i);
+				g_bad_chunks++;
+				i += bad - 1;
+				continue;
+			}
 			ret = td_page_for_each(w.page, w.size, bounds_cb,
 					       &missed, &w);
 			ASSERT_TRUE(ret == 0 || ret == -EPROTO);
@@ -304,8 +302,9 @@ static void v7_files(void)
 		free(b);
 		unlink(v7);
 	}
-	rbt_note("%zu damaged version 7 files: %zu refused, %zu opened",
-		 opened + refused, refused, opened);
+	rbt_note("%zu damaged version 7 files: %zu refused, %zu opened (%zu "
+		 "chunks found not to decompress when read)",
+		 opened + refused, refused, opened, g_bad_chunks);
 	ASSERT_GT(refused, 100);
 	file_free(&f);
 }
@@ -348,7 +347,7 @@ static void corrupt_tables(void)
 			memcpy(copy, f.bytes, f.size);
 			put64(copy + f.table + 16 * cpu, bad[i].off);
 			put64(copy + f.table + 16 * cpu + 8, bad[i].size);
-			put_file(f.path, copy, f.size);
+			tdt_spill(f.path, copy, f.size);
 			ASSERT_EQ(td_reader_open(f.path, &r, err, sizeof(err)),
 				  -EPROTO);
 			if (!strstr(err, bad[i].msg))
@@ -370,7 +369,7 @@ static void corrupt_tables(void)
 			put64(copy + f.table + 16 * cpu, o);
 			put64(copy + f.table + 16 * cpu + 8, s);
 		}
-		put_file(f.path, copy, f.size);
+		tdt_spill(f.path, copy, f.size);
 		try_open(f.path);
 	}
 	free(copy);
@@ -433,21 +432,21 @@ static void bad_headers(void)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		memcpy(copy, f.bytes, f.size);
 		memcpy(copy + cases[i].off, cases[i].bytes, cases[i].n);
-		put_file(f.path, copy, f.size);
+		tdt_spill(f.path, copy, f.size);
 		expect_refused(f.path, cases[i].err, cases[i].msg);
 	}
 	/* a latency trace instead of a flyrecord one */
 	memcpy(copy, f.bytes, f.size);
 	fly = memmem(copy, f.size, "flyrecord", 10);
 	memcpy(fly, "latency  ", 10);
-	put_file(f.path, copy, f.size);
+	tdt_spill(f.path, copy, f.size);
 	expect_refused(f.path, ENOTSUP, "latency");
 	memcpy(fly, "flyrecorx", 10);
-	put_file(f.path, copy, f.size);
+	tdt_spill(f.path, copy, f.size);
 	expect_refused(f.path, EPROTO, "expected \"flyrecord\"");
 
 	/* other files */
-	put_file(f.path, "", 0);
+	tdt_spill(f.path, "", 0);
 	expect_refused(f.path, EPROTO, "truncated");
 	snprintf(path, sizeof(path), "%s/none.dat", f.dir);
 	expect_refused(path, ENOENT, "No such file");
@@ -456,7 +455,7 @@ static void bad_headers(void)
 	ASSERT_EQ(mkfifo(dir2, 0600), 0);
 	expect_refused(dir2, EPROTO, "not a regular file");
 	if (geteuid() != 0) {
-		put_file(f.path, f.bytes, f.size);
+		tdt_spill(f.path, f.bytes, f.size);
 		ASSERT_EQ(chmod(f.path, 0), 0);
 		expect_refused(f.path, EACCES, "Permission denied");
 	}
@@ -502,7 +501,7 @@ static void random_files(void)
 				copy[rbt_rand_range(0, f.size - 1)] ^=
 					(unsigned char)rbt_rand_range(1, 255);
 		}
-		put_file(f.path, copy, len);
+		tdt_spill(f.path, copy, len);
 		if (!try_open(f.path))
 			opened++;
 	}
@@ -671,10 +670,202 @@ static void random_valid_pages(void)
 	}
 }
 
+static uint32_t get32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static void put32(unsigned char *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+/*
+ * A zstd-compressed file of our writer: 2 cpus of @pages pages each,
+ * every page's records counting on (page i of cpu c: seq from (c * pages
+ * + i) * 10). Returns false when the build has no libzstd.
+ */
+static bool write_zfile(const char *path, int pages)
+{
+	unsigned char *mem = malloc(PSZ), buf[128];
+	struct td_writer *w;
+	struct tdt_page pg;
+	uint64_t ts = 1000;
+	int ret;
+
+	ASSERT_NOT_NULL(mem);
+	ASSERT_EQ(td_writer_open(path, PSZ, 2, &w), 0);
+	ret = td_writer_set_compression(w, "zstd");
+	if (ret == -ENOTSUP) {
+		td_writer_abort(w);
+		free(mem);
+		return false;
+	}
+	ASSERT_EQ(ret, 0);
+	ASSERT_EQ(td_writer_add_format(w, "tdtest", tdt_counter_fmt), 0);
+	for (int i = 0; i < pages; i++) {
+		for (int cpu = 0; cpu < 2; cpu++) {
+			tdt_page_init(&pg, mem, PSZ, ts);
+			for (unsigned int k = 0; k < 10; k++) {
+				unsigned int seq = (unsigned int)(cpu * pages +
+								  i) * 10 + k;
+				size_t len = tdt_counter(buf, 1001, seq,
+							 (short)cpu, 0, 0);
+
+				ASSERT_TRUE(tdt_page_data(&pg, 100, buf, len));
+			}
+			tdt_page_finish(&pg, 0);
+			ASSERT_EQ(td_writer_add_page(w, cpu, mem), 0);
+			ts = pg.ts + 100;
+		}
+	}
+	ASSERT_EQ(td_writer_close(w), 0);
+	free(mem);
+	return true;
+}
+
+/*
+ * Damaged chunks of a compressed file: sizes that lie (checked when the
+ * file is opened, before anything is decompressed: a chunk past the end
+ * of the file, larger than a chunk may be, saying another size than its
+ * zstd frame) are refused with a message; data that does not decompress
+ * (its bytes overwritten, the last chunk cut short) is found when its
+ * pages are read: those pages are not given, td_reader_page_error() says
+ * which chunk and how many pages, and every other page reads as written.
+ */
+static void bad_chunks(void)
+{
+	/* a field of cpu 0's second chunk (or its chunk count), set to @v
+	 * or with @v added */
+	enum { COUNT = -4, CSIZE = 0, USIZE = 4, DATA = 8 };
+	static const struct {
+		const char *what;
+		int field;
+		bool add;
+		uint32_t v;
+		int err;
+		const char *msg;
+	} open_cases[] = {
+		{ "a page more than its frame", USIZE, true, PSZ, EPROTO,
+		  "its zstd frame" },
+		{ "a byte less than its frame", USIZE, true, (uint32_t)-1,
+		  EPROTO, "its zstd frame" },
+		{ "past the end of the file", CSIZE, false, 0xfffffff0u,
+		  EPROTO, "truncated: a chunk" },
+		{ "more than a chunk may hold", USIZE, false, 0x7fff0000u,
+		  EPROTO, "more than the" },
+		{ "its data not zstd", DATA, false, 0x12345678u, EPROTO,
+		  "is not zstd data" },
+		{ "a chunk count past the data", COUNT, true, 1000, EPROTO,
+		  "truncated" },
+	};
+	struct file f;
+	unsigned char *copy;
+	size_t entry, c0, c1, cl;
+	uint32_t nr;
+
+	tdt_mkdir(f.dir, sizeof(f.dir));
+	snprintf(f.path, sizeof(f.path), "%s/z.dat", f.dir);
+	if (!write_zfile(f.path, 200)) {
+		tdt_rmdir(f.dir);
+		rbt_skip("built without libzstd");
+	}
+	load(&f);
+	ASSERT_EQ(try_open(f.path), 0);
+	/* cpu 0's chunks: a count, then (compressed size, size, data) */
+	entry = tdt_v7_cpu_entry(f.bytes, f.size, 0);
+	ASSERT_GT(entry, 0);
+	c0 = (size_t)get32(f.bytes + entry) |
+	     (size_t)get32(f.bytes + entry + 4) << 32;
+	ASSERT_LT(c0 + 4, f.size);
+	nr = get32(f.bytes + c0);
+	ASSERT_GE(nr, 3);
+	c0 += 4;
+	c1 = c0 + 8 + get32(f.bytes + c0);
+	cl = c0;
+	for (uint32_t i = 1; i < nr; i++)
+		cl += 8 + get32(f.bytes + cl);
+	rbt_note("cpu 0: %u chunks, the second at %zu, the last at %zu", nr,
+		 c1, cl);
+
+	/* refused when opened */
+	copy = malloc(f.size);
+	ASSERT_NOT_NULL(copy);
+	for (size_t i = 0; i < sizeof(open_cases) / sizeof(open_cases[0]);
+	     i++) {
+		size_t at = open_cases[i].field == COUNT ?
+				    c0 - 4 :
+				    c1 + (size_t)open_cases[i].field;
+		uint32_t v = open_cases[i].v;
+
+		memcpy(copy, f.bytes, f.size);
+		if (open_cases[i].add)
+			v += get32(copy + at);
+		put32(copy + at, v);
+		tdt_spill(f.path, copy, f.size);
+		rbt_note("%s", open_cases[i].what);
+		expect_refused(f.path, open_cases[i].err, open_cases[i].msg);
+	}
+
+	/* found when read: the second chunk's data overwritten after its
+	 * frame header; the last chunk cut short by 16 bytes */
+	for (int k = 0; k < 2; k++) {
+		size_t at = k ? cl : c1;
+		uint32_t cs = get32(f.bytes + at), us = get32(f.bytes + at + 4);
+		uint64_t first = 0, bad = 0, idx;
+		struct td_reader *r;
+		char err[256];
+		const char *msg;
+
+		memcpy(copy, f.bytes, f.size);
+		if (k)
+			put32(copy + at, cs - 16);
+		else
+			memset(copy + at + 8 + 16, 0xff, cs - 16);
+		tdt_spill(f.path, copy, f.size);
+		ASSERT_EQ(td_reader_open(f.path, &r, err, sizeof(err)), 0);
+		for (size_t i = c0; i < at; i += 8 + get32(f.bytes + i))
+			first += get32(f.bytes + i + 4) / PSZ;
+		for (idx = 0; idx < td_reader_nr_pages(r, 0); idx++) {
+			const unsigned char *pg = td_reader_page(r, 0, idx);
+			int ret = td_reader_page_error(r, 0, idx, &bad, &msg);
+
+			if (idx < first || idx >= first + us / PSZ) {
+				/* the others read as written */
+				ASSERT_NOT_NULL(pg);
+				ASSERT_EQ(ret, 0);
+				ASSERT_NULL(msg);
+				ASSERT_EQ(get32(pg + 16 + 8 + 4),
+					  (uint32_t)idx * 10);
+				continue;
+			}
+			ASSERT_NULL(pg);
+			ASSERT_EQ(ret, -EPROTO);
+			ASSERT_EQ(bad, first + us / PSZ - idx);
+			if (!strstr(msg, "does not decompress") ||
+			    !strstr(msg, "cpu 0"))
+				RBT_FAIL("message: %s", msg);
+			if (idx == first)
+				rbt_note("%s", msg);
+		}
+		ASSERT_EQ(idx, 200);
+		/* the other cpu is whole */
+		for (idx = 0; idx < 200; idx++)
+			ASSERT_NOT_NULL(td_reader_page(r, 1, idx));
+		td_reader_close(r);
+		ASSERT_EQ(try_open(f.path), 0);
+	}
+	free(copy);
+	file_free(&f);
+}
+
 static const struct rbt_case cases[] = {
 	RBT_CASE(truncated),	      RBT_CASE(corrupt_header),
 	RBT_CASE(corrupt_tables),     RBT_CASE(bad_headers),
 	RBT_CASE(random_files),	      RBT_CASE(random_pages),
 	RBT_CASE(random_valid_pages), RBT_CASE(v7_files),
+	RBT_CASE(bad_chunks),
 };
 RBT_MAIN(cases)

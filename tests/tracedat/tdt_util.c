@@ -375,6 +375,108 @@ size_t tdt_write_small(const char *path)
 	return n;
 }
 
+/* ---- version 7 files -------------------------------------------------- */
+
+static uint64_t le(const unsigned char *p, unsigned int bytes)
+{
+	uint64_t v = 0;
+
+	for (unsigned int i = 0; i < bytes; i++)
+		v |= (uint64_t)p[i] << (8 * i);
+	return v;
+}
+
+/* The end of the string at @at, past its NUL, or 0. */
+static size_t skip_str(const unsigned char *b, size_t n, size_t at)
+{
+	const unsigned char *z = at < n ? memchr(b + at, 0, n - at) : NULL;
+
+	return z ? (size_t)(z - b) + 1 : 0;
+}
+
+size_t tdt_v7_cpu_entry(const unsigned char *b, size_t n, int cpu)
+{
+	/* magic, "7", endianness, long size, page size; the compression */
+	size_t at = skip_str(b, n, 18);
+	uint64_t next;
+
+	at = at ? skip_str(b, n, at) : 0;
+	if (!at || at + 8 > n)
+		return 0;
+	next = le(b + at, 8);
+	/* the options sections: id, flags, description, size, options */
+	for (int guard = 0; next && next + 16 <= n && guard < 64; guard++) {
+		size_t o = (size_t)next + 16, end;
+		uint64_t len = le(b + next + 8, 8);
+
+		if (le(b + next, 2) != 0 || le(b + next + 2, 2) != 0 ||
+		    len > n - o)
+			return 0;
+		end = o + (size_t)len;
+		next = 0;
+		while (o + 6 <= end) {
+			uint64_t id = le(b + o, 2), size = le(b + o + 2, 4);
+			size_t d = o + 6, p;
+
+			if (size > end - d)
+				return 0;
+			o = d + (size_t)size;
+			if (id == 0) {
+				next = size >= 8 ? le(b + d, 8) : 0;
+				break;
+			}
+			if (id != 3)
+				continue;
+			/* BUFFER: offset, name, clock, page size, count */
+			if (d + 8 >= n || b[d + 8])
+				continue; /* an instance's */
+			/* (the name is "": its clock at d + 9) */
+			p = skip_str(b, n, d + 9);
+			if (!p || p + 8 > n)
+				return 0;
+			for (uint64_t i = 0, k = le(b + p + 4, 4); i < k; i++) {
+				size_t e = p + 8 + (size_t)i * 20;
+
+				if (e + 20 > n)
+					return 0;
+				if (le(b + e, 4) == (uint64_t)cpu)
+					return e + 4;
+			}
+		}
+	}
+	return 0;
+}
+
+unsigned char *tdt_slurp(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	unsigned char *b;
+	long len;
+
+	if (!f)
+		RBT_FAIL("%s: %s", path, strerror(errno));
+	ASSERT_EQ(fseek(f, 0, SEEK_END), 0);
+	len = ftell(f);
+	ASSERT_GE(len, 0);
+	rewind(f);
+	b = malloc(len ? (size_t)len : 1);
+	ASSERT_NOT_NULL(b);
+	ASSERT_EQ(fread(b, 1, (size_t)len, f), (size_t)len);
+	fclose(f);
+	*n = (size_t)len;
+	return b;
+}
+
+void tdt_spill(const char *path, const void *b, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+
+	if (!f)
+		RBT_FAIL("%s: %s", path, strerror(errno));
+	ASSERT_EQ(fwrite(b, 1, n, f), n);
+	ASSERT_EQ(fclose(f), 0);
+}
+
 /* ---- files and programs ------------------------------------------------ */
 
 void tdt_mkdir(char *dir, size_t len)

@@ -93,6 +93,20 @@ void tdt_read_file(const char *path, struct tdt_recs *out);
  * kind, every section) to @path; returns its record count. */
 size_t tdt_write_small(const char *path);
 
+/* ---- version 7 files -------------------------------------------------- */
+
+/*
+ * In the version 7 file @b (@n bytes; our writer's, whose options
+ * sections are not compressed): the offset of cpu @cpu's entry in the top
+ * buffer's BUFFER option (a u64 offset of the cpu's data, the chunk
+ * count, then a u64 size), or 0 when there is none.
+ */
+size_t tdt_v7_cpu_entry(const unsigned char *b, size_t n, int cpu);
+
+/* A file's bytes (malloc'd; *n receives the size), and writing them. */
+unsigned char *tdt_slurp(const char *path, size_t *n);
+void tdt_spill(const char *path, const void *b, size_t n);
+
 /* A fresh directory for a case's files (removed with tdt_rmdir). */
 void tdt_mkdir(char *dir, size_t len);
 void tdt_rmdir(const char *dir);

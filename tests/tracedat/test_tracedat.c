@@ -11,6 +11,7 @@
  * a full file system, a file size limit, files converted by trace-cmd, and
  * the errors of the API.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/magic.h>
@@ -2179,6 +2180,188 @@ static void compressed(void)
 	fixture_free(&fx);
 }
 
+/* zstd's ZSTD_compress(), for chunks our writer does not make (NULL
+ * without libzstd.so.1). */
+typedef size_t (*zcompress_fn)(void *dst, size_t cap, const void *src,
+			       size_t n, int level);
+
+static zcompress_fn zcompress(void)
+{
+	void *h = dlopen("libzstd.so.1", RTLD_LAZY | RTLD_LOCAL);
+
+	return h ? (zcompress_fn)dlsym(h, "ZSTD_compress") : NULL;
+}
+
+static void put32(unsigned char *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+/*
+ * Cpu @cpu's data of the version 7 file @path made chunks of uneven
+ * sizes, most not whole pages (a page spans two chunks or more): the
+ * pages of @ref's @cpu compressed again, appended to the file, and the
+ * BUFFER option's entry of the cpu pointed to them.
+ */
+static void rechunk(const char *path, struct td_reader *ref, int cpu,
+		    zcompress_fn zc)
+{
+	static const size_t sizes[] = { 6001, 13, 2500, 8192 + 77, 4096 };
+	uint64_t pages = td_reader_nr_pages(ref, cpu), len = pages * PSZ;
+	size_t n, entry, at, cap, k = 0;
+	unsigned char *b = tdt_slurp(path, &n), *data = malloc(len), *out;
+	uint32_t chunks = 0;
+
+	ASSERT_NOT_NULL(data);
+	for (uint64_t i = 0; i < pages; i++)
+		memcpy(data + i * PSZ, td_reader_page(ref, cpu, i), PSZ);
+	/* room for the chunks, each at worst a little larger than its data */
+	cap = n + 4 + 2 * len + 4096;
+	out = malloc(cap);
+	ASSERT_NOT_NULL(out);
+	memcpy(out, b, n);
+	entry = tdt_v7_cpu_entry(out, n, cpu);
+	ASSERT_GT(entry, 0);
+	at = n + 4;
+	for (uint64_t pos = 0; pos < len; chunks++) {
+		size_t us = sizes[k++ % (sizeof(sizes) / sizeof(sizes[0]))], cs;
+
+		if (us > len - pos)
+			us = (size_t)(len - pos);
+		ASSERT_LT(at + 8, cap);
+		cs = zc(out + at + 8, cap - at - 8, data + pos, us, 1);
+		/* (an error is a size_t near its maximum) */
+		ASSERT_LT(cs, cap - at - 8);
+		put32(out + at, (uint32_t)cs);
+		put32(out + at + 4, (uint32_t)us);
+		at += 8 + cs;
+		pos += us;
+	}
+	put32(out + n, chunks);
+	for (int i = 0; i < 8; i++) {
+		out[entry + i] = (unsigned char)(n >> (8 * i));
+		out[entry + 8 + i] =
+			(unsigned char)((at - n - 4) >> (8 * i));
+	}
+	tdt_spill(path, out, at);
+	rbt_note("cpu %d: %u chunks of uneven sizes", cpu, chunks);
+	free(out);
+	free(data);
+	free(b);
+}
+
+/*
+ * A compressed file is read a chunk at a time: the same pages written
+ * uncompressed (version 6) and compressed (version 7, zstd) read back
+ * identical in time order (page i of each cpu in turn, as report merges
+ * them), each chunk decompressed once, with at most TD_READER_CHUNKS
+ * chunks a cpu held at a time: far less than the file's data. Read
+ * backwards, the chunks are decompressed again within the same bound;
+ * released, nothing is held. A page spanning chunks (a file whose chunks
+ * are not whole pages) reads whole.
+ */
+static void compressed_chunks(void)
+{
+	const int pages = 1024;
+	char dir[128], v6[256], v7[256], err[256];
+	struct td_writer *w6, *w7;
+	struct td_reader *r6, *r7;
+	struct td_reader_stats st;
+	uint64_t t6 = 1000, t7 = 1000, raw = 2ull * pages * PSZ, bound;
+	uint32_t s6 = 0, s7 = 0;
+	zcompress_fn zc;
+	int ret;
+
+	tdt_mkdir(dir, sizeof(dir));
+	snprintf(v6, sizeof(v6), "%s/v6.dat", dir);
+	snprintf(v7, sizeof(v7), "%s/v7.dat", dir);
+	ASSERT_EQ(td_writer_open(v6, PSZ, 2, &w6), 0);
+	ASSERT_EQ(td_writer_open(v7, PSZ, 2, &w7), 0);
+	ret = td_writer_set_compression(w7, "zstd");
+	if (ret == -ENOTSUP) {
+		td_writer_abort(w6);
+		td_writer_abort(w7);
+		tdt_rmdir(dir);
+		rbt_skip("built without libzstd");
+	}
+	ASSERT_EQ(ret, 0);
+	ASSERT_EQ(td_writer_add_format(w6, "tdtest", tdt_counter_fmt), 0);
+	ASSERT_EQ(td_writer_add_format(w7, "tdtest", tdt_counter_fmt), 0);
+	for (int i = 0; i < pages; i++) {
+		for (int cpu = 0; cpu < 2; cpu++) {
+			add_pages(w6, cpu, 1, &s6, &t6);
+			add_pages(w7, cpu, 1, &s7, &t7);
+		}
+	}
+	ASSERT_EQ(td_writer_close(w6), 0);
+	ASSERT_EQ(td_writer_close(w7), 0);
+	if (td_reader_open(v6, &r6, err, sizeof(err)))
+		RBT_FAIL("%s: %s", v6, err);
+	if (td_reader_open(v7, &r7, err, sizeof(err)))
+		RBT_FAIL("%s: %s", v7, err);
+
+	/* in time order */
+	for (int i = 0; i < pages; i++)
+		for (int cpu = 0; cpu < 2; cpu++)
+			if (memcmp(td_reader_page(r7, cpu, (uint64_t)i),
+				   td_reader_page(r6, cpu, (uint64_t)i), PSZ))
+				RBT_FAIL("cpu %d page %d differs", cpu, i);
+	td_reader_stats(r7, &st);
+	bound = 2 * TD_READER_CHUNKS * st.chunk_max;
+	rbt_note("%llu chunks of up to %llu bytes, %llu decompressed; at most "
+		 "%llu bytes held of %llu (the bound %llu)",
+		 (unsigned long long)st.chunks,
+		 (unsigned long long)st.chunk_max,
+		 (unsigned long long)st.inflated,
+		 (unsigned long long)st.peak, (unsigned long long)raw,
+		 (unsigned long long)bound);
+	ASSERT_GE(st.chunks, 8);
+	ASSERT_EQ(st.inflated, st.chunks);
+	ASSERT_LE(st.peak, bound);
+	ASSERT_LE(st.peak * 4, raw);
+
+	/* backwards */
+	for (int i = pages; i-- > 0;)
+		if (memcmp(td_reader_page(r7, 0, (uint64_t)i),
+			   td_reader_page(r6, 0, (uint64_t)i), PSZ))
+			RBT_FAIL("cpu 0 page %d differs read backwards", i);
+	td_reader_stats(r7, &st);
+	ASSERT_GT(st.inflated, st.chunks);
+	ASSERT_LE(st.peak, bound);
+	td_reader_release(r7, 0, 0, (uint64_t)pages);
+	td_reader_release(r7, 1, 0, (uint64_t)pages);
+	td_reader_stats(r7, &st);
+	ASSERT_EQ(st.held, 0);
+	td_reader_close(r7);
+	td_reader_stats(r6, &st);
+	ASSERT_EQ(st.peak, 0);
+	ASSERT_EQ(st.chunks, 0);
+
+	/* pages across chunks */
+	zc = zcompress();
+	if (zc) {
+		rechunk(v7, r6, 1, zc);
+		if (td_reader_open(v7, &r7, err, sizeof(err)))
+			RBT_FAIL("%s: %s", v7, err);
+		for (int i = 0; i < pages; i++)
+			for (int cpu = 0; cpu < 2; cpu++)
+				if (memcmp(td_reader_page(r7, cpu, (uint64_t)i),
+					   td_reader_page(r6, cpu, (uint64_t)i),
+					   PSZ))
+					RBT_FAIL("re-chunked: cpu %d page %d "
+						 "differs", cpu, i);
+		td_reader_stats(r7, &st);
+		ASSERT_LE(st.peak, 2 * TD_READER_CHUNKS * st.chunk_max +
+					   2 * PSZ);
+		td_reader_close(r7);
+	} else {
+		rbt_note("no libzstd.so.1: no chunks of uneven sizes");
+	}
+	td_reader_close(r6);
+	tdt_rmdir(dir);
+}
+
 static const struct rbt_case cases[] = {
 	RBT_CASE(report_real_pages),  RBT_CASE(reader_real_pages),
 	RBT_CASE(page_decoder),	      RBT_CASE(hand_pages),
@@ -2192,5 +2375,6 @@ static const struct rbt_case cases[] = {
 	RBT_CASE(sparse_in_place),
 	RBT_CASE(sparse_kill),
 	RBT_CASE(compressed),
+	RBT_CASE(compressed_chunks),
 };
 RBT_MAIN(cases)

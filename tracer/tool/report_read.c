@@ -26,6 +26,36 @@ static void rtt_collect_cb(const struct td_record *rec, void *arg)
 	c->v[c->nr++] = *rec;
 }
 
+/*
+ * Whether the page of @cpu that td_reader_page() did not give is in a
+ * compressed chunk that does not decompress (or there was no memory for
+ * it): then said once, and the chunk's pages skipped.
+ */
+static bool rtt_rcpu_unread(struct rtt_report *rp, int cpu)
+{
+	struct rtt_rcpu *c = &rp->cpus[cpu];
+	const char *msg;
+	uint64_t n;
+	int ret = td_reader_page_error(rp->r, cpu, c->page, &n, &msg);
+
+	if (!ret)
+		return false;
+	/* (as the records of a page without memory for them: counted with
+	 * the malformed pages) */
+	if (ret == -ENOMEM)
+		rtt_msg("%s: %s; its records are skipped", rp->path, msg);
+	else if (n == 1)
+		rtt_msg("%s: corrupt trace.dat: %s; the records of its page "
+			"%" PRIu64 " are skipped", rp->path, msg, c->page);
+	else
+		rtt_msg("%s: corrupt trace.dat: %s; the records of its "
+			"pages %" PRIu64 " to %" PRIu64 " are skipped",
+			rp->path, msg, c->page, c->page + n - 1);
+	rp->bad_pages++;
+	c->page += n;
+	return true;
+}
+
 /* Make v[pos] the next record of the cpu buffer; false at its end. */
 static bool rtt_rcpu_next(struct rtt_report *rp, int cpu)
 {
@@ -46,6 +76,8 @@ static bool rtt_rcpu_next(struct rtt_report *rp, int cpu)
 		}
 		page = td_reader_page(rp->r, cpu, c->page);
 		c->nr = c->pos = 0;
+		if (!page && rtt_rcpu_unread(rp, cpu))
+			continue;
 		ret = page ? td_page_for_each(page, rp->page_size,
 					      rtt_collect_cb, &missed, c) :
 			     -EPROTO;

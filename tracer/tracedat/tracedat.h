@@ -571,24 +571,29 @@ struct td_reader;
  *
  * Files written by td_writer and by trace-cmd are accepted: version 6
  * (uncompressed) and version 7 (trace-cmd's default: sections, the data
- * compressed with zstd or zlib, decompressed into memory with the
- * system's libzstd.so.1 or libz.so.1, found with dlopen(), or not
- * compressed), little endian, 64-bit, with the buffer instances
- * trace-cmd records (their cpus after the file's, td_reader_instance_cpu()). Everything the reader will use is
- * checked here: the header, every section's length against the file, the
- * page size (a power of two from 4 KiB to 1 MiB), the header_page's
- * commit size (8), and the cpu table: each cpu's data page-aligned, a
- * whole number of pages, after the header and within the file. The file
- * is mapped read-only; a file replaced later by a checkpoint's rename is
- * a new file and does not disturb the mapping.
+ * compressed with zstd or zlib, decompressed with the system's
+ * libzstd.so.1 or libz.so.1, found with dlopen(), or not compressed),
+ * little endian, 64-bit, with the buffer instances trace-cmd records
+ * (their cpus after the file's, td_reader_instance_cpu()). Everything
+ * the reader will use is checked here: the header, every section's
+ * length against the file, the page size (a power of two from 4 KiB to
+ * 1 MiB), the header_page's commit size (8), and the cpu table: each
+ * cpu's data page-aligned, a whole number of pages, after the header and
+ * within the file. A compressed file's cpu data are not decompressed
+ * here: each cpu's chunks are listed from their headers (each within the
+ * file, at most 64 MiB decompressed, the cpu's total whole pages, and
+ * for zstd the size the chunk's frame gives, when it gives one, the
+ * chunk's); td_reader_page() decompresses them as they are read. The
+ * file is mapped read-only; a file replaced later by a checkpoint's
+ * rename is a new file and does not disturb the mapping.
  *
  * Context: any thread; blocks (file system).
  * Return: 0, the open(2) error (-ENOENT, -EACCES, ...), -EPROTO (a
  * malformed or truncated file), -ENOTSUP (a valid file in a form this
  * reader does not read: a version after 7, a compression whose library
  * is not installed, an instance whose sub-buffers differ from the file's,
- * big endian, 32-bit, a latency trace), -EFBIG (compressed data of more
- * than 4 GiB), -ENOMEM.
+ * big endian, 32-bit, a latency trace), -EFBIG (a compressed section
+ * other than the cpu data of more than 1 GiB), -ENOMEM.
  */
 int td_reader_open(const char *path, struct td_reader **out, char *err,
 		   size_t errlen);
@@ -712,17 +717,52 @@ const char *td_reader_format(struct td_reader *r, unsigned int i,
  */
 uint64_t td_reader_nr_pages(struct td_reader *r, int cpu);
 
+/*
+ * The decompressed chunks of a compressed file a reader holds per cpu
+ * buffer: the ones it decompressed last (a page the reader hands out,
+ * the one before it when a page crosses into the next chunk).
+ */
+#define TD_READER_CHUNKS 2
+
 /**
  * td_reader_page - one page of a cpu buffer
  * @r: the reader
  * @cpu: the cpu buffer
  * @idx: the page, 0 .. td_reader_nr_pages() - 1, in time order
  *
- * Context: any thread.
- * Return: the page (page_size bytes in the read-only mapping, valid until
- * td_reader_close()), or NULL when @cpu or @idx is out of range.
+ * An uncompressed file's page is in the read-only mapping. A compressed
+ * file's is in its chunk, decompressed then (or held from before: the
+ * last TD_READER_CHUNKS chunks of each cpu buffer are), so that the
+ * memory a reader holds is bounded by its chunks whatever the file's
+ * size; going back to a chunk no longer held decompresses it again.
+ *
+ * Context: the reader's thread (it changes what the reader holds).
+ * Return: the page (page_size bytes; in an uncompressed file valid until
+ * td_reader_close(), in a compressed one until the next td_reader_page()
+ * or td_reader_release() of the same cpu buffer), or NULL when @cpu or
+ * @idx is out of range, or the page is in a chunk that does not
+ * decompress or there is no memory for it (td_reader_page_error() says
+ * which).
  */
 const void *td_reader_page(struct td_reader *r, int cpu, uint64_t idx);
+
+/**
+ * td_reader_page_error - why td_reader_page() gave no page
+ * @r: the reader
+ * @cpu: the cpu buffer
+ * @idx: the page
+ * @pages: receives how many pages from @idx on cannot be read for the
+ *	same reason (the rest of a chunk that does not decompress; 1 for a
+ *	want of memory), 0 when the page reads
+ * @msg: receives the message (which chunk of which cpu buffer, at which
+ *	file offset; valid until the next call), NULL when the page reads
+ *
+ * Context: the reader's thread.
+ * Return: -EPROTO (a chunk that does not decompress into its size),
+ * -ENOMEM, or 0 when td_reader_page() gives @idx or it is out of range.
+ */
+int td_reader_page_error(struct td_reader *r, int cpu, uint64_t idx,
+			 uint64_t *pages, const char **msg);
 
 /**
  * td_reader_release - give back the memory of pages read
@@ -734,12 +774,40 @@ const void *td_reader_page(struct td_reader *r, int cpu, uint64_t idx);
  * The file is mapped whole; a reader that goes through it once releases
  * what it is done with, so that its memory stays bounded whatever the
  * file's size. A released page still reads (it is mapped again from the
- * file on access).
+ * file on access, or its chunk decompressed again). A compressed file's
+ * chunks held that lie within the pages are freed.
  *
  * Context: the reader's thread.
  */
 void td_reader_release(struct td_reader *r, int cpu, uint64_t first,
 		       uint64_t n);
+
+/**
+ * struct td_reader_stats - what a reader of a compressed file decompressed
+ * @held: bytes of decompressed data it holds now (chunks, and a page
+ *	that spans two of them)
+ * @peak: the most it held at once since td_reader_open()
+ * @inflated: chunks decompressed (one decompressed again counts again)
+ * @chunks: the chunks of the file's cpu data
+ * @chunk_max: the bytes the largest of them decompresses into
+ */
+struct td_reader_stats {
+	uint64_t held;
+	uint64_t peak;
+	uint64_t inflated;
+	uint64_t chunks;
+	uint64_t chunk_max;
+};
+
+/**
+ * td_reader_stats - what a reader decompressed and holds (all 0 for an
+ *	uncompressed file)
+ * @r: the reader
+ * @st: receives the counts
+ *
+ * Context: the reader's thread.
+ */
+void td_reader_stats(struct td_reader *r, struct td_reader_stats *st);
 
 /**
  * td_reader_close - unmap the file and free the reader

@@ -4,7 +4,9 @@
  *
  * The file is mapped read-only and parsed with a cursor that checks every
  * length against the file before it is used; the texts are copied out
- * (NUL-terminated), the pages are handed out in place.
+ * (NUL-terminated), the pages are handed out in place; a compressed
+ * file's from its chunks, listed at the open and decompressed when their
+ * pages are reached, the last TD_READER_CHUNKS of each cpu held.
  */
 #include "tracedat_int.h"
 
@@ -21,20 +23,83 @@ struct td_rfmt {
 	char *text;
 };
 
+typedef size_t (*td_zstd_fn)(void *dst, size_t cap, const void *src,
+			     size_t n);
+typedef unsigned int (*td_zstd_err_fn)(size_t code);
+typedef unsigned long long (*td_zstd_size_fn)(const void *src, size_t n);
+typedef int (*td_zlib_fn)(unsigned char *dst, unsigned long *dlen,
+			  const unsigned char *src, unsigned long slen);
+
+/**
+ * struct td_v7 - the decompressor of a version 7 file
+ * @zstd: ZSTD_decompress(), for a zstd file
+ * @zstd_err: ZSTD_isError()
+ * @zstd_size: ZSTD_getFrameContentSize(): what a frame says it holds
+ * @zlib: uncompress(), for a zlib file
+ * @compressed: the file's algorithm is not "none"
+ */
+struct td_v7 {
+	td_zstd_fn zstd;
+	td_zstd_err_fn zstd_err;
+	td_zstd_size_fn zstd_size;
+	td_zlib_fn zlib;
+	bool compressed;
+};
+
+/**
+ * struct td_chunk - one compressed chunk of a cpu's data (its index
+ *	entry: nothing is decompressed to build it)
+ * @off: the file offset of its compressed bytes
+ * @start: the offset of its first byte in the cpu's decompressed data
+ * @csize: its compressed bytes
+ * @usize: the bytes it decompresses into
+ * @bad: it did not decompress into @usize bytes (it is not tried again)
+ */
+struct td_chunk {
+	uint64_t off;
+	uint64_t start;
+	uint32_t csize;
+	uint32_t usize;
+	bool bad;
+};
+
+/**
+ * struct td_held - a decompressed chunk the reader holds
+ * @chunk: its index in the cpu's chunks, -1 for none
+ * @mem: the bytes (@cap allocated, the chunk's size used)
+ * @cap: bytes allocated
+ * @used: when it was last handed out (the reader's @tick)
+ */
+struct td_held {
+	int64_t chunk;
+	unsigned char *mem;
+	size_t cap;
+	uint64_t used;
+};
+
 /**
  * struct td_rcpu - one cpu's data in the file
- * @offset: file offset of its first page
- * @size: bytes (whole pages)
+ * @offset: file offset of its first page (data in place)
+ * @size: bytes (whole pages), decompressed
  * @inst_cpu: the CPU of a buffer instance's cpu buffer that is not one of
  *	our spares (an instance trace-cmd recorded), -1 otherwise
- * @mem: the data decompressed (a compressed version 7 file), or NULL:
- *	then it is in the file at @offset
+ * @chunks: a compressed version 7 file: the index of its chunks, in data
+ *	order; NULL: the data is in the file at @offset
+ * @nr_chunks: entries in @chunks
+ * @hint: the chunk of the last page looked up (the next is the likely one)
+ * @held: the chunks decompressed last (TD_READER_CHUNKS of them)
+ * @bounce: a page that spans two chunks, copied together (page_size
+ *	bytes, allocated on first use)
  */
 struct td_rcpu {
 	uint64_t offset;
 	uint64_t size;
 	int inst_cpu;
-	unsigned char *mem;
+	struct td_chunk *chunks;
+	uint32_t nr_chunks;
+	uint32_t hint;
+	struct td_held held[TD_READER_CHUNKS];
+	unsigned char *bounce;
 };
 
 /**
@@ -54,6 +119,12 @@ struct td_rcpu {
  * @uname: the UNAME text
  * @options: the trace options text
  * @protos: the functions' prototypes text
+ * @z: a version 7 file's decompressor
+ * @tick: the count of chunk look-ups (the age of a held chunk)
+ * @nomem: the last chunk failed for want of memory
+ * @stats: the decompressed bytes held, their peak, the chunks
+ * @msg: td_reader_page_error()'s message
+ * @sys_page: the system's page size (what madvise() takes), 0 unknown
  */
 struct td_reader {
 	unsigned char *map;
@@ -71,6 +142,12 @@ struct td_reader {
 	char *uname;
 	char *options;
 	char *protos;
+	struct td_v7 z;
+	uint64_t tick;
+	bool nomem;
+	struct td_reader_stats stats;
+	char msg[256];
+	uint64_t sys_page;
 };
 
 /**
@@ -775,30 +852,15 @@ out:
 /* Version 7 (trace-cmd's default): sections and compression           */
 
 
-/* Most cpu data one file may decompress into memory: 4 GiB; and one of
- * its other sections (formats, symbols): 1 GiB. */
-#define TD_V7_MAX_DATA (4ull << 30)
+/* Most one chunk of cpu data may decompress into: 64 MiB (trace-cmd's
+ * chunks are 10 pages, ours TD_STAGE_BYTES); and one of the other
+ * sections (formats, symbols): 1 GiB. */
+#define TD_V7_MAX_CHUNK (64u << 20)
 #define TD_V7_MAX_SECTION (1ull << 30)
 
-typedef size_t (*td_zstd_fn)(void *dst, size_t cap, const void *src,
-			     size_t n);
-typedef unsigned int (*td_zstd_err_fn)(size_t code);
-typedef int (*td_zlib_fn)(unsigned char *dst, unsigned long *dlen,
-			  const unsigned char *src, unsigned long slen);
-
-/**
- * struct td_v7 - what a version 7 parse carries along
- * @zstd: ZSTD_decompress(), for a zstd file
- * @zstd_err: ZSTD_isError()
- * @zlib: uncompress(), for a zlib file
- * @compressed: the file's algorithm is not "none"
- */
-struct td_v7 {
-	td_zstd_fn zstd;
-	td_zstd_err_fn zstd_err;
-	td_zlib_fn zlib;
-	bool compressed;
-};
+/* The bytes of chunk headers walked at the open before the mapping's
+ * pages go back. */
+#define TD_V7_WALK_STEP (1u << 20)
 
 /*
  * The decompressor of the file's algorithm, found with dlopen() (the
@@ -817,6 +879,10 @@ static int td_v7_algo(struct td_cursor *c, struct td_v7 *z, const char *name)
 		if (h) {
 			z->zstd = (td_zstd_fn)dlsym(h, "ZSTD_decompress");
 			z->zstd_err = (td_zstd_err_fn)dlsym(h, "ZSTD_isError");
+			/* (optional: a chunk's size is checked when it is
+			 * decompressed in any case) */
+			z->zstd_size = (td_zstd_size_fn)dlsym(
+				h, "ZSTD_getFrameContentSize");
 		}
 		if (z->zstd && z->zstd_err)
 			return 0;
@@ -840,22 +906,33 @@ static int td_v7_algo(struct td_cursor *c, struct td_v7 *z, const char *name)
 		       !strcmp(name, "zstd") ? "libzstd.so.1" : "libz.so.1");
 }
 
-/* Decompress @n bytes at @src into exactly @want bytes at @dst. */
-static int td_v7_inflate(struct td_cursor *c, const struct td_v7 *z,
-			 const unsigned char *src, uint64_t n,
-			 unsigned char *dst, uint64_t want, size_t at)
+/* Decompress @n bytes at @src into exactly @want bytes at @dst: true
+ * when they do. */
+static bool td_v7_unzip(const struct td_v7 *z, const unsigned char *src,
+			uint64_t n, unsigned char *dst, uint64_t want)
 {
 	if (z->zstd) {
 		size_t got = z->zstd(dst, want, src, n);
 
-		if (!z->zstd_err(got) && got == want)
-			return 0;
-	} else if (z->zlib) {
+		return !z->zstd_err(got) && got == want;
+	}
+	if (z->zlib) {
 		unsigned long got = (unsigned long)want;
 
-		if (!z->zlib(dst, &got, src, (unsigned long)n) && got == want)
-			return 0;
+		return !z->zlib(dst, &got, src, (unsigned long)n) &&
+		       got == want;
 	}
+	return false;
+}
+
+/* td_v7_unzip(), or the message of data at file offset @at that does
+ * not decompress. */
+static int td_v7_inflate(struct td_cursor *c, const struct td_v7 *z,
+			 const unsigned char *src, uint64_t n,
+			 unsigned char *dst, uint64_t want, size_t at)
+{
+	if (td_v7_unzip(z, src, n, dst, want))
+		return 0;
 	return td_fail(c, -EPROTO,
 		       "compressed data at offset %zu does not decompress "
 		       "into its %llu bytes", at, (unsigned long long)want);
@@ -945,14 +1022,13 @@ static int td_v7_section(struct td_cursor *c, const struct td_v7 *z,
 
 /* Parse the section @id at @off with @fn. */
 static int td_v7_parse_section(struct td_reader *r, struct td_cursor *c,
-			       const struct td_v7 *z, uint64_t off,
-			       unsigned int id)
+			       uint64_t off, unsigned int id)
 {
 	struct td_cursor sub;
 	unsigned char *mem;
 	int ret;
 
-	ret = td_v7_section(c, z, off, id, &sub, &mem);
+	ret = td_v7_section(c, &r->z, off, id, &sub, &mem);
 	if (ret)
 		return ret;
 	switch (id) {
@@ -1072,21 +1148,108 @@ out:
 	return ret;
 }
 
-/* A cpu's data: in the file (checked), or decompressed from its chunks
- * into @e->mem. */
+/* Give back the mapping's whole pages from file offset @start to @end
+ * (they are read again from the file when touched). */
+static void td_unmap_range(struct td_reader *r, uint64_t start, uint64_t end)
+{
+	uint64_t sys = r->sys_page;
+
+	if (!sys || !r->map || start > end || end > r->size)
+		return;
+	start = (start + sys - 1) / sys * sys;
+	end = end / sys * sys;
+	if (end > start)
+		madvise(r->map + start, (size_t)(end - start), MADV_DONTNEED);
+}
+
+/*
+ * Check one chunk's sizes before anything is decompressed: its data
+ * within the file (@d's bounds), at most TD_V7_MAX_CHUNK, and for zstd
+ * the size its frame header gives, when it gives one, the chunk's.
+ */
+static int td_v7_chunk_check(struct td_reader *r, struct td_cursor *c,
+			     uint64_t at, uint64_t cs, uint64_t us,
+			     const unsigned char *p)
+{
+	unsigned long long fs;
+
+	/* (no writer makes such chunks: trace-cmd's are 10 pages) */
+	if (us > TD_V7_MAX_CHUNK)
+		return td_fail(c, -EPROTO,
+			       "the chunk at offset %llu says it holds %llu "
+			       "bytes, more than the %u a chunk may hold",
+			       (unsigned long long)at, (unsigned long long)us,
+			       TD_V7_MAX_CHUNK);
+	if (!r->z.zstd_size || !us)
+		return 0;
+	fs = r->z.zstd_size(p, (size_t)cs);
+	/* ZSTD_CONTENTSIZE_ERROR: not a zstd frame */
+	if (fs == 0ULL - 2)
+		return td_fail(c, -EPROTO,
+			       "the chunk at offset %llu (%llu bytes) is not "
+			       "zstd data", (unsigned long long)at,
+			       (unsigned long long)cs);
+	/* (ZSTD_CONTENTSIZE_UNKNOWN: checked when decompressed) */
+	if (fs != 0ULL - 1 && fs != us)
+		return td_fail(c, -EPROTO,
+			       "the chunk at offset %llu says it holds %llu "
+			       "bytes, its zstd frame %llu",
+			       (unsigned long long)at, (unsigned long long)us,
+			       fs);
+	return 0;
+}
+
+/* Add the chunk at file offset @at (@cs bytes, @us decompressed) to the
+ * index of @e, which has room for @cap. */
+static int td_v7_chunk_add(struct td_reader *r, struct td_cursor *c,
+			   struct td_rcpu *e, uint32_t *cap, uint64_t at,
+			   uint64_t cs, uint64_t us)
+{
+	struct td_chunk *k;
+
+	/* (at most the u32 count of the file's chunks: the index's room
+	 * doubles up to UINT32_MAX entries) */
+	if (e->nr_chunks == *cap) {
+		uint32_t n = !*cap		    ? 64 :
+			     *cap > UINT32_MAX / 2 ? UINT32_MAX :
+						     2 * *cap;
+
+		k = realloc(e->chunks, (size_t)n * sizeof(*k));
+		if (!k)
+			return td_fail(c, -ENOMEM, "out of memory");
+		e->chunks = k;
+		*cap = n;
+	}
+	k = &e->chunks[e->nr_chunks++];
+	k->off = at;
+	k->start = e->size;
+	k->csize = (uint32_t)cs;
+	k->usize = (uint32_t)us;
+	k->bad = false;
+	e->size += us;
+	r->stats.chunks++;
+	if (us > r->stats.chunk_max)
+		r->stats.chunk_max = us;
+	return 0;
+}
+
+/*
+ * A cpu's data: in the file (checked), or compressed: the index of its
+ * chunks into @e, built from their headers, nothing decompressed (the
+ * pages are, a chunk at a time, when read: td_reader_page()).
+ */
 static int td_v7_cpu_data(struct td_reader *r, struct td_cursor *c,
-			  const struct td_v7 *z, uint64_t off, uint64_t size,
-			  struct td_rcpu *e, uint64_t *total)
+			  uint64_t off, uint64_t size, struct td_rcpu *e)
 {
 	struct td_cursor d;
 	const unsigned char *p;
-	uint64_t chunks, usize = 0;
-	unsigned char *mem;
+	uint64_t chunks, done = 0;
+	uint32_t cap = 0;
 	int ret;
 
 	if (!size)
 		return 0;
-	if (e->size || e->mem)
+	if (e->size || e->chunks)
 		return td_fail(c, -EPROTO,
 			       "a cpu listed twice in a buffer option (data at "
 			       "offset %llu)", (unsigned long long)off);
@@ -1096,7 +1259,7 @@ static int td_v7_cpu_data(struct td_reader *r, struct td_cursor *c,
 			       "bytes), the file ends at %zu",
 			       (unsigned long long)off,
 			       (unsigned long long)size, c->size);
-	if (!z->compressed) {
+	if (!r->z.compressed) {
 		if (off % r->page_size || size % r->page_size)
 			return td_fail(c, -EPROTO,
 				       "cpu data at offset %llu (%llu bytes) "
@@ -1110,56 +1273,47 @@ static int td_v7_cpu_data(struct td_reader *r, struct td_cursor *c,
 	/*
 	 * The chunks: a count, then (compressed size, size, data) each.
 	 * The size the BUFFER option gives leaves the count out (trace-cmd
-	 * 3.1): the chunks are bounded by the file, not by it.
+	 * 3.1): the chunks are bounded by the file, not by it. Each takes
+	 * 8 bytes or more of the file: the count is bounded. The chunks of
+	 * no data are left out of the index.
 	 */
+	for (int i = 0; i < TD_READER_CHUNKS; i++)
+		e->held[i].chunk = -1;
 	d = (struct td_cursor){ .p = c->p + off, .size = c->size - (size_t)off,
 				.err = c->err, .errlen = c->errlen };
 	ret = td_num(&d, 4, "a chunk count", &chunks);
 	for (uint64_t i = 0; !ret && i < chunks; i++) {
-		uint64_t cs = 0, us = 0;
+		uint64_t cs = 0, us = 0, at;
 
 		ret = td_num(&d, 4, "a chunk's compressed size", &cs);
 		if (!ret)
 			ret = td_num(&d, 4, "a chunk's size", &us);
+		at = off + d.off;
 		if (!ret)
 			ret = td_take(&d, cs, "a chunk", &p);
-		usize += us;
+		if (!ret)
+			ret = td_v7_chunk_check(r, c, at, cs, us, p);
+		if (!ret && us)
+			ret = td_v7_chunk_add(r, c, e, &cap, at, cs, us);
+		/*
+		 * The headers read need not stay in memory: the mapping's
+		 * pages go back as the walk goes (else a walk over the whole
+		 * file would bring it all in)
+		 */
+		if (d.off - done >= TD_V7_WALK_STEP) {
+			td_unmap_range(r, off + done, off + d.off);
+			done = d.off;
+		}
 	}
+	td_unmap_range(r, off + done, off + d.off);
 	if (ret)
 		return ret;
-	if (usize % r->page_size || usize > TD_V7_MAX_DATA - *total)
-		return td_fail(c, usize % r->page_size ? -EPROTO : -EFBIG,
+	if (e->size % r->page_size)
+		return td_fail(c, -EPROTO,
 			       "cpu data at offset %llu decompresses into %llu "
-			       "bytes%s", (unsigned long long)off,
-			       (unsigned long long)usize,
-			       usize % r->page_size ? ", not whole pages" :
-						       ", too much to hold");
-	mem = malloc(usize ? usize : 1);
-	if (!mem)
-		return td_fail(c, -ENOMEM, "out of memory");
-	d.off = 4;
-	/* again, the sizes checked above */
-	for (uint64_t i = 0, at = 0; !ret && i < chunks; i++) {
-		uint64_t cs = 0, us = 0;
-
-		ret = td_num(&d, 4, "a chunk's compressed size", &cs);
-		if (!ret)
-			ret = td_num(&d, 4, "a chunk's size", &us);
-		if (!ret)
-			ret = td_take(&d, cs, "a chunk", &p);
-		if (!ret)
-			ret = td_v7_inflate(c, z, p, cs, mem + at, us,
-					    (size_t)(off +
-						     (uint64_t)(p - d.p)));
-		at += us;
-	}
-	if (ret) {
-		free(mem);
-		return ret;
-	}
-	e->mem = mem;
-	e->size = usize;
-	*total += usize;
+			       "bytes, not whole pages of %u",
+			       (unsigned long long)off,
+			       (unsigned long long)e->size, r->page_size);
 	return 0;
 }
 
@@ -1172,12 +1326,11 @@ static int td_v7_cpu_data(struct td_reader *r, struct td_cursor *c,
  */
 static int td_parse7(struct td_reader *r, struct td_cursor *c)
 {
-	struct td_v7 z = { 0 };
 	struct td_v7_buf *bufs = NULL;
 	size_t nr_bufs = 0, top;
 	const unsigned char *p;
 	char *algo = NULL, *text = NULL, *clock = NULL, *clock_opt = NULL;
-	uint64_t next, cpucount = 0, total = 0, secs[TD_SEC_CMDLINES + 1];
+	uint64_t next, cpucount = 0, secs[TD_SEC_CMDLINES + 1];
 	uint64_t spare_first = UINT64_MAX;
 	int ret, ncpu = 0, guard;
 
@@ -1191,7 +1344,7 @@ static int td_parse7(struct td_reader *r, struct td_cursor *c)
 	free(text);
 	text = NULL;
 	if (!ret)
-		ret = td_v7_algo(c, &z, algo);
+		ret = td_v7_algo(c, &r->z, algo);
 	if (!ret)
 		ret = td_num(c, 8, "the options offset", &next);
 	free(algo);
@@ -1207,7 +1360,8 @@ static int td_parse7(struct td_reader *r, struct td_cursor *c)
 			ret = td_fail(c, -EPROTO, "options sections loop");
 			break;
 		}
-		ret = td_v7_section(c, &z, next, TD_SEC_OPTIONS, &sub, &mem);
+		ret = td_v7_section(c, &r->z, next, TD_SEC_OPTIONS, &sub,
+				    &mem);
 		next = 0;
 		while (!ret) {
 			uint64_t id, size;
@@ -1276,7 +1430,7 @@ static int td_parse7(struct td_reader *r, struct td_cursor *c)
 	for (unsigned int id = TD_SEC_HEADER; !ret && id <= TD_SEC_CMDLINES;
 	     id++)
 		if (secs[id])
-			ret = td_v7_parse_section(r, c, &z, secs[id], id);
+			ret = td_v7_parse_section(r, c, secs[id], id);
 	if (ret)
 		goto out;
 
@@ -1311,10 +1465,9 @@ static int td_parse7(struct td_reader *r, struct td_cursor *c)
 			r->nr_cpus += ncpu;
 		}
 		for (uint32_t i = 0; i < bufs[b].nr && !ret; i++)
-			ret = td_v7_cpu_data(r, c, &z, bufs[b].off[i],
+			ret = td_v7_cpu_data(r, c, bufs[b].off[i],
 					     bufs[b].size[i],
-					     &r->cpus[base + (int)bufs[b].cpu[i]],
-					     &total);
+					     &r->cpus[base + (int)bufs[b].cpu[i]]);
 	}
 	if (ret)
 		goto out;
@@ -1342,8 +1495,14 @@ static void td_reader_free(struct td_reader *r)
 		free(r->fmts[i].text);
 	}
 	free(r->fmts);
-	for (int i = 0; r->cpus && i < r->nr_cpus; i++)
-		free(r->cpus[i].mem);
+	for (int i = 0; r->cpus && i < r->nr_cpus; i++) {
+		struct td_rcpu *e = &r->cpus[i];
+
+		for (int k = 0; k < TD_READER_CHUNKS; k++)
+			free(e->held[k].mem);
+		free(e->chunks);
+		free(e->bounce);
+	}
 	free(r->cpus);
 	free(r->clock);
 	free(r->kallsyms);
@@ -1363,6 +1522,7 @@ int td_reader_open(const char *path, struct td_reader **out, char *err,
 	struct td_reader *r;
 	struct stat st;
 	int fd, ret;
+	long sys;
 
 	if (err && errlen)
 		err[0] = 0;
@@ -1395,6 +1555,8 @@ int td_reader_open(const char *path, struct td_reader **out, char *err,
 		return td_fail(&c, -ENOMEM, "out of memory");
 	}
 	r->size = (size_t)st.st_size;
+	sys = sysconf(_SC_PAGESIZE);
+	r->sys_page = sys > 0 ? (uint64_t)sys : 0;
 	if (r->size) {
 		void *m = mmap(NULL, r->size, PROT_READ, MAP_PRIVATE, fd, 0);
 
@@ -1488,33 +1650,222 @@ uint64_t td_reader_nr_pages(struct td_reader *r, int cpu)
 	return r->cpus[cpu].size / r->page_size;
 }
 
+/* The chunk of @e that holds decompressed byte @pos (< @e->size). */
+static uint32_t td_chunk_find(struct td_rcpu *e, uint64_t pos)
+{
+	uint32_t lo = 0, hi = e->nr_chunks;
+	const struct td_chunk *k;
+
+	/* going through in order: the last one or the one after it */
+	for (uint32_t i = e->hint; i < e->nr_chunks && i <= e->hint + 1; i++) {
+		k = &e->chunks[i];
+		if (pos >= k->start && pos - k->start < k->usize)
+			return e->hint = i;
+	}
+	/* the last chunk whose start is at or before @pos */
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (e->chunks[mid].start <= pos)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return e->hint = lo;
+}
+
+/* Change the bytes held by @delta (a slot's new size less its old). */
+static void td_held_account(struct td_reader *r, int64_t delta)
+{
+	r->stats.held = (uint64_t)((int64_t)r->stats.held + delta);
+	if (r->stats.held > r->stats.peak)
+		r->stats.peak = r->stats.held;
+}
+
+/* Free the slot @h of @e (its chunk is no longer held). */
+static void td_held_drop(struct td_reader *r, struct td_held *h)
+{
+	td_held_account(r, -(int64_t)h->cap);
+	free(h->mem);
+	h->mem = NULL;
+	h->cap = 0;
+	h->chunk = -1;
+}
+
+/*
+ * Chunk @i of @e decompressed: held already, or decompressed into the
+ * slot used longest ago (TD_READER_CHUNKS per cpu buffer). NULL when it
+ * does not decompress (then it is marked bad) or there is no memory.
+ */
+static unsigned char *td_chunk_get(struct td_reader *r, struct td_rcpu *e,
+				   uint32_t i)
+{
+	struct td_chunk *k = &e->chunks[i];
+	struct td_held *h = &e->held[0];
+
+	r->tick++;
+	for (int s = 0; s < TD_READER_CHUNKS; s++) {
+		if (e->held[s].chunk == (int64_t)i) {
+			e->held[s].used = r->tick;
+			return e->held[s].mem;
+		}
+		if (e->held[s].used < h->used)
+			h = &e->held[s];
+	}
+	if (k->bad)
+		return NULL;
+	h->chunk = -1;
+	if (h->cap < k->usize) {
+		td_held_drop(r, h);
+		h->mem = malloc(k->usize);
+		if (!h->mem) {
+			r->nomem = true;
+			return NULL;
+		}
+		h->cap = k->usize;
+		td_held_account(r, (int64_t)h->cap);
+	}
+	r->nomem = false;
+	if (!td_v7_unzip(&r->z, r->map + k->off, k->csize, h->mem, k->usize)) {
+		k->bad = true;
+		return NULL;
+	}
+	r->stats.inflated++;
+	/*
+	 * The compressed bytes are done with: their mapping's pages go
+	 * back but for the last, which the next chunk shares (read again
+	 * from the file if the chunk is needed again).
+	 */
+	if (r->sys_page)
+		td_unmap_range(r, k->off / r->sys_page * r->sys_page,
+			       k->off + k->csize);
+	h->chunk = i;
+	h->used = r->tick;
+	return h->mem;
+}
+
+/* A page of a compressed cpu buffer: in its chunk, or copied together
+ * from the chunks it spans into @e->bounce. */
+static const void *td_zpage(struct td_reader *r, struct td_rcpu *e,
+			    uint64_t idx)
+{
+	uint64_t pos = idx * r->page_size, end = pos + r->page_size;
+	uint32_t i = td_chunk_find(e, pos);
+	const struct td_chunk *k = &e->chunks[i];
+	unsigned char *mem;
+
+	if (end - k->start <= k->usize) {
+		mem = td_chunk_get(r, e, i);
+		return mem ? mem + (pos - k->start) : NULL;
+	}
+	if (!e->bounce) {
+		e->bounce = malloc(r->page_size);
+		if (!e->bounce) {
+			r->nomem = true;
+			return NULL;
+		}
+		td_held_account(r, r->page_size);
+	}
+	/* the chunks cover the data: the loop ends at the page's end */
+	for (uint64_t at = pos; at < end; i++) {
+		uint64_t n;
+
+		k = &e->chunks[i];
+		mem = td_chunk_get(r, e, i);
+		if (!mem)
+			return NULL;
+		n = k->start + k->usize - at;
+		if (n > end - at)
+			n = end - at;
+		memcpy(e->bounce + (at - pos), mem + (at - k->start), n);
+		at += n;
+	}
+	e->hint = td_chunk_find(e, pos);
+	return e->bounce;
+}
+
 const void *td_reader_page(struct td_reader *r, int cpu, uint64_t idx)
 {
 	if (idx >= td_reader_nr_pages(r, cpu))
 		return NULL;
-	if (r->cpus[cpu].mem)
-		return r->cpus[cpu].mem + idx * r->page_size;
+	if (r->cpus[cpu].chunks)
+		return td_zpage(r, &r->cpus[cpu], idx);
 	return r->map + r->cpus[cpu].offset + idx * r->page_size;
+}
+
+int td_reader_page_error(struct td_reader *r, int cpu, uint64_t idx,
+			 uint64_t *pages, const char **msg)
+{
+	uint64_t pos, end;
+	struct td_rcpu *e;
+
+	*pages = 0;
+	*msg = NULL;
+	if (idx >= td_reader_nr_pages(r, cpu) || !r->cpus[cpu].chunks)
+		return 0;
+	e = &r->cpus[cpu];
+	pos = idx * r->page_size;
+	end = pos + r->page_size;
+	/* the first bad chunk of the page */
+	for (uint32_t i = td_chunk_find(e, pos);
+	     i < e->nr_chunks && e->chunks[i].start < end; i++) {
+		const struct td_chunk *k = &e->chunks[i];
+		uint64_t last = k->start + k->usize;
+
+		if (!k->bad)
+			continue;
+		*pages = (last + r->page_size - 1) / r->page_size - idx;
+		snprintf(r->msg, sizeof(r->msg),
+			 "the chunk of cpu %d at offset %llu (%u bytes) does "
+			 "not decompress into its %u bytes", cpu,
+			 (unsigned long long)k->off, k->csize, k->usize);
+		*msg = r->msg;
+		return -EPROTO;
+	}
+	if (!r->nomem)
+		return 0;
+	*pages = 1;
+	snprintf(r->msg, sizeof(r->msg), "out of memory for a chunk of cpu %d",
+		 cpu);
+	*msg = r->msg;
+	return -ENOMEM;
+}
+
+void td_reader_stats(struct td_reader *r, struct td_reader_stats *st)
+{
+	*st = r->stats;
 }
 
 void td_reader_release(struct td_reader *r, int cpu, uint64_t first,
 		       uint64_t n)
 {
-	long sys = sysconf(_SC_PAGESIZE);
-	uint64_t nr = td_reader_nr_pages(r, cpu), start, end;
+	uint64_t nr = td_reader_nr_pages(r, cpu);
+	struct td_rcpu *e;
 
-	/* decompressed data stays (it is the only copy) */
-	if (sys <= 0 || first >= nr || r->cpus[cpu].mem)
+	if (first >= nr)
 		return;
 	if (n > nr - first)
 		n = nr - first;
-	start = r->cpus[cpu].offset + first * r->page_size;
-	end = start + n * r->page_size;
-	/* whole pages of the mapping within the range only */
-	start = (start + (uint64_t)sys - 1) / (uint64_t)sys * (uint64_t)sys;
-	end = end / (uint64_t)sys * (uint64_t)sys;
-	if (end > start)
-		madvise(r->map + start, (size_t)(end - start), MADV_DONTNEED);
+	e = &r->cpus[cpu];
+	if (!e->chunks) {
+		td_unmap_range(r, e->offset + first * r->page_size,
+			       e->offset + (first + n) * r->page_size);
+		return;
+	}
+	/* the chunks held that lie within the pages */
+	for (int s = 0; s < TD_READER_CHUNKS; s++) {
+		const struct td_chunk *k;
+
+		if (e->held[s].chunk < 0) {
+			if (e->held[s].mem)
+				td_held_drop(r, &e->held[s]);
+			continue;
+		}
+		k = &e->chunks[e->held[s].chunk];
+		if (k->start >= first * r->page_size &&
+		    k->start + k->usize <= (first + n) * r->page_size)
+			td_held_drop(r, &e->held[s]);
+	}
 }
 
 void td_reader_close(struct td_reader *r)
