@@ -165,10 +165,11 @@ const char *td_default_header_event(void)
  */
 static void td_writer_free(struct td_writer *w)
 {
+	/* an abandoned writer's queue is dropped (a closed one is empty) */
+	td_zq_stop(w, true);
 #ifdef TD_HAVE_ZSTD
 	ZSTD_freeCCtx(w->zctx);
 #endif
-	free(w->zbuf);
 	if (w->spool) {
 		for (int cpu = 0; cpu < w->nr_cpus; cpu++) {
 			if (w->spool[cpu].fd >= 0)
@@ -360,15 +361,16 @@ int td_writer_set_compression(struct td_writer *w, const char *algo)
 	if (w->pages || !w->path)
 		return -EBUSY;
 #ifdef TD_HAVE_ZSTD
-	w->zcap = ZSTD_compressBound((size_t)w->stage_pages * w->page_size) + 8;
-	w->zbuf = malloc(w->zcap);
 	w->zctx = ZSTD_createCCtx();
-	if (!w->zbuf || !w->zctx) {
+	if (!w->zctx)
+		return -ENOMEM;
+	/* the pages' chunks are compressed on a thread of their own */
+	int ret = td_zq_start(w);
+
+	if (ret) {
 		ZSTD_freeCCtx(w->zctx);
 		w->zctx = NULL;
-		free(w->zbuf);
-		w->zbuf = NULL;
-		return -ENOMEM;
+		return ret;
 	}
 	/* the chunks go to the spools; the file is assembled from them
 	 * (td_assemble7()), never written in place */
@@ -874,9 +876,11 @@ void td_writer_stats(struct td_writer *w, uint64_t *pages, uint64_t *bytes)
 		*bytes = w ? w->pages * w->page_size : 0;
 }
 
-uint64_t td_writer_written(const struct td_writer *w)
+uint64_t td_writer_written(struct td_writer *w)
 {
-	return w ? w->written : 0;
+	if (!w)
+		return 0;
+	return w->written + (w->zq ? td_zq_written(w) : 0);
 }
 
 /* The trace_clock record version 6 readers read after each cpu table,
@@ -1505,6 +1509,9 @@ int td_writer_checkpoint(struct td_writer *w)
 	if (w->broken)
 		return w->broken;
 	ret = td_flush(w);
+	/* the chunks of every page so far in the spools */
+	if (!ret && w->zq)
+		ret = td_zq_drain(w);
 	/*
 	 * In place, the pages that could be written (a cpu's staging that
 	 * filled since the last checkpoint) are shown even when others could

@@ -11,6 +11,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -183,6 +184,74 @@ enum {
  * function_graph recording at twice the time). */
 #define TD_ZSTD_LEVEL 1
 
+/*
+ * The compressor thread's queue (struct td_zq): at most this many bytes
+ * of full stages wait for it (256 stages of TD_STAGE_BYTES). The reader
+ * hands a cpu's stage over when it fills and takes an empty one; with
+ * all of them queued it waits for the compressor to free one (the
+ * traced program never waits for the reader: its buffer drops or
+ * overwrites and counts meanwhile).
+ */
+#define TD_ZQ_BYTES (64u << 20)
+
+/**
+ * struct td_zjob - a full stage waiting for the compressor
+ * @stage: its pages (a buffer of @stage_pages pages, owned by the job)
+ * @len: bytes of pages in it
+ * @cpu: the cpu they belong to
+ */
+struct td_zjob {
+	unsigned char *stage;
+	uint64_t len;
+	int cpu;
+};
+
+/**
+ * struct td_zq - the compressor thread of a compressing writer and its
+ *	queue (td_zq_start(), td_zq_push(), td_zq_drain(), td_zq_stop())
+ * @thread: the compressor
+ * @lock: guards every field below but @cctx and @zbuf (the thread's own)
+ *	and, while the thread runs, the spools' @fd, @zbytes and @chunks,
+ *	which only the thread writes: the writer's thread reads them after
+ *	td_zq_drain(), whose unlock orders the thread's writes before
+ * @more: signalled when a job is queued or @stop set (the thread waits)
+ * @room: broadcast when a job is done (td_zq_push() waits for a free
+ *	stage, td_zq_drain() for an idle thread)
+ * @jobs: the queue, a ring of @cap entries from @head, @nr of them used
+ * @free: stages not in use, @nr_free of them
+ * @bufs: stages allocated for the queue so far (at most @cap)
+ * @busy: the thread holds a job out of the queue
+ * @stop: the writer is being freed: the thread ends once the queue is
+ *	empty
+ * @err: 0, or the first error of a chunk (sticky: later jobs are
+ *	dropped, every later push and drain returns it); -ECANCELED when
+ *	the writer is abandoned
+ * @written: bytes of the chunks written
+ * @cctx: the thread's zstd context
+ * @zbuf: a chunk's compressed bytes, after its two sizes
+ * @zcap: @zbuf's size
+ */
+struct td_zq {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t more;
+	pthread_cond_t room;
+	struct td_zjob *jobs;
+	unsigned int cap;
+	unsigned int head;
+	unsigned int nr;
+	unsigned char **free;
+	unsigned int nr_free;
+	unsigned int bufs;
+	bool busy;
+	bool stop;
+	int err;
+	uint64_t written;
+	void *cctx;
+	unsigned char *zbuf;
+	size_t zcap;
+};
+
 /**
  * struct td_buf - bytes appended at the end, with a sticky error
  * @p: the bytes
@@ -280,10 +349,9 @@ struct td_spool {
  * @step: test hook called at each step of a move (td_writer_set_step_hook())
  * @step_arg: its argument
  * @zctx: compressed (a version 7 file, td_writer_set_compression()): the
- *	zstd context, NULL otherwise
- * @zbuf: compressed: a stage's compressed bytes
- * @zcap: compressed: @zbuf's size
- * @zwritten: compressed: bytes of the chunks of every cpu
+ *	zstd context of the metadata sections, NULL otherwise
+ * @zq: compressed: the compressor thread, which compresses the pages'
+ *	chunks and writes them to the spools
  */
 struct td_writer {
 	char *path;
@@ -329,9 +397,7 @@ struct td_writer {
 	void (*step)(const char *what, void *arg);
 	void *step_arg;
 	void *zctx;
-	unsigned char *zbuf;
-	size_t zcap;
-	uint64_t zwritten;
+	struct td_zq *zq;
 };
 
 /* tracedat_store.c: the storage strategies (documented there) */
@@ -350,6 +416,10 @@ int td_flush_cpu(struct td_writer *w, int cpu);
 int td_flush(struct td_writer *w);
 int td_compact(struct td_writer *w);
 int td_compact_sparse(struct td_writer *w);
+int td_zq_start(struct td_writer *w);
+int td_zq_drain(struct td_writer *w);
+void td_zq_stop(struct td_writer *w, bool discard);
+uint64_t td_zq_written(struct td_writer *w);
 
 /* tracedat.c: the header, built and written over the old one */
 int td_build_header(struct td_writer *w, struct td_buf *b);
