@@ -4,7 +4,10 @@
 /dev/null and to OUT_JSON.err), and write its wall time and the bytes
 it passed to write(2) and friends (wchar of /proc/PID/io, read while
 the process is a zombie, so its last writes count; its children's
-writes do not) to OUT_JSON."""
+writes do not) to OUT_JSON, with the CPU time of the command itself
+(cpu, seconds of user and system time of all its threads, from
+/proc/PID/stat while it is a zombie) and of the children it waited for
+(cpu_children: the traced program)."""
 import json
 import os
 import subprocess
@@ -27,11 +30,23 @@ def main():
                     io[k.strip()] = int(v)
         except OSError:
             pass
+        cpu = cpu_children = -1.0
+        try:
+            with open("/proc/%d/stat" % p.pid) as f:
+                st = f.read()
+            # the fields after the command name, which may hold blanks
+            f = st[st.rindex(")") + 2:].split()
+            hz = os.sysconf("SC_CLK_TCK")
+            cpu = (int(f[11]) + int(f[12])) / hz
+            cpu_children = (int(f[13]) + int(f[14])) / hz
+        except (OSError, ValueError, IndexError):
+            pass
         rc = p.wait()
     with open(out, "w") as f:
         json.dump({"rc": rc, "seconds": t1 - t0,
                    "wchar": io.get("wchar", -1),
-                   "write_bytes": io.get("write_bytes", -1)}, f)
+                   "write_bytes": io.get("write_bytes", -1),
+                   "cpu": cpu, "cpu_children": cpu_children}, f)
     return 0
 
 
