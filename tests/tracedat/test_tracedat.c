@@ -2196,7 +2196,8 @@ static void next_count(const struct td_record *rec, void *arg)
 /*
  * A compressed writer's pages go through its compressor thread's queue
  * (many full stagings of two cpus, checkpoints between them, each one
- * showing every page added before it) and come back whole and in order,
+ * showing every page added before it, and checkpoints not waited for,
+ * td_writer_checkpoint_nowait()) and come back whole and in order,
  * page by page and record by record; a writer abandoned with stagings
  * queued frees them (the sanitizer builds check).
  */
@@ -2224,6 +2225,9 @@ static void compressed_queue(void)
 	ASSERT_EQ(td_writer_add_format(w, "tdtest", tdt_counter_fmt), 0);
 	for (int t = 0; t < TURNS; t++) {
 		add_pages(w, t & 1, PER, &seq[t & 1], &ts);
+		/* queued behind the chunks; at most one at a time */
+		if (t % 8 == 2 || t % 8 == 3)
+			ASSERT_EQ(td_writer_checkpoint_nowait(w), 0);
 		if (t % 8 == 7) {
 			ASSERT_EQ(td_writer_checkpoint(w), 0);
 			expect_pages(path, (uint64_t)(t / 2 + 1) * PER,

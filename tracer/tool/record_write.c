@@ -156,7 +156,8 @@ static int rtt_record_ckpt(struct rtt_record *r, bool timed)
 		td_writer_set_cmdlines(r->w, cmdl);
 		free(cmdl);
 	}
-	ret = td_writer_checkpoint(r->w);
+	/* (compressed: assembled by the compressor thread meanwhile) */
+	ret = td_writer_checkpoint_nowait(r->w);
 	if (!ret)
 		r->ckpt_bytes = bytes > 32768 ? bytes : 32768;
 	return ret;

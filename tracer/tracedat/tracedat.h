@@ -538,6 +538,24 @@ void td_writer_stats(struct td_writer *w, uint64_t *pages, uint64_t *bytes);
 int td_writer_checkpoint(struct td_writer *w);
 
 /**
+ * td_writer_checkpoint_nowait - a checkpoint that the writer's thread does
+ *	not wait for
+ * @w: the writer
+ *
+ * A compressing writer (td_writer_set_compression()) queues the
+ * checkpoint after the chunks of the pages added so far; its compressor
+ * thread assembles the file when it gets there, while the caller goes on
+ * adding pages. Nothing is queued while an earlier checkpoint still is
+ * (the next one shows what this one would). Other writers: as
+ * td_writer_checkpoint().
+ *
+ * Context: the writer's thread; blocks only for room in the queue.
+ * Return: 0, -ENOMEM, or the error of an earlier chunk or checkpoint
+ * (this one's is returned by a later call).
+ */
+int td_writer_checkpoint_nowait(struct td_writer *w);
+
+/**
  * td_writer_close - write the file and free the writer
  * @w: the writer (NULL is ignored)
  *

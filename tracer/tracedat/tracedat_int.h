@@ -194,16 +194,23 @@ enum {
  */
 #define TD_ZQ_BYTES (64u << 20)
 
+struct td_zckpt;
+
 /**
- * struct td_zjob - a full stage waiting for the compressor
- * @stage: its pages (a buffer of @stage_pages pages, owned by the job)
+ * struct td_zjob - a job for the compressor: a full stage, or a checkpoint
+ * @stage: its pages (a buffer of @stage_pages pages, owned by the job);
+ *	NULL for a checkpoint
  * @len: bytes of pages in it
  * @cpu: the cpu they belong to
+ * @ckpt: a checkpoint's part prepared by the writer's thread
+ *	(td_ckpt7_prepare(), owned by the job), the file assembled when the
+ *	chunks queued before it are written
  */
 struct td_zjob {
 	unsigned char *stage;
 	uint64_t len;
 	int cpu;
+	struct td_zckpt *ckpt;
 };
 
 /**
@@ -217,7 +224,9 @@ struct td_zjob {
  * @more: signalled when a job is queued or @stop set (the thread waits)
  * @room: broadcast when a job is done (td_zq_push() waits for a free
  *	stage, td_zq_drain() for an idle thread)
- * @jobs: the queue, a ring of @cap entries from @head, @nr of them used
+ * @jobs: the queue, a ring of @cap + 1 entries from @head, @nr of them
+ *	used: the stages (at most @cap) and at most one checkpoint
+ * @ckpt_pending: a checkpoint is queued or being written
  * @free: stages not in use, @nr_free of them
  * @bufs: stages allocated for the queue so far (at most @cap)
  * @busy: the thread holds a job out of the queue
@@ -240,6 +249,7 @@ struct td_zq {
 	unsigned int cap;
 	unsigned int head;
 	unsigned int nr;
+	bool ckpt_pending;
 	unsigned char **free;
 	unsigned int nr_free;
 	unsigned int bufs;
@@ -264,6 +274,22 @@ struct td_buf {
 	size_t len;
 	size_t cap;
 	int err;
+};
+
+/**
+ * struct td_zckpt - a version 7 checkpoint's part that the writer's thread
+ *	prepares (td_ckpt7_prepare()) and the compressor completes and
+ *	writes (td_ckpt7_write())
+ * @b: the header, the compressed metadata sections
+ * @t: the first options section's options, without their end
+ * @nr_file: the cpu count of the file
+ * @clock: the clock's name, or NULL
+ */
+struct td_zckpt {
+	struct td_buf b;
+	struct td_buf t;
+	int nr_file;
+	char *clock;
 };
 
 struct td_fmt;
@@ -420,6 +446,13 @@ int td_zq_start(struct td_writer *w);
 int td_zq_drain(struct td_writer *w);
 void td_zq_stop(struct td_writer *w, bool discard);
 uint64_t td_zq_written(struct td_writer *w);
+int td_zq_checkpoint(struct td_writer *w, bool wait);
+
+/* tracedat.c: a version 7 file's assembly, in two parts */
+int td_ckpt7_prepare(struct td_writer *w, struct td_zckpt *c);
+int td_ckpt7_write(struct td_writer *w, struct td_zckpt *c,
+		   uint64_t *written);
+void td_ckpt7_free(struct td_zckpt *c);
 
 /* tracedat.c: the header, built and written over the old one */
 int td_build_header(struct td_writer *w, struct td_buf *b);

@@ -737,6 +737,26 @@ static int td_zchunk(struct td_writer *w, struct td_zq *q,
 #endif
 }
 
+/* A checkpoint job's file written (the compressor thread), its part freed. */
+static int td_zq_ckpt_write(struct td_writer *w, struct td_zckpt *c,
+			    uint64_t *bytes)
+{
+#ifdef TD_HAVE_ZSTD
+	return td_ckpt7_write(w, c, bytes);
+#else
+	(void)w, (void)c, (void)bytes;
+	return -ENOTSUP;
+#endif
+}
+
+static void td_zq_ckpt_free(struct td_zckpt *c)
+{
+#ifdef TD_HAVE_ZSTD
+	td_ckpt7_free(c);
+#endif
+	free(c);
+}
+
 /* The compressor thread: the queue's jobs in order until told to stop. */
 static void *td_zq_main(void *arg)
 {
@@ -756,19 +776,25 @@ static void *td_zq_main(void *arg)
 		if (!q->nr)
 			break;
 		j = q->jobs[q->head];
-		q->head = (q->head + 1) % q->cap;
+		q->head = (q->head + 1) % (q->cap + 1);
 		q->nr--;
 		q->busy = true;
 		/* after an error the job is dropped: the file fails anyway */
 		if (!q->err) {
 			pthread_mutex_unlock(&q->lock);
-			ret = td_zchunk(w, q, &j, &bytes);
+			ret = j.stage ? td_zchunk(w, q, &j, &bytes) :
+					td_zq_ckpt_write(w, j.ckpt, &bytes);
 			pthread_mutex_lock(&q->lock);
 		}
 		if (ret && !q->err)
 			q->err = ret;
 		q->written += bytes;
-		q->free[q->nr_free++] = j.stage;
+		if (j.stage) {
+			q->free[q->nr_free++] = j.stage;
+		} else {
+			td_zq_ckpt_free(j.ckpt);
+			q->ckpt_pending = false;
+		}
 		q->busy = false;
 		pthread_cond_broadcast(&q->room);
 	}
@@ -801,7 +827,7 @@ int td_zq_start(struct td_writer *w)
 	if (q->cap < 2)
 		q->cap = 2;
 	q->zcap = ZSTD_compressBound(stage) + 8;
-	q->jobs = calloc(q->cap, sizeof(*q->jobs));
+	q->jobs = calloc(q->cap + 1, sizeof(*q->jobs));
 	q->free = calloc(q->cap, sizeof(*q->free));
 	q->zbuf = malloc(q->zcap);
 	q->cctx = ZSTD_createCCtx();
@@ -875,8 +901,8 @@ static int td_zq_push(struct td_writer *w, int cpu, uint64_t len)
 			fresh = p, q->bufs++;
 	}
 	if (!ret) {
-		q->jobs[(q->head + q->nr) % q->cap] = (struct td_zjob){
-			w->spool[cpu].stage, len, cpu
+		q->jobs[(q->head + q->nr) % (q->cap + 1)] = (struct td_zjob){
+			w->spool[cpu].stage, len, cpu, NULL
 		};
 		q->nr++;
 		w->spool[cpu].stage = fresh;
@@ -906,6 +932,73 @@ int td_zq_drain(struct td_writer *w)
 	ret = q->err;
 	pthread_mutex_unlock(&q->lock);
 	return ret;
+}
+
+/**
+ * td_zq_checkpoint - a compressing writer's checkpoint, written by the
+ *	compressor thread after the chunks queued before it
+ * @w: the writer, its stages flushed (queued)
+ * @wait: wait for the file to be written (td_writer_checkpoint()); else
+ *	return at once (td_writer_checkpoint_nowait()), doing nothing while
+ *	an earlier checkpoint is still queued (the next one shows what this
+ *	one would have)
+ *
+ * The part that reads the writer's metadata is prepared here
+ * (td_ckpt7_prepare()); the compressor completes it with the spools'
+ * sizes and assembles the file (td_ckpt7_write()).
+ *
+ * Context: the writer's thread; blocks with @wait.
+ * Return: 0, -ENOMEM, or the compressor's error (this checkpoint's with
+ * @wait, an earlier one's without).
+ */
+int td_zq_checkpoint(struct td_writer *w, bool wait)
+{
+#ifdef TD_HAVE_ZSTD
+	struct td_zq *q = w->zq;
+	struct td_zckpt *c;
+	bool pending;
+	int ret;
+
+	pthread_mutex_lock(&q->lock);
+	ret = q->err;
+	pending = q->ckpt_pending;
+	pthread_mutex_unlock(&q->lock);
+	if (!ret && wait && pending)
+		ret = td_zq_drain(w);
+	if (ret || (!wait && pending))
+		return ret;
+	if (!w->dirty)
+		return wait ? td_zq_drain(w) : 0;
+	c = malloc(sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	ret = td_ckpt7_prepare(w, c);
+	if (ret) {
+		free(c);
+		return ret;
+	}
+	pthread_mutex_lock(&q->lock);
+	ret = q->err;
+	if (!ret) {
+		/* room: stages take at most @cap entries, this the one more */
+		q->jobs[(q->head + q->nr) % (q->cap + 1)] =
+			(struct td_zjob){ NULL, 0, -1, c };
+		q->nr++;
+		q->ckpt_pending = true;
+		pthread_cond_signal(&q->more);
+	}
+	pthread_mutex_unlock(&q->lock);
+	if (ret) {
+		td_zq_ckpt_free(c);
+		return ret;
+	}
+	/* everything so far is in the file once the job is done */
+	w->dirty = false;
+	return wait ? td_zq_drain(w) : 0;
+#else
+	(void)w, (void)wait;
+	return -ENOTSUP;
+#endif
 }
 
 /**
