@@ -182,6 +182,20 @@ time_target() {
 		"$(awk -v r="$r" -v u="$u" -v t="$4" 'BEGIN { print (r <= t * u) ? 1 : 0 }')" \
 		"$(awk -v r="$r" -v u="$u" 'BEGIN { printf "%.2fx (ringtrace %.3f s, uftrace %.3f s, medians)", r / u, r, u }')"
 }
+# cpu_pair JSON: the recorder's CPU seconds and its children's (the
+# traced program), from measure.py, on one line
+cpu_pair() { echo "$(json "$1" cpu) $(json "$1" cpu_children)"; }
+# cpu_info LABEL OURS UFTRACE: the medians of the CPU times in the files
+# OURS and UFTRACE (cpu_pair's lines), a line of information (no target)
+cpu_info() {
+	local a b c d
+	a=$(cut -d' ' -f1 <"$2" | median)
+	b=$(cut -d' ' -f2 <"$2" | median)
+	c=$(cut -d' ' -f1 <"$3" | median)
+	d=$(cut -d' ' -f2 <"$3" | median)
+	printf '  %-34s ringtrace %.2f s + program %.2f s, uftrace %.2f s + program %.2f s (medians; load %s)\n' \
+		"$1" "$a" "$b" "$c" "$d" "$(cut -d' ' -f1 /proc/loadavg)"
+}
 # recorded ERR: the events the summary line in ERR says were recorded
 recorded() { sed -n 's/^ringtrace: \([0-9]*\) events recorded in .*/\1/p' "$1" | tail -1; }
 
@@ -197,8 +211,8 @@ startup_note() {
 # loaded machine's wall times hide
 cpu_line() {
 	local u r
-	u=$(median <"c.ut.$1")
-	r=$(median <"c.rt.$1")
+	u=$(awk '{ print $1 + $2 }' "c.ut.$1" | median)
+	r=$(awk '{ print $1 + $2 }' "c.rt.$1" | median)
 	awk -v r="$r" -v u="$u" 'BEGIN {
 		printf "  %-34s %.2fx (ringtrace %.3f s, uftrace %.3f s, medians)\n",
 			"record CPU time (information)", u ? r / u : 0, r, u }'
@@ -285,14 +299,14 @@ compare() {
 		python3 "$here/measure.py" "m.ut" uftrace record --no-libcall \
 			"${uo[@]}" -d "ut.$name.r" "$@"
 		json m.ut seconds >>"t.ut.$name"
-		json m.ut cpu >>"c.ut.$name"
+		cpu_pair m.ut >>"c.ut.$name"
 		sync
 		rm -f "rt.$name.r.dat"
 		python3 "$here/measure.py" "m.rt" "$RT" record -p function_graph \
 			--compression none -o "rt.$name.r.dat" -- \
 			env LD_PRELOAD="$LIB" "$@"
 		json m.rt seconds >>"t.rt.$name"
-		json m.rt cpu >>"c.rt.$name"
+		cpu_pair m.rt >>"c.rt.$name"
 		sync
 		add_lost m.rt.err
 	done
@@ -353,6 +367,7 @@ compare_zstd() {
 			{ cat m.rp.err; echo "ringtrace record --compression $z failed" >&2; exit 1; }
 	done
 	: >"t.rz.$name"
+	: >"c.rz.$name"
 	for i in $(seq 1 "$runs"); do
 		rm -f "rz.$name.dat"
 		python3 "$here/measure.py" "m.rz" "$RT" record -p function_graph \
@@ -361,6 +376,7 @@ compare_zstd() {
 		[ "$(json m.rz rc)" = 0 ] ||
 			{ cat m.rz.err; echo "ringtrace record --compression zstd failed" >&2; exit 1; }
 		json m.rz seconds >>"t.rz.$name"
+		cpu_pair m.rz >>"c.rz.$name"
 		sync
 		add_lost m.rz.err
 	done
@@ -383,6 +399,10 @@ compare_zstd() {
 		"call trees $b (zstd) and $a (none), sha1, one CPU"
 	time_target "zstd: record time <= ${zstd_time}x uftrace" \
 		"t.rz.$name" "t.ut.$name" "$zstd_time"
+	cpu_info "zstd: CPU time" "c.rz.$name" "c.ut.$name"
+	awk -v w="$(json m.rz wchar)" -v d="$dat" 'BEGIN {
+		printf "  %-34s %.2fx the file (%.1f MB written, last run)\n",
+			"zstd: bytes written", d ? w / d : 0, w / 1e6 }'
 	rm -f "rz.$name.dat" "rp.$name.zstd.dat" "rp.$name.none.dat"
 }
 

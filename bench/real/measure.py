@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """measure.py OUT_JSON COMMAND...: run COMMAND (its output goes to
-/dev/null and to OUT_JSON.err), and write its wall time, its CPU time
-(user + system, with the children it waited for: the traced program
-and the recorder's helpers) and the bytes it passed to write(2) and
-friends (wchar of /proc/PID/io, read while the process is a zombie, so
-its last writes count; its children's writes do not) to OUT_JSON."""
+/dev/null and to OUT_JSON.err), and write its wall time and the bytes
+it passed to write(2) and friends (wchar of /proc/PID/io, read while
+the process is a zombie, so its last writes count; its children's
+writes do not) to OUT_JSON, with the CPU time of the command itself
+(cpu, seconds of user and system time of all its threads, from
+/proc/PID/stat while it is a zombie) and of the children it waited for
+(cpu_children: the traced program)."""
 import json
 import os
 import subprocess
@@ -28,13 +30,23 @@ def main():
                     io[k.strip()] = int(v)
         except OSError:
             pass
-        _, status, ru = os.wait4(p.pid, 0)
-        rc = p.returncode = os.waitstatus_to_exitcode(status)
+        cpu = cpu_children = -1.0
+        try:
+            with open("/proc/%d/stat" % p.pid) as f:
+                st = f.read()
+            # the fields after the command name, which may hold blanks
+            f = st[st.rindex(")") + 2:].split()
+            hz = os.sysconf("SC_CLK_TCK")
+            cpu = (int(f[11]) + int(f[12])) / hz
+            cpu_children = (int(f[13]) + int(f[14])) / hz
+        except (OSError, ValueError, IndexError):
+            pass
+        rc = p.wait()
     with open(out, "w") as f:
         json.dump({"rc": rc, "seconds": t1 - t0,
-                   "cpu": ru.ru_utime + ru.ru_stime,
                    "wchar": io.get("wchar", -1),
-                   "write_bytes": io.get("write_bytes", -1)}, f)
+                   "write_bytes": io.get("write_bytes", -1),
+                   "cpu": cpu, "cpu_children": cpu_children}, f)
     return 0
 
 

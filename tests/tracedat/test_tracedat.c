@@ -2362,6 +2362,90 @@ static void compressed_chunks(void)
 	tdt_rmdir(dir);
 }
 
+/* td_page_for_each() callback: a counter record's count is the next one
+ * of its cpu (*arg: the count expected, advanced) */
+static void next_count(const struct td_record *rec, void *arg)
+{
+	const unsigned char *d = rec->data;
+	uint32_t *want = arg, got;
+
+	ASSERT_GE(rec->len, 12);
+	got = (uint32_t)d[8] | (uint32_t)d[9] << 8 | (uint32_t)d[10] << 16 |
+	      (uint32_t)d[11] << 24;
+	ASSERT_EQ(got, *want);
+	(*want)++;
+}
+
+/*
+ * A compressed writer's pages go through its compressor thread's queue
+ * (many full stagings of two cpus, checkpoints between them, each one
+ * showing every page added before it, and checkpoints not waited for,
+ * td_writer_checkpoint_nowait()) and come back whole and in order,
+ * page by page and record by record; a writer abandoned with stagings
+ * queued frees them (the sanitizer builds check).
+ */
+static void compressed_queue(void)
+{
+	/* pages per turn: a staging and a half (TD_STAGE_BYTES / PSZ) */
+	enum { TURNS = 24, PER = 96 };
+	uint32_t seq[2] = { 0, 1u << 24 }, want[2];
+	uint64_t ts = 1000;
+	struct td_reader *r;
+	struct td_writer *w;
+	char dir[256], path[300], err[256];
+	int ret;
+
+	tdt_mkdir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/q.dat", dir);
+	ASSERT_EQ(td_writer_open(path, PSZ, 2, &w), 0);
+	ret = td_writer_set_compression(w, "zstd");
+	if (ret == -ENOTSUP) {
+		td_writer_abort(w);
+		tdt_rmdir(dir);
+		rbt_skip("built without libzstd");
+	}
+	ASSERT_EQ(ret, 0);
+	ASSERT_EQ(td_writer_add_format(w, "tdtest", tdt_counter_fmt), 0);
+	for (int t = 0; t < TURNS; t++) {
+		add_pages(w, t & 1, PER, &seq[t & 1], &ts);
+		/* queued behind the chunks; at most one at a time */
+		if (t % 8 == 2 || t % 8 == 3)
+			ASSERT_EQ(td_writer_checkpoint_nowait(w), 0);
+		if (t % 8 == 7) {
+			ASSERT_EQ(td_writer_checkpoint(w), 0);
+			expect_pages(path, (uint64_t)(t / 2 + 1) * PER,
+				     (uint64_t)(t / 2 + 1) * PER);
+		}
+	}
+	ASSERT_GT(td_writer_written(w), 0);
+	ASSERT_EQ(td_writer_close(w), 0);
+	if (td_reader_open(path, &r, err, sizeof(err)))
+		RBT_FAIL("%s: %s", path, err);
+	want[0] = 0;
+	want[1] = 1u << 24;
+	for (int cpu = 0; cpu < 2; cpu++) {
+		ASSERT_EQ(td_reader_nr_pages(r, cpu), TURNS / 2 * PER);
+		for (uint64_t i = 0; i < TURNS / 2 * PER; i++) {
+			unsigned long missed = 0;
+
+			ASSERT_EQ(td_page_for_each(td_reader_page(r, cpu, i),
+						   PSZ, next_count, &missed,
+						   &want[cpu]),
+				  0);
+		}
+		ASSERT_EQ(want[cpu], seq[cpu]);
+	}
+	td_reader_close(r);
+
+	/* abandoned with full stagings queued */
+	ASSERT_EQ(td_writer_open(path, PSZ, 2, &w), 0);
+	ASSERT_EQ(td_writer_set_compression(w, "zstd"), 0);
+	add_pages(w, 0, 4 * PER, &seq[0], &ts);
+	add_pages(w, 1, 4 * PER, &seq[1], &ts);
+	td_writer_abort(w);
+	tdt_rmdir(dir);
+}
+
 static const struct rbt_case cases[] = {
 	RBT_CASE(report_real_pages),  RBT_CASE(reader_real_pages),
 	RBT_CASE(page_decoder),	      RBT_CASE(hand_pages),
@@ -2376,5 +2460,6 @@ static const struct rbt_case cases[] = {
 	RBT_CASE(sparse_kill),
 	RBT_CASE(compressed),
 	RBT_CASE(compressed_chunks),
+	RBT_CASE(compressed_queue),
 };
 RBT_MAIN(cases)

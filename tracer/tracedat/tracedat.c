@@ -165,10 +165,11 @@ const char *td_default_header_event(void)
  */
 static void td_writer_free(struct td_writer *w)
 {
+	/* an abandoned writer's queue is dropped (a closed one is empty) */
+	td_zq_stop(w, true);
 #ifdef TD_HAVE_ZSTD
 	ZSTD_freeCCtx(w->zctx);
 #endif
-	free(w->zbuf);
 	if (w->spool) {
 		for (int cpu = 0; cpu < w->nr_cpus; cpu++) {
 			if (w->spool[cpu].fd >= 0)
@@ -360,15 +361,16 @@ int td_writer_set_compression(struct td_writer *w, const char *algo)
 	if (w->pages || !w->path)
 		return -EBUSY;
 #ifdef TD_HAVE_ZSTD
-	w->zcap = ZSTD_compressBound((size_t)w->stage_pages * w->page_size) + 8;
-	w->zbuf = malloc(w->zcap);
 	w->zctx = ZSTD_createCCtx();
-	if (!w->zbuf || !w->zctx) {
+	if (!w->zctx)
+		return -ENOMEM;
+	/* the pages' chunks are compressed on a thread of their own */
+	int ret = td_zq_start(w);
+
+	if (ret) {
 		ZSTD_freeCCtx(w->zctx);
 		w->zctx = NULL;
-		free(w->zbuf);
-		w->zbuf = NULL;
-		return -ENOMEM;
+		return ret;
 	}
 	/* the chunks go to the spools; the file is assembled from them
 	 * (td_assemble7()), never written in place */
@@ -874,9 +876,11 @@ void td_writer_stats(struct td_writer *w, uint64_t *pages, uint64_t *bytes)
 		*bytes = w ? w->pages * w->page_size : 0;
 }
 
-uint64_t td_writer_written(const struct td_writer *w)
+uint64_t td_writer_written(struct td_writer *w)
 {
-	return w ? w->written : 0;
+	if (!w)
+		return 0;
+	return w->written + (w->zq ? td_zq_written(w) : 0);
 }
 
 /* The trace_clock record version 6 readers read after each cpu table,
@@ -1178,8 +1182,6 @@ static int td_tmp_done(struct td_writer *w, int fd, int ret)
 		ret = -errno;
 	if (ret)
 		unlink(w->tmp_path);
-	else
-		w->dirty = false;
 	return ret;
 }
 
@@ -1210,6 +1212,8 @@ static int td_assemble(struct td_writer *w)
 		w->written += size;
 	}
 	ret = td_tmp_done(w, fd, ret);
+	if (!ret)
+		w->dirty = false;
 out:
 	free(b.p);
 	return ret;
@@ -1264,43 +1268,36 @@ static uint64_t td_page_up(uint64_t v, unsigned int page)
 }
 
 /**
- * td_assemble7 - write the whole version 7 file of a compressing writer
- *	to "<path>.tmp" and rename it over the path
- * @w: the writer, its stages flushed into chunks
+ * td_ckpt7_prepare - what a version 7 file's assembly takes from the
+ *	writer's own state (td_ckpt7_write() does the rest)
+ * @w: a compressing writer
+ * @c: receives the header (the compression's name and version, the
+ *	offset of the first options section, filled in here), the
+ *	compressed sections of the metadata, the options that point to
+ *	them (with CPUCOUNT and the options of version 6, without their
+ *	end), the cpu count of the file and the clock's name
  *
- * The header (the compression's name and version, the offset of the
- * first options section); the compressed sections of the metadata; an
- * options section pointing to them (with CPUCOUNT and the options of
- * version 6); the section of the cpu data: each cpu with chunks from a
- * page boundary, its chunk count then its chunks copied from its spool;
- * an options section with the BUFFER option that lists them (the data
- * size of each without its count, as trace-cmd gives it).
- *
- * Context: the writer's thread; blocks.
- * Return: 0 (the writer is clean), or a negative errno (the path is left
- * as it was, "<path>.tmp" is removed).
+ * Context: the writer's thread.
+ * Return: 0 or a negative errno (@c freed then).
  */
-static int td_assemble7(struct td_writer *w)
+int td_ckpt7_prepare(struct td_writer *w, struct td_zckpt *c)
 {
 	static const char ver[] = { '7', 0, 0 /* little endian */,
 				    8 /* long size */ };
-	struct td_buf b = { 0 }, t = { 0 }, e = { 0 };
-	uint64_t sec[TD_SEC_CMDLINES + 1] = { 0 }, at_opt, data, pos, *cpu_off;
-	int nr_file = td_file_cpus(w), nr_data = 0, fd, ret;
-	char *clock = w->clock ? td_clock_of(w->clock) : NULL;
+	uint64_t sec[TD_SEC_CMDLINES + 1] = { 0 }, at_opt;
+	struct td_buf *b = &c->b, t = { 0 };
+	int ret;
 
-	cpu_off = calloc((size_t)w->nr_cpus, sizeof(*cpu_off));
-	if (!cpu_off) {
-		free(clock);
-		return -ENOMEM;
-	}
-	td_buf_put(&b, td_magic, sizeof(td_magic));
-	td_buf_put(&b, ver, sizeof(ver));
-	td_buf_le(&b, w->page_size, 4);
-	td_buf_str(&b, "zstd");
-	td_buf_str(&b, ZSTD_versionString());
-	at_opt = b.len;
-	td_buf_le(&b, 0, 8);
+	memset(c, 0, sizeof(*c));
+	c->nr_file = td_file_cpus(w);
+	c->clock = w->clock ? td_clock_of(w->clock) : NULL;
+	td_buf_put(b, td_magic, sizeof(td_magic));
+	td_buf_put(b, ver, sizeof(ver));
+	td_buf_le(b, w->page_size, 4);
+	td_buf_str(b, "zstd");
+	td_buf_str(b, ZSTD_versionString());
+	at_opt = b->len;
+	td_buf_le(b, 0, 8);
 
 	for (unsigned int id = TD_SEC_HEADER; id <= TD_SEC_CMDLINES; id++) {
 		t.len = 0;
@@ -1324,27 +1321,72 @@ static int td_assemble7(struct td_writer *w)
 			td_buf_text(&t, w->cmdlines, 8);
 			break;
 		}
-		sec[id] = b.len;
-		td_sec7_zip(w, &b, id, &t);
+		sec[id] = b->len;
+		td_sec7_zip(w, b, id, &t);
 	}
+	free(t.p);
 
 	/* the first options section: where the sections are, the rest */
-	if (!b.err)
-		td_put64(b.p + at_opt, b.len);
-	t.len = 0;
+	if (!b->err)
+		td_put64(b->p + at_opt, b->len);
 	for (unsigned int id = TD_SEC_HEADER; id <= TD_SEC_CMDLINES; id++) {
-		td_buf_le(&t, id, 2);
-		td_buf_le(&t, 8, 4);
-		td_buf_le(&t, sec[id], 8);
+		td_buf_le(&c->t, id, 2);
+		td_buf_le(&c->t, 8, 4);
+		td_buf_le(&c->t, sec[id], 8);
 	}
-	td_buf_le(&t, TD_OPT_CPUCOUNT, 2);
-	td_buf_le(&t, 4, 4);
-	td_buf_le(&t, (uint64_t)nr_file, 4);
-	td_meta_options(w, &t, nr_file);
-	td_buf_le(&t, TD_OPT_DONE, 2);
-	td_buf_le(&t, 8, 4);
+	td_buf_le(&c->t, TD_OPT_CPUCOUNT, 2);
+	td_buf_le(&c->t, 4, 4);
+	td_buf_le(&c->t, (uint64_t)c->nr_file, 4);
+	td_meta_options(w, &c->t, c->nr_file);
+	ret = b->err ? b->err : c->t.err;
+	if (ret)
+		td_ckpt7_free(c);
+	return ret;
+}
+
+/** td_ckpt7_free - free what td_ckpt7_prepare() filled in */
+void td_ckpt7_free(struct td_zckpt *c)
+{
+	free(c->b.p);
+	free(c->t.p);
+	free(c->clock);
+	memset(c, 0, sizeof(*c));
+}
+
+/**
+ * td_ckpt7_write - write the whole version 7 file of a compressing writer
+ *	to "<path>.tmp" and rename it over the path
+ * @w: the writer, every chunk before the checkpoint in the spools
+ * @c: td_ckpt7_prepare()'s part, completed here
+ * @written: receives the bytes written
+ *
+ * After @c's header, sections and options: the end of those options,
+ * with the offset of the next options section; the section of the cpu
+ * data: each cpu with chunks from a page boundary, its chunk count then
+ * its chunks copied from its spool; an options section with the BUFFER
+ * option that lists them (the data size of each without its count, as
+ * trace-cmd gives it).
+ *
+ * Context: the compressor thread (td_zq_main()), or the writer's thread
+ * while that one is idle; blocks.
+ * Return: 0, or a negative errno (the path is left as it was,
+ * "<path>.tmp" is removed).
+ */
+int td_ckpt7_write(struct td_writer *w, struct td_zckpt *c,
+		   uint64_t *written)
+{
+	struct td_buf e = { 0 }, *b = &c->b, *t = &c->t, o = { 0 };
+	uint64_t data, pos, *cpu_off;
+	int nr_file = c->nr_file, nr_data = 0, fd, ret;
+
+	*written = 0;
+	cpu_off = calloc((size_t)w->nr_cpus, sizeof(*cpu_off));
+	if (!cpu_off)
+		return -ENOMEM;
+	td_buf_le(t, TD_OPT_DONE, 2);
+	td_buf_le(t, 8, 4);
 	/* the next options section: after the cpu data (below) */
-	data = b.len + 16 + t.len + 8;
+	data = b->len + 16 + t->len + 8;
 	pos = td_page_up(data + 16, w->page_size);
 	for (int cpu = 0; cpu < nr_file; cpu++) {
 		if (!w->spool[cpu].chunks)
@@ -1353,42 +1395,41 @@ static int td_assemble7(struct td_writer *w)
 		pos = td_page_up(pos + 4 + w->spool[cpu].zbytes, w->page_size);
 		nr_data++;
 	}
-	td_buf_le(&t, pos, 8);
-	td_sec7_head(&b, TD_SEC_OPTIONS, 0, t.len);
-	td_buf_put(&b, t.p, t.len);
+	td_buf_le(t, pos, 8);
+	td_sec7_head(b, TD_SEC_OPTIONS, 0, t->len);
+	td_buf_put(b, t->p, t->len);
 	/* the cpu data's section: its header, up to the last cpu's end */
-	td_sec7_head(&b, TD_OPT_BUFFER, TD_SEC_COMPRESSED, 0);
+	td_sec7_head(b, TD_OPT_BUFFER, TD_SEC_COMPRESSED, 0);
 	for (int cpu = nr_file; cpu-- > 0;)
 		if (w->spool[cpu].chunks) {
-			if (!b.err)
-				td_put64(b.p + b.len - 8,
+			if (!b->err)
+				td_put64(b->p + b->len - 8,
 					 cpu_off[cpu] + 4 + w->spool[cpu].zbytes -
 						 (data + 16));
 			break;
 		}
 
 	/* the last options section: the BUFFER option */
-	t.len = 0;
-	td_buf_le(&t, data, 8);
-	td_buf_str(&t, "");
-	td_buf_str(&t, clock ? clock : "local");
-	td_buf_le(&t, w->page_size, 4);
-	td_buf_le(&t, (uint64_t)nr_data, 4);
+	td_buf_le(&o, data, 8);
+	td_buf_str(&o, "");
+	td_buf_str(&o, c->clock ? c->clock : "local");
+	td_buf_le(&o, w->page_size, 4);
+	td_buf_le(&o, (uint64_t)nr_data, 4);
 	for (int cpu = 0; cpu < nr_file; cpu++) {
 		if (!w->spool[cpu].chunks)
 			continue;
-		td_buf_le(&t, (uint64_t)cpu, 4);
-		td_buf_le(&t, cpu_off[cpu], 8);
-		td_buf_le(&t, w->spool[cpu].zbytes, 8);
+		td_buf_le(&o, (uint64_t)cpu, 4);
+		td_buf_le(&o, cpu_off[cpu], 8);
+		td_buf_le(&o, w->spool[cpu].zbytes, 8);
 	}
-	td_sec7_head(&e, TD_SEC_OPTIONS, 0, t.len + 6 + 2 + 4 + 8);
+	td_sec7_head(&e, TD_SEC_OPTIONS, 0, o.len + 6 + 2 + 4 + 8);
 	td_buf_le(&e, TD_OPT_BUFFER, 2);
-	td_buf_le(&e, t.len, 4);
-	td_buf_put(&e, t.p, t.len);
+	td_buf_le(&e, o.len, 4);
+	td_buf_put(&e, o.p, o.len);
 	td_buf_le(&e, TD_OPT_DONE, 2);
 	td_buf_le(&e, 8, 4);
 	td_buf_le(&e, 0, 8);
-	ret = b.err ? b.err : t.err ? t.err : e.err;
+	ret = b->err ? b->err : t->err ? t->err : o.err ? o.err : e.err;
 	if (ret)
 		goto out;
 
@@ -1397,7 +1438,7 @@ static int td_assemble7(struct td_writer *w)
 		ret = fd;
 		goto out;
 	}
-	ret = td_write_all(fd, b.p, b.len, 0);
+	ret = td_write_all(fd, b->p, b->len, 0);
 	for (int cpu = 0; cpu < nr_file && !ret; cpu++) {
 		unsigned char count[4];
 		uint32_t n = w->spool[cpu].chunks;
@@ -1411,19 +1452,17 @@ static int td_assemble7(struct td_writer *w)
 			ret = td_copy_range(w->spool[cpu].fd, 0, fd,
 					    cpu_off[cpu] + 4,
 					    w->spool[cpu].zbytes);
-		w->written += 4 + w->spool[cpu].zbytes;
+		*written += 4 + w->spool[cpu].zbytes;
 	}
 	/* (the gaps up to page boundaries are holes: zeroes) */
 	if (!ret)
 		ret = td_write_all(fd, e.p, e.len, pos);
-	w->written += b.len + e.len;
+	*written += b->len + e.len;
 	ret = td_tmp_done(w, fd, ret);
 out:
-	free(b.p);
-	free(t.p);
+	free(o.p);
 	free(e.p);
 	free(cpu_off);
-	free(clock);
 	return ret;
 }
 #endif
@@ -1512,13 +1551,21 @@ int td_writer_checkpoint(struct td_writer *w)
 	 */
 	if (ret && w->fd >= 0 && w->dirty && !w->broken)
 		td_write_header(w);
+	if (!ret && w->zq)
+		return td_zq_checkpoint(w, true);
 	if (ret || !w->dirty)
 		return ret;
-#ifdef TD_HAVE_ZSTD
-	if (w->zctx)
-		return td_assemble7(w);
-#endif
 	return w->fd >= 0 ? td_write_header(w) : td_assemble(w);
+}
+
+int td_writer_checkpoint_nowait(struct td_writer *w)
+{
+	int ret;
+
+	if (!w || !w->zq)
+		return td_writer_checkpoint(w);
+	ret = td_flush(w);
+	return ret ? ret : td_zq_checkpoint(w, false);
 }
 
 int td_writer_close(struct td_writer *w)

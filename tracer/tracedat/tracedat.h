@@ -175,8 +175,13 @@ int td_writer_set_cpu_buffers(struct td_writer *w, int nr_cpu_bufs);
  * @algo: "zstd", or "none" (version 6, uncompressed: the default)
  *
  * A compressing writer keeps each cpu's data as zstd chunks of up to
- * 256 KiB of pages, compressed on the writer's thread as its staging
- * fills, in an unlinked temporary file beside the output, and assembles
+ * 256 KiB of pages, in an unlinked temporary file beside the output. A
+ * cpu's staging that fills is handed to a compressor thread the writer
+ * starts here (td_writer_add_page() and td_writer_page_slot() then take
+ * an empty one at once: up to 64 MiB of full stagings wait for the
+ * compressor; beyond that they wait until it frees one), which
+ * compresses and writes it; a checkpoint waits for the thread to have
+ * written every chunk so far. The writer assembles
  * the file from them at each checkpoint and at the close (never in
  * place): the header, the sections of the metadata (header texts, ftrace
  * and event formats, kallsyms, printk formats, cmdlines; compressed), an
@@ -188,7 +193,9 @@ int td_writer_set_cpu_buffers(struct td_writer *w, int nr_cpu_bufs);
  * Context: the writer's thread.
  * Return: 0, -EINVAL (an unknown @algo), -EBUSY (pages added already, a
  * metadata writer, or "none" after "zstd"), -ENOTSUP (built without
- * libzstd), -ENOMEM.
+ * libzstd), -ENOMEM, or pthread_create()'s error. A chunk's error (a full
+ * disk, say) is returned by the next page slot or checkpoint, and by
+ * every one after it.
  */
 int td_writer_set_compression(struct td_writer *w, const char *algo);
 
@@ -490,7 +497,7 @@ uint64_t td_writer_moved(const struct td_writer *w);
  *
  * Context: the writer's thread.
  */
-uint64_t td_writer_written(const struct td_writer *w);
+uint64_t td_writer_written(struct td_writer *w);
 
 /**
  * td_writer_stats - what was added so far
@@ -529,6 +536,24 @@ void td_writer_stats(struct td_writer *w, uint64_t *pages, uint64_t *bytes);
  * ...).
  */
 int td_writer_checkpoint(struct td_writer *w);
+
+/**
+ * td_writer_checkpoint_nowait - a checkpoint that the writer's thread does
+ *	not wait for
+ * @w: the writer
+ *
+ * A compressing writer (td_writer_set_compression()) queues the
+ * checkpoint after the chunks of the pages added so far; its compressor
+ * thread assembles the file when it gets there, while the caller goes on
+ * adding pages. Nothing is queued while an earlier checkpoint still is
+ * (the next one shows what this one would). Other writers: as
+ * td_writer_checkpoint().
+ *
+ * Context: the writer's thread; blocks only for room in the queue.
+ * Return: 0, -ENOMEM, or the error of an earlier chunk or checkpoint
+ * (this one's is returned by a later call).
+ */
+int td_writer_checkpoint_nowait(struct td_writer *w);
 
 /**
  * td_writer_close - write the file and free the writer

@@ -11,6 +11,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -183,6 +184,84 @@ enum {
  * function_graph recording at twice the time). */
 #define TD_ZSTD_LEVEL 1
 
+/*
+ * The compressor thread's queue (struct td_zq): at most this many bytes
+ * of full stages wait for it (256 stages of TD_STAGE_BYTES). The reader
+ * hands a cpu's stage over when it fills and takes an empty one; with
+ * all of them queued it waits for the compressor to free one (the
+ * traced program never waits for the reader: its buffer drops or
+ * overwrites and counts meanwhile).
+ */
+#define TD_ZQ_BYTES (64u << 20)
+
+struct td_zckpt;
+
+/**
+ * struct td_zjob - a job for the compressor: a full stage, or a checkpoint
+ * @stage: its pages (a buffer of @stage_pages pages, owned by the job);
+ *	NULL for a checkpoint
+ * @len: bytes of pages in it
+ * @cpu: the cpu they belong to
+ * @ckpt: a checkpoint's part prepared by the writer's thread
+ *	(td_ckpt7_prepare(), owned by the job), the file assembled when the
+ *	chunks queued before it are written
+ */
+struct td_zjob {
+	unsigned char *stage;
+	uint64_t len;
+	int cpu;
+	struct td_zckpt *ckpt;
+};
+
+/**
+ * struct td_zq - the compressor thread of a compressing writer and its
+ *	queue (td_zq_start(), td_zq_push(), td_zq_drain(), td_zq_stop())
+ * @thread: the compressor
+ * @lock: guards every field below but @cctx and @zbuf (the thread's own)
+ *	and, while the thread runs, the spools' @fd, @zbytes and @chunks,
+ *	which only the thread writes: the writer's thread reads them after
+ *	td_zq_drain(), whose unlock orders the thread's writes before
+ * @more: signalled when a job is queued or @stop set (the thread waits)
+ * @room: broadcast when a job is done (td_zq_push() waits for a free
+ *	stage, td_zq_drain() for an idle thread)
+ * @jobs: the queue, a ring of @cap + 1 entries from @head, @nr of them
+ *	used: the stages (at most @cap) and at most one checkpoint
+ * @ckpt_pending: a checkpoint is queued or being written
+ * @free: stages not in use, @nr_free of them
+ * @bufs: stages allocated for the queue so far (at most @cap)
+ * @busy: the thread holds a job out of the queue
+ * @stop: the writer is being freed: the thread ends once the queue is
+ *	empty
+ * @err: 0, or the first error of a chunk (sticky: later jobs are
+ *	dropped, every later push and drain returns it); -ECANCELED when
+ *	the writer is abandoned
+ * @written: bytes of the chunks written
+ * @cctx: the thread's zstd context
+ * @zbuf: a chunk's compressed bytes, after its two sizes
+ * @zcap: @zbuf's size
+ */
+struct td_zq {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t more;
+	pthread_cond_t room;
+	struct td_zjob *jobs;
+	unsigned int cap;
+	unsigned int head;
+	unsigned int nr;
+	bool ckpt_pending;
+	unsigned char **free;
+	unsigned int nr_free;
+	unsigned int bufs;
+	bool busy;
+	bool stop;
+	int err;
+	uint64_t written;
+	void *cctx;
+	unsigned char *zbuf;
+	size_t zcap;
+};
+
 /**
  * struct td_buf - bytes appended at the end, with a sticky error
  * @p: the bytes
@@ -195,6 +274,22 @@ struct td_buf {
 	size_t len;
 	size_t cap;
 	int err;
+};
+
+/**
+ * struct td_zckpt - a version 7 checkpoint's part that the writer's thread
+ *	prepares (td_ckpt7_prepare()) and the compressor completes and
+ *	writes (td_ckpt7_write())
+ * @b: the header, the compressed metadata sections
+ * @t: the first options section's options, without their end
+ * @nr_file: the cpu count of the file
+ * @clock: the clock's name, or NULL
+ */
+struct td_zckpt {
+	struct td_buf b;
+	struct td_buf t;
+	int nr_file;
+	char *clock;
 };
 
 struct td_fmt;
@@ -280,10 +375,9 @@ struct td_spool {
  * @step: test hook called at each step of a move (td_writer_set_step_hook())
  * @step_arg: its argument
  * @zctx: compressed (a version 7 file, td_writer_set_compression()): the
- *	zstd context, NULL otherwise
- * @zbuf: compressed: a stage's compressed bytes
- * @zcap: compressed: @zbuf's size
- * @zwritten: compressed: bytes of the chunks of every cpu
+ *	zstd context of the metadata sections, NULL otherwise
+ * @zq: compressed: the compressor thread, which compresses the pages'
+ *	chunks and writes them to the spools
  */
 struct td_writer {
 	char *path;
@@ -329,9 +423,7 @@ struct td_writer {
 	void (*step)(const char *what, void *arg);
 	void *step_arg;
 	void *zctx;
-	unsigned char *zbuf;
-	size_t zcap;
-	uint64_t zwritten;
+	struct td_zq *zq;
 };
 
 /* tracedat_store.c: the storage strategies (documented there) */
@@ -350,6 +442,17 @@ int td_flush_cpu(struct td_writer *w, int cpu);
 int td_flush(struct td_writer *w);
 int td_compact(struct td_writer *w);
 int td_compact_sparse(struct td_writer *w);
+int td_zq_start(struct td_writer *w);
+int td_zq_drain(struct td_writer *w);
+void td_zq_stop(struct td_writer *w, bool discard);
+uint64_t td_zq_written(struct td_writer *w);
+int td_zq_checkpoint(struct td_writer *w, bool wait);
+
+/* tracedat.c: a version 7 file's assembly, in two parts */
+int td_ckpt7_prepare(struct td_writer *w, struct td_zckpt *c);
+int td_ckpt7_write(struct td_writer *w, struct td_zckpt *c,
+		   uint64_t *written);
+void td_ckpt7_free(struct td_zckpt *c);
 
 /* tracedat.c: the header, built and written over the old one */
 int td_build_header(struct td_writer *w, struct td_buf *b);

@@ -12,10 +12,13 @@
  * td_shift(), td_unshift(), td_compact()) or, where the file system
  * cannot, by copying a cpu's data to a new place of a sparse file
  * (td_can_sparse(), td_move_up(), td_move_cpu(), td_compact_sparse()).
- * td_flush_cpu() writes a cpu's staged pages by either, compressed in
- * chunks for a version 7 file.
+ * td_flush_cpu() writes a cpu's staged pages by either; for a version 7
+ * file it hands them to the compressor thread (td_zq_start()), which
+ * writes them in chunks to the cpu's spool.
  */
 #include "tracedat_int.h"
+
+#include <signal.h>
 
 #ifdef TD_HAVE_ZSTD
 #include <zstd.h>
@@ -688,6 +691,369 @@ int td_open_direct(int fd)
 	return open(path, O_WRONLY | O_DIRECT | O_CLOEXEC);
 }
 
+/* ------------------------------------------------------------------ */
+/* The compressor thread of a compressing writer                       */
+
+/*
+ * td_zchunk - compress a job's pages into one chunk appended to its cpu's
+ * spool (the spool created at its first chunk)
+ *
+ * Context: the compressor thread; blocks.
+ * Return: 0 (*@bytes: the chunk's), -EIO (the compressor failed), -ENOTSUP
+ * (no zstd), or the error of the spool's creation or of the write.
+ */
+static int td_zchunk(struct td_writer *w, struct td_zq *q,
+		     const struct td_zjob *j, uint64_t *bytes)
+{
+#ifdef TD_HAVE_ZSTD
+	struct td_spool *sp = &w->spool[j->cpu];
+	size_t n;
+	int ret;
+
+	if (sp->fd < 0) {
+		ret = td_spool_open(w->dir);
+		if (ret < 0)
+			return ret;
+		sp->fd = ret;
+	}
+	n = ZSTD_compressCCtx(q->cctx, q->zbuf + 8, q->zcap - 8, j->stage,
+			      (size_t)j->len, TD_ZSTD_LEVEL);
+	if (ZSTD_isError(n) || n > UINT32_MAX)
+		return -EIO;
+	for (unsigned int i = 0; i < 4; i++) {
+		q->zbuf[i] = (unsigned char)(n >> (8 * i));
+		q->zbuf[4 + i] = (unsigned char)(j->len >> (8 * i));
+	}
+	ret = td_write_all(sp->fd, q->zbuf, n + 8, sp->zbytes);
+	if (ret)
+		return ret;
+	sp->zbytes += n + 8;
+	sp->chunks++;
+	*bytes = n + 8;
+	return 0;
+#else
+	(void)w, (void)q, (void)j, (void)bytes;
+	return -ENOTSUP;
+#endif
+}
+
+/* A checkpoint job's file written (the compressor thread), its part freed. */
+static int td_zq_ckpt_write(struct td_writer *w, struct td_zckpt *c,
+			    uint64_t *bytes)
+{
+#ifdef TD_HAVE_ZSTD
+	return td_ckpt7_write(w, c, bytes);
+#else
+	(void)w, (void)c, (void)bytes;
+	return -ENOTSUP;
+#endif
+}
+
+static void td_zq_ckpt_free(struct td_zckpt *c)
+{
+#ifdef TD_HAVE_ZSTD
+	td_ckpt7_free(c);
+#endif
+	free(c);
+}
+
+/* The compressor thread: the queue's jobs in order until told to stop. */
+static void *td_zq_main(void *arg)
+{
+	struct td_writer *w = arg;
+	struct td_zq *q = w->zq;
+
+	pthread_mutex_lock(&q->lock);
+	/* one job a turn; ends with @stop and the queue empty */
+	for (;;) {
+		struct td_zjob j;
+		uint64_t bytes = 0;
+		int ret = 0;
+
+		/* bounded: the writer's thread queues a job or stops us */
+		while (!q->nr && !q->stop)
+			pthread_cond_wait(&q->more, &q->lock);
+		if (!q->nr)
+			break;
+		j = q->jobs[q->head];
+		q->head = (q->head + 1) % (q->cap + 1);
+		q->nr--;
+		q->busy = true;
+		/* after an error the job is dropped: the file fails anyway */
+		if (!q->err) {
+			pthread_mutex_unlock(&q->lock);
+			ret = j.stage ? td_zchunk(w, q, &j, &bytes) :
+					td_zq_ckpt_write(w, j.ckpt, &bytes);
+			pthread_mutex_lock(&q->lock);
+		}
+		if (ret && !q->err)
+			q->err = ret;
+		q->written += bytes;
+		if (j.stage) {
+			q->free[q->nr_free++] = j.stage;
+		} else {
+			td_zq_ckpt_free(j.ckpt);
+			q->ckpt_pending = false;
+		}
+		q->busy = false;
+		pthread_cond_broadcast(&q->room);
+	}
+	pthread_mutex_unlock(&q->lock);
+	return NULL;
+}
+
+/**
+ * td_zq_start - start the compressor thread of a compressing writer
+ * @w: the writer, its stage size set
+ *
+ * The queue holds up to TD_ZQ_BYTES of stages; they are allocated as the
+ * reader first needs them. The thread blocks every signal: a recorder's
+ * SIGINT and SIGTERM reach its own thread and wake its waits there.
+ *
+ * Context: the writer's thread, before the first page.
+ * Return: 0, -ENOMEM, or pthread_create()'s negative error.
+ */
+int td_zq_start(struct td_writer *w)
+{
+#ifdef TD_HAVE_ZSTD
+	size_t stage = (size_t)w->stage_pages * w->page_size;
+	struct td_zq *q = calloc(1, sizeof(*q));
+	sigset_t all, old;
+	int ret;
+
+	if (!q)
+		return -ENOMEM;
+	q->cap = (unsigned int)(TD_ZQ_BYTES / stage);
+	if (q->cap < 2)
+		q->cap = 2;
+	q->zcap = ZSTD_compressBound(stage) + 8;
+	q->jobs = calloc(q->cap + 1, sizeof(*q->jobs));
+	q->free = calloc(q->cap, sizeof(*q->free));
+	q->zbuf = malloc(q->zcap);
+	q->cctx = ZSTD_createCCtx();
+	if (!q->jobs || !q->free || !q->zbuf || !q->cctx) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	pthread_mutex_init(&q->lock, NULL);
+	pthread_cond_init(&q->more, NULL);
+	pthread_cond_init(&q->room, NULL);
+	w->zq = q;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	ret = -pthread_create(&q->thread, NULL, td_zq_main, w);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!ret)
+		return 0;
+	w->zq = NULL;
+	pthread_cond_destroy(&q->room);
+	pthread_cond_destroy(&q->more);
+	pthread_mutex_destroy(&q->lock);
+fail:
+	ZSTD_freeCCtx(q->cctx);
+	free(q->zbuf);
+	free(q->free);
+	free(q->jobs);
+	free(q);
+	return ret;
+#else
+	(void)w;
+	return -ENOTSUP;
+#endif
+}
+
+/**
+ * td_zq_push - hand a cpu's full stage to the compressor, take an empty one
+ * @w: a compressing writer
+ * @cpu: the cpu, with @len bytes staged
+ * @len: the bytes
+ *
+ * An empty stage comes from those the compressor is done with, or is
+ * allocated while the queue has fewer than its bound; with every one
+ * queued, the caller waits until the compressor frees one.
+ *
+ * Context: the writer's thread; may block.
+ * Return: 0 (the stage is queued, @cpu has an empty one), the
+ * compressor's error or -ENOMEM (the pages stay staged).
+ */
+static int td_zq_push(struct td_writer *w, int cpu, uint64_t len)
+{
+	struct td_zq *q = w->zq;
+	unsigned char *fresh = NULL;
+	int ret;
+
+	pthread_mutex_lock(&q->lock);
+	/* bounded: each wait ends when the compressor finishes a job, and
+	 * with every stage queued it has @cap of them to finish */
+	while (!q->err && !q->nr_free && q->bufs >= q->cap)
+		pthread_cond_wait(&q->room, &q->lock);
+	ret = q->err;
+	if (!ret && q->nr_free) {
+		fresh = q->free[--q->nr_free];
+	} else if (!ret) {
+		void *p;
+
+		/* aligned as td_writer_page_slot()'s first stage */
+		if (posix_memalign(&p, 4096,
+				   (size_t)w->stage_pages * w->page_size))
+			ret = -ENOMEM;
+		else
+			fresh = p, q->bufs++;
+	}
+	if (!ret) {
+		q->jobs[(q->head + q->nr) % (q->cap + 1)] = (struct td_zjob){
+			w->spool[cpu].stage, len, cpu, NULL
+		};
+		q->nr++;
+		w->spool[cpu].stage = fresh;
+		pthread_cond_signal(&q->more);
+	}
+	pthread_mutex_unlock(&q->lock);
+	return ret;
+}
+
+/**
+ * td_zq_drain - wait until the compressor has written every queued stage
+ * @w: a compressing writer
+ *
+ * Context: the writer's thread; blocks.
+ * Return: 0 (the spools hold every chunk, readable by the caller), or the
+ * compressor's error.
+ */
+int td_zq_drain(struct td_writer *w)
+{
+	struct td_zq *q = w->zq;
+	int ret;
+
+	pthread_mutex_lock(&q->lock);
+	/* bounded: the queue only shrinks while nobody pushes */
+	while (q->nr || q->busy)
+		pthread_cond_wait(&q->room, &q->lock);
+	ret = q->err;
+	pthread_mutex_unlock(&q->lock);
+	return ret;
+}
+
+/**
+ * td_zq_checkpoint - a compressing writer's checkpoint, written by the
+ *	compressor thread after the chunks queued before it
+ * @w: the writer, its stages flushed (queued)
+ * @wait: wait for the file to be written (td_writer_checkpoint()); else
+ *	return at once (td_writer_checkpoint_nowait()), doing nothing while
+ *	an earlier checkpoint is still queued (the next one shows what this
+ *	one would have)
+ *
+ * The part that reads the writer's metadata is prepared here
+ * (td_ckpt7_prepare()); the compressor completes it with the spools'
+ * sizes and assembles the file (td_ckpt7_write()).
+ *
+ * Context: the writer's thread; blocks with @wait.
+ * Return: 0, -ENOMEM, or the compressor's error (this checkpoint's with
+ * @wait, an earlier one's without).
+ */
+int td_zq_checkpoint(struct td_writer *w, bool wait)
+{
+#ifdef TD_HAVE_ZSTD
+	struct td_zq *q = w->zq;
+	struct td_zckpt *c;
+	bool pending;
+	int ret;
+
+	pthread_mutex_lock(&q->lock);
+	ret = q->err;
+	pending = q->ckpt_pending;
+	pthread_mutex_unlock(&q->lock);
+	if (!ret && wait && pending)
+		ret = td_zq_drain(w);
+	if (ret || (!wait && pending))
+		return ret;
+	if (!w->dirty)
+		return wait ? td_zq_drain(w) : 0;
+	c = malloc(sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	ret = td_ckpt7_prepare(w, c);
+	if (ret) {
+		free(c);
+		return ret;
+	}
+	pthread_mutex_lock(&q->lock);
+	ret = q->err;
+	if (!ret) {
+		/* room: stages take at most @cap entries, this the one more */
+		q->jobs[(q->head + q->nr) % (q->cap + 1)] =
+			(struct td_zjob){ NULL, 0, -1, c };
+		q->nr++;
+		q->ckpt_pending = true;
+		pthread_cond_signal(&q->more);
+	}
+	pthread_mutex_unlock(&q->lock);
+	if (ret) {
+		td_zq_ckpt_free(c);
+		return ret;
+	}
+	/* everything so far is in the file once the job is done */
+	w->dirty = false;
+	return wait ? td_zq_drain(w) : 0;
+#else
+	(void)w, (void)wait;
+	return -ENOTSUP;
+#endif
+}
+
+/**
+ * td_zq_written - bytes of the chunks the compressor wrote so far
+ * @w: a compressing writer
+ *
+ * Context: the writer's thread.
+ * Return: the bytes.
+ */
+uint64_t td_zq_written(struct td_writer *w)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&w->zq->lock);
+	n = w->zq->written;
+	pthread_mutex_unlock(&w->zq->lock);
+	return n;
+}
+
+/**
+ * td_zq_stop - end the compressor thread and free its queue
+ * @w: a compressing writer (nothing done if it has no thread)
+ * @discard: drop the jobs still queued (an abandoned writer) rather than
+ *	write them
+ *
+ * Context: the writer's thread; blocks until the thread ends.
+ */
+void td_zq_stop(struct td_writer *w, bool discard)
+{
+	struct td_zq *q = w->zq;
+
+	if (!q)
+		return;
+	pthread_mutex_lock(&q->lock);
+	if (discard && !q->err)
+		q->err = -ECANCELED;
+	q->stop = true;
+	pthread_cond_signal(&q->more);
+	pthread_mutex_unlock(&q->lock);
+	pthread_join(q->thread, NULL);
+	for (unsigned int i = 0; i < q->nr_free; i++)
+		free(q->free[i]);
+	pthread_cond_destroy(&q->room);
+	pthread_cond_destroy(&q->more);
+	pthread_mutex_destroy(&q->lock);
+#ifdef TD_HAVE_ZSTD
+	ZSTD_freeCCtx(q->cctx);
+#endif
+	free(q->zbuf);
+	free(q->free);
+	free(q->jobs);
+	free(q);
+	w->zq = NULL;
+}
+
 /**
  * td_flush_cpu - write a cpu's staged pages
  * @w: the writer
@@ -696,47 +1062,12 @@ int td_open_direct(int fd)
  * In place: after the cpu's pages in the output, its reservation grown
  * first if needed (by as much as it holds, from 16 MiB to 64 MiB at a
  * time when shifting, so that shifts are rare; doubling from
- * @w->reserve when sparse). Spooling: to the cpu's temporary file.
+ * @w->reserve when sparse). Spooling: to the cpu's temporary file;
+ * compressing: queued for the compressor thread (td_zq_push()).
  *
  * Context: the writer's thread; blocks.
  * Return: 0 or a negative errno; the pages stay staged after a failure.
  */
-/*
- * td_flush_chunk - compress the @len staged bytes of @sp into one chunk
- * appended to its spool (a compressing writer, on its own thread)
- *
- * Context: the writer's thread; blocks.
- * Return: 0, -EIO (the compressor failed), or the error of the write (the
- * chunk is not counted: the next one goes over it).
- */
-static int td_flush_chunk(struct td_writer *w, struct td_spool *sp,
-			  uint64_t len)
-{
-#ifdef TD_HAVE_ZSTD
-	size_t n = ZSTD_compressCCtx(w->zctx, w->zbuf + 8, w->zcap - 8,
-				     sp->stage, (size_t)len, TD_ZSTD_LEVEL);
-	int ret;
-
-	if (ZSTD_isError(n) || n > UINT32_MAX)
-		return -EIO;
-	for (unsigned int i = 0; i < 4; i++) {
-		w->zbuf[i] = (unsigned char)(n >> (8 * i));
-		w->zbuf[4 + i] = (unsigned char)(len >> (8 * i));
-	}
-	ret = td_write_all(sp->fd, w->zbuf, n + 8, sp->zbytes);
-	if (ret)
-		return ret;
-	sp->zbytes += n + 8;
-	sp->chunks++;
-	w->zwritten += n + 8;
-	w->written += n + 8;
-	return 0;
-#else
-	(void)w, (void)sp, (void)len;
-	return -ENOTSUP;
-#endif
-}
-
 int td_flush_cpu(struct td_writer *w, int cpu)
 {
 	struct td_spool *sp = &w->spool[cpu];
@@ -825,26 +1156,24 @@ int td_flush_cpu(struct td_writer *w, int cpu)
 		if (at + len > w->eof)
 			w->eof = at + len;
 	} else {
-		if (sp->fd < 0) {
-			ret = td_spool_open(w->dir);
-			if (ret < 0)
-				return ret;
+		ret = 0;
+		if (w->zq)
+			/* compressed and written on the compressor's thread */
+			ret = td_zq_push(w, cpu, len);
+		else if (sp->fd < 0 && (ret = td_spool_open(w->dir)) >= 0)
 			sp->fd = ret;
-		}
 		/*
 		 * At the pages' own place: pages that fail half-written are
 		 * overwritten by the next ones and never counted.
 		 */
-		if (w->zctx)
-			ret = td_flush_chunk(w, sp, len);
-		else
+		if (!w->zq && ret >= 0)
 			ret = td_write_all(sp->fd, sp->stage, len,
 					   sp->pages * w->page_size);
-		if (ret)
+		if (ret < 0)
 			return ret;
 	}
-	/* (a chunk counts its own bytes) */
-	w->written += w->zctx ? 0 : len;
+	/* (the compressor counts its chunks' bytes) */
+	w->written += w->zq ? 0 : len;
 	sp->pages += sp->staged;
 	sp->staged = 0;
 	/* the header must name them */
