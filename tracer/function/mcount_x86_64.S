@@ -84,6 +84,16 @@
 	je	ftrace_stub
 .endm
 
+/* A frame on %rbp, with its unwind notes: ftrace_caller's and the
+ * function tracer's trampolines' (the stack is aligned after it). */
+.macro FRAME_ENTER
+	pushq	%rbp
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbp, 0
+	movq	%rsp, %rbp
+	.cfi_def_cfa_register %rbp
+.endm
+
 /*
  * The save area (struct ftrace_regs) at %rsp: the integer argument
  * registers and %r10, %rax unless @rax is 0, xmm0-7 unless @xmm is 0.
@@ -179,11 +189,7 @@ ftrace_stub:
 	.p2align 4
 ftrace_caller:
 	.cfi_startproc
-	pushq	%rbp
-	.cfi_adjust_cfa_offset 8
-	.cfi_rel_offset %rbp, 0
-	movq	%rsp, %rbp
-	.cfi_def_cfa_register %rbp
+	FRAME_ENTER
 	/* mcount is called with %rsp 8 mod 16, __fentry__ with 0: align. */
 	andq	$-16, %rsp
 	subq	$FR_SIZE, %rsp
@@ -251,11 +257,7 @@ ftrace_graph_caller:
 	jne	1f
 	cmpl	$1, rt_ftrace_enabled(%rip)
 	jne	1f
-	pushq	%rbp
-	.cfi_adjust_cfa_offset 8
-	.cfi_rel_offset %rbp, 0
-	movq	%rsp, %rbp
-	.cfi_def_cfa_register %rbp
+	FRAME_ENTER
 	/* A function's entry has %rsp 8 mod 16 in the ABI; do not rely on it. */
 	andq	$-16, %rsp
 .if \xmm
