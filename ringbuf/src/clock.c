@@ -143,8 +143,9 @@ bool rb_clock_next(const struct ringbuf_fe_clock *cur, bool valid,
 
 #if defined(__x86_64__)
 /* A (TSC, CLOCK_MONOTONIC) pair: the best of three, the TSC taken on
- * both sides of the clock read and averaged. */
-static void rb_clock_pair(uint64_t *tsc, int64_t *ns)
+ * both sides of the clock read and averaged; @before (may be NULL) gets
+ * that pair's first TSC, which is not after the TSC the clock read. */
+static void rb_clock_pair(uint64_t *tsc, int64_t *ns, uint64_t *before)
 {
 	uint64_t best = UINT64_MAX;
 
@@ -159,6 +160,8 @@ static void rb_clock_pair(uint64_t *tsc, int64_t *ns)
 			best = t1 - t0;
 			*tsc = t0 + (t1 - t0) / 2;
 			*ns = n;
+			if (before)
+				*before = t0;
 		}
 	}
 }
@@ -211,7 +214,7 @@ static void rb_clock_publish(const struct ringbuf_fe_clock *next)
 static void rb_clock_calibrate(void)
 {
 	struct ringbuf_fe_clock cur, next;
-	uint64_t tsc = 0;
+	uint64_t tsc = 0, before = 0;
 	int64_t ns = 0, window;
 	bool valid;
 	int zero = 0;
@@ -228,7 +231,7 @@ static void rb_clock_calibrate(void)
 		return;
 	if (!rb_clock_cal.usable)
 		goto out;
-	rb_clock_pair(&tsc, &ns);
+	rb_clock_pair(&tsc, &ns, &before);
 	if (ns - rb_clock_cal.ns < rb_clock_cal.window)
 		goto out;
 	/* Only the holder writes the block: plain copies of it are exact. */
@@ -239,6 +242,17 @@ static void rb_clock_calibrate(void)
 		window = RB_CLOCK_MAX_WINDOW_NS;
 	if (rb_clock_next(&cur, valid, rb_clock_cal.tsc, rb_clock_cal.ns, tsc,
 			  ns, window, &next)) {
+		/*
+		 * The first scale takes over from clock_gettime(): anchor it
+		 * at the TSC read before the clock read (the midpoint may be
+		 * after the TSC the kernel read, by up to half the pair's
+		 * width), so that it stands at or ahead of every value
+		 * clock_gettime() gave before it and the clock never steps
+		 * back at the change-over. Later scales start where the last
+		 * one stood, so the clock stays continuous.
+		 */
+		if (!valid)
+			next.tsc0 = before;
 		rb_clock_publish(&next);
 	} else if (!valid) {
 		/* No sane rate at the first try: keep clock_gettime(). */
@@ -269,7 +283,7 @@ __attribute__((constructor)) static void rb_clock_init(void)
 {
 	if (secure_getenv("RINGBUF_CLOCK_NO_TSC") || !rb_clock_tsc_trusted())
 		return;
-	rb_clock_pair(&rb_clock_cal.tsc, &rb_clock_cal.ns);
+	rb_clock_pair(&rb_clock_cal.tsc, &rb_clock_cal.ns, NULL);
 	rb_clock_cal.window = RB_CLOCK_FIRST_NS;
 	rb_clock_cal.usable = true;
 	/* Relaxed: set before any other thread runs (constructor). */

@@ -300,26 +300,44 @@ struct migr_rec {
 	unsigned long func;
 	int depth;
 	uint64_t calltime;
+	int pid; /* 0: 7 */
 };
 
 static const struct migr_rec migr_cpu0[] = {
-	{ 2000, true, 0x1100, 1, 1100 },
-	{ 2100, true, 0x1000, 0, 1000 },
-	{ 3000, false, 0x1000, 0, 0 },
-	{ 3100, false, 0x1100, 1, 0 },
+	{ 2000, true, 0x1100, 1, 1100, 0 },
+	{ 2100, true, 0x1000, 0, 1000, 0 },
+	{ 3000, false, 0x1000, 0, 0, 0 },
+	{ 3100, false, 0x1100, 1, 0, 0 },
 };
 static const struct migr_rec migr_cpu1[] = {
-	{ 1000, false, 0x1000, 0, 0 },
-	{ 1100, false, 0x1100, 1, 0 },
-	{ 4000, true, 0x1100, 1, 3100 },
-	{ 4100, true, 0x1000, 0, 3000 },
+	{ 1000, false, 0x1000, 0, 0, 0 },
+	{ 1100, false, 0x1100, 1, 0, 0 },
+	{ 4000, true, 0x1100, 1, 3100, 0 },
+	{ 4100, true, 0x1000, 0, 3000, 0 },
 	/* a call that stays on the CPU still folds */
-	{ 5000, false, 0x1200, 0, 0 },
-	{ 5600, true, 0x1200, 0, 5000 },
+	{ 5000, false, 0x1200, 0, 0, 0 },
+	{ 5600, true, 0x1200, 0, 5000, 0 },
+};
+
+/*
+ * The same thread's moves, with another thread's call on CPU 0 before
+ * the thread's first record there: the thread's record on CPU 0 is not
+ * the next one of that buffer when the first entry on CPU 1 prints, and
+ * only the later return's calltime tells the two calls apart.
+ */
+static const struct migr_rec migr2_cpu0[] = {
+	{ 1500, false, 0x1300, 0, 0, 8 },
+	{ 1600, true, 0x1300, 0, 1500, 8 },
+	{ 2000, true, 0x1100, 1, 1100, 0 },
+	{ 2100, true, 0x1000, 0, 1000, 0 },
+	{ 3000, false, 0x1000, 0, 0, 0 },
+	{ 3100, false, 0x1100, 1, 0, 0 },
 };
 
 struct migr {
 	unsigned int at[2];
+	const struct migr_rec *cpu0;
+	unsigned int n0;
 	union {
 		struct rt_graph_ent_entry ent;
 		struct rt_graph_ret_entry ret;
@@ -330,16 +348,18 @@ static bool migr_peek(void *ctx, int cpu, uint64_t *ts, const void **data,
 		      unsigned int *len, long *lost)
 {
 	struct migr *m = ctx;
-	const struct migr_rec *r = cpu ? migr_cpu1 : migr_cpu0;
-	unsigned int n = cpu ? 6 : 4;
+	const struct migr_rec *r = cpu ? migr_cpu1 : m->cpu0;
+	unsigned int n = cpu ? 6 : m->n0;
+	int pid;
 
 	if (m->at[cpu] >= n)
 		return false;
 	r += m->at[cpu];
+	pid = r->pid ? r->pid : 7;
 	memset(&m->rec, 0, sizeof(m->rec));
 	if (r->ret) {
 		m->rec.ret.ent = (struct ringtrace_entry){ RT_TYPE_GRAPH_RET, 0,
-							   0, 7 };
+							   0, pid };
 		m->rec.ret.func = r->func;
 		m->rec.ret.depth = r->depth;
 		m->rec.ret.calltime = r->calltime;
@@ -347,7 +367,7 @@ static bool migr_peek(void *ctx, int cpu, uint64_t *ts, const void **data,
 		*len = sizeof(m->rec.ret);
 	} else {
 		m->rec.ent.ent = (struct ringtrace_entry){ RT_TYPE_GRAPH_ENT, 0,
-							   0, 7 };
+							   0, pid };
 		m->rec.ent.func = r->func;
 		m->rec.ent.depth = r->depth;
 		*len = sizeof(m->rec.ent);
@@ -381,25 +401,35 @@ static void leaf_not_across_cpus(void)
 					    RT_OPT(RT_OPT_FUNCGRAPH_CPU) |
 					    RT_OPT(RT_OPT_FUNCGRAPH_DURATION),
 				    .tracer = RT_TRACER_GRAPH };
-	struct migr m = { { 0, 0 }, { .ent = { { 0, 0, 0, 0 }, 0, 0 } } };
-	struct rt_record_source src = { 2, RINGBUF_CLOCK_MONO, migr_peek,
-					migr_advance, &m, 2, NULL };
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	for (int behind = 0; behind < 2; behind++) {
+		struct migr m = { { 0, 0 },
+				  behind ? migr2_cpu0 : migr_cpu0,
+				  behind ? 6 : 4,
+				  { .ent = { { 0, 0, 0, 0 }, 0, 0 } } };
+		struct rt_record_source src = { 2, RINGBUF_CLOCK_MONO,
+						migr_peek, migr_advance, &m, 2,
+						NULL };
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+		int n = rt_print_source(&src, RINGBUF_ALL_CPUS, &cfg, &ops, f);
 
-	ASSERT_EQ(rt_print_source(&src, RINGBUF_ALL_CPUS, &cfg, &ops, f), 9);
-	fclose(f);
-	if (getenv("RT_SHOW"))
-		fprintf(stderr, "%s", buf);
-	/* both calls of fn_1100 open on CPU 1 and close on the other */
-	ASSERT_EQ(count_of(buf, "fn_1100() {\n"), 2);
-	ASSERT_EQ(count_of(buf, "fn_1100();"), 0);
-	ASSERT_NOT_NULL(strstr(buf, " 0)   0.900 us    |    } /* fn_1100 */\n"));
-	ASSERT_NOT_NULL(strstr(buf, " 1)   0.900 us    |    }\n"));
-	/* the call that stayed on CPU 1 is a leaf */
-	ASSERT_NOT_NULL(strstr(buf, " 1)   0.600 us    |  fn_1200();\n"));
-	free(buf);
+		fclose(f);
+		if (getenv("RT_SHOW"))
+			fprintf(stderr, "%s", buf);
+		ASSERT_EQ(n, behind ? 10 : 9);
+		/* both calls of fn_1100 open on CPU 1 and close on the
+		 * other */
+		ASSERT_EQ(count_of(buf, "fn_1100() {\n"), 2);
+		ASSERT_EQ(count_of(buf, "fn_1100();"), 0);
+		ASSERT_NOT_NULL(strstr(buf, " 0)   0.900 us    |    } /* fn_1100 */\n"));
+		ASSERT_NOT_NULL(strstr(buf, " 1)   0.900 us    |    }\n"));
+		/* the calls that stayed on their CPU are leaves */
+		ASSERT_NOT_NULL(strstr(buf, " 1)   0.600 us    |  fn_1200();\n"));
+		if (behind)
+			ASSERT_NOT_NULL(strstr(buf, "0.100 us    |  fn_1300();\n"));
+		free(buf);
+	}
 }
 
 /*

@@ -176,6 +176,17 @@ static void *order_thread(void *arg)
 			sched_yield();
 			continue;
 		}
+#if defined(__x86_64__)
+		/*
+		 * The clock's rdtsc is not ordered after earlier loads: it may
+		 * run while the load of the token that saw the other thread's
+		 * record is still waiting for the line, and so read a TSC from
+		 * before that record's (seen on a VM: 94 ns early). The fence
+		 * makes the write follow the token as a lock would make it
+		 * follow the other thread; the order tested is the clock's.
+		 */
+		__builtin_ia32_lfence();
+#endif
 		seq = tok;
 		if (tok >= ORDER_MAX ||
 		    ringbuf_write(order_rb, sizeof(seq), &seq) != 0) {

@@ -583,7 +583,12 @@ static bool rt_iter_thread_elsewhere(struct rt_iter *it, int pid, uint64_t ts)
  * a record on another cpu buffer in between. A thread that leaves a CPU
  * inside a function and comes back to it inside a later call of the
  * same function has that later call's return next on this buffer; the
- * kernel's check alone folds the two calls into one leaf.
+ * kernel's check alone folds the two calls into one leaf. Only the
+ * heads of the other buffers are seen here, so the thread's record may
+ * be behind another thread's there: the return must also belong to a
+ * call that began no later than the entry's stamp (its calltime is the
+ * entry's clock read, which the entry's stamp equals or, raised to the
+ * buffer's last stamp, passes), which a later call's return never does.
  */
 static bool rt_iter_returns_here(struct rt_iter *it,
 				 const struct rt_graph_ret_entry *ret,
@@ -593,6 +598,7 @@ static bool rt_iter_returns_here(struct rt_iter *it,
 
 	return ret->ent.type == RT_TYPE_GRAPH_RET &&
 	       ret->ent.pid == cur->ent.pid && ret->func == cur->func &&
+	       ret->calltime <= it->ts &&
 	       !rt_iter_thread_elsewhere(it, cur->ent.pid, ts);
 }
 
