@@ -323,7 +323,9 @@ static const struct migr_rec migr_cpu1[] = {
  * The same thread's moves, with another thread's call on CPU 0 before
  * the thread's first record there: the thread's record on CPU 0 is not
  * the next one of that buffer when the first entry on CPU 1 prints, and
- * only the later return's calltime tells the two calls apart.
+ * only the later return's calltime tells the two calls apart (the
+ * returns on CPU 1 stamped after their rettime, raised as a buffer that
+ * several threads share raises them).
  */
 static const struct migr_rec migr2_cpu0[] = {
 	{ 1500, false, 0x1300, 0, 0, 8 },
@@ -338,6 +340,9 @@ struct migr {
 	unsigned int at[2];
 	const struct migr_rec *cpu0;
 	unsigned int n0;
+	/* CPU 1's returns stamped this much after their rettime (raised to
+	 * the buffer's last stamp) */
+	uint64_t raised;
 	union {
 		struct rt_graph_ent_entry ent;
 		struct rt_graph_ret_entry ret;
@@ -363,7 +368,7 @@ static bool migr_peek(void *ctx, int cpu, uint64_t *ts, const void **data,
 		m->rec.ret.func = r->func;
 		m->rec.ret.depth = r->depth;
 		m->rec.ret.calltime = r->calltime;
-		m->rec.ret.rettime = r->ts;
+		m->rec.ret.rettime = r->ts - (cpu ? m->raised : 0);
 		*len = sizeof(m->rec.ret);
 	} else {
 		m->rec.ent.ent = (struct ringtrace_entry){ RT_TYPE_GRAPH_ENT, 0,
@@ -405,6 +410,7 @@ static void leaf_not_across_cpus(void)
 		struct migr m = { { 0, 0 },
 				  behind ? migr2_cpu0 : migr_cpu0,
 				  behind ? 6 : 4,
+				  behind ? 300 : 0,
 				  { .ent = { { 0, 0, 0, 0 }, 0, 0 } } };
 		struct rt_record_source src = { 2, RINGBUF_CLOCK_MONO,
 						migr_peek, migr_advance, &m, 2,
@@ -423,9 +429,11 @@ static void leaf_not_across_cpus(void)
 		ASSERT_EQ(count_of(buf, "fn_1100() {\n"), 2);
 		ASSERT_EQ(count_of(buf, "fn_1100();"), 0);
 		ASSERT_NOT_NULL(strstr(buf, " 0)   0.900 us    |    } /* fn_1100 */\n"));
-		ASSERT_NOT_NULL(strstr(buf, " 1)   0.900 us    |    }\n"));
+		ASSERT_NOT_NULL(strstr(buf, behind ? " 1)   0.600 us    |    }\n" :
+						     " 1)   0.900 us    |    }\n"));
 		/* the calls that stayed on their CPU are leaves */
-		ASSERT_NOT_NULL(strstr(buf, " 1)   0.600 us    |  fn_1200();\n"));
+		ASSERT_NOT_NULL(strstr(buf, behind ? " 1)   0.300 us    |  fn_1200();\n" :
+						     " 1)   0.600 us    |  fn_1200();\n"));
 		if (behind)
 			ASSERT_NOT_NULL(strstr(buf, "0.100 us    |  fn_1300();\n"));
 		free(buf);

@@ -589,16 +589,21 @@ static bool rt_iter_thread_elsewhere(struct rt_iter *it, int pid, uint64_t ts)
  * call that began no later than the entry's stamp (its calltime is the
  * entry's clock read, which the entry's stamp equals or, raised to the
  * buffer's last stamp, passes), which a later call's return never does.
+ * That holds where calltime and rettime are read on the buffer's own
+ * clock, as the return's stamp shows: at or after its rettime (raised,
+ * it can be well after). A kernel buffer whose clock runs behind
+ * trace_clock_local() (counter, uptime) keeps the kernel's checks alone.
  */
 static bool rt_iter_returns_here(struct rt_iter *it,
 				 const struct rt_graph_ret_entry *ret,
 				 uint64_t ts)
 {
 	const struct rt_graph_ent_entry *cur = (const void *)it->rec;
+	bool own_clock = ret->rettime <= ts;
 
 	return ret->ent.type == RT_TYPE_GRAPH_RET &&
 	       ret->ent.pid == cur->ent.pid && ret->func == cur->func &&
-	       ret->calltime <= it->ts &&
+	       (!own_clock || ret->calltime <= it->ts) &&
 	       !rt_iter_thread_elsewhere(it, cur->ent.pid, ts);
 }
 
