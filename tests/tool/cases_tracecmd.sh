@@ -57,11 +57,12 @@ tc_same() {
 # on FILE: no signal, and where it prints the records, the records of
 # 'ringtrace report --spares'. EVENT: an event of the file for -F, KEY:
 # an awk regex of the keys of its records; GRAPH: 1 for a function_graph
-# file (compared without time stamps, in each cpu's order).
+# file (compared without time stamps, in each cpu's order: the entries,
+# and each thread's count of returns; tc_norm.py says why).
 tc_modes() {
 	local f=$1 ev=$2 key=$3 graph=$4 nts= srt="sort" cpus c m
 	if [ "$graph" = 1 ]; then
-		nts=--no-ts
+		nts=--entries
 		srt="sort -s -k1,1"
 	fi
 	"$T" report --spares "$f" >"$W/ours.txt" 2>"$W/ours.err" ||
@@ -72,6 +73,12 @@ tc_modes() {
 	tc_ok report "$TRACE_CMD" report "$f"
 	tc_norm $nts <"$W/tc.out" | $srt >"$W/theirs"
 	tc_same "report $f" "$W/ours" "$W/theirs"
+	if [ "$graph" = 1 ]; then
+		tc_norm --returns <"$W/ours.txt" | sort >"$W/ours.ret"
+		tc_norm --returns <"$W/tc.out" | sort >"$W/theirs.ret"
+		[ -s "$W/ours.ret" ] || fail "$f: no returns"
+		tc_same "report $f (returns)" "$W/ours.ret" "$W/theirs.ret"
+	fi
 	cpus=$(sed -n 's/^cpus=//p' "$W/tc.out")
 
 	# one cpu at a time: together, every record

@@ -11,13 +11,24 @@ marker's text, or for a function_graph record "func() {", "func();" or
 --no-ts leaves the time stamp out (function_graph's absolute time is
 truncated to the microsecond where trace-cmd rounds it): compare the
 lines sorted stably by cpu then, which keeps each cpu's order.
+--entries (function_graph, implies --no-ts): each call's entry as
+"cpu pid func() {", whether it was printed "func();" or "func() {",
+and no line for a return. The two readers fold a call with its return
+by different rules once a thread's records are on two buffers (a spare
+buffer taken while another thread held its CPU's): trace-cmd folds a
+return that is the next record in time on any buffer and prints it on
+the entry's cpu, ringtrace only one next to the entry on its own
+buffer. --returns: one "pid" line per return, folded or not (a total
+that does not depend on either rule).
 Written for this project's tests; no line of trace-cmd's own code.
 """
 import re
 import sys
 
 ncpus = int(sys.argv[1])
-no_ts = '--no-ts' in sys.argv[2:]
+entries = '--entries' in sys.argv[2:]
+returns = '--returns' in sys.argv[2:]
+no_ts = '--no-ts' in sys.argv[2:] or entries
 
 
 def emit(cpu, ts, pid, key):
@@ -35,6 +46,16 @@ held = {}
 
 
 def out(cpu, ts, pid, key):
+    if returns:
+        if key == '}' or key.endswith('();'):
+            print(pid)
+        return
+    if entries:
+        if key.endswith('();'):
+            emit(cpu, ts, pid, key[:-3] + '() {')
+        elif key != '}':
+            emit(cpu, ts, pid, key)
+        return
     h = held.pop(cpu, None)
     if h and key == '}' and h[1] == pid:
         emit(cpu, h[0], pid, h[2][:-2] + ';')

@@ -345,7 +345,7 @@ static void rseq_claim(void)
 struct holder {
 	struct ringbuf *rb;
 	int cpu;
-	pthread_barrier_t held, written;
+	pthread_barrier_t ready, held, written;
 };
 
 static void *other_writer(void *arg)
@@ -359,6 +359,9 @@ static void *other_writer(void *arg)
 	/* a first write (the thread's first takes the slow path), so that
 	 * the one below takes the inline claim */
 	tu_write_ok(h->rb, 1, 16);
+	/* (that write is over before the other thread reserves: preempted
+	 * inside it, it would send the other's reserve to a spare) */
+	pthread_barrier_wait(&h->ready);
 	pthread_barrier_wait(&h->held);
 	tu_write_ok(h->rb, 2, 16);
 	pthread_barrier_wait(&h->written);
@@ -381,9 +384,11 @@ static void claim_exclusive(void)
 	check_rseq();
 	ASSERT_NOT_NULL(h.rb);
 	h.cpu = pin_here();
+	ASSERT_EQ(pthread_barrier_init(&h.ready, NULL, 2), 0);
 	ASSERT_EQ(pthread_barrier_init(&h.held, NULL, 2), 0);
 	ASSERT_EQ(pthread_barrier_init(&h.written, NULL, 2), 0);
 	ASSERT_EQ(pthread_create(&th, NULL, other_writer, &h), 0);
+	pthread_barrier_wait(&h.ready);
 	ev = ringbuf_reserve_inline(h.rb, 16);
 	ASSERT_NOT_NULL(ev);
 	tu_fill(ringbuf_event_data_inline(ev), 0, 16);
@@ -410,6 +415,7 @@ static void claim_exclusive(void)
 	 * (its CPU note) */
 	for (int i = 0; i < 3; i++)
 		ASSERT_EQ(on[i], h.cpu);
+	pthread_barrier_destroy(&h.ready);
 	pthread_barrier_destroy(&h.held);
 	pthread_barrier_destroy(&h.written);
 	ringbuf_free(h.rb);
