@@ -215,11 +215,19 @@ ringtrace_inline_begin(struct ringtrace_event *ev,
 	return NULL;
 }
 
-/* The header of the thread's own record at the outermost level, of the
- * event whose state ringtrace_inline_begin() gave in @p. */
+/*
+ * ringtrace_inline_header - fill the record of @size bytes at @rec, the
+ * thread's own at the outermost level, of the event whose state
+ * ringtrace_inline_begin() gave in @p: its header, and zeros in the rest
+ * for the assignment to follow (padding carries no stack bytes). The
+ * event's id and the thread's are loaded before the record is written:
+ * no store to the record can then alias them, and the compiler drops the
+ * zeros the assignment overwrites.
+ */
 static inline __attribute__((always_inline, no_instrument_function))
 RINGTRACE_RECORD_ACCESS void
-ringtrace_inline_header(void *rec, const struct ringtrace_event_view *p,
+ringtrace_inline_header(void *rec, size_t size,
+			const struct ringtrace_event_view *p,
 			const struct ringtrace_thread_view *t)
 {
 	struct ringtrace_entry h;
@@ -228,6 +236,7 @@ ringtrace_inline_header(void *rec, const struct ringtrace_event_view *p,
 	h.flags = 0;
 	h.preempt_count = 0;
 	h.pid = t->pid;
+	__builtin_memset(rec, 0, size);
 	__builtin_memcpy(rec, &h, sizeof(h));
 }
 

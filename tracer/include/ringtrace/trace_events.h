@@ -288,8 +288,8 @@
 					__entry = __RT_CAST(                \
 					    struct ringtrace_raw_##name *,  \
 					    ringbuf_event_data_inline(__e));\
-					__builtin_memset(__entry, 0, __size);\
-					ringtrace_inline_header(__entry, __p,\
+					ringtrace_inline_header(__entry,    \
+								__size, __p,\
 								__t);       \
 					tstruct                             \
 					{ __VA_ARGS__ }                     \
