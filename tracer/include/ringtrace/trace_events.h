@@ -223,7 +223,9 @@
  * or a trigger (assigned where the library reserves it, inside the
  * section already entered). Apart, so that a write the library takes
  * (a filter, two instances) does not pay for the registers the write in
- * place saves.
+ * place saves. ringtrace_do_inline_X() takes the event's arguments
+ * first, in the registers they came in: the jump to it passes them
+ * unmoved.
  */
 /* The record's size; constant for a fixed-size record. */
 #define RINGTRACE_CLASS_SIZE(name, ...)                                     \
@@ -270,8 +272,8 @@
 	}                                                                   \
 	static __attribute__((noinline, no_instrument_function, unused))   \
 	RINGTRACE_RECORD_ACCESS void                                        \
-	ringtrace_do_inline_##name(struct ringtrace_event *__ev, int __i,   \
-				   proto)                                   \
+	ringtrace_do_inline_##name(proto, struct ringtrace_event *__ev,     \
+				   int __i)                                 \
 	{                                                                   \
 		RINGTRACE_CLASS_SIZE(name, args)                            \
 		if (RINGTRACE_CLASS_FIXED(name)) {                          \
@@ -310,7 +312,7 @@
 	{                                                                   \
 		int __i;                                                    \
 		if (__builtin_expect(ringtrace_inline_ready(__ev, &__i), 1)) {\
-			ringtrace_do_inline_##name(__ev, __i, __VA_ARGS__); \
+			ringtrace_do_inline_##name(__VA_ARGS__, __ev, __i); \
 			return;                                             \
 		}                                                           \
 	}
