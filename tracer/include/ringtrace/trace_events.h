@@ -223,9 +223,9 @@
  * or a trigger (assigned where the library reserves it, inside the
  * section already entered). Apart, so that a write the library takes
  * (a filter, two instances) does not pay for the registers the write in
- * place saves. ringtrace_do_inline_X() takes the event's arguments
- * first, in the registers they came in: the jump to it passes them
- * unmoved.
+ * place saves. ringtrace_do_inline_X() and ringtrace_do_armed_X() take
+ * the event's arguments first, in the registers they came in: the jumps
+ * pass them unmoved.
  */
 /* The record's size; constant for a fixed-size record. */
 #define RINGTRACE_CLASS_SIZE(name, ...)                                     \
@@ -251,8 +251,8 @@
 	 * ringtrace_inline_begin() entered, which the last call leaves */  \
 	static __attribute__((noinline, no_instrument_function, unused))   \
 	RINGTRACE_RECORD_ACCESS void                                        \
-	ringtrace_do_armed_##name(struct ringtrace_event *__ev, int __i,    \
-				  proto)                                    \
+	ringtrace_do_armed_##name(proto, struct ringtrace_event *__ev,      \
+				  int __i)                                  \
 	{                                                                   \
 		struct ringtrace_write __w;                                 \
 		RINGTRACE_CLASS_SIZE(name, args)                            \
@@ -301,7 +301,7 @@
 				return;                                     \
 			}                                                   \
 			if (__p != NULL) { /* still in the section */       \
-				ringtrace_do_armed_##name(__ev, __i, args); \
+				ringtrace_do_armed_##name(args, __ev, __i); \
 				return;                                     \
 			}                                                   \
 		}                                                           \
