@@ -52,6 +52,7 @@
 #define RINGTRACE_INLINE_WRITE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <ringbuf/frontend.h>
