@@ -77,6 +77,12 @@ RINGTRACE_API const int ringtrace_inline_layout_2 = 1;
  * layout 2 leave the section and call ringtrace_write_record(), which
  * stays. */
 RINGTRACE_API const int ringtrace_inline_layout_3 = 1;
+/* Layout 4: the thread view's fifth field, rt_thread.slow, tested with
+ * the depth instead of irq, comm_saved and pid one by one; the calls are
+ * those of layout 3. Programs built against layouts 2 and 3 read the
+ * first four fields, which keep their places and their meaning (slow
+ * is kept for any thread, so a mix of all three stays right). */
+RINGTRACE_API const int ringtrace_inline_layout_4 = 1;
 #define RT_SAME(a, fa, b, fb)                                             \
 	_Static_assert(offsetof(struct a, fa) == offsetof(struct b, fb) &&  \
 			       sizeof(((struct a *)0)->fa) ==               \
@@ -86,6 +92,7 @@ RT_SAME(rt_thread, pid, ringtrace_thread_view, pid);
 RT_SAME(rt_thread, depth, ringtrace_thread_view, depth);
 RT_SAME(rt_thread, irq, ringtrace_thread_view, irq);
 RT_SAME(rt_thread, comm_saved, ringtrace_thread_view, comm_saved);
+RT_SAME(rt_thread, slow, ringtrace_thread_view, slow);
 RT_SAME(rt_event_priv, id, ringtrace_event_view, id);
 RT_SAME(rt_event_priv, slow_mask, ringtrace_event_view, slow_mask);
 RT_SAME(rt_event_priv, filter, ringtrace_event_view, filter);

@@ -285,20 +285,21 @@ void rt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  *	(rt_fn_fast()), one word for three (1 in a new thread);
  *	rt_thread_slow_update() after each change of the three. @depth stays out of it: the writes
  *	compiled into programs change @depth only (struct
- *	ringtrace_thread_view).
+ *	ringtrace_thread_view, which since layout 4 tests @depth | @slow
+ *	as rt_fn_fast() does).
  */
 struct rt_thread {
 	int pid;
 	int depth;
 	int irq;
 	bool comm_saved;
+	unsigned int slow;
 	uint64_t crit_start;
 	uint64_t crit_buf_start;
 	unsigned long crit_ip;
 	int crit_nest;
-	unsigned int slow;
 };
-/* Exported: the first four fields are struct ringtrace_thread_view
+/* Exported: the first five fields are struct ringtrace_thread_view
  * (<ringtrace/inline_write.h>), which programs read inline. */
 #define rt_cur ringtrace_thread
 RINGTRACE_API extern __thread struct rt_thread rt_cur

@@ -24,13 +24,15 @@
  * The inline code reads the library's state through the "view"
  * structures below, laid out like the library's own (trace.c checks every
  * offset at build time). The layout, and the calls the inline write makes,
- * are ABI: the generated registration refers to ringtrace_inline_layout_3,
+ * are ABI: the generated registration refers to ringtrace_inline_layout_4,
  * and a change of either adds a symbol of the next number, so a program
  * built against a newer one fails to load instead of misreading; the
  * library keeps the older ones, whose programs keep working (layout 2:
  * the same views, every filtered or armed write left to
  * ringtrace_write_record(); layout 3: such a write assigned in place
- * through ringtrace_write_armed(), inside the inline write's section).
+ * through ringtrace_write_armed(), inside the inline write's section;
+ * layout 4: the thread view's slow word tested with its depth, one word
+ * for the irq nesting, the name saved and the id known).
  * The structures are no interface; use the generated code only.
  *
  * The write runs inside a read-side section of the library's RCU,
@@ -50,6 +52,7 @@
 #define RINGTRACE_INLINE_WRITE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <ringbuf/frontend.h>
@@ -66,6 +69,9 @@ struct ringtrace_thread_view {
 	int depth;	/* records of this thread being written */
 	int irq;	/* ringtrace_irq_enter() nesting */
 	bool comm_saved; /* the thread's name is in the cmdline table */
+	/* (layout 4) 0 exactly when irq is 0, comm_saved set and pid
+	 * known: the three in one word, kept by the library */
+	unsigned int slow;
 };
 
 /* View of the first fields of an event's registry state (struct
@@ -107,7 +113,7 @@ RINGTRACE_API extern __thread struct ringtrace_thread_view ringtrace_thread
 /* Each instance slot's live buffer, NULL while the slot is empty. */
 RINGTRACE_API extern struct ringbuf *ringtrace_inst_rbs[64];
 /* The layout of the views above (see the top of this file). */
-RINGTRACE_API extern const int ringtrace_inline_layout_3;
+RINGTRACE_API extern const int ringtrace_inline_layout_4;
 
 /*
  * ringtrace_inline_end - leave what ringtrace_inline_begin() entered: the
@@ -137,10 +143,10 @@ ringtrace_inline_ready(struct ringtrace_event *ev, int *i)
 	 * instance is used, as in ringtrace_write_record(). */
 	uint64_t mask = RINGTRACE_LOAD_RELAXED(&ev->enabled);
 
-	if (__builtin_expect(!mask ||
-				     (mask & (mask - 1)) ||
-				     (t->depth | t->irq) || !t->comm_saved ||
-				     !t->pid,
+	/* (the thread: at the outermost level, outside ringtrace_irq_enter(),
+	 * its name saved and its id known, the last three in slow) */
+	if (__builtin_expect(!mask || (mask & (mask - 1)) ||
+				     (t->depth | t->slow),
 			     0))
 		return false;
 	*i = __builtin_ctzll(mask);
@@ -210,11 +216,19 @@ ringtrace_inline_begin(struct ringtrace_event *ev,
 	return NULL;
 }
 
-/* The header of the thread's own record at the outermost level, of the
- * event whose state ringtrace_inline_begin() gave in @p. */
+/*
+ * ringtrace_inline_header - fill the record of @size bytes at @rec, the
+ * thread's own at the outermost level, of the event whose state
+ * ringtrace_inline_begin() gave in @p: its header, and zeros in the rest
+ * for the assignment to follow (padding carries no stack bytes). The
+ * event's id and the thread's are loaded before the record is written:
+ * no store to the record can then alias them, and the compiler drops the
+ * zeros the assignment overwrites.
+ */
 static inline __attribute__((always_inline, no_instrument_function))
 RINGTRACE_RECORD_ACCESS void
-ringtrace_inline_header(void *rec, const struct ringtrace_event_view *p,
+ringtrace_inline_header(void *rec, size_t size,
+			const struct ringtrace_event_view *p,
 			const struct ringtrace_thread_view *t)
 {
 	struct ringtrace_entry h;
@@ -223,6 +237,7 @@ ringtrace_inline_header(void *rec, const struct ringtrace_event_view *p,
 	h.flags = 0;
 	h.preempt_count = 0;
 	h.pid = t->pid;
+	__builtin_memset(rec, 0, size);
 	__builtin_memcpy(rec, &h, sizeof(h));
 }
 

@@ -223,7 +223,9 @@
  * or a trigger (assigned where the library reserves it, inside the
  * section already entered). Apart, so that a write the library takes
  * (a filter, two instances) does not pay for the registers the write in
- * place saves.
+ * place saves. ringtrace_do_inline_X() and ringtrace_do_armed_X() take
+ * the event's arguments first, in the registers they came in: the jumps
+ * pass them unmoved.
  */
 /* The record's size; constant for a fixed-size record. */
 #define RINGTRACE_CLASS_SIZE(name, ...)                                     \
@@ -249,8 +251,8 @@
 	 * ringtrace_inline_begin() entered, which the last call leaves */  \
 	static __attribute__((noinline, no_instrument_function, unused))   \
 	RINGTRACE_RECORD_ACCESS void                                        \
-	ringtrace_do_armed_##name(struct ringtrace_event *__ev, int __i,    \
-				  proto)                                    \
+	ringtrace_do_armed_##name(proto, struct ringtrace_event *__ev,      \
+				  int __i)                                  \
 	{                                                                   \
 		struct ringtrace_write __w;                                 \
 		RINGTRACE_CLASS_SIZE(name, args)                            \
@@ -270,8 +272,8 @@
 	}                                                                   \
 	static __attribute__((noinline, no_instrument_function, unused))   \
 	RINGTRACE_RECORD_ACCESS void                                        \
-	ringtrace_do_inline_##name(struct ringtrace_event *__ev, int __i,   \
-				   proto)                                   \
+	ringtrace_do_inline_##name(proto, struct ringtrace_event *__ev,     \
+				   int __i)                                 \
 	{                                                                   \
 		RINGTRACE_CLASS_SIZE(name, args)                            \
 		if (RINGTRACE_CLASS_FIXED(name)) {                          \
@@ -288,8 +290,8 @@
 					__entry = __RT_CAST(                \
 					    struct ringtrace_raw_##name *,  \
 					    ringbuf_event_data_inline(__e));\
-					__builtin_memset(__entry, 0, __size);\
-					ringtrace_inline_header(__entry, __p,\
+					ringtrace_inline_header(__entry,    \
+								__size, __p,\
 								__t);       \
 					tstruct                             \
 					{ __VA_ARGS__ }                     \
@@ -299,7 +301,7 @@
 				return;                                     \
 			}                                                   \
 			if (__p != NULL) { /* still in the section */       \
-				ringtrace_do_armed_##name(__ev, __i, args); \
+				ringtrace_do_armed_##name(args, __ev, __i); \
 				return;                                     \
 			}                                                   \
 		}                                                           \
@@ -310,12 +312,12 @@
 	{                                                                   \
 		int __i;                                                    \
 		if (__builtin_expect(ringtrace_inline_ready(__ev, &__i), 1)) {\
-			ringtrace_do_inline_##name(__ev, __i, __VA_ARGS__); \
+			ringtrace_do_inline_##name(__VA_ARGS__, __ev, __i); \
 			return;                                             \
 		}                                                           \
 	}
 /* A program built against another layout of the views fails to load. */
-#define RINGTRACE_INLINE_REGISTER (void)&ringtrace_inline_layout_3;
+#define RINGTRACE_INLINE_REGISTER (void)&ringtrace_inline_layout_4;
 #else
 #define RINGTRACE_INLINE_CLASS(name, proto, args, tstruct, ...)
 #define RINGTRACE_INLINE_DISPATCH(name, ...)
