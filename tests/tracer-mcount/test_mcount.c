@@ -924,11 +924,15 @@ static void graph_args_cyg(void)
 /*
  * The function tracer alone: a NOP site at a function's entry calls the
  * tracer's own trampoline (ftrace_func_caller, enabled_functions says
- * so), a call site keeps ftrace_caller; function_graph moves the NOP
- * site to ftrace_caller. The stop switch holds on both.
+ * so), a call site keeps ftrace_caller; function_graph alone moves the
+ * NOP site to its own (ftrace_graph_func_caller), where the stop switch,
+ * set_graph_function and max_graph_depth hold too; both tracers at once
+ * (in two instances) move it to ftrace_caller. The stop switch holds on
+ * every one.
  */
 static void function_trampoline(void)
 {
+	struct ringtrace_instance *other;
 	char *e, *t;
 
 	tracer("function");
@@ -949,13 +953,49 @@ static void function_trampoline(void)
 	free(t);
 	tracer("function_graph");
 	e = enabled_functions();
+	ASSERT_EQ(count(e, "mc_pleaf (1)\ttramp: ftrace_graph_func_caller"), 1);
+	ASSERT_EQ(count(e, "mc_leaf (1)\ttramp: ftrace_caller\n"), 1);
+	ASSERT_EQ(count(e, "ftrace_func_caller"), 0);
+	free(e);
+	ringtrace_function_trace_stop(true);
+	ASSERT_EQ(mc_pouter(1), 6);
+	ringtrace_function_trace_stop(false);
+	ASSERT_EQ(mc_pouter(1), 6);
+	tracer("nop");
+	expect_tree("0:mc_pouter() {\n1:mc_pleaf();\n1:mc_pleaf();\n0:}\n");
+	/* the graph's own lists and depth limit, through its trampoline */
+	ringtrace_clear(tr);
+	ASSERT_EQ(ringtrace_set_ftrace_list(RINGTRACE_GRAPH_FUNCTION,
+					    "mc_pleaf", false, NULL, 0),
+		  0);
+	tracer("function_graph");
+	ASSERT_EQ(mc_pouter(1), 6);
+	tracer("nop");
+	ASSERT_EQ(ringtrace_set_ftrace_list(RINGTRACE_GRAPH_FUNCTION, "", false,
+					    NULL, 0),
+		  0);
+	expect_tree("0:mc_pleaf();\n0:mc_pleaf();\n");
+	ringtrace_clear(tr);
+	tracer("function_graph");
+	ASSERT_EQ(ringtrace_set_max_graph_depth(1), 0);
+	ASSERT_EQ(mc_pouter(1), 6);
+	ASSERT_EQ(ringtrace_set_max_graph_depth(0), 0);
+	tracer("nop");
+	expect_tree("0:mc_pouter();\n");
+	ringtrace_clear(tr);
+	/* function_graph here and function in another instance */
+	other = ringtrace_instance_create("mc_tramp_other");
+	ASSERT_NOT_NULL(other);
+	ASSERT_EQ(ringtrace_set_tracer(other, "function"), 0);
+	tracer("function_graph");
+	e = enabled_functions();
 	ASSERT_EQ(count(e, "mc_pleaf (1)\ttramp: ftrace_caller (via "
 			   "trampoline)\n"),
 		  1);
-	ASSERT_EQ(count(e, "ftrace_func_caller"), 0);
 	free(e);
 	ASSERT_EQ(mc_pouter(1), 6);
 	tracer("nop");
+	ASSERT_EQ(ringtrace_instance_destroy(other), 0);
 	expect_tree("0:mc_pouter() {\n1:mc_pleaf();\n1:mc_pleaf();\n0:}\n");
 	tracer("function");
 	tracer("nop");
