@@ -144,12 +144,10 @@ static inline RT_NOTRACE int *rt_mcount_errno(struct rt_mcount_thread *t)
  * The kernel's prepare_ftrace_return() + function_graph_enter(): push a
  * frame for @func and hijack *@parent_loc, or leave the call alone.
  */
-static RT_NOTRACE void prepare_ftrace_return(struct rt_mcount_thread *t,
-					     unsigned long func,
-					     unsigned long *parent_loc,
-					     const struct rt_ftrace_match *m,
-					     uint64_t clock,
-					     const struct ftrace_regs *regs)
+static inline __attribute__((always_inline)) RT_NOTRACE void
+prepare_ftrace_return(struct rt_mcount_thread *t, unsigned long func,
+		      unsigned long *parent_loc, const struct rt_ftrace_match *m,
+		      uint64_t clock, const struct ftrace_regs *regs)
 {
 	struct ftrace_ret_stack *f;
 	int depth = t->top - t->notrace, max;
@@ -253,8 +251,11 @@ RT_NOTRACE void ftrace_graph_func_entry(unsigned long func,
 					unsigned long *parent_loc,
 					struct ftrace_regs *regs)
 {
+	/* what the site being a call says (a constant: the tests of
+	 * prepare_ftrace_return() on it fold away) */
+	static const struct rt_ftrace_match all = { .func = true,
+						    .graph_func = true };
 	struct rt_mcount_thread *t = &rt_mcount_current;
-	struct rt_ftrace_match m = { .func = true, .graph_func = true };
 	int saved_errno, *errnop;
 	uint64_t clock;
 
@@ -266,9 +267,14 @@ RT_NOTRACE void ftrace_graph_func_entry(unsigned long func,
 	/* Relaxed: rt_graph_lists_set is a hint (fgraph.h). */
 	if (__builtin_expect(atomic_load_explicit(&rt_graph_lists_set,
 						  memory_order_relaxed),
-			     0))
+			     0)) {
+		struct rt_ftrace_match m;
+
 		rt_ftrace_test(func, RT_FTRACE_GRAPH, &m);
-	prepare_ftrace_return(t, func, parent_loc, &m, clock, regs);
+		prepare_ftrace_return(t, func, parent_loc, &m, clock, regs);
+	} else {
+		prepare_ftrace_return(t, func, parent_loc, &all, clock, regs);
+	}
 	*errnop = saved_errno;
 	rt_mcount_leave(t);
 }
