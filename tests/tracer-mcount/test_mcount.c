@@ -179,7 +179,9 @@ static int site_is_call(const void *fn)
 {
 	const unsigned char *p = fn;
 
-	return p[0] == 0xe8 || (p[0] == 0xff && p[1] == 0x15);
+	/* call rel32, call *disp32(%rip), cs call rel32 (dynftrace.c) */
+	return p[0] == 0xe8 || (p[0] == 0xff && p[1] == 0x15) ||
+	       (p[0] == 0x2e && p[1] == 0xe8);
 }
 
 /* What @show writes (caller frees). */
@@ -924,11 +926,13 @@ static void graph_args_cyg(void)
 /*
  * The function tracer alone: a NOP site at a function's entry calls the
  * tracer's own trampoline (ftrace_func_caller, enabled_functions says
- * so), a call site keeps ftrace_caller; function_graph alone moves the
- * NOP site to its own (ftrace_graph_func_caller), where the stop switch,
- * set_graph_function and max_graph_depth hold too; both tracers at once
- * (in two instances) move it to ftrace_caller. The stop switch holds on
- * every one.
+ * so), and so does an -mfentry call site (PIE's six-byte "call
+ * *__fentry__@GOTPCREL(%rip)", made a "cs call" of the slot);
+ * function_graph alone moves both to its own (ftrace_graph_func_caller),
+ * where the stop switch, set_graph_function and max_graph_depth hold
+ * too; both tracers at once (in two instances) move the NOP site to
+ * ftrace_caller through the trampoline page and give the call site its
+ * own call back. The stop switch holds on every one.
  */
 static void function_trampoline(void)
 {
@@ -939,7 +943,7 @@ static void function_trampoline(void)
 	e = enabled_functions();
 	/* (ftrace_func_caller_gpr with mc_pleaf's debug information) */
 	ASSERT_EQ(count(e, "mc_pleaf (1)\ttramp: ftrace_func_caller"), 1);
-	ASSERT_EQ(count(e, "mc_leaf (1)\ttramp: ftrace_caller\n"), 1);
+	ASSERT_EQ(count(e, "mc_leaf (1)\ttramp: ftrace_func_caller"), 1);
 	free(e);
 	ringtrace_function_trace_stop(true);
 	ASSERT_EQ(mc_pouter(1), 6);
@@ -954,15 +958,19 @@ static void function_trampoline(void)
 	tracer("function_graph");
 	e = enabled_functions();
 	ASSERT_EQ(count(e, "mc_pleaf (1)\ttramp: ftrace_graph_func_caller"), 1);
-	ASSERT_EQ(count(e, "mc_leaf (1)\ttramp: ftrace_caller\n"), 1);
+	ASSERT_EQ(count(e, "mc_leaf (1)\ttramp: ftrace_graph_func_caller"), 1);
 	ASSERT_EQ(count(e, "ftrace_func_caller"), 0);
 	free(e);
 	ringtrace_function_trace_stop(true);
 	ASSERT_EQ(mc_pouter(1), 6);
+	ASSERT_EQ(mc_outer(1), 10);
 	ringtrace_function_trace_stop(false);
 	ASSERT_EQ(mc_pouter(1), 6);
+	ASSERT_EQ(mc_outer(1), 10);
 	tracer("nop");
-	expect_tree("0:mc_pouter() {\n1:mc_pleaf();\n1:mc_pleaf();\n0:}\n");
+	expect_tree("0:mc_pouter() {\n1:mc_pleaf();\n1:mc_pleaf();\n0:}\n"
+		    "0:mc_outer() {\n1:mc_mid() {\n2:mc_leaf();\n"
+		    "2:mc_leaf();\n1:}\n0:}\n");
 	/* the graph's own lists and depth limit, through its trampoline */
 	ringtrace_clear(tr);
 	ASSERT_EQ(ringtrace_set_ftrace_list(RINGTRACE_GRAPH_FUNCTION,
@@ -992,11 +1000,16 @@ static void function_trampoline(void)
 	ASSERT_EQ(count(e, "mc_pleaf (1)\ttramp: ftrace_caller (via "
 			   "trampoline)\n"),
 		  1);
+	ASSERT_EQ(count(e, "mc_leaf (1)\ttramp: ftrace_caller\n"), 1);
+	ASSERT_EQ(count(e, "func_caller"), 0);
 	free(e);
 	ASSERT_EQ(mc_pouter(1), 6);
+	ASSERT_EQ(mc_outer(1), 10);
 	tracer("nop");
 	ASSERT_EQ(ringtrace_instance_destroy(other), 0);
-	expect_tree("0:mc_pouter() {\n1:mc_pleaf();\n1:mc_pleaf();\n0:}\n");
+	expect_tree("0:mc_pouter() {\n1:mc_pleaf();\n1:mc_pleaf();\n0:}\n"
+		    "0:mc_outer() {\n1:mc_mid() {\n2:mc_leaf();\n"
+		    "2:mc_leaf();\n1:}\n0:}\n");
 	tracer("function");
 	tracer("nop");
 	e = enabled_functions();

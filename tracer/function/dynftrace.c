@@ -29,9 +29,11 @@
  * The kernel gives an ftrace_ops of its own a trampoline of its own when
  * it is the only one at a site, whose call goes straight to the ops'
  * func (no list walk, no hash test). So here: while the function tracer
- * is the only tracer (no function_graph, no function command), a NOP
- * site at a function's entry (its first instruction, or after an
- * endbr64) calls a slot of the page that jumps to ftrace_func_caller
+ * is the only tracer (no function_graph, no function command), a site
+ * at a function's entry (its first instruction, or after an endbr64: a
+ * NOP site, or the compiler's call of __fentry__, whose object then gets
+ * a trampoline page too) calls a slot of the page that jumps to
+ * ftrace_func_caller
  * with the distance from the site's return to the function in %r11: the
  * record is written with no lookup of the site, the lists or the ops.
  * The same for function_graph alone: its slots jump to
@@ -134,7 +136,7 @@ enum dyn_kind {
  * T): "mov $D, %r11d; jmp *0(%rip)" and the address.
  */
 #define DYN_FAST_MIN 5 /* the site is the function's first instruction */
-#define DYN_FAST_MAX 9 /* ... after an endbr64 */
+#define DYN_FAST_MAX 10 /* ... after an endbr64, a six-byte call site */
 #define DYN_FAST_NR (DYN_FAST_MAX - DYN_FAST_MIN + 1)
 #define DYN_FAST_SLOT(d, g, t)                                                \
 	(64 + 32 * ((unsigned long)((d) - DYN_FAST_MIN) +                    \
@@ -156,6 +158,8 @@ enum dyn_regs {
 };
 
 static const unsigned char dyn_endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
+/* The CS segment override: the prefix of a six-byte "cs call rel32". */
+#define DYN_CS_PREFIX 0x2e
 
 /* ftrace_func_caller compares rt_ftrace_enabled with 1 (this bit alone),
  * ftrace_graph_func_caller with 2. */
@@ -171,8 +175,8 @@ _Static_assert(RT_FTRACE_GRAPH == 2, "mcount_x86_64.S tests for 2");
  * @kind: enum dyn_kind
  * @on: the bytes of the call
  * @fast_delta: the return after the site minus the function's start,
- *	when the site can take ftrace_func_caller (a NOP at the function's
- *	entry), else 0
+ *	when the site can take ftrace_func_caller (a NOP, or an -mfentry
+ *	call, at the function's entry), else 0
  * @fast_regs: enum dyn_regs, found at the site's first fast patch
  * @enabled: it is a call now
  * @fast: ... of one of the one-tracer slots (enum dyn_fast)
@@ -481,8 +485,8 @@ static RT_NOTRACE void dyn_emulate(ucontext_t *uc, unsigned long ip,
 	unsigned long next = ip + len, target;
 	int32_t rel;
 
-	if (insn[0] == 0xe8) {
-		memcpy(&rel, insn + 1, 4);
+	if (insn[0] == 0xe8 || (insn[0] == DYN_CS_PREFIX && insn[1] == 0xe8)) {
+		memcpy(&rel, insn + (insn[0] == 0xe8 ? 1 : 2), 4);
 		target = next + (long)rel;
 	} else if (insn[0] == 0xff && insn[1] == 0x15) {
 		memcpy(&rel, insn + 2, 4);
@@ -912,6 +916,19 @@ static RT_NOTRACE const char *dyn_site_why(const struct dyn_site *s)
 }
 
 /*
+ * ftrace_func_caller and ftrace_graph_func_caller find the traced
+ * function's return just above the site's: a site that is the function's
+ * first instruction, or follows its endbr64 (nothing pushed before).
+ */
+static RT_NOTRACE bool dyn_site_at_entry(const struct dyn_site *s)
+{
+	return s->func == s->ip ||
+	       (s->func + sizeof(dyn_endbr64) == s->ip &&
+		!memcmp((const void *)s->func, dyn_endbr64,
+			sizeof(dyn_endbr64)));
+}
+
+/*
  * Classify the site at @ip and fill its "on" bytes; false when its bytes
  * are none of the known forms (reported, left alone).
  */
@@ -924,16 +941,19 @@ static RT_NOTRACE bool dyn_site_classify(struct dyn_site *s, struct dyn_obj *o,
 	int32_t rel;
 	size_t n;
 
-	if (p[0] == 0xe8) {
-		s->kind = DYN_CALL5;
-		s->len = 5;
-		memcpy(s->on, p, 5);
-		return true;
-	}
-	if (p[0] == 0xff && p[1] == 0x15) {
-		s->kind = DYN_CALL6;
-		s->len = 6;
-		memcpy(s->on, p, 6);
+	if ((p[0] == 0xe8) || (p[0] == 0xff && p[1] == 0x15)) {
+		s->kind = p[0] == 0xe8 ? DYN_CALL5 : DYN_CALL6;
+		s->len = p[0] == 0xe8 ? 5 : 6;
+		memcpy(s->on, p, s->len);
+		/*
+		 * At the entry (-mfentry): the one-tracer slots too, where
+		 * the object has a trampoline page within reach; a six-byte
+		 * site (PIE's "call *__fentry__@GOTPCREL(%rip)") calls its
+		 * slot with a six-byte call (dyn_fast_insn()).
+		 */
+		if (dyn_site_at_entry(s) && dyn_tramp(o, lo, hi))
+			s->fast_delta =
+				(unsigned char)(s->ip + s->len - s->func);
 		return true;
 	}
 	/* Clang's is "nopl 0x8(%rax,%rax,1)": any displacement. */
@@ -959,18 +979,8 @@ static RT_NOTRACE bool dyn_site_classify(struct dyn_site *s, struct dyn_obj *o,
 	rel = (int32_t)(long)(target - (s->ip + 5));
 	s->on[0] = 0xe8;
 	memcpy(s->on + 1, &rel, 4);
-	/*
-	 * ftrace_func_caller finds the traced function's return just
-	 * above the site's: a site that is the function's first
-	 * instruction, or follows its endbr64 (nothing pushed before).
-	 */
-	if (target == tramp &&
-	    (s->func == s->ip ||
-	     (s->func + sizeof(dyn_endbr64) == s->ip &&
-	      !memcmp((const void *)s->func, dyn_endbr64,
-		      sizeof(dyn_endbr64))))) {
+	if (target == tramp && dyn_site_at_entry(s))
 		s->fast_delta = (unsigned char)(s->ip + 5 - s->func);
-	}
 	return true;
 }
 
@@ -1279,7 +1289,16 @@ static RT_NOTRACE void dyn_fast_insn(struct dyn_site *s, unsigned int fast,
 	rel = (int32_t)(long)(tramp +
 			      DYN_FAST_SLOT(s->fast_delta,
 					    s->fast_regs == DYN_REGS_GPR, fast) -
-			      (s->ip + 5));
+			      (s->ip + s->len));
+	/*
+	 * A six-byte site takes one six-byte instruction, "cs call rel32"
+	 * (the CS prefix is ignored in 64-bit mode; the kernel pads its
+	 * calls of the retpoline thunks the same way), so that a thread
+	 * is never between two of the site's instructions when it is
+	 * patched again.
+	 */
+	if (s->len == 6)
+		*insn++ = DYN_CS_PREFIX;
 	insn[0] = 0xe8;
 	memcpy(insn + 1, &rel, 4);
 }
