@@ -364,6 +364,7 @@ RT_NOTRACE unsigned long ftrace_return_to_handler(unsigned long sp,
 	unsigned long ret;
 	int i = t->top - 1, saved_errno, *errnop;
 	uint64_t clock = rt_ftrace_clock_start();
+	bool record;
 
 	if (__builtin_expect(i < 0, 0))
 		return ftrace_return_to_handler_slow(sp, retval);
@@ -372,12 +373,12 @@ RT_NOTRACE unsigned long ftrace_return_to_handler(unsigned long sp,
 		return ftrace_return_to_handler_slow(sp, retval);
 	ret = f->ret;
 	/* Relaxed: as in ftrace_ops_entry() and the hooks of function.c. */
-	if (__builtin_expect((atomic_load_explicit(&rt_ftrace_enabled,
-						   memory_order_relaxed) &
-			      RT_FTRACE_GRAPH) &&
-				     !atomic_load_explicit(&rt_function_trace_stop,
-							   memory_order_relaxed),
-			     1)) {
+	record = (atomic_load_explicit(&rt_ftrace_enabled,
+				       memory_order_relaxed) &
+		  RT_FTRACE_GRAPH) &&
+		 !atomic_load_explicit(&rt_function_trace_stop,
+				       memory_order_relaxed);
+	if (__builtin_expect(record, 1)) {
 		t->busy = 1;
 		/* Orders (compiler barrier): as rt_mcount_enter(). */
 		atomic_signal_fence(memory_order_seq_cst);
