@@ -922,13 +922,16 @@ static void tpb_vs(char *buf, size_t len, const struct tpb_case *c,
  * function with no tracer within 0.5 ns of the plain one; the function
  * tracer on one patched function within 1.3x the bare ring write of a
  * record of the same size (the ftrace:function record is 24 bytes, as
- * the bench's event).
+ * the bench's event); function_graph on it (two records a call, the
+ * entry's 20 bytes and the exit's 48, and the return trampoline) within
+ * 2.3x the same bare write.
  */
 static void tpb_summary_mcount(const struct tpb_result *plain,
 			       const struct tpb_result *rb)
 {
 	static const char *const nops[] = { "fn-patch-nop", "fn-pg-nop" };
 	const struct tpb_result *fn = tpb_measured("fn-patch-function");
+	const struct tpb_result *graph = tpb_measured("fn-patch-graph");
 	unsigned int i;
 
 	for (i = 0; plain && i < 2; i++) {
@@ -946,6 +949,13 @@ static void tpb_summary_mcount(const struct tpb_result *plain,
 		       " = %.2fx (%+.2f ns per record; target <= 1.30x)\n",
 		       fn->med / rb->med <= 1.3 ? "met   " : "MISSED",
 		       fn->med / rb->med, fn->med - rb->med);
+	if (graph && rb)
+		printf("[%s] function_graph on one patched function over the"
+		       " bare ring buffer: fn-patch-graph / ringbuf-reserve"
+		       " = %.2fx (%+.2f ns per call, two records; target <="
+		       " 2.30x)\n",
+		       graph->med / rb->med <= 2.3 ? "met   " : "MISSED",
+		       graph->med / rb->med, graph->med - rb->med);
 }
 
 /*

@@ -179,11 +179,15 @@ static int site_is_call(const void *fn)
 {
 	const unsigned char *p = fn;
 
-	return p[0] == 0xe8 || (p[0] == 0xff && p[1] == 0x15);
+	/* call rel32, call *disp32(%rip), cs call rel32 (dynftrace.c) */
+	return p[0] == 0xe8 || (p[0] == 0xff && p[1] == 0x15) ||
+	       (p[0] == 0x2e && p[1] == 0xe8);
 }
 
-/* What @show writes (caller frees). */
-static char *shown(int (*show)(FILE *out))
+/* What @show writes (caller frees). Not inlined: GCC 12 at -O2 takes
+ * the text open_memstream() allocated for a pointer into this frame
+ * (-Wdangling-pointer) once it is inlined into site_unpatchable(). */
+static __attribute__((noinline)) char *shown(int (*show)(FILE *out))
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -924,18 +928,24 @@ static void graph_args_cyg(void)
 /*
  * The function tracer alone: a NOP site at a function's entry calls the
  * tracer's own trampoline (ftrace_func_caller, enabled_functions says
- * so), a call site keeps ftrace_caller; function_graph moves the NOP
- * site to ftrace_caller. The stop switch holds on both.
+ * so), and so does an -mfentry call site (PIE's six-byte "call
+ * *__fentry__@GOTPCREL(%rip)", made a "cs call" of the slot);
+ * function_graph alone moves both to its own (ftrace_graph_func_caller),
+ * where the stop switch, set_graph_function and max_graph_depth hold
+ * too; both tracers at once (in two instances) move the NOP site to
+ * ftrace_caller through the trampoline page and give the call site its
+ * own call back. The stop switch holds on every one.
  */
 static void function_trampoline(void)
 {
+	struct ringtrace_instance *other;
 	char *e, *t;
 
 	tracer("function");
 	e = enabled_functions();
 	/* (ftrace_func_caller_gpr with mc_pleaf's debug information) */
 	ASSERT_EQ(count(e, "mc_pleaf (1)\ttramp: ftrace_func_caller"), 1);
-	ASSERT_EQ(count(e, "mc_leaf (1)\ttramp: ftrace_caller\n"), 1);
+	ASSERT_EQ(count(e, "mc_leaf (1)\ttramp: ftrace_func_caller"), 1);
 	free(e);
 	ringtrace_function_trace_stop(true);
 	ASSERT_EQ(mc_pouter(1), 6);
@@ -949,20 +959,107 @@ static void function_trampoline(void)
 	free(t);
 	tracer("function_graph");
 	e = enabled_functions();
+	ASSERT_EQ(count(e, "mc_pleaf (1)\ttramp: ftrace_graph_func_caller"), 1);
+	ASSERT_EQ(count(e, "mc_leaf (1)\ttramp: ftrace_graph_func_caller"), 1);
+	ASSERT_EQ(count(e, "ftrace_func_caller"), 0);
+	free(e);
+	ringtrace_function_trace_stop(true);
+	ASSERT_EQ(mc_pouter(1), 6);
+	ASSERT_EQ(mc_outer(1), 10);
+	ringtrace_function_trace_stop(false);
+	ASSERT_EQ(mc_pouter(1), 6);
+	ASSERT_EQ(mc_outer(1), 10);
+	tracer("nop");
+	expect_tree("0:mc_pouter() {\n1:mc_pleaf();\n1:mc_pleaf();\n0:}\n"
+		    "0:mc_outer() {\n1:mc_mid() {\n2:mc_leaf();\n"
+		    "2:mc_leaf();\n1:}\n0:}\n");
+	/* the graph's own lists and depth limit, through its trampoline */
+	ringtrace_clear(tr);
+	ASSERT_EQ(ringtrace_set_ftrace_list(RINGTRACE_GRAPH_FUNCTION,
+					    "mc_pleaf", false, NULL, 0),
+		  0);
+	tracer("function_graph");
+	ASSERT_EQ(mc_pouter(1), 6);
+	tracer("nop");
+	ASSERT_EQ(ringtrace_set_ftrace_list(RINGTRACE_GRAPH_FUNCTION, "", false,
+					    NULL, 0),
+		  0);
+	expect_tree("0:mc_pleaf();\n0:mc_pleaf();\n");
+	ringtrace_clear(tr);
+	tracer("function_graph");
+	ASSERT_EQ(ringtrace_set_max_graph_depth(1), 0);
+	ASSERT_EQ(mc_pouter(1), 6);
+	ASSERT_EQ(ringtrace_set_max_graph_depth(0), 0);
+	tracer("nop");
+	expect_tree("0:mc_pouter();\n");
+	ringtrace_clear(tr);
+	/* function_graph here and function in another instance */
+	other = ringtrace_instance_create("mc_tramp_other");
+	ASSERT_NOT_NULL(other);
+	ASSERT_EQ(ringtrace_set_tracer(other, "function"), 0);
+	tracer("function_graph");
+	e = enabled_functions();
 	ASSERT_EQ(count(e, "mc_pleaf (1)\ttramp: ftrace_caller (via "
 			   "trampoline)\n"),
 		  1);
-	ASSERT_EQ(count(e, "ftrace_func_caller"), 0);
+	ASSERT_EQ(count(e, "mc_leaf (1)\ttramp: ftrace_caller\n"), 1);
+	ASSERT_EQ(count(e, "func_caller"), 0);
 	free(e);
 	ASSERT_EQ(mc_pouter(1), 6);
+	ASSERT_EQ(mc_outer(1), 10);
 	tracer("nop");
-	expect_tree("0:mc_pouter() {\n1:mc_pleaf();\n1:mc_pleaf();\n0:}\n");
+	ASSERT_EQ(ringtrace_instance_destroy(other), 0);
+	expect_tree("0:mc_pouter() {\n1:mc_pleaf();\n1:mc_pleaf();\n0:}\n"
+		    "0:mc_outer() {\n1:mc_mid() {\n2:mc_leaf();\n"
+		    "2:mc_leaf();\n1:}\n0:}\n");
 	tracer("function");
 	tracer("nop");
 	e = enabled_functions();
 	ASSERT_EQ(strlen(e), 0);
 	free(e);
 	ASSERT_FALSE(site_is_call((const void *)mc_pleaf));
+}
+
+/*
+ * function_graph through the general entry (ftrace_caller,
+ * ftrace_ops_entry()) rather than its own trampoline: with the function
+ * tracer in another instance, the sites call ftrace_caller, and the
+ * return stack holds as through the graph's trampoline: jumps over
+ * traced frames, recursion deeper than the stack, the trees.
+ */
+static void graph_general_entry(void)
+{
+	struct ringtrace_instance *other;
+	sigjmp_buf env;
+	volatile int i;
+	char *e, *tree;
+
+	other = ringtrace_instance_create("mc_general");
+	ASSERT_NOT_NULL(other);
+	ASSERT_EQ(ringtrace_set_tracer(other, "function"), 0);
+	tracer("function_graph");
+	e = enabled_functions();
+	ASSERT_EQ(count(e, "func_caller"), 0);
+	free(e);
+	for (i = 0; i < 300; i++)
+		if (!sigsetjmp(env, 0))
+			mc_jump(&env, 3);
+	ASSERT_EQ(mc_recurse(300), 301);
+	ringtrace_tracing_on(tr, false);
+	tree = graph_tree();
+	ASSERT_EQ(count(tree, "mc_recurse() {"), 255);
+	ASSERT_EQ(count(tree, ":mc_recurse();\n"), 1);
+	free(tree);
+	ringtrace_tracing_on(tr, true);
+	ringtrace_clear(tr);
+	ASSERT_EQ(mc_outer(1), 10);
+	ASSERT_EQ(mc_pouter(1), 6);
+	tracer("nop");
+	ASSERT_EQ(ringtrace_set_tracer(other, "nop"), 0);
+	ASSERT_EQ(ringtrace_instance_destroy(other), 0);
+	expect_tree("0:mc_outer() {\n1:mc_mid() {\n2:mc_leaf();\n2:mc_leaf();\n"
+		    "1:}\n0:}\n"
+		    "0:mc_pouter() {\n1:mc_pleaf();\n1:mc_pleaf();\n0:}\n");
 }
 
 /* A thread of its own name calls the traced functions once. */
@@ -1118,6 +1215,7 @@ MC_CASE(graph_args)
 MC_CASE(graph_args_nodebug)
 MC_CASE(graph_args_cyg)
 MC_CASE(function_trampoline)
+MC_CASE(graph_general_entry)
 MC_CASE(function_thread_state)
 MC_CASE(function_args)
 
@@ -1137,7 +1235,8 @@ static const struct rbt_case cases[] = {
 	MC_RUN(graph_retval),
 	MC_RUN(graph_retval_hex),   MC_RUN(graph_args),
 	MC_RUN(graph_args_nodebug), MC_RUN(graph_args_cyg),
-	MC_RUN(function_trampoline), MC_RUN(function_args),
+	MC_RUN(function_trampoline), MC_RUN(graph_general_entry),
+	MC_RUN(function_args),
 	MC_RUN(function_thread_state),
 };
 

@@ -29,11 +29,15 @@
  * The kernel gives an ftrace_ops of its own a trampoline of its own when
  * it is the only one at a site, whose call goes straight to the ops'
  * func (no list walk, no hash test). So here: while the function tracer
- * is the only tracer (no function_graph, no function command), a NOP
- * site at a function's entry (its first instruction, or after an
- * endbr64) calls a slot of the page that jumps to ftrace_func_caller
+ * is the only tracer (no function_graph, no function command), a site
+ * at a function's entry (its first instruction, or after an endbr64: a
+ * NOP site, or the compiler's call of __fentry__, whose object then gets
+ * a trampoline page too) calls a slot of the page that jumps to
+ * ftrace_func_caller
  * with the distance from the site's return to the function in %r11: the
  * record is written with no lookup of the site, the lists or the ops.
+ * The same for function_graph alone: its slots jump to
+ * ftrace_graph_func_caller, which pushes the return frame with no lookup.
  * Switching a tracer on or off patches the sites from one call to the
  * other.
  *
@@ -125,17 +129,26 @@ enum dyn_kind {
 
 /*
  * The trampoline page: "jmp *0(%rip)" to __fentry__ at +0 and to mcount
- * at +16, then the function tracer's slots, one per distance D from a
- * site's return to its function (DYN_FAST_MIN to DYN_FAST_MAX) and per
- * trampoline (ftrace_func_caller, or ftrace_func_caller_gpr for G) at
- * DYN_FAST_SLOT(D, G): "mov $D, %r11d; jmp *0(%rip)" and the address.
+ * at +16, then the one-tracer slots, one per distance D from a site's
+ * return to its function (DYN_FAST_MIN to DYN_FAST_MAX), per trampoline
+ * (ftrace_func_caller, or ftrace_func_caller_gpr for G) and per tracer
+ * (T: enum dyn_fast, function or function_graph) at DYN_FAST_SLOT(D, G,
+ * T): "mov $D, %r11d; jmp *0(%rip)" and the address.
  */
 #define DYN_FAST_MIN 5 /* the site is the function's first instruction */
-#define DYN_FAST_MAX 9 /* ... after an endbr64 */
+#define DYN_FAST_MAX 10 /* ... after an endbr64, a six-byte call site */
 #define DYN_FAST_NR (DYN_FAST_MAX - DYN_FAST_MIN + 1)
-#define DYN_FAST_SLOT(d, g)                                                   \
+#define DYN_FAST_SLOT(d, g, t)                                                \
 	(64 + 32 * ((unsigned long)((d) - DYN_FAST_MIN) +                    \
-		    ((g) ? DYN_FAST_NR : 0)))
+		    ((g) ? DYN_FAST_NR : 0) +                                 \
+		    2 * DYN_FAST_NR * ((unsigned long)(t) - DYN_FAST_FUNC)))
+
+/* Which one-tracer trampoline a site calls (struct dyn_site's @fast). */
+enum dyn_fast {
+	DYN_FAST_NONE = 0, /* none: the general entry, or NOPs */
+	DYN_FAST_FUNC,	   /* ftrace_func_caller(_gpr): function alone */
+	DYN_FAST_GRAPH,	   /* ftrace_graph_func_caller(_gpr): function_graph */
+};
 
 /* What a site's function takes, for the function tracer's trampoline. */
 enum dyn_regs {
@@ -145,9 +158,13 @@ enum dyn_regs {
 };
 
 static const unsigned char dyn_endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
+/* The CS segment override: the prefix of a six-byte "cs call rel32". */
+#define DYN_CS_PREFIX 0x2e
 
-/* ftrace_func_caller compares rt_ftrace_enabled with 1: this bit alone. */
+/* ftrace_func_caller compares rt_ftrace_enabled with 1 (this bit alone),
+ * ftrace_graph_func_caller with 2. */
 _Static_assert(RT_FTRACE_FUNCTION == 1, "mcount_x86_64.S tests for 1");
+_Static_assert(RT_FTRACE_GRAPH == 2, "mcount_x86_64.S tests for 2");
 
 /**
  * struct dyn_site - one recorded call site
@@ -158,11 +175,11 @@ _Static_assert(RT_FTRACE_FUNCTION == 1, "mcount_x86_64.S tests for 1");
  * @kind: enum dyn_kind
  * @on: the bytes of the call
  * @fast_delta: the return after the site minus the function's start,
- *	when the site can take ftrace_func_caller (a NOP at the function's
- *	entry), else 0
+ *	when the site can take ftrace_func_caller (a NOP, or an -mfentry
+ *	call, at the function's entry), else 0
  * @fast_regs: enum dyn_regs, found at the site's first fast patch
  * @enabled: it is a call now
- * @fast: ... of one of the function tracer's slots
+ * @fast: ... of one of the one-tracer slots (enum dyn_fast)
  * @broken: it could not be written (reported); left alone
  * @raw: still the compiler's one-byte NOPs (DYN_NOPS): made one 5-byte
  *	NOP at the first update, which comes right after the scan that
@@ -178,7 +195,7 @@ struct dyn_site {
 	unsigned char fast_delta;
 	unsigned char fast_regs;
 	bool enabled;
-	bool fast;
+	unsigned char fast;
 	bool broken;
 	bool raw;
 };
@@ -240,7 +257,7 @@ struct dyn_poke {
 	unsigned long ip;
 	unsigned char len;
 	unsigned char insn[6];
-	bool fast; /* the call of a function tracer's slot */
+	unsigned char fast; /* the call of a one-tracer slot: enum dyn_fast */
 };
 struct dyn_batch {
 	size_t nr;
@@ -468,8 +485,8 @@ static RT_NOTRACE void dyn_emulate(ucontext_t *uc, unsigned long ip,
 	unsigned long next = ip + len, target;
 	int32_t rel;
 
-	if (insn[0] == 0xe8) {
-		memcpy(&rel, insn + 1, 4);
+	if (insn[0] == 0xe8 || (insn[0] == DYN_CS_PREFIX && insn[1] == 0xe8)) {
+		memcpy(&rel, insn + (insn[0] == 0xe8 ? 1 : 2), 4);
 		target = next + (long)rel;
 	} else if (insn[0] == 0xff && insn[1] == 0x15) {
 		memcpy(&rel, insn + 2, 4);
@@ -771,11 +788,15 @@ static RT_NOTRACE unsigned long dyn_tramp(struct dyn_obj *o, unsigned long lo,
 	static const unsigned char mov_r11[2] = { 0x41, 0xbb };
 	unsigned long at, fn[2] = { (unsigned long)__fentry__,
 				    (unsigned long)mcount };
-	unsigned long fast[2] = { (unsigned long)ftrace_func_caller,
-				  (unsigned long)ftrace_func_caller_gpr };
+	unsigned long fast[2][2] = {
+		{ (unsigned long)ftrace_func_caller,
+		  (unsigned long)ftrace_func_caller_gpr },
+		{ (unsigned long)ftrace_graph_func_caller,
+		  (unsigned long)ftrace_graph_func_caller_gpr },
+	};
 	long page = sysconf(_SC_PAGESIZE);
 	uint32_t d;
-	int i, g;
+	int i, g, k;
 
 	if (o->tramp)
 		return o->tramp;
@@ -786,16 +807,17 @@ static RT_NOTRACE unsigned long dyn_tramp(struct dyn_obj *o, unsigned long lo,
 		memcpy((void *)(at + 16 * i), jmp, sizeof(jmp));
 		memcpy((void *)(at + 16 * i + 6), &fn[i], sizeof(fn[i]));
 	}
-	for (g = 0; g < 2; g++)
-		for (d = DYN_FAST_MIN; d <= DYN_FAST_MAX; d++) {
-			unsigned char *p =
-				(unsigned char *)(at + DYN_FAST_SLOT(d, g));
+	for (k = 0; k < 2; k++)
+		for (g = 0; g < 2; g++)
+			for (d = DYN_FAST_MIN; d <= DYN_FAST_MAX; d++) {
+				unsigned char *p = (unsigned char *)(at +
+					DYN_FAST_SLOT(d, g, DYN_FAST_FUNC + k));
 
-			memcpy(p, mov_r11, sizeof(mov_r11));
-			memcpy(p + 2, &d, sizeof(d));
-			memcpy(p + 6, jmp, sizeof(jmp));
-			memcpy(p + 12, &fast[g], sizeof(fast[g]));
-		}
+				memcpy(p, mov_r11, sizeof(mov_r11));
+				memcpy(p + 2, &d, sizeof(d));
+				memcpy(p + 6, jmp, sizeof(jmp));
+				memcpy(p + 12, &fast[k][g], sizeof(fast[k][g]));
+			}
 	if (mprotect((void *)at, (size_t)page, PROT_READ | PROT_EXEC)) {
 		munmap((void *)at, (size_t)page);
 		return 0;
@@ -894,6 +916,19 @@ static RT_NOTRACE const char *dyn_site_why(const struct dyn_site *s)
 }
 
 /*
+ * ftrace_func_caller and ftrace_graph_func_caller find the traced
+ * function's return just above the site's: a site that is the function's
+ * first instruction, or follows its endbr64 (nothing pushed before).
+ */
+static RT_NOTRACE bool dyn_site_at_entry(const struct dyn_site *s)
+{
+	return s->func == s->ip ||
+	       (s->func + sizeof(dyn_endbr64) == s->ip &&
+		!memcmp((const void *)s->func, dyn_endbr64,
+			sizeof(dyn_endbr64)));
+}
+
+/*
  * Classify the site at @ip and fill its "on" bytes; false when its bytes
  * are none of the known forms (reported, left alone).
  */
@@ -906,16 +941,19 @@ static RT_NOTRACE bool dyn_site_classify(struct dyn_site *s, struct dyn_obj *o,
 	int32_t rel;
 	size_t n;
 
-	if (p[0] == 0xe8) {
-		s->kind = DYN_CALL5;
-		s->len = 5;
-		memcpy(s->on, p, 5);
-		return true;
-	}
-	if (p[0] == 0xff && p[1] == 0x15) {
-		s->kind = DYN_CALL6;
-		s->len = 6;
-		memcpy(s->on, p, 6);
+	if ((p[0] == 0xe8) || (p[0] == 0xff && p[1] == 0x15)) {
+		s->kind = p[0] == 0xe8 ? DYN_CALL5 : DYN_CALL6;
+		s->len = p[0] == 0xe8 ? 5 : 6;
+		memcpy(s->on, p, s->len);
+		/*
+		 * At the entry (-mfentry): the one-tracer slots too, where
+		 * the object has a trampoline page within reach; a six-byte
+		 * site (PIE's "call *__fentry__@GOTPCREL(%rip)") calls its
+		 * slot with a six-byte call (dyn_fast_insn()).
+		 */
+		if (dyn_site_at_entry(s) && dyn_tramp(o, lo, hi))
+			s->fast_delta =
+				(unsigned char)(s->ip + s->len - s->func);
 		return true;
 	}
 	/* Clang's is "nopl 0x8(%rax,%rax,1)": any displacement. */
@@ -941,18 +979,8 @@ static RT_NOTRACE bool dyn_site_classify(struct dyn_site *s, struct dyn_obj *o,
 	rel = (int32_t)(long)(target - (s->ip + 5));
 	s->on[0] = 0xe8;
 	memcpy(s->on + 1, &rel, 4);
-	/*
-	 * ftrace_func_caller finds the traced function's return just
-	 * above the site's: a site that is the function's first
-	 * instruction, or follows its endbr64 (nothing pushed before).
-	 */
-	if (target == tramp &&
-	    (s->func == s->ip ||
-	     (s->func + sizeof(dyn_endbr64) == s->ip &&
-	      !memcmp((const void *)s->func, dyn_endbr64,
-		      sizeof(dyn_endbr64))))) {
+	if (target == tramp && dyn_site_at_entry(s))
 		s->fast_delta = (unsigned char)(s->ip + 5 - s->func);
-	}
 	return true;
 }
 
@@ -1249,8 +1277,9 @@ static RT_NOTRACE enum dyn_regs dyn_site_regs(const struct dyn_site *s)
 	return DYN_REGS_GPR;
 }
 
-/* The call of the function tracer's slot for @s. */
-static RT_NOTRACE void dyn_fast_insn(struct dyn_site *s, unsigned char *insn)
+/* The call of @s's slot for the one tracer @fast (enum dyn_fast). */
+static RT_NOTRACE void dyn_fast_insn(struct dyn_site *s, unsigned int fast,
+				     unsigned char *insn)
 {
 	unsigned long tramp = dyn_objs[s->obj].tramp;
 	int32_t rel;
@@ -1259,8 +1288,17 @@ static RT_NOTRACE void dyn_fast_insn(struct dyn_site *s, unsigned char *insn)
 		s->fast_regs = dyn_site_regs(s);
 	rel = (int32_t)(long)(tramp +
 			      DYN_FAST_SLOT(s->fast_delta,
-					    s->fast_regs == DYN_REGS_GPR) -
-			      (s->ip + 5));
+					    s->fast_regs == DYN_REGS_GPR, fast) -
+			      (s->ip + s->len));
+	/*
+	 * A six-byte site takes one six-byte instruction, "cs call rel32"
+	 * (the CS prefix is ignored in 64-bit mode; the kernel pads its
+	 * calls of the retpoline thunks the same way), so that a thread
+	 * is never between two of the site's instructions when it is
+	 * patched again.
+	 */
+	if (s->len == 6)
+		*insn++ = DYN_CS_PREFIX;
 	insn[0] = 0xe8;
 	memcpy(insn + 1, &rel, 4);
 }
@@ -1299,13 +1337,18 @@ static RT_NOTRACE void dyn_update_locked(void)
 	for (i = 0; i < t->nr; i++) {
 		struct dyn_site *s = &t->sites[i];
 		struct dyn_poke *p;
-		bool want, fast;
+		unsigned int fast = DYN_FAST_NONE;
+		bool want;
 
 		if (s->broken)
 			continue;
 		want = dyn_wanted(s, en);
-		/* the function tracer alone: its own trampoline */
-		fast = want && en == RT_FTRACE_FUNCTION && s->fast_delta;
+		/* the function or the graph tracer alone: its own
+		 * trampoline */
+		if (want && s->fast_delta && en == RT_FTRACE_FUNCTION)
+			fast = DYN_FAST_FUNC;
+		else if (want && s->fast_delta && en == RT_FTRACE_GRAPH)
+			fast = DYN_FAST_GRAPH;
 		if (want == s->enabled && (!want || fast == s->fast) && !s->raw)
 			continue;
 		/*
@@ -1327,9 +1370,9 @@ static RT_NOTRACE void dyn_update_locked(void)
 		p = &b.pokes[b.nr++];
 		p->ip = s->ip;
 		p->len = s->len;
-		p->fast = fast;
+		p->fast = (unsigned char)fast;
 		if (fast)
-			dyn_fast_insn(s, p->insn);
+			dyn_fast_insn(s, fast, p->insn);
 		else if (want)
 			memcpy(p->insn, s->on, s->len);
 		else
@@ -1410,14 +1453,17 @@ static RT_NOTRACE int dyn_show(FILE *out, bool enabled_only)
 		 * reference count and flags; here "(1)" and the trampoline
 		 * the site calls.
 		 */
-		if (n >= 0 && enabled_only)
+		if (n >= 0 && enabled_only && !s->fast)
 			n = fprintf(out, " (1)\ttramp: %s\n",
 				    s->kind == DYN_CALL5 || s->kind == DYN_CALL6 ?
 					    "ftrace_caller" :
-				    !s->fast ? "ftrace_caller (via trampoline)" :
-				    s->fast_regs == DYN_REGS_GPR ?
-					    "ftrace_func_caller_gpr (via trampoline)" :
-					    "ftrace_func_caller (via trampoline)");
+					    "ftrace_caller (via trampoline)");
+		else if (n >= 0 && enabled_only)
+			n = fprintf(out, " (1)\ttramp: %s%s (via trampoline)\n",
+				    s->fast == DYN_FAST_GRAPH ?
+					    "ftrace_graph_func_caller" :
+					    "ftrace_func_caller",
+				    s->fast_regs == DYN_REGS_GPR ? "_gpr" : "");
 		else if (n >= 0)
 			n = fprintf(out, "\n");
 		if (n < 0)

@@ -144,12 +144,10 @@ static inline RT_NOTRACE int *rt_mcount_errno(struct rt_mcount_thread *t)
  * The kernel's prepare_ftrace_return() + function_graph_enter(): push a
  * frame for @func and hijack *@parent_loc, or leave the call alone.
  */
-static RT_NOTRACE void prepare_ftrace_return(struct rt_mcount_thread *t,
-					     unsigned long func,
-					     unsigned long *parent_loc,
-					     const struct rt_ftrace_match *m,
-					     uint64_t clock,
-					     const struct ftrace_regs *regs)
+static inline __attribute__((always_inline)) RT_NOTRACE void
+prepare_ftrace_return(struct rt_mcount_thread *t, unsigned long func,
+		      unsigned long *parent_loc, const struct rt_ftrace_match *m,
+		      uint64_t clock, const struct ftrace_regs *regs)
 {
 	struct ftrace_ret_stack *f;
 	int depth = t->top - t->notrace, max;
@@ -242,6 +240,45 @@ RT_NOTRACE void ftrace_ops_entry(unsigned long self_ret,
 	rt_mcount_leave(t);
 }
 
+/*
+ * ftrace_graph_func_caller's C half: function_graph is the only tracer
+ * (the trampoline tested it) and the site is a recorded one, a call only
+ * while set_ftrace_filter and set_ftrace_notrace select @func
+ * (dynftrace.c): no site lookup, and the lists looked at only when the
+ * graph tracer has lists of its own, as ftrace_ops_entry() does.
+ */
+RT_NOTRACE void ftrace_graph_func_entry(unsigned long func,
+					unsigned long *parent_loc,
+					struct ftrace_regs *regs)
+{
+	/* what the site being a call says (a constant: the tests of
+	 * prepare_ftrace_return() on it fold away) */
+	static const struct rt_ftrace_match all = { .func = true,
+						    .graph_func = true };
+	struct rt_mcount_thread *t = &rt_mcount_current;
+	int saved_errno, *errnop;
+	uint64_t clock;
+
+	if (!rt_mcount_enter(t))
+		return;
+	clock = rt_ftrace_clock_start();
+	errnop = rt_mcount_errno(t);
+	saved_errno = *errnop;
+	/* Relaxed: rt_graph_lists_set is a hint (fgraph.h). */
+	if (__builtin_expect(atomic_load_explicit(&rt_graph_lists_set,
+						  memory_order_relaxed),
+			     0)) {
+		struct rt_ftrace_match m;
+
+		rt_ftrace_test(func, RT_FTRACE_GRAPH, &m);
+		prepare_ftrace_return(t, func, parent_loc, &m, clock, regs);
+	} else {
+		prepare_ftrace_return(t, func, parent_loc, &all, clock, regs);
+	}
+	*errnop = saved_errno;
+	rt_mcount_leave(t);
+}
+
 static RT_NOTRACE __attribute__((noreturn)) void
 rt_fgraph_lost(unsigned long sp)
 {
@@ -255,8 +292,13 @@ rt_fgraph_lost(unsigned long sp)
 	abort();
 }
 
-RT_NOTRACE unsigned long ftrace_return_to_handler(unsigned long sp,
-						  unsigned long retval)
+/*
+ * The general return: a frame further down the stack (frames above it
+ * were left by a longjmp() or an exception), a notrace or restored frame,
+ * or a return while a hook of this thread runs (a signal handler).
+ */
+static RT_NOTRACE __attribute__((noinline)) unsigned long
+ftrace_return_to_handler_slow(unsigned long sp, unsigned long retval)
 {
 	struct rt_mcount_thread *t = &rt_mcount_current;
 	unsigned long *loc = (unsigned long *)(sp - sizeof(long));
@@ -305,6 +347,59 @@ RT_NOTRACE unsigned long ftrace_return_to_handler(unsigned long sp,
 	*errnop = saved_errno;
 	if (mine)
 		rt_mcount_leave(t);
+	return ret;
+}
+
+/*
+ * The common return: the newest frame's, traced, no hook of this thread
+ * under way; anything else is ftrace_return_to_handler_slow()'s. The
+ * clock is read first, as early as the return can.
+ */
+RT_NOTRACE unsigned long ftrace_return_to_handler(unsigned long sp,
+						  unsigned long retval)
+{
+	struct rt_mcount_thread *t = &rt_mcount_current;
+	unsigned long *loc = (unsigned long *)(sp - sizeof(long));
+	const struct ftrace_ret_stack *f;
+	unsigned long ret;
+	int i = t->top - 1, saved_errno, *errnop;
+	uint64_t clock = rt_ftrace_clock_start();
+	bool record;
+
+	if (__builtin_expect(i < 0, 0))
+		return ftrace_return_to_handler_slow(sp, retval);
+	f = &t->ret_stack[i];
+	if (__builtin_expect(f->loc != loc || f->flags || t->busy, 0))
+		return ftrace_return_to_handler_slow(sp, retval);
+	ret = f->ret;
+	/* Relaxed: as in ftrace_ops_entry() and the hooks of function.c. */
+	record = (atomic_load_explicit(&rt_ftrace_enabled,
+				       memory_order_relaxed) &
+		  RT_FTRACE_GRAPH) &&
+		 !atomic_load_explicit(&rt_function_trace_stop,
+				       memory_order_relaxed);
+	if (__builtin_expect(record, 1)) {
+		t->busy = 1;
+		/* Orders (compiler barrier): as rt_mcount_enter(). */
+		atomic_signal_fence(memory_order_seq_cst);
+		errnop = rt_mcount_errno(t);
+		saved_errno = *errnop;
+		rt_ftrace_graph_return_event(f->func, i - t->notrace,
+					     f->calltime,
+					     rt_ftrace_clock_at(clock),
+					     t->overrun & ~RT_GRAPH_NO_RETVAL,
+					     retval);
+		*errnop = saved_errno;
+		/* Orders (compiler barrier): the frame is popped after the
+		 * write, which a signal handler's hooks leave alone while
+		 * busy is set; the flag last, as rt_mcount_leave(). */
+		atomic_signal_fence(memory_order_seq_cst);
+		t->top = i;
+		rt_mcount_leave(t);
+		return ret;
+	}
+	/* (a frame with no RT_FR_NOTRACE flag: the notrace count stays) */
+	t->top = i;
 	return ret;
 }
 

@@ -56,6 +56,9 @@ void ftrace_caller(void);
  * _gpr keeps the vector registers as they are. */
 void ftrace_func_caller(void);
 void ftrace_func_caller_gpr(void);
+/* ... and function_graph's (ftrace_graph_func_entry()). */
+void ftrace_graph_func_caller(void);
+void ftrace_graph_func_caller_gpr(void);
 void ftrace_stub(void);
 void return_to_handler(void);
 /* What a hijacked slot holds: return_to_handler + 1 (see the .S file). */
@@ -66,6 +69,12 @@ void return_to_handler_ret(void);
 /* Called by ftrace_caller: @self_ret is the return after the call site. */
 void ftrace_ops_entry(unsigned long self_ret, unsigned long *parent_loc,
 		      struct ftrace_regs *regs);
+/*
+ * Called by ftrace_graph_func_caller (function_graph alone, a recorded
+ * NOP site at @func's entry): @parent_loc is @func's return slot.
+ */
+void ftrace_graph_func_entry(unsigned long func, unsigned long *parent_loc,
+			     struct ftrace_regs *regs);
 /* Called by return_to_handler with the caller's stack pointer and the
  * return register (%rax): pops the frame, gives the real return. */
 unsigned long ftrace_return_to_handler(unsigned long sp, unsigned long ret);

@@ -42,6 +42,11 @@
  *			Anything else (function_graph or a function
  *			command came on while the sites are still being
  *			patched) goes on to ftrace_caller.
+ *  ftrace_graph_func_caller  the same for function_graph alone: the
+ *			site's function from %r11, its return slot
+ *			(parent_loc) from the frame, and a call of
+ *			ftrace_graph_func_entry(), prepare_ftrace_return()
+ *			with no site lookup and no ops list.
  *
  * The difference between the two entries is where the traced function's
  * own return address lies: __fentry__ is called first thing, so it is
@@ -224,12 +229,17 @@ ftrace_graph_caller:
  * %r11 = the return minus the function's start (the trampoline page's
  * slot sets it, dynftrace.c)
  *
+ * ftrace_graph_func_caller is the same entry for function_graph: it
+ * calls ftrace_graph_func_entry() with the function and the address of
+ * its return slot (8(%rsp) at the entry), which prepare_ftrace_return()
+ * hijacks.
+ *
  * Saved: the argument registers and xmm0-7, as ftrace_caller (the callee
  * is ordinary C, and the ring buffer's slow paths it may call out to are
  * too: they may use the vector registers). The callee-saved registers are
  * the C callee's to keep. The flags need no saving at a function's entry.
  *
- * ftrace_func_caller_gpr is the same without xmm0-7 and %rax, for the
+ * The _gpr entries are the same without xmm0-7 and %rax, for the
  * functions whose debug information shows integer, pointer and
  * enumeration parameters only and no variable arguments (dynftrace.c
  * chooses at patch time): the ABI passes nothing in a vector register to
@@ -239,7 +249,7 @@ ftrace_graph_caller:
  * leaves out its -fipa-ra for -pg and patchable entries, which is what
  * lets ftrace_caller leave xmm8-15 alone too).
  */
-.macro FUNC_CALLER name, xmm
+.macro FUNC_CALLER name, xmm, graph
 	.globl	\name
 	.hidden	\name
 	.type	\name, @function
@@ -248,14 +258,18 @@ ftrace_graph_caller:
 	.cfi_startproc
 	/*
 	 * One test of the two words the general entry tests: the stop
-	 * switch clear and the function tracer alone (RT_FTRACE_FUNCTION,
-	 * ftrace.h). Relaxed loads, as the hooks make; straight from the
-	 * words (the library's own, hidden: no GOT load, no scratch
-	 * register), before anything is pushed.
+	 * switch clear and the one tracer alone (RT_FTRACE_FUNCTION or
+	 * RT_FTRACE_GRAPH, ftrace.h). Relaxed loads, as the hooks make;
+	 * straight from the words (the library's own, hidden: no GOT
+	 * load, no scratch register), before anything is pushed.
 	 */
 	cmpl	$0, rt_function_trace_stop(%rip)
 	jne	1f
+.if \graph
+	cmpl	$2, rt_ftrace_enabled(%rip)
+.else
 	cmpl	$1, rt_ftrace_enabled(%rip)
+.endif
 	jne	1f
 	FRAME_ENTER
 	/* A function's entry has %rsp 8 mod 16 in the ABI; do not rely on it. */
@@ -269,9 +283,15 @@ ftrace_graph_caller:
 
 	movq	8(%rbp), %rdi		/* the return after the site */
 	subq	%r11, %rdi		/* the function */
+.if \graph
+	leaq	16(%rbp), %rsi		/* its return slot (parent_loc) */
+	movq	%rsp, %rdx		/* the saved registers, rdi first */
+	call	ftrace_graph_func_entry
+.else
 	movq	16(%rbp), %rsi		/* its caller (parent_ip) */
 	movq	%rsp, %rdx		/* the saved registers, rdi first */
 	call	rt_ftrace_function_event
+.endif
 
 	RESTORE_ARGS \xmm, \xmm
 	movq	%rbp, %rsp
@@ -281,15 +301,17 @@ ftrace_graph_caller:
 	.cfi_restore %rbp
 	ret
 1:
-	/* stopped, or not the function tracer alone: the general entry,
-	 * which tests again, and goes on or returns */
+	/* stopped, or not the one tracer alone: the general entry, which
+	 * tests again, and goes on or returns */
 	jmp	__fentry__
 	.cfi_endproc
 	.size	\name, . - \name
 .endm
 
-	FUNC_CALLER ftrace_func_caller, 1
-	FUNC_CALLER ftrace_func_caller_gpr, 0
+	FUNC_CALLER ftrace_func_caller, 1, 0
+	FUNC_CALLER ftrace_func_caller_gpr, 0, 0
+	FUNC_CALLER ftrace_graph_func_caller, 1, 1
+	FUNC_CALLER ftrace_graph_func_caller_gpr, 0, 1
 
 /*
  * return_to_handler - the hijacked return of a function_graph frame.

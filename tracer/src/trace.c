@@ -1275,21 +1275,23 @@ rt_graph_write(uint16_t type, const struct rt_fn_arg *a, uint64_t ts)
 			      sizeof(struct rt_graph_ent_entry) :
 			      sizeof(struct rt_graph_ret_entry);
 	rt_rcu_reader_t rcu;
+	uint64_t am = 0;
 
 	if (!mask)
 		return;
-	if (type == RT_TYPE_GRAPH_ENT && a->args) {
-		/* Relaxed: as rt_graph_mask. */
-		uint64_t am = mask & atomic_load_explicit(&rt_graph_args_mask,
-							  memory_order_relaxed);
-
-		if (__builtin_expect(am != 0, 0)) {
-			rt_graph_write_args(mask, am, a);
-			return;
-		}
-	}
-	if (!rt_fn_fast(cur, mask, 0)) {
-		rt_graph_write_slow(mask, type, a);
+	/* the thread's state through one address (as in
+	 * rt_ftrace_function_event()) */
+	__asm__("" : "+r"(cur));
+	/* Relaxed: as rt_graph_mask. The instances with funcgraph-args
+	 * take the general path, tested with the rest (rt_fn_fast()). */
+	if (type == RT_TYPE_GRAPH_ENT && a->args)
+		am = atomic_load_explicit(&rt_graph_args_mask,
+					  memory_order_relaxed);
+	if (!rt_fn_fast(cur, mask, am)) {
+		if (mask & am)
+			rt_graph_write_args(mask, mask & am, a);
+		else
+			rt_graph_write_slow(mask, type, a);
 		return;
 	}
 	cur->depth = 1;
