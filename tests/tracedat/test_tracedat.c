@@ -1611,7 +1611,14 @@ static pid_t fork_piped(int fds[2])
 	return pid;
 }
 
-static void checkpoint_kill(void)
+/*
+ * A recorder killed between checkpoints (SIGKILL at a random one) leaves
+ * a file that reads, with the pages of the last checkpoint it finished
+ * or of the one it was in. @zstd: compressed, in place on a file system
+ * with holes, its regions a page to start with, so that they outgrow
+ * themselves and move up (td_v7_place_chunk()) between checkpoints.
+ */
+static void kill_rounds(bool zstd)
 {
 	char dir[128], path[256];
 
@@ -1634,6 +1641,9 @@ static void checkpoint_kill(void)
 			close(fds[0]);
 			if (td_writer_open(path, PSZ, 2, &w))
 				_exit(2);
+			if (zstd && (td_writer_set_compression(w, "zstd") ||
+				     td_writer_set_reserve(w, PSZ)))
+				_exit(7);
 			if (td_writer_add_format(w, "tdtest",
 						 tdt_counter_fmt) ||
 			    td_writer_set_cmdlines(w, tdt_cmdlines))
@@ -1672,6 +1682,29 @@ static void checkpoint_kill(void)
 		tdt_recs_free(&got);
 	}
 	tdt_rmdir(dir);
+}
+
+static void checkpoint_kill(void)
+{
+	kill_rounds(false);
+}
+
+static void compressed_kill(void)
+{
+	char dir[128], path[256];
+	struct td_writer *w;
+	int ret;
+
+	tdt_mkdir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/z.dat", dir);
+	ASSERT_EQ(td_writer_open(path, PSZ, 2, &w), 0);
+	ret = td_writer_set_compression(w, "zstd");
+	td_writer_abort(w);
+	tdt_rmdir(dir);
+	if (ret == -ENOTSUP)
+		rbt_skip("built without libzstd");
+	ASSERT_EQ(ret, 0);
+	kill_rounds(true);
 }
 
 /*
@@ -2461,5 +2494,6 @@ static const struct rbt_case cases[] = {
 	RBT_CASE(compressed),
 	RBT_CASE(compressed_chunks),
 	RBT_CASE(compressed_queue),
+	RBT_CASE(compressed_kill),
 };
 RBT_MAIN(cases)
