@@ -1404,6 +1404,8 @@ static uint64_t td_v7_free_at(const struct td_writer *w, uint64_t base,
  * @cpu: the cpu
  * @need: bytes of the region the chunk makes used (count included)
  * @full: the chunk is of a full staging
+ * @bytes: the bytes of a copy are added (the compressor's count: the
+ *	writer's own fields are the writer's thread's)
  *
  * A cpu's region is placed at its first chunk: the first one of a full
  * staging gets the one right after the header (the busiest cpu, usually,
@@ -1418,7 +1420,7 @@ static uint64_t td_v7_free_at(const struct td_writer *w, uint64_t base,
  * Return: 0 or a negative errno (the region as it was).
  */
 int td_v7_place_chunk(struct td_writer *w, int cpu, uint64_t need,
-		      bool full)
+		      bool full, uint64_t *bytes)
 {
 	struct td_spool *sp = &w->spool[cpu];
 	uint64_t cap, off;
@@ -1446,8 +1448,7 @@ int td_v7_place_chunk(struct td_writer *w, int cpu, uint64_t need,
 	ret = td_copy_range(w->fd, sp->off, w->fd, off, 4 + sp->zbytes);
 	if (ret)
 		return ret;
-	w->moved += 4 + sp->zbytes;
-	w->written += 4 + sp->zbytes;
+	*bytes += 4 + sp->zbytes;
 	sp->off = off;
 	sp->cap = cap;
 	w->zend = off + cap;
@@ -1641,7 +1642,6 @@ static int td_v7_final(struct td_writer *w, const struct td_zckpt *c,
 			if (ret)
 				return ret;
 			*written += len;
-			w->moved += len;
 			sp->off = cpu_off[cpu] = dst;
 			ret = td_v7_commit(w, c, cpu_off, -1, w->zend, written);
 		}

@@ -489,7 +489,7 @@ void td_zq_stop(struct td_writer *w, bool discard);
 uint64_t td_zq_written(struct td_writer *w);
 int td_zq_checkpoint(struct td_writer *w, bool wait, bool final);
 int td_v7_place_chunk(struct td_writer *w, int cpu, uint64_t need,
-		      bool full);
+		      bool full, uint64_t *bytes);
 
 /* tracedat.c: a version 7 file's assembly, in two parts */
 int td_ckpt7_prepare(struct td_writer *w, struct td_zckpt *c);

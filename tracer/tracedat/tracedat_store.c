@@ -700,8 +700,9 @@ int td_open_direct(int fd)
  * region of the output (w->zplace)
  *
  * Context: the compressor thread; blocks.
- * Return: 0 (*@bytes: the chunk's), -EIO (the compressor failed), -ENOTSUP
- * (no zstd), or the error of the spool's creation or of the write.
+ * Return: 0 (the bytes written added to *@bytes), -EIO (the compressor
+ * failed), -ENOTSUP (no zstd), or the error of the spool's creation or of
+ * the write.
  */
 static int td_zchunk(struct td_writer *w, struct td_zq *q,
 		     const struct td_zjob *j, uint64_t *bytes)
@@ -729,7 +730,8 @@ static int td_zchunk(struct td_writer *w, struct td_zq *q,
 		/* in the output, after the cpu's count and chunks */
 		ret = td_v7_place_chunk(w, j->cpu, 4 + sp->zbytes + n + 8,
 					j->len == (uint64_t)w->stage_pages *
-							  w->page_size);
+							  w->page_size,
+					bytes);
 		if (!ret)
 			ret = td_write_all(w->fd, q->zbuf, n + 8,
 					   sp->off + 4 + sp->zbytes);
@@ -740,7 +742,7 @@ static int td_zchunk(struct td_writer *w, struct td_zq *q,
 		return ret;
 	sp->zbytes += n + 8;
 	sp->chunks++;
-	*bytes = n + 8;
+	*bytes += n + 8;
 	return 0;
 #else
 	(void)w, (void)q, (void)j, (void)bytes;
