@@ -2102,6 +2102,112 @@ static void sparse_kill(void)
 	tdt_rmdir(dir);
 }
 
+/*
+ * sparse_kill's writer compressed, in place (regions of 3 pages): killed
+ * at each step of each move in turn (a region outgrown copied up; at the
+ * close, each cpu's data copied down and shown at its new place, and,
+ * where a copy would overwrite the data it copies, hidden first: a
+ * layout this test does not make), on the compressor thread, it leaves
+ * a file that reads, our reader and trace-cmd, with for each cpu the
+ * first pages written to it up to its last checkpoint.
+ */
+/*
+ * Pages of cpu 1 before the others': a full staging (TD_STAGE_BYTES), the
+ * first chunk of one, which takes the region right after the header (the
+ * one the close need not move; the others move down to it).
+ */
+#define ZSPARSE_FIRST 64
+
+static void zsparse_die(const char *what, void *arg)
+{
+	unsigned int *left = arg;
+
+	if (!strcmp(what, "closed") || --*left)
+		return;
+	if (write(g_sparse_pipe, what, strlen(what)) != (ssize_t)strlen(what))
+		_exit(3);
+	/* as SIGKILL: nothing more is written */
+	_exit(7);
+}
+
+static void compressed_sparse_kill(void)
+{
+	char dir[128], path[256];
+	uint32_t most[3] = { 0 };
+	unsigned int hidden = 0, copied = 0, kills = 0;
+	bool done = false;
+
+	shm_dir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/z.dat", dir);
+	for (int i = 0; i < SPARSE_STEPS; i++)
+		most[sparse_cpu_of(i)]++;
+	most[1] += ZSPARSE_FIRST;
+	for (unsigned int step = 1; step < 400 && !done; step++) {
+		int fds[2], status;
+		char msg[32] = { 0 };
+		size_t recs;
+		pid_t pid;
+
+		pid = fork_piped(fds);
+		if (pid == 0) {
+			uint32_t next[3] = { 0 };
+			unsigned int left = step;
+			struct td_writer *w;
+
+			close(fds[0]);
+			if (td_writer_open(path, PSZ, 3, &w))
+				_exit(2);
+			if (td_writer_set_compression(w, "zstd"))
+				_exit(77);
+			if (!td_writer_in_place(w) ||
+			    td_writer_set_reserve(w, 3 * PSZ) ||
+			    td_writer_add_format(w, "tdtest", tdt_counter_fmt) ||
+			    td_writer_set_cmdlines(w, tdt_cmdlines) ||
+			    td_writer_checkpoint(w))
+				_exit(6);
+			g_sparse_pipe = fds[1];
+			td_writer_set_step_hook(w, zsparse_die, &left);
+			/* a full staging first: the region after the header */
+			for (int i = 0; i < ZSPARSE_FIRST; i++)
+				sparse_add(w, 1, next);
+			for (int i = 0; i < SPARSE_STEPS; i++) {
+				sparse_add(w, sparse_cpu_of(i), next);
+				if (i % 7 == 6 && td_writer_checkpoint(w))
+					_exit(4);
+			}
+			_exit(td_writer_close(w) ? 5 : 0);
+		}
+		close(fds[1]);
+		ASSERT_EQ(waitpid(pid, &status, 0), pid);
+		ASSERT_GE(read(fds[0], msg, sizeof(msg) - 1), 0);
+		close(fds[0]);
+		ASSERT_TRUE(WIFEXITED(status));
+		if (WEXITSTATUS(status) == 77) {
+			tdt_rmdir(dir);
+			rbt_skip("built without libzstd");
+		}
+		if (WEXITSTATUS(status) == 0) {
+			/* past the last step: the whole file */
+			sparse_check(path, 3, most, NULL);
+			expect_report_count(path,
+					    (SPARSE_STEPS + ZSPARSE_FIRST) * 10);
+			done = true;
+			continue;
+		}
+		ASSERT_EQ(WEXITSTATUS(status), 7);
+		kills++;
+		hidden += !strcmp(msg, "hidden");
+		copied += !strcmp(msg, "copied");
+		recs = sparse_check(path, 3, NULL, most);
+		expect_report_count(path, recs);
+	}
+	rbt_note("%u kills, %u after a copy (up, or down at the close), %u "
+		 "with a cpu hidden at the close", kills, copied, hidden);
+	ASSERT_TRUE(done);
+	ASSERT_GT(copied, 0u);
+	tdt_rmdir(dir);
+}
+
 /* ---- files from trace-cmd ---------------------------------------------- */
 
 /*
@@ -2495,5 +2601,6 @@ static const struct rbt_case cases[] = {
 	RBT_CASE(compressed_chunks),
 	RBT_CASE(compressed_queue),
 	RBT_CASE(compressed_kill),
+	RBT_CASE(compressed_sparse_kill),
 };
 RBT_MAIN(cases)

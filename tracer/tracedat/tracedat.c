@@ -1452,6 +1452,7 @@ int td_v7_place_chunk(struct td_writer *w, int cpu, uint64_t need,
 	sp->off = off;
 	sp->cap = cap;
 	w->zend = off + cap;
+	td_step(w, "copied");
 	return 0;
 }
 
@@ -1633,6 +1634,8 @@ static int td_v7_final(struct td_writer *w, const struct td_zckpt *c,
 				ret = td_v7_commit(w, c, cpu_off, cpu, w->zend,
 						   written);
 				if (!ret)
+					td_step(w, "hidden");
+				if (!ret)
 					ret = td_move_range(w->fd, sp->off, dst,
 							    len, &intact);
 			} else {
@@ -1642,8 +1645,11 @@ static int td_v7_final(struct td_writer *w, const struct td_zckpt *c,
 			if (ret)
 				return ret;
 			*written += len;
+			td_step(w, "copied");
 			sp->off = cpu_off[cpu] = dst;
 			ret = td_v7_commit(w, c, cpu_off, -1, w->zend, written);
+			if (!ret)
+				td_step(w, "shown");
 		}
 		dst = td_page_up(dst + len, w->page_size);
 	}
@@ -1900,6 +1906,8 @@ int td_writer_close(struct td_writer *w)
 		ret = td_flush(w);
 		if (!ret)
 			ret = td_zq_checkpoint(w, true, true);
+		if (!ret)
+			td_step(w, "closed");
 		if (close(w->fd) && errno != EINTR && !ret)
 			ret = -errno;
 		w->fd = -1;

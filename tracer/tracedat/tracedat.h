@@ -481,7 +481,10 @@ int td_writer_set_reserve(struct td_writer *w, uint64_t bytes);
  *	over its own data), "copied" (the copy whole, not shown yet),
  *	"shown" (its entry written); and "closed" in td_writer_close() of
  *	any in-place writer, once the file is complete, before the writer
- *	is freed (its counters are final); NULL for none
+ *	is freed (its counters are final); NULL for none. A compressing
+ *	writer in place calls it on its compressor thread at the same steps
+ *	of the close's moves, and with "copied" when a region outgrown has
+ *	been copied up
  * @arg: passed to @fn
  *
  * Context: the writer's thread.

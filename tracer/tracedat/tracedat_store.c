@@ -273,7 +273,8 @@ uint64_t td_sparse_reserve(int nr_cpus, unsigned int page_size)
  * @w: the writer
  * @what: the step ("hidden", "copied", "shown", "closed")
  *
- * Context: the writer's thread.
+ * Context: the writer's thread, or a compressing writer's compressor thread
+ * in place.
  */
 void td_step(struct td_writer *w, const char *what)
 {
