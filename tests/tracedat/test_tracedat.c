@@ -552,8 +552,10 @@ static void hand_page(struct fixture *fx, struct td_writer *w, uint64_t ts)
 	free(mem);
 }
 
-/* The compression build_fixture() gives its writer (NULL: none). */
+/* The compression build_fixture() gives its writer (NULL: none), and
+ * whether it spools (td_writer_set_spooled()). */
 static const char *g_compression;
+static bool g_spooled;
 
 static void build_fixture(struct fixture *fx)
 {
@@ -568,6 +570,10 @@ static void build_fixture(struct fixture *fx)
 	ASSERT_EQ(td_writer_open(fx->path, PSZ, 2, &w), 0);
 	if (g_compression)
 		ASSERT_EQ(td_writer_set_compression(w, g_compression), 0);
+	if (g_spooled) {
+		ASSERT_EQ(td_writer_set_spooled(w), 0);
+		ASSERT_FALSE(td_writer_in_place(w));
+	}
 	ASSERT_EQ(td_writer_add_format(w, "tdtest", tdt_sample_fmt), 0);
 	ASSERT_EQ(td_writer_add_format(w, "ftrace", tdt_print_fmt), 0);
 	ASSERT_EQ(td_writer_add_format(w, "tdtest", tdt_counter_fmt), 0);
@@ -2268,8 +2274,9 @@ static void trace_cmd_convert(void)
 /*
  * A compressed writer (td_writer_set_compression()): a version 7 file
  * with zstd sections that trace-cmd report shows as written (where
- * trace-cmd is installed) and our reader reads back; the choice refused
- * for an unknown algorithm and once pages are in.
+ * trace-cmd is installed) and our reader reads back, written in place
+ * (where the file system allows) and spooled (td_writer_set_spooled());
+ * the choice refused for an unknown algorithm and once pages are in.
  */
 static void compressed(void)
 {
@@ -2303,20 +2310,25 @@ static void compressed(void)
 	td_writer_abort(w);
 	tdt_rmdir(fx.dir);
 
-	g_compression = "zstd";
-	build_fixture(&fx);
-	g_compression = NULL;
-	f = fopen(fx.path, "rb");
-	ASSERT_NOT_NULL(f);
-	ASSERT_EQ(fread(head, 1, sizeof(head), f), sizeof(head));
-	fclose(f);
-	/* magic, "7\0", little endian, 8-byte long */
-	ASSERT_EQ(head[10], '7');
-	ASSERT_EQ(head[11], 0);
-	check_reader(fx.path, &fx.exp, 2);
-	if (tdt_trace_cmd())
-		check_report(fx.path, &fx.exp, 2, false, false);
-	fixture_free(&fx);
+	/* in place where the file system allows it, and spooled */
+	for (int spooled = 0; spooled < 2; spooled++) {
+		g_compression = "zstd";
+		g_spooled = spooled;
+		build_fixture(&fx);
+		g_compression = NULL;
+		g_spooled = false;
+		f = fopen(fx.path, "rb");
+		ASSERT_NOT_NULL(f);
+		ASSERT_EQ(fread(head, 1, sizeof(head), f), sizeof(head));
+		fclose(f);
+		/* magic, "7\0", little endian, 8-byte long */
+		ASSERT_EQ(head[10], '7');
+		ASSERT_EQ(head[11], 0);
+		check_reader(fx.path, &fx.exp, 2);
+		if (tdt_trace_cmd())
+			check_report(fx.path, &fx.exp, 2, false, false);
+		fixture_free(&fx);
+	}
 }
 
 /* zstd's ZSTD_compress(), for chunks our writer does not make (NULL
@@ -2520,10 +2532,11 @@ static void next_count(const struct td_record *rec, void *arg)
  * (many full stagings of two cpus, checkpoints between them, each one
  * showing every page added before it, and checkpoints not waited for,
  * td_writer_checkpoint_nowait()) and come back whole and in order,
- * page by page and record by record; a writer abandoned with stagings
- * queued frees them (the sanitizer builds check).
+ * page by page and record by record, written in place and spooled
+ * (@spooled); a writer abandoned with stagings queued frees them (the
+ * sanitizer builds check).
  */
-static void compressed_queue(void)
+static void compressed_queue_one(bool spooled)
 {
 	/* pages per turn: a staging and a half (TD_STAGE_BYTES / PSZ) */
 	enum { TURNS = 24, PER = 96 };
@@ -2544,6 +2557,8 @@ static void compressed_queue(void)
 		rbt_skip("built without libzstd");
 	}
 	ASSERT_EQ(ret, 0);
+	if (spooled)
+		ASSERT_EQ(td_writer_set_spooled(w), 0);
 	ASSERT_EQ(td_writer_add_format(w, "tdtest", tdt_counter_fmt), 0);
 	for (int t = 0; t < TURNS; t++) {
 		add_pages(w, t & 1, PER, &seq[t & 1], &ts);
@@ -2583,6 +2598,13 @@ static void compressed_queue(void)
 	add_pages(w, 1, 4 * PER, &seq[1], &ts);
 	td_writer_abort(w);
 	tdt_rmdir(dir);
+}
+
+/* in place where the file system allows it, and spooled */
+static void compressed_queue(void)
+{
+	compressed_queue_one(false);
+	compressed_queue_one(true);
 }
 
 static const struct rbt_case cases[] = {

@@ -436,6 +436,19 @@ int td_writer_set_reserve(struct td_writer *w, uint64_t bytes)
 	return 0;
 }
 
+int td_writer_set_spooled(struct td_writer *w)
+{
+	if (!w || !w->path || w->pages)
+		return -EINVAL;
+	if (w->dfd >= 0)
+		close(w->dfd);
+	if (w->fd >= 0)
+		close(w->fd);
+	w->fd = w->dfd = -1;
+	w->sparse = w->zplace = false;
+	return 0;
+}
+
 void td_writer_set_step_hook(struct td_writer *w,
 			     void (*fn)(const char *what, void *arg),
 			     void *arg)

@@ -473,6 +473,17 @@ bool td_writer_in_place(const struct td_writer *w);
 int td_writer_set_reserve(struct td_writer *w, uint64_t bytes);
 
 /**
+ * td_writer_set_spooled - write through temporary files and assemble the
+ *	file at checkpoints, as on a file system that cannot write in place
+ *	(for tests: that way on any file system)
+ * @w: the writer of a file, before its first page
+ *
+ * Context: the writer's thread.
+ * Return: 0 or -EINVAL.
+ */
+int td_writer_set_spooled(struct td_writer *w);
+
+/**
  * td_writer_set_step_hook - call a function at each step of a move of a
  *	cpu's data in a writer that writes in place with holes (for tests:
  *	one that ends the process there, or reads the final counters)
