@@ -430,6 +430,9 @@ int td_writer_set_reserve(struct td_writer *w, uint64_t bytes)
 {
 	if (!w || !bytes || w->pages)
 		return -EINVAL;
+	/* (the first region grown over a checkpoint's sections) */
+	if (w->zplace && w->zckpt)
+		return -EBUSY;
 	w->reserve = (bytes + w->page_size - 1) / w->page_size * w->page_size;
 	if (w->zplace)
 		w->zend = td_page_up(w->zhead + 16, w->page_size) + w->reserve;

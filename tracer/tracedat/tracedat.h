@@ -464,11 +464,11 @@ bool td_writer_in_place(const struct td_writer *w);
  *	that writes in place with holes, or compressed in place (for tests:
  *	a small one makes cpus outgrow it)
  * @w: the writer, before its first page (compressed: after
- *	td_writer_set_compression())
+ *	td_writer_set_compression(), before the first checkpoint)
  * @bytes: rounded up to whole pages
  *
  * Context: the writer's thread.
- * Return: 0 or -EINVAL.
+ * Return: 0, -EINVAL, or -EBUSY (compressed, after a checkpoint).
  */
 int td_writer_set_reserve(struct td_writer *w, uint64_t bytes);
 

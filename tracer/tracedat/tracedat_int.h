@@ -405,6 +405,7 @@ struct td_spool {
  *	The compressor thread owns the regions and the fields below; the
  *	writer's thread reads them after td_zq_drain()
  * @zhead: where the cpu data's section header is (after the header)
+ * @zckpt: a checkpoint was queued (the writer's thread's own)
  * @zlow: the first region (the page after @zhead's section header, of
  *	@reserve bytes) is taken (td_v7_place_chunk())
  * @zend: the end of the highest region (the first region's end before
@@ -458,6 +459,7 @@ struct td_writer {
 	void *zctx;
 	struct td_zq *zq;
 	bool zplace;
+	bool zckpt;
 	bool zlow;
 	uint64_t zhead;
 	uint64_t zend;

@@ -1002,6 +1002,7 @@ int td_zq_checkpoint(struct td_writer *w, bool wait, bool final)
 			(struct td_zjob){ NULL, 0, -1, c };
 		q->nr++;
 		q->ckpt_pending = true;
+		w->zckpt = true;
 		pthread_cond_signal(&q->more);
 	}
 	pthread_mutex_unlock(&q->lock);
