@@ -2042,145 +2042,48 @@ static void sparse_die(const char *what, void *arg)
 }
 
 /*
- * A writer killed at each step of each move in turn (the cpu hidden
- * before a copy over itself, the copy done, the cpu shown at its new
- * place), as its reservations grow and as the close removes the holes,
- * leaves a file that reads, our reader and trace-cmd, with for each cpu
- * the first pages written to it (none for a cpu hidden then).
- */
-static void sparse_kill(void)
-{
-	char dir[128], path[256];
-	uint32_t most[3] = { 0 };
-	unsigned int hidden[2] = { 0 }, kills = 0;
-	bool done = false;
-
-	shm_dir(dir, sizeof(dir));
-	snprintf(path, sizeof(path), "%s/k.dat", dir);
-	for (int i = 0; i < SPARSE_STEPS; i++)
-		most[sparse_cpu_of(i)]++;
-	for (unsigned int step = 1; step < 400 && !done; step++) {
-		int fds[2], status;
-		char msg[32] = { 0 };
-		size_t recs;
-		pid_t pid;
-
-		pid = fork_piped(fds);
-		if (pid == 0) {
-			uint32_t next[3] = { 0 };
-			unsigned int left = step;
-			struct td_writer *w = sparse_open(path);
-
-			close(fds[0]);
-			g_sparse_pipe = fds[1];
-			td_writer_set_step_hook(w, sparse_die, &left);
-			for (int i = 0; i < SPARSE_STEPS; i++) {
-				sparse_add(w, sparse_cpu_of(i), next);
-				if (i % 7 == 6 && td_writer_checkpoint(w))
-					_exit(4);
-			}
-			g_sparse_closing = true;
-			_exit(td_writer_close(w) ? 5 : 0);
-		}
-		close(fds[1]);
-		ASSERT_EQ(waitpid(pid, &status, 0), pid);
-		ASSERT_GE(read(fds[0], msg, sizeof(msg) - 1), 0);
-		close(fds[0]);
-		ASSERT_TRUE(WIFEXITED(status));
-		if (WEXITSTATUS(status) == 0) {
-			/* past the last step: the whole file */
-			sparse_check(path, 3, most, NULL);
-			done = true;
-			continue;
-		}
-		ASSERT_EQ(WEXITSTATUS(status), 7);
-		kills++;
-		if (!strncmp(msg, "hidden", 6))
-			hidden[strstr(msg, "close") ? 1 : 0]++;
-		recs = sparse_check(path, 3, NULL, most);
-		expect_report_count(path, recs);
-	}
-	rbt_note("%u kills, cpus hidden at %u growths and %u close moves",
-		 kills, hidden[0], hidden[1]);
-	ASSERT_TRUE(done);
-	ASSERT_GT(hidden[0], 0u);
-	ASSERT_GT(hidden[1], 0u);
-	tdt_rmdir(dir);
-}
-
-/*
- * sparse_kill's writer compressed, in place (regions of 3 pages): killed
- * at each step of each move in turn (a region outgrown copied up; at the
- * close, each cpu's data copied down and shown at its new place, and,
- * where a copy would overwrite the data it copies, hidden first: a
- * layout this test does not make), on the compressor thread, it leaves
+ * The writer @open makes at @path in @dir (in the child, which exits 77
+ * to skip: @dir is removed) killed
+ * at step 1, 2, ... of its moves in turn (the step hook @die) until a run
+ * gets past the last one: @first pages of cpu 1, then the sparse tests'
+ * pages with a checkpoint every 7, then the close. Each killed run leaves
  * a file that reads, our reader and trace-cmd, with for each cpu the
- * first pages written to it up to its last checkpoint.
+ * first pages written to it (at most @most), the last run the whole file.
+ * Each kill's step message goes to @seen. Return: the kills.
  */
-/*
- * Pages of cpu 1 before the others': a full staging (TD_STAGE_BYTES), the
- * first chunk of one, which takes the region right after the header (the
- * one the close need not move; the others move down to it).
- */
-#define ZSPARSE_FIRST 64
-
-static void zsparse_die(const char *what, void *arg)
+static unsigned int kill_each_step(const char *dir, const char *path,
+				   struct td_writer *(*open)(const char *),
+				   int first, void (*die)(const char *, void *),
+				   const uint32_t *most,
+				   void (*seen)(const char *, void *), void *arg)
 {
-	unsigned int *left = arg;
+	unsigned int kills = 0;
+	size_t all = 0;
 
-	if (!strcmp(what, "closed") || --*left)
-		return;
-	if (write(g_sparse_pipe, what, strlen(what)) != (ssize_t)strlen(what))
-		_exit(3);
-	/* as SIGKILL: nothing more is written */
-	_exit(7);
-}
-
-static void compressed_sparse_kill(void)
-{
-	char dir[128], path[256];
-	uint32_t most[3] = { 0 };
-	unsigned int hidden = 0, copied = 0, kills = 0;
-	bool done = false;
-
-	shm_dir(dir, sizeof(dir));
-	snprintf(path, sizeof(path), "%s/z.dat", dir);
-	for (int i = 0; i < SPARSE_STEPS; i++)
-		most[sparse_cpu_of(i)]++;
-	most[1] += ZSPARSE_FIRST;
-	for (unsigned int step = 1; step < 400 && !done; step++) {
+	for (int cpu = 0; cpu < 3; cpu++)
+		all += (size_t)most[cpu] * 10;
+	for (unsigned int step = 1; step < 400; step++) {
 		int fds[2], status;
 		char msg[32] = { 0 };
-		size_t recs;
 		pid_t pid;
 
 		pid = fork_piped(fds);
 		if (pid == 0) {
 			uint32_t next[3] = { 0 };
 			unsigned int left = step;
-			struct td_writer *w;
+			struct td_writer *w = open(path);
 
 			close(fds[0]);
-			if (td_writer_open(path, PSZ, 3, &w))
-				_exit(2);
-			if (td_writer_set_compression(w, "zstd"))
-				_exit(77);
-			if (!td_writer_in_place(w) ||
-			    td_writer_set_reserve(w, 3 * PSZ) ||
-			    td_writer_add_format(w, "tdtest", tdt_counter_fmt) ||
-			    td_writer_set_cmdlines(w, tdt_cmdlines) ||
-			    td_writer_checkpoint(w))
-				_exit(6);
 			g_sparse_pipe = fds[1];
-			td_writer_set_step_hook(w, zsparse_die, &left);
-			/* a full staging first: the region after the header */
-			for (int i = 0; i < ZSPARSE_FIRST; i++)
+			td_writer_set_step_hook(w, die, &left);
+			for (int i = 0; i < first; i++)
 				sparse_add(w, 1, next);
 			for (int i = 0; i < SPARSE_STEPS; i++) {
 				sparse_add(w, sparse_cpu_of(i), next);
 				if (i % 7 == 6 && td_writer_checkpoint(w))
 					_exit(4);
 			}
+			g_sparse_closing = true;
 			_exit(td_writer_close(w) ? 5 : 0);
 		}
 		close(fds[1]);
@@ -2195,22 +2098,125 @@ static void compressed_sparse_kill(void)
 		if (WEXITSTATUS(status) == 0) {
 			/* past the last step: the whole file */
 			sparse_check(path, 3, most, NULL);
-			expect_report_count(path,
-					    (SPARSE_STEPS + ZSPARSE_FIRST) * 10);
-			done = true;
-			continue;
+			expect_report_count(path, all);
+			return kills;
 		}
 		ASSERT_EQ(WEXITSTATUS(status), 7);
 		kills++;
-		hidden += !strcmp(msg, "hidden");
-		copied += !strcmp(msg, "copied");
-		recs = sparse_check(path, 3, NULL, most);
-		expect_report_count(path, recs);
+		seen(msg, arg);
+		expect_report_count(path, sparse_check(path, 3, NULL, most));
 	}
+	RBT_FAIL("no run got past the last step");
+	return kills;
+}
+
+/* sparse_kill's count: the cpus hidden at a growth and at the close */
+static void sparse_seen(const char *msg, void *arg)
+{
+	unsigned int *hidden = arg;
+
+	if (!strncmp(msg, "hidden", 6))
+		hidden[strstr(msg, "close") ? 1 : 0]++;
+}
+
+/*
+ * A writer killed at each step of each move in turn (the cpu hidden
+ * before a copy over itself, the copy done, the cpu shown at its new
+ * place), as its reservations grow and as the close removes the holes,
+ * leaves a file that reads, our reader and trace-cmd, with for each cpu
+ * the first pages written to it (none for a cpu hidden then).
+ */
+static void sparse_kill(void)
+{
+	char dir[128], path[256];
+	uint32_t most[3] = { 0 };
+	unsigned int hidden[2] = { 0 }, kills;
+
+	shm_dir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/k.dat", dir);
+	for (int i = 0; i < SPARSE_STEPS; i++)
+		most[sparse_cpu_of(i)]++;
+	kills = kill_each_step(dir, path, sparse_open, 0, sparse_die, most,
+			       sparse_seen, hidden);
+	rbt_note("%u kills, cpus hidden at %u growths and %u close moves",
+		 kills, hidden[0], hidden[1]);
+	ASSERT_GT(hidden[0], 0u);
+	ASSERT_GT(hidden[1], 0u);
+	tdt_rmdir(dir);
+}
+
+/*
+ * Pages of cpu 1 before the others': a full staging (TD_STAGE_BYTES), the
+ * first chunk of one, which takes the region right after the header (the
+ * one the close need not move; the others move down to it).
+ */
+#define ZSPARSE_FIRST 64
+
+/* The step a compressing writer was killed at (on its compressor
+ * thread, which does not read g_sparse_closing). */
+static void zsparse_die(const char *what, void *arg)
+{
+	unsigned int *left = arg;
+
+	if (!strcmp(what, "closed") || --*left)
+		return;
+	if (write(g_sparse_pipe, what, strlen(what)) != (ssize_t)strlen(what))
+		_exit(3);
+	/* as SIGKILL: nothing more is written */
+	_exit(7);
+}
+
+/* The sparse tests' writer compressed, its regions 3 pages (exits 77
+ * without libzstd). */
+static struct td_writer *zsparse_open(const char *path)
+{
+	struct td_writer *w;
+
+	if (td_writer_open(path, PSZ, 3, &w))
+		_exit(2);
+	if (td_writer_set_compression(w, "zstd"))
+		_exit(77);
+	if (!td_writer_in_place(w) || td_writer_set_reserve(w, 3 * PSZ) ||
+	    td_writer_add_format(w, "tdtest", tdt_counter_fmt) ||
+	    td_writer_set_cmdlines(w, tdt_cmdlines) || td_writer_checkpoint(w))
+		_exit(6);
+	return w;
+}
+
+/* compressed_sparse_kill's count: [0] hidden, [1] copied */
+static void zsparse_seen(const char *msg, void *arg)
+{
+	unsigned int *n = arg;
+
+	n[0] += !strcmp(msg, "hidden");
+	n[1] += !strcmp(msg, "copied");
+}
+
+/*
+ * sparse_kill's writer compressed, in place (regions of 3 pages): killed
+ * at each step of each move in turn (a region outgrown copied up; at the
+ * close, each cpu's data copied down and shown at its new place, and,
+ * where a copy would overwrite the data it copies, hidden first: a
+ * layout this test does not make), on the compressor thread, it leaves
+ * a file that reads, our reader and trace-cmd, with for each cpu the
+ * first pages written to it up to its last checkpoint.
+ */
+static void compressed_sparse_kill(void)
+{
+	char dir[128], path[256];
+	uint32_t most[3] = { 0 };
+	unsigned int n[2] = { 0 }, kills;
+
+	shm_dir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/z.dat", dir);
+	for (int i = 0; i < SPARSE_STEPS; i++)
+		most[sparse_cpu_of(i)]++;
+	most[1] += ZSPARSE_FIRST;
+	kills = kill_each_step(dir, path, zsparse_open, ZSPARSE_FIRST,
+			       zsparse_die, most, zsparse_seen, n);
 	rbt_note("%u kills, %u after a copy (up, or down at the close), %u "
-		 "with a cpu hidden at the close", kills, copied, hidden);
-	ASSERT_TRUE(done);
-	ASSERT_GT(copied, 0u);
+		 "with a cpu hidden at the close", kills, n[1], n[0]);
+	ASSERT_GT(n[1], 0u);
 	tdt_rmdir(dir);
 }
 

@@ -1913,27 +1913,27 @@ int td_writer_checkpoint_nowait(struct td_writer *w)
 
 int td_writer_close(struct td_writer *w)
 {
+	bool last; /* the file's last step was taken */
 	int ret;
 
 	if (!w)
 		return 0;
-	if (w->zplace && !w->broken) {
+	if (w->zplace) {
 		/* the last checkpoint makes the file compact */
 		ret = td_flush(w);
 		if (!ret)
 			ret = td_zq_checkpoint(w, true, true);
-		if (!ret)
-			td_step(w, "closed");
-		if (close(w->fd) && errno != EINTR && !ret)
-			ret = -errno;
-		w->fd = -1;
-		td_writer_free(w);
-		return ret;
+		last = !ret;
+	} else {
+		ret = td_writer_checkpoint(w);
+		last = !ret && w->fd >= 0;
+		if (last)
+			ret = w->sparse ? td_compact_sparse(w) :
+					  td_compact(w);
 	}
-	ret = td_writer_checkpoint(w);
-	if (!ret && w->fd >= 0) {
-		ret = w->sparse ? td_compact_sparse(w) : td_compact(w);
+	if (last)
 		td_step(w, "closed");
+	if (w->fd >= 0) {
 		/* close() reports delayed write errors on some file systems */
 		if (close(w->fd) && errno != EINTR && !ret)
 			ret = -errno;
