@@ -758,8 +758,11 @@ static void bad_chunks(void)
 		  EPROTO, "more than the" },
 		{ "its data not zstd", DATA, false, 0x12345678u, EPROTO,
 		  "is not zstd data" },
+		/* read on into what follows the chunks (the end of the
+		 * file, or a file written in place's metadata sections):
+		 * a chunk cut short or one that is not zstd data */
 		{ "a chunk count past the data", COUNT, true, 1000, EPROTO,
-		  "truncated" },
+		  "chunk" },
 	};
 	struct file f;
 	unsigned char *copy;

@@ -552,8 +552,10 @@ static void hand_page(struct fixture *fx, struct td_writer *w, uint64_t ts)
 	free(mem);
 }
 
-/* The compression build_fixture() gives its writer (NULL: none). */
+/* The compression build_fixture() gives its writer (NULL: none), and
+ * whether it spools (td_writer_set_spooled()). */
 static const char *g_compression;
+static bool g_spooled;
 
 static void build_fixture(struct fixture *fx)
 {
@@ -568,6 +570,10 @@ static void build_fixture(struct fixture *fx)
 	ASSERT_EQ(td_writer_open(fx->path, PSZ, 2, &w), 0);
 	if (g_compression)
 		ASSERT_EQ(td_writer_set_compression(w, g_compression), 0);
+	if (g_spooled) {
+		ASSERT_EQ(td_writer_set_spooled(w), 0);
+		ASSERT_FALSE(td_writer_in_place(w));
+	}
 	ASSERT_EQ(td_writer_add_format(w, "tdtest", tdt_sample_fmt), 0);
 	ASSERT_EQ(td_writer_add_format(w, "ftrace", tdt_print_fmt), 0);
 	ASSERT_EQ(td_writer_add_format(w, "tdtest", tdt_counter_fmt), 0);
@@ -1611,7 +1617,14 @@ static pid_t fork_piped(int fds[2])
 	return pid;
 }
 
-static void checkpoint_kill(void)
+/*
+ * A recorder killed between checkpoints (SIGKILL at a random one) leaves
+ * a file that reads, with the pages of the last checkpoint it finished
+ * or of the one it was in. @zstd: compressed, in place on a file system
+ * with holes, its regions a page to start with, so that they outgrow
+ * themselves and move up (td_v7_place_chunk()) between checkpoints.
+ */
+static void kill_rounds(bool zstd)
 {
 	char dir[128], path[256];
 
@@ -1634,6 +1647,9 @@ static void checkpoint_kill(void)
 			close(fds[0]);
 			if (td_writer_open(path, PSZ, 2, &w))
 				_exit(2);
+			if (zstd && (td_writer_set_compression(w, "zstd") ||
+				     td_writer_set_reserve(w, PSZ)))
+				_exit(7);
 			if (td_writer_add_format(w, "tdtest",
 						 tdt_counter_fmt) ||
 			    td_writer_set_cmdlines(w, tdt_cmdlines))
@@ -1672,6 +1688,29 @@ static void checkpoint_kill(void)
 		tdt_recs_free(&got);
 	}
 	tdt_rmdir(dir);
+}
+
+static void checkpoint_kill(void)
+{
+	kill_rounds(false);
+}
+
+static void compressed_kill(void)
+{
+	char dir[128], path[256];
+	struct td_writer *w;
+	int ret;
+
+	tdt_mkdir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/z.dat", dir);
+	ASSERT_EQ(td_writer_open(path, PSZ, 2, &w), 0);
+	ret = td_writer_set_compression(w, "zstd");
+	td_writer_abort(w);
+	tdt_rmdir(dir);
+	if (ret == -ENOTSUP)
+		rbt_skip("built without libzstd");
+	ASSERT_EQ(ret, 0);
+	kill_rounds(true);
 }
 
 /*
@@ -2003,38 +2042,42 @@ static void sparse_die(const char *what, void *arg)
 }
 
 /*
- * A writer killed at each step of each move in turn (the cpu hidden
- * before a copy over itself, the copy done, the cpu shown at its new
- * place), as its reservations grow and as the close removes the holes,
- * leaves a file that reads, our reader and trace-cmd, with for each cpu
- * the first pages written to it (none for a cpu hidden then).
+ * The writer @open makes at @path in @dir (in the child, which exits 77
+ * to skip: @dir is removed) killed
+ * at step 1, 2, ... of its moves in turn (the step hook @die) until a run
+ * gets past the last one: @first pages of cpu 1, then the sparse tests'
+ * pages with a checkpoint every 7, then the close. Each killed run leaves
+ * a file that reads, our reader and trace-cmd, with for each cpu the
+ * first pages written to it (at most @most), the last run the whole file.
+ * Each kill's step message goes to @seen. Return: the kills.
  */
-static void sparse_kill(void)
+static unsigned int kill_each_step(const char *dir, const char *path,
+				   struct td_writer *(*open)(const char *),
+				   int first, void (*die)(const char *, void *),
+				   const uint32_t *most,
+				   void (*seen)(const char *, void *), void *arg)
 {
-	char dir[128], path[256];
-	uint32_t most[3] = { 0 };
-	unsigned int hidden[2] = { 0 }, kills = 0;
-	bool done = false;
+	unsigned int kills = 0;
+	size_t all = 0;
 
-	shm_dir(dir, sizeof(dir));
-	snprintf(path, sizeof(path), "%s/k.dat", dir);
-	for (int i = 0; i < SPARSE_STEPS; i++)
-		most[sparse_cpu_of(i)]++;
-	for (unsigned int step = 1; step < 400 && !done; step++) {
+	for (int cpu = 0; cpu < 3; cpu++)
+		all += (size_t)most[cpu] * 10;
+	for (unsigned int step = 1; step < 400; step++) {
 		int fds[2], status;
 		char msg[32] = { 0 };
-		size_t recs;
 		pid_t pid;
 
 		pid = fork_piped(fds);
 		if (pid == 0) {
 			uint32_t next[3] = { 0 };
 			unsigned int left = step;
-			struct td_writer *w = sparse_open(path);
+			struct td_writer *w = open(path);
 
 			close(fds[0]);
 			g_sparse_pipe = fds[1];
-			td_writer_set_step_hook(w, sparse_die, &left);
+			td_writer_set_step_hook(w, die, &left);
+			for (int i = 0; i < first; i++)
+				sparse_add(w, 1, next);
 			for (int i = 0; i < SPARSE_STEPS; i++) {
 				sparse_add(w, sparse_cpu_of(i), next);
 				if (i % 7 == 6 && td_writer_checkpoint(w))
@@ -2048,24 +2091,132 @@ static void sparse_kill(void)
 		ASSERT_GE(read(fds[0], msg, sizeof(msg) - 1), 0);
 		close(fds[0]);
 		ASSERT_TRUE(WIFEXITED(status));
+		if (WEXITSTATUS(status) == 77) {
+			tdt_rmdir(dir);
+			rbt_skip("built without libzstd");
+		}
 		if (WEXITSTATUS(status) == 0) {
 			/* past the last step: the whole file */
 			sparse_check(path, 3, most, NULL);
-			done = true;
-			continue;
+			expect_report_count(path, all);
+			return kills;
 		}
 		ASSERT_EQ(WEXITSTATUS(status), 7);
 		kills++;
-		if (!strncmp(msg, "hidden", 6))
-			hidden[strstr(msg, "close") ? 1 : 0]++;
-		recs = sparse_check(path, 3, NULL, most);
-		expect_report_count(path, recs);
+		seen(msg, arg);
+		expect_report_count(path, sparse_check(path, 3, NULL, most));
 	}
+	RBT_FAIL("no run got past the last step");
+	return kills;
+}
+
+/* sparse_kill's count: the cpus hidden at a growth and at the close */
+static void sparse_seen(const char *msg, void *arg)
+{
+	unsigned int *hidden = arg;
+
+	if (!strncmp(msg, "hidden", 6))
+		hidden[strstr(msg, "close") ? 1 : 0]++;
+}
+
+/*
+ * A writer killed at each step of each move in turn (the cpu hidden
+ * before a copy over itself, the copy done, the cpu shown at its new
+ * place), as its reservations grow and as the close removes the holes,
+ * leaves a file that reads, our reader and trace-cmd, with for each cpu
+ * the first pages written to it (none for a cpu hidden then).
+ */
+static void sparse_kill(void)
+{
+	char dir[128], path[256];
+	uint32_t most[3] = { 0 };
+	unsigned int hidden[2] = { 0 }, kills;
+
+	shm_dir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/k.dat", dir);
+	for (int i = 0; i < SPARSE_STEPS; i++)
+		most[sparse_cpu_of(i)]++;
+	kills = kill_each_step(dir, path, sparse_open, 0, sparse_die, most,
+			       sparse_seen, hidden);
 	rbt_note("%u kills, cpus hidden at %u growths and %u close moves",
 		 kills, hidden[0], hidden[1]);
-	ASSERT_TRUE(done);
 	ASSERT_GT(hidden[0], 0u);
 	ASSERT_GT(hidden[1], 0u);
+	tdt_rmdir(dir);
+}
+
+/*
+ * Pages of cpu 1 before the others': a full staging (TD_STAGE_BYTES), the
+ * first chunk of one, which takes the region right after the header (the
+ * one the close need not move; the others move down to it).
+ */
+#define ZSPARSE_FIRST 64
+
+/* The step a compressing writer was killed at (on its compressor
+ * thread, which does not read g_sparse_closing). */
+static void zsparse_die(const char *what, void *arg)
+{
+	unsigned int *left = arg;
+
+	if (!strcmp(what, "closed") || --*left)
+		return;
+	if (write(g_sparse_pipe, what, strlen(what)) != (ssize_t)strlen(what))
+		_exit(3);
+	/* as SIGKILL: nothing more is written */
+	_exit(7);
+}
+
+/* The sparse tests' writer compressed, its regions 3 pages (exits 77
+ * without libzstd). */
+static struct td_writer *zsparse_open(const char *path)
+{
+	struct td_writer *w;
+
+	if (td_writer_open(path, PSZ, 3, &w))
+		_exit(2);
+	if (td_writer_set_compression(w, "zstd"))
+		_exit(77);
+	if (!td_writer_in_place(w) || td_writer_set_reserve(w, 3 * PSZ) ||
+	    td_writer_add_format(w, "tdtest", tdt_counter_fmt) ||
+	    td_writer_set_cmdlines(w, tdt_cmdlines) || td_writer_checkpoint(w))
+		_exit(6);
+	return w;
+}
+
+/* compressed_sparse_kill's count: [0] hidden, [1] copied */
+static void zsparse_seen(const char *msg, void *arg)
+{
+	unsigned int *n = arg;
+
+	n[0] += !strcmp(msg, "hidden");
+	n[1] += !strcmp(msg, "copied");
+}
+
+/*
+ * sparse_kill's writer compressed, in place (regions of 3 pages): killed
+ * at each step of each move in turn (a region outgrown copied up; at the
+ * close, each cpu's data copied down and shown at its new place, and,
+ * where a copy would overwrite the data it copies, hidden first: a
+ * layout this test does not make), on the compressor thread, it leaves
+ * a file that reads, our reader and trace-cmd, with for each cpu the
+ * first pages written to it up to its last checkpoint.
+ */
+static void compressed_sparse_kill(void)
+{
+	char dir[128], path[256];
+	uint32_t most[3] = { 0 };
+	unsigned int n[2] = { 0 }, kills;
+
+	shm_dir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/z.dat", dir);
+	for (int i = 0; i < SPARSE_STEPS; i++)
+		most[sparse_cpu_of(i)]++;
+	most[1] += ZSPARSE_FIRST;
+	kills = kill_each_step(dir, path, zsparse_open, ZSPARSE_FIRST,
+			       zsparse_die, most, zsparse_seen, n);
+	rbt_note("%u kills, %u after a copy (up, or down at the close), %u "
+		 "with a cpu hidden at the close", kills, n[1], n[0]);
+	ASSERT_GT(n[1], 0u);
 	tdt_rmdir(dir);
 }
 
@@ -2129,8 +2280,9 @@ static void trace_cmd_convert(void)
 /*
  * A compressed writer (td_writer_set_compression()): a version 7 file
  * with zstd sections that trace-cmd report shows as written (where
- * trace-cmd is installed) and our reader reads back; the choice refused
- * for an unknown algorithm and once pages are in.
+ * trace-cmd is installed) and our reader reads back, written in place
+ * (where the file system allows) and spooled (td_writer_set_spooled());
+ * the choice refused for an unknown algorithm and once pages are in.
  */
 static void compressed(void)
 {
@@ -2164,20 +2316,25 @@ static void compressed(void)
 	td_writer_abort(w);
 	tdt_rmdir(fx.dir);
 
-	g_compression = "zstd";
-	build_fixture(&fx);
-	g_compression = NULL;
-	f = fopen(fx.path, "rb");
-	ASSERT_NOT_NULL(f);
-	ASSERT_EQ(fread(head, 1, sizeof(head), f), sizeof(head));
-	fclose(f);
-	/* magic, "7\0", little endian, 8-byte long */
-	ASSERT_EQ(head[10], '7');
-	ASSERT_EQ(head[11], 0);
-	check_reader(fx.path, &fx.exp, 2);
-	if (tdt_trace_cmd())
-		check_report(fx.path, &fx.exp, 2, false, false);
-	fixture_free(&fx);
+	/* in place where the file system allows it, and spooled */
+	for (int spooled = 0; spooled < 2; spooled++) {
+		g_compression = "zstd";
+		g_spooled = spooled;
+		build_fixture(&fx);
+		g_compression = NULL;
+		g_spooled = false;
+		f = fopen(fx.path, "rb");
+		ASSERT_NOT_NULL(f);
+		ASSERT_EQ(fread(head, 1, sizeof(head), f), sizeof(head));
+		fclose(f);
+		/* magic, "7\0", little endian, 8-byte long */
+		ASSERT_EQ(head[10], '7');
+		ASSERT_EQ(head[11], 0);
+		check_reader(fx.path, &fx.exp, 2);
+		if (tdt_trace_cmd())
+			check_report(fx.path, &fx.exp, 2, false, false);
+		fixture_free(&fx);
+	}
 }
 
 /* zstd's ZSTD_compress(), for chunks our writer does not make (NULL
@@ -2381,10 +2538,11 @@ static void next_count(const struct td_record *rec, void *arg)
  * (many full stagings of two cpus, checkpoints between them, each one
  * showing every page added before it, and checkpoints not waited for,
  * td_writer_checkpoint_nowait()) and come back whole and in order,
- * page by page and record by record; a writer abandoned with stagings
- * queued frees them (the sanitizer builds check).
+ * page by page and record by record, written in place and spooled
+ * (@spooled); a writer abandoned with stagings queued frees them (the
+ * sanitizer builds check).
  */
-static void compressed_queue(void)
+static void compressed_queue_one(bool spooled)
 {
 	/* pages per turn: a staging and a half (TD_STAGE_BYTES / PSZ) */
 	enum { TURNS = 24, PER = 96 };
@@ -2405,6 +2563,8 @@ static void compressed_queue(void)
 		rbt_skip("built without libzstd");
 	}
 	ASSERT_EQ(ret, 0);
+	if (spooled)
+		ASSERT_EQ(td_writer_set_spooled(w), 0);
 	ASSERT_EQ(td_writer_add_format(w, "tdtest", tdt_counter_fmt), 0);
 	for (int t = 0; t < TURNS; t++) {
 		add_pages(w, t & 1, PER, &seq[t & 1], &ts);
@@ -2446,6 +2606,13 @@ static void compressed_queue(void)
 	tdt_rmdir(dir);
 }
 
+/* in place where the file system allows it, and spooled */
+static void compressed_queue(void)
+{
+	compressed_queue_one(false);
+	compressed_queue_one(true);
+}
+
 static const struct rbt_case cases[] = {
 	RBT_CASE(report_real_pages),  RBT_CASE(reader_real_pages),
 	RBT_CASE(page_decoder),	      RBT_CASE(hand_pages),
@@ -2461,5 +2628,7 @@ static const struct rbt_case cases[] = {
 	RBT_CASE(compressed),
 	RBT_CASE(compressed_chunks),
 	RBT_CASE(compressed_queue),
+	RBT_CASE(compressed_kill),
+	RBT_CASE(compressed_sparse_kill),
 };
 RBT_MAIN(cases)

@@ -137,10 +137,11 @@ static int rtt_record_pages(struct rtt_record *r, int full, int max)
 
 /*
  * A checkpoint each second (@timed). Writing in place, a checkpoint
- * writes the header alone; otherwise it copies the whole file, so it is
- * only taken when the data has doubled since the last (which keeps the
- * copying linear in the size), and at the end. A compressed file's is
- * copied by the writer's compressor thread, not waited for here.
+ * writes the header alone (compressed: and the metadata); otherwise it
+ * copies the whole file, so it is only taken when the data has doubled
+ * since the last (which keeps the copying linear in the size), and at
+ * the end. A compressed file's is written by the writer's compressor
+ * thread, not waited for here.
  */
 static int rtt_record_ckpt(struct rtt_record *r, bool timed)
 {
@@ -157,7 +158,7 @@ static int rtt_record_ckpt(struct rtt_record *r, bool timed)
 		td_writer_set_cmdlines(r->w, cmdl);
 		free(cmdl);
 	}
-	/* (compressed: assembled by the compressor thread meanwhile) */
+	/* (compressed: written by the compressor thread meanwhile) */
 	ret = td_writer_checkpoint_nowait(r->w);
 	if (!ret)
 		r->ckpt_bytes = bytes > 32768 ? bytes : 32768;

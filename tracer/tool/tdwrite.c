@@ -89,8 +89,8 @@ const char *rtt_compression_arg(const char *arg)
 
 /*
  * The default compression of record and extract: zstd where the output
- * is a file of the user's (a function_graph recording takes a fifth to
- * a tenth of its version 6 size; trace-cmd reads version 7 files since
+ * is a file of the user's (a function_graph recording takes about a
+ * seventh of its version 6 size; trace-cmd reads version 7 files since
  * 3.0, KernelShark since 2.0, as trace-cmd itself writes them by
  * default); version 6 where it is a stream (-o -, a FIFO), whose reader
  * may be any program that reads trace.dat files, old ones too. A file

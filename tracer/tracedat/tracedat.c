@@ -348,6 +348,23 @@ int td_writer_set_cpu_buffers(struct td_writer *w, int nr_cpu_bufs)
 	return 0;
 }
 
+/* @v rounded up to a multiple of @page. */
+static uint64_t td_page_up(uint64_t v, unsigned int page)
+{
+	return (v + page - 1) / page * page;
+}
+
+#ifdef TD_HAVE_ZSTD
+/* The bytes of a version 7 file's header (td_ckpt7_prepare()): magic,
+ * version, page size, the compression's name and version, the offset of
+ * the first options section. */
+static uint64_t td_v7_hdr_len(void)
+{
+	return sizeof(td_magic) + 4 + 4 + sizeof("zstd") +
+	       strlen(ZSTD_versionString()) + 1 + 8;
+}
+#endif
+
 int td_writer_set_compression(struct td_writer *w, const char *algo)
 {
 	if (!w || !algo)
@@ -372,14 +389,25 @@ int td_writer_set_compression(struct td_writer *w, const char *algo)
 		w->zctx = NULL;
 		return ret;
 	}
-	/* the chunks go to the spools; the file is assembled from them
-	 * (td_assemble7()), never written in place */
+	/*
+	 * A file system with holes (w->fd kept open): the chunks go
+	 * straight into the output, each cpu's into a region of its own,
+	 * and a checkpoint writes the metadata after them (w->zplace).
+	 * Elsewhere they go to the spools, and a checkpoint assembles the
+	 * file from them (td_ckpt7_write()). Either way the chunks are
+	 * written by the compressor thread, not through direct I/O (they
+	 * are not whole blocks).
+	 */
+	if (w->dfd >= 0)
+		close(w->dfd);
+	w->dfd = -1;
+	w->sparse = false;
 	if (w->fd >= 0) {
-		if (w->dfd >= 0)
-			close(w->dfd);
-		close(w->fd);
-		w->fd = w->dfd = -1;
-		w->sparse = false;
+		w->zplace = true;
+		w->zhead = td_v7_hdr_len();
+		w->reserve = TD_ZREGION;
+		/* the first region kept for the first full staging */
+		w->zend = td_page_up(w->zhead + 16, w->page_size) + w->reserve;
 	}
 	w->dirty = true;
 	return 0;
@@ -402,7 +430,25 @@ int td_writer_set_reserve(struct td_writer *w, uint64_t bytes)
 {
 	if (!w || !bytes || w->pages)
 		return -EINVAL;
+	/* (the first region grown over a checkpoint's sections) */
+	if (w->zplace && w->zckpt)
+		return -EBUSY;
 	w->reserve = (bytes + w->page_size - 1) / w->page_size * w->page_size;
+	if (w->zplace)
+		w->zend = td_page_up(w->zhead + 16, w->page_size) + w->reserve;
+	return 0;
+}
+
+int td_writer_set_spooled(struct td_writer *w)
+{
+	if (!w || !w->path || w->pages)
+		return -EINVAL;
+	if (w->dfd >= 0)
+		close(w->dfd);
+	if (w->fd >= 0)
+		close(w->fd);
+	w->fd = w->dfd = -1;
+	w->sparse = w->zplace = false;
 	return 0;
 }
 
@@ -1261,12 +1307,6 @@ static void td_sec7_zip(struct td_writer *w, struct td_buf *b, unsigned int id,
 	free(z);
 }
 
-/* @v rounded up to a multiple of @page. */
-static uint64_t td_page_up(uint64_t v, unsigned int page)
-{
-	return (v + page - 1) / page * page;
-}
-
 /**
  * td_ckpt7_prepare - what a version 7 file's assembly takes from the
  *	writer's own state (td_ckpt7_write() does the rest)
@@ -1298,6 +1338,7 @@ int td_ckpt7_prepare(struct td_writer *w, struct td_zckpt *c)
 	td_buf_str(b, ZSTD_versionString());
 	at_opt = b->len;
 	td_buf_le(b, 0, 8);
+	c->hdr_len = b->len;
 
 	for (unsigned int id = TD_SEC_HEADER; id <= TD_SEC_CMDLINES; id++) {
 		t.len = 0;
@@ -1321,7 +1362,7 @@ int td_ckpt7_prepare(struct td_writer *w, struct td_zckpt *c)
 			td_buf_text(&t, w->cmdlines, 8);
 			break;
 		}
-		sec[id] = b->len;
+		sec[id] = c->sec[id] = b->len;
 		td_sec7_zip(w, b, id, &t);
 	}
 	free(t.p);
@@ -1353,6 +1394,306 @@ void td_ckpt7_free(struct td_zckpt *c)
 	memset(c, 0, sizeof(*c));
 }
 
+/* ---- a version 7 file written in place (w->zplace) ---------------- */
+
+/* Bytes of the options td_ckpt7_prepare() puts first in c->t: one per
+ * metadata section, pointing to it. */
+#define TD_V7_SEC_OPTS ((TD_SEC_CMDLINES - TD_SEC_HEADER + 1) * 14)
+
+/*
+ * Where @len bytes may go at or above @base without overlapping the live
+ * checkpoint's sections (w->ztail): @base, or the page after both.
+ */
+static uint64_t td_v7_free_at(const struct td_writer *w, uint64_t base,
+			      uint64_t len)
+{
+	uint64_t end = w->ztail + w->ztail_len;
+
+	if (!w->ztail_len || base >= end || base + len <= w->ztail)
+		return base;
+	return td_page_up(end > base + len ? end : base + len, w->page_size);
+}
+
+/**
+ * td_v7_place_chunk - room in a cpu's region for its next chunk
+ * @w: a compressing writer in place
+ * @cpu: the cpu
+ * @need: bytes of the region the chunk makes used (count included)
+ * @full: the chunk is of a full staging
+ * @bytes: the bytes of a copy are added (the compressor's count: the
+ *	writer's own fields are the writer's thread's)
+ *
+ * A cpu's region is placed at its first chunk: the first one of a full
+ * staging gets the one right after the header (the busiest cpu, usually,
+ * whose data the close then need not move; a chunk of a few pages is
+ * that of a checkpoint, from any cpu), the others go above every region
+ * and the live checkpoint's sections. A region outgrown is copied to a new
+ * one of twice its size (or @need) at the top: the old one stays as it
+ * is, and is what the file shows, until the next checkpoint.
+ *
+ * Context: the compressor thread (or the writer's thread while that one
+ * is idle); blocks.
+ * Return: 0 or a negative errno (the region as it was).
+ */
+int td_v7_place_chunk(struct td_writer *w, int cpu, uint64_t need,
+		      bool full, uint64_t *bytes)
+{
+	struct td_spool *sp = &w->spool[cpu];
+	uint64_t cap, off;
+	int ret;
+
+	if (sp->rank < 0) {
+		cap = td_page_up(need > w->reserve ? need : w->reserve,
+				 w->page_size);
+		if (full && !w->zlow && cap == w->reserve) {
+			sp->off = td_page_up(w->zhead + 16, w->page_size);
+			w->zlow = true;
+		} else {
+			sp->off = td_v7_free_at(w, w->zend, cap);
+			w->zend = sp->off + cap;
+		}
+		sp->cap = cap;
+		sp->rank = w->nr_placed;
+		w->order[w->nr_placed++] = cpu;
+		return 0;
+	}
+	if (need <= sp->cap)
+		return 0;
+	cap = td_page_up(need > 2 * sp->cap ? need : 2 * sp->cap, w->page_size);
+	off = td_v7_free_at(w, w->zend, cap);
+	ret = td_copy_range(w->fd, sp->off, w->fd, off, 4 + sp->zbytes);
+	if (ret)
+		return ret;
+	*bytes += 4 + sp->zbytes;
+	sp->off = off;
+	sp->cap = cap;
+	w->zend = off + cap;
+	td_step(w, "copied");
+	return 0;
+}
+
+/*
+ * The two options sections after the metadata sections (which start at
+ * @meta): the first, at @at, points to those (c->sec), holds CPUCOUNT and
+ * the other options, and ends with the offset of the second, right after
+ * it; the second holds the BUFFER option: the cpu data's section header
+ * at w->zhead, each cpu with chunks at @cpu_off but @hide (-1: none).
+ * Appended to @o.
+ */
+static void td_v7_opts(struct td_writer *w, const struct td_zckpt *c,
+		       uint64_t meta, uint64_t at, const uint64_t *cpu_off,
+		       int hide, struct td_buf *o)
+{
+	struct td_buf x = { 0 };
+	uint64_t len1 = TD_V7_SEC_OPTS + (c->t.len - TD_V7_SEC_OPTS) + 14;
+	uint64_t nr = 0;
+
+	td_sec7_head(o, TD_SEC_OPTIONS, 0, len1);
+	for (unsigned int id = TD_SEC_HEADER; id <= TD_SEC_CMDLINES; id++) {
+		td_buf_le(o, id, 2);
+		td_buf_le(o, 8, 4);
+		td_buf_le(o, meta + c->sec[id] - c->hdr_len, 8);
+	}
+	td_buf_put(o, c->t.p + TD_V7_SEC_OPTS, c->t.len - TD_V7_SEC_OPTS);
+	td_buf_le(o, TD_OPT_DONE, 2);
+	td_buf_le(o, 8, 4);
+	td_buf_le(o, at + 16 + len1, 8);
+
+	for (int cpu = 0; cpu < c->nr_file; cpu++)
+		nr += w->spool[cpu].chunks && cpu != hide;
+	td_buf_le(&x, w->zhead, 8);
+	td_buf_str(&x, "");
+	td_buf_str(&x, c->clock ? c->clock : "local");
+	td_buf_le(&x, w->page_size, 4);
+	td_buf_le(&x, nr, 4);
+	for (int cpu = 0; cpu < c->nr_file; cpu++) {
+		if (!w->spool[cpu].chunks || cpu == hide)
+			continue;
+		td_buf_le(&x, (uint64_t)cpu, 4);
+		td_buf_le(&x, cpu_off[cpu], 8);
+		td_buf_le(&x, w->spool[cpu].zbytes, 8);
+	}
+	td_sec7_head(o, TD_SEC_OPTIONS, 0, x.len + 6 + 14);
+	td_buf_le(o, TD_OPT_BUFFER, 2);
+	td_buf_le(o, x.len, 4);
+	td_buf_put(o, x.p, x.len);
+	td_buf_le(o, TD_OPT_DONE, 2);
+	td_buf_le(o, 8, 4);
+	td_buf_le(o, 0, 8);
+	if (x.err && !o->err)
+		o->err = x.err;
+	free(x.p);
+}
+
+/*
+ * td_v7_commit - a checkpoint of a compressing writer in place
+ * @w: the writer
+ * @c: td_ckpt7_prepare()'s part
+ * @cpu_off: where each cpu's data is (its count, then its chunks)
+ * @hide: a cpu the file shows without data (its data being moved), or -1
+ * @base: the lowest offset for the sections (td_v7_free_at() keeps them
+ *	off the live ones)
+ * @written: bytes written are added
+ *
+ * In an order that leaves a file that reads at every step: the sections
+ * where no live byte is; the cpu data's section header (its size); the
+ * file's header, pointing to the new sections; then each cpu's chunk
+ * count (a count behind the size the BUFFER option gives reads fewer
+ * chunks, never chunks that are not there).
+ *
+ * Context: the compressor thread (or the writer's thread while it is
+ * idle); blocks.
+ * Return: 0 or a negative errno.
+ */
+static int td_v7_commit(struct td_writer *w, const struct td_zckpt *c,
+			const uint64_t *cpu_off, int hide, uint64_t base,
+			uint64_t *written)
+{
+	uint64_t meta_len = c->b.len - c->hdr_len, at, end = w->zhead + 16;
+	struct td_buf o = { 0 };
+	unsigned char head[16], *hdr;
+	int ret;
+
+	/* the length first (the offsets in it are fixed-size) */
+	td_v7_opts(w, c, 0, 0, cpu_off, hide, &o);
+	if (o.err) {
+		free(o.p);
+		return o.err;
+	}
+	at = td_v7_free_at(w, td_page_up(base, w->page_size),
+			   meta_len + o.len);
+	o.len = 0;
+	td_v7_opts(w, c, at, at + meta_len, cpu_off, hide, &o);
+	ret = o.err;
+	if (!ret)
+		ret = td_write_all(w->fd, c->b.p + c->hdr_len, meta_len, at);
+	if (!ret)
+		ret = td_write_all(w->fd, o.p, o.len, at + meta_len);
+	if (!ret) {
+		for (int cpu = 0; cpu < c->nr_file; cpu++)
+			if (w->spool[cpu].chunks && cpu != hide &&
+			    cpu_off[cpu] + 4 + w->spool[cpu].zbytes > end)
+				end = cpu_off[cpu] + 4 + w->spool[cpu].zbytes;
+		head[0] = TD_OPT_BUFFER;
+		head[1] = 0;
+		head[2] = TD_SEC_COMPRESSED;
+		memset(head + 3, 0, 5);
+		td_put64(head + 8, end - (w->zhead + 16));
+		ret = td_write_all(w->fd, head, sizeof(head), w->zhead);
+	}
+	if (!ret) {
+		hdr = malloc(c->hdr_len);
+		ret = hdr ? 0 : -ENOMEM;
+		if (hdr) {
+			memcpy(hdr, c->b.p, c->hdr_len);
+			td_put64(hdr + c->hdr_len - 8, at + meta_len);
+			ret = td_write_all(w->fd, hdr, c->hdr_len, 0);
+			free(hdr);
+		}
+	}
+	for (int cpu = 0; !ret && cpu < c->nr_file; cpu++) {
+		unsigned char count[4];
+		uint32_t n = w->spool[cpu].chunks;
+
+		if (!n || cpu == hide)
+			continue;
+		for (unsigned int i = 0; i < 4; i++)
+			count[i] = (unsigned char)(n >> (8 * i));
+		ret = td_write_all(w->fd, count, 4, cpu_off[cpu]);
+		*written += 4;
+	}
+	if (!ret) {
+		w->ztail = at;
+		w->ztail_len = meta_len + o.len;
+		*written += meta_len + o.len + sizeof(head) + c->hdr_len;
+	}
+	free(o.p);
+	return ret;
+}
+
+/* The cpus with chunks, in the order of their data in the file. */
+static int td_v7_by_off(const void *a, const void *b, void *arg)
+{
+	const struct td_writer *w = arg;
+	uint64_t x = w->spool[*(const int *)a].off;
+	uint64_t y = w->spool[*(const int *)b].off;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The last checkpoint of a compressing writer in place: each cpu's data
+ * moved down next to the data before it (in the order of their places,
+ * a checkpoint after each move so that the next may overwrite the old
+ * place; data that would overwrite itself is shown empty while it
+ * moves), the sections right after the last, the file cut there.
+ */
+static int td_v7_final(struct td_writer *w, const struct td_zckpt *c,
+		       uint64_t *cpu_off, uint64_t *written)
+{
+	uint64_t dst = td_page_up(w->zhead + 16, w->page_size);
+	int n = 0, ret = 0;
+
+	for (int cpu = 0; cpu < c->nr_file; cpu++)
+		if (w->spool[cpu].chunks)
+			w->order[n++] = cpu;
+	qsort_r(w->order, (size_t)n, sizeof(*w->order), td_v7_by_off, w);
+	for (int k = 0; k < n && !ret; k++) {
+		int cpu = w->order[k];
+		struct td_spool *sp = &w->spool[cpu];
+		uint64_t len = 4 + sp->zbytes;
+
+		if (sp->off != dst) {
+			bool intact = true;
+
+			if (dst + len > sp->off) {
+				ret = td_v7_commit(w, c, cpu_off, cpu, w->zend,
+						   written);
+				if (!ret)
+					td_step(w, "hidden");
+				if (!ret)
+					ret = td_move_range(w->fd, sp->off, dst,
+							    len, &intact);
+			} else {
+				ret = td_copy_range(w->fd, sp->off, w->fd, dst,
+						    len);
+			}
+			if (ret)
+				return ret;
+			*written += len;
+			td_step(w, "copied");
+			sp->off = cpu_off[cpu] = dst;
+			ret = td_v7_commit(w, c, cpu_off, -1, w->zend, written);
+			if (!ret)
+				td_step(w, "shown");
+		}
+		dst = td_page_up(dst + len, w->page_size);
+	}
+	/* at the end of the data: twice when the live sections are there */
+	for (int i = 0; i < 2 && !ret && w->ztail != dst; i++)
+		ret = td_v7_commit(w, c, cpu_off, -1, dst, written);
+	if (!ret && ftruncate(w->fd, (off_t)(dst + w->ztail_len)))
+		ret = -errno;
+	return ret;
+}
+
+/* td_ckpt7_write() of a writer in place. */
+static int td_v7_write(struct td_writer *w, struct td_zckpt *c,
+		       uint64_t *written)
+{
+	uint64_t *cpu_off = calloc((size_t)w->nr_cpus, sizeof(*cpu_off));
+	int ret;
+
+	if (!cpu_off)
+		return -ENOMEM;
+	for (int cpu = 0; cpu < w->nr_cpus; cpu++)
+		cpu_off[cpu] = w->spool[cpu].off;
+	ret = c->final ? td_v7_final(w, c, cpu_off, written) :
+			 td_v7_commit(w, c, cpu_off, -1, w->zend, written);
+	free(cpu_off);
+	return ret;
+}
+
 /**
  * td_ckpt7_write - write the whole version 7 file of a compressing writer
  *	to "<path>.tmp" and rename it over the path
@@ -1380,6 +1721,8 @@ int td_ckpt7_write(struct td_writer *w, struct td_zckpt *c,
 	int nr_file = c->nr_file, nr_data = 0, fd, ret;
 
 	*written = 0;
+	if (w->zplace)
+		return td_v7_write(w, c, written);
 	cpu_off = calloc((size_t)w->nr_cpus, sizeof(*cpu_off));
 	if (!cpu_off)
 		return -ENOMEM;
@@ -1549,10 +1892,10 @@ int td_writer_checkpoint(struct td_writer *w)
 	 * filled since the last checkpoint) are shown even when others could
 	 * not: the header is rewritten over bytes the file already has.
 	 */
-	if (ret && w->fd >= 0 && w->dirty && !w->broken)
+	if (ret && w->fd >= 0 && !w->zq && w->dirty && !w->broken)
 		td_write_header(w);
 	if (!ret && w->zq)
-		return td_zq_checkpoint(w, true);
+		return td_zq_checkpoint(w, true, false);
 	if (ret || !w->dirty)
 		return ret;
 	return w->fd >= 0 ? td_write_header(w) : td_assemble(w);
@@ -1565,19 +1908,32 @@ int td_writer_checkpoint_nowait(struct td_writer *w)
 	if (!w || !w->zq)
 		return td_writer_checkpoint(w);
 	ret = td_flush(w);
-	return ret ? ret : td_zq_checkpoint(w, false);
+	return ret ? ret : td_zq_checkpoint(w, false, false);
 }
 
 int td_writer_close(struct td_writer *w)
 {
+	bool last; /* the file's last step was taken */
 	int ret;
 
 	if (!w)
 		return 0;
-	ret = td_writer_checkpoint(w);
-	if (!ret && w->fd >= 0) {
-		ret = w->sparse ? td_compact_sparse(w) : td_compact(w);
+	if (w->zplace) {
+		/* the last checkpoint makes the file compact */
+		ret = td_flush(w);
+		if (!ret)
+			ret = td_zq_checkpoint(w, true, true);
+		last = !ret;
+	} else {
+		ret = td_writer_checkpoint(w);
+		last = !ret && w->fd >= 0;
+		if (last)
+			ret = w->sparse ? td_compact_sparse(w) :
+					  td_compact(w);
+	}
+	if (last)
 		td_step(w, "closed");
+	if (w->fd >= 0) {
 		/* close() reports delayed write errors on some file systems */
 		if (close(w->fd) && errno != EINTR && !ret)
 			ret = -errno;

@@ -181,10 +181,20 @@ int td_writer_set_cpu_buffers(struct td_writer *w, int nr_cpu_bufs);
  * an empty one at once: up to 64 MiB of full stagings wait for the
  * compressor; beyond that they wait until it frees one), which
  * compresses and writes it; a checkpoint waits for the thread to have
- * written every chunk so far. The writer assembles
- * the file from them at each checkpoint and at the close (never in
- * place): the header, the sections of the metadata (header texts, ftrace
- * and event formats, kallsyms, printk formats, cmdlines; compressed), an
+ * written every chunk so far. On a file system that writes in place
+ * (td_writer_in_place(): ext4, XFS, tmpfs, btrfs) the chunks go straight
+ * into the output, each cpu's into a region of its own (64 MiB to start
+ * with, td_writer_set_reserve(); one outgrown is copied to a new one of
+ * twice its size above the others), after a chunk count; a checkpoint
+ * writes the sections of the metadata and the options above every region,
+ * where nothing the file shows yet is, then points the header at them, and
+ * the close moves the cpus' data together (data that would overwrite
+ * itself is shown empty while it moves) and cuts the file after the
+ * sections that follow it. Elsewhere the chunks go to an unlinked
+ * temporary file beside the output, and the writer assembles the file
+ * from them at each checkpoint and at the close. Either way the file is
+ * the header, the sections of the metadata (header texts, ftrace and
+ * event formats, kallsyms, printk formats, cmdlines; compressed), an
  * options section that points to them, the section of the cpu data (each
  * cpu's chunks after a chunk count, from a page boundary), and an options
  * section with the BUFFER option that lists them. td_writer_stats()
@@ -442,23 +452,36 @@ int td_writer_commit_slot(struct td_writer *w, int cpu,
  * @w: the writer
  *
  * Context: the writer's thread.
- * Return: true when the pages go straight to the output and a checkpoint
- * writes the header alone; false when they are spooled and a checkpoint
- * copies them.
+ * Return: true when the pages (compressed: their chunks) go straight to
+ * the output and a checkpoint writes the header alone (compressed: the
+ * metadata and the options, and the header); false when they are spooled
+ * and a checkpoint copies them.
  */
 bool td_writer_in_place(const struct td_writer *w);
 
 /**
  * td_writer_set_reserve - the first reservation of each cpu of a writer
- *	that writes in place with holes (for tests: a small one makes cpus
- *	outgrow it)
- * @w: the writer, before its first page
+ *	that writes in place with holes, or compressed in place (for tests:
+ *	a small one makes cpus outgrow it)
+ * @w: the writer, before its first page (compressed: after
+ *	td_writer_set_compression(), before the first checkpoint)
  * @bytes: rounded up to whole pages
+ *
+ * Context: the writer's thread.
+ * Return: 0, -EINVAL, or -EBUSY (compressed, after a checkpoint).
+ */
+int td_writer_set_reserve(struct td_writer *w, uint64_t bytes);
+
+/**
+ * td_writer_set_spooled - write through temporary files and assemble the
+ *	file at checkpoints, as on a file system that cannot write in place
+ *	(for tests: that way on any file system)
+ * @w: the writer of a file, before its first page
  *
  * Context: the writer's thread.
  * Return: 0 or -EINVAL.
  */
-int td_writer_set_reserve(struct td_writer *w, uint64_t bytes);
+int td_writer_set_spooled(struct td_writer *w);
 
 /**
  * td_writer_set_step_hook - call a function at each step of a move of a
@@ -469,7 +492,10 @@ int td_writer_set_reserve(struct td_writer *w, uint64_t bytes);
  *	over its own data), "copied" (the copy whole, not shown yet),
  *	"shown" (its entry written); and "closed" in td_writer_close() of
  *	any in-place writer, once the file is complete, before the writer
- *	is freed (its counters are final); NULL for none
+ *	is freed (its counters are final); NULL for none. A compressing
+ *	writer in place calls it on its compressor thread at the same steps
+ *	of the close's moves, and with "copied" when a region outgrown has
+ *	been copied up
  * @arg: passed to @fn
  *
  * Context: the writer's thread.
@@ -516,7 +542,9 @@ void td_writer_stats(struct td_writer *w, uint64_t *pages, uint64_t *bytes);
  *
  * Writes the staged pages. In place, then writes the header for the
  * pages written: the path always holds a trace.dat that reads, with holes
- * between the cpus' data until the close. Otherwise, assembles a complete
+ * between the cpus' data until the close (compressed: the metadata and
+ * options sections at a place of their own, then the header that points
+ * to them; td_writer_set_compression()). Otherwise, assembles a complete
  * trace.dat with everything added so far into "<path>.tmp" and renames it
  * over the path, so that whatever happens to
  * the recording process later (a crash, SIGKILL, a full disk) the path

@@ -273,7 +273,8 @@ uint64_t td_sparse_reserve(int nr_cpus, unsigned int page_size)
  * @w: the writer
  * @what: the step ("hidden", "copied", "shown", "closed")
  *
- * Context: the writer's thread.
+ * Context: the writer's thread, or a compressing writer's compressor thread
+ * in place.
  */
 void td_step(struct td_writer *w, const char *what)
 {
@@ -357,8 +358,8 @@ static int td_read_all(int fd, void *buf, size_t len, uint64_t off)
  * Context: blocks.
  * Return: 0 or a negative errno.
  */
-static int td_move_range(int fd, uint64_t src, uint64_t dst, uint64_t len,
-			 bool *intact)
+int td_move_range(int fd, uint64_t src, uint64_t dst, uint64_t len,
+		  bool *intact)
 {
 	unsigned char *buf = malloc(TD_COPY_CHUNK);
 	uint64_t done = 0;
@@ -696,11 +697,13 @@ int td_open_direct(int fd)
 
 /*
  * td_zchunk - compress a job's pages into one chunk appended to its cpu's
- * spool (the spool created at its first chunk)
+ * spool (the spool created at its first chunk), or in place to its
+ * region of the output (w->zplace)
  *
  * Context: the compressor thread; blocks.
- * Return: 0 (*@bytes: the chunk's), -EIO (the compressor failed), -ENOTSUP
- * (no zstd), or the error of the spool's creation or of the write.
+ * Return: 0 (the bytes written added to *@bytes), -EIO (the compressor
+ * failed), -ENOTSUP (no zstd), or the error of the spool's creation or of
+ * the write.
  */
 static int td_zchunk(struct td_writer *w, struct td_zq *q,
 		     const struct td_zjob *j, uint64_t *bytes)
@@ -710,7 +713,7 @@ static int td_zchunk(struct td_writer *w, struct td_zq *q,
 	size_t n;
 	int ret;
 
-	if (sp->fd < 0) {
+	if (!w->zplace && sp->fd < 0) {
 		ret = td_spool_open(w->dir);
 		if (ret < 0)
 			return ret;
@@ -724,12 +727,23 @@ static int td_zchunk(struct td_writer *w, struct td_zq *q,
 		q->zbuf[i] = (unsigned char)(n >> (8 * i));
 		q->zbuf[4 + i] = (unsigned char)(j->len >> (8 * i));
 	}
-	ret = td_write_all(sp->fd, q->zbuf, n + 8, sp->zbytes);
+	if (w->zplace) {
+		/* in the output, after the cpu's count and chunks */
+		ret = td_v7_place_chunk(w, j->cpu, 4 + sp->zbytes + n + 8,
+					j->len == (uint64_t)w->stage_pages *
+							  w->page_size,
+					bytes);
+		if (!ret)
+			ret = td_write_all(w->fd, q->zbuf, n + 8,
+					   sp->off + 4 + sp->zbytes);
+	} else {
+		ret = td_write_all(sp->fd, q->zbuf, n + 8, sp->zbytes);
+	}
 	if (ret)
 		return ret;
 	sp->zbytes += n + 8;
 	sp->chunks++;
-	*bytes = n + 8;
+	*bytes += n + 8;
 	return 0;
 #else
 	(void)w, (void)q, (void)j, (void)bytes;
@@ -942,6 +956,8 @@ int td_zq_drain(struct td_writer *w)
  *	return at once (td_writer_checkpoint_nowait()), doing nothing while
  *	an earlier checkpoint is still queued (the next one shows what this
  *	one would have)
+ * @final: the last one (td_writer_close(), with @wait): in place, the
+ *	file is made compact (td_ckpt7_write())
  *
  * The part that reads the writer's metadata is prepared here
  * (td_ckpt7_prepare()); the compressor completes it with the spools'
@@ -951,7 +967,7 @@ int td_zq_drain(struct td_writer *w)
  * Return: 0, -ENOMEM, or the compressor's error (this checkpoint's with
  * @wait, an earlier one's without).
  */
-int td_zq_checkpoint(struct td_writer *w, bool wait)
+int td_zq_checkpoint(struct td_writer *w, bool wait, bool final)
 {
 #ifdef TD_HAVE_ZSTD
 	struct td_zq *q = w->zq;
@@ -967,7 +983,7 @@ int td_zq_checkpoint(struct td_writer *w, bool wait)
 		ret = td_zq_drain(w);
 	if (ret || (!wait && pending))
 		return ret;
-	if (!w->dirty)
+	if (!w->dirty && !final)
 		return wait ? td_zq_drain(w) : 0;
 	c = malloc(sizeof(*c));
 	if (!c)
@@ -977,6 +993,7 @@ int td_zq_checkpoint(struct td_writer *w, bool wait)
 		free(c);
 		return ret;
 	}
+	c->final = final;
 	pthread_mutex_lock(&q->lock);
 	ret = q->err;
 	if (!ret) {
@@ -985,6 +1002,7 @@ int td_zq_checkpoint(struct td_writer *w, bool wait)
 			(struct td_zjob){ NULL, 0, -1, c };
 		q->nr++;
 		q->ckpt_pending = true;
+		w->zckpt = true;
 		pthread_cond_signal(&q->more);
 	}
 	pthread_mutex_unlock(&q->lock);
@@ -1109,7 +1127,7 @@ int td_flush_cpu(struct td_writer *w, int cpu)
 		sp->rank = w->nr_placed;
 		w->order[w->nr_placed++] = cpu;
 	}
-	if (w->fd >= 0) {
+	if (w->fd >= 0 && !w->zq) {
 		uint64_t need = sp->pages * w->page_size + len;
 
 		if (need > sp->cap) {
