@@ -24,7 +24,7 @@
  * The inline code reads the library's state through the "view"
  * structures below, laid out like the library's own (trace.c checks every
  * offset at build time). The layout, and the calls the inline write makes,
- * are ABI: the generated registration refers to ringtrace_inline_layout_4,
+ * are ABI: the generated registration refers to ringtrace_inline_layout_5,
  * and a change of either adds a symbol of the next number, so a program
  * built against a newer one fails to load instead of misreading; the
  * library keeps the older ones, whose programs keep working (layout 2:
@@ -32,7 +32,8 @@
  * ringtrace_write_record(); layout 3: such a write assigned in place
  * through ringtrace_write_armed(), inside the inline write's section;
  * layout 4: the thread view's slow word tested with its depth, one word
- * for the irq nesting, the name saved and the id known).
+ * for the irq nesting, the name saved and the id known; layout 5: the
+ * event's slow_mask bit set for a filter too, tested without filter[]).
  * The structures are no interface; use the generated code only.
  *
  * The write runs inside a read-side section of the library's RCU,
@@ -80,7 +81,9 @@ struct ringtrace_thread_view {
  * rt_event_priv). */
 struct ringtrace_event_view {
 	uint16_t id;		/* common_type */
-	uint64_t slow_mask;	/* bit N: instance N takes the slow path */
+	/* bit N: instance N takes the slow path (layout 5: a filter there
+	 * sets it too) */
+	uint64_t slow_mask;
 	const void *filter[64];	/* per instance, its filter or NULL */
 };
 
@@ -118,7 +121,7 @@ RINGTRACE_API extern __thread struct ringtrace_thread_view ringtrace_thread
 /* Each instance slot's live buffer, NULL while the slot is empty. */
 RINGTRACE_API extern struct ringbuf *ringtrace_inst_rbs[64];
 /* The layout of the views above (see the top of this file). */
-RINGTRACE_API extern const int ringtrace_inline_layout_4;
+RINGTRACE_API extern const int ringtrace_inline_layout_5;
 
 /*
  * ringtrace_inline_end - leave what ringtrace_inline_begin() entered: the
@@ -205,15 +208,13 @@ ringtrace_inline_begin(struct ringtrace_event *ev,
 	/* Acquire: pairs with the release store of rt_inst_rb_set(), which
 	 * publishes a buffer once it is initialised. */
 	rb = __atomic_load_n(&ringtrace_inst_rbs[i], __ATOMIC_ACQUIRE);
-	/* Acquire: pairs with the release store of a new filter
-	 * (rt_filter_swap()); relaxed for the slow bit, as in
-	 * ringtrace_write_record(). Seen inside the section, a filter set
-	 * before a grace period began is never missed. */
-	if (__builtin_expect(rb && !__atomic_load_n(&p->filter[i],
-						    __ATOMIC_ACQUIRE) &&
-				     !((__atomic_load_n(&p->slow_mask,
-							__ATOMIC_RELAXED) >>
-					i) & 1),
+	/* (layout 5) the slow bit covers a filter too. Relaxed, as in
+	 * ringtrace_write_record(): a write racing with a change is kept or
+	 * dropped as if it came just before; ringtrace_write_armed() loads
+	 * the filter itself with an acquire. */
+	if (__builtin_expect(rb && !((__atomic_load_n(&p->slow_mask,
+						      __ATOMIC_RELAXED) >>
+				       i) & 1),
 			     1)) {
 		*pp = p;
 		return rb;
