@@ -293,16 +293,12 @@ static void slow_two_instances(void)
 	only_pad(tr, 3, 33, 333);
 }
 
-/* A filter: the library tests it on the record assigned where it puts
- * it; without it, inline again. */
-static void slow_filter(void)
+/* inl_pad filtered by "v > 5" in @tr: a record kept and one dropped,
+ * both assigned by the library (ringtrace_write_armed()), then without
+ * the filter inline again; @calls and @armed: the counts before. */
+static void filtered_then_cleared(struct ringtrace_instance *tr,
+				  unsigned long calls, unsigned long armed)
 {
-	struct ringtrace_instance *tr = setup();
-	unsigned long calls = slow_calls, armed = armed_calls;
-
-	ASSERT_EQ(ringtrace_event_enable(tr, "inl", "inl_pad", true), 0);
-	ASSERT_EQ(ringtrace_set_filter(tr, "inl", "inl_pad", "v > 5", err,
-				       sizeof(err)), 0);
 	trace_inl_pad(1, 3, 1);
 	trace_inl_pad(2, 7, 2);
 	ASSERT_EQ(armed_calls, armed + 2);
@@ -314,6 +310,19 @@ static void slow_filter(void)
 	ASSERT_EQ(armed_calls, armed + 2);
 	ASSERT_EQ(slow_calls, calls);
 	only_pad(tr, 3, 3, 3);
+}
+
+/* A filter: the library tests it on the record assigned where it puts
+ * it; without it, inline again. */
+static void slow_filter(void)
+{
+	struct ringtrace_instance *tr = setup();
+	unsigned long calls = slow_calls, armed = armed_calls;
+
+	ASSERT_EQ(ringtrace_event_enable(tr, "inl", "inl_pad", true), 0);
+	ASSERT_EQ(ringtrace_set_filter(tr, "inl", "inl_pad", "v > 5", err,
+				       sizeof(err)), 0);
+	filtered_then_cleared(tr, calls, armed);
 }
 
 /*
@@ -339,17 +348,7 @@ static void filter_outlives_reasons(void)
 					sizeof(err)), 0);
 	ASSERT_EQ(ringtrace_set_trigger(tr, "inl", "inl_pad", "!traceon", err,
 					sizeof(err)), 0);
-	trace_inl_pad(1, 3, 1);
-	trace_inl_pad(2, 7, 2);
-	ASSERT_EQ(armed_calls, armed + 2);
-	ASSERT_EQ(slow_calls, calls);
-	only_pad(tr, 2, 7, 2);
-	ASSERT_EQ(ringtrace_set_filter(tr, "inl", "inl_pad", "0", err,
-				       sizeof(err)), 0);
-	trace_inl_pad(3, 3, 3);
-	ASSERT_EQ(armed_calls, armed + 2);
-	ASSERT_EQ(slow_calls, calls);
-	only_pad(tr, 3, 3, 3);
+	filtered_then_cleared(tr, calls, armed);
 }
 
 /*
