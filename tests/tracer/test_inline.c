@@ -14,7 +14,9 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -291,16 +293,12 @@ static void slow_two_instances(void)
 	only_pad(tr, 3, 33, 333);
 }
 
-/* A filter: the library tests it on the record assigned where it puts
- * it; without it, inline again. */
-static void slow_filter(void)
+/* inl_pad filtered by "v > 5" in @tr: a record kept and one dropped,
+ * both assigned by the library (ringtrace_write_armed()), then without
+ * the filter inline again; @calls and @armed: the counts before. */
+static void filtered_then_cleared(struct ringtrace_instance *tr,
+				  unsigned long calls, unsigned long armed)
 {
-	struct ringtrace_instance *tr = setup();
-	unsigned long calls = slow_calls, armed = armed_calls;
-
-	ASSERT_EQ(ringtrace_event_enable(tr, "inl", "inl_pad", true), 0);
-	ASSERT_EQ(ringtrace_set_filter(tr, "inl", "inl_pad", "v > 5", err,
-				       sizeof(err)), 0);
 	trace_inl_pad(1, 3, 1);
 	trace_inl_pad(2, 7, 2);
 	ASSERT_EQ(armed_calls, armed + 2);
@@ -312,6 +310,119 @@ static void slow_filter(void)
 	ASSERT_EQ(armed_calls, armed + 2);
 	ASSERT_EQ(slow_calls, calls);
 	only_pad(tr, 3, 3, 3);
+}
+
+/* A filter: the library tests it on the record assigned where it puts
+ * it; without it, inline again. */
+static void slow_filter(void)
+{
+	struct ringtrace_instance *tr = setup();
+	unsigned long calls = slow_calls, armed = armed_calls;
+
+	ASSERT_EQ(ringtrace_event_enable(tr, "inl", "inl_pad", true), 0);
+	ASSERT_EQ(ringtrace_set_filter(tr, "inl", "inl_pad", "v > 5", err,
+				       sizeof(err)), 0);
+	filtered_then_cleared(tr, calls, armed);
+}
+
+/*
+ * A filter outlives the other reasons for the slow path: a pid list and
+ * a trigger come and go while it is set, and its records are still
+ * filtered (the event's slow bit stays set for it); then inline again.
+ */
+static void filter_outlives_reasons(void)
+{
+	struct ringtrace_instance *tr = setup();
+	unsigned long calls = slow_calls, armed = armed_calls;
+	char pid[32];
+
+	ASSERT_EQ(ringtrace_event_enable(tr, "inl", "inl_pad", true), 0);
+	ASSERT_EQ(ringtrace_set_filter(tr, "inl", "inl_pad", "v > 5", err,
+				       sizeof(err)), 0);
+	snprintf(pid, sizeof(pid), "%d", (int)syscall(SYS_gettid));
+	ASSERT_EQ(ringtrace_set_pids(tr, RINGTRACE_PID_EVENT, pid, false, err,
+				     sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_set_pids(tr, RINGTRACE_PID_EVENT, "", false, err,
+				     sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_set_trigger(tr, "inl", "inl_pad", "traceon", err,
+					sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_set_trigger(tr, "inl", "inl_pad", "!traceon", err,
+					sizeof(err)), 0);
+	filtered_then_cleared(tr, calls, armed);
+}
+
+/*
+ * A filter set and cleared again and again while another thread writes:
+ * every record it lets through is read back whole, every one the filter
+ * never drops (v 7) is there, the others (v 3) at most once each.
+ */
+#define FW_RECS 8000
+static atomic_int fw_done;
+
+static void *fw_writer(void *arg)
+{
+	int i;
+
+	(void)arg;
+	for (i = 0; i < FW_RECS; i++)
+		trace_inl_pad((char)(i & 0x7f), i & 1 ? 7 : 3,
+			      (short)(i & 0x7fff));
+	/* Release: the main thread reads the buffer after it sees this */
+	atomic_store_explicit(&fw_done, 1, memory_order_release);
+	return NULL;
+}
+
+static void filter_while_written(void)
+{
+	struct ringtrace_instance *tr = setup();
+	struct ringbuf *rb = ringtrace_buffer(tr);
+	static unsigned char seen[FW_RECS];
+	int id = ringtrace_event_id("inl", "inl_pad");
+	int kept = 0, dropped_ok = 0, i, cpu;
+	pthread_t th;
+
+	ASSERT_NOT_NULL(rb);
+	ASSERT_EQ(ringtrace_event_enable(tr, "inl", "inl_pad", true), 0);
+	atomic_store_explicit(&fw_done, 0, memory_order_relaxed);
+	ASSERT_EQ(pthread_create(&th, NULL, fw_writer, NULL), 0);
+	/* (bounded: the writer ends after FW_RECS records) */
+	for (i = 0; !atomic_load_explicit(&fw_done, memory_order_acquire);
+	     i++)
+		ASSERT_EQ(ringtrace_set_filter(tr, "inl", "inl_pad",
+					       i & 1 ? "0" : "v > 5", err,
+					       sizeof(err)), 0);
+	ASSERT_EQ(pthread_join(th, NULL), 0);
+	ASSERT_EQ(ringtrace_set_filter(tr, "inl", "inl_pad", "0", err,
+				       sizeof(err)), 0);
+	for (cpu = 0; cpu < ringbuf_nr_cpus(rb); cpu++) {
+		struct ringbuf_event *e;
+		unsigned long lost = 0;
+
+		while ((e = ringbuf_consume(rb, cpu, NULL, &lost))) {
+			const unsigned char *b = ringbuf_event_data(e);
+			int s, c;
+			long long v;
+
+			ASSERT_EQ(lost, 0);
+			ASSERT_EQ(le16(b), id);
+			c = (signed char)b[8];
+			v = le64(b + 16);
+			s = (short)(b[24] | b[25] << 8);
+			ASSERT_TRUE(s >= 0 && s < FW_RECS);
+			ASSERT_EQ(c, s & 0x7f);
+			ASSERT_EQ(v, s & 1 ? 7 : 3);
+			ASSERT_EQ(seen[s], 0);
+			seen[s] = 1;
+			if (v == 7)
+				kept++;
+			else
+				dropped_ok++;
+		}
+	}
+	/* every v 7 record written is read; the v 3 ones, filtered or not
+	 * by when they came, at most once each (seen[] above) */
+	ASSERT_EQ(kept, FW_RECS / 2);
+	ASSERT_TRUE(dropped_ok <= FW_RECS / 2);
 }
 
 /* A trigger: inl_pad soft-disabled until an inl_ones turns it on. */
@@ -522,7 +633,8 @@ static void opt_out(void)
 static const struct rbt_case cases[] = {
 	RBT_CASE(fast_one_instance), RBT_CASE(fast_reader_fence),
 	RBT_CASE(slow_two_instances),
-	RBT_CASE(slow_filter),	     RBT_CASE(slow_trigger),
+	RBT_CASE(slow_filter),	     RBT_CASE(filter_outlives_reasons),
+	RBT_CASE(filter_while_written), RBT_CASE(slow_trigger),
 	RBT_CASE(slow_pid_list),     RBT_CASE(nested_signal),
 	RBT_CASE(tracing_off),	     RBT_CASE(disabled_while_written),
 	RBT_CASE(dyn_const_len),     RBT_CASE(opt_out),

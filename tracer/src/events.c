@@ -416,6 +416,30 @@ static bool rt_spec_match(const char *spec, struct rt_event_priv *p)
 }
 
 /*
+ * rt_slow_mask_update - bit @inst of @p's slow_mask, set exactly while
+ * something sends the event's writes in instance @inst to the slow path:
+ * a filter, soft mode (a trigger), a pid list or the stacktrace option.
+ * The inline write (<ringtrace/inline_write.h>, layout 5) tests this bit
+ * alone. Called with rt_reg_lock held, which serialises every change of
+ * those, after the change. Relaxed: a writer that misses the change
+ * takes the path of just before (its record kept or dropped as if it
+ * had come before the change); what the slow path reads (the filter,
+ * the trigger list, the pid list) is RCU-published.
+ */
+static void rt_slow_mask_update(struct rt_event_priv *p, int inst)
+{
+	uint64_t bit = 1ull << inst;
+
+	if (p->sm_ref[inst] || ((rt_pid_filtered | rt_stack_opt) & bit) ||
+	    atomic_load_explicit(&p->filter[inst], memory_order_relaxed))
+		atomic_fetch_or_explicit(&p->slow_mask, bit,
+					 memory_order_relaxed);
+	else
+		atomic_fetch_and_explicit(&p->slow_mask, ~bit,
+					  memory_order_relaxed);
+}
+
+/*
  * rt_soft_mode - take (@enter) or drop a soft-mode reference of @p in
  * instance @inst; called with rt_reg_lock held.
  *
@@ -439,8 +463,7 @@ void rt_soft_mode(struct rt_event_priv *p, int inst, bool enter)
 		on = atomic_load_explicit(&p->ev->enabled,
 					  memory_order_relaxed) & bit;
 		rt_soft_disabled_set(p, bit, !on);
-		atomic_fetch_or_explicit(&p->slow_mask, bit,
-					 memory_order_relaxed);
+		rt_slow_mask_update(p, inst);
 		if (!on) {
 			rt_synchronize_rcu();
 			atomic_fetch_or_explicit(&p->ev->enabled, bit,
@@ -457,9 +480,7 @@ void rt_soft_mode(struct rt_event_priv *p, int inst, bool enter)
 					  memory_order_relaxed);
 		rt_synchronize_rcu();
 	}
-	if (!((rt_pid_filtered | rt_stack_opt) & bit))
-		atomic_fetch_and_explicit(&p->slow_mask, ~bit,
-					  memory_order_relaxed);
+	rt_slow_mask_update(p, inst);
 	atomic_fetch_and_explicit(&p->soft_disabled, ~bit,
 				  memory_order_relaxed);
 }
@@ -467,8 +488,9 @@ void rt_soft_mode(struct rt_event_priv *p, int inst, bool enter)
 /*
  * rt_events_force_slow - send every event's writes in @inst through the
  * slow path, for a pid list or the stacktrace option (@why: the mask of
- * the reason), or only those of events in soft mode when no reason is
- * left; called with rt_reg_lock held. Relaxed: a writer that misses the
+ * the reason), or only those of events in soft mode or with a filter
+ * when no reason is left (rt_slow_mask_update()); called with
+ * rt_reg_lock held. Relaxed: a writer that misses the
  * change records or drops one record (or stack) as if it had come just
  * before; the lists it then reads are RCU-published.
  */
@@ -483,19 +505,9 @@ static void rt_events_force_slow(uint64_t *why, int inst, bool on)
 		*why |= bit;
 	else
 		*why &= ~bit;
-	on = (rt_pid_filtered | rt_stack_opt) & bit;
-	for (i = 0; t && i < t->nr; i++) {
-		struct rt_event_priv *p = t->ev[i];
-
-		if (!p)
-			continue;
-		if (on)
-			atomic_fetch_or_explicit(&p->slow_mask, bit,
-						 memory_order_relaxed);
-		else if (!p->sm_ref[inst])
-			atomic_fetch_and_explicit(&p->slow_mask, ~bit,
-						  memory_order_relaxed);
-	}
+	for (i = 0; t && i < t->nr; i++)
+		if (t->ev[i])
+			rt_slow_mask_update(t->ev[i], inst);
 }
 
 void rt_events_pid_filter(int inst, bool on)
@@ -686,6 +698,7 @@ void rt_events_instance_gone(int inst)
 			&p->filter[inst], NULL, memory_order_relaxed));
 		free(p->filter_text[inst]);
 		p->filter_text[inst] = NULL;
+		rt_slow_mask_update(p, inst);
 	}
 	pthread_mutex_unlock(&rt_reg_lock);
 }
@@ -746,12 +759,18 @@ static bool rt_blank(const char *s)
 static struct rt_filter *rt_filter_swap(struct rt_event_priv *p, int inst,
 					struct rt_filter *f, const char *text)
 {
+	struct rt_filter *old;
+
 	free(p->filter_text[inst]);
 	p->filter_text[inst] = f && text ? strdup(text) : NULL;
 	/* Publishes the compiled filter; pairs with the acquire load in
 	 * rt_write_next() (trace.c). */
-	return atomic_exchange_explicit(&p->filter[inst], f,
-					memory_order_acq_rel);
+	old = atomic_exchange_explicit(&p->filter[inst], f,
+				       memory_order_acq_rel);
+	/* after the filter: a writer sent to the slow path by the bit of a
+	 * new filter finds it there, or writes as if it came just before */
+	rt_slow_mask_update(p, inst);
+	return old;
 }
 
 int ringtrace_set_filter(struct ringtrace_instance *tr, const char *system,

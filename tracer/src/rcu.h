@@ -79,49 +79,27 @@ rt_rcu_read_unlock(void)
  * rt_rcu_read_lock_reader(), rt_rcu_read_unlock_reader() - the same
  * section as rt_rcu_read_lock() and rt_rcu_read_unlock(), for the
  * function tracers' fast paths: the thread's reader record is loaded once
- * and handed from one end to the other. liburcu's inline read side loads
- * it from TLS at each end and twice at the start (its compiler barriers
- * make every load a new one); the protocol is liburcu's, unchanged (the
- * record's counter: the grace-period counter at the outermost level, one
- * more nesting count inside another section, urcu_bp_smp_mb_slave() after
- * the first store and before the last). The record of a registered thread
- * stays the same until the thread exits. Where the read side is not
- * inline (AddressSanitizer builds) these are the two calls.
+ * and handed from one end to the other (<ringtrace/rcu_read.h>, which the
+ * inline trace point write runs too). Where the read side is not inline
+ * (AddressSanitizer builds) these are the two calls.
  */
-#ifdef _LGPL_SOURCE
-typedef struct urcu_bp_reader *rt_rcu_reader_t;
+#include <ringtrace/rcu_read.h>
+
+#ifdef RINGTRACE_RCU_READER_INLINE
+typedef ringtrace_rcu_reader_t rt_rcu_reader_t;
 
 static inline __attribute__((no_instrument_function, always_inline))
 rt_rcu_reader_t
 rt_rcu_read_lock_reader(void)
 {
-	struct urcu_bp_reader *r = URCU_TLS(urcu_bp_reader);
-	unsigned long ctr;
-
-	if (caa_unlikely(!r)) {
-		urcu_bp_register();
-		r = URCU_TLS(urcu_bp_reader);
-	}
-	cmm_barrier();
-	ctr = r->ctr;
-	if (caa_likely(!(ctr & URCU_BP_GP_CTR_NEST_MASK))) {
-		_CMM_STORE_SHARED(r->ctr, _CMM_LOAD_SHARED(urcu_bp_gp.ctr));
-		urcu_bp_smp_mb_slave();
-	} else {
-		_CMM_STORE_SHARED(r->ctr, ctr + URCU_BP_GP_COUNT);
-	}
-	return r;
+	return ringtrace_rcu_read_lock_reader();
 }
 
 static inline __attribute__((no_instrument_function, always_inline)) void
 rt_rcu_read_unlock_reader(rt_rcu_reader_t r)
 {
-	unsigned long ctr = r->ctr;
-
 	RT_RCU_TSAN_RELEASE();
-	urcu_bp_smp_mb_slave();
-	_CMM_STORE_SHARED(r->ctr, ctr - URCU_BP_GP_COUNT);
-	cmm_barrier();
+	ringtrace_rcu_read_unlock_reader(r);
 }
 #else
 typedef int rt_rcu_reader_t;

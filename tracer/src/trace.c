@@ -83,6 +83,11 @@ RINGTRACE_API const int ringtrace_inline_layout_3 = 1;
  * first four fields, which keep their places and their meaning (slow
  * is kept for any thread, so a mix of all three stays right). */
 RINGTRACE_API const int ringtrace_inline_layout_4 = 1;
+/* Layout 5: the event's slow_mask bit is set for a filter too
+ * (rt_slow_mask_update(), events.c), and the inline write tests it
+ * without loading filter[]; the views and calls are those of layout 4.
+ * Programs built against layouts 2 to 4 test both, which stays right. */
+RINGTRACE_API const int ringtrace_inline_layout_5 = 1;
 #define RT_SAME(a, fa, b, fb)                                             \
 	_Static_assert(offsetof(struct a, fa) == offsetof(struct b, fb) &&  \
 			       sizeof(((struct a *)0)->fa) ==               \

@@ -24,7 +24,7 @@
  * The inline code reads the library's state through the "view"
  * structures below, laid out like the library's own (trace.c checks every
  * offset at build time). The layout, and the calls the inline write makes,
- * are ABI: the generated registration refers to ringtrace_inline_layout_4,
+ * are ABI: the generated registration refers to ringtrace_inline_layout_5,
  * and a change of either adds a symbol of the next number, so a program
  * built against a newer one fails to load instead of misreading; the
  * library keeps the older ones, whose programs keep working (layout 2:
@@ -32,7 +32,8 @@
  * ringtrace_write_record(); layout 3: such a write assigned in place
  * through ringtrace_write_armed(), inside the inline write's section;
  * layout 4: the thread view's slow word tested with its depth, one word
- * for the irq nesting, the name saved and the id known).
+ * for the irq nesting, the name saved and the id known; layout 5: the
+ * event's slow_mask bit set for a filter too, tested without filter[]).
  * The structures are no interface; use the generated code only.
  *
  * The write runs inside a read-side section of the library's RCU,
@@ -42,7 +43,9 @@
  * says so by defining _LGPL_SOURCE, as liburcu asks, and the file is not
  * compiled for a shared object (-fPIC without -fPIE: there liburcu's
  * thread-local reader pointer would take a __tls_get_addr() call per
- * access). Everywhere else the section is two calls into libringtrace
+ * access); the section loads the thread's reader record once
+ * (<ringtrace/rcu_read.h>, the library's function tracers' section too),
+ * liburcu's protocol unchanged. Everywhere else the section is two calls into libringtrace
  * (ringtrace_rcu_read_lock(), ringtrace_rcu_read_unlock()), whose
  * read side is inline with initial-exec TLS. The program that inlines it
  * links liburcu-bp too (`pkg-config --libs ringtrace` and the installed
@@ -78,7 +81,9 @@ struct ringtrace_thread_view {
  * rt_event_priv). */
 struct ringtrace_event_view {
 	uint16_t id;		/* common_type */
-	uint64_t slow_mask;	/* bit N: instance N takes the slow path */
+	/* bit N: instance N takes the slow path (layout 5: a filter there
+	 * sets it too) */
+	uint64_t slow_mask;
 	const void *filter[64];	/* per instance, its filter or NULL */
 };
 
@@ -90,16 +95,19 @@ RINGTRACE_API void ringtrace_rcu_read_unlock(void);
 /* The library's sources see the views only, for their offset checks. */
 #ifndef RINGTRACE_BUILDING
 
-/* (and not in an AddressSanitizer build: liburcu 0.13 places its reader
- * records off their declared alignment, which UBSan reports) */
-#if defined(_LGPL_SOURCE) && (!defined(__PIC__) || defined(__PIE__)) && \
-	!defined(__SANITIZE_ADDRESS__)
-#include <urcu-bp.h>
-#define RINGTRACE_RCU_READ_LOCK() urcu_bp_read_lock()
-#define RINGTRACE_RCU_READ_UNLOCK() urcu_bp_read_unlock()
+/* The section inline under _LGPL_SOURCE (not in an AddressSanitizer
+ * build, see <ringtrace/rcu_read.h>) outside shared objects, the
+ * thread's reader record loaded once at its start; else the two calls. */
+#include <ringtrace/rcu_read.h>
+#if defined(RINGTRACE_RCU_READER_INLINE) && \
+	(!defined(__PIC__) || defined(__PIE__))
+typedef ringtrace_rcu_reader_t ringtrace_inline_rcu_t;
+#define RINGTRACE_RCU_READ_LOCK() ringtrace_rcu_read_lock_reader()
+#define RINGTRACE_RCU_READ_UNLOCK(r) ringtrace_rcu_read_unlock_reader(r)
 #else
-#define RINGTRACE_RCU_READ_LOCK() ringtrace_rcu_read_lock()
-#define RINGTRACE_RCU_READ_UNLOCK() ringtrace_rcu_read_unlock()
+typedef int ringtrace_inline_rcu_t;
+#define RINGTRACE_RCU_READ_LOCK() (ringtrace_rcu_read_lock(), 0)
+#define RINGTRACE_RCU_READ_UNLOCK(r) ((void)(r), ringtrace_rcu_read_unlock())
 #endif
 
 /* As in <ringbuf/frontend.h>: no -Wtsan warning at the fence below. */
@@ -113,16 +121,17 @@ RINGTRACE_API extern __thread struct ringtrace_thread_view ringtrace_thread
 /* Each instance slot's live buffer, NULL while the slot is empty. */
 RINGTRACE_API extern struct ringbuf *ringtrace_inst_rbs[64];
 /* The layout of the views above (see the top of this file). */
-RINGTRACE_API extern const int ringtrace_inline_layout_4;
+RINGTRACE_API extern const int ringtrace_inline_layout_5;
 
 /*
  * ringtrace_inline_end - leave what ringtrace_inline_begin() entered: the
- * read-side section, then the thread's depth.
+ * read-side section (@r, the reader record it gave), then the thread's
+ * depth.
  */
 static inline __attribute__((always_inline, no_instrument_function)) void
-ringtrace_inline_end(struct ringtrace_thread_view *t)
+ringtrace_inline_end(struct ringtrace_thread_view *t, ringtrace_inline_rcu_t r)
 {
-	RINGTRACE_RCU_READ_UNLOCK();
+	RINGTRACE_RCU_READ_UNLOCK(r);
 	t->depth = 0;
 }
 
@@ -158,7 +167,8 @@ ringtrace_inline_ready(struct ringtrace_event *ev, int *i)
  * ringtrace_inline_ready() found: the thread's depth 1, the read-side
  * section, then inside it the event's registry state (in *@pp, valid
  * until the section is left) and the instance's part of the test: no
- * filter and nothing armed there.
+ * filter and nothing armed there. The section's reader record goes to
+ * *@rp, for ringtrace_inline_end().
  * Return: the buffer to reserve in (leave with ringtrace_inline_end());
  * or NULL with *@pp set, still inside the section, when the instance has
  * a filter or is armed (a trigger, a pid list, soft-disabled): the record
@@ -169,15 +179,18 @@ static inline __attribute__((always_inline, no_instrument_function))
 struct ringbuf *
 ringtrace_inline_begin(struct ringtrace_event *ev,
 		       struct ringtrace_thread_view *t, int i,
-		       const struct ringtrace_event_view **pp)
+		       const struct ringtrace_event_view **pp,
+		       ringtrace_inline_rcu_t *rp)
 {
 	const struct ringtrace_event_view *p;
+	ringtrace_inline_rcu_t r;
 	struct ringbuf *rb;
 
 	t->depth = 1;
 	/* (orders the depth before the section for the compiler: a signal
 	 * handler that writes sees it) */
-	RINGTRACE_RCU_READ_LOCK();
+	r = RINGTRACE_RCU_READ_LOCK();
+	*rp = r;
 	/* Acquire: pairs with the library's release store that publishes
 	 * the state once filled; unregistering clears it before its grace
 	 * period, so the state seen here lives until the section ends. */
@@ -189,21 +202,19 @@ ringtrace_inline_begin(struct ringtrace_event *ev,
 	if (__builtin_expect(!p || !((RINGTRACE_LOAD_RELAXED(&ev->enabled) >>
 				     i) & 1),
 			     0)) {
-		ringtrace_inline_end(t);
+		ringtrace_inline_end(t, r);
 		return NULL;
 	}
 	/* Acquire: pairs with the release store of rt_inst_rb_set(), which
 	 * publishes a buffer once it is initialised. */
 	rb = __atomic_load_n(&ringtrace_inst_rbs[i], __ATOMIC_ACQUIRE);
-	/* Acquire: pairs with the release store of a new filter
-	 * (rt_filter_swap()); relaxed for the slow bit, as in
-	 * ringtrace_write_record(). Seen inside the section, a filter set
-	 * before a grace period began is never missed. */
-	if (__builtin_expect(rb && !__atomic_load_n(&p->filter[i],
-						    __ATOMIC_ACQUIRE) &&
-				     !((__atomic_load_n(&p->slow_mask,
-							__ATOMIC_RELAXED) >>
-					i) & 1),
+	/* (layout 5) the slow bit covers a filter too. Relaxed, as in
+	 * ringtrace_write_record(): a write racing with a change is kept or
+	 * dropped as if it came just before; ringtrace_write_armed() loads
+	 * the filter itself with an acquire. */
+	if (__builtin_expect(rb && !((__atomic_load_n(&p->slow_mask,
+						      __ATOMIC_RELAXED) >>
+				       i) & 1),
 			     1)) {
 		*pp = p;
 		return rb;
@@ -212,7 +223,7 @@ ringtrace_inline_begin(struct ringtrace_event *ev,
 		*pp = p; /* filtered or armed: ringtrace_write_armed() */
 		return NULL;
 	}
-	ringtrace_inline_end(t);
+	ringtrace_inline_end(t, r);
 	return NULL;
 }
 

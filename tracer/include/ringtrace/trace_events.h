@@ -279,8 +279,9 @@
 		if (RINGTRACE_CLASS_FIXED(name)) {                          \
 			struct ringtrace_thread_view *__t = &ringtrace_thread;\
 			const struct ringtrace_event_view *__p;             \
+			ringtrace_inline_rcu_t __r;                         \
 			struct ringbuf *__rb = ringtrace_inline_begin(      \
-				__ev, __t, __i, &__p);                      \
+				__ev, __t, __i, &__p, &__r);                \
 			if (__builtin_expect(__rb != NULL, 1)) {            \
 				int __err;                                  \
 				struct ringbuf_event *__e =                 \
@@ -297,7 +298,7 @@
 					{ __VA_ARGS__ }                     \
 					ringbuf_fe_commit(__rb);            \
 				}                                           \
-				ringtrace_inline_end(__t);                  \
+				ringtrace_inline_end(__t, __r);             \
 				return;                                     \
 			}                                                   \
 			if (__p != NULL) { /* still in the section */       \
@@ -317,7 +318,7 @@
 		}                                                           \
 	}
 /* A program built against another layout of the views fails to load. */
-#define RINGTRACE_INLINE_REGISTER (void)&ringtrace_inline_layout_4;
+#define RINGTRACE_INLINE_REGISTER (void)&ringtrace_inline_layout_5;
 #else
 #define RINGTRACE_INLINE_CLASS(name, proto, args, tstruct, ...)
 #define RINGTRACE_INLINE_DISPATCH(name, ...)
