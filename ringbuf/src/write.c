@@ -1773,8 +1773,8 @@ struct ringbuf_event *ringbuf_fe_reserve_noted(struct ringbuf *rb,
  * stamps. A stamp the caller read (ringbuf_reserve_inline_at()) is not
  * used: this path reads the clock itself.
  */
-struct ringbuf_event *ringbuf_fe_reserve_flagged(struct ringbuf *rb,
-						 unsigned long length, int *err)
+struct ringbuf_event *ringbuf_fe_reserve_rare(struct ringbuf *rb,
+					      unsigned long length, int *err)
 {
 	struct rb_tls *t = &rb_tls;
 	unsigned int d = t->depth - 1;
@@ -1790,6 +1790,14 @@ struct ringbuf_event *ringbuf_fe_reserve_flagged(struct ringbuf *rb,
 	if (likely(event))
 		RB_TESTPOINT(cb, RINGBUF_TP_RESERVED);
 	return event;
+}
+
+/* (RINGBUF_0.7's name: its inline code loads the cpu buffer's
+ * record_disabled itself; the checks are the same.) */
+struct ringbuf_event *ringbuf_fe_reserve_flagged(struct ringbuf *rb,
+						 unsigned long length, int *err)
+{
+	return ringbuf_fe_reserve_rare(rb, length, err);
 }
 
 /* The inline reserve met a case of the stamp logic it does not take

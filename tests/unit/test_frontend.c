@@ -158,6 +158,29 @@ static void slow_reasons(void)
 			ASSERT_EQ(fe_slow(rb), base);
 		}
 
+		/* a cpu buffer's disable is a count too, an extra enable
+		 * clamped; per-thread, the thread's slot disabled refuses the
+		 * inline write (the only load of the cpu buffer's word the
+		 * write makes is behind fe_slow) */
+		ASSERT_TRUE(write_inline(rb, n, g_lens[n % NLENS]));
+		n++;
+		for (int c = 0; c < ringbuf_nr_cpus(rb); c++) {
+			if (ringbuf_entries_cpu(rb, c) == 0)
+				continue;
+			ringbuf_record_disable_cpu(rb, c);
+			ringbuf_record_disable_cpu(rb, c);
+			ASSERT_EQ(fe_slow(rb), base + 2);
+			if (!model)
+				ASSERT_NULL(ringbuf_reserve_inline(rb, 8));
+			ringbuf_record_enable_cpu(rb, c);
+			ASSERT_EQ(fe_slow(rb), base + 1);
+			ringbuf_record_enable_cpu(rb, c);
+			ringbuf_record_enable_cpu(rb, c);
+			ASSERT_EQ(fe_slow(rb), base);
+		}
+		ringbuf_record_enable_cpu(rb, 999);
+		ASSERT_EQ(fe_slow(rb), base);
+
 		ringbuf_set_time_stamp_abs(rb, true);
 		ringbuf_set_time_stamp_abs(rb, true);
 		ASSERT_EQ(fe_slow(rb), base + 1);

@@ -22,7 +22,9 @@
  * ringbuf_fe_claim_active_slow(), while the earlier slow paths keep the
  * claim for one write that the earlier headers' inline code knows; the
  * buffer's fe_slow word, the rare cases of a write in one test, to
- * RINGBUF_0.7: ringbuf_fe_reserve_flagged()), and a change of it changes
+ * RINGBUF_0.7: ringbuf_fe_reserve_flagged(); that word counting the
+ * disabled cpu buffers too, to RINGBUF_0.8: ringbuf_fe_reserve_rare()),
+ * and a change of it changes
  * that version. Use only the functions; the structures may grow
  * and their fields are no interface.
  *
@@ -114,10 +116,12 @@ struct ringbuf_fe_buffer {
 	struct ringbuf_fe_cpu **buffers;
 	/* (RINGBUF_0.7) Nonzero while a write cannot take the inline path
 	 * for a reason of the whole buffer: recording off or disabled,
-	 * absolute time stamps, writers that fence themselves. One count per
-	 * reason, kept by the library beside the words the earlier headers'
-	 * inline code tests (record_disabled, time_stamp_abs,
-	 * ringbuf_fe_writer_fence), which keep their meaning. */
+	 * absolute time stamps, writers that fence themselves; (RINGBUF_0.8)
+	 * a cpu buffer disabled. One count per reason, kept by the library
+	 * beside the words the earlier headers' inline code tests
+	 * (record_disabled of the buffer and of its cpu buffers,
+	 * time_stamp_abs, ringbuf_fe_writer_fence), which keep their
+	 * meaning. */
 	int fe_slow;
 };
 
@@ -199,11 +203,15 @@ RINGBUF_API uintptr_t ringbuf_fe_claim_noted_slow(struct ringbuf *rb, int cpu,
  * returns is marked active already (active raised by one). */
 RINGBUF_API uintptr_t ringbuf_fe_claim_active_slow(struct ringbuf *rb, int cpu,
 						   int *err);
-/* The reserve's slow path of this header (RINGBUF_0.7): the write is
+/* The reserve's slow path of the RINGBUF_0.7 header: the write is
  * entered (frame pushed, cpu buffer active) and one of the rare cases
  * holds (a spare, the buffer's fe_slow, the cpu buffer disabled). */
 RINGBUF_API struct ringbuf_event *
 ringbuf_fe_reserve_flagged(struct ringbuf *rb, unsigned long length, int *err);
+/* The same for this header (RINGBUF_0.8), whose inline code finds a
+ * disabled cpu buffer in the buffer's fe_slow. */
+RINGBUF_API struct ringbuf_event *
+ringbuf_fe_reserve_rare(struct ringbuf *rb, unsigned long length, int *err);
 /* (the frame word without RINGBUF_FE_NOTED: earlier headers' inline code) */
 RINGBUF_API uintptr_t ringbuf_fe_claim_slow(struct ringbuf *rb, int cpu,
 					    int *err);
@@ -539,9 +547,18 @@ busy:
 }
 #endif
 
-/* A 64-bit word that may overlay narrower fields (the claim's one load
- * of the owner word and record_disabled). */
-typedef uint64_t __attribute__((may_alias)) ringbuf_fe_u64_alias;
+/*
+ * The frame word of a cpu buffer of the fast path (@cb not claimed by
+ * this write): the buffer's array holds no NULL, which the compiler is
+ * told, so that the caller's test of the word for a failure (0) is left
+ * to the slow paths that may return one.
+ */
+RINGBUF_FE_INLINE uintptr_t ringbuf_fe_cb_word(struct ringbuf_fe_cpu *cb)
+{
+	if (!cb)
+		__builtin_unreachable();
+	return (uintptr_t)cb;
+}
 
 /* The data page (sub-buffer) of local page @id. */
 RINGBUF_FE_INLINE unsigned char *ringbuf_fe_page_data(struct ringbuf_fe_cpu *cb,
@@ -588,34 +605,19 @@ RINGBUF_FE_INLINE uintptr_t ringbuf_fe_claim_cpu_as(struct ringbuf *rb,
 #ifdef RINGBUF_FE_RSEQ_ASM
 	if (ringbuf_fe_likely(rseq)) {
 		/* The claim the thread keeps between writes: no store to the
-		 * owner word, no release of it. Relaxed: only our own kept id
-		 * there means anything here; the sequence checks it again.
-		 * A disabled cpu buffer takes no writer (the slow path finds
-		 * it another). */
+		 * owner word, no release of it; the sequence checks that the
+		 * word holds our kept id. (Since RINGBUF_0.8 not before it
+		 * too: a disabled cpu buffer, which the earlier check sent to
+		 * the slow path with the owner word, counts in the buffer's
+		 * fe_slow, which the write tests after raising active.) */
 		uint32_t tidk = t->tid | RINGBUF_FE_KEPT;
-#ifndef RINGBUF_FE_TSAN
-		/* The owner word and record_disabled in one 64-bit load (x86
-		 * is little endian: owner in the low half): our kept id and
-		 * 0. (With a claim per record this load was 2 ns slower: the
-		 * thread's release store of the owner word was often still in
-		 * the store buffer, and a wider load cannot take it from
-		 * there; a kept claim stores nothing there.) */
-		bool ours = __atomic_load_n((const ringbuf_fe_u64_alias *)(const void *)
-						    &cb->owner,
-					    __ATOMIC_RELAXED) == tidk;
-#else
-		/* (two loads, as ThreadSanitizer sees the two words) */
-		bool ours = __atomic_load_n(&cb->owner, __ATOMIC_RELAXED) == tidk &&
-			    !__atomic_load_n(&cb->record_disabled, __ATOMIC_RELAXED);
-#endif
 
 		/* (exit_armed is not looked at: only the claim's slow path,
 		 * which arms the exit destructor first, stores a kept id; a
 		 * thread without one, tid 0, finds KEPT alone nowhere) */
-		if (ringbuf_fe_likely(ours && ringbuf_fe_rseq_enter(&cb->owner,
-								    &cb->active,
-								    cpu, tidk) > 0))
-			return (uintptr_t)cb;
+		if (ringbuf_fe_likely(ringbuf_fe_rseq_enter(&cb->owner, &cb->active,
+							    cpu, tidk) > 0))
+			return ringbuf_fe_cb_word(cb);
 		/* taken over, another thread's, aborted: the slow path */
 		return ringbuf_fe_claim_active_slow(rb, cpu, err);
 	}
@@ -627,7 +629,7 @@ RINGBUF_FE_INLINE uintptr_t ringbuf_fe_claim_cpu_as(struct ringbuf *rb,
 	own = __atomic_load_n(&cb->owner, __ATOMIC_RELAXED);
 	if (own == t->tid) {
 		ringbuf_fe_local_add(1, &cb->active);
-		return (uintptr_t)cb;
+		return ringbuf_fe_cb_word(cb);
 	}
 	if (rseq)
 		/* a build that cannot run the sequence leaves it to the
@@ -689,7 +691,7 @@ RINGBUF_FE_INLINE uintptr_t ringbuf_fe_writer_get(struct ringbuf *rb,
 				b->buffers[key & ((1u << RINGBUF_FE_SLOT_IDX_BITS) - 1)];
 
 			ringbuf_fe_local_add(1, &cb->active);
-			return (uintptr_t)cb;
+			return ringbuf_fe_cb_word(cb);
 		}
 		return ringbuf_fe_claim_active_slow(rb, -1, err);
 	}
@@ -711,9 +713,9 @@ RINGBUF_FE_INLINE uintptr_t ringbuf_fe_writer_get(struct ringbuf *rb,
 		 * from the hint instead, and cpu_id only compared with it: a
 		 * predicted branch, not a dependency. The claim below checks
 		 * cpu_id again inside its restartable sequence. */
-		__asm__ __volatile__("movl %%fs:(%1), %0"
+		__asm__ __volatile__("movl %%fs:4(%1), %0"
 				     : "=r"(cpu)
-				     : "r"(__rseq_offset + 4));
+				     : "r"(__rseq_offset));
 		cpu = ringbuf_fe_forced_cpu(t, cpu);
 		if (ringbuf_fe_unlikely(cpu != hint)) {
 			/* Relaxed: as above. */
@@ -838,20 +840,24 @@ ringbuf_fe_reserve_next(struct ringbuf *rb, struct ringbuf_fe_cpu *cb,
 						      len, ts);
 
 	/*D*/ ringbuf_fe_local_set(&m->write_stamp, ts);
-	/* The first event of a page has the page's time stamp. */
-	if (!tail)
-		delta = 0;
 	page = ringbuf_fe_page_data(cb, tail_page);
 	event = (struct ringbuf_event *)(page + RINGBUF_PAGE_HDR_SIZE + tail);
+	ringbuf_fe_local_add(1, &tp->entries);
+	ringbuf_fe_local_add(len, &m->entries_bytes);
 	/* The header in one store: type_len (words of payload), delta. */
 	hdr = (uint32_t)((len - RINGBUF_EVENT_HDR_SIZE) / 4) |
 	      (uint32_t)(delta << 5);
-	__builtin_memcpy(event, &hdr, sizeof(hdr));
-	ringbuf_fe_local_add(1, &tp->entries);
-	if (ringbuf_fe_unlikely(!tail))
-		/* Relaxed: published by the commit's release store. */
+	if (ringbuf_fe_unlikely(!tail)) {
+		/* The first event of a page has the page's time stamp.
+		 * Relaxed: published by the commit's release store. */
 		__atomic_store_n((uint64_t *)page, ts, __ATOMIC_RELAXED);
-	ringbuf_fe_local_add(len, &m->entries_bytes);
+		hdr = (uint32_t)((len - RINGBUF_EVENT_HDR_SIZE) / 4);
+	}
+	/* The header is the last store of the reserve: the caller's
+	 * ringbuf_event_data_inline() reads its type_len back, and the
+	 * compiler takes it from here (a constant for a constant length)
+	 * rather than from memory. */
+	__builtin_memcpy(event, &hdr, sizeof(hdr));
 	return event;
 }
 
@@ -957,11 +963,11 @@ ringbuf_fe_reserve_ts(struct ringbuf *rb, unsigned long length,
 	cb = (struct ringbuf_fe_cpu *)RINGBUF_FE_FRAME_CB(f);
 	/*
 	 * Every rare case of the entered write in one test, each handled
-	 * out of line by ringbuf_fe_reserve_flagged() (RINGBUF_0.7): a
+	 * out of line by ringbuf_fe_reserve_rare() (RINGBUF_0.8): a
 	 * spare, whose CPU note goes first; the buffer's fe_slow (recording
-	 * off or disabled, absolute stamps, writers that fence themselves:
-	 * the fence and the disable flags are then looked at there); the
-	 * cpu buffer disabled. After the active mark, as
+	 * off or disabled, a cpu buffer of it disabled, absolute stamps,
+	 * writers that fence themselves: the fence and the disable flags
+	 * are then looked at there). After the active mark, as
 	 * ringbuf_fe_writer_check() loads the flags (the store-buffer
 	 * pattern with a resize/reset: it raises fe_slow with the flag,
 	 * before its membarrier()). Acquire: pairs with the release of
@@ -972,10 +978,8 @@ ringbuf_fe_reserve_ts(struct ringbuf *rb, unsigned long length,
 		    (f & RINGBUF_FE_NOTED) |
 		    (unsigned int)__atomic_load_n(
 			    &((const struct ringbuf_fe_buffer *)rb)->fe_slow,
-			    __ATOMIC_ACQUIRE) |
-		    (unsigned int)__atomic_load_n(&cb->record_disabled,
-						  __ATOMIC_RELAXED)))
-		return ringbuf_fe_reserve_flagged(rb, length, err);
+			    __ATOMIC_ACQUIRE)))
+		return ringbuf_fe_reserve_rare(rb, length, err);
 	event = ringbuf_fe_reserve_next(rb, cb, length, mono_ts, err);
 	if (ringbuf_fe_likely(event))
 		RINGBUF_FE_TESTPOINT(cb, RINGBUF_TP_RESERVED);
@@ -1019,7 +1023,13 @@ RINGBUF_FE_INLINE void ringbuf_fe_end_commit(struct ringbuf_fe_cpu *cb,
 					 ringbuf_fe_local_read(&cb->pages[commit].write) &
 						 RINGBUF_FE_WRITE_MASK,
 					 __ATOMIC_RELEASE);
-			ringbuf_fe_local_add((uint64_t)-1, &cb->committing);
+			/* Userspace: a store of 0 where rb_end_commit()
+			 * decrements: committing was 1 above, and a handler
+			 * that writes in between leaves it as it found it
+			 * (its own rb_start_commit() and rb_end_commit()
+			 * pair up), so the result is the same without the
+			 * read-modify-write. */
+			ringbuf_fe_local_set(&cb->committing, 0);
 			/* synchronize with our signal handlers */
 			ringbuf_fe_barrier();
 			RINGBUF_FE_TESTPOINT(cb, RINGBUF_TP_COMMIT_END);
@@ -1113,10 +1123,14 @@ RINGBUF_FE_INLINE int ringbuf_commit_inline(struct ringbuf *rb)
 /** ringbuf_event_data_inline - ringbuf_event_data(), inline */
 RINGBUF_FE_INLINE void *ringbuf_event_data_inline(struct ringbuf_event *event)
 {
+	uint32_t hdr;
+
 	/* The record the fast path reserves: type_len 1..28, the payload
-	 * at array[0] (one test; 0 wraps above the range). */
-	if (ringbuf_fe_likely((unsigned int)event->type_len - 1u <
-			      RINGBUF_TYPE_DATA_TYPE_LEN_MAX))
+	 * at array[0] (one test; 0 wraps above the range). The header word
+	 * read whole, as ringbuf_fe_reserve_next() stored it: the compiler
+	 * takes the value from that store, and the test folds. */
+	__builtin_memcpy(&hdr, event, sizeof(hdr));
+	if (ringbuf_fe_likely((hdr & 0x1fu) - 1u < RINGBUF_TYPE_DATA_TYPE_LEN_MAX))
 		return &event->array[0];
 	if (event->type_len == RINGBUF_TYPE_TIME_EXTEND ||
 	    event->type_len == RINGBUF_TYPE_TIME_STAMP)
