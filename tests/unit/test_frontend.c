@@ -115,6 +115,47 @@ static void abs_stamps(void)
 	ringbuf_free(rb);
 }
 
+/*
+ * A stamp that lies before the last record's (read on another CPU just
+ * after a hand-over) is raised to it, on a page's first record (the
+ * buffer's first, inline; after a crossing, out of line) as on the
+ * others: the times read back never go back. The cpu buffers' last
+ * stamp is moved far ahead to make every clock read lie before it.
+ */
+static void stamp_behind(void)
+{
+	for (int model = 0; model < 2; model++) {
+		RINGBUF_OPTS(o, .size = TU_PAGES(16), .nr_cpus = 1,
+			     .clock = RINGBUF_CLOCK_TSC,
+			     .model = model ? RINGBUF_PER_CPU : RINGBUF_PER_THREAD);
+		struct ringbuf *rb = ringbuf_create(&o);
+		const struct ringbuf_fe_buffer *b;
+		struct ringbuf_event *ev;
+		uint64_t ahead, ts;
+		uint32_t n;
+		int cpu;
+
+		ASSERT_NOT_NULL(rb);
+		b = (const struct ringbuf_fe_buffer *)(const void *)rb;
+		ahead = ringbuf_time_stamp(rb) + (1ULL << 40);
+		for (int c = 0; c < ringbuf_nr_cpus(rb); c++) {
+			b->buffers[c]->meta->before_stamp = ahead;
+			b->buffers[c]->meta->write_stamp = ahead;
+		}
+		/* past a page crossing */
+		for (n = 0; n < 60; n++)
+			ASSERT_TRUE(write_inline(rb, n, g_lens[n % NLENS]));
+		for (uint32_t i = 0; i < n; i++) {
+			ASSERT_NOT_NULL(ev = ringbuf_consume_next(rb, &cpu, &ts, NULL));
+			tu_check(ringbuf_event_data(ev), ringbuf_event_length(ev), i,
+				 g_lens[i % NLENS]);
+			ASSERT_EQ(ts, ahead);
+		}
+		ASSERT_TRUE(ringbuf_empty(rb));
+		ringbuf_free(rb);
+	}
+}
+
 /* The buffer's count of reasons for the out-of-line reserve. */
 static int fe_slow(struct ringbuf *rb)
 {
@@ -681,7 +722,7 @@ static void legacy_claim(void)
 static const struct rbt_case cases[] = {
 	RBT_CASE(pages_per_thread),
 	RBT_CASE(pages_per_cpu),
-	RBT_CASE(abs_stamps), RBT_CASE(slow_reasons),
+	RBT_CASE(abs_stamps), RBT_CASE(stamp_behind), RBT_CASE(slow_reasons),
 	RBT_CASE(signal_nest),
 	RBT_CASE(mixed),
 	RBT_CASE(rseq_claim),

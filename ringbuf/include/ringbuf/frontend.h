@@ -679,30 +679,20 @@ RINGBUF_FE_INLINE uintptr_t ringbuf_fe_writer_get(struct ringbuf *rb,
 						  struct ringbuf_tls *t, int *err)
 {
 	const struct ringbuf_fe_buffer *b = (const struct ringbuf_fe_buffer *)rb;
+	uint64_t key;
 	bool rseq;
 	int cpu;
 
-	if (b->model == RINGBUF_PER_THREAD) {
-		/* Relaxed: the thread's own word (and its handlers'). */
-		uint64_t key = __atomic_load_n(&t->slot[0], __ATOMIC_RELAXED);
-
-		if (ringbuf_fe_likely(key >> RINGBUF_FE_SLOT_IDX_BITS == b->uid)) {
-			struct ringbuf_fe_cpu *cb =
-				b->buffers[key & ((1u << RINGBUF_FE_SLOT_IDX_BITS) - 1)];
-
-			ringbuf_fe_local_add(1, &cb->active);
-			return ringbuf_fe_cb_word(cb);
-		}
-		return ringbuf_fe_claim_active_slow(rb, -1, err);
-	}
 #if defined(__x86_64__)
 	/* A buffer claimed by restartable sequences exists only where glibc
 	 * registered rseq (rb_rseq_ok): its cpu_id is read without looking
 	 * at ringbuf_fe_rseq_ok, a load through the GOT saved. The claim is
 	 * inlined once for each value of rseq_claim (read once: fixed at
-	 * creation), so that the path taken tests it once. */
+	 * creation), so that the path taken tests it once. Tested first:
+	 * only a per-CPU buffer has it, so this path does not look at the
+	 * model. */
 	rseq = b->rseq_claim;
-	if (ringbuf_fe_likely(rseq)) {
+	if (rseq) {
 		/* Relaxed: the thread's own word (and its handlers'); a
 		 * handler that rewrites it in between costs a slow path. */
 		int hint = __atomic_load_n(&t->cpu_hint, __ATOMIC_RELAXED);
@@ -732,6 +722,20 @@ RINGBUF_FE_INLINE uintptr_t ringbuf_fe_writer_get(struct ringbuf *rb,
 #else
 	rseq = false;
 #endif
+	/* The per-thread model's slot, from the thread's cache: a key of
+	 * this buffer there is enough, without a look at the model (only
+	 * per-thread buffers are cached; uids are never reused, never 0).
+	 * Relaxed: the thread's own word (and its handlers'). */
+	key = __atomic_load_n(&t->slot[0], __ATOMIC_RELAXED);
+	if (ringbuf_fe_likely(key >> RINGBUF_FE_SLOT_IDX_BITS == b->uid)) {
+		struct ringbuf_fe_cpu *cb =
+			b->buffers[key & ((1u << RINGBUF_FE_SLOT_IDX_BITS) - 1)];
+
+		ringbuf_fe_local_add(1, &cb->active);
+		return ringbuf_fe_cb_word(cb);
+	}
+	if (b->model == RINGBUF_PER_THREAD)
+		return ringbuf_fe_claim_active_slow(rb, -1, err);
 	cpu = ringbuf_fe_current_cpu();
 	return ringbuf_fe_claim_cpu_as(rb, t, ringbuf_fe_forced_cpu(t, cpu), rseq,
 				       err);
@@ -744,10 +748,18 @@ RINGBUF_FE_INLINE void ringbuf_fe_writer_put(struct ringbuf_tls *t, unsigned int
 	/* Release: the write's accesses happen before a resize/reset that
 	 * sees active drop (acquire in rb_writers_drain()), and before the
 	 * takeover of a kept claim by another thread, which finds active 0
-	 * (rb_rseq_take()). A load and a store, not a LOCKed RMW: only our
-	 * handlers share the word while it is raised. */
+	 * (rb_rseq_take()). Not a LOCKed RMW: only our handlers share the
+	 * word while it is raised. On x86-64 one add to memory after a
+	 * compiler barrier: its store is a release store there (stores are
+	 * not reordered with earlier loads and stores); elsewhere, and
+	 * under ThreadSanitizer, a load and a release store. */
+#if defined(__x86_64__) && !defined(RINGBUF_FE_TSAN)
+	ringbuf_fe_barrier();
+	ringbuf_fe_local_add((uint64_t)-1, &cb->active);
+#else
 	__atomic_store_n(&cb->active, ringbuf_fe_local_read(&cb->active) - 1,
 			 __ATOMIC_RELEASE);
+#endif
 	/* The frame names no cpu buffer once the write is over: a thread
 	 * that leaves between the next ringbuf_fe_writer_begin()'s depth and
 	 * its frame (pthread_exit() from a handler, asynchronous
@@ -812,17 +824,22 @@ ringbuf_fe_reserve_next(struct ringbuf *rb, struct ringbuf_fe_cpu *cb,
 	else
 		ts = ringbuf_fe_time_stamp(rb);
 	/* Userspace: a stamp read on another CPU just after a hand-over
-	 * may lie before the last one; clamp (see __rb_reserve_next). */
-	if (ringbuf_fe_unlikely(ts < after))
+	 * may lie before the last one, which the kernel's never does: it
+	 * is clamped (see __rb_reserve_next). A stamp the caller read is
+	 * clamped here (the record keeps the caller's time or the last
+	 * one); one read here goes out of line instead, where the clamp
+	 * is: its delta wraps to a width the test below sends there. */
+	if (mono_ts && ringbuf_fe_unlikely(ts < after))
 		ts = after;
 	delta = ts - after;
 	/* (absolute stamps were sent out of line before: the buffer's
 	 * fe_slow, tested by ringbuf_fe_reserve_ts()) */
 	/* The stamp pair and the delta's width in one test (the first
-	 * record of a page, w 0, takes the page's stamp: tested second). */
+	 * record of a page, w 0, takes the page's stamp, if it does not
+	 * lie before the last one: tested second). */
 	if (ringbuf_fe_unlikely(((before ^ after) |
 				 (delta & RINGBUF_FE_TS_DELTA_TEST)) != 0) &&
-	    w)
+	    (w || ts < after))
 		return ringbuf_fe_reserve_next_slow(rb, cb, length, err);
 	RINGBUF_FE_TESTPOINT(cb, RINGBUF_TP_RESERVE_A_B);
 
