@@ -430,7 +430,9 @@ void __tsan_acquire(void *addr);
  * clobbered): RINGBUF_FE_RSEQ_BEGIN stores the descriptor's address in
  * the thread's rseq_cs; the sequence runs from label 1, jumps to 5 when
  * not on its CPU, to 6 when busy, and its last instruction, the commit,
- * comes right before RINGBUF_FE_RSEQ_END (label 2). The descriptor
+ * comes right before RINGBUF_FE_RSEQ_END (label 2), after which the
+ * success goes straight on (5 and 6 are out of line, beside the abort
+ * handler). The descriptor
  * (struct rseq_cs: version, flags, start, length, abort) goes to its own
  * section; the abort handler (4) is preceded by the signature glibc
  * registered (RSEQ_SIG, 0x53053053 on x86), encoded as the operand of a
@@ -458,14 +460,14 @@ void __tsan_acquire(void *addr);
 #define RINGBUF_FE_RSEQ_END                                                \
 	"2:\n\t"                                                            \
 	"movq $0, %%fs:8(%[area])\n\t"                                       \
-	"jmp 7f\n"                                                          \
+	".pushsection __rseq_failure, \"ax\"\n"                            \
 	"5:\n\t"                                                            \
 	"movq $0, %%fs:8(%[area])\n\t"                                       \
 	"jmp %l[aborted]\n"                                                 \
 	"6:\n\t"                                                            \
 	"movq $0, %%fs:8(%[area])\n\t"                                       \
-	"jmp %l[busy]\n"                                                    \
-	"7:\n\t"
+	"jmp %l[busy]\n\t"                                                 \
+	".popsection\n\t"
 /*
  * ringbuf_fe_rseq_claim - claim the cpu buffer of @cpu for thread @tid
  * without a LOCKed instruction: a restartable sequence on the rseq area
