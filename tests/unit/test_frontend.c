@@ -719,6 +719,40 @@ static void legacy_claim(void)
 #endif
 }
 
+/*
+ * The claim kept between writes on a CPU buffer that gets disabled: the
+ * thread's next write goes to a spare (ringbuf_record_disable_cpu()),
+ * the claim stays, and the buffer takes its writes again once enabled.
+ * (Without rseq, the claim for one write does the same.)
+ */
+static void kept_disabled(void)
+{
+	RINGBUF_OPTS(o, .size = TU_PAGES(4), .model = RINGBUF_PER_CPU,
+		     .spare_buffers = 1);
+	struct ringbuf *rb;
+	int cpu = pin_here();
+
+	check_rseq();
+	rb = ringbuf_create(&o);
+	ASSERT_NOT_NULL(rb);
+	ASSERT_TRUE(write_inline(rb, 0, 16));
+	ASSERT_TRUE(write_inline(rb, 1, 16));
+	ASSERT_EQ(ringbuf_entries_cpu(rb, cpu), 2);
+	if (rseq_claims(rb))
+		ASSERT_EQ(fe_cpu(rb, cpu)->owner,
+			  ringbuf_tls.tid | RINGBUF_FE_KEPT);
+	ringbuf_record_disable_cpu(rb, cpu);
+	ASSERT_TRUE(write_inline(rb, 2, 16));
+	ASSERT_TRUE(write_inline(rb, 3, 16));
+	ASSERT_EQ(ringbuf_entries_cpu(rb, cpu), 2);
+	ASSERT_EQ(ringbuf_entries(rb), 4);
+	ASSERT_EQ(fe_cpu(rb, cpu)->active, 0);
+	ringbuf_record_enable_cpu(rb, cpu);
+	ASSERT_TRUE(write_inline(rb, 4, 16));
+	ASSERT_EQ(ringbuf_entries_cpu(rb, cpu), 3);
+	ringbuf_free(rb);
+}
+
 static const struct rbt_case cases[] = {
 	RBT_CASE(pages_per_thread),
 	RBT_CASE(pages_per_cpu),
@@ -727,6 +761,6 @@ static const struct rbt_case cases[] = {
 	RBT_CASE(mixed),
 	RBT_CASE(rseq_claim),
 	RBT_CASE(claim_exclusive), RBT_CASE(cpu_hint),
-	RBT_CASE(kept_claim), RBT_CASE(legacy_claim),
+	RBT_CASE(kept_claim), RBT_CASE(kept_disabled), RBT_CASE(legacy_claim),
 };
 RBT_MAIN(cases)
