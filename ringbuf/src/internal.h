@@ -374,7 +374,9 @@ struct ringbuf {
 	 * The reasons a write leaves the inline path after entering it
 	 * (ringbuf_fe_reserve_flagged()), counted: one per unit of
 	 * record_disabled (each disable, each of its RB_BUFFER_* bits set),
-	 * one for absolute time stamps, one for writers that fence
+	 * one per unit of a cpu buffer's record_disabled (RINGBUF_0.8: the
+	 * inline code does not load that word itself), one for absolute
+	 * time stamps, one for writers that fence
 	 * themselves. Raised after the word it stands for, before any
 	 * membarrier() that pairs with the writers; lowered after it, with
 	 * release (rb_fe_slow_raise(), rb_fe_slow_lower()).

@@ -1027,21 +1027,36 @@ void ringbuf_record_disable_cpu(struct ringbuf *rb, int cpu)
 {
 	struct ringbuf_cpu *cb = rb_cpu_get(rb, cpu);
 
-	/* Relaxed: a switch; writers racing with it may still write. */
-	if (cb)
+	/* Relaxed: a switch; writers racing with it may still write. The
+	 * buffer's fe_slow counts it (the inline code of RINGBUF_0.8 looks
+	 * at the cpu buffer's word only there). */
+	if (cb) {
 		atomic_fetch_add_explicit(&cb->record_disabled, 1,
 					  memory_order_relaxed);
+		rb_fe_slow_raise(rb);
+	}
 }
 
 void ringbuf_record_enable_cpu(struct ringbuf *rb, int cpu)
 {
 	struct ringbuf_cpu *cb = rb_cpu_get(rb, cpu);
+	int old;
 
-	/* Relaxed: as ringbuf_record_disable_cpu(). */
-	if (cb && atomic_load_explicit(&cb->record_disabled,
-				       memory_order_relaxed) > 0)
-		atomic_fetch_sub_explicit(&cb->record_disabled, 1,
-					  memory_order_relaxed);
+	if (!cb)
+		return;
+	/* Relaxed: as ringbuf_record_disable_cpu(). Clamped at zero, one
+	 * lower of fe_slow per unit taken off; bounded: a failed exchange
+	 * means another thread changed the count, and is retried with the
+	 * value it left (giving up leaves it as that thread set it). */
+	old = atomic_load_explicit(&cb->record_disabled, memory_order_relaxed);
+	for (int tries = 0; tries < 1000 && old > 0; tries++) {
+		if (atomic_compare_exchange_weak_explicit(
+			    &cb->record_disabled, &old, old - 1,
+			    memory_order_relaxed, memory_order_relaxed)) {
+			rb_fe_slow_lower(rb);
+			return;
+		}
+	}
 }
 
 void ringbuf_set_time_stamp_abs(struct ringbuf *rb, bool abs)

@@ -1773,8 +1773,8 @@ struct ringbuf_event *ringbuf_fe_reserve_noted(struct ringbuf *rb,
  * stamps. A stamp the caller read (ringbuf_reserve_inline_at()) is not
  * used: this path reads the clock itself.
  */
-struct ringbuf_event *ringbuf_fe_reserve_flagged(struct ringbuf *rb,
-						 unsigned long length, int *err)
+struct ringbuf_event *ringbuf_fe_reserve_rare(struct ringbuf *rb,
+					      unsigned long length, int *err)
 {
 	struct rb_tls *t = &rb_tls;
 	unsigned int d = t->depth - 1;
@@ -1782,6 +1782,35 @@ struct ringbuf_event *ringbuf_fe_reserve_flagged(struct ringbuf *rb,
 	struct ringbuf_cpu *cb = (struct ringbuf_cpu *)RINGBUF_FE_FRAME_CB(f);
 	struct ringbuf_event *event;
 
+	/*
+	 * The kept claim of a disabled CPU buffer: the inline code entered
+	 * it without looking at the flag (RINGBUF_0.8; its fe_slow brought
+	 * us here). The earlier inline code sent the thread's outermost
+	 * write to the claim's slow path instead, which writes elsewhere (a
+	 * spare first, see ringbuf_record_disable_cpu()): leave it, and
+	 * claim as that path does. A handler nesting in our own write of
+	 * it (active above 1) is refused below, as it was.
+	 */
+	if (unlikely(atomic_load_explicit(&cb->record_disabled,
+					  memory_order_relaxed)) &&
+	    rb->model == RINGBUF_PER_CPU && !(f & RINGBUF_FE_CLAIMED) &&
+	    local_read(&cb->active) == 1 &&
+	    atomic_load_explicit(&cb->owner, memory_order_relaxed) ==
+		    (t->tid | RINGBUF_FE_KEPT)) {
+		int cpu = cb->cpu;
+
+		ringbuf_fe_writer_put((struct ringbuf_tls *)t, d,
+				      (struct ringbuf_fe_cpu *)cb, false);
+		t->depth = d + 1;
+		barrier();
+		f = ringbuf_fe_claim_active_slow(rb, cpu, err);
+		if (!f) {
+			t->depth = d;
+			return NULL;
+		}
+		t->frame[d].cpu_buffer_claimed = f;
+		cb = (struct ringbuf_cpu *)RINGBUF_FE_FRAME_CB(f);
+	}
 	if (!ringbuf_fe_writer_check(rb, t, d, f, err))
 		return NULL;
 	if (f & RINGBUF_FE_NOTED)
@@ -1790,6 +1819,14 @@ struct ringbuf_event *ringbuf_fe_reserve_flagged(struct ringbuf *rb,
 	if (likely(event))
 		RB_TESTPOINT(cb, RINGBUF_TP_RESERVED);
 	return event;
+}
+
+/* (RINGBUF_0.7's name: its inline code loads the cpu buffer's
+ * record_disabled itself; the checks are the same.) */
+struct ringbuf_event *ringbuf_fe_reserve_flagged(struct ringbuf *rb,
+						 unsigned long length, int *err)
+{
+	return ringbuf_fe_reserve_rare(rb, length, err);
 }
 
 /* The inline reserve met a case of the stamp logic it does not take

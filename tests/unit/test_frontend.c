@@ -115,6 +115,47 @@ static void abs_stamps(void)
 	ringbuf_free(rb);
 }
 
+/*
+ * A stamp that lies before the last record's (read on another CPU just
+ * after a hand-over) is raised to it, on a page's first record (the
+ * buffer's first, inline; after a crossing, out of line) as on the
+ * others: the times read back never go back. The cpu buffers' last
+ * stamp is moved far ahead to make every clock read lie before it.
+ */
+static void stamp_behind(void)
+{
+	for (int model = 0; model < 2; model++) {
+		RINGBUF_OPTS(o, .size = TU_PAGES(16), .nr_cpus = 1,
+			     .clock = RINGBUF_CLOCK_TSC,
+			     .model = model ? RINGBUF_PER_CPU : RINGBUF_PER_THREAD);
+		struct ringbuf *rb = ringbuf_create(&o);
+		const struct ringbuf_fe_buffer *b;
+		struct ringbuf_event *ev;
+		uint64_t ahead, ts;
+		uint32_t n;
+		int cpu;
+
+		ASSERT_NOT_NULL(rb);
+		b = (const struct ringbuf_fe_buffer *)(const void *)rb;
+		ahead = ringbuf_time_stamp(rb) + (1ULL << 40);
+		for (int c = 0; c < ringbuf_nr_cpus(rb); c++) {
+			b->buffers[c]->meta->before_stamp = ahead;
+			b->buffers[c]->meta->write_stamp = ahead;
+		}
+		/* past a page crossing */
+		for (n = 0; n < 60; n++)
+			ASSERT_TRUE(write_inline(rb, n, g_lens[n % NLENS]));
+		for (uint32_t i = 0; i < n; i++) {
+			ASSERT_NOT_NULL(ev = ringbuf_consume_next(rb, &cpu, &ts, NULL));
+			tu_check(ringbuf_event_data(ev), ringbuf_event_length(ev), i,
+				 g_lens[i % NLENS]);
+			ASSERT_EQ(ts, ahead);
+		}
+		ASSERT_TRUE(ringbuf_empty(rb));
+		ringbuf_free(rb);
+	}
+}
+
 /* The buffer's count of reasons for the out-of-line reserve. */
 static int fe_slow(struct ringbuf *rb)
 {
@@ -157,6 +198,29 @@ static void slow_reasons(void)
 			on(rb);
 			ASSERT_EQ(fe_slow(rb), base);
 		}
+
+		/* a cpu buffer's disable is a count too, an extra enable
+		 * clamped; per-thread, the thread's slot disabled refuses the
+		 * inline write (the only load of the cpu buffer's word the
+		 * write makes is behind fe_slow) */
+		ASSERT_TRUE(write_inline(rb, n, g_lens[n % NLENS]));
+		n++;
+		for (int c = 0; c < ringbuf_nr_cpus(rb); c++) {
+			if (ringbuf_entries_cpu(rb, c) == 0)
+				continue;
+			ringbuf_record_disable_cpu(rb, c);
+			ringbuf_record_disable_cpu(rb, c);
+			ASSERT_EQ(fe_slow(rb), base + 2);
+			if (!model)
+				ASSERT_NULL(ringbuf_reserve_inline(rb, 8));
+			ringbuf_record_enable_cpu(rb, c);
+			ASSERT_EQ(fe_slow(rb), base + 1);
+			ringbuf_record_enable_cpu(rb, c);
+			ringbuf_record_enable_cpu(rb, c);
+			ASSERT_EQ(fe_slow(rb), base);
+		}
+		ringbuf_record_enable_cpu(rb, 999);
+		ASSERT_EQ(fe_slow(rb), base);
 
 		ringbuf_set_time_stamp_abs(rb, true);
 		ringbuf_set_time_stamp_abs(rb, true);
@@ -661,14 +725,48 @@ static void legacy_claim(void)
 #endif
 }
 
+/*
+ * The claim kept between writes on a CPU buffer that gets disabled: the
+ * thread's next write goes to a spare (ringbuf_record_disable_cpu()),
+ * the claim stays, and the buffer takes its writes again once enabled.
+ * (Without rseq, the claim for one write does the same.)
+ */
+static void kept_disabled(void)
+{
+	RINGBUF_OPTS(o, .size = TU_PAGES(4), .model = RINGBUF_PER_CPU,
+		     .spare_buffers = 1);
+	struct ringbuf *rb;
+	int cpu = pin_here();
+
+	check_rseq();
+	rb = ringbuf_create(&o);
+	ASSERT_NOT_NULL(rb);
+	ASSERT_TRUE(write_inline(rb, 0, 16));
+	ASSERT_TRUE(write_inline(rb, 1, 16));
+	ASSERT_EQ(ringbuf_entries_cpu(rb, cpu), 2);
+	if (rseq_claims(rb))
+		ASSERT_EQ(fe_cpu(rb, cpu)->owner,
+			  ringbuf_tls.tid | RINGBUF_FE_KEPT);
+	ringbuf_record_disable_cpu(rb, cpu);
+	ASSERT_TRUE(write_inline(rb, 2, 16));
+	ASSERT_TRUE(write_inline(rb, 3, 16));
+	ASSERT_EQ(ringbuf_entries_cpu(rb, cpu), 2);
+	ASSERT_EQ(ringbuf_entries(rb), 4);
+	ASSERT_EQ(fe_cpu(rb, cpu)->active, 0);
+	ringbuf_record_enable_cpu(rb, cpu);
+	ASSERT_TRUE(write_inline(rb, 4, 16));
+	ASSERT_EQ(ringbuf_entries_cpu(rb, cpu), 3);
+	ringbuf_free(rb);
+}
+
 static const struct rbt_case cases[] = {
 	RBT_CASE(pages_per_thread),
 	RBT_CASE(pages_per_cpu),
-	RBT_CASE(abs_stamps), RBT_CASE(slow_reasons),
+	RBT_CASE(abs_stamps), RBT_CASE(stamp_behind), RBT_CASE(slow_reasons),
 	RBT_CASE(signal_nest),
 	RBT_CASE(mixed),
 	RBT_CASE(rseq_claim),
 	RBT_CASE(claim_exclusive), RBT_CASE(cpu_hint),
-	RBT_CASE(kept_claim), RBT_CASE(legacy_claim),
+	RBT_CASE(kept_claim), RBT_CASE(kept_disabled), RBT_CASE(legacy_claim),
 };
 RBT_MAIN(cases)

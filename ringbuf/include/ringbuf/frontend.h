@@ -22,7 +22,9 @@
  * ringbuf_fe_claim_active_slow(), while the earlier slow paths keep the
  * claim for one write that the earlier headers' inline code knows; the
  * buffer's fe_slow word, the rare cases of a write in one test, to
- * RINGBUF_0.7: ringbuf_fe_reserve_flagged()), and a change of it changes
+ * RINGBUF_0.7: ringbuf_fe_reserve_flagged(); that word counting the
+ * disabled cpu buffers too, to RINGBUF_0.8: ringbuf_fe_reserve_rare()),
+ * and a change of it changes
  * that version. Use only the functions; the structures may grow
  * and their fields are no interface.
  *
@@ -114,10 +116,12 @@ struct ringbuf_fe_buffer {
 	struct ringbuf_fe_cpu **buffers;
 	/* (RINGBUF_0.7) Nonzero while a write cannot take the inline path
 	 * for a reason of the whole buffer: recording off or disabled,
-	 * absolute time stamps, writers that fence themselves. One count per
-	 * reason, kept by the library beside the words the earlier headers'
-	 * inline code tests (record_disabled, time_stamp_abs,
-	 * ringbuf_fe_writer_fence), which keep their meaning. */
+	 * absolute time stamps, writers that fence themselves; (RINGBUF_0.8)
+	 * a cpu buffer disabled. One count per reason, kept by the library
+	 * beside the words the earlier headers' inline code tests
+	 * (record_disabled of the buffer and of its cpu buffers,
+	 * time_stamp_abs, ringbuf_fe_writer_fence), which keep their
+	 * meaning. */
 	int fe_slow;
 };
 
@@ -199,11 +203,15 @@ RINGBUF_API uintptr_t ringbuf_fe_claim_noted_slow(struct ringbuf *rb, int cpu,
  * returns is marked active already (active raised by one). */
 RINGBUF_API uintptr_t ringbuf_fe_claim_active_slow(struct ringbuf *rb, int cpu,
 						   int *err);
-/* The reserve's slow path of this header (RINGBUF_0.7): the write is
+/* The reserve's slow path of the RINGBUF_0.7 header: the write is
  * entered (frame pushed, cpu buffer active) and one of the rare cases
  * holds (a spare, the buffer's fe_slow, the cpu buffer disabled). */
 RINGBUF_API struct ringbuf_event *
 ringbuf_fe_reserve_flagged(struct ringbuf *rb, unsigned long length, int *err);
+/* The same for this header (RINGBUF_0.8), whose inline code finds a
+ * disabled cpu buffer in the buffer's fe_slow. */
+RINGBUF_API struct ringbuf_event *
+ringbuf_fe_reserve_rare(struct ringbuf *rb, unsigned long length, int *err);
 /* (the frame word without RINGBUF_FE_NOTED: earlier headers' inline code) */
 RINGBUF_API uintptr_t ringbuf_fe_claim_slow(struct ringbuf *rb, int cpu,
 					    int *err);
@@ -302,10 +310,10 @@ RINGBUF_FE_INLINE void ringbuf_fe_local_set(uint64_t *l, uint64_t v)
 #if defined(__x86_64__)
 RINGBUF_FE_INLINE uint64_t ringbuf_fe_rdtsc(void)
 {
-	uint32_t lo, hi;
-
-	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
-	return (uint64_t)hi << 32 | lo;
+	/* The compiler's builtin (GCC and clang): it knows the two halves
+	 * come zero-extended, and joins them in two instructions, not four.
+	 * Volatile as the asm was: kept in order with the fences. */
+	return __builtin_ia32_rdtsc();
 }
 #endif
 
@@ -422,7 +430,9 @@ void __tsan_acquire(void *addr);
  * clobbered): RINGBUF_FE_RSEQ_BEGIN stores the descriptor's address in
  * the thread's rseq_cs; the sequence runs from label 1, jumps to 5 when
  * not on its CPU, to 6 when busy, and its last instruction, the commit,
- * comes right before RINGBUF_FE_RSEQ_END (label 2). The descriptor
+ * comes right before RINGBUF_FE_RSEQ_END (label 2), after which the
+ * success goes straight on (5 and 6 are out of line, beside the abort
+ * handler). The descriptor
  * (struct rseq_cs: version, flags, start, length, abort) goes to its own
  * section; the abort handler (4) is preceded by the signature glibc
  * registered (RSEQ_SIG, 0x53053053 on x86), encoded as the operand of a
@@ -450,14 +460,14 @@ void __tsan_acquire(void *addr);
 #define RINGBUF_FE_RSEQ_END                                                \
 	"2:\n\t"                                                            \
 	"movq $0, %%fs:8(%[area])\n\t"                                       \
-	"jmp 7f\n"                                                          \
+	".pushsection __rseq_failure, \"ax\"\n"                            \
 	"5:\n\t"                                                            \
 	"movq $0, %%fs:8(%[area])\n\t"                                       \
 	"jmp %l[aborted]\n"                                                 \
 	"6:\n\t"                                                            \
 	"movq $0, %%fs:8(%[area])\n\t"                                       \
-	"jmp %l[busy]\n"                                                    \
-	"7:\n\t"
+	"jmp %l[busy]\n\t"                                                 \
+	".popsection\n\t"
 /*
  * ringbuf_fe_rseq_claim - claim the cpu buffer of @cpu for thread @tid
  * without a LOCKed instruction: a restartable sequence on the rseq area
@@ -539,9 +549,18 @@ busy:
 }
 #endif
 
-/* A 64-bit word that may overlay narrower fields (the claim's one load
- * of the owner word and record_disabled). */
-typedef uint64_t __attribute__((may_alias)) ringbuf_fe_u64_alias;
+/*
+ * The frame word of a cpu buffer of the fast path (@cb not claimed by
+ * this write): the buffer's array holds no NULL, which the compiler is
+ * told, so that the caller's test of the word for a failure (0) is left
+ * to the slow paths that may return one.
+ */
+RINGBUF_FE_INLINE uintptr_t ringbuf_fe_cb_word(struct ringbuf_fe_cpu *cb)
+{
+	if (!cb)
+		__builtin_unreachable();
+	return (uintptr_t)cb;
+}
 
 /* The data page (sub-buffer) of local page @id. */
 RINGBUF_FE_INLINE unsigned char *ringbuf_fe_page_data(struct ringbuf_fe_cpu *cb,
@@ -588,34 +607,19 @@ RINGBUF_FE_INLINE uintptr_t ringbuf_fe_claim_cpu_as(struct ringbuf *rb,
 #ifdef RINGBUF_FE_RSEQ_ASM
 	if (ringbuf_fe_likely(rseq)) {
 		/* The claim the thread keeps between writes: no store to the
-		 * owner word, no release of it. Relaxed: only our own kept id
-		 * there means anything here; the sequence checks it again.
-		 * A disabled cpu buffer takes no writer (the slow path finds
-		 * it another). */
+		 * owner word, no release of it; the sequence checks that the
+		 * word holds our kept id. (Since RINGBUF_0.8 not before it
+		 * too: a disabled cpu buffer, which the earlier check sent to
+		 * the slow path with the owner word, counts in the buffer's
+		 * fe_slow, which the write tests after raising active.) */
 		uint32_t tidk = t->tid | RINGBUF_FE_KEPT;
-#ifndef RINGBUF_FE_TSAN
-		/* The owner word and record_disabled in one 64-bit load (x86
-		 * is little endian: owner in the low half): our kept id and
-		 * 0. (With a claim per record this load was 2 ns slower: the
-		 * thread's release store of the owner word was often still in
-		 * the store buffer, and a wider load cannot take it from
-		 * there; a kept claim stores nothing there.) */
-		bool ours = __atomic_load_n((const ringbuf_fe_u64_alias *)(const void *)
-						    &cb->owner,
-					    __ATOMIC_RELAXED) == tidk;
-#else
-		/* (two loads, as ThreadSanitizer sees the two words) */
-		bool ours = __atomic_load_n(&cb->owner, __ATOMIC_RELAXED) == tidk &&
-			    !__atomic_load_n(&cb->record_disabled, __ATOMIC_RELAXED);
-#endif
 
 		/* (exit_armed is not looked at: only the claim's slow path,
 		 * which arms the exit destructor first, stores a kept id; a
 		 * thread without one, tid 0, finds KEPT alone nowhere) */
-		if (ringbuf_fe_likely(ours && ringbuf_fe_rseq_enter(&cb->owner,
-								    &cb->active,
-								    cpu, tidk) > 0))
-			return (uintptr_t)cb;
+		if (ringbuf_fe_likely(ringbuf_fe_rseq_enter(&cb->owner, &cb->active,
+							    cpu, tidk) > 0))
+			return ringbuf_fe_cb_word(cb);
 		/* taken over, another thread's, aborted: the slow path */
 		return ringbuf_fe_claim_active_slow(rb, cpu, err);
 	}
@@ -627,7 +631,7 @@ RINGBUF_FE_INLINE uintptr_t ringbuf_fe_claim_cpu_as(struct ringbuf *rb,
 	own = __atomic_load_n(&cb->owner, __ATOMIC_RELAXED);
 	if (own == t->tid) {
 		ringbuf_fe_local_add(1, &cb->active);
-		return (uintptr_t)cb;
+		return ringbuf_fe_cb_word(cb);
 	}
 	if (rseq)
 		/* a build that cannot run the sequence leaves it to the
@@ -677,30 +681,20 @@ RINGBUF_FE_INLINE uintptr_t ringbuf_fe_writer_get(struct ringbuf *rb,
 						  struct ringbuf_tls *t, int *err)
 {
 	const struct ringbuf_fe_buffer *b = (const struct ringbuf_fe_buffer *)rb;
+	uint64_t key;
 	bool rseq;
 	int cpu;
 
-	if (b->model == RINGBUF_PER_THREAD) {
-		/* Relaxed: the thread's own word (and its handlers'). */
-		uint64_t key = __atomic_load_n(&t->slot[0], __ATOMIC_RELAXED);
-
-		if (ringbuf_fe_likely(key >> RINGBUF_FE_SLOT_IDX_BITS == b->uid)) {
-			struct ringbuf_fe_cpu *cb =
-				b->buffers[key & ((1u << RINGBUF_FE_SLOT_IDX_BITS) - 1)];
-
-			ringbuf_fe_local_add(1, &cb->active);
-			return (uintptr_t)cb;
-		}
-		return ringbuf_fe_claim_active_slow(rb, -1, err);
-	}
 #if defined(__x86_64__)
 	/* A buffer claimed by restartable sequences exists only where glibc
 	 * registered rseq (rb_rseq_ok): its cpu_id is read without looking
 	 * at ringbuf_fe_rseq_ok, a load through the GOT saved. The claim is
 	 * inlined once for each value of rseq_claim (read once: fixed at
-	 * creation), so that the path taken tests it once. */
+	 * creation), so that the path taken tests it once. Tested first:
+	 * only a per-CPU buffer has it, so this path does not look at the
+	 * model. */
 	rseq = b->rseq_claim;
-	if (ringbuf_fe_likely(rseq)) {
+	if (rseq) {
 		/* Relaxed: the thread's own word (and its handlers'); a
 		 * handler that rewrites it in between costs a slow path. */
 		int hint = __atomic_load_n(&t->cpu_hint, __ATOMIC_RELAXED);
@@ -711,9 +705,9 @@ RINGBUF_FE_INLINE uintptr_t ringbuf_fe_writer_get(struct ringbuf *rb,
 		 * from the hint instead, and cpu_id only compared with it: a
 		 * predicted branch, not a dependency. The claim below checks
 		 * cpu_id again inside its restartable sequence. */
-		__asm__ __volatile__("movl %%fs:(%1), %0"
+		__asm__ __volatile__("movl %%fs:4(%1), %0"
 				     : "=r"(cpu)
-				     : "r"(__rseq_offset + 4));
+				     : "r"(__rseq_offset));
 		cpu = ringbuf_fe_forced_cpu(t, cpu);
 		if (ringbuf_fe_unlikely(cpu != hint)) {
 			/* Relaxed: as above. */
@@ -730,6 +724,20 @@ RINGBUF_FE_INLINE uintptr_t ringbuf_fe_writer_get(struct ringbuf *rb,
 #else
 	rseq = false;
 #endif
+	/* The per-thread model's slot, from the thread's cache: a key of
+	 * this buffer there is enough, without a look at the model (only
+	 * per-thread buffers are cached; uids are never reused, never 0).
+	 * Relaxed: the thread's own word (and its handlers'). */
+	key = __atomic_load_n(&t->slot[0], __ATOMIC_RELAXED);
+	if (ringbuf_fe_likely(key >> RINGBUF_FE_SLOT_IDX_BITS == b->uid)) {
+		struct ringbuf_fe_cpu *cb =
+			b->buffers[key & ((1u << RINGBUF_FE_SLOT_IDX_BITS) - 1)];
+
+		ringbuf_fe_local_add(1, &cb->active);
+		return ringbuf_fe_cb_word(cb);
+	}
+	if (b->model == RINGBUF_PER_THREAD)
+		return ringbuf_fe_claim_active_slow(rb, -1, err);
 	cpu = ringbuf_fe_current_cpu();
 	return ringbuf_fe_claim_cpu_as(rb, t, ringbuf_fe_forced_cpu(t, cpu), rseq,
 				       err);
@@ -742,10 +750,18 @@ RINGBUF_FE_INLINE void ringbuf_fe_writer_put(struct ringbuf_tls *t, unsigned int
 	/* Release: the write's accesses happen before a resize/reset that
 	 * sees active drop (acquire in rb_writers_drain()), and before the
 	 * takeover of a kept claim by another thread, which finds active 0
-	 * (rb_rseq_take()). A load and a store, not a LOCKed RMW: only our
-	 * handlers share the word while it is raised. */
+	 * (rb_rseq_take()). Not a LOCKed RMW: only our handlers share the
+	 * word while it is raised. On x86-64 one add to memory after a
+	 * compiler barrier: its store is a release store there (stores are
+	 * not reordered with earlier loads and stores); elsewhere, and
+	 * under ThreadSanitizer, a load and a release store. */
+#if defined(__x86_64__) && !defined(RINGBUF_FE_TSAN)
+	ringbuf_fe_barrier();
+	ringbuf_fe_local_add((uint64_t)-1, &cb->active);
+#else
 	__atomic_store_n(&cb->active, ringbuf_fe_local_read(&cb->active) - 1,
 			 __ATOMIC_RELEASE);
+#endif
 	/* The frame names no cpu buffer once the write is over: a thread
 	 * that leaves between the next ringbuf_fe_writer_begin()'s depth and
 	 * its frame (pthread_exit() from a handler, asynchronous
@@ -810,17 +826,22 @@ ringbuf_fe_reserve_next(struct ringbuf *rb, struct ringbuf_fe_cpu *cb,
 	else
 		ts = ringbuf_fe_time_stamp(rb);
 	/* Userspace: a stamp read on another CPU just after a hand-over
-	 * may lie before the last one; clamp (see __rb_reserve_next). */
-	if (ringbuf_fe_unlikely(ts < after))
+	 * may lie before the last one, which the kernel's never does: it
+	 * is clamped (see __rb_reserve_next). A stamp the caller read is
+	 * clamped here (the record keeps the caller's time or the last
+	 * one); one read here goes out of line instead, where the clamp
+	 * is: its delta wraps to a width the test below sends there. */
+	if (mono_ts && ringbuf_fe_unlikely(ts < after))
 		ts = after;
 	delta = ts - after;
 	/* (absolute stamps were sent out of line before: the buffer's
 	 * fe_slow, tested by ringbuf_fe_reserve_ts()) */
 	/* The stamp pair and the delta's width in one test (the first
-	 * record of a page, w 0, takes the page's stamp: tested second). */
+	 * record of a page, w 0, takes the page's stamp, if it does not
+	 * lie before the last one: tested second). */
 	if (ringbuf_fe_unlikely(((before ^ after) |
 				 (delta & RINGBUF_FE_TS_DELTA_TEST)) != 0) &&
-	    w)
+	    (w || ts < after))
 		return ringbuf_fe_reserve_next_slow(rb, cb, length, err);
 	RINGBUF_FE_TESTPOINT(cb, RINGBUF_TP_RESERVE_A_B);
 
@@ -838,20 +859,24 @@ ringbuf_fe_reserve_next(struct ringbuf *rb, struct ringbuf_fe_cpu *cb,
 						      len, ts);
 
 	/*D*/ ringbuf_fe_local_set(&m->write_stamp, ts);
-	/* The first event of a page has the page's time stamp. */
-	if (!tail)
-		delta = 0;
 	page = ringbuf_fe_page_data(cb, tail_page);
 	event = (struct ringbuf_event *)(page + RINGBUF_PAGE_HDR_SIZE + tail);
+	ringbuf_fe_local_add(1, &tp->entries);
+	ringbuf_fe_local_add(len, &m->entries_bytes);
 	/* The header in one store: type_len (words of payload), delta. */
 	hdr = (uint32_t)((len - RINGBUF_EVENT_HDR_SIZE) / 4) |
 	      (uint32_t)(delta << 5);
-	__builtin_memcpy(event, &hdr, sizeof(hdr));
-	ringbuf_fe_local_add(1, &tp->entries);
-	if (ringbuf_fe_unlikely(!tail))
-		/* Relaxed: published by the commit's release store. */
+	if (ringbuf_fe_unlikely(!tail)) {
+		/* The first event of a page has the page's time stamp.
+		 * Relaxed: published by the commit's release store. */
 		__atomic_store_n((uint64_t *)page, ts, __ATOMIC_RELAXED);
-	ringbuf_fe_local_add(len, &m->entries_bytes);
+		hdr = (uint32_t)((len - RINGBUF_EVENT_HDR_SIZE) / 4);
+	}
+	/* The header is the last store of the reserve: the caller's
+	 * ringbuf_event_data_inline() reads its type_len back, and the
+	 * compiler takes it from here (a constant for a constant length)
+	 * rather than from memory. */
+	__builtin_memcpy(event, &hdr, sizeof(hdr));
 	return event;
 }
 
@@ -957,11 +982,11 @@ ringbuf_fe_reserve_ts(struct ringbuf *rb, unsigned long length,
 	cb = (struct ringbuf_fe_cpu *)RINGBUF_FE_FRAME_CB(f);
 	/*
 	 * Every rare case of the entered write in one test, each handled
-	 * out of line by ringbuf_fe_reserve_flagged() (RINGBUF_0.7): a
+	 * out of line by ringbuf_fe_reserve_rare() (RINGBUF_0.8): a
 	 * spare, whose CPU note goes first; the buffer's fe_slow (recording
-	 * off or disabled, absolute stamps, writers that fence themselves:
-	 * the fence and the disable flags are then looked at there); the
-	 * cpu buffer disabled. After the active mark, as
+	 * off or disabled, a cpu buffer of it disabled, absolute stamps,
+	 * writers that fence themselves: the fence and the disable flags
+	 * are then looked at there). After the active mark, as
 	 * ringbuf_fe_writer_check() loads the flags (the store-buffer
 	 * pattern with a resize/reset: it raises fe_slow with the flag,
 	 * before its membarrier()). Acquire: pairs with the release of
@@ -972,10 +997,8 @@ ringbuf_fe_reserve_ts(struct ringbuf *rb, unsigned long length,
 		    (f & RINGBUF_FE_NOTED) |
 		    (unsigned int)__atomic_load_n(
 			    &((const struct ringbuf_fe_buffer *)rb)->fe_slow,
-			    __ATOMIC_ACQUIRE) |
-		    (unsigned int)__atomic_load_n(&cb->record_disabled,
-						  __ATOMIC_RELAXED)))
-		return ringbuf_fe_reserve_flagged(rb, length, err);
+			    __ATOMIC_ACQUIRE)))
+		return ringbuf_fe_reserve_rare(rb, length, err);
 	event = ringbuf_fe_reserve_next(rb, cb, length, mono_ts, err);
 	if (ringbuf_fe_likely(event))
 		RINGBUF_FE_TESTPOINT(cb, RINGBUF_TP_RESERVED);
@@ -1019,7 +1042,13 @@ RINGBUF_FE_INLINE void ringbuf_fe_end_commit(struct ringbuf_fe_cpu *cb,
 					 ringbuf_fe_local_read(&cb->pages[commit].write) &
 						 RINGBUF_FE_WRITE_MASK,
 					 __ATOMIC_RELEASE);
-			ringbuf_fe_local_add((uint64_t)-1, &cb->committing);
+			/* Userspace: a store of 0 where rb_end_commit()
+			 * decrements: committing was 1 above, and a handler
+			 * that writes in between leaves it as it found it
+			 * (its own rb_start_commit() and rb_end_commit()
+			 * pair up), so the result is the same without the
+			 * read-modify-write. */
+			ringbuf_fe_local_set(&cb->committing, 0);
 			/* synchronize with our signal handlers */
 			ringbuf_fe_barrier();
 			RINGBUF_FE_TESTPOINT(cb, RINGBUF_TP_COMMIT_END);
@@ -1113,10 +1142,14 @@ RINGBUF_FE_INLINE int ringbuf_commit_inline(struct ringbuf *rb)
 /** ringbuf_event_data_inline - ringbuf_event_data(), inline */
 RINGBUF_FE_INLINE void *ringbuf_event_data_inline(struct ringbuf_event *event)
 {
+	uint32_t hdr;
+
 	/* The record the fast path reserves: type_len 1..28, the payload
-	 * at array[0] (one test; 0 wraps above the range). */
-	if (ringbuf_fe_likely((unsigned int)event->type_len - 1u <
-			      RINGBUF_TYPE_DATA_TYPE_LEN_MAX))
+	 * at array[0] (one test; 0 wraps above the range). The header word
+	 * read whole, as ringbuf_fe_reserve_next() stored it: the compiler
+	 * takes the value from that store, and the test folds. */
+	__builtin_memcpy(&hdr, event, sizeof(hdr));
+	if (ringbuf_fe_likely((hdr & 0x1fu) - 1u < RINGBUF_TYPE_DATA_TYPE_LEN_MAX))
 		return &event->array[0];
 	if (event->type_len == RINGBUF_TYPE_TIME_EXTEND ||
 	    event->type_len == RINGBUF_TYPE_TIME_STAMP)
