@@ -1790,6 +1790,12 @@ struct ringbuf_event *ringbuf_fe_reserve_rare(struct ringbuf *rb,
 	 * spare first, see ringbuf_record_disable_cpu()): leave it, and
 	 * claim as that path does. A handler nesting in our own write of
 	 * it (active above 1) is refused below, as it was.
+	 *
+	 * Relaxed loads: the flag raised fe_slow before its membarrier()
+	 * (ringbuf_record_disable_cpu()), which the acquire load of fe_slow
+	 * in ringbuf_fe_reserve_ts() already ordered before this; the owner
+	 * word is ours while active is raised (only a handler of ours could
+	 * change it, and it runs to its end before we go on).
 	 */
 	if (unlikely(atomic_load_explicit(&cb->record_disabled,
 					  memory_order_relaxed)) &&
@@ -1802,6 +1808,10 @@ struct ringbuf_event *ringbuf_fe_reserve_rare(struct ringbuf *rb,
 		ringbuf_fe_writer_put((struct ringbuf_tls *)t, d,
 				      (struct ringbuf_fe_cpu *)cb, false);
 		t->depth = d + 1;
+		/* Compiler barrier: the frame counted (depth) before the claim
+		 * stores into it, for a signal handler of ours that nests in
+		 * between (it pushes its frame above ours); pairs with nothing
+		 * across threads. */
 		barrier();
 		f = ringbuf_fe_claim_active_slow(rb, cpu, err);
 		if (!f) {

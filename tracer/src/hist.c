@@ -2319,9 +2319,9 @@ rt_hist_event_slow(struct rt_trigger *t, const void *rec, size_t len, int inst,
 	const struct rt_hist_trig *ht = t->hist;
 	struct rt_hist_data *d = ht->d;
 
-	/* Relaxed: as rt_hist_event() */
+	/* As rt_hist_event(): the pause relaxed, the clearing flag acquire */
 	if (atomic_load_explicit(&ht->paused, memory_order_relaxed) ||
-	    atomic_load_explicit(&d->clearing, memory_order_relaxed))
+	    atomic_load_explicit(&d->clearing, memory_order_acquire))
 		return;
 	if (ht->plain)
 		rt_hist_event_plain(ht, rec);

@@ -192,10 +192,12 @@ rt_hist_event(struct rt_trigger *t, const void *rec, size_t len, int inst,
 		return;
 	}
 	/* Relaxed: a pause racing with this write counts it or not, as if
-	 * it came just before or after. The clearing flag: see
-	 * rt_hist_modify(). */
+	 * it came just before or after. Acquire for the clearing flag: a
+	 * write that sees it lowered sees the table's cleared words too;
+	 * pairs with the seq_cst store that lowers it in rt_hist_modify()
+	 * (see there; on x86-64 an acquire load is the plain load). */
 	if (atomic_load_explicit(&ht->paused, memory_order_relaxed) ||
-	    atomic_load_explicit(ht->clearing, memory_order_relaxed))
+	    atomic_load_explicit(ht->clearing, memory_order_acquire))
 		return;
 	rt_hist_event_plain(ht, rec);
 }

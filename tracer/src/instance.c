@@ -385,6 +385,10 @@ static void rt_update_args_mask(void)
 
 		if (!tr)
 			continue;
+		/* Relaxed: each change of an args option is followed by this
+		 * recomputation under rt_control_lock (ringtrace_set_option());
+		 * the lock orders every such change before the last
+		 * recomputation, which therefore sees them all. */
 		opts = atomic_load_explicit(&tr->options, memory_order_relaxed);
 		if (opts & RT_OPT(RT_OPT_FUNCGRAPH_ARGS))
 			args |= 1ull << i;

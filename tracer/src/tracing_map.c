@@ -82,6 +82,7 @@ tracing_map_put_back(struct tracing_map *map, unsigned int i)
 						    memory_order_relaxed,
 						    memory_order_relaxed))
 		return;
+	/* Relaxed: a statistic, summed on read; orders nothing. */
 	atomic_fetch_add_explicit(&map->wasted, 1, memory_order_relaxed);
 }
 
@@ -209,6 +210,12 @@ int tracing_map_entries(struct tracing_map *map, struct tracing_map_elt ***out)
 	return n;
 }
 
+/*
+ * Relaxed stores throughout: the caller (rt_hist_modify()) has kept the
+ * writers out (its clearing flag, then a grace period) and lowers the
+ * flag with a seq_cst store after this; a writer's acquire load of the
+ * flag that sees it lowered sees these stores (rt_hist_event()).
+ */
 void tracing_map_clear(struct tracing_map *map)
 {
 	unsigned int i;
