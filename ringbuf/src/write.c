@@ -1791,11 +1791,10 @@ struct ringbuf_event *ringbuf_fe_reserve_rare(struct ringbuf *rb,
 	 * claim as that path does. A handler nesting in our own write of
 	 * it (active above 1) is refused below, as it was.
 	 *
-	 * Relaxed loads: the flag raised fe_slow before its membarrier()
-	 * (ringbuf_record_disable_cpu()), which the acquire load of fe_slow
-	 * in ringbuf_fe_reserve_ts() already ordered before this; the owner
-	 * word is ours while active is raised (only a handler of ours could
-	 * change it, and it runs to its end before we go on).
+	 * Relaxed loads: the flag is a switch (ringbuf_record_disable_cpu():
+	 * a write racing with it may still go in, as a relaxed load lets
+	 * it); the owner word is ours while active is raised (only a handler
+	 * of ours could change it, and it runs to its end before we go on).
 	 */
 	if (unlikely(atomic_load_explicit(&cb->record_disabled,
 					  memory_order_relaxed)) &&
