@@ -2319,7 +2319,9 @@ rt_hist_event_slow(struct rt_trigger *t, const void *rec, size_t len, int inst,
 	const struct rt_hist_trig *ht = t->hist;
 	struct rt_hist_data *d = ht->d;
 
-	/* As rt_hist_event(): the pause relaxed, the clearing flag acquire */
+	/* As rt_hist_event(): the pause relaxed; acquire for the clearing
+	 * flag, which pairs with the seq_cst store that lowers it in
+	 * rt_hist_modify() (the cleared table seen after it). */
 	if (atomic_load_explicit(&ht->paused, memory_order_relaxed) ||
 	    atomic_load_explicit(&d->clearing, memory_order_acquire))
 		return;
