@@ -145,10 +145,14 @@ struct rt_trigger {
 
 #define RT_MAX_TRIGGERS 16
 /* @stamps: a hist trigger of the list reads common_timestamp (the
- * record is assigned aside and stamped with the time it reads) */
+ * record is assigned aside and stamped with the time it reads)
+ * @hist_only: every trigger of the list is a plain hist trigger without
+ * a filter (hist.h): the write's short path counts the record from the
+ * buffer (ringtrace_write_armed(), trace.c) */
 struct rt_trigger_list {
 	unsigned int nr;
 	bool stamps;
+	bool hist_only;
 	struct rt_trigger *t[RT_MAX_TRIGGERS];
 };
 

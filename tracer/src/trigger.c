@@ -211,9 +211,24 @@ static struct rt_trigger_list *rt_trig_publish(struct rt_event_priv *p,
 					       int inst,
 					       struct rt_trigger_list *nl)
 {
+	unsigned int i;
+
 	if (nl && nl->nr == 0) {
 		free(nl);
 		nl = NULL;
+	}
+	/* what the write path reads of the list as a whole, from its
+	 * triggers as published */
+	if (nl) {
+		nl->stamps = false;
+		nl->hist_only = true;
+		for (i = 0; i < nl->nr; i++) {
+			nl->stamps = nl->stamps ||
+				     rt_hist_timestamps(nl->t[i]);
+			nl->hist_only = nl->hist_only && !nl->t[i]->filter &&
+					rt_hist_plain(nl->t[i]);
+		}
+		nl->hist_only = nl->hist_only && !nl->stamps;
 	}
 	return atomic_exchange_explicit(&p->triggers[inst], nl,
 					memory_order_acq_rel);
@@ -233,8 +248,6 @@ static struct rt_trigger_list *rt_trig_copy(const struct rt_trigger_list *l,
 			nl->t[nl->nr++] = l->t[i];
 	if (add)
 		nl->t[nl->nr++] = add;
-	for (i = 0; i < nl->nr; i++)
-		nl->stamps = nl->stamps || rt_hist_timestamps(nl->t[i]);
 	return nl;
 }
 
