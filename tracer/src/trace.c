@@ -88,6 +88,13 @@ RINGTRACE_API const int ringtrace_inline_layout_4 = 1;
  * without loading filter[]; the views and calls are those of layout 4.
  * Programs built against layouts 2 to 4 test both, which stays right. */
 RINGTRACE_API const int ringtrace_inline_layout_5 = 1;
+/* Layout 6: the event view's hist_mask (rt_slow_mask_update(),
+ * events.c); the inline write writes an instance of its bit as in the
+ * common case and calls ringtrace_write_hist() before the commit.
+ * Programs built against layouts 2 to 5 take such an instance for an
+ * armed one (ringtrace_write_armed(), whose short path counts it the
+ * same way). */
+RINGTRACE_API const int ringtrace_inline_layout_6 = 1;
 #define RT_SAME(a, fa, b, fb)                                             \
 	_Static_assert(offsetof(struct a, fa) == offsetof(struct b, fb) &&  \
 			       sizeof(((struct a *)0)->fa) ==               \
@@ -101,6 +108,7 @@ RT_SAME(rt_thread, slow, ringtrace_thread_view, slow);
 RT_SAME(rt_event_priv, id, ringtrace_event_view, id);
 RT_SAME(rt_event_priv, slow_mask, ringtrace_event_view, slow_mask);
 RT_SAME(rt_event_priv, filter, ringtrace_event_view, filter);
+RT_SAME(rt_event_priv, hist_mask, ringtrace_event_view, hist_mask);
 
 /*
  * The read side of the tracer's RCU out of line, for the trace point
@@ -578,6 +586,45 @@ rt_hist_only_commit(struct ringtrace_write *w, const void *from)
 		rt_hist_event(l->t[i], w->rec, w->size, w->inst, from, 0);
 	if (__builtin_expect(w->rbev != NULL, 1))
 		ringbuf_fe_commit(w->rb);
+}
+
+/*
+ * ringtrace_write_hist - count the record @rec (@size bytes) of the event
+ * of state @pv, written inline in instance @i's buffer and not yet
+ * committed, in the tables of its hist triggers there, as the kernel's
+ * event_triggers_call() before the commit (<ringtrace/inline_write.h>,
+ * layout 6: the event's hist_mask bit @i was seen set). Inside the
+ * write's read-side section. A trigger that is no plain hist trigger
+ * without a filter (the list changed since the bit was loaded) is left
+ * out: the record counts as if it came before the change.
+ */
+RINGTRACE_API __attribute__((no_instrument_function)) void
+ringtrace_write_hist(const struct ringtrace_event_view *pv, int i,
+		     const void *rec, size_t size)
+{
+	/* The registry's state itself (the view is its first fields) */
+	const struct rt_event_priv *p = (const struct rt_event_priv *)(
+		const void *)pv;
+	/* Acquire: pairs with the release side of the exchange that
+	 * publishes the list (trigger.c); freed only after a grace period,
+	 * and this write is inside a read-side section. */
+	const struct rt_trigger_list *l =
+		atomic_load_explicit(&p->triggers[i], memory_order_acquire);
+	unsigned int k;
+
+	if (__builtin_expect(l && l->hist_only, 1)) {
+		/* (one table, the common case: no loop kept around it) */
+		if (__builtin_expect(l->nr == 1, 1)) {
+			rt_hist_event(l->t[0], rec, size, i, NULL, 0);
+			return;
+		}
+		for (k = 0; k < l->nr; k++)
+			rt_hist_event(l->t[k], rec, size, i, NULL, 0);
+		return;
+	}
+	for (k = 0; l && k < l->nr; k++)
+		if (!l->t[k]->filter && rt_hist_plain(l->t[k]))
+			rt_hist_event(l->t[k], rec, size, i, NULL, 0);
 }
 
 /*

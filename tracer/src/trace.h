@@ -92,6 +92,7 @@ struct rt_event_priv {
 	uint16_t id;
 	_Atomic uint64_t slow_mask;
 	struct rt_filter *_Atomic filter[RT_MAX_INSTANCES];
+	_Atomic uint64_t hist_mask; /* (layout 6) rt_slow_mask_update() */
 	struct ringtrace_event *ev;
 	bool builtin;
 	unsigned int nr_fields;
@@ -221,6 +222,11 @@ void rt_events_apply_boot(void);
 void rt_events_foreach(void (*fn)(struct rt_event_priv *p, void *arg),
 		       void *arg);
 void rt_soft_mode(struct rt_event_priv *p, int inst, bool enter);
+/* Recompute bits @inst of @p's slow_mask and hist_mask (events.c), after
+ * a change of what they stand for; called with the registry lock held */
+void rt_slow_mask_update(struct rt_event_priv *p, int inst);
+/* Whether plain hist triggers alone arm @p in @inst (trigger.c) */
+bool rt_trig_hist_only(const struct rt_event_priv *p, int inst);
 
 /* Set (@disabled) or clear the soft-disabled bit @bit of event @p.
  * Relaxed: the bit is the whole state; the event's writers read it

@@ -211,6 +211,7 @@ static struct rt_trigger_list *rt_trig_publish(struct rt_event_priv *p,
 					       int inst,
 					       struct rt_trigger_list *nl)
 {
+	struct rt_trigger_list *old;
 	unsigned int i;
 
 	if (nl && nl->nr == 0) {
@@ -230,8 +231,24 @@ static struct rt_trigger_list *rt_trig_publish(struct rt_event_priv *p,
 		}
 		nl->hist_only = nl->hist_only && !nl->stamps;
 	}
-	return atomic_exchange_explicit(&p->triggers[inst], nl,
-					memory_order_acq_rel);
+	old = atomic_exchange_explicit(&p->triggers[inst], nl,
+				       memory_order_acq_rel);
+	rt_slow_mask_update(p, inst); /* (its hist bit) */
+	return old;
+}
+
+/* Whether @p's writes in @inst are armed by plain hist triggers alone:
+ * its list is hist_only, and each soft-mode reference of the event is
+ * one of its triggers (it is the target of no enable_event or function
+ * command). Called with the registry lock held. */
+bool rt_trig_hist_only(const struct rt_event_priv *p, int inst)
+{
+	/* Relaxed: the registry lock orders the lists' changes. */
+	const struct rt_trigger_list *l =
+		atomic_load_explicit(&p->triggers[inst], memory_order_relaxed);
+
+	return l && l->hist_only && p->sm_ref[inst] > 0 &&
+	       l->nr == (unsigned int)p->sm_ref[inst];
 }
 
 /* The list without entry @skip (-1: a copy), plus @add if not NULL */
