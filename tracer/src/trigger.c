@@ -231,6 +231,9 @@ static struct rt_trigger_list *rt_trig_publish(struct rt_event_priv *p,
 		}
 		nl->hist_only = nl->hist_only && !nl->stamps;
 	}
+	/* Release: the list filled before it is seen; pairs with the
+	 * writers' acquire loads (rt_trigger_begin(), ringtrace_write_hist()
+	 * and the short path of ringtrace_write_armed(), trace.c). */
 	old = atomic_exchange_explicit(&p->triggers[inst], nl,
 				       memory_order_acq_rel);
 	rt_slow_mask_update(p, inst); /* (its hist bit) */

@@ -257,8 +257,9 @@ struct ringbuf *
 ringtrace_inline_hist(struct ringtrace_event *ev, int i,
 		      const struct ringtrace_event_view **pp)
 {
-	/* Acquire, as in ringtrace_inline_begin() (the same state: the
-	 * section has not been left). */
+	/* Acquire, as in ringtrace_inline_begin(): pairs with the
+	 * library's release store that publishes the state (the same state:
+	 * the section has not been left). */
 	const struct ringtrace_event_view *p =
 		(const struct ringtrace_event_view *)(const void *)
 			__atomic_load_n(&ev->priv, __ATOMIC_ACQUIRE);
