@@ -8,9 +8,11 @@
  * write's section (ringtrace_write_armed(): a filter, a trigger, a pid
  * list), and in every case that must go to ringtrace_write_record()
  * instead (two instances, a nested write, ringtrace_irq_enter(), the
- * thread's first write). This program defines ringtrace_write_record()
- * and ringtrace_write_armed() itself, counting the calls and passing
- * them on to the library's: the counts say which path a write took.
+ * thread's first write), and the write of an event armed by plain hist
+ * triggers alone (in place, counted by ringtrace_write_hist()). This
+ * program defines ringtrace_write_record(), ringtrace_write_armed() and
+ * ringtrace_write_hist() itself, counting the calls and passing them on
+ * to the library's: the counts say which path a write took.
  */
 #include <dlfcn.h>
 #include <errno.h>
