@@ -1027,7 +1027,7 @@ rt_write_commit(struct ringtrace_write *w, const void *from)
 		return;
 	}
 	if (w->trig) {
-		if (__builtin_expect(w->soft & RT_W_HIST_ONLY, 1))
+		if (w->soft & RT_W_HIST_ONLY)
 			rt_hist_only_commit(w, from);
 		else
 			rt_trigger_commit(w, from);
