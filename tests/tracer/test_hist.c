@@ -10,6 +10,8 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,6 +111,27 @@ static void pin_writer(int i)
 #define MAP_KEYS 300 /* more keys than the 128 room */
 
 static struct tracing_map *the_map;
+
+/* Count @key in @map as a hist trigger does: hitcount 1, value @v (when
+ * the map has a second sum). Return: its element, or NULL (dropped). */
+static struct tracing_map_elt *map_count(struct tracing_map *map,
+					 const void *key, uint64_t v)
+{
+	struct tracing_map_probe p;
+	struct tracing_map_elt *e;
+	struct tracing_map_sums s;
+	unsigned int idx;
+
+	tracing_map_probe_init(&p, map);
+	e = tracing_map_probe_insert(&p, key, &idx);
+	if (!e)
+		return NULL;
+	s = tracing_map_sums_of(&p, e, idx);
+	tracing_map_update_sum(s, 0, 1);
+	if (map->n_sums > 1)
+		tracing_map_update_sum(s, 1, v);
+	return e;
+}
 /* the writes of each key, per writer */
 static unsigned int map_written[MAP_THREADS + 1][MAP_KEYS];
 
@@ -120,17 +143,11 @@ static void *map_writer(void *arg)
 
 	pin_writer((int)(uintptr_t)arg);
 	for (i = 0; i < MAP_PER_THREAD; i++) {
-		struct tracing_map_elt *e;
-
 		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
 		key[0] = (seed >> 33) % MAP_KEYS;
 		key[1] = key[0] * 3;
 		map_written[(uintptr_t)arg][key[0]]++;
-		e = tracing_map_insert(the_map, key);
-		if (e) {
-			tracing_map_update_sum(e, 0, 1);
-			tracing_map_update_sum(e, 1, key[0]);
-		}
+		map_count(the_map, key, key[0]);
 	}
 	return NULL;
 }
@@ -147,7 +164,7 @@ static void map_threads(void)
 	uint64_t sum = 0;
 	int i, n;
 
-	the_map = tracing_map_create(TRACING_MAP_BITS_MIN, 16, 2);
+	the_map = tracing_map_create(TRACING_MAP_BITS_MIN, 16, 2, 2);
 	ASSERT_NOT_NULL(the_map);
 	for (i = 0; i < MAP_THREADS; i++)
 		ASSERT_EQ(pthread_create(&th[i], NULL, map_writer,
@@ -158,7 +175,8 @@ static void map_threads(void)
 	ASSERT_EQ_U((uint64_t)n + atomic_load(&the_map->wasted),
 		    1u << TRACING_MAP_BITS_MIN);
 	for (i = 0; i < n; i++) {
-		uint64_t k[2], hits = tracing_map_read_sum(v[i], 0), want = 0;
+		uint64_t k[2], hits = tracing_map_read_sum(the_map, v[i], 0);
+		uint64_t want = 0;
 		int t;
 
 		memcpy(k, v[i]->key, sizeof(k));
@@ -167,7 +185,8 @@ static void map_threads(void)
 		for (t = 1; t <= MAP_THREADS; t++)
 			want += map_written[t][k[0]];
 		ASSERT_EQ_U(hits, want);
-		ASSERT_EQ_U(tracing_map_read_sum(v[i], 1), hits * k[0]);
+		ASSERT_EQ_U(tracing_map_read_sum(the_map, v[i], 1),
+			    hits * k[0]);
 		/* one element per key */
 		ASSERT_NULL(i ? NULL : (void *)0);
 		for (int j = 0; j < i; j++)
@@ -185,32 +204,156 @@ static void map_threads(void)
 	tracing_map_destroy(the_map);
 }
 
+/*
+ * More writers than the map's per-thread slots (tracing_map.h): the
+ * first threads add in their own copies of the sums, the others to the
+ * elements' with atomic adds, and a reader adds them up. Each writer
+ * counts every key the same number of times, and the sums are exact.
+ */
+#define SLOT_THREADS (TRACING_MAP_THREAD_SLOTS + 4)
+#define SLOT_KEYS 64
+#define SLOT_ROUNDS 200
+
+static void *slot_writer(void *arg)
+{
+	uint64_t key;
+	int r;
+
+	pin_writer((int)(uintptr_t)arg);
+	for (r = 0; r < SLOT_ROUNDS; r++)
+		for (key = 0; key < SLOT_KEYS; key++)
+			ASSERT_NOT_NULL(map_count(the_map, &key, key + 1));
+	return NULL;
+}
+
+static void map_thread_slots(void)
+{
+	pthread_t th[SLOT_THREADS];
+	struct tracing_map_elt **v;
+	int i, n;
+
+	the_map = tracing_map_create(TRACING_MAP_BITS_MIN, 8, 3, 2);
+	ASSERT_NOT_NULL(the_map);
+	for (i = 0; i < SLOT_THREADS; i++)
+		ASSERT_EQ(pthread_create(&th[i], NULL, slot_writer,
+					 (void *)(uintptr_t)i), 0);
+	for (i = 0; i < SLOT_THREADS; i++)
+		pthread_join(th[i], NULL);
+	n = tracing_map_entries(the_map, &v);
+	ASSERT_EQ(n, SLOT_KEYS);
+	for (i = 0; i < n; i++) {
+		uint64_t k, hits = tracing_map_read_sum(the_map, v[i], 0);
+
+		memcpy(&k, v[i]->key, 8);
+		ASSERT_EQ_U(hits, (uint64_t)SLOT_THREADS * SLOT_ROUNDS);
+		ASSERT_EQ_U(tracing_map_read_sum(the_map, v[i], 1),
+			    hits * (k + 1));
+		/* the third sum is not added up: only the element's */
+		ASSERT_EQ_U(tracing_map_read_sum(the_map, v[i], 2), 0);
+	}
+	free(v);
+	ASSERT_EQ_U(atomic_load(&the_map->drops), 0);
+	/* cleared: the threads' copies too */
+	tracing_map_clear(the_map);
+	{
+		uint64_t k = 1;
+		struct tracing_map_elt *e = map_count(the_map, &k, 5);
+
+		ASSERT_NOT_NULL(e);
+		ASSERT_EQ_U(tracing_map_read_sum(the_map, e, 0), 1);
+		ASSERT_EQ_U(tracing_map_read_sum(the_map, e, 1), 5);
+	}
+	tracing_map_destroy(the_map);
+}
+
+/*
+ * A signal handler counting in the map while its thread counts there
+ * too, in the same slot: the add is atomic against the handler, so no
+ * count of either is lost. The signals come from another thread; the
+ * writer counts until it has seen SIG_COUNTS of them.
+ */
+#define SIG_COUNTS 2000
+
+static _Atomic int sig_seen;
+static _Atomic bool sig_done;
+
+static void sig_count(int sig)
+{
+	uint64_t k = 7;
+
+	(void)sig;
+	map_count(the_map, &k, 3);
+	atomic_fetch_add(&sig_seen, 1);
+}
+
+static void *sig_sender(void *arg)
+{
+	pthread_t to = *(pthread_t *)arg;
+
+	while (!atomic_load(&sig_done)) {
+		pthread_kill(to, SIGUSR1);
+		sched_yield();
+	}
+	return NULL;
+}
+
+static void map_signal(void)
+{
+	struct sigaction sa = { .sa_handler = sig_count };
+	pthread_t self = pthread_self(), th;
+	struct tracing_map_elt *e;
+	uint64_t k = 7, mine = 0;
+	unsigned int idx;
+
+	the_map = tracing_map_create(TRACING_MAP_BITS_MIN, 8, 2, 2);
+	ASSERT_NOT_NULL(the_map);
+	sigemptyset(&sa.sa_mask);
+	ASSERT_EQ(sigaction(SIGUSR1, &sa, NULL), 0);
+	ASSERT_EQ(pthread_create(&th, NULL, sig_sender, &self), 0);
+	while (atomic_load(&sig_seen) < SIG_COUNTS) {
+		map_count(the_map, &k, 3);
+		mine++;
+	}
+	atomic_store(&sig_done, true);
+	/* (every signal sent is delivered before the join returns; the
+	 * handler stays, for the process's end) */
+	pthread_join(th, NULL);
+	e = tracing_map_insert(the_map, &k, &idx);
+	ASSERT_NOT_NULL(e);
+	ASSERT_EQ_U(tracing_map_read_sum(the_map, e, 0),
+		    mine + (uint64_t)atomic_load(&sig_seen));
+	ASSERT_EQ_U(tracing_map_read_sum(the_map, e, 1),
+		    3 * (mine + (uint64_t)atomic_load(&sig_seen)));
+	tracing_map_destroy(the_map);
+}
+
 /* A full table: every key in it is still found (and counted), a new one
  * dropped; a key inserted again does not take an element */
 static void map_full(void)
 {
-	struct tracing_map *map = tracing_map_create(TRACING_MAP_BITS_MIN, 8, 1);
+	struct tracing_map *map =
+		tracing_map_create(TRACING_MAP_BITS_MIN, 8, 1, 1);
 	unsigned int room = 1u << TRACING_MAP_BITS_MIN;
 	struct tracing_map_elt *e, *first;
+	unsigned int idx;
 	uint64_t k;
 
 	ASSERT_NOT_NULL(map);
 	for (k = 0; k < room; k++) {
-		first = tracing_map_insert(map, &k);
+		first = map_count(map, &k, 0);
 		ASSERT_NOT_NULL(first);
-		tracing_map_update_sum(first, 0, 1);
-		ASSERT_TRUE(tracing_map_insert(map, &k) == first);
+		ASSERT_TRUE(tracing_map_insert(map, &k, &idx) == first);
 	}
 	ASSERT_EQ_U(atomic_load(&map->next_elt), room);
 	k = room;
-	ASSERT_NULL(tracing_map_insert(map, &k));
+	ASSERT_NULL(tracing_map_insert(map, &k, &idx));
 	ASSERT_NULL(tracing_map_lookup(map, &k));
 	ASSERT_EQ_U(atomic_load(&map->drops), 1);
 	for (k = 0; k < room; k++) {
-		e = tracing_map_insert(map, &k);
+		e = tracing_map_insert(map, &k, &idx);
 		ASSERT_NOT_NULL(e);
 		ASSERT_TRUE(tracing_map_lookup(map, &k) == e);
-		ASSERT_EQ_U(tracing_map_read_sum(e, 0), 1);
+		ASSERT_EQ_U(tracing_map_read_sum(map, e, 0), 1);
 		ASSERT_EQ_U(*(uint64_t *)e->key, k);
 	}
 	ASSERT_EQ_U(atomic_load(&map->drops), 1);
@@ -1067,7 +1210,8 @@ static void timestamp_record(void)
 }
 
 static const struct rbt_case cases[] = {
-	RBT_CASE(map_threads), RBT_CASE(map_full),	 RBT_CASE(text_basic), RBT_CASE(text_modifiers),
+	RBT_CASE(map_threads), RBT_CASE(map_full), RBT_CASE(map_thread_slots),
+	RBT_CASE(map_signal),	 RBT_CASE(text_basic), RBT_CASE(text_modifiers),
 	RBT_CASE(text_run_keys), RBT_CASE(errors),     RBT_CASE(control),
 	RBT_CASE(instances),	 RBT_CASE(threads),	  RBT_CASE(variables),
 	RBT_CASE(synthetic),	 RBT_CASE(track_actions),

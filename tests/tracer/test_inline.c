@@ -8,9 +8,11 @@
  * write's section (ringtrace_write_armed(): a filter, a trigger, a pid
  * list), and in every case that must go to ringtrace_write_record()
  * instead (two instances, a nested write, ringtrace_irq_enter(), the
- * thread's first write). This program defines ringtrace_write_record()
- * and ringtrace_write_armed() itself, counting the calls and passing
- * them on to the library's: the counts say which path a write took.
+ * thread's first write), and the write of an event armed by plain hist
+ * triggers alone (in place, counted by ringtrace_write_hist()). This
+ * program defines ringtrace_write_record(), ringtrace_write_armed() and
+ * ringtrace_write_hist() itself, counting the calls and passing them on
+ * to the library's: the counts say which path a write took.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -29,6 +31,7 @@
 #include "inline_events.h"
 
 #include <ringbuf/ringbuf.h>
+#include <ringtrace/inline_write.h>
 #include <ringtrace/tracer.h>
 
 #include "test.h"
@@ -61,6 +64,20 @@ void *ringtrace_write_armed(struct ringtrace_event *ev,
 		*(void **)&next = dlsym(RTLD_NEXT, "ringtrace_write_armed");
 	armed_calls++;
 	return next(ev, w, size, i);
+}
+
+static unsigned long hist_calls;
+
+void ringtrace_write_hist(const struct ringtrace_event_view *p, int i,
+			  const void *rec, size_t size)
+{
+	static void (*next)(const struct ringtrace_event_view *, int,
+			    const void *, size_t);
+
+	if (!next)
+		*(void **)&next = dlsym(RTLD_NEXT, "ringtrace_write_hist");
+	hist_calls++;
+	next(p, i, rec, size);
 }
 
 /* ---- the hook TP_fast_assign() calls ---------------------------------- */
@@ -591,6 +608,122 @@ static void dyn_const_len(void)
 	only_dyn4(tr, 50);
 }
 
+/* The "Hits:" of inl_pad's hist file in @tr */
+static unsigned long hist_hits(struct ringtrace_instance *tr)
+{
+	char buf[4096];
+	const char *h;
+
+	ringtrace_show_hist(tr, "inl", "inl_pad", buf, sizeof(buf));
+	h = strstr(buf, "Hits: ");
+	ASSERT_NOT_NULL(h);
+	return strtoul(h + 6, NULL, 10);
+}
+
+/* Writes of inl_pad in @tr: @n of them, each counted by the hist
+ * trigger, @inl of them through ringtrace_write_hist() (inline), the
+ * others through ringtrace_write_armed() */
+static void hist_writes(struct ringtrace_instance *tr, int n, int inl)
+{
+	unsigned long calls = slow_calls, armed = armed_calls,
+		      hist = hist_calls, hits = hist_hits(tr);
+	int i;
+
+	for (i = 0; i < n; i++)
+		trace_inl_pad((char)(i + 1), 10 * i, (short)i);
+	ASSERT_EQ(hist_calls, hist + (unsigned long)inl);
+	ASSERT_EQ(armed_calls, armed + (unsigned long)(n - inl));
+	ASSERT_EQ(slow_calls, calls);
+	ASSERT_EQ(hist_hits(tr), hits + (unsigned long)n);
+}
+
+/*
+ * A plain hist trigger alone (the event's hist_mask bit): written inline,
+ * counted by ringtrace_write_hist() before the commit, the record whole.
+ * Anything else armed beside it, a filter, the event soft-disabled, an
+ * enable_event aimed at it, a filter on the trigger: the armed path,
+ * counted all the same; the buffer refusing the record (tracing off):
+ * counted through the armed path.
+ */
+static void hist_inline(void)
+{
+	struct ringtrace_instance *tr = setup();
+	struct recs rs;
+	int i;
+
+	ASSERT_EQ(ringtrace_event_enable(tr, "inl", "inl_pad", true), 0);
+	ASSERT_EQ(ringtrace_set_trigger(tr, "inl", "inl_pad",
+					"hist:keys=c:vals=v", err,
+					sizeof(err)), 0);
+	hist_writes(tr, 4, 4);
+	consume_all(tr, &rs);
+	ASSERT_EQ(rs.n, 4);
+	for (i = 0; i < 4; i++)
+		check_pad(&rs, i, i + 1, 10 * i, i, 0, 0);
+	/* a filter on the event */
+	ASSERT_EQ(ringtrace_set_filter(tr, "inl", "inl_pad", "s > 0", err,
+				       sizeof(err)), 0);
+	hist_writes(tr, 2, 0);
+	ASSERT_EQ(ringtrace_set_filter(tr, "inl", "inl_pad", "0", err,
+				       sizeof(err)), 0);
+	hist_writes(tr, 2, 2);
+	/* tracing off: no record, counted */
+	ringtrace_tracing_on(tr, false);
+	hist_writes(tr, 2, 0);
+	ringtrace_tracing_on(tr, true);
+	ringtrace_clear(tr);
+	/* soft-disabled: counted, no record */
+	ASSERT_EQ(ringtrace_event_enable(tr, "inl", "inl_pad", false), 0);
+	hist_writes(tr, 3, 0);
+	consume_all(tr, &rs);
+	ASSERT_EQ(rs.n, 0);
+	ASSERT_EQ(ringtrace_event_enable(tr, "inl", "inl_pad", true), 0);
+	hist_writes(tr, 1, 1);
+	/* the target of an enable_event: its soft switch is not the hist
+	 * path's to miss */
+	ASSERT_EQ(ringtrace_set_trigger(tr, "inl", "inl_ones",
+					"enable_event:inl:inl_pad", err,
+					sizeof(err)), 0);
+	ringtrace_clear(tr);
+	hist_writes(tr, 1, 0);
+	/* (the armed write's short path: kept and counted) */
+	only_pad(tr, 1, 0, 0);
+	ASSERT_EQ(ringtrace_set_trigger(tr, "inl", "inl_ones",
+					"!enable_event:inl:inl_pad", err,
+					sizeof(err)), 0);
+	hist_writes(tr, 1, 1);
+	/* a second table, with a filter: not plain alone */
+	ASSERT_EQ(ringtrace_set_trigger(tr, "inl", "inl_pad",
+					"hist:keys=s if c > 100", err,
+					sizeof(err)), 0);
+	hist_writes(tr, 1, 0);
+	ASSERT_EQ(ringtrace_set_trigger(tr, "inl", "inl_pad",
+					"!hist:keys=s if c > 100", err,
+					sizeof(err)), 0);
+	/* two plain tables: both counted inline */
+	ASSERT_EQ(ringtrace_set_trigger(tr, "inl", "inl_pad",
+					"hist:keys=s:vals=c", err,
+					sizeof(err)), 0);
+	hist_writes(tr, 2, 2);
+	ringtrace_clear(tr);
+	trace_inl_pad(5, 55, 555);
+	only_pad(tr, 5, 55, 555);
+	ASSERT_EQ(ringtrace_set_trigger(tr, "inl", "inl_pad",
+					"!hist:keys=s:vals=c", err,
+					sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_set_trigger(tr, "inl", "inl_pad",
+					"!hist:keys=c:vals=v", err,
+					sizeof(err)), 0);
+	/* nothing armed: the common inline write */
+	{
+		unsigned long armed = armed_calls, hist = hist_calls;
+
+		trace_inl_pad(6, 66, 666);
+		ASSERT_EQ(armed_calls, armed);
+		ASSERT_EQ(hist_calls, hist);
+	}
+}
+
 void inline_off_write(char c, long long v, short s);
 
 /* RINGTRACE_NO_INLINE_WRITE (inline_off.c): the fast case too goes to
@@ -638,5 +771,6 @@ static const struct rbt_case cases[] = {
 	RBT_CASE(slow_pid_list),     RBT_CASE(nested_signal),
 	RBT_CASE(tracing_off),	     RBT_CASE(disabled_while_written),
 	RBT_CASE(dyn_const_len),     RBT_CASE(opt_out),
+	RBT_CASE(hist_inline),
 };
 RBT_MAIN(cases)

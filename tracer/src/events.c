@@ -371,6 +371,7 @@ static void rt_set_enabled(struct rt_event_priv *p, int inst, bool on)
 		 * misses the change keeps or drops one record, as if it
 		 * had run just before. */
 		rt_soft_disabled_set(p, 1ull << inst, !on);
+		rt_slow_mask_update(p, inst); /* (the hist bit) */
 		return;
 	}
 	/*
@@ -418,7 +419,8 @@ static bool rt_spec_match(const char *spec, struct rt_event_priv *p)
 /*
  * rt_slow_mask_update - bit @inst of @p's slow_mask, set exactly while
  * something sends the event's writes in instance @inst to the slow path:
- * a filter, soft mode (a trigger), a pid list or the stacktrace option.
+ * a filter, soft mode (a trigger), a pid list or the stacktrace option;
+ * and of its hist_mask, set while plain hist triggers alone do.
  * The inline write (<ringtrace/inline_write.h>, layout 5) tests this bit
  * alone. Called with rt_reg_lock held, which serialises every change of
  * those, after the change. Relaxed: a writer that misses the change
@@ -426,16 +428,31 @@ static bool rt_spec_match(const char *spec, struct rt_event_priv *p)
  * had come before the change); what the slow path reads (the filter,
  * the trigger list, the pid list) is RCU-published.
  */
-static void rt_slow_mask_update(struct rt_event_priv *p, int inst)
+void rt_slow_mask_update(struct rt_event_priv *p, int inst)
 {
 	uint64_t bit = 1ull << inst;
+	bool other = ((rt_pid_filtered | rt_stack_opt) & bit) ||
+		     atomic_load_explicit(&p->filter[inst],
+					  memory_order_relaxed);
 
-	if (p->sm_ref[inst] || ((rt_pid_filtered | rt_stack_opt) & bit) ||
-	    atomic_load_explicit(&p->filter[inst], memory_order_relaxed))
+	if (p->sm_ref[inst] || other)
 		atomic_fetch_or_explicit(&p->slow_mask, bit,
 					 memory_order_relaxed);
 	else
 		atomic_fetch_and_explicit(&p->slow_mask, ~bit,
+					  memory_order_relaxed);
+	/* The hist bit (layout 6): armed by plain hist triggers alone (the
+	 * event is the target of no enable_event, whose firing would switch
+	 * the soft-disabled bit under a writer), kept (not soft-disabled),
+	 * nothing else sending it to the slow path. Relaxed, as the slow
+	 * bit; the inline write tests it only with the slow bit. */
+	if (!other && rt_trig_hist_only(p, inst) &&
+	    !(atomic_load_explicit(&p->soft_disabled, memory_order_relaxed) &
+	      bit))
+		atomic_fetch_or_explicit(&p->hist_mask, bit,
+					 memory_order_relaxed);
+	else
+		atomic_fetch_and_explicit(&p->hist_mask, ~bit,
 					  memory_order_relaxed);
 }
 
@@ -458,8 +475,10 @@ void rt_soft_mode(struct rt_event_priv *p, int inst, bool enter)
 	bool on;
 
 	if (enter) {
-		if (p->sm_ref[inst]++)
+		if (p->sm_ref[inst]++) {
+			rt_slow_mask_update(p, inst); /* (the hist bit) */
 			return;
+		}
 		on = atomic_load_explicit(&p->ev->enabled,
 					  memory_order_relaxed) & bit;
 		rt_soft_disabled_set(p, bit, !on);
@@ -471,8 +490,10 @@ void rt_soft_mode(struct rt_event_priv *p, int inst, bool enter)
 		}
 		return;
 	}
-	if (!p->sm_ref[inst] || --p->sm_ref[inst])
+	if (!p->sm_ref[inst] || --p->sm_ref[inst]) {
+		rt_slow_mask_update(p, inst); /* (the hist bit) */
 		return;
+	}
 	on = !(atomic_load_explicit(&p->soft_disabled, memory_order_relaxed) &
 	       bit);
 	if (!on) {

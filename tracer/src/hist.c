@@ -1740,7 +1740,8 @@ int rt_hist_parse(struct rt_event_priv *p, int inst, const char *line,
 	/* the values, then each variable's value and its set flag */
 	d->map = tracing_map_create(d->map_bits, d->key_size,
 				    d->n_vals + d->n_var_slots +
-					    d->n_track_slots);
+					    d->n_track_slots,
+				    d->n_vals);
 	if (!d->map) {
 		ret = -ENOMEM;
 		goto fail;
@@ -2202,8 +2203,10 @@ hist_event_full(struct rt_hist_data *d, const void *rec, size_t len,
 	uint64_t vstr[HIST_STR_VARS_MAX][HIST_STR_MAX / 8];
 	unsigned int nvs = 0;
 	unsigned char *kb = (unsigned char *)key;
+	struct tracing_map_probe probe;
 	struct tracing_map_elt *elt;
-	unsigned int i;
+	struct tracing_map_sums sums;
+	unsigned int i, idx;
 
 	for (i = 0; i < d->key_size / 8; i++)
 		key[i] = 0;
@@ -2228,10 +2231,12 @@ hist_event_full(struct rt_hist_data *d, const void *rec, size_t len,
 	 * record does not count, as in the kernel */
 	if (d->n_refs && !hist_resolve_refs(d, key, refv, rstr))
 		return;
-	elt = tracing_map_insert(d->map, key);
+	tracing_map_probe_init(&probe, d->map);
+	elt = tracing_map_probe_insert(&probe, key, &idx);
 	if (!elt)
 		return;
-	tracing_map_update_sum(elt, 0, 1);
+	sums = tracing_map_sums_of(&probe, elt, idx);
+	tracing_map_update_sum(sums, 0, 1);
 	/* the variables first: a value may be one of them */
 	for (i = 0; i < d->n_vars; i++) {
 		const struct hist_var *var = &d->vars[i];
@@ -2278,7 +2283,7 @@ hist_event_full(struct rt_hist_data *d, const void *rec, size_t len,
 		const struct hist_field *hf = &d->vals[i];
 
 		tracing_map_update_sum(
-			elt, i,
+			sums, i,
 			hf->flags & HF_EXPR ?
 				hist_expr_eval(hf->expr, rec, inst, refv) :
 				hist_field_value(hf, rec, inst));
@@ -2390,8 +2395,8 @@ static int hist_cmp(const void *pa, const void *pb)
 			r = hist_cmp_key(hf, (const char *)a->key + hf->offset,
 					 (const char *)b->key + hf->offset);
 		} else {
-			uint64_t x = tracing_map_read_sum(a, k->idx),
-				 y = tracing_map_read_sum(b, k->idx);
+			uint64_t x = tracing_map_read_sum(d->map, a, k->idx),
+				 y = tracing_map_read_sum(d->map, b, k->idx);
 
 			r = x < y ? -1 : x > y ? 1 : 0;
 		}
@@ -2548,7 +2553,7 @@ static void hist_show_one(FILE *f, const struct rt_trigger *t, int n)
 		qsort(v, (size_t)nr, sizeof(*v), hist_cmp);
 	for (j = 0; j < d->n_vals; j++)
 		for (i = 0; i < nr; i++) {
-			uint64_t x = tracing_map_read_sum(v[i], j);
+			uint64_t x = tracing_map_read_sum(d->map, v[i], j);
 
 			total[j] += x;
 			if (x > max[j])
@@ -2558,8 +2563,8 @@ static void hist_show_one(FILE *f, const struct rt_trigger *t, int n)
 		hist_print_key(f, d, v[i]);
 		if (!d->nohitcount)
 			hist_print_val(f, &d->vals[0],
-				       tracing_map_read_sum(v[i], 0), total[0],
-				       max[0]);
+				       tracing_map_read_sum(d->map, v[i], 0),
+				       total[0], max[0]);
 		for (j = 1; j < d->n_vals; j++) {
 			/* an expression is no column, a variable's value is,
 			 * as in the kernel */
@@ -2568,8 +2573,8 @@ static void hist_show_one(FILE *f, const struct rt_trigger *t, int n)
 				continue;
 			fputc(' ', f);
 			hist_print_val(f, &d->vals[j],
-				       tracing_map_read_sum(v[i], j), total[j],
-				       max[j]);
+				       tracing_map_read_sum(d->map, v[i], j),
+				       total[j], max[j]);
 		}
 		for (j = 0; j < d->n_actions; j++) {
 			const struct hist_action *a = &d->actions[j];
@@ -2580,7 +2585,7 @@ static void hist_show_one(FILE *f, const struct rt_trigger *t, int n)
 			fprintf(f, "\n\t%s: %10llu",
 				a->handler == HA_ONMAX ? "max" : "changed",
 				(unsigned long long)tracing_map_read_sum(
-					v[i], a->slot));
+					d->map, v[i], a->slot));
 			/* (the parameters of a synthetic event: written) */
 			for (k = 0; !a->synth && k < a->n_params; k++) {
 				unsigned int at = a->slot + 2 + a->poff[k], w;
@@ -2591,12 +2596,13 @@ static void hist_show_one(FILE *f, const struct rt_trigger *t, int n)
 						a->params[k]->text,
 						(unsigned long long)
 							tracing_map_read_sum(
-								v[i], at));
+								d->map, v[i],
+								at));
 					continue;
 				}
 				for (w = 0; w < HIST_STR_MAX / 8; w++)
-					str[w] = tracing_map_read_sum(v[i],
-								      at + w);
+					str[w] = tracing_map_read_sum(
+						d->map, v[i], at + w);
 				((char *)str)[HIST_STR_MAX - 1] = '\0';
 				fprintf(f, "  %s: %-32s", a->params[k]->text,
 					(const char *)str);
@@ -2629,7 +2635,7 @@ static void hist_show_one(FILE *f, const struct rt_trigger *t, int n)
 	}
 	/* Hits: the hitcounts' sum (every hit counts in one) */
 	for (i = 0; i < nr; i++)
-		hits += tracing_map_read_sum(v[i], 0);
+		hits += tracing_map_read_sum(d->map, v[i], 0);
 	fprintf(f, "\nTotals:\n    Hits: %llu\n    Entries: %u\n    Dropped: %llu\n",
 		(unsigned long long)hits,
 		(unsigned int)nr,

@@ -151,31 +151,34 @@ hist_plain_read(const struct hist_num *f, const unsigned char *rec)
 }
 
 /* Count @rec in plain table @ht: numeric keys of 8 bytes each, filling
- * the key; sums of numeric fields. The one-key table, the common
+ * the key; sums of numeric fields, added in the thread's own copy of
+ * them (tracing_map.h). The one-key table, the common
  * "hist:keys=K:vals=V", has its key's size known to the compiler. */
 static inline __attribute__((always_inline, no_instrument_function)) void
 rt_hist_event_plain(const struct rt_hist_trig *ht, const unsigned char *rec)
 {
 	uint64_t key[HIST_KEYS_MAX];
 	struct tracing_map_elt *elt;
-	unsigned int i;
+	struct tracing_map_sums s;
+	unsigned int i, idx;
 
 	if (__builtin_expect(ht->n_keys == 1, 1)) {
 		struct tracing_map_probe p = ht->probe;
 
 		key[0] = hist_plain_read(&ht->keys[0], rec);
 		p.key_size = 8; /* (the same: a constant for the compiler) */
-		elt = tracing_map_probe_insert(&p, key);
+		elt = tracing_map_probe_insert(&p, key, &idx);
 	} else {
 		for (i = 0; i < ht->n_keys; i++)
 			key[i] = hist_plain_read(&ht->keys[i], rec);
-		elt = tracing_map_probe_insert(&ht->probe, key);
+		elt = tracing_map_probe_insert(&ht->probe, key, &idx);
 	}
 	if (__builtin_expect(!elt, 0))
 		return;
-	tracing_map_update_sum(elt, 0, 1);
+	s = tracing_map_sums_of(&ht->probe, elt, idx);
+	tracing_map_update_sum(s, 0, 1);
 	for (i = 1; i < ht->n_vals; i++)
-		tracing_map_update_sum(elt, i, hist_plain_read(&ht->vals[i], rec));
+		tracing_map_update_sum(s, i, hist_plain_read(&ht->vals[i], rec));
 }
 
 /* Inline: a plain table's count, read from the trigger's own block (no
@@ -205,6 +208,15 @@ rt_hist_event(struct rt_trigger *t, const void *rec, size_t len, int inst,
 /* Whether hist trigger @t reads common_timestamp (false for another
  * trigger): its records are stamped with the time it reads. */
 bool rt_hist_timestamps(const struct rt_trigger *t);
+
+/* Whether @t is a plain hist trigger (false for another trigger): its
+ * count is rt_hist_event_plain(), no action, nothing it fires after the
+ * commit. */
+static inline bool rt_hist_plain(const struct rt_trigger *t)
+{
+	return t->type == RT_TRIG_HIST && t->hist &&
+	       ((const struct rt_hist_trig *)t->hist)->plain;
+}
 
 /* The instance whose snapshot a hist action asked for while this
  * thread's record was being written, or -1 */

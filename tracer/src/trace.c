@@ -88,6 +88,13 @@ RINGTRACE_API const int ringtrace_inline_layout_4 = 1;
  * without loading filter[]; the views and calls are those of layout 4.
  * Programs built against layouts 2 to 4 test both, which stays right. */
 RINGTRACE_API const int ringtrace_inline_layout_5 = 1;
+/* Layout 6: the event view's hist_mask (rt_slow_mask_update(),
+ * events.c); the inline write writes an instance of its bit as in the
+ * common case and calls ringtrace_write_hist() before the commit.
+ * Programs built against layouts 2 to 5 take such an instance for an
+ * armed one (ringtrace_write_armed(), whose short path counts it the
+ * same way). */
+RINGTRACE_API const int ringtrace_inline_layout_6 = 1;
 #define RT_SAME(a, fa, b, fb)                                             \
 	_Static_assert(offsetof(struct a, fa) == offsetof(struct b, fb) &&  \
 			       sizeof(((struct a *)0)->fa) ==               \
@@ -101,6 +108,7 @@ RT_SAME(rt_thread, slow, ringtrace_thread_view, slow);
 RT_SAME(rt_event_priv, id, ringtrace_event_view, id);
 RT_SAME(rt_event_priv, slow_mask, ringtrace_event_view, slow_mask);
 RT_SAME(rt_event_priv, filter, ringtrace_event_view, filter);
+RT_SAME(rt_event_priv, hist_mask, ringtrace_event_view, hist_mask);
 
 /*
  * The read side of the tracer's RCU out of line, for the trace point
@@ -479,6 +487,146 @@ ringtrace_write_first(struct ringtrace_event *ev, struct ringtrace_write *w,
 	return rt_write_next(w, p, __builtin_return_address(0));
 }
 
+/* w->soft: the record goes through rt_hist_only_commit() (with bit 0:
+ * assigned aside, the event soft-disabled: counted, not kept) */
+#define RT_W_HIST_ONLY 4
+
+/*
+ * rt_write_hist_only - the short path of an event armed in instance @i
+ * by plain hist triggers alone (the list's hist_only: no filter on a
+ * trigger, no action, no stamp read), the common "hist:keys=K:vals=V":
+ * no filter on the event, no pid list and no stacktrace option in the
+ * instance. The record is reserved in the buffer (or, the event
+ * soft-disabled, assigned aside) and filled as rt_write_next() does;
+ * rt_hist_only_commit() counts it in the tables and commits it, without
+ * the general path's walk of the triggers and the reasons it tests.
+ * Called inside the write's read-side section.
+ * Return: the record, or NULL for the general path (@w's fields that
+ * path sets are left to it).
+ */
+static inline __attribute__((always_inline, no_instrument_function)) void *
+rt_write_hist_only(struct ringtrace_write *w, struct rt_event_priv *p, int i)
+{
+	/* Acquire, as rt_trigger_begin(): pairs with the release side of
+	 * the exchange that publishes the list (trigger.c); freed only
+	 * after a grace period. */
+	const struct rt_trigger_list *l =
+		atomic_load_explicit(&p->triggers[i], memory_order_acquire);
+	const struct ringtrace_instance *tr;
+	struct ringbuf_event *e;
+	struct ringbuf *rb;
+	void *rec;
+	int err;
+
+	if (!l || !l->hist_only ||
+	    /* Acquire, as rt_write_next(): pairs with the release store of
+	     * a new filter (events.c). */
+	    atomic_load_explicit(&p->filter[i], memory_order_acquire))
+		return NULL;
+	/* Pairs with the release store that publishes the instance. */
+	tr = atomic_load_explicit(&rt_instances[i], memory_order_acquire);
+	/* The pid lists: acquire, as rt_pid_ignored() (pid.c publishes
+	 * them with an exchange). The option: relaxed, as in
+	 * rt_trigger_begin() (a change applies from the next record on). */
+	if (!tr ||
+	    atomic_load_explicit(&tr->pids[RINGTRACE_PID_EVENT],
+				 memory_order_acquire) ||
+	    atomic_load_explicit(&tr->pids[RINGTRACE_PID_EVENT_NOTRACE],
+				 memory_order_acquire) ||
+	    (atomic_load_explicit(&tr->options, memory_order_relaxed) &
+	     RT_OPT(RT_OPT_STACKTRACE)))
+		return NULL;
+	rb = rt_inst_rb(i);
+	if (!rb)
+		return NULL;
+	/* Relaxed, as rt_trigger_begin(): a change racing with this write
+	 * keeps or drops this one record, as if it had come just before. */
+	if (__builtin_expect((atomic_load_explicit(&p->soft_disabled,
+						   memory_order_relaxed) >>
+			      i) & 1,
+			     0)) {
+		/* armed, not enabled: counted from the thread's own copy */
+		if (w->size > RT_TEMP_SIZE || w->depth >= RT_TEMP_NEST)
+			return NULL;
+		rec = rt_temp[w->depth];
+		w->rbev = NULL;
+		w->soft = RT_W_HIST_ONLY | 1;
+	} else {
+		/* The ring buffer's write fast path, inline. A buffer that
+		 * takes no record (tracing off, full): the general path,
+		 * which counts it all the same. */
+		e = ringbuf_fe_reserve(rb, w->size, &err);
+		if (__builtin_expect(!e, 0))
+			return NULL;
+		rec = ringbuf_event_data_inline(e);
+		w->rbev = e;
+		w->soft = RT_W_HIST_ONLY;
+	}
+	w->mask = 0;
+	w->rb = rb;
+	w->filter = NULL;
+	w->trig = l;
+	w->inst = i;
+	w->rec = rec;
+	rt_fill_entry(rec, p->id, w->depth);
+	return rec;
+}
+
+/* The commit of a record of rt_write_hist_only(): counted in each table
+ * before it is committed (as the kernel's event_triggers_call() reads
+ * the record in the buffer), then committed; one soft-disabled is only
+ * counted. Nothing fires after (no action, no snapshot asked for). */
+static inline __attribute__((always_inline, no_instrument_function)) void
+rt_hist_only_commit(struct ringtrace_write *w, const void *from)
+{
+	const struct rt_trigger_list *l = w->trig;
+	unsigned int i;
+
+	for (i = 0; i < l->nr; i++)
+		rt_hist_event(l->t[i], w->rec, w->size, w->inst, from, 0);
+	if (__builtin_expect(w->rbev != NULL, 1))
+		ringbuf_fe_commit(w->rb);
+}
+
+/*
+ * ringtrace_write_hist - count the record @rec (@size bytes) of the event
+ * of state @pv, written inline in instance @i's buffer and not yet
+ * committed, in the tables of its hist triggers there, as the kernel's
+ * event_triggers_call() before the commit (<ringtrace/inline_write.h>,
+ * layout 6: the event's hist_mask bit @i was seen set). Inside the
+ * write's read-side section. A trigger that is no plain hist trigger
+ * without a filter (the list changed since the bit was loaded) is left
+ * out: the record counts as if it came before the change.
+ */
+RINGTRACE_API __attribute__((no_instrument_function)) void
+ringtrace_write_hist(const struct ringtrace_event_view *pv, int i,
+		     const void *rec, size_t size)
+{
+	/* The registry's state itself (the view is its first fields) */
+	const struct rt_event_priv *p = (const struct rt_event_priv *)(
+		const void *)pv;
+	/* Acquire: pairs with the release side of the exchange that
+	 * publishes the list (trigger.c); freed only after a grace period,
+	 * and this write is inside a read-side section. */
+	const struct rt_trigger_list *l =
+		atomic_load_explicit(&p->triggers[i], memory_order_acquire);
+	unsigned int k;
+
+	if (__builtin_expect(l && l->hist_only, 1)) {
+		/* (one table, the common case: no loop kept around it) */
+		if (__builtin_expect(l->nr == 1, 1)) {
+			rt_hist_event(l->t[0], rec, size, i, NULL, 0);
+			return;
+		}
+		for (k = 0; k < l->nr; k++)
+			rt_hist_event(l->t[k], rec, size, i, NULL, 0);
+		return;
+	}
+	for (k = 0; l && k < l->nr; k++)
+		if (!l->t[k]->filter && rt_hist_plain(l->t[k]))
+			rt_hist_event(l->t[k], rec, size, i, NULL, 0);
+}
+
 /*
  * ringtrace_write_armed - the write of a fixed-size record of @ev in
  * instance @i that the program's inline write found enabled there but
@@ -497,14 +645,22 @@ __attribute__((no_instrument_function)) void *
 ringtrace_write_armed(struct ringtrace_event *ev, struct ringtrace_write *w,
 		      size_t size, int i)
 {
+	/* Inside the section: unregistering unpublishes it first. */
+	struct rt_event_priv *p = rt_ev_priv(ev);
+	void *rec;
+
 	w->event = ev;
 	w->size = size;
 	w->depth = rt_cur.depth - 1;
+	if (__builtin_expect(p != NULL, 1)) {
+		rec = rt_write_hist_only(w, p, i);
+		if (rec)
+			return rec;
+	}
 	/* The one instance the inline write tested; rt_write_next() loads
 	 * its state again, inside the same section. */
 	w->mask = 1ull << i;
-	/* Inside the section: unregistering unpublishes it first. */
-	return rt_write_next(w, rt_ev_priv(ev), __builtin_return_address(0));
+	return rt_write_next(w, p, __builtin_return_address(0));
 }
 
 /* ---- what triggers do in the write path --------------------------------- */
@@ -871,7 +1027,10 @@ rt_write_commit(struct ringtrace_write *w, const void *from)
 		return;
 	}
 	if (w->trig) {
-		rt_trigger_commit(w, from);
+		if (w->soft & RT_W_HIST_ONLY)
+			rt_hist_only_commit(w, from);
+		else
+			rt_trigger_commit(w, from);
 		return;
 	}
 	if (!w->rbev) {

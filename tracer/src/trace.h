@@ -92,6 +92,7 @@ struct rt_event_priv {
 	uint16_t id;
 	_Atomic uint64_t slow_mask;
 	struct rt_filter *_Atomic filter[RT_MAX_INSTANCES];
+	_Atomic uint64_t hist_mask; /* (layout 6) rt_slow_mask_update() */
 	struct ringtrace_event *ev;
 	bool builtin;
 	unsigned int nr_fields;
@@ -145,10 +146,14 @@ struct rt_trigger {
 
 #define RT_MAX_TRIGGERS 16
 /* @stamps: a hist trigger of the list reads common_timestamp (the
- * record is assigned aside and stamped with the time it reads) */
+ * record is assigned aside and stamped with the time it reads)
+ * @hist_only: every trigger of the list is a plain hist trigger without
+ * a filter (hist.h): the write's short path counts the record from the
+ * buffer (ringtrace_write_armed(), trace.c) */
 struct rt_trigger_list {
 	unsigned int nr;
 	bool stamps;
+	bool hist_only;
 	struct rt_trigger *t[RT_MAX_TRIGGERS];
 };
 
@@ -217,6 +222,11 @@ void rt_events_apply_boot(void);
 void rt_events_foreach(void (*fn)(struct rt_event_priv *p, void *arg),
 		       void *arg);
 void rt_soft_mode(struct rt_event_priv *p, int inst, bool enter);
+/* Recompute bits @inst of @p's slow_mask and hist_mask (events.c), after
+ * a change of what they stand for; called with the registry lock held */
+void rt_slow_mask_update(struct rt_event_priv *p, int inst);
+/* Whether plain hist triggers alone arm @p in @inst (trigger.c) */
+bool rt_trig_hist_only(const struct rt_event_priv *p, int inst);
 
 /* Set (@disabled) or clear the soft-disabled bit @bit of event @p.
  * Relaxed: the bit is the whole state; the event's writers read it

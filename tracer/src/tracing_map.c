@@ -6,8 +6,35 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "tracing_map.h"
+
+__thread int tracing_map_tslot __attribute__((tls_model("initial-exec")));
+/* Slots handed out (may run past TRACING_MAP_THREAD_SLOTS) */
+static _Atomic unsigned int tracing_map_tslots_taken;
+
+/*
+ * A thread's first count in any map: its slot, taken for its life (the
+ * same index in every map). A signal handler that counts between the
+ * fetch-add and the store takes a slot of its own, and the thread keeps
+ * one of the two: both are written by this thread alone.
+ */
+__attribute__((no_instrument_function)) int tracing_map_tslot_slow(void)
+{
+	/* Relaxed: the count only hands each slot to one thread; the slot's
+	 * words are read with relaxed loads, as its thread adds them. The
+	 * load first: no fetch-add once the slots are gone, so the count
+	 * stays bounded by the threads racing for the last ones. */
+	unsigned int s = atomic_load_explicit(&tracing_map_tslots_taken,
+					      memory_order_relaxed);
+
+	if (s < TRACING_MAP_THREAD_SLOTS)
+		s = atomic_fetch_add_explicit(&tracing_map_tslots_taken, 1,
+					      memory_order_relaxed);
+	tracing_map_tslot = s < TRACING_MAP_THREAD_SLOTS ? (int)s + 1 : -1;
+	return s < TRACING_MAP_THREAD_SLOTS ? (int)s : -1;
+}
 
 /* Element @i of @map's blocks */
 static inline struct tracing_map_elt *tracing_map_elt_at(struct tracing_map *map,
@@ -18,14 +45,16 @@ static inline struct tracing_map_elt *tracing_map_elt_at(struct tracing_map *map
 
 struct tracing_map *tracing_map_create(unsigned int map_bits,
 				       unsigned int key_size,
-				       unsigned int n_vals)
+				       unsigned int n_vals,
+				       unsigned int n_sums)
 {
 	struct tracing_map *map;
 	unsigned int i;
+	void *t;
 
 	if (map_bits < TRACING_MAP_BITS_MIN || map_bits > TRACING_MAP_BITS_MAX ||
 	    !key_size || key_size % 8 || !n_vals ||
-	    n_vals > TRACING_MAP_VALS_MAX)
+	    n_vals > TRACING_MAP_VALS_MAX || !n_sums || n_sums > n_vals)
 		return NULL;
 	map = calloc(1, sizeof(*map));
 	if (!map)
@@ -45,6 +74,19 @@ struct tracing_map *tracing_map_create(unsigned int map_bits,
 		tracing_map_destroy(map);
 		return NULL;
 	}
+	/* The threads' sums: mapped, so that only the pages a thread
+	 * counts in take memory, and a clear gives them back */
+	map->n_sums = n_sums;
+	map->tslot_words = (size_t)map->max_elts * n_sums;
+	map->tsums_size = TRACING_MAP_THREAD_SLOTS * map->tslot_words *
+			  sizeof(uint64_t);
+	t = mmap(NULL, map->tsums_size, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (t == MAP_FAILED) {
+		tracing_map_destroy(map);
+		return NULL;
+	}
+	map->tsums = t;
 	for (i = 0; i < map->max_elts; i++) {
 		struct tracing_map_elt *elt = tracing_map_elt_at(map, i);
 
@@ -57,6 +99,8 @@ void tracing_map_destroy(struct tracing_map *map)
 {
 	if (!map)
 		return;
+	if (map->tsums)
+		munmap(map->tsums, map->tsums_size);
 	free(map->map);
 	free(map->data);
 	free(map);
@@ -106,7 +150,7 @@ tracing_map_put_back(struct tracing_map *map, unsigned int i)
  */
 static __attribute__((no_instrument_function)) struct tracing_map_elt *
 __tracing_map_insert(struct tracing_map *map, const void *key, uint32_t hash,
-		     bool lookup)
+		     bool lookup, unsigned int *elt_idx)
 {
 	unsigned int idx = hash >> map->shift, probes = 0;
 	struct tracing_map_elt *mine = NULL, *val;
@@ -151,8 +195,10 @@ __tracing_map_insert(struct tracing_map *map, const void *key, uint32_t hash,
 				    &e->word, &w,
 				    (uint64_t)hash << 32 | mine_i,
 				    memory_order_release,
-				    memory_order_acquire))
+				    memory_order_acquire)) {
+				*elt_idx = mine_i;
 				return mine;
+			}
 		}
 		if ((uint32_t)(w >> 32) == hash) {
 			val = tracing_map_elt_of(map->data, map->stride, w);
@@ -161,6 +207,7 @@ __tracing_map_insert(struct tracing_map *map, const void *key, uint32_t hash,
 						   map->key_size)) {
 				if (mine)
 					tracing_map_put_back(map, mine_i);
+				*elt_idx = (uint32_t)w;
 				return val;
 			}
 		}
@@ -176,16 +223,41 @@ __tracing_map_insert(struct tracing_map *map, const void *key, uint32_t hash,
 
 __attribute__((no_instrument_function)) struct tracing_map_elt *
 tracing_map_insert_slow(struct tracing_map *map, const void *key,
-			uint32_t hash)
+			uint32_t hash, unsigned int *idx)
 {
-	return __tracing_map_insert(map, key, hash, false);
+	return __tracing_map_insert(map, key, hash, false, idx);
 }
 
 __attribute__((no_instrument_function)) struct tracing_map_elt *
 tracing_map_lookup(struct tracing_map *map, const void *key)
 {
+	unsigned int idx;
+
 	return __tracing_map_insert(map, key,
-				    tracing_map_hash(key, map->key_size), true);
+				    tracing_map_hash(key, map->key_size), true,
+				    &idx);
+}
+
+__attribute__((no_instrument_function)) uint64_t
+tracing_map_read_sum(const struct tracing_map *map,
+		     const struct tracing_map_elt *elt, unsigned int i)
+{
+	/* Relaxed, here and for the slots: a sum orders nothing. */
+	uint64_t v = atomic_load_explicit(&elt->sums[i], memory_order_relaxed);
+	/* (only the slots handed out so far: a slot taken after this load
+	 * holds adds that race with the reading) */
+	unsigned int s, n = atomic_load_explicit(&tracing_map_tslots_taken,
+						 memory_order_relaxed);
+	size_t at;
+
+	if (i >= map->n_sums)
+		return v;
+	at = (size_t)((const unsigned char *)elt - map->data) / map->stride *
+		     map->n_sums + i;
+	for (s = 0; s < n && s < TRACING_MAP_THREAD_SLOTS; s++)
+		v += ringbuf_fe_local_read(&map->tsums[s * map->tslot_words +
+						       at]);
+	return v;
 }
 
 int tracing_map_entries(struct tracing_map *map, struct tracing_map_elt ***out)
@@ -231,6 +303,12 @@ void tracing_map_clear(struct tracing_map *map)
 					      0, memory_order_relaxed);
 		memset(tracing_map_elt_at(map, i)->key, 0, map->key_size);
 	}
+	/* the threads' sums: their pages given back (a private anonymous
+	 * mapping reads zeros after), or zeroed if that fails */
+	if (madvise(map->tsums, map->tsums_size, MADV_DONTNEED))
+		for (i = 0; i < TRACING_MAP_THREAD_SLOTS * map->tslot_words;
+		     i++)
+			ringbuf_fe_local_set(&map->tsums[i], 0);
 	atomic_store_explicit(&map->next_elt, 0, memory_order_relaxed);
 	atomic_store_explicit(&map->drops, 0, memory_order_relaxed);
 	atomic_store_explicit(&map->wasted, 0, memory_order_relaxed);

@@ -11,10 +11,9 @@
  * key's; a free entry ends the probe, and the writer takes the next free
  * element (a fetch-add), copies its key in, and claims the entry with a
  * cmpxchg of the hash and the element's index together, which publishes
- * the element. The sums of an element are atomic adds. Nothing is
- * allocated, locked or waited for on the write path: it runs in any
- * thread and in signal handlers. A key that finds no room (every element
- * taken) is counted in @drops.
+ * the element. Nothing is allocated, locked or waited for on the write
+ * path: it runs in any thread and in signal handlers. A key that finds
+ * no room (every element taken) is counted in @drops.
  *
  *	entry (64 bits):  hash (32, never 0) | element index (32)
  *	                  0                     free
@@ -38,6 +37,21 @@
  * entry is tried inline (tracing_map_probe_insert()), the rest of the
  * probe out of line (tracing_map_insert_slow()).
  *
+ * The values a writer adds up (the first @n_sums sums of an element: the
+ * hist trigger's hitcount and values) go to the writing thread's own
+ * copy of them, one of TRACING_MAP_THREAD_SLOTS per map, with an add
+ * that is atomic against the thread's signal handlers only (the
+ * kernel's local_t, ringbuf_fe_local_add(): no LOCK prefix on x86-64);
+ * a reader sums the element's sums and every slot's
+ * (tracing_map_read_sum()). A thread takes its slot at its first count
+ * and keeps it for its life; the threads that find every slot taken add
+ * to the element's own sums with atomic adds, as the kernel's
+ * tracing_map_update_sum() always does.
+ *
+ * Userspace: the kernel's map has no per-thread sums (its per-cpu data
+ * is for the variables of the elements, its sums are atomic64_t): here
+ * the lock-prefixed add of each value was most of a hit's cost.
+ *
  * Elements are never freed or moved while the map lives; clearing it
  * (tracing_map_clear()) is for a map no writer uses (the hist trigger
  * pauses and waits a grace period first).
@@ -51,17 +65,22 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <ringbuf/frontend.h>
+
 #define TRACING_MAP_BITS_DEFAULT 11
 #define TRACING_MAP_BITS_MAX 17
 #define TRACING_MAP_BITS_MIN 7
 #define TRACING_MAP_VALS_MAX 128 /* values, 2 sums per variable, the onmax()/onchange() slots */
+/* Threads with their own copy of the summed values (see above) */
+#define TRACING_MAP_THREAD_SLOTS 16
 
 /**
  * struct tracing_map_elt - one key and its sums, in one block
  * @key: map->key_size bytes right after the sums, written before the
  *	element is published
- * @sums: map->n_vals sums, added to atomically (in the block: no load
- *	between an element and its sums)
+ * @sums: map->n_vals sums (in the block: no load between an element and
+ *	its sums); the first map->n_sums are added up, the others stored
+ *	(variables, onmax() slots)
  */
 struct tracing_map_elt {
 	void *key;
@@ -86,6 +105,11 @@ struct tracing_map_entry {
  * @drops: keys that found no room
  * @wasted: elements taken by a writer that lost its key's insertion to
  *	another writer of the key, and left unused
+ * @n_sums: the sums of an element that are added up (its first ones)
+ * @tsums: the threads' copies of them: TRACING_MAP_THREAD_SLOTS slots of
+ *	@tslot_words words (@n_sums per element, element by element); a
+ *	slot is written by its thread alone (mapped: @tsums_size bytes,
+ *	pages touched only where a thread counts)
  *
  * Userspace: no map-wide hit counter (the kernel's map->hits, one more
  * atomic add on a line every writer shares): a user of the map counts
@@ -104,12 +128,17 @@ struct tracing_map {
 	_Atomic unsigned int next_elt;
 	_Atomic uint64_t drops;
 	_Atomic unsigned int wasted;
+	unsigned int n_sums;
+	uint64_t *tsums;
+	size_t tslot_words, tsums_size;
 };
 
-/* Context: control side; allocates. Return: the map, or NULL. */
+/* Context: control side; allocates. @n_sums: the first sums of @n_vals
+ * that writers add up (at least 1). Return: the map, or NULL. */
 struct tracing_map *tracing_map_create(unsigned int map_bits,
 				       unsigned int key_size,
-				       unsigned int n_vals);
+				       unsigned int n_vals,
+				       unsigned int n_sums);
 void tracing_map_destroy(struct tracing_map *map);
 
 /* Whether keys @a and @b (@size bytes, a multiple of 8) are equal */
@@ -170,10 +199,11 @@ tracing_map_elt_of(unsigned char *data, size_t stride, uint64_t w)
 }
 
 /* The whole probe of tracing_map_insert() (tracing_map.c), from @hash's
- * first entry. */
+ * first entry; the element's index in *@idx. */
 struct tracing_map_elt *tracing_map_insert_slow(struct tracing_map *map,
 						const void *key,
-						uint32_t hash);
+						uint32_t hash,
+						unsigned int *idx);
 
 /**
  * struct tracing_map_probe - what the inline probe reads of a map, copied
@@ -185,6 +215,9 @@ struct tracing_map_elt *tracing_map_insert_slow(struct tracing_map *map,
  * @shift: map->shift
  * @key_size: map->key_size
  * @n_vals: map->n_vals (the key lies after the sums)
+ * @n_sums: map->n_sums
+ * @tsums: map->tsums
+ * @tslot_words: map->tslot_words
  * @map: the map, for the slow path
  *
  * The map's fields never change while it lives (tracing_map_clear()
@@ -194,7 +227,9 @@ struct tracing_map_probe {
 	struct tracing_map_entry *entries;
 	unsigned char *data;
 	size_t stride;
-	unsigned int shift, key_size, n_vals;
+	unsigned int shift, key_size, n_vals, n_sums;
+	uint64_t *tsums;
+	size_t tslot_words;
 	struct tracing_map *map;
 };
 
@@ -207,12 +242,15 @@ tracing_map_probe_init(struct tracing_map_probe *p, struct tracing_map *map)
 	p->shift = map->shift;
 	p->key_size = map->key_size;
 	p->n_vals = map->n_vals;
+	p->n_sums = map->n_sums;
+	p->tsums = map->tsums;
+	p->tslot_words = map->tslot_words;
 	p->map = map;
 }
 
 /*
  * tracing_map_probe_insert - the element of @key (p->key_size bytes),
- * made if it is not there.
+ * made if it is not there; its index in *@idx.
  * Context: any, a signal handler included; lock-free and bounded.
  * Return: the element, or NULL (counted in map->drops).
  *
@@ -222,7 +260,8 @@ tracing_map_probe_init(struct tracing_map_probe *p, struct tracing_map *map)
  */
 static inline __attribute__((always_inline, no_instrument_function))
 struct tracing_map_elt *
-tracing_map_probe_insert(const struct tracing_map_probe *p, const void *key)
+tracing_map_probe_insert(const struct tracing_map_probe *p, const void *key,
+			 unsigned int *idx)
 {
 	uint32_t hash = tracing_map_hash(key, p->key_size);
 	/* Acquire: pairs with the release cmpxchg that claims the entry
@@ -236,39 +275,87 @@ tracing_map_probe_insert(const struct tracing_map_probe *p, const void *key)
 
 		if (__builtin_expect(tracing_map_keys_match(&val->sums[p->n_vals],
 							    key, p->key_size),
-				     1))
+				     1)) {
+			*idx = (uint32_t)w;
 			return val;
+		}
 	}
-	return tracing_map_insert_slow(p->map, key, hash);
+	return tracing_map_insert_slow(p->map, key, hash, idx);
 }
 
 /* tracing_map_probe_insert() from the map itself */
 static inline __attribute__((always_inline, no_instrument_function))
 struct tracing_map_elt *
-tracing_map_insert(struct tracing_map *map, const void *key)
+tracing_map_insert(struct tracing_map *map, const void *key, unsigned int *idx)
 {
 	struct tracing_map_probe p;
 
 	tracing_map_probe_init(&p, map);
-	return tracing_map_probe_insert(&p, key);
+	return tracing_map_probe_insert(&p, key, idx);
 }
 
 /* Lookup only: the element of @key or NULL. Context: any. */
 struct tracing_map_elt *tracing_map_lookup(struct tracing_map *map,
 					   const void *key);
 
-static inline void tracing_map_update_sum(struct tracing_map_elt *elt,
-					  unsigned int i, uint64_t n)
+/* The calling thread's slot of per-thread sums: 1 + its index; 0 until
+ * its first count; -1 when it found every slot taken. Initial-exec TLS:
+ * read in signal handlers without allocating. */
+extern __thread int tracing_map_tslot __attribute__((tls_model("initial-exec")));
+
+/* The thread's first count: take a slot, or -1 if none is left */
+int tracing_map_tslot_slow(void);
+
+/**
+ * struct tracing_map_sums - where a writer adds an element's values
+ * @local: the calling thread's copy of the element's summed values, or
+ *	NULL when it has no slot
+ * @elt: the element (its own sums: the others, and @local's when NULL)
+ */
+struct tracing_map_sums {
+	uint64_t *local;
+	struct tracing_map_elt *elt;
+};
+
+/* The sums of element @elt (index @idx of @p's map) for the calling
+ * thread's adds. Context: any, a signal handler included. */
+static inline __attribute__((always_inline, no_instrument_function))
+struct tracing_map_sums
+tracing_map_sums_of(const struct tracing_map_probe *p,
+		    struct tracing_map_elt *elt, unsigned int idx)
 {
-	/* Relaxed: a sum orders nothing; readers take what was added. */
-	atomic_fetch_add_explicit(&elt->sums[i], n, memory_order_relaxed);
+	struct tracing_map_sums s = { NULL, elt };
+	int slot = tracing_map_tslot;
+
+	if (__builtin_expect(slot <= 0, 0))
+		slot = slot ? 0 : tracing_map_tslot_slow() + 1;
+	if (__builtin_expect(slot > 0, 1))
+		s.local = p->tsums + (size_t)(slot - 1) * p->tslot_words +
+			  (size_t)idx * p->n_sums;
+	return s;
 }
 
-static inline uint64_t tracing_map_read_sum(const struct tracing_map_elt *elt,
-					    unsigned int i)
+/* Add @n to summed value @i (< n_sums) of @s's element */
+static inline __attribute__((always_inline, no_instrument_function)) void
+tracing_map_update_sum(struct tracing_map_sums s, unsigned int i, uint64_t n)
 {
-	return atomic_load_explicit(&elt->sums[i], memory_order_relaxed);
+	if (__builtin_expect(s.local != NULL, 1)) {
+		/* The thread's own word: atomic against its signal handlers
+		 * (a handler's count is not lost); readers load it relaxed. */
+		ringbuf_fe_local_add(n, &s.local[i]);
+		return;
+	}
+	/* Relaxed: a sum orders nothing; readers take what was added. */
+	atomic_fetch_add_explicit(&s.elt->sums[i], n, memory_order_relaxed);
 }
+
+/* Sum @i of @elt: for a summed value, the element's and every thread's
+ * copy added up (each word loaded relaxed: the sum of what was added by
+ * then, give or take the adds racing with the reading). Context: any
+ * (loads only). */
+uint64_t tracing_map_read_sum(const struct tracing_map *map,
+			      const struct tracing_map_elt *elt,
+			      unsigned int i);
 
 /* The published elements, in table order: *@out (malloc()ed) and their
  * number, or -ENOMEM. Context: any thread but a signal handler; the

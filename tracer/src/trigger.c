@@ -211,12 +211,47 @@ static struct rt_trigger_list *rt_trig_publish(struct rt_event_priv *p,
 					       int inst,
 					       struct rt_trigger_list *nl)
 {
+	struct rt_trigger_list *old;
+	unsigned int i;
+
 	if (nl && nl->nr == 0) {
 		free(nl);
 		nl = NULL;
 	}
-	return atomic_exchange_explicit(&p->triggers[inst], nl,
-					memory_order_acq_rel);
+	/* what the write path reads of the list as a whole, from its
+	 * triggers as published */
+	if (nl) {
+		nl->stamps = false;
+		nl->hist_only = true;
+		for (i = 0; i < nl->nr; i++) {
+			nl->stamps = nl->stamps ||
+				     rt_hist_timestamps(nl->t[i]);
+			nl->hist_only = nl->hist_only && !nl->t[i]->filter &&
+					rt_hist_plain(nl->t[i]);
+		}
+		nl->hist_only = nl->hist_only && !nl->stamps;
+	}
+	/* Release: the list filled before it is seen; pairs with the
+	 * writers' acquire loads (rt_trigger_begin(), ringtrace_write_hist()
+	 * and the short path of ringtrace_write_armed(), trace.c). */
+	old = atomic_exchange_explicit(&p->triggers[inst], nl,
+				       memory_order_acq_rel);
+	rt_slow_mask_update(p, inst); /* (its hist bit) */
+	return old;
+}
+
+/* Whether @p's writes in @inst are armed by plain hist triggers alone:
+ * its list is hist_only, and each soft-mode reference of the event is
+ * one of its triggers (it is the target of no enable_event or function
+ * command). Called with the registry lock held. */
+bool rt_trig_hist_only(const struct rt_event_priv *p, int inst)
+{
+	/* Relaxed: the registry lock orders the lists' changes. */
+	const struct rt_trigger_list *l =
+		atomic_load_explicit(&p->triggers[inst], memory_order_relaxed);
+
+	return l && l->hist_only && p->sm_ref[inst] > 0 &&
+	       l->nr == (unsigned int)p->sm_ref[inst];
 }
 
 /* The list without entry @skip (-1: a copy), plus @add if not NULL */
@@ -233,8 +268,6 @@ static struct rt_trigger_list *rt_trig_copy(const struct rt_trigger_list *l,
 			nl->t[nl->nr++] = l->t[i];
 	if (add)
 		nl->t[nl->nr++] = add;
-	for (i = 0; i < nl->nr; i++)
-		nl->stamps = nl->stamps || rt_hist_timestamps(nl->t[i]);
 	return nl;
 }
 

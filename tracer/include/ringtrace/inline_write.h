@@ -16,8 +16,12 @@
  * ringtrace_write_armed(), which reserves where the kernel's
  * trace_event_buffer_reserve() would; the record is assigned there and
  * ringtrace_write_commit_next() runs the filter and the triggers around
- * its commit. Every other case calls ringtrace_write_record(). The
- * program links libringbuf as well as
+ * its commit. An instance armed by plain hist triggers alone (the
+ * event's hist_mask bit: no filter, no action, nothing else armed) is
+ * written in place by the program as in the common case (its armed
+ * branch, ringtrace_inline_hist()), and ringtrace_write_hist() counts
+ * the record in the tables before its commit. Every other case calls
+ * ringtrace_write_record(). The program links libringbuf as well as
  * libringtrace (`pkg-config --libs ringtrace` gives both, and so does
  * the installed libringtrace.so, a linker script).
  *
@@ -33,7 +37,8 @@
  * through ringtrace_write_armed(), inside the inline write's section;
  * layout 4: the thread view's slow word tested with its depth, one word
  * for the irq nesting, the name saved and the id known; layout 5: the
- * event's slow_mask bit set for a filter too, tested without filter[]).
+ * event's slow_mask bit set for a filter too, tested without filter[];
+ * layout 6: the event view's hist_mask, and ringtrace_write_hist()).
  * The structures are no interface; use the generated code only.
  *
  * The write runs inside a read-side section of the library's RCU,
@@ -85,12 +90,22 @@ struct ringtrace_event_view {
 	 * sets it too) */
 	uint64_t slow_mask;
 	const void *filter[64];	/* per instance, its filter or NULL */
+	/* (layout 6) bit N, with N's slow_mask bit: instance N is armed by
+	 * plain hist triggers alone, the record written as in the common
+	 * case and counted by ringtrace_write_hist() */
+	uint64_t hist_mask;
 };
 
 /* The library's read-side section out of line (urcu-bp's, inline there
  * with initial-exec TLS). */
 RINGTRACE_API void ringtrace_rcu_read_lock(void);
 RINGTRACE_API void ringtrace_rcu_read_unlock(void);
+/* (layout 6) Count the record @rec of @size bytes of the event whose
+ * state is @p, assigned in instance @i's buffer and not yet committed,
+ * in the hist tables of its triggers there; inside the write's section
+ * (the event's hist_mask bit @i seen set). */
+RINGTRACE_API void ringtrace_write_hist(const struct ringtrace_event_view *p,
+					int i, const void *rec, size_t size);
 
 /* The library's sources see the views only, for their offset checks. */
 #ifndef RINGTRACE_BUILDING
@@ -121,7 +136,7 @@ RINGTRACE_API extern __thread struct ringtrace_thread_view ringtrace_thread
 /* Each instance slot's live buffer, NULL while the slot is empty. */
 RINGTRACE_API extern struct ringbuf *ringtrace_inst_rbs[64];
 /* The layout of the views above (see the top of this file). */
-RINGTRACE_API extern const int ringtrace_inline_layout_5;
+RINGTRACE_API extern const int ringtrace_inline_layout_6;
 
 /*
  * ringtrace_inline_end - leave what ringtrace_inline_begin() entered: the
@@ -172,8 +187,9 @@ ringtrace_inline_ready(struct ringtrace_event *ev, int *i)
  * Return: the buffer to reserve in (leave with ringtrace_inline_end());
  * or NULL with *@pp set, still inside the section, when the instance has
  * a filter or is armed (a trigger, a pid list, soft-disabled): the record
- * goes to ringtrace_write_armed(), which leaves the section; or NULL with
- * *@pp NULL and the state as it was, for ringtrace_write_record().
+ * goes to ringtrace_inline_hist() or ringtrace_write_armed(), which
+ * leaves the section; or NULL with *@pp NULL and the state as it was,
+ * for ringtrace_write_record().
  */
 static inline __attribute__((always_inline, no_instrument_function))
 struct ringbuf *
@@ -225,6 +241,39 @@ ringtrace_inline_begin(struct ringtrace_event *ev,
 	}
 	ringtrace_inline_end(t, r);
 	return NULL;
+}
+
+/*
+ * ringtrace_inline_hist - (layout 6) in the section ringtrace_inline_begin()
+ * entered for a write of @ev in instance @i that it found armed: whether
+ * plain hist triggers alone arm it there (the event's hist_mask bit),
+ * the record then written as in the common case and counted by
+ * ringtrace_write_hist() before its commit. The event's state goes to
+ * *@pp.
+ * Return: the buffer to reserve in, or NULL for ringtrace_write_armed().
+ */
+static inline __attribute__((always_inline, no_instrument_function))
+struct ringbuf *
+ringtrace_inline_hist(struct ringtrace_event *ev, int i,
+		      const struct ringtrace_event_view **pp)
+{
+	/* Acquire, as in ringtrace_inline_begin(): pairs with the
+	 * library's release store that publishes the state (the same state:
+	 * the section has not been left). */
+	const struct ringtrace_event_view *p =
+		(const struct ringtrace_event_view *)(const void *)
+			__atomic_load_n(&ev->priv, __ATOMIC_ACQUIRE);
+
+	*pp = p;
+	/* Relaxed, as the slow bit: a write racing with a change is counted
+	 * and kept as if it came just before; ringtrace_write_hist() loads
+	 * the triggers with an acquire. */
+	if (!((__atomic_load_n(&p->hist_mask, __ATOMIC_RELAXED) >> i) & 1))
+		return NULL;
+	/* Acquire: pairs with the release store of rt_inst_rb_set(), as in
+	 * ringtrace_inline_begin() (a buffer replaced since is freed after a
+	 * grace period; NULL: the library's path). */
+	return __atomic_load_n(&ringtrace_inst_rbs[i], __ATOMIC_ACQUIRE);
 }
 
 /*

@@ -221,7 +221,10 @@
  * (the record on the stack, one call into the library); the write in
  * place goes on to ringtrace_do_armed_X() for an instance with a filter
  * or a trigger (assigned where the library reserves it, inside the
- * section already entered). Apart, so that a write the library takes
+ * section already entered), but writes itself, as in the common case, a
+ * record of an instance armed by plain hist triggers alone (layout 6,
+ * ringtrace_inline_hist()), which ringtrace_write_hist() counts before
+ * the commit. Apart, so that a write the library takes
  * (a filter, two instances) does not pay for the registers the write in
  * place saves. ringtrace_do_inline_X() and ringtrace_do_armed_X() take
  * the event's arguments first, in the registers they came in: the jumps
@@ -302,6 +305,38 @@
 				return;                                     \
 			}                                                   \
 			if (__p != NULL) { /* still in the section */       \
+				/* (layout 6) armed by plain hist triggers \
+				 * alone: written in place, counted before \
+				 * the commit; else (a record the buffer   \
+				 * refuses too) the library's path */       \
+				__rb = ringtrace_inline_hist(__ev, __i,     \
+							     &__p);         \
+				if (__rb != NULL) {                         \
+					int __err;                          \
+					struct ringbuf_event *__e =         \
+						ringbuf_fe_reserve(         \
+							__rb, __size,       \
+							&__err);            \
+					if (__e != NULL) {                  \
+						__entry = __RT_CAST(        \
+						  struct                    \
+						  ringtrace_raw_##name *,   \
+						  ringbuf_event_data_inline(\
+							  __e));            \
+						ringtrace_inline_header(    \
+							__entry, __size,    \
+							__p, __t);          \
+						tstruct                     \
+						{ __VA_ARGS__ }             \
+						ringtrace_write_hist(       \
+							__p, __i, __entry,  \
+							__size);            \
+						ringbuf_fe_commit(__rb);    \
+						ringtrace_inline_end(__t,   \
+								     __r);  \
+						return;                     \
+					}                                   \
+				}                                           \
 				ringtrace_do_armed_##name(args, __ev, __i); \
 				return;                                     \
 			}                                                   \
@@ -318,7 +353,7 @@
 		}                                                           \
 	}
 /* A program built against another layout of the views fails to load. */
-#define RINGTRACE_INLINE_REGISTER (void)&ringtrace_inline_layout_5;
+#define RINGTRACE_INLINE_REGISTER (void)&ringtrace_inline_layout_6;
 #else
 #define RINGTRACE_INLINE_CLASS(name, proto, args, tstruct, ...)
 #define RINGTRACE_INLINE_DISPATCH(name, ...)
