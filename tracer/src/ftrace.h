@@ -50,14 +50,14 @@ extern _Atomic uint64_t rt_fn_args_mask;
  * @args: the six argument registers as the entry trampoline saved them
  * (rdi, rsi, rdx, rcx, r8, r9), written for the instances with
  * funcgraph-args; NULL where the hook has none (-finstrument-functions).
- * Async-signal-safe.
+ * Leaves errno as it was. Async-signal-safe.
  */
 void rt_ftrace_graph_entry_event(unsigned long func, int depth,
 				 uint64_t calltime, const unsigned long *args);
 /*
  * Record a graph return. @retval: the return register; @overrun has
- * RT_GRAPH_NO_RETVAL (entries.h) set where the hook has none.
- * Async-signal-safe.
+ * RT_GRAPH_NO_RETVAL (entries.h) set where the hook has none. Leaves
+ * errno as it was. Async-signal-safe.
  */
 void rt_ftrace_graph_return_event(unsigned long func, int depth,
 				  uint64_t calltime, uint64_t rettime,
