@@ -243,8 +243,8 @@ RT_NOTRACE void ftrace_ops_entry(unsigned long self_ret,
 /*
  * ftrace_graph_func_entry()'s general case: set_graph_function or
  * set_graph_notrace not empty (the lists are looked at), a notrace frame
- * on the stack, the return stack full, max_graph_depth reached. @clock:
- * the counter read at the entry.
+ * on the stack, the return stack full, max_graph_depth reached, the
+ * clock's rare case. @clock: the counter read at the entry.
  */
 static RT_NOTRACE __attribute__((noinline)) void
 ftrace_graph_func_entry_slow(struct rt_mcount_thread *t, unsigned long func,
@@ -304,16 +304,17 @@ RT_NOTRACE void ftrace_graph_func_entry(unsigned long func,
 	depth = t->top;
 	/* Relaxed: a setting; a change may take a few calls to be seen. */
 	max = atomic_load_explicit(&rt_max_graph_depth, memory_order_relaxed);
+	/* (0: the clock's rare case, which the general case reads) */
+	calltime = rt_ftrace_clock_try(clock);
 	/* Relaxed: rt_graph_lists_set is a hint (fgraph.h). */
 	if (__builtin_expect(atomic_load_explicit(&rt_graph_lists_set,
 						  memory_order_relaxed) |
 				     t->notrace | (depth >= RT_MCOUNT_DEPTH) |
-				     (max > 0 && depth >= max),
+				     (max > 0 && depth >= max) | !calltime,
 			     0)) {
 		ftrace_graph_func_entry_slow(t, func, parent_loc, regs, clock);
 		return;
 	}
-	calltime = rt_ftrace_clock_at(clock);
 	t->busy = 1;
 	/* Orders (compiler barrier): as rt_mcount_enter(). */
 	atomic_signal_fence(memory_order_seq_cst);
@@ -354,8 +355,9 @@ rt_fgraph_lost(unsigned long sp)
  * were left by a longjmp() or an exception), a notrace or restored frame,
  * or a return while a hook of this thread runs (a signal handler).
  */
-static RT_NOTRACE __attribute__((noinline)) unsigned long
-ftrace_return_to_handler_slow(unsigned long sp, unsigned long retval)
+static RT_NOTRACE __attribute__((noinline)) void
+ftrace_return_to_handler_slow(unsigned long sp, unsigned long retval,
+			      unsigned long *retp)
 {
 	struct rt_mcount_thread *t = &rt_mcount_current;
 	unsigned long *loc = (unsigned long *)(sp - sizeof(long));
@@ -404,36 +406,53 @@ ftrace_return_to_handler_slow(unsigned long sp, unsigned long retval)
 	*errnop = saved_errno;
 	if (mine)
 		rt_mcount_leave(t);
-	return ret;
+	*retp = ret;
+}
+
+/* ftrace_return_to_handler()'s write when the clock takes its rare case
+ * (a call, which the common case leaves out: nothing kept across it). */
+static RT_NOTRACE __attribute__((noinline)) void
+rt_fgraph_return_event_clock(unsigned long func, int depth,
+			     uint64_t calltime, uint64_t clock,
+			     unsigned int overrun, unsigned long retval)
+{
+	rt_ftrace_graph_return_event(func, depth, calltime,
+				     rt_ftrace_clock_at(clock), overrun, retval);
 }
 
 /*
  * The common return: the newest frame's, traced, no hook of this thread
  * under way; anything else is ftrace_return_to_handler_slow()'s. The
- * clock is read first, as early as the return can. The frame is popped
+ * clock is read first, as early as the return can. The real return goes
+ * to return_to_handler's save area (@retp) and the frame is popped
  * before the exit record is written, from what was read out of it, so
- * that only the real return is kept across the write (which keeps
- * errno, rt_ftrace_graph_return_event()); a signal handler that comes
- * during the write pushes its frames where this one was.
+ * that nothing is kept across the write (the last call; it keeps errno,
+ * rt_ftrace_graph_return_event()); a signal handler that comes during
+ * the write pushes its frames where this one was.
  */
-RT_NOTRACE unsigned long ftrace_return_to_handler(unsigned long sp,
-						  unsigned long retval)
+RT_NOTRACE void ftrace_return_to_handler(unsigned long sp,
+					 unsigned long retval,
+					 unsigned long *retp)
 {
 	struct rt_mcount_thread *t = &rt_mcount_current;
 	unsigned long *loc = (unsigned long *)(sp - sizeof(long));
 	const struct ftrace_ret_stack *f;
-	unsigned long ret, func;
+	unsigned long func;
 	int i = t->top - 1, depth;
-	uint64_t clock = rt_ftrace_clock_start(), calltime;
+	uint64_t clock = rt_ftrace_clock_start(), calltime, rettime;
 	unsigned int overrun;
 	bool record;
 
-	if (__builtin_expect(i < 0, 0))
-		return ftrace_return_to_handler_slow(sp, retval);
+	if (__builtin_expect(i < 0, 0)) {
+		ftrace_return_to_handler_slow(sp, retval, retp);
+		return;
+	}
 	f = &t->ret_stack[i];
-	if (__builtin_expect(f->loc != loc || f->flags || t->busy, 0))
-		return ftrace_return_to_handler_slow(sp, retval);
-	ret = f->ret;
+	if (__builtin_expect(f->loc != loc || f->flags || t->busy, 0)) {
+		ftrace_return_to_handler_slow(sp, retval, retp);
+		return;
+	}
+	*retp = f->ret;
 	/* Relaxed: as in ftrace_ops_entry() and the hooks of function.c. */
 	record = (atomic_load_explicit(&rt_ftrace_enabled,
 				       memory_order_relaxed) &
@@ -443,7 +462,7 @@ RT_NOTRACE unsigned long ftrace_return_to_handler(unsigned long sp,
 	/* (a frame with no RT_FR_NOTRACE flag: the notrace count stays) */
 	if (__builtin_expect(!record, 0)) {
 		t->top = i;
-		return ret;
+		return;
 	}
 	func = f->func;
 	calltime = f->calltime;
@@ -454,9 +473,13 @@ RT_NOTRACE unsigned long ftrace_return_to_handler(unsigned long sp,
 	atomic_signal_fence(memory_order_seq_cst);
 	t->top = i;
 	atomic_signal_fence(memory_order_seq_cst);
-	rt_ftrace_graph_return_event(func, depth, calltime,
-				     rt_ftrace_clock_at(clock), overrun, retval);
-	return ret;
+	rettime = rt_ftrace_clock_try(clock);
+	if (__builtin_expect(!rettime, 0))
+		rt_fgraph_return_event_clock(func, depth, calltime, clock,
+					     overrun, retval);
+	else
+		rt_ftrace_graph_return_event(func, depth, calltime, rettime,
+					     overrun, retval);
 }
 
 /* Drop the frames whose slots are below @sp: their functions are gone. */

@@ -95,17 +95,26 @@ rt_ftrace_clock_start(void)
 #endif
 }
 
+/* rt_ftrace_clock_at()'s common case alone: 0 where it would read the
+ * clock again (no call: a caller's rare path does that). */
+static inline __attribute__((always_inline, no_instrument_function)) uint64_t
+rt_ftrace_clock_try(uint64_t start)
+{
+#if defined(__x86_64__)
+	return ringbuf_fe_mono_read(start, true);
+#else
+	(void)start;
+	return 0;
+#endif
+}
+
 static inline __attribute__((always_inline, no_instrument_function)) uint64_t
 rt_ftrace_clock_at(uint64_t start)
 {
-#if defined(__x86_64__)
-	uint64_t ns = ringbuf_fe_mono_read(start, true);
+	uint64_t ns = rt_ftrace_clock_try(start);
 
 	if (__builtin_expect(ns != 0, 1))
 		return ns;
-#else
-	(void)start;
-#endif
 	return ringbuf_fe_mono_ns();
 }
 
