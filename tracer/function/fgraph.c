@@ -304,17 +304,17 @@ RT_NOTRACE void ftrace_graph_func_entry(unsigned long func,
 	depth = t->top;
 	/* Relaxed: a setting; a change may take a few calls to be seen. */
 	max = atomic_load_explicit(&rt_max_graph_depth, memory_order_relaxed);
-	/* (0: the clock's rare case, which the general case reads) */
-	calltime = rt_ftrace_clock_try(clock);
 	/* Relaxed: rt_graph_lists_set is a hint (fgraph.h). */
 	if (__builtin_expect(atomic_load_explicit(&rt_graph_lists_set,
 						  memory_order_relaxed) |
 				     t->notrace | (depth >= RT_MCOUNT_DEPTH) |
-				     (max > 0 && depth >= max) | !calltime,
-			     0)) {
-		ftrace_graph_func_entry_slow(t, func, parent_loc, regs, clock);
-		return;
-	}
+				     (max > 0 && depth >= max),
+			     0))
+		goto slow;
+	/* (0: the clock's rare case, which the general case reads) */
+	calltime = rt_ftrace_clock_try(clock);
+	if (__builtin_expect(!calltime, 0))
+		goto slow;
 	t->busy = 1;
 	/* Orders (compiler barrier): as rt_mcount_enter(). */
 	atomic_signal_fence(memory_order_seq_cst);
@@ -335,6 +335,9 @@ RT_NOTRACE void ftrace_graph_func_entry(unsigned long func,
 	/* the argument registers in their ABI order (struct ftrace_regs
 	 * begins with them) */
 	rt_ftrace_graph_entry_event(func, depth, calltime, &regs->rdi);
+	return;
+slow:
+	ftrace_graph_func_entry_slow(t, func, parent_loc, regs, clock);
 }
 
 static RT_NOTRACE __attribute__((noreturn)) void
