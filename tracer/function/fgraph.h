@@ -76,8 +76,11 @@ void ftrace_ops_entry(unsigned long self_ret, unsigned long *parent_loc,
 void ftrace_graph_func_entry(unsigned long func, unsigned long *parent_loc,
 			     struct ftrace_regs *regs);
 /* Called by return_to_handler with the caller's stack pointer and the
- * return register (%rax): pops the frame, gives the real return. */
-unsigned long ftrace_return_to_handler(unsigned long sp, unsigned long ret);
+ * return register (%rax): pops the frame, stores the real return in
+ * *@retp (return_to_handler's save area: nothing kept across the exit
+ * record's write, which is the last call). */
+void ftrace_return_to_handler(unsigned long sp, unsigned long ret,
+			      unsigned long *retp);
 /* Exported: the kernel's ftrace_graph_ret_addr() (fgraph.c). */
 unsigned long ringtrace_graph_ret_addr(unsigned long ret, unsigned long *retp);
 /* function.c's longjmp hook: drop the frames below @sp. */

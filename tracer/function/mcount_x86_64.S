@@ -21,9 +21,9 @@
  *			event and calls prepare_ftrace_return() for
  *			function_graph.
  *  return_to_handler	where a hijacked return lands: saves the return
- *			registers, asks ftrace_return_to_handler() for the
- *			real return address (and to record the exit), and
- *			jumps there.
+ *			registers, has ftrace_return_to_handler() store the
+ *			real return address in its save area (and record
+ *			the exit), and jumps there.
  *
  *  ftrace_func_caller	the function tracer's own trampoline (the kernel's
  *			per-ops trampoline, whose ftrace_call calls the one
@@ -337,22 +337,25 @@ return_to_handler:
 	.cfi_undefined rip
 	nop
 return_to_handler_ret:
-	subq	$48, %rsp
-	.cfi_adjust_cfa_offset 48
+	/* the return registers, and at 48 the real return (the stack stays
+	 * aligned: %rsp is the caller's, 0 mod 16, after the return) */
+	subq	$64, %rsp
+	.cfi_adjust_cfa_offset 64
 	movq	%rax, 0(%rsp)
 	movq	%rdx, 8(%rsp)
 	movdqu	%xmm0, 16(%rsp)
 	movdqu	%xmm1, 32(%rsp)
-	leaq	48(%rsp), %rdi		/* the caller's stack pointer */
+	leaq	64(%rsp), %rdi		/* the caller's stack pointer */
 	movq	%rax, %rsi		/* the return value */
+	leaq	48(%rsp), %rdx		/* where the real return goes */
 	call	ftrace_return_to_handler
-	movq	%rax, %r11
+	movq	48(%rsp), %r11
 	movq	0(%rsp), %rax
 	movq	8(%rsp), %rdx
 	movdqu	16(%rsp), %xmm0
 	movdqu	32(%rsp), %xmm1
-	addq	$48, %rsp
-	.cfi_adjust_cfa_offset -48
+	addq	$64, %rsp
+	.cfi_adjust_cfa_offset -64
 	jmp	*%r11
 	.cfi_endproc
 	.size	return_to_handler, . - return_to_handler

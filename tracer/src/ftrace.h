@@ -50,14 +50,14 @@ extern _Atomic uint64_t rt_fn_args_mask;
  * @args: the six argument registers as the entry trampoline saved them
  * (rdi, rsi, rdx, rcx, r8, r9), written for the instances with
  * funcgraph-args; NULL where the hook has none (-finstrument-functions).
- * Async-signal-safe.
+ * Leaves errno as it was. Async-signal-safe.
  */
 void rt_ftrace_graph_entry_event(unsigned long func, int depth,
 				 uint64_t calltime, const unsigned long *args);
 /*
  * Record a graph return. @retval: the return register; @overrun has
- * RT_GRAPH_NO_RETVAL (entries.h) set where the hook has none.
- * Async-signal-safe.
+ * RT_GRAPH_NO_RETVAL (entries.h) set where the hook has none. Leaves
+ * errno as it was. Async-signal-safe.
  */
 void rt_ftrace_graph_return_event(unsigned long func, int depth,
 				  uint64_t calltime, uint64_t rettime,
@@ -95,17 +95,26 @@ rt_ftrace_clock_start(void)
 #endif
 }
 
+/* rt_ftrace_clock_at()'s common case alone: 0 where it would read the
+ * clock again (no call: a caller's rare path does that). */
+static inline __attribute__((always_inline, no_instrument_function)) uint64_t
+rt_ftrace_clock_try(uint64_t start)
+{
+#if defined(__x86_64__)
+	return ringbuf_fe_mono_read(start, true);
+#else
+	(void)start;
+	return 0;
+#endif
+}
+
 static inline __attribute__((always_inline, no_instrument_function)) uint64_t
 rt_ftrace_clock_at(uint64_t start)
 {
-#if defined(__x86_64__)
-	uint64_t ns = ringbuf_fe_mono_read(start, true);
+	uint64_t ns = rt_ftrace_clock_try(start);
 
 	if (__builtin_expect(ns != 0, 1))
 		return ns;
-#else
-	(void)start;
-#endif
 	return ringbuf_fe_mono_ns();
 }
 

@@ -1388,10 +1388,17 @@ rt_fn_fast(const struct rt_thread *cur, uint64_t mask, uint64_t also)
 		1);
 }
 
-/* The general path of a graph record (rt_write_builtin_inline()). */
+/*
+ * The general path of a graph record (rt_write_builtin_inline()). The
+ * graph's hooks keep no errno of their own (as the function tracer's
+ * entry, rt_fn_write_slow()): the traced function's errno is kept here
+ * (the fast path never changes it).
+ */
 static __attribute__((noinline, no_instrument_function)) void
 rt_graph_write_slow(uint64_t mask, uint16_t type, const struct rt_fn_arg *a)
 {
+	int saved_errno = errno;
+
 	if (type == RT_TYPE_GRAPH_ENT)
 		rt_write_builtin_inline(mask, type,
 					sizeof(struct rt_graph_ent_entry),
@@ -1402,17 +1409,21 @@ rt_graph_write_slow(uint64_t mask, uint16_t type, const struct rt_fn_arg *a)
 					rt_fill_graph_ret, a, a->t1);
 	/* a word a signal handler left stale is right again */
 	rt_thread_slow_update();
+	errno = saved_errno;
 }
 
 /*
  * An entry with its arguments, for the instances of @args_mask (those
  * with funcgraph-args), and without, for the rest of @mask: the general
- * path (two record sizes in one call are the rare case).
+ * path (two record sizes in one call are the rare case). Keeps errno, as
+ * rt_graph_write_slow().
  */
 static __attribute__((noinline, no_instrument_function)) void
 rt_graph_write_args(uint64_t mask, uint64_t args_mask,
 		    const struct rt_fn_arg *a)
 {
+	int saved_errno = errno;
+
 	if (mask & ~args_mask)
 		rt_write_builtin_inline(mask & ~args_mask, RT_TYPE_GRAPH_ENT,
 					sizeof(struct rt_graph_ent_entry),
@@ -1420,16 +1431,19 @@ rt_graph_write_args(uint64_t mask, uint64_t args_mask,
 	rt_write_builtin_inline(args_mask, RT_TYPE_GRAPH_ENT,
 				RT_GRAPH_ENT_ARGS_SIZE, rt_fill_graph_ent_args,
 				a, a->t0);
+	errno = saved_errno;
 }
 
 /*
  * One graph record of @type (RT_TYPE_GRAPH_ENT or RT_TYPE_GRAPH_RET, a
- * constant where it is inlined) with the payload @a, stamped @ts, into
- * every instance of rt_graph_mask.
+ * constant where it is inlined) with the payload @pay, stamped @ts, into
+ * every instance of rt_graph_mask. The payload is handed over by value
+ * and copied where it goes: the fast path keeps it in registers (its
+ * fill functions are inlined), only the general paths get it in memory.
  */
 static inline __attribute__((always_inline, no_instrument_function))
 RINGTRACE_RECORD_ACCESS void
-rt_graph_write(uint16_t type, const struct rt_fn_arg *a, uint64_t ts)
+rt_graph_write(uint16_t type, const struct rt_fn_arg pay, uint64_t ts)
 {
 	/* Relaxed: each bit is checked again through rt_inst_rbs[]. */
 	uint64_t mask =
@@ -1448,24 +1462,26 @@ rt_graph_write(uint16_t type, const struct rt_fn_arg *a, uint64_t ts)
 	__asm__("" : "+r"(cur));
 	/* Relaxed: as rt_graph_mask. The instances with funcgraph-args
 	 * take the general path, tested with the rest (rt_fn_fast()). */
-	if (type == RT_TYPE_GRAPH_ENT && a->args)
+	if (type == RT_TYPE_GRAPH_ENT && pay.args)
 		am = atomic_load_explicit(&rt_graph_args_mask,
 					  memory_order_relaxed);
 	if (!rt_fn_fast(cur, mask, am)) {
+		struct rt_fn_arg a = pay;
+
 		if (mask & am)
-			rt_graph_write_args(mask, mask & am, a);
+			rt_graph_write_args(mask, mask & am, &a);
 		else
-			rt_graph_write_slow(mask, type, a);
+			rt_graph_write_slow(mask, type, &a);
 		return;
 	}
 	cur->depth = 1;
 	rcu = rt_rcu_read_lock_reader();
 	if (type == RT_TYPE_GRAPH_ENT)
-		rt_write_instances(mask, type, size, rt_fill_graph_ent, a, ts, 0,
-				   true);
+		rt_write_instances(mask, type, size, rt_fill_graph_ent, &pay,
+				   ts, 0, true);
 	else
-		rt_write_instances(mask, type, size, rt_fill_graph_ret, a, ts, 0,
-				   true);
+		rt_write_instances(mask, type, size, rt_fill_graph_ret, &pay,
+				   ts, 0, true);
 	rt_rcu_read_unlock_reader(rcu);
 	cur->depth = 0;
 }
@@ -1573,11 +1589,12 @@ __attribute__((no_instrument_function)) void
 rt_ftrace_graph_entry_event(unsigned long func, int depth, uint64_t calltime,
 			    const unsigned long *args)
 {
-	struct rt_fn_arg a = {
-		.a = func, .depth = depth, .t0 = calltime, .args = args
-	};
-
-	rt_graph_write(RT_TYPE_GRAPH_ENT, &a, calltime);
+	rt_graph_write(RT_TYPE_GRAPH_ENT,
+		       (struct rt_fn_arg){ .a = func,
+					   .depth = depth,
+					   .t0 = calltime,
+					   .args = args },
+		       calltime);
 }
 
 __attribute__((no_instrument_function)) void
@@ -1585,14 +1602,14 @@ rt_ftrace_graph_return_event(unsigned long func, int depth, uint64_t calltime,
 			     uint64_t rettime, unsigned int overrun,
 			     unsigned long retval)
 {
-	struct rt_fn_arg a = { .a = func,
-			       .depth = depth,
-			       .overrun = overrun,
-			       .t0 = calltime,
-			       .t1 = rettime,
-			       .retval = retval };
-
-	rt_graph_write(RT_TYPE_GRAPH_RET, &a, rettime);
+	rt_graph_write(RT_TYPE_GRAPH_RET,
+		       (struct rt_fn_arg){ .a = func,
+					   .depth = depth,
+					   .overrun = overrun,
+					   .t0 = calltime,
+					   .t1 = rettime,
+					   .retval = retval },
+		       rettime);
 }
 
 /* The clock of the first buffer in @mask, in its own unit. */
