@@ -238,12 +238,24 @@
 	if (__size < sizeof(struct ringtrace_raw_##name))                   \
 		__size = sizeof(struct ringtrace_raw_##name);               \
 	__size += ringtrace_get_offsets_##name(&__data_offsets, __VA_ARGS__);
-/* (no dynamic part: a constant-length one would make the size constant
- * too, but not fit in the struct) */
+/*
+ * No dynamic part (its offsets struct holds only its placeholder), small
+ * enough for the stack. A property of the class, not of the call: each
+ * of the class's functions that tests it must decide alike, and a test
+ * of the size's constancy did not (a call with a dynamic array's length
+ * 0 made the size constant, and sizeof the struct, where the caller was
+ * inlined; the out-of-line functions it jumped to decided otherwise and
+ * wrote nothing).
+ */
+#ifdef __OPTIMIZE__
+#define RINGTRACE_CLASS_FOLDS 1
+#else
+#define RINGTRACE_CLASS_FOLDS 0 /* -O0: nothing folds, the library writes */
+#endif
 #define RINGTRACE_CLASS_FIXED(name)                                         \
-	(__builtin_constant_p(__size) &&                                    \
-	 __size == sizeof(struct ringtrace_raw_##name) &&                   \
-	 __size <= RINGTRACE_STACK_RECORD)
+	(RINGTRACE_CLASS_FOLDS &&                                           \
+	 sizeof(struct ringtrace_data_offsets_##name) == sizeof(uint32_t) && \
+	 sizeof(struct ringtrace_raw_##name) <= RINGTRACE_STACK_RECORD)
 #undef RINGTRACE_INLINE_CLASS
 #undef RINGTRACE_INLINE_DISPATCH
 #undef RINGTRACE_INLINE_REGISTER
