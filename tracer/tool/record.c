@@ -570,7 +570,7 @@ int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 	}
 	r.ev = ev;
 	ev = NULL;
-	ret = rtt_rec_open(&r, inst);
+	ret = rtt_rec_start(&r, inst);
 	if (ret)
 		goto out;
 	/* A command of our own waits for us when its buffer is full; a
@@ -598,6 +598,10 @@ int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 		sigemptyset(&sa.sa_mask);
 		sigaction(SIGCHLD, &sa, NULL);
 	}
+	/* the symbols and the file's first checkpoint while a command
+	 * runs (it published them when its tracer started: read, not
+	 * asked for); a process attached to is asked */
+	ret = rtt_rec_meta(&r, !child);
 again:
 	at_mark = false;
 	while (!ret) {
