@@ -15,7 +15,9 @@
 # -fpatchable-function-entry=5 (uftrace records that one with -P .):
 # the variants ins, pg and patch (-v picks some).
 # The same binaries are recorded by both tools (ringtrace with `record
-# -p function_graph` and its defaults, libringtrace preloaded; uftrace
+# -p function_graph` and its defaults, libringtrace preloaded
+# (--preload=LIB: the build's library, without an env in between, as
+# uftrace runs the program itself); uftrace
 # with `record --no-libcall`), and compared:
 #
 #   - the call tree, call by call (depth and name; calltree.awk), and
@@ -57,7 +59,7 @@ while getopts "n:w:b:s:v:h" o; do
 	b) build=$OPTARG ;;
 	s) src=$(cd "$OPTARG" && pwd) ;;
 	v) variants=$OPTARG ;;
-	*) sed -n '3,42p' "$0"; exit 2 ;;
+	*) sed -n '3,44p' "$0"; exit 2 ;;
 	esac
 done
 case $runs in '' | *[!0-9]* | 0) echo "compare.sh: -n wants a count" >&2; exit 2 ;; esac
@@ -234,7 +236,7 @@ compare() {
 		uftrace record --no-libcall "${uo[@]}" -d "ut.$name" "$@"
 	python3 "$here/measure.py" "m.rt.$name.0" \
 		"$RT" record -q -p function_graph --compression none \
-		-o "rt.$name.dat" -- env LD_PRELOAD="$LIB" "$@"
+		-o "rt.$name.dat" --preload="$LIB" -- "$@"
 	[ "$(json "m.rt.$name.0" rc)" = 0 ] ||
 		{ cat "m.rt.$name.0.err"; echo "ringtrace record failed" >&2; exit 1; }
 	uftrace replay -d "ut.$name" -f none --no-pager 2>/dev/null |
@@ -255,7 +257,7 @@ compare() {
 		# the nesting alone, with a buffer that holds the whole run
 		rm -f "rt.$name.big.dat"
 		RINGTRACE_BUF_SIZE_KB=1048576 "$RT" record -q -p function_graph \
-			-o "rt.$name.big.dat" -- env LD_PRELOAD="$LIB" "$@" \
+			-o "rt.$name.big.dat" --preload="$LIB" -- "$@" \
 			>/dev/null 2>&1 || true
 		"$RT" report "rt.$name.big.dat" 2>/dev/null |
 			awk -f "$here/calltree.awk" >"rt.$name.big.tree"
@@ -303,8 +305,8 @@ compare() {
 		sync
 		rm -f "rt.$name.r.dat"
 		python3 "$here/measure.py" "m.rt" "$RT" record -p function_graph \
-			--compression none -o "rt.$name.r.dat" -- \
-			env LD_PRELOAD="$LIB" "$@"
+			--compression none -o "rt.$name.r.dat" \
+			--preload="$LIB" -- "$@"
 		json m.rt seconds >>"t.rt.$name"
 		cpu_pair m.rt >>"c.rt.$name"
 		sync
@@ -362,8 +364,8 @@ compare_zstd() {
 	for z in zstd none; do
 		rm -f "rp.$name.$z.dat"
 		taskset -c "$cpu" "$RT" record -q -p function_graph \
-			--compression $z -o "rp.$name.$z.dat" -- \
-			env LD_PRELOAD="$LIB" "$@" >/dev/null 2>"m.rp.err" ||
+			--compression $z -o "rp.$name.$z.dat" \
+			--preload="$LIB" -- "$@" >/dev/null 2>"m.rp.err" ||
 			{ cat m.rp.err; echo "ringtrace record --compression $z failed" >&2; exit 1; }
 	done
 	: >"t.rz.$name"
@@ -371,8 +373,8 @@ compare_zstd() {
 	for i in $(seq 1 "$runs"); do
 		rm -f "rz.$name.dat"
 		python3 "$here/measure.py" "m.rz" "$RT" record -p function_graph \
-			--compression zstd -o "rz.$name.dat" -- \
-			env LD_PRELOAD="$LIB" "$@"
+			--compression zstd -o "rz.$name.dat" \
+			--preload="$LIB" -- "$@"
 		[ "$(json m.rz rc)" = 0 ] ||
 			{ cat m.rz.err; echo "ringtrace record --compression zstd failed" >&2; exit 1; }
 		json m.rz seconds >>"t.rz.$name"
