@@ -38,7 +38,9 @@
 # recordings of its own (compare_zstd): bytes per event on disk (target
 # <= 7), the records read back by `trace-cmd report` and by `ringtrace
 # report` as from the uncompressed recording (the call trees, call by
-# call), and the record time against uftrace's (target 0.9x).
+# call), and the record time against uftrace's (target 0.9x). Last, for
+# information, the fixed costs: RUNS recordings of the program on a tiny
+# input by each tool (startup_info).
 #
 # Needs root (apt-get), the network to the Debian mirror, about 3 GB
 # in WORK_DIR. Not part of the test suite: it downloads sources. The
@@ -59,7 +61,7 @@ while getopts "n:w:b:s:v:h" o; do
 	b) build=$OPTARG ;;
 	s) src=$(cd "$OPTARG" && pwd) ;;
 	v) variants=$OPTARG ;;
-	*) sed -n '3,44p' "$0"; exit 2 ;;
+	*) sed -n '3,48p' "$0"; exit 2 ;;
 	esac
 done
 case $runs in '' | *[!0-9]* | 0) echo "compare.sh: -n wants a count" >&2; exit 2 ;; esac
@@ -134,6 +136,8 @@ done
 for i in 1 2 3 4 5 6 7 8 9 10; do
 	cat lz4-1.9.4/lib/*.c lz4-1.9.4/programs/*.c
 done 2>/dev/null | head -c 1048576 >in.dat || true  # (head ends the loop early)
+# the start-up's input: 100 bytes (lz4 then makes about fifty calls)
+head -c 100 in.dat >tiny.dat
 awk 'BEGIN {
 	print "CREATE TABLE t(id INTEGER PRIMARY KEY, name TEXT, v REAL);"
 	print "BEGIN;"
@@ -408,6 +412,40 @@ compare_zstd() {
 	rm -f "rz.$name.dat" "rp.$name.zstd.dat" "rp.$name.none.dat"
 }
 
+# startup_info NAME UFTRACE_OPTS COMMAND...: the recording of a run that
+# makes a few calls (COMMAND: the program on a tiny input), RUNS
+# interleaved runs of each tool, medians of the wall times and of the
+# CPU times (the recorder and the program together): the fixed costs of
+# a recording (the tool's start, the library's, the symbols, patching
+# the sites, the file's creation and its end), no target
+startup_info() {
+	local name=$1 uopt=$2 i
+	local -a uo=()
+	shift 2
+	[ "$uopt" = - ] || read -r -a uo <<<"$uopt"
+	: >"t.su.$name"
+	: >"t.sr.$name"
+	for i in $(seq 1 "$runs"); do
+		rm -rf "ut.$name.s"
+		python3 "$here/measure.py" "m.su" uftrace record --no-libcall \
+			"${uo[@]}" -d "ut.$name.s" "$@"
+		echo "$(json m.su seconds) $(cpu_pair m.su)" >>"t.su.$name"
+		rm -f "rt.$name.s.dat"
+		python3 "$here/measure.py" "m.sr" "$RT" record -p function_graph \
+			--compression none -o "rt.$name.s.dat" \
+			--preload="$LIB" -- "$@"
+		echo "$(json m.sr seconds) $(cpu_pair m.sr)" >>"t.sr.$name"
+	done
+	awk -v r="$(cut -d' ' -f1 "t.sr.$name" | median)" \
+		-v u="$(cut -d' ' -f1 "t.su.$name" | median)" \
+		-v rc="$(awk '{ print $2 + $3 }' "t.sr.$name" | median)" \
+		-v uc="$(awk '{ print $2 + $3 }' "t.su.$name" | median)" \
+		-v c="$*" 'BEGIN {
+		printf "  %-34s %.2fx (ringtrace %.3f s, uftrace %.3f s; CPU %.3f s and %.3f s; medians; %s)\n",
+			"start-up only (information)", u ? r / u : 0, r, u, rc, uc, c }'
+	rm -rf "ut.$name.s" "rt.$name.s.dat"
+}
+
 echo "ringtrace $($RT --version 2>/dev/null | head -1) vs $(uftrace --version | head -1); $runs runs; $(nproc) CPUs"
 for v in $variants; do
 	case $v in
@@ -418,10 +456,14 @@ for v in $variants; do
 	esac
 	[ $have_lz4 = 0 ] || compare "lz4-$v" "$uo" $tt ./lz4-$v -9 -f in.dat out.lz4
 	[ $have_lz4 = 0 ] || compare_zstd "lz4-$v" ./lz4-$v -9 -f in.dat out.lz4
+	[ $have_lz4 = 0 ] ||
+		startup_info "lz4-$v" "$uo" ./lz4-$v -9 -f tiny.dat out.lz4
 	[ $have_sqlite3 = 0 ] ||
 		compare "sqlite3-$v" "$uo" $tt ./sqlite3-$v :memory: ".read script.sql"
 	[ $have_sqlite3 = 0 ] ||
 		compare_zstd "sqlite3-$v" ./sqlite3-$v :memory: ".read script.sql"
+	[ $have_sqlite3 = 0 ] ||
+		startup_info "sqlite3-$v" "$uo" ./sqlite3-$v :memory: "select 1;"
 done
 echo
 [ $status = 0 ] && echo "all targets met" || echo "some targets MISSED"
