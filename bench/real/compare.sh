@@ -224,6 +224,24 @@ cpu_line() {
 			"record CPU time (information)", u ? r / u : 0, r, u }'
 }
 
+# one_round NAME TAG COMMAND...: one recording of COMMAND by uftrace
+# (its caller's uo[] options, into ut.NAME.TAG, measured into m.ut) then
+# one by ringtrace (--compression none, into rt.NAME.TAG.dat, measured
+# into m.rt), `sync` (untimed) after each
+one_round() {
+	local name=$1 tag=$2
+	shift 2
+	rm -rf "ut.$name.$tag"
+	python3 "$here/measure.py" "m.ut" uftrace record --no-libcall \
+		"${uo[@]}" -d "ut.$name.$tag" "$@"
+	sync
+	rm -f "rt.$name.$tag.dat"
+	python3 "$here/measure.py" "m.rt" "$RT" record -p function_graph \
+		--compression none -o "rt.$name.$tag.dat" \
+		--preload="$LIB" -- "$@"
+	sync
+}
+
 # compare NAME UFTRACE_OPTS TIME_TARGET COMMAND...: UFTRACE_OPTS (one
 # word, "-" for none) go to uftrace record; TIME_TARGET is the ratio of
 # the record times to meet
@@ -301,19 +319,11 @@ compare() {
 	: >"c.ut.$name"
 	: >"c.rt.$name"
 	for i in $(seq 1 "$runs"); do
-		rm -rf "ut.$name.r"
-		python3 "$here/measure.py" "m.ut" uftrace record --no-libcall \
-			"${uo[@]}" -d "ut.$name.r" "$@"
+		one_round "$name" r "$@"
 		json m.ut seconds >>"t.ut.$name"
 		cpu_pair m.ut >>"c.ut.$name"
-		sync
-		rm -f "rt.$name.r.dat"
-		python3 "$here/measure.py" "m.rt" "$RT" record -p function_graph \
-			--compression none -o "rt.$name.r.dat" \
-			--preload="$LIB" -- "$@"
 		json m.rt seconds >>"t.rt.$name"
 		cpu_pair m.rt >>"c.rt.$name"
-		sync
 		add_lost m.rt.err
 	done
 	ev=$(recorded m.rt.err)
@@ -426,15 +436,9 @@ startup_info() {
 	: >"t.su.$name"
 	: >"t.sr.$name"
 	for i in $(seq 1 "$runs"); do
-		rm -rf "ut.$name.s"
-		python3 "$here/measure.py" "m.su" uftrace record --no-libcall \
-			"${uo[@]}" -d "ut.$name.s" "$@"
-		echo "$(json m.su seconds) $(cpu_pair m.su)" >>"t.su.$name"
-		rm -f "rt.$name.s.dat"
-		python3 "$here/measure.py" "m.sr" "$RT" record -p function_graph \
-			--compression none -o "rt.$name.s.dat" \
-			--preload="$LIB" -- "$@"
-		echo "$(json m.sr seconds) $(cpu_pair m.sr)" >>"t.sr.$name"
+		one_round "$name" s "$@"
+		echo "$(json m.ut seconds) $(cpu_pair m.ut)" >>"t.su.$name"
+		echo "$(json m.rt seconds) $(cpu_pair m.rt)" >>"t.sr.$name"
 	done
 	awk -v r="$(cut -d' ' -f1 "t.sr.$name" | median)" \
 		-v u="$(cut -d' ' -f1 "t.su.$name" | median)" \
