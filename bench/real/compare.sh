@@ -15,7 +15,9 @@
 # -fpatchable-function-entry=5 (uftrace records that one with -P .):
 # the variants ins, pg and patch (-v picks some).
 # The same binaries are recorded by both tools (ringtrace with `record
-# -p function_graph` and its defaults, libringtrace preloaded; uftrace
+# -p function_graph` and its defaults, libringtrace preloaded
+# (--preload=LIB: the build's library, without an env in between, as
+# uftrace runs the program itself); uftrace
 # with `record --no-libcall`), and compared:
 #
 #   - the call tree, call by call (depth and name; calltree.awk), and
@@ -36,7 +38,9 @@
 # recordings of its own (compare_zstd): bytes per event on disk (target
 # <= 7), the records read back by `trace-cmd report` and by `ringtrace
 # report` as from the uncompressed recording (the call trees, call by
-# call), and the record time against uftrace's (target 0.9x).
+# call), and the record time against uftrace's (target 0.9x). Last, for
+# information, the fixed costs: RUNS recordings of the program on a tiny
+# input by each tool (startup_info).
 #
 # Needs root (apt-get), the network to the Debian mirror, about 3 GB
 # in WORK_DIR. Not part of the test suite: it downloads sources. The
@@ -57,7 +61,7 @@ while getopts "n:w:b:s:v:h" o; do
 	b) build=$OPTARG ;;
 	s) src=$(cd "$OPTARG" && pwd) ;;
 	v) variants=$OPTARG ;;
-	*) sed -n '3,42p' "$0"; exit 2 ;;
+	*) sed -n '3,48p' "$0"; exit 2 ;;
 	esac
 done
 case $runs in '' | *[!0-9]* | 0) echo "compare.sh: -n wants a count" >&2; exit 2 ;; esac
@@ -132,6 +136,8 @@ done
 for i in 1 2 3 4 5 6 7 8 9 10; do
 	cat lz4-1.9.4/lib/*.c lz4-1.9.4/programs/*.c
 done 2>/dev/null | head -c 1048576 >in.dat || true  # (head ends the loop early)
+# the start-up's input: 100 bytes (lz4 then makes about fifty calls)
+head -c 100 in.dat >tiny.dat
 awk 'BEGIN {
 	print "CREATE TABLE t(id INTEGER PRIMARY KEY, name TEXT, v REAL);"
 	print "BEGIN;"
@@ -218,6 +224,24 @@ cpu_line() {
 			"record CPU time (information)", u ? r / u : 0, r, u }'
 }
 
+# one_round NAME TAG COMMAND...: one recording of COMMAND by uftrace
+# (its caller's uo[] options, into ut.NAME.TAG, measured into m.ut) then
+# one by ringtrace (--compression none, into rt.NAME.TAG.dat, measured
+# into m.rt), `sync` (untimed) after each
+one_round() {
+	local name=$1 tag=$2
+	shift 2
+	rm -rf "ut.$name.$tag"
+	python3 "$here/measure.py" "m.ut" uftrace record --no-libcall \
+		"${uo[@]}" -d "ut.$name.$tag" "$@"
+	sync
+	rm -f "rt.$name.$tag.dat"
+	python3 "$here/measure.py" "m.rt" "$RT" record -p function_graph \
+		--compression none -o "rt.$name.$tag.dat" \
+		--preload="$LIB" -- "$@"
+	sync
+}
+
 # compare NAME UFTRACE_OPTS TIME_TARGET COMMAND...: UFTRACE_OPTS (one
 # word, "-" for none) go to uftrace record; TIME_TARGET is the ratio of
 # the record times to meet
@@ -234,7 +258,7 @@ compare() {
 		uftrace record --no-libcall "${uo[@]}" -d "ut.$name" "$@"
 	python3 "$here/measure.py" "m.rt.$name.0" \
 		"$RT" record -q -p function_graph --compression none \
-		-o "rt.$name.dat" -- env LD_PRELOAD="$LIB" "$@"
+		-o "rt.$name.dat" --preload="$LIB" -- "$@"
 	[ "$(json "m.rt.$name.0" rc)" = 0 ] ||
 		{ cat "m.rt.$name.0.err"; echo "ringtrace record failed" >&2; exit 1; }
 	uftrace replay -d "ut.$name" -f none --no-pager 2>/dev/null |
@@ -255,7 +279,7 @@ compare() {
 		# the nesting alone, with a buffer that holds the whole run
 		rm -f "rt.$name.big.dat"
 		RINGTRACE_BUF_SIZE_KB=1048576 "$RT" record -q -p function_graph \
-			-o "rt.$name.big.dat" -- env LD_PRELOAD="$LIB" "$@" \
+			-o "rt.$name.big.dat" --preload="$LIB" -- "$@" \
 			>/dev/null 2>&1 || true
 		"$RT" report "rt.$name.big.dat" 2>/dev/null |
 			awk -f "$here/calltree.awk" >"rt.$name.big.tree"
@@ -295,19 +319,11 @@ compare() {
 	: >"c.ut.$name"
 	: >"c.rt.$name"
 	for i in $(seq 1 "$runs"); do
-		rm -rf "ut.$name.r"
-		python3 "$here/measure.py" "m.ut" uftrace record --no-libcall \
-			"${uo[@]}" -d "ut.$name.r" "$@"
+		one_round "$name" r "$@"
 		json m.ut seconds >>"t.ut.$name"
 		cpu_pair m.ut >>"c.ut.$name"
-		sync
-		rm -f "rt.$name.r.dat"
-		python3 "$here/measure.py" "m.rt" "$RT" record -p function_graph \
-			--compression none -o "rt.$name.r.dat" -- \
-			env LD_PRELOAD="$LIB" "$@"
 		json m.rt seconds >>"t.rt.$name"
 		cpu_pair m.rt >>"c.rt.$name"
-		sync
 		add_lost m.rt.err
 	done
 	ev=$(recorded m.rt.err)
@@ -362,8 +378,8 @@ compare_zstd() {
 	for z in zstd none; do
 		rm -f "rp.$name.$z.dat"
 		taskset -c "$cpu" "$RT" record -q -p function_graph \
-			--compression $z -o "rp.$name.$z.dat" -- \
-			env LD_PRELOAD="$LIB" "$@" >/dev/null 2>"m.rp.err" ||
+			--compression $z -o "rp.$name.$z.dat" \
+			--preload="$LIB" -- "$@" >/dev/null 2>"m.rp.err" ||
 			{ cat m.rp.err; echo "ringtrace record --compression $z failed" >&2; exit 1; }
 	done
 	: >"t.rz.$name"
@@ -371,8 +387,8 @@ compare_zstd() {
 	for i in $(seq 1 "$runs"); do
 		rm -f "rz.$name.dat"
 		python3 "$here/measure.py" "m.rz" "$RT" record -p function_graph \
-			--compression zstd -o "rz.$name.dat" -- \
-			env LD_PRELOAD="$LIB" "$@"
+			--compression zstd -o "rz.$name.dat" \
+			--preload="$LIB" -- "$@"
 		[ "$(json m.rz rc)" = 0 ] ||
 			{ cat m.rz.err; echo "ringtrace record --compression zstd failed" >&2; exit 1; }
 		json m.rz seconds >>"t.rz.$name"
@@ -406,6 +422,34 @@ compare_zstd() {
 	rm -f "rz.$name.dat" "rp.$name.zstd.dat" "rp.$name.none.dat"
 }
 
+# startup_info NAME UFTRACE_OPTS COMMAND...: the recording of a run that
+# makes a few calls (COMMAND: the program on a tiny input), RUNS
+# interleaved runs of each tool, medians of the wall times and of the
+# CPU times (the recorder and the program together): the fixed costs of
+# a recording (the tool's start, the library's, the symbols, patching
+# the sites, the file's creation and its end), no target
+startup_info() {
+	local name=$1 uopt=$2 i
+	local -a uo=()
+	shift 2
+	[ "$uopt" = - ] || read -r -a uo <<<"$uopt"
+	: >"t.su.$name"
+	: >"t.sr.$name"
+	for i in $(seq 1 "$runs"); do
+		one_round "$name" s "$@"
+		echo "$(json m.ut seconds) $(cpu_pair m.ut)" >>"t.su.$name"
+		echo "$(json m.rt seconds) $(cpu_pair m.rt)" >>"t.sr.$name"
+	done
+	awk -v r="$(cut -d' ' -f1 "t.sr.$name" | median)" \
+		-v u="$(cut -d' ' -f1 "t.su.$name" | median)" \
+		-v rc="$(awk '{ print $2 + $3 }' "t.sr.$name" | median)" \
+		-v uc="$(awk '{ print $2 + $3 }' "t.su.$name" | median)" \
+		-v c="$*" 'BEGIN {
+		printf "  %-34s %.2fx (ringtrace %.3f s, uftrace %.3f s; CPU %.3f s and %.3f s; medians; %s)\n",
+			"start-up only (information)", u ? r / u : 0, r, u, rc, uc, c }'
+	rm -rf "ut.$name.s" "rt.$name.s.dat"
+}
+
 echo "ringtrace $($RT --version 2>/dev/null | head -1) vs $(uftrace --version | head -1); $runs runs; $(nproc) CPUs"
 for v in $variants; do
 	case $v in
@@ -416,10 +460,14 @@ for v in $variants; do
 	esac
 	[ $have_lz4 = 0 ] || compare "lz4-$v" "$uo" $tt ./lz4-$v -9 -f in.dat out.lz4
 	[ $have_lz4 = 0 ] || compare_zstd "lz4-$v" ./lz4-$v -9 -f in.dat out.lz4
+	[ $have_lz4 = 0 ] ||
+		startup_info "lz4-$v" "$uo" ./lz4-$v -9 -f tiny.dat out.lz4
 	[ $have_sqlite3 = 0 ] ||
 		compare "sqlite3-$v" "$uo" $tt ./sqlite3-$v :memory: ".read script.sql"
 	[ $have_sqlite3 = 0 ] ||
 		compare_zstd "sqlite3-$v" ./sqlite3-$v :memory: ".read script.sql"
+	[ $have_sqlite3 = 0 ] ||
+		startup_info "sqlite3-$v" "$uo" ./sqlite3-$v :memory: "select 1;"
 done
 echo
 [ $status = 0 ] && echo "all targets met" || echo "some targets MISSED"

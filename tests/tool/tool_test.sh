@@ -1237,7 +1237,8 @@ case_report_select() {
 
 # A program compiled with -finstrument-functions that does not link
 # libringtrace (its hooks are the C library's no-ops) gets the library
-# preloaded: every call is recorded. --no-preload leaves it alone (it
+# preloaded: every call is recorded; so does one built -pg -mfentry
+# -mrecord-mcount or -fpatchable-function-entry. --no-preload leaves it alone (it
 # publishes nothing: exit 3); a command without the hooks (sh) is not
 # preloaded.
 case_record_preload() {
@@ -1250,6 +1251,16 @@ case_record_preload() {
 	run 3 "$T" record -q -o "$W/p.dat" --no-preload -p function_graph \
 		-- "$CB" 50
 	err_has "exited before publishing its trace"
+	# built -pg -mfentry -mrecord-mcount, -fpatchable-function-entry:
+	# preloaded too (x86-64)
+	local x
+	for x in "${RTT_CALLS_PG:-}" "${RTT_CALLS_PATCH:-}"; do
+		[ -n "$x" ] || continue
+		run 0 "$T" record -q -o "$W/p.dat" -p function_graph -- "$x" 50
+		run 0 "$T" report --stat "$W/p.dat"
+		[ "$(stat_calls "$W/out" calls_leaf)" = 100 ] ||
+			fail "$(basename "$x") preloaded: $(cat "$W/out")"
+	done
 	run 2 "$T" record -q -o "$W/p.dat" --preload="$W/nosuch.so" \
 		-- "$CB" 50
 	err_has "cannot read the library"

@@ -427,6 +427,24 @@ int rtt_syms_text(struct rtt_proc *p, char **out, size_t *len,
 		  char err[RTT_ERR_MAX]);
 
 /**
+ * rtt_syms_published - the process's symbols file as it last wrote it,
+ *	without asking (rtt_syms_text()'s second half)
+ * @p: the process
+ * @out: receives the text (malloc()ed), or NULL when there is none
+ * @len: receives its length
+ * @err: the reason of a failure
+ *
+ * For a process that is busy (a command it would answer slowly) or may
+ * have moved on (an exec() in progress): a process with a function
+ * tracer on wrote the file when the tracer started.
+ *
+ * Context: any thread.
+ * Return: as rtt_syms_text().
+ */
+int rtt_syms_published(struct rtt_proc *p, char **out, size_t *len,
+		       char err[RTT_ERR_MAX]);
+
+/**
  * rtt_cmdlines_text - the process's saved_cmdlines as "pid comm" lines
  * @p: the process
  * @out: receives the text (malloc()ed)

@@ -473,7 +473,7 @@ int rtt_events_text(const struct rtt_proc *p, char **out, size_t *len,
 int rtt_syms_text(struct rtt_proc *p, char **out, size_t *len,
 		  char err[RTT_ERR_MAX])
 {
-	char name[96], *reply = NULL;
+	char *reply = NULL;
 	int ret;
 
 	*out = NULL;
@@ -500,6 +500,17 @@ int rtt_syms_text(struct rtt_proc *p, char **out, size_t *len,
 		if (ret && ret != -ESRCH)
 			return ret;
 	}
+	return rtt_syms_published(p, out, len, err);
+}
+
+int rtt_syms_published(struct rtt_proc *p, char **out, size_t *len,
+		       char err[RTT_ERR_MAX])
+{
+	char name[96];
+	int ret;
+
+	*out = NULL;
+	*len = 0;
 	ret = rtt_ctl_path_check(p, p->ctl->syms, sizeof(p->ctl->syms),
 				 "syms", "symbols", err);
 	if (ret)

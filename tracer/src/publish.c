@@ -13,11 +13,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <link.h>
 #include <linux/futex.h>
 #include <linux/membarrier.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,9 +69,12 @@ static pthread_mutex_t rt_pub_lock = PTHREAD_MUTEX_INITIALIZER;
 
 extern struct rt_ctl_cmdline *rt_cmdline_tab;
 
+static pthread_mutex_t rt_syms_pub_lock = PTHREAD_MUTEX_INITIALIZER;
+
 void rt_publish_fork_child(void)
 {
 	pthread_mutex_init(&rt_pub_lock, NULL);
+	pthread_mutex_init(&rt_syms_pub_lock, NULL);
 }
 
 bool rt_published(void)
@@ -225,17 +230,46 @@ static int rt_sym_line(const struct rt_sym *sym, void *arg)
 	return rt_symtab_print(arg, sym, rt_sym_modname(sym));
 }
 
-/* Write the symbols file (kallsyms lines with their sizes, symtab.h), for
- * %ps and the function tracers in a tool, and after a crash. */
-int rt_publish_syms(void)
+/*
+ * The loader's counters of loads and unloads (dl_iterate_phdr()'s
+ * dlpi_adds and dlpi_subs: they move at every dlopen() and dlclose() that
+ * maps or unmaps an object), the same for every object: read from the
+ * first.
+ */
+struct rt_loader_gen {
+	unsigned long long adds;
+	unsigned long long subs;
+};
+
+static int rt_loader_gen_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct rt_loader_gen *g = arg;
+
+	if (size >= offsetof(struct dl_phdr_info, dlpi_subs) +
+			    sizeof(info->dlpi_subs)) {
+		g->adds = info->dlpi_adds;
+		g->subs = info->dlpi_subs;
+	}
+	return 1;
+}
+
+/*
+ * Under rt_syms_pub_lock (which serializes rt_publish_syms(): the control
+ * thread's "syms" command, the tracer switched on in another thread; one
+ * writes the file, the next finds it current): the loader's counters
+ * when the symbols file last written was made, and whether there is one.
+ */
+static struct rt_loader_gen rt_syms_pub_gen;
+static bool rt_syms_pub_done;
+
+/* Under rt_syms_pub_lock: rt_publish_syms()'s file written. */
+static int rt_publish_syms_locked(void)
 {
 	char path[PATH_MAX], *text = NULL;
 	size_t len = 0;
 	FILE *f;
 	int ret;
 
-	if (!rt_published())
-		return -ENOENT;
 	rt_syms_refresh();
 	f = open_memstream(&text, &len);
 	if (!f)
@@ -260,6 +294,42 @@ int rt_publish_syms(void)
 	free(text);
 	return ret;
 }
+
+/*
+ * Write the symbols file (kallsyms lines with their sizes, symtab.h), for
+ * %ps and the function tracers in a tool, and after a crash. A file
+ * written since the last load or unload of an object is current: it is
+ * left as it is (a recorder asks for the symbols when it attaches, right
+ * after the tracer switched on published them; a large program's take
+ * milliseconds to write).
+ */
+int rt_publish_syms(void)
+{
+	struct rt_loader_gen gen = { ~0ull, ~0ull };
+	struct stat st;
+	int ret;
+
+	if (!rt_published())
+		return -ENOENT;
+	pthread_mutex_lock(&rt_syms_pub_lock);
+	/* read before the symbols: a load meanwhile moves them past it,
+	 * and the next call writes the file again */
+	dl_iterate_phdr(rt_loader_gen_cb, &gen);
+	if (rt_syms_pub_done && gen.adds == rt_syms_pub_gen.adds &&
+	    gen.subs == rt_syms_pub_gen.subs && rt_ctl->syms[0] &&
+	    !lstat(rt_ctl->syms, &st)) {
+		pthread_mutex_unlock(&rt_syms_pub_lock);
+		return 0;
+	}
+	ret = rt_publish_syms_locked();
+	if (!ret) {
+		rt_syms_pub_gen = gen;
+		rt_syms_pub_done = gen.adds != ~0ull;
+	}
+	pthread_mutex_unlock(&rt_syms_pub_lock);
+	return ret;
+}
+
 
 /* ---- the control thread ------------------------------------------------ */
 

@@ -65,8 +65,10 @@ const char rtt_record_help[] =
 	"      --max-graph-depth N  function_graph: N levels at most (0: no\n"
 	"                       limit)\n"
 	"      --preload[=LIB]  preload libringtrace (or LIB) into COMMAND;\n"
-	"                       the default when COMMAND is compiled with\n"
-	"                       -finstrument-functions and does not link it\n"
+	"                       the default when COMMAND is built for function\n"
+	"                       tracing (-finstrument-functions, -pg,\n"
+	"                       -mfentry, -mrecord-mcount,\n"
+	"                       -fpatchable-function-entry) and does not link it\n"
 	"                       (a linker script LIB, as libringtrace.so:\n"
 	"                       the library it names)\n"
 	"      --no-preload     never preload\n"
@@ -570,7 +572,7 @@ int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 	}
 	r.ev = ev;
 	ev = NULL;
-	ret = rtt_rec_open(&r, inst);
+	ret = rtt_rec_start(&r, inst);
 	if (ret)
 		goto out;
 	/* A command of our own waits for us when its buffer is full; a
@@ -598,6 +600,10 @@ int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 		sigemptyset(&sa.sa_mask);
 		sigaction(SIGCHLD, &sa, NULL);
 	}
+	/* the symbols and the file's first checkpoint while a command
+	 * runs (it published them when its tracer started: read, not
+	 * asked for); a process attached to is asked */
+	ret = rtt_rec_meta(&r, !child);
 again:
 	at_mark = false;
 	while (!ret) {

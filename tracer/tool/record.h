@@ -48,6 +48,7 @@ struct rtt_record {
 	uint32_t ctl_gen;
 	bool was_off; /* record -P switched tracing_on on: off at the end */
 	char *syms;
+	bool syms_read; /* rtt_rec_meta() has no symbols to read */
 	char *cmdl;
 	uint64_t start;
 	uint64_t last;
@@ -189,6 +190,8 @@ int rtt_rec_exec(struct rtt_record *r, const char *inst,
 		 const struct rtt_strv lists[3], bool depth_set,
 		 unsigned long depth);
 int rtt_rec_open(struct rtt_record *r, const char *inst);
+int rtt_rec_start(struct rtt_record *r, const char *inst);
+int rtt_rec_meta(struct rtt_record *r, bool ask);
 int rtt_rec_turn(struct rtt_record *r);
 int rtt_rec_finish(struct rtt_record *r, int ret);
 void rtt_rec_free(struct rtt_record *r);

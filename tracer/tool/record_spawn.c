@@ -382,21 +382,59 @@ static bool rtt_which(const char *cmd, char *out, size_t len)
 	return false;
 }
 
+/* The profiling hooks a program built for function tracing calls, or the
+ * sections that list its call sites (see rtt_elf_hooks()). */
+static bool rtt_hook_name(const char *s)
+{
+	return !strcmp(s, "__cyg_profile_func_enter") ||
+	       !strcmp(s, "__fentry__") || !strcmp(s, "mcount") ||
+	       !strcmp(s, "_mcount");
+}
+
+static bool rtt_hook_section(const char *s)
+{
+	return !strcmp(s, "__mcount_loc") ||
+	       !strcmp(s, "__patchable_function_entries");
+}
+
+/* A string table of @fd (section @sh), NUL-ended; NULL if unreadable. */
+static char *rtt_elf_strtab(int fd, const Elf64_Shdr *sh)
+{
+	char *tab;
+
+	if (sh->sh_size == 0 || sh->sh_size > (64u << 20))
+		return NULL;
+	tab = malloc(sh->sh_size + 1);
+	if (tab && pread(fd, tab, sh->sh_size, (off_t)sh->sh_offset) !=
+			   (ssize_t)sh->sh_size) {
+		free(tab);
+		return NULL;
+	}
+	if (tab)
+		tab[sh->sh_size] = 0;
+	return tab;
+}
+
 /*
- * Read the dynamic string table of the ELF file @path (64-bit, this
- * machine's byte order): whether it names __cyg_profile_func_enter (the
- * hook -finstrument-functions calls, which the C library defines as a
- * no-op unless libringtrace comes first) and whether it names
- * libringtrace (a library the program is linked with).
+ * Read the section names and the dynamic string table of the ELF file
+ * @path (64-bit, this machine's byte order): whether it was built for
+ * function tracing without the library, *@hooks (it names a hook the C
+ * library defines unless libringtrace comes first: -finstrument-functions'
+ * __cyg_profile_func_enter, -pg's mcount or -mfentry's __fentry__; or it
+ * lists its call sites for the library to patch: -mrecord-mcount's
+ * __mcount_loc, -fpatchable-function-entry's
+ * __patchable_function_entries), and whether it names libringtrace (a
+ * library the program is linked with).
  */
 static bool rtt_elf_hooks(const char *path, bool *hooks, bool *linked)
 {
 	Elf64_Ehdr eh;
-	Elf64_Shdr sh, str;
-	char *tab = NULL;
+	Elf64_Shdr *sh = NULL;
+	char *tab = NULL, *names = NULL;
 	bool ok = false;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	unsigned int i;
+	size_t shlen;
+	unsigned int i, dyn;
 
 	*hooks = *linked = false;
 	if (fd < 0)
@@ -404,37 +442,40 @@ static bool rtt_elf_hooks(const char *path, bool *hooks, bool *linked)
 	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
 	    memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
 	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh.e_shentsize != sizeof(Elf64_Shdr))
+	    eh.e_shentsize != sizeof(Elf64_Shdr) || !eh.e_shnum)
 		goto out;
-	for (i = 0; i < eh.e_shnum; i++) {
-		if (pread(fd, &sh, sizeof(sh),
-			  (off_t)(eh.e_shoff + (uint64_t)i * sizeof(sh))) !=
-		    (ssize_t)sizeof(sh))
-			goto out;
-		if (sh.sh_type == SHT_DYNSYM)
+	shlen = (size_t)eh.e_shnum * sizeof(*sh);
+	sh = malloc(shlen);
+	if (!sh || pread(fd, sh, shlen, (off_t)eh.e_shoff) != (ssize_t)shlen)
+		goto out;
+	/* the call sites' sections, by name */
+	if (eh.e_shstrndx < eh.e_shnum &&
+	    (names = rtt_elf_strtab(fd, &sh[eh.e_shstrndx])))
+		for (i = 0; i < eh.e_shnum && !*hooks; i++)
+			if (sh[i].sh_name < sh[eh.e_shstrndx].sh_size &&
+			    rtt_hook_section(names + sh[i].sh_name))
+				*hooks = true;
+	for (dyn = 0; dyn < eh.e_shnum; dyn++)
+		if (sh[dyn].sh_type == SHT_DYNSYM)
 			break;
-	}
 	/* no dynamic symbols: a static program, nothing to preload into */
-	if (i == eh.e_shnum || sh.sh_link >= eh.e_shnum ||
-	    pread(fd, &str, sizeof(str),
-		  (off_t)(eh.e_shoff + (uint64_t)sh.sh_link * sizeof(str))) !=
-		    (ssize_t)sizeof(str) ||
-	    str.sh_size == 0 || str.sh_size > (64u << 20))
+	if (dyn == eh.e_shnum || sh[dyn].sh_link >= eh.e_shnum ||
+	    !(tab = rtt_elf_strtab(fd, &sh[sh[dyn].sh_link]))) {
+		*hooks = false;
 		goto out;
-	tab = malloc(str.sh_size + 1);
-	if (!tab || pread(fd, tab, str.sh_size, (off_t)str.sh_offset) !=
-			    (ssize_t)str.sh_size)
-		goto out;
-	tab[str.sh_size] = 0;
-	for (char *s = tab; s < tab + str.sh_size; s += strlen(s) + 1) {
-		if (!strcmp(s, "__cyg_profile_func_enter"))
+	}
+	for (char *s = tab; s < tab + sh[sh[dyn].sh_link].sh_size;
+	     s += strlen(s) + 1) {
+		if (rtt_hook_name(s))
 			*hooks = true;
 		else if (!strncmp(s, "libringtrace.so", 15))
 			*linked = true;
 	}
 	ok = true;
 out:
+	free(names);
 	free(tab);
+	free(sh);
 	close(fd);
 	return ok;
 }
@@ -583,7 +624,9 @@ static bool rtt_preload_lib(char *out, size_t len)
 
 /*
  * What to preload for COMMAND: @mode 1 (--preload) always, 0 (--no-preload)
- * never, -1 when the program calls the hooks but does not link the library.
+ * never, -1 when the program was built for function tracing (it calls
+ * the hooks or lists its call sites: rtt_elf_hooks()) but does not link
+ * the library.
  * Returns @lib filled, or NULL.
  */
 const char *rtt_record_preload(const char *cmd, int mode,

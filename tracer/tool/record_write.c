@@ -220,17 +220,23 @@ void rtt_settle(struct rtt_proc *p)
  * is one KernelShark warns of. (Not asked of the process: a process
  * that holds its control lock would hold the recording up.)
  */
-static void rtt_record_protos(struct rtt_record *r)
+static bool rtt_record_wants_protos(const struct rtt_record *r)
 {
-	bool args = false;
-	char *protos;
 	int i;
 
 	for (i = 0; r->topts && i < r->topts->nr; i++)
 		if (!strcmp(r->topts->v[i], "funcgraph-args") ||
 		    !strcmp(r->topts->v[i], "func-args"))
-			args = true;
-	if (!args || !rtt_print_ctx_proc(NULL, r->p.pid, r->p.uid))
+			return true;
+	return false;
+}
+
+static void rtt_record_protos(struct rtt_record *r)
+{
+	char *protos;
+
+	if (!rtt_record_wants_protos(r) ||
+	    !rtt_print_ctx_proc(NULL, r->p.pid, r->p.uid))
 		return;
 	protos = rtt_protos_text(r->p.pid, r->syms);
 
@@ -240,12 +246,37 @@ static void rtt_record_protos(struct rtt_record *r)
 }
 
 
-/*
- * Attach to the buffer of the process's instance @inst (r->p open, r->ev
- * read) and create the file, complete at once: whatever happens next,
- * the path holds a trace.dat that reads.
+/* The process's symbols (and prototypes: -O funcgraph-args) into the
+ * file: asked of it (@ask), or as it last wrote them. */
+static void rtt_rec_syms(struct rtt_record *r, bool ask)
+{
+	char err[RTT_ERR_MAX];
+	size_t len;
+
+	if ((ask ? rtt_syms_text : rtt_syms_published)(&r->p, &r->syms, &len,
+						       err))
+		rtt_msg("warning: the trace will have no symbols: %s", err);
+	rtt_td_set_kallsyms(r->w, r->out, r->syms);
+	rtt_record_protos(r);
+	r->syms_read = true;
+}
+
+/**
+ * rtt_rec_start - the first half of rtt_rec_open(): attach to the buffer
+ *	of the process's instance and create the file
+ * @r: the recording (r->p open, r->ev read)
+ * @inst: the instance
+ *
+ * What can fail for a reason of the user's (the buffer taken, the file
+ * refused) fails here, before a held command runs; the symbols, the
+ * slowest part of the metadata (a large program's take milliseconds to
+ * read and sort), wait for rtt_rec_meta() when the process has published
+ * them already, which a held command does not wait for: its records wait
+ * in the buffer meanwhile.
+ *
+ * Return: 0 or a negative errno (reported).
  */
-int rtt_rec_open(struct rtt_record *r, const char *inst)
+int rtt_rec_start(struct rtt_record *r, const char *inst)
 {
 	char err[RTT_ERR_MAX], clock[32];
 	size_t len;
@@ -276,12 +307,10 @@ int rtt_rec_open(struct rtt_record *r, const char *inst)
 	for (c = 0; c < r->nr_cpus; c++)
 		r->dropped[c] = r->marked[c] =
 			ringbuf_dropped_events_cpu(r->rb, c);
-	if (rtt_syms_text(&r->p, &r->syms, &len, err))
-		rtt_msg("warning: the trace will have no symbols: %s", err);
 	rtt_cmdlines_text(&r->p, &r->cmdl, &len);
 	snprintf(clock, sizeof(clock), "%.*s",
 		 (int)sizeof(r->p.ctl->clock) - 1, r->p.ctl->clock);
-	ret = rtt_td_open(&r->p, r->out, r->rb, r->ev, r->syms, r->cmdl, clock,
+	ret = rtt_td_open(&r->p, r->out, r->rb, r->ev, NULL, r->cmdl, clock,
 			  &r->w);
 	if (ret)
 		return ret;
@@ -293,9 +322,40 @@ int rtt_rec_open(struct rtt_record *r, const char *inst)
 			return ret;
 	}
 	rtt_td_set_options(r->w, r->topts);
-	rtt_record_protos(r);
 	r->ckpt_bytes = 32768;
 	r->start = r->last = rtt_now_ms();
+	/* Read now, while a held command is surely there to answer: the
+	 * symbols of a process that published none yet (it writes them
+	 * when asked, and a short program may have exited by the time
+	 * rtt_rec_meta() would ask), and the prototypes, read from the
+	 * process. Otherwise rtt_rec_meta() reads them: the process
+	 * published them when its function tracer started, and they stay
+	 * after its exit. */
+	if (rtt_record_wants_protos(r) || !r->p.ctl->syms[0])
+		rtt_rec_syms(r, true);
+	return 0;
+}
+
+/**
+ * rtt_rec_meta - the second half of rtt_rec_open(): the symbols, and the
+ *	file complete (its first checkpoint)
+ * @r: the recording, after rtt_rec_start()
+ * @ask: ask the process for its symbols (rtt_syms_text()); otherwise
+ *	they are read as it last wrote them (a command let go may be busy
+ *	by now, or in an exec() whose old control thread is gone, and a
+ *	command would wait for its time-out)
+ *
+ * From here on, whatever happens next, the path holds a trace.dat that
+ * reads.
+ *
+ * Return: 0 or a negative errno (reported).
+ */
+int rtt_rec_meta(struct rtt_record *r, bool ask)
+{
+	int ret;
+
+	if (!r->syms_read)
+		rtt_rec_syms(r, ask);
 	/* the metadata as it is now: the receiver stores no later one */
 	if (r->net) {
 		ret = rtt_net_start(r->net, r->w,
@@ -305,6 +365,19 @@ int rtt_rec_open(struct rtt_record *r, const char *inst)
 			return ret;
 	}
 	return td_writer_checkpoint(r->w);
+}
+
+/*
+ * Attach to the buffer of the process's instance @inst (r->p open, r->ev
+ * read) and create the file, complete at once: whatever happens next,
+ * the path holds a trace.dat that reads. (rtt_rec_start() and
+ * rtt_rec_meta(), for a caller with nothing to do between them.)
+ */
+int rtt_rec_open(struct rtt_record *r, const char *inst)
+{
+	int ret = rtt_rec_start(r, inst);
+
+	return ret ? ret : rtt_rec_meta(r, true);
 }
 
 /*

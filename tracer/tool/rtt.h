@@ -262,6 +262,8 @@ int rtt_td_open(const struct rtt_proc *p, const char *path,
 		const struct rtt_events *ev, const char *kallsyms,
 		const char *cmdlines, const char *clock,
 		struct td_writer **wp);
+void rtt_td_set_kallsyms(struct td_writer *w, const char *path,
+			 const char *kallsyms);
 void rtt_count_cb(const struct td_record *rec, void *arg);
 /* --compression's argument checked: 0, or the usage message's text. */
 const char *rtt_compression_arg(const char *arg);

@@ -16,6 +16,16 @@ int rtt_td_error(const char *path, int err)
 	return err == -EACCES || err == -EPERM ? err : -EIO;
 }
 
+/* The process's symbols (@kallsyms: its symbols file, or NULL: none) into
+ * the trace.dat @path that @w writes. */
+void rtt_td_set_kallsyms(struct td_writer *w, const char *path,
+			 const char *kallsyms)
+{
+	if (kallsyms && td_writer_set_kallsyms(w, kallsyms))
+		rtt_msg("warning: the symbols are not in %s: a malformed line",
+			path ? path : "the metadata");
+}
+
 /*
  * Open a trace.dat for the process's buffer: formats, symbols, names,
  * clock and uname.
@@ -63,9 +73,7 @@ int rtt_td_open(const struct rtt_proc *p, const char *path,
 				ev->v[i].system, ev->v[i].name, path,
 				strerror(-ret));
 	}
-	if (kallsyms && td_writer_set_kallsyms(w, kallsyms))
-		rtt_msg("warning: the symbols are not in %s: a malformed line",
-			path);
+	rtt_td_set_kallsyms(w, path, kallsyms);
 	if (cmdlines)
 		td_writer_set_cmdlines(w, cmdlines);
 	if (clock && clock[0] && td_writer_set_clock(w, clock))

@@ -785,7 +785,13 @@ int td_writer_set_kallsyms(struct td_writer *w, const char *text)
 			free(syms);
 			return -EFBIG;
 		}
-		qsort(syms, nr, sizeof(*syms), td_sym_cmp);
+		/* a process's symbols come sorted (by address, aliases in
+		 * order): checked in one pass, sorted only if not */
+		for (size_t i = 1; i < nr; i++)
+			if (td_sym_cmp(&syms[i - 1], &syms[i]) > 0) {
+				qsort(syms, nr, sizeof(*syms), td_sym_cmp);
+				break;
+			}
 		out = malloc(total + 1);
 		if (!out) {
 			free(syms);
