@@ -22,6 +22,8 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
+#include <gelf.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,9 +55,117 @@ struct rt_dwarf {
 
 static char *rt_debuginfo_path;
 
+/* Whether @elf holds DWARF of its own (a .debug_info section). */
+static RT_NOTRACE bool rt_elf_has_dwarf(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return false;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr shdr;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &shdr))
+			continue;
+		name = elf_strptr(elf, shstrndx, shdr.sh_name);
+		if (name && (!strcmp(name, ".debug_info") ||
+			     !strcmp(name, ".zdebug_info")))
+			return true;
+	}
+	return false;
+}
+
+/* Whether a file named @name is in @dir (NULL: @name is a path). */
+static RT_NOTRACE bool rt_file_in(const char *dir, size_t dirlen,
+				  const char *sub, const char *name)
+{
+	char path[4096];
+	int n = dir ? snprintf(path, sizeof(path), "%.*s%s/%s", (int)dirlen,
+			       dir, sub, name) :
+		      snprintf(path, sizeof(path), "%s", name);
+
+	return n > 0 && (size_t)n < sizeof(path) && access(path, R_OK) == 0;
+}
+
+/*
+ * Whether this machine holds the module's debug information: in its own
+ * file, under its build id in /usr/lib/debug/.build-id, or where its
+ * .gnu_debuglink points (beside it, in .debug/ beside it, or under
+ * /usr/lib/debug), the places the standard search looks.
+ */
+static RT_NOTRACE bool rt_debuginfo_local(Dwfl_Module *mod,
+					  const char *file_name,
+					  const char *debuglink)
+{
+	const unsigned char *id;
+	GElf_Addr vaddr;
+	GElf_Addr bias;
+	int len = dwfl_module_build_id(mod, &id, &vaddr);
+
+	if (rt_elf_has_dwarf(dwfl_module_getelf(mod, &bias)))
+		return true;
+	if (len > 1) {
+		char name[2 * 64 + 16], *p = name;
+		int i;
+
+		if (len > 64)
+			return true; /* not a build id we can spell: ask */
+		p += sprintf(p, "%02x/", id[0]);
+		for (i = 1; i < len; i++)
+			p += sprintf(p, "%02x", id[i]);
+		strcpy(p, ".debug");
+		if (rt_file_in("/usr/lib/debug/.build-id", 24, "", name))
+			return true;
+	}
+	if (debuglink && file_name) {
+		const char *slash = strrchr(file_name, '/');
+		size_t dl = slash ? (size_t)(slash - file_name) : 0;
+
+		if (rt_file_in(file_name, dl, "", debuglink) ||
+		    rt_file_in(file_name, dl, "/.debug", debuglink))
+			return true;
+		if (slash) {
+			char dir[4096];
+			int n = snprintf(dir, sizeof(dir), "/usr/lib/debug%.*s",
+					 (int)dl, file_name);
+
+			if (n > 0 && (size_t)n < sizeof(dir) &&
+			    rt_file_in(dir, (size_t)n, "", debuglink))
+				return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * The standard search, where the machine holds the debug information.
+ * Userspace: a traced program does not fetch it over the network. The
+ * standard search ends by asking debuginfod, and libdw loads its client
+ * library for that (some thirty libraries: curl, TLS, Kerberos, LDAP)
+ * in the traced process, at the function tracer's start, even where no
+ * server is set; an object without local debug information is shown
+ * with raw registers at once instead.
+ */
+static RT_NOTRACE int rt_find_debuginfo(Dwfl_Module *mod, void **userdata,
+					const char *modname, Dwarf_Addr base,
+					const char *file_name,
+					const char *debuglink_file,
+					GElf_Word debuglink_crc,
+					char **debuginfo_file_name)
+{
+	if (!rt_debuginfo_local(mod, file_name, debuglink_file))
+		return -1;
+	return dwfl_standard_find_debuginfo(mod, userdata, modname, base,
+					    file_name, debuglink_file,
+					    debuglink_crc,
+					    debuginfo_file_name);
+}
+
 static const Dwfl_Callbacks rt_dwfl_cbs = {
 	.find_elf = dwfl_linux_proc_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = rt_find_debuginfo,
 	.debuginfo_path = &rt_debuginfo_path,
 };
 
