@@ -47,6 +47,9 @@ struct rb_shared {
 	uint64_t prev_commit, prev_events, prev_ts;	/* the page read before */
 	uint64_t longest_pass_ns, longest_idle_ns;	/* consumer stalls */
 	uint64_t longest_nap_ns;			/* its longest nap */
+	/* the last pass found every buffer empty, up to the writer's page
+	 * (no pass ended for its batch limit) */
+	bool caught_up;
 	/* (stream, sequence) read: a bitmap per stream, by the consumer */
 	struct rb_seen {
 		uint64_t *bits;
@@ -313,38 +316,41 @@ static uint64_t rb_consume_pass(struct rb_shared *s, enum bench_consumer mode,
 {
 	uint64_t before = s->cons_events;
 	unsigned long lost;
+	unsigned int n;
 	int cpu;
 
+	s->caught_up = true;
 	switch (mode) {
 	case CONS_EVENT:
 		for (cpu = 0; cpu < s->nr_cpus; cpu++) {
 			struct ringbuf_event *ev;
-			unsigned int n = 0;
 
-			while (n++ < 1024 &&
-			       (ev = ringbuf_consume(s->rb, cpu, NULL, &lost))) {
+			for (n = 0; n < 1024 &&
+			     (ev = ringbuf_consume(s->rb, cpu, NULL, &lost)); n++) {
 				s->cons_lost += lost;
 				rb_account_event(s, ev, expect);
 			}
+			if (n == 1024)
+				s->caught_up = false;
 		}
 		break;
 	case CONS_MERGE: {
 		struct ringbuf_event *ev;
-		unsigned int n = 0;
 
-		while (n++ < 4096 &&
-		       (ev = ringbuf_consume_next(s->rb, &cpu, NULL, &lost))) {
+		for (n = 0; n < 4096 &&
+		     (ev = ringbuf_consume_next(s->rb, &cpu, NULL, &lost)); n++) {
 			s->cons_lost += lost;
 			rb_account_event(s, ev, expect);
 		}
+		if (n == 4096)
+			s->caught_up = false;
 		break;
 	}
 	case CONS_PAGE:
 		for (cpu = 0; cpu < s->nr_cpus; cpu++) {
-			unsigned int n = 0;
-
-			while (n++ < 64 &&
-			       ringbuf_read_page(s->rb, page, s->subbuf, cpu, full) >= 0) {
+			for (n = 0; n < 64 &&
+			     ringbuf_read_page(s->rb, page, s->subbuf, cpu, full) >= 0;
+			     n++) {
 				struct page_stats st;
 
 				memset(&st, 0, sizeof(st));
@@ -382,6 +388,8 @@ static uint64_t rb_consume_pass(struct rb_shared *s, enum bench_consumer mode,
 				s->cons_lost += st.lost;
 				s->cons_corrupt += st.corrupt;
 			}
+			if (n == 64)
+				s->caught_up = false;
 		}
 		break;
 	case CONS_NONE:
@@ -417,11 +425,19 @@ static void rb_consumer(struct bench_team *t)
 			if (t0 - last > s->longest_idle_ns)
 				s->longest_idle_ns = t0 - last;
 			last = t1;
-		} else {
-			/* In producer/consumer mode the reader blocks until the
-			 * writer's commit crosses the watermark (it wakes us),
-			 * or 1 ms passed (to see cons_stop); in overwrite mode
-			 * a nap is enough, nothing is refused. */
+		}
+		/*
+		 * In overwrite mode the reader naps whenever the pass caught
+		 * up with the writers, as the kernel's benchmark reader sleeps
+		 * once the buffer is empty: another pass at once would only
+		 * look at the pages the writers are on, whose lines they
+		 * write at every record (a miss at each writer's next record
+		 * per look). In producer/consumer mode the reader blocks
+		 * when it found nothing, until the writer's commit crosses
+		 * the watermark (it wakes us), or 1 ms passed (to see
+		 * cons_stop); nothing is refused during an overwrite nap.
+		 */
+		if (!n || (t->c->overwrite && s->caught_up)) {
 			if (!t->c->overwrite)
 				(void)ringbuf_wait(s->rb, RINGBUF_ALL_CPUS,
 						   BENCH_LIVE_WATERMARK, 1);

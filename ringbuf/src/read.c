@@ -314,9 +314,11 @@ static bool rb_page_valid(struct ringbuf_cpu *cb, uint32_t id, uint64_t size)
 /*
  * rb_get_reader_page - the reader page with unread data, swapping the
  * head page in when the current one is used up. Returns RB_NO_PAGE when
- * there is nothing to read. Reader lock held.
+ * there is nothing to read. With @full (a reader that takes whole pages
+ * only, ringbuf_read_page()), the head page is not swapped in while the
+ * writer is still on it. Reader lock held.
  */
-static uint32_t rb_get_reader_page(struct ringbuf_cpu *cpu_buffer)
+static uint32_t rb_get_reader_page(struct ringbuf_cpu *cpu_buffer, bool full)
 {
 	struct rb_cpu_meta *m = cpu_buffer->meta;
 	struct ringbuf *rb = cpu_buffer->buffer;
@@ -392,6 +394,28 @@ again:
 	    local_read(&m->entries_bytes) ==
 		    atomic_load_explicit(&m->read_bytes, memory_order_relaxed))
 		goto out;
+
+	/*
+	 * Userspace: the kernel swaps the head page in even when the writer
+	 * is on it, and ring_buffer_read_page() with @full then refuses it.
+	 * The writer goes on filling the reader page, and every look of a
+	 * reader polling for the next full page reads the lines the writer
+	 * writes at each record (the page's control block and commit word),
+	 * which costs the writer a cache miss at its next record each time.
+	 * A reader that wants whole pages only leaves the head page in the
+	 * ring until the writer is past it: then the pages it reads and
+	 * resets are ones the writer has left. The commit page loaded above
+	 * only moves forward, and a writer reaching the head page after the
+	 * look pushes the head (overwrite mode, which makes the swap below
+	 * fail and look again) or stops short of it (producer/consumer
+	 * mode), so the page swapped in is never the writer's.
+	 */
+	if (full) {
+		uint32_t head = rb_set_head_page(cpu_buffer);
+
+		if (head == RB_NO_PAGE || head == commit_page)
+			goto out;
+	}
 
 	{
 		uint32_t rp = atomic_load_explicit(&m->reader_page,
@@ -674,7 +698,7 @@ again:
 	if (RB_WARN_ON(cpu_buffer->buffer, ++nr_loops > 3))
 		return NULL;
 
-	reader = rb_get_reader_page(cpu_buffer);
+	reader = rb_get_reader_page(cpu_buffer, false);
 	if (reader == RB_NO_PAGE)
 		return NULL;
 
@@ -1077,7 +1101,7 @@ int ringbuf_read_page(struct ringbuf *rb, void *data_page, size_t len,
 	m = cb->meta;
 
 	cb->reader_busy = false;
-	reader = rb_get_reader_page(cb);
+	reader = rb_get_reader_page(cb, full);
 	if (reader == RB_NO_PAGE) {
 		if (cb->reader_busy)
 			ret = -EAGAIN;
