@@ -285,6 +285,46 @@
 			{ __VA_ARGS__ }                                     \
 		}                                                           \
 	}                                                                   \
+	/* (layout 6) armed in instance __i, in the section the inline    \
+	 * write entered (__r): plain hist triggers alone get the record  \
+	 * written in place, counted before the commit; the rest (and a   \
+	 * record the buffer refuses) the library's path. Apart from the  \
+	 * common case, whose registers and code it would cost */         \
+	static __attribute__((noinline, no_instrument_function, unused))   \
+	RINGTRACE_RECORD_ACCESS void                                        \
+	ringtrace_do_hist_##name(proto, struct ringtrace_event *__ev,       \
+				 int __i, ringtrace_inline_rcu_t __r)       \
+	{                                                                   \
+		RINGTRACE_CLASS_SIZE(name, args)                            \
+		if (RINGTRACE_CLASS_FIXED(name)) {                          \
+			struct ringtrace_thread_view *__t = &ringtrace_thread; \
+			const struct ringtrace_event_view *__p;             \
+			struct ringbuf *__rb =                              \
+				ringtrace_inline_hist(__ev, __i, &__p);     \
+			struct ringbuf_event *__e = NULL;                   \
+			int __err;                                          \
+			if (__rb != NULL)                                   \
+				__e = ringbuf_fe_reserve(__rb, __size,      \
+							 &__err);           \
+			if (__e != NULL) {                                  \
+				__entry = __RT_CAST(                        \
+					struct ringtrace_raw_##name *,      \
+					ringbuf_event_data_inline(__e));    \
+				ringtrace_inline_header(__entry, __size,    \
+							__p, __t);          \
+				tstruct                                     \
+				{ __VA_ARGS__ }                             \
+				ringtrace_write_hist(__p, __i, __entry,     \
+						     __size);               \
+				ringbuf_fe_commit(__rb);                    \
+				ringtrace_inline_end(__t, __r);             \
+				return;                                     \
+			}                                                   \
+		}                                                           \
+		(void)__entry;                                              \
+		(void)__r;                                                  \
+		ringtrace_do_armed_##name(args, __ev, __i);                 \
+	}                                                                   \
 	static __attribute__((noinline, no_instrument_function, unused))   \
 	RINGTRACE_RECORD_ACCESS void                                        \
 	ringtrace_do_inline_##name(proto, struct ringtrace_event *__ev,     \
@@ -317,39 +357,8 @@
 				return;                                     \
 			}                                                   \
 			if (__p != NULL) { /* still in the section */       \
-				/* (layout 6) armed by plain hist triggers \
-				 * alone: written in place, counted before \
-				 * the commit; else (a record the buffer   \
-				 * refuses too) the library's path */       \
-				__rb = ringtrace_inline_hist(__ev, __i,     \
-							     &__p);         \
-				if (__rb != NULL) {                         \
-					int __err;                          \
-					struct ringbuf_event *__e =         \
-						ringbuf_fe_reserve(         \
-							__rb, __size,       \
-							&__err);            \
-					if (__e != NULL) {                  \
-						__entry = __RT_CAST(        \
-						  struct                    \
-						  ringtrace_raw_##name *,   \
-						  ringbuf_event_data_inline(\
-							  __e));            \
-						ringtrace_inline_header(    \
-							__entry, __size,    \
-							__p, __t);          \
-						tstruct                     \
-						{ __VA_ARGS__ }             \
-						ringtrace_write_hist(       \
-							__p, __i, __entry,  \
-							__size);            \
-						ringbuf_fe_commit(__rb);    \
-						ringtrace_inline_end(__t,   \
-								     __r);  \
-						return;                     \
-					}                                   \
-				}                                           \
-				ringtrace_do_armed_##name(args, __ev, __i); \
+				ringtrace_do_hist_##name(args, __ev, __i,   \
+							 __r);              \
 				return;                                     \
 			}                                                   \
 		}                                                           \
