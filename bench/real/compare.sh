@@ -445,8 +445,14 @@ startup_info() {
 		-v rc="$(awk '{ print $2 + $3 }' "t.sr.$name" | median)" \
 		-v uc="$(awk '{ print $2 + $3 }' "t.su.$name" | median)" \
 		-v c="$*" 'BEGIN {
-		printf "  %-34s %.2fx (ringtrace %.3f s, uftrace %.3f s; CPU %.3f s and %.3f s; medians; %s)\n",
-			"start-up only (information)", u ? r / u : 0, r, u, rc, uc, c }'
+		# (the CPU times are counted in clock ticks: under one, a
+		# median of 0 says nothing)
+		if (rc < 0.01 && uc < 0.01)
+			cpu = "CPU under one clock tick (10 ms) each"
+		else
+			cpu = sprintf("CPU %.2f s and %.2f s", rc, uc)
+		printf "  %-34s %.2fx (ringtrace %.3f s, uftrace %.3f s; %s; medians; %s)\n",
+			"start-up only (information)", u ? r / u : 0, r, u, cpu, c }'
 	rm -rf "ut.$name.s" "rt.$name.s.dat"
 }
 
