@@ -38,6 +38,10 @@ RINGTRACE_PACKAGES=(gcc make cmake pkg-config libtraceevent-dev libelf-dev libfu
 #   libkshark-dev libjson-c-dev libtracecmd-dev
 #                  tool.kernelshark opens the files with KernelShark's
 #                  library (a small program built against it)
+#   libdebuginfod1 the debuginfod client libdw would load into a traced
+#                  process: unit.test_mcount.graph_args_local_debuginfo
+#                  shows it is not loaded (without it the case proves
+#                  nothing, and passes)
 #   (node and npm  tool.report_json_model reads the JSON with a trace
 #                  model from npm: ringtrace_npm_deps, below, installs
 #                  Debian's nodejs and npm only where no npm runs yet, so
@@ -45,7 +49,7 @@ RINGTRACE_PACKAGES=(gcc make cmake pkg-config libtraceevent-dev libelf-dev libfu
 RINGTRACE_TEST_PACKAGES=(trace-cmd python3 groff-base g++ clang binutils
 	util-linux libc-bin coreutils grep sed mawk findutils fuse3
 	linux-source-6.12 xz-utils libtracefs-dev uftrace
-	libkshark-dev libjson-c-dev libtracecmd-dev)
+	libkshark-dev libjson-c-dev libtracecmd-dev libdebuginfod1)
 
 # npm packages the tests read the project's output with, put in npm's
 # cache at RINGTRACE_NPM_CACHE here (online); the tests install them from

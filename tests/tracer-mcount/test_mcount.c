@@ -16,6 +16,7 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -907,6 +908,48 @@ static void graph_args_nodebug(void)
 	free(t);
 }
 
+/* Whether an object whose path has @name in it is mapped. */
+static bool mapped(const char *name)
+{
+	char line[4096];
+	bool found = false;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	ASSERT_NOT_NULL(f);
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, name) != NULL;
+	fclose(f);
+	return found;
+}
+
+/*
+ * A module without debug information anywhere on the machine (built
+ * -g0, no debug file): raw registers, and the search for its debug
+ * information stays on the machine. The standard search would end by
+ * asking debuginfod, which made libdw load its client library (and some
+ * thirty behind it) into the traced process.
+ */
+static void graph_args_local_debuginfo(void)
+{
+	void *h;
+	int (*fn)(int);
+	char *t;
+
+	option("funcgraph-args");
+	tracer("function_graph");
+	h = dlopen(MC_DL_G0_PATH, RTLD_NOW);
+	ASSERT_NOT_NULL(h);
+	fn = (int (*)(int))dlsym(h, "mc_dl_fn");
+	ASSERT_NOT_NULL(fn);
+	ASSERT_EQ(fn(2), 7);
+	tracer("nop");
+	t = graph_tree();
+	ASSERT_EQ(count(t, "0:mc_dl_fn(2, "), 1);
+	free(t);
+	ASSERT_FALSE(mapped("libdebuginfod"));
+	ASSERT_EQ(dlclose(h), 0);
+}
+
 /*
  * -finstrument-functions (fi_*): its hooks see neither the arguments nor
  * the return value: "()" and no return value, whatever the options; the
@@ -1213,6 +1256,7 @@ MC_CASE(graph_retval)
 MC_CASE(graph_retval_hex)
 MC_CASE(graph_args)
 MC_CASE(graph_args_nodebug)
+MC_CASE(graph_args_local_debuginfo)
 MC_CASE(graph_args_cyg)
 MC_CASE(function_trampoline)
 MC_CASE(graph_general_entry)
@@ -1235,6 +1279,7 @@ static const struct rbt_case cases[] = {
 	MC_RUN(graph_retval),
 	MC_RUN(graph_retval_hex),   MC_RUN(graph_args),
 	MC_RUN(graph_args_nodebug), MC_RUN(graph_args_cyg),
+	MC_RUN(graph_args_local_debuginfo),
 	MC_RUN(function_trampoline), MC_RUN(graph_general_entry),
 	MC_RUN(function_args),
 	MC_RUN(function_thread_state),

@@ -77,14 +77,14 @@ static RT_NOTRACE bool rt_elf_has_dwarf(Elf *elf)
 	return false;
 }
 
-/* Whether a file named @name is in @dir (NULL: @name is a path). */
+/* Whether a file named @name is in the first @dirlen bytes of @dir,
+ * followed by @sub. */
 static RT_NOTRACE bool rt_file_in(const char *dir, size_t dirlen,
 				  const char *sub, const char *name)
 {
 	char path[4096];
-	int n = dir ? snprintf(path, sizeof(path), "%.*s%s/%s", (int)dirlen,
-			       dir, sub, name) :
-		      snprintf(path, sizeof(path), "%s", name);
+	int n = snprintf(path, sizeof(path), "%.*s%s/%s", (int)dirlen, dir,
+			 sub, name);
 
 	return n > 0 && (size_t)n < sizeof(path) && access(path, R_OK) == 0;
 }
@@ -121,10 +121,12 @@ static RT_NOTRACE bool rt_debuginfo_local(Dwfl_Module *mod,
 	}
 	if (debuglink && file_name) {
 		const char *slash = strrchr(file_name, '/');
-		size_t dl = slash ? (size_t)(slash - file_name) : 0;
+		/* (a name without a directory is in the current one) */
+		const char *d = slash ? file_name : ".";
+		size_t dl = slash ? (size_t)(slash - file_name) : 1;
 
-		if (rt_file_in(file_name, dl, "", debuglink) ||
-		    rt_file_in(file_name, dl, "/.debug", debuglink))
+		if (rt_file_in(d, dl, "", debuglink) ||
+		    rt_file_in(d, dl, "/.debug", debuglink))
 			return true;
 		if (slash) {
 			char dir[4096];
