@@ -152,8 +152,8 @@ static void *map_writer(void *arg)
 	return NULL;
 }
 
-/* A hitcount short of its writes, told in detail: the element's own sum
- * and each thread copy's, beside each writer's writes of the key. */
+/* A hitcount past its writes, told in detail: the element's own sum and
+ * each thread copy's, beside each writer's writes of the key. */
 static void map_threads_explain(const struct tracing_map_elt *e,
 				uint64_t key)
 {
@@ -178,8 +178,10 @@ static void map_threads_explain(const struct tracing_map_elt *e,
 /* 8 writers on 2 CPUs on a table too small for their keys: every write
  * is either in a hitcount or in drops, each element's sums are its
  * key's, every element is taken (by a key, or wasted by a writer that
- * lost its key's insertion), and a key in the table has all its writes:
- * only keys that found no room are dropped */
+ * lost its key's insertion), and a key in the table has at most its
+ * writes (Userspace: a writer preempted between taking the last element
+ * and publishing it makes the other writers of its key drop theirs
+ * meanwhile; the kernel's writer is not preempted there) */
 static void map_threads(void)
 {
 	pthread_t th[MAP_THREADS];
@@ -211,9 +213,14 @@ static void map_threads(void)
 		 * also split its hits) */
 		for (int j = 0; j < i; j++)
 			ASSERT_NE(memcmp(v[j]->key, v[i]->key, 16), 0);
-		if (hits != want)
+		/* At most its writes: a writer that took the last element
+		 * for a key and was preempted before publishing it (between
+		 * steps D and C of tracing_map.c) leaves the table full
+		 * meanwhile, and the key's writes then are dropped (counted
+		 * in drops: the sum below holds) */
+		if (hits > want)
 			map_threads_explain(v[i], k[0]);
-		ASSERT_EQ_U(hits, want);
+		ASSERT_LE_U(hits, want);
 		ASSERT_EQ_U(tracing_map_read_sum(the_map, v[i], 1),
 			    hits * k[0]);
 		sum += hits;

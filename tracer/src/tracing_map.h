@@ -25,9 +25,12 @@
  * record; and an entry claimed when no element is left is freed again,
  * which can hide a key inserted past it. A preempted writer makes that
  * wait long here, so the element comes first and the claim publishes
- * both: no entry is ever half made or freed while writers run, and a key
- * in the table is never dropped (once the elements are all taken no key
- * gets in, and only then are records dropped). The price: two writers
+ * both: no entry is ever half made or freed while writers run, and
+ * records are dropped only once the elements are all taken. A key can
+ * still get in after that: a writer that took one of the last elements
+ * and was preempted before its claim publishes its key late, and that
+ * key's records written meanwhile are dropped (the kernel's writer runs
+ * with preemption off there). The price: two writers
  * inserting one key at once both take an element, and the loser's stays
  * unused (counted in @wasted) unless no element was taken after it and
  * it is not the map's last (tracing_map_put_back()).
