@@ -215,20 +215,21 @@
  * leaves every write to the library (the library's own sources always
  * do).
  *
- * Four functions per class: ringtrace_do_class_X() tests the common
+ * Five functions per class: ringtrace_do_class_X() tests the common
  * case without entering anything (loads only) and jumps to
  * ringtrace_do_inline_X() (the write in place) or ringtrace_do_stack_X()
  * (the record on the stack, one call into the library); the write in
- * place goes on to ringtrace_do_armed_X() for an instance with a filter
- * or a trigger (assigned where the library reserves it, inside the
- * section already entered), but writes itself, as in the common case, a
+ * place goes on, for an instance with a filter or a trigger, to
+ * ringtrace_do_hist_X(), which writes itself, as in the common case, a
  * record of an instance armed by plain hist triggers alone (layout 6,
- * ringtrace_inline_hist()), which ringtrace_write_hist() counts before
- * the commit. Apart, so that a write the library takes
- * (a filter, two instances) does not pay for the registers the write in
- * place saves. ringtrace_do_inline_X() and ringtrace_do_armed_X() take
- * the event's arguments first, in the registers they came in: the jumps
- * pass them unmoved.
+ * ringtrace_inline_hist()) and ringtrace_write_hist() counts it before
+ * the commit, and else to ringtrace_do_armed_X() (assigned where the
+ * library reserves it, inside the section already entered). Apart, so
+ * that a write the library takes (a filter, two instances) does not pay
+ * for the registers the write in place saves. ringtrace_do_inline_X(),
+ * ringtrace_do_hist_X() and ringtrace_do_armed_X() take the event's
+ * arguments first, in the registers they came in: the jumps pass them
+ * unmoved.
  */
 /* The record's size; constant for a fixed-size record. */
 #define RINGTRACE_CLASS_SIZE(name, ...)                                     \
