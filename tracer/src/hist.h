@@ -218,6 +218,14 @@ static inline bool rt_hist_plain(const struct rt_trigger *t)
 	       ((const struct rt_hist_trig *)t->hist)->plain;
 }
 
+/* Whether @t counts every record it sees the plain way: a plain hist
+ * trigger without a filter of its own (what a list's hist_only asks of
+ * each of its triggers, trigger.c). */
+static inline bool rt_hist_plain_unfiltered(const struct rt_trigger *t)
+{
+	return !t->filter && rt_hist_plain(t);
+}
+
 /* The instance whose snapshot a hist action asked for while this
  * thread's record was being written, or -1 */
 extern __thread int rt_hist_snap_inst

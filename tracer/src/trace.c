@@ -611,19 +611,14 @@ ringtrace_write_hist(const struct ringtrace_event_view *pv, int i,
 	const struct rt_trigger_list *l =
 		atomic_load_explicit(&p->triggers[i], memory_order_acquire);
 	unsigned int k;
+	bool all;
 
-	if (__builtin_expect(l && l->hist_only, 1)) {
-		/* (one table, the common case: no loop kept around it) */
-		if (__builtin_expect(l->nr == 1, 1)) {
-			rt_hist_event(l->t[0], rec, size, i, NULL, 0);
-			return;
-		}
-		for (k = 0; k < l->nr; k++)
-			rt_hist_event(l->t[k], rec, size, i, NULL, 0);
+	if (!l)
 		return;
-	}
-	for (k = 0; l && k < l->nr; k++)
-		if (!l->t[k]->filter && rt_hist_plain(l->t[k]))
+	all = l->hist_only;
+	for (k = 0; k < l->nr; k++)
+		if (__builtin_expect(all, 1) ||
+		    rt_hist_plain_unfiltered(l->t[k]))
 			rt_hist_event(l->t[k], rec, size, i, NULL, 0);
 }
 

@@ -226,8 +226,8 @@ static struct rt_trigger_list *rt_trig_publish(struct rt_event_priv *p,
 		for (i = 0; i < nl->nr; i++) {
 			nl->stamps = nl->stamps ||
 				     rt_hist_timestamps(nl->t[i]);
-			nl->hist_only = nl->hist_only && !nl->t[i]->filter &&
-					rt_hist_plain(nl->t[i]);
+			nl->hist_only = nl->hist_only &&
+					rt_hist_plain_unfiltered(nl->t[i]);
 		}
 		nl->hist_only = nl->hist_only && !nl->stamps;
 	}
