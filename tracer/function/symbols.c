@@ -62,12 +62,6 @@ struct rt_symobj {
 	size_t nr;
 };
 
-/* The loader's counters: they move at every load and unload. */
-struct rt_syms_gen {
-	unsigned long long adds;
-	unsigned long long subs;
-};
-
 static pthread_mutex_t rt_syms_refresh_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_rwlock_t rt_syms_lock = PTHREAD_RWLOCK_INITIALIZER;
 
@@ -402,13 +396,18 @@ static RT_NOTRACE int rt_gen_collect(struct dl_phdr_info *info, size_t size,
 	return 1; /* the first object carries the counters: stop */
 }
 
+RT_NOTRACE bool rt_syms_loader_gen(struct rt_syms_gen *gen)
+{
+	return dl_iterate_phdr(rt_gen_collect, gen) == 1;
+}
+
 /* Have objects been loaded or unloaded since the tables were read? */
 static RT_NOTRACE bool rt_syms_changed(void)
 {
 	struct rt_syms_gen gen;
 	bool changed;
 
-	if (dl_iterate_phdr(rt_gen_collect, &gen) != 1)
+	if (!rt_syms_loader_gen(&gen))
 		return false;
 	pthread_rwlock_rdlock(&rt_syms_lock);
 	changed = gen.adds != rt_live_gen.adds || gen.subs != rt_live_gen.subs;

@@ -13,13 +13,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <link.h>
 #include <linux/futex.h>
 #include <linux/membarrier.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -231,35 +229,12 @@ static int rt_sym_line(const struct rt_sym *sym, void *arg)
 }
 
 /*
- * The loader's counters of loads and unloads (dl_iterate_phdr()'s
- * dlpi_adds and dlpi_subs: they move at every dlopen() and dlclose() that
- * maps or unmaps an object), the same for every object: read from the
- * first.
- */
-struct rt_loader_gen {
-	unsigned long long adds;
-	unsigned long long subs;
-};
-
-static int rt_loader_gen_cb(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	struct rt_loader_gen *g = arg;
-
-	if (size >= offsetof(struct dl_phdr_info, dlpi_subs) +
-			    sizeof(info->dlpi_subs)) {
-		g->adds = info->dlpi_adds;
-		g->subs = info->dlpi_subs;
-	}
-	return 1;
-}
-
-/*
  * Under rt_syms_pub_lock (which serializes rt_publish_syms(): the control
  * thread's "syms" command, the tracer switched on in another thread; one
  * writes the file, the next finds it current): the loader's counters
  * when the symbols file last written was made, and whether there is one.
  */
-static struct rt_loader_gen rt_syms_pub_gen;
+static struct rt_syms_gen rt_syms_pub_gen;
 static bool rt_syms_pub_done;
 
 /* Under rt_syms_pub_lock: rt_publish_syms()'s file written. */
@@ -305,7 +280,8 @@ static int rt_publish_syms_locked(void)
  */
 int rt_publish_syms(void)
 {
-	struct rt_loader_gen gen = { ~0ull, ~0ull };
+	struct rt_syms_gen gen = { 0, 0 };
+	bool have_gen;
 	struct stat st;
 	int ret;
 
@@ -314,8 +290,8 @@ int rt_publish_syms(void)
 	pthread_mutex_lock(&rt_syms_pub_lock);
 	/* read before the symbols: a load meanwhile moves them past it,
 	 * and the next call writes the file again */
-	dl_iterate_phdr(rt_loader_gen_cb, &gen);
-	if (rt_syms_pub_done && gen.adds == rt_syms_pub_gen.adds &&
+	have_gen = rt_syms_loader_gen(&gen);
+	if (have_gen && rt_syms_pub_done && gen.adds == rt_syms_pub_gen.adds &&
 	    gen.subs == rt_syms_pub_gen.subs && rt_ctl->syms[0] &&
 	    !lstat(rt_ctl->syms, &st)) {
 		pthread_mutex_unlock(&rt_syms_pub_lock);
@@ -324,12 +300,11 @@ int rt_publish_syms(void)
 	ret = rt_publish_syms_locked();
 	if (!ret) {
 		rt_syms_pub_gen = gen;
-		rt_syms_pub_done = gen.adds != ~0ull;
+		rt_syms_pub_done = have_gen;
 	}
 	pthread_mutex_unlock(&rt_syms_pub_lock);
 	return ret;
 }
-
 
 /* ---- the control thread ------------------------------------------------ */
 

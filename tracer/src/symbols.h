@@ -13,6 +13,23 @@
 
 /* provided by symbols.c */
 
+/* The loader's counters (dl_iterate_phdr()'s dlpi_adds and dlpi_subs):
+ * they move at every dlopen() and dlclose() that maps or unmaps an
+ * object. */
+struct rt_syms_gen {
+	unsigned long long adds;
+	unsigned long long subs;
+};
+
+/**
+ * rt_syms_loader_gen - the loader's counters now
+ * @gen: receives them
+ *
+ * Context: any thread but a signal handler (the loader's lock).
+ * Return: false where the loader keeps none (@gen left as it was).
+ */
+bool rt_syms_loader_gen(struct rt_syms_gen *gen);
+
 /**
  * rt_sym_lookup - the function containing an address
  * @addr: a run-time address
