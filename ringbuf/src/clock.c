@@ -23,7 +23,15 @@
  * Calibration. The library notes a (TSC, CLOCK_MONOTONIC) pair when it
  * loads. Until RB_CLOCK_FIRST_NS have passed the clock is
  * clock_gettime(); the first read after that notes a second pair and
- * publishes the scale. Each scale is due again after a window four times
+ * publishes the scale, if the two pairs' widths (the TSC read on both
+ * sides of the clock read) bound its rate's error to RB_CLOCK_FIRST_PPM;
+ * otherwise (a pair taken across a preemption) it stays clock_gettime()
+ * and the next read a window later tries again over the longer span
+ * from the first pair. The first window is short, so that a short
+ * program's records are stamped by the TSC too (a clock_gettime() a
+ * record costs about as much as the rest of the write): its rate's
+ * error is what the next window measures and slews away, as it does
+ * NTP's. Each scale is due again after a window four times
  * longer than the last one, up to RB_CLOCK_MAX_WINDOW_NS: the read that
  * finds it due notes a new pair, measures the rate over the last window
  * (which follows NTP's frequency corrections of CLOCK_MONOTONIC) and
@@ -53,8 +61,14 @@
 #include <x86intrin.h>
 #endif
 
-/* The first calibration window: long enough for a rate good to ~1 ppm. */
-#define RB_CLOCK_FIRST_NS 50000000ll
+/* The first calibration window: a short program's start-up (the
+ * library's symbols and patching take longer), long enough for a rate
+ * good to RB_CLOCK_FIRST_PPM with pairs ~100 ns wide. */
+#define RB_CLOCK_FIRST_NS 2000000ll
+/* The first scale's rate error, bounded by the pairs' widths over the
+ * span between them: 100 ppm is 0.8 us over the second window, which
+ * that window's slew absorbs (it measures the rate again). */
+#define RB_CLOCK_FIRST_PPM 100
 /* Windows grow four times each, up to a minute. */
 #define RB_CLOCK_MAX_WINDOW_NS 60000000000ll
 /* A slew corrects the rate by at most 500 ppm (NTP's own bound). */
@@ -73,6 +87,8 @@ static struct {
 	uint64_t tsc;
 	int64_t ns;
 	int64_t window;
+	/* the noted pair's width, in TSC cycles */
+	uint64_t width;
 	bool usable;
 } rb_clock_cal;
 
@@ -144,8 +160,9 @@ bool rb_clock_next(const struct ringbuf_fe_clock *cur, bool valid,
 #if defined(__x86_64__)
 /* A (TSC, CLOCK_MONOTONIC) pair: the best of three, the TSC taken on
  * both sides of the clock read and averaged; @before (may be NULL) gets
- * that pair's first TSC, which is not after the TSC the clock read. */
-static void rb_clock_pair(uint64_t *tsc, int64_t *ns, uint64_t *before)
+ * that pair's first TSC, which is not after the TSC the clock read.
+ * Returns the pair's width in cycles (its TSC's uncertainty). */
+static uint64_t rb_clock_pair(uint64_t *tsc, int64_t *ns, uint64_t *before)
 {
 	uint64_t best = UINT64_MAX;
 
@@ -164,6 +181,7 @@ static void rb_clock_pair(uint64_t *tsc, int64_t *ns, uint64_t *before)
 				*before = t0;
 		}
 	}
+	return best;
 }
 
 static bool rb_clock_tsc_trusted(void)
@@ -214,7 +232,7 @@ static void rb_clock_publish(const struct ringbuf_fe_clock *next)
 static void rb_clock_calibrate(void)
 {
 	struct ringbuf_fe_clock cur, next;
-	uint64_t tsc = 0, before = 0;
+	uint64_t tsc = 0, before = 0, width;
 	int64_t ns = 0, window;
 	bool valid;
 	int zero = 0;
@@ -231,12 +249,26 @@ static void rb_clock_calibrate(void)
 		return;
 	if (!rb_clock_cal.usable)
 		goto out;
-	rb_clock_pair(&tsc, &ns, &before);
+	width = rb_clock_pair(&tsc, &ns, &before);
 	if (ns - rb_clock_cal.ns < rb_clock_cal.window)
 		goto out;
 	/* Only the holder writes the block: plain copies of it are exact. */
 	cur = ringbuf_fe_mono;
 	valid = !(cur.seq & 1);
+	/*
+	 * The first scale over a short span: only if the pairs' widths
+	 * bound its rate to RB_CLOCK_FIRST_PPM. Otherwise keep the first
+	 * pair and clock_gettime(), and try again a window later over
+	 * the longer span (a wide pair is rare: a preemption inside it).
+	 */
+	if (!valid && tsc > rb_clock_cal.tsc &&
+	    (__int128)(rb_clock_cal.width + width) * 1000000 >
+		    (__int128)(tsc - rb_clock_cal.tsc) * RB_CLOCK_FIRST_PPM) {
+		/* Relaxed: a hint (see rb_clock_due). */
+		atomic_store_explicit(&rb_clock_due, ns + rb_clock_cal.window,
+				      memory_order_relaxed);
+		goto out;
+	}
 	window = rb_clock_cal.window * 4;
 	if (window > RB_CLOCK_MAX_WINDOW_NS)
 		window = RB_CLOCK_MAX_WINDOW_NS;
@@ -264,6 +296,7 @@ static void rb_clock_calibrate(void)
 	}
 	rb_clock_cal.tsc = tsc;
 	rb_clock_cal.ns = ns;
+	rb_clock_cal.width = width;
 	rb_clock_cal.window = window;
 	/* Relaxed: a hint (see rb_clock_due). */
 	atomic_store_explicit(&rb_clock_due, ns + window, memory_order_relaxed);
@@ -283,7 +316,8 @@ __attribute__((constructor)) static void rb_clock_init(void)
 {
 	if (secure_getenv("RINGBUF_CLOCK_NO_TSC") || !rb_clock_tsc_trusted())
 		return;
-	rb_clock_pair(&rb_clock_cal.tsc, &rb_clock_cal.ns, NULL);
+	rb_clock_cal.width = rb_clock_pair(&rb_clock_cal.tsc, &rb_clock_cal.ns,
+					   NULL);
 	rb_clock_cal.window = RB_CLOCK_FIRST_NS;
 	rb_clock_cal.usable = true;
 	/* Relaxed: set before any other thread runs (constructor). */

@@ -100,7 +100,7 @@ static bool clock_is_scaled(void)
 
 static atomic_int tracks_failed;
 
-/* For 1.2 s (three calibrations: after 50, 250 and 1050 ms), every read
+/* For 1.2 s (five calibrations: after 2, 10, 42, 170 and 682 ms), every read
  * lies between the clock_gettime() calls around it, within BOUND_NS, and
  * no read goes back. */
 static void *tracks_thread(void *arg)
@@ -141,6 +141,53 @@ static void tracks_mono(void)
 	ASSERT_EQ(pthread_join(th, NULL), 0);
 	ASSERT_EQ(atomic_load(&tracks_failed), 0);
 	fprintf(stderr, "the clock is %s\n",
+		clock_is_scaled() ? "the scaled TSC" : "clock_gettime()");
+}
+
+/*
+ * The change-over from clock_gettime() to the scaled TSC: the library
+ * noted its first pair when it loaded, and the first read after the
+ * first window (2 ms, passed by the time a case runs) publishes the
+ * first scale. That read, and every read after it, is at or after every
+ * clock_gettime() taken before it (the clock the reads gave until
+ * then), and within BOUND_NS of it, for 100 ms (the second window's
+ * calibration too).
+ */
+static void first_switch(void)
+{
+	int64_t before, start, last;
+	bool was_scaled = clock_is_scaled();
+	unsigned long n = 0;
+
+	before = rb_clock_mono_raw_ns();
+	last = (int64_t)ringbuf_fe_mono_ns();
+	/* (a scale published earlier lies within its error, either side) */
+	if (!was_scaled)
+		ASSERT_GE(last, before);
+	else
+		ASSERT_GE(last, before - BOUND_NS);
+	ASSERT_LE(last, rb_clock_mono_raw_ns() + BOUND_NS);
+	start = before;
+	for (;;) {
+		int64_t m1 = rb_clock_mono_raw_ns();
+		int64_t s = (int64_t)ringbuf_fe_mono_ns();
+		int64_t m2 = rb_clock_mono_raw_ns();
+
+		if (s < m1 - BOUND_NS || s > m2 + BOUND_NS || s < last) {
+			fprintf(stderr,
+				"read %lu: %lld not within [%lld, %lld] +- %d, "
+				"or before %lld\n", n, (long long)s,
+				(long long)m1, (long long)m2, BOUND_NS,
+				(long long)last);
+			ASSERT_TRUE(false);
+		}
+		last = s;
+		if (m2 - start > 100000000ll)
+			break;
+		n++;
+	}
+	fprintf(stderr, "the clock was %s at the case's first read, then %s\n",
+		was_scaled ? "the scaled TSC" : "clock_gettime()",
 		clock_is_scaled() ? "the scaled TSC" : "clock_gettime()");
 }
 
@@ -248,6 +295,7 @@ static void ordered_across_threads(void)
 static const struct rbt_case cases[] = {
 	RBT_CASE(scale_math),
 	RBT_CASE(tracks_mono),
+	RBT_CASE(first_switch),
 	RBT_CASE(ordered_across_threads),
 };
 RBT_MAIN(cases)
