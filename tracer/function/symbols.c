@@ -121,9 +121,9 @@ static RT_NOTRACE size_t rt_underscores(const char *s)
 	return n;
 }
 
-static RT_NOTRACE int rt_symtmp_cmp(const void *a, const void *b)
+static inline RT_NOTRACE int rt_symtmp_cmp(const struct rt_symtmp *x,
+					     const struct rt_symtmp *y)
 {
-	const struct rt_symtmp *x = a, *y = b;
 	size_t ux, uy;
 
 	if (x->start != y->start)
@@ -137,6 +137,43 @@ static RT_NOTRACE int rt_symtmp_cmp(const void *a, const void *b)
 	if (ux != uy)
 		return ux < uy ? -1 : 1;
 	return strcmp(x->name, y->name);
+}
+
+/*
+ * Sort @n symbols by rt_symtmp_cmp() (@tmp: room for @n): a merge sort
+ * with the comparison inlined, not qsort(), whose calls through a
+ * pointer and copies of unknown size were most of the time a program's
+ * start-up spent sorting its libraries' symbols. Insertion sort below
+ * RT_SYMTMP_RUN elements.
+ */
+#define RT_SYMTMP_RUN 12
+
+static RT_NOTRACE void rt_symtmp_sort(struct rt_symtmp *v, size_t n,
+				      struct rt_symtmp *tmp)
+{
+	size_t mid, i, j, k;
+
+	if (n <= RT_SYMTMP_RUN) {
+		for (i = 1; i < n; i++) {
+			struct rt_symtmp x = v[i];
+
+			for (j = i; j > 0 && rt_symtmp_cmp(&x, &v[j - 1]) < 0; j--)
+				v[j] = v[j - 1];
+			v[j] = x;
+		}
+		return;
+	}
+	mid = n / 2;
+	rt_symtmp_sort(v, mid, tmp);
+	rt_symtmp_sort(v + mid, n - mid, tmp);
+	/* already in order (an address-sorted table): no merge */
+	if (rt_symtmp_cmp(&v[mid - 1], &v[mid]) <= 0)
+		return;
+	memcpy(tmp, v, mid * sizeof(*v));
+	for (i = 0, j = mid, k = 0; i < mid && j < n; k++)
+		v[k] = rt_symtmp_cmp(&v[j], &tmp[i]) < 0 ? v[j++] : tmp[i++];
+	while (i < mid)
+		v[k++] = tmp[i++];
 }
 
 /* The symbol table to read: .symtab if there is one, else .dynsym. */
@@ -192,7 +229,8 @@ static RT_NOTRACE int rt_symobj_read(struct rt_symobj *o, int fd)
 	if (!data)
 		goto out;
 	n = shdr.sh_size / shdr.sh_entsize;
-	tmp = calloc(n ? n : 1, sizeof(*tmp));
+	/* the symbols, then the merge sort's room */
+	tmp = malloc((n ? n : 1) * 2 * sizeof(*tmp));
 	if (!tmp) {
 		ret = -ENOMEM;
 		goto out;
@@ -218,7 +256,7 @@ static RT_NOTRACE int rt_symobj_read(struct rt_symobj *o, int fd)
 		tmp[k].rank = rt_sym_rank(GELF_ST_BIND(sym.st_info));
 		k++;
 	}
-	qsort(tmp, k, sizeof(*tmp), rt_symtmp_cmp);
+	rt_symtmp_sort(tmp, k, tmp + n);
 
 	/* Drop exact repeats (same name at the same address). */
 	n = k;

@@ -84,18 +84,21 @@ size_t rt_symtab_format(const struct rt_sym *s, char *buf, size_t len,
 #define RT_SYMTAB_SIZE_NAME ".size="
 
 /**
- * rt_symtab_print - a symbol as kallsyms lines
- * @f: where they go
+ * rt_symtab_line - a symbol as kallsyms lines, into a buffer
+ * @buf: where they go
+ * @len: its room
  * @s: the symbol
  * @modname: its "[module]" name, or NULL for the program
  *
  * "%016lx T name" and "\t[module]", then, for a symbol with a size, its
- * size line (RT_SYMTAB_SIZE_NAME).
+ * size line (RT_SYMTAB_SIZE_NAME). No terminating NUL.
  *
  * Context: any thread.
- * Return: 0, or -1 if @f failed.
+ * Return: the length of the lines; more than @len if they did not fit
+ * (@buf then holds part of them), as snprintf() says.
  */
-int rt_symtab_print(FILE *f, const struct rt_sym *s, const char *modname);
+size_t rt_symtab_line(char *buf, size_t len, const struct rt_sym *s,
+		      const char *modname);
 
 /**
  * rt_symtab_size_line - read a size line

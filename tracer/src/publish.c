@@ -98,30 +98,37 @@ static int rt_mkdir_private(const char *dir)
 	return 0;
 }
 
-/* Write @text to @path atomically (a temporary file renamed over it). */
-static int rt_write_file(const char *path, const char *text, size_t len)
+/* The temporary file @path is written as (its name into @tmp). */
+static int rt_file_begin(const char *path, char tmp[PATH_MAX + 8])
 {
-	char tmp[PATH_MAX + 8];
-	size_t done = 0;
-	int fd, ret = 0;
+	int fd;
 
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
+	if (snprintf(tmp, PATH_MAX + 8, "%s.tmp", path) >= PATH_MAX + 8)
 		return -ENAMETOOLONG;
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
 		  0600);
-	if (fd < 0)
-		return -errno;
+	return fd < 0 ? -errno : fd;
+}
+
+static int rt_file_write(int fd, const char *text, size_t len)
+{
+	size_t done = 0;
+
 	while (done < len) {
 		ssize_t w = write(fd, text + done, len - done);
 
 		if (w < 0 && errno == EINTR)
 			continue;
-		if (w <= 0) {
-			ret = w < 0 ? -errno : -EIO;
-			break;
-		}
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
 		done += (size_t)w;
 	}
+	return 0;
+}
+
+/* The temporary file renamed over @path (@ret 0), or removed. */
+static int rt_file_end(int fd, const char *tmp, const char *path, int ret)
+{
 	if (close(fd) != 0 && !ret)
 		ret = -errno;
 	if (!ret && rename(tmp, path) != 0)
@@ -129,6 +136,17 @@ static int rt_write_file(const char *path, const char *text, size_t len)
 	if (ret)
 		unlink(tmp);
 	return ret;
+}
+
+/* Write @text to @path atomically (a temporary file renamed over it). */
+static int rt_write_file(const char *path, const char *text, size_t len)
+{
+	char tmp[PATH_MAX + 8];
+	int fd = rt_file_begin(path, tmp);
+
+	if (fd < 0)
+		return fd;
+	return rt_file_end(fd, tmp, path, rt_file_write(fd, text, len));
 }
 
 /* Bump the generation tools compare to see a change (release: the new
@@ -223,9 +241,51 @@ void rt_publish_events(void)
 	free(text);
 }
 
+/*
+ * The symbols file, written a buffer at a time as rt_sym_line() fills
+ * it (thousands of lines: one buffer reused, not the whole text grown in
+ * memory, whose fresh pages cost a fault each).
+ */
+#define RT_SYM_TEXT_BUF (32u << 10)
+
+struct rt_sym_text {
+	int fd;
+	size_t len;
+	char buf[RT_SYM_TEXT_BUF];
+};
+
 static int rt_sym_line(const struct rt_sym *sym, void *arg)
 {
-	return rt_symtab_print(arg, sym, rt_sym_modname(sym));
+	struct rt_sym_text *t = arg;
+	const char *mod = rt_sym_modname(sym);
+	size_t n = rt_symtab_line(t->buf + t->len, sizeof(t->buf) - t->len,
+				  sym, mod);
+	int ret;
+
+	if (n <= sizeof(t->buf) - t->len) {
+		t->len += n;
+		return 0;
+	}
+	ret = rt_file_write(t->fd, t->buf, t->len);
+	t->len = 0;
+	if (ret)
+		return ret;
+	n = rt_symtab_line(t->buf, sizeof(t->buf), sym, mod);
+	if (n <= sizeof(t->buf)) {
+		t->len = n;
+		return 0;
+	}
+	/* a name longer than the buffer (C++ can make them) */
+	{
+		char *big = malloc(n);
+
+		if (!big)
+			return -ENOMEM;
+		n = rt_symtab_line(big, n, sym, mod);
+		ret = rt_file_write(t->fd, big, n);
+		free(big);
+	}
+	return ret;
 }
 
 /*
@@ -240,33 +300,32 @@ static bool rt_syms_pub_done;
 /* Under rt_syms_pub_lock: rt_publish_syms()'s file written. */
 static int rt_publish_syms_locked(void)
 {
-	char path[PATH_MAX], *text = NULL;
-	size_t len = 0;
-	FILE *f;
+	char path[PATH_MAX], tmp[PATH_MAX + 8];
+	struct rt_sym_text *t;
 	int ret;
 
 	rt_syms_refresh();
-	f = open_memstream(&text, &len);
-	if (!f)
-		return -ENOMEM;
-	rt_syms_foreach(rt_sym_line, f);
-	if (fclose(f) != 0) {
-		free(text);
-		return -ENOMEM;
-	}
 	if (snprintf(path, sizeof(path), "%s.syms", rt_prefix) >=
-	    (int)sizeof(rt_ctl->syms)) {
-		free(text);
+	    (int)sizeof(rt_ctl->syms))
 		return -ENAMETOOLONG;
-	}
+	t = malloc(sizeof(*t));
+	if (!t)
+		return -ENOMEM;
 	pthread_mutex_lock(&rt_pub_lock);
-	ret = rt_write_file(path, text, len);
+	t->fd = rt_file_begin(path, tmp);
+	t->len = 0;
+	ret = t->fd < 0 ? t->fd : rt_syms_foreach(rt_sym_line, t);
+	if (t->fd >= 0) {
+		if (!ret)
+			ret = rt_file_write(t->fd, t->buf, t->len);
+		ret = rt_file_end(t->fd, tmp, path, ret > 0 ? -EIO : ret);
+	}
 	if (!ret) {
 		memcpy(rt_ctl->syms, path, strlen(path) + 1);
 		rt_ctl_changed();
 	}
 	pthread_mutex_unlock(&rt_pub_lock);
-	free(text);
+	free(t);
 	return ret;
 }
 

@@ -97,28 +97,39 @@ static RT_NOTRACE char *rt_symtab_hex(char *p, unsigned long v, int width)
 }
 
 /*
- * The lines are written by hand, not by fprintf(): a process publishes
- * every symbol of every object it has loaded when a function tracer
- * starts (thousands of lines at a program's start-up).
+ * The lines are written by hand, not by fprintf() nor into a FILE: a
+ * process publishes every symbol of every object it has loaded when a
+ * function tracer starts (thousands of lines at a program's start-up,
+ * while a recorder holds it).
  */
-RT_NOTRACE int rt_symtab_print(FILE *f, const struct rt_sym *s,
-			       const char *modname)
+RT_NOTRACE size_t rt_symtab_line(char *buf, size_t len, const struct rt_sym *s,
+				 const char *modname)
 {
-	char line[64], *p = rt_symtab_hex(line, s->start, 16);
+	size_t name = strlen(s->name), mod = modname ? strlen(modname) : 0;
+	/* "%016lx T name[\t[mod]]\n" and "%016lx a .size=0x%lx\n" */
+	size_t need = 16 + 3 + name + (modname ? mod + 3 : 0) + 1 +
+		      (s->size ? 16 + 3 + sizeof(RT_SYMTAB_SIZE_NAME) + 1 + 16 + 1 :
+				 0);
+	char *p = buf;
 
+	if (need > len)
+		return need;
+	p = rt_symtab_hex(p, s->start, 16);
 	memcpy(p, " T ", 3);
-	if (fwrite(line, 1, (size_t)(p + 3 - line), f) != (size_t)(p + 3 - line) ||
-	    fputs(s->name, f) == EOF)
-		return -1;
-	if (modname && (fputs("\t[", f) == EOF || fputs(modname, f) == EOF ||
-			fputc(']', f) == EOF))
-		return -1;
-	if (fputc('\n', f) == EOF)
-		return -1;
+	p += 3;
+	memcpy(p, s->name, name);
+	p += name;
+	if (modname) {
+		memcpy(p, "\t[", 2);
+		p += 2;
+		memcpy(p, modname, mod);
+		p += mod;
+		*p++ = ']';
+	}
+	*p++ = '\n';
 	if (!s->size)
-		return 0;
-	/* "%016lx %c .size=0x%lx\n" */
-	p = rt_symtab_hex(line, s->start, 16);
+		return (size_t)(p - buf);
+	p = rt_symtab_hex(p, s->start, 16);
 	*p++ = ' ';
 	*p++ = RT_SYMTAB_SIZE_TYPE;
 	*p++ = ' ';
@@ -126,8 +137,7 @@ RT_NOTRACE int rt_symtab_print(FILE *f, const struct rt_sym *s,
 	p += sizeof(RT_SYMTAB_SIZE_NAME) + 1;
 	p = rt_symtab_hex(p, s->size, 1);
 	*p++ = '\n';
-	return fwrite(line, 1, (size_t)(p - line), f) == (size_t)(p - line) ?
-		       0 : -1;
+	return (size_t)(p - buf);
 }
 
 RT_NOTRACE bool rt_symtab_size_line(char type, const char *name,
