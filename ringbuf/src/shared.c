@@ -1030,6 +1030,44 @@ int ringbuf_fd(struct ringbuf *rb)
 	return -EINVAL;
 }
 
+/* The file offset of @at if a mapping of @rb's file (each maps it from
+ * offset 0) holds [@at, @at + @len); false otherwise. */
+static bool rb_file_offset(struct ringbuf *rb, const unsigned char *at,
+			   size_t len, uint64_t *off)
+{
+	const unsigned char *base = rb->map;
+	struct rb_map_ref *m = rb->data_maps;
+	size_t size = rb->map_size;
+
+	for (;;) {
+		if (base && at >= base && len <= size &&
+		    (size_t)(at - base) <= size - len) {
+			*off = (uint64_t)(at - base);
+			return true;
+		}
+		if (!m)
+			return false;
+		base = m->map;
+		size = m->size;
+		m = m->next;
+	}
+}
+
+int ringbuf_cpu_file_range(struct ringbuf *rb, int cpu, uint64_t *off,
+			   uint64_t *len)
+{
+	struct ringbuf_cpu *cb = rb_cpu(rb, cpu);
+	size_t bytes;
+
+	if (!cb || rb->fd < 0 || !cb->data)
+		return -EINVAL;
+	bytes = ((size_t)cb->nr_pages + 1) << cb->subbuf_shift;
+	if (!rb_file_offset(rb, cb->data, bytes, off))
+		return -EINVAL;
+	*len = bytes;
+	return 0;
+}
+
 const char *ringbuf_path(struct ringbuf *rb)
 {
 	return rb && !rb->attached ? rb->path : NULL;

@@ -361,6 +361,91 @@ static void memfd(void)
 	ASSERT_TRUE(fcntl(fd, F_GETFD) < 0 && errno == EBADF);
 }
 
+/*
+ * ringbuf_cpu_file_range(): each cpu buffer's sub-buffers (the ring and
+ * the reader page) where the file holds them, for the creator and an
+ * attached view alike (what a record written through the mapping reads
+ * back from the file there), and after a resize; allocated ahead with
+ * fallocate(), as a recorder does while the writers run, the buffer
+ * still writes, reads back every record and is freed as before, the
+ * file no longer. Errors: no such cpu buffer, an anonymous buffer.
+ */
+static void cpu_file_range(void)
+{
+	RINGBUF_OPTS(o, .size = TU_PAGES(4), .nr_cpus = 2,
+		     .spare_buffers = RINGBUF_NO_SPARES,
+		     .flags = RINGBUF_FL_MEMFD);
+	struct ringbuf *rb = ringbuf_create(&o), *v, *anon;
+	uint64_t off[2], len[2], voff, vlen;
+	struct stat st0, st1;
+	unsigned char *file;
+	int fd, c;
+
+	ASSERT_NOT_NULL(rb);
+	fd = ringbuf_fd(rb);
+	ASSERT_EQ(fstat(fd, &st0), 0);
+	v = ringbuf_attach_fd(fd, 0);
+	ASSERT_NOT_NULL(v);
+	for (c = 0; c < 2; c++) {
+		ASSERT_EQ(ringbuf_cpu_file_range(rb, c, &off[c], &len[c]), 0);
+		ASSERT_EQ_U(len[c], ringbuf_size(rb, c) + 4096);
+		ASSERT_EQ_U(off[c] % 4096, 0);
+		ASSERT_LE_U(off[c] + len[c], (uint64_t)st0.st_size);
+		/* the view finds the same range */
+		ASSERT_EQ(ringbuf_cpu_file_range(v, c, &voff, &vlen), 0);
+		ASSERT_EQ_U(voff, off[c]);
+		ASSERT_EQ_U(vlen, len[c]);
+	}
+	ASSERT_TRUE(off[0] + len[0] <= off[1] || off[1] + len[1] <= off[0]);
+
+	/* a record of cpu 1 is in cpu 1's range of the file */
+	ringbuf_test_set_cpu(1);
+	tu_write_ok(rb, 0x5eed, 40);
+	ringbuf_test_set_cpu(-1);
+	file = mmap(NULL, (size_t)st0.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	ASSERT_TRUE(file != MAP_FAILED);
+	{
+		unsigned char rec[40];
+		bool found = false;
+
+		tu_fill(rec, 0x5eed, sizeof(rec));
+		for (uint64_t i = off[1]; i + sizeof(rec) <= off[1] + len[1]; i++)
+			if (!memcmp(file + i, rec, sizeof(rec)))
+				found = true;
+		ASSERT_TRUE(found);
+	}
+	munmap(file, (size_t)st0.st_size);
+
+	/* allocated ahead, as a recorder does: writes and reads as before */
+	for (c = 0; c < 2; c++)
+		ASSERT_EQ(fallocate(fd, 0, (off_t)off[c], (off_t)len[c]), 0);
+	ASSERT_EQ(fstat(fd, &st1), 0);
+	ASSERT_EQ(st1.st_size, st0.st_size);
+	for (uint32_t i = 1; i <= 20; i++) {
+		ringbuf_test_set_cpu((int)(i & 1));
+		tu_write_ok(rb, i, 40);
+	}
+	ringbuf_test_set_cpu(-1);
+	ASSERT_EQ(tu_drain(v), 21);
+
+	/* after a resize, where cpu 1's sub-buffers are now */
+	ASSERT_EQ(ringbuf_resize(rb, TU_PAGES(6), 1), 0);
+	ASSERT_EQ(ringbuf_cpu_file_range(rb, 1, &voff, &vlen), 0);
+	ASSERT_EQ_U(vlen, 7 * 4096);
+	ASSERT_EQ(fstat(fd, &st1), 0);
+	ASSERT_LE_U(voff + vlen, (uint64_t)st1.st_size);
+
+	ASSERT_EQ(ringbuf_cpu_file_range(rb, 2, &voff, &vlen), -EINVAL);
+	ASSERT_EQ(ringbuf_cpu_file_range(rb, -1, &voff, &vlen), -EINVAL);
+	ASSERT_EQ(ringbuf_cpu_file_range(NULL, 0, &voff, &vlen), -EINVAL);
+	anon = tu_create(2, 0, 1, RINGBUF_PER_CPU);
+	ASSERT_EQ(ringbuf_cpu_file_range(anon, 0, &voff, &vlen), -EINVAL);
+	ringbuf_free(anon);
+	ringbuf_free(v);
+	ringbuf_free(rb);
+	ASSERT_TRUE(fcntl(fd, F_GETFD) < 0 && errno == EBADF);
+}
+
 /* ------------------------------------------------------------------ */
 /* 3. cross_process_*                                                  */
 
@@ -2633,6 +2718,7 @@ static const struct rbt_case cases[] = {
 	RBT_CASE(foreign_file),
 	RBT_CASE(resize_cpu_shared),
 	RBT_CASE(resize_cpu_writer),
+	RBT_CASE(cpu_file_range),
 };
 
 int main(int argc, char **argv)

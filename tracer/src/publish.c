@@ -1512,6 +1512,20 @@ static void rt_held_done(void)
 						memory_order_relaxed);
 }
 
+/*
+ * Held: the recorder that waits for it (rtt_settle()) is woken at once,
+ * not at its next look.
+ */
+static void rt_ctl_held(void)
+{
+	/* Release: everything the set-up published (instances, files) is
+	 * visible before the recorder sees it held; pairs with the acquire
+	 * load in rtt_settle(). */
+	atomic_store_explicit(&rt_ctl->state, RT_CTL_HELD,
+			      memory_order_release);
+	rt_futex(&rt_ctl->state, FUTEX_WAKE, INT_MAX, NULL);
+}
+
 static void rt_hold(void)
 {
 	const char *s = secure_getenv("RINGTRACE_HOLD");
@@ -1539,12 +1553,8 @@ static void rt_hold(void)
 		return;
 	pfd.fd = (int)fd;
 	pfd.events = POLLIN;
-	/* Release: everything the set-up published (instances, files) is
-	 * visible before the recorder sees it held; pairs with the acquire
-	 * load in rtt_settle(). */
 	if (rt_published())
-		atomic_store_explicit(&rt_ctl->state, RT_CTL_HELD,
-				      memory_order_release);
+		rt_ctl_held();
 	/* bounded: EINTR retries count against the same deadline */
 	while (waited < RT_HOLD_MS) {
 		ret = poll(&pfd, 1, 100);
@@ -1645,10 +1655,7 @@ static bool rt_exec_hold(void)
 	rt_lazy_init();
 	if (!rt_published())
 		return true;
-	/* Release: as in rt_hold(); pairs with the acquire load in
-	 * rtt_settle(). */
-	atomic_store_explicit(&rt_ctl->state, RT_CTL_HELD,
-			      memory_order_release);
+	rt_ctl_held();
 	if (rt_wait_go((pid_t)rpid))
 		rt_exec_pass_on((pid_t)rpid);
 	rt_held_done();

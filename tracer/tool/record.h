@@ -70,6 +70,9 @@ struct rtt_record {
 	dev_t ctl_dev;
 	ino_t ctl_ino;
 	struct rtt_net *net;
+	/* the cpu buffers' pages allocated ahead of the writers
+	 * (rtt_rec_prefault()), or NULL */
+	struct rtt_prefault *pf;
 };
 
 /**
@@ -192,6 +195,7 @@ int rtt_rec_exec(struct rtt_record *r, const char *inst,
 int rtt_rec_open(struct rtt_record *r, const char *inst);
 int rtt_rec_start(struct rtt_record *r, const char *inst);
 int rtt_rec_meta(struct rtt_record *r, bool ask);
+void rtt_rec_prefault(struct rtt_record *r);
 int rtt_rec_turn(struct rtt_record *r);
 int rtt_rec_finish(struct rtt_record *r, int ret);
 void rtt_rec_free(struct rtt_record *r);

@@ -3,6 +3,12 @@
  * record_write.c - ringtrace record: moving pages of the buffer into the
  *	trace.dat
  */
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <sys/syscall.h>
+
 #include "record.h"
 
 /* Pages of one cpu buffer taken before the next one's turn. */
@@ -196,14 +202,21 @@ void rtt_settle(struct rtt_proc *p)
 
 	while (rtt_now_ms() - since < 20 && rtt_now_ms() - start < 1000 &&
 	       rtt_proc_state(p) == RTT_ALIVE) {
-		uint32_t n;
+		/* a millisecond at most: a process that does not wake us
+		 * (held by another way, or gone) is looked at again */
+		struct timespec ms = { 0, 1000000 };
+		uint32_t n, st;
 
-		/* Acquire: pairs with the release store in rt_hold(): held,
-		 * its set-up is over and complete. */
-		if (atomic_load_explicit(&p->ctl->state, memory_order_acquire) ==
-		    RT_CTL_HELD)
+		/* Acquire: pairs with the release store in rt_ctl_held():
+		 * held, its set-up is over and complete. */
+		st = atomic_load_explicit(&p->ctl->state, memory_order_acquire);
+		if (st == RT_CTL_HELD)
 			return;
-		usleep(1000);
+		/* woken by rt_ctl_held() (a futex on a word of the shared
+		 * control file: not FUTEX_PRIVATE_FLAG); a state that changed
+		 * since the load returns at once */
+		syscall(SYS_futex, (uint32_t *)&p->ctl->state, FUTEX_WAIT, st,
+			&ms, NULL, 0);
 		n = rtt_ctl_gen(p);
 		if (n != g) {
 			g = n;
@@ -381,6 +394,110 @@ int rtt_rec_open(struct rtt_record *r, const char *inst)
 }
 
 /*
+ * The cpu buffers' pages, allocated in the buffer's file ahead of the
+ * writers of a command we started. A file on tmpfs (the publish
+ * directory's) takes each page when it is first touched: a writer's
+ * first write to each page of its cpu buffer faulted a page in,
+ * allocated and cleared it (a function_graph recording of lz4 touches
+ * about a thousand pages, 3 ms of its run). Allocated here, on the
+ * recorder's side, the writer's fault only maps the page. A thread of
+ * its own, idle priority (the recorder's turns come first), from the
+ * start of each cpu buffer (where its writer starts) in turns of
+ * RTT_PREFAULT_CHUNK, and stopped at the end of the recording: a short
+ * command's end is not held up by pages it never reached.
+ */
+#define RTT_PREFAULT_CHUNK (256u << 10)
+
+struct rtt_prefault {
+	pthread_t th;
+	int fd;
+	int nr;
+	atomic_bool stop;
+	struct {
+		uint64_t off, len;
+	} cpu[];
+};
+
+static void *rtt_prefault_main(void *arg)
+{
+	struct rtt_prefault *pf = arg;
+	struct sched_param sp = { 0 };
+	uint64_t done;
+	bool any = true;
+	int c;
+
+	/* (a failure leaves it at the recorder's priority) */
+	pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
+	/* bounded: each turn moves every range on, up to its length */
+	for (done = 0; any; done += RTT_PREFAULT_CHUNK) {
+		any = false;
+		for (c = 0; c < pf->nr; c++) {
+			uint64_t n;
+
+			/* Relaxed: a request to stop soon, no data with it. */
+			if (atomic_load_explicit(&pf->stop, memory_order_relaxed))
+				return NULL;
+			if (done >= pf->cpu[c].len)
+				continue;
+			n = pf->cpu[c].len - done;
+			if (n > RTT_PREFAULT_CHUNK)
+				n = RTT_PREFAULT_CHUNK;
+			/* a file system without fallocate(): the writers
+			 * fault their pages in, as without this */
+			if (fallocate(pf->fd, 0, (off_t)(pf->cpu[c].off + done),
+				      (off_t)n))
+				return NULL;
+			any = true;
+		}
+	}
+	return NULL;
+}
+
+/**
+ * rtt_rec_prefault - allocate the cpu buffers' pages ahead of the writers
+ * @r: a recording of a command we started, its buffer attached
+ *
+ * Nothing (and no error) where the buffer's file says nothing of its
+ * pages or a thread cannot start: the writers then fault them in.
+ */
+void rtt_rec_prefault(struct rtt_record *r)
+{
+	struct rtt_prefault *pf;
+	int c, fd = ringbuf_fd(r->rb);
+
+	if (fd < 0 || r->pf)
+		return;
+	pf = calloc(1, sizeof(*pf) + (size_t)r->nr_cpus * sizeof(pf->cpu[0]));
+	if (!pf)
+		return;
+	pf->fd = fd;
+	/* the CPUs' buffers, not the spares (a writer takes one only when
+	 * its CPU's is claimed by a preempted one) */
+	for (c = 0; c < r->nr_cpus; c++)
+		if (!ringbuf_is_spare(r->rb, c) &&
+		    !ringbuf_cpu_file_range(r->rb, c, &pf->cpu[pf->nr].off,
+					    &pf->cpu[pf->nr].len))
+			pf->nr++;
+	if (!pf->nr || pthread_create(&pf->th, NULL, rtt_prefault_main, pf)) {
+		free(pf);
+		return;
+	}
+	r->pf = pf;
+}
+
+/* The prefault thread stopped (at most one chunk later) and gone. */
+static void rtt_rec_prefault_stop(struct rtt_record *r)
+{
+	if (!r->pf)
+		return;
+	/* Relaxed: see rtt_prefault_main(); the join orders the rest. */
+	atomic_store_explicit(&r->pf->stop, true, memory_order_relaxed);
+	pthread_join(r->pf->th, NULL);
+	free(r->pf);
+	r->pf = NULL;
+}
+
+/*
  * One turn of a recording: the formats of events registered since, the
  * whole pages the writers left, a checkpoint and a progress line each
  * second. Return: the pages moved, or a negative errno.
@@ -435,6 +552,7 @@ int rtt_rec_finish(struct rtt_record *r, int ret)
 	size_t len;
 	int c;
 
+	rtt_rec_prefault_stop(r);
 	for (c = 0; c < r->nr_cpus; c++)
 		drain += (long)(ringbuf_size(r->rb, c) /
 				ringbuf_subbuf_size(r->rb));
@@ -543,6 +661,7 @@ int rtt_rec_finish(struct rtt_record *r, int ret)
 
 void rtt_rec_free(struct rtt_record *r)
 {
+	rtt_rec_prefault_stop(r);
 	free(r->dropped);
 	free(r->marked);
 	free(r->caught_up);

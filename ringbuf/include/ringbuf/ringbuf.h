@@ -304,6 +304,27 @@ RINGBUF_API int ringbuf_mapping_error(const void *addr);
 RINGBUF_API int ringbuf_fd(struct ringbuf *rb);
 
 /**
+ * ringbuf_cpu_file_range - where a cpu buffer's sub-buffers lie in the
+ *	buffer's file (ringbuf_fd())
+ * @rb: a file- or memfd-backed buffer, created or attached
+ * @cpu: the cpu buffer
+ * @off: its first sub-buffer's offset in the file
+ * @len: the bytes of its sub-buffers (the ring's and the reader page)
+ *
+ * A recorder can allocate them in the file (fallocate()) while the
+ * writers run, so that a writer's first write to each page does not
+ * allocate and clear it in its page fault (a file on tmpfs takes its
+ * pages as they are first touched).
+ *
+ * Context: the thread that reads @rb (a resize by the writer moves the
+ * sub-buffers; the range is the one this view is bound to now).
+ * Return: 0, or -EINVAL (no such cpu buffer, an anonymous buffer, or
+ * sub-buffers not in a mapping of the file).
+ */
+RINGBUF_API int ringbuf_cpu_file_range(struct ringbuf *rb, int cpu,
+				       uint64_t *off, uint64_t *len);
+
+/**
  * ringbuf_path - the full path of a buffer created with opts.path
  * @rb: the buffer
  *
