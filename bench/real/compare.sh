@@ -423,36 +423,42 @@ compare_zstd() {
 }
 
 # startup_info NAME UFTRACE_OPTS COMMAND...: the recording of a run that
-# makes a few calls (COMMAND: the program on a tiny input), RUNS
-# interleaved runs of each tool, medians of the wall times and of the
-# CPU times (the recorder and the program together): the fixed costs of
-# a recording (the tool's start, the library's, the symbols, patching
-# the sites, the file's creation and its end), no target
+# makes a few calls (COMMAND: the program on a tiny input), 3 x RUNS
+# (at least 9) interleaved runs of each tool (a run takes milliseconds,
+# and a median of three of them moved from 12 to 44 ms between two runs
+# of the bench on a shared machine), medians and minimums of the wall
+# times, medians of the CPU times (the recorder and the program
+# together): the fixed costs of a recording (the tool's start, the
+# library's, the symbols, patching the sites, the file's creation and
+# its end), no target
 startup_info() {
-	local name=$1 uopt=$2 i
+	local name=$1 uopt=$2 i n=$((3 * runs))
 	local -a uo=()
 	shift 2
 	[ "$uopt" = - ] || read -r -a uo <<<"$uopt"
+	[ "$n" -ge 9 ] || n=9
 	: >"t.su.$name"
 	: >"t.sr.$name"
-	for i in $(seq 1 "$runs"); do
+	for i in $(seq 1 "$n"); do
 		one_round "$name" s "$@"
 		echo "$(json m.ut seconds) $(cpu_pair m.ut)" >>"t.su.$name"
 		echo "$(json m.rt seconds) $(cpu_pair m.rt)" >>"t.sr.$name"
 	done
 	awk -v r="$(cut -d' ' -f1 "t.sr.$name" | median)" \
 		-v u="$(cut -d' ' -f1 "t.su.$name" | median)" \
+		-v rm="$(cut -d' ' -f1 "t.sr.$name" | sort -g | head -1)" \
+		-v um="$(cut -d' ' -f1 "t.su.$name" | sort -g | head -1)" \
 		-v rc="$(awk '{ print $2 + $3 }' "t.sr.$name" | median)" \
 		-v uc="$(awk '{ print $2 + $3 }' "t.su.$name" | median)" \
-		-v c="$*" 'BEGIN {
+		-v c="$*" -v n="$n" 'BEGIN {
 		# (the CPU times are counted in clock ticks: under one, a
 		# median of 0 says nothing)
 		if (rc < 0.01 && uc < 0.01)
 			cpu = "CPU under one clock tick (10 ms) each"
 		else
 			cpu = sprintf("CPU %.2f s and %.2f s", rc, uc)
-		printf "  %-34s %.2fx (ringtrace %.3f s, uftrace %.3f s; %s; medians; %s)\n",
-			"start-up only (information)", u ? r / u : 0, r, u, cpu, c }'
+		printf "  %-34s %.2fx (ringtrace %.3f s, uftrace %.3f s; %s; medians of %d; minimums %.3f s and %.3f s; %s)\n",
+			"start-up only (information)", u ? r / u : 0, r, u, cpu, n, rm, um, c }'
 	rm -rf "ut.$name.s" "rt.$name.s.dat"
 }
 
