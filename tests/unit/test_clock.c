@@ -100,30 +100,43 @@ static bool clock_is_scaled(void)
 
 static atomic_int tracks_failed;
 
+/*
+ * Read @n: a read of the clock between two clock_gettime() calls lies
+ * between them, within BOUND_NS, and not before the last read (@last,
+ * updated). Returns the second clock_gettime(), or -1 (said why).
+ */
+static int64_t tracks_read(unsigned long n, int64_t *last)
+{
+	int64_t m1 = rb_clock_mono_raw_ns();
+	int64_t s = (int64_t)ringbuf_fe_mono_ns();
+	int64_t m2 = rb_clock_mono_raw_ns();
+
+	if (s < m1 - BOUND_NS || s > m2 + BOUND_NS || s < *last) {
+		fprintf(stderr,
+			"read %lu: %lld not within [%lld, %lld] +- %d, "
+			"or before %lld\n", n, (long long)s, (long long)m1,
+			(long long)m2, BOUND_NS, (long long)*last);
+		return -1;
+	}
+	*last = s;
+	return m2;
+}
+
 /* For 1.2 s (five calibrations: after 2, 10, 42, 170 and 682 ms), every read
  * lies between the clock_gettime() calls around it, within BOUND_NS, and
  * no read goes back. */
 static void *tracks_thread(void *arg)
 {
-	int64_t start = rb_clock_mono_raw_ns(), last = 0;
+	int64_t start = rb_clock_mono_raw_ns(), last = 0, m2;
 	unsigned long n = 0;
 
 	(void)arg;
 	for (;;) {
-		int64_t m1 = rb_clock_mono_raw_ns();
-		int64_t s = (int64_t)ringbuf_fe_mono_ns();
-		int64_t m2 = rb_clock_mono_raw_ns();
-
-		if (s < m1 - BOUND_NS || s > m2 + BOUND_NS || s < last) {
-			fprintf(stderr,
-				"read %lu: %lld not within [%lld, %lld] +- %d, "
-				"or before %lld\n", n, (long long)s,
-				(long long)m1, (long long)m2, BOUND_NS,
-				(long long)last);
+		m2 = tracks_read(n, &last);
+		if (m2 < 0) {
 			atomic_store(&tracks_failed, 1);
 			return NULL;
 		}
-		last = s;
 		if (m2 - start > 1200000000ll)
 			break;
 		if (++n % 64 == 0)
@@ -169,22 +182,11 @@ static void first_switch(void)
 	ASSERT_LE(last, rb_clock_mono_raw_ns() + BOUND_NS);
 	start = before;
 	for (;;) {
-		int64_t m1 = rb_clock_mono_raw_ns();
-		int64_t s = (int64_t)ringbuf_fe_mono_ns();
-		int64_t m2 = rb_clock_mono_raw_ns();
+		int64_t m2 = tracks_read(n++, &last);
 
-		if (s < m1 - BOUND_NS || s > m2 + BOUND_NS || s < last) {
-			fprintf(stderr,
-				"read %lu: %lld not within [%lld, %lld] +- %d, "
-				"or before %lld\n", n, (long long)s,
-				(long long)m1, (long long)m2, BOUND_NS,
-				(long long)last);
-			ASSERT_TRUE(false);
-		}
-		last = s;
+		ASSERT_GE(m2, 0);
 		if (m2 - start > 100000000ll)
 			break;
-		n++;
 	}
 	fprintf(stderr, "the clock was %s at the case's first read, then %s\n",
 		was_scaled ? "the scaled TSC" : "clock_gettime()",
