@@ -1068,6 +1068,31 @@ int ringbuf_cpu_file_range(struct ringbuf *rb, int cpu, uint64_t *off,
 	return 0;
 }
 
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
+#endif
+
+long ringbuf_populate_cpu(struct ringbuf *rb, int cpu, size_t from, size_t len)
+{
+	struct ringbuf_cpu *cb = rb_cpu(rb, cpu);
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), bytes, end;
+
+	if (!cb || !cb->data)
+		return -EINVAL;
+	bytes = ((size_t)cb->nr_pages + 1) << cb->subbuf_shift;
+	if (from >= bytes)
+		return 0;
+	/* whole pages: the sub-buffers are page aligned */
+	from &= ~(page - 1);
+	end = len > bytes - from ? bytes : from + len;
+	end = (end + page - 1) & ~(page - 1);
+	if (end > bytes)
+		end = bytes;
+	if (madvise(cb->data + from, end - from, MADV_POPULATE_WRITE))
+		return -errno;
+	return (long)(end - from);
+}
+
 const char *ringbuf_path(struct ringbuf *rb)
 {
 	return rb && !rb->attached ? rb->path : NULL;

@@ -16,6 +16,7 @@
 #include <linux/futex.h>
 #include <linux/membarrier.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -1526,6 +1527,45 @@ static void rt_ctl_held(void)
 	rt_futex(&rt_ctl->state, FUTEX_WAKE, INT_MAX, NULL);
 }
 
+/*
+ * While held, the pages of the top buffer's CPUs, the CPU it runs on
+ * first, are mapped in (ringbuf_populate_cpu()) a chunk at a time, until
+ * the recorder lets go (@pfd, polled between chunks): the program waits
+ * for the recorder anyway, and each page is a fault fewer once it runs
+ * (a function_graph writer touches every page of its cpu buffer; with
+ * the recorder's 4 MiB a thousand faults). At most one chunk after the
+ * recorder's "go". Bounded: the buffers' sizes.
+ */
+#define RT_HOLD_POPULATE_CHUNK (64u << 10)
+
+static void rt_hold_populate(struct pollfd *pfd)
+{
+	struct ringtrace_instance *top = ringtrace_top();
+	struct ringbuf *rb = top ? ringtrace_buffer(top) : NULL;
+	int nr = rb ? ringbuf_nr_cpus(rb) : 0, first = sched_getcpu(), i;
+
+	if (first < 0 || first >= nr)
+		first = 0;
+	for (i = 0; i < nr; i++) {
+		int cpu = (first + i) % nr;
+		size_t from;
+		long n = 1;
+
+		if (ringbuf_is_spare(rb, cpu))
+			continue;
+		for (from = 0; n > 0; from += (size_t)n) {
+			/* let go (or the recorder gone): run */
+			if (poll(pfd, 1, 0) != 0)
+				return;
+			n = ringbuf_populate_cpu(rb, cpu, from,
+						 RT_HOLD_POPULATE_CHUNK);
+		}
+		/* a kernel without MADV_POPULATE_WRITE: wait as before */
+		if (n < 0)
+			return;
+	}
+}
+
 static void rt_hold(void)
 {
 	const char *s = secure_getenv("RINGTRACE_HOLD");
@@ -1553,8 +1593,10 @@ static void rt_hold(void)
 		return;
 	pfd.fd = (int)fd;
 	pfd.events = POLLIN;
-	if (rt_published())
+	if (rt_published()) {
 		rt_ctl_held();
+		rt_hold_populate(&pfd);
+	}
 	/* bounded: EINTR retries count against the same deadline */
 	while (waited < RT_HOLD_MS) {
 		ret = poll(&pfd, 1, 100);

@@ -325,6 +325,26 @@ RINGBUF_API int ringbuf_cpu_file_range(struct ringbuf *rb, int cpu,
 				       uint64_t *off, uint64_t *len);
 
 /**
+ * ringbuf_populate_cpu - map a cpu buffer's pages in ahead of its writers
+ * @rb: the buffer (a writer's: created, not attached)
+ * @cpu: the cpu buffer
+ * @from: the first byte of its sub-buffers (ringbuf_cpu_file_range()'s
+ *	@len bytes) to populate
+ * @len: how many, from there
+ *
+ * The pages are faulted in for writing (MADV_POPULATE_WRITE) as a
+ * writer's first writes would fault them in, one at a time; their
+ * contents do not change. A writer held at its start (a recorder
+ * attaching) spends the wait on them, a chunk at a time.
+ *
+ * Context: any thread, writers running or not.
+ * Return: the bytes populated (0 from the end on), or -EINVAL (no such
+ * cpu buffer), or the madvise() errno (a kernel before 5.14: -EINVAL).
+ */
+RINGBUF_API long ringbuf_populate_cpu(struct ringbuf *rb, int cpu, size_t from,
+				      size_t len);
+
+/**
  * ringbuf_path - the full path of a buffer created with opts.path
  * @rb: the buffer
  *
