@@ -361,6 +361,19 @@ static void memfd(void)
 	ASSERT_TRUE(fcntl(fd, F_GETFD) < 0 && errno == EBADF);
 }
 
+/* A memfd buffer of two cpu buffers of @pages sub-buffers, no spares. */
+static struct ringbuf *memfd_two_cpus(size_t pages)
+{
+	RINGBUF_OPTS(o, .size = TU_PAGES(pages), .nr_cpus = 2,
+		     .spare_buffers = RINGBUF_NO_SPARES,
+		     .flags = RINGBUF_FL_MEMFD);
+	struct ringbuf *rb = ringbuf_create(&o);
+
+	if (!rb)
+		RBT_FAIL("ringbuf_create(memfd) failed: %s", strerror(errno));
+	return rb;
+}
+
 /*
  * ringbuf_cpu_file_range(): each cpu buffer's sub-buffers (the ring and
  * the reader page) where the file holds them, for the creator and an
@@ -372,16 +385,12 @@ static void memfd(void)
  */
 static void cpu_file_range(void)
 {
-	RINGBUF_OPTS(o, .size = TU_PAGES(4), .nr_cpus = 2,
-		     .spare_buffers = RINGBUF_NO_SPARES,
-		     .flags = RINGBUF_FL_MEMFD);
-	struct ringbuf *rb = ringbuf_create(&o), *v, *anon;
+	struct ringbuf *rb = memfd_two_cpus(4), *v, *anon;
 	uint64_t off[2], len[2], voff, vlen;
 	struct stat st0, st1;
 	unsigned char *file;
 	int fd, c;
 
-	ASSERT_NOT_NULL(rb);
 	fd = ringbuf_fd(rb);
 	ASSERT_EQ(fstat(fd, &st0), 0);
 	v = ringbuf_attach_fd(fd, 0);
@@ -455,16 +464,12 @@ static void cpu_file_range(void)
  */
 static void populate_cpu(void)
 {
-	RINGBUF_OPTS(o, .size = TU_PAGES(8), .nr_cpus = 2,
-		     .spare_buffers = RINGBUF_NO_SPARES,
-		     .flags = RINGBUF_FL_MEMFD);
-	struct ringbuf *rb = ringbuf_create(&o), *v;
+	struct ringbuf *rb = memfd_two_cpus(8), *v;
 	uint64_t off, len;
 	size_t from;
 	long n;
 	int c;
 
-	ASSERT_NOT_NULL(rb);
 	ringbuf_test_set_cpu(0);
 	for (uint32_t i = 0; i < 10; i++)
 		tu_write_ok(rb, i, 40);
