@@ -1528,13 +1528,15 @@ static void rt_ctl_held(void)
 }
 
 /*
- * While held, the pages of the top buffer's CPUs, the CPU it runs on
- * first, are mapped in (ringbuf_populate_cpu()) a chunk at a time, until
- * the recorder lets go (@pfd, polled between chunks): the program waits
- * for the recorder anyway, and each page is a fault fewer once it runs
- * (a function_graph writer touches every page of its cpu buffer; with
- * the recorder's 4 MiB a thousand faults). At most one chunk after the
- * recorder's "go". Bounded: the buffers' sizes.
+ * While held, the pages of the top buffer of the CPU it runs on (where
+ * its first writes go) are mapped in (ringbuf_populate_cpu()) a chunk at
+ * a time, until the recorder lets go (@pfd, polled between chunks): the
+ * program waits for the recorder anyway, and each page is a fault fewer
+ * once it runs (a function_graph writer touches every page of its cpu
+ * buffer; with the recorder's 4 MiB a thousand faults). At most one
+ * chunk after the recorder's "go"; the other CPUs' buffers are left to
+ * the recorder (which allocates them in the file), so that a short
+ * program has few pages to unmap at its exit. Bounded: the buffer's size.
  */
 #define RT_HOLD_POPULATE_CHUNK (64u << 10)
 
@@ -1542,27 +1544,19 @@ static void rt_hold_populate(struct pollfd *pfd)
 {
 	struct ringtrace_instance *top = ringtrace_top();
 	struct ringbuf *rb = top ? ringtrace_buffer(top) : NULL;
-	int nr = rb ? ringbuf_nr_cpus(rb) : 0, first = sched_getcpu(), i;
+	int cpu = sched_getcpu();
+	size_t from;
+	long n = 1;
 
-	if (first < 0 || first >= nr)
-		first = 0;
-	for (i = 0; i < nr; i++) {
-		int cpu = (first + i) % nr;
-		size_t from;
-		long n = 1;
-
-		if (ringbuf_is_spare(rb, cpu))
-			continue;
-		for (from = 0; n > 0; from += (size_t)n) {
-			/* let go (or the recorder gone): run */
-			if (poll(pfd, 1, 0) != 0)
-				return;
-			n = ringbuf_populate_cpu(rb, cpu, from,
-						 RT_HOLD_POPULATE_CHUNK);
-		}
-		/* a kernel without MADV_POPULATE_WRITE: wait as before */
-		if (n < 0)
+	if (!rb || cpu < 0 || cpu >= ringbuf_nr_cpus(rb))
+		return;
+	for (from = 0; n > 0; from += (size_t)n) {
+		/* let go (or the recorder gone): run */
+		if (poll(pfd, 1, 0) != 0)
 			return;
+		/* (a kernel without MADV_POPULATE_WRITE: < 0, wait as
+		 * before) */
+		n = ringbuf_populate_cpu(rb, cpu, from, RT_HOLD_POPULATE_CHUNK);
 	}
 }
 

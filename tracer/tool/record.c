@@ -584,10 +584,6 @@ int rtt_do_record(const struct rtt_verb *v, int argc, char **argv)
 			ringbuf_set_writer_wait(r.rb, RTT_RECORD_WAIT_MS);
 		rtt_rec_note_ctl(&r);
 	}
-	/* its pages allocated while it starts (a command of ours: a
-	 * process attached to has long touched its own) */
-	if (child && !r.net)
-		rtt_rec_prefault(&r);
 	/* the recorder is attached: the command may run */
 	if (hold >= 0) {
 		if (write(hold, "g", 1) < 0)
@@ -619,6 +615,12 @@ again:
 			ret = moved;
 			break;
 		}
+		/* a command of ours that fills pages: the rest of its
+		 * buffers' pages allocated ahead of it (a process attached
+		 * to has long touched its own; a short command that fills
+		 * none has nothing to gain) */
+		if (moved && child && !r.net)
+			rtt_rec_prefault(&r);
 		if (follow)
 			rtt_follow_turn(&fl, r.p.pid, r.out);
 		if (rtt_stop)

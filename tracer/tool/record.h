@@ -73,6 +73,7 @@ struct rtt_record {
 	/* the cpu buffers' pages allocated ahead of the writers
 	 * (rtt_rec_prefault()), or NULL */
 	struct rtt_prefault *pf;
+	bool pf_tried;
 };
 
 /**

@@ -5,7 +5,6 @@
  */
 #include <linux/futex.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <sys/syscall.h>
 
@@ -395,18 +394,20 @@ int rtt_rec_open(struct rtt_record *r, const char *inst)
 
 /*
  * The cpu buffers' pages, allocated in the buffer's file ahead of the
- * writers of a command we started. A file on tmpfs (the publish
+ * writers of a command we started, from the first turn that takes a
+ * page. A file on tmpfs (the publish
  * directory's) takes each page when it is first touched: a writer's
  * first write to each page of its cpu buffer faulted a page in,
  * allocated and cleared it (a function_graph recording of lz4 touches
  * about a thousand pages, 3 ms of its run). Allocated here, on the
  * recorder's side, the writer's fault only maps the page. A thread of
- * its own, idle priority (the recorder's turns come first), from the
- * start of each cpu buffer (where its writer starts) in turns of
- * RTT_PREFAULT_CHUNK, and stopped at the end of the recording: a short
- * command's end is not held up by pages it never reached.
+ * its own, from the start of each cpu buffer (where its writer starts)
+ * in turns of RTT_PREFAULT_CHUNK, stopped at the end of the recording: a
+ * short command's end waits for one chunk at most, not for the pages it
+ * never reached. (Not at idle priority: on a busy machine the end would
+ * wait for a thread that does not run.)
  */
-#define RTT_PREFAULT_CHUNK (256u << 10)
+#define RTT_PREFAULT_CHUNK (128u << 10)
 
 struct rtt_prefault {
 	pthread_t th;
@@ -421,13 +422,10 @@ struct rtt_prefault {
 static void *rtt_prefault_main(void *arg)
 {
 	struct rtt_prefault *pf = arg;
-	struct sched_param sp = { 0 };
 	uint64_t done;
 	bool any = true;
 	int c;
 
-	/* (a failure leaves it at the recorder's priority) */
-	pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
 	/* bounded: each turn moves every range on, up to its length */
 	for (done = 0; any; done += RTT_PREFAULT_CHUNK) {
 		any = false;
@@ -455,18 +453,22 @@ static void *rtt_prefault_main(void *arg)
 
 /**
  * rtt_rec_prefault - allocate the cpu buffers' pages ahead of the writers
- * @r: a recording of a command we started, its buffer attached
+ * @r: a recording of a command we started, its buffer attached, whose
+ *	writers filled pages already (a command that fills none, a short
+ *	one, is not worth the pages' allocating and freeing)
  *
- * Nothing (and no error) where the buffer's file says nothing of its
- * pages or a thread cannot start: the writers then fault them in.
+ * Once a recording: nothing (and no error) where the buffer's file says
+ * nothing of its pages or a thread cannot start: the writers then fault
+ * them in.
  */
 void rtt_rec_prefault(struct rtt_record *r)
 {
 	struct rtt_prefault *pf;
 	int c, fd = ringbuf_fd(r->rb);
 
-	if (fd < 0 || r->pf)
+	if (fd < 0 || r->pf_tried)
 		return;
+	r->pf_tried = true;
 	pf = calloc(1, sizeof(*pf) + (size_t)r->nr_cpus * sizeof(pf->cpu[0]));
 	if (!pf)
 		return;
