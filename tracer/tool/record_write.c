@@ -395,17 +395,17 @@ int rtt_rec_open(struct rtt_record *r, const char *inst)
 /*
  * The cpu buffers' pages, allocated in the buffer's file ahead of the
  * writers of a command we started, from the first turn that takes a
- * page. A file on tmpfs (the publish
- * directory's) takes each page when it is first touched: a writer's
- * first write to each page of its cpu buffer faulted a page in,
- * allocated and cleared it (a function_graph recording of lz4 touches
- * about a thousand pages, 3 ms of its run). Allocated here, on the
- * recorder's side, the writer's fault only maps the page. A thread of
- * its own, from the start of each cpu buffer (where its writer starts)
- * in turns of RTT_PREFAULT_CHUNK, stopped at the end of the recording: a
- * short command's end waits for one chunk at most, not for the pages it
- * never reached. (Not at idle priority: on a busy machine the end would
- * wait for a thread that does not run.)
+ * page (a command that fills none is not worth allocating and freeing
+ * megabytes for). A file on tmpfs (the publish directory's) takes each
+ * page when it is first touched: a writer's first write to each page of
+ * its cpu buffer faulted a page in, allocated and cleared it (a
+ * function_graph recording of lz4 touches about a thousand pages, 3 ms
+ * of its run). Allocated here, on the recorder's side, the writer's
+ * fault only maps the page. A thread of its own, from the start of each
+ * cpu buffer (where its writer starts) in turns of RTT_PREFAULT_CHUNK,
+ * stopped at the end of the recording, which waits for one chunk at
+ * most. (Not at idle priority: on a busy machine the end would wait for
+ * a thread that does not run.)
  */
 #define RTT_PREFAULT_CHUNK (128u << 10)
 
