@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * fnfast.c - the function tracers' fast paths: the function record
+ * (rt_ftrace_function_event()), the graph records
+ * (rt_ftrace_graph_entry_event(), rt_ftrace_graph_return_event()) and,
+ * on x86-64, the C halves of the function_graph trampolines
+ * (ftrace_graph_func_entry(), ftrace_return_to_handler())
+ *
+ * What the trampolines of mcount_x86_64.S call for every traced call.
+ * Where RT_FN_VECTOR_FREE is defined (x86-64, an optimised build without
+ * a sanitizer: tracer/function/CMakeLists.txt), this file is compiled
+ * with -mgeneral-regs-only: its code uses no vector register, so the
+ * trampolines need not save the traced function's floating-point and
+ * vector arguments (xmm0-7) nor return_to_handler its floating-point
+ * return value (xmm0, xmm1) around it. That holds only if nothing it
+ * calls outside this file uses them either, and everything it calls out
+ * of line is a slow path of ordinary C (the ring buffer's, liburcu's, the
+ * general paths of the records): each such call goes through a thunk,
+ * rt_vsafe_NAME (mcount_x86_64.S), which saves xmm0-7 around the real
+ * NAME. The names are redirected by vsafe.h, before any declaration is
+ * read; the test fn_vector_free checks the objects: no vector register,
+ * and no call out of them but to a thunk or to each other. fgraph_fast.c
+ * is the other such file (function_graph's entry and return).
+ *
+ * The kernel needs none of this (it does not use the vector registers);
+ * its function tracers' trampolines save the integer argument registers
+ * alone, as these do now in the common case.
+ */
+/* first: the thunks' names for what this file calls out of line */
+#include "vsafe.h"
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <ringbuf/frontend.h>
+
+#include "fnwrite.h"
+#include "ftrace.h"
+#include "rcu.h"
+#include "trace.h"
+
+#define RT_NOTRACE __attribute__((no_instrument_function))
+
+/*
+ * The library's own words, which it does not export, declared so: one
+ * load each, not an address from the GOT first (the headers' declarations
+ * say nothing of where they are defined).
+ */
+#define RT_HIDDEN __attribute__((visibility("hidden")))
+extern _Atomic uint64_t rt_fn_mask RT_HIDDEN, rt_graph_mask RT_HIDDEN;
+extern _Atomic uint64_t rt_fn_args_mask RT_HIDDEN;
+extern _Atomic uint64_t rt_graph_args_mask RT_HIDDEN;
+extern _Atomic uint64_t rt_ftrace_pid_mask RT_HIDDEN;
+
+/* ---- the records ----------------------------------------------------- */
+
+/*
+ * One graph record of @type (RT_TYPE_GRAPH_ENT or RT_TYPE_GRAPH_RET, a
+ * constant where it is inlined) with the payload @pay, stamped @ts, into
+ * every instance of rt_graph_mask. The payload is handed over by value
+ * and copied where it goes: the fast path keeps it in registers (its
+ * fill functions are inlined), only the general paths get it in memory.
+ */
+static inline __attribute__((always_inline, no_instrument_function))
+RINGTRACE_RECORD_ACCESS void
+rt_graph_write(uint16_t type, const struct rt_fn_arg pay, uint64_t ts)
+{
+	/* Relaxed: each bit is checked again through rt_inst_rbs[]. */
+	uint64_t mask =
+		atomic_load_explicit(&rt_graph_mask, memory_order_relaxed);
+	struct rt_thread *cur = &rt_cur;
+	size_t size = type == RT_TYPE_GRAPH_ENT ?
+			      sizeof(struct rt_graph_ent_entry) :
+			      sizeof(struct rt_graph_ret_entry);
+	rt_rcu_reader_t rcu;
+	uint64_t am = 0;
+
+	if (!mask)
+		return;
+	/* the thread's state through one address (as in
+	 * rt_ftrace_function_event()) */
+	__asm__("" : "+r"(cur));
+	/* Relaxed: as rt_graph_mask. The instances with funcgraph-args
+	 * take the general path, tested with the rest (rt_fn_fast()). */
+	if (type == RT_TYPE_GRAPH_ENT && pay.args)
+		am = atomic_load_explicit(&rt_graph_args_mask,
+					  memory_order_relaxed);
+	if (!rt_fn_fast(cur, mask, am)) {
+		struct rt_fn_arg a = pay;
+
+		if (mask & am)
+			rt_graph_write_args(mask, mask & am, &a);
+		else
+			rt_graph_write_slow(mask, type, &a);
+		return;
+	}
+	cur->depth = 1;
+	rcu = rt_rcu_read_lock_reader();
+	if (type == RT_TYPE_GRAPH_ENT)
+		rt_write_instances_outer(mask, type, size, rt_fill_graph_ent,
+					 &pay, ts, cur->pid);
+	else
+		rt_write_instances_outer(mask, type, size, rt_fill_graph_ret,
+					 &pay, ts, cur->pid);
+	rt_rcu_read_unlock_reader(rcu);
+	cur->depth = 0;
+}
+
+/*
+ * The function tracer's record, into every instance of rt_fn_mask: the
+ * graph's fast path (rt_fn_fast()) with the payload stored inline, the
+ * rest out of line.
+ *
+ * Userspace: the kernel's function_trace_call() takes a recursion bit
+ * first; here the write's own nesting count is that bit (rt_fn_fast()
+ * wants it 0 and the write holds it at 1): a signal handler that calls a
+ * traced function during the write takes the general path, which writes
+ * a nested record, and nothing the write calls is traced.
+ */
+__attribute__((no_instrument_function)) RINGTRACE_RECORD_ACCESS void
+rt_ftrace_function_event(unsigned long ip, unsigned long parent_ip,
+			 const unsigned long *args)
+{
+	/* the payload is built where it is written: the slow paths get the
+	 * words, so the fast path need not keep it in memory */
+	struct rt_fn_arg a;
+	/* Relaxed: each bit is checked again through rt_inst_rbs[]. */
+	uint64_t mask = atomic_load_explicit(&rt_fn_mask, memory_order_relaxed);
+	struct rt_thread *cur = &rt_cur;
+	rt_rcu_reader_t rcu;
+	uint64_t am;
+
+	if (!mask)
+		return;
+	/* the thread's state through one address, not one TLS offset load
+	 * per field (the compiler reloads it from the GOT each time) */
+	__asm__("" : "+r"(cur));
+	/* Relaxed: as rt_fn_mask. The instances with func-args take the
+	 * general path, tested with the rest (rt_fn_fast()). */
+	am = atomic_load_explicit(&rt_fn_args_mask, memory_order_relaxed);
+	if (!rt_fn_fast(cur, mask, am)) {
+		if (args && (mask & am))
+			rt_fn_write_args(mask, mask & am, ip, parent_ip, args);
+		else
+			rt_fn_write_slow(mask, ip, parent_ip);
+		return;
+	}
+	a = (struct rt_fn_arg){ .a = ip, .b = parent_ip };
+	cur->depth = 1;
+	rcu = rt_rcu_read_lock_reader();
+	rt_write_instances_outer(mask, RT_TYPE_FN, sizeof(struct rt_fn_entry),
+				 rt_fill_fn_inline, &a, 0, cur->pid);
+	rt_rcu_read_unlock_reader(rcu);
+	cur->depth = 0;
+}
+
+__attribute__((no_instrument_function)) void
+rt_ftrace_graph_entry_event(unsigned long func, int depth, uint64_t calltime,
+			    const unsigned long *args)
+{
+	rt_graph_write(RT_TYPE_GRAPH_ENT,
+		       (struct rt_fn_arg){ .a = func,
+					   .depth = depth,
+					   .t0 = calltime,
+					   .args = args },
+		       calltime);
+}
+
+__attribute__((no_instrument_function)) void
+rt_ftrace_graph_return_event(unsigned long func, int depth, uint64_t calltime,
+			     uint64_t rettime, unsigned int overrun,
+			     unsigned long retval)
+{
+	rt_graph_write(RT_TYPE_GRAPH_RET,
+		       (struct rt_fn_arg){ .a = func,
+					   .depth = depth,
+					   .overrun = overrun,
+					   .t0 = calltime,
+					   .t1 = rettime,
+					   .retval = retval },
+		       rettime);
+}
