@@ -5,13 +5,15 @@
  * ftrace_return_to_handler() (return_to_handler's), on the return stack
  * of fgraph.c
  *
- * Vector-free as fnfast.c (see there), whose record writes they call:
- * where RT_FN_VECTOR_FREE is defined the trampolines save neither the
- * traced function's vector arguments nor its floating-point return
- * value around them; every other way out is through a thunk (vsafe.h).
- * A file of its own, apart from fnfast.c: a program that links the
- * function tracers without the rest of the library (the tests) defines
- * the record writes itself.
+ * Vector-free as fnfast.c (see there): where RT_FN_VECTOR_FREE is
+ * defined the trampolines save neither the traced function's vector
+ * arguments nor its floating-point return value around them; every way
+ * out is through a thunk (vsafe.h). The records are written inline
+ * (rt_graph_write(), fnwrite.h), as fnfast.c's
+ * rt_ftrace_graph_entry_event() and rt_ftrace_graph_return_event() write
+ * them for the other hooks. A file of its own, apart from fnfast.c: a
+ * program that links the function tracers without the rest of the
+ * library (the tests) defines those two itself.
  */
 /* first: the thunks' names for what this file calls out of line */
 #include "vsafe.h"
@@ -20,8 +22,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "ftrace.h"
 #include "fgraph.h"
+#include "fnwrite.h"
+#include "ftrace.h"
 
 #define RT_NOTRACE __attribute__((no_instrument_function))
 
@@ -31,6 +34,9 @@ extern _Atomic unsigned int rt_ftrace_enabled RT_HIDDEN;
 extern _Atomic int rt_function_trace_stop RT_HIDDEN;
 extern _Atomic int rt_max_graph_depth RT_HIDDEN;
 extern _Atomic int rt_graph_lists_set RT_HIDDEN;
+extern _Atomic uint64_t rt_graph_mask RT_HIDDEN;
+extern _Atomic uint64_t rt_graph_args_mask RT_HIDDEN;
+extern _Atomic uint64_t rt_ftrace_pid_mask RT_HIDDEN;
 
 #if RT_HAVE_MCOUNT
 /*
@@ -43,7 +49,8 @@ extern _Atomic int rt_graph_lists_set RT_HIDDEN;
  * The common case is prepare_ftrace_return() with every test of the
  * lists folded away, the guard held only while the frame is pushed, and
  * the entry record written after it, as the last call: nothing is kept
- * across it (the record's write keeps errno, rt_ftrace_graph_entry_event()).
+ * across it (the record's write, inline, keeps errno: its general path
+ * saves it, rt_graph_write_slow()).
  * A signal handler that comes during the write finds the frame pushed
  * and its slot hijacked, and traces its own calls above it; their
  * records nest in ours (the write's own nesting count, trace.c).
@@ -93,7 +100,12 @@ RT_NOTRACE void ftrace_graph_func_entry(unsigned long func,
 	rt_mcount_leave(t);
 	/* the argument registers in their ABI order (struct ftrace_regs
 	 * begins with them) */
-	rt_ftrace_graph_entry_event(func, depth, calltime, &regs->rdi);
+	rt_graph_write(RT_TYPE_GRAPH_ENT,
+		       (struct rt_fn_arg){ .a = func,
+					   .depth = depth,
+					   .t0 = calltime,
+					   .args = &regs->rdi },
+		       calltime);
 	return;
 slow:
 	ftrace_graph_func_entry_slow(t, func, parent_loc, regs, clock);
@@ -157,7 +169,13 @@ RT_NOTRACE void ftrace_return_to_handler(unsigned long sp,
 		rt_fgraph_return_event_clock(func, depth, calltime, clock,
 					     overrun, retval);
 	else
-		rt_ftrace_graph_return_event(func, depth, calltime, rettime,
-					     overrun, retval);
+		rt_graph_write(RT_TYPE_GRAPH_RET,
+			       (struct rt_fn_arg){ .a = func,
+						   .depth = depth,
+						   .overrun = overrun,
+						   .t0 = calltime,
+						   .t1 = rettime,
+						   .retval = retval },
+			       rettime);
 }
 #endif /* RT_HAVE_MCOUNT */

@@ -17,6 +17,7 @@
 
 #include <ringbuf/frontend.h>
 
+#include "rcu.h"
 #include "trace.h"
 
 /*
@@ -228,5 +229,57 @@ void rt_graph_write_slow(uint64_t mask, uint16_t type,
 			 const struct rt_fn_arg *a);
 void rt_graph_write_args(uint64_t mask, uint64_t args_mask,
 			 const struct rt_fn_arg *a);
+
+/*
+ * One graph record of @type (RT_TYPE_GRAPH_ENT or RT_TYPE_GRAPH_RET, a
+ * constant where it is inlined) with the payload @pay, stamped @ts, into
+ * every instance of rt_graph_mask. The payload is handed over by value
+ * and copied where it goes: the fast path keeps it in registers (its
+ * fill functions are inlined), only the general paths get it in memory.
+ */
+static inline __attribute__((always_inline, no_instrument_function))
+RINGTRACE_RECORD_ACCESS void
+rt_graph_write(uint16_t type, const struct rt_fn_arg pay, uint64_t ts)
+{
+	/* Relaxed: each bit is checked again through rt_inst_rbs[]. */
+	uint64_t mask =
+		atomic_load_explicit(&rt_graph_mask, memory_order_relaxed);
+	struct rt_thread *cur = &rt_cur;
+	size_t size = type == RT_TYPE_GRAPH_ENT ?
+			      sizeof(struct rt_graph_ent_entry) :
+			      sizeof(struct rt_graph_ret_entry);
+	rt_rcu_reader_t rcu;
+	uint64_t am = 0;
+
+	if (!mask)
+		return;
+	/* the thread's state through one address (as in
+	 * rt_ftrace_function_event()) */
+	__asm__("" : "+r"(cur));
+	/* Relaxed: as rt_graph_mask. The instances with funcgraph-args
+	 * take the general path, tested with the rest (rt_fn_fast()). */
+	if (type == RT_TYPE_GRAPH_ENT && pay.args)
+		am = atomic_load_explicit(&rt_graph_args_mask,
+					  memory_order_relaxed);
+	if (!rt_fn_fast(cur, mask, am)) {
+		struct rt_fn_arg a = pay;
+
+		if (mask & am)
+			rt_graph_write_args(mask, mask & am, &a);
+		else
+			rt_graph_write_slow(mask, type, &a);
+		return;
+	}
+	cur->depth = 1;
+	rcu = rt_rcu_read_lock_reader();
+	if (type == RT_TYPE_GRAPH_ENT)
+		rt_write_instances_outer(mask, type, size, rt_fill_graph_ent,
+					 &pay, ts, cur->pid);
+	else
+		rt_write_instances_outer(mask, type, size, rt_fill_graph_ret,
+					 &pay, ts, cur->pid);
+	rt_rcu_read_unlock_reader(rcu);
+	cur->depth = 0;
+}
 
 #endif /* RINGTRACE_FNWRITE_H */
