@@ -9,9 +9,9 @@
  * defined the trampolines save neither the traced function's vector
  * arguments nor its floating-point return value around them; every way
  * out is through a thunk (vsafe.h). The records are written inline
- * (rt_graph_write(), fnwrite.h), as fnfast.c's
- * rt_ftrace_graph_entry_event() and rt_ftrace_graph_return_event() write
- * them for the other hooks. A file of its own, apart from fnfast.c: a
+ * (rt_graph_write_entry() and rt_graph_write_return(), fnwrite.h), as
+ * fnfast.c's rt_ftrace_graph_entry_event() and
+ * rt_ftrace_graph_return_event() write them for the other hooks. A file of its own, apart from fnfast.c: a
  * program that links the function tracers without the rest of the
  * library (the tests) defines those two itself.
  */
@@ -100,12 +100,7 @@ RT_NOTRACE void ftrace_graph_func_entry(unsigned long func,
 	rt_mcount_leave(t);
 	/* the argument registers in their ABI order (struct ftrace_regs
 	 * begins with them) */
-	rt_graph_write(RT_TYPE_GRAPH_ENT,
-		       (struct rt_fn_arg){ .a = func,
-					   .depth = depth,
-					   .t0 = calltime,
-					   .args = &regs->rdi },
-		       calltime);
+	rt_graph_write_entry(func, depth, calltime, &regs->rdi);
 	return;
 slow:
 	ftrace_graph_func_entry_slow(t, func, parent_loc, regs, clock);
@@ -169,13 +164,7 @@ RT_NOTRACE void ftrace_return_to_handler(unsigned long sp,
 		rt_fgraph_return_event_clock(func, depth, calltime, clock,
 					     overrun, retval);
 	else
-		rt_graph_write(RT_TYPE_GRAPH_RET,
-			       (struct rt_fn_arg){ .a = func,
-						   .depth = depth,
-						   .overrun = overrun,
-						   .t0 = calltime,
-						   .t1 = rettime,
-						   .retval = retval },
-			       rettime);
+		rt_graph_write_return(func, depth, calltime, rettime, overrun,
+				      retval);
 }
 #endif /* RT_HAVE_MCOUNT */

@@ -107,12 +107,7 @@ __attribute__((no_instrument_function)) void
 rt_ftrace_graph_entry_event(unsigned long func, int depth, uint64_t calltime,
 			    const unsigned long *args)
 {
-	rt_graph_write(RT_TYPE_GRAPH_ENT,
-		       (struct rt_fn_arg){ .a = func,
-					   .depth = depth,
-					   .t0 = calltime,
-					   .args = args },
-		       calltime);
+	rt_graph_write_entry(func, depth, calltime, args);
 }
 
 __attribute__((no_instrument_function)) void
@@ -120,12 +115,6 @@ rt_ftrace_graph_return_event(unsigned long func, int depth, uint64_t calltime,
 			     uint64_t rettime, unsigned int overrun,
 			     unsigned long retval)
 {
-	rt_graph_write(RT_TYPE_GRAPH_RET,
-		       (struct rt_fn_arg){ .a = func,
-					   .depth = depth,
-					   .overrun = overrun,
-					   .t0 = calltime,
-					   .t1 = rettime,
-					   .retval = retval },
-		       rettime);
+	rt_graph_write_return(func, depth, calltime, rettime, overrun,
+			      retval);
 }

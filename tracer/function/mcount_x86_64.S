@@ -252,9 +252,9 @@ ftrace_graph_caller:
  * hijacks.
  *
  * Saved: the argument registers and %rax; xmm0-7 too unless the callee
- * (fnfast.c, fgraph_fast.c) is vector-free (RT_FN_VECTOR_FREE; its slow paths then
- * save them in their thunks, rt_vsafe_*). The callee-saved registers are
- * the C callee's to keep. The flags need no saving at a function's entry.
+ * (fnfast.c, fgraph_fast.c) is vector-free (RT_FN_VECTOR_FREE; its slow
+ * paths then save them in their thunks, rt_vsafe_*). The callee-saved
+ * registers are the C callee's to keep. The flags need no saving at a function's entry.
  *
  * The _gpr entries are the same without xmm0-7 and %rax, for the
  * functions whose debug information shows integer, pointer and

@@ -282,4 +282,33 @@ rt_graph_write(uint16_t type, const struct rt_fn_arg pay, uint64_t ts)
 	cur->depth = 0;
 }
 
+/* The graph's entry record (rt_ftrace_graph_entry_event()), inline. */
+static inline __attribute__((always_inline, no_instrument_function)) void
+rt_graph_write_entry(unsigned long func, int depth, uint64_t calltime,
+		     const unsigned long *args)
+{
+	rt_graph_write(RT_TYPE_GRAPH_ENT,
+		       (struct rt_fn_arg){ .a = func,
+					   .depth = depth,
+					   .t0 = calltime,
+					   .args = args },
+		       calltime);
+}
+
+/* The graph's exit record (rt_ftrace_graph_return_event()), inline. */
+static inline __attribute__((always_inline, no_instrument_function)) void
+rt_graph_write_return(unsigned long func, int depth, uint64_t calltime,
+		      uint64_t rettime, unsigned int overrun,
+		      unsigned long retval)
+{
+	rt_graph_write(RT_TYPE_GRAPH_RET,
+		       (struct rt_fn_arg){ .a = func,
+					   .depth = depth,
+					   .overrun = overrun,
+					   .t0 = calltime,
+					   .t1 = rettime,
+					   .retval = retval },
+		       rettime);
+}
+
 #endif /* RINGTRACE_FNWRITE_H */
