@@ -1,30 +1,27 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * fnfast.c - the function tracers' fast paths: the function record
- * (rt_ftrace_function_event()), the graph records
- * (rt_ftrace_graph_entry_event(), rt_ftrace_graph_return_event()) and,
- * on x86-64, the C halves of the function_graph trampolines
- * (ftrace_graph_func_entry(), ftrace_return_to_handler())
+ * fnfast.c - the function tracers' records: the function record
+ * (rt_ftrace_function_event(), which ftrace_func_caller calls for every
+ * traced call) and the graph records of the other hooks
+ * (rt_ftrace_graph_entry_event(), rt_ftrace_graph_return_event())
  *
- * What the trampolines of mcount_x86_64.S call for every traced call.
  * Where RT_FN_VECTOR_FREE is defined (x86-64, an optimised build without
  * a sanitizer: tracer/function/CMakeLists.txt), this file is compiled
  * with -mgeneral-regs-only: its code uses no vector register, so the
  * trampolines need not save the traced function's floating-point and
- * vector arguments (xmm0-7) nor return_to_handler its floating-point
- * return value (xmm0, xmm1) around it. That holds only if nothing it
- * calls outside this file uses them either, and everything it calls out
- * of line is a slow path of ordinary C (the ring buffer's, liburcu's, the
+ * vector arguments (xmm0-7) around it. That holds only if nothing it
+ * calls outside the file uses them either, and everything it calls out
+ * of line is a rare path of ordinary C (the ring buffer's, liburcu's, the
  * general paths of the records): each such call goes through a thunk,
- * rt_vsafe_NAME (mcount_x86_64.S), which saves xmm0-7 around the real
- * NAME. The names are redirected by vsafe.h, before any declaration is
- * read; the test fn_vector_free checks the objects: no vector register,
- * and no call out of them but to a thunk or to each other. fgraph_fast.c
- * is the other such file (function_graph's entry and return).
+ * rt_vsafe_NAME, which saves xmm0-7 around the real NAME. vsafe.h
+ * renames them before any declaration is read; the test
+ * tracer-mcount.vector_free checks the objects: no vector register, and
+ * no call out of them but to a thunk or to each other. fgraph_fast.c is
+ * the other such file (function_graph's entry and return).
  *
- * The kernel needs none of this (it does not use the vector registers);
- * its function tracers' trampolines save the integer argument registers
- * alone, as these do now in the common case.
+ * Userspace: the kernel's trampolines save no vector register because
+ * the kernel uses none; here the program does, and these files are what
+ * lets the common case save none either.
  */
 /* first: the thunks' names for what this file calls out of line */
 #include "vsafe.h"
@@ -39,8 +36,6 @@
 #include "ftrace.h"
 #include "rcu.h"
 #include "trace.h"
-
-#define RT_NOTRACE __attribute__((no_instrument_function))
 
 /*
  * The library's own words, which it does not export, declared so: one
