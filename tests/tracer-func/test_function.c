@@ -22,6 +22,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "fnwrite.h"
 #include "ftrace.h"
 #include "sample.h"
 #include "symbols.h"
@@ -182,6 +183,44 @@ NOTRACE void rt_ftrace_graph_return_event(unsigned long func, int depth,
 		e->rettime = rettime;
 		e->overrun = overrun & ~RT_GRAPH_NO_RETVAL;
 	}
+}
+
+/*
+ * What the profiling-call tracer's own graph write (fgraph_fast.c, linked
+ * in with the trampolines) reads of the core: no instance traces, so it
+ * writes nothing; its general paths are never reached.
+ */
+_Atomic uint64_t rt_graph_mask, rt_graph_args_mask, rt_ftrace_pid_mask;
+struct ringbuf *_Atomic rt_inst_rbs[RT_MAX_INSTANCES];
+__thread struct rt_thread rt_cur __attribute__((tls_model("initial-exec")));
+
+NOTRACE void rt_graph_write_slow(uint64_t mask, uint16_t type,
+				 const struct rt_fn_arg *a)
+{
+	(void)mask, (void)type, (void)a;
+	abort();
+}
+
+NOTRACE void rt_graph_write_args(uint64_t mask, uint64_t args_mask,
+				 const struct rt_fn_arg *a)
+{
+	(void)mask, (void)args_mask, (void)a;
+	abort();
+}
+
+NOTRACE void rt_fn_write_slow(uint64_t mask, unsigned long ip,
+			      unsigned long parent_ip)
+{
+	(void)mask, (void)ip, (void)parent_ip;
+	abort();
+}
+
+NOTRACE void rt_fn_write_args(uint64_t mask, uint64_t args_mask,
+			      unsigned long ip, unsigned long parent_ip,
+			      const unsigned long *args)
+{
+	(void)mask, (void)args_mask, (void)ip, (void)parent_ip, (void)args;
+	abort();
 }
 
 /* The function commands' side of the core: not exercised here (the

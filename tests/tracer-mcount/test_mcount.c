@@ -1149,6 +1149,50 @@ static void function_thread_state(void)
 }
 
 /*
+ * The floating-point arguments and return value through the rare paths
+ * of the C that the trampolines call: a thread's first record (its RCU
+ * registration, the ring buffer's claim, the general path of the write,
+ * each of which may use the vector registers) and the page crossings of
+ * many records. Every call returns what it computes from its double
+ * arguments and is recorded once, under each tracer.
+ */
+#define MC_RARE_CALLS 2000
+
+static void *rare_worker(void *arg)
+{
+	long bad = 0;
+
+	(void)arg;
+	for (int i = 0; i < MC_RARE_CALLS; i++)
+		/* i + 0.5 times 2, plus mc_leaf(1) */
+		if (mc_float(i + 0.5, 2.0) != 2.0 * i + 3.0)
+			bad++;
+	return (void *)bad;
+}
+
+static void registers_rare(void)
+{
+	static const char *const tracers[] = { "function", "function_graph" };
+	static const char *const lines[] = { ": mc_float <-", "mc_float() {" };
+
+	for (int k = 0; k < 2; k++) {
+		pthread_t th;
+		void *bad;
+		char *t;
+
+		ringtrace_clear(tr ? tr : ringtrace_top());
+		tracer(tracers[k]);
+		ASSERT_EQ(pthread_create(&th, NULL, rare_worker, NULL), 0);
+		ASSERT_EQ(pthread_join(th, &bad), 0);
+		tracer("nop");
+		ASSERT_EQ((long)bad, 0);
+		t = trace_text();
+		ASSERT_EQ(count(t, lines[k]), MC_RARE_CALLS);
+		free(t);
+	}
+}
+
+/*
  * func-args (Linux 6.15's option of the function tracer): "func(name=
  * value, ...) <-parent", the arguments printed as funcgraph-args prints
  * them (the kernel's print_fn_trace() with print_function_args()), by
@@ -1262,6 +1306,7 @@ MC_CASE(function_trampoline)
 MC_CASE(graph_general_entry)
 MC_CASE(function_thread_state)
 MC_CASE(function_args)
+MC_CASE(registers_rare)
 
 #define MC_RUN(fn) { #fn, test_case_##fn }
 static const struct rbt_case cases[] = {
@@ -1283,6 +1328,7 @@ static const struct rbt_case cases[] = {
 	MC_RUN(function_trampoline), MC_RUN(graph_general_entry),
 	MC_RUN(function_args),
 	MC_RUN(function_thread_state),
+	MC_RUN(registers_rare),
 };
 
 RBT_MAIN(cases)

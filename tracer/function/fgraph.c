@@ -66,68 +66,8 @@
 #define RT_NOTRACE __attribute__((no_instrument_function))
 #define RT_EXPORT __attribute__((visibility("default")))
 
-/* Frames on a thread's return stack (the kernel's FTRACE_RETFUNC_DEPTH). */
-#define RT_MCOUNT_DEPTH 256
-
-/* Flags of a ret_stack frame */
-#define RT_FR_NOTRACE 1u  /* set_graph_notrace: no events, nor for callees */
-#define RT_FR_RESTORED 2u /* its slot holds the real address again */
-
-/**
- * struct ftrace_ret_stack - a hijacked return
- * @ret: the real return address
- * @func: the traced function
- * @loc: the slot that holds return_to_handler instead of @ret
- * @calltime: the entry's time (rt_ftrace_clock())
- * @flags: RT_FR_*
- */
-struct ftrace_ret_stack {
-	unsigned long ret;
-	unsigned long func;
-	unsigned long *loc;
-	uint64_t calltime;
-	unsigned int flags;
-};
-
-/**
- * struct rt_mcount_thread - a thread's state
- * @busy: a hook of this thread is running (the recursion guard)
- * @top: frames on @ret_stack
- * @notrace: RT_FR_NOTRACE frames among them
- * @overrun: calls not hijacked because @ret_stack was full (cumulative)
- * @errnop: the thread's errno (__errno_location()), once asked
- * @ret_stack: the frames, outermost first
- */
-struct rt_mcount_thread {
-	volatile sig_atomic_t busy;
-	int top;
-	int notrace;
-	unsigned int overrun;
-	int *errnop;
-	struct ftrace_ret_stack ret_stack[RT_MCOUNT_DEPTH];
-};
-
-/* Userspace: initial-exec TLS, as function.c's (no allocation). */
-static _Thread_local struct rt_mcount_thread rt_mcount_current
+_Thread_local struct rt_mcount_thread rt_mcount_current
 	__attribute__((tls_model("initial-exec")));
-
-static inline RT_NOTRACE bool rt_mcount_enter(struct rt_mcount_thread *t)
-{
-	if (t->busy)
-		return false;
-	t->busy = 1;
-	/* Orders (compiler barrier): the flag before the state, as seen by
-	 * a signal handler of this thread. */
-	atomic_signal_fence(memory_order_seq_cst);
-	return true;
-}
-
-static inline RT_NOTRACE void rt_mcount_leave(struct rt_mcount_thread *t)
-{
-	/* Orders (compiler barrier): the state is done with first. */
-	atomic_signal_fence(memory_order_seq_cst);
-	t->busy = 0;
-}
 
 /*
  * The thread's errno, which the hooks give back as they found it: one
@@ -246,7 +186,7 @@ RT_NOTRACE void ftrace_ops_entry(unsigned long self_ret,
  * on the stack, the return stack full, max_graph_depth reached, the
  * clock's rare case. @clock: the counter read at the entry.
  */
-static RT_NOTRACE __attribute__((noinline)) void
+RT_NOTRACE __attribute__((noinline)) void
 ftrace_graph_func_entry_slow(struct rt_mcount_thread *t, unsigned long func,
 			     unsigned long *parent_loc,
 			     const struct ftrace_regs *regs, uint64_t clock)
@@ -274,72 +214,6 @@ ftrace_graph_func_entry_slow(struct rt_mcount_thread *t, unsigned long func,
 	rt_mcount_leave(t);
 }
 
-/*
- * ftrace_graph_func_caller's C half: function_graph is the only tracer
- * (the trampoline tested it) and the site is a recorded one, a call only
- * while set_ftrace_filter and set_ftrace_notrace select @func
- * (dynftrace.c): no site lookup, and the lists looked at only when the
- * graph tracer has lists of its own, as ftrace_ops_entry() does.
- *
- * The common case is prepare_ftrace_return() with every test of the
- * lists folded away, the guard held only while the frame is pushed, and
- * the entry record written after it, as the last call: nothing is kept
- * across it (the record's write keeps errno, rt_ftrace_graph_entry_event()).
- * A signal handler that comes during the write finds the frame pushed
- * and its slot hijacked, and traces its own calls above it; their
- * records nest in ours (the write's own nesting count, trace.c).
- */
-RT_NOTRACE void ftrace_graph_func_entry(unsigned long func,
-					unsigned long *parent_loc,
-					struct ftrace_regs *regs)
-{
-	struct rt_mcount_thread *t = &rt_mcount_current;
-	struct ftrace_ret_stack *f;
-	uint64_t clock, calltime;
-	int depth, max;
-
-	if (t->busy)
-		return;
-	clock = rt_ftrace_clock_start();
-	depth = t->top;
-	/* Relaxed: a setting; a change may take a few calls to be seen. */
-	max = atomic_load_explicit(&rt_max_graph_depth, memory_order_relaxed);
-	/* Relaxed: rt_graph_lists_set is a hint (fgraph.h). */
-	if (__builtin_expect(atomic_load_explicit(&rt_graph_lists_set,
-						  memory_order_relaxed) |
-				     t->notrace | (depth >= RT_MCOUNT_DEPTH) |
-				     (max > 0 && depth >= max),
-			     0))
-		goto slow;
-	/* (0: the clock's rare case, which the general case reads) */
-	calltime = rt_ftrace_clock_try(clock);
-	if (__builtin_expect(!calltime, 0))
-		goto slow;
-	t->busy = 1;
-	/* Orders (compiler barrier): as rt_mcount_enter(). */
-	atomic_signal_fence(memory_order_seq_cst);
-	f = &t->ret_stack[depth];
-	f->ret = *parent_loc;
-	f->func = func;
-	f->loc = parent_loc;
-	f->flags = 0;
-	f->calltime = calltime;
-	/* Orders (compiler barrier): the frame is complete before it is
-	 * counted, and counted before the slot points at
-	 * return_to_handler, as in prepare_ftrace_return(). */
-	atomic_signal_fence(memory_order_seq_cst);
-	t->top = depth + 1;
-	atomic_signal_fence(memory_order_seq_cst);
-	*parent_loc = RT_RETURN_HOOKER;
-	rt_mcount_leave(t);
-	/* the argument registers in their ABI order (struct ftrace_regs
-	 * begins with them) */
-	rt_ftrace_graph_entry_event(func, depth, calltime, &regs->rdi);
-	return;
-slow:
-	ftrace_graph_func_entry_slow(t, func, parent_loc, regs, clock);
-}
-
 static RT_NOTRACE __attribute__((noreturn)) void
 rt_fgraph_lost(unsigned long sp)
 {
@@ -358,7 +232,7 @@ rt_fgraph_lost(unsigned long sp)
  * were left by a longjmp() or an exception), a notrace or restored frame,
  * or a return while a hook of this thread runs (a signal handler).
  */
-static RT_NOTRACE __attribute__((noinline)) void
+RT_NOTRACE __attribute__((noinline)) void
 ftrace_return_to_handler_slow(unsigned long sp, unsigned long retval,
 			      unsigned long *retp)
 {
@@ -414,75 +288,13 @@ ftrace_return_to_handler_slow(unsigned long sp, unsigned long retval,
 
 /* ftrace_return_to_handler()'s write when the clock takes its rare case
  * (a call, which the common case leaves out: nothing kept across it). */
-static RT_NOTRACE __attribute__((noinline)) void
+RT_NOTRACE __attribute__((noinline)) void
 rt_fgraph_return_event_clock(unsigned long func, int depth,
 			     uint64_t calltime, uint64_t clock,
 			     unsigned int overrun, unsigned long retval)
 {
 	rt_ftrace_graph_return_event(func, depth, calltime,
 				     rt_ftrace_clock_at(clock), overrun, retval);
-}
-
-/*
- * The common return: the newest frame's, traced, no hook of this thread
- * under way; anything else is ftrace_return_to_handler_slow()'s. The
- * clock is read first, as early as the return can. The real return goes
- * to return_to_handler's save area (@retp) and the frame is popped
- * before the exit record is written, from what was read out of it, so
- * that nothing is kept across the write (the last call; it keeps errno,
- * rt_ftrace_graph_return_event()); a signal handler that comes during
- * the write pushes its frames where this one was.
- */
-RT_NOTRACE void ftrace_return_to_handler(unsigned long sp,
-					 unsigned long retval,
-					 unsigned long *retp)
-{
-	struct rt_mcount_thread *t = &rt_mcount_current;
-	unsigned long *loc = (unsigned long *)(sp - sizeof(long));
-	const struct ftrace_ret_stack *f;
-	unsigned long func;
-	int i = t->top - 1, depth;
-	uint64_t clock = rt_ftrace_clock_start(), calltime, rettime;
-	unsigned int overrun;
-	bool record;
-
-	if (__builtin_expect(i < 0, 0)) {
-		ftrace_return_to_handler_slow(sp, retval, retp);
-		return;
-	}
-	f = &t->ret_stack[i];
-	if (__builtin_expect(f->loc != loc || f->flags || t->busy, 0)) {
-		ftrace_return_to_handler_slow(sp, retval, retp);
-		return;
-	}
-	*retp = f->ret;
-	/* Relaxed: as in ftrace_ops_entry() and the hooks of function.c. */
-	record = (atomic_load_explicit(&rt_ftrace_enabled,
-				       memory_order_relaxed) &
-		  RT_FTRACE_GRAPH) &&
-		 !atomic_load_explicit(&rt_function_trace_stop,
-				       memory_order_relaxed);
-	/* (a frame with no RT_FR_NOTRACE flag: the notrace count stays) */
-	if (__builtin_expect(!record, 0)) {
-		t->top = i;
-		return;
-	}
-	func = f->func;
-	calltime = f->calltime;
-	depth = i - t->notrace;
-	overrun = t->overrun & ~RT_GRAPH_NO_RETVAL;
-	/* Orders (compiler barrier): the frame is read before it is
-	 * popped; a signal handler may reuse its place after. */
-	atomic_signal_fence(memory_order_seq_cst);
-	t->top = i;
-	atomic_signal_fence(memory_order_seq_cst);
-	rettime = rt_ftrace_clock_try(clock);
-	if (__builtin_expect(!rettime, 0))
-		rt_fgraph_return_event_clock(func, depth, calltime, clock,
-					     overrun, retval);
-	else
-		rt_ftrace_graph_return_event(func, depth, calltime, rettime,
-					     overrun, retval);
 }
 
 /* Drop the frames whose slots are below @sp: their functions are gone. */

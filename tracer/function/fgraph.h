@@ -7,6 +7,8 @@
 #ifndef RINGTRACE_FGRAPH_H
 #define RINGTRACE_FGRAPH_H
 
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -64,6 +66,89 @@ void return_to_handler(void);
 /* What a hijacked slot holds: return_to_handler + 1 (see the .S file). */
 void return_to_handler_ret(void);
 #define RT_RETURN_HOOKER ((unsigned long)return_to_handler_ret)
+
+/* ---- the return stack (fgraph.c; its fast paths in fnfast.c) ---- */
+
+/* Frames on a thread's return stack (the kernel's FTRACE_RETFUNC_DEPTH). */
+#define RT_MCOUNT_DEPTH 256
+
+/* Flags of a ret_stack frame */
+#define RT_FR_NOTRACE 1u  /* set_graph_notrace: no events, nor for callees */
+#define RT_FR_RESTORED 2u /* its slot holds the real address again */
+
+/**
+ * struct ftrace_ret_stack - a hijacked return
+ * @ret: the real return address
+ * @func: the traced function
+ * @loc: the slot that holds return_to_handler instead of @ret
+ * @calltime: the entry's time (rt_ftrace_clock())
+ * @flags: RT_FR_*
+ */
+struct ftrace_ret_stack {
+	unsigned long ret;
+	unsigned long func;
+	unsigned long *loc;
+	uint64_t calltime;
+	unsigned int flags;
+};
+
+/**
+ * struct rt_mcount_thread - a thread's state
+ * @busy: a hook of this thread is running (the recursion guard)
+ * @top: frames on @ret_stack
+ * @notrace: RT_FR_NOTRACE frames among them
+ * @overrun: calls not hijacked because @ret_stack was full (cumulative)
+ * @errnop: the thread's errno (__errno_location()), once asked
+ * @ret_stack: the frames, outermost first
+ */
+struct rt_mcount_thread {
+	volatile sig_atomic_t busy;
+	int top;
+	int notrace;
+	unsigned int overrun;
+	int *errnop;
+	struct ftrace_ret_stack ret_stack[RT_MCOUNT_DEPTH];
+};
+
+/* Userspace: initial-exec TLS, as function.c's (no allocation); fgraph.c
+ * defines it. */
+extern _Thread_local struct rt_mcount_thread rt_mcount_current
+	__attribute__((tls_model("initial-exec"), visibility("hidden")));
+
+static inline __attribute__((no_instrument_function)) bool rt_mcount_enter(struct rt_mcount_thread *t)
+{
+	if (t->busy)
+		return false;
+	t->busy = 1;
+	/* Orders (compiler barrier): the flag before the state, as seen by
+	 * a signal handler of this thread. */
+	atomic_signal_fence(memory_order_seq_cst);
+	return true;
+}
+
+static inline __attribute__((no_instrument_function)) void rt_mcount_leave(struct rt_mcount_thread *t)
+{
+	/* Orders (compiler barrier): the state is done with first. */
+	atomic_signal_fence(memory_order_seq_cst);
+	t->busy = 0;
+}
+
+
+/*
+ * fgraph.c: the general cases of fnfast.c's ftrace_graph_func_entry() and
+ * ftrace_return_to_handler(), which call them through their
+ * vector-register-saving thunks (fnfast.c). @clock: the counter read at
+ * the entry or the return (rt_ftrace_clock_start()).
+ */
+void ftrace_graph_func_entry_slow(struct rt_mcount_thread *t,
+				  unsigned long func, unsigned long *parent_loc,
+				  const struct ftrace_regs *regs,
+				  uint64_t clock);
+void ftrace_return_to_handler_slow(unsigned long sp, unsigned long retval,
+				   unsigned long *retp);
+void rt_fgraph_return_event_clock(unsigned long func, int depth,
+				  uint64_t calltime, uint64_t clock,
+				  unsigned int overrun, unsigned long retval);
 
 /* ---- fgraph.c ---- */
 /* Called by ftrace_caller: @self_ret is the return after the call site. */

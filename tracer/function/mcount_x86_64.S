@@ -57,10 +57,18 @@
  *
  * Userspace: the kernel's trampolines need not keep the vector registers
  * (the kernel does not use them); here the C code the tracer calls may
- * (libc's string functions do), so xmm0-7 are saved. The upper halves of
- * ymm/zmm argument registers are not: a function taking __m256 arguments
- * by value must not be traced (see Documentation/tracer.rst).
+ * (libc's string functions do), so ftrace_caller saves xmm0-7. The
+ * function tracers' own trampolines and return_to_handler call the C of
+ * fnfast.c and fgraph_fast.c, which uses no vector register where
+ * RT_FN_VECTOR_FREE is defined (compiled with -mgeneral-regs-only, every
+ * call out of it through a thunk that saves xmm0-7, vsafe.h): there they
+ * save the integer registers alone. The upper
+ * halves of ymm/zmm argument registers are never saved: a function
+ * taking __m256 arguments by value must not be traced (see
+ * Documentation/tracer.rst).
  */
+#include "vsafe.h"
+
 	.text
 
 /* Offsets in ftrace_caller's save area (struct ftrace_regs in fgraph.h) */
@@ -74,6 +82,15 @@
 #define FR_R10	56
 #define FR_XMM	64
 #define FR_SIZE	(FR_XMM + 8 * 16)
+
+/* The vector registers the function tracers' trampolines save: none
+ * where fnfast.c and fgraph_fast.c are vector-free (their thunks save
+ * them on their rare paths). */
+#ifdef RT_FN_VECTOR_FREE
+#define FN_SAVE_XMM 0
+#else
+#define FN_SAVE_XMM 1
+#endif
 
 /*
  * The fast test both entries make: nothing to do while the stop switch
@@ -234,10 +251,10 @@ ftrace_graph_caller:
  * its return slot (8(%rsp) at the entry), which prepare_ftrace_return()
  * hijacks.
  *
- * Saved: the argument registers and xmm0-7, as ftrace_caller (the callee
- * is ordinary C, and the ring buffer's slow paths it may call out to are
- * too: they may use the vector registers). The callee-saved registers are
- * the C callee's to keep. The flags need no saving at a function's entry.
+ * Saved: the argument registers and %rax; xmm0-7 too unless the callee
+ * (fnfast.c, fgraph_fast.c) is vector-free (RT_FN_VECTOR_FREE; its slow
+ * paths then save them in their thunks, rt_vsafe_*). The callee-saved
+ * registers are the C callee's to keep. The flags need no saving at a function's entry.
  *
  * The _gpr entries are the same without xmm0-7 and %rax, for the
  * functions whose debug information shows integer, pointer and
@@ -271,6 +288,7 @@ ftrace_graph_caller:
 	cmpl	$1, rt_ftrace_enabled(%rip)
 .endif
 	jne	1f
+#if FN_SAVE_XMM
 	FRAME_ENTER
 	/* A function's entry has %rsp 8 mod 16 in the ABI; do not rely on it. */
 	andq	$-16, %rsp
@@ -285,20 +303,46 @@ ftrace_graph_caller:
 	subq	%r11, %rdi		/* the function */
 .if \graph
 	leaq	16(%rbp), %rsi		/* its return slot (parent_loc) */
-	movq	%rsp, %rdx		/* the saved registers, rdi first */
-	call	ftrace_graph_func_entry
 .else
 	movq	16(%rbp), %rsi		/* its caller (parent_ip) */
+.endif
+#else
+	/*
+	 * No frame and no alignment: the vector-free callee does not need
+	 * the ABI's 16-byte stack (its code cannot use an aligned vector
+	 * access; its thunks align the stack before they call out).
+	 */
+	subq	$FR_XMM, %rsp
+	.cfi_adjust_cfa_offset FR_XMM
+	SAVE_ARGS \xmm, 0
+
+	movq	FR_XMM(%rsp), %rdi	/* the return after the site */
+	subq	%r11, %rdi		/* the function */
+.if \graph
+	leaq	FR_XMM + 8(%rsp), %rsi	/* its return slot (parent_loc) */
+.else
+	movq	FR_XMM + 8(%rsp), %rsi	/* its caller (parent_ip) */
+.endif
+#endif
 	movq	%rsp, %rdx		/* the saved registers, rdi first */
+.if \graph
+	call	ftrace_graph_func_entry
+.else
 	call	rt_ftrace_function_event
 .endif
 
+#if FN_SAVE_XMM
 	RESTORE_ARGS \xmm, \xmm
 	movq	%rbp, %rsp
 	.cfi_def_cfa_register %rsp
 	popq	%rbp
 	.cfi_adjust_cfa_offset -8
 	.cfi_restore %rbp
+#else
+	RESTORE_ARGS \xmm, 0
+	addq	$FR_XMM, %rsp
+	.cfi_adjust_cfa_offset -FR_XMM
+#endif
 	ret
 1:
 	/* stopped, or not the one tracer alone: the general entry, which
@@ -325,6 +369,10 @@ ftrace_graph_caller:
  * address): unwinders stop at it cleanly instead of failing, and gdb
  * names the frame return_to_handler. The exception and backtrace() paths
  * restore the real addresses first (fgraph.c).
+ *
+ * The floating-point return (xmm0, xmm1) is saved here only where
+ * ftrace_return_to_handler() (fgraph_fast.c) may use the vector registers;
+ * where it is vector-free its slow paths' thunks save them.
  */
 	.globl	return_to_handler
 	.hidden	return_to_handler
@@ -343,8 +391,10 @@ return_to_handler_ret:
 	.cfi_adjust_cfa_offset 64
 	movq	%rax, 0(%rsp)
 	movq	%rdx, 8(%rsp)
+#if FN_SAVE_XMM
 	movdqu	%xmm0, 16(%rsp)
 	movdqu	%xmm1, 32(%rsp)
+#endif
 	leaq	64(%rsp), %rdi		/* the caller's stack pointer */
 	movq	%rax, %rsi		/* the return value */
 	leaq	48(%rsp), %rdx		/* where the real return goes */
@@ -352,12 +402,25 @@ return_to_handler_ret:
 	movq	48(%rsp), %r11
 	movq	0(%rsp), %rax
 	movq	8(%rsp), %rdx
+#if FN_SAVE_XMM
 	movdqu	16(%rsp), %xmm0
 	movdqu	32(%rsp), %xmm1
+#endif
 	addq	$64, %rsp
 	.cfi_adjust_cfa_offset -64
 	jmp	*%r11
 	.cfi_endproc
 	.size	return_to_handler, . - return_to_handler
+
+/* The thunks of fgraph_fast.c's ways out into fgraph.c (vsafe.h; those
+ * of fnfast.c are in vsafe_x86_64.S, apart: a program that links the
+ * function tracers without the rest of the library leaves fnfast.c out,
+ * and with it what its thunks call). */
+#ifdef RT_FN_VECTOR_FREE
+	VSAFE ftrace_graph_func_entry_slow
+	VSAFE ftrace_return_to_handler_slow
+	VSAFE rt_fgraph_return_event_clock
+#endif
+
 
 	.section .note.GNU-stack, "", @progbits

@@ -34,6 +34,7 @@
 #include <ringbuf/frontend.h>
 
 #include "filter.h"
+#include "fnwrite.h"
 #include "ctl.h"
 #include "ftrace.h"
 #include "hist.h"
@@ -222,41 +223,6 @@ bool rt_cmdline_find(int pid, char *comm, int *tgid)
 
 /* ------------------------------------------------------------------------ */
 /* Writing                                                                  */
-
-/*
- * The record's header, built in a register and stored at once (the
- * entry is 8 bytes): the type, the flags and depth of the writing
- * context, the thread's id.
- */
-static inline __attribute__((no_instrument_function)) RINGTRACE_RECORD_ACCESS void
-rt_fill_entry(struct ringtrace_entry *ent, uint16_t type, int depth)
-{
-	struct ringtrace_entry h;
-
-	h.type = type;
-	h.flags = 0;
-	h.preempt_count = 0;
-	/* (a thread's own write, the common case: flags and depth 0) */
-	if (__builtin_expect(depth != 0 || rt_cur.irq != 0, 0)) {
-		h.flags = (depth > 0 || rt_cur.irq > 0) ? RINGTRACE_FLAG_HARDIRQ
-							: 0;
-		h.preempt_count = (uint8_t)(depth > 15 ? 15 : depth);
-	}
-	h.pid = rt_gettid();
-	memcpy(ent, &h, sizeof(h));
-}
-
-/*
- * The instance's buffer inside a read-side section: one load. Pairs with
- * the release store of rt_inst_rb_set(), which publishes a buffer only
- * once it is initialised; a buffer replaced or an instance destroyed is
- * freed after a grace period, so it stays valid until the section ends.
- */
-static inline __attribute__((no_instrument_function)) struct ringbuf *
-rt_inst_rb(int i)
-{
-	return atomic_load_explicit(&rt_inst_rbs[i], memory_order_acquire);
-}
 
 /* Publish @rb as the live buffer of instance slot @i (NULL: the slot is
  * empty). Called by the control side, under the control lock or the
@@ -1196,58 +1162,6 @@ ringtrace_write_record(struct ringtrace_event *ev, void *rec, size_t size)
 	rt_cur.depth--;
 }
 
-/* The header of a thread's own record at the outermost level: flags and
- * depth 0. */
-static inline __attribute__((always_inline, no_instrument_function)) void
-rt_fill_entry_outer(struct ringtrace_entry *ent, uint16_t type, int pid)
-{
-	struct ringtrace_entry h = { .type = type, .pid = pid };
-
-	memcpy(ent, &h, sizeof(h));
-}
-
-/*
- * The instances' part of a built-in write, inside the writer's read-side
- * section: a record of @type and @size reserved in the buffer of each
- * instance of @mask (stamped @ts, see rt_write_builtin_inline()), its
- * header filled for a write at nesting @depth (with @outer, a constant
- * where it is inlined: the thread's own write at the outermost level, its
- * id known), its payload by @fill, committed. Return: the records
- * written.
- */
-static inline __attribute__((always_inline, no_instrument_function)) int
-rt_write_instances(uint64_t mask, uint16_t type, size_t size,
-		   void (*fill)(void *rec, const void *arg), const void *arg,
-		   uint64_t ts, int depth, bool outer)
-{
-	int written = 0;
-
-	while (mask) {
-		int i = __builtin_ctzll(mask);
-		struct ringbuf *rb;
-		struct ringbuf_event *e;
-		void *rec;
-		int err;
-
-		mask &= mask - 1;
-		rb = rt_inst_rb(i);
-		if (!rb)
-			continue;
-		e = ringbuf_fe_reserve_ts(rb, size, ts, &err);
-		if (!e)
-			continue;
-		rec = ringbuf_event_data_inline(e);
-		if (outer)
-			rt_fill_entry_outer(rec, type, rt_cur.pid);
-		else
-			rt_fill_entry(rec, type, depth);
-		fill(rec, arg);
-		ringbuf_commit_inline(rb);
-		written++;
-	}
-	return written;
-}
-
 /*
  * rt_write_builtin_inline - write one built-in record (function, graph,
  * print, raw_data) into every instance of @mask. @fill writes the payload
@@ -1291,7 +1205,7 @@ rt_write_builtin_inline(uint64_t mask, uint16_t type, size_t size,
 		}
 	}
 	written = rt_write_instances(mask, type, size, fill, arg, ts, depth,
-				     false);
+				     0);
 	rt_rcu_read_unlock();
 	rt_cur.depth--;
 	return written;
@@ -1309,78 +1223,7 @@ rt_write_builtin(uint64_t mask, uint16_t type, size_t size,
 __attribute__((no_instrument_function)) RINGTRACE_RECORD_ACCESS void
 rt_fill_fn(void *rec, const void *arg)
 {
-	struct rt_fn_entry *e = rec;
-	const struct rt_fn_arg *a = arg;
-
-	e->ip = a->a;
-	e->parent_ip = a->b;
-}
-
-
-static __attribute__((no_instrument_function)) RINGTRACE_RECORD_ACCESS void
-rt_fill_graph_ent(void *rec, const void *arg)
-{
-	struct rt_graph_ent_entry *e = rec;
-	const struct rt_fn_arg *a = arg;
-
-	e->func = a->a;
-	e->depth = a->depth;
-}
-
-/* funcgraph-args: the entry and the argument registers after it. */
-static __attribute__((no_instrument_function)) RINGTRACE_RECORD_ACCESS void
-rt_fill_graph_ent_args(void *rec, const void *arg)
-{
-	const struct rt_fn_arg *a = arg;
-
-	rt_fill_graph_ent(rec, arg);
-	/* the array is only 4-byte aligned in the packed record */
-	memcpy((char *)rec + sizeof(struct rt_graph_ent_entry), a->args,
-	       RT_GRAPH_NR_ARGS * sizeof(unsigned long));
-}
-
-static __attribute__((no_instrument_function)) RINGTRACE_RECORD_ACCESS void
-rt_fill_graph_ret(void *rec, const void *arg)
-{
-	struct rt_graph_ret_entry *e = rec;
-	const struct rt_fn_arg *a = arg;
-
-	e->func = a->a;
-	e->retval = a->retval;
-	e->depth = a->depth;
-	e->overrun = a->overrun;
-	e->calltime = a->t0;
-	e->rettime = a->t1;
-}
-
-/* ---- the function tracers' records -------------------------------------- */
-
-/*
- * One record per traced call (function) or two (function_graph), so the
- * function tracers' writes have a path of their own. The common case is
- * tested once, up front: a thread writing at the outermost level (no
- * record of its own under way, no ringtrace_irq_enter()), its id and name
- * already known, no instance of @mask with a set_ftrace_pid list: two
- * words of the thread (@depth and rt_thread.slow, which stands for the
- * rest) and the global list mask (with @also, more instances whose
- * records the caller writes another way). There the header is the same word for
- * every record of the thread, the nesting count goes from 0 to 1 and
- * back, and the payload is stored straight into each reservation. Any
- * other case goes through rt_write_builtin_inline() (the records are the
- * same either way), whose end recomputes rt_thread.slow
- * (rt_thread_slow_update()).
- */
-static inline __attribute__((always_inline, no_instrument_function)) bool
-rt_fn_fast(const struct rt_thread *cur, uint64_t mask, uint64_t also)
-{
-	/* Relaxed: as in rt_write_builtin_inline(). */
-	uint64_t pids = atomic_load_explicit(&rt_ftrace_pid_mask,
-					     memory_order_relaxed);
-
-	return __builtin_expect(
-		!((uint64_t)((unsigned int)cur->depth | cur->slow) |
-		  (mask & (pids | also))),
-		1);
+	rt_fill_fn_inline(rec, arg);
 }
 
 /*
@@ -1389,7 +1232,7 @@ rt_fn_fast(const struct rt_thread *cur, uint64_t mask, uint64_t also)
  * entry, rt_fn_write_slow()): the traced function's errno is kept here
  * (the fast path never changes it).
  */
-static __attribute__((noinline, no_instrument_function)) void
+__attribute__((noinline, no_instrument_function)) void
 rt_graph_write_slow(uint64_t mask, uint16_t type, const struct rt_fn_arg *a)
 {
 	int saved_errno = errno;
@@ -1413,7 +1256,7 @@ rt_graph_write_slow(uint64_t mask, uint16_t type, const struct rt_fn_arg *a)
  * path (two record sizes in one call are the rare case). Keeps errno, as
  * rt_graph_write_slow().
  */
-static __attribute__((noinline, no_instrument_function)) void
+__attribute__((noinline, no_instrument_function)) void
 rt_graph_write_args(uint64_t mask, uint64_t args_mask,
 		    const struct rt_fn_arg *a)
 {
@@ -1430,64 +1273,12 @@ rt_graph_write_args(uint64_t mask, uint64_t args_mask,
 }
 
 /*
- * One graph record of @type (RT_TYPE_GRAPH_ENT or RT_TYPE_GRAPH_RET, a
- * constant where it is inlined) with the payload @pay, stamped @ts, into
- * every instance of rt_graph_mask. The payload is handed over by value
- * and copied where it goes: the fast path keeps it in registers (its
- * fill functions are inlined), only the general paths get it in memory.
- */
-static inline __attribute__((always_inline, no_instrument_function))
-RINGTRACE_RECORD_ACCESS void
-rt_graph_write(uint16_t type, const struct rt_fn_arg pay, uint64_t ts)
-{
-	/* Relaxed: each bit is checked again through rt_inst_rbs[]. */
-	uint64_t mask =
-		atomic_load_explicit(&rt_graph_mask, memory_order_relaxed);
-	struct rt_thread *cur = &rt_cur;
-	size_t size = type == RT_TYPE_GRAPH_ENT ?
-			      sizeof(struct rt_graph_ent_entry) :
-			      sizeof(struct rt_graph_ret_entry);
-	rt_rcu_reader_t rcu;
-	uint64_t am = 0;
-
-	if (!mask)
-		return;
-	/* the thread's state through one address (as in
-	 * rt_ftrace_function_event()) */
-	__asm__("" : "+r"(cur));
-	/* Relaxed: as rt_graph_mask. The instances with funcgraph-args
-	 * take the general path, tested with the rest (rt_fn_fast()). */
-	if (type == RT_TYPE_GRAPH_ENT && pay.args)
-		am = atomic_load_explicit(&rt_graph_args_mask,
-					  memory_order_relaxed);
-	if (!rt_fn_fast(cur, mask, am)) {
-		struct rt_fn_arg a = pay;
-
-		if (mask & am)
-			rt_graph_write_args(mask, mask & am, &a);
-		else
-			rt_graph_write_slow(mask, type, &a);
-		return;
-	}
-	cur->depth = 1;
-	rcu = rt_rcu_read_lock_reader();
-	if (type == RT_TYPE_GRAPH_ENT)
-		rt_write_instances(mask, type, size, rt_fill_graph_ent, &pay,
-				   ts, 0, true);
-	else
-		rt_write_instances(mask, type, size, rt_fill_graph_ret, &pay,
-				   ts, 0, true);
-	rt_rcu_read_unlock_reader(rcu);
-	cur->depth = 0;
-}
-
-/*
  * The general path of a function record (rt_write_builtin_inline()).
  * Called straight from the entry trampoline (ftrace_func_caller), which
  * keeps no errno of its own: the interrupted function's errno is kept
  * here (the fast path never changes it).
  */
-static __attribute__((noinline, no_instrument_function)) void
+__attribute__((noinline, no_instrument_function)) void
 rt_fn_write_slow(uint64_t mask, unsigned long ip, unsigned long parent_ip)
 {
 	struct rt_fn_arg a = { .a = ip, .b = parent_ip };
@@ -1516,7 +1307,7 @@ rt_fill_fn_args(void *rec, const void *arg)
  * (those with func-args), and without, for the rest of @mask: the
  * general path (the option is off by default).
  */
-static __attribute__((noinline, no_instrument_function)) void
+__attribute__((noinline, no_instrument_function)) void
 rt_fn_write_args(uint64_t mask, uint64_t args_mask, unsigned long ip,
 		 unsigned long parent_ip, const unsigned long *args)
 {
@@ -1530,81 +1321,6 @@ rt_fn_write_args(uint64_t mask, uint64_t args_mask, unsigned long ip,
 	rt_write_builtin_inline(args_mask, RT_TYPE_FN, RT_FN_ARGS_SIZE,
 				rt_fill_fn_args, &a, 0);
 	errno = saved_errno;
-}
-
-/*
- * The function tracer's record, into every instance of rt_fn_mask: the
- * graph's fast path (rt_fn_fast()) with the payload stored inline, the
- * rest out of line.
- *
- * Userspace: the kernel's function_trace_call() takes a recursion bit
- * first; here the write's own nesting count is that bit (rt_fn_fast()
- * wants it 0 and the write holds it at 1): a signal handler that calls a
- * traced function during the write takes the general path, which writes
- * a nested record, and nothing the write calls is traced.
- */
-__attribute__((no_instrument_function)) RINGTRACE_RECORD_ACCESS void
-rt_ftrace_function_event(unsigned long ip, unsigned long parent_ip,
-			 const unsigned long *args)
-{
-	/* the payload is built where it is written: the slow paths get the
-	 * words, so the fast path need not keep it in memory */
-	struct rt_fn_arg a;
-	/* Relaxed: each bit is checked again through rt_inst_rbs[]. */
-	uint64_t mask = atomic_load_explicit(&rt_fn_mask, memory_order_relaxed);
-	struct rt_thread *cur = &rt_cur;
-	rt_rcu_reader_t rcu;
-	uint64_t am;
-
-	if (!mask)
-		return;
-	/* the thread's state through one address, not one TLS offset load
-	 * per field (the compiler reloads it from the GOT each time) */
-	__asm__("" : "+r"(cur));
-	/* Relaxed: as rt_fn_mask. The instances with func-args take the
-	 * general path, tested with the rest (rt_fn_fast()). */
-	am = atomic_load_explicit(&rt_fn_args_mask, memory_order_relaxed);
-	if (!rt_fn_fast(cur, mask, am)) {
-		if (args && (mask & am))
-			rt_fn_write_args(mask, mask & am, ip, parent_ip, args);
-		else
-			rt_fn_write_slow(mask, ip, parent_ip);
-		return;
-	}
-	a = (struct rt_fn_arg){ .a = ip, .b = parent_ip };
-	cur->depth = 1;
-	rcu = rt_rcu_read_lock_reader();
-	rt_write_instances(mask, RT_TYPE_FN, sizeof(struct rt_fn_entry),
-			   rt_fill_fn, &a, 0, 0, true);
-	rt_rcu_read_unlock_reader(rcu);
-	cur->depth = 0;
-}
-
-__attribute__((no_instrument_function)) void
-rt_ftrace_graph_entry_event(unsigned long func, int depth, uint64_t calltime,
-			    const unsigned long *args)
-{
-	rt_graph_write(RT_TYPE_GRAPH_ENT,
-		       (struct rt_fn_arg){ .a = func,
-					   .depth = depth,
-					   .t0 = calltime,
-					   .args = args },
-		       calltime);
-}
-
-__attribute__((no_instrument_function)) void
-rt_ftrace_graph_return_event(unsigned long func, int depth, uint64_t calltime,
-			     uint64_t rettime, unsigned int overrun,
-			     unsigned long retval)
-{
-	rt_graph_write(RT_TYPE_GRAPH_RET,
-		       (struct rt_fn_arg){ .a = func,
-					   .depth = depth,
-					   .overrun = overrun,
-					   .t0 = calltime,
-					   .t1 = rettime,
-					   .retval = retval },
-		       rettime);
 }
 
 /* The clock of the first buffer in @mask, in its own unit. */

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * fgraph_fast.c - the C halves of the function_graph trampolines
+ * (x86-64): ftrace_graph_func_entry() (ftrace_graph_func_caller's) and
+ * ftrace_return_to_handler() (return_to_handler's), on the return stack
+ * of fgraph.c
+ *
+ * Vector-free as fnfast.c (see there): where RT_FN_VECTOR_FREE is
+ * defined the trampolines save neither the traced function's vector
+ * arguments nor its floating-point return value around them; every way
+ * out is through a thunk (vsafe.h). The records are written inline
+ * (rt_graph_write_entry() and rt_graph_write_return(), fnwrite.h), as
+ * fnfast.c's rt_ftrace_graph_entry_event() and
+ * rt_ftrace_graph_return_event() write them for the other hooks. A file of its own, apart from fnfast.c: a
+ * program that links the function tracers without the rest of the
+ * library (the tests) defines those two itself.
+ */
+/* first: the thunks' names for what this file calls out of line */
+#include "vsafe.h"
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "fgraph.h"
+#include "fnwrite.h"
+#include "ftrace.h"
+
+#define RT_NOTRACE __attribute__((no_instrument_function))
+
+/* The library's own words, declared so: one load each (as fnfast.c). */
+#define RT_HIDDEN __attribute__((visibility("hidden")))
+extern _Atomic unsigned int rt_ftrace_enabled RT_HIDDEN;
+extern _Atomic int rt_function_trace_stop RT_HIDDEN;
+extern _Atomic int rt_max_graph_depth RT_HIDDEN;
+extern _Atomic int rt_graph_lists_set RT_HIDDEN;
+extern _Atomic uint64_t rt_graph_mask RT_HIDDEN;
+extern _Atomic uint64_t rt_graph_args_mask RT_HIDDEN;
+extern _Atomic uint64_t rt_ftrace_pid_mask RT_HIDDEN;
+
+#if RT_HAVE_MCOUNT
+/*
+ * ftrace_graph_func_caller's C half: function_graph is the only tracer
+ * (the trampoline tested it) and the site is a recorded one, a call only
+ * while set_ftrace_filter and set_ftrace_notrace select @func
+ * (dynftrace.c): no site lookup, and the lists looked at only when the
+ * graph tracer has lists of its own, as ftrace_ops_entry() does.
+ *
+ * The common case is prepare_ftrace_return() with every test of the
+ * lists folded away, the guard held only while the frame is pushed, and
+ * the entry record written after it, as the last call: nothing is kept
+ * across it (the record's write, inline, keeps errno: its general path
+ * saves it, rt_graph_write_slow()).
+ * A signal handler that comes during the write finds the frame pushed
+ * and its slot hijacked, and traces its own calls above it; their
+ * records nest in ours (the write's own nesting count, trace.c).
+ */
+RT_NOTRACE void ftrace_graph_func_entry(unsigned long func,
+					unsigned long *parent_loc,
+					struct ftrace_regs *regs)
+{
+	struct rt_mcount_thread *t = &rt_mcount_current;
+	struct ftrace_ret_stack *f;
+	uint64_t clock, calltime;
+	int depth, max;
+
+	if (t->busy)
+		return;
+	clock = rt_ftrace_clock_start();
+	depth = t->top;
+	/* Relaxed: a setting; a change may take a few calls to be seen. */
+	max = atomic_load_explicit(&rt_max_graph_depth, memory_order_relaxed);
+	/* Relaxed: rt_graph_lists_set is a hint (fgraph.h). */
+	if (__builtin_expect(atomic_load_explicit(&rt_graph_lists_set,
+						  memory_order_relaxed) |
+				     t->notrace | (depth >= RT_MCOUNT_DEPTH) |
+				     (max > 0 && depth >= max),
+			     0))
+		goto slow;
+	/* (0: the clock's rare case, which the general case reads) */
+	calltime = rt_ftrace_clock_try(clock);
+	if (__builtin_expect(!calltime, 0))
+		goto slow;
+	t->busy = 1;
+	/* Orders (compiler barrier): as rt_mcount_enter(). */
+	atomic_signal_fence(memory_order_seq_cst);
+	f = &t->ret_stack[depth];
+	f->ret = *parent_loc;
+	f->func = func;
+	f->loc = parent_loc;
+	f->flags = 0;
+	f->calltime = calltime;
+	/* Orders (compiler barrier): the frame is complete before it is
+	 * counted, and counted before the slot points at
+	 * return_to_handler, as in prepare_ftrace_return(). */
+	atomic_signal_fence(memory_order_seq_cst);
+	t->top = depth + 1;
+	atomic_signal_fence(memory_order_seq_cst);
+	*parent_loc = RT_RETURN_HOOKER;
+	rt_mcount_leave(t);
+	/* the argument registers in their ABI order (struct ftrace_regs
+	 * begins with them) */
+	rt_graph_write_entry(func, depth, calltime, &regs->rdi);
+	return;
+slow:
+	ftrace_graph_func_entry_slow(t, func, parent_loc, regs, clock);
+}
+
+/*
+ * The common return: the newest frame's, traced, no hook of this thread
+ * under way; anything else is ftrace_return_to_handler_slow()'s. The
+ * clock is read first, as early as the return can. The real return goes
+ * to return_to_handler's save area (@retp) and the frame is popped
+ * before the exit record is written, from what was read out of it, so
+ * that nothing is kept across the write (the last call; it keeps errno,
+ * rt_ftrace_graph_return_event()); a signal handler that comes during
+ * the write pushes its frames where this one was.
+ */
+RT_NOTRACE void ftrace_return_to_handler(unsigned long sp,
+					 unsigned long retval,
+					 unsigned long *retp)
+{
+	struct rt_mcount_thread *t = &rt_mcount_current;
+	unsigned long *loc = (unsigned long *)(sp - sizeof(long));
+	const struct ftrace_ret_stack *f;
+	unsigned long func;
+	int i = t->top - 1, depth;
+	uint64_t clock = rt_ftrace_clock_start(), calltime, rettime;
+	unsigned int overrun;
+	bool record;
+
+	if (__builtin_expect(i < 0, 0)) {
+		ftrace_return_to_handler_slow(sp, retval, retp);
+		return;
+	}
+	f = &t->ret_stack[i];
+	if (__builtin_expect(f->loc != loc || f->flags || t->busy, 0)) {
+		ftrace_return_to_handler_slow(sp, retval, retp);
+		return;
+	}
+	*retp = f->ret;
+	/* Relaxed: as in ftrace_ops_entry() and the hooks of function.c. */
+	record = (atomic_load_explicit(&rt_ftrace_enabled,
+				       memory_order_relaxed) &
+		  RT_FTRACE_GRAPH) &&
+		 !atomic_load_explicit(&rt_function_trace_stop,
+				       memory_order_relaxed);
+	/* (a frame with no RT_FR_NOTRACE flag: the notrace count stays) */
+	if (__builtin_expect(!record, 0)) {
+		t->top = i;
+		return;
+	}
+	func = f->func;
+	calltime = f->calltime;
+	depth = i - t->notrace;
+	overrun = t->overrun & ~RT_GRAPH_NO_RETVAL;
+	/* Orders (compiler barrier): the frame is read before it is
+	 * popped; a signal handler may reuse its place after. */
+	atomic_signal_fence(memory_order_seq_cst);
+	t->top = i;
+	atomic_signal_fence(memory_order_seq_cst);
+	rettime = rt_ftrace_clock_try(clock);
+	if (__builtin_expect(!rettime, 0))
+		rt_fgraph_return_event_clock(func, depth, calltime, clock,
+					     overrun, retval);
+	else
+		rt_graph_write_return(func, depth, calltime, rettime, overrun,
+				      retval);
+}
+#endif /* RT_HAVE_MCOUNT */

@@ -1,0 +1,314 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * fnwrite.h - the write of the function tracers' records, shared by
+ * trace.c (the general path: every record of the tracer, nesting, pid
+ * lists, the funcgraph-args records) and tracer/function/fnfast.c (the
+ * function tracers' fast paths, which must not touch a vector register:
+ * see there). Everything here is inline; the general paths of the
+ * function tracers' records (trace.c) are declared at the end.
+ */
+#ifndef RINGTRACE_FNWRITE_H
+#define RINGTRACE_FNWRITE_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <ringbuf/frontend.h>
+
+#include "rcu.h"
+#include "trace.h"
+
+/*
+ * The record's header, built in a register and stored at once (the
+ * entry is 8 bytes): the type, the flags and depth of the writing
+ * context, the thread's id.
+ */
+static inline __attribute__((no_instrument_function)) RINGTRACE_RECORD_ACCESS void
+rt_fill_entry(struct ringtrace_entry *ent, uint16_t type, int depth)
+{
+	struct ringtrace_entry h;
+
+	h.type = type;
+	h.flags = 0;
+	h.preempt_count = 0;
+	/* (a thread's own write, the common case: flags and depth 0) */
+	if (__builtin_expect(depth != 0 || rt_cur.irq != 0, 0)) {
+		h.flags = (depth > 0 || rt_cur.irq > 0) ? RINGTRACE_FLAG_HARDIRQ
+							: 0;
+		h.preempt_count = (uint8_t)(depth > 15 ? 15 : depth);
+	}
+	h.pid = rt_gettid();
+	memcpy(ent, &h, sizeof(h));
+}
+
+/*
+ * The instance's buffer inside a read-side section: one load. Pairs with
+ * the release store of rt_inst_rb_set(), which publishes a buffer only
+ * once it is initialised; a buffer replaced or an instance destroyed is
+ * freed after a grace period, so it stays valid until the section ends.
+ */
+static inline __attribute__((no_instrument_function)) struct ringbuf *
+rt_inst_rb(int i)
+{
+	return atomic_load_explicit(&rt_inst_rbs[i], memory_order_acquire);
+}
+
+/* The header of a thread's own record at the outermost level: flags and
+ * depth 0. */
+static inline __attribute__((always_inline, no_instrument_function)) void
+rt_fill_entry_outer(struct ringtrace_entry *ent, uint16_t type, int pid)
+{
+	struct ringtrace_entry h = { .type = type, .pid = pid };
+
+	memcpy(ent, &h, sizeof(h));
+}
+
+/*
+ * One record of a built-in write into the buffer of instance @i, inside
+ * the writer's read-side section: a record of @type and @size reserved
+ * (stamped @ts, see rt_write_builtin_inline()), its header filled for a
+ * write at nesting @depth, or with @outer_pid not 0 for the thread's own
+ * write at the outermost level (flags and depth 0, the thread's id
+ * @outer_pid), its payload by @fill, committed. Return: whether the
+ * record was written.
+ */
+static inline __attribute__((always_inline, no_instrument_function)) bool
+rt_write_instance(int i, uint16_t type, size_t size,
+		  void (*fill)(void *rec, const void *arg), const void *arg,
+		  uint64_t ts, int depth, int outer_pid)
+{
+	struct ringbuf *rb = rt_inst_rb(i);
+	struct ringbuf_event *e;
+	void *rec;
+	int err;
+
+	if (!rb)
+		return false;
+	e = ringbuf_fe_reserve_ts(rb, size, ts, &err);
+	if (!e)
+		return false;
+	rec = ringbuf_event_data_inline(e);
+	if (outer_pid)
+		rt_fill_entry_outer(rec, type, outer_pid);
+	else
+		rt_fill_entry(rec, type, depth);
+	fill(rec, arg);
+	ringbuf_commit_inline(rb);
+	return true;
+}
+
+/* rt_write_instance() into each instance of @mask. Return: the records
+ * written. */
+static inline __attribute__((always_inline, no_instrument_function)) int
+rt_write_instances(uint64_t mask, uint16_t type, size_t size,
+		   void (*fill)(void *rec, const void *arg), const void *arg,
+		   uint64_t ts, int depth, int outer_pid)
+{
+	int written = 0;
+
+	while (mask) {
+		int i = __builtin_ctzll(mask);
+
+		mask &= mask - 1;
+		written += rt_write_instance(i, type, size, fill, arg, ts, depth,
+					     outer_pid);
+	}
+	return written;
+}
+
+/*
+ * The same for the function tracers' fast paths: the one instance of
+ * @mask inline and straight (the common case: one instance traces), a
+ * loop for more. The thread's own write at the outermost level, its id
+ * @pid.
+ */
+static inline __attribute__((always_inline, no_instrument_function)) void
+rt_write_instances_outer(uint64_t mask, uint16_t type, size_t size,
+			 void (*fill)(void *rec, const void *arg),
+			 const void *arg, uint64_t ts, int pid)
+{
+	/* (the callers' rt_fn_fast() found the thread's id known; the
+	 * general header's fill, which may ask the kernel, is left out) */
+	if (!pid)
+		__builtin_unreachable();
+	if (__builtin_expect(!(mask & (mask - 1)), 1))
+		rt_write_instance(__builtin_ctzll(mask), type, size, fill, arg,
+				  ts, 0, pid);
+	else
+		rt_write_instances(mask, type, size, fill, arg, ts, 0, pid);
+}
+
+/* The function tracer's payload (ip, parent_ip) from @arg (struct
+ * rt_fn_arg). */
+static inline __attribute__((always_inline, no_instrument_function))
+RINGTRACE_RECORD_ACCESS void
+rt_fill_fn_inline(void *rec, const void *arg)
+{
+	struct rt_fn_entry *e = rec;
+	const struct rt_fn_arg *a = arg;
+
+	e->ip = a->a;
+	e->parent_ip = a->b;
+}
+
+static inline __attribute__((no_instrument_function)) RINGTRACE_RECORD_ACCESS void
+rt_fill_graph_ent(void *rec, const void *arg)
+{
+	struct rt_graph_ent_entry *e = rec;
+	const struct rt_fn_arg *a = arg;
+
+	e->func = a->a;
+	e->depth = a->depth;
+}
+
+/* funcgraph-args: the entry and the argument registers after it. */
+static inline __attribute__((no_instrument_function)) RINGTRACE_RECORD_ACCESS void
+rt_fill_graph_ent_args(void *rec, const void *arg)
+{
+	const struct rt_fn_arg *a = arg;
+
+	rt_fill_graph_ent(rec, arg);
+	/* the array is only 4-byte aligned in the packed record */
+	memcpy((char *)rec + sizeof(struct rt_graph_ent_entry), a->args,
+	       RT_GRAPH_NR_ARGS * sizeof(unsigned long));
+}
+
+static inline __attribute__((no_instrument_function)) RINGTRACE_RECORD_ACCESS void
+rt_fill_graph_ret(void *rec, const void *arg)
+{
+	struct rt_graph_ret_entry *e = rec;
+	const struct rt_fn_arg *a = arg;
+
+	e->func = a->a;
+	e->retval = a->retval;
+	e->depth = a->depth;
+	e->overrun = a->overrun;
+	e->calltime = a->t0;
+	e->rettime = a->t1;
+}
+
+/*
+ * One record per traced call (function) or two (function_graph), so the
+ * function tracers' writes have a path of their own. The common case is
+ * tested once, up front: a thread writing at the outermost level (no
+ * record of its own under way, no ringtrace_irq_enter()), its id and name
+ * already known, no instance of @mask with a set_ftrace_pid list: two
+ * words of the thread (@depth and rt_thread.slow, which stands for the
+ * rest) and the global list mask (with @also, more instances whose
+ * records the caller writes another way). There the header is the same word for
+ * every record of the thread, the nesting count goes from 0 to 1 and
+ * back, and the payload is stored straight into each reservation. Any
+ * other case goes through rt_write_builtin_inline() (the records are the
+ * same either way), whose end recomputes rt_thread.slow
+ * (rt_thread_slow_update()).
+ */
+static inline __attribute__((always_inline, no_instrument_function)) bool
+rt_fn_fast(const struct rt_thread *cur, uint64_t mask, uint64_t also)
+{
+	/* Relaxed: as in rt_write_builtin_inline(). */
+	uint64_t pids = atomic_load_explicit(&rt_ftrace_pid_mask,
+					     memory_order_relaxed);
+
+	return __builtin_expect(
+		!((uint64_t)((unsigned int)cur->depth | cur->slow) |
+		  (mask & (pids | also))),
+		1);
+}
+
+/*
+ * trace.c: the general paths of the function tracers' records (any case
+ * rt_fn_fast() refuses), which keep the traced function's errno.
+ * fnfast.c calls them through its vector-register-saving thunks.
+ */
+void rt_fn_write_slow(uint64_t mask, unsigned long ip, unsigned long parent_ip);
+void rt_fn_write_args(uint64_t mask, uint64_t args_mask, unsigned long ip,
+		      unsigned long parent_ip, const unsigned long *args);
+void rt_graph_write_slow(uint64_t mask, uint16_t type,
+			 const struct rt_fn_arg *a);
+void rt_graph_write_args(uint64_t mask, uint64_t args_mask,
+			 const struct rt_fn_arg *a);
+
+/*
+ * One graph record of @type (RT_TYPE_GRAPH_ENT or RT_TYPE_GRAPH_RET, a
+ * constant where it is inlined) with the payload @pay, stamped @ts, into
+ * every instance of rt_graph_mask. The payload is handed over by value
+ * and copied where it goes: the fast path keeps it in registers (its
+ * fill functions are inlined), only the general paths get it in memory.
+ */
+static inline __attribute__((always_inline, no_instrument_function))
+RINGTRACE_RECORD_ACCESS void
+rt_graph_write(uint16_t type, const struct rt_fn_arg pay, uint64_t ts)
+{
+	/* Relaxed: each bit is checked again through rt_inst_rbs[]. */
+	uint64_t mask =
+		atomic_load_explicit(&rt_graph_mask, memory_order_relaxed);
+	struct rt_thread *cur = &rt_cur;
+	size_t size = type == RT_TYPE_GRAPH_ENT ?
+			      sizeof(struct rt_graph_ent_entry) :
+			      sizeof(struct rt_graph_ret_entry);
+	rt_rcu_reader_t rcu;
+	uint64_t am = 0;
+
+	if (!mask)
+		return;
+	/* the thread's state through one address (as in
+	 * rt_ftrace_function_event()) */
+	__asm__("" : "+r"(cur));
+	/* Relaxed: as rt_graph_mask. The instances with funcgraph-args
+	 * take the general path, tested with the rest (rt_fn_fast()). */
+	if (type == RT_TYPE_GRAPH_ENT && pay.args)
+		am = atomic_load_explicit(&rt_graph_args_mask,
+					  memory_order_relaxed);
+	if (!rt_fn_fast(cur, mask, am)) {
+		struct rt_fn_arg a = pay;
+
+		if (mask & am)
+			rt_graph_write_args(mask, mask & am, &a);
+		else
+			rt_graph_write_slow(mask, type, &a);
+		return;
+	}
+	cur->depth = 1;
+	rcu = rt_rcu_read_lock_reader();
+	if (type == RT_TYPE_GRAPH_ENT)
+		rt_write_instances_outer(mask, type, size, rt_fill_graph_ent,
+					 &pay, ts, cur->pid);
+	else
+		rt_write_instances_outer(mask, type, size, rt_fill_graph_ret,
+					 &pay, ts, cur->pid);
+	rt_rcu_read_unlock_reader(rcu);
+	cur->depth = 0;
+}
+
+/* The graph's entry record (rt_ftrace_graph_entry_event()), inline. */
+static inline __attribute__((always_inline, no_instrument_function)) void
+rt_graph_write_entry(unsigned long func, int depth, uint64_t calltime,
+		     const unsigned long *args)
+{
+	rt_graph_write(RT_TYPE_GRAPH_ENT,
+		       (struct rt_fn_arg){ .a = func,
+					   .depth = depth,
+					   .t0 = calltime,
+					   .args = args },
+		       calltime);
+}
+
+/* The graph's exit record (rt_ftrace_graph_return_event()), inline. */
+static inline __attribute__((always_inline, no_instrument_function)) void
+rt_graph_write_return(unsigned long func, int depth, uint64_t calltime,
+		      uint64_t rettime, unsigned int overrun,
+		      unsigned long retval)
+{
+	rt_graph_write(RT_TYPE_GRAPH_RET,
+		       (struct rt_fn_arg){ .a = func,
+					   .depth = depth,
+					   .overrun = overrun,
+					   .t0 = calltime,
+					   .t1 = rettime,
+					   .retval = retval },
+		       rettime);
+}
+
+#endif /* RINGTRACE_FNWRITE_H */
