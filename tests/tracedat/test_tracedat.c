@@ -2146,11 +2146,11 @@ static void sparse_kill(void)
 }
 
 /*
- * Pages of cpu 1 before the others': a full staging (TD_STAGE_BYTES), the
+ * Pages of cpu 1 before the others': a full staging (TD_ZCHUNK_BYTES), the
  * first chunk of one, which takes the region right after the header (the
  * one the close need not move; the others move down to it).
  */
-#define ZSPARSE_FIRST 64
+#define ZSPARSE_FIRST (TD_ZCHUNK_BYTES / PSZ)
 
 /* The step a compressing writer was killed at (on its compressor
  * thread, which does not read g_sparse_closing). */
@@ -2420,7 +2420,8 @@ static void rechunk(const char *path, struct td_reader *ref, int cpu,
  */
 static void compressed_chunks(void)
 {
-	const int pages = 1024;
+	/* sixteen chunks a cpu, TD_READER_CHUNKS of them held at a time */
+	const int pages = 16 * (TD_ZCHUNK_BYTES / PSZ);
 	char dir[128], v6[256], v7[256], err[256];
 	struct td_writer *w6, *w7;
 	struct td_reader *r6, *r7;
@@ -2544,8 +2545,8 @@ static void next_count(const struct td_record *rec, void *arg)
  */
 static void compressed_queue_one(bool spooled)
 {
-	/* pages per turn: a staging and a half (TD_STAGE_BYTES / PSZ) */
-	enum { TURNS = 24, PER = 96 };
+	/* pages per turn: a staging and a half */
+	enum { TURNS = 24, PER = TD_ZCHUNK_BYTES / PSZ * 3 / 2 };
 	uint32_t seq[2] = { 0, 1u << 24 }, want[2];
 	uint64_t ts = 1000;
 	struct td_reader *r;

@@ -381,6 +381,18 @@ int td_writer_set_compression(struct td_writer *w, const char *algo)
 	w->zctx = ZSTD_createCCtx();
 	if (!w->zctx)
 		return -ENOMEM;
+	/*
+	 * A chunk is a staging: TD_ZCHUNK_BYTES of pages. A page slot
+	 * taken before (none committed: w->pages is 0) was of the
+	 * uncompressed size; it is given back.
+	 */
+	for (int cpu = 0; cpu < w->nr_cpus; cpu++) {
+		free(w->spool[cpu].stage);
+		w->spool[cpu].stage = NULL;
+	}
+	w->stage_pages = TD_ZCHUNK_BYTES / w->page_size;
+	if (!w->stage_pages)
+		w->stage_pages = 1;
 	/* the pages' chunks are compressed on a thread of their own */
 	int ret = td_zq_start(w);
 

@@ -175,7 +175,8 @@ int td_writer_set_cpu_buffers(struct td_writer *w, int nr_cpu_bufs);
  * @algo: "zstd", or "none" (version 6, uncompressed: the default)
  *
  * A compressing writer keeps each cpu's data as zstd chunks of up to
- * 256 KiB of pages, in an unlinked temporary file beside the output. A
+ * TD_ZCHUNK_BYTES of pages (zstd's level -2 with a larger hash table,
+ * one context reused for every chunk), in an unlinked temporary file beside the output. A
  * cpu's staging that fills is handed to a compressor thread the writer
  * starts here (td_writer_add_page() and td_writer_page_slot() then take
  * an empty one at once: up to 64 MiB of full stagings wait for the
@@ -208,6 +209,16 @@ int td_writer_set_cpu_buffers(struct td_writer *w, int nr_cpu_bufs);
  * every one after it.
  */
 int td_writer_set_compression(struct td_writer *w, const char *algo);
+
+/*
+ * The pages a compressing writer stages per cpu and compresses into one
+ * chunk: 1 MiB (whole pages; one page when a page is larger). On
+ * function_graph recordings 1 MiB chunks take 5 % fewer instructions
+ * than 256 KiB ones and 2.5 % fewer bytes (sqlite3: 5.84 against 5.98
+ * bytes a record; larger ones gain under 1 % more); a reader holds
+ * TD_READER_CHUNKS of them per cpu buffer.
+ */
+#define TD_ZCHUNK_BYTES (1u << 20)
 
 /** td_writer_compressed - whether td_writer_set_compression() chose zstd */
 bool td_writer_compressed(const struct td_writer *w);

@@ -67,7 +67,8 @@ enum {
 /* Chunk of one copy_file_range() or pread()/pwrite() step. */
 #define TD_COPY_CHUNK (1u << 20)
 
-/* Pages of a cpu written together: up to this many bytes. */
+/* Pages of a cpu written together: up to this many bytes (a
+ * compressing writer's: TD_ZCHUNK_BYTES, tracedat.h). */
 #define TD_STAGE_BYTES (256u << 10)
 
 /* How much a shifting writer reserves at a time for a cpu's pages. */
@@ -181,13 +182,27 @@ enum {
 
 /*
  * The level of td_writer_set_compression(): one of zstd's fast levels
- * (negative: the fast strategy with a coarser match search). On
- * function_graph recordings in 256 KiB chunks, -2 took a quarter less
- * CPU than level 1 (sqlite3: 870 against 670 MB/s) for 1 % more bytes
- * (lz4's recording, whose records repeat more: 9 %); -3 lost a fifth
- * of the ratio. (Level 3 gains 1 % on level 1 at twice the time.)
+ * (negative: the fast strategy with a coarser match search), for the
+ * pages' chunks and the metadata's sections. On function_graph
+ * recordings (sqlite3's pages, 38 bytes a record, in 1 MiB chunks), -2
+ * takes a sixth less CPU than level 1 (14.1 against 18.5 instructions
+ * a byte) for 2 % more bytes, and less than -1 (17.1); -3 takes as much
+ * (14.2) for an eighth more bytes (below -3 the ratio halves). Level 3
+ * gains 1 % on level 1 at twice the time.
  */
 #define TD_ZSTD_LEVEL (-2)
+
+/*
+ * The pages' chunks: the hash table of -2's match search (its entries:
+ * 1 << TD_ZSTD_HASHLOG, 256 KiB of them, within a core's L2 cache here),
+ * which finds 1 % more repeats than the level's own (13 at 1 MiB) for
+ * no more instructions. (The other knobs change nothing here: the
+ * literals of the negative levels are stored already, not Huffman-coded;
+ * minimum matches of 5 and 7 bytes give the 6's bytes; a window the
+ * size of the chunk, the level's own, is what trace-cmd's decoder
+ * takes.)
+ */
+#define TD_ZSTD_HASHLOG 16
 
 /* A compressed writer in place: the first region of each cpu's chunks
  * (td_writer_set_reserve() changes it), doubled when outgrown. */
@@ -195,7 +210,7 @@ enum {
 
 /*
  * The compressor thread's queue (struct td_zq): at most this many bytes
- * of full stages wait for it (256 stages of TD_STAGE_BYTES). The reader
+ * of full stages wait for it (64 stages of TD_ZCHUNK_BYTES). The reader
  * hands a cpu's stage over when it fills and takes an empty one; with
  * all of them queued it waits for the compressor to free one (the
  * traced program never waits for the reader: its buffer drops or

@@ -719,8 +719,9 @@ static int td_zchunk(struct td_writer *w, struct td_zq *q,
 			return ret;
 		sp->fd = ret;
 	}
-	n = ZSTD_compressCCtx(q->cctx, q->zbuf + 8, q->zcap - 8, j->stage,
-			      (size_t)j->len, TD_ZSTD_LEVEL);
+	/* one frame with the parameters set at td_zq_start() */
+	n = ZSTD_compress2(q->cctx, q->zbuf + 8, q->zcap - 8, j->stage,
+			   (size_t)j->len);
 	if (ZSTD_isError(n) || n > UINT32_MAX)
 		return -EIO;
 	for (unsigned int i = 0; i < 4; i++) {
@@ -849,6 +850,19 @@ int td_zq_start(struct td_writer *w)
 		ret = -ENOMEM;
 		goto fail;
 	}
+	/*
+	 * The chunks' parameters, kept by the context for every
+	 * ZSTD_compress2() (no other setup a chunk): TD_ZSTD_LEVEL and its
+	 * hash table. A library that refused the table's size would
+	 * compress with the level's own (the same frames, a few more bytes).
+	 */
+	if (ZSTD_isError(ZSTD_CCtx_setParameter(q->cctx,
+						ZSTD_c_compressionLevel,
+						TD_ZSTD_LEVEL))) {
+		ret = -EINVAL;
+		goto fail;
+	}
+	(void)ZSTD_CCtx_setParameter(q->cctx, ZSTD_c_hashLog, TD_ZSTD_HASHLOG);
 	pthread_mutex_init(&q->lock, NULL);
 	pthread_cond_init(&q->more, NULL);
 	pthread_cond_init(&q->room, NULL);
