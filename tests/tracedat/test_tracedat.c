@@ -2535,8 +2535,9 @@ static void next_count(const struct td_record *rec, void *arg)
 }
 
 /*
- * A compressed writer's pages go through its compressor thread's queue
- * (many full stagings of two cpus, checkpoints between them, each one
+ * A compressed writer's pages go through its compressor threads' queue
+ * (many full stagings of two cpus, compressed side by side and written
+ * in the order they were queued, checkpoints between them, each one
  * showing every page added before it, and checkpoints not waited for,
  * td_writer_checkpoint_nowait()) and come back whole and in order,
  * page by page and record by record, written in place and spooled

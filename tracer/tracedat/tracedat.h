@@ -176,13 +176,15 @@ int td_writer_set_cpu_buffers(struct td_writer *w, int nr_cpu_bufs);
  *
  * A compressing writer keeps each cpu's data as zstd chunks of up to
  * TD_ZCHUNK_BYTES of pages (zstd's level -2 with a larger hash table,
- * one context reused for every chunk), in an unlinked temporary file beside the output. A
- * cpu's staging that fills is handed to a compressor thread the writer
- * starts here (td_writer_add_page() and td_writer_page_slot() then take
- * an empty one at once: up to 64 MiB of full stagings wait for the
- * compressor; beyond that they wait until it frees one), which
- * compresses and writes it; a checkpoint waits for the thread to have
- * written every chunk so far. On a file system that writes in place
+ * one context a thread reused for every chunk), in an unlinked
+ * temporary file beside the output. A cpu's staging that fills is
+ * handed to the compressor threads the writer starts here
+ * (TD_ZQ_THREADS; td_writer_add_page() and td_writer_page_slot() then
+ * take an empty one at once: up to 64 MiB of full stagings wait for the
+ * compressors; beyond that they wait until one frees one), which
+ * compress the stagings side by side and write the chunks in the order
+ * the stagings were handed over; a checkpoint waits for the threads to
+ * have written every chunk so far. On a file system that writes in place
  * (td_writer_in_place(): ext4, XFS, tmpfs, btrfs) the chunks go straight
  * into the output, each cpu's into a region of its own (64 MiB to start
  * with, td_writer_set_reserve(); one outgrown is copied to a new one of

@@ -237,38 +237,74 @@ struct td_zjob {
 	struct td_zckpt *ckpt;
 };
 
+/*
+ * The compressor threads of a compressing writer. Chunks are compressed
+ * side by side and written one after the other in the order they were
+ * queued: on a machine of two CPUs where the traced program keeps one
+ * busy, a second compressor takes the time the program leaves (the
+ * recorder's compression is most of its CPU time, more than the
+ * program's on a function_graph recording), and where the program is
+ * done first the two finish the backlog together.
+ */
+#define TD_ZQ_THREADS 2
+
+struct td_zq;
+
 /**
- * struct td_zq - the compressor thread of a compressing writer and its
+ * struct td_zworker - one compressor thread
+ * @q: its queue
+ * @w: its writer
+ * @thread: the thread
+ * @cctx: its zstd context (the chunks' parameters set once)
+ * @zbuf: a chunk's compressed bytes, after its two sizes (@q->zcap)
+ */
+struct td_zworker {
+	struct td_zq *q;
+	struct td_writer *w;
+	pthread_t thread;
+	void *cctx;
+	unsigned char *zbuf;
+};
+
+/**
+ * struct td_zq - the compressor threads of a compressing writer and their
  *	queue (td_zq_start(), td_zq_push(), td_zq_drain(), td_zq_stop())
- * @thread: the compressor
- * @lock: guards every field below but @cctx and @zbuf (the thread's own)
- *	and, while the thread runs, the spools' @fd, @zbytes and @chunks,
- *	which only the thread writes: the writer's thread reads them after
- *	td_zq_drain(), whose unlock orders the thread's writes before
- * @more: signalled when a job is queued or @stop set (the thread waits)
- * @room: broadcast when a job is done (td_zq_push() waits for a free
- *	stage, td_zq_drain() for an idle thread)
+ * @workers: the compressors, @nr_workers of them started
+ * @lock: guards every field below and, while the threads run, the
+ *	spools' @fd, @zbytes and @chunks, which only the thread whose turn
+ *	it is writes (@turn): the next turn's thread reads them after
+ *	taking @lock, and the writer's thread after td_zq_drain(), whose
+ *	unlock orders the writes of the last turn before
+ * @more: broadcast when a job is queued or @stop set (the threads wait)
+ * @room: broadcast when a job is done or its stage freed (td_zq_push()
+ *	waits for a free stage, td_zq_drain() for idle threads)
+ * @turned: broadcast when @turn moves on (a thread with a job compressed
+ *	waits for its turn to write it)
  * @jobs: the queue, a ring of @cap + 1 entries from @head, @nr of them
  *	used: the stages (at most @cap) and at most one checkpoint
  * @ckpt_pending: a checkpoint is queued or being written
  * @free: stages not in use, @nr_free of them
  * @bufs: stages allocated for the queue so far (at most @cap)
- * @busy: the thread holds a job out of the queue
- * @stop: the writer is being freed: the thread ends once the queue is
+ * @taken: jobs taken out of the queue so far: a job's number, in queue
+ *	order
+ * @turn: the number of the job whose chunk is written (or checkpoint
+ *	taken) next: jobs finish in queue order
+ * @active: jobs taken out of the queue and not finished
+ * @stop: the writer is being freed: the threads end once the queue is
  *	empty
  * @err: 0, or the first error of a chunk (sticky: later jobs are
  *	dropped, every later push and drain returns it); -ECANCELED when
  *	the writer is abandoned
  * @written: bytes of the chunks written
- * @cctx: the thread's zstd context
- * @zbuf: a chunk's compressed bytes, after its two sizes
- * @zcap: @zbuf's size
+ * @zcap: each thread's @zbuf's size
  */
 struct td_zq {
-	pthread_t thread;
+	struct td_zworker workers[TD_ZQ_THREADS];
+	unsigned int nr_workers;
 	pthread_mutex_t lock;
 	pthread_cond_t more;
 	pthread_cond_t room;
+	pthread_cond_t turned;
 	struct td_zjob *jobs;
 	unsigned int cap;
 	unsigned int head;
@@ -277,12 +313,12 @@ struct td_zq {
 	unsigned char **free;
 	unsigned int nr_free;
 	unsigned int bufs;
-	bool busy;
+	uint64_t taken;
+	uint64_t turn;
+	unsigned int active;
 	bool stop;
 	int err;
 	uint64_t written;
-	void *cctx;
-	unsigned char *zbuf;
 	size_t zcap;
 };
 
