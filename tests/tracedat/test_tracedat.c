@@ -2413,7 +2413,9 @@ static void rechunk(const char *path, struct td_reader *ref, int cpu,
  * uncompressed (version 6) and compressed (version 7, zstd) read back
  * identical in time order (page i of each cpu in turn, as report merges
  * them), each chunk decompressed once, with at most TD_READER_CHUNKS
- * chunks a cpu held at a time: far less than the file's data. Read
+ * chunks a cpu held at a time: far less than the file's data; the
+ * chunks are TD_ZCHUNK_BYTES, and trace-cmd report shows every record
+ * of them (where trace-cmd is installed). Read
  * backwards, the chunks are decompressed again within the same bound;
  * released, nothing is held. A page spanning chunks (a file whose chunks
  * are not whole pages) reads whole.
@@ -2475,9 +2477,13 @@ static void compressed_chunks(void)
 		 (unsigned long long)st.peak, (unsigned long long)raw,
 		 (unsigned long long)bound);
 	ASSERT_GE(st.chunks, 8);
+	ASSERT_EQ(st.chunk_max, TD_ZCHUNK_BYTES);
 	ASSERT_EQ(st.inflated, st.chunks);
 	ASSERT_LE(st.peak, bound);
 	ASSERT_LE(st.peak * 4, raw);
+	/* trace-cmd's decoder takes the chunks' frames (their window and
+	 * tables as the writer sets them): every record */
+	expect_report_count(v7, 2 * (size_t)pages * 10);
 
 	/* backwards */
 	for (int i = pages; i-- > 0;)
