@@ -506,7 +506,7 @@ int td_writer_set_spooled(struct td_writer *w);
  *	"shown" (its entry written); and "closed" in td_writer_close() of
  *	any in-place writer, once the file is complete, before the writer
  *	is freed (its counters are final); NULL for none. A compressing
- *	writer in place calls it on its compressor thread at the same steps
+ *	writer in place calls it on a compressor thread at the same steps
  *	of the close's moves, and with "copied" when a region outgrown has
  *	been copied up
  * @arg: passed to @fn

@@ -209,10 +209,10 @@ enum {
 #define TD_ZREGION (64ull << 20)
 
 /*
- * The compressor thread's queue (struct td_zq): at most this many bytes
- * of full stages wait for it (64 stages of TD_ZCHUNK_BYTES). The reader
- * hands a cpu's stage over when it fills and takes an empty one; with
- * all of them queued it waits for the compressor to free one (the
+ * The compressor threads' queue (struct td_zq): at most this many bytes
+ * of full stages wait for them (64 stages of TD_ZCHUNK_BYTES). The
+ * reader hands a cpu's stage over when it fills and takes an empty one;
+ * with all of them queued it waits for a compressor to free one (the
  * traced program never waits for the reader: its buffer drops or
  * overwrites and counts meanwhile).
  */
@@ -444,8 +444,8 @@ struct td_spool {
  * @step_arg: its argument
  * @zctx: compressed (a version 7 file, td_writer_set_compression()): the
  *	zstd context of the metadata sections, NULL otherwise
- * @zq: compressed: the compressor thread, which compresses the pages'
- *	chunks and writes them to the spools, or in place to the output
+ * @zq: compressed: the compressor threads, which compress the pages'
+ *	chunks and write them to the spools, or in place to the output
  * @zplace: compressed and written in place (a file system with holes):
  *	each cpu's chunks go straight into a region of the output (@fd)
  *	reserved for them (@spool's @off and @cap, placed at its first
@@ -453,8 +453,9 @@ struct td_spool {
  *	writes the metadata and options sections above every region and
  *	live byte, then points the header at them (td_v7_commit()): the
  *	file reads as of the last checkpoint whatever happens meanwhile.
- *	The compressor thread owns the regions and the fields below; the
- *	writer's thread reads them after td_zq_drain()
+ *	The compressor thread whose turn it is (struct td_zq) owns the
+ *	regions and the fields below; the writer's thread reads them after
+ *	td_zq_drain()
  * @zhead: where the cpu data's section header is (after the header)
  * @zckpt: a checkpoint was queued (the writer's thread's own)
  * @zlow: the first region (the page after @zhead's section header, of

@@ -13,8 +13,8 @@
  * cannot, by copying a cpu's data to a new place of a sparse file
  * (td_can_sparse(), td_move_up(), td_move_cpu(), td_compact_sparse()).
  * td_flush_cpu() writes a cpu's staged pages by either; for a version 7
- * file it hands them to the compressor thread (td_zq_start()), which
- * writes them in chunks to the cpu's spool.
+ * file it hands them to the compressor threads (td_zq_start()), which
+ * write them in chunks to the cpu's spool.
  */
 #include "tracedat_int.h"
 
@@ -693,7 +693,7 @@ int td_open_direct(int fd)
 }
 
 /* ------------------------------------------------------------------ */
-/* The compressor thread of a compressing writer                       */
+/* The compressor threads of a compressing writer                      */
 
 /*
  * td_zcompress - compress a job's pages into its thread's buffer
@@ -766,7 +766,8 @@ static int td_zchunk(struct td_zworker *zw, const struct td_zjob *j, size_t n,
 	return 0;
 }
 
-/* A checkpoint job's file written (the compressor thread), its part freed. */
+/* A checkpoint job's file written (a compressor thread at its turn), its
+ * part freed. */
 static int td_zq_ckpt_write(struct td_writer *w, struct td_zckpt *c,
 			    uint64_t *bytes)
 {
@@ -1038,7 +1039,7 @@ int td_zq_drain(struct td_writer *w)
 }
 
 /**
- * td_zq_checkpoint - a compressing writer's checkpoint, written by the
+ * td_zq_checkpoint - a compressing writer's checkpoint, written by a
  *	compressor thread after the chunks queued before it
  * @w: the writer, its stages flushed (queued)
  * @wait: wait for the file to be written (td_writer_checkpoint()); else
@@ -1126,12 +1127,12 @@ uint64_t td_zq_written(struct td_writer *w)
 }
 
 /**
- * td_zq_stop - end the compressor thread and free its queue
- * @w: a compressing writer (nothing done if it has no thread)
+ * td_zq_stop - end the compressor threads and free their queue
+ * @w: a compressing writer (nothing done if it has no threads)
  * @discard: drop the jobs still queued (an abandoned writer) rather than
  *	write them
  *
- * Context: the writer's thread; blocks until the thread ends.
+ * Context: the writer's thread; blocks until the threads end.
  */
 void td_zq_stop(struct td_writer *w, bool discard)
 {
@@ -1164,7 +1165,7 @@ void td_zq_stop(struct td_writer *w, bool discard)
  * first if needed (by as much as it holds, from 16 MiB to 64 MiB at a
  * time when shifting, so that shifts are rare; doubling from
  * @w->reserve when sparse). Spooling: to the cpu's temporary file;
- * compressing: queued for the compressor thread (td_zq_push()).
+ * compressing: queued for the compressor threads (td_zq_push()).
  *
  * Context: the writer's thread; blocks.
  * Return: 0 or a negative errno; the pages stay staged after a failure.
