@@ -423,7 +423,7 @@ compare_zstd() {
 		-v b="$(stat -c %s "rt.$name.dat")" 'BEGIN {
 		printf "  %-34s %s (recorder %.2f s with zstd, %.2f s without, %.1f MB of pages; medians)\n",
 			"zstd: compression (information)",
-			z > n ? sprintf("%.0f MB/s of pages", b / (z - n) / 1e6) : "under the noise",
+			(z > n) ? sprintf("%.0f MB/s of pages", b / (z - n) / 1e6) : "under the noise",
 			z, n, b / 1e6 }'
 	awk -v w="$(json m.rz wchar)" -v d="$dat" 'BEGIN {
 		printf "  %-34s %.2fx the file (%.1f MB written, last run)\n",
