@@ -2193,54 +2193,59 @@ static void zsparse_seen(const char *msg, void *arg)
 }
 
 /*
- * sparse_kill's writer compressed, in place (regions of 3 pages), in
- * @dir: killed at each step of each move in turn (a region outgrown
- * copied up; at the close, each cpu's data copied down and shown at its
- * new place, and, where a copy would overwrite the data it copies,
- * hidden first: a layout this test does not make; on a file system that
- * shifts blocks, the last cpu's data brought down by taking the range
- * below it out: killed after the checkpoint that shows that cpu empty at
- * its new place with the sections before it, after the range is gone,
- * and after its count is written), on a compressor thread, it leaves a
- * file that reads, our reader and trace-cmd, with for each cpu the first
- * pages written to it up to its last checkpoint.
+ * sparse_kill's writer compressed, in place (regions of 3 pages): killed
+ * at each step of each move in turn (a region outgrown copied up; at the
+ * close, each cpu's data copied down and shown at its new place, and,
+ * where a copy would overwrite the data it copies, hidden first: a
+ * layout this test does not make), on the compressor thread, it leaves
+ * a file that reads, our reader and trace-cmd, with for each cpu the
+ * first pages written to it up to its last checkpoint.
  */
-static void zkill_in(const char *dir)
+static void compressed_sparse_kill(void)
 {
-	char path[256];
+	char dir[128], path[256];
 	uint32_t most[3] = { 0 };
 	unsigned int n[2] = { 0 }, kills;
 
+	shm_dir(dir, sizeof(dir));
 	snprintf(path, sizeof(path), "%s/z.dat", dir);
 	for (int i = 0; i < SPARSE_STEPS; i++)
 		most[sparse_cpu_of(i)]++;
 	most[1] += ZSPARSE_FIRST;
 	kills = kill_each_step(dir, path, zsparse_open, ZSPARSE_FIRST,
 			       zsparse_die, most, zsparse_seen, n);
-	rbt_note("%u kills, %u after a copy or a collapse (up, or down at the "
-		 "close), %u with a cpu hidden at the close", kills, n[1],
-		 n[0]);
+	rbt_note("%u kills, %u after a copy (up, or down at the close), %u "
+		 "with a cpu hidden at the close", kills, n[1], n[0]);
 	ASSERT_GT(n[1], 0u);
 	tdt_rmdir(dir);
 }
 
-/* zkill_in() on tmpfs, which copies (sparse). */
-static void compressed_sparse_kill(void)
-{
-	char dir[128];
-
-	shm_dir(dir, sizeof(dir));
-	zkill_in(dir);
-}
-
-/* zkill_in() in the system's temporary directory (ext4 or XFS, which
- * shift blocks: the close takes a range out of the file). */
+/*
+ * compressed_sparse_kill in a directory of the system's temporary one (a
+ * file system that shifts blocks, ext4 or XFS, where the close takes the
+ * range below the last cpu's data out of the file rather than copy it:
+ * killed after the checkpoint that shows that cpu empty at its new place
+ * with its sections before it, after the range is gone, and after its
+ * count is written): each leaves a file that reads, our reader and
+ * trace-cmd, with the same pages.
+ */
 static void compressed_shift_kill(void)
 {
-	char dir[128];
+	char dir[128], path[256];
+	uint32_t most[3] = { 0 };
+	unsigned int n[2] = { 0 }, kills;
 
 	tdt_mkdir(dir, sizeof(dir));
-	zkill_in(dir);
+	snprintf(path, sizeof(path), "%s/z.dat", dir);
+	for (int i = 0; i < SPARSE_STEPS; i++)
+		most[sparse_cpu_of(i)]++;
+	most[1] += ZSPARSE_FIRST;
+	kills = kill_each_step(dir, path, zsparse_open, ZSPARSE_FIRST,
+			       zsparse_die, most, zsparse_seen, n);
+	rbt_note("%u kills, %u after a copy or a collapse, %u with a cpu "
+		 "hidden at the close", kills, n[1], n[0]);
+	ASSERT_GT(n[1], 0u);
+	tdt_rmdir(dir);
 }
 
 /* ---- files from trace-cmd ---------------------------------------------- */
