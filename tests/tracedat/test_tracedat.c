@@ -2220,34 +2220,6 @@ static void compressed_sparse_kill(void)
 	tdt_rmdir(dir);
 }
 
-/*
- * compressed_sparse_kill in a directory of the system's temporary one (a
- * file system that shifts blocks, ext4 or XFS, where the close takes the
- * range below the last cpu's data out of the file rather than copy it:
- * killed after the checkpoint that shows that cpu empty at its new place
- * with its sections before it, after the range is gone, and after its
- * count is written): each leaves a file that reads, our reader and
- * trace-cmd, with the same pages.
- */
-static void compressed_shift_kill(void)
-{
-	char dir[128], path[256];
-	uint32_t most[3] = { 0 };
-	unsigned int n[2] = { 0 }, kills;
-
-	tdt_mkdir(dir, sizeof(dir));
-	snprintf(path, sizeof(path), "%s/z.dat", dir);
-	for (int i = 0; i < SPARSE_STEPS; i++)
-		most[sparse_cpu_of(i)]++;
-	most[1] += ZSPARSE_FIRST;
-	kills = kill_each_step(dir, path, zsparse_open, ZSPARSE_FIRST,
-			       zsparse_die, most, zsparse_seen, n);
-	rbt_note("%u kills, %u after a copy or a collapse, %u with a cpu "
-		 "hidden at the close", kills, n[1], n[0]);
-	ASSERT_GT(n[1], 0u);
-	tdt_rmdir(dir);
-}
-
 /* ---- files from trace-cmd ---------------------------------------------- */
 
 /*
@@ -2666,6 +2638,5 @@ static const struct rbt_case cases[] = {
 	RBT_CASE(compressed_queue),
 	RBT_CASE(compressed_kill),
 	RBT_CASE(compressed_sparse_kill),
-	RBT_CASE(compressed_shift_kill),
 };
 RBT_MAIN(cases)

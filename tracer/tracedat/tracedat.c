@@ -413,8 +413,6 @@ int td_writer_set_compression(struct td_writer *w, const char *algo)
 	if (w->dfd >= 0)
 		close(w->dfd);
 	w->dfd = -1;
-	/* td_writer_open() found that the file system shifts blocks */
-	w->zshift = w->fd >= 0 && !w->sparse;
 	w->sparse = false;
 	if (w->fd >= 0) {
 		w->zplace = true;
@@ -462,7 +460,7 @@ int td_writer_set_spooled(struct td_writer *w)
 	if (w->fd >= 0)
 		close(w->fd);
 	w->fd = w->dfd = -1;
-	w->sparse = w->zplace = w->zshift = false;
+	w->sparse = w->zplace = false;
 	return 0;
 }
 
@@ -1546,30 +1544,11 @@ static void td_v7_opts(struct td_writer *w, const struct td_zckpt *c,
 }
 
 /*
- * The bytes of the sections td_v7_commit() writes (the metadata's and
- * the two options sections: their fields have fixed sizes), or a
- * negative errno.
- */
-static int64_t td_v7_sec_len(struct td_writer *w, const struct td_zckpt *c,
-			     const uint64_t *cpu_off, int hide)
-{
-	struct td_buf o = { 0 };
-	int64_t len;
-
-	td_v7_opts(w, c, 0, 0, cpu_off, hide, &o);
-	len = o.err ? o.err : (int64_t)(c->b.len - c->hdr_len + o.len);
-	free(o.p);
-	return len;
-}
-
-/*
  * td_v7_commit - a checkpoint of a compressing writer in place
  * @w: the writer
  * @c: td_ckpt7_prepare()'s part
  * @cpu_off: where each cpu's data is (its count, then its chunks)
  * @hide: a cpu the file shows without data (its data being moved), or -1
- * @uncounted: a cpu shown whose chunk count is left as it is in the
- *	file (td_v7_collapse()), or -1
  * @base: the lowest offset for the sections (td_v7_free_at() keeps them
  *	off the live ones)
  * @written: bytes written are added
@@ -1585,19 +1564,23 @@ static int64_t td_v7_sec_len(struct td_writer *w, const struct td_zckpt *c,
  * Return: 0 or a negative errno.
  */
 static int td_v7_commit(struct td_writer *w, const struct td_zckpt *c,
-			const uint64_t *cpu_off, int hide, int uncounted,
-			uint64_t base, uint64_t *written)
+			const uint64_t *cpu_off, int hide, uint64_t base,
+			uint64_t *written)
 {
 	uint64_t meta_len = c->b.len - c->hdr_len, at, end = w->zhead + 16;
-	int64_t len = td_v7_sec_len(w, c, cpu_off, hide);
 	struct td_buf o = { 0 };
 	unsigned char head[16], *hdr;
 	int ret;
 
 	/* the length first (the offsets in it are fixed-size) */
-	if (len < 0)
-		return (int)len;
-	at = td_v7_free_at(w, td_page_up(base, w->page_size), (uint64_t)len);
+	td_v7_opts(w, c, 0, 0, cpu_off, hide, &o);
+	if (o.err) {
+		free(o.p);
+		return o.err;
+	}
+	at = td_v7_free_at(w, td_page_up(base, w->page_size),
+			   meta_len + o.len);
+	o.len = 0;
 	td_v7_opts(w, c, at, at + meta_len, cpu_off, hide, &o);
 	ret = o.err;
 	if (!ret)
@@ -1630,7 +1613,7 @@ static int td_v7_commit(struct td_writer *w, const struct td_zckpt *c,
 		unsigned char count[4];
 		uint32_t n = w->spool[cpu].chunks;
 
-		if (!n || cpu == hide || cpu == uncounted)
+		if (!n || cpu == hide)
 			continue;
 		for (unsigned int i = 0; i < 4; i++)
 			count[i] = (unsigned char)(n >> (8 * i));
@@ -1657,97 +1640,16 @@ static int td_v7_by_off(const void *a, const void *b, void *arg)
 }
 
 /*
- * td_v7_collapse - the last cpu's data moved down by taking the range
- *	below it out of the file rather than by copying it
- * @w: a compressing writer in place on a file system that shifts
- *	(@w->zshift: ext4, XFS)
- * @c: td_ckpt7_prepare()'s part of the last checkpoint
- * @cpu_off: where each cpu's data is; @cpu's is changed
- * @cpu: the cpu whose data is the last in the file
- * @dst: where the data before it ends (a page boundary)
- * @end: receives the end of the file
- * @written: bytes written are added
- *
- * The last checkpoint's sections go to @dst and the cpu's data right
- * after them (FALLOC_FL_COLLAPSE_RANGE moves it, and what follows it, in
- * the file system's extents), in an order that leaves a file that reads
- * at each step: a zero chunk count where the data will be; the
- * checkpoint that shows the cpu there (with no chunks until the data
- * comes) and its sections at @dst; the range between them taken out,
- * which brings the data with its count of the checkpoint before; its
- * last count.
- *
- * Context: a compressor thread at its turn, or the writer's thread
- * while they are idle; blocks.
- * Return: 0 (done), 1 (no room between, or the file system refused the
- * collapse: the file shows the data where it is, to be copied as
- * elsewhere), or a negative errno.
- */
-static int td_v7_collapse(struct td_writer *w, const struct td_zckpt *c,
-			  uint64_t *cpu_off, int cpu, uint64_t dst,
-			  uint64_t *end, uint64_t *written)
-{
-	static const unsigned char zero[4];
-	struct td_spool *sp = &w->spool[cpu];
-	int64_t len = td_v7_sec_len(w, c, cpu_off, -1);
-	unsigned char count[4];
-	uint64_t at, gap;
-	int ret;
-
-	if (len < 0)
-		return (int)len;
-	at = td_page_up(dst + (uint64_t)len, w->page_size);
-	if (at >= sp->off)
-		return 1;
-	gap = sp->off - at;
-	ret = td_write_all(w->fd, zero, sizeof(zero), at);
-	if (ret)
-		return ret;
-	*written += sizeof(zero);
-	cpu_off[cpu] = at;
-	ret = td_v7_commit(w, c, cpu_off, -1, cpu, dst, written);
-	if (!ret)
-		td_step(w, "hidden");
-	if (!ret && fallocate(w->fd, FALLOC_FL_COLLAPSE_RANGE, (off_t)at,
-			      (off_t)gap)) {
-		/* shown where it is again, the sections above everything */
-		cpu_off[cpu] = sp->off;
-		ret = td_v7_commit(w, c, cpu_off, -1, -1, w->zend, written);
-		return ret ? ret : 1;
-	}
-	if (ret) {
-		cpu_off[cpu] = sp->off;
-		return ret;
-	}
-	/* what was above the range came down with the data */
-	sp->off = at;
-	w->zend -= gap;
-	td_step(w, "copied");
-	for (unsigned int i = 0; i < 4; i++)
-		count[i] = (unsigned char)(sp->chunks >> (8 * i));
-	ret = td_write_all(w->fd, count, sizeof(count), at);
-	if (ret)
-		return ret;
-	*written += sizeof(count);
-	td_step(w, "shown");
-	*end = at + 4 + sp->zbytes;
-	return 0;
-}
-
-/*
  * The last checkpoint of a compressing writer in place: each cpu's data
  * moved down next to the data before it (in the order of their places,
  * a checkpoint after each move so that the next may overwrite the old
  * place; data that would overwrite itself is shown empty while it
- * moves), the sections right after the last, the file cut there. On a
- * file system that shifts, the last one's data is not copied: the
- * sections go after the data before it and the range between them and
- * it is taken out (td_v7_collapse()).
+ * moves), the sections right after the last, the file cut there.
  */
 static int td_v7_final(struct td_writer *w, const struct td_zckpt *c,
 		       uint64_t *cpu_off, uint64_t *written)
 {
-	uint64_t dst = td_page_up(w->zhead + 16, w->page_size), end = 0;
+	uint64_t dst = td_page_up(w->zhead + 16, w->page_size);
 	int n = 0, ret = 0;
 
 	for (int cpu = 0; cpu < c->nr_file; cpu++)
@@ -1759,24 +1661,12 @@ static int td_v7_final(struct td_writer *w, const struct td_zckpt *c,
 		struct td_spool *sp = &w->spool[cpu];
 		uint64_t len = 4 + sp->zbytes;
 
-		if (sp->off != dst && k == n - 1 && w->zshift) {
-			ret = td_v7_collapse(w, c, cpu_off, cpu, dst, &end,
-					     written);
-			if (ret < 0)
-				return ret;
-			if (!ret) {
-				if (ftruncate(w->fd, (off_t)end))
-					return -errno;
-				return 0;
-			}
-			ret = 0;
-		}
 		if (sp->off != dst) {
 			bool intact = true;
 
 			if (dst + len > sp->off) {
-				ret = td_v7_commit(w, c, cpu_off, cpu, -1,
-						   w->zend, written);
+				ret = td_v7_commit(w, c, cpu_off, cpu, w->zend,
+						   written);
 				if (!ret)
 					td_step(w, "hidden");
 				if (!ret)
@@ -1791,8 +1681,7 @@ static int td_v7_final(struct td_writer *w, const struct td_zckpt *c,
 			*written += len;
 			td_step(w, "copied");
 			sp->off = cpu_off[cpu] = dst;
-			ret = td_v7_commit(w, c, cpu_off, -1, -1, w->zend,
-					   written);
+			ret = td_v7_commit(w, c, cpu_off, -1, w->zend, written);
 			if (!ret)
 				td_step(w, "shown");
 		}
@@ -1800,7 +1689,7 @@ static int td_v7_final(struct td_writer *w, const struct td_zckpt *c,
 	}
 	/* at the end of the data: twice when the live sections are there */
 	for (int i = 0; i < 2 && !ret && w->ztail != dst; i++)
-		ret = td_v7_commit(w, c, cpu_off, -1, -1, dst, written);
+		ret = td_v7_commit(w, c, cpu_off, -1, dst, written);
 	if (!ret && ftruncate(w->fd, (off_t)(dst + w->ztail_len)))
 		ret = -errno;
 	return ret;
@@ -1818,7 +1707,7 @@ static int td_v7_write(struct td_writer *w, struct td_zckpt *c,
 	for (int cpu = 0; cpu < w->nr_cpus; cpu++)
 		cpu_off[cpu] = w->spool[cpu].off;
 	ret = c->final ? td_v7_final(w, c, cpu_off, written) :
-			 td_v7_commit(w, c, cpu_off, -1, -1, w->zend, written);
+			 td_v7_commit(w, c, cpu_off, -1, w->zend, written);
 	free(cpu_off);
 	return ret;
 }

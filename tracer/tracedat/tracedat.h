@@ -192,10 +192,8 @@ int td_writer_set_cpu_buffers(struct td_writer *w, int nr_cpu_bufs);
  * writes the sections of the metadata and the options above every region,
  * where nothing the file shows yet is, then points the header at them, and
  * the close moves the cpus' data together (data that would overwrite
- * itself is shown empty while it moves; on a file system that shifts
- * blocks, ext4 or XFS, the last cpu's is not copied: the last sections
- * go after the data before it and the range between them and it is
- * taken out) and cuts the file after the sections that follow it. Elsewhere the chunks go to an unlinked
+ * itself is shown empty while it moves) and cuts the file after the
+ * sections that follow it. Elsewhere the chunks go to an unlinked
  * temporary file beside the output, and the writer assembles the file
  * from them at each checkpoint and at the close. Either way the file is
  * the header, the sections of the metadata (header texts, ftrace and

@@ -458,9 +458,6 @@ struct td_spool {
  *	td_zq_drain()
  * @zhead: where the cpu data's section header is (after the header)
  * @zckpt: a checkpoint was queued (the writer's thread's own)
- * @zshift: @zplace on a file system that shifts blocks (td_can_shift()):
- *	the close takes the range below the last cpu's data out rather than
- *	copy it (td_v7_collapse())
  * @zlow: the first region (the page after @zhead's section header, of
  *	@reserve bytes) is taken (td_v7_place_chunk())
  * @zend: the end of the highest region (the first region's end before
@@ -515,7 +512,6 @@ struct td_writer {
 	struct td_zq *zq;
 	bool zplace;
 	bool zckpt;
-	bool zshift;
 	bool zlow;
 	uint64_t zhead;
 	uint64_t zend;
