@@ -416,6 +416,15 @@ compare_zstd() {
 	time_target "zstd: record time <= ${zstd_time}x uftrace" \
 		"t.rz.$name" "t.ut.$name" "$zstd_time"
 	cpu_info "zstd: CPU time" "c.rz.$name" "c.ut.$name"
+	# the recorder's CPU with zstd less without (the none runs of
+	# compare): what compressing the pages costs it, as a speed
+	awk -v z="$(cut -d' ' -f1 <"c.rz.$name" | median)" \
+		-v n="$(cut -d' ' -f1 <"c.rt.$name" | median)" \
+		-v b="$(stat -c %s "rt.$name.dat")" 'BEGIN {
+		printf "  %-34s %s (recorder %.2f s with zstd, %.2f s without, %.1f MB of pages; medians)\n",
+			"zstd: compression (information)",
+			(z > n) ? sprintf("%.0f MB/s of pages", b / (z - n) / 1e6) : "under the noise",
+			z, n, b / 1e6 }'
 	awk -v w="$(json m.rz wchar)" -v d="$dat" 'BEGIN {
 		printf "  %-34s %.2fx the file (%.1f MB written, last run)\n",
 			"zstd: bytes written", d ? w / d : 0, w / 1e6 }'

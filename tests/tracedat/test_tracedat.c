@@ -2146,11 +2146,11 @@ static void sparse_kill(void)
 }
 
 /*
- * Pages of cpu 1 before the others': a full staging (TD_STAGE_BYTES), the
+ * Pages of cpu 1 before the others': a full staging (TD_ZCHUNK_BYTES), the
  * first chunk of one, which takes the region right after the header (the
  * one the close need not move; the others move down to it).
  */
-#define ZSPARSE_FIRST 64
+#define ZSPARSE_FIRST (TD_ZCHUNK_BYTES / PSZ)
 
 /* The step a compressing writer was killed at (on its compressor
  * thread, which does not read g_sparse_closing). */
@@ -2413,14 +2413,17 @@ static void rechunk(const char *path, struct td_reader *ref, int cpu,
  * uncompressed (version 6) and compressed (version 7, zstd) read back
  * identical in time order (page i of each cpu in turn, as report merges
  * them), each chunk decompressed once, with at most TD_READER_CHUNKS
- * chunks a cpu held at a time: far less than the file's data. Read
+ * chunks a cpu held at a time: far less than the file's data; the
+ * chunks are TD_ZCHUNK_BYTES, and trace-cmd report shows every record
+ * of them (where trace-cmd is installed). Read
  * backwards, the chunks are decompressed again within the same bound;
  * released, nothing is held. A page spanning chunks (a file whose chunks
  * are not whole pages) reads whole.
  */
 static void compressed_chunks(void)
 {
-	const int pages = 1024;
+	/* sixteen chunks a cpu, TD_READER_CHUNKS of them held at a time */
+	const int pages = 16 * (TD_ZCHUNK_BYTES / PSZ);
 	char dir[128], v6[256], v7[256], err[256];
 	struct td_writer *w6, *w7;
 	struct td_reader *r6, *r7;
@@ -2474,9 +2477,13 @@ static void compressed_chunks(void)
 		 (unsigned long long)st.peak, (unsigned long long)raw,
 		 (unsigned long long)bound);
 	ASSERT_GE(st.chunks, 8);
+	ASSERT_EQ(st.chunk_max, TD_ZCHUNK_BYTES);
 	ASSERT_EQ(st.inflated, st.chunks);
 	ASSERT_LE(st.peak, bound);
 	ASSERT_LE(st.peak * 4, raw);
+	/* trace-cmd's decoder takes the chunks' frames (their window and
+	 * tables as the writer sets them): every record */
+	expect_report_count(v7, 2 * (size_t)pages * 10);
 
 	/* backwards */
 	for (int i = pages; i-- > 0;)
@@ -2534,8 +2541,9 @@ static void next_count(const struct td_record *rec, void *arg)
 }
 
 /*
- * A compressed writer's pages go through its compressor thread's queue
- * (many full stagings of two cpus, checkpoints between them, each one
+ * A compressed writer's pages go through its compressor threads' queue
+ * (many full stagings of two cpus, compressed side by side and written
+ * in the order they were queued, checkpoints between them, each one
  * showing every page added before it, and checkpoints not waited for,
  * td_writer_checkpoint_nowait()) and come back whole and in order,
  * page by page and record by record, written in place and spooled
@@ -2544,8 +2552,8 @@ static void next_count(const struct td_record *rec, void *arg)
  */
 static void compressed_queue_one(bool spooled)
 {
-	/* pages per turn: a staging and a half (TD_STAGE_BYTES / PSZ) */
-	enum { TURNS = 24, PER = 96 };
+	/* pages per turn: a staging and a half */
+	enum { TURNS = 24, PER = TD_ZCHUNK_BYTES / PSZ * 3 / 2 };
 	uint32_t seq[2] = { 0, 1u << 24 }, want[2];
 	uint64_t ts = 1000;
 	struct td_reader *r;

@@ -381,6 +381,18 @@ int td_writer_set_compression(struct td_writer *w, const char *algo)
 	w->zctx = ZSTD_createCCtx();
 	if (!w->zctx)
 		return -ENOMEM;
+	/*
+	 * A chunk is a staging: TD_ZCHUNK_BYTES of pages. A page slot
+	 * taken before (none committed: w->pages is 0) was of the
+	 * uncompressed size; it is given back.
+	 */
+	for (int cpu = 0; cpu < w->nr_cpus; cpu++) {
+		free(w->spool[cpu].stage);
+		w->spool[cpu].stage = NULL;
+	}
+	w->stage_pages = TD_ZCHUNK_BYTES / w->page_size;
+	if (!w->stage_pages)
+		w->stage_pages = 1;
 	/* the pages' chunks are compressed on a thread of their own */
 	int ret = td_zq_start(w);
 
@@ -395,7 +407,7 @@ int td_writer_set_compression(struct td_writer *w, const char *algo)
 	 * and a checkpoint writes the metadata after them (w->zplace).
 	 * Elsewhere they go to the spools, and a checkpoint assembles the
 	 * file from them (td_ckpt7_write()). Either way the chunks are
-	 * written by the compressor thread, not through direct I/O (they
+	 * written by the compressor threads, not through direct I/O (they
 	 * are not whole blocks).
 	 */
 	if (w->dfd >= 0)
@@ -1437,8 +1449,8 @@ static uint64_t td_v7_free_at(const struct td_writer *w, uint64_t base,
  * one of twice its size (or @need) at the top: the old one stays as it
  * is, and is what the file shows, until the next checkpoint.
  *
- * Context: the compressor thread (or the writer's thread while that one
- * is idle); blocks.
+ * Context: a compressor thread at its turn (or the writer's thread while
+ * they are idle); blocks.
  * Return: 0 or a negative errno (the region as it was).
  */
 int td_v7_place_chunk(struct td_writer *w, int cpu, uint64_t need,
@@ -1547,8 +1559,8 @@ static void td_v7_opts(struct td_writer *w, const struct td_zckpt *c,
  * count (a count behind the size the BUFFER option gives reads fewer
  * chunks, never chunks that are not there).
  *
- * Context: the compressor thread (or the writer's thread while it is
- * idle); blocks.
+ * Context: a compressor thread at its turn (or the writer's thread while
+ * they are idle); blocks.
  * Return: 0 or a negative errno.
  */
 static int td_v7_commit(struct td_writer *w, const struct td_zckpt *c,
@@ -1714,8 +1726,8 @@ static int td_v7_write(struct td_writer *w, struct td_zckpt *c,
  * option that lists them (the data size of each without its count, as
  * trace-cmd gives it).
  *
- * Context: the compressor thread (td_zq_main()), or the writer's thread
- * while that one is idle; blocks.
+ * Context: a compressor thread at its turn (td_zq_main()), or the
+ * writer's thread while they are idle; blocks.
  * Return: 0, or a negative errno (the path is left as it was,
  * "<path>.tmp" is removed).
  */

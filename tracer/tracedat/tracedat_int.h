@@ -67,7 +67,8 @@ enum {
 /* Chunk of one copy_file_range() or pread()/pwrite() step. */
 #define TD_COPY_CHUNK (1u << 20)
 
-/* Pages of a cpu written together: up to this many bytes. */
+/* Pages of a cpu written together: up to this many bytes (a
+ * compressing writer's: TD_ZCHUNK_BYTES, tracedat.h). */
 #define TD_STAGE_BYTES (256u << 10)
 
 /* How much a shifting writer reserves at a time for a cpu's pages. */
@@ -181,23 +182,37 @@ enum {
 
 /*
  * The level of td_writer_set_compression(): one of zstd's fast levels
- * (negative: the fast strategy with a coarser match search). On
- * function_graph recordings in 256 KiB chunks, -2 took a quarter less
- * CPU than level 1 (sqlite3: 870 against 670 MB/s) for 1 % more bytes
- * (lz4's recording, whose records repeat more: 9 %); -3 lost a fifth
- * of the ratio. (Level 3 gains 1 % on level 1 at twice the time.)
+ * (negative: the fast strategy with a coarser match search), for the
+ * pages' chunks and the metadata's sections. On function_graph
+ * recordings (sqlite3's pages, 38 bytes a record, in 1 MiB chunks), -2
+ * takes a sixth less CPU than level 1 (14.1 against 18.5 instructions
+ * a byte) for 2 % more bytes, and less than -1 (17.1); -3 takes as much
+ * (14.2) for an eighth more bytes (below -3 the ratio halves). Level 3
+ * gains 1 % on level 1 at twice the time.
  */
 #define TD_ZSTD_LEVEL (-2)
+
+/*
+ * The pages' chunks: the hash table of -2's match search (its entries:
+ * 1 << TD_ZSTD_HASHLOG, 256 KiB of them, within a core's L2 cache here),
+ * which finds 1 % more repeats than the level's own (13 at 1 MiB) for
+ * no more instructions. (The other knobs change nothing here: the
+ * literals of the negative levels are stored already, not Huffman-coded;
+ * minimum matches of 5 and 7 bytes give the 6's bytes; a window the
+ * size of the chunk, the level's own, is what trace-cmd's decoder
+ * takes.)
+ */
+#define TD_ZSTD_HASHLOG 16
 
 /* A compressed writer in place: the first region of each cpu's chunks
  * (td_writer_set_reserve() changes it), doubled when outgrown. */
 #define TD_ZREGION (64ull << 20)
 
 /*
- * The compressor thread's queue (struct td_zq): at most this many bytes
- * of full stages wait for it (256 stages of TD_STAGE_BYTES). The reader
- * hands a cpu's stage over when it fills and takes an empty one; with
- * all of them queued it waits for the compressor to free one (the
+ * The compressor threads' queue (struct td_zq): at most this many bytes
+ * of full stages wait for them (64 stages of TD_ZCHUNK_BYTES). The
+ * reader hands a cpu's stage over when it fills and takes an empty one;
+ * with all of them queued it waits for a compressor to free one (the
  * traced program never waits for the reader: its buffer drops or
  * overwrites and counts meanwhile).
  */
@@ -222,38 +237,74 @@ struct td_zjob {
 	struct td_zckpt *ckpt;
 };
 
+/*
+ * The compressor threads of a compressing writer. Chunks are compressed
+ * side by side and written one after the other in the order they were
+ * queued: on a machine of two CPUs where the traced program keeps one
+ * busy, a second compressor takes the time the program leaves (the
+ * recorder's compression is most of its CPU time, more than the
+ * program's on a function_graph recording), and where the program is
+ * done first the two finish the backlog together.
+ */
+#define TD_ZQ_THREADS 2
+
+struct td_zq;
+
 /**
- * struct td_zq - the compressor thread of a compressing writer and its
+ * struct td_zworker - one compressor thread
+ * @q: its queue
+ * @w: its writer
+ * @thread: the thread
+ * @cctx: its zstd context (the chunks' parameters set once)
+ * @zbuf: a chunk's compressed bytes, after its two sizes (@q->zcap)
+ */
+struct td_zworker {
+	struct td_zq *q;
+	struct td_writer *w;
+	pthread_t thread;
+	void *cctx;
+	unsigned char *zbuf;
+};
+
+/**
+ * struct td_zq - the compressor threads of a compressing writer and their
  *	queue (td_zq_start(), td_zq_push(), td_zq_drain(), td_zq_stop())
- * @thread: the compressor
- * @lock: guards every field below but @cctx and @zbuf (the thread's own)
- *	and, while the thread runs, the spools' @fd, @zbytes and @chunks,
- *	which only the thread writes: the writer's thread reads them after
- *	td_zq_drain(), whose unlock orders the thread's writes before
- * @more: signalled when a job is queued or @stop set (the thread waits)
- * @room: broadcast when a job is done (td_zq_push() waits for a free
- *	stage, td_zq_drain() for an idle thread)
+ * @workers: the compressors, @nr_workers of them started
+ * @lock: guards every field below and, while the threads run, the
+ *	spools' @fd, @zbytes and @chunks, which only the thread whose turn
+ *	it is writes (@turn): the next turn's thread reads them after
+ *	taking @lock, and the writer's thread after td_zq_drain(), whose
+ *	unlock orders the writes of the last turn before
+ * @more: broadcast when a job is queued or @stop set (the threads wait)
+ * @room: broadcast when a job is done or its stage freed (td_zq_push()
+ *	waits for a free stage, td_zq_drain() for idle threads)
+ * @turned: broadcast when @turn moves on (a thread with a job compressed
+ *	waits for its turn to write it)
  * @jobs: the queue, a ring of @cap + 1 entries from @head, @nr of them
  *	used: the stages (at most @cap) and at most one checkpoint
  * @ckpt_pending: a checkpoint is queued or being written
  * @free: stages not in use, @nr_free of them
  * @bufs: stages allocated for the queue so far (at most @cap)
- * @busy: the thread holds a job out of the queue
- * @stop: the writer is being freed: the thread ends once the queue is
+ * @taken: jobs taken out of the queue so far: a job's number, in queue
+ *	order
+ * @turn: the number of the job whose chunk is written (or checkpoint
+ *	taken) next: jobs finish in queue order
+ * @active: jobs taken out of the queue and not finished
+ * @stop: the writer is being freed: the threads end once the queue is
  *	empty
  * @err: 0, or the first error of a chunk (sticky: later jobs are
  *	dropped, every later push and drain returns it); -ECANCELED when
  *	the writer is abandoned
  * @written: bytes of the chunks written
- * @cctx: the thread's zstd context
- * @zbuf: a chunk's compressed bytes, after its two sizes
- * @zcap: @zbuf's size
+ * @zcap: each thread's @zbuf's size
  */
 struct td_zq {
-	pthread_t thread;
+	struct td_zworker workers[TD_ZQ_THREADS];
+	unsigned int nr_workers;
 	pthread_mutex_t lock;
 	pthread_cond_t more;
 	pthread_cond_t room;
+	pthread_cond_t turned;
 	struct td_zjob *jobs;
 	unsigned int cap;
 	unsigned int head;
@@ -262,12 +313,12 @@ struct td_zq {
 	unsigned char **free;
 	unsigned int nr_free;
 	unsigned int bufs;
-	bool busy;
+	uint64_t taken;
+	uint64_t turn;
+	unsigned int active;
 	bool stop;
 	int err;
 	uint64_t written;
-	void *cctx;
-	unsigned char *zbuf;
 	size_t zcap;
 };
 
@@ -393,8 +444,8 @@ struct td_spool {
  * @step_arg: its argument
  * @zctx: compressed (a version 7 file, td_writer_set_compression()): the
  *	zstd context of the metadata sections, NULL otherwise
- * @zq: compressed: the compressor thread, which compresses the pages'
- *	chunks and writes them to the spools, or in place to the output
+ * @zq: compressed: the compressor threads, which compress the pages'
+ *	chunks and write them to the spools, or in place to the output
  * @zplace: compressed and written in place (a file system with holes):
  *	each cpu's chunks go straight into a region of the output (@fd)
  *	reserved for them (@spool's @off and @cap, placed at its first
@@ -402,8 +453,9 @@ struct td_spool {
  *	writes the metadata and options sections above every region and
  *	live byte, then points the header at them (td_v7_commit()): the
  *	file reads as of the last checkpoint whatever happens meanwhile.
- *	The compressor thread owns the regions and the fields below; the
- *	writer's thread reads them after td_zq_drain()
+ *	The compressor thread whose turn it is (struct td_zq) owns the
+ *	regions and the fields below; the writer's thread reads them after
+ *	td_zq_drain()
  * @zhead: where the cpu data's section header is (after the header)
  * @zckpt: a checkpoint was queued (the writer's thread's own)
  * @zlow: the first region (the page after @zhead's section header, of

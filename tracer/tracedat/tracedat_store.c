@@ -13,8 +13,8 @@
  * cannot, by copying a cpu's data to a new place of a sparse file
  * (td_can_sparse(), td_move_up(), td_move_cpu(), td_compact_sparse()).
  * td_flush_cpu() writes a cpu's staged pages by either; for a version 7
- * file it hands them to the compressor thread (td_zq_start()), which
- * writes them in chunks to the cpu's spool.
+ * file it hands them to the compressor threads (td_zq_start()), which
+ * write them in chunks to the cpu's spool.
  */
 #include "tracedat_int.h"
 
@@ -693,24 +693,51 @@ int td_open_direct(int fd)
 }
 
 /* ------------------------------------------------------------------ */
-/* The compressor thread of a compressing writer                       */
+/* The compressor threads of a compressing writer                      */
 
 /*
- * td_zchunk - compress a job's pages into one chunk appended to its cpu's
- * spool (the spool created at its first chunk), or in place to its
- * region of the output (w->zplace)
+ * td_zcompress - compress a job's pages into its thread's buffer
+ * @zw: the thread
+ * @j: the job
+ * @n: receives the compressed bytes (after the two sizes in @zw->zbuf)
  *
- * Context: the compressor thread; blocks.
- * Return: 0 (the bytes written added to *@bytes), -EIO (the compressor
- * failed), -ENOTSUP (no zstd), or the error of the spool's creation or of
- * the write.
+ * Context: a compressor thread, outside the queue's lock.
+ * Return: 0, -EIO (the compressor failed) or -ENOTSUP (no zstd).
  */
-static int td_zchunk(struct td_writer *w, struct td_zq *q,
-		     const struct td_zjob *j, uint64_t *bytes)
+static int td_zcompress(struct td_zworker *zw, const struct td_zjob *j,
+			size_t *n)
 {
 #ifdef TD_HAVE_ZSTD
+	/* one frame with the parameters set at td_zq_start() */
+	*n = ZSTD_compress2(zw->cctx, zw->zbuf + 8, zw->q->zcap - 8, j->stage,
+			    (size_t)j->len);
+	if (ZSTD_isError(*n) || *n > UINT32_MAX)
+		return -EIO;
+	for (unsigned int i = 0; i < 4; i++) {
+		zw->zbuf[i] = (unsigned char)(*n >> (8 * i));
+		zw->zbuf[4 + i] = (unsigned char)(j->len >> (8 * i));
+	}
+	return 0;
+#else
+	(void)zw, (void)j, (void)n;
+	return -ENOTSUP;
+#endif
+}
+
+/*
+ * td_zchunk - append a compressed chunk (@n bytes after its sizes in
+ * @zw->zbuf, of job @j) to its cpu's spool (the spool created at its first
+ * chunk), or in place to its region of the output (w->zplace)
+ *
+ * Context: a compressor thread, its turn (td_zq_main()); blocks.
+ * Return: 0 (the bytes written added to *@bytes), or the error of the
+ * spool's creation or of the write.
+ */
+static int td_zchunk(struct td_zworker *zw, const struct td_zjob *j, size_t n,
+		     uint64_t *bytes)
+{
+	struct td_writer *w = zw->w;
 	struct td_spool *sp = &w->spool[j->cpu];
-	size_t n;
 	int ret;
 
 	if (!w->zplace && sp->fd < 0) {
@@ -719,14 +746,6 @@ static int td_zchunk(struct td_writer *w, struct td_zq *q,
 			return ret;
 		sp->fd = ret;
 	}
-	n = ZSTD_compressCCtx(q->cctx, q->zbuf + 8, q->zcap - 8, j->stage,
-			      (size_t)j->len, TD_ZSTD_LEVEL);
-	if (ZSTD_isError(n) || n > UINT32_MAX)
-		return -EIO;
-	for (unsigned int i = 0; i < 4; i++) {
-		q->zbuf[i] = (unsigned char)(n >> (8 * i));
-		q->zbuf[4 + i] = (unsigned char)(j->len >> (8 * i));
-	}
 	if (w->zplace) {
 		/* in the output, after the cpu's count and chunks */
 		ret = td_v7_place_chunk(w, j->cpu, 4 + sp->zbytes + n + 8,
@@ -734,10 +753,10 @@ static int td_zchunk(struct td_writer *w, struct td_zq *q,
 							  w->page_size,
 					bytes);
 		if (!ret)
-			ret = td_write_all(w->fd, q->zbuf, n + 8,
+			ret = td_write_all(w->fd, zw->zbuf, n + 8,
 					   sp->off + 4 + sp->zbytes);
 	} else {
-		ret = td_write_all(sp->fd, q->zbuf, n + 8, sp->zbytes);
+		ret = td_write_all(sp->fd, zw->zbuf, n + 8, sp->zbytes);
 	}
 	if (ret)
 		return ret;
@@ -745,13 +764,10 @@ static int td_zchunk(struct td_writer *w, struct td_zq *q,
 	sp->chunks++;
 	*bytes += n + 8;
 	return 0;
-#else
-	(void)w, (void)q, (void)j, (void)bytes;
-	return -ENOTSUP;
-#endif
 }
 
-/* A checkpoint job's file written (the compressor thread), its part freed. */
+/* A checkpoint job's file written (a compressor thread at its turn), its
+ * part freed. */
 static int td_zq_ckpt_write(struct td_writer *w, struct td_zckpt *c,
 			    uint64_t *bytes)
 {
@@ -771,17 +787,25 @@ static void td_zq_ckpt_free(struct td_zckpt *c)
 	free(c);
 }
 
-/* The compressor thread: the queue's jobs in order until told to stop. */
+/*
+ * A compressor thread: the queue's jobs until told to stop. A job's
+ * chunk is compressed as soon as the thread takes it, beside the other
+ * thread's, and written at its turn: jobs finish in the order they were
+ * queued (a cpu's chunks in order, a checkpoint after the chunks queued
+ * before it and before those after it).
+ */
 static void *td_zq_main(void *arg)
 {
-	struct td_writer *w = arg;
-	struct td_zq *q = w->zq;
+	struct td_zworker *zw = arg;
+	struct td_zq *q = zw->q;
+	struct td_writer *w = zw->w;
 
 	pthread_mutex_lock(&q->lock);
 	/* one job a turn; ends with @stop and the queue empty */
 	for (;;) {
 		struct td_zjob j;
-		uint64_t bytes = 0;
+		uint64_t bytes = 0, me;
+		size_t n = 0;
 		int ret = 0;
 
 		/* bounded: the writer's thread queues a job or stops us */
@@ -792,40 +816,78 @@ static void *td_zq_main(void *arg)
 		j = q->jobs[q->head];
 		q->head = (q->head + 1) % (q->cap + 1);
 		q->nr--;
-		q->busy = true;
+		me = q->taken++;
+		q->active++;
 		/* after an error the job is dropped: the file fails anyway */
-		if (!q->err) {
+		if (j.stage && !q->err) {
 			pthread_mutex_unlock(&q->lock);
-			ret = j.stage ? td_zchunk(w, q, &j, &bytes) :
+			ret = td_zcompress(zw, &j, &n);
+			pthread_mutex_lock(&q->lock);
+		}
+		if (j.stage) {
+			/* its pages are in zbuf now: the reader may refill it */
+			q->free[q->nr_free++] = j.stage;
+			pthread_cond_broadcast(&q->room);
+		}
+		/*
+		 * Bounded: the jobs before this one are held by the other
+		 * threads (at most TD_ZQ_THREADS - 1), each of which finishes
+		 * its own without waiting for a later one.
+		 */
+		while (q->turn != me)
+			pthread_cond_wait(&q->turned, &q->lock);
+		if (!ret && !q->err) {
+			pthread_mutex_unlock(&q->lock);
+			ret = j.stage ? td_zchunk(zw, &j, n, &bytes) :
 					td_zq_ckpt_write(w, j.ckpt, &bytes);
 			pthread_mutex_lock(&q->lock);
 		}
 		if (ret && !q->err)
 			q->err = ret;
 		q->written += bytes;
-		if (j.stage) {
-			q->free[q->nr_free++] = j.stage;
-		} else {
+		if (!j.stage) {
 			td_zq_ckpt_free(j.ckpt);
 			q->ckpt_pending = false;
 		}
-		q->busy = false;
+		q->turn++;
+		q->active--;
+		pthread_cond_broadcast(&q->turned);
 		pthread_cond_broadcast(&q->room);
 	}
 	pthread_mutex_unlock(&q->lock);
 	return NULL;
 }
 
+/* A queue's memory freed: its threads' contexts and buffers, the free
+ * stages (the threads ended, or never started). */
+static void td_zq_free(struct td_zq *q)
+{
+	for (unsigned int i = 0; i < TD_ZQ_THREADS; i++) {
+#ifdef TD_HAVE_ZSTD
+		ZSTD_freeCCtx(q->workers[i].cctx);
+#endif
+		free(q->workers[i].zbuf);
+	}
+	for (unsigned int i = 0; i < q->nr_free; i++)
+		free(q->free[i]);
+	free(q->free);
+	free(q->jobs);
+	free(q);
+}
+
 /**
- * td_zq_start - start the compressor thread of a compressing writer
+ * td_zq_start - start the compressor threads of a compressing writer
  * @w: the writer, its stage size set
  *
  * The queue holds up to TD_ZQ_BYTES of stages; they are allocated as the
- * reader first needs them. The thread blocks every signal: a recorder's
- * SIGINT and SIGTERM reach its own thread and wake its waits there.
+ * reader first needs them. TD_ZQ_THREADS threads compress them (fewer
+ * when a thread cannot be created: one is enough). The threads block
+ * every signal: a recorder's SIGINT and SIGTERM reach its own thread and
+ * wake its waits there.
  *
  * Context: the writer's thread, before the first page.
- * Return: 0, -ENOMEM, or pthread_create()'s negative error.
+ * Return: 0, -ENOMEM, -EINVAL (zstd refused the level), or
+ * pthread_create()'s negative error.
  */
 int td_zq_start(struct td_writer *w)
 {
@@ -833,7 +895,7 @@ int td_zq_start(struct td_writer *w)
 	size_t stage = (size_t)w->stage_pages * w->page_size;
 	struct td_zq *q = calloc(1, sizeof(*q));
 	sigset_t all, old;
-	int ret;
+	int ret = 0;
 
 	if (!q)
 		return -ENOMEM;
@@ -843,32 +905,60 @@ int td_zq_start(struct td_writer *w)
 	q->zcap = ZSTD_compressBound(stage) + 8;
 	q->jobs = calloc(q->cap + 1, sizeof(*q->jobs));
 	q->free = calloc(q->cap, sizeof(*q->free));
-	q->zbuf = malloc(q->zcap);
-	q->cctx = ZSTD_createCCtx();
-	if (!q->jobs || !q->free || !q->zbuf || !q->cctx) {
+	if (!q->jobs || !q->free)
 		ret = -ENOMEM;
-		goto fail;
+	for (unsigned int i = 0; i < TD_ZQ_THREADS && !ret; i++) {
+		struct td_zworker *zw = &q->workers[i];
+
+		zw->q = q;
+		zw->w = w;
+		zw->zbuf = malloc(q->zcap);
+		zw->cctx = ZSTD_createCCtx();
+		if (!zw->zbuf || !zw->cctx) {
+			ret = -ENOMEM;
+			break;
+		}
+		/*
+		 * The chunks' parameters, kept by the context for every
+		 * ZSTD_compress2() (no other setup a chunk): TD_ZSTD_LEVEL
+		 * and its hash table. A library that refused the table's
+		 * size would compress with the level's own (the same
+		 * frames, a few more bytes).
+		 */
+		if (ZSTD_isError(ZSTD_CCtx_setParameter(
+			    zw->cctx, ZSTD_c_compressionLevel, TD_ZSTD_LEVEL)))
+			ret = -EINVAL;
+		else
+			(void)ZSTD_CCtx_setParameter(zw->cctx, ZSTD_c_hashLog,
+						     TD_ZSTD_HASHLOG);
+	}
+	if (ret) {
+		td_zq_free(q);
+		return ret;
 	}
 	pthread_mutex_init(&q->lock, NULL);
 	pthread_cond_init(&q->more, NULL);
 	pthread_cond_init(&q->room, NULL);
+	pthread_cond_init(&q->turned, NULL);
 	w->zq = q;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	ret = -pthread_create(&q->thread, NULL, td_zq_main, w);
+	for (unsigned int i = 0; i < TD_ZQ_THREADS; i++) {
+		ret = -pthread_create(&q->workers[i].thread, NULL, td_zq_main,
+				      &q->workers[i]);
+		if (ret)
+			break;
+		q->nr_workers++;
+	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (!ret)
+	if (q->nr_workers)
 		return 0;
 	w->zq = NULL;
+	pthread_cond_destroy(&q->turned);
 	pthread_cond_destroy(&q->room);
 	pthread_cond_destroy(&q->more);
 	pthread_mutex_destroy(&q->lock);
-fail:
-	ZSTD_freeCCtx(q->cctx);
-	free(q->zbuf);
-	free(q->free);
-	free(q->jobs);
-	free(q);
+	td_zq_free(q);
 	return ret;
 #else
 	(void)w;
@@ -920,7 +1010,7 @@ static int td_zq_push(struct td_writer *w, int cpu, uint64_t len)
 		};
 		q->nr++;
 		w->spool[cpu].stage = fresh;
-		pthread_cond_signal(&q->more);
+		pthread_cond_broadcast(&q->more);
 	}
 	pthread_mutex_unlock(&q->lock);
 	return ret;
@@ -941,7 +1031,7 @@ int td_zq_drain(struct td_writer *w)
 
 	pthread_mutex_lock(&q->lock);
 	/* bounded: the queue only shrinks while nobody pushes */
-	while (q->nr || q->busy)
+	while (q->nr || q->active)
 		pthread_cond_wait(&q->room, &q->lock);
 	ret = q->err;
 	pthread_mutex_unlock(&q->lock);
@@ -949,7 +1039,7 @@ int td_zq_drain(struct td_writer *w)
 }
 
 /**
- * td_zq_checkpoint - a compressing writer's checkpoint, written by the
+ * td_zq_checkpoint - a compressing writer's checkpoint, written by a
  *	compressor thread after the chunks queued before it
  * @w: the writer, its stages flushed (queued)
  * @wait: wait for the file to be written (td_writer_checkpoint()); else
@@ -1003,7 +1093,7 @@ int td_zq_checkpoint(struct td_writer *w, bool wait, bool final)
 		q->nr++;
 		q->ckpt_pending = true;
 		w->zckpt = true;
-		pthread_cond_signal(&q->more);
+		pthread_cond_broadcast(&q->more);
 	}
 	pthread_mutex_unlock(&q->lock);
 	if (ret) {
@@ -1037,12 +1127,12 @@ uint64_t td_zq_written(struct td_writer *w)
 }
 
 /**
- * td_zq_stop - end the compressor thread and free its queue
- * @w: a compressing writer (nothing done if it has no thread)
+ * td_zq_stop - end the compressor threads and free their queue
+ * @w: a compressing writer (nothing done if it has no threads)
  * @discard: drop the jobs still queued (an abandoned writer) rather than
  *	write them
  *
- * Context: the writer's thread; blocks until the thread ends.
+ * Context: the writer's thread; blocks until the threads end.
  */
 void td_zq_stop(struct td_writer *w, bool discard)
 {
@@ -1054,21 +1144,15 @@ void td_zq_stop(struct td_writer *w, bool discard)
 	if (discard && !q->err)
 		q->err = -ECANCELED;
 	q->stop = true;
-	pthread_cond_signal(&q->more);
+	pthread_cond_broadcast(&q->more);
 	pthread_mutex_unlock(&q->lock);
-	pthread_join(q->thread, NULL);
-	for (unsigned int i = 0; i < q->nr_free; i++)
-		free(q->free[i]);
+	for (unsigned int i = 0; i < q->nr_workers; i++)
+		pthread_join(q->workers[i].thread, NULL);
+	pthread_cond_destroy(&q->turned);
 	pthread_cond_destroy(&q->room);
 	pthread_cond_destroy(&q->more);
 	pthread_mutex_destroy(&q->lock);
-#ifdef TD_HAVE_ZSTD
-	ZSTD_freeCCtx(q->cctx);
-#endif
-	free(q->zbuf);
-	free(q->free);
-	free(q->jobs);
-	free(q);
+	td_zq_free(q);
 	w->zq = NULL;
 }
 
@@ -1081,7 +1165,7 @@ void td_zq_stop(struct td_writer *w, bool discard)
  * first if needed (by as much as it holds, from 16 MiB to 64 MiB at a
  * time when shifting, so that shifts are rare; doubling from
  * @w->reserve when sparse). Spooling: to the cpu's temporary file;
- * compressing: queued for the compressor thread (td_zq_push()).
+ * compressing: queued for the compressor threads (td_zq_push()).
  *
  * Context: the writer's thread; blocks.
  * Return: 0 or a negative errno; the pages stay staged after a failure.
