@@ -810,9 +810,20 @@ case_record_trace_cmd() {
 	local n
 	n=$(wc -l <"$W/ours")
 	[ "$n" -gt 1000 ] || fail "only $n records"
-	if ! cmp -s "$W/ours" "$W/theirs"; then
-		diff "$W/ours" "$W/theirs" | head -20 >&2
+	# trace-cmd (libtraceevent's kbuffer) shows a page's lost-event count
+	# only with a record that is the page's first entry; a spare's page
+	# may start with a CPU note (padding) or hold nothing else, and then
+	# trace-cmd drops the mark where ringtrace report shows it on the next
+	# record: a spare's marks are left out of the comparison, and any that
+	# trace-cmd does show must be one of ours
+	grep -v '^S[0-9]* LOST ' "$W/ours" >"$W/ours.cmp"
+	grep -v '^S[0-9]* LOST ' "$W/theirs" >"$W/theirs.cmp"
+	if ! cmp -s "$W/ours.cmp" "$W/theirs.cmp"; then
+		diff "$W/ours.cmp" "$W/theirs.cmp" | head -20 >&2
 		fail "ringtrace report and trace-cmd report differ"
+	fi
+	if grep '^S[0-9]* LOST ' "$W/theirs" | grep -vxFf "$W/ours" | grep -q .; then
+		fail "trace-cmd shows a spare's lost-event mark ringtrace report does not"
 	fi
 	# the file's cpus are the CPUs, then the spares in use; a spare's
 	# records are shown as the spare's (the same way by both), never as
