@@ -175,6 +175,7 @@ rt_fill_graph_ent_args(void *rec, const void *arg)
 	       RT_GRAPH_NR_ARGS * sizeof(unsigned long));
 }
 
+/* fgraph_retval_exit: the exit with the return value. */
 static inline __attribute__((no_instrument_function)) RINGTRACE_RECORD_ACCESS void
 rt_fill_graph_ret(void *rec, const void *arg)
 {
@@ -184,9 +185,44 @@ rt_fill_graph_ret(void *rec, const void *arg)
 	e->func = a->a;
 	e->retval = a->retval;
 	e->depth = a->depth;
-	e->overrun = a->overrun;
+	e->overrun = a->overrun & ~RT_GRAPH_NO_RETVAL;
 	e->calltime = a->t0;
 	e->rettime = a->t1;
+}
+
+/* funcgraph_exit: the exit without it (entries.h). */
+static inline __attribute__((no_instrument_function)) RINGTRACE_RECORD_ACCESS void
+rt_fill_graph_exit(void *rec, const void *arg)
+{
+	struct rt_graph_exit_entry *e = rec;
+	const struct rt_fn_arg *a = arg;
+
+	e->func = a->a;
+	e->depth = a->depth;
+	e->overrun = a->overrun & ~RT_GRAPH_NO_RETVAL;
+	e->calltime = a->t0;
+	e->rettime = a->t1;
+}
+
+/* The library's own word, declared so in every file that writes the
+ * exit inline (tracer/function's too): one load, not an address from the
+ * GOT first. Those of rt_graph_mask with funcgraph-retval (trace.h). */
+extern _Atomic uint64_t rt_graph_retval_mask
+	__attribute__((visibility("hidden")));
+
+/*
+ * The instances of @mask whose exit record for @a carries the return
+ * value (funcgraph-retval on; not a call whose hook had none). Relaxed:
+ * as rt_graph_mask (a stale mask writes one exit in the other layout,
+ * both of them whole records).
+ */
+static inline __attribute__((always_inline, no_instrument_function)) uint64_t
+rt_graph_retval_instances(uint64_t mask, const struct rt_fn_arg *a)
+{
+	if (a->overrun & RT_GRAPH_NO_RETVAL)
+		return 0;
+	return mask & atomic_load_explicit(&rt_graph_retval_mask,
+					   memory_order_relaxed);
 }
 
 /*
@@ -233,9 +269,11 @@ void rt_graph_write_args(uint64_t mask, uint64_t args_mask,
 /*
  * One graph record of @type (RT_TYPE_GRAPH_ENT or RT_TYPE_GRAPH_RET, a
  * constant where it is inlined) with the payload @pay, stamped @ts, into
- * every instance of rt_graph_mask. The payload is handed over by value
- * and copied where it goes: the fast path keeps it in registers (its
- * fill functions are inlined), only the general paths get it in memory.
+ * every instance of rt_graph_mask; an exit (RT_TYPE_GRAPH_RET) is
+ * written as fgraph_retval_exit where the instance has funcgraph-retval.
+ * The payload is handed over by value and copied where it goes: the fast
+ * path keeps it in registers (its fill functions are inlined), only the
+ * general paths get it in memory.
  */
 static inline __attribute__((always_inline, no_instrument_function))
 RINGTRACE_RECORD_ACCESS void
@@ -245,11 +283,8 @@ rt_graph_write(uint16_t type, const struct rt_fn_arg pay, uint64_t ts)
 	uint64_t mask =
 		atomic_load_explicit(&rt_graph_mask, memory_order_relaxed);
 	struct rt_thread *cur = &rt_cur;
-	size_t size = type == RT_TYPE_GRAPH_ENT ?
-			      sizeof(struct rt_graph_ent_entry) :
-			      sizeof(struct rt_graph_ret_entry);
 	rt_rcu_reader_t rcu;
-	uint64_t am = 0;
+	uint64_t am = 0, rv = 0;
 
 	if (!mask)
 		return;
@@ -257,14 +292,20 @@ rt_graph_write(uint16_t type, const struct rt_fn_arg pay, uint64_t ts)
 	 * rt_ftrace_function_event()) */
 	__asm__("" : "+r"(cur));
 	/* Relaxed: as rt_graph_mask. The instances with funcgraph-args
-	 * take the general path, tested with the rest (rt_fn_fast()). */
+	 * take the general path, tested with the rest (rt_fn_fast()); so do
+	 * an exit's when some of the instances have funcgraph-retval and
+	 * some not (two layouts in one call: the rare case). */
 	if (type == RT_TYPE_GRAPH_ENT && pay.args)
 		am = atomic_load_explicit(&rt_graph_args_mask,
 					  memory_order_relaxed);
+	if (type == RT_TYPE_GRAPH_RET) {
+		rv = rt_graph_retval_instances(mask, &pay);
+		am = rv ? mask & ~rv : 0;
+	}
 	if (!rt_fn_fast(cur, mask, am)) {
 		struct rt_fn_arg a = pay;
 
-		if (mask & am)
+		if (type == RT_TYPE_GRAPH_ENT && (mask & am))
 			rt_graph_write_args(mask, mask & am, &a);
 		else
 			rt_graph_write_slow(mask, type, &a);
@@ -273,11 +314,17 @@ rt_graph_write(uint16_t type, const struct rt_fn_arg pay, uint64_t ts)
 	cur->depth = 1;
 	rcu = rt_rcu_read_lock_reader();
 	if (type == RT_TYPE_GRAPH_ENT)
-		rt_write_instances_outer(mask, type, size, rt_fill_graph_ent,
-					 &pay, ts, cur->pid);
+		rt_write_instances_outer(mask, type,
+					 sizeof(struct rt_graph_ent_entry),
+					 rt_fill_graph_ent, &pay, ts, cur->pid);
+	else if (!rv)
+		rt_write_instances_outer(mask, type,
+					 sizeof(struct rt_graph_exit_entry),
+					 rt_fill_graph_exit, &pay, ts, cur->pid);
 	else
-		rt_write_instances_outer(mask, type, size, rt_fill_graph_ret,
-					 &pay, ts, cur->pid);
+		rt_write_instances_outer(mask, RT_TYPE_GRAPH_RETVAL,
+					 sizeof(struct rt_graph_ret_entry),
+					 rt_fill_graph_ret, &pay, ts, cur->pid);
 	rt_rcu_read_unlock_reader(rcu);
 	cur->depth = 0;
 }

@@ -306,7 +306,7 @@ int rtt_rec_start(struct rtt_record *r, const char *inst)
 	r->caught_up = calloc((size_t)r->nr_cpus, sizeof(*r->caught_up));
 	if (!r->dropped || !r->marked || !r->caught_up)
 		return -ENOMEM;
-	r->tally.fn_ids[0] = r->tally.fn_ids[1] = -1;
+	r->tally.fn_ids[0] = r->tally.fn_ids[1] = r->tally.fn_ids[2] = -1;
 	for (len = 0; len < r->ev->nr; len++) {
 		if (strcmp(r->ev->v[len].system, "ftrace"))
 			continue;
@@ -314,6 +314,8 @@ int rtt_rec_start(struct rtt_record *r, const char *inst)
 			r->tally.fn_ids[0] = r->ev->v[len].id;
 		else if (!strcmp(r->ev->v[len].name, "funcgraph_exit"))
 			r->tally.fn_ids[1] = r->ev->v[len].id;
+		else if (!strcmp(r->ev->v[len].name, "fgraph_retval_exit"))
+			r->tally.fn_ids[2] = r->ev->v[len].id;
 	}
 	/* what was dropped before the recording is not in it */
 	for (c = 0; c < r->nr_cpus; c++)

@@ -78,13 +78,13 @@ struct rtt_strv {
 
 /*
  * Count the records of a page (events/s and the final tally), and those
- * of the function tracers (@fn_ids: ftrace:function and
- * ftrace:funcgraph_exit, -1 when unknown).
+ * of the function tracers (@fn_ids: ftrace:function, ftrace:funcgraph_exit
+ * and ftrace:fgraph_retval_exit, -1 when unknown).
  */
 struct rtt_tally {
 	unsigned long records;
 	unsigned long calls;
-	int fn_ids[2];
+	int fn_ids[3];
 };
 
 

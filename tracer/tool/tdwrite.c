@@ -183,7 +183,8 @@ void rtt_count_cb(const struct td_record *rec, void *arg)
 	t->records++;
 	if (rec->len >= sizeof(type)) {
 		memcpy(&type, rec->data, sizeof(type));
-		if (type == t->fn_ids[0] || type == t->fn_ids[1])
+		if (type == t->fn_ids[0] || type == t->fn_ids[1] ||
+		    type == t->fn_ids[2])
 			t->calls++;
 	}
 }
