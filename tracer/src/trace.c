@@ -1245,17 +1245,20 @@ rt_graph_write_slow(uint64_t mask, uint16_t type, const struct rt_fn_arg *a)
 		/* each instance's exit in the layout its funcgraph-retval
 		 * asks for (fnwrite.h) */
 		uint64_t rv = rt_graph_retval_instances(mask, a);
+		struct rt_fn_arg x = *a;
 
+		x.overrun |= RT_GRAPH_NO_RETVAL;
 		if (mask & ~rv)
 			rt_write_builtin_inline(
 				mask & ~rv, type,
 				sizeof(struct rt_graph_exit_entry),
-				rt_fill_graph_exit, a, a->t1);
+				rt_fill_graph_exit, &x, a->t1);
+		/* (@a has no RT_GRAPH_NO_RETVAL where @rv is not 0) */
 		if (rv)
 			rt_write_builtin_inline(
 				rv, RT_TYPE_GRAPH_RETVAL,
 				sizeof(struct rt_graph_ret_entry),
-				rt_fill_graph_ret, a, a->t1);
+				rt_fill_graph_exit, a, a->t1);
 	}
 	/* a word a signal handler left stale is right again */
 	rt_thread_slow_update();
