@@ -178,10 +178,10 @@ rt_fill_graph_ent_args(void *rec, const void *arg)
 
 /*
  * A call's exit (entries.h): fgraph_retval_exit, or funcgraph_exit when
- * @arg's overrun has RT_GRAPH_NO_RETVAL. One code for both, which the
- * fast path inlines once: the return value is stored at its place, then
- * the fields after it, which are the same in both and 8 bytes lower
- * without it (over the return value then).
+ * @arg's overrun has RT_GRAPH_NO_RETVAL (a constant where the fast path
+ * inlines it). One code for both: the return value is stored at its
+ * place, then the fields after it, which are the same in both and 8
+ * bytes lower without it (over the return value then).
  */
 static inline __attribute__((always_inline, no_instrument_function))
 RINGTRACE_RECORD_ACCESS void
@@ -278,7 +278,8 @@ void rt_graph_write_args(uint64_t mask, uint64_t args_mask,
  * One graph record of @type (RT_TYPE_GRAPH_ENT or RT_TYPE_GRAPH_RET, a
  * constant where it is inlined) with the payload @pay, stamped @ts, into
  * every instance of rt_graph_mask; an exit (RT_TYPE_GRAPH_RET) is
- * written as fgraph_retval_exit where the instance has funcgraph-retval.
+ * written as fgraph_retval_exit where the instance has funcgraph-retval
+ * (by the general path, rt_graph_write_slow()).
  * The payload is handed over by value and copied where it goes: the fast
  * path keeps it in registers (its fill functions are inlined), only the
  * general paths get it in memory.
@@ -293,7 +294,7 @@ rt_graph_write(uint16_t type, const struct rt_fn_arg pay, uint64_t ts)
 	struct rt_thread *cur = &rt_cur;
 	struct rt_fn_arg p = pay;
 	rt_rcu_reader_t rcu;
-	uint64_t am = 0, rv = 0;
+	uint64_t am = 0;
 
 	if (!mask)
 		return;
@@ -301,19 +302,15 @@ rt_graph_write(uint16_t type, const struct rt_fn_arg pay, uint64_t ts)
 	 * rt_ftrace_function_event()) */
 	__asm__("" : "+r"(cur));
 	/* Relaxed: as rt_graph_mask. The instances with funcgraph-args
-	 * take the general path, tested with the rest (rt_fn_fast()); so do
-	 * an exit's when some of the instances have funcgraph-retval and
-	 * some not (two layouts in one call: the rare case). */
+	 * take the general path, tested with the rest (rt_fn_fast()), and
+	 * so do the exits of those with funcgraph-retval: the fast path
+	 * writes the records of the default options alone, each of one
+	 * size known here. */
 	if (type == RT_TYPE_GRAPH_ENT && pay.args)
 		am = atomic_load_explicit(&rt_graph_args_mask,
 					  memory_order_relaxed);
-	if (type == RT_TYPE_GRAPH_RET) {
-		rv = rt_graph_retval_instances(mask, &p);
-		am = rv ? mask & ~rv : 0;
-		/* the record without it (rt_fill_graph_exit()) */
-		if (!rv)
-			p.overrun |= RT_GRAPH_NO_RETVAL;
-	}
+	if (type == RT_TYPE_GRAPH_RET)
+		am = rt_graph_retval_instances(mask, &pay);
 	if (!rt_fn_fast(cur, mask, am)) {
 		struct rt_fn_arg a = pay;
 
@@ -325,16 +322,17 @@ rt_graph_write(uint16_t type, const struct rt_fn_arg pay, uint64_t ts)
 	}
 	cur->depth = 1;
 	rcu = rt_rcu_read_lock_reader();
-	if (type == RT_TYPE_GRAPH_ENT)
+	if (type == RT_TYPE_GRAPH_ENT) {
 		rt_write_instances_outer(mask, type,
 					 sizeof(struct rt_graph_ent_entry),
 					 rt_fill_graph_ent, &p, ts, cur->pid);
-	else
-		rt_write_instances_outer(
-			mask, rv ? RT_TYPE_GRAPH_RETVAL : RT_TYPE_GRAPH_RET,
-			rv ? sizeof(struct rt_graph_ret_entry) :
-			     sizeof(struct rt_graph_exit_entry),
-			rt_fill_graph_exit, &p, ts, cur->pid);
+	} else {
+		/* funcgraph_exit (rt_fill_graph_exit()) */
+		p.overrun |= RT_GRAPH_NO_RETVAL;
+		rt_write_instances_outer(mask, type,
+					 sizeof(struct rt_graph_exit_entry),
+					 rt_fill_graph_exit, &p, ts, cur->pid);
+	}
 	rt_rcu_read_unlock_reader(rcu);
 	cur->depth = 0;
 }
