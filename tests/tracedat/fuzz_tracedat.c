@@ -71,7 +71,12 @@ struct walk {
 	const unsigned char *page;
 	unsigned int size;
 	size_t records;
+	size_t matched; /* records of a type of walk_types[] */
 };
+
+/* The types td_page_count() is asked to count apart, as record counts
+ * the function tracers' records. */
+static const int walk_types[3] = { 1, 10, 21 };
 
 /* Where the payload bytes go (so that reading them is not optimised out). */
 static volatile unsigned int g_sink;
@@ -93,6 +98,13 @@ static void bounds_cb(const struct td_record *rec, void *arg)
 	for (unsigned int i = 0; i < rec->len; i++)
 		g_sink += d[i];
 	w->records++;
+	if (rec->len >= 2) {
+		uint16_t type;
+
+		memcpy(&type, d, sizeof(type));
+		w->matched += type == walk_types[0] || type == walk_types[1] ||
+			      type == walk_types[2];
+	}
 }
 
 /* Open @path; on success use everything the reader hands out. Returns the
@@ -129,7 +141,7 @@ static int try_open(const char *path)
 
 		for (uint64_t i = 0; i < n; i++) {
 			struct walk w = { td_reader_page(r, c, i),
-					  td_reader_page_size(r), 0 };
+					  td_reader_page_size(r), 0, 0 };
 			unsigned long missed;
 			const char *msg;
 			uint64_t bad;
@@ -514,13 +526,20 @@ static void random_files(void)
 
 static int walk_page(const unsigned char *page, unsigned int size)
 {
-	struct walk w = { page, size, 0 };
-	unsigned long missed;
+	struct walk w = { page, size, 0, 0 };
+	struct td_count c = { 0, 0, { walk_types[0], walk_types[1],
+				      walk_types[2] } };
+	unsigned long missed, cmissed;
 	int ret;
 
 	ret = td_page_for_each(page, size, bounds_cb, &missed, &w);
 	if (ret && ret != -EPROTO && !(ret == -EINVAL && size < 16))
 		RBT_FAIL("td_page_for_each = %d", ret);
+	/* the recorder's walk: the same answer, the same records */
+	ASSERT_EQ(td_page_count(page, size, &c, &cmissed), ret);
+	ASSERT_EQ(c.records, w.records);
+	ASSERT_EQ(c.matched, w.matched);
+	ASSERT_EQ(cmissed, missed);
 	return ret;
 }
 

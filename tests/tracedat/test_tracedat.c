@@ -1867,7 +1867,7 @@ static void sparse_add(struct td_writer *w, int cpu, uint32_t *next)
 
 	ASSERT_NOT_NULL(slot);
 	sparse_page(slot, cpu, next[cpu]++);
-	ASSERT_EQ(td_writer_commit_slot(w, cpu, NULL, NULL, NULL), 0);
+	ASSERT_EQ(td_writer_commit_slot(w, cpu, NULL, NULL), 0);
 }
 
 /*

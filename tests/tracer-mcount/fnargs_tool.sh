@@ -126,11 +126,22 @@ fi
 
 # trace-cmd reads the records by their formats (the kernel's)
 command -v trace-cmd > /dev/null || { echo "SKIP: no trace-cmd"; exit 77; }
+# with funcgraph-retval the exits are fgraph_retval_exit records, which
+# trace-cmd prints by their print fmt (its graph layout folds only
+# funcgraph_exit's)
 trace-cmd report "$W/rt.dat" > "$W/tc" 2> "$W/tc.err" || { cat "$W/tc.err"; fail "trace-cmd report"; }
-grep -q 'fa_add();' "$W/tc" || { cat "$W/tc"; fail "trace-cmd's graph"; }
+grep -q 'fa_add() {' "$W/tc" || { cat "$W/tc"; fail "trace-cmd's graph"; }
+grep -q 'fgraph_retval_exit: *<-- fa_add (1) .* retval: 5$' "$W/tc" || { cat "$W/tc"; fail "trace-cmd's fgraph_retval_exit"; }
 trace-cmd report -R "$W/rt.dat" > "$W/tcraw" 2>&1 || fail "trace-cmd report -R"
-grep -q 'funcgraph_exit:.* retval=0x5' "$W/tcraw" ||
-	grep -q 'funcgraph_exit:.* retval=5' "$W/tcraw" || { grep funcgraph "$W/tcraw" | head; fail "trace-cmd's retval field"; }
+grep -q 'fgraph_retval_exit:.* retval=0x5' "$W/tcraw" ||
+	grep -q 'fgraph_retval_exit:.* retval=5' "$W/tcraw" || { grep fgraph "$W/tcraw" | head; fail "trace-cmd's retval field"; }
+# without it, funcgraph_exit records (no retval field): trace-cmd's graph
+"$T" record -q --preload="$LIB" -p function_graph -O funcgraph-args \
+	-o "$W/na.dat" -- "$PROG" > "$W/na.out" 2>&1 ||
+	{ cat "$W/na.out"; fail "ringtrace record without funcgraph-retval"; }
+trace-cmd report "$W/na.dat" > "$W/tcna" 2>&1 || fail "trace-cmd report (no retval)"
+grep -q 'fa_add();' "$W/tcna" || { cat "$W/tcna"; fail "trace-cmd's graph (no retval)"; }
+grep -q 'fgraph_retval_exit' "$W/tcna" && fail "fgraph_retval_exit without funcgraph-retval"
 grep -q 'funcgraph_entry:.* args=' "$W/tcraw" || { grep funcgraph_entry "$W/tcraw" | head; fail "trace-cmd's args field"; }
 # func-args' records: trace-cmd finds the array by the function format
 trace-cmd report -R "$W/fn.dat" > "$W/tcfn" 2>&1 || fail "trace-cmd report -R (func-args)"

@@ -24,8 +24,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <ringbuf/ringbuf.h>
 #include <ringtrace/tracer.h>
 
+#include "entries.h"
 #include "mc_sample.h"
 #include "test.h"
 
@@ -828,6 +830,71 @@ static void graph_retval(void)
 		    "0:fa_neg(); /* = 0xfffffffffffff000 */\n");
 }
 
+/*
+ * funcgraph-retval decides which exit record is written: funcgraph_exit
+ * (40 bytes) without it, fgraph_retval_exit (48, with the return value)
+ * with it; switched while the graph tracer runs, from the next call's
+ * exit on. The trace prints the value where the record has one.
+ */
+static void graph_retval_switch(void)
+{
+	static const struct {
+		uint16_t type;
+		unsigned int len;
+	} want[] = {
+		{ RT_TYPE_GRAPH_ENT, sizeof(struct rt_graph_ent_entry) },
+		{ RT_TYPE_GRAPH_RET, sizeof(struct rt_graph_exit_entry) },
+		{ RT_TYPE_GRAPH_ENT, sizeof(struct rt_graph_ent_entry) },
+		{ RT_TYPE_GRAPH_RETVAL, sizeof(struct rt_graph_ret_entry) },
+		{ RT_TYPE_GRAPH_ENT, sizeof(struct rt_graph_ent_entry) },
+		{ RT_TYPE_GRAPH_RET, sizeof(struct rt_graph_exit_entry) },
+	};
+	struct ringbuf_event *e;
+	struct ringbuf *rb;
+	size_t n = 0;
+
+	tracer("function_graph");
+	ASSERT_EQ(fa_fail(), -22);
+	option("funcgraph-retval");
+	ASSERT_EQ(fa_fail(), -22);
+	option("nofuncgraph-retval");
+	ASSERT_EQ(fa_fail(), -22);
+	option("funcgraph-retval");
+	tracer("nop");
+	expect_tree("0:fa_fail();\n0:fa_fail(); /* = -22 */\n0:fa_fail();\n");
+	rb = ringtrace_buffer(tr);
+	ASSERT_NOT_NULL(rb);
+	while ((e = ringbuf_consume_next(rb, NULL, NULL, NULL))) {
+		struct rt_graph_ret_entry r;
+		struct ringtrace_entry ent;
+		unsigned long func;
+
+		memcpy(&ent, ringbuf_event_data(e), sizeof(ent));
+		if (ent.type != RT_TYPE_GRAPH_ENT && !rt_type_graph_exit(ent.type))
+			continue;
+		/* func follows the header in every graph record */
+		memcpy(&func, (char *)ringbuf_event_data(e) + sizeof(ent),
+		       sizeof(func));
+		if (func != (unsigned long)fa_fail)
+			continue;
+		ASSERT_TRUE(n < sizeof(want) / sizeof(want[0]));
+		ASSERT_EQ(ent.type, want[n].type);
+		ASSERT_EQ(ringbuf_event_length(e), want[n].len);
+		if (rt_type_graph_exit(ent.type)) {
+			ASSERT_TRUE(rt_graph_ret_read(ringbuf_event_data(e),
+						      ringbuf_event_length(e),
+						      &r));
+			ASSERT_EQ(r.depth, 0);
+			if (ent.type == RT_TYPE_GRAPH_RETVAL)
+				ASSERT_EQ((int)r.retval, -22);
+			else
+				ASSERT_EQ(r.overrun, RT_GRAPH_NO_RETVAL);
+		}
+		n++;
+	}
+	ASSERT_EQ(n, sizeof(want) / sizeof(want[0]));
+}
+
 /* funcgraph-retval-hex: every value in hexadecimal. */
 static void graph_retval_hex(void)
 {
@@ -1298,6 +1365,7 @@ MC_CASE(site_unpatchable)
 MC_CASE(patch_dlclose)
 MC_CASE(graph_retval)
 MC_CASE(graph_retval_hex)
+MC_CASE(graph_retval_switch)
 MC_CASE(graph_args)
 MC_CASE(graph_args_nodebug)
 MC_CASE(graph_args_local_debuginfo)
@@ -1321,7 +1389,7 @@ static const struct rbt_case cases[] = {
 	MC_RUN(graph_lists_change),
 	MC_RUN(patch_before_entry), MC_RUN(site_unpatchable),
 	MC_RUN(patch_dlclose),
-	MC_RUN(graph_retval),
+	MC_RUN(graph_retval),	 MC_RUN(graph_retval_switch),
 	MC_RUN(graph_retval_hex),   MC_RUN(graph_args),
 	MC_RUN(graph_args_nodebug), MC_RUN(graph_args_cyg),
 	MC_RUN(graph_args_local_debuginfo),

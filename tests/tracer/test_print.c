@@ -441,10 +441,12 @@ static void leaf_not_across_cpus(void)
 }
 
 /*
- * funcgraph_exit records without retval (40 bytes: the kernel's layout
- * without CONFIG_FUNCTION_GRAPH_RETVAL, the files ringtrace wrote before
- * it) still print, with no return value whatever funcgraph-retval says;
- * those with one print it.
+ * A call's exit in each layout (entries.h): funcgraph_exit without the
+ * return value (40 bytes: the kernel's layout without
+ * CONFIG_FUNCTION_GRAPH_RETVAL) prints none whatever funcgraph-retval
+ * says; fgraph_retval_exit prints it, and so does a funcgraph_exit of 48
+ * bytes (the kernel's layout with the option: the files ringtrace wrote
+ * before the exit went without it).
  */
 static void graph_exit_layouts(void)
 {
@@ -455,29 +457,28 @@ static void graph_exit_layouts(void)
 	struct ringbuf *rb = ringbuf_alloc(1 << 16, RINGBUF_FL_OVERWRITE);
 	struct rt_graph_ent_entry ent = { { RT_TYPE_GRAPH_ENT, 0, 0, 7 },
 					  0x1000, 0 };
-	struct rt_graph_ret_entry ret = { { RT_TYPE_GRAPH_RET, 0, 0, 7 },
+	struct rt_graph_ret_entry ret = { { RT_TYPE_GRAPH_RETVAL, 0, 0, 7 },
 					  0x1000, (unsigned long)-5, 0, 0,
 					  100, 2600 };
-	unsigned char old[40];
+	struct rt_graph_exit_entry x = { { RT_TYPE_GRAPH_RET, 0, 0, 7 },
+					 0x1000, 0, 0, 100, 2600 };
 	char *a;
 
 	ASSERT_NOT_NULL(rb);
-	/* the old layout: func, depth, overrun, calltime, rettime */
-	memcpy(old, &ret.ent, 8);
-	memcpy(old + 8, &ret.func, 8);
-	memcpy(old + 16, &ret.depth, 4);
-	memcpy(old + 20, &ret.overrun, 4);
-	memcpy(old + 24, &ret.calltime, 8);
-	memcpy(old + 32, &ret.rettime, 8);
 	put(rb, &ent, sizeof(ent));
-	put(rb, old, sizeof(old));
+	put(rb, &x, sizeof(x));
+	put(rb, &ent, sizeof(ent));
+	put(rb, &ret, sizeof(ret));
+	ret.ent.type = RT_TYPE_GRAPH_RET;
+	ret.retval = 3;
 	put(rb, &ent, sizeof(ent));
 	put(rb, &ret, sizeof(ret));
 	a = capture_view(rb, &cfg);
 	if (getenv("RT_SHOW"))
 		fprintf(stderr, "%s", a);
-	ASSERT_NOT_NULL(strstr(a, "2.500 us    |  fn_1000();\n"));
+	ASSERT_EQ(count_of(a, "2.500 us    |  fn_1000();\n"), 1);
 	ASSERT_NOT_NULL(strstr(a, "2.500 us    |  fn_1000(); /* = -5 */\n"));
+	ASSERT_NOT_NULL(strstr(a, "2.500 us    |  fn_1000(); /* = 0x3 */\n"));
 	free(a);
 	ringbuf_free(rb);
 }

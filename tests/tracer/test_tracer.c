@@ -110,7 +110,8 @@ static void format_files(void)
 		{ "sample", "io_read" },  { "sample", "io_write" },
 		{ "net", "net_send" },	  { "ftrace", "function" },
 		{ "ftrace", "print" },	  { "ftrace", "funcgraph_entry" },
-		{ "ftrace", "funcgraph_exit" }, { "ftrace", "raw_data" },
+		{ "ftrace", "funcgraph_exit" }, { "ftrace", "fgraph_retval_exit" },
+		{ "ftrace", "raw_data" },
 	};
 	char *all = calloc(1, 1 << 16), buf[4096];
 	size_t i;

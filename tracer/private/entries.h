@@ -21,6 +21,9 @@ enum {
 	RT_TYPE_GRAPH_RET = 10,
 	RT_TYPE_GRAPH_ENT = 11,
 	RT_TYPE_RAW_DATA = 19, /* 18 before Linux 6.13 added TRACE_GRAPH_RETADDR_ENT */
+	/* ringtrace's own: funcgraph_exit with the return value (past the
+	 * kernel's TRACE_FUNC_REPEATS, 20) */
+	RT_TYPE_GRAPH_RETVAL = 21,
 	RT_TYPE_FIRST_DYNAMIC = 32,
 };
 
@@ -80,43 +83,68 @@ static inline size_t rt_marker_max_len(size_t max_event)
 	(sizeof(struct rt_fn_entry) + RT_FN_NR_ARGS * sizeof(unsigned long))
 
 /*
- * funcgraph_exit's @retval is the return register (%rax) as
- * return_to_handler found it (the kernel's funcgraph_exit with
- * CONFIG_FUNCTION_GRAPH_RETVAL, 6.12: packed, 48 bytes).
+ * A graph call's exit is one of two records, as the kernel's is one of
+ * two layouts by CONFIG_FUNCTION_GRAPH_RETVAL: funcgraph_exit (struct
+ * rt_graph_exit_entry, 40 bytes) without the return value, written when
+ * funcgraph-retval is off (the default) and by the hooks that have none;
+ * fgraph_retval_exit (struct rt_graph_ret_entry, 48 bytes: the kernel's
+ * funcgraph_exit with the option), with @retval the return register
+ * (%rax) as return_to_handler found it, written when the instance has
+ * funcgraph-retval on. The option is read at each write, so switching it
+ * mid-run switches the records from the next call's exit on.
  *
- * Userspace: the -finstrument-functions hooks never see the return
- * value; their records set RT_GRAPH_NO_RETVAL in @overrun (a count that
- * never gets near 2^31) and the printers then print no return value.
+ * Userspace: the kernel writes one layout per build and funcgraph-retval
+ * only decides what is printed; here the option decides what is written
+ * (a call's exit without it is 8 bytes shorter), so a record written
+ * while it was off has no return value to print when it is turned on.
+ * The layouts differ in name and id, so that the format trace-cmd and
+ * KernelShark read for a type fits every record of it (trace-cmd 3.1.6's
+ * function_graph layout folds only funcgraph_exit records; it prints
+ * fgraph_retval_exit's with their print fmt), as Linux 6.13 gave its
+ * funcgraph-retaddr entries a name and id of their own
+ * (fgraph_retaddr_entry).
+ *
+ * RT_GRAPH_NO_RETVAL in @overrun: a call's exit with no return value
+ * (handed to the write by the -finstrument-functions hooks, which never
+ * see it; set by rt_graph_ret_read() for a record without one); the
+ * records themselves never hold it (a count that never gets near 2^31).
  */
 #define RT_GRAPH_NO_RETVAL (1u << 31)
 
+/* Whether @type is a graph call's exit, either layout. */
+static inline bool rt_type_graph_exit(unsigned int type)
+{
+	return type == RT_TYPE_GRAPH_RET || type == RT_TYPE_GRAPH_RETVAL;
+}
+
 /*
- * rt_graph_ret_read - a funcgraph_exit record of @len bytes into @r: this
- * layout, or the 40 bytes of the one without @retval (Linux 6.12 without
- * CONFIG_FUNCTION_GRAPH_RETVAL; ringtrace's own files before it), read
- * as a record without a return value. Records are exactly their
- * payload's length, so the length tells the two apart. False: too short.
+ * rt_graph_ret_read - a graph call's exit record of @len bytes into @r:
+ * fgraph_retval_exit's layout (and funcgraph_exit's before it went
+ * without the return value: ringtrace's own files until then, Linux 6.12
+ * with CONFIG_FUNCTION_GRAPH_RETVAL), or funcgraph_exit's, read as a
+ * record without a return value (@retval 0, RT_GRAPH_NO_RETVAL set in
+ * @overrun). Records are exactly their payload's length, so the length
+ * tells the two apart, whatever the type. False: too short.
  */
 static inline bool rt_graph_ret_read(const void *rec, unsigned int len,
 				     struct rt_graph_ret_entry *r)
 {
-	const char *p = (const char *)rec;
+	struct rt_graph_exit_entry x;
 
 	if (len >= sizeof(*r)) {
 		memcpy(r, rec, sizeof(*r));
 		return true;
 	}
-	if (len < sizeof(*r) - sizeof(r->retval))
+	if (len < sizeof(x))
 		return false;
-	/* func at 8, then depth, overrun, calltime, rettime */
-	memcpy(&r->ent, p, sizeof(r->ent));
-	memcpy(&r->func, p + 8, sizeof(r->func));
-	memcpy(&r->depth, p + 16, sizeof(r->depth));
-	memcpy(&r->overrun, p + 20, sizeof(r->overrun));
-	memcpy(&r->calltime, p + 24, sizeof(r->calltime));
-	memcpy(&r->rettime, p + 32, sizeof(r->rettime));
+	memcpy(&x, rec, sizeof(x));
+	r->ent = x.ent;
+	r->func = x.func;
 	r->retval = 0;
-	r->overrun |= RT_GRAPH_NO_RETVAL;
+	r->depth = x.depth;
+	r->overrun = x.overrun | RT_GRAPH_NO_RETVAL;
+	r->calltime = x.calltime;
+	r->rettime = x.rettime;
 	return true;
 }
 

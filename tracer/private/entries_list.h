@@ -44,20 +44,44 @@ RT_FTRACE_ENTRY(print, rt_print_entry, RT_TYPE_PRINT, RT_FE_ALIGNED,
 	"\"%ps: %s\", (void *)REC->ip, REC->buf",
 	rt_print_print_entry)
 
-/* Linux 6.12's with CONFIG_FUNCTION_GRAPH_RETVAL: packed, @retval after
- * @func, 48 bytes (entries.h: RT_GRAPH_NO_RETVAL, rt_graph_ret_read()). */
-RT_FTRACE_ENTRY(funcgraph_exit, rt_graph_ret_entry, RT_TYPE_GRAPH_RET,
+/* What both exits of a graph call (below) hold after @func (and
+ * @retval), and the start of their print fmt. */
+#define RT_GRAPH_EXIT_FIELDS                                                 \
+	RT_FE_FIELD(int, depth, INT)                                         \
+	RT_FE_FIELD(unsigned int, overrun, INT)                              \
+	RT_FE_FIELD(unsigned long long, calltime, INT)                       \
+	RT_FE_FIELD(unsigned long long, rettime, INT)
+#define RT_GRAPH_EXIT_FMT "<-- %ps (%d) (start: %llx  end: %llx) over: %d"
+#define RT_GRAPH_EXIT_ARGS                                                   \
+	"(void *)REC->func, REC->depth, REC->calltime, REC->rettime, "       \
+	"REC->depth"
+
+/* Linux 6.12's without CONFIG_FUNCTION_GRAPH_RETVAL: packed, 40 bytes;
+ * the exit of a call whose return value is not recorded (funcgraph-retval
+ * off, the default; the -finstrument-functions hooks). */
+RT_FTRACE_ENTRY(funcgraph_exit, rt_graph_exit_entry, RT_TYPE_GRAPH_RET,
+	RT_FE_PACKED,
+	RT_FE_FIELD(unsigned long, func, PTR)
+	RT_GRAPH_EXIT_FIELDS,
+	"\"" RT_GRAPH_EXIT_FMT "\", " RT_GRAPH_EXIT_ARGS,
+	RT_FE_NO_PRINT)
+
+/* The exit with the return value (funcgraph-retval on): Linux 6.12's
+ * funcgraph_exit with CONFIG_FUNCTION_GRAPH_RETVAL, packed, @retval after
+ * @func, 48 bytes, under a name and id of its own (entries.h:
+ * RT_TYPE_GRAPH_RETVAL, rt_graph_ret_read()). */
+RT_FTRACE_ENTRY(fgraph_retval_exit, rt_graph_ret_entry, RT_TYPE_GRAPH_RETVAL,
 	RT_FE_PACKED,
 	RT_FE_FIELD(unsigned long, func, PTR)
 	RT_FE_FIELD(unsigned long, retval, INT)
-	RT_FE_FIELD(int, depth, INT)
-	RT_FE_FIELD(unsigned int, overrun, INT)
-	RT_FE_FIELD(unsigned long long, calltime, INT)
-	RT_FE_FIELD(unsigned long long, rettime, INT),
-	"\"<-- %ps (%d) (start: %llx  end: %llx) over: %d retval: %lx\", "
-	"(void *)REC->func, REC->depth, REC->calltime, "
-	"REC->rettime, REC->depth, REC->retval",
+	RT_GRAPH_EXIT_FIELDS,
+	"\"" RT_GRAPH_EXIT_FMT " retval: %lx\", " RT_GRAPH_EXIT_ARGS
+	", REC->retval",
 	RT_FE_NO_PRINT)
+
+#undef RT_GRAPH_EXIT_ARGS
+#undef RT_GRAPH_EXIT_FMT
+#undef RT_GRAPH_EXIT_FIELDS
 
 /* Packed, as the kernel's (FTRACE_ENTRY_PACKED): 20 bytes, not 24, in
  * the record a traced call writes first; with funcgraph-args the six

@@ -12,6 +12,7 @@
 
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -175,18 +176,61 @@ rt_fill_graph_ent_args(void *rec, const void *arg)
 	       RT_GRAPH_NR_ARGS * sizeof(unsigned long));
 }
 
-static inline __attribute__((no_instrument_function)) RINGTRACE_RECORD_ACCESS void
-rt_fill_graph_ret(void *rec, const void *arg)
+/*
+ * A call's exit (entries.h): fgraph_retval_exit, or funcgraph_exit when
+ * @arg's overrun has RT_GRAPH_NO_RETVAL (a constant where the fast path
+ * inlines it). One code for both: the return value is stored at its
+ * place, then the fields after it, which are the same in both and 8
+ * bytes lower without it (over the return value then).
+ */
+static inline __attribute__((always_inline, no_instrument_function))
+RINGTRACE_RECORD_ACCESS void
+rt_fill_graph_exit(void *rec, const void *arg)
 {
-	struct rt_graph_ret_entry *e = rec;
 	const struct rt_fn_arg *a = arg;
+	struct rt_graph_exit_entry x;
+	const size_t tail = offsetof(struct rt_graph_exit_entry, depth);
+	size_t at = a->overrun & RT_GRAPH_NO_RETVAL ?
+			    tail :
+			    offsetof(struct rt_graph_ret_entry, depth);
 
-	e->func = a->a;
-	e->retval = a->retval;
-	e->depth = a->depth;
-	e->overrun = a->overrun;
-	e->calltime = a->t0;
-	e->rettime = a->t1;
+	_Static_assert(sizeof(struct rt_graph_ret_entry) -
+				       offsetof(struct rt_graph_ret_entry,
+						depth) ==
+			       sizeof(x) - tail,
+		       "the exits' fields after the return value differ");
+	x.func = a->a;
+	x.depth = a->depth;
+	x.overrun = a->overrun & ~RT_GRAPH_NO_RETVAL;
+	x.calltime = a->t0;
+	x.rettime = a->t1;
+	memcpy((char *)rec + offsetof(struct rt_graph_exit_entry, func),
+	       (char *)&x + offsetof(struct rt_graph_exit_entry, func),
+	       sizeof(x.func));
+	memcpy((char *)rec + offsetof(struct rt_graph_ret_entry, retval),
+	       &a->retval, sizeof(a->retval));
+	memcpy((char *)rec + at, (char *)&x + tail, sizeof(x) - tail);
+}
+
+/* The library's own word, declared so in every file that writes the
+ * exit inline (tracer/function's too): one load, not an address from the
+ * GOT first. Those of rt_graph_mask with funcgraph-retval (trace.h). */
+extern _Atomic uint64_t rt_graph_retval_mask
+	__attribute__((visibility("hidden")));
+
+/*
+ * The instances of @mask whose exit record for @a carries the return
+ * value (funcgraph-retval on; not a call whose hook had none). Relaxed:
+ * as rt_graph_mask (a stale mask writes one exit in the other layout,
+ * both of them whole records).
+ */
+static inline __attribute__((always_inline, no_instrument_function)) uint64_t
+rt_graph_retval_instances(uint64_t mask, const struct rt_fn_arg *a)
+{
+	if (a->overrun & RT_GRAPH_NO_RETVAL)
+		return 0;
+	return mask & atomic_load_explicit(&rt_graph_retval_mask,
+					   memory_order_relaxed);
 }
 
 /*
@@ -233,9 +277,12 @@ void rt_graph_write_args(uint64_t mask, uint64_t args_mask,
 /*
  * One graph record of @type (RT_TYPE_GRAPH_ENT or RT_TYPE_GRAPH_RET, a
  * constant where it is inlined) with the payload @pay, stamped @ts, into
- * every instance of rt_graph_mask. The payload is handed over by value
- * and copied where it goes: the fast path keeps it in registers (its
- * fill functions are inlined), only the general paths get it in memory.
+ * every instance of rt_graph_mask; an exit (RT_TYPE_GRAPH_RET) is
+ * written as fgraph_retval_exit where the instance has funcgraph-retval
+ * (by the general path, rt_graph_write_slow()).
+ * The payload is handed over by value and copied where it goes: the fast
+ * path keeps it in registers (its fill functions are inlined), only the
+ * general paths get it in memory.
  */
 static inline __attribute__((always_inline, no_instrument_function))
 RINGTRACE_RECORD_ACCESS void
@@ -245,9 +292,7 @@ rt_graph_write(uint16_t type, const struct rt_fn_arg pay, uint64_t ts)
 	uint64_t mask =
 		atomic_load_explicit(&rt_graph_mask, memory_order_relaxed);
 	struct rt_thread *cur = &rt_cur;
-	size_t size = type == RT_TYPE_GRAPH_ENT ?
-			      sizeof(struct rt_graph_ent_entry) :
-			      sizeof(struct rt_graph_ret_entry);
+	struct rt_fn_arg p = pay;
 	rt_rcu_reader_t rcu;
 	uint64_t am = 0;
 
@@ -257,14 +302,19 @@ rt_graph_write(uint16_t type, const struct rt_fn_arg pay, uint64_t ts)
 	 * rt_ftrace_function_event()) */
 	__asm__("" : "+r"(cur));
 	/* Relaxed: as rt_graph_mask. The instances with funcgraph-args
-	 * take the general path, tested with the rest (rt_fn_fast()). */
+	 * take the general path, tested with the rest (rt_fn_fast()), and
+	 * so do the exits of those with funcgraph-retval: the fast path
+	 * writes the records of the default options alone, each of one
+	 * size known here. */
 	if (type == RT_TYPE_GRAPH_ENT && pay.args)
 		am = atomic_load_explicit(&rt_graph_args_mask,
 					  memory_order_relaxed);
+	if (type == RT_TYPE_GRAPH_RET)
+		am = rt_graph_retval_instances(mask, &pay);
 	if (!rt_fn_fast(cur, mask, am)) {
 		struct rt_fn_arg a = pay;
 
-		if (mask & am)
+		if (type == RT_TYPE_GRAPH_ENT && (mask & am))
 			rt_graph_write_args(mask, mask & am, &a);
 		else
 			rt_graph_write_slow(mask, type, &a);
@@ -272,12 +322,17 @@ rt_graph_write(uint16_t type, const struct rt_fn_arg pay, uint64_t ts)
 	}
 	cur->depth = 1;
 	rcu = rt_rcu_read_lock_reader();
-	if (type == RT_TYPE_GRAPH_ENT)
-		rt_write_instances_outer(mask, type, size, rt_fill_graph_ent,
-					 &pay, ts, cur->pid);
-	else
-		rt_write_instances_outer(mask, type, size, rt_fill_graph_ret,
-					 &pay, ts, cur->pid);
+	if (type == RT_TYPE_GRAPH_ENT) {
+		rt_write_instances_outer(mask, type,
+					 sizeof(struct rt_graph_ent_entry),
+					 rt_fill_graph_ent, &p, ts, cur->pid);
+	} else {
+		/* funcgraph_exit (rt_fill_graph_exit()) */
+		p.overrun |= RT_GRAPH_NO_RETVAL;
+		rt_write_instances_outer(mask, type,
+					 sizeof(struct rt_graph_exit_entry),
+					 rt_fill_graph_exit, &p, ts, cur->pid);
+	}
 	rt_rcu_read_unlock_reader(rcu);
 	cur->depth = 0;
 }

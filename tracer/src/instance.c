@@ -370,12 +370,14 @@ struct ringtrace_instance *ringtrace_instance_create(const char *name)
 /*
  * The function_graph instances with funcgraph-args, whose entry records
  * carry the argument registers (the kernel's trace_graph_entry_args),
- * and the instances with func-args, whose function records do (the
- * kernel's function_args_trace_call()). Under rt_control_lock.
+ * those with funcgraph-retval, whose exit records carry the return value
+ * (fgraph_retval_exit, entries.h), and the instances with func-args,
+ * whose function records do (the kernel's function_args_trace_call()).
+ * Under rt_control_lock.
  */
 static void rt_update_args_mask(void)
 {
-	uint64_t args = 0, fn_args = 0;
+	uint64_t args = 0, fn_args = 0, retval = 0;
 	int i;
 
 	for (i = 0; i < RT_MAX_INSTANCES; i++) {
@@ -394,12 +396,18 @@ static void rt_update_args_mask(void)
 			args |= 1ull << i;
 		if (opts & RT_OPT(RT_OPT_FUNC_ARGS))
 			fn_args |= 1ull << i;
+		if (opts & RT_OPT(RT_OPT_FUNCGRAPH_RETVAL))
+			retval |= 1ull << i;
 	}
 	/* Relaxed: as rt_graph_mask (a stale mask costs one record's
 	 * arguments, or writes them once more). */
 	atomic_store_explicit(&rt_graph_args_mask, args, memory_order_relaxed);
 	/* Relaxed: as rt_fn_mask, the same. */
 	atomic_store_explicit(&rt_fn_args_mask, fn_args, memory_order_relaxed);
+	/* Relaxed: as rt_graph_mask (a stale mask writes one exit in the
+	 * other layout: fnwrite.h). */
+	atomic_store_explicit(&rt_graph_retval_mask, retval,
+			      memory_order_relaxed);
 }
 
 static void rt_update_tracer_masks(void)
@@ -613,7 +621,8 @@ int ringtrace_set_option(struct ringtrace_instance *tr, const char *opt)
 			ringbuf_change_overwrite(tr->snap, on);
 	}
 	pthread_mutex_unlock(&tr->lock);
-	if (i == RT_OPT_FUNCGRAPH_ARGS || i == RT_OPT_FUNC_ARGS) {
+	if (i == RT_OPT_FUNCGRAPH_ARGS || i == RT_OPT_FUNC_ARGS ||
+	    i == RT_OPT_FUNCGRAPH_RETVAL) {
 		pthread_mutex_lock(&rt_control_lock);
 		rt_update_args_mask();
 		pthread_mutex_unlock(&rt_control_lock);

@@ -601,7 +601,7 @@ static bool rt_iter_returns_here(struct rt_iter *it,
 	const struct rt_graph_ent_entry *cur = (const void *)it->rec;
 	bool own_clock = ret->rettime <= ts;
 
-	return ret->ent.type == RT_TYPE_GRAPH_RET &&
+	return rt_type_graph_exit(ret->ent.type) &&
 	       ret->ent.pid == cur->ent.pid && ret->func == cur->func &&
 	       (!own_clock || ret->calltime <= it->ts) &&
 	       !rt_iter_thread_elsewhere(it, cur->ent.pid, ts);
@@ -1470,13 +1470,14 @@ static void rt_print_line(struct rt_iter *it)
 		return;
 	}
 	if (it->tracer == RT_TRACER_GRAPH ||
-	    ent->type == RT_TYPE_GRAPH_ENT || ent->type == RT_TYPE_GRAPH_RET) {
+	    ent->type == RT_TYPE_GRAPH_ENT || rt_type_graph_exit(ent->type)) {
 		switch (ent->type) {
 		case RT_TYPE_GRAPH_ENT:
 			if (it->len >= sizeof(struct rt_graph_ent_entry))
 				rt_graph_entry(it);
 			return;
 		case RT_TYPE_GRAPH_RET:
+		case RT_TYPE_GRAPH_RETVAL:
 			rt_graph_return(it);
 			return;
 		case RT_TYPE_FN:

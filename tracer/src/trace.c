@@ -50,7 +50,7 @@ pthread_mutex_t rt_control_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Instances whose current tracer is function / function_graph / usersoff */
 _Atomic uint64_t rt_fn_mask, rt_graph_mask, rt_lat_mask;
-_Atomic uint64_t rt_graph_args_mask;
+_Atomic uint64_t rt_graph_args_mask, rt_graph_retval_mask;
 _Atomic uint64_t rt_fn_args_mask;
 /* Instances with a set_ftrace_pid or set_ftrace_notrace_pid list */
 _Atomic uint64_t rt_ftrace_pid_mask;
@@ -1181,7 +1181,7 @@ rt_write_builtin_inline(uint64_t mask, uint16_t type, size_t size,
 	/* Instances with a set_ftrace_pid list: function records only.
 	 * Relaxed: the lists themselves are loaded with acquire loads. */
 	uint64_t pids = type == RT_TYPE_FN || type == RT_TYPE_GRAPH_ENT ||
-				type == RT_TYPE_GRAPH_RET ?
+				rt_type_graph_exit(type) ?
 			atomic_load_explicit(&rt_ftrace_pid_mask,
 					     memory_order_relaxed) :
 			0;
@@ -1241,10 +1241,25 @@ rt_graph_write_slow(uint64_t mask, uint16_t type, const struct rt_fn_arg *a)
 		rt_write_builtin_inline(mask, type,
 					sizeof(struct rt_graph_ent_entry),
 					rt_fill_graph_ent, a, a->t0);
-	else
-		rt_write_builtin_inline(mask, type,
-					sizeof(struct rt_graph_ret_entry),
-					rt_fill_graph_ret, a, a->t1);
+	else {
+		/* each instance's exit in the layout its funcgraph-retval
+		 * asks for (fnwrite.h) */
+		uint64_t rv = rt_graph_retval_instances(mask, a);
+		struct rt_fn_arg x = *a;
+
+		x.overrun |= RT_GRAPH_NO_RETVAL;
+		if (mask & ~rv)
+			rt_write_builtin_inline(
+				mask & ~rv, type,
+				sizeof(struct rt_graph_exit_entry),
+				rt_fill_graph_exit, &x, a->t1);
+		/* (@a has no RT_GRAPH_NO_RETVAL where @rv is not 0) */
+		if (rv)
+			rt_write_builtin_inline(
+				rv, RT_TYPE_GRAPH_RETVAL,
+				sizeof(struct rt_graph_ret_entry),
+				rt_fill_graph_exit, a, a->t1);
+	}
 	/* a word a signal handler left stale is right again */
 	rt_thread_slow_update();
 	errno = saved_errno;

@@ -342,6 +342,9 @@ static inline __attribute__((no_instrument_function)) int rt_gettid(void)
 extern _Atomic uint64_t rt_fn_mask, rt_graph_mask, rt_lat_mask;
 /* Those of rt_graph_mask with the funcgraph-args option */
 extern _Atomic uint64_t rt_graph_args_mask;
+/* Those of rt_graph_mask with the funcgraph-retval option, whose exit
+ * records carry the return value (fnwrite.h) */
+extern _Atomic uint64_t rt_graph_retval_mask;
 
 /* The arguments of the built-in records' fill functions */
 struct rt_fn_arg {

@@ -406,7 +406,8 @@ void rtt_json_record(struct rtt_json *j, int cpu, int on, uint64_t ts,
 	}
 	if (!strcmp(e->system, "ftrace") &&
 	    (!strcmp(e->name, "funcgraph_entry") ||
-	     !strcmp(e->name, "funcgraph_exit"))) {
+	     !strcmp(e->name, "funcgraph_exit") ||
+	     !strcmp(e->name, "fgraph_retval_exit"))) {
 		bool entry = !strcmp(e->name, "funcgraph_entry");
 		unsigned long func =
 			(unsigned long)rtt_json_get(e->tep, "func", rec, len);

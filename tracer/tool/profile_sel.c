@@ -144,7 +144,7 @@ bool rtt_grec(const void *data, unsigned int len, struct rtt_grec *g)
 		memcpy(&e, data, sizeof(e));
 		g->func = e.func;
 		g->depth = e.depth;
-	} else if (ent.type == RT_TYPE_GRAPH_RET) {
+	} else if (rt_type_graph_exit(ent.type)) {
 		struct rt_graph_ret_entry e;
 
 		if (!rt_graph_ret_read(data, len, &e))

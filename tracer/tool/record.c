@@ -678,7 +678,7 @@ again:
 	if (follow)
 		rtt_follow_end(&fl);
 	exited = r.exited;
-	if (!ret && !r.tally.calls && !fl.calls &&
+	if (!ret && !r.tally.matched && !fl.calls &&
 	    rtt_function_tracer(tracer, child))
 		rtt_msg("warning: no function call was recorded: is %s compiled with -finstrument-functions%s?",
 			child ? argv[optind] : "the process",

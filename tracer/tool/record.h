@@ -58,7 +58,11 @@ struct rtt_record {
 	unsigned long *marked;
 	bool *caught_up;
 	int nr_cpus;
-	struct rtt_tally tally;
+	/* the records moved (events/s and the final tally), and those of
+	 * the function tracers (@types: ftrace:function,
+	 * ftrace:funcgraph_exit and ftrace:fgraph_retval_exit, -1 when
+	 * unknown) */
+	struct td_count tally;
 	unsigned long events;
 	unsigned long missed;
 	uint64_t ckpt_bytes;

@@ -94,7 +94,7 @@ static void rtt_follow_stop(struct rtt_follow *fl, size_t i, int ret)
 	char err[RTT_ERR_MAX];
 
 	rtt_rec_finish(f, ret);
-	fl->calls += f->tally.calls;
+	fl->calls += f->tally.matched;
 	if (rtt_proc_state(&f->p) == RTT_DEAD && rtt_remove_files(&f->p, err))
 		rtt_msg("%s", err);
 	rtt_rec_free(f);

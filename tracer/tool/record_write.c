@@ -44,12 +44,12 @@ static void rtt_mark_dropped(void *page, size_t size, unsigned long n)
  * (a malformed page, not sent), or an error of the file or the stream.
  */
 static int rtt_rec_net_page(struct rtt_record *r, int cpu, const void *page,
-			    unsigned long *missed, struct rtt_tally *t)
+			    unsigned long *missed, struct td_count *t)
 {
 	int ret;
 
-	if (td_page_for_each(page, (unsigned int)ringbuf_subbuf_size(r->rb),
-			     rtt_count_cb, missed, t))
+	if (td_page_count(page, (unsigned int)ringbuf_subbuf_size(r->rb), t,
+			  missed))
 		return -EINVAL;
 	if (r->out) {
 		ret = td_writer_add_page(r->w, cpu, page);
@@ -81,7 +81,7 @@ static int rtt_record_pages(struct rtt_record *r, int full, int max)
 		any = false;
 		for (cpu = 0; cpu < r->nr_cpus; cpu++) {
 			for (n = 0; n < RTT_RECORD_BURST; n++) {
-				struct rtt_tally t = r->tally;
+				struct td_count t = r->tally;
 				unsigned long missed = 0, d;
 				void *page;
 
@@ -114,13 +114,12 @@ static int rtt_record_pages(struct rtt_record *r, int full, int max)
 					r->marked[cpu] = r->dropped[cpu];
 				}
 				/* checked and counted in one pass */
-				t.records = t.calls = 0;
+				t.records = t.matched = 0;
 				ret = r->net ? rtt_rec_net_page(r, cpu, page,
 								&missed, &t) :
 					       td_writer_commit_slot(r->w, cpu,
-								     rtt_count_cb,
-								     &missed,
-								     &t);
+								     &t,
+								     &missed);
 				if (ret == -EINVAL) {
 					rtt_msg("cpu %d: a malformed page skipped",
 						cpu);
@@ -130,7 +129,7 @@ static int rtt_record_pages(struct rtt_record *r, int full, int max)
 					return ret;
 				moved++;
 				r->tally.records += t.records;
-				r->tally.calls += t.calls;
+				r->tally.matched += t.matched;
 				r->events += t.records;
 				if (missed != TD_MISSED_UNKNOWN)
 					r->missed += missed;
@@ -306,14 +305,16 @@ int rtt_rec_start(struct rtt_record *r, const char *inst)
 	r->caught_up = calloc((size_t)r->nr_cpus, sizeof(*r->caught_up));
 	if (!r->dropped || !r->marked || !r->caught_up)
 		return -ENOMEM;
-	r->tally.fn_ids[0] = r->tally.fn_ids[1] = -1;
+	r->tally.types[0] = r->tally.types[1] = r->tally.types[2] = -1;
 	for (len = 0; len < r->ev->nr; len++) {
 		if (strcmp(r->ev->v[len].system, "ftrace"))
 			continue;
 		if (!strcmp(r->ev->v[len].name, "function"))
-			r->tally.fn_ids[0] = r->ev->v[len].id;
+			r->tally.types[0] = r->ev->v[len].id;
 		else if (!strcmp(r->ev->v[len].name, "funcgraph_exit"))
-			r->tally.fn_ids[1] = r->ev->v[len].id;
+			r->tally.types[1] = r->ev->v[len].id;
+		else if (!strcmp(r->ev->v[len].name, "fgraph_retval_exit"))
+			r->tally.types[2] = r->ev->v[len].id;
 	}
 	/* what was dropped before the recording is not in it */
 	for (c = 0; c < r->nr_cpus; c++)

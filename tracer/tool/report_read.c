@@ -413,7 +413,7 @@ void rtt_report_scan(struct rtt_report *rp, int *pid)
 				    (!*pid || ent.pid < *pid))
 					*pid = ent.pid;
 				if (ent.type == RT_TYPE_GRAPH_ENT ||
-				    ent.type == RT_TYPE_GRAPH_RET)
+				    rt_type_graph_exit(ent.type))
 					rp->graph = true;
 				else if (ent.type == RT_TYPE_FN)
 					rp->function = true;

@@ -76,16 +76,6 @@ struct rtt_strv {
 	int nr;
 };
 
-/*
- * Count the records of a page (events/s and the final tally), and those
- * of the function tracers (@fn_ids: ftrace:function and
- * ftrace:funcgraph_exit, -1 when unknown).
- */
-struct rtt_tally {
-	unsigned long records;
-	unsigned long calls;
-	int fn_ids[2];
-};
 
 
 /* common.c */
@@ -264,7 +254,6 @@ int rtt_td_open(const struct rtt_proc *p, const char *path,
 		struct td_writer **wp);
 void rtt_td_set_kallsyms(struct td_writer *w, const char *path,
 			 const char *kallsyms);
-void rtt_count_cb(const struct td_record *rec, void *arg);
 /* --compression's argument checked: 0, or the usage message's text. */
 const char *rtt_compression_arg(const char *arg);
 /* The compression of a trace.dat written to @o when none is given:

@@ -174,16 +174,3 @@ void rtt_td_set_options(struct td_writer *w, const struct rtt_strv *opts)
 	td_writer_set_trace_options(w, text);
 	free(text);
 }
-
-void rtt_count_cb(const struct td_record *rec, void *arg)
-{
-	struct rtt_tally *t = arg;
-	uint16_t type;
-
-	t->records++;
-	if (rec->len >= sizeof(type)) {
-		memcpy(&type, rec->data, sizeof(type));
-		if (type == t->fn_ids[0] || type == t->fn_ids[1])
-			t->calls++;
-	}
-}

@@ -899,9 +899,10 @@ void *td_writer_page_slot(struct td_writer *w, int cpu)
 }
 
 int td_writer_commit_slot(struct td_writer *w, int cpu,
-			  void (*cb)(const struct td_record *rec, void *arg),
-			  unsigned long *missed, void *arg)
+			  struct td_count *count, unsigned long *missed)
 {
+	struct td_count none = { 0, 0, { -1, -1, -1 } };
+
 	struct td_spool *sp;
 
 	if (!w || !w->spool || cpu < 0 || cpu >= w->nr_cpus ||
@@ -910,8 +911,8 @@ int td_writer_commit_slot(struct td_writer *w, int cpu,
 	sp = &w->spool[cpu];
 	if (sp->staged == w->stage_pages)
 		return -EINVAL;
-	if (td_page_for_each(sp->stage + (size_t)sp->staged * w->page_size,
-			     w->page_size, cb, missed, arg))
+	if (td_page_count(sp->stage + (size_t)sp->staged * w->page_size,
+			  w->page_size, count ? count : &none, missed))
 		return -EINVAL;
 	sp->staged++;
 	w->pages++;
@@ -929,7 +930,7 @@ int td_writer_add_page(struct td_writer *w, int cpu, const void *page)
 	if (!slot)
 		return -errno;
 	memcpy(slot, page, w->page_size);
-	return td_writer_commit_slot(w, cpu, NULL, NULL, NULL);
+	return td_writer_commit_slot(w, cpu, NULL, NULL);
 }
 
 void td_writer_stats(struct td_writer *w, uint64_t *pages, uint64_t *bytes)

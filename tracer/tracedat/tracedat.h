@@ -73,6 +73,7 @@ extern "C" {
 /** A trace.dat being written. Opaque. */
 struct td_writer;
 struct td_record;
+struct td_count;
 
 /**
  * td_writer_open - start writing a trace.dat
@@ -444,10 +445,9 @@ void *td_writer_page_slot(struct td_writer *w, int cpu);
  * td_writer_commit_slot - keep the page built in a cpu's slot
  * @w: the writer
  * @cpu: the cpu buffer, whose slot was given by td_writer_page_slot()
- * @cb: if not NULL, called for each record of the page, as
- *	td_page_for_each() calls it (the check goes through them anyway)
+ * @count: if not NULL, the page's records are added to it, as
+ *	td_page_count() adds them (the check goes through them anyway)
  * @missed: as for td_page_for_each() (may be NULL)
- * @arg: passed to @cb
  *
  * The page is checked as td_writer_add_page() checks it; a malformed one
  * is not kept (the slot is given again; @cb may have seen some of its
@@ -457,8 +457,7 @@ void *td_writer_page_slot(struct td_writer *w, int cpu);
  * Return: 0 or -EINVAL.
  */
 int td_writer_commit_slot(struct td_writer *w, int cpu,
-			  void (*cb)(const struct td_record *rec, void *arg),
-			  unsigned long *missed, void *arg);
+			  struct td_count *count, unsigned long *missed);
 
 /**
  * td_writer_in_place - whether the writer writes the output in place
@@ -930,6 +929,38 @@ struct td_record {
 int td_page_for_each(const void *page, unsigned int page_size,
 		     void (*cb)(const struct td_record *rec, void *arg),
 		     unsigned long *missed, void *arg);
+
+/**
+ * struct td_count - what td_page_count() adds up
+ * @records: the data records
+ * @matched: those whose type (their first two bytes, the common_type of
+ *	a trace event) is one of @types
+ * @types: the types counted apart; -1: none
+ */
+struct td_count {
+	unsigned long records;
+	unsigned long matched;
+	int types[3];
+};
+
+/**
+ * td_page_count - check one page as td_page_for_each() does and count
+ *	its data records
+ * @page: the page, @page_size bytes
+ * @page_size: its size, at least 16
+ * @count: the counts the page's records are added to
+ * @missed: as for td_page_for_each() (may be NULL)
+ *
+ * The same walk as td_page_for_each() with no call per record: the
+ * check a recorder makes of each page it keeps, at the cost of reading
+ * the record headers.
+ *
+ * Context: any thread.
+ * Return: as td_page_for_each() (-EINVAL for a NULL @count too); @count
+ * has the records before a malformed one added.
+ */
+int td_page_count(const void *page, unsigned int page_size,
+		  struct td_count *count, unsigned long *missed);
 
 #ifdef __cplusplus
 }
