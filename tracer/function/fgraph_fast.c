@@ -36,9 +36,35 @@ extern _Atomic int rt_max_graph_depth RT_HIDDEN;
 extern _Atomic int rt_graph_lists_set RT_HIDDEN;
 extern _Atomic uint64_t rt_graph_mask RT_HIDDEN;
 extern _Atomic uint64_t rt_graph_args_mask RT_HIDDEN;
+extern _Atomic uint64_t rt_fn_mask RT_HIDDEN;
+extern _Atomic uint64_t rt_fn_args_mask RT_HIDDEN;
 extern _Atomic uint64_t rt_ftrace_pid_mask RT_HIDDEN;
 
 #if RT_HAVE_MCOUNT
+/*
+ * The function tracer's trampoline's C half (ftrace_func_caller's copies
+ * in the trampoline pages): the site is a recorded one at @func's entry,
+ * a call only while the function tracer is the only tracer and
+ * set_ftrace_filter and set_ftrace_notrace select @func (dynftrace.c):
+ * the record is written with no site lookup and no list test, as the
+ * kernel's per-ops trampoline calls function_trace_call().
+ *
+ * Nor is rt_ftrace_enabled tested: as in the kernel, a site is patched
+ * from one trampoline to another after the tracers change, and a call
+ * that comes meanwhile is its old trampoline's (here: recorded while
+ * the function tracer's instances are in rt_fn_mask, which the write
+ * tests; missed by a tracer that came on this instant, as a call made a
+ * moment earlier would be). The stop switch is tested in the write's
+ * one branch (rt_fn_write()).
+ */
+RT_NOTRACE void ftrace_func_entry(unsigned long func, unsigned long *parent_loc,
+				  struct ftrace_regs *regs)
+{
+	/* the argument registers in their ABI order (struct ftrace_regs
+	 * begins with them) */
+	rt_fn_write(func, *parent_loc, &regs->rdi, true);
+}
+
 /*
  * ftrace_graph_func_caller's C half: function_graph is the only tracer
  * (the trampoline tested it) and the site is a recorded one, a call only
@@ -70,9 +96,13 @@ RT_NOTRACE void ftrace_graph_func_entry(unsigned long func,
 	depth = t->top;
 	/* Relaxed: a setting; a change may take a few calls to be seen. */
 	max = atomic_load_explicit(&rt_max_graph_depth, memory_order_relaxed);
-	/* Relaxed: rt_graph_lists_set is a hint (fgraph.h). */
-	if (__builtin_expect(atomic_load_explicit(&rt_graph_lists_set,
+	/* Relaxed: rt_graph_lists_set is a hint (fgraph.h); the stop
+	 * switch as the hooks of function.c test it (the slow path tells
+	 * it from the rest). */
+	if (__builtin_expect(atomic_load_explicit(&rt_function_trace_stop,
 						  memory_order_relaxed) |
+				     atomic_load_explicit(&rt_graph_lists_set,
+							  memory_order_relaxed) |
 				     t->notrace | (depth >= RT_MCOUNT_DEPTH) |
 				     (max > 0 && depth >= max),
 			     0))

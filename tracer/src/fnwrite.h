@@ -17,6 +17,7 @@
 
 #include <ringbuf/frontend.h>
 
+#include "ftrace.h"
 #include "rcu.h"
 #include "trace.h"
 
@@ -197,7 +198,8 @@ rt_fill_graph_ret(void *rec, const void *arg)
  * already known, no instance of @mask with a set_ftrace_pid list: two
  * words of the thread (@depth and rt_thread.slow, which stands for the
  * rest) and the global list mask (with @also, more instances whose
- * records the caller writes another way). There the header is the same word for
+ * records the caller writes another way); @refuse not 0 refuses too (a
+ * test of the caller's own, made in the same branch). There the header is the same word for
  * every record of the thread, the nesting count goes from 0 to 1 and
  * back, and the payload is stored straight into each reservation. Any
  * other case goes through rt_write_builtin_inline() (the records are the
@@ -205,14 +207,15 @@ rt_fill_graph_ret(void *rec, const void *arg)
  * (rt_thread_slow_update()).
  */
 static inline __attribute__((always_inline, no_instrument_function)) bool
-rt_fn_fast(const struct rt_thread *cur, uint64_t mask, uint64_t also)
+rt_fn_fast(const struct rt_thread *cur, uint64_t mask, uint64_t also,
+	   unsigned int refuse)
 {
 	/* Relaxed: as in rt_write_builtin_inline(). */
 	uint64_t pids = atomic_load_explicit(&rt_ftrace_pid_mask,
 					     memory_order_relaxed);
 
 	return __builtin_expect(
-		!((uint64_t)((unsigned int)cur->depth | cur->slow) |
+		!((uint64_t)((unsigned int)cur->depth | cur->slow | refuse) |
 		  (mask & (pids | also))),
 		1);
 }
@@ -229,6 +232,67 @@ void rt_graph_write_slow(uint64_t mask, uint16_t type,
 			 const struct rt_fn_arg *a);
 void rt_graph_write_args(uint64_t mask, uint64_t args_mask,
 			 const struct rt_fn_arg *a);
+
+/*
+ * The function tracer's record, into every instance of rt_fn_mask: the
+ * fast path (rt_fn_fast()) with the payload stored inline, the rest out
+ * of line (rt_fn_write_slow(), rt_fn_write_args()). The body of
+ * rt_ftrace_function_event() (fnfast.c) and of the function tracer's
+ * trampoline's C half, ftrace_func_entry() (fgraph_fast.c), which has
+ * the stop switch tested here (@test_stop), in the fast path's one
+ * branch: its callers test it before.
+ *
+ * Userspace: the kernel's function_trace_call() takes a recursion bit
+ * first; here the write's own nesting count is that bit (rt_fn_fast()
+ * wants it 0 and the write holds it at 1): a signal handler that calls a
+ * traced function during the write takes the general path, which writes
+ * a nested record, and nothing the write calls is traced.
+ */
+static inline __attribute__((always_inline, no_instrument_function))
+RINGTRACE_RECORD_ACCESS void
+rt_fn_write(unsigned long ip, unsigned long parent_ip,
+	    const unsigned long *args, bool test_stop)
+{
+	/* the payload is built where it is written: the slow paths get the
+	 * words, so the fast path need not keep it in memory */
+	struct rt_fn_arg a;
+	/* Relaxed: each bit is checked again through rt_inst_rbs[]. */
+	uint64_t mask = atomic_load_explicit(&rt_fn_mask, memory_order_relaxed);
+	struct rt_thread *cur = &rt_cur;
+	rt_rcu_reader_t rcu;
+	unsigned int stop = 0;
+	uint64_t am;
+
+	if (!mask)
+		return;
+	/* the thread's state through one address, not one TLS offset load
+	 * per field (the compiler reloads it from the GOT each time) */
+	__asm__("" : "+r"(cur));
+	/* Relaxed: as rt_fn_mask. The instances with func-args take the
+	 * general path, tested with the rest (rt_fn_fast()). */
+	am = atomic_load_explicit(&rt_fn_args_mask, memory_order_relaxed);
+	/* Relaxed: as the hooks of function.c test it; a write already
+	 * past the test finishes its record. */
+	if (test_stop)
+		stop = (unsigned int)atomic_load_explicit(&rt_function_trace_stop,
+							  memory_order_relaxed);
+	if (!rt_fn_fast(cur, mask, am, stop)) {
+		if (stop)
+			return;
+		if (args && (mask & am))
+			rt_fn_write_args(mask, mask & am, ip, parent_ip, args);
+		else
+			rt_fn_write_slow(mask, ip, parent_ip);
+		return;
+	}
+	a = (struct rt_fn_arg){ .a = ip, .b = parent_ip };
+	cur->depth = 1;
+	rcu = rt_rcu_read_lock_reader();
+	rt_write_instances_outer(mask, RT_TYPE_FN, sizeof(struct rt_fn_entry),
+				 rt_fill_fn_inline, &a, 0, cur->pid);
+	rt_rcu_read_unlock_reader(rcu);
+	cur->depth = 0;
+}
 
 /*
  * One graph record of @type (RT_TYPE_GRAPH_ENT or RT_TYPE_GRAPH_RET, a
@@ -261,7 +325,7 @@ rt_graph_write(uint16_t type, const struct rt_fn_arg pay, uint64_t ts)
 	if (type == RT_TYPE_GRAPH_ENT && pay.args)
 		am = atomic_load_explicit(&rt_graph_args_mask,
 					  memory_order_relaxed);
-	if (!rt_fn_fast(cur, mask, am)) {
+	if (!rt_fn_fast(cur, mask, am, 0)) {
 		struct rt_fn_arg a = pay;
 
 		if (mask & am)
