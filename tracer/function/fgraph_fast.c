@@ -66,11 +66,15 @@ RT_NOTRACE void ftrace_func_entry(unsigned long func, unsigned long *parent_loc,
 }
 
 /*
- * ftrace_graph_func_caller's C half: function_graph is the only tracer
- * (the trampoline tested it) and the site is a recorded one, a call only
- * while set_ftrace_filter and set_ftrace_notrace select @func
- * (dynftrace.c): no site lookup, and the lists looked at only when the
- * graph tracer has lists of its own, as ftrace_ops_entry() does.
+ * function_graph's trampoline's C half (ftrace_graph_func_caller: the
+ * copies of ftrace_func_caller that call it): the site is a recorded one,
+ * a call only while function_graph is the only tracer and
+ * set_ftrace_filter and set_ftrace_notrace select @func (dynftrace.c):
+ * no site lookup, no test of the tracers (a call that comes while the
+ * sites move to another tracer pushes its frame; its exit is recorded
+ * only while function_graph runs, ftrace_return_to_handler()), and the
+ * lists looked at only when the graph tracer has lists of its own, as
+ * ftrace_ops_entry() does.
  *
  * The common case is prepare_ftrace_return() with every test of the
  * lists folded away, the guard held only while the frame is pushed, and
@@ -81,9 +85,9 @@ RT_NOTRACE void ftrace_func_entry(unsigned long func, unsigned long *parent_loc,
  * and its slot hijacked, and traces its own calls above it; their
  * records nest in ours (the write's own nesting count, trace.c).
  */
-RT_NOTRACE void ftrace_graph_func_entry(unsigned long func,
-					unsigned long *parent_loc,
-					struct ftrace_regs *regs)
+RT_NOTRACE __attribute__((nonnull)) void
+ftrace_graph_func_entry(unsigned long func, unsigned long *parent_loc,
+			struct ftrace_regs *regs)
 {
 	struct rt_mcount_thread *t = &rt_mcount_current;
 	struct ftrace_ret_stack *f;
@@ -104,7 +108,8 @@ RT_NOTRACE void ftrace_graph_func_entry(unsigned long func,
 				     atomic_load_explicit(&rt_graph_lists_set,
 							  memory_order_relaxed) |
 				     t->notrace | (depth >= RT_MCOUNT_DEPTH) |
-				     (max > 0 && depth >= max),
+				     /* max > 0 && depth >= max, one compare */
+				     ((unsigned int)max - 1u < (unsigned int)depth),
 			     0))
 		goto slow;
 	/* (0: the clock's rare case, which the general case reads) */

@@ -12,6 +12,7 @@
 
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -57,28 +58,33 @@ rt_inst_rb(int i)
 }
 
 /* The header of a thread's own record at the outermost level: flags and
- * depth 0. */
+ * depth 0. Two stores: the type's half is a constant where this is
+ * inlined, and the id goes straight from the thread's state into the
+ * record (not shifted into one word with it). */
 static inline __attribute__((always_inline, no_instrument_function)) void
 rt_fill_entry_outer(struct ringtrace_entry *ent, uint16_t type, int pid)
 {
-	struct ringtrace_entry h = { .type = type, .pid = pid };
+	struct ringtrace_entry h = { .type = type };
 
-	memcpy(ent, &h, sizeof(h));
+	memcpy(ent, &h, offsetof(struct ringtrace_entry, pid));
+	memcpy(&ent->pid, &pid, sizeof(pid));
 }
 
 /*
  * One record of a built-in write into the buffer of instance @i, inside
  * the writer's read-side section: a record of @type and @size reserved
  * (stamped @ts, see rt_write_builtin_inline()), its header filled for a
- * write at nesting @depth, or with @outer_pid not 0 for the thread's own
+ * write at nesting @depth, or with @outer_pid not NULL for the thread's own
  * write at the outermost level (flags and depth 0, the thread's id
- * @outer_pid), its payload by @fill, committed. Return: whether the
+ * *@outer_pid, read once the record is reserved: no register kept for
+ * it across the reservation), its payload by @fill, committed. Return:
+ * whether the
  * record was written.
  */
 static inline __attribute__((always_inline, no_instrument_function)) bool
 rt_write_instance(int i, uint16_t type, size_t size,
 		  void (*fill)(void *rec, const void *arg), const void *arg,
-		  uint64_t ts, int depth, int outer_pid)
+		  uint64_t ts, int depth, const int *outer_pid)
 {
 	struct ringbuf *rb = rt_inst_rb(i);
 	struct ringbuf_event *e;
@@ -92,7 +98,7 @@ rt_write_instance(int i, uint16_t type, size_t size,
 		return false;
 	rec = ringbuf_event_data_inline(e);
 	if (outer_pid)
-		rt_fill_entry_outer(rec, type, outer_pid);
+		rt_fill_entry_outer(rec, type, *outer_pid);
 	else
 		rt_fill_entry(rec, type, depth);
 	fill(rec, arg);
@@ -105,7 +111,7 @@ rt_write_instance(int i, uint16_t type, size_t size,
 static inline __attribute__((always_inline, no_instrument_function)) int
 rt_write_instances(uint64_t mask, uint16_t type, size_t size,
 		   void (*fill)(void *rec, const void *arg), const void *arg,
-		   uint64_t ts, int depth, int outer_pid)
+		   uint64_t ts, int depth, const int *outer_pid)
 {
 	int written = 0;
 
@@ -123,17 +129,15 @@ rt_write_instances(uint64_t mask, uint16_t type, size_t size,
  * The same for the function tracers' fast paths: the one instance of
  * @mask inline and straight (the common case: one instance traces), a
  * loop for more. The thread's own write at the outermost level, its id
- * @pid.
+ * at @pid.
  */
 static inline __attribute__((always_inline, no_instrument_function)) void
 rt_write_instances_outer(uint64_t mask, uint16_t type, size_t size,
 			 void (*fill)(void *rec, const void *arg),
-			 const void *arg, uint64_t ts, int pid)
+			 const void *arg, uint64_t ts, const int *pid)
 {
 	/* (the callers' rt_fn_fast() found the thread's id known; the
 	 * general header's fill, which may ask the kernel, is left out) */
-	if (!pid)
-		__builtin_unreachable();
 	if (__builtin_expect(!(mask & (mask - 1)), 1))
 		rt_write_instance(__builtin_ctzll(mask), type, size, fill, arg,
 				  ts, 0, pid);
@@ -289,7 +293,7 @@ rt_fn_write(unsigned long ip, unsigned long parent_ip,
 	cur->depth = 1;
 	rcu = rt_rcu_read_lock_reader();
 	rt_write_instances_outer(mask, RT_TYPE_FN, sizeof(struct rt_fn_entry),
-				 rt_fill_fn_inline, &a, 0, cur->pid);
+				 rt_fill_fn_inline, &a, 0, &cur->pid);
 	rt_rcu_read_unlock_reader(rcu);
 	cur->depth = 0;
 }
@@ -338,10 +342,10 @@ rt_graph_write(uint16_t type, const struct rt_fn_arg pay, uint64_t ts)
 	rcu = rt_rcu_read_lock_reader();
 	if (type == RT_TYPE_GRAPH_ENT)
 		rt_write_instances_outer(mask, type, size, rt_fill_graph_ent,
-					 &pay, ts, cur->pid);
+					 &pay, ts, &cur->pid);
 	else
 		rt_write_instances_outer(mask, type, size, rt_fill_graph_ret,
-					 &pay, ts, cur->pid);
+					 &pay, ts, &cur->pid);
 	rt_rcu_read_unlock_reader(rcu);
 	cur->depth = 0;
 }
