@@ -32,17 +32,15 @@
  * is the only tracer (no function_graph, no function command), a site
  * at a function's entry (its first instruction, or after an endbr64: a
  * NOP site, or the compiler's call of __fentry__, whose object then gets
- * a trampoline page too) calls a slot of the page that is itself the
- * trampoline: a copy of ftrace_func_caller (the kernel's
- * create_trampoline()) that knows the distance from the site's return to
- * the function as a constant and calls ftrace_func_entry() (directly
- * where the library is within reach of the page, else through a cell of
- * the page): the record is written with no lookup of the site, the lists
- * or the ops. The same for function_graph alone: its slots' copies call
- * ftrace_graph_func_entry(), which pushes the return frame with no
- * lookup. Switching a tracer on or off patches the sites from one call
- * to the other; a call that comes to a slot meanwhile is its old
- * tracer's (fgraph_fast.c).
+ * a trampoline page too) calls a slot of the page that jumps to
+ * ftrace_func_caller (directly where the library is within reach of the
+ * page, else through the address stored after the jump) with the
+ * distance from the site's return to the function in %r11: the record is
+ * written with no lookup of the site, the lists or the ops. The same for
+ * function_graph alone: its slots jump to ftrace_graph_func_caller, which
+ * pushes the return frame with no lookup. Switching a tracer on or off
+ * patches the sites from one call to the other; a call that comes to a
+ * slot meanwhile is its old tracer's (fgraph_fast.c).
  *
  * The kernel's ftrace_init() NOPs every recorded call at boot; here the
  * first update after a scan (rt_dynftrace_update()) does, and from then
@@ -131,22 +129,22 @@ enum dyn_kind {
 };
 
 /*
- * The trampoline page (one page, or two where the templates save the
- * vector registers): "jmp *0(%rip)" to __fentry__ at +0 and to mcount at
- * +16, the addresses of the one-tracer trampolines' C halves at
- * DYN_CELL_FUNC and DYN_CELL_GRAPH, then the one-tracer slots from +64,
- * one per distance D from a site's return to its function (DYN_FAST_MIN
- * to DYN_FAST_MAX), per template (ftrace_func_caller, or
- * ftrace_func_caller_gpr for G) and per tracer (T: enum dyn_fast,
- * function or function_graph), dyn_tramp_stride bytes each: a copy of
- * the template, its D and its call fixed (dyn_tramp()).
+ * The trampoline page: "jmp *0(%rip)" to __fentry__ at +0 and to mcount
+ * at +16, then the one-tracer slots, one per distance D from a site's
+ * return to its function (DYN_FAST_MIN to DYN_FAST_MAX), per trampoline
+ * (ftrace_func_caller, or ftrace_func_caller_gpr for G) and per tracer
+ * (T: enum dyn_fast, function or function_graph) at DYN_FAST_SLOT(D, G,
+ * T): "mov $D, %r11d" and a jump to the trampoline, "jmp rel32" where
+ * the library is within reach of the page, else "jmp *0(%rip)" and the
+ * address.
  */
 #define DYN_FAST_MIN 5 /* the site is the function's first instruction */
 #define DYN_FAST_MAX 10 /* ... after an endbr64, a six-byte call site */
 #define DYN_FAST_NR (DYN_FAST_MAX - DYN_FAST_MIN + 1)
-#define DYN_CELL_FUNC 32
-#define DYN_CELL_GRAPH 40
-#define DYN_SLOTS_AT 64
+#define DYN_FAST_SLOT(d, g, t)                                                \
+	(64 + 32 * ((unsigned long)((d) - DYN_FAST_MIN) +                    \
+		    ((g) ? DYN_FAST_NR : 0) +                                 \
+		    2 * DYN_FAST_NR * ((unsigned long)(t) - DYN_FAST_FUNC)))
 
 /* Which one-tracer trampoline a site calls (struct dyn_site's @fast). */
 enum dyn_fast {
@@ -754,47 +752,9 @@ static RT_NOTRACE int dyn_poke_batch(struct dyn_batch *b)
 
 /* ---- trampolines ------------------------------------------------------------ */
 
-/* The templates the slots copy (mcount_x86_64.S), by G. */
-static const struct dyn_tmpl {
-	const unsigned char *start, *delta, *call, *end;
-} dyn_tmpls[2] = {
-	{ ftrace_func_caller, ftrace_func_caller_delta, ftrace_func_caller_call,
-	  ftrace_func_caller_end },
-	{ ftrace_func_caller_gpr, ftrace_func_caller_gpr_delta,
-	  ftrace_func_caller_gpr_call, ftrace_func_caller_gpr_end },
-};
-
-/* A slot's size: the larger template's, in 16-byte lines. */
-static RT_NOTRACE unsigned long dyn_tramp_stride(void)
-{
-	unsigned long a = (unsigned long)(dyn_tmpls[0].end - dyn_tmpls[0].start),
-		      b = (unsigned long)(dyn_tmpls[1].end - dyn_tmpls[1].start);
-
-	return ((a > b ? a : b) + 15) & ~15ul;
-}
-
-/* The bytes of an object's trampoline page(s), whole pages. */
-static RT_NOTRACE size_t dyn_tramp_size(void)
-{
-	unsigned long page = (unsigned long)sysconf(_SC_PAGESIZE);
-
-	return (DYN_SLOTS_AT + 4 * DYN_FAST_NR * dyn_tramp_stride() + page -
-		1) & ~(page - 1);
-}
-
-/* The offset of the slot of distance @d, template @g (1: _gpr), tracer
- * @t (enum dyn_fast) in a trampoline page. */
-static RT_NOTRACE unsigned long dyn_fast_slot(unsigned int d, bool g,
-					      unsigned int t)
-{
-	return DYN_SLOTS_AT +
-	       dyn_tramp_stride() * ((d - DYN_FAST_MIN) + (g ? DYN_FAST_NR : 0) +
-				     2 * DYN_FAST_NR * (t - DYN_FAST_FUNC));
-}
-
-/* @size bytes within reach of a rel32 call from [@lo, @hi), or 0. */
+/* A page within reach of a rel32 call from [@lo, @hi), or 0. */
 static RT_NOTRACE unsigned long dyn_tramp_map(unsigned long lo,
-					      unsigned long hi, size_t size)
+					      unsigned long hi)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	unsigned long step = 1ul << 20, at;
@@ -804,15 +764,15 @@ static RT_NOTRACE unsigned long dyn_tramp_map(unsigned long lo,
 		void *p;
 
 		at = ((hi + (unsigned long)i * step) & ~((unsigned long)page - 1));
-		if (at + size - lo > (1ul << 31))
+		if (at - lo > (1ul << 31) - (unsigned long)page)
 			break;
-		p = mmap((void *)at, size, PROT_READ | PROT_WRITE,
+		p = mmap((void *)at, (size_t)page, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1,
 			 0);
 		if (p == MAP_FAILED)
 			continue;
 		if ((unsigned long)p != at) {
-			munmap(p, size);
+			munmap(p, (size_t)page);
 			continue;
 		}
 		return at;
@@ -821,78 +781,69 @@ static RT_NOTRACE unsigned long dyn_tramp_map(unsigned long lo,
 }
 
 /*
- * Copy the template @g into the slot at @p for the C half @fn, whose
- * address the page's cell @cell holds: D and the call fixed.
+ * The jump at @p (in the page) to @to: "jmp rel32" where @to is within
+ * reach, else "jmp *0(%rip)" and the address (14 bytes).
  */
-static RT_NOTRACE void dyn_tramp_copy(unsigned char *p, bool g, unsigned int d,
-				      unsigned long fn, unsigned long cell)
+static RT_NOTRACE void dyn_tramp_jmp(unsigned char *p, unsigned long to)
 {
-	const struct dyn_tmpl *t = &dyn_tmpls[g];
-	unsigned char *call = p + (t->call - t->start);
-	unsigned long next = (unsigned long)call + 6;
-	long rel = (long)(fn - next);
-	int32_t rel32;
+	static const unsigned char jmp[6] = { 0xff, 0x25, 0, 0, 0, 0 };
+	long rel = (long)(to - ((unsigned long)p + 5));
+	int32_t rel32 = (int32_t)rel;
 
-	memcpy(p, t->start, (size_t)(t->end - t->start));
-	p[t->delta - t->start] = (unsigned char)d;
-	if (rel == (int32_t)rel) {
-		/* "cs call rel32": the C half is within reach */
-		call[0] = DYN_CS_PREFIX;
-		call[1] = 0xe8;
-		rel32 = (int32_t)rel;
-	} else {
-		/* "call *cell(%rip)" */
-		call[0] = 0xff;
-		call[1] = 0x15;
-		rel32 = (int32_t)(long)(cell - next);
+	if (rel == rel32) {
+		p[0] = 0xe9;
+		memcpy(p + 1, &rel32, sizeof(rel32));
+		return;
 	}
-	memcpy(call + 2, &rel32, sizeof(rel32));
+	memcpy(p, jmp, sizeof(jmp));
+	memcpy(p + 6, &to, sizeof(to));
 }
 
 /*
- * The object's trampoline page(s) (see DYN_SLOTS_AT above): mapped
- * within reach of a rel32 call from the object's text, written whole,
- * then made executable, before any site points at it; never written
- * again (a site moves from one slot to another, never a slot's code
- * under it), unmapped when its object is gone (dyn_rescan()).
+ * The object's trampoline page (DYN_FAST_SLOT() above): written whole
+ * before it is made executable and before any site points at it, never
+ * written again (a site moves from one slot to another, never a slot's
+ * code under a thread that runs it), unmapped when its object is gone
+ * (dyn_rescan()).
  */
 static RT_NOTRACE unsigned long dyn_tramp(struct dyn_obj *o, unsigned long lo,
 					  unsigned long hi)
 {
-	static const unsigned char jmp[6] = { 0xff, 0x25, 0, 0, 0, 0 };
+	static const unsigned char mov_r11[2] = { 0x41, 0xbb };
 	unsigned long at, fn[2] = { (unsigned long)__fentry__,
 				    (unsigned long)mcount };
-	/* the C halves, by tracer (enum dyn_fast - DYN_FAST_FUNC) */
-	const unsigned long entry[2] = { (unsigned long)ftrace_func_entry,
-					 (unsigned long)ftrace_graph_func_entry };
-	const unsigned long cell[2] = { DYN_CELL_FUNC, DYN_CELL_GRAPH };
-	size_t size = dyn_tramp_size();
-	unsigned int d;
+	unsigned long fast[2][2] = {
+		{ (unsigned long)ftrace_func_caller,
+		  (unsigned long)ftrace_func_caller_gpr },
+		{ (unsigned long)ftrace_graph_func_caller,
+		  (unsigned long)ftrace_graph_func_caller_gpr },
+	};
+	long page = sysconf(_SC_PAGESIZE);
+	uint32_t d;
 	int i, g, k;
 
 	if (o->tramp)
 		return o->tramp;
-	at = dyn_tramp_map(lo, hi, size);
+	at = dyn_tramp_map(lo, hi);
 	if (!at)
 		return 0;
-	for (i = 0; i < 2; i++) {
-		memcpy((void *)(at + 16 * i), jmp, sizeof(jmp));
-		memcpy((void *)(at + 16 * i + 6), &fn[i], sizeof(fn[i]));
-	}
-	for (k = 0; k < 2; k++) {
-		memcpy((void *)(at + cell[k]), &entry[k], sizeof(entry[k]));
+	for (i = 0; i < 2; i++)
+		dyn_tramp_jmp((unsigned char *)at + 16 * i, fn[i]);
+	for (k = 0; k < 2; k++)
 		for (g = 0; g < 2; g++)
-			for (d = DYN_FAST_MIN; d <= DYN_FAST_MAX; d++)
-				dyn_tramp_copy((unsigned char *)at +
-						       dyn_fast_slot(d, g,
-								     DYN_FAST_FUNC + k),
-					       g, d, entry[k], at + cell[k]);
-	}
+			for (d = DYN_FAST_MIN; d <= DYN_FAST_MAX; d++) {
+				unsigned char *p = (unsigned char *)(at +
+					DYN_FAST_SLOT(d, g, DYN_FAST_FUNC + k));
+
+				memcpy(p, mov_r11, sizeof(mov_r11));
+				memcpy(p + 2, &d, sizeof(d));
+				dyn_tramp_jmp(p + 6, fast[k][g]);
+			}
 	/* (the page is this thread's alone until a site points at it; the
 	 * patch's membarrier() serializes every core before any thread can
 	 * run the site's new call) */
-	if (mprotect((void *)at, size, PROT_READ | PROT_EXEC)) {
-		munmap((void *)at, size);
+	if (mprotect((void *)at, (size_t)page, PROT_READ | PROT_EXEC)) {
+		munmap((void *)at, (size_t)page);
 		return 0;
 	}
 	o->tramp = at;
@@ -1272,7 +1223,8 @@ static RT_NOTRACE bool dyn_rescan(void)
 		dyn_objs[i].gone = true;
 		gone = true;
 		if (dyn_objs[i].tramp)
-			munmap((void *)dyn_objs[i].tramp, dyn_tramp_size());
+			munmap((void *)dyn_objs[i].tramp,
+			       (size_t)sysconf(_SC_PAGESIZE));
 	}
 	if (!sc.nr && !gone) {
 		free(sc.sites);
@@ -1359,7 +1311,7 @@ static RT_NOTRACE void dyn_fast_insn(struct dyn_site *s, unsigned int fast,
 	if (s->fast_regs == DYN_REGS_UNKNOWN)
 		s->fast_regs = dyn_site_regs(s);
 	rel = (int32_t)(long)(tramp +
-			      dyn_fast_slot(s->fast_delta,
+			      DYN_FAST_SLOT(s->fast_delta,
 					    s->fast_regs == DYN_REGS_GPR, fast) -
 			      (s->ip + s->len));
 	/*

@@ -54,17 +54,13 @@ void rt_ftrace_test(unsigned long ip, unsigned int enabled,
 void __fentry__(void);
 void mcount(void);
 void ftrace_caller(void);
-/*
- * The one-tracer trampolines' templates, which dynftrace.c copies into
- * the trampoline pages (never run where they are; _gpr keeps the vector
- * registers as they are): each from NAME to NAME_end, D at NAME_delta
- * (one byte), the six-byte call of the C half at NAME_call.
- */
-extern const unsigned char ftrace_func_caller[], ftrace_func_caller_delta[],
-	ftrace_func_caller_call[], ftrace_func_caller_end[];
-extern const unsigned char ftrace_func_caller_gpr[],
-	ftrace_func_caller_gpr_delta[], ftrace_func_caller_gpr_call[],
-	ftrace_func_caller_gpr_end[];
+/* The function tracer's own entries (dynftrace.c's pages jump to them);
+ * _gpr keeps the vector registers as they are. */
+void ftrace_func_caller(void);
+void ftrace_func_caller_gpr(void);
+/* ... and function_graph's (ftrace_graph_func_entry()). */
+void ftrace_graph_func_caller(void);
+void ftrace_graph_func_caller_gpr(void);
 void ftrace_stub(void);
 void return_to_handler(void);
 /* What a hijacked slot holds: return_to_handler + 1 (see the .S file). */
@@ -160,8 +156,8 @@ void ftrace_ops_entry(unsigned long self_ret, unsigned long *parent_loc,
 		      struct ftrace_regs *regs);
 /*
  * The C halves of the one-tracer trampolines (fgraph_fast.c), which
- * dynftrace.c's copies of ftrace_func_caller call for a recorded site at
- * @func's entry while the function tracer (ftrace_func_entry()) or
+ * ftrace_func_caller and ftrace_graph_func_caller call for a recorded site
+ * at @func's entry while the function tracer (ftrace_func_entry()) or
  * function_graph (ftrace_graph_func_entry()) is the only tracer:
  * @parent_loc is @func's return slot.
  */

@@ -42,10 +42,10 @@ extern _Atomic uint64_t rt_ftrace_pid_mask RT_HIDDEN;
 
 #if RT_HAVE_MCOUNT
 /*
- * The function tracer's trampoline's C half (ftrace_func_caller's copies
- * in the trampoline pages): the site is a recorded one at @func's entry,
- * a call only while the function tracer is the only tracer and
- * set_ftrace_filter and set_ftrace_notrace select @func (dynftrace.c):
+ * The function tracer's trampoline's C half (ftrace_func_caller's): the
+ * site is a recorded one at @func's entry, a call only while the function
+ * tracer is the only tracer and set_ftrace_filter and set_ftrace_notrace
+ * select @func (dynftrace.c):
  * the record is written with no site lookup and no list test, as the
  * kernel's per-ops trampoline calls function_trace_call().
  *
@@ -66,10 +66,10 @@ RT_NOTRACE void ftrace_func_entry(unsigned long func, unsigned long *parent_loc,
 }
 
 /*
- * function_graph's trampoline's C half (ftrace_graph_func_caller: the
- * copies of ftrace_func_caller that call it): the site is a recorded one,
- * a call only while function_graph is the only tracer and
- * set_ftrace_filter and set_ftrace_notrace select @func (dynftrace.c):
+ * function_graph's trampoline's C half (ftrace_graph_func_caller's): the
+ * site is a recorded one, a call only while function_graph is the only
+ * tracer and set_ftrace_filter and set_ftrace_notrace select @func
+ * (dynftrace.c):
  * no site lookup, no test of the tracers (a call that comes while the
  * sites move to another tracer pushes its frame; its exit is recorded
  * only while function_graph runs, ftrace_return_to_handler()), and the

@@ -25,22 +25,25 @@
  *			real return address in its save area (and record
  *			the exit), and jumps there.
  *
- *  ftrace_func_caller	the template of the one-tracer trampolines (the
- *			kernel's per-ops trampoline, whose ftrace_call
- *			calls the one ops' func, function_trace_call(),
- *			instead of ftrace_ops_list_func()): dynftrace.c
- *			copies it into its slots of an object's trampoline
- *			page, one copy per distance from a site's return to
- *			its function's start, which the copy subtracts as
- *			a constant, and points a site at its slot while
- *			the function tracer (function_graph) is the only
- *			user of the sites. The copy saves what the C
- *			callee may clobber and calls ftrace_func_entry()
- *			(ftrace_graph_func_entry(), prepare_ftrace_return()
- *			with no site lookup and no ops list) straight from
- *			the site (no filter test: the site is a call only
- *			while the lists select it, no test of the tracers:
- *			only while its tracer is alone).
+ *  ftrace_func_caller	the function tracer's own trampoline (the kernel's
+ *			per-ops trampoline, whose ftrace_call calls the one
+ *			ops' func, function_trace_call(), instead of
+ *			ftrace_ops_list_func()): dynftrace.c points a NOP
+ *			site at it, through its object's trampoline page,
+ *			while the function tracer is the only user of the
+ *			sites. The page's slot puts the distance from the
+ *			site's return to its function's start in %r11, so
+ *			the function is known without a lookup; the
+ *			trampoline saves what the C callee may clobber and
+ *			calls ftrace_func_entry() straight away (no ops
+ *			list, no filter test: the site is a call only while
+ *			the lists select it; no test of the tracers: only
+ *			while the function tracer is alone).
+ *  ftrace_graph_func_caller  the same for function_graph alone: the
+ *			site's function from %r11, its return slot
+ *			(parent_loc) from the frame, and a call of
+ *			ftrace_graph_func_entry(), prepare_ftrace_return()
+ *			with no site lookup and no ops list.
  *
  * The difference between the two entries is where the traced function's
  * own return address lies: __fentry__ is called first thing, so it is
@@ -234,40 +237,27 @@ ftrace_graph_caller:
 	.size	ftrace_caller, . - ftrace_caller
 
 /*
- * ftrace_func_caller - the one-tracer trampoline, as a template: never
- * run where it is. dynftrace.c copies it into every one-tracer slot of an
- * object's trampoline page (the kernel's per-ops trampoline,
- * create_trampoline()), so that the site's "call rel32" lands on the
- * trampoline itself: no jump from the slot to the library, no register
- * set up for it. Each copy gets two fixes: the byte at
- * ftrace_func_caller_delta, D in "subq $D, %rdi" (the return after the
- * site minus the function's start), and the six bytes at
- * ftrace_func_caller_call, the call of the C half: "cs call rel32"
- * where the C is within reach of the page, else "call *CELL(%rip)"
- * through a cell of the page that holds its address. A copy that calls
- * ftrace_func_entry() is the function tracer's trampoline, one that
- * calls ftrace_graph_func_entry() function_graph's
- * (enabled_functions names them ftrace_func_caller and
- * ftrace_graph_func_caller).
+ * ftrace_func_caller - (%rsp) = the return into the traced function, just
+ * after its site; 8(%rsp) = the traced function's own return (the site is
+ * its first instruction, or follows an endbr64: an -mfentry-like entry);
+ * %r11 = the return minus the function's start (the trampoline page's
+ * slot sets it, dynftrace.c)
  *
- * On entry (%rsp) = the return into the traced function, just after its
- * site; 8(%rsp) = the traced function's own return (the site is its
- * first instruction, or follows an endbr64: an -mfentry-like entry).
- * The C half gets the function, the address of its return slot (the
- * kernel's parent_loc, which function_graph hijacks) and the saved
- * registers. The template tests nothing, which is what lets it be
- * copied (no reference to the library's words, which may lie out of a
- * copy's reach): the site calls it only while its tracer is the only
- * one, and the C half tests the stop switch with the rest of its fast
- * path's tests (fgraph_fast.c).
+ * It calls ftrace_func_entry() with the function, the address of its
+ * return slot (the kernel's parent_loc) and the saved registers;
+ * ftrace_graph_func_caller is the same entry for function_graph, calling
+ * ftrace_graph_func_entry(), whose prepare_ftrace_return() hijacks the
+ * slot. Nothing is tested on the way in: a site calls a slot of these
+ * only while their tracer is the only one (dynftrace.c), and the C half
+ * tests the stop switch with the rest of its fast path's tests
+ * (fgraph_fast.c).
  *
  * Saved: the argument registers and %rax; xmm0-7 too unless the callee
- * (fgraph_fast.c) is vector-free (RT_FN_VECTOR_FREE; its slow paths
- * then save them in their thunks, rt_vsafe_*). The callee-saved
- * registers are the C callee's to keep. The flags need no saving at a
- * function's entry.
+ * (fgraph_fast.c) is vector-free (RT_FN_VECTOR_FREE; its slow paths then
+ * save them in their thunks, rt_vsafe_*). The callee-saved registers are
+ * the C callee's to keep. The flags need no saving at a function's entry.
  *
- * ftrace_func_caller_gpr is the same without xmm0-7 and %rax, for the
+ * The _gpr entries are the same without xmm0-7 and %rax, for the
  * functions whose debug information shows integer, pointer and
  * enumeration parameters only and no variable arguments (dynftrace.c
  * chooses at patch time): the ABI passes nothing in a vector register to
@@ -277,26 +267,20 @@ ftrace_graph_caller:
  * leaves out its -fipa-ra for -pg and patchable entries, which is what
  * lets ftrace_caller leave xmm8-15 alone too).
  *
- * Userspace: a copy has no unwind information (the page is anonymous
- * memory): a stack walked from inside the C half, which nothing of the
- * tracer does on this path, stops at the copy. The templates are in
- * .rodata, data to copy, with the addresses of their fixes and end.
+ * Userspace: the kernel's per-ops trampoline is a copy of ftrace_caller
+ * made for the ops (create_trampoline()); a copy into each slot of the
+ * page, the distance a constant in it, was measured and lost here (see
+ * Documentation/tracer.rst), so the slot sets %r11 and jumps.
  */
-.macro FUNC_CALLER name, xmm
+.macro FUNC_CALLER name, xmm, graph
 	.globl	\name
 	.hidden	\name
-	.globl	\name\()_delta
-	.hidden	\name\()_delta
-	.globl	\name\()_call
-	.hidden	\name\()_call
-	.globl	\name\()_end
-	.hidden	\name\()_end
-	.type	\name, @object
+	.type	\name, @function
 	.p2align 4
 \name:
+	.cfi_startproc
 #if FN_SAVE_XMM
-	pushq	%rbp
-	movq	%rsp, %rbp
+	FRAME_ENTER
 	/* A function's entry has %rsp 8 mod 16 in the ABI; do not rely on it. */
 	andq	$-16, %rsp
 .if \xmm
@@ -305,10 +289,9 @@ ftrace_graph_caller:
 	subq	$FR_XMM, %rsp
 .endif
 	SAVE_ARGS \xmm, \xmm
+
 	movq	8(%rbp), %rdi		/* the return after the site */
-	.byte	0x48, 0x83, 0xef	/* subq $D, %rdi: the function */
-\name\()_delta:
-	.byte	0
+	subq	%r11, %rdi		/* the function */
 	leaq	16(%rbp), %rsi		/* its return slot (parent_loc) */
 #else
 	/*
@@ -317,34 +300,41 @@ ftrace_graph_caller:
 	 * access; its thunks align the stack before they call out).
 	 */
 	subq	$FR_XMM, %rsp
+	.cfi_adjust_cfa_offset FR_XMM
 	SAVE_ARGS \xmm, 0
+
 	movq	FR_XMM(%rsp), %rdi	/* the return after the site */
-	.byte	0x48, 0x83, 0xef	/* subq $D, %rdi: the function */
-\name\()_delta:
-	.byte	0
+	subq	%r11, %rdi		/* the function */
 	leaq	FR_XMM + 8(%rsp), %rsi	/* its return slot (parent_loc) */
 #endif
 	movq	%rsp, %rdx		/* the saved registers, rdi first */
-\name\()_call:
-	.byte	0x2e, 0xe8		/* cs call rel32, fixed in each copy */
-	.long	0
+.if \graph
+	call	ftrace_graph_func_entry
+.else
+	call	ftrace_func_entry
+.endif
+
 #if FN_SAVE_XMM
 	RESTORE_ARGS \xmm, \xmm
 	movq	%rbp, %rsp
+	.cfi_def_cfa_register %rsp
 	popq	%rbp
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %rbp
 #else
 	RESTORE_ARGS \xmm, 0
 	addq	$FR_XMM, %rsp
+	.cfi_adjust_cfa_offset -FR_XMM
 #endif
 	ret
-\name\()_end:
+	.cfi_endproc
 	.size	\name, . - \name
 .endm
 
-	.section .rodata.rt_func_caller, "a"
-	FUNC_CALLER ftrace_func_caller, 1
-	FUNC_CALLER ftrace_func_caller_gpr, 0
-	.text
+	FUNC_CALLER ftrace_func_caller, 1, 0
+	FUNC_CALLER ftrace_func_caller_gpr, 0, 0
+	FUNC_CALLER ftrace_graph_func_caller, 1, 1
+	FUNC_CALLER ftrace_graph_func_caller_gpr, 0, 1
 
 /*
  * return_to_handler - the hijacked return of a function_graph frame.
