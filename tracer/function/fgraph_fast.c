@@ -161,27 +161,29 @@ RT_NOTRACE void ftrace_return_to_handler(unsigned long sp,
 	unsigned long func;
 	int i = t->top - 1, depth;
 	uint64_t clock = rt_ftrace_clock_start(), calltime, rettime;
-	unsigned int overrun;
-	bool record;
+	unsigned int overrun, off;
 
 	if (__builtin_expect(i < 0, 0)) {
 		ftrace_return_to_handler_slow(sp, retval, retp);
 		return;
 	}
 	f = &t->ret_stack[i];
-	if (__builtin_expect(f->loc != loc || f->flags || t->busy, 0)) {
+	/* (one branch for the three) */
+	if (__builtin_expect((f->loc != loc) | (f->flags != 0) | (t->busy != 0),
+			     0)) {
 		ftrace_return_to_handler_slow(sp, retval, retp);
 		return;
 	}
 	*retp = f->ret;
-	/* Relaxed: as in ftrace_ops_entry() and the hooks of function.c. */
-	record = (atomic_load_explicit(&rt_ftrace_enabled,
-				       memory_order_relaxed) &
-		  RT_FTRACE_GRAPH) &&
-		 !atomic_load_explicit(&rt_function_trace_stop,
-				       memory_order_relaxed);
+	/* Relaxed: as in ftrace_ops_entry() and the hooks of function.c.
+	 * 0 while function_graph runs and the stop switch is clear. */
+	off = ((atomic_load_explicit(&rt_ftrace_enabled, memory_order_relaxed) &
+		RT_FTRACE_GRAPH) ^
+	       RT_FTRACE_GRAPH) |
+	      (unsigned int)atomic_load_explicit(&rt_function_trace_stop,
+						 memory_order_relaxed);
 	/* (a frame with no RT_FR_NOTRACE flag: the notrace count stays) */
-	if (__builtin_expect(!record, 0)) {
+	if (__builtin_expect(off != 0, 0)) {
 		t->top = i;
 		return;
 	}
