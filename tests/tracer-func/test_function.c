@@ -186,12 +186,13 @@ NOTRACE void rt_ftrace_graph_return_event(unsigned long func, int depth,
 }
 
 /*
- * What the profiling-call tracer's own graph write (fgraph_fast.c, linked
- * in with the trampolines) reads of the core: no instance traces, so it
- * writes nothing; its general paths are never reached.
+ * What the profiling-call tracer's own writes (fgraph_fast.c, linked in
+ * with the trampolines) read of the core: no instance traces, so they
+ * write nothing; their general paths are never reached.
  */
 _Atomic uint64_t rt_graph_mask, rt_graph_args_mask, rt_graph_retval_mask,
 	rt_ftrace_pid_mask;
+_Atomic uint64_t rt_fn_mask, rt_fn_args_mask;
 struct ringbuf *_Atomic rt_inst_rbs[RT_MAX_INSTANCES];
 __thread struct rt_thread rt_cur __attribute__((tls_model("initial-exec")));
 

@@ -271,10 +271,14 @@ static void filter_patches(void)
 /*
  * Patching on and off under four threads that call the sites all the
  * while: no crash; in the quiet phase after each switch, every call is
- * recorded while on and none while off. MC_ROUNDS rounds, 200 by
- * default and 60 in the sanitizer builds (each switch is a batch of
- * int3, tail and first-byte writes with three membarrier() calls, and
- * four barriers); MC_ROUNDS=10000 for a long run.
+ * recorded while on and none while off. The tracers go round nop,
+ * function, nop, function_graph, function, function_graph, so that the
+ * sites move between NOPs and both one-tracer trampolines (the copies in
+ * the trampoline pages) each way, and straight from one trampoline to the
+ * other while the threads run them. MC_ROUNDS rounds, 200 by default and
+ * 60 in the sanitizer builds (each switch is a batch of int3, tail and
+ * first-byte writes with three membarrier() calls, and four barriers);
+ * MC_ROUNDS=10000 for a long run.
  */
 #if defined(RBT_TSAN) || defined(__SANITIZE_ADDRESS__)
 #define MC_ROUNDS_DEFAULT 60
@@ -324,13 +328,18 @@ static void toggle_threads(void)
 	for (i = 0; i < MC_THREADS; i++)
 		ASSERT_EQ(pthread_create(&th[i], NULL, toggle_worker, NULL), 0);
 	for (r = 0; r < rounds; r++) {
-		bool on = r & 1;
+		static const char *const round[] = { "function", "nop",
+						     "function_graph", "function",
+						     "function_graph", "nop" };
+		const char *cur = round[r % 6];
+		bool fn = !strcmp(cur, "function"),
+		     graph = !strcmp(cur, "function_graph");
 		char *t;
-		int n;
+		int n, g;
 
 		atomic_store(&mc_hammer, 1);
 		pthread_barrier_wait(&mc_bar);
-		tracer(on ? "function" : "nop");
+		tracer(cur);
 		atomic_store(&mc_hammer, 0);
 		pthread_barrier_wait(&mc_bar);
 		ringtrace_clear(tr);
@@ -338,10 +347,14 @@ static void toggle_threads(void)
 		pthread_barrier_wait(&mc_bar);
 		t = trace_text();
 		n = count(t, ": mc_leaf <-mc_counted");
+		/* a leaf's line, or its opening line where another thread's
+		 * records came between its entry and its exit on that cpu */
+		g = count(t, " mc_leaf();") + count(t, " mc_leaf() {");
 		free(t);
-		if (n != (on ? MC_THREADS * MC_CALLS : 0))
-			RBT_FAIL("round %d (%s): %d records", r,
-				 on ? "on" : "off", n);
+		if (n != (fn ? MC_THREADS * MC_CALLS : 0) ||
+		    g != (graph ? MC_THREADS * MC_CALLS : 0))
+			RBT_FAIL("round %d (%s): %d function records, %d graph "
+				 "calls", r, cur, n, g);
 	}
 	atomic_store(&mc_stop, 1);
 	pthread_barrier_wait(&mc_bar);

@@ -33,13 +33,14 @@
  * at a function's entry (its first instruction, or after an endbr64: a
  * NOP site, or the compiler's call of __fentry__, whose object then gets
  * a trampoline page too) calls a slot of the page that jumps to
- * ftrace_func_caller
- * with the distance from the site's return to the function in %r11: the
- * record is written with no lookup of the site, the lists or the ops.
- * The same for function_graph alone: its slots jump to
- * ftrace_graph_func_caller, which pushes the return frame with no lookup.
- * Switching a tracer on or off patches the sites from one call to the
- * other.
+ * ftrace_func_caller (directly where the library is within reach of the
+ * page, else through the address stored after the jump) with the
+ * distance from the site's return to the function in %r11: the record is
+ * written with no lookup of the site, the lists or the ops. The same for
+ * function_graph alone: its slots jump to ftrace_graph_func_caller, which
+ * pushes the return frame with no lookup. Switching a tracer on or off
+ * patches the sites from one call to the other; a call that comes to a
+ * slot meanwhile is its old tracer's (fgraph_fast.c).
  *
  * The kernel's ftrace_init() NOPs every recorded call at boot; here the
  * first update after a scan (rt_dynftrace_update()) does, and from then
@@ -133,7 +134,9 @@ enum dyn_kind {
  * return to its function (DYN_FAST_MIN to DYN_FAST_MAX), per trampoline
  * (ftrace_func_caller, or ftrace_func_caller_gpr for G) and per tracer
  * (T: enum dyn_fast, function or function_graph) at DYN_FAST_SLOT(D, G,
- * T): "mov $D, %r11d; jmp *0(%rip)" and the address.
+ * T): "mov $D, %r11d" and a jump to the trampoline, "jmp rel32" where
+ * the library is within reach of the page, else "jmp *0(%rip)" and the
+ * address.
  */
 #define DYN_FAST_MIN 5 /* the site is the function's first instruction */
 #define DYN_FAST_MAX 10 /* ... after an endbr64, a six-byte call site */
@@ -778,13 +781,34 @@ static RT_NOTRACE unsigned long dyn_tramp_map(unsigned long lo,
 }
 
 /*
- * The object's trampoline page (DYN_FAST_SLOT() above). Written before it
- * is made executable and before any site points at it.
+ * The jump at @p (in the page) to @to: "jmp rel32" where @to is within
+ * reach, else "jmp *0(%rip)" and the address (14 bytes).
+ */
+static RT_NOTRACE void dyn_tramp_jmp(unsigned char *p, unsigned long to)
+{
+	static const unsigned char jmp[6] = { 0xff, 0x25, 0, 0, 0, 0 };
+	long rel = (long)(to - ((unsigned long)p + 5));
+	int32_t rel32 = (int32_t)rel;
+
+	if (rel == rel32) {
+		p[0] = 0xe9;
+		memcpy(p + 1, &rel32, sizeof(rel32));
+		return;
+	}
+	memcpy(p, jmp, sizeof(jmp));
+	memcpy(p + 6, &to, sizeof(to));
+}
+
+/*
+ * The object's trampoline page (DYN_FAST_SLOT() above): written whole
+ * before it is made executable and before any site points at it, never
+ * written again (a site moves from one slot to another, never a slot's
+ * code under a thread that runs it), unmapped when its object is gone
+ * (dyn_rescan()).
  */
 static RT_NOTRACE unsigned long dyn_tramp(struct dyn_obj *o, unsigned long lo,
 					  unsigned long hi)
 {
-	static const unsigned char jmp[6] = { 0xff, 0x25, 0, 0, 0, 0 };
 	static const unsigned char mov_r11[2] = { 0x41, 0xbb };
 	unsigned long at, fn[2] = { (unsigned long)__fentry__,
 				    (unsigned long)mcount };
@@ -803,10 +827,8 @@ static RT_NOTRACE unsigned long dyn_tramp(struct dyn_obj *o, unsigned long lo,
 	at = dyn_tramp_map(lo, hi);
 	if (!at)
 		return 0;
-	for (i = 0; i < 2; i++) {
-		memcpy((void *)(at + 16 * i), jmp, sizeof(jmp));
-		memcpy((void *)(at + 16 * i + 6), &fn[i], sizeof(fn[i]));
-	}
+	for (i = 0; i < 2; i++)
+		dyn_tramp_jmp((unsigned char *)at + 16 * i, fn[i]);
 	for (k = 0; k < 2; k++)
 		for (g = 0; g < 2; g++)
 			for (d = DYN_FAST_MIN; d <= DYN_FAST_MAX; d++) {
@@ -815,9 +837,11 @@ static RT_NOTRACE unsigned long dyn_tramp(struct dyn_obj *o, unsigned long lo,
 
 				memcpy(p, mov_r11, sizeof(mov_r11));
 				memcpy(p + 2, &d, sizeof(d));
-				memcpy(p + 6, jmp, sizeof(jmp));
-				memcpy(p + 12, &fast[k][g], sizeof(fast[k][g]));
+				dyn_tramp_jmp(p + 6, fast[k][g]);
 			}
+	/* (the page is this thread's alone until a site points at it; the
+	 * patch's membarrier() serializes every core before any thread can
+	 * run the site's new call) */
 	if (mprotect((void *)at, (size_t)page, PROT_READ | PROT_EXEC)) {
 		munmap((void *)at, (size_t)page);
 		return 0;

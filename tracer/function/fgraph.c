@@ -197,6 +197,11 @@ ftrace_graph_func_entry_slow(struct rt_mcount_thread *t, unsigned long func,
 						    .graph_func = true };
 	int saved_errno, *errnop;
 
+	/* (ftrace_graph_func_entry() comes here when stopped too).
+	 * Relaxed: as the hooks of function.c test it; a call already past
+	 * the test finishes. */
+	if (atomic_load_explicit(&rt_function_trace_stop, memory_order_relaxed))
+		return;
 	if (!rt_mcount_enter(t))
 		return;
 	errnop = rt_mcount_errno(t);

@@ -155,9 +155,14 @@ void rt_fgraph_return_event_clock(unsigned long func, int depth,
 void ftrace_ops_entry(unsigned long self_ret, unsigned long *parent_loc,
 		      struct ftrace_regs *regs);
 /*
- * Called by ftrace_graph_func_caller (function_graph alone, a recorded
- * NOP site at @func's entry): @parent_loc is @func's return slot.
+ * The C halves of the one-tracer trampolines (fgraph_fast.c), which
+ * ftrace_func_caller and ftrace_graph_func_caller call for a recorded site
+ * at @func's entry while the function tracer (ftrace_func_entry()) or
+ * function_graph (ftrace_graph_func_entry()) is the only tracer:
+ * @parent_loc is @func's return slot.
  */
+void ftrace_func_entry(unsigned long func, unsigned long *parent_loc,
+		       struct ftrace_regs *regs);
 void ftrace_graph_func_entry(unsigned long func, unsigned long *parent_loc,
 			     struct ftrace_regs *regs);
 /* Called by return_to_handler with the caller's stack pointer and the

@@ -36,15 +36,45 @@ extern _Atomic int rt_max_graph_depth RT_HIDDEN;
 extern _Atomic int rt_graph_lists_set RT_HIDDEN;
 extern _Atomic uint64_t rt_graph_mask RT_HIDDEN;
 extern _Atomic uint64_t rt_graph_args_mask RT_HIDDEN;
+extern _Atomic uint64_t rt_fn_mask RT_HIDDEN;
+extern _Atomic uint64_t rt_fn_args_mask RT_HIDDEN;
 extern _Atomic uint64_t rt_ftrace_pid_mask RT_HIDDEN;
 
 #if RT_HAVE_MCOUNT
 /*
- * ftrace_graph_func_caller's C half: function_graph is the only tracer
- * (the trampoline tested it) and the site is a recorded one, a call only
- * while set_ftrace_filter and set_ftrace_notrace select @func
- * (dynftrace.c): no site lookup, and the lists looked at only when the
- * graph tracer has lists of its own, as ftrace_ops_entry() does.
+ * The function tracer's trampoline's C half (ftrace_func_caller's): the
+ * site is a recorded one at @func's entry, a call only while the function
+ * tracer is the only tracer and set_ftrace_filter and set_ftrace_notrace
+ * select @func (dynftrace.c):
+ * the record is written with no site lookup and no list test, as the
+ * kernel's per-ops trampoline calls function_trace_call().
+ *
+ * Nor is rt_ftrace_enabled tested: as in the kernel, a site is patched
+ * from one trampoline to another after the tracers change, and a call
+ * that comes meanwhile is its old trampoline's (here: recorded while
+ * the function tracer's instances are in rt_fn_mask, which the write
+ * tests; missed by a tracer that came on this instant, as a call made a
+ * moment earlier would be). The stop switch is tested in the write's
+ * one branch (rt_fn_write()).
+ */
+RT_NOTRACE void ftrace_func_entry(unsigned long func, unsigned long *parent_loc,
+				  struct ftrace_regs *regs)
+{
+	/* the argument registers in their ABI order (struct ftrace_regs
+	 * begins with them) */
+	rt_fn_write(func, *parent_loc, &regs->rdi, true);
+}
+
+/*
+ * function_graph's trampoline's C half (ftrace_graph_func_caller's): the
+ * site is a recorded one, a call only while function_graph is the only
+ * tracer and set_ftrace_filter and set_ftrace_notrace select @func
+ * (dynftrace.c):
+ * no site lookup, no test of the tracers (a call that comes while the
+ * sites move to another tracer pushes its frame; its exit is recorded
+ * only while function_graph runs, ftrace_return_to_handler()), and the
+ * lists looked at only when the graph tracer has lists of its own, as
+ * ftrace_ops_entry() does.
  *
  * The common case is prepare_ftrace_return() with every test of the
  * lists folded away, the guard held only while the frame is pushed, and
@@ -55,9 +85,9 @@ extern _Atomic uint64_t rt_ftrace_pid_mask RT_HIDDEN;
  * and its slot hijacked, and traces its own calls above it; their
  * records nest in ours (the write's own nesting count, trace.c).
  */
-RT_NOTRACE void ftrace_graph_func_entry(unsigned long func,
-					unsigned long *parent_loc,
-					struct ftrace_regs *regs)
+RT_NOTRACE __attribute__((nonnull)) void
+ftrace_graph_func_entry(unsigned long func, unsigned long *parent_loc,
+			struct ftrace_regs *regs)
 {
 	struct rt_mcount_thread *t = &rt_mcount_current;
 	struct ftrace_ret_stack *f;
@@ -70,11 +100,16 @@ RT_NOTRACE void ftrace_graph_func_entry(unsigned long func,
 	depth = t->top;
 	/* Relaxed: a setting; a change may take a few calls to be seen. */
 	max = atomic_load_explicit(&rt_max_graph_depth, memory_order_relaxed);
-	/* Relaxed: rt_graph_lists_set is a hint (fgraph.h). */
-	if (__builtin_expect(atomic_load_explicit(&rt_graph_lists_set,
+	/* Relaxed: rt_graph_lists_set is a hint (fgraph.h); the stop
+	 * switch as the hooks of function.c test it (the slow path tells
+	 * it from the rest). */
+	if (__builtin_expect(atomic_load_explicit(&rt_function_trace_stop,
 						  memory_order_relaxed) |
+				     atomic_load_explicit(&rt_graph_lists_set,
+							  memory_order_relaxed) |
 				     t->notrace | (depth >= RT_MCOUNT_DEPTH) |
-				     (max > 0 && depth >= max),
+				     /* max > 0 && depth >= max, one compare */
+				     ((unsigned int)max - 1u < (unsigned int)depth),
 			     0))
 		goto slow;
 	/* (0: the clock's rare case, which the general case reads) */
@@ -126,27 +161,29 @@ RT_NOTRACE void ftrace_return_to_handler(unsigned long sp,
 	unsigned long func;
 	int i = t->top - 1, depth;
 	uint64_t clock = rt_ftrace_clock_start(), calltime, rettime;
-	unsigned int overrun;
-	bool record;
+	unsigned int overrun, off;
 
 	if (__builtin_expect(i < 0, 0)) {
 		ftrace_return_to_handler_slow(sp, retval, retp);
 		return;
 	}
 	f = &t->ret_stack[i];
-	if (__builtin_expect(f->loc != loc || f->flags || t->busy, 0)) {
+	/* (one branch for the three) */
+	if (__builtin_expect((f->loc != loc) | (f->flags != 0) | (t->busy != 0),
+			     0)) {
 		ftrace_return_to_handler_slow(sp, retval, retp);
 		return;
 	}
 	*retp = f->ret;
-	/* Relaxed: as in ftrace_ops_entry() and the hooks of function.c. */
-	record = (atomic_load_explicit(&rt_ftrace_enabled,
-				       memory_order_relaxed) &
-		  RT_FTRACE_GRAPH) &&
-		 !atomic_load_explicit(&rt_function_trace_stop,
-				       memory_order_relaxed);
+	/* Relaxed: as in ftrace_ops_entry() and the hooks of function.c.
+	 * 0 while function_graph runs and the stop switch is clear. */
+	off = ((atomic_load_explicit(&rt_ftrace_enabled, memory_order_relaxed) &
+		RT_FTRACE_GRAPH) ^
+	       RT_FTRACE_GRAPH) |
+	      (unsigned int)atomic_load_explicit(&rt_function_trace_stop,
+						 memory_order_relaxed);
 	/* (a frame with no RT_FR_NOTRACE flag: the notrace count stays) */
-	if (__builtin_expect(!record, 0)) {
+	if (__builtin_expect(off != 0, 0)) {
 		t->top = i;
 		return;
 	}

@@ -50,52 +50,12 @@ extern _Atomic uint64_t rt_ftrace_pid_mask RT_HIDDEN;
 
 /* ---- the records ----------------------------------------------------- */
 
-/*
- * The function tracer's record, into every instance of rt_fn_mask: the
- * graph's fast path (rt_fn_fast()) with the payload stored inline, the
- * rest out of line.
- *
- * Userspace: the kernel's function_trace_call() takes a recursion bit
- * first; here the write's own nesting count is that bit (rt_fn_fast()
- * wants it 0 and the write holds it at 1): a signal handler that calls a
- * traced function during the write takes the general path, which writes
- * a nested record, and nothing the write calls is traced.
- */
+/* The function tracer's record (rt_fn_write(), fnwrite.h). */
 __attribute__((no_instrument_function)) RINGTRACE_RECORD_ACCESS void
 rt_ftrace_function_event(unsigned long ip, unsigned long parent_ip,
 			 const unsigned long *args)
 {
-	/* the payload is built where it is written: the slow paths get the
-	 * words, so the fast path need not keep it in memory */
-	struct rt_fn_arg a;
-	/* Relaxed: each bit is checked again through rt_inst_rbs[]. */
-	uint64_t mask = atomic_load_explicit(&rt_fn_mask, memory_order_relaxed);
-	struct rt_thread *cur = &rt_cur;
-	rt_rcu_reader_t rcu;
-	uint64_t am;
-
-	if (!mask)
-		return;
-	/* the thread's state through one address, not one TLS offset load
-	 * per field (the compiler reloads it from the GOT each time) */
-	__asm__("" : "+r"(cur));
-	/* Relaxed: as rt_fn_mask. The instances with func-args take the
-	 * general path, tested with the rest (rt_fn_fast()). */
-	am = atomic_load_explicit(&rt_fn_args_mask, memory_order_relaxed);
-	if (!rt_fn_fast(cur, mask, am)) {
-		if (args && (mask & am))
-			rt_fn_write_args(mask, mask & am, ip, parent_ip, args);
-		else
-			rt_fn_write_slow(mask, ip, parent_ip);
-		return;
-	}
-	a = (struct rt_fn_arg){ .a = ip, .b = parent_ip };
-	cur->depth = 1;
-	rcu = rt_rcu_read_lock_reader();
-	rt_write_instances_outer(mask, RT_TYPE_FN, sizeof(struct rt_fn_entry),
-				 rt_fill_fn_inline, &a, 0, cur->pid);
-	rt_rcu_read_unlock_reader(rcu);
-	cur->depth = 0;
+	rt_fn_write(ip, parent_ip, args, false);
 }
 
 __attribute__((no_instrument_function)) void

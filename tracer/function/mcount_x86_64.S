@@ -34,14 +34,11 @@
  *			sites. The page's slot puts the distance from the
  *			site's return to its function's start in %r11, so
  *			the function is known without a lookup; the
- *			trampoline checks the stop switch and that the
- *			function tracer is still alone, saves what the C
- *			callee may clobber and calls rt_ftrace_function_event()
- *			straight away (no ops list, no filter test: the
- *			site is a call only while the lists select it).
- *			Anything else (function_graph or a function
- *			command came on while the sites are still being
- *			patched) goes on to ftrace_caller.
+ *			trampoline saves what the C callee may clobber and
+ *			calls ftrace_func_entry() straight away (no ops
+ *			list, no filter test: the site is a call only while
+ *			the lists select it; no test of the tracers: only
+ *			while the function tracer is alone).
  *  ftrace_graph_func_caller  the same for function_graph alone: the
  *			site's function from %r11, its return slot
  *			(parent_loc) from the frame, and a call of
@@ -246,15 +243,19 @@ ftrace_graph_caller:
  * %r11 = the return minus the function's start (the trampoline page's
  * slot sets it, dynftrace.c)
  *
- * ftrace_graph_func_caller is the same entry for function_graph: it
- * calls ftrace_graph_func_entry() with the function and the address of
- * its return slot (8(%rsp) at the entry), which prepare_ftrace_return()
- * hijacks.
+ * It calls ftrace_func_entry() with the function, the address of its
+ * return slot (the kernel's parent_loc) and the saved registers;
+ * ftrace_graph_func_caller is the same entry for function_graph, calling
+ * ftrace_graph_func_entry(), whose prepare_ftrace_return() hijacks the
+ * slot. Nothing is tested on the way in: a site calls a slot of these
+ * only while their tracer is the only one (dynftrace.c), and the C half
+ * tests the stop switch with the rest of its fast path's tests
+ * (fgraph_fast.c).
  *
  * Saved: the argument registers and %rax; xmm0-7 too unless the callee
- * (fnfast.c, fgraph_fast.c) is vector-free (RT_FN_VECTOR_FREE; its slow
- * paths then save them in their thunks, rt_vsafe_*). The callee-saved
- * registers are the C callee's to keep. The flags need no saving at a function's entry.
+ * (fgraph_fast.c) is vector-free (RT_FN_VECTOR_FREE; its slow paths then
+ * save them in their thunks, rt_vsafe_*). The callee-saved registers are
+ * the C callee's to keep. The flags need no saving at a function's entry.
  *
  * The _gpr entries are the same without xmm0-7 and %rax, for the
  * functions whose debug information shows integer, pointer and
@@ -265,6 +266,11 @@ ftrace_graph_caller:
  * keeps no value in them across a call of an instrumented function: GCC
  * leaves out its -fipa-ra for -pg and patchable entries, which is what
  * lets ftrace_caller leave xmm8-15 alone too).
+ *
+ * Userspace: the kernel's per-ops trampoline is a copy of ftrace_caller
+ * made for the ops (create_trampoline()); a copy into each slot of the
+ * page, the distance a constant in it, was measured and lost here (see
+ * Documentation/tracer.rst), so the slot sets %r11 and jumps.
  */
 .macro FUNC_CALLER name, xmm, graph
 	.globl	\name
@@ -273,21 +279,6 @@ ftrace_graph_caller:
 	.p2align 4
 \name:
 	.cfi_startproc
-	/*
-	 * One test of the two words the general entry tests: the stop
-	 * switch clear and the one tracer alone (RT_FTRACE_FUNCTION or
-	 * RT_FTRACE_GRAPH, ftrace.h). Relaxed loads, as the hooks make;
-	 * straight from the words (the library's own, hidden: no GOT
-	 * load, no scratch register), before anything is pushed.
-	 */
-	cmpl	$0, rt_function_trace_stop(%rip)
-	jne	1f
-.if \graph
-	cmpl	$2, rt_ftrace_enabled(%rip)
-.else
-	cmpl	$1, rt_ftrace_enabled(%rip)
-.endif
-	jne	1f
 #if FN_SAVE_XMM
 	FRAME_ENTER
 	/* A function's entry has %rsp 8 mod 16 in the ABI; do not rely on it. */
@@ -301,11 +292,7 @@ ftrace_graph_caller:
 
 	movq	8(%rbp), %rdi		/* the return after the site */
 	subq	%r11, %rdi		/* the function */
-.if \graph
 	leaq	16(%rbp), %rsi		/* its return slot (parent_loc) */
-.else
-	movq	16(%rbp), %rsi		/* its caller (parent_ip) */
-.endif
 #else
 	/*
 	 * No frame and no alignment: the vector-free callee does not need
@@ -318,17 +305,13 @@ ftrace_graph_caller:
 
 	movq	FR_XMM(%rsp), %rdi	/* the return after the site */
 	subq	%r11, %rdi		/* the function */
-.if \graph
 	leaq	FR_XMM + 8(%rsp), %rsi	/* its return slot (parent_loc) */
-.else
-	movq	FR_XMM + 8(%rsp), %rsi	/* its caller (parent_ip) */
-.endif
 #endif
 	movq	%rsp, %rdx		/* the saved registers, rdi first */
 .if \graph
 	call	ftrace_graph_func_entry
 .else
-	call	rt_ftrace_function_event
+	call	ftrace_func_entry
 .endif
 
 #if FN_SAVE_XMM
@@ -344,10 +327,6 @@ ftrace_graph_caller:
 	.cfi_adjust_cfa_offset -FR_XMM
 #endif
 	ret
-1:
-	/* stopped, or not the one tracer alone: the general entry, which
-	 * tests again, and goes on or returns */
-	jmp	__fentry__
 	.cfi_endproc
 	.size	\name, . - \name
 .endm

@@ -18,6 +18,7 @@
 
 #include <ringbuf/frontend.h>
 
+#include "ftrace.h"
 #include "rcu.h"
 #include "trace.h"
 
@@ -57,28 +58,33 @@ rt_inst_rb(int i)
 }
 
 /* The header of a thread's own record at the outermost level: flags and
- * depth 0. */
+ * depth 0. Two stores: the type's half is a constant where this is
+ * inlined, and the id goes straight from the thread's state into the
+ * record (not shifted into one word with it). */
 static inline __attribute__((always_inline, no_instrument_function)) void
 rt_fill_entry_outer(struct ringtrace_entry *ent, uint16_t type, int pid)
 {
-	struct ringtrace_entry h = { .type = type, .pid = pid };
+	struct ringtrace_entry h = { .type = type };
 
-	memcpy(ent, &h, sizeof(h));
+	memcpy(ent, &h, offsetof(struct ringtrace_entry, pid));
+	memcpy(&ent->pid, &pid, sizeof(pid));
 }
 
 /*
  * One record of a built-in write into the buffer of instance @i, inside
  * the writer's read-side section: a record of @type and @size reserved
  * (stamped @ts, see rt_write_builtin_inline()), its header filled for a
- * write at nesting @depth, or with @outer_pid not 0 for the thread's own
+ * write at nesting @depth, or with @outer_pid not NULL for the thread's own
  * write at the outermost level (flags and depth 0, the thread's id
- * @outer_pid), its payload by @fill, committed. Return: whether the
+ * *@outer_pid, read once the record is reserved: no register kept for
+ * it across the reservation), its payload by @fill, committed. Return:
+ * whether the
  * record was written.
  */
 static inline __attribute__((always_inline, no_instrument_function)) bool
 rt_write_instance(int i, uint16_t type, size_t size,
 		  void (*fill)(void *rec, const void *arg), const void *arg,
-		  uint64_t ts, int depth, int outer_pid)
+		  uint64_t ts, int depth, const int *outer_pid)
 {
 	struct ringbuf *rb = rt_inst_rb(i);
 	struct ringbuf_event *e;
@@ -92,7 +98,7 @@ rt_write_instance(int i, uint16_t type, size_t size,
 		return false;
 	rec = ringbuf_event_data_inline(e);
 	if (outer_pid)
-		rt_fill_entry_outer(rec, type, outer_pid);
+		rt_fill_entry_outer(rec, type, *outer_pid);
 	else
 		rt_fill_entry(rec, type, depth);
 	fill(rec, arg);
@@ -105,7 +111,7 @@ rt_write_instance(int i, uint16_t type, size_t size,
 static inline __attribute__((always_inline, no_instrument_function)) int
 rt_write_instances(uint64_t mask, uint16_t type, size_t size,
 		   void (*fill)(void *rec, const void *arg), const void *arg,
-		   uint64_t ts, int depth, int outer_pid)
+		   uint64_t ts, int depth, const int *outer_pid)
 {
 	int written = 0;
 
@@ -123,17 +129,15 @@ rt_write_instances(uint64_t mask, uint16_t type, size_t size,
  * The same for the function tracers' fast paths: the one instance of
  * @mask inline and straight (the common case: one instance traces), a
  * loop for more. The thread's own write at the outermost level, its id
- * @pid.
+ * at @pid.
  */
 static inline __attribute__((always_inline, no_instrument_function)) void
 rt_write_instances_outer(uint64_t mask, uint16_t type, size_t size,
 			 void (*fill)(void *rec, const void *arg),
-			 const void *arg, uint64_t ts, int pid)
+			 const void *arg, uint64_t ts, const int *pid)
 {
 	/* (the callers' rt_fn_fast() found the thread's id known; the
 	 * general header's fill, which may ask the kernel, is left out) */
-	if (!pid)
-		__builtin_unreachable();
 	if (__builtin_expect(!(mask & (mask - 1)), 1))
 		rt_write_instance(__builtin_ctzll(mask), type, size, fill, arg,
 				  ts, 0, pid);
@@ -241,7 +245,8 @@ rt_graph_retval_instances(uint64_t mask, const struct rt_fn_arg *a)
  * already known, no instance of @mask with a set_ftrace_pid list: two
  * words of the thread (@depth and rt_thread.slow, which stands for the
  * rest) and the global list mask (with @also, more instances whose
- * records the caller writes another way). There the header is the same word for
+ * records the caller writes another way); @refuse not 0 refuses too (a
+ * test of the caller's own, made in the same branch). There the header is the same word for
  * every record of the thread, the nesting count goes from 0 to 1 and
  * back, and the payload is stored straight into each reservation. Any
  * other case goes through rt_write_builtin_inline() (the records are the
@@ -249,14 +254,15 @@ rt_graph_retval_instances(uint64_t mask, const struct rt_fn_arg *a)
  * (rt_thread_slow_update()).
  */
 static inline __attribute__((always_inline, no_instrument_function)) bool
-rt_fn_fast(const struct rt_thread *cur, uint64_t mask, uint64_t also)
+rt_fn_fast(const struct rt_thread *cur, uint64_t mask, uint64_t also,
+	   unsigned int refuse)
 {
 	/* Relaxed: as in rt_write_builtin_inline(). */
 	uint64_t pids = atomic_load_explicit(&rt_ftrace_pid_mask,
 					     memory_order_relaxed);
 
 	return __builtin_expect(
-		!((uint64_t)((unsigned int)cur->depth | cur->slow) |
+		!((uint64_t)((unsigned int)cur->depth | cur->slow | refuse) |
 		  (mask & (pids | also))),
 		1);
 }
@@ -273,6 +279,67 @@ void rt_graph_write_slow(uint64_t mask, uint16_t type,
 			 const struct rt_fn_arg *a);
 void rt_graph_write_args(uint64_t mask, uint64_t args_mask,
 			 const struct rt_fn_arg *a);
+
+/*
+ * The function tracer's record, into every instance of rt_fn_mask: the
+ * fast path (rt_fn_fast()) with the payload stored inline, the rest out
+ * of line (rt_fn_write_slow(), rt_fn_write_args()). The body of
+ * rt_ftrace_function_event() (fnfast.c) and of the function tracer's
+ * trampoline's C half, ftrace_func_entry() (fgraph_fast.c), which has
+ * the stop switch tested here (@test_stop), in the fast path's one
+ * branch: its callers test it before.
+ *
+ * Userspace: the kernel's function_trace_call() takes a recursion bit
+ * first; here the write's own nesting count is that bit (rt_fn_fast()
+ * wants it 0 and the write holds it at 1): a signal handler that calls a
+ * traced function during the write takes the general path, which writes
+ * a nested record, and nothing the write calls is traced.
+ */
+static inline __attribute__((always_inline, no_instrument_function))
+RINGTRACE_RECORD_ACCESS void
+rt_fn_write(unsigned long ip, unsigned long parent_ip,
+	    const unsigned long *args, bool test_stop)
+{
+	/* the payload is built where it is written: the slow paths get the
+	 * words, so the fast path need not keep it in memory */
+	struct rt_fn_arg a;
+	/* Relaxed: each bit is checked again through rt_inst_rbs[]. */
+	uint64_t mask = atomic_load_explicit(&rt_fn_mask, memory_order_relaxed);
+	struct rt_thread *cur = &rt_cur;
+	rt_rcu_reader_t rcu;
+	unsigned int stop = 0;
+	uint64_t am;
+
+	if (!mask)
+		return;
+	/* the thread's state through one address, not one TLS offset load
+	 * per field (the compiler reloads it from the GOT each time) */
+	__asm__("" : "+r"(cur));
+	/* Relaxed: as rt_fn_mask. The instances with func-args take the
+	 * general path, tested with the rest (rt_fn_fast()). */
+	am = atomic_load_explicit(&rt_fn_args_mask, memory_order_relaxed);
+	/* Relaxed: as the hooks of function.c test it; a write already
+	 * past the test finishes its record. */
+	if (test_stop)
+		stop = (unsigned int)atomic_load_explicit(&rt_function_trace_stop,
+							  memory_order_relaxed);
+	if (!rt_fn_fast(cur, mask, am, stop)) {
+		if (stop)
+			return;
+		if (args && (mask & am))
+			rt_fn_write_args(mask, mask & am, ip, parent_ip, args);
+		else
+			rt_fn_write_slow(mask, ip, parent_ip);
+		return;
+	}
+	a = (struct rt_fn_arg){ .a = ip, .b = parent_ip };
+	cur->depth = 1;
+	rcu = rt_rcu_read_lock_reader();
+	rt_write_instances_outer(mask, RT_TYPE_FN, sizeof(struct rt_fn_entry),
+				 rt_fill_fn_inline, &a, 0, &cur->pid);
+	rt_rcu_read_unlock_reader(rcu);
+	cur->depth = 0;
+}
 
 /*
  * One graph record of @type (RT_TYPE_GRAPH_ENT or RT_TYPE_GRAPH_RET, a
@@ -311,7 +378,7 @@ rt_graph_write(uint16_t type, const struct rt_fn_arg pay, uint64_t ts)
 					  memory_order_relaxed);
 	if (type == RT_TYPE_GRAPH_RET)
 		am = rt_graph_retval_instances(mask, &pay);
-	if (!rt_fn_fast(cur, mask, am)) {
+	if (!rt_fn_fast(cur, mask, am, 0)) {
 		struct rt_fn_arg a = pay;
 
 		if (type == RT_TYPE_GRAPH_ENT && (mask & am))
@@ -325,13 +392,13 @@ rt_graph_write(uint16_t type, const struct rt_fn_arg pay, uint64_t ts)
 	if (type == RT_TYPE_GRAPH_ENT) {
 		rt_write_instances_outer(mask, type,
 					 sizeof(struct rt_graph_ent_entry),
-					 rt_fill_graph_ent, &p, ts, cur->pid);
+					 rt_fill_graph_ent, &p, ts, &cur->pid);
 	} else {
 		/* funcgraph_exit (rt_fill_graph_exit()) */
 		p.overrun |= RT_GRAPH_NO_RETVAL;
 		rt_write_instances_outer(mask, type,
 					 sizeof(struct rt_graph_exit_entry),
-					 rt_fill_graph_exit, &p, ts, cur->pid);
+					 rt_fill_graph_exit, &p, ts, &cur->pid);
 	}
 	rt_rcu_read_unlock_reader(rcu);
 	cur->depth = 0;

@@ -1205,7 +1205,7 @@ rt_write_builtin_inline(uint64_t mask, uint16_t type, size_t size,
 		}
 	}
 	written = rt_write_instances(mask, type, size, fill, arg, ts, depth,
-				     0);
+				     NULL);
 	rt_rcu_read_unlock();
 	rt_cur.depth--;
 	return written;
