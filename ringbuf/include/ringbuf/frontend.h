@@ -671,38 +671,6 @@ RINGBUF_FE_INLINE int ringbuf_fe_forced_cpu(const struct ringbuf_tls *t, int cpu
 	return cpu;
 }
 
-#if defined(__x86_64__)
-/*
- * The per-CPU claim's way on when ringbuf_fe_writer_get() could not
- * enter the claim the thread keeps on the CPU of its last write (@hint):
- * the thread runs on another CPU now, its claim there was taken over or
- * never made, or the kernel aborted the sequence. The hint follows the
- * CPU the thread runs on (for its next write), and the claim's slow path
- * takes that CPU's buffer, or a spare.
- */
-RINGBUF_FE_INLINE uintptr_t ringbuf_fe_claim_moved(struct ringbuf *rb,
-						   struct ringbuf_tls *t,
-						   unsigned int hint, int *err)
-{
-	int cpu;
-
-	/* rseq->cpu_id (offset 4): a buffer claimed by restartable
-	 * sequences exists only where glibc registered rseq */
-	__asm__ __volatile__("movl %%fs:4(%1), %0"
-			     : "=r"(cpu)
-			     : "r"(__rseq_offset));
-	cpu = ringbuf_fe_forced_cpu(t, cpu);
-	if ((unsigned int)cpu != hint)
-		/* Relaxed: the thread's own word (and its handlers'). */
-		__atomic_store_n(&t->cpu_hint,
-				 (uint16_t)((unsigned int)cpu < RINGBUF_FE_NO_HINT ?
-						    (unsigned int)cpu :
-						    RINGBUF_FE_NO_HINT),
-				 __ATOMIC_RELAXED);
-	return ringbuf_fe_claim_active_slow(rb, cpu, err);
-}
-#endif
-
 /*
  * Pick the cpu buffer of a write and mark it active (active raised by
  * one): the thread's slot (per-thread model) or its CPU's buffer, claimed.
@@ -729,32 +697,29 @@ RINGBUF_FE_INLINE uintptr_t ringbuf_fe_writer_get(struct ringbuf *rb,
 	if (rseq) {
 		/* Relaxed: the thread's own word (and its handlers'); a
 		 * handler that rewrites it in between costs a slow path. */
-		unsigned int hint = __atomic_load_n(&t->cpu_hint, __ATOMIC_RELAXED);
+		int hint = __atomic_load_n(&t->cpu_hint, __ATOMIC_RELAXED);
 
-		/* The cpu buffer is picked from the CPU of the thread's last
-		 * write, and cpu_id is looked at only inside the restartable
-		 * sequence that enters the claim kept there, which compares
-		 * it with the hint: the buffer's address waits for none of
-		 * the three dependent loads of cpu_id (the GOT, __rseq_offset,
-		 * the rseq area; 2-3 ns per record when it did), and no
-		 * compare before the sequence repeats the one inside it. A
-		 * thread that moved, whose claim was taken over or not made
-		 * yet, or whose sequence the kernel aborted, takes
-		 * ringbuf_fe_claim_moved(), as does one a test forces onto
-		 * another CPU. (exit_armed is not looked at: only the claim's
-		 * slow path, which arms the exit destructor first, stores a
-		 * kept id; a thread without one, tid 0, finds KEPT alone
-		 * nowhere.) */
-		if (ringbuf_fe_likely(hint < (unsigned int)b->nr_cpu_bufs &&
-				      ringbuf_fe_forced_cpu(t, (int)hint) == (int)hint)) {
-			struct ringbuf_fe_cpu *cb = b->buffers[hint];
-
-			if (ringbuf_fe_likely(ringbuf_fe_rseq_enter(
-						      &cb->owner, &cb->active, (int)hint,
-						      t->tid | RINGBUF_FE_KEPT) > 0))
-				return ringbuf_fe_cb_word(cb);
+		/* cpu_id takes three dependent loads (the GOT, __rseq_offset,
+		 * the rseq area), which measured 2-3 ns per record when the
+		 * cpu buffer's address waited for them. The buffer is picked
+		 * from the hint instead, and cpu_id only compared with it: a
+		 * predicted branch, not a dependency. The claim below checks
+		 * cpu_id again inside its restartable sequence. */
+		__asm__ __volatile__("movl %%fs:4(%1), %0"
+				     : "=r"(cpu)
+				     : "r"(__rseq_offset));
+		cpu = ringbuf_fe_forced_cpu(t, cpu);
+		if (ringbuf_fe_unlikely(cpu != hint)) {
+			/* Relaxed: as above. */
+			__atomic_store_n(&t->cpu_hint,
+					 (uint16_t)((unsigned int)cpu <
+								    RINGBUF_FE_NO_HINT ?
+							    (unsigned int)cpu :
+							    RINGBUF_FE_NO_HINT),
+					 __ATOMIC_RELAXED);
+			return ringbuf_fe_claim_active_slow(rb, cpu, err);
 		}
-		return ringbuf_fe_claim_moved(rb, t, hint, err);
+		return ringbuf_fe_claim_cpu_as(rb, t, hint, true, err);
 	}
 #else
 	rseq = false;
