@@ -66,6 +66,11 @@ struct bench_result {
 	char why[256];		/* skipped: why; or a note on the run */
 	double foreign_pct;	/* CPU share other programs took meanwhile, or -1 */
 	unsigned int retries;	/* times the run was repeated because of them */
+	/* How much slower than its best the slowest timed CPU ran around the
+	 * run (percent; bench_cpu_slow_pct()), or -1 when not probed; and
+	 * the times the run was repeated because of that. */
+	double slow_pct;
+	unsigned int slow_retries;
 	double secs;		/* wall time of the writing phase */
 	uint64_t attempts;	/* writes tried (thread + nested) */
 	uint64_t written;	/* writes that succeeded */
