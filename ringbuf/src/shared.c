@@ -671,33 +671,101 @@ static int rb_attach_check(struct ringbuf *rb, const void *map, size_t size,
 	return 0;
 }
 
-/*
- * The page ring of an attached cpu buffer, under the reader locks (so no
- * swap moves ids meanwhile; writers only ever change the flags): every
- * page but the reader page is on one cycle of exactly nr_pages links whose
- * prev links agree, and at least one link carries HEAD or UPDATE.
- */
-static int rb_attach_check_ring(struct ringbuf_cpu *cb, const char *what)
-{
-	uint32_t n = cb->nr_pages;
-	uint32_t rp = atomic_load(&cb->meta->reader_page);
-	uint32_t start = rp == 0 ? 1 : 0, page = start, flags = 0;
+/* Walks of a ring the writers keep pushing the head around
+ * (rb_attach_check_ring()). */
+#define RB_ATTACH_RING_WALKS 3
 
-	for (uint32_t i = 0; i < n; i++) {
+/*
+ * One walk of the page ring of cpu buffer @cb from page @start: the
+ * nr_pages links of the cycle, then the first link once more. Returns 1
+ * if a link carried HEAD or UPDATE, 0 if none did, -1 if the ring is
+ * broken.
+ */
+static int rb_attach_walk_ring(struct ringbuf_cpu *cb, uint32_t rp,
+			       uint32_t start)
+{
+	uint32_t n = cb->nr_pages, page = start, flags = 0;
+
+	for (uint32_t i = 0; i <= n; i++) {
+		/* Acquire (seq_cst): the links are loaded in the order we
+		 * walk them, and a NORMAL written by a push's release
+		 * (UPDATE -> NORMAL, rb_head_page_set()) brings the push's
+		 * count of pages_lost with it; see rb_attach_check_ring(). */
 		uint32_t link = atomic_load(&cb->pages[page].next);
 		uint32_t next = rb_link_id(link);
 
+		flags |= link & RB_FLAG_MASK;
+		RB_TESTPOINT(cb, RINGBUF_TP_ATTACH_RING);
+		if (i == n)
+			break;
 		if (next > n || next == rp ||
 		    atomic_load(&cb->pages[next].prev) != page ||
 		    (next == start && i != n - 1))
-			return rb_attach_fail(what, "page ring is broken");
-		flags |= link & RB_FLAG_MASK;
+			return -1;
 		page = next;
 	}
 	if (page != start)
-		return rb_attach_fail(what, "page ring is broken");
-	if (!flags)
-		return rb_attach_fail(what, "no head page");
+		return -1;
+	return flags != 0;
+}
+
+/*
+ * The page ring of an attached cpu buffer, under the reader locks (so no
+ * swap, reset or resize relinks it meanwhile: they take them too; writers
+ * only ever change the flags): every page but the reader page is on one
+ * cycle of exactly nr_pages links whose prev links agree, and at least
+ * one link carries HEAD or UPDATE.
+ *
+ * Userspace: the kernel checks a ring (rb_check_pages()) where no writer
+ * moves its head; the writers of a shared buffer are other processes
+ * nothing here stops, and in overwrite mode they push the head while we
+ * walk. A push (rb_handle_head_page()) turns the link into the head from
+ * HEAD to UPDATE, counts pages_lost, sets HEAD on the link out of it and
+ * turns the first back to NORMAL: the flag moves one link on, the way we
+ * walk, and some link carries it at every instant. Still a walk of the
+ * nr_pages links can miss it: a push from the page the walk starts at,
+ * finished between the walk's first load and its last, leaves HEAD on
+ * the link the walk read first (NORMAL then) and NORMAL on the link it
+ * reads last. So the walk loads its first link again at the end; then
+ * the flag a walk misses must have got past that link too, two pushes
+ * from where it was at the first load, and the second of them began after
+ * that load: its count of pages_lost comes before the NORMAL the walk read
+ * (its release) and after the count read before the walk. A walk that
+ * found no flag while pages_lost did not move is a broken ring; one that
+ * pages_lost moved under is made again, RB_ATTACH_RING_WALKS times at
+ * most, and a ring whose head the writers keep pushing past every walk
+ * passes (as rb_set_head_page() calls it busy, not broken): its readers
+ * check the head at each swap anyway.
+ */
+static int rb_attach_check_ring(struct ringbuf_cpu *cb, const char *what)
+{
+	struct rb_cpu_meta *m = cb->meta;
+	uint32_t rp = atomic_load(&m->reader_page);
+	uint32_t start = rp == 0 ? 1 : 0;
+	/* Seq_cst, before the walk's first load of a link (see above). */
+	uint64_t pushed = atomic_load(&m->pages_lost), before = pushed;
+	char why[160];
+
+	for (int walk = 0; walk < RB_ATTACH_RING_WALKS; walk++) {
+		int ret = rb_attach_walk_ring(cb, rp, start);
+		uint64_t now;
+
+		if (ret < 0)
+			return rb_attach_fail(what, "page ring is broken");
+		if (ret > 0)
+			return 0;
+		/* Seq_cst, after the walk's last load of a link. */
+		now = atomic_load(&m->pages_lost);
+		if (now == pushed) {
+			snprintf(why, sizeof(why),
+				 "no head page (cpu buffer %d: %u pages, reader page %u, head hint %u; %d walks, %llu pages pushed meanwhile)",
+				 cb->cpu, cb->nr_pages, rp,
+				 atomic_load(&m->head_page), walk + 1,
+				 (unsigned long long)(now - before));
+			return rb_attach_fail(what, why);
+		}
+		pushed = now;
+	}
 	return 0;
 }
 

@@ -651,6 +651,7 @@ static int rb_handle_head_page(struct ringbuf_cpu *cpu_buffer,
 		local_add(entries, &m->overrun);
 		local_sub(bytes, &m->entries_bytes);
 		local_inc(&m->pages_lost);
+		RB_TESTPOINT(cpu_buffer, RINGBUF_TP_HEAD_PUSHED);
 		break;
 	case RB_PAGE_UPDATE:
 		/* We interrupted a writer in the middle of this push. */

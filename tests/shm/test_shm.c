@@ -20,6 +20,9 @@
  *			wait) or a later one reads everything, five times
  *  killed_reader_steps	the same, killed after each store of its swap and
  *			read (single-stepped under ptrace)
+ *  attach_head_moving	attaching while writers push the head past the
+ *			check of the ring (stopped in it): the attach
+ *			succeeds and reads what was not overwritten
  *  attach_errors	missing file, symlink, garbage, truncated and
  *			patched copies of a real file, non-ringbuf fds;
  *			corrupt files that attach must read without a crash
@@ -1587,6 +1590,219 @@ static void killed_reader_reset(void)
 	ringbuf_free(rb);
 }
 
+/*
+ * attach_head_moving: attaching checks that a link of each cpu buffer's
+ * ring carries the HEAD (or UPDATE) flag, walking the ring while the
+ * writers of overwrite mode push the head on; a push moves the flag one
+ * link on, the way the walk goes. The check stops in the test hook after
+ * each load of a link, and there the head of the creator's buffer is
+ * pushed past the page the walk started from:
+ *  - one push, made whole after the first load (the flag leaves the link
+ *    the walk reads last for the one it read first);
+ *  - one push begun before the attach (a writer thread stopped in it
+ *    after its HEAD -> UPDATE and its count of the lost page) and
+ *    finished after the first load;
+ *  - two pushes in the first walk (the flag also leaves the first link
+ *    before the walk reads it again);
+ *  - a push after every load, for every walk the check makes.
+ * The ring is legitimate at every instant: each attach must succeed and
+ * read every event not overwritten, in order.
+ */
+static struct {
+	struct ringbuf *rb;		/* the creator's buffer */
+	unsigned int at[2], nat;	/* push after these loads of a link */
+	bool every;			/* push after every load */
+	bool release_first;		/* let the stopped writer go at load 0 */
+	atomic_uint loads;		/* the attach's loads of a link */
+	unsigned int pushes;		/* made from the hook */
+	uint32_t seq;			/* the next payload's sequence */
+	atomic_bool park, parked, release;
+	pthread_t writer;
+} hm;
+
+/* The creator's head page: where the link with HEAD leads (head_page is
+ * a hint the readers keep), else the one with UPDATE. */
+static unsigned int hm_head(void)
+{
+	struct ringbuf_test_state st;
+	unsigned int head = UINT_MAX;
+
+	ASSERT_EQ(ringbuf_test_state(hm.rb, 0, &st), 0);
+	for (unsigned int i = 0; i <= st.nr_pages; i++) {
+		if (i == st.reader_page)
+			continue;
+		if (st.flags[i] & RINGBUF_TEST_PAGE_HEAD)
+			return st.next[i];
+		if (st.flags[i] & RINGBUF_TEST_PAGE_UPDATE)
+			head = st.next[i];
+	}
+	if (head == UINT_MAX)
+		RBT_FAIL("no link of the creator's ring carries a flag");
+	return head;
+}
+
+/* Write until the creator's head page moves on: one push. */
+static void hm_push(void)
+{
+	unsigned int head = hm_head();
+
+	for (unsigned int i = 0; hm_head() == head; i++) {
+		if (i > 10000)
+			RBT_FAIL("the head did not move in %u writes", i);
+		tu_write_ok(hm.rb, hm.seq++, 40);
+	}
+	hm.pushes++;
+}
+
+static void hm_hook(struct ringbuf *rb, int cpu, enum ringbuf_testpoint tp,
+		    void *arg)
+{
+	unsigned int load;
+
+	(void)cpu;
+	(void)arg;
+	if (tp == RINGBUF_TP_HEAD_PUSHED && rb == hm.rb &&
+	    atomic_exchange(&hm.park, false)) {
+		/* the writer thread, in its push: wait to be let go */
+		atomic_store(&hm.parked, true);
+		while (!atomic_load(&hm.release))
+			rbt_msleep(1);
+		return;
+	}
+	if (tp != RINGBUF_TP_ATTACH_RING || rb == hm.rb)
+		return;
+	load = atomic_fetch_add(&hm.loads, 1);
+	if (load == 0 && hm.release_first) {
+		atomic_store(&hm.release, true);
+		ASSERT_EQ(pthread_join(hm.writer, NULL), 0);
+		hm.pushes++;
+	}
+	for (unsigned int i = 0; i < hm.nat; i++)
+		if (hm.at[i] == load)
+			hm_push();
+	if (hm.every)
+		hm_push();
+}
+
+/* Writes until the write that stopped in its push has returned. */
+static void *hm_writer(void *arg)
+{
+	(void)arg;
+	ringbuf_test_set_cpu(0);
+	for (unsigned int i = 0; i < 100000 && !atomic_load(&hm.release); i++)
+		tu_write_ok(hm.rb, hm.seq++, 40);
+	return NULL;
+}
+
+/* One attach, with @at (@nat of them) or @every, or @straddle. */
+static void hm_round(const char *what, const unsigned int *at,
+		     unsigned int nat, bool every, bool straddle,
+		     unsigned int min_loads)
+{
+	char name[128];
+	struct ringbuf_test_state st;
+	struct ringbuf *view;
+	struct drain_stats d;
+	unsigned int start, i;
+
+	set_step(what);
+	memset(&hm, 0, sizeof(hm));
+	name_of(name, sizeof(name), "hm");
+	hm.rb = create_named(name, 4, RINGBUF_FL_OVERWRITE, 1,
+			     RINGBUF_NO_SPARES);
+	ringbuf_test_set_cpu(0);
+	ASSERT_EQ(ringbuf_test_state(hm.rb, 0, &st), 0);
+	/* the page the check's walk starts from: the first id that is not
+	 * the reader page's */
+	start = st.reader_page == 0 ? 1 : 0;
+	/* Overwrite until the head is that page: the tail is on the page
+	 * before it, and the next page the tail takes pushes the head from
+	 * the start of the walk to the page after it. */
+	for (i = 0;; i++) {
+		if (i > 100000)
+			RBT_FAIL("%s: the head never reached page %u", what,
+				 start);
+		tu_write_ok(hm.rb, hm.seq++, 40);
+		ASSERT_EQ(ringbuf_test_state(hm.rb, 0, &st), 0);
+		if (st.overrun > 0 && hm_head() == start &&
+		    st.tail_page != start)
+			break;
+	}
+	for (i = 0; i < nat; i++)
+		hm.at[i] = at[i];
+	hm.nat = nat;
+	hm.every = every;
+	ringbuf_test_set_hook(hm_hook, NULL);
+	if (straddle) {
+		uint64_t t0 = rbt_now_ns();
+
+		atomic_store(&hm.park, true);
+		ASSERT_EQ(pthread_create(&hm.writer, NULL, hm_writer, NULL),
+			  0);
+		while (!atomic_load(&hm.parked)) {
+			if (rbt_now_ns() - t0 >
+			    10ull * rbt_timeout_mult() * 1000000000ull)
+				RBT_FAIL("%s: the writer did not stop in its "
+					 "push", what);
+			rbt_msleep(1);
+		}
+		ASSERT_EQ(hm_head(), start);
+		hm.release_first = true;
+	}
+	view = ringbuf_attach(name, 0);
+	ringbuf_test_set_hook(NULL, NULL);
+	if (!view)
+		RBT_FAIL("%s: attach failed: %s", what, strerror(errno));
+	/* the pushes were made inside the check, which went on after */
+	if (atomic_load(&hm.loads) < min_loads ||
+	    hm.pushes < (every ? min_loads : straddle ? 1 : nat))
+		RBT_FAIL("%s: %u loads of a link, %u pushes", what,
+			 atomic_load(&hm.loads), hm.pushes);
+	ASSERT_NE(hm_head(), start);
+	ASSERT_EQ(ringbuf_test_check_pages(hm.rb, 0), 0);
+	d = drain_tu(view);
+	ASSERT_TRUE(d.consecutive);
+	ASSERT_EQ(d.last, hm.seq - 1);
+	ASSERT_EQ_U(d.first + d.count, hm.seq);
+	ASSERT_EQ_U(ringbuf_overrun_cpu(hm.rb, 0), d.first);
+	ASSERT_FALSE(ringbuf_test_warned(view));
+	ASSERT_FALSE(ringbuf_test_warned(hm.rb));
+	ringbuf_free(view);
+	ringbuf_test_set_cpu(-1);
+	ringbuf_free(hm.rb);
+}
+
+static void attach_head_moving(void)
+{
+	struct ringbuf_test_state st;
+	struct ringbuf *rb;
+	char name[128];
+	unsigned int n, two[2];
+
+	arm_alarm(60);
+	/* the ring's size, as hm_round() makes it */
+	name_of(name, sizeof(name), "hm");
+	rb = create_named(name, 4, RINGBUF_FL_OVERWRITE, 1,
+			  RINGBUF_NO_SPARES);
+	ASSERT_EQ(ringbuf_test_state(rb, 0, &st), 0);
+	n = st.nr_pages;
+	ringbuf_free(rb);
+
+	/* a walk loads the n links of the cycle and the first once more */
+	hm_round("one push in the walk", (const unsigned int[]){ 0 }, 1,
+		 false, false, n + 1);
+	hm_round("a push begun before the walk", NULL, 0, false, true,
+		 n + 1);
+	/* after the first load and after the last link of the cycle: the
+	 * flag is past the first link when the walk reads it again */
+	two[0] = 0;
+	two[1] = n - 1;
+	hm_round("two pushes in the first walk", two, 2, false, false,
+		 2 * (n + 1));
+	hm_round("a push after every load", NULL, 0, true, false, n + 1);
+	arm_alarm(0);
+}
+
 static void killed_reader_steps(void)
 {
 	static struct ks_survey sv;
@@ -2085,6 +2301,18 @@ static void attach_errors(void)
 			expect_attach_fails(p, EINVAL, c[k].what);
 			unlink(p);
 		}
+		/* no link of cpu buffer 0 carries a flag, and no writer
+		 * pushes the head: no head page */
+		shm_path_of(p, sizeof(p), "patched");
+		copy_file(real, p, -1);
+		for (uint32_t i = 0; i <= np0; i++) {
+			uint64_t ctl = ctl0 + i * M_PAGE_CTL_SIZE;
+
+			patch32(p, ctl + M_CTL_NEXT,
+				peek32(real, ctl + M_CTL_NEXT) & ~3u);
+		}
+		expect_attach_fails(p, EINVAL, "no flag on any link");
+		unlink(p);
 	}
 
 	/*
@@ -2780,6 +3008,7 @@ static const struct rbt_case cases[] = {
 	RBT_CASE(killed_reader),
 	RBT_CASE(killed_reader_steps),
 	RBT_CASE(killed_reader_reset),
+	RBT_CASE(attach_head_moving),
 	RBT_CASE(attach_errors),
 	RBT_CASE(spare_buffers),
 	RBT_CASE(corrupt_write_index),

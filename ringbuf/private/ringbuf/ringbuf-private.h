@@ -54,6 +54,12 @@ enum ringbuf_testpoint {
 	/* rb_move_tail: the next page is the head (link read), the commit
 	 * page not yet looked at */
 	RINGBUF_TP_MOVE_TAIL_HEAD,
+	/* rb_handle_head_page: our HEAD->UPDATE done and its page counted
+	 * (pages_lost), new head not set */
+	RINGBUF_TP_HEAD_PUSHED,
+	/* attach, the check of a cpu buffer's ring: a link read, the next
+	 * not yet (reader lock held; writers run) */
+	RINGBUF_TP_ATTACH_RING,
 	RINGBUF_TP_MAX
 };
 
