@@ -13,6 +13,7 @@
  *          [--model percpu|perthread] [--threads T] [--pages P]
  *          [--discard PERMILLE] [--no-signals] [--no-migrate]
  *   hammer --chaos ...	faults while it runs (chaos.c)
+ *   hammer --attach ...	views attached while the head moves (attach.c)
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -27,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "attach.h"
 #include "chaos.h"
 #include "rbdecode.h"
 #include "test.h"
@@ -474,6 +476,9 @@ int main(int argc, char **argv)
 		return chaos_reader_main(argc, argv);
 	if (argc > 1 && !strcmp(argv[1], "--chaos"))
 		return chaos_main(argc, argv);
+	/* (it forces the writer's cpu buffer) */
+	if (argc > 1 && !strcmp(argv[1], "--attach"))
+		return attach_main(argc, argv);
 #endif
 	H.seconds = 3;
 	H.overwrite = true;
