@@ -527,6 +527,29 @@ static pid_t ch_start_reader(void)
 	return pid;
 }
 
+/* The page ring of cpu buffer @cpu of @rb as it is now, on stderr: what a
+ * reader process that gave up (it could not attach, or found a bad
+ * record) left, and what the writers made of it since. */
+static void ch_dump_ring(struct ringbuf *rb, int cpu, const char *what)
+{
+	struct ringbuf_test_state st;
+	char line[64 * 16 + 1], *p = line;
+
+	if (ringbuf_test_state(rb, cpu, &st))
+		return;
+	line[0] = '\0';
+	for (unsigned int i = 0; i <= st.nr_pages && i < 64; i++)
+		p += snprintf(p, sizeof(line) - (size_t)(p - line), " %u->%u%s",
+			      i, st.next[i],
+			      st.flags[i] & RINGBUF_TEST_PAGE_UPDATE ? "[U]" :
+			      st.flags[i] & RINGBUF_TEST_PAGE_HEAD ? "[H]" :
+									  "");
+	fprintf(stderr, "chaos: %s, cpu buffer %d now: %u pages, head hint %u, "
+		"tail %u, commit %u, reader page %u, overrun %lu; links:%s\n",
+		what, cpu, st.nr_pages, st.head_page, st.tail_page,
+		st.commit_page, st.reader_page, st.overrun, line);
+}
+
 static void ch_stop_reader(void)
 {
 	int st;
@@ -536,8 +559,10 @@ static void ch_stop_reader(void)
 		return;
 	kill(C.child, SIGKILL);
 	waitpid(C.child, &st, 0);
-	if (!WIFSIGNALED(st))
+	if (!WIFSIGNALED(st)) {
 		ch_error("reader process ended by itself (status %#x)", st);
+		ch_dump_ring(C.b, 0, "B, read by the reader process");
+	}
 	C.child = 0;
 	p = atomic_exchange(&C.sh->pending, 0);
 	if (p && C.npending < CH_MAX_PENDING)
