@@ -177,14 +177,17 @@ static void registers_kept(void)
 
 /* ---- dynamic ftrace ---------------------------------------------------------- */
 
-/* Is the site at @fn's entry a call (not a NOP)? */
+/* Is the site at @fn's entry a call (or function_graph's jump to its
+ * stub), not a NOP? */
 static int site_is_call(const void *fn)
 {
 	const unsigned char *p = fn;
 
-	/* call rel32, call *disp32(%rip), cs call rel32 (dynftrace.c) */
+	/* call rel32, call *disp32(%rip), cs call rel32, jmp rel32, cs jmp
+	 * rel32 (dynftrace.c) */
 	return p[0] == 0xe8 || (p[0] == 0xff && p[1] == 0x15) ||
-	       (p[0] == 0x2e && p[1] == 0xe8);
+	       (p[0] == 0x2e && p[1] == 0xe8) || p[0] == 0xe9 ||
+	       (p[0] == 0x2e && p[1] == 0xe9);
 }
 
 /* What @show writes (caller frees). Not inlined: GCC 12 at -O2 takes
@@ -1053,7 +1056,8 @@ static void graph_args_cyg(void)
  * tracer's own trampoline (ftrace_func_caller, enabled_functions says
  * so), and so does an -mfentry call site (PIE's six-byte "call
  * *__fentry__@GOTPCREL(%rip)", made a "cs call" of the slot);
- * function_graph alone moves both to its own (ftrace_graph_func_caller),
+ * function_graph alone moves both to its own (a jump to the site's stub,
+ * which goes on to ftrace_graph_body_caller_D: it calls the body itself),
  * where the stop switch, set_graph_function and max_graph_depth hold
  * too; both tracers at once (in two instances) move the NOP site to
  * ftrace_caller through the trampoline page and give the call site its
@@ -1082,8 +1086,10 @@ static void function_trampoline(void)
 	free(t);
 	tracer("function_graph");
 	e = enabled_functions();
-	ASSERT_EQ(count(e, "mc_pleaf (1)\ttramp: ftrace_graph_func_caller"), 1);
-	ASSERT_EQ(count(e, "mc_leaf (1)\ttramp: ftrace_graph_func_caller"), 1);
+	ASSERT_EQ(count(e, "mc_pleaf (1)\ttramp: ftrace_graph_body_caller"), 1);
+	ASSERT_EQ(count(e, "mc_leaf (1)\ttramp: ftrace_graph_body_caller"), 1);
+	/* a jump, not a call: nothing pushed on the way in */
+	ASSERT_EQ(*(const unsigned char *)mc_pleaf, 0xe9);
 	ASSERT_EQ(count(e, "ftrace_func_caller"), 0);
 	free(e);
 	ringtrace_function_trace_stop(true);
