@@ -15,6 +15,14 @@
  * the frame, records the funcgraph_exit event and gives back the real
  * address to jump to.
  *
+ * function_graph alone at a function's entry does without the hijack
+ * (ftrace_graph_body_caller_D, mcount_x86_64.S): the trampoline calls the
+ * body itself, and the call's return, return_to_handler_called, lands
+ * in the slot where the caller's address was; the frame is
+ * RT_FR_CALLED. From there on the two are alike: the same return
+ * (ftrace_return_to_handler()), and what follows knows both addresses
+ * (rt_fgraph_is_hooker()).
+ *
  * A frame is known by its slot's address (the kernel checks the frame
  * pointer the same way, HAVE_FUNCTION_GRAPH_FP_TEST): the return at stack
  * pointer sp pops the newest frame whose slot is sp - 8, and any newer
