@@ -106,6 +106,16 @@
 	je	ftrace_stub
 .endm
 
+/* The start of the hidden trampoline @name, its unwind notes opened. */
+.macro TRAMP_START name
+	.globl	\name
+	.hidden	\name
+	.type	\name, @function
+	.p2align 4
+\name:
+	.cfi_startproc
+.endm
+
 /* A frame on %rbp, with its unwind notes: ftrace_caller's and the
  * function tracer's trampolines' (the stack is aligned after it). */
 .macro FRAME_ENTER
@@ -114,6 +124,15 @@
 	.cfi_rel_offset %rbp, 0
 	movq	%rsp, %rbp
 	.cfi_def_cfa_register %rbp
+.endm
+
+/* ... and its end. */
+.macro FRAME_LEAVE
+	movq	%rbp, %rsp
+	.cfi_def_cfa_register %rsp
+	popq	%rbp
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %rbp
 .endm
 
 /*
@@ -274,12 +293,7 @@ ftrace_graph_caller:
  * Documentation/tracer.rst), so the slot sets %r11 and jumps.
  */
 .macro FUNC_CALLER name, xmm
-	.globl	\name
-	.hidden	\name
-	.type	\name, @function
-	.p2align 4
-\name:
-	.cfi_startproc
+	TRAMP_START \name
 #if FN_SAVE_XMM
 	FRAME_ENTER
 	/* A function's entry has %rsp 8 mod 16 in the ABI; do not rely on it. */
@@ -313,11 +327,7 @@ ftrace_graph_caller:
 
 #if FN_SAVE_XMM
 	RESTORE_ARGS \xmm, \xmm
-	movq	%rbp, %rsp
-	.cfi_def_cfa_register %rsp
-	popq	%rbp
-	.cfi_adjust_cfa_offset -8
-	.cfi_restore %rbp
+	FRAME_LEAVE
 #else
 	RESTORE_ARGS \xmm, 0
 	addq	$FR_XMM, %rsp
@@ -361,12 +371,7 @@ ftrace_graph_caller:
  * and %r11 (the body) across the call of the C half.
  */
 .macro BODY_CALLER name, xmm, d
-	.globl	\name
-	.hidden	\name
-	.type	\name, @function
-	.p2align 4
-\name:
-	.cfi_startproc
+	TRAMP_START \name
 #if FN_SAVE_XMM
 	FRAME_ENTER
 	andq	$-16, %rsp
@@ -404,11 +409,7 @@ ftrace_graph_caller:
 .else
 	movq	FR_XMM(%rsp), %r11
 .endif
-	movq	%rbp, %rsp
-	.cfi_def_cfa_register %rsp
-	popq	%rbp
-	.cfi_adjust_cfa_offset -8
-	.cfi_restore %rbp
+	FRAME_LEAVE
 #else
 	RESTORE_ARGS \xmm, 0
 	movq	FR_XMM(%rsp), %r11
