@@ -58,3 +58,20 @@ MB_FUNC struct mb_dpair MB(dpair)(double x, double y)
 {
 	return (struct mb_dpair){ x + y, x * y };
 }
+
+/* fgraph.c: the real return behind one of the tracer's (exported). */
+unsigned long ringtrace_graph_ret_addr(unsigned long ret, unsigned long *retp);
+
+/*
+ * Its own return address as found in its slot; *@real: what
+ * ringtrace_graph_ret_addr() says of it, asked while the frame is there
+ */
+MB_FUNC void *MB(ret)(unsigned long *real)
+{
+	void **fp = __builtin_frame_address(0);
+	void *ret = __builtin_return_address(0);
+
+	*real = ringtrace_graph_ret_addr((unsigned long)ret,
+					 (unsigned long *)(fp + 1));
+	return ret;
+}

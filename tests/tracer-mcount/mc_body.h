@@ -31,3 +31,4 @@ double MB(fstack)(double a, double b, double c, double d, double e, double f,
 double MB(var)(int n, ...);
 struct mb_pair MB(pair)(long x);
 struct mb_dpair MB(dpair)(double x, double y);
+void *MB(ret)(unsigned long *real);

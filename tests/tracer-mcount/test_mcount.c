@@ -1437,6 +1437,36 @@ static void mb_drive(void)
 }
 
 /*
+ * One call site of mc_body.c's ret functions: what the callee found in
+ * its return slot, and what ringtrace_graph_ret_addr() said of it.
+ */
+static __attribute__((noinline)) void mb_ret_at(void *(*fn)(unsigned long *),
+						 void **ret, unsigned long *real)
+{
+	*ret = fn(real);
+}
+
+/*
+ * A traced call's slot holds the tracer's return (the trampoline's call
+ * of the body), and ringtrace_graph_ret_addr() (the kernel's
+ * ftrace_graph_ret_addr()) gives the real one, the untraced call's.
+ */
+static void mb_check_ret(void *(*fn)(unsigned long *))
+{
+	unsigned long real[2];
+	void *ret[2];
+
+	tracer("nop");
+	mb_ret_at(fn, &ret[0], &real[0]);
+	ASSERT_EQ(real[0], (unsigned long)ret[0]);
+	tracer("function_graph");
+	mb_ret_at(fn, &ret[1], &real[1]);
+	tracer("nop");
+	ASSERT_TRUE(ret[1] != ret[0]);
+	ASSERT_EQ(real[1], (unsigned long)ret[0]);
+}
+
+/*
  * function_graph alone: the sites of mc_body.c (a NOP site and an
  * -mfentry call site) jump to their stubs, and the trampoline calls the
  * body with the caller's return dropped: nine integer arguments and a
@@ -1444,7 +1474,9 @@ static void mb_drive(void)
  * arguments (%al), and the returns in %rax:%rdx and %xmm0:%xmm1 come
  * through whole, every call recorded. The same when the trampoline
  * does not trace (set_graph_function names another function, the stop
- * switch): it jumps to the body with the stack as it came.
+ * switch): it jumps to the body with the stack as it came. What the
+ * body finds in its return slot is the tracer's, which
+ * ringtrace_graph_ret_addr() knows.
  */
 static void graph_body_args(void)
 {
@@ -1488,6 +1520,8 @@ static void graph_body_args(void)
 	ASSERT_EQ(count(t, "mb_"), 0);
 	free(t);
 	ASSERT_FALSE(site_is_call((const void *)mb_p_stack));
+	mb_check_ret(mb_p_ret);
+	mb_check_ret(mb_f_ret);
 }
 
 #define MC_CASE(fn)                                                          \
