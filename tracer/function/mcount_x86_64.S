@@ -344,7 +344,7 @@ ftrace_graph_caller:
 /*
  * ftrace_graph_body_caller_D - function_graph's own entry for a site at
  * a function's entry (dynftrace.c): the site is a "jmp" to its stub in
- * the object's trampoline pages, which puts the address after the site
+ * the object's stub pages, which puts the address after the site
  * (the function's body) in %r11 and jumps here. Nothing was pushed:
  * (%rsp) is the traced function's own return (the caller's address C),
  * its stack arguments are at 8(%rsp), D is the distance from the
