@@ -85,10 +85,12 @@ RT_NOTRACE void ftrace_func_entry(unsigned long func, unsigned long *parent_loc,
  * The slot (*@parent_loc) is left as it is: the trampoline calls the
  * body itself when this returns true, and the call's return address,
  * return_to_handler_called, takes the place of the caller's (the frame
- * is RT_FR_CALLED). A signal handler that comes during the write finds
- * the frame pushed and the slot not yet ours (its unwinders restore
- * nothing there); it traces its own calls above the frame, and their
- * records nest in ours (the write's own nesting count, trace.c).
+ * is RT_FR_CALLED). A signal handler that comes before that call finds
+ * the frame pushed and the slot still holding the caller's address (a
+ * backtrace() there restores nothing, and its re-hijack writes
+ * return_to_handler_called, which the call then writes again); it traces
+ * its own calls above the frame, and their records nest in ours (the
+ * write's own nesting count, trace.c).
  *
  * Return: whether the frame was pushed (false: not traced, the
  * trampoline jumps to the body with the stack as it found it).
