@@ -182,11 +182,6 @@ static const unsigned char dyn_endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
 /* The CS segment override: the prefix of a six-byte "cs call rel32". */
 #define DYN_CS_PREFIX 0x2e
 
-/* ftrace_func_caller compares rt_ftrace_enabled with 1 (this bit alone),
- * ftrace_graph_func_caller with 2. */
-_Static_assert(RT_FTRACE_FUNCTION == 1, "mcount_x86_64.S tests for 1");
-_Static_assert(RT_FTRACE_GRAPH == 2, "mcount_x86_64.S tests for 2");
-
 /**
  * struct dyn_site - one recorded call site
  * @ip: its address
@@ -1056,9 +1051,10 @@ static RT_NOTRACE const char *dyn_site_why(const struct dyn_site *s)
 }
 
 /*
- * ftrace_func_caller and ftrace_graph_func_caller find the traced
- * function's return just above the site's: a site that is the function's
- * first instruction, or follows its endbr64 (nothing pushed before).
+ * ftrace_func_caller finds the traced function's return just above the
+ * site's, ftrace_graph_body_caller_D on top of the stack: a site that is
+ * the function's first instruction, or follows its endbr64 (nothing
+ * pushed before).
  */
 static RT_NOTRACE bool dyn_site_at_entry(const struct dyn_site *s)
 {

@@ -159,9 +159,9 @@ static inline __attribute__((no_instrument_function)) void rt_mcount_leave(struc
 
 
 /*
- * fgraph.c: the general cases of fnfast.c's ftrace_graph_func_entry() and
- * ftrace_return_to_handler(), which call them through their
- * vector-register-saving thunks (fnfast.c). @clock: the counter read at
+ * fgraph.c: the general cases of fgraph_fast.c's ftrace_graph_body_entry()
+ * and ftrace_return_to_handler(), which call them through their
+ * vector-register-saving thunks (vsafe.h). @clock: the counter read at
  * the entry or the return (rt_ftrace_clock_start()).
  */
 bool ftrace_graph_func_entry_slow(struct rt_mcount_thread *t,
