@@ -37,7 +37,14 @@
  *	fn-patch-function  the patchable one under the function tracer,
  *			set_ftrace_filter naming it alone (its site the
  *			one patched into a call)
- *	fn-patch-graph	... under function_graph (the return trampoline)
+ *	fn-patch-graph	... under function_graph (its own entry, which
+ *			calls the function's body)
+ *	fn-pg-graph	the -pg -mfentry -mrecord-mcount one under
+ *			function_graph, its site alone patched
+ *	fn-plain-sites	the plain function called from 16 call sites in
+ *			turn, in an order the CPU cannot learn (as a real
+ *			program's returns go back to many callers)
+ *	fn-patch-graph-sites  the patchable one so, under function_graph
  *
  * Each case is compared with a named baseline of the same run (a ratio of
  * medians and a difference in ns). The runs of all cases are
@@ -194,6 +201,44 @@ TPB_LOOP(tpb_fn_patch)
 TPB_LOOP(tpb_fn_pg)
 #endif
 
+/*
+ * One loop per callee again, but the call made from one of 16 call
+ * sites chosen by a linear congruential sequence: each return goes back
+ * to a caller the one before did not, as in a real program, where a
+ * return that is not predicted from the call stack (a hijacked one, or
+ * an indirect jump back) misses. The sequence is the same for every
+ * callee.
+ */
+#define TPB_SITE(k, fn)                                                     \
+	case k:                                                             \
+		/* (a call site of its own: not merged with the others) */  \
+		__asm__ volatile("# site " #k);                             \
+		fn(i, 1, 2);                                                \
+		break;
+#define TPB_LOOP_SITES(fn)                                                  \
+	static __attribute__((noinline)) void fn##_sites_loop(unsigned long n) \
+	{                                                                   \
+		unsigned int x = 1;                                         \
+                                                                            \
+		for (unsigned long i = 0; i < n; i++) {                     \
+			x = x * 1103515245u + 12345u;                       \
+			switch ((x >> 16) & 15) {                           \
+				TPB_SITE(0, fn) TPB_SITE(1, fn)             \
+				TPB_SITE(2, fn) TPB_SITE(3, fn)             \
+				TPB_SITE(4, fn) TPB_SITE(5, fn)             \
+				TPB_SITE(6, fn) TPB_SITE(7, fn)             \
+				TPB_SITE(8, fn) TPB_SITE(9, fn)             \
+				TPB_SITE(10, fn) TPB_SITE(11, fn)           \
+				TPB_SITE(12, fn) TPB_SITE(13, fn)           \
+				TPB_SITE(14, fn) TPB_SITE(15, fn)           \
+			}                                                   \
+		}                                                           \
+	}
+TPB_LOOP_SITES(tpb_fn_plain)
+#if TPB_HAVE_MCOUNT
+TPB_LOOP_SITES(tpb_fn_patch)
+#endif
+
 /* ---------------------------------------------------------------------- */
 /* Setting the cases up                                                    */
 
@@ -321,13 +366,13 @@ static int tpb_setup_stopped(char *err, size_t len)
 }
 
 #if TPB_HAVE_MCOUNT
-/* One patched site: set_ftrace_filter names the patchable function. */
-static int tpb_patch_filter(const char *tracer, char *err, size_t len)
+/* One patched site: set_ftrace_filter names @fn alone. */
+static int tpb_patch_filter(const char *tracer, const char *fn, char *err,
+			    size_t len)
 {
 	char why[128];
-	int ret = ringtrace_set_ftrace_list(RINGTRACE_FTRACE_FILTER,
-					    "tpb_fn_patch", false, why,
-					    sizeof(why));
+	int ret = ringtrace_set_ftrace_list(RINGTRACE_FTRACE_FILTER, fn, false,
+					    why, sizeof(why));
 
 	if (ret) {
 		tpb_msg(err, len, "set_ftrace_filter", ret, why);
@@ -338,12 +383,17 @@ static int tpb_patch_filter(const char *tracer, char *err, size_t len)
 
 static int tpb_setup_patch_function(char *err, size_t len)
 {
-	return tpb_patch_filter("function", err, len);
+	return tpb_patch_filter("function", "tpb_fn_patch", err, len);
 }
 
 static int tpb_setup_patch_graph(char *err, size_t len)
 {
-	return tpb_patch_filter("function_graph", err, len);
+	return tpb_patch_filter("function_graph", "tpb_fn_patch", err, len);
+}
+
+static int tpb_setup_pg_graph(char *err, size_t len)
+{
+	return tpb_patch_filter("function_graph", "tpb_fn_pg", err, len);
 }
 #endif
 
@@ -504,8 +554,32 @@ static const struct tpb_case tpb_cases[] = {
 	{
 		.id = "fn-patch-graph",
 		.base = "fn-plain",
-		.what = "-fpatchable-function-entry=5, function_graph (return trampoline)",
+		.what = "-fpatchable-function-entry=5, function_graph (its own entry)",
 		.loop = tpb_fn_patch_loop,
+		.setup = tpb_setup_patch_graph,
+		.per_call = 2,
+	},
+	{
+		.id = "fn-pg-graph",
+		.base = "fn-plain",
+		.what = "-pg -mfentry -mrecord-mcount, function_graph (its own entry)",
+		.loop = tpb_fn_pg_loop,
+		.setup = tpb_setup_pg_graph,
+		.per_call = 2,
+	},
+#endif
+	{
+		.id = "fn-plain-sites",
+		.base = "empty",
+		.what = "fn-plain called from 16 call sites in an unlearnable order",
+		.loop = tpb_fn_plain_sites_loop,
+	},
+#if TPB_HAVE_MCOUNT
+	{
+		.id = "fn-patch-graph-sites",
+		.base = "fn-plain-sites",
+		.what = "fn-patch-graph called from 16 call sites so",
+		.loop = tpb_fn_patch_sites_loop,
 		.setup = tpb_setup_patch_graph,
 		.per_call = 2,
 	},

@@ -46,6 +46,13 @@
 #define MCA_PREFIX fp_
 #include "mc_args.h"
 
+#define MB_PREFIX mb_p_
+#include "mc_body.h"
+#undef MB_PREFIX
+#undef MB
+#define MB_PREFIX mb_f_
+#include "mc_body.h"
+
 
 static struct ringtrace_instance *tr;
 
@@ -177,14 +184,17 @@ static void registers_kept(void)
 
 /* ---- dynamic ftrace ---------------------------------------------------------- */
 
-/* Is the site at @fn's entry a call (not a NOP)? */
+/* Is the site at @fn's entry a call (or function_graph's jump to its
+ * stub), not a NOP? */
 static int site_is_call(const void *fn)
 {
 	const unsigned char *p = fn;
 
-	/* call rel32, call *disp32(%rip), cs call rel32 (dynftrace.c) */
+	/* call rel32, call *disp32(%rip), cs call rel32, jmp rel32, cs jmp
+	 * rel32 (dynftrace.c) */
 	return p[0] == 0xe8 || (p[0] == 0xff && p[1] == 0x15) ||
-	       (p[0] == 0x2e && p[1] == 0xe8);
+	       (p[0] == 0x2e && p[1] == 0xe8) || p[0] == 0xe9 ||
+	       (p[0] == 0x2e && p[1] == 0xe9);
 }
 
 /* What @show writes (caller frees). Not inlined: GCC 12 at -O2 takes
@@ -1053,7 +1063,8 @@ static void graph_args_cyg(void)
  * tracer's own trampoline (ftrace_func_caller, enabled_functions says
  * so), and so does an -mfentry call site (PIE's six-byte "call
  * *__fentry__@GOTPCREL(%rip)", made a "cs call" of the slot);
- * function_graph alone moves both to its own (ftrace_graph_func_caller),
+ * function_graph alone moves both to its own (a jump to the site's stub,
+ * which goes on to ftrace_graph_body_caller_D: it calls the body itself),
  * where the stop switch, set_graph_function and max_graph_depth hold
  * too; both tracers at once (in two instances) move the NOP site to
  * ftrace_caller through the trampoline page and give the call site its
@@ -1082,8 +1093,10 @@ static void function_trampoline(void)
 	free(t);
 	tracer("function_graph");
 	e = enabled_functions();
-	ASSERT_EQ(count(e, "mc_pleaf (1)\ttramp: ftrace_graph_func_caller"), 1);
-	ASSERT_EQ(count(e, "mc_leaf (1)\ttramp: ftrace_graph_func_caller"), 1);
+	ASSERT_EQ(count(e, "mc_pleaf (1)\ttramp: ftrace_graph_body_caller"), 1);
+	ASSERT_EQ(count(e, "mc_leaf (1)\ttramp: ftrace_graph_body_caller"), 1);
+	/* a jump, not a call: nothing pushed on the way in */
+	ASSERT_EQ(*(const unsigned char *)mc_pleaf, 0xe9);
 	ASSERT_EQ(count(e, "ftrace_func_caller"), 0);
 	free(e);
 	ringtrace_function_trace_stop(true);
@@ -1349,6 +1362,168 @@ static void function_args(void)
 }
 
 /* Named so that backtrace() finds it (the program is linked -rdynamic). */
+/* ---- function_graph's own entry calls the body ---------------------------------- */
+
+/* Is the site at @fn's entry a jump (function_graph's, to its stub)? */
+static bool site_is_jump(const void *fn)
+{
+	static const unsigned char endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
+	const unsigned char *p = fn;
+
+	if (!memcmp(p, endbr64, sizeof(endbr64)))
+		p += sizeof(endbr64);
+	return p[0] == 0xe9 || (p[0] == 0x2e && p[1] == 0xe9);
+}
+
+#define MB_CALLS 40
+
+/* What mc_body.c's functions return for call @k, computed here. */
+static long mb_stack_want(long k)
+{
+	long want = 0;
+
+	for (long n = 1; n <= 12; n++)
+		want += n * (k + n - 1);
+	return want;
+}
+
+static double mb_fstack_want(long k)
+{
+	double want = 0;
+
+	for (long n = 1; n <= 10; n++)
+		want += (double)n * ((double)k + (double)n - 0.5);
+	return want;
+}
+
+static double mb_var_want(long k)
+{
+	return (double)(k * 1) + (0.5 + (double)k) * 2 + (double)((k + 1) * 2) +
+	       1.5 * 3 + (double)((k + 2) * 3) + 2.5 * 4;
+}
+
+/* Every function of one copy of mc_body.c, MB_CALLS times, checked. */
+#define MB_DRIVE(P)                                                           \
+	static void mb_drive_##P(void)                                        \
+	{                                                                     \
+		for (long k = 0; k < MB_CALLS; k++) {                         \
+			struct mb_trio t = { k + 9, k + 10, k + 11 };         \
+			struct mb_pair p;                                     \
+			struct mb_dpair d;                                    \
+			double x = (double)k + 0.5;                           \
+                                                                              \
+			ASSERT_EQ(P##stack(k, k + 1, k + 2, k + 3, k + 4,     \
+					   k + 5, k + 6, k + 7, k + 8, t),    \
+				  mb_stack_want(k));                          \
+			ASSERT_TRUE(P##fstack(x, x + 1, x + 2, x + 3, x + 4,  \
+					      x + 5, x + 6, x + 7, x + 8,     \
+					      x + 9) == mb_fstack_want(k));   \
+			ASSERT_TRUE(P##var(3, k, 0.5 + (double)k, k + 1, 1.5, \
+					   k + 2, 2.5) == mb_var_want(k));    \
+			p = P##pair(k);                                       \
+			ASSERT_EQ(p.a, 3 * k);                                \
+			ASSERT_EQ(p.b, 5 * k + 1);                            \
+			d = P##dpair(x, 2.0);                                 \
+			ASSERT_TRUE(d.a == x + 2.0 && d.b == 2 * x);          \
+		}                                                             \
+	}
+MB_DRIVE(mb_p_)
+MB_DRIVE(mb_f_)
+
+static void mb_drive(void)
+{
+	mb_drive_mb_p_();
+	mb_drive_mb_f_();
+}
+
+/*
+ * One call site of mc_body.c's ret functions: what the callee found in
+ * its return slot, and what ringtrace_graph_ret_addr() said of it.
+ */
+static __attribute__((noinline)) void mb_ret_at(void *(*fn)(unsigned long *),
+						 void **ret, unsigned long *real)
+{
+	*ret = fn(real);
+}
+
+/*
+ * A traced call's slot holds the tracer's return (the trampoline's call
+ * of the body), and ringtrace_graph_ret_addr() (the kernel's
+ * ftrace_graph_ret_addr()) gives the real one, the untraced call's.
+ */
+static void mb_check_ret(void *(*fn)(unsigned long *))
+{
+	unsigned long real[2];
+	void *ret[2];
+
+	tracer("nop");
+	mb_ret_at(fn, &ret[0], &real[0]);
+	ASSERT_EQ(real[0], (unsigned long)ret[0]);
+	tracer("function_graph");
+	mb_ret_at(fn, &ret[1], &real[1]);
+	tracer("nop");
+	ASSERT_TRUE(ret[1] != ret[0]);
+	ASSERT_EQ(real[1], (unsigned long)ret[0]);
+}
+
+/*
+ * function_graph alone: the sites of mc_body.c (a NOP site and an
+ * -mfentry call site) jump to their stubs, and the trampoline calls the
+ * body with the caller's return dropped: nine integer arguments and a
+ * struct passed in memory, ten doubles (two on the stack), variable
+ * arguments (%al), and the returns in %rax:%rdx and %xmm0:%xmm1 come
+ * through whole, every call recorded. The same when the trampoline
+ * does not trace (set_graph_function names another function, the stop
+ * switch): it jumps to the body with the stack as it came. What the
+ * body finds in its return slot is the tracer's, which
+ * ringtrace_graph_ret_addr() knows.
+ */
+static void graph_body_args(void)
+{
+	static const char *const fns[] = { "stack", "fstack", "var", "pair",
+					   "dpair" };
+	char *t, name[64];
+
+	tracer("function_graph");
+	ASSERT_TRUE(site_is_jump((const void *)mb_p_stack));
+	ASSERT_TRUE(site_is_jump((const void *)mb_f_stack));
+	ASSERT_TRUE(site_is_jump((const void *)mb_f_var));
+	mb_drive();
+	tracer("nop");
+	t = graph_tree();
+	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++) {
+		snprintf(name, sizeof(name), "0:mb_p_%s();\n", fns[i]);
+		ASSERT_EQ(count(t, name), MB_CALLS);
+		snprintf(name, sizeof(name), "0:mb_f_%s();\n", fns[i]);
+		ASSERT_EQ(count(t, name), MB_CALLS);
+	}
+	free(t);
+
+	/* not traced: another root, then the stop switch */
+	ringtrace_clear(tr);
+	ASSERT_EQ(ringtrace_set_ftrace_list(RINGTRACE_GRAPH_FUNCTION,
+					    "mc_leaf", false, NULL, 0),
+		  0);
+	tracer("function_graph");
+	ASSERT_TRUE(site_is_jump((const void *)mb_p_stack));
+	mb_drive();
+	tracer("nop");
+	ASSERT_EQ(ringtrace_set_ftrace_list(RINGTRACE_GRAPH_FUNCTION, "", false,
+					    NULL, 0),
+		  0);
+	tracer("function_graph");
+	ringtrace_function_trace_stop(true);
+	mb_drive();
+	ringtrace_function_trace_stop(false);
+	tracer("nop");
+	t = graph_tree();
+	ASSERT_EQ(count(t, "mb_"), 0);
+	free(t);
+	ASSERT_FALSE(site_is_call((const void *)mb_p_stack));
+	mb_check_ret(mb_p_ret);
+	mb_check_ret(mb_f_ret);
+}
+
 #define MC_CASE(fn)                                                          \
 	__attribute__((noinline)) void test_case_##fn(void);                 \
 	__attribute__((noinline)) void test_case_##fn(void)                  \
@@ -1388,6 +1563,7 @@ MC_CASE(graph_general_entry)
 MC_CASE(function_thread_state)
 MC_CASE(function_args)
 MC_CASE(registers_rare)
+MC_CASE(graph_body_args)
 
 #define MC_RUN(fn) { #fn, test_case_##fn }
 static const struct rbt_case cases[] = {
@@ -1409,7 +1585,7 @@ static const struct rbt_case cases[] = {
 	MC_RUN(function_trampoline), MC_RUN(graph_general_entry),
 	MC_RUN(function_args),
 	MC_RUN(function_thread_state),
-	MC_RUN(registers_rare),
+	MC_RUN(registers_rare),	 MC_RUN(graph_body_args),
 };
 
 RBT_MAIN(cases)

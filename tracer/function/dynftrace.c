@@ -36,11 +36,14 @@
  * ftrace_func_caller (directly where the library is within reach of the
  * page, else through the address stored after the jump) with the
  * distance from the site's return to the function in %r11: the record is
- * written with no lookup of the site, the lists or the ops. The same for
- * function_graph alone: its slots jump to ftrace_graph_func_caller, which
- * pushes the return frame with no lookup. Switching a tracer on or off
- * patches the sites from one call to the other; a call that comes to a
- * slot meanwhile is its old tracer's (fgraph_fast.c).
+ * written with no lookup of the site, the lists or the ops. For
+ * function_graph alone the site is a "jmp" (not a call) to a stub of its
+ * own in the object's stub pages, which puts the function's body in %r11
+ * and jumps to ftrace_graph_body_caller_D: it pushes the return frame
+ * with no lookup and calls the body itself (mcount_x86_64.S), so that no
+ * return is hijacked. Switching a tracer on or off patches the sites
+ * from one instruction to the other; a call that comes to a slot or stub
+ * meanwhile is its old tracer's (fgraph_fast.c).
  *
  * The kernel's ftrace_init() NOPs every recorded call at boot; here the
  * first update after a scan (rt_dynftrace_update()) does, and from then
@@ -136,7 +139,8 @@ enum dyn_kind {
  * (T: enum dyn_fast, function or function_graph) at DYN_FAST_SLOT(D, G,
  * T): "mov $D, %r11d" and a jump to the trampoline, "jmp rel32" where
  * the library is within reach of the page, else "jmp *0(%rip)" and the
- * address.
+ * address. (Only the function tracer's slots are filled: function_graph
+ * alone takes the stubs below.)
  */
 #define DYN_FAST_MIN 5 /* the site is the function's first instruction */
 #define DYN_FAST_MAX 10 /* ... after an endbr64, a six-byte call site */
@@ -150,8 +154,22 @@ enum dyn_kind {
 enum dyn_fast {
 	DYN_FAST_NONE = 0, /* none: the general entry, or NOPs */
 	DYN_FAST_FUNC,	   /* ftrace_func_caller(_gpr): function alone */
-	DYN_FAST_GRAPH,	   /* ftrace_graph_func_caller(_gpr): function_graph */
+	DYN_FAST_GRAPH,	   /* a jump to its stub, ftrace_graph_body_caller_D:
+			    * function_graph alone */
 };
+
+/*
+ * The stub pages of an object: the addresses of the
+ * ftrace_graph_body_callers (12 of them, for "jmp *cell(%rip)" where the
+ * library is out of reach of a "jmp rel32") in the first
+ * DYN_STUB_HEAD bytes, then DYN_STUB_SIZE bytes for each site that can
+ * take a stub (struct dyn_site's @stub): at +0 the stub of
+ * ftrace_graph_body_caller_D, at +16 that of its _gpr entry, each
+ * "lea BODY(%rip), %r11" and the jump.
+ */
+#define DYN_STUB_HEAD 128
+#define DYN_STUB_SIZE 32
+#define DYN_STUB_GPR 16
 
 /* What a site's function takes, for the function tracer's trampoline. */
 enum dyn_regs {
@@ -163,11 +181,6 @@ enum dyn_regs {
 static const unsigned char dyn_endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
 /* The CS segment override: the prefix of a six-byte "cs call rel32". */
 #define DYN_CS_PREFIX 0x2e
-
-/* ftrace_func_caller compares rt_ftrace_enabled with 1 (this bit alone),
- * ftrace_graph_func_caller with 2. */
-_Static_assert(RT_FTRACE_FUNCTION == 1, "mcount_x86_64.S tests for 1");
-_Static_assert(RT_FTRACE_GRAPH == 2, "mcount_x86_64.S tests for 2");
 
 /**
  * struct dyn_site - one recorded call site
@@ -181,7 +194,8 @@ _Static_assert(RT_FTRACE_GRAPH == 2, "mcount_x86_64.S tests for 2");
  *	when the site can take ftrace_func_caller (a NOP, or an -mfentry
  *	call, at the function's entry), else 0
  * @fast_regs: enum dyn_regs, found at the site's first fast patch
- * @enabled: it is a call now
+ * @stub: its place among its object's stubs (where @fast_delta is set)
+ * @enabled: it is a call (or a jump to its stub) now
  * @fast: ... of one of the one-tracer slots (enum dyn_fast)
  * @broken: it could not be written (reported); left alone
  * @raw: still the compiler's one-byte NOPs (DYN_NOPS): made one 5-byte
@@ -197,6 +211,7 @@ struct dyn_site {
 	unsigned char on[6];
 	unsigned char fast_delta;
 	unsigned char fast_regs;
+	uint32_t stub;
 	bool enabled;
 	unsigned char fast;
 	bool broken;
@@ -208,15 +223,27 @@ struct dyn_site {
  * @base: its load bias
  * @name: its path ("" for the program)
  * @tramp: its trampoline page (0 until a NOP site needs it)
+ * @stubs: its stub pages (0 until function_graph alone needs them)
+ * @stubs_len: their size
+ * @nr_stubs: its sites that can take a stub
+ * @lo: the start of its text
+ * @hi: the end of its text
  * @gone: dlclose()d: its sites are no longer in the table
  * @seen: found by the current scan
+ * @stubs_failed: no stub pages could be made (the sites take the
+ *	general entry)
  */
 struct dyn_obj {
 	unsigned long base;
 	char *name;
 	unsigned long tramp;
+	unsigned long stubs;
+	size_t stubs_len;
+	uint32_t nr_stubs;
+	unsigned long lo, hi;
 	bool gone;
 	bool seen;
+	bool stubs_failed;
 };
 
 /*
@@ -480,7 +507,8 @@ static RT_NOTRACE const struct dyn_poke *dyn_batch_find(const struct dyn_batch *
 	return NULL;
 }
 
-/* Run @insn (a NOP or one of the calls) as if it were at @ip. */
+/* Run @insn (a NOP, one of the calls or a stub's jump) as if it were at
+ * @ip. */
 static RT_NOTRACE void dyn_emulate(ucontext_t *uc, unsigned long ip,
 				   const unsigned char *insn, unsigned int len)
 {
@@ -488,6 +516,12 @@ static RT_NOTRACE void dyn_emulate(ucontext_t *uc, unsigned long ip,
 	unsigned long next = ip + len, target;
 	int32_t rel;
 
+	if (insn[0] == 0xe9 || (insn[0] == DYN_CS_PREFIX && insn[1] == 0xe9)) {
+		/* a jump to a stub: nothing pushed */
+		memcpy(&rel, insn + (insn[0] == 0xe9 ? 1 : 2), 4);
+		g[REG_RIP] = (greg_t)(next + (long)rel);
+		return;
+	}
 	if (insn[0] == 0xe8 || (insn[0] == DYN_CS_PREFIX && insn[1] == 0xe8)) {
 		memcpy(&rel, insn + (insn[0] == 0xe8 ? 1 : 2), 4);
 		target = next + (long)rel;
@@ -752,27 +786,28 @@ static RT_NOTRACE int dyn_poke_batch(struct dyn_batch *b)
 
 /* ---- trampolines ------------------------------------------------------------ */
 
-/* A page within reach of a rel32 call from [@lo, @hi), or 0. */
+/* @len bytes (whole pages) within reach of a rel32 call or jump from
+ * [@lo, @hi), or 0. */
 static RT_NOTRACE unsigned long dyn_tramp_map(unsigned long lo,
-					      unsigned long hi)
+					      unsigned long hi, size_t len)
 {
-	long page = sysconf(_SC_PAGESIZE);
+	unsigned long page = (unsigned long)sysconf(_SC_PAGESIZE);
 	unsigned long step = 1ul << 20, at;
 	int i;
 
 	for (i = 1; i < 1024; i++) {
 		void *p;
 
-		at = ((hi + (unsigned long)i * step) & ~((unsigned long)page - 1));
-		if (at - lo > (1ul << 31) - (unsigned long)page)
+		at = ((hi + (unsigned long)i * step) & ~(page - 1));
+		if (at + len - lo > (1ul << 31))
 			break;
-		p = mmap((void *)at, (size_t)page, PROT_READ | PROT_WRITE,
+		p = mmap((void *)at, len, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1,
 			 0);
 		if (p == MAP_FAILED)
 			continue;
 		if ((unsigned long)p != at) {
-			munmap(p, (size_t)page);
+			munmap(p, len);
 			continue;
 		}
 		return at;
@@ -812,11 +847,9 @@ static RT_NOTRACE unsigned long dyn_tramp(struct dyn_obj *o, unsigned long lo,
 	static const unsigned char mov_r11[2] = { 0x41, 0xbb };
 	unsigned long at, fn[2] = { (unsigned long)__fentry__,
 				    (unsigned long)mcount };
-	unsigned long fast[2][2] = {
+	unsigned long fast[1][2] = {
 		{ (unsigned long)ftrace_func_caller,
 		  (unsigned long)ftrace_func_caller_gpr },
-		{ (unsigned long)ftrace_graph_func_caller,
-		  (unsigned long)ftrace_graph_func_caller_gpr },
 	};
 	long page = sysconf(_SC_PAGESIZE);
 	uint32_t d;
@@ -824,12 +857,13 @@ static RT_NOTRACE unsigned long dyn_tramp(struct dyn_obj *o, unsigned long lo,
 
 	if (o->tramp)
 		return o->tramp;
-	at = dyn_tramp_map(lo, hi);
+	at = dyn_tramp_map(lo, hi, (size_t)page);
 	if (!at)
 		return 0;
 	for (i = 0; i < 2; i++)
 		dyn_tramp_jmp((unsigned char *)at + 16 * i, fn[i]);
-	for (k = 0; k < 2; k++)
+	/* (function_graph alone takes the stubs: dyn_stubs()) */
+	for (k = 0; k < 1; k++)
 		for (g = 0; g < 2; g++)
 			for (d = DYN_FAST_MIN; d <= DYN_FAST_MAX; d++) {
 				unsigned char *p = (unsigned char *)(at +
@@ -847,6 +881,83 @@ static RT_NOTRACE unsigned long dyn_tramp(struct dyn_obj *o, unsigned long lo,
 		return 0;
 	}
 	o->tramp = at;
+	return at;
+}
+
+/*
+ * The object's stub pages (the layout at DYN_STUB_HEAD above), made for
+ * every site of @t of object @idx that can take a stub: written whole
+ * before they are made executable and before any site jumps to them,
+ * never written again, unmapped when their object is gone (dyn_rescan()).
+ * 0 where they cannot be made (the sites then take the general entry).
+ * Under dyn_lock.
+ */
+static RT_NOTRACE unsigned long dyn_stubs(const struct dyn_table *t,
+					  unsigned int idx)
+{
+	/* lea rel32(%rip), %r11 */
+	static const unsigned char lea_r11[3] = { 0x4c, 0x8d, 0x1d };
+	static const unsigned char jmp_cell[2] = { 0xff, 0x25 };
+	struct dyn_obj *o = &dyn_objs[idx];
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), len, i;
+	unsigned long at;
+	int g, d;
+
+	if (o->stubs || o->stubs_failed)
+		return o->stubs;
+	len = (DYN_STUB_HEAD + (size_t)o->nr_stubs * DYN_STUB_SIZE + page - 1) &
+	      ~(page - 1);
+	at = dyn_tramp_map(o->lo, o->hi, len);
+	if (!at) {
+		o->stubs_failed = true;
+		return 0;
+	}
+	memcpy((void *)at, ftrace_graph_body_callers,
+	       sizeof(ftrace_graph_body_callers));
+	for (i = 0; i < t->nr; i++) {
+		const struct dyn_site *s = &t->sites[i];
+
+		if (s->obj != idx || !s->fast_delta)
+			continue;
+		for (g = 0; g < 2; g++) {
+			unsigned char *p = (unsigned char *)at + DYN_STUB_HEAD +
+					   (size_t)s->stub * DYN_STUB_SIZE +
+					   (g ? DYN_STUB_GPR : 0);
+			unsigned long to;
+			long rel;
+			int32_t rel32;
+
+			d = s->fast_delta - DYN_FAST_MIN;
+			to = (unsigned long)ftrace_graph_body_callers[g][d];
+			memcpy(p, lea_r11, sizeof(lea_r11));
+			rel32 = (int32_t)(long)(s->ip + s->len -
+						((unsigned long)p + 7));
+			memcpy(p + 3, &rel32, sizeof(rel32));
+			rel = (long)(to - ((unsigned long)p + 12));
+			rel32 = (int32_t)rel;
+			if (rel == rel32) {
+				p[7] = 0xe9;
+				memcpy(p + 8, &rel32, sizeof(rel32));
+				continue;
+			}
+			/* the library out of reach: through its cell */
+			rel32 = (int32_t)(long)(at + (size_t)(6 * g + d) *
+							sizeof(long) -
+						((unsigned long)p + 13));
+			memcpy(p + 7, jmp_cell, sizeof(jmp_cell));
+			memcpy(p + 9, &rel32, sizeof(rel32));
+		}
+	}
+	/* (the pages are this thread's alone until a site jumps to them; the
+	 * patch's membarrier() serializes every core before any thread can
+	 * run the site's new jump) */
+	if (mprotect((void *)at, len, PROT_READ | PROT_EXEC)) {
+		munmap((void *)at, len);
+		o->stubs_failed = true;
+		return 0;
+	}
+	o->stubs = at;
+	o->stubs_len = len;
 	return at;
 }
 
@@ -940,9 +1051,10 @@ static RT_NOTRACE const char *dyn_site_why(const struct dyn_site *s)
 }
 
 /*
- * ftrace_func_caller and ftrace_graph_func_caller find the traced
- * function's return just above the site's: a site that is the function's
- * first instruction, or follows its endbr64 (nothing pushed before).
+ * ftrace_func_caller finds the traced function's return just above the
+ * site's, ftrace_graph_body_caller_D on top of the stack: a site that is
+ * the function's first instruction, or follows its endbr64 (nothing
+ * pushed before).
  */
 static RT_NOTRACE bool dyn_site_at_entry(const struct dyn_site *s)
 {
@@ -975,9 +1087,11 @@ static RT_NOTRACE bool dyn_site_classify(struct dyn_site *s, struct dyn_obj *o,
 		 * site (PIE's "call *__fentry__@GOTPCREL(%rip)") calls its
 		 * slot with a six-byte call (dyn_fast_insn()).
 		 */
-		if (dyn_site_at_entry(s) && dyn_tramp(o, lo, hi))
+		if (dyn_site_at_entry(s) && dyn_tramp(o, lo, hi)) {
 			s->fast_delta =
 				(unsigned char)(s->ip + s->len - s->func);
+			s->stub = o->nr_stubs++;
+		}
 		return true;
 	}
 	/* Clang's is "nopl 0x8(%rax,%rax,1)": any displacement. */
@@ -1003,8 +1117,10 @@ static RT_NOTRACE bool dyn_site_classify(struct dyn_site *s, struct dyn_obj *o,
 	rel = (int32_t)(long)(target - (s->ip + 5));
 	s->on[0] = 0xe8;
 	memcpy(s->on + 1, &rel, 4);
-	if (target == tramp && dyn_site_at_entry(s))
+	if (target == tramp && dyn_site_at_entry(s)) {
 		s->fast_delta = (unsigned char)(s->ip + 5 - s->func);
+		s->stub = o->nr_stubs++;
+	}
 	return true;
 }
 
@@ -1058,6 +1174,8 @@ static RT_NOTRACE void dyn_scan_object(struct dyn_scan *sc, unsigned int idx,
 	}
 	if (lo >= hi)
 		return;
+	o->lo = lo;
+	o->hi = hi;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
@@ -1225,6 +1343,9 @@ static RT_NOTRACE bool dyn_rescan(void)
 		if (dyn_objs[i].tramp)
 			munmap((void *)dyn_objs[i].tramp,
 			       (size_t)sysconf(_SC_PAGESIZE));
+		if (dyn_objs[i].stubs)
+			munmap((void *)dyn_objs[i].stubs,
+			       dyn_objs[i].stubs_len);
 	}
 	if (!sc.nr && !gone) {
 		free(sc.sites);
@@ -1301,19 +1422,29 @@ static RT_NOTRACE enum dyn_regs dyn_site_regs(const struct dyn_site *s)
 	return DYN_REGS_GPR;
 }
 
-/* The call of @s's slot for the one tracer @fast (enum dyn_fast). */
+/*
+ * The call of @s's slot for the one tracer @fast (enum dyn_fast), or
+ * for function_graph the jump to its stub (made already, dyn_stubs()).
+ */
 static RT_NOTRACE void dyn_fast_insn(struct dyn_site *s, unsigned int fast,
 				     unsigned char *insn)
 {
-	unsigned long tramp = dyn_objs[s->obj].tramp;
+	const struct dyn_obj *o = &dyn_objs[s->obj];
+	bool gpr;
 	int32_t rel;
 
 	if (s->fast_regs == DYN_REGS_UNKNOWN)
 		s->fast_regs = dyn_site_regs(s);
-	rel = (int32_t)(long)(tramp +
-			      DYN_FAST_SLOT(s->fast_delta,
-					    s->fast_regs == DYN_REGS_GPR, fast) -
-			      (s->ip + s->len));
+	gpr = s->fast_regs == DYN_REGS_GPR;
+	if (fast == DYN_FAST_GRAPH)
+		rel = (int32_t)(long)(o->stubs + DYN_STUB_HEAD +
+				      (size_t)s->stub * DYN_STUB_SIZE +
+				      (gpr ? DYN_STUB_GPR : 0) -
+				      (s->ip + s->len));
+	else
+		rel = (int32_t)(long)(o->tramp +
+				      DYN_FAST_SLOT(s->fast_delta, gpr, fast) -
+				      (s->ip + s->len));
 	/*
 	 * A six-byte site takes one six-byte instruction, "cs call rel32"
 	 * (the CS prefix is ignored in 64-bit mode; the kernel pads its
@@ -1323,7 +1454,7 @@ static RT_NOTRACE void dyn_fast_insn(struct dyn_site *s, unsigned int fast,
 	 */
 	if (s->len == 6)
 		*insn++ = DYN_CS_PREFIX;
-	insn[0] = 0xe8;
+	insn[0] = fast == DYN_FAST_GRAPH ? 0xe9 : 0xe8;
 	memcpy(insn + 1, &rel, 4);
 }
 
@@ -1371,7 +1502,8 @@ static RT_NOTRACE void dyn_update_locked(void)
 		 * trampoline */
 		if (want && s->fast_delta && en == RT_FTRACE_FUNCTION)
 			fast = DYN_FAST_FUNC;
-		else if (want && s->fast_delta && en == RT_FTRACE_GRAPH)
+		else if (want && s->fast_delta && en == RT_FTRACE_GRAPH &&
+			 dyn_stubs(t, s->obj))
 			fast = DYN_FAST_GRAPH;
 		if (want == s->enabled && (!want || fast == s->fast) && !s->raw)
 			continue;
@@ -1482,11 +1614,11 @@ static RT_NOTRACE int dyn_show(FILE *out, bool enabled_only)
 				    s->kind == DYN_CALL5 || s->kind == DYN_CALL6 ?
 					    "ftrace_caller" :
 					    "ftrace_caller (via trampoline)");
+		else if (n >= 0 && enabled_only && s->fast == DYN_FAST_GRAPH)
+			n = fprintf(out, " (1)\ttramp: ftrace_graph_body_caller%s (via stub)\n",
+				    s->fast_regs == DYN_REGS_GPR ? "_gpr" : "");
 		else if (n >= 0 && enabled_only)
-			n = fprintf(out, " (1)\ttramp: %s%s (via trampoline)\n",
-				    s->fast == DYN_FAST_GRAPH ?
-					    "ftrace_graph_func_caller" :
-					    "ftrace_func_caller",
+			n = fprintf(out, " (1)\ttramp: ftrace_func_caller%s (via trampoline)\n",
 				    s->fast_regs == DYN_REGS_GPR ? "_gpr" : "");
 		else if (n >= 0)
 			n = fprintf(out, "\n");

@@ -15,6 +15,14 @@
  * the frame, records the funcgraph_exit event and gives back the real
  * address to jump to.
  *
+ * function_graph alone at a function's entry does without the hijack
+ * (ftrace_graph_body_caller_D, mcount_x86_64.S): the trampoline calls the
+ * body itself, and the call's return, return_to_handler_called, lands
+ * in the slot where the caller's address was; the frame is
+ * RT_FR_CALLED. From there on the two are alike: the same return
+ * (ftrace_return_to_handler()), and what follows knows both addresses
+ * (rt_fgraph_is_hooker()).
+ *
  * A frame is known by its slot's address (the kernel checks the frame
  * pointer the same way, HAVE_FUNCTION_GRAPH_FP_TEST): the return at stack
  * pointer sp pops the newest frame whose slot is sp - 8, and any newer
@@ -83,36 +91,40 @@ static inline RT_NOTRACE int *rt_mcount_errno(struct rt_mcount_thread *t)
 /*
  * The kernel's prepare_ftrace_return() + function_graph_enter(): push a
  * frame for @func and hijack *@parent_loc, or leave the call alone.
+ * @called: the trampoline calls the function's body itself when a frame
+ * is pushed (ftrace_graph_body_caller): the slot is left to its call
+ * (RT_FR_CALLED). Return whether a frame was pushed.
  */
-static inline __attribute__((always_inline)) RT_NOTRACE void
+static inline __attribute__((always_inline)) RT_NOTRACE bool
 prepare_ftrace_return(struct rt_mcount_thread *t, unsigned long func,
 		      unsigned long *parent_loc, const struct rt_ftrace_match *m,
-		      uint64_t clock, const struct ftrace_regs *regs)
+		      uint64_t clock, const struct ftrace_regs *regs,
+		      bool called)
 {
 	struct ftrace_ret_stack *f;
 	int depth = t->top - t->notrace, max;
 	unsigned int flags = 0;
 
 	if (t->notrace || !m->func)
-		return;
+		return false;
 	if (m->graph_notrace)
 		flags = RT_FR_NOTRACE;
 	/* ftrace_graph_ignore_func(): set_graph_function picks the roots. */
 	else if (!depth && !m->graph_func)
-		return;
+		return false;
 	/* Relaxed: a setting; a change may take a few calls to be seen. */
 	max = atomic_load_explicit(&rt_max_graph_depth, memory_order_relaxed);
 	if (!flags && max > 0 && depth >= max)
-		return;
+		return false;
 	if (t->top >= RT_MCOUNT_DEPTH) {
 		t->overrun++;
-		return;
+		return false;
 	}
 	f = &t->ret_stack[t->top];
 	f->ret = *parent_loc;
 	f->func = func;
 	f->loc = parent_loc;
-	f->flags = flags;
+	f->flags = flags | (called ? RT_FR_CALLED : 0);
 	f->calltime = flags ? 0 : rt_ftrace_clock_at(clock);
 	/*
 	 * Orders (compiler barrier): the frame is complete and counted
@@ -123,12 +135,14 @@ prepare_ftrace_return(struct rt_mcount_thread *t, unsigned long func,
 	t->top++;
 	t->notrace += !!flags;
 	atomic_signal_fence(memory_order_seq_cst);
-	*parent_loc = RT_RETURN_HOOKER;
+	if (!called)
+		*parent_loc = RT_RETURN_HOOKER;
 	/* the argument registers in their ABI order: rdi rsi rdx rcx r8 r9
 	 * (struct ftrace_regs begins with them) */
 	if (!flags)
 		rt_ftrace_graph_entry_event(func, depth, f->calltime,
 					    &regs->rdi);
+	return true;
 }
 
 RT_NOTRACE void ftrace_ops_entry(unsigned long self_ret,
@@ -175,18 +189,20 @@ RT_NOTRACE void ftrace_ops_entry(unsigned long self_ret,
 	if (__builtin_expect(enabled & RT_FTRACE_PROBE, 0))
 		rt_ftrace_probe_call(func, (const void *)self_ret);
 	if (enabled & RT_FTRACE_GRAPH)
-		prepare_ftrace_return(t, func, parent_loc, &m, clock, regs);
+		prepare_ftrace_return(t, func, parent_loc, &m, clock, regs,
+				      false);
 	*errnop = saved_errno;
 	rt_mcount_leave(t);
 }
 
 /*
- * ftrace_graph_func_entry()'s general case: set_graph_function or
+ * ftrace_graph_body_entry()'s general case: set_graph_function or
  * set_graph_notrace not empty (the lists are looked at), a notrace frame
  * on the stack, the return stack full, max_graph_depth reached, the
- * clock's rare case. @clock: the counter read at the entry.
+ * clock's rare case. @clock: the counter read at the entry. Return
+ * whether a frame was pushed (the trampoline then calls the body).
  */
-RT_NOTRACE __attribute__((noinline)) void
+RT_NOTRACE __attribute__((noinline)) bool
 ftrace_graph_func_entry_slow(struct rt_mcount_thread *t, unsigned long func,
 			     unsigned long *parent_loc,
 			     const struct ftrace_regs *regs, uint64_t clock)
@@ -196,14 +212,15 @@ ftrace_graph_func_entry_slow(struct rt_mcount_thread *t, unsigned long func,
 	static const struct rt_ftrace_match all = { .func = true,
 						    .graph_func = true };
 	int saved_errno, *errnop;
+	bool pushed;
 
-	/* (ftrace_graph_func_entry() comes here when stopped too).
+	/* (ftrace_graph_body_entry() comes here when stopped too).
 	 * Relaxed: as the hooks of function.c test it; a call already past
 	 * the test finishes. */
 	if (atomic_load_explicit(&rt_function_trace_stop, memory_order_relaxed))
-		return;
+		return false;
 	if (!rt_mcount_enter(t))
-		return;
+		return false;
 	errnop = rt_mcount_errno(t);
 	saved_errno = *errnop;
 	/* Relaxed: rt_graph_lists_set is a hint (fgraph.h). */
@@ -211,12 +228,15 @@ ftrace_graph_func_entry_slow(struct rt_mcount_thread *t, unsigned long func,
 		struct rt_ftrace_match m;
 
 		rt_ftrace_test(func, RT_FTRACE_GRAPH, &m);
-		prepare_ftrace_return(t, func, parent_loc, &m, clock, regs);
+		pushed = prepare_ftrace_return(t, func, parent_loc, &m, clock,
+					       regs, true);
 	} else {
-		prepare_ftrace_return(t, func, parent_loc, &all, clock, regs);
+		pushed = prepare_ftrace_return(t, func, parent_loc, &all,
+					       clock, regs, true);
 	}
 	*errnop = saved_errno;
 	rt_mcount_leave(t);
+	return pushed;
 }
 
 static RT_NOTRACE __attribute__((noreturn)) void
@@ -337,7 +357,7 @@ static RT_NOTRACE int rt_fgraph_restore(struct rt_mcount_thread *t)
 
 		if (f->flags & RT_FR_RESTORED)
 			continue;
-		if (*f->loc == RT_RETURN_HOOKER)
+		if (rt_fgraph_is_hooker(*f->loc))
 			*f->loc = f->ret;
 		f->flags |= RT_FR_RESTORED;
 		n++;
@@ -359,7 +379,7 @@ static RT_NOTRACE void rt_fgraph_rehijack(struct rt_mcount_thread *t)
 		if (!(f->flags & RT_FR_RESTORED) || *f->loc != f->ret)
 			continue;
 		f->flags &= ~RT_FR_RESTORED;
-		*f->loc = RT_RETURN_HOOKER;
+		*f->loc = rt_fgraph_hooker(f->flags);
 	}
 }
 
@@ -382,7 +402,7 @@ RT_EXPORT RT_NOTRACE unsigned long ringtrace_graph_ret_addr(unsigned long ret,
 	const struct rt_mcount_thread *t = &rt_mcount_current;
 	int i;
 
-	if (ret != RT_RETURN_HOOKER && ret != (unsigned long)return_to_handler)
+	if (!rt_fgraph_is_hooker(ret) && ret != (unsigned long)return_to_handler)
 		return ret;
 	for (i = t->top - 1; i >= 0; i--)
 		if (!retp || t->ret_stack[i].loc == retp)

@@ -58,14 +58,21 @@ void ftrace_caller(void);
  * _gpr keeps the vector registers as they are. */
 void ftrace_func_caller(void);
 void ftrace_func_caller_gpr(void);
-/* ... and function_graph's (ftrace_graph_func_entry()). */
-void ftrace_graph_func_caller(void);
-void ftrace_graph_func_caller_gpr(void);
+/*
+ * ... and function_graph's (ftrace_graph_body_entry()), which call the
+ * function's body themselves: [_gpr][D - 5] for a body D bytes after the
+ * function's start (D from 5 to 10).
+ */
+extern void (*const ftrace_graph_body_callers[2][6])(void);
 void ftrace_stub(void);
 void return_to_handler(void);
 /* What a hijacked slot holds: return_to_handler + 1 (see the .S file). */
 void return_to_handler_ret(void);
 #define RT_RETURN_HOOKER ((unsigned long)return_to_handler_ret)
+/* What a called frame's slot holds: the return of the trampoline's call
+ * of the body (ftrace_graph_body_call). */
+void return_to_handler_called(void);
+#define RT_RETURN_CALLED ((unsigned long)return_to_handler_called)
 
 /* ---- the return stack (fgraph.c; its fast paths in fnfast.c) ---- */
 
@@ -75,12 +82,29 @@ void return_to_handler_ret(void);
 /* Flags of a ret_stack frame */
 #define RT_FR_NOTRACE 1u  /* set_graph_notrace: no events, nor for callees */
 #define RT_FR_RESTORED 2u /* its slot holds the real address again */
+/* the trampoline called the body (its slot holds RT_RETURN_CALLED) */
+#define RT_FR_CALLED 4u
+
+/* Is @addr one of the return addresses the graph tracer puts in a slot? */
+static inline __attribute__((no_instrument_function)) bool
+rt_fgraph_is_hooker(unsigned long addr)
+{
+	return addr == RT_RETURN_HOOKER || addr == RT_RETURN_CALLED;
+}
+
+/* The return address a frame with @flags puts in its slot. */
+static inline __attribute__((no_instrument_function)) unsigned long
+rt_fgraph_hooker(unsigned int flags)
+{
+	return flags & RT_FR_CALLED ? RT_RETURN_CALLED : RT_RETURN_HOOKER;
+}
 
 /**
  * struct ftrace_ret_stack - a hijacked return
  * @ret: the real return address
  * @func: the traced function
- * @loc: the slot that holds return_to_handler instead of @ret
+ * @loc: the slot that holds return_to_handler (rt_fgraph_hooker()) instead
+ *	of @ret
  * @calltime: the entry's time (rt_ftrace_clock())
  * @flags: RT_FR_*
  */
@@ -135,12 +159,12 @@ static inline __attribute__((no_instrument_function)) void rt_mcount_leave(struc
 
 
 /*
- * fgraph.c: the general cases of fnfast.c's ftrace_graph_func_entry() and
- * ftrace_return_to_handler(), which call them through their
- * vector-register-saving thunks (fnfast.c). @clock: the counter read at
+ * fgraph.c: the general cases of fgraph_fast.c's ftrace_graph_body_entry()
+ * and ftrace_return_to_handler(), which call them through their
+ * vector-register-saving thunks (vsafe.h). @clock: the counter read at
  * the entry or the return (rt_ftrace_clock_start()).
  */
-void ftrace_graph_func_entry_slow(struct rt_mcount_thread *t,
+bool ftrace_graph_func_entry_slow(struct rt_mcount_thread *t,
 				  unsigned long func, unsigned long *parent_loc,
 				  const struct ftrace_regs *regs,
 				  uint64_t clock);
@@ -155,15 +179,17 @@ void rt_fgraph_return_event_clock(unsigned long func, int depth,
 void ftrace_ops_entry(unsigned long self_ret, unsigned long *parent_loc,
 		      struct ftrace_regs *regs);
 /*
- * The C halves of the one-tracer trampolines (fgraph_fast.c), which
- * ftrace_func_caller and ftrace_graph_func_caller call for a recorded site
- * at @func's entry while the function tracer (ftrace_func_entry()) or
- * function_graph (ftrace_graph_func_entry()) is the only tracer:
- * @parent_loc is @func's return slot.
+ * The C halves of the one-tracer trampolines (fgraph_fast.c),
+ * which ftrace_func_caller and ftrace_graph_body_caller_D call for a
+ * recorded site at @func's entry while the function tracer
+ * (ftrace_func_entry()) or function_graph (ftrace_graph_body_entry()) is
+ * the only tracer: @parent_loc is @func's return slot.
+ * ftrace_graph_body_entry() returns whether it pushed a frame (the
+ * trampoline then calls the body, see the .S file).
  */
 void ftrace_func_entry(unsigned long func, unsigned long *parent_loc,
 		       struct ftrace_regs *regs);
-void ftrace_graph_func_entry(unsigned long func, unsigned long *parent_loc,
+bool ftrace_graph_body_entry(unsigned long func, unsigned long *parent_loc,
 			     struct ftrace_regs *regs);
 /* Called by return_to_handler with the caller's stack pointer and the
  * return register (%rax): pops the frame, stores the real return in

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * fgraph_fast.c - the C halves of the function_graph trampolines
- * (x86-64): ftrace_graph_func_entry() (ftrace_graph_func_caller's) and
+ * (x86-64): ftrace_graph_body_entry() (ftrace_graph_body_caller's) and
  * ftrace_return_to_handler() (return_to_handler's), on the return stack
  * of fgraph.c
  *
@@ -66,10 +66,10 @@ RT_NOTRACE void ftrace_func_entry(unsigned long func, unsigned long *parent_loc,
 }
 
 /*
- * function_graph's trampoline's C half (ftrace_graph_func_caller's): the
- * site is a recorded one, a call only while function_graph is the only
- * tracer and set_ftrace_filter and set_ftrace_notrace select @func
- * (dynftrace.c):
+ * function_graph's trampoline's C half (ftrace_graph_body_caller's): the
+ * site is a recorded one at @func's entry, a jump to its stub only while
+ * function_graph is the only tracer and set_ftrace_filter and
+ * set_ftrace_notrace select @func (dynftrace.c):
  * no site lookup, no test of the tracers (a call that comes while the
  * sites move to another tracer pushes its frame; its exit is recorded
  * only while function_graph runs, ftrace_return_to_handler()), and the
@@ -81,12 +81,22 @@ RT_NOTRACE void ftrace_func_entry(unsigned long func, unsigned long *parent_loc,
  * the entry record written after it, as the last call: nothing is kept
  * across it (the record's write, inline, keeps errno: its general path
  * saves it, rt_graph_write_slow()).
- * A signal handler that comes during the write finds the frame pushed
- * and its slot hijacked, and traces its own calls above it; their
- * records nest in ours (the write's own nesting count, trace.c).
+ *
+ * The slot (*@parent_loc) is left as it is: the trampoline calls the
+ * body itself when this returns true, and the call's return address,
+ * return_to_handler_called, takes the place of the caller's (the frame
+ * is RT_FR_CALLED). A signal handler that comes before that call finds
+ * the frame pushed and the slot still holding the caller's address (a
+ * backtrace() there restores nothing, and its re-hijack writes
+ * return_to_handler_called, which the call then writes again); it traces
+ * its own calls above the frame, and their records nest in ours (the
+ * write's own nesting count, trace.c).
+ *
+ * Return: whether the frame was pushed (false: not traced, the
+ * trampoline jumps to the body with the stack as it found it).
  */
-RT_NOTRACE __attribute__((nonnull)) void
-ftrace_graph_func_entry(unsigned long func, unsigned long *parent_loc,
+RT_NOTRACE __attribute__((nonnull)) bool
+ftrace_graph_body_entry(unsigned long func, unsigned long *parent_loc,
 			struct ftrace_regs *regs)
 {
 	struct rt_mcount_thread *t = &rt_mcount_current;
@@ -95,7 +105,7 @@ ftrace_graph_func_entry(unsigned long func, unsigned long *parent_loc,
 	int depth, max;
 
 	if (t->busy)
-		return;
+		return false;
 	clock = rt_ftrace_clock_start();
 	depth = t->top;
 	/* Relaxed: a setting; a change may take a few calls to be seen. */
@@ -123,22 +133,19 @@ ftrace_graph_func_entry(unsigned long func, unsigned long *parent_loc,
 	f->ret = *parent_loc;
 	f->func = func;
 	f->loc = parent_loc;
-	f->flags = 0;
+	f->flags = RT_FR_CALLED;
 	f->calltime = calltime;
 	/* Orders (compiler barrier): the frame is complete before it is
-	 * counted, and counted before the slot points at
-	 * return_to_handler, as in prepare_ftrace_return(). */
+	 * counted, as in prepare_ftrace_return(). */
 	atomic_signal_fence(memory_order_seq_cst);
 	t->top = depth + 1;
-	atomic_signal_fence(memory_order_seq_cst);
-	*parent_loc = RT_RETURN_HOOKER;
 	rt_mcount_leave(t);
 	/* the argument registers in their ABI order (struct ftrace_regs
 	 * begins with them) */
 	rt_graph_write_entry(func, depth, calltime, &regs->rdi);
-	return;
+	return true;
 slow:
-	ftrace_graph_func_entry_slow(t, func, parent_loc, regs, clock);
+	return ftrace_graph_func_entry_slow(t, func, parent_loc, regs, clock);
 }
 
 /*
@@ -168,8 +175,11 @@ RT_NOTRACE void ftrace_return_to_handler(unsigned long sp,
 		return;
 	}
 	f = &t->ret_stack[i];
-	/* (one branch for the three) */
-	if (__builtin_expect((f->loc != loc) | (f->flags != 0) | (t->busy != 0),
+	/* (one branch for the three; a called frame's return is the same
+	 * as a hijacked one's) */
+	if (__builtin_expect((f->loc != loc) |
+				     ((f->flags & ~RT_FR_CALLED) != 0) |
+				     (t->busy != 0),
 			     0)) {
 		ftrace_return_to_handler_slow(sp, retval, retp);
 		return;

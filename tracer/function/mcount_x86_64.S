@@ -39,11 +39,14 @@
  *			list, no filter test: the site is a call only while
  *			the lists select it; no test of the tracers: only
  *			while the function tracer is alone).
- *  ftrace_graph_func_caller  the same for function_graph alone: the
- *			site's function from %r11, its return slot
- *			(parent_loc) from the frame, and a call of
- *			ftrace_graph_func_entry(), prepare_ftrace_return()
- *			with no site lookup and no ops list.
+ *  ftrace_graph_body_caller_D  function_graph alone: the site jumps
+ *			(no call) to a stub of its own, which puts the
+ *			function's body in %r11;
+ *			ftrace_graph_body_entry() pushes the return frame
+ *			with no site lookup and no ops list, and the
+ *			trampoline calls the body itself, as the kernel's
+ *			BPF trampoline calls the original function
+ *			(BPF_TRAMP_F_CALL_ORIG): no return is hijacked.
  *
  * The difference between the two entries is where the traced function's
  * own return address lies: __fentry__ is called first thing, so it is
@@ -103,6 +106,16 @@
 	je	ftrace_stub
 .endm
 
+/* The start of the hidden trampoline @name, its unwind notes opened. */
+.macro TRAMP_START name
+	.globl	\name
+	.hidden	\name
+	.type	\name, @function
+	.p2align 4
+\name:
+	.cfi_startproc
+.endm
+
 /* A frame on %rbp, with its unwind notes: ftrace_caller's and the
  * function tracer's trampolines' (the stack is aligned after it). */
 .macro FRAME_ENTER
@@ -111,6 +124,15 @@
 	.cfi_rel_offset %rbp, 0
 	movq	%rsp, %rbp
 	.cfi_def_cfa_register %rbp
+.endm
+
+/* ... and its end. */
+.macro FRAME_LEAVE
+	movq	%rbp, %rsp
+	.cfi_def_cfa_register %rsp
+	popq	%rbp
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %rbp
 .endm
 
 /*
@@ -244,13 +266,11 @@ ftrace_graph_caller:
  * slot sets it, dynftrace.c)
  *
  * It calls ftrace_func_entry() with the function, the address of its
- * return slot (the kernel's parent_loc) and the saved registers;
- * ftrace_graph_func_caller is the same entry for function_graph, calling
- * ftrace_graph_func_entry(), whose prepare_ftrace_return() hijacks the
- * slot. Nothing is tested on the way in: a site calls a slot of these
- * only while their tracer is the only one (dynftrace.c), and the C half
- * tests the stop switch with the rest of its fast path's tests
- * (fgraph_fast.c).
+ * return slot (the kernel's parent_loc) and the saved registers
+ * (function_graph's own entry is ftrace_graph_body_caller_D, below).
+ * Nothing is tested on the way in: a site calls a slot of these only
+ * while their tracer is the only one (dynftrace.c), and the C half tests
+ * the stop switch with the rest of its fast path's tests (fgraph_fast.c).
  *
  * Saved: the argument registers and %rax; xmm0-7 too unless the callee
  * (fgraph_fast.c) is vector-free (RT_FN_VECTOR_FREE; its slow paths then
@@ -272,13 +292,8 @@ ftrace_graph_caller:
  * page, the distance a constant in it, was measured and lost here (see
  * Documentation/tracer.rst), so the slot sets %r11 and jumps.
  */
-.macro FUNC_CALLER name, xmm, graph
-	.globl	\name
-	.hidden	\name
-	.type	\name, @function
-	.p2align 4
-\name:
-	.cfi_startproc
+.macro FUNC_CALLER name, xmm
+	TRAMP_START \name
 #if FN_SAVE_XMM
 	FRAME_ENTER
 	/* A function's entry has %rsp 8 mod 16 in the ABI; do not rely on it. */
@@ -308,19 +323,11 @@ ftrace_graph_caller:
 	leaq	FR_XMM + 8(%rsp), %rsi	/* its return slot (parent_loc) */
 #endif
 	movq	%rsp, %rdx		/* the saved registers, rdi first */
-.if \graph
-	call	ftrace_graph_func_entry
-.else
 	call	ftrace_func_entry
-.endif
 
 #if FN_SAVE_XMM
 	RESTORE_ARGS \xmm, \xmm
-	movq	%rbp, %rsp
-	.cfi_def_cfa_register %rsp
-	popq	%rbp
-	.cfi_adjust_cfa_offset -8
-	.cfi_restore %rbp
+	FRAME_LEAVE
 #else
 	RESTORE_ARGS \xmm, 0
 	addq	$FR_XMM, %rsp
@@ -331,39 +338,106 @@ ftrace_graph_caller:
 	.size	\name, . - \name
 .endm
 
-	FUNC_CALLER ftrace_func_caller, 1, 0
-	FUNC_CALLER ftrace_func_caller_gpr, 0, 0
-	FUNC_CALLER ftrace_graph_func_caller, 1, 1
-	FUNC_CALLER ftrace_graph_func_caller_gpr, 0, 1
+	FUNC_CALLER ftrace_func_caller, 1
+	FUNC_CALLER ftrace_func_caller_gpr, 0
 
 /*
- * return_to_handler - the hijacked return of a function_graph frame.
- * %rsp is the caller's again (the return popped the slot); %rax:%rdx
- * and %xmm0:%xmm1 hold the return value.
+ * ftrace_graph_body_caller_D - function_graph's own entry for a site at
+ * a function's entry (dynftrace.c): the site is a "jmp" to its stub in
+ * the object's stub pages, which puts the address after the site
+ * (the function's body) in %r11 and jumps here. Nothing was pushed:
+ * (%rsp) is the traced function's own return (the caller's address C),
+ * its stack arguments are at 8(%rsp), D is the distance from the
+ * function's start to its body (the site's length, and an endbr64's).
  *
- * The address written into the slots is return_to_handler_ret, one byte
- * in: an unwinder (and gdb) looks up a return address minus one, which
- * lands on the NOP at return_to_handler, in this function and its FDE.
- * The FDE says only that the frame ends here (an undefined return
- * address): unwinders stop at it cleanly instead of failing, and gdb
- * names the frame return_to_handler. The exception and backtrace() paths
- * restore the real addresses first (fgraph.c).
+ * The kernel's BPF trampoline with BPF_TRAMP_F_CALL_ORIG
+ * (arch_prepare_bpf_trampoline()) does the same: it runs the entry
+ * programs, calls the original function's body itself, and runs the
+ * exit programs when the call returns. Here: the argument registers are
+ * saved and ftrace_graph_body_entry() pushes the return frame (C and the
+ * slot's address) and writes the entry record, leaving the slot alone.
+ * When it says "not traced" (the stop switch, the lists, the depth, the
+ * recursion guard, a full return stack) the body is jumped to with the
+ * stack as it came: it returns straight to C. Otherwise C is dropped
+ * (the frame keeps it) and the body is called (ftrace_graph_body_call):
+ * the call writes its return, return_to_handler_called, into the slot C
+ * occupied, so the stack arguments are where the body expects them and
+ * the stack looks as after a hijack, and the body's return is the one
+ * the CPU predicts (a hijacked return never is). return_to_handler_called
+ * then returns to C with a "ret", which consumes the prediction the
+ * caller's own call left.
+ *
+ * Saved as in FUNC_CALLER (the _gpr entries without xmm0-7 and %rax),
+ * and %r11 (the body) across the call of the C half.
+ */
+.macro BODY_CALLER name, xmm, d
+	TRAMP_START \name
+#if FN_SAVE_XMM
+	FRAME_ENTER
+	andq	$-16, %rsp
+.if \xmm
+	subq	$FR_SIZE + 16, %rsp
+	movq	%r11, FR_SIZE(%rsp)
+.else
+	subq	$FR_XMM + 16, %rsp
+	movq	%r11, FR_XMM(%rsp)
+.endif
+	SAVE_ARGS \xmm, \xmm
+
+	leaq	-\d(%r11), %rdi	/* the function */
+	leaq	8(%rbp), %rsi		/* its return slot (parent_loc) */
+#else
+	/* No frame, no alignment (as FUNC_CALLER's); %r11 above the
+	 * registers. */
+	subq	$FR_XMM + 8, %rsp
+	.cfi_adjust_cfa_offset FR_XMM + 8
+	movq	%r11, FR_XMM(%rsp)
+	SAVE_ARGS \xmm, 0
+
+	leaq	-\d(%r11), %rdi	/* the function */
+	leaq	FR_XMM + 8(%rsp), %rsi	/* its return slot (parent_loc) */
+#endif
+	movq	%rsp, %rdx		/* the saved registers, rdi first */
+	call	ftrace_graph_body_entry
+	/* (the moves below keep the flags) */
+	testb	%al, %al
+
+#if FN_SAVE_XMM
+	RESTORE_ARGS \xmm, \xmm
+.if \xmm
+	movq	FR_SIZE(%rsp), %r11
+.else
+	movq	FR_XMM(%rsp), %r11
+.endif
+	FRAME_LEAVE
+#else
+	RESTORE_ARGS \xmm, 0
+	movq	FR_XMM(%rsp), %r11
+	leaq	FR_XMM + 8(%rsp), %rsp
+	.cfi_adjust_cfa_offset -(FR_XMM + 8)
+#endif
+	jnz	ftrace_graph_body_call
+	jmp	*%r11			/* not traced: the body, as it came */
+	.cfi_endproc
+	.size	\name, . - \name
+.endm
+
+	.irp d, 5, 6, 7, 8, 9, 10
+	BODY_CALLER ftrace_graph_body_caller_\d, 1, \d
+	BODY_CALLER ftrace_graph_body_caller_gpr_\d, 0, \d
+	.endr
+
+/*
+ * The return's common part: %rsp is the caller's again (the return
+ * popped the slot); %rax:%rdx and %xmm0:%xmm1 hold the return value.
+ * ftrace_return_to_handler() pops the frame, writes the exit record and
+ * leaves the real return in %r11.
  *
  * The floating-point return (xmm0, xmm1) is saved here only where
  * ftrace_return_to_handler() (fgraph_fast.c) may use the vector registers;
  * where it is vector-free its slow paths' thunks save them.
  */
-	.globl	return_to_handler
-	.hidden	return_to_handler
-	.globl	return_to_handler_ret
-	.hidden	return_to_handler_ret
-	.type	return_to_handler, @function
-	.p2align 4
-return_to_handler:
-	.cfi_startproc
-	.cfi_undefined rip
-	nop
-return_to_handler_ret:
+.macro RETURN_HANDLER
 	/* the return registers, and at 48 the real return (the stack stays
 	 * aligned: %rsp is the caller's, 0 mod 16, after the return) */
 	subq	$64, %rsp
@@ -387,9 +461,88 @@ return_to_handler_ret:
 #endif
 	addq	$64, %rsp
 	.cfi_adjust_cfa_offset -64
+.endm
+
+/*
+ * return_to_handler - the hijacked return of a function_graph frame
+ * (the general entry's, ftrace_caller's, and mcount sites').
+ *
+ * The address written into the slots is return_to_handler_ret, one byte
+ * in: an unwinder (and gdb) looks up a return address minus one, which
+ * lands on the NOP at return_to_handler, in this function and its FDE.
+ * The FDE says only that the frame ends here (an undefined return
+ * address): unwinders stop at it cleanly instead of failing, and gdb
+ * names the frame return_to_handler. The exception and backtrace() paths
+ * restore the real addresses first (fgraph.c).
+ *
+ * It leaves by "jmp *%r11": the function's own return, which the CPU
+ * predicted to the caller, already consumed the caller's prediction.
+ */
+	.globl	return_to_handler
+	.hidden	return_to_handler
+	.globl	return_to_handler_ret
+	.hidden	return_to_handler_ret
+	.type	return_to_handler, @function
+	.p2align 4
+return_to_handler:
+	.cfi_startproc
+	.cfi_undefined rip
+	nop
+return_to_handler_ret:
+	RETURN_HANDLER
 	jmp	*%r11
 	.cfi_endproc
 	.size	return_to_handler, . - return_to_handler
+
+/*
+ * ftrace_graph_body_call - ftrace_graph_body_caller_D's call of the
+ * body (%r11), (%rsp) the caller's return C, already in the frame; and
+ * return_to_handler_called, the call's return: what a called frame's
+ * slot holds (fgraph.h's rt_fgraph_is_hooker()).
+ *
+ * An unwinder (and gdb) looks up return_to_handler_called minus one,
+ * the call: the FDE says, as return_to_handler's, that the frame ends
+ * here. The exception and backtrace() paths put C back in the slot first
+ * (fgraph.c), and the body then returns straight to C.
+ *
+ * It leaves by "push %r11; ret", not a jump: the caller's call left C
+ * on the CPU's return stack, which only a return consumes (a jump would
+ * leave every later return of the thread predicted one frame off).
+ */
+	.globl	ftrace_graph_body_call
+	.hidden	ftrace_graph_body_call
+	.globl	return_to_handler_called
+	.hidden	return_to_handler_called
+	.type	ftrace_graph_body_call, @function
+	.p2align 4
+ftrace_graph_body_call:
+	.cfi_startproc
+	.cfi_undefined rip
+	leaq	8(%rsp), %rsp		/* drop C: the slot is the call's */
+	call	*%r11
+return_to_handler_called:
+	RETURN_HANDLER
+	pushq	%r11
+	.cfi_adjust_cfa_offset 8
+	ret
+	.cfi_endproc
+	.size	ftrace_graph_body_call, . - ftrace_graph_body_call
+
+/* dynftrace.c's table of the body callers: [_gpr][D - 5] */
+	.section .data.rel.ro, "aw"
+	.globl	ftrace_graph_body_callers
+	.hidden	ftrace_graph_body_callers
+	.type	ftrace_graph_body_callers, @object
+	.p2align 3
+ftrace_graph_body_callers:
+	.irp d, 5, 6, 7, 8, 9, 10
+	.quad	ftrace_graph_body_caller_\d
+	.endr
+	.irp d, 5, 6, 7, 8, 9, 10
+	.quad	ftrace_graph_body_caller_gpr_\d
+	.endr
+	.size	ftrace_graph_body_callers, . - ftrace_graph_body_callers
+	.text
 
 /* The thunks of fgraph_fast.c's ways out into fgraph.c (vsafe.h; those
  * of fnfast.c are in vsafe_x86_64.S, apart: a program that links the
