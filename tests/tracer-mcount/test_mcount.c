@@ -1414,7 +1414,21 @@ static void function_rcu_memb(void)
 enum { PARK_OFF, PARK_ARMED, PARK_PARKED, PARK_GO };
 static atomic_int g_park = PARK_OFF;
 static uint64_t g_park_end;
-static uint64_t (*g_clock_slow)(void);
+/* the real one; Relaxed: every thread that looks it up finds the same */
+static uint64_t (*_Atomic g_clock_slow)(void);
+
+static uint64_t (*clock_slow_next(void))(void)
+{
+	uint64_t (*next)(void) =
+		atomic_load_explicit(&g_clock_slow, memory_order_relaxed);
+
+	if (!next) {
+		*(void **)&next = dlsym(RTLD_NEXT, "ringbuf_clock_mono_slow");
+		atomic_store_explicit(&g_clock_slow, next,
+				      memory_order_relaxed);
+	}
+	return next;
+}
 
 uint64_t ringbuf_clock_mono_slow(void)
 {
@@ -1429,10 +1443,7 @@ uint64_t ringbuf_clock_mono_slow(void)
 		     i++)
 			usleep(100);
 	}
-	if (!g_clock_slow)
-		*(void **)&g_clock_slow =
-			dlsym(RTLD_NEXT, "ringbuf_clock_mono_slow");
-	return g_clock_slow();
+	return clock_slow_next()();
 }
 
 static atomic_int g_park_first;
@@ -1488,8 +1499,7 @@ static void function_rcu_parked(void)
 		printf("SKIP: liburcu does not use membarrier() here\n");
 		return;
 	}
-	*(void **)&g_clock_slow = dlsym(RTLD_NEXT, "ringbuf_clock_mono_slow");
-	ASSERT_NOT_NULL(g_clock_slow);
+	ASSERT_NOT_NULL(clock_slow_next());
 	tracer("function");
 	ASSERT_EQ(pthread_create(&w, NULL, rcu_park_writer, &slow), 0);
 	for (i = 0; i < 100000 && atomic_load(&g_park) != PARK_PARKED &&
