@@ -312,7 +312,8 @@ rt_fn_write(unsigned long ip, unsigned long parent_ip,
 	unsigned int stop = 0;
 	uint64_t am;
 
-	if (!mask)
+	/* (the patched site's common case, a tracer on, falls through) */
+	if (__builtin_expect(!mask, 0))
 		return;
 	/* the thread's state through one address, not one TLS offset load
 	 * per field (the compiler reloads it from the GOT each time) */
