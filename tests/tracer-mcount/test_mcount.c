@@ -13,6 +13,7 @@
  */
 #include <dlfcn.h>
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -24,7 +25,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <ringbuf/frontend.h>
 #include <ringbuf/ringbuf.h>
+#include <ringtrace/inline_write.h>
 #include <ringtrace/tracer.h>
 
 #include "entries.h"
@@ -1361,7 +1364,6 @@ static void function_args(void)
 	free(t);
 }
 
-/* Named so that backtrace() finds it (the program is linked -rdynamic). */
 /* ---- function_graph's own entry calls the body ---------------------------------- */
 
 /* Is the site at @fn's entry a jump (function_graph's, to its stub)? */
@@ -1524,6 +1526,178 @@ static void graph_body_args(void)
 	mb_check_ret(mb_f_ret);
 }
 
+/* ---- the function tracer's read-side section ----------------------- */
+
+/* liburcu-bp's: its grace periods use membarrier() (set once, when it
+ * initialises) */
+extern int urcu_bp_has_sys_membarrier;
+/* liburcu-bp's grace period */
+void urcu_bp_synchronize_rcu(void);
+
+static void *rcu_memb_worker(void *arg)
+{
+	unsigned int *slow = arg;
+
+	for (int i = 0; i < 3; i++)
+		ASSERT_EQ(mc_pouter(1), 6);
+	*slow = ringtrace_thread.slow;
+	return NULL;
+}
+
+/*
+ * The fast path's section leaves liburcu's membarrier test out, which is
+ * right only where liburcu's grace periods use membarrier(): elsewhere
+ * (a kernel without it, as liburcu found it here) the thread's slow word
+ * stays non-zero, and every record of the thread goes through the
+ * general path, liburcu's own section, fences included; where they do,
+ * the word drops to 0 after the thread's first record.
+ */
+static void function_rcu_memb(void)
+{
+	int memb = __atomic_load_n(&urcu_bp_has_sys_membarrier,
+				   __ATOMIC_RELAXED);
+	unsigned int slow = 0;
+	pthread_t th;
+	char *t;
+
+	tracer("function");
+	/* Relaxed: the thread is created after, which orders the store. */
+	__atomic_store_n(&urcu_bp_has_sys_membarrier, 0, __ATOMIC_RELAXED);
+	ASSERT_EQ(pthread_create(&th, NULL, rcu_memb_worker, &slow), 0);
+	ASSERT_EQ(pthread_join(th, NULL), 0);
+	__atomic_store_n(&urcu_bp_has_sys_membarrier, memb, __ATOMIC_RELAXED);
+	ASSERT_NE(slow, 0);
+	if (memb) {
+		ASSERT_EQ(pthread_create(&th, NULL, rcu_memb_worker, &slow), 0);
+		ASSERT_EQ(pthread_join(th, NULL), 0);
+		ASSERT_EQ(slow, 0);
+	}
+	tracer("nop");
+	t = trace_text();
+	ASSERT_EQ(count(t, ": mc_pleaf <-mc_pouter\n"), memb ? 12 : 6);
+	ASSERT_EQ(count(t, ": mc_pouter <-"), memb ? 6 : 3);
+	free(t);
+}
+
+/*
+ * A writer parked inside the fast path's section: the clock's slow path,
+ * which the ring buffer calls through the PLT while it reserves (the
+ * scale made to end for that one read), stands in for a preemption
+ * there. Everywhere else the stand-in passes the call on.
+ */
+enum { PARK_OFF, PARK_ARMED, PARK_PARKED, PARK_GO };
+static atomic_int g_park = PARK_OFF;
+static uint64_t g_park_end;
+/* the real one; Relaxed: every thread that looks it up finds the same */
+static uint64_t (*_Atomic g_clock_slow)(void);
+
+static uint64_t (*clock_slow_next(void))(void)
+{
+	uint64_t (*next)(void) =
+		atomic_load_explicit(&g_clock_slow, memory_order_relaxed);
+
+	if (!next) {
+		*(void **)&next = dlsym(RTLD_NEXT, "ringbuf_clock_mono_slow");
+		atomic_store_explicit(&g_clock_slow, next,
+				      memory_order_relaxed);
+	}
+	return next;
+}
+
+uint64_t ringbuf_clock_mono_slow(void)
+{
+	int armed = PARK_ARMED;
+
+	if (atomic_compare_exchange_strong(&g_park, &armed, PARK_PARKED)) {
+		/* the scale's end back (the writer's own store made it 0) */
+		__atomic_store_n(&ringbuf_fe_mono.tsc_end, g_park_end,
+				 __ATOMIC_RELAXED);
+		/* bounded: the test gives up long before */
+		for (int i = 0; i < 600000 && atomic_load(&g_park) != PARK_GO;
+		     i++)
+			usleep(100);
+	}
+	return clock_slow_next()();
+}
+
+static atomic_int g_park_first;
+
+static void *rcu_park_writer(void *arg)
+{
+	atomic_int *slow = arg; /* set: the thread's slow word stayed non-zero */
+	int n = 0;
+
+	/* the first records: the thread's id, name and registration (a
+	 * name the cmdline table could not take yet is saved again by the
+	 * next) */
+	do
+		ASSERT_EQ(mc_pleaf(1), 2);
+	while (++n < 100 && ringtrace_thread.slow);
+	atomic_store(&g_park_first, n);
+	if (ringtrace_thread.slow) {
+		atomic_store(slow, 1);
+		return NULL;
+	}
+	g_park_end = __atomic_load_n(&ringbuf_fe_mono.tsc_end,
+				     __ATOMIC_RELAXED);
+	atomic_store(&g_park, PARK_ARMED);
+	/* the next clock read takes the slow path, inside the section */
+	__atomic_store_n(&ringbuf_fe_mono.tsc_end, 0, __ATOMIC_RELAXED);
+	ASSERT_EQ(mc_pleaf(2), 3);
+	return NULL;
+}
+
+static atomic_int g_gp_done;
+
+static void *rcu_park_gp(void *arg)
+{
+	(void)arg;
+	urcu_bp_synchronize_rcu();
+	atomic_store(&g_gp_done, 1);
+	return NULL;
+}
+
+/*
+ * A grace period waits for a writer inside the function tracer's fast
+ * path (its section without liburcu's membarrier test), and ends once
+ * the writer has left it.
+ */
+static void function_rcu_parked(void)
+{
+	pthread_t w, gp;
+	atomic_int slow = 0;
+	char *t;
+	int i;
+
+	if (!__atomic_load_n(&urcu_bp_has_sys_membarrier, __ATOMIC_RELAXED)) {
+		printf("SKIP: liburcu does not use membarrier() here\n");
+		return;
+	}
+	ASSERT_NOT_NULL(clock_slow_next());
+	tracer("function");
+	ASSERT_EQ(pthread_create(&w, NULL, rcu_park_writer, &slow), 0);
+	for (i = 0; i < 100000 && atomic_load(&g_park) != PARK_PARKED &&
+		    !atomic_load(&slow);
+	     i++)
+		usleep(100);
+	ASSERT_EQ(atomic_load(&slow), 0);
+	ASSERT_EQ(atomic_load(&g_park), PARK_PARKED);
+	ASSERT_EQ(pthread_create(&gp, NULL, rcu_park_gp, NULL), 0);
+	/* the grace period started and did not end under the writer (a
+	 * wrong end would show here at the latest) */
+	usleep(100000);
+	ASSERT_EQ(atomic_load(&g_gp_done), 0);
+	atomic_store(&g_park, PARK_GO);
+	ASSERT_EQ(pthread_join(w, NULL), 0);
+	ASSERT_EQ(pthread_join(gp, NULL), 0);
+	ASSERT_EQ(atomic_load(&g_gp_done), 1);
+	tracer("nop");
+	t = trace_text();
+	ASSERT_EQ(count(t, ": mc_pleaf <-"), atomic_load(&g_park_first) + 1);
+	free(t);
+}
+
+/* Named so that backtrace() finds it (the program is linked -rdynamic). */
 #define MC_CASE(fn)                                                          \
 	__attribute__((noinline)) void test_case_##fn(void);                 \
 	__attribute__((noinline)) void test_case_##fn(void)                  \
@@ -1564,6 +1738,8 @@ MC_CASE(function_thread_state)
 MC_CASE(function_args)
 MC_CASE(registers_rare)
 MC_CASE(graph_body_args)
+MC_CASE(function_rcu_memb)
+MC_CASE(function_rcu_parked)
 
 #define MC_RUN(fn) { #fn, test_case_##fn }
 static const struct rbt_case cases[] = {
@@ -1586,6 +1762,7 @@ static const struct rbt_case cases[] = {
 	MC_RUN(function_args),
 	MC_RUN(function_thread_state),
 	MC_RUN(registers_rare),	 MC_RUN(graph_body_args),
+	MC_RUN(function_rcu_memb), MC_RUN(function_rcu_parked),
 };
 
 RBT_MAIN(cases)

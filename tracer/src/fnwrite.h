@@ -242,9 +242,11 @@ rt_graph_retval_instances(uint64_t mask, const struct rt_fn_arg *a)
  * function tracers' writes have a path of their own. The common case is
  * tested once, up front: a thread writing at the outermost level (no
  * record of its own under way, no ringtrace_irq_enter()), its id and name
- * already known, no instance of @mask with a set_ftrace_pid list: two
- * words of the thread (@depth and rt_thread.slow, which stands for the
- * rest) and the global list mask (with @also, more instances whose
+ * already known, liburcu's grace periods on membarrier(), no instance of
+ * @mask with a set_ftrace_pid list: two words of the thread (@depth and
+ * rt_thread.slow, which stands for the rest: the read-side section that
+ * follows leaves liburcu's membarrier test out, rt_rcu_read_lock_reader())
+ * and the global list mask (with @also, more instances whose
  * records the caller writes another way); @refuse not 0 refuses too (a
  * test of the caller's own, made in the same branch). There the header is the same word for
  * every record of the thread, the nesting count goes from 0 to 1 and
@@ -310,7 +312,8 @@ rt_fn_write(unsigned long ip, unsigned long parent_ip,
 	unsigned int stop = 0;
 	uint64_t am;
 
-	if (!mask)
+	/* (the patched site's common case, a tracer on, falls through) */
+	if (__builtin_expect(!mask, 0))
 		return;
 	/* the thread's state through one address, not one TLS offset load
 	 * per field (the compiler reloads it from the GOT each time) */

@@ -7,8 +7,12 @@
  * its first read-side section, with signals blocked, and forgets it when
  * it exits. Its read side is inline here (_LGPL_SOURCE: this library is
  * LGPL-2.1-or-later), a load of the thread's reader record from
- * initial-exec TLS (the library is built with -ftls-model=initial-exec),
- * one of the grace-period counter and a store. Its grace period orders
+ * initial-exec TLS (the library is built with -ftls-model=initial-exec:
+ * the record's offset from the GOT and a %fs-relative load, no
+ * __tls_get_addr() call; liburcu-bp is a DT_NEEDED of the library, so its
+ * TLS is in the static block, or in glibc's static TLS surplus where the
+ * library is dlopen()ed), one of the grace-period counter and a store.
+ * Its grace period orders
  * the readers' stores with membarrier(); where membarrier() fails at that
  * point liburcu stops the process (urcu_die()) rather than end a grace
  * period under a live reader.
@@ -39,7 +43,9 @@
 #if !defined(_LGPL_SOURCE) && !defined(__SANITIZE_ADDRESS__)
 #define _LGPL_SOURCE
 #endif
+#include <stdbool.h>
 #include <urcu-bp.h>
+#include <urcu/config.h>
 
 #if defined(__SANITIZE_THREAD__)
 #define RT_RCU_TSAN 1
@@ -76,11 +82,39 @@ rt_rcu_read_unlock(void)
 }
 
 /*
+ * rt_rcu_memb - whether liburcu's grace periods order the readers with
+ * membarrier() (urcu_bp_has_sys_membarrier): then a section's two
+ * urcu_bp_smp_mb_slave() are compiler barriers, else full fences.
+ * liburcu sets the flag once, when it initialises (its constructor, or
+ * the first registration before it), and never clears it: a thread that
+ * saw it set may leave the test out of every later section
+ * (rt_rcu_read_lock_reader()). Relaxed: a flag set before the library's
+ * own constructor runs; a thread that saw it clear takes liburcu's own
+ * section, which tests it again.
+ */
+static inline __attribute__((no_instrument_function, always_inline)) bool
+rt_rcu_memb(void)
+{
+#ifdef CONFIG_RCU_FORCE_SYS_MEMBARRIER
+	return true; /* (liburcu built to use membarrier() or stop) */
+#else
+#ifndef _LGPL_SOURCE
+	/* (liburcu-bp's, declared by its inline read side only) */
+	extern int urcu_bp_has_sys_membarrier;
+#endif
+	return __atomic_load_n(&urcu_bp_has_sys_membarrier, __ATOMIC_RELAXED);
+#endif
+}
+
+/*
  * rt_rcu_read_lock_reader(), rt_rcu_read_unlock_reader() - the same
  * section as rt_rcu_read_lock() and rt_rcu_read_unlock(), for the
- * function tracers' fast paths: the thread's reader record is loaded once
- * and handed from one end to the other (<ringtrace/rcu_read.h>, which the
- * inline trace point write runs too). Where the read side is not inline
+ * function tracers' fast paths, in a thread whose rt_thread.slow is 0
+ * (rt_fn_fast()), which says that rt_rcu_memb() held when it was last
+ * recomputed (rt_thread_slow_update()): the thread's reader record is
+ * loaded once and handed from one end to the other, and the membarrier
+ * flag is not tested (<ringtrace/rcu_read.h>, which the inline trace
+ * point write runs too). Where the read side is not inline
  * (AddressSanitizer builds) these are the two calls.
  */
 #include <ringtrace/rcu_read.h>

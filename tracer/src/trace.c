@@ -96,6 +96,14 @@ RINGTRACE_API const int ringtrace_inline_layout_5 = 1;
  * armed one (ringtrace_write_armed(), whose short path counts it the
  * same way). */
 RINGTRACE_API const int ringtrace_inline_layout_6 = 1;
+/* Layout 7: the thread view's slow word is also non-zero while liburcu's
+ * grace periods do not use membarrier() (rt_thread_slow_update()), and
+ * the inline write's section leaves liburcu's test of that out
+ * (<ringtrace/rcu_read.h>); the views and calls are those of layout 6.
+ * Programs built against layouts 4 to 6 test the word and then liburcu's
+ * flag as before, which stays right (layouts 2 and 3 do not read the
+ * word, and test the flag). */
+RINGTRACE_API const int ringtrace_inline_layout_7 = 1;
 #define RT_SAME(a, fa, b, fb)                                             \
 	_Static_assert(offsetof(struct a, fa) == offsetof(struct b, fb) &&  \
 			       sizeof(((struct a *)0)->fa) ==               \

@@ -290,10 +290,14 @@ void rt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  *	a section
  * @crit_buf_start: the same moment on the buffer's clock
  * @crit_nest: critical section nesting
- * @slow: 0 exactly when @irq is 0, @comm_saved is set and @pid is known,
- *	the thread's part of the function tracers' fast-path test
- *	(rt_fn_fast()), one word for three (1 in a new thread);
- *	rt_thread_slow_update() after each change of the three. @depth stays out of it: the writes
+ * @slow: 0 exactly when @irq is 0, @comm_saved is set, @pid is known
+ *	and liburcu's grace periods use membarrier() (rt_rcu_memb(), since
+ *	layout 7), the thread's part of the function tracers' fast-path
+ *	test (rt_fn_fast()), one word for four (1 in a new thread);
+ *	rt_thread_slow_update() after each change of the first three (the
+ *	fourth only ever turns true, once). Where it is 0 the fast paths'
+ *	read-side section leaves liburcu's membarrier test out
+ *	(<ringtrace/rcu_read.h>). @depth stays out of it: the writes
  *	compiled into programs change @depth only (struct
  *	ringtrace_thread_view, which since layout 4 tests @depth | @slow
  *	as rt_fn_fast() does).
@@ -316,17 +320,18 @@ RINGTRACE_API extern __thread struct rt_thread rt_cur
 	__attribute__((tls_model("initial-exec")));
 
 /*
- * rt_thread_slow_update - recompute rt_cur.slow from the fields it stands
- * for. A signal handler that changes them between the loads and the
- * store here leaves at worst a stale non-zero word (the handler's own
- * changes only make the thread readier, and its irq nesting is
- * balanced): the general path then calls this again (rt_fn_fast()).
+ * rt_thread_slow_update - recompute rt_cur.slow from what it stands for.
+ * A signal handler that changes them between the loads and the store
+ * here leaves at worst a stale non-zero word (the handler's own changes
+ * only make the thread readier, and its irq nesting is balanced; liburcu's
+ * membarrier flag is never cleared once set): the general path then
+ * calls this again (rt_fn_fast()).
  */
 static inline __attribute__((no_instrument_function)) void
 rt_thread_slow_update(void)
 {
 	rt_cur.slow = (unsigned int)rt_cur.irq | !rt_cur.comm_saved |
-		      !rt_cur.pid;
+		      !rt_cur.pid | !rt_rcu_memb();
 }
 
 static inline __attribute__((no_instrument_function)) int rt_gettid(void)

@@ -28,7 +28,7 @@
  * The inline code reads the library's state through the "view"
  * structures below, laid out like the library's own (trace.c checks every
  * offset at build time). The layout, and the calls the inline write makes,
- * are ABI: the generated registration refers to ringtrace_inline_layout_5,
+ * are ABI: the generated registration refers to ringtrace_inline_layout_7,
  * and a change of either adds a symbol of the next number, so a program
  * built against a newer one fails to load instead of misreading; the
  * library keeps the older ones, whose programs keep working (layout 2:
@@ -38,7 +38,10 @@
  * layout 4: the thread view's slow word tested with its depth, one word
  * for the irq nesting, the name saved and the id known; layout 5: the
  * event's slow_mask bit set for a filter too, tested without filter[];
- * layout 6: the event view's hist_mask, and ringtrace_write_hist()).
+ * layout 6: the event view's hist_mask, and ringtrace_write_hist();
+ * layout 7: the thread's slow word 0 also says that liburcu's grace
+ * periods use membarrier(), and the inline section leaves liburcu's
+ * test of that out).
  * The structures are no interface; use the generated code only.
  *
  * The write runs inside a read-side section of the library's RCU,
@@ -48,9 +51,10 @@
  * says so by defining _LGPL_SOURCE, as liburcu asks, and the file is not
  * compiled for a shared object (-fPIC without -fPIE: there liburcu's
  * thread-local reader pointer would take a __tls_get_addr() call per
- * access); the section loads the thread's reader record once
- * (<ringtrace/rcu_read.h>, the library's function tracers' section too),
- * liburcu's protocol unchanged. Everywhere else the section is two calls into libringtrace
+ * access); the section loads the thread's reader record once and does
+ * not test liburcu's membarrier flag, which the thread's slow word
+ * covers (<ringtrace/rcu_read.h>, the library's function tracers' section
+ * too), liburcu's protocol otherwise unchanged. Everywhere else the section is two calls into libringtrace
  * (ringtrace_rcu_read_lock(), ringtrace_rcu_read_unlock()), whose
  * read side is inline with initial-exec TLS. The program that inlines it
  * links liburcu-bp too (`pkg-config --libs ringtrace` and the installed
@@ -78,7 +82,8 @@ struct ringtrace_thread_view {
 	int irq;	/* ringtrace_irq_enter() nesting */
 	bool comm_saved; /* the thread's name is in the cmdline table */
 	/* (layout 4) 0 exactly when irq is 0, comm_saved set and pid
-	 * known: the three in one word, kept by the library */
+	 * known: the three in one word, kept by the library; (layout 7)
+	 * and liburcu's grace periods use membarrier() */
 	unsigned int slow;
 };
 
@@ -136,7 +141,7 @@ RINGTRACE_API extern __thread struct ringtrace_thread_view ringtrace_thread
 /* Each instance slot's live buffer, NULL while the slot is empty. */
 RINGTRACE_API extern struct ringbuf *ringtrace_inst_rbs[64];
 /* The layout of the views above (see the top of this file). */
-RINGTRACE_API extern const int ringtrace_inline_layout_6;
+RINGTRACE_API extern const int ringtrace_inline_layout_7;
 
 /*
  * ringtrace_inline_end - leave what ringtrace_inline_begin() entered: the
@@ -168,7 +173,8 @@ ringtrace_inline_ready(struct ringtrace_event *ev, int *i)
 	uint64_t mask = RINGTRACE_LOAD_RELAXED(&ev->enabled);
 
 	/* (the thread: at the outermost level, outside ringtrace_irq_enter(),
-	 * its name saved and its id known, the last three in slow) */
+	 * its name saved and its id known, liburcu on membarrier(), the
+	 * last four in slow) */
 	if (__builtin_expect(!mask || (mask & (mask - 1)) ||
 				     (t->depth | t->slow),
 			     0))

@@ -375,7 +375,7 @@
 		}                                                           \
 	}
 /* A program built against another layout of the views fails to load. */
-#define RINGTRACE_INLINE_REGISTER (void)&ringtrace_inline_layout_6;
+#define RINGTRACE_INLINE_REGISTER (void)&ringtrace_inline_layout_7;
 #else
 #define RINGTRACE_INLINE_CLASS(name, proto, args, tstruct, ...)
 #define RINGTRACE_INLINE_DISPATCH(name, ...)
