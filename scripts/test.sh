@@ -19,8 +19,9 @@ for cfg in ${TEST_CONFIGS:-default asan tsan}; do
 	esac
 	build=$top/build/test-$cfg
 	echo "=== $cfg build ==="
+	# (the kernel's ftracetest cases extracted once for the three builds)
 	cmake -S "$top" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRINGBUF_WERROR=ON \
-		-DRINGBUF_SANITIZE="$san" >/dev/null
+		-DRINGBUF_SANITIZE="$san" -DRINGTRACE_FTRACETEST_CACHE="$top/build/ftracetest" >/dev/null
 	cmake --build "$build" -j"$jobs"
 	echo "=== $cfg tests ==="
 	if ! ctest --test-dir "$build" --output-on-failure -j"$jobs" "$@"; then
