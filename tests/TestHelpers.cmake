@@ -45,6 +45,12 @@ set(RB_TEST_COSTS
   security.fake_replies 6
   tool.record_lists 6
   security.buffer_modes 5)
+# The stress tests keep every CPU busy (a writer thread per CPU, a
+# consumer, a timer): each takes all of the machine's CPUs from
+# "ctest -j" (PROCESSORS). scripts/test.sh runs twice as many tests as
+# there are CPUs, most of the long ones wait more than they compute; but
+# one test a CPU under TSan, where there is no slot to spare (nor taken).
+cmake_host_system_information(RESULT RB_TEST_CPUS QUERY NUMBER_OF_LOGICAL_CORES)
 function(rb_add_test)
   cmake_parse_arguments(T "CLOCKS" "NAME;TIMEOUT" "COMMAND;LABELS;ENV" ${ARGN})
   if(NOT T_TIMEOUT)
@@ -60,6 +66,9 @@ function(rb_add_test)
     list(GET RB_TEST_COSTS ${i} cost)
     set_tests_properties(${T_NAME} PROPERTIES COST ${cost})
     set_property(GLOBAL APPEND PROPERTY RB_COSTED_TESTS ${T_NAME})
+  endif()
+  if("stress" IN_LIST T_LABELS AND NOT RINGBUF_SANITIZE STREQUAL "tsan")
+    set_tests_properties(${T_NAME} PROPERTIES PROCESSORS ${RB_TEST_CPUS})
   endif()
   # Traced test programs publish their files in the build tree, not in
   # /dev/shm: a test that exits with _exit() (a skip) leaves them.
