@@ -66,8 +66,9 @@ ringtrace_npm_deps() {
 	command -v npm >/dev/null || return 0
 	local tmp
 	tmp=$(mktemp -d)
-	# an install fills the cache with the packages and what they need
-	npm install --no-audit --no-fund --no-save --cache "$RINGTRACE_NPM_CACHE" \
+	# an install fills the cache with the packages and what they need;
+	# what the cache holds already is not asked of the registry again
+	npm install --prefer-offline --no-audit --no-fund --no-save --cache "$RINGTRACE_NPM_CACHE" \
 		--prefix "$tmp" "${RINGTRACE_NPM_PACKAGES[@]}" >/dev/null 2>&1 ||
 		echo "ringtrace: could not fetch ${RINGTRACE_NPM_PACKAGES[*]} into $RINGTRACE_NPM_CACHE (their tests will be skipped)" >&2
 	rm -rf "$tmp"

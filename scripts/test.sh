@@ -19,11 +19,20 @@ for cfg in ${TEST_CONFIGS:-default asan tsan}; do
 	esac
 	build=$top/build/test-$cfg
 	echo "=== $cfg build ==="
+	# (the kernel's ftracetest cases extracted once for the three builds)
 	cmake -S "$top" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRINGBUF_WERROR=ON \
-		-DRINGBUF_SANITIZE="$san" >/dev/null
+		-DRINGBUF_SANITIZE="$san" -DRINGTRACE_FTRACETEST_CACHE="$top/build/ftracetest" >/dev/null
 	cmake --build "$build" -j"$jobs"
 	echo "=== $cfg tests ==="
-	if ! ctest --test-dir "$build" --output-on-failure -j"$jobs" "$@"; then
+	# twice as many tests as CPUs: most of the long ones wait (for a
+	# traced program's seconds, a peer's timeout, a kernel case's sleep)
+	# more than they compute; a stress test takes every CPU's slot
+	# (PROCESSORS, tests/TestHelpers.cmake). Not under ThreadSanitizer,
+	# whose programs compute five to fifteen times as long: there one
+	# test a CPU.
+	par=$((2 * jobs))
+	[ "$cfg" = tsan ] && par=$jobs
+	if ! ctest --test-dir "$build" --output-on-failure -j"$par" "$@"; then
 		status=1
 	fi
 done

@@ -7,8 +7,10 @@
 
 case_record_leftovers() {
 	# a shell that runs the traced program: it is found and recorded
+	# (bursts 20 ms apart: a report of thousands of records, not of a
+	# third of a second of writing without a pause)
 	run 0 "$T" record -q -o "$W/sh.dat" -e app:work -- sh -c \
-		"\"$S\" --threads 1 --seconds 0.3 >/dev/null; true"
+		"\"$S\" --threads 1 --seconds 0.3 --gap-ms 20 >/dev/null; true"
 	run 0 "$T" report "$W/sh.dat"
 	out_has " work: "
 	no_leftovers
@@ -17,7 +19,8 @@ case_record_leftovers() {
 	local rec sig
 	for sig in TERM KILL; do
 		"$T" record -q -o "$W/k.dat" -e app:work -- "$S" --threads 1 \
-			--seconds 1.5 --ready "$W/ready.$sig" >/dev/null 2>&1 &
+			--seconds 1.5 --gap-ms 20 --ready "$W/ready.$sig" \
+			>/dev/null 2>&1 &
 		rec=$!
 		for i in $(seq 1 500); do
 			[ -s "$W/ready.$sig" ] && break

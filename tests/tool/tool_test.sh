@@ -742,7 +742,13 @@ case_record_report() {
 	"$T" pipe -e app:work "$SP" >"$W/pipe.txt" 2>/dev/null &
 	local pp=$!
 	PIDS+=("$pp")
-	sleep 0.5
+	# until it printed a work record (at most 20 s, stretched by
+	# RB_TIMEOUT_MULT), not half a second whatever the machine
+	for i in $(seq 1 $((2000 * ${RB_TIMEOUT_MULT:-1}))); do
+		grep -q ' work: ' "$W/pipe.txt" && break
+		kill -0 "$pp" 2>/dev/null || break
+		sleep 0.01
+	done
 	kill -INT "$pp"
 	wait "$pp"
 	local a b

@@ -6,7 +6,9 @@
 #
 # The cases come from the Linux source tarball Debian installs
 # (linux-source-6.12): tools/testing/selftests/ftrace is extracted once
-# into $RTT_UPSTREAM_CACHE and reused while the tarball is unchanged.
+# into $RTT_UPSTREAM_CACHE/<package> and reused while the tarball is
+# unchanged, by every test (and build) given the same cache: the first
+# extracts, the others wait for it (a lock file beside it).
 # Each case runs as ftracetest runs it (upstream_case.sh), in the mount
 # and, for the cases flagged "instance", again in a new instance; the
 # results are ftracetest's (PASS, FAIL, UNRESOLVED, UNTESTED,
@@ -43,8 +45,13 @@ CASE_TIMEOUT=120
 
 [ -r "$SRC" ] || { echo "SKIP ($NAME): no $SRC (Debian package $PKG)"; exit 77; }
 
-# the cases, extracted once per tarball
+# the cases, extracted once per tarball (a decompression of all of it:
+# seconds of CPU), under the lock that the tests sharing the cache take
+CACHE=$CACHE/$PKG
 FT=$CACHE/ftrace
+mkdir -p "$(dirname "$CACHE")"
+exec 9>>"$CACHE.lock"
+flock -w 600 9 || { echo "FAIL ($NAME): $CACHE.lock is held for 600 s"; exit 1; }
 stamp="$(stat -c '%s %Y' "$SRC") $SRC"
 if [ "$(cat "$CACHE/stamp" 2>/dev/null)" != "$stamp" ] || [ ! -d "$FT/test.d" ]; then
 	rm -rf "$CACHE"
@@ -55,6 +62,7 @@ if [ "$(cat "$CACHE/stamp" 2>/dev/null)" != "$stamp" ] || [ ! -d "$FT/test.d" ];
 		rm -rf "$CACHE/x" && echo "$stamp" > "$CACHE/stamp" ||
 		{ echo "FAIL ($NAME): no tools/testing/selftests/ftrace in $SRC"; exit 1; }
 fi
+exec 9>&-
 TEST_DIR=$FT/test.d
 
 defaults=false

@@ -1261,6 +1261,10 @@ static void threads_filters(void)
 		{ RT_FTRACE_NOTRACE, "rtfs_d", false },
 	};
 	const size_t nr_change = sizeof(change) / sizeof(change[0]);
+	/* every change 90 times; in a sanitizer build (a change takes 10
+	 * to 40 times as long there) 20 times and more, still under each
+	 * of the three graph depths */
+	const int rounds = 1000 / (int)rbt_timeout_mult();
 	pthread_t th[4];
 	int i;
 
@@ -1275,7 +1279,7 @@ static void threads_filters(void)
 		ASSERT_EQ(pthread_create(&th[i], NULL, thr_worker,
 					 (void *)(intptr_t)(i + 1)),
 			  0);
-	for (i = 0; i < 1000; i++) {
+	for (i = 0; i < rounds; i++) {
 		LIST_SET(change[i % nr_change].list, change[i % nr_change].text,
 			 change[i % nr_change].append);
 		if (i % 50 == 0)
