@@ -47,9 +47,10 @@ set(RB_TEST_COSTS
   security.buffer_modes 5)
 # The stress tests keep every CPU busy (a writer thread per CPU, a
 # consumer, a timer): each takes all of the machine's CPUs from
-# "ctest -j" (PROCESSORS). scripts/test.sh runs twice as many tests as
-# there are CPUs, most of the long ones wait more than they compute; but
-# one test a CPU under TSan, where there is no slot to spare (nor taken).
+# "ctest -j" (PROCESSORS), so none runs beside another test
+# (scripts/test.sh runs one test a CPU in every build). Not in the TSan
+# build, whose stress runs passed beside other tests and which is the
+# suite's longest run.
 cmake_host_system_information(RESULT RB_TEST_CPUS QUERY NUMBER_OF_LOGICAL_CORES)
 function(rb_add_test)
   cmake_parse_arguments(T "CLOCKS" "NAME;TIMEOUT" "COMMAND;LABELS;ENV" ${ARGN})
