@@ -134,21 +134,19 @@ enum dyn_kind {
 /*
  * The trampoline page: "jmp *0(%rip)" to __fentry__ at +0 and to mcount
  * at +16, then the one-tracer slots, one per distance D from a site's
- * return to its function (DYN_FAST_MIN to DYN_FAST_MAX), per trampoline
- * (ftrace_func_caller, or ftrace_func_caller_gpr for G) and per tracer
- * (T: enum dyn_fast, function or function_graph) at DYN_FAST_SLOT(D, G,
- * T): "mov $D, %r11d" and a jump to the trampoline, "jmp rel32" where
- * the library is within reach of the page, else "jmp *0(%rip)" and the
- * address. (Only the function tracer's slots are filled: function_graph
- * alone takes the stubs below.)
+ * return to its function (DYN_FAST_MIN to DYN_FAST_MAX) and per
+ * trampoline (ftrace_func_caller, or ftrace_func_caller_gpr for G) at
+ * DYN_FAST_SLOT(D, G): "mov $D, %r11d" and a jump to the trampoline,
+ * "jmp rel32" where the library is within reach of the page, else
+ * "jmp *0(%rip)" and the address. The slots are the function tracer's:
+ * function_graph alone takes the stubs below.
  */
 #define DYN_FAST_MIN 5 /* the site is the function's first instruction */
 #define DYN_FAST_MAX 10 /* ... after an endbr64, a six-byte call site */
 #define DYN_FAST_NR (DYN_FAST_MAX - DYN_FAST_MIN + 1)
-#define DYN_FAST_SLOT(d, g, t)                                                \
+#define DYN_FAST_SLOT(d, g)                                                   \
 	(64 + 32 * ((unsigned long)((d) - DYN_FAST_MIN) +                    \
-		    ((g) ? DYN_FAST_NR : 0) +                                 \
-		    2 * DYN_FAST_NR * ((unsigned long)(t) - DYN_FAST_FUNC)))
+		    ((g) ? DYN_FAST_NR : 0)))
 
 /* Which one-tracer trampoline a site calls (struct dyn_site's @fast). */
 enum dyn_fast {
@@ -847,13 +845,11 @@ static RT_NOTRACE unsigned long dyn_tramp(struct dyn_obj *o, unsigned long lo,
 	static const unsigned char mov_r11[2] = { 0x41, 0xbb };
 	unsigned long at, fn[2] = { (unsigned long)__fentry__,
 				    (unsigned long)mcount };
-	unsigned long fast[1][2] = {
-		{ (unsigned long)ftrace_func_caller,
-		  (unsigned long)ftrace_func_caller_gpr },
-	};
+	unsigned long fast[2] = { (unsigned long)ftrace_func_caller,
+				  (unsigned long)ftrace_func_caller_gpr };
 	long page = sysconf(_SC_PAGESIZE);
 	uint32_t d;
-	int i, g, k;
+	int i, g;
 
 	if (o->tramp)
 		return o->tramp;
@@ -863,16 +859,15 @@ static RT_NOTRACE unsigned long dyn_tramp(struct dyn_obj *o, unsigned long lo,
 	for (i = 0; i < 2; i++)
 		dyn_tramp_jmp((unsigned char *)at + 16 * i, fn[i]);
 	/* (function_graph alone takes the stubs: dyn_stubs()) */
-	for (k = 0; k < 1; k++)
-		for (g = 0; g < 2; g++)
-			for (d = DYN_FAST_MIN; d <= DYN_FAST_MAX; d++) {
-				unsigned char *p = (unsigned char *)(at +
-					DYN_FAST_SLOT(d, g, DYN_FAST_FUNC + k));
+	for (g = 0; g < 2; g++)
+		for (d = DYN_FAST_MIN; d <= DYN_FAST_MAX; d++) {
+			unsigned char *p =
+				(unsigned char *)(at + DYN_FAST_SLOT(d, g));
 
-				memcpy(p, mov_r11, sizeof(mov_r11));
-				memcpy(p + 2, &d, sizeof(d));
-				dyn_tramp_jmp(p + 6, fast[k][g]);
-			}
+			memcpy(p, mov_r11, sizeof(mov_r11));
+			memcpy(p + 2, &d, sizeof(d));
+			dyn_tramp_jmp(p + 6, fast[g]);
+		}
 	/* (the page is this thread's alone until a site points at it; the
 	 * patch's membarrier() serializes every core before any thread can
 	 * run the site's new call) */
@@ -1443,7 +1438,7 @@ static RT_NOTRACE void dyn_fast_insn(struct dyn_site *s, unsigned int fast,
 				      (s->ip + s->len));
 	else
 		rel = (int32_t)(long)(o->tramp +
-				      DYN_FAST_SLOT(s->fast_delta, gpr, fast) -
+				      DYN_FAST_SLOT(s->fast_delta, gpr) -
 				      (s->ip + s->len));
 	/*
 	 * A six-byte site takes one six-byte instruction, "cs call rel32"
