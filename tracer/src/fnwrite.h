@@ -71,22 +71,21 @@ rt_fill_entry_outer(struct ringtrace_entry *ent, uint16_t type, int pid)
 }
 
 /*
- * One record of a built-in write into the buffer of instance @i, inside
- * the writer's read-side section: a record of @type and @size reserved
- * (stamped @ts, see rt_write_builtin_inline()), its header filled for a
- * write at nesting @depth, or with @outer_pid not NULL for the thread's own
- * write at the outermost level (flags and depth 0, the thread's id
- * *@outer_pid, read once the record is reserved: no register kept for
- * it across the reservation), its payload by @fill, committed. Return:
- * whether the
+ * One record of a built-in write into the buffer @rb (NULL: none, an
+ * instance's empty slot), inside the writer's read-side section: a
+ * record of @type and @size reserved (stamped @ts, see
+ * rt_write_builtin_inline()), its header filled for a write at nesting
+ * @depth, or with @outer_pid not NULL for the thread's own write at the
+ * outermost level (flags and depth 0, the thread's id *@outer_pid, read
+ * once the record is reserved: no register kept for it across the
+ * reservation), its payload by @fill, committed. Return: whether the
  * record was written.
  */
 static inline __attribute__((always_inline, no_instrument_function)) bool
-rt_write_instance(int i, uint16_t type, size_t size,
-		  void (*fill)(void *rec, const void *arg), const void *arg,
-		  uint64_t ts, int depth, const int *outer_pid)
+rt_write_rb(struct ringbuf *rb, uint16_t type, size_t size,
+	    void (*fill)(void *rec, const void *arg), const void *arg,
+	    uint64_t ts, int depth, const int *outer_pid)
 {
-	struct ringbuf *rb = rt_inst_rb(i);
 	struct ringbuf_event *e;
 	void *rec;
 	int err;
@@ -104,6 +103,16 @@ rt_write_instance(int i, uint16_t type, size_t size,
 	fill(rec, arg);
 	ringbuf_commit_inline(rb);
 	return true;
+}
+
+/* rt_write_rb() into the buffer of instance @i (rt_inst_rb()). */
+static inline __attribute__((always_inline, no_instrument_function)) bool
+rt_write_instance(int i, uint16_t type, size_t size,
+		  void (*fill)(void *rec, const void *arg), const void *arg,
+		  uint64_t ts, int depth, const int *outer_pid)
+{
+	return rt_write_rb(rt_inst_rb(i), type, size, fill, arg, ts, depth,
+			   outer_pid);
 }
 
 /* rt_write_instance() into each instance of @mask. Return: the records
