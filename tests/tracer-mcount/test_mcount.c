@@ -1697,6 +1697,166 @@ static void function_rcu_parked(void)
 	free(t);
 }
 
+/* ---- the function tracer's refuse word ---------------------------------------- */
+
+/*
+ * The settings that the function tracer's fast path tests as one word
+ * (set_ftrace_pid, set_ftrace_notrace_pid, func-args, the stop switch;
+ * tracing_on with them), each changed while MC_THREADS threads call a
+ * patched function (fp_add: the tracer's own trampoline and its fast
+ * path). Once the change has returned, each thread calls it
+ * RW_CALLS times more: every one of those calls is recorded where the
+ * settings ask for it, in the form they ask for, and none where they
+ * do not.
+ */
+#define RW_CALLS 16
+#define RW_ALL ((1u << MC_THREADS) - 1)
+
+static pthread_barrier_t rw_bar;
+static _Atomic int rw_hammer, rw_done;
+static int rw_tid[MC_THREADS];
+
+static void *refuse_worker(void *arg)
+{
+	int k = (int)(long)arg;
+
+	rw_tid[k] = (int)gettid();
+	for (;;) {
+		pthread_barrier_wait(&rw_bar); /* a change starts */
+		if (atomic_load(&rw_done))
+			return NULL;
+		while (atomic_load_explicit(&rw_hammer, memory_order_relaxed))
+			fp_add(k, 0);
+		pthread_barrier_wait(&rw_bar); /* it has returned */
+		pthread_barrier_wait(&rw_bar); /* the buffer is empty */
+		for (int i = 0; i < RW_CALLS; i++)
+			fp_add(k, 1);
+		pthread_barrier_wait(&rw_bar); /* counted */
+	}
+}
+
+/* The lines of @text that hold both @a and @b. */
+static int count_lines(const char *text, const char *a, const char *b)
+{
+	int n = 0;
+
+	for (const char *p = text; *p;) {
+		const char *end = strchr(p, '\n');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		char *line = strndup(p, len);
+
+		ASSERT_NOT_NULL(line);
+		n += strstr(line, a) && strstr(line, b);
+		free(line);
+		p += len + (end != NULL);
+	}
+	return n;
+}
+
+enum rw_change {
+	RW_PID, RW_PID_CLEAR, RW_NOTRACE_PID, RW_NOTRACE_PID_CLEAR,
+	RW_ARGS, RW_NOARGS, RW_STOP, RW_NOSTOP, RW_OFF, RW_ON, RW_NR
+};
+
+/* Make change @c; *@who: the threads whose calls are recorded after it
+ * (a bit each), *@args: with their arguments. */
+static void rw_change(int c, unsigned int *who, bool *args)
+{
+	char pid[16];
+
+	switch (c) {
+	case RW_PID:
+	case RW_NOTRACE_PID:
+		snprintf(pid, sizeof(pid), "%d", rw_tid[c == RW_PID ? 0 : 1]);
+		ASSERT_EQ(ringtrace_set_pids(tr,
+					     c == RW_PID ?
+						     RINGTRACE_PID_FTRACE :
+						     RINGTRACE_PID_FTRACE_NOTRACE,
+					     pid, false, NULL, 0),
+			  0);
+		*who = c == RW_PID ? 1u : RW_ALL & ~2u;
+		break;
+	case RW_PID_CLEAR:
+	case RW_NOTRACE_PID_CLEAR:
+		ASSERT_EQ(ringtrace_set_pids(tr,
+					     c == RW_PID_CLEAR ?
+						     RINGTRACE_PID_FTRACE :
+						     RINGTRACE_PID_FTRACE_NOTRACE,
+					     "", false, NULL, 0),
+			  0);
+		*who = RW_ALL;
+		break;
+	case RW_ARGS:
+	case RW_NOARGS:
+		option(c == RW_ARGS ? "func-args" : "nofunc-args");
+		*args = c == RW_ARGS;
+		break;
+	case RW_STOP:
+	case RW_NOSTOP:
+		ringtrace_function_trace_stop(c == RW_STOP);
+		*who = c == RW_STOP ? 0 : RW_ALL;
+		break;
+	case RW_OFF:
+	case RW_ON:
+		ringtrace_tracing_on(tr, c == RW_ON);
+		*who = c == RW_ON ? RW_ALL : 0;
+		break;
+	}
+}
+
+static void function_refuse_word(void)
+{
+	pthread_t th[MC_THREADS];
+	unsigned int who = RW_ALL;
+	bool args = false;
+	int r;
+
+	tracer("function");
+	ASSERT_EQ(pthread_barrier_init(&rw_bar, NULL, MC_THREADS + 1), 0);
+	for (long k = 0; k < MC_THREADS; k++)
+		ASSERT_EQ(pthread_create(&th[k], NULL, refuse_worker, (void *)k),
+			  0);
+	for (r = 0; r < 3 * RW_NR; r++) {
+		char *t;
+		int all = 0;
+
+		atomic_store(&rw_hammer, 1);
+		pthread_barrier_wait(&rw_bar);
+		rw_change(r % RW_NR, &who, &args);
+		atomic_store(&rw_hammer, 0);
+		pthread_barrier_wait(&rw_bar);
+		ringtrace_clear(tr);
+		pthread_barrier_wait(&rw_bar);
+		pthread_barrier_wait(&rw_bar);
+		t = trace_text();
+		for (int k = 0; k < MC_THREADS; k++) {
+			char tid[24], rec[48];
+			int n, want = (who >> k) & 1 ? RW_CALLS : 0;
+
+			snprintf(tid, sizeof(tid), "-%d ", rw_tid[k]);
+			if (args)
+				snprintf(rec, sizeof(rec),
+					 ": fp_add(a=%d, b=1) <-", k);
+			else
+				snprintf(rec, sizeof(rec), ": fp_add <-");
+			n = count_lines(t, tid, rec);
+			if (n != want)
+				RBT_FAIL("change %d: thread %d: %d records "
+					 "\"%s\", wanted %d",
+					 r % RW_NR, k, n, rec, want);
+			all += n;
+		}
+		/* nothing else (a record without its arguments) */
+		ASSERT_EQ(count(t, "fp_add"), all);
+		free(t);
+	}
+	atomic_store(&rw_done, 1);
+	pthread_barrier_wait(&rw_bar);
+	for (int k = 0; k < MC_THREADS; k++)
+		pthread_join(th[k], NULL);
+	tracer("nop");
+}
+
 /* Named so that backtrace() finds it (the program is linked -rdynamic). */
 #define MC_CASE(fn)                                                          \
 	__attribute__((noinline)) void test_case_##fn(void);                 \
@@ -1740,6 +1900,7 @@ MC_CASE(registers_rare)
 MC_CASE(graph_body_args)
 MC_CASE(function_rcu_memb)
 MC_CASE(function_rcu_parked)
+MC_CASE(function_refuse_word)
 
 #define MC_RUN(fn) { #fn, test_case_##fn }
 static const struct rbt_case cases[] = {
@@ -1763,6 +1924,7 @@ static const struct rbt_case cases[] = {
 	MC_RUN(function_thread_state),
 	MC_RUN(registers_rare),	 MC_RUN(graph_body_args),
 	MC_RUN(function_rcu_memb), MC_RUN(function_rcu_parked),
+	MC_RUN(function_refuse_word),
 };
 
 RBT_MAIN(cases)

@@ -45,6 +45,23 @@ void rt_ftrace_function_event(unsigned long ip, unsigned long parent_ip,
 /* The instances of the function tracer with the func-args option. */
 extern _Atomic uint64_t rt_fn_args_mask;
 /*
+ * The function tracer's refuse word, which its fast path (rt_fn_write(),
+ * fnwrite.h) tests instead of the words it stands for: N > 0 when the
+ * function tracer is on in instance N - 1 alone, without func-args, no
+ * instance of the function tracer has a set_ftrace_pid or
+ * set_ftrace_notrace_pid list and the stop switch is clear; else 0 (the
+ * general path, which tests them one by one). Kept by
+ * rt_fn_fast_update().
+ */
+extern _Atomic unsigned int rt_fn_fast_inst;
+/*
+ * rt_fn_fast_update - recompute rt_fn_fast_inst from rt_fn_mask,
+ * rt_fn_args_mask, rt_ftrace_pid_mask and rt_function_trace_stop: the
+ * one definition of the word, called by every writer of those after its
+ * store. Not async-signal-safe (a mutex of its own, a leaf).
+ */
+void rt_fn_fast_update(void);
+/*
  * Record a graph entry at @depth (0 = outermost), stamped @calltime
  * (rt_ftrace_clock()) where the buffer's clock is the default one.
  * @args: the six argument registers as the entry trampoline saved them

@@ -408,6 +408,8 @@ static void rt_update_args_mask(void)
 	 * other layout: fnwrite.h). */
 	atomic_store_explicit(&rt_graph_retval_mask, retval,
 			      memory_order_relaxed);
+	/* (after rt_fn_mask too: rt_update_tracer_masks() calls this) */
+	rt_fn_fast_update();
 }
 
 static void rt_update_tracer_masks(void)
@@ -1330,6 +1332,7 @@ void ringtrace_function_trace_stop(bool stop)
 	/* Relaxed: a hook already past the check finishes its record. */
 	atomic_store_explicit(&rt_function_trace_stop, stop ? 1 : 0,
 			      memory_order_relaxed);
+	rt_fn_fast_update();
 }
 
 /* ------------------------------------------------------------------------ */

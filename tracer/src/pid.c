@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ftrace.h"
 #include "rcu.h"
 #include "trace.h"
 
@@ -131,6 +132,8 @@ int ringtrace_set_pids(struct ringtrace_instance *tr,
 		atomic_fetch_and_explicit(&rt_ftrace_pid_mask, ~bit,
 					  memory_order_relaxed);
 	}
+	if (list != RINGTRACE_PID_EVENT)
+		rt_fn_fast_update();
 	rt_registry_unlock();
 	/* writers may still be looking at the old list */
 	if (old)
@@ -166,6 +169,7 @@ void rt_pids_free(struct ringtrace_instance *tr)
 
 	atomic_fetch_and_explicit(&rt_ftrace_pid_mask, ~bit,
 				  memory_order_relaxed);
+	rt_fn_fast_update();
 	for (i = 0; i < RT_PID_NR_LISTS; i++)
 		free(atomic_exchange_explicit(&tr->pids[i], NULL,
 					      memory_order_relaxed));

@@ -54,6 +54,9 @@ _Atomic uint64_t rt_graph_args_mask, rt_graph_retval_mask;
 _Atomic uint64_t rt_fn_args_mask;
 /* Instances with a set_ftrace_pid or set_ftrace_notrace_pid list */
 _Atomic uint64_t rt_ftrace_pid_mask;
+/* The function tracer's refuse word (ftrace.h); 0, refusing, until the
+ * tracer is set */
+_Atomic unsigned int rt_fn_fast_inst;
 _Atomic unsigned int rt_ftrace_enabled;
 
 /* ------------------------------------------------------------------------ */
@@ -1344,6 +1347,41 @@ rt_fn_write_args(uint64_t mask, uint64_t args_mask, unsigned long ip,
 	rt_write_builtin_inline(args_mask, RT_TYPE_FN, RT_FN_ARGS_SIZE,
 				rt_fill_fn_args, &a, 0);
 	errno = saved_errno;
+}
+
+/*
+ * The one definition of the function tracer's refuse word (ftrace.h),
+ * recomputed under a lock of its own after the caller's store of the
+ * word it changed. The writers of the four words hold different locks
+ * (rt_control_lock, the registry's, none for the stop switch), so two of
+ * them could otherwise each compute from the other's old word and the
+ * later store keep a stale result. Under this lock the recomputations
+ * follow one another, and each loads every store whose writer's own
+ * recomputation came before it (the store precedes that writer's
+ * unlock, which this lock's acquisition follows), or else is followed
+ * by that writer's: the last one stands for the words as they are.
+ * A leaf lock: nothing is called under it.
+ */
+static pthread_mutex_t rt_fn_fast_lock = PTHREAD_MUTEX_INITIALIZER;
+
+__attribute__((no_instrument_function)) void rt_fn_fast_update(void)
+{
+	unsigned int inst = 0;
+	uint64_t fn, refuse;
+
+	pthread_mutex_lock(&rt_fn_fast_lock);
+	/* Relaxed, the four: ordered by the lock (above). */
+	fn = atomic_load_explicit(&rt_fn_mask, memory_order_relaxed);
+	refuse = atomic_load_explicit(&rt_fn_args_mask, memory_order_relaxed) |
+		 atomic_load_explicit(&rt_ftrace_pid_mask, memory_order_relaxed);
+	if (fn && !(fn & (fn - 1)) && !(fn & refuse) &&
+	    !atomic_load_explicit(&rt_function_trace_stop,
+				  memory_order_relaxed))
+		inst = (unsigned int)__builtin_ctzll(fn) + 1;
+	/* Relaxed: what a write that loads a stale word does is said where
+	 * it loads it (rt_fn_write()). */
+	atomic_store_explicit(&rt_fn_fast_inst, inst, memory_order_relaxed);
+	pthread_mutex_unlock(&rt_fn_fast_lock);
 }
 
 /* The clock of the first buffer in @mask, in its own unit. */
