@@ -108,16 +108,27 @@ ringtrace_rcu_read_lock_reader(void)
 static inline __attribute__((always_inline, no_instrument_function)) void
 ringtrace_rcu_read_unlock_reader(ringtrace_rcu_reader_t r)
 {
-	unsigned long ctr = r->ctr;
-
-	urcu_assert(ctr & URCU_BP_GP_CTR_NEST_MASK);
+	urcu_assert(_CMM_LOAD_SHARED(r->ctr) & URCU_BP_GP_CTR_NEST_MASK);
 	/* Orders the section's loads before the store below, for the
 	 * compiler: urcu_bp_smp_mb_slave() where liburcu uses membarrier()
 	 * (the caller's slow word was 0). The processor's side pairs with
 	 * the grace period's last membarrier(): the section's loads are
 	 * done before the grace period that sees the store ends. */
 	cmm_barrier();
-	_CMM_STORE_SHARED(r->ctr, ctr - URCU_BP_GP_COUNT);
+#if defined(__x86_64__)
+	/* The counter minus one nesting count, in one instruction: the
+	 * load, the subtraction and the store, which liburcu's volatile
+	 * accesses keep apart; the same value stored (a signal handler's
+	 * balanced section comes before or after it, as between liburcu's
+	 * load and store), one aligned 8-byte store as the grace period
+	 * reads it. */
+	__asm__ __volatile__("subq %1, %0"
+			     : "+m"(r->ctr)
+			     : "i"(URCU_BP_GP_COUNT));
+#else
+	_CMM_STORE_SHARED(r->ctr,
+			  _CMM_LOAD_SHARED(r->ctr) - URCU_BP_GP_COUNT);
+#endif
 	/* (what the program does next follows the section) */
 	cmm_barrier();
 }
