@@ -193,7 +193,7 @@ NOTRACE void rt_ftrace_graph_return_event(unsigned long func, int depth,
 _Atomic uint64_t rt_graph_mask, rt_graph_args_mask, rt_graph_retval_mask,
 	rt_ftrace_pid_mask;
 _Atomic uint64_t rt_fn_mask, rt_fn_args_mask;
-_Atomic unsigned int rt_fn_fast_inst; /* 0: refuses */
+struct ringbuf *_Atomic rt_fn_fast_rb; /* NULL: refuses */
 struct ringbuf *_Atomic rt_inst_rbs[RT_MAX_INSTANCES];
 __thread struct rt_thread rt_cur __attribute__((tls_model("initial-exec")));
 

@@ -305,29 +305,57 @@ void rt_graph_write_args(uint64_t mask, uint64_t args_mask,
 /* The library's own word (ftrace.h), declared so in every file that
  * inlines the function tracer's write: one load, not an address from the
  * GOT first. */
-extern _Atomic unsigned int rt_fn_fast_inst
+extern struct ringbuf *_Atomic rt_fn_fast_rb
 	__attribute__((visibility("hidden")));
+
+/*
+ * The function tracer's general path, for everything its fast path
+ * leaves (rt_fn_write()): the words one by one.
+ */
+static inline __attribute__((always_inline, no_instrument_function)) void
+rt_fn_write_general(unsigned long ip, unsigned long parent_ip,
+		    const unsigned long *args, bool test_stop)
+{
+	/* Relaxed: each bit is checked again through rt_inst_rbs[]. */
+	uint64_t mask = atomic_load_explicit(&rt_fn_mask, memory_order_relaxed);
+	/* Relaxed: as rt_fn_mask. */
+	uint64_t am = atomic_load_explicit(&rt_fn_args_mask,
+					   memory_order_relaxed);
+
+	/* (a site patched for a tracer that is going away) */
+	if (!mask)
+		return;
+	/* Relaxed: as the hooks of function.c test it; a write already past
+	 * the test finishes its record. */
+	if (test_stop &&
+	    atomic_load_explicit(&rt_function_trace_stop, memory_order_relaxed))
+		return;
+	if (args && (mask & am))
+		rt_fn_write_args(mask, mask & am, ip, parent_ip, args);
+	else
+		rt_fn_write_slow(mask, ip, parent_ip);
+}
 
 /*
  * The function tracer's record, into every instance of rt_fn_mask: the
  * fast path with the payload stored inline, the rest out of line
- * (rt_fn_write_slow(), rt_fn_write_args()). The body of
- * rt_ftrace_function_event() (fnfast.c) and of the function tracer's
- * trampoline's C half, ftrace_func_entry() (fgraph_fast.c), which has
- * the stop switch tested here (@test_stop): its callers test it before.
+ * (rt_fn_write_general()). The body of rt_ftrace_function_event()
+ * (fnfast.c) and of the function tracer's trampoline's C half,
+ * ftrace_func_entry() (fgraph_fast.c), which has the stop switch tested
+ * here (@test_stop): its callers test it before.
  *
  * The fast path is the common case of rt_fn_fast() in two words: the
  * thread's (@depth and rt_thread.slow, which stands for the rest: the
  * read-side section that follows leaves liburcu's membarrier test out,
- * rt_rcu_read_lock_reader()) and the process's refuse word,
- * rt_fn_fast_inst, which stands for everything else the record depends
- * on: the function tracer on in one instance only, and there neither
- * func-args nor a set_ftrace_pid list, and the stop switch clear
- * (rt_fn_fast_update()). The word gives the instance too (its index plus
- * one): no mask is loaded, counted or tested on the way. Any other case,
- * and a word that refuses, goes through the general path with the
- * three words and the mask tested one by one, as in rt_fn_fast() (the
- * records are the same either way).
+ * rt_rcu_read_lock_reader()) before the section, and inside it the
+ * process's refuse word, rt_fn_fast_rb, which stands for everything
+ * else the record depends on: the function tracer on in one instance
+ * only, and there neither func-args nor a set_ftrace_pid list, and the
+ * stop switch clear (rt_fn_fast_update()). The word is the instance's
+ * buffer itself: no mask is loaded, counted or tested on the way, nor
+ * the buffer looked up. A word that refuses leaves the section and goes
+ * through the general path with the words tested one by one, as in
+ * rt_fn_fast() (the records are the same either way).
  *
  * Userspace: the kernel's function_trace_call() takes a recursion bit
  * first; here the write's own nesting count is that bit (the fast path
@@ -343,58 +371,44 @@ rt_fn_write(unsigned long ip, unsigned long parent_ip,
 	/* the payload is built where it is written: the slow paths get the
 	 * words, so the fast path need not keep it in memory */
 	struct rt_fn_arg a;
-	/*
-	 * Relaxed: a change of the words it stands for recomputes it after
-	 * storing them (rt_fn_fast_update()); a write that loads it before
-	 * the new value is seen writes the one record the new words would
-	 * refuse (a record without its arguments, of a thread the pid list
-	 * leaves out, after the stop switch, in the instance alone where
-	 * two trace now: as a stale rt_fn_mask writes one record too many or
-	 * too few), or refuses one they would let through, which the general
-	 * path writes; the buffer itself is checked again through
-	 * rt_inst_rbs[]. A thread that synchronises with the change's
-	 * return (a lock, a join, a barrier) sees the new word.
-	 */
-	unsigned int inst = atomic_load_explicit(&rt_fn_fast_inst,
-						 memory_order_relaxed);
 	struct rt_thread *cur = &rt_cur;
 	rt_rcu_reader_t rcu;
+	struct ringbuf *rb;
 
 	/* the thread's state through one address, not one TLS offset load
 	 * per field (the compiler reloads it from the GOT each time) */
 	__asm__("" : "+r"(cur));
-	if (__builtin_expect(!inst || ((unsigned int)cur->depth | cur->slow),
-			     0)) {
-		/* Relaxed: each bit is checked again through rt_inst_rbs[]. */
-		uint64_t mask = atomic_load_explicit(&rt_fn_mask,
-						     memory_order_relaxed);
-		/* Relaxed: as rt_fn_mask. */
-		uint64_t am = atomic_load_explicit(&rt_fn_args_mask,
-						   memory_order_relaxed);
-
-		/* (a site patched for a tracer that is going away) */
-		if (!mask)
-			return;
-		/* Relaxed: as the hooks of function.c test it; a write
-		 * already past the test finishes its record. */
-		if (test_stop && atomic_load_explicit(&rt_function_trace_stop,
-						      memory_order_relaxed))
-			return;
-		if (args && (mask & am))
-			rt_fn_write_args(mask, mask & am, ip, parent_ip, args);
-		else
-			rt_fn_write_slow(mask, ip, parent_ip);
+	if (__builtin_expect((unsigned int)cur->depth | cur->slow, 0)) {
+		rt_fn_write_general(ip, parent_ip, args, test_stop);
+		return;
+	}
+	cur->depth = 1;
+	rcu = rt_rcu_read_lock_reader();
+	/*
+	 * Acquire: pairs with the release store of rt_fn_fast_update(),
+	 * which publishes a buffer it saw published in rt_inst_rbs[]; loaded
+	 * inside the section, as rt_inst_rb(): a buffer that leaves
+	 * rt_inst_rbs[] leaves the word before the grace period that retires
+	 * it. A change of the words it stands for recomputes it after
+	 * storing them; a write that loads it before the new value is seen
+	 * writes the one record the new words would refuse (a record without
+	 * its arguments, of a thread the pid list leaves out, after the stop
+	 * switch, in one instance of two, or of an instance whose tracer
+	 * changed: as a stale rt_fn_mask writes one record too many or too
+	 * few), or refuses one they would let through, which the general
+	 * path writes. A thread that synchronises with the change's return
+	 * (a lock, a join, a barrier) sees the new word.
+	 */
+	rb = atomic_load_explicit(&rt_fn_fast_rb, memory_order_acquire);
+	if (__builtin_expect(!rb, 0)) {
+		rt_rcu_read_unlock_reader(rcu);
+		cur->depth = 0;
+		rt_fn_write_general(ip, parent_ip, args, test_stop);
 		return;
 	}
 	a = (struct rt_fn_arg){ .a = ip, .b = parent_ip };
-	cur->depth = 1;
-	rcu = rt_rcu_read_lock_reader();
-	/* (as rt_inst_rb(), with the index minus one folded into the load's
-	 * displacement: a word of 64 bits, no sign) */
-	rt_write_rb(atomic_load_explicit(&rt_inst_rbs[(uint64_t)inst - 1],
-					 memory_order_acquire),
-		    RT_TYPE_FN, sizeof(struct rt_fn_entry), rt_fill_fn_inline,
-		    &a, 0, 0, &cur->pid);
+	rt_write_rb(rb, RT_TYPE_FN, sizeof(struct rt_fn_entry),
+		    rt_fill_fn_inline, &a, 0, 0, &cur->pid);
 	rt_rcu_read_unlock_reader(rcu);
 	cur->depth = 0;
 }

@@ -46,19 +46,20 @@ void rt_ftrace_function_event(unsigned long ip, unsigned long parent_ip,
 extern _Atomic uint64_t rt_fn_args_mask;
 /*
  * The function tracer's refuse word, which its fast path (rt_fn_write(),
- * fnwrite.h) tests instead of the words it stands for: N > 0 when the
- * function tracer is on in instance N - 1 alone, without func-args, no
- * instance of the function tracer has a set_ftrace_pid or
- * set_ftrace_notrace_pid list and the stop switch is clear; else 0 (the
- * general path, which tests them one by one). Kept by
- * rt_fn_fast_update().
+ * fnwrite.h) tests instead of the words it stands for: the buffer of
+ * instance N (rt_inst_rbs[N]) when the function tracer is on in
+ * instance N alone, without func-args, no instance of the function
+ * tracer has a set_ftrace_pid or set_ftrace_notrace_pid list and the
+ * stop switch is clear; else NULL (the general path, which tests them
+ * one by one). Kept by rt_fn_fast_update().
  */
-extern _Atomic unsigned int rt_fn_fast_inst;
+extern struct ringbuf *_Atomic rt_fn_fast_rb;
 /*
- * rt_fn_fast_update - recompute rt_fn_fast_inst from rt_fn_mask,
- * rt_fn_args_mask, rt_ftrace_pid_mask and rt_function_trace_stop: the
- * one definition of the word, called by every writer of those after its
- * store. Not async-signal-safe (a mutex of its own, a leaf).
+ * rt_fn_fast_update - recompute rt_fn_fast_rb from rt_fn_mask,
+ * rt_fn_args_mask, rt_ftrace_pid_mask, rt_function_trace_stop and
+ * rt_inst_rbs[]: the one definition of the word, called by every writer
+ * of those after its store. Not async-signal-safe (a mutex of its own, a
+ * leaf).
  */
 void rt_fn_fast_update(void);
 /*

@@ -54,9 +54,9 @@ _Atomic uint64_t rt_graph_args_mask, rt_graph_retval_mask;
 _Atomic uint64_t rt_fn_args_mask;
 /* Instances with a set_ftrace_pid or set_ftrace_notrace_pid list */
 _Atomic uint64_t rt_ftrace_pid_mask;
-/* The function tracer's refuse word (ftrace.h); 0, refusing, until the
- * tracer is set */
-_Atomic unsigned int rt_fn_fast_inst;
+/* The function tracer's refuse word (ftrace.h); NULL, refusing, until
+ * the tracer is set */
+struct ringbuf *_Atomic rt_fn_fast_rb;
 _Atomic unsigned int rt_ftrace_enabled;
 
 /* ------------------------------------------------------------------------ */
@@ -243,6 +243,8 @@ void rt_inst_rb_set(int i, struct ringbuf *rb)
 	/* Release: the buffer's initialisation before its pointer; pairs
 	 * with the acquire load in rt_inst_rb(). */
 	atomic_store_explicit(&rt_inst_rbs[i], rb, memory_order_release);
+	/* the function tracer's word follows, before the grace period */
+	rt_fn_fast_update();
 }
 
 /*
@@ -1352,21 +1354,23 @@ rt_fn_write_args(uint64_t mask, uint64_t args_mask, unsigned long ip,
 /*
  * The one definition of the function tracer's refuse word (ftrace.h),
  * recomputed under a lock of its own after the caller's store of the
- * word it changed. The writers of the four words hold different locks
- * (rt_control_lock, the registry's, none for the stop switch), so two of
- * them could otherwise each compute from the other's old word and the
- * later store keep a stale result. Under this lock the recomputations
- * follow one another, and each loads every store whose writer's own
- * recomputation came before it (the store precedes that writer's
- * unlock, which this lock's acquisition follows), or else is followed
- * by that writer's: the last one stands for the words as they are.
- * A leaf lock: nothing is called under it.
+ * word it changed. The writers of the five words hold different locks
+ * (rt_control_lock, an instance's, the registry's, none for the stop
+ * switch), so two of them could otherwise each compute from the other's
+ * old word and the later store keep a stale result. Under this lock the
+ * recomputations follow one another, and each loads every store whose
+ * writer's own recomputation came before it (the store precedes that
+ * writer's unlock, which this lock's acquisition follows), or else is
+ * followed by that writer's: the last one stands for the words as they
+ * are. In particular a buffer that leaves rt_inst_rbs[] leaves the word
+ * before rt_inst_rb_set() returns, so before the grace period that
+ * retires it. A leaf lock: nothing is called under it.
  */
 static pthread_mutex_t rt_fn_fast_lock = PTHREAD_MUTEX_INITIALIZER;
 
 __attribute__((no_instrument_function)) void rt_fn_fast_update(void)
 {
-	unsigned int inst = 0;
+	struct ringbuf *rb = NULL;
 	uint64_t fn, refuse;
 
 	pthread_mutex_lock(&rt_fn_fast_lock);
@@ -1377,10 +1381,14 @@ __attribute__((no_instrument_function)) void rt_fn_fast_update(void)
 	if (fn && !(fn & (fn - 1)) && !(fn & refuse) &&
 	    !atomic_load_explicit(&rt_function_trace_stop,
 				  memory_order_relaxed))
-		inst = (unsigned int)__builtin_ctzll(fn) + 1;
-	/* Relaxed: what a write that loads a stale word does is said where
-	 * it loads it (rt_fn_write()). */
-	atomic_store_explicit(&rt_fn_fast_inst, inst, memory_order_relaxed);
+		/* Acquire: pairs with rt_inst_rb_set()'s release store, so
+		 * that the release below publishes an initialised buffer. */
+		rb = atomic_load_explicit(&rt_inst_rbs[__builtin_ctzll(fn)],
+					  memory_order_acquire);
+	/* Release: the buffer's initialisation before the word; pairs with
+	 * the fast path's acquire load (rt_fn_write()). What a write that
+	 * loads a stale word does is said there. */
+	atomic_store_explicit(&rt_fn_fast_rb, rb, memory_order_release);
 	pthread_mutex_unlock(&rt_fn_fast_lock);
 }
 
