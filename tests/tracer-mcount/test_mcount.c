@@ -1701,8 +1701,9 @@ static void function_rcu_parked(void)
 
 /*
  * The settings that the function tracer's fast path tests as one word
- * (set_ftrace_pid, set_ftrace_notrace_pid, func-args, the stop switch;
- * tracing_on with them), each changed while MC_THREADS threads call a
+ * (set_ftrace_pid, set_ftrace_notrace_pid, func-args, the stop switch,
+ * the instance's buffer, which a new clock replaces; tracing_on with
+ * them), each changed while MC_THREADS threads call a
  * patched function (fp_add: the tracer's own trampoline and its fast
  * path). Once the change has returned, each thread calls it
  * RW_CALLS times more: every one of those calls is recorded where the
@@ -1755,7 +1756,8 @@ static int count_lines(const char *text, const char *a, const char *b)
 
 enum rw_change {
 	RW_PID, RW_PID_CLEAR, RW_NOTRACE_PID, RW_NOTRACE_PID_CLEAR,
-	RW_ARGS, RW_NOARGS, RW_STOP, RW_NOSTOP, RW_OFF, RW_ON, RW_NR
+	RW_ARGS, RW_NOARGS, RW_STOP, RW_NOSTOP, RW_OFF, RW_ON,
+	RW_CLOCK_BOOT, RW_CLOCK_MONO, RW_NR
 };
 
 /* Make change @c; *@who: the threads whose calls are recorded after it
@@ -1800,6 +1802,13 @@ static void rw_change(int c, unsigned int *who, bool *args)
 	case RW_ON:
 		ringtrace_tracing_on(tr, c == RW_ON);
 		*who = c == RW_ON ? RW_ALL : 0;
+		break;
+	case RW_CLOCK_BOOT:
+	case RW_CLOCK_MONO:
+		/* (new buffers: the records go to the new one) */
+		ASSERT_EQ(ringtrace_set_clock(tr, c == RW_CLOCK_BOOT ? "boot" :
+								       "mono"),
+			  0);
 		break;
 	}
 }

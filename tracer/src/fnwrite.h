@@ -385,11 +385,7 @@ rt_fn_write(unsigned long ip, unsigned long parent_ip,
 	cur->depth = 1;
 	rcu = rt_rcu_read_lock_reader();
 	/*
-	 * Acquire: pairs with the release store of rt_fn_fast_update(),
-	 * which publishes a buffer it saw published in rt_inst_rbs[]; loaded
-	 * inside the section, as rt_inst_rb(): a buffer that leaves
-	 * rt_inst_rbs[] leaves the word before the grace period that retires
-	 * it. A change of the words it stands for recomputes it after
+	 * A change of the words it stands for recomputes the word after
 	 * storing them; a write that loads it before the new value is seen
 	 * writes the one record the new words would refuse (a record without
 	 * its arguments, of a thread the pid list leaves out, after the stop
@@ -398,6 +394,11 @@ rt_fn_write(unsigned long ip, unsigned long parent_ip,
 	 * few), or refuses one they would let through, which the general
 	 * path writes. A thread that synchronises with the change's return
 	 * (a lock, a join, a barrier) sees the new word.
+	 * Acquire: pairs with the release store of rt_fn_fast_update(),
+	 * which publishes a buffer it saw published in rt_inst_rbs[]; loaded
+	 * inside the section, as rt_inst_rb(): a buffer that leaves
+	 * rt_inst_rbs[] leaves the word before the grace period that retires
+	 * it.
 	 */
 	rb = atomic_load_explicit(&rt_fn_fast_rb, memory_order_acquire);
 	if (__builtin_expect(!rb, 0)) {
