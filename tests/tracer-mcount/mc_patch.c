@@ -19,3 +19,8 @@ MC_FUNC int mc_pouter(int x)
 {
 	return mc_pleaf(x) + mc_pleaf(x + 2);
 }
+
+MC_FUNC int mc_pcall(int (*f)(int), int x)
+{
+	return f(x) + 1;
+}

@@ -25,6 +25,8 @@ long mc_args(long a, long b, long c, long d, long e, long f);
 
 int mc_pleaf(int x);
 int mc_pouter(int x);
+/* @f(@x) + 1 */
+int mc_pcall(int (*f)(int), int x);
 
 /* mc_exc.cc: throws through @depth traced frames, catches; returns the
  * number of calls that ran after the catch. */

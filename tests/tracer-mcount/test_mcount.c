@@ -157,6 +157,31 @@ static void graph_patchable(void)
 	expect_tree("0:mc_pouter() {\n1:mc_pleaf();\n1:mc_pleaf();\n0:}\n");
 }
 
+/* (not traced: this file is built without instrumentation) */
+static int stop_then_leaf(int x)
+{
+	ringtrace_function_trace_stop(true);
+	return mc_pleaf(x);
+}
+
+/*
+ * The stop switch set while a traced call runs (function_graph's own
+ * trampoline, which calls the body): the call's entry is recorded, its
+ * exit not (the return's write tests the switch), nor the calls made
+ * meanwhile; the next call after the switch is cleared is whole.
+ */
+static void graph_stop_return(void)
+{
+	tracer("function_graph");
+	ringtrace_clear(tr);
+	ASSERT_EQ(mc_pcall(stop_then_leaf, 1), 3);
+	ringtrace_function_trace_stop(false);
+	ASSERT_EQ(mc_pouter(1), 6);
+	tracer("nop");
+	expect_tree("0:mc_pcall() {\n0:mc_pouter() {\n1:mc_pleaf();\n"
+		    "1:mc_pleaf();\n0:}\n");
+}
+
 static void function_records(void)
 {
 	char *t;
@@ -1876,6 +1901,7 @@ static void function_refuse_word(void)
 	}
 MC_CASE(graph_fentry)
 MC_CASE(graph_patchable)
+MC_CASE(graph_stop_return)
 MC_CASE(function_records)
 MC_CASE(registers_kept)
 MC_CASE(nop_when_off)
@@ -1914,6 +1940,7 @@ MC_CASE(function_refuse_word)
 #define MC_RUN(fn) { #fn, test_case_##fn }
 static const struct rbt_case cases[] = {
 	MC_RUN(graph_fentry),	 MC_RUN(graph_patchable),
+	MC_RUN(graph_stop_return),
 	MC_RUN(function_records), MC_RUN(registers_kept),
 	MC_RUN(nop_when_off),	 MC_RUN(filter_patches),
 	MC_RUN(toggle_threads),	 MC_RUN(graph_longjmp),

@@ -312,12 +312,16 @@ ftrace_return_to_handler_slow(unsigned long sp, unsigned long retval,
 }
 
 /* ftrace_return_to_handler()'s write when the clock takes its rare case
- * (a call, which the common case leaves out: nothing kept across it). */
+ * (a call, which the common case leaves out: nothing kept across it); the
+ * stop switch tested here as the common case's write tests it. */
 RT_NOTRACE __attribute__((noinline)) void
 rt_fgraph_return_event_clock(unsigned long func, int depth,
 			     uint64_t calltime, uint64_t clock,
 			     unsigned int overrun, unsigned long retval)
 {
+	/* Relaxed: as the hooks of function.c test it. */
+	if (atomic_load_explicit(&rt_function_trace_stop, memory_order_relaxed))
+		return;
 	rt_ftrace_graph_return_event(func, depth, calltime,
 				     rt_ftrace_clock_at(clock), overrun, retval);
 }

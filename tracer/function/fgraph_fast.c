@@ -30,7 +30,6 @@
 
 /* The library's own words, declared so: one load each (as fnfast.c). */
 #define RT_HIDDEN __attribute__((visibility("hidden")))
-extern _Atomic unsigned int rt_ftrace_enabled RT_HIDDEN;
 extern _Atomic int rt_function_trace_stop RT_HIDDEN;
 extern _Atomic int rt_max_graph_depth RT_HIDDEN;
 extern _Atomic int rt_graph_lists_set RT_HIDDEN;
@@ -104,20 +103,20 @@ ftrace_graph_body_entry(unsigned long func, unsigned long *parent_loc,
 	uint64_t clock, calltime;
 	int depth, max;
 
-	if (t->busy)
-		return false;
 	clock = rt_ftrace_clock_start();
 	depth = t->top;
 	/* Relaxed: a setting; a change may take a few calls to be seen. */
 	max = atomic_load_explicit(&rt_max_graph_depth, memory_order_relaxed);
 	/* Relaxed: rt_graph_lists_set is a hint (fgraph.h); the stop
 	 * switch as the hooks of function.c test it (the slow path tells
-	 * it from the rest). */
+	 * it from the rest, and a hook of this thread under way: the
+	 * guard, whose state read meanwhile is not used). */
 	if (__builtin_expect(atomic_load_explicit(&rt_function_trace_stop,
 						  memory_order_relaxed) |
 				     atomic_load_explicit(&rt_graph_lists_set,
 							  memory_order_relaxed) |
-				     t->notrace | (depth >= RT_MCOUNT_DEPTH) |
+				     t->busy | t->notrace |
+				     (depth >= RT_MCOUNT_DEPTH) |
 				     /* max > 0 && depth >= max, one compare */
 				     ((unsigned int)max - 1u < (unsigned int)depth),
 			     0))
@@ -168,7 +167,7 @@ RT_NOTRACE void ftrace_return_to_handler(unsigned long sp,
 	unsigned long func;
 	int i = t->top - 1, depth;
 	uint64_t clock = rt_ftrace_clock_start(), calltime, rettime;
-	unsigned int overrun, off;
+	unsigned int overrun;
 
 	if (__builtin_expect(i < 0, 0)) {
 		ftrace_return_to_handler_slow(sp, retval, retp);
@@ -185,18 +184,7 @@ RT_NOTRACE void ftrace_return_to_handler(unsigned long sp,
 		return;
 	}
 	*retp = f->ret;
-	/* Relaxed: as in ftrace_ops_entry() and the hooks of function.c.
-	 * 0 while function_graph runs and the stop switch is clear. */
-	off = ((atomic_load_explicit(&rt_ftrace_enabled, memory_order_relaxed) &
-		RT_FTRACE_GRAPH) ^
-	       RT_FTRACE_GRAPH) |
-	      (unsigned int)atomic_load_explicit(&rt_function_trace_stop,
-						 memory_order_relaxed);
 	/* (a frame with no RT_FR_NOTRACE flag: the notrace count stays) */
-	if (__builtin_expect(off != 0, 0)) {
-		t->top = i;
-		return;
-	}
 	func = f->func;
 	calltime = f->calltime;
 	depth = i - t->notrace;
@@ -211,7 +199,10 @@ RT_NOTRACE void ftrace_return_to_handler(unsigned long sp,
 		rt_fgraph_return_event_clock(func, depth, calltime, clock,
 					     overrun, retval);
 	else
-		rt_graph_write_return(func, depth, calltime, rettime, overrun,
-				      retval);
+		/* the write tests the rest: function_graph runs (its
+		 * instances' mask, which rt_ftrace_enabled's bit follows)
+		 * and the stop switch, with its own tests */
+		rt_graph_write_exit(func, depth, calltime, rettime, overrun,
+				    retval, true);
 }
 #endif /* RT_HAVE_MCOUNT */

@@ -422,11 +422,15 @@ rt_fn_write(unsigned long ip, unsigned long parent_ip,
  * (by the general path, rt_graph_write_slow()).
  * The payload is handed over by value and copied where it goes: the fast
  * path keeps it in registers (its fill functions are inlined), only the
- * general paths get it in memory.
+ * general paths get it in memory. With @test_stop (a constant where it is
+ * inlined) the stop switch is tested here, in the fast path's one branch,
+ * as rt_fn_write() tests it: for a caller that has not tested it before
+ * (the return trampoline's C half, fgraph_fast.c).
  */
 static inline __attribute__((always_inline, no_instrument_function))
 RINGTRACE_RECORD_ACCESS void
-rt_graph_write(uint16_t type, const struct rt_fn_arg pay, uint64_t ts)
+rt_graph_write(uint16_t type, const struct rt_fn_arg pay, uint64_t ts,
+	       bool test_stop)
 {
 	/* Relaxed: each bit is checked again through rt_inst_rbs[]. */
 	uint64_t mask =
@@ -434,6 +438,7 @@ rt_graph_write(uint16_t type, const struct rt_fn_arg pay, uint64_t ts)
 	struct rt_thread *cur = &rt_cur;
 	struct rt_fn_arg p = pay;
 	rt_rcu_reader_t rcu;
+	unsigned int stop = 0;
 	uint64_t am = 0;
 
 	if (!mask)
@@ -451,9 +456,15 @@ rt_graph_write(uint16_t type, const struct rt_fn_arg pay, uint64_t ts)
 					  memory_order_relaxed);
 	if (type == RT_TYPE_GRAPH_RET)
 		am = rt_graph_retval_instances(mask, &pay);
-	if (!rt_fn_fast(cur, mask, am, 0)) {
+	/* Relaxed: as in rt_fn_write(). */
+	if (test_stop)
+		stop = (unsigned int)atomic_load_explicit(&rt_function_trace_stop,
+							  memory_order_relaxed);
+	if (!rt_fn_fast(cur, mask, am, stop)) {
 		struct rt_fn_arg a = pay;
 
+		if (stop)
+			return;
 		if (type == RT_TYPE_GRAPH_ENT && (mask & am))
 			rt_graph_write_args(mask, mask & am, &a);
 		else
@@ -487,14 +498,16 @@ rt_graph_write_entry(unsigned long func, int depth, uint64_t calltime,
 					   .depth = depth,
 					   .t0 = calltime,
 					   .args = args },
-		       calltime);
+		       calltime, false);
 }
 
-/* The graph's exit record (rt_ftrace_graph_return_event()), inline. */
+/* The graph's exit record, inline: rt_ftrace_graph_return_event()'s
+ * (@test_stop false), or with the stop switch tested in the write
+ * (rt_graph_write()). */
 static inline __attribute__((always_inline, no_instrument_function)) void
-rt_graph_write_return(unsigned long func, int depth, uint64_t calltime,
-		      uint64_t rettime, unsigned int overrun,
-		      unsigned long retval)
+rt_graph_write_exit(unsigned long func, int depth, uint64_t calltime,
+		    uint64_t rettime, unsigned int overrun,
+		    unsigned long retval, bool test_stop)
 {
 	rt_graph_write(RT_TYPE_GRAPH_RET,
 		       (struct rt_fn_arg){ .a = func,
@@ -503,7 +516,17 @@ rt_graph_write_return(unsigned long func, int depth, uint64_t calltime,
 					   .t0 = calltime,
 					   .t1 = rettime,
 					   .retval = retval },
-		       rettime);
+		       rettime, test_stop);
+}
+
+/* The graph's exit record (rt_ftrace_graph_return_event()), inline. */
+static inline __attribute__((always_inline, no_instrument_function)) void
+rt_graph_write_return(unsigned long func, int depth, uint64_t calltime,
+		      uint64_t rettime, unsigned int overrun,
+		      unsigned long retval)
+{
+	rt_graph_write_exit(func, depth, calltime, rettime, overrun, retval,
+			    false);
 }
 
 #endif /* RINGTRACE_FNWRITE_H */
