@@ -1329,10 +1329,23 @@ int ringtrace_set_max_graph_depth(int depth)
 
 void ringtrace_function_trace_stop(bool stop)
 {
-	/* Relaxed: a hook already past the check finishes its record. */
-	atomic_store_explicit(&rt_function_trace_stop, stop ? 1 : 0,
-			      memory_order_relaxed);
-	rt_fn_fast_update();
+	if (!stop) {
+		/* Relaxed: a hook already past the check finishes its
+		 * record; the word follows under its lock. */
+		atomic_store_explicit(&rt_function_trace_stop, 0,
+				      memory_order_relaxed);
+		rt_fn_fast_update();
+		return;
+	}
+	/*
+	 * Setting it takes no lock, so that a signal handler (a crash
+	 * handler freezing the trace) may: the switch, then the refuse word
+	 * cleared, both seq_cst; rt_fn_fast_update() (trace.c) says how a
+	 * recomputation running meanwhile ends with the word NULL too. A
+	 * hook already past its test finishes its record.
+	 */
+	atomic_store_explicit(&rt_function_trace_stop, 1, memory_order_seq_cst);
+	atomic_store_explicit(&rt_fn_fast_rb, NULL, memory_order_seq_cst);
 }
 
 /* ------------------------------------------------------------------------ */

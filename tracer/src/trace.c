@@ -1389,6 +1389,19 @@ __attribute__((no_instrument_function)) void rt_fn_fast_update(void)
 	 * the fast path's acquire load (rt_fn_write()). What a write that
 	 * loads a stale word does is said there. */
 	atomic_store_explicit(&rt_fn_fast_rb, rb, memory_order_release);
+	/*
+	 * Seq_cst, the store above and this load: a stop switch set
+	 * meanwhile by ringtrace_function_trace_stop(true), which takes no
+	 * lock (a signal handler may set it) and stores NULL after the
+	 * switch, both seq_cst. Either this load sees the switch, or the
+	 * word's store above comes before the switch's in their one order
+	 * and so before that NULL: the word ends NULL either way.
+	 */
+	atomic_thread_fence(memory_order_seq_cst);
+	if (rb && atomic_load_explicit(&rt_function_trace_stop,
+				       memory_order_seq_cst))
+		atomic_store_explicit(&rt_fn_fast_rb, NULL,
+				      memory_order_seq_cst);
 	pthread_mutex_unlock(&rt_fn_fast_lock);
 }
 

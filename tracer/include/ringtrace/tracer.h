@@ -235,7 +235,8 @@ RINGTRACE_API int ringtrace_ftrace_site_errors(FILE *out);
 /* max_graph_depth (0: no limit) */
 RINGTRACE_API int ringtrace_set_max_graph_depth(int depth);
 /* The global stop switch (function_trace_stop): no function is recorded
- * while it is set, whatever the tracers. */
+ * while it is set, whatever the tracers. Setting it is async-signal-safe
+ * (a crash handler may); clearing it takes a lock. */
 RINGTRACE_API void ringtrace_function_trace_stop(bool stop);
 
 /*
