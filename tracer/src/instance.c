@@ -1339,10 +1339,11 @@ void ringtrace_function_trace_stop(bool stop)
 	}
 	/*
 	 * Setting it takes no lock, so that a signal handler (a crash
-	 * handler freezing the trace) may: the switch, then the refuse word
-	 * cleared, both seq_cst; rt_fn_fast_update() (trace.c) says how a
-	 * recomputation running meanwhile ends with the word NULL too. A
-	 * hook already past its test finishes its record.
+	 * handler freezing the trace) may. Seq_cst, the switch, then the
+	 * refuse word cleared: pairs with the seq_cst store and load of
+	 * rt_fn_fast_update() (trace.c), which says how a recomputation
+	 * running meanwhile ends with the word NULL too. A hook already
+	 * past its test finishes its record.
 	 */
 	atomic_store_explicit(&rt_function_trace_stop, 1, memory_order_seq_cst);
 	atomic_store_explicit(&rt_fn_fast_rb, NULL, memory_order_seq_cst);
