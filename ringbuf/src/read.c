@@ -279,23 +279,39 @@ static uint64_t rb_next_read_stamp(uint64_t stamp,
  * reader trusts them: every record in @data up to @size well formed and
  * inside it, and time never going backwards from @ts, the page's time
  * stamp (an absolute stamp below the running time). Deltas cannot go
- * backwards by encoding.
+ * backwards by encoding. The data records are counted into *@nrec (when
+ * not NULL).
  */
 static bool rb_data_valid(const unsigned char *data, uint64_t ts,
-			  uint64_t size)
+			  uint64_t size, uint64_t *nrec)
 {
-	uint64_t off = 0;
+	uint64_t off = 0, n = 0;
 
 	while (off < size) {
 		const struct ringbuf_event *ev =
 			(const struct ringbuf_event *)(data + off);
-		unsigned int len;
+		unsigned int len, tl;
 
+		if (size - off < RB_EVNT_MIN_SIZE)
+			return false;
+		tl = ev->type_len;
+		/* a small data record (most of them): its length is in
+		 * its header, its delta adds to the time */
+		if (tl && tl <= RINGBUF_TYPE_DATA_TYPE_LEN_MAX) {
+			len = tl * 4u + RB_EVNT_HDR_SIZE;
+			if (len > size - off)
+				return false;
+			ts += ev->time_delta;
+			n++;
+			off += len;
+			continue;
+		}
 		if (!rb_event_valid(ev, size - off))
 			return false;
 		len = rb_event_length(ev);
 		if (!len) /* closing padding */
 			break;
+		n += tl == 0;
 		if (ev->type_len == RINGBUF_TYPE_TIME_STAMP) {
 			uint64_t abs = rb_fix_abs_ts(rb_event_time_stamp(ev),
 						     ts);
@@ -308,6 +324,8 @@ static bool rb_data_valid(const unsigned char *data, uint64_t ts,
 		}
 		off += len;
 	}
+	if (nrec)
+		*nrec = n;
 	return true;
 }
 
@@ -319,7 +337,7 @@ static bool rb_page_valid(struct ringbuf_cpu *cb, uint32_t id, uint64_t size)
 	return rb_data_valid((const unsigned char *)dp->data,
 			     atomic_load_explicit(&dp->time_stamp,
 						  memory_order_relaxed),
-			     size);
+			     size, NULL);
 }
 
 /*
@@ -1100,14 +1118,18 @@ void ringbuf_free_read_page(struct ringbuf *rb, int cpu, void *data)
 	free(data);
 }
 
-int ringbuf_read_page(struct ringbuf *rb, void *data_page, size_t len,
-		      int cpu, int full)
+/*
+ * ringbuf_read_page() and ringbuf_read_page_count(): the page, and its data
+ * records counted into *@records when not NULL.
+ */
+static int rb_read_page(struct ringbuf *rb, void *data_page, size_t len,
+			int cpu, int full, unsigned long *records)
 {
 	struct ringbuf_cpu *cb = rb_cpu_consumer(rb, cpu);
 	struct ringbuf_data_page *dpage = data_page;
 	struct rb_cpu_meta *m;
 	struct ringbuf_event *event;
-	uint64_t read, commit, missed_events, nrec, cpu_bits = 0;
+	uint64_t read, commit, missed_events, nrec, cpu_bits = 0, checked = 0;
 	bool writer_on_page, unchecked;
 	unsigned int skipped = 0;
 	uint32_t reader;
@@ -1289,7 +1311,8 @@ again:
 			/* the copy's records, from the note's time on */
 			if (RB_WARN_ON(rb, !rb_data_valid(dpage->data,
 							  dpage->time_stamp,
-							  commit - skip))) {
+							  commit - skip,
+							  &checked))) {
 				/* skipped, counted as lost */
 				rb_skip_invalid(cb, reader);
 				cpu_bits = 0;
@@ -1303,7 +1326,9 @@ again:
 				&rpage->time_stamp, memory_order_relaxed);
 		}
 		dpage->commit = (commit - skip) | cpu_bits;
-		nrec = rb_page_entries(cb, reader);
+		/* the records of another process's page as the check
+		 * counted them, not as its counter says */
+		nrec = unchecked ? checked : rb_page_entries(cb, reader);
 		rb_reader_progress(cb, reader, size,
 				   atomic_load_explicit(&m->read,
 							memory_order_relaxed) +
@@ -1314,6 +1339,8 @@ again:
 				   m->read_stamp);
 	}
 	ret = 0;
+	if (records)
+		*records = (unsigned long)nrec;
 
 	/*
 	 * Userspace: a page without a record (only padding: discarded
@@ -1348,6 +1375,22 @@ out_unlock:
 	if (ret < 0)
 		errno = -ret;
 	return ret;
+}
+
+int ringbuf_read_page(struct ringbuf *rb, void *data_page, size_t len,
+		      int cpu, int full)
+{
+	return rb_read_page(rb, data_page, len, cpu, full, NULL);
+}
+
+int ringbuf_read_page_count(struct ringbuf *rb, void *data_page, size_t len,
+			    int cpu, int full, unsigned long *records)
+{
+	if (!records) {
+		errno = EINVAL;
+		return -EINVAL;
+	}
+	return rb_read_page(rb, data_page, len, cpu, full, records);
 }
 
 /* ------------------------------------------------------------------ */

@@ -31,7 +31,9 @@
  *  bad_record_page	a malformed record in a whole page another process
  *			wrote: read_page skips that page (it checks the
  *			copy it makes), counts its records as lost on the
- *			next page it returns, and returns every other page
+ *			next page it returns, and returns every other page;
+ *			read_page_count counts each page's data records
+ *			(there and in a buffer of the process's own)
  *  attached_view_refuses	writes/resize/reset/swap refused on a view
  *  resize_cpu_shared	the creator resizes one cpu buffer of a named file:
  *			the other keeps its events, the resized one counts
@@ -2558,15 +2560,21 @@ static void bad_record_page(void)
 		void *page = ringbuf_alloc_read_page(v, 0);
 		uint32_t next = 0, gap = 0, gap_at = 0;
 		unsigned int pages = 0;
+		unsigned long n;
 
 		ASSERT_TRUE(page != NULL);
+		ASSERT_EQ(ringbuf_read_page_count(v, page,
+						  ringbuf_subbuf_size(v), 0, 1,
+						  NULL),
+			  -EINVAL);
 		/* bounded: the ring holds 8 pages or so */
-		while (ringbuf_read_page(v, page, ringbuf_subbuf_size(v), 0,
-					 1) >= 0) {
+		while (ringbuf_read_page_count(v, page, ringbuf_subbuf_size(v),
+					       0, 1, &n) >= 0) {
 			ASSERT_LT(pages++, 64);
 			if (rbd_decode(page, ringbuf_subbuf_size(v), true, &dp,
 				       err, sizeof(err)))
 				RBT_FAIL("page %u: %s", pages, err);
+			ASSERT_EQ(n, dp.ndata);
 			for (unsigned int r = 0; r < dp.nrec; r++) {
 				uint32_t seq;
 
@@ -2601,6 +2609,32 @@ static void bad_record_page(void)
 	}
 	expect_exit0(wait_child(pid, 20, "bad_record_page"), "bad_record_page");
 	ringbuf_free(rb);
+
+	/* the process's own buffer: the writer's count, whole pages and
+	 * the partial one */
+	{
+		struct ringbuf *own = tu_create(32, 0, 1, RINGBUF_PER_CPU);
+		void *page = ringbuf_alloc_read_page(own, 0);
+		unsigned long n, total = 0;
+		unsigned int pages = 0;
+
+		ASSERT_TRUE(page != NULL);
+		for (uint32_t i = 0; i < BR_RECORDS; i++)
+			tu_write_ok(own, i, 16 + (i % 3) * 40);
+		while (ringbuf_read_page_count(own, page,
+					       ringbuf_subbuf_size(own), 0, 0,
+					       &n) >= 0) {
+			ASSERT_LT(pages++, 64);
+			if (rbd_decode(page, ringbuf_subbuf_size(own), true,
+				       &dp, err, sizeof(err)))
+				RBT_FAIL("own page %u: %s", pages, err);
+			ASSERT_EQ(n, dp.ndata);
+			total += n;
+		}
+		ASSERT_EQ(total, BR_RECORDS);
+		ringbuf_free_read_page(own, 0, page);
+		ringbuf_free(own);
+	}
 	arm_alarm(0);
 }
 
