@@ -898,25 +898,49 @@ void *td_writer_page_slot(struct td_writer *w, int cpu)
 	return sp->stage + (size_t)sp->staged * w->page_size;
 }
 
-int td_writer_commit_slot(struct td_writer *w, int cpu,
-			  struct td_count *count, unsigned long *missed)
+/* The slot of @cpu, or NULL (no slot given, or bad arguments). */
+static unsigned char *td_slot(struct td_writer *w, int cpu)
 {
-	struct td_count none = { 0, 0, { -1, -1, -1 } };
-
 	struct td_spool *sp;
 
 	if (!w || !w->spool || cpu < 0 || cpu >= w->nr_cpus ||
 	    !w->spool[cpu].stage)
-		return -EINVAL;
+		return NULL;
 	sp = &w->spool[cpu];
 	if (sp->staged == w->stage_pages)
-		return -EINVAL;
-	if (td_page_count(sp->stage + (size_t)sp->staged * w->page_size,
-			  w->page_size, count ? count : &none, missed))
-		return -EINVAL;
-	sp->staged++;
+		return NULL;
+	return sp->stage + (size_t)sp->staged * w->page_size;
+}
+
+/* The page in @cpu's slot kept (td_slot() gave it). */
+static void td_keep(struct td_writer *w, int cpu)
+{
+	w->spool[cpu].staged++;
 	w->pages++;
 	w->dirty = true;
+}
+
+int td_writer_commit_slot(struct td_writer *w, int cpu,
+			  struct td_count *count, unsigned long *missed)
+{
+	struct td_count none = { 0, 0, { -1, -1, -1 } };
+	unsigned char *slot = td_slot(w, cpu);
+
+	if (!slot ||
+	    td_page_count(slot, w->page_size, count ? count : &none, missed))
+		return -EINVAL;
+	td_keep(w, cpu);
+	return 0;
+}
+
+int td_writer_keep_slot(struct td_writer *w, int cpu, unsigned long *missed)
+{
+	unsigned char *slot = td_slot(w, cpu);
+	unsigned long none;
+
+	if (!slot || td_page_missed(slot, w->page_size, missed ? missed : &none))
+		return -EINVAL;
+	td_keep(w, cpu);
 	return 0;
 }
 
