@@ -181,7 +181,7 @@ int td_writer_set_cpu_buffers(struct td_writer *w, int nr_cpu_bufs);
  * temporary file beside the output. A cpu's staging that fills is
  * handed to the compressor threads the writer starts here
  * (TD_ZQ_THREADS; td_writer_add_page() and td_writer_page_slot() then
- * take an empty one at once: up to 64 MiB of full stagings wait for the
+ * take an empty one at once: up to 16 MiB of full stagings wait for the
  * compressors; beyond that they wait until one frees one), which
  * compress the stagings side by side and write the chunks in the order
  * the stagings were handed over; a checkpoint waits for the threads to

@@ -210,13 +210,20 @@ enum {
 
 /*
  * The compressor threads' queue (struct td_zq): at most this many bytes
- * of full stages wait for them (64 stages of TD_ZCHUNK_BYTES). The
+ * of full stages wait for them (16 stages of TD_ZCHUNK_BYTES). The
  * reader hands a cpu's stage over when it fills and takes an empty one;
  * with all of them queued it waits for a compressor to free one (the
  * traced program never waits for the reader: its buffer drops or
- * overwrites and counts meanwhile).
+ * overwrites and counts meanwhile, or waits for room, a command
+ * recorded). 16 MiB rather than 64: where the program outruns the
+ * compressors (a function_graph recording on two CPUs), the queue fills
+ * whatever its size, and each stage is a megabyte the reader's thread
+ * faults in and the process frees at its end (a fifth of the reader's
+ * CPU time recording sqlite3, and much of the time after the last
+ * chunk); and the stages stay within the last-level cache between the
+ * copy and the compression.
  */
-#define TD_ZQ_BYTES (64u << 20)
+#define TD_ZQ_BYTES (16u << 20)
 
 struct td_zckpt;
 
