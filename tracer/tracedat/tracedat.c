@@ -1893,11 +1893,20 @@ int td_write_header(struct td_writer *w)
 		if (w->hdr_prev) {
 			size_t same = b.len < w->hdr_len ? b.len :
 							  (size_t)w->hdr_len;
+			const unsigned char *o = w->hdr_prev;
 
-			while (first < same && b.p[first] == w->hdr_prev[first])
+			/* a block at a time, then a byte (the header holds
+			 * the symbols: hundreds of kilobytes the same) */
+			while (first + 64 <= same &&
+			       !memcmp(b.p + first, o + first, 64))
+				first += 64;
+			while (first < same && b.p[first] == o[first])
 				first++;
+			while (last >= first + 64 && last <= same &&
+			       !memcmp(b.p + last - 64, o + last - 64, 64))
+				last -= 64;
 			while (last > first && last <= same &&
-			       b.p[last - 1] == w->hdr_prev[last - 1])
+			       b.p[last - 1] == o[last - 1])
 				last--;
 		}
 		ret = td_write_all(w->fd, b.p + first, last - first, first);
