@@ -188,7 +188,12 @@ enum {
  * takes a sixth less CPU than level 1 (14.1 against 18.5 instructions
  * a byte) for 2 % more bytes, and less than -1 (17.1); -3 takes as much
  * (14.2) for an eighth more bytes (below -3 the ratio halves). Level 3
- * gains 1 % on level 1 at twice the time.
+ * gains 1 % on level 1 at twice the time. Measured again on the four
+ * function_graph recordings of bench/real (lz4 and sqlite3, each built
+ * -pg and -fpatchable-function-entry): -2 gives 4.9 to 5.4 bytes an
+ * event; -3 5.4 to 6.4 at no more speed; -4 to -7 are slower (fewer
+ * matches, more literals to store) and pass 7 bytes an event on sqlite3
+ * (8.1 to 9.7). -2 is the fast end that keeps a margin under 7.
  */
 #define TD_ZSTD_LEVEL (-2)
 
