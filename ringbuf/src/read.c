@@ -274,28 +274,44 @@ static uint64_t rb_next_read_stamp(uint64_t stamp,
 				   const struct ringbuf_event *event);
 
 /*
- * rb_page_valid - the persistent-buffer check, for a page of a file another
- * process writes, before a reader trusts it: every record up to @size well
- * formed and inside the page, and time never going backwards (an absolute
- * stamp below the running time). Deltas cannot go backwards by encoding.
+ * rb_data_valid - the persistent-buffer check, for the records of a page
+ * of a file another process writes (or of a copy of one), before a
+ * reader trusts them: every record in @data up to @size well formed and
+ * inside it, and time never going backwards from @ts, the page's time
+ * stamp (an absolute stamp below the running time). Deltas cannot go
+ * backwards by encoding. The data records are counted into *@nrec (when
+ * not NULL).
  */
-static bool rb_page_valid(struct ringbuf_cpu *cb, uint32_t id, uint64_t size)
+static bool rb_data_valid(const unsigned char *data, uint64_t ts,
+			  uint64_t size, uint64_t *nrec)
 {
-	const struct rb_data_page *dp = rb_data(cb, id);
-	uint64_t ts = atomic_load_explicit(&dp->time_stamp,
-					   memory_order_relaxed);
-	uint64_t off = 0;
+	uint64_t off = 0, n = 0;
 
 	while (off < size) {
 		const struct ringbuf_event *ev =
-			(const struct ringbuf_event *)(dp->data + off);
-		unsigned int len;
+			(const struct ringbuf_event *)(data + off);
+		unsigned int len, tl;
 
+		if (size - off < RB_EVNT_MIN_SIZE)
+			return false;
+		tl = ev->type_len;
+		/* a small data record (most of them): its length is in
+		 * its header, its delta adds to the time */
+		if (tl && tl <= RINGBUF_TYPE_DATA_TYPE_LEN_MAX) {
+			len = tl * 4u + RB_EVNT_HDR_SIZE;
+			if (len > size - off)
+				return false;
+			ts += ev->time_delta;
+			n++;
+			off += len;
+			continue;
+		}
 		if (!rb_event_valid(ev, size - off))
 			return false;
 		len = rb_event_length(ev);
 		if (!len) /* closing padding */
 			break;
+		n += tl == 0;
 		if (ev->type_len == RINGBUF_TYPE_TIME_STAMP) {
 			uint64_t abs = rb_fix_abs_ts(rb_event_time_stamp(ev),
 						     ts);
@@ -308,7 +324,31 @@ static bool rb_page_valid(struct ringbuf_cpu *cb, uint32_t id, uint64_t size)
 		}
 		off += len;
 	}
+	if (nrec)
+		*nrec = n;
 	return true;
+}
+
+/* rb_data_valid() of page @id of the ring, up to @size. */
+static bool rb_page_valid(struct ringbuf_cpu *cb, uint32_t id, uint64_t size)
+{
+	const struct rb_data_page *dp = rb_data(cb, id);
+
+	return rb_data_valid((const unsigned char *)dp->data,
+			     atomic_load_explicit(&dp->time_stamp,
+						  memory_order_relaxed),
+			     size, NULL);
+}
+
+/*
+ * A page of another process's file that failed rb_data_valid(): reported
+ * once, skipped, its events counted as lost (reported with the next
+ * event). Reader lock held.
+ */
+static void rb_skip_invalid(struct ringbuf_cpu *cb, uint32_t id)
+{
+	rb_page(cb, id)->read = rb_page_size(cb, id);
+	cb->meta->lost_events += rb_page_entries(cb, id);
 }
 
 /*
@@ -316,9 +356,14 @@ static bool rb_page_valid(struct ringbuf_cpu *cb, uint32_t id, uint64_t size)
  * head page in when the current one is used up. Returns RB_NO_PAGE when
  * there is nothing to read. With @full (a reader that takes whole pages
  * only, ringbuf_read_page()), the head page is not swapped in while the
- * writer is still on it. Reader lock held.
+ * writer is still on it. With @unchecked (ringbuf_read_page(), which
+ * checks the copy it makes instead), a page of another process's file
+ * that would be checked here first is not: *@unchecked is set, and the
+ * caller checks it (rb_data_valid()), skips it if bad (rb_skip_invalid())
+ * and sets the read stamp. Reader lock held.
  */
-static uint32_t rb_get_reader_page(struct ringbuf_cpu *cpu_buffer, bool full)
+static uint32_t rb_get_reader_page(struct ringbuf_cpu *cpu_buffer, bool full,
+				   bool *unchecked)
 {
 	struct rb_cpu_meta *m = cpu_buffer->meta;
 	struct ringbuf *rb = cpu_buffer->buffer;
@@ -555,15 +600,15 @@ out:
 		 * left by the previous boot); a bad one is reported once and
 		 * skipped, never trusted.
 		 */
-		if (rb->attached &&
-		    RB_WARN_ON(rb, !rb_page_valid(cpu_buffer, reader,
-						  rb_page_size(cpu_buffer,
-							       reader)))) {
+		if (rb->attached && unchecked) {
+			*unchecked = true;
+		} else if (rb->attached &&
+			   RB_WARN_ON(rb, !rb_page_valid(cpu_buffer, reader,
+							 rb_page_size(cpu_buffer,
+								      reader)))) {
 			/* Skipped: its events count as lost, reported with
 			 * the next event; go on with the next page. */
-			rb_page(cpu_buffer, reader)->read =
-				rb_page_size(cpu_buffer, reader);
-			m->lost_events += rb_page_entries(cpu_buffer, reader);
+			rb_skip_invalid(cpu_buffer, reader);
 			if (++skipped <= cpu_buffer->nr_pages) {
 				nr_loops = 0;
 				goto again;
@@ -698,7 +743,7 @@ again:
 	if (RB_WARN_ON(cpu_buffer->buffer, ++nr_loops > 3))
 		return NULL;
 
-	reader = rb_get_reader_page(cpu_buffer, false);
+	reader = rb_get_reader_page(cpu_buffer, false, NULL);
 	if (reader == RB_NO_PAGE)
 		return NULL;
 
@@ -1073,15 +1118,20 @@ void ringbuf_free_read_page(struct ringbuf *rb, int cpu, void *data)
 	free(data);
 }
 
-int ringbuf_read_page(struct ringbuf *rb, void *data_page, size_t len,
-		      int cpu, int full)
+/*
+ * ringbuf_read_page() and ringbuf_read_page_count(): the page, and its data
+ * records counted into *@records when not NULL.
+ */
+static int rb_read_page(struct ringbuf *rb, void *data_page, size_t len,
+			int cpu, int full, unsigned long *records)
 {
 	struct ringbuf_cpu *cb = rb_cpu_consumer(rb, cpu);
 	struct ringbuf_data_page *dpage = data_page;
 	struct rb_cpu_meta *m;
 	struct ringbuf_event *event;
-	uint64_t read, commit, missed_events, nrec, cpu_bits = 0;
-	bool writer_on_page;
+	uint64_t read, commit, missed_events, nrec, cpu_bits = 0, checked = 0;
+	bool writer_on_page, unchecked;
+	unsigned int skipped = 0;
 	uint32_t reader;
 	int ret = -ENODATA;
 
@@ -1101,7 +1151,16 @@ int ringbuf_read_page(struct ringbuf *rb, void *data_page, size_t len,
 	m = cb->meta;
 
 	cb->reader_busy = false;
-	reader = rb_get_reader_page(cb, full);
+again:
+	/*
+	 * A page of another process's file is checked before it is trusted:
+	 * the copy made of a whole page (below), so that the page is read
+	 * once, and the copy, which that process cannot change under the
+	 * check; a page read in part, in place, as rb_get_reader_page()
+	 * checks it for the other readers.
+	 */
+	unchecked = false;
+	reader = rb_get_reader_page(cb, full, &unchecked);
 	if (reader == RB_NO_PAGE) {
 		if (cb->reader_busy)
 			ret = -EAGAIN;
@@ -1145,6 +1204,14 @@ int ringbuf_read_page(struct ringbuf *rb, void *data_page, size_t len,
 		 */
 		if (full && (!read || len < commit - read || writer_on_page))
 			goto out_unlock;
+		if (unchecked &&
+		    RB_WARN_ON(rb, !rb_page_valid(cb, reader, commit))) {
+			/* skipped, counted as lost (rb_get_reader_page()) */
+			rb_skip_invalid(cb, reader);
+			if (++skipped <= cb->nr_pages)
+				goto again;
+			goto out_unlock;
+		}
 		note_cpu = rb_reader_note_cpu(cb);
 
 		/* the page's time stamp, loaded after its commit, at its
@@ -1235,9 +1302,33 @@ int ringbuf_read_page(struct ringbuf *rb, void *data_page, size_t len,
 			dpage->time_stamp += n->time_delta;
 			cpu_bits = rb_page_cpu_bits(c);
 		}
+		/* (a length changed since ringbuf_note_cpu() looked: the
+		 * other process's page is bad, and so is the copy) */
+		if (skip > commit)
+			skip = (unsigned int)commit;
 		memcpy(dpage->data, rpage->data + skip, commit - skip);
+		if (unchecked) {
+			/* the copy's records, from the note's time on */
+			if (RB_WARN_ON(rb, !rb_data_valid(dpage->data,
+							  dpage->time_stamp,
+							  commit - skip,
+							  &checked))) {
+				/* skipped, counted as lost */
+				rb_skip_invalid(cb, reader);
+				cpu_bits = 0;
+				if (++skipped <= cb->nr_pages)
+					goto again;
+				goto out_unlock;
+			}
+			/* as rb_get_reader_page() sets it for a page it
+			 * checked */
+			m->read_stamp = atomic_load_explicit(
+				&rpage->time_stamp, memory_order_relaxed);
+		}
 		dpage->commit = (commit - skip) | cpu_bits;
-		nrec = rb_page_entries(cb, reader);
+		/* the records of another process's page as the check
+		 * counted them, not as its counter says */
+		nrec = unchecked ? checked : rb_page_entries(cb, reader);
 		rb_reader_progress(cb, reader, size,
 				   atomic_load_explicit(&m->read,
 							memory_order_relaxed) +
@@ -1248,6 +1339,8 @@ int ringbuf_read_page(struct ringbuf *rb, void *data_page, size_t len,
 				   m->read_stamp);
 	}
 	ret = 0;
+	if (records)
+		*records = (unsigned long)nrec;
 
 	/*
 	 * Userspace: a page without a record (only padding: discarded
@@ -1282,6 +1375,22 @@ out_unlock:
 	if (ret < 0)
 		errno = -ret;
 	return ret;
+}
+
+int ringbuf_read_page(struct ringbuf *rb, void *data_page, size_t len,
+		      int cpu, int full)
+{
+	return rb_read_page(rb, data_page, len, cpu, full, NULL);
+}
+
+int ringbuf_read_page_count(struct ringbuf *rb, void *data_page, size_t len,
+			    int cpu, int full, unsigned long *records)
+{
+	if (!records) {
+		errno = EINVAL;
+		return -EINVAL;
+	}
+	return rb_read_page(rb, data_page, len, cpu, full, records);
 }
 
 /* ------------------------------------------------------------------ */

@@ -28,6 +28,12 @@
  *			corrupt files that attach must read without a crash
  *			or a hang
  *  corrupt_write_index	a write index past the page: reads end (bounded)
+ *  bad_record_page	a malformed record in a whole page another process
+ *			wrote: read_page skips that page (it checks the
+ *			copy it makes), counts its records as lost on the
+ *			next page it returns, and returns every other page;
+ *			read_page_count counts each page's data records
+ *			(there and in a buffer of the process's own)
  *  attached_view_refuses	writes/resize/reset/swap refused on a view
  *  resize_cpu_shared	the creator resizes one cpu buffer of a named file:
  *			the other keeps its events, the resized one counts
@@ -2481,6 +2487,157 @@ static void corrupt_write_index(void)
 }
 
 /* ------------------------------------------------------------------ */
+
+/*
+ * A record of a whole page made malformed in the file (its header a long
+ * record's whose length runs past the page): read_page, which checks the
+ * copy it makes of a whole page of another process's file, leaves that
+ * page out and counts its records as lost on the next page it returns
+ * (RINGBUF_MISSED_EVENTS); every other record comes back, in order.
+ */
+#define BR_RECORDS 1000u
+#define BR_BAD_SEQ 300u
+
+/* The index of the first data record of a decoded page. */
+static unsigned int first_data(const struct rbd_page *dp)
+{
+	unsigned int r = 0;
+
+	while (r < dp->nrec && dp->recs[r].kind != RBD_DATA)
+		r++;
+	return r;
+}
+
+static void bad_record_page(void)
+{
+	static struct rbd_page dp;
+	struct ringbuf *rb;
+	char name[128], p[4096], err[128];
+	unsigned char *map;
+	struct stat st;
+	size_t off;
+	bool patched = false;
+	pid_t pid;
+	int fd;
+
+	arm_alarm(30);
+	name_of(name, sizeof(name), "br");
+	shm_path_of(p, sizeof(p), "br");
+	/* producer/consumer: nothing is overwritten */
+	rb = create_named(name, 8, 0, 1, RINGBUF_NO_SPARES);
+	for (uint32_t i = 0; i < BR_RECORDS; i++)
+		tu_write_ok(rb, i, 16);
+	/* the record BR_BAD_SEQ: its payload starts with its seq and its
+	 * length (tu_fill()), after a 4-byte header */
+	fd = open(p, O_RDWR);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(fstat(fd, &st), 0);
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE,
+		   MAP_SHARED, fd, 0);
+	ASSERT_TRUE(map != MAP_FAILED);
+	for (off = 4; off + 8 <= (size_t)st.st_size && !patched; off += 4) {
+		uint32_t w[2], hdr, len;
+
+		memcpy(w, map + off, sizeof(w));
+		memcpy(&hdr, map + off - 4, sizeof(hdr));
+		if (w[0] != BR_BAD_SEQ || w[1] != 16 ||
+		    (hdr & 0x1f) != tu_type_len(16))
+			continue;
+		/* type_len 0: array[0] (the seq's place) is the length */
+		hdr &= ~0x1fu;
+		len = 0x00fffff0u;
+		memcpy(map + off - 4, &hdr, sizeof(hdr));
+		memcpy(map + off, &len, sizeof(len));
+		patched = true;
+	}
+	munmap(map, (size_t)st.st_size);
+	close(fd);
+	ASSERT_TRUE(patched);
+
+	pid = fork_ok();
+	if (pid == 0) {
+		struct ringbuf *v = attach_ok(p, 0);
+		void *page = ringbuf_alloc_read_page(v, 0);
+		uint32_t next = 0, gap = 0, gap_at = 0;
+		unsigned int pages = 0;
+		unsigned long n;
+
+		ASSERT_TRUE(page != NULL);
+		ASSERT_EQ(ringbuf_read_page_count(v, page,
+						  ringbuf_subbuf_size(v), 0, 1,
+						  NULL),
+			  -EINVAL);
+		/* bounded: the ring holds 8 pages or so */
+		while (ringbuf_read_page_count(v, page, ringbuf_subbuf_size(v),
+					       0, 1, &n) >= 0) {
+			ASSERT_LT(pages++, 64);
+			if (rbd_decode(page, ringbuf_subbuf_size(v), true, &dp,
+				       err, sizeof(err)))
+				RBT_FAIL("page %u: %s", pages, err);
+			ASSERT_EQ(n, dp.ndata);
+			for (unsigned int r = 0; r < dp.nrec; r++) {
+				uint32_t seq;
+
+				if (dp.recs[r].kind != RBD_DATA)
+					continue;
+				seq = tu_seq(dp.recs[r].payload);
+				if (seq != next) {
+					/* one gap, on the first record of
+					 * a page that says it lost some
+					 * (how many where there is room) */
+					ASSERT_EQ(gap, 0);
+					ASSERT_GT(seq, next);
+					ASSERT_EQ(r, first_data(&dp));
+					ASSERT_TRUE(dp.missed);
+					if (dp.stored)
+						ASSERT_EQ(dp.missed_count,
+							  (uint64_t)(seq - next));
+					gap = seq - next;
+					gap_at = next;
+				}
+				next = seq + 1;
+			}
+		}
+		/* the bad record's page is the one left out */
+		ASSERT_GT(gap, 0);
+		ASSERT_LE(gap_at, BR_BAD_SEQ);
+		ASSERT_LT(BR_BAD_SEQ, gap_at + gap);
+		ASSERT_GT(next, BR_BAD_SEQ);
+		ringbuf_free_read_page(v, 0, page);
+		ringbuf_free(v);
+		_exit(0);
+	}
+	expect_exit0(wait_child(pid, 20, "bad_record_page"), "bad_record_page");
+	ringbuf_free(rb);
+
+	/* the process's own buffer: the writer's count, whole pages and
+	 * the partial one */
+	{
+		struct ringbuf *own = tu_create(32, 0, 1, RINGBUF_PER_CPU);
+		void *page = ringbuf_alloc_read_page(own, 0);
+		unsigned long n, total = 0;
+		unsigned int pages = 0;
+
+		ASSERT_TRUE(page != NULL);
+		for (uint32_t i = 0; i < BR_RECORDS; i++)
+			tu_write_ok(own, i, 16 + (i % 3) * 40);
+		while (ringbuf_read_page_count(own, page,
+					       ringbuf_subbuf_size(own), 0, 0,
+					       &n) >= 0) {
+			ASSERT_LT(pages++, 64);
+			if (rbd_decode(page, ringbuf_subbuf_size(own), true,
+				       &dp, err, sizeof(err)))
+				RBT_FAIL("own page %u: %s", pages, err);
+			ASSERT_EQ(n, dp.ndata);
+			total += n;
+		}
+		ASSERT_EQ(total, BR_RECORDS);
+		ringbuf_free_read_page(own, 0, page);
+		ringbuf_free(own);
+	}
+	arm_alarm(0);
+}
+
 /* 7. attached_view_refuses                                            */
 
 static void attached_view_refuses(void)
@@ -3012,6 +3169,7 @@ static const struct rbt_case cases[] = {
 	RBT_CASE(attach_errors),
 	RBT_CASE(spare_buffers),
 	RBT_CASE(corrupt_write_index),
+	RBT_CASE(bad_record_page),
 	RBT_CASE(attached_view_refuses),
 	RBT_CASE(foreign_file),
 	RBT_CASE(resize_cpu_shared),

@@ -529,8 +529,8 @@ static int walk_page(const unsigned char *page, unsigned int size)
 	struct walk w = { page, size, 0, 0 };
 	struct td_count c = { 0, 0, { walk_types[0], walk_types[1],
 				      walk_types[2] } };
-	unsigned long missed, cmissed;
-	int ret;
+	unsigned long missed, cmissed, hmissed;
+	int ret, hret;
 
 	ret = td_page_for_each(page, size, bounds_cb, &missed, &w);
 	if (ret && ret != -EPROTO && !(ret == -EINVAL && size < 16))
@@ -540,6 +540,13 @@ static int walk_page(const unsigned char *page, unsigned int size)
 	ASSERT_EQ(c.records, w.records);
 	ASSERT_EQ(c.matched, w.matched);
 	ASSERT_EQ(cmissed, missed);
+	/* the header alone (a page checked where it was read): the same
+	 * loss, or the walk's error where the header is bad */
+	hret = td_page_missed(page, size, &hmissed);
+	if (hret)
+		ASSERT_EQ(ret, hret);
+	else
+		ASSERT_EQ(hmissed, missed);
 	return ret;
 }
 

@@ -61,7 +61,9 @@ struct rtt_record {
 	/* the records moved (events/s and the final tally), and those of
 	 * the function tracers (@types: ftrace:function,
 	 * ftrace:funcgraph_exit and ftrace:fgraph_retval_exit, -1 when
-	 * unknown) */
+	 * unknown), counted in the pages up to the first page that has one
+	 * (what the warning of a recording without any needs: the pages
+	 * after it are not walked again, rtt_record_pages()) */
 	struct td_count tally;
 	unsigned long events;
 	unsigned long missed;

@@ -82,7 +82,7 @@ static int rtt_record_pages(struct rtt_record *r, int full, int max)
 		for (cpu = 0; cpu < r->nr_cpus; cpu++) {
 			for (n = 0; n < RTT_RECORD_BURST; n++) {
 				struct td_count t = r->tally;
-				unsigned long missed = 0, d;
+				unsigned long missed = 0, d, nrec;
 				void *page;
 
 				if (moved >= max)
@@ -100,8 +100,9 @@ static int rtt_record_pages(struct rtt_record *r, int full, int max)
 					break;
 				if (!page)
 					return -errno;
-				if (ringbuf_read_page(r->rb, page, size, cpu,
-						      full) < 0) {
+				if (ringbuf_read_page_count(r->rb, page, size,
+							    cpu, full,
+							    &nrec) < 0) {
 					r->caught_up[cpu] = true;
 					break;
 				}
@@ -113,13 +114,24 @@ static int rtt_record_pages(struct rtt_record *r, int full, int max)
 								 r->marked[cpu]);
 					r->marked[cpu] = r->dropped[cpu];
 				}
-				/* checked and counted in one pass */
 				t.records = t.matched = 0;
-				ret = r->net ? rtt_rec_net_page(r, cpu, page,
-								&missed, &t) :
-					       td_writer_commit_slot(r->w, cpu,
-								     &t,
-								     &missed);
+				if (r->net) {
+					ret = rtt_rec_net_page(r, cpu, page,
+							       &missed, &t);
+				} else if (!r->tally.matched) {
+					/* checked and counted again, the
+					 * function records too (until the
+					 * first: record.h) */
+					ret = td_writer_commit_slot(r->w, cpu,
+								    &t,
+								    &missed);
+				} else {
+					/* checked and counted by the read:
+					 * the page is not walked again */
+					ret = td_writer_keep_slot(r->w, cpu,
+								  &missed);
+					t.records = nrec;
+				}
 				if (ret == -EINVAL) {
 					rtt_msg("cpu %d: a malformed page skipped",
 						cpu);

@@ -898,25 +898,49 @@ void *td_writer_page_slot(struct td_writer *w, int cpu)
 	return sp->stage + (size_t)sp->staged * w->page_size;
 }
 
-int td_writer_commit_slot(struct td_writer *w, int cpu,
-			  struct td_count *count, unsigned long *missed)
+/* The slot of @cpu, or NULL (no slot given, or bad arguments). */
+static unsigned char *td_slot(struct td_writer *w, int cpu)
 {
-	struct td_count none = { 0, 0, { -1, -1, -1 } };
-
 	struct td_spool *sp;
 
 	if (!w || !w->spool || cpu < 0 || cpu >= w->nr_cpus ||
 	    !w->spool[cpu].stage)
-		return -EINVAL;
+		return NULL;
 	sp = &w->spool[cpu];
 	if (sp->staged == w->stage_pages)
-		return -EINVAL;
-	if (td_page_count(sp->stage + (size_t)sp->staged * w->page_size,
-			  w->page_size, count ? count : &none, missed))
-		return -EINVAL;
-	sp->staged++;
+		return NULL;
+	return sp->stage + (size_t)sp->staged * w->page_size;
+}
+
+/* The page in @cpu's slot kept (td_slot() gave it). */
+static void td_keep(struct td_writer *w, int cpu)
+{
+	w->spool[cpu].staged++;
 	w->pages++;
 	w->dirty = true;
+}
+
+int td_writer_commit_slot(struct td_writer *w, int cpu,
+			  struct td_count *count, unsigned long *missed)
+{
+	struct td_count none = { 0, 0, { -1, -1, -1 } };
+	unsigned char *slot = td_slot(w, cpu);
+
+	if (!slot ||
+	    td_page_count(slot, w->page_size, count ? count : &none, missed))
+		return -EINVAL;
+	td_keep(w, cpu);
+	return 0;
+}
+
+int td_writer_keep_slot(struct td_writer *w, int cpu, unsigned long *missed)
+{
+	unsigned char *slot = td_slot(w, cpu);
+	unsigned long none;
+
+	if (!slot || td_page_missed(slot, w->page_size, missed ? missed : &none))
+		return -EINVAL;
+	td_keep(w, cpu);
 	return 0;
 }
 
@@ -1869,11 +1893,20 @@ int td_write_header(struct td_writer *w)
 		if (w->hdr_prev) {
 			size_t same = b.len < w->hdr_len ? b.len :
 							  (size_t)w->hdr_len;
+			const unsigned char *o = w->hdr_prev;
 
-			while (first < same && b.p[first] == w->hdr_prev[first])
+			/* a block at a time, then a byte (the header holds
+			 * the symbols: hundreds of kilobytes the same) */
+			while (first + 64 <= same &&
+			       !memcmp(b.p + first, o + first, 64))
+				first += 64;
+			while (first < same && b.p[first] == o[first])
 				first++;
+			while (last >= first + 64 && last <= same &&
+			       !memcmp(b.p + last - 64, o + last - 64, 64))
+				last -= 64;
 			while (last > first && last <= same &&
-			       b.p[last - 1] == w->hdr_prev[last - 1])
+			       b.p[last - 1] == o[last - 1])
 				last--;
 		}
 		ret = td_write_all(w->fd, b.p + first, last - first, first);

@@ -181,7 +181,7 @@ int td_writer_set_cpu_buffers(struct td_writer *w, int nr_cpu_bufs);
  * temporary file beside the output. A cpu's staging that fills is
  * handed to the compressor threads the writer starts here
  * (TD_ZQ_THREADS; td_writer_add_page() and td_writer_page_slot() then
- * take an empty one at once: up to 64 MiB of full stagings wait for the
+ * take an empty one at once: up to 16 MiB of full stagings wait for the
  * compressors; beyond that they wait until one frees one), which
  * compress the stagings side by side and write the chunks in the order
  * the stagings were handed over; a checkpoint waits for the threads to
@@ -458,6 +458,23 @@ void *td_writer_page_slot(struct td_writer *w, int cpu);
  */
 int td_writer_commit_slot(struct td_writer *w, int cpu,
 			  struct td_count *count, unsigned long *missed);
+
+/**
+ * td_writer_keep_slot - keep the page built in a cpu's slot, checked
+ *	already
+ * @w: the writer
+ * @cpu: the cpu buffer, whose slot was given by td_writer_page_slot()
+ * @missed: as for td_page_for_each() (may be NULL)
+ *
+ * td_writer_commit_slot() without the walk through the page's records:
+ * for a page whose records were checked where it was read (a page of
+ * ringbuf_read_page_count(), whose check td_page_count()'s includes);
+ * its header is checked (td_page_missed()).
+ *
+ * Context: the writer's thread.
+ * Return: 0 or -EINVAL.
+ */
+int td_writer_keep_slot(struct td_writer *w, int cpu, unsigned long *missed);
 
 /**
  * td_writer_in_place - whether the writer writes the output in place
@@ -961,6 +978,22 @@ struct td_count {
  */
 int td_page_count(const void *page, unsigned int page_size,
 		  struct td_count *count, unsigned long *missed);
+
+/**
+ * td_page_missed - what one page's header says was lost before it
+ * @page: the page, @page_size bytes
+ * @page_size: its size, at least 16
+ * @missed: set as td_page_for_each() sets it
+ *
+ * The header's check alone, for a page whose records were checked and
+ * counted where it was read (ringbuf_read_page_count()).
+ *
+ * Context: any thread.
+ * Return: 0, -EINVAL (NULL @page or @missed, @page_size < 16), -EPROTO
+ * (commit past the page, no room for a stored count).
+ */
+int td_page_missed(const void *page, unsigned int page_size,
+		   unsigned long *missed);
 
 #ifdef __cplusplus
 }

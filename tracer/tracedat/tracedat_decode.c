@@ -9,6 +9,37 @@
 /* Page decoder                                                        */
 
 /*
+ * The page's header: its time stamp, commit word and data size (at most
+ * what the page holds), and what it says was lost before it (0,
+ * TD_MISSED_UNKNOWN or the count stored after the data). Return: 0 or
+ * -EPROTO.
+ */
+static inline __attribute__((always_inline)) int
+td_page_head(const unsigned char *pg, unsigned int page_size, uint64_t *ts,
+	     uint64_t *word, uint64_t *size, unsigned long *lost)
+{
+	const unsigned char *data = pg + RINGBUF_PAGE_HDR_SIZE;
+	uint64_t avail = page_size - RINGBUF_PAGE_HDR_SIZE;
+
+	*ts = td_get64(pg);
+	*word = td_get64(pg + 8);
+	*size = *word & RINGBUF_COMMIT_MASK;
+	*lost = 0;
+	if (*size > avail)
+		return -EPROTO;
+	if (*word & RINGBUF_MISSED_EVENTS) {
+		*lost = TD_MISSED_UNKNOWN;
+		if (*word & RINGBUF_MISSED_STORED) {
+			/* the count is a long right after the data */
+			if (avail - *size < 8)
+				return -EPROTO;
+			*lost = (unsigned long)td_get64(data + *size);
+		}
+	}
+	return 0;
+}
+
+/*
  * The walk of both: @cb called for each record (td_page_for_each()), or
  * with @counting the records counted into @count (td_page_count()). Inlined into each
  * with its constant arguments, so that the count's walk computes no time
@@ -22,7 +53,7 @@ td_page_walk(const void *page, unsigned int page_size,
 {
 	const unsigned char *pg = page, *data;
 	unsigned long lost = 0;
-	uint64_t ts, word, pos = 0, size, avail;
+	uint64_t ts, word, pos = 0, size;
 	int on_cpu; /* what the page's commit word, or the last CPU note, names */
 	struct td_count c = { 0, 0, { -1, -1, -1 } };
 	int ret = 0;
@@ -32,22 +63,10 @@ td_page_walk(const void *page, unsigned int page_size,
 	if (!page || page_size < RINGBUF_PAGE_HDR_SIZE)
 		return -EINVAL;
 	data = pg + RINGBUF_PAGE_HDR_SIZE;
-	avail = page_size - RINGBUF_PAGE_HDR_SIZE;
-	ts = td_get64(pg);
-	word = td_get64(pg + 8);
-	size = word & RINGBUF_COMMIT_MASK;
+	ret = td_page_head(pg, page_size, &ts, &word, &size, &lost);
+	if (ret)
+		return ret;
 	on_cpu = ringbuf_page_cpu(word);
-	if (size > avail)
-		return -EPROTO;
-	if (word & RINGBUF_MISSED_EVENTS) {
-		lost = TD_MISSED_UNKNOWN;
-		if (word & RINGBUF_MISSED_STORED) {
-			/* the count is a long right after the data */
-			if (avail - size < 8)
-				return -EPROTO;
-			lost = (unsigned long)td_get64(data + size);
-		}
-	}
 	if (missed)
 		*missed = lost;
 	if (counting)
@@ -159,6 +178,16 @@ int td_page_for_each(const void *page, unsigned int page_size,
 		     unsigned long *missed, void *arg)
 {
 	return td_page_walk(page, page_size, cb, missed, arg, false, NULL);
+}
+
+int td_page_missed(const void *page, unsigned int page_size,
+		   unsigned long *missed)
+{
+	uint64_t ts, word, size;
+
+	if (!page || page_size < RINGBUF_PAGE_HDR_SIZE || !missed)
+		return -EINVAL;
+	return td_page_head(page, page_size, &ts, &word, &size, missed);
 }
 
 int td_page_count(const void *page, unsigned int page_size,

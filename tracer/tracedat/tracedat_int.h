@@ -188,7 +188,12 @@ enum {
  * takes a sixth less CPU than level 1 (14.1 against 18.5 instructions
  * a byte) for 2 % more bytes, and less than -1 (17.1); -3 takes as much
  * (14.2) for an eighth more bytes (below -3 the ratio halves). Level 3
- * gains 1 % on level 1 at twice the time.
+ * gains 1 % on level 1 at twice the time. Measured again on the four
+ * function_graph recordings of bench/real (lz4 and sqlite3, each built
+ * -pg and -fpatchable-function-entry): -2 gives 4.9 to 5.4 bytes an
+ * event; -3 5.4 to 6.4 at no more speed; -4 to -7 are slower (fewer
+ * matches, more literals to store) and pass 7 bytes an event on sqlite3
+ * (8.1 to 9.7). -2 is the fast end that keeps a margin under 7.
  */
 #define TD_ZSTD_LEVEL (-2)
 
@@ -210,13 +215,20 @@ enum {
 
 /*
  * The compressor threads' queue (struct td_zq): at most this many bytes
- * of full stages wait for them (64 stages of TD_ZCHUNK_BYTES). The
+ * of full stages wait for them (16 stages of TD_ZCHUNK_BYTES). The
  * reader hands a cpu's stage over when it fills and takes an empty one;
  * with all of them queued it waits for a compressor to free one (the
  * traced program never waits for the reader: its buffer drops or
- * overwrites and counts meanwhile).
+ * overwrites and counts meanwhile, or waits for room, a command
+ * recorded). 16 MiB rather than 64: where the program outruns the
+ * compressors (a function_graph recording on two CPUs), the queue fills
+ * whatever its size, and each stage is a megabyte the reader's thread
+ * faults in and the process frees at its end (a fifth of the reader's
+ * CPU time recording sqlite3, and much of the time after the last
+ * chunk); and the stages stay within the last-level cache between the
+ * copy and the compression.
  */
-#define TD_ZQ_BYTES (64u << 20)
+#define TD_ZQ_BYTES (16u << 20)
 
 struct td_zckpt;
 

@@ -815,6 +815,31 @@ RINGBUF_API void ringbuf_free_read_page(struct ringbuf *rb, int cpu,
 RINGBUF_API int ringbuf_read_page(struct ringbuf *rb, void *data_page,
 				  size_t len, int cpu, int full);
 
+/**
+ * ringbuf_read_page_count - ringbuf_read_page(), and the data records of
+ *	the page
+ * @rb: the buffer
+ * @data_page: a page from ringbuf_alloc_read_page()
+ * @len: as for ringbuf_read_page()
+ * @cpu: the cpu buffer
+ * @full: as for ringbuf_read_page()
+ * @records: set to the data records the page holds (time extends and
+ *	stamps, padding and CPU notes not counted), on success
+ *
+ * For a reader that counts what it reads without walking the page again:
+ * the page of a buffer attached from another process's file is checked
+ * before it is returned (its records well formed, time never going
+ * backwards; a bad page is skipped and its records counted as lost), and
+ * its records are counted by that check, not taken from the writer's
+ * counter.
+ *
+ * Context: any thread; takes the cpu buffer's reader lock.
+ * Return: as ringbuf_read_page(); -EINVAL for a NULL @records too.
+ */
+RINGBUF_API int ringbuf_read_page_count(struct ringbuf *rb, void *data_page,
+					size_t len, int cpu, int full,
+					unsigned long *records);
+
 /* -------------------------------------------------------------------- */
 /* Control                                                               */
 
