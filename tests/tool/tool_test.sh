@@ -148,13 +148,23 @@ pipe_check() {
 	"$1"
 }
 
-# wait_exit PID: wait until the process is gone (at most 20 s, stretched
-# by RB_TIMEOUT_MULT)
+# ended PID: the process is gone or a zombie. A zombie has exited: a
+# command whose recorder was killed is init's child, reaped when init
+# gets to it (a second or more later on some machines), its exit (its
+# files removed) done long before
+ended() {
+	local st
+	st=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1)
+	[ -z "$st" ] || [ "$st" = Z ]
+}
+
+# wait_exit PID: wait until the process exited (at most 20 s, stretched
+# by RB_TIMEOUT_MULT: a guard)
 wait_exit() {
 	local i
 	for i in $(seq 1 $((2000 * ${RB_TIMEOUT_MULT:-1}))); do
-		kill -0 "$1" 2>/dev/null || return 0
-		sleep 0.01
+		ended "$1" && return 0
+		sleep 0.01 # the poll interval
 	done
 	fail "process $1 did not exit"
 }
