@@ -2910,11 +2910,36 @@ static void *rw_write(void *arg)
 	return NULL;
 }
 
+/*
+ * Resize cpu buffer @cpu of @rb while a reader of another process reads
+ * it: ringbuf_resize() waits for that reader's lock in the file only as
+ * long as a reader waits for it (rb_shared_lock(): 20 ms), then returns
+ * -EBUSY. A reader preempted while it holds the lock (a loaded machine)
+ * makes the resize busy: it is tried again until the reader lets go (each
+ * try waits its 20 ms; at most 1000 tries, stretched by RB_TIMEOUT_MULT).
+ * Returns the last result; counts the busy tries in @busy.
+ */
+static int resize_past_reader(struct ringbuf *rb, size_t size, int cpu,
+			      unsigned int *busy)
+{
+	unsigned int n = 1000 * rbt_timeout_mult();
+	int ret;
+
+	do {
+		ret = ringbuf_resize(rb, size, cpu);
+		if (ret != -EBUSY)
+			break;
+		(*busy)++;
+	} while (--n);
+	return ret;
+}
+
 static void resize_cpu_writer(void)
 {
 	char name[128], go = 'g';
 	struct rw_writer w = { 0 };
 	unsigned long long got = 0;
+	unsigned int busy = 0;
 	pthread_t th;
 	int p2c[2], c2p[2], st;
 	pid_t pid;
@@ -2972,10 +2997,15 @@ static void resize_cpu_writer(void)
 	set_step("resize cpu 0 under the writer");
 	ASSERT_EQ(pthread_create(&th, NULL, rw_write, &w), 0);
 	for (int i = 0; i < 40; i++) {
-		ASSERT_EQ(ringbuf_resize(w.rb, TU_PAGES(i % 2 ? 3 : 9), 0), 0);
+		ASSERT_EQ(resize_past_reader(w.rb, TU_PAGES(i % 2 ? 3 : 9), 0,
+					     &busy),
+			  0);
 		sched_yield();
 	}
 	ASSERT_EQ(pthread_join(th, NULL), 0);
+	if (busy)
+		rbt_note("%u resizes found the reader's lock held (-EBUSY) "
+			 "and were tried again", busy);
 	close(p2c[1]);
 	read_full(c2p[0], &got, sizeof(got), 30000, "count");
 	st = wait_child(pid, 20, "child reader");
