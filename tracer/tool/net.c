@@ -127,7 +127,9 @@ static const char *rtt_net_span(int ms, char *buf, size_t len)
 	return buf;
 }
 
-/* One message for a failed exchange with the listener. */
+/* One message for a failed exchange with the listener; the streams are
+ * failed from then on (n->err: the later steps, the metadata and the
+ * close at the end included, say nothing more). */
 static int rtt_net_fail(struct rtt_net *n, const char *what, int err)
 {
 	char span[32];
@@ -144,7 +146,10 @@ static int rtt_net_fail(struct rtt_net *n, const char *what, int err)
 			n->where, what);
 	else if (err != -EINTR)
 		rtt_msg("%s: %s: %s", n->where, what, strerror(-err));
-	return err == -EINTR ? err : -EIO;
+	if (err == -EINTR)
+		return err;
+	n->err = -EIO;
+	return -EIO;
 }
 
 /**
@@ -286,6 +291,8 @@ int rtt_net_meta(struct rtt_net *n, struct td_writer *w, bool all)
 	size_t len;
 	int ret;
 
+	if (n->err)
+		return n->err;
 	if (n->meta_done || n->ctl < 0)
 		return 0;
 	if (!all && n->meta_sent && now - n->meta_last < RTT_NET_KEEP_MS)
