@@ -891,9 +891,11 @@ static void ch_round(void)
 				ch_round_done(start, true);
 				break;
 			}
-			rbt_msleep(50);
+			rbt_msleep(50); /* the poll interval */
 		}
 	} else {
+		/* --seconds (the soak run): rounds of --round seconds of
+		 * chaos, a look at the time every 50 ms */
 		t_end = rbt_now_ns() + (uint64_t)(C.round_secs * 1e9);
 		while (rbt_now_ns() < t_end)
 			rbt_msleep(50);

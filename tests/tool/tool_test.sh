@@ -1662,6 +1662,12 @@ case_disk_full() {
 	fi
 }
 
+# more than two bursts of the extract_crash sample logged (3 workers of
+# 400 iterations): its third began after a pause over 134 ms
+third_burst() {
+	[ "$(cat "$W"/log/log.* 2>/dev/null | grep -c '^app:work ')" -gt 2400 ]
+}
+
 # SIGKILL mid-run: extract recovers every event the sample had committed
 case_extract_crash() {
 	mkdir "$W/log"
@@ -1670,7 +1676,7 @@ case_extract_crash() {
 		RINGTRACE_EVENTS=app:work,app:big,io:request,io:done -- \
 		--threads 3 --seconds 30 --burst 400 --gap-ms 140 --pin \
 		--log "$W/log"
-	sleep 1.2
+	eventually "the sample did not log a third burst" third_burst
 	kill -9 "$SP"
 	wait "$SP" 2>/dev/null
 	run 3 "$T" pipe "$SP"
