@@ -26,13 +26,10 @@ set(RB_TEST_COSTS
   tracefs.upstream 25
   tracefs.upstream612_ftrace 23
   tracefs.upstream612 22
-  shm.test_shm.killed_reader_steps 20
   tool.trace_cmd_modes 18
-  tool.net_failures 16
   tool.record_compressed 13
   lint.test_names 12
   unit.tracer-func.threads_filters 12
-  tool.record_leftovers 11
   tool.record_trace_cmd 9
   tool.net_listen 9
   format.test_tracedat.compressed_sparse_kill 8
@@ -42,9 +39,12 @@ set(RB_TEST_COSTS
   tool.record_complete 7
   tool.output_paths 7
   tool.dead_and_users 7
-  security.fake_replies 6
+  tool.net_failures 6
   tool.record_lists 6
-  security.buffer_modes 5)
+  shm.test_shm.killed_reader_steps 5
+  security.buffer_modes 5
+  security.fake_replies 3
+  tool.record_leftovers 2)
 # The stress tests keep every CPU busy (a writer thread per CPU, a
 # consumer, a timer): each takes all of the machine's CPUs from
 # "ctest -j" (PROCESSORS), so none runs beside another test

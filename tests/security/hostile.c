@@ -446,10 +446,15 @@ static bool buffer_mode(const char *mode, int secs)
 
 static struct rt_ctl *served;
 static const char *served_mode;
+/* the command sequence before the file is published (serve_fake()) */
+static uint32_t served_seq0;
 
 static void *answer_loop(void *arg)
 {
-	uint32_t last = atomic_load(&served->cmd_seq);
+	/* Not the sequence when the thread first runs: a tool may have sent
+	 * its command by then (the file is published as the thread starts),
+	 * which would be taken for an old one and never answered. */
+	uint32_t last = served_seq0;
 
 	(void)arg;
 	for (;;) {
@@ -512,6 +517,7 @@ static void serve_fake(const char *mode)
 	pthread_mutex_init(&served->cmd_lock, &attr);
 	if (!strcmp(mode, "fake-syms"))
 		snprintf(served->syms, sizeof(served->syms), "%s", target);
+	served_seq0 = atomic_load(&served->cmd_seq);
 	pthread_create(&th, NULL, answer_loop, NULL);
 	if (rename(tmp, ctl_path))
 		die("rename");

@@ -64,6 +64,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/ptrace.h>
+#if defined(__x86_64__)
+#include <sys/user.h>
+#endif
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -1369,9 +1372,15 @@ static void killed_reader(void)
  * single-steps it to its exit and notes after which instructions the file
  * changed (a store to the shared mapping: page links, reader state,
  * counters, the lock word). The states a killed reader can leave behind
- * are exactly those: then, for each, a fresh child is stepped there and
+ * are exactly those: then, for each, a fresh child is brought there and
  * killed, and a fresh reader must read every event in order (at most the
- * one event the dead reader consumed missing) with the counters right.
+ * one event the dead reader consumed missing) with the counters right;
+ * and at 24 points between them. Every point is done, however slow the
+ * machine: on x86-64 a fresh child is brought to step k by a breakpoint
+ * at the instruction the survey found there, hit as many times as the
+ * survey saw it reached (a sanitizer build's read takes 90000
+ * instructions, single-stepped once, not once a point); elsewhere it is
+ * single-stepped there.
  */
 static void stop_in_reader_lock(struct ringbuf *rb, int cpu,
 				enum ringbuf_testpoint tp, void *arg)
@@ -1399,11 +1408,112 @@ struct ks_survey {
 					     * had changed */
 	unsigned int npoints;
 	unsigned int total; /* steps until the reader exited */
+	unsigned long *pc; /* the next instruction after step i (pc[0]: in
+			    * the hook), total + 1 of them; NULL where the
+			    * rounds single-step */
 };
 
+/* The stopped child's next instruction, or 0 where it is not read. */
+static unsigned long ks_pc(pid_t pid)
+{
+#if defined(__x86_64__)
+	struct user_regs_struct regs;
+
+	if (ptrace(PTRACE_GETREGS, pid, NULL, &regs) != 0)
+		RBT_FAIL("PTRACE_GETREGS: %s", strerror(errno));
+	return (unsigned long)regs.rip;
+#else
+	(void)pid;
+	return 0;
+#endif
+}
+
+static void ks_wait_trap(pid_t pid, const char *what, unsigned int steps)
+{
+	int st;
+
+	if (waitpid(pid, &st, 0) != pid)
+		RBT_FAIL("waitpid: %s", strerror(errno));
+	if (!WIFSTOPPED(st) || WSTOPSIG(st) != SIGTRAP)
+		RBT_FAIL("%s to step %u: the reader %s %d", what, steps,
+			 WIFSTOPPED(st) ? "stopped by signal" : "ended, status",
+			 WIFSTOPPED(st) ? WSTOPSIG(st) : st);
+}
+
+/* Whether the survey's child came to a new instruction at step @i (a
+ * single step of a rep-prefixed one stops at it again, an iteration at a
+ * time; a breakpoint stops once at its start). */
+static bool ks_arrived(const struct ks_survey *sv, unsigned int i)
+{
+	return i == 0 || sv->pc[i] != sv->pc[i - 1];
+}
+
+/*
+ * Bring the child (stopped in the hook) towards where it is after @steps
+ * instructions: to the start of the instruction it is in then, a, where
+ * it arrived for the n-th time (n: how often the survey's child arrived
+ * there in steps 0 to a). A breakpoint there (int3) is hit n times;
+ * between hits the instruction under it is restored and stepped over.
+ * Deterministic as the single steps are: the same code on the same file,
+ * in a child forked alike. Return: a (the caller single-steps the rest,
+ * the iterations of a rep-prefixed instruction).
+ */
+static unsigned int ks_run_to(pid_t pid, const struct ks_survey *sv,
+			      unsigned int steps)
+{
+#if defined(__x86_64__)
+	unsigned int a = steps;
+	unsigned long pc, orig, hits = 0, n = 0;
+	struct user_regs_struct regs;
+
+	while (!ks_arrived(sv, a))
+		a--;
+	if (a == 0)
+		return 0;
+	pc = sv->pc[a];
+	for (unsigned int i = 0; i <= a; i++)
+		n += ks_arrived(sv, i) && sv->pc[i] == pc;
+	errno = 0;
+	orig = (unsigned long)ptrace(PTRACE_PEEKTEXT, pid, (void *)pc, NULL);
+	if (errno)
+		RBT_FAIL("PTRACE_PEEKTEXT: %s", strerror(errno));
+	for (;;) {
+		if (ptrace(PTRACE_POKETEXT, pid, (void *)pc,
+			   (void *)((orig & ~0xfful) | 0xcc)) != 0 ||
+		    ptrace(PTRACE_CONT, pid, NULL, NULL) != 0)
+			RBT_FAIL("ptrace: %s", strerror(errno));
+		ks_wait_trap(pid, "breakpoint", steps);
+		/* back to the breakpoint's address, its byte restored */
+		if (ptrace(PTRACE_GETREGS, pid, NULL, &regs) != 0)
+			RBT_FAIL("PTRACE_GETREGS: %s", strerror(errno));
+		if (regs.rip != pc + 1)
+			RBT_FAIL("breakpoint to step %u: stopped at %#llx, not "
+				 "after %#lx", steps,
+				 (unsigned long long)regs.rip, pc);
+		regs.rip = pc;
+		if (ptrace(PTRACE_SETREGS, pid, NULL, &regs) != 0 ||
+		    ptrace(PTRACE_POKETEXT, pid, (void *)pc, (void *)orig) != 0)
+			RBT_FAIL("ptrace: %s", strerror(errno));
+		if (++hits == n)
+			return a;
+		if (ptrace(PTRACE_SINGLESTEP, pid, NULL, NULL) != 0)
+			RBT_FAIL("PTRACE_SINGLESTEP: %s", strerror(errno));
+		ks_wait_trap(pid, "stepping over the breakpoint", steps);
+	}
+#else
+	(void)pid;
+	(void)sv;
+	(void)steps;
+	RBT_FAIL("no breakpoints here");
+	return 0;
+#endif
+}
+
 /* One round. @sv: survey (step to the exit, note the changes); else kill
- * the reader after @steps instructions. */
-static void killed_at_step(unsigned int steps, struct ks_survey *sv)
+ * the reader after @steps instructions (@at: the survey, to get there by
+ * breakpoint; NULL: single steps). */
+static void killed_at_step(unsigned int steps, struct ks_survey *sv,
+			   const struct ks_survey *at)
 {
 	char name[128], path[4096];
 	struct ringbuf *rb, *view;
@@ -1436,6 +1546,10 @@ static void killed_at_step(unsigned int steps, struct ks_survey *sv)
 		ASSERT_NOT_NULL(snap);
 		sv->npoints = 0;
 		steps = UINT_MAX;
+#if defined(__x86_64__)
+		sv->pc = malloc(sizeof(*sv->pc));
+		ASSERT_NOT_NULL(sv->pc);
+#endif
 	}
 	pid = fork_ok();
 	if (pid == 0) {
@@ -1457,9 +1571,13 @@ static void killed_at_step(unsigned int steps, struct ks_survey *sv)
 	if (!WIFSTOPPED(st) || WSTOPSIG(st) != SIGTRAP)
 		RBT_FAIL("the reader did not stop in the hook (status %#x)",
 			 st);
-	if (sv)
+	if (sv) {
 		memcpy(snap, map, map_size);
-	for (unsigned int i = 0; i < steps; i++) {
+		if (sv->pc)
+			sv->pc[0] = ks_pc(pid);
+	}
+	for (unsigned int i = at ? ks_run_to(pid, at, steps) : 0; i < steps;
+	     i++) {
 		if (ptrace(PTRACE_SINGLESTEP, pid, NULL, NULL) != 0)
 			RBT_FAIL("PTRACE_SINGLESTEP: %s", strerror(errno));
 		if (waitpid(pid, &st, 0) != pid)
@@ -1480,6 +1598,16 @@ static void killed_at_step(unsigned int steps, struct ks_survey *sv)
 			if (sv->npoints < KS_MAX_POINTS)
 				sv->points[sv->npoints++] = i + 1;
 			memcpy(snap, map, map_size);
+		}
+		/* (grown by doubling: i + 2 entries are used) */
+		if (sv && sv->pc) {
+			if (!((i + 1) & (i + 2))) {
+				sv->pc = realloc(sv->pc,
+						 2 * (size_t)(i + 2) *
+							 sizeof(*sv->pc));
+				ASSERT_NOT_NULL(sv->pc);
+			}
+			sv->pc[i + 1] = ks_pc(pid);
 		}
 	}
 	if (sv) {
@@ -1812,35 +1940,35 @@ static void attach_head_moving(void)
 static void killed_reader_steps(void)
 {
 	static struct ks_survey sv;
-	uint64_t t0, budget = 5ULL * rbt_timeout_mult() * 1000000000ULL;
+	const struct ks_survey *at;
 	unsigned int done = 0, stride;
+	uint64_t t0;
 
 	arm_alarm(180);
-	killed_at_step(0, &sv);
+	t0 = rbt_now_ns();
+	/* Before any store. First: this process then has called what the
+	 * children's read calls through the PLT (resolved at the first
+	 * call), so that each child, the survey's too, runs the same
+	 * instructions after the hook. */
+	killed_at_step(0, NULL, NULL);
+	killed_at_step(0, &sv, NULL);
 	rbt_note("the read takes %u instructions from the hook; the file "
 		 "changed after %u of them", sv.total, sv.npoints);
 	/* the swap, the reader state, the counters and the lock word */
 	ASSERT_GE(sv.npoints, 4);
-	t0 = rbt_now_ns();
-	killed_at_step(0, NULL); /* before any store */
-	for (unsigned int k = 0; k < sv.npoints; k++, done++) {
-		if (rbt_now_ns() - t0 > budget) {
-			rbt_note("time budget spent: %u of %u kill points "
-				 "done", done, sv.npoints);
-			break;
-		}
-		killed_at_step(sv.points[k], NULL);
-	}
+	at = sv.pc ? &sv : NULL;
+	for (unsigned int k = 0; k < sv.npoints; k++, done++)
+		killed_at_step(sv.points[k], NULL, at);
 	/* and some between them (what differs there is process-private:
 	 * the lock's robust list entry) */
 	stride = sv.total / 24 > 32 ? sv.total / 24 : 32;
-	for (unsigned int s = 5; s < sv.total; s += stride, done++) {
-		if (rbt_now_ns() - t0 > budget)
-			break;
-		killed_at_step(s, NULL);
-	}
-	rbt_note("%u rounds in %.1f s", done + 1,
+	for (unsigned int s = 5; s < sv.total; s += stride, done++)
+		killed_at_step(s, NULL, at);
+	rbt_note("%u rounds (%s) in %.1f s", done + 1,
+		 at ? "by breakpoint" : "single-stepped",
 		 (double)(rbt_now_ns() - t0) / 1e9);
+	free(sv.pc);
+	sv.pc = NULL;
 	arm_alarm(0);
 }
 
@@ -3047,10 +3175,18 @@ static void resize_cpu_shared(void)
 
 #define RW_WRITES 20000u
 
+/*
+ * The writer writes RW_WRITES times at least, and on until the resizes
+ * are done (@stop), a yield between writes then: the resizes happen under
+ * a writer however the two threads are scheduled. The creator starts
+ * resizing once it wrote (@first): its writes may all land while
+ * recording is off for a resize otherwise (at 10 % of a CPU, none did).
+ */
 struct rw_writer {
 	struct ringbuf *rb;
 	_Atomic int stop;
-	uint32_t written, refused;
+	_Atomic int first;
+	uint32_t written, refused, tries;
 };
 
 static void *rw_write(void *arg)
@@ -3058,13 +3194,42 @@ static void *rw_write(void *arg)
 	struct rw_writer *w = arg;
 
 	ringbuf_test_set_cpu(0);
-	for (uint32_t i = 0; i < RW_WRITES; i++) {
-		if (tu_write(w->rb, w->written, 40) == 0)
+	for (uint32_t i = 0; i < RW_WRITES || !atomic_load(&w->stop); i++) {
+		w->tries++;
+		if (tu_write(w->rb, w->written, 40) == 0) {
 			w->written++;
-		else
+			atomic_store(&w->first, 1);
+		} else {
 			w->refused++;
+		}
+		if (i >= RW_WRITES)
+			sched_yield();
 	}
 	return NULL;
+}
+
+/*
+ * Resize cpu buffer @cpu of @rb while a reader of another process reads
+ * it: ringbuf_resize() waits for that reader's lock in the file only as
+ * long as a reader waits for it (rb_shared_lock(): 20 ms), then returns
+ * -EBUSY. A reader preempted while it holds the lock (a loaded machine)
+ * makes the resize busy: it is tried again until the reader lets go (each
+ * try waits its 20 ms; at most 1000 tries, stretched by RB_TIMEOUT_MULT).
+ * Returns the last result; counts the busy tries in @busy.
+ */
+static int resize_past_reader(struct ringbuf *rb, size_t size, int cpu,
+			      unsigned int *busy)
+{
+	unsigned int n = 1000 * rbt_timeout_mult();
+	int ret;
+
+	do {
+		ret = ringbuf_resize(rb, size, cpu);
+		if (ret != -EBUSY)
+			break;
+		(*busy)++;
+	} while (--n);
+	return ret;
 }
 
 static void resize_cpu_writer(void)
@@ -3072,6 +3237,7 @@ static void resize_cpu_writer(void)
 	char name[128], go = 'g';
 	struct rw_writer w = { 0 };
 	unsigned long long got = 0;
+	unsigned int busy = 0;
 	pthread_t th;
 	int p2c[2], c2p[2], st;
 	pid_t pid;
@@ -3128,18 +3294,29 @@ static void resize_cpu_writer(void)
 
 	set_step("resize cpu 0 under the writer");
 	ASSERT_EQ(pthread_create(&th, NULL, rw_write, &w), 0);
+	/* once it wrote (a look every millisecond, the case's alarm the
+	 * bound) */
+	while (!atomic_load(&w.first))
+		rbt_msleep(1);
 	for (int i = 0; i < 40; i++) {
-		ASSERT_EQ(ringbuf_resize(w.rb, TU_PAGES(i % 2 ? 3 : 9), 0), 0);
+		ASSERT_EQ(resize_past_reader(w.rb, TU_PAGES(i % 2 ? 3 : 9), 0,
+					     &busy),
+			  0);
 		sched_yield();
 	}
+	atomic_store(&w.stop, 1);
 	ASSERT_EQ(pthread_join(th, NULL), 0);
+	if (busy)
+		rbt_note("%u resizes found the reader's lock held (-EBUSY) "
+			 "and were tried again", busy);
 	close(p2c[1]);
 	read_full(c2p[0], &got, sizeof(got), 30000, "count");
 	st = wait_child(pid, 20, "child reader");
 	expect_exit0(st, "child reader");
 
 	set_step("conservation");
-	ASSERT_EQ_U(w.written + w.refused, RW_WRITES);
+	ASSERT_GE_U(w.tries, RW_WRITES);
+	ASSERT_EQ_U(w.written + w.refused, w.tries);
 	ASSERT_GT(w.written, 0);
 	ASSERT_EQ_U(ringbuf_entries_cpu(w.rb, 0), 0);
 	ASSERT_EQ_U(ringbuf_read_events_cpu(w.rb, 0), got);

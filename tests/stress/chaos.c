@@ -18,8 +18,10 @@
  * consume cpu buffer 0 of B and kills them with SIGKILL at random points;
  * between two of them the creator reads that cpu buffer itself.
  *
- * The run is cut into rounds. At the end of each, everything stops, the
- * buffers are drained, and:
+ * The run is cut into rounds (--rounds N: N of them, each until the chaos
+ * it must see happened, however slow the machine: ch_round_targets[];
+ * else rounds of --round seconds for --seconds). At the end of each,
+ * everything stops, the buffers are drained, and:
  *  - every (stream, sequence) a writer committed was read exactly once,
  *    with its payload, or is counted lost: read twice, or read without
  *    being committed, is an error;
@@ -120,6 +122,7 @@ struct ch_writer {
 static struct {
 	/* configuration */
 	double seconds, round_secs;
+	unsigned int nrounds;		/* --rounds: rounds end on targets */
 	unsigned int ops;		/* CH_OP_* the chaos thread may do */
 	int nthreads;
 	uint64_t seed;
@@ -730,6 +733,61 @@ static void *ch_signaller(void *arg)
 
 /* ---- a round ------------------------------------------------------------ */
 
+/*
+ * What a round of --rounds must have seen before it ends (a fifth to a
+ * tenth of what five seconds of an idle machine see): each fault at least
+ * this many times, the ops not given to --ops excepted. A slow machine
+ * takes longer, not less; CH_ROUND_GUARD_S (stretched by RB_TIMEOUT_MULT)
+ * bounds the wait against a hang, the error saying what was missing.
+ */
+#define CH_ROUND_GUARD_S 120
+static const struct {
+	unsigned int op;
+	const char *what;
+	uint64_t min;
+} ch_round_targets[] = {
+	{ CH_OP_SWAP, "swaps", 4 },	  { CH_OP_RESET, "resets", 2 },
+	{ CH_OP_RESIZE, "resizes", 1 },	  { CH_OP_STALL, "stalls", 2 },
+	{ CH_OP_CANCEL, "cancels", 2 },	  { CH_OP_KILL, "reader kills", 20 },
+	{ CH_OP_SIGNAL, "signal handler writes", 20 },
+};
+#define CH_NR_TARGETS (sizeof(ch_round_targets) / sizeof(ch_round_targets[0]))
+
+/* The round's count of each target's fault so far. */
+static void ch_counts(uint64_t n[CH_NR_TARGETS])
+{
+	n[0] = atomic_load(&C.swaps);
+	n[1] = atomic_load(&C.resets);
+	n[2] = atomic_load(&C.resizes);
+	n[3] = atomic_load(&C.stalls);
+	n[4] = atomic_load(&C.cancels);
+	n[5] = atomic_load(&C.kills);
+	n[6] = atomic_load(&C.nested);
+}
+
+/* Whether every target was met since @start (the counts at the round's
+ * start); @say: report the missing ones as an error. */
+static bool ch_round_done(const uint64_t start[CH_NR_TARGETS], bool say)
+{
+	uint64_t n[CH_NR_TARGETS];
+	bool done = true;
+
+	ch_counts(n);
+	for (unsigned int i = 0; i < CH_NR_TARGETS; i++) {
+		if (!(C.ops & ch_round_targets[i].op) ||
+		    n[i] - start[i] >= ch_round_targets[i].min)
+			continue;
+		done = false;
+		if (say)
+			ch_error("round %" PRIu64 ": %" PRIu64 " %s in %u s, "
+				 "not %" PRIu64, C.rounds, n[i] - start[i],
+				 ch_round_targets[i].what,
+				 CH_ROUND_GUARD_S * rbt_timeout_mult(),
+				 ch_round_targets[i].min);
+	}
+	return done;
+}
+
 static struct ringbuf *ch_create(const char *path)
 {
 	RINGBUF_OPTS(o, .size = TU_PAGES(C.pages),
@@ -781,7 +839,7 @@ static void ch_round(void)
 	struct ringbuf *bufs[3];
 	uint64_t unseen = 0, alien = 0, dead_read = 0, overrun, torn;
 	unsigned int died = 0;
-	uint64_t t_end;
+	uint64_t t_end, start[CH_NR_TARGETS];
 	int sizes_ok = 1;
 
 	/* the models take turns, round by round, the modes every other
@@ -813,6 +871,7 @@ static void ch_round(void)
 	atomic_store(&C.stop_consumer, false);
 	C.round_start = rbt_now_ns();
 	C.pace = 0.7 * CH_SEQ_CAP / (C.round_secs * 1e9 + 20e9);
+	ch_counts(start);
 
 	pthread_mutex_lock(&C.wlock);
 	for (int i = 0; i < C.nthreads; i++)
@@ -823,9 +882,24 @@ static void ch_round(void)
 	pthread_create(&chaos, NULL, ch_chaos, NULL);
 	pthread_create(&reaper, NULL, ch_reaper, NULL);
 
-	t_end = rbt_now_ns() + (uint64_t)(C.round_secs * 1e9);
-	while (rbt_now_ns() < t_end)
-		rbt_msleep(50);
+	if (C.nrounds) {
+		/* until the round's chaos happened (a look every 50 ms) */
+		t_end = rbt_now_ns() + (uint64_t)CH_ROUND_GUARD_S *
+					       rbt_timeout_mult() * 1000000000ull;
+		while (!ch_round_done(start, false)) {
+			if (rbt_now_ns() >= t_end) {
+				ch_round_done(start, true);
+				break;
+			}
+			rbt_msleep(50); /* the poll interval */
+		}
+	} else {
+		/* --seconds (the soak run): rounds of --round seconds of
+		 * chaos, a look at the time every 50 ms */
+		t_end = rbt_now_ns() + (uint64_t)(C.round_secs * 1e9);
+		while (rbt_now_ns() < t_end)
+			rbt_msleep(50);
+	}
 
 	atomic_store(&C.stop, true);
 	pthread_join(chaos, NULL);
@@ -965,6 +1039,8 @@ int chaos_main(int argc, char **argv)
 		i++;
 		if (!strcmp(a, "--seconds"))
 			C.seconds = atof(v);
+		else if (!strcmp(a, "--rounds"))
+			C.nrounds = (unsigned int)atoi(v);
 		else if (!strcmp(a, "--round"))
 			C.round_secs = atof(v);
 		else if (!strcmp(a, "--threads"))
@@ -993,9 +1069,13 @@ int chaos_main(int argc, char **argv)
 	C.base_overwrite = C.overwrite;
 	C.base_model = C.model;
 	rbt_set_seed(C.seed);
-	printf("chaos: seed %" PRIu64 " (replay with --seed), %d writer "
-	       "threads, %.0f s in rounds of %.0f s\n", C.seed, C.nthreads,
-	       C.seconds, C.round_secs);
+	if (C.nrounds)
+		printf("chaos: seed %" PRIu64 " (replay with --seed), %d writer "
+		       "threads, %u rounds\n", C.seed, C.nthreads, C.nrounds);
+	else
+		printf("chaos: seed %" PRIu64 " (replay with --seed), %d writer "
+		       "threads, %.0f s in rounds of %.0f s\n", C.seed,
+		       C.nthreads, C.seconds, C.round_secs);
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = ch_sig_write;
@@ -1012,7 +1092,8 @@ int chaos_main(int argc, char **argv)
 	ringbuf_test_set_hook(ch_hook, NULL);
 
 	t0 = rbt_now_ns();
-	while (secs_done < (uint64_t)C.seconds) {
+	while (C.nrounds ? C.rounds < C.nrounds :
+			   secs_done < (uint64_t)C.seconds) {
 		ch_round();
 		secs_done = (rbt_now_ns() - t0) / 1000000000ull;
 	}
@@ -1037,7 +1118,8 @@ int chaos_main(int argc, char **argv)
 			 (uint64_t)atomic_load(&C.errors), C.seed);
 	return 0;
 usage:
-	fprintf(stderr, "usage: hammer --chaos [--seconds S] [--round S] "
+	fprintf(stderr, "usage: hammer --chaos [--rounds N | --seconds S "
+			"[--round S]] "
 			"[--threads N] [--seed N] "
 			"[--mode overwrite|pc|overwrite-only|pc-only] "
 			"[--model percpu|perthread] "

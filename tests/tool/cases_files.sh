@@ -15,23 +15,25 @@ case_record_leftovers() {
 	out_has " work: "
 	no_leftovers
 	# the recorder stopped (SIGTERM) or killed while its command runs:
-	# the command removes its files at its exit
+	# the command removes its files at its exit. (The command writes its
+	# ready file in main(), after the recorder attached and let it go;
+	# it runs until it is stopped, --seconds only a guard.)
 	local rec sig
 	for sig in TERM KILL; do
 		"$T" record -q -o "$W/k.dat" -e app:work -- "$S" --threads 1 \
-			--seconds 1.5 --gap-ms 20 --ready "$W/ready.$sig" \
-			>/dev/null 2>&1 &
+			--seconds $((60 * ${RB_TIMEOUT_MULT:-1})) --gap-ms 20 \
+			--ready "$W/ready.$sig" >/dev/null 2>&1 &
 		rec=$!
-		for i in $(seq 1 500); do
-			[ -s "$W/ready.$sig" ] && break
-			sleep 0.01
-		done
-		sleep 0.2
+		PIDS+=("$rec")
+		eventually "the command did not write $W/ready.$sig" \
+			test -s "$W/ready.$sig"
 		local app
 		app=$(pgrep -n -f -- "--ready $W/ready.$sig")
 		[ -n "$app" ] || fail "the command did not start"
+		PIDS+=("$app")
 		kill -"$sig" "$rec"
 		wait "$rec" 2>/dev/null
+		kill -TERM "$app" 2>/dev/null
 		wait_exit "$app"
 		no_leftovers
 	done

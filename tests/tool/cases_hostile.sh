@@ -35,13 +35,6 @@ hostile_next() {
 	fail "the hostile program did not apply $1: $(cat "$W/hostile.err")"
 }
 
-# ended PID: the process is gone or a zombie
-ended() {
-	local st
-	st=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1)
-	[ -z "$st" ] || [ "$st" = Z ]
-}
-
 # end_within PID: it ends by itself, not wedged (within 30 s, times the
 # sanitizer builds' factor: what is checked is that it ends, a loaded
 # machine may take seconds); its status in RC

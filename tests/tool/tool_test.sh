@@ -99,21 +99,72 @@ start_sample() {
 		2>"$W/sample.err" &
 	SP=$!
 	PIDS+=("$SP")
-	for i in $(seq 1 $((500 * ${RB_TIMEOUT_MULT:-1}))); do
+	# (at most 20 s, stretched by RB_TIMEOUT_MULT: a guard)
+	for i in $(seq 1 $((2000 * ${RB_TIMEOUT_MULT:-1}))); do
 		[ -s "$W/ready" ] && return 0
 		kill -0 "$SP" 2>/dev/null || fail "the sample exited early"
-		sleep 0.01
+		sleep 0.01 # the poll interval
 	done
-	fail "the sample did not start"
+	fail "the sample did not write $W/ready (its trace published)"
 }
 
-# wait_exit PID: wait until the process is gone (at most 20 s, stretched
-# by RB_TIMEOUT_MULT)
+sample_done() {
+	kill -0 "$SP" 2>/dev/null ||
+		fail "the sample exited before it said it was done"
+	[ -s "$W/done" ]
+}
+
+# start_done [ENV=VAL...] -- ARGS...: start_sample with --done: the
+# sample writes its bursts (ARGS say how many: --bursts), then says it
+# is done and waits to be stopped; returns once it said so (its trace
+# complete, no write in flight)
+start_done() {
+	rm -f "$W/done"
+	start_sample "$@" --done "$W/done"
+	eventually "the sample did not finish its bursts (no $W/done)" \
+		sample_done
+}
+
+# pipe_until FILE WHAT CHECK ARGS...: "ringtrace pipe ARGS" (of the
+# sample, started to run until it is stopped) into FILE (its messages in
+# FILE.err) until CHECK (a command) holds; then the sample is stopped and
+# the pipe must end by itself, having read what was left. Fails saying
+# WHAT if CHECK does not hold within eventually's bound.
+pipe_until() {
+	local out=$1 what=$2 check=$3 pp
+	shift 3
+	"$T" pipe "$@" >"$out" 2>"$out.err" &
+	pp=$!
+	PIDS+=("$pp")
+	PIPE_PID=$pp
+	eventually "$what" pipe_check "$check" "$out"
+	kill -TERM "$SP"
+	wait "$pp" || fail "pipe $* exited with $?: $(cat "$out.err")"
+}
+
+pipe_check() {
+	kill -0 "$PIPE_PID" 2>/dev/null ||
+		fail "pipe ended early: $(cat "$2.err")"
+	"$1"
+}
+
+# ended PID: the process is gone or a zombie. A zombie has exited: a
+# command whose recorder was killed is init's child, reaped when init
+# gets to it (a second or more later on some machines), its exit (its
+# files removed) done long before
+ended() {
+	local st
+	st=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1)
+	[ -z "$st" ] || [ "$st" = Z ]
+}
+
+# wait_exit PID: wait until the process exited (at most 20 s, stretched
+# by RB_TIMEOUT_MULT: a guard)
 wait_exit() {
 	local i
 	for i in $(seq 1 $((2000 * ${RB_TIMEOUT_MULT:-1}))); do
-		kill -0 "$1" 2>/dev/null || return 0
-		sleep 0.01
+		ended "$1" && return 0
+		sleep 0.01 # the poll interval
 	done
 	fail "process $1 did not exit"
 }
@@ -415,11 +466,11 @@ case_no_permission() {
 	err_has "^ringtrace: permission denied: $W/p.dat$"
 }
 
-# leave the files of a killed sample in $RINGTRACE_DIR; sets DEAD
+# leave the files of a killed sample in $RINGTRACE_DIR, its records in
+# them; sets DEAD
 make_leftovers() {
-	start_sample RINGTRACE_EVENTS=app:work,io:request -- --threads 2 \
-		--seconds 20 --burst 50 --gap-ms 5
-	sleep 0.3
+	start_done RINGTRACE_EVENTS=app:work,io:request -- --threads 2 \
+		--bursts 3 --burst 50 --gap-ms 5
 	kill -9 "$SP"
 	wait "$SP" 2>/dev/null
 	DEAD=$SP
@@ -611,12 +662,25 @@ case_pipe_counts() {
 	stamps_ok "$W/pipe.txt"
 }
 
+filtered_seen() {
+	grep -q ' work: worker=1 ' "$W/pipe.txt" &&
+		grep -q ' request: seq=[0-9]* fd=5 ' "$W/pipe.txt"
+}
+
+cpu0_seen() {
+	grep -q ' work: ' "$W/pipe0.txt"
+}
+
 case_pipe_filter() {
-	# filters before events: no record escapes them
-	start_sample -- --threads 3 --seconds 1.5 --burst 50 --gap-ms 5
-	"$T" pipe -f 'app:work worker == 1' -f 'io fd == 5' -e app:work \
-		-e io "$SP" \
-		>"$W/pipe.txt" 2>"$W/pipe.err" || fail "pipe failed: $(cat "$W/pipe.err")"
+	# filters before events: no record escapes them (the sample runs
+	# until the pipe printed what the case looks for, however long the
+	# attach takes; --seconds only a guard)
+	start_sample -- --threads 3 --seconds $((60 * ${RB_TIMEOUT_MULT:-1})) \
+		--burst 50 --gap-ms 5
+	pipe_until "$W/pipe.txt" \
+		"pipe printed no work record of worker 1 and no request with fd 5" \
+		filtered_seen -f 'app:work worker == 1' -f 'io fd == 5' \
+		-e app:work -e io "$SP"
 	local n
 	n=$(grep -c ' work: worker=1 ' "$W/pipe.txt")
 	[ "$n" -gt 0 ] || fail "no work record of worker 1"
@@ -628,38 +692,46 @@ case_pipe_filter() {
 		fail "the subsystem filter let other fds through"
 	# one cpu buffer (--pin: worker 0 runs on the first cpu, so cpu
 	# buffer 0 gets records however the scheduler is loaded)
-	start_sample RINGTRACE_EVENTS=app:work -- --threads 3 --seconds 1 \
-		--burst 50 --gap-ms 5 --pin
-	"$T" pipe --cpu 0 "$SP" >"$W/pipe0.txt" 2>/dev/null ||
-		fail "pipe --cpu 0 failed"
-	grep -q ' work: ' "$W/pipe0.txt" || fail "nothing on cpu 0"
+	start_sample RINGTRACE_EVENTS=app:work -- --threads 3 \
+		--seconds $((60 * ${RB_TIMEOUT_MULT:-1})) --burst 50 --gap-ms 5 --pin
+	pipe_until "$W/pipe0.txt" "pipe --cpu 0 printed nothing" cpu0_seen \
+		--cpu 0 "$SP"
 	! grep -q '^ *[^ ]*-[0-9]* *\[00[1-9]\]' "$W/pipe0.txt" ||
 		fail "pipe --cpu 0 printed other cpus"
 }
 
-case_pipe_options() {
-	start_sample RINGTRACE_EVENTS=app:work -- --threads 1 --seconds 1 \
-		--burst 20 --gap-ms 10
-	"$T" pipe -O noirq-info -O sym-offset "$SP" >"$W/pipe.txt" \
-		2>"$W/pipe.err" || fail "pipe -O failed: $(cat "$W/pipe.err")"
+noirq_seen() {
 	grep -q '^ *worker-0-[0-9]* *\[[0-9]\{3\}\]  *[0-9]*\.[0-9]\{6\}: work: ' \
-		"$W/pipe.txt" || fail "noirq-info did not drop the flags column"
+		"$W/pipe.txt"
+}
+
+raw_seen() {
+	grep -q ' request: seq=[0-9]* fd=[0-9]* path=/data/' "$W/raw.txt"
+}
+
+case_pipe_options() {
+	# (each sample runs until the pipe printed what the case looks
+	# for; --seconds only a guard)
+	start_sample RINGTRACE_EVENTS=app:work -- --threads 1 \
+		--seconds $((60 * ${RB_TIMEOUT_MULT:-1})) --burst 20 --gap-ms 10
+	pipe_until "$W/pipe.txt" \
+		"noirq-info did not drop the flags column (no such work record)" \
+		noirq_seen -O noirq-info -O sym-offset "$SP"
 	stamps_ok "$W/pipe.txt"
-	start_sample -- --threads 1 --seconds 1 --burst 20 --gap-ms 10
+	start_sample -- --threads 1 --seconds $((60 * ${RB_TIMEOUT_MULT:-1})) \
+		--burst 20 --gap-ms 10
 	run 2 "$T" pipe -O nosuch "$SP"
 	err_has "unknown option 'nosuch'"
-	"$T" pipe -r -e io:request "$SP" >"$W/raw.txt" 2>/dev/null ||
-		fail "pipe --raw failed"
-	grep -q ' request: seq=[0-9]* fd=[0-9]* path=/data/' "$W/raw.txt" ||
-		fail "--raw did not print the fields"
+	pipe_until "$W/raw.txt" "--raw did not print the fields" raw_seen \
+		-r -e io:request "$SP"
 }
 
 case_show_and_stat() {
-	start_sample RINGTRACE_EVENTS=app:work,io:request -- --threads 2 \
-		--seconds 20 --burst 50 --gap-ms 20
-	sleep 0.5
+	# the sample's bursts written, it waits: show and stat see a trace
+	# no write changes
+	start_done RINGTRACE_EVENTS=app:work,io:request -- --threads 2 \
+		--bursts 4 --burst 50 --gap-ms 20
 	run 0 "$T" off "$SP"
-	sleep 0.1
 	run 0 "$T" show "$SP"
 	out_has "^# tracer: nop$"
 	out_has "^# entries-in-buffer/entries-written: [0-9]+/[0-9]+ +#P:[0-9]+$"
@@ -691,9 +763,8 @@ case_show_and_stat() {
 }
 
 case_snapshot() {
-	start_sample RINGTRACE_EVENTS=app:work -- --threads 1 --seconds 20 \
+	start_done RINGTRACE_EVENTS=app:work -- --threads 1 --bursts 3 \
 		--burst 20 --gap-ms 20
-	sleep 0.3
 	run 0 "$T" snapshot "$SP"
 	out_has "^# tracer: nop"
 	out_has " work: worker=0 seq="
@@ -1591,6 +1662,12 @@ case_disk_full() {
 	fi
 }
 
+# more than two bursts of the extract_crash sample logged (3 workers of
+# 400 iterations): its third began after a pause over 134 ms
+third_burst() {
+	[ "$(cat "$W"/log/log.* 2>/dev/null | grep -c '^app:work ')" -gt 2400 ]
+}
+
 # SIGKILL mid-run: extract recovers every event the sample had committed
 case_extract_crash() {
 	mkdir "$W/log"
@@ -1599,7 +1676,7 @@ case_extract_crash() {
 		RINGTRACE_EVENTS=app:work,app:big,io:request,io:done -- \
 		--threads 3 --seconds 30 --burst 400 --gap-ms 140 --pin \
 		--log "$W/log"
-	sleep 1.2
+	eventually "the sample did not log a third burst" third_burst
 	kill -9 "$SP"
 	wait "$SP" 2>/dev/null
 	run 3 "$T" pipe "$SP"

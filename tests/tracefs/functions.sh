@@ -34,6 +34,10 @@ records() {
 	grep -vc '^#' "$1" || true
 }
 
+# the waits' bound: 20 s, stretched in a sanitizer build
+# (RB_TIMEOUT_MULT); a guard against hanging, never the condition
+_wait_max=$((2000 * ${RB_TIMEOUT_MULT:-1}))
+
 # wait_records TRACE REGEX N: until TRACE (a trace file of the mount)
 # has N records matching REGEX (the sample also writes markers: waits
 # count the events they are after)
@@ -41,18 +45,20 @@ wait_records() {
 	_i=0
 	while [ "$(grep -Ec -- "$2" "$1" || true)" -lt "$3" ]; do
 		_i=$((_i + 1))
-		[ $_i -lt 2000 ] || fail "waited too long for $3 '$2' in $1"
-		sleep 0.01
+		[ $_i -lt $_wait_max ] ||
+			fail "waited $((_wait_max / 100)) s for $3 '$2' in $1"
+		sleep 0.01 # the poll interval
 	done
 }
 
-# wait_for CMD...: until CMD succeeds (at most 20 s)
+# wait_for CMD...: until CMD succeeds (at most 20 s, stretched)
 wait_for() {
 	_i=0
 	while ! "$@"; do
 		_i=$((_i + 1))
-		[ $_i -lt 2000 ] || fail "waited too long for: $*"
-		sleep 0.01
+		[ $_i -lt $_wait_max ] ||
+			fail "waited $((_wait_max / 100)) s for: $*"
+		sleep 0.01 # the poll interval
 	done
 }
 

@@ -39,12 +39,14 @@ mount_sample() {
 
 	"$S" --ready "$W/ready" "$@" >"$W/sample.out" 2>"$W/sample.err" &
 	SP=$!
-	for i in $(seq 1 500); do
+	# until it published its trace (at most 20 s, stretched by
+	# RB_TIMEOUT_MULT: a guard, never the condition)
+	for i in $(seq 1 $((2000 * ${RB_TIMEOUT_MULT:-1}))); do
 		[ -s "$W/ready" ] && break
 		kill -0 "$SP" 2>/dev/null || { cat "$W/sample.err"; echo "FAIL ($NAME): the sample exited early"; exit 1; }
-		sleep 0.01
+		sleep 0.01 # the poll interval
 	done
-	[ -s "$W/ready" ] || { echo "FAIL ($NAME): the sample did not start"; exit 1; }
+	[ -s "$W/ready" ] || { echo "FAIL ($NAME): the sample did not write $W/ready (its trace published) within $((20 * ${RB_TIMEOUT_MULT:-1})) s"; exit 1; }
 
 	"$T" mount "$SP" "$MNT" 2>"$W/mount.err"
 	rc=$?

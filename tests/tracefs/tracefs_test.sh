@@ -24,9 +24,11 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 NAME=$(basename "$CASE" .tc)
 
 . "$HERE/mount_sample.sh"
-# the sample outlives the slowest case (sanitizer builds run longer:
-# RB_TIMEOUT_MULT); it is killed at the end
-mount_sample --seconds $((50 * ${RB_TIMEOUT_MULT:-1})) --gap-ms 20
+# the sample outlives the case: its --seconds, a guard against a sample
+# left behind, are more than the case's ctest timeout (60 s, stretched by
+# RB_TIMEOUT_MULT; a case on a slow machine took 200 s of the TSan build's
+# 240, and its sample, given 200, ended under it); it is killed at the end
+mount_sample --seconds $((150 * ${RB_TIMEOUT_MULT:-1})) --gap-ms 20
 
 # requires: FILE... (relative to the mount)
 req=$(sed -n 's/^# requires: *//p' "$CASE" | head -1)

@@ -43,8 +43,24 @@ enum rtt_exit {
 /* The message buffers the client functions fill. */
 #define RTT_ERR_MAX 1024
 
-/* The longest a command waits for its answer by default. */
-#define RTT_CMD_TIMEOUT_MS 5000
+/**
+ * struct rtt_timeout - a wait the user may shorten or stretch
+ * @var: its environment variable (milliseconds, 1 to 3600000)
+ * @dflt: the wait without it (ms)
+ * @ms: the value in force, 0 until first asked (rtt_timeout_ms())
+ */
+struct rtt_timeout {
+	const char *var;
+	int dflt;
+	_Atomic int ms;
+};
+
+int rtt_timeout_ms(struct rtt_timeout *t);
+
+/* The longest a command waits for its answer: RINGTRACE_CMD_TIMEOUT_MS,
+ * or 5000. */
+extern struct rtt_timeout rtt_cmd_timeout;
+#define RTT_CMD_TIMEOUT_MS rtt_timeout_ms(&rtt_cmd_timeout)
 
 /**
  * enum rtt_state - what became of a process that published files

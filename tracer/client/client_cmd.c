@@ -46,6 +46,40 @@
 #include "proto.h"
 #include "client_int.h"
 
+struct rtt_timeout rtt_cmd_timeout = { "RINGTRACE_CMD_TIMEOUT_MS", 5000, 0 };
+
+/*
+ * The wait @t in force: its variable's value when it is a number of
+ * milliseconds from 1 to 3600000 (a test of a time-out sets it small, a
+ * slow machine may stretch it), else its default, said once.
+ */
+int rtt_timeout_ms(struct rtt_timeout *t)
+{
+	/* Relaxed: a cache of what the environment says; two first calls
+	 * that race compute the same value. */
+	int ms = atomic_load_explicit(&t->ms, memory_order_relaxed);
+	const char *s;
+	char *end;
+	long v;
+
+	if (ms)
+		return ms;
+	ms = t->dflt;
+	s = getenv(t->var);
+	if (s) {
+		errno = 0;
+		v = strtol(s, &end, 10);
+		if (!errno && end != s && !*end && v >= 1 && v <= 3600000)
+			ms = (int)v;
+		else
+			fprintf(stderr,
+				"ringtrace: warning: %s='%s' is not a number of milliseconds from 1 to 3600000: %d used\n",
+				t->var, s, t->dflt);
+	}
+	atomic_store_explicit(&t->ms, ms, memory_order_relaxed);
+	return ms;
+}
+
 /* ---- commands ----------------------------------------------------------- */
 
 static long rtt_futex(_Atomic uint32_t *addr, int op, uint32_t val,

@@ -30,6 +30,12 @@
  * so that the records spread over several cpu buffers.
  *
  * The program runs until SIGTERM or SIGINT, --seconds, or --bursts.
+ *
+ * --done FILE: when the workers have stopped (every event they wrote is
+ * committed) and the counts are written, the program creates FILE and
+ * waits for SIGTERM or SIGINT before it exits: a test reads a trace that
+ * no write changes any more, and stops the program when it is done with
+ * it, neither waiting a fixed time.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -93,6 +99,20 @@ static void on_stop(int sig)
 {
 	(void)sig;
 	stop = 1;
+}
+
+/* --done: SIGTERM or SIGINT once the workers are done ends the wait */
+static int end_pipe[2] = { -1, -1 };
+
+static void on_end(int sig)
+{
+	int saved = errno;
+
+	(void)sig;
+	if (write(end_pipe[1], "", 1) < 0) {
+		/* the pipe is empty: a write cannot fail */
+	}
+	errno = saved;
 }
 
 /* app:tick from a signal handler, marked as one */
@@ -228,7 +248,8 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: sample_app [--threads N] [--seconds S] [--bursts B] [--burst K]\n"
 		"                  [--gap-ms G] [--timer-us U] [--counts FILE]\n"
-		"                  [--log DIR] [--ready FILE] [--pin] [--no-markers]\n");
+		"                  [--log DIR] [--ready FILE] [--done FILE] [--pin]\n"
+		"                  [--no-markers]\n");
 	exit(2);
 }
 
@@ -244,11 +265,12 @@ int main(int argc, char **argv)
 		{ "counts", required_argument, NULL, 'c' },
 		{ "log", required_argument, NULL, 'l' },
 		{ "ready", required_argument, NULL, 'r' },
+		{ "done", required_argument, NULL, 'd' },
 		{ "pin", no_argument, NULL, 'p' },
 		{ "no-markers", no_argument, NULL, 'm' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *counts_file = NULL, *ready = NULL;
+	const char *counts_file = NULL, *ready = NULL, *done = NULL;
 	double seconds = 0;
 	long timer_us = 0;
 	struct worker *w;
@@ -285,6 +307,9 @@ int main(int argc, char **argv)
 			break;
 		case 'r':
 			ready = optarg;
+			break;
+		case 'd':
+			done = optarg;
 			break;
 		case 'p':
 			pin = true;
@@ -376,5 +401,28 @@ int main(int argc, char **argv)
 	if (out != stdout)
 		fclose(out);
 	free(w);
+	if (done) {
+		FILE *f;
+		char b;
+
+		/* the handler for the end, before FILE says "done": a
+		 * signal sent as soon as it is seen ends the read below,
+		 * whichever thread takes it */
+		if (pipe(end_pipe))
+			return 1;
+		sa.sa_handler = on_end;
+		sa.sa_flags = 0;
+		sigaction(SIGTERM, &sa, NULL);
+		sigaction(SIGINT, &sa, NULL);
+		f = fopen(done, "w");
+		if (!f) {
+			perror(done);
+			return 1;
+		}
+		fprintf(f, "%d\n", (int)getpid());
+		fclose(f);
+		while (read(end_pipe[0], &b, 1) < 0 && errno == EINTR)
+			;
+	}
 	return 0;
 }

@@ -1420,13 +1420,16 @@ int rt_publish_init(void)
 
 /*
  * The RINGTRACE_ variables the library reads (trace.c, events.c, ctl.c,
- * publish.c): any other is a typo worth a warning.
+ * publish.c), and the ringtrace tool's (CMD_TIMEOUT_MS, NET_TIMEOUT_MS:
+ * a command record starts inherits them): any other is a typo worth a
+ * warning.
  */
 static const char *const rt_known_env[] = {
-	"BUF_SIZE_KB",	 "CLOCK",	  "DIR",	    "EVENTS",
-	"EXEC_HOLD",	 "FOLLOW",	 "FTRACE_FILTER", "FTRACE_NOTRACE", "GRAPH_FILTER",
-	"GRAPH_NOTRACE", "HOLD",	  "KEEP_FILES",	    "MAX_GRAPH_DEPTH",
-	"OPTIONS",	 "PUBLISH",	  "SUBBUF_SIZE_KB", "TRACER",
+	"BUF_SIZE_KB",	 "CLOCK",	  "CMD_TIMEOUT_MS", "DIR",
+	"EVENTS",	 "EXEC_HOLD",	  "FOLLOW",	    "FTRACE_FILTER",
+	"FTRACE_NOTRACE", "GRAPH_FILTER", "GRAPH_NOTRACE", "HOLD",
+	"KEEP_FILES",	 "MAX_GRAPH_DEPTH", "NET_TIMEOUT_MS", "OPTIONS",
+	"PUBLISH",	 "SUBBUF_SIZE_KB", "TRACER",
 };
 
 static void rt_check_env(void)

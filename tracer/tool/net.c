@@ -115,21 +115,41 @@ uint64_t rtt_net_sent(const struct rtt_net *n)
 	return n ? n->sent : 0;
 }
 
-/* One message for a failed exchange with the listener. */
+struct rtt_timeout rtt_net_timeout = { "RINGTRACE_NET_TIMEOUT_MS", 10000, 0 };
+
+/* @ms as a message says it: "10 s", or "250 ms" when not whole seconds */
+static const char *rtt_net_span(int ms, char *buf, size_t len)
+{
+	if (ms % 1000)
+		snprintf(buf, len, "%d ms", ms);
+	else
+		snprintf(buf, len, "%d s", ms / 1000);
+	return buf;
+}
+
+/* One message for a failed exchange with the listener; the streams are
+ * failed from then on (n->err: the later steps, the metadata and the
+ * close at the end included, say nothing more). */
 static int rtt_net_fail(struct rtt_net *n, const char *what, int err)
 {
+	char span[32];
+
 	if (err == -ECONNRESET || err == -EPIPE)
 		rtt_msg("%s: the listener closed the connection (%s)", n->where,
 			what);
 	else if (err == -ETIMEDOUT)
-		rtt_msg("%s: no answer from the listener in %d s (%s)",
-			n->where, RTT_NET_TIMEOUT_MS / 1000, what);
+		rtt_msg("%s: no answer from the listener in %s (%s)", n->where,
+			rtt_net_span(RTT_NET_TIMEOUT_MS, span, sizeof(span)),
+			what);
 	else if (err == -EBADMSG)
 		rtt_msg("%s: a malformed message from the listener (%s)",
 			n->where, what);
 	else if (err != -EINTR)
 		rtt_msg("%s: %s: %s", n->where, what, strerror(-err));
-	return err == -EINTR ? err : -EIO;
+	if (err == -EINTR)
+		return err;
+	n->err = -EIO;
+	return -EIO;
 }
 
 /**
@@ -271,6 +291,8 @@ int rtt_net_meta(struct rtt_net *n, struct td_writer *w, bool all)
 	size_t len;
 	int ret;
 
+	if (n->err)
+		return n->err;
 	if (n->meta_done || n->ctl < 0)
 		return 0;
 	if (!all && n->meta_sent && now - n->meta_last < RTT_NET_KEEP_MS)
@@ -532,8 +554,11 @@ int rtt_net_push(struct rtt_net *n, int timeout_ms)
 			return 0;
 		now = rtt_now_ms();
 		if (now >= deadline) {
-			rtt_msg("%s: the receiver stopped reading: pages not sent after %d s",
-				n->where, timeout_ms / 1000);
+			char span[32];
+
+			rtt_msg("%s: the receiver stopped reading: pages not sent after %s",
+				n->where,
+				rtt_net_span(timeout_ms, span, sizeof(span)));
 			n->err = -ETIMEDOUT;
 			return n->err;
 		}

@@ -38,6 +38,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "client.h"
+
 /* The largest message, header included. */
 #define RTT_MSG_MAX 8192u
 #define RTT_MSG_HDR 12u
@@ -64,8 +66,9 @@ enum rtt_msg_cmd {
 #define RTT_TSYNC_NAME 16u
 
 /* How long one step of a conversation may take before the peer is
- * taken for gone (ms). */
-#define RTT_NET_TIMEOUT_MS 10000
+ * taken for gone (ms): RINGTRACE_NET_TIMEOUT_MS, or 10000. */
+extern struct rtt_timeout rtt_net_timeout;
+#define RTT_NET_TIMEOUT_MS rtt_timeout_ms(&rtt_net_timeout)
 
 /**
  * struct rtt_msg - one message received
