@@ -372,9 +372,12 @@ RINGBUF_API const char *ringbuf_path(struct ringbuf *rb);
  * never shrinks) and views in other processes follow at their next read
  * of each cpu buffer (Documentation/shared-buffers.rst).
  *
- * Context: any thread; blocks. Fails with -EBUSY while an iterator is open
- * or while a writer stays preempted mid-write for more than 10 seconds;
- * -EPERM on an attached view; -ENOSPC when the file cannot grow.
+ * Context: any thread; blocks. Fails with -EBUSY while an iterator is open,
+ * while a writer stays preempted mid-write for more than 10 seconds, or,
+ * on a shared buffer, while a live reader of another process holds a cpu
+ * buffer's reader lock for more than 20 ms (a reader that is stopped,
+ * slow or hostile; nothing was changed, try again); -EPERM on an attached
+ * view; -ENOSPC when the file cannot grow.
  * Return: 0, or -EINVAL, -EBUSY, -EPERM, -ENOMEM, -ENOSPC.
  */
 RINGBUF_API int ringbuf_resize(struct ringbuf *rb, size_t size, int cpu);
