@@ -1891,6 +1891,78 @@ static void function_refuse_word(void)
 	tracer("nop");
 }
 
+/*
+ * The stop switch set from a signal handler (a crash handler freezing the
+ * trace) while the interrupted thread recomputes the refuse word under its
+ * lock: setting the switch takes no lock, so the handler returns (a switch
+ * that took the word's lock deadlocked as soon as a signal landed inside
+ * it), and the switch holds afterwards, whatever recomputation the
+ * handler interrupted. The other thread changes set_ftrace_pid in a loop
+ * (each change recomputes the word) and is signalled all along.
+ */
+#define SS_CHANGES 20000
+
+static _Atomic int ss_done;
+static _Atomic unsigned int ss_handled;
+
+static void ss_handler(int sig)
+{
+	(void)sig;
+	ringtrace_function_trace_stop(true);
+	atomic_fetch_add(&ss_handled, 1);
+}
+
+static void *ss_changer(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < SS_CHANGES; i++)
+		ASSERT_EQ(ringtrace_set_pids(tr, RINGTRACE_PID_FTRACE, "",
+					     false, NULL, 0),
+			  0);
+	atomic_store(&ss_done, 1);
+	return NULL;
+}
+
+static void function_stop_signal(void)
+{
+	struct sigaction sa = { .sa_handler = ss_handler };
+	struct timespec t0, now;
+	pthread_t th;
+	char *t;
+
+	tracer("function");
+	ASSERT_EQ(sigaction(SIGUSR2, &sa, NULL), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ASSERT_EQ(pthread_create(&th, NULL, ss_changer, NULL), 0);
+	while (!atomic_load(&ss_done)) {
+		/* (a guard against a hang only: the changes take well under
+		 * a second) */
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec - t0.tv_sec > 60 * (long)rbt_timeout_mult())
+			RBT_FAIL("the thread changing set_ftrace_pid is stuck "
+				 "after %u signals: the stop switch's handler "
+				 "deadlocked",
+				 atomic_load(&ss_handled));
+		ASSERT_EQ(pthread_kill(th, SIGUSR2), 0);
+		sched_yield();
+	}
+	pthread_join(th, NULL);
+	signal(SIGUSR2, SIG_DFL);
+	ASSERT_TRUE(atomic_load(&ss_handled) > 0);
+	/* the switch holds: no call recorded, by either path */
+	ringtrace_clear(tr);
+	fp_add(0, 1);
+	t = trace_text();
+	ASSERT_EQ(count(t, "fp_add"), 0);
+	free(t);
+	ringtrace_function_trace_stop(false);
+	fp_add(0, 1);
+	t = trace_text();
+	ASSERT_EQ(count(t, "fp_add"), 1);
+	free(t);
+	tracer("nop");
+}
+
 /* Named so that backtrace() finds it (the program is linked -rdynamic). */
 #define MC_CASE(fn)                                                          \
 	__attribute__((noinline)) void test_case_##fn(void);                 \
@@ -1936,6 +2008,7 @@ MC_CASE(graph_body_args)
 MC_CASE(function_rcu_memb)
 MC_CASE(function_rcu_parked)
 MC_CASE(function_refuse_word)
+MC_CASE(function_stop_signal)
 
 #define MC_RUN(fn) { #fn, test_case_##fn }
 static const struct rbt_case cases[] = {
@@ -1961,6 +2034,7 @@ static const struct rbt_case cases[] = {
 	MC_RUN(registers_rare),	 MC_RUN(graph_body_args),
 	MC_RUN(function_rcu_memb), MC_RUN(function_rcu_parked),
 	MC_RUN(function_refuse_word),
+	MC_RUN(function_stop_signal),
 };
 
 RBT_MAIN(cases)
