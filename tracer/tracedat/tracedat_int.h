@@ -196,7 +196,7 @@ enum {
  * (8.1 to 9.7). -2 is the fast end that keeps a margin under 7.
  * Finding the repeats ourselves from the records' layout and handing
  * them to zstd's sequence API (ZSTD_compressSequences(), bench/zseq.c)
- * costs more on these pages, not less: zstd takes 10.3 to 12.7
+ * costs more on these pages, not less: zstd takes 10.7 to 13.8
  * instructions a byte just to code the matches it is given, against
  * 14.6 to 16.4 for the whole of -2, search included (bench/README.md,
  * "zstd sequences").
