@@ -209,9 +209,9 @@ enum {
  * which finds 1 % more repeats than the level's own (13 at 1 MiB) for
  * no more instructions. (The other knobs change nothing here: the
  * literals of the negative levels are stored already, not Huffman-coded;
- * minimum matches of 5 and 7 bytes give the 6's bytes; a window the
- * size of the chunk, the level's own, is what trace-cmd's decoder
- * takes.)
+ * minimum matches of 5 and 7 bytes give the 6's bytes. The window is
+ * the level's own for a 1 MiB chunk, 512 KiB, as each frame's header
+ * says: trace-cmd's decoder takes any, since it decodes a chunk whole.)
  */
 #define TD_ZSTD_HASHLOG 16
 
