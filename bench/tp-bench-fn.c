@@ -10,6 +10,12 @@
  * TPB_FN_NAME. On x86-64 twice more: -fpatchable-function-entry=5 as
  * tpb_fn_patch(), -pg -mfentry -mrecord-mcount as tpb_fn_pg(). The body is a store of its arguments' sum, so that the
  * call does a little work and cannot be dropped.
+ *
+ * Each copy also defines TPB_FN_NAME_0 to TPB_FN_NAME_15, sixteen
+ * functions of the same body (each its own store), for the cases that
+ * call a different function each time, as a real program does: a
+ * trampoline that all of them pass through sees its branches' targets
+ * change with every call.
  */
 #ifndef TPB_FN_NAME
 #error "TPB_FN_NAME must name the function (tpb_fn_traced, tpb_fn_plain, ...)"
@@ -24,3 +30,17 @@ __attribute__((noinline)) void TPB_FN_NAME(unsigned long seq, int a, int b)
 {
 	tpb_fn_sink = seq + (unsigned long)a + (unsigned long)b;
 }
+
+#define TPB_FN_PASTE2(a, b) a##_##b
+#define TPB_FN_PASTE(a, b) TPB_FN_PASTE2(a, b)
+#define TPB_FN_K(k)                                                         \
+	void TPB_FN_PASTE(TPB_FN_NAME, k)(unsigned long seq, int a, int b); \
+	__attribute__((noinline)) void TPB_FN_PASTE(TPB_FN_NAME, k)(        \
+		unsigned long seq, int a, int b)                            \
+	{                                                                   \
+		tpb_fn_sink = seq + (unsigned long)a + (unsigned long)b + k; \
+	}
+TPB_FN_K(0) TPB_FN_K(1) TPB_FN_K(2) TPB_FN_K(3)
+TPB_FN_K(4) TPB_FN_K(5) TPB_FN_K(6) TPB_FN_K(7)
+TPB_FN_K(8) TPB_FN_K(9) TPB_FN_K(10) TPB_FN_K(11)
+TPB_FN_K(12) TPB_FN_K(13) TPB_FN_K(14) TPB_FN_K(15)

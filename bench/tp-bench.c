@@ -45,6 +45,11 @@
  *			turn, in an order the CPU cannot learn (as a real
  *			program's returns go back to many callers)
  *	fn-patch-graph-sites  the patchable one so, under function_graph
+ *	fn-plain-funcs	sixteen plain functions, a different one each
+ *			call, in an order the CPU cannot learn (as a real
+ *			program calls many functions)
+ *	fn-patch-graph-funcs  sixteen patchable ones so, under
+ *			function_graph, their sites alone patched
  *
  * Each case is compared with a named baseline of the same run (a ratio of
  * medians and a difference in ns). The runs of all cases are
@@ -239,6 +244,56 @@ TPB_LOOP_SITES(tpb_fn_plain)
 TPB_LOOP_SITES(tpb_fn_patch)
 #endif
 
+/*
+ * The same sequence choosing one of 16 functions (fn_0 to fn_15,
+ * tp-bench-fn.c) rather than one of 16 call sites of one function: a
+ * trampoline that every traced function passes through sees the targets
+ * of its branches change with every call, as it does in a real program.
+ */
+#define TPB_FUNC(k, fn)                                                     \
+	case k:                                                             \
+		fn##_##k(i, 1, 2);                                          \
+		break;
+#define TPB_LOOP_FUNCS(fn)                                                  \
+	void fn##_0(unsigned long, int, int);                               \
+	void fn##_1(unsigned long, int, int);                               \
+	void fn##_2(unsigned long, int, int);                               \
+	void fn##_3(unsigned long, int, int);                               \
+	void fn##_4(unsigned long, int, int);                               \
+	void fn##_5(unsigned long, int, int);                               \
+	void fn##_6(unsigned long, int, int);                               \
+	void fn##_7(unsigned long, int, int);                               \
+	void fn##_8(unsigned long, int, int);                               \
+	void fn##_9(unsigned long, int, int);                               \
+	void fn##_10(unsigned long, int, int);                              \
+	void fn##_11(unsigned long, int, int);                              \
+	void fn##_12(unsigned long, int, int);                              \
+	void fn##_13(unsigned long, int, int);                              \
+	void fn##_14(unsigned long, int, int);                              \
+	void fn##_15(unsigned long, int, int);                              \
+	static __attribute__((noinline)) void fn##_funcs_loop(unsigned long n) \
+	{                                                                   \
+		unsigned int x = 1;                                         \
+                                                                            \
+		for (unsigned long i = 0; i < n; i++) {                     \
+			x = x * 1103515245u + 12345u;                       \
+			switch ((x >> 16) & 15) {                           \
+				TPB_FUNC(0, fn) TPB_FUNC(1, fn)             \
+				TPB_FUNC(2, fn) TPB_FUNC(3, fn)             \
+				TPB_FUNC(4, fn) TPB_FUNC(5, fn)             \
+				TPB_FUNC(6, fn) TPB_FUNC(7, fn)             \
+				TPB_FUNC(8, fn) TPB_FUNC(9, fn)             \
+				TPB_FUNC(10, fn) TPB_FUNC(11, fn)           \
+				TPB_FUNC(12, fn) TPB_FUNC(13, fn)           \
+				TPB_FUNC(14, fn) TPB_FUNC(15, fn)           \
+			}                                                   \
+		}                                                           \
+	}
+TPB_LOOP_FUNCS(tpb_fn_plain)
+#if TPB_HAVE_MCOUNT
+TPB_LOOP_FUNCS(tpb_fn_patch)
+#endif
+
 /* ---------------------------------------------------------------------- */
 /* Setting the cases up                                                    */
 
@@ -394,6 +449,12 @@ static int tpb_setup_patch_graph(char *err, size_t len)
 static int tpb_setup_pg_graph(char *err, size_t len)
 {
 	return tpb_patch_filter("function_graph", "tpb_fn_pg", err, len);
+}
+
+static int tpb_setup_patch_graph_funcs(char *err, size_t len)
+{
+	return tpb_patch_filter("function_graph", "tpb_fn_patch_[0-9]*", err,
+				len);
 }
 #endif
 
@@ -581,6 +642,22 @@ static const struct tpb_case tpb_cases[] = {
 		.what = "fn-patch-graph called from 16 call sites so",
 		.loop = tpb_fn_patch_sites_loop,
 		.setup = tpb_setup_patch_graph,
+		.per_call = 2,
+	},
+#endif
+	{
+		.id = "fn-plain-funcs",
+		.base = "empty",
+		.what = "16 plain functions, one of them each call, in an unlearnable order",
+		.loop = tpb_fn_plain_funcs_loop,
+	},
+#if TPB_HAVE_MCOUNT
+	{
+		.id = "fn-patch-graph-funcs",
+		.base = "fn-plain-funcs",
+		.what = "16 patchable functions so, function_graph, their sites alone patched",
+		.loop = tpb_fn_patch_funcs_loop,
+		.setup = tpb_setup_patch_graph_funcs,
 		.per_call = 2,
 	},
 #endif
