@@ -220,25 +220,26 @@ TPB_LOOP(tpb_fn_pg)
 		__asm__ volatile("# site " #k);                             \
 		fn(i, 1, 2);                                                \
 		break;
-#define TPB_LOOP_SITES(fn)                                                  \
-	static __attribute__((noinline)) void fn##_sites_loop(unsigned long n) \
+/* The loop over one of 16 cases chosen by the sequence: @CASE(k, fn)
+ * makes case k (a call site, or a function, of its own). */
+#define TPB_LOOP16(loop, CASE, fn)                                          \
+	static __attribute__((noinline)) void loop(unsigned long n)         \
 	{                                                                   \
 		unsigned int x = 1;                                         \
                                                                             \
 		for (unsigned long i = 0; i < n; i++) {                     \
 			x = x * 1103515245u + 12345u;                       \
 			switch ((x >> 16) & 15) {                           \
-				TPB_SITE(0, fn) TPB_SITE(1, fn)             \
-				TPB_SITE(2, fn) TPB_SITE(3, fn)             \
-				TPB_SITE(4, fn) TPB_SITE(5, fn)             \
-				TPB_SITE(6, fn) TPB_SITE(7, fn)             \
-				TPB_SITE(8, fn) TPB_SITE(9, fn)             \
-				TPB_SITE(10, fn) TPB_SITE(11, fn)           \
-				TPB_SITE(12, fn) TPB_SITE(13, fn)           \
-				TPB_SITE(14, fn) TPB_SITE(15, fn)           \
+				CASE(0, fn) CASE(1, fn) CASE(2, fn)         \
+				CASE(3, fn) CASE(4, fn) CASE(5, fn)         \
+				CASE(6, fn) CASE(7, fn) CASE(8, fn)         \
+				CASE(9, fn) CASE(10, fn) CASE(11, fn)       \
+				CASE(12, fn) CASE(13, fn) CASE(14, fn)      \
+				CASE(15, fn)                                \
 			}                                                   \
 		}                                                           \
 	}
+#define TPB_LOOP_SITES(fn) TPB_LOOP16(fn##_sites_loop, TPB_SITE, fn)
 TPB_LOOP_SITES(tpb_fn_plain)
 #if TPB_HAVE_MCOUNT
 TPB_LOOP_SITES(tpb_fn_patch)
@@ -271,24 +272,7 @@ TPB_LOOP_SITES(tpb_fn_patch)
 	void fn##_13(unsigned long, int, int);                              \
 	void fn##_14(unsigned long, int, int);                              \
 	void fn##_15(unsigned long, int, int);                              \
-	static __attribute__((noinline)) void fn##_funcs_loop(unsigned long n) \
-	{                                                                   \
-		unsigned int x = 1;                                         \
-                                                                            \
-		for (unsigned long i = 0; i < n; i++) {                     \
-			x = x * 1103515245u + 12345u;                       \
-			switch ((x >> 16) & 15) {                           \
-				TPB_FUNC(0, fn) TPB_FUNC(1, fn)             \
-				TPB_FUNC(2, fn) TPB_FUNC(3, fn)             \
-				TPB_FUNC(4, fn) TPB_FUNC(5, fn)             \
-				TPB_FUNC(6, fn) TPB_FUNC(7, fn)             \
-				TPB_FUNC(8, fn) TPB_FUNC(9, fn)             \
-				TPB_FUNC(10, fn) TPB_FUNC(11, fn)           \
-				TPB_FUNC(12, fn) TPB_FUNC(13, fn)           \
-				TPB_FUNC(14, fn) TPB_FUNC(15, fn)           \
-			}                                                   \
-		}                                                           \
-	}
+	TPB_LOOP16(fn##_funcs_loop, TPB_FUNC, fn)
 TPB_LOOP_FUNCS(tpb_fn_plain)
 #if TPB_HAVE_MCOUNT
 TPB_LOOP_FUNCS(tpb_fn_patch)
