@@ -204,6 +204,7 @@ int rtt_rec_start(struct rtt_record *r, const char *inst);
 int rtt_rec_meta(struct rtt_record *r, bool ask);
 void rtt_rec_prefault(struct rtt_record *r);
 int rtt_rec_turn(struct rtt_record *r);
+int rtt_rec_drain(struct rtt_record *r);
 int rtt_rec_finish(struct rtt_record *r, int ret);
 void rtt_rec_free(struct rtt_record *r);
 

@@ -711,9 +711,13 @@ int rtt_rec_exec(struct rtt_record *r, const char *inst,
 	uint64_t deadline = rtt_now_ms() + 5000;
 	int pid = r->p.pid, ret;
 
-	/* what the old image left, and the formats its records need */
+	/* what the old image left, and the formats its records need: its
+	 * partial pages too (its writers are gone; an image that wrote less
+	 * than a page before exec() wrote records all the same) */
 	while ((ret = rtt_rec_turn(r)) > 0)
 		;
+	if (!ret)
+		ret = rtt_rec_drain(r);
 	if (ret < 0)
 		return ret;
 	rtt_record_exec_formats(r);

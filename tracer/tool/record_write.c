@@ -553,21 +553,15 @@ int rtt_rec_turn(struct rtt_record *r)
 }
 
 /*
- * The end of a recording (@ret: how the turns ended): what the buffer
- * still holds, partial pages included (no more than it holds now, should
- * a live writer keep filling it), the last formats, symbols and thread
- * names, the file completed, the summary line. Return: 0 or a negative
- * errno (reported).
+ * What the buffer holds now, partial pages included (no more than it
+ * holds now, should a live writer keep filling it), written. Return: 0 or
+ * a negative errno.
  */
-int rtt_rec_finish(struct rtt_record *r, int ret)
+int rtt_rec_drain(struct rtt_record *r)
 {
-	char err[RTT_ERR_MAX];
-	uint64_t written = 0;
 	long drain = r->nr_cpus;
-	size_t len;
-	int c;
+	int c, ret = 0;
 
-	rtt_rec_prefault_stop(r);
 	for (c = 0; c < r->nr_cpus; c++)
 		drain += (long)(ringbuf_size(r->rb, c) /
 				ringbuf_subbuf_size(r->rb));
@@ -588,6 +582,24 @@ int rtt_rec_finish(struct rtt_record *r, int ret)
 		drain -= moved;
 		ret = rtt_record_ckpt(r, false);
 	}
+	return ret;
+}
+
+/*
+ * The end of a recording (@ret: how the turns ended): what the buffer
+ * still holds (rtt_rec_drain()), the last formats, symbols and thread
+ * names, the file completed, the summary line. Return: 0 or a negative
+ * errno (reported).
+ */
+int rtt_rec_finish(struct rtt_record *r, int ret)
+{
+	char err[RTT_ERR_MAX];
+	uint64_t written = 0;
+	size_t len;
+
+	rtt_rec_prefault_stop(r);
+	if (!ret)
+		ret = rtt_rec_drain(r);
 	if (!ret) {
 		/* events registered at the end (their files may be gone) */
 		if (rtt_ctl_gen(&r->p) != r->ctl_gen)
@@ -656,7 +668,7 @@ int rtt_rec_finish(struct rtt_record *r, int ret)
 			written = rtt_self_wchar(written);
 		unsigned long dropped = 0, marked = 0;
 
-		for (c = 0; c < r->nr_cpus; c++) {
+		for (int c = 0; c < r->nr_cpus; c++) {
 			dropped += ringbuf_dropped_events_cpu(r->rb, c);
 			marked += r->marked[c];
 		}
