@@ -1708,9 +1708,9 @@ case_extract_crash() {
 	run 0 "$T" report "$W/k.dat"
 	cmp -s "$W/out" "$W/x.txt" || fail "two extracts differ"
 	# every logged (committed) event is in the trace: the whole lines of
-	# each log (the kill may land while stdio writes a full buffer out,
-	# which can end inside a line: that line's event is not counted, and
-	# it must not run into the next file's first line)
+	# each log (the kill may land while a flush of the log is written,
+	# which can then end inside a line: that line's event is not counted,
+	# and it must not run into the next file's first line)
 	local f
 	for f in "$W"/log/log.*; do
 		if [ -n "$(tail -c 1 "$f")" ]; then
