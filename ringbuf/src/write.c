@@ -541,8 +541,15 @@ static void rb_push_done(struct ringbuf_cpu *cpu_buffer)
  * record. Bounded: the deadline. The writer sleeps on a futex the reader
  * wakes when it takes a page (rb_room_wake()), in slices of at most 10
  * ms (a reader of an older build does not wake it).
+ *
+ * The wait is for a page taken after the look that found the buffer full
+ * (@next_page the head, after @tail_page): pages_read is read, then the
+ * link looked at again, and a reader that took the head in between
+ * (even every page up to the writer's own, which a reader of whole pages
+ * then leaves alone: nothing would wake us) sends us back to reserve.
  */
-static RB_NOINLINE bool rb_wait_for_room(struct ringbuf_cpu *cb)
+static RB_NOINLINE bool rb_wait_for_room(struct ringbuf_cpu *cb,
+					 uint32_t tail_page, uint32_t next_page)
 {
 	struct rb_cpu_meta *m = cb->meta;
 	/* Relaxed: a setting; a writer may see a change late. */
@@ -554,10 +561,14 @@ static RB_NOINLINE bool rb_wait_for_room(struct ringbuf_cpu *cb)
 
 	if (!ms || rb_tls.depth != 1)
 		return false;
-	/* Relaxed: only a sign that the reader moved; the retry reads the
-	 * links with rb_is_head_page()'s acquire load, which pairs with the
-	 * reader's swap cmpxchg. */
-	pages = atomic_load_explicit(&m->pages_read, memory_order_relaxed);
+	/* Acquire: pairs with the reader's seq_cst add to pages_read after
+	 * its swap cmpxchg (rb_get_reader_page()): a swap counted here is
+	 * seen by the look at the link below; one not counted yet moves
+	 * pages_read later, which the wait sees. */
+	pages = atomic_load_explicit(&m->pages_read, memory_order_acquire);
+	/* The head taken since the look (the link no longer HEAD): room. */
+	if (rb_is_head_page(cb, next_page, tail_page) != RB_PAGE_HEAD)
+		return true;
 	/* Relaxed: the cpu buffer's writers' own note. */
 	if (atomic_load_explicit(&cb->wait_gave_up, memory_order_relaxed) ==
 	    pages)
@@ -775,7 +786,8 @@ rb_move_tail(struct ringbuf_cpu *cpu_buffer, unsigned long tail,
 			if (!(atomic_load_explicit(&rb->flags,
 						   memory_order_relaxed) &
 			      RINGBUF_FL_OVERWRITE)) {
-				if (rb_wait_for_room(cpu_buffer))
+				if (rb_wait_for_room(cpu_buffer, tail_page,
+						     next_page))
 					goto out_again;
 				/* Relaxed: a statistic. */
 				if (!info->note)

@@ -16,6 +16,11 @@
  *  stale_head_link		the same, stopped after it found the head
  *				next (the buffer full): once the reader has
  *				its tail page, it reads the link again
+ *  wait_after_room		the same with writers waiting for room
+ *				(ringbuf_set_writer_wait()), while a reader
+ *				of whole pages takes every page but the
+ *				writer's: it writes, it does not wait in
+ *				vain and drop
  *  cancel_per_thread		a writer cancelled between reserve and
  *  cancel_per_cpu		commit (its signal handler committed one
  *  exit_per_cpu		event inside the torn write), or exiting
@@ -221,13 +226,15 @@ static void *stale_writer(void *arg)
 	return NULL;
 }
 
-static unsigned long drain_pages(struct ringbuf *rb, void *page)
+/* Read cpu 0's pages (@full: whole ones only, as a recorder does),
+ * checking every record. Returns the number read. */
+static unsigned long drain_pages(struct ringbuf *rb, void *page, int full)
 {
 	unsigned long n = 0;
 	int ret;
 
 	while ((ret = ringbuf_read_page(rb, page, ringbuf_subbuf_size(rb), 0,
-					0)) == 0) {
+					full)) == 0) {
 		const struct ringbuf_data_page *dp = page;
 		uint64_t len = dp->commit & RINGBUF_COMMIT_MASK, off = 0;
 
@@ -280,7 +287,7 @@ static void stale_link(enum ringbuf_testpoint tp)
 	ASSERT_EQ(ringbuf_test_state(rb, 0, &st), 0);
 	T = st.tail_page;
 	/* the reader takes everything, the writer's tail page included */
-	read += drain_pages(rb, page);
+	read += drain_pages(rb, page, 0);
 	ASSERT_EQ(ringbuf_test_state(rb, 0, &st), 0);
 	ASSERT_EQ(st.reader_page, T);
 	R = st.next[T];
@@ -295,7 +302,7 @@ static void stale_link(enum ringbuf_testpoint tp)
 	for (int i = 0; i < 20; i++)
 		if (stale_write(rb) == 0)
 			atomic_fetch_add(&g_written, 1);
-	read += drain_pages(rb, page);
+	read += drain_pages(rb, page, 0);
 	ASSERT_EQ_U(read, atomic_load(&g_written));
 	ASSERT_EQ_U(ringbuf_entries_cpu(rb, 0), 0);
 	ASSERT_FALSE(ringbuf_test_warned(rb));
@@ -318,6 +325,75 @@ static void stale_next_link(void)
 static void stale_head_link(void)
 {
 	stale_link(RINGBUF_TP_MOVE_TAIL_HEAD);
+}
+
+/* ---- a waiting writer whose room came before its wait ------------------ */
+
+static atomic_int g_wait_ret;
+
+static void *waiting_writer(void *arg)
+{
+	struct ringbuf *rb = arg;
+
+	ringbuf_test_set_cpu(0);
+	while (stale_write(rb) == 0)
+		atomic_fetch_add(&g_written, 1); /* fill until refused */
+	/* from here on a full buffer waits (a short wait: nobody reads
+	 * while it lasts, so a wait drops) */
+	atomic_store(&g_wait_ret, ringbuf_set_writer_wait(rb, 100));
+	atomic_store(&g_park.armed, true);
+	/* parks in rb_move_tail(), after it found the head page next */
+	if (stale_write(rb) == 0)
+		atomic_fetch_add(&g_written, 1);
+	else
+		atomic_store(&g_wait_ret, -ENOSPC);
+	sem_post(&g_resumed);
+	return NULL;
+}
+
+/*
+ * A writer that found its buffer full (the head page next) and is about
+ * to wait for the reader, while the reader takes every whole page: the
+ * head is then the writer's own page, which a reader of whole pages
+ * leaves alone, so no page is taken after the writer starts waiting.
+ * The writer must see that the head it found is gone and write, not
+ * wait out its time and drop.
+ */
+static void wait_after_room(void)
+{
+	struct ringbuf *rb = tu_create(4, 0, 1, RINGBUF_PER_CPU);
+	void *page = ringbuf_alloc_read_page(rb, 0);
+	unsigned long read = 0, dropped;
+
+	ASSERT_NOT_NULL(page);
+	atomic_store(&g_seq, 0);
+	atomic_store(&g_written, 0);
+	atomic_store(&g_wait_ret, 0);
+	ASSERT_EQ(sem_init(&g_resumed, 0, 0), 0);
+	park_setup(RINGBUF_TP_MOVE_TAIL_HEAD);
+	ASSERT_EQ(pthread_create(&g_park.thread, NULL, waiting_writer, rb), 0);
+	while (sem_wait(&g_park.parked))
+		;
+	dropped = ringbuf_dropped_events_cpu(rb, 0);
+	ASSERT_EQ_U(dropped, 1);
+	/* every whole page: all but the one the writer is on */
+	read += drain_pages(rb, page, 1);
+	ASSERT_TRUE(read > 0);
+	atomic_store_explicit(&g_park.release, true, memory_order_relaxed);
+	while (sem_wait(&g_resumed))
+		;
+	pthread_join(g_park.thread, NULL);
+	park_done();
+	ASSERT_EQ(atomic_load(&g_wait_ret), 0);
+	ASSERT_EQ_U(ringbuf_dropped_events_cpu(rb, 0), dropped);
+	read += drain_pages(rb, page, 0);
+	ASSERT_EQ_U(read, atomic_load(&g_written));
+	ASSERT_FALSE(ringbuf_test_warned(rb));
+	ASSERT_EQ(ringbuf_test_check_pages(rb, 0), 0);
+	tu_check_rb(rb);
+	sem_destroy(&g_resumed);
+	ringbuf_free_read_page(rb, 0, page);
+	ringbuf_free(rb);
 }
 
 /* ---- a writer that leaves between reserve and commit -------------------- */
@@ -545,6 +621,7 @@ static const struct rbt_case cases[] = {
 	RBT_CASE(reader_gives_up_on_update),
 	RBT_CASE(stale_next_link),
 	RBT_CASE(stale_head_link),
+	RBT_CASE(wait_after_room),
 	RBT_CASE(cancel_per_thread),
 	RBT_CASE(cancel_per_cpu),
 	RBT_CASE(exit_per_cpu),
