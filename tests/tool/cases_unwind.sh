@@ -132,6 +132,42 @@ print("%.6f" % (ev[len(ev) // 2]["ts"] / 1e6))' "$W/out")
 	node "$js" "$W/out" sample_app || fail "the trace model refuses the JSON of --tid $tid"
 }
 
+# ringtrace record as the init of a pid namespace (a container's entry
+# point: the command's parent is pid 1, and it is the tool), whose last
+# id is set just below pid_max: the command's threads started after it
+# have ids that wrapped around, smaller than the process's; the JSON
+# report still names the process after the process, not after the
+# thread with the smallest id
+case_record_pid_namespace() {
+	[ "$(id -u)" = 0 ] || skip "a pid namespace needs root"
+	unshare --pid --fork --mount-proc true 2>/dev/null ||
+		skip "no pid namespace here (unshare --pid)"
+	unshare --pid --fork --mount-proc sh -c '
+		echo $(($(cat /proc/sys/kernel/pid_max) - 3)) \
+			>/proc/sys/kernel/ns_last_pid || exit 90
+		exec "$1" record -q -o "$2" -e app:work -- "$3" --threads 2 \
+			--bursts 1 --burst 5 --no-markers' \
+		sh "$T" "$W/n.dat" "$S" >/dev/null 2>"$W/rec.err"
+	local rc=$?
+	[ "$rc" != 90 ] || skip "ns_last_pid cannot be set here"
+	[ "$rc" = 0 ] || fail "record as pid 1: exit $rc: $(cat "$W/rec.err")"
+	run 0 "$T" report "$W/n.dat"
+	[ "$(grep -c ' work: ' "$W/out")" = 10 ] ||
+		fail "$(grep -c ' work: ' "$W/out") work records of 10"
+	run 0 "$T" report --format=json "$W/n.dat"
+	python3 - "$W/out" <<'PY' || fail "the JSON's process"
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+proc = [e for e in ev if e["ph"] == "M" and e["name"] == "process_name"]
+tids = [e["tid"] for e in ev if e["ph"] != "M"]
+assert len(proc) == 1, proc
+pid, name = proc[0]["pid"], proc[0]["args"]["name"]
+assert name == "sample_app", "process %d named %r" % (pid, name)
+# the workers' ids wrapped: the case shows what it is about
+assert tids and max(tids) < pid, "no thread id below the process's %d: %r" % (pid, tids)
+PY
+}
+
 # A command that registers its events, writes records and exec()s before
 # the recorder has read its formats: the file keeps the records and their
 # formats, and -e naming those events is no error. Ten records, less than

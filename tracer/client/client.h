@@ -461,7 +461,8 @@ int rtt_syms_published(struct rtt_proc *p, char **out, size_t *len,
 		       char err[RTT_ERR_MAX]);
 
 /**
- * rtt_cmdlines_text - the process's saved_cmdlines as "pid comm" lines
+ * rtt_cmdlines_text - the process's saved_cmdlines as "pid comm" lines,
+ *	the process's own first (readers take it for the process)
  * @p: the process
  * @out: receives the text (malloc()ed)
  * @len: receives its length

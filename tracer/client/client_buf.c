@@ -522,61 +522,63 @@ int rtt_syms_published(struct rtt_proc *p, char **out, size_t *len,
 	return ret;
 }
 
+/* Append "@pid @comm\n" to @buf (@n used of @cap): 0 or -ENOMEM. */
+static int rtt_cmdline_put(char **buf, size_t *n, size_t *cap, int pid,
+			   const char *comm)
+{
+	char line[64];
+	int m = snprintf(line, sizeof(line), "%d %s\n", pid, comm);
+
+	if (*n + (size_t)m + 1 > *cap) {
+		size_t nc = (*cap + (size_t)m + 1) * 2;
+		char *nb = realloc(*buf, nc);
+
+		if (!nb)
+			return -ENOMEM;
+		*buf = nb;
+		*cap = nc;
+	}
+	memcpy(*buf + *n, line, (size_t)m + 1);
+	*n += (size_t)m;
+	return 0;
+}
+
 int rtt_cmdlines_text(const struct rtt_proc *p, char **out, size_t *len)
 {
 	size_t cap = 4096, n = 0;
-	char *buf = malloc(cap);
+	char *buf = malloc(cap), comm[16];
 	int i;
 
 	if (!buf)
 		return -ENOMEM;
 	buf[0] = '\0';
+	/*
+	 * The process itself first, named even when its main thread wrote
+	 * nothing: readers take the first line for the process (its other
+	 * threads' ids may be smaller: thread ids wrap around at pid_max).
+	 */
+	if (!rt_cmdline_lookup(p->ctl->cmdlines, p->pid, comm, NULL)) {
+		memcpy(comm, p->ctl->comm, sizeof(comm));
+		comm[sizeof(comm) - 1] = '\0';
+	}
+	if (rtt_cmdline_put(&buf, &n, &cap, p->pid, comm[0] ? comm : "<...>"))
+		goto nomem;
 	for (i = 0; i < RT_CTL_CMDLINES; i++) {
 		struct rt_ctl_cmdline *c = &p->ctl->cmdlines[i];
 		int pid = atomic_load_explicit(&c->pid, memory_order_relaxed);
-		char comm[16], line[64];
-		int tgid, m;
 
-		if (pid <= 0 ||
-		    !rt_cmdline_lookup(p->ctl->cmdlines, pid, comm, &tgid))
+		if (pid <= 0 || pid == p->pid ||
+		    !rt_cmdline_lookup(p->ctl->cmdlines, pid, comm, NULL))
 			continue;
-		m = snprintf(line, sizeof(line), "%d %s\n", pid, comm);
-		if (n + (size_t)m + 1 > cap) {
-			char *nb = realloc(buf, cap * 2);
-
-			if (!nb) {
-				free(buf);
-				return -ENOMEM;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		memcpy(buf + n, line, (size_t)m + 1);
-		n += (size_t)m;
-	}
-	/* the process itself, whose main thread may have written nothing:
-	 * readers name the process after it */
-	if (!rt_cmdline_lookup(p->ctl->cmdlines, p->pid, (char[16]){ 0 },
-			       NULL)) {
-		char comm[16], line[64], *nb;
-		int m;
-
-		memcpy(comm, p->ctl->comm, sizeof(comm));
-		comm[sizeof(comm) - 1] = '\0';
-		m = snprintf(line, sizeof(line), "%d %s\n", p->pid,
-			     comm[0] ? comm : "<...>");
-		nb = realloc(buf, n + (size_t)m + 1);
-		if (!nb) {
-			free(buf);
-			return -ENOMEM;
-		}
-		buf = nb;
-		memcpy(buf + n, line, (size_t)m + 1);
-		n += (size_t)m;
+		if (rtt_cmdline_put(&buf, &n, &cap, pid, comm))
+			goto nomem;
 	}
 	*out = buf;
 	*len = n;
 	return 0;
+nomem:
+	free(buf);
+	return -ENOMEM;
 }
 
 int rtt_remove_files(const struct rtt_proc *p, char err[RTT_ERR_MAX])

@@ -1469,19 +1469,22 @@ static void rt_check_env(void)
 #define RT_HOLD_MS 30000
 
 /* Whether process @pid is an ancestor of this one (a bounded walk up
- * the parents in /proc). */
+ * the parents in /proc, to the init of our pid namespace: which may be
+ * the tool itself, the entry point of a container). */
 static bool rt_is_ancestor(long pid)
 {
 	long p = (long)getppid();
 	int depth;
 
-	for (depth = 0; depth < 64 && p > 1; depth++) {
+	for (depth = 0; depth < 64 && p >= 1; depth++) {
 		char path[64], buf[512], *s;
 		ssize_t n;
 		int fd;
 
 		if (p == pid)
 			return true;
+		if (p == 1)
+			return false;
 		snprintf(path, sizeof(path), "/proc/%ld/stat", p);
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)

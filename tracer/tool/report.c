@@ -363,17 +363,15 @@ int rtt_do_report(const struct rtt_verb *v, int argc, char **argv)
 	for (i = 0; i < rp.nr_cpus; i++)
 		rp.cpus[i].nr_pages = td_reader_nr_pages(rp.r, i);
 	rtt_report_scan(&rp, want_json ? &pid : NULL);
-	/* the process: its main thread, which the names list even when it
-	 * wrote nothing (the smallest thread id) */
+	/* the process: the first of the names, which the recorder gives
+	 * the process's main thread (even when it wrote nothing); without
+	 * names, the smallest thread id that wrote */
 	if (want_json) {
 		const char *l = td_reader_cmdlines(rp.r);
+		int t;
 
-		for (; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : "") {
-			int t;
-
-			if (sscanf(l, "%d ", &t) == 1 && t > 0 && (!pid || t < pid))
-				pid = t;
-		}
+		if (l && sscanf(l, "%d ", &t) == 1 && t > 0)
+			pid = t;
 	}
 	signal(SIGPIPE, SIG_IGN);
 	if (want_stat || graph) {
