@@ -550,17 +550,12 @@ rt_graph_write_pair(unsigned long func, int depth, uint64_t calltime,
 	/* Relaxed: as in rt_graph_write(). */
 	uint64_t mask =
 		atomic_load_explicit(&rt_graph_mask, memory_order_relaxed);
-	struct rt_fn_arg x = { .a = func,
-			       .depth = depth,
-			       .overrun = overrun,
-			       .t0 = calltime,
-			       .t1 = rettime,
-			       .retval = retval };
-	struct ringbuf_event *e, *e2;
 	struct rt_thread *cur = &rt_cur;
+	struct ringbuf_event *e, *e2;
 	rt_rcu_reader_t rcu;
 	struct ringbuf *rb;
 	unsigned int stop;
+	uint64_t rv;
 	int err;
 
 	_Static_assert(sizeof(struct rt_graph_ent_entry) +
@@ -575,10 +570,19 @@ rt_graph_write_pair(unsigned long func, int depth, uint64_t calltime,
 	/* Relaxed: as in rt_fn_write(). */
 	stop = (unsigned int)atomic_load_explicit(&rt_function_trace_stop,
 						  memory_order_relaxed);
+	rv = rt_graph_retval_instances(mask,
+				       &(struct rt_fn_arg){ .overrun = overrun });
 	/* (more than one instance: refused with the rest) */
-	if (!rt_fn_fast(cur, mask, rt_graph_retval_instances(mask, &x),
-			stop | ((mask & (mask - 1)) != 0))) {
-		struct rt_fn_arg n = { .a = func, .depth = depth, .t0 = calltime };
+	if (!rt_fn_fast(cur, mask, rv, stop | ((mask & (mask - 1)) != 0))) {
+		/* the payloads in memory for the general path only */
+		struct rt_fn_arg n = { .a = func, .depth = depth,
+				       .t0 = calltime };
+		struct rt_fn_arg x = { .a = func,
+				       .depth = depth,
+				       .overrun = overrun,
+				       .t0 = calltime,
+				       .t1 = rettime,
+				       .retval = retval };
 
 		if (stop)
 			return;
@@ -595,15 +599,24 @@ rt_graph_write_pair(unsigned long func, int depth, uint64_t calltime,
 			sizeof(struct rt_graph_exit_entry), calltime, rettime,
 			&e2, &err);
 		if (e) {
-			void *rec = ringbuf_event_data_inline(e);
+			/* built where they are written, as in
+			 * rt_graph_write() (the fills are inlined) */
+			struct rt_fn_arg p = { .a = func,
+					       .depth = depth,
+					       .overrun = overrun |
+							  RT_GRAPH_NO_RETVAL,
+					       .t0 = calltime,
+					       .t1 = rettime };
+			/* (a pair's records are small: the payload at
+			 * array[0], ringbuf_reserve_pair_inline()) */
+			void *rec = e->array;
 
 			rt_fill_entry_outer(rec, RT_TYPE_GRAPH_ENT, cur->pid);
-			rt_fill_graph_ent(rec, &x);
-			rec = ringbuf_event_data_inline(e2);
+			rt_fill_graph_ent(rec, &p);
+			rec = e2->array;
 			rt_fill_entry_outer(rec, RT_TYPE_GRAPH_RET, cur->pid);
 			/* funcgraph_exit (rt_fill_graph_exit()) */
-			x.overrun |= RT_GRAPH_NO_RETVAL;
-			rt_fill_graph_exit(rec, &x);
+			rt_fill_graph_exit(rec, &p);
 			ringbuf_commit_pair_inline(rb);
 		}
 	}

@@ -1065,8 +1065,9 @@ RINGBUF_FE_INLINE void ringbuf_fe_end_commit(struct ringbuf_fe_cpu *cb,
 	ringbuf_fe_end_commit_slow(cb);
 }
 
-/* ringbuf_unlock_commit() inline (the kernel's rb_commit + rb_end_commit). */
-RINGBUF_FE_INLINE int ringbuf_fe_commit(struct ringbuf *rb)
+/* ringbuf_unlock_commit() inline (the kernel's rb_commit + rb_end_commit)
+ * of a reservation that holds @n records. */
+RINGBUF_FE_INLINE int ringbuf_fe_commit_n(struct ringbuf *rb, uint64_t n)
 {
 	struct ringbuf_tls *t = &ringbuf_tls;
 	unsigned int d = t->depth;
@@ -1081,7 +1082,7 @@ RINGBUF_FE_INLINE int ringbuf_fe_commit(struct ringbuf *rb)
 	if (ringbuf_fe_unlikely(cb->buffer != rb))
 		return -EINVAL;
 	m = cb->meta;
-	ringbuf_fe_local_add(1, &m->entries);
+	ringbuf_fe_local_add(n, &m->entries);
 
 	ringbuf_fe_end_commit(cb, m);
 	/* A blocking reader waits: one plain load while nobody does (the
@@ -1091,6 +1092,12 @@ RINGBUF_FE_INLINE int ringbuf_fe_commit(struct ringbuf *rb)
 		ringbuf_fe_wake_waiters(cb);
 	ringbuf_fe_writer_put(t, d - 1, cb, f & 1);
 	return 0;
+}
+
+/* ringbuf_unlock_commit() inline. */
+RINGBUF_FE_INLINE int ringbuf_fe_commit(struct ringbuf *rb)
+{
+	return ringbuf_fe_commit_n(rb, 1);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1206,8 +1213,9 @@ RINGBUF_FE_INLINE unsigned long ringbuf_fe_pair_length(unsigned long len1,
  * reservation, or the buffer is not on RINGBUF_CLOCK_MONO, both records
  * take the reservation's stamp.
  *
- * Must be paired with ringbuf_commit_pair_inline() unless NULL is
- * returned. Return: the first record, or NULL: nothing reserved (a full
+ * Both records are small data records (type_len 1..28): each payload is
+ * at its array[0]. Must be paired with ringbuf_commit_pair_inline()
+ * unless NULL is returned. Return: the first record, or NULL: nothing reserved (a full
  * buffer, nesting too deep, recording off: as for one record, and a
  * dropped pair counts two drops), or -E2BIG in @err: the pair does not
  * fit one small record (ringbuf_fe_pair_length()), nothing counted:
@@ -1274,23 +1282,12 @@ ringbuf_reserve_pair_inline(struct ringbuf *rb, unsigned long len1,
  * ringbuf_commit_pair_inline - commit a ringbuf_reserve_pair_inline()
  * @rb: the buffer of the innermost reservation
  *
- * Counts the second record in the buffer's entries, then commits both
- * as ringbuf_commit_inline() commits one.
+ * Commits both records as ringbuf_commit_inline() commits one (the
+ * buffer's entries count two).
  */
 RINGBUF_FE_INLINE int ringbuf_commit_pair_inline(struct ringbuf *rb)
 {
-	struct ringbuf_tls *t = &ringbuf_tls;
-	unsigned int d = t->depth;
-	struct ringbuf_fe_cpu *cb;
-
-	if (ringbuf_fe_unlikely(!d))
-		return -EINVAL;
-	cb = (struct ringbuf_fe_cpu *)RINGBUF_FE_FRAME_CB(
-		t->frame[d - 1].cpu_buffer_claimed);
-	if (ringbuf_fe_unlikely(cb->buffer != rb))
-		return -EINVAL;
-	ringbuf_fe_local_add(1, &cb->meta->entries);
-	return ringbuf_fe_commit(rb);
+	return ringbuf_fe_commit_n(rb, 2);
 }
 
 #ifdef RINGBUF_FE_TSAN_PRAGMA
