@@ -269,8 +269,9 @@ RT_NOTRACE void rt_fgraph_flush_pending(void)
 	/* Relaxed: as the hooks of function.c test it. */
 	if (atomic_load_explicit(&rt_function_trace_stop, memory_order_relaxed))
 		return;
-	rt_ftrace_graph_entry_event(f->func, p - 1 - t->notrace, f->calltime,
-				    NULL);
+	/* (its depth is its place: it was held back with no notrace frame
+	 * on the stack, and any came above it) */
+	rt_ftrace_graph_entry_event(f->func, p - 1, f->calltime, NULL);
 }
 
 /* After a pop that wrote nothing for the popped frames: a held-back
