@@ -9,7 +9,8 @@
  * defined the trampolines save neither the traced function's vector
  * arguments nor its floating-point return value around them; every way
  * out is through a thunk (vsafe.h). The records are written inline
- * (rt_graph_write_entry() and rt_graph_write_return(), fnwrite.h), as
+ * (rt_graph_write_entry(), rt_graph_write_exit() and
+ * rt_graph_write_pair(), fnwrite.h), as
  * fnfast.c's rt_ftrace_graph_entry_event() and
  * rt_ftrace_graph_return_event() write them for the other hooks. A file of its own, apart from fnfast.c: a
  * program that links the function tracers without the rest of the
@@ -77,9 +78,13 @@ RT_NOTRACE void ftrace_func_entry(unsigned long func, unsigned long *parent_loc,
  *
  * The common case is prepare_ftrace_return() with every test of the
  * lists folded away, the guard held only while the frame is pushed, and
- * the entry record written after it, as the last call: nothing is kept
- * across it (the record's write, inline, keeps errno: its general path
- * saves it, rt_graph_write_slow()).
+ * the entry record held back (fgraph.h): the caller's, if it was, is
+ * written first (its callee has come), then ours is marked and left to
+ * whatever of the thread comes next, our exit most often, which writes
+ * both in one reservation (ftrace_return_to_handler()). With
+ * funcgraph-args the entry is written here, as the last call: nothing
+ * is kept across it (the record's write, inline, keeps errno: its
+ * general path saves it, rt_graph_write_slow()).
  *
  * The slot (*@parent_loc) is left as it is: the trampoline calls the
  * body itself when this returns true, and the call's return address,
