@@ -602,6 +602,38 @@ static void graph_leaf_longjmp(void)
 		    "1:mc_pleaf();\n0:}\n");
 }
 
+/* (not traced) end the thread inside the traced call */
+static int hb_exit(int x)
+{
+	(void)x;
+	pthread_exit(NULL);
+}
+
+static void *hb_exit_thread(void *arg)
+{
+	(void)arg;
+	hb_warm();
+	mc_pcall(hb_exit, 1);
+	return NULL;
+}
+
+/*
+ * A thread that ends (pthread_exit()) inside a call whose entry is held
+ * back: the entry is written first (the exit never comes, as without the
+ * hold).
+ */
+static void graph_leaf_thread_exit(void)
+{
+	pthread_t th;
+
+	tracer("function_graph");
+	ringtrace_clear(tr);
+	ASSERT_EQ(pthread_create(&th, NULL, hb_exit_thread, NULL), 0);
+	ASSERT_EQ(pthread_join(th, NULL), 0);
+	tracer("nop");
+	expect_tree("0:mc_pleaf();\n0:mc_pcall() {\n");
+}
+
 static pthread_mutex_t hb_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t hb_cond = PTHREAD_COND_INITIALIZER;
 static int hb_step;
@@ -2318,6 +2350,7 @@ MC_CASE(graph_leaf_marker)
 MC_CASE(graph_leaf_signal)
 MC_CASE(graph_leaf_longjmp)
 MC_CASE(graph_leaf_preempt)
+MC_CASE(graph_leaf_thread_exit)
 
 #define MC_RUN(fn) { #fn, test_case_##fn }
 static const struct rbt_case cases[] = {
@@ -2346,7 +2379,7 @@ static const struct rbt_case cases[] = {
 	MC_RUN(function_stop_signal),
 	MC_RUN(graph_leaf_pair),   MC_RUN(graph_leaf_marker),
 	MC_RUN(graph_leaf_signal), MC_RUN(graph_leaf_longjmp),
-	MC_RUN(graph_leaf_preempt),
+	MC_RUN(graph_leaf_preempt), MC_RUN(graph_leaf_thread_exit),
 };
 
 RBT_MAIN(cases)
