@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <ringbuf/frontend.h>
 
@@ -290,6 +291,68 @@ static void pair_full(void)
 	ringbuf_free(rb);
 }
 
+/* ---- a writer that waits for room ---------------------------------------- */
+
+#define WAIT_PAIRS 5000u
+
+static atomic_int w_done;
+static atomic_uint w_read;
+
+/* A reader slower than the writer: naps every 100 records. */
+static void *wait_reader(void *arg)
+{
+	struct ringbuf *rb = arg;
+	uint32_t next = 0;
+
+	while (next < 2 * WAIT_PAIRS) {
+		struct ringbuf_event *ev = ringbuf_consume(rb, 0, NULL, NULL);
+
+		if (!ev) {
+			if (atomic_load(&w_done) && ringbuf_empty_cpu(rb, 0))
+				break;
+			usleep(200);
+			continue;
+		}
+		tu_check(ringbuf_event_data(ev), ringbuf_event_length(ev), next,
+			 next & 1 ? LEN2 : LEN1);
+		next++;
+		atomic_store(&w_read, next);
+		if (next % 100 == 0)
+			usleep(300);
+	}
+	return NULL;
+}
+
+/*
+ * A producer/consumer buffer whose writers wait for room
+ * (ringbuf_set_writer_wait()): a pair that finds the buffer full waits
+ * for the reader as one record does, then goes in whole; a slow reader
+ * gets every record in order, none dropped.
+ */
+static void pair_wait(void)
+{
+	RINGBUF_OPTS(o, .size = TU_PAGES(4), .nr_cpus = 1,
+		     .model = RINGBUF_PER_THREAD);
+	struct ringbuf *rb = ringbuf_create(&o);
+	pthread_t th;
+	int err;
+
+	ASSERT_NOT_NULL(rb);
+	ASSERT_EQ(ringbuf_set_writer_wait(rb, 5000), 0);
+	atomic_store(&w_done, 0);
+	ASSERT_EQ(pthread_create(&th, NULL, wait_reader, rb), 0);
+	for (uint32_t i = 0; i < WAIT_PAIRS; i++) {
+		uint64_t t = ringbuf_fe_mono_ns();
+
+		ASSERT_TRUE(write_pair(rb, i, t, t, &err));
+	}
+	atomic_store(&w_done, 1);
+	ASSERT_EQ(pthread_join(th, NULL), 0);
+	ASSERT_EQ(atomic_load(&w_read), 2 * WAIT_PAIRS);
+	ASSERT_EQ(ringbuf_dropped_events_cpu(rb, 0), 0);
+	ringbuf_free(rb);
+}
+
 /* ---- the conservation law under load ----------------------------------- */
 
 #define STRESS_WRITERS 3
@@ -374,6 +437,7 @@ static void pair_stress(void)
 static const struct rbt_case cases[] = {
 	RBT_CASE(pair_per_thread), RBT_CASE(pair_per_cpu),
 	RBT_CASE(pair_clamp),	   RBT_CASE(pair_nest),
-	RBT_CASE(pair_full),	   RBT_CASE(pair_stress),
+	RBT_CASE(pair_full),	   RBT_CASE(pair_wait),
+	RBT_CASE(pair_stress),
 };
 RBT_MAIN(cases)
