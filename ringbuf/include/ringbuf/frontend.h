@@ -1253,9 +1253,18 @@ ringbuf_reserve_pair_inline(struct ringbuf *rb, unsigned long len1,
 		e = (struct ringbuf_event *)((char *)e + 8);
 		__builtin_memcpy(&hdr, e, sizeof(hdr));
 	}
-	/* The record's delta from the previous record: the first event
-	 * goes back by the pair's duration, not past that record. Another
-	 * clock's deltas are not in nanoseconds: both take the stamp. */
+	/*
+	 * The record's delta from the previous record: the first event
+	 * goes back by the pair's duration, not past that record.
+	 * Userspace: the kernel writes a record at its own time; here the
+	 * first is written late, and in the per-CPU model another thread
+	 * may have written to the CPU buffer since @ts1 (the writer was
+	 * preempted or migrated between the two times): the first record is
+	 * then raised to that record's time (delta 0), and shows a later
+	 * time than its event's; a writer that needs the exact time keeps it
+	 * in its payload (the function-graph exit's calltime). Another
+	 * clock's deltas are not in nanoseconds: both take the stamp.
+	 */
 	d = hdr >> 5;
 	dur = ts2 - ts1;
 	if (ringbuf_fe_unlikely(((const struct ringbuf_fe_buffer *)rb)->clock !=
