@@ -1698,18 +1698,13 @@ static struct ringbuf_event *rb_reserve_fail(struct ringbuf_cpu *cb,
 	return event;
 }
 
-static RB_NOINLINE struct ringbuf_event *
-rb_reserve_refused(struct ringbuf *rb, unsigned long length, int *err)
+/* A drop counted on the buffer the thread writes to (its slot, or its
+ * CPU's buffer), with no claim held. */
+static void rb_count_dropped_unclaimed(struct ringbuf *rb)
 {
 	struct rb_tls *t = &rb_tls;
 	int cpu;
 
-	if (length > ringbuf_max_event_size(rb)) {
-		*err = -EINVAL;
-		return NULL;
-	}
-	/* Nesting too deep: drop and count on the buffer the thread writes
-	 * to (its slot, or its CPU's buffer). */
 	if (rb->model == RINGBUF_PER_THREAD) {
 		/* Relaxed: see rb_slot_cache_put(). */
 		uint64_t key = __atomic_load_n(&t->slot[0], __ATOMIC_RELAXED);
@@ -1723,8 +1718,32 @@ rb_reserve_refused(struct ringbuf *rb, unsigned long length, int *err)
 	/* Relaxed: a statistic, kept off the mapping (no claim held). */
 	atomic_fetch_add_explicit(&rb->buffers[cpu]->dropped_unclaimed, 1,
 				  memory_order_relaxed);
+}
+
+static RB_NOINLINE struct ringbuf_event *
+rb_reserve_refused(struct ringbuf *rb, unsigned long length, int *err)
+{
+	if (length > ringbuf_max_event_size(rb)) {
+		*err = -EINVAL;
+		return NULL;
+	}
+	/* Nesting too deep: drop and count. */
+	rb_count_dropped_unclaimed(rb);
 	*err = -EBUSY;
 	return NULL;
+}
+
+/*
+ * ringbuf_fe_pair_dropped - the second drop of a pair whose one
+ * reservation failed (ringbuf_reserve_pair_inline()): the failure counted
+ * the first where it counts one record's (the mapping's dropped_events
+ * for a full buffer, dropped_unclaimed otherwise); this one goes with
+ * the counts kept off the mapping, no claim being held any more. Both
+ * are summed in ringbuf_dropped_events_cpu().
+ */
+void ringbuf_fe_pair_dropped(struct ringbuf *rb)
+{
+	rb_count_dropped_unclaimed(rb);
 }
 
 /*

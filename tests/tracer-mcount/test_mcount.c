@@ -401,6 +401,345 @@ static void toggle_threads(void)
 	tracer("nop");
 }
 
+/* ---- a call's entry held back ------------------------------------------- */
+
+/* liburcu-bp's: its grace periods use membarrier() (set once, when it
+ * initialises) */
+extern int urcu_bp_has_sys_membarrier;
+
+/*
+ * The thread's first traced call, so that its records take the fast
+ * paths from here on (the slow word 0: its id and name known), which
+ * the tests below are about; where liburcu's grace periods do not use
+ * membarrier() every record takes the general path (function_rcu_memb),
+ * and the tests check that path's order instead.
+ */
+static void hb_warm(void)
+{
+	ASSERT_EQ(mc_pleaf(0), 1);
+	if (__atomic_load_n(&urcu_bp_has_sys_membarrier, __ATOMIC_RELAXED))
+		ASSERT_EQ(ringtrace_thread.slow, 0);
+}
+
+/* One record of the instance's buffer, as the tests below look at it. */
+struct hb_rec {
+	uint16_t type;
+	int cpu;
+	uint64_t ts;
+	unsigned long func;
+	uint64_t calltime, rettime;
+};
+
+/* Consume the instance's records (at most @max) into @r; return how many. */
+static size_t hb_records(struct hb_rec *r, size_t max)
+{
+	struct ringbuf *rb = ringtrace_buffer(tr);
+	struct ringbuf_event *e;
+	size_t n = 0;
+
+	ASSERT_NOT_NULL(rb);
+	while (n < max && (e = ringbuf_consume_next(rb, &r[n].cpu, &r[n].ts,
+						    NULL))) {
+		const char *d = ringbuf_event_data(e);
+		struct ringtrace_entry ent;
+
+		memcpy(&ent, d, sizeof(ent));
+		r[n].type = ent.type;
+		r[n].func = 0;
+		if (ent.type == RT_TYPE_GRAPH_ENT || rt_type_graph_exit(ent.type))
+			memcpy(&r[n].func, d + sizeof(ent), sizeof(r[n].func));
+		if (rt_type_graph_exit(ent.type)) {
+			struct rt_graph_ret_entry x;
+
+			ASSERT_TRUE(rt_graph_ret_read(d, ringbuf_event_length(e),
+						      &x));
+			r[n].calltime = x.calltime;
+			r[n].rettime = x.rettime;
+		}
+		n++;
+	}
+	return n;
+}
+
+/* The index of the first record of @type (and @func, unless 0) from @i. */
+static size_t hb_find(const struct hb_rec *r, size_t n, size_t i,
+		      uint16_t type, const void *func)
+{
+	for (; i < n; i++)
+		if (r[i].type == type &&
+		    (!func || r[i].func == (unsigned long)func))
+			return i;
+	RBT_FAIL("no record of type %u for %p", type, func);
+	return n;
+}
+
+/*
+ * A call that calls nothing traced: its entry, held back, is written
+ * with its exit; readers see the two records, the entry stamped with the
+ * call's own time (the exit's calltime), the exit with its return time,
+ * and print it as one leaf line whose duration the exit's fields give.
+ */
+static void graph_leaf_pair(void)
+{
+	struct hb_rec r[16];
+	size_t n, i;
+
+	tracer("function_graph");
+	hb_warm();
+	ringtrace_clear(tr);
+	ASSERT_EQ(mc_pouter(1), 6);
+	tracer("nop");
+	n = hb_records(r, 16);
+	ASSERT_EQ(n, 6);
+	ASSERT_EQ(r[0].type, RT_TYPE_GRAPH_ENT);
+	ASSERT_EQ(r[0].func, (unsigned long)mc_pouter);
+	for (i = 1; i < 5; i += 2) {
+		ASSERT_EQ(r[i].type, RT_TYPE_GRAPH_ENT);
+		ASSERT_EQ(r[i].func, (unsigned long)mc_pleaf);
+		ASSERT_TRUE(rt_type_graph_exit(r[i + 1].type));
+		ASSERT_EQ(r[i + 1].func, (unsigned long)mc_pleaf);
+		ASSERT_EQ_U(r[i].ts, r[i + 1].calltime);
+		ASSERT_EQ_U(r[i + 1].ts, r[i + 1].rettime);
+		ASSERT_GE_U(r[i + 1].rettime, r[i + 1].calltime);
+		ASSERT_GE_U(r[i].ts, r[i - 1].ts);
+	}
+	ASSERT_TRUE(rt_type_graph_exit(r[5].type));
+	ASSERT_EQ(r[5].func, (unsigned long)mc_pouter);
+	/* (the records were consumed: the same run again for the text) */
+	tracer("function_graph");
+	hb_warm();
+	ringtrace_clear(tr);
+	ASSERT_EQ(mc_pouter(1), 6);
+	tracer("nop");
+	expect_tree("0:mc_pouter() {\n1:mc_pleaf();\n1:mc_pleaf();\n0:}\n");
+}
+
+/* (not traced) a marker written inside the traced call that calls it */
+static int hb_marker(int x)
+{
+	ASSERT_EQ(ringtrace_marker_write(tr, "inside", 6), 0);
+	return x;
+}
+
+/*
+ * A marker written inside a call whose entry is held back comes after
+ * that entry (the marker's general path writes the entry first).
+ */
+static void graph_leaf_marker(void)
+{
+	struct hb_rec r[8];
+	size_t n, e, m, x;
+
+	tracer("function_graph");
+	hb_warm();
+	ringtrace_clear(tr);
+	ASSERT_EQ(mc_pcall(hb_marker, 1), 2);
+	tracer("nop");
+	n = hb_records(r, 8);
+	e = hb_find(r, n, 0, RT_TYPE_GRAPH_ENT, mc_pcall);
+	m = hb_find(r, n, 0, RT_TYPE_PRINT, NULL);
+	x = hb_find(r, n, 0, RT_TYPE_GRAPH_RET, mc_pcall);
+	ASSERT_LT(e, m);
+	ASSERT_LT(m, x);
+	ASSERT_LE_U(r[e].ts, r[m].ts);
+}
+
+static void hb_sig_handler(int sig)
+{
+	(void)sig;
+	mc_pleaf(1);
+}
+
+/* (not traced) a signal to this thread inside the traced call */
+static int hb_raise(int x)
+{
+	raise(SIGUSR1);
+	return x;
+}
+
+/*
+ * A signal handler's traced call inside a call whose entry is held back
+ * comes after that entry: nested in it, as without the hold.
+ */
+static void graph_leaf_signal(void)
+{
+	struct sigaction sa = { .sa_handler = hb_sig_handler };
+
+	sigemptyset(&sa.sa_mask);
+	ASSERT_EQ(sigaction(SIGUSR1, &sa, NULL), 0);
+	tracer("function_graph");
+	hb_warm();
+	ringtrace_clear(tr);
+	ASSERT_EQ(mc_pcall(hb_raise, 1), 2);
+	tracer("nop");
+	signal(SIGUSR1, SIG_DFL);
+	expect_tree("0:mc_pcall() {\n1:mc_pleaf();\n0:}\n");
+}
+
+static sigjmp_buf hb_env;
+
+/* (not traced) leave the traced call by a jump */
+static int hb_jump(int x)
+{
+	siglongjmp(hb_env, x);
+}
+
+/*
+ * A longjmp out of a call whose entry is held back: the entry is written
+ * (its exit never comes, as without the hold), and the calls after it
+ * read back whole.
+ */
+static void graph_leaf_longjmp(void)
+{
+	tracer("function_graph");
+	hb_warm();
+	ringtrace_clear(tr);
+	if (!sigsetjmp(hb_env, 0))
+		mc_pcall(hb_jump, 1);
+	ASSERT_EQ(mc_pouter(1), 6);
+	tracer("nop");
+	expect_tree("0:mc_pcall() {\n0:mc_pouter() {\n1:mc_pleaf();\n"
+		    "1:mc_pleaf();\n0:}\n");
+}
+
+/* (not traced) end the thread inside the traced call */
+static int hb_exit(int x)
+{
+	(void)x;
+	pthread_exit(NULL);
+}
+
+static void *hb_exit_thread(void *arg)
+{
+	(void)arg;
+	hb_warm();
+	mc_pcall(hb_exit, 1);
+	return NULL;
+}
+
+/*
+ * A thread that ends (pthread_exit()) inside a call whose entry is held
+ * back: the entry is written first (the exit never comes, as without the
+ * hold).
+ */
+static void graph_leaf_thread_exit(void)
+{
+	pthread_t th;
+
+	tracer("function_graph");
+	ringtrace_clear(tr);
+	ASSERT_EQ(pthread_create(&th, NULL, hb_exit_thread, NULL), 0);
+	ASSERT_EQ(pthread_join(th, NULL), 0);
+	tracer("nop");
+	expect_tree("0:mc_pleaf();\n0:mc_pcall() {\n");
+}
+
+static pthread_mutex_t hb_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t hb_cond = PTHREAD_COND_INITIALIZER;
+static int hb_step;
+static int hb_cpu;
+
+static void hb_wait_step(int want)
+{
+	pthread_mutex_lock(&hb_lock);
+	while (hb_step < want)
+		pthread_cond_wait(&hb_cond, &hb_lock);
+	pthread_mutex_unlock(&hb_lock);
+}
+
+static void hb_set_step(int v)
+{
+	pthread_mutex_lock(&hb_lock);
+	hb_step = v;
+	pthread_cond_broadcast(&hb_cond);
+	pthread_mutex_unlock(&hb_lock);
+}
+
+static void hb_pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	ASSERT_EQ(pthread_setaffinity_np(pthread_self(), sizeof(set), &set), 0);
+}
+
+/* Another thread on our CPU: a marker while we are inside the call. */
+static void *hb_other(void *arg)
+{
+	(void)arg;
+	hb_pin(hb_cpu);
+	hb_wait_step(1);
+	ASSERT_EQ(ringtrace_marker_write(tr, "other", 5), 0);
+	hb_set_step(2);
+	return NULL;
+}
+
+/* (not traced) wait, inside the traced call, for the other thread */
+static int hb_preempted(int x)
+{
+	hb_set_step(1);
+	hb_wait_step(2);
+	return x;
+}
+
+/*
+ * Preempted inside a call whose entry is held back, while another thread
+ * writes to the same CPU buffer (both pinned to one CPU): the entry,
+ * written after that record, is not stamped before it; every CPU buffer
+ * reads back monotonic, and the exit's fields keep the call's times.
+ */
+static void graph_leaf_preempt(void)
+{
+	struct hb_rec r[16];
+	uint64_t last[64] = { 0 };
+	size_t n, e, m, x;
+	pthread_t th;
+
+	hb_cpu = sched_getcpu();
+	ASSERT_GE(hb_cpu, 0);
+	ASSERT_LT(hb_cpu, 64);
+	hb_pin(hb_cpu);
+	hb_step = 0;
+	tracer("function_graph");
+	hb_warm();
+	ringtrace_clear(tr);
+	ASSERT_EQ(pthread_create(&th, NULL, hb_other, NULL), 0);
+	ASSERT_EQ(mc_pcall(hb_preempted, 1), 2);
+	ASSERT_EQ(pthread_join(th, NULL), 0);
+	tracer("nop");
+	n = hb_records(r, 16);
+	m = hb_find(r, n, 0, RT_TYPE_PRINT, NULL);
+	e = hb_find(r, n, 0, RT_TYPE_GRAPH_ENT, mc_pcall);
+	x = hb_find(r, n, 0, RT_TYPE_GRAPH_RET, mc_pcall);
+	ASSERT_LT(m, e);
+	ASSERT_LT(e, x);
+	ASSERT_EQ(r[m].cpu, r[e].cpu);
+	/* the call began before the other record: its entry is raised */
+	ASSERT_LT_U(r[x].calltime, r[m].ts);
+	/* raised to the other record's time exactly (or, had the pair
+	 * opened or crossed a page, at the exit's) */
+	ASSERT_TRUE(r[e].ts == r[m].ts || r[e].ts == r[x].ts);
+	ASSERT_LE_U(r[e].ts, r[x].ts);
+	ASSERT_GT_U(r[x].rettime, r[x].calltime);
+	ASSERT_GE_U(r[x].ts, r[x].rettime);
+	for (size_t i = 0; i < n; i++) {
+		ASSERT_TRUE(r[i].cpu >= 0 && r[i].cpu < 64);
+		ASSERT_GE_U(r[i].ts, last[r[i].cpu]);
+		last[r[i].cpu] = r[i].ts;
+	}
+	/* back to every CPU (those the system has: the call ignores the
+	 * others) */
+	{
+		cpu_set_t all;
+
+		CPU_ZERO(&all);
+		for (int c = 0; c < CPU_SETSIZE; c++)
+			CPU_SET(c, &all);
+		sched_setaffinity(0, sizeof(all), &all);
+	}
+}
+
 /* ---- the return stack ---------------------------------------------------------- */
 
 static void graph_longjmp(void)
@@ -1553,9 +1892,6 @@ static void graph_body_args(void)
 
 /* ---- the function tracer's read-side section ----------------------- */
 
-/* liburcu-bp's: its grace periods use membarrier() (set once, when it
- * initialises) */
-extern int urcu_bp_has_sys_membarrier;
 /* liburcu-bp's grace period */
 void urcu_bp_synchronize_rcu(void);
 
@@ -2009,6 +2345,12 @@ MC_CASE(function_rcu_memb)
 MC_CASE(function_rcu_parked)
 MC_CASE(function_refuse_word)
 MC_CASE(function_stop_signal)
+MC_CASE(graph_leaf_pair)
+MC_CASE(graph_leaf_marker)
+MC_CASE(graph_leaf_signal)
+MC_CASE(graph_leaf_longjmp)
+MC_CASE(graph_leaf_preempt)
+MC_CASE(graph_leaf_thread_exit)
 
 #define MC_RUN(fn) { #fn, test_case_##fn }
 static const struct rbt_case cases[] = {
@@ -2035,6 +2377,9 @@ static const struct rbt_case cases[] = {
 	MC_RUN(function_rcu_memb), MC_RUN(function_rcu_parked),
 	MC_RUN(function_refuse_word),
 	MC_RUN(function_stop_signal),
+	MC_RUN(graph_leaf_pair),   MC_RUN(graph_leaf_marker),
+	MC_RUN(graph_leaf_signal), MC_RUN(graph_leaf_longjmp),
+	MC_RUN(graph_leaf_preempt), MC_RUN(graph_leaf_thread_exit),
 };
 
 RBT_MAIN(cases)

@@ -70,6 +70,7 @@
 
 #include "ftrace.h"
 #include "fgraph.h"
+#include "trace.h"
 
 #define RT_NOTRACE __attribute__((no_instrument_function))
 #define RT_EXPORT __attribute__((visibility("default")))
@@ -239,6 +240,50 @@ ftrace_graph_func_entry_slow(struct rt_mcount_thread *t, unsigned long func,
 	return pushed;
 }
 
+/*
+ * The kernel writes a call's entry at its entry; a call whose entry is
+ * held back (fgraph.h) has it written here by any record of the thread
+ * that comes first (trace.c's general paths, rt_graph_pending_flush()),
+ * by the unwinds below, at exit and before a fork: stamped with the
+ * call's own time (or the buffer's last stamp if later: a record of the
+ * thread cannot lie before one already written). Dropped as its exit
+ * would be: function_graph stopped (the stop switch), or gone (no
+ * instance to write to). Async-signal-safe: taken first, so that a
+ * handler that comes in between finds nothing to write, or writes it
+ * itself.
+ */
+RT_NOTRACE void rt_fgraph_flush_pending(void)
+{
+	struct rt_mcount_thread *t = &rt_mcount_current;
+	int p = t->pending;
+	const struct ftrace_ret_stack *f;
+
+	if (!p || !rt_fgraph_pending_take(t, p))
+		return;
+	rt_graph_pending_unmark();
+	/* (a frame popped without its return's write: nothing to write;
+	 * the pops drop it themselves, rt_fgraph_pending_drop()) */
+	if (p > t->top)
+		return;
+	f = &t->ret_stack[p - 1];
+	/* Relaxed: as the hooks of function.c test it. */
+	if (atomic_load_explicit(&rt_function_trace_stop, memory_order_relaxed))
+		return;
+	/* (its depth is its place: it was held back with no notrace frame
+	 * on the stack, and any came above it) */
+	rt_ftrace_graph_entry_event(f->func, p - 1, f->calltime, NULL);
+}
+
+/* After a pop that wrote nothing for the popped frames: a held-back
+ * entry among them is dropped (the exit is not written either). */
+static RT_NOTRACE void rt_fgraph_pending_drop(struct rt_mcount_thread *t)
+{
+	int p = t->pending;
+
+	if (p > t->top && rt_fgraph_pending_take(t, p))
+		rt_graph_pending_unmark();
+}
+
 static RT_NOTRACE __attribute__((noreturn)) void
 rt_fgraph_lost(unsigned long sp)
 {
@@ -305,6 +350,9 @@ ftrace_return_to_handler_slow(unsigned long sp, unsigned long retval,
 	/* Orders (compiler barrier): the count before the notrace one. */
 	atomic_signal_fence(memory_order_seq_cst);
 	t->notrace -= gone_notrace;
+	/* (the exit written above wrote a held-back entry first, through
+	 * its general path; one not written goes with its frame) */
+	rt_fgraph_pending_drop(t);
 	*errnop = saved_errno;
 	if (mine)
 		rt_mcount_leave(t);
@@ -314,16 +362,38 @@ ftrace_return_to_handler_slow(unsigned long sp, unsigned long retval,
 /* ftrace_return_to_handler()'s write when the clock takes its rare case
  * (a call, which the common case leaves out: nothing kept across it); the
  * stop switch tested here as the common case's write tests it. */
+static inline __attribute__((always_inline)) RT_NOTRACE void
+rt_fgraph_event_clock(unsigned long func, int depth, uint64_t calltime,
+		      uint64_t clock, unsigned int overrun,
+		      unsigned long retval, bool entry)
+{
+	/* Relaxed: as the hooks of function.c test it. */
+	if (atomic_load_explicit(&rt_function_trace_stop, memory_order_relaxed))
+		return;
+	if (entry)
+		rt_ftrace_graph_entry_event(func, depth, calltime, NULL);
+	rt_ftrace_graph_return_event(func, depth, calltime,
+				     rt_ftrace_clock_at(clock), overrun, retval);
+}
+
 RT_NOTRACE __attribute__((noinline)) void
 rt_fgraph_return_event_clock(unsigned long func, int depth,
 			     uint64_t calltime, uint64_t clock,
 			     unsigned int overrun, unsigned long retval)
 {
-	/* Relaxed: as the hooks of function.c test it. */
-	if (atomic_load_explicit(&rt_function_trace_stop, memory_order_relaxed))
-		return;
-	rt_ftrace_graph_return_event(func, depth, calltime,
-				     rt_ftrace_clock_at(clock), overrun, retval);
+	rt_fgraph_event_clock(func, depth, calltime, clock, overrun, retval,
+			      false);
+}
+
+/* The same for a call whose entry was held back (fgraph.h): the two
+ * records one after the other, as a refused pair is written. */
+RT_NOTRACE __attribute__((noinline)) void
+rt_fgraph_pair_event_clock(unsigned long func, int depth, uint64_t calltime,
+			   uint64_t clock, unsigned int overrun,
+			   unsigned long retval)
+{
+	rt_fgraph_event_clock(func, depth, calltime, clock, overrun, retval,
+			      true);
 }
 
 /* Drop the frames whose slots are below @sp: their functions are gone. */
@@ -341,6 +411,9 @@ RT_NOTRACE void rt_fgraph_longjmp(unsigned long sp)
 {
 	struct rt_mcount_thread *t = &rt_mcount_current;
 
+	/* A held-back entry is written before its frame goes (a frame
+	 * left by a longjmp has its entry and no exit, as the kernel's). */
+	rt_fgraph_flush_pending();
 	if (!t->top || !rt_mcount_enter(t))
 		return;
 	rt_fgraph_drop_below(t, sp);
@@ -495,6 +568,8 @@ RT_NOTRACE void rt_fgraph_begin_catch(unsigned long catcher_sp)
 		RT_NEXT(rt_uncaught_fn, _ZSt19uncaught_exceptionsv);
 	struct rt_mcount_thread *t = &rt_mcount_current;
 
+	/* (as in rt_fgraph_longjmp()) */
+	rt_fgraph_flush_pending();
 	if (t->top && rt_mcount_enter(t)) {
 		rt_fgraph_drop_below(t, catcher_sp);
 		if (uncaught && !uncaught())
@@ -553,6 +628,19 @@ RT_EXPORT RT_NOTRACE int backtrace(void **buffer, int size)
 	if (tmp != small)
 		free(tmp);
 	return n;
+}
+
+/* A thread that ends inside traced calls (their returns never come):
+ * the held-back entry is written first, as the kernel's was at the
+ * call. (A cancellation's unwind is glibc's own, not seen here: the
+ * entry held back then is lost with the thread.) */
+typedef void (*rt_pthread_exit_fn)(void *);
+
+RT_EXPORT RT_NOTRACE __attribute__((noreturn)) void pthread_exit(void *ret)
+{
+	rt_fgraph_flush_pending();
+	RT_NEXT(rt_pthread_exit_fn, pthread_exit)(ret);
+	abort();
 }
 
 int _Unwind_Backtrace(rt_unwind_trace_fn fn, void *arg);

@@ -123,6 +123,8 @@ struct ftrace_ret_stack {
  * @notrace: RT_FR_NOTRACE frames among them
  * @overrun: calls not hijacked because @ret_stack was full (cumulative)
  * @errnop: the thread's errno (__errno_location()), once asked
+ * @pending: 1 + the frame whose entry record is held back, 0 for none
+ *	(rt_fgraph_pending_take())
  * @ret_stack: the frames, outermost first
  */
 struct rt_mcount_thread {
@@ -131,6 +133,7 @@ struct rt_mcount_thread {
 	int notrace;
 	unsigned int overrun;
 	int *errnop;
+	int pending;
 	struct ftrace_ret_stack ret_stack[RT_MCOUNT_DEPTH];
 };
 
@@ -157,6 +160,39 @@ static inline __attribute__((no_instrument_function)) void rt_mcount_leave(struc
 	t->busy = 0;
 }
 
+/*
+ * A call's entry record is held back (function_graph's fast entry,
+ * fgraph_fast.c) until the first of: its exit, which writes both in one
+ * reservation (a call that calls nothing traced: most calls); a callee's
+ * entry; any other record of the thread, whose general path writes it
+ * first (rt_thread.slow's RT_SLOW_GRAPH_PENDING bit, trace.h); a longjmp
+ * or exception that unwinds its frame. Only the innermost frame's can be
+ * held back: one field, @pending. Whoever writes the entry takes it
+ * first, with one instruction against this thread's signal handlers (a
+ * compare-and-exchange without LOCK: no other thread touches it), so
+ * that a handler that comes in between either finds it taken or takes
+ * it itself, and the entry is written once.
+ *
+ * rt_fgraph_pending_take - take the held-back entry if it is @p's (1 +
+ * the frame). Return whether it was.
+ */
+static inline __attribute__((always_inline, no_instrument_function)) bool
+rt_fgraph_pending_take(struct rt_mcount_thread *t, int p)
+{
+#if defined(__x86_64__)
+	bool ok;
+
+	__asm__ __volatile__("cmpxchgl %3, %1"
+			     : "=@ccz"(ok), "+m"(t->pending), "+a"(p)
+			     : "r"(0)
+			     : "memory");
+	return ok;
+#else
+	/* Relaxed: the thread's own word, against its signal handlers. */
+	return __atomic_compare_exchange_n(&t->pending, &p, 0, false,
+					   __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+#endif
+}
 
 /*
  * fgraph.c: the general cases of fgraph_fast.c's ftrace_graph_body_entry()
@@ -173,6 +209,10 @@ void ftrace_return_to_handler_slow(unsigned long sp, unsigned long retval,
 void rt_fgraph_return_event_clock(unsigned long func, int depth,
 				  uint64_t calltime, uint64_t clock,
 				  unsigned int overrun, unsigned long retval);
+/* (the same with the call's held-back entry first) */
+void rt_fgraph_pair_event_clock(unsigned long func, int depth,
+				uint64_t calltime, uint64_t clock,
+				unsigned int overrun, unsigned long retval);
 
 /* ---- fgraph.c ---- */
 /* Called by ftrace_caller: @self_ret is the return after the call site. */

@@ -9,7 +9,8 @@
  * defined the trampolines save neither the traced function's vector
  * arguments nor its floating-point return value around them; every way
  * out is through a thunk (vsafe.h). The records are written inline
- * (rt_graph_write_entry() and rt_graph_write_return(), fnwrite.h), as
+ * (rt_graph_write_entry(), rt_graph_write_exit() and
+ * rt_graph_write_pair(), fnwrite.h), as
  * fnfast.c's rt_ftrace_graph_entry_event() and
  * rt_ftrace_graph_return_event() write them for the other hooks. A file of its own, apart from fnfast.c: a
  * program that links the function tracers without the rest of the
@@ -77,9 +78,13 @@ RT_NOTRACE void ftrace_func_entry(unsigned long func, unsigned long *parent_loc,
  *
  * The common case is prepare_ftrace_return() with every test of the
  * lists folded away, the guard held only while the frame is pushed, and
- * the entry record written after it, as the last call: nothing is kept
- * across it (the record's write, inline, keeps errno: its general path
- * saves it, rt_graph_write_slow()).
+ * the entry record held back (fgraph.h): the caller's, if it was, is
+ * written first (its callee has come), then ours is marked and left to
+ * whatever of the thread comes next, our exit most often, which writes
+ * both in one reservation (ftrace_return_to_handler()). With
+ * funcgraph-args the entry is written here, as the last call: nothing
+ * is kept across it (the record's write, inline, keeps errno: its
+ * general path saves it, rt_graph_write_slow()).
  *
  * The slot (*@parent_loc) is left as it is: the trampoline calls the
  * body itself when this returns true, and the call's return address,
@@ -100,8 +105,8 @@ ftrace_graph_body_entry(unsigned long func, unsigned long *parent_loc,
 {
 	struct rt_mcount_thread *t = &rt_mcount_current;
 	struct ftrace_ret_stack *f;
-	uint64_t clock, calltime;
-	int depth, max;
+	uint64_t clock, calltime, mask, am;
+	int depth, max, pending;
 
 	clock = rt_ftrace_clock_start();
 	depth = t->top;
@@ -139,6 +144,25 @@ ftrace_graph_body_entry(unsigned long func, unsigned long *parent_loc,
 	atomic_signal_fence(memory_order_seq_cst);
 	t->top = depth + 1;
 	rt_mcount_leave(t);
+	/* The caller's entry, held back until now (fgraph.h): written
+	 * before anything of ours. */
+	pending = t->pending;
+	if (pending && rt_fgraph_pending_take(t, pending)) {
+		const struct ftrace_ret_stack *p = &t->ret_stack[pending - 1];
+
+		rt_graph_pending_unmark();
+		rt_graph_write_entry(p->func, pending - 1, p->calltime, NULL);
+	}
+	/* Relaxed: as in rt_graph_write(). */
+	mask = atomic_load_explicit(&rt_graph_mask, memory_order_relaxed);
+	am = atomic_load_explicit(&rt_graph_args_mask, memory_order_relaxed);
+	/* Ours held back, unless there is nothing to write or an instance
+	 * wants the argument registers, which are gone by the exit. */
+	if (__builtin_expect(mask && !(mask & am), 1)) {
+		rt_graph_pending_mark();
+		t->pending = depth + 1;
+		return true;
+	}
 	/* the argument registers in their ABI order (struct ftrace_regs
 	 * begins with them) */
 	rt_graph_write_entry(func, depth, calltime, &regs->rdi);
@@ -168,6 +192,7 @@ RT_NOTRACE void ftrace_return_to_handler(unsigned long sp,
 	int i = t->top - 1, depth;
 	uint64_t clock = rt_ftrace_clock_start(), calltime, rettime;
 	unsigned int overrun;
+	bool pending;
 
 	if (__builtin_expect(i < 0, 0)) {
 		ftrace_return_to_handler_slow(sp, retval, retp);
@@ -189,15 +214,30 @@ RT_NOTRACE void ftrace_return_to_handler(unsigned long sp,
 	calltime = f->calltime;
 	depth = i - t->notrace;
 	overrun = t->overrun & ~RT_GRAPH_NO_RETVAL;
+	/* Our entry, if held back (fgraph.h), taken before the pop: a
+	 * signal handler that comes after the pop may push a frame in our
+	 * place and hold its own entry back. */
+	pending = rt_fgraph_pending_take(t, i + 1);
 	/* Orders (compiler barrier): the frame is read before it is
 	 * popped; a signal handler may reuse its place after. */
 	atomic_signal_fence(memory_order_seq_cst);
 	t->top = i;
 	atomic_signal_fence(memory_order_seq_cst);
+	if (pending)
+		rt_graph_pending_unmark();
 	rettime = rt_ftrace_clock_try(clock);
-	if (__builtin_expect(!rettime, 0))
-		rt_fgraph_return_event_clock(func, depth, calltime, clock,
-					     overrun, retval);
+	if (__builtin_expect(!rettime, 0)) {
+		if (pending)
+			rt_fgraph_pair_event_clock(func, depth, calltime, clock,
+						   overrun, retval);
+		else
+			rt_fgraph_return_event_clock(func, depth, calltime,
+						     clock, overrun, retval);
+	} else if (pending)
+		/* a call that called nothing traced: entry and exit in one
+		 * reservation, with the same tests as the exit's */
+		rt_graph_write_pair(func, depth, calltime, rettime, overrun,
+				    retval);
 	else
 		/* the write tests the rest: function_graph runs (its
 		 * instances' mask, which rt_ftrace_enabled's bit follows)

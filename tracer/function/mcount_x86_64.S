@@ -552,6 +552,7 @@ ftrace_graph_body_callers:
 	VSAFE ftrace_graph_func_entry_slow
 	VSAFE ftrace_return_to_handler_slow
 	VSAFE rt_fgraph_return_event_clock
+	VSAFE rt_fgraph_pair_event_clock
 #endif
 
 

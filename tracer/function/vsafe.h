@@ -73,6 +73,7 @@ rt_vsafe_\name:
 #define ringbuf_fe_reserve_interrupted rt_vsafe_ringbuf_fe_reserve_interrupted
 #define ringbuf_fe_end_commit_slow rt_vsafe_ringbuf_fe_end_commit_slow
 #define ringbuf_fe_wake_waiters rt_vsafe_ringbuf_fe_wake_waiters
+#define ringbuf_fe_pair_dropped rt_vsafe_ringbuf_fe_pair_dropped
 #define ringbuf_clock_mono_slow rt_vsafe_ringbuf_clock_mono_slow
 #define ringbuf_time_stamp rt_vsafe_ringbuf_time_stamp
 /* liburcu: a thread's first read-side section registers it */
@@ -86,6 +87,7 @@ rt_vsafe_\name:
 #define ftrace_graph_func_entry_slow rt_vsafe_ftrace_graph_func_entry_slow
 #define ftrace_return_to_handler_slow rt_vsafe_ftrace_return_to_handler_slow
 #define rt_fgraph_return_event_clock rt_vsafe_rt_fgraph_return_event_clock
+#define rt_fgraph_pair_event_clock rt_vsafe_rt_fgraph_pair_event_clock
 #endif /* __ASSEMBLER__ */
 
 #endif /* RINGTRACE_VSAFE_H */

@@ -17,6 +17,7 @@
 	VSAFE ringbuf_fe_reserve_interrupted
 	VSAFE ringbuf_fe_end_commit_slow
 	VSAFE ringbuf_fe_wake_waiters
+	VSAFE ringbuf_fe_pair_dropped
 	VSAFE ringbuf_clock_mono_slow
 	VSAFE ringbuf_time_stamp
 	VSAFE urcu_bp_register

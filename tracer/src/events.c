@@ -239,6 +239,9 @@ static pthread_once_t rt_builtin_once = PTHREAD_ONCE_INIT;
 
 static void rt_note_exit(void)
 {
+	/* the exiting thread's held-back graph entry: its call never
+	 * returns (exit() inside it) */
+	rt_graph_pending_flush();
 	rt_exiting = true;
 }
 

@@ -529,4 +529,99 @@ rt_graph_write_return(unsigned long func, int depth, uint64_t calltime,
 			    false);
 }
 
+/*
+ * A call's entry and exit in one reservation, the pair of a call that
+ * called nothing traced (its entry held back, fgraph_fast.c): the two
+ * records rt_graph_write_entry() (no argument registers) and
+ * rt_graph_write_exit() (@test_stop true) would write, the entry
+ * stamped @calltime (or the buffer's last stamp, if later:
+ * ringbuf_reserve_pair_inline()), the exit @rettime. The fast path is
+ * rt_graph_write()'s, for one instance; anything else writes the two
+ * records one after the other by the general path, as
+ * rt_graph_write() would. The stop switch drops both, as it drops the
+ * exit.
+ */
+static inline __attribute__((always_inline, no_instrument_function))
+RINGTRACE_RECORD_ACCESS void
+rt_graph_write_pair(unsigned long func, int depth, uint64_t calltime,
+		    uint64_t rettime, unsigned int overrun,
+		    unsigned long retval)
+{
+	/* Relaxed: as in rt_graph_write(). */
+	uint64_t mask =
+		atomic_load_explicit(&rt_graph_mask, memory_order_relaxed);
+	struct rt_thread *cur = &rt_cur;
+	struct ringbuf_event *e, *e2;
+	rt_rcu_reader_t rcu;
+	struct ringbuf *rb;
+	unsigned int stop;
+	uint64_t rv;
+	int err;
+
+	_Static_assert(sizeof(struct rt_graph_ent_entry) +
+				       sizeof(struct rt_graph_exit_entry) +
+				       2 * RINGBUF_EVENT_HDR_SIZE <=
+			       RINGBUF_MAX_SMALL_DATA,
+		       "a call's entry and exit fit one small record");
+	if (!mask)
+		return;
+	/* the thread's state through one address (as in rt_graph_write()) */
+	__asm__("" : "+r"(cur));
+	/* Relaxed: as in rt_fn_write(). */
+	stop = (unsigned int)atomic_load_explicit(&rt_function_trace_stop,
+						  memory_order_relaxed);
+	rv = rt_graph_retval_instances(mask,
+				       &(struct rt_fn_arg){ .overrun = overrun });
+	/* (more than one instance: refused with the rest) */
+	if (!rt_fn_fast(cur, mask, rv, stop | ((mask & (mask - 1)) != 0))) {
+		/* the payloads in memory for the general path only */
+		struct rt_fn_arg n = { .a = func, .depth = depth,
+				       .t0 = calltime };
+		struct rt_fn_arg x = { .a = func,
+				       .depth = depth,
+				       .overrun = overrun,
+				       .t0 = calltime,
+				       .t1 = rettime,
+				       .retval = retval };
+
+		if (stop)
+			return;
+		rt_graph_write_slow(mask, RT_TYPE_GRAPH_ENT, &n);
+		rt_graph_write_slow(mask, RT_TYPE_GRAPH_RET, &x);
+		return;
+	}
+	cur->depth = 1;
+	rcu = rt_rcu_read_lock_reader();
+	rb = rt_inst_rb(__builtin_ctzll(mask));
+	if (rb) {
+		e = ringbuf_reserve_pair_inline(
+			rb, sizeof(struct rt_graph_ent_entry),
+			sizeof(struct rt_graph_exit_entry), calltime, rettime,
+			&e2, &err);
+		if (e) {
+			/* built where they are written, as in
+			 * rt_graph_write() (the fills are inlined) */
+			struct rt_fn_arg p = { .a = func,
+					       .depth = depth,
+					       .overrun = overrun |
+							  RT_GRAPH_NO_RETVAL,
+					       .t0 = calltime,
+					       .t1 = rettime };
+			/* (a pair's records are small: the payload at
+			 * array[0], ringbuf_reserve_pair_inline()) */
+			void *rec = e->array;
+
+			rt_fill_entry_outer(rec, RT_TYPE_GRAPH_ENT, cur->pid);
+			rt_fill_graph_ent(rec, &p);
+			rec = e2->array;
+			rt_fill_entry_outer(rec, RT_TYPE_GRAPH_RET, cur->pid);
+			/* funcgraph_exit (rt_fill_graph_exit()) */
+			rt_fill_graph_exit(rec, &p);
+			ringbuf_commit_pair_inline(rb);
+		}
+	}
+	rt_rcu_read_unlock_reader(rcu);
+	cur->depth = 0;
+}
+
 #endif /* RINGTRACE_FNWRITE_H */

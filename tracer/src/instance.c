@@ -228,13 +228,21 @@ static void rt_fork_child(void)
 	}
 }
 
+/* The forking thread's held-back graph entry is the parent's record, as
+ * it would have been before the fork: written first, the child holds
+ * none back. */
+static void rt_fork_prepare(void)
+{
+	rt_graph_pending_flush();
+}
+
 __attribute__((constructor)) static void rt_fork_setup(void)
 {
 	/* liburcu's own: a child may run grace periods even when another
 	 * thread of the parent was in one, or registering, at the fork */
 	pthread_atfork(urcu_bp_before_fork, urcu_bp_after_fork_parent,
 		       urcu_bp_after_fork_child);
-	pthread_atfork(NULL, NULL, rt_fork_child);
+	pthread_atfork(rt_fork_prepare, NULL, rt_fork_child);
 }
 
 void rt_lazy_init(void)
@@ -522,6 +530,8 @@ int ringtrace_set_tracer(struct ringtrace_instance *tr, const char *name)
 {
 	int i, cur;
 
+	/* (as in ringtrace_function_trace_stop()) */
+	rt_graph_pending_flush();
 	tr = rt_instance_get(tr);
 	if (!tr || !name)
 		return -EINVAL;
@@ -1329,6 +1339,10 @@ int ringtrace_set_max_graph_depth(int depth)
 
 void ringtrace_function_trace_stop(bool stop)
 {
+	/* The calling thread's held-back graph entry is of a call made
+	 * before the stop: written as it would have been (other threads'
+	 * go with their exits, which the switch drops). */
+	rt_graph_pending_flush();
 	if (!stop) {
 		/* Relaxed: a hook already past the check finishes its
 		 * record; the word follows under its lock. */

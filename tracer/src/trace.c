@@ -451,6 +451,7 @@ ringtrace_write_first(struct ringtrace_event *ev, struct ringtrace_write *w,
 {
 	struct rt_event_priv *p;
 
+	rt_graph_pending_flush();
 	w->event = ev;
 	w->size = size;
 	w->depth = rt_cur.depth++;
@@ -1116,8 +1117,11 @@ ringtrace_write_record(struct ringtrace_event *ev, void *rec, size_t size)
 {
 	struct rt_event_priv *p;
 	const void *from = __builtin_return_address(0);
-	int depth = rt_cur.depth++;
+	int depth;
 	uint64_t mask;
+
+	rt_graph_pending_flush();
+	depth = rt_cur.depth++;
 
 	if (__builtin_expect(!rt_cur.comm_saved, 0))
 		rt_cmdline_save();
@@ -1189,8 +1193,7 @@ rt_write_builtin_inline(uint64_t mask, uint16_t type, size_t size,
 			void (*fill)(void *rec, const void *arg),
 			const void *arg, uint64_t ts)
 {
-	int depth = rt_cur.depth++;
-	int written;
+	int depth, written;
 	/* Instances with a set_ftrace_pid list: function records only.
 	 * Relaxed: the lists themselves are loaded with acquire loads. */
 	uint64_t pids = type == RT_TYPE_FN || type == RT_TYPE_GRAPH_ENT ||
@@ -1199,6 +1202,8 @@ rt_write_builtin_inline(uint64_t mask, uint16_t type, size_t size,
 					     memory_order_relaxed) :
 			0;
 
+	rt_graph_pending_flush();
+	depth = rt_cur.depth++;
 	if (__builtin_expect(!rt_cur.comm_saved, 0))
 		rt_cmdline_save();
 	rt_rcu_read_lock();

@@ -300,7 +300,8 @@ void rt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  *	(<ringtrace/rcu_read.h>). @depth stays out of it: the writes
  *	compiled into programs change @depth only (struct
  *	ringtrace_thread_view, which since layout 4 tests @depth | @slow
- *	as rt_fn_fast() does).
+ *	as rt_fn_fast() does). Bit RT_SLOW_GRAPH_PENDING besides: a
+ *	call's entry record held back (see there).
  */
 struct rt_thread {
 	int pid;
@@ -320,6 +321,19 @@ RINGTRACE_API extern __thread struct rt_thread rt_cur
 	__attribute__((tls_model("initial-exec")));
 
 /*
+ * The thread holds back a call's entry record: function_graph writes the
+ * entry of a call late, with its exit in one reservation when the call
+ * calls nothing traced (fgraph_fast.c). Every other record of the thread
+ * must come after that entry: this bit of rt_cur.slow sends each of them
+ * to its general path (the inline trace points of programs too, which
+ * test the word, <ringtrace/inline_write.h>), where
+ * rt_graph_pending_flush() writes the entry first. Set before the entry
+ * is held back, cleared after it is written or given up (a stale bit
+ * only costs a general path that finds nothing to write).
+ */
+#define RT_SLOW_GRAPH_PENDING 2u
+
+/*
  * rt_thread_slow_update - recompute rt_cur.slow from what it stands for.
  * A signal handler that changes them between the loads and the store
  * here leaves at worst a stale non-zero word (the handler's own changes
@@ -330,8 +344,46 @@ RINGTRACE_API extern __thread struct rt_thread rt_cur
 static inline __attribute__((no_instrument_function)) void
 rt_thread_slow_update(void)
 {
-	rt_cur.slow = (unsigned int)rt_cur.irq | !rt_cur.comm_saved |
+	rt_cur.slow = (rt_cur.slow & RT_SLOW_GRAPH_PENDING) |
+		      (unsigned int)(rt_cur.irq != 0) | !rt_cur.comm_saved |
 		      !rt_cur.pid | !rt_rcu_memb();
+}
+
+/* Set the bit, before the entry is held back; clear it, after the entry
+ * is taken (rt_fgraph_pending_take()). One instruction each on x86-64:
+ * a signal handler comes before or after it. */
+static inline __attribute__((always_inline, no_instrument_function)) void
+rt_graph_pending_mark(void)
+{
+	rt_cur.slow |= RT_SLOW_GRAPH_PENDING;
+	/* Orders (compiler barrier): the bit before the held-back entry,
+	 * as a signal handler of this thread sees them. */
+	atomic_signal_fence(memory_order_seq_cst);
+}
+
+static inline __attribute__((always_inline, no_instrument_function)) void
+rt_graph_pending_unmark(void)
+{
+	/* Orders (compiler barrier): the entry taken before the bit goes,
+	 * as a signal handler of this thread sees them. */
+	atomic_signal_fence(memory_order_seq_cst);
+	rt_cur.slow &= ~RT_SLOW_GRAPH_PENDING;
+}
+
+/* fgraph.c: write the entry the thread holds back, if any (the bit
+ * cleared). Async-signal-safe. */
+void rt_fgraph_flush_pending(void);
+
+/* The held-back entry before another record of the thread: the general
+ * paths' first step. (The profiling-call tracer, which alone holds one
+ * back, is built on x86-64 Linux: fgraph.h's RT_HAVE_MCOUNT.) */
+static inline __attribute__((always_inline, no_instrument_function)) void
+rt_graph_pending_flush(void)
+{
+#if defined(__x86_64__) && defined(__linux__)
+	if (__builtin_expect(rt_cur.slow & RT_SLOW_GRAPH_PENDING, 0))
+		rt_fgraph_flush_pending();
+#endif
 }
 
 static inline __attribute__((no_instrument_function)) int rt_gettid(void)

@@ -228,6 +228,9 @@ ringbuf_fe_reserve_interrupted(struct ringbuf_fe_cpu *cb, uint32_t tail_page,
 			       unsigned long write, unsigned long length,
 			       uint64_t ts);
 RINGBUF_API void ringbuf_fe_end_commit_slow(struct ringbuf_fe_cpu *cb);
+/* A pair's second drop (RINGBUF_0.11, ringbuf_reserve_pair_inline()): the
+ * failed reservation counted one. */
+RINGBUF_API void ringbuf_fe_pair_dropped(struct ringbuf *rb);
 RINGBUF_API void ringbuf_fe_wake_waiters(struct ringbuf_fe_cpu *cb);
 
 /* ------------------------------------------------------------------ */
@@ -1062,8 +1065,9 @@ RINGBUF_FE_INLINE void ringbuf_fe_end_commit(struct ringbuf_fe_cpu *cb,
 	ringbuf_fe_end_commit_slow(cb);
 }
 
-/* ringbuf_unlock_commit() inline (the kernel's rb_commit + rb_end_commit). */
-RINGBUF_FE_INLINE int ringbuf_fe_commit(struct ringbuf *rb)
+/* ringbuf_unlock_commit() inline (the kernel's rb_commit + rb_end_commit)
+ * of a reservation that holds @n records. */
+RINGBUF_FE_INLINE int ringbuf_fe_commit_n(struct ringbuf *rb, uint64_t n)
 {
 	struct ringbuf_tls *t = &ringbuf_tls;
 	unsigned int d = t->depth;
@@ -1078,7 +1082,7 @@ RINGBUF_FE_INLINE int ringbuf_fe_commit(struct ringbuf *rb)
 	if (ringbuf_fe_unlikely(cb->buffer != rb))
 		return -EINVAL;
 	m = cb->meta;
-	ringbuf_fe_local_add(1, &m->entries);
+	ringbuf_fe_local_add(n, &m->entries);
 
 	ringbuf_fe_end_commit(cb, m);
 	/* A blocking reader waits: one plain load while nobody does (the
@@ -1088,6 +1092,12 @@ RINGBUF_FE_INLINE int ringbuf_fe_commit(struct ringbuf *rb)
 		ringbuf_fe_wake_waiters(cb);
 	ringbuf_fe_writer_put(t, d - 1, cb, f & 1);
 	return 0;
+}
+
+/* ringbuf_unlock_commit() inline. */
+RINGBUF_FE_INLINE int ringbuf_fe_commit(struct ringbuf *rb)
+{
+	return ringbuf_fe_commit_n(rb, 1);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1156,6 +1166,137 @@ RINGBUF_FE_INLINE void *ringbuf_event_data_inline(struct ringbuf_event *event)
 		event = (struct ringbuf_event *)((char *)event + 8);
 	return event->type_len ? (void *)&event->array[0] :
 				 (void *)&event->array[1];
+}
+
+/* ------------------------------------------------------------------ */
+/* Two events in one reservation                                       */
+
+/*
+ * A pair is one reservation of both records' lengths, as one record of
+ * the fast path (RINGBUF_0.11): one claim, one stamp pass (A..F) with the
+ * second event's time, one commit. Once reserved, the record's header is
+ * split in two: the first event's delta moves it back towards its own
+ * time, at most to the previous record's (its delta 0), and the second
+ * event's delta is the rest. Readers, the page format and everything that
+ * counts (entries, bytes, overruns, drops) see two ordinary records.
+ */
+
+/* The payload length of the one record a pair of @len1 and @len2 bytes
+ * takes (the two records' lengths together, less one header), or 0 when
+ * the pair does not fit one small record (then it is written as two). */
+RINGBUF_FE_INLINE unsigned long ringbuf_fe_pair_length(unsigned long len1,
+						       unsigned long len2)
+{
+	unsigned long p = ringbuf_fe_event_length(len1) +
+			  ringbuf_fe_event_length(len2) - RINGBUF_EVENT_HDR_SIZE;
+
+	return p <= RINGBUF_MAX_SMALL_DATA ? p : 0;
+}
+
+/**
+ * ringbuf_reserve_pair_inline - two records in one reservation
+ * @rb: the buffer (not NULL)
+ * @len1: the first record's payload bytes
+ * @len2: the second's
+ * @ts1: the first record's time (ringbuf_fe_mono_ns())
+ * @ts2: the second's, not before @ts1, not 0: the reservation's stamp,
+ *	as ringbuf_reserve_inline_at() takes it
+ * @second: where the second record goes (set when the first is returned)
+ *
+ * For a writer that knows an event only when a later one comes (the
+ * function-graph tracer's entry of a call that calls nothing traced,
+ * written with its exit). The first record is stamped @ts1, raised to
+ * the buffer's last stamp if that is later: per-CPU, another thread may
+ * have written to the CPU buffer since @ts1 (the record then shows that
+ * later time; nothing in a reader can go back in time). Where the first
+ * record would open a page, follows a time extend or an interrupted
+ * reservation, or the buffer is not on RINGBUF_CLOCK_MONO, both records
+ * take the reservation's stamp.
+ *
+ * Both records are small data records (type_len 1..28): each payload is
+ * at its array[0]. Must be paired with ringbuf_commit_pair_inline()
+ * unless NULL is returned. Return: the first record, or NULL: nothing reserved (a full
+ * buffer, nesting too deep, recording off: as for one record, and a
+ * dropped pair counts two drops), or -E2BIG in @err: the pair does not
+ * fit one small record (ringbuf_fe_pair_length()), nothing counted:
+ * write the two records one by one. Context: any thread, signal handler;
+ * lock-free.
+ */
+RINGBUF_FE_INLINE struct ringbuf_event *
+ringbuf_reserve_pair_inline(struct ringbuf *rb, unsigned long len1,
+			    unsigned long len2, uint64_t ts1, uint64_t ts2,
+			    struct ringbuf_event **second, int *err)
+{
+	unsigned long l1 = ringbuf_fe_event_length(len1);
+	unsigned long l2 = ringbuf_fe_event_length(len2);
+	unsigned long p = ringbuf_fe_pair_length(len1, len2);
+	struct ringbuf_fe_cpu *cb;
+	struct ringbuf_event *e;
+	uint32_t hdr, d, d2;
+	uint64_t dur;
+
+	if (ringbuf_fe_unlikely(!p)) {
+		*err = -E2BIG;
+		return NULL;
+	}
+	e = ringbuf_fe_reserve_ts(rb, p, ts2, err);
+	if (ringbuf_fe_unlikely(!e)) {
+		if (*err == -ENOSPC || *err == -EBUSY)
+			ringbuf_fe_pair_dropped(rb);
+		return NULL;
+	}
+	__builtin_memcpy(&hdr, e, sizeof(hdr));
+	/* (a record of the fast path: type_len 1..28; out of line, a time
+	 * extend or absolute stamp may come first, 8 bytes) */
+	if (ringbuf_fe_unlikely((hdr & 0x1fu) - 1u >=
+				RINGBUF_TYPE_DATA_TYPE_LEN_MAX)) {
+		e = (struct ringbuf_event *)((char *)e + 8);
+		__builtin_memcpy(&hdr, e, sizeof(hdr));
+	}
+	/*
+	 * The record's delta from the previous record: the first event
+	 * goes back by the pair's duration, not past that record.
+	 * Userspace: the kernel writes a record at its own time; here the
+	 * first is written late, and in the per-CPU model another thread
+	 * may have written to the CPU buffer since @ts1 (the writer was
+	 * preempted or migrated between the two times): the first record is
+	 * then raised to that record's time (delta 0), and shows a later
+	 * time than its event's; a writer that needs the exact time keeps it
+	 * in its payload (the function-graph exit's calltime). Another
+	 * clock's deltas are not in nanoseconds: both take the stamp.
+	 */
+	d = hdr >> 5;
+	dur = ts2 - ts1;
+	if (ringbuf_fe_unlikely(((const struct ringbuf_fe_buffer *)rb)->clock !=
+				RINGBUF_CLOCK_MONO))
+		dur = 0;
+	d2 = dur < d ? (uint32_t)dur : d;
+	hdr = (uint32_t)((l1 - RINGBUF_EVENT_HDR_SIZE) / 4) | ((d - d2) << 5);
+	__builtin_memcpy(e, &hdr, sizeof(hdr));
+	*second = (struct ringbuf_event *)((char *)e + l1);
+	hdr = (uint32_t)((l2 - RINGBUF_EVENT_HDR_SIZE) / 4) | (d2 << 5);
+	__builtin_memcpy(*second, &hdr, sizeof(hdr));
+	/* The page counts the second record, as the reservation counted
+	 * the first (its entries, which an overwrite counts as lost): the
+	 * page the record lies on. */
+	cb = (struct ringbuf_fe_cpu *)RINGBUF_FE_FRAME_CB(
+		ringbuf_tls.frame[ringbuf_tls.depth - 1].cpu_buffer_claimed);
+	ringbuf_fe_local_add(
+		1, &cb->pages[((unsigned char *)e - cb->data) >> cb->subbuf_shift]
+			    .entries);
+	return e;
+}
+
+/**
+ * ringbuf_commit_pair_inline - commit a ringbuf_reserve_pair_inline()
+ * @rb: the buffer of the innermost reservation
+ *
+ * Commits both records as ringbuf_commit_inline() commits one (the
+ * buffer's entries count two).
+ */
+RINGBUF_FE_INLINE int ringbuf_commit_pair_inline(struct ringbuf *rb)
+{
+	return ringbuf_fe_commit_n(rb, 2);
 }
 
 #ifdef RINGBUF_FE_TSAN_PRAGMA

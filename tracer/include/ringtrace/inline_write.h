@@ -83,7 +83,10 @@ struct ringtrace_thread_view {
 	bool comm_saved; /* the thread's name is in the cmdline table */
 	/* (layout 4) 0 exactly when irq is 0, comm_saved set and pid
 	 * known: the three in one word, kept by the library; (layout 7)
-	 * and liburcu's grace periods use membarrier() */
+	 * and liburcu's grace periods use membarrier(); and no
+	 * function_graph entry held back (a bit of its own, which only
+	 * makes the word nonzero more often: the inline code's test, and
+	 * so this layout, are unchanged) */
 	unsigned int slow;
 };
 
