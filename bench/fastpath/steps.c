@@ -28,9 +28,11 @@
  *
  * and beside them: S5 with the clock read after the reservation (C), as
  * the kernel's interrupted path does (with the check that nothing was
- * reserved after it), S5 and S0 with no clock (the stamp is the last one
- * plus one), S0 with 100 independent adds and with a chain of 50
- * adds that starts from the stamp, and the ring itself (ringbuf_reserve_inline(),
+ * reserved after it); S5 with the cpu buffer kept beside the slot key
+ * and the tail page's control block and data kept in the cpu buffer (no
+ * lookups); S5 and S0 with no clock (the stamp is the last one plus
+ * one); S0 with 100 independent adds, and with a chain of 50 adds that
+ * starts from the stamp; and the ring itself (ringbuf_reserve_inline(),
  * ringbuf_commit_inline()).
  *
  * Every round runs each loop for 2048 records, so that all of them see
