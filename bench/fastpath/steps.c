@@ -28,7 +28,8 @@
  *
  * and beside them: S5 with the clock read after the reservation (C), as
  * the kernel's interrupted path does (with the check that nothing was
- * reserved after it); S5 with the cpu buffer kept beside the slot key
+ * reserved after it); S5 with the clock read first, before the slot,
+ * raised to the last stamp if it lies before it; S5 with the cpu buffer kept beside the slot key
  * and the tail page's control block and data kept in the cpu buffer (no
  * lookups); S5 and S0 with no clock (the stamp is the last one plus
  * one); S0 with 100 independent adds, and with a chain of 50 adds that
@@ -176,6 +177,7 @@ enum {
 	ST_ADDS = 128,		/* 100 independent adds */
 	ST_CHAIN = 256,		/* 50 adds in a chain from the stamp */
 	ST_SHORT = 512,		/* cpu buffer and tail page without lookups */
+	ST_EARLY = 1024,	/* the clock read first, clamped to the last stamp */
 };
 
 /* ten adds on four registers that no other code uses (their chains run
@@ -225,6 +227,8 @@ st_loop(unsigned int n, uint64_t seq, const unsigned int fl)
 		unsigned char *page;
 		uint32_t hdr;
 
+		if (fl & ST_EARLY)
+			ts = st_rdtsc();
 		if (fl & ST_SLOT) {
 			uint64_t key;
 
@@ -266,8 +270,12 @@ st_loop(unsigned int n, uint64_t seq, const unsigned int fl)
 			before = st_read(&m->before_stamp);
 		after = st_read(&m->write_stamp);
 		st_barrier();
-		if (!(fl & ST_LATE))
+		if (fl & ST_EARLY) {
+			if (st_unlikely(ts < after))
+				ts = after;
+		} else if (!(fl & ST_LATE)) {
 			ts = (fl & ST_NOCLOCK) ? after + 1 : st_rdtsc();
+		}
 		if ((fl & ST_STAMPS) && !(fl & ST_LATE)) {
 			delta = ts - after;
 			if (st_unlikely(((before ^ after) |
@@ -384,6 +392,7 @@ ST_STEP(st_s3, ST_SLOT | ST_INDEX | ST_STAMPS)
 ST_STEP(st_s4, ST_SLOT | ST_INDEX | ST_STAMPS | ST_COUNTS)
 ST_STEP(st_s5, ST_SLOT | ST_INDEX | ST_STAMPS | ST_COUNTS | ST_COMMIT)
 ST_STEP(st_s5_late, ST_SLOT | ST_INDEX | ST_STAMPS | ST_COUNTS | ST_COMMIT | ST_LATE)
+ST_STEP(st_s5_early, ST_SLOT | ST_INDEX | ST_STAMPS | ST_COUNTS | ST_COMMIT | ST_EARLY)
 ST_STEP(st_s5_short, ST_SLOT | ST_INDEX | ST_STAMPS | ST_COUNTS | ST_COMMIT | ST_SHORT)
 ST_STEP(st_s5_noclock, ST_SLOT | ST_INDEX | ST_STAMPS | ST_COUNTS | ST_COMMIT | ST_NOCLOCK)
 ST_STEP(st_s0_noclock, ST_NOCLOCK)
@@ -423,6 +432,7 @@ static const struct {
 	{ "S4 +counts", st_s4 },
 	{ "S5 +commit", st_s5 },
 	{ "S5, clock after C", st_s5_late },
+	{ "S5, clock read first", st_s5_early },
 	{ "S5, shorter lookups", st_s5_short },
 	{ "S5, no clock", st_s5_noclock },
 	{ "S0, no clock", st_s0_noclock },
