@@ -1208,17 +1208,23 @@ static void rb_slot_cache_put(struct rb_tls *t, struct ringbuf *rb,
 	/*
 	 * Relaxed: the thread's own words, shared with its signal handlers
 	 * only, which read them and leave them as they are. Each entry
-	 * moves as one word; the signal fences keep the three stores to
-	 * slot[0] and slot_cb in order against a handler.
+	 * moves as one word.
 	 */
 	for (int i = RB_SLOT_CACHE - 1; i > 0; i--)
 		__atomic_store_n(&t->slot[i],
 				 __atomic_load_n(&t->slot[i - 1], __ATOMIC_RELAXED),
 				 __ATOMIC_RELAXED);
 	/*A*/ __atomic_store_n(&t->slot[0], 0, __ATOMIC_RELAXED);
+	/* Orders A before B against our handlers (a compiler barrier):
+	 * pairs with the inline code's loads of the key and slot_cb in
+	 * ringbuf_fe_writer_get(), which a handler that interrupts us runs
+	 * between two of our stores: it finds the old pair, no key, or
+	 * the new pair. */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	/*B*/ __atomic_store_n(&t->slot_cb, (struct ringbuf_fe_cpu *)cpu_buffer,
 			       __ATOMIC_RELAXED);
+	/* Orders B before C against our handlers, as above: a handler that
+	 * finds the new key finds its cpu buffer. */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	RB_TESTPOINT(cpu_buffer, RINGBUF_TP_SLOT_CACHE);
 	/*C*/ __atomic_store_n(&t->slot[0],
