@@ -32,7 +32,8 @@ while True:
         continue
     if d.startswith('rdtsc') and depth == 0:
         gdb.execute("stepi", to_string=True)
-        v = int(gdb.parse_and_eval("fastpath_tsc")) + 1000
+        # (through its address: a Release build has no type for it)
+        v = int(gdb.parse_and_eval("*(unsigned long long *)&fastpath_tsc")) + 1000
         gdb.execute("set $rax = %d" % (v & 0xffffffff))
         gdb.execute("set $rdx = %d" % (v >> 32))
         continue

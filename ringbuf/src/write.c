@@ -1200,22 +1200,48 @@ rb_reserve_next_event(struct ringbuf *rb, struct ringbuf_cpu *cpu_buffer,
 /* ------------------------------------------------------------------ */
 /* Picking the cpu buffer (userspace's preempt_disable)                */
 
+/*
+ * Put the slot of @cpu_buffer first in the thread's cache, with its cpu
+ * buffer in slot_cb beside it (RINGBUF_0.11), if this is the thread's
+ * outermost write: the inline code of <ringbuf/frontend.h> loads the key
+ * and the pointer as one pair, which is one only if nothing changes them
+ * under a write in progress. A handler's write (depth above 1) leaves the
+ * cache as it is: it interrupted a write that may have loaded the pair
+ * already; its next write to that buffer finds the slot again out of line.
+ * Our own handlers may interrupt this one: slot[0] holds 0, no key, from
+ * before slot_cb changes to after (A..C), so that a handler in between
+ * finds no pair at all.
+ */
 static void rb_slot_cache_put(struct rb_tls *t, struct ringbuf *rb,
 			      struct ringbuf_cpu *cpu_buffer)
 {
+	if (t->depth > 1)
+		return;
 	/*
 	 * Relaxed: the thread's own words, shared with its signal handlers
-	 * only. Each entry moves as one word; a handler updating the cache
-	 * in the middle of this may leave an entry twice or push one out,
-	 * which costs a slow lookup later, never a wrong slot.
+	 * only, which read them and leave them as they are. Each entry
+	 * moves as one word.
 	 */
 	for (int i = RB_SLOT_CACHE - 1; i > 0; i--)
 		__atomic_store_n(&t->slot[i],
 				 __atomic_load_n(&t->slot[i - 1], __ATOMIC_RELAXED),
 				 __ATOMIC_RELAXED);
-	__atomic_store_n(&t->slot[0],
-			 rb->uid << RB_SLOT_IDX_BITS | (uint64_t)cpu_buffer->cpu,
-			 __ATOMIC_RELAXED);
+	/*A*/ __atomic_store_n(&t->slot[0], 0, __ATOMIC_RELAXED);
+	/* Orders A before B against our handlers (a compiler barrier):
+	 * pairs with the inline code's loads of the key and slot_cb in
+	 * ringbuf_fe_writer_get(), which a handler that interrupts us runs
+	 * between two of our stores: it finds the old pair, no key, or
+	 * the new pair. */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	/*B*/ __atomic_store_n(&t->slot_cb, (struct ringbuf_fe_cpu *)cpu_buffer,
+			       __ATOMIC_RELAXED);
+	/* Orders B before C against our handlers, as above: a handler that
+	 * finds the new key finds its cpu buffer. */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	RB_TESTPOINT(cpu_buffer, RINGBUF_TP_SLOT_CACHE);
+	/*C*/ __atomic_store_n(&t->slot[0],
+			       rb->uid << RB_SLOT_IDX_BITS | (uint64_t)cpu_buffer->cpu,
+			       __ATOMIC_RELAXED);
 }
 
 /* Per-thread model: find or take this thread's slot. */
@@ -1511,6 +1537,17 @@ uintptr_t ringbuf_fe_claim_active_slow(struct ringbuf *rb, int cpu, int *err)
 		cb = rb_claim_slow(rb, cpu, &claimed, true, err);
 	}
 	return cb ? rb_frame_word(rb, cb, claimed) : 0;
+}
+
+/*
+ * ringbuf_fe_claim_slot_slow - the claim's slow path of the inline code of
+ * the RINGBUF_0.11 header, which takes the per-thread slot's cpu buffer
+ * from the thread's slot_cb: ringbuf_fe_claim_active_slow(), whose cache
+ * keeps slot_cb (rb_slot_cache_put()) for the earlier headers too.
+ */
+uintptr_t ringbuf_fe_claim_slot_slow(struct ringbuf *rb, int cpu, int *err)
+{
+	return ringbuf_fe_claim_active_slow(rb, cpu, err);
 }
 
 /*

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <ringbuf/frontend.h>
+
 #include "rbdecode.h"
 #include "test.h"
 #include "tu.h"
@@ -802,6 +804,86 @@ static void ts_nested_e(void)
 	ts_case(RINGBUF_TP_RESERVE_A_B, true, k, 6, o);
 }
 
+/* ---- (h) the thread's slot cache and its cpu buffer ------------------------ */
+
+/* Two per-thread buffers of one slot each, and the thread's first cache
+ * entry (key and cpu buffer) as a write found it. */
+static struct ringbuf *g_sa, *g_sb;
+
+static void slot_expect(struct ringbuf *rb, const uint32_t *seqs, unsigned int n)
+{
+	exp_reset();
+	for (unsigned int i = 0; i < n; i++)
+		exp_add(seqs[i], 1);
+	expect_consume(rb, 16);
+}
+
+static void slot_pair_nested(struct ringbuf *rb)
+{
+	(void)rb;
+	w(g_sa, 2000, 16);
+	w(g_sb, 2001, 16);
+}
+
+/*
+ * The outermost write puts b's slot first in the cache: a handler between
+ * its store of b's cpu buffer and its store of b's key (or one before
+ * the pointer) must not find a's key with b's cpu buffer, nor b's key
+ * with a's: each of its writes lands in its own buffer.
+ */
+static void slot_cache_pair(void)
+{
+	static const uint32_t in_a[] = { 0, 2000, 1 }, in_b[] = { 2001, 1000, 1001 };
+
+	plan_reset();
+	g_sa = tu_create(4, 0, 1, RINGBUF_PER_THREAD);
+	g_sb = tu_create(4, 0, 1, RINGBUF_PER_THREAD);
+	w(g_sa, 0, 16);
+	plan(RINGBUF_TP_SLOT_CACHE, 0, slot_pair_nested);
+	w(g_sb, 1000, 16);
+	plan_all_fired();
+	w(g_sa, 1, 16);
+	w(g_sb, 1001, 16);
+	slot_expect(g_sa, in_a, 3);
+	slot_expect(g_sb, in_b, 3);
+	finish(g_sa, 3);
+	finish(g_sb, 3);
+}
+
+static void slot_nested_write(struct ringbuf *rb)
+{
+	uint64_t key = __atomic_load_n(&ringbuf_tls.slot[0], __ATOMIC_RELAXED);
+	struct ringbuf_fe_cpu *cb = __atomic_load_n(&ringbuf_tls.slot_cb,
+						    __ATOMIC_RELAXED);
+
+	(void)rb;
+	w(g_sb, 2000, 16);
+	/* the interrupted write may have loaded the pair: a handler's write
+	 * leaves it as it found it */
+	ASSERT_EQ(__atomic_load_n(&ringbuf_tls.slot[0], __ATOMIC_RELAXED), key);
+	ASSERT_TRUE(__atomic_load_n(&ringbuf_tls.slot_cb, __ATOMIC_RELAXED) == cb);
+}
+
+/* A handler writes to another per-thread buffer inside a write to a. */
+static void slot_cache_nested(void)
+{
+	static const uint32_t in_a[] = { 0, 1000, 1 }, in_b[] = { 2000, 2 };
+
+	plan_reset();
+	g_sa = tu_create(4, 0, 1, RINGBUF_PER_THREAD);
+	g_sb = tu_create(4, 0, 1, RINGBUF_PER_THREAD);
+	w(g_sa, 0, 16);
+	plan(RINGBUF_TP_RESERVED, 0, slot_nested_write);
+	w(g_sa, 1000, 16);
+	plan_all_fired();
+	w(g_sa, 1, 16);
+	w(g_sb, 2, 16);
+	slot_expect(g_sa, in_a, 3);
+	slot_expect(g_sb, in_b, 2);
+	finish(g_sa, 3);
+	finish(g_sb, 2);
+}
+
 static const struct rbt_case cases[] = {
 	RBT_CASE(reader_swap_commit_on_reader),
 	RBT_CASE(reader_waits_for_update),
@@ -816,5 +898,7 @@ static const struct rbt_case cases[] = {
 	RBT_CASE(ts_nested_b_c),
 	RBT_CASE(ts_nested_c_d),
 	RBT_CASE(ts_nested_e),
+	RBT_CASE(slot_cache_pair),
+	RBT_CASE(slot_cache_nested),
 };
 RBT_MAIN(cases)

@@ -67,6 +67,7 @@ rt_vsafe_\name:
  * (<ringbuf/frontend.h>) */
 #define ringbuf_fe_reserve_slow rt_vsafe_ringbuf_fe_reserve_slow
 #define ringbuf_fe_claim_active_slow rt_vsafe_ringbuf_fe_claim_active_slow
+#define ringbuf_fe_claim_slot_slow rt_vsafe_ringbuf_fe_claim_slot_slow
 #define ringbuf_fe_reserve_rare rt_vsafe_ringbuf_fe_reserve_rare
 #define ringbuf_fe_reserve_next_slow rt_vsafe_ringbuf_fe_reserve_next_slow
 #define ringbuf_fe_move_tail rt_vsafe_ringbuf_fe_move_tail

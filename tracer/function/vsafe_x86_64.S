@@ -11,6 +11,7 @@
 #ifdef RT_FN_VECTOR_FREE
 	VSAFE ringbuf_fe_reserve_slow
 	VSAFE ringbuf_fe_claim_active_slow
+	VSAFE ringbuf_fe_claim_slot_slow
 	VSAFE ringbuf_fe_reserve_rare
 	VSAFE ringbuf_fe_reserve_next_slow
 	VSAFE ringbuf_fe_move_tail

@@ -60,6 +60,9 @@ enum ringbuf_testpoint {
 	/* attach, the check of a cpu buffer's ring: a link read, the next
 	 * not yet (reader lock held; writers run) */
 	RINGBUF_TP_ATTACH_RING,
+	/* rb_slot_cache_put: the thread's first slot key cleared and its
+	 * slot_cb set, the new key not yet stored (the outermost write) */
+	RINGBUF_TP_SLOT_CACHE,
 	RINGBUF_TP_MAX
 };
 
