@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -360,4 +361,16 @@ void tu_run_thread(void *(*fn)(void *), void *arg)
 	if (ret)
 		RBT_FAIL("pthread_create: %s", strerror(ret));
 	pthread_join(t, NULL);
+}
+
+int tu_pin_here(void)
+{
+	int cpu = sched_getcpu();
+	cpu_set_t set;
+
+	ASSERT_GE(cpu, 0);
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	ASSERT_EQ(sched_setaffinity(0, sizeof(set), &set), 0);
+	return cpu;
 }

@@ -103,6 +103,9 @@ void tu_check_state_at(const char *file, int line, struct ringbuf *rb,
 /* Run fn(arg) on a new thread and wait for it. */
 void tu_run_thread(void *(*fn)(void *), void *arg);
 
+/* Pin the calling thread to the CPU it is on; returns that CPU. */
+int tu_pin_here(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -212,13 +212,19 @@ static int stale_write(struct ringbuf *rb)
 static atomic_ulong g_written;
 static sem_t g_resumed;
 
+/* On cpu 0, write until a write is refused (the buffer full). */
+static void fill_until_refused(struct ringbuf *rb)
+{
+	ringbuf_test_set_cpu(0);
+	while (stale_write(rb) == 0)
+		atomic_fetch_add(&g_written, 1);
+}
+
 static void *stale_writer(void *arg)
 {
 	struct ringbuf *rb = arg;
 
-	ringbuf_test_set_cpu(0);
-	while (stale_write(rb) == 0)
-		atomic_fetch_add(&g_written, 1); /* fill until refused */
+	fill_until_refused(rb);
 	atomic_store(&g_park.armed, true);
 	if (stale_write(rb) == 0) /* parks in rb_move_tail() */
 		atomic_fetch_add(&g_written, 1);
@@ -335,9 +341,7 @@ static void *waiting_writer(void *arg)
 {
 	struct ringbuf *rb = arg;
 
-	ringbuf_test_set_cpu(0);
-	while (stale_write(rb) == 0)
-		atomic_fetch_add(&g_written, 1); /* fill until refused */
+	fill_until_refused(rb);
 	/* from here on a full buffer waits (a short wait: nobody reads
 	 * while it lasts, so a wait drops) */
 	atomic_store(&g_wait_ret, ringbuf_set_writer_wait(rb, 100));

@@ -244,7 +244,6 @@ static void slow_reasons(void)
 	}
 }
 
-static int pin_here(void);
 
 static struct ringbuf *g_rb;
 static volatile sig_atomic_t g_handler_ret;
@@ -271,7 +270,7 @@ static void signal_nest(void)
 	/* Pinned: after a migration between the reservation and the
 	 * signal, the handler may write as the outermost writer of its new
 	 * CPU's buffer (allowed, and committed at once), not nest. */
-	pin_here();
+	tu_pin_here();
 	g_rb = ringbuf_create(&o);
 	ASSERT_NOT_NULL(g_rb);
 	ASSERT_EQ(sigaction(SIGUSR1, &sa, NULL), 0);
@@ -351,18 +350,6 @@ static bool rseq_claims(struct ringbuf *rb)
 }
 
 /* Pin the calling thread to the CPU it runs on; returns that CPU. */
-static int pin_here(void)
-{
-	int cpu = sched_getcpu();
-	cpu_set_t set;
-
-	ASSERT_GE(cpu, 0);
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	ASSERT_EQ(sched_setaffinity(0, sizeof(set), &set), 0);
-	return cpu;
-}
-
 /*
  * A default per-CPU buffer claims by restartable sequence exactly where
  * glibc registered rseq on x86-64 (under ThreadSanitizer too, which is
@@ -386,7 +373,7 @@ static void rseq_claim(void)
 #ifdef RINGBUF_FE_RSEQ_ASM
 	if (ringbuf_fe_rseq_ok) {
 		uint32_t owner = 0;
-		int cpu = pin_here(), r = -1;
+		int cpu = tu_pin_here(), r = -1;
 
 		/* a preemption between the check and the store aborts: try
 		 * a few times */
@@ -447,7 +434,7 @@ static void claim_exclusive(void)
 
 	check_rseq();
 	ASSERT_NOT_NULL(h.rb);
-	h.cpu = pin_here();
+	h.cpu = tu_pin_here();
 	ASSERT_EQ(pthread_barrier_init(&h.ready, NULL, 2), 0);
 	ASSERT_EQ(pthread_barrier_init(&h.held, NULL, 2), 0);
 	ASSERT_EQ(pthread_barrier_init(&h.written, NULL, 2), 0);
@@ -621,7 +608,7 @@ static void kept_claim(void)
 	check_rseq();
 	if (!ringbuf_fe_rseq_ok)
 		return;
-	k.cpu = pin_here();
+	k.cpu = tu_pin_here();
 	{
 		uint32_t owner = 77 | RINGBUF_FE_KEPT;
 		uint64_t active = 0;
@@ -692,7 +679,7 @@ static void legacy_claim(void)
 	check_rseq();
 	if (!ringbuf_fe_rseq_ok)
 		return;
-	k.cpu = pin_here();
+	k.cpu = tu_pin_here();
 	rb = ringbuf_create(&o);
 	ASSERT_NOT_NULL(rb);
 	k.rb = rb;
@@ -736,7 +723,7 @@ static void kept_disabled(void)
 	RINGBUF_OPTS(o, .size = TU_PAGES(4), .model = RINGBUF_PER_CPU,
 		     .spare_buffers = 1);
 	struct ringbuf *rb;
-	int cpu = pin_here();
+	int cpu = tu_pin_here();
 
 	check_rseq();
 	rb = ringbuf_create(&o);

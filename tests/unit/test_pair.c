@@ -202,18 +202,6 @@ static void nest_handler(int sig)
 				-1;
 }
 
-static int pin_here(void)
-{
-	int cpu = sched_getcpu();
-	cpu_set_t set;
-
-	ASSERT_GE(cpu, 0);
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	ASSERT_EQ(sched_setaffinity(0, sizeof(set), &set), 0);
-	return cpu;
-}
-
 /*
  * A signal handler writes a pair while the thread holds its pair
  * reserved: it nests as for one record (after ours, visible with our
@@ -227,7 +215,7 @@ static void pair_nest(void)
 	uint64_t t, a, b, c, d;
 	int err;
 
-	pin_here();
+	tu_pin_here();
 	g_rb = ringbuf_create(&o);
 	ASSERT_NOT_NULL(g_rb);
 	ASSERT_EQ(sigaction(SIGUSR1, &sa, NULL), 0);
