@@ -68,6 +68,10 @@ struct rb_event_info {
 	int add_timestamp;
 	int err; /* why a reserve failed (negative errno) */
 	bool note; /* a CPU note: a failure to place it is no lost event */
+	/* the caller's stamp (a CLOCK_MONOTONIC buffer's, 0: read the clock
+	 * at each try), which the record keeps through page moves and
+	 * retries: see ringbuf_fe_move_tail_ts() */
+	uint64_t want_ts;
 };
 
 static RB_ALWAYS_INLINE uint64_t rb_time_stamp(struct ringbuf *rb)
@@ -1040,7 +1044,7 @@ __rb_reserve_next(struct ringbuf_cpu *cpu_buffer, struct rb_event_info *info)
 	info->before = local_read(&m->before_stamp);
 	info->after = local_read(&m->write_stamp);
 	barrier();
-	info->ts = rb_time_stamp(rb);
+	info->ts = info->want_ts ? info->want_ts : rb_time_stamp(rb);
 	/*
 	 * Userspace: a per-CPU buffer is handed from thread to thread, and
 	 * each reads the clock on its own CPU; a stamp read just after a
@@ -1163,7 +1167,7 @@ out_fail:
 static struct ringbuf_event *rb_reserve_as(struct ringbuf *rb,
 					   struct ringbuf_cpu *cpu_buffer,
 					   unsigned long length, bool note,
-					   int *err)
+					   uint64_t want_ts, int *err)
 {
 	struct rb_event_info info;
 	int add_ts_default;
@@ -1171,6 +1175,7 @@ static struct ringbuf_event *rb_reserve_as(struct ringbuf *rb,
 	info.length = rb_calculate_event_length(length);
 	info.err = -ENOSPC;
 	info.note = note;
+	info.want_ts = want_ts;
 	if (unlikely(atomic_load_explicit(&rb->time_stamp_abs,
 					  memory_order_relaxed))) {
 		add_ts_default = RB_ADD_STAMP_ABSOLUTE;
@@ -1183,9 +1188,10 @@ static struct ringbuf_event *rb_reserve_as(struct ringbuf *rb,
 
 static struct ringbuf_event *rb_reserve_started(struct ringbuf *rb,
 						struct ringbuf_cpu *cpu_buffer,
-						unsigned long length, int *err)
+						unsigned long length,
+						uint64_t want_ts, int *err)
 {
-	return rb_reserve_as(rb, cpu_buffer, length, false, err);
+	return rb_reserve_as(rb, cpu_buffer, length, false, want_ts, err);
 }
 
 static struct ringbuf_event *
@@ -1194,7 +1200,7 @@ rb_reserve_next_event(struct ringbuf *rb, struct ringbuf_cpu *cpu_buffer,
 {
 	rb_start_commit(cpu_buffer);
 	/* The commit page can not change after this */
-	return rb_reserve_started(rb, cpu_buffer, length, err);
+	return rb_reserve_started(rb, cpu_buffer, length, 0, err);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1608,7 +1614,7 @@ static bool rb_note_write(struct ringbuf *rb, struct ringbuf_cpu *cb, int cpu,
 	int err;
 
 	rb_start_commit(cb);
-	ev = rb_reserve_as(rb, cb, payload, true, &err);
+	ev = rb_reserve_as(rb, cb, payload, true, 0, &err);
 	if (!ev)
 		return false; /* the commit was ended */
 	if (ev->type_len == RINGBUF_TYPE_TIME_EXTEND ||
@@ -1908,22 +1914,44 @@ struct ringbuf_event *ringbuf_fe_reserve_flagged(struct ringbuf *rb,
 }
 
 /* The inline reserve met a case of the stamp logic it does not take
- * (time extend, absolute stamps, an interrupted writer before A). */
+ * (time extend, absolute stamps, an interrupted writer before A); @ts:
+ * the caller's stamp (ringbuf_fe_move_tail_ts()). */
+struct ringbuf_event *ringbuf_fe_reserve_next_slow_ts(struct ringbuf *rb,
+						      struct ringbuf_fe_cpu *fcb,
+						      unsigned long length,
+						      uint64_t ts, int *err)
+{
+	struct ringbuf_cpu *cb = (struct ringbuf_cpu *)fcb;
+
+	return rb_reserve_fail(cb, rb_reserve_started(rb, cb, length, ts, err));
+}
+
+/* (earlier headers' inline code: the clock read at each try) */
 struct ringbuf_event *ringbuf_fe_reserve_next_slow(struct ringbuf *rb,
 						   struct ringbuf_fe_cpu *fcb,
 						   unsigned long length,
 						   int *err)
 {
-	struct ringbuf_cpu *cb = (struct ringbuf_cpu *)fcb;
-
-	return rb_reserve_fail(cb, rb_reserve_started(rb, cb, length, err));
+	return ringbuf_fe_reserve_next_slow_ts(rb, fcb, length, 0, err);
 }
 
-/* The inline reserve shot past the end of the tail page (C). */
-struct ringbuf_event *ringbuf_fe_move_tail(struct ringbuf_fe_cpu *fcb,
-					   uint32_t tail_page,
-					   unsigned long tail,
-					   unsigned long length, int *err)
+/*
+ * The inline reserve shot past the end of the tail page (C). @ts: the
+ * stamp the caller gave (ringbuf_fe_reserve_ts() on a CLOCK_MONOTONIC
+ * buffer), 0 for none. Userspace: the kernel reads the clock again at
+ * each try, its records being stamped when they are written. A caller
+ * here may write a record late with the time it stands for (function
+ * graph's held-back entries): read again after the page move (and a
+ * wait for room), that stamp would lie after the stamps of records the
+ * thread writes next with their own earlier times, on another CPU's
+ * buffer too. The record keeps it, raised to the buffer's last stamp if
+ * it lies before (__rb_reserve_next()'s clamp).
+ */
+struct ringbuf_event *ringbuf_fe_move_tail_ts(struct ringbuf_fe_cpu *fcb,
+					      uint32_t tail_page,
+					      unsigned long tail,
+					      unsigned long length, uint64_t ts,
+					      int *err)
 {
 	struct ringbuf_cpu *cb = (struct ringbuf_cpu *)fcb;
 	struct rb_event_info info = {
@@ -1931,6 +1959,7 @@ struct ringbuf_event *ringbuf_fe_move_tail(struct ringbuf_fe_cpu *fcb,
 		.tail_page = tail_page,
 		.add_timestamp = RB_ADD_STAMP_NONE,
 		.err = -ENOSPC,
+		.want_ts = ts,
 	};
 	struct ringbuf_event *event = rb_move_tail(cb, tail, &info);
 
@@ -1941,6 +1970,15 @@ struct ringbuf_event *ringbuf_fe_move_tail(struct ringbuf_fe_cpu *fcb,
 	*err = info.err;
 	rb_end_commit_slow(cb);
 	return rb_reserve_fail(cb, NULL);
+}
+
+/* (earlier headers' inline code: the clock read again after the move) */
+struct ringbuf_event *ringbuf_fe_move_tail(struct ringbuf_fe_cpu *fcb,
+					   uint32_t tail_page,
+					   unsigned long tail,
+					   unsigned long length, int *err)
+{
+	return ringbuf_fe_move_tail_ts(fcb, tail_page, tail, length, 0, err);
 }
 
 /* The inline reserve was interrupted between A and C. */

@@ -74,8 +74,8 @@ static uint64_t read_one(struct ringbuf *rb, uint32_t seq, size_t len)
  * Pairs across pages: two records each, in order, with the payloads
  * written; the first stamped with its own time (300 ns before the
  * second's) unless the pair opens a page (then both take the page's
- * stamp) or crosses to the next (the out-of-line reserve reads the clock
- * again: both at that later time); the second with its own time or
+ * stamp) or crosses to the next (both at the reservation's stamp, the
+ * second's time); the second with its own time or
  * later; every time read back monotonic; the counters count two records
  * a pair.
  */
@@ -128,6 +128,47 @@ static void pair_per_thread(void)
 static void pair_per_cpu(void)
 {
 	pair_model(RINGBUF_PER_CPU);
+}
+
+/*
+ * A record written late with the time it stands for keeps that time
+ * when it does not fit the tail page: the page move (out of line) does
+ * not read the clock again, so the record's stamp never lies after the
+ * stamp of one the thread writes next with its own, earlier time (a
+ * function_graph entry held back, then its callee's, each on another
+ * CPU's buffer when the thread migrated in between). Each record is
+ * stamped 10 ns after the last, all long before now.
+ */
+static void stamp_kept_model(int model)
+{
+	RINGBUF_OPTS(o, .size = TU_PAGES(8), .nr_cpus = 1, .model = model);
+	struct ringbuf *rb = ringbuf_create(&o);
+	struct timespec nap = { 0, 2000000 };
+	uint64_t base;
+	uint32_t n;
+
+	ASSERT_NOT_NULL(rb);
+	base = ringbuf_fe_mono_ns();
+	/* now lies 2 ms after every stamp below */
+	nanosleep(&nap, NULL);
+	/* four pages and more: page moves */
+	for (n = 0; n < 600; n++)
+		write_one_at(rb, n, base + 10ull * n);
+	ASSERT_GT(ringbuf_read_events_cpu(rb, 0) + ringbuf_entries(rb), 0);
+	for (uint32_t i = 0; i < n; i++)
+		ASSERT_EQ_U(read_one(rb, i, LEN2), base + 10ull * i);
+	ASSERT_TRUE(ringbuf_empty(rb));
+	ringbuf_free(rb);
+}
+
+static void stamp_kept_per_thread(void)
+{
+	stamp_kept_model(RINGBUF_PER_THREAD);
+}
+
+static void stamp_kept_per_cpu(void)
+{
+	stamp_kept_model(RINGBUF_PER_CPU);
 }
 
 struct clamp_arg {
@@ -426,6 +467,7 @@ static const struct rbt_case cases[] = {
 	RBT_CASE(pair_per_thread), RBT_CASE(pair_per_cpu),
 	RBT_CASE(pair_clamp),	   RBT_CASE(pair_nest),
 	RBT_CASE(pair_full),	   RBT_CASE(pair_wait),
-	RBT_CASE(pair_stress),
+	RBT_CASE(pair_stress),	   RBT_CASE(stamp_kept_per_thread),
+	RBT_CASE(stamp_kept_per_cpu),
 };
 RBT_MAIN(cases)

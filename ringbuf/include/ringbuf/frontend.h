@@ -239,6 +239,16 @@ ringbuf_fe_reserve_next_slow(struct ringbuf *rb, struct ringbuf_fe_cpu *cb,
 RINGBUF_API struct ringbuf_event *
 ringbuf_fe_move_tail(struct ringbuf_fe_cpu *cb, uint32_t tail_page,
 		     unsigned long tail, unsigned long length, int *err);
+/* The same two with the caller's stamp (RINGBUF_0.11): a record written
+ * late keeps the time it stands for through a page move (0: read the
+ * clock, as the two above do). */
+RINGBUF_API struct ringbuf_event *
+ringbuf_fe_reserve_next_slow_ts(struct ringbuf *rb, struct ringbuf_fe_cpu *cb,
+				unsigned long length, uint64_t ts, int *err);
+RINGBUF_API struct ringbuf_event *
+ringbuf_fe_move_tail_ts(struct ringbuf_fe_cpu *cb, uint32_t tail_page,
+			unsigned long tail, unsigned long length, uint64_t ts,
+			int *err);
 RINGBUF_API struct ringbuf_event *
 ringbuf_fe_reserve_interrupted(struct ringbuf_fe_cpu *cb, uint32_t tail_page,
 			       unsigned long write, unsigned long length,
@@ -830,7 +840,7 @@ ringbuf_fe_reserve_next(struct ringbuf *rb, struct ringbuf_fe_cpu *cb,
 	const struct ringbuf_fe_buffer *b = (const struct ringbuf_fe_buffer *)rb;
 	struct ringbuf_fe_meta *m = cb->meta;
 	unsigned long len = ringbuf_fe_event_length(length);
-	uint64_t w, before, after, ts, delta, write, tail;
+	uint64_t w, before, after, ts, delta, write, tail, want;
 	struct ringbuf_fe_page *tp;
 	uint32_t tail_page, hdr;
 	unsigned char *page;
@@ -848,10 +858,11 @@ ringbuf_fe_reserve_next(struct ringbuf *rb, struct ringbuf_fe_cpu *cb,
 	before = ringbuf_fe_local_read(&m->before_stamp);
 	after = ringbuf_fe_local_read(&m->write_stamp);
 	ringbuf_fe_barrier();
-	if (mono_ts && ringbuf_fe_likely(b->clock == RINGBUF_CLOCK_MONO))
-		ts = mono_ts;
-	else
-		ts = ringbuf_fe_time_stamp(rb);
+	/* the caller's stamp, kept by the slow paths too (RINGBUF_0.11) */
+	want = mono_ts && ringbuf_fe_likely(b->clock == RINGBUF_CLOCK_MONO) ?
+		       mono_ts :
+		       0;
+	ts = want ? want : ringbuf_fe_time_stamp(rb);
 	/* Userspace: a stamp read on another CPU just after a hand-over
 	 * may lie before the last one, which the kernel's never does: it
 	 * is clamped (see __rb_reserve_next). A stamp the caller read is
@@ -869,7 +880,8 @@ ringbuf_fe_reserve_next(struct ringbuf *rb, struct ringbuf_fe_cpu *cb,
 	if (ringbuf_fe_unlikely(((before ^ after) |
 				 (delta & RINGBUF_FE_TS_DELTA_TEST)) != 0) &&
 	    (w || ts < after))
-		return ringbuf_fe_reserve_next_slow(rb, cb, length, err);
+		return ringbuf_fe_reserve_next_slow_ts(rb, cb, length, want,
+						       err);
 	RINGBUF_FE_TESTPOINT(cb, RINGBUF_TP_RESERVE_A_B);
 
 	/*B*/ ringbuf_fe_local_set(&m->before_stamp, ts);
@@ -879,7 +891,8 @@ ringbuf_fe_reserve_next(struct ringbuf *rb, struct ringbuf_fe_cpu *cb,
 	write &= RINGBUF_FE_WRITE_MASK;
 	tail = write - len;
 	if (ringbuf_fe_unlikely(write > b->bsize))
-		return ringbuf_fe_move_tail(cb, tail_page, (unsigned long)tail, len, err);
+		return ringbuf_fe_move_tail_ts(cb, tail_page, (unsigned long)tail,
+					       len, want, err);
 	RINGBUF_FE_TESTPOINT(cb, RINGBUF_TP_RESERVE_C_D);
 	if (ringbuf_fe_unlikely(tail != w))
 		return ringbuf_fe_reserve_interrupted(cb, tail_page, (unsigned long)write,
