@@ -13,8 +13,8 @@
 	VSAFE ringbuf_fe_claim_active_slow
 	VSAFE ringbuf_fe_claim_slot_slow
 	VSAFE ringbuf_fe_reserve_rare
-	VSAFE ringbuf_fe_reserve_next_slow
-	VSAFE ringbuf_fe_move_tail
+	VSAFE ringbuf_fe_reserve_next_slow_ts
+	VSAFE ringbuf_fe_move_tail_ts
 	VSAFE ringbuf_fe_reserve_interrupted
 	VSAFE ringbuf_fe_end_commit_slow
 	VSAFE ringbuf_fe_wake_waiters
