@@ -258,6 +258,78 @@ static void *slot_writer(void *arg)
 	return NULL;
 }
 
+/*
+ * Writers racing for each new key: every loser took an element, copied
+ * the key in and gives it back (tracing_map_put_back()), and the next
+ * key's writer takes that element again and copies its own key over it.
+ * Each round clears the map, so every round races. Every key in the
+ * table must be whole, one of the round's, and counted by every writer.
+ */
+#define RACE_THREADS 4
+#define RACE_ROUNDS 300
+#define RACE_KEYS 4
+
+static pthread_barrier_t race_start, race_done;
+
+static void *race_writer(void *arg)
+{
+	int r, k;
+
+	pin_writer((int)(uintptr_t)arg);
+	for (r = 0; r < RACE_ROUNDS; r++) {
+		pthread_barrier_wait(&race_start);
+		for (k = 0; k < RACE_KEYS; k++) {
+			uint64_t key[2] = { (uint64_t)r * 1000 + (uint64_t)k,
+					    ~((uint64_t)r * 1000 + (uint64_t)k) };
+
+			ASSERT_NOT_NULL(map_count(the_map, key, 1));
+		}
+		pthread_barrier_wait(&race_done);
+	}
+	return NULL;
+}
+
+static void map_put_back(void)
+{
+	pthread_t th[RACE_THREADS];
+	int i, r;
+
+	the_map = tracing_map_create(TRACING_MAP_BITS_MIN, 16, 1, 1);
+	ASSERT_NOT_NULL(the_map);
+	ASSERT_EQ(pthread_barrier_init(&race_start, NULL, RACE_THREADS + 1), 0);
+	ASSERT_EQ(pthread_barrier_init(&race_done, NULL, RACE_THREADS + 1), 0);
+	for (i = 0; i < RACE_THREADS; i++)
+		ASSERT_EQ(pthread_create(&th[i], NULL, race_writer,
+					 (void *)(uintptr_t)i), 0);
+	for (r = 0; r < RACE_ROUNDS; r++) {
+		struct tracing_map_elt **v;
+		int n;
+
+		tracing_map_clear(the_map);
+		pthread_barrier_wait(&race_start);
+		pthread_barrier_wait(&race_done);
+		n = tracing_map_entries(the_map, &v);
+		ASSERT_EQ(n, RACE_KEYS);
+		for (i = 0; i < n; i++) {
+			uint64_t key[2];
+
+			memcpy(key, v[i]->key, sizeof(key));
+			ASSERT_EQ_U(key[0] / 1000, (uint64_t)r);
+			ASSERT_LT_U(key[0] % 1000, RACE_KEYS);
+			ASSERT_EQ_U(key[1], ~key[0]);
+			ASSERT_EQ_U(tracing_map_read_sum(the_map, v[i], 0),
+				    RACE_THREADS);
+		}
+		free(v);
+	}
+	for (i = 0; i < RACE_THREADS; i++)
+		pthread_join(th[i], NULL);
+	ASSERT_EQ_U(atomic_load(&the_map->drops), 0);
+	pthread_barrier_destroy(&race_start);
+	pthread_barrier_destroy(&race_done);
+	tracing_map_destroy(the_map);
+}
+
 static void map_thread_slots(void)
 {
 	pthread_t th[SLOT_THREADS];
@@ -1243,6 +1315,7 @@ static void timestamp_record(void)
 
 static const struct rbt_case cases[] = {
 	RBT_CASE(map_threads), RBT_CASE(map_full), RBT_CASE(map_thread_slots),
+	RBT_CASE(map_put_back),
 	RBT_CASE(map_signal),	 RBT_CASE(text_basic), RBT_CASE(text_modifiers),
 	RBT_CASE(text_run_keys), RBT_CASE(errors),     RBT_CASE(control),
 	RBT_CASE(instances),	 RBT_CASE(threads),	  RBT_CASE(variables),

@@ -118,12 +118,17 @@ tracing_map_put_back(struct tracing_map *map, unsigned int i)
 {
 	unsigned int next = i + 1;
 
-	/* Relaxed: the element was never published. Not retried: a failure
-	 * means another writer took an element since, and this one cannot
-	 * go back alone. */
+	/* Release on success: our copy of the key into the element (D)
+	 * before the element is free again; pairs with the acquire
+	 * fetch-add at D of the writer that takes it next, whose copy of
+	 * its own key must come after ours (two writers' key copies, else
+	 * unordered: TSan saw them race, and on a weakly ordered CPU ours
+	 * could land last). Relaxed on failure: nothing was given back.
+	 * Not retried: a failure means another writer took an element
+	 * since, and this one cannot go back alone. */
 	if (next < map->max_elts &&
 	    atomic_compare_exchange_strong_explicit(&map->next_elt, &next, i,
-						    memory_order_relaxed,
+						    memory_order_release,
 						    memory_order_relaxed))
 		return;
 	/* Relaxed: a statistic, summed on read; orders nothing. */
@@ -173,11 +178,15 @@ __tracing_map_insert(struct tracing_map *map, const void *key, uint32_t hash,
 							 memory_order_relaxed) >=
 				    map->max_elts)
 					break;
-				/* D. Relaxed: only makes each element
-				 * taken once; C publishes it. */
+				/* D. Acquire: pairs with the release
+				 * cmpxchg of tracing_map_put_back(), so that
+				 * the key copy of a writer that gave this
+				 * element back comes before ours (no cost on
+				 * x86-64: a locked add either way). C
+				 * publishes the element. */
 				mine_i = atomic_fetch_add_explicit(
 					&map->next_elt, 1,
-					memory_order_relaxed);
+					memory_order_acquire);
 				/* (next_elt stays past the end: the check
 				 * above keeps its growth bounded by the
 				 * writers in this window) */
