@@ -363,16 +363,28 @@ case_net_agent() {
 	wait_gone "$APID"
 	if [ "$kernel" = 0 ]; then
 		echo "NOTE (net_agent): the host's tracefs refuses kernel events ($(grep -m1 -E 'not permitted|denied|No such|enable' "$W/host.out")): the app side alone"
-		rm -f "$W"/trace*.dat "$W/counts"
 		# trace-cmd 3.1.6 without a local instance: its command's
 		# process may crash, and the session then ends at once. The
-		# program writes its records as it starts: they are in its
-		# buffer before the metadata goes, so before the host can
-		# say CLOSE.
-		start_agent -N 127.0.0.1 -- "$S" --threads 2 --bursts 1 \
-			--burst 200 --counts "$W/counts"
-		host_record "$W/host.out" -C mono -A "127.0.0.1:$APORT" \
-			--name localhost -e 'app:*' true
+		# program writes its records as it starts, while the agent
+		# waits for its events before it sends the metadata, so
+		# before the host can say CLOSE; but on a loaded machine its
+		# threads may not have run by then, and the file holds no
+		# record. Nothing tells the host when they have: the request
+		# again (a new run of the command), at most 3 times, until
+		# a file holds records.
+		for i in 1 2 3; do
+			rm -f "$W"/trace*.dat "$W/counts"
+			start_agent -N 127.0.0.1 -- "$S" --threads 2 \
+				--bursts 1 --burst 200 --counts "$W/counts"
+			host_record "$W/host.out" -C mono \
+				-A "127.0.0.1:$APORT" --name localhost \
+				-e 'app:*' true
+			[ "$i" = 3 ] && break
+			"$TRACE_CMD" report "$W/trace-localhost.dat" \
+				2>/dev/null | grep -q ' work: ' && break
+			kill -INT "$APID"
+			wait_gone "$APID"
+		done
 	fi
 	[ -s "$W/trace-localhost.dat" ] ||
 		fail "no app file: $(tail -5 "$W/host.out")"

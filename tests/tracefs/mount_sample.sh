@@ -11,6 +11,18 @@ skip() {
 }
 
 cleanup() {
+	local rc=$?
+
+	# a failed case shows what the mount and the sample said (a mount
+	# that ended under the case leaves only "Transport endpoint is not
+	# connected" to the case itself)
+	if [ "$rc" != 0 ] && [ "$rc" != 77 ]; then
+		[ -s "${W:-}/mount.err" ] && { echo "--- ringtrace mount said:"; tail -n 40 "$W/mount.err"; }
+		for f in "${W:-}"/mount.san.*; do
+			[ -s "$f" ] && { echo "--- $f:"; head -n 60 "$f"; }
+		done
+		[ -s "${W:-}/sample.err" ] && { echo "--- the sample said:"; tail -n 20 "$W/sample.err"; }
+	fi
 	[ -n "${SP:-}" ] && kill -9 "$SP" 2>/dev/null
 	wait 2>/dev/null
 	if grep -q " $MNT " /proc/self/mountinfo 2>/dev/null; then
@@ -48,7 +60,12 @@ mount_sample() {
 	done
 	[ -s "$W/ready" ] || { echo "FAIL ($NAME): the sample did not write $W/ready (its trace published) within $((20 * ${RB_TIMEOUT_MULT:-1})) s"; exit 1; }
 
-	"$T" mount "$SP" "$MNT" 2>"$W/mount.err"
+	# (the daemon's standard error is /dev/null: a sanitizer's report
+	# goes to a file of its own, shown if the case fails)
+	TSAN_OPTIONS="${TSAN_OPTIONS:+$TSAN_OPTIONS:}log_path=$W/mount.san" \
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}log_path=$W/mount.san" \
+	UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}log_path=$W/mount.san" \
+		"$T" mount "$SP" "$MNT" 2>"$W/mount.err"
 	rc=$?
 	case $rc in
 	0) ;;
