@@ -171,6 +171,77 @@ static void stamp_kept_per_cpu(void)
 	stamp_kept_model(RINGBUF_PER_CPU);
 }
 
+struct spare_arg {
+	struct ringbuf *rb;
+	uint64_t base;
+};
+
+/* A thread of the CPU whose buffer is held (the forced CPU 0): its
+ * records go to the spare, each 10 ns after the last, then a pair. */
+static void *spare_writer(void *p)
+{
+	struct spare_arg *a = p;
+	int err;
+
+	ringbuf_test_set_cpu(0);
+	for (uint32_t n = 0; n < 200; n++)
+		write_one_at(a->rb, n, a->base + 10ull * n);
+	ASSERT_TRUE(write_pair(a->rb, 100, a->base + 2000, a->base + 2005,
+			       &err));
+	ringbuf_test_set_cpu(-1);
+	return NULL;
+}
+
+/*
+ * The same in a spare (the out-of-line rare path, and the CPU notes
+ * that open the spare's pages): a per-CPU writer whose CPU buffer is
+ * not to be had (held by another thread, or its claim's restartable
+ * sequence aborted by preemptions) writes there, and its records keep
+ * the times they were given, all long before now; read back before the
+ * holder's record, reserved earlier but stamped now.
+ */
+static void stamp_kept_spare(void)
+{
+	RINGBUF_OPTS(o, .size = TU_PAGES(8), .nr_cpus = 1,
+		     .spare_buffers = 1, .model = RINGBUF_PER_CPU);
+	struct ringbuf *rb = ringbuf_create(&o);
+	struct timespec nap = { 0, 2000000 };
+	struct spare_arg a = { .rb = rb };
+	struct ringbuf_event *ev;
+	uint64_t ts, t1, t2;
+	pthread_t th;
+	int cpu;
+
+	ASSERT_NOT_NULL(rb);
+	a.base = ringbuf_fe_mono_ns();
+	/* now lies 2 ms after every stamp of the spare */
+	nanosleep(&nap, NULL);
+	ringbuf_test_set_cpu(0);
+	ev = ringbuf_reserve_inline(rb, LEN2);
+	ASSERT_NOT_NULL(ev);
+	tu_fill(ringbuf_event_data_inline(ev), 1000, LEN2);
+	ASSERT_EQ(pthread_create(&th, NULL, spare_writer, &a), 0);
+	ASSERT_EQ(pthread_join(th, NULL), 0);
+	ASSERT_EQ(ringbuf_commit_inline(rb), 0);
+	ringbuf_test_set_cpu(-1);
+	for (uint32_t i = 0; i < 200; i++) {
+		ASSERT_NOT_NULL(ev = ringbuf_consume_next(rb, &cpu, &ts, NULL));
+		tu_check(ringbuf_event_data(ev), ringbuf_event_length(ev), i,
+			 LEN2);
+		ASSERT_TRUE(ringbuf_is_spare(rb, cpu));
+		ASSERT_EQ_U(ts, a.base + 10ull * i);
+	}
+	/* the pair: its own times, or both the second's where it opens a
+	 * page (after the page's note) */
+	t1 = read_one(rb, 200, LEN1);
+	t2 = read_one(rb, 201, LEN2);
+	ASSERT_EQ_U(t2, a.base + 2005);
+	ASSERT_TRUE(t1 == a.base + 2000 || t1 == t2);
+	ASSERT_GT_U(read_one(rb, 1000, LEN2), a.base + 2005);
+	ASSERT_TRUE(ringbuf_empty(rb));
+	ringbuf_free(rb);
+}
+
 struct clamp_arg {
 	struct ringbuf *rb;
 };
@@ -468,6 +539,6 @@ static const struct rbt_case cases[] = {
 	RBT_CASE(pair_clamp),	   RBT_CASE(pair_nest),
 	RBT_CASE(pair_full),	   RBT_CASE(pair_wait),
 	RBT_CASE(pair_stress),	   RBT_CASE(stamp_kept_per_thread),
-	RBT_CASE(stamp_kept_per_cpu),
+	RBT_CASE(stamp_kept_per_cpu), RBT_CASE(stamp_kept_spare),
 };
 RBT_MAIN(cases)
