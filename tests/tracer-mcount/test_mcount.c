@@ -758,15 +758,18 @@ static int hb_cancel_wait(int x)
 	return x;
 }
 
+/* (a global, not a local: the cancellation's unwind, glibc's own
+ * longjmp, leaves an instrumented frame's redzones poisoned under
+ * AddressSanitizer, which the thread's exit then trips over) */
+static volatile int hb_spin = 1;
+
 /* (not traced) spin inside the traced call, cancelled asynchronously */
 static int hb_cancel_spin(int x)
 {
-	volatile int spin = 1;
-
 	sem_post(&hb_inside);
 	/* (a cancellation already sent acts here) */
 	pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, NULL);
-	while (spin)
+	while (hb_spin)
 		;
 	return x;
 }
