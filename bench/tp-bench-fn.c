@@ -11,6 +11,10 @@
  * tpb_fn_patch(), -pg -mfentry -mrecord-mcount as tpb_fn_pg(). The body is a store of its arguments' sum, so that the
  * call does a little work and cannot be dropped.
  *
+ * Each copy also defines TPB_FN_NAME_call(), which calls TPB_FN_NAME()
+ * and does nothing else: a call that is not a leaf, for the cases that
+ * measure what a traced call costs when it calls a traced one.
+ *
  * Each copy also defines TPB_FN_NAME_0 to TPB_FN_NAME_15, sixteen
  * functions of the same body (each its own store), for the cases that
  * call a different function each time, as a real program does: a
@@ -33,6 +37,16 @@ __attribute__((noinline)) void TPB_FN_NAME(unsigned long seq, int a, int b)
 
 #define TPB_FN_PASTE2(a, b) a##_##b
 #define TPB_FN_PASTE(a, b) TPB_FN_PASTE2(a, b)
+
+void TPB_FN_PASTE(TPB_FN_NAME, call)(unsigned long seq, int a, int b);
+
+__attribute__((noinline)) void TPB_FN_PASTE(TPB_FN_NAME, call)(unsigned long seq,
+							     int a, int b)
+{
+	TPB_FN_NAME(seq, a, b);
+	/* (not a tail call: the call returns here) */
+	__asm__ volatile("");
+}
 #define TPB_FN_K(k)                                                         \
 	void TPB_FN_PASTE(TPB_FN_NAME, k)(unsigned long seq, int a, int b); \
 	__attribute__((noinline)) void TPB_FN_PASTE(TPB_FN_NAME, k)(        \

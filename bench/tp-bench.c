@@ -41,6 +41,11 @@
  *			calls the function's body)
  *	fn-pg-graph	the -pg -mfentry -mrecord-mcount one under
  *			function_graph, its site alone patched
+ *	fn-patch-graph-nonleaf  a patchable function that calls the
+ *			patchable one and nothing else, function_graph,
+ *			the two sites alone patched: a call that is not a
+ *			leaf (its entry written by its callee's, the
+ *			callee's with its exit), against fn-patch-graph
  *	fn-plain-sites	the plain function called from 16 call sites in
  *			turn, in an order the CPU cannot learn (as a real
  *			program's returns go back to many callers)
@@ -123,6 +128,7 @@ void tpb_fn_plain(unsigned long seq, int a, int b);
 #if TPB_HAVE_MCOUNT
 void tpb_fn_patch(unsigned long seq, int a, int b);
 void tpb_fn_pg(unsigned long seq, int a, int b);
+void tpb_fn_patch_call(unsigned long seq, int a, int b);
 #endif
 void tpb_tp_outofline(unsigned long seq, int a, int b);
 bool tpb_outofline_on(void);
@@ -204,6 +210,7 @@ TPB_LOOP(tpb_fn_traced)
 #if TPB_HAVE_MCOUNT
 TPB_LOOP(tpb_fn_patch)
 TPB_LOOP(tpb_fn_pg)
+TPB_LOOP(tpb_fn_patch_call)
 #endif
 
 /*
@@ -430,6 +437,12 @@ static int tpb_setup_patch_graph(char *err, size_t len)
 	return tpb_patch_filter("function_graph", "tpb_fn_patch", err, len);
 }
 
+static int tpb_setup_patch_graph_call(char *err, size_t len)
+{
+	return tpb_patch_filter("function_graph",
+				"tpb_fn_patch tpb_fn_patch_call", err, len);
+}
+
 static int tpb_setup_pg_graph(char *err, size_t len)
 {
 	return tpb_patch_filter("function_graph", "tpb_fn_pg", err, len);
@@ -603,6 +616,14 @@ static const struct tpb_case tpb_cases[] = {
 		.loop = tpb_fn_patch_loop,
 		.setup = tpb_setup_patch_graph,
 		.per_call = 2,
+	},
+	{
+		.id = "fn-patch-graph-nonleaf",
+		.base = "fn-patch-graph",
+		.what = "-fpatchable-function-entry=5, function_graph, a call that calls fn-patch-graph's",
+		.loop = tpb_fn_patch_call_loop,
+		.setup = tpb_setup_patch_graph_call,
+		.per_call = 4,
 	},
 	{
 		.id = "fn-pg-graph",

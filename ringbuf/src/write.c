@@ -943,8 +943,15 @@ static RB_NOINLINE void rb_reserve_interrupted(struct ringbuf_cpu *cpu_buffer,
 	/*
 	 * A new stamp in before_stamp makes the next event use an absolute
 	 * stamp, in case something comes in between E and F.
+	 *
+	 * Userspace: a record written late with the time it stands for
+	 * (info->want_ts, RINGBUF_0.11) keeps that time rather than a
+	 * second read of the clock, which would stamp it after the records
+	 * its thread writes next with their own earlier times (on another
+	 * CPU's buffer too); F below raises it to the record it came after
+	 * (delta 0) if that one lies later.
 	 */
-	ts = rb_time_stamp(cpu_buffer->buffer);
+	ts = info->want_ts ? info->want_ts : rb_time_stamp(cpu_buffer->buffer);
 	/*
 	 * Userspace: not in the kernel, whose second read of the clock on
 	 * the same CPU never goes back. Here the clock may be read on
@@ -1194,13 +1201,33 @@ static struct ringbuf_event *rb_reserve_started(struct ringbuf *rb,
 	return rb_reserve_as(rb, cpu_buffer, length, false, want_ts, err);
 }
 
+/* rb_reserve_next_event() with the caller's stamp (@want_ts, 0 for
+ * none: see rb_want_ts()). */
+static struct ringbuf_event *
+rb_reserve_next_event_ts(struct ringbuf *rb, struct ringbuf_cpu *cpu_buffer,
+			 unsigned long length, uint64_t want_ts, int *err)
+{
+	rb_start_commit(cpu_buffer);
+	/* The commit page can not change after this */
+	return rb_reserve_started(rb, cpu_buffer, length, want_ts, err);
+}
+
 static struct ringbuf_event *
 rb_reserve_next_event(struct ringbuf *rb, struct ringbuf_cpu *cpu_buffer,
 		      unsigned long length, int *err)
 {
-	rb_start_commit(cpu_buffer);
-	/* The commit page can not change after this */
-	return rb_reserve_started(rb, cpu_buffer, length, 0, err);
+	return rb_reserve_next_event_ts(rb, cpu_buffer, length, 0, err);
+}
+
+/*
+ * The stamp a caller read for its record (ringbuf_reserve_inline_at(),
+ * ringbuf_fe_reserve_ts()), where the buffer takes it: on the default
+ * clock, which the caller read (as ringbuf_fe_reserve_next() tests it);
+ * 0 otherwise (the record is stamped when it is written).
+ */
+static uint64_t rb_want_ts(const struct ringbuf *rb, uint64_t ts)
+{
+	return ts && rb->clock == RINGBUF_CLOCK_MONO ? ts : 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1603,7 +1630,7 @@ static void rb_decrement_entry(struct ringbuf_cpu *cpu_buffer,
  * Userspace: the kernel has no spare buffers, so no notes.
  */
 static bool rb_note_write(struct ringbuf *rb, struct ringbuf_cpu *cb, int cpu,
-			  unsigned long total)
+			  unsigned long total, uint64_t want_ts)
 {
 	unsigned long payload = total > RB_MAX_SMALL_DATA + RB_EVNT_HDR_SIZE ?
 					total - 2 * RB_EVNT_HDR_SIZE :
@@ -1614,7 +1641,7 @@ static bool rb_note_write(struct ringbuf *rb, struct ringbuf_cpu *cb, int cpu,
 	int err;
 
 	rb_start_commit(cb);
-	ev = rb_reserve_as(rb, cb, payload, true, 0, &err);
+	ev = rb_reserve_as(rb, cb, payload, true, want_ts, &err);
 	if (!ev)
 		return false; /* the commit was ended */
 	if (ev->type_len == RINGBUF_TYPE_TIME_EXTEND ||
@@ -1687,10 +1714,12 @@ static bool rb_note_write(struct ringbuf *rb, struct ringbuf_cpu *cb, int cpu,
  * rest of the page is filled first (with a note, which is padding), so
  * that the note starts the next page and the record follows it there.
  * A record too big to share a page with a note gets none: readers see
- * it as written on an unknown CPU.
+ * it as written on an unknown CPU. @want_ts: the record's stamp, if its
+ * writer gave one (rb_want_ts()): the notes take it too, so that the
+ * record after them is not raised to a time read now.
  */
 static void rb_note_before(struct ringbuf *rb, struct ringbuf_cpu *cb,
-			   unsigned long length)
+			   unsigned long length, uint64_t want_ts)
 {
 	struct rb_cpu_meta *m = cb->meta;
 	int cpu = ringbuf_fe_forced_cpu(&rb_tls, rb_current_cpu());
@@ -1709,9 +1738,13 @@ static void rb_note_before(struct ringbuf *rb, struct ringbuf_cpu *cb,
 		/* 120 bytes is no record's size (116 is the largest small
 		 * one, 124 the smallest long one): 116 leaves 4 bytes, too
 		 * few for the note, which then moves on as well. */
-		rb_note_write(rb, cb, cpu, room == 120 ? 116 : room);
+		/* (a nanosecond before the record's time, where the last
+		 * record's allows: the note that opens the next page must
+		 * come after it, and takes the record's time itself) */
+		rb_note_write(rb, cb, cpu, room == 120 ? 116 : room,
+			      want_ts ? want_ts - 1 : 0);
 	/* no room for it (a full buffer): the next write notes again */
-	if (!rb_note_write(rb, cb, cpu, RINGBUF_NOTE_SIZE)) {
+	if (!rb_note_write(rb, cb, cpu, RINGBUF_NOTE_SIZE, want_ts)) {
 		cb->note_page = UINT32_MAX;
 		return;
 	}
@@ -1790,16 +1823,19 @@ void ringbuf_fe_pair_dropped(struct ringbuf *rb)
 }
 
 /*
- * ringbuf_fe_reserve_slow - the whole reserve, for what the inline fast
+ * ringbuf_fe_reserve_slow_ts - the whole reserve, for what the inline fast
  * path does not take: records over RINGBUF_MAX_SMALL_DATA, deep nesting.
+ * @ts: the stamp the caller read (ringbuf_fe_reserve_ts()), 0 for none.
  * Userspace: errno is not set, because a signal handler that writes must
  * leave the interrupted code's errno alone; the reason is in @err.
  */
-struct ringbuf_event *ringbuf_fe_reserve_slow(struct ringbuf *rb,
-					      unsigned long length, int *err)
+struct ringbuf_event *ringbuf_fe_reserve_slow_ts(struct ringbuf *rb,
+						 unsigned long length,
+						 uint64_t ts, int *err)
 {
 	struct rb_tls *t = &rb_tls;
 	unsigned int d = t->depth;
+	uint64_t want = rb_want_ts(rb, ts);
 	struct ringbuf_event *event;
 	struct ringbuf_cpu *cb;
 	uintptr_t f;
@@ -1813,15 +1849,22 @@ struct ringbuf_event *ringbuf_fe_reserve_slow(struct ringbuf *rb,
 		return NULL;
 	cb = (struct ringbuf_cpu *)RINGBUF_FE_FRAME_CB(f);
 	if (f & RINGBUF_FE_NOTED)
-		rb_note_before(rb, cb, length);
+		rb_note_before(rb, cb, length, want);
 
-	event = rb_reserve_next_event(rb, cb, length, err);
+	event = rb_reserve_next_event_ts(rb, cb, length, want, err);
 	if (unlikely(!event)) {
 		rb_writer_put(t, d, cb, f & 1);
 		return NULL;
 	}
 	RB_TESTPOINT(cb, RINGBUF_TP_RESERVED);
 	return event;
+}
+
+/* (earlier headers' inline code: the clock read here) */
+struct ringbuf_event *ringbuf_fe_reserve_slow(struct ringbuf *rb,
+					      unsigned long length, int *err)
+{
+	return ringbuf_fe_reserve_slow_ts(rb, length, 0, err);
 }
 
 /* The inline reserve claimed a spare: the note, then the record. */
@@ -1833,7 +1876,7 @@ struct ringbuf_event *ringbuf_fe_reserve_noted(struct ringbuf *rb,
 		t->frame[t->depth - 1].cpu_buffer_claimed);
 	struct ringbuf_event *event;
 
-	rb_note_before(rb, cb, length);
+	rb_note_before(rb, cb, length, 0);
 	event = rb_reserve_fail(cb, rb_reserve_next_event(rb, cb, length, err));
 	if (likely(event))
 		RB_TESTPOINT(cb, RINGBUF_TP_RESERVED);
@@ -1845,16 +1888,25 @@ struct ringbuf_event *ringbuf_fe_reserve_noted(struct ringbuf *rb,
  * and found one of its rare cases (ringbuf_fe_reserve_ts()): the checks
  * of ringbuf_fe_writer_begin() (the writers' fence, the disable flags),
  * then a spare's CPU note, then the whole reserve, which takes absolute
- * stamps. A stamp the caller read (ringbuf_reserve_inline_at()) is not
- * used: this path reads the clock itself.
+ * stamps. @ts: the stamp the caller read (ringbuf_reserve_inline_at()),
+ * 0 for none, kept as the fast path keeps it (RINGBUF_0.11). A spare
+ * is where a per-CPU writer goes when its CPU's buffer is not to be had
+ * (another thread's write in it, or its claim's restartable sequence
+ * aborted three times by preemptions or a migration): read again here,
+ * a late record's stamp (function_graph's held-back entry, written when
+ * its callee comes) would lie after that of the callee's entry, which
+ * its thread writes next with its own earlier time on a CPU's buffer,
+ * and a reader would put the callee first.
  */
-struct ringbuf_event *ringbuf_fe_reserve_rare(struct ringbuf *rb,
-					      unsigned long length, int *err)
+struct ringbuf_event *ringbuf_fe_reserve_rare_ts(struct ringbuf *rb,
+						 unsigned long length,
+						 uint64_t ts, int *err)
 {
 	struct rb_tls *t = &rb_tls;
 	unsigned int d = t->depth - 1;
 	uintptr_t f = t->frame[d].cpu_buffer_claimed;
 	struct ringbuf_cpu *cb = (struct ringbuf_cpu *)RINGBUF_FE_FRAME_CB(f);
+	uint64_t want = rb_want_ts(rb, ts);
 	struct ringbuf_event *event;
 
 	/*
@@ -1898,11 +1950,19 @@ struct ringbuf_event *ringbuf_fe_reserve_rare(struct ringbuf *rb,
 	if (!ringbuf_fe_writer_check(rb, t, d, f, err))
 		return NULL;
 	if (f & RINGBUF_FE_NOTED)
-		rb_note_before(rb, cb, length);
-	event = rb_reserve_fail(cb, rb_reserve_next_event(rb, cb, length, err));
+		rb_note_before(rb, cb, length, want);
+	event = rb_reserve_fail(cb, rb_reserve_next_event_ts(rb, cb, length,
+							     want, err));
 	if (likely(event))
 		RB_TESTPOINT(cb, RINGBUF_TP_RESERVED);
 	return event;
+}
+
+/* (RINGBUF_0.8 to 0.10's inline code: the clock read here) */
+struct ringbuf_event *ringbuf_fe_reserve_rare(struct ringbuf *rb,
+					      unsigned long length, int *err)
+{
+	return ringbuf_fe_reserve_rare_ts(rb, length, 0, err);
 }
 
 /* (RINGBUF_0.7's name: its inline code loads the cpu buffer's
@@ -1981,12 +2041,14 @@ struct ringbuf_event *ringbuf_fe_move_tail(struct ringbuf_fe_cpu *fcb,
 	return ringbuf_fe_move_tail_ts(fcb, tail_page, tail, length, 0, err);
 }
 
-/* The inline reserve was interrupted between A and C. */
-struct ringbuf_event *ringbuf_fe_reserve_interrupted(struct ringbuf_fe_cpu *fcb,
-						     uint32_t tail_page,
-						     unsigned long write,
-						     unsigned long length,
-						     uint64_t ts)
+/* The inline reserve was interrupted between A and C: @ts, the stamp it
+ * took at A; @want, the caller's (0 for none), which the record keeps
+ * (rb_reserve_interrupted()). */
+struct ringbuf_event *
+ringbuf_fe_reserve_interrupted_ts(struct ringbuf_fe_cpu *fcb,
+				  uint32_t tail_page, unsigned long write,
+				  unsigned long length, uint64_t ts,
+				  uint64_t want)
 {
 	struct ringbuf_cpu *cb = (struct ringbuf_cpu *)fcb;
 	struct rb_event_info info = {
@@ -1994,10 +2056,22 @@ struct ringbuf_event *ringbuf_fe_reserve_interrupted(struct ringbuf_fe_cpu *fcb,
 		.length = length,
 		.tail_page = tail_page,
 		.add_timestamp = RB_ADD_STAMP_NONE,
+		.want_ts = want,
 	};
 
 	rb_reserve_interrupted(cb, &info, write);
 	return rb_reserve_finish(cb, &info, write - length);
+}
+
+/* (earlier headers' inline code: the clock read again) */
+struct ringbuf_event *ringbuf_fe_reserve_interrupted(struct ringbuf_fe_cpu *fcb,
+						     uint32_t tail_page,
+						     unsigned long write,
+						     unsigned long length,
+						     uint64_t ts)
+{
+	return ringbuf_fe_reserve_interrupted_ts(fcb, tail_page, write, length,
+						 ts, 0);
 }
 
 void ringbuf_fe_end_commit_slow(struct ringbuf_fe_cpu *cb)

@@ -14,6 +14,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <sched.h>
+#include <semaphore.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -632,6 +633,184 @@ static void graph_leaf_thread_exit(void)
 	ASSERT_EQ(pthread_join(th, NULL), 0);
 	tracer("nop");
 	expect_tree("0:mc_pleaf();\n0:mc_pcall() {\n");
+}
+
+/* The trace, in a process that ends (exit() or a fork's child): 0 if it
+ * is @want, 1 otherwise (printed). */
+static int hb_tree_is(const char *want)
+{
+	char *got = graph_tree();
+	int bad = strcmp(got, want) != 0;
+
+	if (bad)
+		fprintf(stderr, "tree:\n%swanted:\n%s", got, want);
+	free(got);
+	return bad;
+}
+
+/* (not traced) the check at exit: atexit() handlers run after exit()
+ * has begun; the process ends here with the verdict */
+static void hb_exit_check(void)
+{
+	_exit(hb_tree_is("0:mc_pcall() {\n"));
+}
+
+/* (not traced) end the process inside the traced call */
+static int hb_exit_process(int x)
+{
+	(void)x;
+	exit(3);
+}
+
+/*
+ * exit() inside a call whose entry is held back: the entry is written
+ * before the process ends (its exit never comes). The exit is a fresh
+ * run of this program (this case, its role in the environment), whose
+ * handler registered last, run first, checks the trace.
+ */
+static void graph_leaf_exit(void)
+{
+	int pid, status;
+
+	if (getenv("MC_EXIT_ROLE")) {
+		tracer("function_graph");
+		hb_warm();
+		ringtrace_clear(tr);
+		ASSERT_EQ(atexit(hb_exit_check), 0);
+		mc_pcall(hb_exit_process, 1);
+		RBT_FAIL("exit() returned");
+	}
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid) {
+		static char name[] = "test_mcount", role[] = "graph_leaf_exit";
+		char *argv[] = { name, role, NULL };
+
+		setenv("MC_EXIT_ROLE", "1", 1);
+		execv("/proc/self/exe", argv);
+		_exit(127);
+	}
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(WEXITSTATUS(status), 0);
+}
+
+/* (not traced) fork inside the traced call; the child looks at the
+ * trace (its copy of the buffers maps the parent's pages) and ends */
+static int hb_fork(int x)
+{
+	int pid = fork(), status;
+
+	if (!pid) {
+		/* the entry, written by the parent before the fork; the
+		 * child's own records are refused, none comes before it */
+		int bad = hb_tree_is("0:mc_pcall() {\n");
+
+		mc_pleaf(2);
+		bad |= hb_tree_is("0:mc_pcall() {\n");
+		_exit(bad);
+	}
+	ASSERT_GT(pid, 0);
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(WEXITSTATUS(status), 0);
+	ASSERT_EQ(ringtrace_marker_write(tr, "forked", 6), 0);
+	return x;
+}
+
+/*
+ * fork() inside a call whose entry is held back: the entry is the
+ * parent's record, written before the fork; the child finds it in the
+ * trace and adds nothing before it (nor after: its buffers refuse); the
+ * parent's records after the fork follow it.
+ */
+static void graph_leaf_fork(void)
+{
+	struct hb_rec r[16];
+	size_t n, e, m, x;
+
+	tracer("function_graph");
+	hb_warm();
+	ringtrace_clear(tr);
+	ASSERT_EQ(mc_pcall(hb_fork, 1), 2);
+	tracer("nop");
+	n = hb_records(r, 16);
+	ASSERT_EQ(n, 3);
+	e = hb_find(r, n, 0, RT_TYPE_GRAPH_ENT, mc_pcall);
+	m = hb_find(r, n, 0, RT_TYPE_PRINT, NULL);
+	x = hb_find(r, n, 0, RT_TYPE_GRAPH_RET, mc_pcall);
+	ASSERT_EQ(e, 0);
+	ASSERT_EQ(m, 1);
+	ASSERT_EQ(x, 2);
+	ASSERT_LE_U(r[e].ts, r[m].ts);
+	ASSERT_GE_U(r[e].ts, r[x].calltime);
+}
+
+static sem_t hb_inside;
+
+/* (not traced) wait inside the traced call for the cancellation, at a
+ * cancellation point (deferred) */
+static int hb_cancel_wait(int x)
+{
+	sem_post(&hb_inside);
+	for (;;)
+		pause();
+	return x;
+}
+
+/* (a global, not a local: the cancellation's unwind, glibc's own
+ * longjmp, leaves an instrumented frame's redzones poisoned under
+ * AddressSanitizer, which the thread's exit then trips over) */
+static volatile int hb_spin = 1;
+
+/* (not traced) spin inside the traced call, cancelled asynchronously */
+static int hb_cancel_spin(int x)
+{
+	sem_post(&hb_inside);
+	/* (a cancellation already sent acts here) */
+	pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, NULL);
+	while (hb_spin)
+		;
+	return x;
+}
+
+static void *hb_cancel_thread(void *arg)
+{
+	hb_warm();
+	mc_pcall((int (*)(int))arg, 1);
+	return NULL;
+}
+
+/* A thread cancelled inside a call whose entry is held back (@body:
+ * where it waits): the entry is written as the thread ends. */
+static void hb_cancel(int (*body)(int))
+{
+	pthread_t th;
+	void *ret;
+
+	ASSERT_EQ(sem_init(&hb_inside, 0, 0), 0);
+	tracer("function_graph");
+	ringtrace_clear(tr);
+	ASSERT_EQ(pthread_create(&th, NULL, hb_cancel_thread, (void *)body),
+		  0);
+	while (sem_wait(&hb_inside))
+		;
+	ASSERT_EQ(pthread_cancel(th), 0);
+	ASSERT_EQ(pthread_join(th, &ret), 0);
+	ASSERT_TRUE(ret == PTHREAD_CANCELED);
+	tracer("nop");
+	expect_tree("0:mc_pleaf();\n0:mc_pcall() {\n");
+	sem_destroy(&hb_inside);
+}
+
+static void graph_leaf_cancel(void)
+{
+	hb_cancel(hb_cancel_wait);
+}
+
+static void graph_leaf_cancel_async(void)
+{
+	hb_cancel(hb_cancel_spin);
 }
 
 static pthread_mutex_t hb_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -2357,6 +2536,10 @@ MC_CASE(graph_leaf_signal)
 MC_CASE(graph_leaf_longjmp)
 MC_CASE(graph_leaf_preempt)
 MC_CASE(graph_leaf_thread_exit)
+MC_CASE(graph_leaf_exit)
+MC_CASE(graph_leaf_fork)
+MC_CASE(graph_leaf_cancel)
+MC_CASE(graph_leaf_cancel_async)
 
 #define MC_RUN(fn) { #fn, test_case_##fn }
 static const struct rbt_case cases[] = {
@@ -2386,6 +2569,8 @@ static const struct rbt_case cases[] = {
 	MC_RUN(graph_leaf_pair),   MC_RUN(graph_leaf_marker),
 	MC_RUN(graph_leaf_signal), MC_RUN(graph_leaf_longjmp),
 	MC_RUN(graph_leaf_preempt), MC_RUN(graph_leaf_thread_exit),
+	MC_RUN(graph_leaf_exit),   MC_RUN(graph_leaf_fork),
+	MC_RUN(graph_leaf_cancel), MC_RUN(graph_leaf_cancel_async),
 };
 
 RBT_MAIN(cases)

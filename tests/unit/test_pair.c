@@ -171,6 +171,123 @@ static void stamp_kept_per_cpu(void)
 	stamp_kept_model(RINGBUF_PER_CPU);
 }
 
+struct spare_arg {
+	struct ringbuf *rb;
+	uint64_t base;
+	/* a nested write (seq 1000, 5 ns before) interrupts this record's
+	 * reservation between B and C; none if 0 */
+	uint32_t interrupt;
+};
+
+static struct spare_arg *g_spare;
+static int g_spare_armed;
+
+/* A signal handler's write, between B and C of the reservation armed. */
+static void spare_interrupt(struct ringbuf *rb, int cpu,
+			    enum ringbuf_testpoint tp, void *arg)
+{
+	(void)cpu, (void)arg;
+	if (tp != RINGBUF_TP_RESERVE_B_C || !g_spare_armed)
+		return;
+	g_spare_armed = 0;
+	write_one_at(rb, 1000, g_spare->base + 10ull * g_spare->interrupt - 5);
+}
+
+/* A thread of the CPU whose buffer is held (the forced CPU 0): its
+ * records go to the spare, each 10 ns after the last, then a pair. */
+static void *spare_writer(void *p)
+{
+	struct spare_arg *a = p;
+	int err;
+
+	ringbuf_test_set_cpu(0);
+	for (uint32_t n = 0; n < 200; n++) {
+		if (a->interrupt && n == a->interrupt) {
+			g_spare = a;
+			g_spare_armed = 1;
+			ringbuf_test_set_hook(spare_interrupt, NULL);
+		}
+		write_one_at(a->rb, n, a->base + 10ull * n);
+		ringbuf_test_set_hook(NULL, NULL);
+		ASSERT_EQ(g_spare_armed, 0);
+	}
+	ASSERT_TRUE(write_pair(a->rb, 100, a->base + 2000, a->base + 2005,
+			       &err));
+	ringbuf_test_set_cpu(-1);
+	return NULL;
+}
+
+/*
+ * The same in a spare (the out-of-line rare path, and the CPU notes
+ * that open the spare's pages): a per-CPU writer whose CPU buffer is
+ * not to be had (held by another thread, or its claim's restartable
+ * sequence aborted by preemptions) writes there, and its records keep
+ * the times they were given, all long before now; read back before the
+ * holder's record, reserved earlier but stamped now.
+ */
+static void stamp_kept_spare_at(uint32_t interrupt)
+{
+	RINGBUF_OPTS(o, .size = TU_PAGES(8), .nr_cpus = 1,
+		     .spare_buffers = 1, .model = RINGBUF_PER_CPU);
+	struct ringbuf *rb = ringbuf_create(&o);
+	struct timespec nap = { 0, 2000000 };
+	struct spare_arg a = { .rb = rb, .interrupt = interrupt };
+	struct ringbuf_event *ev;
+	uint64_t ts, t1, t2;
+	pthread_t th;
+	int cpu;
+
+	ASSERT_NOT_NULL(rb);
+	a.base = ringbuf_fe_mono_ns();
+	/* now lies 2 ms after every stamp of the spare */
+	nanosleep(&nap, NULL);
+	ringbuf_test_set_cpu(0);
+	ev = ringbuf_reserve_inline(rb, LEN2);
+	ASSERT_NOT_NULL(ev);
+	tu_fill(ringbuf_event_data_inline(ev), 1000, LEN2);
+	ASSERT_EQ(pthread_create(&th, NULL, spare_writer, &a), 0);
+	ASSERT_EQ(pthread_join(th, NULL), 0);
+	ASSERT_EQ(ringbuf_commit_inline(rb), 0);
+	ringbuf_test_set_cpu(-1);
+	for (uint32_t i = 0; i < 200; i++) {
+		if (interrupt && i == interrupt)
+			/* the handler's record, before the one it
+			 * interrupted, with its own time */
+			ASSERT_EQ_U(read_one(rb, 1000, LEN2),
+				    a.base + 10ull * i - 5);
+		ASSERT_NOT_NULL(ev = ringbuf_consume_next(rb, &cpu, &ts, NULL));
+		tu_check(ringbuf_event_data(ev), ringbuf_event_length(ev), i,
+			 LEN2);
+		ASSERT_TRUE(ringbuf_is_spare(rb, cpu));
+		ASSERT_EQ_U(ts, a.base + 10ull * i);
+	}
+	/* the pair: its own times, or both the second's where it opens a
+	 * page (after the page's note) */
+	t1 = read_one(rb, 200, LEN1);
+	t2 = read_one(rb, 201, LEN2);
+	ASSERT_EQ_U(t2, a.base + 2005);
+	ASSERT_TRUE(t1 == a.base + 2000 || t1 == t2);
+	ASSERT_GT_U(read_one(rb, 1000, LEN2), a.base + 2005);
+	ASSERT_TRUE(ringbuf_empty(rb));
+	ringbuf_free(rb);
+}
+
+static void stamp_kept_spare(void)
+{
+	stamp_kept_spare_at(0);
+}
+
+/*
+ * A reservation interrupted between B and C by a write of the same
+ * thread (a signal handler's: the hook of the test point) keeps the
+ * time it was given too (rb_reserve_interrupted()), rather than a
+ * second read of the clock.
+ */
+static void stamp_kept_interrupted(void)
+{
+	stamp_kept_spare_at(50);
+}
+
 struct clamp_arg {
 	struct ringbuf *rb;
 };
@@ -468,6 +585,7 @@ static const struct rbt_case cases[] = {
 	RBT_CASE(pair_clamp),	   RBT_CASE(pair_nest),
 	RBT_CASE(pair_full),	   RBT_CASE(pair_wait),
 	RBT_CASE(pair_stress),	   RBT_CASE(stamp_kept_per_thread),
-	RBT_CASE(stamp_kept_per_cpu),
+	RBT_CASE(stamp_kept_per_cpu), RBT_CASE(stamp_kept_spare),
+	RBT_CASE(stamp_kept_interrupted),
 };
 RBT_MAIN(cases)

@@ -60,6 +60,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <execinfo.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -632,8 +633,8 @@ RT_EXPORT RT_NOTRACE int backtrace(void **buffer, int size)
 
 /* A thread that ends inside traced calls (their returns never come):
  * the held-back entry is written first, as the kernel's was at the
- * call. (A cancellation's unwind is glibc's own, not seen here: the
- * entry held back then is lost with the thread.) */
+ * call. A cancellation's unwind is glibc's own, not seen here: the
+ * thread's exit destructor writes the entry then (below). */
 typedef void (*rt_pthread_exit_fn)(void *);
 
 RT_EXPORT RT_NOTRACE __attribute__((noreturn)) void pthread_exit(void *ret)
@@ -641,6 +642,62 @@ RT_EXPORT RT_NOTRACE __attribute__((noreturn)) void pthread_exit(void *ret)
 	rt_fgraph_flush_pending();
 	RT_NEXT(rt_pthread_exit_fn, pthread_exit)(ret);
 	abort();
+}
+
+/* The same for the process: exit() called inside traced calls (atexit
+ * handlers and destructors run after the entry, as after the kernel's).
+ * A return from main() needs nothing: main's own exit wrote it. */
+typedef void (*rt_exit_fn)(int);
+
+RT_EXPORT RT_NOTRACE __attribute__((noreturn)) void exit(int status)
+{
+	rt_fgraph_flush_pending();
+	RT_NEXT(rt_exit_fn, exit)(status);
+	abort();
+}
+
+/*
+ * A thread cancelled inside traced calls (deferred or asynchronous):
+ * glibc unwinds it with its own unwinder, which stops at the first
+ * frame whose return is return_to_handler, and jumps back to the
+ * thread's start; the key destructors run after that. The frames'
+ * stacks are gone by then, but not the return stack (the thread's
+ * state, in TLS to the end): the held-back entry is written from it.
+ * Skipped if the thread was cancelled inside a record's write of ours
+ * (asynchronously: the write never ends, and the ring's own exit
+ * destructor rolls it back).
+ */
+static pthread_key_t rt_fgraph_exit_key;
+static bool rt_fgraph_exit_key_ok;
+
+static RT_NOTRACE void rt_fgraph_thread_exit(void *arg)
+{
+	(void)arg;
+	if (!rt_cur.depth)
+		rt_fgraph_flush_pending();
+}
+
+__attribute__((constructor)) static RT_NOTRACE void rt_fgraph_exit_init(void)
+{
+	rt_fgraph_exit_key_ok =
+		!pthread_key_create(&rt_fgraph_exit_key, rt_fgraph_thread_exit);
+}
+
+/*
+ * Arm the destructor for this thread: once, at its first record's
+ * general path (trace.c, rt_cmdline_save()), before which it holds back
+ * at most its first call's entry. Userspace: pthread_setspecific() is
+ * not on the async-signal-safe list; for a key below
+ * PTHREAD_KEY_2NDLEVEL_SIZE (the library's few keys are) glibc makes it
+ * a store into the thread descriptor, which a signal handler that writes
+ * the thread's first record relies on (as the ring's slot key,
+ * rb_thread_slot_track()).
+ */
+RT_NOTRACE void rt_fgraph_thread_arm(void)
+{
+	if (rt_fgraph_exit_key_ok &&
+	    !pthread_getspecific(rt_fgraph_exit_key))
+		pthread_setspecific(rt_fgraph_exit_key, (void *)1);
 }
 
 int _Unwind_Backtrace(rt_unwind_trace_fn fn, void *arg);

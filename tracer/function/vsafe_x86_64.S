@@ -16,6 +16,9 @@
 	VSAFE ringbuf_fe_reserve_next_slow_ts
 	VSAFE ringbuf_fe_move_tail_ts
 	VSAFE ringbuf_fe_reserve_interrupted
+	VSAFE ringbuf_fe_reserve_slow_ts
+	VSAFE ringbuf_fe_reserve_rare_ts
+	VSAFE ringbuf_fe_reserve_interrupted_ts
 	VSAFE ringbuf_fe_end_commit_slow
 	VSAFE ringbuf_fe_wake_waiters
 	VSAFE ringbuf_fe_pair_dropped

@@ -202,6 +202,10 @@ __attribute__((no_instrument_function)) void rt_cmdline_save(void)
 		rt_cur.comm_saved = true;
 		rt_thread_slow_update();
 	}
+#if defined(__x86_64__) && defined(__linux__)
+	/* (the thread's first record: see rt_fgraph_thread_arm()) */
+	rt_fgraph_thread_arm();
+#endif
 }
 
 /*

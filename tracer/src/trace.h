@@ -373,6 +373,9 @@ rt_graph_pending_unmark(void)
 /* fgraph.c: write the entry the thread holds back, if any (the bit
  * cleared). Async-signal-safe. */
 void rt_fgraph_flush_pending(void);
+/* fgraph.c: arm the thread's exit destructor, which writes the entry a
+ * cancelled thread held back. Once per thread, at its first record. */
+void rt_fgraph_thread_arm(void);
 
 /* The held-back entry before another record of the thread: the general
  * paths' first step. (The profiling-call tracer, which alone holds one

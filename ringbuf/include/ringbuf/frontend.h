@@ -253,6 +253,21 @@ RINGBUF_API struct ringbuf_event *
 ringbuf_fe_reserve_interrupted(struct ringbuf_fe_cpu *cb, uint32_t tail_page,
 			       unsigned long write, unsigned long length,
 			       uint64_t ts);
+/* The caller's stamp kept by the other out-of-line paths too (RINGBUF_0.11,
+ * after ringbuf_fe_move_tail_ts()): the deep nest or long record, the
+ * rare cases (a spare, fe_slow), an interrupted reservation (@want: the
+ * caller's stamp, @ts the one taken at A). 0: none, the clock read. */
+RINGBUF_API struct ringbuf_event *
+ringbuf_fe_reserve_slow_ts(struct ringbuf *rb, unsigned long length,
+			   uint64_t ts, int *err);
+RINGBUF_API struct ringbuf_event *
+ringbuf_fe_reserve_rare_ts(struct ringbuf *rb, unsigned long length,
+			   uint64_t ts, int *err);
+RINGBUF_API struct ringbuf_event *
+ringbuf_fe_reserve_interrupted_ts(struct ringbuf_fe_cpu *cb,
+				  uint32_t tail_page, unsigned long write,
+				  unsigned long length, uint64_t ts,
+				  uint64_t want);
 RINGBUF_API void ringbuf_fe_end_commit_slow(struct ringbuf_fe_cpu *cb);
 /* A pair's second drop (RINGBUF_0.11, ringbuf_reserve_pair_inline()): the
  * failed reservation counted one. */
@@ -895,8 +910,8 @@ ringbuf_fe_reserve_next(struct ringbuf *rb, struct ringbuf_fe_cpu *cb,
 					       len, want, err);
 	RINGBUF_FE_TESTPOINT(cb, RINGBUF_TP_RESERVE_C_D);
 	if (ringbuf_fe_unlikely(tail != w))
-		return ringbuf_fe_reserve_interrupted(cb, tail_page, (unsigned long)write,
-						      len, ts);
+		return ringbuf_fe_reserve_interrupted_ts(
+			cb, tail_page, (unsigned long)write, len, ts, want);
 
 	/*D*/ ringbuf_fe_local_set(&m->write_stamp, ts);
 	page = ringbuf_fe_page_data(cb, tail_page);
@@ -1015,7 +1030,7 @@ ringbuf_fe_reserve_ts(struct ringbuf *rb, unsigned long length,
 
 	if (ringbuf_fe_unlikely(d >= RINGBUF_FE_MAX_NEST ||
 				length > RINGBUF_MAX_SMALL_DATA))
-		return ringbuf_fe_reserve_slow(rb, length, err);
+		return ringbuf_fe_reserve_slow_ts(rb, length, mono_ts, err);
 	f = ringbuf_fe_writer_enter(rb, t, d, err);
 	if (ringbuf_fe_unlikely(!f))
 		return NULL;
@@ -1038,7 +1053,7 @@ ringbuf_fe_reserve_ts(struct ringbuf *rb, unsigned long length,
 		    (unsigned int)__atomic_load_n(
 			    &((const struct ringbuf_fe_buffer *)rb)->fe_slow,
 			    __ATOMIC_ACQUIRE)))
-		return ringbuf_fe_reserve_rare(rb, length, err);
+		return ringbuf_fe_reserve_rare_ts(rb, length, mono_ts, err);
 	event = ringbuf_fe_reserve_next(rb, cb, length, mono_ts, err);
 	if (ringbuf_fe_likely(event))
 		RINGBUF_FE_TESTPOINT(cb, RINGBUF_TP_RESERVED);
