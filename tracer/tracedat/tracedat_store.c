@@ -1317,8 +1317,17 @@ int td_flush_cpu(struct td_writer *w, int cpu)
 				way = TD_WAY_CACHE;
 			}
 		}
-		if (way == TD_WAY_CACHE)
+		if (way == TD_WAY_CACHE) {
 			ret = td_write_all(w->fd, sp->stage, len, at);
+			/* their write-back started now, not waited for: the
+			 * close's moves of the file's blocks (td_shift(),
+			 * td_compact()) write back the dirty pages after
+			 * them first, and would wait for all of them */
+			if (!ret && w->dfd >= 0)
+				(void)sync_file_range(w->fd, (off_t)at,
+						      (off_t)len,
+						      SYNC_FILE_RANGE_WRITE);
+		}
 		if (ret)
 			return ret;
 		if (w->dfd >= 0 && len)
