@@ -258,9 +258,14 @@ struct rb_cpu_meta {
 	_Atomic uint32_t wake_seq;
 	_Atomic uint32_t wake_armed;
 	/* Writers waiting for room (rb_wait_for_room()): how many, and the
-	 * futex word the reader bumps when it takes a page while any is. */
+	 * futex word the reader bumps when it takes a page while any is;
+	 * the waits so far and their nanoseconds (added by the waiter at
+	 * its wait's end; on this line's free room: the groups after it
+	 * keep their offsets, and an older library leaves them 0). */
 	_Atomic uint32_t room_waiters;
 	_Atomic uint32_t room_seq;
+	_Atomic uint64_t room_waits;
+	_Atomic uint64_t room_wait_ns;
 
 	/* Reader group: written under the reader lock. */
 	alignas(RB_CACHELINE) _Atomic uint32_t reader_page;

@@ -1196,6 +1196,21 @@ unsigned long ringbuf_dropped_events_cpu(struct ringbuf *rb, int cpu)
 	return rb_counter_read(rb, cpu, RB_CNT_DROPPED);
 }
 
+int ringbuf_room_waits_cpu(struct ringbuf *rb, int cpu, uint64_t *waits,
+			   uint64_t *ns)
+{
+	struct ringbuf_cpu *cb = rb_cpu_get(rb, cpu);
+
+	if (!cb || !waits || !ns)
+		return -EINVAL;
+	/* Relaxed: statistics; the two may be a wait apart. */
+	*waits = atomic_load_explicit(&cb->meta->room_waits,
+				      memory_order_relaxed);
+	*ns = atomic_load_explicit(&cb->meta->room_wait_ns,
+				   memory_order_relaxed);
+	return 0;
+}
+
 unsigned long ringbuf_read_events_cpu(struct ringbuf *rb, int cpu)
 {
 	return rb_counter_read(rb, cpu, RB_CNT_READ);

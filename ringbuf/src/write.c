@@ -601,6 +601,11 @@ static RB_NOINLINE bool rb_wait_for_room(struct ringbuf_cpu *cb,
 	}
 	/* Relaxed: a count the reader only tests. */
 	atomic_fetch_sub_explicit(&m->room_waiters, 1, memory_order_relaxed);
+	/* Relaxed: statistics (ringbuf_room_waits_cpu()), no data with them. */
+	atomic_fetch_add_explicit(&m->room_waits, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&m->room_wait_ns,
+				  now - (deadline - (uint64_t)ms * 1000000),
+				  memory_order_relaxed);
 	if (!moved)
 		atomic_store_explicit(&cb->wait_gave_up, pages,
 				      memory_order_relaxed);

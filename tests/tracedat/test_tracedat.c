@@ -29,6 +29,7 @@
 
 #include "rbdecode.h"
 #include "tdt_util.h"
+#include "tracedat_int.h"
 #include "test.h"
 #include "tu.h"
 
@@ -2637,6 +2638,98 @@ static void compressed_queue(void)
 	compressed_queue_one(true);
 }
 
+/* td_pick_way()'s choice, counted in the caller's tallies, with the
+ * write taking @cache_ns or @direct_ns a stage; returns the way */
+static enum td_way pick_write(struct td_ways *ws, uint64_t cache_ns,
+			      uint64_t direct_ns, int *direct)
+{
+	enum td_way way = td_pick_way(ws);
+
+	*direct += way == TD_WAY_DIRECT;
+	td_way_account(ws, way, way == TD_WAY_DIRECT ? direct_ns : cache_ns,
+		       TD_STAGE_BYTES);
+	return way;
+}
+
+/*
+ * The two ways of writing pages in place (enum td_way): each measured
+ * first (direct I/O first), then the faster, the other every
+ * TD_WAY_PROBE_EVERY-th stage; a page cache that the kernel throttles
+ * is left within a few stages, and taken again within a few probes once
+ * it is fast again. And a file written both ways reads back whole.
+ */
+static void write_ways(void)
+{
+	enum { TURNS = 12, PER = TD_STAGE_BYTES / PSZ };
+	const int probe = (int)(TD_WAY_PROBE_BYTES / TD_STAGE_BYTES);
+	uint32_t seq[2] = { 0, 1u << 24 }, want[2];
+	struct td_ways ws = { { 0 }, { 0 }, 0 };
+	uint64_t ts = 1000;
+	struct td_reader *r;
+	struct td_writer *w;
+	char dir[256], path[300], err[256];
+	int n, direct = 0;
+
+	/* 4 ms a stage direct, 0.2 ms through the page cache */
+	for (n = 0; n < probe; n++)
+		ASSERT_EQ(pick_write(&ws, 200000, 4000000, &direct),
+			  TD_WAY_DIRECT);
+	for (n = 0; n < probe; n++)
+		ASSERT_EQ(pick_write(&ws, 200000, 4000000, &direct),
+			  TD_WAY_CACHE);
+	direct = 0;
+	for (n = 0; n < 4 * (int)TD_WAY_PROBE_EVERY; n++)
+		pick_write(&ws, 200000, 4000000, &direct);
+	ASSERT_EQ(direct, 4);
+	/* the page cache throttled (8 ms a stage): direct within 4 stages,
+	 * then the page cache once in TD_WAY_PROBE_EVERY */
+	for (n = 0; n < 4; n++)
+		pick_write(&ws, 8000000, 4000000, &direct);
+	direct = 0;
+	for (n = 0; n < 2 * (int)TD_WAY_PROBE_EVERY; n++)
+		pick_write(&ws, 8000000, 4000000, &direct);
+	ASSERT_EQ(direct, 2 * (int)TD_WAY_PROBE_EVERY - 2);
+	/* fast again: taken within 4 probes */
+	for (n = 0; n < 4 * (int)TD_WAY_PROBE_EVERY; n++)
+		pick_write(&ws, 200000, 4000000, &direct);
+	direct = 0;
+	for (n = 0; n < (int)TD_WAY_PROBE_EVERY; n++)
+		pick_write(&ws, 200000, 4000000, &direct);
+	ASSERT_LE(direct, 1);
+
+	/* a file: stages of two cpus, in turns */
+	tdt_mkdir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/ways.dat", dir);
+	ASSERT_EQ(td_writer_open(path, PSZ, 2, &w), 0);
+	ASSERT_EQ(td_writer_add_format(w, "tdtest", tdt_counter_fmt), 0);
+	for (int t = 0; t < TURNS; t++)
+		add_pages(w, t & 1, PER, &seq[t & 1], &ts);
+	/* both ways taken where the file system has direct I/O */
+	if (w->dfd >= 0) {
+		ASSERT_GE(w->ways.bytes[TD_WAY_DIRECT], TD_WAY_PROBE_BYTES);
+		ASSERT_GE(w->ways.bytes[TD_WAY_CACHE], TD_WAY_PROBE_BYTES);
+	}
+	ASSERT_EQ(td_writer_close(w), 0);
+	if (td_reader_open(path, &r, err, sizeof(err)))
+		RBT_FAIL("%s: %s", path, err);
+	want[0] = 0;
+	want[1] = 1u << 24;
+	for (int cpu = 0; cpu < 2; cpu++) {
+		ASSERT_EQ(td_reader_nr_pages(r, cpu), TURNS / 2 * PER);
+		for (uint64_t i = 0; i < TURNS / 2 * PER; i++) {
+			unsigned long missed = 0;
+
+			ASSERT_EQ(td_page_for_each(td_reader_page(r, cpu, i),
+						   PSZ, next_count, &missed,
+						   &want[cpu]),
+				  0);
+		}
+		ASSERT_EQ(want[cpu], seq[cpu]);
+	}
+	td_reader_close(r);
+	tdt_rmdir(dir);
+}
+
 static const struct rbt_case cases[] = {
 	RBT_CASE(report_real_pages),  RBT_CASE(reader_real_pages),
 	RBT_CASE(page_decoder),	      RBT_CASE(hand_pages),
@@ -2654,5 +2747,6 @@ static const struct rbt_case cases[] = {
 	RBT_CASE(compressed_queue),
 	RBT_CASE(compressed_kill),
 	RBT_CASE(compressed_sparse_kill),
+	RBT_CASE(write_ways),
 };
 RBT_MAIN(cases)

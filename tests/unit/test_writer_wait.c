@@ -3,7 +3,7 @@
  * Writers that wait for their consumer (ringbuf_set_writer_wait()): a
  * slow reader of a small producer/consumer buffer gets every record, in
  * order; a reader that stops costs the writer one wait, then records
- * drop (counted); a nested writer never waits; the setting is kept in
+ * drop (counted, the waits too); a nested writer never waits; the setting is kept in
  * the mapping and cleared by the view that set it.
  */
 #include <errno.h>
@@ -85,6 +85,7 @@ static void slow_reader_gets_all(void)
 /* Without the setting the same run drops, counted: the test can fail. */
 static void no_wait_drops(void)
 {
+	uint64_t waits, ns;
 	uint32_t i, ok = 0;
 
 	g_rb = tu_create(4, 0, 1, RINGBUF_PER_THREAD);
@@ -93,6 +94,10 @@ static void no_wait_drops(void)
 			ok++;
 	ASSERT_LT(ok, NR_EVENTS);
 	ASSERT_EQ(ringbuf_dropped_events_cpu(g_rb, 0), NR_EVENTS - ok);
+	/* nor counted as waits (ringbuf_room_waits_cpu()) */
+	ASSERT_EQ(ringbuf_room_waits_cpu(g_rb, 0, &waits, &ns), 0);
+	ASSERT_EQ(waits, 0);
+	ASSERT_EQ(ns, 0);
 	ringbuf_free(g_rb);
 }
 
@@ -102,6 +107,7 @@ static void no_wait_drops(void)
 static void stopped_reader_one_wait(void)
 {
 	struct timespec t0, t1;
+	uint64_t waits, ns;
 	uint32_t i, ok = 0;
 	double ms;
 
@@ -120,10 +126,17 @@ static void stopped_reader_one_wait(void)
 	ASSERT_TRUE(ms < 2000.0 * 50 / 10);
 	ASSERT_EQ(ringbuf_dropped_events_cpu(g_rb, 0), 2000 - ok);
 	ASSERT_EQ(ringbuf_entries_cpu(g_rb, 0), ok);
+	/* counted (ringbuf_room_waits_cpu()): one wait, to its deadline */
+	ASSERT_EQ(ringbuf_room_waits_cpu(g_rb, 0, &waits, &ns), 0);
+	ASSERT_EQ(waits, 1);
+	ASSERT_GE_U(ns, 50000000u);
 	/* the reader takes a page: a writer waits (in vain) once more */
 	ASSERT_NOT_NULL(ringbuf_consume(g_rb, 0, NULL, NULL));
 	for (i = 0; i < 300; i++)
 		(void)tu_write(g_rb, 2000 + i, 16);
+	ASSERT_EQ(ringbuf_room_waits_cpu(g_rb, 0, &waits, &ns), 0);
+	ASSERT_EQ(waits, 2);
+	ASSERT_GE_U(ns, 100000000u);
 	/* given up again: the next full write drops at once, even with a
 	 * wait of a minute set (a wait would outlast the bound below by
 	 * 40 s, on any machine) */
@@ -134,6 +147,10 @@ static void stopped_reader_one_wait(void)
 	ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
 	     (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
 	ASSERT_TRUE(ms < 20000.0);
+	ASSERT_EQ(ringbuf_room_waits_cpu(g_rb, 0, &waits, &ns), 0);
+	ASSERT_EQ(waits, 2);
+	ASSERT_EQ(ringbuf_room_waits_cpu(NULL, 0, &waits, &ns), -EINVAL);
+	ASSERT_EQ(ringbuf_room_waits_cpu(g_rb, 0, NULL, &ns), -EINVAL);
 	ringbuf_free(g_rb);
 }
 

@@ -682,6 +682,23 @@ int rtt_rec_finish(struct rtt_record *r, int ret)
 			(double)(rtt_now_ms() - r->start) / 1000.0,
 			rtt_lost(&cs),
 			dropped > marked ? " (refused at the end, unmarked)" : "");
+		/* what the recording cost the writers that waited for it
+		 * (ringbuf_set_writer_wait()): a line of its own, after the
+		 * summary, which scripts read as it is */
+		uint64_t waits = 0, wait_ns = 0;
+
+		for (int c = 0; c < r->nr_cpus; c++) {
+			uint64_t n, ns;
+
+			if (!ringbuf_room_waits_cpu(r->rb, c, &n, &ns)) {
+				waits += n;
+				wait_ns += ns;
+			}
+		}
+		if (waits && !r->quiet)
+			rtt_msg("writers waited for room %llu times, %.1f ms in all",
+				(unsigned long long)waits,
+				(double)wait_ns / 1e6);
 	}
 	return ret;
 }

@@ -19,6 +19,7 @@
 #include "tracedat_int.h"
 
 #include <signal.h>
+#include <time.h>
 
 #ifdef TD_HAVE_ZSTD
 #include <zstd.h>
@@ -671,10 +672,11 @@ int td_hide_after(struct td_writer *w, int cpu)
  *
  * The pages are most of a recording's bytes. Written through the page
  * cache, each one is copied into a new cache page first, which on some
- * machines runs at a fraction of the disk's speed (512 MB/s against
- * 2.3 GB/s with O_DIRECT on a virtual disk seen here), and a recorder
- * that cannot keep up with the writers loses events. O_DIRECT writes
- * them from the staging buffers themselves; the staging buffers, the
+ * machines runs at a fraction of the disk's speed, and on others far
+ * faster (enum td_way: td_flush_cpu() times both and takes the faster);
+ * a recorder that cannot keep up with the writers loses events or
+ * makes them wait. O_DIRECT writes them from the staging buffers
+ * themselves; the staging buffers, the
  * page size and the offsets of the pages are multiples of 4096, which
  * covers the alignment direct I/O asks for. The header, the options and
  * the rest go through @fd as before: the two descriptors never write the
@@ -1156,6 +1158,66 @@ void td_zq_stop(struct td_writer *w, bool discard)
 	w->zq = NULL;
 }
 
+/* CLOCK_MONOTONIC in nanoseconds (0 if it cannot be read: the ways'
+ * times then say nothing, and the first measured is kept). */
+static uint64_t td_now_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/**
+ * td_pick_way - the way the next stage of pages goes to the output
+ * @ws: the ways' times so far
+ *
+ * Each way writes TD_WAY_PROBE_BYTES first (direct I/O first, the
+ * faster where it was first measured); then the one whose recent writes
+ * took less time per byte, except every TD_WAY_PROBE_EVERY-th stage,
+ * which the other writes. A page cache that fills makes its writes wait
+ * for the disk (the kernel throttles them), which its rate then shows.
+ *
+ * Context: the writer's thread.
+ * Return: TD_WAY_CACHE or TD_WAY_DIRECT.
+ */
+enum td_way td_pick_way(struct td_ways *ws)
+{
+	enum td_way fast;
+
+	if (ws->bytes[TD_WAY_DIRECT] < TD_WAY_PROBE_BYTES)
+		return TD_WAY_DIRECT;
+	if (ws->bytes[TD_WAY_CACHE] < TD_WAY_PROBE_BYTES)
+		return TD_WAY_CACHE;
+	fast = ws->rate[TD_WAY_CACHE] <= ws->rate[TD_WAY_DIRECT] ?
+		       TD_WAY_CACHE :
+		       TD_WAY_DIRECT;
+	if (++ws->turn % TD_WAY_PROBE_EVERY == 0)
+		return fast == TD_WAY_CACHE ? TD_WAY_DIRECT : TD_WAY_CACHE;
+	return fast;
+}
+
+/**
+ * td_way_account - count a stage's write in its way's rate
+ * @ws: the ways' rates
+ * @way: the way it went
+ * @ns: how long the write took
+ * @bytes: its bytes (not 0)
+ *
+ * Context: the writer's thread.
+ */
+void td_way_account(struct td_ways *ws, enum td_way way, uint64_t ns,
+		    uint64_t bytes)
+{
+	double r = (double)ns / (double)bytes;
+
+	ws->rate[way] = ws->bytes[way] ? ws->rate[way] +
+						 (r - ws->rate[way]) / 4 :
+					 r;
+	ws->bytes[way] += bytes;
+}
+
 /**
  * td_flush_cpu - write a cpu's staged pages
  * @w: the writer
@@ -1173,7 +1235,8 @@ void td_zq_stop(struct td_writer *w, bool discard)
 int td_flush_cpu(struct td_writer *w, int cpu)
 {
 	struct td_spool *sp = &w->spool[cpu];
-	uint64_t len = (uint64_t)sp->staged * w->page_size, at;
+	uint64_t len = (uint64_t)sp->staged * w->page_size, at, t0;
+	enum td_way way;
 	int ret;
 
 	if (w->broken)
@@ -1242,19 +1305,33 @@ int td_flush_cpu(struct td_writer *w, int cpu)
 				return ret;
 		}
 		at = sp->off + sp->pages * w->page_size;
+		way = w->dfd >= 0 ? td_pick_way(&w->ways) : TD_WAY_CACHE;
+		t0 = td_now_ns();
 		ret = -EINVAL;
-		if (w->dfd >= 0) {
+		if (way == TD_WAY_DIRECT) {
 			ret = td_write_all(w->dfd, sp->stage, len, at);
 			if (ret == -EINVAL) {
 				/* direct I/O refused after all: the page cache */
 				close(w->dfd);
 				w->dfd = -1;
+				way = TD_WAY_CACHE;
 			}
 		}
-		if (w->dfd < 0)
+		if (way == TD_WAY_CACHE) {
 			ret = td_write_all(w->fd, sp->stage, len, at);
+			/* their write-back started now, not waited for: the
+			 * close's moves of the file's blocks (td_shift(),
+			 * td_compact()) write back the dirty pages after
+			 * them first, and would wait for all of them */
+			if (!ret && w->dfd >= 0)
+				(void)sync_file_range(w->fd, (off_t)at,
+						      (off_t)len,
+						      SYNC_FILE_RANGE_WRITE);
+		}
 		if (ret)
 			return ret;
+		if (w->dfd >= 0 && len)
+			td_way_account(&w->ways, way, td_now_ns() - t0, len);
 		if (at + len > w->eof)
 			w->eof = at + len;
 	} else {

@@ -925,6 +925,23 @@ RINGBUF_API int ringbuf_set_writer_wait(struct ringbuf *rb, unsigned int ms);
 RINGBUF_API int ringbuf_writer_wait(struct ringbuf *rb);
 
 /**
+ * ringbuf_room_waits_cpu - how often writers waited for room, and how long
+ * @rb: the buffer, or a view of it
+ * @cpu: the cpu buffer
+ * @waits: receives the waits of its writers (ringbuf_set_writer_wait())
+ *	since the buffer was made
+ * @ns: receives their time, in nanoseconds (CLOCK_MONOTONIC_RAW)
+ *
+ * What a recorder that makes its writers wait cost them. A writer of a
+ * library older than RINGBUF_0.11 counts none.
+ *
+ * Context: any thread; lock-free. Return: 0, or -EINVAL (@rb NULL, no
+ * such cpu buffer, @waits or @ns NULL).
+ */
+RINGBUF_API int ringbuf_room_waits_cpu(struct ringbuf *rb, int cpu,
+				       uint64_t *waits, uint64_t *ns);
+
+/**
  * ringbuf_change_overwrite - switch overwrite mode on or off
  * @rb: the buffer
  * @val: nonzero for overwrite, zero for producer/consumer
