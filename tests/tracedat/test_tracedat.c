@@ -2558,6 +2558,34 @@ static void next_count(const struct td_record *rec, void *arg)
 }
 
 /*
+ * @path holds @pages pages of each of two cpus, whose counters run from
+ * 0 (cpu 0) and 1 << 24 (cpu 1) on, unbroken, to @seq's.
+ */
+static void expect_counted(const char *path, uint64_t pages,
+			   const uint32_t seq[2])
+{
+	uint32_t want[2] = { 0, 1u << 24 };
+	struct td_reader *r;
+	char err[256];
+
+	if (td_reader_open(path, &r, err, sizeof(err)))
+		RBT_FAIL("%s: %s", path, err);
+	for (int cpu = 0; cpu < 2; cpu++) {
+		ASSERT_EQ(td_reader_nr_pages(r, cpu), pages);
+		for (uint64_t i = 0; i < pages; i++) {
+			unsigned long missed = 0;
+
+			ASSERT_EQ(td_page_for_each(td_reader_page(r, cpu, i),
+						   PSZ, next_count, &missed,
+						   &want[cpu]),
+				  0);
+		}
+		ASSERT_EQ(want[cpu], seq[cpu]);
+	}
+	td_reader_close(r);
+}
+
+/*
  * A compressed writer's pages go through its compressor threads' queue
  * (many full stagings of two cpus, compressed side by side and written
  * in the order they were queued, checkpoints between them, each one
@@ -2571,11 +2599,10 @@ static void compressed_queue_one(bool spooled)
 {
 	/* pages per turn: a staging and a half */
 	enum { TURNS = 24, PER = TD_ZCHUNK_BYTES / PSZ * 3 / 2 };
-	uint32_t seq[2] = { 0, 1u << 24 }, want[2];
+	uint32_t seq[2] = { 0, 1u << 24 };
 	uint64_t ts = 1000;
-	struct td_reader *r;
 	struct td_writer *w;
-	char dir[256], path[300], err[256];
+	char dir[256], path[300];
 	int ret;
 
 	tdt_mkdir(dir, sizeof(dir));
@@ -2604,23 +2631,7 @@ static void compressed_queue_one(bool spooled)
 	}
 	ASSERT_GT(td_writer_written(w), 0);
 	ASSERT_EQ(td_writer_close(w), 0);
-	if (td_reader_open(path, &r, err, sizeof(err)))
-		RBT_FAIL("%s: %s", path, err);
-	want[0] = 0;
-	want[1] = 1u << 24;
-	for (int cpu = 0; cpu < 2; cpu++) {
-		ASSERT_EQ(td_reader_nr_pages(r, cpu), TURNS / 2 * PER);
-		for (uint64_t i = 0; i < TURNS / 2 * PER; i++) {
-			unsigned long missed = 0;
-
-			ASSERT_EQ(td_page_for_each(td_reader_page(r, cpu, i),
-						   PSZ, next_count, &missed,
-						   &want[cpu]),
-				  0);
-		}
-		ASSERT_EQ(want[cpu], seq[cpu]);
-	}
-	td_reader_close(r);
+	expect_counted(path, TURNS / 2 * PER, seq);
 
 	/* abandoned with full stagings queued */
 	ASSERT_EQ(td_writer_open(path, PSZ, 2, &w), 0);
@@ -2662,12 +2673,11 @@ static void write_ways(void)
 {
 	enum { TURNS = 12, PER = TD_STAGE_BYTES / PSZ };
 	const int probe = (int)(TD_WAY_PROBE_BYTES / TD_STAGE_BYTES);
-	uint32_t seq[2] = { 0, 1u << 24 }, want[2];
+	uint32_t seq[2] = { 0, 1u << 24 };
 	struct td_ways ws = { { 0 }, { 0 }, 0 };
 	uint64_t ts = 1000;
-	struct td_reader *r;
 	struct td_writer *w;
-	char dir[256], path[300], err[256];
+	char dir[256], path[300];
 	int n, direct = 0;
 
 	/* 4 ms a stage direct, 0.2 ms through the page cache */
@@ -2710,23 +2720,7 @@ static void write_ways(void)
 		ASSERT_GE(w->ways.bytes[TD_WAY_CACHE], TD_WAY_PROBE_BYTES);
 	}
 	ASSERT_EQ(td_writer_close(w), 0);
-	if (td_reader_open(path, &r, err, sizeof(err)))
-		RBT_FAIL("%s: %s", path, err);
-	want[0] = 0;
-	want[1] = 1u << 24;
-	for (int cpu = 0; cpu < 2; cpu++) {
-		ASSERT_EQ(td_reader_nr_pages(r, cpu), TURNS / 2 * PER);
-		for (uint64_t i = 0; i < TURNS / 2 * PER; i++) {
-			unsigned long missed = 0;
-
-			ASSERT_EQ(td_page_for_each(td_reader_page(r, cpu, i),
-						   PSZ, next_count, &missed,
-						   &want[cpu]),
-				  0);
-		}
-		ASSERT_EQ(want[cpu], seq[cpu]);
-	}
-	td_reader_close(r);
+	expect_counted(path, TURNS / 2 * PER, seq);
 	tdt_rmdir(dir);
 }
 
