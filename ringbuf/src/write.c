@@ -559,7 +559,7 @@ static RB_NOINLINE bool rb_wait_for_room(struct ringbuf_cpu *cb,
 	/* Relaxed: a setting; a writer may see a change late. */
 	uint32_t ms = atomic_load_explicit(&cb->buffer->meta->writer_wait_ms,
 					   memory_order_relaxed);
-	uint64_t pages, deadline, now;
+	uint64_t pages, start, deadline, now;
 	bool moved = false;
 	int saved;
 
@@ -583,7 +583,8 @@ static RB_NOINLINE bool rb_wait_for_room(struct ringbuf_cpu *cb,
 	 * room_waiters (rb_get_reader_page()): either the reader sees us
 	 * and wakes us, or we see the page it took. */
 	atomic_fetch_add_explicit(&m->room_waiters, 1, memory_order_seq_cst);
-	deadline = (uint64_t)rb_clock_mono_raw_ns() + (uint64_t)ms * 1000000;
+	start = (uint64_t)rb_clock_mono_raw_ns();
+	deadline = start + (uint64_t)ms * 1000000;
 	while ((now = (uint64_t)rb_clock_mono_raw_ns()) < deadline) {
 		/* Relaxed: the futex word; the futex call compares it. */
 		uint32_t seq = atomic_load_explicit(&m->room_seq,
@@ -603,8 +604,7 @@ static RB_NOINLINE bool rb_wait_for_room(struct ringbuf_cpu *cb,
 	atomic_fetch_sub_explicit(&m->room_waiters, 1, memory_order_relaxed);
 	/* Relaxed: statistics (ringbuf_room_waits_cpu()), no data with them. */
 	atomic_fetch_add_explicit(&m->room_waits, 1, memory_order_relaxed);
-	atomic_fetch_add_explicit(&m->room_wait_ns,
-				  now - (deadline - (uint64_t)ms * 1000000),
+	atomic_fetch_add_explicit(&m->room_wait_ns, now - start,
 				  memory_order_relaxed);
 	if (!moved)
 		atomic_store_explicit(&cb->wait_gave_up, pages,
