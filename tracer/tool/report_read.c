@@ -5,8 +5,24 @@
  */
 #include "report.h"
 
+/*
+ * The bytes of the file the read-in-place pages may hold in memory at
+ * once, all cpu buffers together: each buffer's cursor gives its pages
+ * back every RTT_RELEASE_BYTES / nr_cpus bytes (at least every page),
+ * so that the peak does not grow with the cpus that hold data nor with
+ * the file's page size.
+ */
+#define RTT_RELEASE_BYTES (2u << 20)
+
 /* Pages of a cpu buffer read before their memory is given back. */
-#define RTT_RELEASE_PAGES 256
+static uint64_t rtt_release_pages(const struct rtt_report *rp)
+{
+	uint64_t per_cpu = RTT_RELEASE_BYTES / (rp->nr_cpus > 0 ?
+		(unsigned)rp->nr_cpus : 1u);
+	uint64_t n = rp->page_size ? per_cpu / rp->page_size : 1;
+
+	return n ? n : 1;
+}
 
 static void rtt_collect_cb(const struct td_record *rec, void *arg)
 {
@@ -69,7 +85,7 @@ static bool rtt_rcpu_next(struct rtt_report *rp, int cpu)
 		if (c->page >= c->nr_pages)
 			return false;
 		/* the pages before this one are done with */
-		if (c->page - c->released >= RTT_RELEASE_PAGES) {
+		if (c->page - c->released >= rtt_release_pages(rp)) {
 			td_reader_release(rp->r, cpu, c->released,
 					  c->page - c->released);
 			c->released = c->page;
@@ -386,6 +402,8 @@ void rtt_report_scan(struct rtt_report *rp, int *pid)
 		struct rtt_rcpu c;
 		uint64_t i;
 
+		uint64_t step = rtt_release_pages(rp);
+
 		memset(&c, 0, sizeof(c));
 		for (i = 0; i < rp->cpus[cpu].nr_pages; i++) {
 			const void *page = td_reader_page(rp->r, cpu, i);
@@ -394,10 +412,8 @@ void rtt_report_scan(struct rtt_report *rp, int *pid)
 			/* without JSON, the first graph record is enough */
 			if (!pid && rp->graph)
 				break;
-			if (i && i % RTT_RELEASE_PAGES == 0)
-				td_reader_release(rp->r, cpu,
-						  i - RTT_RELEASE_PAGES,
-						  RTT_RELEASE_PAGES);
+			if (i && i % step == 0)
+				td_reader_release(rp->r, cpu, i - step, step);
 			c.nr = 0;
 			if (!page)
 				continue;
