@@ -808,6 +808,40 @@ static void graph_leaf_cancel(void)
 	hb_cancel(hb_cancel_wait);
 }
 
+/* (the thread's first traced call is the one it is cancelled in: it
+ * has written no record before) */
+static void *hb_cancel_first_thread(void *arg)
+{
+	(void)arg;
+	mc_pcall(hb_cancel_wait, 1);
+	return NULL;
+}
+
+/*
+ * A thread cancelled inside its first traced call, before it has
+ * written any record (a worker whose traced start function waits at a
+ * cancellation point at once): its entry is written as it ends, as for
+ * a thread that has written records before (graph_leaf_cancel).
+ */
+static void graph_first_call_cancel(void)
+{
+	pthread_t th;
+	void *ret;
+
+	ASSERT_EQ(sem_init(&hb_inside, 0, 0), 0);
+	tracer("function_graph");
+	ringtrace_clear(tr);
+	ASSERT_EQ(pthread_create(&th, NULL, hb_cancel_first_thread, NULL), 0);
+	while (sem_wait(&hb_inside))
+		;
+	ASSERT_EQ(pthread_cancel(th), 0);
+	ASSERT_EQ(pthread_join(th, &ret), 0);
+	ASSERT_TRUE(ret == PTHREAD_CANCELED);
+	tracer("nop");
+	expect_tree("0:mc_pcall() {\n");
+	sem_destroy(&hb_inside);
+}
+
 static void graph_leaf_cancel_async(void)
 {
 	hb_cancel(hb_cancel_spin);
@@ -2540,6 +2574,7 @@ MC_CASE(graph_leaf_exit)
 MC_CASE(graph_leaf_fork)
 MC_CASE(graph_leaf_cancel)
 MC_CASE(graph_leaf_cancel_async)
+MC_CASE(graph_first_call_cancel)
 
 #define MC_RUN(fn) { #fn, test_case_##fn }
 static const struct rbt_case cases[] = {
@@ -2571,6 +2606,7 @@ static const struct rbt_case cases[] = {
 	MC_RUN(graph_leaf_preempt), MC_RUN(graph_leaf_thread_exit),
 	MC_RUN(graph_leaf_exit),   MC_RUN(graph_leaf_fork),
 	MC_RUN(graph_leaf_cancel), MC_RUN(graph_leaf_cancel_async),
+	MC_RUN(graph_first_call_cancel),
 };
 
 RBT_MAIN(cases)

@@ -201,7 +201,8 @@ RT_NOTRACE void ftrace_ops_entry(unsigned long self_ret,
  * ftrace_graph_body_entry()'s general case: set_graph_function or
  * set_graph_notrace not empty (the lists are looked at), a notrace frame
  * on the stack, the return stack full, max_graph_depth reached, the
- * clock's rare case. @clock: the counter read at the entry. Return
+ * clock's rare case, the thread's first call (its exit destructor not
+ * armed). @clock: the counter read at the entry. Return
  * whether a frame was pushed (the trampoline then calls the body).
  */
 RT_NOTRACE __attribute__((noinline)) bool
@@ -225,6 +226,10 @@ ftrace_graph_func_entry_slow(struct rt_mcount_thread *t, unsigned long func,
 		return false;
 	errnop = rt_mcount_errno(t);
 	saved_errno = *errnop;
+	/* the thread's first call: from now on its entries may be held
+	 * back (this one is written at once, below) */
+	if (!t->armed)
+		rt_fgraph_thread_arm();
 	/* Relaxed: rt_graph_lists_set is a hint (fgraph.h). */
 	if (atomic_load_explicit(&rt_graph_lists_set, memory_order_relaxed)) {
 		struct rt_ftrace_match m;
@@ -685,8 +690,13 @@ __attribute__((constructor)) static RT_NOTRACE void rt_fgraph_exit_init(void)
 
 /*
  * Arm the destructor for this thread: once, at its first record's
- * general path (trace.c, rt_cmdline_save()), before which it holds back
- * at most its first call's entry. Userspace: pthread_setspecific() is
+ * general path (trace.c, rt_cmdline_save()) or its first call through
+ * function_graph's trampoline (ftrace_graph_func_entry_slow(): the fast
+ * entry, which holds entries back, sends a thread there until it is
+ * armed), whichever comes first: no entry is held back before (a
+ * thread cancelled in its first call has its entry written at the
+ * call). Armed even if the key could not be made (nothing is then
+ * written at a cancellation, as before). Userspace: pthread_setspecific() is
  * not on the async-signal-safe list; for a key below
  * PTHREAD_KEY_2NDLEVEL_SIZE (the library's few keys are) glibc makes it
  * a store into the thread descriptor, which a signal handler that writes
@@ -698,6 +708,7 @@ RT_NOTRACE void rt_fgraph_thread_arm(void)
 	if (rt_fgraph_exit_key_ok &&
 	    !pthread_getspecific(rt_fgraph_exit_key))
 		pthread_setspecific(rt_fgraph_exit_key, (void *)1);
+	rt_mcount_current.armed = 1;
 }
 
 int _Unwind_Backtrace(rt_unwind_trace_fn fn, void *arg);

@@ -125,6 +125,9 @@ struct ftrace_ret_stack {
  * @errnop: the thread's errno (__errno_location()), once asked
  * @pending: 1 + the frame whose entry record is held back, 0 for none
  *	(rt_fgraph_pending_take())
+ * @armed: the thread's exit destructor is armed (rt_fgraph_thread_arm()):
+ *	until then its calls take the general path, which holds back no
+ *	entry
  * @ret_stack: the frames, outermost first
  */
 struct rt_mcount_thread {
@@ -134,6 +137,7 @@ struct rt_mcount_thread {
 	unsigned int overrun;
 	int *errnop;
 	int pending;
+	int armed;
 	struct ftrace_ret_stack ret_stack[RT_MCOUNT_DEPTH];
 };
 

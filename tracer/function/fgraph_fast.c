@@ -120,7 +120,7 @@ ftrace_graph_body_entry(unsigned long func, unsigned long *parent_loc,
 						  memory_order_relaxed) |
 				     atomic_load_explicit(&rt_graph_lists_set,
 							  memory_order_relaxed) |
-				     t->busy | t->notrace |
+				     t->busy | t->notrace | (t->armed ^ 1) |
 				     (depth >= RT_MCOUNT_DEPTH) |
 				     /* max > 0 && depth >= max, one compare */
 				     ((unsigned int)max - 1u < (unsigned int)depth),
