@@ -781,9 +781,10 @@ static void *hb_cancel_thread(void *arg)
 	return NULL;
 }
 
-/* A thread cancelled inside a call whose entry is held back (@body:
- * where it waits): the entry is written as the thread ends. */
-static void hb_cancel(int (*body)(int))
+/* @start (with @arg) run as a thread and cancelled once inside its
+ * traced call: the trace is then @want. */
+static void hb_cancel_run(void *(*start)(void *), void *arg,
+			  const char *want)
 {
 	pthread_t th;
 	void *ret;
@@ -791,16 +792,23 @@ static void hb_cancel(int (*body)(int))
 	ASSERT_EQ(sem_init(&hb_inside, 0, 0), 0);
 	tracer("function_graph");
 	ringtrace_clear(tr);
-	ASSERT_EQ(pthread_create(&th, NULL, hb_cancel_thread, (void *)body),
-		  0);
+	ASSERT_EQ(pthread_create(&th, NULL, start, arg), 0);
 	while (sem_wait(&hb_inside))
 		;
 	ASSERT_EQ(pthread_cancel(th), 0);
 	ASSERT_EQ(pthread_join(th, &ret), 0);
 	ASSERT_TRUE(ret == PTHREAD_CANCELED);
 	tracer("nop");
-	expect_tree("0:mc_pleaf();\n0:mc_pcall() {\n");
+	expect_tree(want);
 	sem_destroy(&hb_inside);
+}
+
+/* A thread cancelled inside a call whose entry is held back (@body:
+ * where it waits): the entry is written as the thread ends. */
+static void hb_cancel(int (*body)(int))
+{
+	hb_cancel_run(hb_cancel_thread, (void *)body,
+		      "0:mc_pleaf();\n0:mc_pcall() {\n");
 }
 
 static void graph_leaf_cancel(void)
@@ -825,21 +833,7 @@ static void *hb_cancel_first_thread(void *arg)
  */
 static void graph_first_call_cancel(void)
 {
-	pthread_t th;
-	void *ret;
-
-	ASSERT_EQ(sem_init(&hb_inside, 0, 0), 0);
-	tracer("function_graph");
-	ringtrace_clear(tr);
-	ASSERT_EQ(pthread_create(&th, NULL, hb_cancel_first_thread, NULL), 0);
-	while (sem_wait(&hb_inside))
-		;
-	ASSERT_EQ(pthread_cancel(th), 0);
-	ASSERT_EQ(pthread_join(th, &ret), 0);
-	ASSERT_TRUE(ret == PTHREAD_CANCELED);
-	tracer("nop");
-	expect_tree("0:mc_pcall() {\n");
-	sem_destroy(&hb_inside);
+	hb_cancel_run(hb_cancel_first_thread, NULL, "0:mc_pcall() {\n");
 }
 
 static void graph_leaf_cancel_async(void)
