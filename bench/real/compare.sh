@@ -38,9 +38,15 @@
 # recordings of its own (compare_zstd): bytes per event on disk (target
 # <= 7), the records read back by `trace-cmd report` and by `ringtrace
 # report` as from the uncompressed recording (the call trees, call by
-# call), and the record time against uftrace's (target 0.9x). Last, for
+# call), and the record time against uftrace's (target 0.9x). Then, for
 # information, the fixed costs: RUNS recordings of the program on a tiny
-# input by each tool (startup_info).
+# input by each tool (startup_info). Last, in the pg and patch builds of
+# Debian 12's Lua 5.4.4 (SRC_DIR/lua-5.4.4 from elsewhere) running
+# errors.lua, the calls that longjmp() leaves: the call tree against
+# uftrace's, every function's call count against the kernel's uprobes
+# (compare_lua); and in those of zstd 1.5.4 (SRC_DIR/zstd-1.5.4)
+# compressing with two worker threads, the call counts of all threads
+# against the uprobes' (compare_threads). Both need perf.
 #
 # Needs root (apt-get), the network to the Debian mirror, about 3 GB
 # in WORK_DIR. Not part of the test suite: it downloads sources. The
@@ -61,7 +67,7 @@ while getopts "n:w:b:s:v:h" o; do
 	b) build=$OPTARG ;;
 	s) src=$(cd "$OPTARG" && pwd) ;;
 	v) variants=$OPTARG ;;
-	*) sed -n '3,48p' "$0"; exit 2 ;;
+	*) sed -n '3,54p' "$0"; exit 2 ;;
 	esac
 done
 case $runs in '' | *[!0-9]* | 0) echo "compare.sh: -n wants a count" >&2; exit 2 ;; esac
@@ -71,7 +77,7 @@ export LC_ALL=C
 
 # ---- tools and sources ----------------------------------------------------
 . "$top/scripts/deps.sh"
-ringtrace_install_deps uftrace dpkg-dev tcl python3 trace-cmd
+ringtrace_install_deps uftrace dpkg-dev tcl python3 trace-cmd linux-perf
 if ! grep -rqs '^Types:.*deb-src\|^deb-src' /etc/apt/sources.list /etc/apt/sources.list.d/; then
 	echo "compare.sh: adding a deb-src entry (ringtrace-deb-src.sources)" >&2
 	sed 's/^Types: deb$/Types: deb-src/' /etc/apt/sources.list.d/debian.sources \
@@ -101,6 +107,20 @@ fi
 	apt-get source -qq lz4 >/dev/null 2>&1 || have_lz4=0
 [ -d sqlite3-3.40.1 ] || apt-get source -qq sqlite3 >/dev/null 2>&1 ||
 	have_sqlite3=0
+have_lua=1
+if [ ! -d lua5.4-5.4.4 ] && [ -n "$src" ] && [ -d "$src/lua-5.4.4" ]; then
+	cp -a "$src/lua-5.4.4" lua5.4-5.4.4
+fi
+[ -d lua5.4-5.4.4 ] || apt-get source -qq lua5.4 >/dev/null 2>&1 || have_lua=0
+[ -d lua5.4-5.4.4 ] || have_lua=0
+have_zstd=1
+if [ ! -d libzstd-1.5.4+dfsg2 ] && [ -n "$src" ] && [ -d "$src/zstd-1.5.4" ]; then
+	cp -a "$src/zstd-1.5.4" libzstd-1.5.4+dfsg2
+fi
+[ -d libzstd-1.5.4+dfsg2 ] || apt-get source -qq libzstd >/dev/null 2>&1 || have_zstd=0
+[ -d libzstd-1.5.4+dfsg2 ] || have_zstd=0
+[ $have_zstd = 1 ] || echo "compare.sh: no zstd 1.5.4 sources (apt-get source failed; -s SRC_DIR): zstd skipped" >&2
+[ $have_lua = 1 ] || echo "compare.sh: no lua 5.4.4 sources (apt-get source failed; -s SRC_DIR): lua skipped" >&2
 [ $have_lz4 = 1 ] || echo "compare.sh: no lz4 1.9.4 sources (apt-get source failed; -s SRC_DIR): lz4 skipped" >&2
 [ $have_sqlite3 = 1 ] || echo "compare.sh: no sqlite3 3.40.1 sources (apt-get source failed; -s SRC_DIR): sqlite3 skipped" >&2
 # the three builds: VARIANT -> flags
@@ -131,6 +151,36 @@ for v in $variants; do
 			-I sqlite3-3.40.1/bld sqlite3-3.40.1/bld/shell.c \
 			sqlite3-3.40.1/bld/sqlite3.c -o sqlite3-$v -lm
 	fi
+	# Lua twice, the same seed for its string hashes in every run and
+	# one slot in its cache of C strings (which it indexes by their
+	# address): every run makes the same calls, whatever the addresses
+	# of the program and the tool's library. ISO C (lua-VARIANT: setjmp() and
+	# longjmp(), which uftrace follows) and POSIX (luaposix-VARIANT:
+	# _setjmp() and _longjmp(), which it does not). -finstrument-functions
+	# hooks inlined calls too, which no uprobe sees: not that one.
+	if [ $have_lua = 1 ] && [ "$v" != ins ] && [ ! -x lua-$v ]; then
+		echo "compare.sh: building lua ($cflags)" >&2
+		lsrc=$(ls lua5.4-5.4.4/src/*.c | grep -v '/luac\.c$')
+		ldet="-Dluai_makeseed(L)=0 -DSTRCACHE_N=1 -DSTRCACHE_M=2"
+		# (the header Debian's build writes, which its luaconf.h
+		# includes; upstream's includes none)
+		[ -f lua5.4-5.4.4/src/lua5.4-deb-multiarch.h ] ||
+			printf '#define DEB_HOST_MULTIARCH "%s"\n' \
+				"$(gcc -print-multiarch)" >lua5.4-5.4.4/src/lua5.4-deb-multiarch.h
+		# shellcheck disable=SC2086
+		gcc $cflags $ldet $lsrc -o lua-$v -lm
+		# shellcheck disable=SC2086
+		gcc $cflags $ldet -DLUA_USE_LINUX $lsrc \
+			-o luaposix-$v -lm -ldl
+	fi
+	# zstd's command line, multi-threaded: the threads' calls
+	if [ $have_zstd = 1 ] && [ "$v" != ins ] && [ ! -x zstd-$v ]; then
+		echo "compare.sh: building zstd ($cflags)" >&2
+		make -s -C libzstd-1.5.4+dfsg2/programs clean >/dev/null
+		make -s -C libzstd-1.5.4+dfsg2/programs zstd MOREFLAGS="$cflags" \
+			-j"$(nproc)" >/dev/null
+		cp libzstd-1.5.4+dfsg2/programs/zstd zstd-$v
+	fi
 done
 # the inputs: 1 MiB of lz4's own sources; 20 000 rows
 for i in 1 2 3 4 5 6 7 8 9 10; do
@@ -138,6 +188,8 @@ for i in 1 2 3 4 5 6 7 8 9 10; do
 done 2>/dev/null | head -c 1048576 >in.dat || true  # (head ends the loop early)
 # the start-up's input: 100 bytes (lz4 then makes about fifty calls)
 head -c 100 in.dat >tiny.dat
+# zstd's: 8 MiB (eight jobs of 1 MiB for its two worker threads)
+for i in 1 2 3 4 5 6 7 8; do cat in.dat; done >in8.dat
 awk 'BEGIN {
 	print "CREATE TABLE t(id INTEGER PRIMARY KEY, name TEXT, v REAL);"
 	print "BEGIN;"
@@ -471,6 +523,107 @@ startup_info() {
 	rm -rf "ut.$name.s" "rt.$name.s.dat"
 }
 
+# ---- Lua: calls that longjmp() leaves --------------------------------------
+# compare_lua VARIANT UFTRACE_OPTS: the interpreter running errors.lua
+# (errors raised and caught at many depths, coroutines, a sort whose
+# comparator raises). The call tree against uftrace's, in the ISO C
+# build and on the parts of the script whose tree uftrace gets right
+# (it records library calls here, as its longjmp() hook is one of them:
+# they are taken out of its listing, droplib.awk); then the whole script,
+# in both builds, against the kernel's own count of every function's
+# calls in the same run (uprobe-counts.sh: uprobes know nothing of
+# return addresses). And, for information, how many calls
+# uftrace's recording of the whole script in the POSIX build holds.
+lua_parts="throw yield coerror sort strings"
+# lua_calls TREE: "name count" of every call in a calltree.awk listing
+lua_calls() {
+	awk '/[;{]$/ { n = $2; sub(/[(].*/, "", n); c[n]++ }
+		END { for (f in c) print f, c[f] }' "$1" | sort
+}
+compare_lua() {
+	local v=$1 uopt=$2 b name calls nf diffs
+	local -a uo=()
+	[ "$uopt" = - ] || read -r -a uo <<<"$uopt"
+	name=lua-$v
+	echo
+	echo "== $name: errors.lua (longjmp)"
+	rm -rf "ut.$name" "rt.$name.dat"
+	# shellcheck disable=SC2086
+	uftrace record "${uo[@]}" -d "ut.$name" ./$name "$here/errors.lua" \
+		$lua_parts >/dev/null 2>&1
+	nm -D --undefined-only "$name" | awk '{ sub(/@.*/, "", $2); print $2 }' >"$name.lib"
+	uftrace replay -d "ut.$name" -f none --no-pager 2>/dev/null |
+		awk -f "$here/calltree.awk" |
+		awk -f "$here/droplib.awk" "$name.lib" - >"ut.$name.tree"
+	# shellcheck disable=SC2086
+	"$RT" record -q -p function_graph --compression none -o "rt.$name.dat" \
+		--preload="$LIB" -- ./$name "$here/errors.lua" $lua_parts \
+		>/dev/null 2>"rt.$name.err"
+	"$RT" report "rt.$name.dat" | awk -f "$here/calltree.awk" >"rt.$name.tree"
+	calls=$(grep -c '[;{]$' "ut.$name.tree")
+	if cmp -s "rt.$name.tree" "ut.$name.tree"; then
+		target "call tree = uftrace's" 1 "$calls of $calls calls, identical ($lua_parts)"
+	else
+		target "call tree = uftrace's" 0 \
+			"first difference: $(diff "rt.$name.tree" "ut.$name.tree" | head -3 | tr '\n' ' ')"
+	fi
+	for b in lua-$v luaposix-$v; do
+		# the recording and the kernel's count of the same run
+		rm -f "rt.$b.all.dat"
+		"$here/uprobe-counts.sh" "./$b" "$RT" record -q -p function_graph \
+			--compression none -o "rt.$b.all.dat" --preload="$LIB" \
+			-- ./$b "$here/errors.lua" >"$b.uprobes" 2>"rt.$b.all.err" || true
+		"$RT" report "rt.$b.all.dat" 2>/dev/null |
+			awk -f "$here/calltree.awk" >"rt.$b.all.tree"
+		lua_calls "rt.$b.all.tree" >"rt.$b.all.calls"
+		nf=$(wc -l <"$b.uprobes")
+		calls=$(awk '{ s += $2 } END { print s + 0 }' "$b.uprobes")
+		diffs=$(comm -3 "rt.$b.all.calls" "$b.uprobes" | head -4 | tr '\n' ' ')
+		if [ "$nf" -gt 0 ] && [ -z "$diffs" ]; then
+			target "call counts = kernel uprobes" 1 "$b: $nf of $nf functions, $calls calls (the whole script; $(sed -n 's/^ringtrace: .*; \([0-9]*\) lost$/\1/p' "rt.$b.all.err" | tail -1) lost)"
+		else
+			target "call counts = kernel uprobes" 0 "$b: $nf functions by uprobes; first differences: ${diffs:-no uprobe counts}"
+		fi
+	done
+	rm -rf "ut.$name.all"
+	uftrace record "${uo[@]}" -d "ut.$name.all" ./luaposix-$v "$here/errors.lua" \
+		>/dev/null 2>&1 || true
+	printf '  %-34s %s of %s calls (uftrace replay of luaposix-%s, the whole script)\n' \
+		"uftrace's recording (information)" \
+		"$(uftrace replay -d "ut.$name.all" -f none --no-pager 2>/dev/null |
+			awk -f "$here/calltree.awk" |
+			awk -f "$here/droplib.awk" "$name.lib" - | grep -c '[;{]$' || true)" \
+		"$(awk '{ s += $2 } END { print s + 0 }' "luaposix-$v.uprobes")" "$v"
+	rm -rf "ut.$name" "ut.$name.all" rt.*"$v".all.dat "rt.$name.dat"
+}
+
+# compare_threads VARIANT: zstd compressing 8 MiB with two worker
+# threads (-T2, jobs of 1 MiB): every function's call count in our
+# recording, all threads together, against the kernel's uprobes' count
+# of the same run (uprobe-counts.sh); the runs differ from one another
+# (the threads' polling), so only the same run compares.
+compare_threads() {
+	local v=$1 b=zstd-$1 nf calls diffs
+	echo
+	echo "== $b: -T2 (threads)"
+	rm -f "rt.$b.dat"
+	"$here/uprobe-counts.sh" "./$b" "$RT" record -q -p function_graph \
+		--compression none -o "rt.$b.dat" --preload="$LIB" \
+		-- ./$b -q -T2 -B1MiB -3 -f in8.dat -o out8.zst \
+		>"$b.uprobes" 2>"rt.$b.err" || true
+	"$RT" report "rt.$b.dat" 2>/dev/null | awk -f "$here/calltree.awk" >"rt.$b.tree"
+	lua_calls "rt.$b.tree" >"rt.$b.calls"
+	nf=$(wc -l <"$b.uprobes")
+	calls=$(awk '{ s += $2 } END { print s + 0 }' "$b.uprobes")
+	diffs=$(comm -3 "rt.$b.calls" "$b.uprobes" | head -4 | tr '\n' ' ')
+	if [ "$nf" -gt 0 ] && [ -z "$diffs" ]; then
+		target "call counts = kernel uprobes" 1 "$nf of $nf functions, $calls calls, the threads together ($(sed -n 's/^ringtrace: .*; \([0-9]*\) lost$/\1/p' "rt.$b.err" | tail -1) lost)"
+	else
+		target "call counts = kernel uprobes" 0 "$nf functions by uprobes; first differences: ${diffs:-no uprobe counts}"
+	fi
+	rm -f "rt.$b.dat"
+}
+
 echo "ringtrace $($RT --version 2>/dev/null | head -1) vs $(uftrace --version | head -1); $runs runs; $(nproc) CPUs"
 for v in $variants; do
 	case $v in
@@ -489,6 +642,12 @@ for v in $variants; do
 		compare_zstd "sqlite3-$v" ./sqlite3-$v :memory: ".read script.sql"
 	[ $have_sqlite3 = 0 ] ||
 		startup_info "sqlite3-$v" "$uo" ./sqlite3-$v :memory: "select 1;"
+	if [ "$v" != ins ] && ! command -v perf >/dev/null; then
+		echo "compare.sh: no perf (linux-perf): lua and zstd skipped" >&2
+	elif [ "$v" != ins ]; then
+		[ $have_lua = 0 ] || compare_lua "$v" "$uo"
+		[ $have_zstd = 0 ] || compare_threads "$v"
+	fi
 done
 echo
 [ $status = 0 ] && echo "all targets met" || echo "some targets MISSED"
