@@ -69,6 +69,7 @@ struct rtt_pset {
  * @cap: entries of the three
  * @top: depths 0 .. @top - 1 hold calls entered that did not return yet
  *	(as far as the records seen say)
+ * @last: the time stamp of the thread's last record seen
  */
 struct rtt_pthr {
 	unsigned long *funcs;
@@ -76,6 +77,7 @@ struct rtt_pthr {
 	uint64_t *start;
 	size_t cap;
 	size_t top;
+	uint64_t last;
 };
 
 struct rtt_prof {
@@ -224,6 +226,8 @@ int rtt_prof_add(struct rtt_prof *p, uint64_t ts, const void *data,
 	t = rtt_prof_thread(p, g.tid);
 	d = (size_t)g.depth;
 	/* d + 1: the sum of the calls it made */
+	if (t && ts > t->last)
+		t->last = ts;
 	if (!t || (d + 1 >= t->cap &&
 		   (!rtt_grow((void **)&t->sums, &(size_t){ t->cap }, d + 1,
 			      sizeof(*t->sums)) ||
@@ -248,6 +252,22 @@ int rtt_prof_add(struct rtt_prof *p, uint64_t ts, const void *data,
 	if (t->top > d)
 		t->top = d;
 	return ret ? ret : rtt_prof_call(p, t, d, g.func, g.time);
+}
+
+/*
+ * The calls still open at the end of the records: their thread ended
+ * inside them (exit() called deep down, pthread_exit(), a cancellation,
+ * a kill) or the recording ended first. Each counts, as uftrace's report
+ * counts a task's remaining functions, its time running to its thread's
+ * last record. Once: the stacks are left empty.
+ */
+static int rtt_prof_end(struct rtt_prof *p)
+{
+	int ret = 0;
+
+	for (size_t i = 0; i < p->nr_thr && !ret; i++)
+		ret = rtt_prof_unwind(p, &p->thr[i], 0, p->thr[i].last);
+	return ret;
 }
 
 int rtt_prof_sort_by_name(const char *name)
@@ -360,17 +380,20 @@ static int rtt_pset_print(const struct rtt_pset *set, FILE *out,
 
 int rtt_prof_print(struct rtt_prof *p, FILE *out, enum rtt_prof_sort sort)
 {
-	return rtt_pset_print(&p->fns, out, sort, p->syms);
+	int ret = rtt_prof_end(p);
+
+	return ret ? ret : rtt_pset_print(&p->fns, out, sort, p->syms);
 }
 
 int rtt_prof_print_graph(struct rtt_prof *p, FILE *out,
 			 enum rtt_prof_sort sort)
 {
 	struct rtt_pset self = { .map = { .zero = -1 } };
-	int ret = 0;
+	int ret;
 
 	if (!p->graph)
 		return -EINVAL;
+	ret = rtt_prof_end(p);
 	/* the graph functions' own lines */
 	for (size_t i = 0; i < p->fns.nr && !ret; i++) {
 		struct rtt_pfn *f = &p->fns.v[i];

@@ -122,7 +122,11 @@ struct rtt_prof *rtt_prof_new(const struct rtt_syms *syms,
  * that never returns (left by a longjmp, or by an exception whose unwind
  * skipped its exit hook) counts when a record of its thread at its
  * depth or above shows it ended: its time runs from its entry to that
- * record, as the text report closes it there.
+ * record, as the text report closes it there. One still open after the
+ * last record (its thread ended inside it: exit(), pthread_exit(), a
+ * cancellation; or the recording ended) counts when the table is printed,
+ * its time running to its thread's last record, as uftrace's report
+ * counts a task's remaining functions.
  *
  * Context: the summaries' thread.
  * Return: 0 or -ENOMEM.
