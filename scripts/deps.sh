@@ -38,6 +38,10 @@ RINGTRACE_PACKAGES=(gcc make cmake pkg-config libtraceevent-dev libelf-dev libfu
 #   libkshark-dev libjson-c-dev libtracecmd-dev
 #                  tool.kernelshark opens the files with KernelShark's
 #                  library (a small program built against it)
+#   linux-perf     perf probe and perf stat: the kernel's uprobes count
+#                  a program's calls in the run ringtrace records
+#                  (unit.tracer-mcount.uprobe_oracle_*; without perf it
+#                  checks report --stat against the call tree alone)
 #   libdebuginfod1 the debuginfod client libdw would load into a traced
 #                  process: unit.test_mcount.graph_args_local_debuginfo
 #                  shows it is not loaded (without it the case proves
@@ -49,7 +53,7 @@ RINGTRACE_PACKAGES=(gcc make cmake pkg-config libtraceevent-dev libelf-dev libfu
 RINGTRACE_TEST_PACKAGES=(trace-cmd python3 groff-base g++ clang binutils
 	util-linux libc-bin coreutils grep sed mawk findutils fuse3
 	linux-source-6.12 xz-utils libtracefs-dev uftrace
-	libkshark-dev libjson-c-dev libtracecmd-dev libdebuginfod1)
+	libkshark-dev libjson-c-dev libtracecmd-dev libdebuginfod1 linux-perf)
 
 # npm packages the tests read the project's output with, put in npm's
 # cache at RINGTRACE_NPM_CACHE here (online); the tests install them from

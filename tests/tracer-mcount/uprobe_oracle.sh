@@ -11,7 +11,8 @@
 # leaves traced frames by longjmp(), a C++ exception, pthread_exit() and
 # a cancellation, and calls traced functions from a signal handler.
 # Where uprobes cannot be used (not root, no perf or objdump, no uprobe
-# events) the two are checked against each other alone, and said so.
+# events, a perf that cannot place one) the two are checked against each
+# other alone, and said so.
 # Exit status: 0 the same, 1 not.
 set -u
 export LC_ALL=C
@@ -26,7 +27,13 @@ elif ! command -v perf >/dev/null || ! command -v objdump >/dev/null; then
 	why="no perf or objdump"
 else
 	[ -e "$tr/uprobe_events" ] || mount -t tracefs nodev "$tr" 2>/dev/null
-	[ -w "$tr/uprobe_events" ] || why="no uprobe events"
+	if [ ! -w "$tr/uprobe_events" ]; then
+		why="no uprobe events"
+	elif ! perf probe -q -x "$PROG" -a "rtck$$:main=main" >/dev/null 2>&1; then
+		why="perf cannot place a uprobe here"
+	else
+		perf probe -q -d "rtck$$:*" >/dev/null 2>&1
+	fi
 fi
 if [ -z "$why" ]; then
 	"$COUNTS" "$PROG" "$T" record -q --preload="$LIB" -p function_graph \
