@@ -535,8 +535,8 @@ startup_info() {
 # return addresses). And, for information, how many calls
 # uftrace's recording of the whole script in the POSIX build holds.
 lua_parts="throw yield coerror sort strings"
-# lua_calls TREE: "name count" of every call in a calltree.awk listing
-lua_calls() {
+# tree_calls TREE: "name count" of every call in a calltree.awk listing
+tree_calls() {
 	awk '/[;{]$/ { n = $2; sub(/[(].*/, "", n); c[n]++ }
 		END { for (f in c) print f, c[f] }' "$1" | sort
 }
@@ -575,7 +575,7 @@ compare_lua() {
 			-- ./$b "$here/errors.lua" >"$b.uprobes" 2>"rt.$b.all.err" || true
 		"$RT" report "rt.$b.all.dat" 2>/dev/null |
 			awk -f "$here/calltree.awk" >"rt.$b.all.tree"
-		lua_calls "rt.$b.all.tree" >"rt.$b.all.calls"
+		tree_calls "rt.$b.all.tree" >"rt.$b.all.calls"
 		nf=$(wc -l <"$b.uprobes")
 		calls=$(awk '{ s += $2 } END { print s + 0 }' "$b.uprobes")
 		diffs=$(comm -3 "rt.$b.all.calls" "$b.uprobes" | head -4 | tr '\n' ' ')
@@ -586,13 +586,14 @@ compare_lua() {
 		fi
 	done
 	rm -rf "ut.$name.all"
+	nm -D --undefined-only "luaposix-$v" | awk '{ sub(/@.*/, "", $2); print $2 }' >"luaposix-$v.lib"
 	uftrace record "${uo[@]}" -d "ut.$name.all" ./luaposix-$v "$here/errors.lua" \
 		>/dev/null 2>&1 || true
 	printf '  %-34s %s of %s calls (uftrace replay of luaposix-%s, the whole script)\n' \
 		"uftrace's recording (information)" \
 		"$(uftrace replay -d "ut.$name.all" -f none --no-pager 2>/dev/null |
 			awk -f "$here/calltree.awk" |
-			awk -f "$here/droplib.awk" "$name.lib" - | grep -c '[;{]$' || true)" \
+			awk -f "$here/droplib.awk" "luaposix-$v.lib" - | grep -c '[;{]$' || true)" \
 		"$(awk '{ s += $2 } END { print s + 0 }' "luaposix-$v.uprobes")" "$v"
 	rm -rf "ut.$name" "ut.$name.all" rt.*"$v".all.dat "rt.$name.dat"
 }
@@ -612,7 +613,7 @@ compare_threads() {
 		-- ./$b -q -T2 -B1MiB -3 -f in8.dat -o out8.zst \
 		>"$b.uprobes" 2>"rt.$b.err" || true
 	"$RT" report "rt.$b.dat" 2>/dev/null | awk -f "$here/calltree.awk" >"rt.$b.tree"
-	lua_calls "rt.$b.tree" >"rt.$b.calls"
+	tree_calls "rt.$b.tree" >"rt.$b.calls"
 	nf=$(wc -l <"$b.uprobes")
 	calls=$(awk '{ s += $2 } END { print s + 0 }' "$b.uprobes")
 	diffs=$(comm -3 "rt.$b.calls" "$b.uprobes" | head -4 | tr '\n' ' ')
