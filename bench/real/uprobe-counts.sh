@@ -44,7 +44,7 @@ objdump -d --no-show-raw-insn "$bin" | awk '
 	/^[0-9a-f]+ <[^>]+>:$/ {
 		flush()
 		name = $2; gsub(/[<>:]/, "", name)
-		start = hex($1); off = 0; state = 0; next
+		start = hex($1); off = 0; state = 0; nops = 0; next
 	}
 	name == "" || state == 2 { next }
 	/^ *[0-9a-f]+:\t/ {

@@ -57,10 +57,12 @@ grep -q '; 0 lost$' "$W/run.err" ||
 "$T" report --stat "$W/o.dat" 2>"$W/err" |
 	awk '$NF ~ /^[A-Za-z_]/ && $5 ~ /^[0-9]+$/ { print $NF, $5 }' |
 	sort >"$W/stat" || { echo "FAIL: report --stat"; cat "$W/err"; exit 1; }
-# the call tree's entries: "name() {" and "name();" after the bar
+# the call tree's entries ("f() {" and "f();" of calltree.awk, beside
+# UPROBE_COUNTS), counted as compare.sh counts them
 "$T" report "$W/o.dat" 2>"$W/err" |
-	sed -n 's/^[^|]*| *\([A-Za-z_][A-Za-z0-9_.]*\)() [{]$/\1/p; s/^[^|]*| *\([A-Za-z_][A-Za-z0-9_.]*\)();$/\1/p' |
-	sort | uniq -c | awk '{ print $2, $1 }' | sort >"$W/tree" ||
+	awk -f "$(dirname "$COUNTS")/calltree.awk" |
+	awk '/[;{]$/ { n = $2; sub(/[(].*/, "", n); c[n]++ }
+		END { for (f in c) print f, c[f] }' | sort >"$W/tree" ||
 	{ echo "FAIL: report"; cat "$W/err"; exit 1; }
 status=0
 if [ -n "$why" ]; then

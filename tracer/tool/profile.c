@@ -226,8 +226,6 @@ int rtt_prof_add(struct rtt_prof *p, uint64_t ts, const void *data,
 	t = rtt_prof_thread(p, g.tid);
 	d = (size_t)g.depth;
 	/* d + 1: the sum of the calls it made */
-	if (t && ts > t->last)
-		t->last = ts;
 	if (!t || (d + 1 >= t->cap &&
 		   (!rtt_grow((void **)&t->sums, &(size_t){ t->cap }, d + 1,
 			      sizeof(*t->sums)) ||
@@ -236,6 +234,8 @@ int rtt_prof_add(struct rtt_prof *p, uint64_t ts, const void *data,
 		    !rtt_grow((void **)&t->funcs, &t->cap, d + 1,
 			      sizeof(*t->funcs)))))
 		return -ENOMEM;
+	if (ts > t->last)
+		t->last = ts;
 	if (!g.exit) {
 		/* a call at depth d: whatever was open there ended */
 		ret = rtt_prof_unwind(p, t, d, ts);
