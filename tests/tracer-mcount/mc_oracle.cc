@@ -7,8 +7,10 @@
  * traced frames, with a destructor that calls a traced function on the
  * way; a signal handler that calls traced functions in the middle of a
  * traced call; threads that return, that call pthread_exit() from deep
- * down, and one cancelled while it waits deep down. Built -pg -mfentry
- * -mrecord-mcount and -fpatchable-function-entry=5, not linked with
+ * down, and one cancelled while it waits deep down; two threads inside a
+ * traced call, one parked and one spinning, when main() returns. Built
+ * -pg -mfentry -mrecord-mcount and -fpatchable-function-entry=5, not
+ * linked with
  * libringtrace (ringtrace record preloads it). Every function is
  * extern "C", so that the names the symbol table holds are the ones
  * ringtrace report prints. Nothing runs before main(), nothing is
@@ -139,6 +141,37 @@ MC_FUNC void mc_o_wait_down(int d)
 	}
 }
 
+/* ---- threads that are inside a call when the process ends ---- */
+extern "C" {
+volatile sig_atomic_t mc_o_parked, mc_o_spinning;
+}
+
+/* blocked: the exit's signal interrupts pause(), which goes on */
+MC_FUNC void mc_o_park(void)
+{
+	mc_o_parked = 1;
+	while (mc_o_go)
+		pause();
+}
+
+/* running, calling nothing */
+MC_FUNC void mc_o_spin(void)
+{
+	mc_o_spinning = 1;
+	while (mc_o_go)
+		;
+}
+
+MC_FUNC void *mc_o_stay(void *arg)
+{
+	mc_o_leaf(7);
+	if (arg)
+		mc_o_spin();
+	else
+		mc_o_park();
+	return nullptr;
+}
+
 MC_FUNC void *mc_o_worker(void *arg)
 {
 	long kind = (long)arg;
@@ -174,6 +207,12 @@ int main(void)
 	pthread_cancel(th[2]);
 	for (int k = 0; k < 3; k++)
 		pthread_join(th[k], nullptr);
+	/* two that are still inside their calls when main() returns */
+	for (long k = 0; k < 2; k++)
+		if (pthread_create(&th[k], nullptr, mc_o_stay, (void *)k))
+			return 1;
+	while (!mc_o_parked || !mc_o_spinning)
+		usleep(1000);
 	printf("%d\n", sum);
 	return 0;
 }

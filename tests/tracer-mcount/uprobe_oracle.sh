@@ -9,7 +9,8 @@
 # probe past each function's profiling site), function by function: in
 # `report --stat` and in the call tree `report` prints. The program
 # leaves traced frames by longjmp(), a C++ exception, pthread_exit() and
-# a cancellation, and calls traced functions from a signal handler.
+# a cancellation, calls traced functions from a signal handler, and ends
+# with two threads inside traced calls, whose entries must be there.
 # Where uprobes cannot be used (not root, no perf or objdump, no uprobe
 # events, a perf that cannot place one) the two are checked against each
 # other alone, and said so.
@@ -65,6 +66,13 @@ grep -q '; 0 lost$' "$W/run.err" ||
 		END { for (f in c) print f, c[f] }' | sort >"$W/tree" ||
 	{ echo "FAIL: report"; cat "$W/err"; exit 1; }
 status=0
+# the calls other threads are inside when the process ends (written at
+# its exit, at its request): there, whatever the kernel can count
+for f in mc_o_park mc_o_spin; do
+	grep -q "^$f 1\$" "$W/tree" ||
+		{ echo "FAIL: $f, inside its call at the exit, is not in the call tree once"; status=1; }
+done
+[ $status = 0 ] || exit 1
 if [ -n "$why" ]; then
 	if ! diff -u "$W/tree" "$W/stat"; then
 		echo "FAIL: report --stat's calls differ from the call tree's (- tree, + --stat)"

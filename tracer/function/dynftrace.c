@@ -1500,6 +1500,12 @@ static RT_NOTRACE void dyn_update_locked(void)
 		else if (want && s->fast_delta && en == RT_FTRACE_GRAPH &&
 			 dyn_stubs(t, s->obj))
 			fast = DYN_FAST_GRAPH;
+		/* (from now on entries may be held back: the process's exit
+		 * asks the threads for theirs. Relaxed: read at the exit,
+		 * after the calls it concerns.) */
+		if (fast == DYN_FAST_GRAPH)
+			atomic_store_explicit(&rt_fgraph_may_hold, true,
+					      memory_order_relaxed);
 		if (want == s->enabled && (!want || fast == s->fast) && !s->raw)
 			continue;
 		/*

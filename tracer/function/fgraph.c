@@ -59,6 +59,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <execinfo.h>
 #include <pthread.h>
 #include <signal.h>
@@ -67,6 +68,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ftrace.h"
@@ -675,17 +678,269 @@ RT_EXPORT RT_NOTRACE __attribute__((noreturn)) void exit(int status)
 static pthread_key_t rt_fgraph_exit_key;
 static bool rt_fgraph_exit_key_ok;
 
+/*
+ * The process's exit: exit() runs the exit handlers in the thread that
+ * called it (or returned from main()), and every other thread ends where
+ * it stands, with the process. A call of theirs whose entry is held back
+ * would never be written: a worker parked in a traced function (waiting
+ * for work, spinning on a flag) would be missing its innermost call,
+ * where the kernel's function_graph, which wrote the entry at the call,
+ * shows it open. So the library's exit handler (rt_note_exit(),
+ * events.c) asks each of them, by a signal, to write its own entry, in
+ * its own thread and buffer, with its own time, as a traced signal
+ * handler of that thread would (rt_fgraph_flush_others()).
+ *
+ * The threads that may hold one back (armed: rt_fgraph_thread_arm()) are
+ * listed here, a slot each, taken at arming and given back by the exit
+ * destructor; a thread armed when all are taken is not asked (its entry
+ * is lost at the process's exit, as before). The signal is SIGURG, for
+ * the reason other runtimes take it for theirs: ignored by default,
+ * rarely used (out-of-band socket data), and passed by debuggers without
+ * stopping; ours carries SI_QUEUE and a value of our own, and the
+ * handler passes any other to the handler it replaced. A thread that
+ * blocks SIGURG (/proc's SigBlk) is not asked; the others are waited for
+ * RT_FGRAPH_EXIT_WAIT_MS at most, all together.
+ */
+#define RT_FGRAPH_THREADS 4096
+#define RT_FGRAPH_EXIT_SIG SIGURG
+#define RT_FGRAPH_EXIT_MAGIC 0x52544658 /* "RTFX" */
+#define RT_FGRAPH_EXIT_WAIT_MS 100
+#define RT_FGRAPH_EXIT_NAP_US 50
+
+struct rt_fgraph_slot {
+	/* the thread's id, 0 while free */
+	_Atomic int tid;
+	/* one more each time the thread answered (its entry written) */
+	_Atomic unsigned int ack;
+};
+
+_Atomic bool rt_fgraph_may_hold;
+static struct rt_fgraph_slot rt_fgraph_threads[RT_FGRAPH_THREADS];
+/* where the next search for a free slot begins (a hint) */
+static _Atomic unsigned int rt_fgraph_slot_next;
+static struct sigaction rt_fgraph_exit_old;
+
+/* Take a slot for this thread. Async-signal-safe: arming may come from
+ * a handler's first record. */
+static RT_NOTRACE void rt_fgraph_slot_take(struct rt_mcount_thread *t)
+{
+	unsigned int i, k, start;
+	int tid = rt_gettid();
+
+	if (t->slot)
+		return;
+	/* Relaxed: a hint. */
+	start = atomic_load_explicit(&rt_fgraph_slot_next, memory_order_relaxed);
+	for (i = 0; i < RT_FGRAPH_THREADS; i++) {
+		int free_tid = 0;
+
+		k = (start + i) % RT_FGRAPH_THREADS;
+		/* Relaxed: a look before the exchange. */
+		if (atomic_load_explicit(&rt_fgraph_threads[k].tid,
+					 memory_order_relaxed))
+			continue;
+		/* Our slot before the exchange makes it ours: a signal
+		 * that finds our id there finds the slot to answer in. */
+		t->slot = (int)k + 1;
+		atomic_signal_fence(memory_order_seq_cst);
+		/* Relaxed: the slot carries no data but the id; the exit's
+		 * scan that reads it sends a signal, which orders the rest.
+		 * Failure is fine: another thread took it, look further. */
+		if (atomic_compare_exchange_strong_explicit(
+			    &rt_fgraph_threads[k].tid, &free_tid, tid,
+			    memory_order_relaxed, memory_order_relaxed)) {
+			atomic_store_explicit(&rt_fgraph_slot_next, k + 1,
+					      memory_order_relaxed);
+			return;
+		}
+		t->slot = 0;
+	}
+}
+
+/*
+ * Give the slot back (the thread's end): once (the thread keeps its
+ * number, negated, to answer in: an exit's scan that found its id just
+ * before sends it a signal it may still take).
+ */
+static RT_NOTRACE void rt_fgraph_slot_give(struct rt_mcount_thread *t)
+{
+	int k = t->slot;
+
+	if (k <= 0)
+		return;
+	t->slot = -k;
+	/* Relaxed: as the exchange that took it. */
+	atomic_store_explicit(&rt_fgraph_threads[k - 1].tid, 0,
+			      memory_order_relaxed);
+}
+
 static RT_NOTRACE void rt_fgraph_thread_exit(void *arg)
 {
 	(void)arg;
 	if (!rt_cur.depth)
 		rt_fgraph_flush_pending();
+	rt_fgraph_slot_give(&rt_mcount_current);
+}
+
+/* A fork's child has one thread, the one that forked: its slot is kept,
+ * under its new id, and the others are free. */
+static RT_NOTRACE void rt_fgraph_fork_child(void)
+{
+	int own = rt_mcount_current.slot > 0 ? rt_mcount_current.slot : 0;
+	unsigned int k;
+
+	for (k = 0; k < RT_FGRAPH_THREADS; k++)
+		/* Relaxed: the child runs this thread alone. */
+		atomic_store_explicit(&rt_fgraph_threads[k].tid,
+				      (int)k + 1 == own ?
+					      (int)syscall(SYS_gettid) :
+					      0,
+				      memory_order_relaxed);
 }
 
 __attribute__((constructor)) static RT_NOTRACE void rt_fgraph_exit_init(void)
 {
 	rt_fgraph_exit_key_ok =
 		!pthread_key_create(&rt_fgraph_exit_key, rt_fgraph_thread_exit);
+	pthread_atfork(NULL, NULL, rt_fgraph_fork_child);
+}
+
+/* The exit's signal: write the entry this thread holds back, say so in
+ * its slot. Any other SIGURG goes to the handler it replaced. */
+static RT_NOTRACE void rt_fgraph_exit_signal(int sig, siginfo_t *si,
+					     void *uc)
+{
+	const struct sigaction *old = &rt_fgraph_exit_old;
+
+	if (si && si->si_code == SI_QUEUE &&
+	    si->si_value.sival_int == RT_FGRAPH_EXIT_MAGIC &&
+	    si->si_pid == getpid()) {
+		int saved_errno = errno, k = rt_mcount_current.slot;
+
+		rt_fgraph_flush_pending();
+		/* Release: the entry written before the answer; pairs with
+		 * the acquire load in rt_fgraph_flush_others(). */
+		if (k)
+			atomic_fetch_add_explicit(
+				&rt_fgraph_threads[(k < 0 ? -k : k) - 1].ack, 1,
+				memory_order_release);
+		errno = saved_errno;
+		return;
+	}
+	if (old->sa_flags & SA_SIGINFO) {
+		if (old->sa_sigaction)
+			old->sa_sigaction(sig, si, uc);
+	} else if (old->sa_handler != SIG_DFL && old->sa_handler != SIG_IGN) {
+		old->sa_handler(sig);
+	}
+	/* (SIG_DFL: SIGURG is ignored by default) */
+}
+
+/* Whether thread @tid blocks the exit's signal (/proc's SigBlk); a
+ * thread whose status cannot be read is taken not to. */
+static RT_NOTRACE bool rt_fgraph_blocks_exit_signal(int tid)
+{
+	char path[64], buf[2048], *p;
+	unsigned long long mask;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/status", tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	p = strstr(buf, "\nSigBlk:");
+	if (!p || sscanf(p + 8, "%llx", &mask) != 1)
+		return false;
+	return mask >> (RT_FGRAPH_EXIT_SIG - 1) & 1;
+}
+
+/* Called once, from the library's exit handler. */
+RT_NOTRACE void rt_fgraph_flush_others(void)
+{
+	static _Atomic bool once;
+	static unsigned int want[RT_FGRAPH_THREADS];
+	static bool asked[RT_FGRAPH_THREADS];
+	struct sigaction sa;
+	struct timespec now;
+	int self, pid, tid;
+	unsigned int k, n = 0, nap;
+	uint64_t end;
+
+	/* Relaxed: no site ever jumped to function_graph's own entry, the
+	 * one that holds entries back; or function_graph writes nowhere
+	 * now (a held-back entry would be dropped, fgraph.h). */
+	if (!atomic_load_explicit(&rt_fgraph_may_hold, memory_order_relaxed) ||
+	    !atomic_load_explicit(&rt_graph_mask, memory_order_relaxed) ||
+	    atomic_exchange_explicit(&once, true, memory_order_relaxed))
+		return;
+	self = rt_gettid();
+	pid = getpid();
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = rt_fgraph_exit_signal;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	for (k = 0; k < RT_FGRAPH_THREADS; k++) {
+		siginfo_t si;
+
+		/* Relaxed: an id to send a signal to; a thread that ended
+		 * meanwhile is not there to take it (ESRCH below). */
+		tid = atomic_load_explicit(&rt_fgraph_threads[k].tid,
+					   memory_order_relaxed);
+		asked[k] = false;
+		if (!tid || tid == self || rt_fgraph_blocks_exit_signal(tid))
+			continue;
+		if (!n && sigaction(RT_FGRAPH_EXIT_SIG, &sa, &rt_fgraph_exit_old))
+			return;
+		/* Relaxed: the count before the signal; its answer is
+		 * loaded with acquire below. */
+		want[k] = atomic_load_explicit(&rt_fgraph_threads[k].ack,
+					       memory_order_relaxed) + 1;
+		memset(&si, 0, sizeof(si));
+		si.si_signo = RT_FGRAPH_EXIT_SIG;
+		si.si_code = SI_QUEUE;
+		si.si_pid = pid;
+		si.si_uid = getuid();
+		si.si_value.sival_int = RT_FGRAPH_EXIT_MAGIC;
+		/* (a thread that ended meanwhile: ESRCH, not waited for) */
+		if (syscall(SYS_rt_tgsigqueueinfo, pid, tid,
+			    RT_FGRAPH_EXIT_SIG, &si))
+			continue;
+		asked[k] = true;
+		n++;
+	}
+	/* The answers, RT_FGRAPH_EXIT_WAIT_MS at most in all (and as many
+	 * naps, should the clock fail). */
+	if (clock_gettime(CLOCK_MONOTONIC, &now))
+		now = (struct timespec){ 0, 0 };
+	end = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec +
+	      RT_FGRAPH_EXIT_WAIT_MS * 1000000ull;
+	for (nap = 0; n && nap < RT_FGRAPH_EXIT_WAIT_MS * 1000 /
+					RT_FGRAPH_EXIT_NAP_US; nap++) {
+		const struct timespec ts = { 0, RT_FGRAPH_EXIT_NAP_US * 1000 };
+
+		for (k = 0; k < RT_FGRAPH_THREADS; k++) {
+			/* Acquire: pairs with the release of the answer;
+			 * signed: the count may wrap. */
+			if (asked[k] &&
+			    (int)(atomic_load_explicit(&rt_fgraph_threads[k].ack,
+						       memory_order_acquire) -
+				  want[k]) >= 0) {
+				asked[k] = false;
+				n--;
+			}
+		}
+		if (!n || clock_gettime(CLOCK_MONOTONIC, &now) ||
+		    (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec >=
+			    end)
+			break;
+		nanosleep(&ts, NULL);
+	}
 }
 
 /*
@@ -708,6 +963,9 @@ RT_NOTRACE void rt_fgraph_thread_arm(void)
 	if (rt_fgraph_exit_key_ok &&
 	    !pthread_getspecific(rt_fgraph_exit_key))
 		pthread_setspecific(rt_fgraph_exit_key, (void *)1);
+	/* (where the destructor gives it back) */
+	if (rt_fgraph_exit_key_ok)
+		rt_fgraph_slot_take(&rt_mcount_current);
 	rt_mcount_current.armed = 1;
 }
 

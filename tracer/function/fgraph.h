@@ -128,6 +128,9 @@ struct ftrace_ret_stack {
  * @armed: the thread's exit destructor is armed (rt_fgraph_thread_arm()):
  *	until then its calls take the general path, which holds back no
  *	entry
+ * @slot: 1 + the thread's place in the list of threads the process's exit
+ *	asks for their held-back entries (fgraph.c, rt_fgraph_flush_others()),
+ *	0 for none, negated once given back
  * @ret_stack: the frames, outermost first
  */
 struct rt_mcount_thread {
@@ -138,8 +141,13 @@ struct rt_mcount_thread {
 	int *errnop;
 	int pending;
 	int armed;
+	int slot;
 	struct ftrace_ret_stack ret_stack[RT_MCOUNT_DEPTH];
 };
+
+/* Set once a recorded site jumps to function_graph's own entry, which
+ * holds entries back (dynftrace.c); fgraph.c defines it. */
+extern _Atomic bool rt_fgraph_may_hold __attribute__((visibility("hidden")));
 
 /* Userspace: initial-exec TLS, as function.c's (no allocation); fgraph.c
  * defines it. */

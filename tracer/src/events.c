@@ -239,9 +239,10 @@ static pthread_once_t rt_builtin_once = PTHREAD_ONCE_INIT;
 
 static void rt_note_exit(void)
 {
-	/* the exiting thread's held-back graph entry: its call never
-	 * returns (exit() inside it) */
-	rt_graph_pending_flush();
+	/* the held-back graph entries, the exiting thread's and the
+	 * other threads': their calls never return (exit() inside one,
+	 * the others ended where they stand) */
+	rt_graph_pending_flush_all();
 	rt_exiting = true;
 }
 

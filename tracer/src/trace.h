@@ -376,6 +376,9 @@ void rt_fgraph_flush_pending(void);
 /* fgraph.c: arm the thread's exit destructor, which writes the entry a
  * cancelled thread held back. Once per thread, at its first record. */
 void rt_fgraph_thread_arm(void);
+/* fgraph.c: at the process's exit, have every other thread write the
+ * entry it holds back (its call never returns either). */
+void rt_fgraph_flush_others(void);
 
 /* The held-back entry before another record of the thread: the general
  * paths' first step. (The profiling-call tracer, which alone holds one
@@ -386,6 +389,17 @@ rt_graph_pending_flush(void)
 #if defined(__x86_64__) && defined(__linux__)
 	if (__builtin_expect(rt_cur.slow & RT_SLOW_GRAPH_PENDING, 0))
 		rt_fgraph_flush_pending();
+#endif
+}
+
+/* The same at the process's exit, for the exiting thread and then for
+ * the others (rt_fgraph_flush_others()). */
+static inline __attribute__((no_instrument_function)) void
+rt_graph_pending_flush_all(void)
+{
+	rt_graph_pending_flush();
+#if defined(__x86_64__) && defined(__linux__)
+	rt_fgraph_flush_others();
 #endif
 }
 
