@@ -725,7 +725,9 @@ static struct sigaction rt_fgraph_exit_old;
 static RT_NOTRACE void rt_fgraph_slot_take(struct rt_mcount_thread *t)
 {
 	unsigned int i, k, start;
-	int tid = rt_gettid();
+	/* (the kernel's id: rt_gettid() may name another thread whose
+	 * records this one writes, rt_write_as()) */
+	int tid = (int)syscall(SYS_gettid);
 
 	if (t->slot)
 		return;
@@ -879,7 +881,7 @@ RT_NOTRACE void rt_fgraph_flush_others(void)
 	    !atomic_load_explicit(&rt_graph_mask, memory_order_relaxed) ||
 	    atomic_exchange_explicit(&once, true, memory_order_relaxed))
 		return;
-	self = rt_gettid();
+	self = (int)syscall(SYS_gettid);
 	pid = getpid();
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = rt_fgraph_exit_signal;
