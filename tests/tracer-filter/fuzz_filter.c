@@ -228,8 +228,9 @@ static void fz_check_error(const char *expr, size_t len,
 			problem("too long: len %zu pos %d", len, err->pos);
 	} else if (len > RT_FILTER_MAX_LEN) {
 		problem("%zu bytes refused with code %d", len, err->code);
-	} else if (err->pos < 0 || (size_t)err->pos > len) {
-		problem("position %d outside 0..%zu", err->pos, len);
+	} else if (err->pos < 0 || (size_t)err->pos > len + 1) {
+		/* (the kernel's places: one past the end at most) */
+		problem("position %d outside 0..%zu", err->pos, len + 1);
 	}
 
 	n = rt_filter_error_print(NULL, 0, expr, err);

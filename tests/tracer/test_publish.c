@@ -272,7 +272,7 @@ static void control(void)
 	ASSERT_EQ(command(ctl, "filter - sample request id >= 0 && bogus == 1",
 			  reply, sizeof(reply)), -EINVAL);
 	ASSERT_EQ(strcmp(reply, "id >= 0 && bogus == 1\n"
-				"           ^\n"
+				"                 ^\n"
 				"parse_error: Field not found\n"), 0);
 	ASSERT_EQ(command(ctl, "filter - sample request path == \"/child\"",
 			  reply, sizeof(reply)), 0);

@@ -41,20 +41,25 @@
 #include "filter.h"
 
 /* Messages, in the kernel's wording where it has one. */
-#define MSG_MISSING	"Missing field name and/or value"
-#define MSG_MEANINGLESS	"Meaningless filter expression"
-#define MSG_PARENS	"Unbalanced parens"
+/* The kernel's messages (trace_events_filter.c's err_text), for the same
+ * errors at the same places (see rtf_parse_expr()) */
+#define MSG_INVALID_OP	"Invalid operator"
+#define MSG_TOO_MANY_OPEN	"Too many '('"
+#define MSG_TOO_MANY_CLOSE	"Too few '('"
+#define MSG_QUOTE	"Missing matching quote"
+#define MSG_TOO_LONG_OPERAND	"Operand too long"
+#define MSG_EXPECT_DIGIT	"Expecting numeric field"
+#define MSG_FIELD_OP	"Illegal operation for field type"
 #define MSG_NOFIELD	"Field not found"
 #define MSG_BADINT	"Illegal integer value"
+#define MSG_TOO_MANY_PREDS	"Too many terms in predicate expression"
+#define MSG_MEANINGLESS	"Meaningless filter expression"
+#define MSG_BADSTR	"Invalid value (did you forget quotes)?"
+#define MSG_ERRNO	"Error"
+#define MSG_NO_FILTER	"No filter found"
+/* ours: what the kernel takes and we refuse, or has no word for */
 #define MSG_RANGE	"Integer value out of range for the field"
-#define MSG_BADOP	"Invalid operator"
-#define MSG_NOOP	"Missing operator"
-#define MSG_STROP	"Invalid operator for a string field"
-#define MSG_NUMOP	"Invalid operator for a numeric field"
 #define MSG_ARRAY	"Array fields cannot be filtered"
-#define MSG_QUOTE	"Missing matching quote"
-#define MSG_BADSTR	"Invalid value (did you forget quotes?)"
-#define MSG_NAME	"Expected a field name"
 #define MSG_EMPTY	"Empty filter expression"
 #define MSG_TOOLONG	"Expression too long"
 #define MSG_NOMEM	"Out of memory"
@@ -501,7 +506,7 @@ static int rtf_parse_string(struct rtf_parser *p, struct rtf_pred *pr)
 			char c = p->s[i];
 
 			if (c == '\0')
-				return rtf_error(p, RT_FILTER_E_VALUE, at,
+				return rtf_error(p, RT_FILTER_E_VALUE, i + 1,
 						 MSG_QUOTE);
 			if (c == q) {
 				i++;
@@ -520,7 +525,8 @@ static int rtf_parse_string(struct rtf_parser *p, struct rtf_pred *pr)
 		while (rtf_is_word(p->s[p->pos]))
 			dst[n++] = p->s[p->pos++];
 		if (!n)
-			return rtf_error(p, RT_FILTER_E_VALUE, at, MSG_BADSTR);
+			return rtf_error(p, RT_FILTER_E_VALUE, at + 1,
+					 MSG_BADSTR);
 	}
 	pr->str = dst;
 	pr->str_len = n;
@@ -528,13 +534,18 @@ static int rtf_parse_string(struct rtf_parser *p, struct rtf_pred *pr)
 	return 0;
 }
 
+/* The longest number the kernel reads (its num_buf, 24 bytes) */
+#define RTF_NUM_MAX 23
+
 /**
  * rtf_parse_int() - read the value of a numeric predicate
- * @p: the parser, at the first character of the value
+ * @p: the parser, at the first character of the value (a digit or '-')
  * @pr: the predicate that gets the value
  *
+ * As the kernel reads it: an optional '-', then letters and digits.
+ *
  * Context: parser.
- * Return: 0, or -1 with the error recorded (at the value's start).
+ * Return: 0, or -1 with the error recorded (one past the value's start).
  */
 static int rtf_parse_int(struct rtf_parser *p, struct rtf_pred *pr)
 {
@@ -542,12 +553,17 @@ static int rtf_parse_int(struct rtf_parser *p, struct rtf_pred *pr)
 	uint64_t mag;
 	bool neg;
 
-	while (rtf_is_word(p->s[p->pos]))
+	if (p->s[p->pos] == '-')
 		p->pos++;
+	while (rtf_is_alnum(p->s[p->pos]) && p->s[p->pos] != '_')
+		p->pos++;
+	if (p->pos - at > RTF_NUM_MAX)
+		return rtf_error(p, RT_FILTER_E_VALUE, p->pos + 1,
+				 MSG_TOO_LONG_OPERAND);
 	if (rtf_parse_number(p->s + at, p->pos - at, &neg, &mag))
-		return rtf_error(p, RT_FILTER_E_VALUE, at, MSG_BADINT);
+		return rtf_error(p, RT_FILTER_E_VALUE, at + 1, MSG_BADINT);
 	if (rtf_set_number(pr, neg, mag))
-		return rtf_error(p, RT_FILTER_E_VALUE, at, MSG_RANGE);
+		return rtf_error(p, RT_FILTER_E_VALUE, at + 1, MSG_RANGE);
 	return 0;
 }
 
@@ -579,42 +595,33 @@ static const struct rt_field *rtf_find_field(const struct rtf_parser *p,
  * @p: the parser, at the operator
  * @cmp: set to the enum rtf_cmp
  *
+ * The kernel's operators, tried in its order ("&" matches the first
+ * character of "&&" too, as there).
+ *
  * Context: parser.
- * Return: 0, or -1 with the error recorded.
+ * Return: 0, or -1 with the error recorded (one past the operator's
+ * place, as the kernel reports it: see rtf_parse_expr()).
  */
 static int rtf_parse_op(struct rtf_parser *p, uint8_t *cmp)
 {
-	size_t at = p->pos;
-	char c0 = p->s[at], c1 = c0 ? p->s[at + 1] : '\0';
-	size_t n = 2;
+	static const struct {
+		char op[3];
+		uint8_t cmp;
+	} ops[] = { { "~", RTF_GLOB }, { "!=", RTF_NE }, { "==", RTF_EQ },
+		    { "<=", RTF_LE },  { "<", RTF_LT },  { ">=", RTF_GE },
+		    { ">", RTF_GT },   { "&", RTF_BAND } };
+	size_t at = p->pos, i;
 
-	if (c0 == '=' && c1 == '=') {
-		*cmp = RTF_EQ;
-	} else if (c0 == '!' && c1 == '=') {
-		*cmp = RTF_NE;
-	} else if (c0 == '<' && c1 == '=') {
-		*cmp = RTF_LE;
-	} else if (c0 == '>' && c1 == '=') {
-		*cmp = RTF_GE;
-	} else {
-		n = 1;
-		if (c0 == '<') {
-			*cmp = RTF_LT;
-		} else if (c0 == '>') {
-			*cmp = RTF_GT;
-		} else if (c0 == '~') {
-			*cmp = RTF_GLOB;
-		} else if (c0 == '&' && c1 != '&') {
-			*cmp = RTF_BAND;
-		} else if (c0 == '\0' || c0 == ')' ||
-			   rtf_at_logical(p, at)) {
-			return rtf_error(p, RT_FILTER_E_SYNTAX, at, MSG_NOOP);
-		} else {
-			return rtf_error(p, RT_FILTER_E_SYNTAX, at, MSG_BADOP);
+	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		size_t n = strlen(ops[i].op);
+
+		if (!strncmp(p->s + at, ops[i].op, n)) {
+			*cmp = ops[i].cmp;
+			p->pos += n;
+			return 0;
 		}
 	}
-	p->pos += n;
-	return 0;
+	return rtf_error(p, RT_FILTER_E_SYNTAX, at + 1, MSG_INVALID_OP);
 }
 
 /**
@@ -690,18 +697,23 @@ static int rtf_new_node(struct rtf_parser *p, uint8_t type, uint32_t left,
 
 /**
  * rtf_parse_pred() - read one predicate "field op value"
- * @p: the parser, at the first letter of the field name
+ * @p: the parser, at the first character of the predicate
  *
  * The predicate becomes the next program entry and a leaf of the tree.
+ * Its errors are the kernel's, at its places (rtf_parse_expr()): a
+ * numeric field takes a number (a digit or '-' first) or refuses a
+ * quoted string or anything else; a string field takes a quoted string,
+ * and (ours: the kernel wants the quotes) an unquoted word.
  *
  * Context: parser.
  * Return: 0, or -1 with the error recorded.
  */
 static int rtf_parse_pred(struct rtf_parser *p)
 {
-	size_t name_at = p->pos, op_at, val_at;
+	size_t name_at = p->pos, name_end, val_at;
 	const struct rt_field *f;
 	struct rtf_pred *pr;
+	bool suffix = false;
 	char c;
 
 	if (p->nr_preds >= p->cap)
@@ -711,38 +723,63 @@ static int rtf_parse_pred(struct rtf_parser *p)
 
 	while (rtf_is_alnum(p->s[p->pos]))
 		p->pos++;
-	f = rtf_find_field(p, p->s + name_at, p->pos - name_at);
+	name_end = p->pos;
+	if (name_end == name_at)
+		return rtf_error(p, RT_FILTER_E_SYNTAX, 0, MSG_ERRNO);
+	f = rtf_find_field(p, p->s + name_at, name_end - name_at);
 	if (!f)
-		return rtf_error(p, RT_FILTER_E_FIELD, name_at, MSG_NOFIELD);
-	if (rtf_check_field(p, f, name_at, pr))
+		return rtf_error(p, RT_FILTER_E_FIELD, name_end + 1,
+				 MSG_NOFIELD);
+	if (rtf_check_field(p, f, name_end + 1, pr))
 		return -1;
-
-	rtf_skip_blanks(p);
-	op_at = p->pos;
-	if (rtf_parse_op(p, &pr->cmp))
-		return -1;
-	if (pr->src == RTF_SRC_NUM) {
-		if (pr->cmp == RTF_GLOB)
-			return rtf_error(p, RT_FILTER_E_OP, op_at, MSG_NUMOP);
-	} else if (pr->cmp != RTF_EQ && pr->cmp != RTF_NE &&
-		   pr->cmp != RTF_GLOB) {
-		return rtf_error(p, RT_FILTER_E_OP, op_at, MSG_STROP);
+	/* The kernel's ".ustring" (read a pointer field's string from
+	 * user memory) changes nothing here, where no field is such a
+	 * pointer; ".function" (an address named by a function) is not
+	 * filtered on: refused at the value, as the kernel refuses it on
+	 * a field that cannot hold an address. */
+	if (!strncmp(p->s + p->pos, ".ustring", 8)) {
+		p->pos += 8;
+	} else if (!strncmp(p->s + p->pos, ".function", 9)) {
+		p->pos += 9;
+		suffix = true;
 	}
 
 	rtf_skip_blanks(p);
+	if (rtf_parse_op(p, &pr->cmp))
+		return -1;
+	rtf_skip_blanks(p);
 	val_at = p->pos;
 	c = p->s[val_at];
-	if (c == '\0' || c == ')' || rtf_at_logical(p, val_at))
-		return rtf_error(p, RT_FILTER_E_SYNTAX, val_at, MSG_MISSING);
-	if (pr->src == RTF_SRC_NUM) {
-		if (rtf_parse_int(p, pr))
-			return -1;
-	} else {
+	if (suffix)
+		return rtf_error(p, RT_FILTER_E_OP, val_at + 1, MSG_FIELD_OP);
+	if (pr->src != RTF_SRC_NUM &&
+	    (c == '"' || c == '\'' || rtf_is_word(c))) {
+		/* a string (unquoted: ours, where the kernel wants quotes) */
+		if (pr->cmp != RTF_EQ && pr->cmp != RTF_NE &&
+		    pr->cmp != RTF_GLOB)
+			return rtf_error(p, RT_FILTER_E_OP, val_at + 1,
+					 MSG_FIELD_OP);
 		if (rtf_parse_string(p, pr))
 			return -1;
 		/* A pattern without wildcards is an equality test. */
 		if (pr->cmp == RTF_GLOB && !rtf_has_glob(pr->str, pr->str_len))
 			pr->cmp = RTF_EQ;
+	} else if (pr->src == RTF_SRC_NUM && (c == '"' || c == '\'')) {
+		if (pr->cmp != RTF_EQ && pr->cmp != RTF_NE &&
+		    pr->cmp != RTF_GLOB)
+			return rtf_error(p, RT_FILTER_E_OP, val_at + 1,
+					 MSG_FIELD_OP);
+		return rtf_error(p, RT_FILTER_E_VALUE, val_at + 1,
+				 MSG_EXPECT_DIGIT);
+	} else if (pr->src == RTF_SRC_NUM &&
+		   (c == '-' || (c >= '0' && c <= '9'))) {
+		if (pr->cmp == RTF_GLOB)
+			return rtf_error(p, RT_FILTER_E_OP, val_at + 1,
+					 MSG_FIELD_OP);
+		if (rtf_parse_int(p, pr))
+			return -1;
+	} else {
+		return rtf_error(p, RT_FILTER_E_VALUE, val_at + 1, MSG_BADSTR);
 	}
 	return rtf_new_node(p, RTF_NODE_PRED, p->nr_preds++, 0);
 }
@@ -824,8 +861,16 @@ static int rtf_reduce(struct rtf_parser *p, bool or_too)
  *
  * The parser alternates between wanting an operand ('!', '(' or a
  * predicate) and wanting what may follow one ("&&", "||", ')' or the
- * end). Errors are reported at the first token that cannot be read,
- * except a missing ')', which is reported at the innermost unclosed '('.
+ * end). The errors, their messages and their places are the kernel's
+ * (its error_log is the oracle: tests/tracefs/errlog_oracle.sh), which
+ * reports an error inside a predicate one character past the place it
+ * names (predicate_parse() passes parse_pred() the predicate's offset
+ * plus one): past the field's name for an unknown field, past the start
+ * of the operator or of the value for theirs. Something that is not a
+ * predicate where one is wanted is "Error" at 0 (parse_pred() returns
+ * -1 without a report), and a predicate followed by anything but "&&",
+ * "||", ')' or the end is "Too many terms" at that place. Parentheses
+ * and quotes were checked before (rtf_precheck()).
  *
  * Context: parser.
  * Return: 0 with the tree's root alone on the operand stack, or -1 with
@@ -843,24 +888,30 @@ static int rtf_parse_expr(struct rtf_parser *p)
 		at = p->pos;
 		c = p->s[at];
 		if (want_operand) {
-			if (c == '!' || c == '(') {
+			/* '!' before '=' or '~' is no negation (the kernel's
+			 * is_not()) */
+			if (c == '(' || (c == '!' && p->s[at + 1] != '=' &&
+					 p->s[at + 1] != '~')) {
 				if (rtf_push_op(p, c == '!' ? RTF_OP_NOT :
 						RTF_OP_LPAREN, at))
 					return -1;
 				p->pos++;
 				continue;
 			}
-			if (rtf_is_alpha(c)) {
+			if (rtf_is_alnum(c)) {
 				if (rtf_parse_pred(p))
 					return -1;
 				rtf_apply_nots(p);
 				want_operand = false;
 				continue;
 			}
-			if (c == '\0' || strchr(")&|=<>~", c))
+			if (c == '\0')
+				/* the expression ends after "&&", "||", '('
+				 * or '!' */
 				return rtf_error(p, RT_FILTER_E_SYNTAX, at,
-						 MSG_MISSING);
-			return rtf_error(p, RT_FILTER_E_SYNTAX, at, MSG_NAME);
+						 p->nr_preds ? MSG_MEANINGLESS :
+							       MSG_NO_FILTER);
+			return rtf_error(p, RT_FILTER_E_SYNTAX, 0, MSG_ERRNO);
 		}
 
 		if (rtf_at_logical(p, at)) {
@@ -879,8 +930,8 @@ static int rtf_parse_expr(struct rtf_parser *p)
 				return -1;
 			if (!p->nr_ops || p->ops[p->nr_ops - 1].op !=
 					  RTF_OP_LPAREN)
-				return rtf_error(p, RT_FILTER_E_PARENS, at,
-						 MSG_PARENS);
+				return rtf_error(p, RT_FILTER_E_PARENS, at + 1,
+						 MSG_TOO_MANY_CLOSE);
 			p->nr_ops--;
 			p->pos++;
 			/* The group is now an operand, as a predicate is. */
@@ -889,7 +940,7 @@ static int rtf_parse_expr(struct rtf_parser *p)
 		}
 		if (c != '\0')
 			return rtf_error(p, RT_FILTER_E_SYNTAX, at,
-					 MSG_MEANINGLESS);
+					 MSG_TOO_MANY_PREDS);
 		break;
 	}
 
@@ -897,9 +948,82 @@ static int rtf_parse_expr(struct rtf_parser *p)
 		return -1;
 	if (p->nr_ops)	/* only '(' can be left */
 		return rtf_error(p, RT_FILTER_E_PARENS,
-				 p->ops[p->nr_ops - 1].pos, MSG_PARENS);
+				 p->ops[p->nr_ops - 1].pos, MSG_TOO_MANY_OPEN);
 	if (p->nr_vals != 1 || p->vals[0] != p->nr_nodes - 1)
 		return rtf_error(p, RT_FILTER_E_SYNTAX, 0, MSG_INTERNAL);
+	return 0;
+}
+
+/**
+ * rtf_precheck() - the kernel's first look at an expression
+ * @p: the parser
+ *
+ * As the kernel's calc_stack(), before any predicate is read: a quote
+ * left open (quoted text as rtf_parse_string() reads it) is "Missing
+ * matching quote" at that quote; a ')' without its '(' is "Too few '('"
+ * there; a '(' left open is "Too many '('" at the innermost one.
+ * Blanks and quoted text are passed over; a
+ * doubled '&' or '|' separates predicates; other characters are counted
+ * as predicates, and an expression with none is "Error" at 0.
+ *
+ * Context: parser.
+ * Return: 0, or -1 with the error recorded.
+ */
+static int rtf_precheck(struct rtf_parser *p)
+{
+	const char *s = p->s;
+	size_t i, last_quote = 0, open = 0, nr_preds = 0;
+	bool is_pred = false;
+	char quote = 0;
+
+	/* p->vals (p->len + 1 entries, unused until rtf_parse_expr()):
+	 * the places of the '(' still open, innermost last */
+	for (i = 0; s[i]; i++) {
+		char c = s[i];
+
+		if (rtf_is_blank(c))
+			continue;
+		if (quote) {
+			/* (ours: a backslash escapes the quote or itself,
+			 * see rtf_parse_string(); the kernel has no escape) */
+			if (c == '\\' && (s[i + 1] == quote || s[i + 1] == '\\'))
+				i++;
+			else if (c == quote)
+				quote = 0;
+			continue;
+		}
+		if (c == '\'' || c == '"') {
+			quote = c;
+			last_quote = i;
+		} else if ((c == '&' || c == '|') && s[i + 1] == c) {
+			is_pred = false;
+			continue;
+		} else if (c == '(') {
+			is_pred = false;
+			p->vals[open++] = (uint32_t)i;
+			continue;
+		} else if (c == ')') {
+			is_pred = false;
+			if (!open)
+				return rtf_error(p, RT_FILTER_E_PARENS, i,
+						 MSG_TOO_MANY_CLOSE);
+			open--;
+			continue;
+		}
+		if (!is_pred) {
+			nr_preds++;
+			is_pred = true;
+		}
+	}
+	if (quote)
+		return rtf_error(p, RT_FILTER_E_VALUE, last_quote, MSG_QUOTE);
+	/* (the kernel looks for it backwards and stops short of the first
+	 * character: a '(' there is reported at 0 all the same) */
+	if (open)
+		return rtf_error(p, RT_FILTER_E_PARENS, p->vals[open - 1],
+				 MSG_TOO_MANY_OPEN);
+	if (!nr_preds)
+		return rtf_error(p, RT_FILTER_E_SYNTAX, 0, MSG_ERRNO);
 	return 0;
 }
 
@@ -1035,7 +1159,7 @@ int rt_filter_parse(const char *expr, const struct rt_field *fields,
 		goto fail;
 	}
 
-	if (rtf_parse_expr(&p) || rtf_compile(&p))
+	if (rtf_precheck(&p) || rtf_parse_expr(&p) || rtf_compile(&p))
 		goto fail;
 
 	f->prog = malloc(p.nr_preds * sizeof(*f->prog));

@@ -77,8 +77,9 @@ enum rt_filter_errcode {
 /**
  * struct rt_filter_error - where and why rt_filter_parse() failed
  * @code: enum rt_filter_errcode
- * @pos: 0-based byte offset in the expression of the offending token
- *	(the end of the expression when an operand or operator is missing)
+ * @pos: the place of the error, a 0-based byte offset in the expression,
+ *	as the kernel gives it (one past the offending token inside a
+ *	predicate: rt_filter_parse()), at most one past the end
  * @msg: a short description, e.g. "Field not found"
  */
 struct rt_filter_error {

@@ -143,9 +143,10 @@ int rt_cmd_parse(char *line, struct rt_cmd_args *out, char *err,
 		const struct rt_arg_desc *a = &d->args[i];
 
 		if ((a->type & ~RT_ARG_OPT) == RT_ARG_REST) {
-			/* the rest of the line, blanks and all */
-			while (*p == ' ')
-				p++;
+			/* the rest of the line, blanks and all: the one
+			 * blank before it went with the word before (an
+			 * expression's own leading blanks are its own: the
+			 * places its errors name count them) */
 			out->v[i].s = p;
 			out->set[i] = true;
 			p += strlen(p);
