@@ -59,7 +59,6 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <execinfo.h>
 #include <pthread.h>
 #include <signal.h>
@@ -844,18 +843,10 @@ static RT_NOTRACE bool rt_fgraph_blocks_exit_signal(int tid)
 {
 	char path[64], buf[2048], *p;
 	unsigned long long mask;
-	ssize_t n;
-	int fd;
 
 	snprintf(path, sizeof(path), "/proc/self/task/%d/status", tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (rt_read_small(path, buf, sizeof(buf)) <= 0)
 		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
 	p = strstr(buf, "\nSigBlk:");
 	if (!p || sscanf(p + 8, "%llx", &mask) != 1)
 		return false;

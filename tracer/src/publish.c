@@ -1478,22 +1478,14 @@ static bool rt_is_ancestor(long pid)
 
 	for (depth = 0; depth < 64 && p >= 1; depth++) {
 		char path[64], buf[512], *s;
-		ssize_t n;
-		int fd;
 
 		if (p == pid)
 			return true;
 		if (p == 1)
 			return false;
 		snprintf(path, sizeof(path), "/proc/%ld/stat", p);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
+		if (rt_read_small(path, buf, sizeof(buf)) <= 0)
 			return false;
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (n <= 0)
-			return false;
-		buf[n] = '\0';
 		/* "pid (comm) S ppid ...": comm may hold anything but ends
 		 * at the last ')' */
 		s = strrchr(buf, ')');

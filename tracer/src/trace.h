@@ -7,6 +7,7 @@
 #ifndef RINGTRACE_TRACE_H
 #define RINGTRACE_TRACE_H
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -379,6 +380,23 @@ void rt_fgraph_thread_arm(void);
 /* fgraph.c: at the process's exit, have every other thread write the
  * entry it holds back (its call never returns either). */
 void rt_fgraph_flush_others(void);
+/* A small file (of /proc) read whole into @buf, NUL-terminated (up to
+ * @size - 1 bytes): the bytes read, or -1. */
+static inline __attribute__((no_instrument_function)) ssize_t
+rt_read_small(const char *path, char *buf, size_t size)
+{
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return n;
+}
 
 /* The held-back entry before another record of the thread: the general
  * paths' first step. (The profiling-call tracer, which alone holds one
