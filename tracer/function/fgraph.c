@@ -863,6 +863,7 @@ RT_NOTRACE void rt_fgraph_flush_others(void)
 	struct timespec now;
 	int self, pid, tid;
 	unsigned int k, n = 0, nap;
+	bool installed = false;
 	uint64_t end;
 
 	/* Relaxed: no site ever jumped to function_graph's own entry, the
@@ -888,8 +889,13 @@ RT_NOTRACE void rt_fgraph_flush_others(void)
 		asked[k] = false;
 		if (!tid || tid == self || rt_fgraph_blocks_exit_signal(tid))
 			continue;
-		if (!n && sigaction(RT_FGRAPH_EXIT_SIG, &sa, &rt_fgraph_exit_old))
-			return;
+		/* (once: the handler it replaces is the one it passes
+		 * other signals to) */
+		if (!installed) {
+			if (sigaction(RT_FGRAPH_EXIT_SIG, &sa, &rt_fgraph_exit_old))
+				return;
+			installed = true;
+		}
 		/* Relaxed: the count before the signal; its answer is
 		 * loaded with acquire below. */
 		want[k] = atomic_load_explicit(&rt_fgraph_threads[k].ack,
