@@ -278,7 +278,7 @@ static bool rtf_is_blank(char c)
 }
 
 /**
- * rtf_is_alpha() - whether a character may start a field name
+ * rtf_is_alpha() - whether a character is a letter of a field name
  * @c: the character
  *
  * Context: any.
@@ -713,7 +713,7 @@ static int rtf_parse_pred(struct rtf_parser *p)
 	size_t name_at = p->pos, name_end, val_at;
 	const struct rt_field *f;
 	struct rtf_pred *pr;
-	bool suffix = false;
+	bool suffix = false, string_op;
 	char c;
 
 	if (p->nr_preds >= p->cap)
@@ -752,11 +752,13 @@ static int rtf_parse_pred(struct rtf_parser *p)
 	c = p->s[val_at];
 	if (suffix)
 		return rtf_error(p, RT_FILTER_E_OP, val_at + 1, MSG_FIELD_OP);
+	/* the operators a string value takes (quoted, for any field) */
+	string_op = pr->cmp == RTF_EQ || pr->cmp == RTF_NE ||
+		    pr->cmp == RTF_GLOB;
 	if (pr->src != RTF_SRC_NUM &&
 	    (c == '"' || c == '\'' || rtf_is_word(c))) {
 		/* a string (unquoted: ours, where the kernel wants quotes) */
-		if (pr->cmp != RTF_EQ && pr->cmp != RTF_NE &&
-		    pr->cmp != RTF_GLOB)
+		if (!string_op)
 			return rtf_error(p, RT_FILTER_E_OP, val_at + 1,
 					 MSG_FIELD_OP);
 		if (rtf_parse_string(p, pr))
@@ -765,8 +767,7 @@ static int rtf_parse_pred(struct rtf_parser *p)
 		if (pr->cmp == RTF_GLOB && !rtf_has_glob(pr->str, pr->str_len))
 			pr->cmp = RTF_EQ;
 	} else if (pr->src == RTF_SRC_NUM && (c == '"' || c == '\'')) {
-		if (pr->cmp != RTF_EQ && pr->cmp != RTF_NE &&
-		    pr->cmp != RTF_GLOB)
+		if (!string_op)
 			return rtf_error(p, RT_FILTER_E_OP, val_at + 1,
 					 MSG_FIELD_OP);
 		return rtf_error(p, RT_FILTER_E_VALUE, val_at + 1,
