@@ -155,6 +155,14 @@ NOTRACE void rt_ftrace_graph_entry_event(unsigned long func, int depth,
 	}
 }
 
+/* (the process exit's writes for other threads, fgraph.c: none here) */
+NOTRACE void rt_write_as(int pid, int tgid, const char *comm)
+{
+	(void)pid;
+	(void)tgid;
+	(void)comm;
+}
+
 NOTRACE void rt_ftrace_graph_return_event(unsigned long func, int depth,
 					  uint64_t calltime, uint64_t rettime,
 					  unsigned int overrun,

@@ -685,20 +685,34 @@ static bool rt_fgraph_exit_key_ok;
  * for work, spinning on a flag) would be missing its innermost call,
  * where the kernel's function_graph, which wrote the entry at the call,
  * shows it open. So the library's exit handler (rt_note_exit(),
- * events.c) asks each of them, by a signal, to write its own entry, in
- * its own thread and buffer, with its own time, as a traced signal
- * handler of that thread would (rt_fgraph_flush_others()).
+ * events.c) writes them (rt_fgraph_flush_others()), without changing
+ * what the threads do in their last moments:
+ *
+ * - A thread asleep in the kernel (waiting in poll(), pause(), a lock,
+ *   stopped) runs none of its code: its held-back entry is taken and
+ *   written here, under its id (rt_write_as()), with its own time
+ *   (rt_fgraph_write_for()). Only if /proc shows that the thread did not
+ *   run meanwhile: its state and its context-switch counts the same
+ *   before the entry was taken and after. A signal would end its wait
+ *   instead: poll(), pause(), sleep() and more return EINTR whatever
+ *   SA_RESTART says, and a program that takes that for an error would
+ *   end otherwise than untraced (another exit status, a message).
+ * - A thread that runs (spinning on a flag; /proc's state R) is asked
+ *   by a signal to write its own entry, in its own thread and buffer, as
+ *   a traced signal handler of that thread would; in user code, a signal
+ *   interrupts no wait. The signal is SIGURG, for the reason other
+ *   runtimes take it for theirs: ignored by default, rarely used
+ *   (out-of-band socket data), and passed by debuggers without stopping;
+ *   ours carries SI_QUEUE and a value of our own, and the handler passes
+ *   any other to the handler it replaced. A thread that blocks SIGURG
+ *   (/proc's SigBlk) is not asked; the others are waited for
+ *   RT_FGRAPH_EXIT_WAIT_MS at most, all together.
  *
  * The threads that may hold one back (armed: rt_fgraph_thread_arm()) are
  * listed here, a slot each, taken at arming and given back by the exit
- * destructor; a thread armed when all are taken is not asked (its entry
- * is lost at the process's exit, as before). The signal is SIGURG, for
- * the reason other runtimes take it for theirs: ignored by default,
- * rarely used (out-of-band socket data), and passed by debuggers without
- * stopping; ours carries SI_QUEUE and a value of our own, and the
- * handler passes any other to the handler it replaced. A thread that
- * blocks SIGURG (/proc's SigBlk) is not asked; the others are waited for
- * RT_FGRAPH_EXIT_WAIT_MS at most, all together.
+ * destructor; a thread armed when all are taken is not seen (its entry
+ * is lost at the process's exit, as before), nor is one whose state
+ * could not be read or that ran while its entry was taken.
  */
 #define RT_FGRAPH_THREADS 4096
 #define RT_FGRAPH_EXIT_SIG SIGURG
@@ -711,6 +725,9 @@ struct rt_fgraph_slot {
 	_Atomic int tid;
 	/* one more each time the thread answered (its entry written) */
 	_Atomic unsigned int ack;
+	/* its state (rt_mcount_current), set after @tid, cleared before:
+	 * NULL while free or being taken */
+	struct rt_mcount_thread *_Atomic thread;
 };
 
 _Atomic bool rt_fgraph_may_hold;
@@ -750,6 +767,10 @@ static RT_NOTRACE void rt_fgraph_slot_take(struct rt_mcount_thread *t)
 		if (atomic_compare_exchange_strong_explicit(
 			    &rt_fgraph_threads[k].tid, &free_tid, tid,
 			    memory_order_relaxed, memory_order_relaxed)) {
+			/* Release: our state's place after our id; pairs
+			 * with the acquire load in rt_fgraph_slot_thread(). */
+			atomic_store_explicit(&rt_fgraph_threads[k].thread, t,
+					      memory_order_release);
 			atomic_store_explicit(&rt_fgraph_slot_next, k + 1,
 					      memory_order_relaxed);
 			return;
@@ -770,9 +791,14 @@ static RT_NOTRACE void rt_fgraph_slot_give(struct rt_mcount_thread *t)
 	if (k <= 0)
 		return;
 	t->slot = -k;
-	/* Relaxed: as the exchange that took it. */
-	atomic_store_explicit(&rt_fgraph_threads[k - 1].tid, 0,
+	/* Relaxed: the place first, then the id (a compiler barrier
+	 * between them: one thread's two stores; an exit that reads the id
+	 * twice around the place sees them in order through the release
+	 * and acquire of rt_fgraph_slot_thread(), or finds the place NULL). */
+	atomic_store_explicit(&rt_fgraph_threads[k - 1].thread, NULL,
 			      memory_order_relaxed);
+	atomic_store_explicit(&rt_fgraph_threads[k - 1].tid, 0,
+			      memory_order_release);
 }
 
 static RT_NOTRACE void rt_fgraph_thread_exit(void *arg)
@@ -790,13 +816,18 @@ static RT_NOTRACE void rt_fgraph_fork_child(void)
 	int own = rt_mcount_current.slot > 0 ? rt_mcount_current.slot : 0;
 	unsigned int k;
 
-	for (k = 0; k < RT_FGRAPH_THREADS; k++)
+	for (k = 0; k < RT_FGRAPH_THREADS; k++) {
 		/* Relaxed: the child runs this thread alone. */
 		atomic_store_explicit(&rt_fgraph_threads[k].tid,
 				      (int)k + 1 == own ?
 					      (int)syscall(SYS_gettid) :
 					      0,
 				      memory_order_relaxed);
+		atomic_store_explicit(&rt_fgraph_threads[k].thread,
+				      (int)k + 1 == own ? &rt_mcount_current :
+							  NULL,
+				      memory_order_relaxed);
+	}
 }
 
 __attribute__((constructor)) static RT_NOTRACE void rt_fgraph_exit_init(void)
@@ -837,20 +868,112 @@ static RT_NOTRACE void rt_fgraph_exit_signal(int sig, siginfo_t *si,
 	/* (SIG_DFL: SIGURG is ignored by default) */
 }
 
-/* Whether thread @tid blocks the exit's signal (/proc's SigBlk); a
- * thread whose status cannot be read is taken not to. */
-static RT_NOTRACE bool rt_fgraph_blocks_exit_signal(int tid)
+/* What /proc says of one of our threads (its status file). */
+struct rt_fgraph_task {
+	char state;			 /* R, S, D, T, t, Z, ... */
+	unsigned long long sigblk;	 /* the signals it blocks */
+	unsigned long long nvcsw, nivcsw; /* its context switches */
+};
+
+/* Read thread @tid's status into *@k. Return false if it cannot be read
+ * (the thread is gone) or lacks a field. */
+static RT_NOTRACE bool rt_fgraph_task_look(int tid, struct rt_fgraph_task *k)
 {
-	char path[64], buf[2048], *p;
-	unsigned long long mask;
+	static const char *const key[] = { "\nState:", "\nSigBlk:",
+					   "\nvoluntary_ctxt_switches:",
+					   "\nnonvoluntary_ctxt_switches:" };
+	char path[64], buf[4096], *p;
+	unsigned int i;
 
 	snprintf(path, sizeof(path), "/proc/self/task/%d/status", tid);
 	if (rt_read_small(path, buf, sizeof(buf)) <= 0)
 		return false;
-	p = strstr(buf, "\nSigBlk:");
-	if (!p || sscanf(p + 8, "%llx", &mask) != 1)
-		return false;
-	return mask >> (RT_FGRAPH_EXIT_SIG - 1) & 1;
+	for (i = 0; i < sizeof(key) / sizeof(key[0]); i++) {
+		p = strstr(buf, key[i]);
+		if (!p)
+			return false;
+		p += strlen(key[i]);
+		if (i == 0 ? sscanf(p, " %c", &k->state) != 1 :
+			     sscanf(p, i == 1 ? "%llx" : "%llu",
+				    i == 1   ? &k->sigblk :
+				    i == 2 ? &k->nvcsw :
+					     &k->nivcsw) != 1)
+			return false;
+	}
+	return true;
+}
+
+/* The state of the thread in slot @i if it is still thread @tid's, or
+ * NULL (free, being taken or given back, or another thread's now). */
+static RT_NOTRACE struct rt_mcount_thread *rt_fgraph_slot_thread(unsigned int i,
+								int tid)
+{
+	/* Acquire: pairs with the release store of the taker; the id
+	 * again after it, as the giver's release store leaves it. */
+	struct rt_mcount_thread *t = atomic_load_explicit(
+		&rt_fgraph_threads[i].thread, memory_order_acquire);
+
+	if (!t || atomic_load_explicit(&rt_fgraph_threads[i].tid,
+				       memory_order_acquire) != tid)
+		return NULL;
+	return t;
+}
+
+/*
+ * Write the entry held back by thread @tid (slot @i), which sleeps in the
+ * kernel (*@before, read by the caller): its frame read and its entry
+ * taken while it does not run, then written as its record. The thread's
+ * own takes are compare-and-exchanges without LOCK, against its signal
+ * handlers only; this one is LOCKed, and counts only if the thread did
+ * not run around it: its state not R and its context switches the same
+ * after as before (a thread that woke runs, R, until it switches out,
+ * which counts). Otherwise the entry is not written: the thread, awake,
+ * took it or will write it itself, or it is lost (as before this was
+ * written). Userspace: the thread's state is read across threads while
+ * it sleeps; the kernel's switch out orders its last stores before.
+ */
+static RT_NOTRACE void rt_fgraph_write_for(unsigned int i, int tid,
+					  const struct rt_fgraph_task *before)
+{
+	struct rt_mcount_thread *t = rt_fgraph_slot_thread(i, tid);
+	struct rt_fgraph_task after;
+	char path[64], comm[32];
+	unsigned long func;
+	uint64_t calltime;
+	int p, top;
+	ssize_t n;
+
+	if (!t)
+		return;
+	p = __atomic_load_n(&t->pending, __ATOMIC_RELAXED);
+	top = __atomic_load_n(&t->top, __ATOMIC_RELAXED);
+	/* (none, or its frame popped without a write: nothing to write) */
+	if (p <= 0 || p > top || p > RT_MCOUNT_DEPTH)
+		return;
+	func = __atomic_load_n(&t->ret_stack[p - 1].func, __ATOMIC_RELAXED);
+	calltime = __atomic_load_n(&t->ret_stack[p - 1].calltime,
+				   __ATOMIC_RELAXED);
+	/* Relaxed: the thread sleeps; the check after says whether it
+	 * did. Failure is fine: the thread changed it, so it ran. */
+	if (!__atomic_compare_exchange_n(&t->pending, &p, 0, false,
+					 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		return;
+	if (!rt_fgraph_task_look(tid, &after) || after.state == 'R' ||
+	    after.state != before->state || after.nvcsw != before->nvcsw ||
+	    after.nivcsw != before->nivcsw)
+		return;
+	/* Relaxed: as the hooks of function.c test it. */
+	if (atomic_load_explicit(&rt_function_trace_stop, memory_order_relaxed))
+		return;
+	snprintf(path, sizeof(path), "/proc/self/task/%d/comm", tid);
+	n = rt_read_small(path, comm, sizeof(comm));
+	if (n > 0 && comm[n - 1] == '\n')
+		comm[n - 1] = '\0';
+	/* (its bit of rt_thread.slow stays: should it wake, its next
+	 * record's general path finds nothing to write) */
+	rt_write_as(tid, getpid(), n > 0 ? comm : NULL);
+	rt_ftrace_graph_entry_event(func, p - 1, calltime, NULL);
+	rt_write_as(0, 0, NULL);
 }
 
 /* Called once, from the library's exit handler. */
@@ -859,6 +982,7 @@ RT_NOTRACE void rt_fgraph_flush_others(void)
 	static _Atomic bool once;
 	static unsigned int want[RT_FGRAPH_THREADS];
 	static bool asked[RT_FGRAPH_THREADS];
+	struct rt_fgraph_task task;
 	struct sigaction sa;
 	struct timespec now;
 	int self, pid, tid;
@@ -887,7 +1011,16 @@ RT_NOTRACE void rt_fgraph_flush_others(void)
 		tid = atomic_load_explicit(&rt_fgraph_threads[k].tid,
 					   memory_order_relaxed);
 		asked[k] = false;
-		if (!tid || tid == self || rt_fgraph_blocks_exit_signal(tid))
+		if (!tid || tid == self || !rt_fgraph_task_look(tid, &task) ||
+		    task.state == 'Z' || task.state == 'X')
+			continue;
+		/* asleep: written here, the thread left as it is */
+		if (task.state != 'R') {
+			rt_fgraph_write_for(k, tid, &task);
+			continue;
+		}
+		/* running, SIGURG blocked: not asked */
+		if (task.sigblk >> (RT_FGRAPH_EXIT_SIG - 1) & 1)
 			continue;
 		/* (once: the handler it replaces is the one it passes
 		 * other signals to) */
