@@ -6,9 +6,12 @@
  * an attached view. Files go on a clean exit and stay after a SIGKILL.
  */
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <linux/futex.h>
 #include <signal.h>
 #include <stdio.h>
@@ -521,6 +524,122 @@ static void protocol_calls(void)
 		  -E2BIG);
 }
 
+/*
+ * Every thread's first instruction, seen from inside: pthread_create()
+ * is interposed (the library's calls come here too) and each new thread
+ * notes its id and whether it was born with every signal blocked, before
+ * its own start routine runs.
+ */
+#define BORN_MAX 32
+static struct {
+	_Atomic int tid;
+	bool all_blocked;
+} born[BORN_MAX];
+static _Atomic int nr_born;
+
+struct born_start {
+	void *(*fn)(void *);
+	void *arg;
+};
+
+static void *born_trampoline(void *p)
+{
+	struct born_start b = *(struct born_start *)p;
+	sigset_t cur;
+	int i;
+
+	free(p);
+	pthread_sigmask(SIG_SETMASK, NULL, &cur);
+	i = atomic_fetch_add(&nr_born, 1);
+	if (i < BORN_MAX) {
+		born[i].all_blocked = sigismember(&cur, SIGUSR1) == 1 &&
+				      sigismember(&cur, SIGINT) == 1 &&
+				      sigismember(&cur, SIGTERM) == 1 &&
+				      sigismember(&cur, SIGURG) == 1;
+		atomic_store(&born[i].tid, (int)syscall(SYS_gettid));
+	}
+	return b.fn(b.arg);
+}
+
+typedef int (*pthread_create_fn)(pthread_t *, const pthread_attr_t *,
+				 void *(*)(void *), void *);
+
+int pthread_create(pthread_t *th, const pthread_attr_t *attr,
+		   void *(*fn)(void *), void *arg)
+{
+	pthread_create_fn real =
+		(pthread_create_fn)(uintptr_t)dlsym(RTLD_NEXT, "pthread_create");
+	struct born_start *b = malloc(sizeof(*b));
+	int ret;
+
+	if (!real || !b) {
+		free(b);
+		return EAGAIN;
+	}
+	b->fn = fn;
+	b->arg = arg;
+	ret = real(th, attr, born_trampoline, b);
+	if (ret)
+		free(b);
+	return ret;
+}
+
+/*
+ * The library's threads take no signal of the program's, from their first
+ * instruction on: the control thread and liburcu's call_rcu thread are
+ * created with every signal blocked (they would inherit the mask of the
+ * thread that makes them, and a signal sent to the process could run
+ * the program's handler there).
+ */
+static void threads_born_blocked(void)
+{
+	struct ringtrace_instance *top;
+	char path[64], comm[32], pids[32], err[64];
+	int tid = 0, i, n, tries;
+	FILE *f;
+
+	use_private_dir();
+	top = ringtrace_top();
+	ASSERT_NOT_NULL(top);
+	for (tries = 0; tries < 500 && !tid; tries++) {
+		n = atomic_load(&nr_born);
+		for (i = 0; i < n && i < BORN_MAX && !tid; i++) {
+			int t = atomic_load(&born[i].tid);
+
+			if (!t)
+				continue;
+			snprintf(path, sizeof(path), "/proc/self/task/%d/comm",
+				 t);
+			f = fopen(path, "r");
+			if (f && fgets(comm, sizeof(comm), f) &&
+			    !strcmp(comm, "ringtrace-ctl\n"))
+				tid = t;
+			if (f)
+				fclose(f);
+		}
+		if (!tid)
+			rbt_msleep(10);
+	}
+	ASSERT_NE(tid, 0);
+	/* a pid list replaced: the old one is freed by call_rcu */
+	snprintf(pids, sizeof(pids), "%d", (int)getpid());
+	ASSERT_EQ(ringtrace_set_pids(top, RINGTRACE_PID_EVENT, pids, false,
+				     err, sizeof(err)), 0);
+	ASSERT_EQ(ringtrace_set_pids(top, RINGTRACE_PID_EVENT, "", false, err,
+				     sizeof(err)), 0);
+	for (tries = 0; tries < 500 && atomic_load(&nr_born) < 2; tries++)
+		rbt_msleep(10);
+	n = atomic_load(&nr_born);
+	ASSERT_GE(n, 2);
+	for (i = 0; i < n && i < BORN_MAX; i++) {
+		for (tries = 0; tries < 500 && !atomic_load(&born[i].tid);
+		     tries++)
+			rbt_msleep(10);
+		ASSERT_TRUE(born[i].all_blocked);
+	}
+	remove_dir();
+}
+
 static const struct rbt_case cases[] = {
 	RBT_CASE(control),
 	RBT_CASE(crash_leaves_files),
@@ -528,6 +647,7 @@ static const struct rbt_case cases[] = {
 	RBT_CASE(exec_republishes),
 	RBT_CASE(protocol),
 	RBT_CASE(protocol_calls),
+	RBT_CASE(threads_born_blocked),
 };
 
 /* exec() keeps the pid and the start time and runs no exit handler: the

@@ -12,7 +12,9 @@
 #include <errno.h>
 #include <execinfo.h>
 #include <limits.h>
+#include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -243,6 +245,29 @@ __attribute__((constructor)) static void rt_fork_setup(void)
 	pthread_atfork(urcu_bp_before_fork, urcu_bp_after_fork_parent,
 		       urcu_bp_after_fork_child);
 	pthread_atfork(rt_fork_prepare, NULL, rt_fork_child);
+}
+
+/*
+ * liburcu's call_rcu thread: made by the library's first rt_call_rcu(),
+ * from that caller's thread, whose signal mask it inherits, and it
+ * unblocks none. Made here with every signal blocked, so that a signal
+ * sent to the process never runs the program's handler in it.
+ */
+static pthread_once_t rt_call_rcu_once = PTHREAD_ONCE_INIT;
+
+static void rt_call_rcu_thread_make(void)
+{
+	sigset_t all, old;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	(void)urcu_bp_get_default_call_rcu_data();
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+void rt_call_rcu_init(void)
+{
+	pthread_once(&rt_call_rcu_once, rt_call_rcu_thread_make);
 }
 
 void rt_lazy_init(void)

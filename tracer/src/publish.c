@@ -1294,6 +1294,7 @@ int rt_publish_init(void)
 	const char *s = secure_getenv("RINGTRACE_PUBLISH");
 	char dir[RT_CTL_PATH_MAX], path[RT_CTL_PATH_MAX + 8];
 	pthread_attr_t ta;
+	sigset_t all, old;
 	pthread_t th;
 	struct rt_ctl *ctl;
 	uint64_t start;
@@ -1405,7 +1406,12 @@ int rt_publish_init(void)
 	pthread_attr_init(&ta);
 	pthread_attr_setdetachstate(&ta, PTHREAD_CREATE_DETACHED);
 	pthread_attr_setstacksize(&ta, 256 * 1024);
+	/* Born with every signal blocked: a signal sent to the process
+	 * before the thread's first instruction is not taken there. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
 	ret = pthread_create(&th, &ta, rt_ctl_thread, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&ta);
 	if (ret)
 		rt_warn("ringtrace: no control thread: %s\n", strerror(ret));

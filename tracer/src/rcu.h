@@ -163,6 +163,10 @@ rt_synchronize_rcu(void)
 	RT_RCU_TSAN_ACQUIRE();
 }
 
+/* instance.c: make liburcu's call_rcu thread, once, with every signal
+ * blocked (it inherits its maker's mask). */
+void rt_call_rcu_init(void);
+
 /*
  * Free with @func after a grace period, from liburcu's call_rcu thread,
  * without waiting here. @func begins with rt_rcu_callback_begin().
@@ -170,6 +174,7 @@ rt_synchronize_rcu(void)
 static inline __attribute__((no_instrument_function)) void
 rt_call_rcu(struct rcu_head *head, void (*func)(struct rcu_head *head))
 {
+	rt_call_rcu_init();
 	/* (for ThreadSanitizer, which does not see liburcu's queue: what
 	 * this thread did to the object happens before @func, which
 	 * acquires in rt_rcu_callback_begin()) */
