@@ -937,6 +937,7 @@ static RT_NOTRACE void rt_fgraph_write_for(unsigned int i, int tid,
 {
 	struct rt_mcount_thread *t = rt_fgraph_slot_thread(i, tid);
 	struct rt_fgraph_task after;
+	sigset_t all, old;
 	char path[64], comm[32];
 	unsigned long func;
 	uint64_t calltime;
@@ -970,10 +971,14 @@ static RT_NOTRACE void rt_fgraph_write_for(unsigned int i, int tid,
 	if (n > 0 && comm[n - 1] == '\n')
 		comm[n - 1] = '\0';
 	/* (its bit of rt_thread.slow stays: should it wake, its next
-	 * record's general path finds nothing to write) */
+	 * record's general path finds nothing to write; and no handler of
+	 * ours runs meanwhile, whose records would carry its id) */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
 	rt_write_as(tid, getpid(), n > 0 ? comm : NULL);
 	rt_ftrace_graph_entry_event(func, p - 1, calltime, NULL);
 	rt_write_as(0, 0, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 /* Called once, from the library's exit handler. */
