@@ -992,7 +992,7 @@ RT_NOTRACE void rt_fgraph_flush_others(void)
 	struct timespec now;
 	int self, pid, tid;
 	unsigned int k, n = 0, nap;
-	bool installed = false;
+	bool installed = false, no_handler = false;
 	uint64_t end;
 
 	/* Relaxed: no site ever jumped to function_graph's own entry, the
@@ -1024,14 +1024,17 @@ RT_NOTRACE void rt_fgraph_flush_others(void)
 			rt_fgraph_write_for(k, tid, &task);
 			continue;
 		}
-		/* running, SIGURG blocked: not asked */
-		if (task.sigblk >> (RT_FGRAPH_EXIT_SIG - 1) & 1)
+		/* running, SIGURG blocked (or no handler): not asked */
+		if ((task.sigblk >> (RT_FGRAPH_EXIT_SIG - 1) & 1) || no_handler)
 			continue;
 		/* (once: the handler it replaces is the one it passes
 		 * other signals to) */
 		if (!installed) {
-			if (sigaction(RT_FGRAPH_EXIT_SIG, &sa, &rt_fgraph_exit_old))
-				return;
+			if (sigaction(RT_FGRAPH_EXIT_SIG, &sa,
+				      &rt_fgraph_exit_old)) {
+				no_handler = true;
+				continue;
+			}
 			installed = true;
 		}
 		/* Relaxed: the count before the signal; its answer is
