@@ -11,7 +11,10 @@
  *
  * This file is not instrumented; mc_*.c and mc_exc.cc are.
  */
+#include <dirent.h>
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <semaphore.h>
@@ -2513,6 +2516,59 @@ static void function_stop_signal(void)
 }
 
 /* Named so that backtrace() finds it (the program is linked -rdynamic). */
+/* The descriptors open now without FD_CLOEXEC, as a bit set (fds below
+ * 1024). */
+static void fds_inheritable(unsigned long long set[16])
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+
+	memset(set, 0, 16 * sizeof(set[0]));
+	ASSERT_NOT_NULL(d);
+	while ((e = readdir(d))) {
+		int fd = atoi(e->d_name), fl;
+
+		if (e->d_name[0] == '.' || fd == dirfd(d) || fd >= 1024)
+			continue;
+		fl = fcntl(fd, F_GETFD);
+		if (fl >= 0 && !(fl & FD_CLOEXEC))
+			set[fd / 64] |= 1ull << (fd % 64);
+	}
+	closedir(d);
+}
+
+/*
+ * What the function tracers open in the process (the objects and debug
+ * files libdw reads for funcgraph-args and the trampolines' choice,
+ * /proc/self/mem) is closed on exec(): a traced program that runs
+ * another passes it nothing of the library's.
+ */
+static void graph_fds_cloexec(void)
+{
+	unsigned long long before[16], after[16];
+	char path[64], link[PATH_MAX];
+
+	fds_inheritable(before);
+	option("funcgraph-args");
+	tracer("function_graph");
+	ASSERT_EQ(fa_outer(4), 10);
+	ASSERT_EQ(mc_pouter(1), 6);
+	tracer("nop");
+	fds_inheritable(after);
+	for (int fd = 0; fd < 1024; fd++) {
+		ssize_t n;
+
+		if (!(after[fd / 64] >> (fd % 64) & 1) ||
+		    (before[fd / 64] >> (fd % 64) & 1))
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		n = readlink(path, link, sizeof(link) - 1);
+		link[n > 0 ? n : 0] = '\0';
+		RBT_FAIL("fd %d (%s) opened by the tracer is inherited by exec()",
+			 fd, link);
+	}
+}
+
 #define MC_CASE(fn)                                                          \
 	__attribute__((noinline)) void test_case_##fn(void);                 \
 	__attribute__((noinline)) void test_case_##fn(void)                  \
@@ -2521,6 +2577,7 @@ static void function_stop_signal(void)
 		__asm__ volatile("");                                        \
 	}
 MC_CASE(graph_fentry)
+MC_CASE(graph_fds_cloexec)
 MC_CASE(graph_patchable)
 MC_CASE(graph_stop_return)
 MC_CASE(function_records)
@@ -2573,6 +2630,7 @@ MC_CASE(graph_first_call_cancel)
 #define MC_RUN(fn) { #fn, test_case_##fn }
 static const struct rbt_case cases[] = {
 	MC_RUN(graph_fentry),	 MC_RUN(graph_patchable),
+	MC_RUN(graph_fds_cloexec),
 	MC_RUN(graph_stop_return),
 	MC_RUN(function_records), MC_RUN(registers_kept),
 	MC_RUN(nop_when_off),	 MC_RUN(filter_patches),

@@ -22,6 +22,7 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <gelf.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -150,6 +151,25 @@ static RT_NOTRACE bool rt_debuginfo_local(Dwfl_Module *mod,
  * server is set; an object without local debug information is shown
  * with raw registers at once instead.
  */
+/*
+ * Userspace: libdw opens the objects and their debug files without
+ * O_CLOEXEC and keeps them open while the session lasts (the library's
+ * lasts as long as the process). A program that exec()s would pass them
+ * on to what it runs: each descriptor libdw's searches return is marked
+ * close-on-exec at once (a fork() and exec() of another thread in
+ * between is the one way one still leaks).
+ */
+static RT_NOTRACE int rt_cloexec(int fd)
+{
+	if (fd >= 0) {
+		int fl = fcntl(fd, F_GETFD);
+
+		if (fl >= 0 && !(fl & FD_CLOEXEC))
+			(void)fcntl(fd, F_SETFD, fl | FD_CLOEXEC);
+	}
+	return fd;
+}
+
 static RT_NOTRACE int rt_find_debuginfo(Dwfl_Module *mod, void **userdata,
 					const char *modname, Dwarf_Addr base,
 					const char *file_name,
@@ -159,14 +179,24 @@ static RT_NOTRACE int rt_find_debuginfo(Dwfl_Module *mod, void **userdata,
 {
 	if (!rt_debuginfo_local(mod, file_name, debuglink_file))
 		return -1;
-	return dwfl_standard_find_debuginfo(mod, userdata, modname, base,
-					    file_name, debuglink_file,
-					    debuglink_crc,
-					    debuginfo_file_name);
+	return rt_cloexec(dwfl_standard_find_debuginfo(mod, userdata, modname,
+						       base, file_name,
+						       debuglink_file,
+						       debuglink_crc,
+						       debuginfo_file_name));
+}
+
+/* The object's own file (libdw's search for a process's modules). */
+static RT_NOTRACE int rt_find_elf(Dwfl_Module *mod, void **userdata,
+				  const char *modname, Dwarf_Addr base,
+				  char **file_name, Elf **elfp)
+{
+	return rt_cloexec(dwfl_linux_proc_find_elf(mod, userdata, modname,
+						   base, file_name, elfp));
 }
 
 static const Dwfl_Callbacks rt_dwfl_cbs = {
-	.find_elf = dwfl_linux_proc_find_elf,
+	.find_elf = rt_find_elf,
 	.find_debuginfo = rt_find_debuginfo,
 	.debuginfo_path = &rt_debuginfo_path,
 };
