@@ -143,15 +143,6 @@ static RT_NOTRACE bool rt_debuginfo_local(Dwfl_Module *mod,
 }
 
 /*
- * The standard search, where the machine holds the debug information.
- * Userspace: a traced program does not fetch it over the network. The
- * standard search ends by asking debuginfod, and libdw loads its client
- * library for that (some thirty libraries: curl, TLS, Kerberos, LDAP)
- * in the traced process, at the function tracer's start, even where no
- * server is set; an object without local debug information is shown
- * with raw registers at once instead.
- */
-/*
  * Userspace: libdw opens the objects and their debug files without
  * O_CLOEXEC and keeps them open while the session lasts (the library's
  * lasts as long as the process). A program that exec()s would pass them
@@ -170,6 +161,15 @@ static RT_NOTRACE int rt_cloexec(int fd)
 	return fd;
 }
 
+/*
+ * The standard search, where the machine holds the debug information.
+ * Userspace: a traced program does not fetch it over the network. The
+ * standard search ends by asking debuginfod, and libdw loads its client
+ * library for that (some thirty libraries: curl, TLS, Kerberos, LDAP)
+ * in the traced process, at the function tracer's start, even where no
+ * server is set; an object without local debug information is shown
+ * with raw registers at once instead.
+ */
 static RT_NOTRACE int rt_find_debuginfo(Dwfl_Module *mod, void **userdata,
 					const char *modname, Dwarf_Addr base,
 					const char *file_name,

@@ -791,10 +791,10 @@ static RT_NOTRACE void rt_fgraph_slot_give(struct rt_mcount_thread *t)
 	if (k <= 0)
 		return;
 	t->slot = -k;
-	/* Relaxed: the place first, then the id (a compiler barrier
-	 * between them: one thread's two stores; an exit that reads the id
-	 * twice around the place sees them in order through the release
-	 * and acquire of rt_fgraph_slot_thread(), or finds the place NULL). */
+	/* Relaxed: the place cleared first. Release: then the id, after
+	 * it; an exit that reads the place and then the id
+	 * (rt_fgraph_slot_thread(), acquire) takes the place only with the
+	 * id it asked for. */
 	atomic_store_explicit(&rt_fgraph_threads[k - 1].thread, NULL,
 			      memory_order_relaxed);
 	atomic_store_explicit(&rt_fgraph_threads[k - 1].tid, 0,
