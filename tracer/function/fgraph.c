@@ -875,32 +875,33 @@ struct rt_fgraph_task {
 	unsigned long long nvcsw, nivcsw; /* its context switches */
 };
 
+/* The text after @key in @buf, a /proc status file, or NULL. */
+static RT_NOTRACE const char *rt_status_field(const char *buf,
+					      const char *key)
+{
+	const char *p = strstr(buf, key);
+
+	return p ? p + strlen(key) : NULL;
+}
+
 /* Read thread @tid's status into *@k. Return false if it cannot be read
  * (the thread is gone) or lacks a field. */
 static RT_NOTRACE bool rt_fgraph_task_look(int tid, struct rt_fgraph_task *k)
 {
-	static const char *const key[] = { "\nState:", "\nSigBlk:",
-					   "\nvoluntary_ctxt_switches:",
-					   "\nnonvoluntary_ctxt_switches:" };
-	char path[64], buf[4096], *p;
-	unsigned int i;
+	char path[64], buf[4096];
+	const char *st, *blk, *vol, *inv;
 
 	snprintf(path, sizeof(path), "/proc/self/task/%d/status", tid);
 	if (rt_read_small(path, buf, sizeof(buf)) <= 0)
 		return false;
-	for (i = 0; i < sizeof(key) / sizeof(key[0]); i++) {
-		p = strstr(buf, key[i]);
-		if (!p)
-			return false;
-		p += strlen(key[i]);
-		if (i == 0 ? sscanf(p, " %c", &k->state) != 1 :
-			     sscanf(p, i == 1 ? "%llx" : "%llu",
-				    i == 1   ? &k->sigblk :
-				    i == 2 ? &k->nvcsw :
-					     &k->nivcsw) != 1)
-			return false;
-	}
-	return true;
+	st = rt_status_field(buf, "\nState:");
+	blk = rt_status_field(buf, "\nSigBlk:");
+	vol = rt_status_field(buf, "\nvoluntary_ctxt_switches:");
+	inv = rt_status_field(buf, "\nnonvoluntary_ctxt_switches:");
+	return st && blk && vol && inv && sscanf(st, " %c", &k->state) == 1 &&
+	       sscanf(blk, "%llx", &k->sigblk) == 1 &&
+	       sscanf(vol, "%llu", &k->nvcsw) == 1 &&
+	       sscanf(inv, "%llu", &k->nivcsw) == 1;
 }
 
 /* The state of the thread in slot @i if it is still thread @tid's, or
@@ -946,6 +947,9 @@ static RT_NOTRACE void rt_fgraph_write_for(unsigned int i, int tid,
 
 	if (!t)
 		return;
+	/* Relaxed: the sleeping thread's own words, stored before it went
+	 * to sleep (its switch out orders them); the check after the take
+	 * says whether they were read while it slept. */
 	p = __atomic_load_n(&t->pending, __ATOMIC_RELAXED);
 	top = __atomic_load_n(&t->top, __ATOMIC_RELAXED);
 	/* (none, or its frame popped without a write: nothing to write) */
