@@ -356,6 +356,10 @@ struct ringbuf_cpu {
 	int rd_note_cpu;
 	uint64_t rd_note_stamp;
 	uint64_t rd_note_pos;
+	/* Under the reader lock: the bytes from the record rb_buffer_peek()
+	 * last returned to the end of its page's data area, what a copy of
+	 * it may take (rb_event_copy()). */
+	uint64_t rd_room;
 };
 
 struct ringbuf {

@@ -781,6 +781,10 @@ again:
 		rb_advance_reader(cpu_buffer);
 		goto again;
 	default:
+		/* rb_reader_event() kept the record inside the data area. */
+		cpu_buffer->rd_room = cpu_buffer->buffer->bsize -
+				      (uint64_t)((unsigned char *)event -
+						 rb_data(cpu_buffer, reader)->data);
 		if (ts)
 			*ts = m->read_stamp + event->time_delta;
 		if (lost_events)
@@ -912,11 +916,25 @@ void rb_read_copy_free(void)
 	rb_read_copy.size = 0;
 }
 
-/* Copy @event (reader lock held); NULL with errno ENOMEM. */
+/*
+ * Copy the data record @event that rb_buffer_peek() returned (reader
+ * lock held); NULL with errno ENOMEM, or EAGAIN when the record is no
+ * longer one (the next read checks it again).
+ *
+ * Userspace: the kernel's reader page is the reader's alone. A buffer in
+ * a file may have its pages written out of turn by another process (a
+ * hostile one, or a file cut and grown back as zeros) between the peek's
+ * check and this copy. So the header and length word are read once, into
+ * the copy, checked there against the room the peek measured, and the
+ * body copied by that length: the record handed out is whole and lies in
+ * the copy, whatever the file says meanwhile.
+ */
 static struct ringbuf_event *rb_event_copy(struct ringbuf_cpu *cb,
 					   struct ringbuf_event *event)
 {
 	size_t need = cb->buffer->bsize;
+	struct ringbuf_event *copy;
+	unsigned int len;
 
 	if (rb_read_copy.size < need) {
 		unsigned char *n = malloc(need);
@@ -931,10 +949,22 @@ static struct ringbuf_event *rb_event_copy(struct ringbuf_cpu *cb,
 		/* freed by the thread-exit destructor */
 		rb_thread_slot_track();
 	}
-	/* rb_buffer_peek() checked that the record lies in the page. */
-	memcpy(rb_read_copy.buf, event, rb_event_length(event));
+	copy = (struct ringbuf_event *)rb_read_copy.buf;
+	RB_TESTPOINT(cb, RINGBUF_TP_READER_COPY);
+	/* rd_room is at least RB_EVNT_MIN_SIZE (rb_reader_event()). */
+	memcpy(copy, event, RB_EVNT_MIN_SIZE);
+	if (copy->type_len > RINGBUF_TYPE_DATA_TYPE_LEN_MAX ||
+	    !rb_event_valid(copy, cb->rd_room)) {
+		errno = EAGAIN;
+		return NULL;
+	}
+	len = rb_event_length(copy);
+	/* rb_event_valid(): RB_EVNT_MIN_SIZE <= len <= rd_room <= bsize */
+	memcpy(rb_read_copy.buf + RB_EVNT_MIN_SIZE,
+	       (unsigned char *)event + RB_EVNT_MIN_SIZE,
+	       len - RB_EVNT_MIN_SIZE);
 	rb_read_copy.cpu = rb_reader_note_cpu(cb);
-	return (struct ringbuf_event *)rb_read_copy.buf;
+	return copy;
 }
 
 int ringbuf_event_cpu(const struct ringbuf_event *event)

@@ -21,11 +21,18 @@
  *		nothing (EAGAIN), a wait ends at a signal (-EINTR); once the
  *		holder is gone everything is read
  *  lockgarbage	garbage over the lock words: everything is read
+ *  copyzero	the record a consume checked is rewritten before it is
+ *		copied out (RINGBUF_TP_READER_COPY): zeros, as a cut file
+ *		grows back; the consume returns nothing (EAGAIN), the next
+ *		finds the page damaged; every event read is whole
+ *  copyhuge	the same with a length word of 1 GiB: never copied
+ *  copypad	the same with the record turned into padding
  *
  * Every file this program makes is named "rbtest-<pid>-..." and removed
  * at the end.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +42,7 @@
 #include <unistd.h>
 
 #include "hostile.h"
+#include "internal.h"
 #include "shm_util.h"
 #include "test.h"
 #include "tu.h"
@@ -281,10 +289,97 @@ static void lockgarbage(void)
 	ringbuf_free(rb);
 }
 
+/* What copy_hook() writes over the record (two words: the header and
+ * the length word), and into which file. */
+static struct {
+	int fd;
+	uint32_t words[2];
+	int hits;
+} copy_race;
+
+/* At the consume's copy: rewrite the record the peek checked, through
+ * a descriptor of our own, as another process would. */
+static void copy_hook(struct ringbuf *rb, int cpu, enum ringbuf_testpoint tp,
+		      void *arg)
+{
+	struct ringbuf_cpu *cb = rb->buffers[cpu];
+	uint32_t reader;
+	unsigned char *rec;
+
+	(void)arg;
+	if (tp != RINGBUF_TP_READER_COPY || copy_race.hits++)
+		return;
+	reader = atomic_load_explicit(&cb->meta->reader_page,
+				      memory_order_relaxed);
+	rec = rb_data(cb, reader)->data + rb_read_index(cb, reader);
+	if (pwrite(copy_race.fd, copy_race.words, sizeof(copy_race.words),
+		   (off_t)(rec - (unsigned char *)rb->map)) !=
+	    (ssize_t)sizeof(copy_race.words))
+		RBT_FAIL("pwrite: %s", strerror(errno));
+}
+
+static void copy_case(const char *sfx, uint32_t header, uint32_t length)
+{
+	char path[4096];
+	struct ringbuf *v, *rb = make(sfx, path, sizeof(path), &v);
+	struct ringbuf_event *ev;
+	uint32_t n = 0;
+	int cpu;
+
+	copy_race.fd = open(path, O_RDWR | O_CLOEXEC);
+	if (copy_race.fd < 0)
+		RBT_FAIL("open %s: %s", path, strerror(errno));
+	copy_race.words[0] = header;
+	copy_race.words[1] = length;
+	copy_race.hits = 0;
+	ringbuf_test_set_hook(copy_hook, NULL);
+	/* the first record changed after its check: not handed out */
+	errno = 0;
+	ev = ringbuf_consume_next(v, &cpu, NULL, NULL);
+	ASSERT_EQ(copy_race.hits, 1);
+	ASSERT_TRUE(ev == NULL);
+	ASSERT_EQ(errno, EAGAIN);
+	/* the next read checks it again and finds the page damaged: the
+	 * view is not read any more (-EBADMSG), or reads on past it;
+	 * whatever is read is whole */
+	while ((ev = ringbuf_consume_next(v, &cpu, NULL, NULL)) ||
+	       (errno == EAGAIN && !ringbuf_view_error(v))) {
+		if (!ev)
+			continue;
+		ASSERT_EQ(ringbuf_event_length(ev), 40u);
+		tu_check(ringbuf_event_data(ev), 40,
+			 tu_seq(ringbuf_event_data(ev)), 40);
+		ASSERT_TRUE(++n < NR_EVENTS);
+	}
+	ringbuf_test_set_hook(NULL, NULL);
+	ASSERT_TRUE(ringbuf_view_error(v) == 0 ||
+		    ringbuf_view_error(v) == -EBADMSG);
+	close(copy_race.fd);
+	ringbuf_free(v);
+	ringbuf_free(rb);
+}
+
+static void copyzero(void)
+{
+	copy_case("copyzero", 0, 0);
+}
+
+static void copyhuge(void)
+{
+	/* type_len 0: the length is the second word */
+	copy_case("copyhuge", 0, 1u << 30);
+}
+
+static void copypad(void)
+{
+	copy_case("copypad", RINGBUF_TYPE_PADDING, 36);
+}
+
 static const struct rbt_case cases[] = {
 	RBT_CASE(metaoff),   RBT_CASE(geom),	  RBT_CASE(randomhdr),
 	RBT_CASE(trunc4096), RBT_CASE(trunc0),	  RBT_CASE(truncloop),
-	RBT_CASE(lockhold),  RBT_CASE(lockgarbage),
+	RBT_CASE(lockhold),  RBT_CASE(lockgarbage), RBT_CASE(copyzero),
+	RBT_CASE(copyhuge),  RBT_CASE(copypad),
 };
 
 int main(int argc, char **argv)

@@ -63,6 +63,9 @@ enum ringbuf_testpoint {
 	/* rb_slot_cache_put: the thread's first slot key cleared and its
 	 * slot_cb set, the new key not yet stored (the outermost write) */
 	RINGBUF_TP_SLOT_CACHE,
+	/* rb_event_copy: the record the peek checked, not yet copied out
+	 * (reader lock held) */
+	RINGBUF_TP_READER_COPY,
 	RINGBUF_TP_MAX
 };
 
