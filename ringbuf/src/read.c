@@ -32,20 +32,35 @@ static struct ringbuf_cpu *rb_cpu_consumer(struct ringbuf *rb, int cpu)
 	return rb_cpu(rb, cpu);
 }
 
+/*
+ * The record at the read index of page @reader; *@room (if given), the
+ * bytes from it to the end of the page's data area. The index is loaded
+ * once, and kept where a record's header and length word fit, whatever
+ * the file says: the callers check the record itself.
+ */
+static inline struct ringbuf_event *
+rb_reader_event_at(struct ringbuf_cpu *cpu_buffer, uint32_t reader,
+		   uint64_t *room)
+{
+	uint64_t bsize = cpu_buffer->buffer->bsize;
+	uint64_t read = rb_read_index(cpu_buffer, reader);
+
+	if (read > bsize - RB_EVNT_MIN_SIZE)
+		read = bsize - RB_EVNT_MIN_SIZE;
+	if (room)
+		*room = bsize - read;
+	return (struct ringbuf_event *)(rb_data(cpu_buffer, reader)->data +
+					read);
+}
+
 static inline struct ringbuf_event *
 rb_reader_event(struct ringbuf_cpu *cpu_buffer)
 {
-	struct rb_cpu_meta *m = cpu_buffer->meta;
-	uint32_t reader = atomic_load_explicit(&m->reader_page,
-					       memory_order_relaxed);
-	uint64_t read = rb_read_index(cpu_buffer, reader);
-
-	/* Room for a record's header and length word inside the page,
-	 * whatever the file says: the callers check the record itself. */
-	if (read > cpu_buffer->buffer->bsize - RB_EVNT_MIN_SIZE)
-		read = cpu_buffer->buffer->bsize - RB_EVNT_MIN_SIZE;
-	return (struct ringbuf_event *)(rb_data(cpu_buffer, reader)->data +
-					read);
+	return rb_reader_event_at(
+		cpu_buffer,
+		atomic_load_explicit(&cpu_buffer->meta->reader_page,
+				     memory_order_relaxed),
+		NULL);
 }
 
 unsigned long rb_num_of_entries(struct ringbuf_cpu *cpu_buffer)
@@ -734,6 +749,7 @@ static struct ringbuf_event *rb_buffer_peek(struct ringbuf_cpu *cpu_buffer,
 {
 	struct rb_cpu_meta *m = cpu_buffer->meta;
 	struct ringbuf_event *event;
+	uint64_t room;
 	uint32_t reader;
 	int nr_loops = 0;
 
@@ -747,7 +763,9 @@ again:
 	if (reader == RB_NO_PAGE)
 		return NULL;
 
-	event = rb_reader_event(cpu_buffer);
+	/* (the page the swap returned, whatever the file's reader_page
+	 * says by now) */
+	event = rb_reader_event_at(cpu_buffer, reader, &room);
 	{
 		/* A record (8 bytes at least) must lie inside the committed
 		 * data: the file may be another process's. */
@@ -781,10 +799,7 @@ again:
 		rb_advance_reader(cpu_buffer);
 		goto again;
 	default:
-		/* rb_reader_event() kept the record inside the data area. */
-		cpu_buffer->rd_room = cpu_buffer->buffer->bsize -
-				      (uint64_t)((unsigned char *)event -
-						 rb_data(cpu_buffer, reader)->data);
+		cpu_buffer->rd_room = room;
 		if (ts)
 			*ts = m->read_stamp + event->time_delta;
 		if (lost_events)
@@ -951,7 +966,7 @@ static struct ringbuf_event *rb_event_copy(struct ringbuf_cpu *cb,
 	}
 	copy = (struct ringbuf_event *)rb_read_copy.buf;
 	RB_TESTPOINT(cb, RINGBUF_TP_READER_COPY);
-	/* rd_room is at least RB_EVNT_MIN_SIZE (rb_reader_event()). */
+	/* rd_room is at least RB_EVNT_MIN_SIZE (rb_reader_event_at()). */
 	memcpy(copy, event, RB_EVNT_MIN_SIZE);
 	if (copy->type_len > RINGBUF_TYPE_DATA_TYPE_LEN_MAX ||
 	    !rb_event_valid(copy, cb->rd_room)) {
