@@ -1295,21 +1295,42 @@ again:
 		/* Need to copy one event at a time */
 		nrec = 0;
 		do {
-			/* rb_advance_reader() moves by one record; a time
-			 * extend's data event is copied in the next round. */
-			size = rb_event_length(event);
-			if (!size)
+			struct ringbuf_event *copy =
+				(struct ringbuf_event *)(dpage->data + pos);
+
+			/*
+			 * Userspace: another process may rewrite its file's
+			 * records after the checks (as rb_event_copy()): the
+			 * header and length word are read once, into the
+			 * caller's page, and checked there against the room
+			 * left in both pages; the body is copied by the
+			 * length they give.
+			 * rb_advance_reader() moves by one record; a time
+			 * extend's data event is copied in the next round.
+			 */
+			if (commit - rpos < RB_EVNT_MIN_SIZE ||
+			    len < RB_EVNT_MIN_SIZE)
 				break;
-			if (event->type_len <= RINGBUF_TYPE_DATA_TYPE_LEN_MAX)
+			RB_TESTPOINT(cb, RINGBUF_TP_READER_COPY);
+			memcpy(copy, rpage->data + rpos, RB_EVNT_MIN_SIZE);
+			if (!rb_event_valid(copy, commit - rpos))
+				break;
+			size = rb_event_length(copy);
+			if (!size || size > len)
+				break;
+			if (copy->type_len <= RINGBUF_TYPE_DATA_TYPE_LEN_MAX)
 				nrec++;
-			memcpy(dpage->data + pos, rpage->data + rpos, size);
+			/* (a valid record is RB_EVNT_MIN_SIZE at least) */
+			memcpy(dpage->data + pos + RB_EVNT_MIN_SIZE,
+			       rpage->data + rpos + RB_EVNT_MIN_SIZE,
+			       size - RB_EVNT_MIN_SIZE);
 			len -= size;
 			rb_advance_reader(cb);
 			rpos = rb_read_index(cb, reader);
 			pos += size;
 			if (rpos >= commit)
 				break;
-			event = rb_reader_event(cb);
+			event = (struct ringbuf_event *)(rpage->data + rpos);
 			/* Always keep the time extend and data together */
 			size = rb_event_ts_length(event, commit - rpos);
 		} while (size && len >= size);

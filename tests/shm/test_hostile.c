@@ -28,6 +28,9 @@
  *		finds the page damaged; every event read is whole
  *  copyhuge	the same with a length word of 1 GiB: never copied
  *  copypad	the same with the record turned into padding
+ *  pagezero	zeros at ringbuf_read_page()'s record-by-record copy (a
+ *		page read in part): the page gets whole records only
+ *  pagehuge	the same with a length word of 1 GiB
  *
  * Every file this program makes is named "rbtest-<pid>-..." and removed
  * at the end.
@@ -380,11 +383,64 @@ static void copypad(void)
 	copy_case("copypad", RINGBUF_TYPE_PADDING, 36);
 }
 
+/* The same at ringbuf_read_page()'s record-by-record copy (a page read
+ * in part): what the page gets is whole records, within its commit. */
+static void page_case(const char *sfx, uint32_t header, uint32_t length)
+{
+	char path[4096];
+	struct ringbuf *v, *rb = make(sfx, path, sizeof(path), &v);
+	union {
+		struct ringbuf_data_page p;
+		unsigned char b[TU_PAGE_DATA + 64];
+	} page;
+	uint64_t commit, off = 0;
+	int cpu, ret;
+
+	copy_race.fd = open(path, O_RDWR | O_CLOEXEC);
+	if (copy_race.fd < 0)
+		RBT_FAIL("open %s: %s", path, strerror(errno));
+	copy_race.words[0] = header;
+	copy_race.words[1] = length;
+	copy_race.hits = 0;
+	/* the page read in part: the record-by-record path */
+	ASSERT_TRUE(ringbuf_consume_next(v, &cpu, NULL, NULL) != NULL);
+	ringbuf_test_set_hook(copy_hook, NULL);
+	memset(&page, 0xa5, sizeof(page));
+	ret = ringbuf_read_page(v, &page, sizeof(page), 0, 0);
+	ringbuf_test_set_hook(NULL, NULL);
+	ASSERT_EQ(copy_race.hits, 1);
+	ASSERT_TRUE(ret == 0 || ret == -EAGAIN || ret == -ENODATA);
+	commit = ret ? 0 : page.p.commit & RINGBUF_COMMIT_MASK;
+	ASSERT_TRUE(commit <= TU_PAGE_DATA);
+	while (off < commit) {
+		const struct ringbuf_event *e =
+			(const void *)(page.p.data + off);
+
+		ASSERT_TRUE(rb_event_valid(e, commit - off));
+		ASSERT_TRUE(rb_event_length(e) > 0);
+		off += rb_event_length(e);
+	}
+	close(copy_race.fd);
+	ringbuf_free(v);
+	ringbuf_free(rb);
+}
+
+static void pagezero(void)
+{
+	page_case("pagezero", 0, 0);
+}
+
+static void pagehuge(void)
+{
+	page_case("pagehuge", 0, 1u << 30);
+}
+
 static const struct rbt_case cases[] = {
 	RBT_CASE(metaoff),   RBT_CASE(geom),	  RBT_CASE(randomhdr),
 	RBT_CASE(trunc4096), RBT_CASE(trunc0),	  RBT_CASE(truncloop),
 	RBT_CASE(lockhold),  RBT_CASE(lockgarbage), RBT_CASE(copyzero),
-	RBT_CASE(copyhuge),  RBT_CASE(copypad),
+	RBT_CASE(copyhuge),  RBT_CASE(copypad),	    RBT_CASE(pagezero),
+	RBT_CASE(pagehuge),
 };
 
 int main(int argc, char **argv)

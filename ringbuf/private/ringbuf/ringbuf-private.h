@@ -63,8 +63,9 @@ enum ringbuf_testpoint {
 	/* rb_slot_cache_put: the thread's first slot key cleared and its
 	 * slot_cb set, the new key not yet stored (the outermost write) */
 	RINGBUF_TP_SLOT_CACHE,
-	/* rb_event_copy: the record the peek checked, not yet copied out
-	 * (reader lock held) */
+	/* a record checked, not yet copied out: rb_event_copy() (consume,
+	 * peek), ringbuf_read_page()'s record-by-record copy (reader lock
+	 * held) */
 	RINGBUF_TP_READER_COPY,
 	RINGBUF_TP_MAX
 };
