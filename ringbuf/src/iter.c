@@ -170,7 +170,15 @@ static struct ringbuf_event *rb_iter_head_event(struct ringbuf_iter *iter)
 		length = (unsigned int)(commit - iter->head);
 	if (length > iter->event_size)
 		goto bad;
-	rb_iter_copy((uint32_t *)iter->event, page->data + iter->head, length);
+	/* The rest by the length checked; the header and length word are
+	 * not read again. Userspace: in a file, another process (not only
+	 * a writer, whose overwrite the stamp check below sees) may rewrite
+	 * them meanwhile, and the copy would say another length than the
+	 * one copied. */
+	RB_TESTPOINT(cb, RINGBUF_TP_READER_COPY);
+	rb_iter_copy((uint32_t *)(iter->event + RB_EVNT_MIN_SIZE),
+		     page->data + iter->head + RB_EVNT_MIN_SIZE,
+		     length - RB_EVNT_MIN_SIZE);
 
 	/* Acquire: the copy is complete before the stamp and commit are
 	 * checked again; pairs with the writer's release of commit. */

@@ -31,6 +31,10 @@
  *  pagezero	zeros at ringbuf_read_page()'s record-by-record copy (a
  *		page read in part): the page gets whole records only
  *  pagehuge	the same with a length word of 1 GiB
+ *  iterzero	zeros over the record at the iterator's copy, its header
+ *		copied and checked, the rest not yet: the event shown is
+ *		the record as checked, with the length it was copied by
+ *  iterhuge	the same with a length word of 1 GiB
  *
  * Every file this program makes is named "rbtest-<pid>-..." and removed
  * at the end.
@@ -303,6 +307,7 @@ static struct {
 	int fd;
 	uint32_t words[2];
 	int hits;
+	bool page_starts; /* every page's first record, not the reader's */
 } copy_race;
 
 /* At the consume's copy: rewrite the record the peek checked, through
@@ -319,11 +324,19 @@ static void copy_hook(struct ringbuf *rb, int cpu, enum ringbuf_testpoint tp,
 		return;
 	reader = atomic_load_explicit(&cb->meta->reader_page,
 				      memory_order_relaxed);
-	rec = rb_data(cb, reader)->data + rb_read_index(cb, reader);
-	if (pwrite(copy_race.fd, copy_race.words, sizeof(copy_race.words),
-		   (off_t)(rec - (unsigned char *)rb->map)) !=
-	    (ssize_t)sizeof(copy_race.words))
-		RBT_FAIL("pwrite: %s", strerror(errno));
+	for (uint32_t id = 0; id <= cb->nr_pages; id++) {
+		if (copy_race.page_starts)
+			rec = rb_data(cb, id)->data;
+		else if (id == reader)
+			rec = rb_data(cb, id)->data + rb_read_index(cb, id);
+		else
+			continue;
+		if (pwrite(copy_race.fd, copy_race.words,
+			   sizeof(copy_race.words),
+			   (off_t)(rec - (unsigned char *)rb->map)) !=
+		    (ssize_t)sizeof(copy_race.words))
+			RBT_FAIL("pwrite: %s", strerror(errno));
+	}
 }
 
 static void copy_case(const char *sfx, uint32_t header, uint32_t length)
@@ -435,12 +448,56 @@ static void pagehuge(void)
 	page_case("pagehuge", 0, 1u << 30);
 }
 
+/* The same at the iterator's copy (its header copied and checked, the
+ * rest not yet): the record shown says the length it was copied by. */
+static void iter_case(const char *sfx, uint32_t header, uint32_t length)
+{
+	char path[4096];
+	struct ringbuf *v, *rb = make(sfx, path, sizeof(path), &v);
+	struct ringbuf_iter *it;
+	struct ringbuf_event *ev;
+
+	copy_race.fd = open(path, O_RDWR | O_CLOEXEC);
+	if (copy_race.fd < 0)
+		RBT_FAIL("open %s: %s", path, strerror(errno));
+	copy_race.words[0] = header;
+	copy_race.words[1] = length;
+	copy_race.hits = 0;
+	copy_race.page_starts = true;
+	it = ringbuf_read_start(v, 0);
+	ASSERT_TRUE(it != NULL);
+	ringbuf_test_set_hook(copy_hook, NULL);
+	ev = ringbuf_iter_peek(it, NULL);
+	ringbuf_test_set_hook(NULL, NULL);
+	copy_race.page_starts = false;
+	ASSERT_EQ(copy_race.hits, 1);
+	ASSERT_TRUE(ev != NULL);
+	/* copied before the rewrite: the first event, whole */
+	ASSERT_EQ(ringbuf_event_length(ev), 40u);
+	ASSERT_EQ(tu_seq(ringbuf_event_data(ev)), 0u);
+	tu_check(ringbuf_event_data(ev), 40, 0, 40);
+	ringbuf_read_finish(it);
+	close(copy_race.fd);
+	ringbuf_free(v);
+	ringbuf_free(rb);
+}
+
+static void iterzero(void)
+{
+	iter_case("iterzero", 0, 0);
+}
+
+static void iterhuge(void)
+{
+	iter_case("iterhuge", 0, 1u << 30);
+}
+
 static const struct rbt_case cases[] = {
 	RBT_CASE(metaoff),   RBT_CASE(geom),	  RBT_CASE(randomhdr),
 	RBT_CASE(trunc4096), RBT_CASE(trunc0),	  RBT_CASE(truncloop),
 	RBT_CASE(lockhold),  RBT_CASE(lockgarbage), RBT_CASE(copyzero),
 	RBT_CASE(copyhuge),  RBT_CASE(copypad),	    RBT_CASE(pagezero),
-	RBT_CASE(pagehuge),
+	RBT_CASE(pagehuge),  RBT_CASE(iterzero),	  RBT_CASE(iterhuge),
 };
 
 int main(int argc, char **argv)

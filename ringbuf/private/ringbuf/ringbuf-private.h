@@ -64,8 +64,8 @@ enum ringbuf_testpoint {
 	 * slot_cb set, the new key not yet stored (the outermost write) */
 	RINGBUF_TP_SLOT_CACHE,
 	/* a record checked, not yet copied out: rb_event_copy() (consume,
-	 * peek), ringbuf_read_page()'s record-by-record copy (reader lock
-	 * held) */
+	 * peek), ringbuf_read_page()'s record-by-record copy, the
+	 * iterator's copy (its header copied already); reader lock held */
 	RINGBUF_TP_READER_COPY,
 	RINGBUF_TP_MAX
 };
