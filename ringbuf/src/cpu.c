@@ -362,6 +362,7 @@ void rb_warn(struct ringbuf *rb, const char *cond, const char *func, int line)
 #ifdef RINGBUF_TESTHOOKS
 ringbuf_test_hook_fn rb_test_hook;
 void *rb_test_hook_arg;
+const void *ringbuf_test_copy_src;
 
 void ringbuf_test_set_hook(ringbuf_test_hook_fn fn, void *arg)
 {

@@ -567,8 +567,15 @@ RB_HIDDEN extern void *rb_test_hook_arg;
 			rb_test_hook((cpu_buffer)->buffer, (cpu_buffer)->cpu, \
 				     (tp), rb_test_hook_arg);             \
 	} while (0)
+/* RINGBUF_TP_READER_COPY, with the record about to be copied out. */
+#define RB_TESTPOINT_COPY(cpu_buffer, src)                                \
+	do {                                                              \
+		ringbuf_test_copy_src = (src);                            \
+		RB_TESTPOINT(cpu_buffer, RINGBUF_TP_READER_COPY);         \
+	} while (0)
 #else
 #define RB_TESTPOINT(cpu_buffer, tp) do { } while (0)
+#define RB_TESTPOINT_COPY(cpu_buffer, src) do { } while (0)
 #endif
 
 /* The inline fast path's test points are the library's (RB_TESTPOINT). */

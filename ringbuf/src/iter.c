@@ -175,7 +175,7 @@ static struct ringbuf_event *rb_iter_head_event(struct ringbuf_iter *iter)
 	 * a writer, whose overwrite the stamp check below sees) may rewrite
 	 * them meanwhile, and the copy would say another length than the
 	 * one copied. */
-	RB_TESTPOINT(cb, RINGBUF_TP_READER_COPY);
+	RB_TESTPOINT_COPY(cb, page->data + iter->head);
 	rb_iter_copy((uint32_t *)(iter->event + RB_EVNT_MIN_SIZE),
 		     page->data + iter->head + RB_EVNT_MIN_SIZE,
 		     length - RB_EVNT_MIN_SIZE);

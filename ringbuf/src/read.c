@@ -35,15 +35,17 @@ static struct ringbuf_cpu *rb_cpu_consumer(struct ringbuf *rb, int cpu)
 /*
  * The record at the read index of page @reader; *@room (if given), the
  * bytes from it to the end of the page's data area. The index is loaded
- * once, and kept where a record's header and length word fit, whatever
- * the file says: the callers check the record itself.
+ * once, and kept on the 4-byte grid where a record's header and length
+ * word fit, whatever the file says: the callers check the record itself
+ * (and rb_buffer_peek() the index).
  */
 static inline struct ringbuf_event *
 rb_reader_event_at(struct ringbuf_cpu *cpu_buffer, uint32_t reader,
 		   uint64_t *room)
 {
 	uint64_t bsize = cpu_buffer->buffer->bsize;
-	uint64_t read = rb_read_index(cpu_buffer, reader);
+	uint64_t read = rb_read_index(cpu_buffer, reader) &
+			~(uint64_t)(RB_ALIGNMENT - 1);
 
 	if (read > bsize - RB_EVNT_MIN_SIZE)
 		read = bsize - RB_EVNT_MIN_SIZE;
@@ -965,7 +967,7 @@ static struct ringbuf_event *rb_event_copy(struct ringbuf_cpu *cb,
 		rb_thread_slot_track();
 	}
 	copy = (struct ringbuf_event *)rb_read_copy.buf;
-	RB_TESTPOINT(cb, RINGBUF_TP_READER_COPY);
+	RB_TESTPOINT_COPY(cb, event);
 	/* rd_room is at least RB_EVNT_MIN_SIZE (rb_reader_event_at()). */
 	memcpy(copy, event, RB_EVNT_MIN_SIZE);
 	if (copy->type_len > RINGBUF_TYPE_DATA_TYPE_LEN_MAX ||
@@ -1311,7 +1313,7 @@ again:
 			if (commit - rpos < RB_EVNT_MIN_SIZE ||
 			    len < RB_EVNT_MIN_SIZE)
 				break;
-			RB_TESTPOINT(cb, RINGBUF_TP_READER_COPY);
+			RB_TESTPOINT_COPY(cb, rpage->data + rpos);
 			memcpy(copy, rpage->data + rpos, RB_EVNT_MIN_SIZE);
 			if (!rb_event_valid(copy, commit - rpos))
 				break;
@@ -1328,7 +1330,8 @@ again:
 			rb_advance_reader(cb);
 			rpos = rb_read_index(cb, reader);
 			pos += size;
-			if (rpos >= commit)
+			/* (off the 4-byte grid: the file changed under us) */
+			if (rpos >= commit || rpos % RB_ALIGNMENT)
 				break;
 			event = (struct ringbuf_event *)(rpage->data + rpos);
 			/* Always keep the time extend and data together */

@@ -109,6 +109,10 @@ static uint64_t rb_count_records(struct ringbuf_cpu *cb, uint32_t page,
 	const unsigned char *data = rb_data(cb, page)->data;
 	uint64_t nr = 0;
 
+	/* a commit index off the 4-byte grid (a corrupt file): no record
+	 * starts there */
+	if (from % RB_ALIGNMENT)
+		return 0;
 	while (from + RB_EVNT_MIN_SIZE <= to) {
 		const struct ringbuf_event *ev =
 			(const struct ringbuf_event *)(data + from);

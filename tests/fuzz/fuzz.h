@@ -41,9 +41,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
  * operation "late": it is applied to the live file after attach
  * succeeded, at the boundary before drain phase (kind >> 5) & 3, as a
  * writer (or a hostile process) could change the file under the reader.
+ * A late operation with bit 3 set is applied inside that phase instead,
+ * at its first record checked and not yet copied out (the library's
+ * RINGBUF_TP_READER_COPY): the file changes between a reader's check of
+ * a record and its copy. A record operation so changes the record under
+ * copy: its header (sel bit 0 clear) or its length word (set).
  */
 #define RBFZ_OP_SIZE 6
 #define RBFZ_OP_LATE 0x80u
+#define RBFZ_OP_MIDCOPY 0x08u
 enum rbfz_op_kind {
 	RBFZ_OP_META = 0,	/* struct rb_meta field sel */
 	RBFZ_OP_CPU_META = 1,	/* struct rb_cpu_meta field sel of cpu idx */
@@ -94,6 +100,7 @@ struct rbfz_stats {
 	unsigned long events;	/* events read, by every read path */
 	unsigned long stuck;	/* cpu buffers given up as stuck */
 	unsigned long known;	/* known issues passed over (RB_FUZZ_KNOWN) */
+	unsigned long midcopy;	/* late operations applied at a record copy */
 };
 extern struct rbfz_stats rbfz_stats;
 

@@ -18,7 +18,8 @@
  *	rb_page_ctl, the sub-buffer headers, records, any byte). "Late"
  *	operations change the live file after the attach, between drain
  *	phases, the way a writer (or a hostile process) changes it under a
- *	reader.
+ *	reader; "mid-copy" ones (RBFZ_OP_MIDCOPY) inside a phase, at its
+ *	first record that a reader checked and has not copied yet.
  *
  * The file is written to a memfd and attached; if attach succeeds the
  * view is drained every way, in one of eight orders: the iterator (read
@@ -553,22 +554,13 @@ static void patch_field(const struct tgt *t, const struct geom *g,
 	tgt_write(t, off, buf, size);
 }
 
-/* One 32-bit word of a record area. */
-static void patch_record(const struct tgt *t, const struct geom *g,
-			 uint32_t page, unsigned int word, unsigned int how,
-			 unsigned int v0, unsigned int v1)
+/* The 32-bit word of a record at @off, changed as @how says. */
+static void patch_record_word(const struct tgt *t, const struct geom *g,
+			      uint64_t off, unsigned int how, unsigned int v0,
+			      unsigned int v1)
 {
-	uint64_t page_off = g->data_off + (uint64_t)page * g->subbuf;
-	uint8_t hdr[8];
-	uint32_t w, commit = g->bsize;
-	uint64_t off;
+	uint32_t w;
 
-	if (tgt_read(t, page_off + 8, hdr, 8)) {
-		commit = (uint32_t)(ld(hdr, 8) & RINGBUF_COMMIT_MASK);
-		if (commit < 4 || commit > g->bsize)
-			commit = g->bsize;
-	}
-	off = page_off + RINGBUF_PAGE_HDR_SIZE + (word % (commit / 4)) * 4;
 	if (!tgt_read(t, off, &w, 4))
 		return;
 	switch (how & 7) {
@@ -598,6 +590,26 @@ static void patch_record(const struct tgt *t, const struct geom *g,
 		break;
 	}
 	tgt_write(t, off, &w, 4);
+}
+
+/* One 32-bit word of a record area. */
+static void patch_record(const struct tgt *t, const struct geom *g,
+			 uint32_t page, unsigned int word, unsigned int how,
+			 unsigned int v0, unsigned int v1)
+{
+	uint64_t page_off = g->data_off + (uint64_t)page * g->subbuf;
+	uint8_t hdr[8];
+	uint32_t commit = g->bsize;
+
+	if (tgt_read(t, page_off + 8, hdr, 8)) {
+		commit = (uint32_t)(ld(hdr, 8) & RINGBUF_COMMIT_MASK);
+		if (commit < 4 || commit > g->bsize)
+			commit = g->bsize;
+	}
+	patch_record_word(t, g,
+			  page_off + RINGBUF_PAGE_HDR_SIZE +
+				  (word % (commit / 4)) * 4,
+			  how, v0, v1);
 }
 
 static void apply_op(const struct tgt *t, const struct geom *g,
@@ -1103,6 +1115,43 @@ static void check_fds(const struct fdset *before, const char *after)
 		}
 }
 
+/* The late operations of the phase under way that wait for its first
+ * record copy (RBFZ_OP_MIDCOPY), and where they go. */
+static struct {
+	const struct tgt *live;
+	const struct geom *g;
+	const uint8_t *ops[RBFZ_MAX_OPS];
+	unsigned int nr;
+} g_mid;
+
+/* At a reader's record copy: apply them, once. A record operation
+ * changes the record under copy (sel bit 0: its header or its length
+ * word), the others as at a phase's start. */
+static void mid_copy_hook(struct ringbuf *rb, int cpu,
+			  enum ringbuf_testpoint tp, void *arg)
+{
+	const uint8_t *src = ringbuf_test_copy_src;
+	const uint8_t *map = rb->map;
+
+	(void)cpu;
+	(void)arg;
+	if (tp != RINGBUF_TP_READER_COPY || !g_mid.nr)
+		return;
+	for (unsigned int i = 0; i < g_mid.nr; i++) {
+		const uint8_t *op = g_mid.ops[i];
+
+		if ((op[0] & 7u) % RBFZ_OP_NR != RBFZ_OP_RECORD)
+			apply_op(g_mid.live, g_mid.g, op);
+		else if (src >= map && src + 8 <= map + g_mid.g->size)
+			patch_record_word(g_mid.live, g_mid.g,
+					  (uint64_t)(src - map) +
+						  (op[1] & 1u) * 4,
+					  op[3], op[4], op[5]);
+	}
+	g_mid.nr = 0;
+	rbfz_stats.midcopy++;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct rbd_page *dec;
@@ -1196,9 +1245,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					      RBFZ_MODE_ORDER_SHIFT];
 		struct tgt live = { .mem = NULL, .fd = g_fd, .size = fsize };
 
-		for (unsigned int i = 0; i < nr_late; i++)
-			if (((late[i][0] >> 5) & 3u) == p)
+		g_mid.nr = 0;
+		g_mid.live = &live;
+		g_mid.g = g;
+		for (unsigned int i = 0; i < nr_late; i++) {
+			if (((late[i][0] >> 5) & 3u) != p)
+				continue;
+			if (late[i][0] & RBFZ_OP_MIDCOPY)
+				g_mid.ops[g_mid.nr++] = late[i];
+			else
 				apply_op(&live, g, late[i]);
+		}
+		ringbuf_test_set_hook(g_mid.nr ? mid_copy_hook : NULL, NULL);
 		t_phase = now_ns();
 		ev_phase = rbfz_stats.events;
 		switch (order[p]) {
@@ -1215,6 +1273,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			phase_merge(&d);
 			break;
 		}
+		ringbuf_test_set_hook(NULL, NULL);
+		g_mid.nr = 0;
 		counters(&d);
 		if (g_trace)
 			dprintf(rbfz_report_fd,

@@ -298,6 +298,25 @@ int main(int argc, char **argv)
 	   rbfz_field(RBFZ_OP_CPU_META, "commit_page"), 0, RBFZ_HOW_SET, 0,
 	   1);
 	put("late-commit", o.b, o.n, NULL, 0);
+	/* a record rewritten between a reader's check and its copy, in
+	 * every phase (RBFZ_OP_MIDCOPY): a long-form header with a length
+	 * word of 64 KiB; zeros */
+	ops_init(&o, 0x01);
+	for (unsigned int p = 0; p < 4; p++) {
+		op(&o, late(RBFZ_OP_RECORD, p) | RBFZ_OP_MIDCOPY, 0, 0,
+		   0 /* type_len */, 0, 0);
+		op(&o, late(RBFZ_OP_RECORD, p) | RBFZ_OP_MIDCOPY, 1, 0,
+		   4 /* length word */, 0xff, 0xff);
+	}
+	put("midcopy-length", o.b, o.n, NULL, 0);
+	ops_init(&o, 0x02 | 3 << 2);
+	for (unsigned int p = 0; p < 4; p++) {
+		op(&o, late(RBFZ_OP_RECORD, p) | RBFZ_OP_MIDCOPY, 0, 0,
+		   6 /* zero */, 0, 0);
+		op(&o, late(RBFZ_OP_RECORD, p) | RBFZ_OP_MIDCOPY, 1, 0,
+		   6 /* zero */, 0, 0);
+	}
+	put("midcopy-zero", o.b, o.n, NULL, 0);
 	/* the header's offsets, which attach checked, rewritten and a
 	 * resize announced: the view keeps what it derived */
 	ops_init(&o, 0x01);

@@ -356,10 +356,11 @@ int main(int argc, char **argv)
 		snprintf(line, sizeof(line),
 			 "replay: %lu files, %lu inputs (%lu mutations each, "
 			 "seed %llu): %lu attached, %lu events read, %lu cpu "
-			 "buffers stuck, %lu known issues passed over, %ld s\n",
+			 "buffers stuck, %lu known issues passed over, %lu "
+			 "changes at a record copy, %ld s\n",
 			 nfiles, ninputs, mutations, (unsigned long long)seed,
 			 rbfz_stats.attached, rbfz_stats.events,
-			 rbfz_stats.stuck, rbfz_stats.known,
+			 rbfz_stats.stuck, rbfz_stats.known, rbfz_stats.midcopy,
 			 (long)(time(NULL) - t0));
 		say(line);
 	}

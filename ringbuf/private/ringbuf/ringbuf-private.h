@@ -83,6 +83,10 @@ typedef void (*ringbuf_test_hook_fn)(struct ringbuf *rb, int cpu,
  */
 void ringbuf_test_set_hook(ringbuf_test_hook_fn fn, void *arg);
 
+/** At RINGBUF_TP_READER_COPY: the record about to be copied out, in the
+ * buffer's mapping (tests only). */
+extern const void *ringbuf_test_copy_src;
+
 /** Link flags as stored in a page's next link. */
 #define RINGBUF_TEST_PAGE_HEAD 1u
 #define RINGBUF_TEST_PAGE_UPDATE 2u
