@@ -45,11 +45,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
  * at its first record checked and not yet copied out (the library's
  * RINGBUF_TP_READER_COPY): the file changes between a reader's check of
  * a record and its copy. A record operation so changes the record under
- * copy: its header (sel bit 0 clear) or its length word (set).
+ * copy: its header (sel bit 0 clear) or its length word (set). With bit 4
+ * set (and bit 3 clear) it is applied at the phase's first reader page
+ * swap (RINGBUF_TP_READER_SWAP: the reader page spliced in, the swap's
+ * cmpxchg not yet made).
  */
 #define RBFZ_OP_SIZE 6
 #define RBFZ_OP_LATE 0x80u
 #define RBFZ_OP_MIDCOPY 0x08u
+#define RBFZ_OP_MIDSWAP 0x10u
 enum rbfz_op_kind {
 	RBFZ_OP_META = 0,	/* struct rb_meta field sel */
 	RBFZ_OP_CPU_META = 1,	/* struct rb_cpu_meta field sel of cpu idx */
@@ -101,6 +105,7 @@ struct rbfz_stats {
 	unsigned long stuck;	/* cpu buffers given up as stuck */
 	unsigned long known;	/* known issues passed over (RB_FUZZ_KNOWN) */
 	unsigned long midcopy;	/* late operations applied at a record copy */
+	unsigned long midswap;	/* ... at a reader page swap */
 };
 extern struct rbfz_stats rbfz_stats;
 

@@ -19,7 +19,9 @@
  *	operations change the live file after the attach, between drain
  *	phases, the way a writer (or a hostile process) changes it under a
  *	reader; "mid-copy" ones (RBFZ_OP_MIDCOPY) inside a phase, at its
- *	first record that a reader checked and has not copied yet.
+ *	first record that a reader checked and has not copied yet, and
+ *	"mid-swap" ones (RBFZ_OP_MIDSWAP) at its first reader page swap,
+ *	the reader page spliced in and the swap's cmpxchg not yet made.
  *
  * The file is written to a memfd and attached; if attach succeeds the
  * view is drained every way, in one of eight orders: the iterator (read
@@ -1115,30 +1117,38 @@ static void check_fds(const struct fdset *before, const char *after)
 		}
 }
 
-/* The late operations of the phase under way that wait for its first
- * record copy (RBFZ_OP_MIDCOPY), and where they go. */
+/* The late operations of the phase under way that wait for a point
+ * inside it: its first record copy (RBFZ_OP_MIDCOPY) or its first reader
+ * page swap (RBFZ_OP_MIDSWAP); and where they go. */
 static struct {
 	const struct tgt *live;
 	const struct geom *g;
-	const uint8_t *ops[RBFZ_MAX_OPS];
-	unsigned int nr;
+	const uint8_t *copy_ops[RBFZ_MAX_OPS], *swap_ops[RBFZ_MAX_OPS];
+	unsigned int nr_copy, nr_swap;
 } g_mid;
 
-/* At a reader's record copy: apply them, once. A record operation
- * changes the record under copy (sel bit 0: its header or its length
- * word), the others as at a phase's start. */
-static void mid_copy_hook(struct ringbuf *rb, int cpu,
-			  enum ringbuf_testpoint tp, void *arg)
+/* At a reader's record copy or page swap: apply the operations waiting
+ * for it, once. At a copy, a record operation changes the record under
+ * copy (sel bit 0: its header or its length word); the others, and all
+ * at a swap, apply as at a phase's start. */
+static void mid_hook(struct ringbuf *rb, int cpu, enum ringbuf_testpoint tp,
+		     void *arg)
 {
 	const uint8_t *src = ringbuf_test_copy_src;
 	const uint8_t *map = rb->map;
 
 	(void)cpu;
 	(void)arg;
-	if (tp != RINGBUF_TP_READER_COPY || !g_mid.nr)
+	if (tp == RINGBUF_TP_READER_SWAP && g_mid.nr_swap) {
+		for (unsigned int i = 0; i < g_mid.nr_swap; i++)
+			apply_op(g_mid.live, g_mid.g, g_mid.swap_ops[i]);
+		g_mid.nr_swap = 0;
+		rbfz_stats.midswap++;
+	}
+	if (tp != RINGBUF_TP_READER_COPY || !g_mid.nr_copy)
 		return;
-	for (unsigned int i = 0; i < g_mid.nr; i++) {
-		const uint8_t *op = g_mid.ops[i];
+	for (unsigned int i = 0; i < g_mid.nr_copy; i++) {
+		const uint8_t *op = g_mid.copy_ops[i];
 
 		if ((op[0] & 7u) % RBFZ_OP_NR != RBFZ_OP_RECORD)
 			apply_op(g_mid.live, g_mid.g, op);
@@ -1148,7 +1158,7 @@ static void mid_copy_hook(struct ringbuf *rb, int cpu,
 						  (op[1] & 1u) * 4,
 					  op[3], op[4], op[5]);
 	}
-	g_mid.nr = 0;
+	g_mid.nr_copy = 0;
 	rbfz_stats.midcopy++;
 }
 
@@ -1245,18 +1255,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					      RBFZ_MODE_ORDER_SHIFT];
 		struct tgt live = { .mem = NULL, .fd = g_fd, .size = fsize };
 
-		g_mid.nr = 0;
+		g_mid.nr_copy = g_mid.nr_swap = 0;
 		g_mid.live = &live;
 		g_mid.g = g;
 		for (unsigned int i = 0; i < nr_late; i++) {
 			if (((late[i][0] >> 5) & 3u) != p)
 				continue;
 			if (late[i][0] & RBFZ_OP_MIDCOPY)
-				g_mid.ops[g_mid.nr++] = late[i];
+				g_mid.copy_ops[g_mid.nr_copy++] = late[i];
+			else if (late[i][0] & RBFZ_OP_MIDSWAP)
+				g_mid.swap_ops[g_mid.nr_swap++] = late[i];
 			else
 				apply_op(&live, g, late[i]);
 		}
-		ringbuf_test_set_hook(g_mid.nr ? mid_copy_hook : NULL, NULL);
+		ringbuf_test_set_hook(g_mid.nr_copy || g_mid.nr_swap ? mid_hook :
+								      NULL,
+				      NULL);
 		t_phase = now_ns();
 		ev_phase = rbfz_stats.events;
 		switch (order[p]) {
@@ -1274,7 +1288,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		}
 		ringbuf_test_set_hook(NULL, NULL);
-		g_mid.nr = 0;
+		g_mid.nr_copy = g_mid.nr_swap = 0;
 		counters(&d);
 		if (g_trace)
 			dprintf(rbfz_report_fd,

@@ -317,6 +317,22 @@ int main(int argc, char **argv)
 		   6 /* zero */, 0, 0);
 	}
 	put("midcopy-zero", o.b, o.n, NULL, 0);
+	/* the ring rewritten in the middle of a reader page swap (the
+	 * reader page spliced in, the swap's cmpxchg not yet made), in
+	 * every phase (RBFZ_OP_MIDSWAP) */
+	ops_init(&o, 0x01 | 1 << 2);
+	for (unsigned int p = 0; p < 4; p++) {
+		op(&o, late(RBFZ_OP_PAGE_CTL, p) | RBFZ_OP_MIDSWAP,
+		   rbfz_field(RBFZ_OP_PAGE_CTL, "next"), p + 1, RBFZ_HOW_LINK,
+		   p, RB_PAGE_HEAD);
+		op(&o, late(RBFZ_OP_CPU_META, p) | RBFZ_OP_MIDSWAP,
+		   rbfz_field(RBFZ_OP_CPU_META, "head_page"), 0, RBFZ_HOW_SET,
+		   p + 2, 0);
+		op(&o, late(RBFZ_OP_PAGE_HDR, p) | RBFZ_OP_MIDSWAP,
+		   rbfz_field(RBFZ_OP_PAGE_HDR, "commit"), p, RBFZ_HOW_SET,
+		   0xff, 0xff);
+	}
+	put("midswap-ring", o.b, o.n, NULL, 0);
 	/* the header's offsets, which attach checked, rewritten and a
 	 * resize announced: the view keeps what it derived */
 	ops_init(&o, 0x01);

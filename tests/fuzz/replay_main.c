@@ -357,10 +357,12 @@ int main(int argc, char **argv)
 			 "replay: %lu files, %lu inputs (%lu mutations each, "
 			 "seed %llu): %lu attached, %lu events read, %lu cpu "
 			 "buffers stuck, %lu known issues passed over, %lu "
-			 "changes at a record copy, %ld s\n",
+			 "changes at a record copy, %lu at a page swap, "
+			 "%ld s\n",
 			 nfiles, ninputs, mutations, (unsigned long long)seed,
 			 rbfz_stats.attached, rbfz_stats.events,
 			 rbfz_stats.stuck, rbfz_stats.known, rbfz_stats.midcopy,
+			 rbfz_stats.midswap,
 			 (long)(time(NULL) - t0));
 		say(line);
 	}
