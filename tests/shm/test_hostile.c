@@ -326,6 +326,26 @@ static void copy_hook(struct ringbuf *rb, int cpu, enum ringbuf_testpoint tp,
 		RBT_FAIL("pwrite: %s", strerror(errno));
 }
 
+/* copy_hook() armed: @header and @length to go over the record it meets
+ * in the file at @path. */
+static void copy_race_arm(const char *path, uint32_t header, uint32_t length)
+{
+	copy_race.fd = open(path, O_RDWR | O_CLOEXEC);
+	if (copy_race.fd < 0)
+		RBT_FAIL("open %s: %s", path, strerror(errno));
+	copy_race.words[0] = header;
+	copy_race.words[1] = length;
+	copy_race.hits = 0;
+}
+
+/* The end of a case of copy_hook(): the view @v and the buffer @rb. */
+static void copy_race_done(struct ringbuf *v, struct ringbuf *rb)
+{
+	close(copy_race.fd);
+	ringbuf_free(v);
+	ringbuf_free(rb);
+}
+
 static void copy_case(const char *sfx, uint32_t header, uint32_t length)
 {
 	char path[4096];
@@ -334,12 +354,7 @@ static void copy_case(const char *sfx, uint32_t header, uint32_t length)
 	uint32_t n = 0;
 	int cpu;
 
-	copy_race.fd = open(path, O_RDWR | O_CLOEXEC);
-	if (copy_race.fd < 0)
-		RBT_FAIL("open %s: %s", path, strerror(errno));
-	copy_race.words[0] = header;
-	copy_race.words[1] = length;
-	copy_race.hits = 0;
+	copy_race_arm(path, header, length);
 	ringbuf_test_set_hook(copy_hook, NULL);
 	/* the first record changed after its check: not handed out */
 	errno = 0;
@@ -362,9 +377,7 @@ static void copy_case(const char *sfx, uint32_t header, uint32_t length)
 	ringbuf_test_set_hook(NULL, NULL);
 	ASSERT_TRUE(ringbuf_view_error(v) == 0 ||
 		    ringbuf_view_error(v) == -EBADMSG);
-	close(copy_race.fd);
-	ringbuf_free(v);
-	ringbuf_free(rb);
+	copy_race_done(v, rb);
 }
 
 static void copyzero(void)
@@ -396,12 +409,7 @@ static void page_case(const char *sfx, uint32_t header, uint32_t length)
 	uint64_t commit, off = 0;
 	int cpu, ret;
 
-	copy_race.fd = open(path, O_RDWR | O_CLOEXEC);
-	if (copy_race.fd < 0)
-		RBT_FAIL("open %s: %s", path, strerror(errno));
-	copy_race.words[0] = header;
-	copy_race.words[1] = length;
-	copy_race.hits = 0;
+	copy_race_arm(path, header, length);
 	/* the page read in part: the record-by-record path */
 	ASSERT_TRUE(ringbuf_consume_next(v, &cpu, NULL, NULL) != NULL);
 	ringbuf_test_set_hook(copy_hook, NULL);
@@ -420,9 +428,7 @@ static void page_case(const char *sfx, uint32_t header, uint32_t length)
 		ASSERT_TRUE(rb_event_length(e) > 0);
 		off += rb_event_length(e);
 	}
-	close(copy_race.fd);
-	ringbuf_free(v);
-	ringbuf_free(rb);
+	copy_race_done(v, rb);
 }
 
 static void pagezero(void)
@@ -444,12 +450,7 @@ static void iter_case(const char *sfx, uint32_t header, uint32_t length)
 	struct ringbuf_iter *it;
 	struct ringbuf_event *ev;
 
-	copy_race.fd = open(path, O_RDWR | O_CLOEXEC);
-	if (copy_race.fd < 0)
-		RBT_FAIL("open %s: %s", path, strerror(errno));
-	copy_race.words[0] = header;
-	copy_race.words[1] = length;
-	copy_race.hits = 0;
+	copy_race_arm(path, header, length);
 	it = ringbuf_read_start(v, 0);
 	ASSERT_TRUE(it != NULL);
 	ringbuf_test_set_hook(copy_hook, NULL);
@@ -462,9 +463,7 @@ static void iter_case(const char *sfx, uint32_t header, uint32_t length)
 	ASSERT_EQ(tu_seq(ringbuf_event_data(ev)), 0u);
 	tu_check(ringbuf_event_data(ev), 40, 0, 40);
 	ringbuf_read_finish(it);
-	close(copy_race.fd);
-	ringbuf_free(v);
-	ringbuf_free(rb);
+	copy_race_done(v, rb);
 }
 
 static void iterzero(void)
