@@ -575,7 +575,11 @@ RB_HIDDEN extern void *rb_test_hook_arg;
 	} while (0)
 #else
 #define RB_TESTPOINT(cpu_buffer, tp) do { } while (0)
-#define RB_TESTPOINT_COPY(cpu_buffer, src) do { } while (0)
+#define RB_TESTPOINT_COPY(cpu_buffer, src)                                \
+	do {                                                              \
+		(void)(cpu_buffer);                                       \
+		(void)(src);                                              \
+	} while (0)
 #endif
 
 /* The inline fast path's test points are the library's (RB_TESTPOINT). */

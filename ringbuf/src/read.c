@@ -934,24 +934,51 @@ void rb_read_copy_free(void)
 }
 
 /*
- * Copy the data record @event that rb_buffer_peek() returned (reader
- * lock held); NULL with errno ENOMEM, or EAGAIN when the record is no
- * longer one (the next read checks it again).
+ * rb_copy_record - copy the record at @src, with @room bytes to the end
+ * of its page's data, to @dst, which has @dst_room; reader lock held.
+ * Returns its length, or 0 when it is not a whole record there (nothing
+ * past the first RB_EVNT_MIN_SIZE bytes of @dst written then).
  *
  * Userspace: the kernel's reader page is the reader's alone. A buffer in
  * a file may have its pages written out of turn by another process (a
- * hostile one, or a file cut and grown back as zeros) between the peek's
- * check and this copy. So the header and length word are read once, into
- * the copy, checked there against the room the peek measured, and the
- * body copied by that length: the record handed out is whole and lies in
- * the copy, whatever the file says meanwhile.
+ * hostile one, or a file cut and grown back as zeros) between a reader's
+ * check of a record and its copy. So the header and length word are read
+ * once, into the copy, checked there, and the body copied by the length
+ * they give: what the reader hands out is a whole record, within @dst,
+ * whatever the file says meanwhile.
+ */
+static unsigned int rb_copy_record(struct ringbuf_cpu *cb, void *dst,
+				   uint64_t dst_room, const unsigned char *src,
+				   uint64_t room)
+{
+	struct ringbuf_event *copy = dst;
+	unsigned int len;
+
+	if (room < RB_EVNT_MIN_SIZE || dst_room < RB_EVNT_MIN_SIZE)
+		return 0;
+	RB_TESTPOINT_COPY(cb, src);
+	memcpy(copy, src, RB_EVNT_MIN_SIZE);
+	if (!rb_event_valid(copy, room))
+		return 0;
+	len = rb_event_length(copy);
+	if (!len || len > dst_room)
+		return 0;
+	/* (a valid record is RB_EVNT_MIN_SIZE at least) */
+	memcpy((unsigned char *)dst + RB_EVNT_MIN_SIZE, src + RB_EVNT_MIN_SIZE,
+	       len - RB_EVNT_MIN_SIZE);
+	return len;
+}
+
+/*
+ * Copy the data record @event that rb_buffer_peek() returned (reader
+ * lock held; rb_copy_record()); NULL with errno ENOMEM, or EAGAIN when
+ * the record is no longer one (the next read checks it again).
  */
 static struct ringbuf_event *rb_event_copy(struct ringbuf_cpu *cb,
 					   struct ringbuf_event *event)
 {
 	size_t need = cb->buffer->bsize;
 	struct ringbuf_event *copy;
-	unsigned int len;
 
 	if (rb_read_copy.size < need) {
 		unsigned char *n = malloc(need);
@@ -967,19 +994,12 @@ static struct ringbuf_event *rb_event_copy(struct ringbuf_cpu *cb,
 		rb_thread_slot_track();
 	}
 	copy = (struct ringbuf_event *)rb_read_copy.buf;
-	RB_TESTPOINT_COPY(cb, event);
-	/* rd_room is at least RB_EVNT_MIN_SIZE (rb_reader_event_at()). */
-	memcpy(copy, event, RB_EVNT_MIN_SIZE);
-	if (copy->type_len > RINGBUF_TYPE_DATA_TYPE_LEN_MAX ||
-	    !rb_event_valid(copy, cb->rd_room)) {
+	if (!rb_copy_record(cb, copy, need, (const unsigned char *)event,
+			    cb->rd_room) ||
+	    copy->type_len > RINGBUF_TYPE_DATA_TYPE_LEN_MAX) {
 		errno = EAGAIN;
 		return NULL;
 	}
-	len = rb_event_length(copy);
-	/* rb_event_valid(): RB_EVNT_MIN_SIZE <= len <= rd_room <= bsize */
-	memcpy(rb_read_copy.buf + RB_EVNT_MIN_SIZE,
-	       (unsigned char *)event + RB_EVNT_MIN_SIZE,
-	       len - RB_EVNT_MIN_SIZE);
 	rb_read_copy.cpu = rb_reader_note_cpu(cb);
 	return copy;
 }
@@ -1300,32 +1320,14 @@ again:
 			struct ringbuf_event *copy =
 				(struct ringbuf_event *)(dpage->data + pos);
 
-			/*
-			 * Userspace: another process may rewrite its file's
-			 * records after the checks (as rb_event_copy()): the
-			 * header and length word are read once, into the
-			 * caller's page, and checked there against the room
-			 * left in both pages; the body is copied by the
-			 * length they give.
-			 * rb_advance_reader() moves by one record; a time
-			 * extend's data event is copied in the next round.
-			 */
-			if (commit - rpos < RB_EVNT_MIN_SIZE ||
-			    len < RB_EVNT_MIN_SIZE)
-				break;
-			RB_TESTPOINT_COPY(cb, rpage->data + rpos);
-			memcpy(copy, rpage->data + rpos, RB_EVNT_MIN_SIZE);
-			if (!rb_event_valid(copy, commit - rpos))
-				break;
-			size = rb_event_length(copy);
-			if (!size || size > len)
+			/* rb_advance_reader() moves by one record; a time
+			 * extend's data event is copied in the next round. */
+			size = rb_copy_record(cb, copy, len, rpage->data + rpos,
+					      commit - rpos);
+			if (!size)
 				break;
 			if (copy->type_len <= RINGBUF_TYPE_DATA_TYPE_LEN_MAX)
 				nrec++;
-			/* (a valid record is RB_EVNT_MIN_SIZE at least) */
-			memcpy(dpage->data + pos + RB_EVNT_MIN_SIZE,
-			       rpage->data + rpos + RB_EVNT_MIN_SIZE,
-			       size - RB_EVNT_MIN_SIZE);
 			len -= size;
 			rb_advance_reader(cb);
 			rpos = rb_read_index(cb, reader);
