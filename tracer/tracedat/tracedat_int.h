@@ -76,6 +76,19 @@ enum {
 #define TD_GROW_MAX (64ull << 20)
 
 /*
+ * The holes a shifting writer's close leaves: at most 1 / TD_HOLE_SHARE
+ * of the pages' bytes in all (td_hole_kept()). Removing a hole
+ * (FALLOC_FL_COLLAPSE_RANGE) makes the kernel write back every dirty
+ * page after it first and wait for them: for the header's room, a few
+ * hundred KiB at the start, that is the whole recording, which would
+ * otherwise reach the disk after the recorder is done, as any program's
+ * writes do. A hole left reads as zeroes no reader looks at (the header
+ * gives every cpu's offset); it takes no block, and the file's size shows
+ * it, by at most this share.
+ */
+#define TD_HOLE_SHARE 64u
+
+/*
  * A sparse writer's first reservation per cpu: TD_SPARSE_SPAN shared by
  * the cpu buffers, from TD_GROW_MIN to TD_SPARSE_MAX each. A hole costs
  * neither memory nor disk, only file offsets, so the reservations are
@@ -596,6 +609,7 @@ int td_open_direct(int fd);
 int td_flush_cpu(struct td_writer *w, int cpu);
 int td_flush(struct td_writer *w);
 int td_compact(struct td_writer *w);
+bool td_behind_moves(const struct td_writer *w, int cpu);
 int td_compact_sparse(struct td_writer *w);
 int td_zq_start(struct td_writer *w);
 int td_zq_drain(struct td_writer *w);

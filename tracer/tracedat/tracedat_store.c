@@ -614,6 +614,57 @@ static int td_unshift(struct td_writer *w, int cpu, uint64_t used)
 }
 
 /**
+ * td_hole_kept - whether a shifting writer's close leaves a hole
+ * @w: the writer
+ * @gap: the hole's bytes, before other data
+ * @kept: the bytes of the holes left so far (this one added if it is)
+ *
+ * Left while all of them stay within 1 / TD_HOLE_SHARE of the pages'
+ * bytes (see there). A hole at the end of the file is never left: the
+ * file is cut there, which writes nothing back.
+ *
+ * Context: the writer's thread.
+ * Return: true to leave it.
+ */
+static bool td_hole_kept(const struct td_writer *w, uint64_t gap,
+			 uint64_t *kept)
+{
+	if ((*kept + gap) * TD_HOLE_SHARE > w->pages * w->page_size)
+		return false;
+	*kept += gap;
+	return true;
+}
+
+/**
+ * td_behind_moves - whether a move may have to write back a cpu's pages
+ * @w: a shifting writer
+ * @cpu: the cpu, whose pages are to be written now
+ *
+ * Its pages follow the header's room and the reservations of the cpus
+ * before it. The kernel writes back the dirty pages after a hole it
+ * removes, or after the place it inserts one, and waits for them: the
+ * close removes the header's room if it is larger than td_hole_kept()
+ * leaves (it is as long as few pages are written), and a cpu before this
+ * one that grows inserts a hole, as the close removes what it leaves.
+ *
+ * Context: the writer's thread.
+ * Return: true when a move may come (td_flush_cpu() then starts the
+ * pages' write-back at once).
+ */
+bool td_behind_moves(const struct td_writer *w, int cpu)
+{
+	uint64_t kept = 0;
+
+	if (w->hdr_cap > w->hdr_len &&
+	    !td_hole_kept(w, w->hdr_cap - w->hdr_len, &kept))
+		return true;
+	for (int i = 0; i < cpu; i++)
+		if (w->spool[i].cap)
+			return true;
+	return false;
+}
+
+/**
  * td_header_room - the room to reserve for a header
  * @w: an in-place writer
  * @len: the header's length now
@@ -1319,11 +1370,12 @@ int td_flush_cpu(struct td_writer *w, int cpu)
 		}
 		if (way == TD_WAY_CACHE) {
 			ret = td_write_all(w->fd, sp->stage, len, at);
-			/* their write-back started now, not waited for: the
-			 * close's moves of the file's blocks (td_shift(),
-			 * td_compact()) write back the dirty pages after
-			 * them first, and would wait for all of them */
-			if (!ret && w->dfd >= 0)
+			/* their write-back started now, not waited for,
+			 * where a move of the file's blocks before them
+			 * (td_shift(), td_compact()) would write them back
+			 * first and wait for all of them; the others reach
+			 * the disk later, as any program's writes do */
+			if (!ret && w->dfd >= 0 && td_behind_moves(w, cpu))
 				(void)sync_file_range(w->fd, (off_t)at,
 						      (off_t)len,
 						      SYNC_FILE_RANGE_WRITE);
@@ -1384,20 +1436,27 @@ int td_flush(struct td_writer *w)
  *
  * From the last cpu's reservation down to the header's, so that the
  * offsets still to be used do not move; then the header again, with the
- * final offsets. A hole that cannot be removed stays (the file reads the
- * same, it only looks bigger).
+ * final offsets. Small holes stay (td_hole_kept()), as does a hole that
+ * cannot be removed (the file reads the same, it only looks bigger).
  *
  * Context: the writer's thread; blocks.
  * Return: 0 or the negative errno of the last header write.
  */
 int td_compact(struct td_writer *w)
 {
+	uint64_t kept = 0;
 	int cpu;
 
 	for (cpu = w->nr_cpus - 1; cpu >= -1; cpu--) {
 		uint64_t used = cpu < 0 ? w->hdr_len :
 					  w->spool[cpu].pages * w->page_size;
+		uint64_t start = cpu < 0 ? 0 : w->spool[cpu].off;
+		uint64_t cap = cpu < 0 ? w->hdr_cap : w->spool[cpu].cap;
 
+		/* (a hole at the end is cut, td_unshift()) */
+		if (cap > used && start + cap < w->eof &&
+		    td_hole_kept(w, cap - used, &kept))
+			continue;
 		if (td_unshift(w, cpu, used))
 			break;
 	}
