@@ -30,6 +30,7 @@
 #include <ringbuf/ringbuf.h>
 #include <ringtrace/tracer.h>
 
+#include "client.h"
 #include "ctl.h"
 #include "proto.h"
 #include "test.h"
@@ -640,6 +641,135 @@ static void threads_born_blocked(void)
 	remove_dir();
 }
 
+/* ---- the slots' seqlock ------------------------------------------------ */
+
+/*
+ * The library's calls of ringbuf_path() (rt_publish_instance() makes one
+ * while it rewrites a slot), seen here first: with @seq_ctl set, the
+ * parity of its gen at each call.
+ */
+static struct rt_ctl *_Atomic seq_ctl;
+static _Atomic int seq_calls, seq_odd;
+
+const char *ringbuf_path(struct ringbuf *rb)
+{
+	const char *(*real)(struct ringbuf *);
+	struct rt_ctl *ctl = atomic_load(&seq_ctl);
+
+	if (ctl) {
+		atomic_fetch_add(&seq_calls, 1);
+		atomic_fetch_add(&seq_odd, (int)(atomic_load(&ctl->gen) & 1));
+	}
+	*(void **)&real = dlsym(RTLD_NEXT, "ringbuf_path");
+	return real(rb);
+}
+
+/*
+ * The reader's waits (rtt_inst_read() sleeps while gen is odd), seen
+ * here first: with @seq_finish set, the first one finishes the write the
+ * test left half done, as a publisher would meanwhile.
+ */
+static struct rt_ctl *_Atomic seq_finish;
+static _Atomic int seq_waits;
+
+int usleep(useconds_t us)
+{
+	struct rt_ctl *fin = atomic_exchange(&seq_finish, NULL);
+
+	atomic_fetch_add(&seq_waits, 1);
+	if (fin) {
+		snprintf(fin->inst[1].name, sizeof(fin->inst[1].name), "%s",
+			 "side");
+		/* Release: the name before the even gen, as
+		 * rt_ctl_write_end() */
+		atomic_fetch_add_explicit(&fin->gen, 1, memory_order_release);
+	}
+	return (int)syscall(SYS_nanosleep,
+			    &(struct timespec){ us / 1000000,
+						(long)(us % 1000000) * 1000 },
+			    NULL);
+}
+
+/*
+ * The instance slots of the control file are a seqlock on its gen: the
+ * publisher holds gen odd while it rewrites a slot (seen from inside,
+ * at its ringbuf_path() call), and leaves it even; a reader that finds
+ * it odd waits for the write to end rather than take the slot half
+ * written (the name "si" of a slot being renamed "side": without the
+ * wait, "side" is not found), and one that stays odd (a publisher that
+ * died there) is read as it is after a few short waits, not waited for.
+ */
+static void ctl_seqlock(void)
+{
+	char pdir[PATH_MAX], prefix[32], path[PATH_MAX + 300];
+	struct ringtrace_instance *tr;
+	struct rt_ctl *own = NULL, *fake;
+	struct rtt_proc p;
+	struct dirent *e;
+	DIR *d;
+	int fd;
+
+	/* the publisher: this process, its own control file */
+	ASSERT_NOT_NULL(ringtrace_top());
+	ASSERT_EQ(rt_publish_dir(pdir, sizeof(pdir)), 0);
+	snprintf(prefix, sizeof(prefix), "%d-", (int)getpid());
+	d = opendir(pdir);
+	ASSERT_NOT_NULL(d);
+	while ((e = readdir(d)) && !own) {
+		size_t l = strlen(e->d_name);
+
+		if (strncmp(e->d_name, prefix, strlen(prefix)) || l < 4 ||
+		    strcmp(e->d_name + l - 4, ".ctl"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", pdir, e->d_name);
+		fd = open(path, O_RDONLY);
+		ASSERT_GE(fd, 0);
+		own = mmap(NULL, sizeof(*own), PROT_READ, MAP_SHARED, fd, 0);
+		close(fd);
+		ASSERT_TRUE(own != MAP_FAILED);
+	}
+	closedir(d);
+	if (!own)
+		rbt_skip("this process is not published");
+	atomic_store(&seq_calls, 0);
+	atomic_store(&seq_odd, 0);
+	atomic_store(&seq_ctl, own);
+	tr = ringtrace_instance_create("seqlock");
+	atomic_store(&seq_ctl, NULL);
+	ASSERT_NOT_NULL(tr);
+	ASSERT_GE(atomic_load(&seq_calls), 1);
+	ASSERT_EQ(atomic_load(&seq_odd), atomic_load(&seq_calls));
+	ASSERT_EQ(atomic_load(&own->gen) & 1, 0u);
+	ASSERT_EQ(ringtrace_instance_destroy(tr), 0);
+	ASSERT_EQ(atomic_load(&own->gen) & 1, 0u);
+	munmap(own, sizeof(*own));
+
+	/* the reader, on a file of our own making */
+	fake = calloc(1, sizeof(*fake));
+	ASSERT_NOT_NULL(fake);
+	memset(&p, 0, sizeof(p));
+	p.pid = 4242;
+	p.ctl = fake;
+	atomic_store(&fake->inst[0].used, 1);
+	atomic_store(&fake->inst[1].used, 1);
+	snprintf(fake->inst[1].name, sizeof(fake->inst[1].name), "%s", "si");
+	atomic_store(&fake->gen, 7);
+	atomic_store(&seq_waits, 0);
+	atomic_store(&seq_finish, fake);
+	ASSERT_EQ(rtt_inst_find(&p, "side"), 1);
+	ASSERT_GE(atomic_load(&seq_waits), 1);
+	ASSERT_NULL(atomic_load(&seq_finish));
+	ASSERT_EQ(atomic_load(&fake->gen), 8u);
+	/* a gen left odd: read as it is, after a few waits per slot */
+	atomic_store(&fake->gen, 9);
+	atomic_store(&seq_waits, 0);
+	ASSERT_EQ(rtt_inst_find(&p, "side"), 1);
+	ASSERT_GE(atomic_load(&seq_waits), 2);
+	ASSERT_LE(atomic_load(&seq_waits), 2 * 32);
+	ASSERT_EQ(rtt_inst_find(&p, "nosuch"), -ENOENT);
+	free(fake);
+}
+
 static const struct rbt_case cases[] = {
 	RBT_CASE(control),
 	RBT_CASE(crash_leaves_files),
@@ -648,6 +778,7 @@ static const struct rbt_case cases[] = {
 	RBT_CASE(protocol),
 	RBT_CASE(protocol_calls),
 	RBT_CASE(threads_born_blocked),
+	RBT_CASE(ctl_seqlock),
 };
 
 /* exec() keeps the pid and the start time and runs no exit handler: the

@@ -29,21 +29,36 @@
 
 /* ---- instances and buffers ---------------------------------------------- */
 
-/* Copy a slot's strings between two equal loads of the file's gen. */
+/*
+ * How many times rtt_inst_read() waits RTT_CTL_ODD_US for a slot being
+ * rewritten (an odd gen): a publisher holds it odd for a few stores; one
+ * that stays odd died there, or lies, and its slot is read as it is
+ * (checked like any other) rather than waited for.
+ */
+#define RTT_CTL_ODD_TRIES 20
+#define RTT_CTL_ODD_US 100
+
+/* Copy a slot's strings between two equal, even loads of the file's gen
+ * (the seqlock of publish.c, rt_ctl_write_begin()). */
 static int rtt_inst_read(const struct rtt_proc *p, int inst,
 			 struct rt_ctl_inst *out)
 {
 	const struct rt_ctl_inst *s;
 	uint32_t g1, g2;
-	int tries;
+	int tries, odd = 0;
 
 	if (inst < 0 || inst >= RT_CTL_MAX_INSTANCES)
 		return -ENOENT;
 	s = &p->ctl->inst[inst];
 	for (tries = 0; tries < 1000; tries++) {
 		/* Pairs with the publisher's release store of gen after it
-		 * rewrote a slot. */
+		 * rewrote a slot (rt_ctl_write_end()). */
 		g1 = atomic_load_explicit(&p->ctl->gen, memory_order_acquire);
+		if ((g1 & 1) && odd < RTT_CTL_ODD_TRIES) {
+			odd++;
+			usleep(RTT_CTL_ODD_US);
+			continue;
+		}
 		atomic_init(&out->used,
 			    atomic_load_explicit(&s->used,
 						 memory_order_relaxed));
@@ -53,7 +68,9 @@ static int rtt_inst_read(const struct rtt_proc *p, int inst,
 		memcpy(out->name, s->name, sizeof(out->name));
 		memcpy(out->buf, s->buf, sizeof(out->buf));
 		memcpy(out->snap, s->snap, sizeof(out->snap));
-		/* Orders the copies before the second load of gen. */
+		/* Orders the copies before the second load of gen; pairs
+		 * with the release fence after the publisher made it odd
+		 * (rt_ctl_write_begin()). */
 		atomic_thread_fence(memory_order_acquire);
 		g2 = atomic_load_explicit(&p->ctl->gen, memory_order_relaxed);
 		if (g1 == g2)

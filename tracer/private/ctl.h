@@ -114,8 +114,11 @@ struct rt_ctl_inst {
  * @comm: its name at publication
  * @exe: its executable (readlink of /proc/self/exe)
  * @state: enum rt_ctl_state
- * @gen: bumped whenever instances, buffers, events or symbols change;
- *	the instance slots are read between two equal loads of it
+ * @gen: moved by two whenever instances, buffers, events or symbols
+ *	change; odd while an instance slot (and @clock) is rewritten, so
+ *	that the slots are read between two equal, even loads of it (a
+ *	seqlock). A process of a library from before this rule never makes
+ *	it odd: its readers then only compare two loads, as they did
  * @clock: the top instance's trace_clock name
  * @events: full path of the events file
  * @syms: full path of the symbols file ("" until written)

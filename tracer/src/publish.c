@@ -150,11 +150,37 @@ static int rt_write_file(const char *path, const char *text, size_t len)
 	return rt_file_end(fd, tmp, path, rt_file_write(fd, text, len));
 }
 
-/* Bump the generation tools compare to see a change (release: the new
- * paths and files are complete before; pairs with the tool's acquire). */
+/*
+ * The control file's generation (rt_ctl.gen) tells tools that something
+ * changed, and is the seqlock of the instance slots: odd while a slot is
+ * rewritten (rt_ctl_write_begin() to rt_ctl_write_end()), even whenever
+ * nothing is being written, so that a tool that copies a slot between
+ * two equal even loads has a whole one (rtt_inst_read()). Every change
+ * moves it by two. All three under rt_pub_lock.
+ */
+static void rt_ctl_write_begin(void)
+{
+	atomic_fetch_add_explicit(&rt_ctl->gen, 1, memory_order_relaxed);
+	/* Orders the odd value before the slot's stores that follow; pairs
+	 * with the acquire fence between a tool's copy of a slot and its
+	 * second load of gen (rtt_inst_read()): a copy that saw any of
+	 * those stores sees gen moved. */
+	atomic_thread_fence(memory_order_release);
+}
+
+static void rt_ctl_write_end(void)
+{
+	/* Release: the slot's new contents before the even value; pairs
+	 * with the tool's acquire load of gen before its copy. */
+	atomic_fetch_add_explicit(&rt_ctl->gen, 1, memory_order_release);
+}
+
+/* A change of the files (events, symbols): gen moved by two at once
+ * (release: the new files are complete before; pairs with the tool's
+ * acquire load). */
 static void rt_ctl_changed(void)
 {
-	atomic_fetch_add_explicit(&rt_ctl->gen, 1, memory_order_release);
+	atomic_fetch_add_explicit(&rt_ctl->gen, 2, memory_order_release);
 }
 
 int rt_publish_buffer_path(struct ringtrace_instance *tr, bool snap,
@@ -184,6 +210,7 @@ void rt_publish_instance(struct ringtrace_instance *tr)
 	if (!rt_published() || tr->id >= RT_CTL_MAX_INSTANCES)
 		return;
 	pthread_mutex_lock(&rt_pub_lock);
+	rt_ctl_write_begin();
 	ci = &rt_ctl->inst[tr->id];
 	rb = ringtrace_buffer(tr);
 	snprintf(ci->name, sizeof(ci->name), "%s", tr->id ? tr->name : "");
@@ -198,7 +225,7 @@ void rt_publish_instance(struct ringtrace_instance *tr)
 	if (tr->id == 0)
 		snprintf(rt_ctl->clock, sizeof(rt_ctl->clock), "%s",
 			 rt_clock_name(ringbuf_clock(rb)));
-	rt_ctl_changed();
+	rt_ctl_write_end();
 	pthread_mutex_unlock(&rt_pub_lock);
 }
 
@@ -209,10 +236,11 @@ void rt_unpublish_instance(struct ringtrace_instance *tr)
 	if (!rt_published() || tr->id >= RT_CTL_MAX_INSTANCES)
 		return;
 	pthread_mutex_lock(&rt_pub_lock);
+	rt_ctl_write_begin();
 	ci = &rt_ctl->inst[tr->id];
 	atomic_store_explicit(&ci->used, 0, memory_order_relaxed);
 	ci->buf[0] = ci->snap[0] = '\0';
-	rt_ctl_changed();
+	rt_ctl_write_end();
 	pthread_mutex_unlock(&rt_pub_lock);
 }
 
