@@ -637,15 +637,18 @@ static bool td_hole_kept(const struct td_writer *w, uint64_t gap,
 
 /**
  * td_behind_moves - whether a move may have to write back a cpu's pages
- * @w: a shifting writer
+ * @w: a writer in place
  * @cpu: the cpu, whose pages are to be written now
  *
- * Its pages follow the header's room and the reservations of the cpus
- * before it. The kernel writes back the dirty pages after a hole it
- * removes, or after the place it inserts one, and waits for them: the
- * close removes the header's room if it is larger than td_hole_kept()
- * leaves (it is as long as few pages are written), and a cpu before this
- * one that grows inserts a hole, as the close removes what it leaves.
+ * A shifting writer's: its pages follow the header's room and the
+ * reservations of the cpus before it. The kernel writes back the dirty
+ * pages after a hole it removes, or after the place it inserts one, and
+ * waits for them: the close removes the header's room if it is larger
+ * than td_hole_kept() leaves (it is as long as few pages are written),
+ * and a cpu before this one that grows inserts a hole, as the close
+ * removes what it leaves. A sparse writer's moves are copies (a clone
+ * of the blocks where the file system has them, which writes the range
+ * back first), of any cpu's data: always.
  *
  * Context: the writer's thread.
  * Return: true when a move may come (td_flush_cpu() then starts the
@@ -655,6 +658,8 @@ bool td_behind_moves(const struct td_writer *w, int cpu)
 {
 	uint64_t kept = 0;
 
+	if (w->sparse)
+		return true;
 	if (w->hdr_cap > w->hdr_len &&
 	    !td_hole_kept(w, w->hdr_cap - w->hdr_len, &kept))
 		return true;
