@@ -64,6 +64,40 @@ done
 "$prefix/bin/ringtrace" --help >"$W/out" 2>&1 ||
 	fail "the installed ringtrace does not run: $(head -3 "$W/out")"
 
+# no RUNPATH, installed or in the build tree, with an empty entry (the
+# dynamic loader searches the current directory for it): the project's
+# libraries and programs; and the build tree's tool, run from a
+# directory holding a library it needs, does not load that one
+# runpath_empty FILE: FILE's RUNPATH or RPATH has an empty entry
+runpath_empty() {
+	local r
+	r=$(readelf -d "$1" 2>/dev/null |
+		sed -n 's/.*(R[UN]*PATH).*\[\(.*\)\]$/\1/p')
+	[ -n "$r" ] || return 1
+	case ":$r:" in *::*) return 0 ;; esac
+	return 1
+}
+n=0
+while IFS= read -r f; do
+	head -c 4 "$f" 2>/dev/null | grep -q "ELF" || continue
+	runpath_empty "$f" && fail "$f: RUNPATH with an empty entry: $(readelf -d "$f" | grep -i path)"
+	n=$((n + 1))
+done < <(find "$prefix" "$build/ringbuf" "$build/tracer" "$build/bench" \
+	-type f \( -name "*.so*" -o -perm -u+x \) ! -path "*/CMakeFiles/*")
+[ "$n" -ge 8 ] || fail "only $n ELF files looked at"
+tool=$build/tracer/tool/ringtrace
+mkdir "$W/cwd"
+printf '#include <stdio.h>\n__attribute__((constructor)) static void f(void) { fputs("loaded from the current directory\\n", stderr); }\n' \
+	>"$W/cwd/own.c"
+for l in $(ldd "$tool" | awk '$2 == "=>" && $1 !~ /^lib(c|ringbuf)\.so/ { print $1 }'); do
+	$cc -shared -fPIC -o "$W/cwd/$l" "$W/cwd/own.c" -Wl,-soname,"$l" ||
+		fail "building a stand-in $l"
+done
+(cd "$W/cwd" && "$tool" --help) >"$W/cwd.out" 2>&1 ||
+	fail "the build tree's ringtrace does not run: $(head -3 "$W/cwd.out")"
+! grep -q "current directory" "$W/cwd.out" ||
+	fail "the build tree's ringtrace loaded a library of the current directory"
+
 # run NAME: the program runs from its place, its output in $W/NAME.out
 run() {
 	"$W/$1" >"$W/$1.out" 2>"$W/$1.err" ||
