@@ -1697,6 +1697,22 @@ static void write_holes(void)
 	/* cpu 1's pages come after cpu 0's reservation: a growth of cpu
 	 * 0's would move them */
 	ASSERT_TRUE(td_behind_moves(w, 1));
+	/* a header that outgrows its room (thread names): every page
+	 * moves, and from then on cpu 0's write-back is started too */
+	{
+		char *names = malloc(2 * room + 64);
+		size_t used = 0;
+
+		ASSERT_NOT_NULL(names);
+		for (int i = 0; used < 2 * room; i++)
+			used += (size_t)snprintf(names + used, 2 * room + 64 - used,
+						 "%d thread-%d\n", 3000 + i, i);
+		ASSERT_EQ(td_writer_set_cmdlines(w, names), 0);
+		free(names);
+	}
+	ASSERT_EQ(td_writer_checkpoint(w), 0);
+	ASSERT_GT(w->hdr_cap - w->hdr_len, 0u);
+	ASSERT_TRUE(td_behind_moves(w, 0));
 	ASSERT_EQ(td_writer_close(w), 0);
 	expect_pages(path, (uint64_t)pages, 0);
 	expect_report_count(path, 10 * pages);
@@ -1706,7 +1722,7 @@ static void write_holes(void)
 		 pages, (unsigned long long)room, (long long)st.st_size,
 		 (long long)st.st_blocks * 512);
 	/* the room stayed: the header, the hole, the pages */
-	ASSERT_GE((uint64_t)st.st_size, bytes + room);
+	ASSERT_GE((uint64_t)st.st_size, bytes + 2 * room);
 	ASSERT_LE((uint64_t)st.st_size - bytes, bytes / TD_HOLE_SHARE + PSZ * 8);
 	tdt_rmdir(dir);
 

@@ -1873,8 +1873,13 @@ int td_write_header(struct td_writer *w)
 	if (!ret && b.len > w->hdr_cap) {
 		uint64_t want = td_header_room(w, b.len);
 
-		/* every cpu's data moves */
+		/* every cpu's data moves; a header that grew once (new
+		 * thread names, a library's symbols) may grow again: the
+		 * pages' write-back is started from now on, so that the next
+		 * move waits for little (td_behind_moves()) */
 		ret = td_hide_after(w, -1);
+		if (!ret && w->pages && w->hdr_len)
+			w->hdr_grew = true;
 		if (!ret)
 			ret = td_shift(w, -1, want - w->hdr_cap);
 		/* the cpu offsets moved */

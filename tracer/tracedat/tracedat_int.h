@@ -493,6 +493,9 @@ void td_way_account(struct td_ways *ws, enum td_way way, uint64_t ns,
  *	a hole it can grow into)
  * @hdr_len: in place: bytes of the header as last written
  * @hdr_prev: in place: those bytes (a checkpoint writes what changed)
+ * @hdr_grew: in place: the header outgrew its room after pages were
+ *	written (td_write_header()): every later stage's write-back is
+ *	started (td_behind_moves())
  * @eof: in place: the size of the output
  * @stage_pages: pages staged per cpu before they are written
  * @written: bytes written to files so far (pages, headers, copies)
@@ -565,6 +568,7 @@ struct td_writer {
 	uint64_t hdr_cap;
 	uint64_t hdr_len;
 	unsigned char *hdr_prev;
+	bool hdr_grew;
 	uint64_t eof;
 	unsigned int stage_pages;
 	uint64_t written;

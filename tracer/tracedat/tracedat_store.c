@@ -646,9 +646,12 @@ static bool td_hole_kept(const struct td_writer *w, uint64_t gap,
  * waits for them: the close removes the header's room if it is larger
  * than td_hole_kept() leaves (it is as long as few pages are written),
  * and a cpu before this one that grows inserts a hole, as the close
- * removes what it leaves. A sparse writer's moves are copies (a clone
- * of the blocks where the file system has them, which writes the range
- * back first), of any cpu's data: always.
+ * removes what it leaves. A header that outgrew its room once
+ * (@w->hdr_grew) may again, and its move writes back every page: always
+ * from then on (a first growth after many pages waits for them: 0.6 s
+ * for 300 MB on a virtual disk here). A sparse writer's moves are copies
+ * (a clone of the blocks where the file system has them, which writes
+ * the range back first), of any cpu's data: always.
  *
  * Context: the writer's thread.
  * Return: true when a move may come (td_flush_cpu() then starts the
@@ -658,7 +661,7 @@ bool td_behind_moves(const struct td_writer *w, int cpu)
 {
 	uint64_t kept = 0;
 
-	if (w->sparse)
+	if (w->sparse || w->hdr_grew)
 		return true;
 	if (w->hdr_cap > w->hdr_len &&
 	    !td_hole_kept(w, w->hdr_cap - w->hdr_len, &kept))
