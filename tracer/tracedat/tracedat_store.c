@@ -576,44 +576,6 @@ int td_shift(struct td_writer *w, int cpu, uint64_t len)
 }
 
 /**
- * td_unshift - remove the hole after the header or a cpu's data
- * @w: an in-place writer
- * @cpu: the cpu, or -1 for the header
- * @used: bytes of the reservation in use (whole pages)
- *
- * Context: the writer's thread; blocks.
- * Return: 0 or the negative errno of fallocate() or ftruncate().
- */
-static int td_unshift(struct td_writer *w, int cpu, uint64_t used)
-{
-	uint64_t start = cpu < 0 ? 0 : w->spool[cpu].off;
-	uint64_t cap = cpu < 0 ? w->hdr_cap : w->spool[cpu].cap;
-	uint64_t gap = cap - used, at = start + used;
-
-	if (!gap)
-		return 0;
-	if (at + gap >= w->eof) {
-		/* nothing after it: cut the file */
-		if (at < w->eof && ftruncate(w->fd, (off_t)at))
-			return -errno;
-		if (at < w->eof)
-			w->eof = at;
-	} else {
-		if (fallocate(w->fd, FALLOC_FL_COLLAPSE_RANGE, (off_t)at,
-			      (off_t)gap))
-			return -errno;
-		w->eof -= gap;
-	}
-	if (cpu < 0)
-		w->hdr_cap = used;
-	else
-		w->spool[cpu].cap = used;
-	for (int i = cpu + 1; i < w->nr_cpus; i++)
-		w->spool[i].off -= gap;
-	return 0;
-}
-
-/**
  * td_hole_kept - whether a shifting writer's close leaves a hole
  * @w: the writer
  * @gap: the hole's bytes, before other data
@@ -633,6 +595,49 @@ static bool td_hole_kept(const struct td_writer *w, uint64_t gap,
 		return false;
 	*kept += gap;
 	return true;
+}
+
+/**
+ * td_unshift - remove the hole after the header or a cpu's data
+ * @w: an in-place writer
+ * @cpu: the cpu, or -1 for the header
+ * @used: bytes of the reservation in use (whole pages)
+ * @kept: the bytes of the holes left so far: a hole before other data
+ *	is left when td_hole_kept() says so (and added there)
+ *
+ * Context: the writer's thread; blocks.
+ * Return: 0 or the negative errno of fallocate() or ftruncate().
+ */
+static int td_unshift(struct td_writer *w, int cpu, uint64_t used,
+		      uint64_t *kept)
+{
+	uint64_t start = cpu < 0 ? 0 : w->spool[cpu].off;
+	uint64_t cap = cpu < 0 ? w->hdr_cap : w->spool[cpu].cap;
+	uint64_t gap = cap - used, at = start + used;
+
+	if (!gap)
+		return 0;
+	if (at + gap >= w->eof) {
+		/* nothing after it: cut the file */
+		if (at < w->eof && ftruncate(w->fd, (off_t)at))
+			return -errno;
+		if (at < w->eof)
+			w->eof = at;
+	} else {
+		if (td_hole_kept(w, gap, kept))
+			return 0;
+		if (fallocate(w->fd, FALLOC_FL_COLLAPSE_RANGE, (off_t)at,
+			      (off_t)gap))
+			return -errno;
+		w->eof -= gap;
+	}
+	if (cpu < 0)
+		w->hdr_cap = used;
+	else
+		w->spool[cpu].cap = used;
+	for (int i = cpu + 1; i < w->nr_cpus; i++)
+		w->spool[i].off -= gap;
+	return 0;
 }
 
 /**
@@ -1458,14 +1463,8 @@ int td_compact(struct td_writer *w)
 	for (cpu = w->nr_cpus - 1; cpu >= -1; cpu--) {
 		uint64_t used = cpu < 0 ? w->hdr_len :
 					  w->spool[cpu].pages * w->page_size;
-		uint64_t start = cpu < 0 ? 0 : w->spool[cpu].off;
-		uint64_t cap = cpu < 0 ? w->hdr_cap : w->spool[cpu].cap;
 
-		/* (a hole at the end is cut, td_unshift()) */
-		if (cap > used && start + cap < w->eof &&
-		    td_hole_kept(w, cap - used, &kept))
-			continue;
-		if (td_unshift(w, cpu, used))
+		if (td_unshift(w, cpu, used, &kept))
 			break;
 	}
 	w->dirty = true;
